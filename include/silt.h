@@ -1,0 +1,11 @@
+/*
+ * silt.h - the public C API of silt, an embedded Delta Lake engine.
+ *
+ * Include this header only; it includes the per-noun headers in silt/.
+ */
+#ifndef SILT_H
+#define SILT_H
+
+#include "silt/common.h"
+
+#endif

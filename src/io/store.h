@@ -1,0 +1,177 @@
+/*
+ * store.h - the object store interface every storage back end implements.
+ *
+ * A store is rooted at a location (a local directory, later an S3 prefix).
+ * Keys are relative, '/'-separated paths below the root; a key that is
+ * absolute, empty, or has a "." or ".." segment is refused with
+ * SILT_INVALID, so nothing can escape the root.
+ *
+ * Operations (DESIGN.md, Storage): get (whole or a byte range), put,
+ * put-if-absent, list (by prefix, in byte order, starting after a key),
+ * delete, head, plus streaming writers for big files and open files for
+ * repeated range reads. put-if-absent is the only primitive trusted for
+ * atomicity: on local disk a temporary file, fsync, link() to the final
+ * name (fails when it exists), fsync of the directory. A lost race returns
+ * SILT_EXISTS and leaves the winner's content untouched; no partial file is
+ * ever visible under a final name.
+ *
+ * Stores are thread-safe: several threads may use one store at once.
+ */
+#ifndef SILT_IO_STORE_H
+#define SILT_IO_STORE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+typedef struct io_store io_store;
+typedef struct io_file io_file;
+typedef struct io_writer io_writer;
+
+typedef struct io_object_info {
+    char *key;            /* owned by the listing or by the caller of io_head */
+    int64_t size;         /* bytes */
+    int64_t mtime_micros; /* last modification, microseconds since the epoch */
+} io_object_info;
+
+typedef struct io_listing {
+    io_object_info *items; /* sorted by key, byte order */
+    size_t count;
+    size_t cap;
+} io_listing;
+
+#define IO_LISTING_INIT {NULL, 0, 0}
+
+/* Back-end operations; a store is a vtable plus its state. */
+typedef struct io_store_ops {
+    const char *scheme;
+    silt_status (*get_range)(io_store *store, const char *key, int64_t offset, int64_t len,
+                             buf *out, silt_error *err);
+    silt_status (*put)(io_store *store, const char *key, const void *data, size_t len,
+                       int if_absent, silt_error *err);
+    silt_status (*list)(io_store *store, const char *prefix, const char *start_after,
+                        int recursive, io_listing *out, silt_error *err);
+    silt_status (*remove)(io_store *store, const char *key, silt_error *err);
+    silt_status (*head)(io_store *store, const char *key, io_object_info *out, silt_error *err);
+    silt_status (*open_file)(io_store *store, const char *key, io_file **out, silt_error *err);
+    silt_status (*open_writer)(io_store *store, const char *key, io_writer **out,
+                               silt_error *err);
+    void (*destroy)(io_store *store);
+} io_store_ops;
+
+struct io_store {
+    const io_store_ops *ops;
+    char *root; /* the location as given, normalised (no trailing '/') */
+};
+
+/* An open object for repeated range reads (a Parquet file being scanned). */
+typedef struct io_file_ops {
+    silt_status (*read_at)(io_file *file, int64_t offset, size_t len, void *dst,
+                           silt_error *err);
+    void (*close)(io_file *file);
+} io_file_ops;
+
+struct io_file {
+    const io_file_ops *ops;
+    int64_t size;
+    char *key;
+};
+
+/* A streaming writer: bytes go to a hidden temporary object until commit. */
+typedef struct io_writer_ops {
+    silt_status (*write)(io_writer *w, const void *data, size_t len, silt_error *err);
+    silt_status (*commit)(io_writer *w, int if_absent, silt_error *err);
+    void (*abort)(io_writer *w);
+} io_writer_ops;
+
+struct io_writer {
+    const io_writer_ops *ops;
+    int64_t bytes_written;
+    char *key;
+};
+
+/*
+ * Opens a store at a location: a local path or a file:// URI. Creates the
+ * root directory when it does not exist and create_root is set.
+ */
+silt_status io_store_open(io_store **out, const char *location, int create_root,
+                          silt_error *err);
+void io_store_free(io_store *store);
+const char *io_store_root(const io_store *store);
+
+/* SILT_INVALID unless key is a safe relative key (see above). */
+silt_status io_check_key(const char *key, silt_error *err);
+
+/* Reads a whole object into out (appended). SILT_NOTFOUND when absent. */
+silt_status io_get(io_store *store, const char *key, buf *out, silt_error *err);
+/*
+ * Reads len bytes at offset into out (appended). Reading past the end is
+ * SILT_INVALID with a message that names the object and its size.
+ */
+silt_status io_get_range(io_store *store, const char *key, int64_t offset, int64_t len, buf *out,
+                         silt_error *err);
+/* Writes an object atomically, replacing any previous content. */
+silt_status io_put(io_store *store, const char *key, const void *data, size_t len,
+                   silt_error *err);
+/* Writes an object only if it does not exist; SILT_EXISTS when it does. */
+silt_status io_put_if_absent(io_store *store, const char *key, const void *data, size_t len,
+                             silt_error *err);
+/*
+ * Lists objects whose key starts with prefix and sorts after start_after
+ * (NULL = from the beginning), in byte order. With recursive = 0 only the
+ * objects directly in the prefix's folder are listed (no folders). Hidden
+ * temporary objects of in-flight writes are never listed.
+ */
+silt_status io_list(io_store *store, const char *prefix, const char *start_after, int recursive,
+                    io_listing *out, silt_error *err);
+void io_listing_clear(io_listing *listing);
+/* Deletes an object; deleting a missing object is SILT_NOTFOUND. */
+silt_status io_delete(io_store *store, const char *key, silt_error *err);
+/* Size and time of an object; out->key is set to a copy of key (free with io_object_info_clear). */
+silt_status io_head(io_store *store, const char *key, io_object_info *out, silt_error *err);
+void io_object_info_clear(io_object_info *info);
+
+silt_status io_file_open(io_store *store, const char *key, io_file **out, silt_error *err);
+/* Reads exactly len bytes at offset; reading past the end is SILT_CORRUPT-free SILT_INVALID. */
+silt_status io_file_read_at(io_file *file, int64_t offset, size_t len, void *dst,
+                            silt_error *err);
+void io_file_close(io_file *file);
+
+silt_status io_writer_open(io_store *store, const char *key, io_writer **out, silt_error *err);
+silt_status io_writer_write(io_writer *w, const void *data, size_t len, silt_error *err);
+/* Publishes the object (if_absent: put-if-absent semantics) and frees the writer. */
+silt_status io_writer_commit(io_writer *w, int if_absent, silt_error *err);
+/* Drops the temporary object and frees the writer. NULL is fine. */
+void io_writer_abort(io_writer *w);
+
+/* Joins two key parts with one '/' into an owned string (mem_free). NULL on OOM. */
+char *io_key_join(const char *left, const char *right);
+
+/* Local back end, also used directly by tests. */
+silt_status io_local_store_open(io_store **out, const char *root_dir, int create_root,
+                                silt_error *err);
+
+/*
+ * Fault-injecting store for tests: wraps inner (which it owns) and fails
+ * the operations chosen in plan with SILT_IO, as a failing disk or network
+ * would. Counting starts at 1: fail_write_nth = 3 fails the third write
+ * (put, put-if-absent, writer commit) and every write after it when
+ * fail_all_after is set.
+ */
+typedef struct io_fault_plan {
+    unsigned version;
+    long fail_write_nth; /* 0 = never */
+    long fail_read_nth;  /* 0 = never (get, range reads, file reads) */
+    int fail_all_after;  /* keep failing once the first failure happened */
+} io_fault_plan;
+
+#define IO_FAULT_PLAN_INIT {1, 0, 0, 0}
+
+silt_status io_fault_store_wrap(io_store **out, io_store *inner, const io_fault_plan *plan,
+                                silt_error *err);
+/* Number of write and read operations seen so far by a fault store. */
+void io_fault_store_counts(const io_store *store, long *writes_out, long *reads_out);
+
+#endif

@@ -1,0 +1,597 @@
+/*
+ * store_local.c - the object store on a local file system.
+ *
+ * Atomic publication: every write goes to a hidden temporary file in the
+ * destination folder (".silt-tmp-..."), is fsynced, then published with
+ * link() for put-if-absent (fails with EEXIST when the name is taken, so two
+ * processes can never both win) or rename() for put, and finally the folder
+ * is fsynced so the new name survives a crash. A crash at any point leaves at
+ * most an orphaned temporary file, never a partial file under a final name.
+ * Temporary files are never listed.
+ */
+#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "io/store.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+#define TMP_PREFIX ".silt-tmp-"
+
+typedef struct local_store {
+    io_store base;
+} local_store;
+
+typedef struct local_file {
+    io_file base;
+    int fd;
+} local_file;
+
+typedef struct local_writer {
+    io_writer base;
+    local_store *store;
+    int fd;
+    char *tmp_path;
+    char *final_path;
+} local_writer;
+
+static atomic_ulong tmp_counter;
+
+static char *full_path(const io_store *store, const char *key)
+{
+    return io_key_join(store->root, key);
+}
+
+static silt_status errno_status(silt_error *err, int errnum, const char *what, const char *path)
+{
+    silt_status code = (errnum == ENOENT || errnum == ENOTDIR) ? SILT_NOTFOUND
+                     : (errnum == ENOMEM)                    ? SILT_NOMEM
+                                                             : SILT_IO;
+    return err_set(err, code, "could not %s \"%s\": %s", what, path, strerror(errnum));
+}
+
+static silt_status fsync_dir(const char *dir_path, silt_error *err)
+{
+    int fd = open(dir_path, O_RDONLY | O_DIRECTORY);
+    if (fd < 0)
+        return errno_status(err, errno, "open folder", dir_path);
+    if (fsync(fd) != 0 && errno != EINVAL) {
+        int saved = errno;
+        close(fd);
+        return errno_status(err, saved, "sync folder", dir_path);
+    }
+    close(fd);
+    return SILT_OK;
+}
+
+/* Creates every missing folder of path's parent (mkdir -p of dirname). */
+static silt_status make_parent_dirs(char *path, silt_error *err)
+{
+    char *slash = strrchr(path, '/');
+    struct stat st;
+    silt_status rc = SILT_OK;
+    if (slash == NULL || slash == path)
+        return SILT_OK;
+    *slash = '\0';
+    if (stat(path, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            rc = err_set(err, SILT_IO, "could not create folder \"%s\": a file has that name", path);
+    } else {
+        rc = make_parent_dirs(path, err);
+        if (rc == SILT_OK && mkdir(path, 0777) != 0 && errno != EEXIST)
+            rc = errno_status(err, errno, "create folder", path);
+        if (rc == SILT_OK) {
+            /* Make the new folder's name durable in its parent. */
+            char *parent_slash = strrchr(path, '/');
+            if (parent_slash != NULL && parent_slash != path) {
+                *parent_slash = '\0';
+                rc = fsync_dir(path, err);
+                *parent_slash = '/';
+            }
+        }
+    }
+    *slash = '/';
+    return rc;
+}
+
+static char *tmp_path_for(const char *final_path)
+{
+    char suffix[96];
+    const char *slash = strrchr(final_path, '/');
+    size_t dir_len = slash ? (size_t)(slash - final_path) + 1 : 0;
+    unsigned long count = atomic_fetch_add(&tmp_counter, 1);
+    char *out;
+    snprintf(suffix, sizeof(suffix), TMP_PREFIX "%ld-%lu-%llx", (long)getpid(), count,
+             (unsigned long long)time_monotonic_nanos());
+    out = mem_alloc(dir_len + strlen(suffix) + 1);
+    if (out == NULL)
+        return NULL;
+    memcpy(out, final_path, dir_len);
+    memcpy(out + dir_len, suffix, strlen(suffix) + 1);
+    return out;
+}
+
+static silt_status write_all(int fd, const void *data, size_t len, const char *path,
+                             silt_error *err)
+{
+    const char *p = data;
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno_status(err, errno, "write", path);
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return SILT_OK;
+}
+
+/* fsyncs tmp_path's fd, publishes it under final_path, fsyncs the folder. */
+static silt_status publish(int fd, const char *tmp_path, const char *final_path, int if_absent,
+                           silt_error *err)
+{
+    silt_status rc;
+    char *dir;
+    char *slash;
+    if (fsync(fd) != 0)
+        return errno_status(err, errno, "sync", tmp_path);
+    if (if_absent) {
+        if (link(tmp_path, final_path) != 0) {
+            int saved = errno;
+            unlink(tmp_path);
+            if (saved == EEXIST)
+                return err_set(err, SILT_EXISTS, "object \"%s\" already exists", final_path);
+            return errno_status(err, saved, "publish", final_path);
+        }
+        unlink(tmp_path);
+    } else if (rename(tmp_path, final_path) != 0) {
+        int saved = errno;
+        unlink(tmp_path);
+        return errno_status(err, saved, "publish", final_path);
+    }
+    dir = mem_strdup(final_path);
+    if (dir == NULL)
+        return err_nomem(err);
+    slash = strrchr(dir, '/');
+    if (slash != NULL && slash != dir)
+        *slash = '\0';
+    rc = fsync_dir(dir, err);
+    mem_free(dir);
+    return rc;
+}
+
+static silt_status open_tmp(char *final_path, char **tmp_out, int *fd_out, silt_error *err)
+{
+    char *tmp;
+    int fd;
+    SILT_RETURN_IF_ERROR(make_parent_dirs(final_path, err));
+    tmp = tmp_path_for(final_path);
+    if (tmp == NULL)
+        return err_nomem(err);
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0) {
+        silt_status rc = errno_status(err, errno, "create", tmp);
+        mem_free(tmp);
+        return rc;
+    }
+    *tmp_out = tmp;
+    *fd_out = fd;
+    return SILT_OK;
+}
+
+static silt_status local_put(io_store *store, const char *key, const void *data, size_t len,
+                             int if_absent, silt_error *err)
+{
+    char *path = full_path(store, key);
+    char *tmp = NULL;
+    int fd = -1;
+    silt_status rc;
+    if (path == NULL)
+        return err_nomem(err);
+    rc = open_tmp(path, &tmp, &fd, err);
+    if (rc == SILT_OK)
+        rc = write_all(fd, data, len, tmp, err);
+    if (rc == SILT_OK)
+        rc = publish(fd, tmp, path, if_absent, err);
+    else if (tmp != NULL)
+        unlink(tmp);
+    if (fd >= 0)
+        close(fd);
+    mem_free(tmp);
+    mem_free(path);
+    return rc;
+}
+
+static silt_status pread_all(int fd, int64_t offset, size_t len, void *dst, const char *path,
+                             silt_error *err)
+{
+    char *p = dst;
+    while (len > 0) {
+        ssize_t n = pread(fd, p, len, (off_t)offset);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno_status(err, errno, "read", path);
+        }
+        if (n == 0)
+            return err_set(err, SILT_IO, "could not read \"%s\": file shrank while reading", path);
+        p += n;
+        len -= (size_t)n;
+        offset += n;
+    }
+    return SILT_OK;
+}
+
+static silt_status local_get_range(io_store *store, const char *key, int64_t offset, int64_t len,
+                                   buf *out, silt_error *err)
+{
+    char *path = full_path(store, key);
+    struct stat st;
+    silt_status rc = SILT_OK;
+    int fd;
+    if (path == NULL)
+        return err_nomem(err);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = errno_status(err, errno, "open", path);
+        mem_free(path);
+        return rc;
+    }
+    if (fstat(fd, &st) != 0) {
+        rc = errno_status(err, errno, "stat", path);
+    } else if (S_ISDIR(st.st_mode)) {
+        rc = err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path);
+    } else {
+        if (len < 0)
+            len = (int64_t)st.st_size - (offset < st.st_size ? offset : st.st_size);
+        if (offset > st.st_size || len > st.st_size - offset) {
+            rc = err_set(err, SILT_INVALID, "range %lld+%lld is past the end of \"%s\" (%lld bytes)",
+                         (long long)offset, (long long)len, path, (long long)st.st_size);
+        } else {
+            rc = buf_reserve(out, (size_t)len, err);
+            if (rc == SILT_OK)
+                rc = pread_all(fd, offset, (size_t)len, out->data + out->len, path, err);
+            if (rc == SILT_OK) {
+                out->len += (size_t)len;
+                out->data[out->len] = '\0';
+            }
+        }
+    }
+    close(fd);
+    mem_free(path);
+    return rc;
+}
+
+static silt_status listing_add(io_listing *out, const char *key, const struct stat *st,
+                               silt_error *err)
+{
+    io_object_info *item;
+    if (out->count == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 32;
+        io_object_info *fresh = mem_realloc(out->items, cap * sizeof(*fresh));
+        if (fresh == NULL)
+            return err_nomem(err);
+        out->items = fresh;
+        out->cap = cap;
+    }
+    item = &out->items[out->count];
+    item->key = mem_strdup(key);
+    if (item->key == NULL)
+        return err_nomem(err);
+    item->size = (int64_t)st->st_size;
+    item->mtime_micros = (int64_t)st->st_mtim.tv_sec * TIME_MICROS_PER_SECOND +
+                         st->st_mtim.tv_nsec / 1000;
+    out->count++;
+    return SILT_OK;
+}
+
+/*
+ * Walks folder `dir_key` (relative, "" = root) adding objects whose key starts
+ * with prefix and sorts after start_after.
+ */
+static silt_status walk(io_store *store, const char *dir_key, const char *prefix,
+                        const char *start_after, int recursive, io_listing *out, silt_error *err)
+{
+    char *dir_path = dir_key[0] ? full_path(store, dir_key) : mem_strdup(store->root);
+    DIR *dir;
+    struct dirent *entry;
+    silt_status rc = SILT_OK;
+    size_t prefix_len = strlen(prefix);
+    if (dir_path == NULL)
+        return err_nomem(err);
+    dir = opendir(dir_path);
+    if (dir == NULL) {
+        int saved = errno;
+        mem_free(dir_path);
+        if (saved == ENOENT || saved == ENOTDIR)
+            return SILT_OK; /* an absent folder lists as empty, as on object stores */
+        return errno_status(err, saved, "list folder", dir_key);
+    }
+    while (rc == SILT_OK && (entry = readdir(dir)) != NULL) {
+        char *key;
+        char *path;
+        struct stat st;
+        size_t cmp_len;
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0 ||
+            str_starts_with(entry->d_name, TMP_PREFIX))
+            continue;
+        key = dir_key[0] ? io_key_join(dir_key, entry->d_name) : mem_strdup(entry->d_name);
+        if (key == NULL) {
+            rc = err_nomem(err);
+            break;
+        }
+        /* Skip entries that cannot lead to a key with the prefix. */
+        cmp_len = strlen(key) < prefix_len ? strlen(key) : prefix_len;
+        if (strncmp(key, prefix, cmp_len) != 0) {
+            mem_free(key);
+            continue;
+        }
+        path = full_path(store, key);
+        if (path == NULL) {
+            mem_free(key);
+            rc = err_nomem(err);
+            break;
+        }
+        if (stat(path, &st) == 0) {
+            /* The walk starts in the prefix's folder, so only a recursive
+             * listing descends into sub-folders. */
+            if (S_ISDIR(st.st_mode)) {
+                if (recursive)
+                    rc = walk(store, key, prefix, start_after, recursive, out, err);
+            } else if (S_ISREG(st.st_mode) && strlen(key) >= prefix_len &&
+                       (start_after == NULL || strcmp(key, start_after) > 0)) {
+                rc = listing_add(out, key, &st, err);
+            }
+        }
+        mem_free(path);
+        mem_free(key);
+    }
+    closedir(dir);
+    mem_free(dir_path);
+    return rc;
+}
+
+static int compare_items(const void *a, const void *b)
+{
+    return strcmp(((const io_object_info *)a)->key, ((const io_object_info *)b)->key);
+}
+
+static silt_status local_list(io_store *store, const char *prefix, const char *start_after,
+                              int recursive, io_listing *out, silt_error *err)
+{
+    /* Start the walk at the deepest folder the prefix names. */
+    const char *slash = strrchr(prefix, '/');
+    char *dir_key = slash ? mem_strndup(prefix, (size_t)(slash - prefix)) : mem_strdup("");
+    size_t first = out->count;
+    silt_status rc;
+    if (dir_key == NULL)
+        return err_nomem(err);
+    rc = walk(store, dir_key, prefix, start_after, recursive, out, err);
+    mem_free(dir_key);
+    if (rc == SILT_OK && out->count > first)
+        qsort(out->items + first, out->count - first, sizeof(io_object_info), compare_items);
+    return rc;
+}
+
+static silt_status local_remove(io_store *store, const char *key, silt_error *err)
+{
+    char *path = full_path(store, key);
+    silt_status rc = SILT_OK;
+    if (path == NULL)
+        return err_nomem(err);
+    if (unlink(path) != 0)
+        rc = errno_status(err, errno, "delete", path);
+    mem_free(path);
+    return rc;
+}
+
+static silt_status local_head(io_store *store, const char *key, io_object_info *out,
+                              silt_error *err)
+{
+    char *path = full_path(store, key);
+    struct stat st;
+    silt_status rc = SILT_OK;
+    if (path == NULL)
+        return err_nomem(err);
+    if (stat(path, &st) != 0) {
+        rc = errno_status(err, errno, "stat", path);
+    } else if (!S_ISREG(st.st_mode)) {
+        rc = err_set(err, SILT_NOTFOUND, "could not stat \"%s\": not a file", path);
+    } else {
+        out->key = mem_strdup(key);
+        if (out->key == NULL)
+            rc = err_nomem(err);
+        out->size = (int64_t)st.st_size;
+        out->mtime_micros = (int64_t)st.st_mtim.tv_sec * TIME_MICROS_PER_SECOND +
+                            st.st_mtim.tv_nsec / 1000;
+    }
+    mem_free(path);
+    return rc;
+}
+
+static silt_status local_file_read_at(io_file *file, int64_t offset, size_t len, void *dst,
+                                      silt_error *err)
+{
+    local_file *lf = (local_file *)file;
+    return pread_all(lf->fd, offset, len, dst, file->key, err);
+}
+
+static void local_file_close(io_file *file)
+{
+    local_file *lf = (local_file *)file;
+    close(lf->fd);
+    mem_free(file->key);
+    mem_free(lf);
+}
+
+static const io_file_ops local_file_ops = {local_file_read_at, local_file_close};
+
+static silt_status local_open_file(io_store *store, const char *key, io_file **out,
+                                   silt_error *err)
+{
+    char *path = full_path(store, key);
+    local_file *lf;
+    struct stat st;
+    int fd;
+    silt_status rc;
+    if (path == NULL)
+        return err_nomem(err);
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        rc = errno_status(err, errno, "open", path);
+        mem_free(path);
+        return rc;
+    }
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        rc = S_ISDIR(st.st_mode) ? err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path)
+                                 : errno_status(err, errno, "stat", path);
+        close(fd);
+        mem_free(path);
+        return rc;
+    }
+    lf = mem_calloc(1, sizeof(*lf));
+    if (lf == NULL) {
+        close(fd);
+        mem_free(path);
+        return err_nomem(err);
+    }
+    lf->base.ops = &local_file_ops;
+    lf->base.size = (int64_t)st.st_size;
+    lf->base.key = path;
+    lf->fd = fd;
+    *out = &lf->base;
+    return SILT_OK;
+}
+
+static silt_status local_writer_write(io_writer *w, const void *data, size_t len,
+                                      silt_error *err)
+{
+    local_writer *lw = (local_writer *)w;
+    return write_all(lw->fd, data, len, lw->tmp_path, err);
+}
+
+static void local_writer_free(local_writer *lw)
+{
+    if (lw->fd >= 0)
+        close(lw->fd);
+    mem_free(lw->tmp_path);
+    mem_free(lw->final_path);
+    mem_free(lw->base.key);
+    mem_free(lw);
+}
+
+static silt_status local_writer_commit(io_writer *w, int if_absent, silt_error *err)
+{
+    local_writer *lw = (local_writer *)w;
+    silt_status rc = publish(lw->fd, lw->tmp_path, lw->final_path, if_absent, err);
+    if (rc != SILT_OK)
+        unlink(lw->tmp_path);
+    local_writer_free(lw);
+    return rc;
+}
+
+static void local_writer_abort(io_writer *w)
+{
+    local_writer *lw = (local_writer *)w;
+    unlink(lw->tmp_path);
+    local_writer_free(lw);
+}
+
+static const io_writer_ops local_writer_ops = {local_writer_write, local_writer_commit,
+                                               local_writer_abort};
+
+static silt_status local_open_writer(io_store *store, const char *key, io_writer **out,
+                                     silt_error *err)
+{
+    local_writer *lw = mem_calloc(1, sizeof(*lw));
+    silt_status rc;
+    if (lw == NULL)
+        return err_nomem(err);
+    lw->fd = -1;
+    lw->base.ops = &local_writer_ops;
+    lw->base.key = mem_strdup(key);
+    lw->final_path = full_path(store, key);
+    if (lw->base.key == NULL || lw->final_path == NULL) {
+        local_writer_free(lw);
+        return err_nomem(err);
+    }
+    rc = open_tmp(lw->final_path, &lw->tmp_path, &lw->fd, err);
+    if (rc != SILT_OK) {
+        local_writer_free(lw);
+        return rc;
+    }
+    *out = &lw->base;
+    return SILT_OK;
+}
+
+static void local_destroy(io_store *store)
+{
+    mem_free(store->root);
+    mem_free(store);
+}
+
+static const io_store_ops local_ops = {
+    "file",        local_get_range, local_put,         local_list, local_remove,
+    local_head,    local_open_file, local_open_writer, local_destroy,
+};
+
+silt_status io_local_store_open(io_store **out, const char *root_dir, int create_root,
+                                silt_error *err)
+{
+    local_store *store;
+    struct stat st;
+    size_t len;
+    char *root;
+    if (root_dir == NULL || root_dir[0] == '\0')
+        return err_set(err, SILT_INVALID, "storage location is empty");
+    len = strlen(root_dir);
+    while (len > 1 && root_dir[len - 1] == '/')
+        len--;
+    root = mem_strndup(root_dir, len);
+    if (root == NULL)
+        return err_nomem(err);
+    if (stat(root, &st) != 0) {
+        silt_status rc;
+        if (!create_root || errno != ENOENT) {
+            rc = errno_status(err, errno, "open location", root);
+            mem_free(root);
+            return rc;
+        }
+        {
+            /* mkdir -p root: make_parent_dirs makes the folders before the last '/'. */
+            char *probe = io_key_join(root, "x");
+            rc = probe ? make_parent_dirs(probe, err) : err_nomem(err);
+            mem_free(probe);
+        }
+        if (rc != SILT_OK) {
+            mem_free(root);
+            return rc;
+        }
+    } else if (!S_ISDIR(st.st_mode)) {
+        silt_status rc = err_set(err, SILT_INVALID, "storage location \"%s\" is not a folder", root);
+        mem_free(root);
+        return rc;
+    }
+    store = mem_calloc(1, sizeof(*store));
+    if (store == NULL) {
+        mem_free(root);
+        return err_nomem(err);
+    }
+    store->base.ops = &local_ops;
+    store->base.root = root;
+    *out = &store->base;
+    return SILT_OK;
+}

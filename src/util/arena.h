@@ -1,0 +1,58 @@
+/*
+ * arena.h - region allocator with named lifetimes.
+ *
+ * Arenas form a tree (database -> session -> query -> operator -> batch):
+ * freeing a parent frees its children. arena_reset() drops everything
+ * allocated so far (and the children) but keeps the first block for reuse,
+ * the way a per-batch context is reset after every batch. Cleanup callbacks
+ * let an arena own non-memory resources (open files, requests); they run in
+ * reverse order of registration on reset and free.
+ *
+ * Allocations are 16-byte aligned (arena_alloc_aligned for more, e.g. 64 for
+ * column buffers). An arena is not thread-safe: give each thread its own
+ * child. Setting SILT_DEBUG_ARENA=1 in the environment (or building with
+ * SILT_DEBUG_ARENA defined) makes every allocation a separate malloc so ASan
+ * and Valgrind see overruns.
+ */
+#ifndef SILT_UTIL_ARENA_H
+#define SILT_UTIL_ARENA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct arena arena;
+typedef void (*arena_cleanup_fn)(void *payload);
+
+/* Creates an arena (a child of parent when parent is not NULL); NULL on OOM. */
+arena *arena_new(arena *parent, const char *name);
+/* Frees the arena, its children and everything allocated from it. NULL is fine. */
+void arena_free(arena *a);
+/* Frees all allocations and children, runs the cleanups; the arena stays usable. */
+void arena_reset(arena *a);
+
+/* Returns size bytes (16-byte aligned) or NULL on OOM. Zero-size gives a valid pointer. */
+void *arena_alloc(arena *a, size_t size);
+/* Like arena_alloc but zero-filled. */
+void *arena_calloc(arena *a, size_t count, size_t size);
+/* Alignment must be a power of two, at most 4096. */
+void *arena_alloc_aligned(arena *a, size_t size, size_t alignment);
+/* Grows an allocation made from this arena (copies; old memory stays until reset). */
+void *arena_realloc(arena *a, void *ptr, size_t old_size, size_t new_size);
+char *arena_strdup(arena *a, const char *s);
+char *arena_strndup(arena *a, const char *s, size_t len);
+void *arena_memdup(arena *a, const void *src, size_t len);
+/* printf into the arena; NULL on OOM. */
+char *arena_sprintf(arena *a, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* Registers fn(payload) to run when the arena is reset or freed. 0 on OOM. */
+int arena_on_cleanup(arena *a, arena_cleanup_fn fn, void *payload);
+
+/* Bytes handed out since the last reset (for accounting and tests). */
+size_t arena_bytes_used(const arena *a);
+const char *arena_name(const arena *a);
+
+#endif

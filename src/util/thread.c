@@ -1,0 +1,209 @@
+/*
+ * thread.c - fixed pool of pthreads serving "parallel for" jobs.
+ *
+ * Jobs are kept in a list under the pool mutex. A worker takes the oldest job
+ * with tasks left and claims task indexes from it with an atomic counter
+ * until none are left; the submitting thread claims tasks from its own job
+ * too, so a job always progresses even when every worker is busy elsewhere
+ * (no deadlock when a task itself submits a job).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "util/thread.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "util/mem.h"
+
+typedef struct tpool_job {
+    struct tpool_job *next;
+    tpool_task_fn fn;
+    void *payload;
+    size_t n_tasks;
+    atomic_size_t next_task;
+    size_t n_done;          /* under pool mutex */
+    size_t n_active;        /* workers inside this job, under pool mutex */
+    silt_status status;     /* first failure, under pool mutex */
+    silt_error error;
+    pthread_cond_t done_cond;
+} tpool_job;
+
+struct tpool {
+    pthread_mutex_t mutex;
+    pthread_cond_t work_cond;
+    pthread_t *threads;
+    size_t n_threads;
+    tpool_job *jobs;
+    int shutting_down;
+    /* worker_idx 0 belongs to callers; workers use 1..n_threads. */
+};
+
+size_t thread_core_count(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n > 0 ? (size_t)n : 1;
+}
+
+/* Runs tasks of job until none are left. Called without the mutex held. */
+static void drain_job(tpool *pool, tpool_job *job, size_t worker_idx)
+{
+    for (;;) {
+        size_t task = atomic_fetch_add(&job->next_task, 1);
+        silt_error task_err = SILT_ERROR_INIT;
+        silt_status rc;
+        if (task >= job->n_tasks)
+            break;
+        rc = job->fn(job->payload, task, worker_idx, &task_err);
+        pthread_mutex_lock(&pool->mutex);
+        job->n_done++;
+        if (rc != SILT_OK && job->status == SILT_OK) {
+            job->status = rc;
+            if (task_err.code == SILT_OK)
+                err_set(&task_err, rc, "parallel task %zu failed", task);
+            err_copy(&job->error, &task_err);
+            /* Cancel the rest: nobody else claims a task. */
+            atomic_store(&job->next_task, job->n_tasks);
+        }
+        if (job->n_done >= job->n_tasks || rc != SILT_OK)
+            pthread_cond_broadcast(&job->done_cond);
+        pthread_mutex_unlock(&pool->mutex);
+    }
+}
+
+static void *worker_main(void *arg)
+{
+    void **args = arg;
+    tpool *pool = args[0];
+    size_t worker_idx = (size_t)(uintptr_t)args[1];
+    mem_free(args);
+    pthread_mutex_lock(&pool->mutex);
+    for (;;) {
+        tpool_job *job = pool->jobs;
+        while (job != NULL && atomic_load(&job->next_task) >= job->n_tasks)
+            job = job->next;
+        if (job == NULL) {
+            if (pool->shutting_down)
+                break;
+            pthread_cond_wait(&pool->work_cond, &pool->mutex);
+            continue;
+        }
+        job->n_active++;
+        pthread_mutex_unlock(&pool->mutex);
+        drain_job(pool, job, worker_idx);
+        pthread_mutex_lock(&pool->mutex);
+        job->n_active--;
+        pthread_cond_broadcast(&job->done_cond);
+    }
+    pthread_mutex_unlock(&pool->mutex);
+    return NULL;
+}
+
+silt_status tpool_new(tpool **out, size_t n_workers, silt_error *err)
+{
+    tpool *pool;
+    size_t idx;
+    if (n_workers == 0)
+        n_workers = thread_core_count() > 1 ? thread_core_count() - 1 : 0;
+    pool = mem_calloc(1, sizeof(*pool));
+    if (pool == NULL)
+        return err_nomem(err);
+    pthread_mutex_init(&pool->mutex, NULL);
+    pthread_cond_init(&pool->work_cond, NULL);
+    pool->threads = mem_calloc(n_workers ? n_workers : 1, sizeof(pthread_t));
+    if (pool->threads == NULL) {
+        tpool_free(pool);
+        return err_nomem(err);
+    }
+    for (idx = 0; idx < n_workers; idx++) {
+        void **args = mem_alloc(2 * sizeof(void *));
+        if (args == NULL) {
+            tpool_free(pool);
+            return err_nomem(err);
+        }
+        args[0] = pool;
+        args[1] = (void *)(uintptr_t)(idx + 1);
+        if (pthread_create(&pool->threads[idx], NULL, worker_main, args) != 0) {
+            mem_free(args);
+            tpool_free(pool);
+            return err_set(err, SILT_IO, "could not start worker thread %zu", idx + 1);
+        }
+        pool->n_threads++;
+    }
+    *out = pool;
+    return SILT_OK;
+}
+
+void tpool_free(tpool *pool)
+{
+    size_t idx;
+    if (pool == NULL)
+        return;
+    pthread_mutex_lock(&pool->mutex);
+    pool->shutting_down = 1;
+    pthread_cond_broadcast(&pool->work_cond);
+    pthread_mutex_unlock(&pool->mutex);
+    for (idx = 0; idx < pool->n_threads; idx++)
+        pthread_join(pool->threads[idx], NULL);
+    pthread_cond_destroy(&pool->work_cond);
+    pthread_mutex_destroy(&pool->mutex);
+    mem_free(pool->threads);
+    mem_free(pool);
+}
+
+size_t tpool_width(const tpool *pool) { return pool ? pool->n_threads + 1 : 1; }
+
+static silt_status run_inline(size_t n_tasks, tpool_task_fn fn, void *payload, silt_error *err)
+{
+    size_t task;
+    for (task = 0; task < n_tasks; task++) {
+        silt_status rc = fn(payload, task, 0, err);
+        if (rc != SILT_OK) {
+            if (err != NULL && err->code == SILT_OK)
+                err_set(err, rc, "parallel task %zu failed", task);
+            return rc;
+        }
+    }
+    return SILT_OK;
+}
+
+silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
+                      silt_error *err)
+{
+    tpool_job job;
+    tpool_job **link;
+    silt_status rc;
+    if (pool == NULL || pool->n_threads == 0 || n_tasks <= 1)
+        return run_inline(n_tasks, fn, payload, err);
+    memset(&job, 0, sizeof(job));
+    job.fn = fn;
+    job.payload = payload;
+    job.n_tasks = n_tasks;
+    atomic_init(&job.next_task, 0);
+    pthread_cond_init(&job.done_cond, NULL);
+    pthread_mutex_lock(&pool->mutex);
+    for (link = &pool->jobs; *link != NULL; link = &(*link)->next)
+        ;
+    *link = &job;
+    pthread_cond_broadcast(&pool->work_cond);
+    pthread_mutex_unlock(&pool->mutex);
+
+    drain_job(pool, &job, 0);
+
+    pthread_mutex_lock(&pool->mutex);
+    while ((job.n_done < job.n_tasks && job.status == SILT_OK) || job.n_active > 0)
+        pthread_cond_wait(&job.done_cond, &pool->mutex);
+    for (link = &pool->jobs; *link != NULL; link = &(*link)->next) {
+        if (*link == &job) {
+            *link = job.next;
+            break;
+        }
+    }
+    rc = job.status;
+    pthread_mutex_unlock(&pool->mutex);
+    pthread_cond_destroy(&job.done_cond);
+    if (rc != SILT_OK)
+        err_copy(err, &job.error);
+    return rc;
+}

@@ -1,0 +1,42 @@
+/*
+ * thread.h - a small fixed-size thread pool and a mutex wrapper.
+ *
+ * The pool runs "parallel for" jobs: tpool_run(pool, n_tasks, fn, payload)
+ * calls fn(payload, task_idx, worker_idx, err) once for every task index, on the
+ * pool's workers and on the calling thread, and returns when all are done.
+ * Tasks are handed out one at a time from an atomic counter, which is the
+ * morsel-driven scheme: a slow task does not hold up the others. Jobs from
+ * several threads may run at once; each waits only for its own tasks.
+ *
+ * A task reports failure by returning non-OK; tpool_run returns the status of
+ * the first failing task (by completion time) and skips tasks not yet started.
+ */
+#ifndef SILT_UTIL_THREAD_H
+#define SILT_UTIL_THREAD_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+typedef struct tpool tpool;
+
+typedef silt_status (*tpool_task_fn)(void *payload, size_t task_idx, size_t worker_idx,
+                                     silt_error *err);
+
+/* n_workers background threads (0 = number of cores - 1; the caller also works). */
+silt_status tpool_new(tpool **out, size_t n_workers, silt_error *err);
+void tpool_free(tpool *pool);
+/* Threads that may run tasks of one job at once, the caller included. */
+size_t tpool_width(const tpool *pool);
+/*
+ * Runs the tasks; err receives the failing task's error. worker_idx is in
+ * [0, tpool_width) and unique among the tasks of this job running at the same
+ * time, so it can index per-thread state of the job. pool may be NULL: tasks then run on the caller.
+ */
+silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
+                      silt_error *err);
+
+/* Number of online cores (at least 1). */
+size_t thread_core_count(void);
+
+#endif

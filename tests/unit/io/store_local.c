@@ -1,0 +1,228 @@
+/* Unit tests of the local object store: every operation and its failures. */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "io/store.h"
+#include "test.h"
+#include "util/mem.h"
+
+static io_store *store;
+static silt_error err;
+
+void test_io_store_local__initialize(void)
+{
+    err_clear(&err);
+    store = NULL;
+    check_ok(io_store_open(&store, test_tmpdir(), 0, &err), &err);
+}
+
+void test_io_store_local__cleanup(void) { io_store_free(store); }
+
+static char *get_text(const char *key)
+{
+    static buf text;
+    buf_clear(&text);
+    check_ok(io_get(store, key, &text, &err), &err);
+    return text.data ? text.data : (char *)"";
+}
+
+void test_io_store_local__put_get_and_overwrite(void)
+{
+    check_ok(io_put(store, "a/b/c.txt", "hello", 5, &err), &err);
+    check_str("hello", get_text("a/b/c.txt"));
+    check_ok(io_put(store, "a/b/c.txt", "bye", 3, &err), &err);
+    check_str("bye", get_text("a/b/c.txt"));
+    check_ok(io_put(store, "empty", "", 0, &err), &err);
+    check_str("", get_text("empty"));
+}
+
+void test_io_store_local__ranges(void)
+{
+    buf out = BUF_INIT;
+    check_ok(io_put(store, "f", "0123456789", 10, &err), &err);
+    check_ok(io_get_range(store, "f", 2, 3, &out, &err), &err);
+    check_str("234", buf_cstr(&out));
+    check_ok(io_get_range(store, "f", 10, 0, &out, &err), &err);
+    check_str("234", buf_cstr(&out));
+    check_fails(SILT_INVALID, io_get_range(store, "f", 8, 3, &out, &err));
+    check_contains(err.message, "past the end");
+    check_contains(err.message, "(10 bytes)");
+    check_fails(SILT_INVALID, io_get_range(store, "f", 11, 0, &out, &err));
+    check_fails(SILT_INVALID, io_get_range(store, "f", -1, 1, &out, &err));
+    buf_clear(&out);
+}
+
+void test_io_store_local__missing_objects(void)
+{
+    buf out = BUF_INIT;
+    io_object_info info = {0};
+    io_file *file = NULL;
+    check_fails(SILT_NOTFOUND, io_get(store, "nope", &out, &err));
+    check_contains(err.message, "nope");
+    check_fails(SILT_NOTFOUND, io_head(store, "nope", &info, &err));
+    check_fails(SILT_NOTFOUND, io_delete(store, "nope", &err));
+    check_fails(SILT_NOTFOUND, io_file_open(store, "nope", &file, &err));
+    check_ok(io_put(store, "dir/x", "1", 1, &err), &err);
+    check_fails(SILT_NOTFOUND, io_get(store, "dir", &out, &err));
+    check_fails(SILT_NOTFOUND, io_head(store, "dir", &info, &err));
+    buf_clear(&out);
+}
+
+void test_io_store_local__keys_that_escape_are_refused(void)
+{
+    buf out = BUF_INIT;
+    check_fails(SILT_INVALID, io_put(store, "../escape", "x", 1, &err));
+    check_contains(err.message, "escape the table root");
+    check_fails(SILT_INVALID, io_put(store, "a/../../escape", "x", 1, &err));
+    check_fails(SILT_INVALID, io_get(store, "/etc/passwd", &out, &err));
+    check_fails(SILT_INVALID, io_get(store, "a/./b", &out, &err));
+    check_fails(SILT_INVALID, io_get(store, "a//b", &out, &err));
+    check_fails(SILT_INVALID, io_get(store, "", &out, &err));
+    check_fails(SILT_INVALID, io_check_key(NULL, &err));
+    check_ok(io_check_key("a/..b/c..", &err), &err);
+    check_ok(io_check_key("_delta_log/00000000000000000000.json", &err), &err);
+    buf_clear(&out);
+}
+
+void test_io_store_local__put_if_absent(void)
+{
+    check_ok(io_put_if_absent(store, "_delta_log/0.json", "first", 5, &err), &err);
+    check_fails(SILT_EXISTS, io_put_if_absent(store, "_delta_log/0.json", "second", 6, &err));
+    check_contains(err.message, "already exists");
+    check_str("first", get_text("_delta_log/0.json"));
+}
+
+void test_io_store_local__list_sorted_after_key(void)
+{
+    io_listing listing = IO_LISTING_INIT;
+    const char *keys[] = {"_delta_log/00000000000000000002.json",
+                          "_delta_log/00000000000000000000.json",
+                          "_delta_log/00000000000000000001.json",
+                          "_delta_log/00000000000000000001.checkpoint.parquet",
+                          "_delta_log/_sidecars/a.parquet", "part-0.parquet", "x/y/z.parquet"};
+    size_t idx;
+    for (idx = 0; idx < sizeof(keys) / sizeof(keys[0]); idx++)
+        check_ok(io_put(store, keys[idx], "x", 1, &err), &err);
+    check_ok(io_list(store, "_delta_log/", NULL, 0, &listing, &err), &err);
+    check_int(4, listing.count);
+    check_str("_delta_log/00000000000000000000.json", listing.items[0].key);
+    check_str("_delta_log/00000000000000000001.checkpoint.parquet", listing.items[1].key);
+    check_str("_delta_log/00000000000000000002.json", listing.items[3].key);
+    check_int(1, listing.items[0].size);
+    io_listing_clear(&listing);
+
+    check_ok(io_list(store, "_delta_log/00000000000000000001", NULL, 0, &listing, &err), &err);
+    check_int(2, listing.count);
+    io_listing_clear(&listing);
+
+    check_ok(io_list(store, "_delta_log/", "_delta_log/00000000000000000001.json", 0, &listing,
+                     &err), &err);
+    check_int(1, listing.count);
+    check_str("_delta_log/00000000000000000002.json", listing.items[0].key);
+    io_listing_clear(&listing);
+
+    check_ok(io_list(store, "", NULL, 1, &listing, &err), &err);
+    check_int(7, listing.count);
+    check_str("_delta_log/_sidecars/a.parquet", listing.items[4].key);
+    check_str("x/y/z.parquet", listing.items[6].key);
+    io_listing_clear(&listing);
+
+    check_ok(io_list(store, "missing/", NULL, 1, &listing, &err), &err);
+    check_int(0, listing.count);
+    check_fails(SILT_INVALID, io_list(store, "../", NULL, 1, &listing, &err));
+}
+
+void test_io_store_local__head_and_delete(void)
+{
+    io_object_info info = {0};
+    check_ok(io_put(store, "k", "12345", 5, &err), &err);
+    check_ok(io_head(store, "k", &info, &err), &err);
+    check_int(5, info.size);
+    check_str("k", info.key);
+    check(info.mtime_micros > 0);
+    io_object_info_clear(&info);
+    check_ok(io_delete(store, "k", &err), &err);
+    check_fails(SILT_NOTFOUND, io_head(store, "k", &info, &err));
+}
+
+void test_io_store_local__files_read_at(void)
+{
+    io_file *file = NULL;
+    char out[8] = {0};
+    check_ok(io_put(store, "f", "abcdefgh", 8, &err), &err);
+    check_ok(io_file_open(store, "f", &file, &err), &err);
+    check_int(8, file->size);
+    check_ok(io_file_read_at(file, 4, 4, out, &err), &err);
+    check(memcmp(out, "efgh", 4) == 0);
+    check_fails(SILT_INVALID, io_file_read_at(file, 6, 4, out, &err));
+    check_contains(err.message, "past the end");
+    check_ok(io_file_read_at(file, 8, 0, out, &err), &err);
+    io_file_close(file);
+    io_file_close(NULL);
+}
+
+void test_io_store_local__writer_publishes_only_on_commit(void)
+{
+    io_writer *w = NULL;
+    io_listing listing = IO_LISTING_INIT;
+    check_ok(io_writer_open(store, "data/part-0.parquet", &w, &err), &err);
+    check_ok(io_writer_write(w, "abc", 3, &err), &err);
+    check_ok(io_writer_write(w, "def", 3, &err), &err);
+    /* Nothing is visible before commit, not even the temporary file. */
+    check_ok(io_list(store, "data/", NULL, 1, &listing, &err), &err);
+    check_int(0, listing.count);
+    check_int(6, w->bytes_written);
+    check_ok(io_writer_commit(w, 1, &err), &err);
+    check_str("abcdef", get_text("data/part-0.parquet"));
+
+    check_ok(io_writer_open(store, "data/part-0.parquet", &w, &err), &err);
+    check_ok(io_writer_write(w, "zzz", 3, &err), &err);
+    check_fails(SILT_EXISTS, io_writer_commit(w, 1, &err));
+    check_str("abcdef", get_text("data/part-0.parquet"));
+
+    check_ok(io_writer_open(store, "data/part-1.parquet", &w, &err), &err);
+    check_ok(io_writer_write(w, "q", 1, &err), &err);
+    io_writer_abort(w);
+    io_writer_abort(NULL);
+    check_ok(io_list(store, "data/", NULL, 1, &listing, &err), &err);
+    check_int(1, listing.count);
+    io_listing_clear(&listing);
+    {
+        /* The folder holds no leftover temporary files either. */
+        char cmd[4200];
+        snprintf(cmd, sizeof(cmd), "test $(ls -A '%s/data' | wc -l) -eq 1", test_tmpdir());
+        check_int(0, system(cmd));
+    }
+}
+
+void test_io_store_local__open_locations(void)
+{
+    io_store *other = NULL;
+    char path[4200];
+    snprintf(path, sizeof(path), "%s/new/root", test_tmpdir());
+    check_fails(SILT_NOTFOUND, io_store_open(&other, path, 0, &err));
+    check_ok(io_store_open(&other, path, 1, &err), &err);
+    io_store_free(other);
+    snprintf(path, sizeof(path), "file://%s/new/root/", test_tmpdir());
+    check_ok(io_store_open(&other, path, 0, &err), &err);
+    check(!str_ends_with(io_store_root(other), "/"));
+    io_store_free(other);
+    check_fails(SILT_UNSUPPORTED, io_store_open(&other, "gopher://x/y", 0, &err));
+    check_fails(SILT_INVALID, io_store_open(&other, "", 0, &err));
+    check_ok(io_put(store, "plainfile", "x", 1, &err), &err);
+    snprintf(path, sizeof(path), "%s/plainfile", test_tmpdir());
+    check_fails(SILT_INVALID, io_store_open(&other, path, 0, &err));
+}
+
+void test_io_store_local__key_join(void)
+{
+    char *joined = io_key_join("a/", "/b");
+    check_str("a/b", joined);
+    mem_free(joined);
+    joined = io_key_join("", "b");
+    check_str("b", joined);
+    mem_free(joined);
+}

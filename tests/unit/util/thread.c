@@ -1,0 +1,100 @@
+/* Unit tests of util/thread: every task runs once, failures stop the job. */
+#include <stdatomic.h>
+
+#include "test.h"
+#include "util/thread.h"
+
+typedef struct counter_job {
+    atomic_int runs[1000];
+    atomic_int total;
+    size_t fail_at;
+} counter_job;
+
+static silt_status count_task(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
+{
+    counter_job *job = payload;
+    (void)worker_idx;
+    if (task_idx == job->fail_at)
+        return err_set(err, SILT_CORRUPT, "task %zu found corrupt input", task_idx);
+    atomic_fetch_add(&job->runs[task_idx], 1);
+    atomic_fetch_add(&job->total, 1);
+    return SILT_OK;
+}
+
+void test_util_thread__every_task_runs_once(void)
+{
+    static counter_job job;
+    tpool *pool = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    size_t idx;
+    memset(&job, 0, sizeof(job));
+    job.fail_at = (size_t)-1;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    check_int(4, tpool_width(pool));
+    check_ok(tpool_run(pool, 1000, count_task, &job, &err), &err);
+    for (idx = 0; idx < 1000; idx++)
+        check_int(1, atomic_load(&job.runs[idx]));
+    check_int(1000, atomic_load(&job.total));
+    tpool_free(pool);
+}
+
+void test_util_thread__failure_is_reported(void)
+{
+    static counter_job job;
+    tpool *pool = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    memset(&job, 0, sizeof(job));
+    job.fail_at = 500;
+    check_ok(tpool_new(&pool, 2, &err), &err);
+    check_fails(SILT_CORRUPT, tpool_run(pool, 1000, count_task, &job, &err));
+    check_str("task 500 found corrupt input", err.message);
+    check(atomic_load(&job.total) < 1000);
+    tpool_free(pool);
+}
+
+void test_util_thread__null_pool_runs_inline(void)
+{
+    static counter_job job;
+    silt_error err = SILT_ERROR_INIT;
+    memset(&job, 0, sizeof(job));
+    job.fail_at = (size_t)-1;
+    check_ok(tpool_run(NULL, 10, count_task, &job, &err), &err);
+    check_int(10, atomic_load(&job.total));
+    check_int(1, tpool_width(NULL));
+    check(thread_core_count() >= 1);
+}
+
+typedef struct nested_job {
+    tpool *pool;
+    atomic_int inner_total;
+} nested_job;
+
+static silt_status inner_task(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
+{
+    nested_job *job = payload;
+    (void)task_idx;
+    (void)worker_idx;
+    (void)err;
+    atomic_fetch_add(&job->inner_total, 1);
+    return SILT_OK;
+}
+
+static silt_status outer_task(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
+{
+    nested_job *job = payload;
+    (void)task_idx;
+    (void)worker_idx;
+    /* A task that submits a job must not deadlock the pool. */
+    return tpool_run(job->pool, 50, inner_task, job, err);
+}
+
+void test_util_thread__nested_jobs_do_not_deadlock(void)
+{
+    nested_job job;
+    silt_error err = SILT_ERROR_INIT;
+    memset(&job, 0, sizeof(job));
+    check_ok(tpool_new(&job.pool, 2, &err), &err);
+    check_ok(tpool_run(job.pool, 20, outer_task, &job, &err), &err);
+    check_int(1000, atomic_load(&job.inner_total));
+    tpool_free(job.pool);
+}
