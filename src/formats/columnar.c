@@ -1,0 +1,593 @@
+/*
+ * columnar.c - types, vectors and builders of columnar.h.
+ */
+#include "formats/columnar.h"
+
+#include <string.h>
+
+#include "util/mem.h"
+
+#define COL_ALIGN 64
+
+static const col_type primitive_types[] = {
+    {COL_NULL, 0, 0, 0, NULL},      {COL_BOOLEAN, 0, 0, 0, NULL}, {COL_BYTE, 0, 0, 0, NULL},
+    {COL_SHORT, 0, 0, 0, NULL},     {COL_INT, 0, 0, 0, NULL},     {COL_LONG, 0, 0, 0, NULL},
+    {COL_FLOAT, 0, 0, 0, NULL},     {COL_DOUBLE, 0, 0, 0, NULL},  {COL_DECIMAL, 10, 0, 0, NULL},
+    {COL_STRING, 0, 0, 0, NULL},    {COL_BINARY, 0, 0, 0, NULL},  {COL_DATE, 0, 0, 0, NULL},
+    {COL_TIMESTAMP, 0, 0, 0, NULL}, {COL_TIMESTAMP_NTZ, 0, 0, 0, NULL},
+};
+
+const col_type *col_type_primitive(col_type_id id)
+{
+    if ((size_t)id >= sizeof(primitive_types) / sizeof(primitive_types[0]))
+        return NULL;
+    return &primitive_types[id];
+}
+
+const char *col_type_id_name(col_type_id id)
+{
+    switch (id) {
+    case COL_NULL: return "void";
+    case COL_BOOLEAN: return "boolean";
+    case COL_BYTE: return "byte";
+    case COL_SHORT: return "short";
+    case COL_INT: return "integer";
+    case COL_LONG: return "long";
+    case COL_FLOAT: return "float";
+    case COL_DOUBLE: return "double";
+    case COL_DECIMAL: return "decimal";
+    case COL_STRING: return "string";
+    case COL_BINARY: return "binary";
+    case COL_DATE: return "date";
+    case COL_TIMESTAMP: return "timestamp";
+    case COL_TIMESTAMP_NTZ: return "timestamp_ntz";
+    case COL_STRUCT: return "struct";
+    case COL_ARRAY: return "array";
+    case COL_MAP: return "map";
+    }
+    return "?";
+}
+
+size_t col_type_value_width(col_type_id id)
+{
+    switch (id) {
+    case COL_BOOLEAN:
+    case COL_BYTE: return 1;
+    case COL_SHORT: return 2;
+    case COL_INT:
+    case COL_DATE:
+    case COL_FLOAT: return 4;
+    case COL_LONG:
+    case COL_DOUBLE:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: return 8;
+    case COL_DECIMAL: return 16;
+    default: return 0;
+    }
+}
+
+int col_type_is_nested(col_type_id id)
+{
+    return id == COL_STRUCT || id == COL_ARRAY || id == COL_MAP;
+}
+
+col_type *col_type_decimal(arena *a, int32_t precision, int32_t scale)
+{
+    col_type *t = arena_calloc(a, 1, sizeof(*t));
+    if (t == NULL)
+        return NULL;
+    t->id = COL_DECIMAL;
+    t->precision = precision;
+    t->scale = scale;
+    return t;
+}
+
+col_type *col_type_struct(arena *a, size_t n_fields, const col_field *fields)
+{
+    col_type *t = arena_calloc(a, 1, sizeof(*t));
+    col_field *copy;
+    if (t == NULL)
+        return NULL;
+    copy = arena_calloc(a, n_fields ? n_fields : 1, sizeof(col_field));
+    if (copy == NULL)
+        return NULL;
+    if (n_fields > 0)
+        memcpy(copy, fields, n_fields * sizeof(col_field));
+    t->id = COL_STRUCT;
+    t->n_fields = n_fields;
+    t->fields = copy;
+    return t;
+}
+
+col_type *col_type_array(arena *a, const col_type *element, int contains_null)
+{
+    col_field field = {"element", element, contains_null, NULL, -1};
+    col_type *t = col_type_struct(a, 1, &field);
+    if (t != NULL)
+        t->id = COL_ARRAY;
+    return t;
+}
+
+col_type *col_type_map(arena *a, const col_type *key, const col_type *value,
+                       int value_contains_null)
+{
+    col_field fields[2] = {{"key", key, 0, NULL, -1}, {"value", value, value_contains_null, NULL, -1}};
+    col_type *t = col_type_struct(a, 2, fields);
+    if (t != NULL)
+        t->id = COL_MAP;
+    return t;
+}
+
+int col_type_equal(const col_type *a, const col_type *b)
+{
+    size_t idx;
+    if (a == b)
+        return 1;
+    if (a == NULL || b == NULL || a->id != b->id)
+        return 0;
+    if (a->id == COL_DECIMAL)
+        return a->precision == b->precision && a->scale == b->scale;
+    if (!col_type_is_nested(a->id))
+        return 1;
+    if (a->n_fields != b->n_fields)
+        return 0;
+    for (idx = 0; idx < a->n_fields; idx++) {
+        if (a->id == COL_STRUCT && strcmp(a->fields[idx].name, b->fields[idx].name) != 0)
+            return 0;
+        if (a->fields[idx].nullable != b->fields[idx].nullable)
+            return 0;
+        if (!col_type_equal(a->fields[idx].type, b->fields[idx].type))
+            return 0;
+    }
+    return 1;
+}
+
+silt_status col_type_format(const col_type *type, buf *out, silt_error *err)
+{
+    size_t idx;
+    switch (type->id) {
+    case COL_DECIMAL:
+        return buf_printf(out, err, "decimal(%d,%d)", type->precision, type->scale);
+    case COL_STRUCT:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "struct<", err));
+        for (idx = 0; idx < type->n_fields; idx++) {
+            if (idx > 0)
+                SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s:", type->fields[idx].name));
+            SILT_RETURN_IF_ERROR(col_type_format(type->fields[idx].type, out, err));
+        }
+        return buf_append_char(out, '>', err);
+    case COL_ARRAY:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "array<", err));
+        SILT_RETURN_IF_ERROR(col_type_format(type->fields[0].type, out, err));
+        return buf_append_char(out, '>', err);
+    case COL_MAP:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "map<", err));
+        SILT_RETURN_IF_ERROR(col_type_format(type->fields[0].type, out, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        SILT_RETURN_IF_ERROR(col_type_format(type->fields[1].type, out, err));
+        return buf_append_char(out, '>', err);
+    default:
+        return buf_append_str(out, col_type_id_name(type->id), err);
+    }
+}
+
+static void *alloc_zeroed(arena *a, size_t bytes)
+{
+    void *p = arena_alloc_aligned(a, bytes ? bytes : 1, COL_ALIGN);
+    if (p != NULL)
+        memset(p, 0, bytes ? bytes : 1);
+    return p;
+}
+
+static int has_offsets(col_type_id id)
+{
+    return id == COL_STRING || id == COL_BINARY || id == COL_ARRAY || id == COL_MAP;
+}
+
+silt_status col_vec_new(col_vec **out, arena *a, const col_type *type, int64_t length,
+                        int with_validity, silt_error *err)
+{
+    col_vec *v;
+    size_t width = col_type_value_width(type->id);
+    size_t idx;
+    if (length < 0 || (uint64_t)length > (uint64_t)INT32_MAX * 8)
+        return err_set(err, SILT_INVALID, "vector length %lld is out of range", (long long)length);
+    v = arena_calloc(a, 1, sizeof(*v));
+    if (v == NULL)
+        return err_nomem(err);
+    v->type = type;
+    v->length = length;
+    if (with_validity) {
+        v->validity = alloc_zeroed(a, (size_t)(length + 7) / 8);
+        if (v->validity == NULL)
+            return err_nomem(err);
+        memset(v->validity, 0xff, (size_t)(length + 7) / 8);
+    }
+    if (width > 0) {
+        v->values = alloc_zeroed(a, width * (size_t)length);
+        if (v->values == NULL)
+            return err_nomem(err);
+    }
+    if (has_offsets(type->id)) {
+        v->offsets = alloc_zeroed(a, sizeof(int32_t) * (size_t)(length + 1));
+        if (v->offsets == NULL)
+            return err_nomem(err);
+    }
+    if (col_type_is_nested(type->id)) {
+        v->n_children = type->n_fields;
+        v->children = arena_calloc(a, type->n_fields ? type->n_fields : 1, sizeof(col_vec *));
+        if (v->children == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < type->n_fields; idx++)
+            SILT_RETURN_IF_ERROR(col_vec_new(&v->children[idx], a, type->fields[idx].type,
+                                             type->id == COL_STRUCT ? length : 0, 0, err));
+    }
+    *out = v;
+    return SILT_OK;
+}
+
+silt_status col_vec_alloc_data(col_vec *v, arena *a, int64_t byte_len, silt_error *err)
+{
+    if (byte_len < 0 || byte_len > INT32_MAX)
+        return err_set(err, SILT_NOMEM, "string data of %lld bytes exceeds one vector's limit",
+                       (long long)byte_len);
+    v->data = arena_alloc_aligned(a, (size_t)byte_len + 1, COL_ALIGN);
+    if (v->data == NULL)
+        return err_nomem(err);
+    v->data_len = byte_len;
+    return SILT_OK;
+}
+
+silt_status col_vec_ensure_validity(col_vec *v, arena *a, silt_error *err)
+{
+    size_t bytes = (size_t)(v->length + 7) / 8;
+    if (v->validity != NULL)
+        return SILT_OK;
+    v->validity = arena_alloc_aligned(a, bytes ? bytes : 1, COL_ALIGN);
+    if (v->validity == NULL)
+        return err_nomem(err);
+    memset(v->validity, 0xff, bytes ? bytes : 1);
+    return SILT_OK;
+}
+
+silt_status col_vec_set_null(col_vec *v, arena *a, int64_t row, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(col_vec_ensure_validity(v, a, err));
+    if (col_bit_get(v->validity, row)) {
+        col_bit_clear(v->validity, row);
+        v->null_count++;
+    }
+    return SILT_OK;
+}
+
+silt_status col_vec_new_nulls(col_vec **out, arena *a, const col_type *type, int64_t length,
+                              silt_error *err)
+{
+    col_vec *v;
+    SILT_RETURN_IF_ERROR(col_vec_new(&v, a, type, length, 1, err));
+    memset(v->validity, 0, (size_t)(length + 7) / 8);
+    v->null_count = length;
+    *out = v;
+    return SILT_OK;
+}
+
+int64_t col_validity_count_nulls(const uint8_t *validity, int64_t length)
+{
+    int64_t nulls = 0, idx;
+    if (validity == NULL)
+        return 0;
+    for (idx = 0; idx + 8 <= length; idx += 8)
+        nulls += 8 - __builtin_popcount(validity[idx >> 3]);
+    for (; idx < length; idx++)
+        nulls += !col_bit_get(validity, idx);
+    return nulls;
+}
+
+silt_status col_vec_flatten(col_vec **out, arena *a, const col_vec *v, silt_error *err)
+{
+    col_vec *flat;
+    int64_t total = 0, row;
+    if (v->dictionary == NULL) {
+        *out = (col_vec *)v;
+        return SILT_OK;
+    }
+    for (row = 0; row < v->length; row++) {
+        int32_t len;
+        if (!col_vec_is_null(v, row)) {
+            col_vec_str(v, row, &len);
+            total += len;
+        }
+    }
+    SILT_RETURN_IF_ERROR(col_vec_new(&flat, a, v->type, v->length, 0, err));
+    SILT_RETURN_IF_ERROR(col_vec_alloc_data(flat, a, total, err));
+    flat->validity = v->validity;
+    flat->null_count = v->null_count;
+    total = 0;
+    for (row = 0; row < v->length; row++) {
+        int32_t len = 0;
+        if (!col_vec_is_null(v, row)) {
+            const char *bytes = col_vec_str(v, row, &len);
+            memcpy(flat->data + total, bytes, (size_t)len);
+        }
+        total += len;
+        flat->offsets[row + 1] = (int32_t)total;
+    }
+    *out = flat;
+    return SILT_OK;
+}
+
+/* ---- builders ---------------------------------------------------------- */
+
+typedef struct grow_buf {
+    unsigned char *data;
+    size_t len;
+    size_t cap;
+} grow_buf;
+
+struct col_builder {
+    arena *arena;
+    const col_type *type;
+    int64_t length;
+    int64_t null_count;
+    grow_buf validity;
+    grow_buf values;
+    grow_buf offsets;
+    grow_buf data;
+    size_t n_children;
+    col_builder **children;
+};
+
+static silt_status grow(grow_buf *g, size_t extra, silt_error *err)
+{
+    size_t cap;
+    unsigned char *fresh;
+    if (g->len + extra <= g->cap)
+        return SILT_OK;
+    cap = g->cap ? g->cap * 2 : 256;
+    while (cap < g->len + extra)
+        cap *= 2;
+    fresh = mem_realloc(g->data, cap);
+    if (fresh == NULL)
+        return err_nomem(err);
+    g->data = fresh;
+    g->cap = cap;
+    return SILT_OK;
+}
+
+static silt_status grow_append(grow_buf *g, const void *src, size_t len, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(grow(g, len, err));
+    memcpy(g->data + g->len, src, len);
+    g->len += len;
+    return SILT_OK;
+}
+
+static void builder_release(void *payload)
+{
+    col_builder *b = payload;
+    mem_free(b->validity.data);
+    mem_free(b->values.data);
+    mem_free(b->offsets.data);
+    mem_free(b->data.data);
+    b->validity.data = b->values.data = b->offsets.data = b->data.data = NULL;
+}
+
+silt_status col_builder_new(col_builder **out, arena *a, const col_type *type, silt_error *err)
+{
+    col_builder *b = arena_calloc(a, 1, sizeof(*b));
+    size_t idx;
+    int32_t zero = 0;
+    if (b == NULL || !arena_on_cleanup(a, builder_release, b))
+        return err_nomem(err);
+    b->arena = a;
+    b->type = type;
+    if (has_offsets(type->id))
+        SILT_RETURN_IF_ERROR(grow_append(&b->offsets, &zero, sizeof(zero), err));
+    if (col_type_is_nested(type->id)) {
+        b->n_children = type->n_fields;
+        b->children = arena_calloc(a, type->n_fields ? type->n_fields : 1, sizeof(col_builder *));
+        if (b->children == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < type->n_fields; idx++)
+            SILT_RETURN_IF_ERROR(col_builder_new(&b->children[idx], a, type->fields[idx].type, err));
+    }
+    *out = b;
+    return SILT_OK;
+}
+
+static silt_status push_validity(col_builder *b, int valid, silt_error *err)
+{
+    size_t byte = (size_t)(b->length >> 3);
+    if (byte >= b->validity.len) {
+        unsigned char zero = 0;
+        SILT_RETURN_IF_ERROR(grow_append(&b->validity, &zero, 1, err));
+    }
+    if (valid)
+        b->validity.data[byte] |= (unsigned char)(1u << (b->length & 7));
+    else
+        b->null_count++;
+    b->length++;
+    return SILT_OK;
+}
+
+static silt_status push_offset(col_builder *b, int64_t end, silt_error *err)
+{
+    int32_t offset;
+    if (end > INT32_MAX)
+        return err_set(err, SILT_NOMEM, "vector data exceeds 2 GiB");
+    offset = (int32_t)end;
+    return grow_append(&b->offsets, &offset, sizeof(offset), err);
+}
+
+silt_status col_builder_append_null(col_builder *b, silt_error *err)
+{
+    size_t width = col_type_value_width(b->type->id);
+    size_t idx;
+    if (width > 0) {
+        SILT_RETURN_IF_ERROR(grow(&b->values, width, err));
+        memset(b->values.data + b->values.len, 0, width);
+        b->values.len += width;
+    }
+    if (b->type->id == COL_STRING || b->type->id == COL_BINARY)
+        SILT_RETURN_IF_ERROR(push_offset(b, (int64_t)b->data.len, err));
+    else if (b->type->id == COL_ARRAY || b->type->id == COL_MAP)
+        SILT_RETURN_IF_ERROR(push_offset(b, b->n_children ? b->children[0]->length : 0, err));
+    else if (b->type->id == COL_STRUCT)
+        for (idx = 0; idx < b->n_children; idx++)
+            SILT_RETURN_IF_ERROR(col_builder_append_null(b->children[idx], err));
+    return push_validity(b, 0, err);
+}
+
+silt_status col_builder_append_bool(col_builder *b, int value, silt_error *err)
+{
+    unsigned char byte = value ? 1 : 0;
+    SILT_RETURN_IF_ERROR(grow_append(&b->values, &byte, 1, err));
+    return push_validity(b, 1, err);
+}
+
+silt_status col_builder_append_int(col_builder *b, int64_t value, silt_error *err)
+{
+    switch (b->type->id) {
+    case COL_BYTE: {
+        int8_t v = (int8_t)value;
+        SILT_RETURN_IF_ERROR(grow_append(&b->values, &v, sizeof(v), err));
+        break;
+    }
+    case COL_SHORT: {
+        int16_t v = (int16_t)value;
+        SILT_RETURN_IF_ERROR(grow_append(&b->values, &v, sizeof(v), err));
+        break;
+    }
+    case COL_INT:
+    case COL_DATE: {
+        int32_t v = (int32_t)value;
+        SILT_RETURN_IF_ERROR(grow_append(&b->values, &v, sizeof(v), err));
+        break;
+    }
+    case COL_LONG:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ:
+        SILT_RETURN_IF_ERROR(grow_append(&b->values, &value, sizeof(value), err));
+        break;
+    case COL_BOOLEAN:
+        return col_builder_append_bool(b, value != 0, err);
+    default:
+        return err_set(err, SILT_INVALID, "cannot append an integer to a %s vector",
+                       col_type_id_name(b->type->id));
+    }
+    return push_validity(b, 1, err);
+}
+
+silt_status col_builder_append_double(col_builder *b, double value, silt_error *err)
+{
+    if (b->type->id == COL_FLOAT) {
+        float v = (float)value;
+        SILT_RETURN_IF_ERROR(grow_append(&b->values, &v, sizeof(v), err));
+    } else if (b->type->id == COL_DOUBLE) {
+        SILT_RETURN_IF_ERROR(grow_append(&b->values, &value, sizeof(value), err));
+    } else {
+        return err_set(err, SILT_INVALID, "cannot append a floating-point value to a %s vector",
+                       col_type_id_name(b->type->id));
+    }
+    return push_validity(b, 1, err);
+}
+
+silt_status col_builder_append_decimal(col_builder *b, col_int128 unscaled, silt_error *err)
+{
+    if (b->type->id != COL_DECIMAL)
+        return err_set(err, SILT_INVALID, "cannot append a decimal to a %s vector",
+                       col_type_id_name(b->type->id));
+    SILT_RETURN_IF_ERROR(grow_append(&b->values, &unscaled, sizeof(unscaled), err));
+    return push_validity(b, 1, err);
+}
+
+silt_status col_builder_append_bytes(col_builder *b, const void *data, size_t len,
+                                     silt_error *err)
+{
+    if (b->type->id != COL_STRING && b->type->id != COL_BINARY)
+        return err_set(err, SILT_INVALID, "cannot append bytes to a %s vector",
+                       col_type_id_name(b->type->id));
+    if (len > 0)
+        SILT_RETURN_IF_ERROR(grow_append(&b->data, data, len, err));
+    SILT_RETURN_IF_ERROR(push_offset(b, (int64_t)b->data.len, err));
+    return push_validity(b, 1, err);
+}
+
+col_builder *col_builder_child(col_builder *b, size_t idx)
+{
+    return idx < b->n_children ? b->children[idx] : NULL;
+}
+
+silt_status col_builder_append_struct(col_builder *b, silt_error *err)
+{
+    size_t idx;
+    if (b->type->id != COL_STRUCT)
+        return err_set(err, SILT_INVALID, "not a struct builder");
+    for (idx = 0; idx < b->n_children; idx++)
+        if (b->children[idx]->length != b->length + 1)
+            return err_set(err, SILT_INVALID, "struct field %zu has %lld values, expected %lld",
+                           idx, (long long)b->children[idx]->length, (long long)b->length + 1);
+    return push_validity(b, 1, err);
+}
+
+silt_status col_builder_append_list(col_builder *b, int64_t n_elements, silt_error *err)
+{
+    int64_t end;
+    int32_t start;
+    if (b->type->id != COL_ARRAY && b->type->id != COL_MAP)
+        return err_set(err, SILT_INVALID, "not an array or map builder");
+    memcpy(&start, b->offsets.data + b->offsets.len - sizeof(int32_t), sizeof(start));
+    end = (int64_t)start + n_elements;
+    if (end != b->children[0]->length ||
+        (b->type->id == COL_MAP && end != b->children[1]->length))
+        return err_set(err, SILT_INVALID, "list of %lld elements does not match its children",
+                       (long long)n_elements);
+    SILT_RETURN_IF_ERROR(push_offset(b, end, err));
+    return push_validity(b, 1, err);
+}
+
+int64_t col_builder_length(const col_builder *b) { return b->length; }
+
+static silt_status copy_out(arena *a, const grow_buf *g, void **out, silt_error *err)
+{
+    void *p = arena_alloc_aligned(a, g->len ? g->len : 1, COL_ALIGN);
+    if (p == NULL)
+        return err_nomem(err);
+    if (g->len > 0)
+        memcpy(p, g->data, g->len);
+    *out = p;
+    return SILT_OK;
+}
+
+silt_status col_builder_finish(col_builder *b, col_vec **out, silt_error *err)
+{
+    col_vec *v = arena_calloc(b->arena, 1, sizeof(*v));
+    size_t idx;
+    if (v == NULL)
+        return err_nomem(err);
+    v->type = b->type;
+    v->length = b->length;
+    v->null_count = b->null_count;
+    if (b->null_count > 0)
+        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->validity, (void **)&v->validity, err));
+    if (col_type_value_width(b->type->id) > 0)
+        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->values, &v->values, err));
+    if (has_offsets(b->type->id))
+        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->offsets, (void **)&v->offsets, err));
+    if (b->type->id == COL_STRING || b->type->id == COL_BINARY) {
+        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->data, (void **)&v->data, err));
+        v->data_len = (int64_t)b->data.len;
+    }
+    if (b->n_children > 0) {
+        v->n_children = b->n_children;
+        v->children = arena_calloc(b->arena, b->n_children, sizeof(col_vec *));
+        if (v->children == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < b->n_children; idx++)
+            SILT_RETURN_IF_ERROR(col_builder_finish(b->children[idx], &v->children[idx], err));
+    }
+    builder_release(b);
+    *out = v;
+    return SILT_OK;
+}
