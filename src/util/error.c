@@ -92,39 +92,46 @@ silt_status err_context(silt_error *err, const char *fmt, ...)
     return err->code;
 }
 
+/* Appends formatted text at *len, never past cap - 1; keeps buf terminated. */
+static void append_text(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+    SILT_PRINTF(4, 5);
+
+static void append_text(char *buf, size_t cap, size_t *len, const char *fmt, ...)
+{
+    va_list ap;
+    int n;
+    if (*len + 1 >= cap)
+        return;
+    va_start(ap, fmt);
+    n = vsnprintf(buf + *len, cap - *len, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        *len += (size_t)n < cap - *len ? (size_t)n : cap - *len - 1;
+}
+
 size_t err_format(const silt_error *err, char *buf, size_t cap)
 {
     size_t len = 0;
-    int n;
     const char *ctx;
     if (cap == 0)
         return 0;
     buf[0] = '\0';
     if (err == NULL)
         return 0;
-#define SILT_APPEND(...)                                                                           \
-    do {                                                                                           \
-        if (len < cap) {                                                                           \
-            n = snprintf(buf + len, cap - len, __VA_ARGS__);                                       \
-            if (n > 0)                                                                             \
-                len += (size_t)n < cap - len ? (size_t)n : cap - len - 1;                          \
-        }                                                                                          \
-    } while (0)
-    SILT_APPEND("%s", err->message[0] ? err->message : silt_status_name(err->code));
+    append_text(buf, cap, &len, "%s", err->message[0] ? err->message : silt_status_name(err->code));
     if (err->detail[0])
-        SILT_APPEND("\nDETAIL: %s", err->detail);
+        append_text(buf, cap, &len, "\nDETAIL: %s", err->detail);
     if (err->hint[0])
-        SILT_APPEND("\nHINT: %s", err->hint);
+        append_text(buf, cap, &len, "\nHINT: %s", err->hint);
     ctx = err->context;
     while (*ctx) {
         const char *end = strchr(ctx, '\n');
         size_t line_len = end ? (size_t)(end - ctx) : strlen(ctx);
-        SILT_APPEND("\nCONTEXT: %.*s", (int)line_len, ctx);
+        append_text(buf, cap, &len, "\nCONTEXT: %.*s", (int)line_len, ctx);
         ctx += line_len;
         if (*ctx == '\n')
             ctx++;
     }
-#undef SILT_APPEND
     return len;
 }
 

@@ -92,8 +92,8 @@ static void (*find_hook(const char *suite, const char *hook))(void)
 
 static int run_one(const test_entry *entry)
 {
-    void (*init)(void) = find_hook(entry->suite, "initialize");
-    void (*cleanup)(void) = find_hook(entry->suite, "cleanup");
+    void (*volatile init)(void) = find_hook(entry->suite, "initialize");
+    void (*volatile cleanup)(void) = find_hook(entry->suite, "cleanup");
     volatile int ok = 1;
     failure[0] = '\0';
     if (setjmp(test_jump) == 0) {
