@@ -361,7 +361,7 @@ static silt_status version_missing(const dlog_listing *listing, int64_t version,
 }
 
 silt_status dlog_segment_build(dlog_segment *out, const dlog_listing *listing, int64_t version,
-                               int skip_parquet, silt_error *err)
+                               int use_checkpoints, silt_error *err)
 {
     dlog_checkpoint cp;
     int64_t start, commit_version;
@@ -372,15 +372,15 @@ silt_status dlog_segment_build(dlog_segment *out, const dlog_listing *listing, i
         version = listing->latest_version;
     if (version < 0 || version > listing->latest_version || version < listing->earliest_version)
         return version_missing(listing, version, err);
-    dlog_newest_checkpoint(listing, version, skip_parquet, &cp);
-    start = cp.version + 1; /* 0 without a checkpoint */
-    if (cp.version < 0 && dlog_listing_commit(listing, 0) == NULL) {
-        if (skip_parquet)
-            return err_set(err, SILT_UNSUPPORTED,
-                           "reading version %lld needs a Parquet checkpoint, and silt has no "
-                           "Parquet checkpoint reader yet", (long long)version);
-        return version_missing(listing, version, err);
+    if (use_checkpoints) {
+        dlog_newest_checkpoint(listing, version, 0, &cp);
+    } else {
+        memset(&cp, 0, sizeof(cp));
+        cp.version = -1;
     }
+    start = cp.version + 1; /* 0 without a checkpoint */
+    if (cp.version < 0 && dlog_listing_commit(listing, 0) == NULL)
+        return version_missing(listing, version, err);
     n_commits = (size_t)(version - cp.version);
     commits = mem_calloc(n_commits ? n_commits : 1, sizeof(*commits));
     if (commits == NULL)

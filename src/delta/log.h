@@ -108,10 +108,11 @@ typedef struct dlog_segment {
  * Picks the segment for version (-1 = latest). SILT_NOTFOUND when the
  * version does not exist or was cleaned up ("available versions are A to
  * B"), SILT_CORRUPT when a commit between the checkpoint and the version is
- * missing (naming it). skip_parquet: see dlog_newest_checkpoint.
+ * missing (naming it). With use_checkpoints = 0 the segment is all commits
+ * 0..version (for readers without a Parquet checkpoint reader).
  */
 silt_status dlog_segment_build(dlog_segment *out, const dlog_listing *listing, int64_t version,
-                               int skip_parquet, silt_error *err);
+                               int use_checkpoints, silt_error *err);
 void dlog_segment_clear(dlog_segment *seg);
 
 /*
