@@ -578,3 +578,167 @@ silt_status delta_snapshot_load(delta_snapshot **out, io_store *store, int64_t v
 {
     return delta_snapshot_load_ext(out, store, version, NULL, err);
 }
+
+/* ---- time travel by timestamp ----------------------------------------------------------- */
+
+/* inCommitTimestamp of one commit (its first commitInfo), in ms. */
+static silt_status commit_ict(io_store *store, const dlog_file *commit, int64_t *out,
+                              silt_error *err)
+{
+    buf data = BUF_INIT;
+    arena *scratch = arena_new(NULL, "ict");
+    const char *nl;
+    dlog_action action;
+    size_t pos = 0, line_len;
+    silt_status rc;
+    if (scratch == NULL)
+        return err_nomem(err);
+    buf_init(&data, COMMIT_MAX_BYTES);
+    rc = io_get(store, commit->key, &data, err);
+    if (rc != SILT_OK)
+        goto done;
+    /* PROTOCOL: with in-commit timestamps, commitInfo is the first action of a commit. */
+    nl = data.data ? memchr(data.data, '\n', data.len) : NULL;
+    line_len = nl ? (size_t)(nl - data.data) : data.len;
+    rc = dlog_parse_action(&action, scratch, data.data ? data.data : "", line_len, &pos, err);
+    if (rc != SILT_OK)
+        goto done;
+    if (action.type != DLOG_COMMIT_INFO || !action.u.commit_info.has_in_commit_timestamp) {
+        rc = err_set(err, SILT_CORRUPT, "commit \"%s\" does not start with a commitInfo holding "
+                     "inCommitTimestamp, although in-commit timestamps are enabled", commit->key);
+        goto done;
+    }
+    *out = action.u.commit_info.in_commit_timestamp;
+done:
+    buf_clear(&data);
+    arena_free(scratch);
+    return rc;
+}
+
+/*
+ * Newest version in [lo, hi] whose in-commit timestamp is <= ts_ms (binary
+ * search: in-commit timestamps increase strictly). -1 when none.
+ */
+static silt_status search_ict(io_store *store, const dlog_listing *listing, int64_t lo,
+                              int64_t hi, int64_t ts_ms, int64_t *out, silt_error *err)
+{
+    *out = -1;
+    while (lo <= hi) {
+        int64_t mid = lo + (hi - lo) / 2, ict;
+        const dlog_file *commit = dlog_listing_commit(listing, mid);
+        if (commit == NULL)
+            return err_set(err, SILT_CORRUPT, "commit %lld is missing from the log",
+                           (long long)mid);
+        SILT_RETURN_IF_ERROR(commit_ict(store, commit, &ict, err));
+        if (ict <= ts_ms) {
+            *out = mid;
+            lo = mid + 1;
+        } else {
+            hi = mid - 1;
+        }
+    }
+    return SILT_OK;
+}
+
+/*
+ * Newest version in [lo, hi] whose commit file time is <= ts_ms. File times
+ * are made monotonic first, as Delta does: a commit never counts as older
+ * than its predecessor (time = max(own, previous + 1 ms)).
+ */
+static int64_t search_mtime(const dlog_listing *listing, int64_t lo, int64_t hi, int64_t ts_ms,
+                            int64_t *first_ts_out, int64_t *last_ts_out)
+{
+    int64_t version, found = -1, prev = INT64_MIN;
+    *first_ts_out = INT64_MAX;
+    for (version = lo; version <= hi; version++) {
+        const dlog_file *commit = dlog_listing_commit(listing, version);
+        int64_t ts;
+        if (commit == NULL)
+            continue;
+        ts = time_floor_div(commit->mtime_micros, 1000);
+        if (prev != INT64_MIN && ts <= prev)
+            ts = prev + 1;
+        prev = ts;
+        if (*first_ts_out == INT64_MAX)
+            *first_ts_out = ts;
+        if (ts <= ts_ms)
+            found = version;
+    }
+    *last_ts_out = prev;
+    return found;
+}
+
+silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *store,
+                                             int64_t timestamp_micros,
+                                             const delta_load_options *opts, silt_error *err)
+{
+    delta_snapshot *latest = NULL;
+    dlog_listing listing = DLOG_LISTING_INIT;
+    int64_t ts_ms = time_floor_div(timestamp_micros, 1000);
+    int64_t found = -1, mtime_hi, first_ts = INT64_MAX, last_ts = INT64_MIN, enable_version = 0;
+    int64_t enable_ts = INT64_MIN;
+    const char *value;
+    int ict = 0;
+    char when[64];
+    silt_status rc;
+
+    time_format_timestamp(timestamp_micros, ' ', 6, 0, when, sizeof(when));
+    rc = delta_snapshot_load_ext(&latest, store, -1, opts, err);
+    if (rc == SILT_OK)
+        rc = dlog_list(&listing, store, -1, err);
+    if (rc != SILT_OK)
+        goto done;
+    value = delta_snapshot_property(latest, "delta.enableInCommitTimestamps");
+    if (value != NULL && strcmp(value, "true") == 0) {
+        ict = 1;
+        value = delta_snapshot_property(latest, "delta.inCommitTimestampEnablementVersion");
+        if (value != NULL && !str_to_int64(value, strlen(value), &enable_version))
+            enable_version = 0;
+        value = delta_snapshot_property(latest, "delta.inCommitTimestampEnablementTimestamp");
+        if (value != NULL && !str_to_int64(value, strlen(value), &enable_ts))
+            enable_ts = INT64_MIN;
+        if (enable_version < listing.earliest_version)
+            enable_version = listing.earliest_version;
+    }
+    mtime_hi = ict ? enable_version - 1 : listing.latest_version;
+    if (ict && ts_ms >= enable_ts) {
+        rc = search_ict(store, &listing, enable_version, listing.latest_version, ts_ms, &found, err);
+        if (rc != SILT_OK)
+            goto done;
+    }
+    if (found < 0)
+        found = search_mtime(&listing, listing.earliest_version, mtime_hi, ts_ms, &first_ts,
+                             &last_ts);
+    if (found < 0) {
+        rc = err_set(err, SILT_NOTFOUND, "timestamp %s UTC is before the earliest available "
+                     "version %lld of the table", when, (long long)listing.earliest_version);
+        goto done;
+    }
+    if (found == listing.latest_version) {
+        /* Like Spark: a time after the newest commit is an error, not "the latest version". */
+        int64_t latest_ts = last_ts;
+        if (ict && found >= enable_version) {
+            rc = commit_ict(store, dlog_listing_commit(&listing, found), &latest_ts, err);
+            if (rc != SILT_OK)
+                goto done;
+        }
+        if (ts_ms > latest_ts) {
+            char latest_when[64];
+            time_format_timestamp(latest_ts * 1000, ' ', 3, 0, latest_when, sizeof(latest_when));
+            rc = err_set(err, SILT_NOTFOUND, "timestamp %s UTC is after the latest version %lld "
+                         "of the table, committed at %s UTC", when, (long long)found, latest_when);
+            goto done;
+        }
+    }
+    if (found == latest->version) {
+        *out = latest;
+        latest = NULL;
+    } else {
+        rc = delta_snapshot_load_ext(out, store, found, opts, err);
+    }
+done:
+    (void)first_ts;
+    delta_snapshot_free(latest);
+    dlog_listing_clear(&listing);
+    return rc;
+}
