@@ -8,5 +8,6 @@
 
 #include "silt/common.h"
 #include "silt/arrow.h"
+#include "silt/table.h"
 
 #endif

@@ -29,10 +29,13 @@ static const cli_command version_command = {
     "Prints silt's version (also `silt --version`).\n",
     run_version};
 
+extern const cli_command cli_table_command;
+
 /* The sub-commands, in the order `silt --help` lists them. */
 static const cli_command *const cli_commands[] = {
     &help_command,
     &version_command,
+    &cli_table_command,
     NULL,
 };
 

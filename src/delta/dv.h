@@ -1,0 +1,55 @@
+/*
+ * dv.h - deletion vectors: locating, reading and decoding them.
+ *
+ * PROTOCOL: Deletion Vectors, Deletion Vector Format, Deletion Vector File
+ * Storage Format. A descriptor (dlog_dv) points at a RoaringBitmapArray:
+ * inline in the log ('i', Z85 text), in `<prefix>/deletion_vector_<uuid>.bin`
+ * next to the data ('u', the UUID Z85-encoded in the last 20 characters), or
+ * at an absolute path ('p'). Decoded vectors answer "is row i deleted" with
+ * one bucket search plus a roaring lookup.
+ */
+#ifndef SILT_DELTA_DV_H
+#define SILT_DELTA_DV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "delta/actions.h"
+#include "io/store.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+#define DDV_MAGIC 1681511377u
+
+typedef struct ddv_bitmap ddv_bitmap;
+
+/*
+ * Decodes Z85 (ZeroMQ base85) text into out (len must be a multiple of 5;
+ * out gets len / 5 * 4 bytes). SILT_CORRUPT names the bad character's position.
+ */
+silt_status ddv_z85_decode(const char *text, size_t len, uint8_t *out, silt_error *err);
+
+/* The store key of an on-disk DV ('u' or 'p' under the table root) into out. */
+silt_status ddv_file_key(const dlog_dv *dv, const char *table_root, buf *out, silt_error *err);
+
+/*
+ * Decodes a serialised RoaringBitmapArray (magic number, then the portable
+ * 64-bit roaring format). SILT_CORRUPT for anything malformed.
+ */
+silt_status ddv_decode(ddv_bitmap **out, const void *data, size_t len, silt_error *err);
+
+/*
+ * Loads the deletion vector of a descriptor: decodes an inline one, reads
+ * an on-disk one from store (rooted at the table) and checks its size and
+ * CRC-32, then checks the cardinality against the descriptor.
+ */
+silt_status ddv_load(ddv_bitmap **out, io_store *store, const dlog_dv *dv, silt_error *err);
+
+void ddv_free(ddv_bitmap *dv);
+int64_t ddv_cardinality(const ddv_bitmap *dv);
+/* 1 when row index `row` of the data file is deleted. */
+int ddv_contains(const ddv_bitmap *dv, uint64_t row);
+/* Sets deleted_out[i] = 1 for each deleted row start_row + i, i < n_rows (0 otherwise). */
+void ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows, uint8_t *deleted_out);
+
+#endif
