@@ -1,0 +1,310 @@
+/*
+ * text_json.c - values as canonical JSON (the conformance corpus's row
+ * format, /work/shared/conformance/README.md "Canonical row format") and as
+ * JSON lines.
+ *
+ * The canonical form is made for byte comparison: no whitespace, integers
+ * with all digits, floats with the shortest round-trip digits in the
+ * JavaScript layout, decimals and temporal values as strings, maps as
+ * arrays of [key, value] pairs sorted by the bytes of the serialized key.
+ */
+#include "formats/text.h"
+
+#include <string.h>
+
+#include "util/mem.h"
+#include "util/time.h"
+
+static const char hex_lower[] = "0123456789abcdef";
+
+/*
+ * A JSON string of raw bytes: only '"', '\\' and control characters are
+ * escaped (README: everything else, '/' and non-ASCII included, is raw).
+ */
+static silt_status json_string(buf *out, const char *s, size_t len, silt_error *err)
+{
+    size_t pos, run = 0;
+    SILT_RETURN_IF_ERROR(buf_reserve(out, len + 2, err));
+    out->data[out->len++] = '"';
+    for (pos = 0; pos < len; pos++) {
+        unsigned char c = (unsigned char)s[pos];
+        char esc[8];
+        size_t esc_len = 2;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        SILT_RETURN_IF_ERROR(buf_append(out, s + run, pos - run, err));
+        run = pos + 1;
+        esc[0] = '\\';
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex_lower[c >> 4];
+            esc[5] = hex_lower[c & 15];
+            esc_len = 6;
+        }
+        SILT_RETURN_IF_ERROR(buf_append(out, esc, esc_len, err));
+    }
+    SILT_RETURN_IF_ERROR(buf_append(out, s + run, len - run, err));
+    return buf_append_char(out, '"', err);
+}
+
+static silt_status json_hex(buf *out, const char *s, size_t len, silt_error *err)
+{
+    size_t pos;
+    char *dst;
+    SILT_RETURN_IF_ERROR(buf_reserve(out, len * 2 + 2, err));
+    dst = out->data + out->len;
+    *dst++ = '"';
+    for (pos = 0; pos < len; pos++) {
+        *dst++ = hex_lower[(unsigned char)s[pos] >> 4];
+        *dst++ = hex_lower[(unsigned char)s[pos] & 15];
+    }
+    *dst++ = '"';
+    out->len += len * 2 + 2;
+    out->data[out->len] = '\0';
+    return SILT_OK;
+}
+
+/* A number text, quoted when it is NaN or an infinity. */
+static silt_status json_number(buf *out, const char *text, size_t len, silt_error *err)
+{
+    if (text[0] == 'N' || text[0] == 'I' || (text[0] == '-' && text[1] == 'I')) {
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
+        SILT_RETURN_IF_ERROR(buf_append(out, text, len, err));
+        return buf_append_char(out, '"', err);
+    }
+    return buf_append(out, text, len, err);
+}
+
+static silt_status json_quoted(buf *out, const char *text, size_t len, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(buf_reserve(out, len + 2, err));
+    out->data[out->len++] = '"';
+    memcpy(out->data + out->len, text, len);
+    out->len += len;
+    out->data[out->len++] = '"';
+    out->data[out->len] = '\0';
+    return SILT_OK;
+}
+
+static silt_status json_struct(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    size_t idx;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '{', err));
+    for (idx = 0; idx < v->n_children; idx++) {
+        if (idx > 0)
+            SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        SILT_RETURN_IF_ERROR(json_string(out, v->type->fields[idx].name,
+                                         strlen(v->type->fields[idx].name), err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
+        SILT_RETURN_IF_ERROR(text_json_value(out, v->children[idx], row, err));
+    }
+    return buf_append_char(out, '}', err);
+}
+
+static silt_status json_array(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    int64_t elem;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '[', err));
+    for (elem = v->offsets[row]; elem < v->offsets[row + 1]; elem++) {
+        if (elem > v->offsets[row])
+            SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        SILT_RETURN_IF_ERROR(text_json_value(out, v->children[0], elem, err));
+    }
+    return buf_append_char(out, ']', err);
+}
+
+/* One serialized map entry "[key,value]" inside out: where it starts, its key's length. */
+typedef struct map_entry {
+    size_t start;
+    size_t len;
+    size_t key_len;
+} map_entry;
+
+static int entry_less(const char *base, const map_entry *a, const map_entry *b)
+{
+    size_t n = a->key_len < b->key_len ? a->key_len : b->key_len;
+    int cmp = memcmp(base + a->start + 1, base + b->start + 1, n);
+    return cmp < 0 || (cmp == 0 && a->key_len < b->key_len);
+}
+
+/* Stable merge sort of entries by key bytes (duplicate keys keep their order). */
+static void sort_entries(const char *base, map_entry *items, map_entry *tmp, size_t n)
+{
+    size_t mid = n / 2, left = 0, right = mid, pos = 0;
+    if (n < 2)
+        return;
+    sort_entries(base, items, tmp, mid);
+    sort_entries(base, items + mid, tmp, n - mid);
+    while (left < mid && right < n)
+        tmp[pos++] = entry_less(base, &items[right], &items[left]) ? items[right++] : items[left++];
+    while (left < mid)
+        tmp[pos++] = items[left++];
+    while (right < n)
+        tmp[pos++] = items[right++];
+    memcpy(items, tmp, n * sizeof(*items));
+}
+
+/*
+ * Maps: the entries are serialized at the end of out, then sorted by key
+ * bytes and copied back in order. This is the one place that allocates
+ * (the entry table and a copy of the serialized entries).
+ */
+static silt_status json_map(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    int64_t first = v->offsets[row], count = v->offsets[row + 1] - first, idx;
+    size_t region = out->len, region_len, pos;
+    map_entry *entries = NULL;
+    char *copy = NULL;
+    silt_status rc = SILT_OK;
+    if (count <= 0)
+        return buf_append_str(out, "[]", err);
+    entries = mem_alloc(sizeof(*entries) * (size_t)count * 2);
+    if (entries == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < count && rc == SILT_OK; idx++) {
+        entries[idx].start = out->len;
+        rc = buf_append_char(out, '[', err);
+        if (rc == SILT_OK)
+            rc = text_json_value(out, v->children[0], first + idx, err);
+        entries[idx].key_len = out->len - entries[idx].start - 1;
+        if (rc == SILT_OK)
+            rc = buf_append_char(out, ',', err);
+        if (rc == SILT_OK)
+            rc = text_json_value(out, v->children[1], first + idx, err);
+        if (rc == SILT_OK)
+            rc = buf_append_char(out, ']', err);
+        entries[idx].len = out->len - entries[idx].start;
+    }
+    if (rc != SILT_OK)
+        goto done;
+    region_len = out->len - region;
+    copy = mem_alloc(region_len);
+    if (copy == NULL) {
+        rc = err_nomem(err);
+        goto done;
+    }
+    memcpy(copy, out->data + region, region_len);
+    for (idx = 0; idx < count; idx++)
+        entries[idx].start -= region;
+    sort_entries(copy, entries, entries + count, (size_t)count);
+    /* The sorted text is longer than the entries by '[' ']' and count - 1 commas. */
+    buf_truncate(out, region);
+    rc = buf_reserve(out, region_len + (size_t)count + 1, err);
+    if (rc != SILT_OK)
+        goto done;
+    pos = region;
+    out->data[pos++] = '[';
+    for (idx = 0; idx < count; idx++) {
+        if (idx > 0)
+            out->data[pos++] = ',';
+        memcpy(out->data + pos, copy + entries[idx].start, entries[idx].len);
+        pos += entries[idx].len;
+    }
+    out->data[pos++] = ']';
+    out->data[pos] = '\0';
+    out->len = pos;
+done:
+    mem_free(copy);
+    mem_free(entries);
+    return rc;
+}
+
+/* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
+static silt_status json_int(buf *out, int64_t value, silt_error *err)
+{
+    char text[24], *end = text + sizeof(text), *pos = end;
+    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    do {
+        *--pos = (char)('0' + (int)(mag % 10));
+        mag /= 10;
+    } while (mag != 0);
+    if (value < 0)
+        *--pos = '-';
+    return buf_append(out, pos, (size_t)(end - pos), err);
+}
+
+static silt_status json_scalar(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    char text[TEXT_NUM_MAX];
+    size_t len;
+    int32_t str_len;
+    const char *str;
+    switch (v->type->id) {
+    case COL_BOOLEAN:
+        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
+    case COL_BYTE: return json_int(out, ((const int8_t *)v->values)[row], err);
+    case COL_SHORT: return json_int(out, ((const int16_t *)v->values)[row], err);
+    case COL_INT: return json_int(out, ((const int32_t *)v->values)[row], err);
+    case COL_LONG: return json_int(out, ((const int64_t *)v->values)[row], err);
+    case COL_FLOAT:
+        len = text_format_float_js(((const float *)v->values)[row], text);
+        return json_number(out, text, len, err);
+    case COL_DOUBLE:
+        len = text_format_double_js(((const double *)v->values)[row], text);
+        return json_number(out, text, len, err);
+    case COL_DECIMAL:
+        len = text_format_decimal(((const col_int128 *)v->values)[row], v->type->scale, text);
+        return json_quoted(out, text, len, err);
+    case COL_STRING:
+        str = col_vec_str(v, row, &str_len);
+        return json_string(out, str, (size_t)str_len, err);
+    case COL_BINARY:
+        str = col_vec_str(v, row, &str_len);
+        return json_hex(out, str, (size_t)str_len, err);
+    case COL_DATE:
+        len = time_format_date(((const int32_t *)v->values)[row], text, sizeof(text));
+        return json_quoted(out, text, len, err);
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ:
+        len = time_format_timestamp(((const int64_t *)v->values)[row], 'T', 6,
+                                    v->type->id == COL_TIMESTAMP, text, sizeof(text));
+        return json_quoted(out, text, len, err);
+    default:
+        return buf_append_str(out, "null", err);
+    }
+}
+
+silt_status text_json_value(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    if (v->type->id == COL_NULL || col_vec_is_null(v, row))
+        return buf_append_str(out, "null", err);
+    switch (v->type->id) {
+    case COL_STRUCT: return json_struct(out, v, row, err);
+    case COL_ARRAY: return json_array(out, v, row, err);
+    case COL_MAP: return json_map(out, v, row, err);
+    default: return json_scalar(out, v, row, err);
+    }
+}
+
+silt_status text_json_row(buf *out, const col_batch *batch, int64_t row, silt_error *err)
+{
+    size_t col;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '{', err));
+    for (col = 0; col < batch->n_cols; col++) {
+        const char *name = batch->schema->fields[col].name;
+        if (col > 0)
+            SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        SILT_RETURN_IF_ERROR(json_string(out, name, strlen(name), err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
+        SILT_RETURN_IF_ERROR(text_json_value(out, batch->cols[col], row, err));
+    }
+    return buf_append_char(out, '}', err);
+}
+
+silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error *err)
+{
+    int64_t row;
+    for (row = 0; row < batch->n_rows; row++) {
+        SILT_RETURN_IF_ERROR(text_json_row(out, batch, row, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
+    }
+    return SILT_OK;
+}
