@@ -229,9 +229,45 @@ static size_t format_js(double value, int is_float, char *out)
 }
 
 /*
- * Java (JDK 19+ Double.toString): the shortest decimal, except that a
- * one-digit result is replaced by the closest two-digit decimal that reads
- * back (Double.MIN_VALUE prints "4.9E-324", not "5.0E-324").
+ * JDK 17's digits of an integral value below 2^63 (the JDK 17 that Spark
+ * runs on prints these in a way that is not the shortest): all digits of
+ * the integer, except that when the value has more binary digits than the
+ * type's significand (53 or 24), the low floor(p * log10(2)) decimal digits
+ * are rounded away, p being the excess bits minus one. So the float
+ * 123456792 prints "1.23456792E8" and 2^60 prints "1.15292150460684698E18".
+ * JDK 19 and later print the shortest digits for these too.
+ */
+static int java17_integral(double value, int is_float, sdigits *out)
+{
+    char text[24];
+    uint64_t whole, pow10 = 1;
+    int bin_exp, excess, insignificant = 0, idx;
+    if (value >= 9223372036854775808.0 || value != floor(value))
+        return 0;
+    bin_exp = ilogb(value);
+    excess = bin_exp - (is_float ? 24 : 53) - 1;
+    if (excess > 1)
+        insignificant = (int)floor(excess * 0.30102999566398120);
+    whole = (uint64_t)value;
+    if (insignificant > 0) {
+        uint64_t residue;
+        for (idx = 0; idx < insignificant; idx++)
+            pow10 *= 10;
+        residue = whole % pow10;
+        whole /= pow10;
+        if (residue >= pow10 / 2)
+            whole++;
+    }
+    snprintf(text, sizeof(text), "%llu", (unsigned long long)whole);
+    set_digits(out, text, insignificant);
+    return 1;
+}
+
+/*
+ * Java's Double.toString/Float.toString: the shortest decimal, except that
+ * a one-digit result is replaced by the closest two-digit decimal that
+ * reads back (Double.MIN_VALUE prints "4.9E-324", not "5.0E-324"), and
+ * integral values follow JDK 17 (java17_integral).
  */
 static size_t format_java(double value, int is_float, char *out)
 {
@@ -242,6 +278,8 @@ static size_t format_java(double value, int is_float, char *out)
         memcpy(out, signbit(value) ? "-0.0" : "0.0", 5);
         return strlen(out);
     }
+    if (java17_integral(fabs(value), is_float, &d))
+        return layout_java(&d, value < 0, out);
     shortest(fabs(value), is_float, 1, &d);
     if (d.n_digits == 1) {
         char digits[24];
