@@ -65,18 +65,15 @@ silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error 
 silt_status text_spark_json_write_batch(buf *out, const col_batch *batch, silt_error *err);
 
 /*
- * CSV (RFC 4180) as Spark's `df.write.option("header", true).csv` writes it:
- * a header line of column names, fields joined by ',', a field quoted when
- * it contains ',', '"', CR or LF or starts/ends with a space (quotes
- * doubled), lines ending "\n". A null is an empty field; an empty string is
- * written "" so it stays distinct from a null (Spark's emptyValue default).
- * Values: booleans true/false, numbers as Java prints them, decimals plain,
- * dates yyyy-MM-dd, timestamps "2021-09-08T11:11:11.000Z" (Spark's default
- * CSV timestampFormat yyyy-MM-dd'T'HH:mm:ss.SSSXXX in UTC),
- * timestamp_ntz "2021-09-08T11:11:11.000", binary as its raw bytes...
- * which is not text, so silt writes binary as lowercase hex instead.
- * Nested values (Spark refuses them in CSV) are written as their canonical
- * JSON.
+ * CSV as Spark's `df.write.option("header", true).csv` writes it, with
+ * RFC 4180 quoting (text_csv.c lists where silt departs from Spark): a
+ * header line of column names, fields joined by ',', a field quoted when it
+ * contains ',', '"', CR or LF (quotes doubled), lines ending "\n". A null is
+ * an empty field; an empty string is written "". Booleans true/false,
+ * numbers as Java prints them, decimals plain, dates yyyy-MM-dd, timestamps
+ * "2021-09-08T11:11:11.000Z" (Spark's default timestampFormat, UTC),
+ * timestamp_ntz "2021-09-08T11:11:11.000", binary as lowercase hex, nested
+ * values as their canonical JSON.
  */
 silt_status text_csv_write_header(buf *out, const col_type *schema, silt_error *err);
 silt_status text_csv_write_batch(buf *out, const col_batch *batch, silt_error *err);
