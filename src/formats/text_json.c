@@ -308,3 +308,190 @@ silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error 
     }
     return SILT_OK;
 }
+
+/* ---- Spark's JSON lines ---------------------------------------------------- */
+
+/*
+ * Spark writes JSON through Jackson: strings escape '"', '\\' and control
+ * characters (\b \t \n \f \r, others \u00XX with uppercase hex); binary is
+ * base64; null fields of structs are left out (ignoreNullFields), nulls in
+ * arrays and map values stay.
+ */
+static silt_status spark_json_string(buf *out, const char *s, size_t len, silt_error *err)
+{
+    static const char hex_upper[] = "0123456789ABCDEF";
+    size_t pos, run = 0;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
+    for (pos = 0; pos < len; pos++) {
+        unsigned char c = (unsigned char)s[pos];
+        char esc[8] = {'\\', 0, 0, 0, 0, 0, 0, 0};
+        size_t esc_len = 2;
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        SILT_RETURN_IF_ERROR(buf_append(out, s + run, pos - run, err));
+        run = pos + 1;
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        default:
+            memcpy(esc + 1, "u00", 3);
+            esc[4] = hex_upper[c >> 4];
+            esc[5] = hex_upper[c & 15];
+            esc_len = 6;
+        }
+        SILT_RETURN_IF_ERROR(buf_append(out, esc, esc_len, err));
+    }
+    SILT_RETURN_IF_ERROR(buf_append(out, s + run, len - run, err));
+    return buf_append_char(out, '"', err);
+}
+
+static silt_status spark_json_base64(buf *out, const unsigned char *s, size_t len,
+                                     silt_error *err)
+{
+    static const char alphabet[] =
+        "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    size_t pos;
+    char *dst;
+    SILT_RETURN_IF_ERROR(buf_reserve(out, (len + 2) / 3 * 4 + 2, err));
+    dst = out->data + out->len;
+    *dst++ = '"';
+    for (pos = 0; pos + 2 < len; pos += 3) {
+        uint32_t v = (uint32_t)s[pos] << 16 | (uint32_t)s[pos + 1] << 8 | s[pos + 2];
+        *dst++ = alphabet[v >> 18];
+        *dst++ = alphabet[(v >> 12) & 63];
+        *dst++ = alphabet[(v >> 6) & 63];
+        *dst++ = alphabet[v & 63];
+    }
+    if (pos < len) {
+        uint32_t v = (uint32_t)s[pos] << 16 | (pos + 1 < len ? (uint32_t)s[pos + 1] << 8 : 0);
+        *dst++ = alphabet[v >> 18];
+        *dst++ = alphabet[(v >> 12) & 63];
+        *dst++ = pos + 1 < len ? alphabet[(v >> 6) & 63] : '=';
+        *dst++ = '=';
+    }
+    *dst++ = '"';
+    out->len = (size_t)(dst - out->data);
+    out->data[out->len] = '\0';
+    return SILT_OK;
+}
+
+static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, silt_error *err);
+
+/* Fields of a struct (or the top-level row) with their nulls left out. */
+static silt_status spark_json_fields(buf *out, const col_field *fields, col_vec *const *children,
+                                     size_t n_fields, int64_t row, silt_error *err)
+{
+    size_t idx;
+    int first = 1;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '{', err));
+    for (idx = 0; idx < n_fields; idx++) {
+        const col_vec *child = children[idx];
+        if (child->type->id == COL_NULL || col_vec_is_null(child, row))
+            continue;
+        if (!first)
+            SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        first = 0;
+        SILT_RETURN_IF_ERROR(spark_json_string(out, fields[idx].name, strlen(fields[idx].name), err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
+        SILT_RETURN_IF_ERROR(spark_json_value(out, child, row, err));
+    }
+    return buf_append_char(out, '}', err);
+}
+
+/* A map's key as an object key: strings as they are, other types as Spark casts them. */
+static silt_status spark_json_key(buf *out, const col_vec *keys, int64_t idx, silt_error *err)
+{
+    size_t start = out->len, len;
+    char *copy;
+    silt_status rc;
+    if (keys->type->id == COL_STRING) {
+        int32_t str_len;
+        const char *str = col_vec_str(keys, idx, &str_len);
+        return spark_json_string(out, str, (size_t)str_len, err);
+    }
+    SILT_RETURN_IF_ERROR(text_spark_value(out, keys, idx, err));
+    /* The key text was written raw at the end of out; move it into a quoted string. */
+    len = out->len - start;
+    copy = mem_alloc(len ? len : 1);
+    if (copy == NULL)
+        return err_nomem(err);
+    memcpy(copy, out->data + start, len);
+    buf_truncate(out, start);
+    rc = spark_json_string(out, copy, len, err);
+    mem_free(copy);
+    return rc;
+}
+
+static silt_status spark_json_nested(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    int64_t first = v->type->id == COL_STRUCT ? 0 : v->offsets[row];
+    int64_t end = v->type->id == COL_STRUCT ? 0 : v->offsets[row + 1], idx;
+    if (v->type->id == COL_STRUCT)
+        return spark_json_fields(out, v->type->fields, v->children, v->n_children, row, err);
+    SILT_RETURN_IF_ERROR(buf_append_char(out, v->type->id == COL_ARRAY ? '[' : '{', err));
+    for (idx = first; idx < end; idx++) {
+        if (idx > first)
+            SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        if (v->type->id == COL_MAP) {
+            SILT_RETURN_IF_ERROR(spark_json_key(out, v->children[0], idx, err));
+            SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
+            SILT_RETURN_IF_ERROR(spark_json_value(out, v->children[1], idx, err));
+        } else {
+            SILT_RETURN_IF_ERROR(spark_json_value(out, v->children[0], idx, err));
+        }
+    }
+    return buf_append_char(out, v->type->id == COL_ARRAY ? ']' : '}', err);
+}
+
+static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    char text[TEXT_NUM_MAX];
+    size_t len;
+    int32_t str_len;
+    const char *str;
+    if (v->type->id == COL_NULL || col_vec_is_null(v, row))
+        return buf_append_str(out, "null", err);
+    switch (v->type->id) {
+    case COL_FLOAT:
+        len = text_format_float_java(((const float *)v->values)[row], text);
+        return json_number(out, text, len, err);
+    case COL_DOUBLE:
+        len = text_format_double_java(((const double *)v->values)[row], text);
+        return json_number(out, text, len, err);
+    case COL_DECIMAL:
+        len = text_format_decimal_java(((const col_int128 *)v->values)[row], v->type->scale, text);
+        return buf_append(out, text, len, err);
+    case COL_STRING:
+        str = col_vec_str(v, row, &str_len);
+        return spark_json_string(out, str, (size_t)str_len, err);
+    case COL_BINARY:
+        str = col_vec_str(v, row, &str_len);
+        return spark_json_base64(out, (const unsigned char *)str, (size_t)str_len, err);
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ:
+        /* Spark's default timestampFormat keeps milliseconds: yyyy-MM-dd'T'HH:mm:ss.SSSXXX */
+        len = time_format_timestamp(((const int64_t *)v->values)[row], 'T', 3,
+                                    v->type->id == COL_TIMESTAMP, text, sizeof(text));
+        return json_quoted(out, text, len, err);
+    case COL_STRUCT:
+    case COL_ARRAY:
+    case COL_MAP: return spark_json_nested(out, v, row, err);
+    default: return json_scalar(out, v, row, err); /* booleans, integers, dates */
+    }
+}
+
+silt_status text_spark_json_write_batch(buf *out, const col_batch *batch, silt_error *err)
+{
+    int64_t row;
+    for (row = 0; row < batch->n_rows; row++) {
+        SILT_RETURN_IF_ERROR(spark_json_fields(out, batch->schema->fields, batch->cols,
+                                               batch->n_cols, row, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
+    }
+    return SILT_OK;
+}
