@@ -221,8 +221,9 @@ static size_t format_js(double value, int is_float, char *out)
     if (!isfinite(value))
         return special(value, out);
     if (value == 0) {
-        memcpy(out, signbit(value) ? "-0" : "0", 3);
-        return strlen(out);
+        const char *zero = signbit(value) ? "-0" : "0";
+        memcpy(out, zero, strlen(zero) + 1);
+        return strlen(zero);
     }
     shortest(fabs(value), is_float, 1, &d);
     return layout_js(&d, value < 0, out);
@@ -275,8 +276,9 @@ static size_t format_java(double value, int is_float, char *out)
     if (!isfinite(value))
         return special(value, out);
     if (value == 0) {
-        memcpy(out, signbit(value) ? "-0.0" : "0.0", 5);
-        return strlen(out);
+        const char *zero = signbit(value) ? "-0.0" : "0.0";
+        memcpy(out, zero, strlen(zero) + 1);
+        return strlen(zero);
     }
     if (java17_integral(fabs(value), is_float, &d))
         return layout_java(&d, value < 0, out);
