@@ -223,3 +223,32 @@ void test_formats_text_num__decimal_java(void)
     check_str("12.50", decjava(1250, 2));
     check_str("7", decjava(7, 0));
 }
+
+/*
+ * Values at the edges of the exact fast path (ties between two float
+ * candidates, powers of ten where log10 may be off by one, the exponent
+ * limits). Expected digits from JDK 25 Float.toString and Python's repr.
+ */
+void test_formats_text_num__fast_path_edges(void)
+{
+    check_str("482393.12", fjs(482393.125f)); /* exact tie between ...12 and ...13: even */
+    check_str("177458.12", fjs(177458.125f));
+    check_str("0.0009999999", fjs(9.999999e-4f));
+    check_str("3.4e-20", fjs(3.4e-20f));
+    check_str("100000000000000000000", fjs(1e20f));
+    check_str("123456.79", fjs(123456.79f));
+    check_str("7e-10", fjs(7e-10f));
+    check_str("65504", fjs(65504.0f));
+    check_str("33554436", fjs(33554436.0f));
+    check_str("0.001", djs(0.001));
+    check_str("999999999999999.9", djs(9.999999999999999e14));
+    check_str("1000000000000000", djs(1e15));
+    check_str("999999.9999999999", djs(999999.9999999999));
+    check_str("1e-20", djs(1e-20));
+    check_str("99900000000000000000", djs(9.99e19));
+    check_str("1.23456e-8", djs(123.456e-10));
+    check_str("2.5e-8", djs(2.5e-8));
+    check_str("9.999999E-4", fjava(9.999999e-4f));
+    check_str("1.23456E-8", djava(123.456e-10));
+    check_str("9.999999999999999E14", djava(9.999999999999999e14));
+}
