@@ -56,6 +56,14 @@ silt_status text_json_row(buf *out, const col_batch *batch, int64_t row, silt_er
 silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error *err);
 
 /*
+ * Sorts the lines of text (each ending in '\n'; a last line without one gets
+ * one) by the byte order of their contents, as the conformance corpus's
+ * expected files are sorted ("How to compare", step 3). Stable; allocates
+ * one line table and one copy of the text.
+ */
+silt_status text_lines_sort(buf *text, silt_error *err);
+
+/*
  * Spark's JSON lines (`DataFrame.write.json`, `toJSON`, silt's --format json):
  * null fields left out, timestamps "2021-09-08T11:11:11.000Z" (milliseconds,
  * as Spark's default timestampFormat), timestamp_ntz without the zone,

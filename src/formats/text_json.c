@@ -299,6 +299,71 @@ silt_status text_json_row(buf *out, const col_batch *batch, int64_t row, silt_er
     return buf_append_char(out, '}', err);
 }
 
+/* Lines are map entries without a key split: compare whole lines. */
+static int line_less(const char *base, const map_entry *a, const map_entry *b)
+{
+    size_t n = a->len < b->len ? a->len : b->len;
+    int cmp = memcmp(base + a->start, base + b->start, n);
+    return cmp < 0 || (cmp == 0 && a->len < b->len);
+}
+
+static void sort_lines(const char *base, map_entry *items, map_entry *tmp, size_t n)
+{
+    size_t mid = n / 2, left = 0, right = mid, pos = 0;
+    if (n < 2)
+        return;
+    sort_lines(base, items, tmp, mid);
+    sort_lines(base, items + mid, tmp, n - mid);
+    while (left < mid && right < n)
+        tmp[pos++] = line_less(base, &items[right], &items[left]) ? items[right++] : items[left++];
+    while (left < mid)
+        tmp[pos++] = items[left++];
+    while (right < n)
+        tmp[pos++] = items[right++];
+    memcpy(items, tmp, n * sizeof(*items));
+}
+
+silt_status text_lines_sort(buf *text, silt_error *err)
+{
+    size_t n_lines = 0, pos, idx, start = 0;
+    map_entry *lines = NULL;
+    buf sorted = BUF_INIT;
+    silt_status rc = SILT_OK;
+    if (text->len == 0)
+        return SILT_OK;
+    if (text->data[text->len - 1] != '\n')
+        SILT_RETURN_IF_ERROR(buf_append_char(text, '\n', err));
+    for (pos = 0; pos < text->len; pos++)
+        n_lines += text->data[pos] == '\n';
+    lines = mem_alloc(sizeof(*lines) * n_lines * 2);
+    if (lines == NULL)
+        return err_nomem(err);
+    for (pos = 0, idx = 0; pos < text->len; pos++) {
+        if (text->data[pos] != '\n')
+            continue;
+        lines[idx].start = start;
+        lines[idx].len = pos - start; /* without the '\n' */
+        lines[idx].key_len = 0;
+        idx++;
+        start = pos + 1;
+    }
+    sort_lines(text->data, lines, lines + n_lines, n_lines);
+    buf_init(&sorted, text->limit);
+    rc = buf_reserve(&sorted, text->len, err);
+    for (idx = 0; idx < n_lines && rc == SILT_OK; idx++) {
+        memcpy(sorted.data + sorted.len, text->data + lines[idx].start, lines[idx].len);
+        sorted.len += lines[idx].len;
+        sorted.data[sorted.len++] = '\n';
+    }
+    if (rc == SILT_OK) {
+        sorted.data[sorted.len] = '\0';
+        buf_clear(text);
+        *text = sorted;
+    }
+    mem_free(lines);
+    return rc;
+}
+
 silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error *err)
 {
     int64_t row;

@@ -383,3 +383,17 @@ void test_formats_text_json__buffer_limit_is_an_error(void)
     check_contains(ERR.message, "limit");
     buf_clear(&small);
 }
+
+void test_formats_text_json__lines_sort_by_bytes(void)
+{
+    check_ok(buf_append_str(&OUT, "{\"a\":2}\n{\"a\":10}\n{\"a\":1}\n{\"a\":1,\"b\":0}\n\xc3\xa9\nz", &ERR),
+             &ERR);
+    check_ok(text_lines_sort(&OUT, &ERR), &ERR);
+    check_str("z\n{\"a\":1,\"b\":0}\n{\"a\":10}\n{\"a\":1}\n{\"a\":2}\n\xc3\xa9\n", buf_cstr(&OUT));
+    buf_truncate(&OUT, 0);
+    check_ok(text_lines_sort(&OUT, &ERR), &ERR);
+    check_str("", buf_cstr(&OUT));
+    check_ok(buf_append_str(&OUT, "b\n\na\n", &ERR), &ERR);
+    check_ok(text_lines_sort(&OUT, &ERR), &ERR);
+    check_str("\na\nb\n", buf_cstr(&OUT));
+}
