@@ -363,3 +363,29 @@ void test_formats_columnar__builder_out_of_memory(void)
     check_fails(SILT_NOMEM, col_builder_append_bytes(b, "abc", 3, &err));
     mem_fail_reset();
 }
+
+/* Narrowing used to wrap silently (300 became 44 in a byte vector). */
+void test_formats_columnar__builder_refuses_out_of_range_integers(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    col_builder *b;
+    col_vec *v;
+    check_ok(col_builder_new(&b, A, prim(COL_BYTE), &err), &err);
+    check_ok(col_builder_append_int(b, -128, &err), &err);
+    check_ok(col_builder_append_int(b, 127, &err), &err);
+    check_fails(SILT_INVALID, col_builder_append_int(b, 300, &err));
+    check_contains(err.message, "value 300 is out of range for a byte vector");
+    check_fails(SILT_INVALID, col_builder_append_int(b, -129, &err));
+    check_int(2, col_builder_length(b));
+    check_ok(col_builder_finish(b, &v, &err), &err);
+    check_int(127, ((int8_t *)v->values)[1]);
+    check_ok(col_builder_new(&b, A, prim(COL_SHORT), &err), &err);
+    check_fails(SILT_INVALID, col_builder_append_int(b, 32768, &err));
+    check_ok(col_builder_new(&b, A, prim(COL_INT), &err), &err);
+    check_fails(SILT_INVALID, col_builder_append_int(b, INT64_C(2147483648), &err));
+    check_ok(col_builder_append_int(b, INT32_MIN, &err), &err);
+    check_ok(col_builder_new(&b, A, prim(COL_DATE), &err), &err);
+    check_fails(SILT_INVALID, col_builder_append_int(b, INT64_C(-2147483649), &err));
+    check_ok(col_builder_new(&b, A, prim(COL_LONG), &err), &err);
+    check_ok(col_builder_append_int(b, INT64_MIN, &err), &err);
+}
