@@ -446,8 +446,23 @@ silt_status col_builder_append_bool(col_builder *b, int value, silt_error *err)
     return push_validity(b, 1, err);
 }
 
+/* Whether value fits the vector's integer width (narrowing must not wrap silently). */
+static int int_fits(col_type_id id, int64_t value)
+{
+    switch (id) {
+    case COL_BYTE: return value >= INT8_MIN && value <= INT8_MAX;
+    case COL_SHORT: return value >= INT16_MIN && value <= INT16_MAX;
+    case COL_INT:
+    case COL_DATE: return value >= INT32_MIN && value <= INT32_MAX;
+    default: return 1;
+    }
+}
+
 silt_status col_builder_append_int(col_builder *b, int64_t value, silt_error *err)
 {
+    if (!int_fits(b->type->id, value))
+        return err_set(err, SILT_INVALID, "value %lld is out of range for a %s vector",
+                       (long long)value, col_type_id_name(b->type->id));
     switch (b->type->id) {
     case COL_BYTE: {
         int8_t v = (int8_t)value;

@@ -1,0 +1,120 @@
+/*
+ * text.h - values and rows as text: the canonical JSON of the conformance
+ * corpus, JSON lines, CSV and Spark's DataFrame.show() table.
+ *
+ * Everything silt prints or compares goes through these functions, so they
+ * write straight into a caller's buf without allocating per value (map
+ * values, whose entries must be sorted, are the one exception).
+ *
+ * Three number spellings exist because three consumers read them:
+ *   JS      canonical JSON (conformance README): shortest round-trip digits
+ *           laid out like JavaScript's Number.prototype.toString: "0.1",
+ *           "3", "1e+21", "1.5e-7", "-0".
+ *   Java    what Spark prints (show(), CSV): Double.toString/Float.toString
+ *           with shortest digits: "1.0", "1.0E10", "1.0E-5", "4.9E-324".
+ *           Digits follow the JDK 19+ specification (Raffaello Giulietti's
+ *           shortest-decimal algorithm); the JDK 17 Spark usually runs on
+ *           agrees for all but rare values where it printed one more digit.
+ *   Decimal plain notation with exactly `scale` fraction digits.
+ */
+#ifndef SILT_FORMATS_TEXT_H
+#define SILT_FORMATS_TEXT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/columnar.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+/* Room enough for any number these functions write (incl. the NUL). */
+#define TEXT_NUM_MAX 64
+
+/*
+ * Numbers into a caller's char array of at least TEXT_NUM_MAX bytes; each
+ * returns the length written (NUL-terminated). NaN and infinities are
+ * written "NaN", "Infinity", "-Infinity" (the canonical JSON quotes them).
+ */
+size_t text_format_double_js(double value, char *out);
+/* A float's shortest digits (those that identify the 32-bit value). */
+size_t text_format_float_js(float value, char *out);
+size_t text_format_double_java(double value, char *out);
+size_t text_format_float_java(float value, char *out);
+/* decimal(p,s) from its unscaled value: "-0.050", "12" (scale 0). */
+size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
+/* Java's BigDecimal.toString (what Spark's JSON writer prints): "0E-18", "1.5E-7". */
+size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
+
+/*
+ * Canonical JSON (conformance README, "Canonical row format"): one value of
+ * v at row, appended to out. Errors: SILT_NOMEM only (the buf's limit).
+ */
+silt_status text_json_value(buf *out, const col_vec *v, int64_t row, silt_error *err);
+/* One row of a batch as a JSON object keyed by the top-level column names. */
+silt_status text_json_row(buf *out, const col_batch *batch, int64_t row, silt_error *err);
+/* All rows of a batch, one canonical JSON object per line, each ending in '\n'. */
+silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error *err);
+
+/*
+ * Sorts the lines of text (each ending in '\n'; a last line without one gets
+ * one) by the byte order of their contents, as the conformance corpus's
+ * expected files are sorted ("How to compare", step 3). Stable; allocates
+ * one line table and one copy of the text.
+ */
+silt_status text_lines_sort(buf *text, silt_error *err);
+
+/*
+ * Spark's JSON lines (`DataFrame.write.json`, `toJSON`, silt's --format json):
+ * null fields left out, timestamps "2021-09-08T11:11:11.000Z" (milliseconds,
+ * as Spark's default timestampFormat), timestamp_ntz without the zone,
+ * binary in base64, maps as objects, decimals as Java BigDecimal numbers,
+ * doubles as Java prints them, NaN and infinities quoted.
+ */
+silt_status text_spark_json_write_batch(buf *out, const col_batch *batch, silt_error *err);
+
+/*
+ * CSV as Spark's `df.write.option("header", true).csv` writes it, with
+ * RFC 4180 quoting (text_csv.c lists where silt departs from Spark): a
+ * header line of column names, fields joined by ',', a field quoted when it
+ * contains ',', '"', CR or LF (quotes doubled), lines ending "\n". A null is
+ * an empty field; an empty string is written "". Booleans true/false,
+ * numbers as Java prints them, decimals plain, dates yyyy-MM-dd, timestamps
+ * "2021-09-08T11:11:11.000Z" (Spark's default timestampFormat, UTC),
+ * timestamp_ntz "2021-09-08T11:11:11.000", binary as lowercase hex, nested
+ * values as their canonical JSON.
+ */
+silt_status text_csv_write_header(buf *out, const col_type *schema, silt_error *err);
+silt_status text_csv_write_batch(buf *out, const col_batch *batch, silt_error *err);
+
+/*
+ * The table of Spark's Dataset.show(max_rows, truncate): feed batches with
+ * text_table_add_batch (the table keeps the text of the first max_rows rows
+ * and counts the rest, so the batches may be freed afterwards), then
+ * text_table_finish appends the table to out:
+ *
+ *   +---+-----+
+ *   | id| name|
+ *   +---+-----+
+ *   |  1|alice|
+ *   +---+-----+
+ *   only showing top 1 row
+ *
+ * truncate > 0: cells longer than truncate characters are cut to
+ * truncate - 3 characters plus "..." and cells are right-aligned;
+ * truncate == 0: nothing is cut and cells are left-aligned (as Spark).
+ * Widths count UTF-16 units like Java's String.length(), plus one for each
+ * East Asian full-width character (Spark's Utils.stringHalfWidth).
+ */
+typedef struct text_table text_table;
+silt_status text_table_new(text_table **out, const col_type *schema, int64_t max_rows,
+                           int32_t truncate, silt_error *err);
+silt_status text_table_add_batch(text_table *t, const col_batch *batch, silt_error *err);
+silt_status text_table_finish(text_table *t, buf *out, silt_error *err);
+/* Rows seen so far (shown or not). */
+int64_t text_table_rows_seen(const text_table *t);
+void text_table_free(text_table *t);
+
+/* Spark's cast-to-string of one value (show() cells before truncation). */
+silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error *err);
+
+#endif
