@@ -46,18 +46,19 @@ static int parse_decimal(const char *text, int32_t precision, int32_t scale, col
                 return 0; /* would need rounding: not a value of this decimal type */
             continue;
         }
-        value = value * 10 + (c - '0');
-        if (value >= limit)
+        /* Checked before it grows: value * 10 could overflow 128 bits at p = 38. */
+        if (value > (limit - 1 - (c - '0')) / 10)
             return 0;
+        value = value * 10 + (c - '0');
         if (seen_point)
             frac_digits++;
     }
     if (n_digits == 0)
         return 0;
     for (; frac_digits < scale; frac_digits++) {
-        value *= 10;
-        if (value >= limit)
+        if (value >= limit / 10)
             return 0;
+        value *= 10;
     }
     *out = negative ? -value : value;
     return 1;
