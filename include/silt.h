@@ -7,5 +7,6 @@
 #define SILT_H
 
 #include "silt/common.h"
+#include "silt/parquet.h"
 
 #endif

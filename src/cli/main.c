@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "silt.h"
 
+extern const cli_command cli_parquet_command;
+
 static int run_help(int argc, char **argv);
 static int run_version(int argc, char **argv);
 
@@ -33,6 +35,7 @@ static const cli_command version_command = {
 static const cli_command *const cli_commands[] = {
     &help_command,
     &version_command,
+    &cli_parquet_command,
     NULL,
 };
 
