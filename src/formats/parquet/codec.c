@@ -149,7 +149,8 @@ static int lz4_hadoop_decode(const uint8_t *src, size_t src_len, uint8_t *dst, s
         in += 4;
         if (chunk_out > dst_len - out)
             return 0;
-        while (produced < chunk_out) {
+        /* do-while: an empty chunk still carries one (empty) block. */
+        do {
             uint32_t block_in;
             int got;
             if (src_len - in < 4)
@@ -160,11 +161,11 @@ static int lz4_hadoop_decode(const uint8_t *src, size_t src_len, uint8_t *dst, s
                 return 0;
             got = LZ4_decompress_safe((const char *)src + in, (char *)dst + out + produced,
                                       (int)block_in, (int)(chunk_out - produced));
-            if (got <= 0)
+            if (got < 0 || (got == 0 && chunk_out > 0))
                 return 0;
             produced += (uint32_t)got;
             in += block_in;
-        }
+        } while (produced < chunk_out);
         out += chunk_out;
     }
     return out == dst_len;

@@ -159,8 +159,10 @@ silt_status pq_convert_fixed(const pq_vnode *leaf, const uint8_t *src, size_t n,
             uint32_t julian;
             memcpy(&nanos, s, 8);
             memcpy(&julian, s + 8, 4);
+            /* Unsigned arithmetic: out-of-range days wrap instead of overflowing. */
             ((int64_t *)(void *)dst)[idx] =
-                (int64_t)((uint64_t)(((int64_t)julian - JULIAN_UNIX_EPOCH) * MICROS_PER_DAY) +
+                (int64_t)((uint64_t)((int64_t)julian - JULIAN_UNIX_EPOCH) *
+                              (uint64_t)MICROS_PER_DAY +
                           nanos / 1000);
             break;
         }
