@@ -9,5 +9,6 @@
 #include "silt/common.h"
 #include "silt/arrow.h"
 #include "silt/table.h"
+#include "silt/parquet.h"
 
 #endif

@@ -12,6 +12,8 @@
 #include "cli.h"
 #include "silt.h"
 
+extern const cli_command cli_parquet_command;
+
 static int run_help(int argc, char **argv);
 static int run_version(int argc, char **argv);
 
@@ -36,6 +38,7 @@ static const cli_command *const cli_commands[] = {
     &help_command,
     &version_command,
     &cli_table_command,
+    &cli_parquet_command,
     NULL,
 };
 

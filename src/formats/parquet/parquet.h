@@ -1,0 +1,133 @@
+/*
+ * parquet.h - the Parquet reader of silt (the interface other modules use).
+ *
+ * A pq_file is an open Parquet file whose footer has been read and checked:
+ * its metadata, its schema as a parquet tree and as a Delta STRUCT type.
+ * A pq_reader scans a pq_file: a projection of columns, an optional
+ * row-group filter on column statistics, and batches of rows as col_batch
+ * in the Arrow layout (formats/columnar.h).
+ *
+ * Lifetimes: pq_file_open returns a heap object (pq_file_free); types and
+ * metadata it hands out are borrowed from it. A pq_reader borrows its file,
+ * which must outlive it. Batches and their vectors live in the arena passed
+ * to pq_reader_next and stay valid until that arena is reset. Peak memory of
+ * a reader is about one row group's projected columns, decoded.
+ *
+ * Type mapping (Parquet physical + logical/converted -> Delta):
+ *   BOOLEAN -> boolean; INT32 -> integer, INT(8/16) -> byte/short,
+ *   UINT(8/16/32) -> short/integer/long, DATE -> date, TIME -> long
+ *   (microseconds since midnight); INT64 -> long, UINT64 -> decimal(20,0),
+ *   TIMESTAMP(millis/micros/nanos) -> timestamp (isAdjustedToUTC) or
+ *   timestamp_ntz, all in microseconds (nanos are floored); INT96 ->
+ *   timestamp (legacy Spark/Impala); FLOAT/DOUBLE -> float/double; FLOAT16
+ *   -> float; DECIMAL on INT32/INT64/FIXED/BYTE_ARRAY -> decimal(p,s) (p <=
+ *   38); BYTE_ARRAY with STRING/UTF8/ENUM/JSON -> string, other BYTE_ARRAY
+ *   and FIXED_LEN_BYTE_ARRAY (including UUID and INTERVAL) -> binary. UUID is
+ *   read as its 16 raw bytes, as Spark's Parquet reader reads a fixed-length
+ *   array without DECIMAL annotation; a string would invent a formatting.
+ *   Logical type UNKNOWN (always null) -> the null type. Groups -> struct;
+ *   LIST (3-level and the legacy 2-level layouts of LogicalTypes.md's
+ *   backward-compatibility rules) and unannotated repeated fields -> array;
+ *   MAP and MAP_KEY_VALUE -> map. Parquet field ids are kept in field_id.
+ */
+#ifndef SILT_FORMATS_PARQUET_PARQUET_H
+#define SILT_FORMATS_PARQUET_PARQUET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/columnar.h"
+#include "formats/parquet/metadata.h"
+#include "io/store.h"
+#include "util/arena.h"
+#include "util/error.h"
+
+typedef struct pq_file pq_file;
+typedef struct pq_reader pq_reader;
+
+/*
+ * Opens key in store and reads its footer with range reads: checks the
+ * magic at both ends and the footer length against the file size, decodes
+ * FileMetaData and maps the schema. Errors: NOTFOUND, IO, CORRUPT (with the
+ * file name in the context), UNSUPPORTED ("encrypted Parquet is not
+ * supported" for PARE files and encrypted footers/columns).
+ */
+silt_status pq_file_open(pq_file **out, io_store *store, const char *key, silt_error *err);
+void pq_file_free(pq_file *file);
+
+const pq_file_meta *pq_file_metadata(const pq_file *file);
+/* The file's schema as a Delta STRUCT type. */
+const col_type *pq_file_schema(const pq_file *file);
+int64_t pq_file_num_rows(const pq_file *file);
+int64_t pq_file_size(const pq_file *file);
+const char *pq_file_key(const pq_file *file);
+
+/* Leaf columns of the file, in column-chunk order. */
+size_t pq_file_n_leaves(const pq_file *file);
+/* Dotted path of a leaf ("a.b.list.element"), its schema element and levels. */
+const char *pq_file_leaf_path(const pq_file *file, size_t leaf_idx);
+const pq_schema_element *pq_file_leaf_element(const pq_file *file, size_t leaf_idx);
+int pq_file_leaf_max_def(const pq_file *file, size_t leaf_idx);
+int pq_file_leaf_max_rep(const pq_file *file, size_t leaf_idx);
+/* The Delta type a leaf's values take (a primitive type). */
+const col_type *pq_file_leaf_type(const pq_file *file, size_t leaf_idx);
+
+/* A statistic value decoded to the leaf's Delta type. */
+typedef struct pq_stat_value {
+    int64_t i;         /* boolean, byte..long, date, timestamp[_ntz] */
+    double d;          /* float, double */
+    col_int128 dec;    /* decimal (unscaled) */
+    const char *bytes; /* string, binary (borrowed from the footer) */
+    size_t len;
+} pq_stat_value;
+
+/* Statistics of one projected leaf column in one row group. */
+typedef struct pq_leaf_stats {
+    const char *path;     /* dotted leaf path */
+    const col_type *type; /* Delta type of the values */
+    int has_min_max;      /* min and max are known and exact enough for pruning */
+    pq_stat_value min, max;
+    int has_null_count;
+    int64_t null_count;
+    int64_t num_values; /* values incl. nulls, from the column chunk */
+} pq_leaf_stats;
+
+/*
+ * Row-group filter: gets the statistics of every projected leaf of a row
+ * group and returns 1 to read it, 0 to skip it.
+ */
+typedef int (*pq_row_group_filter)(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
+                                   void *payload);
+
+typedef struct pq_read_options {
+    unsigned version;
+    /*
+     * Columns to read: top-level names ("a") or dotted paths of fields
+     * inside structs ("s.x"); NULL reads every column. A name that does not
+     * exist is SILT_NOTFOUND. Columns come out in file order.
+     */
+    const char *const *columns;
+    size_t n_columns;
+    int64_t batch_rows; /* 0 = 8192 */
+    pq_row_group_filter filter;
+    void *filter_payload;
+} pq_read_options;
+
+#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL}
+
+/* Opens a reader over file (borrowed). opts may be NULL. */
+silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options *opts,
+                           silt_error *err);
+/* The projected schema (STRUCT) of the batches. */
+const col_type *pq_reader_schema(const pq_reader *reader);
+/*
+ * Returns the next batch in *out (allocated in a), or *out = NULL at the
+ * end. Errors: CORRUPT, UNSUPPORTED, IO, NOMEM, each with the file, row
+ * group and column in the context.
+ */
+silt_status pq_reader_next(pq_reader *reader, arena *a, col_batch **out, silt_error *err);
+/* Number of row groups skipped by the filter so far. */
+size_t pq_reader_skipped_row_groups(const pq_reader *reader);
+void pq_reader_free(pq_reader *reader);
+
+#endif

@@ -1,0 +1,439 @@
+/*
+ * The Parquet reader: type mapping, nested assembly, projection, the
+ * row-group filter, batch boundaries, and errors from files and stores.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "formats/parquet/parquet.h"
+#include "test.h"
+#include "util/mem.h"
+
+static io_store *data_store(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = NULL;
+    char dir[1024];
+    snprintf(dir, sizeof(dir), "%s/parquet-testing/data", test_shared_dir());
+    check_ok(io_local_store_open(&store, dir, 0, &err), &err);
+    return store;
+}
+
+static void check_type(const char *expected, const col_type *type)
+{
+    silt_error err = SILT_ERROR_INIT;
+    buf text = BUF_INIT;
+    check_ok(col_type_format(type, &text, &err), &err);
+    check_str(expected, buf_cstr(&text));
+    buf_clear(&text);
+}
+
+/* Renders one value compactly ("null", numbers, strings, [..], {..}) for comparisons. */
+static void render(buf *out, const col_vec *v, int64_t row)
+{
+    silt_error err = SILT_ERROR_INIT;
+    size_t idx;
+    if (v->type->id == COL_NULL || col_vec_is_null(v, row)) {
+        check_ok(buf_append_str(out, "null", &err), &err);
+        return;
+    }
+    switch (v->type->id) {
+    case COL_BOOLEAN:
+    case COL_BYTE:
+        check_ok(buf_printf(out, &err, "%d", ((int8_t *)v->values)[row]), &err);
+        break;
+    case COL_SHORT:
+        check_ok(buf_printf(out, &err, "%d", ((int16_t *)v->values)[row]), &err);
+        break;
+    case COL_INT:
+    case COL_DATE:
+        check_ok(buf_printf(out, &err, "%d", ((int32_t *)v->values)[row]), &err);
+        break;
+    case COL_LONG:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ:
+        check_ok(buf_printf(out, &err, "%lld", (long long)((int64_t *)v->values)[row]), &err);
+        break;
+    case COL_FLOAT:
+        check_ok(buf_printf(out, &err, "%g", ((float *)v->values)[row]), &err);
+        break;
+    case COL_DOUBLE:
+        check_ok(buf_printf(out, &err, "%g", ((double *)v->values)[row]), &err);
+        break;
+    case COL_DECIMAL: {
+        col_int128 d;
+        memcpy(&d, (uint8_t *)v->values + row * 16, 16);
+        check_ok(buf_printf(out, &err, "%lldE-%d", (long long)d, v->type->scale), &err);
+        break;
+    }
+    case COL_STRING:
+    case COL_BINARY: {
+        int32_t len;
+        const char *s = col_vec_str(v, row, &len);
+        check_ok(buf_printf(out, &err, "'%.*s'", (int)len, s), &err);
+        break;
+    }
+    case COL_STRUCT:
+        check_ok(buf_append_char(out, '{', &err), &err);
+        for (idx = 0; idx < v->n_children; idx++) {
+            if (idx > 0)
+                check_ok(buf_append_char(out, ',', &err), &err);
+            render(out, v->children[idx], row);
+        }
+        check_ok(buf_append_char(out, '}', &err), &err);
+        break;
+    case COL_ARRAY:
+    case COL_MAP: {
+        int32_t k;
+        check_ok(buf_append_char(out, '[', &err), &err);
+        for (k = v->offsets[row]; k < v->offsets[row + 1]; k++) {
+            if (k > v->offsets[row])
+                check_ok(buf_append_char(out, ',', &err), &err);
+            render(out, v->children[0], k);
+            if (v->type->id == COL_MAP) {
+                check_ok(buf_append_char(out, ':', &err), &err);
+                render(out, v->children[1], k);
+            }
+        }
+        check_ok(buf_append_char(out, ']', &err), &err);
+        break;
+    }
+    default:
+        test_fail(__FILE__, __LINE__, "cannot render %s", col_type_id_name(v->type->id));
+    }
+}
+
+/* Reads a file into one line per row ("v1|v2|...\n"). */
+static void read_lines(const char *key, const pq_read_options *opts, buf *out)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    check_ok(pq_file_open(&file, store, key, &err), &err);
+    check_ok(pq_reader_open(&reader, file, opts, &err), &err);
+    for (;;) {
+        col_batch *batch = NULL;
+        int64_t row;
+        size_t col;
+        arena_reset(a);
+        check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+        if (batch == NULL)
+            break;
+        if (opts != NULL && opts->batch_rows > 0)
+            check(batch->n_rows <= opts->batch_rows);
+        for (row = 0; row < batch->n_rows; row++) {
+            for (col = 0; col < batch->n_cols; col++) {
+                if (col > 0)
+                    check_ok(buf_append_char(out, '|', &err), &err);
+                render(out, batch->cols[col], row);
+            }
+            check_ok(buf_append_char(out, '\n', &err), &err);
+        }
+    }
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(a);
+    io_store_free(store);
+}
+
+static void check_schema_of(const char *key, const char *expected)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    check_ok(pq_file_open(&file, store, key, &err), &err);
+    check_type(expected, pq_file_schema(file));
+    pq_file_free(file);
+    io_store_free(store);
+}
+
+void test_formats_parquet_reader__type_mapping(void)
+{
+    check_schema_of("alltypes_plain.parquet",
+                    "struct<id:integer,bool_col:boolean,tinyint_col:integer,smallint_col:integer,"
+                    "int_col:integer,bigint_col:long,float_col:float,double_col:double,"
+                    "date_string_col:binary,string_col:binary,timestamp_col:timestamp>");
+    check_schema_of("int32_decimal.parquet", "struct<value:decimal(4,2)>");
+    check_schema_of("int64_decimal.parquet", "struct<value:decimal(10,2)>");
+    check_schema_of("fixed_length_decimal_legacy.parquet", "struct<value:decimal(13,2)>");
+    check_schema_of("byte_array_decimal.parquet", "struct<value:decimal(4,2)>");
+    check_schema_of("float16_zeros_and_nans.parquet", "struct<x:float>");
+    check_schema_of("int96_from_spark.parquet", "struct<a:timestamp>");
+    check_schema_of("old_list_structure.parquet", "struct<a:array<array<integer>>>");
+    check_schema_of("nested_maps.snappy.parquet",
+                    "struct<a:map<string,map<integer,boolean>>,b:integer,c:double>");
+    check_schema_of("repeated_primitive_no_list.parquet",
+                    "struct<Int32_list:array<integer>,String_list:array<string>,"
+                    "group_of_lists:struct<Int32_list_in_group:array<integer>,"
+                    "String_list_in_group:array<string>>>");
+}
+
+void test_formats_parquet_reader__values_of_scalar_types(void)
+{
+    buf out = BUF_INIT;
+    read_lines("int96_from_spark.parquet", NULL, &out);
+    /* 2024-01-01T20:34:56.123456Z, ... a null in row 4 */
+    check(str_starts_with(buf_cstr(&out), "1704141296123456\n"));
+    check_contains(buf_cstr(&out), "\nnull\n");
+    buf_truncate(&out, 0);
+    read_lines("byte_array_decimal.parquet", NULL, &out);
+    check(str_starts_with(buf_cstr(&out), "100E-2\n200E-2\n"));
+    buf_truncate(&out, 0);
+    read_lines("float16_nonzeros_and_nans.parquet", NULL, &out);
+    check(str_starts_with(buf_cstr(&out), "null\n1\n-2\nnan\n0\n-1\n-0\n2\n"));
+    buf_clear(&out);
+}
+
+void test_formats_parquet_reader__nested_lists_maps_structs(void)
+{
+    buf out = BUF_INIT;
+    const char *text;
+    read_lines("nullable.impala.parquet", NULL, &out);
+    text = buf_cstr(&out);
+    /* Row 2: lists with null elements, empty and null lists, maps with null values. */
+    check_contains(text, "\n2|[null,1,2,null,3,null]|[[null,1,2,null],[3,null,4],[],null]|"
+                         "['k1':2,'k2':null]|[['k3':null,'k1':1],null,[]]|");
+    check_contains(text, "{null,[null],{[[{null,null},{10,'aaa'},{null,null},{-10,'bbb'},"
+                         "{null,null}],[{11,'c'},null],[],null]}");
+    /* Row 3: empty lists and lists of nulls; row 6: everything null. */
+    check_contains(text, "\n3|[]|[null]|[]|[null,null]|{null,null,{[]},[]}\n");
+    check_contains(text, "\n6|null|null|null|null|null\n");
+    buf_truncate(&out, 0);
+    read_lines("repeated_no_annotation.parquet", NULL, &out);
+    check_contains(buf_cstr(&out), "4|{[{5555555555,null}]}\n");
+    check_contains(buf_cstr(&out), "6|{[{1111111111,'home'},{2222222222,null},{3333333333,'mobile'}]}\n");
+    buf_clear(&out);
+}
+
+void test_formats_parquet_reader__small_batches_keep_rows_whole(void)
+{
+    static const char *const files[] = {"nullable.impala.parquet", "nested_lists.snappy.parquet",
+                                        "nested_maps.snappy.parquet", "alltypes_tiny_pages.parquet",
+                                        "repeated_primitive_no_list.parquet"};
+    size_t idx;
+    for (idx = 0; idx < sizeof(files) / sizeof(files[0]); idx++) {
+        pq_read_options opts = PQ_READ_OPTIONS_INIT;
+        buf whole = BUF_INIT, pieces = BUF_INIT;
+        read_lines(files[idx], NULL, &whole);
+        opts.batch_rows = 2;
+        read_lines(files[idx], &opts, &pieces);
+        check_str(buf_cstr(&whole), buf_cstr(&pieces));
+        buf_clear(&whole);
+        buf_clear(&pieces);
+    }
+}
+
+void test_formats_parquet_reader__projection(void)
+{
+    static const char *const cols[] = {"nested_struct.C", "id", "nested_struct.A"};
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    buf out = BUF_INIT;
+    opts.columns = cols;
+    opts.n_columns = 3;
+    check_ok(pq_file_open(&file, store, "nullable.impala.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    /* File order, and the struct keeps only the selected fields (in its own order). */
+    check_type("struct<id:long,nested_struct:struct<A:integer,C:struct<d:array<array<struct<E:"
+               "integer,F:string>>>>>>",
+               pq_reader_schema(reader));
+    pq_reader_free(reader);
+    read_lines("nullable.impala.parquet", &opts, &out);
+    check(str_starts_with(buf_cstr(&out), "1|{1,{[[{10,'aaa'},{-10,'bbb'}],[{11,'c'}]]}}\n"));
+    buf_clear(&out);
+    pq_file_free(file);
+    io_store_free(store);
+}
+
+void test_formats_parquet_reader__unknown_column_is_notfound(void)
+{
+    static const char *const cols[] = {"id", "nested_struct.nope"};
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    opts.columns = cols;
+    opts.n_columns = 2;
+    check_ok(pq_file_open(&file, store, "nullable.impala.parquet", &err), &err);
+    check_fails(SILT_NOTFOUND, pq_reader_open(&reader, file, &opts, &err));
+    check_contains(err.message, "\"nested_struct.nope\"");
+    check(reader == NULL);
+    pq_file_free(file);
+    io_store_free(store);
+}
+
+typedef struct filter_state {
+    int calls;
+    double first_min, first_max;
+    int64_t first_nulls;
+    int first_has_min_max;
+} filter_state;
+
+/* Keeps every other row group and records the statistics of the first. */
+static int keep_even(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows, void *payload)
+{
+    filter_state *st = payload;
+    check_int(1, n_stats);
+    check_int(10, num_rows);
+    check_str("double_ieee754", stats[0].path);
+    if (st->calls == 0) {
+        st->first_has_min_max = stats[0].has_min_max;
+        st->first_min = stats[0].min.d;
+        st->first_max = stats[0].max.d;
+        st->first_nulls = stats[0].has_null_count ? stats[0].null_count : -1;
+    }
+    return st->calls++ % 2 == 0;
+}
+
+void test_formats_parquet_reader__row_group_filter(void)
+{
+    static const char *const cols[] = {"double_ieee754"};
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    filter_state st = {0, 0, 0, 0, 0};
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    int64_t rows = 0;
+    opts.columns = cols;
+    opts.n_columns = 1;
+    opts.filter = keep_even;
+    opts.filter_payload = &st;
+    check_ok(pq_file_open(&file, store, "floating_orders_nan_count.parquet", &err), &err);
+    check_int(5, pq_file_metadata(file)->n_row_groups);
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    for (;;) {
+        col_batch *batch = NULL;
+        check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+        if (batch == NULL)
+            break;
+        rows += batch->n_rows;
+    }
+    check_int(5, st.calls);
+    check_int(30, rows);
+    check_int(2, pq_reader_skipped_row_groups(reader));
+    check(st.first_has_min_max);
+    check(st.first_min == -2.0);
+    check(st.first_max == 5.0);
+    check_int(0, st.first_nulls);
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(a);
+    io_store_free(store);
+}
+
+static void write_file(const char *dir, const char *name, const void *data, size_t len)
+{
+    char path[1024];
+    FILE *fp;
+    snprintf(path, sizeof(path), "%s/%s", dir, name);
+    fp = fopen(path, "wb");
+    check(fp != NULL);
+    check_int(len, fwrite(data, 1, len, fp));
+    fclose(fp);
+}
+
+void test_formats_parquet_reader__not_parquet_truncated_and_missing(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *src = data_store(), *tmp = NULL;
+    buf bytes = BUF_INIT;
+    pq_file *file = NULL;
+    check_ok(io_local_store_open(&tmp, test_tmpdir(), 0, &err), &err);
+    write_file(test_tmpdir(), "text.parquet", "this is not a parquet file", 26);
+    check_fails(SILT_CORRUPT, pq_file_open(&file, tmp, "text.parquet", &err));
+    check_contains(err.message, "\"PAR1\"");
+    check_contains(err.context, "text.parquet");
+    write_file(test_tmpdir(), "tiny.parquet", "PAR1", 4);
+    check_fails(SILT_CORRUPT, pq_file_open(&file, tmp, "tiny.parquet", &err));
+    check_contains(err.message, "too small");
+    /* A real file whose footer length points before the start. */
+    check_ok(io_get(src, "alltypes_plain.parquet", &bytes, &err), &err);
+    bytes.data[bytes.len - 5] = 0x7f;
+    write_file(test_tmpdir(), "badlen.parquet", bytes.data, bytes.len);
+    check_fails(SILT_CORRUPT, pq_file_open(&file, tmp, "badlen.parquet", &err));
+    check_contains(err.message, "footer length");
+    /* Cut in the middle of the data: the footer is gone. */
+    write_file(test_tmpdir(), "cut.parquet", bytes.data, bytes.len / 2);
+    check_fails(SILT_CORRUPT, pq_file_open(&file, tmp, "cut.parquet", &err));
+    check_fails(SILT_NOTFOUND, pq_file_open(&file, tmp, "missing.parquet", &err));
+    check(file == NULL);
+    buf_clear(&bytes);
+    io_store_free(tmp);
+    io_store_free(src);
+}
+
+void test_formats_parquet_reader__every_footer_byte_flip_is_handled(void)
+{
+    /* Flip each footer byte in turn: open and read must succeed or fail cleanly. */
+    silt_error err = SILT_ERROR_INIT;
+    io_store *src = data_store(), *tmp = NULL;
+    buf bytes = BUF_INIT;
+    arena *a = arena_new(NULL, "test");
+    size_t footer_len, pos;
+    check_ok(io_local_store_open(&tmp, test_tmpdir(), 0, &err), &err);
+    check_ok(io_get(src, "nested_lists.snappy.parquet", &bytes, &err), &err);
+    memcpy(&footer_len, bytes.data + bytes.len - 8, 4);
+    footer_len &= 0xffffffffu;
+    for (pos = bytes.len - 8 - footer_len; pos < bytes.len - 8; pos++) {
+        pq_file *file = NULL;
+        pq_reader *reader = NULL;
+        char saved = bytes.data[pos];
+        silt_status rc;
+        bytes.data[pos] = (char)(saved ^ 0x5a);
+        write_file(test_tmpdir(), "flip.parquet", bytes.data, bytes.len);
+        rc = pq_file_open(&file, tmp, "flip.parquet", &err);
+        if (rc == SILT_OK)
+            rc = pq_reader_open(&reader, file, NULL, &err);
+        while (rc == SILT_OK) {
+            col_batch *batch = NULL;
+            arena_reset(a);
+            rc = pq_reader_next(reader, a, &batch, &err);
+            if (batch == NULL)
+                break;
+        }
+        check(rc == SILT_OK || rc == SILT_CORRUPT || rc == SILT_UNSUPPORTED);
+        pq_reader_free(reader);
+        pq_file_free(file);
+        bytes.data[pos] = saved;
+    }
+    arena_free(a);
+    buf_clear(&bytes);
+    io_store_free(tmp);
+    io_store_free(src);
+}
+
+void test_formats_parquet_reader__store_failures_propagate(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_fault_plan plan = IO_FAULT_PLAN_INIT;
+    io_store *faulty = NULL;
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    col_batch *batch = NULL;
+    long reads;
+    /* Opening takes a few reads; the first chunk read after it fails. */
+    check_ok(io_fault_store_wrap(&faulty, data_store(), &plan, &err), &err);
+    check_ok(pq_file_open(&file, faulty, "alltypes_plain.parquet", &err), &err);
+    io_fault_store_counts(faulty, NULL, &reads);
+    pq_file_free(file);
+    io_store_free(faulty);
+    plan.fail_read_nth = reads + 1;
+    check_ok(io_fault_store_wrap(&faulty, data_store(), &plan, &err), &err);
+    check_ok(pq_file_open(&file, faulty, "alltypes_plain.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, file, NULL, &err), &err);
+    check_fails(SILT_IO, pq_reader_next(reader, a, &batch, &err));
+    check_contains(err.context, "alltypes_plain.parquet");
+    pq_reader_free(reader);
+    pq_file_free(file);
+    io_store_free(faulty);
+    arena_free(a);
+}
