@@ -30,7 +30,7 @@ demo: build
 	@bash scripts/demo.sh $(BUILD)/silt
 
 unit: build
-	cd $(BUILD) && ctest --output-on-failure -L unit -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure -L 'unit|conformance|fuzz|e2e' -j $(JOBS)
 
 test: build peers
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
@@ -41,7 +41,7 @@ $(ASAN_BUILD)/build.ninja:
 asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --output-on-failure -L unit -j $(JOBS)
+		ctest --output-on-failure -L 'unit|conformance|fuzz|e2e' -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

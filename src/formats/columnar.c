@@ -606,3 +606,119 @@ silt_status col_builder_finish(col_builder *b, col_vec **out, silt_error *err)
     *out = v;
     return SILT_OK;
 }
+
+/* ---- gathering rows ------------------------------------------------------ */
+
+static silt_status take_offsets_children(col_vec *dst, arena *a, const col_vec *v,
+                                         const int64_t *rows, int64_t n_rows, silt_error *err)
+{
+    int64_t total = 0, row, pos = 0;
+    int64_t *child_rows;
+    size_t idx;
+    for (row = 0; row < n_rows; row++)
+        total += v->offsets[rows[row] + 1] - v->offsets[rows[row]];
+    child_rows = arena_alloc(a, sizeof(int64_t) * (size_t)(total ? total : 1));
+    if (child_rows == NULL)
+        return err_nomem(err);
+    for (row = 0; row < n_rows; row++) {
+        int32_t start = v->offsets[rows[row]], end = v->offsets[rows[row] + 1], elem;
+        for (elem = start; elem < end; elem++)
+            child_rows[pos++] = elem;
+        dst->offsets[row + 1] = (int32_t)pos;
+    }
+    for (idx = 0; idx < v->n_children; idx++)
+        SILT_RETURN_IF_ERROR(col_vec_take(&dst->children[idx], a, v->children[idx], child_rows,
+                                          total, err));
+    return SILT_OK;
+}
+
+static silt_status take_bytes(col_vec *dst, arena *a, const col_vec *v, const int64_t *rows,
+                              int64_t n_rows, silt_error *err)
+{
+    int64_t total = 0, row;
+    for (row = 0; row < n_rows; row++)
+        total += v->offsets[rows[row] + 1] - v->offsets[rows[row]];
+    SILT_RETURN_IF_ERROR(col_vec_alloc_data(dst, a, total, err));
+    total = 0;
+    for (row = 0; row < n_rows; row++) {
+        int32_t start = v->offsets[rows[row]];
+        int32_t len = v->offsets[rows[row] + 1] - start;
+        memcpy(dst->data + total, v->data + start, (size_t)len);
+        total += len;
+        dst->offsets[row + 1] = (int32_t)total;
+    }
+    return SILT_OK;
+}
+
+silt_status col_vec_take(col_vec **out, arena *a, const col_vec *v, const int64_t *rows,
+                         int64_t n_rows, silt_error *err)
+{
+    col_vec *dst;
+    size_t width = col_type_value_width(v->type->id);
+    int64_t row;
+    size_t idx;
+    SILT_RETURN_IF_ERROR(col_vec_new(&dst, a, v->type, n_rows, v->validity != NULL, err));
+    if (v->validity != NULL) {
+        for (row = 0; row < n_rows; row++)
+            if (!col_bit_get(v->validity, rows[row])) {
+                col_bit_clear(dst->validity, row);
+                dst->null_count++;
+            }
+    }
+    if (v->dictionary != NULL) {
+        dst->dictionary = v->dictionary;
+        dst->values = arena_alloc_aligned(a, sizeof(int32_t) * (size_t)(n_rows ? n_rows : 1), COL_ALIGN);
+        if (dst->values == NULL)
+            return err_nomem(err);
+        for (row = 0; row < n_rows; row++)
+            ((int32_t *)dst->values)[row] = ((const int32_t *)v->values)[rows[row]];
+        *out = dst;
+        return SILT_OK;
+    }
+    switch (v->type->id) {
+    case COL_STRING:
+    case COL_BINARY:
+        SILT_RETURN_IF_ERROR(take_bytes(dst, a, v, rows, n_rows, err));
+        break;
+    case COL_ARRAY:
+    case COL_MAP:
+        SILT_RETURN_IF_ERROR(take_offsets_children(dst, a, v, rows, n_rows, err));
+        break;
+    case COL_STRUCT:
+        for (idx = 0; idx < v->n_children; idx++)
+            SILT_RETURN_IF_ERROR(col_vec_take(&dst->children[idx], a, v->children[idx], rows,
+                                              n_rows, err));
+        break;
+    default:
+        for (row = 0; row < n_rows && width > 0; row++)
+            memcpy((char *)dst->values + (size_t)row * width,
+                   (const char *)v->values + (size_t)rows[row] * width, width);
+        break;
+    }
+    *out = dst;
+    return SILT_OK;
+}
+
+silt_status col_batch_filter(col_batch **out, arena *a, const col_batch *batch,
+                             const uint8_t *keep, silt_error *err)
+{
+    col_batch *dst = arena_calloc(a, 1, sizeof(*dst));
+    int64_t *rows = arena_alloc(a, sizeof(int64_t) * (size_t)(batch->n_rows ? batch->n_rows : 1));
+    int64_t n = 0, row;
+    size_t col;
+    if (dst == NULL || rows == NULL)
+        return err_nomem(err);
+    for (row = 0; row < batch->n_rows; row++)
+        if (keep[row])
+            rows[n++] = row;
+    dst->schema = batch->schema;
+    dst->n_rows = n;
+    dst->n_cols = batch->n_cols;
+    dst->cols = arena_calloc(a, batch->n_cols ? batch->n_cols : 1, sizeof(col_vec *));
+    if (dst->cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < batch->n_cols; col++)
+        SILT_RETURN_IF_ERROR(col_vec_take(&dst->cols[col], a, batch->cols[col], rows, n, err));
+    *out = dst;
+    return SILT_OK;
+}

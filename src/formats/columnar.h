@@ -185,6 +185,13 @@ silt_status col_vec_new_nulls(col_vec **out, arena *a, const col_type *type, int
  * arena a. A plain vector is returned unchanged.
  */
 silt_status col_vec_flatten(col_vec **out, arena *a, const col_vec *v, silt_error *err);
+/*
+ * Gathers rows rows[0..n_rows) of v (any type, nested included) into a new
+ * vector in arena a. Row indexes must be in range; they may repeat and come
+ * in any order. Dictionary-encoded vectors keep their dictionary.
+ */
+silt_status col_vec_take(col_vec **out, arena *a, const col_vec *v, const int64_t *rows,
+                         int64_t n_rows, silt_error *err);
 /* Counts the zero bits of the validity bitmap over `length` rows. */
 int64_t col_validity_count_nulls(const uint8_t *validity, int64_t length);
 
@@ -195,6 +202,10 @@ typedef struct col_batch {
     size_t n_cols;
     col_vec **cols;
 } col_batch;
+
+/* Keeps the rows of a batch whose keep[row] is non-zero (a new batch in a). */
+silt_status col_batch_filter(col_batch **out, arena *a, const col_batch *batch,
+                             const uint8_t *keep, silt_error *err);
 
 /*
  * Builds vectors row by row, for readers of row formats (JSON, CSV, log
