@@ -580,10 +580,11 @@ done:
     return rc;
 }
 
-silt_status dlog_parse_commit(const char *data, size_t len, const char *file_name, arena *a,
-                              dlog_action_fn fn, void *payload, silt_error *err)
+silt_status dlog_parse_lines(const char *data, size_t len, const char *file_name,
+                            size_t first_line, int64_t first_byte, arena *a, dlog_action_fn fn,
+                            void *payload, silt_error *err)
 {
-    size_t line_start = 0, line_no = 1;
+    size_t line_start = 0, line_no = first_line;
     while (line_start < len) {
         const char *nl = memchr(data + line_start, '\n', len - line_start);
         size_t line_len = nl ? (size_t)(nl - (data + line_start)) : len - line_start;
@@ -597,8 +598,8 @@ silt_status dlog_parse_commit(const char *data, size_t len, const char *file_nam
                 return rc;
             snprintf(inner, sizeof(inner), "%s", err ? err->message : "");
             snprintf(ctx_copy, sizeof(ctx_copy), "%s", err ? err->context : "");
-            err_set(err, rc, "could not parse \"%s\" at line %zu, byte %zu: %s", file_name,
-                    line_no, line_start + pos, inner);
+            err_set(err, rc, "could not parse \"%s\" at line %zu, byte %lld: %s", file_name,
+                    line_no, (long long)(first_byte + (int64_t)(line_start + pos)), inner);
             if (ctx_copy[0] != '\0')
                 err_context(err, "%s", ctx_copy);
             return rc;
@@ -612,6 +613,12 @@ silt_status dlog_parse_commit(const char *data, size_t len, const char *file_nam
         line_no++;
     }
     return SILT_OK;
+}
+
+silt_status dlog_parse_commit(const char *data, size_t len, const char *file_name, arena *a,
+                              dlog_action_fn fn, void *payload, silt_error *err)
+{
+    return dlog_parse_lines(data, len, file_name, 1, 0, a, fn, payload, err);
 }
 
 /* ---- schema ----------------------------------------------------------------------------- */

@@ -439,3 +439,66 @@ silt_status dlog_read_last_checkpoint(io_store *store, int64_t *version_out, sil
     buf_clear(&data);
     return SILT_OK;
 }
+
+/* Chunk size for reading JSON log files; lines longer than a chunk grow the buffer. */
+#define JSON_CHUNK ((size_t)1 << 20)
+
+silt_status dlog_read_json_file(io_store *store, const char *key, arena *a, dlog_action_fn fn,
+                                void *payload, silt_error *err)
+{
+    io_file *file = NULL;
+    buf pending = BUF_INIT; /* an incomplete last line, then the next chunk */
+    int64_t offset = 0, pending_start = 0;
+    size_t line_no = 1;
+    silt_status rc;
+
+    buf_init(&pending, DLOG_MAX_LINE + JSON_CHUNK);
+    rc = io_file_open(store, key, &file, err);
+    if (rc != SILT_OK)
+        goto done;
+    while (offset < file->size) {
+        size_t want = (size_t)(file->size - offset) < JSON_CHUNK ? (size_t)(file->size - offset)
+                                                                 : JSON_CHUNK;
+        const char *last_nl;
+        size_t complete, idx;
+        rc = buf_reserve(&pending, want, err);
+        if (rc == SILT_NOMEM && pending.len >= DLOG_MAX_LINE) {
+            rc = err_set(err, SILT_CORRUPT, "line %zu of \"%s\" is longer than %zu bytes",
+                         line_no, key, DLOG_MAX_LINE);
+            goto done;
+        }
+        if (rc != SILT_OK)
+            goto done;
+        rc = io_file_read_at(file, offset, want, pending.data + pending.len, err);
+        if (rc != SILT_OK)
+            goto done;
+        pending.len += want;
+        offset += (int64_t)want;
+        /* Parse every complete line; keep the tail for the next round. */
+        last_nl = NULL;
+        for (idx = pending.len; idx > pending.len - want; idx--) /* older bytes hold no newline */
+            if (pending.data[idx - 1] == '\n') {
+                last_nl = pending.data + idx - 1;
+                break;
+            }
+        if (last_nl == NULL && offset < file->size)
+            continue;
+        complete = last_nl ? (size_t)(last_nl - pending.data) + 1 : pending.len;
+        if (offset >= file->size)
+            complete = pending.len;
+        rc = dlog_parse_lines(pending.data, complete, key, line_no, pending_start, a, fn, payload,
+                              err);
+        if (rc != SILT_OK)
+            goto done;
+        for (idx = 0; idx < complete; idx++)
+            if (pending.data[idx] == '\n')
+                line_no++;
+        memmove(pending.data, pending.data + complete, pending.len - complete);
+        pending.len -= complete;
+        pending_start += (int64_t)complete;
+    }
+done:
+    io_file_close(file);
+    buf_clear(&pending);
+    return rc;
+}

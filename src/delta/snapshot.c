@@ -351,17 +351,10 @@ static silt_status on_action(const dlog_action *action, void *payload, silt_erro
 static silt_status replay_json(replay *r, io_store *store, const char *key, arena *scratch,
                                silt_error *err)
 {
-    buf data = BUF_INIT;
-    silt_status rc;
-    buf_init(&data, COMMIT_MAX_BYTES);
-    rc = io_get(store, key, &data, err);
+    silt_status rc = dlog_read_json_file(store, key, scratch, on_action, r, err);
     if (rc == SILT_NOTFOUND)
         rc = err_set(err, SILT_CORRUPT, "log file \"%s\" disappeared while the log was read",
                      key);
-    if (rc == SILT_OK)
-        rc = dlog_parse_commit(data.data ? data.data : "", data.len, key, scratch, on_action, r,
-                               err);
-    buf_clear(&data);
     arena_reset(scratch);
     return rc;
 }

@@ -358,3 +358,33 @@ void test_delta_snapshot__classify_log_names(void)
     check_int(DLOG_FILE_OTHER, dlog_classify("00000000000000000004.checkpoint.3.4.parquet", &f));
     check_int(DLOG_FILE_OTHER, dlog_classify(".00000000000000000004.json.crc", &f));
 }
+
+void test_delta_snapshot__big_commit_is_read_in_chunks(void)
+{
+    buf commit = BUF_INIT;
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    int idx;
+    check_ok(buf_append_str(&commit, PROTOCOL_1_2 METADATA, NULL), NULL);
+    /* About 3 MB: lines cross the 1 MiB chunk boundaries. */
+    for (idx = 0; idx < 30000; idx++)
+        check_ok(buf_printf(&commit, NULL, "{\"add\":{\"path\":\"part-%06d-with-a-longish-name.parquet\","
+                            "\"partitionValues\":{\"p\":\"x\"},\"size\":%d,\"modificationTime\":1,"
+                            "\"dataChange\":true}}\n", idx, idx), NULL);
+    put("_delta_log/00000000000000000000.json", buf_cstr(&commit));
+    check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
+    check_int(30000, snap->n_files);
+    check_int((int64_t)29999 * 30000 / 2, snap->total_size);
+    delta_snapshot_free(snap);
+    /* A broken line near the end is reported with its real line number. */
+    {
+        char where[64];
+        snprintf(where, sizeof(where), "line 30003, byte %zu:", commit.len);
+        check_ok(buf_append_str(&commit, "{\"add\":{\"path\":\"bad\"}}\n", NULL), NULL);
+        put("_delta_log/00000000000000000000.json", buf_cstr(&commit));
+        check_fails(SILT_CORRUPT, delta_snapshot_load(&snap, store, -1, &err));
+        check_contains(err.message, where);
+        check_contains(err.message, "\"add.size\" is missing");
+    }
+    buf_clear(&commit);
+}
