@@ -455,6 +455,7 @@ static silt_status replay_segment(delta_snapshot **out, io_store *store,
     snap->version = seg->version;
     snap->checkpoint_version = seg->checkpoint.version;
     snap->checkpoint_kind = checkpoint_kind_name(seg->checkpoint.kind);
+    snap->skipped_checkpoint_version = -1;
     r.snap = snap;
     for (idx = seg->n_commits; idx > 0; idx--) {
         r.commit_version = seg->commits[idx - 1]->version;
@@ -533,6 +534,7 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
     if (rc == SILT_UNSUPPORTED && needs_parquet) {
         /* Without a Parquet reader, replay the JSON commits alone when all are there. */
         silt_error first = SILT_ERROR_INIT;
+        int64_t skipped = seg.checkpoint.version;
         err_copy(&first, err);
         dlog_segment_clear(&seg);
         if (listing.earliest_version != 0 || dlog_listing_commit(&listing, 0) == NULL) {
@@ -544,6 +546,8 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
         rc = dlog_segment_build(&seg, &listing, version < 0 ? seg.version : version, 0, err);
         if (rc == SILT_OK)
             rc = replay_segment(&snap, store, &listing, &seg, reader, &needs_parquet, err);
+        if (rc == SILT_OK)
+            snap->skipped_checkpoint_version = skipped;
         else if (rc == SILT_NOTFOUND || rc == SILT_CORRUPT)
             rc = (err_copy(err, &first), SILT_UNSUPPORTED);
     }

@@ -57,6 +57,8 @@ typedef struct delta_snapshot {
     /* The checkpoint the replay started from: version -1 for none. */
     int64_t checkpoint_version;
     const char *checkpoint_kind; /* "classic", "multi-part", "v2", or NULL */
+    /* A newer checkpoint passed over for want of a Parquet reader: its version, or -1. */
+    int64_t skipped_checkpoint_version;
     size_t n_commits_replayed;
 } delta_snapshot;
 

@@ -228,6 +228,7 @@ void test_delta_snapshot__parquet_checkpoint_through_reader(void)
     /* Without a reader the JSON commits are replayed instead. */
     check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
     check_int(-1, snap->checkpoint_version);
+    check_int(1, snap->skipped_checkpoint_version);
     check_int(2, snap->n_files);
     delta_snapshot_free(snap);
 
