@@ -231,8 +231,12 @@ silt_status dlog_parse_lines(const char *data, size_t len, const char *file_name
 silt_status dlog_parse_schema(const col_type **out, arena *a, const char *schema_json,
                               silt_error *err);
 
-/* Decodes %XX escapes once (PROTOCOL: paths are URI-encoded). NULL on OOM or a bad escape. */
-char *dlog_uri_decode(arena *a, const char *s, size_t len);
+/*
+ * Decodes %XX escapes once (PROTOCOL: paths are URI-encoded) into a string
+ * in arena a. SILT_CORRUPT for a broken escape (naming where), SILT_NOMEM.
+ */
+silt_status dlog_uri_decode(arena *a, const char *s, size_t len, const char **out,
+                            silt_error *err);
 
 /*
  * Serialises an action as one commit line (no trailing newline) appended to

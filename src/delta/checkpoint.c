@@ -210,11 +210,10 @@ static silt_status read_dv(row_ctx *ctx, const col_vec *parent, int64_t row, dlo
 
 static silt_status decode_path(row_ctx *ctx, const char *raw, const char **out)
 {
-    *out = dlog_uri_decode(ctx->a, raw, strlen(raw));
-    if (*out == NULL)
-        return err_set(ctx->err, SILT_CORRUPT, "checkpoint row %lld: path \"%s\" has an invalid "
-                       "%%-escape", (long long)ctx->row, raw);
-    return SILT_OK;
+    silt_status rc = dlog_uri_decode(ctx->a, raw, strlen(raw), out, ctx->err);
+    if (rc == SILT_CORRUPT)
+        err_context(ctx->err, "in checkpoint row %lld", (long long)ctx->row);
+    return rc;
 }
 
 static silt_status row_add(row_ctx *ctx, const col_vec *v, int64_t row, dlog_add *out)

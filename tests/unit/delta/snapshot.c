@@ -7,6 +7,7 @@
 #include "delta/log.h"
 #include "delta/snapshot.h"
 #include "test.h"
+#include "util/mem.h"
 #include "util/time.h"
 
 static io_store *store;
@@ -388,4 +389,50 @@ void test_delta_snapshot__big_commit_is_read_in_chunks(void)
         check_contains(err.message, "\"add.size\" is missing");
     }
     buf_clear(&commit);
+}
+
+/* Every allocation failing in turn ends in SILT_NOMEM (or success), never a crash or a leak. */
+void test_delta_snapshot__out_of_memory_at_every_allocation(void)
+{
+    long countdown;
+    int succeeded = 0;
+    write_basic_table();
+    put("_delta_log/00000000000000000001.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json",
+        "{\"checkpointMetadata\":{\"version\":1}}\n" PROTOCOL_1_2 METADATA ADD("b.parquet", 20)
+        ADD("c%20d.parquet", 30) "{\"txn\":{\"appId\":\"app\",\"version\":7}}\n");
+    for (countdown = 0; countdown < 5000 && !succeeded; countdown++) {
+        delta_snapshot *snap = NULL;
+        silt_error err = SILT_ERROR_INIT;
+        silt_status rc;
+        mem_fail_after(countdown);
+        rc = delta_snapshot_load(&snap, store, -1, &err);
+        mem_fail_reset();
+        if (rc == SILT_OK) {
+            check_int(2, snap->n_files);
+            succeeded = 1;
+        } else if (rc != SILT_NOMEM) {
+            test_fail(__FILE__, __LINE__, "allocation %ld: %s: %s", countdown,
+                      silt_status_name(rc), err.message);
+        }
+        delta_snapshot_free(snap);
+    }
+    check(succeeded);
+}
+
+void test_delta_snapshot__store_failures_are_io_errors(void)
+{
+    io_store *inner = NULL, *faulty = NULL;
+    io_fault_plan plan = IO_FAULT_PLAN_INIT;
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    long nth;
+    write_basic_table();
+    for (nth = 1; nth <= 4; nth++) {
+        check_ok(io_store_open(&inner, test_tmpdir(), 0, &err), &err);
+        plan.fail_read_nth = nth;
+        check_ok(io_fault_store_wrap(&faulty, inner, &plan, &err), &err);
+        check_fails(SILT_IO, delta_snapshot_load(&snap, faulty, -1, &err));
+        check(snap == NULL);
+        io_store_free(faulty);
+    }
 }
