@@ -645,12 +645,14 @@ static silt_status search_ict(io_store *store, const dlog_listing *listing, int6
 static int64_t search_mtime(const dlog_listing *listing, int64_t lo, int64_t hi, int64_t ts_ms,
                             int64_t *first_ts_out, int64_t *last_ts_out)
 {
-    int64_t version, found = -1, prev = INT64_MIN;
+    int64_t found = -1, prev = INT64_MIN;
+    size_t idx;
     *first_ts_out = INT64_MAX;
-    for (version = lo; version <= hi; version++) {
-        const dlog_file *commit = dlog_listing_commit(listing, version);
+    /* Over the commits that exist (sorted by version), not over version numbers. */
+    for (idx = 0; idx < listing->n_files; idx++) {
+        const dlog_file *commit = &listing->files[idx];
         int64_t ts;
-        if (commit == NULL)
+        if (commit->kind != DLOG_FILE_COMMIT || commit->version < lo || commit->version > hi)
             continue;
         ts = time_floor_div(commit->mtime_micros, 1000);
         if (prev != INT64_MIN && ts <= prev)
@@ -659,7 +661,7 @@ static int64_t search_mtime(const dlog_listing *listing, int64_t lo, int64_t hi,
         if (*first_ts_out == INT64_MAX)
             *first_ts_out = ts;
         if (ts <= ts_ms)
-            found = version;
+            found = commit->version;
     }
     *last_ts_out = prev;
     return found;

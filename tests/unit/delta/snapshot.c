@@ -436,3 +436,15 @@ void test_delta_snapshot__store_failures_are_io_errors(void)
         io_store_free(faulty);
     }
 }
+
+void test_delta_snapshot__stray_far_future_commit_is_a_gap(void)
+{
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    write_basic_table();
+    put("_delta_log/09000000000000000000.json", "{}\n");
+    check_fails(SILT_CORRUPT, delta_snapshot_load(&snap, store, -1, &err));
+    check_contains(err.message, "commit 3 of the table is missing");
+    check_ok(delta_snapshot_load(&snap, store, 2, &err), &err);
+    delta_snapshot_free(snap);
+}
