@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "delta/log.h"
+#include "delta/partition.h"
 #include "delta/protocol.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
@@ -76,6 +77,32 @@ void delta_snapshot_free(delta_snapshot *snap)
 const char *delta_snapshot_property(const delta_snapshot *snap, const char *key)
 {
     return dlog_map_get(&snap->metadata.configuration, key, NULL);
+}
+
+silt_status delta_snapshot_partition_value(const delta_snapshot *snap, const delta_file *file,
+                                           const char *column, arena *a, delta_value *out,
+                                           silt_error *err)
+{
+    size_t idx, col;
+    dproto_mapping_mode mode;
+    const char *physical = NULL;
+    for (idx = 0; idx < snap->metadata.n_partition_columns; idx++) {
+        if (strcmp(snap->metadata.partition_columns[idx], column) != 0)
+            continue;
+        for (col = 0; col < snap->schema->n_fields; col++) {
+            const col_field *field = &snap->schema->fields[col];
+            if (strcmp(field->name, column) != 0)
+                continue;
+            SILT_RETURN_IF_ERROR(dproto_get_mapping_mode(&snap->metadata, &mode, err));
+            SILT_RETURN_IF_ERROR(dproto_physical_name(field, mode, a, &physical, err));
+            return delta_value_parse(out, field->type,
+                                     dlog_map_get(&file->partition_values, physical, NULL),
+                                     column, err);
+        }
+        return err_set(err, SILT_CORRUPT, "partition column \"%s\" is not in the table schema",
+                       column);
+    }
+    return err_set(err, SILT_BIND, "column \"%s\" is not a partition column of the table", column);
 }
 
 /* Grows a mem_alloc'd array to hold one more element. */

@@ -100,6 +100,18 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
 
 void delta_snapshot_free(delta_snapshot *snap);
 
+/*
+ * Typed value of partition column `column` (logical name) of a file: the
+ * raw string is looked up under the column's physical name when column
+ * mapping is on, then parsed per PROTOCOL: Partition Value Serialization.
+ * SILT_BIND when column is not a partition column; SILT_CORRUPT for a value
+ * that does not parse. String values point into the snapshot.
+ */
+struct delta_value;
+silt_status delta_snapshot_partition_value(const delta_snapshot *snap, const delta_file *file,
+                                           const char *column, arena *a,
+                                           struct delta_value *out, silt_error *err);
+
 /* Value of a table property, or NULL. */
 const char *delta_snapshot_property(const delta_snapshot *snap, const char *key);
 

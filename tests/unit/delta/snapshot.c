@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "delta/log.h"
+#include "delta/partition.h"
 #include "delta/snapshot.h"
 #include "test.h"
 #include "util/mem.h"
@@ -106,6 +107,14 @@ void test_delta_snapshot__replays_each_version(void)
     check_str("d1", snap->domains[0].domain);
     check_str("DELETE", snap->commit_info.operation);
     check_str("x", dlog_map_get(&find(snap, "b.parquet")->partition_values, "p", NULL));
+    {
+        delta_value value;
+        arena *a = arena_new(NULL, "t");
+        check_ok(delta_snapshot_partition_value(snap, find(snap, "b.parquet"), "p", a, &value, &err), &err);
+        check_int(1, value.v.s.len);
+        check_fails(SILT_BIND, delta_snapshot_partition_value(snap, find(snap, "b.parquet"), "id", a, &value, &err));
+        arena_free(a);
+    }
     /* Partition values are interned: equal strings share one copy. */
     check(dlog_map_get(&find(snap, "b.parquet")->partition_values, "p", NULL) ==
           dlog_map_get(&find(snap, "c d.parquet")->partition_values, "p", NULL));
@@ -377,6 +386,9 @@ void test_delta_snapshot__big_commit_is_read_in_chunks(void)
     check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
     check_int(30000, snap->n_files);
     check_int((int64_t)29999 * 30000 / 2, snap->total_size);
+    /* Lean: the arena holds paths and small copies; partition values are shared. */
+    check(arena_bytes_used(snap->arena) / snap->n_files < 100);
+    check(sizeof(delta_file) <= 160);
     delta_snapshot_free(snap);
     /* A broken line near the end is reported with its real line number. */
     {
