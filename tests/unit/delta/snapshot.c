@@ -264,6 +264,9 @@ void test_delta_snapshot__incomplete_multipart_is_skipped(void)
     check_int(-1, snap->checkpoint_version);
     delta_snapshot_free(snap);
     put("_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet", "x");
+    /* An incomplete set of another size next to the complete one is ignored. */
+    put("_delta_log/00000000000000000001.checkpoint.0000000001.0000000003.parquet", "x");
+    put("_delta_log/00000000000000000001.checkpoint.0000000003.0000000003.parquet", "x");
     check_ok(delta_snapshot_load_ext(&snap, store, -1, &opts, &err), &err);
     check_int(2, fake_reads);
     check_str("multi-part", snap->checkpoint_kind);
