@@ -113,6 +113,13 @@ SILT_API int64_t silt_table_total_bytes(const silt_table *table);
 SILT_API int64_t silt_table_checkpoint_version(const silt_table *table, const char **kind_out);
 
 /**
+ * Version of a newer checkpoint that was passed over because it is stored
+ * in Parquet and this build has no Parquet checkpoint reader (the JSON
+ * commits were replayed instead), or -1. Since 0.1.
+ */
+SILT_API int64_t silt_table_skipped_checkpoint_version(const silt_table *table);
+
+/**
  * Parses a timestamp the way TIMESTAMP AS OF does ("2024-01-02",
  * "2024-01-02 10:00:00", ISO 8601 with an offset; no offset = UTC).
  * @return SILT_OK or SILT_PARSE. Since 0.1.

@@ -215,6 +215,11 @@ int64_t silt_table_checkpoint_version(const silt_table *table, const char **kind
     return SNAP(table) ? table->snap->checkpoint_version : -1;
 }
 
+int64_t silt_table_skipped_checkpoint_version(const silt_table *table)
+{
+    return SNAP(table) ? table->snap->skipped_checkpoint_version : -1;
+}
+
 silt_status silt_parse_timestamp(const char *text, int64_t *micros_out)
 {
     if (text == NULL || micros_out == NULL)

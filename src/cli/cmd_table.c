@@ -83,7 +83,10 @@ static void print_info(const silt_table *table, const char *path)
     }
     printf("files: %" PRId64 " (%" PRId64 " bytes)\n", silt_table_file_count(table),
            silt_table_total_bytes(table));
-    if (checkpoint < 0)
+    if (checkpoint < 0 && silt_table_skipped_checkpoint_version(table) >= 0)
+        printf("checkpoint: none (replayed from version 0; the checkpoint at version %" PRId64
+               " needs the Parquet reader)\n", silt_table_skipped_checkpoint_version(table));
+    else if (checkpoint < 0)
         printf("checkpoint: none (replayed from version 0)\n");
     else
         printf("checkpoint: version %" PRId64 " (%s)\n", checkpoint, kind ? kind : "?");

@@ -78,29 +78,30 @@ static int hex_value(char c)
     return -1;
 }
 
-char *dlog_uri_decode(arena *a, const char *s, size_t len)
+silt_status dlog_uri_decode(arena *a, const char *s, size_t len, const char **out,
+                            silt_error *err)
 {
-    char *out = arena_alloc(a, len + 1);
+    char *decoded = arena_alloc(a, len + 1);
     size_t in_idx, out_len = 0;
-    if (out == NULL)
-        return NULL;
+    *out = NULL;
+    if (decoded == NULL)
+        return err_nomem(err);
     for (in_idx = 0; in_idx < len; in_idx++) {
         if (s[in_idx] == '%') {
-            int hi, lo;
-            if (in_idx + 2 >= len)
-                return NULL;
-            hi = hex_value(s[in_idx + 1]);
-            lo = hex_value(s[in_idx + 2]);
+            int hi = in_idx + 2 < len ? hex_value(s[in_idx + 1]) : -1;
+            int lo = in_idx + 2 < len ? hex_value(s[in_idx + 2]) : -1;
             if (hi < 0 || lo < 0)
-                return NULL;
-            out[out_len++] = (char)(hi * 16 + lo);
+                return err_set(err, SILT_CORRUPT, "path \"%.*s\" has an invalid %%-escape at "
+                               "byte %zu", (int)(len > 200 ? 200 : len), s, in_idx);
+            decoded[out_len++] = (char)(hi * 16 + lo);
             in_idx += 2;
         } else {
-            out[out_len++] = s[in_idx];
+            decoded[out_len++] = s[in_idx];
         }
     }
-    out[out_len] = '\0';
-    return out;
+    decoded[out_len] = '\0';
+    *out = decoded;
+    return SILT_OK;
 }
 
 /* ---- field accessors ------------------------------------------------------------------- */
@@ -264,10 +265,7 @@ static silt_status get_path(parse_ctx *ctx, const cJSON *obj, const char **raw_o
                             const char **path_out)
 {
     SILT_RETURN_IF_ERROR(get_string(ctx, obj, "path", 1, raw_out));
-    *path_out = dlog_uri_decode(ctx->a, *raw_out, strlen(*raw_out));
-    if (*path_out == NULL)
-        return field_error(ctx, "path", "has an invalid %-escape");
-    return SILT_OK;
+    return dlog_uri_decode(ctx->a, *raw_out, strlen(*raw_out), path_out, ctx->err);
 }
 
 /* ---- actions ---------------------------------------------------------------------------- */
@@ -580,10 +578,11 @@ done:
     return rc;
 }
 
-silt_status dlog_parse_commit(const char *data, size_t len, const char *file_name, arena *a,
-                              dlog_action_fn fn, void *payload, silt_error *err)
+silt_status dlog_parse_lines(const char *data, size_t len, const char *file_name,
+                            size_t first_line, int64_t first_byte, arena *a, dlog_action_fn fn,
+                            void *payload, silt_error *err)
 {
-    size_t line_start = 0, line_no = 1;
+    size_t line_start = 0, line_no = first_line;
     while (line_start < len) {
         const char *nl = memchr(data + line_start, '\n', len - line_start);
         size_t line_len = nl ? (size_t)(nl - (data + line_start)) : len - line_start;
@@ -597,8 +596,8 @@ silt_status dlog_parse_commit(const char *data, size_t len, const char *file_nam
                 return rc;
             snprintf(inner, sizeof(inner), "%s", err ? err->message : "");
             snprintf(ctx_copy, sizeof(ctx_copy), "%s", err ? err->context : "");
-            err_set(err, rc, "could not parse \"%s\" at line %zu, byte %zu: %s", file_name,
-                    line_no, line_start + pos, inner);
+            err_set(err, rc, "could not parse \"%s\" at line %zu, byte %lld: %s", file_name,
+                    line_no, (long long)(first_byte + (int64_t)(line_start + pos)), inner);
             if (ctx_copy[0] != '\0')
                 err_context(err, "%s", ctx_copy);
             return rc;
@@ -612,6 +611,12 @@ silt_status dlog_parse_commit(const char *data, size_t len, const char *file_nam
         line_no++;
     }
     return SILT_OK;
+}
+
+silt_status dlog_parse_commit(const char *data, size_t len, const char *file_name, arena *a,
+                              dlog_action_fn fn, void *payload, silt_error *err)
+{
+    return dlog_parse_lines(data, len, file_name, 1, 0, a, fn, payload, err);
 }
 
 /* ---- schema ----------------------------------------------------------------------------- */

@@ -214,6 +214,14 @@ silt_status dlog_parse_commit(const char *data, size_t len, const char *file_nam
                               dlog_action_fn fn, void *payload, silt_error *err);
 
 /*
+ * dlog_parse_commit for a piece of a file: complete lines starting at line
+ * number first_line and byte first_byte of file_name (for messages).
+ */
+silt_status dlog_parse_lines(const char *data, size_t len, const char *file_name,
+                            size_t first_line, int64_t first_byte, arena *a, dlog_action_fn fn,
+                            void *payload, silt_error *err);
+
+/*
  * Parses a Delta schema (PROTOCOL: Schema Serialization Format) into a
  * STRUCT col_type in arena a, keeping nullability and field metadata (as
  * JSON text in col_field.metadata_json; column mapping ids become
@@ -223,8 +231,12 @@ silt_status dlog_parse_commit(const char *data, size_t len, const char *file_nam
 silt_status dlog_parse_schema(const col_type **out, arena *a, const char *schema_json,
                               silt_error *err);
 
-/* Decodes %XX escapes once (PROTOCOL: paths are URI-encoded). NULL on OOM or a bad escape. */
-char *dlog_uri_decode(arena *a, const char *s, size_t len);
+/*
+ * Decodes %XX escapes once (PROTOCOL: paths are URI-encoded) into a string
+ * in arena a. SILT_CORRUPT for a broken escape (naming where), SILT_NOMEM.
+ */
+silt_status dlog_uri_decode(arena *a, const char *s, size_t len, const char **out,
+                            silt_error *err);
 
 /*
  * Serialises an action as one commit line (no trailing newline) appended to

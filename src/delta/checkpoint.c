@@ -12,7 +12,11 @@
  */
 #include "delta/checkpoint.h"
 
+#include <cjson/cJSON.h>
+#include <stdio.h>
 #include <string.h>
+
+#include "util/time.h"
 
 typedef struct row_ctx {
     arena *a;
@@ -210,11 +214,99 @@ static silt_status read_dv(row_ctx *ctx, const col_vec *parent, int64_t row, dlo
 
 static silt_status decode_path(row_ctx *ctx, const char *raw, const char **out)
 {
-    *out = dlog_uri_decode(ctx->a, raw, strlen(raw));
-    if (*out == NULL)
-        return err_set(ctx->err, SILT_CORRUPT, "checkpoint row %lld: path \"%s\" has an invalid "
-                       "%%-escape", (long long)ctx->row, raw);
-    return SILT_OK;
+    silt_status rc = dlog_uri_decode(ctx->a, raw, strlen(raw), out, ctx->err);
+    if (rc == SILT_CORRUPT)
+        err_context(ctx->err, "in checkpoint row %lld", (long long)ctx->row);
+    return rc;
+}
+
+/* ---- stats_parsed -> stats JSON -------------------------------------------------------- */
+
+#define STATS_MAX_DEPTH 64
+
+/* One value of a stats_parsed leaf as JSON (NULL when it cannot be shown). */
+static cJSON *stats_leaf(const col_vec *v, int64_t row)
+{
+    char text[64];
+    switch (v->type->id) {
+    case COL_BOOLEAN: return cJSON_CreateBool(((const uint8_t *)v->values)[row] != 0);
+    case COL_BYTE: return cJSON_CreateNumber(((const int8_t *)v->values)[row]);
+    case COL_SHORT: return cJSON_CreateNumber(((const int16_t *)v->values)[row]);
+    case COL_INT: return cJSON_CreateNumber(((const int32_t *)v->values)[row]);
+    case COL_LONG: return cJSON_CreateNumber((double)((const int64_t *)v->values)[row]);
+    case COL_FLOAT: return cJSON_CreateNumber(((const float *)v->values)[row]);
+    case COL_DOUBLE: return cJSON_CreateNumber(((const double *)v->values)[row]);
+    case COL_DATE:
+        time_format_date(((const int32_t *)v->values)[row], text, sizeof(text));
+        return cJSON_CreateString(text);
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ:
+        /* Delta writes stats timestamps with milliseconds. */
+        time_format_timestamp(((const int64_t *)v->values)[row], 'T', 3,
+                              v->type->id == COL_TIMESTAMP, text, sizeof(text));
+        return cJSON_CreateString(text);
+    case COL_STRING: {
+        int32_t len = 0;
+        const char *bytes = col_vec_str(v, row, &len);
+        char *copy = cJSON_malloc((size_t)len + 1);
+        cJSON *item;
+        if (copy == NULL)
+            return NULL;
+        memcpy(copy, bytes, (size_t)len);
+        copy[len] = '\0';
+        item = cJSON_CreateString(copy);
+        cJSON_free(copy);
+        return item;
+    }
+    default: return NULL; /* decimals and binaries: left out, so unknown, never wrong */
+    }
+}
+
+static cJSON *stats_struct(const col_vec *v, int64_t row, int depth)
+{
+    cJSON *obj;
+    size_t idx;
+    if (depth > STATS_MAX_DEPTH)
+        return NULL;
+    obj = cJSON_CreateObject();
+    if (obj == NULL)
+        return NULL;
+    for (idx = 0; idx < v->type->n_fields && idx < v->n_children; idx++) {
+        const col_vec *field = v->children[idx];
+        cJSON *item;
+        if (col_vec_is_null(field, row))
+            continue;
+        item = field->type->id == COL_STRUCT ? stats_struct(field, row, depth + 1)
+                                             : stats_leaf(field, row);
+        if (item != NULL)
+            cJSON_AddItemToObject(obj, v->type->fields[idx].name, item);
+    }
+    return obj;
+}
+
+/*
+ * PROTOCOL: Checkpoint Schema, stats_parsed. When a checkpoint keeps only the
+ * typed stats (delta.checkpoint.writeStatsAsJson = false), they are turned
+ * back into the JSON text the rest of silt parses lazily.
+ */
+static silt_status stats_from_parsed(row_ctx *ctx, const col_vec *add, int64_t row,
+                                     const char **out)
+{
+    const col_vec *parsed = child(add, "stats_parsed");
+    cJSON *obj;
+    char *text;
+    if (parsed == NULL || is_null(parsed, row) || parsed->type->id != COL_STRUCT)
+        return SILT_OK;
+    obj = stats_struct(parsed, row, 0);
+    if (obj == NULL)
+        return err_nomem(ctx->err);
+    text = cJSON_PrintUnformatted(obj);
+    cJSON_Delete(obj);
+    if (text == NULL)
+        return err_nomem(ctx->err);
+    *out = arena_strdup(ctx->a, text);
+    cJSON_free(text);
+    return *out ? SILT_OK : err_nomem(ctx->err);
 }
 
 static silt_status row_add(row_ctx *ctx, const col_vec *v, int64_t row, dlog_add *out)
@@ -225,8 +317,10 @@ static silt_status row_add(row_ctx *ctx, const col_vec *v, int64_t row, dlog_add
     SILT_RETURN_IF_ERROR(read_int(ctx, v, "size", row, 1, NULL, &out->size));
     SILT_RETURN_IF_ERROR(read_int(ctx, v, "modificationTime", row, 0, NULL, &out->modification_time));
     SILT_RETURN_IF_ERROR(read_bool(ctx, v, "dataChange", row, 0, &out->data_change));
-    /* stats_parsed is ignored: the JSON stats carry the same values and are parsed lazily. */
+    /* The JSON stats win; stats_parsed is used only when they are absent. */
     SILT_RETURN_IF_ERROR(read_string(ctx, v, "stats", row, 0, &out->stats));
+    if (out->stats == NULL)
+        SILT_RETURN_IF_ERROR(stats_from_parsed(ctx, v, row, &out->stats));
     SILT_RETURN_IF_ERROR(read_map(ctx, v, "tags", row, &out->tags));
     SILT_RETURN_IF_ERROR(read_dv(ctx, v, row, &out->dv));
     SILT_RETURN_IF_ERROR(read_int(ctx, v, "baseRowId", row, 0, &out->has_base_row_id, &out->base_row_id));

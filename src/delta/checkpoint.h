@@ -38,8 +38,9 @@ dlog_parquet_actions_fn dlog_builtin_parquet_reader(void);
  * non-null action column of each row. The batch schema is the checkpoint
  * schema (struct columns add, remove, metaData, protocol, txn,
  * domainMetadata, checkpointMetadata, sidecar, commitInfo, cdc; any may be
- * missing, unknown columns are ignored). add.stats_parsed is ignored in
- * favour of add.stats. Strings are copied into a. SILT_CORRUPT when a
+ * missing, unknown columns are ignored). add.stats_parsed is turned into
+ * stats JSON when add.stats is absent (decimal and binary bounds are left
+ * out of that conversion). Strings are copied into a. SILT_CORRUPT when a
  * column has a type the checkpoint schema does not allow or a required
  * field is null.
  */

@@ -196,11 +196,10 @@ static int checkpoint_at(const dlog_listing *listing, size_t first, int skip_par
     }
     if (part != NULL) {
         /* Parts of one set are adjacent in the sorted listing, part 1 first. */
-        for (idx = first; listing->files[idx].kind != DLOG_FILE_CHECKPOINT_PART ||
-                          listing->files[idx].n_parts != part->n_parts ||
-                          listing->files[idx].part != 1;
-             idx++)
-            ;
+        for (idx = first; idx < listing->n_files; idx++)
+            if (listing->files[idx].kind == DLOG_FILE_CHECKPOINT_PART &&
+                listing->files[idx].n_parts == part->n_parts && listing->files[idx].part == 1)
+                break;
         out->kind = DLOG_FILE_CHECKPOINT_PART;
         out->files = &listing->files[idx];
         out->n_files = (size_t)part->n_parts;
@@ -364,8 +363,8 @@ silt_status dlog_segment_build(dlog_segment *out, const dlog_listing *listing, i
                                int use_checkpoints, silt_error *err)
 {
     dlog_checkpoint cp;
-    int64_t start, commit_version;
-    size_t n_commits;
+    int64_t start, expected;
+    size_t n_commits, idx;
     const dlog_file **commits;
 
     if (version < 0)
@@ -381,27 +380,41 @@ silt_status dlog_segment_build(dlog_segment *out, const dlog_listing *listing, i
     start = cp.version + 1; /* 0 without a checkpoint */
     if (cp.version < 0 && dlog_listing_commit(listing, 0) == NULL)
         return version_missing(listing, version, err);
-    n_commits = (size_t)(version - cp.version);
+    /*
+     * Walk the commits actually listed in [start, version]: the array is sized
+     * by what exists, so a stray far-future file name cannot make us allocate
+     * or loop over billions of versions.
+     */
+    n_commits = 0;
+    for (idx = 0; idx < listing->n_files; idx++)
+        if (listing->files[idx].kind == DLOG_FILE_COMMIT && listing->files[idx].version >= start &&
+            listing->files[idx].version <= version)
+            n_commits++;
     commits = mem_calloc(n_commits ? n_commits : 1, sizeof(*commits));
     if (commits == NULL)
         return err_nomem(err);
-    for (commit_version = start; commit_version <= version; commit_version++) {
-        const dlog_file *commit = dlog_listing_commit(listing, commit_version);
-        if (commit == NULL) {
-            mem_free(commits);
-            if (cp.version >= 0)
-                return err_set(err, SILT_CORRUPT,
-                               "commit %lld of the table is missing: the log jumps from "
-                               "checkpoint %lld to version %lld without \"%s%020lld.json\"",
-                               (long long)commit_version, (long long)cp.version,
-                               (long long)version, DLOG_DIR, (long long)commit_version);
+    expected = start;
+    for (idx = 0; idx < listing->n_files && expected <= version; idx++) {
+        const dlog_file *f = &listing->files[idx];
+        if (f->kind != DLOG_FILE_COMMIT || f->version < start || f->version > version)
+            continue;
+        if (f->version != expected)
+            break; /* a gap: `expected` is missing */
+        commits[expected - start] = f;
+        expected++;
+    }
+    if (expected <= version) {
+        mem_free(commits);
+        if (cp.version >= 0)
             return err_set(err, SILT_CORRUPT,
-                           "commit %lld of the table is missing: versions 0 to %lld need "
-                           "\"%s%020lld.json\"",
-                           (long long)commit_version, (long long)version, DLOG_DIR,
-                           (long long)commit_version);
-        }
-        commits[commit_version - start] = commit;
+                           "commit %lld of the table is missing: the log jumps from "
+                           "checkpoint %lld to version %lld without \"%s%020lld.json\"",
+                           (long long)expected, (long long)cp.version, (long long)version,
+                           DLOG_DIR, (long long)expected);
+        return err_set(err, SILT_CORRUPT,
+                       "commit %lld of the table is missing: versions 0 to %lld need "
+                       "\"%s%020lld.json\"",
+                       (long long)expected, (long long)version, DLOG_DIR, (long long)expected);
     }
     out->version = version;
     out->checkpoint = cp;
@@ -438,4 +451,67 @@ silt_status dlog_read_last_checkpoint(io_store *store, int64_t *version_out, sil
     }
     buf_clear(&data);
     return SILT_OK;
+}
+
+/* Chunk size for reading JSON log files; lines longer than a chunk grow the buffer. */
+#define JSON_CHUNK ((size_t)1 << 20)
+
+silt_status dlog_read_json_file(io_store *store, const char *key, arena *a, dlog_action_fn fn,
+                                void *payload, silt_error *err)
+{
+    io_file *file = NULL;
+    buf pending = BUF_INIT; /* an incomplete last line, then the next chunk */
+    int64_t offset = 0, pending_start = 0;
+    size_t line_no = 1;
+    silt_status rc;
+
+    buf_init(&pending, DLOG_MAX_LINE + JSON_CHUNK);
+    rc = io_file_open(store, key, &file, err);
+    if (rc != SILT_OK)
+        goto done;
+    while (offset < file->size) {
+        size_t want = (size_t)(file->size - offset) < JSON_CHUNK ? (size_t)(file->size - offset)
+                                                                 : JSON_CHUNK;
+        const char *last_nl;
+        size_t complete, idx;
+        rc = buf_reserve(&pending, want, err);
+        if (rc == SILT_NOMEM && pending.len >= DLOG_MAX_LINE) {
+            rc = err_set(err, SILT_CORRUPT, "line %zu of \"%s\" is longer than %zu bytes",
+                         line_no, key, DLOG_MAX_LINE);
+            goto done;
+        }
+        if (rc != SILT_OK)
+            goto done;
+        rc = io_file_read_at(file, offset, want, pending.data + pending.len, err);
+        if (rc != SILT_OK)
+            goto done;
+        pending.len += want;
+        offset += (int64_t)want;
+        /* Parse every complete line; keep the tail for the next round. */
+        last_nl = NULL;
+        for (idx = pending.len; idx > pending.len - want; idx--) /* older bytes hold no newline */
+            if (pending.data[idx - 1] == '\n') {
+                last_nl = pending.data + idx - 1;
+                break;
+            }
+        if (last_nl == NULL && offset < file->size)
+            continue;
+        complete = last_nl ? (size_t)(last_nl - pending.data) + 1 : pending.len;
+        if (offset >= file->size)
+            complete = pending.len;
+        rc = dlog_parse_lines(pending.data, complete, key, line_no, pending_start, a, fn, payload,
+                              err);
+        if (rc != SILT_OK)
+            goto done;
+        for (idx = 0; idx < complete; idx++)
+            if (pending.data[idx] == '\n')
+                line_no++;
+        memmove(pending.data, pending.data + complete, pending.len - complete);
+        pending.len -= complete;
+        pending_start += (int64_t)complete;
+    }
+done:
+    io_file_close(file);
+    buf_clear(&pending);
+    return rc;
 }

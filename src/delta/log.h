@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "delta/actions.h"
 #include "io/store.h"
 #include "util/error.h"
 
@@ -114,6 +115,16 @@ typedef struct dlog_segment {
 silt_status dlog_segment_build(dlog_segment *out, const dlog_listing *listing, int64_t version,
                                int use_checkpoints, silt_error *err);
 void dlog_segment_clear(dlog_segment *seg);
+
+/*
+ * Reads a JSON log file (commit, JSON checkpoint, compaction) in chunks and
+ * parses it line by line, calling fn for every action: memory stays at one
+ * chunk plus the longest line (at most DLOG_MAX_LINE bytes, else
+ * SILT_CORRUPT), however big the commit. SILT_NOTFOUND when the file is gone.
+ */
+#define DLOG_MAX_LINE ((size_t)1 << 30)
+silt_status dlog_read_json_file(io_store *store, const char *key, arena *a, dlog_action_fn fn,
+                                void *payload, silt_error *err);
 
 /*
  * Reads `_delta_log/_last_checkpoint` (PROTOCOL: Last Checkpoint File).

@@ -46,9 +46,8 @@ static int parse_decimal(const char *text, int32_t precision, int32_t scale, col
                 return 0; /* would need rounding: not a value of this decimal type */
             continue;
         }
-        /* Checked before it grows: value * 10 could overflow 128 bits at p = 38. */
         if (value > (limit - 1 - (c - '0')) / 10)
-            return 0;
+            return 0; /* value * 10 + digit would reach 10^precision */
         value = value * 10 + (c - '0');
         if (seen_point)
             frac_digits++;
@@ -56,7 +55,7 @@ static int parse_decimal(const char *text, int32_t precision, int32_t scale, col
     if (n_digits == 0)
         return 0;
     for (; frac_digits < scale; frac_digits++) {
-        if (value >= limit / 10)
+        if (value > (limit - 1) / 10)
             return 0;
         value *= 10;
     }
@@ -153,17 +152,26 @@ static int cmp_double(double a, double b)
     return (a > b) - (a < b);
 }
 
+/* a * 10^k compared with b, without overflow: compare a with b / 10^k, then the remainder. */
+static int cmp_scaled(col_int128 a, int32_t k, col_int128 b)
+{
+    col_int128 quotient = b, remainder = 0, pow10 = 1;
+    int32_t idx;
+    for (idx = 0; idx < k && idx < 38; idx++)
+        pow10 *= 10;
+    quotient = b / pow10;
+    remainder = b % pow10; /* same sign as b */
+    if (a != quotient)
+        return (a > quotient) - (a < quotient);
+    return (remainder < 0) - (remainder > 0);
+}
+
 static int cmp_decimal(col_int128 a, int32_t a_scale, col_int128 b, int32_t b_scale)
 {
-    /* Align scales; values have at most 38 digits, so one side times 10^k stays in range. */
-    while (a_scale < b_scale) {
-        a *= 10;
-        a_scale++;
-    }
-    while (b_scale < a_scale) {
-        b *= 10;
-        b_scale++;
-    }
+    if (a_scale < b_scale)
+        return cmp_scaled(a, b_scale - a_scale, b);
+    if (b_scale < a_scale)
+        return -cmp_scaled(b, a_scale - b_scale, a);
     return (a > b) - (a < b);
 }
 

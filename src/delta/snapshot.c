@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "delta/log.h"
+#include "delta/partition.h"
 #include "delta/protocol.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
@@ -76,6 +77,32 @@ void delta_snapshot_free(delta_snapshot *snap)
 const char *delta_snapshot_property(const delta_snapshot *snap, const char *key)
 {
     return dlog_map_get(&snap->metadata.configuration, key, NULL);
+}
+
+silt_status delta_snapshot_partition_value(const delta_snapshot *snap, const delta_file *file,
+                                           const char *column, arena *a, delta_value *out,
+                                           silt_error *err)
+{
+    size_t idx, col;
+    dproto_mapping_mode mode;
+    const char *physical = NULL;
+    for (idx = 0; idx < snap->metadata.n_partition_columns; idx++) {
+        if (strcmp(snap->metadata.partition_columns[idx], column) != 0)
+            continue;
+        for (col = 0; col < snap->schema->n_fields; col++) {
+            const col_field *field = &snap->schema->fields[col];
+            if (strcmp(field->name, column) != 0)
+                continue;
+            SILT_RETURN_IF_ERROR(dproto_get_mapping_mode(&snap->metadata, &mode, err));
+            SILT_RETURN_IF_ERROR(dproto_physical_name(field, mode, a, &physical, err));
+            return delta_value_parse(out, field->type,
+                                     dlog_map_get(&file->partition_values, physical, NULL),
+                                     column, err);
+        }
+        return err_set(err, SILT_CORRUPT, "partition column \"%s\" is not in the table schema",
+                       column);
+    }
+    return err_set(err, SILT_BIND, "column \"%s\" is not a partition column of the table", column);
 }
 
 /* Grows a mem_alloc'd array to hold one more element. */
@@ -351,17 +378,10 @@ static silt_status on_action(const dlog_action *action, void *payload, silt_erro
 static silt_status replay_json(replay *r, io_store *store, const char *key, arena *scratch,
                                silt_error *err)
 {
-    buf data = BUF_INIT;
-    silt_status rc;
-    buf_init(&data, COMMIT_MAX_BYTES);
-    rc = io_get(store, key, &data, err);
+    silt_status rc = dlog_read_json_file(store, key, scratch, on_action, r, err);
     if (rc == SILT_NOTFOUND)
         rc = err_set(err, SILT_CORRUPT, "log file \"%s\" disappeared while the log was read",
                      key);
-    if (rc == SILT_OK)
-        rc = dlog_parse_commit(data.data ? data.data : "", data.len, key, scratch, on_action, r,
-                               err);
-    buf_clear(&data);
     arena_reset(scratch);
     return rc;
 }
@@ -462,6 +482,7 @@ static silt_status replay_segment(delta_snapshot **out, io_store *store,
     snap->version = seg->version;
     snap->checkpoint_version = seg->checkpoint.version;
     snap->checkpoint_kind = checkpoint_kind_name(seg->checkpoint.kind);
+    snap->skipped_checkpoint_version = -1;
     r.snap = snap;
     for (idx = seg->n_commits; idx > 0; idx--) {
         r.commit_version = seg->commits[idx - 1]->version;
@@ -540,6 +561,7 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
     if (rc == SILT_UNSUPPORTED && needs_parquet) {
         /* Without a Parquet reader, replay the JSON commits alone when all are there. */
         silt_error first = SILT_ERROR_INIT;
+        int64_t skipped = seg.checkpoint.version;
         err_copy(&first, err);
         dlog_segment_clear(&seg);
         if (listing.earliest_version != 0 || dlog_listing_commit(&listing, 0) == NULL) {
@@ -551,6 +573,8 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
         rc = dlog_segment_build(&seg, &listing, version < 0 ? seg.version : version, 0, err);
         if (rc == SILT_OK)
             rc = replay_segment(&snap, store, &listing, &seg, reader, &needs_parquet, err);
+        if (rc == SILT_OK)
+            snap->skipped_checkpoint_version = skipped;
         else if (rc == SILT_NOTFOUND || rc == SILT_CORRUPT)
             rc = (err_copy(err, &first), SILT_UNSUPPORTED);
     }
@@ -648,12 +672,14 @@ static silt_status search_ict(io_store *store, const dlog_listing *listing, int6
 static int64_t search_mtime(const dlog_listing *listing, int64_t lo, int64_t hi, int64_t ts_ms,
                             int64_t *first_ts_out, int64_t *last_ts_out)
 {
-    int64_t version, found = -1, prev = INT64_MIN;
+    int64_t found = -1, prev = INT64_MIN;
+    size_t idx;
     *first_ts_out = INT64_MAX;
-    for (version = lo; version <= hi; version++) {
-        const dlog_file *commit = dlog_listing_commit(listing, version);
+    /* Over the commits that exist (sorted by version), not over version numbers. */
+    for (idx = 0; idx < listing->n_files; idx++) {
+        const dlog_file *commit = &listing->files[idx];
         int64_t ts;
-        if (commit == NULL)
+        if (commit->kind != DLOG_FILE_COMMIT || commit->version < lo || commit->version > hi)
             continue;
         ts = time_floor_div(commit->mtime_micros, 1000);
         if (prev != INT64_MIN && ts <= prev)
@@ -662,7 +688,7 @@ static int64_t search_mtime(const dlog_listing *listing, int64_t lo, int64_t hi,
         if (*first_ts_out == INT64_MAX)
             *first_ts_out = ts;
         if (ts <= ts_ms)
-            found = version;
+            found = commit->version;
     }
     *last_ts_out = prev;
     return found;

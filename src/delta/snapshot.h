@@ -57,6 +57,8 @@ typedef struct delta_snapshot {
     /* The checkpoint the replay started from: version -1 for none. */
     int64_t checkpoint_version;
     const char *checkpoint_kind; /* "classic", "multi-part", "v2", or NULL */
+    /* A newer checkpoint passed over for want of a Parquet reader: its version, or -1. */
+    int64_t skipped_checkpoint_version;
     size_t n_commits_replayed;
 } delta_snapshot;
 
@@ -97,6 +99,18 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
                                              const delta_load_options *opts, silt_error *err);
 
 void delta_snapshot_free(delta_snapshot *snap);
+
+/*
+ * Typed value of partition column `column` (logical name) of a file: the
+ * raw string is looked up under the column's physical name when column
+ * mapping is on, then parsed per PROTOCOL: Partition Value Serialization.
+ * SILT_BIND when column is not a partition column; SILT_CORRUPT for a value
+ * that does not parse. String values point into the snapshot.
+ */
+struct delta_value;
+silt_status delta_snapshot_partition_value(const delta_snapshot *snap, const delta_file *file,
+                                           const char *column, arena *a,
+                                           struct delta_value *out, silt_error *err);
 
 /* Value of a table property, or NULL. */
 const char *delta_snapshot_property(const delta_snapshot *snap, const char *key);

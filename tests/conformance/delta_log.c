@@ -9,7 +9,10 @@
  * vector's unique id and its cardinality, read from the DV itself. Cases
  * whose state at a version can only come from a Parquet checkpoint count
  * as "needs parquet" until the Parquet reader is wired in; they are not
- * failures. Usage: silt_conformance_log <conformance-dir> [case]
+ * failures. Every other listed version is checked by its file_count, and
+ * where every live file has numRecords in its stats, by its row_count
+ * (numRecords minus deletion vector cardinalities). Usage:
+ * silt_conformance_log <conformance-dir> [case]
  */
 #include <cjson/cJSON.h>
 #include <dirent.h>
@@ -17,6 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delta/actions.h"
 #include "delta/dv.h"
 #include "delta/snapshot.h"
 #include "io/store.h"
@@ -25,6 +29,8 @@
 
 typedef struct counts {
     int passed, needs_parquet, failed;
+    int count_checks, row_checks; /* file_count and row_count comparisons that passed */
+    int metadata_checks;          /* latest schema, partition columns and protocol */
 } counts;
 
 static char *read_text(const char *path)
@@ -172,6 +178,161 @@ static void run_version(const char *dir, const char *name, io_store *store, long
     delta_snapshot_free(snap);
 }
 
+/* Live rows from stats and DV descriptors; -1 when a file has no numRecords. */
+static int64_t rows_from_stats(const delta_snapshot *snap)
+{
+    int64_t total = 0;
+    size_t idx;
+    for (idx = 0; idx < snap->n_files; idx++) {
+        cJSON *stats = snap->files[idx].stats ? cJSON_Parse(snap->files[idx].stats) : NULL;
+        const cJSON *num = cJSON_GetObjectItemCaseSensitive(stats, "numRecords");
+        if (!cJSON_IsNumber(num)) {
+            cJSON_Delete(stats);
+            return -1;
+        }
+        total += (int64_t)num->valuedouble - snap->files[idx].dv.cardinality;
+        cJSON_Delete(stats);
+    }
+    return total;
+}
+
+static void run_counts(const char *name, io_store *store, long long version, const cJSON *entry,
+                       counts *c)
+{
+    const cJSON *file_count = cJSON_GetObjectItemCaseSensitive(entry, "file_count");
+    const cJSON *row_count = cJSON_GetObjectItemCaseSensitive(entry, "row_count");
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    silt_status rc = delta_snapshot_load(&snap, store, version, &err);
+    int64_t rows;
+    if (rc == SILT_UNSUPPORTED && strstr(err.message, "Parquet checkpoint reader") != NULL) {
+        printf("NEEDS-PARQUET %s v%lld (counts)\n", name, version);
+        c->needs_parquet++;
+        return;
+    }
+    if (rc != SILT_OK) {
+        printf("FAIL %s v%lld (counts): %s\n", name, version, err.message);
+        c->failed++;
+        return;
+    }
+    if (cJSON_IsNumber(file_count)) {
+        if ((int64_t)file_count->valuedouble != (int64_t)snap->n_files) {
+            printf("FAIL %s v%lld: %zu live files, case.json says %lld\n", name, version,
+                   snap->n_files, (long long)file_count->valuedouble);
+            c->failed++;
+        } else {
+            c->count_checks++;
+        }
+    }
+    rows = rows_from_stats(snap);
+    if (cJSON_IsNumber(row_count) && rows >= 0) {
+        if ((int64_t)row_count->valuedouble != rows) {
+            printf("FAIL %s v%lld: %lld rows from stats and DVs, case.json says %lld\n", name,
+                   version, (long long)rows, (long long)row_count->valuedouble);
+            c->failed++;
+        } else {
+            c->row_checks++;
+        }
+    }
+    delta_snapshot_free(snap);
+}
+
+/* Features of case.json (null or a list) against the snapshot's. */
+static int same_features(const cJSON *expected, int has, size_t n, const char **items)
+{
+    size_t idx = 0;
+    const cJSON *entry;
+    if (cJSON_IsNull(expected) || expected == NULL)
+        return !has || n == 0;
+    cJSON_ArrayForEach(entry, expected)
+    {
+        if (idx >= n || !cJSON_IsString(entry) || strcmp(entry->valuestring, items[idx]) != 0)
+            return 0;
+        idx++;
+    }
+    return idx == n;
+}
+
+/* Latest version: schema (parsed from case.json's own serialisation), partition columns, protocol. */
+static void run_metadata(const char *name, io_store *store, const cJSON *root, counts *c)
+{
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    const cJSON *parts = cJSON_GetObjectItemCaseSensitive(root, "partition_columns");
+    const cJSON *proto = cJSON_GetObjectItemCaseSensitive(root, "protocol");
+    const cJSON *entry;
+    cJSON *wrapper = cJSON_CreateObject();
+    char *text = NULL;
+    const col_type *expected = NULL;
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    arena *a = arena_new(NULL, "conformance");
+    const char *why = NULL;
+    size_t idx = 0;
+    silt_status rc = delta_snapshot_load(&snap, store, -1, &err);
+
+    if (rc == SILT_UNSUPPORTED && strstr(err.message, "Parquet checkpoint reader") != NULL) {
+        c->needs_parquet++;
+        goto done;
+    }
+    if (rc != SILT_OK) {
+        why = err.message;
+        goto done;
+    }
+    cJSON_AddStringToObject(wrapper, "type", "struct");
+    cJSON_AddItemReferenceToObject(wrapper, "fields", (cJSON *)schema);
+    text = cJSON_PrintUnformatted(wrapper);
+    if (text == NULL || dlog_parse_schema(&expected, a, text, &err) != SILT_OK)
+        why = "the schema of case.json does not parse";
+    else if (!col_type_equal(expected, snap->schema))
+        why = "schema differs";
+    for (idx = 0; why == NULL && idx < expected->n_fields; idx++)
+        if (expected->fields[idx].nullable != snap->schema->fields[idx].nullable)
+            why = "nullability differs";
+    idx = 0;
+    cJSON_ArrayForEach(entry, parts)
+    {
+        if (why == NULL && (idx >= snap->metadata.n_partition_columns || !cJSON_IsString(entry) ||
+                            strcmp(entry->valuestring, snap->metadata.partition_columns[idx]) != 0))
+            why = "partition columns differ";
+        idx++;
+    }
+    if (why == NULL && idx != snap->metadata.n_partition_columns)
+        why = "partition columns differ";
+    if (why == NULL &&
+        ((int)cJSON_GetObjectItemCaseSensitive(proto, "minReaderVersion")->valuedouble !=
+             snap->protocol.min_reader_version ||
+         (int)cJSON_GetObjectItemCaseSensitive(proto, "minWriterVersion")->valuedouble !=
+             snap->protocol.min_writer_version))
+        why = "protocol versions differ";
+    if (why == NULL &&
+        (!same_features(cJSON_GetObjectItemCaseSensitive(proto, "readerFeatures"),
+                        snap->protocol.has_reader_features, snap->protocol.n_reader_features,
+                        snap->protocol.reader_features) ||
+         !same_features(cJSON_GetObjectItemCaseSensitive(proto, "writerFeatures"),
+                        snap->protocol.has_writer_features, snap->protocol.n_writer_features,
+                        snap->protocol.writer_features)))
+        why = "table features differ";
+done:
+    if (why != NULL) {
+        printf("FAIL %s metadata: %s\n", name, why);
+        c->failed++;
+    } else if (rc == SILT_OK) {
+        c->metadata_checks++;
+    }
+    cJSON_free(text);
+    cJSON_Delete(wrapper);
+    delta_snapshot_free(snap);
+    arena_free(a);
+}
+
+static int version_skipped(const cJSON *root, const char *version)
+{
+    const cJSON *skipped = cJSON_GetObjectItemCaseSensitive(root, "skipped_versions");
+    const cJSON *unreadable = cJSON_GetObjectItemCaseSensitive(root, "unreadable_versions");
+    return cJSON_GetObjectItemCaseSensitive(skipped, version) != NULL ||
+           cJSON_GetObjectItemCaseSensitive(unreadable, version) != NULL;
+}
+
 static void run_case(const char *dir, const char *name, counts *c)
 {
     char path[4096];
@@ -198,9 +359,14 @@ static void run_case(const char *dir, const char *name, counts *c)
     cJSON_ArrayForEach(entry, versions)
     {
         const cJSON *files = cJSON_GetObjectItemCaseSensitive(entry, "files_jsonl");
+        long long version = strtoll(entry->string, NULL, 10);
+        if (version_skipped(root, entry->string))
+            continue;
         if (cJSON_IsString(files))
-            run_version(dir, name, store, strtoll(entry->string, NULL, 10), files->valuestring, c);
+            run_version(dir, name, store, version, files->valuestring, c);
+        run_counts(name, store, version, entry, c);
     }
+    run_metadata(name, store, root, c);
     io_store_free(store);
     cJSON_Delete(root);
 }
@@ -218,7 +384,7 @@ int main(int argc, char **argv)
     struct dirent *ent;
     char *names[1024];
     size_t n_names = 0, idx;
-    counts c = {0, 0, 0};
+    counts c = {0, 0, 0, 0, 0, 0};
     const char *ci = getenv("CI");
 
     snprintf(tables, sizeof(tables), "%s/tables", dir);
@@ -236,7 +402,8 @@ int main(int argc, char **argv)
         run_case(dir, names[idx], &c);
         mem_free(names[idx]);
     }
-    printf("log conformance: %d passed, %d need the Parquet checkpoint reader, %d failed\n",
-           c.passed, c.needs_parquet, c.failed);
+    printf("log conformance: %d file lists passed (plus %d file counts, %d row counts and %d "
+           "latest schemas/protocols), %d need the Parquet checkpoint reader, %d failed\n",
+           c.passed, c.count_checks, c.row_checks, c.metadata_checks, c.needs_parquet, c.failed);
     return c.failed == 0 && c.passed > 0 ? 0 : 1;
 }

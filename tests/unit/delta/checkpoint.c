@@ -277,3 +277,56 @@ void test_delta_checkpoint__snapshot_from_checkpoint_batch(void)
     check_contains(err.message, "available versions are 3 to 4");
     io_store_free(store);
 }
+
+void test_delta_checkpoint__stats_parsed_becomes_stats_json(void)
+{
+    col_field bounds[] = {fld("id", PRIM(COL_LONG)), fld("d", PRIM(COL_DATE)),
+                          fld("ts", PRIM(COL_TIMESTAMP)), fld("s", PRIM(COL_STRING))};
+    const col_type *bounds_type = col_type_struct(a, 4, arena_memdup(a, bounds, sizeof(bounds)));
+    col_field nulls[] = {fld("id", PRIM(COL_LONG))};
+    col_field stats[] = {fld("numRecords", PRIM(COL_LONG)), fld("minValues", bounds_type),
+                         fld("maxValues", bounds_type),
+                         fld("nullCount", col_type_struct(a, 1, arena_memdup(a, nulls, sizeof(nulls))))};
+    col_field add[] = {fld("path", PRIM(COL_STRING)), fld("size", PRIM(COL_LONG)),
+                       fld("stats", PRIM(COL_STRING)),
+                       fld("stats_parsed", col_type_struct(a, 4, arena_memdup(a, stats, sizeof(stats))))};
+    col_field top[] = {fld("add", col_type_struct(a, 4, arena_memdup(a, add, sizeof(add))))};
+    col_batch batch;
+    col_builder *b = NULL, *sp, *mn, *mx;
+    col_vec *v = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    batch.schema = col_type_struct(a, 1, top);
+    check_ok(col_builder_new(&b, a, batch.schema->fields[0].type, NULL), NULL);
+    s(C(b, 0), "f.parquet");
+    i(C(b, 1), 10);
+    s(C(b, 2), NULL);
+    sp = C(b, 3);
+    mn = C(sp, 1);
+    mx = C(sp, 2);
+    i(C(sp, 0), 7);
+    i(C(mn, 0), -5);
+    i(C(mn, 1), 18878);
+    i(C(mn, 2), 1631099471000000LL);
+    s(C(mn, 3), "a\"b");
+    done_struct(mn);
+    i(C(mx, 0), 9);
+    null(C(mx, 1));
+    i(C(mx, 2), 1631099471123000LL);
+    s(C(mx, 3), "z");
+    done_struct(mx);
+    i(C(C(sp, 3), 0), 1);
+    done_struct(C(sp, 3));
+    done_struct(sp);
+    done_struct(b);
+    check_ok(col_builder_finish(b, &v, NULL), NULL);
+    batch.n_rows = 1;
+    batch.n_cols = 1;
+    batch.cols = &v;
+    n_seen = 0;
+    check_ok(dlog_actions_from_batch(&batch, a, collect, NULL, &err), &err);
+    check_int(1, n_seen);
+    check_str("{\"numRecords\":7,\"minValues\":{\"id\":-5,\"d\":\"2021-09-08\","
+              "\"ts\":\"2021-09-08T11:11:11.000Z\",\"s\":\"a\\\"b\"},\"maxValues\":{\"id\":9,"
+              "\"ts\":\"2021-09-08T11:11:11.123Z\",\"s\":\"z\"},\"nullCount\":{\"id\":1}}",
+              seen[0].u.add.stats);
+}

@@ -112,3 +112,24 @@ void test_delta_partition__constant_columns(void)
     check_ok(delta_value_fill(&v, a, col_type_decimal(a, 5, 2), &value, 2, NULL), NULL);
     check(((col_int128 *)v->values)[1] == 125);
 }
+
+void test_delta_partition__compare_decimals_near_the_limit(void)
+{
+    col_type *d0 = col_type_decimal(a, 38, 0), *d10 = col_type_decimal(a, 38, 10);
+    delta_value big = parse(d0, "99999999999999999999999999999999999999");
+    delta_value small = parse(d10, "-0.0000000001");
+    delta_value frac = parse(d10, "1.5"), one = parse(d0, "1"), two = parse(d0, "2");
+    int cmp = 0;
+    check_ok(delta_value_compare(&big, &small, &cmp, NULL), NULL);
+    check(cmp > 0);
+    check_ok(delta_value_compare(&small, &big, &cmp, NULL), NULL);
+    check(cmp < 0);
+    check_ok(delta_value_compare(&one, &frac, &cmp, NULL), NULL);
+    check(cmp < 0);
+    check_ok(delta_value_compare(&two, &frac, &cmp, NULL), NULL);
+    check(cmp > 0);
+    small = parse(d10, "-1.5");
+    one = parse(d0, "-1");
+    check_ok(delta_value_compare(&one, &small, &cmp, NULL), NULL);
+    check(cmp > 0);
+}

@@ -5,8 +5,10 @@
 #include <sys/stat.h>
 
 #include "delta/log.h"
+#include "delta/partition.h"
 #include "delta/snapshot.h"
 #include "test.h"
+#include "util/mem.h"
 #include "util/time.h"
 
 static io_store *store;
@@ -105,6 +107,14 @@ void test_delta_snapshot__replays_each_version(void)
     check_str("d1", snap->domains[0].domain);
     check_str("DELETE", snap->commit_info.operation);
     check_str("x", dlog_map_get(&find(snap, "b.parquet")->partition_values, "p", NULL));
+    {
+        delta_value value;
+        arena *a = arena_new(NULL, "t");
+        check_ok(delta_snapshot_partition_value(snap, find(snap, "b.parquet"), "p", a, &value, &err), &err);
+        check_int(1, value.v.s.len);
+        check_fails(SILT_BIND, delta_snapshot_partition_value(snap, find(snap, "b.parquet"), "id", a, &value, &err));
+        arena_free(a);
+    }
     /* Partition values are interned: equal strings share one copy. */
     check(dlog_map_get(&find(snap, "b.parquet")->partition_values, "p", NULL) ==
           dlog_map_get(&find(snap, "c d.parquet")->partition_values, "p", NULL));
@@ -250,6 +260,9 @@ void test_delta_snapshot__incomplete_multipart_is_skipped(void)
     check_int(-1, snap->checkpoint_version);
     delta_snapshot_free(snap);
     put("_delta_log/00000000000000000001.checkpoint.0000000002.0000000002.parquet", "x");
+    /* An incomplete set of another size next to the complete one is ignored. */
+    put("_delta_log/00000000000000000001.checkpoint.0000000001.0000000003.parquet", "x");
+    put("_delta_log/00000000000000000001.checkpoint.0000000003.0000000003.parquet", "x");
     check_ok(delta_snapshot_load_ext(&snap, store, -1, &opts, &err), &err);
     check_int(2, fake_reads);
     check_str("multi-part", snap->checkpoint_kind);
@@ -354,4 +367,95 @@ void test_delta_snapshot__classify_log_names(void)
     check_int(DLOG_FILE_OTHER, dlog_classify("0000000000000000004.json", &f));
     check_int(DLOG_FILE_OTHER, dlog_classify("00000000000000000004.checkpoint.3.4.parquet", &f));
     check_int(DLOG_FILE_OTHER, dlog_classify(".00000000000000000004.json.crc", &f));
+}
+
+void test_delta_snapshot__big_commit_is_read_in_chunks(void)
+{
+    buf commit = BUF_INIT;
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    int idx;
+    check_ok(buf_append_str(&commit, PROTOCOL_1_2 METADATA, NULL), NULL);
+    /* About 3 MB: lines cross the 1 MiB chunk boundaries. */
+    for (idx = 0; idx < 30000; idx++)
+        check_ok(buf_printf(&commit, NULL, "{\"add\":{\"path\":\"part-%06d-with-a-longish-name.parquet\","
+                            "\"partitionValues\":{\"p\":\"x\"},\"size\":%d,\"modificationTime\":1,"
+                            "\"dataChange\":true}}\n", idx, idx), NULL);
+    put("_delta_log/00000000000000000000.json", buf_cstr(&commit));
+    check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
+    check_int(30000, snap->n_files);
+    check_int((int64_t)29999 * 30000 / 2, snap->total_size);
+    /* Lean: the arena holds paths and small copies; partition values are shared. */
+    check(arena_bytes_used(snap->arena) / snap->n_files < 100);
+    check(sizeof(delta_file) <= 160);
+    delta_snapshot_free(snap);
+    /* A broken line near the end is reported with its real line number. */
+    {
+        char where[64];
+        snprintf(where, sizeof(where), "line 30003, byte %zu:", commit.len);
+        check_ok(buf_append_str(&commit, "{\"add\":{\"path\":\"bad\"}}\n", NULL), NULL);
+        put("_delta_log/00000000000000000000.json", buf_cstr(&commit));
+        check_fails(SILT_CORRUPT, delta_snapshot_load(&snap, store, -1, &err));
+        check_contains(err.message, where);
+        check_contains(err.message, "\"add.size\" is missing");
+    }
+    buf_clear(&commit);
+}
+
+/* Every allocation failing in turn ends in SILT_NOMEM (or success), never a crash or a leak. */
+void test_delta_snapshot__out_of_memory_at_every_allocation(void)
+{
+    long countdown;
+    int succeeded = 0;
+    write_basic_table();
+    put("_delta_log/00000000000000000001.checkpoint.80a083e8-7026-4e79-81be-64bd76c43a11.json",
+        "{\"checkpointMetadata\":{\"version\":1}}\n" PROTOCOL_1_2 METADATA ADD("b.parquet", 20)
+        ADD("c%20d.parquet", 30) "{\"txn\":{\"appId\":\"app\",\"version\":7}}\n");
+    for (countdown = 0; countdown < 5000 && !succeeded; countdown++) {
+        delta_snapshot *snap = NULL;
+        silt_error err = SILT_ERROR_INIT;
+        silt_status rc;
+        mem_fail_after(countdown);
+        rc = delta_snapshot_load(&snap, store, -1, &err);
+        mem_fail_reset();
+        if (rc == SILT_OK) {
+            check_int(2, snap->n_files);
+            succeeded = 1;
+        } else if (rc != SILT_NOMEM) {
+            test_fail(__FILE__, __LINE__, "allocation %ld: %s: %s", countdown,
+                      silt_status_name(rc), err.message);
+        }
+        delta_snapshot_free(snap);
+    }
+    check(succeeded);
+}
+
+void test_delta_snapshot__store_failures_are_io_errors(void)
+{
+    io_store *inner = NULL, *faulty = NULL;
+    io_fault_plan plan = IO_FAULT_PLAN_INIT;
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    long nth;
+    write_basic_table();
+    for (nth = 1; nth <= 4; nth++) {
+        check_ok(io_store_open(&inner, test_tmpdir(), 0, &err), &err);
+        plan.fail_read_nth = nth;
+        check_ok(io_fault_store_wrap(&faulty, inner, &plan, &err), &err);
+        check_fails(SILT_IO, delta_snapshot_load(&snap, faulty, -1, &err));
+        check(snap == NULL);
+        io_store_free(faulty);
+    }
+}
+
+void test_delta_snapshot__stray_far_future_commit_is_a_gap(void)
+{
+    delta_snapshot *snap = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    write_basic_table();
+    put("_delta_log/09000000000000000000.json", "{}\n");
+    check_fails(SILT_CORRUPT, delta_snapshot_load(&snap, store, -1, &err));
+    check_contains(err.message, "commit 3 of the table is missing");
+    check_ok(delta_snapshot_load(&snap, store, 2, &err), &err);
+    delta_snapshot_free(snap);
 }

@@ -1,7 +1,8 @@
 /*
- * commit_replay.c - runs fuzz_commit.c's target over corpus files without
+ * delta_replay.c - runs one of the delta/ fuzz targets (fuzz_commit.c,
+ * fuzz_dv.c; linked with one of them) over corpus files without
  * libFuzzer, so that every build (gcc, sanitizers) replays the corpus.
- * Usage: silt_fuzz_commit_replay FILE_OR_DIR...
+ * Usage: silt_fuzz_<target>_replay FILE_OR_DIR...
  */
 #include <dirent.h>
 #include <stdint.h>
