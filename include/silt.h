@@ -10,5 +10,6 @@
 #include "silt/arrow.h"
 #include "silt/table.h"
 #include "silt/parquet.h"
+#include "silt/output.h"
 
 #endif

@@ -11,7 +11,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <stdio.h>
+
 #include "silt/common.h"
+#include "silt/output.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -125,6 +128,19 @@ SILT_API int64_t silt_table_skipped_checkpoint_version(const silt_table *table);
  * @return SILT_OK or SILT_PARSE. Since 0.1.
  */
 SILT_API silt_status silt_parse_timestamp(const char *text, int64_t *micros_out);
+
+/**
+ * Prints the rows of the table's version to out (opts may be NULL: a Spark
+ * show() table of 20 rows). Column mapping, partition values and deletion
+ * vectors are applied; rows come in file order.
+ *
+ * @return SILT_OK; SILT_CORRUPT or SILT_IO for unreadable data files,
+ *         SILT_UNSUPPORTED for data silt cannot read; SILT_INVALID for a
+ *         handle whose open failed. The message is in silt_table_errmsg.
+ * Since 0.1.
+ */
+SILT_API silt_status silt_table_print_rows(silt_table *table, FILE *out,
+                                           const silt_output_options *opts);
 
 #ifdef __cplusplus
 }

@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include "api/output.h"
+#include "delta/scan.h"
 #include "delta/snapshot.h"
 #include "io/store.h"
 #include "util/buf.h"
@@ -17,6 +19,7 @@
 #include "util/time.h"
 
 struct silt_table {
+    io_store *store; /* kept for reading rows */
     delta_snapshot *snap;
     char **column_types; /* formatted once per top-level column */
     char errmsg[2048];
@@ -75,7 +78,7 @@ silt_status silt_table_open(silt_table **out, const char *location,
 done:
     if (rc != SILT_OK)
         err_format(&err, table->errmsg, sizeof(table->errmsg));
-    io_store_free(store);
+    table->store = store;
     return rc;
 }
 
@@ -89,7 +92,44 @@ void silt_table_close(silt_table *table)
             mem_free(table->column_types[idx]);
     mem_free(table->column_types);
     delta_snapshot_free(table->snap);
+    io_store_free(table->store);
     mem_free(table);
+}
+
+silt_status silt_table_print_rows(silt_table *table, FILE *out, const silt_output_options *opts)
+{
+    delta_scan *scan = NULL;
+    api_printer *printer = NULL;
+    arena *batch_arena = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    silt_status rc;
+    if (table == NULL || table->snap == NULL || out == NULL)
+        return SILT_INVALID;
+    batch_arena = arena_new(NULL, "table rows");
+    if (batch_arena == NULL) {
+        rc = err_nomem(&err);
+        goto done;
+    }
+    rc = delta_scan_open(&scan, table->store, table->snap, NULL, &err);
+    if (rc == SILT_OK)
+        rc = api_printer_new(&printer, out, delta_scan_schema(scan), opts, &err);
+    while (rc == SILT_OK && !api_printer_full(printer)) {
+        col_batch *batch = NULL;
+        arena_reset(batch_arena);
+        rc = delta_scan_next(scan, batch_arena, &batch, &err);
+        if (rc != SILT_OK || batch == NULL)
+            break;
+        rc = api_printer_add(printer, batch, &err);
+    }
+    if (rc == SILT_OK)
+        rc = api_printer_finish(printer, &err);
+done:
+    if (rc != SILT_OK)
+        err_format(&err, table->errmsg, sizeof(table->errmsg));
+    api_printer_free(printer);
+    delta_scan_free(scan);
+    arena_free(batch_arena);
+    return rc;
 }
 
 const char *silt_table_errmsg(const silt_table *table)

@@ -1,5 +1,5 @@
 /*
- * cmd_table.c - `silt table info PATH [--version N | --timestamp T]`.
+ * cmd_table.c - `silt table info|scan PATH [--version N | --timestamp T] ...`.
  *
  * Prints what a Delta table is at one version: version and commit time,
  * protocol and table features, schema, partition columns, properties,
@@ -19,12 +19,17 @@
 static int run_table(int argc, char **argv);
 
 const cli_command cli_table_command = {
-    "table", "show facts about a Delta table",
+    "table", "show facts about a Delta table, or its rows",
     "usage: silt table info PATH [--version N | --timestamp T]\n"
+    "       silt table scan PATH [--version N | --timestamp T]\n"
+    "                            [--format table|csv|jsonl|json] [--max-rows N] [--no-truncate]\n"
     "\n"
-    "Shows the version, protocol and table features, schema, partition\n"
+    "info shows the version, protocol and table features, schema, partition\n"
     "columns, properties, live files and checkpoint of the Delta table in\n"
-    "the folder PATH.\n"
+    "the folder PATH. scan prints its rows: a table like Spark's show() (the\n"
+    "first --max-rows rows, default 20, cells cut at 20 characters unless\n"
+    "--no-truncate), CSV with a header, canonical JSON lines (jsonl) or\n"
+    "Spark's JSON lines (json).\n"
     "\n"
     "  --version N     the table as of version N (VERSION AS OF)\n"
     "  --timestamp T   the table as of time T (TIMESTAMP AS OF), e.g.\n"
@@ -97,58 +102,97 @@ static int parse_version(const char *text, int64_t *out)
     return str_to_int64(text, strlen(text), out) && *out >= 0;
 }
 
-static int run_info(int argc, char **argv)
-{
-    silt_table_open_options opts = SILT_TABLE_OPEN_OPTIONS_INIT;
-    silt_table *table = NULL;
-    const char *path = NULL;
-    int arg, have_version = 0;
-    silt_status rc;
+/* Options of `table info` and `table scan`. */
+typedef struct table_args {
+    silt_table_open_options open;
+    silt_output_options output;
+    const char *path;
+} table_args;
 
+/* Parses the arguments after the sub-command name; returns 0 or an exit code. */
+static int parse_table_args(int argc, char **argv, int is_scan, table_args *args)
+{
+    const char *sub = is_scan ? "scan" : "info";
+    int arg, have_version = 0;
     for (arg = 1; arg < argc; arg++) {
-        if (strcmp(argv[arg], "--version") == 0 || strcmp(argv[arg], "--timestamp") == 0) {
-            if (arg + 1 >= argc)
-                return cli_usage_error("table", "%s needs a value", argv[arg]);
-            if (argv[arg][2] == 'v') {
-                if (!parse_version(argv[arg + 1], &opts.version_as_of))
-                    return cli_usage_error("table", "--version needs a version number, got '%s'",
-                                           argv[arg + 1]);
-                have_version = 1;
-            } else {
-                if (silt_parse_timestamp(argv[arg + 1], &opts.timestamp_micros) != SILT_OK)
-                    return cli_usage_error("table", "--timestamp needs a timestamp such as "
-                                           "'2024-05-01 12:00:00', got '%s'", argv[arg + 1]);
-                opts.has_timestamp = 1;
-            }
-            arg++;
-        } else if (argv[arg][0] == '-') {
-            return cli_usage_error("table", "unrecognised option '%s'", argv[arg]);
-        } else if (path == NULL) {
-            path = argv[arg];
+        const char *flag = argv[arg];
+        int takes_value = strcmp(flag, "--version") == 0 || strcmp(flag, "--timestamp") == 0 ||
+                          (is_scan && (strcmp(flag, "--format") == 0 ||
+                                       strcmp(flag, "--max-rows") == 0));
+        if (takes_value && arg + 1 >= argc)
+            return cli_usage_error("table", "%s needs a value", flag);
+        if (strcmp(flag, "--version") == 0) {
+            if (!parse_version(argv[arg + 1], &args->open.version_as_of))
+                return cli_usage_error("table", "--version needs a version number, got '%s'",
+                                       argv[arg + 1]);
+            have_version = 1;
+        } else if (strcmp(flag, "--timestamp") == 0) {
+            if (silt_parse_timestamp(argv[arg + 1], &args->open.timestamp_micros) != SILT_OK)
+                return cli_usage_error("table", "--timestamp needs a timestamp such as "
+                                       "'2024-05-01 12:00:00', got '%s'", argv[arg + 1]);
+            args->open.has_timestamp = 1;
+        } else if (is_scan && strcmp(flag, "--format") == 0) {
+            if (silt_output_format_parse(argv[arg + 1], &args->output.format) != SILT_OK)
+                return cli_usage_error("table", "--format is one of table, csv, jsonl, json; "
+                                       "got '%s'", argv[arg + 1]);
+        } else if (is_scan && strcmp(flag, "--max-rows") == 0) {
+            if (!parse_version(argv[arg + 1], &args->output.max_rows))
+                return cli_usage_error("table", "--max-rows needs a number, got '%s'",
+                                       argv[arg + 1]);
+        } else if (is_scan && strcmp(flag, "--no-truncate") == 0) {
+            args->output.truncate = 0;
+        } else if (flag[0] == '-') {
+            return cli_usage_error("table", "unrecognised option '%s'", flag);
+        } else if (args->path == NULL) {
+            args->path = flag;
         } else {
-            return cli_usage_error("table", "table info takes one PATH, got '%s' too", argv[arg]);
+            return cli_usage_error("table", "table %s takes one PATH, got '%s' too", sub, flag);
         }
+        if (takes_value)
+            arg++;
     }
-    if (path == NULL)
-        return cli_usage_error("table", "table info needs the PATH of a table");
-    if (have_version && opts.has_timestamp)
+    if (args->path == NULL)
+        return cli_usage_error("table", "table %s needs the PATH of a table", sub);
+    if (have_version && args->open.has_timestamp)
         return cli_usage_error("table", "--version and --timestamp cannot be used together");
-    rc = silt_table_open(&table, path, &opts);
-    if (rc != SILT_OK) {
-        fprintf(stderr, "silt: %s\n", table ? silt_table_errmsg(table) : "out of memory");
-        silt_table_close(table);
-        return 1;
-    }
-    print_info(table, path);
-    silt_table_close(table);
     return 0;
+}
+
+static int run_sub(int argc, char **argv, int is_scan)
+{
+    table_args args;
+    silt_table_open_options open_defaults = SILT_TABLE_OPEN_OPTIONS_INIT;
+    silt_output_options output_defaults = SILT_OUTPUT_OPTIONS_INIT;
+    silt_table *table = NULL;
+    silt_status rc;
+    int usage;
+
+    memset(&args, 0, sizeof(args));
+    args.open = open_defaults;
+    args.output = output_defaults;
+    usage = parse_table_args(argc, argv, is_scan, &args);
+    if (usage != 0)
+        return usage;
+    rc = silt_table_open(&table, args.path, &args.open);
+    if (rc == SILT_OK) {
+        if (is_scan)
+            rc = silt_table_print_rows(table, stdout, &args.output);
+        else
+            print_info(table, args.path);
+    }
+    if (rc != SILT_OK)
+        fprintf(stderr, "silt: %s\n", table ? silt_table_errmsg(table) : "out of memory");
+    silt_table_close(table);
+    return rc == SILT_OK ? 0 : 1;
 }
 
 static int run_table(int argc, char **argv)
 {
     if (argc < 2)
-        return cli_usage_error("table", "table needs a sub-command: info");
+        return cli_usage_error("table", "table needs a sub-command: info or scan");
     if (strcmp(argv[1], "info") == 0)
-        return run_info(argc - 1, argv + 1);
-    return cli_usage_error("table", "table has no sub-command '%s'; try info", argv[1]);
+        return run_sub(argc - 1, argv + 1, 0);
+    if (strcmp(argv[1], "scan") == 0)
+        return run_sub(argc - 1, argv + 1, 1);
+    return cli_usage_error("table", "table has no sub-command '%s'; try info or scan", argv[1]);
 }
