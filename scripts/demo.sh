@@ -1,9 +1,31 @@
 #!/usr/bin/env bash
-# The walkthrough `make demo` runs: what silt can do today, as a user runs it.
+# The walkthrough `make demo` runs: what silt can do today, as a user runs it,
+# on real Delta tables and Parquet files from ../shared.
 set -euo pipefail
 SILT=${1:-build/silt}
-echo "\$ silt --version"
-"$SILT" --version
-echo
-echo "\$ silt --help"
-"$SILT" --help
+SHARED=${SILT_SHARED_DIR:-$(cd "$(dirname "$0")/../.." && pwd)/shared}
+TABLES=$SHARED/conformance/tables
+
+run() {
+  echo "\$ silt $*"
+  "$SILT" "$@"
+  echo
+}
+
+run --version
+run --help
+# A Delta table written by Spark: its history, partitions and rows.
+run table info "$TABLES/delta-0.8.0-special-partition"
+run table scan "$TABLES/delta-0.8.0-special-partition"
+# Time travel: the same table as of an older version.
+run table scan "$TABLES/simple_table" --version 0 --format jsonl
+run table scan "$TABLES/simple_table" --format csv
+# Deletion vectors and a checkpoint, read like Spark reads them.
+run table info "$TABLES/dv-partitioned-with-checkpoint"
+run table scan "$TABLES/dv-partitioned-with-checkpoint" --max-rows 5
+# Column mapping: physical names in the files, logical names to the user.
+run table scan "$TABLES/table-with-columnmapping-mode-name"
+# Parquet files directly.
+PQ=$(ls "$TABLES"/data-reader-primitives/*.parquet | head -1)
+run parquet schema "$PQ"
+run parquet cat "$PQ" --limit 3 --format jsonl
