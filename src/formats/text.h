@@ -117,4 +117,39 @@ void text_table_free(text_table *t);
 /* Spark's cast-to-string of one value (show() cells before truncation). */
 silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error *err);
 
+/*
+ * One writer for every output format, for the command line and the API:
+ * feed batches, get text. CSV and JSON text is produced batch by batch (the
+ * CSV header with the first call); the table is produced by
+ * text_writer_finish, since its widths depend on all shown rows.
+ */
+typedef enum text_format {
+    TEXT_FORMAT_TABLE = 0, /* Spark's show() */
+    TEXT_FORMAT_CSV,       /* Spark's CSV with a header, RFC 4180 quotes */
+    TEXT_FORMAT_JSON,      /* Spark's JSON lines (toJSON) */
+    TEXT_FORMAT_JSONL      /* canonical JSON lines (the conformance format) */
+} text_format;
+
+typedef struct text_writer_options {
+    unsigned version;
+    text_format format;
+    int64_t max_rows; /* TABLE: rows shown (Spark's default 20); others: ignored */
+    int32_t truncate; /* TABLE: Spark's truncate (default 20; 0 = off) */
+} text_writer_options;
+
+#define TEXT_WRITER_OPTIONS_INIT {1, TEXT_FORMAT_TABLE, 20, 20}
+
+/* "table", "csv", "json", "jsonl" (ASCII case-insensitive); SILT_INVALID otherwise. */
+silt_status text_format_parse(const char *name, text_format *out, silt_error *err);
+
+typedef struct text_writer text_writer;
+silt_status text_writer_new(text_writer **out, const col_type *schema,
+                            const text_writer_options *opts, silt_error *err);
+/* Appends the text of a batch to out (nothing for TABLE, which keeps the rows). */
+silt_status text_writer_add_batch(text_writer *w, const col_batch *batch, buf *out,
+                                  silt_error *err);
+/* Appends what is left: the whole table, or the CSV header when no batch came. */
+silt_status text_writer_finish(text_writer *w, buf *out, silt_error *err);
+void text_writer_free(text_writer *w);
+
 #endif
