@@ -10,12 +10,18 @@
  *   JS      canonical JSON (conformance README): shortest round-trip digits
  *           laid out like JavaScript's Number.prototype.toString: "0.1",
  *           "3", "1e+21", "1.5e-7", "-0".
- *   Java    what Spark prints (show(), CSV): Double.toString/Float.toString
- *           with shortest digits: "1.0", "1.0E10", "1.0E-5", "4.9E-324".
- *           Digits follow the JDK 19+ specification (Raffaello Giulietti's
- *           shortest-decimal algorithm); the JDK 17 Spark usually runs on
- *           agrees for all but rare values where it printed one more digit.
+ *   Java    what Spark prints (show(), CSV, JSON): Double.toString and
+ *           Float.toString: "1.0", "1.0E10", "1.0E-5", "4.9E-324". Integral
+ *           values follow JDK 17 (Spark's usual JVM), which does not always
+ *           print the shortest digits there ("1.23456792E8" for a float);
+ *           other values get the shortest digits, as JDK 19+ specifies.
+ *           Compared with JDK 17 on 300,000 random values: 18 differ in the
+ *           last digit (floats above 2^63, rare doubles).
  *   Decimal plain notation with exactly `scale` fraction digits.
+ *
+ * Spark's behaviour was checked against pyspark 4.3.0 on Java 17 with the
+ * session time zone UTC (silt's): the expected texts in the unit tests are
+ * its output.
  */
 #ifndef SILT_FORMATS_TEXT_H
 #define SILT_FORMATS_TEXT_H
@@ -99,11 +105,14 @@ silt_status text_csv_write_batch(buf *out, const col_batch *batch, silt_error *e
  *   +---+-----+
  *   only showing top 1 row
  *
+ * Nulls show as NULL (Spark 3.5 and later; older Spark printed null).
  * truncate > 0: cells longer than truncate characters are cut to
  * truncate - 3 characters plus "..." and cells are right-aligned;
  * truncate == 0: nothing is cut and cells are left-aligned (as Spark).
  * Widths count UTF-16 units like Java's String.length(), plus one for each
  * East Asian full-width character (Spark's Utils.stringHalfWidth).
+ * Errors: SILT_INVALID for a negative max_rows or truncate, a schema that
+ * is not a struct, or a batch with another number of columns; SILT_NOMEM.
  */
 typedef struct text_table text_table;
 silt_status text_table_new(text_table **out, const col_type *schema, int64_t max_rows,
