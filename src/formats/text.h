@@ -52,6 +52,16 @@ size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
 size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
 
 /*
+ * Dates and timestamps as Spark formats them (show(), CSV, JSON): like
+ * util/time.h, but a year above 9999 gets a '+' ("+10000-01-01"), as Java's
+ * formatter writes it. fraction_digits < 0 means "as many as needed, none
+ * when zero" (show(): "11:11:11.12"). out needs TEXT_NUM_MAX bytes.
+ */
+size_t text_format_date_spark(int32_t days, char *out);
+size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits, int with_zone,
+                                   char *out);
+
+/*
  * Canonical JSON (conformance README, "Canonical row format"): one value of
  * v at row, appended to out. Errors: SILT_NOMEM only (the buf's limit).
  */

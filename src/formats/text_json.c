@@ -537,16 +537,19 @@ static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, sil
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
         return spark_json_base64(out, (const unsigned char *)str, (size_t)str_len, err);
+    case COL_DATE:
+        len = text_format_date_spark(((const int32_t *)v->values)[row], text);
+        return json_quoted(out, text, len, err);
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
         /* Spark's default timestampFormat keeps milliseconds: yyyy-MM-dd'T'HH:mm:ss.SSSXXX */
-        len = time_format_timestamp(((const int64_t *)v->values)[row], 'T', 3,
-                                    v->type->id == COL_TIMESTAMP, text, sizeof(text));
+        len = text_format_timestamp_spark(((const int64_t *)v->values)[row], 'T', 3,
+                                          v->type->id == COL_TIMESTAMP, text);
         return json_quoted(out, text, len, err);
     case COL_STRUCT:
     case COL_ARRAY:
     case COL_MAP: return spark_json_nested(out, v, row, err);
-    default: return json_scalar(out, v, row, err); /* booleans, integers, dates */
+    default: return json_scalar(out, v, row, err); /* booleans and integers */
     }
 }
 

@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/time.h"
+
 /* value = 0.digits * 10^point, digits without leading or trailing zeros. */
 typedef struct sdigits {
     char digits[24];
@@ -470,4 +472,40 @@ size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out)
     }
     len += (size_t)snprintf(out + len, 16, "E%d", adjusted);
     return len;
+}
+
+/* Java's formatters print years past 9999 with a sign ("+10000"); util/time.h does not. */
+static size_t plus_before_big_year(int64_t days, char *out)
+{
+    int64_t year;
+    unsigned month, day;
+    time_civil_from_days(days, &year, &month, &day);
+    if (year <= 9999)
+        return 0;
+    out[0] = '+';
+    return 1;
+}
+
+size_t text_format_date_spark(int32_t days, char *out)
+{
+    size_t len = plus_before_big_year(days, out);
+    return len + time_format_date(days, out + len, TEXT_NUM_MAX - len);
+}
+
+size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits, int with_zone,
+                                   char *out)
+{
+    size_t len = plus_before_big_year(time_floor_div(micros, TIME_MICROS_PER_DAY), out);
+    if (fraction_digits < 0) {
+        int64_t fraction = time_floor_mod(micros, TIME_MICROS_PER_SECOND);
+        fraction_digits = 6;
+        if (fraction == 0)
+            fraction_digits = 0;
+        while (fraction != 0 && fraction % 10 == 0) {
+            fraction /= 10;
+            fraction_digits--;
+        }
+    }
+    return len + time_format_timestamp(micros, sep, fraction_digits, with_zone, out + len,
+                                       TEXT_NUM_MAX - len);
 }

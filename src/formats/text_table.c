@@ -54,24 +54,14 @@ struct text_table {
 static silt_status spark_date(buf *out, int32_t days, silt_error *err)
 {
     char text[TEXT_NUM_MAX];
-    int64_t year;
-    unsigned month, day;
-    size_t len = time_format_date(days, text, sizeof(text));
-    time_civil_from_days(days, &year, &month, &day);
-    if (year > 9999)
-        SILT_RETURN_IF_ERROR(buf_append_char(out, '+', err));
+    size_t len = text_format_date_spark(days, text);
     return buf_append(out, text, len, err);
 }
 
 static silt_status spark_timestamp(buf *out, int64_t micros, silt_error *err)
 {
     char text[TEXT_NUM_MAX];
-    int64_t year;
-    unsigned month, day;
-    size_t len = time_format_timestamp_spark(micros, text, sizeof(text));
-    time_civil_from_days(time_floor_div(micros, TIME_MICROS_PER_DAY), &year, &month, &day);
-    if (year > 9999)
-        SILT_RETURN_IF_ERROR(buf_append_char(out, '+', err));
+    size_t len = text_format_timestamp_spark(micros, ' ', -1, 0, text);
     return buf_append(out, text, len, err);
 }
 
