@@ -22,7 +22,6 @@
 
 #include <string.h>
 
-#include "util/time.h"
 
 static silt_status csv_int(buf *out, int64_t value, silt_error *err)
 {

@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "util/mem.h"
-#include "util/time.h"
 
 struct text_table {
     const col_type *schema;
