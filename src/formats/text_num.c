@@ -195,16 +195,16 @@ static int shortest_fast(double value, int is_float, sdigits *out)
     return 0;
 }
 
-/* Shortest digits of a finite value > 0; min_digits forces at least that many. */
-static void shortest(double value, int is_float, int min_digits, sdigits *out)
+/* Shortest digits of a finite value > 0. */
+static void shortest(double value, int is_float, sdigits *out)
 {
     char digits[24], best[24];
-    int lo = min_digits, hi = is_float ? 9 : 17, best_exp = 0, exp10;
+    int lo = 1, hi = is_float ? 9 : 17, best_exp = 0, exp10;
     /*
      * Integers below 2^53 (2^24 for float) print as themselves: the spacing
      * of values there is at most 1, so no shorter decimal reads back.
      */
-    if (min_digits <= 1 && value < (is_float ? 16777216.0 : 9007199254740992.0) &&
+    if (value < (is_float ? 16777216.0 : 9007199254740992.0) &&
         value == floor(value)) {
         char text[24];
         snprintf(text, sizeof(text), "%.0f", value);
@@ -323,7 +323,7 @@ static size_t format_js(double value, int is_float, char *out)
         memcpy(out, zero, strlen(zero) + 1);
         return strlen(zero);
     }
-    shortest(fabs(value), is_float, 1, &d);
+    shortest(fabs(value), is_float, &d);
     return layout_js(&d, value < 0, out);
 }
 
@@ -380,7 +380,7 @@ static size_t format_java(double value, int is_float, char *out)
     }
     if (java17_integral(fabs(value), is_float, &d))
         return layout_java(&d, value < 0, out);
-    shortest(fabs(value), is_float, 1, &d);
+    shortest(fabs(value), is_float, &d);
     if (d.n_digits == 1) {
         char digits[24];
         int exp10;
