@@ -133,7 +133,11 @@ silt_status text_table_finish(text_table *t, buf *out, silt_error *err);
 int64_t text_table_rows_seen(const text_table *t);
 void text_table_free(text_table *t);
 
-/* Spark's cast-to-string of one value (show() cells before truncation). */
+/*
+ * The text show() puts in a cell, before escaping and truncation (Spark's
+ * ToPrettyString). Not CAST(x AS STRING), which differs for nulls inside
+ * nested values ("null") and for binary (the raw bytes).
+ */
 silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error *err);
 
 /*

@@ -1,9 +1,9 @@
 /*
- * text_table.c - the table of Spark's Dataset.show() and Spark's
- * cast-to-string of values (what show() puts in its cells).
+ * text_table.c - the table of Spark's Dataset.show() and the text of the
+ * values in its cells (Spark's ToPrettyString).
  *
  * Behaviour followed (Spark 3.5/4.x, checked against pyspark 4 on Java 17):
- *   - a cell is the value cast to string: NULL for nulls (Spark 3.4 and
+ *   - a cell is the value as text: NULL for nulls (Spark 3.4 and
  *     older printed "null"), numbers as Java prints them, decimals plain,
  *     binary "[01 02 FF]", dates yyyy-MM-dd and timestamps yyyy-MM-dd
  *     HH:mm:ss[.ffffff without trailing zeros] in UTC (silt's session time
@@ -48,7 +48,7 @@ struct text_table {
     buf scratch;        /* one value before escaping */
 };
 
-/* ---- Spark's cast to string --------------------------------------------- */
+/* ---- cell text (Spark's ToPrettyString) ---------------------------------- */
 
 static silt_status spark_date(buf *out, int32_t days, silt_error *err)
 {
