@@ -108,7 +108,7 @@ col_type *col_type_map(arena *a, const col_type *key, const col_type *value,
                        int value_contains_null);
 /* Deep equality (names compared case-sensitively; metadata and ids ignored). */
 int col_type_equal(const col_type *a, const col_type *b);
-/* Delta's type name: "integer", "decimal(10,2)", "struct<a:int,...>" ... into out. */
+/* Delta's type name: "integer", "decimal(10,2)", "struct<a:integer,...>" ... into out. */
 silt_status col_type_format(const col_type *type, buf *out, silt_error *err);
 /* Bytes per value in the values buffer (1 for BOOLEAN, 16 DECIMAL, 4 offsets
  * types give 0: they have no fixed-width values buffer). */

@@ -22,7 +22,6 @@
 
 #include <string.h>
 
-#include "util/time.h"
 
 static silt_status csv_int(buf *out, int64_t value, silt_error *err)
 {
@@ -80,12 +79,12 @@ static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error 
         str = col_vec_str(v, row, &str_len);
         return csv_hex(out, str, (size_t)str_len, err);
     case COL_DATE:
-        len = time_format_date(((const int32_t *)v->values)[row], text, sizeof(text));
+        len = text_format_date_spark(((const int32_t *)v->values)[row], text);
         return buf_append(out, text, len, err);
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
-        len = time_format_timestamp(((const int64_t *)v->values)[row], 'T', 3,
-                                    v->type->id == COL_TIMESTAMP, text, sizeof(text));
+        len = text_format_timestamp_spark(((const int64_t *)v->values)[row], 'T', 3,
+                                          v->type->id == COL_TIMESTAMP, text);
         return buf_append(out, text, len, err);
     default:
         return text_json_value(out, v, row, err);

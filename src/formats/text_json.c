@@ -135,16 +135,19 @@ static int entry_less(const char *base, const map_entry *a, const map_entry *b)
     return cmp < 0 || (cmp == 0 && a->key_len < b->key_len);
 }
 
-/* Stable merge sort of entries by key bytes (duplicate keys keep their order). */
-static void sort_entries(const char *base, map_entry *items, map_entry *tmp, size_t n)
+typedef int (*entry_less_fn)(const char *base, const map_entry *a, const map_entry *b);
+
+/* Stable merge sort of entries (equal keys keep their order); tmp holds n entries. */
+static void sort_entries(const char *base, map_entry *items, map_entry *tmp, size_t n,
+                         entry_less_fn less)
 {
     size_t mid = n / 2, left = 0, right = mid, pos = 0;
     if (n < 2)
         return;
-    sort_entries(base, items, tmp, mid);
-    sort_entries(base, items + mid, tmp, n - mid);
+    sort_entries(base, items, tmp, mid, less);
+    sort_entries(base, items + mid, tmp, n - mid, less);
     while (left < mid && right < n)
-        tmp[pos++] = entry_less(base, &items[right], &items[left]) ? items[right++] : items[left++];
+        tmp[pos++] = less(base, &items[right], &items[left]) ? items[right++] : items[left++];
     while (left < mid)
         tmp[pos++] = items[left++];
     while (right < n)
@@ -194,7 +197,7 @@ static silt_status json_map(buf *out, const col_vec *v, int64_t row, silt_error 
     memcpy(copy, out->data + region, region_len);
     for (idx = 0; idx < count; idx++)
         entries[idx].start -= region;
-    sort_entries(copy, entries, entries + count, (size_t)count);
+    sort_entries(copy, entries, entries + count, (size_t)count, entry_less);
     /* The sorted text is longer than the entries by '[' ']' and count - 1 commas. */
     buf_truncate(out, region);
     rc = buf_reserve(out, region_len + (size_t)count + 1, err);
@@ -299,28 +302,12 @@ silt_status text_json_row(buf *out, const col_batch *batch, int64_t row, silt_er
     return buf_append_char(out, '}', err);
 }
 
-/* Lines are map entries without a key split: compare whole lines. */
+/* Lines reuse map_entry (start, len): whole lines compare. */
 static int line_less(const char *base, const map_entry *a, const map_entry *b)
 {
     size_t n = a->len < b->len ? a->len : b->len;
     int cmp = memcmp(base + a->start, base + b->start, n);
     return cmp < 0 || (cmp == 0 && a->len < b->len);
-}
-
-static void sort_lines(const char *base, map_entry *items, map_entry *tmp, size_t n)
-{
-    size_t mid = n / 2, left = 0, right = mid, pos = 0;
-    if (n < 2)
-        return;
-    sort_lines(base, items, tmp, mid);
-    sort_lines(base, items + mid, tmp, n - mid);
-    while (left < mid && right < n)
-        tmp[pos++] = line_less(base, &items[right], &items[left]) ? items[right++] : items[left++];
-    while (left < mid)
-        tmp[pos++] = items[left++];
-    while (right < n)
-        tmp[pos++] = items[right++];
-    memcpy(items, tmp, n * sizeof(*items));
 }
 
 silt_status text_lines_sort(buf *text, silt_error *err)
@@ -347,7 +334,7 @@ silt_status text_lines_sort(buf *text, silt_error *err)
         idx++;
         start = pos + 1;
     }
-    sort_lines(text->data, lines, lines + n_lines, n_lines);
+    sort_entries(text->data, lines, lines + n_lines, n_lines, line_less);
     buf_init(&sorted, text->limit);
     rc = buf_reserve(&sorted, text->len, err);
     for (idx = 0; idx < n_lines && rc == SILT_OK; idx++) {
@@ -537,16 +524,19 @@ static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, sil
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
         return spark_json_base64(out, (const unsigned char *)str, (size_t)str_len, err);
+    case COL_DATE:
+        len = text_format_date_spark(((const int32_t *)v->values)[row], text);
+        return json_quoted(out, text, len, err);
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
         /* Spark's default timestampFormat keeps milliseconds: yyyy-MM-dd'T'HH:mm:ss.SSSXXX */
-        len = time_format_timestamp(((const int64_t *)v->values)[row], 'T', 3,
-                                    v->type->id == COL_TIMESTAMP, text, sizeof(text));
+        len = text_format_timestamp_spark(((const int64_t *)v->values)[row], 'T', 3,
+                                          v->type->id == COL_TIMESTAMP, text);
         return json_quoted(out, text, len, err);
     case COL_STRUCT:
     case COL_ARRAY:
     case COL_MAP: return spark_json_nested(out, v, row, err);
-    default: return json_scalar(out, v, row, err); /* booleans, integers, dates */
+    default: return json_scalar(out, v, row, err); /* booleans and integers */
     }
 }
 

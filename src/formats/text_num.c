@@ -30,6 +30,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/time.h"
+
 /* value = 0.digits * 10^point, digits without leading or trailing zeros. */
 typedef struct sdigits {
     char digits[24];
@@ -193,16 +195,16 @@ static int shortest_fast(double value, int is_float, sdigits *out)
     return 0;
 }
 
-/* Shortest digits of a finite value > 0; min_digits forces at least that many. */
-static void shortest(double value, int is_float, int min_digits, sdigits *out)
+/* Shortest digits of a finite value > 0. */
+static void shortest(double value, int is_float, sdigits *out)
 {
     char digits[24], best[24];
-    int lo = min_digits, hi = is_float ? 9 : 17, best_exp = 0, exp10;
+    int lo = 1, hi = is_float ? 9 : 17, best_exp = 0, exp10;
     /*
      * Integers below 2^53 (2^24 for float) print as themselves: the spacing
      * of values there is at most 1, so no shorter decimal reads back.
      */
-    if (min_digits <= 1 && value < (is_float ? 16777216.0 : 9007199254740992.0) &&
+    if (value < (is_float ? 16777216.0 : 9007199254740992.0) &&
         value == floor(value)) {
         char text[24];
         snprintf(text, sizeof(text), "%.0f", value);
@@ -321,7 +323,7 @@ static size_t format_js(double value, int is_float, char *out)
         memcpy(out, zero, strlen(zero) + 1);
         return strlen(zero);
     }
-    shortest(fabs(value), is_float, 1, &d);
+    shortest(fabs(value), is_float, &d);
     return layout_js(&d, value < 0, out);
 }
 
@@ -378,7 +380,7 @@ static size_t format_java(double value, int is_float, char *out)
     }
     if (java17_integral(fabs(value), is_float, &d))
         return layout_java(&d, value < 0, out);
-    shortest(fabs(value), is_float, 1, &d);
+    shortest(fabs(value), is_float, &d);
     if (d.n_digits == 1) {
         char digits[24];
         int exp10;
@@ -470,4 +472,40 @@ size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out)
     }
     len += (size_t)snprintf(out + len, 16, "E%d", adjusted);
     return len;
+}
+
+/* Java's formatters print years past 9999 with a sign ("+10000"); util/time.h does not. */
+static size_t plus_before_big_year(int64_t days, char *out)
+{
+    int64_t year;
+    unsigned month, day;
+    time_civil_from_days(days, &year, &month, &day);
+    if (year <= 9999)
+        return 0;
+    out[0] = '+';
+    return 1;
+}
+
+size_t text_format_date_spark(int32_t days, char *out)
+{
+    size_t len = plus_before_big_year(days, out);
+    return len + time_format_date(days, out + len, TEXT_NUM_MAX - len);
+}
+
+size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits, int with_zone,
+                                   char *out)
+{
+    size_t len = plus_before_big_year(time_floor_div(micros, TIME_MICROS_PER_DAY), out);
+    if (fraction_digits < 0) {
+        int64_t fraction = time_floor_mod(micros, TIME_MICROS_PER_SECOND);
+        fraction_digits = 6;
+        if (fraction == 0)
+            fraction_digits = 0;
+        while (fraction != 0 && fraction % 10 == 0) {
+            fraction /= 10;
+            fraction_digits--;
+        }
+    }
+    return len + time_format_timestamp(micros, sep, fraction_digits, with_zone, out + len,
+                                       TEXT_NUM_MAX - len);
 }

@@ -1,9 +1,9 @@
 /*
- * text_table.c - the table of Spark's Dataset.show() and Spark's
- * cast-to-string of values (what show() puts in its cells).
+ * text_table.c - the table of Spark's Dataset.show() and the text of the
+ * values in its cells (Spark's ToPrettyString).
  *
  * Behaviour followed (Spark 3.5/4.x, checked against pyspark 4 on Java 17):
- *   - a cell is the value cast to string: NULL for nulls (Spark 3.4 and
+ *   - a cell is the value as text: NULL for nulls (Spark 3.4 and
  *     older printed "null"), numbers as Java prints them, decimals plain,
  *     binary "[01 02 FF]", dates yyyy-MM-dd and timestamps yyyy-MM-dd
  *     HH:mm:ss[.ffffff without trailing zeros] in UTC (silt's session time
@@ -32,7 +32,6 @@
 #include <string.h>
 
 #include "util/mem.h"
-#include "util/time.h"
 
 struct text_table {
     const col_type *schema;
@@ -49,29 +48,19 @@ struct text_table {
     buf scratch;        /* one value before escaping */
 };
 
-/* ---- Spark's cast to string --------------------------------------------- */
+/* ---- cell text (Spark's ToPrettyString) ---------------------------------- */
 
 static silt_status spark_date(buf *out, int32_t days, silt_error *err)
 {
     char text[TEXT_NUM_MAX];
-    int64_t year;
-    unsigned month, day;
-    size_t len = time_format_date(days, text, sizeof(text));
-    time_civil_from_days(days, &year, &month, &day);
-    if (year > 9999)
-        SILT_RETURN_IF_ERROR(buf_append_char(out, '+', err));
+    size_t len = text_format_date_spark(days, text);
     return buf_append(out, text, len, err);
 }
 
 static silt_status spark_timestamp(buf *out, int64_t micros, silt_error *err)
 {
     char text[TEXT_NUM_MAX];
-    int64_t year;
-    unsigned month, day;
-    size_t len = time_format_timestamp_spark(micros, text, sizeof(text));
-    time_civil_from_days(time_floor_div(micros, TIME_MICROS_PER_DAY), &year, &month, &day);
-    if (year > 9999)
-        SILT_RETURN_IF_ERROR(buf_append_char(out, '+', err));
+    size_t len = text_format_timestamp_spark(micros, ' ', -1, 0, text);
     return buf_append(out, text, len, err);
 }
 

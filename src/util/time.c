@@ -9,6 +9,7 @@
 #include "util/time.h"
 
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 int64_t time_days_from_civil(int64_t year, unsigned month, unsigned day)
@@ -240,22 +241,60 @@ int time_parse_timestamp(const char *s, size_t len, int64_t *micros_out, int *ha
     return 1;
 }
 
-static size_t format_year_date(int64_t days, char *buf, size_t cap)
+/*
+ * Formatting writes digits by hand: printing a timestamp is on the hot path
+ * of every result that leaves silt as text, and three snprintf calls per
+ * value made it the largest cost of writing JSON lines.
+ */
+
+/* value in decimal, zero-padded to at least width digits, at dst; returns the length. */
+static size_t put_digits(char *dst, uint64_t value, int width)
+{
+    char rev[24];
+    size_t n = 0, idx;
+    do {
+        rev[n++] = (char)('0' + (int)(value % 10));
+        value /= 10;
+    } while (value != 0);
+    while ((int)n < width && n < sizeof(rev))
+        rev[n++] = '0';
+    for (idx = 0; idx < n; idx++)
+        dst[idx] = rev[n - 1 - idx];
+    return n;
+}
+
+/* Hands text over as snprintf would: at most cap - 1 bytes and a NUL; returns the full length. */
+static size_t finish_text(const char *text, size_t len, char *buf, size_t cap)
+{
+    if (cap > 0) {
+        size_t copy = len < cap - 1 ? len : cap - 1;
+        memcpy(buf, text, copy);
+        buf[copy] = '\0';
+    }
+    return len;
+}
+
+/* "YYYY-MM-DD" (at least four year digits, '-' before negative years) at dst. */
+static size_t put_year_date(int64_t days, char *dst)
 {
     int64_t year;
     unsigned month, day;
-    int n;
+    size_t len = 0;
     time_civil_from_days(days, &year, &month, &day);
     if (year < 0)
-        n = snprintf(buf, cap, "-%04lld-%02u-%02u", (long long)-year, month, day);
-    else
-        n = snprintf(buf, cap, "%04lld-%02u-%02u", (long long)year, month, day);
-    return n < 0 ? 0 : (size_t)n;
+        dst[len++] = '-';
+    len += put_digits(dst + len, year < 0 ? (uint64_t)0 - (uint64_t)year : (uint64_t)year, 4);
+    dst[len++] = '-';
+    len += put_digits(dst + len, month, 2);
+    dst[len++] = '-';
+    len += put_digits(dst + len, day, 2);
+    return len;
 }
 
 size_t time_format_date(int32_t days, char *buf, size_t cap)
 {
-    return format_year_date(days, buf, cap);
+    char text[48];
+    return finish_text(text, put_year_date(days, text), buf, cap);
 }
 
 size_t time_format_timestamp(int64_t micros, char sep, int fraction_digits, int with_zone,
@@ -265,26 +304,27 @@ size_t time_format_timestamp(int64_t micros, char sep, int fraction_digits, int 
     int64_t of_day = time_floor_mod(micros, TIME_MICROS_PER_DAY);
     int64_t seconds = of_day / TIME_MICROS_PER_SECOND;
     int64_t fraction = of_day % TIME_MICROS_PER_SECOND;
-    size_t len = format_year_date(days, buf, cap);
-    int n;
+    char text[80];
+    size_t len = put_year_date(days, text);
     if (len >= cap)
-        return len;
-    n = snprintf(buf + len, cap - len, "%c%02d:%02d:%02d", sep, (int)(seconds / 3600),
-                 (int)(seconds / 60 % 60), (int)(seconds % 60));
-    len += n < 0 ? 0 : (size_t)n;
+        return finish_text(text, len, buf, cap);
+    text[len++] = sep;
+    len += put_digits(text + len, (uint64_t)(seconds / 3600), 2);
+    text[len++] = ':';
+    len += put_digits(text + len, (uint64_t)(seconds / 60 % 60), 2);
+    text[len++] = ':';
+    len += put_digits(text + len, (uint64_t)(seconds % 60), 2);
     if (fraction_digits > 0 && len < cap) {
         int64_t scaled = fraction;
         int digit;
         for (digit = 6; digit > fraction_digits; digit--)
             scaled /= 10;
-        n = snprintf(buf + len, cap - len, ".%0*lld", fraction_digits, (long long)scaled);
-        len += n < 0 ? 0 : (size_t)n;
+        text[len++] = '.';
+        len += put_digits(text + len, (uint64_t)scaled, fraction_digits > 18 ? 18 : fraction_digits);
     }
-    if (with_zone && len + 1 < cap) {
-        buf[len++] = 'Z';
-        buf[len] = '\0';
-    }
-    return len;
+    if (with_zone && len + 1 < cap)
+        text[len++] = 'Z';
+    return finish_text(text, len, buf, cap);
 }
 
 size_t time_format_timestamp_spark(int64_t micros, char *buf, size_t cap)

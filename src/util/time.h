@@ -62,6 +62,13 @@ static inline int64_t time_floor_div(int64_t a, int64_t b)
         q--;
     return q;
 }
-static inline int64_t time_floor_mod(int64_t a, int64_t b) { return a - time_floor_div(a, b) * b; }
+/* Computed from %, not a - floor_div(a, b) * b, which overflows for INT64_MIN. */
+static inline int64_t time_floor_mod(int64_t a, int64_t b)
+{
+    int64_t r = a % b;
+    if (r != 0 && ((r < 0) != (b < 0)))
+        r += b;
+    return r;
+}
 
 #endif

@@ -1,6 +1,7 @@
 /*
  * The canonical JSON writer against the whole conformance corpus
- * (../shared/conformance): every expected row file whose schema can be
+ * (../shared/conformance): every expected row file (v<N>.jsonl and the
+ * change data feed's cdf_<A>_<B>.jsonl) whose schema can be
  * found in a JSON commit is read back into column vectors with the table's
  * schema, written again with text_jsonl_write_batch, and compared byte for
  * byte. A reader for the expected text lives here (type-directed, tests
@@ -435,6 +436,58 @@ static void check_same_text(const char *expected, const char *actual, const char
               (int)(end_a ? end_a - actual - (ptrdiff_t)line_start : 400), actual + line_start);
 }
 
+/* schema plus the change data feed's _change_type (string) and _commit_version (long). */
+static const col_type *with_cdf_columns(const col_type *schema)
+{
+    col_field *fields = arena_calloc(A, schema->n_fields + 2, sizeof(col_field));
+    memcpy(fields, schema->fields, schema->n_fields * sizeof(col_field));
+    fields[schema->n_fields].name = "_change_type";
+    fields[schema->n_fields].type = col_type_primitive(COL_STRING);
+    fields[schema->n_fields + 1].name = "_commit_version";
+    fields[schema->n_fields + 1].type = col_type_primitive(COL_LONG);
+    return col_type_struct(A, schema->n_fields + 2, fields);
+}
+
+/* The cdf_<A>_<B>.jsonl files, read with the schema of version B; returns the rows compared. */
+static int64_t check_cdf_files(const cJSON *cases, int64_t *files, int64_t *skipped)
+{
+    const cJSON *one;
+    int64_t rows = 0;
+    cJSON_ArrayForEach(one, cases) {
+        const char *name = cJSON_GetObjectItemCaseSensitive(one, "name")->valuestring;
+        const cJSON *range;
+        cJSON_ArrayForEach(range, cJSON_GetObjectItemCaseSensitive(one, "cdf")) {
+            int first = cJSON_GetArrayItem(range, 0)->valueint;
+            int last = cJSON_GetArrayItem(range, 1)->valueint;
+            char table[4096], path[4096];
+            const col_type *schema;
+            col_batch *batch;
+            buf written = BUF_INIT;
+            char *expected;
+            snprintf(table, sizeof(table), "%s/conformance/tables/%s", test_shared_dir(), name);
+            snprintf(path, sizeof(path), "%s/conformance/expected/%s/cdf_%d_%d.jsonl",
+                     test_shared_dir(), name, first, last);
+            schema = schema_at(table, last);
+            expected = slurp(path, NULL);
+            if (schema == NULL || expected == NULL) {
+                (*skipped)++;
+                mem_free(expected);
+                continue;
+            }
+            batch = read_expected(expected, with_cdf_columns(schema), path);
+            check_ok(text_jsonl_write_batch(&written, batch, &ERR), &ERR);
+            check_ok(text_lines_sort(&written, &ERR), &ERR);
+            check_same_text(expected, buf_cstr(&written), path);
+            rows += batch->n_rows;
+            (*files)++;
+            buf_clear(&written);
+            mem_free(expected);
+            arena_reset(A);
+        }
+    }
+    return rows;
+}
+
 void test_formats_text_conformance__expected_rows_write_back_identically(void)
 {
     char path[4096];
@@ -484,6 +537,7 @@ void test_formats_text_conformance__expected_rows_write_back_identically(void)
             arena_reset(A);
         }
     }
+    rows += check_cdf_files(cases, &files, &skipped);
     cJSON_Delete(index);
     printf("  compared %lld rows in %lld files, %lld versions without a JSON schema\n",
            (long long)rows, (long long)files, (long long)skipped);

@@ -57,3 +57,70 @@ void test_formats_text_spark_json__escapes_base64_and_keys(void)
               "{\"s\\\"\":\"\",\"b\":\"//4=\"}\n",
               buf_cstr(&OUT));
 }
+
+/*
+ * select timestamp'10000-01-01 00:00:00' a, timestamp'-0001-06-01 12:00:00.5' b,
+ *   timestamp'1969-12-31 23:59:59.999999' c, timestamp_ntz'0001-01-01 00:00:00.000001' d,
+ *   date'-5000-02-03' e, cast(1e-4 as float) f, cast(123456789012 as float) g,
+ *   cast(-1.5e-7 as double) h
+ * shown, written as JSON and as CSV by pyspark 4.3.0: years past 9999 get a '+'.
+ */
+void test_formats_text_spark_json__edge_dates_in_every_format(void)
+{
+    const char *names[8] = {"a", "b", "c", "d", "e", "f", "g", "h"};
+    col_builder *bl[8];
+    col_vec *cols[8];
+    col_batch *batch;
+    text_table *t;
+    int idx;
+    bl[0] = builder(prim(COL_TIMESTAMP));
+    bl[1] = builder(prim(COL_TIMESTAMP));
+    bl[2] = builder(prim(COL_TIMESTAMP));
+    bl[3] = builder(prim(COL_TIMESTAMP_NTZ));
+    bl[4] = builder(prim(COL_DATE));
+    bl[5] = builder(prim(COL_FLOAT));
+    bl[6] = builder(prim(COL_FLOAT));
+    bl[7] = builder(prim(COL_DOUBLE));
+    add_int(bl[0], ts(10000, 1, 1, 0, 0, 0, 0));
+    add_int(bl[1], ts(-1, 6, 1, 12, 0, 0, 500000));
+    add_int(bl[2], ts(1969, 12, 31, 23, 59, 59, 999999));
+    add_int(bl[3], ts(1, 1, 1, 0, 0, 0, 1));
+    add_int(bl[4], time_days_from_civil(-5000, 2, 3));
+    add_dbl(bl[5], 1e-4f);
+    add_dbl(bl[6], 123456789012.0f);
+    add_dbl(bl[7], -1.5e-7);
+    for (idx = 0; idx < 8; idx++)
+        cols[idx] = finish(bl[idx]);
+    batch = make_batch(8, names, cols);
+
+    check_ok(text_table_new(&t, batch->schema, 20, 0, &ERR), &ERR);
+    check_ok(text_table_add_batch(t, batch, &ERR), &ERR);
+    check_ok(text_table_finish(t, &OUT, &ERR), &ERR);
+    text_table_free(t);
+    check_str("+---------------------+----------------------+--------------------------+-------"
+              "-------------------+-----------+------+-------------+-------+\n"
+              "|a                    |b                     |c                         |d      "
+              "                   |e          |f     |g            |h      |\n"
+              "+---------------------+----------------------+--------------------------+-------"
+              "-------------------+-----------+------+-------------+-------+\n"
+              "|+10000-01-01 00:00:00|-0001-06-01 12:00:00.5|1969-12-31 23:59:59.999999|0001-01"
+              "-01 00:00:00.000001|-5000-02-03|1.0E-4|1.23456791E11|-1.5E-7|\n"
+              "+---------------------+----------------------+--------------------------+-------"
+              "-------------------+-----------+------+-------------+-------+\n",
+              buf_cstr(&OUT));
+
+    buf_truncate(&OUT, 0);
+    check_ok(text_spark_json_write_batch(&OUT, batch, &ERR), &ERR);
+    check_str("{\"a\":\"+10000-01-01T00:00:00.000Z\",\"b\":\"-0001-06-01T12:00:00.500Z\","
+              "\"c\":\"1969-12-31T23:59:59.999Z\",\"d\":\"0001-01-01T00:00:00.000\","
+              "\"e\":\"-5000-02-03\",\"f\":1.0E-4,\"g\":1.23456791E11,\"h\":-1.5E-7}\n",
+              buf_cstr(&OUT));
+
+    buf_truncate(&OUT, 0);
+    check_ok(text_csv_write_header(&OUT, batch->schema, &ERR), &ERR);
+    check_ok(text_csv_write_batch(&OUT, batch, &ERR), &ERR);
+    check_str("a,b,c,d,e,f,g,h\n"
+              "+10000-01-01T00:00:00.000Z,-0001-06-01T12:00:00.500Z,1969-12-31T23:59:59.999Z,"
+              "0001-01-01T00:00:00.000,-5000-02-03,1.0E-4,1.23456791E11,-1.5E-7\n",
+              buf_cstr(&OUT));
+}

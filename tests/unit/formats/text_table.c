@@ -4,7 +4,11 @@
  * 4.3.0 (Java 17, session time zone UTC) for the same rows; the script that
  * made them is described above each one.
  */
+#include <cJSON.h>
+#include <stdio.h>
+
 #include "text_fixture.h"
+#include "util/mem.h"
 
 void test_formats_text_table__initialize(void)
 {
@@ -401,4 +405,57 @@ void test_formats_text_table__spark_value(void)
     buf_truncate(&OUT, 0);
     check_ok(text_spark_value(&OUT, v, 2, &ERR), &ERR);
     check_str("+12021-01-02 03:04:05", buf_cstr(&OUT));
+}
+
+/* A whole file under tests/unit/formats/data, NUL-terminated (free with mem_free). */
+static char *read_data_file(const char *name)
+{
+    char path[4096];
+    FILE *f;
+    buf text = BUF_INIT;
+    char chunk[4096];
+    size_t n;
+    snprintf(path, sizeof(path), "%s/tests/unit/formats/data/%s", test_source_dir(), name);
+    f = fopen(path, "rb");
+    if (f == NULL)
+        test_fail(__FILE__, __LINE__, "test data \"%s\" is missing", path);
+    while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0)
+        check_ok(buf_append(&text, chunk, n, &ERR), &ERR);
+    fclose(f);
+    check_ok(buf_append(&text, "", 0, &ERR), &ERR);
+    return buf_detach(&text, NULL);
+}
+
+/* 300 random hard strings shown by pyspark with truncate 0, 3 and 20 (data/README.md). */
+void test_formats_text_table__spark_show_of_random_strings(void)
+{
+    static const int32_t truncates[3] = {0, 3, 20};
+    const char *names[1] = {"s"};
+    col_builder *b = builder(prim(COL_STRING));
+    col_vec *cols[1];
+    char *input = read_data_file("show_strings.jsonl"), *line, *next;
+    int idx;
+    for (line = input; *line; line = next) {
+        cJSON *json;
+        next = strchr(line, '\n');
+        *next++ = '\0';
+        json = cJSON_Parse(line);
+        check(cJSON_IsString(json));
+        add_str(b, json->valuestring);
+        cJSON_Delete(json);
+    }
+    mem_free(input);
+    cols[0] = finish(b);
+    check_int(300, cols[0]->length);
+    for (idx = 0; idx < 3; idx++) {
+        char name[64];
+        char *expected;
+        snprintf(name, sizeof(name), "show_strings_truncate_%d.txt", (int)truncates[idx]);
+        expected = read_data_file(name);
+        show(make_batch(1, names, cols), 400, truncates[idx]);
+        if (strcmp(expected, buf_cstr(&OUT)) != 0)
+            test_fail(__FILE__, __LINE__, "show(truncate=%d) differs from Spark's %s",
+                      (int)truncates[idx], name);
+        mem_free(expected);
+    }
 }

@@ -104,3 +104,21 @@ void test_util_time__clocks(void)
     check_int(-1, time_floor_div(-1, 10));
     check_int(9, time_floor_mod(-1, 10));
 }
+
+/* Formatting writes digits by hand; it must still behave like snprintf at the edges. */
+void test_util_time__format_edges(void)
+{
+    char text[64], small[8];
+    check_int(10, time_format_date(0, small, sizeof(small)));
+    check_str("1970-01", small); /* cut to cap - 1 bytes, NUL-terminated, full length returned */
+    time_format_date(INT32_MAX, text, sizeof(text));
+    check_str("5881580-07-11", text);
+    time_format_date(INT32_MIN, text, sizeof(text));
+    check_str("-5877641-06-23", text);
+    time_format_timestamp(INT64_MIN, 'T', 6, 1, text, sizeof(text));
+    check_str("-290308-12-21T19:59:05.224192Z", text);
+    time_format_timestamp(INT64_MAX, ' ', 3, 0, text, sizeof(text));
+    check_str("294247-01-10 04:00:54.775", text);
+    time_format_timestamp(INT64_C(1631099471000005), 'T', 6, 0, text, sizeof(text));
+    check_str("2021-09-08T11:11:11.000005", text);
+}
