@@ -31,6 +31,32 @@ static int deletable(const dlog_file *file, int64_t cp_version)
     }
 }
 
+/* dlog_list leaves checksum files out: they are listed here. */
+static silt_status delete_checksums(io_store *store, int64_t cp_version, size_t *n_deleted,
+                                    silt_error *err)
+{
+    io_listing raw = IO_LISTING_INIT;
+    size_t idx;
+    silt_status rc = io_list(store, DLOG_DIR, NULL, 0, &raw, err);
+    for (idx = 0; rc == SILT_OK && idx < raw.count; idx++) {
+        dlog_file file;
+        const char *key = raw.items[idx].key;
+        if (!str_starts_with(key, DLOG_DIR) ||
+            dlog_classify(key + strlen(DLOG_DIR), &file) != DLOG_FILE_CRC ||
+            file.version >= cp_version)
+            continue;
+        rc = io_delete(store, key, err);
+        if (rc == SILT_NOTFOUND) {
+            err_clear(err);
+            rc = SILT_OK;
+        } else if (rc == SILT_OK) {
+            (*n_deleted)++;
+        }
+    }
+    io_listing_clear(&raw);
+    return rc;
+}
+
 silt_status delta_log_cleanup(io_store *store, int64_t retention_ms, int64_t now_ms,
                               size_t *n_deleted_out, silt_error *err)
 {
@@ -73,6 +99,7 @@ silt_status delta_log_cleanup(io_store *store, int64_t retention_ms, int64_t now
         }
         (*n_deleted_out)++;
     }
+    rc = delete_checksums(store, cp.version, n_deleted_out, err);
 done:
     dlog_listing_clear(&listing);
     return rc;
