@@ -180,13 +180,22 @@ static silt_status conflict(const txn_winner *w, silt_error *err, const char *ex
     return SILT_CONFLICT;
 }
 
-static const delta_file *snapshot_file(const delta_snapshot *snap, const char *path)
+/* The live file of the read snapshot at path, or NULL; indexes the snapshot once. */
+static silt_status snapshot_file(delta_txn *txn, const char *path, const delta_file **out,
+                                 silt_error *err)
 {
     size_t idx;
-    for (idx = 0; snap != NULL && idx < snap->n_files; idx++)
-        if (strcmp(snap->files[idx].path, path) == 0)
-            return &snap->files[idx];
-    return NULL;
+    *out = NULL;
+    if (txn->snap == NULL)
+        return SILT_OK;
+    if (!txn->snap_index_built) {
+        for (idx = 0; idx < txn->snap->n_files; idx++)
+            SILT_RETURN_IF_ERROR(hashmap_put_str(&txn->snap_index, txn->snap->files[idx].path,
+                                                 &txn->snap->files[idx], err));
+        txn->snap_index_built = 1;
+    }
+    *out = hashmap_get_str(&txn->snap_index, path);
+    return SILT_OK;
 }
 
 static silt_status check_appends(const delta_txn *txn, const txn_winner *w, silt_error *err)
@@ -214,27 +223,34 @@ static silt_status check_appends(const delta_txn *txn, const txn_winner *w, silt
     return SILT_OK;
 }
 
-/* 1 when this transaction read the file that rm removes. */
-static int was_read(const delta_txn *txn, const dlog_remove *rm)
+/* *out = 1 when this transaction read the file that rm removes. */
+static silt_status was_read(delta_txn *txn, const dlog_remove *rm, int *out, silt_error *err)
 {
     const delta_file *file;
-    if (hashmap_get_str(&txn->read_files, rm->path) != NULL)
-        return 1;
+    *out = 0;
+    if (hashmap_get_str(&txn->read_files, rm->path) != NULL) {
+        *out = 1;
+        return SILT_OK;
+    }
     if (!txn->read_whole_table && txn->n_read_partitions == 0)
-        return 0;
-    file = snapshot_file(txn->snap, rm->path);
-    if (file == NULL)
-        return 0; /* added after our snapshot: ConcurrentAppend covers it */
-    return txn->read_whole_table || in_read_partitions(txn, &file->partition_values);
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(snapshot_file(txn, rm->path, &file, err));
+    /* A file added after our snapshot was not read: ConcurrentAppend covers it. */
+    *out = file != NULL &&
+           (txn->read_whole_table || in_read_partitions(txn, &file->partition_values));
+    return SILT_OK;
 }
 
-static silt_status check_removes(const delta_txn *txn, const txn_winner *w, silt_error *err)
+static silt_status check_removes(delta_txn *txn, const txn_winner *w, silt_error *err)
 {
     char what[512];
     size_t idx;
+    int read = 0;
     for (idx = 0; idx < w->n_removes; idx++) {
         const dlog_remove *rm = &w->removes[idx];
-        if (rm->data_change && was_read(txn, rm)) {
+        if (rm->data_change)
+            SILT_RETURN_IF_ERROR(was_read(txn, rm, &read, err));
+        if (rm->data_change && read) {
             snprintf(what, sizeof(what), "the file \"%s\" this transaction read was deleted",
                      rm->path);
             return conflict(w, err, "ConcurrentDeleteReadException", what);
@@ -277,7 +293,7 @@ static silt_status check_app_ids(const delta_txn *txn, const txn_winner *w, silt
     return SILT_OK;
 }
 
-silt_status txn_check_winner(const delta_txn *txn, const txn_winner *w, silt_error *err)
+silt_status txn_check_winner(delta_txn *txn, const txn_winner *w, silt_error *err)
 {
     if (txn->snap == NULL)
         return conflict(w, err, "ProtocolChangedException",

@@ -95,6 +95,7 @@ void delta_txn_free(delta_txn *txn)
         return;
     hashmap_clear(&txn->read_files);
     hashmap_clear(&txn->removed_paths);
+    hashmap_clear(&txn->snap_index);
     arena_free(txn->arena);
     mem_free(txn);
 }
@@ -462,6 +463,29 @@ static silt_status check_winners(delta_txn *txn, int64_t from, int64_t *next_out
     return rc;
 }
 
+/*
+ * A put-if-absent that failed with something other than SILT_EXISTS may
+ * still have published the object (a timeout, or a failure after link()).
+ * When the commit file now holds this transaction's txnId, the commit
+ * happened. Otherwise the original error stands, with a hint that the
+ * outcome is unknown when the file could not be read back.
+ */
+static silt_status verify_outcome(delta_txn *txn, const char *key, silt_status rc, silt_error *err)
+{
+    buf data = BUF_INIT;
+    silt_error read_err = SILT_ERROR_INIT;
+    silt_status read_rc = io_get(txn->store, key, &data, &read_err);
+    if (read_rc == SILT_OK && data.data != NULL && strstr(data.data, txn->txn_id) != NULL) {
+        err_clear(err);
+        rc = SILT_OK;
+    } else if (read_rc != SILT_OK && read_rc != SILT_NOTFOUND) {
+        err_hint(err, "the commit may have been written: look for txnId \"%s\" in \"%s\"",
+                 txn->txn_id, key);
+    }
+    buf_clear(&data);
+    return rc;
+}
+
 /* Attempts put-if-absent at successive versions until one is won or a conflict shows. */
 static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_result *res,
                                silt_error *err)
@@ -493,6 +517,8 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
             break;
         delta_commit_key(version, key, sizeof(key));
         rc = io_put_if_absent(txn->store, key, file.data, file.len, err);
+        if (rc != SILT_OK && rc != SILT_EXISTS)
+            rc = verify_outcome(txn, key, rc, err);
         if (rc != SILT_EXISTS)
             break;
         err_clear(err);

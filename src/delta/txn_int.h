@@ -25,6 +25,9 @@ struct delta_txn {
     size_t n_read_partitions, read_partitions_cap;
     dlog_map *read_partitions;
     hashmap read_files; /* path -> txn */
+    /* Live files of the read snapshot by path, built on the first conflict check. */
+    int snap_index_built;
+    hashmap snap_index; /* path -> delta_file */
 
     /* What is written, in order (add, remove, txn, domainMetadata). */
     size_t n_actions, actions_cap;
@@ -80,6 +83,6 @@ typedef struct txn_winner {
 silt_status txn_read_winner(io_store *store, int64_t version, arena *a, txn_winner *out,
                             silt_error *err);
 /* SILT_CONFLICT "<Exception>: ..." when the winner conflicts with txn. */
-silt_status txn_check_winner(const delta_txn *txn, const txn_winner *winner, silt_error *err);
+silt_status txn_check_winner(delta_txn *txn, const txn_winner *winner, silt_error *err);
 
 #endif
