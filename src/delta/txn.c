@@ -387,10 +387,9 @@ static silt_status prepare(delta_txn *txn, silt_error *err)
     protocol = txn_protocol(txn);
     SILT_RETURN_IF_ERROR(
         delta_check_writable(protocol, txn_metadata(txn), txn->n_removes_data > 0, err));
-    if (txn->n_domains > 0 && !dproto_has_feature(protocol, "domainMetadata", 1))
-        return err_set(err, SILT_UNSUPPORTED,
-                       "cannot write domain metadata: the table does not support the writer "
-                       "feature \"domainMetadata\"");
+    if (txn->has_metadata || txn->has_protocol || txn->n_domains > 0)
+        SILT_RETURN_IF_ERROR(delta_check_protocol_covers(protocol, txn_metadata(txn),
+                                                         txn->n_domains > 0, err));
     return SILT_OK;
 }
 

@@ -62,6 +62,19 @@ silt_status delta_check_writable(const dlog_protocol *protocol, const dlog_metad
                                  int removes_data, silt_error *err);
 
 /*
+ * SILT_OK when the protocol supports every feature the metadata turns on
+ * (delta.appendOnly, delta.enableChangeDataFeed, delta.enableDeletionVectors,
+ * delta.enableInCommitTimestamps, column mapping, timestamp_ntz columns,
+ * CHECK constraints) and domain metadata when uses_domains; otherwise
+ * SILT_UNSUPPORTED naming the property and the feature. A commit checks
+ * this whenever it writes metadata or a protocol, so that no table ever
+ * claims a feature its protocol lacks.
+ */
+silt_status delta_check_protocol_covers(const dlog_protocol *protocol,
+                                        const dlog_metadata *metadata, int uses_domains,
+                                        silt_error *err);
+
+/*
  * The lowest protocol a new table with this metadata needs (PROTOCOL:
  * Table Features): (1,2) normally; (2,5) for column mapping alone; (3,7)
  * with reader and writer features when timestamp_ntz columns, deletion

@@ -146,6 +146,82 @@ silt_status delta_check_writable(const dlog_protocol *protocol, const dlog_metad
     return SILT_OK;
 }
 
+static silt_status mapping_mode(const dlog_metadata *md, int *on_out, silt_error *err);
+
+/* ---- features the metadata needs -------------------------------------------------------- */
+
+/* 1 when the protocol supports a writer feature: listed, or implied by a legacy version. */
+static int supports_writer_feature(const dlog_protocol *p, const char *feature)
+{
+    static const struct {
+        int version;
+        const char *feature;
+    } legacy[] = {{2, "appendOnly"},       {2, "invariants"},      {3, "checkConstraints"},
+                  {4, "changeDataFeed"},   {4, "generatedColumns"}, {5, "columnMapping"},
+                  {6, "identityColumns"}};
+    size_t idx;
+    if (p->min_writer_version >= 7)
+        return dproto_has_feature(p, feature, 1);
+    for (idx = 0; idx < sizeof(legacy) / sizeof(legacy[0]); idx++)
+        if (strcmp(legacy[idx].feature, feature) == 0)
+            return p->min_writer_version >= legacy[idx].version;
+    return 0;
+}
+
+/* Reader-writer features must also be readable: listed at reader 3, or column mapping at 2. */
+static int supports_reader_feature(const dlog_protocol *p, const char *feature)
+{
+    if (p->min_reader_version >= 3)
+        return dproto_has_feature(p, feature, 0);
+    return strcmp(feature, "columnMapping") == 0 && p->min_reader_version >= 2;
+}
+
+static silt_status not_covered(silt_error *err, const dlog_protocol *p, const char *property,
+                               const char *feature)
+{
+    err_set(err, SILT_UNSUPPORTED,
+            "%s needs the table feature \"%s\", which the table's protocol (%d,%d) does not "
+            "support",
+            property, feature, (int)p->min_reader_version, (int)p->min_writer_version);
+    err_hint(err, "upgrade the protocol in the same commit");
+    return SILT_UNSUPPORTED;
+}
+
+silt_status delta_check_protocol_covers(const dlog_protocol *p, const dlog_metadata *md,
+                                        int uses_domains, silt_error *err)
+{
+    static const struct {
+        const char *property;
+        const char *feature;
+        int reader;
+    } by_property[] = {{"delta.appendOnly", "appendOnly", 0},
+                       {"delta.enableChangeDataFeed", "changeDataFeed", 0},
+                       {"delta.enableDeletionVectors", "deletionVectors", 1},
+                       {"delta.enableInCommitTimestamps", "inCommitTimestamp", 0}};
+    size_t idx;
+    int mapping = 0;
+    for (idx = 0; idx < sizeof(by_property) / sizeof(by_property[0]); idx++) {
+        const char *feature = by_property[idx].feature;
+        if (!property_true(md, by_property[idx].property))
+            continue;
+        if (!supports_writer_feature(p, feature) ||
+            (by_property[idx].reader && !supports_reader_feature(p, feature)))
+            return not_covered(err, p, by_property[idx].property, feature);
+    }
+    if (has_type(md->schema, COL_TIMESTAMP_NTZ) &&
+        (!supports_writer_feature(p, "timestampNtz") || !supports_reader_feature(p, "timestampNtz")))
+        return not_covered(err, p, "a timestamp_ntz column", "timestampNtz");
+    SILT_RETURN_IF_ERROR(mapping_mode(md, &mapping, err));
+    if (mapping && (!supports_writer_feature(p, "columnMapping") ||
+                    !supports_reader_feature(p, "columnMapping")))
+        return not_covered(err, p, "delta.columnMapping.mode", "columnMapping");
+    if (has_constraints(md) && !supports_writer_feature(p, "checkConstraints"))
+        return not_covered(err, p, "a CHECK constraint", "checkConstraints");
+    if (uses_domains && !supports_writer_feature(p, "domainMetadata"))
+        return not_covered(err, p, "domain metadata", "domainMetadata");
+    return SILT_OK;
+}
+
 /* ---- new tables -------------------------------------------------------------------------- */
 
 static silt_status unsupported_property(silt_error *err, const char *property)

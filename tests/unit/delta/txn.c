@@ -802,3 +802,46 @@ void test_delta_txn__out_of_memory(void)
     }
     check(committed);
 }
+
+/* Turning a feature on needs a protocol that supports it, in the same commit. */
+void test_delta_txn__enabling_a_feature_needs_the_protocol(void)
+{
+    delta_snapshot *snap;
+    delta_txn *txn = NULL;
+    dlog_metadata md;
+    dlog_protocol proto;
+    dlog_kv items[1] = {{"delta.enableDeletionVectors", "true"}};
+    const char *features[] = {"deletionVectors"};
+    const char *writer_features[] = {"appendOnly", "invariants", "deletionVectors"};
+    create_table(store, NULL);
+    snap = load(-1);
+    md = snap->metadata;
+    md.configuration.n = 1;
+    md.configuration.items = items;
+    check_ok(delta_txn_begin(&txn, store, snap, "SET TBLPROPERTIES", &err), &err);
+    check_ok(delta_txn_set_metadata(txn, &md, &err), &err);
+    check_fails(SILT_UNSUPPORTED, delta_txn_commit(txn, NULL, &err));
+    check_contains(err.message, "\"deletionVectors\"");
+    check_contains(err.message, "(1,2)");
+    delta_txn_free(txn);
+
+    memset(&proto, 0, sizeof(proto));
+    proto.min_reader_version = 3;
+    proto.min_writer_version = 7;
+    proto.has_reader_features = proto.has_writer_features = 1;
+    proto.n_reader_features = 1;
+    proto.reader_features = features;
+    proto.n_writer_features = 3;
+    proto.writer_features = writer_features;
+    check_ok(delta_txn_begin(&txn, store, snap, "SET TBLPROPERTIES", &err), &err);
+    check_ok(delta_txn_set_metadata(txn, &md, &err), &err);
+    check_ok(delta_txn_set_protocol(txn, &proto, &err), &err);
+    check_ok(delta_txn_commit(txn, NULL, &err), &err);
+    delta_txn_free(txn);
+    delta_snapshot_free(snap);
+    snap = load(-1);
+    check_int(3, snap->protocol.min_reader_version);
+    check(dproto_has_feature(&snap->protocol, "deletionVectors", 0));
+    check_str("true", delta_snapshot_property(snap, "delta.enableDeletionVectors"));
+    delta_snapshot_free(snap);
+}
