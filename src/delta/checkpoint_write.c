@@ -57,16 +57,17 @@ const col_type *delta_checkpoint_schema(arena *a)
     const col_type *dv_type = STRUCT(a, dv);
     col_field txn[] = {fld("appId", PRIM(COL_STRING)), fld("version", PRIM(COL_LONG)),
                        fld("lastUpdated", PRIM(COL_LONG))};
+    /* Spark's order, stats last (checked against a Spark checkpoint by the interop test). */
     col_field add[] = {fld("path", PRIM(COL_STRING)),
                        fld("partitionValues", str_map),
                        fld("size", PRIM(COL_LONG)),
                        fld("modificationTime", PRIM(COL_LONG)),
                        fld("dataChange", PRIM(COL_BOOLEAN)),
-                       fld("stats", PRIM(COL_STRING)),
                        fld("tags", str_map),
                        fld("deletionVector", dv_type),
                        fld("baseRowId", PRIM(COL_LONG)),
-                       fld("defaultRowCommitVersion", PRIM(COL_LONG))};
+                       fld("defaultRowCommitVersion", PRIM(COL_LONG)),
+                       fld("stats", PRIM(COL_STRING))};
     col_field rm[] = {fld("path", PRIM(COL_STRING)),
                       fld("deletionTimestamp", PRIM(COL_LONG)),
                       fld("dataChange", PRIM(COL_BOOLEAN)),
@@ -211,13 +212,13 @@ static silt_status row_add(col_builder **cols, const delta_file *f, silt_error *
     SILT_RETURN_IF_ERROR(col_builder_append_int(col_builder_child(b, 3), f->modification_time, err));
     /* PROTOCOL: Checkpoints: dataChange of a checkpointed add is false. */
     SILT_RETURN_IF_ERROR(col_builder_append_bool(col_builder_child(b, 4), 0, err));
-    SILT_RETURN_IF_ERROR(put_str(col_builder_child(b, 5), f->stats, err));
-    SILT_RETURN_IF_ERROR(put_map(col_builder_child(b, 6), &no_tags, err));
-    SILT_RETURN_IF_ERROR(put_dv(col_builder_child(b, 7), &f->dv, err));
+    SILT_RETURN_IF_ERROR(put_map(col_builder_child(b, 5), &no_tags, err));
+    SILT_RETURN_IF_ERROR(put_dv(col_builder_child(b, 6), &f->dv, err));
     SILT_RETURN_IF_ERROR(
-        put_opt_int(col_builder_child(b, 8), f->has_base_row_id, f->base_row_id, err));
-    SILT_RETURN_IF_ERROR(put_opt_int(col_builder_child(b, 9), f->has_default_row_commit_version,
+        put_opt_int(col_builder_child(b, 7), f->has_base_row_id, f->base_row_id, err));
+    SILT_RETURN_IF_ERROR(put_opt_int(col_builder_child(b, 8), f->has_default_row_commit_version,
                                      f->default_row_commit_version, err));
+    SILT_RETURN_IF_ERROR(put_str(col_builder_child(b, 9), f->stats, err));
     return end_row(cols, CP_ADD, err);
 }
 

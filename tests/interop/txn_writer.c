@@ -7,6 +7,7 @@
  *   txn_writer append ROOT PATH SIZE STATS_JSON [col=value ...]
  *   txn_writer remove ROOT PATH
  *   txn_writer info ROOT          prints "version N files M" then the paths, sorted
+ *   txn_writer checkpoint-schema ROOT   prints the classic checkpoint schema (ROOT unused)
  *
  * PARTITION_COLS is comma-separated ("" for none). Exit 0 on success, 1
  * with the error on stderr otherwise.
@@ -159,6 +160,16 @@ static silt_status cmd_info(io_store *store, arena *a, silt_error *err)
     return SILT_OK;
 }
 
+static silt_status cmd_checkpoint_schema(arena *a, silt_error *err)
+{
+    buf text = BUF_INIT;
+    silt_status rc = col_type_format(delta_checkpoint_schema(a), &text, err);
+    if (rc == SILT_OK)
+        printf("%s\n", buf_cstr(&text));
+    buf_clear(&text);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     silt_error err = SILT_ERROR_INIT;
@@ -179,6 +190,8 @@ int main(int argc, char **argv)
             rc = cmd_remove(store, argv[3], &err);
         else if (strcmp(argv[1], "info") == 0)
             rc = cmd_info(store, a, &err);
+        else if (strcmp(argv[1], "checkpoint-schema") == 0)
+            rc = cmd_checkpoint_schema(a, &err);
         else
             rc = err_set(&err, SILT_INVALID, "command \"%s\" with %d arguments is not known",
                          argv[1], argc - 3);
