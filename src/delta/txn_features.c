@@ -125,6 +125,9 @@ silt_status delta_check_writable(const dlog_protocol *protocol, const dlog_metad
     } legacy[] = {{2, "appendOnly"},       {2, "invariants"},      {3, "checkConstraints"},
                   {4, "changeDataFeed"},   {4, "generatedColumns"}, {5, "columnMapping"},
                   {6, "identityColumns"}};
+    static const char *const active_checked[] = {"invariants", "checkConstraints",
+                                                 "changeDataFeed", "generatedColumns",
+                                                 "identityColumns"};
     size_t idx;
     SILT_RETURN_IF_ERROR(dproto_check_readable(protocol, err));
     if (protocol->min_writer_version > 7 || protocol->min_writer_version < 1)
@@ -140,6 +143,13 @@ silt_status delta_check_writable(const dlog_protocol *protocol, const dlog_metad
             if (protocol->min_writer_version >= legacy[idx].version)
                 SILT_RETURN_IF_ERROR(check_feature(legacy[idx].feature, metadata, removes_data, err));
     }
+    /*
+     * Features whose use asks writers for something are checked whether the
+     * protocol lists them or not: tables exist (written by tests or older
+     * engines) that use identity columns or constraints at writer version 2.
+     */
+    for (idx = 0; idx < sizeof(active_checked) / sizeof(active_checked[0]); idx++)
+        SILT_RETURN_IF_ERROR(check_feature(active_checked[idx], metadata, removes_data, err));
     if (removes_data && property_true(metadata, "delta.appendOnly"))
         return err_set(err, SILT_INVALID,
                        "cannot remove data from an append-only table (delta.appendOnly = true)");

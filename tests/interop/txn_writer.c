@@ -8,6 +8,7 @@
  *   txn_writer remove ROOT PATH
  *   txn_writer info ROOT          prints "version N files M" then the paths, sorted
  *   txn_writer checkpoint-schema ROOT   prints the classic checkpoint schema (ROOT unused)
+ *   txn_writer writable ROOT      exit 0 when silt may write the table (begins a transaction)
  *
  * PARTITION_COLS is comma-separated ("" for none). Exit 0 on success, 1
  * with the error on stderr otherwise.
@@ -160,6 +161,21 @@ static silt_status cmd_info(io_store *store, arena *a, silt_error *err)
     return SILT_OK;
 }
 
+static silt_status cmd_writable(io_store *store, silt_error *err)
+{
+    delta_snapshot *snap = NULL;
+    delta_txn *txn = NULL;
+    silt_status rc;
+    SILT_RETURN_IF_ERROR(delta_snapshot_load(&snap, store, -1, err));
+    rc = delta_txn_begin(&txn, store, snap, "WRITE", err);
+    if (rc == SILT_OK)
+        printf("writable: protocol (%d,%d)\n", (int)snap->protocol.min_reader_version,
+               (int)snap->protocol.min_writer_version);
+    delta_txn_free(txn);
+    delta_snapshot_free(snap);
+    return rc;
+}
+
 static silt_status cmd_checkpoint_schema(arena *a, silt_error *err)
 {
     buf text = BUF_INIT;
@@ -190,6 +206,8 @@ int main(int argc, char **argv)
             rc = cmd_remove(store, argv[3], &err);
         else if (strcmp(argv[1], "info") == 0)
             rc = cmd_info(store, a, &err);
+        else if (strcmp(argv[1], "writable") == 0)
+            rc = cmd_writable(store, &err);
         else if (strcmp(argv[1], "checkpoint-schema") == 0)
             rc = cmd_checkpoint_schema(a, &err);
         else

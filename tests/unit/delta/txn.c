@@ -845,3 +845,43 @@ void test_delta_txn__enabling_a_feature_needs_the_protocol(void)
     check_str("true", delta_snapshot_property(snap, "delta.enableDeletionVectors"));
     delta_snapshot_free(snap);
 }
+
+/* Which of the shared conformance tables (Spark, delta-rs, kernel) silt may write. */
+static silt_status begin_on_shared(const char *table)
+{
+    char path[2048];
+    io_store *shared = NULL;
+    delta_snapshot *snap = NULL;
+    delta_txn *txn = NULL;
+    silt_status rc;
+    snprintf(path, sizeof(path), "%s/conformance/tables/%s", test_shared_dir(), table);
+    check_ok(io_store_open(&shared, path, 0, &err), &err);
+    check_ok(delta_snapshot_load(&snap, shared, -1, &err), &err);
+    rc = delta_txn_begin(&txn, shared, snap, "WRITE", &err);
+    delta_txn_free(txn);
+    delta_snapshot_free(snap);
+    io_store_free(shared);
+    return rc;
+}
+
+void test_delta_txn__shared_tables_writability(void)
+{
+    static const char *const writable[] = {"simple_table", "cdf-table", "cdf-table-with-dv",
+                                           "table-with-columnmapping-mode-name",
+                                           "data-reader-timestamp_ntz-id-mode", "cdc_ict_table",
+                                           "delta-0.1.0"};
+    static const struct {
+        const char *table, *feature;
+    } refused[] = {{"checkpoint-v2-table", "\"v2Checkpoint\""},
+                   {"table_with_liquid_clustering", "\"rowTracking\""},
+                   {"type-widening", "\"typeWidening-preview\""},
+                   {"crc-full", "\"clustering\""},
+                   {"identity_test_written_by_version_5", "\"identityColumns\""}};
+    size_t idx;
+    for (idx = 0; idx < sizeof(writable) / sizeof(writable[0]); idx++)
+        check_ok(begin_on_shared(writable[idx]), &err);
+    for (idx = 0; idx < sizeof(refused) / sizeof(refused[0]); idx++) {
+        check_fails(SILT_UNSUPPORTED, begin_on_shared(refused[idx].table));
+        check_contains(err.message, refused[idx].feature);
+    }
+}
