@@ -266,3 +266,16 @@ silt_status delta_stats_to_json(int64_t num_records, const col_type *schema, int
     buf_clear(&ctx.path);
     return rc;
 }
+
+int delta_stats_indexed_cols(const dlog_metadata *metadata)
+{
+    const char *text = metadata
+                           ? dlog_map_get(&metadata->configuration,
+                                          "delta.dataSkippingNumIndexedCols", NULL)
+                           : NULL;
+    int64_t value = 32;
+    if (text == NULL || !str_to_int64(text, strlen(text), &value) || value < -1 ||
+        value > INT32_MAX)
+        return 32;
+    return (int)value;
+}

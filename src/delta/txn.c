@@ -371,6 +371,12 @@ silt_status delta_txn_set_user_metadata(delta_txn *txn, const char *text, silt_e
 
 /* ---- commit ------------------------------------------------------------------------------ */
 
+static int ict_enabled_in(const dlog_metadata *md)
+{
+    const char *value = dlog_map_get(&md->configuration, "delta.enableInCommitTimestamps", NULL);
+    return value != NULL && str_casecmp(value, "true") == 0;
+}
+
 /* Checks what must hold before anything is written, and derives a new table's protocol. */
 static silt_status prepare(delta_txn *txn, silt_error *err)
 {
@@ -384,6 +390,13 @@ static silt_status prepare(delta_txn *txn, silt_error *err)
                                                           txn->arena, &derived, err));
         SILT_RETURN_IF_ERROR(delta_txn_set_protocol(txn, &derived, err));
     }
+    if (txn->snap != NULL && txn->has_metadata && !ict_enabled_in(&txn->snap->metadata) &&
+        ict_enabled_in(&txn->metadata))
+        /* PROTOCOL: In-Commit Timestamps: enabling them later needs the enablement version and
+         * timestamp properties, which depend on the version the commit lands at. */
+        return err_set(err, SILT_UNSUPPORTED,
+                       "cannot enable in-commit timestamps on an existing table: silt turns them "
+                       "on only when it creates a table");
     protocol = txn_protocol(txn);
     SILT_RETURN_IF_ERROR(
         delta_check_writable(protocol, txn_metadata(txn), txn->n_removes_data > 0, err));
@@ -560,7 +573,8 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
                  : err_nomem(&cp_err);
     if (rc == SILT_OK)
         rc = delta_checkpoint_write(txn->store, snap, scratch, &cp_err);
-    if (rc == SILT_OK) {
+    text = dlog_map_get(&md->configuration, "delta.enableExpiredLogCleanup", NULL);
+    if (rc == SILT_OK && (text == NULL || str_casecmp(text, "false") != 0)) {
         text = dlog_map_get(&md->configuration, "delta.logRetentionDuration", NULL);
         if (text != NULL && delta_parse_interval_ms(text, &retention, &cp_err) != SILT_OK) {
             err_clear(&cp_err);

@@ -222,6 +222,9 @@ silt_status delta_stats_to_json(int64_t num_records, const col_type *schema,
                                  int n_indexed_cols, const delta_col_stats *columns,
                                  size_t n_columns, buf *out, silt_error *err);
 
+/* delta.dataSkippingNumIndexedCols of a table: 32 when unset or not a number, -1 = all. */
+int delta_stats_indexed_cols(const dlog_metadata *metadata);
+
 /* ---- checkpoints and cleanup ------------------------------------------------------------- */
 
 /* The schema of a classic checkpoint as Spark writes it (STRUCT, in arena a). */

@@ -885,3 +885,22 @@ void test_delta_txn__shared_tables_writability(void)
         check_contains(err.message, refused[idx].feature);
     }
 }
+
+void test_delta_txn__enabling_ict_later_is_refused(void)
+{
+    delta_snapshot *snap;
+    delta_txn *txn = NULL;
+    dlog_metadata md;
+    dlog_kv items[1] = {{"delta.enableInCommitTimestamps", "true"}};
+    create_table(store, NULL);
+    snap = load(-1);
+    md = snap->metadata;
+    md.configuration.n = 1;
+    md.configuration.items = items;
+    check_ok(delta_txn_begin(&txn, store, snap, "SET TBLPROPERTIES", &err), &err);
+    check_ok(delta_txn_set_metadata(txn, &md, &err), &err);
+    check_fails(SILT_UNSUPPORTED, delta_txn_commit(txn, NULL, &err));
+    check_contains(err.message, "in-commit timestamps");
+    delta_txn_free(txn);
+    delta_snapshot_free(snap);
+}

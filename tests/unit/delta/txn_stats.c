@@ -168,3 +168,19 @@ void test_delta_txn_stats__nan_and_mismatch(void)
     check_contains(err.message, "\"v\"");
     buf_clear(&out);
 }
+
+void test_delta_txn_stats__indexed_cols_property(void)
+{
+    dlog_metadata md;
+    dlog_kv items[1] = {{"delta.dataSkippingNumIndexedCols", "5"}};
+    memset(&md, 0, sizeof(md));
+    check_int(32, delta_stats_indexed_cols(&md));
+    check_int(32, delta_stats_indexed_cols(NULL));
+    md.configuration.n = 1;
+    md.configuration.items = items;
+    check_int(5, delta_stats_indexed_cols(&md));
+    items[0].value = "-1";
+    check_int(-1, delta_stats_indexed_cols(&md));
+    items[0].value = "many";
+    check_int(32, delta_stats_indexed_cols(&md));
+}
