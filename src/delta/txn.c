@@ -498,6 +498,37 @@ static silt_status verify_outcome(delta_txn *txn, const char *key, silt_status r
     return rc;
 }
 
+/*
+ * A snapshot so old that log cleanup removed the commits after it would
+ * let put-if-absent "win" a version that existed once: cleanup deletes
+ * oldest first, so when neither the commit nor a classic checkpoint of the
+ * read version is left, the log has moved past this transaction.
+ */
+static silt_status check_read_version_kept(delta_txn *txn, silt_error *err)
+{
+    io_object_info info;
+    char key[80];
+    silt_status rc;
+    if (txn->read_version < 0)
+        return SILT_OK;
+    delta_commit_key(txn->read_version, key, sizeof(key));
+    rc = io_head(txn->store, key, &info, err);
+    if (rc == SILT_NOTFOUND) {
+        err_clear(err);
+        snprintf(key, sizeof(key), DLOG_DIR "%020lld.checkpoint.parquet",
+                 (long long)txn->read_version);
+        rc = io_head(txn->store, key, &info, err);
+    }
+    if (rc == SILT_OK)
+        io_object_info_clear(&info);
+    else if (rc == SILT_NOTFOUND)
+        rc = err_set(err, SILT_CONFLICT,
+                     "could not commit: version %lld that this transaction read is no longer in "
+                     "the log (it was cleaned up)",
+                     (long long)txn->read_version);
+    return rc;
+}
+
 /* Attempts put-if-absent at successive versions until one is won or a conflict shows. */
 static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_result *res,
                                silt_error *err)
@@ -602,6 +633,8 @@ silt_status delta_txn_commit(delta_txn *txn, delta_commit_result *result, silt_e
     rc = prepare(txn, err);
     if (rc == SILT_OK)
         rc = serialise_body(txn, &body, err);
+    if (rc == SILT_OK)
+        rc = check_read_version_kept(txn, err);
     if (rc == SILT_OK)
         rc = commit_loop(txn, &body, res, err);
     buf_clear(&body);

@@ -904,3 +904,29 @@ void test_delta_txn__enabling_ict_later_is_refused(void)
     delta_txn_free(txn);
     delta_snapshot_free(snap);
 }
+
+/* A transaction whose read version was cleaned up must not write into the past. */
+void test_delta_txn__read_version_cleaned_up(void)
+{
+    delta_snapshot *snap;
+    delta_txn *txn = NULL;
+    dlog_add add = make_add("p=a/late.parquet", "a");
+    create_table(store, NULL);
+    append("p=a/1.parquet", "a");
+    snap = load(1);
+    append("p=a/2.parquet", "a");
+    append("p=a/3.parquet", "a");
+    check_ok(io_put(store, "_delta_log/00000000000000000003.checkpoint.parquet", "PAR1", 4, &err),
+             &err);
+    check_ok(io_delete(store, "_delta_log/00000000000000000000.json", &err), &err);
+    check_ok(io_delete(store, "_delta_log/00000000000000000001.json", &err), &err);
+    check_ok(io_delete(store, "_delta_log/00000000000000000002.json", &err), &err);
+    check_ok(delta_txn_begin(&txn, store, snap, "WRITE", &err), &err);
+    check_ok(delta_txn_add_file(txn, &add, &err), &err);
+    check_fails(SILT_CONFLICT, delta_txn_commit(txn, NULL, &err));
+    check_contains(err.message, "no longer in the log");
+    check_fails(SILT_NOTFOUND,
+                io_head(store, "_delta_log/00000000000000000002.json", &(io_object_info){0}, &err));
+    delta_txn_free(txn);
+    delta_snapshot_free(snap);
+}
