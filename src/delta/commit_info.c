@@ -21,12 +21,15 @@ static cJSON *string_map(const dlog_kv *items, size_t n)
     size_t idx;
     if (obj == NULL)
         return NULL;
-    for (idx = 0; idx < n; idx++)
-        if (cJSON_AddStringToObject(obj, items[idx].key,
-                                    items[idx].value ? items[idx].value : "") == NULL) {
+    for (idx = 0; idx < n; idx++) {
+        /* A NULL value is JSON null, as Spark writes "description":null. */
+        cJSON *value = items[idx].value ? cJSON_CreateString(items[idx].value) : cJSON_CreateNull();
+        if (value == NULL || !cJSON_AddItemToObject(obj, items[idx].key, value)) {
+            cJSON_Delete(value);
             cJSON_Delete(obj);
             return NULL;
         }
+    }
     return obj;
 }
 

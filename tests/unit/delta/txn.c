@@ -194,6 +194,7 @@ void test_delta_txn__append_and_commit_info(void)
     check_ok(delta_txn_begin(&txn, store, snap, "WRITE", &err), &err);
     check_ok(delta_txn_add_file(txn, &add, &err), &err);
     check_ok(delta_txn_set_param(txn, "mode", "Append", &err), &err);
+    check_ok(delta_txn_set_param(txn, "description", NULL, &err), &err);
     check_ok(delta_txn_set_metric(txn, "numFiles", 1, &err), &err);
     check_ok(delta_txn_set_metric(txn, "numOutputRows", 42, &err), &err);
     check_ok(delta_txn_set_user_metadata(txn, "nightly load", &err), &err);
@@ -219,6 +220,8 @@ void test_delta_txn__append_and_commit_info(void)
     check_str("42", cJSON_GetObjectItem(metrics, "numOutputRows")->valuestring);
     check_str("Append",
               cJSON_GetObjectItem(cJSON_GetObjectItem(ci, "operationParameters"), "mode")->valuestring);
+    check(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetObjectItem(ci, "operationParameters"),
+                                           "description")));
     cJSON_Delete(root);
 }
 
