@@ -164,8 +164,10 @@ static silt_status end_row(col_builder **cols, int active, silt_error *err)
 static silt_status row_protocol(col_builder **cols, const dlog_protocol *p, silt_error *err)
 {
     col_builder *b = cols[CP_PROTOCOL];
-    SILT_RETURN_IF_ERROR(col_builder_append_int(col_builder_child(b, 0), p->min_reader_version, err));
-    SILT_RETURN_IF_ERROR(col_builder_append_int(col_builder_child(b, 1), p->min_writer_version, err));
+    SILT_RETURN_IF_ERROR(
+        col_builder_append_int(col_builder_child(b, 0), p->min_reader_version, err));
+    SILT_RETURN_IF_ERROR(
+        col_builder_append_int(col_builder_child(b, 1), p->min_writer_version, err));
     SILT_RETURN_IF_ERROR(put_strs(col_builder_child(b, 2), p->has_reader_features,
                                   p->n_reader_features, p->reader_features, err));
     SILT_RETURN_IF_ERROR(put_strs(col_builder_child(b, 3), p->has_writer_features,
@@ -209,7 +211,8 @@ static silt_status row_add(col_builder **cols, const delta_file *f, silt_error *
     SILT_RETURN_IF_ERROR(put_str(col_builder_child(b, 0), f->path, err));
     SILT_RETURN_IF_ERROR(put_map(col_builder_child(b, 1), &f->partition_values, err));
     SILT_RETURN_IF_ERROR(col_builder_append_int(col_builder_child(b, 2), f->size, err));
-    SILT_RETURN_IF_ERROR(col_builder_append_int(col_builder_child(b, 3), f->modification_time, err));
+    SILT_RETURN_IF_ERROR(
+        col_builder_append_int(col_builder_child(b, 3), f->modification_time, err));
     /* PROTOCOL: Checkpoints: dataChange of a checkpointed add is false. */
     SILT_RETURN_IF_ERROR(col_builder_append_bool(col_builder_child(b, 4), 0, err));
     SILT_RETURN_IF_ERROR(put_map(col_builder_child(b, 5), &no_tags, err));
@@ -310,7 +313,8 @@ typedef struct tomb_ctx {
 static silt_status keep_tombstone(tomb_ctx *ctx, const dlog_remove *rm, silt_error *err)
 {
     dlog_remove *grown;
-    if (hashmap_get_str(&ctx->live, rm->path) != NULL || hashmap_get_str(&ctx->seen, rm->path) != NULL)
+    if (hashmap_get_str(&ctx->live, rm->path) != NULL ||
+        hashmap_get_str(&ctx->seen, rm->path) != NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(hashmap_put_str(&ctx->seen, rm->path, ctx, err));
     /* PROTOCOL: Checkpoints: expired tombstones (and ones without a time) may be dropped. */

@@ -80,7 +80,7 @@ static cJSON *string_json(const delta_value *v, int is_max)
     cJSON *item;
     if (is_max)
         /* A cut before U+10FFFF characters would make prefix+U+10FFFF smaller: cut after them. */
-        while (cut < v->v.s.len && v->v.s.len - cut >= 4 && memcmp(v->v.s.ptr + cut, MAX_CODE_POINT, 4) == 0)
+        while (v->v.s.len - cut >= 4 && memcmp(v->v.s.ptr + cut, MAX_CODE_POINT, 4) == 0)
             cut += 4;
     text = cJSON_malloc(cut + 5);
     if (text == NULL)
@@ -99,7 +99,9 @@ static void decimal_text(col_int128 unscaled, int scale, char *out, size_t cap)
     char digits[64];
     size_t n = 0, pos = 0, idx;
     int negative = unscaled < 0;
-    unsigned __int128 mag = negative ? (unsigned __int128)(-(unscaled + 1)) + 1 : (unsigned __int128)unscaled;
+    /* The magnitude without overflowing on the most negative value. */
+    unsigned __int128 mag = negative ? (unsigned __int128)(-(unscaled + 1)) + 1
+                                     : (unsigned __int128)unscaled;
     do {
         digits[n++] = (char)('0' + (int)(mag % 10));
         mag /= 10;

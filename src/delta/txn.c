@@ -313,7 +313,8 @@ silt_status delta_txn_set_app_txn(delta_txn *txn, const char *app_id, int64_t ve
     dlog_action *act;
     size_t idx;
     for (idx = 0; idx < txn->n_actions; idx++)
-        if (txn->actions[idx].type == DLOG_TXN && strcmp(txn->actions[idx].u.txn.app_id, app_id) == 0)
+        if (txn->actions[idx].type == DLOG_TXN &&
+            strcmp(txn->actions[idx].u.txn.app_id, app_id) == 0)
             return err_set(err, SILT_INVALID,
                            "a commit can carry one transaction identifier per application, and "
                            "\"%s\" already has one",
@@ -332,7 +333,8 @@ silt_status delta_txn_set_domain(delta_txn *txn, const char *domain, const char 
     SILT_RETURN_IF_ERROR(push_action(txn, &act, DLOG_DOMAIN_METADATA, err));
     act->u.domain.removed = removed;
     SILT_RETURN_IF_ERROR(copy_str(txn, domain, &act->u.domain.domain, err));
-    SILT_RETURN_IF_ERROR(copy_str(txn, configuration ? configuration : "", &act->u.domain.configuration, err));
+    SILT_RETURN_IF_ERROR(copy_str(txn, configuration ? configuration : "",
+                                  &act->u.domain.configuration, err));
     txn->n_domains++;
     return SILT_OK;
 }
@@ -433,8 +435,7 @@ static silt_status serialise_body(const delta_txn *txn, buf *out, silt_error *er
 static int ict_enabled(const delta_txn *txn)
 {
     const dlog_metadata *md = txn_metadata(txn);
-    const char *value = md ? dlog_map_get(&md->configuration, "delta.enableInCommitTimestamps", NULL) : NULL;
-    return value != NULL && str_casecmp(value, "true") == 0 &&
+    return md != NULL && ict_enabled_in(md) &&
            dproto_has_feature(txn_protocol(txn), "inCommitTimestamp", 1);
 }
 
@@ -587,7 +588,8 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
 static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
 {
     const dlog_metadata *md = txn_metadata(txn);
-    const char *text = md ? dlog_map_get(&md->configuration, "delta.checkpointInterval", NULL) : NULL;
+    const char *text =
+        md ? dlog_map_get(&md->configuration, "delta.checkpointInterval", NULL) : NULL;
     int64_t interval = 10, retention = INT64_C(30) * 86400000;
     delta_snapshot *snap = NULL;
     silt_error cp_err = SILT_ERROR_INIT;

@@ -174,7 +174,8 @@ silt_status delta_txn_set_app_txn(delta_txn *txn, const char *app_id, int64_t ve
                                   silt_error *err);
 silt_status delta_txn_set_domain(delta_txn *txn, const char *domain, const char *configuration,
                                  int removed, silt_error *err);
-/* operationParameters: value is written as a JSON string ("Append", "[]", "[\"p\"]"), NULL as null. */
+/* operationParameters: value is written as a JSON string ("Append", "[]", "[\"p\"]"); NULL as
+ * JSON null. */
 silt_status delta_txn_set_param(delta_txn *txn, const char *key, const char *value,
                                 silt_error *err);
 /* operationMetrics: written as a string of the number, as Spark does. */

@@ -141,7 +141,8 @@ silt_status delta_check_writable(const dlog_protocol *protocol, const dlog_metad
     } else {
         for (idx = 0; idx < sizeof(legacy) / sizeof(legacy[0]); idx++)
             if (protocol->min_writer_version >= legacy[idx].version)
-                SILT_RETURN_IF_ERROR(check_feature(legacy[idx].feature, metadata, removes_data, err));
+                SILT_RETURN_IF_ERROR(
+                    check_feature(legacy[idx].feature, metadata, removes_data, err));
     }
     /*
      * Features whose use asks writers for something are checked whether the
@@ -219,7 +220,8 @@ silt_status delta_check_protocol_covers(const dlog_protocol *p, const dlog_metad
             return not_covered(err, p, by_property[idx].property, feature);
     }
     if (has_type(md->schema, COL_TIMESTAMP_NTZ) &&
-        (!supports_writer_feature(p, "timestampNtz") || !supports_reader_feature(p, "timestampNtz")))
+        (!supports_writer_feature(p, "timestampNtz") ||
+         !supports_reader_feature(p, "timestampNtz")))
         return not_covered(err, p, "a timestamp_ntz column", "timestampNtz");
     SILT_RETURN_IF_ERROR(mapping_mode(md, &mapping, err));
     if (mapping && (!supports_writer_feature(p, "columnMapping") ||
@@ -415,7 +417,8 @@ silt_status delta_metadata_for_new_table(dlog_metadata *out, arena *a, const col
     mapping_ctx ctx = {a, 0, err};
 
     memset(out, 0, sizeof(*out));
-    SILT_RETURN_IF_ERROR(check_partition_columns(schema, n_partition_columns, partition_columns, err));
+    SILT_RETURN_IF_ERROR(
+        check_partition_columns(schema, n_partition_columns, partition_columns, err));
     SILT_RETURN_IF_ERROR(delta_uuid_v4(uuid, err));
     out->id = arena_strdup(a, uuid);
     out->format_provider = "parquet";

@@ -26,7 +26,8 @@ silt_status delta_uuid_v4(char out[37], silt_error *err)
     size_t got = 0;
     int fd = open("/dev/urandom", O_RDONLY);
     if (fd < 0)
-        return err_set(err, SILT_IO, "could not open \"/dev/urandom\" to make a table or commit id");
+        return err_set(err, SILT_IO,
+                       "could not open \"/dev/urandom\" to make a table or commit id");
     while (got < sizeof(bytes)) {
         ssize_t n = read(fd, bytes + got, sizeof(bytes) - got);
         if (n <= 0) {

@@ -63,7 +63,8 @@ static silt_status cmd_create(io_store *store, arena *a, int argc, char **argv, 
         parts[n_parts++] = p;
         p = comma ? comma + 1 : NULL;
     }
-    SILT_RETURN_IF_ERROR(delta_metadata_for_new_table(&md, a, schema, n_parts, parts, &config, err));
+    SILT_RETURN_IF_ERROR(
+        delta_metadata_for_new_table(&md, a, schema, n_parts, parts, &config, err));
     SILT_RETURN_IF_ERROR(delta_txn_begin(&txn, store, NULL, "CREATE TABLE", err));
     rc = delta_txn_set_metadata(txn, &md, err);
     if (rc == SILT_OK) {

@@ -116,6 +116,7 @@ static int do_table(spec_run *run, char **w, int n)
     int partitioned = 0, idx;
     dlog_metadata md;
     delta_txn *txn = NULL;
+    const col_type *schema;
     silt_status rc;
     memset(fields, 0, sizeof(fields));
     fields[0].name = "id";
@@ -133,9 +134,9 @@ static int do_table(spec_run *run, char **w, int n)
             config.items[config.n++].value = arena_strdup(run->a, eq + 1);
         }
     }
-    rc = delta_metadata_for_new_table(&md, run->a,
-                                      col_type_struct(run->a, 2, arena_memdup(run->a, fields, sizeof(fields))),
-                                      partitioned ? 1 : 0, parts, &config, &err);
+    schema = col_type_struct(run->a, 2, arena_memdup(run->a, fields, sizeof(fields)));
+    rc = delta_metadata_for_new_table(&md, run->a, schema, partitioned ? 1 : 0, parts, &config,
+                                      &err);
     if (rc == SILT_OK)
         rc = delta_txn_begin(&txn, run->store, NULL, "CREATE TABLE", &err);
     if (rc == SILT_OK)
