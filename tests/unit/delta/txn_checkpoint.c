@@ -301,3 +301,63 @@ void test_delta_txn_checkpoint__no_checkpoint_no_cleanup(void)
     check_int(0, n_deleted);
     check(exists("_delta_log/00000000000000000000.json"));
 }
+
+/*
+ * The checkpoint rows as a reader sees them: a Parquet "reader" that serves
+ * the batch silt built for version 3 makes the loader start from that
+ * checkpoint, and the state at version 5 equals the one replayed from JSON.
+ */
+static col_batch *served_batch;
+
+static silt_status serve_batch(io_store *st, const char *key, arena *scratch, dlog_action_fn fn,
+                               void *payload, silt_error *e)
+{
+    (void)st;
+    if (strstr(key, "00000000000000000003.checkpoint.parquet") == NULL)
+        return err_set(e, SILT_NOTFOUND, "no checkpoint \"%s\" in this test", key);
+    return dlog_actions_from_batch(served_batch, scratch, fn, payload, e);
+}
+
+static int has_path(const delta_snapshot *snap, const char *path)
+{
+    size_t idx;
+    for (idx = 0; idx < snap->n_files; idx++)
+        if (strcmp(snap->files[idx].path, path) == 0)
+            return 1;
+    return 0;
+}
+
+void test_delta_txn_checkpoint__loader_starts_from_silt_checkpoint(void)
+{
+    delta_snapshot *at3 = NULL, *json = NULL, *from_cp = NULL;
+    delta_load_options opts = DELTA_LOAD_OPTIONS_INIT;
+    dlog_remove *tombs = NULL;
+    size_t n_tombs = 0, idx;
+    create(NULL);
+    append("p=a/1.parquet", "app", 1);
+    append("p=a/2.parquet", NULL, 0);
+    remove_first(); /* version 3 */
+    check_ok(delta_snapshot_load(&at3, store, 3, &err), &err);
+    check_ok(delta_collect_tombstones(store, at3, 0, a, &tombs, &n_tombs, &err), &err);
+    check_ok(delta_checkpoint_batch(at3, tombs, n_tombs, a, &served_batch, &err), &err);
+    check_ok(io_put(store, "_delta_log/00000000000000000003.checkpoint.parquet", "PAR1", 4, &err),
+             &err);
+    append("p=a/3.parquet", "app", 2);
+    remove_first(); /* version 5 */
+
+    opts.parquet_reader = serve_batch;
+    check_ok(delta_snapshot_load_ext(&from_cp, store, 5, &opts, &err), &err);
+    check_int(3, from_cp->checkpoint_version);
+    check_ok(delta_snapshot_load(&json, store, 5, &err), &err);
+    check_int(json->n_files, from_cp->n_files);
+    for (idx = 0; idx < json->n_files; idx++)
+        check(has_path(from_cp, json->files[idx].path));
+    check_str(json->metadata.id, from_cp->metadata.id);
+    check_str(json->metadata.schema_string, from_cp->metadata.schema_string);
+    check_int(json->protocol.min_writer_version, from_cp->protocol.min_writer_version);
+    check_int(2, delta_txn_app_version(from_cp, "app"));
+    check_int(json->total_size, from_cp->total_size);
+    delta_snapshot_free(json);
+    delta_snapshot_free(from_cp);
+    delta_snapshot_free(at3);
+}
