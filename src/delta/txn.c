@@ -632,6 +632,8 @@ silt_status delta_txn_commit(delta_txn *txn, delta_commit_result *result, silt_e
 
     memset(res, 0, sizeof(*res));
     res->version = -1;
+    if (txn->committed)
+        return err_set(err, SILT_INVALID, "the transaction was already committed");
     rc = prepare(txn, err);
     if (rc == SILT_OK)
         rc = serialise_body(txn, &body, err);
@@ -642,6 +644,7 @@ silt_status delta_txn_commit(delta_txn *txn, delta_commit_result *result, silt_e
     buf_clear(&body);
     if (rc != SILT_OK)
         return rc;
+    txn->committed = 1;
     maybe_checkpoint(txn, res);
     return SILT_OK;
 }

@@ -241,6 +241,7 @@ void test_delta_txn__blind_appends_rebase(void)
     check_ok(delta_txn_commit(first, &res, &err), &err);
     check_int(1, res.version);
     check_int(1, res.attempts);
+    check_fails(SILT_INVALID, delta_txn_commit(first, &res, &err));
     check_ok(delta_txn_commit(second, &res, &err), &err);
     check_int(2, res.version);
     check_int(2, res.attempts);
@@ -931,5 +932,36 @@ void test_delta_txn__read_version_cleaned_up(void)
     check_fails(SILT_NOTFOUND,
                 io_head(store, "_delta_log/00000000000000000002.json", &(io_object_info){0}, &err));
     delta_txn_free(txn);
+    delta_snapshot_free(snap);
+}
+
+/* Data files written, then the commit fails: the table is as before (the files are orphans). */
+void test_delta_txn__commit_fails_after_data_files(void)
+{
+    io_store *inner = NULL, *faulty = NULL;
+    io_fault_plan plan = IO_FAULT_PLAN_INIT;
+    delta_snapshot *snap, *after;
+    delta_txn *txn = NULL;
+    dlog_add add1 = make_add("p=a/d1.parquet", "a"), add2 = make_add("p=a/d2.parquet", "a");
+    long writes = 0, reads = 0;
+    create_table(store, NULL);
+    check_ok(io_local_store_open(&inner, test_tmpdir(), 0, &err), &err);
+    plan.fail_write_nth = 3;
+    check_ok(io_fault_store_wrap(&faulty, inner, &plan, &err), &err);
+    snap = load(-1);
+    check_ok(io_put(faulty, "p=a/d1.parquet", "PAR1", 4, &err), &err);
+    check_ok(io_put(faulty, "p=a/d2.parquet", "PAR1", 4, &err), &err);
+    check_ok(delta_txn_begin(&txn, faulty, snap, "WRITE", &err), &err);
+    check_ok(delta_txn_add_file(txn, &add1, &err), &err);
+    check_ok(delta_txn_add_file(txn, &add2, &err), &err);
+    check_fails(SILT_IO, delta_txn_commit(txn, NULL, &err));
+    io_fault_store_counts(faulty, &writes, &reads);
+    check_int(3, writes);
+    delta_txn_free(txn);
+    io_store_free(faulty);
+    after = load(-1);
+    check_int(0, after->version);
+    check_int(0, after->n_files);
+    delta_snapshot_free(after);
     delta_snapshot_free(snap);
 }
