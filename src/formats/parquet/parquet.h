@@ -28,7 +28,8 @@
  *   Logical type UNKNOWN (always null) -> the null type. Groups -> struct;
  *   LIST (3-level and the legacy 2-level layouts of LogicalTypes.md's
  *   backward-compatibility rules) and unannotated repeated fields -> array;
- *   MAP and MAP_KEY_VALUE -> map. Parquet field ids are kept in field_id.
+ *   MAP and MAP_KEY_VALUE -> map (a map without a value field -> array of
+ *   its keys, as pyarrow reads it). Parquet field ids are kept in field_id.
  */
 #ifndef SILT_FORMATS_PARQUET_PARQUET_H
 #define SILT_FORMATS_PARQUET_PARQUET_H

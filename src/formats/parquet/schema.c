@@ -354,11 +354,20 @@ static silt_status convert_map(schema_ctx *c, const pq_pnode *p, int def, int re
         return unsupported(err, "a MAP annotation without a repeated key_value group",
                            p->se->name);
     kv = &p->children[0];
-    if (kv->n_children != 2)
-        return unsupported(err, "a map whose key_value group does not have exactly a key and a "
-                           "value", p->se->name);
+    if (kv->n_children != 1 && kv->n_children != 2)
+        return unsupported(err, "a map whose key_value group does not have a key and a value",
+                           p->se->name);
     v->rep_level = rep + 1;
     v->elem_def = def + 1;
+    if (kv->n_children == 1) {
+        /* A map without values is a set of keys: read it as an array, as pyarrow does. */
+        SILT_RETURN_IF_ERROR(convert(c, &kv->children[0], def + 1, rep + 1, 0, &key, err));
+        v->kind = PQ_VN_LIST;
+        v->n_children = 1;
+        v->children[0] = key;
+        v->type = col_type_array(c->a, key->type, key->nullable);
+        return v->type != NULL ? SILT_OK : err_nomem(err);
+    }
     SILT_RETURN_IF_ERROR(convert(c, &kv->children[0], def + 1, rep + 1, 0, &key, err));
     SILT_RETURN_IF_ERROR(convert(c, &kv->children[1], def + 1, rep + 1, 0, &value, err));
     if (key->kind == PQ_VN_LIST && repetition_of(&kv->children[0]) == PQ_REPEATED)
