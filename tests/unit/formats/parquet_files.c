@@ -23,6 +23,16 @@ static void check_vector(const col_vec *v, int64_t length)
     case COL_STRING:
     case COL_BINARY: {
         int64_t row;
+        if (v->dictionary != NULL) {
+            /* Dictionary-encoded: indices within a dictionary without nulls. */
+            check_vector(v->dictionary, v->dictionary->length);
+            check_int(0, v->dictionary->null_count);
+            for (row = 0; row < length; row++)
+                check(col_vec_is_null(v, row) || (((const int32_t *)v->values)[row] >= 0 &&
+                                                  ((const int32_t *)v->values)[row] <
+                                                      v->dictionary->length));
+            break;
+        }
         check(v->offsets != NULL);
         check_int(0, v->offsets[0]);
         for (row = 0; row < length; row++)
