@@ -666,6 +666,23 @@ static silt_status print_chunk(buf *out, const pq_file *file, const pq_column_ch
         SILT_RETURN_IF_ERROR(buf_printf(out, err, ", dictionary page at %lld",
                                         (long long)cm->dictionary_page_offset));
     SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
+    if (cc->has_column_index || cc->has_offset_index || cm->has_bloom_filter_offset) {
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "    page index:", err));
+        if (cc->has_column_index)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, " column index at %lld (%d bytes)",
+                                            (long long)cc->column_index_offset,
+                                            (int)cc->column_index_length));
+        if (cc->has_offset_index)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s offset index at %lld (%d bytes)",
+                                            cc->has_column_index ? "," : "",
+                                            (long long)cc->offset_index_offset,
+                                            (int)cc->offset_index_length));
+        if (cm->has_bloom_filter_offset)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s bloom filter at %lld",
+                                            cc->has_column_index || cc->has_offset_index ? "," : "",
+                                            (long long)cm->bloom_filter_offset));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
+    }
     if (!cm->has_statistics)
         return SILT_OK;
     pq_leaf_stats_fill(file, leaf, cc, &st);
@@ -695,7 +712,7 @@ static silt_status print_meta(buf *out, const pq_file *file, silt_error *err)
     SILT_RETURN_IF_ERROR(buf_printf(out, err, "created by: %s\nrows: %lld\nrow groups: %zu\n"
                                     "columns: %zu\n",
                                     meta->created_by != NULL ? meta->created_by : "(unknown)",
-                                    (long long)meta->num_rows, meta->n_row_groups,
+                                    (long long)pq_file_num_rows(file), meta->n_row_groups,
                                     file->n_leaves));
     for (k = 0; k < meta->n_kv; k++)
         SILT_RETURN_IF_ERROR(buf_printf(out, err, "metadata %s: %.200s%s\n", meta->kv[k].key,

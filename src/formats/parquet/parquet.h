@@ -59,13 +59,18 @@ void pq_file_free(pq_file *file);
 const pq_file_meta *pq_file_metadata(const pq_file *file);
 /* The file's schema as a Delta STRUCT type. */
 const col_type *pq_file_schema(const pq_file *file);
+/* Rows of the file: the sum over its row groups (some writers leave the footer's total at 0). */
 int64_t pq_file_num_rows(const pq_file *file);
 int64_t pq_file_size(const pq_file *file);
 const char *pq_file_key(const pq_file *file);
 
 /* Leaf columns of the file, in column-chunk order. */
 size_t pq_file_n_leaves(const pq_file *file);
-/* Dotted path of a leaf ("a.b.list.element"), its schema element and levels. */
+/*
+ * Dotted path of a leaf through the names of the value tree ("s.x",
+ * "l.element", "m.key"; the repeated groups of lists and maps are not
+ * named), its schema element and its maximum levels.
+ */
 const char *pq_file_leaf_path(const pq_file *file, size_t leaf_idx);
 const pq_schema_element *pq_file_leaf_element(const pq_file *file, size_t leaf_idx);
 int pq_file_leaf_max_def(const pq_file *file, size_t leaf_idx);

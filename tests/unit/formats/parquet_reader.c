@@ -437,3 +437,90 @@ void test_formats_parquet_reader__store_failures_propagate(void)
     io_store_free(faulty);
     arena_free(a);
 }
+
+void test_formats_parquet_reader__page_index(void)
+{
+    /* alltypes_tiny_pages has many small pages and a column and offset index per chunk. */
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    arena *a = arena_new(NULL, "test");
+    const pq_column_chunk *cc;
+    pq_offset_index oi;
+    pq_column_index ci;
+    buf bytes = BUF_INIT;
+    size_t idx;
+    check_ok(pq_file_open(&file, store, "alltypes_tiny_pages.parquet", &err), &err);
+    cc = &pq_file_metadata(file)->row_groups[0].columns[0];
+    check(cc->has_offset_index && cc->has_column_index);
+    check_ok(io_get_range(store, "alltypes_tiny_pages.parquet", cc->offset_index_offset,
+                          cc->offset_index_length, &bytes, &err), &err);
+    check_ok(pq_parse_offset_index(&oi, (const uint8_t *)bytes.data, bytes.len, a, &err), &err);
+    check(oi.n_pages > 10);
+    check_int(cc->meta.data_page_offset, oi.pages[0].offset);
+    check_int(0, oi.pages[0].first_row_index);
+    for (idx = 1; idx < oi.n_pages; idx++) {
+        check(oi.pages[idx].first_row_index > oi.pages[idx - 1].first_row_index);
+        check_int(oi.pages[idx - 1].offset + oi.pages[idx - 1].compressed_page_size,
+                  oi.pages[idx].offset);
+    }
+    buf_truncate(&bytes, 0);
+    check_ok(io_get_range(store, "alltypes_tiny_pages.parquet", cc->column_index_offset,
+                          cc->column_index_length, &bytes, &err), &err);
+    check_ok(pq_parse_column_index(&ci, (const uint8_t *)bytes.data, bytes.len, a, &err), &err);
+    check_int(oi.n_pages, ci.n_pages);
+    check_int(4, ci.min_values[0].len); /* INT32 id column */
+    check(!ci.null_pages[0]);
+    /* A truncated index is refused. */
+    check_fails(SILT_CORRUPT, pq_parse_column_index(&ci, (const uint8_t *)bytes.data,
+                                                    bytes.len / 2, a, &err));
+    buf_clear(&bytes);
+    arena_free(a);
+    pq_file_free(file);
+    io_store_free(store);
+}
+
+static int record_string_stats(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
+                               void *payload)
+{
+    buf *out = payload;
+    silt_error err = SILT_ERROR_INIT;
+    size_t idx;
+    for (idx = 0; idx < n_stats; idx++) {
+        if (stats[idx].type->id == COL_STRING && stats[idx].has_min_max)
+            check_ok(buf_printf(out, &err, "%s:%.*s..%.*s;", stats[idx].path,
+                                (int)stats[idx].min.len, stats[idx].min.bytes,
+                                (int)stats[idx].max.len, stats[idx].max.bytes), &err);
+        else if (stats[idx].has_min_max)
+            check_ok(buf_printf(out, &err, "%s:%lld..%lld,nulls %lld;", stats[idx].path,
+                                (long long)stats[idx].min.i, (long long)stats[idx].max.i,
+                                (long long)stats[idx].null_count), &err);
+    }
+    check_ok(buf_printf(out, &err, "rows %lld|", (long long)num_rows), &err);
+    return 1;
+}
+
+void test_formats_parquet_reader__typed_statistics(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    buf seen = BUF_INIT;
+    col_batch *batch = NULL;
+    opts.filter = record_string_stats;
+    opts.filter_payload = &seen;
+    check_ok(pq_file_open(&file, store, "sort_columns.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    do {
+        check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+    } while (batch != NULL);
+    check_str("a:1..2,nulls 1;b:a..c;rows 3|a:1..2,nulls 1;b:a..c;rows 3|", buf_cstr(&seen));
+    buf_clear(&seen);
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(a);
+    io_store_free(store);
+}
