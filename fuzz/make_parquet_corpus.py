@@ -31,6 +31,7 @@ def main():
         "d": pa.array([i / 7 for i in range(n)], pa.float64()),
         "dec": pa.array([decimal.Decimal(i).scaleb(-2) for i in range(n)], pa.decimal128(7, 2)),
         "s": pa.array(["v%d" % (i % 4) for i in range(n)]),
+        "empty": pa.array(["" if i % 3 else None for i in range(n)]),
         "bin": pa.array([bytes([i]) * (i % 3) for i in range(n)]),
         "fx": pa.array([bytes([i, i]) for i in range(n)], pa.binary(2)),
         "date": pa.array([datetime.date(2020, 1, 1 + i % 28) for i in range(n)]),

@@ -445,8 +445,9 @@ silt_status pq_delta_byte_array(const uint8_t *data, size_t len, size_t n, pq_bi
         /* The previous value lies in out->data itself: reserve first, then copy. */
         memmove(out->data.data + out->data.len, out->data.data + prev_start, (size_t)prefix[idx]);
         out->data.len += (size_t)prefix[idx];
-        memcpy(out->data.data + out->data.len, suffixes.data.data + soff[idx],
-               (size_t)(soff[idx + 1] - soff[idx]));
+        if (soff[idx + 1] > soff[idx])
+            memcpy(out->data.data + out->data.len, suffixes.data.data + soff[idx],
+                   (size_t)(soff[idx + 1] - soff[idx]));
         out->data.len += (size_t)(soff[idx + 1] - soff[idx]);
         binary_push_offset(out);
     }

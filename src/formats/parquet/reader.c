@@ -571,8 +571,9 @@ static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t 
         for (k = 0; k < n; k++) {
             size_t vlen = (size_t)(doff[idx[k] + 1] - doff[idx[k]]);
             int64_t end;
-            memcpy(ld->bin.data.data + ld->bin.data.len, ld->dict_bin.data.data + doff[idx[k]],
-                   vlen);
+            if (vlen > 0)
+                memcpy(ld->bin.data.data + ld->bin.data.len, ld->dict_bin.data.data + doff[idx[k]],
+                       vlen);
             ld->bin.data.len += vlen;
             end = (int64_t)ld->bin.data.len;
             memcpy(ld->bin.offsets.data + ld->bin.offsets.len, &end, 8);
@@ -995,8 +996,10 @@ static inline void put_value(leaf_src *src, col_vec *vec, int64_t slot, size_t v
     case SRC_DICT_FLAT: {
         uint32_t d = src->idx[vi];
         int32_t len = (int32_t)(src->offs[d + 1] - src->offs[d]);
-        memcpy(vec->data + src->cursor, src->bytes + src->offs[d], (size_t)len);
-        src->cursor += len;
+        if (len > 0) {
+            memcpy(vec->data + src->cursor, src->bytes + src->offs[d], (size_t)len);
+            src->cursor += len;
+        }
         break;
     }
     default:
@@ -1049,7 +1052,8 @@ static silt_status dictionary_vector(assembly *as, const leaf_data *ld, const co
         return err_nomem(err);
     for (k = 0; k <= ld->dict_count; k++)
         dict->offsets[k] = (int32_t)offs[k];
-    memcpy(dict->data, ld->dict_bin.data.data, (size_t)offs[ld->dict_count]);
+    if (offs[ld->dict_count] > 0)
+        memcpy(dict->data, ld->dict_bin.data.data, (size_t)offs[ld->dict_count]);
     *out = dict;
     return SILT_OK;
 }
