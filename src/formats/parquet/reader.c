@@ -599,15 +599,49 @@ static silt_status leave_dict_mode(leaf_data *ld, silt_error *err)
     return rc;
 }
 
+/*
+ * Values whose Delta form is their physical form skip the scratch buffer:
+ * PLAIN numbers are appended as they are, byte arrays decode straight into
+ * the leaf. Returns 1 when it handled the page (*rc_out set).
+ */
+static int decode_direct(leaf_data *ld, int encoding, const uint8_t *data, size_t len, size_t n,
+                         silt_error *err, silt_status *rc_out)
+{
+    const pq_vnode *v = ld->v;
+    size_t bytes;
+    if (v->conv == PQ_CONV_BINARY && v->se->type == PQ_BYTE_ARRAY) {
+        if (encoding == PQ_ENC_PLAIN)
+            *rc_out = pq_plain_byte_array(data, len, n, &ld->bin, err);
+        else if (encoding == PQ_ENC_DELTA_LENGTH_BYTE_ARRAY)
+            *rc_out = pq_delta_length_byte_array(data, len, n, &ld->bin, err);
+        else if (encoding == PQ_ENC_DELTA_BYTE_ARRAY)
+            *rc_out = pq_delta_byte_array(data, len, n, &ld->bin, err);
+        else
+            return 0;
+    } else if (encoding == PQ_ENC_PLAIN &&
+               (v->conv == PQ_CONV_I32 || v->conv == PQ_CONV_I64 || v->conv == PQ_CONV_FLOAT ||
+                v->conv == PQ_CONV_DOUBLE)) {
+        if (!mem_mul_ok(n, v->phys_width, &bytes) || bytes > len)
+            *rc_out = page_corrupt(err, "PLAIN values run past the end of the page");
+        else
+            *rc_out = buf_append(&ld->values, data, bytes, err);
+    } else {
+        return 0;
+    }
+    if (*rc_out == SILT_OK)
+        ld->n_values += n;
+    return 1;
+}
+
 /* Decodes a page's values section (n non-null values) and appends them. */
 static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const uint8_t *data,
                                size_t len, size_t n, silt_error *err)
 {
     int first_page = !ld->seen_data_page;
+    silt_status rc;
     ld->seen_data_page = 1;
     if (encoding == PQ_ENC_PLAIN_DICTIONARY || encoding == PQ_ENC_RLE_DICTIONARY) {
         uint32_t *idx;
-        silt_status rc;
         size_t k;
         if (first_page && is_variable(ld->v))
             ld->dict_mode = 1;
@@ -637,6 +671,8 @@ static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const 
     }
     if (ld->dict_mode)
         SILT_RETURN_IF_ERROR(leave_dict_mode(ld, err));
+    if (decode_direct(ld, encoding, data, len, n, err, &rc))
+        return rc;
     SILT_RETURN_IF_ERROR(decode_physical(r, ld->v, encoding, data, len, n, err));
     SILT_RETURN_IF_ERROR(append_physical(r, ld->v, n, &ld->values, &ld->bin, err));
     ld->n_values += n;
