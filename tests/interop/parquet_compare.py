@@ -180,7 +180,8 @@ def read_reference(path):
     """DuckDB reads the files DuckDB wrote (pyarrow trips on some of them), pyarrow the rest."""
     if os.path.basename(path).startswith("duck_"):
         import duckdb
-        res = duckdb.connect().execute("SELECT * FROM read_parquet('%s')" % path)
+        con = duckdb.connect()
+        res = con.sql("SELECT * FROM read_parquet('%s')" % path)
         for method in ("to_arrow_table", "fetch_arrow_table", "arrow"):
             if hasattr(res, method):
                 table = getattr(res, method)()
