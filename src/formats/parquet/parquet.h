@@ -117,9 +117,16 @@ typedef struct pq_read_options {
     int64_t batch_rows; /* 0 = 8192 */
     pq_row_group_filter filter;
     void *filter_payload;
+    /*
+     * Most bytes the decoded projected columns of one row group may take
+     * (levels, values, dictionaries); a row group needing more fails with
+     * SILT_NOMEM. 0 = PQ_DEFAULT_MEMORY_LIMIT.
+     */
+    int64_t memory_limit;
 } pq_read_options;
 
-#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL}
+#define PQ_DEFAULT_MEMORY_LIMIT ((int64_t)4 << 30)
+#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0}
 
 /* Opens a reader over file (borrowed). opts may be NULL. */
 silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options *opts,

@@ -76,6 +76,8 @@ struct pq_reader {
     size_t cur_rg;
     int64_t rg_rows, rg_row_pos;
     size_t skipped;
+    int64_t memory_limit;
+    int64_t rg_bytes; /* decoded bytes of the leaves already loaded in this row group */
     arena *arena; /* projection tree */
     /* Scratch reused across pages. */
     buf chunk, page, scratch;
@@ -239,12 +241,16 @@ static silt_status build_projection(pq_reader *r, const pq_read_options *opts, s
     if (r->leaves == NULL)
         return err_nomem(err);
     for (idx = 0; idx < r->file->n_leaves; idx++) {
-        buf_init(&r->leaves[idx].def, 0);
-        buf_init(&r->leaves[idx].rep, 0);
-        buf_init(&r->leaves[idx].values, 0);
-        buf_init(&r->leaves[idx].dict_values, 0);
-        pq_binary_init(&r->leaves[idx].bin);
-        pq_binary_init(&r->leaves[idx].dict_bin);
+        leaf_data *ld = &r->leaves[idx];
+        size_t limit = (size_t)r->memory_limit;
+        buf_init(&ld->def, limit);
+        buf_init(&ld->rep, limit);
+        buf_init(&ld->values, limit);
+        buf_init(&ld->dict_values, limit);
+        pq_binary_init(&ld->bin);
+        pq_binary_init(&ld->dict_bin);
+        ld->bin.offsets.limit = ld->bin.data.limit = limit;
+        ld->dict_bin.offsets.limit = ld->dict_bin.data.limit = limit;
     }
     return collect_leaves(r, r->root, err);
 }
@@ -267,6 +273,8 @@ silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options
     r->batch_rows = opts != NULL && opts->batch_rows > 0 ? opts->batch_rows : PQ_DEFAULT_BATCH_ROWS;
     if (r->batch_rows > (1 << 24))
         r->batch_rows = 1 << 24;
+    r->memory_limit = opts != NULL && opts->memory_limit > 0 ? opts->memory_limit
+                                                             : PQ_DEFAULT_MEMORY_LIMIT;
     if (opts != NULL) {
         r->filter = opts->filter;
         r->filter_payload = opts->filter_payload;
@@ -591,7 +599,7 @@ static silt_status leave_dict_mode(leaf_data *ld, silt_error *err)
 {
     buf indices = ld->values;
     silt_status rc;
-    buf_init(&ld->values, 0);
+    buf_init(&ld->values, indices.limit);
     ld->dict_mode = 0;
     rc = gather_dictionary(ld, (const uint32_t *)(const void *)indices.data,
                            indices.len / sizeof(uint32_t), err);
@@ -828,6 +836,14 @@ static silt_status check_page_sizes(const pq_page_header *h, silt_error *err)
     return SILT_OK;
 }
 
+/* Bytes a leaf's decoded data holds. */
+static int64_t leaf_bytes(const leaf_data *ld)
+{
+    return (int64_t)(ld->def.len + ld->rep.len + ld->values.len + ld->bin.offsets.len +
+                     ld->bin.data.len + ld->dict_values.len + ld->dict_bin.offsets.len +
+                     ld->dict_bin.data.len);
+}
+
 static silt_status read_chunk_pages(pq_reader *r, leaf_data *ld, const pq_column_meta *cm,
                                     const uint8_t *chunk, size_t chunk_len, silt_error *err)
 {
@@ -865,6 +881,9 @@ static silt_status read_chunk_pages(pq_reader *r, leaf_data *ld, const pq_column
         if ((int64_t)ld->n_levels > cm->num_values)
             return err_set(err, SILT_CORRUPT, "column chunk holds more values than its metadata "
                            "says (%lld)", (long long)cm->num_values);
+        if (r->rg_bytes + leaf_bytes(ld) > r->memory_limit)
+            return err_set(err, SILT_NOMEM, "the decoded row group needs more than the memory "
+                           "limit of %lld bytes", (long long)r->memory_limit);
         pos += (size_t)h.compressed_size;
     }
     if ((int64_t)ld->n_levels != cm->num_values)
@@ -955,8 +974,10 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
             r->skipped++;
             continue;
         }
+        r->rg_bytes = 0;
         for (k = 0; k < r->n_leaves; k++) {
             silt_status rc = load_leaf(r, &r->leaves[k], rg, err);
+            r->rg_bytes += leaf_bytes(&r->leaves[k]);
             if (rc != SILT_OK)
                 return err_context(err, "while reading column \"%s\" of row group %zu",
                                    r->file->leaves[r->leaves[k].v->leaf_idx].path, rg_idx);
@@ -1145,6 +1166,9 @@ static silt_status alloc_leaf_values(assembly *as, const rnode *rn, col_vec *vec
     if (bytes > INT32_MAX)
         return err_set(err, SILT_UNSUPPORTED, "a batch of column \"%s\" holds over 2 GiB of values",
                        rn->v->name);
+    if (bytes > as->r->memory_limit)
+        return err_set(err, SILT_NOMEM, "a batch of column \"%s\" needs more than the memory "
+                       "limit of %lld bytes", rn->v->name, (long long)as->r->memory_limit);
     vec->offsets = alloc_buffer(as->a, (cap + 1) * sizeof(int32_t));
     vec->data = alloc_buffer(as->a, (size_t)bytes);
     vec->data_len = bytes;

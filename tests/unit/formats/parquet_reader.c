@@ -524,3 +524,29 @@ void test_formats_parquet_reader__typed_statistics(void)
     arena_free(a);
     io_store_free(store);
 }
+
+void test_formats_parquet_reader__memory_limit(void)
+{
+    /* 7300 rows of 13 columns take far more than 64 KiB once decoded. */
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    col_batch *batch = NULL;
+    opts.memory_limit = 64 << 10;
+    check_ok(pq_file_open(&file, store, "alltypes_tiny_pages.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    check_fails(SILT_NOMEM, pq_reader_next(reader, a, &batch, &err));
+    check_contains(err.message, "memory limit");
+    pq_reader_free(reader);
+    opts.memory_limit = 0;
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+    check(batch != NULL);
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(a);
+    io_store_free(store);
+}
