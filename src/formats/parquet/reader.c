@@ -28,6 +28,11 @@
 /* A page may not claim more values or bytes than this (hostile headers). */
 #define PQ_MAX_PAGE_VALUES ((int64_t)1 << 26)
 #define PQ_MAX_PAGE_BYTES ((int64_t)1 << 30)
+/*
+ * Vectors on the path from a column to a leaf: a parquet node can give two
+ * (an unannotated repeated group is a list and its element).
+ */
+#define PQ_MAX_PATH (2 * PQ_MAX_SCHEMA_DEPTH + 4)
 
 /* One projected node of the output (a possibly pruned copy of a vnode). */
 typedef struct rnode {
@@ -1033,7 +1038,7 @@ typedef struct assembly {
     arena *a;
     batch_range *ranges; /* per reader leaf slot */
     leaf_src *srcs;      /* per reader leaf slot */
-    path_step path[PQ_MAX_SCHEMA_DEPTH + 2];
+    path_step path[PQ_MAX_PATH];
 } assembly;
 
 /* Writes value vi of a leaf into slot `slot` of its vector (the slot is valid). */
@@ -1232,6 +1237,8 @@ static size_t find_path(assembly *as, const rnode *rn, col_vec *vec, int space, 
 {
     path_step *st = &as->path[depth];
     size_t idx;
+    if (depth >= PQ_MAX_PATH)
+        return 0;
     st->rn = rn;
     st->vec = vec;
     st->space = space;
@@ -1301,12 +1308,12 @@ static silt_status assemble_leaf(assembly *as, size_t depth, const leaf_data *ld
     int n_spaces = v->max_rep + 1, s;
     const uint16_t *def = v->max_def > 0 ? (const uint16_t *)(const void *)ld->def.data : NULL;
     const uint16_t *rep = v->max_rep > 0 ? (const uint16_t *)(const void *)ld->rep.data : NULL;
-    int elem_def[PQ_MAX_SCHEMA_DEPTH + 2];
-    size_t space_begin[PQ_MAX_SCHEMA_DEPTH + 3];
+    int elem_def[PQ_MAX_PATH + 1];
+    size_t space_begin[PQ_MAX_PATH + 2];
     size_t e, k, vi = br->v0;
     leaf_src *src = &as->srcs[ld - as->r->leaves];
     int variable = src->mode == SRC_VAR || src->mode == SRC_DICT_FLAT;
-    if (as->path[depth - 1].space != v->max_rep || n_spaces > PQ_MAX_SCHEMA_DEPTH + 1)
+    if (depth == 0 || as->path[depth - 1].space != v->max_rep || n_spaces > PQ_MAX_PATH)
         return assembly_corrupt(v, err, "nesting does not match the repetition level");
     /* Steps are top-down, so each space's steps are contiguous. */
     for (s = 0, k = 0; s <= n_spaces; s++) {
@@ -1398,7 +1405,7 @@ static silt_status assemble_column(assembly *as, const rnode *top, col_vec **out
 {
     int *slots;
     size_t n_slots = 0, idx;
-    int64_t counts[PQ_MAX_SCHEMA_DEPTH + 2];
+    int64_t counts[PQ_MAX_PATH + 1];
     col_vec *vec;
     SILT_RETURN_IF_ERROR(alloc_vectors(as, top, &vec, err));
     slots = arena_calloc(as->a, as->r->n_leaves ? as->r->n_leaves : 1, sizeof(int));

@@ -35,7 +35,7 @@ static silt_status build_pnode(schema_ctx *c, pq_pnode *node, int depth, silt_er
     const pq_schema_element *se;
     size_t idx;
     if (depth > PQ_MAX_SCHEMA_DEPTH)
-        return err_set(err, SILT_CORRUPT, "the schema is nested more than %d levels deep",
+        return err_set(err, SILT_UNSUPPORTED, "the schema is nested more than %d levels deep",
                        PQ_MAX_SCHEMA_DEPTH);
     if (c->next_elem >= meta->n_schema)
         return err_set(err, SILT_CORRUPT, "the schema has fewer elements than its groups declare");
