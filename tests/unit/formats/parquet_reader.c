@@ -550,3 +550,34 @@ void test_formats_parquet_reader__memory_limit(void)
     arena_free(a);
     io_store_free(store);
 }
+
+void test_formats_parquet_reader__field_ids_and_timestamp_ntz(void)
+{
+    /* A column-mapping table in id mode: Parquet field ids, TIMESTAMP(isAdjustedToUTC=false). */
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = NULL;
+    io_listing listing = IO_LISTING_INIT;
+    pq_file *file = NULL;
+    const col_type *schema;
+    char dir[1024];
+    size_t idx;
+    const char *key = NULL;
+    snprintf(dir, sizeof(dir), "%s/conformance/tables", test_shared_dir());
+    check_ok(io_local_store_open(&store, dir, 0, &err), &err);
+    check_ok(io_list(store, "data-reader-timestamp_ntz-id-mode/", NULL, 1, &listing, &err), &err);
+    for (idx = 0; idx < listing.count && key == NULL; idx++)
+        if (str_ends_with(listing.items[idx].key, ".parquet") &&
+            strstr(listing.items[idx].key, "_delta_log") == NULL)
+            key = listing.items[idx].key;
+    check(key != NULL);
+    check_ok(pq_file_open(&file, store, key, &err), &err);
+    schema = pq_file_schema(file);
+    check_int(2, schema->n_fields);
+    check_int(1, schema->fields[0].field_id);
+    check_int(2, schema->fields[1].field_id);
+    check_int(COL_INT, schema->fields[0].type->id);
+    check_int(COL_TIMESTAMP_NTZ, schema->fields[1].type->id);
+    pq_file_free(file);
+    io_listing_clear(&listing);
+    io_store_free(store);
+}
