@@ -9,7 +9,8 @@
  *
  * Lifetimes: pq_file_open returns a heap object (pq_file_free); types and
  * metadata it hands out are borrowed from it. A pq_reader borrows its file,
- * which must outlive it. Batches and their vectors live in the arena passed
+ * which must outlive it. A pq_file is read-only once open: several readers
+ * (in several threads) may share it; one reader is used by one thread. Batches and their vectors live in the arena passed
  * to pq_reader_next and stay valid until that arena is reset. Peak memory of
  * a reader is about one row group's projected columns, decoded.
  *
@@ -123,10 +124,17 @@ typedef struct pq_read_options {
      * SILT_NOMEM. 0 = PQ_DEFAULT_MEMORY_LIMIT.
      */
     int64_t memory_limit;
+    /*
+     * Row groups to read: n_row_groups from first_row_group (0 = all up to
+     * the end), so that several readers over one pq_file can split a file
+     * between threads. A range past the end reads nothing.
+     */
+    size_t first_row_group;
+    size_t n_row_groups;
 } pq_read_options;
 
 #define PQ_DEFAULT_MEMORY_LIMIT ((int64_t)4 << 30)
-#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0}
+#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, 0, 0}
 
 /* Opens a reader over file (borrowed). opts may be NULL. */
 silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options *opts,

@@ -76,7 +76,7 @@ struct pq_reader {
     int64_t batch_rows;
     pq_row_group_filter filter;
     void *filter_payload;
-    size_t next_rg;
+    size_t next_rg, end_rg;
     int rg_loaded;
     size_t cur_rg;
     int64_t rg_rows, rg_row_pos;
@@ -280,6 +280,12 @@ silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options
         r->batch_rows = 1 << 24;
     r->memory_limit = opts != NULL && opts->memory_limit > 0 ? opts->memory_limit
                                                              : PQ_DEFAULT_MEMORY_LIMIT;
+    r->end_rg = file->meta.n_row_groups;
+    if (opts != NULL) {
+        r->next_rg = opts->first_row_group < r->end_rg ? opts->first_row_group : r->end_rg;
+        if (opts->n_row_groups > 0 && opts->n_row_groups < r->end_rg - r->next_rg)
+            r->end_rg = r->next_rg + opts->n_row_groups;
+    }
     if (opts != NULL) {
         r->filter = opts->filter;
         r->filter_payload = opts->filter_payload;
@@ -966,7 +972,7 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
 {
     const pq_file_meta *meta = &r->file->meta;
     *done_out = 0;
-    while (r->next_rg < meta->n_row_groups) {
+    while (r->next_rg < r->end_rg) {
         size_t rg_idx = r->next_rg++;
         const pq_row_group *rg = &meta->row_groups[rg_idx];
         size_t k;

@@ -581,3 +581,38 @@ void test_formats_parquet_reader__field_ids_and_timestamp_ntz(void)
     io_listing_clear(&listing);
     io_store_free(store);
 }
+
+static int64_t count_rows(pq_file *file, size_t first, size_t n)
+{
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    int64_t rows = 0;
+    col_batch *batch = NULL;
+    opts.first_row_group = first;
+    opts.n_row_groups = n;
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    do {
+        check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+        rows += batch != NULL ? batch->n_rows : 0;
+    } while (batch != NULL);
+    pq_reader_free(reader);
+    arena_free(a);
+    return rows;
+}
+
+void test_formats_parquet_reader__row_group_ranges(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    check_ok(pq_file_open(&file, store, "floating_orders_nan_count.parquet", &err), &err);
+    check_int(50, count_rows(file, 0, 0));
+    check_int(10, count_rows(file, 2, 1));
+    check_int(20, count_rows(file, 3, 0));
+    check_int(20, count_rows(file, 3, 99));
+    check_int(0, count_rows(file, 7, 1));
+    pq_file_free(file);
+    io_store_free(store);
+}
