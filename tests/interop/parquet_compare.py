@@ -299,6 +299,12 @@ def generate(folder):
                                     "i32": "BYTE_STREAM_SPLIT", "i64": "BYTE_STREAM_SPLIT",
                                     "fixed": "BYTE_STREAM_SPLIT"})
     paths.append(name)
+    # Dictionary pages that overflow: later pages fall back to PLAIN within one chunk.
+    name = os.path.join(folder, "pa_dict_fallback.parquet")
+    fallback = pa.table({"s": pa.array(["value-%d" % (i * 7919 % 5000) if i % 11 else None for i in range(20000)]),
+                         "l": pa.array([["x%d" % (i % 3000)] * (i % 3) for i in range(20000)])})
+    pq.write_table(fallback, name, dictionary_pagesize_limit=2000, data_page_size=1000, compression="ZSTD")
+    paths.append(name)
     try:
         import duckdb
     except ImportError:
