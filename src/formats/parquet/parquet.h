@@ -111,7 +111,8 @@ typedef struct pq_read_options {
     /*
      * Columns to read: top-level names ("a") or dotted paths of fields
      * inside structs ("s.x"); NULL reads every column. A name that does not
-     * exist is SILT_NOTFOUND. Columns come out in file order.
+     * exist is SILT_NOTFOUND. Top-level columns come out in the order
+     * they are first named; fields kept inside a struct in file order.
      */
     const char *const *columns;
     size_t n_columns;

@@ -198,6 +198,53 @@ static silt_status resolve_column(const pq_file *file, const char *name, const p
     return SILT_OK;
 }
 
+/* Position of the first request naming top-level column v (n_sel when none). */
+static size_t first_request(const pq_file *file, const pq_vnode *v, const pq_read_options *opts)
+{
+    size_t k, len = strlen(v->name);
+    (void)file;
+    for (k = 0; k < opts->n_columns; k++) {
+        const char *name = opts->columns[k];
+        if (strncmp(name, v->name, len) == 0 && (name[len] == '\0' || name[len] == '.'))
+            return k;
+    }
+    return opts->n_columns;
+}
+
+/*
+ * Puts the projected top-level columns in the order they were first asked
+ * for, as a SELECT list does; fields inside a struct keep the file's order.
+ */
+static silt_status order_as_requested(pq_reader *r, const pq_read_options *opts, silt_error *err)
+{
+    rnode *root = r->root;
+    size_t n = root->n_children, idx, pos;
+    size_t *rank = arena_calloc(r->arena, n ? n : 1, sizeof(size_t));
+    col_field *fields = arena_calloc(r->arena, n ? n : 1, sizeof(col_field));
+    if (rank == NULL || fields == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        rank[idx] = first_request(r->file, root->children[idx]->v, opts);
+        fields[idx] = root->type->fields[idx];
+    }
+    /* Insertion sort: a handful of columns, and stable. */
+    for (idx = 1; idx < n; idx++) {
+        size_t key = rank[idx];
+        rnode *child = root->children[idx];
+        col_field field = fields[idx];
+        for (pos = idx; pos > 0 && rank[pos - 1] > key; pos--) {
+            rank[pos] = rank[pos - 1];
+            root->children[pos] = root->children[pos - 1];
+            fields[pos] = fields[pos - 1];
+        }
+        rank[pos] = key;
+        root->children[pos] = child;
+        fields[pos] = field;
+    }
+    root->type = col_type_struct(r->arena, n, fields);
+    return root->type != NULL ? SILT_OK : err_nomem(err);
+}
+
 static silt_status collect_leaves(pq_reader *r, rnode *rn, silt_error *err)
 {
     size_t idx;
@@ -230,6 +277,8 @@ static silt_status build_projection(pq_reader *r, const pq_read_options *opts, s
         if (rc != SILT_OK)
             return rc;
         rc = prune(r, r->file->vroot, sel, n_sel, &r->root, err);
+        if (rc == SILT_OK && r->root != NULL)
+            rc = order_as_requested(r, opts, err);
         if (rc == SILT_OK && r->root == NULL) {
             /* Nothing selected: a batch of no columns, rows still counted. */
             r->root = rnode_new(r, r->file->vroot, col_type_struct(r->arena, 0, NULL), 0);
