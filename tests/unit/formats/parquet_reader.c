@@ -8,6 +8,7 @@
 #include "formats/parquet/parquet.h"
 #include "test.h"
 #include "util/mem.h"
+#include "util/thread.h"
 
 static io_store *data_store(void)
 {
@@ -614,5 +615,54 @@ void test_formats_parquet_reader__row_group_ranges(void)
     check_int(20, count_rows(file, 3, 99));
     check_int(0, count_rows(file, 7, 1));
     pq_file_free(file);
+    io_store_free(store);
+}
+
+typedef struct split_scan {
+    pq_file *file;
+    int64_t rows[5];
+} split_scan;
+
+/* One task per row group, each with its own reader over the shared file. */
+static silt_status scan_one_row_group(void *payload, size_t task_idx, size_t worker_idx,
+                                      silt_error *err)
+{
+    split_scan *scan = payload;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "task");
+    col_batch *batch = NULL;
+    silt_status rc;
+    (void)worker_idx;
+    opts.first_row_group = task_idx;
+    opts.n_row_groups = 1;
+    rc = a != NULL ? pq_reader_open(&reader, scan->file, &opts, err) : err_nomem(err);
+    while (rc == SILT_OK) {
+        arena_reset(a);
+        rc = pq_reader_next(reader, a, &batch, err);
+        if (rc != SILT_OK || batch == NULL)
+            break;
+        scan->rows[task_idx] += batch->n_rows;
+    }
+    pq_reader_free(reader);
+    arena_free(a);
+    return rc;
+}
+
+void test_formats_parquet_reader__readers_share_a_file_across_threads(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    tpool *pool = NULL;
+    split_scan scan;
+    size_t idx;
+    memset(&scan, 0, sizeof(scan));
+    check_ok(pq_file_open(&scan.file, store, "floating_orders_nan_count.parquet", &err), &err);
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    check_ok(tpool_run(pool, 5, scan_one_row_group, &scan, &err), &err);
+    for (idx = 0; idx < 5; idx++)
+        check_int(10, scan.rows[idx]);
+    tpool_free(pool);
+    pq_file_free(scan.file);
     io_store_free(store);
 }
