@@ -79,6 +79,9 @@ int pq_file_leaf_max_rep(const pq_file *file, size_t leaf_idx);
 /* The Delta type a leaf's values take (a primitive type). */
 const col_type *pq_file_leaf_type(const pq_file *file, size_t leaf_idx);
 
+/* Appends the Parquet schema as text (parquet-mr's MessageType layout) to out. */
+silt_status pq_file_format_schema(const pq_file *file, buf *out, silt_error *err);
+
 /* A statistic value decoded to the leaf's Delta type. */
 typedef struct pq_stat_value {
     int64_t i;         /* boolean, byte..long, date, timestamp[_ntz] */
@@ -98,6 +101,10 @@ typedef struct pq_leaf_stats {
     int64_t null_count;
     int64_t num_values; /* values incl. nulls, from the column chunk */
 } pq_leaf_stats;
+
+/* Statistics of column chunk cc (of leaf leaf_idx), decoded to the leaf's Delta type. */
+void pq_file_chunk_stats(const pq_file *file, const pq_column_chunk *cc, size_t leaf_idx,
+                         pq_leaf_stats *out);
 
 /*
  * Row-group filter: gets the statistics of every projected leaf of a row
