@@ -1316,6 +1316,59 @@ static silt_status assembly_corrupt(const pq_vnode *leaf, silt_error *err, const
                    why);
 }
 
+/*
+ * Scatters the defined values of an optional flat column: validity bits
+ * are built a byte at a time, and the width is a constant in each copy of
+ * the loop so the copies compile to plain moves. leaf_range guarantees that
+ * the defined levels and the values of the batch match in number.
+ */
+#define DEFINE_SCATTER(NAME, W)                                                                    \
+    static void NAME(const uint16_t *def, uint16_t max_def, size_t n, const char *vals,            \
+                     char *dst, uint8_t *validity)                                                 \
+    {                                                                                              \
+        size_t k, vi = 0;                                                                          \
+        for (k = 0; k < n; k += 8) {                                                               \
+            size_t end = k + 8 < n ? k + 8 : n, j;                                                 \
+            unsigned bits = 0;                                                                     \
+            for (j = k; j < end; j++) {                                                            \
+                unsigned valid = def[j] == max_def;                                                \
+                bits |= valid << (j - k);                                                          \
+                if (valid) {                                                                       \
+                    memcpy(dst + j * (W), vals + vi * (W), (W));                                   \
+                    vi++;                                                                          \
+                }                                                                                  \
+            }                                                                                      \
+            validity[k >> 3] = (uint8_t)bits;                                                      \
+        }                                                                                          \
+    }
+
+DEFINE_SCATTER(scatter_1, 1)
+DEFINE_SCATTER(scatter_2, 2)
+DEFINE_SCATTER(scatter_4, 4)
+DEFINE_SCATTER(scatter_8, 8)
+DEFINE_SCATTER(scatter_16, 16)
+
+static void scatter_fixed(const uint16_t *def, uint16_t max_def, size_t n, const char *vals,
+                          size_t w, char *dst, uint8_t *validity)
+{
+    size_t k, vi = 0;
+    switch (w) {
+    case 1: scatter_1(def, max_def, n, vals, dst, validity); return;
+    case 2: scatter_2(def, max_def, n, vals, dst, validity); return;
+    case 4: scatter_4(def, max_def, n, vals, dst, validity); return;
+    case 8: scatter_8(def, max_def, n, vals, dst, validity); return;
+    case 16: scatter_16(def, max_def, n, vals, dst, validity); return;
+    default:
+        for (k = 0; k < n; k++) {
+            if (def[k] == max_def) {
+                col_bit_set(validity, (int64_t)k);
+                memcpy(dst + k * w, vals + vi * w, w);
+                vi++;
+            }
+        }
+    }
+}
+
 /* Flat column (a top-level leaf outside any list): rows are levels. */
 static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_range *br,
                                  col_vec *vec, silt_error *err)
@@ -1325,6 +1378,7 @@ static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_
     size_t n = br->l1 - br->l0, k, vi = br->v0;
     const uint16_t *def = (const uint16_t *)(const void *)ld->def.data + br->l0;
     uint16_t max_def = (uint16_t)v->max_def;
+    (void)err;
     if (src->mode == SRC_NONE)
         return SILT_OK;
     if (v->max_def == 0) {
@@ -1343,10 +1397,26 @@ static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_
         memset(vec->validity, 0xff, (n + 7) / 8);
         return SILT_OK;
     }
+    if (src->mode == SRC_FIXED) {
+        scatter_fixed(def, max_def, n, src->fixed + br->v0 * src->w, src->w, vec->values,
+                      vec->validity);
+        return SILT_OK;
+    }
+    if (src->mode == SRC_VAR) {
+        const int64_t *offs = src->offs;
+        int64_t base = src->base;
+        int32_t *out = vec->offsets;
+        for (k = 0; k < n; k++) {
+            if (def[k] == max_def) {
+                col_bit_set(vec->validity, (int64_t)k);
+                vi++;
+            }
+            out[k + 1] = (int32_t)(offs[vi] - base);
+        }
+        return SILT_OK;
+    }
     for (k = 0; k < n; k++) {
         if (def[k] == max_def) {
-            if (vi >= br->v1)
-                return assembly_corrupt(v, err, "more defined levels than values");
             col_bit_set(vec->validity, (int64_t)k);
             put_value(src, vec, (int64_t)k, vi);
             vi++;
