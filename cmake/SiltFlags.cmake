@@ -15,3 +15,8 @@ if(SILT_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
   add_compile_definitions(SILT_DEBUG_ARENA=1)
 endif()
+if(SILT_BUILD_FUZZERS)
+  # Coverage instrumentation of the library for the libFuzzer targets (fuzz/).
+  add_compile_options(-fsanitize=fuzzer-no-link,address,undefined)
+  add_link_options(-fsanitize=address,undefined)
+endif()

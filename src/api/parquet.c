@@ -13,7 +13,6 @@
 #include <string.h>
 
 #include "formats/parquet/parquet.h"
-#include "formats/parquet/reader_int.h"
 #include "silt/parquet.h"
 #include "util/buf.h"
 #include "util/mem.h"
@@ -109,91 +108,6 @@ static silt_status print_type_tree(buf *out, const col_type *type, int depth, si
     }
 }
 
-static const char *logical_name(const pq_logical *lt)
-{
-    switch (lt->kind) {
-    case PQ_LT_STRING: return "STRING";
-    case PQ_LT_MAP: return "MAP";
-    case PQ_LT_LIST: return "LIST";
-    case PQ_LT_ENUM: return "ENUM";
-    case PQ_LT_DECIMAL: return "DECIMAL";
-    case PQ_LT_DATE: return "DATE";
-    case PQ_LT_TIME: return "TIME";
-    case PQ_LT_TIMESTAMP: return "TIMESTAMP";
-    case PQ_LT_INTEGER: return "INTEGER";
-    case PQ_LT_UNKNOWN: return "UNKNOWN";
-    case PQ_LT_JSON: return "JSON";
-    case PQ_LT_BSON: return "BSON";
-    case PQ_LT_UUID: return "UUID";
-    case PQ_LT_FLOAT16: return "FLOAT16";
-    case PQ_LT_VARIANT: return "VARIANT";
-    case PQ_LT_GEOMETRY: return "GEOMETRY";
-    case PQ_LT_GEOGRAPHY: return "GEOGRAPHY";
-    case PQ_LT_OTHER: return "(unknown logical type)";
-    default: return NULL;
-    }
-}
-
-static silt_status print_annotation(buf *out, const pq_schema_element *se, silt_error *err)
-{
-    const pq_logical *lt = &se->logical;
-    const char *name = logical_name(lt);
-    if (name != NULL) {
-        static const char *const units[] = {"?", "MILLIS", "MICROS", "NANOS"};
-        switch (lt->kind) {
-        case PQ_LT_DECIMAL:
-            return buf_printf(out, err, " (DECIMAL(%d,%d))", (int)lt->precision, (int)lt->scale);
-        case PQ_LT_TIME:
-        case PQ_LT_TIMESTAMP:
-            return buf_printf(out, err, " (%s(%s,%s))", name, units[lt->unit <= 3 ? lt->unit : 0],
-                              lt->is_adjusted_to_utc ? "UTC" : "local");
-        case PQ_LT_INTEGER:
-            return buf_printf(out, err, " (INTEGER(%d,%s))", (int)lt->bit_width,
-                              lt->is_signed ? "signed" : "unsigned");
-        default:
-            return buf_printf(out, err, " (%s)", name);
-        }
-    }
-    if (se->converted == PQ_CT_DECIMAL)
-        return buf_printf(out, err, " (DECIMAL(%d,%d))", (int)se->precision, (int)se->scale);
-    if (se->converted != PQ_CT_NONE)
-        return buf_printf(out, err, " (%s)", pq_converted_name(se->converted));
-    return SILT_OK;
-}
-
-static silt_status print_pnode(buf *out, const pq_pnode *p, int depth, silt_error *err)
-{
-    const pq_schema_element *se = p->se;
-    size_t idx;
-    SILT_RETURN_IF_ERROR(buf_printf(out, err, "%*s", depth * 2, ""));
-    if (depth == 0) {
-        SILT_RETURN_IF_ERROR(buf_printf(out, err, "message %s {\n", se->name));
-    } else {
-        SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s ",
-                                        pq_repetition_name(se->has_repetition ? se->repetition
-                                                                              : PQ_REQUIRED)));
-        if (p->leaf_idx >= 0) {
-            if (se->type == PQ_FIXED_LEN_BYTE_ARRAY)
-                SILT_RETURN_IF_ERROR(buf_printf(out, err, "fixed_len_byte_array(%d)",
-                                                (int)se->type_length));
-            else
-                SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s", pq_physical_name(se->type)));
-        } else {
-            SILT_RETURN_IF_ERROR(buf_append_str(out, "group", err));
-        }
-        SILT_RETURN_IF_ERROR(buf_printf(out, err, " %s", se->name));
-        SILT_RETURN_IF_ERROR(print_annotation(out, se, err));
-        if (se->has_field_id)
-            SILT_RETURN_IF_ERROR(buf_printf(out, err, " = %d", (int)se->field_id));
-        SILT_RETURN_IF_ERROR(buf_append_str(out, p->leaf_idx >= 0 ? ";\n" : " {\n", err));
-    }
-    for (idx = 0; idx < p->n_children; idx++)
-        SILT_RETURN_IF_ERROR(print_pnode(out, &p->children[idx], depth + 1, err));
-    if (p->leaf_idx < 0)
-        SILT_RETURN_IF_ERROR(buf_printf(out, err, "%*s}\n", depth * 2, ""));
-    return SILT_OK;
-}
-
 SILT_API silt_status silt_parquet_print_schema(FILE *out, const char *path, int parquet_layout,
                                                char *errbuf, size_t errbuf_len)
 {
@@ -203,7 +117,7 @@ SILT_API silt_status silt_parquet_print_schema(FILE *out, const char *path, int 
     buf text = BUF_INIT;
     silt_status rc = open_path(path, &store, &file, &err);
     if (rc == SILT_OK && parquet_layout)
-        rc = print_pnode(&text, &file->root, 0, &err);
+        rc = pq_file_format_schema(file, &text, &err);
     else if (rc == SILT_OK)
         rc = buf_append_str(&text, "root\n", &err);
     if (rc == SILT_OK && !parquet_layout)
@@ -648,11 +562,11 @@ static silt_status print_chunk(buf *out, const pq_file *file, const pq_column_ch
                                size_t col_idx, silt_error *err)
 {
     const pq_column_meta *cm = &cc->meta;
-    const pq_vnode *leaf = file->leaves[col_idx].vnode;
+    const col_type *leaf_type = pq_file_leaf_type(file, col_idx);
     pq_leaf_stats st;
     size_t k;
     SILT_RETURN_IF_ERROR(buf_printf(out, err, "  column %s: %s, %s, encodings ",
-                                    file->leaves[col_idx].path, pq_physical_name(cm->type),
+                                    pq_file_leaf_path(file, col_idx), pq_physical_name(cm->type),
                                     pq_codec_name(cm->codec)));
     for (k = 0; k < cm->n_encodings; k++)
         SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s%s", k > 0 ? "," : "",
@@ -666,15 +580,32 @@ static silt_status print_chunk(buf *out, const pq_file *file, const pq_column_ch
         SILT_RETURN_IF_ERROR(buf_printf(out, err, ", dictionary page at %lld",
                                         (long long)cm->dictionary_page_offset));
     SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
+    if (cc->has_column_index || cc->has_offset_index || cm->has_bloom_filter_offset) {
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "    page index:", err));
+        if (cc->has_column_index)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, " column index at %lld (%d bytes)",
+                                            (long long)cc->column_index_offset,
+                                            (int)cc->column_index_length));
+        if (cc->has_offset_index)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s offset index at %lld (%d bytes)",
+                                            cc->has_column_index ? "," : "",
+                                            (long long)cc->offset_index_offset,
+                                            (int)cc->offset_index_length));
+        if (cm->has_bloom_filter_offset)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s bloom filter at %lld",
+                                            cc->has_column_index || cc->has_offset_index ? "," : "",
+                                            (long long)cm->bloom_filter_offset));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
+    }
     if (!cm->has_statistics)
         return SILT_OK;
-    pq_leaf_stats_fill(file, leaf, cc, &st);
+    pq_file_chunk_stats(file, cc, col_idx, &st);
     SILT_RETURN_IF_ERROR(buf_append_str(out, "    statistics:", err));
     if (st.has_min_max) {
         SILT_RETURN_IF_ERROR(buf_append_str(out, " min ", err));
-        SILT_RETURN_IF_ERROR(fmt_stat(out, leaf->type, &st.min, err));
+        SILT_RETURN_IF_ERROR(fmt_stat(out, leaf_type, &st.min, err));
         SILT_RETURN_IF_ERROR(buf_append_str(out, ", max ", err));
-        SILT_RETURN_IF_ERROR(fmt_stat(out, leaf->type, &st.max, err));
+        SILT_RETURN_IF_ERROR(fmt_stat(out, leaf_type, &st.max, err));
         SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
     }
     if (st.has_null_count)
@@ -695,8 +626,8 @@ static silt_status print_meta(buf *out, const pq_file *file, silt_error *err)
     SILT_RETURN_IF_ERROR(buf_printf(out, err, "created by: %s\nrows: %lld\nrow groups: %zu\n"
                                     "columns: %zu\n",
                                     meta->created_by != NULL ? meta->created_by : "(unknown)",
-                                    (long long)meta->num_rows, meta->n_row_groups,
-                                    file->n_leaves));
+                                    (long long)pq_file_num_rows(file), meta->n_row_groups,
+                                    pq_file_n_leaves(file)));
     for (k = 0; k < meta->n_kv; k++)
         SILT_RETURN_IF_ERROR(buf_printf(out, err, "metadata %s: %.200s%s\n", meta->kv[k].key,
                                         meta->kv[k].value != NULL ? meta->kv[k].value : "",

@@ -66,11 +66,22 @@ static int64_t floor_div(int64_t a, int64_t b)
     return q;
 }
 
+/* One loop per conversion (the switch is outside the loops), reading unaligned sources safely. */
+#define CONVERT_LOOP(SRC_T, DST_T, EXPR)                                                           \
+    for (idx = 0; idx < n; idx++) {                                                                \
+        SRC_T x;                                                                                   \
+        DST_T y;                                                                                   \
+        memcpy(&x, src + idx * sizeof(SRC_T), sizeof(SRC_T));                                     \
+        y = (EXPR);                                                                                \
+        memcpy(dst + idx * sizeof(DST_T), &y, sizeof(DST_T));                                     \
+    }
+
 silt_status pq_convert_fixed(const pq_vnode *leaf, const uint8_t *src, size_t n, uint8_t *dst,
                              silt_error *err)
 {
     size_t idx;
     size_t w = leaf->phys_width;
+    int64_t scale = leaf->scale_factor;
     switch (leaf->conv) {
     case PQ_CONV_BOOL:
     case PQ_CONV_I32:
@@ -82,101 +93,70 @@ silt_status pq_convert_fixed(const pq_vnode *leaf, const uint8_t *src, size_t n,
         return SILT_OK;
     case PQ_CONV_NULL:
         return SILT_OK;
-    default:
-        break;
-    }
-    for (idx = 0; idx < n; idx++) {
-        const uint8_t *s = src + idx * w;
-        int32_t v32;
-        int64_t v64;
-        switch (leaf->conv) {
-        case PQ_CONV_I32_I8:
-            memcpy(&v32, s, 4);
-            ((int8_t *)dst)[idx] = (int8_t)v32;
-            break;
-        case PQ_CONV_I32_I16:
-            memcpy(&v32, s, 4);
-            ((int16_t *)(void *)dst)[idx] = (int16_t)v32;
-            break;
-        case PQ_CONV_U8_I16:
-            memcpy(&v32, s, 4);
-            ((int16_t *)(void *)dst)[idx] = (int16_t)(uint8_t)v32;
-            break;
-        case PQ_CONV_U16_I32:
-            memcpy(&v32, s, 4);
-            ((int32_t *)(void *)dst)[idx] = (int32_t)(uint16_t)v32;
-            break;
-        case PQ_CONV_U32_I64:
-            memcpy(&v32, s, 4);
-            ((int64_t *)(void *)dst)[idx] = (int64_t)(uint32_t)v32;
-            break;
-        case PQ_CONV_I32_I64_MUL:
-            memcpy(&v32, s, 4);
-            ((int64_t *)(void *)dst)[idx] = (int64_t)v32 * leaf->scale_factor;
-            break;
-        case PQ_CONV_I64_MUL:
-            memcpy(&v64, s, 8);
-            /* Wrap instead of overflowing: such timestamps are garbage anyway. */
-            ((int64_t *)(void *)dst)[idx] =
-                (int64_t)((uint64_t)v64 * (uint64_t)leaf->scale_factor);
-            break;
-        case PQ_CONV_I64_DIV:
-            memcpy(&v64, s, 8);
-            ((int64_t *)(void *)dst)[idx] = floor_div(v64, leaf->scale_factor);
-            break;
-        case PQ_CONV_U64_DEC: {
-            uint64_t u;
-            col_int128 d;
-            memcpy(&u, s, 8);
-            d = (col_int128)u;
-            memcpy(dst + idx * 16, &d, 16);
-            break;
+    case PQ_CONV_I32_I8:
+        CONVERT_LOOP(int32_t, int8_t, (int8_t)x)
+        return SILT_OK;
+    case PQ_CONV_I32_I16:
+        CONVERT_LOOP(int32_t, int16_t, (int16_t)x)
+        return SILT_OK;
+    case PQ_CONV_U8_I16:
+        CONVERT_LOOP(int32_t, int16_t, (int16_t)(uint8_t)x)
+        return SILT_OK;
+    case PQ_CONV_U16_I32:
+        CONVERT_LOOP(int32_t, int32_t, (int32_t)(uint16_t)x)
+        return SILT_OK;
+    case PQ_CONV_U32_I64:
+        CONVERT_LOOP(int32_t, int64_t, (int64_t)(uint32_t)x)
+        return SILT_OK;
+    case PQ_CONV_I32_I64_MUL:
+        CONVERT_LOOP(int32_t, int64_t, (int64_t)x * scale)
+        return SILT_OK;
+    case PQ_CONV_I64_MUL:
+        /* Wrap instead of overflowing: such timestamps are garbage anyway. */
+        CONVERT_LOOP(int64_t, int64_t, (int64_t)((uint64_t)x * (uint64_t)scale))
+        return SILT_OK;
+    case PQ_CONV_I64_DIV:
+        CONVERT_LOOP(int64_t, int64_t, floor_div(x, scale))
+        return SILT_OK;
+    case PQ_CONV_U64_DEC:
+        CONVERT_LOOP(uint64_t, col_int128, (col_int128)x)
+        return SILT_OK;
+    case PQ_CONV_DEC_I32:
+        CONVERT_LOOP(int32_t, col_int128, (col_int128)x)
+        return SILT_OK;
+    case PQ_CONV_DEC_I64:
+        CONVERT_LOOP(int64_t, col_int128, (col_int128)x)
+        return SILT_OK;
+    case PQ_CONV_FLOAT16:
+        CONVERT_LOOP(uint16_t, float, half_to_float(x))
+        return SILT_OK;
+    case PQ_CONV_INT96_TS:
+        for (idx = 0; idx < n; idx++) {
+            uint64_t nanos;
+            uint32_t julian;
+            int64_t micros;
+            memcpy(&nanos, src + idx * 12, 8);
+            memcpy(&julian, src + idx * 12 + 8, 4);
+            /* Unsigned arithmetic: out-of-range days wrap instead of overflowing. */
+            micros = (int64_t)((uint64_t)((int64_t)julian - JULIAN_UNIX_EPOCH) *
+                                   (uint64_t)MICROS_PER_DAY +
+                               nanos / 1000);
+            memcpy(dst + idx * 8, &micros, 8);
         }
-        case PQ_CONV_DEC_I32: {
+        return SILT_OK;
+    case PQ_CONV_DEC_BYTES:
+        for (idx = 0; idx < n; idx++) {
             col_int128 d;
-            memcpy(&v32, s, 4);
-            d = v32;
-            memcpy(dst + idx * 16, &d, 16);
-            break;
-        }
-        case PQ_CONV_DEC_I64: {
-            col_int128 d;
-            memcpy(&v64, s, 8);
-            d = v64;
-            memcpy(dst + idx * 16, &d, 16);
-            break;
-        }
-        case PQ_CONV_DEC_BYTES: {
-            col_int128 d;
-            if (!pq_decimal_from_be(s, w, &d))
+            if (!pq_decimal_from_be(src + idx * w, w, &d))
                 return err_set(err, SILT_CORRUPT, "decimal value of column \"%s\" does not fit "
                                "in 38 digits", leaf->name);
             memcpy(dst + idx * 16, &d, 16);
-            break;
         }
-        case PQ_CONV_INT96_TS: {
-            uint64_t nanos;
-            uint32_t julian;
-            memcpy(&nanos, s, 8);
-            memcpy(&julian, s + 8, 4);
-            /* Unsigned arithmetic: out-of-range days wrap instead of overflowing. */
-            ((int64_t *)(void *)dst)[idx] =
-                (int64_t)((uint64_t)((int64_t)julian - JULIAN_UNIX_EPOCH) *
-                              (uint64_t)MICROS_PER_DAY +
-                          nanos / 1000);
-            break;
-        }
-        case PQ_CONV_FLOAT16: {
-            uint16_t h = (uint16_t)(s[0] | (s[1] << 8));
-            ((float *)(void *)dst)[idx] = half_to_float(h);
-            break;
-        }
-        default:
-            return err_set(err, SILT_CORRUPT, "column \"%s\" has fixed-width values where "
-                           "variable-width ones were expected", leaf->name);
-        }
+        return SILT_OK;
+    default:
+        return err_set(err, SILT_CORRUPT, "column \"%s\" has fixed-width values where "
+                       "variable-width ones were expected", leaf->name);
     }
-    return SILT_OK;
 }
 
 silt_status pq_convert_binary_to_fixed(const pq_vnode *leaf, const int64_t *offsets,

@@ -201,12 +201,15 @@ silt_status pq_bitpacked_levels(const uint8_t *data, size_t len, int bit_width, 
         return corrupt(err, "BIT_PACKED", "bit width out of range", 0);
     if (!mem_mul_ok(n, (size_t)bit_width, &need_bits) || (need_bits + 7) / 8 > len)
         return corrupt(err, "BIT_PACKED", "levels run past the end of data", len);
-    for (idx = 0; idx < n; idx++) {
-        unsigned value = 0;
-        int b;
-        for (b = 0; b < bit_width; b++, bit++)
-            value = (value << 1) | ((data[bit >> 3] >> (7 - (bit & 7))) & 1u);
-        out[idx] = (uint16_t)value;
+    for (idx = 0; idx < n; idx++, bit += (size_t)bit_width) {
+        /* Big-endian 32-bit window: (bit & 7) + width <= 23 bits fit in it. */
+        size_t byte = bit >> 3, k;
+        uint32_t window = 0;
+        for (k = 0; k < 4; k++)
+            window = (window << 8) | (byte + k < len ? data[byte + k] : 0);
+        out[idx] = bit_width == 0 ? 0
+                                  : (uint16_t)((window >> (32 - (bit & 7) - (size_t)bit_width)) &
+                                               ((1u << bit_width) - 1));
     }
     if (consumed_out != NULL)
         *consumed_out = (need_bits + 7) / 8;
@@ -445,8 +448,9 @@ silt_status pq_delta_byte_array(const uint8_t *data, size_t len, size_t n, pq_bi
         /* The previous value lies in out->data itself: reserve first, then copy. */
         memmove(out->data.data + out->data.len, out->data.data + prev_start, (size_t)prefix[idx]);
         out->data.len += (size_t)prefix[idx];
-        memcpy(out->data.data + out->data.len, suffixes.data.data + soff[idx],
-               (size_t)(soff[idx + 1] - soff[idx]));
+        if (soff[idx + 1] > soff[idx])
+            memcpy(out->data.data + out->data.len, suffixes.data.data + soff[idx],
+                   (size_t)(soff[idx + 1] - soff[idx]));
         out->data.len += (size_t)(soff[idx + 1] - soff[idx]);
         binary_push_offset(out);
     }

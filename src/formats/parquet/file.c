@@ -181,7 +181,14 @@ void pq_file_free(pq_file *file)
 
 const pq_file_meta *pq_file_metadata(const pq_file *file) { return &file->meta; }
 const col_type *pq_file_schema(const pq_file *file) { return file->vroot->type; }
-int64_t pq_file_num_rows(const pq_file *file) { return file->meta.num_rows; }
+int64_t pq_file_num_rows(const pq_file *file)
+{
+    int64_t rows = 0;
+    size_t idx;
+    for (idx = 0; idx < file->meta.n_row_groups; idx++)
+        rows += file->meta.row_groups[idx].num_rows;
+    return rows;
+}
 int64_t pq_file_size(const pq_file *file) { return file->size; }
 const char *pq_file_key(const pq_file *file) { return file->key; }
 size_t pq_file_n_leaves(const pq_file *file) { return file->n_leaves; }

@@ -9,7 +9,8 @@
  *
  * Lifetimes: pq_file_open returns a heap object (pq_file_free); types and
  * metadata it hands out are borrowed from it. A pq_reader borrows its file,
- * which must outlive it. Batches and their vectors live in the arena passed
+ * which must outlive it. A pq_file is read-only once open: several readers
+ * (in several threads) may share it; one reader is used by one thread. Batches and their vectors live in the arena passed
  * to pq_reader_next and stay valid until that arena is reset. Peak memory of
  * a reader is about one row group's projected columns, decoded.
  *
@@ -28,7 +29,8 @@
  *   Logical type UNKNOWN (always null) -> the null type. Groups -> struct;
  *   LIST (3-level and the legacy 2-level layouts of LogicalTypes.md's
  *   backward-compatibility rules) and unannotated repeated fields -> array;
- *   MAP and MAP_KEY_VALUE -> map. Parquet field ids are kept in field_id.
+ *   MAP and MAP_KEY_VALUE -> map (a map without a value field -> array of
+ *   its keys, as pyarrow reads it). Parquet field ids are kept in field_id.
  */
 #ifndef SILT_FORMATS_PARQUET_PARQUET_H
 #define SILT_FORMATS_PARQUET_PARQUET_H
@@ -58,19 +60,27 @@ void pq_file_free(pq_file *file);
 const pq_file_meta *pq_file_metadata(const pq_file *file);
 /* The file's schema as a Delta STRUCT type. */
 const col_type *pq_file_schema(const pq_file *file);
+/* Rows of the file: the sum over its row groups (some writers leave the footer's total at 0). */
 int64_t pq_file_num_rows(const pq_file *file);
 int64_t pq_file_size(const pq_file *file);
 const char *pq_file_key(const pq_file *file);
 
 /* Leaf columns of the file, in column-chunk order. */
 size_t pq_file_n_leaves(const pq_file *file);
-/* Dotted path of a leaf ("a.b.list.element"), its schema element and levels. */
+/*
+ * Dotted path of a leaf through the names of the value tree ("s.x",
+ * "l.element", "m.key"; the repeated groups of lists and maps are not
+ * named), its schema element and its maximum levels.
+ */
 const char *pq_file_leaf_path(const pq_file *file, size_t leaf_idx);
 const pq_schema_element *pq_file_leaf_element(const pq_file *file, size_t leaf_idx);
 int pq_file_leaf_max_def(const pq_file *file, size_t leaf_idx);
 int pq_file_leaf_max_rep(const pq_file *file, size_t leaf_idx);
 /* The Delta type a leaf's values take (a primitive type). */
 const col_type *pq_file_leaf_type(const pq_file *file, size_t leaf_idx);
+
+/* Appends the Parquet schema as text (parquet-mr's MessageType layout) to out. */
+silt_status pq_file_format_schema(const pq_file *file, buf *out, silt_error *err);
 
 /* A statistic value decoded to the leaf's Delta type. */
 typedef struct pq_stat_value {
@@ -92,6 +102,10 @@ typedef struct pq_leaf_stats {
     int64_t num_values; /* values incl. nulls, from the column chunk */
 } pq_leaf_stats;
 
+/* Statistics of column chunk cc (of leaf leaf_idx), decoded to the leaf's Delta type. */
+void pq_file_chunk_stats(const pq_file *file, const pq_column_chunk *cc, size_t leaf_idx,
+                         pq_leaf_stats *out);
+
 /*
  * Row-group filter: gets the statistics of every projected leaf of a row
  * group and returns 1 to read it, 0 to skip it.
@@ -104,16 +118,31 @@ typedef struct pq_read_options {
     /*
      * Columns to read: top-level names ("a") or dotted paths of fields
      * inside structs ("s.x"); NULL reads every column. A name that does not
-     * exist is SILT_NOTFOUND. Columns come out in file order.
+     * exist is SILT_NOTFOUND. Top-level columns come out in the order
+     * they are first named; fields kept inside a struct in file order.
      */
     const char *const *columns;
     size_t n_columns;
     int64_t batch_rows; /* 0 = 8192 */
     pq_row_group_filter filter;
     void *filter_payload;
+    /*
+     * Most bytes the decoded projected columns of one row group may take
+     * (levels, values, dictionaries); a row group needing more fails with
+     * SILT_NOMEM. 0 = PQ_DEFAULT_MEMORY_LIMIT.
+     */
+    int64_t memory_limit;
+    /*
+     * Row groups to read: n_row_groups from first_row_group (0 = all up to
+     * the end), so that several readers over one pq_file can split a file
+     * between threads. A range past the end reads nothing.
+     */
+    size_t first_row_group;
+    size_t n_row_groups;
 } pq_read_options;
 
-#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL}
+#define PQ_DEFAULT_MEMORY_LIMIT ((int64_t)4 << 30)
+#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, 0, 0}
 
 /* Opens a reader over file (borrowed). opts may be NULL. */
 silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options *opts,

@@ -28,6 +28,11 @@
 /* A page may not claim more values or bytes than this (hostile headers). */
 #define PQ_MAX_PAGE_VALUES ((int64_t)1 << 26)
 #define PQ_MAX_PAGE_BYTES ((int64_t)1 << 30)
+/*
+ * Vectors on the path from a column to a leaf: a parquet node can give two
+ * (an unannotated repeated group is a list and its element).
+ */
+#define PQ_MAX_PATH (2 * PQ_MAX_SCHEMA_DEPTH + 4)
 
 /* One projected node of the output (a possibly pruned copy of a vnode). */
 typedef struct rnode {
@@ -47,8 +52,14 @@ typedef struct leaf_data {
     buf values;    /* fixed-width Delta values */
     pq_binary bin; /* variable-width values */
     size_t n_values;
-    /* Dictionary of the current chunk, already converted. */
+    /*
+     * Dictionary of the current chunk, already converted. While every data
+     * page of a string/binary chunk is dictionary-encoded, values holds the
+     * int32 indices (dict_mode) and batches may keep the dictionary.
+     */
     int has_dict;
+    int dict_mode;
+    int seen_data_page;
     buf dict_values;
     pq_binary dict_bin;
     size_t dict_count;
@@ -65,11 +76,13 @@ struct pq_reader {
     int64_t batch_rows;
     pq_row_group_filter filter;
     void *filter_payload;
-    size_t next_rg;
+    size_t next_rg, end_rg;
     int rg_loaded;
     size_t cur_rg;
     int64_t rg_rows, rg_row_pos;
     size_t skipped;
+    int64_t memory_limit;
+    int64_t rg_bytes; /* decoded bytes of the leaves already loaded in this row group */
     arena *arena; /* projection tree */
     /* Scratch reused across pages. */
     buf chunk, page, scratch;
@@ -185,6 +198,53 @@ static silt_status resolve_column(const pq_file *file, const char *name, const p
     return SILT_OK;
 }
 
+/* Position of the first request naming top-level column v (n_sel when none). */
+static size_t first_request(const pq_file *file, const pq_vnode *v, const pq_read_options *opts)
+{
+    size_t k, len = strlen(v->name);
+    (void)file;
+    for (k = 0; k < opts->n_columns; k++) {
+        const char *name = opts->columns[k];
+        if (strncmp(name, v->name, len) == 0 && (name[len] == '\0' || name[len] == '.'))
+            return k;
+    }
+    return opts->n_columns;
+}
+
+/*
+ * Puts the projected top-level columns in the order they were first asked
+ * for, as a SELECT list does; fields inside a struct keep the file's order.
+ */
+static silt_status order_as_requested(pq_reader *r, const pq_read_options *opts, silt_error *err)
+{
+    rnode *root = r->root;
+    size_t n = root->n_children, idx, pos;
+    size_t *rank = arena_calloc(r->arena, n ? n : 1, sizeof(size_t));
+    col_field *fields = arena_calloc(r->arena, n ? n : 1, sizeof(col_field));
+    if (rank == NULL || fields == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        rank[idx] = first_request(r->file, root->children[idx]->v, opts);
+        fields[idx] = root->type->fields[idx];
+    }
+    /* Insertion sort: a handful of columns, and stable. */
+    for (idx = 1; idx < n; idx++) {
+        size_t key = rank[idx];
+        rnode *child = root->children[idx];
+        col_field field = fields[idx];
+        for (pos = idx; pos > 0 && rank[pos - 1] > key; pos--) {
+            rank[pos] = rank[pos - 1];
+            root->children[pos] = root->children[pos - 1];
+            fields[pos] = fields[pos - 1];
+        }
+        rank[pos] = key;
+        root->children[pos] = child;
+        fields[pos] = field;
+    }
+    root->type = col_type_struct(r->arena, n, fields);
+    return root->type != NULL ? SILT_OK : err_nomem(err);
+}
+
 static silt_status collect_leaves(pq_reader *r, rnode *rn, silt_error *err)
 {
     size_t idx;
@@ -217,6 +277,8 @@ static silt_status build_projection(pq_reader *r, const pq_read_options *opts, s
         if (rc != SILT_OK)
             return rc;
         rc = prune(r, r->file->vroot, sel, n_sel, &r->root, err);
+        if (rc == SILT_OK && r->root != NULL)
+            rc = order_as_requested(r, opts, err);
         if (rc == SILT_OK && r->root == NULL) {
             /* Nothing selected: a batch of no columns, rows still counted. */
             r->root = rnode_new(r, r->file->vroot, col_type_struct(r->arena, 0, NULL), 0);
@@ -233,12 +295,16 @@ static silt_status build_projection(pq_reader *r, const pq_read_options *opts, s
     if (r->leaves == NULL)
         return err_nomem(err);
     for (idx = 0; idx < r->file->n_leaves; idx++) {
-        buf_init(&r->leaves[idx].def, 0);
-        buf_init(&r->leaves[idx].rep, 0);
-        buf_init(&r->leaves[idx].values, 0);
-        buf_init(&r->leaves[idx].dict_values, 0);
-        pq_binary_init(&r->leaves[idx].bin);
-        pq_binary_init(&r->leaves[idx].dict_bin);
+        leaf_data *ld = &r->leaves[idx];
+        size_t limit = (size_t)r->memory_limit;
+        buf_init(&ld->def, limit);
+        buf_init(&ld->rep, limit);
+        buf_init(&ld->values, limit);
+        buf_init(&ld->dict_values, limit);
+        pq_binary_init(&ld->bin);
+        pq_binary_init(&ld->dict_bin);
+        ld->bin.offsets.limit = ld->bin.data.limit = limit;
+        ld->dict_bin.offsets.limit = ld->dict_bin.data.limit = limit;
     }
     return collect_leaves(r, r->root, err);
 }
@@ -261,6 +327,14 @@ silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options
     r->batch_rows = opts != NULL && opts->batch_rows > 0 ? opts->batch_rows : PQ_DEFAULT_BATCH_ROWS;
     if (r->batch_rows > (1 << 24))
         r->batch_rows = 1 << 24;
+    r->memory_limit = opts != NULL && opts->memory_limit > 0 ? opts->memory_limit
+                                                             : PQ_DEFAULT_MEMORY_LIMIT;
+    r->end_rg = file->meta.n_row_groups;
+    if (opts != NULL) {
+        r->next_rg = opts->first_row_group < r->end_rg ? opts->first_row_group : r->end_rg;
+        if (opts->n_row_groups > 0 && opts->n_row_groups < r->end_rg - r->next_rg)
+            r->end_rg = r->next_rg + opts->n_row_groups;
+    }
     if (opts != NULL) {
         r->filter = opts->filter;
         r->filter_payload = opts->filter_payload;
@@ -291,7 +365,7 @@ static silt_status leaf_reset(leaf_data *ld, silt_error *err)
     buf_truncate(&ld->dict_bin.offsets, 0);
     buf_truncate(&ld->dict_bin.data, 0);
     ld->n_levels = ld->n_values = ld->dict_count = 0;
-    ld->has_dict = 0;
+    ld->has_dict = ld->dict_mode = ld->seen_data_page = 0;
     ld->level_pos = ld->value_pos = 0;
     SILT_RETURN_IF_ERROR(buf_append(&ld->bin.offsets, &zero, sizeof(zero), err));
     return buf_append(&ld->dict_bin.offsets, &zero, sizeof(zero), err);
@@ -565,8 +639,9 @@ static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t 
         for (k = 0; k < n; k++) {
             size_t vlen = (size_t)(doff[idx[k] + 1] - doff[idx[k]]);
             int64_t end;
-            memcpy(ld->bin.data.data + ld->bin.data.len, ld->dict_bin.data.data + doff[idx[k]],
-                   vlen);
+            if (vlen > 0)
+                memcpy(ld->bin.data.data + ld->bin.data.len, ld->dict_bin.data.data + doff[idx[k]],
+                       vlen);
             ld->bin.data.len += vlen;
             end = (int64_t)ld->bin.data.len;
             memcpy(ld->bin.offsets.data + ld->bin.offsets.len, &end, 8);
@@ -577,21 +652,95 @@ static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t 
 }
 
 /* Decodes a page's values section (n non-null values) and appends them. */
+static int is_variable(const pq_vnode *v) { return v->conv != PQ_CONV_NULL && v->out_width == 0; }
+
+/* Leaves dictionary mode: the indices gathered so far become plain values. */
+static silt_status leave_dict_mode(leaf_data *ld, silt_error *err)
+{
+    buf indices = ld->values;
+    silt_status rc;
+    buf_init(&ld->values, indices.limit);
+    ld->dict_mode = 0;
+    rc = gather_dictionary(ld, (const uint32_t *)(const void *)indices.data,
+                           indices.len / sizeof(uint32_t), err);
+    buf_clear(&indices);
+    return rc;
+}
+
+/*
+ * Values whose Delta form is their physical form skip the scratch buffer:
+ * PLAIN numbers are appended as they are, byte arrays decode straight into
+ * the leaf. Returns 1 when it handled the page (*rc_out set).
+ */
+static int decode_direct(leaf_data *ld, int encoding, const uint8_t *data, size_t len, size_t n,
+                         silt_error *err, silt_status *rc_out)
+{
+    const pq_vnode *v = ld->v;
+    size_t bytes;
+    if (v->conv == PQ_CONV_BINARY && v->se->type == PQ_BYTE_ARRAY) {
+        if (encoding == PQ_ENC_PLAIN)
+            *rc_out = pq_plain_byte_array(data, len, n, &ld->bin, err);
+        else if (encoding == PQ_ENC_DELTA_LENGTH_BYTE_ARRAY)
+            *rc_out = pq_delta_length_byte_array(data, len, n, &ld->bin, err);
+        else if (encoding == PQ_ENC_DELTA_BYTE_ARRAY)
+            *rc_out = pq_delta_byte_array(data, len, n, &ld->bin, err);
+        else
+            return 0;
+    } else if (encoding == PQ_ENC_PLAIN &&
+               (v->conv == PQ_CONV_I32 || v->conv == PQ_CONV_I64 || v->conv == PQ_CONV_FLOAT ||
+                v->conv == PQ_CONV_DOUBLE)) {
+        if (!mem_mul_ok(n, v->phys_width, &bytes) || bytes > len)
+            *rc_out = page_corrupt(err, "PLAIN values run past the end of the page");
+        else
+            *rc_out = buf_append(&ld->values, data, bytes, err);
+    } else {
+        return 0;
+    }
+    if (*rc_out == SILT_OK)
+        ld->n_values += n;
+    return 1;
+}
+
+/* Decodes a page's values section (n non-null values) and appends them. */
 static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const uint8_t *data,
                                size_t len, size_t n, silt_error *err)
 {
+    int first_page = !ld->seen_data_page;
+    silt_status rc;
+    ld->seen_data_page = 1;
     if (encoding == PQ_ENC_PLAIN_DICTIONARY || encoding == PQ_ENC_RLE_DICTIONARY) {
-        uint32_t *idx = mem_alloc((n ? n : 1) * sizeof(uint32_t));
-        silt_status rc;
-        if (idx == NULL)
-            return err_nomem(err);
-        rc = pq_dict_indices(data, len, n, idx, err);
-        if (rc == SILT_OK)
-            rc = gather_dictionary(ld, idx, n, err);
-        mem_free(idx);
-        ld->n_values += rc == SILT_OK ? n : 0;
-        return rc;
+        uint32_t *idx;
+        size_t k;
+        if (first_page && is_variable(ld->v))
+            ld->dict_mode = 1;
+        if (!ld->dict_mode) {
+            idx = mem_alloc((n ? n : 1) * sizeof(uint32_t));
+            if (idx == NULL)
+                return err_nomem(err);
+            rc = pq_dict_indices(data, len, n, idx, err);
+            if (rc == SILT_OK)
+                rc = gather_dictionary(ld, idx, n, err);
+            mem_free(idx);
+            ld->n_values += rc == SILT_OK ? n : 0;
+            return rc;
+        }
+        /* Dictionary mode: the indices go straight into the values. */
+        if (!ld->has_dict)
+            return page_corrupt(err, "dictionary-encoded page without a dictionary page");
+        SILT_RETURN_IF_ERROR(buf_reserve(&ld->values, n * sizeof(uint32_t), err));
+        idx = (uint32_t *)(void *)(ld->values.data + ld->values.len);
+        SILT_RETURN_IF_ERROR(pq_dict_indices(data, len, n, idx, err));
+        for (k = 0; k < n; k++)
+            if (idx[k] >= ld->dict_count)
+                return page_corrupt(err, "dictionary index out of range");
+        ld->values.len += n * sizeof(uint32_t);
+        ld->n_values += n;
+        return SILT_OK;
     }
+    if (ld->dict_mode)
+        SILT_RETURN_IF_ERROR(leave_dict_mode(ld, err));
+    if (decode_direct(ld, encoding, data, len, n, err, &rc))
+        return rc;
     SILT_RETURN_IF_ERROR(decode_physical(r, ld->v, encoding, data, len, n, err));
     SILT_RETURN_IF_ERROR(append_physical(r, ld->v, n, &ld->values, &ld->bin, err));
     ld->n_values += n;
@@ -747,6 +896,14 @@ static silt_status check_page_sizes(const pq_page_header *h, silt_error *err)
     return SILT_OK;
 }
 
+/* Bytes a leaf's decoded data holds. */
+static int64_t leaf_bytes(const leaf_data *ld)
+{
+    return (int64_t)(ld->def.len + ld->rep.len + ld->values.len + ld->bin.offsets.len +
+                     ld->bin.data.len + ld->dict_values.len + ld->dict_bin.offsets.len +
+                     ld->dict_bin.data.len);
+}
+
 static silt_status read_chunk_pages(pq_reader *r, leaf_data *ld, const pq_column_meta *cm,
                                     const uint8_t *chunk, size_t chunk_len, silt_error *err)
 {
@@ -784,6 +941,9 @@ static silt_status read_chunk_pages(pq_reader *r, leaf_data *ld, const pq_column
         if ((int64_t)ld->n_levels > cm->num_values)
             return err_set(err, SILT_CORRUPT, "column chunk holds more values than its metadata "
                            "says (%lld)", (long long)cm->num_values);
+        if (r->rg_bytes + leaf_bytes(ld) > r->memory_limit)
+            return err_set(err, SILT_NOMEM, "the decoded row group needs more than the memory "
+                           "limit of %lld bytes", (long long)r->memory_limit);
         pos += (size_t)h.compressed_size;
     }
     if ((int64_t)ld->n_levels != cm->num_values)
@@ -827,8 +987,9 @@ static silt_status load_leaf(pq_reader *r, leaf_data *ld, const pq_row_group *rg
         return err_set(err, SILT_CORRUPT, "column chunk holds %zu rows but the row group has %lld",
                        rows, (long long)rg->num_rows);
     if (ld->v->conv != PQ_CONV_NULL &&
-        (ld->v->out_width > 0 ? ld->values.len / ld->v->out_width : pq_binary_count(&ld->bin)) !=
-            ld->n_values)
+        (ld->dict_mode              ? ld->values.len / sizeof(uint32_t)
+         : ld->v->out_width > 0     ? ld->values.len / ld->v->out_width
+                                    : pq_binary_count(&ld->bin)) != ld->n_values)
         return err_set(err, SILT_CORRUPT, "column chunk values do not match its levels");
     return SILT_OK;
 }
@@ -860,7 +1021,7 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
 {
     const pq_file_meta *meta = &r->file->meta;
     *done_out = 0;
-    while (r->next_rg < meta->n_row_groups) {
+    while (r->next_rg < r->end_rg) {
         size_t rg_idx = r->next_rg++;
         const pq_row_group *rg = &meta->row_groups[rg_idx];
         size_t k;
@@ -873,8 +1034,10 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
             r->skipped++;
             continue;
         }
+        r->rg_bytes = 0;
         for (k = 0; k < r->n_leaves; k++) {
             silt_status rc = load_leaf(r, &r->leaves[k], rg, err);
+            r->rg_bytes += leaf_bytes(&r->leaves[k]);
             if (rc != SILT_OK)
                 return err_context(err, "while reading column \"%s\" of row group %zu",
                                    r->file->leaves[r->leaves[k].v->leaf_idx].path, rg_idx);
@@ -905,13 +1068,70 @@ typedef struct batch_range {
     size_t v0, v1; /* values */
 } batch_range;
 
+/* Where a leaf's values come from in one batch, and how they are written. */
+typedef enum src_mode {
+    SRC_NONE,      /* the null type: no values */
+    SRC_FIXED,     /* fixed-width values copied (also dictionary indices kept as such) */
+    SRC_VAR,       /* variable-width values: bytes copied in one block, offsets rebased */
+    SRC_DICT_FLAT  /* dictionary indices expanded into bytes */
+} src_mode;
+
+typedef struct leaf_src {
+    src_mode mode;
+    size_t w;            /* SRC_FIXED: bytes per value */
+    const char *fixed;   /* SRC_FIXED: values of the row group */
+    const int64_t *offs; /* SRC_VAR: offsets of the row group; SRC_DICT_FLAT: of the dictionary */
+    const char *bytes;   /* SRC_VAR: bytes of the row group; SRC_DICT_FLAT: of the dictionary */
+    int64_t base;        /* SRC_VAR: offset of the batch's first value */
+    const uint32_t *idx; /* SRC_DICT_FLAT: indices of the row group */
+    int32_t cursor;      /* SRC_DICT_FLAT: bytes written so far */
+} leaf_src;
+
 /* Per-batch state of one top-level column's assembly. */
 typedef struct assembly {
     pq_reader *r;
     arena *a;
     batch_range *ranges; /* per reader leaf slot */
-    path_step path[PQ_MAX_SCHEMA_DEPTH + 2];
+    leaf_src *srcs;      /* per reader leaf slot */
+    path_step path[PQ_MAX_PATH];
 } assembly;
+
+/* Writes value vi of a leaf into slot `slot` of its vector (the slot is valid). */
+static inline void put_value(leaf_src *src, col_vec *vec, int64_t slot, size_t vi)
+{
+    switch (src->mode) {
+    case SRC_FIXED:
+        if (src->w == 4)
+            memcpy((char *)vec->values + slot * 4, src->fixed + vi * 4, 4);
+        else if (src->w == 8)
+            memcpy((char *)vec->values + slot * 8, src->fixed + vi * 8, 8);
+        else if (src->w == 1)
+            ((char *)vec->values)[slot] = src->fixed[vi];
+        else
+            memcpy((char *)vec->values + (size_t)slot * src->w, src->fixed + vi * src->w, src->w);
+        break;
+    case SRC_DICT_FLAT: {
+        uint32_t d = src->idx[vi];
+        int32_t len = (int32_t)(src->offs[d + 1] - src->offs[d]);
+        if (len > 0) {
+            memcpy(vec->data + src->cursor, src->bytes + src->offs[d], (size_t)len);
+            src->cursor += len;
+        }
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+/* Closes slot `slot` of a variable-width vector; next_vi is the leaf's next value. */
+static inline void end_slot(const leaf_src *src, col_vec *vec, int64_t slot, size_t next_vi)
+{
+    if (src->mode == SRC_VAR)
+        vec->offsets[slot + 1] = (int32_t)(src->offs[next_vi] - src->base);
+    else if (src->mode == SRC_DICT_FLAT)
+        vec->offsets[slot + 1] = src->cursor;
+}
 
 static void *alloc_buffer(arena *a, size_t bytes)
 {
@@ -929,6 +1149,95 @@ static int first_leaf(const rnode *rn)
         rn = rn->children[0];
     }
     return rn->leaf_slot;
+}
+
+/* A copy of a leaf's dictionary as a STRING/BINARY vector without nulls, in the batch arena. */
+static silt_status dictionary_vector(assembly *as, const leaf_data *ld, const col_type *type,
+                                     col_vec **out, silt_error *err)
+{
+    const int64_t *offs = pq_binary_offsets(&ld->dict_bin);
+    col_vec *dict = arena_calloc(as->a, 1, sizeof(*dict));
+    size_t k;
+    if (dict == NULL)
+        return err_nomem(err);
+    dict->type = type;
+    dict->length = (int64_t)ld->dict_count;
+    dict->offsets = alloc_buffer(as->a, (ld->dict_count + 1) * sizeof(int32_t));
+    dict->data = alloc_buffer(as->a, (size_t)offs[ld->dict_count]);
+    dict->data_len = offs[ld->dict_count];
+    if (dict->offsets == NULL || dict->data == NULL)
+        return err_nomem(err);
+    for (k = 0; k <= ld->dict_count; k++)
+        dict->offsets[k] = (int32_t)offs[k];
+    if (offs[ld->dict_count] > 0)
+        memcpy(dict->data, ld->dict_bin.data.data, (size_t)offs[ld->dict_count]);
+    *out = dict;
+    return SILT_OK;
+}
+
+/*
+ * Sets up a leaf vector's buffers and its value source. A dictionary-mode
+ * string column keeps its dictionary (values are int32 indices) when copying
+ * the dictionary costs less than the batch's expanded bytes; else it is
+ * expanded.
+ */
+static silt_status alloc_leaf_values(assembly *as, const rnode *rn, col_vec *vec, size_t cap,
+                                     silt_error *err)
+{
+    const leaf_data *ld = &as->r->leaves[rn->leaf_slot];
+    const batch_range *br = &as->ranges[rn->leaf_slot];
+    leaf_src *src = &as->srcs[rn->leaf_slot];
+    int64_t bytes = 0;
+    memset(src, 0, sizeof(*src));
+    if (ld->dict_mode) {
+        const int64_t *doffs = pq_binary_offsets(&ld->dict_bin);
+        const uint32_t *idx = (const uint32_t *)(const void *)ld->values.data;
+        int64_t dict_cost = doffs[ld->dict_count] + (int64_t)ld->dict_count * 4;
+        size_t k;
+        for (k = br->v0; k < br->v1; k++)
+            bytes += doffs[idx[k] + 1] - doffs[idx[k]];
+        if (dict_cost <= bytes && dict_cost <= INT32_MAX) {
+            src->mode = SRC_FIXED;
+            src->w = 4;
+            src->fixed = ld->values.data;
+            vec->values = alloc_buffer(as->a, cap * 4);
+            if (vec->values == NULL)
+                return err_nomem(err);
+            return dictionary_vector(as, ld, rn->type, &vec->dictionary, err);
+        }
+        src->mode = SRC_DICT_FLAT;
+        src->offs = doffs;
+        src->bytes = ld->dict_bin.data.data;
+        src->idx = idx;
+    } else if (ld->v->out_width == 0) {
+        const int64_t *offs = pq_binary_offsets(&ld->bin);
+        src->mode = SRC_VAR;
+        src->offs = offs;
+        src->bytes = ld->bin.data.data;
+        src->base = offs[br->v0];
+        bytes = offs[br->v1] - offs[br->v0];
+    } else {
+        src->mode = SRC_FIXED;
+        src->w = ld->v->out_width;
+        src->fixed = ld->values.data;
+        vec->values = alloc_buffer(as->a, cap * src->w);
+        return vec->values != NULL ? SILT_OK : err_nomem(err);
+    }
+    if (bytes > INT32_MAX)
+        return err_set(err, SILT_UNSUPPORTED, "a batch of column \"%s\" holds over 2 GiB of values",
+                       rn->v->name);
+    if (bytes > as->r->memory_limit)
+        return err_set(err, SILT_NOMEM, "a batch of column \"%s\" needs more than the memory "
+                       "limit of %lld bytes", rn->v->name, (long long)as->r->memory_limit);
+    vec->offsets = alloc_buffer(as->a, (cap + 1) * sizeof(int32_t));
+    vec->data = alloc_buffer(as->a, (size_t)bytes);
+    vec->data_len = bytes;
+    if (vec->offsets == NULL || vec->data == NULL)
+        return err_nomem(err);
+    /* Variable-width bytes are contiguous in the row group: one copy. */
+    if (src->mode == SRC_VAR && bytes > 0)
+        memcpy(vec->data, src->bytes + src->base, (size_t)bytes);
+    return SILT_OK;
 }
 
 /* Allocates the vectors of a subtree, each with room for the entries of its first leaf. */
@@ -960,25 +1269,14 @@ static silt_status alloc_vectors(assembly *as, const rnode *rn, col_vec **out, s
         for (idx = 0; idx < rn->n_children; idx++)
             SILT_RETURN_IF_ERROR(alloc_vectors(as, rn->children[idx], &vec->children[idx], err));
         break;
-    case COL_STRING:
-    case COL_BINARY: {
-        const leaf_data *ld = &as->r->leaves[rn->leaf_slot];
-        const int64_t *offs = pq_binary_offsets(&ld->bin);
-        const batch_range *br = &as->ranges[rn->leaf_slot];
-        int64_t bytes = br->v1 > br->v0 ? offs[br->v1] - offs[br->v0] : 0;
-        if (bytes > INT32_MAX)
-            return err_set(err, SILT_UNSUPPORTED, "a batch of column \"%s\" holds over 2 GiB of "
-                           "values", rn->v->name);
-        vec->offsets = alloc_buffer(as->a, (cap + 1) * sizeof(int32_t));
-        vec->data = alloc_buffer(as->a, (size_t)bytes);
-        vec->data_len = bytes;
-        if (vec->offsets == NULL || vec->data == NULL)
-            return err_nomem(err);
-        break;
-    }
     case COL_NULL:
+        as->srcs[rn->leaf_slot].mode = SRC_NONE;
         break;
     default:
+        if (rn->leaf_slot >= 0) {
+            SILT_RETURN_IF_ERROR(alloc_leaf_values(as, rn, vec, cap, err));
+            break;
+        }
         vec->values = alloc_buffer(as->a, cap * col_type_value_width(rn->type->id));
         if (vec->values == NULL)
             return err_nomem(err);
@@ -994,6 +1292,8 @@ static size_t find_path(assembly *as, const rnode *rn, col_vec *vec, int space, 
 {
     path_step *st = &as->path[depth];
     size_t idx;
+    if (depth >= PQ_MAX_PATH)
+        return 0;
     st->rn = rn;
     st->vec = vec;
     st->space = space;
@@ -1016,46 +1316,112 @@ static silt_status assembly_corrupt(const pq_vnode *leaf, silt_error *err, const
                    why);
 }
 
+/*
+ * Scatters the defined values of an optional flat column: validity bits
+ * are built a byte at a time, and the width is a constant in each copy of
+ * the loop so the copies compile to plain moves. leaf_range guarantees that
+ * the defined levels and the values of the batch match in number.
+ */
+#define DEFINE_SCATTER(NAME, W)                                                                    \
+    static void NAME(const uint16_t *def, uint16_t max_def, size_t n, const char *vals,            \
+                     char *dst, uint8_t *validity)                                                 \
+    {                                                                                              \
+        size_t k, vi = 0;                                                                          \
+        for (k = 0; k < n; k += 8) {                                                               \
+            size_t end = k + 8 < n ? k + 8 : n, j;                                                 \
+            unsigned bits = 0;                                                                     \
+            for (j = k; j < end; j++) {                                                            \
+                unsigned valid = def[j] == max_def;                                                \
+                bits |= valid << (j - k);                                                          \
+                if (valid) {                                                                       \
+                    memcpy(dst + j * (W), vals + vi * (W), (W));                                   \
+                    vi++;                                                                          \
+                }                                                                                  \
+            }                                                                                      \
+            validity[k >> 3] = (uint8_t)bits;                                                      \
+        }                                                                                          \
+    }
+
+DEFINE_SCATTER(scatter_1, 1)
+DEFINE_SCATTER(scatter_2, 2)
+DEFINE_SCATTER(scatter_4, 4)
+DEFINE_SCATTER(scatter_8, 8)
+DEFINE_SCATTER(scatter_16, 16)
+
+static void scatter_fixed(const uint16_t *def, uint16_t max_def, size_t n, const char *vals,
+                          size_t w, char *dst, uint8_t *validity)
+{
+    size_t k, vi = 0;
+    switch (w) {
+    case 1: scatter_1(def, max_def, n, vals, dst, validity); return;
+    case 2: scatter_2(def, max_def, n, vals, dst, validity); return;
+    case 4: scatter_4(def, max_def, n, vals, dst, validity); return;
+    case 8: scatter_8(def, max_def, n, vals, dst, validity); return;
+    case 16: scatter_16(def, max_def, n, vals, dst, validity); return;
+    default:
+        for (k = 0; k < n; k++) {
+            if (def[k] == max_def) {
+                col_bit_set(validity, (int64_t)k);
+                memcpy(dst + k * w, vals + vi * w, w);
+                vi++;
+            }
+        }
+    }
+}
+
 /* Flat column (a top-level leaf outside any list): rows are levels. */
 static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_range *br,
                                  col_vec *vec, silt_error *err)
 {
     const pq_vnode *v = ld->v;
+    leaf_src *src = &as->srcs[ld - as->r->leaves];
     size_t n = br->l1 - br->l0, k, vi = br->v0;
     const uint16_t *def = (const uint16_t *)(const void *)ld->def.data + br->l0;
-    size_t w = v->out_width;
-    int variable = v->conv != PQ_CONV_NULL && w == 0;
-    const int64_t *offs = variable ? pq_binary_offsets(&ld->bin) : NULL;
-    int64_t base = variable && br->v1 > br->v0 ? offs[br->v0] : 0;
-    if (variable && br->v1 > br->v0)
-        memcpy(vec->data, ld->bin.data.data + base, (size_t)(offs[br->v1] - base));
+    uint16_t max_def = (uint16_t)v->max_def;
+    (void)err;
+    if (src->mode == SRC_NONE)
+        return SILT_OK;
     if (v->max_def == 0) {
-        if (variable) {
+        /* Required: values are rows. */
+        if (src->mode == SRC_FIXED) {
+            memcpy(vec->values, src->fixed + br->v0 * src->w, n * src->w);
+        } else if (src->mode == SRC_VAR) {
             for (k = 0; k <= n; k++)
-                vec->offsets[k] = (int32_t)(offs[br->v0 + k] - base);
-        } else if (w > 0) {
-            memcpy(vec->values, ld->values.data + br->v0 * w, n * w);
+                vec->offsets[k] = (int32_t)(src->offs[br->v0 + k] - src->base);
+        } else {
+            for (k = 0; k < n; k++) {
+                put_value(src, vec, (int64_t)k, br->v0 + k);
+                vec->offsets[k + 1] = src->cursor;
+            }
         }
         memset(vec->validity, 0xff, (n + 7) / 8);
         return SILT_OK;
     }
+    if (src->mode == SRC_FIXED) {
+        scatter_fixed(def, max_def, n, src->fixed + br->v0 * src->w, src->w, vec->values,
+                      vec->validity);
+        return SILT_OK;
+    }
+    if (src->mode == SRC_VAR) {
+        const int64_t *offs = src->offs;
+        int64_t base = src->base;
+        int32_t *out = vec->offsets;
+        for (k = 0; k < n; k++) {
+            if (def[k] == max_def) {
+                col_bit_set(vec->validity, (int64_t)k);
+                vi++;
+            }
+            out[k + 1] = (int32_t)(offs[vi] - base);
+        }
+        return SILT_OK;
+    }
     for (k = 0; k < n; k++) {
-        if (def[k] == v->max_def) {
-            if (vi >= br->v1)
-                return assembly_corrupt(v, err, "more defined levels than values");
+        if (def[k] == max_def) {
             col_bit_set(vec->validity, (int64_t)k);
-            if (w == 1)
-                ((uint8_t *)vec->values)[k] = (uint8_t)ld->values.data[vi];
-            else if (w == 4)
-                memcpy((uint8_t *)vec->values + k * 4, ld->values.data + vi * 4, 4);
-            else if (w == 8)
-                memcpy((uint8_t *)vec->values + k * 8, ld->values.data + vi * 8, 8);
-            else if (w > 0)
-                memcpy((uint8_t *)vec->values + k * w, ld->values.data + vi * w, w);
+            put_value(src, vec, (int64_t)k, vi);
             vi++;
         }
-        if (variable)
-            vec->offsets[k + 1] = (int32_t)(offs[vi] - base);
+        end_slot(src, vec, (int64_t)k, vi);
     }
     return SILT_OK;
 }
@@ -1067,15 +1433,12 @@ static silt_status assemble_leaf(assembly *as, size_t depth, const leaf_data *ld
     int n_spaces = v->max_rep + 1, s;
     const uint16_t *def = v->max_def > 0 ? (const uint16_t *)(const void *)ld->def.data : NULL;
     const uint16_t *rep = v->max_rep > 0 ? (const uint16_t *)(const void *)ld->rep.data : NULL;
-    int elem_def[PQ_MAX_SCHEMA_DEPTH + 2];
-    size_t space_begin[PQ_MAX_SCHEMA_DEPTH + 3];
+    int elem_def[PQ_MAX_PATH + 1];
+    size_t space_begin[PQ_MAX_PATH + 2];
     size_t e, k, vi = br->v0;
-    size_t w = v->out_width;
-    col_vec *leaf_vec = as->path[depth - 1].vec;
-    int variable = v->conv != PQ_CONV_NULL && w == 0;
-    const int64_t *offs = variable ? pq_binary_offsets(&ld->bin) : NULL;
-    int64_t base = variable && br->v1 > br->v0 ? offs[br->v0] : 0;
-    if (as->path[depth - 1].space != v->max_rep || n_spaces > PQ_MAX_SCHEMA_DEPTH + 1)
+    leaf_src *src = &as->srcs[ld - as->r->leaves];
+    int variable = src->mode == SRC_VAR || src->mode == SRC_DICT_FLAT;
+    if (depth == 0 || as->path[depth - 1].space != v->max_rep || n_spaces > PQ_MAX_PATH)
         return assembly_corrupt(v, err, "nesting does not match the repetition level");
     /* Steps are top-down, so each space's steps are contiguous. */
     for (s = 0, k = 0; s <= n_spaces; s++) {
@@ -1087,8 +1450,6 @@ static silt_status assemble_leaf(assembly *as, size_t depth, const leaf_data *ld
     for (k = 0; k < depth; k++)
         if (as->path[k].rn->v->kind == PQ_VN_LIST || as->path[k].rn->v->kind == PQ_VN_MAP)
             elem_def[as->path[k].space + 1] = as->path[k].rn->v->elem_def;
-    if (variable && br->v1 > br->v0)
-        memcpy(leaf_vec->data, ld->bin.data.data + base, (size_t)(offs[br->v1] - base));
     for (s = 0; s < n_spaces; s++)
         counts[s] = 0;
     for (e = br->l0; e < br->l1; e++) {
@@ -1109,13 +1470,11 @@ static silt_status assemble_leaf(assembly *as, size_t depth, const leaf_data *ld
                         if (vi >= br->v1)
                             return assembly_corrupt(v, err, "more defined levels than values");
                         col_bit_set(st->vec->validity, slot);
-                        if (w > 0)
-                            memcpy((uint8_t *)st->vec->values + (size_t)slot * w,
-                                   ld->values.data + vi * w, w);
+                        put_value(src, st->vec, slot, vi);
                         vi++;
                     }
                     if (variable)
-                        st->vec->offsets[slot + 1] = (int32_t)(offs[vi] - base);
+                        end_slot(src, st->vec, slot, vi);
                 } else if (st->build) {
                     if (d >= nv->def_null)
                         col_bit_set(st->vec->validity, slot);
@@ -1171,7 +1530,7 @@ static silt_status assemble_column(assembly *as, const rnode *top, col_vec **out
 {
     int *slots;
     size_t n_slots = 0, idx;
-    int64_t counts[PQ_MAX_SCHEMA_DEPTH + 2];
+    int64_t counts[PQ_MAX_PATH + 1];
     col_vec *vec;
     SILT_RETURN_IF_ERROR(alloc_vectors(as, top, &vec, err));
     slots = arena_calloc(as->a, as->r->n_leaves ? as->r->n_leaves : 1, sizeof(int));
@@ -1250,8 +1609,9 @@ silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *
     as.r = r;
     as.a = a;
     as.ranges = arena_calloc(a, r->n_leaves ? r->n_leaves : 1, sizeof(batch_range));
+    as.srcs = arena_calloc(a, r->n_leaves ? r->n_leaves : 1, sizeof(leaf_src));
     batch = arena_calloc(a, 1, sizeof(*batch));
-    if (as.ranges == NULL || batch == NULL)
+    if (as.ranges == NULL || as.srcs == NULL || batch == NULL)
         return err_nomem(err);
     for (k = 0; k < r->n_leaves && rc == SILT_OK; k++)
         rc = leaf_range(&r->leaves[k], n, &as.ranges[k], err);

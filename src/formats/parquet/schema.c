@@ -11,6 +11,7 @@
  * is the level at which its value is present; a list's elem_def the level
  * at which one of its entries is present (def_null + 1).
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "formats/parquet/reader_int.h"
@@ -35,7 +36,7 @@ static silt_status build_pnode(schema_ctx *c, pq_pnode *node, int depth, silt_er
     const pq_schema_element *se;
     size_t idx;
     if (depth > PQ_MAX_SCHEMA_DEPTH)
-        return err_set(err, SILT_CORRUPT, "the schema is nested more than %d levels deep",
+        return err_set(err, SILT_UNSUPPORTED, "the schema is nested more than %d levels deep",
                        PQ_MAX_SCHEMA_DEPTH);
     if (c->next_elem >= meta->n_schema)
         return err_set(err, SILT_CORRUPT, "the schema has fewer elements than its groups declare");
@@ -293,6 +294,13 @@ static silt_status map_leaf(schema_ctx *c, pq_vnode *v, silt_error *err)
 static silt_status convert(schema_ctx *c, const pq_pnode *p, int def_parent, int rep_parent,
                            int force_required, pq_vnode **out, silt_error *err);
 
+/* Keeps a Parquet field id on a field of an array or map type made here (arena-owned). */
+static void set_field_id(const col_type *type, size_t field, const pq_pnode *p)
+{
+    if (type != NULL && p->se->has_field_id)
+        ((col_field *)(uintptr_t)type->fields)[field].field_id = p->se->field_id;
+}
+
 static silt_status convert_struct(schema_ctx *c, const pq_pnode *p, int def, int rep,
                                   pq_vnode *v, silt_error *err)
 {
@@ -320,7 +328,7 @@ static silt_status convert_struct(schema_ctx *c, const pq_pnode *p, int def, int
 static silt_status convert_list(schema_ctx *c, const pq_pnode *p, int def, int rep,
                                 pq_vnode *v, silt_error *err)
 {
-    const pq_pnode *r;
+    const pq_pnode *r, *elem_node;
     pq_vnode *elem;
     if (p->n_children != 1 || repetition_of(&p->children[0]) != PQ_REPEATED)
         return unsupported(err, "a LIST annotation without a single repeated field", p->se->name);
@@ -332,14 +340,17 @@ static silt_status convert_list(schema_ctx *c, const pq_pnode *p, int def, int r
          strncmp(r->se->name, p->se->name, strlen(p->se->name)) == 0 &&
          strcmp(r->se->name + strlen(p->se->name), "_tuple") == 0)) {
         /* Two-level layout: the repeated field is the (required) element. */
+        elem_node = r;
         SILT_RETURN_IF_ERROR(convert(c, r, def + 1, rep + 1, 1, &elem, err));
     } else {
         if (r->n_children == 0)
             return unsupported(err, "an empty group", r->se->name);
-        SILT_RETURN_IF_ERROR(convert(c, &r->children[0], def + 1, rep + 1, 0, &elem, err));
+        elem_node = &r->children[0];
+        SILT_RETURN_IF_ERROR(convert(c, elem_node, def + 1, rep + 1, 0, &elem, err));
     }
     v->children[0] = elem;
     v->type = col_type_array(c->a, elem->type, elem->nullable);
+    set_field_id(v->type, 0, elem_node);
     return v->type != NULL ? SILT_OK : err_nomem(err);
 }
 
@@ -354,11 +365,21 @@ static silt_status convert_map(schema_ctx *c, const pq_pnode *p, int def, int re
         return unsupported(err, "a MAP annotation without a repeated key_value group",
                            p->se->name);
     kv = &p->children[0];
-    if (kv->n_children != 2)
-        return unsupported(err, "a map whose key_value group does not have exactly a key and a "
-                           "value", p->se->name);
+    if (kv->n_children != 1 && kv->n_children != 2)
+        return unsupported(err, "a map whose key_value group does not have a key and a value",
+                           p->se->name);
     v->rep_level = rep + 1;
     v->elem_def = def + 1;
+    if (kv->n_children == 1) {
+        /* A map without values is a set of keys: read it as an array, as pyarrow does. */
+        SILT_RETURN_IF_ERROR(convert(c, &kv->children[0], def + 1, rep + 1, 0, &key, err));
+        v->kind = PQ_VN_LIST;
+        v->n_children = 1;
+        v->children[0] = key;
+        v->type = col_type_array(c->a, key->type, key->nullable);
+        set_field_id(v->type, 0, &kv->children[0]);
+        return v->type != NULL ? SILT_OK : err_nomem(err);
+    }
     SILT_RETURN_IF_ERROR(convert(c, &kv->children[0], def + 1, rep + 1, 0, &key, err));
     SILT_RETURN_IF_ERROR(convert(c, &kv->children[1], def + 1, rep + 1, 0, &value, err));
     if (key->kind == PQ_VN_LIST && repetition_of(&kv->children[0]) == PQ_REPEATED)
@@ -366,6 +387,8 @@ static silt_status convert_map(schema_ctx *c, const pq_pnode *p, int def, int re
     v->children[0] = key;
     v->children[1] = value;
     v->type = col_type_map(c->a, key->type, value->type, value->nullable);
+    set_field_id(v->type, 0, &kv->children[0]);
+    set_field_id(v->type, 1, &kv->children[1]);
     return v->type != NULL ? SILT_OK : err_nomem(err);
 }
 

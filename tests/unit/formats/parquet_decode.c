@@ -221,3 +221,27 @@ void test_formats_parquet_decode__byte_stream_split(void)
     check(out[1] == 2.0f);
     check_fails(SILT_CORRUPT, pq_byte_stream_split(bytes, sizeof(bytes), 4, 3, (uint8_t *)out, &err));
 }
+
+void test_formats_parquet_decode__legacy_bit_packed_every_width(void)
+{
+    uint8_t packed[64];
+    uint16_t values[20], out[20];
+    silt_error err = SILT_ERROR_INIT;
+    int width;
+    size_t idx, used;
+    for (width = 1; width <= 16; width++) {
+        size_t bit = 0;
+        memset(packed, 0, sizeof(packed));
+        for (idx = 0; idx < 20; idx++) {
+            int b;
+            values[idx] = (uint16_t)((idx * 40503u + 7) & ((1u << width) - 1));
+            for (b = width - 1; b >= 0; b--, bit++)
+                if ((values[idx] >> b) & 1)
+                    packed[bit / 8] |= (uint8_t)(0x80u >> (bit % 8));
+        }
+        check_ok(pq_bitpacked_levels(packed, (bit + 7) / 8, width, 20, out, &used, &err), &err);
+        check_int((bit + 7) / 8, used);
+        for (idx = 0; idx < 20; idx++)
+            check_int(values[idx], out[idx]);
+    }
+}

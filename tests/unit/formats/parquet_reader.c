@@ -8,6 +8,7 @@
 #include "formats/parquet/parquet.h"
 #include "test.h"
 #include "util/mem.h"
+#include "util/thread.h"
 
 static io_store *data_store(void)
 {
@@ -238,13 +239,13 @@ void test_formats_parquet_reader__projection(void)
     opts.n_columns = 3;
     check_ok(pq_file_open(&file, store, "nullable.impala.parquet", &err), &err);
     check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
-    /* File order, and the struct keeps only the selected fields (in its own order). */
-    check_type("struct<id:long,nested_struct:struct<A:integer,C:struct<d:array<array<struct<E:"
-               "integer,F:string>>>>>>",
+    /* Requested order at the top; the struct keeps only the selected fields, in its own order. */
+    check_type("struct<nested_struct:struct<A:integer,C:struct<d:array<array<struct<E:"
+               "integer,F:string>>>>>,id:long>",
                pq_reader_schema(reader));
     pq_reader_free(reader);
     read_lines("nullable.impala.parquet", &opts, &out);
-    check(str_starts_with(buf_cstr(&out), "1|{1,{[[{10,'aaa'},{-10,'bbb'}],[{11,'c'}]]}}\n"));
+    check(str_starts_with(buf_cstr(&out), "{1,{[[{10,'aaa'},{-10,'bbb'}],[{11,'c'}]]}}|1\n"));
     buf_clear(&out);
     pq_file_free(file);
     io_store_free(store);
@@ -436,4 +437,232 @@ void test_formats_parquet_reader__store_failures_propagate(void)
     pq_file_free(file);
     io_store_free(faulty);
     arena_free(a);
+}
+
+void test_formats_parquet_reader__page_index(void)
+{
+    /* alltypes_tiny_pages has many small pages and a column and offset index per chunk. */
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    arena *a = arena_new(NULL, "test");
+    const pq_column_chunk *cc;
+    pq_offset_index oi;
+    pq_column_index ci;
+    buf bytes = BUF_INIT;
+    size_t idx;
+    check_ok(pq_file_open(&file, store, "alltypes_tiny_pages.parquet", &err), &err);
+    cc = &pq_file_metadata(file)->row_groups[0].columns[0];
+    check(cc->has_offset_index && cc->has_column_index);
+    check_ok(io_get_range(store, "alltypes_tiny_pages.parquet", cc->offset_index_offset,
+                          cc->offset_index_length, &bytes, &err), &err);
+    check_ok(pq_parse_offset_index(&oi, (const uint8_t *)bytes.data, bytes.len, a, &err), &err);
+    check(oi.n_pages > 10);
+    check_int(cc->meta.data_page_offset, oi.pages[0].offset);
+    check_int(0, oi.pages[0].first_row_index);
+    for (idx = 1; idx < oi.n_pages; idx++) {
+        check(oi.pages[idx].first_row_index > oi.pages[idx - 1].first_row_index);
+        check_int(oi.pages[idx - 1].offset + oi.pages[idx - 1].compressed_page_size,
+                  oi.pages[idx].offset);
+    }
+    buf_truncate(&bytes, 0);
+    check_ok(io_get_range(store, "alltypes_tiny_pages.parquet", cc->column_index_offset,
+                          cc->column_index_length, &bytes, &err), &err);
+    check_ok(pq_parse_column_index(&ci, (const uint8_t *)bytes.data, bytes.len, a, &err), &err);
+    check_int(oi.n_pages, ci.n_pages);
+    check_int(4, ci.min_values[0].len); /* INT32 id column */
+    check(!ci.null_pages[0]);
+    /* A truncated index is refused. */
+    check_fails(SILT_CORRUPT, pq_parse_column_index(&ci, (const uint8_t *)bytes.data,
+                                                    bytes.len / 2, a, &err));
+    buf_clear(&bytes);
+    arena_free(a);
+    pq_file_free(file);
+    io_store_free(store);
+}
+
+static int record_string_stats(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
+                               void *payload)
+{
+    buf *out = payload;
+    silt_error err = SILT_ERROR_INIT;
+    size_t idx;
+    for (idx = 0; idx < n_stats; idx++) {
+        if (stats[idx].type->id == COL_STRING && stats[idx].has_min_max)
+            check_ok(buf_printf(out, &err, "%s:%.*s..%.*s;", stats[idx].path,
+                                (int)stats[idx].min.len, stats[idx].min.bytes,
+                                (int)stats[idx].max.len, stats[idx].max.bytes), &err);
+        else if (stats[idx].has_min_max)
+            check_ok(buf_printf(out, &err, "%s:%lld..%lld,nulls %lld;", stats[idx].path,
+                                (long long)stats[idx].min.i, (long long)stats[idx].max.i,
+                                (long long)stats[idx].null_count), &err);
+    }
+    check_ok(buf_printf(out, &err, "rows %lld|", (long long)num_rows), &err);
+    return 1;
+}
+
+void test_formats_parquet_reader__typed_statistics(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    buf seen = BUF_INIT;
+    col_batch *batch = NULL;
+    opts.filter = record_string_stats;
+    opts.filter_payload = &seen;
+    check_ok(pq_file_open(&file, store, "sort_columns.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    do {
+        check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+    } while (batch != NULL);
+    check_str("a:1..2,nulls 1;b:a..c;rows 3|a:1..2,nulls 1;b:a..c;rows 3|", buf_cstr(&seen));
+    buf_clear(&seen);
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(a);
+    io_store_free(store);
+}
+
+void test_formats_parquet_reader__memory_limit(void)
+{
+    /* 7300 rows of 13 columns take far more than 64 KiB once decoded. */
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    col_batch *batch = NULL;
+    opts.memory_limit = 64 << 10;
+    check_ok(pq_file_open(&file, store, "alltypes_tiny_pages.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    check_fails(SILT_NOMEM, pq_reader_next(reader, a, &batch, &err));
+    check_contains(err.message, "memory limit");
+    pq_reader_free(reader);
+    opts.memory_limit = 0;
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+    check(batch != NULL);
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(a);
+    io_store_free(store);
+}
+
+void test_formats_parquet_reader__field_ids_and_timestamp_ntz(void)
+{
+    /* A column-mapping table in id mode: Parquet field ids, TIMESTAMP(isAdjustedToUTC=false). */
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = NULL;
+    io_listing listing = IO_LISTING_INIT;
+    pq_file *file = NULL;
+    const col_type *schema;
+    char dir[1024];
+    size_t idx;
+    const char *key = NULL;
+    snprintf(dir, sizeof(dir), "%s/conformance/tables", test_shared_dir());
+    check_ok(io_local_store_open(&store, dir, 0, &err), &err);
+    check_ok(io_list(store, "data-reader-timestamp_ntz-id-mode/", NULL, 1, &listing, &err), &err);
+    for (idx = 0; idx < listing.count && key == NULL; idx++)
+        if (str_ends_with(listing.items[idx].key, ".parquet") &&
+            strstr(listing.items[idx].key, "_delta_log") == NULL)
+            key = listing.items[idx].key;
+    check(key != NULL);
+    check_ok(pq_file_open(&file, store, key, &err), &err);
+    schema = pq_file_schema(file);
+    check_int(2, schema->n_fields);
+    check_int(1, schema->fields[0].field_id);
+    check_int(2, schema->fields[1].field_id);
+    check_int(COL_INT, schema->fields[0].type->id);
+    check_int(COL_TIMESTAMP_NTZ, schema->fields[1].type->id);
+    pq_file_free(file);
+    io_listing_clear(&listing);
+    io_store_free(store);
+}
+
+static int64_t count_rows(pq_file *file, size_t first, size_t n)
+{
+    silt_error err = SILT_ERROR_INIT;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    int64_t rows = 0;
+    col_batch *batch = NULL;
+    opts.first_row_group = first;
+    opts.n_row_groups = n;
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    do {
+        check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+        rows += batch != NULL ? batch->n_rows : 0;
+    } while (batch != NULL);
+    pq_reader_free(reader);
+    arena_free(a);
+    return rows;
+}
+
+void test_formats_parquet_reader__row_group_ranges(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    check_ok(pq_file_open(&file, store, "floating_orders_nan_count.parquet", &err), &err);
+    check_int(50, count_rows(file, 0, 0));
+    check_int(10, count_rows(file, 2, 1));
+    check_int(20, count_rows(file, 3, 0));
+    check_int(20, count_rows(file, 3, 99));
+    check_int(0, count_rows(file, 7, 1));
+    pq_file_free(file);
+    io_store_free(store);
+}
+
+typedef struct split_scan {
+    pq_file *file;
+    int64_t rows[5];
+} split_scan;
+
+/* One task per row group, each with its own reader over the shared file. */
+static silt_status scan_one_row_group(void *payload, size_t task_idx, size_t worker_idx,
+                                      silt_error *err)
+{
+    split_scan *scan = payload;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "task");
+    col_batch *batch = NULL;
+    silt_status rc;
+    (void)worker_idx;
+    opts.first_row_group = task_idx;
+    opts.n_row_groups = 1;
+    rc = a != NULL ? pq_reader_open(&reader, scan->file, &opts, err) : err_nomem(err);
+    while (rc == SILT_OK) {
+        arena_reset(a);
+        rc = pq_reader_next(reader, a, &batch, err);
+        if (rc != SILT_OK || batch == NULL)
+            break;
+        scan->rows[task_idx] += batch->n_rows;
+    }
+    pq_reader_free(reader);
+    arena_free(a);
+    return rc;
+}
+
+void test_formats_parquet_reader__readers_share_a_file_across_threads(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    tpool *pool = NULL;
+    split_scan scan;
+    size_t idx;
+    memset(&scan, 0, sizeof(scan));
+    check_ok(pq_file_open(&scan.file, store, "floating_orders_nan_count.parquet", &err), &err);
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    check_ok(tpool_run(pool, 5, scan_one_row_group, &scan, &err), &err);
+    for (idx = 0; idx < 5; idx++)
+        check_int(10, scan.rows[idx]);
+    tpool_free(pool);
+    pq_file_free(scan.file);
+    io_store_free(store);
 }
