@@ -12,7 +12,6 @@
 
 #include <string.h>
 
-#include "util/hashmap.h"
 #include "util/mem.h"
 
 int pqw_bit_width(uint32_t max_value)
@@ -170,10 +169,61 @@ static silt_status dict_grow(pqw_dict *d, silt_error *err)
     return SILT_OK;
 }
 
+/* Adds a value known to be absent, with its hash. */
+static silt_status dict_insert(pqw_dict *d, const void *value, size_t len, uint64_t h,
+                               uint32_t *idx_out, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(dict_grow(d, err));
+    uint32_t e = (uint32_t)d->count;
+    d->entry_off[e] = (uint32_t)d->plain.len;
+    d->entry_hash[e] = h;
+    if (d->width == 0) {
+        uint32_t l = (uint32_t)len;
+        SILT_RETURN_IF_ERROR(buf_append(&d->plain, &l, 4, err));
+    }
+    SILT_RETURN_IF_ERROR(buf_append(&d->plain, value, len, err));
+    size_t s = (size_t)h & (d->n_slots - 1);
+    while (d->slots[s] != 0)
+        s = (s + 1) & (d->n_slots - 1);
+    d->slots[s] = e + 1;
+    d->count++;
+    *idx_out = e;
+    return SILT_OK;
+}
+
+static inline uint64_t mix64(uint64_t x)
+{
+    /* The finaliser of MurmurHash3: cheap and good enough for a probe table. */
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+/* Hash of a byte array, a word at a time (values are short and hashed once per row). */
+static inline uint64_t hash_value(const void *value, size_t len)
+{
+    const char *p = value;
+    uint64_t h = 0x9E3779B97F4A7C15ULL ^ (uint64_t)len;
+    while (len >= 8) {
+        uint64_t w;
+        memcpy(&w, p, 8);
+        h = (h ^ mix64(w)) * 0x9E3779B97F4A7C15ULL;
+        p += 8;
+        len -= 8;
+    }
+    uint64_t w = 0;
+    if (len > 0)
+        memcpy(&w, p, len);
+    return mix64(h ^ w);
+}
+
 static silt_status dict_add(pqw_dict *d, const void *value, size_t len, uint32_t *idx_out,
                             silt_error *err)
 {
-    uint64_t h = hash_bytes(value, len, 0x5157);
+    uint64_t h = hash_value(value, len);
     if (d->n_slots > 0) {
         size_t s = (size_t)h & (d->n_slots - 1);
         while (d->slots[s] != 0) {
@@ -198,27 +248,49 @@ static silt_status dict_add(pqw_dict *d, const void *value, size_t len, uint32_t
             s = (s + 1) & (d->n_slots - 1);
         }
     }
-    SILT_RETURN_IF_ERROR(dict_grow(d, err));
-    uint32_t e = (uint32_t)d->count;
-    d->entry_off[e] = (uint32_t)d->plain.len;
-    d->entry_hash[e] = h;
-    if (d->width == 0) {
-        uint32_t l = (uint32_t)len;
-        SILT_RETURN_IF_ERROR(buf_append(&d->plain, &l, 4, err));
-    }
-    SILT_RETURN_IF_ERROR(buf_append(&d->plain, value, len, err));
-    size_t s = (size_t)h & (d->n_slots - 1);
-    while (d->slots[s] != 0)
-        s = (s + 1) & (d->n_slots - 1);
-    d->slots[s] = e + 1;
-    d->count++;
-    *idx_out = e;
-    return SILT_OK;
+    return dict_insert(d, value, len, h, idx_out, err);
 }
+
+/*
+ * 4- and 8-byte values (ints, floats, small decimals) are compared as
+ * integers, bit for bit, so NaN payloads and -0.0 keep their own entries.
+ * The lookup is inlined here because it runs once per value.
+ */
+#define PQW_DICT_FIXED(T)                                                                          \
+    for (size_t idx = 0; idx < n; idx++) {                                                         \
+        T x;                                                                                       \
+        memcpy(&x, values + idx * sizeof(T), sizeof(T));                                           \
+        uint64_t h = mix64((uint64_t)x);                                                           \
+        int found = 0;                                                                             \
+        if (d->n_slots > 0) {                                                                      \
+            size_t mask = d->n_slots - 1, s = (size_t)h & mask;                                    \
+            while (d->slots[s] != 0) {                                                             \
+                uint32_t e = d->slots[s] - 1;                                                      \
+                T y;                                                                               \
+                memcpy(&y, d->plain.data + (size_t)e * sizeof(T), sizeof(T));                      \
+                if (y == x) {                                                                      \
+                    idx_out[idx] = e;                                                              \
+                    found = 1;                                                                     \
+                    break;                                                                         \
+                }                                                                                  \
+                s = (s + 1) & mask;                                                                \
+            }                                                                                      \
+        }                                                                                          \
+        if (!found)                                                                                \
+            SILT_RETURN_IF_ERROR(dict_insert(d, &x, sizeof(T), h, &idx_out[idx], err));            \
+    }
 
 silt_status pqw_dict_add_fixed(pqw_dict *d, const uint8_t *values, size_t n, uint32_t *idx_out,
                                silt_error *err)
 {
+    if (d->width == 4) {
+        PQW_DICT_FIXED(uint32_t)
+        return SILT_OK;
+    }
+    if (d->width == 8) {
+        PQW_DICT_FIXED(uint64_t)
+        return SILT_OK;
+    }
     for (size_t idx = 0; idx < n; idx++)
         SILT_RETURN_IF_ERROR(dict_add(d, values + idx * d->width, d->width, &idx_out[idx], err));
     return SILT_OK;

@@ -12,9 +12,10 @@
  * anything on its path is optional, then the values (PLAIN, or one byte of
  * bit width and the RLE-hybrid dictionary indices).
  *
- * Batches are cut into slices of rows; a slice is shredded for every leaf
- * and pages, row groups are closed only between slices, so a page always
- * starts at a row boundary (readers that skip pages rely on it). The
+ * Batches are cut into slices of rows (1024, halved while one slice
+ * overshoots the page target twice over); a slice is shredded for every
+ * leaf and pages, row groups are closed only between slices, so a page
+ * always starts at a row boundary (readers that skip pages rely on it). The
  * dictionary of a chunk is abandoned (PLAIN from the next page on) once it
  * passes dictionary_max_bytes or dictionary_max_entries.
  */
@@ -316,11 +317,13 @@ static silt_status gather_bytes(pqw_leaf *leaf, const col_vec *v, const int64_t 
     int32_t *lens = (int32_t *)(void *)leaf->lens.data;
     const char *min = NULL, *max = NULL;
     int32_t min_len = 0, max_len = 0;
+    int64_t raw = 0;
     for (size_t idx = 0; idx < n; idx++) {
         int32_t len;
         const char *p = col_vec_str(v, pos ? pos[idx] : first + (int64_t)idx, &len);
         ptrs[idx] = p;
         lens[idx] = len;
+        raw += 4 + len;
         if (min == NULL) {
             min = max = p;
             min_len = max_len = len;
@@ -341,6 +344,7 @@ static silt_status gather_bytes(pqw_leaf *leaf, const col_vec *v, const int64_t 
     }
     leaf->ptrs.len = n * sizeof(char *);
     leaf->lens.len = n * sizeof(int32_t);
+    leaf->page_raw += raw;
     if (min != NULL)
         return pqw_minmax_bytes(&leaf->chunk_mm, min, min_len, max, max_len, err);
     return SILT_OK;
@@ -387,6 +391,7 @@ static silt_status add_values(pqw_leaf *leaf, const col_vec *v, int contiguous, 
     if (!leaf->dict_mode)
         return gather_fixed(leaf, v, pos, first, n, &leaf->vals, err);
     buf_truncate(&leaf->gather, 0);
+    leaf->page_raw += (int64_t)(n * leaf->width);
     SILT_RETURN_IF_ERROR(gather_fixed(leaf, v, pos, first, n, &leaf->gather, err));
     SILT_RETURN_IF_ERROR(buf_reserve(&leaf->vals, n * 4, err));
     SILT_RETURN_IF_ERROR(pqw_dict_add_fixed(&leaf->dict, (const uint8_t *)leaf->gather.data, n,
@@ -448,13 +453,24 @@ static silt_status flush_page(pqw_writer *w, pqw_leaf *leaf, silt_error *err)
         SILT_RETURN_IF_ERROR(put_levels(page, &leaf->def, leaf->max_def, err));
     int encoding;
     if (leaf->dict_mode && leaf->dict.count > 0) {
-        uint8_t width = (uint8_t)pqw_bit_width(
-            leaf->dict.count > 0 ? (uint32_t)(leaf->dict.count - 1) : 0);
+        size_t values_at = page->len;
+        uint8_t width = (uint8_t)pqw_bit_width((uint32_t)(leaf->dict.count - 1));
         SILT_RETURN_IF_ERROR(buf_append(page, &width, 1, err));
         SILT_RETURN_IF_ERROR(pqw_rle_encode_u32(page, (const uint32_t *)(void *)leaf->vals.data,
                                                 leaf->vals.len / 4, width, err));
         encoding = PQW_ENC_RLE_DICTIONARY;
         leaf->dict_used = 1;
+        /*
+         * Weigh the dictionary once, on the chunk's first dictionary page (as
+         * parquet-mr does): when dictionary and indices are not smaller than
+         * the PLAIN values, the column has too many distinct values and the
+         * rest of the chunk is written PLAIN.
+         */
+        if (!leaf->dict_checked) {
+            leaf->dict_checked = 1;
+            if ((int64_t)(page->len - values_at + leaf->dict.plain.len) >= leaf->page_raw)
+                leaf->dict_mode = 0;
+        }
     } else if (leaf->phys == PQW_BOOLEAN) {
         SILT_RETURN_IF_ERROR(pqw_plain_bools(page, (const uint8_t *)leaf->vals.data,
                                              leaf->vals.len, err));
@@ -469,6 +485,7 @@ static silt_status flush_page(pqw_writer *w, pqw_leaf *leaf, silt_error *err)
     leaf->encodings |= (1u << encoding) | (1u << PQW_ENC_RLE);
     leaf->chunk_values += leaf->page_values;
     leaf->page_values = 0;
+    leaf->page_raw = 0;
     buf_truncate(&leaf->def, 0);
     buf_truncate(&leaf->rep, 0);
     buf_truncate(&leaf->vals, 0);
@@ -544,6 +561,7 @@ static silt_status write_chunk(pqw_writer *w, pqw_leaf *leaf, pqw_chunk_meta *cm
     pqw_dict_reset(&leaf->dict);
     leaf->dict_mode = w->opts.dictionary && leaf->phys != PQW_BOOLEAN;
     leaf->dict_used = 0;
+    leaf->dict_checked = 0;
     leaf->chunk_values = leaf->chunk_nulls = leaf->chunk_uncomp = leaf->chunk_comp = 0;
     leaf->encodings = 0;
     pqw_minmax_reset(&leaf->chunk_mm);
@@ -626,6 +644,9 @@ static silt_status write_slice(pqw_writer *w, const col_batch *batch, int64_t ro
             SILT_RETURN_IF_ERROR(flush_page(w, leaf, err));
             leaf->dict_mode = 0;
         } else if (page_estimate(leaf) >= w->opts.page_bytes) {
+            /* Wide values overshoot the page target: check more often. */
+            if (page_estimate(leaf) > 2 * w->opts.page_bytes && w->slice_rows > 1)
+                w->slice_rows /= 2;
             SILT_RETURN_IF_ERROR(flush_page(w, leaf, err));
         }
     }
@@ -646,8 +667,8 @@ silt_status pqw_writer_write_batch(pqw_writer *w, const col_batch *batch, silt_e
     rc = check_batch(w, batch, err);
     for (int64_t row = 0; rc == SILT_OK && row < batch->n_rows;) {
         int64_t n = batch->n_rows - row;
-        if (n > PQW_SLICE_ROWS)
-            n = PQW_SLICE_ROWS;
+        if (n > w->slice_rows)
+            n = w->slice_rows;
         if (w->opts.row_group_rows > 0 && n > w->opts.row_group_rows - w->rg_rows)
             n = w->opts.row_group_rows - w->rg_rows;
         rc = write_slice(w, batch, row, n, err);
@@ -727,6 +748,7 @@ silt_status pqw_writer_open(pqw_writer **out, io_store *store, const char *key,
     }
     w->opts = *opts;
     w->schema = schema;
+    w->slice_rows = PQW_SLICE_ROWS;
     w->key = mem_strdup(key);
     w->meta = arena_new(NULL, "parquet writer metadata");
     if (w->key == NULL || w->meta == NULL) {

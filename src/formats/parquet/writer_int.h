@@ -69,6 +69,8 @@ typedef struct pqw_leaf {
     buf ptrs, lens;     /* byte arrays: pointers and int32 lengths */
     pqw_dict dict;
     int dict_used;      /* a page of this chunk was dictionary-encoded */
+    int dict_checked;   /* the first dictionary page of the chunk was weighed */
+    int64_t page_raw;   /* PLAIN bytes the page's values would take */
 
     /* current column chunk */
     buf chunk;
@@ -97,6 +99,7 @@ struct pqw_writer {
     int64_t offset;   /* bytes written to the file so far */
     int64_t rg_rows;  /* rows buffered in the current row group */
     int64_t total_rows;
+    int64_t slice_rows; /* rows shredded between page checks */
     buf page, comp, hdr; /* scratch for page assembly */
     int failed;
 };
