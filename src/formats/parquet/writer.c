@@ -609,6 +609,75 @@ static int64_t row_group_estimate(const pqw_writer *w)
 
 /* ---- batches ---- */
 
+static silt_status bad_vector(const char *name, const char *why, silt_error *err)
+{
+    return err_set(err, SILT_INVALID, "could not write column \"%s\": %s", name, why);
+}
+
+/* Offsets [0, length] must not decrease and stay within limit. */
+static int offsets_ok(const int32_t *offsets, int64_t length, int64_t limit)
+{
+    if (offsets == NULL || offsets[0] < 0)
+        return 0;
+    for (int64_t r = 0; r < length; r++)
+        if (offsets[r + 1] < offsets[r])
+            return 0;
+    return offsets[length] <= limit;
+}
+
+/*
+ * Checks that the first `length` rows of a vector can be read without going
+ * out of bounds: child lengths, offsets and dictionary indices. Values are
+ * vectors handed in through the API, so they get an error, not an assert.
+ */
+static silt_status check_vec(const char *name, const col_vec *v, int64_t length,
+                             silt_error *err)
+{
+    const col_type *t = v->type;
+    if (v->length < length)
+        return bad_vector(name, "a vector is shorter than its parent", err);
+    switch (t->id) {
+    case COL_STRING:
+    case COL_BINARY:
+        if (v->dictionary != NULL) {
+            const col_vec *d = v->dictionary;
+            const int32_t *idx = v->values;
+            if (idx == NULL && length > 0)
+                return bad_vector(name, "dictionary indices are missing", err);
+            if (d->dictionary != NULL || !offsets_ok(d->offsets, d->length, d->data_len))
+                return bad_vector(name, "its dictionary is malformed", err);
+            for (int64_t r = 0; r < length; r++)
+                if ((uint64_t)(uint32_t)idx[r] >= (uint64_t)d->length && !col_vec_is_null(v, r))
+                    return bad_vector(name, "a dictionary index is out of range", err);
+            return SILT_OK;
+        }
+        if (!offsets_ok(v->offsets, length, v->data_len))
+            return bad_vector(name, "string offsets are out of order or past the data", err);
+        return SILT_OK;
+    case COL_STRUCT:
+        if (v->n_children != t->n_fields)
+            return bad_vector(name, "a struct vector has the wrong number of children", err);
+        for (size_t f = 0; f < t->n_fields; f++)
+            SILT_RETURN_IF_ERROR(check_vec(name, v->children[f], length, err));
+        return SILT_OK;
+    case COL_ARRAY:
+    case COL_MAP: {
+        size_t n_children = t->id == COL_MAP ? 2 : 1;
+        if (v->n_children != n_children)
+            return bad_vector(name, "a list vector has the wrong number of children", err);
+        if (!offsets_ok(v->offsets, length, v->children[0]->length))
+            return bad_vector(name, "list offsets are out of order or past the elements", err);
+        for (size_t c = 0; c < n_children; c++)
+            SILT_RETURN_IF_ERROR(check_vec(name, v->children[c], v->offsets[length], err));
+        return SILT_OK;
+    }
+    default:
+        if (v->values == NULL && length > 0)
+            return bad_vector(name, "a vector has no values", err);
+        return SILT_OK;
+    }
+}
+
 static silt_status check_batch(const pqw_writer *w, const col_batch *batch, silt_error *err)
 {
     const col_type *schema = w->schema;
@@ -617,13 +686,14 @@ static silt_status check_batch(const pqw_writer *w, const col_batch *batch, silt
                        "file of %zu columns", batch->n_cols, schema->n_fields);
     for (size_t col = 0; col < batch->n_cols; col++) {
         const col_vec *v = batch->cols[col];
+        const char *name = schema->fields[col].name;
         if (v == NULL || v->length < batch->n_rows)
             return err_set(err, SILT_INVALID, "could not write column \"%s\": it has fewer rows "
-                           "than the batch (%lld)", schema->fields[col].name,
-                           (long long)batch->n_rows);
+                           "than the batch (%lld)", name, (long long)batch->n_rows);
         if (!col_type_equal(v->type, schema->fields[col].type))
             return err_set(err, SILT_INVALID, "could not write column \"%s\": its vector type "
-                           "differs from the file schema", schema->fields[col].name);
+                           "differs from the file schema", name);
+        SILT_RETURN_IF_ERROR(check_vec(name, v, batch->n_rows, err));
     }
     return SILT_OK;
 }
@@ -658,6 +728,25 @@ static silt_status write_slice(pqw_writer *w, const col_batch *batch, int64_t ro
     return SILT_OK;
 }
 
+/*
+ * Shrinks a slice so that no top-level string or binary column brings more
+ * than a page worth of bytes: a page can then be cut near its target even
+ * when single values are large. (Nested wide values rely on the slice
+ * halving in write_slice.)
+ */
+static int64_t fit_slice(const pqw_writer *w, const col_batch *batch, int64_t row, int64_t n)
+{
+    for (size_t col = 0; col < batch->n_cols; col++) {
+        const col_vec *v = batch->cols[col];
+        col_type_id id = v->type->id;
+        if ((id != COL_STRING && id != COL_BINARY) || v->dictionary != NULL)
+            continue;
+        while (n > 1 && (int64_t)v->offsets[row + n] - v->offsets[row] > w->opts.page_bytes)
+            n /= 2;
+    }
+    return n;
+}
+
 silt_status pqw_writer_write_batch(pqw_writer *w, const col_batch *batch, silt_error *err)
 {
     silt_status rc = SILT_OK;
@@ -671,6 +760,7 @@ silt_status pqw_writer_write_batch(pqw_writer *w, const col_batch *batch, silt_e
             n = w->slice_rows;
         if (w->opts.row_group_rows > 0 && n > w->opts.row_group_rows - w->rg_rows)
             n = w->opts.row_group_rows - w->rg_rows;
+        n = fit_slice(w, batch, row, n);
         rc = write_slice(w, batch, row, n, err);
         row += n;
     }

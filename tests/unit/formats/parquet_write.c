@@ -799,3 +799,78 @@ void test_formats_parquet_write__empty_file(void)
     check_int(0, st.leaves[0].has_min_max);
     pqw_file_stats_clear(&st);
 }
+
+void test_formats_parquet_write__malformed_vectors(void)
+{
+    col_type *schema = one_column("s", col_type_primitive(COL_STRING), 1);
+    col_builder *b;
+    col_vec *v;
+    pqw_writer *w;
+    check_ok(col_builder_new(&b, a, col_type_primitive(COL_STRING), &err), &err);
+    check_ok(col_builder_append_bytes(b, "abc", 3, &err), &err);
+    check_ok(col_builder_append_bytes(b, "de", 2, &err), &err);
+    check_ok(col_builder_finish(b, &v, &err), &err);
+    col_batch batch = {schema, 2, 1, &v};
+    check_ok(pqw_writer_open(&w, store, "v.parquet", schema, NULL, &err), &err);
+    v->offsets[2] = 99; /* past the data */
+    check_fails(SILT_INVALID, pqw_writer_write_batch(w, &batch, &err));
+    check_contains(err.message, "past the data");
+    pqw_writer_abort(w);
+
+    /* A dictionary-encoded vector with an index past its dictionary. */
+    v->offsets[2] = 5;
+    col_vec dict_vec = *v;
+    int32_t idx[2] = {1, 2};
+    dict_vec.values = idx;
+    dict_vec.dictionary = v;
+    col_vec *dv = &dict_vec;
+    col_batch dict_batch = {schema, 2, 1, &dv};
+    check_ok(pqw_writer_open(&w, store, "v.parquet", schema, NULL, &err), &err);
+    check_fails(SILT_INVALID, pqw_writer_write_batch(w, &dict_batch, &err));
+    check_contains(err.message, "dictionary index is out of range");
+    pqw_writer_abort(w);
+
+    /* The same vector with valid indices is written. */
+    idx[1] = 0;
+    check_ok(pqw_writer_open(&w, store, "v.parquet", schema, NULL, &err), &err);
+    check_ok(pqw_writer_write_batch(w, &dict_batch, &err), &err);
+    pqw_file_stats st = PQW_FILE_STATS_INIT;
+    check_ok(pqw_writer_close(w, &st, &err), &err);
+    check_int(3, st.leaves[0].min.len);
+    check(memcmp(st.leaves[0].min.bytes, "abc", 3) == 0);
+    check(memcmp(st.leaves[0].max.bytes, "de", 2) == 0);
+    pqw_file_stats_clear(&st);
+}
+
+void test_formats_parquet_write__wide_values_make_small_pages(void)
+{
+    col_type *schema = one_column("s", col_type_primitive(COL_BINARY), 0);
+    pqw_options opts = PQW_OPTIONS_INIT;
+    pqw_writer *w;
+    static page_info pages[200];
+    col_builder *b;
+    col_vec *v;
+    char *big = arena_alloc(a, 100000);
+    opts.page_bytes = 64 * 1024;
+    opts.dictionary = 0;
+    check_ok(col_builder_new(&b, a, col_type_primitive(COL_BINARY), &err), &err);
+    for (int r = 0; r < 100; r++) {
+        memset(big, r, 100000);
+        check_ok(col_builder_append_bytes(b, big, 100000, &err), &err);
+    }
+    check_ok(col_builder_finish(b, &v, &err), &err);
+    col_batch batch = {schema, 100, 1, &v};
+    check_ok(pqw_writer_open(&w, store, "w.parquet", schema, &opts, &err), &err);
+    check_ok(pqw_writer_write_batch(w, &batch, &err), &err);
+    check_ok(pqw_writer_close(w, NULL, &err), &err);
+    size_t n = walk_pages("w.parquet", pages, 200);
+    /* Slices shrink until a page holds about one 100 kB value. */
+    check(n >= 50);
+    int64_t values = 0;
+    for (size_t k = 0; k < n; k++) {
+        values += pages[k].num_values;
+        if (k >= 10)
+            check(pages[k].uncompressed <= 2 * 100004);
+    }
+    check_int(100, values);
+}
