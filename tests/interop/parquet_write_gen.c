@@ -496,9 +496,10 @@ static void run_case(io_store *store, const gen_case *c)
     snprintf(key, sizeof(key), "%s.jsonl", c->name);
     write_text(store, key, &rows);
     OK(buf_printf(&meta, &err, "{\"codec\":%d,\"dictionary\":%s,\"row_group_rows\":%" PRId64
-                  ",\"field_ids\":%s,\"kv\":{", c->opts.codec,
+                  ",\"field_ids\":%s,\"int96\":%s,\"kv\":{", c->opts.codec,
                   c->opts.dictionary ? "true" : "false", c->opts.row_group_rows,
-                  c->opts.write_field_ids ? "true" : "false"));
+                  c->opts.write_field_ids ? "true" : "false",
+                  c->opts.timestamp_int96 ? "true" : "false"));
     for (size_t k = 0; k < c->opts.n_kv; k++) {
         if (k)
             OK(buf_append_char(&meta, ',', &err));
@@ -532,7 +533,7 @@ int main(int argc, char **argv)
     base.row_group_rows = 2000;
     base.page_bytes = 2048;
 
-    gen_case cases[16];
+    gen_case cases[24];
     size_t n = 0;
     const int codecs[] = {PQW_CODEC_SNAPPY, PQW_CODEC_UNCOMPRESSED, PQW_CODEC_GZIP,
                           PQW_CODEC_ZSTD};
@@ -601,6 +602,15 @@ int main(int argc, char **argv)
     c->n_rows = 3000;
     c->batch_rows = 1000;
     c->opts = base;
+
+    c = &cases[n++];
+    memset(c, 0, sizeof(*c));
+    c->name = "types_int96";
+    c->schema = primitives_schema(a);
+    c->n_rows = 3000;
+    c->batch_rows = 1000;
+    c->opts = base;
+    c->opts.timestamp_int96 = 1;
 
     c = &cases[n++];
     memset(c, 0, sizeof(*c));

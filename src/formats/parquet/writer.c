@@ -264,6 +264,35 @@ static void gather_decimal(const pqw_leaf *leaf, const col_vec *v, const int64_t
     }
 }
 
+/*
+ * INT96 timestamps: 8 bytes of nanoseconds within the day, then 4 bytes of
+ * Julian day number, both little-endian (the layout Impala and Spark use).
+ */
+static void gather_int96(const col_vec *v, const int64_t *pos, int64_t first, size_t n, buf *dst,
+                         pqw_minmax *mm)
+{
+    const int64_t micros_per_day = INT64_C(86400000000);
+    const int64_t *src = (const int64_t *)v->values;
+    uint8_t *out = (uint8_t *)dst->data + dst->len;
+    for (size_t idx = 0; idx < n; idx++) {
+        int64_t x = src[pos ? pos[idx] : first + (int64_t)idx];
+        int64_t day = x / micros_per_day, rem = x % micros_per_day;
+        if (rem < 0) {
+            rem += micros_per_day;
+            day--;
+        }
+        uint64_t nanos = (uint64_t)rem * 1000;
+        uint32_t julian = (uint32_t)(day + 2440588); /* 1970-01-01 is Julian day 2440588 */
+        memcpy(out + idx * 12, &nanos, 8);
+        memcpy(out + idx * 12 + 8, &julian, 4);
+        if (!mm->has || x < mm->imin)
+            mm->imin = x;
+        if (!mm->has || x > mm->imax)
+            mm->imax = x;
+        mm->has = 1;
+    }
+}
+
 static silt_status gather_fixed(pqw_leaf *leaf, const col_vec *v, const int64_t *pos,
                                 int64_t first, size_t n, buf *dst, silt_error *err)
 {
@@ -283,8 +312,14 @@ static silt_status gather_fixed(pqw_leaf *leaf, const col_vec *v, const int64_t 
     case COL_DATE:
         GATHER_INT(int32_t, int32_t);
         break;
-    case COL_LONG:
     case COL_TIMESTAMP:
+        if (leaf->phys == PQW_INT96) {
+            gather_int96(v, pos, first, n, dst, mm);
+            break;
+        }
+        GATHER_INT(int64_t, int64_t);
+        break;
+    case COL_LONG:
     case COL_TIMESTAMP_NTZ:
         GATHER_INT(int64_t, int64_t);
         break;

@@ -15,7 +15,7 @@
  *   binary       BYTE_ARRAY
  *   date         INT32 + DATE
  *   timestamp    INT64 + TIMESTAMP(MICROS, isAdjustedToUTC=true)
- *                (converted TIMESTAMP_MICROS)
+ *                (converted TIMESTAMP_MICROS), or INT96 when asked
  *   timestamp_ntz INT64 + TIMESTAMP(MICROS, isAdjustedToUTC=false)
  *   struct       group
  *   array        <name> (LIST) { repeated group list { <element> element } }
@@ -58,11 +58,18 @@ typedef struct pqw_options {
     size_t n_kv;
     size_t stats_max_bytes;       /* string/binary min/max longer than this are truncated */
     const char *created_by;       /* NULL = "silt version <version>" */
+    /*
+     * Write timestamp (not timestamp_ntz) as legacy INT96 (Julian day and
+     * nanoseconds of the day), as Spark does by default
+     * (spark.sql.parquet.outputTimestampType=INT96), for old readers. INT96
+     * has no defined sort order, so its chunks carry no min/max.
+     */
+    int timestamp_int96;
 } pqw_options;
 
 #define PQW_OPTIONS_INIT                                                                           \
     {1, PQW_CODEC_SNAPPY, 0, (int64_t)128 << 20, 0, (int64_t)1 << 20, 1, (int64_t)1 << 20,     \
-     (int64_t)1 << 20, 0, NULL, 0, 64, NULL}
+     (int64_t)1 << 20, 0, NULL, 0, 64, NULL, 0}
 
 /* A typed min or max of a leaf column, in the column's Delta type. */
 typedef struct pqw_value {

@@ -64,7 +64,7 @@ static int32_t decimal_bytes(int32_t precision)
 
 /* Physical type, width, annotation and stats kind of a primitive leaf. */
 static silt_status leaf_type(pqw_schema_elem *se, pqw_leaf *leaf, const col_type *type,
-                             silt_error *err)
+                             int int96, silt_error *err)
 {
     se->has_type = 1;
     leaf->stat_kind = PQW_SK_INT;
@@ -98,6 +98,12 @@ static silt_status leaf_type(pqw_schema_elem *se, pqw_leaf *leaf, const col_type
         break;
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
+        if (int96 && type->id == COL_TIMESTAMP) {
+            /* Legacy INT96 carries no annotation (LogicalTypes.md, INT96). */
+            se->type = PQW_INT96;
+            leaf->width = 12;
+            break;
+        }
         se->type = PQW_INT64;
         leaf->width = 8;
         se->logical.kind = PQW_LT_TIMESTAMP;
@@ -173,7 +179,7 @@ static silt_status add_leaf(pqw_writer *w, build_ctx *ctx, const col_type *type,
     }
     pqw_leaf *leaf = &w->leaves[w->n_leaves];
     memset(leaf, 0, sizeof(*leaf));
-    SILT_RETURN_IF_ERROR(leaf_type(se, leaf, type, err));
+    SILT_RETURN_IF_ERROR(leaf_type(se, leaf, type, w->opts.timestamp_int96, err));
     leaf->type = type;
     leaf->tid = type->id;
     leaf->top_col = ctx->top_col;

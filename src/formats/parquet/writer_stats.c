@@ -259,7 +259,8 @@ silt_status pqw_stats_encode(const pqw_leaf *leaf, const pqw_minmax *mm, int64_t
     memset(out, 0, sizeof(*out));
     out->has_null_count = 1;
     out->null_count = null_count;
-    if (!mm->has)
+    /* INT96 has no defined sort order (parquet.thrift, ColumnOrder): no bounds. */
+    if (!mm->has || leaf->phys == PQW_INT96)
         return SILT_OK;
     out->has_min_max = 1;
     if (leaf->stat_kind == PQW_SK_BYTES) {

@@ -364,6 +364,7 @@ void test_formats_parquet_write__truncate_bounds(void)
 /* A test-only walker over the pages of a one-column file. */
 typedef struct page_info {
     int32_t type, uncompressed, compressed, num_values, encoding;
+    size_t body_offset; /* where the page body starts in the file */
 } page_info;
 
 static uint64_t rd_varint(const uint8_t *p, size_t len, size_t *pos)
@@ -472,6 +473,7 @@ static size_t walk_pages(const char *key, page_info *pages, size_t max)
         check(n < max);
         memset(&pages[n], 0, sizeof(pages[n]));
         rd_struct(p, end, &pos, &pages[n], 0);
+        pages[n].body_offset = pos;
         pos += (size_t)pages[n].compressed;
         n++;
     }
@@ -873,4 +875,44 @@ void test_formats_parquet_write__wide_values_make_small_pages(void)
             check(pages[k].uncompressed <= 2 * 100004);
     }
     check_int(100, values);
+}
+
+void test_formats_parquet_write__int96_timestamps(void)
+{
+    col_type *schema = one_column("ts", col_type_primitive(COL_TIMESTAMP), 0);
+    pqw_options opts = PQW_OPTIONS_INIT;
+    pqw_writer *w;
+    pqw_file_stats st = PQW_FILE_STATS_INIT;
+    page_info pages[4];
+    col_builder *b;
+    col_vec *v;
+    buf file = BUF_INIT;
+    opts.timestamp_int96 = 1;
+    opts.dictionary = 0;
+    opts.codec = PQW_CODEC_UNCOMPRESSED;
+    check_ok(col_builder_new(&b, a, col_type_primitive(COL_TIMESTAMP), &err), &err);
+    check_ok(col_builder_append_int(b, 1, &err), &err);
+    check_ok(col_builder_append_int(b, -1, &err), &err);
+    check_ok(col_builder_finish(b, &v, &err), &err);
+    col_batch batch = {schema, 2, 1, &v};
+    check_ok(pqw_writer_open(&w, store, "i.parquet", schema, &opts, &err), &err);
+    check_ok(pqw_writer_write_batch(w, &batch, &err), &err);
+    check_ok(pqw_writer_close(w, &st, &err), &err);
+    check_int(1, walk_pages("i.parquet", pages, 4));
+    check_int(24, pages[0].uncompressed);
+    check_ok(io_get(store, "i.parquet", &file, &err), &err);
+    /* 1970-01-01 00:00:00.000001: 1000 ns into Julian day 2440588 (0x253D8C);
+     * one microsecond before the epoch: the last microsecond of the day before. */
+    static const uint8_t expected[] = {0xE8, 0x03, 0, 0, 0, 0, 0, 0, 0x8C, 0x3D, 0x25, 0x00,
+                                       0x18, 0xFC, 0x4E, 0x91, 0x94, 0x4E, 0, 0, 0x8B, 0x3D,
+                                       0x25, 0x00};
+    buf body = BUF_INIT;
+    check_ok(buf_append(&body, file.data + pages[0].body_offset, 24, &err), &err);
+    check_bytes(&body, expected, sizeof(expected));
+    /* The Delta statistics stay in microseconds. */
+    check_int(-1, st.leaves[0].min.i);
+    check_int(1, st.leaves[0].max.i);
+    pqw_file_stats_clear(&st);
+    buf_clear(&body);
+    buf_clear(&file);
 }
