@@ -147,6 +147,63 @@ static const col_vec *leaf_vector(const pqw_leaf *leaf, const col_vec *top)
 }
 
 /*
+ * The common nested case without recursion: a top-level array or map whose
+ * elements (keys, values) are primitive. Levels: 0 for a null list, d for an
+ * empty one (d = 1 when the list is optional), d + 1 for a null element and
+ * d + 1 (+ 1 when elements are optional) for a present one; repetition 0 on
+ * a row's first entry, 1 after.
+ */
+static silt_status shred_list_of_leaves(pqw_leaf *leaf, const col_vec *top, int64_t row,
+                                        int64_t n, silt_error *err)
+{
+    const pqw_step *list = &leaf->steps[0], *elem = &leaf->steps[1];
+    const col_vec *child = top->children[list->child];
+    const int32_t *off = top->offsets;
+    size_t most = (size_t)n + (size_t)(off[row + n] - off[row]);
+    SILT_RETURN_IF_ERROR(level_reserve(&leaf->def, most, err));
+    SILT_RETURN_IF_ERROR(level_reserve(&leaf->rep, most, err));
+    SILT_RETURN_IF_ERROR(buf_reserve(&leaf->pos, most * 8, err));
+    uint16_t *def = (uint16_t *)(void *)(leaf->def.data + leaf->def.len);
+    uint16_t *rep = (uint16_t *)(void *)(leaf->rep.data + leaf->rep.len);
+    int64_t *pos = (int64_t *)(void *)leaf->pos.data;
+    uint16_t d_list = (uint16_t)list->nullable, d_elem = (uint16_t)(d_list + 1);
+    uint16_t d_value = (uint16_t)(d_elem + elem->nullable);
+    size_t n_levels = 0, n_pos = 0;
+    for (int64_t r = row; r < row + n; r++) {
+        if (col_vec_is_null(top, r)) {
+            if (!list->nullable)
+                return null_in_required(leaf, 0, err);
+            def[n_levels] = 0;
+            rep[n_levels++] = 0;
+            continue;
+        }
+        int32_t start = off[r], end = off[r + 1];
+        if (start == end) {
+            def[n_levels] = d_list;
+            rep[n_levels++] = 0;
+            continue;
+        }
+        for (int32_t e = start; e < end; e++) {
+            rep[n_levels] = e == start ? 0 : 1;
+            if (col_vec_is_null(child, e)) {
+                if (!elem->nullable)
+                    return null_in_required(leaf, 1, err);
+                def[n_levels++] = d_elem;
+                continue;
+            }
+            def[n_levels++] = d_value;
+            pos[n_pos++] = e;
+        }
+    }
+    leaf->def.len += n_levels * 2;
+    leaf->rep.len += n_levels * 2;
+    leaf->pos.len = n_pos * 8;
+    leaf->page_values += (int64_t)n_levels;
+    leaf->chunk_nulls += (int64_t)(n_levels - n_pos);
+    return SILT_OK;
+}
+
+/*
  * Levels and value positions for rows [row, row + n) of a leaf. A top-level
  * primitive column takes the fast path straight from its validity bitmap;
  * *contiguous_out is set when its values are simply rows row..row+n-1.
@@ -188,6 +245,8 @@ static silt_status shred_slice(pqw_leaf *leaf, const col_vec *top, int64_t row, 
         leaf->chunk_nulls += n - (int64_t)n_pos;
         return SILT_OK;
     }
+    if (leaf->n_steps == 2 && leaf->steps[0].kind == PQW_STEP_LIST)
+        return shred_list_of_leaves(leaf, top, row, n, err);
     shred_ctx ctx = {leaf, NULL, err, SILT_OK};
     for (int64_t r = row; r < row + n && ctx.rc == SILT_OK; r++)
         shred_value(&ctx, 0, top, r, 0, 0);
