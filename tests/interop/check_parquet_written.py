@@ -5,7 +5,8 @@ Runs parquet_write_gen (tests/interop/parquet_write_gen.c) into a temporary
 folder. For every case it wrote, <case>.parquet holds the file,
 <case>.jsonl the rows the writer was given and <case>.meta.json the options
 and the file statistics the writer returned. This script reads each file
-with pyarrow and with DuckDB and checks:
+with pyarrow, with DuckDB and (when the deltalake package is there, as the
+only file of a one-commit Delta table) with delta-rs, and checks:
 
   - every row and value, in order, against the JSON lines,
   - the Parquet schema: physical types, logical types (INT(8), DECIMAL,
@@ -372,6 +373,31 @@ def check_types(chk, name, path, int96):
                 chk.expect(col.converted_type == "INT_8", "%s: i8 converted type %s" % (name, col.converted_type))
 
 
+def read_with_delta_rs(folder, name, table_schema):
+    """Reads the file as the only file of a Delta table, with delta-rs (arrow-rs's reader)."""
+    import shutil
+    import uuid
+    from deltalake import DeltaTable
+    from deltalake.schema import Schema
+    root = os.path.join(folder, "delta_" + name)
+    os.makedirs(os.path.join(root, "_delta_log"))
+    shutil.copyfile(os.path.join(folder, name + ".parquet"), os.path.join(root, "part-0.parquet"))
+    schema_json = Schema.from_arrow(table_schema).to_json()
+    actions = [
+        {"protocol": {"minReaderVersion": 3, "minWriterVersion": 7,
+                      "readerFeatures": ["timestampNtz"], "writerFeatures": ["timestampNtz"]}},
+        {"metaData": {"id": str(uuid.uuid4()), "format": {"provider": "parquet", "options": {}},
+                      "schemaString": schema_json, "partitionColumns": [], "configuration": {},
+                      "createdTime": 0}},
+        {"add": {"path": "part-0.parquet", "partitionValues": {},
+                 "size": os.path.getsize(os.path.join(root, "part-0.parquet")),
+                 "modificationTime": 0, "dataChange": True}},
+    ]
+    with open(os.path.join(root, "_delta_log", "00000000000000000000.json"), "w") as f:
+        f.write("".join(json.dumps(a) + "\n" for a in actions))
+    return DeltaTable(root).to_pyarrow_table()
+
+
 def check_case(chk, folder, name):
     import duckdb
     import pyarrow.parquet as pq
@@ -389,6 +415,15 @@ def check_case(chk, folder, name):
     # to_arrow_table in DuckDB >= 1.4, fetch_arrow_table before.
     duck = rel.to_arrow_table() if hasattr(rel, "to_arrow_table") else rel.fetch_arrow_table()
     compare_table(chk, duck, rows, table.schema, "duckdb")
+    try:
+        import deltalake  # noqa: F401
+        have_delta_rs = True
+    except ImportError:
+        have_delta_rs = False
+    # INT96 is Spark's legacy timestamp: a Delta schema cannot say so, skip it there.
+    if have_delta_rs and not meta["int96"]:
+        compare_table(chk, read_with_delta_rs(folder, name, table.schema), rows, table.schema,
+                      "delta-rs")
     check_footer(chk, name, path, rows, meta)
     if name.startswith("types_") or name in ("empty", "row_groups_by_bytes"):
         check_types(chk, name, path, meta["int96"])
@@ -416,6 +451,10 @@ def main():
             return 1
         for name in names:
             check_case(chk, folder, name)
+    try:
+        import deltalake  # noqa: F401
+    except ImportError:
+        print("note: deltalake is not installed; delta-rs did not read the files")
     print("%d checks, %d failed" % (chk.checks, len(chk.failures)))
     return 1 if chk.failures else 0
 
