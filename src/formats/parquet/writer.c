@@ -877,9 +877,10 @@ static silt_status check_options(const pqw_options *o, silt_error *err)
         o->dictionary_max_bytes < 0 || o->dictionary_max_entries < 0)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: sizes must be "
                        "positive");
-    if (o->dictionary_max_bytes > (int64_t)1 << 30)
-        return err_set(err, SILT_INVALID, "could not open a Parquet writer: dictionaries are "
-                       "limited to 1 GiB");
+    /* Dictionary entries and page values are addressed with 32-bit offsets. */
+    if (o->dictionary_max_bytes > (int64_t)1 << 30 || o->page_bytes > (int64_t)1 << 30)
+        return err_set(err, SILT_INVALID, "could not open a Parquet writer: pages and "
+                       "dictionaries are limited to 1 GiB");
     return SILT_OK;
 }
 

@@ -18,6 +18,7 @@
 #include "io/store.h"
 #include "test.h"
 #include "util/arena.h"
+#include "util/mem.h"
 
 static silt_error err;
 static arena *a;
@@ -915,4 +916,58 @@ void test_formats_parquet_write__int96_timestamps(void)
     pqw_file_stats_clear(&st);
     buf_clear(&body);
     buf_clear(&file);
+}
+
+/* Every allocation failing in turn ends in SILT_NOMEM and leaves no file (and, under ASan, no leak). */
+void test_formats_parquet_write__out_of_memory(void)
+{
+    col_field fields[3];
+    fields[0] = (col_field){"s", col_type_primitive(COL_STRING), 1, NULL, -1};
+    fields[1] = (col_field){"m", col_type_map(a, col_type_primitive(COL_STRING),
+                                              col_type_primitive(COL_LONG), 1), 1, NULL, -1};
+    fields[2] = (col_field){"l", col_type_array(a, col_type_array(a, col_type_primitive(COL_INT), 1), 1),
+                            1, NULL, -1};
+    col_type *schema = col_type_struct(a, 3, fields);
+    col_builder *b[3];
+    col_vec *cols[3];
+    for (int c = 0; c < 3; c++)
+        check_ok(col_builder_new(&b[c], a, fields[c].type, &err), &err);
+    for (int r = 0; r < 50; r++) {
+        char s[16];
+        int len = snprintf(s, sizeof(s), "v%d", r % 7);
+        check_ok(col_builder_append_bytes(b[0], s, (size_t)len, &err), &err);
+        check_ok(col_builder_append_bytes(col_builder_child(b[1], 0), "k", 1, &err), &err);
+        check_ok(col_builder_append_int(col_builder_child(b[1], 1), r, &err), &err);
+        check_ok(col_builder_append_list(b[1], 1, &err), &err);
+        col_builder *inner = col_builder_child(b[2], 0);
+        check_ok(col_builder_append_int(col_builder_child(inner, 0), r, &err), &err);
+        check_ok(col_builder_append_list(inner, 1, &err), &err);
+        check_ok(col_builder_append_list(b[2], 1, &err), &err);
+    }
+    for (int c = 0; c < 3; c++)
+        check_ok(col_builder_finish(b[c], &cols[c], &err), &err);
+    col_batch batch = {schema, 50, 3, cols};
+    silt_status rc = SILT_NOMEM;
+    long countdown;
+    for (countdown = 0; countdown < 5000 && rc != SILT_OK; countdown++) {
+        pqw_writer *w = NULL;
+        pqw_file_stats st = PQW_FILE_STATS_INIT;
+        mem_fail_after(countdown);
+        rc = pqw_writer_open(&w, store, "oom.parquet", schema, NULL, &err);
+        if (rc == SILT_OK) {
+            rc = pqw_writer_write_batch(w, &batch, &err);
+            if (rc == SILT_OK)
+                rc = pqw_writer_close(w, &st, &err);
+            else
+                pqw_writer_abort(w);
+        }
+        mem_fail_reset();
+        pqw_file_stats_clear(&st);
+        if (rc != SILT_OK) {
+            check_int(SILT_NOMEM, rc);
+            check_no_files();
+        }
+    }
+    check_int(SILT_OK, rc);
+    check(countdown > 20);
 }
