@@ -103,7 +103,7 @@ silt_status pqw_plain_bools(buf *out, const uint8_t *values, size_t n, silt_erro
     uint8_t *dst = (uint8_t *)out->data + out->len;
     memset(dst, 0, (n + 7) / 8);
     for (size_t idx = 0; idx < n; idx++)
-        dst[idx >> 3] |= (uint8_t)((values[idx] & 1) << (idx & 7));
+        dst[idx >> 3] |= (uint8_t)((values[idx] != 0) << (idx & 7));
     out->len += (n + 7) / 8;
     return SILT_OK;
 }

@@ -15,9 +15,18 @@
  * Batches are cut into slices of rows (1024, halved while one slice
  * overshoots the page target twice over); a slice is shredded for every
  * leaf and pages, row groups are closed only between slices, so a page
- * always starts at a row boundary (readers that skip pages rely on it). The
- * dictionary of a chunk is abandoned (PLAIN from the next page on) once it
- * passes dictionary_max_bytes or dictionary_max_entries.
+ * always starts at a row boundary (readers that skip pages rely on it).
+ * Slices are also cut so that a top-level string column brings at most a
+ * page of bytes.
+ *
+ * The dictionary of a chunk is abandoned (PLAIN from the next page on) when
+ * its first dictionary page is not smaller than PLAIN would be, or once it
+ * passes dictionary_max_bytes or dictionary_max_entries. Each row group
+ * starts a new dictionary.
+ *
+ * Shredding follows the Dremel scheme of the spec: a top-level primitive
+ * column and a top-level list or map of primitives have loops of their own;
+ * deeper nesting walks each value down its chain of vectors.
  */
 #include "formats/parquet/writer_int.h"
 
@@ -50,7 +59,6 @@ static inline silt_status level_reserve(buf *b, size_t n, silt_error *err)
 
 typedef struct shred_ctx {
     pqw_leaf *leaf;
-    const col_vec *leaf_vec;
     silt_error *err;
     silt_status rc;
 } shred_ctx;
@@ -247,7 +255,7 @@ static silt_status shred_slice(pqw_leaf *leaf, const col_vec *top, int64_t row, 
     }
     if (leaf->n_steps == 2 && leaf->steps[0].kind == PQW_STEP_LIST)
         return shred_list_of_leaves(leaf, top, row, n, err);
-    shred_ctx ctx = {leaf, NULL, err, SILT_OK};
+    shred_ctx ctx = {leaf, err, SILT_OK};
     for (int64_t r = row; r < row + n && ctx.rc == SILT_OK; r++)
         shred_value(&ctx, 0, top, r, 0, 0);
     return ctx.rc;
