@@ -96,7 +96,9 @@ static void json_double(buf *j, double d)
 
 static const char *const POOL[] = {"alpha", "beta", "gamma", "delta", "", "é café", "中文字符",
                                    "emoji 😀", "a\"quote", "back\\slash", "tab\tnl\n",
-                                   "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz"};
+                                   "zzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzzz",
+                                   /* 80 bytes of U+1D11E: the column max, so its bound is truncated */
+                                   "𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞𝄞"};
 
 static size_t gen_string(char *out)
 {
@@ -212,10 +214,18 @@ static void gen(col_builder *b, const col_type *t, int nullable, buf *j)
         break;
     }
     case COL_BINARY: {
-        uint8_t s[32];
+        uint8_t s[96];
         size_t len = r % 17;
         for (size_t idx = 0; idx < len; idx++)
             s[idx] = (uint8_t)(rnd() % 4 == 0 ? 0xFF : rnd());
+        if (r % 97 == 0) {
+            /* Long values: 0xFE then 0xFF bytes make the max, whose truncated
+             * bound must carry into the 0xFE. */
+            len = 70 + r % 20;
+            memset(s, 0xFF, len);
+            s[0] = 0xFE;
+            s[len - 1] = (uint8_t)r;
+        }
         OK(col_builder_append_bytes(b, s, len, &err));
         OK(buf_append_char(j, '"', &err));
         for (size_t idx = 0; idx < len; idx++)
