@@ -104,6 +104,47 @@ def canon_expected(v, t):
     return v
 
 
+def literal(value, t):
+    """A JSON value as a Spark literal of the column's type."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+    if isinstance(t, T.DecimalType):
+        return F.lit(decimal.Decimal(value)).cast(t)
+    if isinstance(t, T.BinaryType):
+        return F.lit(bytearray(bytes.fromhex(value)))
+    if isinstance(t, T.DateType):
+        return F.lit(EPOCH_DATE + datetime.timedelta(days=value))
+    if isinstance(t, (T.ByteType, T.ShortType, T.IntegerType, T.LongType)):
+        return F.lit(value).cast(t)
+    return F.lit(value)
+
+
+def check_filters(df, rows, name):
+    """Equality filters, pushed down to parquet-mr's row-group statistics filter,
+    must keep every matching row (a wrong min/max would drop row groups)."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+    errors = []
+    for field in df.schema.fields:
+        t = field.dataType
+        if not isinstance(t, (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.DecimalType,
+                              T.StringType, T.BinaryType, T.DateType)):
+            continue
+        present = [r[field.name] for r in rows if r[field.name] is not None]
+        if not present:
+            continue
+        key = ((lambda v: v.encode("utf-8")) if isinstance(t, T.StringType) else
+               (lambda v: bytes.fromhex(v)) if isinstance(t, T.BinaryType) else
+               (lambda v: decimal.Decimal(v)) if isinstance(t, T.DecimalType) else (lambda v: v))
+        ordered = sorted(present, key=key)
+        for value in (ordered[0], ordered[-1], present[len(present) // 2]):
+            want = sum(1 for v in present if key(v) == key(value))
+            got = df.filter(F.col(field.name) == literal(value, t)).count()
+            if got != want:
+                errors.append("%s = %r: %d rows, expected %d" % (field.name, value, got, want))
+    return errors
+
+
 def main():
     parser = argparse.ArgumentParser()
     parser.add_argument("--gen", required=True)
@@ -148,6 +189,8 @@ def main():
                             i = diff[0]
                             errors.append("column %s differs in %d rows; row %d: got %r, expected %r"
                                           % (field.name, len(diff), i, actual[i], expected[i]))
+                    if vectorized == "true" and name in ("types_snappy_dict", "row_groups_by_bytes"):
+                        errors += check_filters(df, rows, name)
                     failures += bool(errors)
                     print("%-10s %-26s %6d rows  %s" % ("vectorized" if vectorized == "true" else "row",
                                                         name, len(rows),
