@@ -148,10 +148,16 @@ static silt_status publish(int fd, const char *tmp_path, const char *final_path,
     char *slash;
     if (fsync(fd) != 0)
         return errno_status(err, errno, "sync", tmp_path);
+    /* Allocated before the object becomes visible: a failure after that would
+     * report an error for an object that was in fact published. */
+    dir = mem_strdup(final_path);
+    if (dir == NULL)
+        return err_nomem(err);
     if (if_absent) {
         if (link(tmp_path, final_path) != 0) {
             int saved = errno;
             unlink(tmp_path);
+            mem_free(dir);
             if (saved == EEXIST)
                 return err_set(err, SILT_EXISTS, "object \"%s\" already exists", final_path);
             return errno_status(err, saved, "publish", final_path);
@@ -160,11 +166,9 @@ static silt_status publish(int fd, const char *tmp_path, const char *final_path,
     } else if (rename(tmp_path, final_path) != 0) {
         int saved = errno;
         unlink(tmp_path);
+        mem_free(dir);
         return errno_status(err, saved, "publish", final_path);
     }
-    dir = mem_strdup(final_path);
-    if (dir == NULL)
-        return err_nomem(err);
     slash = strrchr(dir, '/');
     if (slash != NULL && slash != dir)
         *slash = '\0';
