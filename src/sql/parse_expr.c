@@ -310,6 +310,24 @@ static silt_status decode_string(const char *s, size_t n, buf *b, silt_error *er
     return SILT_OK;
 }
 
+/* Exactly one string literal (keys of OPTIONS written as 'k' 'v' must not merge). */
+silt_status p_string_one(parser *p, const char **out)
+{
+    buf b = BUF_INIT;
+    const sql_token *t = p_tok(p);
+    silt_status rc;
+    if (!p_is(p, SQL_TOK_STRING))
+        return p_fail(p, "expected a string literal");
+    rc = decode_string(p->text + t->off + 1, t->len - 2, &b, p->err);
+    if (rc == SILT_OK) {
+        *out = p_strndup(p, b.data != NULL ? b.data : "", b.len);
+        rc = *out == NULL ? SILT_NOMEM : SILT_OK;
+    }
+    p_advance(p);
+    buf_clear(&b);
+    return rc;
+}
+
 /* One or more adjacent string literals, concatenated ('a' 'b' is 'ab'). */
 silt_status p_string(parser *p, const char **out, size_t *len_out)
 {
@@ -1413,7 +1431,7 @@ silt_status p_literal_text(parser *p, const char **out)
     const sql_token *t = p_tok(p);
     int negative = 0;
     if (t->kind == SQL_TOK_STRING)
-        return p_string(p, out, NULL);
+        return p_string_one(p, out);
     if (t->kind == SQL_TOK_MINUS && p_peek(p, 1)->kind == SQL_TOK_NUMBER) {
         negative = 1;
         p_advance(p);

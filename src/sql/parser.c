@@ -253,7 +253,7 @@ static silt_status dotted_text(parser *p, const char **out)
     buf b = BUF_INIT;
     silt_status rc;
     if (p_is(p, SQL_TOK_STRING))
-        return p_string(p, out, NULL);
+        return p_string_one(p, out);
     /* Property keys may be reserved words (delta.appendOnly, 'option' keys). */
     memset(&name, 0, sizeof(name));
     rc = SILT_OK;
@@ -332,10 +332,12 @@ static silt_status column_def(parser *p, sql_column_def *c, int allow_constraint
                     do {
                         int is_start = p_accept_kw(p, "START");
                         sql_expr *v;
-                        if (!is_start) {
+                        if (is_start) {
+                            P_TRY(p_expect_kw(p, "WITH"));
+                        } else {
                             P_TRY(p_expect_kw(p, "INCREMENT"));
+                            P_TRY(p_expect_kw(p, "BY"));
                         }
-                        P_TRY(p_expect_kw(p, "WITH"));
                         P_TRY(p_expr(p, &v));
                         if (v->kind != SQL_EXPR_LITERAL ||
                             (v->u.lit.kind != SQL_LIT_INT && v->u.lit.kind != SQL_LIT_LONG))
@@ -726,13 +728,11 @@ static silt_status describe_stmt(parser *p, sql_stmt *s)
             s->u.describe.extended = 1;
         return p_name(p, &s->u.describe.name);
     }
-    if (p_accept_kw(p, "QUERY") || p_at_query(p)) {
+    s->u.describe.what = SQL_DESCRIBE_TABLE;
+    if (!p_accept_kw(p, "TABLE") && (p_accept_kw(p, "QUERY") || p_at_query(p))) {
         s->u.describe.what = SQL_DESCRIBE_QUERY;
         return p_query(p, &s->u.describe.query);
     }
-    s->u.describe.what = SQL_DESCRIBE_TABLE;
-    if (p_kw(p, "TABLE") && !p_kw_at(p, 1, "EXTENDED") && p_peek(p, 1)->kind != SQL_TOK_EOF)
-        p_advance(p);
     if (p_accept_kw(p, "EXTENDED") || p_accept_kw(p, "FORMATTED"))
         s->u.describe.extended = 1;
     P_TRY(p_name(p, &s->u.describe.name));

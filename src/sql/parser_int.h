@@ -71,6 +71,7 @@ silt_status p_ident(parser *p, sql_ident *out);
 silt_status p_name(parser *p, sql_name *out);
 silt_status p_ident_list_paren(parser *p, sql_ident_list *out); /* ( a, b ) */
 silt_status p_string(parser *p, const char **out, size_t *len_out);
+silt_status p_string_one(parser *p, const char **out);
 
 /* parse_expr.c */
 silt_status p_expr(parser *p, sql_expr **out);
