@@ -200,8 +200,7 @@ static silt_status number_literal(parser *p, sql_expr **out, int negative, uint3
     if (np.suffix[0] == 'L' || np.suffix[0] == 'S' || np.suffix[0] == 'Y' ||
         (np.suffix[0] == '\0' && !np.has_point && !np.has_exp)) {
         if (np.has_point || np.has_exp || np.n_int == 0)
-            return p_error_at(p, t->off, "[PARSE_SYNTAX_ERROR] Syntax error at or near '%s': "
-                              "invalid numeric literal", text);
+            return p_fail(p, "invalid numeric literal: the L, S and Y suffixes need an integer");
         rc = int_literal(p, &e->u.lit, &np, text, negative, off);
         if (rc == SILT_NOTFOUND)
             rc = decimal_literal(p, &e->u.lit, &np, text, negative, off);

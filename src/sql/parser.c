@@ -1239,7 +1239,8 @@ static silt_status list_refs_stmt(parser *p, sql_stmt *s)
     s->u.ref.what = SQL_OBJ_REFERENCE;
     p_advance(p);
     if (!p_accept_kw(p, "REFERENCES") && !p_accept_kw(p, "BRANCHES")) {
-        P_TRY(p_expect_kw(p, "TAGS"));
+        if (!p_accept_kw(p, "TAGS"))
+            return p_fail(p, "expected REFERENCES, BRANCHES or TAGS");
         s->u.ref.what = SQL_OBJ_TAG;
     } else if (p_word_is(p, &p->toks[p->i - 1], "BRANCHES")) {
         s->u.ref.what = SQL_OBJ_BRANCH;
