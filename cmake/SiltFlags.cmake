@@ -15,3 +15,12 @@ if(SILT_SANITIZE)
   add_link_options(-fsanitize=address,undefined)
   add_compile_definitions(SILT_DEBUG_ARENA=1)
 endif()
+if(SILT_BUILD_FUZZERS)
+  # libFuzzer needs coverage instrumentation in the library, not only in the
+  # target, and AddressSanitizer to turn memory errors into crashes.
+  if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
+    message(FATAL_ERROR "SILT_BUILD_FUZZERS needs clang (configure with CC=clang)")
+  endif()
+  add_compile_options(-fsanitize=fuzzer-no-link,address -fno-omit-frame-pointer)
+  add_link_options(-fsanitize=address)
+endif()
