@@ -1023,9 +1023,35 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
     if (p_kw(p, "EXTRACT") && next->kind == SQL_TOK_LPAREN)
         return extract_expr(p, out);
     if (p_kw(p, "EXISTS") && next->kind == SQL_TOK_LPAREN) {
+        /* EXISTS (query) is a predicate; exists(array, x -> ...) a function. */
         uint32_t pos = p_tok(p)->off;
+        size_t save = p->i;
+        int is_query;
         p_advance(p);
-        return subquery_expr(p, SQL_EXPR_EXISTS, pos, out);
+        p_advance(p);
+        is_query = p_at_query(p);
+        p->i = save + 1;
+        if (is_query)
+            return subquery_expr(p, SQL_EXPR_EXISTS, pos, out);
+        p->i = save;
+        *handled = 0;
+        return SILT_OK;
+    }
+    /* left(s, n) and right(s, n) are functions although LEFT and RIGHT are reserved. */
+    if ((p_kw(p, "LEFT") || p_kw(p, "RIGHT")) && next->kind == SQL_TOK_LPAREN) {
+        sql_name name;
+        memset(&name, 0, sizeof(name));
+        name.pos = p_tok(p)->off;
+        name.n_parts = 1;
+        name.parts = p_alloc(p, sizeof(sql_ident));
+        if (name.parts == NULL)
+            return SILT_NOMEM;
+        name.parts[0].pos = name.pos;
+        name.parts[0].name = p_strndup(p, p->text + p_tok(p)->off, p_tok(p)->len);
+        if (name.parts[0].name == NULL)
+            return SILT_NOMEM;
+        p_advance(p);
+        return func_call(p, &name, out);
     }
     if (next->kind == SQL_TOK_STRING) {
         if (p_kw(p, "DATE"))

@@ -49,6 +49,9 @@ int p_accept(parser *p, sql_tok_kind kind)
 }
 
 static silt_status p_vfail_at(parser *p, size_t tok_idx, const char *fmt, va_list ap)
+    SILT_PRINTF(3, 0);
+
+static silt_status p_vfail_at(parser *p, size_t tok_idx, const char *fmt, va_list ap)
 {
     char detail[256];
     const sql_token *t = &p->toks[tok_idx < p->n_toks ? tok_idx : p->n_toks - 1];
