@@ -510,6 +510,18 @@ static void pr_select(printer *w, const sql_select *s)
         }
         pr(w, ")");
     }
+    for (size_t idx = 0; idx < s->n_lateral_views; idx++) {
+        const sql_lateral_view *lv = &s->lateral_views[idx];
+        pr(w, " (lateral-view%s ", lv->outer ? " outer" : "");
+        pr_expr(w, lv->func);
+        pr(w, " ");
+        pr_word(w, lv->table_alias);
+        if (lv->columns.n > 0) {
+            pr(w, " ");
+            pr_idents(w, &lv->columns);
+        }
+        pr(w, ")");
+    }
     if (s->where != NULL) {
         pr(w, " (where ");
         pr_expr(w, s->where);
@@ -770,6 +782,12 @@ static void pr_create_table(printer *w, const sql_stmt *s)
     pr_flag(w, s->u.create_table.if_not_exists, "if-not-exists");
     pr(w, " ");
     pr_name(w, &s->u.create_table.name);
+    if (s->u.create_table.clone != 0) {
+        pr(w, " (%s-clone ", s->u.create_table.clone == 1 ? "shallow" : "deep");
+        pr_name(w, &s->u.create_table.clone_source);
+        pr_version(w, &s->u.create_table.clone_at);
+        pr(w, ")");
+    }
     pr_columns(w, "columns", &s->u.create_table.columns);
     if (s->u.create_table.using_fmt != NULL)
         pr(w, " (using %s)", s->u.create_table.using_fmt);
@@ -859,7 +877,8 @@ static void pr_alter(printer *w, const sql_stmt *s)
 {
     static const char *const what[] = {"add-columns", "drop-columns", "rename-column",
                                        "alter-column", "set-tblproperties", "unset-tblproperties",
-                                       "rename-to", "set-location"};
+                                       "rename-to", "set-location", "add-constraint",
+                                       "drop-constraint"};
     static const char *const change[] = {"", "type", "comment", "set-not-null", "drop-not-null"};
     pr(w, "alter-table ");
     pr_name(w, &s->u.alter.name);
@@ -891,6 +910,11 @@ static void pr_alter(printer *w, const sql_stmt *s)
     }
     pr_kvs(w, "properties", &s->u.alter.properties);
     pr_opt_str(w, "location", s->u.alter.location);
+    if (s->u.alter.constraint != NULL) {
+        pr(w, " ");
+        pr_word(w, s->u.alter.constraint);
+    }
+    pr_opt_expr(w, "check", s->u.alter.check);
     pr(w, ")");
 }
 

@@ -341,6 +341,14 @@ typedef struct sql_group_item {
     sql_expr_list *sets;
 } sql_group_item;
 
+/* LATERAL VIEW [OUTER] explode(xs) t AS a, b (Hive syntax Spark keeps). */
+typedef struct sql_lateral_view {
+    uint8_t outer;
+    sql_expr *func;
+    const char *table_alias;
+    sql_ident_list columns;
+} sql_lateral_view;
+
 typedef struct sql_named_window {
     const char *name;
     sql_window *window;
@@ -360,6 +368,8 @@ typedef struct sql_select {
     size_t n_windows;
     sql_named_window *windows;
     sql_expr *qualify;
+    size_t n_lateral_views;
+    struct sql_lateral_view *lateral_views;
 } sql_select;
 
 typedef enum sql_query_kind {
@@ -533,7 +543,9 @@ typedef enum sql_alter_kind {
     SQL_ALTER_SET_PROPERTIES,
     SQL_ALTER_UNSET_PROPERTIES,
     SQL_ALTER_RENAME_TO,
-    SQL_ALTER_SET_LOCATION
+    SQL_ALTER_SET_LOCATION,
+    SQL_ALTER_ADD_CONSTRAINT,  /* Delta CHECK constraints */
+    SQL_ALTER_DROP_CONSTRAINT
 } sql_alter_kind;
 
 typedef enum sql_explain_mode {
@@ -562,6 +574,10 @@ struct sql_stmt {
             sql_kv_list properties;
             sql_kv_list options;
             sql_query *as_query;
+            /* CREATE TABLE t [SHALLOW|DEEP] CLONE source [VERSION AS OF n]: 1 shallow, 2 deep */
+            uint8_t clone;
+            sql_name clone_source;
+            sql_table_version clone_at;
         } create_table;
         struct {
             uint8_t or_replace, temporary, global, if_not_exists;
@@ -643,6 +659,8 @@ struct sql_stmt {
             const char *location;
             /* ALTER COLUMN: which change; 1 TYPE, 2 COMMENT, 3 SET NOT NULL, 4 DROP NOT NULL */
             uint8_t column_change;
+            const char *constraint;   /* ADD/DROP CONSTRAINT name */
+            sql_expr *check;          /* ADD CONSTRAINT name CHECK (expr) */
         } alter;
         struct {
             sql_name name;

@@ -31,6 +31,8 @@ sql_expr *p_new_expr(parser *p, sql_expr_kind kind, uint32_t pos)
     return e;
 }
 
+static silt_status binary_expr(parser *p, int min_prec, sql_expr **out);
+
 static silt_status expr_new(parser *p, sql_expr_kind kind, uint32_t pos, sql_expr **out)
 {
     *out = p_new_expr(p, kind, pos);
@@ -1002,6 +1004,52 @@ static silt_status paren_expr(parser *p, sql_expr **out)
     return SILT_OK;
 }
 
+/*
+ * SUBSTRING(s FROM pos [FOR len]) is substring(s, pos[, len]) and
+ * POSITION(sub IN s) is position(sub, s). With commas they are plain calls
+ * (*handled = 0 leaves them to the name path).
+ */
+static silt_status keyword_args_call(parser *p, sql_expr **out, int *handled)
+{
+    int is_position = p_kw(p, "POSITION");
+    size_t save = p->i;
+    sql_expr *e;
+    sql_expr *first;
+    size_t cap = 0;
+    P_TRY(expr_new(p, SQL_EXPR_FUNC, p_tok(p)->off, &e));
+    P_TRY(p_name(p, &e->u.func.name));
+    p_advance(p);
+    if (is_position) {
+        /* The first operand stops before IN: parse below the predicate level. */
+        P_TRY(binary_expr(p, 1, &first));
+        if (!p_kw(p, "IN")) {
+            p->i = save;
+            *handled = 0;
+            return SILT_OK;
+        }
+    } else {
+        P_TRY(p_expr(p, &first));
+        if (!p_kw(p, "FROM")) {
+            p->i = save;
+            *handled = 0;
+            return SILT_OK;
+        }
+    }
+    p_advance(p);
+    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap, sizeof(sql_expr *)));
+    e->u.func.args.items[0] = first;
+    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap, sizeof(sql_expr *)));
+    P_TRY(p_expr(p, &e->u.func.args.items[1]));
+    if (!is_position && p_accept_kw(p, "FOR")) {
+        P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap,
+                     sizeof(sql_expr *)));
+        P_TRY(p_expr(p, &e->u.func.args.items[2]));
+    }
+    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    *out = e;
+    return SILT_OK;
+}
+
 /* Keywords that start a literal or special form when followed by what they need. */
 static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
 {
@@ -1037,6 +1085,10 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
         *handled = 0;
         return SILT_OK;
     }
+    /* SQL-standard argument syntax of two functions, mapped to their plain calls. */
+    if ((p_kw(p, "SUBSTRING") || p_kw(p, "SUBSTR") || p_kw(p, "POSITION")) &&
+        next->kind == SQL_TOK_LPAREN)
+        return keyword_args_call(p, out, handled);
     /* left(s, n) and right(s, n) are functions although LEFT and RIGHT are reserved. */
     if ((p_kw(p, "LEFT") || p_kw(p, "RIGHT")) && next->kind == SQL_TOK_LPAREN) {
         sql_name name;

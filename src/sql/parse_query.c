@@ -407,6 +407,35 @@ static silt_status window_clause(parser *p, sql_select *s)
     return SILT_OK;
 }
 
+/* LATERAL VIEW [OUTER] func(args) table_alias [AS] col, ... */
+static silt_status lateral_view(parser *p, sql_select *s)
+{
+    sql_lateral_view *lv;
+    sql_ident alias;
+    size_t cap = s->n_lateral_views; /* grown one at a time: a handful per query */
+    P_TRY(p_grow(p, (void **)&s->lateral_views, &s->n_lateral_views, &cap, sizeof(*lv)));
+    lv = &s->lateral_views[s->n_lateral_views - 1];
+    p_advance(p);
+    p_advance(p);
+    if (p_accept_kw(p, "OUTER"))
+        lv->outer = 1;
+    P_TRY(p_expr(p, &lv->func));
+    if (lv->func->kind != SQL_EXPR_FUNC)
+        return p_error_at(p, lv->func->pos, "[PARSE_SYNTAX_ERROR] LATERAL VIEW needs a "
+                          "generator function call such as explode(...)");
+    P_TRY(p_ident(p, &alias));
+    lv->table_alias = alias.name;
+    if (p_accept_kw(p, "AS") || (p_at_ident(p) && !p_is_clause_word(p, p_tok(p)))) {
+        size_t col_cap = 0;
+        do {
+            P_TRY(p_grow(p, (void **)&lv->columns.items, &lv->columns.n, &col_cap,
+                         sizeof(sql_ident)));
+            P_TRY(p_ident(p, &lv->columns.items[lv->columns.n - 1]));
+        } while (p_accept(p, SQL_TOK_COMMA));
+    }
+    return SILT_OK;
+}
+
 static silt_status select_query(parser *p, sql_query **out)
 {
     sql_query *q = new_query(p, SQL_QUERY_SELECT, p_tok(p)->off);
@@ -427,6 +456,8 @@ static silt_status select_query(parser *p, sql_query **out)
             P_TRY(p_table_ref(p, &s->from[s->n_from - 1]));
         } while (p_accept(p, SQL_TOK_COMMA));
     }
+    while (p_kw(p, "LATERAL") && p_kw_at(p, 1, "VIEW"))
+        P_TRY(lateral_view(p, s));
     if (p_accept_kw(p, "WHERE"))
         P_TRY(p_expr(p, &s->where));
     if (p_kw(p, "GROUP")) {

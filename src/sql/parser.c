@@ -462,6 +462,14 @@ static silt_status create_table(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_CREATE_TABLE;
     P_TRY(if_not_exists(p, &s->u.create_table.if_not_exists));
     P_TRY(p_name(p, &s->u.create_table.name));
+    if ((p_kw(p, "SHALLOW") || p_kw(p, "DEEP")) && p_kw_at(p, 1, "CLONE")) {
+        /* Delta clones: the source may travel in time. */
+        s->u.create_table.clone = p_kw(p, "SHALLOW") ? 1 : 2;
+        p_advance(p);
+        p_advance(p);
+        P_TRY(p_table_name_ref(p, &s->u.create_table.clone_source, &s->u.create_table.clone_at));
+        return table_clauses(p, s);
+    }
     if (p_is(p, SQL_TOK_LPAREN) && !p_at_query(p))
         P_TRY(column_list(p, &s->u.create_table.columns, 1));
     P_TRY(table_clauses(p, s));
@@ -989,6 +997,28 @@ static silt_status alter_stmt(parser *p, sql_stmt *s)
     p_advance(p);
     P_TRY(p_expect_kw(p, "TABLE"));
     P_TRY(p_name(p, &s->u.alter.name));
+    if (p_kw(p, "ADD") && p_kw_at(p, 1, "CONSTRAINT")) {
+        sql_ident name;
+        p_advance(p);
+        p_advance(p);
+        s->u.alter.what = SQL_ALTER_ADD_CONSTRAINT;
+        P_TRY(p_ident(p, &name));
+        s->u.alter.constraint = name.name;
+        P_TRY(p_expect_kw(p, "CHECK"));
+        P_TRY(p_expect(p, SQL_TOK_LPAREN));
+        P_TRY(p_expr(p, &s->u.alter.check));
+        return p_expect(p, SQL_TOK_RPAREN);
+    }
+    if (p_kw(p, "DROP") && p_kw_at(p, 1, "CONSTRAINT")) {
+        sql_ident name;
+        p_advance(p);
+        p_advance(p);
+        s->u.alter.what = SQL_ALTER_DROP_CONSTRAINT;
+        P_TRY(if_exists(p, &s->u.alter.if_exists));
+        P_TRY(p_ident(p, &name));
+        s->u.alter.constraint = name.name;
+        return SILT_OK;
+    }
     if (p_accept_kw(p, "ADD")) {
         s->u.alter.what = SQL_ALTER_ADD_COLUMNS;
         if (!p_accept_kw(p, "COLUMNS"))
