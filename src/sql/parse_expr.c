@@ -166,8 +166,6 @@ static silt_status decimal_literal(parser *p, sql_literal *lit, const num_parts 
         goto done;
     }
     n_sig = digits.len - first;
-    if (n_sig == 1 && digits.data[first] == '0')
-        n_sig = 1;
     lit->precision = (int32_t)(n_sig > (size_t)scale ? n_sig : (size_t)scale);
     lit->scale = (int32_t)scale;
     if (lit->precision > 38 || scale > 38) {
@@ -274,7 +272,7 @@ static silt_status decode_string(const char *s, size_t n, buf *b, silt_error *er
             continue;
         }
         e = s[pos + 1];
-        if (e == 'u' && pos + 5 < n + 0 && pos + 6 <= n) {
+        if (e == 'u' && pos + 6 <= n) {
             int h0 = hex_val(s[pos + 2]), h1 = hex_val(s[pos + 3]);
             int h2 = hex_val(s[pos + 4]), h3 = hex_val(s[pos + 5]);
             if (h0 >= 0 && h1 >= 0 && h2 >= 0 && h3 >= 0) {

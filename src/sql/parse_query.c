@@ -413,16 +413,17 @@ static silt_status lateral_view(parser *p, sql_select *s)
     sql_lateral_view *lv;
     sql_ident alias;
     size_t cap = s->n_lateral_views; /* grown one at a time: a handful per query */
+    size_t func_tok;
     P_TRY(p_grow(p, (void **)&s->lateral_views, &s->n_lateral_views, &cap, sizeof(*lv)));
     lv = &s->lateral_views[s->n_lateral_views - 1];
     p_advance(p);
     p_advance(p);
     if (p_accept_kw(p, "OUTER"))
         lv->outer = 1;
+    func_tok = p->i;
     P_TRY(p_expr(p, &lv->func));
     if (lv->func->kind != SQL_EXPR_FUNC)
-        return p_error_at(p, lv->func->pos, "[PARSE_SYNTAX_ERROR] LATERAL VIEW needs a "
-                          "generator function call such as explode(...)");
+        return p_fail_at(p, func_tok, "expected a generator function call such as explode(...)");
     P_TRY(p_ident(p, &alias));
     lv->table_alias = alias.name;
     if (p_accept_kw(p, "AS") || (p_at_ident(p) && !p_is_clause_word(p, p_tok(p)))) {

@@ -335,17 +335,18 @@ static silt_status column_def(parser *p, sql_column_def *c, int allow_constraint
                     do {
                         int is_start = p_accept_kw(p, "START");
                         sql_expr *v;
+                        size_t value_tok;
                         if (is_start) {
                             P_TRY(p_expect_kw(p, "WITH"));
                         } else {
                             P_TRY(p_expect_kw(p, "INCREMENT"));
                             P_TRY(p_expect_kw(p, "BY"));
                         }
+                        value_tok = p->i;
                         P_TRY(p_expr(p, &v));
                         if (v->kind != SQL_EXPR_LITERAL ||
                             (v->u.lit.kind != SQL_LIT_INT && v->u.lit.kind != SQL_LIT_LONG))
-                            return p_error_at(p, v->pos, "[PARSE_SYNTAX_ERROR] identity START and "
-                                              "INCREMENT need integer literals");
+                            return p_fail_at(p, value_tok, "expected an integer literal");
                         if (is_start)
                             c->identity_start = v->u.lit.i64;
                         else
