@@ -810,8 +810,20 @@ static void pr_create_view(printer *w, const sql_stmt *s)
     pr(w, " ");
     pr_name(w, &s->u.create_view.name);
     if (s->u.create_view.columns.n > 0) {
-        pr(w, " ");
-        pr_idents(w, &s->u.create_view.columns);
+        pr(w, " (");
+        for (size_t idx = 0; idx < s->u.create_view.columns.n; idx++) {
+            const char *comment = s->u.create_view.column_comments[idx];
+            pr(w, idx > 0 ? " " : "");
+            if (comment != NULL)
+                pr(w, "(");
+            pr_ident(w, &s->u.create_view.columns.items[idx]);
+            if (comment != NULL) {
+                pr(w, " (comment ");
+                pr_cstr(w, comment);
+                pr(w, "))");
+            }
+        }
+        pr(w, ")");
     }
     if (s->u.create_view.using_fmt != NULL)
         pr(w, " (using %s)", s->u.create_view.using_fmt);

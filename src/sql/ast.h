@@ -583,6 +583,7 @@ struct sql_stmt {
             uint8_t or_replace, temporary, global, if_not_exists;
             sql_name name;
             sql_ident_list columns;
+            const char **column_comments; /* columns.n entries, NULL when none */
             const char *comment;
             sql_kv_list properties;
             sql_query *query;      /* AS query */

@@ -485,17 +485,17 @@ static silt_status create_view(parser *p, sql_stmt *s)
     P_TRY(if_not_exists(p, &s->u.create_view.if_not_exists));
     P_TRY(p_name(p, &s->u.create_view.name));
     if (p_is(p, SQL_TOK_LPAREN)) {
-        /* (a COMMENT 'x', b): column comments are accepted and dropped with the view text. */
-        size_t cap = 0;
+        /* (a COMMENT 'x', b): names with optional comments. */
+        size_t cap = 0, comment_cap = 0, n_comments = 0;
         sql_ident_list *cols = &s->u.create_view.columns;
         p_advance(p);
         do {
             P_TRY(p_grow(p, (void **)&cols->items, &cols->n, &cap, sizeof(sql_ident)));
+            P_TRY(p_grow(p, (void **)&s->u.create_view.column_comments, &n_comments,
+                         &comment_cap, sizeof(const char *)));
             P_TRY(p_ident(p, &cols->items[cols->n - 1]));
-            if (p_accept_kw(p, "COMMENT")) {
-                const char *ignored;
-                P_TRY(p_string(p, &ignored, NULL));
-            }
+            if (p_accept_kw(p, "COMMENT"))
+                P_TRY(p_string(p, &s->u.create_view.column_comments[n_comments - 1], NULL));
         } while (p_accept(p, SQL_TOK_COMMA));
         P_TRY(p_expect(p, SQL_TOK_RPAREN));
     }
