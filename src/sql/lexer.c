@@ -12,10 +12,11 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/mem.h"
+
 #define SQL_TEXT_MAX ((size_t)UINT32_MAX - 1)
 
 typedef struct lexer {
-    arena *arena;
     const char *text;
     size_t len;
     size_t pos;
@@ -101,8 +102,10 @@ static silt_status lex_push(lexer *lx, sql_tok_kind kind, size_t start, size_t e
 {
     if (lx->n_toks == lx->cap) {
         size_t new_cap = lx->cap == 0 ? 64 : lx->cap * 2;
-        sql_token *grown = arena_realloc(lx->arena, lx->toks, lx->cap * sizeof(sql_token),
-                                         new_cap * sizeof(sql_token));
+        size_t bytes;
+        sql_token *grown = NULL;
+        if (mem_mul_ok(new_cap, sizeof(sql_token), &bytes))
+            grown = mem_realloc(lx->toks, bytes);
         if (grown == NULL)
             return err_nomem(lx->err);
         lx->toks = grown;
@@ -328,13 +331,12 @@ static silt_status lex_one(lexer *lx)
     return lex_push(lx, kind, start, start + (size_t)n);
 }
 
-silt_status sql_lex(arena *a, const char *text, size_t len, sql_token_list *out,
-                    size_t *error_offset, silt_error *err)
+silt_status sql_lex_heap(const char *text, size_t len, sql_token_list *out,
+                         size_t *error_offset, silt_error *err)
 {
     lexer lx;
-    silt_status rc;
+    silt_status rc = SILT_OK;
     memset(&lx, 0, sizeof(lx));
-    lx.arena = a;
     lx.text = text;
     lx.len = len;
     lx.error_offset = error_offset;
@@ -347,21 +349,44 @@ silt_status sql_lex(arena *a, const char *text, size_t len, sql_token_list *out,
         return err_set(err, SILT_PARSE, "could not parse statement text of %zu bytes: over the "
                        "limit of 4 GiB", len);
     }
+    /* Most statements are short; big ones (INSERT ... VALUES) average a few bytes a token. */
+    lx.cap = len / 4 + 16;
+    lx.toks = mem_alloc(lx.cap * sizeof(sql_token));
+    if (lx.toks == NULL)
+        return err_nomem(err);
     for (;;) {
         rc = lex_skip_blank(&lx);
-        if (rc != SILT_OK)
-            return rc;
-        if (lx.pos >= len)
+        if (rc != SILT_OK || lx.pos >= len)
             break;
         rc = lex_one(&lx);
         if (rc != SILT_OK)
-            return rc;
+            break;
     }
-    rc = lex_push(&lx, SQL_TOK_EOF, len, len);
-    if (rc != SILT_OK)
+    if (rc == SILT_OK)
+        rc = lex_push(&lx, SQL_TOK_EOF, len, len);
+    if (rc != SILT_OK) {
+        mem_free(lx.toks);
         return rc;
+    }
     out->tokens = lx.toks;
     out->n_tokens = lx.n_toks;
+    return SILT_OK;
+}
+
+silt_status sql_lex(arena *a, const char *text, size_t len, sql_token_list *out,
+                    size_t *error_offset, silt_error *err)
+{
+    sql_token_list heap;
+    sql_token *copy;
+    out->tokens = NULL;
+    out->n_tokens = 0;
+    SILT_RETURN_IF_ERROR(sql_lex_heap(text, len, &heap, error_offset, err));
+    copy = arena_memdup(a, heap.tokens, heap.n_tokens * sizeof(sql_token));
+    mem_free(heap.tokens);
+    if (copy == NULL)
+        return err_nomem(err);
+    out->tokens = copy;
+    out->n_tokens = heap.n_tokens;
     return SILT_OK;
 }
 

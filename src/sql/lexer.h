@@ -94,6 +94,14 @@ typedef struct sql_token_list {
 silt_status sql_lex(arena *a, const char *text, size_t len, sql_token_list *out,
                     size_t *error_offset, silt_error *err);
 
+/*
+ * Like sql_lex, but the token array is heap memory that the caller frees
+ * with mem_free (the parser's working copy: tokens are not needed once the
+ * tree is built, so they do not stay in the query's arena).
+ */
+silt_status sql_lex_heap(const char *text, size_t len, sql_token_list *out,
+                         size_t *error_offset, silt_error *err);
+
 /* Short printable name of a token kind ("'('", "string literal", ...). */
 const char *sql_tok_kind_name(sql_tok_kind kind);
 

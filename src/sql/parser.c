@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sql/parser_int.h"
+#include "util/mem.h"
 
 /* ------------------------------------------------------------------ helpers */
 
@@ -1370,15 +1371,34 @@ static silt_status statement(parser *p, sql_stmt **out)
     return SILT_OK;
 }
 
+static silt_status parse_statements(parser *p, sql_stmt_list **out)
+{
+    sql_stmt_list *list = p_alloc(p, sizeof(*list));
+    size_t cap = 0;
+    if (list == NULL)
+        return SILT_NOMEM;
+    for (;;) {
+        while (p_accept(p, SQL_TOK_SEMI))
+            ;
+        if (p_is(p, SQL_TOK_EOF))
+            break;
+        P_TRY(p_grow(p, (void **)&list->items, &list->n, &cap, sizeof(sql_stmt *)));
+        P_TRY(statement(p, &list->items[list->n - 1]));
+        if (!p_is(p, SQL_TOK_SEMI) && !p_is(p, SQL_TOK_EOF))
+            return p_fail(p, "expected ';' or the end of the statement");
+    }
+    *out = list;
+    return SILT_OK;
+}
+
 silt_status sql_parse_n(arena *a, const char *text, size_t len, sql_stmt_list **out,
                         size_t *error_offset, silt_error *err)
 {
     parser p;
     sql_token_list toks;
-    sql_stmt_list *list;
-    size_t cap = 0;
+    silt_status rc;
     memset(&p, 0, sizeof(p));
-    SILT_RETURN_IF_ERROR(sql_lex(a, text, len, &toks, error_offset, err));
+    SILT_RETURN_IF_ERROR(sql_lex_heap(text, len, &toks, error_offset, err));
     p.a = a;
     p.text = text;
     p.len = len;
@@ -1386,21 +1406,9 @@ silt_status sql_parse_n(arena *a, const char *text, size_t len, sql_stmt_list **
     p.n_toks = toks.n_tokens;
     p.error_offset = error_offset;
     p.err = err;
-    list = p_alloc(&p, sizeof(*list));
-    if (list == NULL)
-        return SILT_NOMEM;
-    for (;;) {
-        while (p_accept(&p, SQL_TOK_SEMI))
-            ;
-        if (p_is(&p, SQL_TOK_EOF))
-            break;
-        P_TRY(p_grow(&p, (void **)&list->items, &list->n, &cap, sizeof(sql_stmt *)));
-        P_TRY(statement(&p, &list->items[list->n - 1]));
-        if (!p_is(&p, SQL_TOK_SEMI) && !p_is(&p, SQL_TOK_EOF))
-            return p_fail(&p, "expected ';' or the end of the statement");
-    }
-    *out = list;
-    return SILT_OK;
+    rc = parse_statements(&p, out);
+    mem_free(toks.tokens);
+    return rc;
 }
 
 silt_status sql_parse(arena *a, const char *text, sql_stmt_list **out, silt_error *err)
