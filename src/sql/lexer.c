@@ -351,6 +351,8 @@ silt_status sql_lex_heap(const char *text, size_t len, sql_token_list *out,
     }
     /* Most statements are short; big ones (INSERT ... VALUES) average a few bytes a token. */
     lx.cap = len / 4 + 16;
+    if (lx.cap > ((size_t)1 << 20))
+        lx.cap = (size_t)1 << 20;
     lx.toks = mem_alloc(lx.cap * sizeof(sql_token));
     if (lx.toks == NULL)
         return err_nomem(err);
