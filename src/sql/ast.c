@@ -126,6 +126,17 @@ const char *sql_op_name(sql_op op)
     return (size_t)op < sizeof(names) / sizeof(names[0]) ? names[op] : "?";
 }
 
+/* The shortest of %.15g/%.17g that reads back as the same double. */
+static void pr_double(printer *w, const char *kind, double v)
+{
+    char text[64];
+    double back = 0;
+    snprintf(text, sizeof(text), "%.15g", v);
+    if (!str_to_double(text, strlen(text), &back) || back != v)
+        snprintf(text, sizeof(text), "%.17g", v);
+    pr(w, "(%s %s)", kind, text);
+}
+
 static void pr_literal(printer *w, const sql_literal *l)
 {
     switch (l->kind) {
@@ -152,8 +163,8 @@ static void pr_literal(printer *w, const sql_literal *l)
         pr(w, ")");
         break;
     }
-    case SQL_LIT_DOUBLE: pr(w, "(double %.17g)", l->f64); break;
-    case SQL_LIT_FLOAT: pr(w, "(float %.9g)", l->f64); break;
+    case SQL_LIT_DOUBLE: pr_double(w, "double", l->f64); break;
+    case SQL_LIT_FLOAT: pr_double(w, "float", l->f64); break;
     case SQL_LIT_STRING: pr_str(w, l->str, l->str_len); break;
     case SQL_LIT_BINARY:
         pr(w, "(binary X'");

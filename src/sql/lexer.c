@@ -192,6 +192,15 @@ static silt_status lex_quoted(lexer *lx, sql_tok_kind kind, size_t start, size_t
                     q == '`' ? "unterminated quoted identifier" : "unterminated string literal");
 }
 
+/* r'...' or R"...": a raw string, where a backslash is an ordinary character. */
+static silt_status lex_raw(lexer *lx, size_t start, char q)
+{
+    const char *end = memchr(lx->text + start + 2, q, lx->len - start - 2);
+    if (end == NULL)
+        return lex_fail(lx, start, lx->len - start, "unterminated string literal");
+    return lex_push(lx, SQL_TOK_RAW_STRING, start, (size_t)(end - lx->text) + 1);
+}
+
 /*
  * A numeric literal: digits [. digits] [e[+-]digits] [suffix]. A word
  * character right after it (12abc, 1e, 1.5x) makes the whole run invalid:
@@ -310,6 +319,8 @@ static silt_status lex_one(lexer *lx)
     int n;
     if ((c == 'x' || c == 'X') && start + 1 < lx->len && s[start + 1] == '\'')
         return lex_quoted(lx, SQL_TOK_BINARY, start, start + 2, '\'');
+    if ((c == 'r' || c == 'R') && start + 1 < lx->len && (s[start + 1] == '\'' || s[start + 1] == '"'))
+        return lex_raw(lx, start, s[start + 1]);
     if (is_word_start(c)) {
         size_t pos = start + 1;
         while (pos < lx->len && is_word_char((unsigned char)s[pos]))
@@ -395,7 +406,8 @@ silt_status sql_lex(arena *a, const char *text, size_t len, sql_token_list *out,
 const char *sql_tok_kind_name(sql_tok_kind kind)
 {
     static const char *const names[] = {
-        "end of input", "identifier", "quoted identifier", "string literal", "binary literal",
+        "end of input", "identifier", "quoted identifier", "string literal", "string literal",
+        "binary literal",
         "number", "'('", "')'", "'['", "']'", "','", "';'", "'.'", "':'", "'::'", "'@'", "'+'",
         "'-'", "'*'", "'/'", "'%'", "'||'", "'&'", "'|'", "'^'", "'~'", "'!'", "'='", "'=='",
         "'<>'", "'<'", "'<='", "'>'", "'>='", "'<=>'", "'<<'", "'>>'", "'>>>'", "'->'", "'=>'",

@@ -13,6 +13,7 @@
  *   words        [A-Za-z_0-9]+ not starting with a digit, plus any byte >= 0x80
  *   `quoted`     backquotes, `` inside stands for one backquote
  *   'str' "str"  backslash escapes as Spark (decoded by the parser)
+ *   r'str'       a raw string: backslashes are plain characters
  *   X'0AFF'      a binary literal (SQL_TOK_BINARY)
  *   numbers      digits, '.', exponent, suffixes L S Y D F BD (any case)
  *   comments     -- to end of line, and nested bracketed comments
@@ -33,6 +34,7 @@ typedef enum sql_tok_kind {
     SQL_TOK_WORD,       /* identifier or keyword */
     SQL_TOK_QUOTED,     /* `identifier` (offset/len include the backquotes) */
     SQL_TOK_STRING,     /* '...' or "..." (including the quotes) */
+    SQL_TOK_RAW_STRING, /* r'...' or R"..." (including r and the quotes): no escapes */
     SQL_TOK_BINARY,     /* X'...' (including X and the quotes) */
     SQL_TOK_NUMBER,     /* a numeric literal with its suffix */
     SQL_TOK_LPAREN,

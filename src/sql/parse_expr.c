@@ -250,11 +250,17 @@ static silt_status put_utf8(buf *b, unsigned cp, silt_error *err)
         tmp[0] = (char)(0xC0 | (cp >> 6));
         tmp[1] = (char)(0x80 | (cp & 0x3F));
         n = 2;
-    } else {
+    } else if (cp < 0x10000) {
         tmp[0] = (char)(0xE0 | (cp >> 12));
         tmp[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
         tmp[2] = (char)(0x80 | (cp & 0x3F));
         n = 3;
+    } else {
+        tmp[0] = (char)(0xF0 | (cp >> 18));
+        tmp[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        tmp[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        tmp[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
     }
     return buf_append(b, tmp, n, err);
 }
@@ -272,6 +278,20 @@ static silt_status decode_string(const char *s, size_t n, buf *b, silt_error *er
             continue;
         }
         e = s[pos + 1];
+        if (e == 'U' && pos + 10 <= n) {
+            unsigned cp = 0;
+            int ok = 1;
+            for (size_t idx = 2; idx < 10; idx++) {
+                int h = hex_val(s[pos + idx]);
+                ok = ok && h >= 0;
+                cp = (cp << 4) | (unsigned)(h < 0 ? 0 : h);
+            }
+            if (ok && cp <= 0x10FFFF) {
+                P_TRY(put_utf8(b, cp, err));
+                pos += 10;
+                continue;
+            }
+        }
         if (e == 'u' && pos + 6 <= n) {
             int h0 = hex_val(s[pos + 2]), h1 = hex_val(s[pos + 3]);
             int h2 = hex_val(s[pos + 4]), h3 = hex_val(s[pos + 5]);
@@ -315,9 +335,12 @@ silt_status p_string_one(parser *p, const char **out)
     buf b = BUF_INIT;
     const sql_token *t = p_tok(p);
     silt_status rc;
-    if (!p_is(p, SQL_TOK_STRING))
+    if (!p_at_string(p))
         return p_fail(p, "expected a string literal");
-    rc = decode_string(p->text + t->off + 1, t->len - 2, &b, p->err);
+    if (t->kind == SQL_TOK_RAW_STRING)
+        rc = buf_append(&b, p->text + t->off + 2, t->len - 3, p->err);
+    else
+        rc = decode_string(p->text + t->off + 1, t->len - 2, &b, p->err);
     if (rc == SILT_OK) {
         *out = p_strndup(p, b.data != NULL ? b.data : "", b.len);
         rc = *out == NULL ? SILT_NOMEM : SILT_OK;
@@ -332,11 +355,14 @@ silt_status p_string(parser *p, const char **out, size_t *len_out)
 {
     buf b = BUF_INIT;
     silt_status rc = SILT_OK;
-    if (!p_is(p, SQL_TOK_STRING))
+    if (!p_at_string(p))
         return p_fail(p, "expected a string literal");
-    while (rc == SILT_OK && p_is(p, SQL_TOK_STRING)) {
+    while (rc == SILT_OK && p_at_string(p)) {
         const sql_token *t = p_tok(p);
-        rc = decode_string(p->text + t->off + 1, t->len - 2, &b, p->err);
+        if (t->kind == SQL_TOK_RAW_STRING)
+            rc = buf_append(&b, p->text + t->off + 2, t->len - 3, p->err);
+        else
+            rc = decode_string(p->text + t->off + 1, t->len - 2, &b, p->err);
         p_advance(p);
     }
     if (rc == SILT_OK) {
@@ -441,7 +467,7 @@ static silt_status interval_value(parser *p, const char **out)
         p_advance(p);
         return *out == NULL ? err_nomem(p->err) : SILT_OK;
     }
-    if (p_is(p, SQL_TOK_STRING) && !negative)
+    if (p_at_string(p) && !negative)
         return p_string(p, out, NULL);
     return p_fail(p, "expected an interval value (a number or a string)");
 }
@@ -464,8 +490,8 @@ static silt_status interval_literal(parser *p, sql_expr **out)
         P_TRY(interval_value(p, &part->value));
         part->unit = interval_unit(p, p_tok(p));
         if (part->unit == NULL) {
-            if (e->u.lit.n_parts == 1 && p_is(p, SQL_TOK_STRING) == 0 &&
-                p->toks[p->i - 1].kind == SQL_TOK_STRING)
+            if (e->u.lit.n_parts == 1 && p_at_string(p) == 0 &&
+                p_is_string_kind(p->toks[p->i - 1].kind))
                 break; /* INTERVAL '1 day 2 hours' */
             return p_fail(p, "expected an interval unit (YEAR, MONTH, WEEK, DAY, HOUR, MINUTE, "
                           "SECOND, MILLISECOND, MICROSECOND)");
@@ -478,7 +504,7 @@ static silt_status interval_literal(parser *p, sql_expr **out)
             p_advance(p);
             break;
         }
-    } while (p_is(p, SQL_TOK_NUMBER) || p_is(p, SQL_TOK_STRING) ||
+    } while (p_is(p, SQL_TOK_NUMBER) || p_at_string(p) ||
              (p_is(p, SQL_TOK_MINUS) && p_peek(p, 1)->kind == SQL_TOK_NUMBER));
     *out = e;
     return SILT_OK;
@@ -1103,7 +1129,7 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
         p_advance(p);
         return func_call(p, &name, out);
     }
-    if (next->kind == SQL_TOK_STRING) {
+    if (p_is_string_kind(next->kind)) {
         if (p_kw(p, "DATE"))
             return typed_literal(p, SQL_LIT_DATE, "DATE", out);
         if (p_kw(p, "TIMESTAMP") || p_kw(p, "TIMESTAMP_LTZ"))
@@ -1112,7 +1138,7 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
             return typed_literal(p, SQL_LIT_TIMESTAMP_NTZ, "TIMESTAMP_NTZ", out);
     }
     if (p_kw(p, "INTERVAL") &&
-        (next->kind == SQL_TOK_STRING || next->kind == SQL_TOK_NUMBER ||
+        (p_is_string_kind(next->kind) || next->kind == SQL_TOK_NUMBER ||
          next->kind == SQL_TOK_MINUS))
         return interval_literal(p, out);
     /* Niladic functions Spark allows without parentheses. */
@@ -1170,7 +1196,8 @@ static silt_status primary(parser *p, sql_expr **out)
     switch ((sql_tok_kind)t->kind) {
     case SQL_TOK_NUMBER:
         return number_literal(p, out, 0, t->off);
-    case SQL_TOK_STRING: {
+    case SQL_TOK_STRING:
+    case SQL_TOK_RAW_STRING: {
         sql_expr *e;
         P_TRY(expr_new(p, SQL_EXPR_LITERAL, t->off, &e));
         e->u.lit.kind = SQL_LIT_STRING;
@@ -1505,7 +1532,7 @@ silt_status p_literal_text(parser *p, const char **out)
 {
     const sql_token *t = p_tok(p);
     int negative = 0;
-    if (t->kind == SQL_TOK_STRING)
+    if (p_is_string_kind(t->kind))
         return p_string_one(p, out);
     if (t->kind == SQL_TOK_MINUS && p_peek(p, 1)->kind == SQL_TOK_NUMBER) {
         negative = 1;

@@ -76,7 +76,7 @@ silt_status p_table_version(parser *p, sql_table_version *out)
     p_advance(p);
     P_TRY(p_expect_kw(p, "OF"));
     if (is_version) {
-        if (!p_is(p, SQL_TOK_NUMBER) && !p_is(p, SQL_TOK_STRING))
+        if (!p_is(p, SQL_TOK_NUMBER) && !p_at_string(p))
             return p_fail(p, "expected a version number");
         P_TRY(p_expr(p, &out->version));
     } else {

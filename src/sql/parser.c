@@ -256,7 +256,7 @@ static silt_status dotted_text(parser *p, const char **out)
     sql_name name;
     buf b = BUF_INIT;
     silt_status rc;
-    if (p_is(p, SQL_TOK_STRING))
+    if (p_at_string(p))
         return p_string_one(p, out);
     /* Property keys may be reserved words (delta.appendOnly, 'option' keys). */
     memset(&name, 0, sizeof(name));
@@ -703,7 +703,7 @@ static silt_status show_stmt(parser *p, sql_stmt *s)
         return p_fail(p, "expected DATABASES, SCHEMAS, TABLES, VIEWS, COLUMNS, TBLPROPERTIES, "
                       "PARTITIONS or CREATE TABLE");
     }
-    if (p_accept_kw(p, "LIKE") || p_is(p, SQL_TOK_STRING))
+    if (p_accept_kw(p, "LIKE") || p_at_string(p))
         P_TRY(p_string(p, &s->u.show.like, NULL));
     return SILT_OK;
 }
@@ -714,7 +714,7 @@ static silt_status describe_stmt(parser *p, sql_stmt *s)
     p_advance(p);
     if (p_accept_kw(p, "HISTORY")) {
         s->u.describe.what = SQL_DESCRIBE_HISTORY;
-        if (p_is(p, SQL_TOK_STRING)) {
+        if (p_at_string(p)) {
             sql_ident *part = p_alloc(p, sizeof(*part));
             if (part == NULL)
                 return SILT_NOMEM;
@@ -1094,7 +1094,7 @@ static silt_status restore_stmt(parser *p, sql_stmt *s)
 /* The table of a Delta utility: a name, or a path string (VACUUM '/path'). */
 static silt_status utility_target(parser *p, sql_name *out)
 {
-    if (p_is(p, SQL_TOK_STRING)) {
+    if (p_at_string(p)) {
         sql_ident *part = p_alloc(p, sizeof(*part));
         if (part == NULL)
             return SILT_NOMEM;

@@ -36,6 +36,11 @@ static inline const sql_token *p_peek(const parser *p, size_t ahead)
     return &p->toks[idx < p->n_toks ? idx : p->n_toks - 1];
 }
 static inline int p_is(const parser *p, sql_tok_kind kind) { return p_tok(p)->kind == kind; }
+static inline int p_is_string_kind(uint8_t kind)
+{
+    return kind == SQL_TOK_STRING || kind == SQL_TOK_RAW_STRING;
+}
+static inline int p_at_string(const parser *p) { return p_is_string_kind(p_tok(p)->kind); }
 static inline void p_advance(parser *p)
 {
     if (p->i + 1 < p->n_toks)
