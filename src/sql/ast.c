@@ -804,6 +804,12 @@ static void pr_create_table(printer *w, const sql_stmt *s)
         pr(w, " (using %s)", s->u.create_table.using_fmt);
     pr_opt_idents(w, "partitioned-by", &s->u.create_table.partitioned_by);
     pr_opt_idents(w, "cluster-by", &s->u.create_table.cluster_by);
+    if (s->u.create_table.n_buckets > 0) {
+        pr(w, " (clustered-by ");
+        pr_idents(w, &s->u.create_table.bucket_by);
+        pr_order(w, "sorted-by", &s->u.create_table.bucket_sort);
+        pr(w, " (buckets %lld))", (long long)s->u.create_table.n_buckets);
+    }
     pr_opt_str(w, "location", s->u.create_table.location);
     pr_opt_str(w, "comment", s->u.create_table.comment);
     pr_kvs(w, "tblproperties", &s->u.create_table.properties);

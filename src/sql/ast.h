@@ -569,6 +569,10 @@ struct sql_stmt {
             const char *using_fmt;
             sql_ident_list partitioned_by;
             sql_ident_list cluster_by;
+            /* CLUSTERED BY (cols) [SORTED BY (...)] INTO n BUCKETS (Delta refuses buckets) */
+            sql_ident_list bucket_by;
+            sql_order_list bucket_sort;
+            int64_t n_buckets;
             const char *location;
             const char *comment;
             sql_kv_list properties;

@@ -366,7 +366,8 @@ static silt_status group_by(parser *p, sql_select *s)
             g->kind = SQL_GROUP_EXPR;
             P_TRY(p_expr(p, &g->expr));
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
+        /* Hive's "GROUP BY a, b GROUPING SETS (...)" has no comma before the sets. */
+    } while (p_accept(p, SQL_TOK_COMMA) || (p_kw(p, "GROUPING") && p_kw_at(p, 1, "SETS")));
     /* GROUP BY a, b WITH ROLLUP|CUBE (Hive style): the whole list becomes one item. */
     if (p_kw(p, "WITH") && (p_kw_at(p, 1, "ROLLUP") || p_kw_at(p, 1, "CUBE"))) {
         sql_group_item *g = p_alloc(p, sizeof(*g));

@@ -409,11 +409,43 @@ static silt_status once(parser *p, int *seen, const char *clause)
     return SILT_OK;
 }
 
+/* CLUSTERED BY (cols) [SORTED BY (col [ASC|DESC], ...)] INTO n BUCKETS */
+static silt_status bucket_spec(parser *p, sql_stmt *s)
+{
+    const sql_token *t;
+    uint64_t n = 0;
+    p_advance(p);
+    p_advance(p);
+    P_TRY(p_ident_list_paren(p, &s->u.create_table.bucket_by));
+    if (p_kw(p, "SORTED")) {
+        p_advance(p);
+        P_TRY(p_expect_kw(p, "BY"));
+        P_TRY(p_expect(p, SQL_TOK_LPAREN));
+        P_TRY(p_order_list(p, &s->u.create_table.bucket_sort));
+        P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    }
+    P_TRY(p_expect_kw(p, "INTO"));
+    t = p_tok(p);
+    if (t->kind != SQL_TOK_NUMBER)
+        return p_fail(p, "expected the number of buckets");
+    for (uint32_t idx = 0; idx < t->len; idx++) {
+        char c = p->text[t->off + idx];
+        if (c < '0' || c > '9' || n > 100000000)
+            return p_fail(p, "expected the number of buckets (a positive integer)");
+        n = n * 10 + (uint64_t)(c - '0');
+    }
+    if (n == 0)
+        return p_fail(p, "expected the number of buckets (a positive integer)");
+    s->u.create_table.n_buckets = (int64_t)n;
+    p_advance(p);
+    return p_expect_kw(p, "BUCKETS");
+}
+
 /* The clauses after the column list, in any order (Spark's createTableClauses). */
 static silt_status table_clauses(parser *p, sql_stmt *s)
 {
     int seen_using = 0, seen_part = 0, seen_cluster = 0, seen_loc = 0, seen_comment = 0,
-        seen_props = 0, seen_opts = 0;
+        seen_props = 0, seen_opts = 0, seen_bucket = 0;
     for (;;) {
         if (p_kw(p, "USING") || p_kw(p, "STORED")) {
             sql_ident fmt;
@@ -434,6 +466,9 @@ static silt_status table_clauses(parser *p, sql_stmt *s)
             p_advance(p);
             p_advance(p);
             P_TRY(p_ident_list_paren(p, &s->u.create_table.cluster_by));
+        } else if (p_kw(p, "CLUSTERED") && p_kw_at(p, 1, "BY")) {
+            P_TRY(once(p, &seen_bucket, "CLUSTERED BY"));
+            P_TRY(bucket_spec(p, s));
         } else if (p_kw(p, "LOCATION")) {
             P_TRY(once(p, &seen_loc, "LOCATION"));
             p_advance(p);
