@@ -30,7 +30,7 @@ static sql_query *new_query(parser *p, sql_query_kind kind, uint32_t pos)
 
 int p_at_query(const parser *p)
 {
-    return p_kw(p, "SELECT") || p_kw(p, "WITH") || p_kw(p, "VALUES") ||
+    return p_kw(p, "SELECT") || p_kw(p, "WITH") || p_kw(p, "VALUES") || p_kw(p, "FROM") ||
            (p_kw(p, "TABLE") && p_peek(p, 1)->kind != SQL_TOK_LPAREN) ||
            (p_is(p, SQL_TOK_LPAREN) && (p_kw_at(p, 1, "SELECT") || p_kw_at(p, 1, "WITH") ||
                                         p_kw_at(p, 1, "VALUES") ||
@@ -282,7 +282,8 @@ silt_status p_table_ref(parser *p, sql_table_ref **out)
         j->u.join.natural = (uint8_t)natural;
         j->u.join.left = left;
         P_TRY(table_primary(p, &j->u.join.right));
-        if (!natural && kind != SQL_JOIN_CROSS) {
+        /* Spark accepts criteria on CROSS JOIN too (it then acts as an inner join). */
+        if (!natural) {
             if (p_accept_kw(p, "ON")) {
                 P_TRY(p_expr(p, &j->u.join.on));
             } else if (p_accept_kw(p, "USING")) {
@@ -438,26 +439,36 @@ static silt_status lateral_view(parser *p, sql_select *s)
     return SILT_OK;
 }
 
+static silt_status from_list(parser *p, sql_select *s)
+{
+    size_t cap = 0;
+    do {
+        P_TRY(p_grow(p, (void **)&s->from, &s->n_from, &cap, sizeof(sql_table_ref *)));
+        P_TRY(p_table_ref(p, &s->from[s->n_from - 1]));
+    } while (p_accept(p, SQL_TOK_COMMA));
+    return SILT_OK;
+}
+
 static silt_status select_query(parser *p, sql_query **out)
 {
     sql_query *q = new_query(p, SQL_QUERY_SELECT, p_tok(p)->off);
     sql_select *s;
+    int from_first;
     if (q == NULL)
         return SILT_NOMEM;
     s = &q->u.select;
+    /* Spark also accepts the FROM clause first: FROM t SELECT a WHERE ... */
+    from_first = p_accept_kw(p, "FROM");
+    if (from_first)
+        P_TRY(from_list(p, s));
     P_TRY(p_expect_kw(p, "SELECT"));
     if (p_accept_kw(p, "DISTINCT"))
         s->distinct = 1;
     else
         p_accept_kw(p, "ALL");
     P_TRY(select_items(p, s));
-    if (p_accept_kw(p, "FROM")) {
-        size_t cap = 0;
-        do {
-            P_TRY(p_grow(p, (void **)&s->from, &s->n_from, &cap, sizeof(sql_table_ref *)));
-            P_TRY(p_table_ref(p, &s->from[s->n_from - 1]));
-        } while (p_accept(p, SQL_TOK_COMMA));
-    }
+    if (!from_first && p_accept_kw(p, "FROM"))
+        P_TRY(from_list(p, s));
     while (p_kw(p, "LATERAL") && p_kw_at(p, 1, "VIEW"))
         P_TRY(lateral_view(p, s));
     if (p_accept_kw(p, "WHERE"))
@@ -515,7 +526,7 @@ static silt_status values_query(parser *p, sql_query **out)
 
 static silt_status query_primary(parser *p, sql_query **out)
 {
-    if (p_kw(p, "SELECT"))
+    if (p_kw(p, "SELECT") || p_kw(p, "FROM"))
         return select_query(p, out);
     if (p_kw(p, "VALUES"))
         return values_query(p, out);
