@@ -630,6 +630,17 @@ static void pr_query(printer *w, const sql_query *q)
         pr(w, ")");
     }
     pr_order(w, "order-by", &q->order_by);
+    if (q->cluster_by.n > 0) {
+        pr(w, " (cluster-by");
+        pr_exprs(w, &q->cluster_by);
+        pr(w, ")");
+    }
+    if (q->distribute_by.n > 0) {
+        pr(w, " (distribute-by");
+        pr_exprs(w, &q->distribute_by);
+        pr(w, ")");
+    }
+    pr_order(w, "sort-by", &q->sort_by);
     if (q->limit != NULL) {
         pr(w, " (limit ");
         pr_expr(w, q->limit);

@@ -408,6 +408,14 @@ struct sql_query {
         sql_query *nested;
     } u;
     sql_order_list order_by;
+    /*
+     * Spark's partition-level clauses, kept apart from ORDER BY because they
+     * mean something else: SORT BY sorts within each partition, DISTRIBUTE BY
+     * repartitions, CLUSTER BY is both.
+     */
+    sql_order_list sort_by;
+    sql_expr_list distribute_by;
+    sql_expr_list cluster_by;
     sql_expr *limit;   /* NULL = none (also LIMIT ALL) */
     sql_expr *offset;
 };

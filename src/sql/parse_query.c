@@ -610,6 +610,38 @@ static silt_status ctes(parser *p, sql_query *q_tmp, size_t *n_out, sql_cte **ou
     return SILT_OK;
 }
 
+static int at_partition_clause(const parser *p)
+{
+    return (p_kw(p, "SORT") || p_kw(p, "DISTRIBUTE") || p_kw(p, "CLUSTER")) &&
+           p_kw_at(p, 1, "BY");
+}
+
+/* CLUSTER BY e, ... | DISTRIBUTE BY e, ... [SORT BY ...] | SORT BY ... [DISTRIBUTE BY ...] */
+static silt_status partition_clauses(parser *p, sql_query *q)
+{
+    while (at_partition_clause(p)) {
+        const sql_token *kw = p_tok(p);
+        size_t kw_idx = p->i;
+        p_advance(p);
+        p_advance(p);
+        if (p_word_is(p, kw, "CLUSTER")) {
+            if (q->cluster_by.n > 0 || q->distribute_by.n > 0 || q->sort_by.n > 0)
+                return p_fail_at(p, kw_idx, "CLUSTER BY cannot be combined with DISTRIBUTE BY "
+                                 "or SORT BY");
+            P_TRY(p_expr_list(p, &q->cluster_by));
+        } else if (p_word_is(p, kw, "DISTRIBUTE")) {
+            if (q->distribute_by.n > 0 || q->cluster_by.n > 0)
+                return p_fail_at(p, kw_idx, "DISTRIBUTE BY given twice or with CLUSTER BY");
+            P_TRY(p_expr_list(p, &q->distribute_by));
+        } else {
+            if (q->sort_by.n > 0 || q->cluster_by.n > 0)
+                return p_fail_at(p, kw_idx, "SORT BY given twice or with CLUSTER BY");
+            P_TRY(p_order_list(p, &q->sort_by));
+        }
+    }
+    return SILT_OK;
+}
+
 /* Wraps q when it already has what the outer level wants to set. */
 static silt_status outer_query(parser *p, sql_query **q, int need)
 {
@@ -617,7 +649,8 @@ static silt_status outer_query(parser *p, sql_query **q, int need)
     if (!need)
         return SILT_OK;
     if ((*q)->order_by.n == 0 && (*q)->limit == NULL && (*q)->offset == NULL &&
-        (*q)->n_ctes == 0)
+        (*q)->n_ctes == 0 && (*q)->sort_by.n == 0 && (*q)->distribute_by.n == 0 &&
+        (*q)->cluster_by.n == 0)
         return SILT_OK;
     w = new_query(p, SQL_QUERY_NESTED, (*q)->pos);
     if (w == NULL)
@@ -641,12 +674,17 @@ silt_status p_query(parser *p, sql_query **out)
         q->n_ctes = n_ctes;
         q->ctes = with;
     }
-    if (p_kw(p, "ORDER") || p_kw(p, "SORT")) {
+    if (p_kw(p, "ORDER")) {
         p_advance(p);
         P_TRY(p_expect_kw(p, "BY"));
         if (q->order_by.n > 0 || q->limit != NULL || q->offset != NULL)
             P_TRY(outer_query(p, &q, 1));
         P_TRY(p_order_list(p, &q->order_by));
+    } else if (at_partition_clause(p)) {
+        if (q->order_by.n > 0 || q->limit != NULL || q->offset != NULL ||
+            q->sort_by.n > 0 || q->distribute_by.n > 0 || q->cluster_by.n > 0)
+            P_TRY(outer_query(p, &q, 1));
+        P_TRY(partition_clauses(p, q));
     }
     if (p_accept_kw(p, "LIMIT")) {
         if (q->limit != NULL || q->offset != NULL)
