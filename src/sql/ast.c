@@ -724,6 +724,17 @@ static void pr_kvs(printer *w, const char *head, const sql_kv_list *l)
     pr(w, ")");
 }
 
+static void pr_position(printer *w, const sql_column_def *c)
+{
+    if (c->position == SQL_POSITION_FIRST) {
+        pr(w, " first");
+    } else if (c->position == SQL_POSITION_AFTER) {
+        pr(w, " (after ");
+        pr_ident(w, &c->after);
+        pr(w, ")");
+    }
+}
+
 static void pr_columns(printer *w, const char *head, const sql_column_list *l)
 {
     if (l->n == 0)
@@ -732,6 +743,10 @@ static void pr_columns(printer *w, const char *head, const sql_column_list *l)
     for (size_t idx = 0; idx < l->n; idx++) {
         const sql_column_def *c = &l->items[idx];
         pr(w, " (");
+        if (c->parent.n_parts > 0) {
+            pr_name(w, &c->parent);
+            pr(w, ".");
+        }
         pr_ident(w, &c->name);
         pr(w, " ");
         pr_type(w, &c->type);
@@ -742,6 +757,7 @@ static void pr_columns(printer *w, const char *head, const sql_column_list *l)
         if (c->identity)
             pr(w, " (identity %s %lld %lld)", c->identity_always ? "always" : "by-default",
                (long long)c->identity_start, (long long)c->identity_step);
+        pr_position(w, c);
         pr(w, ")");
     }
     pr(w, ")");
@@ -919,7 +935,8 @@ static void pr_alter(printer *w, const sql_stmt *s)
                                        "alter-column", "set-tblproperties", "unset-tblproperties",
                                        "rename-to", "set-location", "add-constraint",
                                        "drop-constraint"};
-    static const char *const change[] = {"", "type", "comment", "set-not-null", "drop-not-null"};
+    static const char *const change[] = {"", "type", "comment", "set-not-null", "drop-not-null",
+                                         "position", "set-default", "drop-default"};
     pr(w, "alter-table ");
     pr_name(w, &s->u.alter.name);
     pr(w, " (%s", what[s->u.alter.what]);
@@ -929,14 +946,19 @@ static void pr_alter(printer *w, const sql_stmt *s)
         pr_name(w, &s->u.alter.column);
     }
     if (s->u.alter.what == SQL_ALTER_ALTER_COLUMN) {
+        const sql_column_def *c = &s->u.alter.columns.items[0];
         pr(w, " %s", change[s->u.alter.column_change]);
-        if (s->u.alter.column_change == 1) {
+        if (s->u.alter.column_change == SQL_CHANGE_TYPE) {
             pr(w, " ");
-            pr_type(w, &s->u.alter.columns.items[0].type);
-        } else if (s->u.alter.column_change == 2) {
+            pr_type(w, &c->type);
+        } else if (s->u.alter.column_change == SQL_CHANGE_COMMENT) {
             pr(w, " ");
-            pr_cstr(w, s->u.alter.columns.items[0].comment);
+            pr_cstr(w, c->comment);
+        } else if (s->u.alter.column_change == SQL_CHANGE_SET_DEFAULT) {
+            pr(w, " ");
+            pr_expr(w, c->default_value);
         }
+        pr_position(w, c);
     } else {
         pr_columns(w, "columns", &s->u.alter.columns);
     }

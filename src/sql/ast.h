@@ -433,7 +433,14 @@ typedef struct sql_kv_list {
     sql_kv *items;
 } sql_kv_list;
 
+typedef enum sql_column_position {
+    SQL_POSITION_DEFAULT, /* appended at the end */
+    SQL_POSITION_FIRST,
+    SQL_POSITION_AFTER
+} sql_column_position;
+
 typedef struct sql_column_def {
+    sql_name parent;      /* ADD COLUMNS (s.inner INT): the struct path "s"; empty otherwise */
     sql_ident name;
     sql_type type;
     uint8_t not_null;
@@ -443,6 +450,8 @@ typedef struct sql_column_def {
     uint8_t identity;     /* GENERATED ... AS IDENTITY */
     uint8_t identity_always;
     int64_t identity_start, identity_step;
+    sql_column_position position; /* ADD COLUMNS / ALTER COLUMN: FIRST or AFTER x */
+    sql_ident after;
 } sql_column_def;
 
 typedef struct sql_column_list {
@@ -555,6 +564,17 @@ typedef enum sql_alter_kind {
     SQL_ALTER_ADD_CONSTRAINT,  /* Delta CHECK constraints */
     SQL_ALTER_DROP_CONSTRAINT
 } sql_alter_kind;
+
+typedef enum sql_column_change {
+    SQL_CHANGE_NONE,
+    SQL_CHANGE_TYPE,          /* ALTER COLUMN c TYPE t */
+    SQL_CHANGE_COMMENT,       /* ALTER COLUMN c COMMENT '...' */
+    SQL_CHANGE_SET_NOT_NULL,
+    SQL_CHANGE_DROP_NOT_NULL,
+    SQL_CHANGE_POSITION,      /* ALTER COLUMN c FIRST | AFTER x */
+    SQL_CHANGE_SET_DEFAULT,
+    SQL_CHANGE_DROP_DEFAULT
+} sql_column_change;
 
 typedef enum sql_explain_mode {
     SQL_EXPLAIN_SIMPLE,
@@ -670,8 +690,9 @@ struct sql_stmt {
             sql_name new_name;        /* RENAME TO, RENAME COLUMN ... TO */
             sql_kv_list properties;
             const char *location;
-            /* ALTER COLUMN: which change; 1 TYPE, 2 COMMENT, 3 SET NOT NULL, 4 DROP NOT NULL */
-            uint8_t column_change;
+            /* ALTER COLUMN: the change, its value in columns.items[0] (type, comment,
+             * position, default_value) */
+            sql_column_change column_change;
             const char *constraint;   /* ADD/DROP CONSTRAINT name */
             sql_expr *check;          /* ADD CONSTRAINT name CHECK (expr) */
         } alter;

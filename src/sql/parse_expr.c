@@ -1166,7 +1166,10 @@ static silt_status name_primary(parser *p, sql_expr **out)
     name.pos = p_tok(p)->off;
     for (;;) {
         P_TRY(p_grow(p, (void **)&name.parts, &name.n_parts, &cap, sizeof(sql_ident)));
-        P_TRY(p_ident(p, &name.parts[name.n_parts - 1]));
+        if (name.n_parts == 1)
+            P_TRY(p_ident(p, &name.parts[0]));
+        else
+            P_TRY(p_ident_after_dot(p, &name.parts[name.n_parts - 1]));
         if (!p_is(p, SQL_TOK_DOT))
             break;
         if (p_peek(p, 1)->kind == SQL_TOK_STAR) {
@@ -1271,7 +1274,7 @@ static silt_status postfix(parser *p, sql_expr **out)
             P_TRY(expr_new(p, SQL_EXPR_FIELD, p_tok(p)->off, &n));
             p_advance(p);
             n->u.access.base = e;
-            P_TRY(p_ident(p, &n->u.access.field));
+            P_TRY(p_ident_after_dot(p, &n->u.access.field));
         } else {
             break;
         }

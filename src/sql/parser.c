@@ -226,6 +226,24 @@ silt_status p_ident(parser *p, sql_ident *out)
     return SILT_OK;
 }
 
+/*
+ * A name part after '.': any word, reserved or not, since nothing else can
+ * stand there (t.from, s.inner), as PostgreSQL's ColLabel allows.
+ */
+silt_status p_ident_after_dot(parser *p, sql_ident *out)
+{
+    const sql_token *t = p_tok(p);
+    if (t->kind != SQL_TOK_WORD)
+        return p_ident(p, out);
+    memset(out, 0, sizeof(*out));
+    out->pos = t->off;
+    out->name = p_strndup(p, p->text + t->off, t->len);
+    if (out->name == NULL)
+        return SILT_NOMEM;
+    p_advance(p);
+    return SILT_OK;
+}
+
 silt_status p_name(parser *p, sql_name *out)
 {
     size_t cap = 0;
@@ -233,7 +251,10 @@ silt_status p_name(parser *p, sql_name *out)
     out->pos = p_tok(p)->off;
     do {
         P_TRY(p_grow(p, (void **)&out->parts, &out->n_parts, &cap, sizeof(sql_ident)));
-        P_TRY(p_ident(p, &out->parts[out->n_parts - 1]));
+        if (out->n_parts == 1)
+            P_TRY(p_ident(p, &out->parts[0]));
+        else
+            P_TRY(p_ident_after_dot(p, &out->parts[out->n_parts - 1]));
     } while (p_accept(p, SQL_TOK_DOT));
     return SILT_OK;
 }
@@ -307,9 +328,26 @@ static silt_status kv_list(parser *p, sql_kv_list *out, int with_values)
 
 /* ------------------------------------------------------------------ CREATE */
 
+static silt_status column_position(parser *p, sql_column_def *c, int *found);
+
+/*
+ * One column definition. allow_constraints: 0 names and types only
+ * (CONVERT TO DELTA), 1 CREATE TABLE, 2 ALTER TABLE ADD COLUMNS (also a
+ * nested field path and FIRST/AFTER).
+ */
 static silt_status column_def(parser *p, sql_column_def *c, int allow_constraints)
 {
-    P_TRY(p_ident(p, &c->name));
+    if (allow_constraints == 2) {
+        sql_name path;
+        P_TRY(p_name(p, &path));
+        c->name = path.parts[path.n_parts - 1];
+        if (path.n_parts > 1) {
+            c->parent = path;
+            c->parent.n_parts--;
+        }
+    } else {
+        P_TRY(p_ident(p, &c->name));
+    }
     P_TRY(p_type(p, &c->type));
     for (;;) {
         if (p_kw(p, "NOT") && p_kw_at(p, 1, "NULL")) {
@@ -362,6 +400,9 @@ static silt_status column_def(parser *p, sql_column_def *c, int allow_constraint
                 P_TRY(p_expr(p, &c->generated));
                 P_TRY(p_expect(p, SQL_TOK_RPAREN));
             }
+        } else if (allow_constraints == 2 && (p_kw(p, "FIRST") || p_kw(p, "AFTER"))) {
+            int found;
+            P_TRY(column_position(p, c, &found));
         } else {
             return SILT_OK;
         }
@@ -999,33 +1040,65 @@ static silt_status merge_stmt(parser *p, sql_stmt *s)
 
 /* ------------------------------------------------------------------ ALTER and Delta utilities */
 
+/* [FIRST | AFTER col] of ADD COLUMNS and ALTER COLUMN; 0 when absent. */
+static silt_status column_position(parser *p, sql_column_def *c, int *found)
+{
+    *found = 1;
+    if (p_accept_kw(p, "FIRST")) {
+        c->position = SQL_POSITION_FIRST;
+        return SILT_OK;
+    }
+    if (p_accept_kw(p, "AFTER")) {
+        c->position = SQL_POSITION_AFTER;
+        return p_ident(p, &c->after);
+    }
+    *found = 0;
+    return SILT_OK;
+}
+
 static silt_status alter_column(parser *p, sql_stmt *s)
 {
+    sql_column_def *c = p_alloc(p, sizeof(*c));
+    int found;
+    if (c == NULL)
+        return SILT_NOMEM;
     s->u.alter.what = SQL_ALTER_ALTER_COLUMN;
+    s->u.alter.columns.items = c;
+    s->u.alter.columns.n = 1;
     P_TRY(p_name(p, &s->u.alter.column));
     if (p_accept_kw(p, "TYPE")) {
-        s->u.alter.column_change = 1;
-        s->u.alter.columns.items = p_alloc(p, sizeof(sql_column_def));
-        if (s->u.alter.columns.items == NULL)
-            return SILT_NOMEM;
-        s->u.alter.columns.n = 1;
-        return p_type(p, &s->u.alter.columns.items[0].type);
+        s->u.alter.column_change = SQL_CHANGE_TYPE;
+        return p_type(p, &c->type);
     }
     if (p_accept_kw(p, "COMMENT")) {
-        s->u.alter.column_change = 2;
-        s->u.alter.columns.items = p_alloc(p, sizeof(sql_column_def));
-        if (s->u.alter.columns.items == NULL)
-            return SILT_NOMEM;
-        s->u.alter.columns.n = 1;
-        return p_string(p, &s->u.alter.columns.items[0].comment, NULL);
+        s->u.alter.column_change = SQL_CHANGE_COMMENT;
+        return p_string(p, &c->comment, NULL);
+    }
+    P_TRY(column_position(p, c, &found));
+    if (found) {
+        s->u.alter.column_change = SQL_CHANGE_POSITION;
+        return SILT_OK;
+    }
+    if (p_kw(p, "SET") && p_kw_at(p, 1, "DEFAULT")) {
+        p_advance(p);
+        p_advance(p);
+        s->u.alter.column_change = SQL_CHANGE_SET_DEFAULT;
+        return p_expr(p, &c->default_value);
+    }
+    if (p_kw(p, "DROP") && p_kw_at(p, 1, "DEFAULT")) {
+        p_advance(p);
+        p_advance(p);
+        s->u.alter.column_change = SQL_CHANGE_DROP_DEFAULT;
+        return SILT_OK;
     }
     if (p_kw(p, "SET") || p_kw(p, "DROP")) {
-        s->u.alter.column_change = p_kw(p, "SET") ? 3 : 4;
+        s->u.alter.column_change = p_kw(p, "SET") ? SQL_CHANGE_SET_NOT_NULL
+                                                  : SQL_CHANGE_DROP_NOT_NULL;
         p_advance(p);
         P_TRY(p_expect_kw(p, "NOT"));
         return p_expect_kw(p, "NULL");
     }
-    return p_fail(p, "expected TYPE, COMMENT, SET NOT NULL or DROP NOT NULL");
+    return p_fail(p, "expected TYPE, COMMENT, FIRST, AFTER, SET or DROP");
 }
 
 static silt_status alter_stmt(parser *p, sql_stmt *s)
@@ -1061,12 +1134,12 @@ static silt_status alter_stmt(parser *p, sql_stmt *s)
         if (!p_accept_kw(p, "COLUMNS"))
             P_TRY(p_expect_kw(p, "COLUMN"));
         if (p_is(p, SQL_TOK_LPAREN))
-            return column_list(p, &s->u.alter.columns, 1);
+            return column_list(p, &s->u.alter.columns, 2);
         s->u.alter.columns.items = p_alloc(p, sizeof(sql_column_def));
         if (s->u.alter.columns.items == NULL)
             return SILT_NOMEM;
         s->u.alter.columns.n = 1;
-        return column_def(p, &s->u.alter.columns.items[0], 1);
+        return column_def(p, &s->u.alter.columns.items[0], 2);
     }
     if (p_accept_kw(p, "DROP")) {
         s->u.alter.what = SQL_ALTER_DROP_COLUMNS;

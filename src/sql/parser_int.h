@@ -73,6 +73,7 @@ int p_is_clause_word(const parser *p, const sql_token *t);
 /* Identifiers and names. */
 int p_at_ident(const parser *p);
 silt_status p_ident(parser *p, sql_ident *out);
+silt_status p_ident_after_dot(parser *p, sql_ident *out);
 silt_status p_name(parser *p, sql_name *out);
 silt_status p_ident_list_paren(parser *p, sql_ident_list *out); /* ( a, b ) */
 silt_status p_string(parser *p, const char **out, size_t *len_out);
