@@ -820,6 +820,7 @@ static void pr_create_table(printer *w, const sql_stmt *s)
     pr_flag(w, s->u.create_table.if_not_exists, "if-not-exists");
     pr(w, " ");
     pr_name(w, &s->u.create_table.name);
+    pr_opt_name(w, "like", &s->u.create_table.like);
     if (s->u.create_table.clone != 0) {
         pr(w, " (%s-clone ", s->u.create_table.clone == 1 ? "shallow" : "deep");
         pr_name(w, &s->u.create_table.clone_source);
@@ -1099,6 +1100,13 @@ static void pr_stmt_body(printer *w, const sql_stmt *s)
     case SQL_STMT_USE_REF: pr_ref(w, "use", s); break;
     case SQL_STMT_LIST_REFS: pr_ref(w, "list", s); break;
     case SQL_STMT_MERGE_BRANCH: pr_ref(w, "merge", s); break;
+    case SQL_STMT_REFRESH:
+    case SQL_STMT_TRUNCATE:
+        pr(w, "%s ", s->kind == SQL_STMT_REFRESH ? "refresh" : "truncate");
+        pr_name(w, &s->u.truncate.name);
+        if (s->u.truncate.n_partition > 0)
+            pr_assignments(w, "partition", s->u.truncate.partition, s->u.truncate.n_partition);
+        break;
     }
 }
 

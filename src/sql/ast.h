@@ -521,7 +521,9 @@ typedef enum sql_stmt_kind {
     SQL_STMT_DROP_REF,
     SQL_STMT_USE_REF,
     SQL_STMT_LIST_REFS,
-    SQL_STMT_MERGE_BRANCH
+    SQL_STMT_MERGE_BRANCH,
+    SQL_STMT_REFRESH,      /* REFRESH [TABLE] t */
+    SQL_STMT_TRUNCATE      /* TRUNCATE TABLE t [PARTITION (...)] */
 } sql_stmt_kind;
 
 typedef enum sql_object_kind {
@@ -606,6 +608,7 @@ struct sql_stmt {
             sql_kv_list properties;
             sql_kv_list options;
             sql_query *as_query;
+            sql_name like;         /* CREATE TABLE t LIKE source */
             /* CREATE TABLE t [SHALLOW|DEEP] CLONE source [VERSION AS OF n]: 1 shallow, 2 deep */
             uint8_t clone;
             sql_name clone_source;
@@ -739,6 +742,11 @@ struct sql_stmt {
             sql_name in;           /* IN catalog */
             sql_name into;         /* MERGE BRANCH b INTO main */
         } ref;
+        struct {
+            sql_name name;
+            size_t n_partition;
+            sql_assignment *partition;
+        } truncate;              /* TRUNCATE; REFRESH uses name only */
     } u;
 };
 

@@ -540,6 +540,11 @@ static silt_status create_table(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_CREATE_TABLE;
     P_TRY(if_not_exists(p, &s->u.create_table.if_not_exists));
     P_TRY(p_name(p, &s->u.create_table.name));
+    if (p_kw(p, "LIKE")) {
+        p_advance(p);
+        P_TRY(p_name(p, &s->u.create_table.like));
+        return table_clauses(p, s);
+    }
     if ((p_kw(p, "SHALLOW") || p_kw(p, "DEEP")) && p_kw_at(p, 1, "CLONE")) {
         /* Delta clones: the source may travel in time. */
         s->u.create_table.clone = p_kw(p, "SHALLOW") ? 1 : 2;
@@ -848,15 +853,15 @@ static silt_status assignments(parser *p, sql_assignment_list *out)
     return SILT_OK;
 }
 
-static silt_status partition_spec(parser *p, sql_stmt *s)
+/* PARTITION ( col [= value], ... ): a value is NULL for a dynamic partition column. */
+static silt_status partition_spec(parser *p, sql_assignment **items, size_t *n)
 {
     size_t cap = 0;
     P_TRY(p_expect(p, SQL_TOK_LPAREN));
     do {
         sql_assignment *a;
-        P_TRY(p_grow(p, (void **)&s->u.insert.partition, &s->u.insert.n_partition, &cap,
-                     sizeof(*a)));
-        a = &s->u.insert.partition[s->u.insert.n_partition - 1];
+        P_TRY(p_grow(p, (void **)items, n, &cap, sizeof(*a)));
+        a = &(*items)[*n - 1];
         P_TRY(p_name(p, &a->target));
         if (p_accept(p, SQL_TOK_EQ))
             P_TRY(p_expr(p, &a->value));
@@ -891,7 +896,7 @@ static silt_status insert_stmt(parser *p, sql_stmt *s)
     p_accept_kw(p, "TABLE");
     P_TRY(p_table_name_ref(p, &s->u.insert.table, &s->u.insert.at));
     if (p_accept_kw(p, "PARTITION"))
-        P_TRY(partition_spec(p, s));
+        P_TRY(partition_spec(p, &s->u.insert.partition, &s->u.insert.n_partition));
     if (p_kw(p, "IF")) {
         P_TRY(if_not_exists(p, &s->u.insert.if_not_exists));
     }
@@ -1410,6 +1415,25 @@ static silt_status merge_branch_stmt(parser *p, sql_stmt *s)
     }
 }
 
+static silt_status refresh_stmt(parser *p, sql_stmt *s)
+{
+    s->kind = SQL_STMT_REFRESH;
+    p_advance(p);
+    p_accept_kw(p, "TABLE");
+    return utility_target(p, &s->u.truncate.name);
+}
+
+static silt_status truncate_stmt(parser *p, sql_stmt *s)
+{
+    s->kind = SQL_STMT_TRUNCATE;
+    p_advance(p);
+    P_TRY(p_expect_kw(p, "TABLE"));
+    P_TRY(p_name(p, &s->u.truncate.name));
+    if (p_accept_kw(p, "PARTITION"))
+        P_TRY(partition_spec(p, &s->u.truncate.partition, &s->u.truncate.n_partition));
+    return SILT_OK;
+}
+
 static silt_status dispatch(parser *p, sql_stmt *s)
 {
     if (p_at_query(p)) {
@@ -1464,6 +1488,10 @@ static silt_status dispatch(parser *p, sql_stmt *s)
         return cache_stmt(p, s);
     if (p_kw(p, "LIST"))
         return list_refs_stmt(p, s);
+    if (p_kw(p, "REFRESH"))
+        return refresh_stmt(p, s);
+    if (p_kw(p, "TRUNCATE"))
+        return truncate_stmt(p, s);
     return p_fail(p, "expected a statement (SELECT, CREATE, INSERT, MERGE, ...)");
 }
 
