@@ -478,6 +478,28 @@ static void pr_table(printer *w, const sql_table_ref *r)
         pr(w, "(derived%s ", r->u.subquery.lateral ? " lateral" : "");
         pr_query(w, r->u.subquery.query);
         break;
+    case SQL_TABLE_PIVOT:
+        pr(w, "(pivot ");
+        pr_table(w, r->u.pivot.source);
+        pr(w, " (aggregates");
+        pr_exprs(w, &r->u.pivot.aggregates);
+        pr(w, ") (for ");
+        pr_idents(w, &r->u.pivot.columns);
+        pr(w, ") (in");
+        pr_exprs(w, &r->u.pivot.values);
+        pr(w, ")");
+        break;
+    case SQL_TABLE_UNPIVOT:
+        pr(w, "(unpivot%s ", r->u.unpivot.include_nulls ? " include-nulls" : "");
+        pr_table(w, r->u.unpivot.source);
+        pr(w, " (values ");
+        pr_idents(w, &r->u.unpivot.value_columns);
+        pr(w, ") (for ");
+        pr_ident(w, &r->u.unpivot.name_column);
+        pr(w, ") (in");
+        pr_exprs(w, &r->u.unpivot.columns);
+        pr(w, ")");
+        break;
     case SQL_TABLE_JOIN:
         pr(w, "(join %s%s ", r->u.join.natural ? "natural-" : "", joins[r->u.join.join]);
         pr_table(w, r->u.join.left);
@@ -494,6 +516,21 @@ static void pr_table(printer *w, const sql_table_ref *r)
             pr(w, ")");
         }
         break;
+    }
+    if (r->sample != NULL) {
+        static const char *const kinds[] = {"percent", "rows", "bucket"};
+        pr(w, " (tablesample %s ", kinds[r->sample->kind]);
+        pr_expr(w, r->sample->amount);
+        if (r->sample->out_of != NULL) {
+            pr(w, " ");
+            pr_expr(w, r->sample->out_of);
+        }
+        if (r->sample->seed != NULL) {
+            pr(w, " (repeatable ");
+            pr_expr(w, r->sample->seed);
+            pr(w, ")");
+        }
+        pr(w, ")");
     }
     pr_alias(w, &r->alias);
     pr(w, ")");

@@ -280,8 +280,24 @@ typedef enum sql_table_kind {
     SQL_TABLE_NAMED,    /* a catalog name or format.`path` */
     SQL_TABLE_FUNC,     /* read_files(...), table_changes(...) */
     SQL_TABLE_SUBQUERY, /* (query) alias, VALUES ... */
-    SQL_TABLE_JOIN
+    SQL_TABLE_JOIN,
+    SQL_TABLE_PIVOT,    /* source PIVOT (aggs FOR cols IN (values)) */
+    SQL_TABLE_UNPIVOT   /* source UNPIVOT (values FOR name IN (cols)) */
 } sql_table_kind;
+
+typedef enum sql_sample_kind {
+    SQL_SAMPLE_PERCENT,
+    SQL_SAMPLE_ROWS,
+    SQL_SAMPLE_BUCKET
+} sql_sample_kind;
+
+/* TABLESAMPLE (n PERCENT | n ROWS | BUCKET x OUT OF y) [REPEATABLE (seed)] */
+typedef struct sql_sample {
+    sql_sample_kind kind;
+    sql_expr *amount;    /* PERCENT, ROWS; BUCKET: x */
+    sql_expr *out_of;    /* BUCKET: y */
+    sql_expr *seed;      /* REPEATABLE */
+} sql_sample;
 
 typedef struct sql_alias {
     const char *name;       /* NULL when none */
@@ -299,6 +315,7 @@ struct sql_table_ref {
     sql_table_kind kind;
     uint32_t pos;
     sql_alias alias;
+    sql_sample *sample;  /* NAMED, SUBQUERY: TABLESAMPLE, NULL when none */
     union {
         struct {
             sql_name name;
@@ -319,6 +336,19 @@ struct sql_table_ref {
             sql_expr *on;
             sql_ident_list using_cols;
         } join;
+        struct {
+            sql_table_ref *source;
+            sql_expr_list aggregates;  /* AS aliases are SQL_EXPR_ALIAS */
+            sql_ident_list columns;    /* FOR col | FOR (c1, c2) */
+            sql_expr_list values;      /* IN (v [AS a], (v1, v2) [AS a], ...) */
+        } pivot;
+        struct {
+            sql_table_ref *source;
+            uint8_t include_nulls;
+            sql_ident_list value_columns; /* v | (v1, v2) */
+            sql_ident name_column;
+            sql_expr_list columns;        /* IN (c [AS a], (c1, c2) [AS a], ...) */
+        } unpivot;
     } u;
 };
 

@@ -160,6 +160,130 @@ static silt_status table_func(parser *p, sql_table_ref *r)
 
 static silt_status values_query(parser *p, sql_query **out);
 
+/* TABLESAMPLE ( n PERCENT | n ROWS | BUCKET x OUT OF y ) [REPEATABLE ( seed )] */
+static silt_status table_sample(parser *p, sql_sample **out)
+{
+    sql_sample *smp = p_alloc(p, sizeof(*smp));
+    if (smp == NULL)
+        return SILT_NOMEM;
+    p_advance(p);
+    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    if (p_accept_kw(p, "BUCKET")) {
+        smp->kind = SQL_SAMPLE_BUCKET;
+        P_TRY(p_expr(p, &smp->amount));
+        P_TRY(p_expect_kw(p, "OUT"));
+        P_TRY(p_expect_kw(p, "OF"));
+        P_TRY(p_expr(p, &smp->out_of));
+    } else {
+        P_TRY(p_expr(p, &smp->amount));
+        if (p_accept_kw(p, "PERCENT"))
+            smp->kind = SQL_SAMPLE_PERCENT;
+        else if (p_accept_kw(p, "ROWS"))
+            smp->kind = SQL_SAMPLE_ROWS;
+        else
+            return p_fail(p, "expected PERCENT or ROWS");
+    }
+    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    if (p_accept_kw(p, "REPEATABLE")) {
+        P_TRY(p_expect(p, SQL_TOK_LPAREN));
+        P_TRY(p_expr(p, &smp->seed));
+        P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    }
+    *out = smp;
+    return SILT_OK;
+}
+
+/* expr [AS alias], ...: the aliases become SQL_EXPR_ALIAS nodes. */
+static silt_status aliased_list(parser *p, sql_expr_list *out)
+{
+    size_t cap = 0;
+    memset(out, 0, sizeof(*out));
+    do {
+        sql_expr **slot;
+        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_expr *)));
+        slot = &out->items[out->n - 1];
+        P_TRY(p_expr(p, slot));
+        if (p_accept_kw(p, "AS") || (p_at_ident(p) && !p_is_clause_word(p, p_tok(p)) &&
+                                     !p_kw(p, "FOR"))) {
+            sql_expr *alias = p_new_expr(p, SQL_EXPR_ALIAS, (*slot)->pos);
+            if (alias == NULL)
+                return SILT_NOMEM;
+            P_TRY(p_ident(p, &alias->u.named.name));
+            alias->u.named.value = *slot;
+            *slot = alias;
+        }
+    } while (p_accept(p, SQL_TOK_COMMA));
+    return SILT_OK;
+}
+
+/* One name or a parenthesised list of names. */
+static silt_status names_or_list(parser *p, sql_ident_list *out)
+{
+    if (p_is(p, SQL_TOK_LPAREN))
+        return p_ident_list_paren(p, out);
+    out->items = p_alloc(p, sizeof(sql_ident));
+    if (out->items == NULL)
+        return SILT_NOMEM;
+    out->n = 1;
+    return p_ident(p, &out->items[0]);
+}
+
+/* source PIVOT ( agg [AS a], ... FOR col | (cols) IN ( value [AS a], ... ) ) [alias] */
+static silt_status pivot_clause(parser *p, sql_table_ref **inout)
+{
+    sql_table_ref *r = p_alloc(p, sizeof(*r));
+    if (r == NULL)
+        return SILT_NOMEM;
+    r->kind = SQL_TABLE_PIVOT;
+    r->pos = p_tok(p)->off;
+    r->u.pivot.source = *inout;
+    p_advance(p);
+    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(aliased_list(p, &r->u.pivot.aggregates));
+    P_TRY(p_expect_kw(p, "FOR"));
+    P_TRY(names_or_list(p, &r->u.pivot.columns));
+    P_TRY(p_expect_kw(p, "IN"));
+    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(aliased_list(p, &r->u.pivot.values));
+    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(p_alias(p, &r->alias, 0));
+    *inout = r;
+    return SILT_OK;
+}
+
+/* source UNPIVOT [INCLUDE|EXCLUDE NULLS] ( v | (vs) FOR name IN ( col [AS a], ... ) ) [alias] */
+static silt_status unpivot_clause(parser *p, sql_table_ref **inout)
+{
+    sql_table_ref *r = p_alloc(p, sizeof(*r));
+    if (r == NULL)
+        return SILT_NOMEM;
+    r->kind = SQL_TABLE_UNPIVOT;
+    r->pos = p_tok(p)->off;
+    r->u.unpivot.source = *inout;
+    p_advance(p);
+    if (p_kw(p, "INCLUDE") || p_kw(p, "EXCLUDE")) {
+        r->u.unpivot.include_nulls = p_kw(p, "INCLUDE");
+        p_advance(p);
+        P_TRY(p_expect_kw(p, "NULLS"));
+    }
+    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(names_or_list(p, &r->u.unpivot.value_columns));
+    P_TRY(p_expect_kw(p, "FOR"));
+    P_TRY(p_ident(p, &r->u.unpivot.name_column));
+    P_TRY(p_expect_kw(p, "IN"));
+    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(aliased_list(p, &r->u.unpivot.columns));
+    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(p_alias(p, &r->alias, 0));
+    *inout = r;
+    return SILT_OK;
+}
+
+/* A FROM item followed by PIVOT/UNPIVOT clauses. */
+static silt_status table_primary_pivoted(parser *p, sql_table_ref **out);
+
 static silt_status table_primary(parser *p, sql_table_ref **out)
 {
     uint32_t pos = p_tok(p)->off;
@@ -195,6 +319,8 @@ static silt_status table_primary(parser *p, sql_table_ref **out)
             return SILT_OK;
         }
         r->u.subquery.lateral = (uint8_t)lateral;
+        if (p_kw(p, "TABLESAMPLE"))
+            P_TRY(table_sample(p, &r->sample));
         P_TRY(p_alias(p, &r->alias, 1));
         *out = r;
         return SILT_OK;
@@ -211,10 +337,26 @@ static silt_status table_primary(parser *p, sql_table_ref **out)
         P_TRY(table_func(p, r));
     } else {
         P_TRY(name_suffix(p, &r->u.named.name, &r->u.named.at));
+        if (p_kw(p, "TABLESAMPLE"))
+            P_TRY(table_sample(p, &r->sample));
     }
     P_TRY(p_alias(p, &r->alias, 1));
     *out = r;
     return SILT_OK;
+}
+
+static silt_status table_primary_pivoted(parser *p, sql_table_ref **out)
+{
+    P_TRY(table_primary(p, out));
+    for (;;) {
+        if (p_kw(p, "PIVOT") && p_peek(p, 1)->kind == SQL_TOK_LPAREN)
+            P_TRY(pivot_clause(p, out));
+        else if (p_kw(p, "UNPIVOT") && (p_peek(p, 1)->kind == SQL_TOK_LPAREN ||
+                                        p_kw_at(p, 1, "INCLUDE") || p_kw_at(p, 1, "EXCLUDE")))
+            P_TRY(unpivot_clause(p, out));
+        else
+            return SILT_OK;
+    }
 }
 
 /* Reads a join keyword sequence; returns 0 when the current token starts none. */
@@ -265,7 +407,7 @@ silt_status p_table_ref(parser *p, sql_table_ref **out)
 {
     sql_table_ref *left;
     P_TRY(p_enter(p));
-    P_TRY(table_primary(p, &left));
+    P_TRY(table_primary_pivoted(p, &left));
     for (;;) {
         sql_join_kind kind;
         int natural;
@@ -281,7 +423,7 @@ silt_status p_table_ref(parser *p, sql_table_ref **out)
         j->u.join.join = kind;
         j->u.join.natural = (uint8_t)natural;
         j->u.join.left = left;
-        P_TRY(table_primary(p, &j->u.join.right));
+        P_TRY(table_primary_pivoted(p, &j->u.join.right));
         /* Spark accepts criteria on CROSS JOIN too (it then acts as an inner join). */
         if (!natural) {
             if (p_accept_kw(p, "ON")) {
