@@ -251,6 +251,8 @@ static void pr_func(printer *w, const sql_expr *e)
         pr(w, " distinct");
     if (e->u.func.star)
         pr(w, " *");
+    if (e->u.func.trim != 0)
+        pr(w, " %s", e->u.func.trim == 1 ? "both" : e->u.func.trim == 2 ? "leading" : "trailing");
     pr_exprs(w, &e->u.func.args);
     if (e->u.func.nulls != 0)
         pr(w, " %s", e->u.func.nulls == 1 ? "ignore-nulls" : "respect-nulls");

@@ -236,6 +236,11 @@ struct sql_expr {
             uint8_t distinct;
             uint8_t star;                /* count(*) */
             uint8_t nulls;               /* 0, 1 IGNORE NULLS, 2 RESPECT NULLS */
+            /*
+             * TRIM([BOTH|LEADING|TRAILING] [chars] FROM str): args are (str[, chars])
+             * and trim is 1 BOTH, 2 LEADING, 3 TRAILING; 0 for every other call.
+             */
+            uint8_t trim;
             sql_expr *filter;            /* FILTER (WHERE ...) */
             sql_window *over;            /* OVER (...) */
             const char *over_name;       /* OVER w */

@@ -461,13 +461,14 @@ static const char *interval_unit(const parser *p, const sql_token *t)
 static silt_status interval_value(parser *p, const char **out)
 {
     int negative = p_accept(p, SQL_TOK_MINUS);
+    int signed_ = negative || p_accept(p, SQL_TOK_PLUS);
     if (p_is(p, SQL_TOK_NUMBER)) {
         const sql_token *t = p_tok(p);
         *out = arena_sprintf(p->a, "%s%.*s", negative ? "-" : "", (int)t->len, p->text + t->off);
         p_advance(p);
         return *out == NULL ? err_nomem(p->err) : SILT_OK;
     }
-    if (p_at_string(p) && !negative)
+    if (p_at_string(p) && !signed_)
         return p_string(p, out, NULL);
     return p_fail(p, "expected an interval value (a number or a string)");
 }
@@ -505,7 +506,8 @@ static silt_status interval_literal(parser *p, sql_expr **out)
             break;
         }
     } while (p_is(p, SQL_TOK_NUMBER) || p_at_string(p) ||
-             (p_is(p, SQL_TOK_MINUS) && p_peek(p, 1)->kind == SQL_TOK_NUMBER));
+             ((p_is(p, SQL_TOK_MINUS) || p_is(p, SQL_TOK_PLUS)) &&
+              p_peek(p, 1)->kind == SQL_TOK_NUMBER));
     *out = e;
     return SILT_OK;
 }
@@ -1074,6 +1076,44 @@ static silt_status keyword_args_call(parser *p, sql_expr **out, int *handled)
     return SILT_OK;
 }
 
+/* TRIM( [BOTH|LEADING|TRAILING] [chars] FROM str ); a plain trim(x) is left to the name path. */
+static silt_status trim_call(parser *p, sql_expr **out, int *handled)
+{
+    size_t save = p->i;
+    sql_expr *e;
+    sql_expr *chars = NULL;
+    size_t cap = 0;
+    P_TRY(expr_new(p, SQL_EXPR_FUNC, p_tok(p)->off, &e));
+    P_TRY(p_name(p, &e->u.func.name));
+    p_advance(p);
+    e->u.func.trim = p_kw(p, "BOTH") ? 1 : p_kw(p, "LEADING") ? 2 : p_kw(p, "TRAILING") ? 3 : 0;
+    if (e->u.func.trim != 0)
+        p_advance(p);
+    if (!p_kw(p, "FROM")) {
+        P_TRY(p_expr(p, &chars));
+        if (!p_kw(p, "FROM")) {
+            if (e->u.func.trim != 0)
+                return p_fail(p, "expected FROM");
+            p->i = save;
+            *handled = 0;
+            return SILT_OK;
+        }
+    }
+    p_advance(p);
+    if (e->u.func.trim == 0)
+        e->u.func.trim = 1;
+    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap, sizeof(sql_expr *)));
+    P_TRY(p_expr(p, &e->u.func.args.items[0]));
+    if (chars != NULL) {
+        P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap,
+                     sizeof(sql_expr *)));
+        e->u.func.args.items[1] = chars;
+    }
+    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    *out = e;
+    return SILT_OK;
+}
+
 /* Keywords that start a literal or special form when followed by what they need. */
 static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
 {
@@ -1110,6 +1150,12 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
         return SILT_OK;
     }
     /* SQL-standard argument syntax of two functions, mapped to their plain calls. */
+    if (p_kw(p, "TRIM") && next->kind == SQL_TOK_LPAREN) {
+        P_TRY(trim_call(p, out, handled));
+        if (*handled)
+            return SILT_OK;
+        *handled = 1;
+    }
     if ((p_kw(p, "SUBSTRING") || p_kw(p, "SUBSTR") || p_kw(p, "POSITION")) &&
         next->kind == SQL_TOK_LPAREN)
         return keyword_args_call(p, out, handled);
@@ -1139,7 +1185,7 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
     }
     if (p_kw(p, "INTERVAL") &&
         (p_is_string_kind(next->kind) || next->kind == SQL_TOK_NUMBER ||
-         next->kind == SQL_TOK_MINUS))
+         next->kind == SQL_TOK_MINUS || next->kind == SQL_TOK_PLUS))
         return interval_literal(p, out);
     /* Niladic functions Spark allows without parentheses. */
     if ((p_kw(p, "CURRENT_DATE") || p_kw(p, "CURRENT_TIMESTAMP") || p_kw(p, "CURRENT_USER")) &&
