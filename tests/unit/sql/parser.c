@@ -285,3 +285,31 @@ void test_sql_parser__printer_round_trip_of_names(void)
     check_str("we`ird", s->u.query->u.select.items[0].expr->u.column.parts[0].name);
     buf_clear(&b);
 }
+
+void test_sql_parser__error_token_is_shortened_and_printable(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    /* A 60-byte unterminated string: the message shows 40 bytes and "...". */
+    check_int(7, fail_offset("SELECT 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", &err));
+    check_str("[PARSE_SYNTAX_ERROR] Syntax error at or near "
+              "''aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa...' (line 1, column 8)",
+              err.message);
+    /* Control bytes never reach the message as they are. */
+    check_int(7, fail_offset("SELECT \x01", &err));
+    check_contains(err.message, "at or near '?'");
+    check_str("unexpected character", err.detail);
+}
+
+void test_sql_parser__lex_into_arena(void)
+{
+    sql_token_list toks;
+    silt_error err = SILT_ERROR_INIT;
+    size_t off = 0;
+    check_ok(sql_lex(g_arena, "a.b", 3, &toks, NULL, &err), &err);
+    check_int(4, toks.n_tokens);
+    check_int(SQL_TOK_EOF, toks.tokens[3].kind);
+    check_int(3, toks.tokens[3].off);
+    check_fails(SILT_PARSE, sql_lex(g_arena, "a 'b", 4, &toks, &off, &err));
+    check_int(2, off);
+    check(toks.tokens == NULL);
+}
