@@ -1031,45 +1031,64 @@ static silt_status paren_expr(parser *p, sql_expr **out)
 }
 
 /*
+ * Does the call whose name is the current token (its '(' next) have the
+ * keyword at the top level of its arguments? Deciding this by a scan, before
+ * parsing, keeps nested calls linear: parsing an argument and then parsing it
+ * again on the other path would double the work at every nesting level.
+ */
+static int call_has_top_level_kw(const parser *p, const char *kw)
+{
+    int depth = 0;
+    for (size_t idx = p->i + 1; idx < p->n_toks; idx++) {
+        const sql_token *t = &p->toks[idx];
+        if (t->kind == SQL_TOK_LPAREN || t->kind == SQL_TOK_LBRACKET)
+            depth++;
+        else if (t->kind == SQL_TOK_RPAREN || t->kind == SQL_TOK_RBRACKET)
+            depth--;
+        else if (t->kind == SQL_TOK_EOF || t->kind == SQL_TOK_SEMI)
+            return 0;
+        else if (depth == 1 && p_word_is(p, t, kw))
+            return 1;
+        if (depth <= 0)
+            return 0;
+    }
+    return 0;
+}
+
+static silt_status add_arg(parser *p, sql_expr *e, size_t *cap, sql_expr *arg)
+{
+    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, cap, sizeof(sql_expr *)));
+    e->u.func.args.items[e->u.func.args.n - 1] = arg;
+    return SILT_OK;
+}
+
+/*
  * SUBSTRING(s FROM pos [FOR len]) is substring(s, pos[, len]) and
- * POSITION(sub IN s) is position(sub, s). With commas they are plain calls
- * (*handled = 0 leaves them to the name path).
+ * POSITION(sub IN s) is position(sub, s); their operands are value
+ * expressions (no predicates), as in Spark's grammar. With commas they are
+ * plain calls (*handled = 0 leaves them to the name path).
  */
 static silt_status keyword_args_call(parser *p, sql_expr **out, int *handled)
 {
     int is_position = p_kw(p, "POSITION");
-    size_t save = p->i;
     sql_expr *e;
-    sql_expr *first;
+    sql_expr *arg;
     size_t cap = 0;
+    if (!call_has_top_level_kw(p, is_position ? "IN" : "FROM")) {
+        *handled = 0;
+        return SILT_OK;
+    }
     P_TRY(expr_new(p, SQL_EXPR_FUNC, p_tok(p)->off, &e));
     P_TRY(p_name(p, &e->u.func.name));
     p_advance(p);
-    if (is_position) {
-        /* The first operand stops before IN: parse below the predicate level. */
-        P_TRY(binary_expr(p, 1, &first));
-        if (!p_kw(p, "IN")) {
-            p->i = save;
-            *handled = 0;
-            return SILT_OK;
-        }
-    } else {
-        P_TRY(p_expr(p, &first));
-        if (!p_kw(p, "FROM")) {
-            p->i = save;
-            *handled = 0;
-            return SILT_OK;
-        }
-    }
-    p_advance(p);
-    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap, sizeof(sql_expr *)));
-    e->u.func.args.items[0] = first;
-    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap, sizeof(sql_expr *)));
-    P_TRY(p_expr(p, &e->u.func.args.items[1]));
+    P_TRY(binary_expr(p, 1, &arg));
+    P_TRY(add_arg(p, e, &cap, arg));
+    P_TRY(p_expect_kw(p, is_position ? "IN" : "FROM"));
+    P_TRY(binary_expr(p, 1, &arg));
+    P_TRY(add_arg(p, e, &cap, arg));
     if (!is_position && p_accept_kw(p, "FOR")) {
-        P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap,
-                     sizeof(sql_expr *)));
-        P_TRY(p_expr(p, &e->u.func.args.items[2]));
+        P_TRY(binary_expr(p, 1, &arg));
+        P_TRY(add_arg(p, e, &cap, arg));
     }
     P_TRY(p_expect(p, SQL_TOK_RPAREN));
     *out = e;
@@ -1079,36 +1098,30 @@ static silt_status keyword_args_call(parser *p, sql_expr **out, int *handled)
 /* TRIM( [BOTH|LEADING|TRAILING] [chars] FROM str ); a plain trim(x) is left to the name path. */
 static silt_status trim_call(parser *p, sql_expr **out, int *handled)
 {
-    size_t save = p->i;
     sql_expr *e;
     sql_expr *chars = NULL;
+    sql_expr *str;
     size_t cap = 0;
+    const sql_token *side = p_peek(p, 2);
+    int trim = p_word_is(p, side, "BOTH") ? 1 : p_word_is(p, side, "LEADING") ? 2
+               : p_word_is(p, side, "TRAILING") ? 3 : 0;
+    if (trim == 0 && !call_has_top_level_kw(p, "FROM")) {
+        *handled = 0;
+        return SILT_OK;
+    }
     P_TRY(expr_new(p, SQL_EXPR_FUNC, p_tok(p)->off, &e));
     P_TRY(p_name(p, &e->u.func.name));
     p_advance(p);
-    e->u.func.trim = p_kw(p, "BOTH") ? 1 : p_kw(p, "LEADING") ? 2 : p_kw(p, "TRAILING") ? 3 : 0;
-    if (e->u.func.trim != 0)
+    if (trim != 0)
         p_advance(p);
-    if (!p_kw(p, "FROM")) {
-        P_TRY(p_expr(p, &chars));
-        if (!p_kw(p, "FROM")) {
-            if (e->u.func.trim != 0)
-                return p_fail(p, "expected FROM");
-            p->i = save;
-            *handled = 0;
-            return SILT_OK;
-        }
-    }
-    p_advance(p);
-    if (e->u.func.trim == 0)
-        e->u.func.trim = 1;
-    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap, sizeof(sql_expr *)));
-    P_TRY(p_expr(p, &e->u.func.args.items[0]));
-    if (chars != NULL) {
-        P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap,
-                     sizeof(sql_expr *)));
-        e->u.func.args.items[1] = chars;
-    }
+    e->u.func.trim = (uint8_t)(trim != 0 ? trim : 1);
+    if (!p_kw(p, "FROM"))
+        P_TRY(binary_expr(p, 1, &chars));
+    P_TRY(p_expect_kw(p, "FROM"));
+    P_TRY(binary_expr(p, 1, &str));
+    P_TRY(add_arg(p, e, &cap, str));
+    if (chars != NULL)
+        P_TRY(add_arg(p, e, &cap, chars));
     P_TRY(p_expect(p, SQL_TOK_RPAREN));
     *out = e;
     return SILT_OK;

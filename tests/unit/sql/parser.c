@@ -313,3 +313,28 @@ void test_sql_parser__lex_into_arena(void)
     check_int(2, off);
     check(toks.tokens == NULL);
 }
+
+void test_sql_parser__nested_special_calls_stay_linear(void)
+{
+    /*
+     * SUBSTRING/POSITION/TRIM have keyword forms; choosing between the forms
+     * by parsing an argument twice would cost 2^depth. 150 levels of each
+     * must parse at once (this test hung before the choice became a scan).
+     */
+    static const char *const heads[] = {"substring(", "position(", "trim("};
+    static const char *const tails[] = {", 1)", ", 'a')", ")"};
+    buf b = BUF_INIT;
+    silt_error err = SILT_ERROR_INIT;
+    sql_stmt_list *list = NULL;
+    for (size_t k = 0; k < 3; k++) {
+        buf_truncate(&b, 0);
+        check_ok(buf_append_str(&b, "SELECT ", &err), &err);
+        for (int idx = 0; idx < 150; idx++)
+            check_ok(buf_append_str(&b, heads[k], &err), &err);
+        check_ok(buf_append_str(&b, "x", &err), &err);
+        for (int idx = 0; idx < 150; idx++)
+            check_ok(buf_append_str(&b, tails[k], &err), &err);
+        check_ok(sql_parse(g_arena, buf_cstr(&b), &list, &err), &err);
+    }
+    buf_clear(&b);
+}
