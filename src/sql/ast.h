@@ -89,13 +89,18 @@ typedef struct sql_interval_part {
 
 typedef struct sql_literal {
     sql_lit_kind kind;
-    int64_t i64;          /* BOOL (0/1), BYTE..LONG, DATE (days), TIMESTAMP* (micros) */
+    /*
+     * BOOL (0/1), BYTE..LONG, DATE (days since 1970-01-01), TIMESTAMP* (micros;
+     * a TIMESTAMP without a zone is read in UTC, silt's session zone; the text
+     * stays in str for a binder that applies another zone).
+     */
+    int64_t i64;
     double f64;           /* DOUBLE, FLOAT */
     /* DECIMAL: the digits without sign, point or suffix, plus precision/scale. */
     const char *digits;
     int32_t precision, scale;
     uint8_t negative;     /* DECIMAL sign */
-    /* STRING (decoded), BINARY (bytes), DATE/TIMESTAMP text as written. */
+    /* STRING (decoded; may hold NUL bytes, see str_len), BINARY (bytes), DATE/TIMESTAMP text. */
     const char *str;
     size_t str_len;
     /* INTERVAL */
