@@ -1,73 +1,84 @@
 /*
- * replay.c - runs fuzz inputs (files, or every file of folders) through
- * LLVMFuzzerTestOneInput without libFuzzer, so the committed corpus is
- * replayed under gcc (and ASan builds) in normal ctest.
+ * replay.c - runs a fuzz target over files without libFuzzer.
+ *
+ * Usage: <target>_replay PATH...  where each PATH is a file or a directory
+ * of files (the committed corpus). Every input is passed to
+ * LLVMFuzzerTestOneInput once; a crash or abort fails the ctest run. A
+ * missing or empty corpus is an error too, so that a lost corpus cannot
+ * pass silently.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <dirent.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "fuzz.h"
 #include "util/mem.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#define REPLAY_MAX_INPUT ((size_t)64 << 20)
 
 static int run_file(const char *path)
 {
-    FILE *fp = fopen(path, "rb");
+    FILE *f = fopen(path, "rb");
+    struct stat st;
     uint8_t *data;
-    long size;
-    if (fp == NULL || fseek(fp, 0, SEEK_END) != 0 || (size = ftell(fp)) < 0 ||
-        fseek(fp, 0, SEEK_SET) != 0) {
-        fprintf(stderr, "replay: cannot read %s\n", path);
-        if (fp != NULL)
-            fclose(fp);
-        return 1;
+    size_t n;
+    if (f == NULL || fstat(fileno(f), &st) != 0 || (size_t)st.st_size > REPLAY_MAX_INPUT) {
+        fprintf(stderr, "could not read fuzz input \"%s\"\n", path);
+        if (f != NULL)
+            fclose(f);
+        return -1;
     }
-    data = mem_alloc((size_t)size + 1);
-    if (data == NULL || fread(data, 1, (size_t)size, fp) != (size_t)size) {
-        fprintf(stderr, "replay: cannot read %s\n", path);
-        mem_free(data);
-        fclose(fp);
-        return 1;
+    data = mem_alloc((size_t)st.st_size + 1);
+    if (data == NULL) {
+        fclose(f);
+        return -1;
     }
-    fclose(fp);
-    LLVMFuzzerTestOneInput(data, (size_t)size);
+    n = fread(data, 1, (size_t)st.st_size, f);
+    fclose(f);
+    LLVMFuzzerTestOneInput(data, n);
     mem_free(data);
     return 0;
 }
 
 int main(int argc, char **argv)
 {
-    int idx, failures = 0, runs = 0;
-    for (idx = 1; idx < argc; idx++) {
+    long n_inputs = 0;
+    for (int arg = 1; arg < argc; arg++) {
         struct stat st;
         DIR *dir;
-        struct dirent *entry;
-        if (stat(argv[idx], &st) != 0) {
-            fprintf(stderr, "replay: %s does not exist\n", argv[idx]);
+        struct dirent *ent;
+        if (stat(argv[arg], &st) != 0) {
+            fprintf(stderr, "could not open corpus \"%s\"\n", argv[arg]);
             return 1;
         }
         if (!S_ISDIR(st.st_mode)) {
-            failures += run_file(argv[idx]);
-            runs++;
+            if (run_file(argv[arg]) != 0)
+                return 1;
+            n_inputs++;
             continue;
         }
-        dir = opendir(argv[idx]);
+        dir = opendir(argv[arg]);
         if (dir == NULL)
             return 1;
-        while ((entry = readdir(dir)) != NULL) {
+        while ((ent = readdir(dir)) != NULL) {
             char path[4096];
-            if (entry->d_name[0] == '.')
+            if (ent->d_name[0] == '.')
                 continue;
-            snprintf(path, sizeof(path), "%s/%s", argv[idx], entry->d_name);
-            failures += run_file(path);
-            runs++;
+            snprintf(path, sizeof(path), "%s/%s", argv[arg], ent->d_name);
+            if (run_file(path) != 0) {
+                closedir(dir);
+                return 1;
+            }
+            n_inputs++;
         }
         closedir(dir);
     }
-    printf("replayed %d inputs\n", runs);
-    return failures != 0 || runs == 0;
+    if (n_inputs == 0) {
+        fprintf(stderr, "no fuzz inputs found\n");
+        return 1;
+    }
+    printf("replayed %ld inputs\n", n_inputs);
+    return 0;
 }

@@ -1,0 +1,1 @@
+SELECT DISTINCT a FROM db.t WHERE a > 1

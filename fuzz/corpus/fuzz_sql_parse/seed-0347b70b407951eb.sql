@@ -1,0 +1,1 @@
+SELECT `a``b`.`c` FROM delta.`/x`@v1 VERSION AS OF 3

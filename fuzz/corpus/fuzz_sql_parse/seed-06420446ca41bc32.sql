@@ -1,0 +1,1 @@
+USE REFERENCE main IN rmoff

@@ -1,0 +1,1 @@
+SELECT a.b.c, a[0], m['k'], a[1].f, f(x).y

@@ -1,0 +1,1 @@
+CONVERT TO DELTA parquet.`/data/p`

@@ -1,0 +1,1 @@
+ALTER TABLE t UNSET TBLPROPERTIES (delta.appendOnly)

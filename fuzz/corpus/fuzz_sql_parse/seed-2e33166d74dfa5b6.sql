@@ -1,0 +1,1 @@
+SELECT borough, count(*) permit_cnt FROM rmoff.permits GROUP BY borough

@@ -1,0 +1,1 @@
+SELECT * FROM temp_trip_table WHERE trip_id > 1999996 ORDER BY trip_id

@@ -1,0 +1,1 @@
+RESTORE TABLE delta.`/data/t` TO TIMESTAMP AS OF date_sub(current_date(), 1)

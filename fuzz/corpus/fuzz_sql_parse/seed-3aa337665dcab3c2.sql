@@ -1,0 +1,1 @@
+CREATE SCHEMA s WITH DBPROPERTIES ('owner' = 'me')

@@ -1,0 +1,1 @@
+SELECT a, b, sum(c) FROM t GROUP BY a, b WITH ROLLUP

@@ -1,0 +1,1 @@
+CREATE TABLE IotDeviceData USING DELTA LOCATION '/delta/iotdevicedata'

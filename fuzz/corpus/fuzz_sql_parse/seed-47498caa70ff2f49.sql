@@ -1,0 +1,1 @@
+RESTORE TABLE delta.`/oslobysykkel/delta` TO VERSION AS OF 1

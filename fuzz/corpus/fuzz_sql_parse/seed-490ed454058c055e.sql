@@ -1,0 +1,1 @@
+SELECT * FROM parquet.`/data/file.parquet`

@@ -1,0 +1,1 @@
+SELECT * FROM delta.`/delta-spark-table` TIMESTAMP AS OF '2022-01-31 07:25:57' WHERE trip_id >= 2000000

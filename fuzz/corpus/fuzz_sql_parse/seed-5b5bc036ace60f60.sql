@@ -1,0 +1,1 @@
+SET spark.databricks.delta.properties.defaults.enableChangeDataFeed = true;

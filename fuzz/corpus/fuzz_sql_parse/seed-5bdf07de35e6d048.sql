@@ -1,0 +1,4 @@
+
+ USE AdventureWorks;
+
+ SELECT * FROM ProductsManaged;

@@ -1,0 +1,1 @@
+SELECT count(*) as Count_total FROM temp_trip_table_v3

@@ -1,0 +1,1 @@
+USE REFERENCE etl_job_42 IN rmoff

@@ -1,0 +1,1 @@
+SELECT * FROM a LEFT SEMI JOIN b ON a.k = b.k

@@ -1,0 +1,1 @@
+OPTIMIZE t ZORDER (a)

@@ -1,0 +1,1 @@
+SELECT EXTRACT(YEAR FROM ts), date_part('month', ts)

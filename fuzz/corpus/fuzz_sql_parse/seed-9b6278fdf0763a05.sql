@@ -1,0 +1,1 @@
+SELECT f(a, b FROM t

@@ -1,0 +1,1 @@
+CREATE BRANCH etl_job_42

@@ -1,0 +1,1 @@
+MERGE BRANCH dev INTO main

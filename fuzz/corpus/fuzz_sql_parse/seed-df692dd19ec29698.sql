@@ -1,0 +1,1 @@
+SELECT 'it''s', "double", 'a' 'b', 'tab\there', 'nl\n', 'q\'q', "d\"d", '\u0041\101', 'pct\%'

@@ -1,0 +1,1 @@
+UPDATE db.t AS x SET x.a = 0 WHERE x.b IS NULL

@@ -1,0 +1,1 @@
+SELECT date_format(ts, 'yyyy-MM'), year(ts), month(ts) FROM t

@@ -1,0 +1,99 @@
+/*
+ * parser_int.h - shared internals of the parser files (parser.c for the
+ * statement level, parse_expr.c for expressions, literals and types,
+ * parse_query.c for queries and table references).
+ *
+ * Every parse function returns silt_status and fills *out; on error the
+ * parser's error and error offset are set once, at the first failure, and
+ * callers only propagate it.
+ */
+#ifndef SILT_SQL_PARSER_INT_H
+#define SILT_SQL_PARSER_INT_H
+
+#include "sql/ast.h"
+#include "sql/lexer.h"
+#include "sql/parser.h"
+
+typedef struct parser {
+    arena *a;
+    const char *text;
+    size_t len;
+    sql_token *toks;
+    size_t n_toks;
+    size_t i;          /* current token */
+    int depth;         /* nesting of expressions and queries */
+    size_t *error_offset;
+    silt_error *err;
+} parser;
+
+#define P_TRY(expr) SILT_RETURN_IF_ERROR(expr)
+
+/* Token access. */
+static inline const sql_token *p_tok(const parser *p) { return &p->toks[p->i]; }
+static inline const sql_token *p_peek(const parser *p, size_t ahead)
+{
+    size_t idx = p->i + ahead;
+    return &p->toks[idx < p->n_toks ? idx : p->n_toks - 1];
+}
+static inline int p_is(const parser *p, sql_tok_kind kind) { return p_tok(p)->kind == kind; }
+static inline int p_is_string_kind(uint8_t kind)
+{
+    return kind == SQL_TOK_STRING || kind == SQL_TOK_RAW_STRING;
+}
+static inline int p_at_string(const parser *p) { return p_is_string_kind(p_tok(p)->kind); }
+static inline void p_advance(parser *p)
+{
+    if (p->i + 1 < p->n_toks)
+        p->i++;
+}
+
+int p_word_is(const parser *p, const sql_token *t, const char *kw);
+int p_kw(const parser *p, const char *kw);                  /* current token is the keyword */
+int p_kw_at(const parser *p, size_t ahead, const char *kw);
+int p_accept_kw(parser *p, const char *kw);                 /* consume when it is */
+int p_accept(parser *p, sql_tok_kind kind);
+silt_status p_expect_kw(parser *p, const char *kw);
+silt_status p_expect(parser *p, sql_tok_kind kind);
+/* Error at the current token: "expected <what>". */
+silt_status p_fail(parser *p, const char *fmt, ...) SILT_PRINTF(2, 3);
+silt_status p_fail_at(parser *p, size_t tok_idx, const char *fmt, ...) SILT_PRINTF(3, 4);
+/* Any other message (non-syntax errors such as a literal out of range) at a byte offset. */
+silt_status p_error_at(parser *p, uint32_t off, const char *fmt, ...) SILT_PRINTF(3, 4);
+silt_status p_enter(parser *p);
+static inline void p_leave(parser *p) { p->depth--; }
+
+void *p_alloc(parser *p, size_t size); /* zeroed; NULL on OOM (error set) */
+char *p_strndup(parser *p, const char *s, size_t len);
+silt_status p_grow(parser *p, void **items, size_t *n, size_t *cap, size_t elem_size);
+
+/* Words that can never be bare identifiers, and words that end an implicit alias. */
+int p_is_reserved(const parser *p, const sql_token *t);
+int p_is_clause_word(const parser *p, const sql_token *t);
+
+/* Identifiers and names. */
+int p_at_ident(const parser *p);
+silt_status p_ident(parser *p, sql_ident *out);
+silt_status p_ident_after_dot(parser *p, sql_ident *out);
+silt_status p_name(parser *p, sql_name *out);
+silt_status p_ident_list_paren(parser *p, sql_ident_list *out); /* ( a, b ) */
+silt_status p_string(parser *p, const char **out, size_t *len_out);
+silt_status p_string_one(parser *p, const char **out);
+
+/* parse_expr.c */
+silt_status p_expr(parser *p, sql_expr **out);
+silt_status p_expr_list(parser *p, sql_expr_list *out);   /* a, b, c */
+silt_status p_type(parser *p, sql_type *out);
+silt_status p_order_list(parser *p, sql_order_list *out); /* after ORDER BY */
+silt_status p_window_spec(parser *p, sql_window **out);   /* ( ... ) */
+silt_status p_literal_text(parser *p, const char **out);  /* property values */
+sql_expr *p_new_expr(parser *p, sql_expr_kind kind, uint32_t pos);
+
+/* parse_query.c */
+int p_at_query(const parser *p);
+silt_status p_query(parser *p, sql_query **out);
+silt_status p_table_ref(parser *p, sql_table_ref **out);  /* one FROM item with its joins */
+silt_status p_table_version(parser *p, sql_table_version *out);
+silt_status p_table_name_ref(parser *p, sql_name *name, sql_table_version *at);
+silt_status p_alias(parser *p, sql_alias *out, int allow_columns);
+
+#endif
