@@ -104,96 +104,9 @@ int csv_parse_double(const csv_options *opts, const char *s, size_t len, double 
     return java_double(s, len, out);
 }
 
-/*
- * Reads BigDecimal text: unscaled digits (leading zeros dropped) and scale.
- * Returns 0 when the text is not a BigDecimal.
- */
-typedef struct big_decimal {
-    const char *digits[2]; /* integer part and fraction part */
-    size_t n_digits[2];
-    int negative;
-    int64_t scale;     /* fraction digits minus exponent */
-    int32_t precision; /* significant digits of the unscaled value */
-} big_decimal;
-
-static int parse_big_decimal(const char *s, size_t len, big_decimal *out)
-{
-    size_t pos = 0;
-    int64_t exponent = 0;
-    memset(out, 0, sizeof(*out));
-    if (pos < len && (s[pos] == '+' || s[pos] == '-'))
-        out->negative = s[pos++] == '-';
-    out->digits[0] = s + pos;
-    while (pos < len && isdigit((unsigned char)s[pos]))
-        pos++, out->n_digits[0]++;
-    if (pos < len && s[pos] == '.') {
-        pos++;
-        out->digits[1] = s + pos;
-        while (pos < len && isdigit((unsigned char)s[pos]))
-            pos++, out->n_digits[1]++;
-    }
-    if (out->n_digits[0] + out->n_digits[1] == 0)
-        return 0;
-    if (pos < len && (s[pos] == 'e' || s[pos] == 'E')) {
-        int64_t exp_value;
-        pos++;
-        if (pos == len || len - pos > 10 || !str_to_int64(s + pos, len - pos, &exp_value))
-            return 0;
-        exponent = exp_value;
-        pos = len;
-    }
-    if (pos != len)
-        return 0;
-    out->scale = (int64_t)out->n_digits[1] - exponent;
-    /* precision: digits of the unscaled value without leading zeros */
-    size_t total = out->n_digits[0] + out->n_digits[1], lead = 0;
-    for (size_t idx = 0; idx < total; idx++) {
-        char c = idx < out->n_digits[0] ? out->digits[0][idx]
-                                         : out->digits[1][idx - out->n_digits[0]];
-        if (c != '0')
-            break;
-        lead++;
-    }
-    out->precision = (int32_t)(total - lead == 0 ? 1 : (total - lead > 1000 ? 1000 : total - lead));
-    return 1;
-}
-
 int csv_parse_decimal(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out)
 {
-    big_decimal d;
-    col_int128 value = 0, limit = 1;
-    int round_up = 0;
-    if (!parse_big_decimal(s, len, &d) || d.scale > 10000 || d.scale < -10000)
-        return 0;
-    for (int32_t idx = 0; idx < precision; idx++)
-        limit *= 10;
-    /* Digits of the value at the target scale: all digits, shifted by
-     * (scale - d.scale) places; dropped digits round half up. */
-    int64_t shift = (int64_t)scale - d.scale;
-    size_t total = d.n_digits[0] + d.n_digits[1];
-    int64_t keep = (int64_t)total + (shift < 0 ? shift : 0);
-    for (int64_t idx = 0; idx < (int64_t)total; idx++) {
-        char c = (size_t)idx < d.n_digits[0] ? d.digits[0][idx]
-                                              : d.digits[1][(size_t)idx - d.n_digits[0]];
-        if (idx < keep) {
-            value = value * 10 + (c - '0');
-            if (value >= limit)
-                return 0;
-        } else {
-            if (idx == keep)
-                round_up = c >= '5';
-            break;
-        }
-    }
-    for (int64_t idx = 0; idx < shift; idx++) {
-        value *= 10;
-        if (value >= limit)
-            return 0;
-    }
-    if (round_up && ++value >= limit)
-        return 0;
-    *out = d.negative ? -value : value;
-    return 1;
+    return text_parse_decimal(s, len, precision, scale, out);
 }
 
 int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out)
@@ -253,8 +166,8 @@ static csv_infer_type try_double(const csv_options *o, const char *s, size_t len
 
 static csv_infer_type try_decimal(const csv_options *o, const char *s, size_t len)
 {
-    big_decimal d;
-    if (parse_big_decimal(s, len, &d) && d.scale <= 0) {
+    text_big_decimal d;
+    if (text_big_decimal_parse(s, len, &d) && d.scale <= 0) {
         /* DecimalType rejects a negative scale and more than 38 digits. */
         if (d.scale == 0 && d.precision <= 38) {
             csv_infer_type t = {CSV_K_DECIMAL, d.precision, 0};

@@ -13,6 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "formats/columnar.h"
 #include "io/store.h"
 #include "util/arena.h"
 #include "util/error.h"
@@ -51,5 +52,28 @@ size_t text_bom_len(const char *data, size_t len);
  * record number `index` of object `key_hash` is in the sample.
  */
 int text_sample_keep(uint64_t key_hash, uint64_t index, double ratio);
+
+/*
+ * Text of a java.math.BigDecimal ("-12.5e3"): its digits, sign, scale
+ * (fraction digits minus exponent) and precision (significant digits of
+ * the unscaled value, at least 1). Pointers are into the text.
+ */
+typedef struct text_big_decimal {
+    const char *digits[2]; /* integer part and fraction part */
+    size_t n_digits[2];
+    int negative;
+    int64_t scale;
+    int32_t precision;
+} text_big_decimal;
+
+/* Returns 0 when the text is not a BigDecimal. */
+int text_big_decimal_parse(const char *s, size_t len, text_big_decimal *out);
+/*
+ * Decimal text as an unscaled value at `scale`, rounding half up as
+ * Spark's Decimal.set does; 0 when it is not a number or needs more than
+ * `precision` digits.
+ */
+int text_parse_decimal(const char *s, size_t len, int32_t precision, int32_t scale,
+                       col_int128 *out);
 
 #endif
