@@ -542,7 +542,9 @@ static silt_status append_row(conv *cv, batch_state *bs, const json_tape *t, int
                 SILT_RETURN_IF_ERROR(col_builder_append_null(bs->cols[idx], err));
         return SILT_OK;
     }
-    return convert_fields(cv, bs ? bs->cols : NULL, s->schema, t, (size_t)tok_idx, &s->top_fields,
+    /* A hash lookup pays off only for wide rows; narrow ones scan with a hint. */
+    const hashmap *index = s->schema->n_fields > 16 ? &s->top_fields : NULL;
+    return convert_fields(cv, bs ? bs->cols : NULL, s->schema, t, (size_t)tok_idx, index,
                           s->corrupt_idx, bad, err);
 }
 
