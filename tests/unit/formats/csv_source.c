@@ -1,0 +1,167 @@
+/*
+ * Unit tests of path resolution (file, folder, glob) shared by the CSV and
+ * JSON readers, and of scans over several files.
+ */
+#include <string.h>
+
+#include "csvjson_render.h"
+#include "formats/csv/csv.h"
+#include "formats/json/json.h"
+#include "formats/text/text_source.h"
+#include "test.h"
+
+static io_store *store;
+static silt_error err;
+static arena *mem;
+
+void test_formats_csv_source__initialize(void)
+{
+    err_clear(&err);
+    store = NULL;
+    check_ok(io_store_open(&store, test_tmpdir(), 0, &err), &err);
+    mem = arena_new(NULL, "test");
+    static const char *const files[] = {"raw/v1/a.csv", "raw/v1/b.csv",    "raw/v1/_SUCCESS",
+                                        "raw/v1/.a.csv.crc", "raw/v1/sub/c.csv", "raw/v2/a.csv",
+                                        "raw/v1/c.txt"};
+    for (size_t idx = 0; idx < sizeof(files) / sizeof(files[0]); idx++) {
+        char text[64];
+        int n = snprintf(text, sizeof(text), "name,n\n%s,%zu\n", files[idx], idx);
+        check_ok(io_put(store, files[idx], text, (size_t)n, &err), &err);
+    }
+}
+
+void test_formats_csv_source__cleanup(void)
+{
+    arena_free(mem);
+    io_store_free(store);
+}
+
+static const char *resolve(const char *path)
+{
+    char **keys = NULL;
+    size_t n = 0;
+    static buf out;
+    buf_clear(&out);
+    check_ok(text_resolve_path(store, path, mem, &keys, &n, &err), &err);
+    for (size_t idx = 0; idx < n; idx++)
+        buf_printf(&out, &err, "%s%s", idx ? " " : "", keys[idx]);
+    return buf_cstr(&out);
+}
+
+void test_formats_csv_source__file_folder_and_glob(void)
+{
+    check_str("raw/v1/a.csv", resolve("raw/v1/a.csv"));
+    check_str("raw/v1/a.csv raw/v1/b.csv raw/v1/c.txt", resolve("raw/v1"));
+    check_str("raw/v1/a.csv raw/v1/b.csv raw/v1/c.txt", resolve("raw/v1/"));
+    check_str("raw/v1/a.csv raw/v1/b.csv", resolve("raw/v1/*.csv"));
+    check_str("raw/v1/a.csv raw/v2/a.csv", resolve("raw/v?/a.csv"));
+    check_str("raw/v1/b.csv", resolve("raw/v1/[!a].csv"));
+    check_str("raw/v1/a.csv raw/v1/b.csv", resolve("raw/v1/[a-b].csv"));
+    check_str("raw/v1/a.csv raw/v1/b.csv raw/v2/a.csv", resolve("raw/*/*.csv"));
+    check_fails(SILT_NOTFOUND, text_resolve_path(store, "raw/v3", mem, &(char **){NULL},
+                                                 &(size_t){0}, &err));
+    check_contains(err.message, "\"raw/v3\" matches no files");
+    check_fails(SILT_NOTFOUND, text_resolve_path(store, "raw/*.json", mem, &(char **){NULL},
+                                                 &(size_t){0}, &err));
+}
+
+void test_formats_csv_source__glob_matcher(void)
+{
+    check(text_glob_match("*", 1, "abc", 3));
+    check(!text_glob_match("*", 1, "a/b", 3));
+    check(text_glob_match("a*c", 3, "abbbc", 5));
+    check(!text_glob_match("a*c", 3, "abbbd", 5));
+    check(text_glob_match("a?c", 3, "abc", 3));
+    check(text_glob_match("[", 1, "[", 1)); /* an unclosed bracket is literal */
+    check(!text_glob_match("a", 1, "", 0));
+    check(text_glob_match("**", 2, "", 0));
+}
+
+void test_formats_csv_source__csv_scan_over_a_folder_skips_each_header(void)
+{
+    char **keys = NULL;
+    size_t n = 0;
+    csv_options opts;
+    csv_scan *scan = NULL;
+    buf rows = BUF_INIT, schema = BUF_INIT;
+    check_ok(text_resolve_path(store, "raw/*/*.csv", mem, &keys, &n, &err), &err);
+    csv_options_init(&opts);
+    opts.header = 1;
+    opts.infer_schema = 1;
+    check_ok(csv_scan_open(&scan, store, (const char *const *)keys, n, &opts, &err), &err);
+    check_ok(col_type_format(csv_scan_schema(scan), &schema, &err), &err);
+    check_str("struct<name:string,n:integer>", buf_cstr(&schema));
+    for (;;) {
+        col_batch b;
+        check_ok(csv_scan_next(scan, mem, &b, &err), &err);
+        if (b.n_rows == 0)
+            break;
+        render_batch(&rows, &b);
+    }
+    check_str("raw/v1/a.csv|0\nraw/v1/b.csv|1\nraw/v2/a.csv|5", buf_cstr(&rows));
+    csv_scan_free(scan);
+    buf_clear(&rows);
+    buf_clear(&schema);
+}
+
+void test_formats_csv_source__json_scan_over_files_merges_schemas(void)
+{
+    const char *keys[] = {"j/1.json", "j/2.json"};
+    json_options opts;
+    json_scan *scan = NULL;
+    buf rows = BUF_INIT, schema = BUF_INIT;
+    check_ok(io_put(store, keys[0], "{\"a\":1}\n", 8, &err), &err);
+    check_ok(io_put(store, keys[1], "{\"b\":\"x\",\"a\":2.5}\n", 18, &err), &err);
+    json_options_init(&opts);
+    check_ok(json_scan_open(&scan, store, keys, 2, &opts, &err), &err);
+    check_ok(col_type_format(json_scan_schema(scan), &schema, &err), &err);
+    check_str("struct<a:double,b:string>", buf_cstr(&schema));
+    for (;;) {
+        col_batch b;
+        check_ok(json_scan_next(scan, mem, &b, &err), &err);
+        if (b.n_rows == 0)
+            break;
+        render_batch(&rows, &b);
+    }
+    check_str("1.0|null\n2.5|x", buf_cstr(&rows));
+    json_scan_free(scan);
+    buf_clear(&rows);
+    buf_clear(&schema);
+}
+
+void test_formats_csv_source__missing_file_is_notfound_with_context(void)
+{
+    const char *key = "nope.csv";
+    csv_options opts;
+    csv_scan *scan = NULL;
+    csv_options_init(&opts);
+    opts.header = 1;
+    check_fails(SILT_NOTFOUND, csv_scan_open(&scan, store, &key, 1, &opts, &err));
+    check_contains(err.context, "nope.csv");
+}
+
+void test_formats_csv_source__sampling_ratio_is_deterministic(void)
+{
+    buf text = BUF_INIT, first = BUF_INIT, second = BUF_INIT;
+    const char *key = "s.csv";
+    buf_append_str(&text, "a\n", &err);
+    for (int idx = 0; idx < 1000; idx++)
+        buf_printf(&text, &err, "%d\n", idx);
+    buf_append_str(&text, "x\n", &err); /* rarely sampled: may or may not make a string */
+    check_ok(io_put(store, key, text.data, text.len, &err), &err);
+    for (int round = 0; round < 2; round++) {
+        csv_options opts;
+        csv_scan *scan = NULL;
+        csv_options_init(&opts);
+        opts.header = 1;
+        opts.infer_schema = 1;
+        check_ok(csv_options_set(&opts, mem, "samplingRatio", "0.1", &err), &err);
+        check_ok(csv_scan_open(&scan, store, &key, 1, &opts, &err), &err);
+        check_ok(col_type_format(csv_scan_schema(scan), round ? &second : &first, &err), &err);
+        csv_scan_free(scan);
+    }
+    check_str(buf_cstr(&first), buf_cstr(&second));
+    buf_clear(&text);
+    buf_clear(&first);
+    buf_clear(&second);
+}
