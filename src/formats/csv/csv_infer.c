@@ -111,7 +111,13 @@ int csv_parse_decimal(const char *s, size_t len, int32_t precision, int32_t scal
 
 int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out)
 {
+    size_t end = len;
     (void)opts;
+    while (end > 0 && s[end - 1] == ' ')
+        end--;
+    /* Spark's parser wants a time after the 'T' ("2022-10-01T" is a string). */
+    if (end > 0 && s[end - 1] == 'T')
+        return 0;
     return time_parse_timestamp(s, len, out, NULL);
 }
 

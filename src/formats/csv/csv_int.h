@@ -34,6 +34,7 @@ typedef struct csv_tokenizer {
     size_t n_fields;
     size_t cap_fields;
     buf scratch;
+    char eol;         /* line break without multiLine: '\n', or '\r' in CR-only files */
     size_t rec_start; /* offset of the current record in data */
     size_t rec_len;   /* raw bytes of the record without the line break */
 } csv_tokenizer;
@@ -46,7 +47,9 @@ silt_status csv_tokenizer_next(csv_tokenizer *t, int *got, silt_error *err);
  * Offset just past the end of the record starting at pos (line break
  * included), quote-aware when multiLine is set; used to split objects.
  */
-size_t csv_record_end(const csv_options *opts, const char *data, size_t len, size_t pos);
+size_t csv_record_end(const csv_options *opts, char eol, const char *data, size_t len, size_t pos);
+/* The line break of an object: '\n', or '\r' when it has no '\n' but a '\r'. */
+char csv_detect_eol(const char *data, size_t len);
 
 /* Inference state of one column: Spark's CSVInferSchema lattice. */
 typedef enum csv_kind {

@@ -47,6 +47,7 @@ struct csv_scan {
     int64_t loaded_idx;
     buf obj;
     size_t bom;
+    char eol;
     size_t *bounds;
     size_t n_chunks;
     size_t next_chunk;
@@ -80,6 +81,7 @@ static silt_status load_object(csv_scan *s, size_t idx, silt_error *err)
     if (rc != SILT_OK)
         return err_context(err, "while reading CSV file \"%s\"", s->keys[idx]);
     s->bom = text_bom_len(s->obj.data ? s->obj.data : "", s->obj.len);
+    s->eol = csv_detect_eol(obj_data(s), obj_len(s));
     s->loaded_idx = (int64_t)idx;
     return SILT_OK;
 }
@@ -101,9 +103,9 @@ static silt_status split_object(csv_scan *s, silt_error *err)
             pos = len;
         } else if (s->opts.multi_line && s->opts.quote != '\0') {
             while (pos < len && pos < target)
-                pos = csv_record_end(&s->opts, data, len, pos);
+                pos = csv_record_end(&s->opts, s->eol, data, len, pos);
         } else {
-            pos = csv_record_end(&s->opts, data, len, target);
+            pos = csv_record_end(&s->opts, s->eol, data, len, target);
         }
         if (n <= max_chunks)
             s->bounds[n++] = pos;
@@ -178,6 +180,7 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
     silt_status rc = SILT_OK;
     int got = 1, first = 1;
     csv_tokenizer_init(&t, &s->opts, obj_data(s), job->end);
+    t.eol = s->eol;
     t.pos = job->start;
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
@@ -377,6 +380,7 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
     for (size_t idx = 0; idx < n_cols; idx++)
         buf_init(&cols[idx].text, 0);
     csv_tokenizer_init(&t, o, obj_data(s), job->end);
+    t.eol = s->eol;
     t.pos = job->start;
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
@@ -519,6 +523,7 @@ static silt_status first_record(csv_scan *s, csv_tokenizer *t, int *found, silt_
         SILT_RETURN_IF_ERROR(load_object(s, idx, err));
         csv_tokenizer_clear(t);
         csv_tokenizer_init(t, &s->opts, obj_data(s), obj_len(s));
+        t->eol = s->eol;
         SILT_RETURN_IF_ERROR(csv_tokenizer_next(t, found, err));
     }
     return SILT_OK;
@@ -771,6 +776,7 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
         s->n_keys = 1;
         s->loaded_idx = 0; /* the text is the one object */
         s->bom = text_bom_len(s->obj.data ? s->obj.data : "", s->obj.len);
+        s->eol = csv_detect_eol(obj_data(s), obj_len(s));
         rc = infer_schema(s, err);
     }
     if (rc == SILT_OK)

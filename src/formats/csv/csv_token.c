@@ -19,6 +19,7 @@ void csv_tokenizer_init(csv_tokenizer *t, const csv_options *opts, const char *d
     t->opts = opts;
     t->data = data;
     t->len = len;
+    t->eol = '\n';
     buf_init(&t->scratch, 0);
 }
 
@@ -145,7 +146,7 @@ static silt_status tokenize(csv_tokenizer *t, silt_error *err)
     const csv_options *o = t->opts;
     const char *base = t->data, *end = base + t->len, *p = base + t->pos;
     if (!o->multi_line) {
-        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        const char *nl = memchr(p, t->eol, (size_t)(end - p));
         end = nl ? nl : end;
         if (end > p && end[-1] == '\r')
             end--;
@@ -179,7 +180,7 @@ static silt_status tokenize(csv_tokenizer *t, silt_error *err)
     t->rec_start = t->pos;
     t->rec_len = (size_t)(p - (base + t->pos));
     if (!o->multi_line) {
-        const char *nl = memchr(p, '\n', (size_t)(base + t->len - p));
+        const char *nl = memchr(p, t->eol, (size_t)(base + t->len - p));
         t->pos = nl ? (size_t)(nl - base) + 1 : t->len;
     } else {
         /* Anything left before the line end (after a closing quote) is dropped. */
@@ -193,20 +194,33 @@ static silt_status tokenize(csv_tokenizer *t, silt_error *err)
     return SILT_OK;
 }
 
+/* Spark drops lines that are empty after trim (CSVUtils.filterCommentAndEmpty). */
+static int blank_line(const csv_tokenizer *t, size_t *next)
+{
+    size_t pos = t->pos;
+    while (pos < t->len && (unsigned char)t->data[pos] <= ' ' && !is_eol(t->data[pos]))
+        pos++;
+    if (pos < t->len && !is_eol(t->data[pos]))
+        return 0;
+    *next = skip_eol(t->data, t->len, pos);
+    return 1;
+}
+
 silt_status csv_tokenizer_next(csv_tokenizer *t, int *got, silt_error *err)
 {
     for (;;) {
+        size_t next;
         if (t->pos >= t->len) {
             *got = 0;
             return SILT_OK;
         }
         char c = t->data[t->pos];
-        if (is_eol(c)) { /* empty line */
-            t->pos = skip_eol(t->data, t->len, t->pos);
+        if ((unsigned char)c <= ' ' && blank_line(t, &next)) {
+            t->pos = next;
             continue;
         }
         if (t->opts->comment != '\0' && c == t->opts->comment) {
-            const char *nl = memchr(t->data + t->pos, '\n', t->len - t->pos);
+            const char *nl = memchr(t->data + t->pos, t->eol, t->len - t->pos);
             t->pos = nl ? (size_t)(nl - t->data) + 1 : t->len;
             continue;
         }
@@ -216,10 +230,17 @@ silt_status csv_tokenizer_next(csv_tokenizer *t, int *got, silt_error *err)
     return tokenize(t, err);
 }
 
-size_t csv_record_end(const csv_options *o, const char *data, size_t len, size_t pos)
+char csv_detect_eol(const char *data, size_t len)
+{
+    if (memchr(data, '\n', len) == NULL && memchr(data, '\r', len) != NULL)
+        return '\r';
+    return '\n';
+}
+
+size_t csv_record_end(const csv_options *o, char eol, const char *data, size_t len, size_t pos)
 {
     if (!o->multi_line || o->quote == '\0') {
-        const char *nl = memchr(data + pos, '\n', len - pos);
+        const char *nl = memchr(data + pos, o->multi_line ? '\n' : eol, len - pos);
         return nl ? (size_t)(nl - data) + 1 : len;
     }
     /* Quote-aware: a quote opening a field starts a quoted run that ends at

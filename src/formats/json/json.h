@@ -39,7 +39,8 @@ typedef struct json_options {
     text_mode mode;             /* PERMISSIVE */
     const char *corrupt_column; /* "_corrupt_record" */
     int primitives_as_string;   /* infer every primitive as string */
-    int prefers_decimal;        /* infer floating numbers as decimal when they fit */
+    int prefers_decimal;        /* infer floating numbers (and numeric strings) as decimal */
+    int infer_timestamp;        /* infer strings that parse as timestamps as timestamp */
     const col_type *schema;     /* explicit STRUCT schema, or NULL to infer */
     int64_t batch_rows;         /* 4096 */
     size_t chunk_bytes;         /* bytes per parallel chunk of JSON lines, 4 MiB */
@@ -55,7 +56,7 @@ void json_options_init(json_options *opts);
 /*
  * Sets one option by its Spark name (case-insensitive): multiLine,
  * samplingRatio, mode, columnNameOfCorruptRecord, primitivesAsString,
- * prefersDecimal, encoding (UTF-8), lineSep (\n), and accepted no-ops
+ * prefersDecimal, inferTimestamp, encoding (UTF-8), lineSep (\n), and accepted no-ops
  * that match Spark's defaults. Strings are copied into arena a.
  */
 silt_status json_options_set(json_options *opts, arena *a, const char *key, const char *value,

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "formats/json/json_int.h"
+#include "util/time.h"
 
 silt_status json_infer_init(json_infer *inf, arena *a, const json_options *opts, silt_error *err)
 {
@@ -63,7 +64,7 @@ static size_t find_field(const jtype *st, const char *name, size_t len, int *fou
 }
 
 static silt_status field_slot(arena *a, jtype *st, const char *name, size_t len, jtype ***out,
-                              silt_error *err)
+                              jfield **field_out, silt_error *err)
 {
     int found;
     size_t pos = find_field(st, name, len, &found);
@@ -81,11 +82,14 @@ static silt_status field_slot(arena *a, jtype *st, const char *name, size_t len,
         st->n_fields++;
         st->fields[pos].name = arena_strndup(a, name, len);
         st->fields[pos].name_len = len;
+        st->fields[pos].seen_in = 0;
         st->fields[pos].type = new_type(a, JK_NULL);
         if (st->fields[pos].name == NULL || st->fields[pos].type == NULL)
             return err_nomem(err);
     }
     *out = &st->fields[pos].type;
+    if (field_out != NULL)
+        *field_out = &st->fields[pos];
     return SILT_OK;
 }
 
@@ -165,6 +169,32 @@ static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
     return SILT_OK;
 }
 
+/* With prefersDecimal a numeric string infers a decimal, and with
+ * inferTimestamp a timestamp string infers timestamp (JsonInferSchema). */
+static silt_status fold_string(json_infer *inf, jtype *slot, const jtok *tok)
+{
+    if (!tok->escaped && inf->opts->prefers_decimal) {
+        text_big_decimal d;
+        if (text_big_decimal_parse(tok->ptr, tok->len, &d) && d.scale >= 0) {
+            int32_t p = d.precision > d.scale ? d.precision : (int32_t)d.scale;
+            if (p <= 38) {
+                merge_primitive(slot, JK_DECIMAL, p, (int32_t)d.scale);
+                return SILT_OK;
+            }
+        }
+    }
+    if (!tok->escaped && inf->opts->infer_timestamp && tok->len > 0 &&
+        tok->ptr[tok->len - 1] != 'T') {
+        int64_t micros;
+        if (time_parse_timestamp(tok->ptr, tok->len, &micros, NULL)) {
+            merge_primitive(slot, JK_TIMESTAMP, 0, 0);
+            return SILT_OK;
+        }
+    }
+    merge_primitive(slot, JK_STRING, 0, 0);
+    return SILT_OK;
+}
+
 static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t, size_t idx,
                                silt_error *err)
 {
@@ -187,7 +217,15 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
             name = inf->scratch.data ? inf->scratch.data : "";
             name_len = inf->scratch.len;
         }
-        SILT_RETURN_IF_ERROR(field_slot(inf->a, slot, name, name_len, &field, err));
+        jfield *entry;
+        SILT_RETURN_IF_ERROR(field_slot(inf->a, slot, name, name_len, &field, &entry, err));
+        if (slot == inf->root) {
+            /* Spark infers both copies of a repeated key and then refuses
+             * the schema (COLUMN_ALREADY_EXISTS); remember it to do the same. */
+            if (entry->seen_in == inf->n_records && inf->dup_name == NULL)
+                inf->dup_name = entry->name;
+            entry->seen_in = inf->n_records;
+        }
         SILT_RETURN_IF_ERROR(fold(inf, *field, t, pos + 1, err));
         pos = t->toks[pos + 1].next;
     }
@@ -206,8 +244,7 @@ static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t
         merge_primitive(slot, inf->opts->primitives_as_string ? JK_STRING : JK_BOOLEAN, 0, 0);
         return SILT_OK;
     case JT_STRING:
-        merge_primitive(slot, JK_STRING, 0, 0);
-        return SILT_OK;
+        return fold_string(inf, slot, tok);
     case JT_INT:
     case JT_FLOAT:
         return fold_number(inf, slot, tok);
@@ -232,10 +269,13 @@ static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t
 silt_status json_infer_record(json_infer *inf, const json_tape *t, silt_error *err)
 {
     const jtok *top = &t->toks[0];
-    if (top->kind == JT_OBJECT)
+    if (top->kind == JT_OBJECT) {
+        inf->n_records++;
         return fold_object(inf, inf->root, t, 0, err);
+    }
     if (top->kind == JT_ARRAY) {
         for (size_t pos = 1; pos < top->next; pos = t->toks[pos].next) {
+            inf->n_records++;
             if (t->toks[pos].kind == JT_OBJECT)
                 SILT_RETURN_IF_ERROR(fold_object(inf, inf->root, t, pos, err));
             else if (t->toks[pos].kind != JT_NULL)
@@ -261,7 +301,7 @@ static silt_status merge_type(json_infer *inf, jtype *slot, const jtype *src, si
         for (size_t idx = 0; idx < src->n_fields; idx++) {
             jtype **field;
             SILT_RETURN_IF_ERROR(field_slot(inf->a, slot, src->fields[idx].name,
-                                            src->fields[idx].name_len, &field, err));
+                                            src->fields[idx].name_len, &field, NULL, err));
             SILT_RETURN_IF_ERROR(merge_type(inf, *field, src->fields[idx].type, err));
         }
         return SILT_OK;
@@ -290,6 +330,11 @@ static silt_status merge_type(json_infer *inf, jtype *slot, const jtype *src, si
 silt_status json_infer_merge(json_infer *inf, const json_infer *other, silt_error *err)
 {
     inf->saw_corrupt |= other->saw_corrupt;
+    if (inf->dup_name == NULL && other->dup_name != NULL) {
+        inf->dup_name = arena_strdup(inf->a, other->dup_name);
+        if (inf->dup_name == NULL)
+            return err_nomem(err);
+    }
     return merge_type(inf, inf->root, other->root, err);
 }
 
@@ -303,6 +348,7 @@ static silt_status to_col_type(const jtype *t, arena *a, const col_type **out, s
     case JK_BOOLEAN: *out = col_type_primitive(COL_BOOLEAN); return SILT_OK;
     case JK_LONG: *out = col_type_primitive(COL_LONG); return SILT_OK;
     case JK_DOUBLE: *out = col_type_primitive(COL_DOUBLE); return SILT_OK;
+    case JK_TIMESTAMP: *out = col_type_primitive(COL_TIMESTAMP); return SILT_OK;
     case JK_DECIMAL:
         *out = col_type_decimal(a, t->precision, t->scale);
         return *out ? SILT_OK : err_nomem(err);
@@ -347,6 +393,10 @@ silt_status json_infer_schema(const json_infer *inf, arena *a, const col_type **
 {
     const col_type *root = NULL;
     size_t n = 0, corrupt_len = strlen(inf->opts->corrupt_column);
+    if (inf->dup_name != NULL)
+        return err_set(err, SILT_PARSE,
+                       "could not infer a JSON schema: column \"%s\" appears twice in one record",
+                       inf->dup_name);
     SILT_RETURN_IF_ERROR(to_col_type(inf->root, a, &root, err));
     size_t n_root = root ? root->n_fields : 0;
     col_field *fields = arena_calloc(a, n_root + 1, sizeof(col_field));

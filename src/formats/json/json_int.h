@@ -53,8 +53,6 @@ silt_status json_tape_parse(json_tape *t, const char *text, size_t len, int *ok,
                             size_t *end_out, silt_error *err);
 /* Unescapes a string token's content into out (appended). */
 silt_status json_unescape(const char *s, size_t len, buf *out, silt_error *err);
-/* Appends a value's JSON text without whitespace outside strings. */
-silt_status json_compact(const char *s, size_t len, buf *out, silt_error *err);
 /* Offset of the next line start at or after pos (past '\n'), or len. */
 size_t json_line_end(const char *data, size_t len, size_t pos);
 
@@ -66,6 +64,7 @@ typedef enum jkind {
     JK_LONG,
     JK_DECIMAL,
     JK_DOUBLE,
+    JK_TIMESTAMP,
     JK_STRING,
     JK_STRUCT,
     JK_ARRAY
@@ -76,6 +75,7 @@ typedef struct jfield {
     char *name;
     size_t name_len;
     jtype *type;
+    uint64_t seen_in; /* last top-level record (1-based) that had this field */
 } jfield;
 
 struct jtype {
@@ -91,6 +91,8 @@ typedef struct json_infer {
     const json_options *opts;
     jtype *root; /* STRUCT */
     int saw_corrupt;
+    uint64_t n_records;
+    char *dup_name; /* a field twice in one top-level object (Spark fails) */
     buf scratch;
 } json_infer;
 

@@ -43,6 +43,8 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
         return text_parse_bool(key, value, &o->primitives_as_string, err);
     if (str_casecmp(key, "prefersDecimal") == 0)
         return text_parse_bool(key, value, &o->prefers_decimal, err);
+    if (str_casecmp(key, "inferTimestamp") == 0)
+        return text_parse_bool(key, value, &o->infer_timestamp, err);
     if (str_casecmp(key, "columnNameOfCorruptRecord") == 0) {
         char *copy = arena_strdup(a, value);
         if (copy == NULL)
@@ -79,8 +81,7 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                str_casecmp(key, "allowNumericLeadingZeros") == 0 ||
                str_casecmp(key, "allowBackslashEscapingAnyCharacter") == 0 ||
                str_casecmp(key, "allowUnquotedControlChars") == 0 ||
-               str_casecmp(key, "dropFieldIfAllNull") == 0 ||
-               str_casecmp(key, "inferTimestamp") == 0) {
+               str_casecmp(key, "dropFieldIfAllNull") == 0) {
         SILT_RETURN_IF_ERROR(text_parse_bool(key, value, &flag, err));
         if (!flag)
             return SILT_OK;
@@ -267,13 +268,12 @@ static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_er
 {
     if (tok->kind == JT_STRING && !tok->escaped)
         return col_builder_append_bytes(b, tok->ptr, tok->len, err);
-    buf_truncate(&cv->scratch, 0);
-    if (tok->kind == JT_STRING)
-        SILT_RETURN_IF_ERROR(json_unescape(tok->ptr, tok->len, &cv->scratch, err));
-    else if (tok->kind == JT_OBJECT || tok->kind == JT_ARRAY)
-        SILT_RETURN_IF_ERROR(json_compact(tok->ptr, tok->len, &cv->scratch, err));
-    else
+    /* Any other value read as a string is its JSON text as written, objects
+     * and arrays included (Spark copies the text, whitespace and all). */
+    if (tok->kind != JT_STRING)
         return col_builder_append_bytes(b, tok->ptr, tok->len, err);
+    buf_truncate(&cv->scratch, 0);
+    SILT_RETURN_IF_ERROR(json_unescape(tok->ptr, tok->len, &cv->scratch, err));
     return col_builder_append_bytes(b, cv->scratch.data ? cv->scratch.data : "", cv->scratch.len,
                                     err);
 }
@@ -459,14 +459,30 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
         break;
     case COL_ARRAY:
         if (tok->kind == JT_ARRAY) {
+            /* One element that does not fit makes the whole array null (as
+             * in Spark); builders cannot take elements back, so check first. */
+            int elem_bad = 0;
+            for (size_t pos = idx + 1; pos < tok->next && !elem_bad; pos = t->toks[pos].next)
+                SILT_RETURN_IF_ERROR(
+                    convert(cv, NULL, type->fields[0].type, t, pos, &elem_bad, err));
+            if (elem_bad)
+                break;
             col_builder *child = b ? col_builder_child(b, 0) : NULL;
-            for (size_t pos = idx + 1; pos < tok->next; pos = t->toks[pos].next)
+            for (size_t pos = idx + 1; b != NULL && pos < tok->next; pos = t->toks[pos].next)
                 SILT_RETURN_IF_ERROR(convert(cv, child, type->fields[0].type, t, pos, bad, err));
             return b ? col_builder_append_list(b, tok->count, err) : SILT_OK;
         }
         break;
     case COL_MAP:
         if (tok->kind == JT_OBJECT) {
+            int value_bad = 0;
+            for (size_t pos = idx + 1, m = 0; m < tok->count && !value_bad; m++) {
+                SILT_RETURN_IF_ERROR(
+                    convert(cv, NULL, type->fields[1].type, t, pos + 1, &value_bad, err));
+                pos = t->toks[pos + 1].next;
+            }
+            if (value_bad)
+                break;
             col_builder *keys = b ? col_builder_child(b, 0) : NULL;
             col_builder *values = b ? col_builder_child(b, 1) : NULL;
             size_t pos = idx + 1;
@@ -557,16 +573,14 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
     int bad = !parsed;
     const jtok *top = parsed ? &t->toks[0] : NULL;
     cv->bad_field = NULL;
-    if (top != NULL && top->kind == JT_NULL)
-        return SILT_OK;
     if (top != NULL && top->kind == JT_ARRAY) {
         n_rows = top->count;
         first = 1;
         for (size_t pos = 1; pos < top->next; pos = t->toks[pos].next)
             if (t->toks[pos].kind != JT_OBJECT)
                 bad = 1; /* an array row must hold only objects */
-    } else if (top != NULL && top->kind != JT_OBJECT) {
-        bad = 1;
+    } else if (top != NULL && top->kind != JT_OBJECT && top->kind != JT_NULL) {
+        bad = 1; /* a scalar is not a row; a null line is a row of nulls */
     }
     if (!bad && s->opts.mode != TEXT_MODE_PERMISSIVE) {
         /* dry run: conversion failures make the record malformed */

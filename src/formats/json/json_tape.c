@@ -418,30 +418,6 @@ silt_status json_unescape(const char *s, size_t len, buf *out, silt_error *err)
     return SILT_OK;
 }
 
-silt_status json_compact(const char *s, size_t len, buf *out, silt_error *err)
-{
-    size_t pos = 0, run_start = 0;
-    int in_string = 0;
-    while (pos < len) {
-        char c = s[pos];
-        if (in_string) {
-            if (c == '\\')
-                pos++;
-            else if (c == '"')
-                in_string = 0;
-        } else if (c == '"') {
-            in_string = 1;
-        } else if (is_ws(c)) {
-            SILT_RETURN_IF_ERROR(buf_append(out, s + run_start, pos - run_start, err));
-            run_start = pos + 1;
-        }
-        pos++;
-    }
-    if (run_start < len)
-        SILT_RETURN_IF_ERROR(buf_append(out, s + run_start, len - run_start, err));
-    return SILT_OK;
-}
-
 size_t json_line_end(const char *data, size_t len, size_t pos)
 {
     const char *nl = memchr(data + pos, '\n', len - pos);

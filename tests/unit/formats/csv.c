@@ -181,6 +181,30 @@ void test_formats_csv__empty_inputs(void)
     expect("a,b\n", NULL, "struct<a:string,b:string>", "");
     expect("a,b", NULL, "struct<a:string,b:string>", "");
     expect("a,b\n\n\n1,2\n\n", NULL, "struct<a:integer,b:integer>", "1|2");
+    expect("a,b\n  \n1,2\n\t\n", NULL, "struct<a:integer,b:integer>", "1|2");
+    static const char *const comment[] = {"comment", "#", NULL};
+    expect("#x\na\n1\n#c\n2\n", comment, "struct<a:integer>", "1\n2");
+}
+
+void test_formats_csv__carriage_return_only_line_breaks(void)
+{
+    expect("a,b\r1,2\r3,4\r", NULL, "struct<a:integer,b:integer>", "1|2\n3|4");
+}
+
+void test_formats_csv__more_spark_inference_cases(void)
+{
+    expect("a\n2022-10-01T\n", NULL, "struct<a:string>", "2022-10-01T");
+    expect("a\n2016-06-19 14:02:57 +0200\n", NULL, "struct<a:timestamp>", "2016-06-19 12:02:57");
+    expect("a\n2022-1-5\n", NULL, "struct<a:timestamp>", "2022-01-05 00:00:00");
+    expect("a\n2022/01/05\n", NULL, "struct<a:string>", "2022/01/05");
+    expect("a\n2022-01-01\n5\n", NULL, "struct<a:string>", "2022-01-01\n5");
+    expect("a\n1\n1.5\ntrue\n", NULL, "struct<a:string>", "1\n1.5\ntrue");
+    expect("a\n1E+2\n", NULL, "struct<a:double>", "100.0");
+    expect("a\n-9223372036854775809\n", NULL, "struct<a:decimal(19,0)>", "-9223372036854775809");
+    expect("a\n\"1\"\n\"2\"\n", NULL, "struct<a:integer>", "1\n2");
+    expect("\"a,b\",c\n1,2\n", NULL, "struct<a,b:integer,c:integer>", "1|2");
+    static const char *const na[] = {"nullValue", "NA", NULL};
+    expect("a,NA\n1,2\n", na, "struct<a:integer,_c1:integer>", "1|2");
 }
 
 void test_formats_csv__bom_crlf_unicode_and_separators(void)

@@ -89,6 +89,16 @@ static void render_value(buf *out, const col_vec *v, int64_t row)
         }
         buf_append_char(out, ']', NULL);
         break;
+    case COL_MAP:
+        buf_append_char(out, '{', NULL);
+        for (int32_t idx = v->offsets[row]; idx < v->offsets[row + 1]; idx++) {
+            if (idx > v->offsets[row]) buf_append_str(out, ", ", NULL);
+            render_value(out, v->children[0], idx);
+            buf_append_str(out, " -> ", NULL);
+            render_value(out, v->children[1], idx);
+        }
+        buf_append_char(out, '}', NULL);
+        break;
     default: buf_append_str(out, "?", NULL); break;
     }
 }

@@ -161,13 +161,17 @@ void test_formats_json__strings_escapes_and_unicode(void)
     expect("{\"\xE5\x90\x8D\":\"\xC3\x85se\"}\n", NULL, "struct<\xE5\x90\x8D:string>",
            "\xC3\x85se");
     expect("{\"d\":{ \"x\" : [1, 2] }}\n{\"d\":\"s\"}\n", NULL, "struct<d:string>",
-           "{\"x\":[1,2]}\ns");
+           "{ \"x\" : [1, 2] }\ns");
 }
 
 void test_formats_json__case_conflicting_columns_fail(void)
 {
     check_fails(SILT_PARSE, read_json_opts("{\"a\":1,\"A\":2}\n", 14, NULL, NULL, 0));
     check_contains(err.message, "appears twice");
+    check_fails(SILT_PARSE, read_json_opts("{\"a\":1,\"a\":2}\n", 14, NULL, NULL, 0));
+    check_contains(err.message, "column \"a\" appears twice in one record");
+    /* the same key in two records is fine */
+    expect("{\"a\":1}\n{\"a\":2}\n", NULL, "struct<a:long>", "1\n2");
 }
 
 static const col_type *make_schema(size_t n, const col_field *fields)
@@ -288,6 +292,8 @@ void test_formats_json__options_from_strings(void)
     check_ok(json_options_set(&opts, mem, "mode", "failfast", &err), &err);
     check_int(TEXT_MODE_FAILFAST, opts.mode);
     check_fails(SILT_UNSUPPORTED, json_options_set(&opts, mem, "allowComments", "true", &err));
+    check_ok(json_options_set(&opts, mem, "inferTimestamp", "true", &err), &err);
+    check_int(1, opts.infer_timestamp);
     check_fails(SILT_INVALID, json_options_set(&opts, mem, "nosuch", "1", &err));
     check_fails(SILT_INVALID, json_options_set(&opts, mem, "multiLine", "maybe", &err));
 }
@@ -299,4 +305,83 @@ void test_formats_json__primitives_as_string_and_prefers_decimal(void)
            "1|true|1.5");
     static const char *const pd[] = {"prefersDecimal", "true", NULL};
     expect("{\"a\":1.25}\n{\"a\":10}\n", pd, "struct<a:decimal(22,2)>", "1.25\n10.00");
+}
+
+void test_formats_json__more_spark_cases(void)
+{
+    expect("null\n{\"a\":1}\n", NULL, "struct<a:long>", "null\n1");
+    expect("[1,{\"a\":1}]\n{\"a\":2}\n", NULL, "struct<_corrupt_record:string,a:long>",
+           "[1,{\"a\":1}]|null\nnull|2");
+    expect("{\"a\":[{}],\"b\":1}\n", NULL, "struct<b:long>", "1");
+    expect("{\"\":1,\"b\":2}\n", NULL, "struct<b:long>", "2");
+    expect("{\"b\":1,\"C\":2,\"a\":3}\n", NULL, "struct<C:long,a:long,b:long>", "2|3|1");
+    expect("{\"a\":{\"x\":1}}\n{\"a\":[1]}\n", NULL, "struct<a:string>", "{\"x\":1}\n[1]");
+    expect("{\"a\":true}\n{\"a\":null}\n", NULL, "struct<a:boolean>", "true\nnull");
+    expect("{\"a\":-Infinity,\"b\":Infinity}\n", NULL, "struct<a:double,b:double>",
+           "-Infinity|Infinity");
+    static const char *const ml[] = {"multiLine", "true", NULL};
+    expect("{\"a\":1}\n{\"a\":2}\n", ml, "struct<a:long>", "1");
+    expect("{\"a\": 1 , \"b\" : \"x\" }\n", NULL, "struct<a:long,b:string>", "1|x");
+    static const char *const its[] = {"inferTimestamp", "true", NULL};
+    expect("{\"a\":\"2022-01-01T10:00:00\"}\n", its, "struct<a:timestamp>", "2022-01-01 10:00:00");
+    expect("{\"a\":\"2022-01-01T10:00:00\"}\n", NULL, "struct<a:string>", "2022-01-01T10:00:00");
+}
+
+void test_formats_json__explicit_schema_edge_values(void)
+{
+    col_field s3[3] = {
+        {"s", col_type_primitive(COL_STRING), 1, NULL, -1},
+        {"t", col_type_primitive(COL_STRING), 1, NULL, -1},
+        {"o", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    const char *text = "{\"s\":1.50,\"t\":true,\"o\":{ \"x\" : [1, 2] }}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(3, s3), 0), &err);
+    check_str("1.50|true|{ \"x\" : [1, 2] }", buf_cstr(&rows_text));
+    col_field d4[4] = {
+        {"d", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+        {"e", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+        {"f", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+        {"g", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+    };
+    text = "{\"d\":\"NaN\",\"e\":\"-INF\",\"f\":\"1.5\",\"g\":\"Infinity\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(4, d4), 0), &err);
+    check_str("NaN|-Infinity|null|Infinity", buf_cstr(&rows_text));
+    col_field dec[3] = {
+        {"a", col_type_decimal(mem, 5, 2), 1, NULL, -1},
+        {"b", col_type_decimal(mem, 5, 2), 1, NULL, -1},
+        {"c", col_type_decimal(mem, 5, 2), 1, NULL, -1},
+    };
+    text = "{\"a\":1.255,\"b\":\"2.5\",\"c\":12345678901}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(3, dec), 0), &err);
+    check_str("1.26|2.50|null", buf_cstr(&rows_text));
+    col_field ts[1] = {{"t", col_type_primitive(COL_TIMESTAMP), 1, NULL, -1}};
+    text = "{\"t\":1600000000}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(1, ts), 0), &err);
+    check_str("2020-09-13 12:26:40", buf_cstr(&rows_text));
+    col_field dates[2] = {
+        {"d", col_type_primitive(COL_DATE), 1, NULL, -1},
+        {"e", col_type_primitive(COL_DATE), 1, NULL, -1},
+    };
+    text = "{\"d\":\"2022-01-02 10:00:00\",\"e\":\"2022-1-2\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, dates), 0), &err);
+    check_str("2022-01-02|2022-01-02", buf_cstr(&rows_text));
+    col_field arr[2] = {
+        {"r", col_type_array(mem, col_type_primitive(COL_LONG), 1), 1, NULL, -1},
+        {"_corrupt_record", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    text = "{\"r\":[1,\"x\",3]}\n{\"r\":[4]}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, arr), 0), &err);
+    check_str("null|{\"r\":[1,\"x\",3]}\n[4]|null", buf_cstr(&rows_text));
+    col_field m[1] = {{"m", col_type_map(mem, col_type_primitive(COL_STRING),
+                                         col_type_primitive(COL_LONG), 1), 1, NULL, -1}};
+    text = "{\"m\":{\"a\":1,\"b\":2}}\n{\"m\":{\"a\":\"x\"}}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(1, m), 0), &err);
+    check_str("{a -> 1, b -> 2}\nnull", buf_cstr(&rows_text));
+    col_field i1[2] = {
+        {"i", col_type_primitive(COL_INT), 1, NULL, -1},
+        {"_corrupt_record", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    text = "{\"i\":1.0}\n{\"i\":\"\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, i1), 0), &err);
+    check_str("null|{\"i\":1.0}\nnull|{\"i\":\"\"}", buf_cstr(&rows_text));
 }
