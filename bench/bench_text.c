@@ -18,7 +18,9 @@
 #include <unistd.h>
 
 #include "formats/csv/csv.h"
+#include "formats/csv/csv_int.h"
 #include "formats/json/json.h"
+#include "formats/json/json_int.h"
 #include "util/time.h"
 
 static const char *const cities[] = {"Boston", "New York", "Philadelphia", "Syracuse",
@@ -160,6 +162,48 @@ static result run_json(io_store *store, tpool *pool)
     return r;
 }
 
+/* One thread, no conversion: how fast records and fields are found. */
+static void tokenize_only(io_store *store)
+{
+    silt_error err = SILT_ERROR_INIT;
+    buf data = BUF_INIT;
+    csv_options opts;
+    csv_tokenizer t;
+    json_tape tape;
+    int got = 1;
+    int64_t fields = 0, records = 0;
+    if (io_get(store, "trips.csv", &data, &err) != SILT_OK)
+        die("read csv", &err);
+    csv_options_init(&opts);
+    csv_tokenizer_init(&t, &opts, data.data, data.len);
+    double cpu = cpu_seconds();
+    while (csv_tokenizer_next(&t, &got, &err) == SILT_OK && got)
+        fields += (int64_t)t.n_fields;
+    cpu = cpu_seconds() - cpu;
+    printf("csv tokenizer only, 1 thread: %lld fields, %7.1f MB per CPU s\n", (long long)fields,
+           (double)data.len / 1e6 / cpu);
+    csv_tokenizer_clear(&t);
+    buf_clear(&data);
+    if (io_get(store, "trips.json", &data, &err) != SILT_OK)
+        die("read json", &err);
+    json_tape_init(&tape, 0);
+    cpu = cpu_seconds();
+    for (size_t pos = 0; pos < data.len;) {
+        size_t end = json_line_end(data.data, data.len, pos), value_end;
+        int ok, empty;
+        if (json_tape_parse(&tape, data.data + pos, end - pos, &ok, &empty, &value_end, &err) !=
+                SILT_OK)
+            die("tape", &err);
+        records += ok;
+        pos = end;
+    }
+    cpu = cpu_seconds() - cpu;
+    printf("json tape only, 1 thread:     %lld records, %7.1f MB per CPU s\n", (long long)records,
+           (double)data.len / 1e6 / cpu);
+    json_tape_clear(&tape);
+    buf_clear(&data);
+}
+
 static void report(const char *name, result r)
 {
     double mb = (double)r.bytes / 1e6;
@@ -206,6 +250,7 @@ int main(int argc, char **argv)
     if (threads > 1 && tpool_new(&pool, threads - 1, &err) != SILT_OK)
         die("pool", &err);
     printf("silt CSV/JSON readers, %zu thread(s), data in %s\n", threads, dir);
+    tokenize_only(store);
     result csv = run_csv(store, pool);
     report("csv", csv);
     result json = run_json(store, pool);
