@@ -216,6 +216,8 @@ typedef struct col_state {
 
 static int text_is(const char *s, size_t len, const char *text)
 {
+    if (text[0] == '\0') /* the default nullValue: no strlen on the hot path */
+        return len == 0;
     return strlen(text) == len && memcmp(s, text, len) == 0;
 }
 

@@ -35,13 +35,13 @@ typedef struct cursor {
 
 static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
-static void skip_ws(cursor *c)
+static inline void skip_ws(cursor *c)
 {
     while (c->pos < c->len && is_ws(c->s[c->pos]))
         c->pos++;
 }
 
-static silt_status push(json_tape *t, jtok_kind kind, const char *ptr, size_t len, size_t *idx,
+static inline silt_status push(json_tape *t, jtok_kind kind, const char *ptr, size_t len, size_t *idx,
                         silt_error *err)
 {
     if (t->n == t->cap) {
@@ -84,6 +84,29 @@ static int is_hex(char c)
     return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
+#define SWAR_ONES UINT64_C(0x0101010101010101)
+#define SWAR_HIGHS UINT64_C(0x8080808080808080)
+
+/*
+ * Skips string bytes eight at a time while none of them is a quote, a
+ * backslash or a control character (the classic "has zero byte" and
+ * "has byte less than n" word tricks).
+ */
+static inline size_t skip_plain(const char *s, size_t pos, size_t len)
+{
+    while (pos + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + pos, 8);
+        uint64_t quote = w ^ (SWAR_ONES * '"'), slash = w ^ (SWAR_ONES * '\\');
+        uint64_t hit = ((quote - SWAR_ONES) & ~quote) | ((slash - SWAR_ONES) & ~slash) |
+                       ((w - SWAR_ONES * 0x20) & ~w);
+        if (hit & SWAR_HIGHS)
+            break;
+        pos += 8;
+    }
+    return pos;
+}
+
 /* Scans a string at the opening quote; returns 1 ok, 0 syntax error. */
 static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, int *escaped)
 {
@@ -91,6 +114,7 @@ static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, i
     size_t pos = c->pos + 1;
     *escaped = 0;
     for (;;) {
+        pos = skip_plain(s, pos, c->len);
         while (pos < c->len && !string_stop[(unsigned char)s[pos]])
             pos++;
         if (pos >= c->len) {

@@ -131,6 +131,27 @@ void test_formats_csv__dates_and_timestamps(void)
            "2022-01-01 10:00:00\n2022-01-01 00:00:00");
 }
 
+void test_formats_csv__timestamp_fast_path_agrees_with_parser(void)
+{
+    static const char *const samples[] = {"2022-01-01 10:00:00", "2022-12-31T23:59:59",
+                                          "1969-12-31 23:59:59", "2024-02-29 00:00:00",
+                                          "0001-01-01 00:00:00", "9999-12-31 23:59:59"};
+    static const char *const rejected[] = {"2023-02-29 00:00:00", "2022-01-01 24:00:00",
+                                           "2022-13-01 00:00:00", "2022-01-01 10:60:00"};
+    csv_options opts;
+    csv_options_init(&opts);
+    for (size_t idx = 0; idx < sizeof(samples) / sizeof(samples[0]); idx++) {
+        int64_t fast = 0, slow = 1;
+        check(csv_parse_timestamp(&opts, samples[idx], strlen(samples[idx]), &fast));
+        check(time_parse_timestamp(samples[idx], strlen(samples[idx]), &slow, NULL));
+        check_int(slow, fast);
+    }
+    for (size_t idx = 0; idx < sizeof(rejected) / sizeof(rejected[0]); idx++) {
+        int64_t v;
+        check(!csv_parse_timestamp(&opts, rejected[idx], strlen(rejected[idx]), &v));
+    }
+}
+
 void test_formats_csv__nulls_and_empty_values(void)
 {
     expect("a,b\n,1\n2,\n", NULL, "struct<a:integer,b:integer>", "null|1\n2|null");
