@@ -26,6 +26,7 @@
 #include <stdint.h>
 
 #include "formats/columnar.h"
+#include "formats/text/text_datetime.h"
 #include "formats/text/text_source.h"
 #include "io/store.h"
 #include "util/thread.h"
@@ -47,8 +48,11 @@ typedef struct csv_options {
     const char *positive_inf;  /* "Inf" */
     const char *negative_inf;  /* "-Inf" */
     const char *corrupt_column;/* columnNameOfCorruptRecord, "_corrupt_record" */
-    const char *timestamp_format; /* NULL = Spark's default parser */
-    const char *date_format;      /* NULL = Spark's default parser */
+    const char *timestamp_format; /* NULL = Spark's default (lenient) parser */
+    const char *date_format;      /* NULL = Spark's default parser (yyyy-MM-dd) */
+    /* Compiled forms of the two formats; csv_options_set and csv_scan_open fill them. */
+    const text_dt_pattern *timestamp_pattern;
+    const text_dt_pattern *date_pattern;
     const col_type *schema;    /* explicit STRUCT schema, or NULL to infer */
     int64_t batch_rows;        /* rows per batch, 4096 */
     size_t chunk_bytes;        /* bytes per parallel chunk, 4 MiB */

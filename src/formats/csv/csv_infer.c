@@ -145,7 +145,8 @@ static int fast_timestamp(const char *s, size_t len, int64_t *out)
 int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out)
 {
     size_t end = len;
-    (void)opts;
+    if (opts->timestamp_pattern != NULL)
+        return text_dt_parse_timestamp(opts->timestamp_pattern, s, len, out);
     if (fast_timestamp(s, len, out))
         return 1;
     while (end > 0 && s[end - 1] == ' ')
@@ -169,7 +170,8 @@ static int parse_strict_date(const char *s, size_t len, int32_t *out)
 
 int csv_parse_date(const csv_options *opts, const char *s, size_t len, int32_t *out)
 {
-    (void)opts;
+    if (opts->date_pattern != NULL)
+        return text_dt_parse_date(opts->date_pattern, s, len, out);
     /* Reading a date column accepts what Spark's default formatter does:
      * yyyy-[m]m-[d]d with an optional time part. */
     return time_parse_date(s, len, out);
@@ -196,7 +198,9 @@ static csv_infer_type try_timestamp(const csv_options *o, const char *s, size_t 
 static csv_infer_type try_date(const csv_options *o, const char *s, size_t len)
 {
     int32_t days;
-    return parse_strict_date(s, len, &days) ? kind(CSV_K_DATE) : try_timestamp(o, s, len);
+    int is_date = o->date_pattern != NULL ? text_dt_parse_date(o->date_pattern, s, len, &days)
+                                          : parse_strict_date(s, len, &days);
+    return is_date ? kind(CSV_K_DATE) : try_timestamp(o, s, len);
 }
 
 static csv_infer_type try_double(const csv_options *o, const char *s, size_t len)

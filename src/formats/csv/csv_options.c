@@ -100,16 +100,13 @@ silt_status csv_options_set(csv_options *o, arena *a, const char *key, const cha
         return copy_str(a, value, &o->negative_inf, err);
     if (str_casecmp(key, "columnNameOfCorruptRecord") == 0)
         return copy_str(a, value, &o->corrupt_column, err);
-    if (str_casecmp(key, "timestampFormat") == 0 || str_casecmp(key, "dateFormat") == 0) {
-        /* Only Spark's default patterns are implemented; refusing others is
-         * better than reading values silently wrong. */
-        if (strcmp(value, "yyyy-MM-dd'T'HH:mm:ss[.SSS][XXX]") == 0 ||
-            strcmp(value, "yyyy-MM-dd") == 0)
-            return SILT_OK;
-        err_set(err, SILT_UNSUPPORTED, "option \"%s\" with pattern \"%s\" is not supported", key,
-                value);
-        err_hint(err, "remove the option to use Spark's default date and timestamp parsing");
-        return SILT_UNSUPPORTED;
+    if (str_casecmp(key, "timestampFormat") == 0) {
+        SILT_RETURN_IF_ERROR(text_dt_compile(value, a, &o->timestamp_pattern, err));
+        return copy_str(a, value, &o->timestamp_format, err);
+    }
+    if (str_casecmp(key, "dateFormat") == 0) {
+        SILT_RETURN_IF_ERROR(text_dt_compile(value, a, &o->date_pattern, err));
+        return copy_str(a, value, &o->date_format, err);
     }
     if (str_casecmp(key, "encoding") == 0 || str_casecmp(key, "charset") == 0) {
         if (str_casecmp(value, "UTF-8") == 0 || str_casecmp(value, "UTF8") == 0 ||

@@ -622,6 +622,16 @@ static silt_status copy_options(csv_scan *s, const csv_options *opts, silt_error
         if (*strs[idx] == NULL)
             return err_nomem(err);
     }
+    /* Patterns are compiled again into the scan's arena: the caller's
+     * compiled forms may live in an arena that dies before the scan. */
+    s->opts.timestamp_pattern = NULL;
+    s->opts.date_pattern = NULL;
+    if (s->opts.timestamp_format != NULL)
+        SILT_RETURN_IF_ERROR(
+            text_dt_compile(s->opts.timestamp_format, s->arena, &s->opts.timestamp_pattern, err));
+    if (s->opts.date_format != NULL)
+        SILT_RETURN_IF_ERROR(
+            text_dt_compile(s->opts.date_format, s->arena, &s->opts.date_pattern, err));
     if (s->opts.batch_rows <= 0)
         s->opts.batch_rows = CSV_DEFAULT_BATCH_ROWS;
     if (s->opts.chunk_bytes == 0)

@@ -28,6 +28,7 @@
 #include <stdint.h>
 
 #include "formats/columnar.h"
+#include "formats/text/text_datetime.h"
 #include "formats/text/text_source.h"
 #include "io/store.h"
 #include "util/thread.h"
@@ -41,6 +42,8 @@ typedef struct json_options {
     int primitives_as_string;   /* infer every primitive as string */
     int prefers_decimal;        /* infer floating numbers (and numeric strings) as decimal */
     int infer_timestamp;        /* infer strings that parse as timestamps as timestamp */
+    const char *timestamp_format; /* NULL = Spark's default (lenient) parser */
+    const char *date_format;      /* NULL = Spark's default parser */
     const col_type *schema;     /* explicit STRUCT schema, or NULL to infer */
     int64_t batch_rows;         /* 4096 */
     size_t chunk_bytes;         /* bytes per parallel chunk of JSON lines, 4 MiB */
@@ -56,7 +59,7 @@ void json_options_init(json_options *opts);
 /*
  * Sets one option by its Spark name (case-insensitive): multiLine,
  * samplingRatio, mode, columnNameOfCorruptRecord, primitivesAsString,
- * prefersDecimal, inferTimestamp, encoding (UTF-8), lineSep (\n), and accepted no-ops
+ * prefersDecimal, inferTimestamp, timestampFormat, dateFormat, encoding (UTF-8), lineSep (\n), and accepted no-ops
  * that match Spark's defaults. Strings are copied into arena a.
  */
 silt_status json_options_set(json_options *opts, arena *a, const char *key, const char *value,

@@ -186,7 +186,10 @@ static silt_status fold_string(json_infer *inf, jtype *slot, const jtok *tok)
     if (!tok->escaped && inf->opts->infer_timestamp && tok->len > 0 &&
         tok->ptr[tok->len - 1] != 'T') {
         int64_t micros;
-        if (time_parse_timestamp(tok->ptr, tok->len, &micros, NULL)) {
+        int ok = inf->ts_pattern != NULL
+                     ? text_dt_parse_timestamp(inf->ts_pattern, tok->ptr, tok->len, &micros)
+                     : time_parse_timestamp(tok->ptr, tok->len, &micros, NULL);
+        if (ok) {
             merge_primitive(slot, JK_TIMESTAMP, 0, 0);
             return SILT_OK;
         }

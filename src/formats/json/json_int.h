@@ -89,6 +89,7 @@ struct jtype {
 typedef struct json_infer {
     arena *a;
     const json_options *opts;
+    const text_dt_pattern *ts_pattern; /* compiled timestampFormat, or NULL */
     jtype *root; /* STRUCT */
     int saw_corrupt;
     uint64_t n_records;

@@ -45,11 +45,21 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
         return text_parse_bool(key, value, &o->prefers_decimal, err);
     if (str_casecmp(key, "inferTimestamp") == 0)
         return text_parse_bool(key, value, &o->infer_timestamp, err);
-    if (str_casecmp(key, "columnNameOfCorruptRecord") == 0) {
+    if (str_casecmp(key, "columnNameOfCorruptRecord") == 0 ||
+        str_casecmp(key, "timestampFormat") == 0 || str_casecmp(key, "dateFormat") == 0) {
+        const text_dt_pattern *pattern;
         char *copy = arena_strdup(a, value);
         if (copy == NULL)
             return err_nomem(err);
-        o->corrupt_column = copy;
+        if (str_casecmp(key, "columnNameOfCorruptRecord") == 0) {
+            o->corrupt_column = copy;
+            return SILT_OK;
+        }
+        SILT_RETURN_IF_ERROR(text_dt_compile(value, a, &pattern, err)); /* refuse bad ones now */
+        if (str_casecmp(key, "timestampFormat") == 0)
+            o->timestamp_format = copy;
+        else
+            o->date_format = copy;
         return SILT_OK;
     }
     if (str_casecmp(key, "batchRows") == 0) {
@@ -114,6 +124,8 @@ struct json_scan {
     char **keys;
     size_t n_keys;
     json_options opts;
+    const text_dt_pattern *ts_pattern;
+    const text_dt_pattern *date_pattern;
     const col_type *schema;
     int64_t corrupt_idx;
     hashmap top_fields; /* name -> index + 1 */
@@ -231,6 +243,7 @@ static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
     if (job->infer_arena == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(json_infer_init(&job->infer, job->infer_arena, &s->opts, err));
+    job->infer.ts_pattern = s->ts_pattern;
     job->infer_ready = 1;
     json_tape_init(&t, s->opts.max_depth);
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
@@ -441,7 +454,9 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
         if (tok->kind == JT_STRING && !tok->escaped &&
-            time_parse_timestamp(tok->ptr, tok->len, &iv, NULL))
+            (cv->s->ts_pattern != NULL
+                 ? text_dt_parse_timestamp(cv->s->ts_pattern, tok->ptr, tok->len, &iv)
+                 : time_parse_timestamp(tok->ptr, tok->len, &iv, NULL)))
             return b ? col_builder_append_int(b, iv, err) : SILT_OK;
         if (tok->kind == JT_INT && str_to_int64(tok->ptr, tok->len, &iv) &&
             iv <= INT64_MAX / TIME_MICROS_PER_SECOND && iv >= INT64_MIN / TIME_MICROS_PER_SECOND)
@@ -449,7 +464,10 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
         break;
     case COL_DATE: {
         int32_t days;
-        if (tok->kind == JT_STRING && !tok->escaped && time_parse_date(tok->ptr, tok->len, &days))
+        if (tok->kind == JT_STRING && !tok->escaped &&
+            (cv->s->date_pattern != NULL
+                 ? text_dt_parse_date(cv->s->date_pattern, tok->ptr, tok->len, &days)
+                 : time_parse_date(tok->ptr, tok->len, &days)))
             return b ? col_builder_append_int(b, days, err) : SILT_OK;
         break;
     }
@@ -794,6 +812,10 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
             if ((s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
     }
+    if (rc == SILT_OK && opts->timestamp_format != NULL)
+        rc = text_dt_compile(opts->timestamp_format, s->arena, &s->ts_pattern, err);
+    if (rc == SILT_OK && opts->date_format != NULL)
+        rc = text_dt_compile(opts->date_format, s->arena, &s->date_pattern, err);
     if (rc == SILT_OK) {
         if (opts->schema != NULL) {
             if (opts->schema->id != COL_STRUCT)
@@ -914,6 +936,8 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
         s->opts.corrupt_column = "_corrupt_record";
     buf_init(&s->obj, 0);
     rc = buf_append(&s->obj, data, len, err);
+    if (rc == SILT_OK && opts->timestamp_format != NULL)
+        rc = text_dt_compile(opts->timestamp_format, a, &s->ts_pattern, err);
     if (rc == SILT_OK) {
         s->loaded_idx = 0;
         s->bom = text_bom_len(s->obj.data ? s->obj.data : "", s->obj.len);
