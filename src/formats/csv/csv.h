@@ -54,13 +54,17 @@ typedef struct csv_options {
     const text_dt_pattern *timestamp_pattern;
     const text_dt_pattern *date_pattern;
     const col_type *schema;    /* explicit STRUCT schema, or NULL to infer */
-    int64_t batch_rows;        /* rows per batch, 4096 */
+    int64_t batch_rows;        /* rows per batch, 4096 (fewer for very wide files) */
+    int64_t max_columns;       /* Spark's maxColumns, 20480 */
     size_t chunk_bytes;        /* bytes per parallel chunk, 4 MiB */
     tpool *pool;               /* NULL = parse on the calling thread */
 } csv_options;
 
 #define CSV_DEFAULT_BATCH_ROWS 4096
 #define CSV_DEFAULT_CHUNK_BYTES ((size_t)4 << 20)
+#define CSV_DEFAULT_MAX_COLUMNS 20480
+/* Cells per batch: batches of wide files get fewer rows so memory stays bounded. */
+#define CSV_MAX_BATCH_CELLS ((int64_t)1 << 22)
 
 void csv_options_init(csv_options *opts);
 
@@ -71,7 +75,7 @@ void csv_options_init(csv_options *opts);
  * Recognised: header, sep, delimiter, quote, escape, comment, multiLine,
  * inferSchema, samplingRatio, mode, nullValue, emptyValue, nanValue,
  * positiveInf, negativeInf, columnNameOfCorruptRecord, timestampFormat,
- * dateFormat, encoding/charset (UTF-8 only), lineSep (\n, \r\n, \r only).
+ * dateFormat, maxColumns, encoding/charset (UTF-8 only), lineSep (\n, \r\n, \r only).
  */
 silt_status csv_options_set(csv_options *opts, arena *a, const char *key, const char *value,
                             silt_error *err);

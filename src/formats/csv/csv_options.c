@@ -27,6 +27,7 @@ void csv_options_init(csv_options *opts)
     opts->corrupt_column = "_corrupt_record";
     opts->batch_rows = CSV_DEFAULT_BATCH_ROWS;
     opts->chunk_bytes = CSV_DEFAULT_CHUNK_BYTES;
+    opts->max_columns = CSV_DEFAULT_MAX_COLUMNS;
 }
 
 /* A one-character option; Spark also accepts the escapes \t, \n, \\ and \u0000. */
@@ -119,6 +120,13 @@ silt_status csv_options_set(csv_options *o, arena *a, const char *key, const cha
         if (strcmp(value, "\n") == 0 || strcmp(value, "\r\n") == 0 || strcmp(value, "\r") == 0)
             return SILT_OK;
         return err_set(err, SILT_UNSUPPORTED, "option \"lineSep\" must be a line break");
+    }
+    if (str_casecmp(key, "maxColumns") == 0) {
+        SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));
+        if (number < 1 || number > (1 << 24))
+            return err_set(err, SILT_INVALID, "option \"maxColumns\" must be in 1..16777216");
+        o->max_columns = number;
+        return SILT_OK;
     }
     if (str_casecmp(key, "batchRows") == 0) {
         SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));

@@ -543,8 +543,15 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
     rc = first_record(s, &t, &found, err);
     if (rc == SILT_OK && found) {
         n_cols = t.n_fields;
-        rc = safe_header(s, &t, s->opts.header, &names, err);
+        if ((int64_t)n_cols > s->opts.max_columns) {
+            rc = err_set(err, SILT_PARSE,
+                         "CSV file \"%s\" has %zu columns, more than maxColumns (%lld)",
+                         s->keys[s->loaded_idx], n_cols, (long long)s->opts.max_columns);
+            err_hint(err, "raise the maxColumns option if the file really is this wide");
+        }
     }
+    if (rc == SILT_OK && found)
+        rc = safe_header(s, &t, s->opts.header, &names, err);
     csv_tokenizer_clear(&t);
     if (rc == SILT_OK) {
         types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
@@ -607,6 +614,8 @@ static silt_status bind_schema(csv_scan *s, silt_error *err)
                            f->name, col_type_id_name(f->type->id));
         s->token_col[s->n_token_cols++] = idx;
     }
+    if (n > 0 && s->opts.batch_rows * (int64_t)n > CSV_MAX_BATCH_CELLS)
+        s->opts.batch_rows = CSV_MAX_BATCH_CELLS / (int64_t)n > 0 ? CSV_MAX_BATCH_CELLS / (int64_t)n : 1;
     return SILT_OK;
 }
 
@@ -634,6 +643,8 @@ static silt_status copy_options(csv_scan *s, const csv_options *opts, silt_error
             text_dt_compile(s->opts.date_format, s->arena, &s->opts.date_pattern, err));
     if (s->opts.batch_rows <= 0)
         s->opts.batch_rows = CSV_DEFAULT_BATCH_ROWS;
+    if (s->opts.max_columns <= 0)
+        s->opts.max_columns = CSV_DEFAULT_MAX_COLUMNS;
     if (s->opts.chunk_bytes == 0)
         s->opts.chunk_bytes = CSV_DEFAULT_CHUNK_BYTES;
     if (s->opts.sampling_ratio <= 0 || s->opts.sampling_ratio > 1)

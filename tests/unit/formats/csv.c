@@ -362,3 +362,16 @@ void test_formats_csv__many_batches(void)
     check(str_ends_with(buf_cstr(&rows_text), "\n98\n99"));
     buf_clear(&text);
 }
+
+void test_formats_csv__too_many_columns_is_an_error_not_an_allocation(void)
+{
+    buf text = BUF_INIT;
+    for (int idx = 0; idx < 30000; idx++)
+        buf_append_str(&text, idx ? ",x" : "x", &err);
+    buf_append_str(&text, "\n", &err);
+    check_fails(SILT_PARSE, read_csv_opts(text.data, text.len, NULL, NULL, 0));
+    check_contains(err.message, "30000 columns, more than maxColumns (20480)");
+    static const char *const wide[] = {"maxColumns", "40000", NULL};
+    check_ok(read_csv_opts(text.data, text.len, wide, NULL, 0), &err);
+    buf_clear(&text);
+}
