@@ -23,6 +23,7 @@ typedef struct out_batch {
 } out_batch;
 
 typedef struct chunk_job {
+    text_chunk chunk;
     size_t start, end;
     int skip_first; /* the chunk begins with the header record */
     out_batch *batches;
@@ -42,76 +43,41 @@ struct csv_scan {
     size_t n_token_cols; /* schema columns filled from tokens, in order */
     size_t *token_col;   /* token index -> schema column */
     int64_t corrupt_idx; /* schema column of the corrupt record, -1 */
-    /* the object being read */
-    size_t key_idx;
-    int64_t loaded_idx;
-    buf obj;
-    size_t bom;
-    char eol;
-    size_t *bounds;
-    size_t n_chunks;
-    size_t next_chunk;
+    /* the objects being read */
+    text_reader reader;
+    int reader_ready;
     /* batches parsed and not yet handed out */
     out_batch *queue;
     size_t q_len, q_pos, q_cap;
 };
 
-static const char *obj_data(const csv_scan *s) { return s->obj.data ? s->obj.data + s->bom : ""; }
-static size_t obj_len(const csv_scan *s) { return s->obj.len - s->bom; }
-
-/* 1-based line of a byte offset, counted only when an error is reported. */
-static int64_t line_of(const char *data, size_t offset)
+/* Splits an object at record boundaries into chunks of about chunk_bytes. */
+static silt_status split_object(text_object *obj, void *payload, silt_error *err)
 {
-    int64_t line = 1;
-    const char *p = data, *end = data + offset;
-    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        line++;
-        p++;
-    }
-    return line;
-}
-
-static silt_status load_object(csv_scan *s, size_t idx, silt_error *err)
-{
-    if (s->loaded_idx == (int64_t)idx)
-        return SILT_OK;
-    buf_truncate(&s->obj, 0);
-    s->loaded_idx = -1;
-    silt_status rc = io_get(s->store, s->keys[idx], &s->obj, err);
-    if (rc != SILT_OK)
-        return err_context(err, "while reading CSV file \"%s\"", s->keys[idx]);
-    s->bom = text_bom_len(s->obj.data ? s->obj.data : "", s->obj.len);
-    s->eol = csv_detect_eol(obj_data(s), obj_len(s));
-    s->loaded_idx = (int64_t)idx;
-    return SILT_OK;
-}
-
-/* Splits the loaded object at record boundaries into chunks. */
-static silt_status split_object(csv_scan *s, silt_error *err)
-{
-    const char *data = obj_data(s);
-    size_t len = obj_len(s), step = s->opts.chunk_bytes ? s->opts.chunk_bytes : 1;
+    const csv_scan *s = payload;
+    const char *data = obj->data;
+    size_t len = obj->len, step = s->opts.chunk_bytes ? s->opts.chunk_bytes : 1;
     size_t max_chunks = len / step + 2, n = 0, pos = 0;
-    mem_free(s->bounds);
-    s->bounds = mem_calloc(max_chunks + 1, sizeof(size_t));
-    if (s->bounds == NULL)
+    obj->eol = csv_detect_eol(data, len);
+    obj->bounds = mem_calloc(max_chunks + 1, sizeof(size_t));
+    if (obj->bounds == NULL)
         return err_nomem(err);
-    s->bounds[n++] = 0;
+    obj->bounds[n++] = 0;
     while (pos < len) {
         size_t target = pos + step;
         if (target >= len) {
             pos = len;
         } else if (s->opts.multi_line && s->opts.quote != '\0') {
             while (pos < len && pos < target)
-                pos = csv_record_end(&s->opts, s->eol, data, len, pos);
+                pos = csv_record_end(&s->opts, obj->eol, data, len, pos);
         } else {
-            pos = csv_record_end(&s->opts, s->eol, data, len, target);
+            pos = csv_record_end(&s->opts, obj->eol, data, len, target);
         }
         if (n <= max_chunks)
-            s->bounds[n++] = pos;
+            obj->bounds[n++] = pos;
     }
-    s->n_chunks = n - 1;
-    s->next_chunk = 0;
+    obj->n_chunks = n - 1;
+    obj->next_chunk = 0;
     return SILT_OK;
 }
 
@@ -167,10 +133,8 @@ static silt_status safe_header(csv_scan *s, csv_tokenizer *t, int has_header, ch
 typedef struct round_ctx {
     csv_scan *scan;
     chunk_job *jobs;
-    size_t first_chunk;
     int infer;
     size_t n_cols;
-    uint64_t key_hash;
 } round_ctx;
 
 static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
@@ -179,8 +143,8 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
     csv_tokenizer t;
     silt_status rc = SILT_OK;
     int got = 1, first = 1;
-    csv_tokenizer_init(&t, &s->opts, obj_data(s), job->end);
-    t.eol = s->eol;
+    csv_tokenizer_init(&t, &s->opts, job->chunk.obj->data, job->end);
+    t.eol = job->chunk.obj->eol;
     t.pos = job->start;
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
@@ -191,7 +155,9 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
             continue;
         }
         first = 0;
-        if (!text_sample_keep(ctx->key_hash, t.rec_start, s->opts.sampling_ratio))
+        if (s->opts.sampling_ratio < 1.0 &&
+            !text_sample_keep(hash_bytes(job->chunk.obj->key, strlen(job->chunk.obj->key), 7),
+                              t.rec_start, s->opts.sampling_ratio))
             continue;
         size_t n = t.n_fields < ctx->n_cols ? t.n_fields : ctx->n_cols;
         for (size_t idx = 0; idx < n; idx++) {
@@ -346,22 +312,22 @@ static silt_status finish_batch(chunk_job *job, col_state *cols, int64_t n_rows,
 }
 
 /* Reports a malformed record for FAILFAST. */
-static silt_status malformed_error(round_ctx *ctx, const csv_tokenizer *t, size_t bad_col,
-                                   const char *why, silt_error *err)
+static silt_status malformed_error(round_ctx *ctx, const chunk_job *job, const csv_tokenizer *t,
+                                   size_t bad_col, const char *why, silt_error *err)
 {
     csv_scan *s = ctx->scan;
-    int64_t line = line_of(obj_data(s), t->rec_start);
+    int64_t line = text_line_of(job->chunk.obj->data, t->rec_start);
     if (bad_col < s->n_token_cols) {
         const csv_field *f = &t->fields[bad_col];
         const col_field *cf = &s->schema->fields[s->token_col[bad_col]];
         err_set(err, SILT_PARSE,
                 "malformed CSV record at line %lld of \"%s\": field %zu (\"%s\") value \"%.*s\" is "
                 "not a valid %s",
-                (long long)line, s->keys[s->loaded_idx], bad_col + 1, cf->name,
+                (long long)line, job->chunk.obj->key, bad_col + 1, cf->name,
                 (int)(f->len > 64 ? 64 : f->len), f->ptr, col_type_id_name(cf->type->id));
     } else {
         err_set(err, SILT_PARSE, "malformed CSV record at line %lld of \"%s\": %s", (long long)line,
-                s->keys[s->loaded_idx], why);
+                job->chunk.obj->key, why);
     }
     err_hint(err, "set mode to PERMISSIVE or DROPMALFORMED to read past malformed records");
     return SILT_PARSE;
@@ -381,8 +347,8 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         return err_nomem(err);
     for (size_t idx = 0; idx < n_cols; idx++)
         buf_init(&cols[idx].text, 0);
-    csv_tokenizer_init(&t, o, obj_data(s), job->end);
-    t.eol = s->eol;
+    csv_tokenizer_init(&t, o, job->chunk.obj->data, job->end);
+    t.eol = job->chunk.obj->eol;
     t.pos = job->start;
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
@@ -422,7 +388,7 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
             break;
         malformed = malformed || bad_col != SIZE_MAX;
         if (malformed && o->mode == TEXT_MODE_FAILFAST) {
-            rc = malformed_error(ctx, &t, bad_col,
+            rc = malformed_error(ctx, job, &t, bad_col,
                                  t.n_fields < s->n_token_cols ? "too few fields" : "too many fields",
                                  err);
             break;
@@ -434,7 +400,7 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
             continue;
         }
         if (s->corrupt_idx >= 0) {
-            const char *raw = obj_data(s) + t.rec_start;
+            const char *raw = job->chunk.obj->data + t.rec_start;
             put_value(o, &cols[s->corrupt_idx], row, raw, t.rec_len, !malformed, err, &rc);
         }
         if (rc != SILT_OK)
@@ -480,21 +446,21 @@ static void free_jobs(chunk_job *jobs, size_t n)
     mem_free(jobs);
 }
 
-/* Runs chunks [first, first + n) of the loaded object; jobs are returned to the caller. */
-static silt_status run_round(csv_scan *s, size_t first, size_t n, int infer, size_t n_cols,
-                             chunk_job **jobs_out, silt_error *err)
+/* Runs the chunks in parallel; the jobs (with their batches) go to the caller. */
+static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
+                             size_t n_cols, chunk_job **jobs_out, silt_error *err)
 {
-    round_ctx ctx = {s, NULL, first, infer, n_cols, 0};
+    round_ctx ctx = {s, NULL, infer, n_cols};
     silt_status rc = SILT_OK;
     ctx.jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
     if (ctx.jobs == NULL)
         return err_nomem(err);
-    ctx.key_hash = hash_bytes(s->keys[s->loaded_idx], strlen(s->keys[s->loaded_idx]), 7);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
         chunk_job *job = &ctx.jobs[idx];
-        job->start = s->bounds[first + idx];
-        job->end = s->bounds[first + idx + 1];
-        job->skip_first = s->opts.header && first + idx == 0;
+        job->chunk = chunks[idx];
+        job->start = chunks[idx].start;
+        job->end = chunks[idx].end;
+        job->skip_first = s->opts.header && chunks[idx].idx == 0;
         if (infer) {
             job->types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
             if (job->types == NULL)
@@ -507,6 +473,7 @@ static silt_status run_round(csv_scan *s, size_t first, size_t n, int infer, siz
         if (ctx.jobs[idx].status != SILT_OK) {
             err_copy(err, &ctx.jobs[idx].err);
             rc = ctx.jobs[idx].status;
+            err_context(err, "while reading CSV file \"%s\"", ctx.jobs[idx].chunk.obj->key);
         }
     }
     if (rc != SILT_OK) {
@@ -517,17 +484,31 @@ static silt_status run_round(csv_scan *s, size_t first, size_t n, int infer, siz
     return SILT_OK;
 }
 
-/* Reads the first record of the first object that has one. */
-static silt_status first_record(csv_scan *s, csv_tokenizer *t, int *found, silt_error *err)
+/* Chunks per round: enough for every thread to stay busy. */
+static size_t round_size(const csv_scan *s)
 {
+    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
+}
+
+/* Reads the first record of the first object that has one. */
+static silt_status first_record(csv_scan *s, csv_tokenizer *t, const char **key_out, int *found,
+                                silt_error *err)
+{
+    text_chunk chunk;
+    size_t n = 1;
     *found = 0;
-    for (size_t idx = 0; idx < s->n_keys && !*found; idx++) {
-        SILT_RETURN_IF_ERROR(load_object(s, idx, err));
+    while (!*found && n == 1) {
+        SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, 1, &chunk, &n, err));
+        if (n == 0 || chunk.idx != 0)
+            continue;
+        /* A chunk ends at a record boundary, so the record is in its chunk. */
         csv_tokenizer_clear(t);
-        csv_tokenizer_init(t, &s->opts, obj_data(s), obj_len(s));
-        t->eol = s->eol;
+        csv_tokenizer_init(t, &s->opts, chunk.obj->data, chunk.obj->len);
+        t->eol = chunk.obj->eol;
         SILT_RETURN_IF_ERROR(csv_tokenizer_next(t, found, err));
+        *key_out = chunk.obj->key;
     }
+    /* The fields point into the object: it stays loaded until the rewind. */
     return SILT_OK;
 }
 
@@ -539,14 +520,15 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
     silt_status rc;
     int found = 0;
     size_t n_cols = 0;
+    const char *first_key = "";
     csv_tokenizer_init(&t, &s->opts, "", 0);
-    rc = first_record(s, &t, &found, err);
+    rc = first_record(s, &t, &first_key, &found, err);
     if (rc == SILT_OK && found) {
         n_cols = t.n_fields;
         if ((int64_t)n_cols > s->opts.max_columns) {
             rc = err_set(err, SILT_PARSE,
                          "CSV file \"%s\" has %zu columns, more than maxColumns (%lld)",
-                         s->keys[s->loaded_idx], n_cols, (long long)s->opts.max_columns);
+                         first_key, n_cols, (long long)s->opts.max_columns);
             err_hint(err, "raise the maxColumns option if the file really is this wide");
         }
     }
@@ -558,19 +540,25 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
         if (types == NULL)
             rc = err_nomem(err);
     }
-    for (size_t key = 0; rc == SILT_OK && found && s->opts.infer_schema && key < s->n_keys; key++) {
+    text_reader_rewind(&s->reader);
+    size_t max = round_size(s) * 2, n = 1;
+    text_chunk *chunks = mem_calloc(max, sizeof(text_chunk));
+    if (rc == SILT_OK && chunks == NULL)
+        rc = err_nomem(err);
+    while (rc == SILT_OK && found && s->opts.infer_schema && n > 0) {
         chunk_job *jobs = NULL;
-        rc = load_object(s, key, err);
-        if (rc == SILT_OK)
-            rc = split_object(s, err);
-        if (rc == SILT_OK)
-            rc = run_round(s, 0, s->n_chunks, 1, n_cols, &jobs, err);
-        for (size_t c = 0; rc == SILT_OK && c < s->n_chunks; c++)
+        rc = text_reader_take(&s->reader, max, chunks, &n, err);
+        if (rc == SILT_OK && n > 0)
+            rc = run_round(s, chunks, n, 1, n_cols, &jobs, err);
+        for (size_t c = 0; rc == SILT_OK && c < n; c++)
             for (size_t idx = 0; idx < n_cols; idx++)
                 types[idx] = csv_infer_merge(types[idx], jobs[c].types[idx]);
         if (jobs != NULL)
-            free_jobs(jobs, s->n_chunks);
+            free_jobs(jobs, n);
+        text_reader_release(&s->reader);
     }
+    mem_free(chunks);
+    text_reader_rewind(&s->reader);
     if (rc == SILT_OK) {
         col_field *fields = arena_calloc(s->arena, n_cols ? n_cols : 1, sizeof(col_field));
         if (fields == NULL)
@@ -662,8 +650,6 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
     if (s == NULL)
         return err_nomem(err);
     s->store = store;
-    s->loaded_idx = -1;
-    buf_init(&s->obj, 0);
     s->arena = arena_new(NULL, "csv scan");
     if (s->arena == NULL)
         rc = err_nomem(err);
@@ -675,6 +661,9 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
         for (size_t idx = 0; rc == SILT_OK && idx < n; idx++)
             if (s->keys == NULL || (s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
+        text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "CSV", split_object,
+                         s);
+        s->reader_ready = 1;
     }
     if (rc == SILT_OK) {
         if (opts->schema != NULL) {
@@ -687,9 +676,6 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
     }
     if (rc == SILT_OK)
         rc = bind_schema(s, err);
-    /* Inference left the chunks of some object behind; reading starts over
-     * (the loaded object itself is kept, so a single file is read once). */
-    s->n_chunks = s->next_chunk = 0;
     if (rc != SILT_OK) {
         csv_scan_free(s);
         return rc;
@@ -704,24 +690,21 @@ const col_type *csv_scan_schema(const csv_scan *scan) { return scan->schema; }
 static silt_status fill_queue(csv_scan *s, int *eof, silt_error *err)
 {
     chunk_job *jobs = NULL;
+    text_chunk chunks[256];
+    size_t max = round_size(s), n = 0;
+    silt_status rc;
     *eof = 0;
-    while (s->next_chunk >= s->n_chunks) {
-        if (s->key_idx >= s->n_keys) {
-            *eof = 1;
-            return SILT_OK;
-        }
-        SILT_RETURN_IF_ERROR(load_object(s, s->key_idx, err));
-        SILT_RETURN_IF_ERROR(split_object(s, err));
-        s->key_idx++;
+    if (max > 256)
+        max = 256;
+    SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, max, chunks, &n, err));
+    if (n == 0) {
+        *eof = 1;
+        return SILT_OK;
     }
-    size_t width = s->opts.pool ? tpool_width(s->opts.pool) : 1;
-    size_t n = s->n_chunks - s->next_chunk;
-    if (n > width * 2)
-        n = width * 2;
-    silt_status rc = run_round(s, s->next_chunk, n, 0, 0, &jobs, err);
+    rc = run_round(s, chunks, n, 0, 0, &jobs, err);
+    text_reader_release(&s->reader);
     if (rc != SILT_OK)
-        return err_context(err, "while reading CSV file \"%s\"", s->keys[s->loaded_idx]);
-    s->next_chunk += n;
+        return rc;
     s->q_len = s->q_pos = 0;
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
         for (size_t b = 0; b < jobs[idx].n_batches; b++) {
@@ -772,8 +755,8 @@ void csv_scan_free(csv_scan *s)
     for (size_t idx = s->q_pos; idx < s->q_len; idx++)
         arena_free(s->queue[idx].a);
     mem_free(s->queue);
-    mem_free(s->bounds);
-    buf_clear(&s->obj);
+    if (s->reader_ready)
+        text_reader_clear(&s->reader);
     arena_free(s->arena);
     mem_free(s);
 }
@@ -785,27 +768,22 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
 {
     csv_scan *s = mem_calloc(1, sizeof(*s));
     silt_status rc = SILT_OK;
-    static char *no_key = "(memory)";
+    static const char *const no_key[] = {"(memory)"};
     if (s == NULL)
         return err_nomem(err);
     s->arena = a;
-    s->keys = &no_key;
-    s->n_keys = 0;
-    buf_init(&s->obj, 0);
     rc = copy_options(s, opts, err);
-    if (rc == SILT_OK)
-        rc = buf_append(&s->obj, data, len, err);
     if (rc == SILT_OK) {
-        s->n_keys = 1;
-        s->loaded_idx = 0; /* the text is the one object */
-        s->bom = text_bom_len(s->obj.data ? s->obj.data : "", s->obj.len);
-        s->eol = csv_detect_eol(obj_data(s), obj_len(s));
-        rc = infer_schema(s, err);
+        text_reader_init(&s->reader, NULL, no_key, 1, "CSV", split_object, s);
+        s->reader_ready = 1;
+        rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
     }
     if (rc == SILT_OK)
+        rc = infer_schema(s, err);
+    if (rc == SILT_OK)
         *schema_out = s->schema;
-    mem_free(s->bounds);
-    buf_clear(&s->obj);
+    if (s->reader_ready)
+        text_reader_clear(&s->reader);
     mem_free(s);
     return rc;
 }

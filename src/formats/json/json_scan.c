@@ -108,6 +108,7 @@ typedef struct out_batch {
 } out_batch;
 
 typedef struct chunk_job {
+    text_chunk chunk;
     size_t start, end;
     out_batch *batches;
     size_t n_batches, cap_batches;
@@ -129,63 +130,33 @@ struct json_scan {
     const col_type *schema;
     int64_t corrupt_idx;
     hashmap top_fields; /* name -> index + 1 */
-    size_t key_idx;
-    int64_t loaded_idx;
-    buf obj;
-    size_t bom;
-    size_t *bounds;
-    size_t n_chunks, next_chunk;
+    text_reader reader;
+    int reader_ready;
     out_batch *queue;
     size_t q_len, q_pos, q_cap;
 };
 
-static const char *obj_data(const json_scan *s) { return s->obj.data ? s->obj.data + s->bom : ""; }
-static size_t obj_len(const json_scan *s) { return s->obj.len - s->bom; }
-
-static silt_status load_object(json_scan *s, size_t idx, silt_error *err)
+/* JSON lines split at line breaks; a multiLine object is one chunk. */
+static silt_status split_object(text_object *obj, void *payload, silt_error *err)
 {
-    if (s->loaded_idx == (int64_t)idx)
-        return SILT_OK;
-    buf_truncate(&s->obj, 0);
-    s->loaded_idx = -1;
-    if (io_get(s->store, s->keys[idx], &s->obj, err) != SILT_OK)
-        return err_context(err, "while reading JSON file \"%s\"", s->keys[idx]);
-    s->bom = text_bom_len(s->obj.data ? s->obj.data : "", s->obj.len);
-    s->loaded_idx = (int64_t)idx;
-    return SILT_OK;
-}
-
-static silt_status split_object(json_scan *s, silt_error *err)
-{
-    size_t len = obj_len(s), step = s->opts.chunk_bytes ? s->opts.chunk_bytes : 1;
+    const json_scan *s = payload;
+    size_t len = obj->len, step = s->opts.chunk_bytes ? s->opts.chunk_bytes : 1;
     size_t max_chunks = len / step + 2, n = 0, pos = 0;
-    mem_free(s->bounds);
-    s->bounds = mem_calloc(max_chunks + 1, sizeof(size_t));
-    if (s->bounds == NULL)
+    obj->bounds = mem_calloc(max_chunks + 1, sizeof(size_t));
+    if (obj->bounds == NULL)
         return err_nomem(err);
-    s->bounds[n++] = 0;
+    obj->bounds[n++] = 0;
     while (pos < len) {
         if (s->opts.multi_line || pos + step >= len)
             pos = len;
         else
-            pos = json_line_end(obj_data(s), len, pos + step);
+            pos = json_line_end(obj->data, len, pos + step);
         if (n <= max_chunks)
-            s->bounds[n++] = pos;
+            obj->bounds[n++] = pos;
     }
-    s->n_chunks = n - 1;
-    s->next_chunk = 0;
+    obj->n_chunks = n - 1;
+    obj->next_chunk = 0;
     return SILT_OK;
-}
-
-static int64_t line_of(const char *data, size_t offset)
-{
-    int64_t line = 1;
-    const char *p = data, *end = data + offset;
-    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
-        line++;
-        p++;
-    }
-    return line;
 }
 
 /* A record of the chunk: [start, end) without the line break. */
@@ -214,18 +185,18 @@ static int next_record(record_iter *it, size_t *start, size_t *len)
     return 1;
 }
 
-static silt_status syntax_error(json_scan *s, const json_tape *t, size_t rec_start,
+static silt_status syntax_error(const text_object *obj, const json_tape *t, size_t rec_start,
                                 silt_error *err)
 {
     size_t abs = rec_start + t->err_pos;
-    int64_t line = line_of(obj_data(s), abs);
-    const char *line_start = obj_data(s) + abs;
-    while (line_start > obj_data(s) && line_start[-1] != '\n')
+    int64_t line = text_line_of(obj->data, abs);
+    const char *line_start = obj->data + abs;
+    while (line_start > obj->data && line_start[-1] != '\n')
         line_start--;
     err_set(err, SILT_PARSE,
             "malformed JSON record at line %lld, position %lld of \"%s\": expected %s",
-            (long long)line, (long long)(obj_data(s) + abs - line_start + 1),
-            s->keys[s->loaded_idx], t->err_what ? t->err_what : "a value");
+            (long long)line, (long long)(obj->data + abs - line_start + 1), obj->key,
+            t->err_what ? t->err_what : "a value");
     err_hint(err, "set mode to PERMISSIVE or DROPMALFORMED to read past malformed records");
     return SILT_PARSE;
 }
@@ -235,10 +206,11 @@ static silt_status syntax_error(json_scan *s, const json_tape *t, size_t rec_sta
 static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
     json_tape t;
-    record_iter it = {obj_data(s), job->start, job->end, s->opts.multi_line};
+    const text_object *obj = job->chunk.obj;
+    record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
     size_t start, len;
     silt_status rc = SILT_OK;
-    uint64_t key_hash = hash_bytes(s->keys[s->loaded_idx], strlen(s->keys[s->loaded_idx]), 7);
+    uint64_t key_hash = hash_bytes(obj->key, strlen(obj->key), 7);
     job->infer_arena = arena_new(NULL, "json infer");
     if (job->infer_arena == NULL)
         return err_nomem(err);
@@ -251,12 +223,12 @@ static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
         size_t end;
         if (!text_sample_keep(key_hash, start, s->opts.sampling_ratio))
             continue;
-        rc = json_tape_parse(&t, obj_data(s) + start, len, &ok, &empty, &end, err);
+        rc = json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
         if (rc != SILT_OK || empty)
             continue;
         if (!ok) {
             if (s->opts.mode == TEXT_MODE_FAILFAST)
-                rc = syntax_error(s, &t, start, err);
+                rc = syntax_error(obj, &t, start, err);
             else
                 job->infer.saw_corrupt = 1;
             continue;
@@ -609,9 +581,9 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
         return SILT_OK;
     if (bad && s->opts.mode == TEXT_MODE_FAILFAST) {
         if (!parsed)
-            return syntax_error(s, t, rec_start, err);
+            return syntax_error(job->chunk.obj, t, rec_start, err);
         err_set(err, SILT_PARSE, "malformed JSON record at line %lld of \"%s\": %s%s%s",
-                (long long)line_of(obj_data(s), rec_start), s->keys[s->loaded_idx],
+                (long long)text_line_of(job->chunk.obj->data, rec_start), job->chunk.obj->key,
                 cv->bad_field ? "the value of field \"" : "a record must be a JSON object",
                 cv->bad_field ? cv->bad_field : "", cv->bad_field ? "\" does not fit its type" : "");
         err_hint(err, "set mode to PERMISSIVE or DROPMALFORMED to read past malformed records");
@@ -632,7 +604,7 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
             col_builder *cb = bs->cols[s->corrupt_idx];
             if (bad || row_bad)
                 SILT_RETURN_IF_ERROR(
-                    col_builder_append_bytes(cb, obj_data(s) + rec_start, rec_len, err));
+                    col_builder_append_bytes(cb, job->chunk.obj->data + rec_start, rec_len, err));
             else
                 SILT_RETURN_IF_ERROR(col_builder_append_null(cb, err));
         }
@@ -649,7 +621,8 @@ static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
     json_tape t;
     conv cv;
     batch_state bs = {NULL, NULL, 0};
-    record_iter it = {obj_data(s), job->start, job->end, s->opts.multi_line};
+    const text_object *obj = job->chunk.obj;
+    record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
     size_t start, len;
     silt_status rc = SILT_OK;
     memset(&cv, 0, sizeof(cv));
@@ -659,7 +632,7 @@ static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
         int ok, empty;
         size_t end;
-        rc = json_tape_parse(&t, obj_data(s) + start, len, &ok, &empty, &end, err);
+        rc = json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
         if (rc == SILT_OK && !empty)
             rc = convert_record(&cv, job, &bs, &t, ok, start, len, err);
     }
@@ -704,8 +677,8 @@ static void free_jobs(chunk_job *jobs, size_t n)
     mem_free(jobs);
 }
 
-static silt_status run_round(json_scan *s, size_t first, size_t n, int infer, chunk_job **jobs_out,
-                             silt_error *err)
+static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, int infer,
+                             chunk_job **jobs_out, silt_error *err)
 {
     round_ctx ctx = {s, NULL, infer};
     silt_status rc;
@@ -713,14 +686,17 @@ static silt_status run_round(json_scan *s, size_t first, size_t n, int infer, ch
     if (ctx.jobs == NULL)
         return err_nomem(err);
     for (size_t idx = 0; idx < n; idx++) {
-        ctx.jobs[idx].start = s->bounds[first + idx];
-        ctx.jobs[idx].end = s->bounds[first + idx + 1];
+        ctx.jobs[idx].chunk = chunks[idx];
+        ctx.jobs[idx].start = chunks[idx].start;
+        ctx.jobs[idx].end = chunks[idx].end;
     }
     rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
         if (ctx.jobs[idx].status != SILT_OK) {
             err_copy(err, &ctx.jobs[idx].err);
             rc = ctx.jobs[idx].status;
+            err_context(err, "while %s JSON file \"%s\"", infer ? "inferring the schema of" : "reading",
+                        ctx.jobs[idx].chunk.obj->key);
         }
     }
     if (rc != SILT_OK) {
@@ -729,6 +705,11 @@ static silt_status run_round(json_scan *s, size_t first, size_t n, int infer, ch
     }
     *jobs_out = ctx.jobs;
     return SILT_OK;
+}
+
+static size_t round_size(const json_scan *s)
+{
+    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
 }
 
 static silt_status infer_schema(json_scan *s, silt_error *err)
@@ -741,21 +722,23 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
         return err_nomem(err);
     rc = json_infer_init(&total, tmp, &s->opts, err);
     total_ready = rc == SILT_OK;
-    for (size_t key = 0; rc == SILT_OK && key < s->n_keys; key++) {
+    size_t max = round_size(s) * 2, n = 1;
+    text_chunk *chunks = mem_calloc(max, sizeof(text_chunk));
+    if (rc == SILT_OK && chunks == NULL)
+        rc = err_nomem(err);
+    while (rc == SILT_OK && n > 0) {
         chunk_job *jobs = NULL;
-        rc = load_object(s, key, err);
-        if (rc == SILT_OK)
-            rc = split_object(s, err);
-        if (rc == SILT_OK) {
-            rc = run_round(s, 0, s->n_chunks, 1, &jobs, err);
-            if (rc != SILT_OK)
-                err_context(err, "while inferring the schema of JSON file \"%s\"", s->keys[key]);
-        }
-        for (size_t c = 0; rc == SILT_OK && c < s->n_chunks; c++)
+        rc = text_reader_take(&s->reader, max, chunks, &n, err);
+        if (rc == SILT_OK && n > 0)
+            rc = run_round(s, chunks, n, 1, &jobs, err);
+        for (size_t c = 0; rc == SILT_OK && c < n; c++)
             rc = json_infer_merge(&total, &jobs[c].infer, err);
         if (jobs != NULL)
-            free_jobs(jobs, s->n_chunks);
+            free_jobs(jobs, n);
+        text_reader_release(&s->reader);
     }
+    mem_free(chunks);
+    text_reader_rewind(&s->reader);
     if (rc == SILT_OK)
         rc = json_infer_schema(&total, s->arena, &s->schema, err);
     if (total_ready)
@@ -787,8 +770,6 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
     if (s == NULL)
         return err_nomem(err);
     s->store = store;
-    s->loaded_idx = -1;
-    buf_init(&s->obj, 0);
     s->opts = *opts;
     if (s->opts.batch_rows <= 0)
         s->opts.batch_rows = JSON_DEFAULT_BATCH_ROWS;
@@ -811,6 +792,11 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
         for (size_t idx = 0; rc == SILT_OK && idx < n; idx++)
             if ((s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
+        if (rc == SILT_OK) {
+            text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "JSON",
+                             split_object, s);
+            s->reader_ready = 1;
+        }
     }
     if (rc == SILT_OK && opts->timestamp_format != NULL)
         rc = text_dt_compile(opts->timestamp_format, s->arena, &s->ts_pattern, err);
@@ -827,7 +813,6 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
     }
     if (rc == SILT_OK)
         rc = bind_schema(s, err);
-    s->n_chunks = s->next_chunk = 0;
     if (rc != SILT_OK) {
         json_scan_free(s);
         return rc;
@@ -841,24 +826,21 @@ const col_type *json_scan_schema(const json_scan *scan) { return scan->schema; }
 static silt_status fill_queue(json_scan *s, int *eof, silt_error *err)
 {
     chunk_job *jobs = NULL;
+    text_chunk chunks[256];
+    size_t max = round_size(s), n = 0;
+    silt_status rc;
     *eof = 0;
-    while (s->next_chunk >= s->n_chunks) {
-        if (s->key_idx >= s->n_keys) {
-            *eof = 1;
-            return SILT_OK;
-        }
-        SILT_RETURN_IF_ERROR(load_object(s, s->key_idx, err));
-        SILT_RETURN_IF_ERROR(split_object(s, err));
-        s->key_idx++;
+    if (max > 256)
+        max = 256;
+    SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, max, chunks, &n, err));
+    if (n == 0) {
+        *eof = 1;
+        return SILT_OK;
     }
-    size_t width = s->opts.pool ? tpool_width(s->opts.pool) : 1;
-    size_t n = s->n_chunks - s->next_chunk;
-    if (n > width * 2)
-        n = width * 2;
-    silt_status rc = run_round(s, s->next_chunk, n, 0, &jobs, err);
+    rc = run_round(s, chunks, n, 0, &jobs, err);
+    text_reader_release(&s->reader);
     if (rc != SILT_OK)
-        return err_context(err, "while reading JSON file \"%s\"", s->keys[s->loaded_idx]);
-    s->next_chunk += n;
+        return rc;
     s->q_len = s->q_pos = 0;
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
         for (size_t b = 0; b < jobs[idx].n_batches; b++) {
@@ -909,8 +891,8 @@ void json_scan_free(json_scan *s)
     for (size_t idx = s->q_pos; idx < s->q_len; idx++)
         arena_free(s->queue[idx].a);
     mem_free(s->queue);
-    mem_free(s->bounds);
-    buf_clear(&s->obj);
+    if (s->reader_ready)
+        text_reader_clear(&s->reader);
     hashmap_clear(&s->top_fields);
     arena_free(s->arena);
     mem_free(s);
@@ -920,13 +902,11 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
                             const col_type **schema_out, silt_error *err)
 {
     json_scan *s = mem_calloc(1, sizeof(*s));
-    static char *no_key = "(memory)";
-    silt_status rc;
+    static const char *const no_key[] = {"(memory)"};
+    silt_status rc = SILT_OK;
     if (s == NULL)
         return err_nomem(err);
     s->arena = a;
-    s->keys = &no_key;
-    s->n_keys = 1;
     s->opts = *opts;
     if (s->opts.chunk_bytes == 0)
         s->opts.chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
@@ -934,19 +914,19 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
         s->opts.max_depth = JSON_DEFAULT_MAX_DEPTH;
     if (s->opts.corrupt_column == NULL)
         s->opts.corrupt_column = "_corrupt_record";
-    buf_init(&s->obj, 0);
-    rc = buf_append(&s->obj, data, len, err);
-    if (rc == SILT_OK && opts->timestamp_format != NULL)
+    if (!(s->opts.sampling_ratio > 0 && s->opts.sampling_ratio <= 1))
+        s->opts.sampling_ratio = 1.0;
+    text_reader_init(&s->reader, NULL, no_key, 1, "JSON", split_object, s);
+    s->reader_ready = 1;
+    if (opts->timestamp_format != NULL)
         rc = text_dt_compile(opts->timestamp_format, a, &s->ts_pattern, err);
-    if (rc == SILT_OK) {
-        s->loaded_idx = 0;
-        s->bom = text_bom_len(s->obj.data ? s->obj.data : "", s->obj.len);
+    if (rc == SILT_OK)
+        rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
+    if (rc == SILT_OK)
         rc = infer_schema(s, err);
-    }
     if (rc == SILT_OK)
         *schema_out = s->schema;
-    mem_free(s->bounds);
-    buf_clear(&s->obj);
+    text_reader_clear(&s->reader);
     mem_free(s);
     return rc;
 }

@@ -14,6 +14,7 @@
 
 #include "util/buf.h"
 #include "util/hashmap.h"
+#include "util/mem.h"
 
 silt_status text_parse_mode(const char *key, const char *value, text_mode *out, silt_error *err)
 {
@@ -346,3 +347,165 @@ int text_parse_decimal(const char *s, size_t len, int32_t precision, int32_t sca
     return 1;
 }
 
+
+void text_reader_init(text_reader *r, io_store *store, const char *const *keys, size_t n_keys,
+                      const char *what, text_split_fn split, void *payload)
+{
+    memset(r, 0, sizeof(*r));
+    r->store = store;
+    r->keys = keys;
+    r->n_keys = n_keys;
+    r->what = what;
+    r->split = split;
+    r->split_payload = payload;
+}
+
+static void object_free(text_object *obj)
+{
+    if (obj == NULL)
+        return;
+    buf_clear(&obj->raw);
+    mem_free(obj->bounds);
+    mem_free(obj);
+}
+
+void text_reader_clear(text_reader *r)
+{
+    for (size_t idx = 0; idx < r->n_objs; idx++)
+        object_free(r->objs[idx]);
+    mem_free(r->objs);
+    r->objs = NULL;
+    r->n_objs = r->cap_objs = 0;
+}
+
+void text_reader_rewind(text_reader *r)
+{
+    /* Keeping the first object spares reading a single file twice (once to
+     * infer the schema, once to parse it). */
+    size_t keep = r->n_objs > 0 && r->objs[0]->key_idx == 0 ? 1 : 0;
+    for (size_t idx = keep; idx < r->n_objs; idx++)
+        object_free(r->objs[idx]);
+    r->n_objs = keep;
+    if (keep)
+        r->objs[0]->next_chunk = 0;
+    r->next_key = keep;
+}
+
+static silt_status push_object(text_reader *r, text_object *obj, silt_error *err)
+{
+    if (r->n_objs == r->cap_objs) {
+        size_t cap = r->cap_objs ? r->cap_objs * 2 : 8;
+        text_object **grown = mem_realloc(r->objs, cap * sizeof(text_object *));
+        if (grown == NULL)
+            return err_nomem(err);
+        r->objs = grown;
+        r->cap_objs = cap;
+    }
+    r->objs[r->n_objs++] = obj;
+    return SILT_OK;
+}
+
+static silt_status finish_object(text_reader *r, text_object *obj, silt_error *err)
+{
+    const char *raw = obj->raw.data ? obj->raw.data : "";
+    size_t bom = text_bom_len(raw, obj->raw.len);
+    obj->data = raw + bom;
+    obj->len = obj->raw.len - bom;
+    obj->eol = '\n';
+    silt_status rc = r->split(obj, r->split_payload, err);
+    if (rc == SILT_OK)
+        rc = push_object(r, obj, err);
+    return rc;
+}
+
+silt_status text_reader_add_text(text_reader *r, const char *key, const char *data, size_t len,
+                                 silt_error *err)
+{
+    text_object *obj = mem_calloc(1, sizeof(*obj));
+    silt_status rc;
+    if (obj == NULL)
+        return err_nomem(err);
+    buf_init(&obj->raw, 0);
+    obj->key = key;
+    obj->key_idx = r->next_key;
+    rc = buf_append(&obj->raw, data, len, err);
+    if (rc == SILT_OK)
+        rc = finish_object(r, obj, err);
+    if (rc != SILT_OK) {
+        object_free(obj);
+        return rc;
+    }
+    r->next_key++;
+    return SILT_OK;
+}
+
+static silt_status load_next(text_reader *r, silt_error *err)
+{
+    text_object *obj = mem_calloc(1, sizeof(*obj));
+    silt_status rc;
+    if (obj == NULL)
+        return err_nomem(err);
+    buf_init(&obj->raw, 0);
+    obj->key_idx = r->next_key;
+    obj->key = r->keys[r->next_key];
+    rc = io_get(r->store, obj->key, &obj->raw, err);
+    if (rc != SILT_OK)
+        err_context(err, "while reading %s file \"%s\"", r->what, obj->key);
+    if (rc == SILT_OK)
+        rc = finish_object(r, obj, err);
+    if (rc != SILT_OK) {
+        object_free(obj);
+        return rc;
+    }
+    r->next_key++;
+    return SILT_OK;
+}
+
+silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t *n_out,
+                             silt_error *err)
+{
+    size_t n = 0, obj_idx = 0;
+    while (n < max) {
+        while (obj_idx < r->n_objs && r->objs[obj_idx]->next_chunk >= r->objs[obj_idx]->n_chunks)
+            obj_idx++;
+        if (obj_idx == r->n_objs) {
+            if (r->next_key >= r->n_keys)
+                break;
+            SILT_RETURN_IF_ERROR(load_next(r, err));
+            continue;
+        }
+        text_object *obj = r->objs[obj_idx];
+        out[n].obj = obj;
+        out[n].idx = obj->next_chunk;
+        out[n].start = obj->bounds[obj->next_chunk];
+        out[n].end = obj->bounds[obj->next_chunk + 1];
+        obj->next_chunk++;
+        n++;
+    }
+    *n_out = n;
+    return SILT_OK;
+}
+
+void text_reader_release(text_reader *r)
+{
+    size_t kept = 0;
+    for (size_t idx = 0; idx < r->n_objs; idx++) {
+        text_object *obj = r->objs[idx];
+        if (obj->next_chunk >= obj->n_chunks && !(obj->key_idx == 0 && r->n_keys <= 1))
+            object_free(obj);
+        else
+            r->objs[kept++] = obj;
+    }
+    r->n_objs = kept;
+}
+
+int64_t text_line_of(const char *data, size_t offset)
+{
+    int64_t line = 1;
+    const char *p = data, *end = data + offset;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        line++;
+        p++;
+    }
+    return line;
+}

@@ -44,6 +44,66 @@ int text_glob_match(const char *pattern, size_t pattern_len, const char *name, s
 silt_status text_resolve_path(io_store *store, const char *path, arena *a, char ***keys_out,
                               size_t *n_out, silt_error *err);
 
+/*
+ * Objects being read and their chunks. A reader loads objects in key order
+ * (whole, via io_get) as their chunks are taken, so one round of parallel
+ * work may span the end of one object and several small ones after it; an
+ * object is freed once all its chunks were taken and released.
+ */
+typedef struct text_object {
+    size_t key_idx;  /* index into the reader's keys */
+    const char *key;
+    buf raw;         /* the whole object */
+    const char *data;/* raw.data after a byte order mark */
+    size_t len;
+    char eol;        /* line break of the object (set by the split callback) */
+    size_t *bounds;  /* chunk i is [bounds[i], bounds[i + 1]) */
+    size_t n_chunks;
+    size_t next_chunk;
+} text_object;
+
+/* Fills obj->bounds/n_chunks (mem_alloc'd) for a freshly loaded object. */
+typedef silt_status (*text_split_fn)(text_object *obj, void *payload, silt_error *err);
+
+typedef struct text_chunk {
+    text_object *obj;
+    size_t idx; /* chunk index within the object */
+    size_t start, end;
+} text_chunk;
+
+typedef struct text_reader {
+    io_store *store;
+    const char *const *keys;
+    size_t n_keys;
+    size_t next_key;
+    const char *what; /* "CSV" or "JSON", for messages */
+    text_split_fn split;
+    void *split_payload;
+    text_object **objs; /* loaded, in key order */
+    size_t n_objs, cap_objs;
+} text_reader;
+
+void text_reader_init(text_reader *r, io_store *store, const char *const *keys, size_t n_keys,
+                      const char *what, text_split_fn split, void *payload);
+/* Frees every loaded object. */
+void text_reader_clear(text_reader *r);
+/* Starts again from the first key, keeping the first object when it is loaded. */
+void text_reader_rewind(text_reader *r);
+/*
+ * Takes up to max chunks in order into out (*n_out = 0 at the end). Store
+ * errors get the object's name as context.
+ */
+silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t *n_out,
+                             silt_error *err);
+/* Frees the objects whose chunks were all taken (call after a round). */
+void text_reader_release(text_reader *r);
+/* Loads an object from memory (tests, fuzzing, in-memory inference). */
+silt_status text_reader_add_text(text_reader *r, const char *key, const char *data, size_t len,
+                                 silt_error *err);
+
+/* 1-based line of a byte offset of an object (counts '\n'; for messages). */
+int64_t text_line_of(const char *data, size_t offset);
+
 /* Length of a UTF-8 byte order mark at the start of data (0 or 3). */
 size_t text_bom_len(const char *data, size_t len);
 

@@ -165,3 +165,86 @@ void test_formats_csv_source__sampling_ratio_is_deterministic(void)
     buf_clear(&first);
     buf_clear(&second);
 }
+
+/* Many small objects: rounds of parallel work span object boundaries. */
+void test_formats_csv_source__many_small_files_in_parallel_keep_order(void)
+{
+    tpool *pool = NULL;
+    char **keys = NULL;
+    size_t n = 0;
+    buf expected = BUF_INIT, rows = BUF_INIT;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    for (int file = 0; file < 40; file++) {
+        char key[64], text[512], json[512];
+        int len = snprintf(text, sizeof(text), "id,v\n%d,a\n\n%d,b\n%d,c\n", file * 3,
+                           file * 3 + 1, file * 3 + 2);
+        snprintf(key, sizeof(key), "many/f%02d.csv", file);
+        check_ok(io_put(store, key, text, (size_t)len, &err), &err);
+        len = snprintf(json, sizeof(json), "[\n{\"id\":%d,\"v\":\"a\"},\n{\"id\":%d,\"v\":\"b\"}]\n",
+                       file * 2, file * 2 + 1);
+        snprintf(key, sizeof(key), "many/j%02d.json", file);
+        check_ok(io_put(store, key, json, (size_t)len, &err), &err);
+        buf_printf(&expected, &err, "%s%d|a\n%d|b\n%d|c", file ? "\n" : "", file * 3,
+                   file * 3 + 1, file * 3 + 2);
+    }
+    /* an empty file in the middle changes nothing */
+    check_ok(io_put(store, "many/f20a.csv", "", 0, &err), &err);
+    check_ok(text_resolve_path(store, "many/f*.csv", mem, &keys, &n, &err), &err);
+    check_int(41, n);
+    csv_options copts;
+    csv_scan *cscan = NULL;
+    csv_options_init(&copts);
+    copts.header = 1;
+    copts.infer_schema = 1;
+    copts.pool = pool;
+    copts.chunk_bytes = 8;
+    check_ok(csv_scan_open(&cscan, store, (const char *const *)keys, n, &copts, &err), &err);
+    for (;;) {
+        col_batch b;
+        check_ok(csv_scan_next(cscan, mem, &b, &err), &err);
+        if (b.n_rows == 0)
+            break;
+        render_batch(&rows, &b);
+    }
+    csv_scan_free(cscan);
+    check_str(buf_cstr(&expected), buf_cstr(&rows));
+
+    buf_truncate(&expected, 0);
+    buf_truncate(&rows, 0);
+    for (int idx = 0; idx < 80; idx++)
+        buf_printf(&expected, &err, "%s%d|%s", idx ? "\n" : "", idx, idx % 2 ? "b" : "a");
+    check_ok(text_resolve_path(store, "many/j*.json", mem, &keys, &n, &err), &err);
+    json_options jopts;
+    json_scan *jscan = NULL;
+    json_options_init(&jopts);
+    jopts.multi_line = 1;
+    jopts.pool = pool;
+    check_ok(json_scan_open(&jscan, store, (const char *const *)keys, n, &jopts, &err), &err);
+    for (;;) {
+        col_batch b;
+        check_ok(json_scan_next(jscan, mem, &b, &err), &err);
+        if (b.n_rows == 0)
+            break;
+        render_batch(&rows, &b);
+    }
+    json_scan_free(jscan);
+    check_str(buf_cstr(&expected), buf_cstr(&rows));
+    buf_clear(&expected);
+    buf_clear(&rows);
+    tpool_free(pool);
+}
+
+void test_formats_csv_source__failfast_names_the_file_among_many(void)
+{
+    const char *keys[] = {"m/a.json", "m/b.json", "m/c.json"};
+    json_options opts;
+    json_scan *scan = NULL;
+    check_ok(io_put(store, keys[0], "{\"a\":1}\n", 8, &err), &err);
+    check_ok(io_put(store, keys[1], "{\"a\":2}\n{\"a\":\n", 14, &err), &err);
+    check_ok(io_put(store, keys[2], "{\"a\":3}\n", 8, &err), &err);
+    json_options_init(&opts);
+    opts.mode = TEXT_MODE_FAILFAST;
+    check_fails(SILT_PARSE, json_scan_open(&scan, store, keys, 3, &opts, &err));
+    check_contains(err.message, "line 2, position 6 of \"m/b.json\"");
+    check_contains(err.context, "while inferring the schema of JSON file \"m/b.json\"");
+}
