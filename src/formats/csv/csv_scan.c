@@ -114,8 +114,13 @@ static silt_status safe_header(csv_scan *s, csv_tokenizer *t, int has_header, ch
                 names[idx] = arena_sprintf(s->arena, "_c%zu", idx);
             } else if ((uintptr_t)count > 1) {
                 names[idx] = arena_sprintf(s->arena, "%.*s%zu", (int)f->len, f->ptr, idx);
-            } else {
+            } else if (text_utf8_valid(f->ptr, f->len)) {
                 names[idx] = arena_strndup(s->arena, f->ptr, f->len);
+            } else {
+                buf fixed = BUF_INIT;
+                rc = text_utf8_repair(f->ptr, f->len, &fixed, err);
+                names[idx] = arena_strndup(s->arena, buf_cstr(&fixed), fixed.len);
+                buf_clear(&fixed);
             }
         }
     }
@@ -194,8 +199,12 @@ static int put_value(const csv_options *o, col_state *cs, int64_t row, const cha
     col_vec *v = cs->vec;
     int ok = 1;
     if (v->type->id == COL_STRING) {
-        if (!is_null && buf_append(&cs->text, p, len, err) != SILT_OK) {
-            *rc = SILT_NOMEM;
+        silt_status arc = SILT_OK;
+        if (!is_null)
+            arc = text_utf8_valid(p, len) ? buf_append(&cs->text, p, len, err)
+                                          : text_utf8_repair(p, len, &cs->text, err);
+        if (arc != SILT_OK) {
+            *rc = arc;
             return 1;
         }
         if (cs->text.len > INT32_MAX) {

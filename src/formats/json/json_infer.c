@@ -214,9 +214,12 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
         const char *name = key->ptr;
         size_t name_len = key->len;
         jtype **field;
-        if (key->escaped) {
+        if (key->escaped || !text_utf8_valid(key->ptr, key->len)) {
             buf_truncate(&inf->scratch, 0);
-            SILT_RETURN_IF_ERROR(json_unescape(key->ptr, key->len, &inf->scratch, err));
+            if (key->escaped)
+                SILT_RETURN_IF_ERROR(json_unescape(key->ptr, key->len, &inf->scratch, err));
+            else
+                SILT_RETURN_IF_ERROR(text_utf8_repair(key->ptr, key->len, &inf->scratch, err));
             name = inf->scratch.data ? inf->scratch.data : "";
             name_len = inf->scratch.len;
         }

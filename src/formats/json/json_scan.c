@@ -251,14 +251,24 @@ typedef struct conv {
 
 static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_error *err)
 {
-    if (tok->kind == JT_STRING && !tok->escaped)
-        return col_builder_append_bytes(b, tok->ptr, tok->len, err);
     /* Any other value read as a string is its JSON text as written, objects
      * and arrays included (Spark copies the text, whitespace and all). */
-    if (tok->kind != JT_STRING)
-        return col_builder_append_bytes(b, tok->ptr, tok->len, err);
     buf_truncate(&cv->scratch, 0);
-    SILT_RETURN_IF_ERROR(json_unescape(tok->ptr, tok->len, &cv->scratch, err));
+    if (tok->kind != JT_STRING || !tok->escaped) {
+        if (text_utf8_valid(tok->ptr, tok->len))
+            return col_builder_append_bytes(b, tok->ptr, tok->len, err);
+        SILT_RETURN_IF_ERROR(text_utf8_repair(tok->ptr, tok->len, &cv->scratch, err));
+    } else {
+        SILT_RETURN_IF_ERROR(json_unescape(tok->ptr, tok->len, &cv->scratch, err));
+        if (!text_utf8_valid(cv->scratch.data ? cv->scratch.data : "", cv->scratch.len)) {
+            buf fixed = BUF_INIT;
+            silt_status rc = text_utf8_repair(cv->scratch.data, cv->scratch.len, &fixed, err);
+            if (rc == SILT_OK)
+                rc = col_builder_append_bytes(b, buf_cstr(&fixed), fixed.len, err);
+            buf_clear(&fixed);
+            return rc;
+        }
+    }
     return col_builder_append_bytes(b, cv->scratch.data ? cv->scratch.data : "", cv->scratch.len,
                                     err);
 }
@@ -289,9 +299,13 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         const char *name = key->ptr;
         size_t name_len = key->len;
         size_t found = SIZE_MAX;
-        if (key->escaped) {
+        if (key->escaped || !text_utf8_valid(key->ptr, key->len)) {
+            /* names are matched as inference stored them: unescaped, repaired */
             buf_truncate(&cv->scratch, 0);
-            SILT_RETURN_IF_ERROR(json_unescape(key->ptr, key->len, &cv->scratch, err));
+            if (key->escaped)
+                SILT_RETURN_IF_ERROR(json_unescape(key->ptr, key->len, &cv->scratch, err));
+            else
+                SILT_RETURN_IF_ERROR(text_utf8_repair(key->ptr, key->len, &cv->scratch, err));
             name = cv->scratch.data ? cv->scratch.data : "";
             name_len = cv->scratch.len;
         }
@@ -602,9 +616,15 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
         SILT_RETURN_IF_ERROR(append_row(cv, bs, t, tok_idx, &row_bad, err));
         if (s->corrupt_idx >= 0) {
             col_builder *cb = bs->cols[s->corrupt_idx];
-            if (bad || row_bad)
+            const char *raw = job->chunk.obj->data + rec_start;
+            if ((bad || row_bad) && text_utf8_valid(raw, rec_len)) {
+                SILT_RETURN_IF_ERROR(col_builder_append_bytes(cb, raw, rec_len, err));
+            } else if (bad || row_bad) {
+                buf_truncate(&cv->scratch, 0);
+                SILT_RETURN_IF_ERROR(text_utf8_repair(raw, rec_len, &cv->scratch, err));
                 SILT_RETURN_IF_ERROR(
-                    col_builder_append_bytes(cb, job->chunk.obj->data + rec_start, rec_len, err));
+                    col_builder_append_bytes(cb, buf_cstr(&cv->scratch), cv->scratch.len, err));
+            }
             else
                 SILT_RETURN_IF_ERROR(col_builder_append_null(cb, err));
         }

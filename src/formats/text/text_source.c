@@ -509,3 +509,66 @@ int64_t text_line_of(const char *data, size_t offset)
     }
     return line;
 }
+
+/* Length of the valid UTF-8 sequence at s[0] (1-4), or 0 when invalid. */
+static size_t utf8_seq(const unsigned char *s, size_t len)
+{
+    unsigned c = s[0];
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        return len >= 2 && (s[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (c >= 0xE0 && c <= 0xEF) {
+        unsigned lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+        return len >= 3 && s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 ? 3 : 0;
+    }
+    if (c >= 0xF0 && c <= 0xF4) {
+        unsigned lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+        return len >= 4 && s[1] >= lo && s[1] <= hi && (s[2] & 0xC0) == 0x80 &&
+                       (s[3] & 0xC0) == 0x80
+                   ? 4
+                   : 0;
+    }
+    return 0;
+}
+
+int text_utf8_valid(const char *s, size_t len)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        if (pos + 8 <= len) {
+            uint64_t w;
+            memcpy(&w, s + pos, 8);
+            if ((w & UINT64_C(0x8080808080808080)) == 0) {
+                pos += 8;
+                continue;
+            }
+        }
+        size_t n = utf8_seq((const unsigned char *)s + pos, len - pos);
+        if (n == 0)
+            return 0;
+        pos += n;
+    }
+    return 1;
+}
+
+silt_status text_utf8_repair(const char *s, size_t len, buf *out, silt_error *err)
+{
+    size_t pos = 0, run = 0;
+    while (pos < len) {
+        size_t n = utf8_seq((const unsigned char *)s + pos, len - pos);
+        if (n > 0) {
+            pos += n;
+            continue;
+        }
+        SILT_RETURN_IF_ERROR(buf_append(out, s + run, pos - run, err));
+        SILT_RETURN_IF_ERROR(buf_append(out, "\xEF\xBF\xBD", 3, err));
+        /* skip the maximal subpart: the lead byte and following continuation bytes */
+        pos++;
+        while (pos < len && ((unsigned char)s[pos] & 0xC0) == 0x80 &&
+               utf8_seq((const unsigned char *)s + pos, len - pos) == 0)
+            pos++;
+        run = pos;
+    }
+    return buf_append(out, s + run, len - run, err);
+}

@@ -104,6 +104,17 @@ silt_status text_reader_add_text(text_reader *r, const char *key, const char *da
 /* 1-based line of a byte offset of an object (counts '\n'; for messages). */
 int64_t text_line_of(const char *data, size_t offset);
 
+/*
+ * UTF-8 checks for string values. Spark decodes text as UTF-8 and puts
+ * U+FFFD where the bytes are not UTF-8; silt does the same, so every string
+ * it hands on (to Parquet, to Arrow) is valid UTF-8.
+ * text_utf8_valid returns 1 when the bytes are valid UTF-8 (ASCII is
+ * checked eight bytes at a time). text_utf8_repair appends the bytes with
+ * each maximal invalid subsequence replaced by U+FFFD.
+ */
+int text_utf8_valid(const char *s, size_t len);
+silt_status text_utf8_repair(const char *s, size_t len, buf *out, silt_error *err);
+
 /* Length of a UTF-8 byte order mark at the start of data (0 or 3). */
 size_t text_bom_len(const char *data, size_t len);
 

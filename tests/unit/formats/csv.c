@@ -8,6 +8,7 @@
 #include "csvjson_render.h"
 #include "formats/csv/csv.h"
 #include "formats/csv/csv_int.h"
+#include "formats/text/text_source.h"
 #include "test.h"
 #include "util/arena.h"
 
@@ -374,4 +375,14 @@ void test_formats_csv__too_many_columns_is_an_error_not_an_allocation(void)
     static const char *const wide[] = {"maxColumns", "40000", NULL};
     check_ok(read_csv_opts(text.data, text.len, wide, NULL, 0), &err);
     buf_clear(&text);
+}
+
+void test_formats_csv__invalid_utf8_becomes_replacement_characters(void)
+{
+    expect("n\xff,b\nA\xc3,x\xe2\x82\n", NULL, "struct<n\xEF\xBF\xBD:string,b:string>",
+           "A\xEF\xBF\xBD|x\xEF\xBF\xBD");
+    check(text_utf8_valid("\xC3\xA9t\xC3\xA9 ascii only here", 22));
+    check(!text_utf8_valid("\xC0\x80", 2));       /* overlong */
+    check(!text_utf8_valid("\xED\xA0\x80", 3));   /* surrogate */
+    check(!text_utf8_valid("\xF4\x90\x80\x80", 4)); /* beyond U+10FFFF */
 }

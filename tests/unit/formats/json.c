@@ -385,3 +385,10 @@ void test_formats_json__explicit_schema_edge_values(void)
     check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, i1), 0), &err);
     check_str("null|{\"i\":1.0}\nnull|{\"i\":\"\"}", buf_cstr(&rows_text));
 }
+
+void test_formats_json__invalid_utf8_becomes_replacement_characters(void)
+{
+    expect("{\"k\xff\":\"v\xc3\"}\n{\"k\xff\":[\"\xe2\x82\"]\n", NULL,
+           "struct<_corrupt_record:string,k\xEF\xBF\xBD:string>",
+           "null|v\xEF\xBF\xBD\n{\"k\xEF\xBF\xBD\":[\"\xEF\xBF\xBD\"]|null");
+}
