@@ -1,8 +1,8 @@
 /*
  * fuzz_csv.c - fuzz target of the CSV reader: tokenizer, inference, value
  * conversion and the three modes. The first input byte picks options
- * (header, multiLine, escape, mode, tiny chunks and batches so splitting
- * and batch boundaries are exercised); the rest is the file.
+ * (header, multiLine, escape, mode, tiny chunks, batches and read windows
+ * so splitting and batch boundaries are exercised); the rest is the file.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -65,6 +65,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         opts.chunk_bytes = 7;
         opts.batch_rows = 3;
     }
+    if ((flags >> 7) & 1)
+        opts.window_bytes = 13; /* records straddle read windows */
     if (io_put(store, key, data + 1, size - 1, &err) != SILT_OK)
         return 0;
     arena *a = arena_new(NULL, "fuzz");

@@ -66,6 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         opts.max_depth = 4;
     opts.primitives_as_string = (flags >> 5) & 1;
     opts.prefers_decimal = (flags >> 6) & 1;
+    if ((flags >> 7) & 1)
+        opts.window_bytes = 11; /* lines straddle read windows */
     if (io_put(store, key, data + 1, size - 1, &err) != SILT_OK)
         return 0;
     arena *a = arena_new(NULL, "fuzz");

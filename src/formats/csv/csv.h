@@ -57,6 +57,7 @@ typedef struct csv_options {
     int64_t batch_rows;        /* rows per batch, 4096 (fewer for very wide files) */
     int64_t max_columns;       /* Spark's maxColumns, 20480 */
     size_t chunk_bytes;        /* bytes per parallel chunk, 4 MiB */
+    size_t window_bytes;       /* bytes of an object held at once, 64 MiB (0 = whole) */
     tpool *pool;               /* NULL = parse on the calling thread */
 } csv_options;
 

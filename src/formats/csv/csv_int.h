@@ -48,6 +48,13 @@ silt_status csv_tokenizer_next(csv_tokenizer *t, int *got, silt_error *err);
  * included), quote-aware when multiLine is set; used to split objects.
  */
 size_t csv_record_end(const csv_options *opts, char eol, const char *data, size_t len, size_t pos);
+/*
+ * Like csv_record_end with multiLine quoting; *complete is 1 when the record
+ * ended at a line break outside quotes (not at the end of data, where more
+ * bytes could still change it: an open quote, or "\r" before "\n").
+ */
+size_t csv_record_end_checked(const csv_options *opts, const char *data, size_t len, size_t pos,
+                              int *complete);
 /* The line break of an object: '\n', or '\r' when it has no '\n' but a '\r'. */
 char csv_detect_eol(const char *data, size_t len);
 

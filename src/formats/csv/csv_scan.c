@@ -63,15 +63,36 @@ static silt_status split_object(text_object *obj, void *payload, silt_error *err
     if (obj->bounds == NULL)
         return err_nomem(err);
     obj->bounds[n++] = 0;
-    while (pos < len) {
-        size_t target = pos + step;
-        if (target >= len) {
-            pos = len;
-        } else if (s->opts.multi_line && s->opts.quote != '\0') {
-            while (pos < len && pos < target)
-                pos = csv_record_end(&s->opts, obj->eol, data, len, pos);
+    /* Without the object's end in this window, only complete records count:
+     * the window ends after the last line break outside quotes. */
+    size_t end = len;
+    if (!obj->last_window) {
+        if (s->opts.multi_line && s->opts.quote != '\0') {
+            size_t p = 0;
+            int complete = 1;
+            end = 0;
+            while (p < len && complete) {
+                p = csv_record_end_checked(&s->opts, data, len, p, &complete);
+                if (complete)
+                    end = p;
+            }
         } else {
-            pos = csv_record_end(&s->opts, obj->eol, data, len, target);
+            end = text_last_line_end(data, len);
+            if (end == 0 && obj->eol == '\r') {
+                while (end < len && memchr(data + end, '\r', len - end) != NULL)
+                    end = (size_t)((const char *)memchr(data + end, '\r', len - end) - data) + 1;
+            }
+        }
+    }
+    while (pos < end) {
+        size_t target = pos + step;
+        if (target >= end) {
+            pos = end;
+        } else if (s->opts.multi_line && s->opts.quote != '\0') {
+            while (pos < end && pos < target)
+                pos = csv_record_end(&s->opts, obj->eol, data, end, pos);
+        } else {
+            pos = csv_record_end(&s->opts, obj->eol, data, end, target);
         }
         if (n <= max_chunks)
             obj->bounds[n++] = pos;
@@ -325,7 +346,7 @@ static silt_status malformed_error(round_ctx *ctx, const chunk_job *job, const c
                                    size_t bad_col, const char *why, silt_error *err)
 {
     csv_scan *s = ctx->scan;
-    int64_t line = text_line_of(job->chunk.obj->data, t->rec_start);
+    int64_t line = text_object_line(job->chunk.obj, t->rec_start);
     if (bad_col < s->n_token_cols) {
         const csv_field *f = &t->fields[bad_col];
         const col_field *cf = &s->schema->fields[s->token_col[bad_col]];
@@ -469,7 +490,7 @@ static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, in
         job->chunk = chunks[idx];
         job->start = chunks[idx].start;
         job->end = chunks[idx].end;
-        job->skip_first = s->opts.header && chunks[idx].idx == 0;
+        job->skip_first = s->opts.header && chunks[idx].idx == 0 && chunks[idx].obj->first_window;
         if (infer) {
             job->types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
             if (job->types == NULL)
@@ -508,7 +529,7 @@ static silt_status first_record(csv_scan *s, csv_tokenizer *t, const char **key_
     *found = 0;
     while (!*found && n == 1) {
         SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, 1, &chunk, &n, err));
-        if (n == 0 || chunk.idx != 0)
+        if (n == 0 || chunk.idx != 0 || !chunk.obj->first_window)
             continue;
         /* A chunk ends at a record boundary, so the record is in its chunk. */
         csv_tokenizer_clear(t);
@@ -671,7 +692,7 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
             if (s->keys == NULL || (s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
         text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "CSV", split_object,
-                         s);
+                         s, s->opts.window_bytes);
         s->reader_ready = 1;
     }
     if (rc == SILT_OK) {
@@ -783,7 +804,7 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
     s->arena = a;
     rc = copy_options(s, opts, err);
     if (rc == SILT_OK) {
-        text_reader_init(&s->reader, NULL, no_key, 1, "CSV", split_object, s);
+        text_reader_init(&s->reader, NULL, no_key, 1, "CSV", split_object, s, 0);
         s->reader_ready = 1;
         rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
     }

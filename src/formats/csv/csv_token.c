@@ -239,13 +239,21 @@ char csv_detect_eol(const char *data, size_t len)
 
 size_t csv_record_end(const csv_options *o, char eol, const char *data, size_t len, size_t pos)
 {
+    int complete;
     if (!o->multi_line || o->quote == '\0') {
         const char *nl = memchr(data + pos, o->multi_line ? '\n' : eol, len - pos);
         return nl ? (size_t)(nl - data) + 1 : len;
     }
+    return csv_record_end_checked(o, data, len, pos, &complete);
+}
+
+size_t csv_record_end_checked(const csv_options *o, const char *data, size_t len, size_t pos,
+                              int *complete)
+{
     /* Quote-aware: a quote opening a field starts a quoted run that ends at
      * an unescaped quote; line breaks outside quotes end the record. */
     int at_field_start = 1;
+    *complete = 0;
     while (pos < len) {
         char c = data[pos];
         if (at_field_start && c == o->quote) {
@@ -265,14 +273,21 @@ size_t csv_record_end(const csv_options *o, char eol, const char *data, size_t l
                 }
                 pos++;
             }
+            if (pos >= len)
+                return len; /* the quote is still open */
             pos++;
             at_field_start = 0;
             continue;
         }
-        if (c == '\n')
+        if (c == '\n') {
+            *complete = 1;
             return pos + 1;
-        if (c == '\r')
-            return skip_eol(data, len, pos);
+        }
+        if (c == '\r') {
+            size_t next = skip_eol(data, len, pos);
+            *complete = next < len || (next == pos + 2);
+            return next;
+        }
         at_field_start = c == o->sep;
         pos++;
     }

@@ -47,6 +47,8 @@ typedef struct json_options {
     const col_type *schema;     /* explicit STRUCT schema, or NULL to infer */
     int64_t batch_rows;         /* 4096 */
     size_t chunk_bytes;         /* bytes per parallel chunk of JSON lines, 4 MiB */
+    size_t window_bytes;        /* bytes of JSON lines held at once, 64 MiB (0 = whole);
+                                   a multiLine object is always read whole */
     size_t max_depth;           /* nesting limit, 512 */
     tpool *pool;                /* NULL = parse on the calling thread */
 } json_options;

@@ -26,6 +26,7 @@ void json_options_init(json_options *opts)
     opts->batch_rows = JSON_DEFAULT_BATCH_ROWS;
     opts->chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
     opts->max_depth = JSON_DEFAULT_MAX_DEPTH;
+    opts->window_bytes = TEXT_DEFAULT_WINDOW_BYTES;
 }
 
 silt_status json_options_set(json_options *o, arena *a, const char *key, const char *value,
@@ -146,11 +147,13 @@ static silt_status split_object(text_object *obj, void *payload, silt_error *err
     if (obj->bounds == NULL)
         return err_nomem(err);
     obj->bounds[n++] = 0;
-    while (pos < len) {
-        if (s->opts.multi_line || pos + step >= len)
-            pos = len;
+    /* Without the object's end in this window only complete lines count. */
+    size_t end = obj->last_window ? len : text_last_line_end(obj->data, len);
+    while (pos < end) {
+        if (s->opts.multi_line || pos + step >= end)
+            pos = end;
         else
-            pos = json_line_end(obj->data, len, pos + step);
+            pos = json_line_end(obj->data, end, pos + step);
         if (n <= max_chunks)
             obj->bounds[n++] = pos;
     }
@@ -189,7 +192,7 @@ static silt_status syntax_error(const text_object *obj, const json_tape *t, size
                                 silt_error *err)
 {
     size_t abs = rec_start + t->err_pos;
-    int64_t line = text_line_of(obj->data, abs);
+    int64_t line = text_object_line(obj, abs);
     const char *line_start = obj->data + abs;
     while (line_start > obj->data && line_start[-1] != '\n')
         line_start--;
@@ -597,7 +600,7 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
         if (!parsed)
             return syntax_error(job->chunk.obj, t, rec_start, err);
         err_set(err, SILT_PARSE, "malformed JSON record at line %lld of \"%s\": %s%s%s",
-                (long long)text_line_of(job->chunk.obj->data, rec_start), job->chunk.obj->key,
+                (long long)text_object_line(job->chunk.obj, rec_start), job->chunk.obj->key,
                 cv->bad_field ? "the value of field \"" : "a record must be a JSON object",
                 cv->bad_field ? cv->bad_field : "", cv->bad_field ? "\" does not fit its type" : "");
         err_hint(err, "set mode to PERMISSIVE or DROPMALFORMED to read past malformed records");
@@ -814,7 +817,7 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
                 rc = err_nomem(err);
         if (rc == SILT_OK) {
             text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "JSON",
-                             split_object, s);
+                             split_object, s, s->opts.multi_line ? 0 : s->opts.window_bytes);
             s->reader_ready = 1;
         }
     }
@@ -936,7 +939,7 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
         s->opts.corrupt_column = "_corrupt_record";
     if (!(s->opts.sampling_ratio > 0 && s->opts.sampling_ratio <= 1))
         s->opts.sampling_ratio = 1.0;
-    text_reader_init(&s->reader, NULL, no_key, 1, "JSON", split_object, s);
+    text_reader_init(&s->reader, NULL, no_key, 1, "JSON", split_object, s, 0);
     s->reader_ready = 1;
     if (opts->timestamp_format != NULL)
         rc = text_dt_compile(opts->timestamp_format, a, &s->ts_pattern, err);

@@ -349,7 +349,7 @@ int text_parse_decimal(const char *s, size_t len, int32_t precision, int32_t sca
 
 
 void text_reader_init(text_reader *r, io_store *store, const char *const *keys, size_t n_keys,
-                      const char *what, text_split_fn split, void *payload)
+                      const char *what, text_split_fn split, void *payload, size_t window_bytes)
 {
     memset(r, 0, sizeof(*r));
     r->store = store;
@@ -358,6 +358,8 @@ void text_reader_init(text_reader *r, io_store *store, const char *const *keys, 
     r->what = what;
     r->split = split;
     r->split_payload = payload;
+    r->window_bytes = window_bytes;
+    buf_init(&r->carry, 0);
 }
 
 static void object_free(text_object *obj)
@@ -369,6 +371,15 @@ static void object_free(text_object *obj)
     mem_free(obj);
 }
 
+static void close_current(text_reader *r)
+{
+    io_file_close(r->file);
+    r->file = NULL;
+    r->file_pos = 0;
+    r->line_base = 0;
+    buf_clear(&r->carry);
+}
+
 void text_reader_clear(text_reader *r)
 {
     for (size_t idx = 0; idx < r->n_objs; idx++)
@@ -376,18 +387,26 @@ void text_reader_clear(text_reader *r)
     mem_free(r->objs);
     r->objs = NULL;
     r->n_objs = r->cap_objs = 0;
+    close_current(r);
+}
+
+static int whole_first_object(const text_reader *r)
+{
+    return r->n_objs > 0 && r->objs[0]->key_idx == 0 && r->objs[0]->first_window &&
+           r->objs[0]->last_window;
 }
 
 void text_reader_rewind(text_reader *r)
 {
-    /* Keeping the first object spares reading a single file twice (once to
-     * infer the schema, once to parse it). */
-    size_t keep = r->n_objs > 0 && r->objs[0]->key_idx == 0 ? 1 : 0;
+    /* Keeping a first object read whole spares reading a single file twice
+     * (once to infer the schema, once to parse it). */
+    size_t keep = whole_first_object(r) ? 1 : 0;
     for (size_t idx = keep; idx < r->n_objs; idx++)
         object_free(r->objs[idx]);
     r->n_objs = keep;
     if (keep)
         r->objs[0]->next_chunk = 0;
+    close_current(r);
     r->next_key = keep;
 }
 
@@ -405,17 +424,18 @@ static silt_status push_object(text_reader *r, text_object *obj, silt_error *err
     return SILT_OK;
 }
 
-static silt_status finish_object(text_reader *r, text_object *obj, silt_error *err)
+/* Sets data/len past a BOM (first window only) and runs the split. */
+static silt_status split_window(text_reader *r, text_object *obj, silt_error *err)
 {
     const char *raw = obj->raw.data ? obj->raw.data : "";
-    size_t bom = text_bom_len(raw, obj->raw.len);
+    size_t bom = obj->first_window ? text_bom_len(raw, obj->raw.len) : 0;
     obj->data = raw + bom;
     obj->len = obj->raw.len - bom;
     obj->eol = '\n';
-    silt_status rc = r->split(obj, r->split_payload, err);
-    if (rc == SILT_OK)
-        rc = push_object(r, obj, err);
-    return rc;
+    mem_free(obj->bounds);
+    obj->bounds = NULL;
+    obj->n_chunks = obj->next_chunk = 0;
+    return r->split(obj, r->split_payload, err);
 }
 
 silt_status text_reader_add_text(text_reader *r, const char *key, const char *data, size_t len,
@@ -428,9 +448,12 @@ silt_status text_reader_add_text(text_reader *r, const char *key, const char *da
     buf_init(&obj->raw, 0);
     obj->key = key;
     obj->key_idx = r->next_key;
+    obj->first_window = obj->last_window = 1;
     rc = buf_append(&obj->raw, data, len, err);
     if (rc == SILT_OK)
-        rc = finish_object(r, obj, err);
+        rc = split_window(r, obj, err);
+    if (rc == SILT_OK)
+        rc = push_object(r, obj, err);
     if (rc != SILT_OK) {
         object_free(obj);
         return rc;
@@ -439,25 +462,79 @@ silt_status text_reader_add_text(text_reader *r, const char *key, const char *da
     return SILT_OK;
 }
 
+static int64_t count_lines(const char *data, size_t len)
+{
+    int64_t n = 0;
+    const char *p = data, *end = data + len;
+    while ((p = memchr(p, '\n', (size_t)(end - p))) != NULL) {
+        n++;
+        p++;
+    }
+    return n;
+}
+
+/* Reads the next window of the current object (opening the next key first). */
 static silt_status load_next(text_reader *r, silt_error *err)
 {
-    text_object *obj = mem_calloc(1, sizeof(*obj));
-    silt_status rc;
+    const char *key = r->keys[r->next_key];
+    text_object *obj = NULL;
+    silt_status rc = SILT_OK;
+    if (r->file == NULL) {
+        rc = io_file_open(r->store, key, &r->file, err);
+        if (rc != SILT_OK)
+            return err_context(err, "while reading %s file \"%s\"", r->what, key);
+        r->file_pos = 0;
+        r->line_base = 0;
+        buf_truncate(&r->carry, 0);
+    }
+    obj = mem_calloc(1, sizeof(*obj));
     if (obj == NULL)
         return err_nomem(err);
     buf_init(&obj->raw, 0);
     obj->key_idx = r->next_key;
-    obj->key = r->keys[r->next_key];
-    rc = io_get(r->store, obj->key, &obj->raw, err);
-    if (rc != SILT_OK)
-        err_context(err, "while reading %s file \"%s\"", r->what, obj->key);
+    obj->key = key;
+    obj->first_window = r->file_pos == 0;
+    obj->offset = r->file_pos - (int64_t)r->carry.len;
+    obj->line_base = r->line_base;
+    rc = buf_append(&obj->raw, r->carry.data ? r->carry.data : "", r->carry.len, err);
+    size_t want = r->window_bytes ? r->window_bytes : (size_t)(r->file->size - r->file_pos);
+    for (;;) {
+        int64_t left = r->file->size - r->file_pos;
+        size_t n = (size_t)(left < (int64_t)want ? left : (int64_t)want);
+        if (rc == SILT_OK)
+            rc = buf_reserve(&obj->raw, n, err);
+        if (rc == SILT_OK && n > 0)
+            rc = io_file_read_at(r->file, r->file_pos, n, obj->raw.data + obj->raw.len, err);
+        if (rc != SILT_OK)
+            break;
+        obj->raw.len += n;
+        obj->raw.data[obj->raw.len] = '\0';
+        r->file_pos += (int64_t)n;
+        obj->last_window = r->file_pos >= r->file->size;
+        rc = split_window(r, obj, err);
+        if (rc != SILT_OK || obj->last_window || obj->n_chunks > 0)
+            break;
+        want *= 2; /* one record is longer than the window: read more */
+    }
+    if (rc != SILT_OK) {
+        object_free(obj);
+        return err_context(err, "while reading %s file \"%s\"", r->what, key);
+    }
+    obj->offset += (int64_t)(obj->data - (obj->raw.data ? obj->raw.data : obj->data));
+    size_t used = obj->last_window ? obj->len : obj->bounds[obj->n_chunks];
+    buf_truncate(&r->carry, 0);
+    rc = buf_append(&r->carry, obj->data + used, obj->len - used, err);
+    r->line_base += count_lines(obj->data, used);
     if (rc == SILT_OK)
-        rc = finish_object(r, obj, err);
+        rc = push_object(r, obj, err);
     if (rc != SILT_OK) {
         object_free(obj);
         return rc;
     }
-    r->next_key++;
+    if (obj->last_window) {
+        close_current(r);
+        r->next_key++;
+    }
     return SILT_OK;
 }
 
@@ -491,12 +568,25 @@ void text_reader_release(text_reader *r)
     size_t kept = 0;
     for (size_t idx = 0; idx < r->n_objs; idx++) {
         text_object *obj = r->objs[idx];
-        if (obj->next_chunk >= obj->n_chunks && !(obj->key_idx == 0 && r->n_keys <= 1))
+        int keep_whole = idx == 0 && r->n_keys <= 1 && whole_first_object(r);
+        if (obj->next_chunk >= obj->n_chunks && !keep_whole)
             object_free(obj);
         else
             r->objs[kept++] = obj;
     }
     r->n_objs = kept;
+}
+
+int64_t text_object_line(const text_object *obj, size_t offset)
+{
+    return obj->line_base + text_line_of(obj->data, offset);
+}
+
+size_t text_last_line_end(const char *data, size_t len)
+{
+    while (len > 0 && data[len - 1] != '\n')
+        len--;
+    return len;
 }
 
 int64_t text_line_of(const char *data, size_t offset)

@@ -45,29 +45,41 @@ silt_status text_resolve_path(io_store *store, const char *path, arena *a, char 
                               size_t *n_out, silt_error *err);
 
 /*
- * Objects being read and their chunks. A reader loads objects in key order
- * (whole, via io_get) as their chunks are taken, so one round of parallel
- * work may span the end of one object and several small ones after it; an
- * object is freed once all its chunks were taken and released.
+ * Objects being read and their chunks. A reader reads objects in key order
+ * through windows of at most window_bytes (0 = whole objects), so a file
+ * of any size is read in bounded memory: a window ends at the last record
+ * boundary the split callback finds, and the bytes after it are carried to
+ * the next window. Rounds of parallel work may span the end of one window
+ * and several small objects after it; a window is freed once all its
+ * chunks were taken and released.
  */
 typedef struct text_object {
-    size_t key_idx;  /* index into the reader's keys */
+    size_t key_idx;     /* index into the reader's keys */
     const char *key;
-    buf raw;         /* the whole object */
-    const char *data;/* raw.data after a byte order mark */
+    buf raw;            /* the window's bytes */
+    const char *data;   /* raw.data after a byte order mark */
     size_t len;
-    char eol;        /* line break of the object (set by the split callback) */
-    size_t *bounds;  /* chunk i is [bounds[i], bounds[i + 1]) */
+    int64_t offset;     /* of data[0] in the object */
+    int64_t line_base;  /* line breaks before data[0] in the object */
+    int first_window;   /* data starts the object (a header is here) */
+    int last_window;    /* data ends the object */
+    char eol;           /* line break of the object (set by the split callback) */
+    size_t *bounds;     /* chunk i is [bounds[i], bounds[i + 1]) */
     size_t n_chunks;
     size_t next_chunk;
 } text_object;
 
-/* Fills obj->bounds/n_chunks (mem_alloc'd) for a freshly loaded object. */
+/*
+ * Fills obj->bounds/n_chunks (mem_alloc'd) for a freshly read window. When
+ * obj->last_window is 0 the chunks must end at a complete record
+ * (bounds[n_chunks] < len is fine; 0 means "no complete record yet", and
+ * the reader then reads a bigger window).
+ */
 typedef silt_status (*text_split_fn)(text_object *obj, void *payload, silt_error *err);
 
 typedef struct text_chunk {
     text_object *obj;
-    size_t idx; /* chunk index within the object */
+    size_t idx; /* chunk index within the window */
     size_t start, end;
 } text_chunk;
 
@@ -79,15 +91,23 @@ typedef struct text_reader {
     const char *what; /* "CSV" or "JSON", for messages */
     text_split_fn split;
     void *split_payload;
-    text_object **objs; /* loaded, in key order */
+    size_t window_bytes;
+    text_object **objs; /* loaded windows, in order */
     size_t n_objs, cap_objs;
+    /* the object being read window by window */
+    io_file *file;
+    int64_t file_pos;
+    int64_t line_base;
+    buf carry;
 } text_reader;
 
+#define TEXT_DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
+
 void text_reader_init(text_reader *r, io_store *store, const char *const *keys, size_t n_keys,
-                      const char *what, text_split_fn split, void *payload);
-/* Frees every loaded object. */
+                      const char *what, text_split_fn split, void *payload, size_t window_bytes);
+/* Frees every loaded window and closes the object being read. */
 void text_reader_clear(text_reader *r);
-/* Starts again from the first key, keeping the first object when it is loaded. */
+/* Starts again from the first key, keeping the first object when it is loaded whole. */
 void text_reader_rewind(text_reader *r);
 /*
  * Takes up to max chunks in order into out (*n_out = 0 at the end). Store
@@ -95,11 +115,15 @@ void text_reader_rewind(text_reader *r);
  */
 silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t *n_out,
                              silt_error *err);
-/* Frees the objects whose chunks were all taken (call after a round). */
+/* Frees the windows whose chunks were all taken (call after a round). */
 void text_reader_release(text_reader *r);
-/* Loads an object from memory (tests, fuzzing, in-memory inference). */
+/* Loads an object from memory as one window (in-memory inference, tests). */
 silt_status text_reader_add_text(text_reader *r, const char *key, const char *data, size_t len,
                                  silt_error *err);
+/* 1-based line in its object of a byte offset of a window (for messages). */
+int64_t text_object_line(const text_object *obj, size_t offset);
+/* Offset just past the last line break in data[0, len), 0 when there is none. */
+size_t text_last_line_end(const char *data, size_t len);
 
 /* 1-based line of a byte offset of an object (counts '\n'; for messages). */
 int64_t text_line_of(const char *data, size_t offset);

@@ -248,3 +248,93 @@ void test_formats_csv_source__failfast_names_the_file_among_many(void)
     check_contains(err.message, "line 2, position 6 of \"m/b.json\"");
     check_contains(err.context, "while inferring the schema of JSON file \"m/b.json\"");
 }
+
+static void scan_csv_text(const char *text, size_t window, int multi_line, buf *schema, buf *rows)
+{
+    const char *key = "w/in.csv";
+    csv_options opts;
+    csv_scan *scan = NULL;
+    check_ok(io_put(store, key, text, strlen(text), &err), &err);
+    csv_options_init(&opts);
+    opts.header = 1;
+    opts.infer_schema = 1;
+    opts.multi_line = multi_line;
+    opts.window_bytes = window;
+    opts.chunk_bytes = 16;
+    check_ok(csv_scan_open(&scan, store, &key, 1, &opts, &err), &err);
+    check_ok(col_type_format(csv_scan_schema(scan), schema, &err), &err);
+    for (;;) {
+        col_batch b;
+        check_ok(csv_scan_next(scan, mem, &b, &err), &err);
+        if (b.n_rows == 0)
+            break;
+        render_batch(rows, &b);
+    }
+    csv_scan_free(scan);
+}
+
+/* Files are read through bounded windows; records never split across them. */
+void test_formats_csv_source__windows_give_the_same_rows(void)
+{
+    buf text = BUF_INIT;
+    buf_append_str(&text, "\xEF\xBB\xBFid,note,when\r\n", &err);
+    for (int idx = 0; idx < 300; idx++)
+        buf_printf(&text, &err, "%d,\"line %d\r\nsecond, \\\"q\\\"\",2022-01-%02d\r\n", idx, idx,
+                   idx % 28 + 1);
+    for (int multi = 0; multi < 2; multi++) {
+        buf whole_schema = BUF_INIT, whole_rows = BUF_INIT;
+        scan_csv_text(buf_cstr(&text), 0, multi, &whole_schema, &whole_rows);
+        static const size_t windows[] = {1, 7, 64, 1000};
+        for (size_t w = 0; w < sizeof(windows) / sizeof(windows[0]); w++) {
+            buf schema = BUF_INIT, rows = BUF_INIT;
+            scan_csv_text(buf_cstr(&text), windows[w], multi, &schema, &rows);
+            check_str(buf_cstr(&whole_schema), buf_cstr(&schema));
+            check_str(buf_cstr(&whole_rows), buf_cstr(&rows));
+            buf_clear(&schema);
+            buf_clear(&rows);
+        }
+        if (multi)
+            check_str("struct<id:integer,note:string,when:date>", buf_cstr(&whole_schema));
+        buf_clear(&whole_schema);
+        buf_clear(&whole_rows);
+    }
+    buf_clear(&text);
+}
+
+void test_formats_csv_source__json_windows_and_line_numbers(void)
+{
+    const char *key = "w/in.json";
+    buf text = BUF_INIT, first = BUF_INIT;
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, "{\"id\":%d,\"s\":\"%*d\"}\n", idx, idx % 50, idx);
+    buf_append_str(&text, "{\"id\":\n", &err);
+    check_ok(io_put(store, key, text.data, text.len, &err), &err);
+    static const size_t windows[] = {0, 5, 100};
+    for (size_t w = 0; w < 3; w++) {
+        json_options opts;
+        json_scan *scan = NULL;
+        buf rows = BUF_INIT;
+        json_options_init(&opts);
+        opts.window_bytes = windows[w];
+        opts.chunk_bytes = 50;
+        check_ok(json_scan_open(&scan, store, &key, 1, &opts, &err), &err);
+        for (;;) {
+            col_batch b;
+            check_ok(json_scan_next(scan, mem, &b, &err), &err);
+            if (b.n_rows == 0)
+                break;
+            render_batch(&rows, &b);
+        }
+        json_scan_free(scan);
+        if (w == 0)
+            buf_append(&first, rows.data, rows.len, &err);
+        else
+            check_str(buf_cstr(&first), buf_cstr(&rows));
+        buf_clear(&rows);
+        opts.mode = TEXT_MODE_FAILFAST;
+        check_fails(SILT_PARSE, json_scan_open(&scan, store, &key, 1, &opts, &err));
+        check_contains(err.message, "line 201, position 7");
+    }
+    buf_clear(&text);
+    buf_clear(&first);
+}
