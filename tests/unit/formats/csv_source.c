@@ -9,6 +9,7 @@
 #include "formats/json/json.h"
 #include "formats/text/text_source.h"
 #include "test.h"
+#include "util/mem.h"
 
 static io_store *store;
 static silt_error err;
@@ -337,4 +338,87 @@ void test_formats_csv_source__json_windows_and_line_numbers(void)
     }
     buf_clear(&text);
     buf_clear(&first);
+}
+
+/* Runs a whole scan; returns its status (batches are dropped with the arena). */
+static silt_status scan_all(int json, const char *key, int multi_line)
+{
+    silt_status rc;
+    arena *a = arena_new(NULL, "fault");
+    if (a == NULL)
+        return SILT_NOMEM;
+    if (json) {
+        json_options opts;
+        json_scan *scan = NULL;
+        json_options_init(&opts);
+        opts.multi_line = multi_line;
+        opts.chunk_bytes = 16;
+        rc = json_scan_open(&scan, store, &key, 1, &opts, &err);
+        for (col_batch b = {0}; rc == SILT_OK;) {
+            rc = json_scan_next(scan, a, &b, &err);
+            if (b.n_rows == 0)
+                break;
+        }
+        json_scan_free(scan);
+    } else {
+        csv_options opts;
+        csv_scan *scan = NULL;
+        csv_options_init(&opts);
+        opts.header = 1;
+        opts.infer_schema = 1;
+        opts.multi_line = multi_line;
+        opts.chunk_bytes = 16;
+        opts.window_bytes = 32;
+        rc = csv_scan_open(&scan, store, &key, 1, &opts, &err);
+        for (col_batch b = {0}; rc == SILT_OK;) {
+            rc = csv_scan_next(scan, a, &b, &err);
+            if (b.n_rows == 0)
+                break;
+        }
+        csv_scan_free(scan);
+    }
+    arena_free(a);
+    return rc;
+}
+
+/* Every allocation fails in turn: each run ends in OK or NOMEM, never a crash or a leak. */
+void test_formats_csv_source__allocation_failures_are_clean(void)
+{
+    const char *csv = "a,b,c\n1,\"x,y\",2022-01-01\n2,\"q\",2022-01-02\n3,,\n";
+    const char *json = "{\"a\":1,\"s\":{\"x\":[1,2]},\"t\":\"u\"}\n{\"a\":2.5,\"b\":null}\nbad\n";
+    check_ok(io_put(store, "fault.csv", csv, strlen(csv), &err), &err);
+    check_ok(io_put(store, "fault.json", json, strlen(json), &err), &err);
+    for (int kind = 0; kind < 2; kind++) {
+        int succeeded = 0;
+        for (long countdown = 0; countdown < 5000 && !succeeded; countdown++) {
+            mem_fail_after(countdown);
+            silt_status rc = scan_all(kind, kind ? "fault.json" : "fault.csv", 0);
+            mem_fail_reset();
+            if (rc != SILT_OK && rc != SILT_NOMEM)
+                test_fail(__FILE__, __LINE__, "allocation %ld failed with %s: %s", countdown,
+                          silt_status_name(rc), err.message);
+            succeeded = rc == SILT_OK;
+        }
+        check(succeeded);
+    }
+}
+
+/* A store that fails reads: the error is IO and names the file. */
+void test_formats_csv_source__store_failures_name_the_file(void)
+{
+    io_store *inner = NULL, *faulty = NULL;
+    io_fault_plan plan = IO_FAULT_PLAN_INIT;
+    const char *key = "f.csv";
+    csv_options opts;
+    csv_scan *scan = NULL;
+    check_ok(io_store_open(&inner, test_tmpdir(), 0, &err), &err);
+    check_ok(io_put(inner, key, "a\n1\n", 4, &err), &err);
+    plan.fail_read_nth = 1;
+    plan.fail_all_after = 1;
+    check_ok(io_fault_store_wrap(&faulty, inner, &plan, &err), &err);
+    csv_options_init(&opts);
+    opts.header = 1;
+    check_fails(SILT_IO, csv_scan_open(&scan, faulty, &key, 1, &opts, &err));
+    check_contains(err.context, "while reading CSV file \"f.csv\"");
+    io_store_free(faulty);
 }
