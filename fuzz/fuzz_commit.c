@@ -6,7 +6,7 @@
  * that again: both directions must stay within their bounds and never
  * crash, whatever the bytes. Built as a libFuzzer target with
  * -DSILT_BUILD_FUZZERS=ON (clang), and replayed over the committed corpus
- * by delta_replay.c in ordinary test runs.
+ * by replay.c in ordinary test runs.
  */
 #include <stddef.h>
 #include <stdint.h>

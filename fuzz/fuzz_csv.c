@@ -1,0 +1,87 @@
+/*
+ * fuzz_csv.c - fuzz target of the CSV reader: tokenizer, inference, value
+ * conversion and the three modes. The first input byte picks options
+ * (header, multiLine, escape, mode, tiny chunks, batches and read windows
+ * so splitting and batch boundaries are exercised); the rest is the file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/csv/csv.h"
+
+static char *store_dir;
+
+/* Leaves no folder behind in /dev/shm or /tmp. */
+static void remove_store(void)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/in.csv", store_dir);
+    unlink(path);
+    rmdir(store_dir);
+}
+
+static io_store *fuzz_store(void)
+{
+    static io_store *store;
+    /* tmpfs when there is one: the store syncs every put, which is free there */
+    static char shm_dir[] = "/dev/shm/silt-fuzz-csv-XXXXXX";
+    static char tmp_dir[] = "/tmp/silt-fuzz-csv-XXXXXX";
+    silt_error err = SILT_ERROR_INIT;
+    if (store == NULL) {
+        char *dir = mkdtemp(shm_dir);
+        if (dir == NULL)
+            dir = mkdtemp(tmp_dir);
+        if (dir != NULL && io_store_open(&store, dir, 0, &err) == SILT_OK) {
+            store_dir = dir;
+            atexit(remove_store);
+        }
+    }
+    return store;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = fuzz_store();
+    csv_options opts;
+    csv_scan *scan = NULL;
+    const char *key = "in.csv";
+    if (store == NULL || size == 0)
+        return 0;
+    uint8_t flags = data[0];
+    csv_options_init(&opts);
+    opts.header = flags & 1;
+    opts.multi_line = (flags >> 1) & 1;
+    opts.escape = (flags >> 2) & 1 ? '"' : '\\';
+    opts.mode = (text_mode)(((flags >> 3) & 3) % 3);
+    opts.infer_schema = !((flags >> 5) & 1);
+    if ((flags >> 6) & 1) {
+        opts.chunk_bytes = 7;
+        opts.batch_rows = 3;
+    }
+    if ((flags >> 7) & 1)
+        opts.window_bytes = 13; /* records straddle read windows */
+    if (io_put(store, key, data + 1, size - 1, &err) != SILT_OK)
+        return 0;
+    arena *a = arena_new(NULL, "fuzz");
+    const col_type *schema = NULL;
+    csv_infer_text((const char *)data + 1, size - 1, &opts, a, &schema, &err);
+    if (csv_scan_open(&scan, store, &key, 1, &opts, &err) == SILT_OK) {
+        for (;;) {
+            col_batch b;
+            if (csv_scan_next(scan, a, &b, &err) != SILT_OK || b.n_rows == 0)
+                break;
+            if (b.n_rows > opts.batch_rows)
+                abort();
+        }
+        csv_scan_free(scan);
+    }
+    arena_free(a);
+    return 0;
+}

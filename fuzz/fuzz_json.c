@@ -1,0 +1,88 @@
+/*
+ * fuzz_json.c - fuzz target of the JSON reader: tape tokenizer, inference
+ * and conversion in the three modes. The first input byte picks options
+ * (multiLine, mode, tiny chunks and batches, a shallow depth limit); the
+ * rest is the file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "formats/json/json.h"
+
+static char *store_dir;
+
+/* Leaves no folder behind in /dev/shm or /tmp. */
+static void remove_store(void)
+{
+    char path[256];
+    snprintf(path, sizeof(path), "%s/in.json", store_dir);
+    unlink(path);
+    rmdir(store_dir);
+}
+
+static io_store *fuzz_store(void)
+{
+    static io_store *store;
+    /* tmpfs when there is one: the store syncs every put, which is free there */
+    static char shm_dir[] = "/dev/shm/silt-fuzz-json-XXXXXX";
+    static char tmp_dir[] = "/tmp/silt-fuzz-json-XXXXXX";
+    silt_error err = SILT_ERROR_INIT;
+    if (store == NULL) {
+        char *dir = mkdtemp(shm_dir);
+        if (dir == NULL)
+            dir = mkdtemp(tmp_dir);
+        if (dir != NULL && io_store_open(&store, dir, 0, &err) == SILT_OK) {
+            store_dir = dir;
+            atexit(remove_store);
+        }
+    }
+    return store;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = fuzz_store();
+    json_options opts;
+    json_scan *scan = NULL;
+    const char *key = "in.json";
+    if (store == NULL || size == 0)
+        return 0;
+    uint8_t flags = data[0];
+    json_options_init(&opts);
+    opts.multi_line = flags & 1;
+    opts.mode = (text_mode)(((flags >> 1) & 3) % 3);
+    if ((flags >> 3) & 1) {
+        opts.chunk_bytes = 5;
+        opts.batch_rows = 2;
+    }
+    if ((flags >> 4) & 1)
+        opts.max_depth = 4;
+    opts.primitives_as_string = (flags >> 5) & 1;
+    opts.prefers_decimal = (flags >> 6) & 1;
+    if ((flags >> 7) & 1)
+        opts.window_bytes = 11; /* lines straddle read windows */
+    if (io_put(store, key, data + 1, size - 1, &err) != SILT_OK)
+        return 0;
+    arena *a = arena_new(NULL, "fuzz");
+    const col_type *schema = NULL;
+    json_infer_text((const char *)data + 1, size - 1, &opts, a, &schema, &err);
+    if (json_scan_open(&scan, store, &key, 1, &opts, &err) == SILT_OK) {
+        for (;;) {
+            col_batch b;
+            if (json_scan_next(scan, a, &b, &err) != SILT_OK || b.n_rows == 0)
+                break;
+            if (b.n_rows > opts.batch_rows)
+                abort();
+        }
+        json_scan_free(scan);
+    }
+    arena_free(a);
+    return 0;
+}

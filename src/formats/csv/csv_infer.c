@@ -1,0 +1,329 @@
+/*
+ * csv_infer.c - Spark's CSV schema inference and value parsing.
+ *
+ * Inference follows CSVInferSchema (Spark 3.x/4.x, default options): each
+ * field is tried against the type found so far and the types after it, in
+ * the order int -> long -> decimal (integers only, scale <= 0) -> double ->
+ * date (yyyy-MM-dd) -> timestamp (Spark's lenient default parser) ->
+ * boolean -> string; the result is merged with the type so far, and types
+ * with no common type become string. Numbers follow Java's parsers, which
+ * Spark calls: Integer.parseInt (sign and digits only), Double.parseDouble
+ * (surrounding whitespace, "NaN", "Infinity" and a d/f suffix accepted),
+ * new BigDecimal(s). These quirks are what make " 1" a double and "123." a
+ * decimal(3,0) in Spark, and silt must infer the same schema.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <string.h>
+
+#include "formats/csv/csv_int.h"
+#include "util/time.h"
+
+int csv_parse_int64(const char *s, size_t len, int64_t *out) { return str_to_int64(s, len, out); }
+
+int csv_parse_int32(const char *s, size_t len, int32_t *out)
+{
+    int64_t v;
+    if (len > 12 || !str_to_int64(s, len, &v) || v < INT32_MIN || v > INT32_MAX)
+        return 0;
+    *out = (int32_t)v;
+    return 1;
+}
+
+static int equals(const char *s, size_t len, const char *text)
+{
+    return text != NULL && strlen(text) == len && memcmp(s, text, len) == 0;
+}
+
+int csv_parse_bool(const char *s, size_t len, int *out)
+{
+    if (len == 4 && str_ncasecmp(s, "true", 4) == 0)
+        *out = 1;
+    else if (len == 5 && str_ncasecmp(s, "false", 5) == 0)
+        *out = 0;
+    else
+        return 0;
+    return 1;
+}
+
+/* Java's Double.parseDouble on decimal text (hex floats are not accepted). */
+static int java_double(const char *s, size_t len, double *out)
+{
+    char tmp[400];
+    size_t start = 0, end = len, pos, n_digits = 0;
+    while (start < end && (unsigned char)s[start] <= ' ')
+        start++;
+    while (end > start && (unsigned char)s[end - 1] <= ' ')
+        end--;
+    if (end > start && strchr("dDfF", s[end - 1]) != NULL)
+        end--;
+    if (end == start || end - start >= sizeof(tmp))
+        return 0;
+    pos = start;
+    int negative = 0;
+    if (s[pos] == '+' || s[pos] == '-')
+        negative = s[pos++] == '-';
+    if (end - pos == 3 && memcmp(s + pos, "NaN", 3) == 0 && end == len) {
+        *out = NAN;
+        return 1;
+    }
+    if (end - pos == 8 && memcmp(s + pos, "Infinity", 8) == 0 && end == len) {
+        *out = negative ? -INFINITY : INFINITY;
+        return 1;
+    }
+    for (size_t idx = pos; idx < end; idx++) {
+        char c = s[idx];
+        if (isdigit((unsigned char)c))
+            n_digits++;
+        else if (c != '.' && c != 'e' && c != 'E' && c != '+' && c != '-')
+            return 0;
+    }
+    if (n_digits == 0)
+        return 0;
+    memcpy(tmp, s + start, end - start);
+    tmp[end - start] = '\0';
+    /* strtod accepts a subset-compatible grammar once the characters are
+     * restricted as above; it also rejects "1e" and "." forms as Java does. */
+    return str_to_double(tmp, end - start, out);
+}
+
+int csv_parse_double(const csv_options *opts, const char *s, size_t len, double *out)
+{
+    if (equals(s, len, opts->nan_value)) {
+        *out = NAN;
+        return 1;
+    }
+    if (equals(s, len, opts->positive_inf)) {
+        *out = INFINITY;
+        return 1;
+    }
+    if (equals(s, len, opts->negative_inf)) {
+        *out = -INFINITY;
+        return 1;
+    }
+    return java_double(s, len, out);
+}
+
+int csv_parse_decimal(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out)
+{
+    return text_parse_decimal(s, len, precision, scale, out);
+}
+
+static int digits_at(const char *s, size_t pos, size_t n, unsigned *out)
+{
+    unsigned v = 0;
+    for (size_t idx = pos; idx < pos + n; idx++) {
+        if (s[idx] < '0' || s[idx] > '9')
+            return 0;
+        v = v * 10 + (unsigned)(s[idx] - '0');
+    }
+    *out = v;
+    return 1;
+}
+
+/*
+ * "yyyy-MM-dd HH:mm:ss" (or with 'T'), the form almost every file uses,
+ * without the general parser's branches. Anything else returns 0 and goes
+ * the general way.
+ */
+static int fast_timestamp(const char *s, size_t len, int64_t *out)
+{
+    unsigned year, month, day, hour, minute, second;
+    if (len != 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
+        s[13] != ':' || s[16] != ':')
+        return 0;
+    if (!digits_at(s, 0, 4, &year) || !digits_at(s, 5, 2, &month) || !digits_at(s, 8, 2, &day) ||
+        !digits_at(s, 11, 2, &hour) || !digits_at(s, 14, 2, &minute) ||
+        !digits_at(s, 17, 2, &second) || hour > 23 || minute > 59 || second > 59 ||
+        !time_valid_date(year, month, day))
+        return 0;
+    *out = time_days_from_civil(year, month, day) * TIME_MICROS_PER_DAY +
+           ((int64_t)hour * 3600 + minute * 60 + second) * TIME_MICROS_PER_SECOND;
+    return 1;
+}
+
+int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out)
+{
+    size_t end = len;
+    if (opts->timestamp_pattern != NULL)
+        return text_dt_parse_timestamp(opts->timestamp_pattern, s, len, out);
+    if (fast_timestamp(s, len, out))
+        return 1;
+    while (end > 0 && s[end - 1] == ' ')
+        end--;
+    /* Spark's parser wants a time after the 'T' ("2022-10-01T" is a string). */
+    if (end > 0 && s[end - 1] == 'T')
+        return 0;
+    return time_parse_timestamp(s, len, out, NULL);
+}
+
+/* Spark's default date pattern yyyy-MM-dd (strict: one year of 4 digits). */
+static int parse_strict_date(const char *s, size_t len, int32_t *out)
+{
+    if (len != 10 || s[4] != '-' || s[7] != '-')
+        return 0;
+    for (size_t idx = 0; idx < len; idx++)
+        if (idx != 4 && idx != 7 && !isdigit((unsigned char)s[idx]))
+            return 0;
+    return time_parse_date(s, len, out);
+}
+
+int csv_parse_date(const csv_options *opts, const char *s, size_t len, int32_t *out)
+{
+    if (opts->date_pattern != NULL)
+        return text_dt_parse_date(opts->date_pattern, s, len, out);
+    /* Reading a date column accepts what Spark's default formatter does:
+     * yyyy-[m]m-[d]d with an optional time part. */
+    return time_parse_date(s, len, out);
+}
+
+static csv_infer_type kind(csv_kind k)
+{
+    csv_infer_type t = {k, 0, 0};
+    return t;
+}
+
+static csv_infer_type try_boolean(const char *s, size_t len)
+{
+    int b;
+    return csv_parse_bool(s, len, &b) ? kind(CSV_K_BOOLEAN) : kind(CSV_K_STRING);
+}
+
+static csv_infer_type try_timestamp(const csv_options *o, const char *s, size_t len)
+{
+    int64_t ts;
+    return csv_parse_timestamp(o, s, len, &ts) ? kind(CSV_K_TIMESTAMP) : try_boolean(s, len);
+}
+
+static csv_infer_type try_date(const csv_options *o, const char *s, size_t len)
+{
+    int32_t days;
+    int is_date = o->date_pattern != NULL ? text_dt_parse_date(o->date_pattern, s, len, &days)
+                                          : parse_strict_date(s, len, &days);
+    return is_date ? kind(CSV_K_DATE) : try_timestamp(o, s, len);
+}
+
+static csv_infer_type try_double(const csv_options *o, const char *s, size_t len)
+{
+    double d;
+    return csv_parse_double(o, s, len, &d) ? kind(CSV_K_DOUBLE) : try_date(o, s, len);
+}
+
+static csv_infer_type try_decimal(const csv_options *o, const char *s, size_t len)
+{
+    text_big_decimal d;
+    if (text_big_decimal_parse(s, len, &d) && d.scale <= 0) {
+        /* DecimalType rejects a negative scale and more than 38 digits. */
+        if (d.scale == 0 && d.precision <= 38) {
+            csv_infer_type t = {CSV_K_DECIMAL, d.precision, 0};
+            return t;
+        }
+    }
+    return try_double(o, s, len);
+}
+
+static csv_infer_type try_long(const csv_options *o, const char *s, size_t len)
+{
+    int64_t v;
+    return csv_parse_int64(s, len, &v) ? kind(CSV_K_LONG) : try_decimal(o, s, len);
+}
+
+static csv_infer_type try_int(const csv_options *o, const char *s, size_t len)
+{
+    int32_t v;
+    return csv_parse_int32(s, len, &v) ? kind(CSV_K_INT) : try_long(o, s, len);
+}
+
+static csv_infer_type decimal_of(csv_infer_type t)
+{
+    if (t.kind == CSV_K_INT)
+        return (csv_infer_type){CSV_K_DECIMAL, 10, 0};
+    if (t.kind == CSV_K_LONG)
+        return (csv_infer_type){CSV_K_DECIMAL, 20, 0};
+    return t;
+}
+
+static int is_integral(csv_kind k) { return k == CSV_K_INT || k == CSV_K_LONG; }
+
+/* TypeCoercion.findTightestCommonType then CSVInferSchema's extra rules. */
+static int compatible(csv_infer_type a, csv_infer_type b, csv_infer_type *out)
+{
+    if (a.kind == CSV_K_NULL) {
+        *out = b;
+        return 1;
+    }
+    if (b.kind == CSV_K_NULL || (a.kind == b.kind && a.kind != CSV_K_DECIMAL)) {
+        *out = a;
+        return 1;
+    }
+    if (a.kind == CSV_K_STRING || b.kind == CSV_K_STRING) {
+        *out = kind(CSV_K_STRING);
+        return 1;
+    }
+    if (is_integral(a.kind) && is_integral(b.kind)) {
+        *out = kind(CSV_K_LONG);
+        return 1;
+    }
+    if ((a.kind == CSV_K_DOUBLE && (is_integral(b.kind) || b.kind == CSV_K_DECIMAL)) ||
+        (b.kind == CSV_K_DOUBLE && (is_integral(a.kind) || a.kind == CSV_K_DECIMAL))) {
+        *out = kind(CSV_K_DOUBLE);
+        return 1;
+    }
+    if ((a.kind == CSV_K_DECIMAL || is_integral(a.kind)) &&
+        (b.kind == CSV_K_DECIMAL || is_integral(b.kind))) {
+        csv_infer_type da = decimal_of(a), db = decimal_of(b);
+        int32_t scale = da.scale > db.scale ? da.scale : db.scale;
+        int32_t ra = da.precision - da.scale, rb = db.precision - db.scale;
+        int32_t range = ra > rb ? ra : rb;
+        if (range + scale > 38)
+            *out = kind(CSV_K_DOUBLE);
+        else
+            *out = (csv_infer_type){CSV_K_DECIMAL, range + scale, scale};
+        return 1;
+    }
+    if ((a.kind == CSV_K_DATE && b.kind == CSV_K_TIMESTAMP) ||
+        (a.kind == CSV_K_TIMESTAMP && b.kind == CSV_K_DATE)) {
+        *out = kind(CSV_K_TIMESTAMP);
+        return 1;
+    }
+    return 0;
+}
+
+void csv_infer_field(csv_infer_type *so_far, const csv_options *o, const char *s, size_t len)
+{
+    csv_infer_type found, merged;
+    if (len == 0 || (o->null_value[0] != '\0' && equals(s, len, o->null_value)))
+        return;
+    switch (so_far->kind) {
+    case CSV_K_NULL:
+    case CSV_K_INT: found = try_int(o, s, len); break;
+    case CSV_K_LONG: found = try_long(o, s, len); break;
+    case CSV_K_DECIMAL: found = try_decimal(o, s, len); break;
+    case CSV_K_DOUBLE: found = try_double(o, s, len); break;
+    case CSV_K_DATE: found = try_date(o, s, len); break;
+    case CSV_K_TIMESTAMP: found = try_timestamp(o, s, len); break;
+    case CSV_K_BOOLEAN: found = try_boolean(s, len); break;
+    default: return;
+    }
+    *so_far = compatible(*so_far, found, &merged) ? merged : kind(CSV_K_STRING);
+}
+
+csv_infer_type csv_infer_merge(csv_infer_type a, csv_infer_type b)
+{
+    csv_infer_type merged;
+    return compatible(a, b, &merged) ? merged : kind(CSV_K_STRING);
+}
+
+const col_type *csv_infer_to_type(csv_infer_type t, arena *a)
+{
+    switch (t.kind) {
+    case CSV_K_INT: return col_type_primitive(COL_INT);
+    case CSV_K_LONG: return col_type_primitive(COL_LONG);
+    case CSV_K_DECIMAL: return col_type_decimal(a, t.precision, t.scale);
+    case CSV_K_DOUBLE: return col_type_primitive(COL_DOUBLE);
+    case CSV_K_DATE: return col_type_primitive(COL_DATE);
+    case CSV_K_TIMESTAMP: return col_type_primitive(COL_TIMESTAMP);
+    case CSV_K_BOOLEAN: return col_type_primitive(COL_BOOLEAN);
+    default: return col_type_primitive(COL_STRING);
+    }
+}

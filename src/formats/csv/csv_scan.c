@@ -1,0 +1,819 @@
+/*
+ * csv_scan.c - the CSV scan: header and schema, chunked parallel parsing
+ * straight into column vectors, Spark's parse modes.
+ *
+ * An object is read whole, its BOM skipped, and split at record boundaries
+ * into chunks of about chunk_bytes (a sequential quote-aware pass with
+ * multiLine, a memchr for the next line break otherwise). Chunks are parsed
+ * in rounds of a few per pool thread; each chunk writes batches of
+ * batch_rows rows into fresh vectors, every batch in its own arena, so a
+ * batch can be handed to the caller and freed with the caller's arena.
+ * Errors of a round are reported for the first failing chunk in file order,
+ * so FAILFAST names the same record however the threads ran.
+ */
+#include <string.h>
+
+#include "formats/csv/csv_int.h"
+#include "util/hashmap.h"
+#include "util/mem.h"
+
+typedef struct out_batch {
+    col_batch batch;
+    arena *a;
+} out_batch;
+
+typedef struct chunk_job {
+    text_chunk chunk;
+    size_t start, end;
+    int skip_first; /* the chunk begins with the header record */
+    out_batch *batches;
+    size_t n_batches, cap_batches;
+    csv_infer_type *types; /* inference only */
+    silt_status status;
+    silt_error err;
+} chunk_job;
+
+struct csv_scan {
+    io_store *store;
+    arena *arena;
+    char **keys;
+    size_t n_keys;
+    csv_options opts;
+    const col_type *schema;
+    size_t n_token_cols; /* schema columns filled from tokens, in order */
+    size_t *token_col;   /* token index -> schema column */
+    int64_t corrupt_idx; /* schema column of the corrupt record, -1 */
+    /* the objects being read */
+    text_reader reader;
+    int reader_ready;
+    /* batches parsed and not yet handed out */
+    out_batch *queue;
+    size_t q_len, q_pos, q_cap;
+};
+
+/* Splits an object at record boundaries into chunks of about chunk_bytes. */
+static silt_status split_object(text_object *obj, void *payload, silt_error *err)
+{
+    const csv_scan *s = payload;
+    const char *data = obj->data;
+    size_t len = obj->len, step = s->opts.chunk_bytes ? s->opts.chunk_bytes : 1;
+    size_t max_chunks = len / step + 2, n = 0, pos = 0;
+    obj->eol = csv_detect_eol(data, len);
+    obj->bounds = mem_calloc(max_chunks + 1, sizeof(size_t));
+    if (obj->bounds == NULL)
+        return err_nomem(err);
+    obj->bounds[n++] = 0;
+    /* Without the object's end in this window, only complete records count:
+     * the window ends after the last line break outside quotes. */
+    size_t end = len;
+    if (!obj->last_window) {
+        if (s->opts.multi_line && s->opts.quote != '\0') {
+            size_t p = 0;
+            int complete = 1;
+            end = 0;
+            while (p < len && complete) {
+                p = csv_record_end_checked(&s->opts, data, len, p, &complete);
+                if (complete)
+                    end = p;
+            }
+        } else {
+            end = text_last_line_end(data, len);
+            if (end == 0 && obj->eol == '\r') {
+                while (end < len && memchr(data + end, '\r', len - end) != NULL)
+                    end = (size_t)((const char *)memchr(data + end, '\r', len - end) - data) + 1;
+            }
+        }
+    }
+    while (pos < end) {
+        size_t target = pos + step;
+        if (target >= end) {
+            pos = end;
+        } else if (s->opts.multi_line && s->opts.quote != '\0') {
+            while (pos < end && pos < target)
+                pos = csv_record_end(&s->opts, obj->eol, data, end, pos);
+        } else {
+            pos = csv_record_end(&s->opts, obj->eol, data, end, target);
+        }
+        if (n <= max_chunks)
+            obj->bounds[n++] = pos;
+    }
+    obj->n_chunks = n - 1;
+    obj->next_chunk = 0;
+    return SILT_OK;
+}
+
+/* ---- schema: header names and inference ---- */
+
+/* Spark's CSVUtils.makeSafeHeader with case-insensitive names. */
+static silt_status safe_header(csv_scan *s, csv_tokenizer *t, int has_header, char ***names_out,
+                               silt_error *err)
+{
+    size_t n = t->n_fields;
+    char **names = arena_calloc(s->arena, n ? n : 1, sizeof(char *));
+    hashmap seen = HASHMAP_INIT;
+    silt_status rc = SILT_OK;
+    if (names == NULL)
+        return err_nomem(err);
+    for (size_t pass = 0; pass < 2 && rc == SILT_OK && has_header; pass++) {
+        for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
+            const csv_field *f = &t->fields[idx];
+            char *lower = arena_strndup(s->arena, f->ptr, f->len);
+            if (lower == NULL) {
+                rc = err_nomem(err);
+                break;
+            }
+            for (char *c = lower; *c; c++)
+                if (*c >= 'A' && *c <= 'Z')
+                    *c = (char)(*c - 'A' + 'a');
+            void *count = NULL;
+            hashmap_get(&seen, lower, strlen(lower), &count);
+            if (pass == 0) {
+                rc = hashmap_put(&seen, lower, strlen(lower), (void *)((uintptr_t)count + 1), NULL,
+                                 err);
+            } else if (f->len == 0 || (f->len == strlen(s->opts.null_value) &&
+                                       memcmp(f->ptr, s->opts.null_value, f->len) == 0)) {
+                names[idx] = arena_sprintf(s->arena, "_c%zu", idx);
+            } else if ((uintptr_t)count > 1) {
+                names[idx] = arena_sprintf(s->arena, "%.*s%zu", (int)f->len, f->ptr, idx);
+            } else if (text_utf8_valid(f->ptr, f->len)) {
+                names[idx] = arena_strndup(s->arena, f->ptr, f->len);
+            } else {
+                buf fixed = BUF_INIT;
+                rc = text_utf8_repair(f->ptr, f->len, &fixed, err);
+                names[idx] = arena_strndup(s->arena, buf_cstr(&fixed), fixed.len);
+                buf_clear(&fixed);
+            }
+        }
+    }
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
+        if (!has_header)
+            names[idx] = arena_sprintf(s->arena, "_c%zu", idx);
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
+        if (names[idx] == NULL)
+            rc = err_nomem(err);
+    hashmap_clear(&seen);
+    *names_out = names;
+    return rc;
+}
+
+typedef struct round_ctx {
+    csv_scan *scan;
+    chunk_job *jobs;
+    int infer;
+    size_t n_cols;
+} round_ctx;
+
+static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
+{
+    csv_scan *s = ctx->scan;
+    csv_tokenizer t;
+    silt_status rc = SILT_OK;
+    int got = 1, first = 1;
+    csv_tokenizer_init(&t, &s->opts, job->chunk.obj->data, job->end);
+    t.eol = job->chunk.obj->eol;
+    t.pos = job->start;
+    while (rc == SILT_OK) {
+        rc = csv_tokenizer_next(&t, &got, err);
+        if (rc != SILT_OK || !got)
+            break;
+        if (first && job->skip_first) {
+            first = 0;
+            continue;
+        }
+        first = 0;
+        if (s->opts.sampling_ratio < 1.0 &&
+            !text_sample_keep(hash_bytes(job->chunk.obj->key, strlen(job->chunk.obj->key), 7),
+                              t.rec_start, s->opts.sampling_ratio))
+            continue;
+        size_t n = t.n_fields < ctx->n_cols ? t.n_fields : ctx->n_cols;
+        for (size_t idx = 0; idx < n; idx++) {
+            const csv_field *f = &t.fields[idx];
+            if (f->quoted && f->len == 0)
+                csv_infer_field(&job->types[idx], &s->opts, s->opts.empty_value,
+                                strlen(s->opts.empty_value));
+            else
+                csv_infer_field(&job->types[idx], &s->opts, f->ptr, f->len);
+        }
+    }
+    csv_tokenizer_clear(&t);
+    return rc;
+}
+
+/* ---- conversion into vectors ---- */
+
+typedef struct col_state {
+    col_vec *vec;
+    buf text; /* STRING data of the batch being built */
+} col_state;
+
+static int text_is(const char *s, size_t len, const char *text)
+{
+    if (text[0] == '\0') /* the default nullValue: no strlen on the hot path */
+        return len == 0;
+    return strlen(text) == len && memcmp(s, text, len) == 0;
+}
+
+/* Writes one value; returns 0 when the text does not convert (malformed). */
+static int put_value(const csv_options *o, col_state *cs, int64_t row, const char *p, size_t len,
+                     int is_null, silt_error *err, silt_status *rc)
+{
+    col_vec *v = cs->vec;
+    int ok = 1;
+    if (v->type->id == COL_STRING) {
+        silt_status arc = SILT_OK;
+        if (!is_null)
+            arc = text_utf8_valid(p, len) ? buf_append(&cs->text, p, len, err)
+                                          : text_utf8_repair(p, len, &cs->text, err);
+        if (arc != SILT_OK) {
+            *rc = arc;
+            return 1;
+        }
+        if (cs->text.len > INT32_MAX) {
+            *rc = err_set(err, SILT_NOMEM, "string data of one CSV batch exceeds 2 GiB");
+            return 1;
+        }
+        v->offsets[row + 1] = (int32_t)cs->text.len;
+    } else if (!is_null) {
+        switch (v->type->id) {
+        case COL_BOOLEAN: {
+            int b = 0;
+            ok = csv_parse_bool(p, len, &b);
+            ((uint8_t *)v->values)[row] = (uint8_t)b;
+            break;
+        }
+        case COL_BYTE:
+        case COL_SHORT:
+        case COL_INT: {
+            int32_t x = 0;
+            ok = csv_parse_int32(p, len, &x);
+            if (v->type->id == COL_INT)
+                ((int32_t *)v->values)[row] = x;
+            else if (v->type->id == COL_SHORT)
+                ok = ok && x >= INT16_MIN && x <= INT16_MAX, ((int16_t *)v->values)[row] = (int16_t)x;
+            else
+                ok = ok && x >= INT8_MIN && x <= INT8_MAX, ((int8_t *)v->values)[row] = (int8_t)x;
+            break;
+        }
+        case COL_LONG:
+            ok = csv_parse_int64(p, len, &((int64_t *)v->values)[row]);
+            break;
+        case COL_FLOAT: {
+            double d = 0;
+            ok = csv_parse_double(o, p, len, &d);
+            ((float *)v->values)[row] = (float)d;
+            break;
+        }
+        case COL_DOUBLE:
+            ok = csv_parse_double(o, p, len, &((double *)v->values)[row]);
+            break;
+        case COL_DECIMAL: {
+            col_int128 x = 0;
+            ok = csv_parse_decimal(p, len, v->type->precision, v->type->scale, &x);
+            memcpy((char *)v->values + (size_t)row * 16, &x, 16);
+            break;
+        }
+        case COL_DATE:
+            ok = csv_parse_date(o, p, len, &((int32_t *)v->values)[row]);
+            break;
+        case COL_TIMESTAMP:
+        case COL_TIMESTAMP_NTZ:
+            ok = csv_parse_timestamp(o, p, len, &((int64_t *)v->values)[row]);
+            break;
+        default:
+            ok = 0;
+            break;
+        }
+    }
+    if (is_null || !ok)
+        col_bit_clear(v->validity, row);
+    else
+        col_bit_set(v->validity, row);
+    return ok;
+}
+
+static silt_status new_batch(csv_scan *s, chunk_job *job, col_state *cols, silt_error *err)
+{
+    out_batch *ob;
+    if (job->n_batches == job->cap_batches) {
+        size_t cap = job->cap_batches ? job->cap_batches * 2 : 8;
+        out_batch *grown = mem_realloc(job->batches, cap * sizeof(out_batch));
+        if (grown == NULL)
+            return err_nomem(err);
+        job->batches = grown;
+        job->cap_batches = cap;
+    }
+    ob = &job->batches[job->n_batches];
+    memset(ob, 0, sizeof(*ob));
+    ob->a = arena_new(NULL, "csv batch");
+    if (ob->a == NULL)
+        return err_nomem(err);
+    job->n_batches++;
+    ob->batch.schema = s->schema;
+    ob->batch.n_cols = s->schema->n_fields;
+    ob->batch.cols = arena_calloc(ob->a, ob->batch.n_cols ? ob->batch.n_cols : 1, sizeof(col_vec *));
+    if (ob->batch.cols == NULL)
+        return err_nomem(err);
+    for (size_t idx = 0; idx < ob->batch.n_cols; idx++) {
+        SILT_RETURN_IF_ERROR(col_vec_new(&ob->batch.cols[idx], ob->a, s->schema->fields[idx].type,
+                                         s->opts.batch_rows, 1, err));
+        cols[idx].vec = ob->batch.cols[idx];
+        buf_truncate(&cols[idx].text, 0);
+    }
+    return SILT_OK;
+}
+
+static silt_status finish_batch(chunk_job *job, col_state *cols, int64_t n_rows, silt_error *err)
+{
+    out_batch *ob = &job->batches[job->n_batches - 1];
+    ob->batch.n_rows = n_rows;
+    for (size_t idx = 0; idx < ob->batch.n_cols; idx++) {
+        col_vec *v = cols[idx].vec;
+        v->length = n_rows;
+        v->null_count = col_validity_count_nulls(v->validity, n_rows);
+        if (v->null_count == 0)
+            v->validity = NULL;
+        if (v->type->id == COL_STRING) {
+            SILT_RETURN_IF_ERROR(col_vec_alloc_data(v, ob->a, (int64_t)cols[idx].text.len, err));
+            if (cols[idx].text.len)
+                memcpy(v->data, cols[idx].text.data, cols[idx].text.len);
+        }
+    }
+    return SILT_OK;
+}
+
+/* Reports a malformed record for FAILFAST. */
+static silt_status malformed_error(round_ctx *ctx, const chunk_job *job, const csv_tokenizer *t,
+                                   size_t bad_col, const char *why, silt_error *err)
+{
+    csv_scan *s = ctx->scan;
+    int64_t line = text_object_line(job->chunk.obj, t->rec_start);
+    if (bad_col < s->n_token_cols) {
+        const csv_field *f = &t->fields[bad_col];
+        const col_field *cf = &s->schema->fields[s->token_col[bad_col]];
+        err_set(err, SILT_PARSE,
+                "malformed CSV record at line %lld of \"%s\": field %zu (\"%s\") value \"%.*s\" is "
+                "not a valid %s",
+                (long long)line, job->chunk.obj->key, bad_col + 1, cf->name,
+                (int)(f->len > 64 ? 64 : f->len), f->ptr, col_type_id_name(cf->type->id));
+    } else {
+        err_set(err, SILT_PARSE, "malformed CSV record at line %lld of \"%s\": %s", (long long)line,
+                job->chunk.obj->key, why);
+    }
+    err_hint(err, "set mode to PERMISSIVE or DROPMALFORMED to read past malformed records");
+    return SILT_PARSE;
+}
+
+static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
+{
+    csv_scan *s = ctx->scan;
+    const csv_options *o = &s->opts;
+    size_t n_cols = s->schema->n_fields;
+    col_state *cols = mem_calloc(n_cols ? n_cols : 1, sizeof(col_state));
+    csv_tokenizer t;
+    silt_status rc = SILT_OK;
+    int64_t row = 0;
+    int got = 1, first = 1;
+    if (cols == NULL)
+        return err_nomem(err);
+    for (size_t idx = 0; idx < n_cols; idx++)
+        buf_init(&cols[idx].text, 0);
+    csv_tokenizer_init(&t, o, job->chunk.obj->data, job->end);
+    t.eol = job->chunk.obj->eol;
+    t.pos = job->start;
+    while (rc == SILT_OK) {
+        rc = csv_tokenizer_next(&t, &got, err);
+        if (rc != SILT_OK || !got)
+            break;
+        if (first && job->skip_first) {
+            first = 0;
+            continue;
+        }
+        first = 0;
+        if (row == 0 && (job->n_batches == 0 || job->batches[job->n_batches - 1].batch.n_rows > 0)) {
+            rc = new_batch(s, job, cols, err);
+            if (rc != SILT_OK)
+                break;
+        }
+        size_t bad_col = SIZE_MAX;
+        int malformed = t.n_fields != s->n_token_cols;
+        for (size_t idx = 0; idx < s->n_token_cols && rc == SILT_OK; idx++) {
+            col_state *cs = &cols[s->token_col[idx]];
+            const char *p = "";
+            size_t len = 0;
+            int is_null = 1;
+            if (idx < t.n_fields) {
+                const csv_field *f = &t.fields[idx];
+                p = f->ptr;
+                len = f->len;
+                if (f->quoted && len == 0) {
+                    p = o->empty_value;
+                    len = strlen(p);
+                }
+                is_null = (len == 0 && !f->quoted) || text_is(p, len, o->null_value);
+            }
+            if (!put_value(o, cs, row, p, len, is_null, err, &rc) && bad_col == SIZE_MAX)
+                bad_col = idx;
+        }
+        if (rc != SILT_OK)
+            break;
+        malformed = malformed || bad_col != SIZE_MAX;
+        if (malformed && o->mode == TEXT_MODE_FAILFAST) {
+            rc = malformed_error(ctx, job, &t, bad_col,
+                                 t.n_fields < s->n_token_cols ? "too few fields" : "too many fields",
+                                 err);
+            break;
+        }
+        if (malformed && o->mode == TEXT_MODE_DROPMALFORMED) {
+            for (size_t idx = 0; idx < n_cols; idx++)
+                if (cols[idx].vec->type->id == COL_STRING)
+                    buf_truncate(&cols[idx].text, (size_t)cols[idx].vec->offsets[row]);
+            continue;
+        }
+        if (s->corrupt_idx >= 0) {
+            const char *raw = job->chunk.obj->data + t.rec_start;
+            put_value(o, &cols[s->corrupt_idx], row, raw, t.rec_len, !malformed, err, &rc);
+        }
+        if (rc != SILT_OK)
+            break;
+        job->batches[job->n_batches - 1].batch.n_rows = ++row;
+        if (row == o->batch_rows) {
+            rc = finish_batch(job, cols, row, err);
+            row = 0;
+        }
+    }
+    if (rc == SILT_OK && job->n_batches > 0 && row > 0)
+        rc = finish_batch(job, cols, row, err);
+    if (rc == SILT_OK && job->n_batches > 0 && job->batches[job->n_batches - 1].batch.n_rows == 0) {
+        arena_free(job->batches[job->n_batches - 1].a);
+        job->n_batches--;
+    }
+    csv_tokenizer_clear(&t);
+    for (size_t idx = 0; idx < n_cols; idx++)
+        buf_clear(&cols[idx].text);
+    mem_free(cols);
+    return rc;
+}
+
+static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
+{
+    round_ctx *ctx = payload;
+    chunk_job *job = &ctx->jobs[task_idx];
+    (void)worker_idx;
+    (void)err;
+    err_clear(&job->err);
+    job->status = ctx->infer ? infer_chunk(ctx, job, &job->err) : parse_chunk(ctx, job, &job->err);
+    return SILT_OK; /* errors are collected per chunk, reported in file order */
+}
+
+static void free_jobs(chunk_job *jobs, size_t n)
+{
+    for (size_t idx = 0; jobs != NULL && idx < n; idx++) {
+        for (size_t b = 0; b < jobs[idx].n_batches; b++)
+            arena_free(jobs[idx].batches[b].a);
+        mem_free(jobs[idx].batches);
+        mem_free(jobs[idx].types);
+    }
+    mem_free(jobs);
+}
+
+/* Runs the chunks in parallel; the jobs (with their batches) go to the caller. */
+static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
+                             size_t n_cols, chunk_job **jobs_out, silt_error *err)
+{
+    round_ctx ctx = {s, NULL, infer, n_cols};
+    silt_status rc = SILT_OK;
+    ctx.jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
+    if (ctx.jobs == NULL)
+        return err_nomem(err);
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
+        chunk_job *job = &ctx.jobs[idx];
+        job->chunk = chunks[idx];
+        job->start = chunks[idx].start;
+        job->end = chunks[idx].end;
+        job->skip_first = s->opts.header && chunks[idx].idx == 0 && chunks[idx].obj->first_window;
+        if (infer) {
+            job->types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
+            if (job->types == NULL)
+                rc = err_nomem(err);
+        }
+    }
+    if (rc == SILT_OK)
+        rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
+        if (ctx.jobs[idx].status != SILT_OK) {
+            err_copy(err, &ctx.jobs[idx].err);
+            rc = ctx.jobs[idx].status;
+            err_context(err, "while reading CSV file \"%s\"", ctx.jobs[idx].chunk.obj->key);
+        }
+    }
+    if (rc != SILT_OK) {
+        free_jobs(ctx.jobs, n);
+        return rc;
+    }
+    *jobs_out = ctx.jobs;
+    return SILT_OK;
+}
+
+/* Chunks per round: enough for every thread to stay busy. */
+static size_t round_size(const csv_scan *s)
+{
+    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
+}
+
+/* Reads the first record of the first object that has one. */
+static silt_status first_record(csv_scan *s, csv_tokenizer *t, const char **key_out, int *found,
+                                silt_error *err)
+{
+    text_chunk chunk;
+    size_t n = 1;
+    *found = 0;
+    while (!*found && n == 1) {
+        SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, 1, &chunk, &n, err));
+        if (n == 0 || chunk.idx != 0 || !chunk.obj->first_window)
+            continue;
+        /* A chunk ends at a record boundary, so the record is in its chunk. */
+        csv_tokenizer_clear(t);
+        csv_tokenizer_init(t, &s->opts, chunk.obj->data, chunk.obj->len);
+        t->eol = chunk.obj->eol;
+        SILT_RETURN_IF_ERROR(csv_tokenizer_next(t, found, err));
+        *key_out = chunk.obj->key;
+    }
+    /* The fields point into the object: it stays loaded until the rewind. */
+    return SILT_OK;
+}
+
+static silt_status infer_schema(csv_scan *s, silt_error *err)
+{
+    csv_tokenizer t;
+    char **names = NULL;
+    csv_infer_type *types = NULL;
+    silt_status rc;
+    int found = 0;
+    size_t n_cols = 0;
+    const char *first_key = "";
+    csv_tokenizer_init(&t, &s->opts, "", 0);
+    rc = first_record(s, &t, &first_key, &found, err);
+    if (rc == SILT_OK && found) {
+        n_cols = t.n_fields;
+        if ((int64_t)n_cols > s->opts.max_columns) {
+            rc = err_set(err, SILT_PARSE,
+                         "CSV file \"%s\" has %zu columns, more than maxColumns (%lld)",
+                         first_key, n_cols, (long long)s->opts.max_columns);
+            err_hint(err, "raise the maxColumns option if the file really is this wide");
+        }
+    }
+    if (rc == SILT_OK && found)
+        rc = safe_header(s, &t, s->opts.header, &names, err);
+    csv_tokenizer_clear(&t);
+    if (rc == SILT_OK) {
+        types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
+        if (types == NULL)
+            rc = err_nomem(err);
+    }
+    text_reader_rewind(&s->reader);
+    size_t max = round_size(s) * 2, n = 1;
+    text_chunk *chunks = mem_calloc(max, sizeof(text_chunk));
+    if (rc == SILT_OK && chunks == NULL)
+        rc = err_nomem(err);
+    while (rc == SILT_OK && found && s->opts.infer_schema && n > 0) {
+        chunk_job *jobs = NULL;
+        rc = text_reader_take(&s->reader, max, chunks, &n, err);
+        if (rc == SILT_OK && n > 0)
+            rc = run_round(s, chunks, n, 1, n_cols, &jobs, err);
+        for (size_t c = 0; rc == SILT_OK && c < n; c++)
+            for (size_t idx = 0; idx < n_cols; idx++)
+                types[idx] = csv_infer_merge(types[idx], jobs[c].types[idx]);
+        if (jobs != NULL)
+            free_jobs(jobs, n);
+        text_reader_release(&s->reader);
+    }
+    mem_free(chunks);
+    text_reader_rewind(&s->reader);
+    if (rc == SILT_OK) {
+        col_field *fields = arena_calloc(s->arena, n_cols ? n_cols : 1, sizeof(col_field));
+        if (fields == NULL)
+            rc = err_nomem(err);
+        for (size_t idx = 0; rc == SILT_OK && idx < n_cols; idx++) {
+            fields[idx].name = names[idx];
+            fields[idx].type = csv_infer_to_type(types[idx], s->arena);
+            fields[idx].nullable = 1;
+            fields[idx].field_id = -1;
+            if (fields[idx].type == NULL)
+                rc = err_nomem(err);
+        }
+        if (rc == SILT_OK) {
+            s->schema = col_type_struct(s->arena, n_cols, fields);
+            if (s->schema == NULL)
+                rc = err_nomem(err);
+        }
+    }
+    mem_free(types);
+    return rc;
+}
+
+static silt_status bind_schema(csv_scan *s, silt_error *err)
+{
+    size_t n = s->schema->n_fields;
+    s->token_col = arena_calloc(s->arena, n ? n : 1, sizeof(size_t));
+    if (s->token_col == NULL)
+        return err_nomem(err);
+    s->corrupt_idx = -1;
+    s->n_token_cols = 0;
+    for (size_t idx = 0; idx < n; idx++) {
+        const col_field *f = &s->schema->fields[idx];
+        if (strcmp(f->name, s->opts.corrupt_column) == 0 && f->type->id == COL_STRING &&
+            s->opts.schema != NULL) {
+            s->corrupt_idx = (int64_t)idx;
+            continue;
+        }
+        if (col_type_is_nested(f->type->id) || f->type->id == COL_BINARY ||
+            f->type->id == COL_NULL)
+            return err_set(err, SILT_UNSUPPORTED, "CSV cannot read column \"%s\" of type %s",
+                           f->name, col_type_id_name(f->type->id));
+        s->token_col[s->n_token_cols++] = idx;
+    }
+    if (n > 0 && s->opts.batch_rows * (int64_t)n > CSV_MAX_BATCH_CELLS)
+        s->opts.batch_rows = CSV_MAX_BATCH_CELLS / (int64_t)n > 0 ? CSV_MAX_BATCH_CELLS / (int64_t)n : 1;
+    return SILT_OK;
+}
+
+static silt_status copy_options(csv_scan *s, const csv_options *opts, silt_error *err)
+{
+    const char **strs[] = {&s->opts.null_value,   &s->opts.empty_value,  &s->opts.nan_value,
+                           &s->opts.positive_inf, &s->opts.negative_inf, &s->opts.corrupt_column};
+    s->opts = *opts;
+    for (size_t idx = 0; idx < sizeof(strs) / sizeof(strs[0]); idx++) {
+        if (*strs[idx] == NULL)
+            *strs[idx] = "";
+        *strs[idx] = arena_strdup(s->arena, *strs[idx]);
+        if (*strs[idx] == NULL)
+            return err_nomem(err);
+    }
+    /* Patterns are compiled again into the scan's arena: the caller's
+     * compiled forms may live in an arena that dies before the scan. */
+    s->opts.timestamp_pattern = NULL;
+    s->opts.date_pattern = NULL;
+    if (s->opts.timestamp_format != NULL)
+        SILT_RETURN_IF_ERROR(
+            text_dt_compile(s->opts.timestamp_format, s->arena, &s->opts.timestamp_pattern, err));
+    if (s->opts.date_format != NULL)
+        SILT_RETURN_IF_ERROR(
+            text_dt_compile(s->opts.date_format, s->arena, &s->opts.date_pattern, err));
+    if (s->opts.batch_rows <= 0)
+        s->opts.batch_rows = CSV_DEFAULT_BATCH_ROWS;
+    if (s->opts.max_columns <= 0)
+        s->opts.max_columns = CSV_DEFAULT_MAX_COLUMNS;
+    if (s->opts.chunk_bytes == 0)
+        s->opts.chunk_bytes = CSV_DEFAULT_CHUNK_BYTES;
+    if (s->opts.sampling_ratio <= 0 || s->opts.sampling_ratio > 1)
+        s->opts.sampling_ratio = 1.0;
+    if (s->opts.sep == '\0' || s->opts.sep == '\n' || s->opts.sep == '\r')
+        return err_set(err, SILT_INVALID, "CSV separator cannot be NUL or a line break");
+    return SILT_OK;
+}
+
+silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *keys, size_t n,
+                          const csv_options *opts, silt_error *err)
+{
+    csv_scan *s = mem_calloc(1, sizeof(*s));
+    silt_status rc = SILT_OK;
+    if (s == NULL)
+        return err_nomem(err);
+    s->store = store;
+    s->arena = arena_new(NULL, "csv scan");
+    if (s->arena == NULL)
+        rc = err_nomem(err);
+    if (rc == SILT_OK)
+        rc = copy_options(s, opts, err);
+    if (rc == SILT_OK) {
+        s->keys = arena_calloc(s->arena, n ? n : 1, sizeof(char *));
+        s->n_keys = n;
+        for (size_t idx = 0; rc == SILT_OK && idx < n; idx++)
+            if (s->keys == NULL || (s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
+                rc = err_nomem(err);
+        text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "CSV", split_object,
+                         s, s->opts.window_bytes);
+        s->reader_ready = 1;
+    }
+    if (rc == SILT_OK) {
+        if (opts->schema != NULL) {
+            if (opts->schema->id != COL_STRUCT)
+                rc = err_set(err, SILT_INVALID, "a CSV schema must be a struct type");
+            s->schema = opts->schema;
+        } else {
+            rc = infer_schema(s, err);
+        }
+    }
+    if (rc == SILT_OK)
+        rc = bind_schema(s, err);
+    if (rc != SILT_OK) {
+        csv_scan_free(s);
+        return rc;
+    }
+    *out = s;
+    return SILT_OK;
+}
+
+const col_type *csv_scan_schema(const csv_scan *scan) { return scan->schema; }
+
+/* Parses the next round of chunks into the queue; sets *eof at the end. */
+static silt_status fill_queue(csv_scan *s, int *eof, silt_error *err)
+{
+    chunk_job *jobs = NULL;
+    text_chunk chunks[256];
+    size_t max = round_size(s), n = 0;
+    silt_status rc;
+    *eof = 0;
+    if (max > 256)
+        max = 256;
+    SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, max, chunks, &n, err));
+    if (n == 0) {
+        *eof = 1;
+        return SILT_OK;
+    }
+    rc = run_round(s, chunks, n, 0, 0, &jobs, err);
+    text_reader_release(&s->reader);
+    if (rc != SILT_OK)
+        return rc;
+    s->q_len = s->q_pos = 0;
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
+        for (size_t b = 0; b < jobs[idx].n_batches; b++) {
+            if (s->q_len == s->q_cap) {
+                size_t cap = s->q_cap ? s->q_cap * 2 : 16;
+                out_batch *grown = mem_realloc(s->queue, cap * sizeof(out_batch));
+                if (grown == NULL) {
+                    rc = err_nomem(err);
+                    break;
+                }
+                s->queue = grown;
+                s->q_cap = cap;
+            }
+            s->queue[s->q_len++] = jobs[idx].batches[b];
+            jobs[idx].batches[b].a = NULL;
+        }
+    }
+    free_jobs(jobs, n);
+    return rc;
+}
+
+static void free_arena_cb(void *payload) { arena_free(payload); }
+
+silt_status csv_scan_next(csv_scan *s, arena *a, col_batch *out, silt_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    out->schema = s->schema;
+    out->n_cols = s->schema->n_fields;
+    while (s->q_pos >= s->q_len) {
+        int eof = 0;
+        SILT_RETURN_IF_ERROR(fill_queue(s, &eof, err));
+        if (eof)
+            return SILT_OK;
+    }
+    out_batch *ob = &s->queue[s->q_pos];
+    if (!arena_on_cleanup(a, free_arena_cb, ob->a))
+        return err_nomem(err);
+    *out = ob->batch;
+    ob->a = NULL;
+    s->q_pos++;
+    return SILT_OK;
+}
+
+void csv_scan_free(csv_scan *s)
+{
+    if (s == NULL)
+        return;
+    for (size_t idx = s->q_pos; idx < s->q_len; idx++)
+        arena_free(s->queue[idx].a);
+    mem_free(s->queue);
+    if (s->reader_ready)
+        text_reader_clear(&s->reader);
+    arena_free(s->arena);
+    mem_free(s);
+}
+
+/* ---- in-memory inference (tests, fuzzing) ---- */
+
+silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts, arena *a,
+                           const col_type **schema_out, silt_error *err)
+{
+    csv_scan *s = mem_calloc(1, sizeof(*s));
+    silt_status rc = SILT_OK;
+    static const char *const no_key[] = {"(memory)"};
+    if (s == NULL)
+        return err_nomem(err);
+    s->arena = a;
+    rc = copy_options(s, opts, err);
+    if (rc == SILT_OK) {
+        text_reader_init(&s->reader, NULL, no_key, 1, "CSV", split_object, s, 0);
+        s->reader_ready = 1;
+        rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
+    }
+    if (rc == SILT_OK)
+        rc = infer_schema(s, err);
+    if (rc == SILT_OK)
+        *schema_out = s->schema;
+    if (s->reader_ready)
+        text_reader_clear(&s->reader);
+    mem_free(s);
+    return rc;
+}

@@ -1,0 +1,449 @@
+/*
+ * json_tape.c - a JSON tokenizer that writes a flat tape of tokens.
+ *
+ * RFC 8259 grammar as Jackson applies it with Spark's default JSON options:
+ * NaN, Infinity, +Infinity and -Infinity are numbers; leading zeros, single
+ * quotes, comments and unescaped control characters in strings are errors.
+ * Strings are scanned with a byte table and are not copied: a token points
+ * into the input, and escapes are resolved only when a value is used. The
+ * nesting depth is limited (max_depth) so hostile input cannot exhaust the
+ * stack.
+ */
+#include <string.h>
+
+#include "formats/json/json_int.h"
+#include "util/mem.h"
+
+void json_tape_init(json_tape *t, size_t max_depth)
+{
+    memset(t, 0, sizeof(*t));
+    t->max_depth = max_depth ? max_depth : JSON_DEFAULT_MAX_DEPTH;
+}
+
+void json_tape_clear(json_tape *t)
+{
+    mem_free(t->toks);
+    t->toks = NULL;
+    t->n = t->cap = 0;
+}
+
+typedef struct cursor {
+    const char *s;
+    size_t len;
+    size_t pos;
+} cursor;
+
+static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+static inline void skip_ws(cursor *c)
+{
+    while (c->pos < c->len && is_ws(c->s[c->pos]))
+        c->pos++;
+}
+
+static inline silt_status push(json_tape *t, jtok_kind kind, const char *ptr, size_t len, size_t *idx,
+                        silt_error *err)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        if (cap > UINT32_MAX)
+            return err_set(err, SILT_NOMEM, "JSON value has more than 4 billion tokens");
+        jtok *grown = mem_realloc(t->toks, cap * sizeof(jtok));
+        if (grown == NULL)
+            return err_nomem(err);
+        t->toks = grown;
+        t->cap = cap;
+    }
+    *idx = t->n++;
+    jtok *tok = &t->toks[*idx];
+    tok->kind = (uint8_t)kind;
+    tok->escaped = 0;
+    tok->next = (uint32_t)t->n;
+    tok->count = 0;
+    tok->ptr = ptr;
+    tok->len = len;
+    return SILT_OK;
+}
+
+static int fail(json_tape *t, cursor *c, const char *what)
+{
+    t->err_pos = c->pos;
+    t->err_what = what;
+    return 0;
+}
+
+/* Bytes that end the fast string loop: quote, backslash, control characters. */
+static const uint8_t string_stop[256] = {
+    1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1,
+    0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+    0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1, 0, 0, 0,
+};
+
+static int is_hex(char c)
+{
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+#define SWAR_ONES UINT64_C(0x0101010101010101)
+#define SWAR_HIGHS UINT64_C(0x8080808080808080)
+
+/*
+ * Skips string bytes eight at a time while none of them is a quote, a
+ * backslash or a control character (the classic "has zero byte" and
+ * "has byte less than n" word tricks).
+ */
+static inline size_t skip_plain(const char *s, size_t pos, size_t len)
+{
+    while (pos + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + pos, 8);
+        uint64_t quote = w ^ (SWAR_ONES * '"'), slash = w ^ (SWAR_ONES * '\\');
+        uint64_t hit = ((quote - SWAR_ONES) & ~quote) | ((slash - SWAR_ONES) & ~slash) |
+                       ((w - SWAR_ONES * 0x20) & ~w);
+        if (hit & SWAR_HIGHS)
+            break;
+        pos += 8;
+    }
+    return pos;
+}
+
+/* Scans a string at the opening quote; returns 1 ok, 0 syntax error. */
+static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, int *escaped)
+{
+    const char *s = c->s;
+    size_t pos = c->pos + 1;
+    *escaped = 0;
+    for (;;) {
+        pos = skip_plain(s, pos, c->len);
+        while (pos < c->len && !string_stop[(unsigned char)s[pos]])
+            pos++;
+        if (pos >= c->len) {
+            c->pos = pos;
+            return fail(t, c, "the end of the string");
+        }
+        if (s[pos] == '"')
+            break;
+        if ((unsigned char)s[pos] < 0x20) {
+            c->pos = pos;
+            return fail(t, c, "an escaped control character");
+        }
+        /* backslash */
+        *escaped = 1;
+        if (pos + 1 >= c->len) {
+            c->pos = pos;
+            return fail(t, c, "an escape sequence");
+        }
+        char e = s[pos + 1];
+        if (e == 'u') {
+            if (pos + 6 > c->len || !is_hex(s[pos + 2]) || !is_hex(s[pos + 3]) ||
+                !is_hex(s[pos + 4]) || !is_hex(s[pos + 5])) {
+                c->pos = pos;
+                return fail(t, c, "four hex digits after \\u");
+            }
+            pos += 6;
+        } else if (strchr("\"\\/bfnrt", e) != NULL && e != '\0') {
+            pos += 2;
+        } else {
+            c->pos = pos;
+            return fail(t, c, "a valid escape sequence");
+        }
+    }
+    *ptr = s + c->pos + 1;
+    *len = pos - c->pos - 1;
+    c->pos = pos + 1;
+    return 1;
+}
+
+static int match_word(cursor *c, const char *word)
+{
+    size_t n = strlen(word);
+    if (c->len - c->pos >= n && memcmp(c->s + c->pos, word, n) == 0) {
+        c->pos += n;
+        return 1;
+    }
+    return 0;
+}
+
+static int is_digit(char c) { return c >= '0' && c <= '9'; }
+
+/* Scans a number; sets *is_float. Returns 1 ok, 0 syntax error. */
+static int scan_number(json_tape *t, cursor *c, int *is_float)
+{
+    const char *s = c->s;
+    size_t pos = c->pos;
+    *is_float = 0;
+    if (s[pos] == '-' || s[pos] == '+') {
+        int plus = s[pos] == '+';
+        pos++;
+        cursor probe = {s, c->len, pos};
+        if (match_word(&probe, "Infinity")) {
+            c->pos = probe.pos;
+            *is_float = 1;
+            return 1;
+        }
+        if (plus) {
+            c->pos = pos - 1;
+            return fail(t, c, "a value");
+        }
+    }
+    if (pos >= c->len || !is_digit(s[pos])) {
+        c->pos = pos;
+        return fail(t, c, "a digit");
+    }
+    if (s[pos] == '0' && pos + 1 < c->len && is_digit(s[pos + 1])) {
+        c->pos = pos;
+        return fail(t, c, "a number without leading zeros");
+    }
+    while (pos < c->len && is_digit(s[pos]))
+        pos++;
+    if (pos < c->len && s[pos] == '.') {
+        *is_float = 1;
+        pos++;
+        if (pos >= c->len || !is_digit(s[pos])) {
+            c->pos = pos;
+            return fail(t, c, "a digit after the decimal point");
+        }
+        while (pos < c->len && is_digit(s[pos]))
+            pos++;
+    }
+    if (pos < c->len && (s[pos] == 'e' || s[pos] == 'E')) {
+        *is_float = 1;
+        pos++;
+        if (pos < c->len && (s[pos] == '+' || s[pos] == '-'))
+            pos++;
+        if (pos >= c->len || !is_digit(s[pos])) {
+            c->pos = pos;
+            return fail(t, c, "a digit in the exponent");
+        }
+        while (pos < c->len && is_digit(s[pos]))
+            pos++;
+    }
+    c->pos = pos;
+    return 1;
+}
+
+static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, silt_error *err);
+
+static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is_object,
+                                   int *ok, silt_error *err)
+{
+    size_t idx, start = c->pos;
+    uint32_t count = 0;
+    SILT_RETURN_IF_ERROR(push(t, is_object ? JT_OBJECT : JT_ARRAY, c->s + start, 0, &idx, err));
+    if (depth >= t->max_depth) {
+        *ok = fail(t, c, "less deeply nested values");
+        return SILT_OK;
+    }
+    c->pos++;
+    skip_ws(c);
+    char close = is_object ? '}' : ']';
+    if (c->pos < c->len && c->s[c->pos] == close) {
+        c->pos++;
+    } else {
+        for (;;) {
+            if (is_object) {
+                const char *kp;
+                size_t klen, kidx;
+                int esc;
+                skip_ws(c);
+                if (c->pos >= c->len || c->s[c->pos] != '"') {
+                    *ok = fail(t, c, "a field name in double quotes");
+                    return SILT_OK;
+                }
+                if (!scan_string(t, c, &kp, &klen, &esc)) {
+                    *ok = 0;
+                    return SILT_OK;
+                }
+                SILT_RETURN_IF_ERROR(push(t, JT_STRING, kp, klen, &kidx, err));
+                t->toks[kidx].escaped = (uint8_t)esc;
+                skip_ws(c);
+                if (c->pos >= c->len || c->s[c->pos] != ':') {
+                    *ok = fail(t, c, "':' after a field name");
+                    return SILT_OK;
+                }
+                c->pos++;
+            }
+            SILT_RETURN_IF_ERROR(parse_value(t, c, depth + 1, ok, err));
+            if (!*ok)
+                return SILT_OK;
+            count++;
+            skip_ws(c);
+            if (c->pos < c->len && c->s[c->pos] == ',') {
+                c->pos++;
+                continue;
+            }
+            if (c->pos < c->len && c->s[c->pos] == close) {
+                c->pos++;
+                break;
+            }
+            *ok = fail(t, c, is_object ? "',' or '}'" : "',' or ']'");
+            return SILT_OK;
+        }
+    }
+    t->toks[idx].count = count;
+    t->toks[idx].next = (uint32_t)t->n;
+    t->toks[idx].len = c->pos - start;
+    *ok = 1;
+    return SILT_OK;
+}
+
+static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, silt_error *err)
+{
+    size_t idx, start;
+    skip_ws(c);
+    start = c->pos;
+    if (c->pos >= c->len) {
+        *ok = fail(t, c, "a value");
+        return SILT_OK;
+    }
+    switch (c->s[c->pos]) {
+    case '{':
+        return parse_container(t, c, depth, 1, ok, err);
+    case '[':
+        return parse_container(t, c, depth, 0, ok, err);
+    case '"': {
+        const char *p;
+        size_t len;
+        int esc;
+        if (!scan_string(t, c, &p, &len, &esc)) {
+            *ok = 0;
+            return SILT_OK;
+        }
+        SILT_RETURN_IF_ERROR(push(t, JT_STRING, p, len, &idx, err));
+        t->toks[idx].escaped = (uint8_t)esc;
+        *ok = 1;
+        return SILT_OK;
+    }
+    case 't':
+        if (match_word(c, "true"))
+            return *ok = 1, push(t, JT_TRUE, c->s + start, 4, &idx, err);
+        break;
+    case 'f':
+        if (match_word(c, "false"))
+            return *ok = 1, push(t, JT_FALSE, c->s + start, 5, &idx, err);
+        break;
+    case 'n':
+        if (match_word(c, "null"))
+            return *ok = 1, push(t, JT_NULL, c->s + start, 4, &idx, err);
+        break;
+    case 'N':
+        if (match_word(c, "NaN"))
+            return *ok = 1, push(t, JT_FLOAT, c->s + start, 3, &idx, err);
+        break;
+    case 'I':
+        if (match_word(c, "Infinity"))
+            return *ok = 1, push(t, JT_FLOAT, c->s + start, 8, &idx, err);
+        break;
+    default: {
+        int is_float;
+        char ch = c->s[c->pos];
+        if (ch == '-' || ch == '+' || is_digit(ch)) {
+            if (!scan_number(t, c, &is_float)) {
+                *ok = 0;
+                return SILT_OK;
+            }
+            *ok = 1;
+            return push(t, is_float ? JT_FLOAT : JT_INT, c->s + start, c->pos - start, &idx, err);
+        }
+        break;
+    }
+    }
+    *ok = fail(t, c, "a value");
+    return SILT_OK;
+}
+
+silt_status json_tape_parse(json_tape *t, const char *text, size_t len, int *ok, int *empty,
+                            size_t *end_out, silt_error *err)
+{
+    cursor c = {text, len, 0};
+    t->n = 0;
+    t->err_what = NULL;
+    skip_ws(&c);
+    *empty = c.pos >= len;
+    *ok = 0;
+    if (*empty) {
+        *end_out = len;
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(parse_value(t, &c, 0, ok, err));
+    *end_out = c.pos;
+    return SILT_OK;
+}
+
+static unsigned hex_value(const char *s)
+{
+    unsigned v = 0;
+    for (int idx = 0; idx < 4; idx++) {
+        char c = s[idx];
+        v = v * 16 + (unsigned)(c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10);
+    }
+    return v;
+}
+
+static silt_status put_utf8(buf *out, unsigned cp, silt_error *err)
+{
+    char b[4];
+    size_t n;
+    if (cp < 0x80) {
+        b[0] = (char)cp;
+        n = 1;
+    } else if (cp < 0x800) {
+        b[0] = (char)(0xC0 | (cp >> 6));
+        b[1] = (char)(0x80 | (cp & 0x3F));
+        n = 2;
+    } else if (cp < 0x10000) {
+        b[0] = (char)(0xE0 | (cp >> 12));
+        b[1] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[2] = (char)(0x80 | (cp & 0x3F));
+        n = 3;
+    } else {
+        b[0] = (char)(0xF0 | (cp >> 18));
+        b[1] = (char)(0x80 | ((cp >> 12) & 0x3F));
+        b[2] = (char)(0x80 | ((cp >> 6) & 0x3F));
+        b[3] = (char)(0x80 | (cp & 0x3F));
+        n = 4;
+    }
+    return buf_append(out, b, n, err);
+}
+
+silt_status json_unescape(const char *s, size_t len, buf *out, silt_error *err)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        const char *bs = memchr(s + pos, '\\', len - pos);
+        size_t run = bs ? (size_t)(bs - (s + pos)) : len - pos;
+        SILT_RETURN_IF_ERROR(buf_append(out, s + pos, run, err));
+        pos += run;
+        if (pos >= len)
+            break;
+        /* the tape parser validated the escape */
+        char e = s[pos + 1];
+        if (e == 'u') {
+            unsigned cp = hex_value(s + pos + 2);
+            pos += 6;
+            if (cp >= 0xD800 && cp <= 0xDBFF && pos + 6 <= len && s[pos] == '\\' &&
+                s[pos + 1] == 'u') {
+                unsigned lo = hex_value(s + pos + 2);
+                if (lo >= 0xDC00 && lo <= 0xDFFF) {
+                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
+                    pos += 6;
+                }
+            }
+            if (cp >= 0xD800 && cp <= 0xDFFF)
+                cp = 0xFFFD; /* a lone surrogate has no UTF-8 form */
+            SILT_RETURN_IF_ERROR(put_utf8(out, cp, err));
+            continue;
+        }
+        char c = e == 'b' ? '\b' : e == 'f' ? '\f' : e == 'n' ? '\n' : e == 'r' ? '\r'
+                 : e == 't' ? '\t' : e;
+        SILT_RETURN_IF_ERROR(buf_append_char(out, c, err));
+        pos += 2;
+    }
+    return SILT_OK;
+}
+
+size_t json_line_end(const char *data, size_t len, size_t pos)
+{
+    const char *nl = memchr(data + pos, '\n', len - pos);
+    return nl ? (size_t)(nl - data) + 1 : len;
+}

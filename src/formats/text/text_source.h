@@ -1,0 +1,174 @@
+/*
+ * text_source.h - what the CSV and JSON readers share: parse modes, option
+ * values given as strings, and turning a path into the objects to read.
+ *
+ * A path names one object, a folder (its objects, not recursing, skipping
+ * names that begin with '_' or '.' as Spark's file index does) or a glob
+ * ('*', '?' and '[...]' within one path segment). The keys come back sorted
+ * in byte order, so reads are deterministic.
+ */
+#ifndef SILT_FORMATS_TEXT_SOURCE_H
+#define SILT_FORMATS_TEXT_SOURCE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "formats/columnar.h"
+#include "io/store.h"
+#include "util/arena.h"
+#include "util/error.h"
+
+/* Spark's `mode` option: what a reader does with a malformed record. */
+typedef enum text_mode {
+    TEXT_MODE_PERMISSIVE = 0, /* malformed fields become null; raw text to the corrupt column */
+    TEXT_MODE_DROPMALFORMED,  /* malformed records are skipped */
+    TEXT_MODE_FAILFAST        /* the first malformed record fails the scan with SILT_PARSE */
+} text_mode;
+
+/* Parses "PERMISSIVE", "DROPMALFORMED", "FAILFAST" (any case); SILT_INVALID otherwise. */
+silt_status text_parse_mode(const char *key, const char *value, text_mode *out, silt_error *err);
+/* Parses "true"/"false" (any case); SILT_INVALID otherwise. */
+silt_status text_parse_bool(const char *key, const char *value, int *out, silt_error *err);
+/* Parses a whole non-negative integer option. */
+silt_status text_parse_int(const char *key, const char *value, int64_t *out, silt_error *err);
+/* Parses a fraction in (0, 1]. */
+silt_status text_parse_ratio(const char *key, const char *value, double *out, silt_error *err);
+
+/* 1 when name matches a glob pattern ('*', '?', '[a-z]', '[!x]'); no '/' matching. */
+int text_glob_match(const char *pattern, size_t pattern_len, const char *name, size_t name_len);
+
+/*
+ * Resolves a path into the keys to read (see above); the array and strings
+ * are allocated in arena a. SILT_NOTFOUND when nothing matches.
+ */
+silt_status text_resolve_path(io_store *store, const char *path, arena *a, char ***keys_out,
+                              size_t *n_out, silt_error *err);
+
+/*
+ * Objects being read and their chunks. A reader reads objects in key order
+ * through windows of at most window_bytes (0 = whole objects), so a file
+ * of any size is read in bounded memory: a window ends at the last record
+ * boundary the split callback finds, and the bytes after it are carried to
+ * the next window. Rounds of parallel work may span the end of one window
+ * and several small objects after it; a window is freed once all its
+ * chunks were taken and released.
+ */
+typedef struct text_object {
+    size_t key_idx;     /* index into the reader's keys */
+    const char *key;
+    buf raw;            /* the window's bytes */
+    const char *data;   /* raw.data after a byte order mark */
+    size_t len;
+    int64_t offset;     /* of data[0] in the object */
+    int64_t line_base;  /* line breaks before data[0] in the object */
+    int first_window;   /* data starts the object (a header is here) */
+    int last_window;    /* data ends the object */
+    char eol;           /* line break of the object (set by the split callback) */
+    size_t *bounds;     /* chunk i is [bounds[i], bounds[i + 1]) */
+    size_t n_chunks;
+    size_t next_chunk;
+} text_object;
+
+/*
+ * Fills obj->bounds/n_chunks (mem_alloc'd) for a freshly read window. When
+ * obj->last_window is 0 the chunks must end at a complete record
+ * (bounds[n_chunks] < len is fine; 0 means "no complete record yet", and
+ * the reader then reads a bigger window).
+ */
+typedef silt_status (*text_split_fn)(text_object *obj, void *payload, silt_error *err);
+
+typedef struct text_chunk {
+    text_object *obj;
+    size_t idx; /* chunk index within the window */
+    size_t start, end;
+} text_chunk;
+
+typedef struct text_reader {
+    io_store *store;
+    const char *const *keys;
+    size_t n_keys;
+    size_t next_key;
+    const char *what; /* "CSV" or "JSON", for messages */
+    text_split_fn split;
+    void *split_payload;
+    size_t window_bytes;
+    text_object **objs; /* loaded windows, in order */
+    size_t n_objs, cap_objs;
+    /* the object being read window by window */
+    io_file *file;
+    int64_t file_pos;
+    int64_t line_base;
+    buf carry;
+} text_reader;
+
+#define TEXT_DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
+
+void text_reader_init(text_reader *r, io_store *store, const char *const *keys, size_t n_keys,
+                      const char *what, text_split_fn split, void *payload, size_t window_bytes);
+/* Frees every loaded window and closes the object being read. */
+void text_reader_clear(text_reader *r);
+/* Starts again from the first key, keeping the first object when it is loaded whole. */
+void text_reader_rewind(text_reader *r);
+/*
+ * Takes up to max chunks in order into out (*n_out = 0 at the end). Store
+ * errors get the object's name as context.
+ */
+silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t *n_out,
+                             silt_error *err);
+/* Frees the windows whose chunks were all taken (call after a round). */
+void text_reader_release(text_reader *r);
+/* Loads an object from memory as one window (in-memory inference, tests). */
+silt_status text_reader_add_text(text_reader *r, const char *key, const char *data, size_t len,
+                                 silt_error *err);
+/* 1-based line in its object of a byte offset of a window (for messages). */
+int64_t text_object_line(const text_object *obj, size_t offset);
+/* Offset just past the last line break in data[0, len), 0 when there is none. */
+size_t text_last_line_end(const char *data, size_t len);
+
+/* 1-based line of a byte offset of an object (counts '\n'; for messages). */
+int64_t text_line_of(const char *data, size_t offset);
+
+/*
+ * UTF-8 checks for string values. Spark decodes text as UTF-8 and puts
+ * U+FFFD where the bytes are not UTF-8; silt does the same, so every string
+ * it hands on (to Parquet, to Arrow) is valid UTF-8.
+ * text_utf8_valid returns 1 when the bytes are valid UTF-8 (ASCII is
+ * checked eight bytes at a time). text_utf8_repair appends the bytes with
+ * each maximal invalid subsequence replaced by U+FFFD.
+ */
+int text_utf8_valid(const char *s, size_t len);
+silt_status text_utf8_repair(const char *s, size_t len, buf *out, silt_error *err);
+
+/* Length of a UTF-8 byte order mark at the start of data (0 or 3). */
+size_t text_bom_len(const char *data, size_t len);
+
+/*
+ * Deterministic per-record sampling for the samplingRatio option: 1 when
+ * record number `index` of object `key_hash` is in the sample.
+ */
+int text_sample_keep(uint64_t key_hash, uint64_t index, double ratio);
+
+/*
+ * Text of a java.math.BigDecimal ("-12.5e3"): its digits, sign, scale
+ * (fraction digits minus exponent) and precision (significant digits of
+ * the unscaled value, at least 1). Pointers are into the text.
+ */
+typedef struct text_big_decimal {
+    const char *digits[2]; /* integer part and fraction part */
+    size_t n_digits[2];
+    int negative;
+    int64_t scale;
+    int32_t precision;
+} text_big_decimal;
+
+/* Returns 0 when the text is not a BigDecimal. */
+int text_big_decimal_parse(const char *s, size_t len, text_big_decimal *out);
+/*
+ * Decimal text as an unscaled value at `scale`, rounding half up as
+ * Spark's Decimal.set does; 0 when it is not a number or needs more than
+ * `precision` digits.
+ */
+int text_parse_decimal(const char *s, size_t len, int32_t precision, int32_t scale,
+                       col_int128 *out);
+
+#endif

@@ -1,0 +1,394 @@
+/*
+ * Unit tests of the JSON reader. Expected schemas and values were taken
+ * from Spark 4 (pyspark, spark.read.json(path) and with .schema(...)) on
+ * the same input text.
+ */
+#include <string.h>
+
+#include "csvjson_render.h"
+#include "formats/json/json.h"
+#include "formats/json/json_int.h"
+#include "test.h"
+#include "util/arena.h"
+
+static io_store *store;
+static silt_error err;
+static arena *mem;
+static buf schema_text, rows_text;
+static tpool *pool;
+
+void test_formats_json__initialize(void)
+{
+    err_clear(&err);
+    store = NULL;
+    pool = NULL;
+    check_ok(io_store_open(&store, test_tmpdir(), 0, &err), &err);
+    mem = arena_new(NULL, "test");
+    buf_init(&schema_text, 0);
+    buf_init(&rows_text, 0);
+}
+
+void test_formats_json__cleanup(void)
+{
+    arena_free(mem);
+    io_store_free(store);
+    tpool_free(pool);
+    buf_clear(&schema_text);
+    buf_clear(&rows_text);
+}
+
+static silt_status read_json_opts(const char *text, size_t len, const char *const *kv,
+                                  const col_type *schema, size_t chunk_bytes)
+{
+    json_options opts;
+    json_scan *scan = NULL;
+    const char *key = "in.json";
+    silt_status rc;
+    buf_truncate(&schema_text, 0);
+    buf_truncate(&rows_text, 0);
+    check_ok(io_put(store, key, text, len, &err), &err);
+    json_options_init(&opts);
+    opts.schema = schema;
+    opts.pool = pool;
+    if (chunk_bytes)
+        opts.chunk_bytes = chunk_bytes;
+    for (size_t idx = 0; kv != NULL && kv[idx] != NULL; idx += 2)
+        check_ok(json_options_set(&opts, mem, kv[idx], kv[idx + 1], &err), &err);
+    rc = json_scan_open(&scan, store, &key, 1, &opts, &err);
+    if (rc != SILT_OK)
+        return rc;
+    check_ok(col_type_format(json_scan_schema(scan), &schema_text, &err), &err);
+    for (;;) {
+        col_batch batch;
+        rc = json_scan_next(scan, mem, &batch, &err);
+        if (rc != SILT_OK || batch.n_rows == 0)
+            break;
+        render_batch(&rows_text, &batch);
+    }
+    json_scan_free(scan);
+    return rc;
+}
+
+static void expect(const char *text, const char *const *kv, const char *schema, const char *rows)
+{
+    check_ok(read_json_opts(text, strlen(text), kv, NULL, 0), &err);
+    check_str(schema, buf_cstr(&schema_text));
+    check_str(rows, buf_cstr(&rows_text));
+}
+
+void test_formats_json__trips_fields_sorted_by_name(void)
+{
+    expect("{\"trip_id\":1,\"tstamp\":\"2022-01-01 10:00:00\",\"route_id\":\"A\",\"destination\":"
+           "\"Boston\"}\n{\"trip_id\":2,\"tstamp\":\"2022-01-01 11:00:00\",\"route_id\":\"B\","
+           "\"destination\":\"NYC\"}\n",
+           NULL, "struct<destination:string,route_id:string,trip_id:long,tstamp:string>",
+           "Boston|A|1|2022-01-01 10:00:00\nNYC|B|2|2022-01-01 11:00:00");
+}
+
+void test_formats_json__type_conflicts_widen(void)
+{
+    expect("{\"a\":1,\"b\":1,\"c\":1,\"d\":{\"x\":1}}\n{\"a\":1.5,\"b\":\"s\",\"c\":true,\"d\":"
+           "\"str\"}\n",
+           NULL, "struct<a:double,b:string,c:string,d:string>",
+           "1.0|1|1|{\"x\":1}\n1.5|s|true|str");
+    expect("{\"a\":\"1\"}\n{\"a\":2}\n", NULL, "struct<a:string>", "1\n2");
+    expect("{\"s\":{\"a\":1}}\n{\"s\":{\"a\":\"x\",\"b\":2.5}}\n", NULL,
+           "struct<s:struct<a:string,b:double>>", "{1, null}\n{x, 2.5}");
+}
+
+void test_formats_json__big_integers(void)
+{
+    expect("{\"a\":12345678901234567890}\n{\"a\":1}\n", NULL, "struct<a:decimal(20,0)>",
+           "12345678901234567890\n1");
+    expect("{\"a\":12345678901234567890}\n{\"a\":1.5}\n", NULL, "struct<a:double>",
+           "1.2345678901234567e+19\n1.5");
+    expect("{\"a\":1e5,\"b\":-0,\"c\":1.0,\"d\":-1.5E-3}\n", NULL,
+           "struct<a:double,b:long,c:double,d:double>", "100000.0|0|1.0|-0.0015");
+    expect("{\"a\":NaN,\"b\":\"x\"}\n", NULL, "struct<a:double,b:string>", "NaN|x");
+}
+
+void test_formats_json__nested_structs_and_arrays(void)
+{
+    expect("{\"s\":{\"z\":1,\"a\":\"x\"},\"arr\":[1,2,3],\"e\":[],\"n\":null}\n{\"s\":{\"m\":"
+           "true},\"arr\":[1.5]}\n",
+           NULL, "struct<arr:array<double>,e:array<string>,n:string,s:struct<a:string,m:boolean,z:long>>",
+           "[1.0, 2.0, 3.0]|[]|null|{x, null, 1}\n[1.5]|null|null|{null, true, null}");
+    expect("{\"a\":[1,\"x\"],\"b\":[{\"q\":1},{\"p\":2}],\"c\":[[1],[2,3]]}\n", NULL,
+           "struct<a:array<string>,b:array<struct<p:long,q:long>>,c:array<array<long>>>",
+           "[1, x]|[{null, 1}, {2, null}]|[[1], [2, 3]]");
+    expect("{\"a\":null}\n{\"a\":null}\n", NULL, "struct<a:string>", "null\nnull");
+    expect("{}\n{\"a\":1}\n", NULL, "struct<a:long>", "null\n1");
+    expect("{\"a\":1,\"e\":{}}\n", NULL, "struct<a:long>", "1");
+}
+
+void test_formats_json__corrupt_records_by_mode(void)
+{
+    const char *text = "{\"a\":1}\n{\"a\":\n{\"a\":3}\n";
+    expect(text, NULL, "struct<_corrupt_record:string,a:long>", "null|1\n{\"a\":|null\nnull|3");
+    static const char *const drop[] = {"mode", "DROPMALFORMED", NULL};
+    expect(text, drop, "struct<a:long>", "1\n3");
+    static const char *const fail[] = {"mode", "FAILFAST", NULL};
+    check_fails(SILT_PARSE, read_json_opts(text, strlen(text), fail, NULL, 0));
+    check_contains(err.message, "line 2, position 6 of \"in.json\"");
+    check_contains(err.message, "expected a value");
+    expect("1\n{\"a\":2}\n", NULL, "struct<_corrupt_record:string,a:long>", "1|null\nnull|2");
+    static const char *const named[] = {"columnNameOfCorruptRecord", "bad", NULL};
+    expect("{\"a\":1}\n{\"a\":\n", named, "struct<a:long,bad:string>", "1|null\nnull|{\"a\":");
+}
+
+void test_formats_json__lines_arrays_blank_lines_and_trailing_text(void)
+{
+    expect("[{\"a\":1},{\"a\":2}]\n{\"a\":3}\n", NULL, "struct<a:long>", "1\n2\n3");
+    expect("{\"a\":1}\n\n   \n{\"a\":2}", NULL, "struct<a:long>", "1\n2");
+    expect("{\"a\":1} x\n", NULL, "struct<a:long>", "1");
+    expect("\xEF\xBB\xBF{\"a\":1}\n", NULL, "struct<a:long>", "1");
+    expect("{\"a\":1}\r\n{\"a\":2}\r\n", NULL, "struct<a:long>", "1\n2");
+    expect("", NULL, "struct<>", "");
+}
+
+void test_formats_json__multiline_documents(void)
+{
+    static const char *const ml[] = {"multiLine", "true", NULL};
+    expect("[\n {\"a\":1, \"b\":\"x\"},\n {\"a\":2}\n]\n", ml, "struct<a:long,b:string>",
+           "1|x\n2|null");
+    expect("{\n \"a\": 1,\n \"b\": [1,2]\n}\n", ml, "struct<a:long,b:array<long>>", "1|[1, 2]");
+}
+
+void test_formats_json__strings_escapes_and_unicode(void)
+{
+    expect("{\"a\":\"q\\\"x\\\\y\\n\\u00e9\\ud83d\\ude00\"}\n", NULL, "struct<a:string>",
+           "q\"x\\y\n\xC3\xA9\xF0\x9F\x98\x80");
+    expect("{\"\xE5\x90\x8D\":\"\xC3\x85se\"}\n", NULL, "struct<\xE5\x90\x8D:string>",
+           "\xC3\x85se");
+    expect("{\"d\":{ \"x\" : [1, 2] }}\n{\"d\":\"s\"}\n", NULL, "struct<d:string>",
+           "{ \"x\" : [1, 2] }\ns");
+}
+
+void test_formats_json__case_conflicting_columns_fail(void)
+{
+    check_fails(SILT_PARSE, read_json_opts("{\"a\":1,\"A\":2}\n", 14, NULL, NULL, 0));
+    check_contains(err.message, "appears twice");
+    check_fails(SILT_PARSE, read_json_opts("{\"a\":1,\"a\":2}\n", 14, NULL, NULL, 0));
+    check_contains(err.message, "column \"a\" appears twice in one record");
+    /* the same key in two records is fine */
+    expect("{\"a\":1}\n{\"a\":2}\n", NULL, "struct<a:long>", "1\n2");
+}
+
+static const col_type *make_schema(size_t n, const col_field *fields)
+{
+    return col_type_struct(mem, n, fields);
+}
+
+void test_formats_json__explicit_schema_converts_values(void)
+{
+    col_field fields[6] = {
+        {"t", col_type_primitive(COL_TIMESTAMP), 1, NULL, -1},
+        {"d", col_type_primitive(COL_DATE), 1, NULL, -1},
+        {"i", col_type_primitive(COL_INT), 1, NULL, -1},
+        {"l", col_type_primitive(COL_LONG), 1, NULL, -1},
+        {"f", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+        {"b", col_type_primitive(COL_BOOLEAN), 1, NULL, -1},
+    };
+    const char *text = "{\"t\":\"2022-01-01 10:00:00\",\"d\":\"2022-01-02\",\"i\":\"5\",\"l\":7,"
+                       "\"f\":1.5,\"b\":true}\n{\"t\":\"bad\",\"d\":\"x\",\"i\":3,\"l\":\"q\",\"f\":"
+                       "\"1.5\",\"b\":\"true\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(6, fields), 0), &err);
+    check_str("struct<t:timestamp,d:date,i:integer,l:long,f:double,b:boolean>",
+              buf_cstr(&schema_text));
+    check_str("2022-01-01 10:00:00|2022-01-02|null|7|1.5|true\nnull|null|3|null|null|null",
+              buf_cstr(&rows_text));
+    col_field tz[1] = {{"t", col_type_primitive(COL_TIMESTAMP), 1, NULL, -1}};
+    text = "{\"t\":\"2022-01-01T10:00:00.5+02:00\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(1, tz), 0), &err);
+    check_str("2022-01-01 08:00:00.5", buf_cstr(&rows_text));
+    col_field small[1] = {{"i", col_type_primitive(COL_INT), 1, NULL, -1}};
+    text = "{\"i\":3000000000}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(1, small), 0), &err);
+    check_str("null", buf_cstr(&rows_text));
+}
+
+void test_formats_json__explicit_schema_modes(void)
+{
+    col_field with_corrupt[2] = {
+        {"i", col_type_primitive(COL_INT), 1, NULL, -1},
+        {"_corrupt_record", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    const char *text = "{\"i\":1}\n{\"i\":\"x\"}\n{\"i\":\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, with_corrupt), 0), &err);
+    check_str("1|null\nnull|{\"i\":\"x\"}\nnull|{\"i\":", buf_cstr(&rows_text));
+    static const char *const drop[] = {"mode", "DROPMALFORMED", NULL};
+    check_ok(read_json_opts(text, strlen(text), drop, make_schema(1, with_corrupt), 0), &err);
+    check_str("1", buf_cstr(&rows_text));
+    static const char *const fail[] = {"mode", "FAILFAST", NULL};
+    text = "{\"i\":1}\n{\"i\":\"x\"}\n";
+    check_fails(SILT_PARSE, read_json_opts(text, strlen(text), fail, make_schema(1, with_corrupt), 0));
+    check_contains(err.message, "line 2 of \"in.json\"");
+    check_contains(err.message, "field \"i\"");
+}
+
+void test_formats_json__nested_explicit_schema(void)
+{
+    col_field inner[1] = {{"a", col_type_primitive(COL_INT), 1, NULL, -1}};
+    col_field fields[2] = {
+        {"s", make_schema(1, inner), 1, NULL, -1},
+        {"r", col_type_array(mem, col_type_primitive(COL_LONG), 1), 1, NULL, -1},
+    };
+    const char *text = "{\"s\":{\"a\":1,\"b\":\"x\"},\"r\":[1,2]}\n{\"r\":null,\"s\":null}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, fields), 0), &err);
+    check_str("{1}|[1, 2]\nnull|null", buf_cstr(&rows_text));
+}
+
+void test_formats_json__parallel_chunks_match_sequential(void)
+{
+    buf text = BUF_INIT, expected = BUF_INIT;
+    for (int idx = 0; idx < 20000; idx++)
+        buf_printf(&text, &err,
+                   "{\"trip_id\":%d,\"tstamp\":\"2022-01-%02d 10:00:00\",\"route_id\":\"%c\","
+                   "\"destination\":\"City %d\"%s}\n",
+                   idx, idx % 28 + 1, 'A' + idx % 5, idx % 13, idx == 15000 ? ",\"extra\":1.5" : "");
+    check_ok(read_json_opts(text.data, text.len, NULL, NULL, 0), &err);
+    check_str("struct<destination:string,extra:double,route_id:string,trip_id:long,tstamp:string>",
+              buf_cstr(&schema_text));
+    buf_append(&expected, rows_text.data, rows_text.len, &err);
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    check_ok(read_json_opts(text.data, text.len, NULL, NULL, 5000), &err);
+    check_str("struct<destination:string,extra:double,route_id:string,trip_id:long,tstamp:string>",
+              buf_cstr(&schema_text));
+    check(rows_text.len == expected.len && memcmp(rows_text.data, expected.data, expected.len) == 0);
+    buf_clear(&text);
+    buf_clear(&expected);
+}
+
+void test_formats_json__tape_rejects_malformed_values(void)
+{
+    static const char *const bad[] = {"{\"a\":01}", "{\"a\":+1}", "{\"a\":1.}", "{\"a\":\"\\x\"}",
+                                      "{\"a\":\"\x01\"}", "{a:1}", "{\"a\":1,}", "[1 2]", "tru",
+                                      "{\"a\":\"\\u12\"}", "\"abc"};
+    json_tape t;
+    json_tape_init(&t, 8);
+    for (size_t idx = 0; idx < sizeof(bad) / sizeof(bad[0]); idx++) {
+        int ok = 1, empty = 0;
+        size_t end;
+        check_ok(json_tape_parse(&t, bad[idx], strlen(bad[idx]), &ok, &empty, &end, &err), &err);
+        if (ok)
+            test_fail(__FILE__, __LINE__, "accepted malformed JSON %s", bad[idx]);
+    }
+    int ok = 1, empty = 0;
+    size_t end;
+    const char *deep = "[[[[[[[[[[1]]]]]]]]]]";
+    check_ok(json_tape_parse(&t, deep, strlen(deep), &ok, &empty, &end, &err), &err);
+    check_int(0, ok);
+    check_contains(t.err_what, "nested");
+    json_tape_clear(&t);
+}
+
+void test_formats_json__options_from_strings(void)
+{
+    json_options opts;
+    json_options_init(&opts);
+    check_ok(json_options_set(&opts, mem, "multiline", "true", &err), &err);
+    check_int(1, opts.multi_line);
+    check_ok(json_options_set(&opts, mem, "inferSchema", "true", &err), &err);
+    check_ok(json_options_set(&opts, mem, "mode", "failfast", &err), &err);
+    check_int(TEXT_MODE_FAILFAST, opts.mode);
+    check_fails(SILT_UNSUPPORTED, json_options_set(&opts, mem, "allowComments", "true", &err));
+    check_ok(json_options_set(&opts, mem, "inferTimestamp", "true", &err), &err);
+    check_int(1, opts.infer_timestamp);
+    check_fails(SILT_INVALID, json_options_set(&opts, mem, "nosuch", "1", &err));
+    check_fails(SILT_INVALID, json_options_set(&opts, mem, "multiLine", "maybe", &err));
+}
+
+void test_formats_json__primitives_as_string_and_prefers_decimal(void)
+{
+    static const char *const pas[] = {"primitivesAsString", "true", NULL};
+    expect("{\"a\":1,\"b\":true,\"c\":1.5}\n", pas, "struct<a:string,b:string,c:string>",
+           "1|true|1.5");
+    static const char *const pd[] = {"prefersDecimal", "true", NULL};
+    expect("{\"a\":1.25}\n{\"a\":10}\n", pd, "struct<a:decimal(22,2)>", "1.25\n10.00");
+}
+
+void test_formats_json__more_spark_cases(void)
+{
+    expect("null\n{\"a\":1}\n", NULL, "struct<a:long>", "null\n1");
+    expect("[1,{\"a\":1}]\n{\"a\":2}\n", NULL, "struct<_corrupt_record:string,a:long>",
+           "[1,{\"a\":1}]|null\nnull|2");
+    expect("{\"a\":[{}],\"b\":1}\n", NULL, "struct<b:long>", "1");
+    expect("{\"\":1,\"b\":2}\n", NULL, "struct<b:long>", "2");
+    expect("{\"b\":1,\"C\":2,\"a\":3}\n", NULL, "struct<C:long,a:long,b:long>", "2|3|1");
+    expect("{\"a\":{\"x\":1}}\n{\"a\":[1]}\n", NULL, "struct<a:string>", "{\"x\":1}\n[1]");
+    expect("{\"a\":true}\n{\"a\":null}\n", NULL, "struct<a:boolean>", "true\nnull");
+    expect("{\"a\":-Infinity,\"b\":Infinity}\n", NULL, "struct<a:double,b:double>",
+           "-Infinity|Infinity");
+    static const char *const ml[] = {"multiLine", "true", NULL};
+    expect("{\"a\":1}\n{\"a\":2}\n", ml, "struct<a:long>", "1");
+    expect("{\"a\": 1 , \"b\" : \"x\" }\n", NULL, "struct<a:long,b:string>", "1|x");
+    static const char *const its[] = {"inferTimestamp", "true", NULL};
+    expect("{\"a\":\"2022-01-01T10:00:00\"}\n", its, "struct<a:timestamp>", "2022-01-01 10:00:00");
+    expect("{\"a\":\"2022-01-01T10:00:00\"}\n", NULL, "struct<a:string>", "2022-01-01T10:00:00");
+}
+
+void test_formats_json__explicit_schema_edge_values(void)
+{
+    col_field s3[3] = {
+        {"s", col_type_primitive(COL_STRING), 1, NULL, -1},
+        {"t", col_type_primitive(COL_STRING), 1, NULL, -1},
+        {"o", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    const char *text = "{\"s\":1.50,\"t\":true,\"o\":{ \"x\" : [1, 2] }}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(3, s3), 0), &err);
+    check_str("1.50|true|{ \"x\" : [1, 2] }", buf_cstr(&rows_text));
+    col_field d4[4] = {
+        {"d", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+        {"e", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+        {"f", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+        {"g", col_type_primitive(COL_DOUBLE), 1, NULL, -1},
+    };
+    text = "{\"d\":\"NaN\",\"e\":\"-INF\",\"f\":\"1.5\",\"g\":\"Infinity\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(4, d4), 0), &err);
+    check_str("NaN|-Infinity|null|Infinity", buf_cstr(&rows_text));
+    col_field dec[3] = {
+        {"a", col_type_decimal(mem, 5, 2), 1, NULL, -1},
+        {"b", col_type_decimal(mem, 5, 2), 1, NULL, -1},
+        {"c", col_type_decimal(mem, 5, 2), 1, NULL, -1},
+    };
+    text = "{\"a\":1.255,\"b\":\"2.5\",\"c\":12345678901}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(3, dec), 0), &err);
+    check_str("1.26|2.50|null", buf_cstr(&rows_text));
+    col_field ts[1] = {{"t", col_type_primitive(COL_TIMESTAMP), 1, NULL, -1}};
+    text = "{\"t\":1600000000}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(1, ts), 0), &err);
+    check_str("2020-09-13 12:26:40", buf_cstr(&rows_text));
+    col_field dates[2] = {
+        {"d", col_type_primitive(COL_DATE), 1, NULL, -1},
+        {"e", col_type_primitive(COL_DATE), 1, NULL, -1},
+    };
+    text = "{\"d\":\"2022-01-02 10:00:00\",\"e\":\"2022-1-2\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, dates), 0), &err);
+    check_str("2022-01-02|2022-01-02", buf_cstr(&rows_text));
+    col_field arr[2] = {
+        {"r", col_type_array(mem, col_type_primitive(COL_LONG), 1), 1, NULL, -1},
+        {"_corrupt_record", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    text = "{\"r\":[1,\"x\",3]}\n{\"r\":[4]}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, arr), 0), &err);
+    check_str("null|{\"r\":[1,\"x\",3]}\n[4]|null", buf_cstr(&rows_text));
+    col_field m[1] = {{"m", col_type_map(mem, col_type_primitive(COL_STRING),
+                                         col_type_primitive(COL_LONG), 1), 1, NULL, -1}};
+    text = "{\"m\":{\"a\":1,\"b\":2}}\n{\"m\":{\"a\":\"x\"}}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(1, m), 0), &err);
+    check_str("{a -> 1, b -> 2}\nnull", buf_cstr(&rows_text));
+    col_field i1[2] = {
+        {"i", col_type_primitive(COL_INT), 1, NULL, -1},
+        {"_corrupt_record", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    text = "{\"i\":1.0}\n{\"i\":\"\"}\n";
+    check_ok(read_json_opts(text, strlen(text), NULL, make_schema(2, i1), 0), &err);
+    check_str("null|{\"i\":1.0}\nnull|{\"i\":\"\"}", buf_cstr(&rows_text));
+}
+
+void test_formats_json__invalid_utf8_becomes_replacement_characters(void)
+{
+    expect("{\"k\xff\":\"v\xc3\"}\n{\"k\xff\":[\"\xe2\x82\"]\n", NULL,
+           "struct<_corrupt_record:string,k\xEF\xBF\xBD:string>",
+           "null|v\xEF\xBF\xBD\n{\"k\xEF\xBF\xBD\":[\"\xEF\xBF\xBD\"]|null");
+}
