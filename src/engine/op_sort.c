@@ -1,0 +1,227 @@
+/*
+ * op_sort.c - ORDER BY and top-N (ORDER BY ... LIMIT).
+ *
+ * Rows are kept column-wise; an index array is sorted with a bottom-up
+ * merge sort, which is stable, so ties keep their input order (Spark's sort
+ * is not guaranteed stable; stable is a safe refinement). Nulls go first or
+ * last per key (Spark: ASC NULLS FIRST, DESC NULLS LAST by default); NaN is
+ * larger than any other double.
+ *
+ * Top-N keeps memory bounded: whenever more than max(4K, 8192) rows are
+ * held (K = limit + offset) they are sorted and cut to K.
+ */
+#include "engine/op_int.h"
+
+#include <string.h>
+
+typedef struct sort_state {
+    engine_sort_key *keys;
+    size_t n_keys;
+    int64_t limit, offset;
+    arena *rows_arena;  /* the rows held, replaced on every top-N cut */
+    vec_accum *acc;     /* one per column */
+    col_vec **cols;     /* sorted result */
+    int64_t n_rows, next_row;
+    int drained;
+} sort_state;
+
+typedef struct sort_cmp {
+    const engine_sort_key *keys;
+    size_t n_keys;
+    col_vec **cols;
+} sort_cmp;
+
+static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
+{
+    size_t k;
+    for (k = 0; k < c->n_keys; k++) {
+        const col_vec *v = c->cols[c->keys[k].col_idx];
+        int xn = !vec_is_valid(v, x), yn = !vec_is_valid(v, y), r;
+        if (xn || yn) {
+            if (xn && yn)
+                continue;
+            r = xn ? -1 : 1;
+            return c->keys[k].nulls_first ? r : -r;
+        }
+        r = vec_compare_rows(v, x, v, y);
+        if (r != 0)
+            return c->keys[k].descending ? -r : r;
+    }
+    return 0;
+}
+
+/* Stable bottom-up merge sort of idx[0..n). */
+static silt_status merge_sort(const sort_cmp *c, int64_t *idx, int64_t n, arena *a,
+                              silt_error *err)
+{
+    int64_t *tmp = arena_alloc(a, sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t width, *src = idx, *dst = tmp;
+    if (tmp == NULL)
+        return err_nomem(err);
+    for (width = 1; width < n; width *= 2) {
+        int64_t lo;
+        for (lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n;
+            int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = compare_rows(c, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
+        }
+        {
+            int64_t *t = src;
+            src = dst;
+            dst = t;
+        }
+    }
+    if (src != idx)
+        memcpy(idx, src, sizeof(int64_t) * (size_t)n);
+    return SILT_OK;
+}
+
+/* Sorts the held rows and keeps the first `keep` (all when keep < 0) in a fresh arena. */
+static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_error *err)
+{
+    size_t n_cols = op->schema->n_fields, col;
+    col_vec **cols = arena_calloc(op->op_arena, n_cols ? n_cols : 1, sizeof(col_vec *));
+    int64_t *idx, n, k;
+    sort_cmp c;
+    arena *fresh;
+    if (cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&s->acc[col], &cols[col], err));
+    n = s->acc[0].n_rows;
+    if (n_cols == 0)
+        n = 0;
+    idx = arena_alloc(s->rows_arena, sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n; k++)
+        idx[k] = k;
+    c.keys = s->keys;
+    c.n_keys = s->n_keys;
+    c.cols = cols;
+    SILT_RETURN_IF_ERROR(merge_sort(&c, idx, n, s->rows_arena, err));
+    if (keep >= 0 && keep < n)
+        n = keep;
+    fresh = arena_new(op->op_arena, "sort_rows");
+    if (fresh == NULL)
+        return err_nomem(err);
+    s->cols = arena_calloc(fresh, n_cols ? n_cols : 1, sizeof(col_vec *));
+    if (s->cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++) {
+        SILT_RETURN_IF_ERROR(vec_gather(&s->cols[col], fresh, cols[col], idx, n, err));
+        vec_accum_init(&s->acc[col], fresh, op->schema->fields[col].type);
+        SILT_RETURN_IF_ERROR(vec_accum_add(&s->acc[col], s->cols[col], NULL, n, err));
+    }
+    arena_free(s->rows_arena);
+    s->rows_arena = fresh;
+    s->n_rows = n;
+    return SILT_OK;
+}
+
+static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
+{
+    size_t n_cols = op->schema->n_fields, col;
+    int64_t keep = s->limit >= 0 ? s->limit + s->offset : -1;
+    int64_t cut_at = keep >= 0 ? (4 * keep > 8192 ? 4 * keep : 8192) : -1;
+    for (;;) {
+        engine_chunk *in;
+        SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
+        if (in == NULL)
+            break;
+        for (col = 0; col < n_cols; col++)
+            SILT_RETURN_IF_ERROR(
+                vec_accum_add(&s->acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
+        if (keep < 0)
+            SILT_RETURN_IF_ERROR(engine_mem_charge(op->ctx, in->n_sel * 16 * (int64_t)n_cols,
+                                                   "sort", err));
+        if (cut_at >= 0 && n_cols > 0 && s->acc[0].n_rows > cut_at)
+            SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
+    }
+    SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
+    s->next_row = s->offset < s->n_rows ? s->offset : s->n_rows;
+    s->drained = 1;
+    return SILT_OK;
+}
+
+static silt_status sort_open(engine_op *op, silt_error *err)
+{
+    sort_state *s = op->state;
+    size_t n_cols = op->schema->n_fields, col;
+    s->rows_arena = arena_new(op->op_arena, "sort_rows");
+    s->acc = arena_calloc(op->op_arena, n_cols ? n_cols : 1, sizeof(vec_accum));
+    if (s->rows_arena == NULL || s->acc == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++)
+        vec_accum_init(&s->acc[col], s->rows_arena, op->schema->fields[col].type);
+    s->drained = 0;
+    return SILT_OK;
+}
+
+static silt_status sort_next(engine_op *op, engine_chunk **out, silt_error *err)
+{
+    sort_state *s = op->state;
+    size_t n_cols = op->schema->n_fields, col;
+    engine_chunk *c;
+    int64_t n, k, *idx;
+    if (!s->drained)
+        SILT_RETURN_IF_ERROR(sort_drain(op, s, err));
+    if (s->next_row >= s->n_rows) {
+        *out = NULL;
+        return SILT_OK;
+    }
+    n = s->n_rows - s->next_row;
+    if (n > ENGINE_BATCH_ROWS)
+        n = ENGINE_BATCH_ROWS;
+    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n; k++)
+        idx[k] = s->next_row + k;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, n_cols, n, err));
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(
+            vec_gather(&c->batch.cols[col], op->batch_arena, s->cols[col], idx, n, err));
+    s->next_row += n;
+    *out = c;
+    return SILT_OK;
+}
+
+static const engine_op_vtable sort_vt = {"sort", sort_open, sort_next, NULL};
+
+silt_status engine_op_sort(engine_op **out, engine_ctx *ctx, engine_op *child,
+                           const engine_sort_key *keys, size_t n_keys, int64_t limit,
+                           int64_t offset, silt_error *err)
+{
+    sort_state *s;
+    size_t idx;
+    for (idx = 0; idx < n_keys; idx++) {
+        const col_type *t;
+        if (keys[idx].col_idx < 0 || (size_t)keys[idx].col_idx >= child->schema->n_fields)
+            return err_set(err, SILT_INVALID, "sort key %zu refers to column %lld of %zu", idx,
+                           (long long)keys[idx].col_idx, child->schema->n_fields);
+        t = child->schema->fields[keys[idx].col_idx].type;
+        if (t->id == COL_MAP)
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] cannot "
+                           "sort by a value of type \"map\"");
+    }
+    if (offset < 0)
+        return err_set(err, SILT_BIND, "OFFSET must not be negative, got %lld", (long long)offset);
+    SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, &sort_vt, child->schema,
+                                                sizeof(sort_state), &child, 1, err));
+    s = (*out)->state;
+    s->keys = arena_memdup(ctx->query_arena, keys ? (const void *)keys : (const void *)"",
+                           sizeof(engine_sort_key) * n_keys);
+    if (s->keys == NULL)
+        return err_nomem(err);
+    s->n_keys = n_keys;
+    s->limit = limit;
+    s->offset = offset;
+    return SILT_OK;
+}
