@@ -51,6 +51,14 @@ typedef struct agg_table {
     int64_t n_groups, cap_groups;
     const uint8_t **gkey;
     int32_t *gkey_len;
+    /*
+     * One fixed-width key (the common GROUP BY id): rows are hashed and
+     * compared as one 64-bit value instead of serialized bytes.
+     */
+    int fast;
+    size_t fast_width;
+    int64_t *gval;
+    uint8_t *gvalid;
 } agg_table;
 
 silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,

@@ -85,6 +85,9 @@ silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_key
                            "supported yet", col_type_id_name(key_types[idx]->id));
         vec_accum_init(&t->key_acc[idx], a, key_types[idx]);
     }
+    t->fast = n_keys == 1 && col_type_value_width(key_types[0]->id) > 0 &&
+              col_type_value_width(key_types[0]->id) <= 8;
+    t->fast_width = n_keys == 1 ? col_type_value_width(key_types[0]->id) : 0;
     t->n_aggs = n_aggs;
     for (idx = 0; idx < n_aggs; idx++) {
         agg_state *s = &t->aggs[idx];
@@ -134,7 +137,9 @@ static silt_status grow_groups(agg_table *t, silt_error *err)
     int64_t old = t->cap_groups, cap = old ? old * 2 : 256;
     size_t idx;
     int ok = grow(t->a, (void **)&t->gkey, sizeof(*t->gkey), old, cap, 1) &&
-             grow(t->a, (void **)&t->gkey_len, sizeof(*t->gkey_len), old, cap, 1);
+             grow(t->a, (void **)&t->gkey_len, sizeof(*t->gkey_len), old, cap, 1) &&
+             (!t->fast || (grow(t->a, (void **)&t->gval, 8, old, cap, 1) &&
+                           grow(t->a, (void **)&t->gvalid, 1, old, cap, 1)));
     for (idx = 0; idx < t->n_aggs && ok; idx++) {
         agg_state *s = &t->aggs[idx];
         size_t width = s->in_type ? col_type_value_width(s->in_type->id) : 0;
@@ -301,10 +306,35 @@ static silt_status serialize(agg_table *t, const int32_t *sel, int64_t n_sel, co
 }
 
 /* Finds or adds the group of a serialized key; *is_new tells which. */
+/* Hash of a fast-mode key: its value and whether it is set. */
+static inline uint64_t fast_hash(int64_t value, int valid)
+{
+    return hash_u64((uint64_t)value * 0x9E3779B97F4A7C15ull + (uint64_t)valid);
+}
+
+/* The 64-bit value of a serialized fast-mode key (1 + width bytes, or 1 for NULL). */
+static int64_t fast_value(const agg_table *t, const uint8_t *key, int32_t len)
+{
+    int64_t v = 0;
+    if (len > 1)
+        memcpy(&v, key + 1, t->fast_width);
+    return v;
+}
+
+static uint64_t key_hash(const agg_table *t, const uint8_t *key, int32_t len)
+{
+    if (t->fast)
+        return fast_hash(fast_value(t, key, len), len > 1);
+    return hash_bytes(key, (size_t)len, 0x5eed);
+}
+
+static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint64_t h,
+                             size_t slot, int32_t *gid_out, silt_error *err);
+
 static silt_status find_group(agg_table *t, const uint8_t *key, int32_t len, int32_t *gid_out,
                               int *is_new, silt_error *err)
 {
-    uint64_t h = hash_bytes(key, (size_t)len, 0x5eed);
+    uint64_t h = key_hash(t, key, len);
     size_t mask = t->cap_slots - 1, slot = h & mask;
     int32_t gid;
     while ((gid = t->slot_gid[slot]) >= 0) {
@@ -316,6 +346,15 @@ static silt_status find_group(agg_table *t, const uint8_t *key, int32_t len, int
         }
         slot = (slot + 1) & mask;
     }
+    *is_new = 1;
+    return new_group(t, key, len, h, slot, gid_out, err);
+}
+
+/* Adds a group for a key not in the table; slot is its free probe slot. */
+static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint64_t h,
+                             size_t slot, int32_t *gid_out, silt_error *err)
+{
+    int32_t gid;
     if (t->n_groups >= INT32_MAX - 1)
         return err_set(err, SILT_NOMEM, "aggregation has more than %d groups", INT32_MAX - 1);
     if (t->n_groups == t->cap_groups)
@@ -325,13 +364,61 @@ static silt_status find_group(agg_table *t, const uint8_t *key, int32_t len, int
     if (t->gkey[gid] == NULL)
         return err_nomem(err);
     t->gkey_len[gid] = len;
+    if (t->fast) {
+        t->gval[gid] = fast_value(t, key, len);
+        t->gvalid[gid] = len > 1;
+    }
     t->slot_gid[slot] = gid;
     t->slot_hash[slot] = h;
     SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, len + 64, "aggregation", err));
     if ((size_t)t->n_groups * 2 > t->cap_slots)
         SILT_RETURN_IF_ERROR(grow_slots(t, err));
     *gid_out = gid;
-    *is_new = 1;
+    return SILT_OK;
+}
+
+/*
+ * Group ids of one fixed-width key column: hash and compare the value as
+ * an int64, with no serialization. New groups still store their bytes so
+ * that merging and finishing treat both modes alike.
+ */
+static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *sel,
+                               int64_t n_sel, int32_t *gid, int32_t *new_rows, int64_t *n_new,
+                               silt_error *err)
+{
+    int64_t k;
+    col_type_id id = kv->type->id;
+    for (k = 0; k < n_sel; k++) {
+        int64_t row = ENGINE_ROW(sel, k), x = 0;
+        int valid = vec_is_valid(kv, row);
+        uint64_t h;
+        size_t mask = t->cap_slots - 1, slot;
+        int32_t g;
+        if (valid) {
+            if (id == COL_INT || id == COL_DATE)
+                x = (uint32_t)((const int32_t *)kv->values)[row];
+            else if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)
+                x = ((const int64_t *)kv->values)[row];
+            else
+                fixed_bytes(kv, row, t->fast_width, (uint8_t *)&x);
+        }
+        h = fast_hash(x, valid);
+        slot = h & mask;
+        while ((g = t->slot_gid[slot]) >= 0) {
+            if (t->slot_hash[slot] == h && t->gval[g] == x && t->gvalid[g] == valid)
+                break;
+            slot = (slot + 1) & mask;
+        }
+        if (g < 0) {
+            uint8_t key[9];
+            key[0] = (uint8_t)valid;
+            memcpy(key + 1, &x, t->fast_width);
+            SILT_RETURN_IF_ERROR(new_group(t, key, valid ? 1 + (int32_t)t->fast_width : 1, h,
+                                           slot, &g, err));
+            new_rows[(*n_new)++] = (int32_t)row;
+        }
+        gid[row] = g;
+    }
     return SILT_OK;
 }
 
@@ -521,6 +608,20 @@ static silt_status update_minmax(agg_table *t, agg_state *s, const col_vec *arg,
         }
         return SILT_OK;
     }
+    if (id == COL_DOUBLE) {
+        const double *xv = arg->values;
+        double *val = (double *)(void *)s->val;
+        int want = s->spec.kind == AGG_MIN ? -1 : 1;
+        for (k = 0; k < n; k++) {
+            int64_t r = rows[k];
+            int32_t g = gid[r];
+            if (!s->has[g] || engine_cmp_double(xv[r], val[g]) == want) {
+                val[g] = xv[r];
+                s->has[g] = 1;
+            }
+        }
+        return SILT_OK;
+    }
     for (k = 0; k < n; k++) {
         int64_t r = rows[k];
         int32_t g = gid[r];
@@ -628,8 +729,8 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err)
 {
-    uint8_t *bytes;
-    int64_t *off, k, n_new = 0;
+    uint8_t *bytes = NULL;
+    int64_t *off = NULL, k, n_new = 0;
     int32_t *gid = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_rows ? n_rows : 1));
     int32_t *new_rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_sel ? n_sel : 1));
     int32_t *rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_sel ? n_sel : 1));
@@ -644,6 +745,9 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
         }
         for (k = 0; k < n_sel; k++)
             gid[ENGINE_ROW(sel, k)] = 0;
+    } else if (t->fast) {
+        SILT_RETURN_IF_ERROR(fast_groups(t, keys[0], sel, n_sel, gid, new_rows, &n_new, err));
+        SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[0], keys[0], new_rows, n_new, err));
     } else {
         SILT_RETURN_IF_ERROR(serialize(t, sel, n_sel, keys, scratch, &bytes, &off, err));
         for (k = 0; k < n_sel; k++) {
@@ -664,6 +768,12 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
         int keep_nulls = (s->spec.kind == AGG_FIRST || s->spec.kind == AGG_LAST) &&
                          !s->spec.ignore_nulls;
         int64_t n = 0;
+        if (f == NULL && sel != NULL && !s->spec.distinct &&
+            (arg == NULL || keep_nulls || arg->validity == NULL)) {
+            /* Every live row counts: use the selection as it is. */
+            SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, (int32_t *)sel, n_sel, err));
+            continue;
+        }
         for (k = 0; k < n_sel; k++) {
             int64_t row = ENGINE_ROW(sel, k);
             if (f != NULL && !(vec_is_valid(f, row) && ((const uint8_t *)f->values)[row]))

@@ -399,8 +399,29 @@ CMP_KERNEL(cmp_i16, int16_t, CMP_PLAIN)
 CMP_KERNEL(cmp_i32, int32_t, CMP_PLAIN)
 CMP_KERNEL(cmp_i64, int64_t, CMP_PLAIN)
 CMP_KERNEL(cmp_i128, col_int128, CMP_PLAIN)
-CMP_KERNEL(cmp_f32, float, engine_cmp_double)
-CMP_KERNEL(cmp_f64, double, engine_cmp_double)
+/*
+ * Floats get branch-free kernels with Spark's NaN rules (NaN = NaN, NaN
+ * above everything), so that `x > 0.5` vectorizes.
+ */
+#define FLT_EQ(x, y) (((x) == (y)) | (((x) != (x)) & ((y) != (y))))
+#define FLT_LT(x, y) (((x) < (y)) | (((x) == (x)) & ((y) != (y))))
+#define FLT_GT(x, y) (((x) > (y)) | (((x) != (x)) & ((y) == (y))))
+#define FLT_KERNEL(NAME, T)                                                                        \
+    static void NAME(int op, const T *lv, const T *rv, uint8_t *ov, const int32_t *sel,            \
+                     int64_t n, int mode)                                                          \
+    {                                                                                              \
+        switch (op) {                                                                              \
+        case EXPR_EQ:                                                                              \
+        case EXPR_EQ_NULL_SAFE: BIN_LOOP(T, ov[r] = (uint8_t)FLT_EQ(xv, yv);); break;              \
+        case EXPR_NE: BIN_LOOP(T, ov[r] = (uint8_t)!FLT_EQ(xv, yv);); break;                       \
+        case EXPR_LT: BIN_LOOP(T, ov[r] = (uint8_t)FLT_LT(xv, yv);); break;                        \
+        case EXPR_LE: BIN_LOOP(T, ov[r] = (uint8_t)!FLT_GT(xv, yv);); break;                       \
+        case EXPR_GT: BIN_LOOP(T, ov[r] = (uint8_t)FLT_GT(xv, yv);); break;                        \
+        default: BIN_LOOP(T, ov[r] = (uint8_t)!FLT_LT(xv, yv);); break;                            \
+        }                                                                                          \
+    }
+FLT_KERNEL(cmp_f32, float)
+FLT_KERNEL(cmp_f64, double)
 
 static int cmp_result(int op, int c)
 {

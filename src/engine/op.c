@@ -32,7 +32,7 @@ silt_status engine_op_new_internal(engine_op **out, engine_ctx *ctx, const engin
                                    const col_type *schema, size_t state_size, engine_op **children,
                                    size_t n_children, silt_error *err)
 {
-    engine_op *op;
+    engine_op *op = NULL;
     SILT_RETURN_IF_ERROR(op_new(&op, ctx, vt, schema, state_size, err));
     if (n_children > 0) {
         op->children = arena_calloc(ctx->query_arena, n_children, sizeof(engine_op *));
