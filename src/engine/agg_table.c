@@ -63,6 +63,25 @@ const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *
     }
 }
 
+silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_kind kind,
+                                    const col_type *arg, silt_error *err)
+{
+    static const char *const names[] = {
+        "count", "count", "sum", "avg", "min", "max", "first", "last", "stddev_samp",
+        "stddev_pop", "var_samp", "var_pop", "collect_list", "collect_set",
+        "approx_count_distinct"};
+    const col_type *t = engine_agg_type(a, kind, arg);
+    if (t != NULL) {
+        *out = t;
+        return SILT_OK;
+    }
+    /* Only the array types of collect_* are allocated: a NULL there is memory. */
+    if ((kind == AGG_COLLECT_LIST || kind == AGG_COLLECT_SET) && arg != NULL)
+        return err_nomem(err);
+    return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] function \"%s\" cannot take an argument "
+                   "of type \"%s\"", names[kind], arg ? col_type_id_name(arg->id) : "none");
+}
+
 /* ---- setup ---------------------------------------------------------------------- */
 
 silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
@@ -94,11 +113,8 @@ silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_key
         s->spec = aggs[idx];
         s->in_type = aggs[idx].arg ? aggs[idx].arg->type : NULL;
         /* Types outlive the table: result vectors point at them. */
-        s->out_type = engine_agg_type(ctx->query_arena, aggs[idx].kind, s->in_type);
-        if (s->out_type == NULL)
-            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] aggregate %d cannot take an "
-                           "argument of type \"%s\"", (int)aggs[idx].kind,
-                           s->in_type ? col_type_id_name(s->in_type->id) : "none");
+        SILT_RETURN_IF_ERROR(engine_agg_type_checked(&s->out_type, ctx->query_arena,
+                                                     aggs[idx].kind, s->in_type, err));
         if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET)
             vec_accum_init(&s->elems, a, s->in_type);
     }

@@ -143,6 +143,9 @@ typedef struct engine_agg {
 
 /* Result type of an aggregate over an argument type (Spark's rules). */
 const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg);
+/* The same, failing with SILT_BIND (naming the aggregate) or SILT_NOMEM. */
+silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_kind kind,
+                                    const col_type *arg, silt_error *err);
 
 /*
  * GROUP BY keys with aggregates. Output: the keys, then the aggregates.

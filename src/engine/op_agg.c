@@ -213,11 +213,9 @@ silt_status engine_op_hash_agg(engine_op **out, engine_ctx *ctx, engine_op *chil
         names[idx] = key_names && key_names[idx] ? key_names[idx] : arena_sprintf(qa, "k%zu", idx);
     }
     for (idx = 0; idx < n_aggs; idx++) {
-        types[n_keys + idx] = engine_agg_type(qa, aggs[idx].kind, aggs[idx].arg ? aggs[idx].arg->type : NULL);
-        if (types[n_keys + idx] == NULL)
-            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] aggregate \"%s\" cannot take an "
-                           "argument of type \"%s\"", aggs[idx].name ? aggs[idx].name : "?",
-                           aggs[idx].arg ? col_type_id_name(aggs[idx].arg->type->id) : "none");
+        SILT_RETURN_IF_ERROR(engine_agg_type_checked(&types[n_keys + idx], qa, aggs[idx].kind,
+                                                     aggs[idx].arg ? aggs[idx].arg->type : NULL,
+                                                     err));
         if ((aggs[idx].kind == AGG_COUNT_STAR) != (aggs[idx].arg == NULL))
             return err_set(err, SILT_INVALID, "count(*) takes no argument; other aggregates one");
         if (aggs[idx].filter != NULL && aggs[idx].filter->type->id != COL_BOOLEAN)

@@ -109,7 +109,9 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
         names[idx] = key_names && key_names[idx] ? key_names[idx] : arena_sprintf(a, "k%zu", idx);
     }
     for (idx = 0; idx < n_aggs; idx++) {
-        types[n_keys + idx] = engine_agg_type(a, aggs[idx].kind, aggs[idx].arg ? aggs[idx].arg->type : NULL);
+        SILT_RETURN_IF_ERROR(engine_agg_type_checked(&types[n_keys + idx], a, aggs[idx].kind,
+                                                     aggs[idx].arg ? aggs[idx].arg->type : NULL,
+                                                     err));
         names[n_keys + idx] = aggs[idx].name ? aggs[idx].name : arena_sprintf(a, "agg%zu", idx);
     }
     memset(&job, 0, sizeof(job));
