@@ -322,10 +322,14 @@ static silt_status serialize(agg_table *t, const int32_t *sel, int64_t n_sel, co
 }
 
 /* Finds or adds the group of a serialized key; *is_new tells which. */
-/* Hash of a fast-mode key: its value and whether it is set. */
+/* Hash of a fast-mode key: its value and whether it is set (inline: it runs per row). */
 static inline uint64_t fast_hash(int64_t value, int valid)
 {
-    return hash_u64((uint64_t)value * 0x9E3779B97F4A7C15ull + (uint64_t)valid);
+    uint64_t h = (uint64_t)value * 0x9E3779B97F4A7C15ull + (uint64_t)valid;
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    return h;
 }
 
 /* The 64-bit value of a serialized fast-mode key (1 + width bytes, or 1 for NULL). */
@@ -398,12 +402,61 @@ static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint
  * an int64, with no serialization. New groups still store their bytes so
  * that merging and finishing treat both modes alike.
  */
+/* Probes one value; -1 when it is not in the table yet (*slot_out = its free slot). */
+static inline int32_t fast_probe(const agg_table *t, int64_t x, int valid, uint64_t h,
+                                 size_t *slot_out)
+{
+    size_t mask = t->cap_slots - 1, slot = h & mask;
+    int32_t g;
+    while ((g = t->slot_gid[slot]) >= 0) {
+        if (t->slot_hash[slot] == h && t->gval[g] == x && t->gvalid[g] == valid)
+            break;
+        slot = (slot + 1) & mask;
+    }
+    *slot_out = slot;
+    return g;
+}
+
+static silt_status fast_insert(agg_table *t, int64_t x, int valid, uint64_t h, size_t slot,
+                               int32_t *g, silt_error *err)
+{
+    uint8_t key[9];
+    key[0] = (uint8_t)valid;
+    memcpy(key + 1, &x, t->fast_width);
+    return new_group(t, key, valid ? 1 + (int32_t)t->fast_width : 1, h, slot, g, err);
+}
+
+/* The common INT/LONG key without NULLs: a loop with no per-row type tests. */
+#define FAST_LOOP(T, CAST)                                                                         \
+    do {                                                                                           \
+        const T *kvals = kv->values;                                                               \
+        for (k = 0; k < n_sel; k++) {                                                              \
+            int64_t row = ENGINE_ROW(sel, k), x = (int64_t)(CAST)kvals[row];                       \
+            uint64_t h = fast_hash(x, 1);                                                          \
+            size_t slot;                                                                           \
+            int32_t g = fast_probe(t, x, 1, h, &slot);                                             \
+            if (g < 0) {                                                                           \
+                SILT_RETURN_IF_ERROR(fast_insert(t, x, 1, h, slot, &g, err));                      \
+                new_rows[(*n_new)++] = (int32_t)row;                                               \
+            }                                                                                      \
+            gid[row] = g;                                                                          \
+        }                                                                                          \
+    } while (0)
+
 static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *sel,
                                int64_t n_sel, int32_t *gid, int32_t *new_rows, int64_t *n_new,
                                silt_error *err)
 {
     int64_t k;
     col_type_id id = kv->type->id;
+    if (kv->validity == NULL && (id == COL_INT || id == COL_DATE)) {
+        FAST_LOOP(int32_t, uint32_t);
+        return SILT_OK;
+    }
+    if (kv->validity == NULL && (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)) {
+        FAST_LOOP(int64_t, int64_t);
+        return SILT_OK;
+    }
     for (k = 0; k < n_sel; k++) {
         int64_t row = ENGINE_ROW(sel, k), x = 0;
         int valid = vec_is_valid(kv, row);
@@ -480,6 +533,16 @@ static silt_status distinct_rows(agg_state *s, const col_vec *arg, const int32_t
 #define SUM_LOOP(T)                                                                                \
     do {                                                                                           \
         const T *xv = arg->values;                                                                 \
+        if (global) {                                                                              \
+            /* One group: accumulate in a register. */                                             \
+            int64_t acc = s->isum[0];                                                              \
+            for (k = 0; k < n; k++)                                                                \
+                ovf |= __builtin_add_overflow(acc, (int64_t)xv[rows[k]], &acc);                    \
+            s->isum[0] = acc;                                                                      \
+            s->has[0] = 1;                                                                         \
+            s->cnt[0] += n;                                                                        \
+            break;                                                                                 \
+        }                                                                                          \
         for (k = 0; k < n; k++) {                                                                  \
             int64_t r = rows[k];                                                                   \
             int32_t g = gid[r];                                                                    \
@@ -496,10 +559,28 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
     int ovf = 0;
     col_type_id id = arg->type->id;
     int as_double = s->spec.kind == AGG_AVG && id != COL_DECIMAL;
+    int global = t->n_keys == 0;
     if (id == COL_DECIMAL) {
         for (k = 0; k < n; k++) {
             int32_t g = gid[rows[k]];
             ovf |= __builtin_add_overflow(s->dec[g], vec_get_dec(arg, rows[k]), &s->dec[g]);
+            s->has[g] = 1;
+            s->cnt[g]++;
+        }
+    } else if (id == COL_DOUBLE && global) {
+        const double *xv = arg->values;
+        double acc = s->dsum[0];
+        for (k = 0; k < n; k++)
+            acc += xv[rows[k]];
+        s->dsum[0] = acc;
+        s->has[0] = 1;
+        s->cnt[0] += n;
+    } else if (id == COL_DOUBLE) {
+        const double *xv = arg->values;
+        for (k = 0; k < n; k++) {
+            int64_t r = rows[k];
+            int32_t g = gid[r];
+            s->dsum[g] += xv[r];
             s->has[g] = 1;
             s->cnt[g]++;
         }
@@ -622,6 +703,21 @@ static silt_status update_minmax(agg_table *t, agg_state *s, const col_vec *arg,
                 s->has[g] = 1;
             }
         }
+        return SILT_OK;
+    }
+    if (id == COL_DOUBLE && t->n_keys == 0) {
+        const double *xv = arg->values;
+        double *val = (double *)(void *)s->val;
+        int is_min = s->spec.kind == AGG_MIN;
+        double best = s->has[0] ? val[0] : xv[rows[0]];
+        for (k = 0; k < n; k++) {
+            double x = xv[rows[k]];
+            /* Spark's order: NaN is the largest value. */
+            if (is_min ? (x < best || best != best) : (x > best || (x != x && best == best)))
+                best = x;
+        }
+        val[0] = best;
+        s->has[0] = 1;
         return SILT_OK;
     }
     if (id == COL_DOUBLE) {

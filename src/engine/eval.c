@@ -80,20 +80,23 @@ static void combine_validity(col_vec *out, const ev_val *l, const ev_val *r, int
 {
     size_t bytes = (size_t)(n_rows + 7) / 8, idx;
     const ev_val *sides[2] = {l, r};
-    int side;
+    int side, touched = 0;
     for (side = 0; side < 2; side++) {
         const ev_val *x = sides[side];
         if (x == NULL)
             continue;
         if (x->is_const) {
-            if (!vec_is_valid(x->v, 0))
+            if (!vec_is_valid(x->v, 0)) {
                 memset(out->validity, 0, bytes);
-        } else if (x->v->validity != NULL) {
+                touched = 1;
+            }
+        } else if (x->v->validity != NULL && x->v->null_count != 0) {
             for (idx = 0; idx < bytes; idx++)
                 out->validity[idx] &= x->v->validity[idx];
+            touched = 1;
         }
     }
-    out->null_count = col_validity_count_nulls(out->validity, n_rows);
+    out->null_count = touched ? col_validity_count_nulls(out->validity, n_rows) : 0;
 }
 
 silt_status ev_materialize(ev_val *val, arena *a, int64_t n_rows, silt_error *err)
@@ -931,7 +934,7 @@ silt_status expr_filter(const expr *e, engine_ctx *ctx, const col_batch *batch,
         return SILT_OK;
     }
     xv = x.v->values;
-    if (x.v->validity == NULL) {
+    if (x.v->validity == NULL || x.v->null_count == 0) {
         /* Branch-free: write every row, advance only on true. */
         FOR_SEL({
             sel_out[m] = (int32_t)r;
