@@ -190,6 +190,52 @@ silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *lef
                                 expr **right_keys, size_t n_keys, const expr *condition,
                                 silt_error *err);
 
+/* ---- window functions -------------------------------------------------------- */
+
+typedef enum engine_win_kind {
+    WIN_ROW_NUMBER,
+    WIN_RANK,
+    WIN_DENSE_RANK,
+    WIN_LAG,
+    WIN_LEAD,
+    WIN_AGG /* count/sum/avg/min/max over a frame */
+} engine_win_kind;
+
+typedef enum engine_frame_type { FRAME_ROWS, FRAME_RANGE } engine_frame_type;
+
+/*
+ * A frame: bounds relative to the current row (negative = PRECEDING,
+ * 0 = CURRENT ROW, positive = FOLLOWING) unless unbounded. RANGE offsets
+ * other than 0 need one numeric or date ORDER BY key.
+ */
+typedef struct engine_frame {
+    engine_frame_type type;
+    int start_unbounded, end_unbounded;
+    int64_t start, end;
+} engine_frame;
+
+typedef struct engine_window_fn {
+    engine_win_kind kind;
+    engine_agg_kind agg;      /* WIN_AGG: AGG_COUNT_STAR, COUNT, SUM, AVG, MIN, MAX */
+    expr *arg;                /* lag/lead/aggregate argument */
+    int64_t offset;           /* lag/lead distance (default 1) */
+    expr *default_value;      /* lag/lead default, or NULL */
+    int has_frame;            /* 0: Spark's default frame */
+    engine_frame frame;
+    const char *name;
+} engine_window_fn;
+
+/*
+ * Window functions sharing one PARTITION BY (child columns) and ORDER BY.
+ * Output: the child's columns, then one column per function, ordered by
+ * partition and order keys. Default frame as Spark: with ORDER BY, RANGE
+ * BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW; without, the whole partition.
+ */
+silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
+                             const int64_t *partition_cols, size_t n_partition,
+                             const engine_sort_key *order, size_t n_order,
+                             const engine_window_fn *fns, size_t n_fns, silt_error *err);
+
 /* ---- parallel aggregation --------------------------------------------------------- */
 
 /*

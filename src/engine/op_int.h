@@ -15,4 +15,11 @@ silt_status engine_chunk_new(engine_chunk **out, engine_op *op, size_t n_cols, i
 silt_status engine_make_schema(const col_type **out, arena *a, const char *const *names,
                                const col_type *const *types, size_t n, silt_error *err);
 
+/*
+ * Sorts idx[0..n) (row numbers of cols) by the keys, stably; scratch
+ * memory comes from a.
+ */
+silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_vec **cols,
+                                int64_t *idx, int64_t n, arena *a, silt_error *err);
+
 #endif

@@ -14,6 +14,7 @@
 
 #include <string.h>
 
+
 typedef struct sort_state {
     engine_sort_key *keys;
     size_t n_keys;
@@ -25,11 +26,12 @@ typedef struct sort_state {
     int drained;
 } sort_state;
 
-typedef struct sort_cmp {
+typedef struct sort_cmp sort_cmp;
+struct sort_cmp {
     const engine_sort_key *keys;
     size_t n_keys;
     col_vec **cols;
-} sort_cmp;
+};
 
 static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
 {
@@ -194,6 +196,16 @@ static silt_status sort_next(engine_op *op, engine_chunk **out, silt_error *err)
 }
 
 static const engine_op_vtable sort_vt = {"sort", sort_open, sort_next, NULL};
+
+silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_vec **cols,
+                                int64_t *idx, int64_t n, arena *a, silt_error *err)
+{
+    sort_cmp c;
+    c.keys = keys;
+    c.n_keys = n_keys;
+    c.cols = cols;
+    return merge_sort(&c, idx, n, a, err);
+}
 
 silt_status engine_op_sort(engine_op **out, engine_ctx *ctx, engine_op *child,
                            const engine_sort_key *keys, size_t n_keys, int64_t limit,
