@@ -63,6 +63,20 @@ static silt_status type_error(silt_error *err, const char *what, const col_type 
     return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] cannot apply %s to \"%s\"", what, xn);
 }
 
+static int is_numeric(col_type_id id);
+
+/*
+ * expr_common_type returns NULL both when the types have no common type
+ * and when a decimal type could not be allocated: numbers always have one.
+ */
+static silt_status no_common_type(silt_error *err, const char *what, const col_type *x,
+                                  const col_type *y)
+{
+    if (is_numeric(x->id) && is_numeric(y->id))
+        return err_nomem(err);
+    return type_error(err, what, x, y);
+}
+
 /* ---- literals ----------------------------------------------------------- */
 
 silt_status expr_column(expr **out, arena *a, int64_t col_idx, const col_type *type,
@@ -313,11 +327,15 @@ silt_status expr_arith(expr **out, arena *a, expr_op op, expr *left, expr *right
         common = col_type_primitive(COL_DOUBLE);
     else
         common = expr_common_type(a, left->type, right->type);
-    if (common == NULL || !is_numeric(common->id))
+    if (common == NULL)
+        return no_common_type(err, what, left->type, right->type);
+    if (!is_numeric(common->id))
         return type_error(err, what, left->type, right->type);
     if (common->id == COL_DECIMAL) {
         const col_type *lt = left->type->id == COL_NULL ? common : decimal_of(a, left->type);
         const col_type *rt = right->type->id == COL_NULL ? common : decimal_of(a, right->type);
+        if (lt == NULL || rt == NULL)
+            return err_nomem(err);
         SILT_RETURN_IF_ERROR(expr_coerce(&left, a, lt, err));
         SILT_RETURN_IF_ERROR(expr_coerce(&right, a, rt, err));
         result = decimal_result(a, op, lt, rt);
@@ -348,7 +366,9 @@ silt_status expr_compare(expr **out, arena *a, expr_op op, expr *left, expr *rig
         return err_set(err, SILT_INVALID, "operator %d is not a comparison", (int)op);
     snprintf(what, sizeof(what), "operator \"%s\"", op_name(op));
     common = expr_common_type(a, left->type, right->type);
-    if (common == NULL || common->id == COL_MAP)
+    if (common == NULL)
+        return no_common_type(err, what, left->type, right->type);
+    if (common->id == COL_MAP)
         return type_error(err, what, left->type, right->type);
     if (common->id == COL_NULL)
         common = col_type_primitive(COL_BOOLEAN);
@@ -485,14 +505,15 @@ silt_status expr_case(expr **out, arena *a, size_t n_when, expr **conds, expr **
     if (n_when == 0)
         return err_set(err, SILT_BIND, "CASE needs at least one WHEN");
     for (idx = 0; idx < n_when; idx++) {
-        type = expr_common_type(a, type, vals[idx]->type);
-        if (type == NULL)
-            return type_error(err, "CASE", vals[0]->type, vals[idx]->type);
+        const col_type *t = expr_common_type(a, type, vals[idx]->type);
+        if (t == NULL)
+            return no_common_type(err, "CASE", type, vals[idx]->type);
+        type = t;
     }
     if (else_val != NULL) {
         const col_type *t = expr_common_type(a, type, else_val->type);
         if (t == NULL)
-            return type_error(err, "CASE", type, else_val->type);
+            return no_common_type(err, "CASE", type, else_val->type);
         type = t;
     }
     e = node(a, EXPR_CASE, type, 2 * n_when + 1);
@@ -534,7 +555,7 @@ silt_status expr_coalesce(expr **out, arena *a, expr **args, size_t n_args, silt
     for (idx = 0; idx < n_args; idx++) {
         const col_type *t = expr_common_type(a, type, args[idx]->type);
         if (t == NULL)
-            return type_error(err, "coalesce", type, args[idx]->type);
+            return no_common_type(err, "coalesce", type, args[idx]->type);
         type = t;
     }
     e = node(a, EXPR_COALESCE, type, n_args);

@@ -326,56 +326,105 @@ silt_status vec_accum_add(vec_accum *acc, const col_vec *v, const int32_t *sel, 
     return SILT_OK;
 }
 
-silt_status vec_accum_finish(vec_accum *acc, col_vec **out, silt_error *err)
+/* Concatenates vectors of one type into a new one (nested types recursively). */
+static silt_status vec_concat(col_vec **out, arena *a, const col_type *type, col_vec *const *parts,
+                              size_t n_parts, silt_error *err)
 {
-    /* Gather over the concatenation: row r of the result is (part, offset). */
-    int64_t total = acc->n_rows, pos = 0;
+    int64_t total = 0, pos = 0;
     size_t part;
     col_vec *dst;
+    for (part = 0; part < n_parts; part++)
+        total += parts[part]->length;
+    SILT_RETURN_IF_ERROR(vec_new(&dst, a, type, total, err));
+    for (part = 0; part < n_parts; part++) {
+        const col_vec *p = parts[part];
+        int64_t row;
+        if (p->validity != NULL)
+            for (row = 0; row < p->length; row++)
+                if (!col_bit_get(p->validity, row))
+                    vec_set_null(dst, pos + row);
+        pos += p->length;
+    }
+    if (is_varlen(type->id)) {
+        vec_str_writer w;
+        vec_str_begin(&w, dst, a);
+        pos = 0;
+        for (part = 0; part < n_parts; part++) {
+            const col_vec *p = parts[part];
+            int64_t row;
+            for (row = 0; row < p->length; row++, pos++) {
+                if (vec_is_valid(p, row)) {
+                    int32_t len;
+                    const char *bytes = col_vec_str(p, row, &len);
+                    SILT_RETURN_IF_ERROR(vec_str_put(&w, pos, bytes, len, err));
+                }
+            }
+        }
+        vec_str_end(&w);
+    } else if (col_type_is_nested(type->id)) {
+        size_t child;
+        col_vec **kids = arena_calloc(a, n_parts ? n_parts : 1, sizeof(col_vec *));
+        if (kids == NULL)
+            return err_nomem(err);
+        if (type->id != COL_STRUCT) {
+            /* Offsets continue where the previous part's elements ended. */
+            int64_t base = 0;
+            pos = 0;
+            for (part = 0; part < n_parts; part++) {
+                const col_vec *p = parts[part];
+                int64_t row;
+                for (row = 0; row < p->length; row++, pos++) {
+                    int64_t end = base + p->offsets[row + 1] - p->offsets[0];
+                    if (end > INT32_MAX)
+                        return err_set(err, SILT_NOMEM, "list elements exceed one vector's limit");
+                    dst->offsets[pos + 1] = (int32_t)end;
+                }
+                base += p->length > 0 ? p->offsets[p->length] - p->offsets[0] : 0;
+            }
+        }
+        for (child = 0; child < type->n_fields; child++) {
+            for (part = 0; part < n_parts; part++) {
+                col_vec *c = parts[part]->children[child];
+                if (type->id != COL_STRUCT && parts[part]->length > 0 && parts[part]->offsets[0] != 0) {
+                    /* A list whose elements do not start at 0: take its range only. */
+                    int64_t from = parts[part]->offsets[0];
+                    int64_t n = parts[part]->offsets[parts[part]->length] - from, k;
+                    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(n ? n : 1));
+                    if (idx == NULL)
+                        return err_nomem(err);
+                    for (k = 0; k < n; k++)
+                        idx[k] = from + k;
+                    SILT_RETURN_IF_ERROR(vec_gather(&c, a, c, idx, n, err));
+                }
+                kids[part] = c;
+            }
+            SILT_RETURN_IF_ERROR(vec_concat(&dst->children[child], a, type->fields[child].type,
+                                            kids, n_parts, err));
+        }
+    } else {
+        size_t width = col_type_value_width(type->id);
+        pos = 0;
+        for (part = 0; part < n_parts; part++) {
+            const col_vec *p = parts[part];
+            if (width > 0 && p->length > 0)
+                memcpy((char *)dst->values + width * (size_t)pos, p->values,
+                       width * (size_t)p->length);
+            pos += p->length;
+        }
+    }
+    *out = dst;
+    return SILT_OK;
+}
+
+silt_status vec_accum_finish(vec_accum *acc, col_vec **out, silt_error *err)
+{
     if (acc->n_parts == 1) {
         *out = acc->parts[0];
         return SILT_OK;
     }
     if (acc->n_parts == 0)
         return vec_new(out, acc->a, acc->type, 0, err);
-    if (col_type_is_nested(acc->type->id))
-        return err_set(err, SILT_UNSUPPORTED, "keeping rows of type \"%s\" is not supported yet",
-                       col_type_id_name(acc->type->id));
-    SILT_RETURN_IF_ERROR(vec_new(&dst, acc->a, acc->type, total, err));
-    if (is_varlen(acc->type->id)) {
-        vec_str_writer w;
-        vec_str_begin(&w, dst, acc->a);
-        for (part = 0; part < acc->n_parts; part++) {
-            const col_vec *p = acc->parts[part];
-            int64_t row;
-            for (row = 0; row < p->length; row++, pos++) {
-                if (!vec_is_valid(p, row)) {
-                    vec_set_null(dst, pos);
-                } else {
-                    int32_t len;
-                    const char *s = col_vec_str(p, row, &len);
-                    SILT_RETURN_IF_ERROR(vec_str_put(&w, pos, s, len, err));
-                }
-            }
-        }
-        vec_str_end(&w);
-    } else {
-        size_t width = col_type_value_width(acc->type->id);
-        for (part = 0; part < acc->n_parts; part++) {
-            const col_vec *p = acc->parts[part];
-            int64_t row;
-            if (width > 0)
-                memcpy((char *)dst->values + width * (size_t)pos, p->values,
-                       width * (size_t)p->length);
-            if (p->validity != NULL)
-                for (row = 0; row < p->length; row++)
-                    if (!col_bit_get(p->validity, row))
-                        vec_set_null(dst, pos + row);
-            pos += p->length;
-        }
-    }
-    *out = dst;
-    return SILT_OK;
+    return vec_concat(out, acc->a, acc->type, acc->parts, acc->n_parts, err);
 }
 
 /* ---- compare and hash -------------------------------------------------- */

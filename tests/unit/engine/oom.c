@@ -54,6 +54,26 @@ static silt_status run_plan(arena *qa, engine_ctx *ctx, const char **text_out, s
     SILT_RETURN_IF_ERROR(engine_op_values(&l, ctx, b->schema, &b, 1, err));
     SILT_RETURN_IF_ERROR(engine_op_values(&r, ctx, b->schema, &b, 1, err));
     SILT_RETURN_IF_ERROR(engine_op_filter(&f, ctx, l, pred, err));
+    {
+        /* k, v, upper(concat(s, 'x')), CAST(v AS DECIMAL(10,2)) * 1.5 */
+        expr *x, *cat, *up, *dec, *onefive, *mul, *proj[4];
+        const col_type *d102 = col_type_decimal(qa, 10, 2);
+        engine_op *p;
+        if (d102 == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(expr_lit_string(&x, qa, "x", 1, err));
+        SILT_RETURN_IF_ERROR(expr_func(&cat, qa, "concat", (expr *[]){str, x}, 2, err));
+        SILT_RETURN_IF_ERROR(expr_func(&up, qa, "upper", &cat, 1, err));
+        SILT_RETURN_IF_ERROR(expr_cast(&dec, qa, v, d102, 0, err));
+        SILT_RETURN_IF_ERROR(expr_lit_decimal(&onefive, qa, 2, 1, 15, err));
+        SILT_RETURN_IF_ERROR(expr_arith(&mul, qa, EXPR_MUL, dec, onefive, err));
+        proj[0] = k;
+        proj[1] = v;
+        proj[2] = up;
+        proj[3] = mul;
+        SILT_RETURN_IF_ERROR(engine_op_project(&p, ctx, f, proj, NULL, 4, err));
+        f = p;
+    }
     lk[0] = k;
     rk[0] = v;
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&j, ctx, f, r, JOIN_LEFT, lk, rk, 1, NULL, err));

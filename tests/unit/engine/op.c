@@ -506,3 +506,35 @@ void test_engine_op__scan_callback_and_errors(void)
         check_contains(err.context, "in operator \"scan\"");
     }
 }
+
+void test_engine_op__nested_results_across_batches(void)
+{
+    /* 3000 groups of collect_list: the result spans two output batches of arrays. */
+    int64_t *vals = arena_alloc(qa, sizeof(int64_t) * 6000), k;
+    col_vec *c;
+    col_batch *b, *out;
+    engine_op *g, *s;
+    expr *keys[1];
+    engine_agg aggs[1];
+    engine_sort_key key = engine_sort_key_default(0, 1);
+    for (k = 0; k < 6000; k++)
+        vals[k] = k % 3000;
+    c = mk_ints(qa, COL_LONG, 6000, vals, NULL);
+    b = mk_batch(qa, 1, &c);
+    keys[0] = col(b, 0);
+    aggs[0] = agg(AGG_COLLECT_LIST, col(b, 0), "l");
+    check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b), keys, NULL, 1, aggs, 1, NULL, 0, &err), &err);
+    check_ok(engine_op_sort(&s, &ctx, g, &key, 1, -1, 0, &err), &err);
+    check_ok(engine_collect(s, qa, &out, &err), &err);
+    check_int(3000, out->n_rows);
+    check_int(6000, out->cols[1]->children[0]->length);
+    {
+        buf t = BUF_INIT;
+        value_text(&t, out->cols[1], 0);
+        check_str("[2999 2999]", buf_cstr(&t));
+        buf_truncate(&t, 0);
+        value_text(&t, out->cols[1], 2999);
+        check_str("[0 0]", buf_cstr(&t));
+        buf_clear(&t);
+    }
+}
