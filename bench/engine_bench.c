@@ -1,7 +1,7 @@
 /*
  * engine_bench.c - micro-benchmark of the engine's filter + aggregate path.
  *
- *   engine_bench [rows] [threads]
+ *   engine_bench [rows] [threads] [query: 1 or 2, default both]
  *
  * Generates `rows` rows (default 10M) of (k int: 1000 groups, v long,
  * x double in [0,1)) as batches of ENGINE_BATCH_ROWS, then times
@@ -155,6 +155,7 @@ int main(int argc, char **argv)
 {
     int64_t rows = argc > 1 ? strtoll(argv[1], NULL, 10) : 10000000;
     long threads = argc > 2 ? strtol(argv[2], NULL, 10) : 0;
+    long only = argc > 3 ? strtol(argv[3], NULL, 10) : 0;
     silt_error err = SILT_ERROR_INIT;
     arena *qa = arena_new(NULL, "bench");
     engine_ctx ctx;
@@ -171,6 +172,8 @@ int main(int argc, char **argv)
     printf("rows=%lld batch=%d threads=%zu\n", (long long)rows, ENGINE_BATCH_ROWS,
            tpool_width(pool));
     for (qi = 0; qi < 2; qi++) {
+        if (only > 0 && only != qi + 1)
+            continue;
         for (rep = 0; rep < 3; rep++) {
             int64_t groups = 0, t0, t1, t2;
             clock_t c0, c1;

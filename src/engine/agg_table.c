@@ -426,13 +426,18 @@ static silt_status fast_insert(agg_table *t, int64_t x, int valid, uint64_t h, s
     return new_group(t, key, valid ? 1 + (int32_t)t->fast_width : 1, h, slot, g, err);
 }
 
-/* The common INT/LONG key without NULLs: a loop with no per-row type tests. */
+/*
+ * The common INT/LONG key without NULLs: hashes are computed for the whole
+ * batch first (a loop without dependencies), then probed.
+ */
 #define FAST_LOOP(T, CAST)                                                                         \
     do {                                                                                           \
         const T *kvals = kv->values;                                                               \
+        for (k = 0; k < n_sel; k++)                                                                \
+            hashes[k] = fast_hash((int64_t)(CAST)kvals[ENGINE_ROW(sel, k)], 1);                     \
         for (k = 0; k < n_sel; k++) {                                                              \
             int64_t row = ENGINE_ROW(sel, k), x = (int64_t)(CAST)kvals[row];                       \
-            uint64_t h = fast_hash(x, 1);                                                          \
+            uint64_t h = hashes[k];                                                                \
             size_t slot;                                                                           \
             int32_t g = fast_probe(t, x, 1, h, &slot);                                             \
             if (g < 0) {                                                                           \
@@ -445,10 +450,13 @@ static silt_status fast_insert(agg_table *t, int64_t x, int valid, uint64_t h, s
 
 static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *sel,
                                int64_t n_sel, int32_t *gid, int32_t *new_rows, int64_t *n_new,
-                               silt_error *err)
+                               arena *scratch, silt_error *err)
 {
     int64_t k;
     col_type_id id = kv->type->id;
+    uint64_t *hashes = arena_alloc(scratch, sizeof(uint64_t) * (size_t)(n_sel ? n_sel : 1));
+    if (hashes == NULL)
+        return err_nomem(err);
     if (kv->validity == NULL && (id == COL_INT || id == COL_DATE)) {
         FAST_LOOP(int32_t, uint32_t);
         return SILT_OK;
@@ -858,7 +866,8 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
         for (k = 0; k < n_sel; k++)
             gid[ENGINE_ROW(sel, k)] = 0;
     } else if (t->fast) {
-        SILT_RETURN_IF_ERROR(fast_groups(t, keys[0], sel, n_sel, gid, new_rows, &n_new, err));
+        SILT_RETURN_IF_ERROR(
+            fast_groups(t, keys[0], sel, n_sel, gid, new_rows, &n_new, scratch, err));
         SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[0], keys[0], new_rows, n_new, err));
     } else {
         SILT_RETURN_IF_ERROR(serialize(t, sel, n_sel, keys, scratch, &bytes, &off, err));

@@ -659,10 +659,10 @@ static silt_status eval_case(const expr *e, engine_ctx *ctx, const col_batch *ba
                              silt_error *err)
 {
     size_t n_when = (e->n_args - 1) / 2, idx;
-    int64_t n_rows = batch->n_rows, n_rest, k;
+    int64_t n_rows = batch->n_rows, n_rest = 0, k;
     const col_vec **src = arena_calloc(a, (size_t)(n_rows ? n_rows : 1), sizeof(col_vec *));
     int32_t *match = arena_alloc(a, sizeof(int32_t) * (size_t)(n_sel ? n_sel : 1));
-    int32_t *rest;
+    int32_t *rest = NULL;
     col_vec *o;
     if (src == NULL || match == NULL)
         return err_nomem(err);
@@ -701,9 +701,9 @@ static silt_status eval_coalesce(const expr *e, engine_ctx *ctx, const col_batch
                                  const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
                                  silt_error *err)
 {
-    int64_t n_rows = batch->n_rows, n_rest, k;
+    int64_t n_rows = batch->n_rows, n_rest = 0, k;
     const col_vec **src = arena_calloc(a, (size_t)(n_rows ? n_rows : 1), sizeof(col_vec *));
-    int32_t *rest;
+    int32_t *rest = NULL;
     size_t idx;
     col_vec *o;
     if (src == NULL)
