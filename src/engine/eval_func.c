@@ -1098,6 +1098,148 @@ static silt_status fn_least(const expr *e, engine_ctx *ctx, col_vec **args, cons
     return fn_greatest_least(e, args, sel, n_sel, n_rows, a, out, 0, err);
 }
 
+/* ---- hash: Spark's Murmur3 x86_32, seed 42 ----------------------------------------- */
+
+static uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
+
+static uint32_t mix_k1(uint32_t k1)
+{
+    k1 *= 0xcc9e2d51u;
+    k1 = rotl32(k1, 15);
+    return k1 * 0x1b873593u;
+}
+
+static uint32_t mix_h1(uint32_t h1, uint32_t k1)
+{
+    h1 ^= k1;
+    h1 = rotl32(h1, 13);
+    return h1 * 5 + 0xe6546b64u;
+}
+
+static uint32_t fmix(uint32_t h1, uint32_t len)
+{
+    h1 ^= len;
+    h1 ^= h1 >> 16;
+    h1 *= 0x85ebca6bu;
+    h1 ^= h1 >> 13;
+    h1 *= 0xc2b2ae35u;
+    return h1 ^ (h1 >> 16);
+}
+
+static uint32_t m3_int(uint32_t v, uint32_t seed) { return fmix(mix_h1(seed, mix_k1(v)), 4); }
+
+static uint32_t m3_long(uint64_t v, uint32_t seed)
+{
+    uint32_t h1 = mix_h1(seed, mix_k1((uint32_t)v));
+    return fmix(mix_h1(h1, mix_k1((uint32_t)(v >> 32))), 8);
+}
+
+/* Spark's hashUnsafeBytes: 4-byte little-endian words, then each tail byte sign-extended. */
+static uint32_t m3_bytes(const unsigned char *p, int32_t len, uint32_t seed)
+{
+    int32_t idx, aligned = len - len % 4;
+    uint32_t h1 = seed;
+    for (idx = 0; idx < aligned; idx += 4) {
+        uint32_t w = (uint32_t)p[idx] | (uint32_t)p[idx + 1] << 8 | (uint32_t)p[idx + 2] << 16 |
+                     (uint32_t)p[idx + 3] << 24;
+        h1 = mix_h1(h1, mix_k1(w));
+    }
+    for (; idx < len; idx++)
+        h1 = mix_h1(h1, mix_k1((uint32_t)(int32_t)(signed char)p[idx]));
+    return fmix(h1, (uint32_t)len);
+}
+
+static silt_status res_hash(expr *e, arena *a, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < e->n_args; idx++)
+        if (col_type_is_nested(e->args[idx]->type->id))
+            return err_set(err, SILT_UNSUPPORTED, "hash of a nested value is not supported yet");
+    e->type = col_type_primitive(COL_INT);
+    return SILT_OK;
+}
+
+/* hash(a, b, ...): each non-NULL argument hashes with the previous result as seed. */
+static silt_status fn_hash(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
+                           int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
+                           silt_error *err)
+{
+    col_vec *o;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        uint32_t h = 42;
+        size_t idx;
+        for (idx = 0; idx < e->n_args; idx++) {
+            const col_vec *v = args[idx];
+            if (!vec_is_valid(v, r))
+                continue;
+            switch (v->type->id) {
+            case COL_LONG:
+            case COL_TIMESTAMP:
+            case COL_TIMESTAMP_NTZ: h = m3_long((uint64_t)vec_get_int(v, r), h); break;
+            case COL_FLOAT: {
+                float f = (float)vec_get_double(v, r);
+                uint32_t bits;
+                if (f == 0)
+                    f = 0;
+                if (f != f)
+                    bits = 0x7fc00000u;
+                else
+                    memcpy(&bits, &f, 4);
+                h = m3_int(bits, h);
+                break;
+            }
+            case COL_DOUBLE: {
+                double d = vec_get_double(v, r);
+                uint64_t bits;
+                if (d == 0)
+                    d = 0;
+                if (d != d)
+                    bits = 0x7ff8000000000000ull;
+                else
+                    memcpy(&bits, &d, 8);
+                h = m3_long(bits, h);
+                break;
+            }
+            case COL_DECIMAL: {
+                col_int128 x = vec_get_dec(v, r);
+                if (v->type->precision <= 18) {
+                    h = m3_long((uint64_t)(int64_t)x, h);
+                } else {
+                    /* BigInteger.toByteArray: minimal big-endian two's complement */
+                    unsigned char bytes[17];
+                    int n = 16, idx2;
+                    for (idx2 = 0; idx2 < 16; idx2++)
+                        bytes[15 - idx2] = (unsigned char)((unsigned __int128)x >> (8 * idx2));
+                    idx2 = 0;
+                    while (n > 1 && ((bytes[idx2] == 0 && !(bytes[idx2 + 1] & 0x80)) ||
+                                     (bytes[idx2] == 0xff && (bytes[idx2 + 1] & 0x80)))) {
+                        idx2++;
+                        n--;
+                    }
+                    h = m3_bytes(bytes + idx2, n, h);
+                }
+                break;
+            }
+            case COL_STRING:
+            case COL_BINARY: {
+                int32_t len;
+                const char *s = col_vec_str(v, r, &len);
+                h = m3_bytes((const unsigned char *)s, len, h);
+                break;
+            }
+            case COL_NULL: break;
+            default: h = m3_int((uint32_t)vec_get_int(v, r), h); break;
+            }
+        }
+        ov[r] = (int32_t)h;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
 /* ---- registry -------------------------------------------------------------------- */
 
 static const expr_func_def funcs[] = {
@@ -1141,6 +1283,7 @@ static const expr_func_def funcs[] = {
     {"sign", 1, 1, res_double_math, fn_signum, 0},
     {"mod", 2, 2, res_mod, fn_mod, 1},
     {"pmod", 2, 2, res_pmod, fn_pmod, 0},
+    {"hash", 1, -1, res_hash, fn_hash, 1},
     {"greatest", 2, -1, res_greatest, fn_greatest, 1},
     {"least", 2, -1, res_greatest, fn_least, 1},
 };

@@ -15,6 +15,7 @@
  */
 #include "engine/expr.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -501,6 +502,16 @@ static silt_status res_from_unixtime(expr *e, arena *a, silt_error *err)
     return SILT_OK;
 }
 
+static silt_status res_months_between(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_TIMESTAMP, err));
+    if (e->n_args > 2)
+        SILT_RETURN_IF_ERROR(arg_as(e, 2, a, COL_BOOLEAN, err));
+    e->type = col_type_primitive(COL_DOUBLE);
+    return SILT_OK;
+}
+
 static silt_status res_current_date(expr *e, arena *a, silt_error *err)
 {
     e->type = col_type_primitive(COL_DATE);
@@ -851,6 +862,47 @@ static silt_status fn_from_unixtime(FN_ARGS)
                        "yyyy-MM-dd HH:mm:ss");
 }
 
+/*
+ * months_between(t1, t2[, roundOff]): whole months when both days are equal
+ * or both are month ends, else the month difference plus the rest over a
+ * 31-day month; rounded to 8 digits unless roundOff is false (Spark).
+ */
+static silt_status fn_months_between(FN_ARGS)
+{
+    col_vec *o;
+    const int64_t *x = args[0]->values, *y = args[1]->values;
+    double *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        civil c1, c2;
+        int64_t months, d1 = time_floor_div(x[r], TIME_MICROS_PER_DAY);
+        int64_t d2 = time_floor_div(y[r], TIME_MICROS_PER_DAY);
+        int last1, last2, round_off = e->n_args < 3 || vec_get_int(args[2], r);
+        double diff;
+        civil_of(x[r], &c1);
+        civil_of(y[r], &c2);
+        months = (c1.year * 12 + c1.month) - (c2.year * 12 + c2.month);
+        last1 = (int)c1.day == days_in_month(c1.year, c1.month);
+        last2 = (int)c2.day == days_in_month(c2.year, c2.month);
+        if (c1.day == c2.day || (last1 && last2)) {
+            ov[r] = (double)months;
+            continue;
+        }
+        diff = (double)months +
+               ((double)((int64_t)c1.day - (int64_t)c2.day) * 86400.0 +
+                (double)(x[r] - d1 * TIME_MICROS_PER_DAY - (y[r] - d2 * TIME_MICROS_PER_DAY)) / 1e6) /
+                   (31.0 * 86400.0);
+        if (round_off) {
+            double scaled = diff * 1e8;
+            diff = (scaled < 0 ? -floor(-scaled + 0.5) : floor(scaled + 0.5)) / 1e8;
+        }
+        ov[r] = diff;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
 static silt_status fn_current_date(FN_ARGS)
 {
     col_vec *o;
@@ -943,6 +995,7 @@ const expr_func_def engine_time_funcs[] = {
     {"datediff", 2, 2, res_datediff, fn_datediff, 0},
     {"add_months", 2, 2, res_date_int, fn_add_months, 0},
     {"last_day", 1, 1, res_last_day, fn_last_day, 0},
+    {"months_between", 2, 3, res_months_between, fn_months_between, 0},
     {"date_trunc", 2, 2, res_date_trunc, fn_date_trunc, 0},
     {"trunc", 2, 2, res_trunc, fn_trunc, 0},
     {"to_date", 1, 2, res_to_date, fn_to_date, 0},

@@ -588,6 +588,21 @@ void test_engine_expr__date_functions(void)
     check_str("2024-02-01", const_text(fn("trunc", 2, (expr *[]){d, lit_str("MM")})));
 }
 
+void test_engine_expr__hash_and_months_between(void)
+{
+    /* Values Spark returns for the same calls. */
+    check_str("-559580957", const_text(fn("hash", 1, (expr *[]){lit_int(1)})));
+    check_str("42", const_text(fn("hash", 1, (expr *[]){lit_null()})));
+    {
+        col_vec *out;
+        expr *mb = fn("months_between", 2, (expr *[]){ts_lit("1997-02-28 10:30:00"), lit_str("1996-10-30")});
+        check_ok(expr_eval(mb, &ctx, one_row(), NULL, 1, qa, &out, &err), &err);
+        check(vec_get_double(out, 0) > 3.949596765 && vec_get_double(out, 0) < 3.949596775);
+    }
+    check_str("1", const_text(fn("months_between", 2, (expr *[]){date_lit("2024-03-31"), date_lit("2024-02-29")})));
+    check_str("-2", const_text(fn("months_between", 2, (expr *[]){date_lit("2024-01-15"), date_lit("2024-03-15")})));
+}
+
 void test_engine_expr__datetime_patterns(void)
 {
     expr *t = ts_lit("2024-02-09 13:05:03.25");
