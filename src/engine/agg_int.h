@@ -59,7 +59,14 @@ typedef struct agg_table {
     size_t fast_width;
     int64_t *gval;
     uint8_t *gvalid;
+    /*
+     * Small non-negative keys (ids, years, codes) skip hashing altogether:
+     * direct[x] is the group of value x below AGG_DIRECT_KEYS, -1 unknown.
+     */
+    int32_t *direct;
 } agg_table;
+
+#define AGG_DIRECT_KEYS 16384
 
 silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
                            const col_type **key_types, const engine_agg *aggs, size_t n_aggs,

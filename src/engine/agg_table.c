@@ -427,23 +427,29 @@ static silt_status fast_insert(agg_table *t, int64_t x, int valid, uint64_t h, s
 }
 
 /*
- * The common INT/LONG key without NULLs: hashes are computed for the whole
- * batch first (a loop without dependencies), then probed.
+ * The common INT/LONG key without NULLs: small non-negative values go
+ * through the direct map, the others through the hash table.
  */
 #define FAST_LOOP(T, CAST)                                                                         \
     do {                                                                                           \
         const T *kvals = kv->values;                                                               \
-        for (k = 0; k < n_sel; k++)                                                                \
-            hashes[k] = fast_hash((int64_t)(CAST)kvals[ENGINE_ROW(sel, k)], 1);                     \
         for (k = 0; k < n_sel; k++) {                                                              \
             int64_t row = ENGINE_ROW(sel, k), x = (int64_t)(CAST)kvals[row];                       \
-            uint64_t h = hashes[k];                                                                \
+            uint64_t h;                                                                            \
             size_t slot;                                                                           \
-            int32_t g = fast_probe(t, x, 1, h, &slot);                                             \
+            int32_t g;                                                                             \
+            if ((uint64_t)x < AGG_DIRECT_KEYS && (g = t->direct[x]) >= 0) {                        \
+                gid[row] = g;                                                                      \
+                continue;                                                                          \
+            }                                                                                      \
+            h = fast_hash(x, 1);                                                                   \
+            g = fast_probe(t, x, 1, h, &slot);                                                     \
             if (g < 0) {                                                                           \
                 SILT_RETURN_IF_ERROR(fast_insert(t, x, 1, h, slot, &g, err));                      \
                 new_rows[(*n_new)++] = (int32_t)row;                                               \
             }                                                                                      \
+            if ((uint64_t)x < AGG_DIRECT_KEYS)                                                     \
+                t->direct[x] = g;                                                                  \
             gid[row] = g;                                                                          \
         }                                                                                          \
     } while (0)
@@ -454,9 +460,13 @@ static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *s
 {
     int64_t k;
     col_type_id id = kv->type->id;
-    uint64_t *hashes = arena_alloc(scratch, sizeof(uint64_t) * (size_t)(n_sel ? n_sel : 1));
-    if (hashes == NULL)
-        return err_nomem(err);
+    (void)scratch;
+    if (t->direct == NULL && kv->validity == NULL) {
+        t->direct = arena_alloc(t->a, sizeof(int32_t) * AGG_DIRECT_KEYS);
+        if (t->direct == NULL)
+            return err_nomem(err);
+        memset(t->direct, 0xff, sizeof(int32_t) * AGG_DIRECT_KEYS);
+    }
     if (kv->validity == NULL && (id == COL_INT || id == COL_DATE)) {
         FAST_LOOP(int32_t, uint32_t);
         return SILT_OK;

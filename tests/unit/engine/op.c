@@ -538,3 +538,23 @@ void test_engine_op__nested_results_across_batches(void)
         buf_clear(&t);
     }
 }
+
+void test_engine_op__group_keys_small_large_negative_and_null(void)
+{
+    /* Batch 1 (no NULLs): small, large and negative keys; batch 2 has NULLs and repeats them. */
+    col_vec *c1 = mk_ints(qa, COL_LONG, 6, (int64_t[]){5, 100000, -3, 5, 16383, 16384}, NULL);
+    col_vec *c2 = mk_ints(qa, COL_LONG, 6, (int64_t[]){-3, 0, 5, 100000, 16384, 0}, ".n....");
+    col_batch *bs[3];
+    engine_op *g, *s;
+    expr *keys[1];
+    engine_agg aggs[1];
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    bs[0] = mk_batch(qa, 1, &c1);
+    bs[1] = mk_batch(qa, 1, &c2);
+    bs[2] = bs[0];
+    keys[0] = col(bs[0], 0);
+    aggs[0] = agg(AGG_COUNT_STAR, NULL, "n");
+    check_ok(engine_op_hash_agg(&g, &ctx, values(3, bs), keys, NULL, 1, aggs, 1, NULL, 0, &err), &err);
+    check_ok(engine_op_sort(&s, &ctx, g, &key, 1, -1, 0, &err), &err);
+    check_str("NULL|1;-3|3;0|1;5|5;16383|2;16384|3;100000|3", run(s));
+}
