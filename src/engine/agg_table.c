@@ -724,17 +724,33 @@ static silt_status update_minmax(agg_table *t, agg_state *s, const col_vec *arg,
         return SILT_OK;
     }
     if (id == COL_DOUBLE && t->n_keys == 0) {
+        /*
+         * Spark's order makes NaN the largest value: max is NaN once any NaN
+         * was seen, min is NaN only when nothing else was. Written with
+         * selects rather than branches, since the data decides them.
+         */
         const double *xv = arg->values;
         double *val = (double *)(void *)s->val;
-        int is_min = s->spec.kind == AGG_MIN;
-        double best = s->has[0] ? val[0] : xv[rows[0]];
-        for (k = 0; k < n; k++) {
-            double x = xv[rows[k]];
-            /* Spark's order: NaN is the largest value. */
-            if (is_min ? (x < best || best != best) : (x > best || (x != x && best == best)))
-                best = x;
+        int had = s->has[0], had_nan = had && val[0] != val[0];
+        if (s->spec.kind == AGG_MAX) {
+            double best = had && !had_nan ? val[0] : -__builtin_inf();
+            int any_nan = had_nan;
+            for (k = 0; k < n; k++) {
+                double x = xv[rows[k]];
+                any_nan |= x != x;
+                best = x > best ? x : best;
+            }
+            val[0] = any_nan ? __builtin_nan("") : best;
+        } else {
+            double best = had && !had_nan ? val[0] : __builtin_inf();
+            int only_nan = !had || had_nan;
+            for (k = 0; k < n; k++) {
+                double x = xv[rows[k]];
+                only_nan &= x != x;
+                best = x < best ? x : best;
+            }
+            val[0] = only_nan ? __builtin_nan("") : best;
         }
-        val[0] = best;
         s->has[0] = 1;
         return SILT_OK;
     }

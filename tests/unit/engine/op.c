@@ -558,3 +558,30 @@ void test_engine_op__group_keys_small_large_negative_and_null(void)
     check_ok(engine_op_sort(&s, &ctx, g, &key, 1, -1, 0, &err), &err);
     check_str("NULL|1;-3|3;0|1;5|5;16383|2;16384|3;100000|3", run(s));
 }
+
+void test_engine_op__min_max_of_doubles_with_nan(void)
+{
+    /* Spark: NaN is the largest double. Global and grouped paths agree. */
+    col_vec *d1 = mk_doubles(qa, 3, (double[]){1.0, __builtin_nan(""), -2.0}, NULL);
+    col_vec *d2 = mk_doubles(qa, 2, (double[]){__builtin_nan(""), __builtin_nan("")}, NULL);
+    col_vec *d3 = mk_doubles(qa, 2, (double[]){5.0, 0.0}, ".n");
+    col_batch *b1 = mk_batch(qa, 1, &d1), *b2 = mk_batch(qa, 1, &d2), *b3 = mk_batch(qa, 1, &d3);
+    col_batch *all[2] = {b2, b3};
+    engine_op *g;
+    engine_agg aggs[2];
+    aggs[0] = agg(AGG_MIN, col(b1, 0), "mn");
+    aggs[1] = agg(AGG_MAX, col(b1, 0), "mx");
+    check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b1), NULL, NULL, 0, aggs, 2, NULL, 0, &err), &err);
+    check_str("-2|nan", run(g));
+    check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b2), NULL, NULL, 0, aggs, 2, NULL, 0, &err), &err);
+    check_str("nan|nan", run(g));
+    /* NaNs first, then a number in a later batch: min becomes the number */
+    check_ok(engine_op_hash_agg(&g, &ctx, values(2, all), NULL, NULL, 0, aggs, 2, NULL, 0, &err), &err);
+    check_str("5|nan", run(g));
+    {
+        expr *keys[1];
+        check_ok(expr_lit_int(&keys[0], qa, COL_INT, 1, &err), &err);
+        check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b1), keys, NULL, 1, aggs, 2, NULL, 0, &err), &err);
+        check_str("1|-2|nan", run(g));
+    }
+}
