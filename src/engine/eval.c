@@ -241,7 +241,7 @@ static silt_status check_zero_divisor(const expr *e, engine_ctx *ctx, const ev_v
     FOR_SEL({
         int64_t rr = div->is_const ? 0 : r;
         if (vec_is_valid(out, r) && is_zero_at(div->v, rr)) {
-            if (ctx->ansi) {
+            if (ctx->ansi && !e->lit.i) {
                 eval_error(e, err, SILT_INVALID, "DIVIDE_BY_ZERO", "division by zero");
                 err_hint(err, "use try_divide to get NULL instead, or set "
                          "\"spark.sql.ansi.enabled\" to \"false\"");
@@ -253,22 +253,30 @@ static silt_status check_zero_divisor(const expr *e, engine_ctx *ctx, const ev_v
     return SILT_OK;
 }
 
-/* Finds whether a live, non-null row overflowed the result type (slow path). */
-static int find_int_overflow(int op, const ev_val *l, const ev_val *rhs, const col_vec *out,
-                             const int32_t *sel, int64_t n)
+/*
+ * Finds whether a live, non-null row overflowed the result type (slow
+ * path); with null_them set (try_add and friends), makes those rows NULL.
+ */
+static int find_int_overflow(int op, const ev_val *l, const ev_val *rhs, col_vec *out,
+                             const int32_t *sel, int64_t n, int null_them)
 {
     size_t width = col_type_value_width(out->type->id);
     __int128 lo = -((__int128)1 << (8 * width - 1)), hi = ((__int128)1 << (8 * width - 1)) - 1;
+    int found = 0;
     FOR_SEL({
         if (vec_is_valid(out, r)) {
             __int128 x = vec_get_int(l->v, l->is_const ? 0 : r);
             __int128 y = vec_get_int(rhs->v, rhs->is_const ? 0 : r);
             __int128 z = op == EXPR_ADD ? x + y : (op == EXPR_SUB ? x - y : x * y);
-            if (z < lo || z > hi)
-                return 1;
+            if (z < lo || z > hi) {
+                if (!null_them)
+                    return 1;
+                vec_set_null(out, r);
+                found = 1;
+            }
         }
     });
-    return 0;
+    return found;
 }
 
 static silt_status eval_arith_decimal(const expr *e, engine_ctx *ctx, const ev_val *l,
@@ -316,7 +324,9 @@ static silt_status eval_arith(const expr *e, engine_ctx *ctx, const col_batch *b
         return err_set(err, SILT_INVALID, "arithmetic on \"%s\" reached the evaluator",
                        col_type_id_name(e->type->id));
     }
-    if (ovf && ctx->ansi && find_int_overflow(e->op, &l, &rt, o, sel, n))
+    if (ovf && e->lit.i)
+        find_int_overflow(e->op, &l, &rt, o, sel, n, 1);
+    else if (ovf && ctx->ansi && find_int_overflow(e->op, &l, &rt, o, sel, n, 0))
         return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
                           "%s overflow", col_type_id_name(e->type->id));
     out->v = o;
@@ -387,7 +397,7 @@ static silt_status eval_arith_decimal(const expr *e, engine_ctx *ctx, const ev_v
             col_int128 y = vec_get_dec(rhs->v, rhs->is_const ? 0 : r);
             col_int128 z = 0;
             if (!dec_op(e->op, x, s1, y, s2, s, p, &z)) {
-                if (ctx->ansi)
+                if (ctx->ansi && !e->lit.i)
                     return eval_error(e, err, SILT_INVALID, "NUMERIC_VALUE_OUT_OF_RANGE",
                                       "decimal result does not fit decimal(%d,%d)", p, s);
                 vec_set_null(out, r);

@@ -633,6 +633,22 @@ silt_status expr_func(expr **out, arena *a, const char *name, expr **args, size_
                            n_args);
         return expr_nullif(out, a, args[0], args[1], err);
     }
+    {
+        /* try_add & co.: the operator, with NULL instead of the ANSI errors. */
+        static const struct { const char *name; expr_op op; } tries[] = {
+            {"try_add", EXPR_ADD}, {"try_subtract", EXPR_SUB}, {"try_multiply", EXPR_MUL},
+            {"try_divide", EXPR_DIV}, {"try_mod", EXPR_MOD}};
+        for (idx = 0; idx < sizeof(tries) / sizeof(tries[0]); idx++) {
+            if (str_casecmp(name, tries[idx].name) != 0)
+                continue;
+            if (n_args != 2)
+                return err_set(err, SILT_BIND, "[WRONG_NUM_ARGS] function \"%s\" takes 2 "
+                               "arguments, not %zu", tries[idx].name, n_args);
+            SILT_RETURN_IF_ERROR(expr_arith(out, a, tries[idx].op, args[0], args[1], err));
+            (*out)->lit.i = 1;
+            return SILT_OK;
+        }
+    }
     def = expr_func_lookup(name);
     if (def == NULL) {
         err_set(err, SILT_BIND, "[UNRESOLVED_ROUTINE] function \"%s\" does not exist", name);

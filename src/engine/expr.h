@@ -75,7 +75,7 @@ struct expr {
     const col_type *type; /* result type */
     int op;
     int64_t col_idx;      /* EXPR_COLUMN */
-    expr_value lit;       /* EXPR_LITERAL */
+    expr_value lit;       /* EXPR_LITERAL; EXPR_ARITH: lit.i = 1 for try_add & co. */
     size_t n_args;
     expr **args;
     const expr_func_def *func; /* EXPR_FUNC */

@@ -164,6 +164,20 @@ void test_engine_expr__division_by_zero(void)
     check_str("0,NULL,0", eval_text(&ctx, m, b));
 }
 
+void test_engine_expr__try_arithmetic(void)
+{
+    check_str("NULL", const_text(fn("try_divide", 2, (expr *[]){lit_int(1), lit_int(0)})));
+    check_str("0.5", const_text(fn("try_divide", 2, (expr *[]){lit_int(1), lit_int(2)})));
+    check_str("NULL", const_text(fn("try_add", 2, (expr *[]){lit_int(INT32_MAX), lit_int(1)})));
+    check_str("NULL", const_text(fn("try_multiply", 2, (expr *[]){lit_long(INT64_MAX), lit_long(2)})));
+    check_str("-1", const_text(fn("try_subtract", 2, (expr *[]){lit_int(1), lit_int(2)})));
+    check_str("NULL", const_text(fn("try_mod", 2, (expr *[]){lit_int(1), lit_int(0)})));
+    {
+        expr *e;
+        check_fails(SILT_BIND, expr_func(&e, qa, "try_add", (expr *[]){lit_int(1)}, 1, &err));
+    }
+}
+
 void test_engine_expr__short_circuit_avoids_errors(void)
 {
     /* c0 <> 0 AND 10 / c0 > 1: the division never sees the zero row. */
