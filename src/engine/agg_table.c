@@ -14,6 +14,7 @@
  * are close to Spark's but not bit-identical.
  */
 #include "engine/agg_int.h"
+#include "engine/op_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -56,6 +57,12 @@ const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *
     case AGG_COLLECT_LIST:
     case AGG_COLLECT_SET:
         return arg ? col_type_array(a, arg, 0) : NULL;
+    case AGG_PERCENTILE_APPROX:
+        if (id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
+            id == COL_FLOAT || id == COL_DOUBLE || id == COL_DECIMAL || id == COL_DATE ||
+            id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)
+            return arg;
+        return NULL;
     default: /* min, max, first, last */
         if (arg == NULL || col_type_is_nested(id))
             return NULL;
@@ -69,7 +76,7 @@ silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_k
     static const char *const names[] = {
         "count", "count", "sum", "avg", "min", "max", "first", "last", "stddev_samp",
         "stddev_pop", "var_samp", "var_pop", "collect_list", "collect_set",
-        "approx_count_distinct"};
+        "approx_count_distinct", "percentile_approx"};
     const col_type *t = engine_agg_type(a, kind, arg);
     if (t != NULL) {
         *out = t;
@@ -115,8 +122,13 @@ silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_key
         /* Types outlive the table: result vectors point at them. */
         SILT_RETURN_IF_ERROR(engine_agg_type_checked(&s->out_type, ctx->query_arena,
                                                      aggs[idx].kind, s->in_type, err));
-        if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET)
+        if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET ||
+            s->spec.kind == AGG_PERCENTILE_APPROX)
             vec_accum_init(&s->elems, a, s->in_type);
+        if (s->spec.kind == AGG_PERCENTILE_APPROX &&
+            !(s->spec.percentage >= 0.0 && s->spec.percentage <= 1.0))
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage "
+                           "of percentile_approx must be between 0.0 and 1.0");
     }
     t->cap_slots = 1024;
     t->slot_hash = arena_alloc(a, sizeof(uint64_t) * t->cap_slots);
@@ -182,7 +194,8 @@ static silt_status grow_groups(agg_table *t, silt_error *err)
             ok = grow(t->a, (void **)&s->hll, HLL_REGS, old, cap, 1);
             break;
         case AGG_COLLECT_LIST:
-        case AGG_COLLECT_SET: break;
+        case AGG_COLLECT_SET:
+        case AGG_PERCENTILE_APPROX: break;
         default:
             ok = grow(t->a, (void **)&s->has, 1, old, cap, 1) &&
                  grow(t->a, (void **)&s->isnull, 1, old, cap, 1) &&
@@ -852,7 +865,8 @@ static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, co
         }
         return SILT_OK;
     case AGG_COLLECT_LIST:
-    case AGG_COLLECT_SET: {
+    case AGG_COLLECT_SET:
+    case AGG_PERCENTILE_APPROX: {
         if (s->n_elems + n > s->cap_elems) {
             int64_t cap = s->cap_elems ? s->cap_elems : 1024;
             while (cap < s->n_elems + n)
@@ -976,7 +990,8 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
             break;
         }
         case AGG_COLLECT_LIST:
-        case AGG_COLLECT_SET: break; /* below, all at once */
+        case AGG_COLLECT_SET:
+        case AGG_PERCENTILE_APPROX: break; /* below, all at once */
         default: {
             int take;
             if (!s->has[g])
@@ -1015,7 +1030,8 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
         }
         }
     }
-    if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET) {
+    if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET ||
+        s->spec.kind == AGG_PERCENTILE_APPROX) {
         col_vec *elems;
         int64_t k;
         SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
@@ -1136,6 +1152,45 @@ static silt_status finish_collect(agg_table *t, agg_state *s, arena *a, col_vec 
     return vec_gather(&o->children[0], a, elems, idx, n_out, err);
 }
 
+/*
+ * percentile_approx keeps every value and answers exactly: the smallest
+ * value whose rank reaches percentage * n, which is what Spark's
+ * approximation returns whenever a group has fewer values than its
+ * accuracy (10000 by default), and within its error bound otherwise.
+ */
+static silt_status finish_percentile(agg_table *t, agg_state *s, arena *a, col_vec **out,
+                                     silt_error *err)
+{
+    int64_t *start = arena_calloc(a, (size_t)t->n_groups + 1, sizeof(int64_t));
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(s->n_elems ? s->n_elems : 1));
+    int64_t *pick = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+    int64_t *cur = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    col_vec *elems;
+    int64_t g, k;
+    if (start == NULL || idx == NULL || pick == NULL || cur == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
+    for (k = 0; k < s->n_elems; k++)
+        start[s->elem_gid[k] + 1]++;
+    for (g = 0; g < t->n_groups; g++)
+        start[g + 1] += start[g];
+    memcpy(cur, start, sizeof(int64_t) * (size_t)t->n_groups);
+    for (k = 0; k < s->n_elems; k++)
+        idx[cur[s->elem_gid[k]]++] = k;
+    for (g = 0; g < t->n_groups; g++) {
+        int64_t n = start[g + 1] - start[g], rank;
+        if (n == 0) {
+            pick[g] = -1;
+            continue;
+        }
+        SILT_RETURN_IF_ERROR(engine_sort_indices(&key, 1, &elems, idx + start[g], n, a, err));
+        rank = (int64_t)ceil(s->spec.percentage * (double)n) - 1;
+        pick[g] = idx[start[g] + (rank < 0 ? 0 : (rank >= n ? n - 1 : rank))];
+    }
+    return vec_gather(out, a, elems, pick, t->n_groups, err);
+}
+
 static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **out,
                               silt_error *err)
 {
@@ -1209,6 +1264,7 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
     }
     case AGG_COLLECT_LIST:
     case AGG_COLLECT_SET: SILT_RETURN_IF_ERROR(finish_collect(t, s, a, o, err)); break;
+    case AGG_PERCENTILE_APPROX: return finish_percentile(t, s, a, out, err);
     default: {
         size_t width = col_type_value_width(s->out_type->id);
         vec_str_writer w;

@@ -129,7 +129,8 @@ typedef enum engine_agg_kind {
     AGG_VAR_POP,
     AGG_COLLECT_LIST,
     AGG_COLLECT_SET,
-    AGG_APPROX_COUNT_DISTINCT
+    AGG_APPROX_COUNT_DISTINCT,
+    AGG_PERCENTILE_APPROX
 } engine_agg_kind;
 
 typedef struct engine_agg {
@@ -138,6 +139,7 @@ typedef struct engine_agg {
     int distinct;      /* count(DISTINCT x), sum(DISTINCT x), ... */
     expr *filter;      /* FILTER (WHERE ...), or NULL */
     int ignore_nulls;  /* first/last(x, true) */
+    double percentage; /* percentile_approx: 0.0 .. 1.0 */
     const char *name;  /* output column name, or NULL */
 } engine_agg;
 

@@ -216,6 +216,10 @@ silt_status engine_op_hash_agg(engine_op **out, engine_ctx *ctx, engine_op *chil
         SILT_RETURN_IF_ERROR(engine_agg_type_checked(&types[n_keys + idx], qa, aggs[idx].kind,
                                                      aggs[idx].arg ? aggs[idx].arg->type : NULL,
                                                      err));
+        if (aggs[idx].kind == AGG_PERCENTILE_APPROX &&
+            !(aggs[idx].percentage >= 0.0 && aggs[idx].percentage <= 1.0))
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage "
+                           "of percentile_approx must be between 0.0 and 1.0");
         if ((aggs[idx].kind == AGG_COUNT_STAR) != (aggs[idx].arg == NULL))
             return err_set(err, SILT_INVALID, "count(*) takes no argument; other aggregates one");
         if (aggs[idx].filter != NULL && aggs[idx].filter->type->id != COL_BOOLEAN)

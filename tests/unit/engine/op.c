@@ -585,3 +585,39 @@ void test_engine_op__min_max_of_doubles_with_nan(void)
         check_str("1|-2|nan", run(g));
     }
 }
+
+void test_engine_op__percentile_approx_and_distinct_rows(void)
+{
+    /* g: 1 for v = 1..10 (shuffled, with a NULL), 2 for a lone NULL */
+    col_vec *cols[2];
+    col_batch *b;
+    engine_op *g, *s;
+    expr *keys[1];
+    engine_agg aggs[4];
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    double pcts[4] = {0.5, 0.25, 1.0, 0.0};
+    int idx;
+    cols[0] = mk_ints(qa, COL_INT, 12, (int64_t[]){1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2}, NULL);
+    cols[1] = mk_ints(qa, COL_LONG, 12, (int64_t[]){7, 3, 10, 1, 0, 5, 2, 9, 4, 8, 6, 0}, "....n......n");
+    b = mk_batch(qa, 2, cols);
+    keys[0] = col(b, 0);
+    for (idx = 0; idx < 4; idx++) {
+        aggs[idx] = agg(AGG_PERCENTILE_APPROX, col(b, 1), NULL);
+        aggs[idx].percentage = pcts[idx];
+    }
+    check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b), keys, NULL, 1, aggs, 4, NULL, 0, &err), &err);
+    check_ok(engine_op_sort(&s, &ctx, g, &key, 1, -1, 0, &err), &err);
+    check_str("1|5|3|10|1;2|NULL|NULL|NULL|NULL", run(s));
+    aggs[0].percentage = 1.5;
+    check_fails(SILT_BIND, engine_op_hash_agg(&g, &ctx, values(1, &b), keys, NULL, 1, aggs, 1, NULL, 0, &err));
+    /* SELECT DISTINCT is an aggregate with keys and no aggregates */
+    {
+        expr *both[2] = {col(b, 0), col(b, 1)};
+        engine_sort_key k2[2] = {engine_sort_key_default(0, 0), engine_sort_key_default(1, 0)};
+        col_batch *twice[2] = {b, b}, *out;
+        check_ok(engine_op_hash_agg(&g, &ctx, values(2, twice), both, NULL, 2, NULL, 0, NULL, 0, &err), &err);
+        check_ok(engine_op_sort(&s, &ctx, g, k2, 2, -1, 0, &err), &err);
+        check_ok(engine_collect(s, qa, &out, &err), &err);
+        check_int(12, out->n_rows);
+    }
+}
