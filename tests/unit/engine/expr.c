@@ -602,6 +602,27 @@ void test_engine_expr__date_functions(void)
     check_str("2024-02-01", const_text(fn("trunc", 2, (expr *[]){d, lit_str("MM")})));
 }
 
+void test_engine_expr__aliases_and_small_functions(void)
+{
+    expr *d = date_lit("2024-02-29"), *nd;
+    check_str("2", const_text(fn("log10", 1, (expr *[]){lit_int(100)})));
+    check_str("3", const_text(fn("log2", 1, (expr *[]){lit_int(8)})));
+    check_str("-1", const_text(fn("signum", 1, (expr *[]){lit_int(-7)})));
+    check_str("8", const_text(fn("power", 2, (expr *[]){lit_int(2), lit_int(3)})));
+    check_str("3", const_text(fn("ceiling", 1, (expr *[]){dbl(2.5)})));
+    check_str("3", const_text(fn("weekday", 1, &d)));
+    check_str("AB", const_text(fn("ucase", 1, (expr *[]){lit_str("ab")})));
+    check_str("ab", const_text(fn("lcase", 1, (expr *[]){lit_str("AB")})));
+    check_str("2", const_text(fn("char_length", 1, (expr *[]){lit_str("ab")})));
+    check_str("true", const_text(fn("regexp_like", 2, (expr *[]){lit_str("ab"), lit_str("b$")})));
+    check_str("2024-03-01", const_text(fn("dateadd", 2, (expr *[]){d, lit_int(1)})));
+    check_str("0", const_text(fn("to_unix_timestamp", 1, (expr *[]){lit_str("1970-01-01 00:00:00")})));
+    check_ok(expr_distinct_from(&nd, qa, lit_null(), lit_null(), 1, &err), &err);
+    check_str("true", const_text(nd));
+    check_ok(expr_distinct_from(&nd, qa, lit_int(1), lit_null(), 1, &err), &err);
+    check_str("false", const_text(nd));
+}
+
 void test_engine_expr__hash_and_months_between(void)
 {
     /* Values Spark returns for the same calls. */
