@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/time.h"
 
 /* From eval_time.c. */
 extern const expr_func_def engine_time_funcs[];
@@ -1098,6 +1099,233 @@ static silt_status fn_least(const expr *e, engine_ctx *ctx, col_vec **args, cons
     return fn_greatest_least(e, args, sel, n_sel, n_rows, a, out, 0, err);
 }
 
+/* ---- format_string: a subset of java.util.Formatter ------------------------------------ */
+
+size_t engine_format_double(double d, int is_float, char *out, size_t cap);
+
+static silt_status res_format_string(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(coerce_arg(e, 0, a, COL_STRING, err));
+    e->type = col_type_primitive(COL_STRING);
+    return SILT_OK;
+}
+
+/* The text of a value for %s: Spark's string form, "null" for NULL. */
+static silt_status value_string(buf *b, const col_vec *v, int64_t r, silt_error *err)
+{
+    char tmp[96];
+    if (!vec_is_valid(v, r))
+        return buf_append_str(b, "null", err);
+    switch (v->type->id) {
+    case COL_STRING:
+    case COL_BINARY: {
+        int32_t len;
+        const char *p = col_vec_str(v, r, &len);
+        return buf_append(b, p, (size_t)len, err);
+    }
+    case COL_BOOLEAN: return buf_append_str(b, vec_get_int(v, r) ? "true" : "false", err);
+    case COL_FLOAT:
+    case COL_DOUBLE:
+        engine_format_double(vec_get_double(v, r), v->type->id == COL_FLOAT, tmp, sizeof(tmp));
+        return buf_append_str(b, tmp, err);
+    case COL_DECIMAL:
+        dec_format(vec_get_dec(v, r), v->type->scale, tmp, sizeof(tmp));
+        return buf_append_str(b, tmp, err);
+    case COL_DATE:
+        time_format_date((int32_t)vec_get_int(v, r), tmp, sizeof(tmp));
+        return buf_append_str(b, tmp, err);
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ:
+        time_format_timestamp_spark(vec_get_int(v, r), tmp, sizeof(tmp));
+        return buf_append_str(b, tmp, err);
+    case COL_NULL: return buf_append_str(b, "null", err);
+    default:
+        if (col_type_is_nested(v->type->id))
+            return err_set(err, SILT_UNSUPPORTED, "format_string of a nested value is not "
+                           "supported yet");
+        return buf_printf(b, err, "%lld", (long long)vec_get_int(v, r));
+    }
+}
+
+static int is_integral_id(col_type_id id)
+{
+    return id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG;
+}
+
+/* Appends sign and digits padded to width as the flags ('-', '0', '+', ' ') say. */
+static silt_status pad_number(buf *b, const char *digits, int negative, const char *flags,
+                              int width, silt_error *err)
+{
+    char sign = negative ? '-' : strchr(flags, '+') ? '+' : strchr(flags, ' ') ? ' ' : 0;
+    int len = (int)strlen(digits) + (sign != 0), fill = width > len ? width - len : 0;
+    int left = strchr(flags, '-') != NULL, zero = strchr(flags, '0') != NULL && !left;
+    int idx;
+    if (!left && !zero)
+        for (idx = 0; idx < fill; idx++)
+            SILT_RETURN_IF_ERROR(buf_append_char(b, ' ', err));
+    if (sign)
+        SILT_RETURN_IF_ERROR(buf_append_char(b, sign, err));
+    if (zero)
+        for (idx = 0; idx < fill; idx++)
+            SILT_RETURN_IF_ERROR(buf_append_char(b, '0', err));
+    SILT_RETURN_IF_ERROR(buf_append_str(b, digits, err));
+    if (left)
+        for (idx = 0; idx < fill; idx++)
+            SILT_RETURN_IF_ERROR(buf_append_char(b, ' ', err));
+    return SILT_OK;
+}
+
+/* Formats one row; the pattern is parsed as it goes. */
+static silt_status format_row(const expr *e, col_vec **args, int64_t r, const char *f, int32_t fl,
+                              buf *b, silt_error *err)
+{
+    int32_t pos = 0;
+    size_t next_arg = 1;
+    while (pos < fl) {
+        char spec[32], conv, flags[8];
+        int n_flags = 0, width = -1, prec = -1;
+        size_t arg_idx;
+        const col_vec *v;
+        if (f[pos] != '%') {
+            SILT_RETURN_IF_ERROR(buf_append_char(b, f[pos++], err));
+            continue;
+        }
+        pos++;
+        arg_idx = next_arg;
+        {
+            /* %n$ selects the argument explicitly */
+            int32_t q = pos;
+            int64_t num = 0;
+            while (q < fl && f[q] >= '0' && f[q] <= '9' && num < 1000)
+                num = num * 10 + (f[q++] - '0');
+            if (q < fl && f[q] == '$' && q > pos) {
+                arg_idx = (size_t)num;
+                pos = q + 1;
+            }
+        }
+        while (pos < fl && strchr("-0+ #", f[pos]) != NULL && n_flags < 7)
+            flags[n_flags++] = f[pos++];
+        flags[n_flags] = 0;
+        while (pos < fl && f[pos] >= '0' && f[pos] <= '9' && width < 10000)
+            width = (width < 0 ? 0 : width * 10) + (f[pos++] - '0');
+        if (pos < fl && f[pos] == '.') {
+            prec = 0;
+            for (pos++; pos < fl && f[pos] >= '0' && f[pos] <= '9' && prec < 1000; pos++)
+                prec = prec * 10 + (f[pos] - '0');
+        }
+        if (pos >= fl)
+            return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+                              "the format ends in the middle of a conversion");
+        conv = f[pos++];
+        if (conv == '%' || conv == 'n') {
+            SILT_RETURN_IF_ERROR(buf_append_char(b, conv == '%' ? '%' : '\n', err));
+            continue;
+        }
+        if (arg_idx == next_arg)
+            next_arg++;
+        if (arg_idx < 1 || arg_idx >= e->n_args)
+            return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+                              "format specifier '%%%c' has no argument", conv);
+        v = args[arg_idx];
+        if (conv == 's' || conv == 'S' || !vec_is_valid(v, r) || conv == 'b') {
+            buf text = BUF_INIT;
+            silt_status rc;
+            if (conv == 'b')
+                rc = buf_append_str(&text, !vec_is_valid(v, r) ? "false"
+                                   : v->type->id == COL_BOOLEAN && !vec_get_int(v, r) ? "false"
+                                                                                        : "true",
+                                   err);
+            else
+                rc = value_string(&text, v, r, err);
+            if (rc == SILT_OK && conv == 'S') {
+                size_t c;
+                for (c = 0; c < text.len; c++)
+                    if (text.data[c] >= 'a' && text.data[c] <= 'z')
+                        text.data[c] = (char)(text.data[c] - 32);
+            }
+            if (rc == SILT_OK && prec >= 0 && (size_t)prec < text.len)
+                buf_truncate(&text, (size_t)prec);
+            if (rc == SILT_OK)
+                rc = buf_printf(b, err, strchr(flags, '-') ? "%-*s" : "%*s", width < 0 ? 0 : width,
+                                buf_cstr(&text));
+            buf_clear(&text);
+            SILT_RETURN_IF_ERROR(rc);
+            continue;
+        }
+        if (strchr("dxXo", conv) != NULL) {
+            long long x;
+            if (!is_integral_id(v->type->id))
+                return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+                                  "%%%c cannot format a value of type \"%s\"", conv,
+                                  col_type_id_name(v->type->id));
+            x = (long long)vec_get_int(v, r);
+            if (conv == 'd')
+                snprintf(spec, sizeof(spec), "%llu", x < 0 ? 0ULL - (unsigned long long)x : (unsigned long long)x);
+            else if (conv == 'o')
+                snprintf(spec, sizeof(spec), "%llo", (unsigned long long)x);
+            else if (conv == 'x')
+                snprintf(spec, sizeof(spec), "%llx", (unsigned long long)x);
+            else
+                snprintf(spec, sizeof(spec), "%llX", (unsigned long long)x);
+            SILT_RETURN_IF_ERROR(pad_number(b, spec, conv == 'd' && x < 0, flags, width, err));
+            continue;
+        }
+        if (strchr("feEgG", conv) != NULL) {
+            double d;
+            char num[400];
+            int p = prec < 0 ? 6 : (prec > 60 ? 60 : prec);
+            if (v->type->id == COL_FLOAT || v->type->id == COL_DOUBLE)
+                d = vec_get_double(v, r);
+            else if (v->type->id == COL_DECIMAL)
+                d = (double)vec_get_dec(v, r) / (double)expr_pow10[v->type->scale];
+            else
+                return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+                                  "%%%c cannot format a value of type \"%s\"", conv,
+                                  col_type_id_name(v->type->id));
+            switch (conv) {
+            case 'f': snprintf(num, sizeof(num), "%.*f", p, d < 0 ? -d : d); break;
+            case 'e': snprintf(num, sizeof(num), "%.*e", p, d < 0 ? -d : d); break;
+            case 'E': snprintf(num, sizeof(num), "%.*E", p, d < 0 ? -d : d); break;
+            case 'g': snprintf(num, sizeof(num), "%.*g", p, d < 0 ? -d : d); break;
+            default: snprintf(num, sizeof(num), "%.*G", p, d < 0 ? -d : d); break;
+            }
+            SILT_RETURN_IF_ERROR(pad_number(b, num, d < 0, flags, width, err));
+            continue;
+        }
+        return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+                          "the format conversion '%c' is not supported", conv);
+    }
+    return SILT_OK;
+}
+
+static silt_status fn_format_string(const expr *e, engine_ctx *ctx, col_vec **args,
+                                    const int32_t *sel, int64_t n_sel, int64_t n_rows, arena *a,
+                                    col_vec **out, silt_error *err)
+{
+    vec_str_writer w;
+    buf b = BUF_INIT;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        int32_t fl;
+        const char *f;
+        if (!vec_is_valid(args[0], r)) {
+            vec_set_null(*out, r);
+            continue;
+        }
+        f = col_vec_str(args[0], r, &fl);
+        buf_truncate(&b, 0);
+        rc = format_row(e, args, r, f, fl, &b, err);
+        if (rc == SILT_OK)
+            rc = vec_str_put(&w, r, b.data, (int64_t)b.len, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    buf_clear(&b);
+    vec_str_end(&w);
+    return rc;
+}
+
 /* ---- hash: Spark's Murmur3 x86_32, seed 42 ----------------------------------------- */
 
 static uint32_t rotl32(uint32_t x, int n) { return (x << n) | (x >> (32 - n)); }
@@ -1284,6 +1512,8 @@ static const expr_func_def funcs[] = {
     {"mod", 2, 2, res_mod, fn_mod, 1},
     {"pmod", 2, 2, res_pmod, fn_pmod, 0},
     {"hash", 1, -1, res_hash, fn_hash, 1},
+    {"format_string", 1, -1, res_format_string, fn_format_string, 1},
+    {"printf", 1, -1, res_format_string, fn_format_string, 1},
     {"greatest", 2, -1, res_greatest, fn_greatest, 1},
     {"least", 2, -1, res_greatest, fn_least, 1},
 };

@@ -623,6 +623,19 @@ void test_engine_expr__aliases_and_small_functions(void)
     check_str("false", const_text(nd));
 }
 
+void test_engine_expr__format_string(void)
+{
+    check_str("Hello 7 3.14 abc null", const_text(fn("format_string", 5, (expr *[]){
+        lit_str("Hello %d %.2f %s %s"), lit_int(7), dbl(3.14159), lit_str("abc"), lit_null()})));
+    check_str("[   42|x    |002a|-07|+1.5]", const_text(fn("printf", 6, (expr *[]){
+        lit_str("[%5d|%-5s|%04x|%03d|%+.1f]"), lit_int(42), lit_str("x"), lit_int(42), lit_int(-7), dbl(1.5)})));
+    check_str("b a 100%", const_text(fn("format_string", 3, (expr *[]){lit_str("%2$s %1$s 100%%"), lit_str("a"), lit_str("b")})));
+    check_str("NULL", const_text(fn("format_string", 2, (expr *[]){lit_null(), lit_int(1)})));
+    check_fails(SILT_INVALID, eval_rc(fn("format_string", 2, (expr *[]){lit_str("%d"), lit_str("x")}), one_row()));
+    check_fails(SILT_INVALID, eval_rc(fn("format_string", 1, (expr *[]){lit_str("%s")}), one_row()));
+    check_contains(err.message, "has no argument");
+}
+
 void test_engine_expr__hash_and_months_between(void)
 {
     /* Values Spark returns for the same calls. */
