@@ -64,6 +64,7 @@ typedef struct agg_table {
      * direct[x] is the group of value x below AGG_DIRECT_KEYS, -1 unknown.
      */
     int32_t *direct;
+    int64_t charged; /* bytes charged to ctx; given back by agg_table_clear */
 } agg_table;
 
 #define AGG_DIRECT_KEYS 16384

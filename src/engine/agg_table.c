@@ -142,6 +142,9 @@ silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_key
 void agg_table_clear(agg_table *t)
 {
     size_t idx;
+    if (t->ctx != NULL)
+        engine_mem_release(t->ctx, t->charged);
+    t->charged = 0;
     for (idx = 0; idx < t->n_aggs; idx++)
         hashmap_clear(&t->aggs[idx].distinct);
 }
@@ -403,6 +406,7 @@ static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint
     }
     t->slot_gid[slot] = gid;
     t->slot_hash[slot] = h;
+    t->charged += len + 64;
     SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, len + 64, "aggregation", err));
     if ((size_t)t->n_groups * 2 > t->cap_slots)
         SILT_RETURN_IF_ERROR(grow_slots(t, err));
@@ -878,6 +882,7 @@ static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, co
         for (k = 0; k < n; k++)
             s->elem_gid[s->n_elems + k] = gid[rows[k]];
         s->n_elems += n;
+        t->charged += 16 * n;
         SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, 16 * n, "collect_list", err));
         return vec_accum_add(&s->elems, arg, rows, n, err);
     }

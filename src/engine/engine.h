@@ -52,6 +52,8 @@ void engine_ctx_init(engine_ctx *ctx, arena *query_arena);
 
 /* Adds bytes to the query's account; SILT_NOMEM when over the limit. */
 silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, silt_error *err);
+/* Gives back bytes charged before (when the memory is freed). */
+void engine_mem_release(engine_ctx *ctx, int64_t bytes);
 
 /* ---- vector helpers (vec.c) ------------------------------------------- */
 

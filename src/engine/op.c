@@ -65,6 +65,12 @@ silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err)
     return rc;
 }
 
+silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err)
+{
+    op->mem_charged += bytes;
+    return engine_mem_charge(op->ctx, bytes, what, err);
+}
+
 void engine_op_close(engine_op *op)
 {
     size_t idx;
@@ -72,6 +78,8 @@ void engine_op_close(engine_op *op)
         return;
     if (op->vt->close != NULL)
         op->vt->close(op);
+    engine_mem_release(op->ctx, op->mem_charged);
+    op->mem_charged = 0;
     for (idx = 0; idx < op->n_children; idx++)
         engine_op_close(op->children[idx]);
     arena_free(op->op_arena);

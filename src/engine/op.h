@@ -45,6 +45,7 @@ struct engine_op {
     engine_op **children;
     size_t n_children;
     void *state;
+    int64_t mem_charged; /* bytes charged to ctx, given back on close */
 };
 
 /* Opens children, then the operator. */

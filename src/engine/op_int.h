@@ -22,4 +22,7 @@ silt_status engine_make_schema(const col_type **out, arena *a, const char *const
 silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_vec **cols,
                                 int64_t *idx, int64_t n, arena *a, silt_error *err);
 
+/* Charges bytes to the query for this operator; released by engine_op_close. */
+silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err);
+
 #endif

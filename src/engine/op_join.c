@@ -84,7 +84,7 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(vec_accum_add(&keys[idx], kv, in->sel, in->n_sel, err));
         }
         s->n_build += in->n_sel;
-        SILT_RETURN_IF_ERROR(engine_mem_charge(op->ctx, in->n_sel * (16 * (int64_t)s->n_right + 24),
+        SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * (16 * (int64_t)s->n_right + 24),
                                                "join build side", err));
     }
     arena_free(scratch);

@@ -141,7 +141,7 @@ static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(
                 vec_accum_add(&s->acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
         if (keep < 0)
-            SILT_RETURN_IF_ERROR(engine_mem_charge(op->ctx, in->n_sel * 16 * (int64_t)n_cols,
+            SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_cols,
                                                    "sort", err));
         if (cut_at >= 0 && n_cols > 0 && s->acc[0].n_rows > cut_at)
             SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));

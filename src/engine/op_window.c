@@ -290,7 +290,7 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             }
         }
         s->n_rows += in->n_sel;
-        SILT_RETURN_IF_ERROR(engine_mem_charge(op->ctx, in->n_sel * 16 * (int64_t)n_acc,
+        SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_acc,
                                                "window", err));
     }
     arena_free(scratch);

@@ -33,6 +33,11 @@ silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, 
     return SILT_OK;
 }
 
+void engine_mem_release(engine_ctx *ctx, int64_t bytes)
+{
+    __atomic_sub_fetch(&ctx->mem_used, bytes, __ATOMIC_RELAXED);
+}
+
 silt_status vec_new(col_vec **out, arena *a, const col_type *type, int64_t n_rows,
                     silt_error *err)
 {

@@ -621,3 +621,41 @@ void test_engine_op__percentile_approx_and_distinct_rows(void)
         check_int(12, out->n_rows);
     }
 }
+
+void test_engine_op__memory_limit_and_release(void)
+{
+    /* 5000 groups exceed a 64 KiB query limit; closing gives every byte back. */
+    int64_t *vals = arena_alloc(qa, sizeof(int64_t) * 5000), k;
+    col_vec *c;
+    col_batch *b, *out;
+    engine_op *g, *s, *j;
+    expr *keys[1], *lk[1], *rk[1];
+    engine_agg aggs[1];
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    for (k = 0; k < 5000; k++)
+        vals[k] = k * 7919;
+    c = mk_ints(qa, COL_LONG, 5000, vals, NULL);
+    b = mk_batch(qa, 1, &c);
+    keys[0] = col(b, 0);
+    aggs[0] = agg(AGG_COUNT_STAR, NULL, "n");
+    ctx.mem_limit = 64 * 1024;
+    check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b), keys, NULL, 1, aggs, 1, NULL, 0, &err), &err);
+    check_fails(SILT_NOMEM, engine_collect(g, qa, &out, &err));
+    check_contains(err.message, "aggregation needs more than the query memory limit");
+    check_int(0, ctx.mem_used);
+    check_ok(engine_op_sort(&s, &ctx, values(1, &b), &key, 1, -1, 0, &err), &err);
+    check_fails(SILT_NOMEM, engine_collect(s, qa, &out, &err));
+    check_int(0, ctx.mem_used);
+    lk[0] = col(b, 0);
+    rk[0] = col(b, 0);
+    check_ok(engine_op_hash_join(&j, &ctx, values(1, &b), values(1, &b), JOIN_INNER, lk, rk, 1, NULL, &err), &err);
+    check_fails(SILT_NOMEM, engine_collect(j, qa, &out, &err));
+    check_contains(err.message, "join build side");
+    check_int(0, ctx.mem_used);
+    /* within the limit the same plan runs, and still gives its memory back */
+    ctx.mem_limit = 0;
+    check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b), keys, NULL, 1, aggs, 1, NULL, 0, &err), &err);
+    check_ok(engine_collect(g, qa, &out, &err), &err);
+    check_int(5000, out->n_rows);
+    check_int(0, ctx.mem_used);
+}
