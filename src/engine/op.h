@@ -262,4 +262,15 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
                                 const engine_agg *aggs, size_t n_aggs, arena *a,
                                 col_batch **out, silt_error *err);
 
+/*
+ * The same as a leaf operator for plans: runs engine_parallel_agg on its
+ * first next() and hands out the groups in batches. The expressions, aggs
+ * and payload must outlive the operator.
+ */
+silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_type *schema,
+                                   engine_morsel_fn fn, void *payload, size_t n_morsels,
+                                   const expr *filter, expr **keys, const char *const *key_names,
+                                   size_t n_keys, const engine_agg *aggs, size_t n_aggs,
+                                   silt_error *err);
+
 #endif

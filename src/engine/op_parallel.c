@@ -9,6 +9,7 @@
  * one runs its morsels on the calling thread only (same result, no speedup).
  */
 #include "engine/agg_int.h"
+#include "engine/op_int.h"
 
 #include <string.h>
 
@@ -204,4 +205,107 @@ done:
     }
     arena_free(scratch);
     return rc;
+}
+
+/* ---- as an operator --------------------------------------------------------------- */
+
+typedef struct pagg_state {
+    const col_type *in_schema;
+    engine_morsel_fn fn;
+    void *payload;
+    size_t n_morsels;
+    const expr *filter;
+    expr **keys;
+    const char *const *key_names;
+    size_t n_keys;
+    const engine_agg *aggs;
+    size_t n_aggs;
+    col_batch *result;
+    int64_t next_row;
+} pagg_state;
+
+static silt_status pagg_open(engine_op *op, silt_error *err)
+{
+    pagg_state *s = op->state;
+    s->result = NULL;
+    s->next_row = 0;
+    return SILT_OK;
+}
+
+static silt_status pagg_next(engine_op *op, engine_chunk **out, silt_error *err)
+{
+    pagg_state *s = op->state;
+    engine_chunk *c;
+    int64_t n, k, *idx;
+    size_t col;
+    if (s->result == NULL)
+        SILT_RETURN_IF_ERROR(engine_parallel_agg(op->ctx, s->in_schema, s->fn, s->payload,
+                                                 s->n_morsels, s->filter, s->keys, s->key_names,
+                                                 s->n_keys, s->aggs, s->n_aggs, op->op_arena,
+                                                 &s->result, err));
+    if (s->next_row >= s->result->n_rows) {
+        *out = NULL;
+        return SILT_OK;
+    }
+    n = s->result->n_rows - s->next_row;
+    if (n > ENGINE_BATCH_ROWS)
+        n = ENGINE_BATCH_ROWS;
+    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n; k++)
+        idx[k] = s->next_row + k;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->result->n_cols, n, err));
+    for (col = 0; col < s->result->n_cols; col++)
+        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[col], op->batch_arena,
+                                        s->result->cols[col], idx, n, err));
+    s->next_row += n;
+    *out = c;
+    return SILT_OK;
+}
+
+static const engine_op_vtable pagg_vt = {"parallel_aggregate", pagg_open, pagg_next, NULL};
+
+silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_type *schema,
+                                   engine_morsel_fn fn, void *payload, size_t n_morsels,
+                                   const expr *filter, expr **keys, const char *const *key_names,
+                                   size_t n_keys, const engine_agg *aggs, size_t n_aggs,
+                                   silt_error *err)
+{
+    arena *qa = ctx->query_arena;
+    size_t n_cols = n_keys + n_aggs, idx;
+    const col_type **types = arena_calloc(qa, n_cols ? n_cols : 1, sizeof(col_type *));
+    const char **names = arena_calloc(qa, n_cols ? n_cols : 1, sizeof(char *));
+    const col_type *out_schema;
+    pagg_state *s;
+    if (types == NULL || names == NULL)
+        return err_nomem(err);
+    if (filter != NULL && filter->type->id != COL_BOOLEAN)
+        return err_set(err, SILT_BIND, "a filter condition must be boolean, not \"%s\"",
+                       col_type_id_name(filter->type->id));
+    for (idx = 0; idx < n_keys; idx++) {
+        types[idx] = keys[idx]->type;
+        names[idx] = key_names && key_names[idx] ? key_names[idx] : arena_sprintf(qa, "k%zu", idx);
+    }
+    for (idx = 0; idx < n_aggs; idx++) {
+        SILT_RETURN_IF_ERROR(engine_agg_type_checked(&types[n_keys + idx], qa, aggs[idx].kind,
+                                                     aggs[idx].arg ? aggs[idx].arg->type : NULL,
+                                                     err));
+        names[n_keys + idx] = aggs[idx].name ? aggs[idx].name : arena_sprintf(qa, "agg%zu", idx);
+    }
+    SILT_RETURN_IF_ERROR(engine_make_schema(&out_schema, qa, names, types, n_cols, err));
+    SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, &pagg_vt, out_schema,
+                                                sizeof(pagg_state), NULL, 0, err));
+    s = (*out)->state;
+    s->in_schema = schema;
+    s->fn = fn;
+    s->payload = payload;
+    s->n_morsels = n_morsels;
+    s->filter = filter;
+    s->keys = keys;
+    s->key_names = key_names;
+    s->n_keys = n_keys;
+    s->aggs = aggs;
+    s->n_aggs = n_aggs;
+    return SILT_OK;
 }

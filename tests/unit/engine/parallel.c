@@ -210,3 +210,26 @@ void test_engine_parallel__errors_propagate(void)
                                              NULL, 0, aggs, 1, qa, &out, &err));
     check_contains(err.message, "could not read morsel 3");
 }
+
+void test_engine_parallel__as_an_operator(void)
+{
+    /* count(*) GROUP BY s over 6 morsels, then sorted by an ordinary operator above it */
+    expr *s, *keys[1];
+    engine_agg aggs[1];
+    engine_op *p, *srt;
+    col_batch *out;
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    check_ok(tpool_new(&pool, 1, &err), &err);
+    ctx.pool = pool;
+    check_ok(expr_column(&s, qa, 2, col_type_primitive(COL_STRING), &err), &err);
+    keys[0] = s;
+    memset(aggs, 0, sizeof(aggs));
+    aggs[0].kind = AGG_COUNT_STAR;
+    aggs[0].name = "n";
+    check_ok(engine_op_parallel_agg(&p, &ctx, schema(), gen_morsel, NULL, 6, NULL, keys,
+                                    (const char *[]){"s"}, 1, aggs, 1, &err), &err);
+    check_str("n", p->schema->fields[1].name);
+    check_ok(engine_op_sort(&srt, &ctx, p, &key, 1, -1, 0, &err), &err);
+    check_ok(engine_collect(srt, qa, &out, &err), &err);
+    check_str("g0|6000;g1|6000;g2|6000", batch_text(qa, out));
+}
