@@ -264,8 +264,8 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
 
 /*
  * The same as a leaf operator for plans: runs engine_parallel_agg on its
- * first next() and hands out the groups in batches. The expressions, aggs
- * and payload must outlive the operator.
+ * first next() and hands out the groups in batches. The arrays are copied;
+ * the expressions and the payload must outlive the operator.
  */
 silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_type *schema,
                                    engine_morsel_fn fn, void *payload, size_t n_morsels,

@@ -285,7 +285,10 @@ silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_t
                        col_type_id_name(filter->type->id));
     for (idx = 0; idx < n_keys; idx++) {
         types[idx] = keys[idx]->type;
-        names[idx] = key_names && key_names[idx] ? key_names[idx] : arena_sprintf(qa, "k%zu", idx);
+        names[idx] = key_names && key_names[idx] ? arena_strdup(qa, key_names[idx])
+                                                 : arena_sprintf(qa, "k%zu", idx);
+        if (names[idx] == NULL)
+            return err_nomem(err);
     }
     for (idx = 0; idx < n_aggs; idx++) {
         SILT_RETURN_IF_ERROR(engine_agg_type_checked(&types[n_keys + idx], qa, aggs[idx].kind,
@@ -302,10 +305,13 @@ silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_t
     s->payload = payload;
     s->n_morsels = n_morsels;
     s->filter = filter;
-    s->keys = keys;
-    s->key_names = key_names;
+    /* Copied, so callers may pass arrays that die before the operator runs. */
+    s->keys = arena_memdup(qa, keys ? (const void *)keys : (const void *)"", sizeof(expr *) * n_keys);
+    s->key_names = names;
     s->n_keys = n_keys;
-    s->aggs = aggs;
+    s->aggs = arena_memdup(qa, aggs ? (const void *)aggs : (const void *)"", sizeof(engine_agg) * n_aggs);
     s->n_aggs = n_aggs;
+    if (s->keys == NULL || s->aggs == NULL)
+        return err_nomem(err);
     return SILT_OK;
 }

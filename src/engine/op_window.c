@@ -474,7 +474,10 @@ silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
     for (idx = 0; idx < n_fns; idx++) {
         const engine_window_fn *fn = &fns[idx];
         SILT_RETURN_IF_ERROR(win_type(&fields[n_child + idx].type, qa, fn, err));
-        fields[n_child + idx].name = fn->name ? fn->name : arena_sprintf(qa, "w%zu", idx);
+        fields[n_child + idx].name = fn->name ? arena_strdup(qa, fn->name)
+                                              : arena_sprintf(qa, "w%zu", idx);
+        if (fields[n_child + idx].name == NULL)
+            return err_nomem(err);
         fields[n_child + idx].nullable = 1;
         fields[n_child + idx].field_id = -1;
         if ((fn->kind == WIN_LAG || fn->kind == WIN_LEAD) && fn->offset < 0)
