@@ -107,13 +107,19 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
         width = 1;
     for (idx = 0; idx < n_keys; idx++) {
         key_types[idx] = types[idx] = keys[idx]->type;
-        names[idx] = key_names && key_names[idx] ? key_names[idx] : arena_sprintf(a, "k%zu", idx);
+        names[idx] = key_names && key_names[idx] ? arena_strdup(a, key_names[idx])
+                                                 : arena_sprintf(a, "k%zu", idx);
+        if (names[idx] == NULL)
+            return err_nomem(err);
     }
     for (idx = 0; idx < n_aggs; idx++) {
         SILT_RETURN_IF_ERROR(engine_agg_type_checked(&types[n_keys + idx], a, aggs[idx].kind,
                                                      aggs[idx].arg ? aggs[idx].arg->type : NULL,
                                                      err));
-        names[n_keys + idx] = aggs[idx].name ? aggs[idx].name : arena_sprintf(a, "agg%zu", idx);
+        names[n_keys + idx] = aggs[idx].name ? arena_strdup(a, aggs[idx].name)
+                                             : arena_sprintf(a, "agg%zu", idx);
+        if (names[n_keys + idx] == NULL)
+            return err_nomem(err);
     }
     memset(&job, 0, sizeof(job));
     job.ctx = ctx;
