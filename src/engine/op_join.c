@@ -42,11 +42,24 @@ typedef struct join_state {
     int done;
 } join_state;
 
+/* One integral key (the usual id join): hashed and compared as an int64. */
+static int int_key(col_vec **keys, size_t n_keys)
+{
+    col_type_id id = n_keys == 1 ? keys[0]->type->id : COL_NULL;
+    return id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
+           id == COL_DATE || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ;
+}
+
 static uint64_t key_hash(col_vec **keys, size_t n_keys, int64_t row, int *has_null)
 {
     uint64_t h = 0x10f;
     size_t k;
     *has_null = 0;
+    if (int_key(keys, n_keys)) {
+        h = (uint64_t)vec_get_int(keys[0], row) * 0x9E3779B97F4A7C15ull;
+        *has_null = !vec_is_valid(keys[0], row);
+        return h ^ (h >> 29);
+    }
     for (k = 0; k < n_keys; k++) {
         if (!vec_is_valid(keys[k], row))
             *has_null = 1;
@@ -125,6 +138,8 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
 static int keys_equal(join_state *s, int64_t lrow, int64_t brow)
 {
     size_t k;
+    if (int_key(s->cur_keys, s->n_keys))
+        return vec_get_int(s->cur_keys[0], lrow) == vec_get_int(s->bkeys[0], brow);
     for (k = 0; k < s->n_keys; k++)
         if (vec_compare_rows(s->cur_keys[k], lrow, s->bkeys[k], brow) != 0)
             return 0;
