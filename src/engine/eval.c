@@ -848,6 +848,149 @@ static silt_status eval_like(const expr *e, engine_ctx *ctx, const col_batch *ba
     return SILT_OK;
 }
 
+/* ---- IN ------------------------------------------------------------------------ */
+
+/* Sorted literal values of an IN list, and whether the list holds a NULL. */
+typedef struct in_set {
+    col_vec *values;
+    int has_null;
+} in_set;
+
+silt_status eval_in_prepare(expr *e, arena *a, silt_error *err)
+{
+    size_t idx, n = e->n_args - 1;
+    const col_type *type = e->args[0]->type;
+    col_builder *b;
+    col_vec *raw;
+    int64_t *order, k;
+    in_set *set;
+    engine_ctx ctx;
+    for (idx = 1; idx < e->n_args; idx++)
+        if (e->args[idx]->kind != EXPR_LITERAL && !(e->args[idx]->kind == EXPR_CAST &&
+                                                    e->args[idx]->args[0]->kind == EXPR_LITERAL))
+            return SILT_OK; /* not all constants: evaluated per batch */
+    if (col_type_is_nested(type->id) || type->id == COL_NULL)
+        return SILT_OK;
+    set = arena_calloc(a, 1, sizeof(*set));
+    if (set == NULL)
+        return err_nomem(err);
+    /* Evaluate the constants (casts of literals included) once, in ANSI mode. */
+    engine_ctx_init(&ctx, a);
+    SILT_RETURN_IF_ERROR(col_builder_new(&b, a, type, err));
+    for (idx = 1; idx < e->n_args; idx++) {
+        col_batch one = {NULL, 1, 0, NULL};
+        ev_val v;
+        int32_t row0 = 0;
+        silt_status rc = ev_eval(e->args[idx], &ctx, &one, &row0, 1, a, &v, err);
+        if (rc == SILT_NOMEM)
+            return rc;
+        if (rc != SILT_OK) {
+            /* A constant that does not cast fails (or is NULL) per the session at run time. */
+            err_clear(err);
+            return SILT_OK;
+        }
+        if (!vec_is_valid(v.v, 0)) {
+            set->has_null = 1;
+            continue;
+        }
+        switch (type->id) {
+        case COL_FLOAT:
+        case COL_DOUBLE: SILT_RETURN_IF_ERROR(col_builder_append_double(b, vec_get_double(v.v, 0), err)); break;
+        case COL_DECIMAL: SILT_RETURN_IF_ERROR(col_builder_append_decimal(b, vec_get_dec(v.v, 0), err)); break;
+        case COL_STRING:
+        case COL_BINARY: {
+            int32_t len;
+            const char *p = col_vec_str(v.v, 0, &len);
+            SILT_RETURN_IF_ERROR(col_builder_append_bytes(b, p, (size_t)len, err));
+            break;
+        }
+        case COL_BOOLEAN: SILT_RETURN_IF_ERROR(col_builder_append_bool(b, (int)vec_get_int(v.v, 0), err)); break;
+        default: SILT_RETURN_IF_ERROR(col_builder_append_int(b, vec_get_int(v.v, 0), err)); break;
+        }
+    }
+    SILT_RETURN_IF_ERROR(col_builder_finish(b, &raw, err));
+    order = arena_alloc(a, sizeof(int64_t) * (n ? n : 1));
+    if (order == NULL)
+        return err_nomem(err);
+    for (k = 0; k < raw->length; k++)
+        order[k] = k;
+    /* insertion sort: lists are built once per query */
+    for (k = 1; k < raw->length; k++) {
+        int64_t cur = order[k], j = k;
+        while (j > 0 && vec_compare_rows(raw, order[j - 1], raw, cur) > 0) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = cur;
+    }
+    SILT_RETURN_IF_ERROR(vec_gather(&set->values, a, raw, order, raw->length, err));
+    e->state = set;
+    return SILT_OK;
+}
+
+/* Binary search of row r of v in the sorted constants. */
+static int in_sorted(const col_vec *values, const col_vec *v, int64_t r)
+{
+    int64_t lo = 0, hi = values->length;
+    while (lo < hi) {
+        int64_t mid = lo + (hi - lo) / 2;
+        int c = vec_compare_rows(values, mid, v, r);
+        if (c == 0)
+            return 1;
+        if (c < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+static silt_status eval_in(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                           const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
+                           silt_error *err)
+{
+    const in_set *set = e->state;
+    col_vec *v, *o, **list = NULL;
+    uint8_t *ov;
+    int64_t n = n_sel;
+    size_t idx;
+    SILT_RETURN_IF_ERROR(ev_eval_full(e->args[0], ctx, batch, sel, n_sel, a, &v, err));
+    if (set == NULL) {
+        list = arena_calloc(a, e->n_args, sizeof(col_vec *));
+        if (list == NULL)
+            return err_nomem(err);
+        for (idx = 1; idx < e->n_args; idx++)
+            SILT_RETURN_IF_ERROR(ev_eval_full(e->args[idx], ctx, batch, sel, n_sel, a, &list[idx], err));
+    }
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, batch->n_rows, err));
+    ov = o->values;
+    FOR_SEL({
+        int found = 0, saw_null = !vec_is_valid(v, r);
+        if (!saw_null) {
+            if (set != NULL) {
+                found = in_sorted(set->values, v, r);
+                saw_null = set->has_null;
+            } else {
+                for (idx = 1; idx < e->n_args && !found; idx++) {
+                    if (!vec_is_valid(list[idx], r))
+                        saw_null = 1;
+                    else if (vec_compare_rows(v, r, list[idx], r) == 0)
+                        found = 1;
+                }
+            }
+        }
+        if (found)
+            ov[r] = (uint8_t)!e->op;
+        else if (saw_null)
+            vec_set_null(o, r);
+        else
+            ov[r] = (uint8_t)e->op;
+    });
+    out->v = o;
+    out->is_const = 0;
+    return SILT_OK;
+}
+
 /* ---- casts and functions ------------------------------------------------- */
 
 static silt_status eval_cast_node(const expr *e, engine_ctx *ctx, const col_batch *batch,
@@ -934,6 +1077,7 @@ silt_status ev_eval(const expr *e, engine_ctx *ctx, const col_batch *batch, cons
     case EXPR_CAST: return eval_cast_node(e, ctx, batch, sel, n_sel, a, out, err);
     case EXPR_LIKE: return eval_like(e, ctx, batch, sel, n_sel, a, out, err);
     case EXPR_FUNC: return eval_func(e, ctx, batch, sel, n_sel, a, out, err);
+    case EXPR_IN: return eval_in(e, ctx, batch, sel, n_sel, a, out, err);
     }
     return err_set(err, SILT_INVALID, "expression kind %d cannot be evaluated", (int)e->kind);
 }

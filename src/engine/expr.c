@@ -460,24 +460,37 @@ silt_status expr_in(expr **out, arena *a, expr *arg, expr **list, size_t n_list,
                     silt_error *err)
 {
     /*
-     * x IN (a, b) is x = a OR x = b under three-valued logic, which is
-     * exactly SQL's rule: TRUE on a match, else NULL if anything was NULL.
+     * One node rather than a chain of ORs: long generated lists neither
+     * recurse deeply nor compare row by row against every element. SQL's
+     * rule: TRUE on a match, else NULL if the value or an element is NULL.
      */
-    expr *acc = NULL;
+    const col_type *type = arg->type;
+    expr *e;
     size_t idx;
     if (n_list == 0)
         return err_set(err, SILT_BIND, "IN needs at least one value");
     for (idx = 0; idx < n_list; idx++) {
-        expr *eq;
-        SILT_RETURN_IF_ERROR(expr_compare(&eq, a, EXPR_EQ, arg, list[idx], err));
-        if (acc == NULL)
-            acc = eq;
-        else
-            SILT_RETURN_IF_ERROR(expr_or(&acc, a, acc, eq, err));
+        const col_type *t = expr_common_type(a, type, list[idx]->type);
+        if (t == NULL)
+            return no_common_type(err, "IN", type, list[idx]->type);
+        type = t;
     }
-    if (negate)
-        return expr_not(out, a, acc, err);
-    *out = acc;
+    if (type->id == COL_MAP)
+        return type_error(err, "IN", type, NULL);
+    if (type->id == COL_NULL)
+        type = col_type_primitive(COL_BOOLEAN);
+    e = node(a, EXPR_IN, col_type_primitive(COL_BOOLEAN), n_list + 1);
+    if (e == NULL)
+        return err_nomem(err);
+    e->op = negate != 0;
+    e->args[0] = arg;
+    SILT_RETURN_IF_ERROR(expr_coerce(&e->args[0], a, type, err));
+    for (idx = 0; idx < n_list; idx++) {
+        e->args[idx + 1] = list[idx];
+        SILT_RETURN_IF_ERROR(expr_coerce(&e->args[idx + 1], a, type, err));
+    }
+    SILT_RETURN_IF_ERROR(eval_in_prepare(e, a, err));
+    *out = e;
     return SILT_OK;
 }
 

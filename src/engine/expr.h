@@ -39,7 +39,8 @@ typedef enum expr_kind {
     EXPR_COALESCE,
     EXPR_CAST,     /* op = 1: TRY_CAST (NULL on failure even in ANSI mode) */
     EXPR_LIKE,     /* op bit 0: ILIKE, bit 1: NOT */
-    EXPR_FUNC
+    EXPR_FUNC,
+    EXPR_IN        /* args: value, list...; op = 1: NOT IN */
 } expr_kind;
 
 typedef enum expr_op {
@@ -183,6 +184,11 @@ silt_status eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, const 
 /* Raises an evaluation error naming the expression. */
 silt_status eval_error(const expr *e, silt_error *err, silt_status code, const char *cls,
                        const char *fmt, ...) SILT_PRINTF(5, 6);
+/*
+ * Prepares an IN node whose list is all literals: a sorted vector of the
+ * values in e->state for binary search (eval.c).
+ */
+silt_status eval_in_prepare(expr *e, arena *a, silt_error *err);
 /* Whether a cast from one type to another is allowed (eval_cast.c). */
 int expr_cast_allowed(const col_type *from, const col_type *to);
 

@@ -315,6 +315,45 @@ void test_engine_expr__in_and_between(void)
     check_str("false,NULL,false,true", eval_text(&ctx, nbtw, b));
 }
 
+void test_engine_expr__in_lists(void)
+{
+    col_vec *s = mk_strs(qa, 4, (const char *[]){"b", "zz", NULL, "a"});
+    col_vec *o = mk_strs(qa, 4, (const char *[]){"x", "zz", "y", NULL});
+    col_vec *cols[2] = {s, o};
+    col_batch *b = mk_batch(qa, 2, cols);
+    expr *e, *list[3] = {lit_str("a"), lit_str("b"), lit_str("c")};
+    expr *mixed[2] = {lit_str("q"), col(1, o)};
+    expr **big = arena_calloc(qa, 1000, sizeof(expr *));
+    int idx;
+    check_ok(expr_in(&e, qa, col(0, s), list, 3, 0, &err), &err);
+    check(e->state != NULL);
+    check_str("true,false,NULL,true", eval_text(&ctx, e, b));
+    /* a column in the list: evaluated per row */
+    check_ok(expr_in(&e, qa, col(0, s), mixed, 2, 0, &err), &err);
+    check(e->state == NULL);
+    check_str("false,true,NULL,NULL", eval_text(&ctx, e, b));
+    check_ok(expr_in(&e, qa, col(0, s), mixed, 2, 1, &err), &err);
+    check_str("true,false,NULL,NULL", eval_text(&ctx, e, b));
+    /* a long list of even numbers (binary search), with an int column widened to long */
+    for (idx = 0; idx < 1000; idx++)
+        big[idx] = lit_long(2 * idx);
+    {
+        col_vec *v = mk_ints(qa, COL_INT, 4, (int64_t[]){0, 7, 1998, 2000}, NULL);
+        col_batch *vb = mk_batch(qa, 1, &v);
+        check_ok(expr_in(&e, qa, col(0, v), big, 1000, 0, &err), &err);
+        check_str("true,false,true,false", eval_text(&ctx, e, vb));
+    }
+    /* a literal that does not cast is an error when evaluated, NULL in legacy mode */
+    {
+        expr *bad[2] = {lit_str("1"), lit_str("x")};
+        col_batch *ib = int_batch();
+        check_ok(expr_in(&e, qa, col(0, ib->cols[0]), bad, 2, 0, &err), &err);
+        check_fails(SILT_INVALID, eval_rc(e, ib));
+        ctx.ansi = 0;
+        check_str("true,NULL,NULL,NULL", eval_text(&ctx, e, ib));
+    }
+}
+
 void test_engine_expr__case_coalesce_nullif(void)
 {
     col_batch *b = int_batch(); /* 1, NULL, 3, -4 */
