@@ -43,6 +43,8 @@ int expr_cast_allowed(const col_type *from, const col_type *to)
     col_type_id f = from->id, t = to->id;
     if (f == COL_NULL || col_type_equal(from, to))
         return 1;
+    if (col_type_is_nested(f) && t == COL_STRING)
+        return 1; /* Spark's "[1, 2]", "{a -> 1}", "{1, x}" */
     if (col_type_is_nested(f) || col_type_is_nested(t) || t == COL_NULL)
         return 0;
     if (t == COL_STRING)
@@ -482,8 +484,70 @@ static silt_status to_datetime(cast_run *c, int64_t row, silt_error *err)
     return SILT_OK;
 }
 
+/* Appends the string form of one value, nested ones as Spark 3+ prints them. */
+static silt_status append_text(buf *b, const col_vec *v, int64_t row, silt_error *err)
+{
+    char tmp[96];
+    size_t len;
+    if (!vec_is_valid(v, row))
+        return buf_append_str(b, "null", err);
+    switch (v->type->id) {
+    case COL_STRING:
+    case COL_BINARY: {
+        int32_t n;
+        const char *s = col_vec_str(v, row, &n);
+        return buf_append(b, s, (size_t)n, err);
+    }
+    case COL_BOOLEAN: return buf_append_str(b, vec_get_int(v, row) ? "true" : "false", err);
+    case COL_FLOAT:
+    case COL_DOUBLE:
+        engine_format_double(vec_get_double(v, row), v->type->id == COL_FLOAT, tmp, sizeof(tmp));
+        return buf_append_str(b, tmp, err);
+    case COL_DECIMAL: len = dec_format(vec_get_dec(v, row), v->type->scale, tmp, sizeof(tmp)); break;
+    case COL_DATE: len = time_format_date((int32_t)vec_get_int(v, row), tmp, sizeof(tmp)); break;
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: len = time_format_timestamp_spark(vec_get_int(v, row), tmp, sizeof(tmp)); break;
+    case COL_STRUCT: {
+        size_t f;
+        SILT_RETURN_IF_ERROR(buf_append_char(b, '{', err));
+        for (f = 0; f < v->n_children; f++) {
+            if (f > 0)
+                SILT_RETURN_IF_ERROR(buf_append_str(b, ", ", err));
+            SILT_RETURN_IF_ERROR(append_text(b, v->children[f], row, err));
+        }
+        return buf_append_char(b, '}', err);
+    }
+    case COL_ARRAY:
+    case COL_MAP: {
+        int32_t e;
+        int is_map = v->type->id == COL_MAP;
+        SILT_RETURN_IF_ERROR(buf_append_char(b, is_map ? '{' : '[', err));
+        for (e = v->offsets[row]; e < v->offsets[row + 1]; e++) {
+            if (e > v->offsets[row])
+                SILT_RETURN_IF_ERROR(buf_append_str(b, ", ", err));
+            SILT_RETURN_IF_ERROR(append_text(b, v->children[0], e, err));
+            if (is_map) {
+                SILT_RETURN_IF_ERROR(buf_append_str(b, " -> ", err));
+                SILT_RETURN_IF_ERROR(append_text(b, v->children[1], e, err));
+            }
+        }
+        return buf_append_char(b, is_map ? '}' : ']', err);
+    }
+    default: len = (size_t)snprintf(tmp, sizeof(tmp), "%lld", (long long)vec_get_int(v, row)); break;
+    }
+    return buf_append(b, tmp, len, err);
+}
+
 static silt_status to_string(cast_run *c, vec_str_writer *w, int64_t row, silt_error *err)
 {
+    if (col_type_is_nested(c->src->type->id)) {
+        buf b = BUF_INIT;
+        silt_status rc = append_text(&b, c->src, row, err);
+        if (rc == SILT_OK)
+            rc = vec_str_put(w, row, b.data ? b.data : "", (int64_t)b.len, err);
+        buf_clear(&b);
+        return rc;
+    }
     char tmp[96];
     size_t len;
     const col_vec *src = c->src;

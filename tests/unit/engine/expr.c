@@ -742,3 +742,48 @@ void test_engine_expr__dictionary_strings(void)
     check_str("false,true,false", eval_text(&ctx, cmp(EXPR_EQ, col(0, v), lit_str("x")), b));
     check_str("YY,X,YY", eval_text(&ctx, fn("upper", 1, (expr *[]){col(0, v)}), b));
 }
+
+void test_engine_expr__nested_to_string(void)
+{
+    /* Spark 3+: CAST(array(1, NULL, 3) AS STRING) = "[1, null, 3]" and so on. */
+    col_field sf[2];
+    const col_type *arr_t = col_type_array(qa, col_type_primitive(COL_INT), 1);
+    const col_type *map_t = col_type_map(qa, col_type_primitive(COL_STRING), col_type_primitive(COL_LONG), 1);
+    const col_type *st_t;
+    col_builder *ab, *mb, *sb;
+    col_vec *cols[3];
+    col_batch *b;
+    silt_error e2 = SILT_ERROR_INIT;
+    sf[0] = (col_field){"a", col_type_primitive(COL_INT), 1, NULL, -1};
+    sf[1] = (col_field){"b", col_type_primitive(COL_STRING), 1, NULL, -1};
+    st_t = col_type_struct(qa, 2, sf);
+    check_ok(col_builder_new(&ab, qa, arr_t, &e2), &e2);
+    check_ok(col_builder_append_int(col_builder_child(ab, 0), 1, &e2), &e2);
+    check_ok(col_builder_append_null(col_builder_child(ab, 0), &e2), &e2);
+    check_ok(col_builder_append_int(col_builder_child(ab, 0), 3, &e2), &e2);
+    check_ok(col_builder_append_list(ab, 3, &e2), &e2);
+    check_ok(col_builder_append_null(ab, &e2), &e2);
+    check_ok(col_builder_finish(ab, &cols[0], &e2), &e2);
+    check_ok(col_builder_new(&mb, qa, map_t, &e2), &e2);
+    check_ok(col_builder_append_bytes(col_builder_child(mb, 0), "k", 1, &e2), &e2);
+    check_ok(col_builder_append_int(col_builder_child(mb, 1), 9, &e2), &e2);
+    check_ok(col_builder_append_list(mb, 1, &e2), &e2);
+    check_ok(col_builder_append_list(mb, 0, &e2), &e2);
+    check_ok(col_builder_finish(mb, &cols[1], &e2), &e2);
+    check_ok(col_builder_new(&sb, qa, st_t, &e2), &e2);
+    check_ok(col_builder_append_int(col_builder_child(sb, 0), 1, &e2), &e2);
+    check_ok(col_builder_append_bytes(col_builder_child(sb, 1), "x", 1, &e2), &e2);
+    check_ok(col_builder_append_struct(sb, &e2), &e2);
+    check_ok(col_builder_append_int(col_builder_child(sb, 0), 2, &e2), &e2);
+    check_ok(col_builder_append_null(col_builder_child(sb, 1), &e2), &e2);
+    check_ok(col_builder_append_struct(sb, &e2), &e2);
+    check_ok(col_builder_finish(sb, &cols[2], &e2), &e2);
+    b = mk_batch(qa, 3, cols);
+    check_str("[1, null, 3],NULL", eval_text(&ctx, cast_to(col(0, cols[0]), col_type_primitive(COL_STRING), 0), b));
+    check_str("{k -> 9},{}", eval_text(&ctx, cast_to(col(1, cols[1]), col_type_primitive(COL_STRING), 0), b));
+    check_str("{1, x},{2, null}", eval_text(&ctx, cast_to(col(2, cols[2]), col_type_primitive(COL_STRING), 0), b));
+    {
+        expr *e;
+        check_fails(SILT_BIND, expr_cast(&e, qa, col(0, cols[0]), col_type_primitive(COL_INT), 0, &err));
+    }
+}
