@@ -7,6 +7,7 @@
  * x double in [0,1)) as batches of ENGINE_BATCH_ROWS, then times
  *   Q1: SELECT k, count(*), sum(v), avg(x) FROM t WHERE x > 0.5 GROUP BY k
  *   Q2: SELECT sum(v), min(x), max(x) FROM t WHERE v % 3 = 0
+ *   Q3: SELECT * FROM t ORDER BY x DESC LIMIT 10 (top-N; serial only)
  * serially (operator tree) and with engine_parallel_agg over `threads`
  * workers (default: all cores). The data lives in memory; the time is the
  * engine's, without any file reading.
@@ -135,6 +136,21 @@ static silt_status run_serial(engine_ctx *ctx, data *d, const query *q, int64_t 
     return SILT_OK;
 }
 
+static silt_status run_topn(engine_ctx *ctx, data *d, int64_t *rows_out, silt_error *err)
+{
+    engine_op *scan, *s;
+    col_batch *out;
+    engine_sort_key key = engine_sort_key_default(2, 1);
+    arena *a = arena_new(ctx->query_arena, "run");
+    SILT_RETURN_IF_ERROR(engine_op_values(&scan, ctx, schema(ctx->query_arena), d->batches,
+                                          d->n_batches, err));
+    SILT_RETURN_IF_ERROR(engine_op_sort(&s, ctx, scan, &key, 1, 10, 0, err));
+    SILT_RETURN_IF_ERROR(engine_collect(s, a, &out, err));
+    *rows_out = out->n_rows;
+    arena_free(a);
+    return SILT_OK;
+}
+
 static silt_status run_parallel(engine_ctx *ctx, data *d, const query *q, int64_t *groups,
                                 silt_error *err)
 {
@@ -192,6 +208,19 @@ int main(int argc, char **argv)
                    (t1 - t0) / 1e6, (double)(c1 - c0) * 1e3 / CLOCKS_PER_SEC,
                    rows / ((double)(c1 - c0) * 1e6 / CLOCKS_PER_SEC), (t2 - t1) / 1e6,
                    rows / ((t2 - t1) / 1e3), (long long)groups);
+        }
+    }
+    if (only == 0 || only == 3) {
+        for (rep = 0; rep < 3; rep++) {
+            int64_t n = 0, t0, t1;
+            clock_t c0 = clock(), c1;
+            t0 = time_monotonic_nanos();
+            if (run_topn(&ctx, &d, &n, &err) != SILT_OK)
+                goto fail;
+            t1 = time_monotonic_nanos();
+            c1 = clock();
+            printf("Q3 run %d: serial %.1f ms wall, %.1f ms cpu; %lld rows\n", rep + 1,
+                   (t1 - t0) / 1e6, (double)(c1 - c0) * 1e3 / CLOCKS_PER_SEC, (long long)n);
         }
     }
     tpool_free(pool);

@@ -20,6 +20,7 @@ typedef struct sort_state {
     size_t n_keys;
     int64_t limit, offset;
     arena *rows_arena;  /* the rows held, replaced on every top-N cut */
+    arena *scratch;     /* per input chunk (top-N selections) */
     vec_accum *acc;     /* one per column */
     col_vec **cols;     /* sorted result */
     int64_t n_rows, next_row;
@@ -33,23 +34,30 @@ struct sort_cmp {
     col_vec **cols;
 };
 
-static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
+/* Compares row x of columns xc with row y of columns yc by the sort keys. */
+static int compare_between(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                           int64_t x, col_vec *const *yc, int64_t y)
 {
     size_t k;
-    for (k = 0; k < c->n_keys; k++) {
-        const col_vec *v = c->cols[c->keys[k].col_idx];
-        int xn = !vec_is_valid(v, x), yn = !vec_is_valid(v, y), r;
+    for (k = 0; k < n_keys; k++) {
+        const col_vec *v = xc[keys[k].col_idx], *w = yc[keys[k].col_idx];
+        int xn = !vec_is_valid(v, x), yn = !vec_is_valid(w, y), r;
         if (xn || yn) {
             if (xn && yn)
                 continue;
             r = xn ? -1 : 1;
-            return c->keys[k].nulls_first ? r : -r;
+            return keys[k].nulls_first ? r : -r;
         }
-        r = vec_compare_rows(v, x, v, y);
+        r = vec_compare_rows(v, x, w, y);
         if (r != 0)
-            return c->keys[k].descending ? -r : r;
+            return keys[k].descending ? -r : r;
     }
     return 0;
+}
+
+static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
+{
+    return compare_between(c->keys, c->n_keys, c->cols, x, c->cols, y);
 }
 
 /* Stable bottom-up merge sort of idx[0..n). */
@@ -127,6 +135,66 @@ static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_er
     return SILT_OK;
 }
 
+/* Narrows a chunk to the rows that sort before the K-th row held. */
+static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, int64_t keep,
+                               silt_error *err)
+{
+    int32_t *sel;
+    int64_t k, n = 0;
+    arena_reset(s->scratch);
+    sel = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)(in->n_sel ? in->n_sel : 1));
+    if (sel == NULL)
+        return err_nomem(err);
+    if (keep == 0) {
+        in->n_sel = 0;
+        return SILT_OK;
+    }
+    if (s->n_keys == 1 && vec_is_valid(s->cols[s->keys[0].col_idx], keep - 1)) {
+        /* One key and a non-NULL boundary: a branch-free loop on the raw values. */
+        const col_vec *v = in->batch.cols[s->keys[0].col_idx];
+        const col_vec *bv = s->cols[s->keys[0].col_idx];
+        int desc = s->keys[0].descending;
+        if ((v->type->id == COL_DOUBLE || v->type->id == COL_LONG) &&
+            (v->validity == NULL || v->null_count == 0)) {
+            if (v->type->id == COL_DOUBLE) {
+                const double *xv = v->values;
+                double bound = ((const double *)bv->values)[keep - 1];
+                if (bound == bound) { /* NaN boundaries take the general path */
+                    for (k = 0; k < in->n_sel; k++) {
+                        int64_t row = ENGINE_ROW(in->sel, k);
+                        double x = xv[row];
+                        sel[n] = (int32_t)row;
+                        /* NaN is the largest double: it passes a DESC bound */
+                        n += desc ? ((x > bound) | (x != x)) : (x < bound);
+                    }
+                    in->sel = sel;
+                    in->n_sel = n;
+                    return SILT_OK;
+                }
+            } else {
+                const int64_t *xv = v->values;
+                int64_t bound = ((const int64_t *)bv->values)[keep - 1];
+                for (k = 0; k < in->n_sel; k++) {
+                    int64_t row = ENGINE_ROW(in->sel, k);
+                    sel[n] = (int32_t)row;
+                    n += desc ? xv[row] > bound : xv[row] < bound;
+                }
+                in->sel = sel;
+                in->n_sel = n;
+                return SILT_OK;
+            }
+        }
+    }
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        if (compare_between(s->keys, s->n_keys, in->batch.cols, row, s->cols, keep - 1) < 0)
+            sel[n++] = (int32_t)row;
+    }
+    in->sel = sel;
+    in->n_sel = n;
+    return SILT_OK;
+}
+
 static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
 {
     size_t n_cols = op->schema->n_fields, col;
@@ -137,6 +205,15 @@ static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
         SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
         if (in == NULL)
             break;
+        if (keep >= 0 && s->n_rows >= keep && s->cols != NULL) {
+            /*
+             * Top-N after a cut: only rows before the current K-th can make it
+             * (ties lose to the rows already kept, which came first).
+             */
+            SILT_RETURN_IF_ERROR(topn_filter(op, s, in, keep, err));
+            if (in->n_sel == 0)
+                continue;
+        }
         for (col = 0; col < n_cols; col++)
             SILT_RETURN_IF_ERROR(
                 vec_accum_add(&s->acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
@@ -157,8 +234,11 @@ static silt_status sort_open(engine_op *op, silt_error *err)
     sort_state *s = op->state;
     size_t n_cols = op->schema->n_fields, col;
     s->rows_arena = arena_new(op->op_arena, "sort_rows");
+    s->scratch = arena_new(op->op_arena, "sort_scratch");
     s->acc = arena_calloc(op->op_arena, n_cols ? n_cols : 1, sizeof(vec_accum));
-    if (s->rows_arena == NULL || s->acc == NULL)
+    s->cols = NULL;
+    s->n_rows = 0;
+    if (s->rows_arena == NULL || s->scratch == NULL || s->acc == NULL)
         return err_nomem(err);
     for (col = 0; col < n_cols; col++)
         vec_accum_init(&s->acc[col], s->rows_arena, op->schema->fields[col].type);

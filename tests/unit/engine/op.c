@@ -659,3 +659,51 @@ void test_engine_op__memory_limit_and_release(void)
     check_int(5000, out->n_rows);
     check_int(0, ctx.mem_used);
 }
+
+/* Top-N must equal a full sort cut to N, whatever the key type and NULLs/NaNs. */
+static void check_topn_matches_sort(col_batch **bs, size_t n_batches, engine_sort_key key,
+                                    int64_t limit, int64_t offset)
+{
+    engine_op *top, *full, *lim;
+    col_batch *a, *b;
+    check_ok(engine_op_sort(&top, &ctx, values(n_batches, bs), &key, 1, limit, offset, &err), &err);
+    check_ok(engine_op_sort(&full, &ctx, values(n_batches, bs), &key, 1, -1, 0, &err), &err);
+    check_ok(engine_op_limit(&lim, &ctx, full, limit, offset, &err), &err);
+    check_ok(engine_collect(top, qa, &a, &err), &err);
+    check_ok(engine_collect(lim, qa, &b, &err), &err);
+    check_str(batch_text(qa, b), batch_text(qa, a));
+    check_int(limit, a->n_rows);
+}
+
+void test_engine_op__top_n_equals_sort_then_limit(void)
+{
+    col_batch *bs[12];
+    int b_idx;
+    uint64_t seed = 7;
+    for (b_idx = 0; b_idx < 12; b_idx++) {
+        double *d = arena_alloc(qa, sizeof(double) * 1500);
+        char nulls[1501];
+        const char **strs = arena_alloc(qa, sizeof(char *) * 1500);
+        int64_t *ids = arena_alloc(qa, sizeof(int64_t) * 1500), k;
+        col_vec *cols[3];
+        for (k = 0; k < 1500; k++) {
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            d[k] = (double)(seed >> 40) / 1000.0;
+            nulls[k] = (seed >> 20) % 97 == 0 ? 'n' : '.';
+            if ((seed >> 30) % 211 == 0)
+                d[k] = __builtin_nan("");
+            strs[k] = nulls[k] == 'n' ? NULL : arena_sprintf(qa, "s%llu", (unsigned long long)(seed >> 45));
+            ids[k] = b_idx * 1500 + k;
+        }
+        nulls[1500] = 0;
+        cols[0] = mk_doubles(qa, 1500, d, b_idx == 5 ? nulls : NULL);
+        cols[1] = mk_strs(qa, 1500, strs);
+        cols[2] = mk_ints(qa, COL_LONG, 1500, ids, NULL);
+        bs[b_idx] = mk_batch(qa, 3, cols);
+    }
+    check_topn_matches_sort(bs, 12, engine_sort_key_default(0, 1), 25, 3);   /* double DESC */
+    check_topn_matches_sort(bs, 12, engine_sort_key_default(0, 0), 25, 0);   /* double ASC */
+    check_topn_matches_sort(bs, 12, (engine_sort_key){0, 1, 1}, 7, 0);      /* NULLs first */
+    check_topn_matches_sort(bs, 12, engine_sort_key_default(1, 0), 30, 5);   /* strings */
+    check_topn_matches_sort(bs, 12, engine_sort_key_default(2, 1), 10, 0);   /* long DESC */
+}
