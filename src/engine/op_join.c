@@ -26,6 +26,7 @@ typedef struct join_state {
     int64_t n_build;
     int64_t *heads, *next_in_chain;
     uint64_t *bhash;
+    int64_t *bkv;       /* one integral key: its values, build side */
     size_t n_heads;
     uint8_t *bmatched;
     int built;
@@ -33,6 +34,7 @@ typedef struct join_state {
     arena *probe_arena;
     engine_chunk *cur;
     col_vec **cur_keys;
+    int64_t *cur_kv;    /* one integral key: its values, probe side */
     uint64_t *cur_hash;
     uint8_t *lmatched;
     int64_t cur_k;      /* next live row of cur to probe */
@@ -50,15 +52,57 @@ static int int_key(col_vec **keys, size_t n_keys)
            id == COL_DATE || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ;
 }
 
+static inline uint64_t int_hash(int64_t v)
+{
+    uint64_t h = (uint64_t)v * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* Values of an integral key column as int64, one typed loop (live rows only). */
+static int64_t *int_values(arena *a, const col_vec *v, const int32_t *sel, int64_t n_sel,
+                           int64_t n_rows)
+{
+    int64_t *out = arena_alloc(a, sizeof(int64_t) * (size_t)(n_rows ? n_rows : 1)), k;
+    if (out == NULL)
+        return NULL;
+    switch (v->type->id) {
+    case COL_INT:
+    case COL_DATE: {
+        const int32_t *x = v->values;
+        for (k = 0; k < n_sel; k++) {
+            int64_t r = ENGINE_ROW(sel, k);
+            out[r] = x[r];
+        }
+        break;
+    }
+    case COL_LONG:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: {
+        const int64_t *x = v->values;
+        for (k = 0; k < n_sel; k++) {
+            int64_t r = ENGINE_ROW(sel, k);
+            out[r] = x[r];
+        }
+        break;
+    }
+    default:
+        for (k = 0; k < n_sel; k++) {
+            int64_t r = ENGINE_ROW(sel, k);
+            out[r] = vec_get_int(v, r);
+        }
+        break;
+    }
+    return out;
+}
+
 static uint64_t key_hash(col_vec **keys, size_t n_keys, int64_t row, int *has_null)
 {
     uint64_t h = 0x10f;
     size_t k;
     *has_null = 0;
     if (int_key(keys, n_keys)) {
-        h = (uint64_t)vec_get_int(keys[0], row) * 0x9E3779B97F4A7C15ull;
         *has_null = !vec_is_valid(keys[0], row);
-        return h ^ (h >> 29);
+        return int_hash(vec_get_int(keys[0], row));
     }
     for (k = 0; k < n_keys; k++) {
         if (!vec_is_valid(keys[k], row))
@@ -119,6 +163,12 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
     if (s->heads == NULL || s->next_in_chain == NULL || s->bhash == NULL || s->bmatched == NULL)
         return err_nomem(err);
     memset(s->heads, 0xff, sizeof(int64_t) * s->n_heads);
+    s->bkv = NULL;
+    if (int_key(s->bkeys, s->n_keys)) {
+        s->bkv = int_values(s->build_arena, s->bkeys[0], NULL, s->n_build, s->n_build);
+        if (s->bkv == NULL)
+            return err_nomem(err);
+    }
     /* Insert in reverse so chains list build rows in input order. */
     for (row = s->n_build - 1; row >= 0; row--) {
         int has_null;
@@ -138,8 +188,8 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
 static int keys_equal(join_state *s, int64_t lrow, int64_t brow)
 {
     size_t k;
-    if (int_key(s->cur_keys, s->n_keys))
-        return vec_get_int(s->cur_keys[0], lrow) == vec_get_int(s->bkeys[0], brow);
+    if (s->cur_kv != NULL)
+        return s->cur_kv[lrow] == s->bkv[brow];
     for (k = 0; k < s->n_keys; k++)
         if (vec_compare_rows(s->cur_keys[k], lrow, s->bkeys[k], brow) != 0)
             return 0;
@@ -163,6 +213,20 @@ static silt_status start_chunk(engine_op *op, join_state *s, engine_chunk *in, s
     for (k = 0; k < s->n_keys; k++)
         SILT_RETURN_IF_ERROR(expr_eval(s->lkeys[k], op->ctx, &in->batch, in->sel, in->n_sel,
                                        s->probe_arena, &s->cur_keys[k], err));
+    s->cur_kv = NULL;
+    if (s->bkv != NULL && int_key(s->cur_keys, s->n_keys)) {
+        const col_vec *kv = s->cur_keys[0];
+        s->cur_kv = int_values(s->probe_arena, kv, in->sel, in->n_sel, in->batch.n_rows);
+        if (s->cur_kv == NULL)
+            return err_nomem(err);
+        for (i = 0; i < in->n_sel; i++) {
+            int64_t row = ENGINE_ROW(in->sel, i);
+            s->cur_hash[row] = int_hash(s->cur_kv[row]);
+            if (!vec_is_valid(kv, row))
+                s->lmatched[row] |= 2;
+        }
+        return SILT_OK;
+    }
     for (i = 0; i < in->n_sel; i++) {
         int64_t row = ENGINE_ROW(in->sel, i);
         int has_null;
@@ -305,6 +369,67 @@ static silt_status emit_unmatched_build(engine_op *op, join_state *s, engine_chu
     return joined_chunk(op, s, NULL, brows, n, out, err);
 }
 
+/* Whether every left row appears at most once, in ascending order. */
+static int pairs_unique(const int64_t *lrows, int64_t n)
+{
+    int64_t i;
+    for (i = 1; i < n; i++)
+        if (lrows[i] <= lrows[i - 1])
+            return 0;
+    return 1;
+}
+
+/*
+ * The pairs of a left chunk whose rows match at most once: the output
+ * keeps the left columns as they are (no copy) with the matched rows as
+ * its selection, and places the build rows beside them.
+ */
+static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lrows,
+                                 const int64_t *brows, int64_t n, engine_chunk **out,
+                                 int *emitted, silt_error *err)
+{
+    int64_t nr = s->cur->batch.n_rows, i, n_pass = n;
+    int64_t *bidx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)(nr ? nr : 1));
+    int32_t *sel = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)n);
+    int32_t *pass = sel;
+    engine_chunk *c;
+    size_t col;
+    *emitted = 0;
+    if (bidx == NULL || sel == NULL)
+        return err_nomem(err);
+    for (i = 0; i < nr; i++)
+        bidx[i] = -1;
+    for (i = 0; i < n; i++) {
+        bidx[lrows[i]] = brows[i];
+        sel[i] = (int32_t)lrows[i];
+    }
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_left + s->n_right, nr, err));
+    for (col = 0; col < s->n_left; col++)
+        c->batch.cols[col] = s->cur->batch.cols[col];
+    for (col = 0; col < s->n_right; col++)
+        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[s->n_left + col], op->batch_arena,
+                                        s->bcols[col], bidx, nr, err));
+    if (s->cond != NULL) {
+        pass = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)n);
+        if (pass == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(expr_filter(s->cond, op->ctx, &c->batch, sel, n, op->batch_arena,
+                                         pass, &n_pass, err));
+    }
+    for (i = 0; i < n_pass; i++) {
+        s->lmatched[pass[i]] |= 1;
+        s->bmatched[bidx[pass[i]]] = 1;
+    }
+    if (s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI || n_pass == 0)
+        return SILT_OK;
+    c->sel = pass;
+    c->n_sel = n_pass;
+    c->batch.schema = op->schema;
+    *out = c;
+    *emitted = 1;
+    return SILT_OK;
+}
+
 static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     join_state *s = op->state;
@@ -339,7 +464,14 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
         if (lrows == NULL || brows == NULL)
             return err_nomem(err);
         n = collect_pairs(s, lrows, brows, ENGINE_BATCH_ROWS);
-        if (n > 0) {
+        if (n > 0 && pairs_unique(lrows, n)) {
+            int emitted = 0;
+            SILT_RETURN_IF_ERROR(scatter_pairs(op, s, lrows, brows, n, &c, &emitted, err));
+            if (emitted) {
+                *out = c;
+                return SILT_OK;
+            }
+        } else if (n > 0) {
             int32_t *pass = NULL;
             int64_t n_pass = n;
             SILT_RETURN_IF_ERROR(joined_chunk(op, s, lrows, brows, n, &c, err));

@@ -707,3 +707,41 @@ void test_engine_op__top_n_equals_sort_then_limit(void)
     check_topn_matches_sort(bs, 12, engine_sort_key_default(1, 0), 30, 5);   /* strings */
     check_topn_matches_sort(bs, 12, engine_sort_key_default(2, 1), 10, 0);   /* long DESC */
 }
+
+/* Joins where every left row matches at most once (the no-copy output path). */
+static const char *unique_join_text(engine_join_type type, int with_cond)
+{
+    col_vec *lc[2], *rc[2];
+    col_batch *l, *r;
+    engine_op *j, *s;
+    expr *lk[1], *rk[1], *cond = NULL;
+    engine_sort_key keys[4] = {engine_sort_key_default(0, 0), engine_sort_key_default(1, 0),
+                               engine_sort_key_default(2, 0), engine_sort_key_default(3, 0)};
+    lc[0] = mk_ints(qa, COL_LONG, 6, (int64_t[]){1, 2, 3, 4, 5, 0}, ".....n");
+    lc[1] = mk_strs(qa, 6, (const char *[]){"a", "b", "c", "d", "e", "f"});
+    rc[0] = mk_ints(qa, COL_LONG, 4, (int64_t[]){2, 3, 5, 7}, NULL);
+    rc[1] = mk_ints(qa, COL_INT, 4, (int64_t[]){20, 30, 50, 70}, NULL);
+    l = mk_batch(qa, 2, lc);
+    r = mk_batch(qa, 2, rc);
+    lk[0] = col(l, 0);
+    rk[0] = col(r, 0);
+    if (with_cond) /* ON l.id = r.id AND r.w <> 30 */
+        cond = cmp(EXPR_NE, colt(3, COL_INT), lit_int(30));
+    check_ok(engine_op_hash_join(&j, &ctx, values(1, &l), values(1, &r), type, lk, rk, 1, cond, &err), &err);
+    check_ok(engine_op_sort(&s, &ctx, j, keys, j->schema->n_fields, -1, 0, &err), &err);
+    return run(s);
+}
+
+void test_engine_op__join_unique_matches(void)
+{
+    check_str("2|b|2|20;3|c|3|30;5|e|5|50", unique_join_text(JOIN_INNER, 0));
+    check_str("2|b|2|20;5|e|5|50", unique_join_text(JOIN_INNER, 1));
+    check_str("NULL|f|NULL|NULL;1|a|NULL|NULL;2|b|2|20;3|c|NULL|NULL;4|d|NULL|NULL;5|e|5|50",
+              unique_join_text(JOIN_LEFT, 1));
+    check_str("NULL|NULL|3|30;NULL|NULL|7|70;2|b|2|20;5|e|5|50", unique_join_text(JOIN_RIGHT, 1));
+    check_str("NULL|NULL|3|30;NULL|NULL|7|70;NULL|f|NULL|NULL;1|a|NULL|NULL;2|b|2|20;"
+              "3|c|NULL|NULL;4|d|NULL|NULL;5|e|5|50", unique_join_text(JOIN_FULL, 1));
+    check_str("2|b;5|e", unique_join_text(JOIN_LEFT_SEMI, 1));
+    check_str("NULL|f;1|a;3|c;4|d", unique_join_text(JOIN_LEFT_ANTI, 1));
+    check_str("NULL|f;1|a;4|d", unique_join_text(JOIN_LEFT_ANTI, 0));
+}
