@@ -478,17 +478,18 @@ static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *s
     int64_t k;
     col_type_id id = kv->type->id;
     (void)scratch;
-    if (t->direct == NULL && kv->validity == NULL) {
+    int no_nulls = kv->validity == NULL || kv->null_count == 0;
+    if (t->direct == NULL && no_nulls) {
         t->direct = arena_alloc(t->a, sizeof(int32_t) * AGG_DIRECT_KEYS);
         if (t->direct == NULL)
             return err_nomem(err);
         memset(t->direct, 0xff, sizeof(int32_t) * AGG_DIRECT_KEYS);
     }
-    if (kv->validity == NULL && (id == COL_INT || id == COL_DATE)) {
+    if (no_nulls && (id == COL_INT || id == COL_DATE)) {
         FAST_LOOP(int32_t, uint32_t);
         return SILT_OK;
     }
-    if (kv->validity == NULL && (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)) {
+    if (no_nulls && (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)) {
         FAST_LOOP(int64_t, int64_t);
         return SILT_OK;
     }
@@ -935,7 +936,7 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
                          !s->spec.ignore_nulls;
         int64_t n = 0;
         if (f == NULL && sel != NULL && !s->spec.distinct &&
-            (arg == NULL || keep_nulls || arg->validity == NULL)) {
+            (arg == NULL || keep_nulls || arg->validity == NULL || arg->null_count == 0)) {
             /* Every live row counts: use the selection as it is. */
             SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, (int32_t *)sel, n_sel, err));
             continue;

@@ -27,6 +27,13 @@ typedef struct join_state {
     int64_t *heads, *next_in_chain;
     uint64_t *bhash;
     int64_t *bkv;       /* one integral key: its values, build side */
+    /*
+     * Dense integral keys (ids of a dimension table): dense_head[key - dense_min]
+     * starts the chain of build rows with that key, so probing needs no
+     * hashing and no key comparison.
+     */
+    int64_t *dense_head;
+    int64_t dense_min, dense_range;
     size_t n_heads;
     uint8_t *bmatched;
     int built;
@@ -112,6 +119,40 @@ static uint64_t key_hash(col_vec **keys, size_t n_keys, int64_t row, int *has_nu
     return h;
 }
 
+/* Sets up dense_head when the build keys span a small range. */
+static silt_status build_dense(join_state *s, silt_error *err)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN, row, limit;
+    const col_vec *kv = s->bkeys[0];
+    for (row = 0; row < s->n_build; row++) {
+        if (!vec_is_valid(kv, row))
+            continue;
+        if (s->bkv[row] < lo)
+            lo = s->bkv[row];
+        if (s->bkv[row] > hi)
+            hi = s->bkv[row];
+    }
+    limit = 2 * s->n_build > 1024 ? 2 * s->n_build : 1024;
+    if (lo > hi || (uint64_t)hi - (uint64_t)lo >= (uint64_t)limit || hi - lo >= (1 << 24))
+        return SILT_OK;
+    s->dense_min = lo;
+    s->dense_range = hi - lo + 1;
+    s->dense_head = arena_alloc(s->build_arena, sizeof(int64_t) * (size_t)s->dense_range);
+    if (s->dense_head == NULL)
+        return err_nomem(err);
+    memset(s->dense_head, 0xff, sizeof(int64_t) * (size_t)s->dense_range);
+    /* Reverse order keeps each chain in input order; chains hold one key each. */
+    for (row = s->n_build - 1; row >= 0; row--) {
+        int64_t slot;
+        if (!vec_is_valid(kv, row))
+            continue;
+        slot = s->bkv[row] - lo;
+        s->next_in_chain[row] = s->dense_head[slot];
+        s->dense_head[slot] = row;
+    }
+    return SILT_OK;
+}
+
 static silt_status build(engine_op *op, join_state *s, silt_error *err)
 {
     engine_op *right = op->children[1];
@@ -164,13 +205,16 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
         return err_nomem(err);
     memset(s->heads, 0xff, sizeof(int64_t) * s->n_heads);
     s->bkv = NULL;
+    s->dense_head = NULL;
     if (int_key(s->bkeys, s->n_keys)) {
         s->bkv = int_values(s->build_arena, s->bkeys[0], NULL, s->n_build, s->n_build);
         if (s->bkv == NULL)
             return err_nomem(err);
+        if (s->type != JOIN_CROSS)
+            SILT_RETURN_IF_ERROR(build_dense(s, err));
     }
     /* Insert in reverse so chains list build rows in input order. */
-    for (row = s->n_build - 1; row >= 0; row--) {
+    for (row = s->n_build - 1; row >= 0 && s->dense_head == NULL; row--) {
         int has_null;
         uint64_t h = key_hash(s->bkeys, s->n_keys, row, &has_null);
         size_t b = h & (s->n_heads - 1);
@@ -221,7 +265,8 @@ static silt_status start_chunk(engine_op *op, join_state *s, engine_chunk *in, s
             return err_nomem(err);
         for (i = 0; i < in->n_sel; i++) {
             int64_t row = ENGINE_ROW(in->sel, i);
-            s->cur_hash[row] = int_hash(s->cur_kv[row]);
+            if (s->dense_head == NULL) /* the dense table needs no hash */
+                s->cur_hash[row] = int_hash(s->cur_kv[row]);
             if (!vec_is_valid(kv, row))
                 s->lmatched[row] |= 2;
         }
@@ -258,6 +303,19 @@ static int64_t collect_pairs(join_state *s, int64_t *lrows, int64_t *brows, int6
                 brows[n++] = b++;
             }
             if (b < s->n_build) {
+                s->chain = b;
+                return n;
+            }
+        } else if (s->dense_head != NULL) {
+            int64_t x = s->cur_kv[row] - s->dense_min;
+            b = s->chain >= 0 ? s->chain
+                : ((uint64_t)x < (uint64_t)s->dense_range ? s->dense_head[x] : -1);
+            while (b >= 0 && n < max) {
+                lrows[n] = row;
+                brows[n++] = b;
+                b = stop_at_first ? -1 : s->next_in_chain[b];
+            }
+            if (b >= 0) {
                 s->chain = b;
                 return n;
             }

@@ -745,3 +745,17 @@ void test_engine_op__join_unique_matches(void)
     check_str("NULL|f;1|a;3|c;4|d", unique_join_text(JOIN_LEFT_ANTI, 1));
     check_str("NULL|f;1|a;4|d", unique_join_text(JOIN_LEFT_ANTI, 0));
 }
+
+void test_engine_op__join_sparse_integral_keys(void)
+{
+    /* Keys too far apart for the dense table: the hashed path, same answers. */
+    col_vec *lc = mk_ints(qa, COL_LONG, 4, (int64_t[]){5000000, 1, 7, 5000000}, NULL);
+    col_vec *rc = mk_ints(qa, COL_LONG, 3, (int64_t[]){1, 5000000, -9000000}, NULL);
+    col_batch *l = mk_batch(qa, 1, &lc), *r = mk_batch(qa, 1, &rc);
+    engine_op *j, *s;
+    expr *lk[1] = {col(l, 0)}, *rk[1] = {col(r, 0)};
+    engine_sort_key keys[2] = {engine_sort_key_default(0, 0), engine_sort_key_default(1, 0)};
+    check_ok(engine_op_hash_join(&j, &ctx, values(1, &l), values(1, &r), JOIN_FULL, lk, rk, 1, NULL, &err), &err);
+    check_ok(engine_op_sort(&s, &ctx, j, keys, 2, -1, 0, &err), &err);
+    check_str("NULL|-9000000;1|1;7|NULL;5000000|5000000;5000000|5000000", run(s));
+}
