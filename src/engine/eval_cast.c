@@ -214,7 +214,6 @@ static int parse_bool(const char *s, int32_t len, int *out)
 /* ---- number formatting --------------------------------------------------- */
 
 /* Java's Double.toString / Float.toString: shortest round-trip digits. */
-size_t engine_format_double(double d, int is_float, char *out, size_t cap);
 size_t engine_format_double(double d, int is_float, char *out, size_t cap)
 {
     char tmp[64], digits[32];

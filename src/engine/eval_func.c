@@ -842,7 +842,6 @@ static double round_half_up(double d, int64_t digits)
     char tmp[64];
     col_int128 v;
     size_t n;
-    size_t engine_format_double(double d, int is_float, char *out, size_t cap);
     if (d != d || isinf(d))
         return d;
     n = engine_format_double(d, 0, tmp, sizeof(tmp));
@@ -1100,8 +1099,6 @@ static silt_status fn_least(const expr *e, engine_ctx *ctx, col_vec **args, cons
 }
 
 /* ---- format_string: a subset of java.util.Formatter ------------------------------------ */
-
-size_t engine_format_double(double d, int is_float, char *out, size_t cap);
 
 static silt_status res_format_string(expr *e, arena *a, silt_error *err)
 {

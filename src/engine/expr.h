@@ -189,6 +189,8 @@ silt_status eval_error(const expr *e, silt_error *err, silt_status code, const c
  * values in e->state for binary search (eval.c).
  */
 silt_status eval_in_prepare(expr *e, arena *a, silt_error *err);
+/* Java's Double.toString / Float.toString text of d (eval_cast.c). */
+size_t engine_format_double(double d, int is_float, char *out, size_t cap);
 /* Whether a cast from one type to another is allowed (eval_cast.c). */
 int expr_cast_allowed(const col_type *from, const col_type *to);
 

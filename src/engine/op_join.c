@@ -621,7 +621,7 @@ silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *lef
     SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, &join_vt, schema, sizeof(join_state),
                                                 children, 2, err));
     s = (*out)->state;
-    s->type = type == JOIN_CROSS || n_keys > 0 ? type : type;
+    s->type = type;
     s->n_keys = n_keys;
     s->cond = condition;
     s->n_left = n_left;
