@@ -1,0 +1,89 @@
+/*
+ * agg_int.h - the aggregation hash table shared by the hash aggregate
+ * operator (op_agg.c) and the parallel aggregation (op_parallel.c).
+ *
+ * Group keys are serialized per row (a null byte, then the value: fixed
+ * width bytes, or a 4-byte length and the bytes of a string) so that any
+ * number of keys of any type hash and compare as one byte string. Groups
+ * get dense ids in order of first appearance; aggregate states are arrays
+ * indexed by group id, updated column-at-a-time per batch.
+ */
+#ifndef SILT_ENGINE_AGG_INT_H
+#define SILT_ENGINE_AGG_INT_H
+
+#include "engine/op.h"
+#include "util/hashmap.h"
+
+typedef struct agg_state {
+    engine_agg spec;
+    const col_type *in_type;  /* argument type (NULL for count(*)) */
+    const col_type *out_type;
+    int64_t *cnt;
+    int64_t *isum;
+    double *dsum;
+    double *m2;
+    col_int128 *dec;
+    uint8_t *has;
+    uint8_t *isnull;
+    uint8_t *val;        /* fixed-width min/max/first/last values */
+    const char **sptr;   /* string min/max/first/last values (owned by the table arena) */
+    int32_t *slen;
+    uint8_t *hll;        /* approx_count_distinct registers */
+    vec_accum elems;     /* collect_list/set: values */
+    int32_t *elem_gid;   /* collect_list/set: group of each value */
+    int64_t n_elems, cap_elems;
+    hashmap distinct;    /* (group, value) pairs already seen */
+} agg_state;
+
+typedef struct agg_table {
+    engine_ctx *ctx;
+    arena *a;              /* owns everything below */
+    size_t n_keys;         /* serialized key columns (grouping id included) */
+    const col_type **key_types;
+    vec_accum *key_acc;    /* key values per group, in group order */
+    size_t n_aggs;
+    agg_state *aggs;
+    /* hash table */
+    uint64_t *slot_hash;
+    int32_t *slot_gid;     /* -1 = empty */
+    size_t cap_slots;
+    /* groups */
+    int64_t n_groups, cap_groups;
+    const uint8_t **gkey;
+    int32_t *gkey_len;
+    /*
+     * One fixed-width key (the common GROUP BY id): rows are hashed and
+     * compared as one 64-bit value instead of serialized bytes.
+     */
+    int fast;
+    size_t fast_width;
+    int64_t *gval;
+    uint8_t *gvalid;
+    /*
+     * Small non-negative keys (ids, years, codes) skip hashing altogether:
+     * direct[x] is the group of value x below AGG_DIRECT_KEYS, -1 unknown.
+     */
+    int32_t *direct;
+    int64_t charged; /* bytes charged to ctx; given back by agg_table_clear */
+} agg_table;
+
+#define AGG_DIRECT_KEYS 16384
+
+silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
+                           const col_type **key_types, const engine_agg *aggs, size_t n_aggs,
+                           silt_error *err);
+void agg_table_clear(agg_table *t);
+/*
+ * Adds the live rows of a batch: keys are the key vectors (n_rows rows),
+ * args the evaluated aggregate arguments (NULL entries for count(*)),
+ * filters the evaluated FILTER predicates (NULL when none).
+ */
+silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
+                          col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
+                          silt_error *err);
+/* Merges another table's groups and states into t (same layout; no DISTINCT). */
+silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err);
+/* Builds the result columns: keys then aggregates, n_groups rows each, in arena a. */
+silt_status agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err);
+
+#endif

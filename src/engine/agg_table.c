@@ -1,0 +1,1306 @@
+/*
+ * agg_table.c - the aggregation hash table (agg_int.h): group ids for
+ * serialized keys, aggregate state arrays and their update, merge and
+ * finish steps.
+ *
+ * Aggregate semantics are Spark's: count(x) and the other aggregates skip
+ * NULL inputs (first/last keep them unless ignoreNulls); sum of integers is
+ * a long (overflow is [ARITHMETIC_OVERFLOW] in ANSI mode, wraps otherwise),
+ * sum of decimal(p,s) is decimal(p+10,s), avg of decimal(p,s) is
+ * decimal(p+4,s+4), the rest of avg/stddev/variance are doubles;
+ * an aggregate over no rows is NULL (count is 0); stddev_samp/var_samp of
+ * one row is NULL. approx_count_distinct is HyperLogLog with 2^9 registers
+ * (Spark's default relative error 0.05); its hash is silt's, so estimates
+ * are close to Spark's but not bit-identical.
+ */
+#include "engine/agg_int.h"
+#include "engine/op_int.h"
+
+#include <math.h>
+#include <string.h>
+
+#define HLL_BITS 9
+#define HLL_REGS (1 << HLL_BITS)
+
+const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg)
+{
+    col_type_id id = arg ? arg->id : COL_NULL;
+    switch (kind) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT:
+    case AGG_APPROX_COUNT_DISTINCT: return col_type_primitive(COL_LONG);
+    case AGG_SUM:
+        if (id == COL_DECIMAL)
+            return col_type_decimal(a, arg->precision + 10 > 38 ? 38 : arg->precision + 10,
+                                    arg->scale);
+        if (id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG)
+            return col_type_primitive(COL_LONG);
+        if (id == COL_FLOAT || id == COL_DOUBLE || id == COL_NULL)
+            return col_type_primitive(COL_DOUBLE);
+        return NULL;
+    case AGG_AVG:
+        if (id == COL_DECIMAL)
+            return col_type_decimal(a, arg->precision + 4 > 38 ? 38 : arg->precision + 4,
+                                    arg->scale + 4 > 38 ? 38 : arg->scale + 4);
+        if (id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
+            id == COL_FLOAT || id == COL_DOUBLE || id == COL_NULL)
+            return col_type_primitive(COL_DOUBLE);
+        return NULL;
+    case AGG_STDDEV_SAMP:
+    case AGG_STDDEV_POP:
+    case AGG_VAR_SAMP:
+    case AGG_VAR_POP:
+        if (id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
+            id == COL_FLOAT || id == COL_DOUBLE || id == COL_DECIMAL || id == COL_NULL)
+            return col_type_primitive(COL_DOUBLE);
+        return NULL;
+    case AGG_COLLECT_LIST:
+    case AGG_COLLECT_SET:
+        return arg ? col_type_array(a, arg, 0) : NULL;
+    case AGG_PERCENTILE_APPROX:
+        if (id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
+            id == COL_FLOAT || id == COL_DOUBLE || id == COL_DECIMAL || id == COL_DATE ||
+            id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)
+            return arg;
+        return NULL;
+    default: /* min, max, first, last */
+        if (arg == NULL || col_type_is_nested(id))
+            return NULL;
+        return arg;
+    }
+}
+
+silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_kind kind,
+                                    const col_type *arg, silt_error *err)
+{
+    static const char *const names[] = {
+        "count", "count", "sum", "avg", "min", "max", "first", "last", "stddev_samp",
+        "stddev_pop", "var_samp", "var_pop", "collect_list", "collect_set",
+        "approx_count_distinct", "percentile_approx"};
+    const col_type *t = engine_agg_type(a, kind, arg);
+    if (t != NULL) {
+        *out = t;
+        return SILT_OK;
+    }
+    /* Only the array types of collect_* are allocated: a NULL there is memory. */
+    if ((kind == AGG_COLLECT_LIST || kind == AGG_COLLECT_SET) && arg != NULL)
+        return err_nomem(err);
+    return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] function \"%s\" cannot take an argument "
+                   "of type \"%s\"", names[kind], arg ? col_type_id_name(arg->id) : "none");
+}
+
+/* ---- setup ---------------------------------------------------------------------- */
+
+silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
+                           const col_type **key_types, const engine_agg *aggs, size_t n_aggs,
+                           silt_error *err)
+{
+    size_t idx;
+    memset(t, 0, sizeof(*t));
+    t->ctx = ctx;
+    t->a = a;
+    t->n_keys = n_keys;
+    t->key_types = key_types;
+    t->key_acc = arena_calloc(a, n_keys ? n_keys : 1, sizeof(vec_accum));
+    t->aggs = arena_calloc(a, n_aggs ? n_aggs : 1, sizeof(agg_state));
+    if (t->key_acc == NULL || t->aggs == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n_keys; idx++) {
+        if (col_type_is_nested(key_types[idx]->id))
+            return err_set(err, SILT_UNSUPPORTED, "grouping by a value of type \"%s\" is not "
+                           "supported yet", col_type_id_name(key_types[idx]->id));
+        vec_accum_init(&t->key_acc[idx], a, key_types[idx]);
+    }
+    t->fast = n_keys == 1 && col_type_value_width(key_types[0]->id) > 0 &&
+              col_type_value_width(key_types[0]->id) <= 8;
+    t->fast_width = n_keys == 1 ? col_type_value_width(key_types[0]->id) : 0;
+    t->n_aggs = n_aggs;
+    for (idx = 0; idx < n_aggs; idx++) {
+        agg_state *s = &t->aggs[idx];
+        s->spec = aggs[idx];
+        s->in_type = aggs[idx].arg ? aggs[idx].arg->type : NULL;
+        /* Types outlive the table: result vectors point at them. */
+        SILT_RETURN_IF_ERROR(engine_agg_type_checked(&s->out_type, ctx->query_arena,
+                                                     aggs[idx].kind, s->in_type, err));
+        if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET ||
+            s->spec.kind == AGG_PERCENTILE_APPROX)
+            vec_accum_init(&s->elems, a, s->in_type);
+        if (s->spec.kind == AGG_PERCENTILE_APPROX &&
+            !(s->spec.percentage >= 0.0 && s->spec.percentage <= 1.0))
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage "
+                           "of percentile_approx must be between 0.0 and 1.0");
+    }
+    t->cap_slots = 1024;
+    t->slot_hash = arena_alloc(a, sizeof(uint64_t) * t->cap_slots);
+    t->slot_gid = arena_alloc(a, sizeof(int32_t) * t->cap_slots);
+    if (t->slot_hash == NULL || t->slot_gid == NULL)
+        return err_nomem(err);
+    memset(t->slot_gid, 0xff, sizeof(int32_t) * t->cap_slots);
+    return SILT_OK;
+}
+
+void agg_table_clear(agg_table *t)
+{
+    size_t idx;
+    if (t->ctx != NULL)
+        engine_mem_release(t->ctx, t->charged);
+    t->charged = 0;
+    for (idx = 0; idx < t->n_aggs; idx++)
+        hashmap_clear(&t->aggs[idx].distinct);
+}
+
+/* Grows an array kept in the table arena from old_n to new_n elements. */
+static int grow(arena *a, void **p, size_t elem, int64_t old_n, int64_t new_n, int zero)
+{
+    void *np;
+    if (*p == NULL && !zero)
+        zero = 1;
+    np = arena_realloc(a, *p, elem * (size_t)old_n, elem * (size_t)new_n);
+    if (np == NULL)
+        return 0;
+    memset((char *)np + elem * (size_t)old_n, 0, elem * (size_t)(new_n - old_n));
+    *p = np;
+    return 1;
+}
+
+static silt_status grow_groups(agg_table *t, silt_error *err)
+{
+    int64_t old = t->cap_groups, cap = old ? old * 2 : 256;
+    size_t idx;
+    int ok = grow(t->a, (void **)&t->gkey, sizeof(*t->gkey), old, cap, 1) &&
+             grow(t->a, (void **)&t->gkey_len, sizeof(*t->gkey_len), old, cap, 1) &&
+             (!t->fast || (grow(t->a, (void **)&t->gval, 8, old, cap, 1) &&
+                           grow(t->a, (void **)&t->gvalid, 1, old, cap, 1)));
+    for (idx = 0; idx < t->n_aggs && ok; idx++) {
+        agg_state *s = &t->aggs[idx];
+        size_t width = s->in_type ? col_type_value_width(s->in_type->id) : 0;
+        switch (s->spec.kind) {
+        case AGG_COUNT_STAR:
+        case AGG_COUNT: ok = grow(t->a, (void **)&s->cnt, 8, old, cap, 1); break;
+        case AGG_SUM:
+        case AGG_AVG:
+            ok = grow(t->a, (void **)&s->cnt, 8, old, cap, 1) &&
+                 grow(t->a, (void **)&s->isum, 8, old, cap, 1) &&
+                 grow(t->a, (void **)&s->dsum, 8, old, cap, 1) &&
+                 grow(t->a, (void **)&s->dec, 16, old, cap, 1) &&
+                 grow(t->a, (void **)&s->has, 1, old, cap, 1);
+            break;
+        case AGG_STDDEV_SAMP:
+        case AGG_STDDEV_POP:
+        case AGG_VAR_SAMP:
+        case AGG_VAR_POP:
+            ok = grow(t->a, (void **)&s->cnt, 8, old, cap, 1) &&
+                 grow(t->a, (void **)&s->dsum, 8, old, cap, 1) &&
+                 grow(t->a, (void **)&s->m2, 8, old, cap, 1);
+            break;
+        case AGG_APPROX_COUNT_DISTINCT:
+            ok = grow(t->a, (void **)&s->hll, HLL_REGS, old, cap, 1);
+            break;
+        case AGG_COLLECT_LIST:
+        case AGG_COLLECT_SET:
+        case AGG_PERCENTILE_APPROX: break;
+        default:
+            ok = grow(t->a, (void **)&s->has, 1, old, cap, 1) &&
+                 grow(t->a, (void **)&s->isnull, 1, old, cap, 1) &&
+                 (width == 0 || grow(t->a, (void **)&s->val, width, old, cap, 1)) &&
+                 grow(t->a, (void **)&s->sptr, sizeof(char *), old, cap, 1) &&
+                 grow(t->a, (void **)&s->slen, 4, old, cap, 1);
+            break;
+        }
+    }
+    if (!ok)
+        return err_nomem(err);
+    t->cap_groups = cap;
+    return SILT_OK;
+}
+
+static silt_status grow_slots(agg_table *t, silt_error *err)
+{
+    size_t cap = t->cap_slots * 2, mask = cap - 1, idx;
+    uint64_t *hashes = arena_alloc(t->a, sizeof(uint64_t) * cap);
+    int32_t *gids = arena_alloc(t->a, sizeof(int32_t) * cap);
+    if (hashes == NULL || gids == NULL)
+        return err_nomem(err);
+    memset(gids, 0xff, sizeof(int32_t) * cap);
+    for (idx = 0; idx < t->cap_slots; idx++) {
+        size_t slot;
+        if (t->slot_gid[idx] < 0)
+            continue;
+        slot = t->slot_hash[idx] & mask;
+        while (gids[slot] >= 0)
+            slot = (slot + 1) & mask;
+        gids[slot] = t->slot_gid[idx];
+        hashes[slot] = t->slot_hash[idx];
+    }
+    t->slot_hash = hashes;
+    t->slot_gid = gids;
+    t->cap_slots = cap;
+    return SILT_OK;
+}
+
+/* ---- keys ---------------------------------------------------------------------- */
+
+static int is_varlen(col_type_id id) { return id == COL_STRING || id == COL_BINARY; }
+
+/* Bytes of a fixed-width value with floats normalized (-0.0 = 0.0, one NaN). */
+static void fixed_bytes(const col_vec *v, int64_t row, size_t width, uint8_t *dst)
+{
+    if (v->type->id == COL_DOUBLE) {
+        double d = ((const double *)v->values)[row];
+        if (d == 0)
+            d = 0;
+        if (d != d)
+            d = __builtin_nan("");
+        memcpy(dst, &d, 8);
+    } else if (v->type->id == COL_FLOAT) {
+        float f = ((const float *)v->values)[row];
+        if (f == 0)
+            f = 0;
+        if (f != f)
+            f = __builtin_nanf("");
+        memcpy(dst, &f, 4);
+    } else {
+        memcpy(dst, (const char *)v->values + width * (size_t)row, width);
+    }
+}
+
+/* Serializes the keys of the live rows: key k is bytes[off[k] .. off[k+1]). */
+static silt_status serialize(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
+                             arena *scratch, uint8_t **bytes_out, int64_t **off_out,
+                             silt_error *err)
+{
+    int64_t *off = arena_alloc(scratch, sizeof(int64_t) * (size_t)(n_sel + 1));
+    uint8_t *bytes;
+    int64_t k, total = 0;
+    size_t col;
+    if (off == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n_sel; k++)
+        off[k + 1] = 0;
+    for (col = 0; col < t->n_keys; col++) {
+        const col_vec *v = keys[col];
+        size_t width = col_type_value_width(v->type->id);
+        for (k = 0; k < n_sel; k++) {
+            int64_t row = ENGINE_ROW(sel, k);
+            int64_t len = 1;
+            if (vec_is_valid(v, row)) {
+                if (is_varlen(v->type->id)) {
+                    int32_t sl;
+                    col_vec_str(v, row, &sl);
+                    len += 4 + sl;
+                } else {
+                    len += (int64_t)width;
+                }
+            }
+            off[k + 1] += len;
+        }
+    }
+    off[0] = 0;
+    for (k = 0; k < n_sel; k++)
+        off[k + 1] += off[k];
+    total = off[n_sel];
+    bytes = arena_alloc(scratch, (size_t)(total ? total : 1));
+    if (bytes == NULL)
+        return err_nomem(err);
+    {
+        /* Second pass, column by column, with a write cursor per row. */
+        int64_t *cur = arena_alloc(scratch, sizeof(int64_t) * (size_t)(n_sel ? n_sel : 1));
+        if (cur == NULL)
+            return err_nomem(err);
+        memcpy(cur, off, sizeof(int64_t) * (size_t)n_sel);
+        for (col = 0; col < t->n_keys; col++) {
+            const col_vec *v = keys[col];
+            size_t width = col_type_value_width(v->type->id);
+            for (k = 0; k < n_sel; k++) {
+                int64_t row = ENGINE_ROW(sel, k);
+                uint8_t *dst = bytes + cur[k];
+                if (!vec_is_valid(v, row)) {
+                    *dst = 0;
+                    cur[k] += 1;
+                } else if (is_varlen(v->type->id)) {
+                    int32_t sl;
+                    const char *s = col_vec_str(v, row, &sl);
+                    dst[0] = 1;
+                    memcpy(dst + 1, &sl, 4);
+                    memcpy(dst + 5, s, (size_t)sl);
+                    cur[k] += 5 + sl;
+                } else {
+                    dst[0] = 1;
+                    fixed_bytes(v, row, width, dst + 1);
+                    cur[k] += 1 + (int64_t)width;
+                }
+            }
+        }
+    }
+    *bytes_out = bytes;
+    *off_out = off;
+    return SILT_OK;
+}
+
+/* Finds or adds the group of a serialized key; *is_new tells which. */
+/* Hash of a fast-mode key: its value and whether it is set (inline: it runs per row). */
+static inline uint64_t fast_hash(int64_t value, int valid)
+{
+    uint64_t h = (uint64_t)value * 0x9E3779B97F4A7C15ull + (uint64_t)valid;
+    h ^= h >> 32;
+    h *= 0xD6E8FEB86659FD93ull;
+    h ^= h >> 32;
+    return h;
+}
+
+/* The 64-bit value of a serialized fast-mode key (1 + width bytes, or 1 for NULL). */
+static int64_t fast_value(const agg_table *t, const uint8_t *key, int32_t len)
+{
+    int64_t v = 0;
+    if (len > 1)
+        memcpy(&v, key + 1, t->fast_width);
+    return v;
+}
+
+static uint64_t key_hash(const agg_table *t, const uint8_t *key, int32_t len)
+{
+    if (t->fast)
+        return fast_hash(fast_value(t, key, len), len > 1);
+    return hash_bytes(key, (size_t)len, 0x5eed);
+}
+
+static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint64_t h,
+                             size_t slot, int32_t *gid_out, silt_error *err);
+
+static silt_status find_group(agg_table *t, const uint8_t *key, int32_t len, int32_t *gid_out,
+                              int *is_new, silt_error *err)
+{
+    uint64_t h = key_hash(t, key, len);
+    size_t mask = t->cap_slots - 1, slot = h & mask;
+    int32_t gid;
+    while ((gid = t->slot_gid[slot]) >= 0) {
+        if (t->slot_hash[slot] == h && t->gkey_len[gid] == len &&
+            memcmp(t->gkey[gid], key, (size_t)len) == 0) {
+            *gid_out = gid;
+            *is_new = 0;
+            return SILT_OK;
+        }
+        slot = (slot + 1) & mask;
+    }
+    *is_new = 1;
+    return new_group(t, key, len, h, slot, gid_out, err);
+}
+
+/* Adds a group for a key not in the table; slot is its free probe slot. */
+static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint64_t h,
+                             size_t slot, int32_t *gid_out, silt_error *err)
+{
+    int32_t gid;
+    if (t->n_groups >= INT32_MAX - 1)
+        return err_set(err, SILT_NOMEM, "aggregation has more than %d groups", INT32_MAX - 1);
+    if (t->n_groups == t->cap_groups)
+        SILT_RETURN_IF_ERROR(grow_groups(t, err));
+    gid = (int32_t)t->n_groups++;
+    t->gkey[gid] = arena_memdup(t->a, key, (size_t)(len ? len : 1));
+    if (t->gkey[gid] == NULL)
+        return err_nomem(err);
+    t->gkey_len[gid] = len;
+    if (t->fast) {
+        t->gval[gid] = fast_value(t, key, len);
+        t->gvalid[gid] = len > 1;
+    }
+    t->slot_gid[slot] = gid;
+    t->slot_hash[slot] = h;
+    t->charged += len + 64;
+    SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, len + 64, "aggregation", err));
+    if ((size_t)t->n_groups * 2 > t->cap_slots)
+        SILT_RETURN_IF_ERROR(grow_slots(t, err));
+    *gid_out = gid;
+    return SILT_OK;
+}
+
+/*
+ * Group ids of one fixed-width key column: hash and compare the value as
+ * an int64, with no serialization. New groups still store their bytes so
+ * that merging and finishing treat both modes alike.
+ */
+/* Probes one value; -1 when it is not in the table yet (*slot_out = its free slot). */
+static inline int32_t fast_probe(const agg_table *t, int64_t x, int valid, uint64_t h,
+                                 size_t *slot_out)
+{
+    size_t mask = t->cap_slots - 1, slot = h & mask;
+    int32_t g;
+    while ((g = t->slot_gid[slot]) >= 0) {
+        if (t->slot_hash[slot] == h && t->gval[g] == x && t->gvalid[g] == valid)
+            break;
+        slot = (slot + 1) & mask;
+    }
+    *slot_out = slot;
+    return g;
+}
+
+static silt_status fast_insert(agg_table *t, int64_t x, int valid, uint64_t h, size_t slot,
+                               int32_t *g, silt_error *err)
+{
+    uint8_t key[9];
+    key[0] = (uint8_t)valid;
+    memcpy(key + 1, &x, t->fast_width);
+    return new_group(t, key, valid ? 1 + (int32_t)t->fast_width : 1, h, slot, g, err);
+}
+
+/*
+ * The common INT/LONG key without NULLs: small non-negative values go
+ * through the direct map, the others through the hash table.
+ */
+#define FAST_LOOP(T, CAST)                                                                         \
+    do {                                                                                           \
+        const T *kvals = kv->values;                                                               \
+        for (k = 0; k < n_sel; k++) {                                                              \
+            int64_t row = ENGINE_ROW(sel, k), x = (int64_t)(CAST)kvals[row];                       \
+            uint64_t h;                                                                            \
+            size_t slot;                                                                           \
+            int32_t g;                                                                             \
+            if ((uint64_t)x < AGG_DIRECT_KEYS && (g = t->direct[x]) >= 0) {                        \
+                gid[row] = g;                                                                      \
+                continue;                                                                          \
+            }                                                                                      \
+            h = fast_hash(x, 1);                                                                   \
+            g = fast_probe(t, x, 1, h, &slot);                                                     \
+            if (g < 0) {                                                                           \
+                SILT_RETURN_IF_ERROR(fast_insert(t, x, 1, h, slot, &g, err));                      \
+                new_rows[(*n_new)++] = (int32_t)row;                                               \
+            }                                                                                      \
+            if ((uint64_t)x < AGG_DIRECT_KEYS)                                                     \
+                t->direct[x] = g;                                                                  \
+            gid[row] = g;                                                                          \
+        }                                                                                          \
+    } while (0)
+
+static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *sel,
+                               int64_t n_sel, int32_t *gid, int32_t *new_rows, int64_t *n_new,
+                               arena *scratch, silt_error *err)
+{
+    int64_t k;
+    col_type_id id = kv->type->id;
+    (void)scratch;
+    int no_nulls = kv->validity == NULL || kv->null_count == 0;
+    if (t->direct == NULL && no_nulls) {
+        t->direct = arena_alloc(t->a, sizeof(int32_t) * AGG_DIRECT_KEYS);
+        if (t->direct == NULL)
+            return err_nomem(err);
+        memset(t->direct, 0xff, sizeof(int32_t) * AGG_DIRECT_KEYS);
+    }
+    if (no_nulls && (id == COL_INT || id == COL_DATE)) {
+        FAST_LOOP(int32_t, uint32_t);
+        return SILT_OK;
+    }
+    if (no_nulls && (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)) {
+        FAST_LOOP(int64_t, int64_t);
+        return SILT_OK;
+    }
+    for (k = 0; k < n_sel; k++) {
+        int64_t row = ENGINE_ROW(sel, k), x = 0;
+        int valid = vec_is_valid(kv, row);
+        uint64_t h;
+        size_t mask = t->cap_slots - 1, slot;
+        int32_t g;
+        if (valid) {
+            if (id == COL_INT || id == COL_DATE)
+                x = (uint32_t)((const int32_t *)kv->values)[row];
+            else if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)
+                x = ((const int64_t *)kv->values)[row];
+            else
+                fixed_bytes(kv, row, t->fast_width, (uint8_t *)&x);
+        }
+        h = fast_hash(x, valid);
+        slot = h & mask;
+        while ((g = t->slot_gid[slot]) >= 0) {
+            if (t->slot_hash[slot] == h && t->gval[g] == x && t->gvalid[g] == valid)
+                break;
+            slot = (slot + 1) & mask;
+        }
+        if (g < 0) {
+            uint8_t key[9];
+            key[0] = (uint8_t)valid;
+            memcpy(key + 1, &x, t->fast_width);
+            SILT_RETURN_IF_ERROR(new_group(t, key, valid ? 1 + (int32_t)t->fast_width : 1, h,
+                                           slot, &g, err));
+            new_rows[(*n_new)++] = (int32_t)row;
+        }
+        gid[row] = g;
+    }
+    return SILT_OK;
+}
+
+/* ---- updates ------------------------------------------------------------------- */
+
+/* Bytes identifying a value, for DISTINCT and HyperLogLog. */
+static const void *value_key(const col_vec *v, int64_t row, uint8_t *tmp, int32_t *len_out)
+{
+    if (is_varlen(v->type->id))
+        return col_vec_str(v, row, len_out);
+    *len_out = (int32_t)col_type_value_width(v->type->id);
+    fixed_bytes(v, row, (size_t)*len_out, tmp);
+    return tmp;
+}
+
+/* Keeps only rows whose (group, value) was not seen before. */
+static silt_status distinct_rows(agg_state *s, const col_vec *arg, const int32_t *gid,
+                                 int32_t *rows, int64_t *n, silt_error *err)
+{
+    int64_t k, m = 0;
+    buf key = BUF_INIT;
+    silt_status rc = SILT_OK;
+    for (k = 0; k < *n && rc == SILT_OK; k++) {
+        int64_t row = rows[k];
+        uint8_t tmp[16];
+        int32_t len;
+        const void *p = value_key(arg, row, tmp, &len);
+        void *old;
+        buf_truncate(&key, 0);
+        rc = buf_append(&key, &gid[row], 4, err);
+        if (rc == SILT_OK)
+            rc = buf_append(&key, p, (size_t)len, err);
+        if (rc == SILT_OK && !hashmap_get(&s->distinct, key.data, key.len, &old)) {
+            rc = hashmap_put(&s->distinct, key.data, key.len, NULL, NULL, err);
+            rows[m++] = (int32_t)row;
+        }
+    }
+    buf_clear(&key);
+    *n = m;
+    return rc;
+}
+
+#define SUM_LOOP(T)                                                                                \
+    do {                                                                                           \
+        const T *xv = arg->values;                                                                 \
+        if (global) {                                                                              \
+            /* One group: accumulate in a register. */                                             \
+            int64_t acc = s->isum[0];                                                              \
+            for (k = 0; k < n; k++)                                                                \
+                ovf |= __builtin_add_overflow(acc, (int64_t)xv[rows[k]], &acc);                    \
+            s->isum[0] = acc;                                                                      \
+            s->has[0] = 1;                                                                         \
+            s->cnt[0] += n;                                                                        \
+            break;                                                                                 \
+        }                                                                                          \
+        for (k = 0; k < n; k++) {                                                                  \
+            int64_t r = rows[k];                                                                   \
+            int32_t g = gid[r];                                                                    \
+            ovf |= __builtin_add_overflow(s->isum[g], (int64_t)xv[r], &s->isum[g]);                \
+            s->has[g] = 1;                                                                         \
+            s->cnt[g]++;                                                                           \
+        }                                                                                          \
+    } while (0)
+
+static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, const int32_t *gid,
+                              const int32_t *rows, int64_t n, silt_error *err)
+{
+    int64_t k;
+    int ovf = 0;
+    col_type_id id = arg->type->id;
+    int as_double = s->spec.kind == AGG_AVG && id != COL_DECIMAL;
+    int global = t->n_keys == 0;
+    if (id == COL_DECIMAL) {
+        for (k = 0; k < n; k++) {
+            int32_t g = gid[rows[k]];
+            ovf |= __builtin_add_overflow(s->dec[g], vec_get_dec(arg, rows[k]), &s->dec[g]);
+            s->has[g] = 1;
+            s->cnt[g]++;
+        }
+    } else if (id == COL_DOUBLE && global) {
+        const double *xv = arg->values;
+        double acc = s->dsum[0];
+        for (k = 0; k < n; k++)
+            acc += xv[rows[k]];
+        s->dsum[0] = acc;
+        s->has[0] = 1;
+        s->cnt[0] += n;
+    } else if (id == COL_DOUBLE) {
+        const double *xv = arg->values;
+        for (k = 0; k < n; k++) {
+            int64_t r = rows[k];
+            int32_t g = gid[r];
+            s->dsum[g] += xv[r];
+            s->has[g] = 1;
+            s->cnt[g]++;
+        }
+    } else if (id == COL_DOUBLE || id == COL_FLOAT || as_double) {
+        for (k = 0; k < n; k++) {
+            int64_t r = rows[k];
+            int32_t g = gid[r];
+            s->dsum[g] += id == COL_DOUBLE ? ((const double *)arg->values)[r]
+                          : id == COL_FLOAT ? ((const float *)arg->values)[r]
+                                            : (double)vec_get_int(arg, r);
+            s->has[g] = 1;
+            s->cnt[g]++;
+        }
+    } else if (id == COL_LONG) {
+        SUM_LOOP(int64_t);
+    } else if (id == COL_INT) {
+        SUM_LOOP(int32_t);
+    } else if (id == COL_SHORT) {
+        SUM_LOOP(int16_t);
+    } else if (id == COL_BYTE) {
+        SUM_LOOP(int8_t);
+    } else if (id == COL_NULL) {
+        return SILT_OK;
+    }
+    if (ovf && t->ctx->ansi)
+        return err_set(err, SILT_INVALID, "[ARITHMETIC_OVERFLOW] sum overflows \"%s\"",
+                       col_type_id_name(id == COL_DECIMAL ? COL_DECIMAL : COL_LONG));
+    return SILT_OK;
+}
+
+static int keep_value(agg_state *s, int cmp_result)
+{
+    return s->spec.kind == AGG_MIN ? cmp_result < 0 : cmp_result > 0;
+}
+
+/* Stores row r of arg as the value of group g (min/max/first/last). */
+static silt_status store_value(agg_table *t, agg_state *s, const col_vec *arg, int64_t r,
+                               int32_t g, silt_error *err)
+{
+    s->has[g] = 1;
+    if (!vec_is_valid(arg, r)) {
+        s->isnull[g] = 1;
+        return SILT_OK;
+    }
+    s->isnull[g] = 0;
+    if (is_varlen(arg->type->id)) {
+        int32_t len;
+        const char *p = col_vec_str(arg, r, &len);
+        char *copy = arena_memdup(t->a, p, (size_t)(len ? len : 1));
+        if (copy == NULL)
+            return err_nomem(err);
+        s->sptr[g] = copy;
+        s->slen[g] = len;
+    } else {
+        size_t width = col_type_value_width(arg->type->id);
+        memcpy(s->val + width * (size_t)g, (const char *)arg->values + width * (size_t)r, width);
+    }
+    return SILT_OK;
+}
+
+/* Compares row r of arg with the stored value of group g. */
+static int compare_stored(const agg_state *s, const col_vec *arg, int64_t r, int32_t g)
+{
+    col_type_id id = arg->type->id;
+    size_t width = col_type_value_width(id);
+    const void *stored = s->val + width * (size_t)g;
+    switch (id) {
+    case COL_STRING:
+    case COL_BINARY: {
+        int32_t len;
+        const char *p = col_vec_str(arg, r, &len);
+        int32_t m = len < s->slen[g] ? len : s->slen[g];
+        int c = m > 0 ? memcmp(p, s->sptr[g], (size_t)m) : 0;
+        return c != 0 ? c : (len > s->slen[g]) - (len < s->slen[g]);
+    }
+    case COL_FLOAT: {
+        float f;
+        memcpy(&f, stored, 4);
+        return engine_cmp_double(((const float *)arg->values)[r], f);
+    }
+    case COL_DOUBLE: {
+        double d;
+        memcpy(&d, stored, 8);
+        return engine_cmp_double(((const double *)arg->values)[r], d);
+    }
+    case COL_DECIMAL: {
+        col_int128 x = vec_get_dec(arg, r), y;
+        memcpy(&y, stored, 16);
+        return (x > y) - (x < y);
+    }
+    default: {
+        int64_t x = vec_get_int(arg, r), y = 0;
+        switch (width) {
+        case 1: y = *(const int8_t *)stored; break;
+        case 2: y = *(const int16_t *)stored; break;
+        case 4: y = *(const int32_t *)stored; break;
+        default: memcpy(&y, stored, 8); break;
+        }
+        return (x > y) - (x < y);
+    }
+    }
+}
+
+static silt_status update_minmax(agg_table *t, agg_state *s, const col_vec *arg,
+                                 const int32_t *gid, const int32_t *rows, int64_t n,
+                                 silt_error *err)
+{
+    int64_t k;
+    col_type_id id = arg->type->id;
+    if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ) {
+        /* The common case gets its own loop. */
+        const int64_t *xv = arg->values;
+        int64_t *val = (int64_t *)(void *)s->val;
+        int is_min = s->spec.kind == AGG_MIN;
+        for (k = 0; k < n; k++) {
+            int64_t r = rows[k], x = xv[r];
+            int32_t g = gid[r];
+            if (!s->has[g] || (is_min ? x < val[g] : x > val[g])) {
+                val[g] = x;
+                s->has[g] = 1;
+            }
+        }
+        return SILT_OK;
+    }
+    if (id == COL_DOUBLE && t->n_keys == 0) {
+        /*
+         * Spark's order makes NaN the largest value: max is NaN once any NaN
+         * was seen, min is NaN only when nothing else was. Written with
+         * selects rather than branches, since the data decides them.
+         */
+        const double *xv = arg->values;
+        double *val = (double *)(void *)s->val;
+        int had = s->has[0], had_nan = had && val[0] != val[0];
+        if (s->spec.kind == AGG_MAX) {
+            double best = had && !had_nan ? val[0] : -__builtin_inf();
+            int any_nan = had_nan;
+            for (k = 0; k < n; k++) {
+                double x = xv[rows[k]];
+                any_nan |= x != x;
+                best = x > best ? x : best;
+            }
+            val[0] = any_nan ? __builtin_nan("") : best;
+        } else {
+            double best = had && !had_nan ? val[0] : __builtin_inf();
+            int only_nan = !had || had_nan;
+            for (k = 0; k < n; k++) {
+                double x = xv[rows[k]];
+                only_nan &= x != x;
+                best = x < best ? x : best;
+            }
+            val[0] = only_nan ? __builtin_nan("") : best;
+        }
+        s->has[0] = 1;
+        return SILT_OK;
+    }
+    if (id == COL_DOUBLE) {
+        const double *xv = arg->values;
+        double *val = (double *)(void *)s->val;
+        int want = s->spec.kind == AGG_MIN ? -1 : 1;
+        for (k = 0; k < n; k++) {
+            int64_t r = rows[k];
+            int32_t g = gid[r];
+            if (!s->has[g] || engine_cmp_double(xv[r], val[g]) == want) {
+                val[g] = xv[r];
+                s->has[g] = 1;
+            }
+        }
+        return SILT_OK;
+    }
+    for (k = 0; k < n; k++) {
+        int64_t r = rows[k];
+        int32_t g = gid[r];
+        if (!s->has[g] || keep_value(s, compare_stored(s, arg, r, g)))
+            SILT_RETURN_IF_ERROR(store_value(t, s, arg, r, g, err));
+    }
+    return SILT_OK;
+}
+
+static double as_double(const col_vec *v, int64_t r)
+{
+    switch (v->type->id) {
+    case COL_FLOAT:
+    case COL_DOUBLE: return vec_get_double(v, r);
+    case COL_DECIMAL: {
+        col_int128 x = vec_get_dec(v, r);
+        return (double)x / pow(10, v->type->scale);
+    }
+    default: return (double)vec_get_int(v, r);
+    }
+}
+
+static uint8_t hll_rho(uint64_t w)
+{
+    /* Position of the first 1 bit in the 64 - HLL_BITS remaining bits. */
+    int rho = w == 0 ? 64 - HLL_BITS + 1 : __builtin_clzll(w) + 1;
+    return (uint8_t)(rho > 64 - HLL_BITS + 1 ? 64 - HLL_BITS + 1 : rho);
+}
+
+static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, const int32_t *gid,
+                              int32_t *rows, int64_t n, silt_error *err)
+{
+    int64_t k;
+    if (n == 0)
+        return SILT_OK;
+    if (s->spec.distinct && arg != NULL)
+        SILT_RETURN_IF_ERROR(distinct_rows(s, arg, gid, rows, &n, err));
+    switch (s->spec.kind) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT:
+        for (k = 0; k < n; k++)
+            s->cnt[gid[rows[k]]]++;
+        return SILT_OK;
+    case AGG_SUM:
+    case AGG_AVG: return update_sum(t, s, arg, gid, rows, n, err);
+    case AGG_MIN:
+    case AGG_MAX: return update_minmax(t, s, arg, gid, rows, n, err);
+    case AGG_FIRST:
+        for (k = 0; k < n; k++)
+            if (!s->has[gid[rows[k]]])
+                SILT_RETURN_IF_ERROR(store_value(t, s, arg, rows[k], gid[rows[k]], err));
+        return SILT_OK;
+    case AGG_LAST:
+        for (k = 0; k < n; k++)
+            SILT_RETURN_IF_ERROR(store_value(t, s, arg, rows[k], gid[rows[k]], err));
+        return SILT_OK;
+    case AGG_STDDEV_SAMP:
+    case AGG_STDDEV_POP:
+    case AGG_VAR_SAMP:
+    case AGG_VAR_POP:
+        /* Welford's update: numerically stable and mergeable (Chan et al.). */
+        for (k = 0; k < n; k++) {
+            int32_t g = gid[rows[k]];
+            double x = as_double(arg, rows[k]), delta;
+            s->cnt[g]++;
+            delta = x - s->dsum[g];
+            s->dsum[g] += delta / (double)s->cnt[g];
+            s->m2[g] += delta * (x - s->dsum[g]);
+        }
+        return SILT_OK;
+    case AGG_APPROX_COUNT_DISTINCT:
+        for (k = 0; k < n; k++) {
+            uint8_t tmp[16];
+            int32_t len;
+            const void *p = value_key(arg, rows[k], tmp, &len);
+            uint64_t h = hash_bytes(p, (size_t)len, 0x411);
+            uint8_t *regs = s->hll + (size_t)gid[rows[k]] * HLL_REGS;
+            size_t idx = (size_t)(h >> (64 - HLL_BITS));
+            uint8_t rho = hll_rho(h << HLL_BITS);
+            if (rho > regs[idx])
+                regs[idx] = rho;
+        }
+        return SILT_OK;
+    case AGG_COLLECT_LIST:
+    case AGG_COLLECT_SET:
+    case AGG_PERCENTILE_APPROX: {
+        if (s->n_elems + n > s->cap_elems) {
+            int64_t cap = s->cap_elems ? s->cap_elems : 1024;
+            while (cap < s->n_elems + n)
+                cap *= 2;
+            if (!grow(t->a, (void **)&s->elem_gid, 4, s->cap_elems, cap, 0))
+                return err_nomem(err);
+            s->cap_elems = cap;
+        }
+        for (k = 0; k < n; k++)
+            s->elem_gid[s->n_elems + k] = gid[rows[k]];
+        s->n_elems += n;
+        t->charged += 16 * n;
+        SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, 16 * n, "collect_list", err));
+        return vec_accum_add(&s->elems, arg, rows, n, err);
+    }
+    }
+    return SILT_OK;
+}
+
+silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
+                          col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
+                          silt_error *err)
+{
+    uint8_t *bytes = NULL;
+    int64_t *off = NULL, k, n_new = 0;
+    int32_t *gid = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_rows ? n_rows : 1));
+    int32_t *new_rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_sel ? n_sel : 1));
+    int32_t *rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_sel ? n_sel : 1));
+    size_t idx;
+    if (gid == NULL || new_rows == NULL || rows == NULL)
+        return err_nomem(err);
+    if (t->n_keys == 0) {
+        if (t->n_groups == 0) {
+            int is_new;
+            int32_t g;
+            SILT_RETURN_IF_ERROR(find_group(t, (const uint8_t *)"", 0, &g, &is_new, err));
+        }
+        for (k = 0; k < n_sel; k++)
+            gid[ENGINE_ROW(sel, k)] = 0;
+    } else if (t->fast) {
+        SILT_RETURN_IF_ERROR(
+            fast_groups(t, keys[0], sel, n_sel, gid, new_rows, &n_new, scratch, err));
+        SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[0], keys[0], new_rows, n_new, err));
+    } else {
+        SILT_RETURN_IF_ERROR(serialize(t, sel, n_sel, keys, scratch, &bytes, &off, err));
+        for (k = 0; k < n_sel; k++) {
+            int64_t row = ENGINE_ROW(sel, k);
+            int is_new;
+            SILT_RETURN_IF_ERROR(find_group(t, bytes + off[k], (int32_t)(off[k + 1] - off[k]),
+                                            &gid[row], &is_new, err));
+            if (is_new)
+                new_rows[n_new++] = (int32_t)row;
+        }
+        for (idx = 0; idx < t->n_keys; idx++)
+            SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[idx], keys[idx], new_rows, n_new, err));
+    }
+    for (idx = 0; idx < t->n_aggs; idx++) {
+        agg_state *s = &t->aggs[idx];
+        const col_vec *arg = args ? args[idx] : NULL;
+        const col_vec *f = filters ? filters[idx] : NULL;
+        int keep_nulls = (s->spec.kind == AGG_FIRST || s->spec.kind == AGG_LAST) &&
+                         !s->spec.ignore_nulls;
+        int64_t n = 0;
+        if (f == NULL && sel != NULL && !s->spec.distinct &&
+            (arg == NULL || keep_nulls || arg->validity == NULL || arg->null_count == 0)) {
+            /* Every live row counts: use the selection as it is. */
+            SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, (int32_t *)sel, n_sel, err));
+            continue;
+        }
+        for (k = 0; k < n_sel; k++) {
+            int64_t row = ENGINE_ROW(sel, k);
+            if (f != NULL && !(vec_is_valid(f, row) && ((const uint8_t *)f->values)[row]))
+                continue;
+            if (arg != NULL && !keep_nulls && !vec_is_valid(arg, row))
+                continue;
+            rows[n++] = (int32_t)row;
+        }
+        SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, rows, n, err));
+    }
+    return SILT_OK;
+}
+
+/* ---- merge ------------------------------------------------------------------------- */
+
+static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_state *s,
+                               const int32_t *map, silt_error *err)
+{
+    int64_t g;
+    for (g = 0; g < src->n_groups; g++) {
+        int32_t dg = map[g];
+        switch (s->spec.kind) {
+        case AGG_COUNT_STAR:
+        case AGG_COUNT: d->cnt[dg] += s->cnt[g]; break;
+        case AGG_SUM:
+        case AGG_AVG:
+            if (__builtin_add_overflow(d->isum[dg], s->isum[g], &d->isum[dg]) && t->ctx->ansi)
+                return err_set(err, SILT_INVALID, "[ARITHMETIC_OVERFLOW] sum overflows \"long\"");
+            d->dsum[dg] += s->dsum[g];
+            d->dec[dg] += s->dec[g];
+            d->cnt[dg] += s->cnt[g];
+            d->has[dg] |= s->has[g];
+            break;
+        case AGG_STDDEV_SAMP:
+        case AGG_STDDEV_POP:
+        case AGG_VAR_SAMP:
+        case AGG_VAR_POP: {
+            double na = (double)d->cnt[dg], nb = (double)s->cnt[g], n = na + nb, delta;
+            if (nb == 0)
+                break;
+            delta = s->dsum[g] - d->dsum[dg];
+            d->dsum[dg] += delta * nb / n;
+            d->m2[dg] += s->m2[g] + delta * delta * na * nb / n;
+            d->cnt[dg] += s->cnt[g];
+            break;
+        }
+        case AGG_APPROX_COUNT_DISTINCT: {
+            size_t idx;
+            uint8_t *dr = d->hll + (size_t)dg * HLL_REGS, *sr = s->hll + (size_t)g * HLL_REGS;
+            for (idx = 0; idx < HLL_REGS; idx++)
+                if (sr[idx] > dr[idx])
+                    dr[idx] = sr[idx];
+            break;
+        }
+        case AGG_COLLECT_LIST:
+        case AGG_COLLECT_SET:
+        case AGG_PERCENTILE_APPROX: break; /* below, all at once */
+        default: {
+            int take;
+            if (!s->has[g])
+                break;
+            if (s->spec.kind == AGG_FIRST)
+                take = !d->has[dg];
+            else if (s->spec.kind == AGG_LAST)
+                take = 1;
+            else if (!d->has[dg])
+                take = 1;
+            else if (is_varlen(s->in_type->id)) {
+                int32_t m = s->slen[g] < d->slen[dg] ? s->slen[g] : d->slen[dg];
+                int c = m > 0 ? memcmp(s->sptr[g], d->sptr[dg], (size_t)m) : 0;
+                if (c == 0)
+                    c = (s->slen[g] > d->slen[dg]) - (s->slen[g] < d->slen[dg]);
+                take = keep_value(s, c);
+            } else {
+                /* Compare through a one-row view of the source value. */
+                col_vec view;
+                memset(&view, 0, sizeof(view));
+                view.type = s->in_type;
+                view.length = 1;
+                view.values = s->val + col_type_value_width(s->in_type->id) * (size_t)g;
+                take = keep_value(s, compare_stored(d, &view, 0, dg));
+            }
+            if (take) {
+                size_t width = col_type_value_width(s->in_type->id);
+                d->has[dg] = 1;
+                d->isnull[dg] = s->isnull[g];
+                if (width > 0)
+                    memcpy(d->val + width * (size_t)dg, s->val + width * (size_t)g, width);
+                d->sptr[dg] = s->sptr[g];
+                d->slen[dg] = s->slen[g];
+            }
+            break;
+        }
+        }
+    }
+    if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET ||
+        s->spec.kind == AGG_PERCENTILE_APPROX) {
+        col_vec *elems;
+        int64_t k;
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
+        if (d->n_elems + s->n_elems > d->cap_elems) {
+            int64_t cap = d->cap_elems ? d->cap_elems : 1024;
+            while (cap < d->n_elems + s->n_elems)
+                cap *= 2;
+            if (!grow(t->a, (void **)&d->elem_gid, 4, d->cap_elems, cap, 0))
+                return err_nomem(err);
+            d->cap_elems = cap;
+        }
+        for (k = 0; k < s->n_elems; k++)
+            d->elem_gid[d->n_elems + k] = map[s->elem_gid[k]];
+        d->n_elems += s->n_elems;
+        SILT_RETURN_IF_ERROR(vec_accum_add(&d->elems, elems, NULL, elems->length, err));
+    }
+    return SILT_OK;
+}
+
+silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err)
+{
+    int32_t *map = arena_alloc(scratch, sizeof(int32_t) * (size_t)(src->n_groups ? src->n_groups : 1));
+    int32_t *new_rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(src->n_groups ? src->n_groups : 1));
+    int64_t g, n_new = 0;
+    size_t idx;
+    if (map == NULL || new_rows == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < t->n_aggs; idx++)
+        if (t->aggs[idx].spec.distinct)
+            return err_set(err, SILT_UNSUPPORTED, "DISTINCT aggregates cannot be merged from "
+                           "partial aggregations yet");
+    for (g = 0; g < src->n_groups; g++) {
+        int is_new;
+        SILT_RETURN_IF_ERROR(find_group(t, src->gkey[g], src->gkey_len[g], &map[g], &is_new, err));
+        if (is_new)
+            new_rows[n_new++] = (int32_t)g;
+    }
+    for (idx = 0; idx < t->n_keys; idx++) {
+        col_vec *keys;
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&src->key_acc[idx], &keys, err));
+        SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[idx], keys, new_rows, n_new, err));
+    }
+    for (idx = 0; idx < t->n_aggs; idx++)
+        SILT_RETURN_IF_ERROR(merge_state(t, &t->aggs[idx], src, &src->aggs[idx], map, err));
+    return SILT_OK;
+}
+
+/* ---- finish -------------------------------------------------------------------------- */
+
+static double hll_estimate(const uint8_t *regs)
+{
+    double m = HLL_REGS, sum = 0, est;
+    int zeros = 0, idx;
+    for (idx = 0; idx < HLL_REGS; idx++) {
+        sum += 1.0 / (double)((uint64_t)1 << regs[idx]);
+        zeros += regs[idx] == 0;
+    }
+    est = (0.7213 / (1 + 1.079 / m)) * m * m / sum;
+    if (est <= 2.5 * m && zeros > 0)
+        est = m * log(m / zeros); /* linear counting for small sets */
+    return est;
+}
+
+static silt_status finish_collect(agg_table *t, agg_state *s, arena *a, col_vec *o,
+                                  silt_error *err)
+{
+    /* Counting sort of the values by group keeps each group's input order. */
+    int64_t *start = arena_calloc(a, (size_t)t->n_groups + 1, sizeof(int64_t));
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(s->n_elems ? s->n_elems : 1));
+    int64_t g, k, n_out = 0;
+    col_vec *elems;
+    hashmap seen = HASHMAP_INIT;
+    silt_status rc = SILT_OK;
+    if (start == NULL || idx == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
+    for (k = 0; k < s->n_elems; k++)
+        start[s->elem_gid[k] + 1]++;
+    for (g = 0; g < t->n_groups; g++)
+        start[g + 1] += start[g];
+    {
+        int64_t *cur = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+        if (cur == NULL)
+            return err_nomem(err);
+        memcpy(cur, start, sizeof(int64_t) * (size_t)t->n_groups);
+        for (k = 0; k < s->n_elems; k++)
+            idx[cur[s->elem_gid[k]]++] = k;
+    }
+    o->offsets[0] = 0;
+    for (g = 0; g < t->n_groups && rc == SILT_OK; g++) {
+        for (k = start[g]; k < start[g + 1] && rc == SILT_OK; k++) {
+            if (s->spec.kind == AGG_COLLECT_SET) {
+                uint8_t tmp[16];
+                int32_t len;
+                const void *p = value_key(elems, idx[k], tmp, &len);
+                buf key = BUF_INIT;
+                void *old;
+                rc = buf_append(&key, &g, sizeof(g), err);
+                if (rc == SILT_OK)
+                    rc = buf_append(&key, p, (size_t)len, err);
+                if (rc == SILT_OK && hashmap_get(&seen, key.data, key.len, &old)) {
+                    buf_clear(&key);
+                    continue;
+                }
+                if (rc == SILT_OK)
+                    rc = hashmap_put(&seen, key.data, key.len, NULL, NULL, err);
+                buf_clear(&key);
+            }
+            idx[n_out++] = idx[k];
+        }
+        if (n_out > INT32_MAX)
+            rc = err_set(err, SILT_NOMEM, "collected lists exceed one vector's limit");
+        o->offsets[g + 1] = (int32_t)n_out;
+    }
+    hashmap_clear(&seen);
+    if (rc != SILT_OK)
+        return rc;
+    return vec_gather(&o->children[0], a, elems, idx, n_out, err);
+}
+
+/*
+ * percentile_approx keeps every value and answers exactly: the smallest
+ * value whose rank reaches percentage * n, which is what Spark's
+ * approximation returns whenever a group has fewer values than its
+ * accuracy (10000 by default), and within its error bound otherwise.
+ */
+static silt_status finish_percentile(agg_table *t, agg_state *s, arena *a, col_vec **out,
+                                     silt_error *err)
+{
+    int64_t *start = arena_calloc(a, (size_t)t->n_groups + 1, sizeof(int64_t));
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(s->n_elems ? s->n_elems : 1));
+    int64_t *pick = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+    int64_t *cur = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    col_vec *elems;
+    int64_t g, k;
+    if (start == NULL || idx == NULL || pick == NULL || cur == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
+    for (k = 0; k < s->n_elems; k++)
+        start[s->elem_gid[k] + 1]++;
+    for (g = 0; g < t->n_groups; g++)
+        start[g + 1] += start[g];
+    memcpy(cur, start, sizeof(int64_t) * (size_t)t->n_groups);
+    for (k = 0; k < s->n_elems; k++)
+        idx[cur[s->elem_gid[k]]++] = k;
+    for (g = 0; g < t->n_groups; g++) {
+        int64_t n = start[g + 1] - start[g], rank;
+        if (n == 0) {
+            pick[g] = -1;
+            continue;
+        }
+        SILT_RETURN_IF_ERROR(engine_sort_indices(&key, 1, &elems, idx + start[g], n, a, err));
+        rank = (int64_t)ceil(s->spec.percentage * (double)n) - 1;
+        pick[g] = idx[start[g] + (rank < 0 ? 0 : (rank >= n ? n - 1 : rank))];
+    }
+    return vec_gather(out, a, elems, pick, t->n_groups, err);
+}
+
+static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **out,
+                              silt_error *err)
+{
+    col_vec *o;
+    int64_t g, n = t->n_groups;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, s->out_type, n, err));
+    switch (s->spec.kind) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT:
+        if (n > 0)
+            memcpy(o->values, s->cnt, sizeof(int64_t) * (size_t)n);
+        break;
+    case AGG_APPROX_COUNT_DISTINCT:
+        for (g = 0; g < n; g++)
+            ((int64_t *)o->values)[g] = (int64_t)llround(hll_estimate(s->hll + (size_t)g * HLL_REGS));
+        break;
+    case AGG_SUM:
+    case AGG_AVG:
+        for (g = 0; g < n; g++) {
+            if (!s->has[g]) {
+                vec_set_null(o, g);
+            } else if (s->out_type->id == COL_DECIMAL) {
+                col_int128 v = s->dec[g];
+                if (s->spec.kind == AGG_AVG) {
+                    /* sum at scale s / count, at scale s + 4, HALF_UP */
+                    int32_t shift = s->out_type->scale - s->in_type->scale;
+                    col_int128 num, q, rem, cnt = s->cnt[g];
+                    if (__builtin_mul_overflow(v, expr_pow10[shift], &num)) {
+                        vec_set_null(o, g);
+                        continue;
+                    }
+                    q = num / cnt;
+                    rem = num % cnt;
+                    if ((rem < 0 ? -rem : rem) * 2 >= cnt)
+                        q += num < 0 ? -1 : 1;
+                    v = q;
+                }
+                if (!dec_fits(v, s->out_type->precision)) {
+                    if (t->ctx->ansi)
+                        return err_set(err, SILT_INVALID, "[NUMERIC_VALUE_OUT_OF_RANGE] the sum "
+                                       "does not fit decimal(%d,%d)", s->out_type->precision,
+                                       s->out_type->scale);
+                    vec_set_null(o, g);
+                    continue;
+                }
+                vec_put_dec(o, g, v);
+            } else if (s->out_type->id == COL_DOUBLE) {
+                ((double *)o->values)[g] =
+                    s->spec.kind == AGG_AVG ? s->dsum[g] / (double)s->cnt[g] : s->dsum[g];
+            } else {
+                ((int64_t *)o->values)[g] = s->isum[g];
+            }
+        }
+        break;
+    case AGG_STDDEV_SAMP:
+    case AGG_STDDEV_POP:
+    case AGG_VAR_SAMP:
+    case AGG_VAR_POP: {
+        int samp = s->spec.kind == AGG_STDDEV_SAMP || s->spec.kind == AGG_VAR_SAMP;
+        int root = s->spec.kind == AGG_STDDEV_SAMP || s->spec.kind == AGG_STDDEV_POP;
+        for (g = 0; g < n; g++) {
+            double var;
+            if (s->cnt[g] == 0 || (samp && s->cnt[g] == 1)) {
+                vec_set_null(o, g);
+                continue;
+            }
+            var = s->m2[g] / (double)(samp ? s->cnt[g] - 1 : s->cnt[g]);
+            ((double *)o->values)[g] = root ? sqrt(var) : var;
+        }
+        break;
+    }
+    case AGG_COLLECT_LIST:
+    case AGG_COLLECT_SET: SILT_RETURN_IF_ERROR(finish_collect(t, s, a, o, err)); break;
+    case AGG_PERCENTILE_APPROX: return finish_percentile(t, s, a, out, err);
+    default: {
+        size_t width = col_type_value_width(s->out_type->id);
+        vec_str_writer w;
+        int varlen = is_varlen(s->out_type->id);
+        if (varlen)
+            vec_str_begin(&w, o, a);
+        for (g = 0; g < n; g++) {
+            if (!s->has[g] || s->isnull[g]) {
+                vec_set_null(o, g);
+            } else if (varlen) {
+                SILT_RETURN_IF_ERROR(vec_str_put(&w, g, s->sptr[g], s->slen[g], err));
+            }
+        }
+        if (varlen)
+            vec_str_end(&w);
+        else if (width > 0 && n > 0)
+            memcpy(o->values, s->val, width * (size_t)n);
+        break;
+    }
+    }
+    *out = o;
+    return SILT_OK;
+}
+
+silt_status agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < t->n_keys; idx++)
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&t->key_acc[idx], &cols[idx], err));
+    for (idx = 0; idx < t->n_aggs; idx++)
+        SILT_RETURN_IF_ERROR(finish_agg(t, &t->aggs[idx], a, &cols[t->n_keys + idx], err));
+    return SILT_OK;
+}

@@ -1,0 +1,1013 @@
+/*
+ * eval_time.c - date and time functions with Spark's datetime patterns.
+ *
+ * Dates are days and timestamps microseconds since the epoch, in UTC: the
+ * session time zone of silt is UTC (util/time.h). Patterns follow Spark's
+ * "Datetime Patterns" page: y, M (MMM/MMMM names), d, D, H, h, m, s,
+ * S (fraction), a, E (EEE/EEEE names), Q, Z/X/x (the UTC offset),
+ * 'quoted text' and literal punctuation. from_utc_timestamp and
+ * to_utc_timestamp take fixed offsets ("+08:00", "-0530", "GMT+8") and
+ * "UTC"/"GMT"/"Z"; region names with daylight saving rules need a time zone
+ * database and are refused with a clear error (docs/engine.md).
+ *
+ * Parse failures of to_date, to_timestamp and unix_timestamp are errors in
+ * ANSI mode ([CANNOT_PARSE_TIMESTAMP]) and NULL otherwise, as in Spark 4.
+ */
+#include "engine/expr.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/time.h"
+
+#define LIVE_LOOP(...)                                                                             \
+    for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
+        const int64_t r = ENGINE_ROW(sel, k_);                                                     \
+        __VA_ARGS__                                                                                \
+    }
+
+#define FN_ARGS                                                                                    \
+    const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel, int64_t n_sel,             \
+        int64_t n_rows, arena *a, col_vec **out, silt_error *err
+
+static const char *const month_names[] = {"January", "February", "March",     "April",
+                                          "May",     "June",     "July",      "August",
+                                          "September", "October", "November", "December"};
+static const char *const day_names[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
+                                        "Friday", "Saturday", "Sunday"};
+
+/* ---- calendar helpers -------------------------------------------------------- */
+
+typedef struct civil {
+    int64_t year;
+    unsigned month, day;
+    int hour, minute, second;
+    int64_t micros; /* fraction of the second */
+} civil;
+
+static void civil_of(int64_t ts, civil *c)
+{
+    int64_t days = time_floor_div(ts, TIME_MICROS_PER_DAY);
+    int64_t rest = ts - days * TIME_MICROS_PER_DAY;
+    time_civil_from_days(days, &c->year, &c->month, &c->day);
+    c->hour = (int)(rest / (3600 * TIME_MICROS_PER_SECOND));
+    c->minute = (int)(rest / (60 * TIME_MICROS_PER_SECOND) % 60);
+    c->second = (int)(rest / TIME_MICROS_PER_SECOND % 60);
+    c->micros = rest % TIME_MICROS_PER_SECOND;
+}
+
+static int days_in_month(int64_t year, unsigned month)
+{
+    static const int dim[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+    int leap = (year % 4 == 0 && year % 100 != 0) || year % 400 == 0;
+    return month == 2 ? 28 + leap : dim[month - 1];
+}
+
+/* 1 = Monday .. 7 = Sunday (1970-01-01 was a Thursday). */
+static int iso_weekday(int64_t days) { return (int)time_floor_mod(days + 3, 7) + 1; }
+
+static int day_of_year(int64_t days)
+{
+    int64_t y;
+    unsigned m, d;
+    time_civil_from_days(days, &y, &m, &d);
+    return (int)(days - time_days_from_civil(y, 1, 1)) + 1;
+}
+
+static int iso_week(int64_t days)
+{
+    int64_t thursday = days - iso_weekday(days) + 4;
+    return (day_of_year(thursday) - 1) / 7 + 1;
+}
+
+/* ---- patterns ------------------------------------------------------------------ */
+
+typedef struct pat_tok {
+    char letter; /* 0 = literal */
+    int count;
+    const char *lit;
+    int lit_len;
+} pat_tok;
+
+#define PAT_MAX 64
+
+static int is_pattern_letter(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); }
+
+/* Splits a pattern into tokens; 0 on a pattern silt does not know. */
+static int pat_compile(const char *p, int32_t len, pat_tok *toks, int *n_out, char *bad)
+{
+    int n = 0;
+    int32_t pos = 0;
+    while (pos < len) {
+        if (n >= PAT_MAX)
+            return 0;
+        if (p[pos] == '\'') {
+            int32_t start = ++pos;
+            if (pos < len && p[pos] == '\'') { /* '' is a quote */
+                toks[n++] = (pat_tok){0, 0, p + pos, 1};
+                pos++;
+                continue;
+            }
+            while (pos < len && p[pos] != '\'')
+                pos++;
+            toks[n++] = (pat_tok){0, 0, p + start, pos - start};
+            pos++;
+        } else if (is_pattern_letter(p[pos])) {
+            char ch = p[pos];
+            int count = 0;
+            while (pos < len && p[pos] == ch) {
+                pos++;
+                count++;
+            }
+            if (!strchr("yMdDHhmsSaEQZXxu", ch)) {
+                *bad = ch;
+                return 0;
+            }
+            toks[n++] = (pat_tok){ch, count, NULL, 0};
+        } else {
+            toks[n++] = (pat_tok){0, 0, p + pos, 1};
+            pos++;
+        }
+    }
+    *n_out = n;
+    return 1;
+}
+
+static silt_status put_num(buf *b, int64_t v, int width, silt_error *err)
+{
+    return buf_printf(b, err, "%0*lld", width, (long long)v);
+}
+
+static silt_status pat_format(const pat_tok *toks, int n, int64_t ts, buf *b, silt_error *err)
+{
+    civil c;
+    int idx;
+    int64_t days = time_floor_div(ts, TIME_MICROS_PER_DAY);
+    civil_of(ts, &c);
+    for (idx = 0; idx < n; idx++) {
+        const pat_tok *t = &toks[idx];
+        switch (t->letter) {
+        case 0: SILT_RETURN_IF_ERROR(buf_append(b, t->lit, (size_t)t->lit_len, err)); break;
+        case 'y':
+        case 'u':
+            if (t->count == 2)
+                SILT_RETURN_IF_ERROR(put_num(b, time_floor_mod(c.year, 100), 2, err));
+            else
+                SILT_RETURN_IF_ERROR(put_num(b, c.year, t->count, err));
+            break;
+        case 'M':
+            if (t->count >= 4)
+                SILT_RETURN_IF_ERROR(buf_append_str(b, month_names[c.month - 1], err));
+            else if (t->count == 3)
+                SILT_RETURN_IF_ERROR(buf_append(b, month_names[c.month - 1], 3, err));
+            else
+                SILT_RETURN_IF_ERROR(put_num(b, c.month, t->count, err));
+            break;
+        case 'd': SILT_RETURN_IF_ERROR(put_num(b, c.day, t->count, err)); break;
+        case 'D': SILT_RETURN_IF_ERROR(put_num(b, day_of_year(days), t->count, err)); break;
+        case 'H': SILT_RETURN_IF_ERROR(put_num(b, c.hour, t->count, err)); break;
+        case 'h': SILT_RETURN_IF_ERROR(put_num(b, c.hour % 12 == 0 ? 12 : c.hour % 12, t->count, err)); break;
+        case 'm': SILT_RETURN_IF_ERROR(put_num(b, c.minute, t->count, err)); break;
+        case 's': SILT_RETURN_IF_ERROR(put_num(b, c.second, t->count, err)); break;
+        case 'S': {
+            char frac[8];
+            snprintf(frac, sizeof(frac), "%06lld", (long long)c.micros);
+            SILT_RETURN_IF_ERROR(buf_append(b, frac, (size_t)(t->count < 6 ? t->count : 6), err));
+            if (t->count > 6)
+                SILT_RETURN_IF_ERROR(put_num(b, 0, t->count - 6, err));
+            break;
+        }
+        case 'a': SILT_RETURN_IF_ERROR(buf_append_str(b, c.hour < 12 ? "AM" : "PM", err)); break;
+        case 'E': {
+            const char *name = day_names[iso_weekday(days) - 1];
+            SILT_RETURN_IF_ERROR(buf_append(b, name, t->count >= 4 ? strlen(name) : 3, err));
+            break;
+        }
+        case 'Q': SILT_RETURN_IF_ERROR(put_num(b, (c.month - 1) / 3 + 1, t->count, err)); break;
+        case 'X': SILT_RETURN_IF_ERROR(buf_append_str(b, "Z", err)); break;
+        case 'x':
+        case 'Z': SILT_RETURN_IF_ERROR(buf_append_str(b, "+0000", err)); break;
+        default: break;
+        }
+    }
+    return SILT_OK;
+}
+
+static int is_numeric_tok(const pat_tok *t)
+{
+    return t->letter != 0 && t->letter != 'a' && t->letter != 'E' &&
+           !(t->letter == 'M' && t->count >= 3) && t->letter != 'X' && t->letter != 'x' &&
+           t->letter != 'Z';
+}
+
+static int parse_digits(const char *s, int32_t len, int32_t *pos, int min, int max, int64_t *out)
+{
+    int64_t v = 0;
+    int n = 0;
+    while (*pos < len && n < max && s[*pos] >= '0' && s[*pos] <= '9') {
+        v = v * 10 + (s[*pos] - '0');
+        (*pos)++;
+        n++;
+    }
+    *out = v;
+    return n >= min;
+}
+
+static int match_name(const char *s, int32_t len, int32_t *pos, const char *const *names,
+                      int n_names, int full)
+{
+    int idx;
+    for (idx = 0; idx < n_names; idx++) {
+        size_t nl = full ? strlen(names[idx]) : 3;
+        if ((size_t)(len - *pos) >= nl && str_ncasecmp(s + *pos, names[idx], nl) == 0) {
+            *pos += (int32_t)nl;
+            return idx + 1;
+        }
+    }
+    return 0;
+}
+
+/* Parses text by pattern into a timestamp; 0 when the text does not match. */
+static int pat_parse(const pat_tok *toks, int n, const char *s, int32_t len, int64_t *out)
+{
+    int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, micros = 0;
+    int64_t offset_secs = 0, doy = -1;
+    int pm = -1, hour12 = 0;
+    int32_t pos = 0;
+    int idx;
+    for (idx = 0; idx < n; idx++) {
+        const pat_tok *t = &toks[idx];
+        int fixed = idx + 1 < n && is_numeric_tok(&toks[idx + 1]);
+        int max = fixed ? t->count : 0;
+        int64_t v;
+        switch (t->letter) {
+        case 0:
+            if (len - pos < t->lit_len || memcmp(s + pos, t->lit, (size_t)t->lit_len) != 0)
+                return 0;
+            pos += t->lit_len;
+            break;
+        case 'y':
+        case 'u':
+            if (t->count == 2) {
+                if (!parse_digits(s, len, &pos, 2, 2, &v))
+                    return 0;
+                year = 2000 + v;
+            } else {
+                if (!parse_digits(s, len, &pos, t->count < 4 ? 1 : t->count, max ? max : 6, &v))
+                    return 0;
+                year = v;
+            }
+            break;
+        case 'M':
+            if (t->count >= 3) {
+                month = match_name(s, len, &pos, month_names, 12, t->count >= 4);
+                if (month == 0)
+                    return 0;
+            } else if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &month)) {
+                return 0;
+            }
+            break;
+        case 'd':
+            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &day))
+                return 0;
+            break;
+        case 'D':
+            if (!parse_digits(s, len, &pos, t->count, max ? max : 3, &doy))
+                return 0;
+            break;
+        case 'H':
+            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &hour))
+                return 0;
+            break;
+        case 'h':
+            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &hour))
+                return 0;
+            hour12 = 1;
+            break;
+        case 'm':
+            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &minute))
+                return 0;
+            break;
+        case 's':
+            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &second))
+                return 0;
+            break;
+        case 'S': {
+            int32_t start = pos;
+            int digits;
+            if (!parse_digits(s, len, &pos, 1, max ? max : 9, &v))
+                return 0;
+            digits = pos - start;
+            while (digits < 6) {
+                v *= 10;
+                digits++;
+            }
+            while (digits > 6) {
+                v /= 10;
+                digits--;
+            }
+            micros = v;
+            break;
+        }
+        case 'a':
+            if (len - pos >= 2 && str_ncasecmp(s + pos, "AM", 2) == 0)
+                pm = 0;
+            else if (len - pos >= 2 && str_ncasecmp(s + pos, "PM", 2) == 0)
+                pm = 1;
+            else
+                return 0;
+            pos += 2;
+            break;
+        case 'E':
+            if (!match_name(s, len, &pos, day_names, 7, t->count >= 4))
+                return 0;
+            break;
+        case 'Q':
+            if (!parse_digits(s, len, &pos, 1, 1, &v))
+                return 0;
+            break;
+        default: { /* X, x, Z: Z or +hh[:mm] */
+            int64_t oh = 0, om = 0;
+            int sign;
+            if (pos < len && s[pos] == 'Z') {
+                pos++;
+                break;
+            }
+            if (pos >= len || (s[pos] != '+' && s[pos] != '-'))
+                return 0;
+            sign = s[pos++] == '-' ? -1 : 1;
+            if (!parse_digits(s, len, &pos, 2, 2, &oh))
+                return 0;
+            if (pos < len && s[pos] == ':')
+                pos++;
+            parse_digits(s, len, &pos, 0, 2, &om);
+            offset_secs = sign * (oh * 3600 + om * 60);
+            break;
+        }
+        }
+    }
+    if (pos != len)
+        return 0;
+    if (hour12) {
+        if (hour < 1 || hour > 12)
+            return 0;
+        hour = hour % 12 + (pm == 1 ? 12 : 0);
+    } else if (pm == 1 && hour < 12) {
+        hour += 12;
+    }
+    if (doy >= 0) {
+        int64_t d0 = time_days_from_civil(year, 1, 1) + doy - 1;
+        unsigned mm, dd;
+        time_civil_from_days(d0, &year, &mm, &dd);
+        month = mm;
+        day = dd;
+    }
+    if (month < 1 || month > 12 || day < 1 || !time_valid_date(year, (unsigned)month, (unsigned)day) ||
+        hour > 23 || minute > 59 || second > 59)
+        return 0;
+    *out = time_days_from_civil(year, (unsigned)month, (unsigned)day) * TIME_MICROS_PER_DAY +
+           ((hour * 60 + minute) * 60 + second - offset_secs) * TIME_MICROS_PER_SECOND + micros;
+    return 1;
+}
+
+/* A compiled pattern cached while consecutive rows share the pattern text. */
+typedef struct pat_cache {
+    pat_tok toks[PAT_MAX];
+    int n;
+    const char *text;
+    int32_t len;
+} pat_cache;
+
+static silt_status pat_get(const expr *e, pat_cache *pc, const char *p, int32_t len,
+                           silt_error *err)
+{
+    char bad = '?';
+    if (pc->text != NULL && pc->len == len && memcmp(pc->text, p, (size_t)len) == 0)
+        return SILT_OK;
+    if (!pat_compile(p, len, pc->toks, &pc->n, &bad))
+        return eval_error(e, err, SILT_INVALID, "INVALID_DATETIME_PATTERN",
+                          "the datetime pattern \"%.*s\" is not supported (letter '%c' or too "
+                          "long)", (int)(len > 64 ? 64 : len), p, bad);
+    pc->text = p;
+    pc->len = len;
+    return SILT_OK;
+}
+
+/* ---- resolvers ----------------------------------------------------------------- */
+
+static silt_status arg_as(expr *e, size_t idx, arena *a, col_type_id id, silt_error *err)
+{
+    return expr_coerce(&e->args[idx], a, col_type_primitive(id), err);
+}
+
+static silt_status res_date_part(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
+    e->type = col_type_primitive(COL_INT);
+    return SILT_OK;
+}
+
+static silt_status res_time_part(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
+    e->type = col_type_primitive(COL_INT);
+    return SILT_OK;
+}
+
+static silt_status res_date_int(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_INT, err));
+    e->type = col_type_primitive(COL_DATE);
+    return SILT_OK;
+}
+
+static silt_status res_datediff(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_DATE, err));
+    e->type = col_type_primitive(COL_INT);
+    return SILT_OK;
+}
+
+static silt_status res_last_day(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
+    e->type = col_type_primitive(COL_DATE);
+    return SILT_OK;
+}
+
+static silt_status res_date_trunc(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_STRING, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_TIMESTAMP, err));
+    e->type = col_type_primitive(COL_TIMESTAMP);
+    return SILT_OK;
+}
+
+static silt_status res_trunc(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
+    e->type = col_type_primitive(COL_DATE);
+    return SILT_OK;
+}
+
+static silt_status res_parse(expr *e, arena *a, col_type_id result, silt_error *err)
+{
+    col_type_id in = e->args[0]->type->id;
+    if (in != COL_DATE && in != COL_TIMESTAMP && in != COL_TIMESTAMP_NTZ)
+        SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_STRING, err));
+    if (e->n_args > 1)
+        SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
+    e->type = col_type_primitive(result);
+    return SILT_OK;
+}
+
+static silt_status res_to_date(expr *e, arena *a, silt_error *err)
+{
+    return res_parse(e, a, COL_DATE, err);
+}
+
+static silt_status res_to_timestamp(expr *e, arena *a, silt_error *err)
+{
+    return res_parse(e, a, COL_TIMESTAMP, err);
+}
+
+static silt_status res_unix_timestamp(expr *e, arena *a, silt_error *err)
+{
+    if (e->n_args == 0) {
+        e->type = col_type_primitive(COL_LONG);
+        return SILT_OK;
+    }
+    return res_parse(e, a, COL_LONG, err);
+}
+
+static silt_status res_date_format(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
+    e->type = col_type_primitive(COL_STRING);
+    return SILT_OK;
+}
+
+static silt_status res_from_unixtime(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_LONG, err));
+    if (e->n_args > 1)
+        SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
+    e->type = col_type_primitive(COL_STRING);
+    return SILT_OK;
+}
+
+static silt_status res_months_between(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_TIMESTAMP, err));
+    if (e->n_args > 2)
+        SILT_RETURN_IF_ERROR(arg_as(e, 2, a, COL_BOOLEAN, err));
+    e->type = col_type_primitive(COL_DOUBLE);
+    return SILT_OK;
+}
+
+static silt_status res_current_date(expr *e, arena *a, silt_error *err)
+{
+    e->type = col_type_primitive(COL_DATE);
+    return SILT_OK;
+}
+
+static silt_status res_current_timestamp(expr *e, arena *a, silt_error *err)
+{
+    e->type = col_type_primitive(COL_TIMESTAMP);
+    return SILT_OK;
+}
+
+static silt_status res_utc_shift(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
+    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
+    e->type = col_type_primitive(COL_TIMESTAMP);
+    return SILT_OK;
+}
+
+/* ---- kernels --------------------------------------------------------------------- */
+
+enum { P_YEAR, P_MONTH, P_DAY, P_DOW, P_DOY, P_WEEK, P_QUARTER, P_WEEKDAY };
+
+static silt_status date_part(FN_ARGS, int part)
+{
+    col_vec *o;
+    const int32_t *dv = args[0]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        int64_t y;
+        unsigned m, d;
+        int64_t days = dv[r];
+        int v = 0;
+        switch (part) {
+        case P_DOW: v = (int)time_floor_mod(days + 4, 7) + 1; break;
+        case P_WEEKDAY: v = iso_weekday(days) - 1; break;
+        case P_DOY: v = day_of_year(days); break;
+        case P_WEEK: v = iso_week(days); break;
+        default:
+            time_civil_from_days(days, &y, &m, &d);
+            v = part == P_YEAR ? (int)y : part == P_MONTH ? (int)m : part == P_DAY ? (int)d
+                                                                   : (int)(m - 1) / 3 + 1;
+            break;
+        }
+        ov[r] = v;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+#define DATE_PART_FN(NAME, PART)                                                                   \
+    static silt_status NAME(FN_ARGS) { return date_part(e, ctx, args, sel, n_sel, n_rows, a, out, err, PART); }
+DATE_PART_FN(fn_year, P_YEAR)
+DATE_PART_FN(fn_month, P_MONTH)
+DATE_PART_FN(fn_day, P_DAY)
+DATE_PART_FN(fn_dayofweek, P_DOW)
+DATE_PART_FN(fn_weekday, P_WEEKDAY)
+DATE_PART_FN(fn_dayofyear, P_DOY)
+DATE_PART_FN(fn_weekofyear, P_WEEK)
+DATE_PART_FN(fn_quarter, P_QUARTER)
+
+static silt_status time_part(FN_ARGS, int64_t unit, int64_t modulo)
+{
+    col_vec *o;
+    const int64_t *tv = args[0]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP(ov[r] = (int32_t)time_floor_mod(time_floor_div(tv[r], unit), modulo););
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_hour(FN_ARGS)
+{
+    return time_part(e, ctx, args, sel, n_sel, n_rows, a, out, err, 3600 * TIME_MICROS_PER_SECOND, 24);
+}
+static silt_status fn_minute(FN_ARGS)
+{
+    return time_part(e, ctx, args, sel, n_sel, n_rows, a, out, err, 60 * TIME_MICROS_PER_SECOND, 60);
+}
+static silt_status fn_second(FN_ARGS)
+{
+    return time_part(e, ctx, args, sel, n_sel, n_rows, a, out, err, TIME_MICROS_PER_SECOND, 60);
+}
+
+static silt_status date_shift(FN_ARGS, int sign)
+{
+    col_vec *o;
+    const int32_t *dv = args[0]->values, *nv = args[1]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        int64_t v = (int64_t)dv[r] + sign * (int64_t)nv[r];
+        if (v > INT32_MAX || v < INT32_MIN)
+            return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
+                              "the date is out of range");
+        ov[r] = (int32_t)v;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_date_add(FN_ARGS) { return date_shift(e, ctx, args, sel, n_sel, n_rows, a, out, err, 1); }
+static silt_status fn_date_sub(FN_ARGS) { return date_shift(e, ctx, args, sel, n_sel, n_rows, a, out, err, -1); }
+
+static silt_status fn_datediff(FN_ARGS)
+{
+    col_vec *o;
+    const int32_t *x = args[0]->values, *y = args[1]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP(ov[r] = (int32_t)((int64_t)x[r] - y[r]););
+    *out = o;
+    return SILT_OK;
+}
+
+static int64_t add_months_days(int64_t days, int64_t months)
+{
+    int64_t y, total;
+    unsigned m, d;
+    int dim;
+    time_civil_from_days(days, &y, &m, &d);
+    total = y * 12 + (m - 1) + months;
+    y = time_floor_div(total, 12);
+    m = (unsigned)time_floor_mod(total, 12) + 1;
+    dim = days_in_month(y, m);
+    return time_days_from_civil(y, m, d > (unsigned)dim ? (unsigned)dim : d);
+}
+
+static silt_status fn_add_months(FN_ARGS)
+{
+    col_vec *o;
+    const int32_t *dv = args[0]->values, *nv = args[1]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP(ov[r] = (int32_t)add_months_days(dv[r], nv[r]););
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_last_day(FN_ARGS)
+{
+    col_vec *o;
+    const int32_t *dv = args[0]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        int64_t y;
+        unsigned m, d;
+        time_civil_from_days(dv[r], &y, &m, &d);
+        ov[r] = (int32_t)time_days_from_civil(y, m, (unsigned)days_in_month(y, m));
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+enum { U_NONE = -1, U_YEAR, U_QUARTER, U_MONTH, U_WEEK, U_DAY, U_HOUR, U_MINUTE, U_SECOND, U_MILLI, U_MICRO };
+
+static int trunc_unit(const char *s, int32_t len)
+{
+    static const struct { const char *name; int unit; } units[] = {
+        {"year", U_YEAR},     {"yyyy", U_YEAR},     {"yy", U_YEAR},         {"quarter", U_QUARTER},
+        {"month", U_MONTH},   {"mm", U_MONTH},      {"mon", U_MONTH},       {"week", U_WEEK},
+        {"day", U_DAY},       {"dd", U_DAY},        {"hour", U_HOUR},       {"minute", U_MINUTE},
+        {"second", U_SECOND}, {"millisecond", U_MILLI}, {"microsecond", U_MICRO},
+    };
+    size_t idx;
+    for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++)
+        if (strlen(units[idx].name) == (size_t)len && str_ncasecmp(units[idx].name, s, (size_t)len) == 0)
+            return units[idx].unit;
+    return U_NONE;
+}
+
+static int64_t trunc_days(int64_t days, int unit)
+{
+    int64_t y;
+    unsigned m, d;
+    time_civil_from_days(days, &y, &m, &d);
+    switch (unit) {
+    case U_YEAR: return time_days_from_civil(y, 1, 1);
+    case U_QUARTER: return time_days_from_civil(y, (m - 1) / 3 * 3 + 1, 1);
+    case U_MONTH: return time_days_from_civil(y, m, 1);
+    case U_WEEK: return days - iso_weekday(days) + 1;
+    default: return days;
+    }
+}
+
+static silt_status fn_date_trunc(FN_ARGS)
+{
+    col_vec *o;
+    const int64_t *tv = args[1]->values;
+    int64_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        int32_t len;
+        const char *s = col_vec_str(args[0], r, &len);
+        int unit = trunc_unit(s, len);
+        int64_t ts = tv[r], unit_us = 0;
+        switch (unit) {
+        case U_NONE: vec_set_null(o, r); continue;
+        case U_HOUR: unit_us = 3600 * TIME_MICROS_PER_SECOND; break;
+        case U_MINUTE: unit_us = 60 * TIME_MICROS_PER_SECOND; break;
+        case U_SECOND: unit_us = TIME_MICROS_PER_SECOND; break;
+        case U_MILLI: unit_us = 1000; break;
+        case U_MICRO: unit_us = 1; break;
+        default:
+            ov[r] = trunc_days(time_floor_div(ts, TIME_MICROS_PER_DAY), unit) * TIME_MICROS_PER_DAY;
+            continue;
+        }
+        ov[r] = time_floor_div(ts, unit_us) * unit_us;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_trunc(FN_ARGS)
+{
+    col_vec *o;
+    const int32_t *dv = args[0]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        int32_t len;
+        const char *s = col_vec_str(args[1], r, &len);
+        int unit = trunc_unit(s, len);
+        if (unit < U_YEAR || unit > U_WEEK) {
+            vec_set_null(o, r);
+            continue;
+        }
+        ov[r] = (int32_t)trunc_days(dv[r], unit);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+/* to_date / to_timestamp / unix_timestamp share one parser loop. */
+static silt_status parse_rows(FN_ARGS, const char *default_pattern)
+{
+    col_vec *o, *x = args[0];
+    pat_cache pc;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    pc.text = NULL;
+    LIVE_LOOP({
+        int64_t ts = 0;
+        col_type_id in = x->type->id;
+        if (in == COL_DATE) {
+            ts = vec_get_int(x, r) * TIME_MICROS_PER_DAY;
+        } else if (in == COL_TIMESTAMP || in == COL_TIMESTAMP_NTZ) {
+            ts = vec_get_int(x, r);
+        } else {
+            int32_t len, pl;
+            const char *s = col_vec_str(x, r, &len);
+            int ok;
+            if (e->n_args > 1 || default_pattern != NULL) {
+                const char *p = e->n_args > 1 ? col_vec_str(args[1], r, &pl) : default_pattern;
+                if (e->n_args <= 1)
+                    pl = (int32_t)strlen(default_pattern);
+                SILT_RETURN_IF_ERROR(pat_get(e, &pc, p, pl, err));
+                ok = pat_parse(pc.toks, pc.n, s, len, &ts);
+            } else {
+                ok = time_parse_timestamp(s, (size_t)len, &ts, NULL);
+            }
+            if (!ok) {
+                if (ctx->ansi)
+                    return eval_error(e, err, SILT_INVALID, "CANNOT_PARSE_TIMESTAMP",
+                                      "the text '%.*s' does not match the datetime pattern",
+                                      (int)(len > 64 ? 64 : len), s);
+                vec_set_null(o, r);
+                continue;
+            }
+        }
+        if (e->type->id == COL_DATE)
+            vec_put_int(o, r, time_floor_div(ts, TIME_MICROS_PER_DAY));
+        else if (e->type->id == COL_LONG)
+            vec_put_int(o, r, time_floor_div(ts, TIME_MICROS_PER_SECOND));
+        else
+            vec_put_int(o, r, ts);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_to_date(FN_ARGS) { return parse_rows(e, ctx, args, sel, n_sel, n_rows, a, out, err, NULL); }
+static silt_status fn_to_timestamp(FN_ARGS) { return parse_rows(e, ctx, args, sel, n_sel, n_rows, a, out, err, NULL); }
+
+static silt_status fn_unix_timestamp(FN_ARGS)
+{
+    if (e->n_args == 0) {
+        col_vec *o;
+        SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+        LIVE_LOOP(vec_put_int(o, r, time_floor_div(ctx->now_micros, TIME_MICROS_PER_SECOND)););
+        *out = o;
+        return SILT_OK;
+    }
+    return parse_rows(e, ctx, args, sel, n_sel, n_rows, a, out, err, "yyyy-MM-dd HH:mm:ss");
+}
+
+static silt_status format_rows(FN_ARGS, int64_t scale, const char *default_pattern)
+{
+    col_vec *o;
+    vec_str_writer w;
+    pat_cache pc;
+    buf b = BUF_INIT;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    pc.text = NULL;
+    LIVE_LOOP({
+        int32_t pl;
+        const char *p = e->n_args > 1 ? col_vec_str(args[1], r, &pl) : default_pattern;
+        int64_t ts;
+        if (e->n_args <= 1)
+            pl = (int32_t)strlen(default_pattern);
+        if (__builtin_mul_overflow(vec_get_int(args[0], r), scale, &ts)) {
+            vec_set_null(o, r);
+            continue;
+        }
+        rc = pat_get(e, &pc, p, pl, err);
+        if (rc == SILT_OK) {
+            buf_truncate(&b, 0);
+            rc = pat_format(pc.toks, pc.n, ts, &b, err);
+        }
+        if (rc == SILT_OK)
+            rc = vec_str_put(&w, r, b.data, (int64_t)b.len, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    buf_clear(&b);
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+static silt_status fn_date_format(FN_ARGS) { return format_rows(e, ctx, args, sel, n_sel, n_rows, a, out, err, 1, NULL); }
+static silt_status fn_from_unixtime(FN_ARGS)
+{
+    return format_rows(e, ctx, args, sel, n_sel, n_rows, a, out, err, TIME_MICROS_PER_SECOND,
+                       "yyyy-MM-dd HH:mm:ss");
+}
+
+/*
+ * months_between(t1, t2[, roundOff]): whole months when both days are equal
+ * or both are month ends, else the month difference plus the rest over a
+ * 31-day month; rounded to 8 digits unless roundOff is false (Spark).
+ */
+static silt_status fn_months_between(FN_ARGS)
+{
+    col_vec *o;
+    const int64_t *x = args[0]->values, *y = args[1]->values;
+    double *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        civil c1, c2;
+        int64_t months, d1 = time_floor_div(x[r], TIME_MICROS_PER_DAY);
+        int64_t d2 = time_floor_div(y[r], TIME_MICROS_PER_DAY);
+        int last1, last2, round_off = e->n_args < 3 || vec_get_int(args[2], r);
+        double diff;
+        civil_of(x[r], &c1);
+        civil_of(y[r], &c2);
+        months = (c1.year * 12 + c1.month) - (c2.year * 12 + c2.month);
+        last1 = (int)c1.day == days_in_month(c1.year, c1.month);
+        last2 = (int)c2.day == days_in_month(c2.year, c2.month);
+        if (c1.day == c2.day || (last1 && last2)) {
+            ov[r] = (double)months;
+            continue;
+        }
+        diff = (double)months +
+               ((double)((int64_t)c1.day - (int64_t)c2.day) * 86400.0 +
+                (double)(x[r] - d1 * TIME_MICROS_PER_DAY - (y[r] - d2 * TIME_MICROS_PER_DAY)) / 1e6) /
+                   (31.0 * 86400.0);
+        if (round_off) {
+            double scaled = diff * 1e8;
+            diff = (scaled < 0 ? -floor(-scaled + 0.5) : floor(scaled + 0.5)) / 1e8;
+        }
+        ov[r] = diff;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_current_date(FN_ARGS)
+{
+    col_vec *o;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP(vec_put_int(o, r, time_floor_div(ctx->now_micros, TIME_MICROS_PER_DAY)););
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_current_timestamp(FN_ARGS)
+{
+    col_vec *o;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP(vec_put_int(o, r, ctx->now_micros););
+    *out = o;
+    return SILT_OK;
+}
+
+/* Offset in seconds of a fixed-offset zone name; 0 when it is not one. */
+static int zone_offset(const char *s, int32_t len, int64_t *secs_out)
+{
+    int32_t pos = 0;
+    int64_t h = 0, m = 0;
+    int sign;
+    if ((len == 3 && (str_ncasecmp(s, "UTC", 3) == 0 || str_ncasecmp(s, "GMT", 3) == 0)) ||
+        (len == 1 && s[0] == 'Z')) {
+        *secs_out = 0;
+        return 1;
+    }
+    if (len > 3 && (str_ncasecmp(s, "UTC", 3) == 0 || str_ncasecmp(s, "GMT", 3) == 0))
+        pos = 3;
+    if (pos >= len || (s[pos] != '+' && s[pos] != '-'))
+        return 0;
+    sign = s[pos++] == '-' ? -1 : 1;
+    if (!parse_digits(s, len, &pos, 1, 2, &h))
+        return 0;
+    if (pos < len && s[pos] == ':')
+        pos++;
+    if (pos < len && !parse_digits(s, len, &pos, 2, 2, &m))
+        return 0;
+    if (pos != len || h > 18 || m > 59)
+        return 0;
+    *secs_out = sign * (h * 3600 + m * 60);
+    return 1;
+}
+
+static silt_status utc_shift(FN_ARGS, int sign)
+{
+    col_vec *o;
+    const int64_t *tv = args[0]->values;
+    int64_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        int32_t len;
+        const char *z = col_vec_str(args[1], r, &len);
+        int64_t secs;
+        if (!zone_offset(z, len, &secs)) {
+            eval_error(e, err, SILT_UNSUPPORTED, "INVALID_TIMEZONE",
+                       "the time zone \"%.*s\" is not supported", (int)(len > 64 ? 64 : len), z);
+            err_hint(err, "use UTC or a fixed offset such as \"+08:00\"; region names are not "
+                     "supported yet");
+            return SILT_UNSUPPORTED;
+        }
+        ov[r] = tv[r] + sign * secs * TIME_MICROS_PER_SECOND;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_from_utc(FN_ARGS) { return utc_shift(e, ctx, args, sel, n_sel, n_rows, a, out, err, 1); }
+static silt_status fn_to_utc(FN_ARGS) { return utc_shift(e, ctx, args, sel, n_sel, n_rows, a, out, err, -1); }
+
+const expr_func_def engine_time_funcs[] = {
+    {"year", 1, 1, res_date_part, fn_year, 0},
+    {"month", 1, 1, res_date_part, fn_month, 0},
+    {"day", 1, 1, res_date_part, fn_day, 0},
+    {"dayofmonth", 1, 1, res_date_part, fn_day, 0},
+    {"dayofweek", 1, 1, res_date_part, fn_dayofweek, 0},
+    {"weekday", 1, 1, res_date_part, fn_weekday, 0},
+    {"dayofyear", 1, 1, res_date_part, fn_dayofyear, 0},
+    {"weekofyear", 1, 1, res_date_part, fn_weekofyear, 0},
+    {"quarter", 1, 1, res_date_part, fn_quarter, 0},
+    {"hour", 1, 1, res_time_part, fn_hour, 0},
+    {"minute", 1, 1, res_time_part, fn_minute, 0},
+    {"second", 1, 1, res_time_part, fn_second, 0},
+    {"date_add", 2, 2, res_date_int, fn_date_add, 0},
+    {"dateadd", 2, 2, res_date_int, fn_date_add, 0},
+    {"date_sub", 2, 2, res_date_int, fn_date_sub, 0},
+    {"datediff", 2, 2, res_datediff, fn_datediff, 0},
+    {"add_months", 2, 2, res_date_int, fn_add_months, 0},
+    {"last_day", 1, 1, res_last_day, fn_last_day, 0},
+    {"months_between", 2, 3, res_months_between, fn_months_between, 0},
+    {"date_trunc", 2, 2, res_date_trunc, fn_date_trunc, 0},
+    {"trunc", 2, 2, res_trunc, fn_trunc, 0},
+    {"to_date", 1, 2, res_to_date, fn_to_date, 0},
+    {"to_timestamp", 1, 2, res_to_timestamp, fn_to_timestamp, 0},
+    {"unix_timestamp", 0, 2, res_unix_timestamp, fn_unix_timestamp, 0},
+    {"to_unix_timestamp", 1, 2, res_unix_timestamp, fn_unix_timestamp, 0},
+    {"from_unixtime", 1, 2, res_from_unixtime, fn_from_unixtime, 0},
+    {"date_format", 2, 2, res_date_format, fn_date_format, 0},
+    {"current_date", 0, 0, res_current_date, fn_current_date, 0},
+    {"current_timestamp", 0, 0, res_current_timestamp, fn_current_timestamp, 0},
+    {"now", 0, 0, res_current_timestamp, fn_current_timestamp, 0},
+    {"from_utc_timestamp", 2, 2, res_utc_shift, fn_from_utc, 0},
+    {"to_utc_timestamp", 2, 2, res_utc_shift, fn_to_utc, 0},
+};
+const size_t engine_n_time_funcs = sizeof(engine_time_funcs) / sizeof(engine_time_funcs[0]);

@@ -1,0 +1,276 @@
+/*
+ * op.h - physical operators: a pull-based tree of engine_op.
+ *
+ * Every operator has open / next / close. next() hands out one chunk (a
+ * batch plus an optional selection vector) or NULL at the end. A chunk and
+ * everything in it live in the operator's batch arena, which is reset at
+ * the start of the following next(): consumers that keep rows (sort, join
+ * build, aggregation state) copy them into their own operator arena.
+ *
+ * Operators are built by the planner over typed expressions (expr.h) whose
+ * column references index the child's output columns. Output schemas are
+ * STRUCT types whose fields name the columns.
+ *
+ * Threading: one operator tree is driven by one thread. Parallelism comes
+ * from running several pipelines over morsels of a source and merging
+ * (engine_parallel_agg, op_parallel.c), which is how the interface grows
+ * into morsel-driven execution without changing operators.
+ */
+#ifndef SILT_ENGINE_OP_H
+#define SILT_ENGINE_OP_H
+
+#include "engine/expr.h"
+
+typedef struct engine_chunk {
+    col_batch batch;    /* columns of batch.n_rows rows */
+    const int32_t *sel; /* ascending live rows; NULL = all rows live */
+    int64_t n_sel;      /* number of live rows */
+} engine_chunk;
+
+typedef struct engine_op engine_op;
+
+typedef struct engine_op_vtable {
+    const char *name;
+    silt_status (*open)(engine_op *op, silt_error *err);
+    silt_status (*next)(engine_op *op, engine_chunk **out, silt_error *err);
+    void (*close)(engine_op *op);
+} engine_op_vtable;
+
+struct engine_op {
+    const engine_op_vtable *vt;
+    engine_ctx *ctx;
+    const col_type *schema; /* STRUCT: the output columns */
+    arena *op_arena;        /* state that lives until close */
+    arena *batch_arena;     /* reset before every next() */
+    engine_op **children;
+    size_t n_children;
+    void *state;
+    int64_t mem_charged; /* bytes charged to ctx, given back on close */
+};
+
+/* Opens children, then the operator. */
+silt_status engine_op_open(engine_op *op, silt_error *err);
+/* Produces the next chunk, or *out = NULL at the end of the data. */
+silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err);
+/* Closes the operator and its children and frees their arenas; NULL is fine. */
+void engine_op_close(engine_op *op);
+
+/*
+ * Runs op to the end and returns all its rows as one dense batch in arena
+ * a (for tests, the API's small results and subqueries). Opens and closes op.
+ */
+silt_status engine_collect(engine_op *op, arena *a, col_batch **out, silt_error *err);
+
+/* ---- sources ------------------------------------------------------------------ */
+
+/*
+ * A source callback: fills *out with the next batch (allocated in
+ * batch_arena) or NULL at the end. This is where the Parquet/Delta scan plugs in.
+ */
+typedef silt_status (*engine_source_fn)(void *payload, arena *batch_arena, col_batch **out,
+                                        silt_error *err);
+silt_status engine_op_scan(engine_op **out, engine_ctx *ctx, const col_type *schema,
+                           engine_source_fn fn, void *payload, silt_error *err);
+/* A source over batches already in memory (borrowed; they must outlive the op). */
+silt_status engine_op_values(engine_op **out, engine_ctx *ctx, const col_type *schema,
+                             col_batch **batches, size_t n_batches, silt_error *err);
+
+/* ---- row operators ------------------------------------------------------------ */
+
+silt_status engine_op_filter(engine_op **out, engine_ctx *ctx, engine_op *child,
+                             const expr *predicate, silt_error *err);
+/* names may be NULL (columns are then called c0, c1, ...). */
+silt_status engine_op_project(engine_op **out, engine_ctx *ctx, engine_op *child,
+                              expr **exprs, const char *const *names, size_t n_exprs,
+                              silt_error *err);
+/* LIMIT n OFFSET m; limit < 0 means no limit. */
+silt_status engine_op_limit(engine_op **out, engine_ctx *ctx, engine_op *child, int64_t limit,
+                            int64_t offset, silt_error *err);
+/* UNION ALL of children with equal column types. */
+silt_status engine_op_union_all(engine_op **out, engine_ctx *ctx, engine_op **children,
+                                size_t n_children, silt_error *err);
+
+/* ---- sort --------------------------------------------------------------------- */
+
+typedef struct engine_sort_key {
+    int64_t col_idx;  /* column of the child's output */
+    int descending;
+    int nulls_first;  /* Spark: ASC -> NULLS FIRST, DESC -> NULLS LAST */
+} engine_sort_key;
+
+/* Spark's default null placement for a direction. */
+static inline engine_sort_key engine_sort_key_default(int64_t col_idx, int descending)
+{
+    engine_sort_key k = {col_idx, descending, !descending};
+    return k;
+}
+
+/*
+ * ORDER BY keys (stable: ties keep input order). limit >= 0 makes it a
+ * top-N that keeps only limit + offset rows in memory; offset rows are skipped.
+ */
+silt_status engine_op_sort(engine_op **out, engine_ctx *ctx, engine_op *child,
+                           const engine_sort_key *keys, size_t n_keys, int64_t limit,
+                           int64_t offset, silt_error *err);
+
+/* ---- aggregation -------------------------------------------------------------- */
+
+typedef enum engine_agg_kind {
+    AGG_COUNT_STAR,
+    AGG_COUNT,
+    AGG_SUM,
+    AGG_AVG,
+    AGG_MIN,
+    AGG_MAX,
+    AGG_FIRST,
+    AGG_LAST,
+    AGG_STDDEV_SAMP,
+    AGG_STDDEV_POP,
+    AGG_VAR_SAMP,
+    AGG_VAR_POP,
+    AGG_COLLECT_LIST,
+    AGG_COLLECT_SET,
+    AGG_APPROX_COUNT_DISTINCT,
+    AGG_PERCENTILE_APPROX
+} engine_agg_kind;
+
+typedef struct engine_agg {
+    engine_agg_kind kind;
+    expr *arg;         /* NULL for count(*) */
+    int distinct;      /* count(DISTINCT x), sum(DISTINCT x), ... */
+    expr *filter;      /* FILTER (WHERE ...), or NULL */
+    int ignore_nulls;  /* first/last(x, true) */
+    double percentage; /* percentile_approx: 0.0 .. 1.0 */
+    const char *name;  /* output column name, or NULL */
+} engine_agg;
+
+/* Result type of an aggregate over an argument type (Spark's rules). */
+const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg);
+/* The same, failing with SILT_BIND (naming the aggregate) or SILT_NOMEM. */
+silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_kind kind,
+                                    const col_type *arg, silt_error *err);
+
+/*
+ * GROUP BY keys with aggregates. Output: the keys, then the aggregates.
+ * With no keys there is exactly one output row, even for empty input
+ * (count 0, sum NULL). NULL keys form one group.
+ *
+ * Grouping sets: n_sets > 0 gives the sets as bit masks over the keys (bit
+ * i = key i is grouped); keys outside a set are NULL in its rows, and a
+ * last column "spark_grouping_id" (LONG) holds Spark's grouping id (bit
+ * set = key NOT grouped, first key the highest bit). ROLLUP and CUBE are
+ * expanded into sets by engine_rollup_sets / engine_cube_sets.
+ */
+silt_status engine_op_hash_agg(engine_op **out, engine_ctx *ctx, engine_op *child,
+                               expr **keys, const char *const *key_names, size_t n_keys,
+                               const engine_agg *aggs, size_t n_aggs, const uint64_t *sets,
+                               size_t n_sets, silt_error *err);
+/* Fills sets (room for n_keys + 1 / 2^n_keys) and returns their count. */
+size_t engine_rollup_sets(size_t n_keys, uint64_t *sets);
+size_t engine_cube_sets(size_t n_keys, uint64_t *sets);
+
+/* ---- join ----------------------------------------------------------------------- */
+
+typedef enum engine_join_type {
+    JOIN_INNER,
+    JOIN_LEFT,
+    JOIN_RIGHT,
+    JOIN_FULL,
+    JOIN_LEFT_SEMI,
+    JOIN_LEFT_ANTI,
+    JOIN_CROSS
+} engine_join_type;
+
+/*
+ * Hash join: the right child is the build side, the left is probed.
+ * left_keys[i] (over left columns) = right_keys[i] (over right columns);
+ * NULL keys never match. condition (may be NULL) is an extra predicate
+ * over the joined row: left columns then right columns. Output: left
+ * columns then right columns, except semi/anti joins (left only).
+ */
+silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *left,
+                                engine_op *right, engine_join_type type, expr **left_keys,
+                                expr **right_keys, size_t n_keys, const expr *condition,
+                                silt_error *err);
+
+/* ---- window functions -------------------------------------------------------- */
+
+typedef enum engine_win_kind {
+    WIN_ROW_NUMBER,
+    WIN_RANK,
+    WIN_DENSE_RANK,
+    WIN_LAG,
+    WIN_LEAD,
+    WIN_AGG /* count/sum/avg/min/max over a frame */
+} engine_win_kind;
+
+typedef enum engine_frame_type { FRAME_ROWS, FRAME_RANGE } engine_frame_type;
+
+/*
+ * A frame: bounds relative to the current row (negative = PRECEDING,
+ * 0 = CURRENT ROW, positive = FOLLOWING) unless unbounded. RANGE offsets
+ * other than 0 need one numeric or date ORDER BY key.
+ */
+typedef struct engine_frame {
+    engine_frame_type type;
+    int start_unbounded, end_unbounded;
+    int64_t start, end;
+} engine_frame;
+
+typedef struct engine_window_fn {
+    engine_win_kind kind;
+    engine_agg_kind agg;      /* WIN_AGG: AGG_COUNT_STAR, COUNT, SUM, AVG, MIN, MAX */
+    expr *arg;                /* lag/lead/aggregate argument */
+    int64_t offset;           /* lag/lead distance (default 1) */
+    expr *default_value;      /* lag/lead default, or NULL */
+    int has_frame;            /* 0: Spark's default frame */
+    engine_frame frame;
+    const char *name;
+} engine_window_fn;
+
+/*
+ * Window functions sharing one PARTITION BY (child columns) and ORDER BY.
+ * Output: the child's columns, then one column per function, ordered by
+ * partition and order keys. Default frame as Spark: with ORDER BY, RANGE
+ * BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW; without, the whole partition.
+ */
+silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
+                             const int64_t *partition_cols, size_t n_partition,
+                             const engine_sort_key *order, size_t n_order,
+                             const engine_window_fn *fns, size_t n_fns, silt_error *err);
+
+/* ---- parallel aggregation --------------------------------------------------------- */
+
+/*
+ * A morsel source for parallel pipelines: produces the batches of morsel
+ * morsel_idx (a file, a row group, a range) one by one; NULL at its end.
+ * Called from several threads at once with different morsels.
+ */
+typedef silt_status (*engine_morsel_fn)(void *payload, size_t morsel_idx, size_t *cursor,
+                                        arena *batch_arena, col_batch **out, silt_error *err);
+
+/*
+ * Scan + filter + aggregate over n_morsels morsels on ctx->pool: every
+ * worker aggregates its morsels into its own partial hash table, and the
+ * partials are merged at the end. The result is the same as
+ * filter -> engine_op_hash_agg over all the morsels' rows, returned as one
+ * batch in arena a (group order unspecified). filter may be NULL.
+ */
+silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_morsel_fn fn,
+                                void *payload, size_t n_morsels, const expr *filter,
+                                expr **keys, const char *const *key_names, size_t n_keys,
+                                const engine_agg *aggs, size_t n_aggs, arena *a,
+                                col_batch **out, silt_error *err);
+
+/*
+ * The same as a leaf operator for plans: runs engine_parallel_agg on its
+ * first next() and hands out the groups in batches. The arrays are copied;
+ * the expressions and the payload must outlive the operator.
+ */
+silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_type *schema,
+                                   engine_morsel_fn fn, void *payload, size_t n_morsels,
+                                   const expr *filter, expr **keys, const char *const *key_names,
+                                   size_t n_keys, const engine_agg *aggs, size_t n_aggs,
+                                   silt_error *err);
+
+#endif

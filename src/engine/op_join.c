@@ -1,0 +1,646 @@
+/*
+ * op_join.c - hash join (inner, left, right, full outer, left semi, left
+ * anti, cross) with several keys and an optional extra condition.
+ *
+ * The right child is drained into a build table (all its columns, its key
+ * values and a chained hash table over rows whose keys are all non-NULL:
+ * NULL keys never match). Left chunks are probed row by row, producing
+ * (left row, build row) pairs up to ENGINE_BATCH_ROWS at a time, so one
+ * left chunk with many matches is returned over several next() calls. The
+ * extra condition is evaluated on the joined pairs. Unmatched rows of the
+ * outer sides are emitted after their chunk (left) or at the end (right).
+ */
+#include "engine/op_int.h"
+
+#include <string.h>
+
+typedef struct join_state {
+    engine_join_type type;
+    expr **lkeys, **rkeys;
+    size_t n_keys;
+    const expr *cond;
+    size_t n_left, n_right;
+    /* build side */
+    arena *build_arena;
+    col_vec **bcols, **bkeys;
+    int64_t n_build;
+    int64_t *heads, *next_in_chain;
+    uint64_t *bhash;
+    int64_t *bkv;       /* one integral key: its values, build side */
+    /*
+     * Dense integral keys (ids of a dimension table): dense_head[key - dense_min]
+     * starts the chain of build rows with that key, so probing needs no
+     * hashing and no key comparison.
+     */
+    int64_t *dense_head;
+    int64_t dense_min, dense_range;
+    size_t n_heads;
+    uint8_t *bmatched;
+    int built;
+    /* probe side */
+    arena *probe_arena;
+    engine_chunk *cur;
+    col_vec **cur_keys;
+    int64_t *cur_kv;    /* one integral key: its values, probe side */
+    uint64_t *cur_hash;
+    uint8_t *lmatched;
+    int64_t cur_k;      /* next live row of cur to probe */
+    int64_t chain;      /* next build row of the current row's chain, -1 = start */
+    int finishing;      /* 1: emitting unmatched build rows */
+    int64_t next_unmatched;
+    int done;
+} join_state;
+
+/* One integral key (the usual id join): hashed and compared as an int64. */
+static int int_key(col_vec **keys, size_t n_keys)
+{
+    col_type_id id = n_keys == 1 ? keys[0]->type->id : COL_NULL;
+    return id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
+           id == COL_DATE || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ;
+}
+
+static inline uint64_t int_hash(int64_t v)
+{
+    uint64_t h = (uint64_t)v * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 29);
+}
+
+/* Values of an integral key column as int64, one typed loop (live rows only). */
+static int64_t *int_values(arena *a, const col_vec *v, const int32_t *sel, int64_t n_sel,
+                           int64_t n_rows)
+{
+    int64_t *out = arena_alloc(a, sizeof(int64_t) * (size_t)(n_rows ? n_rows : 1)), k;
+    if (out == NULL)
+        return NULL;
+    switch (v->type->id) {
+    case COL_INT:
+    case COL_DATE: {
+        const int32_t *x = v->values;
+        for (k = 0; k < n_sel; k++) {
+            int64_t r = ENGINE_ROW(sel, k);
+            out[r] = x[r];
+        }
+        break;
+    }
+    case COL_LONG:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: {
+        const int64_t *x = v->values;
+        for (k = 0; k < n_sel; k++) {
+            int64_t r = ENGINE_ROW(sel, k);
+            out[r] = x[r];
+        }
+        break;
+    }
+    default:
+        for (k = 0; k < n_sel; k++) {
+            int64_t r = ENGINE_ROW(sel, k);
+            out[r] = vec_get_int(v, r);
+        }
+        break;
+    }
+    return out;
+}
+
+static uint64_t key_hash(col_vec **keys, size_t n_keys, int64_t row, int *has_null)
+{
+    uint64_t h = 0x10f;
+    size_t k;
+    *has_null = 0;
+    if (int_key(keys, n_keys)) {
+        *has_null = !vec_is_valid(keys[0], row);
+        return int_hash(vec_get_int(keys[0], row));
+    }
+    for (k = 0; k < n_keys; k++) {
+        if (!vec_is_valid(keys[k], row))
+            *has_null = 1;
+        h = vec_hash_row(keys[k], row, h);
+    }
+    return h;
+}
+
+/* Sets up dense_head when the build keys span a small range. */
+static silt_status build_dense(join_state *s, silt_error *err)
+{
+    int64_t lo = INT64_MAX, hi = INT64_MIN, row, limit;
+    const col_vec *kv = s->bkeys[0];
+    for (row = 0; row < s->n_build; row++) {
+        if (!vec_is_valid(kv, row))
+            continue;
+        if (s->bkv[row] < lo)
+            lo = s->bkv[row];
+        if (s->bkv[row] > hi)
+            hi = s->bkv[row];
+    }
+    limit = 2 * s->n_build > 1024 ? 2 * s->n_build : 1024;
+    if (lo > hi || (uint64_t)hi - (uint64_t)lo >= (uint64_t)limit || hi - lo >= (1 << 24))
+        return SILT_OK;
+    s->dense_min = lo;
+    s->dense_range = hi - lo + 1;
+    s->dense_head = arena_alloc(s->build_arena, sizeof(int64_t) * (size_t)s->dense_range);
+    if (s->dense_head == NULL)
+        return err_nomem(err);
+    memset(s->dense_head, 0xff, sizeof(int64_t) * (size_t)s->dense_range);
+    /* Reverse order keeps each chain in input order; chains hold one key each. */
+    for (row = s->n_build - 1; row >= 0; row--) {
+        int64_t slot;
+        if (!vec_is_valid(kv, row))
+            continue;
+        slot = s->bkv[row] - lo;
+        s->next_in_chain[row] = s->dense_head[slot];
+        s->dense_head[slot] = row;
+    }
+    return SILT_OK;
+}
+
+static silt_status build(engine_op *op, join_state *s, silt_error *err)
+{
+    engine_op *right = op->children[1];
+    vec_accum *cols = arena_calloc(s->build_arena, s->n_right ? s->n_right : 1, sizeof(vec_accum));
+    vec_accum *keys = arena_calloc(s->build_arena, s->n_keys ? s->n_keys : 1, sizeof(vec_accum));
+    arena *scratch = arena_new(op->op_arena, "join_build_scratch");
+    size_t idx;
+    int64_t row;
+    if (cols == NULL || keys == NULL || scratch == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < s->n_right; idx++)
+        vec_accum_init(&cols[idx], s->build_arena, right->schema->fields[idx].type);
+    for (idx = 0; idx < s->n_keys; idx++)
+        vec_accum_init(&keys[idx], s->build_arena, s->rkeys[idx]->type);
+    for (;;) {
+        engine_chunk *in;
+        SILT_RETURN_IF_ERROR(engine_op_next(right, &in, err));
+        if (in == NULL)
+            break;
+        arena_reset(scratch);
+        for (idx = 0; idx < s->n_right; idx++)
+            SILT_RETURN_IF_ERROR(vec_accum_add(&cols[idx], in->batch.cols[idx], in->sel, in->n_sel, err));
+        for (idx = 0; idx < s->n_keys; idx++) {
+            col_vec *kv;
+            SILT_RETURN_IF_ERROR(expr_eval(s->rkeys[idx], op->ctx, &in->batch, in->sel,
+                                           in->n_sel, scratch, &kv, err));
+            SILT_RETURN_IF_ERROR(vec_accum_add(&keys[idx], kv, in->sel, in->n_sel, err));
+        }
+        s->n_build += in->n_sel;
+        SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * (16 * (int64_t)s->n_right + 24),
+                                               "join build side", err));
+    }
+    arena_free(scratch);
+    s->bcols = arena_calloc(s->build_arena, s->n_right ? s->n_right : 1, sizeof(col_vec *));
+    s->bkeys = arena_calloc(s->build_arena, s->n_keys ? s->n_keys : 1, sizeof(col_vec *));
+    if (s->bcols == NULL || s->bkeys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < s->n_right; idx++)
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&cols[idx], &s->bcols[idx], err));
+    for (idx = 0; idx < s->n_keys; idx++)
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&keys[idx], &s->bkeys[idx], err));
+    s->n_heads = 16;
+    while (s->n_heads < (size_t)s->n_build * 2)
+        s->n_heads *= 2;
+    s->heads = arena_alloc(s->build_arena, sizeof(int64_t) * s->n_heads);
+    s->next_in_chain = arena_alloc(s->build_arena, sizeof(int64_t) * (size_t)(s->n_build ? s->n_build : 1));
+    s->bhash = arena_alloc(s->build_arena, sizeof(uint64_t) * (size_t)(s->n_build ? s->n_build : 1));
+    s->bmatched = arena_calloc(s->build_arena, (size_t)(s->n_build ? s->n_build : 1), 1);
+    if (s->heads == NULL || s->next_in_chain == NULL || s->bhash == NULL || s->bmatched == NULL)
+        return err_nomem(err);
+    memset(s->heads, 0xff, sizeof(int64_t) * s->n_heads);
+    s->bkv = NULL;
+    s->dense_head = NULL;
+    if (int_key(s->bkeys, s->n_keys)) {
+        s->bkv = int_values(s->build_arena, s->bkeys[0], NULL, s->n_build, s->n_build);
+        if (s->bkv == NULL)
+            return err_nomem(err);
+        if (s->type != JOIN_CROSS)
+            SILT_RETURN_IF_ERROR(build_dense(s, err));
+    }
+    /* Insert in reverse so chains list build rows in input order. */
+    for (row = s->n_build - 1; row >= 0 && s->dense_head == NULL; row--) {
+        int has_null;
+        uint64_t h = key_hash(s->bkeys, s->n_keys, row, &has_null);
+        size_t b = h & (s->n_heads - 1);
+        s->bhash[row] = h;
+        s->next_in_chain[row] = -1;
+        if (has_null && s->type != JOIN_CROSS)
+            continue;
+        s->next_in_chain[row] = s->heads[b];
+        s->heads[b] = row;
+    }
+    s->built = 1;
+    return SILT_OK;
+}
+
+static int keys_equal(join_state *s, int64_t lrow, int64_t brow)
+{
+    size_t k;
+    if (s->cur_kv != NULL)
+        return s->cur_kv[lrow] == s->bkv[brow];
+    for (k = 0; k < s->n_keys; k++)
+        if (vec_compare_rows(s->cur_keys[k], lrow, s->bkeys[k], brow) != 0)
+            return 0;
+    return 1;
+}
+
+/* Starts probing a new left chunk. */
+static silt_status start_chunk(engine_op *op, join_state *s, engine_chunk *in, silt_error *err)
+{
+    size_t k;
+    int64_t i;
+    arena_reset(s->probe_arena);
+    s->cur = in;
+    s->cur_k = 0;
+    s->chain = -1;
+    s->cur_keys = arena_calloc(s->probe_arena, s->n_keys ? s->n_keys : 1, sizeof(col_vec *));
+    s->cur_hash = arena_alloc(s->probe_arena, sizeof(uint64_t) * (size_t)(in->batch.n_rows ? in->batch.n_rows : 1));
+    s->lmatched = arena_calloc(s->probe_arena, (size_t)(in->batch.n_rows ? in->batch.n_rows : 1), 1);
+    if (s->cur_keys == NULL || s->cur_hash == NULL || s->lmatched == NULL)
+        return err_nomem(err);
+    for (k = 0; k < s->n_keys; k++)
+        SILT_RETURN_IF_ERROR(expr_eval(s->lkeys[k], op->ctx, &in->batch, in->sel, in->n_sel,
+                                       s->probe_arena, &s->cur_keys[k], err));
+    s->cur_kv = NULL;
+    if (s->bkv != NULL && int_key(s->cur_keys, s->n_keys)) {
+        const col_vec *kv = s->cur_keys[0];
+        s->cur_kv = int_values(s->probe_arena, kv, in->sel, in->n_sel, in->batch.n_rows);
+        if (s->cur_kv == NULL)
+            return err_nomem(err);
+        for (i = 0; i < in->n_sel; i++) {
+            int64_t row = ENGINE_ROW(in->sel, i);
+            if (s->dense_head == NULL) /* the dense table needs no hash */
+                s->cur_hash[row] = int_hash(s->cur_kv[row]);
+            if (!vec_is_valid(kv, row))
+                s->lmatched[row] |= 2;
+        }
+        return SILT_OK;
+    }
+    for (i = 0; i < in->n_sel; i++) {
+        int64_t row = ENGINE_ROW(in->sel, i);
+        int has_null;
+        uint64_t h = key_hash(s->cur_keys, s->n_keys, row, &has_null);
+        /* A NULL key can never match: mark with a hash no bucket walk will accept. */
+        s->cur_hash[row] = h;
+        if (has_null && s->type != JOIN_CROSS)
+            s->lmatched[row] |= 2;
+    }
+    return SILT_OK;
+}
+
+/* Collects up to max pairs from the current chunk. */
+static int64_t collect_pairs(join_state *s, int64_t *lrows, int64_t *brows, int64_t max)
+{
+    int64_t n = 0;
+    int stop_at_first = (s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI) && s->cond == NULL;
+    while (s->cur_k < s->cur->n_sel && n < max) {
+        int64_t row = ENGINE_ROW(s->cur->sel, s->cur_k);
+        int64_t b;
+        if (s->lmatched[row] & 2) {
+            s->cur_k++;
+            continue;
+        }
+        if (s->type == JOIN_CROSS) {
+            b = s->chain < 0 ? 0 : s->chain;
+            while (b < s->n_build && n < max) {
+                lrows[n] = row;
+                brows[n++] = b++;
+            }
+            if (b < s->n_build) {
+                s->chain = b;
+                return n;
+            }
+        } else if (s->dense_head != NULL) {
+            int64_t x = s->cur_kv[row] - s->dense_min;
+            b = s->chain >= 0 ? s->chain
+                : ((uint64_t)x < (uint64_t)s->dense_range ? s->dense_head[x] : -1);
+            while (b >= 0 && n < max) {
+                lrows[n] = row;
+                brows[n++] = b;
+                b = stop_at_first ? -1 : s->next_in_chain[b];
+            }
+            if (b >= 0) {
+                s->chain = b;
+                return n;
+            }
+        } else {
+            b = s->chain < 0 ? s->heads[s->cur_hash[row] & (s->n_heads - 1)] : s->chain;
+            while (b >= 0 && n < max) {
+                if (s->bhash[b] == s->cur_hash[row] && keys_equal(s, row, b)) {
+                    lrows[n] = row;
+                    brows[n++] = b;
+                    if (stop_at_first) {
+                        b = -1;
+                        break;
+                    }
+                }
+                b = s->next_in_chain[b];
+            }
+            if (b >= 0) {
+                s->chain = b;
+                return n;
+            }
+        }
+        s->chain = -1;
+        s->cur_k++;
+    }
+    return n;
+}
+
+/* Output chunk of n rows: left columns from lrows, right from brows (-1 = NULL). */
+static silt_status joined_chunk(engine_op *op, join_state *s, const int64_t *lrows,
+                                const int64_t *brows, int64_t n, engine_chunk **out,
+                                silt_error *err)
+{
+    engine_chunk *c;
+    size_t col;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_left + s->n_right, n, err));
+    for (col = 0; col < s->n_left; col++) {
+        if (lrows == NULL)
+            SILT_RETURN_IF_ERROR(col_vec_new_nulls(&c->batch.cols[col], op->batch_arena,
+                                                   op->children[0]->schema->fields[col].type, n, err));
+        else
+            SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[col], op->batch_arena,
+                                            s->cur->batch.cols[col], lrows, n, err));
+    }
+    for (col = 0; col < s->n_right; col++) {
+        if (brows == NULL)
+            SILT_RETURN_IF_ERROR(col_vec_new_nulls(&c->batch.cols[s->n_left + col], op->batch_arena,
+                                                   op->children[1]->schema->fields[col].type, n, err));
+        else
+            SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[s->n_left + col], op->batch_arena,
+                                            s->bcols[col], brows, n, err));
+    }
+    c->batch.schema = NULL; /* set by the caller for the output schema */
+    *out = c;
+    return SILT_OK;
+}
+
+/* Rows of the current chunk left over at its end: unmatched (left/full/anti) or matched (semi). */
+static silt_status chunk_leftovers(engine_op *op, join_state *s, engine_chunk **out,
+                                   silt_error *err)
+{
+    int want_matched = s->type == JOIN_LEFT_SEMI;
+    int64_t i, n = 0;
+    int32_t *sel = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)(s->cur->n_sel ? s->cur->n_sel : 1));
+    *out = NULL;
+    if (sel == NULL)
+        return err_nomem(err);
+    for (i = 0; i < s->cur->n_sel; i++) {
+        int64_t row = ENGINE_ROW(s->cur->sel, i);
+        if (((s->lmatched[row] & 1) != 0) == want_matched)
+            sel[n++] = (int32_t)row;
+    }
+    if (n == 0)
+        return SILT_OK;
+    if (s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI) {
+        engine_chunk *c = arena_calloc(op->batch_arena, 1, sizeof(*c));
+        if (c == NULL)
+            return err_nomem(err);
+        c->batch = s->cur->batch;
+        c->sel = sel;
+        c->n_sel = n;
+        *out = c;
+    } else {
+        int64_t *lrows = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
+        if (lrows == NULL)
+            return err_nomem(err);
+        for (i = 0; i < n; i++)
+            lrows[i] = sel[i];
+        SILT_RETURN_IF_ERROR(joined_chunk(op, s, lrows, NULL, n, out, err));
+        /* right columns must be NULL: joined_chunk with brows NULL did that */
+    }
+    return SILT_OK;
+}
+
+static silt_status emit_unmatched_build(engine_op *op, join_state *s, engine_chunk **out,
+                                        silt_error *err)
+{
+    int64_t *brows = arena_alloc(op->batch_arena, sizeof(int64_t) * ENGINE_BATCH_ROWS);
+    int64_t n = 0;
+    *out = NULL;
+    if (brows == NULL)
+        return err_nomem(err);
+    while (s->next_unmatched < s->n_build && n < ENGINE_BATCH_ROWS) {
+        if (!s->bmatched[s->next_unmatched])
+            brows[n++] = s->next_unmatched;
+        s->next_unmatched++;
+    }
+    if (n == 0)
+        return SILT_OK;
+    return joined_chunk(op, s, NULL, brows, n, out, err);
+}
+
+/* Whether every left row appears at most once, in ascending order. */
+static int pairs_unique(const int64_t *lrows, int64_t n)
+{
+    int64_t i;
+    for (i = 1; i < n; i++)
+        if (lrows[i] <= lrows[i - 1])
+            return 0;
+    return 1;
+}
+
+/*
+ * The pairs of a left chunk whose rows match at most once: the output
+ * keeps the left columns as they are (no copy) with the matched rows as
+ * its selection, and places the build rows beside them.
+ */
+static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lrows,
+                                 const int64_t *brows, int64_t n, engine_chunk **out,
+                                 int *emitted, silt_error *err)
+{
+    int64_t nr = s->cur->batch.n_rows, i, n_pass = n;
+    int64_t *bidx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)(nr ? nr : 1));
+    int32_t *sel = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)n);
+    int32_t *pass = sel;
+    engine_chunk *c;
+    size_t col;
+    *emitted = 0;
+    if (bidx == NULL || sel == NULL)
+        return err_nomem(err);
+    for (i = 0; i < nr; i++)
+        bidx[i] = -1;
+    for (i = 0; i < n; i++) {
+        bidx[lrows[i]] = brows[i];
+        sel[i] = (int32_t)lrows[i];
+    }
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_left + s->n_right, nr, err));
+    for (col = 0; col < s->n_left; col++)
+        c->batch.cols[col] = s->cur->batch.cols[col];
+    for (col = 0; col < s->n_right; col++)
+        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[s->n_left + col], op->batch_arena,
+                                        s->bcols[col], bidx, nr, err));
+    if (s->cond != NULL) {
+        pass = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)n);
+        if (pass == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(expr_filter(s->cond, op->ctx, &c->batch, sel, n, op->batch_arena,
+                                         pass, &n_pass, err));
+    }
+    for (i = 0; i < n_pass; i++) {
+        s->lmatched[pass[i]] |= 1;
+        s->bmatched[bidx[pass[i]]] = 1;
+    }
+    if (s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI || n_pass == 0)
+        return SILT_OK;
+    c->sel = pass;
+    c->n_sel = n_pass;
+    c->batch.schema = op->schema;
+    *out = c;
+    *emitted = 1;
+    return SILT_OK;
+}
+
+static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
+{
+    join_state *s = op->state;
+    int outer_right = s->type == JOIN_RIGHT || s->type == JOIN_FULL;
+    int outer_left = s->type == JOIN_LEFT || s->type == JOIN_FULL;
+    if (!s->built)
+        SILT_RETURN_IF_ERROR(build(op, s, err));
+    for (;;) {
+        int64_t *lrows, *brows, n, i;
+        engine_chunk *c;
+        if (s->finishing) {
+            SILT_RETURN_IF_ERROR(emit_unmatched_build(op, s, out, err));
+            if (*out != NULL)
+                (*out)->batch.schema = op->schema;
+            return SILT_OK;
+        }
+        if (s->cur == NULL) {
+            engine_chunk *in;
+            SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
+            if (in == NULL) {
+                if (outer_right) {
+                    s->finishing = 1;
+                    continue;
+                }
+                *out = NULL;
+                return SILT_OK;
+            }
+            SILT_RETURN_IF_ERROR(start_chunk(op, s, in, err));
+        }
+        lrows = arena_alloc(op->batch_arena, sizeof(int64_t) * ENGINE_BATCH_ROWS);
+        brows = arena_alloc(op->batch_arena, sizeof(int64_t) * ENGINE_BATCH_ROWS);
+        if (lrows == NULL || brows == NULL)
+            return err_nomem(err);
+        n = collect_pairs(s, lrows, brows, ENGINE_BATCH_ROWS);
+        if (n > 0 && pairs_unique(lrows, n)) {
+            int emitted = 0;
+            SILT_RETURN_IF_ERROR(scatter_pairs(op, s, lrows, brows, n, &c, &emitted, err));
+            if (emitted) {
+                *out = c;
+                return SILT_OK;
+            }
+        } else if (n > 0) {
+            int32_t *pass = NULL;
+            int64_t n_pass = n;
+            SILT_RETURN_IF_ERROR(joined_chunk(op, s, lrows, brows, n, &c, err));
+            if (s->cond != NULL) {
+                pass = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)n);
+                if (pass == NULL)
+                    return err_nomem(err);
+                SILT_RETURN_IF_ERROR(expr_filter(s->cond, op->ctx, &c->batch, NULL, n,
+                                                 op->batch_arena, pass, &n_pass, err));
+            }
+            for (i = 0; i < n_pass; i++) {
+                int64_t p = pass ? pass[i] : i;
+                s->lmatched[lrows[p]] |= 1;
+                s->bmatched[brows[p]] = 1;
+            }
+            if (s->type != JOIN_LEFT_SEMI && s->type != JOIN_LEFT_ANTI && n_pass > 0) {
+                c->sel = pass;
+                c->n_sel = n_pass;
+                c->batch.schema = op->schema;
+                *out = c;
+                return SILT_OK;
+            }
+        }
+        if (s->cur_k >= s->cur->n_sel) {
+            engine_chunk *rest = NULL;
+            if (outer_left || s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI)
+                SILT_RETURN_IF_ERROR(chunk_leftovers(op, s, &rest, err));
+            s->cur = NULL;
+            if (rest != NULL) {
+                rest->batch.schema = op->schema;
+                *out = rest;
+                return SILT_OK;
+            }
+        }
+    }
+}
+
+static silt_status join_open(engine_op *op, silt_error *err)
+{
+    join_state *s = op->state;
+    s->build_arena = arena_new(op->op_arena, "join_build");
+    s->probe_arena = arena_new(op->op_arena, "join_probe");
+    if (s->build_arena == NULL || s->probe_arena == NULL)
+        return err_nomem(err);
+    s->built = 0;
+    s->cur = NULL;
+    s->finishing = 0;
+    s->next_unmatched = 0;
+    s->n_build = 0;
+    return SILT_OK;
+}
+
+static const engine_op_vtable join_vt = {"hash_join", join_open, join_next, NULL};
+
+silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *left,
+                                engine_op *right, engine_join_type type, expr **left_keys,
+                                expr **right_keys, size_t n_keys, const expr *condition,
+                                silt_error *err)
+{
+    arena *qa = ctx->query_arena;
+    size_t n_left = left->schema->n_fields, n_right = right->schema->n_fields, idx;
+    int left_only = type == JOIN_LEFT_SEMI || type == JOIN_LEFT_ANTI;
+    size_t n_out = left_only ? n_left : n_left + n_right;
+    col_field *fields = arena_calloc(qa, n_out ? n_out : 1, sizeof(col_field));
+    const col_type *schema;
+    join_state *s;
+    engine_op *children[2] = {left, right};
+    if (fields == NULL)
+        return err_nomem(err);
+    if (type == JOIN_CROSS && n_keys > 0)
+        return err_set(err, SILT_INVALID, "a cross join takes no keys");
+    if (type != JOIN_CROSS && n_keys == 0 && condition == NULL)
+        return err_set(err, SILT_INVALID, "a hash join needs keys; use a cross join");
+    if (condition != NULL && condition->type->id != COL_BOOLEAN)
+        return err_set(err, SILT_BIND, "a join condition must be boolean");
+    s = NULL;
+    for (idx = 0; idx < n_out; idx++) {
+        const col_field *f = idx < n_left ? &left->schema->fields[idx]
+                                          : &right->schema->fields[idx - n_left];
+        fields[idx] = *f;
+        /* Outer joins make the other side nullable. */
+        if ((idx < n_left && (type == JOIN_RIGHT || type == JOIN_FULL)) ||
+            (idx >= n_left && (type == JOIN_LEFT || type == JOIN_FULL)))
+            fields[idx].nullable = 1;
+    }
+    schema = col_type_struct(qa, n_out, fields);
+    if (schema == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, &join_vt, schema, sizeof(join_state),
+                                                children, 2, err));
+    s = (*out)->state;
+    s->type = type;
+    s->n_keys = n_keys;
+    s->cond = condition;
+    s->n_left = n_left;
+    s->n_right = n_right;
+    s->lkeys = arena_calloc(qa, n_keys ? n_keys : 1, sizeof(expr *));
+    s->rkeys = arena_calloc(qa, n_keys ? n_keys : 1, sizeof(expr *));
+    if (s->lkeys == NULL || s->rkeys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n_keys; idx++) {
+        /* Both sides of a key compare in their common type. */
+        const col_type *t = expr_common_type(qa, left_keys[idx]->type, right_keys[idx]->type);
+        if (t == NULL || col_type_is_nested(t->id))
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] join key %zu compares \"%s\" "
+                           "with \"%s\"", idx + 1, col_type_id_name(left_keys[idx]->type->id),
+                           col_type_id_name(right_keys[idx]->type->id));
+        s->lkeys[idx] = left_keys[idx];
+        s->rkeys[idx] = right_keys[idx];
+        SILT_RETURN_IF_ERROR(expr_coerce(&s->lkeys[idx], qa, t, err));
+        SILT_RETURN_IF_ERROR(expr_coerce(&s->rkeys[idx], qa, t, err));
+    }
+    return SILT_OK;
+}

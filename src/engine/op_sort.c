@@ -1,0 +1,319 @@
+/*
+ * op_sort.c - ORDER BY and top-N (ORDER BY ... LIMIT).
+ *
+ * Rows are kept column-wise; an index array is sorted with a bottom-up
+ * merge sort, which is stable, so ties keep their input order (Spark's sort
+ * is not guaranteed stable; stable is a safe refinement). Nulls go first or
+ * last per key (Spark: ASC NULLS FIRST, DESC NULLS LAST by default); NaN is
+ * larger than any other double.
+ *
+ * Top-N keeps memory bounded: whenever more than max(4K, 8192) rows are
+ * held (K = limit + offset) they are sorted and cut to K.
+ */
+#include "engine/op_int.h"
+
+#include <string.h>
+
+
+typedef struct sort_state {
+    engine_sort_key *keys;
+    size_t n_keys;
+    int64_t limit, offset;
+    arena *rows_arena;  /* the rows held, replaced on every top-N cut */
+    arena *scratch;     /* per input chunk (top-N selections) */
+    vec_accum *acc;     /* one per column */
+    col_vec **cols;     /* sorted result */
+    int64_t n_rows, next_row;
+    int drained;
+} sort_state;
+
+typedef struct sort_cmp sort_cmp;
+struct sort_cmp {
+    const engine_sort_key *keys;
+    size_t n_keys;
+    col_vec **cols;
+};
+
+/* Compares row x of columns xc with row y of columns yc by the sort keys. */
+static int compare_between(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                           int64_t x, col_vec *const *yc, int64_t y)
+{
+    size_t k;
+    for (k = 0; k < n_keys; k++) {
+        const col_vec *v = xc[keys[k].col_idx], *w = yc[keys[k].col_idx];
+        int xn = !vec_is_valid(v, x), yn = !vec_is_valid(w, y), r;
+        if (xn || yn) {
+            if (xn && yn)
+                continue;
+            r = xn ? -1 : 1;
+            return keys[k].nulls_first ? r : -r;
+        }
+        r = vec_compare_rows(v, x, w, y);
+        if (r != 0)
+            return keys[k].descending ? -r : r;
+    }
+    return 0;
+}
+
+static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
+{
+    return compare_between(c->keys, c->n_keys, c->cols, x, c->cols, y);
+}
+
+/* Stable bottom-up merge sort of idx[0..n). */
+static silt_status merge_sort(const sort_cmp *c, int64_t *idx, int64_t n, arena *a,
+                              silt_error *err)
+{
+    int64_t *tmp = arena_alloc(a, sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t width, *src = idx, *dst = tmp;
+    if (tmp == NULL)
+        return err_nomem(err);
+    for (width = 1; width < n; width *= 2) {
+        int64_t lo;
+        for (lo = 0; lo < n; lo += 2 * width) {
+            int64_t mid = lo + width < n ? lo + width : n;
+            int64_t hi = lo + 2 * width < n ? lo + 2 * width : n;
+            int64_t i = lo, j = mid, o = lo;
+            while (i < mid && j < hi)
+                dst[o++] = compare_rows(c, src[j], src[i]) < 0 ? src[j++] : src[i++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < hi)
+                dst[o++] = src[j++];
+        }
+        {
+            int64_t *t = src;
+            src = dst;
+            dst = t;
+        }
+    }
+    if (src != idx)
+        memcpy(idx, src, sizeof(int64_t) * (size_t)n);
+    return SILT_OK;
+}
+
+/* Sorts the held rows and keeps the first `keep` (all when keep < 0) in a fresh arena. */
+static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_error *err)
+{
+    size_t n_cols = op->schema->n_fields, col;
+    col_vec **cols = arena_calloc(op->op_arena, n_cols ? n_cols : 1, sizeof(col_vec *));
+    int64_t *idx, n, k;
+    sort_cmp c;
+    arena *fresh;
+    if (cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&s->acc[col], &cols[col], err));
+    n = s->acc[0].n_rows;
+    if (n_cols == 0)
+        n = 0;
+    idx = arena_alloc(s->rows_arena, sizeof(int64_t) * (size_t)(n ? n : 1));
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n; k++)
+        idx[k] = k;
+    c.keys = s->keys;
+    c.n_keys = s->n_keys;
+    c.cols = cols;
+    SILT_RETURN_IF_ERROR(merge_sort(&c, idx, n, s->rows_arena, err));
+    if (keep >= 0 && keep < n)
+        n = keep;
+    fresh = arena_new(op->op_arena, "sort_rows");
+    if (fresh == NULL)
+        return err_nomem(err);
+    s->cols = arena_calloc(fresh, n_cols ? n_cols : 1, sizeof(col_vec *));
+    if (s->cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++) {
+        SILT_RETURN_IF_ERROR(vec_gather(&s->cols[col], fresh, cols[col], idx, n, err));
+        vec_accum_init(&s->acc[col], fresh, op->schema->fields[col].type);
+        SILT_RETURN_IF_ERROR(vec_accum_add(&s->acc[col], s->cols[col], NULL, n, err));
+    }
+    arena_free(s->rows_arena);
+    s->rows_arena = fresh;
+    s->n_rows = n;
+    return SILT_OK;
+}
+
+/* Narrows a chunk to the rows that sort before the K-th row held. */
+static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, int64_t keep,
+                               silt_error *err)
+{
+    int32_t *sel;
+    int64_t k, n = 0;
+    arena_reset(s->scratch);
+    sel = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)(in->n_sel ? in->n_sel : 1));
+    if (sel == NULL)
+        return err_nomem(err);
+    if (keep == 0) {
+        in->n_sel = 0;
+        return SILT_OK;
+    }
+    if (s->n_keys == 1 && vec_is_valid(s->cols[s->keys[0].col_idx], keep - 1)) {
+        /* One key and a non-NULL boundary: a branch-free loop on the raw values. */
+        const col_vec *v = in->batch.cols[s->keys[0].col_idx];
+        const col_vec *bv = s->cols[s->keys[0].col_idx];
+        int desc = s->keys[0].descending;
+        if ((v->type->id == COL_DOUBLE || v->type->id == COL_LONG) &&
+            (v->validity == NULL || v->null_count == 0)) {
+            if (v->type->id == COL_DOUBLE) {
+                const double *xv = v->values;
+                double bound = ((const double *)bv->values)[keep - 1];
+                if (bound == bound) { /* NaN boundaries take the general path */
+                    for (k = 0; k < in->n_sel; k++) {
+                        int64_t row = ENGINE_ROW(in->sel, k);
+                        double x = xv[row];
+                        sel[n] = (int32_t)row;
+                        /* NaN is the largest double: it passes a DESC bound */
+                        n += desc ? ((x > bound) | (x != x)) : (x < bound);
+                    }
+                    in->sel = sel;
+                    in->n_sel = n;
+                    return SILT_OK;
+                }
+            } else {
+                const int64_t *xv = v->values;
+                int64_t bound = ((const int64_t *)bv->values)[keep - 1];
+                for (k = 0; k < in->n_sel; k++) {
+                    int64_t row = ENGINE_ROW(in->sel, k);
+                    sel[n] = (int32_t)row;
+                    n += desc ? xv[row] > bound : xv[row] < bound;
+                }
+                in->sel = sel;
+                in->n_sel = n;
+                return SILT_OK;
+            }
+        }
+    }
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        if (compare_between(s->keys, s->n_keys, in->batch.cols, row, s->cols, keep - 1) < 0)
+            sel[n++] = (int32_t)row;
+    }
+    in->sel = sel;
+    in->n_sel = n;
+    return SILT_OK;
+}
+
+static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
+{
+    size_t n_cols = op->schema->n_fields, col;
+    int64_t keep = s->limit >= 0 ? s->limit + s->offset : -1;
+    int64_t cut_at = keep >= 0 ? (4 * keep > 8192 ? 4 * keep : 8192) : -1;
+    for (;;) {
+        engine_chunk *in;
+        SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
+        if (in == NULL)
+            break;
+        if (keep >= 0 && s->n_rows >= keep && s->cols != NULL) {
+            /*
+             * Top-N after a cut: only rows before the current K-th can make it
+             * (ties lose to the rows already kept, which came first).
+             */
+            SILT_RETURN_IF_ERROR(topn_filter(op, s, in, keep, err));
+            if (in->n_sel == 0)
+                continue;
+        }
+        for (col = 0; col < n_cols; col++)
+            SILT_RETURN_IF_ERROR(
+                vec_accum_add(&s->acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
+        if (keep < 0)
+            SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_cols,
+                                                   "sort", err));
+        if (cut_at >= 0 && n_cols > 0 && s->acc[0].n_rows > cut_at)
+            SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
+    }
+    SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
+    s->next_row = s->offset < s->n_rows ? s->offset : s->n_rows;
+    s->drained = 1;
+    return SILT_OK;
+}
+
+static silt_status sort_open(engine_op *op, silt_error *err)
+{
+    sort_state *s = op->state;
+    size_t n_cols = op->schema->n_fields, col;
+    s->rows_arena = arena_new(op->op_arena, "sort_rows");
+    s->scratch = arena_new(op->op_arena, "sort_scratch");
+    s->acc = arena_calloc(op->op_arena, n_cols ? n_cols : 1, sizeof(vec_accum));
+    s->cols = NULL;
+    s->n_rows = 0;
+    if (s->rows_arena == NULL || s->scratch == NULL || s->acc == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++)
+        vec_accum_init(&s->acc[col], s->rows_arena, op->schema->fields[col].type);
+    s->drained = 0;
+    return SILT_OK;
+}
+
+static silt_status sort_next(engine_op *op, engine_chunk **out, silt_error *err)
+{
+    sort_state *s = op->state;
+    size_t n_cols = op->schema->n_fields, col;
+    engine_chunk *c;
+    int64_t n, k, *idx;
+    if (!s->drained)
+        SILT_RETURN_IF_ERROR(sort_drain(op, s, err));
+    if (s->next_row >= s->n_rows) {
+        *out = NULL;
+        return SILT_OK;
+    }
+    n = s->n_rows - s->next_row;
+    if (n > ENGINE_BATCH_ROWS)
+        n = ENGINE_BATCH_ROWS;
+    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n; k++)
+        idx[k] = s->next_row + k;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, n_cols, n, err));
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(
+            vec_gather(&c->batch.cols[col], op->batch_arena, s->cols[col], idx, n, err));
+    s->next_row += n;
+    *out = c;
+    return SILT_OK;
+}
+
+static const engine_op_vtable sort_vt = {"sort", sort_open, sort_next, NULL};
+
+silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_vec **cols,
+                                int64_t *idx, int64_t n, arena *a, silt_error *err)
+{
+    sort_cmp c;
+    c.keys = keys;
+    c.n_keys = n_keys;
+    c.cols = cols;
+    return merge_sort(&c, idx, n, a, err);
+}
+
+silt_status engine_op_sort(engine_op **out, engine_ctx *ctx, engine_op *child,
+                           const engine_sort_key *keys, size_t n_keys, int64_t limit,
+                           int64_t offset, silt_error *err)
+{
+    sort_state *s;
+    size_t idx;
+    for (idx = 0; idx < n_keys; idx++) {
+        const col_type *t;
+        if (keys[idx].col_idx < 0 || (size_t)keys[idx].col_idx >= child->schema->n_fields)
+            return err_set(err, SILT_INVALID, "sort key %zu refers to column %lld of %zu", idx,
+                           (long long)keys[idx].col_idx, child->schema->n_fields);
+        t = child->schema->fields[keys[idx].col_idx].type;
+        if (t->id == COL_MAP)
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] cannot "
+                           "sort by a value of type \"map\"");
+    }
+    if (offset < 0)
+        return err_set(err, SILT_BIND, "OFFSET must not be negative, got %lld", (long long)offset);
+    SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, &sort_vt, child->schema,
+                                                sizeof(sort_state), &child, 1, err));
+    s = (*out)->state;
+    s->keys = arena_memdup(ctx->query_arena, keys ? (const void *)keys : (const void *)"",
+                           sizeof(engine_sort_key) * n_keys);
+    if (s->keys == NULL)
+        return err_nomem(err);
+    s->n_keys = n_keys;
+    s->limit = limit;
+    s->offset = offset;
+    return SILT_OK;
+}
