@@ -280,6 +280,10 @@ def check_footer(chk, name, path, rows, meta):
             chk.expect(ok, "%s: row group %d column %s encodings %r" % (name, rg, col.path_in_schema, enc))
             chk.expect(col.compression == {0: "UNCOMPRESSED", 1: "SNAPPY", 2: "GZIP", 6: "ZSTD"}[meta["codec"]],
                        "%s: codec %s" % (name, col.compression))
+            # Page index: always an OffsetIndex; a ColumnIndex unless INT96 (no order).
+            chk.expect(col.has_offset_index, "%s: %s has no offset index" % (name, col.path_in_schema))
+            if col.physical_type != "INT96" and col.path_in_schema not in ("f32", "f64"):
+                chk.expect(col.has_column_index, "%s: %s has no column index" % (name, col.path_in_schema))
     if name == "dict_fallback" and md.num_row_groups:
         enc = set(md.row_group(0).column(0).encodings)
         chk.expect("RLE_DICTIONARY" in enc and "PLAIN" in enc,
