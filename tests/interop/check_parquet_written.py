@@ -11,11 +11,13 @@ only file of a one-commit Delta table) with delta-rs, and checks:
   - every row and value, in order, against the JSON lines,
   - the Parquet schema: physical types, logical types (INT(8), DECIMAL,
     TIMESTAMP(MICROS, isAdjustedToUTC), STRING, LIST, MAP), field ids,
-  - the footer: row groups, encodings (dictionary or PLAIN), key-value
-    metadata, created_by,
+  - the footer: row groups, encodings (dictionary or PLAIN), codecs,
+    page index presence, key-value metadata, created_by,
   - the column chunk statistics (min, max, null count) of every row group,
     and the per-file statistics the writer returned, against values
-    computed here from the rows.
+    computed here from the rows,
+  - equality filters in DuckDB and pyarrow, which prune row groups by those
+    statistics, still find every matching row.
 
 Canonical value form in the JSON lines: null; true/false; integers;
 floats as numbers or "NaN", "Infinity", "-Infinity" (-0.0 keeps its sign);
