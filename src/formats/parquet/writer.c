@@ -933,6 +933,16 @@ static silt_status check_options(const pqw_options *o, silt_error *err)
         o->dictionary_max_bytes < 0 || o->dictionary_max_entries < 0)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: sizes must be "
                        "positive");
+    if (o->stats_max_bytes == 0)
+        return err_set(err, SILT_INVALID, "could not open a Parquet writer: statistics need "
+                       "at least one byte of a string bound");
+    if (o->n_kv > 0 && o->kv == NULL)
+        return err_set(err, SILT_INVALID, "could not open a Parquet writer: %zu key-value "
+                       "pairs given without an array", o->n_kv);
+    for (size_t idx = 0; idx < o->n_kv; idx++)
+        if (o->kv[idx].key == NULL)
+            return err_set(err, SILT_INVALID, "could not open a Parquet writer: key-value pair "
+                           "%zu has no key", idx);
     /* Dictionary entries and page values are addressed with 32-bit offsets. */
     if (o->dictionary_max_bytes > (int64_t)1 << 30 || o->page_bytes > (int64_t)1 << 30)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: pages and "

@@ -760,6 +760,12 @@ void test_formats_parquet_write__bad_options_and_types(void)
     opts = (pqw_options)PQW_OPTIONS_INIT;
     opts.page_bytes = 0;
     check_fails(SILT_INVALID, pqw_writer_open(&w, store, "o.parquet", schema, &opts, &err));
+    opts = (pqw_options)PQW_OPTIONS_INIT;
+    pqw_kv kv = {NULL, "v"};
+    opts.kv = &kv;
+    opts.n_kv = 1;
+    check_fails(SILT_INVALID, pqw_writer_open(&w, store, "o.parquet", schema, &opts, &err));
+    check_contains(err.message, "has no key");
     check_fails(SILT_UNSUPPORTED, pqw_writer_open(&w, store, "o.parquet",
                                                   one_column("n", col_type_primitive(COL_NULL), 1),
                                                   NULL, &err));
