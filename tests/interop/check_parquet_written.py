@@ -11,11 +11,13 @@ only file of a one-commit Delta table) with delta-rs, and checks:
   - every row and value, in order, against the JSON lines,
   - the Parquet schema: physical types, logical types (INT(8), DECIMAL,
     TIMESTAMP(MICROS, isAdjustedToUTC), STRING, LIST, MAP), field ids,
-  - the footer: row groups, encodings (dictionary or PLAIN), key-value
-    metadata, created_by,
+  - the footer: row groups, encodings (dictionary or PLAIN), codecs,
+    page index presence, key-value metadata, created_by,
   - the column chunk statistics (min, max, null count) of every row group,
     and the per-file statistics the writer returned, against values
-    computed here from the rows.
+    computed here from the rows,
+  - equality filters in DuckDB and pyarrow, which prune row groups by those
+    statistics, still find every matching row.
 
 Canonical value form in the JSON lines: null; true/false; integers;
 floats as numbers or "NaN", "Infinity", "-Infinity" (-0.0 keeps its sign);
@@ -280,6 +282,10 @@ def check_footer(chk, name, path, rows, meta):
             chk.expect(ok, "%s: row group %d column %s encodings %r" % (name, rg, col.path_in_schema, enc))
             chk.expect(col.compression == {0: "UNCOMPRESSED", 1: "SNAPPY", 2: "GZIP", 6: "ZSTD"}[meta["codec"]],
                        "%s: codec %s" % (name, col.compression))
+            # Page index: always an OffsetIndex; a ColumnIndex unless INT96 (no order).
+            chk.expect(col.has_offset_index, "%s: %s has no offset index" % (name, col.path_in_schema))
+            if col.physical_type != "INT96" and col.path_in_schema not in ("f32", "f64"):
+                chk.expect(col.has_column_index, "%s: %s has no column index" % (name, col.path_in_schema))
     if name == "dict_fallback" and md.num_row_groups:
         enc = set(md.row_group(0).column(0).encodings)
         chk.expect("RLE_DICTIONARY" in enc and "PLAIN" in enc,

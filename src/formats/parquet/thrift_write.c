@@ -26,7 +26,7 @@ silt_status pqw_tw_status(const pqw_tw *tw) { return tw->rc; }
 
 static void tw_put(pqw_tw *tw, const void *data, size_t len)
 {
-    if (tw->rc != SILT_OK)
+    if (tw->rc != SILT_OK || len == 0)
         return;
     tw->rc = buf_append(tw->out, data, len, tw->err);
 }
@@ -255,6 +255,14 @@ static void enc_chunk(pqw_tw *tw, const pqw_chunk_meta *cm)
         pqw_tw_struct_end(tw);
     }
     pqw_tw_struct_end(tw);
+    if (cm->offset_index_length > 0) {
+        pqw_tw_i64(tw, 4, cm->offset_index_offset);
+        pqw_tw_i32(tw, 5, cm->offset_index_length);
+    }
+    if (cm->column_index_length > 0) {
+        pqw_tw_i64(tw, 6, cm->column_index_offset);
+        pqw_tw_i32(tw, 7, cm->column_index_length);
+    }
 }
 
 static void enc_row_group(pqw_tw *tw, const pqw_row_group_meta *rg)
@@ -292,6 +300,51 @@ silt_status pqw_thrift_page_header(buf *out, const pqw_page_header *ph, silt_err
         pqw_tw_i32(&tw, 4, ph->rep_encoding);
         pqw_tw_struct_end(&tw);
     }
+    pqw_tw_struct_end(&tw);
+    return pqw_tw_status(&tw);
+}
+
+silt_status pqw_thrift_offset_index(buf *out, const pqw_chunk_meta *cm, silt_error *err)
+{
+    pqw_tw tw;
+    pqw_tw_init(&tw, out, err);
+    pqw_tw_list_begin(&tw, 1, PQW_CT_STRUCT, cm->n_pages); /* page_locations */
+    for (size_t idx = 0; idx < cm->n_pages; idx++) {
+        const pqw_page_loc *pl = &cm->pages[idx];
+        pqw_tw_elem_struct_begin(&tw);
+        pqw_tw_i64(&tw, 1, pl->offset);
+        pqw_tw_i32(&tw, 2, pl->size);
+        pqw_tw_i64(&tw, 3, pl->first_row);
+        pqw_tw_struct_end(&tw);
+    }
+    pqw_tw_struct_end(&tw);
+    return pqw_tw_status(&tw);
+}
+
+silt_status pqw_thrift_column_index(buf *out, const pqw_chunk_meta *cm, silt_error *err)
+{
+    pqw_tw tw;
+    pqw_tw_init(&tw, out, err);
+    /* Booleans in a list are one byte each: 1 true, 2 false (compact protocol). */
+    pqw_tw_list_begin(&tw, 1, PQW_CT_TRUE, cm->n_pages); /* null_pages */
+    for (size_t idx = 0; idx < cm->n_pages; idx++) {
+        uint8_t b = cm->pages[idx].null_page ? PQW_CT_TRUE : PQW_CT_FALSE;
+        tw_put(&tw, &b, 1);
+    }
+    pqw_tw_list_begin(&tw, 2, PQW_CT_BINARY, cm->n_pages); /* min_values */
+    for (size_t idx = 0; idx < cm->n_pages; idx++) {
+        pqw_tw_varint(&tw, cm->pages[idx].min_len);
+        tw_put(&tw, cm->pages[idx].min_value, cm->pages[idx].min_len);
+    }
+    pqw_tw_list_begin(&tw, 3, PQW_CT_BINARY, cm->n_pages); /* max_values */
+    for (size_t idx = 0; idx < cm->n_pages; idx++) {
+        pqw_tw_varint(&tw, cm->pages[idx].max_len);
+        tw_put(&tw, cm->pages[idx].max_value, cm->pages[idx].max_len);
+    }
+    pqw_tw_i32(&tw, 4, 0); /* boundary_order UNORDERED: always true */
+    pqw_tw_list_begin(&tw, 5, PQW_CT_I64, cm->n_pages); /* null_counts */
+    for (size_t idx = 0; idx < cm->n_pages; idx++)
+        pqw_tw_varint(&tw, zigzag64(cm->pages[idx].null_count));
     pqw_tw_struct_end(&tw);
     return pqw_tw_status(&tw);
 }

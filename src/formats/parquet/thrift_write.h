@@ -139,6 +139,17 @@ typedef struct pqw_page_header {
     int32_t rep_encoding; /* data pages */
 } pqw_page_header;
 
+/* One data page of a chunk, for the OffsetIndex and the ColumnIndex. */
+typedef struct pqw_page_loc {
+    int64_t offset;     /* of the page header in the file */
+    int32_t size;       /* header and compressed body */
+    int64_t first_row;  /* index of the page's first row within the row group */
+    int64_t null_count;
+    int null_page;      /* every value of the page is null */
+    const uint8_t *min_value, *max_value; /* empty for null pages */
+    size_t min_len, max_len;
+} pqw_page_loc;
+
 typedef struct pqw_chunk_meta {
     int32_t type;
     uint32_t encodings; /* bit set of PQW_ENC_* values */
@@ -152,6 +163,14 @@ typedef struct pqw_chunk_meta {
     int64_t dictionary_page_offset; /* -1 when there is no dictionary page */
     int has_stats;
     pqw_stats_meta stats;
+    /* Page index (parquet-format PageIndex.md); lengths 0 until written. */
+    const pqw_page_loc *pages;
+    size_t n_pages;
+    int has_column_index; /* every page has bounds (or is all null) */
+    int64_t offset_index_offset;
+    int32_t offset_index_length;
+    int64_t column_index_offset;
+    int32_t column_index_length;
 } pqw_chunk_meta;
 
 typedef struct pqw_row_group_meta {
@@ -185,6 +204,9 @@ typedef struct pqw_file_meta {
 /* Appends the encoded structure to out. Only NOMEM can fail. */
 silt_status pqw_thrift_page_header(buf *out, const pqw_page_header *ph, silt_error *err);
 silt_status pqw_thrift_file_meta(buf *out, const pqw_file_meta *fm, silt_error *err);
+/* The OffsetIndex and the ColumnIndex (UNORDERED) of a chunk's pages. */
+silt_status pqw_thrift_offset_index(buf *out, const pqw_chunk_meta *cm, silt_error *err);
+silt_status pqw_thrift_column_index(buf *out, const pqw_chunk_meta *cm, silt_error *err);
 /* Exposed for tests: one Statistics or SchemaElement struct. */
 silt_status pqw_thrift_statistics(buf *out, const pqw_stats_meta *st, silt_error *err);
 silt_status pqw_thrift_schema_elem(buf *out, const pqw_schema_elem *se, silt_error *err);

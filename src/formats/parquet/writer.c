@@ -4,8 +4,9 @@
  *
  * File layout (parquet.thrift, "File format"): "PAR1", the row groups, each
  * a column chunk per leaf (an optional dictionary page, then data pages,
- * each a Thrift PageHeader and the compressed body), then the FileMetaData,
- * its 4-byte little-endian length and "PAR1".
+ * each a Thrift PageHeader and the compressed body), the page index (every
+ * ColumnIndex, then every OffsetIndex; PageIndex.md), then the
+ * FileMetaData, its 4-byte little-endian length and "PAR1".
  *
  * A data page (v1) body is: repetition levels (4-byte length + RLE hybrid)
  * when the leaf is under a list or map, definition levels (the same) when
@@ -364,7 +365,7 @@ static silt_status gather_fixed(pqw_leaf *leaf, const col_vec *v, const int64_t 
                                 int64_t first, size_t n, buf *dst, silt_error *err)
 {
     SILT_RETURN_IF_ERROR(buf_reserve(dst, n * leaf->width + 8, err));
-    pqw_minmax *mm = &leaf->chunk_mm;
+    pqw_minmax *mm = &leaf->page_mm;
     switch (leaf->tid) {
     case COL_BOOLEAN:
         GATHER_INT(uint8_t, uint8_t);
@@ -448,7 +449,7 @@ static silt_status gather_bytes(pqw_leaf *leaf, const col_vec *v, const int64_t 
     leaf->lens.len = n * sizeof(int32_t);
     leaf->page_raw += raw;
     if (min != NULL)
-        return pqw_minmax_bytes(&leaf->chunk_mm, min, min_len, max, max_len, err);
+        return pqw_minmax_bytes(&leaf->page_mm, min, min_len, max, max_len, err);
     return SILT_OK;
 }
 
@@ -540,6 +541,39 @@ static silt_status put_levels(buf *page, const buf *levels, int16_t max_level, s
     return SILT_OK;
 }
 
+/*
+ * Remembers a data page for the page index (its offset still relative to
+ * the chunk) and folds its bounds into the chunk's.
+ */
+static silt_status record_page(pqw_writer *w, pqw_leaf *leaf, size_t page_at, silt_error *err)
+{
+    pqw_page_loc pl;
+    pqw_stats_meta st;
+    memset(&pl, 0, sizeof(pl));
+    pl.offset = (int64_t)page_at;
+    pl.size = (int32_t)(leaf->chunk.len - page_at);
+    pl.first_row = leaf->page_first_row;
+    pl.null_count = leaf->chunk_nulls - leaf->page_nulls_start;
+    pl.null_page = pl.null_count == leaf->page_values;
+    if (!pl.null_page) {
+        SILT_RETURN_IF_ERROR(pqw_stats_encode(leaf, &leaf->page_mm, pl.null_count,
+                                              w->opts.stats_max_bytes, w->meta, &st, err));
+        /* Only NaN (or INT96, which has no order): no bounds, so no ColumnIndex. */
+        if (!st.has_min_max)
+            leaf->page_bounds_ok = 0;
+        pl.min_value = st.min_value;
+        pl.min_len = st.min_len;
+        pl.max_value = st.max_value;
+        pl.max_len = st.max_len;
+    }
+    SILT_RETURN_IF_ERROR(buf_append(&leaf->pages, &pl, sizeof(pl), err));
+    SILT_RETURN_IF_ERROR(pqw_minmax_merge(&leaf->chunk_mm, &leaf->page_mm, leaf->stat_kind, err));
+    pqw_minmax_reset(&leaf->page_mm);
+    leaf->page_first_row = leaf->chunk_rows;
+    leaf->page_nulls_start = leaf->chunk_nulls;
+    return SILT_OK;
+}
+
 static silt_status flush_page(pqw_writer *w, pqw_leaf *leaf, silt_error *err)
 {
     if (leaf->page_values == 0)
@@ -583,7 +617,9 @@ static silt_status flush_page(pqw_writer *w, pqw_leaf *leaf, silt_error *err)
     }
     pqw_page_header ph = {PQW_PAGE_DATA, 0, 0, (int32_t)leaf->page_values, encoding,
                           PQW_ENC_RLE, PQW_ENC_RLE};
+    size_t page_at = leaf->chunk.len;
     SILT_RETURN_IF_ERROR(append_page(w, leaf, &ph, err));
+    SILT_RETURN_IF_ERROR(record_page(w, leaf, page_at, err));
     leaf->encodings |= (1u << encoding) | (1u << PQW_ENC_RLE);
     leaf->chunk_values += leaf->page_values;
     leaf->page_values = 0;
@@ -644,6 +680,14 @@ static silt_status write_chunk(pqw_writer *w, pqw_leaf *leaf, pqw_chunk_meta *cm
     }
     cm->data_page_offset = w->offset;
     SILT_RETURN_IF_ERROR(file_write(w, leaf->chunk.data, leaf->chunk.len, err));
+    cm->n_pages = leaf->pages.len / sizeof(pqw_page_loc);
+    pqw_page_loc *pages = arena_memdup(w->meta, leaf->pages.data, leaf->pages.len + 1);
+    if (pages == NULL)
+        return err_nomem(err);
+    for (size_t p = 0; p < cm->n_pages; p++)
+        pages[p].offset += cm->data_page_offset;
+    cm->pages = pages;
+    cm->has_column_index = leaf->page_bounds_ok && leaf->phys != PQW_INT96;
     cm->type = leaf->phys;
     cm->encodings = leaf->encodings;
     cm->path = leaf->path;
@@ -667,6 +711,9 @@ static silt_status write_chunk(pqw_writer *w, pqw_leaf *leaf, pqw_chunk_meta *cm
     leaf->chunk_values = leaf->chunk_nulls = leaf->chunk_uncomp = leaf->chunk_comp = 0;
     leaf->encodings = 0;
     pqw_minmax_reset(&leaf->chunk_mm);
+    buf_truncate(&leaf->pages, 0);
+    leaf->page_bounds_ok = 1;
+    leaf->chunk_rows = leaf->page_first_row = leaf->page_nulls_start = 0;
     return SILT_OK;
 }
 
@@ -809,6 +856,7 @@ static silt_status write_slice(pqw_writer *w, const col_batch *batch, int64_t ro
         int contiguous;
         SILT_RETURN_IF_ERROR(shred_slice(leaf, top, row, n, &contiguous, err));
         SILT_RETURN_IF_ERROR(add_values(leaf, leaf_vector(leaf, top), contiguous, row, n, err));
+        leaf->chunk_rows += n;
         if (leaf->dict_mode &&
             ((int64_t)leaf->dict.plain.len > w->opts.dictionary_max_bytes ||
              (int64_t)leaf->dict.count > w->opts.dictionary_max_entries)) {
@@ -885,6 +933,16 @@ static silt_status check_options(const pqw_options *o, silt_error *err)
         o->dictionary_max_bytes < 0 || o->dictionary_max_entries < 0)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: sizes must be "
                        "positive");
+    if (o->stats_max_bytes == 0)
+        return err_set(err, SILT_INVALID, "could not open a Parquet writer: statistics need "
+                       "at least one byte of a string bound");
+    if (o->n_kv > 0 && o->kv == NULL)
+        return err_set(err, SILT_INVALID, "could not open a Parquet writer: %zu key-value "
+                       "pairs given without an array", o->n_kv);
+    for (size_t idx = 0; idx < o->n_kv; idx++)
+        if (o->kv[idx].key == NULL)
+            return err_set(err, SILT_INVALID, "could not open a Parquet writer: key-value pair "
+                           "%zu has no key", idx);
     /* Dictionary entries and page values are addressed with 32-bit offsets. */
     if (o->dictionary_max_bytes > (int64_t)1 << 30 || o->page_bytes > (int64_t)1 << 30)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: pages and "
@@ -908,6 +966,8 @@ static void writer_free(pqw_writer *w)
         buf_clear(&leaf->chunk);
         pqw_dict_clear(&leaf->dict);
         pqw_minmax_clear(&leaf->chunk_mm);
+        pqw_minmax_clear(&leaf->page_mm);
+        buf_clear(&leaf->pages);
         pqw_minmax_clear(&leaf->file_mm);
     }
     mem_free(w->leaves);
@@ -1012,6 +1072,45 @@ static silt_status file_stats(pqw_writer *w, pqw_file_stats *stats, silt_error *
     return SILT_OK;
 }
 
+/*
+ * The page index goes between the row groups and the footer: every
+ * ColumnIndex, then every OffsetIndex (PageIndex.md), each recorded in its
+ * ColumnChunk.
+ */
+static silt_status write_page_index(pqw_writer *w, silt_error *err)
+{
+    buf out = BUF_INIT;
+    silt_status rc = SILT_OK;
+    for (int pass = 0; pass < 2 && rc == SILT_OK; pass++) {
+        for (size_t g = 0; g < w->n_rgs && rc == SILT_OK; g++) {
+            pqw_chunk_meta *chunks = (pqw_chunk_meta *)(uintptr_t)w->rgs[g].chunks;
+            for (size_t c = 0; c < w->rgs[g].n_chunks && rc == SILT_OK; c++) {
+                pqw_chunk_meta *cm = &chunks[c];
+                if (cm->n_pages == 0 || (pass == 0 && !cm->has_column_index))
+                    continue;
+                buf_truncate(&out, 0);
+                rc = pass == 0 ? pqw_thrift_column_index(&out, cm, err)
+                               : pqw_thrift_offset_index(&out, cm, err);
+                if (rc == SILT_OK && out.len > INT32_MAX)
+                    rc = err_set(err, SILT_INVALID, "could not write a page index of %zu bytes",
+                                 out.len);
+                if (rc != SILT_OK)
+                    break;
+                if (pass == 0) {
+                    cm->column_index_offset = w->offset;
+                    cm->column_index_length = (int32_t)out.len;
+                } else {
+                    cm->offset_index_offset = w->offset;
+                    cm->offset_index_length = (int32_t)out.len;
+                }
+                rc = file_write(w, out.data, out.len, err);
+            }
+        }
+    }
+    buf_clear(&out);
+    return rc;
+}
+
 static silt_status write_footer(pqw_writer *w, silt_error *err)
 {
     pqw_file_meta fm = {1, w->elems, w->n_elems, w->total_rows, w->rgs, w->n_rgs, w->opts.kv,
@@ -1043,6 +1142,8 @@ silt_status pqw_writer_close(pqw_writer *w, pqw_file_stats *stats_out, silt_erro
                      "write failed", w->key);
     if (rc == SILT_OK)
         rc = flush_row_group(w, err);
+    if (rc == SILT_OK)
+        rc = write_page_index(w, err);
     if (rc == SILT_OK)
         rc = write_footer(w, err);
     if (rc == SILT_OK && stats_out != NULL)

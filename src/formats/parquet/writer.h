@@ -22,7 +22,10 @@
  *   map          <name> (MAP) { repeated group key_value { required key; value } }
  *
  * Data pages are v1 (what Spark writes by default), dictionary-encoded while
- * the chunk's dictionary stays small, PLAIN after that. A row group is
+ * the chunk's dictionary stays small, PLAIN after that. Every column chunk
+ * gets Statistics (min/max in the type's order, null count) and a page
+ * index (OffsetIndex, and ColumnIndex when every page has bounds), so
+ * readers can skip row groups and pages. A row group is
  * buffered in memory (compressed) and written when it reaches its target
  * size; the whole file goes through an io_writer and becomes visible only
  * at pqw_writer_close.

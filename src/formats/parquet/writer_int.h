@@ -72,8 +72,15 @@ typedef struct pqw_leaf {
     int dict_checked;   /* the first dictionary page of the chunk was weighed */
     int64_t page_raw;   /* PLAIN bytes the page's values would take */
 
+    pqw_minmax page_mm;  /* bounds of the current page, merged into chunk_mm */
+    int64_t page_first_row;   /* row of the chunk where the current page starts */
+    int64_t page_nulls_start; /* chunk_nulls when the current page started */
+
     /* current column chunk */
     buf chunk;
+    int64_t chunk_rows;
+    buf pages;           /* pqw_page_loc of the chunk's data pages (offsets within chunk) */
+    int page_bounds_ok;  /* every page had bounds or was all null: a ColumnIndex can be written */
     int64_t chunk_values, chunk_nulls, chunk_uncomp, chunk_comp;
     uint32_t encodings;
     pqw_minmax chunk_mm;

@@ -204,6 +204,9 @@ static silt_status add_leaf(pqw_writer *w, build_ctx *ctx, const col_type *type,
     buf_init(&leaf->chunk, 0);
     pqw_dict_init(&leaf->dict, leaf->phys == PQW_BYTE_ARRAY ? 0 : leaf->width);
     pqw_minmax_init(&leaf->chunk_mm);
+    pqw_minmax_init(&leaf->page_mm);
+    buf_init(&leaf->pages, 0);
+    leaf->page_bounds_ok = 1;
     pqw_minmax_init(&leaf->file_mm);
     leaf->dict_mode = w->opts.dictionary && leaf->phys != PQW_BOOLEAN;
     w->n_leaves++;

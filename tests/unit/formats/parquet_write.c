@@ -365,8 +365,12 @@ void test_formats_parquet_write__truncate_bounds(void)
 /* A test-only walker over the pages of a one-column file. */
 typedef struct page_info {
     int32_t type, uncompressed, compressed, num_values, encoding;
+    int has_size;       /* field 3 was there: a PageHeader, not a page index struct */
+    size_t header_offset;
     size_t body_offset; /* where the page body starts in the file */
 } page_info;
+
+static size_t pages_end; /* where the last walk_pages found the page index (or footer) */
 
 static uint64_t rd_varint(const uint8_t *p, size_t len, size_t *pos)
 {
@@ -409,8 +413,10 @@ static void rd_value(const uint8_t *p, size_t len, size_t *pos, int type, int16_
             info->type = (int32_t)v;
         if (info != NULL && depth == 0 && fid == 2)
             info->uncompressed = (int32_t)v;
-        if (info != NULL && depth == 0 && fid == 3)
+        if (info != NULL && depth == 0 && fid == 3) {
             info->compressed = (int32_t)v;
+            info->has_size = 1;
+        }
         if (info != NULL && depth == 1 && fid == 1)
             info->num_values = (int32_t)v;
         if (info != NULL && depth == 1 && fid == 2)
@@ -470,15 +476,23 @@ static size_t walk_pages(const char *key, page_info *pages, size_t max)
                           (uint32_t)p[file.len - 6] << 16 | (uint32_t)p[file.len - 5] << 24;
     check(footer_len + 12 <= file.len);
     size_t end = file.len - 8 - footer_len, pos = 4, n = 0;
+    /* Pages run up to the page index, whose structs have no field 3. */
     while (pos < end) {
+        size_t at = pos;
+        page_info info;
+        memset(&info, 0, sizeof(info));
+        rd_struct(p, end, &pos, &info, 0);
+        if (!info.has_size) {
+            pos = at;
+            break;
+        }
         check(n < max);
-        memset(&pages[n], 0, sizeof(pages[n]));
-        rd_struct(p, end, &pos, &pages[n], 0);
-        pages[n].body_offset = pos;
-        pos += (size_t)pages[n].compressed;
-        n++;
+        info.header_offset = at;
+        info.body_offset = pos;
+        pages[n++] = info;
+        pos += (size_t)info.compressed;
     }
-    check_int(end, pos);
+    pages_end = pos;
     buf_clear(&file);
     return n;
 }
@@ -746,6 +760,12 @@ void test_formats_parquet_write__bad_options_and_types(void)
     opts = (pqw_options)PQW_OPTIONS_INIT;
     opts.page_bytes = 0;
     check_fails(SILT_INVALID, pqw_writer_open(&w, store, "o.parquet", schema, &opts, &err));
+    opts = (pqw_options)PQW_OPTIONS_INIT;
+    pqw_kv kv = {NULL, "v"};
+    opts.kv = &kv;
+    opts.n_kv = 1;
+    check_fails(SILT_INVALID, pqw_writer_open(&w, store, "o.parquet", schema, &opts, &err));
+    check_contains(err.message, "has no key");
     check_fails(SILT_UNSUPPORTED, pqw_writer_open(&w, store, "o.parquet",
                                                   one_column("n", col_type_primitive(COL_NULL), 1),
                                                   NULL, &err));
@@ -970,4 +990,71 @@ void test_formats_parquet_write__out_of_memory(void)
     }
     check_int(SILT_OK, rc);
     check(countdown > 20);
+}
+
+/* PageIndex.md: after the pages, the ColumnIndex then the OffsetIndex of the chunk. */
+void test_formats_parquet_write__page_index(void)
+{
+    col_type *schema = one_column("v", col_type_primitive(COL_LONG), 1);
+    pqw_options opts = PQW_OPTIONS_INIT;
+    pqw_writer *w;
+    static page_info pages[100];
+    buf file = BUF_INIT;
+    opts.page_bytes = 1024;
+    opts.dictionary = 0;
+    check_ok(pqw_writer_open(&w, store, "x.parquet", schema, &opts, &err), &err);
+    /* every 10th row null; values r - 7 */
+    check_ok(pqw_writer_write_batch(w, long_batch(schema, 3000, 1000000, 10), &err), &err);
+    check_ok(pqw_writer_close(w, NULL, &err), &err);
+    size_t n = walk_pages("x.parquet", pages, 100);
+    check(n > 2);
+    check_ok(io_get(store, "x.parquet", &file, &err), &err);
+    const uint8_t *p = (const uint8_t *)file.data;
+    size_t pos = pages_end, len = file.len;
+    /* ColumnIndex: null_pages (all false), then min/max of each page, ... */
+    check_int(0x19, p[pos]);
+    check_int((n << 4) | PQW_CT_TRUE, p[pos + 1]);
+    for (size_t k = 0; k < n; k++)
+        check_int(PQW_CT_FALSE, p[pos + 2 + k]);
+    pos += 2 + n;
+    check_int(0x19, p[pos++]); /* min_values */
+    if ((p[pos] >> 4) == 15) {
+        pos++;
+        check_int(n, rd_varint(p, len, &pos));
+    } else {
+        check_int(n, p[pos++] >> 4);
+    }
+    /* The first page's min is row 1's -6 (row 0 is null), PLAIN-encoded. */
+    check_int(8, rd_varint(p, len, &pos));
+    int64_t first_min;
+    memcpy(&first_min, p + pos, 8);
+    check_int(-6, first_min);
+    /* Skip the rest of the ColumnIndex: walk it as a struct from its start. */
+    pos = pages_end;
+    rd_struct(p, len, &pos, NULL, 1);
+    /* OffsetIndex: one PageLocation per page with its offset, size and first row. */
+    check_int(0x19, p[pos++]);
+    uint64_t count = p[pos] >> 4;
+    check_int(0x0C, p[pos++] & 0x0F);
+    if (count == 15)
+        count = rd_varint(p, len, &pos);
+    check_int(n, count);
+    int64_t rows = 0;
+    for (size_t k = 0; k < n; k++) {
+        check_int(0x16, p[pos++]);
+        check_int(pages[k].header_offset, rd_zigzag(p, len, &pos));
+        check_int(0x15, p[pos++]);
+        check_int(pages[k].body_offset - pages[k].header_offset + (size_t)pages[k].compressed,
+                  rd_zigzag(p, len, &pos));
+        check_int(0x16, p[pos++]);
+        check_int(rows, rd_zigzag(p, len, &pos));
+        check_int(0, p[pos++]);
+        rows += pages[k].num_values; /* a flat column: one level entry per row */
+    }
+    check_int(0, p[pos++]);
+    /* Then the footer. */
+    uint32_t footer_len = (uint32_t)p[len - 8] | (uint32_t)p[len - 7] << 8 |
+                          (uint32_t)p[len - 6] << 16 | (uint32_t)p[len - 5] << 24;
+    check_int(len - 8 - footer_len, pos);
+    buf_clear(&file);
 }
