@@ -630,6 +630,9 @@ struct sql_stmt {
     sql_stmt_kind kind;
     uint32_t pos;      /* first byte of the statement */
     uint32_t end;      /* one past its last byte (before ';') */
+    /* WITH c AS (...) INSERT/UPDATE/DELETE/MERGE ...: CTEs visible to the whole statement */
+    size_t n_ctes;
+    sql_cte *ctes;
     union {
         sql_query *query;
         struct {
