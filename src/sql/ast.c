@@ -78,6 +78,12 @@ static void pr_word(printer *w, const char *name)
 
 static void pr_name(printer *w, const sql_name *n)
 {
+    if (n->is_path && n->n_parts == 1) {
+        pr(w, "(path ");
+        pr_cstr(w, n->parts[0].name);
+        pr(w, ")");
+        return;
+    }
     for (size_t idx = 0; idx < n->n_parts; idx++) {
         if (idx > 0)
             pr(w, ".");

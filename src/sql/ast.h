@@ -42,6 +42,9 @@ typedef struct sql_name {
     size_t n_parts;
     sql_ident *parts;
     uint32_t pos;
+    /* Written as a string where a table may be a path (VACUUM '/p', DESCRIBE
+     * HISTORY '/p', REFRESH '/p'): one part, the path. */
+    uint8_t is_path;
 } sql_name;
 
 typedef struct sql_expr_list {

@@ -802,6 +802,7 @@ static silt_status describe_stmt(parser *p, sql_stmt *s)
             part->pos = p_tok(p)->off;
             part->quoted = 1;
             s->u.describe.name.pos = part->pos;
+            s->u.describe.name.is_path = 1;
             P_TRY(p_string(p, &part->name, NULL));
             s->u.describe.name.parts = part;
             s->u.describe.name.n_parts = 1;
@@ -1214,6 +1215,7 @@ static silt_status utility_target(parser *p, sql_name *out)
         part->pos = p_tok(p)->off;
         part->quoted = 1;
         out->pos = part->pos;
+        out->is_path = 1;
         P_TRY(p_string(p, &part->name, NULL));
         out->parts = part;
         out->n_parts = 1;
