@@ -78,6 +78,12 @@ static void pr_word(printer *w, const char *name)
 
 static void pr_name(printer *w, const sql_name *n)
 {
+    if (n->is_path && n->n_parts == 1) {
+        pr(w, "(path ");
+        pr_cstr(w, n->parts[0].name);
+        pr(w, ")");
+        return;
+    }
     for (size_t idx = 0; idx < n->n_parts; idx++) {
         if (idx > 0)
             pr(w, ".");
@@ -620,6 +626,25 @@ static void pr_select(printer *w, const sql_select *s)
     }
 }
 
+static void pr_ctes(printer *w, size_t n_ctes, const sql_cte *ctes)
+{
+    if (n_ctes == 0)
+        return;
+    pr(w, " (with");
+    for (size_t idx = 0; idx < n_ctes; idx++) {
+        pr(w, " (cte ");
+        pr_word(w, ctes[idx].name);
+        if (ctes[idx].columns.n > 0) {
+            pr(w, " ");
+            pr_idents(w, &ctes[idx].columns);
+        }
+        pr(w, " ");
+        pr_query(w, ctes[idx].query);
+        pr(w, ")");
+    }
+    pr(w, ")");
+}
+
 static void pr_query(printer *w, const sql_query *q)
 {
     static const char *const setops[] = {"union", "intersect", "except"};
@@ -653,21 +678,7 @@ static void pr_query(printer *w, const sql_query *q)
         pr_query(w, q->u.nested);
         break;
     }
-    if (q->n_ctes > 0) {
-        pr(w, " (with");
-        for (size_t idx = 0; idx < q->n_ctes; idx++) {
-            pr(w, " (cte ");
-            pr_word(w, q->ctes[idx].name);
-            if (q->ctes[idx].columns.n > 0) {
-                pr(w, " ");
-                pr_idents(w, &q->ctes[idx].columns);
-            }
-            pr(w, " ");
-            pr_query(w, q->ctes[idx].query);
-            pr(w, ")");
-        }
-        pr(w, ")");
-    }
+    pr_ctes(w, q->n_ctes, q->ctes);
     pr_order(w, "order-by", &q->order_by);
     if (q->cluster_by.n > 0) {
         pr(w, " (cluster-by");
@@ -1153,6 +1164,7 @@ static void pr_stmt(printer *w, const sql_stmt *s)
 {
     pr(w, "(");
     pr_stmt_body(w, s);
+    pr_ctes(w, s->n_ctes, s->ctes);
     pr(w, ")");
 }
 

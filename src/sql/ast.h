@@ -42,6 +42,9 @@ typedef struct sql_name {
     size_t n_parts;
     sql_ident *parts;
     uint32_t pos;
+    /* Written as a string where a table may be a path (VACUUM '/p', DESCRIBE
+     * HISTORY '/p', REFRESH '/p'): one part, the path. */
+    uint8_t is_path;
 } sql_name;
 
 typedef struct sql_expr_list {
@@ -630,6 +633,9 @@ struct sql_stmt {
     sql_stmt_kind kind;
     uint32_t pos;      /* first byte of the statement */
     uint32_t end;      /* one past its last byte (before ';') */
+    /* WITH c AS (...) INSERT/UPDATE/DELETE/MERGE ...: CTEs visible to the whole statement */
+    size_t n_ctes;
+    sql_cte *ctes;
     union {
         sql_query *query;
         struct {

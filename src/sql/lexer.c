@@ -45,18 +45,21 @@ static int is_space(unsigned char c)
 void sql_line_col(const char *text, size_t len, size_t offset, int *line_out, int *col_out)
 {
     int line = 1;
-    size_t line_start = 0;
-    size_t idx;
+    int col = 1;
     if (offset > len)
         offset = len;
-    for (idx = 0; idx < offset; idx++) {
-        if (text[idx] == '\n') {
+    for (size_t idx = 0; idx < offset; idx++) {
+        unsigned char c = (unsigned char)text[idx];
+        if (c == '\n') {
             line++;
-            line_start = idx + 1;
+            col = 1;
+        } else if ((c & 0xC0) != 0x80) {
+            /* Count characters, not bytes: UTF-8 continuation bytes add nothing. */
+            col++;
         }
     }
     *line_out = line;
-    *col_out = (int)(offset - line_start) + 1;
+    *col_out = col;
 }
 
 silt_status sql_syntax_error(silt_error *err, const char *text, size_t len, size_t offset,

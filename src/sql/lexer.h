@@ -107,7 +107,7 @@ silt_status sql_lex_heap(const char *text, size_t len, sql_token_list *out,
 /* Short printable name of a token kind ("'('", "string literal", ...). */
 const char *sql_tok_kind_name(sql_tok_kind kind);
 
-/* Fills line and column (both from 1; columns count bytes) of a byte offset. */
+/* Fills line and column (both from 1; columns count UTF-8 characters) of a byte offset. */
 void sql_line_col(const char *text, size_t len, size_t offset, int *line_out, int *col_out);
 
 /*

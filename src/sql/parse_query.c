@@ -730,10 +730,10 @@ static silt_status set_level(parser *p, int intersect_level, sql_query **out)
     return SILT_OK;
 }
 
-static silt_status ctes(parser *p, sql_query *q_tmp, size_t *n_out, sql_cte **out)
+/* After WITH: [RECURSIVE] name [(cols)] AS (query), ... */
+silt_status p_ctes(parser *p, size_t *n_out, sql_cte **out)
 {
     size_t cap = 0;
-    (void)q_tmp;
     p_accept_kw(p, "RECURSIVE");
     do {
         sql_cte *c;
@@ -809,7 +809,7 @@ silt_status p_query(parser *p, sql_query **out)
     sql_cte *with = NULL;
     P_TRY(p_enter(p));
     if (p_accept_kw(p, "WITH"))
-        P_TRY(ctes(p, NULL, &n_ctes, &with));
+        P_TRY(p_ctes(p, &n_ctes, &with));
     P_TRY(set_level(p, 0, &q));
     if (n_ctes > 0) {
         P_TRY(outer_query(p, &q, 1));

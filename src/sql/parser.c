@@ -802,6 +802,7 @@ static silt_status describe_stmt(parser *p, sql_stmt *s)
             part->pos = p_tok(p)->off;
             part->quoted = 1;
             s->u.describe.name.pos = part->pos;
+            s->u.describe.name.is_path = 1;
             P_TRY(p_string(p, &part->name, NULL));
             s->u.describe.name.parts = part;
             s->u.describe.name.n_parts = 1;
@@ -1214,6 +1215,7 @@ static silt_status utility_target(parser *p, sql_name *out)
         part->pos = p_tok(p)->off;
         part->quoted = 1;
         out->pos = part->pos;
+        out->is_path = 1;
         P_TRY(p_string(p, &part->name, NULL));
         out->parts = part;
         out->n_parts = 1;
@@ -1308,6 +1310,22 @@ static silt_status set_stmt(parser *p, sql_stmt *s)
     p_advance(p);
     if (at_stmt_end(p))
         return SILT_OK;
+    if (p_kw(p, "TIME") && p_kw_at(p, 1, "ZONE")) {
+        /* SET TIME ZONE 'zone' | LOCAL | INTERVAL ...: Spark's session time zone setting. */
+        p_advance(p);
+        p_advance(p);
+        s->u.set.key = "spark.sql.session.timeZone";
+        if (p_at_string(p) && (p_peek(p, 1)->kind == SQL_TOK_EOF ||
+                               p_peek(p, 1)->kind == SQL_TOK_SEMI))
+            return p_string(p, &s->u.set.value, NULL);
+        value_start = p->i;
+        while (!at_stmt_end(p))
+            p_advance(p);
+        if (p->i == value_start)
+            return p_fail(p, "expected a time zone, LOCAL or an interval");
+        s->u.set.value = raw_text(p, value_start, p->i);
+        return s->u.set.value == NULL ? SILT_NOMEM : SILT_OK;
+    }
     key_start = p->i;
     while (!at_stmt_end(p) && !p_is(p, SQL_TOK_EQ))
         p_advance(p);
@@ -1434,8 +1452,41 @@ static silt_status truncate_stmt(parser *p, sql_stmt *s)
     return SILT_OK;
 }
 
+static silt_status dispatch(parser *p, sql_stmt *s);
+
+/*
+ * WITH ... followed by INSERT, UPDATE, DELETE or MERGE: the CTEs belong to
+ * the statement. Otherwise the WITH starts a query, which is parsed again
+ * from the WITH (only the CTE list is read twice, and only at this level).
+ */
+static silt_status with_dml(parser *p, sql_stmt *s, int *handled)
+{
+    size_t save = p->i;
+    size_t n_ctes = 0;
+    sql_cte *with = NULL;
+    *handled = 0;
+    p_advance(p);
+    P_TRY(p_ctes(p, &n_ctes, &with));
+    if (!p_kw(p, "INSERT") && !p_kw(p, "UPDATE") && !p_kw(p, "DELETE") &&
+        !(p_kw(p, "MERGE") && !p_kw_at(p, 1, "BRANCH"))) {
+        p->i = save;
+        return SILT_OK;
+    }
+    *handled = 1;
+    P_TRY(dispatch(p, s));
+    s->n_ctes = n_ctes;
+    s->ctes = with;
+    return SILT_OK;
+}
+
 static silt_status dispatch(parser *p, sql_stmt *s)
 {
+    if (p_kw(p, "WITH") && p->depth == 0) {
+        int handled;
+        P_TRY(with_dml(p, s, &handled));
+        if (handled)
+            return SILT_OK;
+    }
     if (p_at_query(p)) {
         s->kind = SQL_STMT_QUERY;
         return p_query(p, &s->u.query);

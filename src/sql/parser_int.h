@@ -91,6 +91,7 @@ sql_expr *p_new_expr(parser *p, sql_expr_kind kind, uint32_t pos);
 /* parse_query.c */
 int p_at_query(const parser *p);
 silt_status p_query(parser *p, sql_query **out);
+silt_status p_ctes(parser *p, size_t *n_out, sql_cte **out);
 silt_status p_table_ref(parser *p, sql_table_ref **out);  /* one FROM item with its joins */
 silt_status p_table_version(parser *p, sql_table_version *out);
 silt_status p_table_name_ref(parser *p, sql_name *name, sql_table_version *at);

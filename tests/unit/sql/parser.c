@@ -338,3 +338,13 @@ void test_sql_parser__nested_special_calls_stay_linear(void)
     }
     buf_clear(&b);
 }
+
+void test_sql_parser__columns_count_characters(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    /* "é" is two bytes but one column; the offset stays in bytes. */
+    check_int(25, fail_offset("SELECT 'caf\xc3\xa9' AS \xc3\xa9 FROM", &err));
+    check_contains(err.message, "end of input (line 1, column 24)");
+    check_int(27, fail_offset("SELECT 1;\n-- \xe2\x82\xac\xe2\x82\xac\nSELECT )", &err));
+    check_contains(err.message, "(line 3, column 8)");
+}
