@@ -49,13 +49,13 @@ typedef struct json_options {
     size_t chunk_bytes;         /* bytes per parallel chunk of JSON lines, 4 MiB */
     size_t window_bytes;        /* bytes of JSON lines held at once, 64 MiB (0 = whole);
                                    a multiLine object is always read whole */
-    size_t max_depth;           /* nesting limit, 512 */
+    size_t max_depth;           /* nesting limit, 1000 as in Jackson */
     tpool *pool;                /* NULL = parse on the calling thread */
 } json_options;
 
 #define JSON_DEFAULT_BATCH_ROWS 4096
 #define JSON_DEFAULT_CHUNK_BYTES ((size_t)4 << 20)
-#define JSON_DEFAULT_MAX_DEPTH 512
+#define JSON_DEFAULT_MAX_DEPTH 1000 /* Jackson's maxNestingDepth */
 
 void json_options_init(json_options *opts);
 /*

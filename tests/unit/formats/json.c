@@ -392,3 +392,24 @@ void test_formats_json__invalid_utf8_becomes_replacement_characters(void)
            "struct<_corrupt_record:string,k\xEF\xBF\xBD:string>",
            "null|v\xEF\xBF\xBD\n{\"k\xEF\xBF\xBD\":[\"\xEF\xBF\xBD\"]|null");
 }
+
+void test_formats_json__nesting_limit_is_jacksons(void)
+{
+    buf text = BUF_INIT;
+    for (int idx = 0; idx < 999; idx++)
+        buf_append_char(&text, '[', &err);
+    for (int idx = 0; idx < 999; idx++)
+        buf_append_char(&text, ']', &err);
+    /* 1000 levels (the object and 999 arrays) are fine, 1001 are not */
+    buf ok_line = BUF_INIT;
+    buf_printf(&ok_line, &err, "{\"a\":%s}\n", buf_cstr(&text));
+    check_ok(read_json_opts(ok_line.data, ok_line.len, NULL, NULL, 0), &err);
+    check_contains(buf_cstr(&schema_text), "struct<a:array<array<");
+    buf too_deep = BUF_INIT;
+    buf_printf(&too_deep, &err, "{\"a\":[%s]}\n", buf_cstr(&text));
+    check_ok(read_json_opts(too_deep.data, too_deep.len, NULL, NULL, 0), &err);
+    check_str("struct<_corrupt_record:string>", buf_cstr(&schema_text));
+    buf_clear(&text);
+    buf_clear(&ok_line);
+    buf_clear(&too_deep);
+}
