@@ -101,6 +101,17 @@ silt_status csv_scan_next(csv_scan *scan, arena *a, col_batch *out, silt_error *
 void csv_scan_free(csv_scan *scan);
 
 /*
+ * Convenience for the SQL layer (`csv.\`path\``, `USING csv OPTIONS (...)`):
+ * resolves path (file, folder or glob, text_resolve_path), applies n_kv
+ * key/value option pairs (kv[2i] = name, kv[2i+1] = value) over the
+ * defaults (header and inferSchema start false, as in Spark), and opens the scan with an
+ * optional explicit schema and pool. Errors are those of the three steps.
+ */
+silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err);
+
+/*
  * Infers column names and types of a CSV text in memory (used by the scan
  * and the fuzz target); the schema is made in arena a.
  */

@@ -77,6 +77,17 @@ const col_type *json_scan_schema(const json_scan *scan);
 silt_status json_scan_next(json_scan *scan, arena *a, col_batch *out, silt_error *err);
 void json_scan_free(json_scan *scan);
 
+/*
+ * Convenience for the SQL layer (`json.\`path\``, `USING json OPTIONS (...)`):
+ * resolves path (file, folder or glob, text_resolve_path), applies n_kv
+ * key/value option pairs (kv[2i] = name, kv[2i+1] = value) over the
+ * defaults, and opens the scan with an
+ * optional explicit schema and pool. Errors are those of the three steps.
+ */
+silt_status json_scan_open_path(json_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err);
+
 /* Infers the schema of JSON text in memory (tests, fuzzing), made in arena a. */
 silt_status json_infer_text(const char *data, size_t len, const json_options *opts, arena *a,
                             const col_type **schema_out, silt_error *err);

@@ -821,6 +821,9 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
             s->reader_ready = 1;
         }
     }
+    /* Only compiled forms are kept: the option strings may die with the caller's arena. */
+    s->opts.timestamp_format = NULL;
+    s->opts.date_format = NULL;
     if (rc == SILT_OK && opts->timestamp_format != NULL)
         rc = text_dt_compile(opts->timestamp_format, s->arena, &s->ts_pattern, err);
     if (rc == SILT_OK && opts->date_format != NULL)
@@ -951,5 +954,30 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
         *schema_out = s->schema;
     text_reader_clear(&s->reader);
     mem_free(s);
+    return rc;
+}
+
+silt_status json_scan_open_path(json_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err)
+{
+    arena *tmp = arena_new(NULL, "json options");
+    json_options opts;
+    char **keys = NULL;
+    size_t n_keys = 0;
+    silt_status rc = SILT_OK;
+    if (tmp == NULL)
+        return err_nomem(err);
+    json_options_init(&opts);
+    for (size_t idx = 0; rc == SILT_OK && idx < n_kv; idx++)
+        rc = json_options_set(&opts, tmp, kv[2 * idx], kv[2 * idx + 1], err);
+    opts.schema = schema;
+    opts.pool = pool;
+    if (rc == SILT_OK)
+        rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
+    /* The scan copies the keys and every option string it keeps. */
+    if (rc == SILT_OK)
+        rc = json_scan_open(out, store, (const char *const *)keys, n_keys, &opts, err);
+    arena_free(tmp);
     return rc;
 }
