@@ -42,6 +42,7 @@ typedef struct json_options {
     int primitives_as_string;   /* infer every primitive as string */
     int prefers_decimal;        /* infer floating numbers (and numeric strings) as decimal */
     int infer_timestamp;        /* infer strings that parse as timestamps as timestamp */
+    int drop_field_if_all_null; /* drop fields (and array elements) only ever null */
     const char *timestamp_format; /* NULL = Spark's default (lenient) parser */
     const char *date_format;      /* NULL = Spark's default parser */
     const col_type *schema;     /* explicit STRUCT schema, or NULL to infer */
@@ -61,7 +62,7 @@ void json_options_init(json_options *opts);
 /*
  * Sets one option by its Spark name (case-insensitive): multiLine,
  * samplingRatio, mode, columnNameOfCorruptRecord, primitivesAsString,
- * prefersDecimal, inferTimestamp, timestampFormat, dateFormat, encoding (UTF-8), lineSep (\n), and accepted no-ops
+ * prefersDecimal, inferTimestamp, dropFieldIfAllNull, timestampFormat, dateFormat, encoding (UTF-8), lineSep (\n), and accepted no-ops
  * that match Spark's defaults. Strings are copied into arena a.
  */
 silt_status json_options_set(json_options *opts, arena *a, const char *key, const char *value,

@@ -46,6 +46,8 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
         return text_parse_bool(key, value, &o->prefers_decimal, err);
     if (str_casecmp(key, "inferTimestamp") == 0)
         return text_parse_bool(key, value, &o->infer_timestamp, err);
+    if (str_casecmp(key, "dropFieldIfAllNull") == 0)
+        return text_parse_bool(key, value, &o->drop_field_if_all_null, err);
     if (str_casecmp(key, "columnNameOfCorruptRecord") == 0 ||
         str_casecmp(key, "timestampFormat") == 0 || str_casecmp(key, "dateFormat") == 0) {
         const text_dt_pattern *pattern;
@@ -91,8 +93,7 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                str_casecmp(key, "allowSingleQuotes") == 0 ||
                str_casecmp(key, "allowNumericLeadingZeros") == 0 ||
                str_casecmp(key, "allowBackslashEscapingAnyCharacter") == 0 ||
-               str_casecmp(key, "allowUnquotedControlChars") == 0 ||
-               str_casecmp(key, "dropFieldIfAllNull") == 0) {
+               str_casecmp(key, "allowUnquotedControlChars") == 0) {
         SILT_RETURN_IF_ERROR(text_parse_bool(key, value, &flag, err));
         if (!flag)
             return SILT_OK;

@@ -292,6 +292,8 @@ void test_formats_json__options_from_strings(void)
     check_ok(json_options_set(&opts, mem, "mode", "failfast", &err), &err);
     check_int(TEXT_MODE_FAILFAST, opts.mode);
     check_fails(SILT_UNSUPPORTED, json_options_set(&opts, mem, "allowComments", "true", &err));
+    check_ok(json_options_set(&opts, mem, "dropFieldIfAllNull", "true", &err), &err);
+    check_int(1, opts.drop_field_if_all_null);
     check_ok(json_options_set(&opts, mem, "inferTimestamp", "true", &err), &err);
     check_int(1, opts.infer_timestamp);
     check_fails(SILT_INVALID, json_options_set(&opts, mem, "nosuch", "1", &err));
@@ -412,4 +414,13 @@ void test_formats_json__nesting_limit_is_jacksons(void)
     buf_clear(&text);
     buf_clear(&ok_line);
     buf_clear(&too_deep);
+}
+
+void test_formats_json__drop_field_if_all_null(void)
+{
+    static const char *const drop[] = {"dropFieldIfAllNull", "true", NULL};
+    expect("{\"a\":null,\"b\":1,\"c\":[],\"d\":{\"x\":null}}\n{\"a\":null,\"b\":2}\n", drop,
+           "struct<b:long>", "1\n2");
+    expect("{\"a\":null,\"b\":1,\"c\":[]}\n", NULL, "struct<a:string,b:long,c:array<string>>",
+           "null|1|[]");
 }
