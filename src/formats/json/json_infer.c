@@ -214,7 +214,7 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
         const char *name = key->ptr;
         size_t name_len = key->len;
         jtype **field;
-        if (key->escaped || !text_utf8_valid(key->ptr, key->len)) {
+        if (key->escaped || (!key->ascii && !text_utf8_valid(key->ptr, key->len))) {
             buf_truncate(&inf->scratch, 0);
             if (key->escaped)
                 SILT_RETURN_IF_ERROR(json_unescape(key->ptr, key->len, &inf->scratch, err));

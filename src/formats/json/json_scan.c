@@ -259,7 +259,7 @@ static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_er
      * and arrays included (Spark copies the text, whitespace and all). */
     buf_truncate(&cv->scratch, 0);
     if (tok->kind != JT_STRING || !tok->escaped) {
-        if (text_utf8_valid(tok->ptr, tok->len))
+        if (tok->ascii || text_utf8_valid(tok->ptr, tok->len))
             return col_builder_append_bytes(b, tok->ptr, tok->len, err);
         SILT_RETURN_IF_ERROR(text_utf8_repair(tok->ptr, tok->len, &cv->scratch, err));
     } else {
@@ -303,7 +303,7 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         const char *name = key->ptr;
         size_t name_len = key->len;
         size_t found = SIZE_MAX;
-        if (key->escaped || !text_utf8_valid(key->ptr, key->len)) {
+        if (key->escaped || (!key->ascii && !text_utf8_valid(key->ptr, key->len))) {
             /* names are matched as inference stored them: unescaped, repaired */
             buf_truncate(&cv->scratch, 0);
             if (key->escaped)
