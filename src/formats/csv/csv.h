@@ -9,10 +9,13 @@
  * a samplingRatio sample) with Spark's rules (csv_infer.c), otherwise every
  * column is a string.
  *
- * Parsing runs in parallel on the thread pool given in the options: each
- * object is split at record boundaries (quote-aware when multiLine is on)
- * into chunks that are tokenized and converted straight into column
- * buffers, one batch arena per batch.
+ * Objects are read through windows of at most window_bytes that end at a
+ * record boundary, so memory stays bounded for files of any size. Parsing
+ * runs in parallel on the thread pool given in the options: each window is
+ * split at record boundaries (quote-aware when multiLine is on) into chunks
+ * that are tokenized and converted straight into column buffers, one batch
+ * arena per batch; a round of chunks may span several small files. Strings
+ * are made valid UTF-8 (U+FFFD for invalid bytes), as Spark decodes text.
  *
  * Lifetimes: a batch returned by csv_scan_next lives until the arena passed
  * to that call is reset or freed (its memory is a separate arena whose
