@@ -216,18 +216,25 @@ static void report(const char *name, result r)
 /* Seconds DuckDB takes to load a file into a table, or a negative number. */
 static double duckdb_seconds(const char *python, const char *path, const char *reader)
 {
-    char cmd[8192];
+    char cmd[8192], line[512];
     double secs = -1;
     snprintf(cmd, sizeof(cmd),
              "%s -c \"import duckdb,time; c=duckdb.connect(); c.execute('SET threads=%ld'); "
+             "c.execute('SET enable_progress_bar=false'); "
              "t=time.time(); c.execute(\\\"CREATE TABLE t AS SELECT * FROM %s('%s')\\\"); "
-             "print(time.time()-t)\" 2>/dev/null",
+             "print('SECONDS', time.time()-t)\" 2>&1",
              python, sysconf(_SC_NPROCESSORS_ONLN), reader, path);
     FILE *p = popen(cmd, "r");
     if (p == NULL)
         return -1;
-    if (fscanf(p, "%lf", &secs) != 1)
-        secs = -1;
+    /* Only a line starting with the marker counts: anything else is DuckDB
+     * or Python complaining, shown so a failed comparison is visible. */
+    while (fgets(line, sizeof(line), p) != NULL) {
+        if (strncmp(line, "SECONDS ", 8) == 0)
+            secs = strtod(line + 8, NULL);
+        else if (secs < 0)
+            fprintf(stderr, "duckdb %s: %s", reader, line);
+    }
     pclose(p);
     return secs;
 }

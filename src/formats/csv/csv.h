@@ -9,10 +9,13 @@
  * a samplingRatio sample) with Spark's rules (csv_infer.c), otherwise every
  * column is a string.
  *
- * Parsing runs in parallel on the thread pool given in the options: each
- * object is split at record boundaries (quote-aware when multiLine is on)
- * into chunks that are tokenized and converted straight into column
- * buffers, one batch arena per batch.
+ * Objects are read through windows of at most window_bytes that end at a
+ * record boundary, so memory stays bounded for files of any size. Parsing
+ * runs in parallel on the thread pool given in the options: each window is
+ * split at record boundaries (quote-aware when multiLine is on) into chunks
+ * that are tokenized and converted straight into column buffers, one batch
+ * arena per batch; a round of chunks may span several small files. Strings
+ * are made valid UTF-8 (U+FFFD for invalid bytes), as Spark decodes text.
  *
  * Lifetimes: a batch returned by csv_scan_next lives until the arena passed
  * to that call is reset or freed (its memory is a separate arena whose
@@ -99,6 +102,17 @@ const col_type *csv_scan_schema(const csv_scan *scan);
  */
 silt_status csv_scan_next(csv_scan *scan, arena *a, col_batch *out, silt_error *err);
 void csv_scan_free(csv_scan *scan);
+
+/*
+ * Convenience for the SQL layer (`csv.\`path\``, `USING csv OPTIONS (...)`):
+ * resolves path (file, folder or glob, text_resolve_path), applies n_kv
+ * key/value option pairs (kv[2i] = name, kv[2i+1] = value) over the
+ * defaults (header and inferSchema start false, as in Spark), and opens the scan with an
+ * optional explicit schema and pool. Errors are those of the three steps.
+ */
+silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err);
 
 /*
  * Infers column names and types of a CSV text in memory (used by the scan

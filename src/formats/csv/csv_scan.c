@@ -649,6 +649,12 @@ static silt_status copy_options(csv_scan *s, const csv_options *opts, silt_error
         if (*strs[idx] == NULL)
             return err_nomem(err);
     }
+    if (s->opts.timestamp_format != NULL &&
+        (s->opts.timestamp_format = arena_strdup(s->arena, s->opts.timestamp_format)) == NULL)
+        return err_nomem(err);
+    if (s->opts.date_format != NULL &&
+        (s->opts.date_format = arena_strdup(s->arena, s->opts.date_format)) == NULL)
+        return err_nomem(err);
     /* Patterns are compiled again into the scan's arena: the caller's
      * compiled forms may live in an arena that dies before the scan. */
     s->opts.timestamp_pattern = NULL;
@@ -815,5 +821,30 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     mem_free(s);
+    return rc;
+}
+
+silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err)
+{
+    arena *tmp = arena_new(NULL, "csv options");
+    csv_options opts;
+    char **keys = NULL;
+    size_t n_keys = 0;
+    silt_status rc = SILT_OK;
+    if (tmp == NULL)
+        return err_nomem(err);
+    csv_options_init(&opts);
+    for (size_t idx = 0; rc == SILT_OK && idx < n_kv; idx++)
+        rc = csv_options_set(&opts, tmp, kv[2 * idx], kv[2 * idx + 1], err);
+    opts.schema = schema;
+    opts.pool = pool;
+    if (rc == SILT_OK)
+        rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
+    /* The scan copies the keys and every option string it keeps. */
+    if (rc == SILT_OK)
+        rc = csv_scan_open(out, store, (const char *const *)keys, n_keys, &opts, err);
+    arena_free(tmp);
     return rc;
 }

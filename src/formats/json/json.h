@@ -42,6 +42,7 @@ typedef struct json_options {
     int primitives_as_string;   /* infer every primitive as string */
     int prefers_decimal;        /* infer floating numbers (and numeric strings) as decimal */
     int infer_timestamp;        /* infer strings that parse as timestamps as timestamp */
+    int drop_field_if_all_null; /* drop fields (and array elements) only ever null */
     const char *timestamp_format; /* NULL = Spark's default (lenient) parser */
     const char *date_format;      /* NULL = Spark's default parser */
     const col_type *schema;     /* explicit STRUCT schema, or NULL to infer */
@@ -49,19 +50,19 @@ typedef struct json_options {
     size_t chunk_bytes;         /* bytes per parallel chunk of JSON lines, 4 MiB */
     size_t window_bytes;        /* bytes of JSON lines held at once, 64 MiB (0 = whole);
                                    a multiLine object is always read whole */
-    size_t max_depth;           /* nesting limit, 512 */
+    size_t max_depth;           /* nesting limit, 1000 as in Jackson */
     tpool *pool;                /* NULL = parse on the calling thread */
 } json_options;
 
 #define JSON_DEFAULT_BATCH_ROWS 4096
 #define JSON_DEFAULT_CHUNK_BYTES ((size_t)4 << 20)
-#define JSON_DEFAULT_MAX_DEPTH 512
+#define JSON_DEFAULT_MAX_DEPTH 1000 /* Jackson's maxNestingDepth */
 
 void json_options_init(json_options *opts);
 /*
  * Sets one option by its Spark name (case-insensitive): multiLine,
  * samplingRatio, mode, columnNameOfCorruptRecord, primitivesAsString,
- * prefersDecimal, inferTimestamp, timestampFormat, dateFormat, encoding (UTF-8), lineSep (\n), and accepted no-ops
+ * prefersDecimal, inferTimestamp, dropFieldIfAllNull, timestampFormat, dateFormat, encoding (UTF-8), lineSep (\n), and accepted no-ops
  * that match Spark's defaults. Strings are copied into arena a.
  */
 silt_status json_options_set(json_options *opts, arena *a, const char *key, const char *value,
@@ -76,6 +77,17 @@ const col_type *json_scan_schema(const json_scan *scan);
  * naming object, line and byte position. */
 silt_status json_scan_next(json_scan *scan, arena *a, col_batch *out, silt_error *err);
 void json_scan_free(json_scan *scan);
+
+/*
+ * Convenience for the SQL layer (`json.\`path\``, `USING json OPTIONS (...)`):
+ * resolves path (file, folder or glob, text_resolve_path), applies n_kv
+ * key/value option pairs (kv[2i] = name, kv[2i+1] = value) over the
+ * defaults, and opens the scan with an
+ * optional explicit schema and pool. Errors are those of the three steps.
+ */
+silt_status json_scan_open_path(json_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err);
 
 /* Infers the schema of JSON text in memory (tests, fuzzing), made in arena a. */
 silt_status json_infer_text(const char *data, size_t len, const json_options *opts, arena *a,

@@ -214,7 +214,7 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
         const char *name = key->ptr;
         size_t name_len = key->len;
         jtype **field;
-        if (key->escaped || !text_utf8_valid(key->ptr, key->len)) {
+        if (key->escaped || (!key->ascii && !text_utf8_valid(key->ptr, key->len))) {
             buf_truncate(&inf->scratch, 0);
             if (key->escaped)
                 SILT_RETURN_IF_ERROR(json_unescape(key->ptr, key->len, &inf->scratch, err));
@@ -345,11 +345,15 @@ silt_status json_infer_merge(json_infer *inf, const json_infer *other, silt_erro
 }
 
 /* canonicalizeType: NULL out means "drop this field". */
-static silt_status to_col_type(const jtype *t, arena *a, const col_type **out, silt_error *err)
+static silt_status to_col_type(const jtype *t, int drop_null, arena *a, const col_type **out,
+                               silt_error *err)
 {
     *out = NULL;
     switch (t->kind) {
     case JK_NULL:
+        if (!drop_null)
+            *out = col_type_primitive(COL_STRING);
+        return SILT_OK;
     case JK_STRING: *out = col_type_primitive(COL_STRING); return SILT_OK;
     case JK_BOOLEAN: *out = col_type_primitive(COL_BOOLEAN); return SILT_OK;
     case JK_LONG: *out = col_type_primitive(COL_LONG); return SILT_OK;
@@ -360,7 +364,7 @@ static silt_status to_col_type(const jtype *t, arena *a, const col_type **out, s
         return *out ? SILT_OK : err_nomem(err);
     case JK_ARRAY: {
         const col_type *elem;
-        SILT_RETURN_IF_ERROR(to_col_type(t->elem, a, &elem, err));
+        SILT_RETURN_IF_ERROR(to_col_type(t->elem, drop_null, a, &elem, err));
         if (elem == NULL)
             return SILT_OK;
         *out = col_type_array(a, elem, 1);
@@ -375,7 +379,7 @@ static silt_status to_col_type(const jtype *t, arena *a, const col_type **out, s
             const col_type *ft;
             if (t->fields[idx].name_len == 0)
                 continue;
-            SILT_RETURN_IF_ERROR(to_col_type(t->fields[idx].type, a, &ft, err));
+            SILT_RETURN_IF_ERROR(to_col_type(t->fields[idx].type, drop_null, a, &ft, err));
             if (ft == NULL)
                 continue;
             fields[n].name = arena_strndup(a, t->fields[idx].name, t->fields[idx].name_len);
@@ -403,7 +407,8 @@ silt_status json_infer_schema(const json_infer *inf, arena *a, const col_type **
         return err_set(err, SILT_PARSE,
                        "could not infer a JSON schema: column \"%s\" appears twice in one record",
                        inf->dup_name);
-    SILT_RETURN_IF_ERROR(to_col_type(inf->root, a, &root, err));
+    SILT_RETURN_IF_ERROR(
+        to_col_type(inf->root, inf->opts->drop_field_if_all_null, a, &root, err));
     size_t n_root = root ? root->n_fields : 0;
     col_field *fields = arena_calloc(a, n_root + 1, sizeof(col_field));
     if (fields == NULL)

@@ -26,6 +26,7 @@ typedef enum jtok_kind {
 typedef struct jtok {
     uint8_t kind;
     uint8_t escaped; /* a string with backslash escapes */
+    uint8_t ascii;   /* a string whose bytes are all ASCII (no UTF-8 check needed) */
     uint32_t next;
     uint32_t count;  /* members of an object, elements of an array */
     const char *ptr; /* string content (no quotes) or the value's text */

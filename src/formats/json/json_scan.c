@@ -46,6 +46,8 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
         return text_parse_bool(key, value, &o->prefers_decimal, err);
     if (str_casecmp(key, "inferTimestamp") == 0)
         return text_parse_bool(key, value, &o->infer_timestamp, err);
+    if (str_casecmp(key, "dropFieldIfAllNull") == 0)
+        return text_parse_bool(key, value, &o->drop_field_if_all_null, err);
     if (str_casecmp(key, "columnNameOfCorruptRecord") == 0 ||
         str_casecmp(key, "timestampFormat") == 0 || str_casecmp(key, "dateFormat") == 0) {
         const text_dt_pattern *pattern;
@@ -91,8 +93,7 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                str_casecmp(key, "allowSingleQuotes") == 0 ||
                str_casecmp(key, "allowNumericLeadingZeros") == 0 ||
                str_casecmp(key, "allowBackslashEscapingAnyCharacter") == 0 ||
-               str_casecmp(key, "allowUnquotedControlChars") == 0 ||
-               str_casecmp(key, "dropFieldIfAllNull") == 0) {
+               str_casecmp(key, "allowUnquotedControlChars") == 0) {
         SILT_RETURN_IF_ERROR(text_parse_bool(key, value, &flag, err));
         if (!flag)
             return SILT_OK;
@@ -258,7 +259,7 @@ static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_er
      * and arrays included (Spark copies the text, whitespace and all). */
     buf_truncate(&cv->scratch, 0);
     if (tok->kind != JT_STRING || !tok->escaped) {
-        if (text_utf8_valid(tok->ptr, tok->len))
+        if (tok->ascii || text_utf8_valid(tok->ptr, tok->len))
             return col_builder_append_bytes(b, tok->ptr, tok->len, err);
         SILT_RETURN_IF_ERROR(text_utf8_repair(tok->ptr, tok->len, &cv->scratch, err));
     } else {
@@ -302,7 +303,7 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         const char *name = key->ptr;
         size_t name_len = key->len;
         size_t found = SIZE_MAX;
-        if (key->escaped || !text_utf8_valid(key->ptr, key->len)) {
+        if (key->escaped || (!key->ascii && !text_utf8_valid(key->ptr, key->len))) {
             /* names are matched as inference stored them: unescaped, repaired */
             buf_truncate(&cv->scratch, 0);
             if (key->escaped)
@@ -821,6 +822,9 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
             s->reader_ready = 1;
         }
     }
+    /* Only compiled forms are kept: the option strings may die with the caller's arena. */
+    s->opts.timestamp_format = NULL;
+    s->opts.date_format = NULL;
     if (rc == SILT_OK && opts->timestamp_format != NULL)
         rc = text_dt_compile(opts->timestamp_format, s->arena, &s->ts_pattern, err);
     if (rc == SILT_OK && opts->date_format != NULL)
@@ -951,5 +955,30 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
         *schema_out = s->schema;
     text_reader_clear(&s->reader);
     mem_free(s);
+    return rc;
+}
+
+silt_status json_scan_open_path(json_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err)
+{
+    arena *tmp = arena_new(NULL, "json options");
+    json_options opts;
+    char **keys = NULL;
+    size_t n_keys = 0;
+    silt_status rc = SILT_OK;
+    if (tmp == NULL)
+        return err_nomem(err);
+    json_options_init(&opts);
+    for (size_t idx = 0; rc == SILT_OK && idx < n_kv; idx++)
+        rc = json_options_set(&opts, tmp, kv[2 * idx], kv[2 * idx + 1], err);
+    opts.schema = schema;
+    opts.pool = pool;
+    if (rc == SILT_OK)
+        rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
+    /* The scan copies the keys and every option string it keeps. */
+    if (rc == SILT_OK)
+        rc = json_scan_open(out, store, (const char *const *)keys, n_keys, &opts, err);
+    arena_free(tmp);
     return rc;
 }

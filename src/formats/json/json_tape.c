@@ -58,6 +58,7 @@ static inline silt_status push(json_tape *t, jtok_kind kind, const char *ptr, si
     jtok *tok = &t->toks[*idx];
     tok->kind = (uint8_t)kind;
     tok->escaped = 0;
+    tok->ascii = kind != JT_STRING && kind != JT_OBJECT && kind != JT_ARRAY;
     tok->next = (uint32_t)t->n;
     tok->count = 0;
     tok->ptr = ptr;
@@ -92,7 +93,7 @@ static int is_hex(char c)
  * backslash or a control character (the classic "has zero byte" and
  * "has byte less than n" word tricks).
  */
-static inline size_t skip_plain(const char *s, size_t pos, size_t len)
+static inline size_t skip_plain(const char *s, size_t pos, size_t len, uint64_t *high)
 {
     while (pos + 8 <= len) {
         uint64_t w;
@@ -102,21 +103,24 @@ static inline size_t skip_plain(const char *s, size_t pos, size_t len)
                        ((w - SWAR_ONES * 0x20) & ~w);
         if (hit & SWAR_HIGHS)
             break;
+        *high |= w;
         pos += 8;
     }
     return pos;
 }
 
 /* Scans a string at the opening quote; returns 1 ok, 0 syntax error. */
-static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, int *escaped)
+static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, int *escaped,
+                       int *ascii)
 {
     const char *s = c->s;
     size_t pos = c->pos + 1;
+    uint64_t high = 0;
     *escaped = 0;
     for (;;) {
-        pos = skip_plain(s, pos, c->len);
+        pos = skip_plain(s, pos, c->len, &high);
         while (pos < c->len && !string_stop[(unsigned char)s[pos]])
-            pos++;
+            high |= (unsigned char)s[pos++];
         if (pos >= c->len) {
             c->pos = pos;
             return fail(t, c, "the end of the string");
@@ -150,6 +154,7 @@ static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, i
     }
     *ptr = s + c->pos + 1;
     *len = pos - c->pos - 1;
+    *ascii = (high & SWAR_HIGHS) == 0;
     c->pos = pos + 1;
     return 1;
 }
@@ -244,18 +249,19 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
             if (is_object) {
                 const char *kp;
                 size_t klen, kidx;
-                int esc;
+                int esc, ascii;
                 skip_ws(c);
                 if (c->pos >= c->len || c->s[c->pos] != '"') {
                     *ok = fail(t, c, "a field name in double quotes");
                     return SILT_OK;
                 }
-                if (!scan_string(t, c, &kp, &klen, &esc)) {
+                if (!scan_string(t, c, &kp, &klen, &esc, &ascii)) {
                     *ok = 0;
                     return SILT_OK;
                 }
                 SILT_RETURN_IF_ERROR(push(t, JT_STRING, kp, klen, &kidx, err));
                 t->toks[kidx].escaped = (uint8_t)esc;
+                t->toks[kidx].ascii = (uint8_t)ascii;
                 skip_ws(c);
                 if (c->pos >= c->len || c->s[c->pos] != ':') {
                     *ok = fail(t, c, "':' after a field name");
@@ -304,13 +310,14 @@ static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, s
     case '"': {
         const char *p;
         size_t len;
-        int esc;
-        if (!scan_string(t, c, &p, &len, &esc)) {
+        int esc, ascii;
+        if (!scan_string(t, c, &p, &len, &esc, &ascii)) {
             *ok = 0;
             return SILT_OK;
         }
         SILT_RETURN_IF_ERROR(push(t, JT_STRING, p, len, &idx, err));
         t->toks[idx].escaped = (uint8_t)esc;
+        t->toks[idx].ascii = (uint8_t)ascii;
         *ok = 1;
         return SILT_OK;
     }

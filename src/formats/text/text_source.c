@@ -625,6 +625,16 @@ static size_t utf8_seq(const unsigned char *s, size_t len)
 int text_utf8_valid(const char *s, size_t len)
 {
     size_t pos = 0;
+    /* ASCII runs first (most text is ASCII), then the full check. */
+    while (pos + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + pos, 8);
+        if (w & UINT64_C(0x8080808080808080))
+            break;
+        pos += 8;
+    }
+    while (pos < len && (unsigned char)s[pos] < 0x80)
+        pos++;
     while (pos < len) {
         if (pos + 8 <= len) {
             uint64_t w;

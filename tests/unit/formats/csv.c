@@ -176,6 +176,17 @@ void test_formats_csv__quotes_and_escapes(void)
     expect("a,b\n\"abc,1\n2,3\n", NULL, "struct<a:string,b:integer>", "abc,1|null\n2|3");
 }
 
+void test_formats_csv__quote_off_and_rfc_escape(void)
+{
+    static const char *const noquote[] = {"quote", "", NULL};
+    expect("a,b\n\"x,y\"\n", noquote, "struct<a:string,b:string>", "\"x|y\"");
+    static const char *const rfc[] = {"escape", "\"", "multiLine", "true", NULL};
+    expect("a,b\n\"say \"\"hi\"\"\nnow\",2\n", rfc, "struct<a:string,b:integer>",
+           "say \"hi\"\nnow|2");
+    static const char *const semi[] = {"sep", ";", "header", "false", NULL};
+    expect("1;2,5;x\n", semi, "struct<_c0:integer,_c1:string,_c2:string>", "1|2,5|x");
+}
+
 void test_formats_csv__multiline(void)
 {
     static const char *const ml[] = {"multiLine", "true", NULL};

@@ -422,3 +422,39 @@ void test_formats_csv_source__store_failures_name_the_file(void)
     check_contains(err.context, "while reading CSV file \"f.csv\"");
     io_store_free(faulty);
 }
+
+void test_formats_csv_source__open_by_path_with_string_options(void)
+{
+    static const char *const csv_kv[] = {"header", "true", "inferSchema", "true",
+                                         "timestampFormat", "dd/MM/yyyy"};
+    static const char *const json_kv[] = {"mode", "DROPMALFORMED"};
+    csv_scan *cscan = NULL;
+    json_scan *jscan = NULL;
+    buf schema = BUF_INIT, rows = BUF_INIT;
+    check_ok(io_put(store, "p/a.csv", "d,n\n05/01/2022,1\n", 17, &err), &err);
+    check_ok(io_put(store, "p/b.csv", "d,n\n06/01/2022,2\n", 17, &err), &err);
+    check_ok(csv_scan_open_path(&cscan, store, "p", csv_kv, 3, NULL, NULL, &err), &err);
+    check_ok(col_type_format(csv_scan_schema(cscan), &schema, &err), &err);
+    check_str("struct<d:timestamp,n:integer>", buf_cstr(&schema));
+    for (;;) {
+        col_batch b;
+        check_ok(csv_scan_next(cscan, mem, &b, &err), &err);
+        if (b.n_rows == 0)
+            break;
+        render_batch(&rows, &b);
+    }
+    check_str("2022-01-05 00:00:00|1\n2022-01-06 00:00:00|2", buf_cstr(&rows));
+    csv_scan_free(cscan);
+    check_ok(io_put(store, "q/a.json", "{\"x\":1}\n{\"x\":\n", 14, &err), &err);
+    buf_truncate(&schema, 0);
+    check_ok(json_scan_open_path(&jscan, store, "q/*.json", json_kv, 1, NULL, NULL, &err), &err);
+    check_ok(col_type_format(json_scan_schema(jscan), &schema, &err), &err);
+    check_str("struct<x:long>", buf_cstr(&schema));
+    json_scan_free(jscan);
+    static const char *const bad_kv[] = {"header", "maybe"};
+    check_fails(SILT_INVALID, csv_scan_open_path(&cscan, store, "p", bad_kv, 1, NULL, NULL, &err));
+    check_fails(SILT_NOTFOUND, csv_scan_open_path(&cscan, store, "nothing/*.csv", NULL, 0, NULL,
+                                                  NULL, &err));
+    buf_clear(&schema);
+    buf_clear(&rows);
+}

@@ -292,6 +292,8 @@ void test_formats_json__options_from_strings(void)
     check_ok(json_options_set(&opts, mem, "mode", "failfast", &err), &err);
     check_int(TEXT_MODE_FAILFAST, opts.mode);
     check_fails(SILT_UNSUPPORTED, json_options_set(&opts, mem, "allowComments", "true", &err));
+    check_ok(json_options_set(&opts, mem, "dropFieldIfAllNull", "true", &err), &err);
+    check_int(1, opts.drop_field_if_all_null);
     check_ok(json_options_set(&opts, mem, "inferTimestamp", "true", &err), &err);
     check_int(1, opts.infer_timestamp);
     check_fails(SILT_INVALID, json_options_set(&opts, mem, "nosuch", "1", &err));
@@ -391,4 +393,34 @@ void test_formats_json__invalid_utf8_becomes_replacement_characters(void)
     expect("{\"k\xff\":\"v\xc3\"}\n{\"k\xff\":[\"\xe2\x82\"]\n", NULL,
            "struct<_corrupt_record:string,k\xEF\xBF\xBD:string>",
            "null|v\xEF\xBF\xBD\n{\"k\xEF\xBF\xBD\":[\"\xEF\xBF\xBD\"]|null");
+}
+
+void test_formats_json__nesting_limit_is_jacksons(void)
+{
+    buf text = BUF_INIT;
+    for (int idx = 0; idx < 999; idx++)
+        buf_append_char(&text, '[', &err);
+    for (int idx = 0; idx < 999; idx++)
+        buf_append_char(&text, ']', &err);
+    /* 1000 levels (the object and 999 arrays) are fine, 1001 are not */
+    buf ok_line = BUF_INIT;
+    buf_printf(&ok_line, &err, "{\"a\":%s}\n", buf_cstr(&text));
+    check_ok(read_json_opts(ok_line.data, ok_line.len, NULL, NULL, 0), &err);
+    check_contains(buf_cstr(&schema_text), "struct<a:array<array<");
+    buf too_deep = BUF_INIT;
+    buf_printf(&too_deep, &err, "{\"a\":[%s]}\n", buf_cstr(&text));
+    check_ok(read_json_opts(too_deep.data, too_deep.len, NULL, NULL, 0), &err);
+    check_str("struct<_corrupt_record:string>", buf_cstr(&schema_text));
+    buf_clear(&text);
+    buf_clear(&ok_line);
+    buf_clear(&too_deep);
+}
+
+void test_formats_json__drop_field_if_all_null(void)
+{
+    static const char *const drop[] = {"dropFieldIfAllNull", "true", NULL};
+    expect("{\"a\":null,\"b\":1,\"c\":[],\"d\":{\"x\":null}}\n{\"a\":null,\"b\":2}\n", drop,
+           "struct<b:long>", "1\n2");
+    expect("{\"a\":null,\"b\":1,\"c\":[]}\n", NULL, "struct<a:string,b:long,c:array<string>>",
+           "null|1|[]");
 }
