@@ -786,3 +786,23 @@ void test_engine_op__approx_count_distinct_accuracy(void)
     est = (double)vec_get_int(out->cols[0], 0);
     check(est > 100000 * 0.9 && est < 100000 * 1.1);
 }
+
+void test_engine_op__sort_typed_keys_stable(void)
+{
+    /* One key without NULLs takes the typed comparison: same order, still stable. */
+    col_vec *cols[3];
+    col_batch *b;
+    engine_op *s;
+    engine_sort_key asc = engine_sort_key_default(0, 0), desc = engine_sort_key_default(0, 1);
+    engine_sort_key by_int = engine_sort_key_default(2, 1);
+    cols[0] = mk_doubles(qa, 6, (double[]){3.0, __builtin_nan(""), -1.0, 3.0, -0.0, 0.0}, NULL);
+    cols[1] = mk_strs(qa, 6, (const char *[]){"a", "b", "c", "d", "e", "f"});
+    cols[2] = mk_ints(qa, COL_INT, 6, (int64_t[]){2, 1, 2, 3, 1, 2}, NULL);
+    b = mk_batch(qa, 3, cols);
+    check_ok(engine_op_sort(&s, &ctx, values(1, &b), &asc, 1, -1, 0, &err), &err);
+    check_str("-1|c|2;-0|e|1;0|f|2;3|a|2;3|d|3;nan|b|1", run(s));
+    check_ok(engine_op_sort(&s, &ctx, values(1, &b), &desc, 1, -1, 0, &err), &err);
+    check_str("nan|b|1;3|a|2;3|d|3;-0|e|1;0|f|2;-1|c|2", run(s));
+    check_ok(engine_op_sort(&s, &ctx, values(1, &b), &by_int, 1, -1, 0, &err), &err);
+    check_str("3|d|3;3|a|2;-1|c|2;0|f|2;nan|b|1;-0|e|1", run(s));
+}
