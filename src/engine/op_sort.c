@@ -32,6 +32,10 @@ struct sort_cmp {
     const engine_sort_key *keys;
     size_t n_keys;
     col_vec **cols;
+    /* One key without NULLs: its values, compared without the generic path. */
+    const int64_t *ikey;
+    const int32_t *i32key;
+    const double *dkey;
 };
 
 /* Compares row x of columns xc with row y of columns yc by the sort keys. */
@@ -57,7 +61,39 @@ static int compare_between(const engine_sort_key *keys, size_t n_keys, col_vec *
 
 static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
 {
-    return compare_between(c->keys, c->n_keys, c->cols, x, c->cols, y);
+    int r;
+    if (c->ikey != NULL)
+        r = (c->ikey[x] > c->ikey[y]) - (c->ikey[x] < c->ikey[y]);
+    else if (c->i32key != NULL)
+        r = (c->i32key[x] > c->i32key[y]) - (c->i32key[x] < c->i32key[y]);
+    else if (c->dkey != NULL)
+        r = engine_cmp_double(c->dkey[x], c->dkey[y]);
+    else
+        return compare_between(c->keys, c->n_keys, c->cols, x, c->cols, y);
+    return c->keys[0].descending ? -r : r;
+}
+
+/* Fills the typed key of a one-key sort whose column has no NULLs. */
+static void fast_key(sort_cmp *c)
+{
+    const col_vec *v;
+    c->ikey = NULL;
+    c->i32key = NULL;
+    c->dkey = NULL;
+    if (c->n_keys != 1)
+        return;
+    v = c->cols[c->keys[0].col_idx];
+    if (v->validity != NULL && v->null_count != 0)
+        return;
+    switch (v->type->id) {
+    case COL_LONG:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: c->ikey = v->values; break;
+    case COL_INT:
+    case COL_DATE: c->i32key = v->values; break;
+    case COL_DOUBLE: c->dkey = v->values; break;
+    default: break;
+    }
 }
 
 /* Stable bottom-up merge sort of idx[0..n). */
@@ -115,6 +151,7 @@ static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_er
     c.keys = s->keys;
     c.n_keys = s->n_keys;
     c.cols = cols;
+    fast_key(&c);
     SILT_RETURN_IF_ERROR(merge_sort(&c, idx, n, s->rows_arena, err));
     if (keep >= 0 && keep < n)
         n = keep;
@@ -284,6 +321,7 @@ silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_
     c.keys = keys;
     c.n_keys = n_keys;
     c.cols = cols;
+    fast_key(&c);
     return merge_sort(&c, idx, n, a, err);
 }
 

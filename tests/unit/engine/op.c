@@ -759,3 +759,50 @@ void test_engine_op__join_sparse_integral_keys(void)
     check_ok(engine_op_sort(&s, &ctx, j, keys, 2, -1, 0, &err), &err);
     check_str("NULL|-9000000;1|1;7|NULL;5000000|5000000;5000000|5000000", run(s));
 }
+
+void test_engine_op__approx_count_distinct_accuracy(void)
+{
+    /* 100000 distinct longs, each twice, in 100 batches; Spark's rsd is 0.05. */
+    col_batch *bs[100];
+    int b_idx;
+    engine_op *g;
+    engine_agg aggs[2];
+    col_batch *out;
+    double est;
+    for (b_idx = 0; b_idx < 100; b_idx++) {
+        int64_t *vals = arena_alloc(qa, sizeof(int64_t) * 2000), k;
+        col_vec *c;
+        for (k = 0; k < 2000; k++)
+            vals[k] = ((int64_t)b_idx * 2000 + k) % 100000 * 7919;
+        c = mk_ints(qa, COL_LONG, 2000, vals, NULL);
+        bs[b_idx] = mk_batch(qa, 1, &c);
+    }
+    aggs[0] = agg(AGG_APPROX_COUNT_DISTINCT, col(bs[0], 0), "acd");
+    aggs[1] = agg(AGG_COUNT, col(bs[0], 0), "exact");
+    aggs[1].distinct = 1;
+    check_ok(engine_op_hash_agg(&g, &ctx, values(100, bs), NULL, NULL, 0, aggs, 2, NULL, 0, &err), &err);
+    check_ok(engine_collect(g, qa, &out, &err), &err);
+    check_int(100000, vec_get_int(out->cols[1], 0));
+    est = (double)vec_get_int(out->cols[0], 0);
+    check(est > 100000 * 0.9 && est < 100000 * 1.1);
+}
+
+void test_engine_op__sort_typed_keys_stable(void)
+{
+    /* One key without NULLs takes the typed comparison: same order, still stable. */
+    col_vec *cols[3];
+    col_batch *b;
+    engine_op *s;
+    engine_sort_key asc = engine_sort_key_default(0, 0), desc = engine_sort_key_default(0, 1);
+    engine_sort_key by_int = engine_sort_key_default(2, 1);
+    cols[0] = mk_doubles(qa, 6, (double[]){3.0, __builtin_nan(""), -1.0, 3.0, -0.0, 0.0}, NULL);
+    cols[1] = mk_strs(qa, 6, (const char *[]){"a", "b", "c", "d", "e", "f"});
+    cols[2] = mk_ints(qa, COL_INT, 6, (int64_t[]){2, 1, 2, 3, 1, 2}, NULL);
+    b = mk_batch(qa, 3, cols);
+    check_ok(engine_op_sort(&s, &ctx, values(1, &b), &asc, 1, -1, 0, &err), &err);
+    check_str("-1|c|2;-0|e|1;0|f|2;3|a|2;3|d|3;nan|b|1", run(s));
+    check_ok(engine_op_sort(&s, &ctx, values(1, &b), &desc, 1, -1, 0, &err), &err);
+    check_str("nan|b|1;3|a|2;3|d|3;-0|e|1;0|f|2;-1|c|2", run(s));
+    check_ok(engine_op_sort(&s, &ctx, values(1, &b), &by_int, 1, -1, 0, &err), &err);
+    check_str("3|d|3;3|a|2;-1|c|2;0|f|2;nan|b|1;-0|e|1", run(s));
+}
