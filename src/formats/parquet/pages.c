@@ -52,7 +52,7 @@ void pq_leaf_clear(leaf_data *ld)
 
 static silt_status page_corrupt(silt_error *err, const char *why)
 {
-    return err_set(err, SILT_CORRUPT, "page is malformed: %s", why);
+    return err_set(err, SILT_CORRUPT, "could not decode page: %s", why);
 }
 
 /* Appends n physical values (fixed width in r->scratch, or r->scratch_bin) to dst. */
