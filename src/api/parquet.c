@@ -76,7 +76,10 @@ static silt_status print_field(buf *out, const char *name, const col_type *type,
         else
             rc = col_type_format(type, &tname, err);
     }
-    if (rc == SILT_OK)
+    /* Spark prints map keys without a nullability (they are never null). */
+    if (rc == SILT_OK && label == NULL)
+        rc = buf_printf(out, err, " |-- %s: %s\n", name, buf_cstr(&tname));
+    else if (rc == SILT_OK)
         rc = buf_printf(out, err, " |-- %s: %s (%s = %s)\n", name, buf_cstr(&tname), label,
                         nullable ? "true" : "false");
     buf_clear(&tname);
@@ -99,8 +102,7 @@ static silt_status print_type_tree(buf *out, const col_type *type, int depth, si
         return print_field(out, "element", type->fields[0].type, type->fields[0].nullable,
                            "containsNull", depth, err);
     case COL_MAP:
-        SILT_RETURN_IF_ERROR(print_field(out, "key", type->fields[0].type, 0, "nullable", depth,
-                                         err));
+        SILT_RETURN_IF_ERROR(print_field(out, "key", type->fields[0].type, 0, NULL, depth, err));
         return print_field(out, "value", type->fields[1].type, type->fields[1].nullable,
                            "valueContainsNull", depth, err);
     default:
