@@ -360,7 +360,7 @@ static silt_status conform(col_vec **out, arena *a, const col_vec *src, const co
                            const col_type *ptype, dproto_mapping_mode mode, const char *name,
                            silt_error *err)
 {
-    col_vec *dst;
+    col_vec *dst = NULL;
     size_t idx;
     if (ltype->id == COL_STRUCT) {
         if (src->type->id != COL_STRUCT)

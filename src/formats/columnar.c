@@ -264,7 +264,7 @@ silt_status col_vec_set_null(col_vec *v, arena *a, int64_t row, silt_error *err)
 silt_status col_vec_new_nulls(col_vec **out, arena *a, const col_type *type, int64_t length,
                               silt_error *err)
 {
-    col_vec *v;
+    col_vec *v = NULL; /* gcc 12 -O3 cannot see that col_vec_new sets it */
     SILT_RETURN_IF_ERROR(col_vec_new(&v, a, type, length, 1, err));
     memset(v->validity, 0, (size_t)(length + 7) / 8);
     v->null_count = length;

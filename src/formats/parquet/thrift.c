@@ -56,7 +56,7 @@ static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 
 
 silt_status tc_read_i64(tc_reader *r, int64_t *out, silt_error *err)
 {
-    uint64_t v;
+    uint64_t v = 0;
     SILT_RETURN_IF_ERROR(tc_read_varint(r, &v, err));
     *out = unzigzag(v);
     return SILT_OK;
@@ -99,7 +99,7 @@ silt_status tc_read_double(tc_reader *r, double *out, silt_error *err)
 silt_status tc_read_binary(tc_reader *r, const uint8_t **data_out, size_t *len_out,
                            silt_error *err)
 {
-    uint64_t len;
+    uint64_t len = 0;
     SILT_RETURN_IF_ERROR(tc_read_varint(r, &len, err));
     if (len > r->len - r->pos)
         return tc_corrupt(r, err, "binary length runs past the end of data");
@@ -126,7 +126,7 @@ void tc_struct_end(tc_reader *r)
 
 silt_status tc_read_field(tc_reader *r, int *type_out, int16_t *id_out, silt_error *err)
 {
-    uint8_t header;
+    uint8_t header = 0;
     int delta;
     SILT_RETURN_IF_ERROR(tc_read_byte(r, &header, err));
     *type_out = header & 0x0f;
@@ -148,7 +148,7 @@ silt_status tc_read_field(tc_reader *r, int *type_out, int16_t *id_out, silt_err
 
 silt_status tc_read_list(tc_reader *r, int *elem_type_out, uint32_t *count_out, silt_error *err)
 {
-    uint8_t header;
+    uint8_t header = 0;
     uint64_t count;
     SILT_RETURN_IF_ERROR(tc_read_byte(r, &header, err));
     count = header >> 4;
@@ -166,7 +166,7 @@ silt_status tc_read_list(tc_reader *r, int *elem_type_out, uint32_t *count_out, 
 
 silt_status tc_read_list_bool(tc_reader *r, int *out, silt_error *err)
 {
-    uint8_t byte;
+    uint8_t byte = 0;
     SILT_RETURN_IF_ERROR(tc_read_byte(r, &byte, err));
     *out = byte == 1;
     return SILT_OK;
@@ -185,7 +185,7 @@ static silt_status skip_value(tc_reader *r, int type, int in_container, silt_err
 static silt_status skip_struct(tc_reader *r, silt_error *err)
 {
     int type;
-    int16_t id;
+    int16_t id = 0;
     SILT_RETURN_IF_ERROR(tc_struct_begin(r, err));
     for (;;) {
         SILT_RETURN_IF_ERROR(tc_read_field(r, &type, &id, err));
