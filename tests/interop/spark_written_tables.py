@@ -387,6 +387,47 @@ SPARK_TABLES = [
 ]
 
 
+def log_text(path):
+    """All JSON commits of a table, concatenated."""
+    log = os.path.join(path, "_delta_log")
+    return "".join(open(os.path.join(log, n), encoding="utf-8").read()
+                   for n in sorted(os.listdir(log)) if n.endswith(".json"))
+
+
+def has_log_file(path, name):
+    return os.path.isfile(os.path.join(path, "_delta_log", name))
+
+
+# What each table is there for, checked in its log, so that a change of Spark's
+# defaults cannot quietly turn a deletion-vector table into a copy-on-write one.
+FEATURE_CHECKS = {
+    "partitioned": ("escaped partition directories and a null partition value",
+                    lambda p: "p_str=100%25" in os.listdir(p) and '"p_str":null' in log_text(p)),
+    "checkpointed": ("classic checkpoints at 3, 6, 9 and _last_checkpoint",
+                     lambda p: all(has_log_file(p, "%020d.checkpoint.parquet" % v) for v in (3, 6, 9))
+                     and has_log_file(p, "_last_checkpoint")),
+    "deletion_vectors": ("adds with deletion vectors and a checkpoint at 4",
+                         lambda p: '"deletionVector":{' in log_text(p)
+                         and has_log_file(p, "%020d.checkpoint.parquet" % 4)),
+    "column_mapping": ("physical names in the schema and renamed columns",
+                       lambda p: "delta.columnMapping.physicalName" in log_text(p)
+                       and "second renamed" in log_text(p)),
+    "change_data_feed": ("_change_data files", lambda p: bool(os.listdir(os.path.join(p, "_change_data")))),
+    "all_types": ("a timestamp_ntz column", lambda p: "timestamp_ntz" in log_text(p)),
+    "type_widening": ("type changes recorded in the schema",
+                      lambda p: "delta.typeChanges" in log_text(p)),
+    "optimized": ("OPTIMIZE commits", lambda p: log_text(p).count('"operation":"OPTIMIZE"') == 2),
+}
+
+
+def check_features(report, name, path):
+    what, test = FEATURE_CHECKS[name]
+    try:
+        report.check("spark/%s is what it should be: %s" % (name, what), test(path))
+    except OSError as exc:
+        report.error("spark/%s is what it should be: %s" % (name, what), exc)
+
+
 def check_timestamp_travel(report, silt, spark, name, path):
     """TIMESTAMP AS OF a commit's own time resolves to that commit in both readers."""
     history = sql(spark, "DESCRIBE HISTORY delta.`%s`" % path)
@@ -425,6 +466,7 @@ def run_spark(report, silt, root, only_tables):
         for note in extra or []:
             print("note spark/%s: Spark refused a widening, %s" % (name, note), flush=True)
         written = time.time()
+        check_features(report, name, path)
         check_spark_table(report, silt, spark, name, path, versions)
         print("     (spark/%s: writing %.1f s, checking %.1f s)" % (name, written - started, time.time() - written),
               flush=True)
