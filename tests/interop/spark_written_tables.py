@@ -508,6 +508,7 @@ def deltars_tables():
     import decimal
 
     import pyarrow as pa
+    from deltalake import DeltaTable
 
     utc = datetime.timezone.utc
     basic = pa.table({"id": pa.array([1, 2, 3], pa.int64()), "name": ["a", "b", None],
@@ -553,6 +554,14 @@ def deltars_tables():
         ("schema_merge", [(evolve0, {}), (evolve1, {"mode": "append", "schema_mode": "merge"}),
                           (evolve2, {"mode": "append", "schema_mode": "merge"})]),
         ("all_types", [(types, {}), (types.slice(0, 1), {"mode": "append"})]),
+        # delete and update rewrite files, compact removes and adds, then a checkpoint
+        # written by delta-rs (at version 4) with one more commit after it
+        ("maintained", [(parts, {"partition_by": ["p_str"]}), (parts, {"mode": "append"}),
+                        lambda p: DeltaTable(p).delete("id = 2"),
+                        lambda p: DeltaTable(p).update(updates={"v": "v * 2"}, predicate="id > 4"),
+                        lambda p: DeltaTable(p).optimize.compact(),
+                        lambda p: DeltaTable(p).create_checkpoint(),
+                        (parts.slice(0, 2), {"mode": "append"})]),
     ]
 
 
@@ -562,11 +571,17 @@ def run_deltars(report, silt, root):
     for name, writes in deltars_tables():
         path = os.path.join(root, "deltars", name)
         try:
-            for data, kwargs in writes:
-                write_deltalake(path, data, **kwargs)
+            for step in writes:
+                if callable(step):
+                    step(path)
+                else:
+                    write_deltalake(path, step[0], **step[1])
         except Exception as exc:
             report.error("delta-rs/%s write" % name, exc)
             continue
+        if name == "maintained":
+            report.check("delta-rs/maintained has a checkpoint at version 4",
+                         has_log_file(path, "%020d.checkpoint.parquet" % 4))
         check_deltars_table(report, silt, name, path)
 
 
