@@ -448,7 +448,11 @@ def check_timestamp_travel(report, silt, spark, name, path):
 
 
 def run_spark(report, silt, root, only_tables):
-    spark = peers.spark_session()
+    try:
+        spark = peers.spark_session()
+    except Exception as exc:  # no Java, a broken jar: every Spark check is lost
+        report.error("spark session", exc)
+        return
     # Dates before 1582 and timestamps before 1900 are written as they are (proleptic
     # Gregorian, as Delta specifies), not rebased to the old hybrid calendar.
     spark.conf.set("spark.sql.parquet.datetimeRebaseModeInWrite", "CORRECTED")
@@ -621,8 +625,13 @@ def main():
 
     root = args.keep or tempfile.mkdtemp(prefix="silt-interop-")
     if args.keep:
+        marker = os.path.join(root, ".silt-interop")
+        if os.path.isdir(root) and os.listdir(root) and not os.path.exists(marker):
+            print("--keep %s: the folder exists and was not made by this script; pick another" % root)
+            return 2
         shutil.rmtree(root, ignore_errors=True)
         os.makedirs(root)
+        open(marker, "w").close()
     silt = Silt(os.path.abspath(args.silt))
     try:
         if args.only in (None, "spark"):
