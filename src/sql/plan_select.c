@@ -1,0 +1,699 @@
+/*
+ * plan_select.c - one SELECT block to operators, in Spark's order of
+ * evaluation:
+ *
+ *   FROM (joins) -> WHERE -> GROUP BY / aggregates -> HAVING -> windows ->
+ *   SELECT list (+ hidden ORDER BY keys) -> DISTINCT -> ORDER BY / LIMIT /
+ *   OFFSET (top-N when both) -> drop hidden keys.
+ *
+ * Inside an aggregation, expressions are bound over the aggregate's output
+ * (keys, then aggregates, then spark_grouping_id): a select item that
+ * matches a GROUP BY key (by its text or, for a column, by the column it
+ * names) reads the key, an aggregate call becomes a new aggregate. ORDER
+ * BY takes select aliases and ordinals first, then the select list's
+ * expressions, then anything else as a hidden column.
+ */
+#include <string.h>
+
+#include "sql/binder_int.h"
+
+
+#define MAX_CONJ 256
+#define MAX_KEYS 64
+
+typedef struct sel_item {
+    const sql_expr *ast; /* NULL for a column of a star */
+    int64_t star_col;    /* input column of a star item */
+    const char *name;
+    const char *text;
+} sel_item;
+
+typedef struct sel_state {
+    sel_item *items;
+    size_t n_items;
+    expr **exprs;        /* select items then hidden ORDER BY keys */
+    const char **names;
+    size_t n_exprs;
+    engine_sort_key *keys;
+    size_t n_keys;
+} sel_state;
+
+static void split_and(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
+{
+    if (e->kind == SQL_EXPR_BINARY && e->u.op.op == SQL_OP_AND) {
+        split_and(e->u.op.left, out, n, cap);
+        split_and(e->u.op.right, out, n, cap);
+        return;
+    }
+    if (*n < cap)
+        out[(*n)++] = e;
+}
+
+/* Expands stars into one item per column. */
+static silt_status expand_items(binder *b, const sql_select *sel, const bind_scope *scope,
+                                sel_state *st, silt_error *err)
+{
+    size_t cap = sel->n_items + scope->n * sel->n_items + 1, idx, col;
+    st->items = arena_calloc(b->a, cap, sizeof(sel_item));
+    if (st->items == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < sel->n_items; idx++) {
+        const sql_select_item *it = &sel->items[idx];
+        if (it->expr->kind == SQL_EXPR_STAR) {
+            const sql_name *q = &it->expr->u.column;
+            size_t before = st->n_items;
+            for (col = 0; col < scope->n; col++) {
+                if (q->n_parts > 0 &&
+                    (scope->cols[col].qual == NULL ||
+                     str_casecmp(scope->cols[col].qual, q->parts[q->n_parts - 1].name) != 0))
+                    continue;
+                st->items[st->n_items].star_col = (int64_t)col;
+                st->items[st->n_items++].name = scope->cols[col].name;
+            }
+            if (q->n_parts > 0 && st->n_items == before)
+                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                                  "[CANNOT_RESOLVE_STAR_EXPAND] Cannot resolve `%s`.* given "
+                                  "input columns", q->parts[q->n_parts - 1].name);
+            continue;
+        }
+        st->items[st->n_items].ast = it->expr;
+        st->items[st->n_items].star_col = -1;
+        st->items[st->n_items].text = bind_expr_text(b, it->expr);
+        if (it->alias != NULL)
+            st->items[st->n_items].name = it->alias;
+        else if (it->expr->kind == SQL_EXPR_COLUMN)
+            st->items[st->n_items].name =
+                it->expr->u.column.parts[it->expr->u.column.n_parts - 1].name;
+        else
+            st->items[st->n_items].name = bind_column_name(b, it->expr);
+        st->n_items++;
+    }
+    return SILT_OK;
+}
+
+/* A GROUP BY entry: an ordinal or a select alias stands for the select item. */
+static const sql_expr *group_target(binder *b, const sql_expr *e, const sel_state *st,
+                                    const bind_scope *input, silt_error *err, int *bad)
+{
+    *bad = 0;
+    if (e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INT) {
+        int64_t ord = e->u.lit.i64;
+        if (ord < 1 || ord > (int64_t)st->n_items || st->items[ord - 1].ast == NULL) {
+            *bad = 1;
+            bind_error(b, err, e->pos, SILT_BIND,
+                       "[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position %lld is not in select "
+                       "list (valid range is [1, %zu])", (long long)ord, st->n_items);
+            return NULL;
+        }
+        return st->items[ord - 1].ast;
+    }
+    if (e->kind == SQL_EXPR_COLUMN && e->u.column.n_parts == 1) {
+        size_t idx;
+        int in_input = 0;
+        for (idx = 0; idx < input->n; idx++)
+            if (str_casecmp(input->cols[idx].name, e->u.column.parts[0].name) == 0)
+                in_input = 1;
+        if (!in_input)
+            for (idx = 0; idx < st->n_items; idx++)
+                if (st->items[idx].ast != NULL &&
+                    str_casecmp(st->items[idx].name, e->u.column.parts[0].name) == 0)
+                    return st->items[idx].ast;
+    }
+    return e;
+}
+
+static silt_status add_key(binder *b, agg_state *ag, const sql_expr *ast, silt_error *err)
+{
+    bind_ctx bc = {ag->input, NULL, NULL, NULL};
+    agg_key *k;
+    const char *text = bind_expr_text(b, ast);
+    size_t idx;
+    for (idx = 0; idx < ag->n_keys; idx++)
+        if (strcmp(ag->keys[idx].text, text) == 0)
+            return SILT_OK;
+    if (ag->n_keys == MAX_KEYS)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED, "more than %d GROUP BY keys",
+                          MAX_KEYS);
+    if (bind_has_agg(ast))
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[GROUP_BY_AGGREGATE] Aggregate functions are not allowed in GROUP BY");
+    k = &ag->keys[ag->n_keys];
+    k->ast = ast;
+    k->text = text;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, ast, &k->e, err));
+    k->input_col = k->e->kind == EXPR_COLUMN ? k->e->col_idx : -1;
+    ag->n_keys++;
+    return SILT_OK;
+}
+
+static size_t key_index(binder *b, const agg_state *ag, const sql_expr *ast)
+{
+    const char *text = bind_expr_text(b, ast);
+    size_t idx;
+    for (idx = 0; idx < ag->n_keys; idx++)
+        if (strcmp(ag->keys[idx].text, text) == 0)
+            return idx;
+    return 0;
+}
+
+/* GROUP BY items to keys, and grouping sets as bit masks (n_sets 0 = plain GROUP BY). */
+static silt_status build_keys(binder *b, const sql_select *sel, const sel_state *st,
+                              agg_state *ag, uint64_t **sets_out, size_t *n_sets_out,
+                              silt_error *err)
+{
+    size_t g, s, e;
+    int bad, has_sets = 0;
+    uint64_t base = 0;
+    ag->keys = arena_calloc(b->a, MAX_KEYS, sizeof(agg_key));
+    if (ag->keys == NULL)
+        return err_nomem(err);
+    *sets_out = NULL;
+    *n_sets_out = 0;
+    if (sel->group_all) {
+        for (g = 0; g < st->n_items; g++)
+            if (st->items[g].ast != NULL && !bind_has_agg(st->items[g].ast))
+                SILT_RETURN_IF_ERROR(add_key(b, ag, st->items[g].ast, err));
+        return SILT_OK;
+    }
+    for (g = 0; g < sel->n_group; g++) {
+        const sql_group_item *gi = &sel->group[g];
+        if (gi->kind == SQL_GROUP_EXPR) {
+            const sql_expr *t = group_target(b, gi->expr, st, ag->input, err, &bad);
+            if (bad)
+                return SILT_BIND;
+            SILT_RETURN_IF_ERROR(add_key(b, ag, t, err));
+            continue;
+        }
+        has_sets = 1;
+        for (s = 0; s < gi->n_sets; s++)
+            for (e = 0; e < gi->sets[s].n; e++) {
+                const sql_expr *t = group_target(b, gi->sets[s].items[e], st, ag->input, err, &bad);
+                if (bad)
+                    return SILT_BIND;
+                SILT_RETURN_IF_ERROR(add_key(b, ag, t, err));
+            }
+    }
+    if (!has_sets)
+        return SILT_OK;
+    /* Plain keys are in every set; one ROLLUP/CUBE/GROUPING SETS item gives the sets. */
+    {
+        const sql_group_item *multi = NULL;
+        uint64_t *sets;
+        size_t n_sets = 0, n_elems;
+        for (g = 0; g < sel->n_group; g++) {
+            const sql_group_item *gi = &sel->group[g];
+            if (gi->kind == SQL_GROUP_EXPR) {
+                int bad2;
+                const sql_expr *t = group_target(b, gi->expr, st, ag->input, err, &bad2);
+                base |= (uint64_t)1 << key_index(b, ag, t);
+            } else if (multi != NULL) {
+                return bind_error(b, err, sel->group[g].sets ? sel->group[g].sets[0].items[0]->pos
+                                                             : 0,
+                                  SILT_UNSUPPORTED,
+                                  "only one ROLLUP, CUBE or GROUPING SETS per GROUP BY is "
+                                  "supported");
+            } else {
+                multi = gi;
+            }
+        }
+        n_elems = multi->n_sets;
+        if (n_elems > 16)
+            return bind_error(b, err, 0, SILT_UNSUPPORTED, "too many grouping sets");
+        sets = arena_calloc(b->a, ((size_t)1 << n_elems) + n_elems + 2, sizeof(uint64_t));
+        if (sets == NULL)
+            return err_nomem(err);
+        if (multi->kind == SQL_GROUP_GROUPING_SETS) {
+            for (s = 0; s < n_elems; s++) {
+                uint64_t m = base;
+                for (e = 0; e < multi->sets[s].n; e++) {
+                    int bad2;
+                    const sql_expr *t = group_target(b, multi->sets[s].items[e], st, ag->input,
+                                                     err, &bad2);
+                    m |= (uint64_t)1 << key_index(b, ag, t);
+                }
+                sets[n_sets++] = m;
+            }
+        } else {
+            /* Element masks, then ROLLUP prefixes or CUBE subsets of them. */
+            uint64_t elem[17];
+            size_t sub;
+            for (s = 0; s < n_elems; s++) {
+                int bad2;
+                elem[s] = 0;
+                for (e = 0; e < multi->sets[s].n; e++) {
+                    const sql_expr *t = group_target(b, multi->sets[s].items[e], st, ag->input,
+                                                     err, &bad2);
+                    elem[s] |= (uint64_t)1 << key_index(b, ag, t);
+                }
+            }
+            if (multi->kind == SQL_GROUP_ROLLUP) {
+                for (s = n_elems + 1; s-- > 0;) {
+                    uint64_t m = base;
+                    for (e = 0; e < s; e++)
+                        m |= elem[e];
+                    sets[n_sets++] = m;
+                }
+            } else {
+                for (sub = ((size_t)1 << n_elems); sub-- > 0;) {
+                    uint64_t m = base;
+                    for (e = 0; e < n_elems; e++)
+                        if (sub & ((size_t)1 << (n_elems - 1 - e)))
+                            m |= elem[e];
+                    sets[n_sets++] = m;
+                }
+            }
+        }
+        *sets_out = sets;
+        *n_sets_out = n_sets;
+        ag->grouping_sets = 1;
+    }
+    return SILT_OK;
+}
+
+/* Builds the hash aggregate once every aggregate is known; sets the scope. */
+static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *sets,
+                            size_t n_sets, silt_error *err)
+{
+    expr **keys = arena_calloc(b->a, ag->n_keys + 1, sizeof(expr *));
+    const char **names = arena_calloc(b->a, ag->n_keys + 1, sizeof(char *));
+    engine_agg *aggs = arena_calloc(b->a, ag->n_aggs + 1, sizeof(engine_agg));
+    bind_scope scope;
+    engine_op *op;
+    size_t idx;
+    if (keys == NULL || names == NULL || aggs == NULL)
+        return err_nomem(err);
+    scope.n = ag->n_keys + ag->n_aggs + (n_sets ? 1 : 0);
+    scope.cols = arena_calloc(b->a, scope.n + 1, sizeof(bind_col));
+    if (scope.cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < ag->n_keys; idx++) {
+        keys[idx] = ag->keys[idx].e;
+        names[idx] = ag->keys[idx].input_col >= 0
+                         ? p->scope.cols[ag->keys[idx].input_col].name
+                         : bind_column_name(b, ag->keys[idx].ast);
+        scope.cols[idx].name = names[idx];
+        scope.cols[idx].type = keys[idx]->type;
+        if (ag->keys[idx].input_col >= 0)
+            scope.cols[idx].qual = p->scope.cols[ag->keys[idx].input_col].qual;
+    }
+    for (idx = 0; idx < ag->n_aggs; idx++) {
+        aggs[idx] = ag->aggs[idx].agg;
+        scope.cols[ag->n_keys + idx].name = aggs[idx].name;
+        scope.cols[ag->n_keys + idx].type = ag->aggs[idx].type;
+    }
+    if (n_sets) {
+        scope.cols[scope.n - 1].name = "spark_grouping_id";
+        scope.cols[scope.n - 1].type = col_type_primitive(COL_LONG);
+    }
+    SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys, aggs,
+                                            ag->n_aggs, sets, n_sets, err));
+    p->op = op;
+    p->scope = scope;
+    return SILT_OK;
+}
+
+/* Adds windows: a projection appending partition/order keys, then one operator per spec. */
+static silt_status make_windows(binder *b, plan *p, win_state *ws, silt_error *err)
+{
+    size_t n_extra = 0, idx, k, w = p->scope.n, col;
+    expr **exprs;
+    const char **names;
+    int64_t out_col;
+    int *done;
+    for (idx = 0; idx < ws->n; idx++)
+        n_extra += ws->calls[idx].n_partition + ws->calls[idx].n_order;
+    exprs = arena_calloc(b->a, w + n_extra + 1, sizeof(expr *));
+    names = arena_calloc(b->a, w + n_extra + 1, sizeof(char *));
+    done = arena_calloc(b->a, ws->n + 1, sizeof(int));
+    if (exprs == NULL || names == NULL || done == NULL)
+        return err_nomem(err);
+    for (col = 0; col < w; col++) {
+        SILT_RETURN_IF_ERROR(expr_column(&exprs[col], b->a, (int64_t)col, p->scope.cols[col].type,
+                                         err));
+        names[col] = p->scope.cols[col].name;
+    }
+    /* Each call's keys get columns; its partition columns start at pcol[idx]. */
+    {
+        int64_t *pcol = arena_calloc(b->a, ws->n + 1, sizeof(int64_t));
+        size_t next = w;
+        bind_scope saved;
+        if (pcol == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < ws->n; idx++) {
+            win_call *c = &ws->calls[idx];
+            pcol[idx] = (int64_t)next;
+            for (k = 0; k < c->n_partition; k++) {
+                exprs[next] = c->partition[k];
+                names[next++] = arena_sprintf(b->a, "_w%zu_p%zu", idx, k);
+            }
+            for (k = 0; k < c->n_order; k++) {
+                exprs[next] = c->order[k];
+                names[next++] = arena_sprintf(b->a, "_w%zu_o%zu", idx, k);
+            }
+        }
+        saved = p->scope;
+        SILT_RETURN_IF_ERROR(plan_project(b, p, exprs, names, next, err));
+        /* Keep qualifiers of the pass-through columns. */
+        for (col = 0; col < w; col++)
+            p->scope.cols[col].qual = saved.cols[col].qual;
+        out_col = (int64_t)next;
+        /* Calls with the same PARTITION BY / ORDER BY text share one operator. */
+        for (idx = 0; idx < ws->n; idx++) {
+            win_call *c = &ws->calls[idx];
+            engine_window_fn *fns = arena_calloc(b->a, ws->n, sizeof(engine_window_fn));
+            win_call **members = arena_calloc(b->a, ws->n, sizeof(win_call *));
+            int64_t *parts = arena_calloc(b->a, c->n_partition + 1, sizeof(int64_t));
+            engine_sort_key *order = arena_calloc(b->a, c->n_order + 1, sizeof(engine_sort_key));
+            size_t n_fns = 0, j;
+            engine_op *op;
+            if (done[idx])
+                continue;
+            if (fns == NULL || members == NULL || parts == NULL || order == NULL)
+                return err_nomem(err);
+            for (k = 0; k < c->n_partition; k++)
+                parts[k] = pcol[idx] + (int64_t)k;
+            for (k = 0; k < c->n_order; k++) {
+                order[k] = c->order_keys[k];
+                order[k].col_idx = pcol[idx] + (int64_t)(c->n_partition + k);
+            }
+            for (j = idx; j < ws->n; j++) {
+                win_call *o = &ws->calls[j];
+                if (done[j] || o->n_partition != c->n_partition || o->n_order != c->n_order)
+                    continue;
+                if (j != idx) {
+                    /* Same spec when every key is the same expression text. */
+                    buf x = BUF_INIT, y = BUF_INIT;
+                    int same = 1;
+                    silt_error scratch = SILT_ERROR_INIT;
+                    for (k = 0; same && k < c->n_partition; k++) {
+                        buf_truncate(&x, 0);
+                        buf_truncate(&y, 0);
+                        sql_expr_print(c->spec->partition_by.items[k], &x, &scratch);
+                        sql_expr_print(o->spec->partition_by.items[k], &y, &scratch);
+                        same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+                    }
+                    for (k = 0; same && k < c->n_order; k++) {
+                        buf_truncate(&x, 0);
+                        buf_truncate(&y, 0);
+                        sql_expr_print(c->spec->order_by.items[k].expr, &x, &scratch);
+                        sql_expr_print(o->spec->order_by.items[k].expr, &y, &scratch);
+                        same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0 &&
+                               c->order_keys[k].descending == o->order_keys[k].descending &&
+                               c->order_keys[k].nulls_first == o->order_keys[k].nulls_first;
+                    }
+                    buf_clear(&x);
+                    buf_clear(&y);
+                    if (!same)
+                        continue;
+                }
+                done[j] = 1;
+                fns[n_fns] = o->fn;
+                members[n_fns++] = o;
+            }
+            SILT_RETURN_IF_ERROR(engine_op_window(&op, b->ctx, p->op, parts, c->n_partition, order,
+                                                  c->n_order, fns, n_fns, err));
+            p->op = op;
+            for (j = 0; j < n_fns; j++) {
+                const col_type *t = op->schema->fields[out_col].type;
+                members[j]->result->col_idx = out_col;
+                if (!col_type_equal(t, members[j]->result->type))
+                    members[j]->result->type = t;
+                out_col++;
+            }
+        }
+    }
+    return SILT_OK;
+}
+
+static int is_ordinal(const sql_expr *e) { return e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INT; }
+
+/* ORDER BY items to sort keys over the select list (+ hidden columns). */
+static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, const bind_ctx *bc,
+                              silt_error *err)
+{
+    size_t idx, j;
+    const sql_order_list *ol = &q->order_by;
+    st->keys = arena_calloc(b->a, ol->n + 1, sizeof(engine_sort_key));
+    if (st->keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < ol->n; idx++) {
+        const sql_order_item *it = &ol->items[idx];
+        int64_t col = -1;
+        if (is_ordinal(it->expr)) {
+            int64_t ord = it->expr->u.lit.i64;
+            if (ord < 1 || ord > (int64_t)st->n_items)
+                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                                  "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
+                                  "select list (valid range is [1, %zu])", (long long)ord,
+                                  st->n_items);
+            col = ord - 1;
+        }
+        if (col < 0 && it->expr->kind == SQL_EXPR_COLUMN && it->expr->u.column.n_parts == 1) {
+            for (j = 0; j < st->n_items; j++)
+                if (str_casecmp(st->names[j], it->expr->u.column.parts[0].name) == 0) {
+                    col = (int64_t)j;
+                    break;
+                }
+        }
+        if (col < 0) {
+            const char *text = bind_expr_text(b, it->expr);
+            for (j = 0; j < st->n_items; j++)
+                if (st->items[j].text != NULL && strcmp(st->items[j].text, text) == 0) {
+                    col = (int64_t)j;
+                    break;
+                }
+        }
+        if (col < 0) {
+            expr *e;
+            SILT_RETURN_IF_ERROR(bind_expr(b, bc, it->expr, &e, err));
+            col = (int64_t)st->n_exprs;
+            st->exprs[st->n_exprs] = e;
+            st->names[st->n_exprs++] = arena_sprintf(b->a, "_order%zu", idx);
+        }
+        st->keys[idx] = engine_sort_key_default(col, it->desc);
+        if (it->nulls != 0)
+            st->keys[idx].nulls_first = it->nulls == 1;
+    }
+    st->n_keys = ol->n;
+    return SILT_OK;
+}
+
+static silt_status const_int(binder *b, const sql_expr *e, const char *what, int64_t *out,
+                             silt_error *err)
+{
+    if (e->kind == SQL_EXPR_LITERAL &&
+        (e->u.lit.kind == SQL_LIT_INT || e->u.lit.kind == SQL_LIT_LONG ||
+         e->u.lit.kind == SQL_LIT_SHORT || e->u.lit.kind == SQL_LIT_BYTE)) {
+        if (e->u.lit.i64 < 0)
+            return bind_error(b, err, e->pos, SILT_BIND,
+                              "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] The %s expression "
+                              "must be equal to or greater than 0, but got %lld", what,
+                              (long long)e->u.lit.i64);
+        *out = e->u.lit.i64;
+        return SILT_OK;
+    }
+    return bind_error(b, err, e->pos, SILT_BIND,
+                      "[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] The %s expression must "
+                      "be an integer constant", what);
+}
+
+static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const engine_sort_key *keys,
+                                size_t n_keys, silt_error *err)
+{
+    int64_t limit = -1, offset = 0;
+    engine_op *op;
+    if (q->limit != NULL)
+        SILT_RETURN_IF_ERROR(const_int(b, q->limit, "limit", &limit, err));
+    if (q->offset != NULL)
+        SILT_RETURN_IF_ERROR(const_int(b, q->offset, "offset", &offset, err));
+    if (n_keys > 0) {
+        SILT_RETURN_IF_ERROR(engine_op_sort(&op, b->ctx, p->op, keys, n_keys, limit, offset, err));
+        p->op = op;
+        return SILT_OK;
+    }
+    if (limit >= 0 || offset > 0) {
+        SILT_RETURN_IF_ERROR(engine_op_limit(&op, b->ctx, p->op, limit, offset, err));
+        p->op = op;
+    }
+    return SILT_OK;
+}
+
+/* ORDER BY / LIMIT of a non-SELECT query (set operation, VALUES): over its output. */
+silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err)
+{
+    engine_sort_key *keys;
+    size_t idx;
+    if (q->order_by.n == 0 && q->limit == NULL && q->offset == NULL)
+        return SILT_OK;
+    keys = arena_calloc(b->a, q->order_by.n + 1, sizeof(engine_sort_key));
+    if (keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < q->order_by.n; idx++) {
+        const sql_order_item *it = &q->order_by.items[idx];
+        int64_t col;
+        if (is_ordinal(it->expr)) {
+            col = it->expr->u.lit.i64 - 1;
+            if (col < 0 || col >= (int64_t)p->scope.n)
+                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                                  "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
+                                  "select list (valid range is [1, %zu])",
+                                  (long long)it->expr->u.lit.i64, p->scope.n);
+        } else if (it->expr->kind == SQL_EXPR_COLUMN) {
+            SILT_RETURN_IF_ERROR(bind_resolve_column(b, &p->scope, &it->expr->u.column, &col,
+                                                     NULL, err));
+        } else {
+            return bind_error(b, err, it->expr->pos, SILT_UNSUPPORTED,
+                              "ORDER BY of a set operation must name an output column");
+        }
+        keys[idx] = engine_sort_key_default(col, it->desc);
+        if (it->nulls != 0)
+            keys[idx].nulls_first = it->nulls == 1;
+    }
+    return finish_limit(b, q, p, keys, q->order_by.n, err);
+}
+
+silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err)
+{
+    const sql_select *sel = &q->u.select;
+    const sql_expr *conj[MAX_CONJ];
+    size_t n_conj = 0, idx;
+    sel_state st;
+    agg_state ag;
+    win_state ws;
+    bind_ctx bc;
+    plan p;
+    int has_agg = sel->n_group > 0 || sel->group_all || sel->having != NULL;
+    uint64_t *sets = NULL;
+    size_t n_sets = 0, n_visible;
+    memset(&st, 0, sizeof(st));
+    memset(&ag, 0, sizeof(ag));
+    memset(&ws, 0, sizeof(ws));
+    if (sel->n_lateral_views > 0 || sel->qualify != NULL || sel->n_windows > 0)
+        return bind_error(b, err, q->pos, SILT_UNSUPPORTED,
+                          "LATERAL VIEW, QUALIFY and WINDOW clauses are not supported yet");
+    if (sel->where != NULL) {
+        split_and(sel->where, conj, &n_conj, MAX_CONJ);
+        if (n_conj == MAX_CONJ)
+            n_conj = 0; /* too many to push down: the filter still applies them all */
+    }
+    if (sel->n_from == 1 && sel->where == NULL && !sel->distinct) {
+        int done = 0;
+        SILT_RETURN_IF_ERROR(source_try_stats_agg(b, sel, out, &done, err));
+        if (done)
+            return plan_order_limit(b, q, out, err);
+    }
+    SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &p, err));
+    if (sel->where != NULL) {
+        bind_ctx wc = {&p.scope, NULL, NULL, NULL};
+        expr *pred;
+        engine_op *op;
+        if (bind_has_agg(sel->where))
+            return bind_error(b, err, sel->where->pos, SILT_BIND,
+                              "[WHERE_CLAUSE_CANNOT_CONTAIN_AGGREGATE] aggregate functions are "
+                              "not allowed in WHERE");
+        SILT_RETURN_IF_ERROR(bind_expr(b, &wc, sel->where, &pred, err));
+        if (pred->type->id != COL_BOOLEAN)
+            return bind_error(b, err, sel->where->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression of type "
+                              "\"%s\" is not a boolean", col_type_id_name(pred->type->id));
+        SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
+        p.op = op;
+    }
+    SILT_RETURN_IF_ERROR(expand_items(b, sel, &p.scope, &st, err));
+    for (idx = 0; idx < st.n_items && !has_agg; idx++)
+        if (st.items[idx].ast != NULL && bind_has_agg(st.items[idx].ast))
+            has_agg = 1;
+    for (idx = 0; idx < q->order_by.n && !has_agg; idx++)
+        if (bind_has_agg(q->order_by.items[idx].expr))
+            has_agg = 1;
+    ag.input = &p.scope;
+    if (has_agg) {
+        bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
+        if (in_copy == NULL)
+            return err_nomem(err);
+        *in_copy = p.scope;
+        ag.input = in_copy;
+        SILT_RETURN_IF_ERROR(build_keys(b, sel, &st, &ag, &sets, &n_sets, err));
+    }
+    bc.scope = &p.scope;
+    bc.agg = has_agg ? &ag : NULL;
+    bc.win = &ws;
+    bc.outer = NULL;
+    st.exprs = arena_calloc(b->a, st.n_items + q->order_by.n + 1, sizeof(expr *));
+    st.names = arena_calloc(b->a, st.n_items + q->order_by.n + 1, sizeof(char *));
+    if (st.exprs == NULL || st.names == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < st.n_items; idx++) {
+        sel_item *it = &st.items[idx];
+        if (it->ast == NULL) {
+            if (has_agg) {
+                sql_expr col;
+                sql_ident part;
+                memset(&col, 0, sizeof(col));
+                part.name = p.scope.cols[it->star_col].name;
+                part.pos = q->pos;
+                part.quoted = 1;
+                col.kind = SQL_EXPR_COLUMN;
+                col.pos = q->pos;
+                col.u.column.n_parts = 1;
+                col.u.column.parts = &part;
+                col.u.column.pos = q->pos;
+                SILT_RETURN_IF_ERROR(bind_expr(b, &bc, &col, &st.exprs[idx], err));
+            } else {
+                SILT_RETURN_IF_ERROR(expr_column(&st.exprs[idx], b->a, it->star_col,
+                                                 p.scope.cols[it->star_col].type, err));
+            }
+        } else {
+            SILT_RETURN_IF_ERROR(bind_expr(b, &bc, it->ast, &st.exprs[idx], err));
+        }
+        st.names[idx] = it->name;
+    }
+    st.n_exprs = st.n_items;
+    n_visible = st.n_items;
+    if (has_agg && sel->having != NULL) {
+        bind_ctx hc = bc;
+        expr *pred;
+        hc.win = NULL;
+        SILT_RETURN_IF_ERROR(bind_expr(b, &hc, sel->having, &pred, err));
+        SILT_RETURN_IF_ERROR(bind_order(b, q, &st, &bc, err));
+        SILT_RETURN_IF_ERROR(make_agg(b, &p, &ag, sets, n_sets, err));
+        if (pred->type->id != COL_BOOLEAN)
+            return bind_error(b, err, sel->having->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] HAVING expression is not a "
+                              "boolean");
+        {
+            engine_op *op;
+            SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
+            p.op = op;
+        }
+    } else {
+        SILT_RETURN_IF_ERROR(bind_order(b, q, &st, &bc, err));
+        if (has_agg)
+            SILT_RETURN_IF_ERROR(make_agg(b, &p, &ag, sets, n_sets, err));
+    }
+    if (ws.n > 0)
+        SILT_RETURN_IF_ERROR(make_windows(b, &p, &ws, err));
+    SILT_RETURN_IF_ERROR(plan_project(b, &p, st.exprs, st.names, st.n_exprs, err));
+    if (sel->distinct) {
+        if (st.n_exprs > n_visible)
+            return bind_error(b, err, q->order_by.items[0].expr->pos, SILT_BIND,
+                              "[MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION] ORDER "
+                              "BY of a SELECT DISTINCT must name selected columns");
+        SILT_RETURN_IF_ERROR(plan_distinct(b, &p, err));
+    }
+    SILT_RETURN_IF_ERROR(finish_limit(b, q, &p, st.keys, st.n_keys, err));
+    if (st.n_exprs > n_visible) {
+        expr **keep = arena_calloc(b->a, n_visible + 1, sizeof(expr *));
+        bind_scope full = p.scope;
+        if (keep == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_visible; idx++)
+            SILT_RETURN_IF_ERROR(expr_column(&keep[idx], b->a, (int64_t)idx,
+                                             p.scope.cols[idx].type, err));
+        SILT_RETURN_IF_ERROR(plan_project(b, &p, keep, st.names, n_visible, err));
+        for (idx = 0; idx < n_visible; idx++)
+            p.scope.cols[idx].qual = full.cols[idx].qual;
+    }
+    *out = p;
+    return SILT_OK;
+}
