@@ -199,6 +199,28 @@ typedef struct print_ctx {
     int n_printed;
 } print_ctx;
 
+/* EXPLAIN and friends: the text of each row as it is, as spark-sql prints it. */
+static silt_status print_text(sql_result *res, FILE *file, silt_error *err)
+{
+    col_batch *batch;
+    int64_t row;
+    for (;;) {
+        SILT_RETURN_IF_ERROR(sql_result_next(res, &batch, err));
+        if (batch == NULL)
+            return SILT_OK;
+        for (row = 0; row < batch->n_rows; row++) {
+            int32_t len;
+            const char *s;
+            if (col_vec_is_null(batch->cols[0], row))
+                continue;
+            s = col_vec_str(batch->cols[0], row, &len);
+            fwrite(s, 1, (size_t)len, file);
+            if (len == 0 || s[len - 1] != '\n')
+                fputc('\n', file);
+        }
+    }
+}
+
 static silt_status print_result(sql_result *res, void *payload, silt_error *err)
 {
     print_ctx *pc = payload;
@@ -207,6 +229,8 @@ static silt_status print_result(sql_result *res, void *payload, silt_error *err)
     silt_status rc;
     if (!sql_result_has_rows(res))
         return SILT_OK;
+    if (sql_result_is_text(res) && pc->opts->format == SILT_OUTPUT_TABLE)
+        return print_text(res, pc->file, err);
     rc = api_printer_new(&p, pc->file, sql_result_schema(res), pc->opts, err);
     while (rc == SILT_OK) {
         rc = sql_result_next(res, &batch, err);

@@ -25,6 +25,7 @@ struct sql_result {
     engine_op *op;
     const col_type *schema;
     int has_rows;
+    int is_text;
     int opened, finished;
     arena *out_arena; /* dense copies of chunks with a selection */
 };
@@ -102,6 +103,7 @@ static silt_status session_set(sql_session *s, const char *key, const char *valu
 
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }
 int sql_result_has_rows(const sql_result *res) { return res->has_rows; }
+int sql_result_is_text(const sql_result *res) { return res->is_text; }
 
 void sql_result_free(sql_result *res)
 {
@@ -299,6 +301,7 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
     if (cell == NULL)
         return err_nomem(err);
     /* The plan was only described: the sources it opened close with the arena. */
+    res->is_text = 1;
     return string_result(res, &name, 1, &cell, 1, err);
 }
 

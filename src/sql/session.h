@@ -56,6 +56,8 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
 const col_type *sql_result_schema(const sql_result *res);
 /* 1 for a query (or a statement that returns rows to show), 0 for a status only. */
 int sql_result_has_rows(const sql_result *res);
+/* 1 when the result is text to print as is (EXPLAIN): one STRING column. */
+int sql_result_is_text(const sql_result *res);
 /*
  * Next batch (dense, no selection) in *out, or *out = NULL at the end. The
  * batch lives until the next call. For an Arrow export, *owner_out (may be

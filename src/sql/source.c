@@ -325,7 +325,8 @@ typedef struct pq_src {
     io_store *store;
     char **keys;
     size_t n_keys, next_key;
-    pq_file *file;
+    pq_file *first;  /* kept open: the schema lives in it */
+    pq_file *file;   /* the file being read when not the first */
     pq_reader *reader;
     const col_type *schema;
     const dpred *preds;
@@ -338,6 +339,7 @@ static void free_pq_src(void *p)
     pq_src *src = p;
     pq_reader_free(src->reader);
     pq_file_free(src->file);
+    pq_file_free(src->first);
 }
 
 static int stat_to_value(const pq_stat_value *s, const col_type *t, delta_value *out)
@@ -406,20 +408,23 @@ static int pq_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_row
 static silt_status pq_open_next(pq_src *src, silt_error *err)
 {
     pq_read_options opts = PQ_READ_OPTIONS_INIT;
-    const char *key = src->keys[src->next_key++];
-    const col_type *t;
+    size_t key_idx = src->next_key++;
+    const char *key = src->keys[key_idx];
+    pq_file *file = src->first;
     pq_reader_free(src->reader);
     src->reader = NULL;
     pq_file_free(src->file);
     src->file = NULL;
-    SILT_RETURN_IF_ERROR(pq_file_open(&src->file, src->store, key, err));
-    t = pq_file_schema(src->file);
-    if (!col_type_equal(t, src->schema))
-        return err_set(err, SILT_BIND, "Parquet file \"%s\" has a schema different from the "
-                       "first file's; merging schemas is not supported yet", key);
+    if (key_idx > 0) {
+        SILT_RETURN_IF_ERROR(pq_file_open(&src->file, src->store, key, err));
+        file = src->file;
+        if (!col_type_equal(pq_file_schema(file), src->schema))
+            return err_set(err, SILT_BIND, "Parquet file \"%s\" has a schema different from "
+                           "the first file's; merging schemas is not supported yet", key);
+    }
     opts.filter = src->n_preds > 0 ? pq_filter : NULL;
     opts.filter_payload = src;
-    return pq_reader_open(&src->reader, src->file, &opts, err);
+    return pq_reader_open(&src->reader, file, &opts, err);
 }
 
 static silt_status pq_next(void *payload, arena *batch_arena, col_batch **out, silt_error *err)
@@ -444,16 +449,14 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
 {
     pq_src *src = arena_calloc(b->a, 1, sizeof(*src));
     const char *key;
-    pq_file *first;
     dpred *preds;
     if (src == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(open_path_store(b, path, &src->store, &key, err));
     SILT_RETURN_IF_ERROR(text_resolve_path(src->store, key, b->a, &src->keys, &src->n_keys, err));
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_pq_src, src, err));
-    SILT_RETURN_IF_ERROR(pq_file_open(&first, src->store, src->keys[0], err));
-    src->file = first;
-    src->schema = pq_file_schema(first);
+    SILT_RETURN_IF_ERROR(pq_file_open(&src->first, src->store, src->keys[0], err));
+    src->schema = pq_file_schema(src->first);
     src->n_preds = pushable(b, pd, src->schema, &preds);
     src->preds = preds;
     bind_note(b, "ParquetScan parquet.`%s`: %zu file%s", path, src->n_keys,
@@ -488,19 +491,30 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
                              size_t n_kv, plan *out, const char *qual, silt_error *err)
 {
     text_src *src = arena_calloc(b->a, 1, sizeof(*src));
+    const char **opts = arena_calloc(b->a, n_kv + 1, sizeof(char *));
+    size_t n_opts = 0, idx;
     io_store *store;
     const char *key;
     const col_type *schema;
-    if (src == NULL)
+    if (src == NULL || opts == NULL)
         return err_nomem(err);
+    /* `path` is the view's, not the reader's. */
+    for (idx = 0; idx + 1 < n_kv; idx += 2) {
+        if (str_casecmp(kv[idx], "path") == 0)
+            continue;
+        opts[n_opts++] = kv[idx];
+        opts[n_opts++] = kv[idx + 1];
+    }
+    kv = opts;
+    n_kv = n_opts;
     SILT_RETURN_IF_ERROR(open_path_store(b, path, &store, &key, err));
     if (is_csv) {
-        SILT_RETURN_IF_ERROR(csv_scan_open_path(&src->csv, store, key, kv, n_kv, NULL,
+        SILT_RETURN_IF_ERROR(csv_scan_open_path(&src->csv, store, key, kv, n_kv / 2, NULL,
                                                 b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_csv, src->csv, err));
         schema = csv_scan_schema(src->csv);
     } else {
-        SILT_RETURN_IF_ERROR(json_scan_open_path(&src->json, store, key, kv, n_kv, NULL,
+        SILT_RETURN_IF_ERROR(json_scan_open_path(&src->json, store, key, kv, n_kv / 2, NULL,
                                                  b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_json, src->json, err));
         schema = json_scan_schema(src->json);

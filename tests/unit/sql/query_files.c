@@ -15,6 +15,10 @@
  *
  *   query rowsort             the same, compared after sorting both sides
  *
+ *   file data/a.csv           writes the lines that follow to {tmp}/data/a.csv
+ *   id,name                   (folders are made as needed)
+ *   1,x
+ *
  *   statement error           the statement fails; each line after ----
  *   SELECT nope               must appear in the error text (message,
  *   ----                      detail and context)
@@ -29,6 +33,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "api/output.h"
@@ -178,13 +183,41 @@ static void check_rows(run_stats *st, const char *file, int line, char *actual, 
     }
 }
 
+static void write_file(run_stats *st, const char *file, int line, const char *tmp,
+                       const char *name, const char *content)
+{
+    char path[4096];
+    FILE *f;
+    size_t idx;
+    snprintf(path, sizeof(path), "%s/%s", tmp, name);
+    for (idx = strlen(tmp) + 1; path[idx] != '\0'; idx++) {
+        if (path[idx] == '/') {
+            path[idx] = '\0';
+            mkdir(path, 0755);
+            path[idx] = '/';
+        }
+    }
+    f = fopen(path, "wb");
+    if (f == NULL) {
+        fail(st, file, line, "could not write %s", path);
+        return;
+    }
+    fputs(content, f);
+    fputc('\n', f);
+    fclose(f);
+}
+
 static void run_block(sql_session *s, run_stats *st, const char *file, int line, char *header,
-                      char *sql, char *expected)
+                      char *sql, char *expected, const char *tmp)
 {
     silt_error err = SILT_ERROR_INIT;
     char *rows = NULL;
     silt_status rc;
     st->blocks++;
+    if (strncmp(header, "file ", 5) == 0) {
+        write_file(st, file, line, tmp, header + 5, sql);
+        return;
+    }
     if (strncmp(header, "statement ok", 12) == 0) {
         rc = sql_execute(s, sql, NULL, &err);
         if (rc != SILT_OK)
@@ -285,7 +318,7 @@ static void run_file(run_stats *st, const char *path, const char *name, const ch
             if (*expected == '\n')
                 expected++;
         }
-        run_block(s, st, name, start_line, header, sql, expected);
+        run_block(s, st, name, start_line, header, sql, expected, tmp);
     }
     sql_session_free(s);
     free(text);
