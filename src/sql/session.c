@@ -543,6 +543,8 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
     return rc;
 }
 
+static void free_text_arena(void *payload) { arena_free(payload); }
+
 silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt_error *err)
 {
     arena *a = arena_new(NULL, "sql text");
@@ -570,8 +572,14 @@ silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt
         if (rc != SILT_OK && (err == NULL || strstr(err->message, "(line ") == NULL))
             add_position(err, text, len, stmt->pos);
         if (rc == SILT_OK && out != NULL && idx + 1 == stmts->n) {
-            *out = res;
-            res = NULL;
+            /* Column names point into the parse tree: it lives as long as the result. */
+            if (arena_on_cleanup(res->arena, free_text_arena, a) == 0) {
+                rc = err_nomem(err);
+            } else {
+                a = NULL;
+                *out = res;
+                res = NULL;
+            }
         }
         sql_result_free(res);
     }
