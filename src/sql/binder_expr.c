@@ -136,6 +136,39 @@ int bind_has_window(const sql_expr *ast)
     return 0;
 }
 
+silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err)
+{
+    const sql_expr *kids[64];
+    size_t n, idx;
+    if (ast == NULL || set->all)
+        return SILT_OK;
+    if (ast->kind == SQL_EXPR_STAR) {
+        set->all = 1;
+        return SILT_OK;
+    }
+    if (ast->kind == SQL_EXPR_COLUMN) {
+        if (set->n == set->cap) {
+            size_t cap = set->cap ? set->cap * 2 : 16;
+            const char **grown = arena_realloc(b->a, set->names, set->cap * sizeof(char *),
+                                               cap * sizeof(char *));
+            if (grown == NULL)
+                return err_nomem(err);
+            set->names = grown;
+            set->cap = cap;
+        }
+        /* Every part: `a.b` may be table.column or column.field. */
+        for (idx = 0; idx < ast->u.column.n_parts && set->n < set->cap; idx++)
+            set->names[set->n++] = ast->u.column.parts[idx].name;
+        return SILT_OK;
+    }
+    n = ast_children(ast, kids, 64);
+    if (n == 64)
+        set->all = 1; /* too wide to list: read everything */
+    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, kids[idx], set, err));
+    return SILT_OK;
+}
+
 /* ---------------------------------------------------------------- columns */
 
 static int name_eq(const char *x, const char *y)

@@ -94,7 +94,23 @@ typedef struct pushdown {
     size_t n;
     const sql_expr **conj;
     const char *qual; /* the table's alias or name, for qualified columns */
+    /*
+     * Columns the query names anywhere (last name part; a superset is
+     * fine): a source reads only these. all_cols when a star or something
+     * not analysed needs every column.
+     */
+    int all_cols;
+    size_t n_cols;
+    const char **cols;
 } pushdown;
+
+/* The column names an expression mentions (for the scan's projection). */
+typedef struct name_set {
+    size_t n, cap;
+    const char **names;
+    int all;
+} name_set;
+silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err);
 
 #define SQL_BIND_MAX_DEPTH 400
 
@@ -182,7 +198,7 @@ silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error 
 silt_status plan_one_row(binder *b, plan *out, silt_error *err);
 /* FROM items joined; conj are the WHERE conjuncts (pushdown and comma-join keys). */
 silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
-                      plan *out, silt_error *err);
+                      const name_set *want, plan *out, silt_error *err);
 /* Distinct rows of p (a hash aggregate on every column). */
 silt_status plan_distinct(binder *b, plan *p, silt_error *err);
 silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,

@@ -373,13 +373,25 @@ static silt_status join_using(binder *b, const sql_table_ref *ref, plan *l, plan
     return SILT_OK;
 }
 
-static silt_status plan_join(binder *b, const sql_table_ref *ref, plan *out, silt_error *err)
+static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                             silt_error *err)
 {
     plan l, r;
     const sql_expr *conj[MAX_CONJUNCTS];
     size_t n_conj = 0;
-    SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.left, NULL, &l, err));
-    SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.right, NULL, &r, err));
+    pushdown lpd, rpd;
+    memset(&lpd, 0, sizeof(lpd));
+    lpd.all_cols = 1;
+    if (pd != NULL && !pd->all_cols && !ref->u.join.natural) {
+        lpd.all_cols = 0;
+        lpd.n_cols = pd->n_cols;
+        lpd.cols = pd->cols;
+    }
+    rpd = lpd;
+    lpd.qual = ref->u.join.left->alias.name;
+    rpd.qual = ref->u.join.right->alias.name;
+    SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.left, &lpd, &l, err));
+    SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.right, &rpd, &r, err));
     if (ref->u.join.natural) {
         sql_ident_list common = {0, NULL};
         size_t idx;
@@ -452,7 +464,7 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
     case SQL_TABLE_SUBQUERY:
         SILT_RETURN_IF_ERROR(plan_query(b, ref->u.subquery.query, out, err));
         return apply_alias(b, out, &ref->alias, ref->pos, err);
-    case SQL_TABLE_JOIN: return plan_join(b, ref, out, err);
+    case SQL_TABLE_JOIN: return plan_join(b, ref, pd, out, err);
     case SQL_TABLE_FUNC:
         SILT_RETURN_IF_ERROR(source_function(b, ref, out, err));
         return apply_alias(b, out, &ref->alias, ref->pos, err);
@@ -467,18 +479,26 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
  * between an item and the ones before it become hash join keys.
  */
 silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
-                      plan *out, silt_error *err)
+                      const name_set *want, plan *out, silt_error *err)
 {
     size_t idx;
     if (sel->n_from == 0)
         return plan_one_row(b, out, err);
     for (idx = 0; idx < sel->n_from; idx++) {
         const sql_table_ref *ref = sel->from[idx];
-        pushdown pd = {n_conj, conj, ref->alias.name};
+        pushdown pd;
         plan item;
+        memset(&pd, 0, sizeof(pd));
+        /* Pruning conjuncts only for a single table; the projection for every item. */
+        pd.n = sel->n_from == 1 ? n_conj : 0;
+        pd.conj = conj;
+        pd.qual = ref->alias.name;
+        pd.all_cols = want == NULL || want->all;
+        pd.n_cols = want ? want->n : 0;
+        pd.cols = want ? want->names : NULL;
         if (ref->kind == SQL_TABLE_NAMED && pd.qual == NULL)
             pd.qual = ref->u.named.name.parts[ref->u.named.name.n_parts - 1].name;
-        SILT_RETURN_IF_ERROR(plan_table_ref(b, ref, sel->n_from == 1 ? &pd : NULL, &item, err));
+        SILT_RETURN_IF_ERROR(plan_table_ref(b, ref, &pd, &item, err));
         if (idx == 0) {
             *out = item;
             continue;

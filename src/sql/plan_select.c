@@ -552,6 +552,50 @@ silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error 
     return finish_limit(b, q, p, keys, q->order_by.n, err);
 }
 
+/* Join conditions of the FROM items: their names count too. */
+static silt_status ref_names(binder *b, const sql_table_ref *ref, name_set *set, silt_error *err)
+{
+    size_t idx;
+    if (ref->kind != SQL_TABLE_JOIN)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, ref->u.join.on, set, err));
+    for (idx = 0; idx < ref->u.join.using_cols.n; idx++) {
+        sql_expr col;
+        memset(&col, 0, sizeof(col));
+        col.kind = SQL_EXPR_COLUMN;
+        col.u.column.n_parts = 1;
+        col.u.column.parts = &ref->u.join.using_cols.items[idx];
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, &col, set, err));
+    }
+    SILT_RETURN_IF_ERROR(ref_names(b, ref->u.join.left, set, err));
+    return ref_names(b, ref->u.join.right, set, err);
+}
+
+/* Every column name the SELECT block mentions, so that scans read only those. */
+static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, silt_error *err)
+{
+    const sql_select *sel = &q->u.select;
+    size_t idx, s, e;
+    for (idx = 0; idx < sel->n_items; idx++)
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->items[idx].expr, set, err));
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->where, set, err));
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->having, set, err));
+    for (idx = 0; idx < sel->n_group; idx++) {
+        const sql_group_item *g = &sel->group[idx];
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, g->expr, set, err));
+        for (s = 0; s < g->n_sets; s++)
+            for (e = 0; e < g->sets[s].n; e++)
+                SILT_RETURN_IF_ERROR(bind_collect_names(b, g->sets[s].items[e], set, err));
+    }
+    for (idx = 0; idx < q->order_by.n; idx++)
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, q->order_by.items[idx].expr, set, err));
+    for (idx = 0; idx < sel->n_from; idx++)
+        SILT_RETURN_IF_ERROR(ref_names(b, sel->from[idx], set, err));
+    if (sel->group_all)
+        set->all = 1;
+    return SILT_OK;
+}
+
 silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     const sql_select *sel = &q->u.select;
@@ -565,6 +609,8 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
     int has_agg = sel->n_group > 0 || sel->group_all || sel->having != NULL;
     uint64_t *sets = NULL;
     size_t n_sets = 0, n_visible;
+    name_set want;
+    memset(&want, 0, sizeof(want));
     memset(&st, 0, sizeof(st));
     memset(&ag, 0, sizeof(ag));
     memset(&ws, 0, sizeof(ws));
@@ -582,7 +628,8 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
         if (done)
             return plan_order_limit(b, q, out, err);
     }
-    SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &p, err));
+    SILT_RETURN_IF_ERROR(wanted_names(b, q, &want, err));
+    SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &want, &p, err));
     if (sel->where != NULL) {
         bind_ctx wc = {&p.scope, NULL, NULL, NULL};
         expr *pred;

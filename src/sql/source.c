@@ -242,6 +242,36 @@ static void note_pushed(binder *b, const char *what, const dpred *preds, size_t 
     buf_clear(&t);
 }
 
+/*
+ * The top-level columns of schema the query names, in schema order; NULL
+ * (read all) when the pushdown does not know. At least one column is kept,
+ * so that count(*) still sees the rows.
+ */
+static const char **projected(binder *b, const pushdown *pd, const col_type *schema,
+                              size_t *n_out)
+{
+    const char **cols;
+    size_t idx, k, n = 0;
+    *n_out = 0;
+    if (pd == NULL || pd->all_cols || schema->n_fields == 0)
+        return NULL;
+    cols = arena_calloc(b->a, schema->n_fields, sizeof(char *));
+    if (cols == NULL)
+        return NULL;
+    for (idx = 0; idx < schema->n_fields; idx++)
+        for (k = 0; k < pd->n_cols; k++)
+            if (str_casecmp(schema->fields[idx].name, pd->cols[k]) == 0) {
+                cols[n++] = schema->fields[idx].name;
+                break;
+            }
+    if (n == schema->n_fields)
+        return NULL;
+    if (n == 0)
+        cols[n++] = schema->fields[0].name;
+    *n_out = n;
+    return cols;
+}
+
 /* ---------------------------------------------------------------- Delta */
 
 typedef struct delta_src {
@@ -312,7 +342,14 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
         SILT_RETURN_IF_ERROR(prune_files(b, snap, preds, n_preds, &pruned, err));
         use = pruned;
     }
-    SILT_RETURN_IF_ERROR(delta_scan_open(&src->scan, store, use, NULL, err));
+    {
+        delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+        so.columns = projected(b, pd, snap->schema, &so.n_columns);
+        if (so.columns != NULL)
+            bind_note(b, "DeltaScan reads %zu of %zu columns", so.n_columns,
+                      snap->schema->n_fields);
+        SILT_RETURN_IF_ERROR(delta_scan_open(&src->scan, store, use, &so, err));
+    }
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
                                         delta_next, src, err));
@@ -332,6 +369,9 @@ typedef struct pq_src {
     const dpred *preds;
     size_t n_preds;
     size_t skipped;
+    const char **cols; /* projection, NULL = all */
+    size_t n_cols;
+    const col_type *file_schema;
 } pq_src;
 
 static void free_pq_src(void *p)
@@ -418,12 +458,14 @@ static silt_status pq_open_next(pq_src *src, silt_error *err)
     if (key_idx > 0) {
         SILT_RETURN_IF_ERROR(pq_file_open(&src->file, src->store, key, err));
         file = src->file;
-        if (!col_type_equal(pq_file_schema(file), src->schema))
+        if (!col_type_equal(pq_file_schema(file), src->file_schema))
             return err_set(err, SILT_BIND, "Parquet file \"%s\" has a schema different from "
                            "the first file's; merging schemas is not supported yet", key);
     }
     opts.filter = src->n_preds > 0 ? pq_filter : NULL;
     opts.filter_payload = src;
+    opts.columns = src->cols;
+    opts.n_columns = src->n_cols;
     return pq_reader_open(&src->reader, file, &opts, err);
 }
 
@@ -456,8 +498,22 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
     SILT_RETURN_IF_ERROR(text_resolve_path(src->store, key, b->a, &src->keys, &src->n_keys, err));
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_pq_src, src, err));
     SILT_RETURN_IF_ERROR(pq_file_open(&src->first, src->store, src->keys[0], err));
-    src->schema = pq_file_schema(src->first);
-    src->n_preds = pushable(b, pd, src->schema, &preds);
+    src->file_schema = pq_file_schema(src->first);
+    src->schema = src->file_schema;
+    src->cols = projected(b, pd, src->file_schema, &src->n_cols);
+    if (src->cols != NULL) {
+        col_field *fields = arena_calloc(b->a, src->n_cols, sizeof(col_field));
+        size_t idx, k = 0;
+        if (fields == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < src->file_schema->n_fields && k < src->n_cols; idx++)
+            if (src->file_schema->fields[idx].name == src->cols[k])
+                fields[k++] = src->file_schema->fields[idx];
+        src->schema = col_type_struct(b->a, k, fields);
+        if (src->schema == NULL)
+            return err_nomem(err);
+    }
+    src->n_preds = pushable(b, pd, src->file_schema, &preds);
     src->preds = preds;
     bind_note(b, "ParquetScan parquet.`%s`: %zu file%s", path, src->n_keys,
               src->n_keys == 1 ? "" : "s");
