@@ -6,11 +6,13 @@
  * line and column, on stderr; results before it are printed), 2 a wrong
  * command line.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "silt.h"
@@ -60,12 +62,15 @@ static int run_sql(int argc, char **argv)
 {
     silt_output_options out = SILT_OUTPUT_OPTIONS_INIT;
     silt_db_options dbo = SILT_DB_OPTIONS_INIT;
+    long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const char *warehouse = NULL, *file = NULL, *text = NULL;
     silt_db *db = NULL;
     silt_conn *conn = NULL;
     buf sql = BUF_INIT;
     silt_status rc;
     int idx, code = 0;
+    /* Scans and aggregations use every core unless told otherwise. */
+    dbo.n_threads = n_cpus > 1 ? (int)(n_cpus > 64 ? 64 : n_cpus) : 0;
     for (idx = 1; idx < argc; idx++) {
         const char *arg = argv[idx];
         int has_value = idx + 1 < argc;
@@ -88,10 +93,10 @@ static int run_sql(int argc, char **argv)
                                            value);
             } else {
                 int64_t n;
-                if (!parse_count(value, &n) || n > 1024)
-                    if (strcmp(arg, "--threads") == 0 || !parse_count(value, &n))
-                        return cli_usage_error(CMD, "option '%s' needs a non-negative number, "
-                                               "not '%s'", arg, value);
+                if (!parse_count(value, &n) || (strcmp(arg, "--threads") == 0 && n > 1024))
+                    return cli_usage_error(CMD, "option '%s' needs a number from 0%s, not '%s'",
+                                           arg, strcmp(arg, "--threads") == 0 ? " to 1024" : "",
+                                           value);
                 if (strcmp(arg, "--threads") == 0)
                     dbo.n_threads = (int)n;
                 else
@@ -143,7 +148,8 @@ const cli_command cli_sql_command = {
     "Tables: delta.`/path` [VERSION AS OF n | TIMESTAMP AS OF 'ts'], parquet.`/path`,\n"
     "csv.`/path`, json.`/path` (files, folders, globs), read_files('/path', format =>\n"
     "'csv', header => true), temporary views, and catalog tables with --warehouse.\n"
-    "-f - reads the statements from standard input.\n"
+    "-f - reads the statements from standard input. --threads sets the worker threads\n"
+    "(default: one per core; 0 runs everything on the calling thread).\n"
     "\n"
     "Exit status: 0 success, 1 a statement failed (error on stderr), 2 usage error.\n",
     run_sql};

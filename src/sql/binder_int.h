@@ -57,9 +57,24 @@ typedef struct bind_scope {
     bind_col *cols;
 } bind_scope;
 
+/*
+ * A source that can also be read in parallel morsels (a Delta table: one
+ * morsel per file). Valid only while plan.op is `top` (the scan itself,
+ * or the WHERE filter right above it, whose predicate is `filter`).
+ */
+typedef struct plan_morsels {
+    engine_op *top;
+    engine_morsel_fn fn;
+    void *payload;
+    size_t n;
+    const col_type *schema;
+    const expr *filter;
+} plan_morsels;
+
 typedef struct plan {
     engine_op *op;
     bind_scope scope;
+    plan_morsels morsels;
 } plan;
 
 typedef struct bind_cte {

@@ -270,6 +270,15 @@ static silt_status build_keys(binder *b, const sql_select *sel, const sel_state 
     return SILT_OK;
 }
 
+static int any_distinct(const agg_state *ag)
+{
+    size_t idx;
+    for (idx = 0; idx < ag->n_aggs; idx++)
+        if (ag->aggs[idx].agg.distinct)
+            return 1;
+    return 0;
+}
+
 /* Builds the hash aggregate once every aggregate is known; sets the scope. */
 static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *sets,
                             size_t n_sets, silt_error *err)
@@ -305,8 +314,18 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
         scope.cols[scope.n - 1].name = "spark_grouping_id";
         scope.cols[scope.n - 1].type = col_type_primitive(COL_LONG);
     }
-    SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys, aggs,
-                                            ag->n_aggs, sets, n_sets, err));
+    if (p->morsels.fn != NULL && p->morsels.top == p->op && n_sets == 0 && !any_distinct(ag)) {
+        /* Scan + filter + partial aggregation on every worker, merged at the end. */
+        SILT_RETURN_IF_ERROR(engine_op_parallel_agg(&op, b->ctx, p->morsels.schema, p->morsels.fn,
+                                                    p->morsels.payload, p->morsels.n,
+                                                    p->morsels.filter, keys, names, ag->n_keys,
+                                                    aggs, ag->n_aggs, err));
+        bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
+    } else {
+        SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
+                                                aggs, ag->n_aggs, sets, n_sets, err));
+    }
+    memset(&p->morsels, 0, sizeof(p->morsels));
     p->op = op;
     p->scope = scope;
     return SILT_OK;
@@ -643,7 +662,15 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
             return bind_error(b, err, sel->where->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression of type "
                               "\"%s\" is not a boolean", col_type_id_name(pred->type->id));
+        if (p.morsels.top == p.op) {
+            /* Still a bare scan: the parallel aggregation can filter inside its workers. */
+            p.morsels.top = op = NULL;
+        }
         SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
+        if (p.morsels.fn != NULL && p.morsels.top == NULL) {
+            p.morsels.top = op;
+            p.morsels.filter = pred;
+        }
         p.op = op;
     }
     SILT_RETURN_IF_ERROR(expand_items(b, sel, &p.scope, &st, err));

@@ -284,6 +284,73 @@ static silt_status delta_next(void *payload, arena *batch_arena, col_batch **out
     return delta_scan_next(src->scan, batch_arena, out, err);
 }
 
+/*
+ * Morsels of a Delta scan: one file each, read through a scan over a
+ * one-file copy of the snapshot. Each morsel is read by one worker at a
+ * time; its open scan waits in scans[morsel] between calls.
+ */
+typedef struct delta_morsels {
+    io_store *store;
+    delta_snapshot *one;   /* n one-file snapshots */
+    size_t n;
+    delta_scan_options opts;
+    delta_scan **scans;
+} delta_morsels;
+
+static void free_delta_morsels(void *p)
+{
+    delta_morsels *m = p;
+    size_t idx;
+    for (idx = 0; idx < m->n; idx++)
+        delta_scan_free(m->scans[idx]);
+}
+
+static silt_status delta_morsel_next(void *payload, size_t morsel_idx, size_t *cursor,
+                                     arena *batch_arena, col_batch **out, silt_error *err)
+{
+    delta_morsels *m = payload;
+    if (*cursor == 0) {
+        *cursor = 1;
+        SILT_RETURN_IF_ERROR(delta_scan_open(&m->scans[morsel_idx], m->store,
+                                             &m->one[morsel_idx], &m->opts, err));
+    }
+    SILT_RETURN_IF_ERROR(delta_scan_next(m->scans[morsel_idx], batch_arena, out, err));
+    if (*out == NULL) {
+        delta_scan_free(m->scans[morsel_idx]);
+        m->scans[morsel_idx] = NULL;
+    }
+    return SILT_OK;
+}
+
+static silt_status delta_morsels_new(binder *b, io_store *store, const delta_snapshot *snap,
+                                     const delta_scan_options *opts, plan *out, silt_error *err)
+{
+    delta_morsels *m = arena_calloc(b->a, 1, sizeof(*m));
+    size_t idx;
+    if (m == NULL)
+        return err_nomem(err);
+    m->store = store;
+    m->n = snap->n_files;
+    m->opts = *opts;
+    m->one = arena_calloc(b->a, m->n + 1, sizeof(delta_snapshot));
+    m->scans = arena_calloc(b->a, m->n + 1, sizeof(delta_scan *));
+    if (m->one == NULL || m->scans == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < m->n; idx++) {
+        m->one[idx] = *snap;
+        m->one[idx].files = &snap->files[idx];
+        m->one[idx].n_files = 1;
+    }
+    SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_morsels, m, err));
+    out->morsels.top = out->op;
+    out->morsels.fn = delta_morsel_next;
+    out->morsels.payload = m;
+    out->morsels.n = m->n;
+    out->morsels.schema = out->op->schema;
+    out->morsels.filter = NULL;
+    return SILT_OK;
+}
+
 /* A shallow copy of snap holding only the files the predicates may match. */
 static silt_status prune_files(binder *b, const delta_snapshot *snap, const dpred *preds,
                                size_t n_preds, delta_snapshot **out, silt_error *err)
@@ -349,10 +416,13 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
             bind_note(b, "DeltaScan reads %zu of %zu columns", so.n_columns,
                       snap->schema->n_fields);
         SILT_RETURN_IF_ERROR(delta_scan_open(&src->scan, store, use, &so, err));
+        SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
+        SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
+                                            delta_next, src, err));
+        memset(&out->morsels, 0, sizeof(out->morsels));
+        if (b->ctx->pool != NULL && use->n_files > 1)
+            SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, out, err));
     }
-    SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
-    SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
-                                        delta_next, src, err));
     return scope_from_schema(b->a, delta_scan_schema(src->scan), qual, &out->scope, err);
 }
 

@@ -260,8 +260,10 @@ static void run_block(sql_session *s, run_stats *st, const char *file, int line,
     fail(st, file, line, "unknown block header \"%s\"%s", header, "");
 }
 
-static void run_file(run_stats *st, const char *path, const char *name, const char *tmp)
+static void run_file(run_stats *st, const char *path, const char *name, const char *tmp,
+                     tpool *pool)
 {
+    sql_session_options so = SQL_SESSION_OPTIONS_INIT;
     char *raw = read_text(path), *text, *p;
     sql_session *s = NULL;
     silt_error err = SILT_ERROR_INIT;
@@ -272,7 +274,8 @@ static void run_file(run_stats *st, const char *path, const char *name, const ch
     }
     text = substitute(raw, tmp);
     free(raw);
-    if (sql_session_new(&s, NULL, &err) != SILT_OK) {
+    so.pool = pool;
+    if (sql_session_new(&s, &so, &err) != SILT_OK) {
         fail(st, name, 0, "no session: %s", err.message);
         free(text);
         return;
@@ -331,6 +334,8 @@ void test_sql_query_files__all(void)
     struct dirent *ent;
     run_stats st;
     int n_files = 0;
+    tpool *pool = NULL;
+    silt_error err = SILT_ERROR_INIT;
     memset(&st, 0, sizeof(st));
     snprintf(dir, sizeof(dir), "%s/tests/sql/query", test_source_dir());
     d = opendir(dir);
@@ -338,15 +343,19 @@ void test_sql_query_files__all(void)
     if (d == NULL)
         return;
     check(mkdtemp(tmp) != NULL);
+    check_ok(tpool_new(&pool, 2, &err), &err);
+    /* Every file runs on the calling thread, then with a pool (parallel aggregation). */
     while ((ent = readdir(d)) != NULL) {
         char path[8192];
         if (!str_ends_with(ent->d_name, ".test"))
             continue;
         snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
-        run_file(&st, path, ent->d_name, tmp);
+        run_file(&st, path, ent->d_name, tmp, NULL);
+        run_file(&st, path, ent->d_name, tmp, pool);
         n_files++;
     }
     closedir(d);
+    tpool_free(pool);
     check(n_files > 0);
     check(st.blocks > 0);
     if (st.failures > 0)
