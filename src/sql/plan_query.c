@@ -452,6 +452,7 @@ static silt_status plan_cte_ref(binder *b, const sql_cte *cte, const sql_table_r
 silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                            silt_error *err)
 {
+    memset(out, 0, sizeof(*out));
     switch (ref->kind) {
     case SQL_TABLE_NAMED:
         if (ref->u.named.name.n_parts == 1 && !ref->u.named.name.is_path &&
@@ -621,6 +622,7 @@ silt_status plan_query(binder *b, const sql_query *q, plan *out, silt_error *err
     bind_cte *saved = b->ctes;
     silt_status rc = SILT_OK;
     size_t idx;
+    memset(out, 0, sizeof(*out));
     if (++b->depth > SQL_BIND_MAX_DEPTH) {
         b->depth--;
         return bind_error(b, err, q->pos, SILT_BIND, "query nested too deeply");

@@ -629,6 +629,7 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
     uint64_t *sets = NULL;
     size_t n_sets = 0, n_visible;
     name_set want;
+    memset(&p, 0, sizeof(p));
     memset(&want, 0, sizeof(want));
     memset(&st, 0, sizeof(st));
     memset(&ag, 0, sizeof(ag));

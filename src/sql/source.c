@@ -882,6 +882,95 @@ silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd
     }
 }
 
+/* range(end) / range(start, end[, step]): one LONG column "id", as Spark's. */
+typedef struct range_src {
+    int64_t next, end, step;
+    int done;
+    const col_type *schema;
+} range_src;
+
+static silt_status range_next(void *payload, arena *batch_arena, col_batch **out, silt_error *err)
+{
+    range_src *r = payload;
+    col_batch *batch;
+    col_vec *v;
+    int64_t n = 0, *vals;
+    *out = NULL;
+    if (r->done)
+        return SILT_OK;
+    batch = arena_calloc(batch_arena, 1, sizeof(*batch));
+    if (batch == NULL || (batch->cols = arena_calloc(batch_arena, 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(vec_new(&v, batch_arena, col_type_primitive(COL_LONG),
+                                 ENGINE_BATCH_ROWS, err));
+    vals = v->values;
+    while (n < ENGINE_BATCH_ROWS && (r->step > 0 ? r->next < r->end : r->next > r->end)) {
+        vals[n++] = r->next;
+        if (__builtin_add_overflow(r->next, r->step, &r->next)) {
+            r->done = 1;
+            break;
+        }
+    }
+    if (n == 0) {
+        r->done = 1;
+        return SILT_OK;
+    }
+    v->length = n;
+    v->validity = NULL;
+    v->null_count = 0;
+    batch->n_rows = n;
+    batch->n_cols = 1;
+    batch->cols[0] = v;
+    batch->schema = r->schema;
+    *out = batch;
+    return SILT_OK;
+}
+
+static silt_status source_range(binder *b, const sql_table_ref *ref, plan *out, silt_error *err)
+{
+    const sql_expr_list *args = &ref->u.func.args;
+    range_src *r = arena_calloc(b->a, 1, sizeof(*r));
+    int64_t v[3] = {0, 0, 1};
+    col_field field;
+    const col_type *schema;
+    size_t idx;
+    if (r == NULL)
+        return err_nomem(err);
+    if (args->n < 1 || args->n > 3)
+        return bind_error(b, err, ref->pos, SILT_BIND,
+                          "[WRONG_NUM_ARGS] range takes 1 to 3 arguments, not %zu", args->n);
+    for (idx = 0; idx < args->n; idx++) {
+        const sql_expr *a = args->items[idx];
+        int neg = 0;
+        if (a->kind == SQL_EXPR_UNARY && a->u.op.op == SQL_OP_NEG) {
+            neg = 1;
+            a = a->u.op.left;
+        }
+        if (a->kind != SQL_EXPR_LITERAL ||
+            (a->u.lit.kind != SQL_LIT_INT && a->u.lit.kind != SQL_LIT_LONG))
+            return bind_error(b, err, a->pos, SILT_BIND,
+                              "range arguments must be integer constants");
+        v[idx + (args->n == 1 ? 1 : 0)] = neg ? -a->u.lit.i64 : a->u.lit.i64;
+    }
+    if (v[2] == 0)
+        return bind_error(b, err, ref->pos, SILT_BIND,
+                          "[FAILED_FUNCTION_CALL] range step must not be 0");
+    r->next = v[0];
+    r->end = v[1];
+    r->step = v[2];
+    memset(&field, 0, sizeof(field));
+    field.name = "id";
+    field.type = col_type_primitive(COL_LONG);
+    field.field_id = -1;
+    schema = col_type_struct(b->a, 1, &field);
+    if (schema == NULL)
+        return err_nomem(err);
+    r->schema = schema;
+    SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, schema, range_next, r, err));
+    memset(&out->morsels, 0, sizeof(out->morsels));
+    return scope_from_schema(b->a, schema, NULL, &out->scope, err);
+}
+
 /* read_files('path', format => 'csv', header => true, ...) */
 silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err)
 {
@@ -890,6 +979,8 @@ silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt
     const char *path = NULL, *format = NULL;
     const char **kv;
     size_t n_kv = 0, idx;
+    if (n->n_parts == 1 && str_casecmp(n->parts[0].name, "range") == 0)
+        return source_range(b, ref, out, err);
     if (n->n_parts != 1 || str_casecmp(n->parts[0].name, "read_files") != 0)
         return bind_error(b, err, ref->pos, SILT_BIND,
                           "[UNRESOLVABLE_TABLE_VALUED_FUNCTION] table function \"%s\" does not "
