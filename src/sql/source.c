@@ -556,6 +556,115 @@ static silt_status pq_next(void *payload, arena *batch_arena, col_batch **out, s
     }
 }
 
+/*
+ * Morsels of a Parquet source: one row group each. Every file is opened
+ * once (footers read at plan time); a morsel's reader is opened on the
+ * shared pq_file, which supports several readers over one file.
+ */
+typedef struct pq_morsel {
+    size_t file_idx, row_group;
+} pq_morsel;
+
+typedef struct pq_morsels {
+    pq_src *src;
+    pq_file **files;
+    size_t n_files;
+    pq_morsel *morsels;
+    size_t n;
+    pq_reader **readers;
+} pq_morsels;
+
+static void free_pq_morsels(void *p)
+{
+    pq_morsels *m = p;
+    size_t idx;
+    for (idx = 0; idx < m->n; idx++)
+        pq_reader_free(m->readers[idx]);
+    for (idx = 1; idx < m->n_files; idx++) /* files[0] is the source's first file */
+        pq_file_free(m->files[idx]);
+}
+
+/* The row-group filter without the (shared, so racy) skip counter. */
+static int pq_filter_quiet(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
+                           void *payload)
+{
+    const pq_src *src = payload;
+    size_t p, s;
+    for (p = 0; p < src->n_preds; p++)
+        for (s = 0; s < n_stats; s++)
+            if (stats[s].path != NULL && str_casecmp(stats[s].path, src->preds[p].column) == 0 &&
+                !stats_may_match(&src->preds[p], &stats[s], num_rows))
+                return 0;
+    return 1;
+}
+
+static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *cursor,
+                                  arena *batch_arena, col_batch **out, silt_error *err)
+{
+    pq_morsels *m = payload;
+    if (*cursor == 0) {
+        pq_read_options opts = PQ_READ_OPTIONS_INIT;
+        const pq_morsel *mo = &m->morsels[morsel_idx];
+        *cursor = 1;
+        opts.columns = m->src->cols;
+        opts.n_columns = m->src->n_cols;
+        opts.filter = m->src->n_preds > 0 ? pq_filter_quiet : NULL;
+        opts.filter_payload = m->src;
+        opts.first_row_group = mo->row_group;
+        opts.n_row_groups = 1;
+        SILT_RETURN_IF_ERROR(pq_reader_open(&m->readers[morsel_idx], m->files[mo->file_idx],
+                                            &opts, err));
+    }
+    SILT_RETURN_IF_ERROR(pq_reader_next(m->readers[morsel_idx], batch_arena, out, err));
+    if (*out == NULL) {
+        pq_reader_free(m->readers[morsel_idx]);
+        m->readers[morsel_idx] = NULL;
+    }
+    return SILT_OK;
+}
+
+static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error *err)
+{
+    pq_morsels *m = arena_calloc(b->a, 1, sizeof(*m));
+    size_t idx, rg, total = 0;
+    if (m == NULL)
+        return err_nomem(err);
+    m->src = src;
+    m->files = arena_calloc(b->a, src->n_keys, sizeof(pq_file *));
+    if (m->files == NULL)
+        return err_nomem(err);
+    m->files[0] = src->first;
+    SILT_RETURN_IF_ERROR(on_cleanup(b, free_pq_morsels, m, err));
+    for (idx = 0; idx < src->n_keys; idx++) {
+        if (idx > 0) {
+            SILT_RETURN_IF_ERROR(pq_file_open(&m->files[idx], src->store, src->keys[idx], err));
+            m->n_files = idx + 1;
+            if (!col_type_equal(pq_file_schema(m->files[idx]), src->file_schema))
+                return err_set(err, SILT_BIND, "Parquet file \"%s\" has a schema different from "
+                               "the first file's; merging schemas is not supported yet",
+                               src->keys[idx]);
+        }
+        m->n_files = idx + 1;
+        total += pq_file_metadata(m->files[idx])->n_row_groups;
+    }
+    m->morsels = arena_calloc(b->a, total + 1, sizeof(pq_morsel));
+    m->readers = arena_calloc(b->a, total + 1, sizeof(pq_reader *));
+    if (m->morsels == NULL || m->readers == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < m->n_files; idx++)
+        for (rg = 0; rg < pq_file_metadata(m->files[idx])->n_row_groups; rg++) {
+            m->morsels[m->n].file_idx = idx;
+            m->morsels[m->n++].row_group = rg;
+        }
+    out->morsels.top = out->op;
+    out->morsels.fn = pq_morsel_next;
+    out->morsels.payload = m;
+    out->morsels.n = m->n;
+    out->morsels.schema = out->op->schema;
+    out->morsels.filter = NULL;
+    return SILT_OK;
+}
+
 static silt_status open_parquet(binder *b, const char *path, const pushdown *pd, plan *out,
                                 const char *qual, silt_error *err)
 {
@@ -589,6 +698,9 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
               src->n_keys == 1 ? "" : "s");
     note_pushed(b, "ParquetScan", preds, src->n_preds);
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, pq_next, src, err));
+    memset(&out->morsels, 0, sizeof(out->morsels));
+    if (b->ctx->pool != NULL)
+        SILT_RETURN_IF_ERROR(pq_morsels_new(b, src, out, err));
     return scope_from_schema(b->a, src->schema, qual, &out->scope, err);
 }
 
