@@ -909,7 +909,7 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const char *name = n->parts[n->n_parts - 1].name;
     cat_state *state = NULL;
     const cat_table *t;
-    const char *location;
+    const char *location, *provider;
     silt_status rc;
     *found = 0;
     if (b->s->cat == NULL || n->n_parts > 2)
@@ -922,6 +922,7 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     }
     *found = 1;
     location = t->location;
+    provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
     if (location[0] != '/' && strstr(location, "://") == NULL)
         location = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), location);
     else
@@ -929,8 +930,18 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     cat_state_free(state);
     if (location == NULL)
         return err_nomem(err);
-    rc = open_delta(b, location, version, ts, pd, out, ref->alias.name ? ref->alias.name : name,
-                    err);
+    if (provider == NULL || str_casecmp(provider, "delta") == 0) {
+        rc = open_delta(b, location, version, ts, pd, out,
+                        ref->alias.name ? ref->alias.name : name, err);
+    } else {
+        pushdown local;
+        memset(&local, 0, sizeof(local));
+        local.all_cols = 1;
+        if (pd != NULL)
+            local = *pd;
+        local.qual = ref->alias.name ? ref->alias.name : name;
+        rc = source_path(b, provider, location, NULL, 0, &local, version, ts, out, ref->pos, err);
+    }
     if (rc != SILT_OK)
         err_context(err, "while reading table \"%s.%s\"", db, name);
     return rc;
