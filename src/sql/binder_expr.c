@@ -558,6 +558,15 @@ static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *as
         SILT_RETURN_IF_ERROR(register_agg(b, bc, ast, text, &col, err));
         return expr_column(out, b->a, col, st->aggs[col - (int64_t)st->n_keys].type, err);
     }
+    if (ast->kind == SQL_EXPR_COLUMN && ast->u.column.n_parts == 1 && st->n_aliases > 0) {
+        silt_error scratch = SILT_ERROR_INIT;
+        if (bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, &scratch) != SILT_OK) {
+            for (idx = 0; idx < st->n_aliases; idx++)
+                if (str_casecmp(st->alias_names[idx], ast->u.column.parts[0].name) == 0 &&
+                    st->alias_exprs[idx] != ast)
+                    return bind_expr(b, bc, st->alias_exprs[idx], out, err);
+        }
+    }
     if (ast->kind == SQL_EXPR_COLUMN) {
         SILT_RETURN_IF_ERROR(bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, err));
         for (idx = 0; idx < st->n_keys; idx++)

@@ -157,6 +157,10 @@ typedef struct agg_state {
     size_t n_aggs, cap_aggs;
     agg_call *aggs;
     int grouping_sets;      /* a spark_grouping_id column follows the aggregates */
+    /* Select aliases HAVING may name (Spark resolves them after input columns). */
+    size_t n_aliases;
+    const char **alias_names;
+    const sql_expr **alias_exprs;
 } agg_state;
 
 /* Window functions found while binding select items / ORDER BY. */

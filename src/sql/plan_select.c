@@ -729,7 +729,17 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
         bind_ctx hc = bc;
         expr *pred;
         hc.win = NULL;
+        ag.alias_names = arena_calloc(b->a, st.n_items + 1, sizeof(char *));
+        ag.alias_exprs = arena_calloc(b->a, st.n_items + 1, sizeof(sql_expr *));
+        if (ag.alias_names == NULL || ag.alias_exprs == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < sel->n_items; idx++)
+            if (sel->items[idx].alias != NULL && sel->items[idx].expr->kind != SQL_EXPR_STAR) {
+                ag.alias_names[ag.n_aliases] = sel->items[idx].alias;
+                ag.alias_exprs[ag.n_aliases++] = sel->items[idx].expr;
+            }
         SILT_RETURN_IF_ERROR(bind_expr(b, &hc, sel->having, &pred, err));
+        ag.n_aliases = 0;
         SILT_RETURN_IF_ERROR(bind_order(b, q, &st, &bc, err));
         SILT_RETURN_IF_ERROR(make_agg(b, &p, &ag, sets, n_sets, err));
         if (pred->type->id != COL_BOOLEAN)
