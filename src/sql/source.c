@@ -25,6 +25,7 @@
 #include "formats/text/text_source.h"
 #include "sql/binder_int.h"
 #include "sql/parser.h"
+#include "util/hashmap.h"
 #include "util/time.h"
 
 /* ---------------------------------------------------------------- cleanups */
@@ -351,6 +352,33 @@ static silt_status delta_morsels_new(binder *b, io_store *store, const delta_sna
     return SILT_OK;
 }
 
+/* Number of distinct partitions (partition value sets) among files, for EXPLAIN. */
+static silt_status count_partitions(const delta_file *files, size_t n_files, size_t *out,
+                                    silt_error *err)
+{
+    hashmap seen = HASHMAP_INIT;
+    buf key = BUF_INIT;
+    size_t idx, kv;
+    silt_status rc = SILT_OK;
+    *out = 0;
+    for (idx = 0; idx < n_files && rc == SILT_OK; idx++) {
+        const dlog_map *pv = &files[idx].partition_values;
+        buf_truncate(&key, 0);
+        for (kv = 0; kv < pv->n && rc == SILT_OK; kv++)
+            rc = buf_printf(&key, err, "%s=%s%c", pv->items[kv].key,
+                            pv->items[kv].value ? pv->items[kv].value : "\x01null", 0);
+        if (rc == SILT_OK && key.len == 0)
+            rc = buf_append_char(&key, 0, err);
+        if (rc == SILT_OK && !hashmap_get(&seen, key.data, key.len, NULL)) {
+            rc = hashmap_put(&seen, key.data, key.len, NULL, NULL, err);
+            (*out)++;
+        }
+    }
+    hashmap_clear(&seen);
+    buf_clear(&key);
+    return rc;
+}
+
 /* A shallow copy of snap holding only the files the predicates may match. */
 static silt_status prune_files(binder *b, const delta_snapshot *snap, const dpred *preds,
                                size_t n_preds, delta_snapshot **out, silt_error *err)
@@ -378,6 +406,12 @@ static silt_status prune_files(binder *b, const delta_snapshot *snap, const dpre
     copy->n_files = kept;
     bind_note(b, "DeltaScan files: %zu of %zu read, %zu skipped by partition values and stats",
               kept, snap->n_files, snap->n_files - kept);
+    if (snap->metadata.n_partition_columns > 0) {
+        size_t all = 0, left = 0;
+        SILT_RETURN_IF_ERROR(count_partitions(snap->files, snap->n_files, &all, err));
+        SILT_RETURN_IF_ERROR(count_partitions(copy->files, kept, &left, err));
+        bind_note(b, "DeltaScan partitions: %zu of %zu read, %zu skipped", left, all, all - left);
+    }
     *out = copy;
     return SILT_OK;
 }
