@@ -650,6 +650,10 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
     if (spec == NULL)
         return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "named windows (OVER %s) are not supported yet", ast->u.func.over_name);
+    if (ast->u.func.distinct || ast->u.func.filter != NULL)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "[UNSUPPORTED_FEATURE] DISTINCT and FILTER are not supported in window "
+                          "functions");
     memset(&call, 0, sizeof(call));
     call.text = bind_expr_text(b, ast);
     call.spec = spec;

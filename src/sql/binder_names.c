@@ -87,7 +87,11 @@ static void name_literal(namer *w, const sql_literal *lit)
         if (lit->scale == 0) {
             put(w, "%s", lit->digits);
         } else if (int_digits == 0) {
-            put(w, "0.%0*d%s", (int)((size_t)lit->scale - n), 0, lit->digits);
+            size_t zeros = (size_t)lit->scale - n;
+            put(w, "0.");
+            while (zeros-- > 0)
+                put(w, "0");
+            put(w, "%s", lit->digits);
         } else {
             put(w, "%.*s.%s", (int)int_digits, lit->digits, lit->digits + int_digits);
         }

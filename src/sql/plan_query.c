@@ -77,6 +77,19 @@ static silt_status apply_alias(binder *b, plan *p, const sql_alias *alias, uint3
     return SILT_OK;
 }
 
+/*
+ * The type a column of a set operation or VALUES takes: Spark's wider type,
+ * where a string next to any other non-null type makes the column a string
+ * (comparisons cast the other way, which expr_common_type follows).
+ */
+static const col_type *union_type(arena *a, const col_type *x, const col_type *y)
+{
+    if ((x->id == COL_STRING && y->id != COL_NULL && !col_type_is_nested(y->id)) ||
+        (y->id == COL_STRING && x->id != COL_NULL && !col_type_is_nested(x->id)))
+        return col_type_primitive(COL_STRING);
+    return expr_common_type(a, x, y);
+}
+
 /* ---------------------------------------------------------------- VALUES */
 
 silt_status plan_one_row(binder *b, plan *out, silt_error *err)
@@ -133,7 +146,7 @@ static silt_status plan_values(binder *b, const sql_query *q, plan *out, silt_er
         const col_type *t = cells[0][col]->type;
         vec_accum acc;
         for (row = 1; row < n_rows; row++) {
-            const col_type *c = expr_common_type(b->a, t, cells[row][col]->type);
+            const col_type *c = union_type(b->a, t, cells[row][col]->type);
             if (c == NULL)
                 return bind_error(b, err, q->u.values.rows[row].items[col]->pos, SILT_BIND,
                                   "[INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE] "
@@ -574,7 +587,7 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
     if (types == NULL)
         return err_nomem(err);
     for (idx = 0; idx < l.scope.n; idx++) {
-        types[idx] = expr_common_type(b->a, l.scope.cols[idx].type, r.scope.cols[idx].type);
+        types[idx] = union_type(b->a, l.scope.cols[idx].type, r.scope.cols[idx].type);
         if (types[idx] == NULL)
             return bind_error(b, err, q->u.setop.right->pos, SILT_BIND,
                               "[INCOMPATIBLE_COLUMN_TYPE] column %zu of the set operation has "
