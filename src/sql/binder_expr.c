@@ -544,7 +544,7 @@ static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *as
     agg_state *st = bc->agg;
     const char *text;
     size_t idx;
-    int64_t col;
+    int64_t col = -1;
     *done = 1;
     if (ast->kind == SQL_EXPR_LITERAL) {
         *done = 0;
