@@ -256,12 +256,109 @@ silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_na
     return SILT_OK;
 }
 
+/*
+ * Struct field access (s.f, t.s.f, expr.f): a function node of the binder's
+ * own. The result shares the child vector's buffers; only the validity is
+ * new, because the engine marks the rows of NULL structs in it.
+ */
+static silt_status field_eval(const expr *e, engine_ctx *ctx, col_vec **args,
+                              const int32_t *sel, int64_t n_sel, int64_t n_rows, arena *a,
+                              col_vec **out, silt_error *err)
+{
+    const col_vec *child = args[0]->children[e->lit.i];
+    col_vec *v = arena_alloc(a, sizeof(*v));
+    size_t bytes = (size_t)(n_rows + 7) / 8 + 1;
+    (void)ctx;
+    (void)sel;
+    (void)n_sel;
+    if (v == NULL)
+        return err_nomem(err);
+    *v = *child;
+    v->validity = arena_alloc(a, bytes);
+    if (v->validity == NULL)
+        return err_nomem(err);
+    if (child->validity != NULL)
+        memcpy(v->validity, child->validity, (size_t)(n_rows + 7) / 8);
+    else
+        memset(v->validity, 0xff, bytes);
+    v->null_count = col_validity_count_nulls(v->validity, n_rows);
+    *out = v;
+    return SILT_OK;
+}
+
+static silt_status field_resolve(expr *e, arena *a, silt_error *err)
+{
+    (void)e;
+    (void)a;
+    (void)err;
+    return SILT_OK; /* typed when built */
+}
+
+static const expr_func_def field_def = {"get_field", 1, 1, field_resolve, field_eval, 0};
+
+static silt_status bind_field(binder *b, expr *base, const sql_ident *field, expr **out,
+                              silt_error *err)
+{
+    const col_type *t = base->type;
+    size_t idx;
+    expr *e;
+    if (t->id != COL_STRUCT)
+        return bind_error(b, err, field->pos, SILT_BIND,
+                          "[INVALID_EXTRACT_BASE_FIELD_TYPE] cannot extract field `%s` from a "
+                          "value of type \"%s\"", field->name, col_type_id_name(t->id));
+    for (idx = 0; idx < t->n_fields; idx++)
+        if (str_casecmp(t->fields[idx].name, field->name) == 0)
+            break;
+    if (idx == t->n_fields)
+        return bind_error(b, err, field->pos, SILT_BIND,
+                          "[FIELD_NOT_FOUND] No such struct field `%s`", field->name);
+    e = arena_calloc(b->a, 1, sizeof(*e));
+    if (e == NULL || (e->args = arena_calloc(b->a, 1, sizeof(expr *))) == NULL)
+        return err_nomem(err);
+    e->kind = EXPR_FUNC;
+    e->type = t->fields[idx].type;
+    e->func = &field_def;
+    e->n_args = 1;
+    e->args[0] = base;
+    e->lit.i = (int64_t)idx;
+    e->pos = -1;
+    *out = e;
+    return SILT_OK;
+}
+
+static int scope_has(const bind_scope *scope, const char *qual, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < scope->n; idx++)
+        if ((qual == NULL || name_eq(scope->cols[idx].qual, qual)) &&
+            name_eq(scope->cols[idx].name, name))
+            return 1;
+    return 0;
+}
+
 static silt_status bind_column(binder *b, const bind_scope *scope, const sql_expr *ast,
                                expr **out, silt_error *err)
 {
-    int64_t idx;
-    SILT_RETURN_IF_ERROR(bind_resolve_column(b, scope, &ast->u.column, &idx, NULL, err));
-    return expr_column(out, b->a, idx, scope->cols[idx].type, err);
+    const sql_name *n = &ast->u.column;
+    sql_name base = *n;
+    size_t first_field = n->n_parts, idx;
+    int64_t col;
+    expr *e;
+    /* a.b.c: table a, column b, field c; or column a with fields b.c. */
+    if (n->n_parts > 2 && scope_has(scope, n->parts[0].name, n->parts[1].name)) {
+        base.n_parts = 2;
+        first_field = 2;
+    } else if (n->n_parts >= 2 && !scope_has(scope, n->parts[0].name, n->parts[1].name) &&
+               scope_has(scope, NULL, n->parts[0].name)) {
+        base.n_parts = 1;
+        first_field = 1;
+    }
+    SILT_RETURN_IF_ERROR(bind_resolve_column(b, scope, &base, &col, NULL, err));
+    SILT_RETURN_IF_ERROR(expr_column(&e, b->a, col, scope->cols[col].type, err));
+    for (idx = first_field; idx < n->n_parts; idx++)
+        SILT_RETURN_IF_ERROR(bind_field(b, e, &n->parts[idx], &e, err));
+    *out = e;
+    return SILT_OK;
 }
 
 /* ---------------------------------------------------------------- literals */
@@ -993,6 +1090,12 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         expr *arg;
         SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.extract.arg, &arg, err));
         rc = expr_func(out, b->a, ast->u.extract.field.name, &arg, 1, err);
+        break;
+    }
+    case SQL_EXPR_FIELD: {
+        expr *base;
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.base, &base, err));
+        rc = bind_field(b, base, &ast->u.access.field, out, err);
         break;
     }
     case SQL_EXPR_STAR:
