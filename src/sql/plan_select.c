@@ -571,6 +571,126 @@ silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error 
     return finish_limit(b, q, p, keys, q->order_by.n, err);
 }
 
+/* A WHERE conjunct [NOT] EXISTS / IN (subquery) planned as a semi or anti join. */
+typedef struct semi_join {
+    int kind; /* 0: not rewritten, 1: semi, 2: anti */
+    plan right;
+    expr **left_keys, **right_keys;
+    size_t n_keys;
+} semi_join;
+
+/* Binds e over scope, quietly: 1 when it binds (and names only that scope). */
+static int binds_in(binder *b, const bind_scope *scope, const sql_expr *e, expr **out)
+{
+    bind_ctx bc = {scope, NULL, NULL, NULL};
+    silt_error scratch = SILT_ERROR_INIT;
+    if (bind_has_agg(e) || bind_has_window(e))
+        return 0;
+    return bind_expr(b, &bc, e, out, &scratch) == SILT_OK;
+}
+
+static int has_subquery(const sql_expr *e)
+{
+    return e->kind == SQL_EXPR_SUBQUERY || e->kind == SQL_EXPR_EXISTS ||
+           e->kind == SQL_EXPR_IN_QUERY;
+}
+
+/*
+ * EXISTS (SELECT ... FROM r WHERE r.k = outer.k AND local) -> semi join on
+ * k over r filtered by local; NOT EXISTS -> anti join; x IN (SELECT c FROM
+ * r WHERE ...) -> semi join on x = c plus the correlations. Only simple
+ * subqueries (one SELECT, no aggregation, DISTINCT, ORDER BY or LIMIT)
+ * with equality correlations are rewritten, and only when there is at
+ * least one key; anything else is left to the binder (uncorrelated
+ * subqueries run once and become constants). NOT IN is never rewritten:
+ * its NULL semantics differ from an anti join.
+ */
+static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_expr *c,
+                                 semi_join *out, silt_error *err)
+{
+    const sql_query *sq;
+    const sql_select *ss;
+    const sql_expr *sub_conj[MAX_CONJ];
+    size_t n_sub = 0, idx;
+    bind_scope inner;
+    expr *local = NULL;
+    int negated = 0;
+    memset(out, 0, sizeof(*out));
+    if (c->kind == SQL_EXPR_UNARY && c->u.op.op == SQL_OP_NOT &&
+        c->u.op.left->kind == SQL_EXPR_EXISTS) {
+        negated = 1;
+        c = c->u.op.left;
+    }
+    if (c->kind == SQL_EXPR_EXISTS)
+        sq = c->u.in.query;
+    else if (c->kind == SQL_EXPR_IN_QUERY && !c->u.in.negated)
+        sq = c->u.in.query;
+    else
+        return SILT_OK;
+    if (sq->kind != SQL_QUERY_SELECT || sq->n_ctes > 0 || sq->order_by.n > 0 ||
+        sq->limit != NULL || sq->offset != NULL)
+        return SILT_OK;
+    ss = &sq->u.select;
+    if (ss->n_from == 0 || ss->n_group > 0 || ss->group_all || ss->having != NULL ||
+        ss->distinct || ss->n_windows > 0 || ss->qualify != NULL || ss->n_lateral_views > 0)
+        return SILT_OK;
+    for (idx = 0; idx < ss->n_items; idx++)
+        if (bind_has_agg(ss->items[idx].expr) || bind_has_window(ss->items[idx].expr))
+            return SILT_OK;
+    if (c->kind == SQL_EXPR_IN_QUERY && (ss->n_items != 1 || ss->items[0].expr->kind == SQL_EXPR_STAR))
+        return SILT_OK;
+    if (ss->where != NULL) {
+        split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
+        if (n_sub == MAX_CONJ)
+            return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &out->right, err));
+    inner = out->right.scope;
+    out->left_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
+    out->right_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
+    if (out->left_keys == NULL || out->right_keys == NULL)
+        return err_nomem(err);
+    if (c->kind == SQL_EXPR_IN_QUERY) {
+        if (!binds_in(b, outer, c->u.in.arg, &out->left_keys[0]) ||
+            !binds_in(b, &inner, ss->items[0].expr, &out->right_keys[0]))
+            return SILT_OK;
+        out->n_keys = 1;
+    }
+    for (idx = 0; idx < n_sub; idx++) {
+        const sql_expr *t = sub_conj[idx];
+        expr *e, *l, *r;
+        if (has_subquery(t))
+            return SILT_OK;
+        if (binds_in(b, &inner, t, &e)) {
+            if (local == NULL)
+                local = e;
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
+            continue;
+        }
+        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
+            return SILT_OK;
+        if (binds_in(b, outer, t->u.op.left, &l) && binds_in(b, &inner, t->u.op.right, &r)) {
+        } else if (binds_in(b, outer, t->u.op.right, &l) && binds_in(b, &inner, t->u.op.left, &r)) {
+        } else {
+            return SILT_OK;
+        }
+        out->left_keys[out->n_keys] = l;
+        out->right_keys[out->n_keys++] = r;
+    }
+    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0))
+        return SILT_OK; /* uncorrelated: the binder runs it once */
+    if (local != NULL) {
+        engine_op *op;
+        if (local->type->id != COL_BOOLEAN)
+            return SILT_OK;
+        SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, out->right.op, local, err));
+        out->right.op = op;
+    }
+    out->kind = c->kind == SQL_EXPR_EXISTS && (c->u.in.negated != 0) != negated ? 2 : 1;
+    return SILT_OK;
+}
+
 /* Join conditions of the FROM items: their names count too. */
 static silt_status ref_names(binder *b, const sql_table_ref *ref, name_set *set, silt_error *err)
 {
@@ -652,27 +772,66 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
     SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &want, &p, err));
     if (sel->where != NULL) {
         bind_ctx wc = {&p.scope, NULL, NULL, NULL};
-        expr *pred;
+        expr *pred = NULL;
         engine_op *op;
+        semi_join *sj = arena_calloc(b->a, n_conj + 1, sizeof(semi_join));
+        if (sj == NULL)
+            return err_nomem(err);
         if (bind_has_agg(sel->where))
             return bind_error(b, err, sel->where->pos, SILT_BIND,
                               "[WHERE_CLAUSE_CANNOT_CONTAIN_AGGREGATE] aggregate functions are "
                               "not allowed in WHERE");
-        SILT_RETURN_IF_ERROR(bind_expr(b, &wc, sel->where, &pred, err));
-        if (pred->type->id != COL_BOOLEAN)
+        /* [NOT] EXISTS / IN subqueries correlated by equalities become semi/anti joins. */
+        for (idx = 0; idx < n_conj; idx++)
+            SILT_RETURN_IF_ERROR(try_semi_join(b, &p.scope, conj[idx], &sj[idx], err));
+        if (n_conj == 0) {
+            SILT_RETURN_IF_ERROR(bind_expr(b, &wc, sel->where, &pred, err));
+        } else {
+            for (idx = 0; idx < n_conj; idx++) {
+                expr *e;
+                if (sj[idx].kind != 0)
+                    continue;
+                SILT_RETURN_IF_ERROR(bind_expr(b, &wc, conj[idx], &e, err));
+                if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
+                    return bind_error(b, err, conj[idx]->pos, SILT_BIND,
+                                      "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression "
+                                      "of type \"%s\" is not a boolean",
+                                      col_type_id_name(e->type->id));
+                if (pred == NULL)
+                    pred = e;
+                else
+                    SILT_RETURN_IF_ERROR(expr_and(&pred, b->a, pred, e, err));
+            }
+        }
+        if (pred != NULL && pred->type->id != COL_BOOLEAN)
             return bind_error(b, err, sel->where->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression of type "
                               "\"%s\" is not a boolean", col_type_id_name(pred->type->id));
-        if (p.morsels.top == p.op) {
-            /* Still a bare scan: the parallel aggregation can filter inside its workers. */
-            p.morsels.top = op = NULL;
+        if (pred != NULL) {
+            if (p.morsels.top == p.op) {
+                /* Still a bare scan: the parallel aggregation can filter inside its workers. */
+                p.morsels.top = op = NULL;
+            }
+            SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
+            if (p.morsels.fn != NULL && p.morsels.top == NULL) {
+                p.morsels.top = op;
+                p.morsels.filter = pred;
+            }
+            p.op = op;
         }
-        SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
-        if (p.morsels.fn != NULL && p.morsels.top == NULL) {
-            p.morsels.top = op;
-            p.morsels.filter = pred;
+        for (idx = 0; idx < n_conj; idx++) {
+            if (sj[idx].kind == 0)
+                continue;
+            SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, p.op, sj[idx].right.op,
+                                                     sj[idx].kind == 1 ? JOIN_LEFT_SEMI
+                                                                       : JOIN_LEFT_ANTI,
+                                                     sj[idx].left_keys, sj[idx].right_keys,
+                                                     sj[idx].n_keys, NULL, err));
+            bind_note(b, "%s join for a correlated subquery on %zu key%s",
+                      sj[idx].kind == 1 ? "LeftSemi" : "LeftAnti", sj[idx].n_keys,
+                      sj[idx].n_keys == 1 ? "" : "s");
+            p.op = op;
         }
-        p.op = op;
     }
     SILT_RETURN_IF_ERROR(expand_items(b, sel, &p.scope, &st, err));
     for (idx = 0; idx < st.n_items && !has_agg; idx++)

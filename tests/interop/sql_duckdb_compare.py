@@ -84,6 +84,9 @@ QUERIES = [
     ("SELECT trip_id FROM trips ORDER BY tstamp DESC, trip_id LIMIT 5 OFFSET 3", True),
     ("SELECT destination, min(tstamp) FROM trips GROUP BY destination", False),
     ("SELECT count(*) FROM trips WHERE (SELECT max(route_id) FROM routes) > route_id", False),
+    ("SELECT destination, count(*) FROM trips t WHERE EXISTS (SELECT 1 FROM routes r "
+     "WHERE r.route_id = t.route_id AND r.kind = 'tram') GROUP BY destination", False),
+    ("SELECT count(*) FROM trips t WHERE NOT EXISTS (SELECT * FROM routes r WHERE r.route_id = t.route_id)", False),
 ]
 
 
