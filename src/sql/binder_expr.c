@@ -142,7 +142,9 @@ silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, si
     size_t n, idx;
     if (ast == NULL || set->all)
         return SILT_OK;
-    if (ast->kind == SQL_EXPR_STAR) {
+    if (ast->kind == SQL_EXPR_STAR || ast->kind == SQL_EXPR_EXISTS ||
+        ast->kind == SQL_EXPR_IN_QUERY || ast->kind == SQL_EXPR_SUBQUERY) {
+        /* A subquery may name outer columns: read them all. */
         set->all = 1;
         return SILT_OK;
     }
