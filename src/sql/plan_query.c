@@ -6,8 +6,8 @@
  * comma-separated FROM items) whose sides each name one input only; the
  * other conjuncts become the join's residual condition. UNION dedups with
  * a hash aggregate; INTERSECT and EXCEPT are a distinct left side semi or
- * anti joined with the right on every column (NULLs never match there,
- * unlike Spark, which treats two NULLs as equal in set operations).
+ * anti joined with the right on every column (NULL-safe keys: two NULLs
+ * are equal in set operations, as in Spark).
  */
 #include <string.h>
 
@@ -567,6 +567,47 @@ silt_status plan_distinct(binder *b, plan *p, silt_error *err)
     return SILT_OK;
 }
 
+/*
+ * Join keys for column col of a set operation: `col IS NULL` and
+ * `coalesce(col, fill)` with a constant fill of the type, so that two NULLs
+ * match as Spark's INTERSECT and EXCEPT require (a hash join never matches
+ * NULL keys). Types without a simple fill (nested, binary) keep the plain
+ * column. Appends to keys at *n.
+ */
+static silt_status set_keys(binder *b, int64_t col, const col_type *type, expr **keys, size_t *n,
+                            silt_error *err)
+{
+    expr *c, *fill = NULL, *args[2];
+    SILT_RETURN_IF_ERROR(expr_column(&c, b->a, col, type, err));
+    switch (type->id) {
+    case COL_STRING: SILT_RETURN_IF_ERROR(expr_lit_string(&fill, b->a, "", 0, err)); break;
+    case COL_BOOLEAN: SILT_RETURN_IF_ERROR(expr_lit_bool(&fill, b->a, 0, err)); break;
+    case COL_BYTE:
+    case COL_SHORT:
+    case COL_INT:
+    case COL_LONG:
+    case COL_DATE:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: SILT_RETURN_IF_ERROR(expr_lit_int(&fill, b->a, type->id, 0, err)); break;
+    case COL_FLOAT:
+    case COL_DOUBLE: SILT_RETURN_IF_ERROR(expr_lit_double(&fill, b->a, type->id, 0, err)); break;
+    case COL_DECIMAL:
+        SILT_RETURN_IF_ERROR(expr_lit_decimal(&fill, b->a, type->precision, type->scale, 0, err));
+        break;
+    default: break;
+    }
+    if (fill == NULL) {
+        keys[(*n)++] = c;
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(expr_is_null(&keys[*n], b->a, c, 0, err));
+    args[0] = c;
+    args[1] = fill;
+    SILT_RETURN_IF_ERROR(expr_coalesce(&keys[*n + 1], b->a, args, 2, err));
+    *n += 2;
+    return SILT_OK;
+}
+
 static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     plan l, r;
@@ -610,18 +651,21 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
                           "INTERSECT ALL and EXCEPT ALL are not supported yet");
     SILT_RETURN_IF_ERROR(plan_distinct(b, &l, err));
     {
-        expr **lk = arena_calloc(b->a, l.scope.n + 1, sizeof(expr *));
-        expr **rk = arena_calloc(b->a, l.scope.n + 1, sizeof(expr *));
+        /* Two keys per column, (c IS NULL, coalesce(c, fill)), so that NULLs match NULLs. */
+        expr **lk = arena_calloc(b->a, 2 * l.scope.n + 1, sizeof(expr *));
+        expr **rk = arena_calloc(b->a, 2 * l.scope.n + 1, sizeof(expr *));
+        size_t n_keys = 0;
         if (lk == NULL || rk == NULL)
             return err_nomem(err);
         for (idx = 0; idx < l.scope.n; idx++) {
-            SILT_RETURN_IF_ERROR(expr_column(&lk[idx], b->a, (int64_t)idx, types[idx], err));
-            SILT_RETURN_IF_ERROR(expr_column(&rk[idx], b->a, (int64_t)idx, types[idx], err));
+            size_t n_right = n_keys;
+            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, types[idx], lk, &n_keys, err));
+            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, types[idx], rk, &n_right, err));
         }
         SILT_RETURN_IF_ERROR(engine_op_hash_join(
             &out->op, b->ctx, l.op, r.op,
             q->u.setop.op == SQL_SETOP_INTERSECT ? JOIN_LEFT_SEMI : JOIN_LEFT_ANTI, lk, rk,
-            l.scope.n, NULL, err));
+            n_keys, NULL, err));
     }
     out->scope = l.scope;
     return SILT_OK;
