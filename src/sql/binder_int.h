@@ -97,7 +97,14 @@ typedef struct binder {
     bind_cte *ctes;
     scan_note *notes;
     int depth;
+    /* Views being expanded, innermost first: a view met again is a cycle. */
+    struct view_frame *views;
 } binder;
+
+typedef struct view_frame {
+    const char *name;
+    struct view_frame *next;
+} view_frame;
 
 /*
  * WHERE conjuncts offered to a single-table source: it keeps those of the

@@ -392,7 +392,10 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
         binder b;
         plan p;
         uint32_t qpos = stmt->u.create_view.query->pos;
+        view_frame self = {vname, NULL};
         binder_init(&b, s, res, text, len);
+        /* Spark refuses a view that reads itself, also through other views. */
+        b.views = &self;
         SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.create_view.query, &p, err));
         v->query_text = arena_strndup(s->arena, text + qpos, stmt->end - qpos);
         if (v->query_text == NULL)

@@ -902,14 +902,22 @@ static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref
         const char *saved_text = b->text;
         size_t saved_len = b->text_len;
         bind_cte *saved_ctes = b->ctes;
-        silt_status rc = sql_parse(b->a, v->query_text, &stmts, err);
+        view_frame frame = {v->name, b->views}, *f;
+        silt_status rc;
+        for (f = b->views; f != NULL; f = f->next)
+            if (str_casecmp(f->name, v->name) == 0)
+                return bind_error(b, err, ref->pos, SILT_BIND,
+                                  "[RECURSIVE_VIEW] Recursive view `%s` detected", v->name);
+        rc = sql_parse(b->a, v->query_text, &stmts, err);
         if (rc == SILT_OK && (stmts->n != 1 || stmts->items[0]->kind != SQL_STMT_QUERY))
             rc = err_set(err, SILT_CORRUPT, "view \"%s\" does not hold a query", v->name);
         if (rc == SILT_OK) {
             b->text = v->query_text;
             b->text_len = strlen(v->query_text);
             b->ctes = NULL;
+            b->views = &frame;
             rc = plan_query(b, stmts->items[0]->u.query, out, err);
+            b->views = frame.next;
             b->text = saved_text;
             b->text_len = saved_len;
             b->ctes = saved_ctes;
