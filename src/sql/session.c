@@ -7,7 +7,8 @@
  * sources' files and snapshots with it, through arena cleanups).
  *
  * Statements run here: queries, EXPLAIN, SET / RESET, CREATE [OR REPLACE]
- * TEMPORARY VIEW (AS query, or USING fmt OPTIONS (...)), DROP VIEW, USE.
+ * TEMPORARY VIEW (AS query, or USING fmt OPTIONS (...)), DROP VIEW, USE,
+ * DESCRIBE [TABLE] name and DESCRIBE QUERY.
  * Anything else is SILT_UNSUPPORTED naming the statement, until the write
  * path and the catalog statements are connected.
  */
@@ -482,6 +483,78 @@ static silt_status run_use(sql_session *s, const sql_stmt *stmt, silt_error *err
     return s->database ? SILT_OK : err_nomem(err);
 }
 
+/* Spark's simpleString of a type: int, bigint, decimal(10,2), struct<a:int>, ... */
+static silt_status spark_type_name(const col_type *t, buf *out, silt_error *err)
+{
+    static const char *const names[] = {
+        "void", "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal",
+        "string", "binary", "date", "timestamp", "timestamp_ntz", "struct", "array", "map"};
+    size_t idx;
+    switch (t->id) {
+    case COL_DECIMAL: return buf_printf(out, err, "decimal(%d,%d)", t->precision, t->scale);
+    case COL_STRUCT:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "struct<", err));
+        for (idx = 0; idx < t->n_fields; idx++) {
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s%s:", idx ? "," : "", t->fields[idx].name));
+            SILT_RETURN_IF_ERROR(spark_type_name(t->fields[idx].type, out, err));
+        }
+        return buf_append_char(out, '>', err);
+    case COL_ARRAY:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "array<", err));
+        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[0].type, out, err));
+        return buf_append_char(out, '>', err);
+    case COL_MAP:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "map<", err));
+        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[0].type, out, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[1].type, out, err));
+        return buf_append_char(out, '>', err);
+    default:
+        return buf_append_str(out, (size_t)t->id < sizeof(names) / sizeof(names[0])
+                                       ? names[t->id] : "unknown", err);
+    }
+}
+
+/* DESCRIBE [TABLE] name / DESCRIBE QUERY q: col_name, data_type, comment per column. */
+static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                                const char *text, size_t len, silt_error *err)
+{
+    static const char *const names[] = {"col_name", "data_type", "comment"};
+    binder b;
+    plan p;
+    const char **cells;
+    size_t idx;
+    binder_init(&b, s, res, text, len);
+    if (stmt->u.describe.what == SQL_DESCRIBE_QUERY) {
+        SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.describe.query, &p, err));
+    } else if (stmt->u.describe.what == SQL_DESCRIBE_TABLE && stmt->u.describe.column.n_parts == 0) {
+        sql_table_ref ref;
+        memset(&ref, 0, sizeof(ref));
+        ref.kind = SQL_TABLE_NAMED;
+        ref.pos = stmt->u.describe.name.pos;
+        ref.u.named.name = stmt->u.describe.name;
+        SILT_RETURN_IF_ERROR(plan_table_ref(&b, &ref, NULL, &p, err));
+    } else {
+        return err_set(err, SILT_UNSUPPORTED, "DESCRIBE HISTORY, DETAIL, DATABASE and of a single "
+                       "column are not supported by the query engine yet");
+    }
+    cells = arena_calloc(res->arena, p.scope.n * 3 + 1, sizeof(char *));
+    if (cells == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < p.scope.n; idx++) {
+        buf t = BUF_INIT;
+        silt_status rc = spark_type_name(p.scope.cols[idx].type, &t, err);
+        cells[3 * idx] = p.scope.cols[idx].name;
+        cells[3 * idx + 1] = rc == SILT_OK ? arena_strdup(res->arena, buf_cstr(&t)) : NULL;
+        cells[3 * idx + 2] = NULL;
+        buf_clear(&t);
+        SILT_RETURN_IF_ERROR(rc);
+        if (cells[3 * idx + 1] == NULL)
+            return err_nomem(err);
+    }
+    return string_result(res, names, 3, cells, p.scope.n, err);
+}
+
 static const char *stmt_name(sql_stmt_kind k)
 {
     static const char *const names[] = {
@@ -503,6 +576,7 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_RESET: return run_set(s, res, stmt, err);
     case SQL_STMT_CREATE_VIEW: return run_create_view(s, res, stmt, text, len, err);
     case SQL_STMT_USE: return run_use(s, stmt, err);
+    case SQL_STMT_DESCRIBE: return run_describe(s, res, stmt, text, len, err);
     case SQL_STMT_DROP:
         if (stmt->u.drop.what == SQL_OBJ_VIEW)
             return run_drop_view(s, stmt, err);
