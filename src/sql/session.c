@@ -8,7 +8,7 @@
  *
  * Statements run here: queries, EXPLAIN, SET / RESET, CREATE [OR REPLACE]
  * TEMPORARY VIEW (AS query, or USING fmt OPTIONS (...)), DROP VIEW, USE,
- * DESCRIBE [TABLE] name and DESCRIBE QUERY.
+ * DESCRIBE [TABLE] name and DESCRIBE QUERY, SHOW TABLES/VIEWS/DATABASES.
  * Anything else is SILT_UNSUPPORTED naming the statement, until the write
  * path and the catalog statements are connected.
  */
@@ -555,6 +555,100 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
     return string_result(res, names, 3, cells, p.scope.n, err);
 }
 
+/* Spark's SHOW ... LIKE pattern: '*' any text, '|' alternatives, case-insensitive. */
+static int show_like(const char *pattern, const char *name)
+{
+    const char *alt = pattern;
+    if (pattern == NULL)
+        return 1;
+    while (alt != NULL) {
+        const char *bar = strchr(alt, '|');
+        size_t n = bar ? (size_t)(bar - alt) : strlen(alt);
+        const char *p = alt, *end = alt + n, *t = name, *star_p = NULL, *star_t = NULL;
+        int ok;
+        while (*t != '\0') {
+            if (p < end && *p == '*') {
+                star_p = ++p;
+                star_t = t;
+            } else if (p < end && (*p | 0x20) == (*t | 0x20)) {
+                p++;
+                t++;
+            } else if (star_p != NULL) {
+                p = star_p;
+                t = ++star_t;
+            } else {
+                break;
+            }
+        }
+        while (p < end && *p == '*')
+            p++;
+        ok = *t == '\0' && p == end;
+        if (ok)
+            return 1;
+        alt = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+/* SHOW TABLES [IN db] [LIKE 'p'] (with temporary views) and SHOW DATABASES. */
+static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                            silt_error *err)
+{
+    static const char *const table_cols[] = {"namespace", "tableName", "isTemporary"};
+    static const char *const db_cols[] = {"namespace"};
+    const char *db = stmt->u.show.in.n_parts > 0
+                         ? stmt->u.show.in.parts[stmt->u.show.in.n_parts - 1].name : s->database;
+    cat_state *state = NULL;
+    const char **cells;
+    size_t n = 0, cap, idx;
+    const sql_view *v;
+    silt_status rc = SILT_OK;
+    int dbs = stmt->u.show.what == SQL_SHOW_DATABASES;
+    if (!dbs && stmt->u.show.what != SQL_SHOW_TABLES && stmt->u.show.what != SQL_SHOW_VIEWS)
+        return err_set(err, SILT_UNSUPPORTED, "this SHOW statement is not supported by the query "
+                       "engine yet");
+    if (s->cat != NULL)
+        SILT_RETURN_IF_ERROR(catalog_load(s->cat, &state, err));
+    cap = 4 + (state ? state->n_tables + state->n_databases : 0);
+    for (v = s->views; v != NULL; v = v->next)
+        cap++;
+    cells = arena_calloc(res->arena, cap * 3 + 3, sizeof(char *));
+    if (cells == NULL) {
+        cat_state_free(state);
+        return err_nomem(err);
+    }
+    if (dbs) {
+        if (state == NULL)
+            cells[n++] = "default";
+        for (idx = 0; state != NULL && idx < state->n_databases; idx++)
+            if (show_like(stmt->u.show.like, state->databases[idx].name))
+                cells[n++] = arena_strdup(res->arena, state->databases[idx].name);
+    } else {
+        for (idx = 0; state != NULL && idx < state->n_tables; idx++) {
+            const cat_table *t = &state->tables[idx];
+            if (str_casecmp(t->database, db) != 0 || !show_like(stmt->u.show.like, t->name) ||
+                (stmt->u.show.what == SQL_SHOW_VIEWS && t->kind != CAT_VIEW))
+                continue;
+            cells[3 * n] = arena_strdup(res->arena, t->database);
+            cells[3 * n + 1] = arena_strdup(res->arena, t->name);
+            cells[3 * n++ + 2] = "false";
+        }
+        for (v = s->views; v != NULL; v = v->next) {
+            if (!show_like(stmt->u.show.like, v->name))
+                continue;
+            cells[3 * n] = "";
+            cells[3 * n + 1] = v->name;
+            cells[3 * n++ + 2] = "true";
+        }
+    }
+    cat_state_free(state);
+    for (idx = 0; idx < n * (dbs ? 1 : 3); idx++)
+        if (cells[idx] == NULL)
+            rc = err_nomem(err);
+    SILT_RETURN_IF_ERROR(rc);
+    return string_result(res, dbs ? db_cols : table_cols, dbs ? 1 : 3, cells, n, err);
+}
+
 static const char *stmt_name(sql_stmt_kind k)
 {
     static const char *const names[] = {
@@ -577,6 +671,7 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_CREATE_VIEW: return run_create_view(s, res, stmt, text, len, err);
     case SQL_STMT_USE: return run_use(s, stmt, err);
     case SQL_STMT_DESCRIBE: return run_describe(s, res, stmt, text, len, err);
+    case SQL_STMT_SHOW: return run_show(s, res, stmt, err);
     case SQL_STMT_DROP:
         if (stmt->u.drop.what == SQL_OBJ_VIEW)
             return run_drop_view(s, stmt, err);

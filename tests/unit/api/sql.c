@@ -142,6 +142,19 @@ void test_api_sql__catalog_tables_by_name(void)
     stream.release(&stream);
     check_int(SILT_OK, silt_conn_exec(conn, "USE default; SELECT max(id) FROM TRIPS VERSION AS OF 0",
                                       NULL));
+    {
+        char *text = NULL;
+        size_t len = 0;
+        FILE *mem = open_memstream(&text, &len);
+        silt_output_options opts = SILT_OUTPUT_OPTIONS_INIT;
+        opts.format = SILT_OUTPUT_CSV;
+        check(mem != NULL);
+        check_int(SILT_OK, silt_conn_print(conn, "SHOW TABLES; DESCRIBE trips", mem, &opts));
+        fclose(mem);
+        check_str("namespace,tableName,isTemporary\ndefault,trips,false\n"
+                  "col_name,data_type,comment\nid,bigint,\n", text);
+        free(text);
+    }
     check_int(SILT_NOTFOUND, silt_conn_exec(conn, "SELECT * FROM default.nope", NULL));
     check_contains(silt_conn_errmsg(conn), "[TABLE_OR_VIEW_NOT_FOUND]");
     check_int(SILT_NOTFOUND, silt_conn_exec(conn, "USE nodb", NULL));
