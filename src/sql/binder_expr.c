@@ -136,6 +136,32 @@ int bind_has_window(const sql_expr *ast)
     return 0;
 }
 
+silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                 size_t *n, size_t *cap, silt_error *err)
+{
+    const sql_expr *kids[64];
+    size_t k, idx;
+    if (ast == NULL)
+        return SILT_OK;
+    if (ast->kind == SQL_EXPR_SUBQUERY) {
+        if (*n == *cap) {
+            size_t grown_cap = *cap ? *cap * 2 : 4;
+            const sql_expr **grown = arena_realloc(b->a, *list, *cap * sizeof(sql_expr *),
+                                                   grown_cap * sizeof(sql_expr *));
+            if (grown == NULL)
+                return err_nomem(err);
+            *list = grown;
+            *cap = grown_cap;
+        }
+        (*list)[(*n)++] = ast;
+        return SILT_OK;
+    }
+    k = ast_children(ast, kids, 64);
+    for (idx = 0; idx < k; idx++)
+        SILT_RETURN_IF_ERROR(bind_find_subqueries(b, kids[idx], list, n, cap, err));
+    return SILT_OK;
+}
+
 silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err)
 {
     const sql_expr *kids[64];
@@ -215,6 +241,8 @@ silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_na
         const char *qual = name->parts[n - 2].name;
         const char *col = name->parts[n - 1].name;
         for (idx = 0; idx < scope->n; idx++) {
+            if (scope->cols[idx].hidden)
+                continue;
             if (name_eq(scope->cols[idx].qual, qual) && name_eq(scope->cols[idx].name, col)) {
                 if (n_found++ == 0)
                     found = (int64_t)idx;
@@ -224,6 +252,8 @@ silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_na
             return unresolved(b, scope, name, err);
     } else {
         for (idx = 0; idx < scope->n; idx++) {
+            if (scope->cols[idx].hidden)
+                continue;
             if (name_eq(scope->cols[idx].name, name->parts[0].name)) {
                 if (n_found++ == 0)
                     found = (int64_t)idx;
@@ -1083,7 +1113,25 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
     }
     case SQL_EXPR_IN_QUERY: rc = bind_in_subquery(b, bc, ast, out, err); break;
     case SQL_EXPR_EXISTS: rc = bind_exists(b, ast, out, err); break;
-    case SQL_EXPR_SUBQUERY: rc = bind_scalar_subquery(b, ast, out, err); break;
+    case SQL_EXPR_SUBQUERY: {
+        const scalar_subst *sub;
+        for (sub = b->substs; sub != NULL; sub = sub->next)
+            if (sub->node == ast)
+                break;
+        if (sub == NULL) {
+            rc = bind_scalar_subquery(b, ast, out, err);
+            break;
+        }
+        rc = expr_column(out, b->a, sub->col, sub->type, err);
+        if (rc == SILT_OK && sub->is_count) {
+            expr *zero, *args[2];
+            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
+            args[0] = *out;
+            args[1] = zero;
+            rc = expr_coalesce(out, b->a, args, 2, err);
+        }
+        break;
+    }
     case SQL_EXPR_LIKE: rc = bind_like(b, bc, ast, out, err); break;
     case SQL_EXPR_CASE: rc = bind_case(b, bc, ast, out, err); break;
     case SQL_EXPR_CAST: rc = bind_cast(b, bc, ast, out, err); break;

@@ -50,6 +50,7 @@ typedef struct bind_col {
     const char *qual;        /* table alias or name, NULL when none */
     const char *name;
     const col_type *type;
+    int hidden;              /* planner's own column: not in SELECT *, not nameable */
 } bind_col;
 
 typedef struct bind_scope {
@@ -99,7 +100,21 @@ typedef struct binder {
     int depth;
     /* Views being expanded, innermost first: a view met again is a cycle. */
     struct view_frame *views;
+    /* Correlated scalar subqueries already joined in: their value columns. */
+    struct scalar_subst *substs;
 } binder;
+
+typedef struct scalar_subst {
+    const sql_expr *node;    /* the SQL_EXPR_SUBQUERY */
+    int64_t col;             /* its value column in the current scope */
+    const col_type *type;
+    int is_count;            /* count(...): no matching row means 0, not NULL */
+    struct scalar_subst *next;
+} scalar_subst;
+
+/* Collects the SQL_EXPR_SUBQUERY nodes of ast (not inside nested queries). */
+silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                 size_t *n, size_t *cap, silt_error *err);
 
 typedef struct view_frame {
     const char *name;

@@ -63,6 +63,8 @@ static silt_status expand_items(binder *b, const sql_select *sel, const bind_sco
             const sql_name *q = &it->expr->u.column;
             size_t before = st->n_items;
             for (col = 0; col < scope->n; col++) {
+                if (scope->cols[col].hidden)
+                    continue;
                 if (q->n_parts > 0 &&
                     (scope->cols[col].qual == NULL ||
                      str_casecmp(scope->cols[col].qual, q->parts[q->n_parts - 1].name) != 0))
@@ -571,6 +573,18 @@ silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error 
     return finish_limit(b, q, p, keys, q->order_by.n, err);
 }
 
+static int select_has_agg(const sql_select *sel, const sql_query *q)
+{
+    size_t idx;
+    for (idx = 0; idx < sel->n_items; idx++)
+        if (bind_has_agg(sel->items[idx].expr))
+            return 1;
+    for (idx = 0; idx < q->order_by.n; idx++)
+        if (bind_has_agg(q->order_by.items[idx].expr))
+            return 1;
+    return 0;
+}
+
 /* A WHERE conjunct [NOT] EXISTS / IN (subquery) planned as a semi or anti join. */
 typedef struct semi_join {
     int kind; /* 0: not rewritten, 1: semi, 2: anti */
@@ -691,6 +705,158 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     return SILT_OK;
 }
 
+/*
+ * A correlated scalar subquery (SELECT agg(x) FROM r WHERE r.k = outer.k
+ * AND local) joined in: r filtered by local, grouped by its correlation
+ * keys, left-joined to p on them; the value becomes a hidden column of p
+ * that the binder reads for that subquery node (count gives 0, not NULL,
+ * for outer rows without a match, as in Spark). Anything else is left to
+ * the binder (uncorrelated: run once; otherwise an unresolved column).
+ */
+static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_error *err)
+{
+    const sql_query *sq = node->u.in.query;
+    const sql_select *ss;
+    const sql_expr *sub_conj[MAX_CONJ];
+    const sql_expr *item;
+    size_t n_sub = 0, idx, n_keys = 0;
+    plan r;
+    expr *local = NULL, **outer_keys, **right_keys, *value;
+    agg_state ag;
+    bind_ctx bc;
+    scalar_subst *sub;
+    engine_op *op;
+    bind_scope joined;
+    if (sq->kind != SQL_QUERY_SELECT || sq->n_ctes > 0 || sq->order_by.n > 0 ||
+        sq->limit != NULL || sq->offset != NULL)
+        return SILT_OK;
+    ss = &sq->u.select;
+    if (ss->n_from == 0 || ss->where == NULL || ss->n_group > 0 || ss->group_all ||
+        ss->having != NULL || ss->distinct || ss->n_items != 1 || ss->n_windows > 0 ||
+        ss->qualify != NULL || ss->n_lateral_views > 0)
+        return SILT_OK;
+    item = ss->items[0].expr;
+    if (item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
+        item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name))
+        return SILT_OK;
+    split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
+    if (n_sub == MAX_CONJ)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &r, err));
+    outer_keys = arena_calloc(b->a, n_sub + 1, sizeof(expr *));
+    right_keys = arena_calloc(b->a, n_sub + 1, sizeof(expr *));
+    memset(&ag, 0, sizeof(ag));
+    ag.keys = arena_calloc(b->a, n_sub + 1, sizeof(agg_key));
+    if (outer_keys == NULL || right_keys == NULL || ag.keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n_sub; idx++) {
+        const sql_expr *t = sub_conj[idx];
+        expr *e, *l, *in;
+        const sql_expr *in_ast;
+        if (has_subquery(t))
+            return SILT_OK;
+        if (binds_in(b, &r.scope, t, &e)) {
+            if (local == NULL)
+                local = e;
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
+            continue;
+        }
+        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
+            return SILT_OK;
+        if (binds_in(b, &p->scope, t->u.op.left, &l) && binds_in(b, &r.scope, t->u.op.right, &in)) {
+            in_ast = t->u.op.right;
+        } else if (binds_in(b, &p->scope, t->u.op.right, &l) &&
+                   binds_in(b, &r.scope, t->u.op.left, &in)) {
+            in_ast = t->u.op.left;
+        } else {
+            return SILT_OK;
+        }
+        outer_keys[n_keys] = l;
+        ag.keys[n_keys].ast = in_ast;
+        ag.keys[n_keys].text = bind_expr_text(b, in_ast);
+        ag.keys[n_keys].e = in;
+        ag.keys[n_keys].input_col = in->kind == EXPR_COLUMN ? in->col_idx : -1;
+        n_keys++;
+    }
+    if (n_keys == 0)
+        return SILT_OK;
+    if (local != NULL) {
+        if (local->type->id != COL_BOOLEAN)
+            return SILT_OK;
+        SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, r.op, local, err));
+        r.op = op;
+    }
+    ag.n_keys = n_keys;
+    ag.input = &r.scope;
+    {
+        bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
+        if (in_copy == NULL)
+            return err_nomem(err);
+        *in_copy = r.scope;
+        ag.input = in_copy;
+    }
+    bc.scope = ag.input;
+    bc.agg = &ag;
+    bc.win = NULL;
+    bc.outer = NULL;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+    SILT_RETURN_IF_ERROR(make_agg(b, &r, &ag, NULL, 0, err));
+    {
+        /* [keys..., value] */
+        expr **proj = arena_calloc(b->a, n_keys + 2, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n_keys + 2, sizeof(char *));
+        if (proj == NULL || names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_keys; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)idx,
+                                             r.scope.cols[idx].type, err));
+            names[idx] = arena_sprintf(b->a, "__sq_key%zu", idx);
+            SILT_RETURN_IF_ERROR(expr_column(&right_keys[idx], b->a, (int64_t)idx,
+                                             r.scope.cols[idx].type, err));
+        }
+        proj[n_keys] = value;
+        names[n_keys] = "__sq_value";
+        SILT_RETURN_IF_ERROR(plan_project(b, &r, proj, names, n_keys + 1, err));
+    }
+    SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, p->op, r.op, JOIN_LEFT, outer_keys,
+                                             right_keys, n_keys, NULL, err));
+    joined.n = p->scope.n + r.scope.n;
+    joined.cols = arena_calloc(b->a, joined.n, sizeof(bind_col));
+    sub = arena_calloc(b->a, 1, sizeof(*sub));
+    if (joined.cols == NULL || sub == NULL)
+        return err_nomem(err);
+    memcpy(joined.cols, p->scope.cols, p->scope.n * sizeof(bind_col));
+    for (idx = 0; idx < r.scope.n; idx++) {
+        joined.cols[p->scope.n + idx] = r.scope.cols[idx];
+        joined.cols[p->scope.n + idx].hidden = 1;
+    }
+    sub->node = node;
+    sub->col = (int64_t)(p->scope.n + n_keys);
+    sub->type = value->type;
+    sub->is_count = str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
+    sub->next = b->substs;
+    b->substs = sub;
+    bind_note(b, "LeftOuter join for a correlated scalar subquery on %zu key%s", n_keys,
+              n_keys == 1 ? "" : "s");
+    p->op = op;
+    p->scope = joined;
+    return SILT_OK;
+}
+
+/* Joins in the correlated scalar subqueries of WHERE and the select list. */
+static silt_status join_scalars(binder *b, const sql_select *sel, plan *p, silt_error *err)
+{
+    const sql_expr **nodes = NULL;
+    size_t n = 0, cap = 0, idx;
+    SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->where, &nodes, &n, &cap, err));
+    for (idx = 0; idx < sel->n_items; idx++)
+        SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n, &cap, err));
+    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(join_scalar(b, p, nodes[idx], err));
+    return SILT_OK;
+}
+
 /* Join conditions of the FROM items: their names count too. */
 static silt_status ref_names(binder *b, const sql_table_ref *ref, name_set *set, silt_error *err)
 {
@@ -770,6 +936,8 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
     }
     SILT_RETURN_IF_ERROR(wanted_names(b, q, &want, err));
     SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &want, &p, err));
+    if (!has_agg && !select_has_agg(sel, q))
+        SILT_RETURN_IF_ERROR(join_scalars(b, sel, &p, err));
     if (sel->where != NULL) {
         bind_ctx wc = {&p.scope, NULL, NULL, NULL};
         expr *pred = NULL;

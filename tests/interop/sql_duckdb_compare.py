@@ -87,6 +87,9 @@ QUERIES = [
     ("SELECT destination, count(*) FROM trips t WHERE EXISTS (SELECT 1 FROM routes r "
      "WHERE r.route_id = t.route_id AND r.kind = 'tram') GROUP BY destination", False),
     ("SELECT count(*) FROM trips t WHERE NOT EXISTS (SELECT * FROM routes r WHERE r.route_id = t.route_id)", False),
+    ("SELECT trip_id, (SELECT max(name) FROM routes r WHERE r.route_id = t.route_id) AS rn, "
+     "(SELECT count(*) FROM routes r WHERE r.route_id = t.route_id AND r.kind = 'tram') AS trams "
+     "FROM trips t WHERE trip_id < 300", False),
 ]
 
 
