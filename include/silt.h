@@ -11,5 +11,6 @@
 #include "silt/table.h"
 #include "silt/parquet.h"
 #include "silt/output.h"
+#include "silt/sql.h"
 
 #endif

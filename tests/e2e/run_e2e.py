@@ -10,6 +10,9 @@ is a list of `key: value` lines:
     args: --version                 arguments (shell-split; {tmp} is a fresh folder,
                                     {shared} is ../shared, {src} the repository)
     stdin: text                     optional standard input (\\n for new lines)
+    file: NAME: text                writes text (\\n for new lines; {tmp}, {shared}, {src}
+                                    substituted) to {tmp}/NAME first
+                                    (repeatable; folders are made as needed)
     exit: 0                         expected exit code
     stdout: exact text              expected stdout (\\n for new lines), or
     stdout-contains: text           a fragment expected in stdout (repeatable)
@@ -55,6 +58,15 @@ def run_case(silt, case, src_dir):
         fields.setdefault(key, []).append(value)
     with tempfile.TemporaryDirectory(prefix="silt-e2e-") as tmp:
         subst = {"{tmp}": tmp, "{shared}": os.path.join(src_dir, "..", "shared"), "{src}": src_dir}
+        for spec in fields.get("file", []):
+            name, _, content = spec.partition(":")
+            path = os.path.join(tmp, name.strip())
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            content = unescape(content.strip())
+            for k, v in subst.items():
+                content = content.replace(k, v)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(content + "\n")
         args = fields.get("args", [""])[0]
         for k, v in subst.items():
             args = args.replace(k, v)

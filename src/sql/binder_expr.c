@@ -1,0 +1,1167 @@
+/*
+ * binder_expr.c - SQL expressions to typed engine expressions.
+ *
+ * Names are resolved case-insensitively against the scope of the FROM
+ * clause (or, inside an aggregation, against its keys and aggregates).
+ * Engine constructors apply Spark's coercion; this file only maps syntax
+ * to them. Uncorrelated subqueries are run while binding and replaced by
+ * their value (scalar), a literal IN list (IN) or a boolean (EXISTS): for
+ * an uncorrelated subquery that is what a semi join would compute, with
+ * the three-valued IN semantics the engine already has. A subquery that
+ * names an outer column fails to resolve (correlation is not supported).
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "sql/binder_int.h"
+
+static silt_status bind_sub(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                            silt_error *err);
+
+/* ---------------------------------------------------------------- AST walks */
+
+static size_t ast_children(const sql_expr *e, const sql_expr **kids, size_t cap)
+{
+    size_t n = 0, idx;
+#define KID(x)                                                                                     \
+    do {                                                                                           \
+        if ((x) != NULL && n < cap)                                                                \
+            kids[n++] = (x);                                                                       \
+    } while (0)
+    switch (e->kind) {
+    case SQL_EXPR_UNARY: KID(e->u.op.left); break;
+    case SQL_EXPR_BINARY: KID(e->u.op.left); KID(e->u.op.right); break;
+    case SQL_EXPR_IS: KID(e->u.is.arg); break;
+    case SQL_EXPR_BETWEEN: KID(e->u.between.arg); KID(e->u.between.low); KID(e->u.between.high); break;
+    case SQL_EXPR_IN_LIST:
+        KID(e->u.in.arg);
+        for (idx = 0; idx < e->u.in.list.n; idx++)
+            KID(e->u.in.list.items[idx]);
+        break;
+    case SQL_EXPR_IN_QUERY: KID(e->u.in.arg); break;
+    case SQL_EXPR_LIKE:
+        KID(e->u.like.arg);
+        for (idx = 0; idx < e->u.like.patterns.n; idx++)
+            KID(e->u.like.patterns.items[idx]);
+        break;
+    case SQL_EXPR_CASE:
+        KID(e->u.case_.operand);
+        for (idx = 0; idx < e->u.case_.n_whens; idx++) {
+            KID(e->u.case_.whens[idx].cond);
+            KID(e->u.case_.whens[idx].result);
+        }
+        KID(e->u.case_.else_result);
+        break;
+    case SQL_EXPR_CAST: KID(e->u.cast.arg); break;
+    case SQL_EXPR_FUNC:
+        for (idx = 0; idx < e->u.func.args.n; idx++)
+            KID(e->u.func.args.items[idx]);
+        KID(e->u.func.filter);
+        if (e->u.func.over != NULL) {
+            for (idx = 0; idx < e->u.func.over->partition_by.n; idx++)
+                KID(e->u.func.over->partition_by.items[idx]);
+            for (idx = 0; idx < e->u.func.over->order_by.n; idx++)
+                KID(e->u.func.over->order_by.items[idx].expr);
+        }
+        break;
+    case SQL_EXPR_FIELD:
+    case SQL_EXPR_SUBSCRIPT: KID(e->u.access.base); KID(e->u.access.index); break;
+    case SQL_EXPR_ROW:
+        for (idx = 0; idx < e->u.row.n; idx++)
+            KID(e->u.row.items[idx]);
+        break;
+    case SQL_EXPR_ALIAS:
+    case SQL_EXPR_NAMED_ARG: KID(e->u.named.value); break;
+    case SQL_EXPR_EXTRACT: KID(e->u.extract.arg); break;
+    default: break;
+    }
+#undef KID
+    return n;
+}
+
+static const char *func_name(const sql_expr *e)
+{
+    return e->u.func.name.parts[e->u.func.name.n_parts - 1].name;
+}
+
+static const char *const agg_names[] = {
+    "count", "sum", "avg", "mean", "min", "max", "first", "first_value", "last", "last_value",
+    "any_value", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
+    "collect_list", "array_agg", "collect_set", "approx_count_distinct", "percentile_approx",
+    "approx_percentile", NULL};
+
+int bind_is_agg_name(const char *name)
+{
+    size_t idx;
+    for (idx = 0; agg_names[idx] != NULL; idx++)
+        if (str_casecmp(agg_names[idx], name) == 0)
+            return 1;
+    return 0;
+}
+
+static int is_agg_call(const sql_expr *e)
+{
+    return e->kind == SQL_EXPR_FUNC && e->u.func.over == NULL && e->u.func.over_name == NULL &&
+           e->u.func.name.n_parts == 1 && bind_is_agg_name(func_name(e));
+}
+
+int bind_has_agg(const sql_expr *ast)
+{
+    const sql_expr *kids[64];
+    size_t n, idx;
+    if (ast == NULL)
+        return 0;
+    if (is_agg_call(ast))
+        return 1;
+    n = ast_children(ast, kids, 64);
+    for (idx = 0; idx < n; idx++)
+        if (bind_has_agg(kids[idx]))
+            return 1;
+    return 0;
+}
+
+int bind_has_window(const sql_expr *ast)
+{
+    const sql_expr *kids[64];
+    size_t n, idx;
+    if (ast == NULL)
+        return 0;
+    if (ast->kind == SQL_EXPR_FUNC && (ast->u.func.over != NULL || ast->u.func.over_name != NULL))
+        return 1;
+    n = ast_children(ast, kids, 64);
+    for (idx = 0; idx < n; idx++)
+        if (bind_has_window(kids[idx]))
+            return 1;
+    return 0;
+}
+
+silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                 size_t *n, size_t *cap, silt_error *err)
+{
+    const sql_expr *kids[64];
+    size_t k, idx;
+    if (ast == NULL)
+        return SILT_OK;
+    if (ast->kind == SQL_EXPR_SUBQUERY) {
+        if (*n == *cap) {
+            size_t grown_cap = *cap ? *cap * 2 : 4;
+            const sql_expr **grown = arena_realloc(b->a, *list, *cap * sizeof(sql_expr *),
+                                                   grown_cap * sizeof(sql_expr *));
+            if (grown == NULL)
+                return err_nomem(err);
+            *list = grown;
+            *cap = grown_cap;
+        }
+        (*list)[(*n)++] = ast;
+        return SILT_OK;
+    }
+    k = ast_children(ast, kids, 64);
+    for (idx = 0; idx < k; idx++)
+        SILT_RETURN_IF_ERROR(bind_find_subqueries(b, kids[idx], list, n, cap, err));
+    return SILT_OK;
+}
+
+silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err)
+{
+    const sql_expr *kids[64];
+    size_t n, idx;
+    if (ast == NULL || set->all)
+        return SILT_OK;
+    if (ast->kind == SQL_EXPR_STAR || ast->kind == SQL_EXPR_EXISTS ||
+        ast->kind == SQL_EXPR_IN_QUERY || ast->kind == SQL_EXPR_SUBQUERY) {
+        /* A subquery may name outer columns: read them all. */
+        set->all = 1;
+        return SILT_OK;
+    }
+    if (ast->kind == SQL_EXPR_COLUMN) {
+        if (set->n == set->cap) {
+            size_t cap = set->cap ? set->cap * 2 : 16;
+            const char **grown = arena_realloc(b->a, set->names, set->cap * sizeof(char *),
+                                               cap * sizeof(char *));
+            if (grown == NULL)
+                return err_nomem(err);
+            set->names = grown;
+            set->cap = cap;
+        }
+        /* Every part: `a.b` may be table.column or column.field. */
+        for (idx = 0; idx < ast->u.column.n_parts && set->n < set->cap; idx++)
+            set->names[set->n++] = ast->u.column.parts[idx].name;
+        return SILT_OK;
+    }
+    n = ast_children(ast, kids, 64);
+    if (n == 64)
+        set->all = 1; /* too wide to list: read everything */
+    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, kids[idx], set, err));
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- columns */
+
+static int name_eq(const char *x, const char *y)
+{
+    return x != NULL && y != NULL && str_casecmp(x, y) == 0;
+}
+
+static silt_status unresolved(binder *b, const bind_scope *scope, const sql_name *name,
+                              silt_error *err)
+{
+    buf sugg = BUF_INIT;
+    buf full = BUF_INIT;
+    size_t idx;
+    silt_status rc;
+    for (idx = 0; idx < name->n_parts; idx++)
+        buf_printf(&full, NULL, "%s`%s`", idx ? "." : "", name->parts[idx].name);
+    for (idx = 0; idx < scope->n && idx < 5; idx++)
+        buf_printf(&sugg, NULL, "%s`%s`", idx ? ", " : "", scope->cols[idx].name);
+    if (scope->n == 0)
+        rc = bind_error(b, err, name->pos, SILT_BIND,
+                        "[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function "
+                        "parameter with name %s cannot be resolved",
+                        full.data ? buf_cstr(&full) : "");
+    else
+        rc = bind_error(b, err, name->pos, SILT_BIND,
+                        "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function "
+                        "parameter with name %s cannot be resolved. Did you mean one of the "
+                        "following? [%s]",
+                        full.data ? buf_cstr(&full) : "", sugg.data ? buf_cstr(&sugg) : "");
+    buf_clear(&sugg);
+    buf_clear(&full);
+    return rc;
+}
+
+silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
+                                int64_t *idx_out, size_t *n_used_out, silt_error *err)
+{
+    int64_t found = -1;
+    size_t n_found = 0, idx;
+    size_t n = name->n_parts;
+    if (n >= 2) {
+        const char *qual = name->parts[n - 2].name;
+        const char *col = name->parts[n - 1].name;
+        for (idx = 0; idx < scope->n; idx++) {
+            if (scope->cols[idx].hidden)
+                continue;
+            if (name_eq(scope->cols[idx].qual, qual) && name_eq(scope->cols[idx].name, col)) {
+                if (n_found++ == 0)
+                    found = (int64_t)idx;
+            }
+        }
+        if (n_found == 0)
+            return unresolved(b, scope, name, err);
+    } else {
+        for (idx = 0; idx < scope->n; idx++) {
+            if (scope->cols[idx].hidden)
+                continue;
+            if (name_eq(scope->cols[idx].name, name->parts[0].name)) {
+                if (n_found++ == 0)
+                    found = (int64_t)idx;
+            }
+        }
+        if (n_found == 0)
+            return unresolved(b, scope, name, err);
+    }
+    if (n_found > 1) {
+        buf cands = BUF_INIT;
+        silt_status rc;
+        size_t k = 0;
+        for (idx = 0; idx < scope->n; idx++) {
+            if (!name_eq(scope->cols[idx].name, name->parts[n - 1].name))
+                continue;
+            if (scope->cols[idx].qual != NULL)
+                buf_printf(&cands, NULL, "%s`%s`.`%s`", k ? ", " : "", scope->cols[idx].qual,
+                           scope->cols[idx].name);
+            else
+                buf_printf(&cands, NULL, "%s`%s`", k ? ", " : "", scope->cols[idx].name);
+            k++;
+        }
+        rc = bind_error(b, err, name->pos, SILT_BIND,
+                        "[AMBIGUOUS_REFERENCE] Reference `%s` is ambiguous, could be: [%s]",
+                        name->parts[n - 1].name, cands.data ? buf_cstr(&cands) : "");
+        buf_clear(&cands);
+        return rc;
+    }
+    *idx_out = found;
+    if (n_used_out != NULL)
+        *n_used_out = n;
+    return SILT_OK;
+}
+
+/*
+ * Struct field access (s.f, t.s.f, expr.f): a function node of the binder's
+ * own. The result shares the child vector's buffers; only the validity is
+ * new, because the engine marks the rows of NULL structs in it.
+ */
+static silt_status field_eval(const expr *e, engine_ctx *ctx, col_vec **args,
+                              const int32_t *sel, int64_t n_sel, int64_t n_rows, arena *a,
+                              col_vec **out, silt_error *err)
+{
+    const col_vec *child = args[0]->children[e->lit.i];
+    col_vec *v = arena_alloc(a, sizeof(*v));
+    size_t bytes = (size_t)(n_rows + 7) / 8 + 1;
+    (void)ctx;
+    (void)sel;
+    (void)n_sel;
+    if (v == NULL)
+        return err_nomem(err);
+    *v = *child;
+    v->validity = arena_alloc(a, bytes);
+    if (v->validity == NULL)
+        return err_nomem(err);
+    if (child->validity != NULL)
+        memcpy(v->validity, child->validity, (size_t)(n_rows + 7) / 8);
+    else
+        memset(v->validity, 0xff, bytes);
+    v->null_count = col_validity_count_nulls(v->validity, n_rows);
+    *out = v;
+    return SILT_OK;
+}
+
+static silt_status field_resolve(expr *e, arena *a, silt_error *err)
+{
+    (void)e;
+    (void)a;
+    (void)err;
+    return SILT_OK; /* typed when built */
+}
+
+static const expr_func_def field_def = {"get_field", 1, 1, field_resolve, field_eval, 0};
+
+static silt_status bind_field(binder *b, expr *base, const sql_ident *field, expr **out,
+                              silt_error *err)
+{
+    const col_type *t = base->type;
+    size_t idx;
+    expr *e;
+    if (t->id != COL_STRUCT)
+        return bind_error(b, err, field->pos, SILT_BIND,
+                          "[INVALID_EXTRACT_BASE_FIELD_TYPE] cannot extract field `%s` from a "
+                          "value of type \"%s\"", field->name, col_type_id_name(t->id));
+    for (idx = 0; idx < t->n_fields; idx++)
+        if (str_casecmp(t->fields[idx].name, field->name) == 0)
+            break;
+    if (idx == t->n_fields)
+        return bind_error(b, err, field->pos, SILT_BIND,
+                          "[FIELD_NOT_FOUND] No such struct field `%s`", field->name);
+    e = arena_calloc(b->a, 1, sizeof(*e));
+    if (e == NULL || (e->args = arena_calloc(b->a, 1, sizeof(expr *))) == NULL)
+        return err_nomem(err);
+    e->kind = EXPR_FUNC;
+    e->type = t->fields[idx].type;
+    e->func = &field_def;
+    e->n_args = 1;
+    e->args[0] = base;
+    e->lit.i = (int64_t)idx;
+    e->pos = -1;
+    *out = e;
+    return SILT_OK;
+}
+
+static int scope_has(const bind_scope *scope, const char *qual, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < scope->n; idx++)
+        if ((qual == NULL || name_eq(scope->cols[idx].qual, qual)) &&
+            name_eq(scope->cols[idx].name, name))
+            return 1;
+    return 0;
+}
+
+static silt_status bind_column(binder *b, const bind_scope *scope, const sql_expr *ast,
+                               expr **out, silt_error *err)
+{
+    const sql_name *n = &ast->u.column;
+    sql_name base = *n;
+    size_t first_field = n->n_parts, idx;
+    int64_t col;
+    expr *e;
+    /* a.b.c: table a, column b, field c; or column a with fields b.c. */
+    if (n->n_parts > 2 && scope_has(scope, n->parts[0].name, n->parts[1].name)) {
+        base.n_parts = 2;
+        first_field = 2;
+    } else if (n->n_parts >= 2 && !scope_has(scope, n->parts[0].name, n->parts[1].name) &&
+               scope_has(scope, NULL, n->parts[0].name)) {
+        base.n_parts = 1;
+        first_field = 1;
+    }
+    SILT_RETURN_IF_ERROR(bind_resolve_column(b, scope, &base, &col, NULL, err));
+    SILT_RETURN_IF_ERROR(expr_column(&e, b->a, col, scope->cols[col].type, err));
+    for (idx = first_field; idx < n->n_parts; idx++)
+        SILT_RETURN_IF_ERROR(bind_field(b, e, &n->parts[idx], &e, err));
+    *out = e;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- literals */
+
+static silt_status bind_literal(binder *b, const sql_expr *ast, expr **out, silt_error *err)
+{
+    const sql_literal *lit = &ast->u.lit;
+    switch (lit->kind) {
+    case SQL_LIT_NULL: return expr_lit_null(out, b->a, col_type_primitive(COL_NULL), err);
+    case SQL_LIT_BOOL: return expr_lit_bool(out, b->a, (int)lit->i64, err);
+    case SQL_LIT_BYTE: return expr_lit_int(out, b->a, COL_BYTE, lit->i64, err);
+    case SQL_LIT_SHORT: return expr_lit_int(out, b->a, COL_SHORT, lit->i64, err);
+    case SQL_LIT_INT: return expr_lit_int(out, b->a, COL_INT, lit->i64, err);
+    case SQL_LIT_LONG: return expr_lit_int(out, b->a, COL_LONG, lit->i64, err);
+    case SQL_LIT_DOUBLE: return expr_lit_double(out, b->a, COL_DOUBLE, lit->f64, err);
+    case SQL_LIT_FLOAT: return expr_lit_double(out, b->a, COL_FLOAT, lit->f64, err);
+    case SQL_LIT_STRING: return expr_lit_string(out, b->a, lit->str, lit->str_len, err);
+    case SQL_LIT_DATE: return expr_lit_int(out, b->a, COL_DATE, lit->i64, err);
+    case SQL_LIT_TIMESTAMP: return expr_lit_int(out, b->a, COL_TIMESTAMP, lit->i64, err);
+    case SQL_LIT_TIMESTAMP_NTZ: return expr_lit_int(out, b->a, COL_TIMESTAMP_NTZ, lit->i64, err);
+    case SQL_LIT_DECIMAL: {
+        col_int128 v = 0;
+        const char *d;
+        if (lit->precision > 38)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[INVALID_NUMERIC_LITERAL_RANGE] decimal literal exceeds 38 digits");
+        for (d = lit->digits; *d != '\0'; d++)
+            v = v * 10 + (*d - '0');
+        if (lit->negative)
+            v = -v;
+        return expr_lit_decimal(out, b->a, lit->precision, lit->scale, v, err);
+    }
+    default:
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "binary and interval literals are not supported yet");
+    }
+}
+
+silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
+                               silt_error *err)
+{
+    const col_type *t = v->type;
+    if (col_vec_is_null(v, row))
+        return expr_lit_null(out, b->a, t, err);
+    switch (t->id) {
+    case COL_BOOLEAN: return expr_lit_bool(out, b->a, ((const uint8_t *)v->values)[row], err);
+    case COL_BYTE:
+    case COL_SHORT:
+    case COL_INT:
+    case COL_LONG:
+    case COL_DATE:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: return expr_lit_int(out, b->a, t->id, vec_get_int(v, row), err);
+    case COL_FLOAT:
+    case COL_DOUBLE: return expr_lit_double(out, b->a, t->id, vec_get_double(v, row), err);
+    case COL_DECIMAL:
+        return expr_lit_decimal(out, b->a, t->precision, t->scale, vec_get_dec(v, row), err);
+    case COL_STRING: {
+        int32_t len;
+        const char *s = col_vec_str(v, row, &len);
+        return expr_lit_string(out, b->a, s, (size_t)len, err);
+    }
+    default:
+        return err_set(err, SILT_UNSUPPORTED, "a subquery value of type \"%s\" is not supported "
+                       "yet", col_type_id_name(t->id));
+    }
+}
+
+/* ---------------------------------------------------------------- subqueries */
+
+static silt_status run_subquery(binder *b, const sql_query *q, col_batch **out, silt_error *err)
+{
+    plan p;
+    SILT_RETURN_IF_ERROR(plan_query(b, q, &p, err));
+    return engine_collect(p.op, b->a, out, err);
+}
+
+static silt_status bind_scalar_subquery(binder *b, const sql_expr *ast, expr **out,
+                                        silt_error *err)
+{
+    col_batch *rows;
+    SILT_RETURN_IF_ERROR(run_subquery(b, ast->u.in.query, &rows, err));
+    if (rows->n_cols != 1)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_"
+                          "OUTPUT_COLUMN] a scalar subquery must return one column, not %zu",
+                          rows->n_cols);
+    if (rows->n_rows > 1)
+        return bind_error(b, err, ast->pos, SILT_INVALID,
+                          "[SCALAR_SUBQUERY_TOO_MANY_ROWS] more than one row returned by a "
+                          "subquery used as an expression");
+    if (rows->n_rows == 0)
+        return expr_lit_null(out, b->a, rows->schema->fields[0].type, err);
+    return bind_value_literal(b, rows->cols[0], 0, out, err);
+}
+
+static silt_status bind_in_subquery(binder *b, const bind_ctx *bc, const sql_expr *ast,
+                                    expr **out, silt_error *err)
+{
+    col_batch *rows;
+    expr *arg, **list;
+    int64_t row;
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.in.arg, &arg, err));
+    SILT_RETURN_IF_ERROR(run_subquery(b, ast->u.in.query, &rows, err));
+    if (rows->n_cols != 1)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[INVALID_SUBQUERY_EXPRESSION] an IN subquery must return one column, "
+                          "not %zu", rows->n_cols);
+    if (rows->n_rows == 0) {
+        /* x IN (empty) is false even for a NULL x; NOT IN is true. */
+        return expr_lit_bool(out, b->a, ast->u.in.negated, err);
+    }
+    list = arena_calloc(b->a, (size_t)rows->n_rows, sizeof(expr *));
+    if (list == NULL)
+        return err_nomem(err);
+    for (row = 0; row < rows->n_rows; row++)
+        SILT_RETURN_IF_ERROR(bind_value_literal(b, rows->cols[0], row, &list[row], err));
+    return expr_in(out, b->a, arg, list, (size_t)rows->n_rows, ast->u.in.negated, err);
+}
+
+static silt_status bind_exists(binder *b, const sql_expr *ast, expr **out, silt_error *err)
+{
+    col_batch *rows;
+    SILT_RETURN_IF_ERROR(run_subquery(b, ast->u.in.query, &rows, err));
+    return expr_lit_bool(out, b->a, (rows->n_rows > 0) != (ast->u.in.negated != 0), err);
+}
+
+/* ---------------------------------------------------------------- aggregates */
+
+static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, silt_error *err)
+{
+    const char *name = func_name(ast);
+    size_t n_args = ast->u.func.args.n;
+    static const struct {
+        const char *name;
+        engine_agg_kind kind;
+    } map[] = {{"count", AGG_COUNT},
+               {"sum", AGG_SUM},
+               {"avg", AGG_AVG},
+               {"mean", AGG_AVG},
+               {"min", AGG_MIN},
+               {"max", AGG_MAX},
+               {"first", AGG_FIRST},
+               {"first_value", AGG_FIRST},
+               {"any_value", AGG_FIRST},
+               {"last", AGG_LAST},
+               {"last_value", AGG_LAST},
+               {"stddev", AGG_STDDEV_SAMP},
+               {"std", AGG_STDDEV_SAMP},
+               {"stddev_samp", AGG_STDDEV_SAMP},
+               {"stddev_pop", AGG_STDDEV_POP},
+               {"variance", AGG_VAR_SAMP},
+               {"var_samp", AGG_VAR_SAMP},
+               {"var_pop", AGG_VAR_POP},
+               {"collect_list", AGG_COLLECT_LIST},
+               {"array_agg", AGG_COLLECT_LIST},
+               {"collect_set", AGG_COLLECT_SET},
+               {"approx_count_distinct", AGG_APPROX_COUNT_DISTINCT},
+               {"percentile_approx", AGG_PERCENTILE_APPROX},
+               {"approx_percentile", AGG_PERCENTILE_APPROX}};
+    size_t idx;
+    int max_args = 1;
+    memset(agg, 0, sizeof(*agg));
+    for (idx = 0; idx < sizeof(map) / sizeof(map[0]); idx++)
+        if (str_casecmp(map[idx].name, name) == 0)
+            break;
+    if (idx == sizeof(map) / sizeof(map[0]))
+        return bind_error(b, err, ast->pos, SILT_BIND, "[UNRESOLVED_ROUTINE] aggregate \"%s\" "
+                          "does not exist", name);
+    agg->kind = map[idx].kind;
+    if (ast->u.func.star) {
+        if (agg->kind != AGG_COUNT)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' in %s", name);
+        agg->kind = AGG_COUNT_STAR;
+        return SILT_OK;
+    }
+    if (agg->kind == AGG_FIRST || agg->kind == AGG_LAST || agg->kind == AGG_PERCENTILE_APPROX)
+        max_args = agg->kind == AGG_PERCENTILE_APPROX ? 3 : 2;
+    if (n_args < 1 || (int)n_args > max_args)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[WRONG_NUM_ARGS] function \"%s\" takes %s%d argument%s, not %zu", name,
+                          max_args > 1 ? "1 to " : "", max_args, max_args > 1 ? "s" : "", n_args);
+    agg->distinct = ast->u.func.distinct;
+    agg->ignore_nulls = ast->u.func.nulls == 1;
+    return SILT_OK;
+}
+
+/* A literal argument's value (second argument of first/last/percentile_approx). */
+static silt_status literal_double(binder *b, const sql_expr *ast, double *out, silt_error *err)
+{
+    if (ast->kind == SQL_EXPR_LITERAL) {
+        const sql_literal *lit = &ast->u.lit;
+        switch (lit->kind) {
+        case SQL_LIT_BOOL:
+        case SQL_LIT_INT:
+        case SQL_LIT_LONG: *out = (double)lit->i64; return SILT_OK;
+        case SQL_LIT_DOUBLE:
+        case SQL_LIT_FLOAT: *out = lit->f64; return SILT_OK;
+        case SQL_LIT_DECIMAL: {
+            char text[80];
+            snprintf(text, sizeof(text), "%s", lit->digits);
+            if (str_to_double(text, strlen(text), out)) {
+                int32_t s;
+                for (s = 0; s < lit->scale; s++)
+                    *out /= 10;
+                return SILT_OK;
+            }
+            break;
+        }
+        default: break;
+        }
+    }
+    return bind_error(b, err, ast->pos, SILT_BIND,
+                      "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] this argument must be a constant");
+}
+
+static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *ast,
+                                const char *text, int64_t *idx_out, silt_error *err)
+{
+    agg_state *st = bc->agg;
+    bind_ctx inner = {st->input, NULL, NULL, NULL};
+    agg_call call;
+    size_t idx;
+    for (idx = 0; idx < st->n_aggs; idx++) {
+        if (strcmp(st->aggs[idx].text, text) == 0) {
+            *idx_out = (int64_t)(st->n_keys + idx);
+            return SILT_OK;
+        }
+    }
+    memset(&call, 0, sizeof(call));
+    call.text = text;
+    SILT_RETURN_IF_ERROR(agg_kind_of(b, ast, &call.agg, err));
+    if (call.agg.kind != AGG_COUNT_STAR) {
+        const sql_expr *arg = ast->u.func.args.items[0];
+        if (bind_has_agg(arg))
+            return bind_error(b, err, arg->pos, SILT_BIND,
+                              "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
+                              "function in the argument of another aggregate function");
+        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
+        if (ast->u.func.args.n > 1) {
+            double v;
+            SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[1], &v, err));
+            if (call.agg.kind == AGG_PERCENTILE_APPROX)
+                call.agg.percentage = v;
+            else
+                call.agg.ignore_nulls = v != 0;
+        }
+        if (call.agg.kind == AGG_PERCENTILE_APPROX && ast->u.func.args.n < 2)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[WRONG_NUM_ARGS] percentile_approx needs a percentage");
+    }
+    if (ast->u.func.filter != NULL) {
+        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, ast->u.func.filter, &call.agg.filter, err));
+        if (call.agg.filter->type->id != COL_BOOLEAN)
+            return bind_error(b, err, ast->u.func.filter->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH] FILTER expression must be a boolean");
+    }
+    call.agg.name = bind_column_name(b, ast);
+    SILT_RETURN_IF_ERROR(engine_agg_type_checked(&call.type, b->a, call.agg.kind,
+                                                 call.agg.arg ? call.agg.arg->type : NULL, err));
+    if (st->n_aggs == st->cap_aggs) {
+        size_t cap = st->cap_aggs ? st->cap_aggs * 2 : 8;
+        agg_call *grown = arena_realloc(b->a, st->aggs, st->cap_aggs * sizeof(agg_call),
+                                        cap * sizeof(agg_call));
+        if (grown == NULL)
+            return err_nomem(err);
+        st->aggs = grown;
+        st->cap_aggs = cap;
+    }
+    st->aggs[st->n_aggs++] = call;
+    *idx_out = (int64_t)(st->n_keys + st->n_aggs - 1);
+    return SILT_OK;
+}
+
+/* An expression inside an aggregation: a key, an aggregate, or built from them. */
+static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                               int *done, silt_error *err)
+{
+    agg_state *st = bc->agg;
+    const char *text;
+    size_t idx;
+    int64_t col = -1;
+    *done = 1;
+    if (ast->kind == SQL_EXPR_LITERAL) {
+        *done = 0;
+        return SILT_OK;
+    }
+    text = bind_expr_text(b, ast);
+    for (idx = 0; idx < st->n_keys; idx++)
+        if (strcmp(st->keys[idx].text, text) == 0)
+            return expr_column(out, b->a, (int64_t)idx, st->keys[idx].e->type, err);
+    if (is_agg_call(ast)) {
+        SILT_RETURN_IF_ERROR(register_agg(b, bc, ast, text, &col, err));
+        return expr_column(out, b->a, col, st->aggs[col - (int64_t)st->n_keys].type, err);
+    }
+    if (ast->kind == SQL_EXPR_COLUMN && ast->u.column.n_parts == 1 && st->n_aliases > 0) {
+        silt_error scratch = SILT_ERROR_INIT;
+        if (bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, &scratch) != SILT_OK) {
+            for (idx = 0; idx < st->n_aliases; idx++)
+                if (str_casecmp(st->alias_names[idx], ast->u.column.parts[0].name) == 0 &&
+                    st->alias_exprs[idx] != ast)
+                    return bind_expr(b, bc, st->alias_exprs[idx], out, err);
+        }
+    }
+    if (ast->kind == SQL_EXPR_COLUMN) {
+        SILT_RETURN_IF_ERROR(bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, err));
+        for (idx = 0; idx < st->n_keys; idx++)
+            if (st->keys[idx].input_col == col)
+                return expr_column(out, b->a, (int64_t)idx, st->keys[idx].e->type, err);
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[MISSING_AGGREGATION] The non-aggregating expression \"%s\" is based "
+                          "on columns which are not participating in the GROUP BY clause",
+                          bind_column_name(b, ast));
+    }
+    *done = 0;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- windows */
+
+static silt_status window_fn_kind(binder *b, const sql_expr *ast, engine_window_fn *fn,
+                                  const col_type **type, silt_error *err)
+{
+    const char *name = func_name(ast);
+    memset(fn, 0, sizeof(*fn));
+    fn->offset = 1;
+    if (str_casecmp(name, "row_number") == 0 || str_casecmp(name, "rank") == 0 ||
+        str_casecmp(name, "dense_rank") == 0) {
+        fn->kind = str_casecmp(name, "row_number") == 0 ? WIN_ROW_NUMBER
+                   : str_casecmp(name, "rank") == 0     ? WIN_RANK
+                                                        : WIN_DENSE_RANK;
+        *type = col_type_primitive(COL_INT);
+        return SILT_OK;
+    }
+    if (str_casecmp(name, "lag") == 0 || str_casecmp(name, "lead") == 0) {
+        fn->kind = str_casecmp(name, "lag") == 0 ? WIN_LAG : WIN_LEAD;
+        return SILT_OK;
+    }
+    fn->kind = WIN_AGG;
+    if (ast->u.func.star && str_casecmp(name, "count") == 0)
+        fn->agg = AGG_COUNT_STAR;
+    else if (str_casecmp(name, "count") == 0)
+        fn->agg = AGG_COUNT;
+    else if (str_casecmp(name, "sum") == 0)
+        fn->agg = AGG_SUM;
+    else if (str_casecmp(name, "avg") == 0 || str_casecmp(name, "mean") == 0)
+        fn->agg = AGG_AVG;
+    else if (str_casecmp(name, "min") == 0)
+        fn->agg = AGG_MIN;
+    else if (str_casecmp(name, "max") == 0)
+        fn->agg = AGG_MAX;
+    else
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "window function \"%s\" is not supported yet", name);
+    return SILT_OK;
+}
+
+static silt_status frame_offset(binder *b, const sql_frame_bound *fb, int64_t *out,
+                                int *unbounded, int sign, silt_error *err)
+{
+    double v = 0;
+    *unbounded = 0;
+    switch (fb->kind) {
+    case SQL_BOUND_UNBOUNDED_PRECEDING:
+    case SQL_BOUND_UNBOUNDED_FOLLOWING: *unbounded = 1; *out = 0; return SILT_OK;
+    case SQL_BOUND_CURRENT_ROW:
+    case SQL_BOUND_NONE: *out = 0; return SILT_OK;
+    default:
+        SILT_RETURN_IF_ERROR(literal_double(b, fb->offset, &v, err));
+        *out = (int64_t)v * (fb->kind == SQL_BOUND_PRECEDING ? -1 : 1);
+        (void)sign;
+        return SILT_OK;
+    }
+}
+
+static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_expr *ast,
+                                    expr **out, silt_error *err)
+{
+    win_state *ws = bc->win;
+    bind_ctx inner = *bc;
+    const sql_window *spec = ast->u.func.over;
+    win_call call;
+    size_t idx;
+    inner.win = NULL;
+    if (spec == NULL)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "named windows (OVER %s) are not supported yet", ast->u.func.over_name);
+    if (ast->u.func.distinct || ast->u.func.filter != NULL)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "[UNSUPPORTED_FEATURE] DISTINCT and FILTER are not supported in window "
+                          "functions");
+    memset(&call, 0, sizeof(call));
+    call.text = bind_expr_text(b, ast);
+    call.spec = spec;
+    SILT_RETURN_IF_ERROR(window_fn_kind(b, ast, &call.fn, &call.type, err));
+    if (ast->u.func.args.n > 0 && !ast->u.func.star)
+        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, ast->u.func.args.items[0], &call.fn.arg, err));
+    if (call.fn.kind == WIN_LAG || call.fn.kind == WIN_LEAD) {
+        double off = 1;
+        if (call.fn.arg == NULL)
+            return bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS] %s needs an "
+                              "argument", func_name(ast));
+        if (ast->u.func.args.n > 1)
+            SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[1], &off, err));
+        call.fn.offset = (int64_t)off;
+        if (ast->u.func.args.n > 2) {
+            SILT_RETURN_IF_ERROR(bind_expr(b, &inner, ast->u.func.args.items[2],
+                                           &call.fn.default_value, err));
+            SILT_RETURN_IF_ERROR(expr_coerce(&call.fn.default_value, b->a, call.fn.arg->type,
+                                             err));
+        }
+        call.type = call.fn.arg->type;
+    } else if (call.fn.kind == WIN_AGG) {
+        if (call.fn.agg != AGG_COUNT_STAR && call.fn.arg == NULL)
+            return bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS] %s needs an "
+                              "argument", func_name(ast));
+        SILT_RETURN_IF_ERROR(engine_agg_type_checked(&call.type, b->a, call.fn.agg,
+                                                     call.fn.arg ? call.fn.arg->type : NULL,
+                                                     err));
+    }
+    if (spec->frame != 0) {
+        call.fn.has_frame = 1;
+        call.fn.frame.type = spec->frame == 1 ? FRAME_ROWS : FRAME_RANGE;
+        SILT_RETURN_IF_ERROR(frame_offset(b, &spec->start, &call.fn.frame.start,
+                                          &call.fn.frame.start_unbounded, -1, err));
+        if (spec->end.kind == SQL_BOUND_NONE) {
+            call.fn.frame.end = 0;
+        } else {
+            SILT_RETURN_IF_ERROR(frame_offset(b, &spec->end, &call.fn.frame.end,
+                                              &call.fn.frame.end_unbounded, 1, err));
+        }
+    }
+    call.n_partition = spec->partition_by.n;
+    call.partition = arena_calloc(b->a, call.n_partition + 1, sizeof(expr *));
+    call.n_order = spec->order_by.n;
+    call.order = arena_calloc(b->a, call.n_order + 1, sizeof(expr *));
+    call.order_keys = arena_calloc(b->a, call.n_order + 1, sizeof(engine_sort_key));
+    if (call.partition == NULL || call.order == NULL || call.order_keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < call.n_partition; idx++)
+        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, spec->partition_by.items[idx],
+                                       &call.partition[idx], err));
+    for (idx = 0; idx < call.n_order; idx++) {
+        const sql_order_item *it = &spec->order_by.items[idx];
+        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, it->expr, &call.order[idx], err));
+        call.order_keys[idx] = engine_sort_key_default(0, it->desc);
+        if (it->nulls != 0)
+            call.order_keys[idx].nulls_first = it->nulls == 1;
+    }
+    call.fn.name = bind_column_name(b, ast);
+    SILT_RETURN_IF_ERROR(expr_column(&call.result, b->a, 0, call.type, err));
+    if (ws->n == ws->cap) {
+        size_t cap = ws->cap ? ws->cap * 2 : 4;
+        win_call *grown = arena_realloc(b->a, ws->calls, ws->cap * sizeof(win_call),
+                                        cap * sizeof(win_call));
+        if (grown == NULL)
+            return err_nomem(err);
+        ws->calls = grown;
+        ws->cap = cap;
+    }
+    ws->calls[ws->n++] = call;
+    *out = call.result;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- operators */
+
+static silt_status bind_binary(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                               silt_error *err)
+{
+    expr *l, *r;
+    sql_op op = ast->u.op.op;
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.op.left, &l, err));
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.op.right, &r, err));
+    switch (op) {
+    case SQL_OP_ADD: return expr_arith(out, b->a, EXPR_ADD, l, r, err);
+    case SQL_OP_SUB: return expr_arith(out, b->a, EXPR_SUB, l, r, err);
+    case SQL_OP_MUL: return expr_arith(out, b->a, EXPR_MUL, l, r, err);
+    case SQL_OP_DIV: return expr_arith(out, b->a, EXPR_DIV, l, r, err);
+    case SQL_OP_MOD: return expr_arith(out, b->a, EXPR_MOD, l, r, err);
+    case SQL_OP_INTDIV: {
+        expr *q;
+        SILT_RETURN_IF_ERROR(expr_arith(&q, b->a, EXPR_DIV, l, r, err));
+        return expr_cast(out, b->a, q, col_type_primitive(COL_LONG), 0, err);
+    }
+    case SQL_OP_CONCAT: {
+        expr *args[2] = {l, r};
+        return expr_func(out, b->a, "concat", args, 2, err);
+    }
+    case SQL_OP_EQ: return expr_compare(out, b->a, EXPR_EQ, l, r, err);
+    case SQL_OP_NEQ: return expr_compare(out, b->a, EXPR_NE, l, r, err);
+    case SQL_OP_LT: return expr_compare(out, b->a, EXPR_LT, l, r, err);
+    case SQL_OP_LE: return expr_compare(out, b->a, EXPR_LE, l, r, err);
+    case SQL_OP_GT: return expr_compare(out, b->a, EXPR_GT, l, r, err);
+    case SQL_OP_GE: return expr_compare(out, b->a, EXPR_GE, l, r, err);
+    case SQL_OP_NSEQ: return expr_compare(out, b->a, EXPR_EQ_NULL_SAFE, l, r, err);
+    case SQL_OP_DISTINCT_FROM: return expr_distinct_from(out, b->a, l, r, 0, err);
+    case SQL_OP_AND: return expr_and(out, b->a, l, r, err);
+    case SQL_OP_OR: return expr_or(out, b->a, l, r, err);
+    default:
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "operator \"%s\" is not supported yet", sql_op_name(op));
+    }
+}
+
+static silt_status bind_unary(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                              silt_error *err)
+{
+    expr *arg, *zero;
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.op.left, &arg, err));
+    switch (ast->u.op.op) {
+    case SQL_OP_NOT: return expr_not(out, b->a, arg, err);
+    case SQL_OP_PLUS: *out = arg; return SILT_OK;
+    case SQL_OP_NEG:
+        if (arg->kind == EXPR_LITERAL && !arg->lit.is_null) {
+            /* Fold -literal so that -2147483648 and friends keep their type. */
+            switch (arg->type->id) {
+            case COL_BYTE:
+            case COL_SHORT:
+            case COL_INT:
+            case COL_LONG: return expr_lit_int(out, b->a, arg->type->id, -arg->lit.i, err);
+            case COL_FLOAT:
+            case COL_DOUBLE: return expr_lit_double(out, b->a, arg->type->id, -arg->lit.d, err);
+            case COL_DECIMAL:
+                return expr_lit_decimal(out, b->a, arg->type->precision, arg->type->scale,
+                                        -arg->lit.dec, err);
+            default: break;
+            }
+        }
+        SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_BYTE, 0, err));
+        return expr_arith(out, b->a, EXPR_SUB, zero, arg, err);
+    default:
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "operator \"%s\" is not supported yet", sql_op_name(ast->u.op.op));
+    }
+}
+
+static silt_status bind_is(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                           silt_error *err)
+{
+    expr *arg, *lit;
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.is.arg, &arg, err));
+    switch (ast->u.is.what) {
+    case SQL_IS_NULL:
+    case SQL_IS_UNKNOWN: return expr_is_null(out, b->a, arg, ast->u.is.negated, err);
+    default:
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&lit, b->a, ast->u.is.what == SQL_IS_TRUE, err));
+        /* x IS TRUE is x <=> true: never NULL. */
+        return expr_distinct_from(out, b->a, arg, lit, !ast->u.is.negated, err);
+    }
+}
+
+static silt_status bind_list(binder *b, const bind_ctx *bc, const sql_expr_list *list,
+                             expr ***out, silt_error *err)
+{
+    size_t idx;
+    *out = arena_calloc(b->a, list->n + 1, sizeof(expr *));
+    if (*out == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < list->n; idx++)
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, list->items[idx], &(*out)[idx], err));
+    return SILT_OK;
+}
+
+static silt_status bind_case(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                             silt_error *err)
+{
+    size_t n = ast->u.case_.n_whens, idx;
+    expr **conds = arena_calloc(b->a, n + 1, sizeof(expr *));
+    expr **vals = arena_calloc(b->a, n + 1, sizeof(expr *));
+    expr *operand = NULL, *else_val = NULL;
+    if (conds == NULL || vals == NULL)
+        return err_nomem(err);
+    if (ast->u.case_.operand != NULL)
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.case_.operand, &operand, err));
+    for (idx = 0; idx < n; idx++) {
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.case_.whens[idx].cond, &conds[idx], err));
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.case_.whens[idx].result, &vals[idx], err));
+    }
+    if (ast->u.case_.else_result != NULL)
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.case_.else_result, &else_val, err));
+    if (operand != NULL)
+        return expr_case_simple(out, b->a, operand, n, conds, vals, else_val, err);
+    return expr_case(out, b->a, n, conds, vals, else_val, err);
+}
+
+static silt_status bind_like(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                             silt_error *err)
+{
+    expr *arg, *pat;
+    char escape = 0;
+    if (ast->u.like.quant != SQL_QUANT_NONE || ast->u.like.patterns.n != 1)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "LIKE ANY/ALL is not supported yet");
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.arg, &arg, err));
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.patterns.items[0], &pat, err));
+    if (ast->u.like.like == SQL_RLIKE) {
+        expr *args[2] = {arg, pat}, *m;
+        SILT_RETURN_IF_ERROR(expr_func(&m, b->a, "rlike", args, 2, err));
+        if (ast->u.like.negated)
+            return expr_not(out, b->a, m, err);
+        *out = m;
+        return SILT_OK;
+    }
+    if (ast->u.like.escape != NULL) {
+        const sql_expr *e = ast->u.like.escape;
+        if (e->kind != SQL_EXPR_LITERAL || e->u.lit.kind != SQL_LIT_STRING ||
+            e->u.lit.str_len != 1)
+            return bind_error(b, err, e->pos, SILT_BIND,
+                              "[INVALID_ESCAPE_CHAR] the escape must be a string of one character");
+        escape = e->u.lit.str[0];
+    }
+    return expr_like(out, b->a, arg, pat, escape, ast->u.like.like == SQL_ILIKE,
+                     ast->u.like.negated, err);
+}
+
+static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                             silt_error *err)
+{
+    const char *name = func_name(ast);
+    expr **args;
+    size_t n = ast->u.func.args.n;
+    if (ast->u.func.over != NULL || ast->u.func.over_name != NULL) {
+        if (bc->win == NULL)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[UNSUPPORTED_EXPR_FOR_WINDOW] window functions are only allowed "
+                              "in SELECT and ORDER BY");
+        return bind_window_call(b, bc, ast, out, err);
+    }
+    if (ast->u.func.name.n_parts == 1 && bind_is_agg_name(name))
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[UNSUPPORTED_EXPR_FOR_OPERATOR] aggregate function \"%s\" is not "
+                          "allowed here", name);
+    if (ast->u.func.star)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' in %s", name);
+    SILT_RETURN_IF_ERROR(bind_list(b, bc, &ast->u.func.args, &args, err));
+    if (str_casecmp(name, "if") == 0 || str_casecmp(name, "iff") == 0) {
+        if (n != 3)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[WRONG_NUM_ARGS] function \"if\" takes 3 arguments, not %zu", n);
+        return expr_case(out, b->a, 1, &args[0], &args[1], args[2], err);
+    }
+    if ((str_casecmp(name, "isnull") == 0 || str_casecmp(name, "isnotnull") == 0) && n == 1)
+        return expr_is_null(out, b->a, args[0], str_casecmp(name, "isnotnull") == 0, err);
+    if (str_casecmp(name, "nvl2") == 0 && n == 3) {
+        expr *cond;
+        SILT_RETURN_IF_ERROR(expr_is_null(&cond, b->a, args[0], 1, err));
+        return expr_case(out, b->a, 1, &cond, &args[1], args[2], err);
+    }
+    if (expr_func(out, b->a, name, args, n, err) != SILT_OK) {
+        char msg[SILT_ERROR_MESSAGE_MAX];
+        silt_status code = err ? err->code : SILT_BIND;
+        snprintf(msg, sizeof(msg), "%s", err ? err->message : "");
+        return bind_error(b, err, ast->pos, code, "%s", msg);
+    }
+    return SILT_OK;
+}
+
+static silt_status bind_cast(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                             silt_error *err)
+{
+    expr *arg;
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.cast.arg, &arg, err));
+    if (expr_cast(out, b->a, arg, ast->u.cast.type.type, ast->u.cast.is_try, err) != SILT_OK) {
+        char msg[SILT_ERROR_MESSAGE_MAX];
+        silt_status code = err ? err->code : SILT_BIND;
+        snprintf(msg, sizeof(msg), "%s", err ? err->message : "");
+        return bind_error(b, err, ast->pos, code, "%s", msg);
+    }
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- entry */
+
+static silt_status bind_sub(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                            silt_error *err)
+{
+    silt_status rc;
+    if (++b->depth > SQL_BIND_MAX_DEPTH) {
+        b->depth--;
+        return bind_error(b, err, ast->pos, SILT_BIND, "expression nested too deeply");
+    }
+    rc = bind_expr(b, bc, ast, out, err);
+    b->depth--;
+    return rc;
+}
+
+silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                      silt_error *err)
+{
+    silt_status rc;
+    if (bc->agg != NULL) {
+        int done = 0;
+        SILT_RETURN_IF_ERROR(bind_in_agg(b, bc, ast, out, &done, err));
+        if (done)
+            return SILT_OK;
+    }
+    switch (ast->kind) {
+    case SQL_EXPR_LITERAL: rc = bind_literal(b, ast, out, err); break;
+    case SQL_EXPR_COLUMN: rc = bind_column(b, bc->scope, ast, out, err); break;
+    case SQL_EXPR_UNARY: rc = bind_unary(b, bc, ast, out, err); break;
+    case SQL_EXPR_BINARY: rc = bind_binary(b, bc, ast, out, err); break;
+    case SQL_EXPR_IS: rc = bind_is(b, bc, ast, out, err); break;
+    case SQL_EXPR_BETWEEN: {
+        expr *arg, *lo, *hi;
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.between.arg, &arg, err));
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.between.low, &lo, err));
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.between.high, &hi, err));
+        rc = expr_between(out, b->a, arg, lo, hi, ast->u.between.negated, err);
+        break;
+    }
+    case SQL_EXPR_IN_LIST: {
+        expr *arg, **list;
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.in.arg, &arg, err));
+        SILT_RETURN_IF_ERROR(bind_list(b, bc, &ast->u.in.list, &list, err));
+        rc = expr_in(out, b->a, arg, list, ast->u.in.list.n, ast->u.in.negated, err);
+        break;
+    }
+    case SQL_EXPR_IN_QUERY: rc = bind_in_subquery(b, bc, ast, out, err); break;
+    case SQL_EXPR_EXISTS: rc = bind_exists(b, ast, out, err); break;
+    case SQL_EXPR_SUBQUERY: {
+        const scalar_subst *sub;
+        for (sub = b->substs; sub != NULL; sub = sub->next)
+            if (sub->node == ast)
+                break;
+        if (sub == NULL) {
+            rc = bind_scalar_subquery(b, ast, out, err);
+            break;
+        }
+        rc = expr_column(out, b->a, sub->col, sub->type, err);
+        if (rc == SILT_OK && sub->is_count) {
+            expr *zero, *args[2];
+            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
+            args[0] = *out;
+            args[1] = zero;
+            rc = expr_coalesce(out, b->a, args, 2, err);
+        }
+        break;
+    }
+    case SQL_EXPR_LIKE: rc = bind_like(b, bc, ast, out, err); break;
+    case SQL_EXPR_CASE: rc = bind_case(b, bc, ast, out, err); break;
+    case SQL_EXPR_CAST: rc = bind_cast(b, bc, ast, out, err); break;
+    case SQL_EXPR_FUNC: rc = bind_func(b, bc, ast, out, err); break;
+    case SQL_EXPR_EXTRACT: {
+        expr *arg;
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.extract.arg, &arg, err));
+        rc = expr_func(out, b->a, ast->u.extract.field.name, &arg, 1, err);
+        break;
+    }
+    case SQL_EXPR_FIELD: {
+        expr *base;
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.base, &base, err));
+        rc = bind_field(b, base, &ast->u.access.field, out, err);
+        break;
+    }
+    case SQL_EXPR_STAR:
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' here");
+    default:
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "this kind of expression is not supported yet");
+    }
+    if (rc == SILT_BIND && err != NULL && strstr(err->message, "(line ") == NULL) {
+        /* A constructor's type error: point at the expression. */
+        char msg[SILT_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof(msg), "%s", err->message);
+        return bind_error(b, err, ast->pos, rc, "%s", msg);
+    }
+    if (rc == SILT_OK && *out != NULL && (*out)->pos < 0)
+        expr_set_source(*out, bind_column_name(b, ast), ast->pos);
+    return rc;
+}

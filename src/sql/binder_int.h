@@ -1,0 +1,268 @@
+/*
+ * binder_int.h - private to the SQL binder, planner and sources.
+ *
+ * The binder resolves names against scopes and builds the physical plan
+ * directly: a query becomes an engine_op tree whose output columns are
+ * described by a bind_scope (qualifier, name, type per column). There is no
+ * separate logical plan yet; the one optimisation done is pushing simple
+ * `column op literal` conjuncts of WHERE into the scan of a single table
+ * (Delta file pruning, Parquet row-group skipping).
+ *
+ * Everything lives in the statement's query arena (binder.a).
+ */
+#ifndef SILT_SQL_BINDER_INT_H
+#define SILT_SQL_BINDER_INT_H
+
+#include "catalog/catalog.h"
+#include "delta/stats.h"
+#include "engine/op.h"
+#include "sql/ast.h"
+#include "sql/session.h"
+#include "util/buf.h"
+
+/* A temporary view: a query text, or a source with options. */
+typedef struct sql_view {
+    const char *name;
+    const char *query_text;  /* CREATE VIEW ... AS query: the query's text */
+    const char *format;      /* USING fmt */
+    size_t n_options;
+    const char **options;    /* key, value, key, value ... */
+    struct sql_view *next;
+} sql_view;
+
+typedef struct sql_setting {
+    char *key;
+    char *value;
+    struct sql_setting *next;
+} sql_setting;
+
+struct sql_session {
+    arena *arena;            /* settings, views: live with the session */
+    char *database;
+    sql_setting *settings;
+    sql_view *views;
+    io_store *warehouse;     /* NULL without a catalog */
+    catalog *cat;
+    tpool *pool;
+};
+
+typedef struct bind_col {
+    const char *qual;        /* table alias or name, NULL when none */
+    const char *name;
+    const col_type *type;
+    int hidden;              /* planner's own column: not in SELECT *, not nameable */
+} bind_col;
+
+typedef struct bind_scope {
+    size_t n;
+    bind_col *cols;
+} bind_scope;
+
+/*
+ * A source that can also be read in parallel morsels (a Delta table: one
+ * morsel per file). Valid only while plan.op is `top` (the scan itself,
+ * or the WHERE filter right above it, whose predicate is `filter`).
+ */
+typedef struct plan_morsels {
+    engine_op *top;
+    engine_morsel_fn fn;
+    void *payload;
+    size_t n;
+    const col_type *schema;
+    const expr *filter;
+} plan_morsels;
+
+typedef struct plan {
+    engine_op *op;
+    bind_scope scope;
+    plan_morsels morsels;
+} plan;
+
+typedef struct bind_cte {
+    const sql_cte *cte;
+    struct bind_cte *next;
+} bind_cte;
+
+/* What EXPLAIN prints about a scan: pushed filters, files and partitions skipped. */
+typedef struct scan_note {
+    const char *text;
+    struct scan_note *next;
+} scan_note;
+
+typedef struct binder {
+    sql_session *s;
+    arena *a;
+    engine_ctx *ctx;
+    const char *text;        /* the statement text (for positions and names) */
+    size_t text_len;
+    bind_cte *ctes;
+    scan_note *notes;
+    int depth;
+    /* Views being expanded, innermost first: a view met again is a cycle. */
+    struct view_frame *views;
+    /* Correlated scalar subqueries already joined in: their value columns. */
+    struct scalar_subst *substs;
+} binder;
+
+typedef struct scalar_subst {
+    const sql_expr *node;    /* the SQL_EXPR_SUBQUERY */
+    int64_t col;             /* its value column in the current scope */
+    const col_type *type;
+    int is_count;            /* count(...): no matching row means 0, not NULL */
+    struct scalar_subst *next;
+} scalar_subst;
+
+/* Collects the SQL_EXPR_SUBQUERY nodes of ast (not inside nested queries). */
+silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                 size_t *n, size_t *cap, silt_error *err);
+
+typedef struct view_frame {
+    const char *name;
+    struct view_frame *next;
+} view_frame;
+
+/*
+ * WHERE conjuncts offered to a single-table source: it keeps those of the
+ * form `column op literal` (or IS [NOT] NULL) that name its own columns and
+ * uses them to skip files and row groups. The filter above still applies
+ * every conjunct, so a source may ignore any of them.
+ */
+typedef struct pushdown {
+    size_t n;
+    const sql_expr **conj;
+    const char *qual; /* the table's alias or name, for qualified columns */
+    /*
+     * Columns the query names anywhere (last name part; a superset is
+     * fine): a source reads only these. all_cols when a star or something
+     * not analysed needs every column.
+     */
+    int all_cols;
+    size_t n_cols;
+    const char **cols;
+} pushdown;
+
+/* The column names an expression mentions (for the scan's projection). */
+typedef struct name_set {
+    size_t n, cap;
+    const char **names;
+    int all;
+} name_set;
+silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err);
+
+#define SQL_BIND_MAX_DEPTH 400
+
+/* ---- errors (binder.c) ---- */
+silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status code,
+                       const char *fmt, ...) SILT_PRINTF(5, 6);
+void bind_note(binder *b, const char *fmt, ...) SILT_PRINTF(2, 3);
+
+/* ---- expressions (binder_expr.c) ---- */
+
+/* Aggregation state of a SELECT: group keys and the aggregates found so far. */
+typedef struct agg_key {
+    const sql_expr *ast;
+    const char *text;       /* canonical text of the AST, to match select items */
+    expr *e;                /* over the input */
+    int64_t input_col;      /* the input column when the key is a plain column, else -1 */
+} agg_key;
+
+typedef struct agg_call {
+    const char *text;
+    engine_agg agg;
+    const col_type *type;
+} agg_call;
+
+typedef struct agg_state {
+    const bind_scope *input;
+    size_t n_keys;
+    agg_key *keys;
+    size_t n_aggs, cap_aggs;
+    agg_call *aggs;
+    int grouping_sets;      /* a spark_grouping_id column follows the aggregates */
+    /* Select aliases HAVING may name (Spark resolves them after input columns). */
+    size_t n_aliases;
+    const char **alias_names;
+    const sql_expr **alias_exprs;
+} agg_state;
+
+/* Window functions found while binding select items / ORDER BY. */
+typedef struct win_call {
+    const char *text;
+    const sql_window *spec;
+    engine_window_fn fn;
+    expr **partition;       /* over the current scope */
+    size_t n_partition;
+    expr **order;
+    engine_sort_key *order_keys;
+    size_t n_order;
+    expr *result;           /* the EXPR_COLUMN patched to the output column */
+    const col_type *type;
+} win_call;
+
+typedef struct win_state {
+    size_t n, cap;
+    win_call *calls;
+} win_state;
+
+typedef struct bind_ctx {
+    const bind_scope *scope; /* the columns an expression may name */
+    agg_state *agg;          /* non-NULL: bind over the aggregation's output */
+    win_state *win;          /* non-NULL: window functions allowed */
+    const bind_scope *outer; /* unused: correlated subqueries are not supported */
+} bind_ctx;
+
+silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                      silt_error *err);
+/* Canonical text of an expression (for matching GROUP BY keys). */
+const char *bind_expr_text(binder *b, const sql_expr *ast);
+/* Spark's generated column name for a select item without alias. */
+const char *bind_column_name(binder *b, const sql_expr *ast);
+int bind_is_agg_name(const char *name);
+int bind_has_agg(const sql_expr *ast);
+int bind_has_window(const sql_expr *ast);
+/* Resolves a column name in scope: index or -1 with an error set. */
+silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
+                                int64_t *idx_out, size_t *n_used_out, silt_error *err);
+/* A literal expression from row `row` of vector v. */
+silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
+                               silt_error *err);
+
+/* ---- queries (plan_query.c) ---- */
+silt_status plan_query(binder *b, const sql_query *q, plan *out, silt_error *err);
+/* Projects p to exprs (names given); the new scope has no qualifier. */
+silt_status plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
+                         silt_error *err);
+silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err);
+/* ORDER BY / LIMIT / OFFSET of a non-SELECT query, over its output columns. */
+silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err);
+/* One row without columns (SELECT without FROM). */
+silt_status plan_one_row(binder *b, plan *out, silt_error *err);
+/* FROM items joined; conj are the WHERE conjuncts (pushdown and comma-join keys). */
+silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
+                      const name_set *want, plan *out, silt_error *err);
+/* Distinct rows of p (a hash aggregate on every column). */
+silt_status plan_distinct(binder *b, plan *p, silt_error *err);
+silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                           silt_error *err);
+
+/* ---- sources (source.c) ---- */
+silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                         silt_error *err);
+silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err);
+/* A source over a format and path with string options (views USING, read_files). */
+silt_status source_path(binder *b, const char *format, const char *path, const char **kv,
+                        size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,
+                        plan *out, uint32_t pos, silt_error *err);
+/* count/min/max from the Delta log when exact; *done_out 0 when not possible. */
+silt_status source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
+                                 silt_error *err);
+
+/* ---- explain (explain.c) ---- */
+silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err);
+
+/* Schema of a scope as a STRUCT. */
+const col_type *scope_schema(arena *a, const bind_scope *scope);
+silt_status scope_from_schema(arena *a, const col_type *schema, const char *qual,
+                              bind_scope *out, silt_error *err);
+
+#endif

@@ -1,0 +1,1111 @@
+/*
+ * plan_select.c - one SELECT block to operators, in Spark's order of
+ * evaluation:
+ *
+ *   FROM (joins) -> WHERE -> GROUP BY / aggregates -> HAVING -> windows ->
+ *   SELECT list (+ hidden ORDER BY keys) -> DISTINCT -> ORDER BY / LIMIT /
+ *   OFFSET (top-N when both) -> drop hidden keys.
+ *
+ * Inside an aggregation, expressions are bound over the aggregate's output
+ * (keys, then aggregates, then spark_grouping_id): a select item that
+ * matches a GROUP BY key (by its text or, for a column, by the column it
+ * names) reads the key, an aggregate call becomes a new aggregate. ORDER
+ * BY takes select aliases and ordinals first, then the select list's
+ * expressions, then anything else as a hidden column.
+ */
+#include <string.h>
+
+#include "sql/binder_int.h"
+
+
+#define MAX_CONJ 256
+#define MAX_KEYS 64
+
+typedef struct sel_item {
+    const sql_expr *ast; /* NULL for a column of a star */
+    int64_t star_col;    /* input column of a star item */
+    const char *name;
+    const char *text;
+} sel_item;
+
+typedef struct sel_state {
+    sel_item *items;
+    size_t n_items;
+    expr **exprs;        /* select items then hidden ORDER BY keys */
+    const char **names;
+    size_t n_exprs;
+    engine_sort_key *keys;
+    size_t n_keys;
+} sel_state;
+
+static void split_and(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
+{
+    if (e->kind == SQL_EXPR_BINARY && e->u.op.op == SQL_OP_AND) {
+        split_and(e->u.op.left, out, n, cap);
+        split_and(e->u.op.right, out, n, cap);
+        return;
+    }
+    if (*n < cap)
+        out[(*n)++] = e;
+}
+
+/* Expands stars into one item per column. */
+static silt_status expand_items(binder *b, const sql_select *sel, const bind_scope *scope,
+                                sel_state *st, silt_error *err)
+{
+    size_t cap = sel->n_items + scope->n * sel->n_items + 1, idx, col;
+    st->items = arena_calloc(b->a, cap, sizeof(sel_item));
+    if (st->items == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < sel->n_items; idx++) {
+        const sql_select_item *it = &sel->items[idx];
+        if (it->expr->kind == SQL_EXPR_STAR) {
+            const sql_name *q = &it->expr->u.column;
+            size_t before = st->n_items;
+            for (col = 0; col < scope->n; col++) {
+                if (scope->cols[col].hidden)
+                    continue;
+                if (q->n_parts > 0 &&
+                    (scope->cols[col].qual == NULL ||
+                     str_casecmp(scope->cols[col].qual, q->parts[q->n_parts - 1].name) != 0))
+                    continue;
+                st->items[st->n_items].star_col = (int64_t)col;
+                st->items[st->n_items++].name = scope->cols[col].name;
+            }
+            if (q->n_parts > 0 && st->n_items == before)
+                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                                  "[CANNOT_RESOLVE_STAR_EXPAND] Cannot resolve `%s`.* given "
+                                  "input columns", q->parts[q->n_parts - 1].name);
+            continue;
+        }
+        st->items[st->n_items].ast = it->expr;
+        st->items[st->n_items].star_col = -1;
+        st->items[st->n_items].text = bind_expr_text(b, it->expr);
+        if (it->alias != NULL)
+            st->items[st->n_items].name = it->alias;
+        else if (it->expr->kind == SQL_EXPR_COLUMN)
+            st->items[st->n_items].name =
+                it->expr->u.column.parts[it->expr->u.column.n_parts - 1].name;
+        else
+            st->items[st->n_items].name = bind_column_name(b, it->expr);
+        st->n_items++;
+    }
+    return SILT_OK;
+}
+
+/* A GROUP BY entry: an ordinal or a select alias stands for the select item. */
+static const sql_expr *group_target(binder *b, const sql_expr *e, const sel_state *st,
+                                    const bind_scope *input, silt_error *err, int *bad)
+{
+    *bad = 0;
+    if (e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INT) {
+        int64_t ord = e->u.lit.i64;
+        if (ord < 1 || ord > (int64_t)st->n_items || st->items[ord - 1].ast == NULL) {
+            *bad = 1;
+            bind_error(b, err, e->pos, SILT_BIND,
+                       "[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position %lld is not in select "
+                       "list (valid range is [1, %zu])", (long long)ord, st->n_items);
+            return NULL;
+        }
+        return st->items[ord - 1].ast;
+    }
+    if (e->kind == SQL_EXPR_COLUMN && e->u.column.n_parts == 1) {
+        size_t idx;
+        int in_input = 0;
+        for (idx = 0; idx < input->n; idx++)
+            if (str_casecmp(input->cols[idx].name, e->u.column.parts[0].name) == 0)
+                in_input = 1;
+        if (!in_input)
+            for (idx = 0; idx < st->n_items; idx++)
+                if (st->items[idx].ast != NULL &&
+                    str_casecmp(st->items[idx].name, e->u.column.parts[0].name) == 0)
+                    return st->items[idx].ast;
+    }
+    return e;
+}
+
+static silt_status add_key(binder *b, agg_state *ag, const sql_expr *ast, silt_error *err)
+{
+    bind_ctx bc = {ag->input, NULL, NULL, NULL};
+    agg_key *k;
+    const char *text = bind_expr_text(b, ast);
+    size_t idx;
+    for (idx = 0; idx < ag->n_keys; idx++)
+        if (strcmp(ag->keys[idx].text, text) == 0)
+            return SILT_OK;
+    if (ag->n_keys == MAX_KEYS)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED, "more than %d GROUP BY keys",
+                          MAX_KEYS);
+    if (bind_has_agg(ast))
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[GROUP_BY_AGGREGATE] Aggregate functions are not allowed in GROUP BY");
+    k = &ag->keys[ag->n_keys];
+    k->ast = ast;
+    k->text = text;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, ast, &k->e, err));
+    k->input_col = k->e->kind == EXPR_COLUMN ? k->e->col_idx : -1;
+    ag->n_keys++;
+    return SILT_OK;
+}
+
+static size_t key_index(binder *b, const agg_state *ag, const sql_expr *ast)
+{
+    const char *text = bind_expr_text(b, ast);
+    size_t idx;
+    for (idx = 0; idx < ag->n_keys; idx++)
+        if (strcmp(ag->keys[idx].text, text) == 0)
+            return idx;
+    return 0;
+}
+
+/* GROUP BY items to keys, and grouping sets as bit masks (n_sets 0 = plain GROUP BY). */
+static silt_status build_keys(binder *b, const sql_select *sel, const sel_state *st,
+                              agg_state *ag, uint64_t **sets_out, size_t *n_sets_out,
+                              silt_error *err)
+{
+    size_t g, s, e;
+    int bad, has_sets = 0;
+    uint64_t base = 0;
+    ag->keys = arena_calloc(b->a, MAX_KEYS, sizeof(agg_key));
+    if (ag->keys == NULL)
+        return err_nomem(err);
+    *sets_out = NULL;
+    *n_sets_out = 0;
+    if (sel->group_all) {
+        for (g = 0; g < st->n_items; g++)
+            if (st->items[g].ast != NULL && !bind_has_agg(st->items[g].ast))
+                SILT_RETURN_IF_ERROR(add_key(b, ag, st->items[g].ast, err));
+        return SILT_OK;
+    }
+    for (g = 0; g < sel->n_group; g++) {
+        const sql_group_item *gi = &sel->group[g];
+        if (gi->kind == SQL_GROUP_EXPR) {
+            const sql_expr *t = group_target(b, gi->expr, st, ag->input, err, &bad);
+            if (bad)
+                return SILT_BIND;
+            SILT_RETURN_IF_ERROR(add_key(b, ag, t, err));
+            continue;
+        }
+        has_sets = 1;
+        for (s = 0; s < gi->n_sets; s++)
+            for (e = 0; e < gi->sets[s].n; e++) {
+                const sql_expr *t = group_target(b, gi->sets[s].items[e], st, ag->input, err, &bad);
+                if (bad)
+                    return SILT_BIND;
+                SILT_RETURN_IF_ERROR(add_key(b, ag, t, err));
+            }
+    }
+    if (!has_sets)
+        return SILT_OK;
+    /* Plain keys are in every set; one ROLLUP/CUBE/GROUPING SETS item gives the sets. */
+    {
+        const sql_group_item *multi = NULL;
+        uint64_t *sets;
+        size_t n_sets = 0, n_elems;
+        for (g = 0; g < sel->n_group; g++) {
+            const sql_group_item *gi = &sel->group[g];
+            if (gi->kind == SQL_GROUP_EXPR) {
+                int bad2;
+                const sql_expr *t = group_target(b, gi->expr, st, ag->input, err, &bad2);
+                base |= (uint64_t)1 << key_index(b, ag, t);
+            } else if (multi != NULL) {
+                return bind_error(b, err, sel->group[g].sets ? sel->group[g].sets[0].items[0]->pos
+                                                             : 0,
+                                  SILT_UNSUPPORTED,
+                                  "only one ROLLUP, CUBE or GROUPING SETS per GROUP BY is "
+                                  "supported");
+            } else {
+                multi = gi;
+            }
+        }
+        n_elems = multi->n_sets;
+        if (n_elems > 16)
+            return bind_error(b, err, 0, SILT_UNSUPPORTED, "too many grouping sets");
+        sets = arena_calloc(b->a, ((size_t)1 << n_elems) + n_elems + 2, sizeof(uint64_t));
+        if (sets == NULL)
+            return err_nomem(err);
+        if (multi->kind == SQL_GROUP_GROUPING_SETS) {
+            for (s = 0; s < n_elems; s++) {
+                uint64_t m = base;
+                for (e = 0; e < multi->sets[s].n; e++) {
+                    int bad2;
+                    const sql_expr *t = group_target(b, multi->sets[s].items[e], st, ag->input,
+                                                     err, &bad2);
+                    m |= (uint64_t)1 << key_index(b, ag, t);
+                }
+                sets[n_sets++] = m;
+            }
+        } else {
+            /* Element masks, then ROLLUP prefixes or CUBE subsets of them. */
+            uint64_t elem[17];
+            size_t sub;
+            for (s = 0; s < n_elems; s++) {
+                int bad2;
+                elem[s] = 0;
+                for (e = 0; e < multi->sets[s].n; e++) {
+                    const sql_expr *t = group_target(b, multi->sets[s].items[e], st, ag->input,
+                                                     err, &bad2);
+                    elem[s] |= (uint64_t)1 << key_index(b, ag, t);
+                }
+            }
+            if (multi->kind == SQL_GROUP_ROLLUP) {
+                for (s = n_elems + 1; s-- > 0;) {
+                    uint64_t m = base;
+                    for (e = 0; e < s; e++)
+                        m |= elem[e];
+                    sets[n_sets++] = m;
+                }
+            } else {
+                for (sub = ((size_t)1 << n_elems); sub-- > 0;) {
+                    uint64_t m = base;
+                    for (e = 0; e < n_elems; e++)
+                        if (sub & ((size_t)1 << (n_elems - 1 - e)))
+                            m |= elem[e];
+                    sets[n_sets++] = m;
+                }
+            }
+        }
+        *sets_out = sets;
+        *n_sets_out = n_sets;
+        ag->grouping_sets = 1;
+    }
+    return SILT_OK;
+}
+
+static int any_distinct(const agg_state *ag)
+{
+    size_t idx;
+    for (idx = 0; idx < ag->n_aggs; idx++)
+        if (ag->aggs[idx].agg.distinct)
+            return 1;
+    return 0;
+}
+
+/* Builds the hash aggregate once every aggregate is known; sets the scope. */
+static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *sets,
+                            size_t n_sets, silt_error *err)
+{
+    expr **keys = arena_calloc(b->a, ag->n_keys + 1, sizeof(expr *));
+    const char **names = arena_calloc(b->a, ag->n_keys + 1, sizeof(char *));
+    engine_agg *aggs = arena_calloc(b->a, ag->n_aggs + 1, sizeof(engine_agg));
+    bind_scope scope;
+    engine_op *op;
+    size_t idx;
+    if (keys == NULL || names == NULL || aggs == NULL)
+        return err_nomem(err);
+    scope.n = ag->n_keys + ag->n_aggs + (n_sets ? 1 : 0);
+    scope.cols = arena_calloc(b->a, scope.n + 1, sizeof(bind_col));
+    if (scope.cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < ag->n_keys; idx++) {
+        keys[idx] = ag->keys[idx].e;
+        names[idx] = ag->keys[idx].input_col >= 0
+                         ? p->scope.cols[ag->keys[idx].input_col].name
+                         : bind_column_name(b, ag->keys[idx].ast);
+        scope.cols[idx].name = names[idx];
+        scope.cols[idx].type = keys[idx]->type;
+        if (ag->keys[idx].input_col >= 0)
+            scope.cols[idx].qual = p->scope.cols[ag->keys[idx].input_col].qual;
+    }
+    for (idx = 0; idx < ag->n_aggs; idx++) {
+        aggs[idx] = ag->aggs[idx].agg;
+        scope.cols[ag->n_keys + idx].name = aggs[idx].name;
+        scope.cols[ag->n_keys + idx].type = ag->aggs[idx].type;
+    }
+    if (n_sets) {
+        scope.cols[scope.n - 1].name = "spark_grouping_id";
+        scope.cols[scope.n - 1].type = col_type_primitive(COL_LONG);
+    }
+    if (p->morsels.fn != NULL && p->morsels.top == p->op && n_sets == 0 && !any_distinct(ag)) {
+        /* Scan + filter + partial aggregation on every worker, merged at the end. */
+        SILT_RETURN_IF_ERROR(engine_op_parallel_agg(&op, b->ctx, p->morsels.schema, p->morsels.fn,
+                                                    p->morsels.payload, p->morsels.n,
+                                                    p->morsels.filter, keys, names, ag->n_keys,
+                                                    aggs, ag->n_aggs, err));
+        bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
+    } else {
+        SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
+                                                aggs, ag->n_aggs, sets, n_sets, err));
+    }
+    memset(&p->morsels, 0, sizeof(p->morsels));
+    p->op = op;
+    p->scope = scope;
+    return SILT_OK;
+}
+
+/* Adds windows: a projection appending partition/order keys, then one operator per spec. */
+static silt_status make_windows(binder *b, plan *p, win_state *ws, silt_error *err)
+{
+    size_t n_extra = 0, idx, k, w = p->scope.n, col;
+    expr **exprs;
+    const char **names;
+    int64_t out_col;
+    int *done;
+    for (idx = 0; idx < ws->n; idx++)
+        n_extra += ws->calls[idx].n_partition + ws->calls[idx].n_order;
+    exprs = arena_calloc(b->a, w + n_extra + 1, sizeof(expr *));
+    names = arena_calloc(b->a, w + n_extra + 1, sizeof(char *));
+    done = arena_calloc(b->a, ws->n + 1, sizeof(int));
+    if (exprs == NULL || names == NULL || done == NULL)
+        return err_nomem(err);
+    for (col = 0; col < w; col++) {
+        SILT_RETURN_IF_ERROR(expr_column(&exprs[col], b->a, (int64_t)col, p->scope.cols[col].type,
+                                         err));
+        names[col] = p->scope.cols[col].name;
+    }
+    /* Each call's keys get columns; its partition columns start at pcol[idx]. */
+    {
+        int64_t *pcol = arena_calloc(b->a, ws->n + 1, sizeof(int64_t));
+        size_t next = w;
+        bind_scope saved;
+        if (pcol == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < ws->n; idx++) {
+            win_call *c = &ws->calls[idx];
+            pcol[idx] = (int64_t)next;
+            for (k = 0; k < c->n_partition; k++) {
+                exprs[next] = c->partition[k];
+                names[next++] = arena_sprintf(b->a, "_w%zu_p%zu", idx, k);
+            }
+            for (k = 0; k < c->n_order; k++) {
+                exprs[next] = c->order[k];
+                names[next++] = arena_sprintf(b->a, "_w%zu_o%zu", idx, k);
+            }
+        }
+        saved = p->scope;
+        SILT_RETURN_IF_ERROR(plan_project(b, p, exprs, names, next, err));
+        /* Keep qualifiers of the pass-through columns. */
+        for (col = 0; col < w; col++)
+            p->scope.cols[col].qual = saved.cols[col].qual;
+        out_col = (int64_t)next;
+        /* Calls with the same PARTITION BY / ORDER BY text share one operator. */
+        for (idx = 0; idx < ws->n; idx++) {
+            win_call *c = &ws->calls[idx];
+            engine_window_fn *fns = arena_calloc(b->a, ws->n, sizeof(engine_window_fn));
+            win_call **members = arena_calloc(b->a, ws->n, sizeof(win_call *));
+            int64_t *parts = arena_calloc(b->a, c->n_partition + 1, sizeof(int64_t));
+            engine_sort_key *order = arena_calloc(b->a, c->n_order + 1, sizeof(engine_sort_key));
+            size_t n_fns = 0, j;
+            engine_op *op;
+            if (done[idx])
+                continue;
+            if (fns == NULL || members == NULL || parts == NULL || order == NULL)
+                return err_nomem(err);
+            for (k = 0; k < c->n_partition; k++)
+                parts[k] = pcol[idx] + (int64_t)k;
+            for (k = 0; k < c->n_order; k++) {
+                order[k] = c->order_keys[k];
+                order[k].col_idx = pcol[idx] + (int64_t)(c->n_partition + k);
+            }
+            for (j = idx; j < ws->n; j++) {
+                win_call *o = &ws->calls[j];
+                if (done[j] || o->n_partition != c->n_partition || o->n_order != c->n_order)
+                    continue;
+                if (j != idx) {
+                    /* Same spec when every key is the same expression text. */
+                    buf x = BUF_INIT, y = BUF_INIT;
+                    int same = 1;
+                    silt_error scratch = SILT_ERROR_INIT;
+                    for (k = 0; same && k < c->n_partition; k++) {
+                        buf_truncate(&x, 0);
+                        buf_truncate(&y, 0);
+                        sql_expr_print(c->spec->partition_by.items[k], &x, &scratch);
+                        sql_expr_print(o->spec->partition_by.items[k], &y, &scratch);
+                        same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0;
+                    }
+                    for (k = 0; same && k < c->n_order; k++) {
+                        buf_truncate(&x, 0);
+                        buf_truncate(&y, 0);
+                        sql_expr_print(c->spec->order_by.items[k].expr, &x, &scratch);
+                        sql_expr_print(o->spec->order_by.items[k].expr, &y, &scratch);
+                        same = x.len == y.len && memcmp(x.data, y.data, x.len) == 0 &&
+                               c->order_keys[k].descending == o->order_keys[k].descending &&
+                               c->order_keys[k].nulls_first == o->order_keys[k].nulls_first;
+                    }
+                    buf_clear(&x);
+                    buf_clear(&y);
+                    if (!same)
+                        continue;
+                }
+                done[j] = 1;
+                fns[n_fns] = o->fn;
+                members[n_fns++] = o;
+            }
+            SILT_RETURN_IF_ERROR(engine_op_window(&op, b->ctx, p->op, parts, c->n_partition, order,
+                                                  c->n_order, fns, n_fns, err));
+            p->op = op;
+            for (j = 0; j < n_fns; j++) {
+                const col_type *t = op->schema->fields[out_col].type;
+                members[j]->result->col_idx = out_col;
+                if (!col_type_equal(t, members[j]->result->type))
+                    members[j]->result->type = t;
+                out_col++;
+            }
+        }
+    }
+    return SILT_OK;
+}
+
+static int is_ordinal(const sql_expr *e) { return e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INT; }
+
+/* ORDER BY items to sort keys over the select list (+ hidden columns). */
+static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, const bind_ctx *bc,
+                              silt_error *err)
+{
+    size_t idx, j;
+    const sql_order_list *ol = &q->order_by;
+    st->keys = arena_calloc(b->a, ol->n + 1, sizeof(engine_sort_key));
+    if (st->keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < ol->n; idx++) {
+        const sql_order_item *it = &ol->items[idx];
+        int64_t col = -1;
+        if (is_ordinal(it->expr)) {
+            int64_t ord = it->expr->u.lit.i64;
+            if (ord < 1 || ord > (int64_t)st->n_items)
+                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                                  "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
+                                  "select list (valid range is [1, %zu])", (long long)ord,
+                                  st->n_items);
+            col = ord - 1;
+        }
+        if (col < 0 && it->expr->kind == SQL_EXPR_COLUMN && it->expr->u.column.n_parts == 1) {
+            for (j = 0; j < st->n_items; j++)
+                if (str_casecmp(st->names[j], it->expr->u.column.parts[0].name) == 0) {
+                    col = (int64_t)j;
+                    break;
+                }
+        }
+        if (col < 0) {
+            const char *text = bind_expr_text(b, it->expr);
+            for (j = 0; j < st->n_items; j++)
+                if (st->items[j].text != NULL && strcmp(st->items[j].text, text) == 0) {
+                    col = (int64_t)j;
+                    break;
+                }
+        }
+        if (col < 0) {
+            expr *e;
+            SILT_RETURN_IF_ERROR(bind_expr(b, bc, it->expr, &e, err));
+            col = (int64_t)st->n_exprs;
+            st->exprs[st->n_exprs] = e;
+            st->names[st->n_exprs++] = arena_sprintf(b->a, "_order%zu", idx);
+        }
+        st->keys[idx] = engine_sort_key_default(col, it->desc);
+        if (it->nulls != 0)
+            st->keys[idx].nulls_first = it->nulls == 1;
+    }
+    st->n_keys = ol->n;
+    return SILT_OK;
+}
+
+static silt_status const_int(binder *b, const sql_expr *e, const char *what, int64_t *out,
+                             silt_error *err)
+{
+    if (e->kind == SQL_EXPR_LITERAL &&
+        (e->u.lit.kind == SQL_LIT_INT || e->u.lit.kind == SQL_LIT_LONG ||
+         e->u.lit.kind == SQL_LIT_SHORT || e->u.lit.kind == SQL_LIT_BYTE)) {
+        if (e->u.lit.i64 < 0)
+            return bind_error(b, err, e->pos, SILT_BIND,
+                              "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] The %s expression "
+                              "must be equal to or greater than 0, but got %lld", what,
+                              (long long)e->u.lit.i64);
+        *out = e->u.lit.i64;
+        return SILT_OK;
+    }
+    return bind_error(b, err, e->pos, SILT_BIND,
+                      "[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] The %s expression must "
+                      "be an integer constant", what);
+}
+
+static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const engine_sort_key *keys,
+                                size_t n_keys, silt_error *err)
+{
+    int64_t limit = -1, offset = 0;
+    engine_op *op;
+    if (q->limit != NULL)
+        SILT_RETURN_IF_ERROR(const_int(b, q->limit, "limit", &limit, err));
+    if (q->offset != NULL)
+        SILT_RETURN_IF_ERROR(const_int(b, q->offset, "offset", &offset, err));
+    if (n_keys > 0) {
+        SILT_RETURN_IF_ERROR(engine_op_sort(&op, b->ctx, p->op, keys, n_keys, limit, offset, err));
+        p->op = op;
+        return SILT_OK;
+    }
+    if (limit >= 0 || offset > 0) {
+        SILT_RETURN_IF_ERROR(engine_op_limit(&op, b->ctx, p->op, limit, offset, err));
+        p->op = op;
+    }
+    return SILT_OK;
+}
+
+/* ORDER BY / LIMIT of a non-SELECT query (set operation, VALUES): over its output. */
+silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err)
+{
+    engine_sort_key *keys;
+    size_t idx;
+    if (q->order_by.n == 0 && q->limit == NULL && q->offset == NULL)
+        return SILT_OK;
+    keys = arena_calloc(b->a, q->order_by.n + 1, sizeof(engine_sort_key));
+    if (keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < q->order_by.n; idx++) {
+        const sql_order_item *it = &q->order_by.items[idx];
+        int64_t col;
+        if (is_ordinal(it->expr)) {
+            col = it->expr->u.lit.i64 - 1;
+            if (col < 0 || col >= (int64_t)p->scope.n)
+                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                                  "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
+                                  "select list (valid range is [1, %zu])",
+                                  (long long)it->expr->u.lit.i64, p->scope.n);
+        } else if (it->expr->kind == SQL_EXPR_COLUMN) {
+            SILT_RETURN_IF_ERROR(bind_resolve_column(b, &p->scope, &it->expr->u.column, &col,
+                                                     NULL, err));
+        } else {
+            return bind_error(b, err, it->expr->pos, SILT_UNSUPPORTED,
+                              "ORDER BY of a set operation must name an output column");
+        }
+        keys[idx] = engine_sort_key_default(col, it->desc);
+        if (it->nulls != 0)
+            keys[idx].nulls_first = it->nulls == 1;
+    }
+    return finish_limit(b, q, p, keys, q->order_by.n, err);
+}
+
+static int select_has_agg(const sql_select *sel, const sql_query *q)
+{
+    size_t idx;
+    for (idx = 0; idx < sel->n_items; idx++)
+        if (bind_has_agg(sel->items[idx].expr))
+            return 1;
+    for (idx = 0; idx < q->order_by.n; idx++)
+        if (bind_has_agg(q->order_by.items[idx].expr))
+            return 1;
+    return 0;
+}
+
+/* A WHERE conjunct [NOT] EXISTS / IN (subquery) planned as a semi or anti join. */
+typedef struct semi_join {
+    int kind; /* 0: not rewritten, 1: semi, 2: anti */
+    plan right;
+    expr **left_keys, **right_keys;
+    size_t n_keys;
+} semi_join;
+
+/* Binds e over scope, quietly: 1 when it binds (and names only that scope). */
+static int binds_in(binder *b, const bind_scope *scope, const sql_expr *e, expr **out)
+{
+    bind_ctx bc = {scope, NULL, NULL, NULL};
+    silt_error scratch = SILT_ERROR_INIT;
+    if (bind_has_agg(e) || bind_has_window(e))
+        return 0;
+    return bind_expr(b, &bc, e, out, &scratch) == SILT_OK;
+}
+
+static int has_subquery(const sql_expr *e)
+{
+    return e->kind == SQL_EXPR_SUBQUERY || e->kind == SQL_EXPR_EXISTS ||
+           e->kind == SQL_EXPR_IN_QUERY;
+}
+
+/*
+ * EXISTS (SELECT ... FROM r WHERE r.k = outer.k AND local) -> semi join on
+ * k over r filtered by local; NOT EXISTS -> anti join; x IN (SELECT c FROM
+ * r WHERE ...) -> semi join on x = c plus the correlations. Only simple
+ * subqueries (one SELECT, no aggregation, DISTINCT, ORDER BY or LIMIT)
+ * with equality correlations are rewritten, and only when there is at
+ * least one key; anything else is left to the binder (uncorrelated
+ * subqueries run once and become constants). NOT IN is never rewritten:
+ * its NULL semantics differ from an anti join.
+ */
+static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_expr *c,
+                                 semi_join *out, silt_error *err)
+{
+    const sql_query *sq;
+    const sql_select *ss;
+    const sql_expr *sub_conj[MAX_CONJ];
+    size_t n_sub = 0, idx;
+    bind_scope inner;
+    expr *local = NULL;
+    int negated = 0;
+    memset(out, 0, sizeof(*out));
+    if (c->kind == SQL_EXPR_UNARY && c->u.op.op == SQL_OP_NOT &&
+        c->u.op.left->kind == SQL_EXPR_EXISTS) {
+        negated = 1;
+        c = c->u.op.left;
+    }
+    if (c->kind == SQL_EXPR_EXISTS)
+        sq = c->u.in.query;
+    else if (c->kind == SQL_EXPR_IN_QUERY && !c->u.in.negated)
+        sq = c->u.in.query;
+    else
+        return SILT_OK;
+    if (sq->kind != SQL_QUERY_SELECT || sq->n_ctes > 0 || sq->order_by.n > 0 ||
+        sq->limit != NULL || sq->offset != NULL)
+        return SILT_OK;
+    ss = &sq->u.select;
+    if (ss->n_from == 0 || ss->n_group > 0 || ss->group_all || ss->having != NULL ||
+        ss->distinct || ss->n_windows > 0 || ss->qualify != NULL || ss->n_lateral_views > 0)
+        return SILT_OK;
+    for (idx = 0; idx < ss->n_items; idx++)
+        if (bind_has_agg(ss->items[idx].expr) || bind_has_window(ss->items[idx].expr))
+            return SILT_OK;
+    if (c->kind == SQL_EXPR_IN_QUERY && (ss->n_items != 1 || ss->items[0].expr->kind == SQL_EXPR_STAR))
+        return SILT_OK;
+    if (ss->where != NULL) {
+        split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
+        if (n_sub == MAX_CONJ)
+            return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &out->right, err));
+    inner = out->right.scope;
+    out->left_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
+    out->right_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
+    if (out->left_keys == NULL || out->right_keys == NULL)
+        return err_nomem(err);
+    if (c->kind == SQL_EXPR_IN_QUERY) {
+        if (!binds_in(b, outer, c->u.in.arg, &out->left_keys[0]) ||
+            !binds_in(b, &inner, ss->items[0].expr, &out->right_keys[0]))
+            return SILT_OK;
+        out->n_keys = 1;
+    }
+    for (idx = 0; idx < n_sub; idx++) {
+        const sql_expr *t = sub_conj[idx];
+        expr *e, *l, *r;
+        if (has_subquery(t))
+            return SILT_OK;
+        if (binds_in(b, &inner, t, &e)) {
+            if (local == NULL)
+                local = e;
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
+            continue;
+        }
+        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
+            return SILT_OK;
+        if (binds_in(b, outer, t->u.op.left, &l) && binds_in(b, &inner, t->u.op.right, &r)) {
+        } else if (binds_in(b, outer, t->u.op.right, &l) && binds_in(b, &inner, t->u.op.left, &r)) {
+        } else {
+            return SILT_OK;
+        }
+        out->left_keys[out->n_keys] = l;
+        out->right_keys[out->n_keys++] = r;
+    }
+    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0))
+        return SILT_OK; /* uncorrelated: the binder runs it once */
+    if (local != NULL) {
+        engine_op *op;
+        if (local->type->id != COL_BOOLEAN)
+            return SILT_OK;
+        SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, out->right.op, local, err));
+        out->right.op = op;
+    }
+    out->kind = c->kind == SQL_EXPR_EXISTS && (c->u.in.negated != 0) != negated ? 2 : 1;
+    return SILT_OK;
+}
+
+/*
+ * A correlated scalar subquery (SELECT agg(x) FROM r WHERE r.k = outer.k
+ * AND local) joined in: r filtered by local, grouped by its correlation
+ * keys, left-joined to p on them; the value becomes a hidden column of p
+ * that the binder reads for that subquery node (count gives 0, not NULL,
+ * for outer rows without a match, as in Spark). Anything else is left to
+ * the binder (uncorrelated: run once; otherwise an unresolved column).
+ */
+static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_error *err)
+{
+    const sql_query *sq = node->u.in.query;
+    const sql_select *ss;
+    const sql_expr *sub_conj[MAX_CONJ];
+    const sql_expr *item;
+    size_t n_sub = 0, idx, n_keys = 0;
+    plan r;
+    expr *local = NULL, **outer_keys, **right_keys, *value;
+    agg_state ag;
+    bind_ctx bc;
+    scalar_subst *sub;
+    engine_op *op;
+    bind_scope joined;
+    if (sq->kind != SQL_QUERY_SELECT || sq->n_ctes > 0 || sq->order_by.n > 0 ||
+        sq->limit != NULL || sq->offset != NULL)
+        return SILT_OK;
+    ss = &sq->u.select;
+    if (ss->n_from == 0 || ss->where == NULL || ss->n_group > 0 || ss->group_all ||
+        ss->having != NULL || ss->distinct || ss->n_items != 1 || ss->n_windows > 0 ||
+        ss->qualify != NULL || ss->n_lateral_views > 0)
+        return SILT_OK;
+    item = ss->items[0].expr;
+    if (item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
+        item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name))
+        return SILT_OK;
+    split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
+    if (n_sub == MAX_CONJ)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &r, err));
+    outer_keys = arena_calloc(b->a, n_sub + 1, sizeof(expr *));
+    right_keys = arena_calloc(b->a, n_sub + 1, sizeof(expr *));
+    memset(&ag, 0, sizeof(ag));
+    ag.keys = arena_calloc(b->a, n_sub + 1, sizeof(agg_key));
+    if (outer_keys == NULL || right_keys == NULL || ag.keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n_sub; idx++) {
+        const sql_expr *t = sub_conj[idx];
+        expr *e, *l, *in;
+        const sql_expr *in_ast;
+        if (has_subquery(t))
+            return SILT_OK;
+        if (binds_in(b, &r.scope, t, &e)) {
+            if (local == NULL)
+                local = e;
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
+            continue;
+        }
+        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
+            return SILT_OK;
+        if (binds_in(b, &p->scope, t->u.op.left, &l) && binds_in(b, &r.scope, t->u.op.right, &in)) {
+            in_ast = t->u.op.right;
+        } else if (binds_in(b, &p->scope, t->u.op.right, &l) &&
+                   binds_in(b, &r.scope, t->u.op.left, &in)) {
+            in_ast = t->u.op.left;
+        } else {
+            return SILT_OK;
+        }
+        outer_keys[n_keys] = l;
+        ag.keys[n_keys].ast = in_ast;
+        ag.keys[n_keys].text = bind_expr_text(b, in_ast);
+        ag.keys[n_keys].e = in;
+        ag.keys[n_keys].input_col = in->kind == EXPR_COLUMN ? in->col_idx : -1;
+        n_keys++;
+    }
+    if (n_keys == 0)
+        return SILT_OK;
+    if (local != NULL) {
+        if (local->type->id != COL_BOOLEAN)
+            return SILT_OK;
+        SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, r.op, local, err));
+        r.op = op;
+    }
+    ag.n_keys = n_keys;
+    ag.input = &r.scope;
+    {
+        bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
+        if (in_copy == NULL)
+            return err_nomem(err);
+        *in_copy = r.scope;
+        ag.input = in_copy;
+    }
+    bc.scope = ag.input;
+    bc.agg = &ag;
+    bc.win = NULL;
+    bc.outer = NULL;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+    SILT_RETURN_IF_ERROR(make_agg(b, &r, &ag, NULL, 0, err));
+    {
+        /* [keys..., value] */
+        expr **proj = arena_calloc(b->a, n_keys + 2, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n_keys + 2, sizeof(char *));
+        if (proj == NULL || names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_keys; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)idx,
+                                             r.scope.cols[idx].type, err));
+            names[idx] = arena_sprintf(b->a, "__sq_key%zu", idx);
+            SILT_RETURN_IF_ERROR(expr_column(&right_keys[idx], b->a, (int64_t)idx,
+                                             r.scope.cols[idx].type, err));
+        }
+        proj[n_keys] = value;
+        names[n_keys] = "__sq_value";
+        SILT_RETURN_IF_ERROR(plan_project(b, &r, proj, names, n_keys + 1, err));
+    }
+    SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, p->op, r.op, JOIN_LEFT, outer_keys,
+                                             right_keys, n_keys, NULL, err));
+    joined.n = p->scope.n + r.scope.n;
+    joined.cols = arena_calloc(b->a, joined.n, sizeof(bind_col));
+    sub = arena_calloc(b->a, 1, sizeof(*sub));
+    if (joined.cols == NULL || sub == NULL)
+        return err_nomem(err);
+    memcpy(joined.cols, p->scope.cols, p->scope.n * sizeof(bind_col));
+    for (idx = 0; idx < r.scope.n; idx++) {
+        joined.cols[p->scope.n + idx] = r.scope.cols[idx];
+        joined.cols[p->scope.n + idx].hidden = 1;
+    }
+    sub->node = node;
+    sub->col = (int64_t)(p->scope.n + n_keys);
+    sub->type = value->type;
+    sub->is_count = str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
+    sub->next = b->substs;
+    b->substs = sub;
+    bind_note(b, "LeftOuter join for a correlated scalar subquery on %zu key%s", n_keys,
+              n_keys == 1 ? "" : "s");
+    p->op = op;
+    p->scope = joined;
+    return SILT_OK;
+}
+
+/* Joins in the correlated scalar subqueries of WHERE and the select list. */
+static silt_status join_scalars(binder *b, const sql_select *sel, plan *p, silt_error *err)
+{
+    const sql_expr **nodes = NULL;
+    size_t n = 0, cap = 0, idx;
+    SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->where, &nodes, &n, &cap, err));
+    for (idx = 0; idx < sel->n_items; idx++)
+        SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n, &cap, err));
+    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(join_scalar(b, p, nodes[idx], err));
+    return SILT_OK;
+}
+
+/* Join conditions of the FROM items: their names count too. */
+static silt_status ref_names(binder *b, const sql_table_ref *ref, name_set *set, silt_error *err)
+{
+    size_t idx;
+    if (ref->kind != SQL_TABLE_JOIN)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, ref->u.join.on, set, err));
+    for (idx = 0; idx < ref->u.join.using_cols.n; idx++) {
+        sql_expr col;
+        memset(&col, 0, sizeof(col));
+        col.kind = SQL_EXPR_COLUMN;
+        col.u.column.n_parts = 1;
+        col.u.column.parts = &ref->u.join.using_cols.items[idx];
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, &col, set, err));
+    }
+    SILT_RETURN_IF_ERROR(ref_names(b, ref->u.join.left, set, err));
+    return ref_names(b, ref->u.join.right, set, err);
+}
+
+/* Every column name the SELECT block mentions, so that scans read only those. */
+static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, silt_error *err)
+{
+    const sql_select *sel = &q->u.select;
+    size_t idx, s, e;
+    for (idx = 0; idx < sel->n_items; idx++)
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->items[idx].expr, set, err));
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->where, set, err));
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->having, set, err));
+    for (idx = 0; idx < sel->n_group; idx++) {
+        const sql_group_item *g = &sel->group[idx];
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, g->expr, set, err));
+        for (s = 0; s < g->n_sets; s++)
+            for (e = 0; e < g->sets[s].n; e++)
+                SILT_RETURN_IF_ERROR(bind_collect_names(b, g->sets[s].items[e], set, err));
+    }
+    for (idx = 0; idx < q->order_by.n; idx++)
+        SILT_RETURN_IF_ERROR(bind_collect_names(b, q->order_by.items[idx].expr, set, err));
+    for (idx = 0; idx < sel->n_from; idx++)
+        SILT_RETURN_IF_ERROR(ref_names(b, sel->from[idx], set, err));
+    if (sel->group_all)
+        set->all = 1;
+    return SILT_OK;
+}
+
+silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err)
+{
+    const sql_select *sel = &q->u.select;
+    const sql_expr *conj[MAX_CONJ];
+    size_t n_conj = 0, idx;
+    sel_state st;
+    agg_state ag;
+    win_state ws;
+    bind_ctx bc;
+    plan p;
+    int has_agg = sel->n_group > 0 || sel->group_all || sel->having != NULL;
+    uint64_t *sets = NULL;
+    size_t n_sets = 0, n_visible;
+    name_set want;
+    memset(&p, 0, sizeof(p));
+    memset(&want, 0, sizeof(want));
+    memset(&st, 0, sizeof(st));
+    memset(&ag, 0, sizeof(ag));
+    memset(&ws, 0, sizeof(ws));
+    if (sel->n_lateral_views > 0 || sel->qualify != NULL || sel->n_windows > 0)
+        return bind_error(b, err, q->pos, SILT_UNSUPPORTED,
+                          "LATERAL VIEW, QUALIFY and WINDOW clauses are not supported yet");
+    if (sel->where != NULL) {
+        split_and(sel->where, conj, &n_conj, MAX_CONJ);
+        if (n_conj == MAX_CONJ)
+            n_conj = 0; /* too many to push down: the filter still applies them all */
+    }
+    if (sel->n_from == 1 && sel->where == NULL && !sel->distinct) {
+        int done = 0;
+        SILT_RETURN_IF_ERROR(source_try_stats_agg(b, sel, out, &done, err));
+        if (done)
+            return plan_order_limit(b, q, out, err);
+    }
+    SILT_RETURN_IF_ERROR(wanted_names(b, q, &want, err));
+    SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &want, &p, err));
+    if (!has_agg && !select_has_agg(sel, q))
+        SILT_RETURN_IF_ERROR(join_scalars(b, sel, &p, err));
+    if (sel->where != NULL) {
+        bind_ctx wc = {&p.scope, NULL, NULL, NULL};
+        expr *pred = NULL;
+        engine_op *op;
+        semi_join *sj = arena_calloc(b->a, n_conj + 1, sizeof(semi_join));
+        if (sj == NULL)
+            return err_nomem(err);
+        if (bind_has_agg(sel->where))
+            return bind_error(b, err, sel->where->pos, SILT_BIND,
+                              "[WHERE_CLAUSE_CANNOT_CONTAIN_AGGREGATE] aggregate functions are "
+                              "not allowed in WHERE");
+        /* [NOT] EXISTS / IN subqueries correlated by equalities become semi/anti joins. */
+        for (idx = 0; idx < n_conj; idx++)
+            SILT_RETURN_IF_ERROR(try_semi_join(b, &p.scope, conj[idx], &sj[idx], err));
+        if (n_conj == 0) {
+            SILT_RETURN_IF_ERROR(bind_expr(b, &wc, sel->where, &pred, err));
+        } else {
+            for (idx = 0; idx < n_conj; idx++) {
+                expr *e;
+                if (sj[idx].kind != 0)
+                    continue;
+                SILT_RETURN_IF_ERROR(bind_expr(b, &wc, conj[idx], &e, err));
+                if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
+                    return bind_error(b, err, conj[idx]->pos, SILT_BIND,
+                                      "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression "
+                                      "of type \"%s\" is not a boolean",
+                                      col_type_id_name(e->type->id));
+                if (pred == NULL)
+                    pred = e;
+                else
+                    SILT_RETURN_IF_ERROR(expr_and(&pred, b->a, pred, e, err));
+            }
+        }
+        if (pred != NULL && pred->type->id != COL_BOOLEAN)
+            return bind_error(b, err, sel->where->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression of type "
+                              "\"%s\" is not a boolean", col_type_id_name(pred->type->id));
+        if (pred != NULL) {
+            if (p.morsels.top == p.op) {
+                /* Still a bare scan: the parallel aggregation can filter inside its workers. */
+                p.morsels.top = op = NULL;
+            }
+            SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
+            if (p.morsels.fn != NULL && p.morsels.top == NULL) {
+                p.morsels.top = op;
+                p.morsels.filter = pred;
+            }
+            p.op = op;
+        }
+        for (idx = 0; idx < n_conj; idx++) {
+            if (sj[idx].kind == 0)
+                continue;
+            SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, p.op, sj[idx].right.op,
+                                                     sj[idx].kind == 1 ? JOIN_LEFT_SEMI
+                                                                       : JOIN_LEFT_ANTI,
+                                                     sj[idx].left_keys, sj[idx].right_keys,
+                                                     sj[idx].n_keys, NULL, err));
+            bind_note(b, "%s join for a correlated subquery on %zu key%s",
+                      sj[idx].kind == 1 ? "LeftSemi" : "LeftAnti", sj[idx].n_keys,
+                      sj[idx].n_keys == 1 ? "" : "s");
+            p.op = op;
+        }
+    }
+    SILT_RETURN_IF_ERROR(expand_items(b, sel, &p.scope, &st, err));
+    for (idx = 0; idx < st.n_items && !has_agg; idx++)
+        if (st.items[idx].ast != NULL && bind_has_agg(st.items[idx].ast))
+            has_agg = 1;
+    for (idx = 0; idx < q->order_by.n && !has_agg; idx++)
+        if (bind_has_agg(q->order_by.items[idx].expr))
+            has_agg = 1;
+    ag.input = &p.scope;
+    if (has_agg) {
+        bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
+        if (in_copy == NULL)
+            return err_nomem(err);
+        *in_copy = p.scope;
+        ag.input = in_copy;
+        SILT_RETURN_IF_ERROR(build_keys(b, sel, &st, &ag, &sets, &n_sets, err));
+    }
+    bc.scope = &p.scope;
+    bc.agg = has_agg ? &ag : NULL;
+    bc.win = &ws;
+    bc.outer = NULL;
+    st.exprs = arena_calloc(b->a, st.n_items + q->order_by.n + 1, sizeof(expr *));
+    st.names = arena_calloc(b->a, st.n_items + q->order_by.n + 1, sizeof(char *));
+    if (st.exprs == NULL || st.names == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < st.n_items; idx++) {
+        sel_item *it = &st.items[idx];
+        if (it->ast == NULL) {
+            if (has_agg) {
+                sql_expr col;
+                sql_ident part;
+                memset(&col, 0, sizeof(col));
+                part.name = p.scope.cols[it->star_col].name;
+                part.pos = q->pos;
+                part.quoted = 1;
+                col.kind = SQL_EXPR_COLUMN;
+                col.pos = q->pos;
+                col.u.column.n_parts = 1;
+                col.u.column.parts = &part;
+                col.u.column.pos = q->pos;
+                SILT_RETURN_IF_ERROR(bind_expr(b, &bc, &col, &st.exprs[idx], err));
+            } else {
+                SILT_RETURN_IF_ERROR(expr_column(&st.exprs[idx], b->a, it->star_col,
+                                                 p.scope.cols[it->star_col].type, err));
+            }
+        } else {
+            SILT_RETURN_IF_ERROR(bind_expr(b, &bc, it->ast, &st.exprs[idx], err));
+        }
+        st.names[idx] = it->name;
+    }
+    st.n_exprs = st.n_items;
+    n_visible = st.n_items;
+    if (has_agg && sel->having != NULL) {
+        bind_ctx hc = bc;
+        expr *pred;
+        hc.win = NULL;
+        ag.alias_names = arena_calloc(b->a, st.n_items + 1, sizeof(char *));
+        ag.alias_exprs = arena_calloc(b->a, st.n_items + 1, sizeof(sql_expr *));
+        if (ag.alias_names == NULL || ag.alias_exprs == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < sel->n_items; idx++)
+            if (sel->items[idx].alias != NULL && sel->items[idx].expr->kind != SQL_EXPR_STAR) {
+                ag.alias_names[ag.n_aliases] = sel->items[idx].alias;
+                ag.alias_exprs[ag.n_aliases++] = sel->items[idx].expr;
+            }
+        SILT_RETURN_IF_ERROR(bind_expr(b, &hc, sel->having, &pred, err));
+        ag.n_aliases = 0;
+        SILT_RETURN_IF_ERROR(bind_order(b, q, &st, &bc, err));
+        SILT_RETURN_IF_ERROR(make_agg(b, &p, &ag, sets, n_sets, err));
+        if (pred->type->id != COL_BOOLEAN)
+            return bind_error(b, err, sel->having->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] HAVING expression is not a "
+                              "boolean");
+        {
+            engine_op *op;
+            SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
+            p.op = op;
+        }
+    } else {
+        SILT_RETURN_IF_ERROR(bind_order(b, q, &st, &bc, err));
+        if (has_agg)
+            SILT_RETURN_IF_ERROR(make_agg(b, &p, &ag, sets, n_sets, err));
+    }
+    if (ws.n > 0)
+        SILT_RETURN_IF_ERROR(make_windows(b, &p, &ws, err));
+    SILT_RETURN_IF_ERROR(plan_project(b, &p, st.exprs, st.names, st.n_exprs, err));
+    if (sel->distinct) {
+        if (st.n_exprs > n_visible)
+            return bind_error(b, err, q->order_by.items[0].expr->pos, SILT_BIND,
+                              "[MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION] ORDER "
+                              "BY of a SELECT DISTINCT must name selected columns");
+        SILT_RETURN_IF_ERROR(plan_distinct(b, &p, err));
+    }
+    SILT_RETURN_IF_ERROR(finish_limit(b, q, &p, st.keys, st.n_keys, err));
+    if (st.n_exprs > n_visible) {
+        expr **keep = arena_calloc(b->a, n_visible + 1, sizeof(expr *));
+        bind_scope full = p.scope;
+        if (keep == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_visible; idx++)
+            SILT_RETURN_IF_ERROR(expr_column(&keep[idx], b->a, (int64_t)idx,
+                                             p.scope.cols[idx].type, err));
+        SILT_RETURN_IF_ERROR(plan_project(b, &p, keep, st.names, n_visible, err));
+        for (idx = 0; idx < n_visible; idx++)
+            p.scope.cols[idx].qual = full.cols[idx].qual;
+    }
+    *out = p;
+    return SILT_OK;
+}

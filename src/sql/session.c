@@ -1,0 +1,760 @@
+/*
+ * session.c - sessions, statement dispatch and results.
+ *
+ * Each statement gets its own query arena: the parse tree of the whole
+ * text lives in a text arena, the plan, the sources and every batch of a
+ * result in the statement's arena, which sql_result_free releases (the
+ * sources' files and snapshots with it, through arena cleanups).
+ *
+ * Statements run here: queries, EXPLAIN, SET / RESET, CREATE [OR REPLACE]
+ * TEMPORARY VIEW (AS query, or USING fmt OPTIONS (...)), DROP VIEW, USE,
+ * DESCRIBE [TABLE] name and DESCRIBE QUERY, SHOW TABLES/VIEWS/DATABASES.
+ * Anything else is SILT_UNSUPPORTED naming the statement, until the write
+ * path and the catalog statements are connected.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "sql/binder_int.h"
+#include "sql/lexer.h"
+#include "sql/parser.h"
+#include "util/mem.h"
+
+struct sql_result {
+    arena *arena;
+    engine_ctx ctx;
+    engine_op *op;
+    const col_type *schema;
+    int has_rows;
+    int is_text;
+    int opened, finished;
+    arena *out_arena; /* dense copies of chunks with a selection */
+};
+
+/* ---------------------------------------------------------------- sessions */
+
+silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err)
+{
+    arena *a = arena_new(NULL, "sql session");
+    sql_session *s;
+    silt_status rc = SILT_OK;
+    if (a == NULL)
+        return err_nomem(err);
+    s = arena_calloc(a, 1, sizeof(*s));
+    if (s == NULL) {
+        arena_free(a);
+        return err_nomem(err);
+    }
+    s->arena = a;
+    s->database = arena_strdup(a, "default");
+    s->pool = opts ? opts->pool : NULL;
+    if (opts != NULL && opts->warehouse != NULL) {
+        rc = io_store_open(&s->warehouse, opts->warehouse, 0, err);
+        if (rc == SILT_OK)
+            rc = catalog_open(&s->cat, s->warehouse, err);
+        if (rc != SILT_OK)
+            err_context(err, "while opening warehouse \"%s\"", opts->warehouse);
+    }
+    if (rc != SILT_OK) {
+        sql_session_free(s);
+        return rc;
+    }
+    *out = s;
+    return SILT_OK;
+}
+
+void sql_session_free(sql_session *s)
+{
+    if (s == NULL)
+        return;
+    catalog_free(s->cat);
+    io_store_free(s->warehouse);
+    arena_free(s->arena);
+}
+
+const char *sql_session_get(const sql_session *s, const char *key)
+{
+    const sql_setting *it;
+    for (it = s->settings; it != NULL; it = it->next)
+        if (strcmp(it->key, key) == 0)
+            return it->value;
+    return NULL;
+}
+
+static silt_status session_set(sql_session *s, const char *key, const char *value,
+                               silt_error *err)
+{
+    sql_setting *it;
+    for (it = s->settings; it != NULL; it = it->next)
+        if (strcmp(it->key, key) == 0)
+            break;
+    if (it == NULL) {
+        it = arena_calloc(s->arena, 1, sizeof(*it));
+        if (it == NULL || (it->key = arena_strdup(s->arena, key)) == NULL)
+            return err_nomem(err);
+        it->next = s->settings;
+        s->settings = it;
+    }
+    /* Old values stay in the session arena: settings change rarely. */
+    it->value = arena_strdup(s->arena, value);
+    return it->value ? SILT_OK : err_nomem(err);
+}
+
+/* ---------------------------------------------------------------- results */
+
+const col_type *sql_result_schema(const sql_result *res) { return res->schema; }
+int sql_result_has_rows(const sql_result *res) { return res->has_rows; }
+int sql_result_is_text(const sql_result *res) { return res->is_text; }
+
+void sql_result_free(sql_result *res)
+{
+    if (res == NULL)
+        return;
+    if (res->opened)
+        engine_op_close(res->op);
+    arena_free(res->arena);
+}
+
+static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
+{
+    arena *a = arena_new(NULL, "sql statement");
+    sql_result *res;
+    const char *ansi;
+    if (a == NULL)
+        return err_nomem(err);
+    res = arena_calloc(a, 1, sizeof(*res));
+    if (res == NULL) {
+        arena_free(a);
+        return err_nomem(err);
+    }
+    res->arena = a;
+    engine_ctx_init(&res->ctx, a);
+    res->ctx.pool = s->pool;
+    ansi = sql_session_get(s, "spark.sql.ansi.enabled");
+    if (ansi != NULL)
+        res->ctx.ansi = str_casecmp(ansi, "false") != 0;
+    *out = res;
+    return SILT_OK;
+}
+
+silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
+{
+    engine_chunk *chunk;
+    col_batch *dense;
+    size_t idx;
+    *out = NULL;
+    if (!res->has_rows || res->finished)
+        return SILT_OK;
+    if (!res->opened) {
+        res->opened = 1;
+        SILT_RETURN_IF_ERROR(engine_op_open(res->op, err));
+    }
+    if (res->out_arena == NULL && (res->out_arena = arena_new(res->arena, "result batch")) == NULL)
+        return err_nomem(err);
+    arena_reset(res->out_arena);
+    for (;;) {
+        SILT_RETURN_IF_ERROR(engine_op_next(res->op, &chunk, err));
+        if (chunk == NULL) {
+            res->finished = 1;
+            return SILT_OK;
+        }
+        if (chunk->n_sel > 0)
+            break;
+    }
+    if (chunk->sel == NULL && chunk->batch.n_rows == chunk->n_sel) {
+        *out = &chunk->batch;
+        return SILT_OK;
+    }
+    dense = arena_calloc(res->out_arena, 1, sizeof(*dense));
+    if (dense == NULL)
+        return err_nomem(err);
+    *dense = chunk->batch;
+    dense->n_rows = chunk->n_sel;
+    dense->cols = arena_calloc(res->out_arena, dense->n_cols + 1, sizeof(col_vec *));
+    if (dense->cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < dense->n_cols; idx++)
+        SILT_RETURN_IF_ERROR(vec_compact(&dense->cols[idx], res->out_arena, chunk->batch.cols[idx],
+                                         chunk->sel, chunk->n_sel, err));
+    *out = dense;
+    return SILT_OK;
+}
+
+silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owner_out,
+                                  silt_error *err)
+{
+    col_batch *batch, *copy;
+    arena *owner;
+    size_t idx;
+    *out = NULL;
+    *owner_out = NULL;
+    SILT_RETURN_IF_ERROR(sql_result_next(res, &batch, err));
+    if (batch == NULL)
+        return SILT_OK;
+    owner = arena_new(NULL, "exported batch");
+    if (owner == NULL)
+        return err_nomem(err);
+    copy = arena_calloc(owner, 1, sizeof(*copy));
+    if (copy == NULL)
+        goto nomem;
+    *copy = *batch;
+    copy->cols = arena_calloc(owner, batch->n_cols + 1, sizeof(col_vec *));
+    if (copy->cols == NULL)
+        goto nomem;
+    for (idx = 0; idx < batch->n_cols; idx++) {
+        if (vec_compact(&copy->cols[idx], owner, batch->cols[idx], NULL, batch->n_rows, err) !=
+            SILT_OK) {
+            arena_free(owner);
+            return err ? err->code : SILT_NOMEM;
+        }
+    }
+    *out = copy;
+    *owner_out = owner;
+    return SILT_OK;
+nomem:
+    arena_free(owner);
+    return err_nomem(err);
+}
+
+/* A result of string rows made in memory (SET, EXPLAIN). */
+static silt_status string_result(sql_result *res, const char *const *names, size_t n_cols,
+                                 const char *const *cells, size_t n_rows, silt_error *err)
+{
+    col_field *fields = arena_calloc(res->arena, n_cols, sizeof(col_field));
+    col_batch *batch = arena_calloc(res->arena, 1, sizeof(col_batch));
+    col_batch **list = arena_calloc(res->arena, 1, sizeof(col_batch *));
+    size_t c, r;
+    if (fields == NULL || batch == NULL || list == NULL)
+        return err_nomem(err);
+    batch->cols = arena_calloc(res->arena, n_cols, sizeof(col_vec *));
+    if (batch->cols == NULL)
+        return err_nomem(err);
+    for (c = 0; c < n_cols; c++) {
+        col_builder *bld;
+        fields[c].name = names[c];
+        fields[c].type = col_type_primitive(COL_STRING);
+        fields[c].nullable = 1;
+        fields[c].field_id = -1;
+        SILT_RETURN_IF_ERROR(col_builder_new(&bld, res->arena, fields[c].type, err));
+        for (r = 0; r < n_rows; r++) {
+            const char *v = cells[r * n_cols + c];
+            if (v == NULL)
+                SILT_RETURN_IF_ERROR(col_builder_append_null(bld, err));
+            else
+                SILT_RETURN_IF_ERROR(col_builder_append_bytes(bld, v, strlen(v), err));
+        }
+        SILT_RETURN_IF_ERROR(col_builder_finish(bld, &batch->cols[c], err));
+    }
+    res->schema = col_type_struct(res->arena, n_cols, fields);
+    if (res->schema == NULL)
+        return err_nomem(err);
+    batch->schema = res->schema;
+    batch->n_rows = (int64_t)n_rows;
+    batch->n_cols = n_cols;
+    list[0] = batch;
+    res->has_rows = 1;
+    return engine_op_values(&res->op, &res->ctx, res->schema, list, 1, err);
+}
+
+/* ---------------------------------------------------------------- statements */
+
+static void binder_init(binder *b, sql_session *s, sql_result *res, const char *text, size_t len)
+{
+    memset(b, 0, sizeof(*b));
+    b->s = s;
+    b->a = res->arena;
+    b->ctx = &res->ctx;
+    b->text = text;
+    b->text_len = len;
+}
+
+static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q,
+                             const char *text, size_t len, silt_error *err)
+{
+    binder b;
+    plan p;
+    binder_init(&b, s, res, text, len);
+    SILT_RETURN_IF_ERROR(plan_query(&b, q, &p, err));
+    res->op = p.op;
+    res->schema = p.op->schema;
+    res->has_rows = 1;
+    return SILT_OK;
+}
+
+static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                               const char *text, size_t len, silt_error *err)
+{
+    binder b;
+    plan p;
+    buf out = BUF_INIT;
+    const char *name = "plan";
+    const char *cell;
+    silt_status rc;
+    if (stmt->u.explain.stmt->kind != SQL_STMT_QUERY)
+        return err_set(err, SILT_UNSUPPORTED, "EXPLAIN of a statement other than a query is not "
+                       "supported yet");
+    binder_init(&b, s, res, text, len);
+    SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.explain.stmt->u.query, &p, err));
+    rc = explain_plan(&b, &p, &out, err);
+    cell = rc == SILT_OK ? arena_strdup(res->arena, out.data ? buf_cstr(&out) : "") : NULL;
+    buf_clear(&out);
+    SILT_RETURN_IF_ERROR(rc);
+    if (cell == NULL)
+        return err_nomem(err);
+    /* The plan was only described: the sources it opened close with the arena. */
+    res->is_text = 1;
+    return string_result(res, &name, 1, &cell, 1, err);
+}
+
+static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                           silt_error *err)
+{
+    static const char *const names[] = {"key", "value"};
+    const char *key = stmt->u.set.key, *value = stmt->u.set.value;
+    if (stmt->kind == SQL_STMT_RESET) {
+        sql_setting **slot = &s->settings;
+        while (*slot != NULL) {
+            if (key == NULL || strcmp((*slot)->key, key) == 0)
+                *slot = (*slot)->next;
+            else
+                slot = &(*slot)->next;
+        }
+        return SILT_OK;
+    }
+    if (key != NULL && value != NULL) {
+        if (strcmp(key, "spark.sql.ansi.enabled") == 0 && str_casecmp(value, "true") != 0 &&
+            str_casecmp(value, "false") != 0)
+            return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.DEFAULT] the value '%s' of "
+                           "the config \"%s\" is invalid: it must be true or false", value, key);
+        SILT_RETURN_IF_ERROR(session_set(s, key, value, err));
+        {
+            const char *cells[2] = {key, value};
+            return string_result(res, names, 2, cells, 1, err);
+        }
+    }
+    if (key != NULL) {
+        const char *v = sql_session_get(s, key);
+        const char *cells[2] = {key, v ? v : "<undefined>"};
+        if (v == NULL && strcmp(key, "spark.sql.ansi.enabled") == 0)
+            cells[1] = "true";
+        return string_result(res, names, 2, cells, 1, err);
+    }
+    {
+        size_t n = 0, idx = 0;
+        const sql_setting *it;
+        const char **cells;
+        for (it = s->settings; it != NULL; it = it->next)
+            n++;
+        cells = arena_calloc(res->arena, n * 2 + 1, sizeof(char *));
+        if (cells == NULL)
+            return err_nomem(err);
+        for (it = s->settings; it != NULL; it = it->next) {
+            cells[idx++] = it->key;
+            cells[idx++] = it->value;
+        }
+        return string_result(res, names, 2, cells, n, err);
+    }
+}
+
+static sql_view **find_view_slot(sql_session *s, const char *name)
+{
+    sql_view **slot;
+    for (slot = &s->views; *slot != NULL; slot = &(*slot)->next)
+        if (str_casecmp((*slot)->name, name) == 0)
+            return slot;
+    return NULL;
+}
+
+static silt_status run_create_view(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                                   const char *text, size_t len, silt_error *err)
+{
+    const sql_name *name = &stmt->u.create_view.name;
+    const char *vname = name->parts[name->n_parts - 1].name;
+    sql_view **slot, *v;
+    size_t idx;
+    if (!stmt->u.create_view.temporary)
+        return err_set(err, SILT_UNSUPPORTED, "only TEMPORARY views are supported yet; "
+                       "write CREATE TEMPORARY VIEW %s", vname);
+    if (name->n_parts != 1)
+        return err_set(err, SILT_BIND, "[TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS] temporary view "
+                       "name \"%s\" must be a single name", vname);
+    slot = find_view_slot(s, vname);
+    if (slot != NULL && !stmt->u.create_view.or_replace) {
+        if (stmt->u.create_view.if_not_exists)
+            return SILT_OK;
+        return err_set(err, SILT_EXISTS, "[TEMP_TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create the "
+                       "temporary view `%s` because it already exists", vname);
+    }
+    v = arena_calloc(s->arena, 1, sizeof(*v));
+    if (v == NULL || (v->name = arena_strdup(s->arena, vname)) == NULL)
+        return err_nomem(err);
+    if (stmt->u.create_view.query != NULL) {
+        /* Keep the text and check it now, so a broken view fails at creation as in Spark. */
+        binder b;
+        plan p;
+        uint32_t qpos = stmt->u.create_view.query->pos;
+        view_frame self = {vname, NULL};
+        binder_init(&b, s, res, text, len);
+        /* Spark refuses a view that reads itself, also through other views. */
+        b.views = &self;
+        SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.create_view.query, &p, err));
+        v->query_text = arena_strndup(s->arena, text + qpos, stmt->end - qpos);
+        if (v->query_text == NULL)
+            return err_nomem(err);
+        if (stmt->u.create_view.columns.n > 0)
+            return err_set(err, SILT_UNSUPPORTED, "column lists on views are not supported yet");
+    } else {
+        const sql_kv_list *o = &stmt->u.create_view.options;
+        v->format = arena_strdup(s->arena, stmt->u.create_view.using_fmt
+                                               ? stmt->u.create_view.using_fmt : "delta");
+        v->n_options = o->n;
+        v->options = arena_calloc(s->arena, o->n * 2 + 1, sizeof(char *));
+        if (v->format == NULL || v->options == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < o->n; idx++) {
+            v->options[2 * idx] = arena_strdup(s->arena, o->items[idx].key);
+            v->options[2 * idx + 1] =
+                arena_strdup(s->arena, o->items[idx].value ? o->items[idx].value : "");
+        }
+        {
+            /* Open it once so that a wrong path or option fails here. */
+            binder b;
+            plan p;
+            sql_table_ref ref;
+            binder_init(&b, s, res, text, len);
+            memset(&ref, 0, sizeof(ref));
+            ref.pos = stmt->pos;
+            v->next = NULL;
+            {
+                const char *path = NULL;
+                for (idx = 0; idx < o->n; idx++)
+                    if (str_casecmp(o->items[idx].key, "path") == 0)
+                        path = o->items[idx].value;
+                if (path == NULL)
+                    return err_set(err, SILT_BIND, "CREATE TEMPORARY VIEW %s USING %s needs "
+                                   "OPTIONS (path '...')", vname, v->format);
+                SILT_RETURN_IF_ERROR(source_path(&b, v->format, path, v->options, o->n * 2, NULL,
+                                                 -1, INT64_MIN, &p, stmt->pos, err));
+            }
+        }
+    }
+    if (slot != NULL) {
+        v->next = (*slot)->next;
+        *slot = v;
+    } else {
+        v->next = s->views;
+        s->views = v;
+    }
+    return SILT_OK;
+}
+
+static silt_status run_drop_view(sql_session *s, const sql_stmt *stmt, silt_error *err)
+{
+    const sql_name *name = &stmt->u.drop.name;
+    sql_view **slot = find_view_slot(s, name->parts[name->n_parts - 1].name);
+    if (slot == NULL) {
+        if (stmt->u.drop.if_exists)
+            return SILT_OK;
+        return err_set(err, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The view `%s` cannot be "
+                       "found", name->parts[name->n_parts - 1].name);
+    }
+    *slot = (*slot)->next;
+    return SILT_OK;
+}
+
+static silt_status run_use(sql_session *s, const sql_stmt *stmt, silt_error *err)
+{
+    const sql_name *name = &stmt->u.use.name;
+    const char *db = name->parts[name->n_parts - 1].name;
+    if (s->cat != NULL) {
+        cat_state *state;
+        int found;
+        SILT_RETURN_IF_ERROR(catalog_load(s->cat, &state, err));
+        found = cat_state_find_database(state, db) != NULL;
+        cat_state_free(state);
+        if (!found)
+            return err_set(err, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` cannot be "
+                           "found", db);
+    } else if (str_casecmp(db, "default") != 0) {
+        return err_set(err, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` cannot be found "
+                       "(no warehouse is open)", db);
+    }
+    s->database = arena_strdup(s->arena, db);
+    return s->database ? SILT_OK : err_nomem(err);
+}
+
+/* Spark's simpleString of a type: int, bigint, decimal(10,2), struct<a:int>, ... */
+static silt_status spark_type_name(const col_type *t, buf *out, silt_error *err)
+{
+    static const char *const names[] = {
+        "void", "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal",
+        "string", "binary", "date", "timestamp", "timestamp_ntz", "struct", "array", "map"};
+    size_t idx;
+    switch (t->id) {
+    case COL_DECIMAL: return buf_printf(out, err, "decimal(%d,%d)", t->precision, t->scale);
+    case COL_STRUCT:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "struct<", err));
+        for (idx = 0; idx < t->n_fields; idx++) {
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s%s:", idx ? "," : "", t->fields[idx].name));
+            SILT_RETURN_IF_ERROR(spark_type_name(t->fields[idx].type, out, err));
+        }
+        return buf_append_char(out, '>', err);
+    case COL_ARRAY:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "array<", err));
+        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[0].type, out, err));
+        return buf_append_char(out, '>', err);
+    case COL_MAP:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "map<", err));
+        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[0].type, out, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[1].type, out, err));
+        return buf_append_char(out, '>', err);
+    default:
+        return buf_append_str(out, (size_t)t->id < sizeof(names) / sizeof(names[0])
+                                       ? names[t->id] : "unknown", err);
+    }
+}
+
+/* DESCRIBE [TABLE] name / DESCRIBE QUERY q: col_name, data_type, comment per column. */
+static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                                const char *text, size_t len, silt_error *err)
+{
+    static const char *const names[] = {"col_name", "data_type", "comment"};
+    binder b;
+    plan p;
+    const char **cells;
+    size_t idx;
+    binder_init(&b, s, res, text, len);
+    if (stmt->u.describe.what == SQL_DESCRIBE_QUERY) {
+        SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.describe.query, &p, err));
+    } else if (stmt->u.describe.what == SQL_DESCRIBE_TABLE && stmt->u.describe.column.n_parts == 0) {
+        sql_table_ref ref;
+        memset(&ref, 0, sizeof(ref));
+        ref.kind = SQL_TABLE_NAMED;
+        ref.pos = stmt->u.describe.name.pos;
+        ref.u.named.name = stmt->u.describe.name;
+        SILT_RETURN_IF_ERROR(plan_table_ref(&b, &ref, NULL, &p, err));
+    } else {
+        return err_set(err, SILT_UNSUPPORTED, "DESCRIBE HISTORY, DETAIL, DATABASE and of a single "
+                       "column are not supported by the query engine yet");
+    }
+    cells = arena_calloc(res->arena, p.scope.n * 3 + 1, sizeof(char *));
+    if (cells == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < p.scope.n; idx++) {
+        buf t = BUF_INIT;
+        silt_status rc = spark_type_name(p.scope.cols[idx].type, &t, err);
+        cells[3 * idx] = p.scope.cols[idx].name;
+        cells[3 * idx + 1] = rc == SILT_OK ? arena_strdup(res->arena, buf_cstr(&t)) : NULL;
+        cells[3 * idx + 2] = NULL;
+        buf_clear(&t);
+        SILT_RETURN_IF_ERROR(rc);
+        if (cells[3 * idx + 1] == NULL)
+            return err_nomem(err);
+    }
+    return string_result(res, names, 3, cells, p.scope.n, err);
+}
+
+/* Spark's SHOW ... LIKE pattern: '*' any text, '|' alternatives, case-insensitive. */
+static int show_like(const char *pattern, const char *name)
+{
+    const char *alt = pattern;
+    if (pattern == NULL)
+        return 1;
+    while (alt != NULL) {
+        const char *bar = strchr(alt, '|');
+        size_t n = bar ? (size_t)(bar - alt) : strlen(alt);
+        const char *p = alt, *end = alt + n, *t = name, *star_p = NULL, *star_t = NULL;
+        int ok;
+        while (*t != '\0') {
+            if (p < end && *p == '*') {
+                star_p = ++p;
+                star_t = t;
+            } else if (p < end && (*p | 0x20) == (*t | 0x20)) {
+                p++;
+                t++;
+            } else if (star_p != NULL) {
+                p = star_p;
+                t = ++star_t;
+            } else {
+                break;
+            }
+        }
+        while (p < end && *p == '*')
+            p++;
+        ok = *t == '\0' && p == end;
+        if (ok)
+            return 1;
+        alt = bar ? bar + 1 : NULL;
+    }
+    return 0;
+}
+
+/* SHOW TABLES [IN db] [LIKE 'p'] (with temporary views) and SHOW DATABASES. */
+static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                            silt_error *err)
+{
+    static const char *const table_cols[] = {"namespace", "tableName", "isTemporary"};
+    static const char *const db_cols[] = {"namespace"};
+    const char *db = stmt->u.show.in.n_parts > 0
+                         ? stmt->u.show.in.parts[stmt->u.show.in.n_parts - 1].name : s->database;
+    cat_state *state = NULL;
+    const char **cells;
+    size_t n = 0, cap, idx;
+    const sql_view *v;
+    silt_status rc = SILT_OK;
+    int dbs = stmt->u.show.what == SQL_SHOW_DATABASES;
+    if (!dbs && stmt->u.show.what != SQL_SHOW_TABLES && stmt->u.show.what != SQL_SHOW_VIEWS)
+        return err_set(err, SILT_UNSUPPORTED, "this SHOW statement is not supported by the query "
+                       "engine yet");
+    if (s->cat != NULL)
+        SILT_RETURN_IF_ERROR(catalog_load(s->cat, &state, err));
+    cap = 4 + (state ? state->n_tables + state->n_databases : 0);
+    for (v = s->views; v != NULL; v = v->next)
+        cap++;
+    cells = arena_calloc(res->arena, cap * 3 + 3, sizeof(char *));
+    if (cells == NULL) {
+        cat_state_free(state);
+        return err_nomem(err);
+    }
+    if (dbs) {
+        if (state == NULL)
+            cells[n++] = "default";
+        for (idx = 0; state != NULL && idx < state->n_databases; idx++)
+            if (show_like(stmt->u.show.like, state->databases[idx].name))
+                cells[n++] = arena_strdup(res->arena, state->databases[idx].name);
+    } else {
+        for (idx = 0; state != NULL && idx < state->n_tables; idx++) {
+            const cat_table *t = &state->tables[idx];
+            if (str_casecmp(t->database, db) != 0 || !show_like(stmt->u.show.like, t->name) ||
+                (stmt->u.show.what == SQL_SHOW_VIEWS && t->kind != CAT_VIEW))
+                continue;
+            cells[3 * n] = arena_strdup(res->arena, t->database);
+            cells[3 * n + 1] = arena_strdup(res->arena, t->name);
+            cells[3 * n++ + 2] = "false";
+        }
+        for (v = s->views; v != NULL; v = v->next) {
+            if (!show_like(stmt->u.show.like, v->name))
+                continue;
+            cells[3 * n] = "";
+            cells[3 * n + 1] = v->name;
+            cells[3 * n++ + 2] = "true";
+        }
+    }
+    cat_state_free(state);
+    for (idx = 0; idx < n * (dbs ? 1 : 3); idx++)
+        if (cells[idx] == NULL)
+            rc = err_nomem(err);
+    SILT_RETURN_IF_ERROR(rc);
+    return string_result(res, dbs ? db_cols : table_cols, dbs ? 1 : 3, cells, n, err);
+}
+
+static const char *stmt_name(sql_stmt_kind k)
+{
+    static const char *const names[] = {
+        "query", "CREATE TABLE", "CREATE VIEW", "CREATE DATABASE", "DROP", "USE", "SHOW",
+        "DESCRIBE", "INSERT", "UPDATE", "DELETE", "MERGE", "ALTER TABLE", "RESTORE", "VACUUM",
+        "OPTIMIZE", "GENERATE", "CONVERT", "SET", "RESET", "EXPLAIN", "CACHE", "UNCACHE",
+        "CREATE BRANCH/TAG", "DROP BRANCH/TAG", "USE REFERENCE", "LIST REFERENCES",
+        "MERGE BRANCH", "REFRESH", "TRUNCATE"};
+    return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "statement";
+}
+
+static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                            const char *text, size_t len, silt_error *err)
+{
+    switch (stmt->kind) {
+    case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
+    case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
+    case SQL_STMT_SET:
+    case SQL_STMT_RESET: return run_set(s, res, stmt, err);
+    case SQL_STMT_CREATE_VIEW: return run_create_view(s, res, stmt, text, len, err);
+    case SQL_STMT_USE: return run_use(s, stmt, err);
+    case SQL_STMT_DESCRIBE: return run_describe(s, res, stmt, text, len, err);
+    case SQL_STMT_SHOW: return run_show(s, res, stmt, err);
+    case SQL_STMT_DROP:
+        if (stmt->u.drop.what == SQL_OBJ_VIEW)
+            return run_drop_view(s, stmt, err);
+        break;
+    default: break;
+    }
+    return err_set(err, SILT_UNSUPPORTED, "%s statements are not supported by the query engine "
+                   "yet", stmt_name(stmt->kind));
+}
+
+static silt_status add_position(silt_error *err, const char *text, size_t len, uint32_t pos)
+{
+    int line, col;
+    sql_line_col(text, len, pos, &line, &col);
+    return err_context(err, "in the statement at line %d, column %d", line, col);
+}
+
+silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn each_fn,
+                             void *payload, silt_error *err)
+{
+    arena *a = arena_new(NULL, "sql text");
+    sql_stmt_list *stmts;
+    size_t len = strlen(text), idx;
+    silt_status rc;
+    if (a == NULL)
+        return err_nomem(err);
+    rc = sql_parse(a, text, &stmts, err);
+    for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
+        sql_result *res = NULL;
+        const sql_stmt *stmt = stmts->items[idx];
+        rc = result_new(&res, s, err);
+        if (rc == SILT_OK)
+            rc = run_stmt(s, res, stmt, text, len, err);
+        if (rc == SILT_OK)
+            rc = each_fn(res, payload, err);
+        if (rc != SILT_OK && (err == NULL || strstr(err->message, "(line ") == NULL))
+            add_position(err, text, len, stmt->pos);
+        sql_result_free(res);
+    }
+    arena_free(a);
+    return rc;
+}
+
+static void free_text_arena(void *payload) { arena_free(payload); }
+
+silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt_error *err)
+{
+    arena *a = arena_new(NULL, "sql text");
+    sql_stmt_list *stmts;
+    size_t len = strlen(text), idx;
+    silt_status rc;
+    if (out != NULL)
+        *out = NULL;
+    if (a == NULL)
+        return err_nomem(err);
+    rc = sql_parse(a, text, &stmts, err);
+    for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
+        sql_result *res = NULL;
+        const sql_stmt *stmt = stmts->items[idx];
+        rc = result_new(&res, s, err);
+        if (rc == SILT_OK)
+            rc = run_stmt(s, res, stmt, text, len, err);
+        if (rc == SILT_OK && (out == NULL || idx + 1 < stmts->n)) {
+            /* Earlier statements run to the end (a query's errors surface here). */
+            col_batch *batch;
+            do
+                rc = sql_result_next(res, &batch, err);
+            while (rc == SILT_OK && batch != NULL);
+        }
+        if (rc != SILT_OK && (err == NULL || strstr(err->message, "(line ") == NULL))
+            add_position(err, text, len, stmt->pos);
+        if (rc == SILT_OK && out != NULL && idx + 1 == stmts->n) {
+            /* Column names point into the parse tree: it lives as long as the result. */
+            if (arena_on_cleanup(res->arena, free_text_arena, a) == 0) {
+                rc = err_nomem(err);
+            } else {
+                a = NULL;
+                *out = res;
+                res = NULL;
+            }
+        }
+        sql_result_free(res);
+    }
+    arena_free(a);
+    return rc;
+}

@@ -1,0 +1,71 @@
+/*
+ * session.h - running SQL text: sessions, statements and their results.
+ *
+ * A session holds what Spark keeps per SparkSession: the current database,
+ * `SET key = value` settings (spark.sql.ansi.enabled drives the engine's
+ * ANSI mode), temporary views, and the warehouse catalog when one is given.
+ * sql_execute parses a text of one or more statements, binds and plans each
+ * one (binder.c, plan_*.c, source.c) and runs it; a query gives a result
+ * whose batches are pulled one at a time.
+ *
+ * Memory: every statement gets a query arena (a child of nothing, freed
+ * with its result); sources register their open files and snapshots as
+ * cleanups of that arena, so freeing a result releases everything.
+ * Threading: a session is used by one thread at a time.
+ */
+#ifndef SILT_SQL_SESSION_H
+#define SILT_SQL_SESSION_H
+
+#include <stdio.h>
+
+#include "engine/op.h"
+#include "sql/ast.h"
+#include "util/error.h"
+#include "util/thread.h"
+
+typedef struct sql_session sql_session;
+typedef struct sql_result sql_result;
+
+typedef struct sql_session_options {
+    unsigned version;
+    const char *warehouse; /* folder of the catalog, or NULL for none */
+    tpool *pool;           /* borrowed, may be NULL */
+} sql_session_options;
+
+#define SQL_SESSION_OPTIONS_INIT {1, NULL, NULL}
+
+silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err);
+void sql_session_free(sql_session *s);
+
+/* Value of a setting (NULL when not set). Keys are case-sensitive as in Spark. */
+const char *sql_session_get(const sql_session *s, const char *key);
+
+/*
+ * Runs every statement of text in order. *out (may be NULL) receives the
+ * result of the last statement; earlier results are run to the end and
+ * dropped. Errors carry the statement's position in their context.
+ * Callback form: when each_fn is not NULL it is called for every statement's
+ * result (the callback consumes it, the session frees it afterwards).
+ */
+typedef silt_status (*sql_result_fn)(sql_result *res, void *payload, silt_error *err);
+silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt_error *err);
+silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn each_fn,
+                             void *payload, silt_error *err);
+
+/* The STRUCT type of a result's rows (Spark's column names). */
+const col_type *sql_result_schema(const sql_result *res);
+/* 1 for a query (or a statement that returns rows to show), 0 for a status only. */
+int sql_result_has_rows(const sql_result *res);
+/* 1 when the result is text to print as is (EXPLAIN): one STRING column. */
+int sql_result_is_text(const sql_result *res);
+/*
+ * Next batch (dense, no selection) in *out, or *out = NULL at the end. The
+ * batch lives until the next call. For an Arrow export, *owner_out (may be
+ * NULL) gets a new arena holding a copy of the batch: the caller owns it.
+ */
+silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err);
+silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owner_out,
+                                  silt_error *err);
+void sql_result_free(sql_result *res);
+
+#endif
