@@ -221,27 +221,32 @@ static silt_status process(dml_ctx *ctx, silt_error *err)
     return SILT_OK;
 }
 
+/* Spark writes DELETE's and UPDATE's predicate as a JSON list of SQL texts, ["true"] for none. */
+static silt_status predicate_param(delta_txn *txn, const char *text, silt_error *err)
+{
+    buf param = BUF_INIT;
+    silt_status rc = buf_append_str(&param, "[\"", err);
+    if (text == NULL)
+        text = "true";
+    for (; rc == SILT_OK && *text; text++)
+        rc = (*text == '"' || *text == '\\') ? buf_printf(&param, err, "\\%c", *text)
+                                             : buf_append_char(&param, *text, err);
+    if (rc == SILT_OK)
+        rc = buf_append_str(&param, "\"]", err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "predicate", buf_cstr(&param), err);
+    buf_clear(&param);
+    return rc;
+}
+
 static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
 {
+    static const char *const dv_metrics[] = {"numDeletionVectorsAdded", "numDeletionVectorsRemoved",
+                                             "numDeletionVectorsUpdated", "numAddedChangeFiles"};
     delta_txn *txn = ctx->txn;
     const delta_dml_metrics *m = &ctx->m;
-    const char *text = ctx->opts->predicate_text;
-    buf param = BUF_INIT;
-    silt_status rc = SILT_OK;
-    if (ctx->update == NULL) { /* Spark: DELETE's predicate is a JSON list of SQL texts */
-        rc = buf_append_str(&param, text ? "[\"" : "[]", err);
-        for (; rc == SILT_OK && text != NULL && *text; text++)
-            rc = (*text == '"' || *text == '\\') ? buf_printf(&param, err, "\\%c", *text)
-                                                 : buf_append_char(&param, *text, err);
-        if (rc == SILT_OK && ctx->opts->predicate_text != NULL)
-            rc = buf_append_str(&param, "\"]", err);
-        if (rc == SILT_OK)
-            rc = delta_txn_set_param(txn, "predicate", buf_cstr(&param), err);
-    } else if (text != NULL) {
-        rc = delta_txn_set_param(txn, "predicate", text, err);
-    }
-    buf_clear(&param);
-    SILT_RETURN_IF_ERROR(rc);
+    size_t idx;
+    SILT_RETURN_IF_ERROR(predicate_param(txn, ctx->opts->predicate_text, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedFiles", m->num_removed_files, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedFiles", m->num_added_files, err));
     if (ctx->update == NULL)
@@ -251,7 +256,8 @@ static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
         SILT_RETURN_IF_ERROR(
             delta_txn_set_metric(txn, "numUpdatedRows", m->num_updated_rows, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numCopiedRows", m->num_copied_rows, err));
-    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedChangeFiles", 0, err));
+    for (idx = 0; idx < sizeof(dv_metrics) / sizeof(dv_metrics[0]); idx++)
+        SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, dv_metrics[idx], 0, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedBytes", m->num_removed_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedBytes", m->num_added_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "executionTimeMs", exec_ns / 1000000, err));

@@ -17,8 +17,10 @@
  * with Spark's commitInfo:
  *   DELETE {predicate: ["..."]}  numRemovedFiles, numAddedFiles,
  *          numDeletedRows, numCopiedRows, numRemovedBytes, numAddedBytes,
- *          numAddedChangeFiles, executionTimeMs, scanTimeMs, rewriteTimeMs
- *   UPDATE {predicate: "..."}    numRemovedFiles, numAddedFiles,
+ *          numAddedChangeFiles, numDeletionVectors{Added,Removed,Updated} (0),
+ *          executionTimeMs, scanTimeMs, rewriteTimeMs ("true" as the predicate
+ *          when there is none, as Spark)
+ *   UPDATE {predicate: ["..."]}  numRemovedFiles, numAddedFiles,
  *          numUpdatedRows, numCopiedRows, numRemovedBytes, numAddedBytes,
  *          numAddedChangeFiles, executionTimeMs, scanTimeMs, rewriteTimeMs
  *   RESTORE {version, timestamp} tableSizeAfterRestore,

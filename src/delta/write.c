@@ -54,7 +54,29 @@ struct delta_writer {
     int file_seq;
     uint64_t batch_gen;
     buf scratch;
+    size_t n_partition_by; /* the partitioning the caller asked for, for history */
+    const char **partition_by;
 };
+
+const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out)
+{
+    *n_out = w->n_partition_by;
+    return w->partition_by;
+}
+
+static silt_status keep_partition_by(delta_writer *w, const delta_write_options *opts,
+                                     silt_error *err)
+{
+    size_t idx;
+    w->partition_by = arena_calloc(w->a, opts->n_partition_columns + 1, sizeof(char *));
+    if (w->partition_by == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < opts->n_partition_columns; idx++)
+        if ((w->partition_by[idx] = arena_strdup(w->a, opts->partition_columns[idx])) == NULL)
+            return err_nomem(err);
+    w->n_partition_by = opts->n_partition_columns;
+    return SILT_OK;
+}
 
 const col_type *delta_write_table_schema(const delta_writer *w) { return w->table_schema; }
 
@@ -200,6 +222,8 @@ silt_status delta_write_open(delta_writer **out, io_store *store, const delta_sn
         rc = setup_metadata(w, snap, opts, err);
     if (rc == SILT_OK)
         rc = setup_columns(w, err);
+    if (rc == SILT_OK)
+        rc = keep_partition_by(w, opts, err);
     if (rc != SILT_OK) {
         delta_write_free(w);
         return rc;

@@ -111,9 +111,12 @@ typedef struct delta_commit_options {
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's
- * commitInfo: WRITE {mode, partitionBy[, predicate]} with numFiles,
- * numOutputRows, numOutputBytes; CREATE TABLE / CREATE TABLE AS SELECT
- * {isManaged, description, partitionBy, properties}. snap must be the
+ * commitInfo (write_commit.c lists the keys): WRITE {mode, partitionBy
+ * (the columns given at open, "[]" for a plain append)[, predicate]
+ * [, isDynamicPartitionOverwrite]} with numFiles, numOutputRows,
+ * numOutputBytes (+ removed files/bytes for overwrites); CREATE TABLE /
+ * CREATE TABLE AS SELECT {partitionBy, description, properties, clusterBy,
+ * isManaged}. snap must be the
  * snapshot the writer was opened with (NULL for CREATE/CTAS). opts and
  * result may be NULL. On error the table is unchanged.
  */

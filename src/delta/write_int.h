@@ -35,4 +35,7 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
                                 arena *a, const col_type **table_schema_out, int **src_cols_out,
                                 silt_error *err);
 
+/* The partition columns the caller gave at open (WRITE's partitionBy in history). */
+const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out);
+
 #endif

@@ -164,7 +164,11 @@ def test_spark(main, ck, work):
         check(f"spark history v{h.version} {h.operation} metrics", want <= got, sorted(got))
     params = {h.version: dict(h.operationParameters or {}) for h in hist}
     check("spark history WRITE parameters",
-          params[1].get("mode") == "Append" and params[1].get("partitionBy") == '["p"]', params[1])
+          params[1].get("mode") == "Append" and params[1].get("partitionBy") == "[]", params[1])
+    check("spark history CTAS parameters",
+          params[0].get("partitionBy") == '["p"]' and params[0].get("isManaged") == "false", params[0])
+    check("spark history UPDATE predicate", params[2].get("predicate") == '["((id % 2) = 0)"]',
+          params[2])
     check("spark history RESTORE parameters", params[5].get("version") == "2", params[5])
     check("spark history DELETE predicate", params[3].get("predicate") == '["((id % 2) = 0)"]',
           params[3])

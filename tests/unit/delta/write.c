@@ -121,6 +121,8 @@ void test_delta_write__ctas_partition_folders(void)
     check_str("[\"p\"]", wt_commit_info(a, store, 0, "operationParameters.partitionBy"));
     check_str("false", wt_commit_info(a, store, 0, "operationParameters.isManaged"));
     check_str("{}", wt_commit_info(a, store, 0, "operationParameters.properties"));
+    check_str("[]", wt_commit_info(a, store, 0, "operationParameters.clusterBy"));
+    check_str("null", wt_commit_info(a, store, 0, "operationParameters.description"));
     check_str("4", wt_commit_info(a, store, 0, "operationMetrics.numFiles"));
     check_str("6", wt_commit_info(a, store, 0, "operationMetrics.numOutputRows"));
 }
@@ -140,7 +142,8 @@ void test_delta_write__append_and_history(void)
               wt_read(a, store, -1));
     check_str("WRITE", wt_commit_info(a, store, 1, "operation"));
     check_str("Append", wt_commit_info(a, store, 1, "operationParameters.mode"));
-    check_str("[\"p\"]", wt_commit_info(a, store, 1, "operationParameters.partitionBy"));
+    check_str("[]", wt_commit_info(a, store, 1, "operationParameters.partitionBy"));
+    check_str("<absent>", wt_commit_info(a, store, 1, "operationMetrics.numRemovedFiles"));
     check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numFiles"));
     check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numOutputRows"));
     snap = latest();
@@ -189,6 +192,7 @@ void test_delta_write__overwrite_whole_table(void)
     write_rows(schema3(), rows, 1, DELTA_MODE_OVERWRITE, NULL, NULL);
     check_str("9|nine|z", wt_read(a, store, -1));
     check_str("Overwrite", wt_commit_info(a, store, 1, "operationParameters.mode"));
+    check_str("4", wt_commit_info(a, store, 1, "operationMetrics.numRemovedFiles"));
     /* Time travel still sees the old rows. */
     check_str("1|one|a;2|two|b/c;3|three|null;4|four|a;5|five|null;6|null|x:y=z%",
               wt_read(a, store, 0));
@@ -215,7 +219,10 @@ void test_delta_write__overwrite_replace_where(void)
     ctas_partitioned();
     write_rows(schema3(), rows, 1, DELTA_MODE_OVERWRITE, NULL, &copts);
     check_str("10|ten|a;2|two|b/c;3|three|null;5|five|null;6|null|x:y=z%", wt_read(a, store, -1));
-    check_str("[\"(p = 'a')\"]", wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("(p = 'a')", wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("1", wt_commit_info(a, store, 1, "operationMetrics.numRemovedFiles"));
+    check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numDeletedRows"));
+    check_str("0", wt_commit_info(a, store, 1, "operationMetrics.numCopiedRows"));
 }
 
 void test_delta_write__dynamic_partition_overwrite(void)

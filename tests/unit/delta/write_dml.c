@@ -178,7 +178,7 @@ void test_delta_write_dml__delete_all(void)
     check_int(3, m.num_removed_files);
     check_int(6, m.num_deleted_rows);
     check_str("", wt_read(a, store, -1));
-    check_str("[]", wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("[\"true\"]", wt_commit_info(a, store, 1, "operationParameters.predicate"));
     delta_snapshot_free(before);
 }
 
@@ -220,7 +220,9 @@ void test_delta_write_dml__update(void)
     check_int(3, m.num_removed_files);
     check_int(3, m.num_added_files);
     check_str("UPDATE", wt_commit_info(a, store, 1, "operation"));
-    check_str("((id % 2) = 0)", wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("[\"((id % 2) = 0)\"]",
+              wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("0", wt_commit_info(a, store, 1, "operationMetrics.numDeletionVectorsAdded"));
     check_str("3", wt_commit_info(a, store, 1, "operationMetrics.numUpdatedRows"));
     delta_snapshot_free(before);
 }
