@@ -85,4 +85,74 @@ silt_status delta_update(io_store *store, const delta_snapshot *snap, const delt
 silt_status delta_restore(io_store *store, const delta_snapshot *snap, int64_t version,
                           int64_t timestamp_micros, delta_commit_result *result, silt_error *err);
 
+/* ---- MERGE ------------------------------------------------------------------------------- */
+
+typedef enum delta_merge_action {
+    DELTA_MERGE_KEEP = 0, /* no clause applies: the row stays as it is */
+    DELTA_MERGE_UPDATE,
+    DELTA_MERGE_DELETE
+} delta_merge_action;
+
+/*
+ * WHEN MATCHED (and WHEN NOT MATCHED BY SOURCE, with source NULL) clauses,
+ * evaluated in order by the caller: for target rows (the table's logical
+ * schema) and the source row each matched (same count), fills action[row]
+ * with a delta_merge_action and, when some row is updated, *updated_out
+ * with a batch of the table schema and the same row count whose UPDATE
+ * rows hold the new values (other rows are ignored). Allocated in a.
+ */
+typedef silt_status (*delta_merge_rows_fn)(const col_batch *target, const col_batch *source,
+                                           uint8_t *action, arena *a, col_batch **updated_out,
+                                           void *payload, silt_error *err);
+
+/* WHEN NOT MATCHED THEN INSERT: the rows to insert (table schema, any count) for source rows
+ * that matched no target row. */
+typedef silt_status (*delta_merge_insert_fn)(const col_batch *source, arena *a,
+                                             col_batch **rows_out, void *payload,
+                                             silt_error *err);
+
+typedef struct delta_merge_spec {
+    unsigned version;
+    const col_batch *source;         /* the whole source, in memory */
+    size_t n_keys;                   /* ON target.k1 = source.k1 AND ... (equality, nulls never match) */
+    const char *const *target_keys;  /* table columns */
+    const size_t *source_keys;       /* source columns */
+    delta_merge_rows_fn matched;     /* NULL: no WHEN MATCHED clause */
+    void *matched_payload;
+    delta_merge_rows_fn not_matched_by_source; /* NULL: none */
+    void *not_matched_by_source_payload;
+    delta_merge_insert_fn insert;    /* NULL: no WHEN NOT MATCHED clause */
+    void *insert_payload;
+    delta_file_filter_fn file_filter; /* target files that may match; NULL = all */
+    void *file_filter_payload;
+    /* History: the ON condition, and the clauses as JSON lists ([{"actionType":"update"}]). */
+    const char *predicate_text;
+    const char *matched_json, *not_matched_json, *not_matched_by_source_json;
+} delta_merge_spec;
+
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+
+typedef struct delta_merge_metrics {
+    int64_t num_source_rows;
+    int64_t num_target_rows_inserted, num_target_rows_updated, num_target_rows_deleted;
+    int64_t num_target_rows_matched_updated, num_target_rows_matched_deleted;
+    int64_t num_target_rows_not_matched_by_source_updated;
+    int64_t num_target_rows_not_matched_by_source_deleted;
+    int64_t num_target_rows_copied, num_output_rows;
+    int64_t num_target_files_added, num_target_files_removed;
+    int64_t num_target_bytes_added, num_target_bytes_removed;
+} delta_merge_metrics;
+
+/*
+ * MERGE INTO table USING source ON keys WHEN ... as one MERGE commit. The
+ * source keys are hashed; the candidate target files are read and only
+ * those where a clause changes a row are rewritten. A target row matched by
+ * more than one source row while there is a WHEN MATCHED clause fails with
+ * SILT_INVALID "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]",
+ * before anything is committed.
+ */
+silt_status delta_merge(io_store *store, const delta_snapshot *snap, const delta_merge_spec *spec,
+                        delta_merge_metrics *metrics, delta_commit_result *result,
+                        silt_error *err);
+
 #endif
