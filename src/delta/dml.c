@@ -13,6 +13,7 @@
 #include "delta/dml.h"
 #include "delta/scan.h"
 #include "delta/stats.h"
+#include "delta/write_int.h"
 #include "util/time.h"
 
 typedef struct dml_ctx {
@@ -221,8 +222,8 @@ static silt_status process(dml_ctx *ctx, silt_error *err)
     return SILT_OK;
 }
 
-/* Spark writes DELETE's and UPDATE's predicate as a JSON list of SQL texts, ["true"] for none. */
-static silt_status predicate_param(delta_txn *txn, const char *text, silt_error *err)
+/* Spark writes DELETE's, UPDATE's and MERGE's predicate as a JSON list of SQL texts. */
+silt_status dwrite_predicate_param(delta_txn *txn, const char *text, silt_error *err)
 {
     buf param = BUF_INIT;
     silt_status rc = buf_append_str(&param, "[\"", err);
@@ -246,7 +247,7 @@ static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
     delta_txn *txn = ctx->txn;
     const delta_dml_metrics *m = &ctx->m;
     size_t idx;
-    SILT_RETURN_IF_ERROR(predicate_param(txn, ctx->opts->predicate_text, err));
+    SILT_RETURN_IF_ERROR(dwrite_predicate_param(txn, ctx->opts->predicate_text, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedFiles", m->num_removed_files, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedFiles", m->num_added_files, err));
     if (ctx->update == NULL)

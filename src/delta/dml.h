@@ -144,7 +144,10 @@ typedef struct delta_merge_metrics {
 } delta_merge_metrics;
 
 /*
- * MERGE INTO table USING source ON keys WHEN ... as one MERGE commit. The
+ * MERGE INTO table USING source ON keys WHEN ... as one MERGE commit
+ * (history: {predicate: ["..."], matchedPredicates, notMatchedPredicates,
+ * notMatchedBySourcePredicates} and Delta's numTarget.../numSourceRows
+ * metrics, as delta_merge_metrics lists, plus zero DV and CDF counts). The
  * source keys are hashed; the candidate target files are read and only
  * those where a clause changes a row are rewritten. A target row matched by
  * more than one source row while there is a WHEN MATCHED clause fails with

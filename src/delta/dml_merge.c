@@ -16,6 +16,7 @@
 
 #include "delta/dml.h"
 #include "delta/scan.h"
+#include "delta/write_int.h"
 #include "util/hashmap.h"
 #include "util/time.h"
 
@@ -405,9 +406,10 @@ static silt_status set_history(merge_ctx *ctx, int64_t exec_ns, silt_error *err)
         {"executionTimeMs", exec_ns / 1000000},
         {"scanTimeMs", ctx->scan_ns / 1000000},
         {"rewriteTimeMs", ctx->rewrite_ns / 1000000},
+        {"materializeSourceTimeMs", 0}, /* the source comes materialised */
     };
     size_t idx;
-    SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "predicate", spec->predicate_text, err));
+    SILT_RETURN_IF_ERROR(dwrite_predicate_param(txn, spec->predicate_text, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_param(
         txn, "matchedPredicates", spec->matched_json ? spec->matched_json : "[]", err));
     SILT_RETURN_IF_ERROR(delta_txn_set_param(

@@ -38,4 +38,7 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
 /* The partition columns the caller gave at open (WRITE's partitionBy in history). */
 const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out);
 
+/* operationParameters.predicate as Spark's JSON list of one SQL text ("true" when NULL). */
+silt_status dwrite_predicate_param(delta_txn *txn, const char *text, silt_error *err);
+
 #endif

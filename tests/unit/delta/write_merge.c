@@ -172,7 +172,8 @@ void test_delta_write_merge__upsert(void)
     delta_snapshot_free(after);
     delta_snapshot_free(before);
     check_str("MERGE", wt_commit_info(a, store, 1, "operation"));
-    check_str("(t.id = s.id)", wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("[\"(t.id = s.id)\"]", wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("0", wt_commit_info(a, store, 1, "operationMetrics.materializeSourceTimeMs"));
     check_str("[{\"actionType\":\"update\"}]",
               wt_commit_info(a, store, 1, "operationParameters.matchedPredicates"));
     check_str("[{\"actionType\":\"insert\"}]",
