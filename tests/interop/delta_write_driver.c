@@ -11,6 +11,8 @@
  *   delete-partition ROOT VALUE  DELETE WHERE p = VALUE (whole files)
  *   update-even ROOT             UPDATE SET name = concat('u-', name) WHERE id % 2 = 0
  *   restore ROOT VERSION         RESTORE TABLE TO VERSION AS OF VERSION
+ *   merge ROOT ROW...            MERGE ON id: matched -> name = source name, not matched ->
+ *                                insert, not matched by source with p = 'q' -> delete
  *   dump ROOT                    prints the rows, one "id|name|p" per line
  *
  * Exits 0 on success; prints the error and exits 1 otherwise.
@@ -98,8 +100,10 @@ static silt_status write_rows(io_store *store, const delta_snapshot *snap, delta
     delta_writer *w = NULL;
     col_batch *b = NULL;
     silt_status rc;
-    opts.n_partition_columns = 1;
-    opts.partition_columns = parts;
+    if (snap == NULL) { /* like DataFrameWriter.partitionBy: only when creating the table */
+        opts.n_partition_columns = 1;
+        opts.partition_columns = parts;
+    }
     opts.merge_schema = wide;
     rc = make_batch(schema, rows, n_rows, &b, err);
     if (rc == SILT_OK)
@@ -156,6 +160,88 @@ static silt_status prefix_names(const col_batch *matched, arena *ar, col_batch *
     SILT_RETURN_IF_ERROR(col_builder_finish(bld, &b->cols[1], err));
     *out = b;
     return SILT_OK;
+}
+
+static const char *const merge_keys[] = {"id"};
+static const size_t merge_source_keys[] = {0};
+
+static silt_status merge_set_name(const col_batch *target, const col_batch *source,
+                                  uint8_t *action, arena *ar, col_batch **updated, void *payload,
+                                  silt_error *err)
+{
+    col_batch *b = arena_memdup(ar, target, sizeof(*target));
+    (void)payload;
+    if (b == NULL || (b->cols = arena_memdup(ar, target->cols,
+                                             target->n_cols * sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    b->cols[1] = source->cols[1];
+    memset(action, DELTA_MERGE_UPDATE, (size_t)target->n_rows);
+    *updated = b;
+    return SILT_OK;
+}
+
+static silt_status merge_delete_q(const col_batch *target, const col_batch *source,
+                                  uint8_t *action, arena *ar, col_batch **updated, void *payload,
+                                  silt_error *err)
+{
+    int64_t row;
+    (void)source;
+    (void)ar;
+    (void)updated;
+    (void)payload;
+    (void)err;
+    for (row = 0; row < target->n_rows; row++) {
+        int32_t len = 0;
+        const char *p = col_vec_is_null(target->cols[2], row)
+                            ? NULL
+                            : col_vec_str(target->cols[2], row, &len);
+        action[row] = p != NULL && len == 1 && p[0] == 'q' ? DELTA_MERGE_DELETE : DELTA_MERGE_KEEP;
+    }
+    return SILT_OK;
+}
+
+/* The source rows as they are; the table may have more columns (null for them). */
+static silt_status merge_insert(const col_batch *source, arena *ar, col_batch **rows,
+                                void *payload, silt_error *err)
+{
+    const col_type *table = payload;
+    col_batch *b = arena_calloc(ar, 1, sizeof(*b));
+    size_t col;
+    if (b == NULL || (b->cols = arena_calloc(ar, table->n_fields, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    b->schema = table;
+    b->n_rows = source->n_rows;
+    b->n_cols = table->n_fields;
+    for (col = 0; col < table->n_fields; col++) {
+        if (col < source->n_cols)
+            b->cols[col] = source->cols[col];
+        else
+            SILT_RETURN_IF_ERROR(col_vec_new_nulls(&b->cols[col], ar, table->fields[col].type,
+                                                   source->n_rows, err));
+    }
+    *rows = b;
+    return SILT_OK;
+}
+
+static silt_status merge(io_store *store, const delta_snapshot *snap, char **rows, int n_rows,
+                         silt_error *err)
+{
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    col_batch *source = NULL;
+    SILT_RETURN_IF_ERROR(make_batch(row_schema(0), rows, n_rows, &source, err));
+    spec.source = source;
+    spec.n_keys = 1;
+    spec.target_keys = merge_keys;
+    spec.source_keys = merge_source_keys;
+    spec.matched = merge_set_name;
+    spec.not_matched_by_source = merge_delete_q;
+    spec.insert = merge_insert;
+    spec.insert_payload = (void *)snap->schema;
+    spec.predicate_text = "(t.id = s.id)";
+    spec.matched_json = "[{\"actionType\":\"update\"}]";
+    spec.not_matched_json = "[{\"actionType\":\"insert\"}]";
+    spec.not_matched_by_source_json = "[{\"actionType\":\"delete\",\"predicate\":\"(t.p = 'q')\"}]";
+    return delta_merge(store, snap, &spec, NULL, NULL, err);
 }
 
 static void print_value(const col_vec *v, int64_t row)
@@ -220,7 +306,9 @@ static silt_status run(const char *cmd, io_store *store, char **args, int n_args
         opts.file_filter_payload = args[0];
         opts.partition_only = 1;
         rc = delta_delete(store, snap, &opts, NULL, NULL, err);
-    } else if (strcmp(cmd, "restore") == 0 && n_args == 1)
+    } else if (strcmp(cmd, "merge") == 0)
+        rc = merge(store, snap, args, n_args, err);
+    else if (strcmp(cmd, "restore") == 0 && n_args == 1)
         rc = delta_restore(store, snap, strtoll(args[0], NULL, 10), -1, NULL, err);
     else if (strcmp(cmd, "dump") == 0)
         rc = dump(store, snap, err);

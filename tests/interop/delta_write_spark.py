@@ -48,19 +48,25 @@ DRIVER = sys.argv[1]
 WORK = Path(sys.argv[2])
 RESULTS = {"passed": 0, "failed": 0}
 
-# (id, name, p, score) after the whole sequence on the main table.
+# (id, name, p, score) after the whole sequence on the main table: the MERGE
+# renames 3, inserts 11 and deletes 8 (the only row with p = 'q').
 FINAL = sorted([
-    (1, "one", "a", None), (2, "u-two", "a", None), (3, "three", "b/c", None),
+    (1, "one", "a", None), (2, "u-two", "a", None), (3, "m-three", "b/c", None),
     (4, "u-four", None, None), (5, "five", None, None), (6, "u-six", "x:y=z%", None),
-    (7, "seven", "a", None), (8, "u-eight", "q", None), (9, "nine", "a", 90),
+    (7, "seven", "a", None), (9, "nine", "a", 90), (11, "m-eleven", "m", None),
 ], key=repr)
 AT_V3 = sorted([(1, "one", "a"), (3, "three", "b/c"), (5, "five", None), (7, "seven", "a")], key=repr)
-HISTORY = ["CREATE TABLE AS SELECT", "WRITE", "UPDATE", "DELETE", "DELETE", "RESTORE", "WRITE"]
+HISTORY = ["CREATE TABLE AS SELECT", "WRITE", "UPDATE", "DELETE", "DELETE", "RESTORE", "WRITE",
+           "MERGE"]
 METRIC_KEYS = {
     "CREATE TABLE AS SELECT": {"numFiles", "numOutputRows", "numOutputBytes"},
     "WRITE": {"numFiles", "numOutputRows", "numOutputBytes"},
     "UPDATE": {"numUpdatedRows", "numCopiedRows", "numAddedFiles", "numRemovedFiles"},
     "DELETE": {"numDeletedRows", "numCopiedRows", "numAddedFiles", "numRemovedFiles"},
+    "MERGE": {"numSourceRows", "numTargetRowsInserted", "numTargetRowsUpdated",
+              "numTargetRowsDeleted", "numTargetRowsCopied", "numOutputRows",
+              "numTargetFilesAdded", "numTargetFilesRemoved",
+              "numTargetRowsNotMatchedBySourceDeleted"},
     "RESTORE": {"tableSizeAfterRestore", "numOfFilesAfterRestore", "numRemovedFiles",
                 "numRestoredFiles", "removedFilesSize", "restoredFilesSize"},
 }
@@ -102,6 +108,7 @@ def build_main(root):
     silt("delete-partition", root, "a")
     silt("restore", root, "2")
     silt("append-wide", root, "9|nine|a|90")
+    silt("merge", root, "3|m-three|b/c", "11|m-eleven|m")
 
 
 def build_checkpointed(root):
@@ -116,7 +123,7 @@ def partition_dirs(root):
 
 def test_delta_rs(main, ck):
     dt = DeltaTable(str(main))
-    check("delta-rs version", dt.version() == 6, dt.version())
+    check("delta-rs version", dt.version() == 7, dt.version())
     tbl = dt.to_pyarrow_table()
     rows = sorted(zip(*(tbl.column(c).to_pylist() for c in ("id", "name", "p", "score"))), key=repr)
     check("delta-rs rows", rows == FINAL, rows)
@@ -170,12 +177,19 @@ def test_spark(main, ck, work):
     check("spark history UPDATE predicate", params[2].get("predicate") == '["((id % 2) = 0)"]',
           params[2])
     check("spark history RESTORE parameters", params[5].get("version") == "2", params[5])
+    check("spark history MERGE parameters",
+          params[7].get("predicate") == '["(t.id = s.id)"]'
+          and params[7].get("notMatchedPredicates") == '[{"actionType":"insert"}]', params[7])
+    merge_metrics = dict(hist[7].operationMetrics)
+    check("spark history MERGE metrics",
+          (merge_metrics["numTargetRowsUpdated"], merge_metrics["numTargetRowsInserted"],
+           merge_metrics["numTargetRowsDeleted"]) == ("1", "1", "1"), merge_metrics)
     check("spark history DELETE predicate", params[3].get("predicate") == '["((id % 2) = 0)"]',
           params[3])
 
     # The folders Spark writes for the same partition values.
     theirs = work / "spark-partitions"
-    spark.createDataFrame([(1, "a"), (2, "b/c"), (3, None), (4, ""), (5, "x:y=z%"), (6, "q")],
+    spark.createDataFrame([(1, "a"), (2, "b/c"), (3, None), (4, ""), (5, "x:y=z%"), (6, "q"), (7, "m")],
                           "id long, p string").write.format("delta").partitionBy("p").save(str(theirs))
     check("partition folders as Spark names them", partition_dirs(main) == partition_dirs(theirs),
           f"silt {partition_dirs(main)} spark {partition_dirs(theirs)}")

@@ -2,7 +2,12 @@
  * DELETE, UPDATE and RESTORE through the C machinery: rows read back,
  * which files were rewritten or kept, history contents, a failed DELETE.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <fcntl.h>
+#include <sys/stat.h>
+
 #include "write_util.h"
+#include "util/time.h"
 
 #include "delta/dml.h"
 #include "delta/stats.h"
@@ -303,4 +308,37 @@ void test_delta_write_dml__failed_delete_leaves_table(void)
                       wt_read(a, store, -1));
     }
     check_str("1|one|a;3|three|a;5|five|b", wt_read(a, store, -1));
+}
+
+static void set_mtime(const char *key, int64_t seconds_ago)
+{
+    char path[1024];
+    struct timespec times[2];
+    snprintf(path, sizeof(path), "%s/%s", test_tmpdir(), key);
+    times[0].tv_sec = times[1].tv_sec = (time_t)(time_now_micros() / 1000000 - seconds_ago);
+    times[0].tv_nsec = times[1].tv_nsec = 0;
+    check(utimensat(AT_FDCWD, path, times, 0) == 0);
+}
+
+void test_delta_write_dml__restore_timestamp(void)
+{
+    delta_snapshot *snap;
+    char expected[64];
+    int64_t cut = (time_now_micros() / 1000000 - 50) * 1000000;
+    make_table();
+    snap = latest();
+    check_ok(delta_delete(store, snap, NULL, NULL, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    set_mtime("_delta_log/00000000000000000000.json", 100);
+    snap = latest();
+    check_ok(delta_restore(store, snap, -1, cut, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_str("1|one|a;2|two|a;3|three|a;4|four|b;5|five|b;6|six|c", wt_read(a, store, -1));
+    time_format_timestamp_spark(cut, expected, sizeof(expected));
+    check_str(expected, wt_commit_info(a, store, 2, "operationParameters.timestamp"));
+    check_str("null", wt_commit_info(a, store, 2, "operationParameters.version"));
+    /* Before the first commit there is nothing to restore. */
+    snap = latest();
+    check(delta_restore(store, snap, -1, cut - INT64_C(3600) * 1000000, NULL, &err) != SILT_OK);
+    delta_snapshot_free(snap);
 }
