@@ -13,6 +13,8 @@
  *   restore ROOT VERSION         RESTORE TABLE TO VERSION AS OF VERSION
  *   merge ROOT ROW...            MERGE ON id: matched -> name = source name, not matched ->
  *                                insert, not matched by source with p = 'q' -> delete
+ *   typed ROOT                   CTAS of {id long, v double, n int, d date, ts timestamp}
+ *                                partitioned by n, d, ts (fixed rows, nulls included)
  *   dump ROOT                    prints the rows, one "id|name|p" per line
  *
  * Exits 0 on success; prints the error and exits 1 otherwise.
@@ -283,6 +285,59 @@ static silt_status dump(io_store *store, const delta_snapshot *snap, silt_error 
     return rc;
 }
 
+/* Three rows with typed partition values: ints, dates and timestamps, and nulls. */
+static silt_status typed(io_store *store, silt_error *err)
+{
+    static const char *const parts[] = {"n", "d", "ts"};
+    static const char *const names[] = {"id", "v", "n", "d", "ts"};
+    static const col_type_id ids[] = {COL_LONG, COL_DOUBLE, COL_INT, COL_DATE, COL_TIMESTAMP};
+    /* 2021-01-01 = day 18628; 2021-01-01 10:11:12 and 2021-06-30 23:59:59.123456 UTC */
+    static const int64_t n_vals[] = {1, -5, 0}, d_vals[] = {18628, 0, 10956};
+    static const int64_t ts_vals[] = {INT64_C(1609495872000000), INT64_C(1625097599123456), 0};
+    static const int nulls[3][3] = {{0, 0, 0}, {0, 1, 0}, {1, 0, 1}};
+    col_field f[5];
+    col_batch b;
+    col_vec *cols[5];
+    delta_write_options opts = DELTA_WRITE_OPTIONS_INIT;
+    delta_writer *w = NULL;
+    size_t col;
+    int row;
+    silt_status rc = SILT_OK;
+    for (col = 0; col < 5; col++)
+        f[col] = field(names[col], ids[col]);
+    b.schema = col_type_struct(a, 5, f);
+    b.n_rows = 3;
+    b.n_cols = 5;
+    b.cols = cols;
+    for (col = 0; col < 5 && rc == SILT_OK; col++) {
+        col_builder *bld = NULL;
+        rc = col_builder_new(&bld, a, f[col].type, err);
+        for (row = 0; row < 3 && rc == SILT_OK; row++) {
+            if (col >= 2 && nulls[row][col - 2])
+                rc = col_builder_append_null(bld, err);
+            else if (col == 0)
+                rc = col_builder_append_int(bld, row + 1, err);
+            else if (col == 1)
+                rc = col_builder_append_double(bld, row * 1.5, err);
+            else
+                rc = col_builder_append_int(
+                    bld, col == 2 ? n_vals[row] : col == 3 ? d_vals[row] : ts_vals[row], err);
+        }
+        if (rc == SILT_OK)
+            rc = col_builder_finish(bld, &cols[col], err);
+    }
+    opts.n_partition_columns = 3;
+    opts.partition_columns = parts;
+    if (rc == SILT_OK)
+        rc = delta_write_open(&w, store, NULL, b.schema, &opts, err);
+    if (rc == SILT_OK)
+        rc = delta_write_batch(w, &b, err);
+    if (rc == SILT_OK)
+        rc = delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, err);
+    delta_write_free(w);
+    return rc;
+}
+
 static silt_status run(const char *cmd, io_store *store, char **args, int n_args, silt_error *err)
 {
     delta_snapshot *snap = NULL;
@@ -290,6 +345,8 @@ static silt_status run(const char *cmd, io_store *store, char **args, int n_args
     silt_status rc;
     if (strcmp(cmd, "ctas") == 0)
         return write_rows(store, NULL, DELTA_MODE_CTAS, 0, args, n_args, err);
+    if (strcmp(cmd, "typed") == 0)
+        return typed(store, err);
     SILT_RETURN_IF_ERROR(delta_snapshot_load(&snap, store, -1, err));
     if (strcmp(cmd, "append") == 0 || strcmp(cmd, "append-wide") == 0)
         rc = write_rows(store, snap, DELTA_MODE_APPEND, cmd[6] == '-', args, n_args, err);

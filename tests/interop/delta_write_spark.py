@@ -203,6 +203,8 @@ def test_spark(main, ck, work):
     got = silt_rows(main)
     check("silt reads Spark's append and update", got == want, got)
 
+    test_spark_typed_partitions(spark, work)
+
     ckrows = spark.read.format("delta").load(str(ck)).count()
     check("spark reads the checkpointed table", ckrows == 25, ckrows)
     detail = spark.sql(f"DESCRIBE DETAIL delta.`{ck}`").collect()[0]
@@ -216,6 +218,32 @@ def test_spark(main, ck, work):
     silt("append", ck, "31|c31|k1")
     check("silt appends after Spark's checkpoint",
           spark.read.format("delta").load(str(ck)).count() == 32)
+
+
+def file_dirs(root):
+    return sorted(str(p.parent.relative_to(root)) for p in Path(root).rglob("*.parquet")
+                  if "_delta_log" not in p.parts)
+
+
+def test_spark_typed_partitions(spark, work):
+    ours = work / "typed"
+    silt("typed", ours)
+    query = ("SELECT id, v, n, CAST(d AS STRING) d, CAST(ts AS STRING) ts FROM delta.`{}` "
+             "ORDER BY id")
+    want = [(1, 0.0, 1, "2021-01-01", "2021-01-01 10:11:12"),
+            (2, 1.5, -5, None, "2021-06-30 23:59:59.123456"),
+            (3, 3.0, None, "1999-12-31", None)]
+    got = [tuple(r) for r in spark.sql(query.format(ours)).collect()]
+    check("spark reads int/date/timestamp partitions", got == want, got)
+    theirs = work / "typed-spark"
+    spark.sql(query.format(ours)).selectExpr("id", "v", "n", "CAST(d AS DATE) d",
+                                             "CAST(ts AS TIMESTAMP) ts") \
+        .write.format("delta").partitionBy("n", "d", "ts").save(str(theirs))
+    check("typed partition folders as Spark names them", file_dirs(ours) == file_dirs(theirs),
+          f"silt {file_dirs(ours)} spark {file_dirs(theirs)}")
+    dt = DeltaTable(str(ours)).to_pyarrow_table()
+    check("delta-rs reads typed partitions", sorted(dt.column("n").to_pylist(), key=repr)
+          == sorted([1, -5, None], key=repr), dt.column("n").to_pylist())
 
 
 def main():
