@@ -18,6 +18,7 @@
 #include "util/time.h"
 
 #define DEFAULT_TARGET_FILE_SIZE ((int64_t)128 << 20)
+#define DEFAULT_MAX_OPEN_FILES 128
 
 typedef struct part_file {
     const char *dir;   /* "a=1/b=x/" or "" */
@@ -47,6 +48,7 @@ struct delta_writer {
     const col_type *file_schema; /* physical, data columns only */
     int64_t target;
     int n_indexed;
+    int max_open, n_open;
     hashmap parts; /* dir -> part_file */
     dlog_add *adds;
     size_t n_adds, cap_adds;
@@ -189,6 +191,7 @@ static void setup_sizes(delta_writer *w, const delta_write_options *opts)
     const char *text = dlog_map_get(&w->md.configuration, "delta.targetFileSize", NULL);
     int64_t value = 0;
     w->target = DEFAULT_TARGET_FILE_SIZE;
+    w->max_open = opts->max_open_files > 0 ? opts->max_open_files : DEFAULT_MAX_OPEN_FILES;
     if (opts->target_file_size > 0)
         w->target = opts->target_file_size;
     else if (text != NULL && str_to_int64(text, strlen(text), &value) && value > 0)
@@ -253,7 +256,9 @@ static silt_status start_file(delta_writer *w, part_file *pf, silt_error *err)
         return err_nomem(err);
     popts.write_field_ids = w->mode == DPROTO_MAPPING_ID;
     pf->mem_bytes = 0;
-    return pqw_writer_open(&pf->pw, w->store, pf->key, w->file_schema, &popts, err);
+    SILT_RETURN_IF_ERROR(pqw_writer_open(&pf->pw, w->store, pf->key, w->file_schema, &popts, err));
+    w->n_open++;
+    return SILT_OK;
 }
 
 static silt_status stats_json(delta_writer *w, const pqw_file_stats *st, const char **out,
@@ -329,6 +334,7 @@ static silt_status close_file(delta_writer *w, part_file *pf, silt_error *err)
     if (pw == NULL)
         return SILT_OK;
     pf->pw = NULL;
+    w->n_open--;
     rc = pqw_writer_close(pw, &st, err);
     if (rc != SILT_OK)
         return err_context(err, "while writing the data file \"%s\"", pf->key);
@@ -346,6 +352,20 @@ static silt_status close_file(delta_writer *w, part_file *pf, silt_error *err)
     w->n_bytes += st.file_bytes;
     pqw_file_stats_clear(&st);
     return rc;
+}
+
+/* Finishes the open file holding the most rows, to make room for another one. */
+static silt_status close_largest(delta_writer *w, silt_error *err)
+{
+    size_t iter = 0;
+    const hashmap_entry *entry;
+    part_file *largest = NULL;
+    while (hashmap_next(&w->parts, &iter, &entry)) {
+        part_file *pf = entry->value;
+        if (pf->pw != NULL && (largest == NULL || pf->mem_bytes > largest->mem_bytes))
+            largest = pf;
+    }
+    return largest ? close_file(w, largest, err) : SILT_OK;
 }
 
 /* ---- rows -------------------------------------------------------------------------------- */
@@ -472,6 +492,8 @@ static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, co
     part.n_rows = n_rows;
     part.n_cols = w->n_data;
     part.cols = data;
+    if (pf->pw == NULL && w->n_open >= w->max_open)
+        SILT_RETURN_IF_ERROR(close_largest(w, err));
     if (pf->pw == NULL)
         SILT_RETURN_IF_ERROR(start_file(w, pf, err));
     SILT_RETURN_IF_ERROR(pqw_writer_write_batch(pf->pw, &part, err));

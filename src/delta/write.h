@@ -12,6 +12,9 @@
  *   - partition columns are not written into the files;
  *   - with column mapping, files use physical names (and field ids), and
  *     partitionValues and stats are keyed by physical names;
+ *   - at most max_open_files files are open at once (the largest open one is
+ *     finished when another partition needs a file), so a write into many
+ *     partitions holds a bounded number of row groups in memory;
  *   - a new file is started when the current one of a partition passes the
  *     target size (delta.targetFileSize, 128 MiB by default), measured on
  *     the rows' in-memory size, so files end near (below) the target once
@@ -47,9 +50,12 @@ typedef struct delta_write_options {
     const dlog_map *configuration;
     int64_t target_file_size; /* bytes; 0 = delta.targetFileSize or 128 MiB */
     int merge_schema;         /* add new columns to the table schema */
+    /* Files open at once (one per partition folder being written); past it the largest
+     * is finished early. 0 = 128. Bounds the memory of writes into many partitions. */
+    int max_open_files;
 } delta_write_options;
 
-#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0}
+#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0, 0}
 
 /* What a writer produced. Everything lives in the writer (valid until delta_write_free). */
 typedef struct delta_write_output {

@@ -403,3 +403,135 @@ void test_delta_write__failed_write_leaves_table(void)
                       wt_read(a, store, -1));
     }
 }
+
+void test_delta_write__stats_honour_indexed_cols(void)
+{
+    static const char *const rows[] = {"1|one|a"};
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    dlog_kv kv = {"delta.dataSkippingNumIndexedCols", "1"};
+    dlog_map config = {1, &kv};
+    delta_snapshot *snap;
+    wopts.configuration = &config;
+    write_rows(schema3(), rows, 1, DELTA_MODE_CTAS, &wopts, NULL);
+    snap = latest();
+    check_int(1, snap->n_files);
+    check_contains(snap->files[0].stats, "\"minValues\":{\"id\":1}");
+    check(strstr(snap->files[0].stats, "\"name\"") == NULL);
+    delta_snapshot_free(snap);
+}
+
+/* Nested columns round-trip: struct<x:int,y:string> and array<long>, with nulls. */
+void test_delta_write__nested_columns(void)
+{
+    col_field sf[2], f[3];
+    const col_type *st, *arr, *schema;
+    col_builder *b_id = NULL, *b_s = NULL, *b_arr = NULL;
+    col_batch batch;
+    col_vec *cols[3];
+    delta_writer *w = NULL;
+    delta_snapshot *snap;
+    delta_scan *scan = NULL;
+    col_batch *got = NULL;
+    int64_t total = 0;
+    int row;
+    sf[0] = wt_field("x", COL_INT);
+    sf[1] = wt_field("y", COL_STRING);
+    st = col_type_struct(a, 2, sf);
+    arr = col_type_array(a, col_type_primitive(COL_LONG), 1);
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("s", COL_STRUCT);
+    f[1].type = st;
+    f[2] = wt_field("arr", COL_ARRAY);
+    f[2].type = arr;
+    schema = col_type_struct(a, 3, f);
+    check_ok(col_builder_new(&b_id, a, f[0].type, &err), &err);
+    check_ok(col_builder_new(&b_s, a, st, &err), &err);
+    check_ok(col_builder_new(&b_arr, a, arr, &err), &err);
+    for (row = 0; row < 3; row++) {
+        check_ok(col_builder_append_int(b_id, row, &err), &err);
+        if (row == 1) { /* a null struct: the builder fills its children */
+            check_ok(col_builder_append_null(b_s, &err), &err);
+        } else {
+            check_ok(col_builder_append_int(col_builder_child(b_s, 0), row * 10, &err), &err);
+            check_ok(col_builder_append_bytes(col_builder_child(b_s, 1), "yy", (size_t)row, &err),
+                     &err);
+            check_ok(col_builder_append_struct(b_s, &err), &err);
+        }
+        check_ok(col_builder_append_int(col_builder_child(b_arr, 0), row, &err), &err);
+        check_ok(col_builder_append_int(col_builder_child(b_arr, 0), row + 100, &err), &err);
+        check_ok(col_builder_append_list(b_arr, 2, &err), &err);
+    }
+    check_ok(col_builder_finish(b_id, &cols[0], &err), &err);
+    check_ok(col_builder_finish(b_s, &cols[1], &err), &err);
+    check_ok(col_builder_finish(b_arr, &cols[2], &err), &err);
+    batch.schema = schema;
+    batch.n_rows = 3;
+    batch.n_cols = 3;
+    batch.cols = cols;
+    check_ok(delta_write_open(&w, store, NULL, schema, NULL, &err), &err);
+    check_ok(delta_write_batch(w, &batch, &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+    snap = latest();
+    check_contains(snap->files[0].stats, "\"s\":{\"x\":0,\"y\":\"\"}");
+    check_ok(delta_scan_open(&scan, store, snap, NULL, &err), &err);
+    for (;;) {
+        const col_vec *s, *list;
+        check_ok(delta_scan_next(scan, a, &got, &err), &err);
+        if (got == NULL)
+            break;
+        s = got->cols[1];
+        list = got->cols[2];
+        for (row = 0; row < got->n_rows; row++) {
+            int64_t id = ((const int64_t *)got->cols[0]->values)[row];
+            check_int(id == 1, col_vec_is_null(s, row));
+            if (id != 1)
+                check_int(id * 10, ((const int32_t *)s->children[0]->values)[row]);
+            check_int(2, list->offsets[row + 1] - list->offsets[row]);
+            check_int(id + 100, ((const int64_t *)list->children[0]->values)[list->offsets[row] + 1]);
+        }
+        total += got->n_rows;
+    }
+    check_int(3, total);
+    delta_scan_free(scan);
+    delta_snapshot_free(snap);
+}
+
+/* Ten partitions with at most three files open: files are finished early, no row is lost. */
+void test_delta_write__max_open_files(void)
+{
+    static const char *const parts[] = {"p"};
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    const col_type *schema = schema3();
+    delta_writer *w = NULL;
+    delta_write_output out;
+    delta_snapshot *snap;
+    char **rows = arena_calloc(a, 200, sizeof(char *));
+    const char *all, *at;
+    int idx, n_rows = 1;
+    for (idx = 0; idx < 200; idx++) {
+        rows[idx] = arena_alloc(a, 64);
+        snprintf(rows[idx], 64, "%d|n%d|p%d", idx, idx, idx % 10);
+    }
+    wopts.n_partition_columns = 1;
+    wopts.partition_columns = parts;
+    wopts.max_open_files = 3;
+    check_ok(delta_write_open(&w, store, NULL, schema, &wopts, &err), &err);
+    for (idx = 0; idx < 2; idx++)
+        check_ok(delta_write_batch(
+                     w, wt_batch(a, schema, (const char *const *)rows + idx * 100, 100), &err),
+                 &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    check_ok(delta_write_finish(w, &out, &err), &err);
+    check_int(200, out.n_rows);
+    check(out.n_adds > 10); /* at least one partition got two files */
+    delta_write_free(w);
+    all = wt_read(a, store, -1);
+    for (at = all; (at = strchr(at, ';')) != NULL; at++)
+        n_rows++;
+    check_int(200, n_rows);
+    check_contains(all, ";199|n199|p9");
+    snap = latest();
+    check_int((int64_t)out.n_adds, (int64_t)snap->n_files);
+    delta_snapshot_free(snap);
+}
