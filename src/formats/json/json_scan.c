@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/json/json_int.h"
+#include "formats/text/text_batch.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -104,16 +105,10 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                    value);
 }
 
-typedef struct out_batch {
-    col_batch batch;
-    arena *a;
-} out_batch;
-
 typedef struct chunk_job {
     text_chunk chunk;
     size_t start, end;
-    out_batch *batches;
-    size_t n_batches, cap_batches;
+    text_batch_list batches;
     arena *infer_arena;
     json_infer infer;
     int infer_ready;
@@ -134,8 +129,7 @@ struct json_scan {
     hashmap top_fields; /* name -> index + 1 */
     text_reader reader;
     int reader_ready;
-    out_batch *queue;
-    size_t q_len, q_pos, q_cap;
+    text_batch_queue queue;
 };
 
 /* JSON lines split at line breaks; a multiLine object is one chunk. */
@@ -512,26 +506,14 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
 }
 
 typedef struct batch_state {
-    out_batch *ob;
+    text_batch *ob;
     col_builder **cols;
     int64_t rows;
 } batch_state;
 
 static silt_status start_batch(json_scan *s, chunk_job *job, batch_state *bs, silt_error *err)
 {
-    if (job->n_batches == job->cap_batches) {
-        size_t cap = job->cap_batches ? job->cap_batches * 2 : 8;
-        out_batch *grown = mem_realloc(job->batches, cap * sizeof(out_batch));
-        if (grown == NULL)
-            return err_nomem(err);
-        job->batches = grown;
-        job->cap_batches = cap;
-    }
-    bs->ob = &job->batches[job->n_batches++];
-    memset(bs->ob, 0, sizeof(*bs->ob));
-    bs->ob->a = arena_new(NULL, "json batch");
-    if (bs->ob->a == NULL)
-        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(text_batch_list_add(&job->batches, "json batch", &bs->ob, err));
     size_t n = s->schema->n_fields;
     bs->cols = arena_calloc(bs->ob->a, n ? n : 1, sizeof(col_builder *));
     bs->ob->batch.cols = arena_calloc(bs->ob->a, n ? n : 1, sizeof(col_vec *));
@@ -691,9 +673,7 @@ static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, 
 static void free_jobs(chunk_job *jobs, size_t n)
 {
     for (size_t idx = 0; jobs != NULL && idx < n; idx++) {
-        for (size_t b = 0; b < jobs[idx].n_batches; b++)
-            arena_free(jobs[idx].batches[b].a);
-        mem_free(jobs[idx].batches);
+        text_batch_list_clear(&jobs[idx].batches);
         if (jobs[idx].infer_ready)
             json_infer_clear(&jobs[idx].infer);
         arena_free(jobs[idx].infer_arena);
@@ -850,8 +830,10 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
 
 const col_type *json_scan_schema(const json_scan *scan) { return scan->schema; }
 
-static silt_status fill_queue(json_scan *s, int *eof, silt_error *err)
+/* Parses the next round of chunks into the queue; sets *eof at the end. */
+static silt_status fill_queue(void *payload, int *eof, silt_error *err)
 {
+    json_scan *s = payload;
     chunk_job *jobs = NULL;
     text_chunk chunks[256];
     size_t max = round_size(s), n = 0;
@@ -868,56 +850,23 @@ static silt_status fill_queue(json_scan *s, int *eof, silt_error *err)
     text_reader_release(&s->reader);
     if (rc != SILT_OK)
         return rc;
-    s->q_len = s->q_pos = 0;
-    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
-        for (size_t b = 0; b < jobs[idx].n_batches; b++) {
-            if (s->q_len == s->q_cap) {
-                size_t cap = s->q_cap ? s->q_cap * 2 : 16;
-                out_batch *grown = mem_realloc(s->queue, cap * sizeof(out_batch));
-                if (grown == NULL) {
-                    rc = err_nomem(err);
-                    break;
-                }
-                s->queue = grown;
-                s->q_cap = cap;
-            }
-            s->queue[s->q_len++] = jobs[idx].batches[b];
-            jobs[idx].batches[b].a = NULL;
-        }
-    }
+    text_batch_queue_reset(&s->queue);
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
+        rc = text_batch_queue_append(&s->queue, &jobs[idx].batches, err);
     free_jobs(jobs, n);
     return rc;
 }
 
-static void free_arena_cb(void *payload) { arena_free(payload); }
-
 silt_status json_scan_next(json_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    memset(out, 0, sizeof(*out));
-    out->schema = s->schema;
-    out->n_cols = s->schema->n_fields;
-    while (s->q_pos >= s->q_len) {
-        int eof = 0;
-        SILT_RETURN_IF_ERROR(fill_queue(s, &eof, err));
-        if (eof)
-            return SILT_OK;
-    }
-    out_batch *ob = &s->queue[s->q_pos];
-    if (!arena_on_cleanup(a, free_arena_cb, ob->a))
-        return err_nomem(err);
-    *out = ob->batch;
-    ob->a = NULL;
-    s->q_pos++;
-    return SILT_OK;
+    return text_batch_queue_next(&s->queue, s->schema, fill_queue, s, a, out, err);
 }
 
 void json_scan_free(json_scan *s)
 {
     if (s == NULL)
         return;
-    for (size_t idx = s->q_pos; idx < s->q_len; idx++)
-        arena_free(s->queue[idx].a);
-    mem_free(s->queue);
+    text_batch_queue_clear(&s->queue);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     hashmap_clear(&s->top_fields);
