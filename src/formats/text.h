@@ -50,6 +50,8 @@ size_t text_format_float_java(float value, char *out);
 size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
 /* Java's BigDecimal.toString (what Spark's JSON writer prints): "0E-18", "1.5E-7". */
 size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
+/* Appends an integer's decimal digits ("-42"), as every text format writes it. */
+silt_status text_append_int(buf *out, int64_t value, silt_error *err);
 
 /* A JSON string literal of the bytes (canonical escaping: " \\ and controls only). */
 silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err);

@@ -23,19 +23,6 @@
 #include <string.h>
 
 
-static silt_status csv_int(buf *out, int64_t value, silt_error *err)
-{
-    char text[24], *end = text + sizeof(text), *pos = end;
-    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    do {
-        *--pos = (char)('0' + (int)(mag % 10));
-        mag /= 10;
-    } while (mag != 0);
-    if (value < 0)
-        *--pos = '-';
-    return buf_append(out, pos, (size_t)(end - pos), err);
-}
-
 static silt_status csv_hex(buf *out, const char *bytes, size_t len, silt_error *err)
 {
     static const char hex_lower[] = "0123456789abcdef";
@@ -59,10 +46,10 @@ static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error 
     switch (v->type->id) {
     case COL_BOOLEAN:
         return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return csv_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return csv_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return csv_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return csv_int(out, ((const int64_t *)v->values)[row], err);
+    case COL_BYTE: return text_append_int(out, ((const int8_t *)v->values)[row], err);
+    case COL_SHORT: return text_append_int(out, ((const int16_t *)v->values)[row], err);
+    case COL_INT: return text_append_int(out, ((const int32_t *)v->values)[row], err);
+    case COL_LONG: return text_append_int(out, ((const int64_t *)v->values)[row], err);
     case COL_FLOAT:
         len = text_format_float_java(((const float *)v->values)[row], text);
         return buf_append(out, text, len, err);

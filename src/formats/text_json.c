@@ -221,19 +221,6 @@ done:
 }
 
 /* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
-static silt_status json_int(buf *out, int64_t value, silt_error *err)
-{
-    char text[24], *end = text + sizeof(text), *pos = end;
-    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    do {
-        *--pos = (char)('0' + (int)(mag % 10));
-        mag /= 10;
-    } while (mag != 0);
-    if (value < 0)
-        *--pos = '-';
-    return buf_append(out, pos, (size_t)(end - pos), err);
-}
-
 static silt_status json_scalar(buf *out, const col_vec *v, int64_t row, silt_error *err)
 {
     char text[TEXT_NUM_MAX];
@@ -243,10 +230,10 @@ static silt_status json_scalar(buf *out, const col_vec *v, int64_t row, silt_err
     switch (v->type->id) {
     case COL_BOOLEAN:
         return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return json_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return json_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return json_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return json_int(out, ((const int64_t *)v->values)[row], err);
+    case COL_BYTE: return text_append_int(out, ((const int8_t *)v->values)[row], err);
+    case COL_SHORT: return text_append_int(out, ((const int16_t *)v->values)[row], err);
+    case COL_INT: return text_append_int(out, ((const int32_t *)v->values)[row], err);
+    case COL_LONG: return text_append_int(out, ((const int64_t *)v->values)[row], err);
     case COL_FLOAT:
         len = text_format_float_js(((const float *)v->values)[row], text);
         return json_number(out, text, len, err);

@@ -509,3 +509,16 @@ size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits
     return len + time_format_timestamp(micros, sep, fraction_digits, with_zone, out + len,
                                        TEXT_NUM_MAX - len);
 }
+
+silt_status text_append_int(buf *out, int64_t value, silt_error *err)
+{
+    char text[24], *end = text + sizeof(text), *pos = end;
+    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    do {
+        *--pos = (char)('0' + (int)(mag % 10));
+        mag /= 10;
+    } while (mag != 0);
+    if (value < 0)
+        *--pos = '-';
+    return buf_append(out, pos, (size_t)(end - pos), err);
+}
