@@ -52,6 +52,8 @@ size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
 size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
 /* Appends an integer's decimal digits ("-42"), as every text format writes it. */
 silt_status text_append_int(buf *out, int64_t value, silt_error *err);
+/* Appends bytes as lowercase hex, two digits a byte (binary in CSV and JSON). */
+silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error *err);
 
 /* A JSON string literal of the bytes (canonical escaping: " \\ and controls only). */
 silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err);

@@ -23,19 +23,6 @@
 #include <string.h>
 
 
-static silt_status csv_hex(buf *out, const char *bytes, size_t len, silt_error *err)
-{
-    static const char hex_lower[] = "0123456789abcdef";
-    size_t pos;
-    SILT_RETURN_IF_ERROR(buf_reserve(out, len * 2, err));
-    for (pos = 0; pos < len; pos++) {
-        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] >> 4];
-        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] & 15];
-    }
-    out->data[out->len] = '\0';
-    return SILT_OK;
-}
-
 /* The unquoted text of a non-null value. */
 static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error *err)
 {
@@ -64,7 +51,7 @@ static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error 
         return buf_append(out, str, (size_t)str_len, err);
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
-        return csv_hex(out, str, (size_t)str_len, err);
+        return text_append_hex(out, str, (size_t)str_len, err);
     case COL_DATE:
         len = text_format_date_spark(((const int32_t *)v->values)[row], text);
         return buf_append(out, text, len, err);

@@ -65,19 +65,10 @@ silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *er
 
 static silt_status json_hex(buf *out, const char *s, size_t len, silt_error *err)
 {
-    size_t pos;
-    char *dst;
     SILT_RETURN_IF_ERROR(buf_reserve(out, len * 2 + 2, err));
-    dst = out->data + out->len;
-    *dst++ = '"';
-    for (pos = 0; pos < len; pos++) {
-        *dst++ = hex_lower[(unsigned char)s[pos] >> 4];
-        *dst++ = hex_lower[(unsigned char)s[pos] & 15];
-    }
-    *dst++ = '"';
-    out->len += len * 2 + 2;
-    out->data[out->len] = '\0';
-    return SILT_OK;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
+    SILT_RETURN_IF_ERROR(text_append_hex(out, s, len, err));
+    return buf_append_char(out, '"', err);
 }
 
 /* A number text, quoted when it is NaN or an infinity. */

@@ -522,3 +522,16 @@ silt_status text_append_int(buf *out, int64_t value, silt_error *err)
         *--pos = '-';
     return buf_append(out, pos, (size_t)(end - pos), err);
 }
+
+silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error *err)
+{
+    static const char hex_lower[] = "0123456789abcdef";
+    size_t pos;
+    SILT_RETURN_IF_ERROR(buf_reserve(out, len * 2, err));
+    for (pos = 0; pos < len; pos++) {
+        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] >> 4];
+        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] & 15];
+    }
+    out->data[out->len] = '\0';
+    return SILT_OK;
+}
