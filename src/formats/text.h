@@ -96,6 +96,14 @@ silt_status text_lines_sort(buf *text, silt_error *err);
 silt_status text_spark_json_write_batch(buf *out, const col_batch *batch, silt_error *err);
 
 /*
+ * Appends the text CSV and show() share for a non-null boolean, integer,
+ * float or double (Java's layout), decimal (plain) or string; *done = 0
+ * (nothing appended) for any other type.
+ */
+silt_status text_append_plain(buf *out, const col_vec *v, int64_t row, int *done,
+                              silt_error *err);
+
+/*
  * CSV as Spark's `df.write.option("header", true).csv` writes it, with
  * RFC 4180 quoting (text_csv.c lists where silt departs from Spark): a
  * header line of column names, fields joined by ',', a field quoted when it

@@ -23,13 +23,14 @@
 #include <string.h>
 
 
-/* The unquoted text of a non-null value. */
-static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error *err)
+silt_status text_append_plain(buf *out, const col_vec *v, int64_t row, int *done,
+                              silt_error *err)
 {
     char text[TEXT_NUM_MAX];
     size_t len;
     int32_t str_len;
     const char *str;
+    *done = 1;
     switch (v->type->id) {
     case COL_BOOLEAN:
         return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
@@ -49,6 +50,24 @@ static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error 
     case COL_STRING:
         str = col_vec_str(v, row, &str_len);
         return buf_append(out, str, (size_t)str_len, err);
+    default:
+        *done = 0;
+        return SILT_OK;
+    }
+}
+
+/* The unquoted text of a non-null value. */
+static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    char text[TEXT_NUM_MAX];
+    size_t len;
+    int32_t str_len;
+    const char *str;
+    int done;
+    SILT_RETURN_IF_ERROR(text_append_plain(out, v, row, &done, err));
+    if (done)
+        return SILT_OK;
+    switch (v->type->id) {
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
         return text_append_hex(out, str, (size_t)str_len, err);

@@ -121,31 +121,15 @@ static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, silt_er
 
 silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error *err)
 {
-    char text[TEXT_NUM_MAX];
-    size_t len;
     int32_t str_len;
     const char *str;
+    int done;
     if (v->type->id == COL_NULL || col_vec_is_null(v, row))
         return buf_append_str(out, "NULL", err);
+    SILT_RETURN_IF_ERROR(text_append_plain(out, v, row, &done, err));
+    if (done)
+        return SILT_OK;
     switch (v->type->id) {
-    case COL_BOOLEAN:
-        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return text_append_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return text_append_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return text_append_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return text_append_int(out, ((const int64_t *)v->values)[row], err);
-    case COL_FLOAT:
-        len = text_format_float_java(((const float *)v->values)[row], text);
-        return buf_append(out, text, len, err);
-    case COL_DOUBLE:
-        len = text_format_double_java(((const double *)v->values)[row], text);
-        return buf_append(out, text, len, err);
-    case COL_DECIMAL:
-        len = text_format_decimal(((const col_int128 *)v->values)[row], v->type->scale, text);
-        return buf_append(out, text, len, err);
-    case COL_STRING:
-        str = col_vec_str(v, row, &str_len);
-        return buf_append(out, str, (size_t)str_len, err);
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
         return spark_binary(out, str, (size_t)str_len, err);
