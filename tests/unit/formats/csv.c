@@ -62,14 +62,7 @@ static silt_status read_csv_opts(const char *text, size_t len, const char *const
     if (rc != SILT_OK)
         return rc;
     check_ok(col_type_format(csv_scan_schema(scan), &schema_text, &err), &err);
-    for (;;) {
-        col_batch batch;
-        rc = csv_scan_next(scan, mem, &batch, &err);
-        if (rc != SILT_OK || batch.n_rows == 0)
-            break;
-        check(batch.n_rows <= opts.batch_rows);
-        render_batch(&rows_text, &batch);
-    }
+    rc = render_scan(&rows_text, scan, render_csv_next, mem, opts.batch_rows, &err);
     csv_scan_free(scan);
     return rc;
 }

@@ -58,13 +58,7 @@ static silt_status read_json_opts(const char *text, size_t len, const char *cons
     if (rc != SILT_OK)
         return rc;
     check_ok(col_type_format(json_scan_schema(scan), &schema_text, &err), &err);
-    for (;;) {
-        col_batch batch;
-        rc = json_scan_next(scan, mem, &batch, &err);
-        if (rc != SILT_OK || batch.n_rows == 0)
-            break;
-        render_batch(&rows_text, &batch);
-    }
+    rc = render_scan(&rows_text, scan, render_json_next, mem, -1, &err);
     json_scan_free(scan);
     return rc;
 }
