@@ -34,7 +34,6 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                              silt_error *err)
 {
     int flag;
-    int64_t number;
     if (str_casecmp(key, "multiLine") == 0)
         return text_parse_bool(key, value, &o->multi_line, err);
     if (str_casecmp(key, "samplingRatio") == 0)
@@ -66,13 +65,8 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
             o->date_format = copy;
         return SILT_OK;
     }
-    if (str_casecmp(key, "batchRows") == 0) {
-        SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));
-        if (number < 1 || number > (1 << 20))
-            return err_set(err, SILT_INVALID, "option \"batchRows\" must be in 1..1048576");
-        o->batch_rows = number;
-        return SILT_OK;
-    }
+    if (str_casecmp(key, "batchRows") == 0)
+        return text_parse_int_in(key, value, "batchRows", 1, 1 << 20, &o->batch_rows, err);
     if (str_casecmp(key, "encoding") == 0 || str_casecmp(key, "charset") == 0) {
         if (str_casecmp(value, "UTF-8") == 0 || str_casecmp(value, "UTF8") == 0)
             return SILT_OK;

@@ -8,6 +8,7 @@
 #include "csvjson_render.h"
 #include "formats/csv/csv.h"
 #include "formats/csv/csv_int.h"
+#include "formats/json/json.h"
 #include "formats/text/text_source.h"
 #include "test.h"
 #include "util/arena.h"
@@ -389,4 +390,26 @@ void test_formats_csv__invalid_utf8_becomes_replacement_characters(void)
     check(!text_utf8_valid("\xC0\x80", 2));       /* overlong */
     check(!text_utf8_valid("\xED\xA0\x80", 3));   /* surrogate */
     check(!text_utf8_valid("\xF4\x90\x80\x80", 4)); /* beyond U+10FFFF */
+}
+
+/* batchRows and maxColumns (CSV) and batchRows (JSON) share one range check. */
+void test_formats_csv__row_and_column_limits_are_checked(void)
+{
+    csv_options copts;
+    json_options jopts;
+    csv_options_init(&copts);
+    json_options_init(&jopts);
+    check_fails(SILT_INVALID, csv_options_set(&copts, mem, "BATCHROWS", "0", &err));
+    check_str("option \"batchRows\" must be in 1..1048576", err.message);
+    check_fails(SILT_INVALID, csv_options_set(&copts, mem, "maxColumns", "16777217", &err));
+    check_str("option \"maxColumns\" must be in 1..16777216", err.message);
+    check_fails(SILT_INVALID, csv_options_set(&copts, mem, "batchRows", "-3", &err));
+    check_contains(err.message, "must be a non-negative integer, not \"-3\"");
+    check_fails(SILT_INVALID, json_options_set(&jopts, mem, "batchRows", "1048577", &err));
+    check_str("option \"batchRows\" must be in 1..1048576", err.message);
+    check_int(CSV_DEFAULT_BATCH_ROWS, copts.batch_rows);
+    check_ok(csv_options_set(&copts, mem, "maxColumns", "16777216", &err), &err);
+    check_int(16777216, copts.max_columns);
+    check_ok(json_options_set(&jopts, mem, "batchRows", "1", &err), &err);
+    check_int(1, jopts.batch_rows);
 }
