@@ -41,11 +41,11 @@ static silt_status get_bool(parse_ctx *c, int type, int16_t id, int *out, silt_e
     return SILT_OK;
 }
 
-static silt_status get_bytes(parse_ctx *c, int type, int16_t id, pq_bytes *out, silt_error *err)
+/* Reads a binary value (a field's or a list element's) into the arena. */
+static silt_status read_bytes(parse_ctx *c, pq_bytes *out, silt_error *err)
 {
     const uint8_t *data;
     size_t len;
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
     SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
     out->data = arena_memdup(c->a, data, len);
     out->len = len;
@@ -54,17 +54,29 @@ static silt_status get_bytes(parse_ctx *c, int type, int16_t id, pq_bytes *out, 
     return SILT_OK;
 }
 
-static silt_status get_string(parse_ctx *c, int type, int16_t id, const char **out,
-                              silt_error *err)
+/* Reads a binary value as a NUL-terminated string in the arena. */
+static silt_status read_string(parse_ctx *c, const char **out, silt_error *err)
 {
     const uint8_t *data;
     size_t len;
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
     SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
     *out = arena_strndup(c->a, (const char *)data, len);
     if (*out == NULL)
         return nomem(err);
     return SILT_OK;
+}
+
+static silt_status get_bytes(parse_ctx *c, int type, int16_t id, pq_bytes *out, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
+    return read_bytes(c, out, err);
+}
+
+static silt_status get_string(parse_ctx *c, int type, int16_t id, const char **out,
+                              silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
+    return read_string(c, out, err);
 }
 
 /* Reads a list header of the expected element type and allocates count elements. */
@@ -353,14 +365,8 @@ static silt_status parse_column_meta(parse_ctx *c, pq_column_meta *cm, silt_erro
     case 3:
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_BINARY, sizeof(char *),
                                       (void **)&cm->path, &cm->n_path, err));
-        for (idx = 0; idx < cm->n_path; idx++) {
-            const uint8_t *data;
-            size_t len;
-            SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
-            cm->path[idx] = arena_strndup(c->a, (const char *)data, len);
-            if (cm->path[idx] == NULL)
-                return nomem(err);
-        }
+        for (idx = 0; idx < cm->n_path; idx++)
+            SILT_RETURN_IF_ERROR(read_string(c, &cm->path[idx], err));
         break;
     case 4:
         SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &value, err));
@@ -706,15 +712,8 @@ silt_status pq_parse_column_index(pq_column_index *out, const uint8_t *data, siz
         pq_bytes **target = id_ == 2 ? &out->min_values : &out->max_values;
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_BINARY, sizeof(pq_bytes),
                                       (void **)target, &n, err));
-        for (idx = 0; idx < n; idx++) {
-            const uint8_t *bytes;
-            size_t blen;
-            SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &bytes, &blen, err));
-            (*target)[idx].data = arena_memdup(a, bytes, blen);
-            (*target)[idx].len = blen;
-            if ((*target)[idx].data == NULL)
-                return nomem(err);
-        }
+        for (idx = 0; idx < n; idx++)
+            SILT_RETURN_IF_ERROR(read_bytes(c, &(*target)[idx], err));
         if (n != out->n_pages)
             return err_set(err, SILT_CORRUPT, "could not decode column index: %zu bounds for %zu "
                            "pages", n, out->n_pages);
