@@ -156,24 +156,28 @@ typedef struct round_ctx {
     size_t n_cols;
 } round_ctx;
 
+/* Starts a tokenizer on a chunk, past the header record when the chunk begins with it. */
+static silt_status chunk_tokenizer_start(csv_tokenizer *t, const csv_options *o,
+                                         const chunk_job *job, silt_error *err)
+{
+    int got;
+    csv_tokenizer_init(t, o, job->chunk.obj->data, job->end);
+    t->eol = job->chunk.obj->eol;
+    t->pos = job->start;
+    return job->skip_first ? csv_tokenizer_next(t, &got, err) : SILT_OK;
+}
+
 static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
 {
     csv_scan *s = ctx->scan;
     csv_tokenizer t;
-    silt_status rc = SILT_OK;
-    int got = 1, first = 1;
-    csv_tokenizer_init(&t, &s->opts, job->chunk.obj->data, job->end);
-    t.eol = job->chunk.obj->eol;
-    t.pos = job->start;
+    silt_status rc;
+    int got = 1;
+    rc = chunk_tokenizer_start(&t, &s->opts, job, err);
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
         if (rc != SILT_OK || !got)
             break;
-        if (first && job->skip_first) {
-            first = 0;
-            continue;
-        }
-        first = 0;
         if (s->opts.sampling_ratio < 1.0 &&
             !text_sample_keep(hash_bytes(job->chunk.obj->key, strlen(job->chunk.obj->key), 7),
                               t.rec_start, s->opts.sampling_ratio))
@@ -352,23 +356,16 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
     csv_tokenizer t;
     silt_status rc = SILT_OK;
     int64_t row = 0;
-    int got = 1, first = 1;
+    int got = 1;
     if (cols == NULL)
         return err_nomem(err);
     for (size_t idx = 0; idx < n_cols; idx++)
         buf_init(&cols[idx].text, 0);
-    csv_tokenizer_init(&t, o, job->chunk.obj->data, job->end);
-    t.eol = job->chunk.obj->eol;
-    t.pos = job->start;
+    rc = chunk_tokenizer_start(&t, o, job, err);
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
         if (rc != SILT_OK || !got)
             break;
-        if (first && job->skip_first) {
-            first = 0;
-            continue;
-        }
-        first = 0;
         if (row == 0 &&
             (job->batches.n == 0 || job->batches.items[job->batches.n - 1].batch.n_rows > 0)) {
             rc = new_batch(s, job, cols, err);
