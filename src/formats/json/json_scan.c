@@ -760,6 +760,17 @@ static silt_status bind_schema(json_scan *s, silt_error *err)
     return SILT_OK;
 }
 
+/* Options left zero (or out of range) by a caller that did not call json_options_init. */
+static void default_options(json_options *o)
+{
+    if (o->chunk_bytes == 0)
+        o->chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
+    if (o->max_depth == 0)
+        o->max_depth = JSON_DEFAULT_MAX_DEPTH;
+    if (!(o->sampling_ratio > 0 && o->sampling_ratio <= 1))
+        o->sampling_ratio = 1.0;
+}
+
 silt_status json_scan_open(json_scan **out, io_store *store, const char *const *keys, size_t n,
                            const json_options *opts, silt_error *err)
 {
@@ -771,12 +782,7 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
     s->opts = *opts;
     if (s->opts.batch_rows <= 0)
         s->opts.batch_rows = JSON_DEFAULT_BATCH_ROWS;
-    if (s->opts.chunk_bytes == 0)
-        s->opts.chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
-    if (s->opts.max_depth == 0)
-        s->opts.max_depth = JSON_DEFAULT_MAX_DEPTH;
-    if (!(s->opts.sampling_ratio > 0 && s->opts.sampling_ratio <= 1))
-        s->opts.sampling_ratio = 1.0;
+    default_options(&s->opts);
     s->arena = arena_new(NULL, "json scan");
     if (s->arena == NULL)
         rc = err_nomem(err);
@@ -878,14 +884,9 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
         return err_nomem(err);
     s->arena = a;
     s->opts = *opts;
-    if (s->opts.chunk_bytes == 0)
-        s->opts.chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
-    if (s->opts.max_depth == 0)
-        s->opts.max_depth = JSON_DEFAULT_MAX_DEPTH;
+    default_options(&s->opts);
     if (s->opts.corrupt_column == NULL)
         s->opts.corrupt_column = "_corrupt_record";
-    if (!(s->opts.sampling_ratio > 0 && s->opts.sampling_ratio <= 1))
-        s->opts.sampling_ratio = 1.0;
     text_reader_init(&s->reader, NULL, no_key, 1, "JSON", split_object, s, 0);
     s->reader_ready = 1;
     if (opts->timestamp_format != NULL)
