@@ -830,36 +830,23 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
 
 const col_type *json_scan_schema(const json_scan *scan) { return scan->schema; }
 
-/* Parses the next round of chunks into the queue; sets *eof at the end. */
-static silt_status fill_queue(void *payload, int *eof, silt_error *err)
+/* Parses a round of chunks and queues their batches (text_round_fn). */
+static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n,
+                               text_batch_queue *q, silt_error *err)
 {
     json_scan *s = payload;
     chunk_job *jobs = NULL;
-    text_chunk chunks[256];
-    size_t max = round_size(s), n = 0;
-    silt_status rc;
-    *eof = 0;
-    if (max > 256)
-        max = 256;
-    SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, max, chunks, &n, err));
-    if (n == 0) {
-        *eof = 1;
-        return SILT_OK;
-    }
-    rc = run_round(s, chunks, n, 0, &jobs, err);
-    text_reader_release(&s->reader);
-    if (rc != SILT_OK)
-        return rc;
-    text_batch_queue_reset(&s->queue);
+    silt_status rc = run_round(s, chunks, n, 0, &jobs, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
-        rc = text_batch_queue_append(&s->queue, &jobs[idx].batches, err);
+        rc = text_batch_queue_append(q, &jobs[idx].batches, err);
     free_jobs(jobs, n);
     return rc;
 }
 
 silt_status json_scan_next(json_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    return text_batch_queue_next(&s->queue, s->schema, fill_queue, s, a, out, err);
+    return text_batch_queue_next(&s->queue, &s->reader, round_size(s), parse_round, s, s->schema,
+                                 a, out, err);
 }
 
 void json_scan_free(json_scan *s)

@@ -44,8 +44,6 @@ void text_batch_list_clear(text_batch_list *l)
     memset(l, 0, sizeof(*l));
 }
 
-void text_batch_queue_reset(text_batch_queue *q) { q->len = q->pos = 0; }
-
 silt_status text_batch_queue_append(text_batch_queue *q, text_batch_list *l, silt_error *err)
 {
     for (size_t idx = 0; idx < l->n; idx++) {
@@ -63,18 +61,39 @@ silt_status text_batch_queue_append(text_batch_queue *q, text_batch_list *l, sil
     return SILT_OK;
 }
 
+/* Parses the next round of chunks into the (empty) queue; sets *eof at the end. */
+static silt_status fill(text_batch_queue *q, text_reader *r, size_t round_chunks,
+                        text_round_fn round, void *payload, int *eof, silt_error *err)
+{
+    text_chunk chunks[256];
+    size_t max = round_chunks, n = 0;
+    silt_status rc;
+    *eof = 0;
+    if (max > 256)
+        max = 256;
+    SILT_RETURN_IF_ERROR(text_reader_take(r, max, chunks, &n, err));
+    if (n == 0) {
+        *eof = 1;
+        return SILT_OK;
+    }
+    q->len = q->pos = 0;
+    rc = round(payload, chunks, n, q, err);
+    text_reader_release(r);
+    return rc;
+}
+
 static void free_arena_cb(void *payload) { arena_free(payload); }
 
-silt_status text_batch_queue_next(text_batch_queue *q, const col_type *schema,
-                                  text_batch_fill_fn fill, void *payload, arena *a,
-                                  col_batch *out, silt_error *err)
+silt_status text_batch_queue_next(text_batch_queue *q, text_reader *r, size_t round_chunks,
+                                  text_round_fn round, void *payload, const col_type *schema,
+                                  arena *a, col_batch *out, silt_error *err)
 {
     memset(out, 0, sizeof(*out));
     out->schema = schema;
     out->n_cols = schema->n_fields;
     while (q->pos >= q->len) {
         int eof = 0;
-        SILT_RETURN_IF_ERROR(fill(payload, &eof, err));
+        SILT_RETURN_IF_ERROR(fill(q, r, round_chunks, round, payload, &eof, err));
         if (eof)
             return SILT_OK;
     }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "formats/columnar.h"
+#include "formats/text/text_source.h"
 #include "util/arena.h"
 #include "util/error.h"
 
@@ -43,22 +44,22 @@ typedef struct text_batch_queue {
     size_t len, pos, cap;
 } text_batch_queue;
 
-/* Starts a new round; call only when every batch was handed out. */
-void text_batch_queue_reset(text_batch_queue *q);
 /* Moves the batches of a list to the end of the queue (the list keeps none it moved). */
 silt_status text_batch_queue_append(text_batch_queue *q, text_batch_list *l, silt_error *err);
 
-/* Parses the next round into the queue; sets *eof when there is nothing left. */
-typedef silt_status (*text_batch_fill_fn)(void *payload, int *eof, silt_error *err);
+/* Parses a round of chunks, appending their batches in order to q. */
+typedef silt_status (*text_round_fn)(void *payload, const text_chunk *chunks, size_t n,
+                                     text_batch_queue *q, silt_error *err);
 
 /*
- * Hands out the next batch, calling fill while the queue is empty; at the
- * end *out is an empty batch of the schema. The batch's arena is freed
- * with arena a.
+ * Hands out the next batch. While the queue is empty it takes up to
+ * round_chunks chunks (at most 256) from the reader and parses them with
+ * round; at the end *out is an empty batch of the schema. The batch's
+ * arena is freed with arena a.
  */
-silt_status text_batch_queue_next(text_batch_queue *q, const col_type *schema,
-                                  text_batch_fill_fn fill, void *payload, arena *a,
-                                  col_batch *out, silt_error *err);
+silt_status text_batch_queue_next(text_batch_queue *q, text_reader *r, size_t round_chunks,
+                                  text_round_fn round, void *payload, const col_type *schema,
+                                  arena *a, col_batch *out, silt_error *err);
 /* Frees the batches not handed out and the queue. */
 void text_batch_queue_clear(text_batch_queue *q);
 
