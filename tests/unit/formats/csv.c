@@ -10,34 +10,13 @@
 #include "formats/csv/csv_int.h"
 #include "formats/json/json.h"
 #include "formats/text/text_source.h"
+#include "scan_fixture.h"
 #include "test.h"
 #include "util/arena.h"
 
-static io_store *store;
-static silt_error err;
-static arena *mem;
-static buf schema_text, rows_text;
-static tpool *pool;
+void test_formats_csv__initialize(void) { scan_fixture_init(); }
 
-void test_formats_csv__initialize(void)
-{
-    err_clear(&err);
-    store = NULL;
-    pool = NULL;
-    check_ok(io_store_open(&store, test_tmpdir(), 0, &err), &err);
-    mem = arena_new(NULL, "test");
-    buf_init(&schema_text, 0);
-    buf_init(&rows_text, 0);
-}
-
-void test_formats_csv__cleanup(void)
-{
-    arena_free(mem);
-    io_store_free(store);
-    tpool_free(pool);
-    buf_clear(&schema_text);
-    buf_clear(&rows_text);
-}
+void test_formats_csv__cleanup(void) { scan_fixture_clear(); }
 
 /* Reads text with header+inferSchema plus the given key/value options. */
 static silt_status read_csv_opts(const char *text, size_t len, const char *const *kv,
