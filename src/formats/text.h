@@ -52,6 +52,12 @@ size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
 size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
 /* Appends an integer's decimal digits ("-42"), as every text format writes it. */
 silt_status text_append_int(buf *out, int64_t value, silt_error *err);
+/*
+ * Appends a non-null boolean (true/false) or integer value, written alike
+ * by every text format; *done = 0 (nothing appended) for any other type.
+ */
+silt_status text_append_integral(buf *out, const col_vec *v, int64_t row, int *done,
+                                  silt_error *err);
 /* Appends bytes as lowercase hex, two digits a byte (binary in CSV and JSON). */
 silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error *err);
 

@@ -30,14 +30,11 @@ silt_status text_append_plain(buf *out, const col_vec *v, int64_t row, int *done
     size_t len;
     int32_t str_len;
     const char *str;
+    SILT_RETURN_IF_ERROR(text_append_integral(out, v, row, done, err));
+    if (*done)
+        return SILT_OK;
     *done = 1;
     switch (v->type->id) {
-    case COL_BOOLEAN:
-        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return text_append_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return text_append_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return text_append_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return text_append_int(out, ((const int64_t *)v->values)[row], err);
     case COL_FLOAT:
         len = text_format_float_java(((const float *)v->values)[row], text);
         return buf_append(out, text, len, err);

@@ -219,20 +219,17 @@ done:
     return rc;
 }
 
-/* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
 static silt_status json_scalar(buf *out, const col_vec *v, int64_t row, silt_error *err)
 {
     char text[TEXT_NUM_MAX];
     size_t len;
     int32_t str_len;
     const char *str;
+    int done;
+    SILT_RETURN_IF_ERROR(text_append_integral(out, v, row, &done, err));
+    if (done)
+        return SILT_OK;
     switch (v->type->id) {
-    case COL_BOOLEAN:
-        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return text_append_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return text_append_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return text_append_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return text_append_int(out, ((const int64_t *)v->values)[row], err);
     case COL_FLOAT:
         len = text_format_float_js(((const float *)v->values)[row], text);
         return json_number(out, text, len, err);

@@ -510,6 +510,7 @@ size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits
                                        TEXT_NUM_MAX - len);
 }
 
+/* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
 silt_status text_append_int(buf *out, int64_t value, silt_error *err)
 {
     char text[24], *end = text + sizeof(text), *pos = end;
@@ -534,4 +535,21 @@ silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error 
     }
     out->data[out->len] = '\0';
     return SILT_OK;
+}
+
+silt_status text_append_integral(buf *out, const col_vec *v, int64_t row, int *done,
+                                 silt_error *err)
+{
+    *done = 1;
+    switch (v->type->id) {
+    case COL_BOOLEAN:
+        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
+    case COL_BYTE: return text_append_int(out, ((const int8_t *)v->values)[row], err);
+    case COL_SHORT: return text_append_int(out, ((const int16_t *)v->values)[row], err);
+    case COL_INT: return text_append_int(out, ((const int32_t *)v->values)[row], err);
+    case COL_LONG: return text_append_int(out, ((const int64_t *)v->values)[row], err);
+    default:
+        *done = 0;
+        return SILT_OK;
+    }
 }
