@@ -238,10 +238,30 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
     return SILT_OK;
 }
 
+/*
+ * Makes slot an array to fold an array into: a null slot becomes an array
+ * of nulls; any other kind conflicts and becomes a string (*is_array = 0).
+ */
+static silt_status slot_as_array(json_infer *inf, jtype *slot, int *is_array, silt_error *err)
+{
+    *is_array = 1;
+    if (slot->kind == JK_NULL) {
+        slot->kind = JK_ARRAY;
+        slot->elem = new_type(inf->a, JK_NULL);
+        if (slot->elem == NULL)
+            return err_nomem(err);
+    } else if (slot->kind != JK_ARRAY) {
+        merge_primitive(slot, JK_STRING, 0, 0);
+        *is_array = 0;
+    }
+    return SILT_OK;
+}
+
 static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t idx,
                         silt_error *err)
 {
     const jtok *tok = &t->toks[idx];
+    int is_array;
     switch (tok->kind) {
     case JT_NULL:
         return SILT_OK;
@@ -257,15 +277,9 @@ static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t
     case JT_OBJECT:
         return fold_object(inf, slot, t, idx, err);
     default: /* JT_ARRAY */
-        if (slot->kind == JK_NULL) {
-            slot->kind = JK_ARRAY;
-            slot->elem = new_type(inf->a, JK_NULL);
-            if (slot->elem == NULL)
-                return err_nomem(err);
-        } else if (slot->kind != JK_ARRAY) {
-            merge_primitive(slot, JK_STRING, 0, 0);
+        SILT_RETURN_IF_ERROR(slot_as_array(inf, slot, &is_array, err));
+        if (!is_array)
             return SILT_OK;
-        }
         for (size_t pos = idx + 1; pos < tok->next; pos = t->toks[pos].next)
             SILT_RETURN_IF_ERROR(fold(inf, slot->elem, t, pos, err));
         return SILT_OK;
@@ -313,16 +327,9 @@ static silt_status merge_type(json_infer *inf, jtype *slot, const jtype *src, si
         return SILT_OK;
     }
     if (src->kind == JK_ARRAY) {
-        if (slot->kind == JK_NULL) {
-            slot->kind = JK_ARRAY;
-            slot->elem = new_type(inf->a, JK_NULL);
-            if (slot->elem == NULL)
-                return err_nomem(err);
-        } else if (slot->kind != JK_ARRAY) {
-            merge_primitive(slot, JK_STRING, 0, 0);
-            return SILT_OK;
-        }
-        return merge_type(inf, slot->elem, src->elem, err);
+        int is_array;
+        SILT_RETURN_IF_ERROR(slot_as_array(inf, slot, &is_array, err));
+        return is_array ? merge_type(inf, slot->elem, src->elem, err) : SILT_OK;
     }
     if (slot->kind == JK_STRUCT || slot->kind == JK_ARRAY) {
         if (src->kind != JK_NULL)
