@@ -136,6 +136,24 @@ static void merge_primitive(jtype *slot, jkind kind, int32_t precision, int32_t 
 static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t idx,
                         silt_error *err);
 
+/*
+ * prefersDecimal: folds a number's text as decimal(p, s) when it is one
+ * with a scale >= 0 and at most 38 digits; returns 0 (nothing folded)
+ * otherwise.
+ */
+static int fold_decimal(jtype *slot, const jtok *tok)
+{
+    text_big_decimal d;
+    if (text_big_decimal_parse(tok->ptr, tok->len, &d) && d.scale >= 0) {
+        int32_t p = d.precision > d.scale ? d.precision : (int32_t)d.scale;
+        if (p <= 38) {
+            merge_primitive(slot, JK_DECIMAL, p, (int32_t)d.scale);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
 {
     if (inf->opts->primitives_as_string) {
@@ -155,16 +173,8 @@ static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
         }
         return SILT_OK;
     }
-    if (inf->opts->prefers_decimal) {
-        text_big_decimal d;
-        if (text_big_decimal_parse(tok->ptr, tok->len, &d) && d.scale >= 0) {
-            int32_t p = d.precision > d.scale ? d.precision : (int32_t)d.scale;
-            if (p <= 38) {
-                merge_primitive(slot, JK_DECIMAL, p, (int32_t)d.scale);
-                return SILT_OK;
-            }
-        }
-    }
+    if (inf->opts->prefers_decimal && fold_decimal(slot, tok))
+        return SILT_OK;
     merge_primitive(slot, JK_DOUBLE, 0, 0);
     return SILT_OK;
 }
@@ -173,16 +183,8 @@ static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
  * inferTimestamp a timestamp string infers timestamp (JsonInferSchema). */
 static silt_status fold_string(json_infer *inf, jtype *slot, const jtok *tok)
 {
-    if (!tok->escaped && inf->opts->prefers_decimal) {
-        text_big_decimal d;
-        if (text_big_decimal_parse(tok->ptr, tok->len, &d) && d.scale >= 0) {
-            int32_t p = d.precision > d.scale ? d.precision : (int32_t)d.scale;
-            if (p <= 38) {
-                merge_primitive(slot, JK_DECIMAL, p, (int32_t)d.scale);
-                return SILT_OK;
-            }
-        }
-    }
+    if (!tok->escaped && inf->opts->prefers_decimal && fold_decimal(slot, tok))
+        return SILT_OK;
     if (!tok->escaped && inf->opts->infer_timestamp && tok->len > 0 &&
         tok->ptr[tok->len - 1] != 'T') {
         int64_t micros;
