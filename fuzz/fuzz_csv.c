@@ -6,49 +6,18 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "formats/csv/csv.h"
-
-static char *store_dir;
-
-/* Leaves no folder behind in /dev/shm or /tmp. */
-static void remove_store(void)
-{
-    char path[256];
-    snprintf(path, sizeof(path), "%s/in.csv", store_dir);
-    unlink(path);
-    rmdir(store_dir);
-}
-
-static io_store *fuzz_store(void)
-{
-    static io_store *store;
-    /* tmpfs when there is one: the store syncs every put, which is free there */
-    static char shm_dir[] = "/dev/shm/silt-fuzz-csv-XXXXXX";
-    static char tmp_dir[] = "/tmp/silt-fuzz-csv-XXXXXX";
-    silt_error err = SILT_ERROR_INIT;
-    if (store == NULL) {
-        char *dir = mkdtemp(shm_dir);
-        if (dir == NULL)
-            dir = mkdtemp(tmp_dir);
-        if (dir != NULL && io_store_open(&store, dir, 0, &err) == SILT_OK) {
-            store_dir = dir;
-            atexit(remove_store);
-        }
-    }
-    return store;
-}
+#include "fuzz_store.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     silt_error err = SILT_ERROR_INIT;
-    io_store *store = fuzz_store();
+    io_store *store = fuzz_store("csv", "in.csv");
     csv_options opts;
     csv_scan *scan = NULL;
     const char *key = "in.csv";

@@ -50,6 +50,16 @@ size_t text_format_float_java(float value, char *out);
 size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
 /* Java's BigDecimal.toString (what Spark's JSON writer prints): "0E-18", "1.5E-7". */
 size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
+/* Appends an integer's decimal digits ("-42"), as every text format writes it. */
+silt_status text_append_int(buf *out, int64_t value, silt_error *err);
+/*
+ * Appends a non-null boolean (true/false) or integer value, written alike
+ * by every text format; *done = 0 (nothing appended) for any other type.
+ */
+silt_status text_append_integral(buf *out, const col_vec *v, int64_t row, int *done,
+                                  silt_error *err);
+/* Appends bytes as lowercase hex, two digits a byte (binary in CSV and JSON). */
+silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error *err);
 
 /* A JSON string literal of the bytes (canonical escaping: " \\ and controls only). */
 silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err);
@@ -90,6 +100,14 @@ silt_status text_lines_sort(buf *text, silt_error *err);
  * doubles as Java prints them, NaN and infinities quoted.
  */
 silt_status text_spark_json_write_batch(buf *out, const col_batch *batch, silt_error *err);
+
+/*
+ * Appends the text CSV and show() share for a non-null boolean, integer,
+ * float or double (Java's layout), decimal (plain) or string; *done = 0
+ * (nothing appended) for any other type.
+ */
+silt_status text_append_plain(buf *out, const col_vec *v, int64_t row, int *done,
+                              silt_error *err);
 
 /*
  * CSV as Spark's `df.write.option("header", true).csv` writes it, with

@@ -23,46 +23,18 @@
 #include <string.h>
 
 
-static silt_status csv_int(buf *out, int64_t value, silt_error *err)
-{
-    char text[24], *end = text + sizeof(text), *pos = end;
-    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    do {
-        *--pos = (char)('0' + (int)(mag % 10));
-        mag /= 10;
-    } while (mag != 0);
-    if (value < 0)
-        *--pos = '-';
-    return buf_append(out, pos, (size_t)(end - pos), err);
-}
-
-static silt_status csv_hex(buf *out, const char *bytes, size_t len, silt_error *err)
-{
-    static const char hex_lower[] = "0123456789abcdef";
-    size_t pos;
-    SILT_RETURN_IF_ERROR(buf_reserve(out, len * 2, err));
-    for (pos = 0; pos < len; pos++) {
-        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] >> 4];
-        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] & 15];
-    }
-    out->data[out->len] = '\0';
-    return SILT_OK;
-}
-
-/* The unquoted text of a non-null value. */
-static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error *err)
+silt_status text_append_plain(buf *out, const col_vec *v, int64_t row, int *done,
+                              silt_error *err)
 {
     char text[TEXT_NUM_MAX];
     size_t len;
     int32_t str_len;
     const char *str;
+    SILT_RETURN_IF_ERROR(text_append_integral(out, v, row, done, err));
+    if (*done)
+        return SILT_OK;
+    *done = 1;
     switch (v->type->id) {
-    case COL_BOOLEAN:
-        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return csv_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return csv_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return csv_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return csv_int(out, ((const int64_t *)v->values)[row], err);
     case COL_FLOAT:
         len = text_format_float_java(((const float *)v->values)[row], text);
         return buf_append(out, text, len, err);
@@ -75,9 +47,27 @@ static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error 
     case COL_STRING:
         str = col_vec_str(v, row, &str_len);
         return buf_append(out, str, (size_t)str_len, err);
+    default:
+        *done = 0;
+        return SILT_OK;
+    }
+}
+
+/* The unquoted text of a non-null value. */
+static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    char text[TEXT_NUM_MAX];
+    size_t len;
+    int32_t str_len;
+    const char *str;
+    int done;
+    SILT_RETURN_IF_ERROR(text_append_plain(out, v, row, &done, err));
+    if (done)
+        return SILT_OK;
+    switch (v->type->id) {
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
-        return csv_hex(out, str, (size_t)str_len, err);
+        return text_append_hex(out, str, (size_t)str_len, err);
     case COL_DATE:
         len = text_format_date_spark(((const int32_t *)v->values)[row], text);
         return buf_append(out, text, len, err);

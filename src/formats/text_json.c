@@ -19,9 +19,11 @@ static const char hex_lower[] = "0123456789abcdef";
 
 /*
  * A JSON string of raw bytes: only '"', '\\' and control characters are
- * escaped (README: everything else, '/' and non-ASCII included, is raw).
+ * escaped, other controls as \u00XX in the given hex digits (the canonical
+ * form and Spark's writer differ only in their case).
  */
-silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err)
+static silt_status json_escaped(buf *out, const char *s, size_t len, const char *hex_digits,
+                                silt_error *err)
 {
     size_t pos, run = 0;
     SILT_RETURN_IF_ERROR(buf_reserve(out, len + 2, err));
@@ -45,8 +47,8 @@ silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *er
         case '\t': esc[1] = 't'; break;
         default:
             memcpy(esc + 1, "u00", 3);
-            esc[4] = hex_lower[c >> 4];
-            esc[5] = hex_lower[c & 15];
+            esc[4] = hex_digits[c >> 4];
+            esc[5] = hex_digits[c & 15];
             esc_len = 6;
         }
         SILT_RETURN_IF_ERROR(buf_append(out, esc, esc_len, err));
@@ -55,21 +57,18 @@ silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *er
     return buf_append_char(out, '"', err);
 }
 
+/* README: everything but '"', '\\' and controls, '/' and non-ASCII included, is raw. */
+silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err)
+{
+    return json_escaped(out, s, len, hex_lower, err);
+}
+
 static silt_status json_hex(buf *out, const char *s, size_t len, silt_error *err)
 {
-    size_t pos;
-    char *dst;
     SILT_RETURN_IF_ERROR(buf_reserve(out, len * 2 + 2, err));
-    dst = out->data + out->len;
-    *dst++ = '"';
-    for (pos = 0; pos < len; pos++) {
-        *dst++ = hex_lower[(unsigned char)s[pos] >> 4];
-        *dst++ = hex_lower[(unsigned char)s[pos] & 15];
-    }
-    *dst++ = '"';
-    out->len += len * 2 + 2;
-    out->data[out->len] = '\0';
-    return SILT_OK;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
+    SILT_RETURN_IF_ERROR(text_append_hex(out, s, len, err));
+    return buf_append_char(out, '"', err);
 }
 
 /* A number text, quoted when it is NaN or an infinity. */
@@ -220,33 +219,17 @@ done:
     return rc;
 }
 
-/* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
-static silt_status json_int(buf *out, int64_t value, silt_error *err)
-{
-    char text[24], *end = text + sizeof(text), *pos = end;
-    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    do {
-        *--pos = (char)('0' + (int)(mag % 10));
-        mag /= 10;
-    } while (mag != 0);
-    if (value < 0)
-        *--pos = '-';
-    return buf_append(out, pos, (size_t)(end - pos), err);
-}
-
 static silt_status json_scalar(buf *out, const col_vec *v, int64_t row, silt_error *err)
 {
     char text[TEXT_NUM_MAX];
     size_t len;
     int32_t str_len;
     const char *str;
+    int done;
+    SILT_RETURN_IF_ERROR(text_append_integral(out, v, row, &done, err));
+    if (done)
+        return SILT_OK;
     switch (v->type->id) {
-    case COL_BOOLEAN:
-        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return json_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return json_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return json_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return json_int(out, ((const int64_t *)v->values)[row], err);
     case COL_FLOAT:
         len = text_format_float_js(((const float *)v->values)[row], text);
         return json_number(out, text, len, err);
@@ -371,35 +354,7 @@ silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error 
  */
 static silt_status spark_json_string(buf *out, const char *s, size_t len, silt_error *err)
 {
-    static const char hex_upper[] = "0123456789ABCDEF";
-    size_t pos, run = 0;
-    SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
-    for (pos = 0; pos < len; pos++) {
-        unsigned char c = (unsigned char)s[pos];
-        char esc[8] = {'\\', 0, 0, 0, 0, 0, 0, 0};
-        size_t esc_len = 2;
-        if (c >= 0x20 && c != '"' && c != '\\')
-            continue;
-        SILT_RETURN_IF_ERROR(buf_append(out, s + run, pos - run, err));
-        run = pos + 1;
-        switch (c) {
-        case '"': esc[1] = '"'; break;
-        case '\\': esc[1] = '\\'; break;
-        case '\b': esc[1] = 'b'; break;
-        case '\f': esc[1] = 'f'; break;
-        case '\n': esc[1] = 'n'; break;
-        case '\r': esc[1] = 'r'; break;
-        case '\t': esc[1] = 't'; break;
-        default:
-            memcpy(esc + 1, "u00", 3);
-            esc[4] = hex_upper[c >> 4];
-            esc[5] = hex_upper[c & 15];
-            esc_len = 6;
-        }
-        SILT_RETURN_IF_ERROR(buf_append(out, esc, esc_len, err));
-    }
-    SILT_RETURN_IF_ERROR(buf_append(out, s + run, len - run, err));
-    return buf_append_char(out, '"', err);
+    return json_escaped(out, s, len, "0123456789ABCDEF", err);
 }
 
 static silt_status spark_json_base64(buf *out, const unsigned char *s, size_t len,

@@ -509,3 +509,47 @@ size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits
     return len + time_format_timestamp(micros, sep, fraction_digits, with_zone, out + len,
                                        TEXT_NUM_MAX - len);
 }
+
+/* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
+silt_status text_append_int(buf *out, int64_t value, silt_error *err)
+{
+    char text[24], *end = text + sizeof(text), *pos = end;
+    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
+    do {
+        *--pos = (char)('0' + (int)(mag % 10));
+        mag /= 10;
+    } while (mag != 0);
+    if (value < 0)
+        *--pos = '-';
+    return buf_append(out, pos, (size_t)(end - pos), err);
+}
+
+silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error *err)
+{
+    static const char hex_lower[] = "0123456789abcdef";
+    size_t pos;
+    SILT_RETURN_IF_ERROR(buf_reserve(out, len * 2, err));
+    for (pos = 0; pos < len; pos++) {
+        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] >> 4];
+        out->data[out->len++] = hex_lower[(unsigned char)bytes[pos] & 15];
+    }
+    out->data[out->len] = '\0';
+    return SILT_OK;
+}
+
+silt_status text_append_integral(buf *out, const col_vec *v, int64_t row, int *done,
+                                 silt_error *err)
+{
+    *done = 1;
+    switch (v->type->id) {
+    case COL_BOOLEAN:
+        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
+    case COL_BYTE: return text_append_int(out, ((const int8_t *)v->values)[row], err);
+    case COL_SHORT: return text_append_int(out, ((const int16_t *)v->values)[row], err);
+    case COL_INT: return text_append_int(out, ((const int32_t *)v->values)[row], err);
+    case COL_LONG: return text_append_int(out, ((const int64_t *)v->values)[row], err);
+    default:
+        *done = 0;
+        return SILT_OK;
+    }
+}

@@ -81,19 +81,6 @@ static silt_status spark_binary(buf *out, const char *bytes, size_t len, silt_er
     return SILT_OK;
 }
 
-static silt_status spark_int(buf *out, int64_t value, silt_error *err)
-{
-    char text[24], *end = text + sizeof(text), *pos = end;
-    uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;
-    do {
-        *--pos = (char)('0' + (int)(mag % 10));
-        mag /= 10;
-    } while (mag != 0);
-    if (value < 0)
-        *--pos = '-';
-    return buf_append(out, pos, (size_t)(end - pos), err);
-}
-
 static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, silt_error *err)
 {
     int64_t first, end, idx;
@@ -134,31 +121,15 @@ static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, silt_er
 
 silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error *err)
 {
-    char text[TEXT_NUM_MAX];
-    size_t len;
     int32_t str_len;
     const char *str;
+    int done;
     if (v->type->id == COL_NULL || col_vec_is_null(v, row))
         return buf_append_str(out, "NULL", err);
+    SILT_RETURN_IF_ERROR(text_append_plain(out, v, row, &done, err));
+    if (done)
+        return SILT_OK;
     switch (v->type->id) {
-    case COL_BOOLEAN:
-        return buf_append_str(out, ((const uint8_t *)v->values)[row] ? "true" : "false", err);
-    case COL_BYTE: return spark_int(out, ((const int8_t *)v->values)[row], err);
-    case COL_SHORT: return spark_int(out, ((const int16_t *)v->values)[row], err);
-    case COL_INT: return spark_int(out, ((const int32_t *)v->values)[row], err);
-    case COL_LONG: return spark_int(out, ((const int64_t *)v->values)[row], err);
-    case COL_FLOAT:
-        len = text_format_float_java(((const float *)v->values)[row], text);
-        return buf_append(out, text, len, err);
-    case COL_DOUBLE:
-        len = text_format_double_java(((const double *)v->values)[row], text);
-        return buf_append(out, text, len, err);
-    case COL_DECIMAL:
-        len = text_format_decimal(((const col_int128 *)v->values)[row], v->type->scale, text);
-        return buf_append(out, text, len, err);
-    case COL_STRING:
-        str = col_vec_str(v, row, &str_len);
-        return buf_append(out, str, (size_t)str_len, err);
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
         return spark_binary(out, str, (size_t)str_len, err);

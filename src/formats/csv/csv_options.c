@@ -67,7 +67,6 @@ static silt_status copy_str(arena *a, const char *value, const char **out, silt_
 silt_status csv_options_set(csv_options *o, arena *a, const char *key, const char *value,
                             silt_error *err)
 {
-    int64_t number;
     if (str_casecmp(key, "header") == 0)
         return text_parse_bool(key, value, &o->header, err);
     if (str_casecmp(key, "sep") == 0 || str_casecmp(key, "delimiter") == 0) {
@@ -122,20 +121,10 @@ silt_status csv_options_set(csv_options *o, arena *a, const char *key, const cha
             return SILT_OK;
         return err_set(err, SILT_UNSUPPORTED, "option \"lineSep\" must be a line break");
     }
-    if (str_casecmp(key, "maxColumns") == 0) {
-        SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));
-        if (number < 1 || number > (1 << 24))
-            return err_set(err, SILT_INVALID, "option \"maxColumns\" must be in 1..16777216");
-        o->max_columns = number;
-        return SILT_OK;
-    }
-    if (str_casecmp(key, "batchRows") == 0) {
-        SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));
-        if (number < 1 || number > (1 << 20))
-            return err_set(err, SILT_INVALID, "option \"batchRows\" must be in 1..1048576");
-        o->batch_rows = number;
-        return SILT_OK;
-    }
+    if (str_casecmp(key, "maxColumns") == 0)
+        return text_parse_int_in(key, value, "maxColumns", 1, 1 << 24, &o->max_columns, err);
+    if (str_casecmp(key, "batchRows") == 0)
+        return text_parse_int_in(key, value, "batchRows", 1, 1 << 20, &o->batch_rows, err);
     if (str_casecmp(key, "ignoreLeadingWhiteSpace") == 0 ||
         str_casecmp(key, "ignoreTrailingWhiteSpace") == 0 || str_casecmp(key, "enforceSchema") == 0 ||
         str_casecmp(key, "pathGlobFilter") == 0 || str_casecmp(key, "recursiveFileLookup") == 0)

@@ -14,20 +14,15 @@
 #include <string.h>
 
 #include "formats/csv/csv_int.h"
+#include "formats/text/text_batch.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
-
-typedef struct out_batch {
-    col_batch batch;
-    arena *a;
-} out_batch;
 
 typedef struct chunk_job {
     text_chunk chunk;
     size_t start, end;
     int skip_first; /* the chunk begins with the header record */
-    out_batch *batches;
-    size_t n_batches, cap_batches;
+    text_batch_list batches;
     csv_infer_type *types; /* inference only */
     silt_status status;
     silt_error err;
@@ -46,9 +41,7 @@ struct csv_scan {
     /* the objects being read */
     text_reader reader;
     int reader_ready;
-    /* batches parsed and not yet handed out */
-    out_batch *queue;
-    size_t q_len, q_pos, q_cap;
+    text_batch_queue queue; /* batches parsed and not yet handed out */
 };
 
 /* Splits an object at record boundaries into chunks of about chunk_bytes. */
@@ -163,24 +156,28 @@ typedef struct round_ctx {
     size_t n_cols;
 } round_ctx;
 
+/* Starts a tokenizer on a chunk, past the header record when the chunk begins with it. */
+static silt_status chunk_tokenizer_start(csv_tokenizer *t, const csv_options *o,
+                                         const chunk_job *job, silt_error *err)
+{
+    int got;
+    csv_tokenizer_init(t, o, job->chunk.obj->data, job->end);
+    t->eol = job->chunk.obj->eol;
+    t->pos = job->start;
+    return job->skip_first ? csv_tokenizer_next(t, &got, err) : SILT_OK;
+}
+
 static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
 {
     csv_scan *s = ctx->scan;
     csv_tokenizer t;
-    silt_status rc = SILT_OK;
-    int got = 1, first = 1;
-    csv_tokenizer_init(&t, &s->opts, job->chunk.obj->data, job->end);
-    t.eol = job->chunk.obj->eol;
-    t.pos = job->start;
+    silt_status rc;
+    int got = 1;
+    rc = chunk_tokenizer_start(&t, &s->opts, job, err);
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
         if (rc != SILT_OK || !got)
             break;
-        if (first && job->skip_first) {
-            first = 0;
-            continue;
-        }
-        first = 0;
         if (s->opts.sampling_ratio < 1.0 &&
             !text_sample_keep(hash_bytes(job->chunk.obj->key, strlen(job->chunk.obj->key), 7),
                               t.rec_start, s->opts.sampling_ratio))
@@ -293,21 +290,8 @@ static int put_value(const csv_options *o, col_state *cs, int64_t row, const cha
 
 static silt_status new_batch(csv_scan *s, chunk_job *job, col_state *cols, silt_error *err)
 {
-    out_batch *ob;
-    if (job->n_batches == job->cap_batches) {
-        size_t cap = job->cap_batches ? job->cap_batches * 2 : 8;
-        out_batch *grown = mem_realloc(job->batches, cap * sizeof(out_batch));
-        if (grown == NULL)
-            return err_nomem(err);
-        job->batches = grown;
-        job->cap_batches = cap;
-    }
-    ob = &job->batches[job->n_batches];
-    memset(ob, 0, sizeof(*ob));
-    ob->a = arena_new(NULL, "csv batch");
-    if (ob->a == NULL)
-        return err_nomem(err);
-    job->n_batches++;
+    text_batch *ob;
+    SILT_RETURN_IF_ERROR(text_batch_list_add(&job->batches, "csv batch", &ob, err));
     ob->batch.schema = s->schema;
     ob->batch.n_cols = s->schema->n_fields;
     ob->batch.cols = arena_calloc(ob->a, ob->batch.n_cols ? ob->batch.n_cols : 1, sizeof(col_vec *));
@@ -324,7 +308,7 @@ static silt_status new_batch(csv_scan *s, chunk_job *job, col_state *cols, silt_
 
 static silt_status finish_batch(chunk_job *job, col_state *cols, int64_t n_rows, silt_error *err)
 {
-    out_batch *ob = &job->batches[job->n_batches - 1];
+    text_batch *ob = &job->batches.items[job->batches.n - 1];
     ob->batch.n_rows = n_rows;
     for (size_t idx = 0; idx < ob->batch.n_cols; idx++) {
         col_vec *v = cols[idx].vec;
@@ -372,24 +356,18 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
     csv_tokenizer t;
     silt_status rc = SILT_OK;
     int64_t row = 0;
-    int got = 1, first = 1;
+    int got = 1;
     if (cols == NULL)
         return err_nomem(err);
     for (size_t idx = 0; idx < n_cols; idx++)
         buf_init(&cols[idx].text, 0);
-    csv_tokenizer_init(&t, o, job->chunk.obj->data, job->end);
-    t.eol = job->chunk.obj->eol;
-    t.pos = job->start;
+    rc = chunk_tokenizer_start(&t, o, job, err);
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
         if (rc != SILT_OK || !got)
             break;
-        if (first && job->skip_first) {
-            first = 0;
-            continue;
-        }
-        first = 0;
-        if (row == 0 && (job->n_batches == 0 || job->batches[job->n_batches - 1].batch.n_rows > 0)) {
+        if (row == 0 &&
+            (job->batches.n == 0 || job->batches.items[job->batches.n - 1].batch.n_rows > 0)) {
             rc = new_batch(s, job, cols, err);
             if (rc != SILT_OK)
                 break;
@@ -435,17 +413,17 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         }
         if (rc != SILT_OK)
             break;
-        job->batches[job->n_batches - 1].batch.n_rows = ++row;
+        job->batches.items[job->batches.n - 1].batch.n_rows = ++row;
         if (row == o->batch_rows) {
             rc = finish_batch(job, cols, row, err);
             row = 0;
         }
     }
-    if (rc == SILT_OK && job->n_batches > 0 && row > 0)
+    if (rc == SILT_OK && job->batches.n > 0 && row > 0)
         rc = finish_batch(job, cols, row, err);
-    if (rc == SILT_OK && job->n_batches > 0 && job->batches[job->n_batches - 1].batch.n_rows == 0) {
-        arena_free(job->batches[job->n_batches - 1].a);
-        job->n_batches--;
+    if (rc == SILT_OK && job->batches.n > 0 &&
+        job->batches.items[job->batches.n - 1].batch.n_rows == 0) {
+        text_batch_list_drop_last(&job->batches);
     }
     csv_tokenizer_clear(&t);
     for (size_t idx = 0; idx < n_cols; idx++)
@@ -468,9 +446,7 @@ static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, 
 static void free_jobs(chunk_job *jobs, size_t n)
 {
     for (size_t idx = 0; jobs != NULL && idx < n; idx++) {
-        for (size_t b = 0; b < jobs[idx].n_batches; b++)
-            arena_free(jobs[idx].batches[b].a);
-        mem_free(jobs[idx].batches);
+        text_batch_list_clear(&jobs[idx].batches);
         mem_free(jobs[idx].types);
     }
     mem_free(jobs);
@@ -722,75 +698,30 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
 
 const col_type *csv_scan_schema(const csv_scan *scan) { return scan->schema; }
 
-/* Parses the next round of chunks into the queue; sets *eof at the end. */
-static silt_status fill_queue(csv_scan *s, int *eof, silt_error *err)
+/* Parses a round of chunks and queues their batches (text_round_fn). */
+static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n,
+                               text_batch_queue *q, silt_error *err)
 {
+    csv_scan *s = payload;
     chunk_job *jobs = NULL;
-    text_chunk chunks[256];
-    size_t max = round_size(s), n = 0;
-    silt_status rc;
-    *eof = 0;
-    if (max > 256)
-        max = 256;
-    SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, max, chunks, &n, err));
-    if (n == 0) {
-        *eof = 1;
-        return SILT_OK;
-    }
-    rc = run_round(s, chunks, n, 0, 0, &jobs, err);
-    text_reader_release(&s->reader);
-    if (rc != SILT_OK)
-        return rc;
-    s->q_len = s->q_pos = 0;
-    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
-        for (size_t b = 0; b < jobs[idx].n_batches; b++) {
-            if (s->q_len == s->q_cap) {
-                size_t cap = s->q_cap ? s->q_cap * 2 : 16;
-                out_batch *grown = mem_realloc(s->queue, cap * sizeof(out_batch));
-                if (grown == NULL) {
-                    rc = err_nomem(err);
-                    break;
-                }
-                s->queue = grown;
-                s->q_cap = cap;
-            }
-            s->queue[s->q_len++] = jobs[idx].batches[b];
-            jobs[idx].batches[b].a = NULL;
-        }
-    }
+    silt_status rc = run_round(s, chunks, n, 0, 0, &jobs, err);
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
+        rc = text_batch_queue_append(q, &jobs[idx].batches, err);
     free_jobs(jobs, n);
     return rc;
 }
 
-static void free_arena_cb(void *payload) { arena_free(payload); }
-
 silt_status csv_scan_next(csv_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    memset(out, 0, sizeof(*out));
-    out->schema = s->schema;
-    out->n_cols = s->schema->n_fields;
-    while (s->q_pos >= s->q_len) {
-        int eof = 0;
-        SILT_RETURN_IF_ERROR(fill_queue(s, &eof, err));
-        if (eof)
-            return SILT_OK;
-    }
-    out_batch *ob = &s->queue[s->q_pos];
-    if (!arena_on_cleanup(a, free_arena_cb, ob->a))
-        return err_nomem(err);
-    *out = ob->batch;
-    ob->a = NULL;
-    s->q_pos++;
-    return SILT_OK;
+    return text_batch_queue_next(&s->queue, &s->reader, round_size(s), parse_round, s, s->schema,
+                                 a, out, err);
 }
 
 void csv_scan_free(csv_scan *s)
 {
     if (s == NULL)
         return;
-    for (size_t idx = s->q_pos; idx < s->q_len; idx++)
-        arena_free(s->queue[idx].a);
-    mem_free(s->queue);
+    text_batch_queue_clear(&s->queue);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     arena_free(s->arena);

@@ -136,6 +136,24 @@ static void merge_primitive(jtype *slot, jkind kind, int32_t precision, int32_t 
 static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t idx,
                         silt_error *err);
 
+/*
+ * prefersDecimal: folds a number's text as decimal(p, s) when it is one
+ * with a scale >= 0 and at most 38 digits; returns 0 (nothing folded)
+ * otherwise.
+ */
+static int fold_decimal(jtype *slot, const jtok *tok)
+{
+    text_big_decimal d;
+    if (text_big_decimal_parse(tok->ptr, tok->len, &d) && d.scale >= 0) {
+        int32_t p = d.precision > d.scale ? d.precision : (int32_t)d.scale;
+        if (p <= 38) {
+            merge_primitive(slot, JK_DECIMAL, p, (int32_t)d.scale);
+            return 1;
+        }
+    }
+    return 0;
+}
+
 static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
 {
     if (inf->opts->primitives_as_string) {
@@ -155,16 +173,8 @@ static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
         }
         return SILT_OK;
     }
-    if (inf->opts->prefers_decimal) {
-        text_big_decimal d;
-        if (text_big_decimal_parse(tok->ptr, tok->len, &d) && d.scale >= 0) {
-            int32_t p = d.precision > d.scale ? d.precision : (int32_t)d.scale;
-            if (p <= 38) {
-                merge_primitive(slot, JK_DECIMAL, p, (int32_t)d.scale);
-                return SILT_OK;
-            }
-        }
-    }
+    if (inf->opts->prefers_decimal && fold_decimal(slot, tok))
+        return SILT_OK;
     merge_primitive(slot, JK_DOUBLE, 0, 0);
     return SILT_OK;
 }
@@ -173,16 +183,8 @@ static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
  * inferTimestamp a timestamp string infers timestamp (JsonInferSchema). */
 static silt_status fold_string(json_infer *inf, jtype *slot, const jtok *tok)
 {
-    if (!tok->escaped && inf->opts->prefers_decimal) {
-        text_big_decimal d;
-        if (text_big_decimal_parse(tok->ptr, tok->len, &d) && d.scale >= 0) {
-            int32_t p = d.precision > d.scale ? d.precision : (int32_t)d.scale;
-            if (p <= 38) {
-                merge_primitive(slot, JK_DECIMAL, p, (int32_t)d.scale);
-                return SILT_OK;
-            }
-        }
-    }
+    if (!tok->escaped && inf->opts->prefers_decimal && fold_decimal(slot, tok))
+        return SILT_OK;
     if (!tok->escaped && inf->opts->infer_timestamp && tok->len > 0 &&
         tok->ptr[tok->len - 1] != 'T') {
         int64_t micros;
@@ -238,10 +240,30 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
     return SILT_OK;
 }
 
+/*
+ * Makes slot an array to fold an array into: a null slot becomes an array
+ * of nulls; any other kind conflicts and becomes a string (*is_array = 0).
+ */
+static silt_status slot_as_array(json_infer *inf, jtype *slot, int *is_array, silt_error *err)
+{
+    *is_array = 1;
+    if (slot->kind == JK_NULL) {
+        slot->kind = JK_ARRAY;
+        slot->elem = new_type(inf->a, JK_NULL);
+        if (slot->elem == NULL)
+            return err_nomem(err);
+    } else if (slot->kind != JK_ARRAY) {
+        merge_primitive(slot, JK_STRING, 0, 0);
+        *is_array = 0;
+    }
+    return SILT_OK;
+}
+
 static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t idx,
                         silt_error *err)
 {
     const jtok *tok = &t->toks[idx];
+    int is_array;
     switch (tok->kind) {
     case JT_NULL:
         return SILT_OK;
@@ -257,15 +279,9 @@ static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t
     case JT_OBJECT:
         return fold_object(inf, slot, t, idx, err);
     default: /* JT_ARRAY */
-        if (slot->kind == JK_NULL) {
-            slot->kind = JK_ARRAY;
-            slot->elem = new_type(inf->a, JK_NULL);
-            if (slot->elem == NULL)
-                return err_nomem(err);
-        } else if (slot->kind != JK_ARRAY) {
-            merge_primitive(slot, JK_STRING, 0, 0);
+        SILT_RETURN_IF_ERROR(slot_as_array(inf, slot, &is_array, err));
+        if (!is_array)
             return SILT_OK;
-        }
         for (size_t pos = idx + 1; pos < tok->next; pos = t->toks[pos].next)
             SILT_RETURN_IF_ERROR(fold(inf, slot->elem, t, pos, err));
         return SILT_OK;
@@ -313,16 +329,9 @@ static silt_status merge_type(json_infer *inf, jtype *slot, const jtype *src, si
         return SILT_OK;
     }
     if (src->kind == JK_ARRAY) {
-        if (slot->kind == JK_NULL) {
-            slot->kind = JK_ARRAY;
-            slot->elem = new_type(inf->a, JK_NULL);
-            if (slot->elem == NULL)
-                return err_nomem(err);
-        } else if (slot->kind != JK_ARRAY) {
-            merge_primitive(slot, JK_STRING, 0, 0);
-            return SILT_OK;
-        }
-        return merge_type(inf, slot->elem, src->elem, err);
+        int is_array;
+        SILT_RETURN_IF_ERROR(slot_as_array(inf, slot, &is_array, err));
+        return is_array ? merge_type(inf, slot->elem, src->elem, err) : SILT_OK;
     }
     if (slot->kind == JK_STRUCT || slot->kind == JK_ARRAY) {
         if (src->kind != JK_NULL)

@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "formats/json/json_int.h"
+#include "formats/text/text_batch.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -33,7 +34,6 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                              silt_error *err)
 {
     int flag;
-    int64_t number;
     if (str_casecmp(key, "multiLine") == 0)
         return text_parse_bool(key, value, &o->multi_line, err);
     if (str_casecmp(key, "samplingRatio") == 0)
@@ -65,13 +65,8 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
             o->date_format = copy;
         return SILT_OK;
     }
-    if (str_casecmp(key, "batchRows") == 0) {
-        SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));
-        if (number < 1 || number > (1 << 20))
-            return err_set(err, SILT_INVALID, "option \"batchRows\" must be in 1..1048576");
-        o->batch_rows = number;
-        return SILT_OK;
-    }
+    if (str_casecmp(key, "batchRows") == 0)
+        return text_parse_int_in(key, value, "batchRows", 1, 1 << 20, &o->batch_rows, err);
     if (str_casecmp(key, "encoding") == 0 || str_casecmp(key, "charset") == 0) {
         if (str_casecmp(value, "UTF-8") == 0 || str_casecmp(value, "UTF8") == 0)
             return SILT_OK;
@@ -104,16 +99,10 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                    value);
 }
 
-typedef struct out_batch {
-    col_batch batch;
-    arena *a;
-} out_batch;
-
 typedef struct chunk_job {
     text_chunk chunk;
     size_t start, end;
-    out_batch *batches;
-    size_t n_batches, cap_batches;
+    text_batch_list batches;
     arena *infer_arena;
     json_infer infer;
     int infer_ready;
@@ -134,8 +123,7 @@ struct json_scan {
     hashmap top_fields; /* name -> index + 1 */
     text_reader reader;
     int reader_ready;
-    out_batch *queue;
-    size_t q_len, q_pos, q_cap;
+    text_batch_queue queue;
 };
 
 /* JSON lines split at line breaks; a multiLine object is one chunk. */
@@ -512,26 +500,14 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
 }
 
 typedef struct batch_state {
-    out_batch *ob;
+    text_batch *ob;
     col_builder **cols;
     int64_t rows;
 } batch_state;
 
 static silt_status start_batch(json_scan *s, chunk_job *job, batch_state *bs, silt_error *err)
 {
-    if (job->n_batches == job->cap_batches) {
-        size_t cap = job->cap_batches ? job->cap_batches * 2 : 8;
-        out_batch *grown = mem_realloc(job->batches, cap * sizeof(out_batch));
-        if (grown == NULL)
-            return err_nomem(err);
-        job->batches = grown;
-        job->cap_batches = cap;
-    }
-    bs->ob = &job->batches[job->n_batches++];
-    memset(bs->ob, 0, sizeof(*bs->ob));
-    bs->ob->a = arena_new(NULL, "json batch");
-    if (bs->ob->a == NULL)
-        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(text_batch_list_add(&job->batches, "json batch", &bs->ob, err));
     size_t n = s->schema->n_fields;
     bs->cols = arena_calloc(bs->ob->a, n ? n : 1, sizeof(col_builder *));
     bs->ob->batch.cols = arena_calloc(bs->ob->a, n ? n : 1, sizeof(col_vec *));
@@ -691,9 +667,7 @@ static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, 
 static void free_jobs(chunk_job *jobs, size_t n)
 {
     for (size_t idx = 0; jobs != NULL && idx < n; idx++) {
-        for (size_t b = 0; b < jobs[idx].n_batches; b++)
-            arena_free(jobs[idx].batches[b].a);
-        mem_free(jobs[idx].batches);
+        text_batch_list_clear(&jobs[idx].batches);
         if (jobs[idx].infer_ready)
             json_infer_clear(&jobs[idx].infer);
         arena_free(jobs[idx].infer_arena);
@@ -786,6 +760,17 @@ static silt_status bind_schema(json_scan *s, silt_error *err)
     return SILT_OK;
 }
 
+/* Options left zero (or out of range) by a caller that did not call json_options_init. */
+static void default_options(json_options *o)
+{
+    if (o->chunk_bytes == 0)
+        o->chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
+    if (o->max_depth == 0)
+        o->max_depth = JSON_DEFAULT_MAX_DEPTH;
+    if (!(o->sampling_ratio > 0 && o->sampling_ratio <= 1))
+        o->sampling_ratio = 1.0;
+}
+
 silt_status json_scan_open(json_scan **out, io_store *store, const char *const *keys, size_t n,
                            const json_options *opts, silt_error *err)
 {
@@ -797,12 +782,7 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
     s->opts = *opts;
     if (s->opts.batch_rows <= 0)
         s->opts.batch_rows = JSON_DEFAULT_BATCH_ROWS;
-    if (s->opts.chunk_bytes == 0)
-        s->opts.chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
-    if (s->opts.max_depth == 0)
-        s->opts.max_depth = JSON_DEFAULT_MAX_DEPTH;
-    if (!(s->opts.sampling_ratio > 0 && s->opts.sampling_ratio <= 1))
-        s->opts.sampling_ratio = 1.0;
+    default_options(&s->opts);
     s->arena = arena_new(NULL, "json scan");
     if (s->arena == NULL)
         rc = err_nomem(err);
@@ -850,74 +830,30 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
 
 const col_type *json_scan_schema(const json_scan *scan) { return scan->schema; }
 
-static silt_status fill_queue(json_scan *s, int *eof, silt_error *err)
+/* Parses a round of chunks and queues their batches (text_round_fn). */
+static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n,
+                               text_batch_queue *q, silt_error *err)
 {
+    json_scan *s = payload;
     chunk_job *jobs = NULL;
-    text_chunk chunks[256];
-    size_t max = round_size(s), n = 0;
-    silt_status rc;
-    *eof = 0;
-    if (max > 256)
-        max = 256;
-    SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, max, chunks, &n, err));
-    if (n == 0) {
-        *eof = 1;
-        return SILT_OK;
-    }
-    rc = run_round(s, chunks, n, 0, &jobs, err);
-    text_reader_release(&s->reader);
-    if (rc != SILT_OK)
-        return rc;
-    s->q_len = s->q_pos = 0;
-    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
-        for (size_t b = 0; b < jobs[idx].n_batches; b++) {
-            if (s->q_len == s->q_cap) {
-                size_t cap = s->q_cap ? s->q_cap * 2 : 16;
-                out_batch *grown = mem_realloc(s->queue, cap * sizeof(out_batch));
-                if (grown == NULL) {
-                    rc = err_nomem(err);
-                    break;
-                }
-                s->queue = grown;
-                s->q_cap = cap;
-            }
-            s->queue[s->q_len++] = jobs[idx].batches[b];
-            jobs[idx].batches[b].a = NULL;
-        }
-    }
+    silt_status rc = run_round(s, chunks, n, 0, &jobs, err);
+    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
+        rc = text_batch_queue_append(q, &jobs[idx].batches, err);
     free_jobs(jobs, n);
     return rc;
 }
 
-static void free_arena_cb(void *payload) { arena_free(payload); }
-
 silt_status json_scan_next(json_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    memset(out, 0, sizeof(*out));
-    out->schema = s->schema;
-    out->n_cols = s->schema->n_fields;
-    while (s->q_pos >= s->q_len) {
-        int eof = 0;
-        SILT_RETURN_IF_ERROR(fill_queue(s, &eof, err));
-        if (eof)
-            return SILT_OK;
-    }
-    out_batch *ob = &s->queue[s->q_pos];
-    if (!arena_on_cleanup(a, free_arena_cb, ob->a))
-        return err_nomem(err);
-    *out = ob->batch;
-    ob->a = NULL;
-    s->q_pos++;
-    return SILT_OK;
+    return text_batch_queue_next(&s->queue, &s->reader, round_size(s), parse_round, s, s->schema,
+                                 a, out, err);
 }
 
 void json_scan_free(json_scan *s)
 {
     if (s == NULL)
         return;
-    for (size_t idx = s->q_pos; idx < s->q_len; idx++)
-        arena_free(s->queue[idx].a);
-    mem_free(s->queue);
+    text_batch_queue_clear(&s->queue);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     hashmap_clear(&s->top_fields);
@@ -935,14 +871,9 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
         return err_nomem(err);
     s->arena = a;
     s->opts = *opts;
-    if (s->opts.chunk_bytes == 0)
-        s->opts.chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
-    if (s->opts.max_depth == 0)
-        s->opts.max_depth = JSON_DEFAULT_MAX_DEPTH;
+    default_options(&s->opts);
     if (s->opts.corrupt_column == NULL)
         s->opts.corrupt_column = "_corrupt_record";
-    if (!(s->opts.sampling_ratio > 0 && s->opts.sampling_ratio <= 1))
-        s->opts.sampling_ratio = 1.0;
     text_reader_init(&s->reader, NULL, no_key, 1, "JSON", split_object, s, 0);
     s->reader_ready = 1;
     if (opts->timestamp_format != NULL)

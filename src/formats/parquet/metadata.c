@@ -10,6 +10,7 @@
  */
 #include "formats/parquet/metadata.h"
 
+#include <stddef.h>
 #include <string.h>
 
 #include "formats/parquet/thrift.h"
@@ -41,11 +42,11 @@ static silt_status get_bool(parse_ctx *c, int type, int16_t id, int *out, silt_e
     return SILT_OK;
 }
 
-static silt_status get_bytes(parse_ctx *c, int type, int16_t id, pq_bytes *out, silt_error *err)
+/* Reads a binary value (a field's or a list element's) into the arena. */
+static silt_status read_bytes(parse_ctx *c, pq_bytes *out, silt_error *err)
 {
     const uint8_t *data;
     size_t len;
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
     SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
     out->data = arena_memdup(c->a, data, len);
     out->len = len;
@@ -54,17 +55,29 @@ static silt_status get_bytes(parse_ctx *c, int type, int16_t id, pq_bytes *out, 
     return SILT_OK;
 }
 
-static silt_status get_string(parse_ctx *c, int type, int16_t id, const char **out,
-                              silt_error *err)
+/* Reads a binary value as a NUL-terminated string in the arena. */
+static silt_status read_string(parse_ctx *c, const char **out, silt_error *err)
 {
     const uint8_t *data;
     size_t len;
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
     SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
     *out = arena_strndup(c->a, (const char *)data, len);
     if (*out == NULL)
         return nomem(err);
     return SILT_OK;
+}
+
+static silt_status get_bytes(parse_ctx *c, int type, int16_t id, pq_bytes *out, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
+    return read_bytes(c, out, err);
+}
+
+static silt_status get_string(parse_ctx *c, int type, int16_t id, const char **out,
+                              silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
+    return read_string(c, out, err);
 }
 
 /* Reads a list header of the expected element type and allocates count elements. */
@@ -111,6 +124,75 @@ static silt_status expect_struct(parse_ctx *c, int type, int16_t id, silt_error 
     return tc_expect(&c->r, type, TC_STRUCT, id, err);
 }
 
+/*
+ * Structs whose fields are all scalars or binaries are read from a table
+ * of their fields (parse_flat) instead of a switch each: one loop serves
+ * them all, and the tables read like parquet.thrift.
+ */
+typedef enum field_kind { F_I32, F_I64, F_BOOL, F_BYTES, F_STRING, F_ENCODING } field_kind;
+
+typedef struct field_desc {
+    int16_t id;
+    field_kind kind;
+    size_t offset;     /* of the member */
+    size_t has_offset; /* of its int "has_" flag set when the field is read, or NO_FLAG */
+} field_desc;
+
+#define NO_FLAG ((size_t)-1)
+#define FIELD(type, id, kind, member) {id, kind, offsetof(type, member), NO_FLAG}
+#define FIELD_HAS(type, id, kind, member, flag)                                                     \
+    {id, kind, offsetof(type, member), offsetof(type, flag)}
+
+static silt_status get_flat_field(parse_ctx *c, int type, const field_desc *f, char *base,
+                                  silt_error *err)
+{
+    void *member = base + f->offset;
+    int32_t value;
+    switch (f->kind) {
+    case F_I32: return get_i32(c, type, f->id, member, err);
+    case F_I64: return get_i64(c, type, f->id, member, err);
+    case F_BOOL: return get_bool(c, type, f->id, member, err);
+    case F_BYTES: return get_bytes(c, type, f->id, member, err);
+    case F_STRING: return get_string(c, type, f->id, member, err);
+    case F_ENCODING:
+        SILT_RETURN_IF_ERROR(get_i32(c, type, f->id, &value, err));
+        *(pq_encoding *)member = (pq_encoding)value;
+        return SILT_OK;
+    }
+    return SILT_OK;
+}
+
+/* Reads a struct of the fields listed; other fields are skipped. */
+static silt_status parse_flat(parse_ctx *c, const field_desc *fields, size_t n_fields, void *out,
+                              silt_error *err)
+{
+    char *base = out;
+    int type;
+    int16_t id;
+    SILT_RETURN_IF_ERROR(tc_struct_begin(&c->r, err));
+    for (;;) {
+        const field_desc *f = NULL;
+        SILT_RETURN_IF_ERROR(tc_read_field(&c->r, &type, &id, err));
+        if (type == TC_STOP)
+            break;
+        for (size_t idx = 0; idx < n_fields && f == NULL; idx++)
+            if (fields[idx].id == id)
+                f = &fields[idx];
+        if (f == NULL) {
+            SILT_RETURN_IF_ERROR(tc_skip(&c->r, type, err));
+            continue;
+        }
+        SILT_RETURN_IF_ERROR(get_flat_field(c, type, f, base, err));
+        if (f->has_offset != NO_FLAG)
+            *(int *)(base + f->has_offset) = 1;
+    }
+    tc_struct_end(&c->r);
+    return SILT_OK;
+}
+
+#define PARSE_FLAT(c, fields, out, err)                                                            \
+    parse_flat(c, fields, sizeof(fields) / sizeof(fields[0]), out, err)
+
 /* Skips an empty marker struct (StringType, DateType, ...). */
 static silt_status skip_struct_value(parse_ctx *c, int type, int16_t id, silt_error *err)
 {
@@ -147,19 +229,6 @@ static silt_status parse_time_type(parse_ctx *c, pq_logical *lt, silt_error *err
     return SILT_OK;
 }
 
-static silt_status parse_decimal_type(parse_ctx *c, pq_logical *lt, silt_error *err)
-{
-    FIELD_LOOP_BEGIN(c, err)
-    case 1:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &lt->scale, err));
-        break;
-    case 2:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &lt->precision, err));
-        break;
-    FIELD_LOOP_END(c, err);
-    return SILT_OK;
-}
-
 static silt_status parse_int_type(parse_ctx *c, pq_logical *lt, silt_error *err)
 {
     FIELD_LOOP_BEGIN(c, err)
@@ -177,6 +246,12 @@ static silt_status parse_int_type(parse_ctx *c, pq_logical *lt, silt_error *err)
     return SILT_OK;
 }
 
+/* DecimalType: 1 scale, 2 precision. */
+static const field_desc decimal_fields[] = {
+    FIELD(pq_logical, 1, F_I32, scale),
+    FIELD(pq_logical, 2, F_I32, precision),
+};
+
 static silt_status parse_logical(parse_ctx *c, pq_logical *lt, silt_error *err)
 {
     memset(lt, 0, sizeof(*lt));
@@ -184,7 +259,7 @@ static silt_status parse_logical(parse_ctx *c, pq_logical *lt, silt_error *err)
     case PQ_LT_DECIMAL:
         SILT_RETURN_IF_ERROR(expect_struct(c, type_, id_, err));
         lt->kind = PQ_LT_DECIMAL;
-        SILT_RETURN_IF_ERROR(parse_decimal_type(c, lt, err));
+        SILT_RETURN_IF_ERROR(PARSE_FLAT(c, decimal_fields, lt, err));
         break;
     case PQ_LT_TIME:
     case PQ_LT_TIMESTAMP:
@@ -274,48 +349,29 @@ static silt_status parse_schema_element(parse_ctx *c, pq_schema_element *se, sil
     return SILT_OK;
 }
 
+static const field_desc statistics_fields[] = {
+    FIELD_HAS(pq_statistics, 1, F_BYTES, max, has_max),
+    FIELD_HAS(pq_statistics, 2, F_BYTES, min, has_min),
+    FIELD_HAS(pq_statistics, 3, F_I64, null_count, has_null_count),
+    FIELD_HAS(pq_statistics, 4, F_I64, distinct_count, has_distinct_count),
+    FIELD_HAS(pq_statistics, 5, F_BYTES, max_value, has_max_value),
+    FIELD_HAS(pq_statistics, 6, F_BYTES, min_value, has_min_value),
+};
+
 static silt_status parse_statistics(parse_ctx *c, pq_statistics *st, silt_error *err)
 {
     memset(st, 0, sizeof(*st));
-    FIELD_LOOP_BEGIN(c, err)
-    case 1:
-        SILT_RETURN_IF_ERROR(get_bytes(c, type_, id_, &st->max, err));
-        st->has_max = 1;
-        break;
-    case 2:
-        SILT_RETURN_IF_ERROR(get_bytes(c, type_, id_, &st->min, err));
-        st->has_min = 1;
-        break;
-    case 3:
-        SILT_RETURN_IF_ERROR(get_i64(c, type_, id_, &st->null_count, err));
-        st->has_null_count = 1;
-        break;
-    case 4:
-        SILT_RETURN_IF_ERROR(get_i64(c, type_, id_, &st->distinct_count, err));
-        st->has_distinct_count = 1;
-        break;
-    case 5:
-        SILT_RETURN_IF_ERROR(get_bytes(c, type_, id_, &st->max_value, err));
-        st->has_max_value = 1;
-        break;
-    case 6:
-        SILT_RETURN_IF_ERROR(get_bytes(c, type_, id_, &st->min_value, err));
-        st->has_min_value = 1;
-        break;
-    FIELD_LOOP_END(c, err);
-    return SILT_OK;
+    return PARSE_FLAT(c, statistics_fields, st, err);
 }
+
+static const field_desc key_value_fields[] = {
+    FIELD(pq_key_value, 1, F_STRING, key),
+    FIELD(pq_key_value, 2, F_STRING, value),
+};
 
 static silt_status parse_key_value(parse_ctx *c, pq_key_value *kv, silt_error *err)
 {
-    FIELD_LOOP_BEGIN(c, err)
-    case 1:
-        SILT_RETURN_IF_ERROR(get_string(c, type_, id_, &kv->key, err));
-        break;
-    case 2:
-        SILT_RETURN_IF_ERROR(get_string(c, type_, id_, &kv->value, err));
-        break;
-    FIELD_LOOP_END(c, err);
+    SILT_RETURN_IF_ERROR(PARSE_FLAT(c, key_value_fields, kv, err));
     if (kv->key == NULL)
         return err_set(err, SILT_CORRUPT, "could not decode %s: key/value metadata without a "
                        "key at byte %zu", c->r.what, c->r.pos);
@@ -353,14 +409,8 @@ static silt_status parse_column_meta(parse_ctx *c, pq_column_meta *cm, silt_erro
     case 3:
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_BINARY, sizeof(char *),
                                       (void **)&cm->path, &cm->n_path, err));
-        for (idx = 0; idx < cm->n_path; idx++) {
-            const uint8_t *data;
-            size_t len;
-            SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
-            cm->path[idx] = arena_strndup(c->a, (const char *)data, len);
-            if (cm->path[idx] == NULL)
-                return nomem(err);
-        }
+        for (idx = 0; idx < cm->n_path; idx++)
+            SILT_RETURN_IF_ERROR(read_string(c, &cm->path[idx], err));
         break;
     case 4:
         SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &value, err));
@@ -530,79 +580,28 @@ silt_status pq_parse_file_meta(pq_file_meta *out, const uint8_t *data, size_t le
     return SILT_OK;
 }
 
-static silt_status parse_data_page_header(parse_ctx *c, pq_data_page_header *h, silt_error *err)
-{
-    int32_t value;
-    FIELD_LOOP_BEGIN(c, err)
-    case 1:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &h->num_values, err));
-        break;
-    case 2:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &value, err));
-        h->encoding = (pq_encoding)value;
-        break;
-    case 3:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &value, err));
-        h->def_encoding = (pq_encoding)value;
-        break;
-    case 4:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &value, err));
-        h->rep_encoding = (pq_encoding)value;
-        break;
-    FIELD_LOOP_END(c, err);
-    return SILT_OK;
-}
+static const field_desc data_page_fields[] = {
+    FIELD(pq_data_page_header, 1, F_I32, num_values),
+    FIELD(pq_data_page_header, 2, F_ENCODING, encoding),
+    FIELD(pq_data_page_header, 3, F_ENCODING, def_encoding),
+    FIELD(pq_data_page_header, 4, F_ENCODING, rep_encoding),
+};
 
-static silt_status parse_data_page_header_v2(parse_ctx *c, pq_data_page_header_v2 *h,
-                                             silt_error *err)
-{
-    int32_t value;
-    h->is_compressed = 1;
-    FIELD_LOOP_BEGIN(c, err)
-    case 1:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &h->num_values, err));
-        break;
-    case 2:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &h->num_nulls, err));
-        break;
-    case 3:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &h->num_rows, err));
-        break;
-    case 4:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &value, err));
-        h->encoding = (pq_encoding)value;
-        break;
-    case 5:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &h->def_byte_len, err));
-        break;
-    case 6:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &h->rep_byte_len, err));
-        break;
-    case 7:
-        SILT_RETURN_IF_ERROR(get_bool(c, type_, id_, &h->is_compressed, err));
-        break;
-    FIELD_LOOP_END(c, err);
-    return SILT_OK;
-}
+static const field_desc data_page_v2_fields[] = {
+    FIELD(pq_data_page_header_v2, 1, F_I32, num_values),
+    FIELD(pq_data_page_header_v2, 2, F_I32, num_nulls),
+    FIELD(pq_data_page_header_v2, 3, F_I32, num_rows),
+    FIELD(pq_data_page_header_v2, 4, F_ENCODING, encoding),
+    FIELD(pq_data_page_header_v2, 5, F_I32, def_byte_len),
+    FIELD(pq_data_page_header_v2, 6, F_I32, rep_byte_len),
+    FIELD(pq_data_page_header_v2, 7, F_BOOL, is_compressed),
+};
 
-static silt_status parse_dictionary_page_header(parse_ctx *c, pq_dictionary_page_header *h,
-                                                silt_error *err)
-{
-    int32_t value;
-    FIELD_LOOP_BEGIN(c, err)
-    case 1:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &h->num_values, err));
-        break;
-    case 2:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &value, err));
-        h->encoding = (pq_encoding)value;
-        break;
-    case 3:
-        SILT_RETURN_IF_ERROR(get_bool(c, type_, id_, &h->is_sorted, err));
-        break;
-    FIELD_LOOP_END(c, err);
-    return SILT_OK;
-}
+static const field_desc dictionary_page_fields[] = {
+    FIELD(pq_dictionary_page_header, 1, F_I32, num_values),
+    FIELD(pq_dictionary_page_header, 2, F_ENCODING, encoding),
+    FIELD(pq_dictionary_page_header, 3, F_BOOL, is_sorted),
+};
 
 silt_status pq_parse_page_header(pq_page_header *out, size_t *header_len_out,
                                  const uint8_t *data, size_t len, silt_error *err)
@@ -628,17 +627,18 @@ silt_status pq_parse_page_header(pq_page_header *out, size_t *header_len_out,
         break;
     case 5:
         SILT_RETURN_IF_ERROR(expect_struct(c, type_, id_, err));
-        SILT_RETURN_IF_ERROR(parse_data_page_header(c, &out->data, err));
+        SILT_RETURN_IF_ERROR(PARSE_FLAT(c, data_page_fields, &out->data, err));
         out->has_data = 1;
         break;
     case 7:
         SILT_RETURN_IF_ERROR(expect_struct(c, type_, id_, err));
-        SILT_RETURN_IF_ERROR(parse_dictionary_page_header(c, &out->dictionary, err));
+        SILT_RETURN_IF_ERROR(PARSE_FLAT(c, dictionary_page_fields, &out->dictionary, err));
         out->has_dictionary = 1;
         break;
     case 8:
         SILT_RETURN_IF_ERROR(expect_struct(c, type_, id_, err));
-        SILT_RETURN_IF_ERROR(parse_data_page_header_v2(c, &out->data_v2, err));
+        out->data_v2.is_compressed = 1; /* the thrift default */
+        SILT_RETURN_IF_ERROR(PARSE_FLAT(c, data_page_v2_fields, &out->data_v2, err));
         out->has_data_v2 = 1;
         break;
     FIELD_LOOP_END(c, err);
@@ -649,21 +649,11 @@ silt_status pq_parse_page_header(pq_page_header *out, size_t *header_len_out,
     return SILT_OK;
 }
 
-static silt_status parse_page_location(parse_ctx *c, pq_page_location *loc, silt_error *err)
-{
-    FIELD_LOOP_BEGIN(c, err)
-    case 1:
-        SILT_RETURN_IF_ERROR(get_i64(c, type_, id_, &loc->offset, err));
-        break;
-    case 2:
-        SILT_RETURN_IF_ERROR(get_i32(c, type_, id_, &loc->compressed_page_size, err));
-        break;
-    case 3:
-        SILT_RETURN_IF_ERROR(get_i64(c, type_, id_, &loc->first_row_index, err));
-        break;
-    FIELD_LOOP_END(c, err);
-    return SILT_OK;
-}
+static const field_desc page_location_fields[] = {
+    FIELD(pq_page_location, 1, F_I64, offset),
+    FIELD(pq_page_location, 2, F_I32, compressed_page_size),
+    FIELD(pq_page_location, 3, F_I64, first_row_index),
+};
 
 silt_status pq_parse_offset_index(pq_offset_index *out, const uint8_t *data, size_t len,
                                   arena *a, silt_error *err)
@@ -679,7 +669,7 @@ silt_status pq_parse_offset_index(pq_offset_index *out, const uint8_t *data, siz
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_STRUCT, sizeof(pq_page_location),
                                       (void **)&out->pages, &out->n_pages, err));
         for (idx = 0; idx < out->n_pages; idx++)
-            SILT_RETURN_IF_ERROR(parse_page_location(c, &out->pages[idx], err));
+            SILT_RETURN_IF_ERROR(PARSE_FLAT(c, page_location_fields, &out->pages[idx], err));
         break;
     FIELD_LOOP_END(c, err);
     return SILT_OK;
@@ -706,15 +696,8 @@ silt_status pq_parse_column_index(pq_column_index *out, const uint8_t *data, siz
         pq_bytes **target = id_ == 2 ? &out->min_values : &out->max_values;
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_BINARY, sizeof(pq_bytes),
                                       (void **)target, &n, err));
-        for (idx = 0; idx < n; idx++) {
-            const uint8_t *bytes;
-            size_t blen;
-            SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &bytes, &blen, err));
-            (*target)[idx].data = arena_memdup(a, bytes, blen);
-            (*target)[idx].len = blen;
-            if ((*target)[idx].data == NULL)
-                return nomem(err);
-        }
+        for (idx = 0; idx < n; idx++)
+            SILT_RETURN_IF_ERROR(read_bytes(c, &(*target)[idx], err));
         if (n != out->n_pages)
             return err_set(err, SILT_CORRUPT, "could not decode column index: %zu bounds for %zu "
                            "pages", n, out->n_pages);

@@ -54,6 +54,18 @@ silt_status text_parse_int(const char *key, const char *value, int64_t *out, sil
     return SILT_OK;
 }
 
+silt_status text_parse_int_in(const char *key, const char *value, const char *name, int64_t min,
+                              int64_t max, int64_t *out, silt_error *err)
+{
+    int64_t number;
+    SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));
+    if (number < min || number > max)
+        return err_set(err, SILT_INVALID, "option \"%s\" must be in %lld..%lld", name,
+                       (long long)min, (long long)max);
+    *out = number;
+    return SILT_OK;
+}
+
 silt_status text_parse_ratio(const char *key, const char *value, double *out, silt_error *err)
 {
     double parsed;

@@ -31,6 +31,12 @@ silt_status text_parse_mode(const char *key, const char *value, text_mode *out, 
 silt_status text_parse_bool(const char *key, const char *value, int *out, silt_error *err);
 /* Parses a whole non-negative integer option. */
 silt_status text_parse_int(const char *key, const char *value, int64_t *out, silt_error *err);
+/*
+ * Parses a whole integer option that must lie in min..max; the range
+ * message names the option by its canonical name (the key may differ in case).
+ */
+silt_status text_parse_int_in(const char *key, const char *value, const char *name, int64_t min,
+                              int64_t max, int64_t *out, silt_error *err);
 /* Parses a fraction in (0, 1]. */
 silt_status text_parse_ratio(const char *key, const char *value, double *out, silt_error *err);
 

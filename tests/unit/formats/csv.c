@@ -8,35 +8,15 @@
 #include "csvjson_render.h"
 #include "formats/csv/csv.h"
 #include "formats/csv/csv_int.h"
+#include "formats/json/json.h"
 #include "formats/text/text_source.h"
+#include "scan_fixture.h"
 #include "test.h"
 #include "util/arena.h"
 
-static io_store *store;
-static silt_error err;
-static arena *mem;
-static buf schema_text, rows_text;
-static tpool *pool;
+void test_formats_csv__initialize(void) { scan_fixture_init(); }
 
-void test_formats_csv__initialize(void)
-{
-    err_clear(&err);
-    store = NULL;
-    pool = NULL;
-    check_ok(io_store_open(&store, test_tmpdir(), 0, &err), &err);
-    mem = arena_new(NULL, "test");
-    buf_init(&schema_text, 0);
-    buf_init(&rows_text, 0);
-}
-
-void test_formats_csv__cleanup(void)
-{
-    arena_free(mem);
-    io_store_free(store);
-    tpool_free(pool);
-    buf_clear(&schema_text);
-    buf_clear(&rows_text);
-}
+void test_formats_csv__cleanup(void) { scan_fixture_clear(); }
 
 /* Reads text with header+inferSchema plus the given key/value options. */
 static silt_status read_csv_opts(const char *text, size_t len, const char *const *kv,
@@ -62,14 +42,7 @@ static silt_status read_csv_opts(const char *text, size_t len, const char *const
     if (rc != SILT_OK)
         return rc;
     check_ok(col_type_format(csv_scan_schema(scan), &schema_text, &err), &err);
-    for (;;) {
-        col_batch batch;
-        rc = csv_scan_next(scan, mem, &batch, &err);
-        if (rc != SILT_OK || batch.n_rows == 0)
-            break;
-        check(batch.n_rows <= opts.batch_rows);
-        render_batch(&rows_text, &batch);
-    }
+    rc = render_scan(&rows_text, scan, render_csv_next, mem, opts.batch_rows, &err);
     csv_scan_free(scan);
     return rc;
 }
@@ -396,4 +369,26 @@ void test_formats_csv__invalid_utf8_becomes_replacement_characters(void)
     check(!text_utf8_valid("\xC0\x80", 2));       /* overlong */
     check(!text_utf8_valid("\xED\xA0\x80", 3));   /* surrogate */
     check(!text_utf8_valid("\xF4\x90\x80\x80", 4)); /* beyond U+10FFFF */
+}
+
+/* batchRows and maxColumns (CSV) and batchRows (JSON) share one range check. */
+void test_formats_csv__row_and_column_limits_are_checked(void)
+{
+    csv_options copts;
+    json_options jopts;
+    csv_options_init(&copts);
+    json_options_init(&jopts);
+    check_fails(SILT_INVALID, csv_options_set(&copts, mem, "BATCHROWS", "0", &err));
+    check_str("option \"batchRows\" must be in 1..1048576", err.message);
+    check_fails(SILT_INVALID, csv_options_set(&copts, mem, "maxColumns", "16777217", &err));
+    check_str("option \"maxColumns\" must be in 1..16777216", err.message);
+    check_fails(SILT_INVALID, csv_options_set(&copts, mem, "batchRows", "-3", &err));
+    check_contains(err.message, "must be a non-negative integer, not \"-3\"");
+    check_fails(SILT_INVALID, json_options_set(&jopts, mem, "batchRows", "1048577", &err));
+    check_str("option \"batchRows\" must be in 1..1048576", err.message);
+    check_int(CSV_DEFAULT_BATCH_ROWS, copts.batch_rows);
+    check_ok(csv_options_set(&copts, mem, "maxColumns", "16777216", &err), &err);
+    check_int(16777216, copts.max_columns);
+    check_ok(json_options_set(&jopts, mem, "batchRows", "1", &err), &err);
+    check_int(1, jopts.batch_rows);
 }

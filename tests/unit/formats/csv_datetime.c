@@ -91,13 +91,7 @@ static void read_csv(const char *text, const char *const *kv, const char *schema
         check_ok(csv_options_set(&opts, mem, kv[idx], kv[idx + 1], &err), &err);
     check_ok(csv_scan_open(&scan, store, &key, 1, &opts, &err), &err);
     check_ok(col_type_format(csv_scan_schema(scan), &s, &err), &err);
-    for (;;) {
-        col_batch b;
-        check_ok(csv_scan_next(scan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(&r, &b);
-    }
+    check_ok(render_scan(&r, scan, render_csv_next, mem, -1, &err), &err);
     csv_scan_free(scan);
     check_str(schema, buf_cstr(&s));
     check_str(rows, buf_cstr(&r));
@@ -134,13 +128,7 @@ void test_formats_csv_datetime__json_schema_with_formats(void)
     check_ok(json_options_set(&opts, mem, "dateFormat", "MM/dd/yyyy", &err), &err);
     opts.schema = col_type_struct(mem, 2, fields);
     check_ok(json_scan_open(&scan, store, &key, 1, &opts, &err), &err);
-    for (;;) {
-        col_batch b;
-        check_ok(json_scan_next(scan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(&r, &b);
-    }
+    check_ok(render_scan(&r, scan, render_json_next, mem, -1, &err), &err);
     json_scan_free(scan);
     check_str("2022-01-05 10:30:00|2022-01-05\nnull|null", buf_cstr(&r));
     buf_clear(&r);

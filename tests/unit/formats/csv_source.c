@@ -92,13 +92,7 @@ void test_formats_csv_source__csv_scan_over_a_folder_skips_each_header(void)
     check_ok(csv_scan_open(&scan, store, (const char *const *)keys, n, &opts, &err), &err);
     check_ok(col_type_format(csv_scan_schema(scan), &schema, &err), &err);
     check_str("struct<name:string,n:integer>", buf_cstr(&schema));
-    for (;;) {
-        col_batch b;
-        check_ok(csv_scan_next(scan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(&rows, &b);
-    }
+    check_ok(render_scan(&rows, scan, render_csv_next, mem, -1, &err), &err);
     check_str("raw/v1/a.csv|0\nraw/v1/b.csv|1\nraw/v2/a.csv|5", buf_cstr(&rows));
     csv_scan_free(scan);
     buf_clear(&rows);
@@ -117,13 +111,7 @@ void test_formats_csv_source__json_scan_over_files_merges_schemas(void)
     check_ok(json_scan_open(&scan, store, keys, 2, &opts, &err), &err);
     check_ok(col_type_format(json_scan_schema(scan), &schema, &err), &err);
     check_str("struct<a:double,b:string>", buf_cstr(&schema));
-    for (;;) {
-        col_batch b;
-        check_ok(json_scan_next(scan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(&rows, &b);
-    }
+    check_ok(render_scan(&rows, scan, render_json_next, mem, -1, &err), &err);
     check_str("1.0|null\n2.5|x", buf_cstr(&rows));
     json_scan_free(scan);
     buf_clear(&rows);
@@ -200,13 +188,7 @@ void test_formats_csv_source__many_small_files_in_parallel_keep_order(void)
     copts.pool = pool;
     copts.chunk_bytes = 8;
     check_ok(csv_scan_open(&cscan, store, (const char *const *)keys, n, &copts, &err), &err);
-    for (;;) {
-        col_batch b;
-        check_ok(csv_scan_next(cscan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(&rows, &b);
-    }
+    check_ok(render_scan(&rows, cscan, render_csv_next, mem, -1, &err), &err);
     csv_scan_free(cscan);
     check_str(buf_cstr(&expected), buf_cstr(&rows));
 
@@ -221,13 +203,7 @@ void test_formats_csv_source__many_small_files_in_parallel_keep_order(void)
     jopts.multi_line = 1;
     jopts.pool = pool;
     check_ok(json_scan_open(&jscan, store, (const char *const *)keys, n, &jopts, &err), &err);
-    for (;;) {
-        col_batch b;
-        check_ok(json_scan_next(jscan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(&rows, &b);
-    }
+    check_ok(render_scan(&rows, jscan, render_json_next, mem, -1, &err), &err);
     json_scan_free(jscan);
     check_str(buf_cstr(&expected), buf_cstr(&rows));
     buf_clear(&expected);
@@ -264,13 +240,7 @@ static void scan_csv_text(const char *text, size_t window, int multi_line, buf *
     opts.chunk_bytes = 16;
     check_ok(csv_scan_open(&scan, store, &key, 1, &opts, &err), &err);
     check_ok(col_type_format(csv_scan_schema(scan), schema, &err), &err);
-    for (;;) {
-        col_batch b;
-        check_ok(csv_scan_next(scan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(rows, &b);
-    }
+    check_ok(render_scan(rows, scan, render_csv_next, mem, -1, &err), &err);
     csv_scan_free(scan);
 }
 
@@ -319,13 +289,7 @@ void test_formats_csv_source__json_windows_and_line_numbers(void)
         opts.window_bytes = windows[w];
         opts.chunk_bytes = 50;
         check_ok(json_scan_open(&scan, store, &key, 1, &opts, &err), &err);
-        for (;;) {
-            col_batch b;
-            check_ok(json_scan_next(scan, mem, &b, &err), &err);
-            if (b.n_rows == 0)
-                break;
-            render_batch(&rows, &b);
-        }
+        check_ok(render_scan(&rows, scan, render_json_next, mem, -1, &err), &err);
         json_scan_free(scan);
         if (w == 0)
             buf_append(&first, rows.data, rows.len, &err);
@@ -436,13 +400,7 @@ void test_formats_csv_source__open_by_path_with_string_options(void)
     check_ok(csv_scan_open_path(&cscan, store, "p", csv_kv, 3, NULL, NULL, &err), &err);
     check_ok(col_type_format(csv_scan_schema(cscan), &schema, &err), &err);
     check_str("struct<d:timestamp,n:integer>", buf_cstr(&schema));
-    for (;;) {
-        col_batch b;
-        check_ok(csv_scan_next(cscan, mem, &b, &err), &err);
-        if (b.n_rows == 0)
-            break;
-        render_batch(&rows, &b);
-    }
+    check_ok(render_scan(&rows, cscan, render_csv_next, mem, -1, &err), &err);
     check_str("2022-01-05 00:00:00|1\n2022-01-06 00:00:00|2", buf_cstr(&rows));
     csv_scan_free(cscan);
     check_ok(io_put(store, "q/a.json", "{\"x\":1}\n{\"x\":\n", 14, &err), &err);

@@ -13,6 +13,8 @@
 #include <string.h>
 
 #include "formats/columnar.h"
+#include "formats/csv/csv.h"
+#include "formats/json/json.h"
 #include "test.h"
 #include "util/buf.h"
 #include "util/time.h"
@@ -113,6 +115,38 @@ static void render_batch(buf *out, const col_batch *b)
             check_int(b->n_rows, b->cols[col]->length);
             render_value(out, b->cols[col], row);
         }
+    }
+}
+
+/* The next batch of a CSV or a JSON scan, so that one loop renders both. */
+typedef silt_status (*render_next_fn)(void *scan, arena *a, col_batch *out, silt_error *err);
+
+static inline silt_status render_csv_next(void *scan, arena *a, col_batch *out, silt_error *err)
+{
+    return csv_scan_next(scan, a, out, err);
+}
+
+static inline silt_status render_json_next(void *scan, arena *a, col_batch *out, silt_error *err)
+{
+    return json_scan_next(scan, a, out, err);
+}
+
+/*
+ * Appends the rows of every batch of a scan to out until the scan ends or
+ * fails, and returns its status. Checks that no batch has more than
+ * max_rows rows (-1: no limit).
+ */
+static inline silt_status render_scan(buf *out, void *scan, render_next_fn next, arena *a,
+                                      int64_t max_rows, silt_error *err)
+{
+    for (;;) {
+        col_batch batch;
+        silt_status rc = next(scan, a, &batch, err);
+        if (rc != SILT_OK || batch.n_rows == 0)
+            return rc;
+        if (max_rows >= 0)
+            check(batch.n_rows <= max_rows);
+        render_batch(out, &batch);
     }
 }
 

@@ -8,34 +8,13 @@
 #include "csvjson_render.h"
 #include "formats/json/json.h"
 #include "formats/json/json_int.h"
+#include "scan_fixture.h"
 #include "test.h"
 #include "util/arena.h"
 
-static io_store *store;
-static silt_error err;
-static arena *mem;
-static buf schema_text, rows_text;
-static tpool *pool;
+void test_formats_json__initialize(void) { scan_fixture_init(); }
 
-void test_formats_json__initialize(void)
-{
-    err_clear(&err);
-    store = NULL;
-    pool = NULL;
-    check_ok(io_store_open(&store, test_tmpdir(), 0, &err), &err);
-    mem = arena_new(NULL, "test");
-    buf_init(&schema_text, 0);
-    buf_init(&rows_text, 0);
-}
-
-void test_formats_json__cleanup(void)
-{
-    arena_free(mem);
-    io_store_free(store);
-    tpool_free(pool);
-    buf_clear(&schema_text);
-    buf_clear(&rows_text);
-}
+void test_formats_json__cleanup(void) { scan_fixture_clear(); }
 
 static silt_status read_json_opts(const char *text, size_t len, const char *const *kv,
                                   const col_type *schema, size_t chunk_bytes)
@@ -58,13 +37,7 @@ static silt_status read_json_opts(const char *text, size_t len, const char *cons
     if (rc != SILT_OK)
         return rc;
     check_ok(col_type_format(json_scan_schema(scan), &schema_text, &err), &err);
-    for (;;) {
-        col_batch batch;
-        rc = json_scan_next(scan, mem, &batch, &err);
-        if (rc != SILT_OK || batch.n_rows == 0)
-            break;
-        render_batch(&rows_text, &batch);
-    }
+    rc = render_scan(&rows_text, scan, render_json_next, mem, -1, &err);
     json_scan_free(scan);
     return rc;
 }
