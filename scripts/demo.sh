@@ -29,3 +29,7 @@ run table scan "$TABLES/table-with-columnmapping-mode-name"
 PQ=$(ls "$TABLES"/data-reader-primitives/*.parquet | head -1)
 run parquet schema "$PQ"
 run parquet cat "$PQ" --limit 3 --format jsonl
+# Spark SQL over the same tables and files.
+run sql "SELECT part, count(*) AS n, max(col1) FROM delta.\`$TABLES/dv-partitioned-with-checkpoint\` GROUP BY part ORDER BY part"
+run sql "SELECT count(*) FROM delta.\`$TABLES/simple_table\` VERSION AS OF 0"
+run sql "EXPLAIN SELECT * FROM delta.\`$TABLES/delta-0.8.0-special-partition\` WHERE x = 'A/A'"
