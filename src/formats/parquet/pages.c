@@ -550,51 +550,76 @@ int64_t pq_leaf_bytes(const leaf_data *ld)
                      ld->dict_bin.data.len);
 }
 
-static silt_status read_chunk_pages(pq_reader *r, leaf_data *ld, const pq_column_meta *cm,
-                                    const uint8_t *chunk, size_t chunk_len, silt_error *err)
+/*
+ * Decodes the pages in data[0..len) into ld until it holds `limit` levels:
+ * a whole column chunk, or (page index) a run of its pages.
+ */
+silt_status pq_leaf_read_pages(pq_reader *r, leaf_data *ld, int codec, const uint8_t *data,
+                               size_t len, int64_t limit, silt_error *err)
 {
     size_t pos = 0;
-    while (pos < chunk_len && (int64_t)ld->n_levels < cm->num_values) {
+    while (pos < len && (int64_t)ld->n_levels < limit) {
         pq_page_header h;
         size_t hlen, body_len;
         const uint8_t *body;
-        SILT_RETURN_IF_ERROR(pq_parse_page_header(&h, &hlen, chunk + pos, chunk_len - pos, err));
+        SILT_RETURN_IF_ERROR(pq_parse_page_header(&h, &hlen, data + pos, len - pos, err));
         pos += hlen;
-        if ((size_t)h.compressed_size > chunk_len - pos)
+        if ((size_t)h.compressed_size > len - pos)
             return err_set(err, SILT_CORRUPT, "page at byte %zu of the column chunk runs past its "
-                           "end (%d bytes, %zu left)", pos - hlen, h.compressed_size,
-                           chunk_len - pos);
+                           "end (%d bytes, %zu left)", pos - hlen, h.compressed_size, len - pos);
         SILT_RETURN_IF_ERROR(check_page_sizes(&h, err));
         switch (h.type) {
         case PQ_PAGE_DICTIONARY:
-            SILT_RETURN_IF_ERROR(page_body(r, &h, cm->codec, chunk + pos, (size_t)h.compressed_size,
+            SILT_RETURN_IF_ERROR(page_body(r, &h, codec, data + pos, (size_t)h.compressed_size,
                                            &body, &body_len, err));
             SILT_RETURN_IF_ERROR(read_dictionary(r, ld, &h, body, body_len, err));
             break;
         case PQ_PAGE_DATA:
-            SILT_RETURN_IF_ERROR(page_body(r, &h, cm->codec, chunk + pos, (size_t)h.compressed_size,
+            SILT_RETURN_IF_ERROR(page_body(r, &h, codec, data + pos, (size_t)h.compressed_size,
                                            &body, &body_len, err));
             SILT_RETURN_IF_ERROR(read_data_page_v1(r, ld, &h, body, body_len, err));
+            r->pages_read++;
             break;
         case PQ_PAGE_DATA_V2:
-            SILT_RETURN_IF_ERROR(read_data_page_v2(r, ld, &h, chunk + pos,
-                                                   (size_t)h.compressed_size, cm->codec, err));
+            SILT_RETURN_IF_ERROR(read_data_page_v2(r, ld, &h, data + pos,
+                                                   (size_t)h.compressed_size, codec, err));
+            r->pages_read++;
             break;
         default:
             /* Index pages and page types from the future carry no values. */
             break;
         }
-        if ((int64_t)ld->n_levels > cm->num_values)
+        if ((int64_t)ld->n_levels > limit)
             return err_set(err, SILT_CORRUPT, "column chunk holds more values than its metadata "
-                           "says (%lld)", (long long)cm->num_values);
+                           "says (%lld)", (long long)limit);
         if (r->rg_bytes + pq_leaf_bytes(ld) > r->memory_limit)
             return err_set(err, SILT_NOMEM, "the decoded row group needs more than the memory "
                            "limit of %lld bytes", (long long)r->memory_limit);
         pos += (size_t)h.compressed_size;
     }
-    if ((int64_t)ld->n_levels != cm->num_values)
-        return err_set(err, SILT_CORRUPT, "column chunk holds %zu values but its metadata says "
-                       "%lld", ld->n_levels, (long long)cm->num_values);
+    return SILT_OK;
+}
+
+silt_status pq_leaf_check(const leaf_data *ld, int64_t expected_rows, silt_error *err)
+{
+    size_t rows = 0, k;
+    if (ld->v->max_rep > 0) {
+        const uint16_t *rep = (const uint16_t *)(const void *)ld->rep.data;
+        for (k = 0; k < ld->n_levels; k++)
+            rows += rep[k] == 0;
+        if (ld->n_levels > 0 && rep[0] != 0)
+            return err_set(err, SILT_CORRUPT, "column chunk does not start at a row boundary");
+    } else {
+        rows = ld->n_levels;
+    }
+    if ((int64_t)rows != expected_rows)
+        return err_set(err, SILT_CORRUPT, "column chunk holds %zu rows but the row group has %lld",
+                       rows, (long long)expected_rows);
+    if (ld->v->conv != PQ_CONV_NULL &&
+        (ld->dict_mode              ? ld->values.len / sizeof(uint32_t)
+         : ld->v->out_width > 0     ? ld->values.len / ld->v->out_width
+                                    : pq_binary_count(&ld->bin)) != ld->n_values)
+        return err_set(err, SILT_CORRUPT, "column chunk values do not match its levels");
     return SILT_OK;
 }
 
@@ -603,7 +628,6 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
     const pq_column_chunk *cc = &rg->columns[ld->v->leaf_idx];
     const pq_column_meta *cm = &cc->meta;
     int64_t start = pq_chunk_start(cm), len;
-    size_t rows = 0, k;
     if (!pq_codec_supported(cm->codec))
         return err_set(err, SILT_UNSUPPORTED, "compression codec %s (%d) is not supported",
                        pq_codec_name(cm->codec), (int)cm->codec);
@@ -616,25 +640,11 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
                    ? r->file->data_end - (start + len) : r->file->chunk_padding;
         SILT_RETURN_IF_ERROR(buf_reserve(&r->chunk, (size_t)len, err));
         SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)len, r->chunk.data, err));
-        SILT_RETURN_IF_ERROR(read_chunk_pages(r, ld, cm, (const uint8_t *)r->chunk.data,
-                                              (size_t)len, err));
+        SILT_RETURN_IF_ERROR(pq_leaf_read_pages(r, ld, cm->codec, (const uint8_t *)r->chunk.data,
+                                                (size_t)len, cm->num_values, err));
+        if ((int64_t)ld->n_levels != cm->num_values)
+            return err_set(err, SILT_CORRUPT, "column chunk holds %zu values but its metadata "
+                           "says %lld", ld->n_levels, (long long)cm->num_values);
     }
-    if (ld->v->max_rep > 0) {
-        const uint16_t *rep = (const uint16_t *)(const void *)ld->rep.data;
-        for (k = 0; k < ld->n_levels; k++)
-            rows += rep[k] == 0;
-        if (ld->n_levels > 0 && rep[0] != 0)
-            return err_set(err, SILT_CORRUPT, "column chunk does not start at a row boundary");
-    } else {
-        rows = ld->n_levels;
-    }
-    if ((int64_t)rows != rg->num_rows)
-        return err_set(err, SILT_CORRUPT, "column chunk holds %zu rows but the row group has %lld",
-                       rows, (long long)rg->num_rows);
-    if (ld->v->conv != PQ_CONV_NULL &&
-        (ld->dict_mode              ? ld->values.len / sizeof(uint32_t)
-         : ld->v->out_width > 0     ? ld->values.len / ld->v->out_width
-                                    : pq_binary_count(&ld->bin)) != ld->n_values)
-        return err_set(err, SILT_CORRUPT, "column chunk values do not match its levels");
-    return SILT_OK;
+    return pq_leaf_check(ld, rg->num_rows, err);
 }

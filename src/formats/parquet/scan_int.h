@@ -62,6 +62,11 @@ struct pq_reader {
     size_t cur_rg;
     int64_t rg_rows, rg_row_pos;
     size_t skipped;
+    pq_page_filter page_filter;
+    void *page_filter_payload;
+    size_t pages_read;    /* data pages decoded */
+    size_t pages_skipped; /* data pages left unread thanks to the page index */
+    arena *rg_arena;      /* page indexes and row ranges of the current row group */
     int64_t memory_limit;
     int64_t rg_bytes; /* decoded bytes of the leaves already loaded in this row group */
     arena *arena; /* projection tree */
@@ -83,6 +88,23 @@ size_t pq_leaf_count_defined(const leaf_data *ld, size_t from, size_t n);
  * into ld (levels, values, dictionary). CORRUPT, UNSUPPORTED, IO, NOMEM.
  */
 silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, silt_error *err);
+/*
+ * Decodes the pages in data[0..len) (compressed with codec) into ld, until
+ * it holds limit levels; counts the data pages in r->pages_read.
+ */
+silt_status pq_leaf_read_pages(pq_reader *r, leaf_data *ld, int codec, const uint8_t *data,
+                               size_t len, int64_t limit, silt_error *err);
+/* Checks a loaded leaf: expected_rows rows, as many values as defined levels. */
+silt_status pq_leaf_check(const leaf_data *ld, int64_t expected_rows, silt_error *err);
+/*
+ * Page index (page_index.c): when the reader has a page filter and every
+ * projected leaf is flat with an offset index, loads only the pages of row
+ * group rg that overlap the rows the filter keeps, trimmed to those rows.
+ * *handled = 0 when the page index cannot be used (load the whole row
+ * group); otherwise *rows_out is the number of rows kept (0: skip it).
+ */
+silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int *handled,
+                               int64_t *rows_out, silt_error *err);
 /*
  * Assembles the next n rows of the loaded row group into batch (vectors in
  * arena a) and advances the leaves' cursors. CORRUPT, UNSUPPORTED, NOMEM.
