@@ -388,3 +388,123 @@ void test_formats_parquet_pages__null_pages(void)
                         -100000000, 100000000);
     io_store_free(st);
 }
+
+/* Opens key and reads it with the page filter on id in [lo, hi]; returns the status. */
+static silt_status try_read(const char *key, int64_t lo, int64_t hi, int64_t *rows)
+{
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    id_range q = {"id", lo, hi, 0};
+    arena *ba = arena_new(NULL, "batches");
+    col_batch *batch = NULL;
+    silt_status rc;
+    opts.page_filter = page_meets_range;
+    opts.page_filter_payload = &q;
+    *rows = 0;
+    err_clear(&err);
+    rc = pq_file_open(&file, store, key, &err);
+    if (rc == SILT_OK)
+        rc = pq_reader_open(&reader, file, &opts, &err);
+    while (rc == SILT_OK) {
+        rc = pq_reader_next(reader, ba, &batch, &err);
+        if (rc != SILT_OK || batch == NULL)
+            break;
+        *rows += batch->n_rows;
+        arena_reset(ba);
+    }
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(ba);
+    return rc;
+}
+
+/* Skips a varint at p[*pos], returning where it started. */
+static size_t skip_varint(const uint8_t *p, size_t *pos)
+{
+    size_t start = *pos;
+    while (p[*pos] & 0x80)
+        (*pos)++;
+    (*pos)++;
+    return start;
+}
+
+void test_formats_parquet_pages__corrupt_offset_index(void)
+{
+    buf file = BUF_INIT;
+    pq_file *pf = NULL;
+    const pq_column_chunk *cc;
+    uint8_t *oi;
+    size_t pos, row_at, row_end, k;
+    int64_t rows;
+    write_test_file("good.parquet");
+    check_ok(io_get(store, "good.parquet", &file, &err), &err);
+    check_ok(pq_file_open(&pf, store, "good.parquet", &err), &err);
+    cc = &pq_file_metadata(pf)->row_groups[0].columns[0];
+    check(cc->has_offset_index);
+    oi = (uint8_t *)file.data + cc->offset_index_offset;
+    /* OffsetIndex: field 1, a list of PageLocation {1: offset, 2: size, 3: first row}. */
+    check_int(0x19, oi[0]);
+    pos = 1;
+    if ((oi[1] & 0xF0) == 0xF0) {
+        pos++;
+        skip_varint(oi, &pos);
+    } else {
+        pos++;
+    }
+    for (k = 0; k < 2; k++) {
+        check_int(0x16, oi[pos++]);
+        skip_varint(oi, &pos);
+        check_int(0x15, oi[pos++]);
+        skip_varint(oi, &pos);
+        check_int(0x16, oi[pos++]);
+        row_at = skip_varint(oi, &pos);
+        row_end = pos;
+        check_int(0, oi[pos++]);
+    }
+    /* The second page now claims to start at row 0 too (an over-long varint 0). */
+    for (k = row_at; k + 1 < row_end; k++)
+        oi[k] = 0x80;
+    oi[row_end - 1] = 0;
+    check_ok(io_put(store, "bad.parquet", file.data, file.len, &err), &err);
+    check_fails(SILT_CORRUPT, try_read("bad.parquet", 100, 200, &rows));
+    check_contains(err.message, "offset index page 1 starts at row 0");
+    check_contains(err.context, "\"id\"");
+    check_contains(err.context, "bad.parquet");
+    pq_file_free(pf);
+    buf_clear(&file);
+}
+
+void test_formats_parquet_pages__damaged_offset_index_bytes(void)
+{
+    /* Any damage to the index ends in a clear error or a read of whole pages, never a crash. */
+    buf file = BUF_INIT, damaged = BUF_INIT;
+    pq_file *pf = NULL;
+    const pq_column_chunk *cc;
+    int64_t at, len, rows;
+    size_t k, corrupt = 0;
+    write_test_file("good2.parquet");
+    check_ok(io_get(store, "good2.parquet", &file, &err), &err);
+    check_ok(pq_file_open(&pf, store, "good2.parquet", &err), &err);
+    cc = &pq_file_metadata(pf)->row_groups[1].columns[2];
+    at = cc->offset_index_offset;
+    len = cc->offset_index_length;
+    for (k = 0; k < (size_t)len && k < 48; k++) {
+        silt_status rc;
+        buf_truncate(&damaged, 0);
+        check_ok(buf_append(&damaged, file.data, file.len, &err), &err);
+        damaged.data[at + (int64_t)k] ^= (char)(k % 2 ? 0x7F : 0x01);
+        check_ok(io_put(store, "damaged.parquet", damaged.data, damaged.len, &err), &err);
+        rc = try_read("damaged.parquet", 9000, 9300, &rows);
+        check(rc == SILT_OK || rc == SILT_CORRUPT || rc == SILT_UNSUPPORTED);
+        if (rc != SILT_OK)
+            corrupt++;
+        else
+            check(rows >= 301);
+        check_ok(io_delete(store, "damaged.parquet", &err), &err);
+    }
+    check(corrupt > 0);
+    pq_file_free(pf);
+    buf_clear(&file);
+    buf_clear(&damaged);
+}
