@@ -12,7 +12,10 @@
  * which must outlive it. A pq_file is read-only once open: several readers
  * (in several threads) may share it; one reader is used by one thread. Batches and their vectors live in the arena passed
  * to pq_reader_next and stay valid until that arena is reset. Peak memory of
- * a reader is about one row group's projected columns, decoded.
+ * a reader is about one row group's projected columns compressed, plus the
+ * pages being decoded for the next batch: flat columns (no arrays or maps
+ * above them) are decoded page by page as batches need them; columns inside
+ * arrays or maps are decoded a whole row group at a time.
  *
  * Type mapping (Parquet physical + logical/converted -> Delta):
  *   BOOLEAN -> boolean; INT32 -> integer, INT(8/16) -> byte/short,
@@ -140,9 +143,10 @@ typedef struct pq_read_options {
     pq_row_group_filter filter;
     void *filter_payload;
     /*
-     * Most bytes the decoded projected columns of one row group may take
-     * (levels, values, dictionaries); a row group needing more fails with
-     * SILT_NOMEM. 0 = PQ_DEFAULT_MEMORY_LIMIT.
+     * Most bytes the projected columns of one row group may hold at once
+     * (compressed chunks of flat columns, decoded levels, values and
+     * dictionaries); a row group needing more fails with SILT_NOMEM.
+     * 0 = PQ_DEFAULT_MEMORY_LIMIT.
      */
     int64_t memory_limit;
     /*

@@ -4,18 +4,19 @@
  * batches).
  *
  * A reader works one row group at a time. Loading a row group reads the
- * byte range of each projected column chunk (one range read per chunk),
- * walks its pages (dictionary, data v1, data v2; CRCs are not checked),
- * decompresses them and decodes levels and values straight into the leaf's
- * Delta representation (leaf_data). Batches are then cut from the decoded
- * row group: each leaf's definition/repetition levels of the batch's rows
- * are assembled into Arrow-layout vectors (validity, list offsets, values).
+ * byte range of each projected column chunk (one range read per chunk).
+ * Pages (dictionary, data v1, data v2; CRCs are not checked) are
+ * decompressed and their levels and values decoded straight into the leaf's
+ * Delta representation (leaf_data): for a flat leaf as the next batch needs
+ * rows, for a leaf under an array or map the whole chunk at load. Each
+ * leaf's definition/repetition levels of the batch's rows are then
+ * assembled into Arrow-layout vectors (validity, list offsets, values).
  *
  * PROTOCOL: parquet-format README (column chunks, pages), Encodings.md,
  * and the Dremel record shredding model for definition/repetition levels.
  *
- * Memory: decoded row-group data lives in heap buffers owned by the reader
- * and is dropped when the next row group loads; batch vectors are copied out
+ * Memory: compressed chunks and decoded data live in heap buffers owned by
+ * the reader (decoded pages of flat leaves are dropped once handed out); batch vectors are copied out
  * into the caller's arena, so a batch stays valid after the reader moves on.
  */
 #include <string.h>
@@ -375,6 +376,7 @@ silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *
 {
     col_batch *batch;
     int64_t n;
+    size_t k;
     silt_status rc;
     *out = NULL;
     while (!r->rg_loaded || r->rg_row_pos >= r->rg_rows) {
@@ -389,6 +391,13 @@ silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *
     n = r->rg_rows - r->rg_row_pos;
     if (n > r->batch_rows)
         n = r->batch_rows;
+    for (k = 0; k < r->n_leaves; k++) {
+        rc = pq_leaf_fill(r, &r->leaves[k], n, err);
+        if (rc != SILT_OK)
+            return err_context(err, "while reading column \"%s\" of row group %zu of Parquet "
+                               "file \"%s\"", r->file->leaves[r->leaves[k].v->leaf_idx].path,
+                               r->cur_rg, r->file->key);
+    }
     batch = arena_calloc(a, 1, sizeof(*batch));
     if (batch == NULL)
         return err_nomem(err);

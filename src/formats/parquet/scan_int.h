@@ -46,6 +46,17 @@ typedef struct leaf_data {
     size_t dict_count;
     /* Batch cursor. */
     size_t level_pos, value_pos;
+    /*
+     * Streaming (flat leaves, whole chunks): the chunk's compressed bytes
+     * stay here and pages are decoded as batches need rows; levels and
+     * values already handed out are dropped first (levels_done counts them).
+     */
+    int streaming;
+    buf chunk;
+    size_t chunk_pos;
+    int codec;
+    int64_t chunk_values; /* levels the chunk holds, from its metadata */
+    int64_t levels_done;
 } leaf_data;
 
 struct pq_reader {
@@ -84,8 +95,11 @@ int64_t pq_leaf_bytes(const leaf_data *ld);
 /* Number of defined (non-null) values among n levels of a leaf from level `from`. */
 size_t pq_leaf_count_defined(const leaf_data *ld, size_t from, size_t n);
 /*
- * Reads the leaf's column chunk of row group rg and decodes all its pages
- * into ld (levels, values, dictionary). CORRUPT, UNSUPPORTED, IO, NOMEM.
+ * Reads the leaf's column chunk of row group rg. A nested leaf decodes all
+ * its pages into ld (levels, values, dictionary); a flat leaf keeps the
+ * compressed chunk and decodes it page by page (pq_leaf_fill), so a reader
+ * holds a batch and the pages in flight rather than a decoded row group.
+ * CORRUPT, UNSUPPORTED, IO, NOMEM.
  */
 silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, silt_error *err);
 /*
@@ -94,6 +108,12 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
  */
 silt_status pq_leaf_read_pages(pq_reader *r, leaf_data *ld, int codec, const uint8_t *data,
                                size_t len, int64_t limit, silt_error *err);
+/*
+ * Makes a streaming leaf hold at least n rows from its cursor, decoding
+ * more pages of its chunk (nothing for other leaves). CORRUPT when the
+ * chunk ends first or holds more values than its metadata says.
+ */
+silt_status pq_leaf_fill(pq_reader *r, leaf_data *ld, int64_t n, silt_error *err);
 /* Checks a loaded leaf: expected_rows rows, as many values as defined levels. */
 silt_status pq_leaf_check(const leaf_data *ld, int64_t expected_rows, silt_error *err);
 /*

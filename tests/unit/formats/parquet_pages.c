@@ -194,7 +194,11 @@ static col_vec *finish(col_builder *b)
  * id long (0.. in order), s string (distinct, every 5th null), k string (3
  * values: dictionary), n int (every 7th null); 3 row groups, small pages.
  */
-static void write_test_file(const char *key)
+static void write_test_file_opts(const char *key, int64_t dict_entries);
+
+static void write_test_file(const char *key) { write_test_file_opts(key, 0); }
+
+static void write_test_file_opts(const char *key, int64_t dict_entries)
 {
     static const char *const names[] = {"id", "s", "k", "n"};
     col_field *f = arena_calloc(a, 4, sizeof(col_field));
@@ -236,6 +240,8 @@ static void write_test_file(const char *key)
         batch.cols[c] = finish(b[c]);
     wo.page_bytes = 2048;
     wo.row_group_rows = 8000;
+    if (dict_entries > 0)
+        wo.dictionary_max_entries = dict_entries;
     check_ok(pqw_writer_open(&w, store, key, batch.schema, &wo, &err), &err);
     check_ok(pqw_writer_write_batch(w, &batch, &err), &err);
     check_ok(pqw_writer_close(w, NULL, &err), &err);
@@ -507,4 +513,111 @@ void test_formats_parquet_pages__damaged_offset_index_bytes(void)
     pq_file_free(pf);
     buf_clear(&file);
     buf_clear(&damaged);
+}
+
+/* The value line write_test_file_opts wrote for row r (id|s|k|n). */
+static void expected_line(int64_t r, buf *out)
+{
+    if (r % 5 == 0)
+        check_ok(buf_printf(out, &err, "%lld|null|", (long long)r), &err);
+    else
+        check_ok(buf_printf(out, &err, "%lld|value-%lld-%.*s|", (long long)r, (long long)r,
+                            (int)(r % 13), "abcdefghijklm"), &err);
+    check_ok(buf_append_str(out, r % 3 == 0 ? "zero" : r % 3 == 1 ? "one" : "two", &err), &err);
+    if (r % 7 == 0)
+        check_ok(buf_append_str(out, "|null\n", &err), &err);
+    else
+        check_ok(buf_printf(out, &err, "|%lld\n", (long long)(r * 3)), &err);
+}
+
+void test_formats_parquet_pages__decoded_page_by_page(void)
+{
+    /*
+     * Flat columns are decoded as batches need them: after the first small
+     * batch only a few pages are decoded. The "s" dictionary fills up after
+     * 300 entries, so its chunks switch from dictionary to plain pages
+     * between batches.
+     */
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    arena *ba = arena_new(NULL, "batches");
+    col_batch *batch;
+    buf got = BUF_INIT, want = BUF_INIT;
+    size_t first_pages;
+    int64_t r;
+    write_test_file_opts("stream.parquet", 300);
+    opts.batch_rows = 100;
+    check_ok(pq_file_open(&file, store, "stream.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    check_ok(pq_reader_next(reader, ba, &batch, &err), &err);
+    check(batch != NULL);
+    first_pages = pq_reader_pages_read(reader);
+    check(first_pages >= 4);
+    check(first_pages <= 8);
+    do {
+        for (int64_t row = 0; row < batch->n_rows; row++) {
+            for (size_t c = 0; c < batch->n_cols; c++) {
+                if (c > 0)
+                    check_ok(buf_append_char(&got, '|', &err), &err);
+                render(&got, batch->cols[c], row);
+            }
+            check_ok(buf_append_char(&got, '\n', &err), &err);
+        }
+        arena_reset(ba);
+        check_ok(pq_reader_next(reader, ba, &batch, &err), &err);
+    } while (batch != NULL);
+    check(pq_reader_pages_read(reader) > first_pages * 10);
+    for (r = 0; r < N_ROWS; r++)
+        expected_line(r, &want);
+    check_str(buf_cstr(&want), buf_cstr(&got));
+    pq_reader_free(reader);
+    pq_file_free(file);
+    arena_free(ba);
+    buf_clear(&got);
+    buf_clear(&want);
+}
+
+void test_formats_parquet_pages__corrupt_page_found_while_streaming(void)
+{
+    /* A damaged page header deep in a chunk fails the batch that needs it, naming the column. */
+    buf file = BUF_INIT;
+    pq_file *pf = NULL;
+    pq_reader *reader = NULL;
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    arena *ba = arena_new(NULL, "batches");
+    col_batch *batch = NULL;
+    const pq_column_chunk *cc;
+    buf bytes = BUF_INIT;
+    pq_offset_index oi;
+    silt_status rc = SILT_OK;
+    int batches = 0;
+    write_test_file("clean.parquet");
+    check_ok(io_get(store, "clean.parquet", &file, &err), &err);
+    check_ok(pq_file_open(&pf, store, "clean.parquet", &err), &err);
+    cc = &pq_file_metadata(pf)->row_groups[0].columns[3];
+    check_ok(io_get_range(store, "clean.parquet", cc->offset_index_offset, cc->offset_index_length,
+                          &bytes, &err), &err);
+    check_ok(pq_parse_offset_index(&oi, (const uint8_t *)bytes.data, bytes.len, a, &err), &err);
+    check(oi.n_pages > 4);
+    /* The page header's first field (type) becomes an invalid field header. */
+    memset(file.data + oi.pages[oi.n_pages - 2].offset, 0xFF, 4);
+    pq_file_free(pf);
+    check_ok(io_put(store, "broken.parquet", file.data, file.len, &err), &err);
+    opts.batch_rows = 100;
+    check_ok(pq_file_open(&pf, store, "broken.parquet", &err), &err);
+    check_ok(pq_reader_open(&reader, pf, &opts, &err), &err);
+    while ((rc = pq_reader_next(reader, ba, &batch, &err)) == SILT_OK && batch != NULL) {
+        batches++;
+        arena_reset(ba);
+    }
+    check_int(SILT_CORRUPT, rc);
+    check(batches > 10);
+    check_contains(err.context, "column \"n\" of row group 0");
+    check_contains(err.context, "broken.parquet");
+    pq_reader_free(reader);
+    pq_file_free(pf);
+    arena_free(ba);
+    buf_clear(&bytes);
+    buf_clear(&file);
 }
