@@ -530,13 +530,43 @@ static void expected_line(int64_t r, buf *out)
         check_ok(buf_printf(out, &err, "|%lld\n", (long long)(r * 3)), &err);
 }
 
+/* Bit 1: some data page of leaf `leaf` in row group 0 is dictionary-encoded; bit 2: some is not. */
+static int data_page_encodings(const char *key, size_t leaf)
+{
+    pq_file *file = NULL;
+    const pq_column_chunk *cc;
+    buf bytes = BUF_INIT;
+    pq_offset_index oi;
+    int seen = 0;
+    check_ok(pq_file_open(&file, store, key, &err), &err);
+    cc = &pq_file_metadata(file)->row_groups[0].columns[leaf];
+    check_ok(io_get_range(store, key, cc->offset_index_offset, cc->offset_index_length, &bytes,
+                          &err), &err);
+    check_ok(pq_parse_offset_index(&oi, (const uint8_t *)bytes.data, bytes.len, a, &err), &err);
+    for (size_t k = 0; k < oi.n_pages; k++) {
+        pq_page_header h;
+        size_t hlen;
+        int enc;
+        buf_truncate(&bytes, 0);
+        check_ok(io_get_range(store, key, oi.pages[k].offset, oi.pages[k].compressed_page_size,
+                              &bytes, &err), &err);
+        check_ok(pq_parse_page_header(&h, &hlen, (const uint8_t *)bytes.data, bytes.len, &err),
+                 &err);
+        enc = h.has_data ? h.data.encoding : h.data_v2.encoding;
+        seen |= enc == PQ_ENC_RLE_DICTIONARY || enc == PQ_ENC_PLAIN_DICTIONARY ? 1 : 2;
+    }
+    buf_clear(&bytes);
+    pq_file_free(file);
+    return seen;
+}
+
 void test_formats_parquet_pages__decoded_page_by_page(void)
 {
     /*
      * Flat columns are decoded as batches need them: after the first small
-     * batch only a few pages are decoded. The "s" dictionary fills up after
-     * 300 entries, so its chunks switch from dictionary to plain pages
-     * between batches.
+     * batch only a few pages are decoded. The writer's dictionary for "s"
+     * (at most 300 entries here) fills up, so its chunks switch from
+     * dictionary to plain pages between batches (checked first).
      */
     pq_file *file = NULL;
     pq_reader *reader = NULL;
@@ -549,6 +579,7 @@ void test_formats_parquet_pages__decoded_page_by_page(void)
     write_test_file_opts("stream.parquet", 300);
     opts.batch_rows = 100;
     check_ok(pq_file_open(&file, store, "stream.parquet", &err), &err);
+    check(data_page_encodings("stream.parquet", 1) == 3); /* "s": dictionary, then plain */
     check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
     check_ok(pq_reader_next(reader, ba, &batch, &err), &err);
     check(batch != NULL);
