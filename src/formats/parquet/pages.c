@@ -1,8 +1,9 @@
 /*
  * pages.c - decoding a column chunk: pages (dictionary, data v1, data v2;
  * CRCs are not checked) are decompressed and their levels and values
- * decoded straight into the leaf's Delta representation (leaf_data), for
- * the whole row group.
+ * decoded straight into the leaf's Delta representation (leaf_data): for a
+ * flat leaf page by page as batches need rows (pq_leaf_fill), for a leaf
+ * under an array or map the whole chunk at once.
  *
  * PROTOCOL: parquet-format README (column chunks, pages), Encodings.md,
  * Compression.md.
@@ -36,6 +37,10 @@ silt_status pq_leaf_reset(leaf_data *ld, silt_error *err)
     ld->n_levels = ld->n_values = ld->dict_count = 0;
     ld->has_dict = ld->dict_mode = ld->seen_data_page = 0;
     ld->level_pos = ld->value_pos = 0;
+    buf_truncate(&ld->chunk, 0);
+    ld->streaming = 0;
+    ld->chunk_pos = 0;
+    ld->chunk_values = ld->levels_done = 0;
     SILT_RETURN_IF_ERROR(buf_append(&ld->bin.offsets, &zero, sizeof(zero), err));
     return buf_append(&ld->dict_bin.offsets, &zero, sizeof(zero), err);
 }
@@ -48,6 +53,7 @@ void pq_leaf_clear(leaf_data *ld)
     buf_clear(&ld->dict_values);
     pq_binary_clear(&ld->bin);
     pq_binary_clear(&ld->dict_bin);
+    buf_clear(&ld->chunk);
 }
 
 static silt_status page_corrupt(silt_error *err, const char *why)
@@ -547,55 +553,149 @@ int64_t pq_leaf_bytes(const leaf_data *ld)
 {
     return (int64_t)(ld->def.len + ld->rep.len + ld->values.len + ld->bin.offsets.len +
                      ld->bin.data.len + ld->dict_values.len + ld->dict_bin.offsets.len +
-                     ld->dict_bin.data.len);
+                     ld->dict_bin.data.len + ld->chunk.len);
 }
 
-static silt_status read_chunk_pages(pq_reader *r, leaf_data *ld, const pq_column_meta *cm,
-                                    const uint8_t *chunk, size_t chunk_len, silt_error *err)
+/*
+ * Decodes the pages in data[0..len) into ld until it holds `want` levels
+ * (or the bytes end); more than `max` levels is CORRUPT. *used is the
+ * bytes of the pages decoded.
+ */
+static silt_status read_pages(pq_reader *r, leaf_data *ld, int codec, const uint8_t *data,
+                              size_t len, int64_t want, int64_t max, size_t *used,
+                              silt_error *err)
 {
     size_t pos = 0;
-    while (pos < chunk_len && (int64_t)ld->n_levels < cm->num_values) {
+    while (pos < len && (int64_t)ld->n_levels < want) {
         pq_page_header h;
         size_t hlen, body_len;
         const uint8_t *body;
-        SILT_RETURN_IF_ERROR(pq_parse_page_header(&h, &hlen, chunk + pos, chunk_len - pos, err));
+        SILT_RETURN_IF_ERROR(pq_parse_page_header(&h, &hlen, data + pos, len - pos, err));
         pos += hlen;
-        if ((size_t)h.compressed_size > chunk_len - pos)
+        if ((size_t)h.compressed_size > len - pos)
             return err_set(err, SILT_CORRUPT, "page at byte %zu of the column chunk runs past its "
-                           "end (%d bytes, %zu left)", pos - hlen, h.compressed_size,
-                           chunk_len - pos);
+                           "end (%d bytes, %zu left)", pos - hlen, h.compressed_size, len - pos);
         SILT_RETURN_IF_ERROR(check_page_sizes(&h, err));
         switch (h.type) {
         case PQ_PAGE_DICTIONARY:
-            SILT_RETURN_IF_ERROR(page_body(r, &h, cm->codec, chunk + pos, (size_t)h.compressed_size,
+            SILT_RETURN_IF_ERROR(page_body(r, &h, codec, data + pos, (size_t)h.compressed_size,
                                            &body, &body_len, err));
             SILT_RETURN_IF_ERROR(read_dictionary(r, ld, &h, body, body_len, err));
             break;
         case PQ_PAGE_DATA:
-            SILT_RETURN_IF_ERROR(page_body(r, &h, cm->codec, chunk + pos, (size_t)h.compressed_size,
+            SILT_RETURN_IF_ERROR(page_body(r, &h, codec, data + pos, (size_t)h.compressed_size,
                                            &body, &body_len, err));
             SILT_RETURN_IF_ERROR(read_data_page_v1(r, ld, &h, body, body_len, err));
+            r->pages_read++;
             break;
         case PQ_PAGE_DATA_V2:
-            SILT_RETURN_IF_ERROR(read_data_page_v2(r, ld, &h, chunk + pos,
-                                                   (size_t)h.compressed_size, cm->codec, err));
+            SILT_RETURN_IF_ERROR(read_data_page_v2(r, ld, &h, data + pos,
+                                                   (size_t)h.compressed_size, codec, err));
+            r->pages_read++;
             break;
         default:
             /* Index pages and page types from the future carry no values. */
             break;
         }
-        if ((int64_t)ld->n_levels > cm->num_values)
+        if ((int64_t)ld->n_levels > max)
             return err_set(err, SILT_CORRUPT, "column chunk holds more values than its metadata "
-                           "says (%lld)", (long long)cm->num_values);
+                           "says (%lld)", (long long)(max + ld->levels_done));
         if (r->rg_bytes + pq_leaf_bytes(ld) > r->memory_limit)
             return err_set(err, SILT_NOMEM, "the decoded row group needs more than the memory "
                            "limit of %lld bytes", (long long)r->memory_limit);
         pos += (size_t)h.compressed_size;
     }
-    if ((int64_t)ld->n_levels != cm->num_values)
-        return err_set(err, SILT_CORRUPT, "column chunk holds %zu values but its metadata says "
-                       "%lld", ld->n_levels, (long long)cm->num_values);
+    *used = pos;
     return SILT_OK;
+}
+
+silt_status pq_leaf_read_pages(pq_reader *r, leaf_data *ld, int codec, const uint8_t *data,
+                               size_t len, int64_t limit, silt_error *err)
+{
+    size_t used;
+    return read_pages(r, ld, codec, data, len, limit, limit, &used, err);
+}
+
+/* The leaf holds as many values as its levels say are defined. */
+static silt_status check_value_count(const leaf_data *ld, silt_error *err)
+{
+    if (ld->v->conv != PQ_CONV_NULL &&
+        (ld->dict_mode              ? ld->values.len / sizeof(uint32_t)
+         : ld->v->out_width > 0     ? ld->values.len / ld->v->out_width
+                                    : pq_binary_count(&ld->bin)) != ld->n_values)
+        return err_set(err, SILT_CORRUPT, "column chunk values do not match its levels");
+    return SILT_OK;
+}
+
+/*
+ * Drops the levels and values of a flat streaming leaf before its cursor,
+ * so that it holds only what the next batches need.
+ */
+static void leaf_compact(leaf_data *ld)
+{
+    size_t lp = ld->level_pos, vp = ld->value_pos;
+    size_t keep_l = ld->n_levels - lp, keep_v = ld->n_values - vp;
+    if (lp == 0 && vp == 0)
+        return;
+    if (ld->v->max_def > 0) {
+        memmove(ld->def.data, ld->def.data + lp * 2, keep_l * 2);
+        ld->def.len = keep_l * 2;
+    }
+    ld->n_levels = keep_l;
+    ld->levels_done += (int64_t)lp;
+    ld->level_pos = 0;
+    if (ld->v->conv != PQ_CONV_NULL && (ld->dict_mode || ld->v->out_width > 0)) {
+        size_t w = ld->dict_mode ? sizeof(uint32_t) : ld->v->out_width;
+        memmove(ld->values.data, ld->values.data + vp * w, keep_v * w);
+        ld->values.len = keep_v * w;
+    } else if (ld->v->conv != PQ_CONV_NULL) {
+        int64_t *offs = (int64_t *)(void *)ld->bin.offsets.data;
+        int64_t base = offs[vp];
+        size_t k;
+        memmove(ld->bin.data.data, ld->bin.data.data + base, (size_t)(offs[ld->n_values] - base));
+        for (k = 0; k <= keep_v; k++)
+            offs[k] = offs[vp + k] - base;
+        ld->bin.offsets.len = (keep_v + 1) * sizeof(int64_t);
+        ld->bin.data.len = (size_t)offs[keep_v];
+    }
+    ld->n_values = keep_v;
+    ld->value_pos = 0;
+}
+
+silt_status pq_leaf_fill(pq_reader *r, leaf_data *ld, int64_t n, silt_error *err)
+{
+    size_t used;
+    if (!ld->streaming || (int64_t)(ld->n_levels - ld->level_pos) >= n)
+        return SILT_OK;
+    leaf_compact(ld);
+    SILT_RETURN_IF_ERROR(read_pages(r, ld, ld->codec,
+                                    (const uint8_t *)ld->chunk.data + ld->chunk_pos,
+                                    ld->chunk.len - ld->chunk_pos, n,
+                                    ld->chunk_values - ld->levels_done, &used, err));
+    ld->chunk_pos += used;
+    if ((int64_t)ld->n_levels < n)
+        return err_set(err, SILT_CORRUPT, "column chunk holds %lld values but its metadata says "
+                       "%lld", (long long)(ld->levels_done + (int64_t)ld->n_levels),
+                       (long long)ld->chunk_values);
+    return check_value_count(ld, err);
+}
+
+silt_status pq_leaf_check(const leaf_data *ld, int64_t expected_rows, silt_error *err)
+{
+    size_t rows = 0, k;
+    if (ld->v->max_rep > 0) {
+        const uint16_t *rep = (const uint16_t *)(const void *)ld->rep.data;
+        for (k = 0; k < ld->n_levels; k++)
+            rows += rep[k] == 0;
+        if (ld->n_levels > 0 && rep[0] != 0)
+            return err_set(err, SILT_CORRUPT, "column chunk does not start at a row boundary");
+    } else {
+        rows = ld->n_levels;
+    }
+    if ((int64_t)rows != expected_rows)
+        return err_set(err, SILT_CORRUPT, "column chunk holds %zu rows but the row group has %lld",
+                       rows, (long long)expected_rows);
+    return check_value_count(ld, err);
 }
 
 silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, silt_error *err)
@@ -603,7 +703,6 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
     const pq_column_chunk *cc = &rg->columns[ld->v->leaf_idx];
     const pq_column_meta *cm = &cc->meta;
     int64_t start = pq_chunk_start(cm), len;
-    size_t rows = 0, k;
     if (!pq_codec_supported(cm->codec))
         return err_set(err, SILT_UNSUPPORTED, "compression codec %s (%d) is not supported",
                        pq_codec_name(cm->codec), (int)cm->codec);
@@ -614,27 +713,24 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
         len = cm->total_compressed_size;
         len += r->file->data_end - (start + len) < r->file->chunk_padding
                    ? r->file->data_end - (start + len) : r->file->chunk_padding;
+        if (ld->v->max_rep == 0 && cm->num_values == rg->num_rows) {
+            /* Flat: keep the compressed chunk, decode pages as batches need them. */
+            SILT_RETURN_IF_ERROR(buf_reserve(&ld->chunk, (size_t)len, err));
+            SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)len, ld->chunk.data,
+                                                 err));
+            ld->chunk.len = (size_t)len;
+            ld->streaming = 1;
+            ld->codec = cm->codec;
+            ld->chunk_values = cm->num_values;
+            return SILT_OK;
+        }
         SILT_RETURN_IF_ERROR(buf_reserve(&r->chunk, (size_t)len, err));
         SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)len, r->chunk.data, err));
-        SILT_RETURN_IF_ERROR(read_chunk_pages(r, ld, cm, (const uint8_t *)r->chunk.data,
-                                              (size_t)len, err));
+        SILT_RETURN_IF_ERROR(pq_leaf_read_pages(r, ld, cm->codec, (const uint8_t *)r->chunk.data,
+                                                (size_t)len, cm->num_values, err));
+        if ((int64_t)ld->n_levels != cm->num_values)
+            return err_set(err, SILT_CORRUPT, "column chunk holds %zu values but its metadata "
+                           "says %lld", ld->n_levels, (long long)cm->num_values);
     }
-    if (ld->v->max_rep > 0) {
-        const uint16_t *rep = (const uint16_t *)(const void *)ld->rep.data;
-        for (k = 0; k < ld->n_levels; k++)
-            rows += rep[k] == 0;
-        if (ld->n_levels > 0 && rep[0] != 0)
-            return err_set(err, SILT_CORRUPT, "column chunk does not start at a row boundary");
-    } else {
-        rows = ld->n_levels;
-    }
-    if ((int64_t)rows != rg->num_rows)
-        return err_set(err, SILT_CORRUPT, "column chunk holds %zu rows but the row group has %lld",
-                       rows, (long long)rg->num_rows);
-    if (ld->v->conv != PQ_CONV_NULL &&
-        (ld->dict_mode              ? ld->values.len / sizeof(uint32_t)
-         : ld->v->out_width > 0     ? ld->values.len / ld->v->out_width
-                                    : pq_binary_count(&ld->bin)) != ld->n_values)
-        return err_set(err, SILT_CORRUPT, "column chunk values do not match its levels");
-    return SILT_OK;
+    return pq_leaf_check(ld, rg->num_rows, err);
 }

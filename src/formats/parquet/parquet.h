@@ -12,7 +12,10 @@
  * which must outlive it. A pq_file is read-only once open: several readers
  * (in several threads) may share it; one reader is used by one thread. Batches and their vectors live in the arena passed
  * to pq_reader_next and stay valid until that arena is reset. Peak memory of
- * a reader is about one row group's projected columns, decoded.
+ * a reader is about one row group's projected columns compressed, plus the
+ * pages being decoded for the next batch: flat columns (no arrays or maps
+ * above them) are decoded page by page as batches need them; columns inside
+ * arrays or maps are decoded a whole row group at a time.
  *
  * Type mapping (Parquet physical + logical/converted -> Delta):
  *   BOOLEAN -> boolean; INT32 -> integer, INT(8/16) -> byte/short,
@@ -113,6 +116,19 @@ void pq_file_chunk_stats(const pq_file *file, const pq_column_chunk *cc, size_t 
 typedef int (*pq_row_group_filter)(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
                                    void *payload);
 
+/*
+ * Page filter (used with the page index, PageIndex.md): gets the statistics
+ * of one data page of one projected leaf, from the chunk's ColumnIndex
+ * (num_values = the page's rows, first_row = its first row in the row
+ * group), and returns 0 when no row of the page can match, else 1. A row is
+ * read when the pages holding it in every leaf the filter is asked about
+ * may match: the filter is a conjunction over columns, so it returns 1 for
+ * a leaf it does not constrain. Pages are skipped only when every projected
+ * column is flat (no arrays or maps) and has an OffsetIndex; otherwise, or
+ * without a ColumnIndex, the reader reads what it reads without the filter.
+ */
+typedef int (*pq_page_filter)(const pq_leaf_stats *stats, int64_t first_row, void *payload);
+
 typedef struct pq_read_options {
     unsigned version;
     /*
@@ -127,9 +143,10 @@ typedef struct pq_read_options {
     pq_row_group_filter filter;
     void *filter_payload;
     /*
-     * Most bytes the decoded projected columns of one row group may take
-     * (levels, values, dictionaries); a row group needing more fails with
-     * SILT_NOMEM. 0 = PQ_DEFAULT_MEMORY_LIMIT.
+     * Most bytes the projected columns of one row group may hold at once
+     * (compressed chunks of flat columns, decoded levels, values and
+     * dictionaries); a row group needing more fails with SILT_NOMEM.
+     * 0 = PQ_DEFAULT_MEMORY_LIMIT.
      */
     int64_t memory_limit;
     /*
@@ -139,10 +156,13 @@ typedef struct pq_read_options {
      */
     size_t first_row_group;
     size_t n_row_groups;
+    /* Page-level filter (see pq_page_filter), applied after the row-group filter. */
+    pq_page_filter page_filter;
+    void *page_filter_payload;
 } pq_read_options;
 
 #define PQ_DEFAULT_MEMORY_LIMIT ((int64_t)4 << 30)
-#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, 0, 0}
+#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, NULL}
 
 /* Opens a reader over file (borrowed). opts may be NULL. */
 silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options *opts,
@@ -157,6 +177,9 @@ const col_type *pq_reader_schema(const pq_reader *reader);
 silt_status pq_reader_next(pq_reader *reader, arena *a, col_batch **out, silt_error *err);
 /* Number of row groups skipped by the filter so far. */
 size_t pq_reader_skipped_row_groups(const pq_reader *reader);
+/* Data pages decoded so far, and data pages the page filter let the reader skip. */
+size_t pq_reader_pages_read(const pq_reader *reader);
+size_t pq_reader_skipped_pages(const pq_reader *reader);
 void pq_reader_free(pq_reader *reader);
 
 #endif

@@ -4,18 +4,19 @@
  * batches).
  *
  * A reader works one row group at a time. Loading a row group reads the
- * byte range of each projected column chunk (one range read per chunk),
- * walks its pages (dictionary, data v1, data v2; CRCs are not checked),
- * decompresses them and decodes levels and values straight into the leaf's
- * Delta representation (leaf_data). Batches are then cut from the decoded
- * row group: each leaf's definition/repetition levels of the batch's rows
- * are assembled into Arrow-layout vectors (validity, list offsets, values).
+ * byte range of each projected column chunk (one range read per chunk).
+ * Pages (dictionary, data v1, data v2; CRCs are not checked) are
+ * decompressed and their levels and values decoded straight into the leaf's
+ * Delta representation (leaf_data): for a flat leaf as the next batch needs
+ * rows, for a leaf under an array or map the whole chunk at load. Each
+ * leaf's definition/repetition levels of the batch's rows are then
+ * assembled into Arrow-layout vectors (validity, list offsets, values).
  *
  * PROTOCOL: parquet-format README (column chunks, pages), Encodings.md,
  * and the Dremel record shredding model for definition/repetition levels.
  *
- * Memory: decoded row-group data lives in heap buffers owned by the reader
- * and is dropped when the next row group loads; batch vectors are copied out
+ * Memory: compressed chunks and decoded data live in heap buffers owned by
+ * the reader (decoded pages of flat leaves are dropped once handed out); batch vectors are copied out
  * into the caller's arena, so a batch stays valid after the reader moves on.
  */
 #include <string.h>
@@ -264,8 +265,11 @@ silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options
     if (opts != NULL) {
         r->filter = opts->filter;
         r->filter_payload = opts->filter_payload;
+        r->page_filter = opts->page_filter;
+        r->page_filter_payload = opts->page_filter_payload;
     }
-    if (r->arena == NULL)
+    r->rg_arena = arena_new(NULL, "parquet row group");
+    if (r->arena == NULL || r->rg_arena == NULL)
         rc = err_nomem(err);
     else
         rc = build_projection(r, opts, err);
@@ -292,11 +296,14 @@ void pq_reader_free(pq_reader *r)
     buf_clear(&r->scratch);
     pq_binary_clear(&r->scratch_bin);
     arena_free(r->arena);
+    arena_free(r->rg_arena);
     mem_free(r);
 }
 
 const col_type *pq_reader_schema(const pq_reader *r) { return r->schema; }
 size_t pq_reader_skipped_row_groups(const pq_reader *r) { return r->skipped; }
+size_t pq_reader_pages_read(const pq_reader *r) { return r->pages_read; }
+size_t pq_reader_skipped_pages(const pq_reader *r) { return r->pages_skipped; }
 
 static int row_group_wanted(pq_reader *r, const pq_row_group *rg, silt_error *err, int *nomem)
 {
@@ -329,7 +336,8 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
         size_t rg_idx = r->next_rg++;
         const pq_row_group *rg = &meta->row_groups[rg_idx];
         size_t k;
-        int nomem;
+        int nomem, handled;
+        silt_status rc;
         if (rg->num_rows == 0)
             continue;
         if (!row_group_wanted(r, rg, err, &nomem)) {
@@ -339,8 +347,16 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
             continue;
         }
         r->rg_bytes = 0;
-        for (k = 0; k < r->n_leaves; k++) {
-            silt_status rc = pq_leaf_load(r, &r->leaves[k], rg, err);
+        r->rg_rows = rg->num_rows;
+        rc = pq_page_index_load(r, rg, &handled, &r->rg_rows, err);
+        if (rc != SILT_OK)
+            return err_context(err, "while reading the page index of row group %zu", rg_idx);
+        if (handled && r->rg_rows == 0) {
+            r->skipped++;
+            continue;
+        }
+        for (k = 0; k < r->n_leaves && !handled; k++) {
+            rc = pq_leaf_load(r, &r->leaves[k], rg, err);
             r->rg_bytes += pq_leaf_bytes(&r->leaves[k]);
             if (rc != SILT_OK)
                 return err_context(err, "while reading column \"%s\" of row group %zu",
@@ -348,7 +364,6 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
         }
         buf_truncate(&r->chunk, 0);
         r->cur_rg = rg_idx;
-        r->rg_rows = rg->num_rows;
         r->rg_row_pos = 0;
         r->rg_loaded = 1;
         return SILT_OK;
@@ -361,6 +376,7 @@ silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *
 {
     col_batch *batch;
     int64_t n;
+    size_t k;
     silt_status rc;
     *out = NULL;
     while (!r->rg_loaded || r->rg_row_pos >= r->rg_rows) {
@@ -375,6 +391,13 @@ silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *
     n = r->rg_rows - r->rg_row_pos;
     if (n > r->batch_rows)
         n = r->batch_rows;
+    for (k = 0; k < r->n_leaves; k++) {
+        rc = pq_leaf_fill(r, &r->leaves[k], n, err);
+        if (rc != SILT_OK)
+            return err_context(err, "while reading column \"%s\" of row group %zu of Parquet "
+                               "file \"%s\"", r->file->leaves[r->leaves[k].v->leaf_idx].path,
+                               r->cur_rg, r->file->key);
+    }
     batch = arena_calloc(a, 1, sizeof(*batch));
     if (batch == NULL)
         return err_nomem(err);

@@ -46,6 +46,17 @@ typedef struct leaf_data {
     size_t dict_count;
     /* Batch cursor. */
     size_t level_pos, value_pos;
+    /*
+     * Streaming (flat leaves, whole chunks): the chunk's compressed bytes
+     * stay here and pages are decoded as batches need rows; levels and
+     * values already handed out are dropped first (levels_done counts them).
+     */
+    int streaming;
+    buf chunk;
+    size_t chunk_pos;
+    int codec;
+    int64_t chunk_values; /* levels the chunk holds, from its metadata */
+    int64_t levels_done;
 } leaf_data;
 
 struct pq_reader {
@@ -62,6 +73,11 @@ struct pq_reader {
     size_t cur_rg;
     int64_t rg_rows, rg_row_pos;
     size_t skipped;
+    pq_page_filter page_filter;
+    void *page_filter_payload;
+    size_t pages_read;    /* data pages decoded */
+    size_t pages_skipped; /* data pages left unread thanks to the page index */
+    arena *rg_arena;      /* page indexes and row ranges of the current row group */
     int64_t memory_limit;
     int64_t rg_bytes; /* decoded bytes of the leaves already loaded in this row group */
     arena *arena; /* projection tree */
@@ -79,10 +95,36 @@ int64_t pq_leaf_bytes(const leaf_data *ld);
 /* Number of defined (non-null) values among n levels of a leaf from level `from`. */
 size_t pq_leaf_count_defined(const leaf_data *ld, size_t from, size_t n);
 /*
- * Reads the leaf's column chunk of row group rg and decodes all its pages
- * into ld (levels, values, dictionary). CORRUPT, UNSUPPORTED, IO, NOMEM.
+ * Reads the leaf's column chunk of row group rg. A nested leaf decodes all
+ * its pages into ld (levels, values, dictionary); a flat leaf keeps the
+ * compressed chunk and decodes it page by page (pq_leaf_fill), so a reader
+ * holds a batch and the pages in flight rather than a decoded row group.
+ * CORRUPT, UNSUPPORTED, IO, NOMEM.
  */
 silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, silt_error *err);
+/*
+ * Decodes the pages in data[0..len) (compressed with codec) into ld, until
+ * it holds limit levels; counts the data pages in r->pages_read.
+ */
+silt_status pq_leaf_read_pages(pq_reader *r, leaf_data *ld, int codec, const uint8_t *data,
+                               size_t len, int64_t limit, silt_error *err);
+/*
+ * Makes a streaming leaf hold at least n rows from its cursor, decoding
+ * more pages of its chunk (nothing for other leaves). CORRUPT when the
+ * chunk ends first or holds more values than its metadata says.
+ */
+silt_status pq_leaf_fill(pq_reader *r, leaf_data *ld, int64_t n, silt_error *err);
+/* Checks a loaded leaf: expected_rows rows, as many values as defined levels. */
+silt_status pq_leaf_check(const leaf_data *ld, int64_t expected_rows, silt_error *err);
+/*
+ * Page index (page_index.c): when the reader has a page filter and every
+ * projected leaf is flat with an offset index, loads only the pages of row
+ * group rg that overlap the rows the filter keeps, trimmed to those rows.
+ * *handled = 0 when the page index cannot be used (load the whole row
+ * group); otherwise *rows_out is the number of rows kept (0: skip it).
+ */
+silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int *handled,
+                               int64_t *rows_out, silt_error *err);
 /*
  * Assembles the next n rows of the loaded row group into batch (vectors in
  * arena a) and advances the leaves' cursors. CORRUPT, UNSUPPORTED, NOMEM.
