@@ -1104,3 +1104,60 @@ silt_status dlog_action_to_json(const dlog_action *action, buf *out, silt_error 
     cJSON_free(text);
     return rc;
 }
+
+/* ---- deep copies ------------------------------------------------------------ */
+
+static silt_status copy_str(arena *a, const char *src, const char **dst, silt_error *err)
+{
+    if (src == NULL) {
+        *dst = NULL;
+        return SILT_OK;
+    }
+    *dst = arena_strdup(a, src);
+    return *dst ? SILT_OK : err_nomem(err);
+}
+
+silt_status dlog_map_copy(arena *a, const dlog_map *src, dlog_map *dst, silt_error *err)
+{
+    size_t idx;
+    dlog_kv *items = arena_calloc(a, src->n + 1, sizeof(dlog_kv));
+    if (items == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < src->n; idx++) {
+        SILT_RETURN_IF_ERROR(copy_str(a, src->items[idx].key, &items[idx].key, err));
+        SILT_RETURN_IF_ERROR(copy_str(a, src->items[idx].value, &items[idx].value, err));
+    }
+    dst->items = items;
+    dst->n = src->n;
+    return SILT_OK;
+}
+
+silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err)
+{
+    *dst = *src;
+    return copy_str(a, src->path_or_inline_dv, &dst->path_or_inline_dv, err);
+}
+
+silt_status dlog_add_copy(arena *a, const dlog_add *src, dlog_add *dst, silt_error *err)
+{
+    *dst = *src;
+    SILT_RETURN_IF_ERROR(copy_str(a, src->path, &dst->path, err));
+    SILT_RETURN_IF_ERROR(copy_str(a, src->raw_path, &dst->raw_path, err));
+    SILT_RETURN_IF_ERROR(dlog_map_copy(a, &src->partition_values, &dst->partition_values, err));
+    SILT_RETURN_IF_ERROR(copy_str(a, src->stats, &dst->stats, err));
+    SILT_RETURN_IF_ERROR(dlog_map_copy(a, &src->tags, &dst->tags, err));
+    SILT_RETURN_IF_ERROR(dlog_dv_copy(a, &src->dv, &dst->dv, err));
+    return copy_str(a, src->clustering_provider, &dst->clustering_provider, err);
+}
+
+silt_status dlog_remove_copy(arena *a, const dlog_remove *src, dlog_remove *dst,
+                             silt_error *err)
+{
+    *dst = *src;
+    SILT_RETURN_IF_ERROR(copy_str(a, src->path, &dst->path, err));
+    SILT_RETURN_IF_ERROR(copy_str(a, src->raw_path, &dst->raw_path, err));
+    SILT_RETURN_IF_ERROR(dlog_map_copy(a, &src->partition_values, &dst->partition_values, err));
+    SILT_RETURN_IF_ERROR(copy_str(a, src->stats, &dst->stats, err));
+    SILT_RETURN_IF_ERROR(dlog_map_copy(a, &src->tags, &dst->tags, err));
+    return dlog_dv_copy(a, &src->dv, &dst->dv, err);
+}

@@ -40,6 +40,9 @@ typedef struct dlog_map {
 /* Returns the value of key (NULL when absent or null); *found_out (may be NULL) says which. */
 const char *dlog_map_get(const dlog_map *map, const char *key, int *found_out);
 
+/* Deep copies into arena a (keys and values; NULL values stay NULL). */
+silt_status dlog_map_copy(arena *a, const dlog_map *src, dlog_map *dst, silt_error *err);
+
 /* PROTOCOL: Deletion Vector Descriptor Schema. storage_type 0 = no DV. */
 typedef struct dlog_dv {
     char storage_type; /* 'u', 'i', 'p' or 0 */
@@ -244,5 +247,15 @@ silt_status dlog_uri_decode(arena *a, const char *s, size_t len, const char **ou
  * domainMetadata and cdc; other types are SILT_INVALID.
  */
 silt_status dlog_action_to_json(const dlog_action *action, buf *out, silt_error *err);
+
+/*
+ * Deep copies of actions into arena a, for keeping an action beyond the
+ * parse it came from (parsers may hand out actions that live only for one
+ * batch or line).
+ */
+silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err);
+silt_status dlog_add_copy(arena *a, const dlog_add *src, dlog_add *dst, silt_error *err);
+silt_status dlog_remove_copy(arena *a, const dlog_remove *src, dlog_remove *dst,
+                             silt_error *err);
 
 #endif

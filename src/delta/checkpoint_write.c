@@ -328,7 +328,9 @@ static silt_status keep_tombstone(tomb_ctx *ctx, const dlog_remove *rm, silt_err
         ctx->items = grown;
         ctx->cap = cap;
     }
-    ctx->items[ctx->n++] = *rm; /* strings live in ctx->a: the commits are parsed there */
+    /* A copy: the Parquet checkpoint reader's actions live only for one batch. */
+    SILT_RETURN_IF_ERROR(dlog_remove_copy(ctx->a, rm, &ctx->items[ctx->n], err));
+    ctx->n++;
     return SILT_OK;
 }
 

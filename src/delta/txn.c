@@ -141,21 +141,6 @@ static silt_status copy_str(delta_txn *txn, const char *src, const char **dst, s
     return *dst ? SILT_OK : err_nomem(err);
 }
 
-static silt_status copy_map(delta_txn *txn, const dlog_map *src, dlog_map *dst, silt_error *err)
-{
-    size_t idx;
-    dst->n = 0;
-    dst->items = arena_calloc(txn->arena, src->n + 1, sizeof(dlog_kv));
-    if (dst->items == NULL)
-        return err_nomem(err);
-    for (idx = 0; idx < src->n; idx++) {
-        SILT_RETURN_IF_ERROR(copy_str(txn, src->items[idx].key, &dst->items[idx].key, err));
-        SILT_RETURN_IF_ERROR(copy_str(txn, src->items[idx].value, &dst->items[idx].value, err));
-    }
-    dst->n = src->n;
-    return SILT_OK;
-}
-
 static silt_status copy_strs(delta_txn *txn, size_t n, const char *const *src, const char ***dst,
                              silt_error *err)
 {
@@ -166,12 +151,6 @@ static silt_status copy_strs(delta_txn *txn, size_t n, const char *const *src, c
     for (idx = 0; idx < n; idx++)
         SILT_RETURN_IF_ERROR(copy_str(txn, src[idx], &(*dst)[idx], err));
     return SILT_OK;
-}
-
-static silt_status copy_dv(delta_txn *txn, const dlog_dv *src, dlog_dv *dst, silt_error *err)
-{
-    *dst = *src;
-    return copy_str(txn, src->path_or_inline_dv, &dst->path_or_inline_dv, err);
 }
 
 static silt_status push_action(delta_txn *txn, dlog_action **out, dlog_action_type type,
@@ -200,7 +179,7 @@ silt_status delta_txn_read_partition(delta_txn *txn, const dlog_map *partition_v
     SILT_RETURN_IF_ERROR(grow(txn, (void **)&txn->read_partitions, &txn->read_partitions_cap,
                               txn->n_read_partitions, sizeof(dlog_map), err));
     SILT_RETURN_IF_ERROR(
-        copy_map(txn, partition_values, &txn->read_partitions[txn->n_read_partitions], err));
+        dlog_map_copy(txn->arena, partition_values, &txn->read_partitions[txn->n_read_partitions], err));
     txn->n_read_partitions++;
     return SILT_OK;
 }
@@ -218,14 +197,7 @@ silt_status delta_txn_add_file(delta_txn *txn, const dlog_add *add, silt_error *
     dlog_add *dst;
     SILT_RETURN_IF_ERROR(push_action(txn, &act, DLOG_ADD, err));
     dst = &act->u.add;
-    *dst = *add;
-    SILT_RETURN_IF_ERROR(copy_str(txn, add->path, &dst->path, err));
-    SILT_RETURN_IF_ERROR(copy_str(txn, add->raw_path, &dst->raw_path, err));
-    SILT_RETURN_IF_ERROR(copy_map(txn, &add->partition_values, &dst->partition_values, err));
-    SILT_RETURN_IF_ERROR(copy_str(txn, add->stats, &dst->stats, err));
-    SILT_RETURN_IF_ERROR(copy_map(txn, &add->tags, &dst->tags, err));
-    SILT_RETURN_IF_ERROR(copy_dv(txn, &add->dv, &dst->dv, err));
-    SILT_RETURN_IF_ERROR(copy_str(txn, add->clustering_provider, &dst->clustering_provider, err));
+    SILT_RETURN_IF_ERROR(dlog_add_copy(txn->arena, add, dst, err));
     txn->n_adds++;
     return SILT_OK;
 }
@@ -236,13 +208,7 @@ silt_status delta_txn_remove(delta_txn *txn, const dlog_remove *rm, silt_error *
     dlog_remove *dst;
     SILT_RETURN_IF_ERROR(push_action(txn, &act, DLOG_REMOVE, err));
     dst = &act->u.remove;
-    *dst = *rm;
-    SILT_RETURN_IF_ERROR(copy_str(txn, rm->path, &dst->path, err));
-    SILT_RETURN_IF_ERROR(copy_str(txn, rm->raw_path, &dst->raw_path, err));
-    SILT_RETURN_IF_ERROR(copy_map(txn, &rm->partition_values, &dst->partition_values, err));
-    SILT_RETURN_IF_ERROR(copy_str(txn, rm->stats, &dst->stats, err));
-    SILT_RETURN_IF_ERROR(copy_map(txn, &rm->tags, &dst->tags, err));
-    SILT_RETURN_IF_ERROR(copy_dv(txn, &rm->dv, &dst->dv, err));
+    SILT_RETURN_IF_ERROR(dlog_remove_copy(txn->arena, rm, dst, err));
     if (!dst->has_deletion_timestamp || dst->deletion_timestamp == 0) {
         dst->has_deletion_timestamp = 1;
         dst->deletion_timestamp = txn_now_ms(txn);
@@ -282,11 +248,11 @@ silt_status delta_txn_set_metadata(delta_txn *txn, const dlog_metadata *md, silt
     SILT_RETURN_IF_ERROR(copy_str(txn, md->name, &dst->name, err));
     SILT_RETURN_IF_ERROR(copy_str(txn, md->description, &dst->description, err));
     SILT_RETURN_IF_ERROR(copy_str(txn, md->format_provider, &dst->format_provider, err));
-    SILT_RETURN_IF_ERROR(copy_map(txn, &md->format_options, &dst->format_options, err));
+    SILT_RETURN_IF_ERROR(dlog_map_copy(txn->arena, &md->format_options, &dst->format_options, err));
     SILT_RETURN_IF_ERROR(copy_str(txn, md->schema_string, &dst->schema_string, err));
     SILT_RETURN_IF_ERROR(copy_strs(txn, md->n_partition_columns, md->partition_columns,
                                    &dst->partition_columns, err));
-    SILT_RETURN_IF_ERROR(copy_map(txn, &md->configuration, &dst->configuration, err));
+    SILT_RETURN_IF_ERROR(dlog_map_copy(txn->arena, &md->configuration, &dst->configuration, err));
     if (md->id == NULL || md->schema_string == NULL)
         return err_set(err, SILT_INVALID, "a metaData action needs an id and a schema string");
     /* The schema is re-parsed so that it lives as long as the transaction. */
