@@ -776,9 +776,19 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
     win_call call;
     size_t idx;
     inner.win = NULL;
-    if (spec == NULL)
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
-                          "named windows (OVER %s) are not supported yet", ast->u.func.over_name);
+    if (spec == NULL) {
+        size_t w;
+        for (w = 0; w < b->n_windows; w++)
+            if (str_casecmp(b->windows[w].name, ast->u.func.over_name) == 0)
+                spec = b->windows[w].window;
+        if (spec == NULL)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[MISSING_WINDOW_SPECIFICATION] Window specification `%s` is not "
+                              "defined in the WINDOW clause", ast->u.func.over_name);
+        if (spec->base_name != NULL)
+            return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                              "a window defined from another window is not supported yet");
+    }
     if (ast->u.func.distinct || ast->u.func.filter != NULL)
         return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_FEATURE] DISTINCT and FILTER are not supported in window "
@@ -983,9 +993,31 @@ static silt_status bind_like(binder *b, const bind_ctx *bc, const sql_expr *ast,
 {
     expr *arg, *pat;
     char escape = 0;
-    if (ast->u.like.quant != SQL_QUANT_NONE || ast->u.like.patterns.n != 1)
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
-                          "LIKE ANY/ALL is not supported yet");
+    if (ast->u.like.quant != SQL_QUANT_NONE) {
+        /* x LIKE ANY (p, q): OR of the matches; LIKE ALL: AND; NOT LIKE ...: of the negations. */
+        size_t idx;
+        expr *acc = NULL;
+        if (ast->u.like.like == SQL_RLIKE || ast->u.like.patterns.n == 0)
+            return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                              "RLIKE ANY/ALL is not supported");
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.arg, &arg, err));
+        for (idx = 0; idx < ast->u.like.patterns.n; idx++) {
+            expr *m;
+            SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.patterns.items[idx], &pat, err));
+            SILT_RETURN_IF_ERROR(expr_like(&m, b->a, arg, pat, 0, ast->u.like.like == SQL_ILIKE,
+                                           ast->u.like.negated, err));
+            if (acc == NULL)
+                acc = m;
+            else if (ast->u.like.quant == SQL_QUANT_ANY)
+                SILT_RETURN_IF_ERROR(expr_or(&acc, b->a, acc, m, err));
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&acc, b->a, acc, m, err));
+        }
+        *out = acc;
+        return SILT_OK;
+    }
+    if (ast->u.like.patterns.n != 1)
+        return bind_error(b, err, ast->pos, SILT_BIND, "LIKE takes one pattern");
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.arg, &arg, err));
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.patterns.items[0], &pat, err));
     if (ast->u.like.like == SQL_RLIKE) {

@@ -102,6 +102,9 @@ typedef struct binder {
     struct view_frame *views;
     /* Correlated scalar subqueries already joined in: their value columns. */
     struct scalar_subst *substs;
+    /* WINDOW w AS (...) of the SELECT being bound (OVER w). */
+    size_t n_windows;
+    const sql_named_window *windows;
 } binder;
 
 typedef struct scalar_subst {
