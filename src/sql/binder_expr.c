@@ -666,6 +666,59 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
     return SILT_OK;
 }
 
+/*
+ * grouping(col): 1 when col is aggregated away in the row's grouping set;
+ * grouping_id(): Spark's spark_grouping_id (key i's bit is 2^(n-1-i)).
+ * Without grouping sets every key is grouped: 0.
+ */
+static silt_status bind_grouping(binder *b, agg_state *st, const sql_expr *ast, expr **out,
+                                 silt_error *err)
+{
+    int is_id = str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0;
+    size_t key = 0;
+    expr *gid, *pow2, *bit, *two;
+    if (!is_id) {
+        const char *text;
+        if (ast->u.func.args.n != 1)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[WRONG_NUM_ARGS] grouping takes 1 argument, not %zu",
+                              ast->u.func.args.n);
+        text = bind_expr_text(b, ast->u.func.args.items[0]);
+        for (key = 0; key < st->n_keys; key++)
+            if (strcmp(st->keys[key].text, text) == 0)
+                break;
+        if (key == st->n_keys)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[GROUPING_COLUMN_MISMATCH] the argument of grouping() must be a "
+                              "GROUP BY key");
+    }
+    if (!st->grouping_sets)
+        return is_id ? expr_lit_int(out, b->a, COL_LONG, 0, err)
+                     : expr_lit_int(out, b->a, COL_BYTE, 0, err);
+    SILT_RETURN_IF_ERROR(expr_column(&gid, b->a, 0, col_type_primitive(COL_LONG), err));
+    if (st->n_gid_refs == st->cap_gid_refs) {
+        size_t cap = st->cap_gid_refs ? st->cap_gid_refs * 2 : 4;
+        expr **grown = arena_realloc(b->a, st->gid_refs, st->cap_gid_refs * sizeof(expr *),
+                                     cap * sizeof(expr *));
+        if (grown == NULL)
+            return err_nomem(err);
+        st->gid_refs = grown;
+        st->cap_gid_refs = cap;
+    }
+    st->gid_refs[st->n_gid_refs++] = gid;
+    if (is_id) {
+        *out = gid;
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(expr_lit_int(&pow2, b->a, COL_LONG,
+                                      (int64_t)1 << (st->n_keys - 1 - key), err));
+    SILT_RETURN_IF_ERROR(expr_arith(&bit, b->a, EXPR_DIV, gid, pow2, err));
+    SILT_RETURN_IF_ERROR(expr_cast(&bit, b->a, bit, col_type_primitive(COL_LONG), 0, err));
+    SILT_RETURN_IF_ERROR(expr_lit_int(&two, b->a, COL_LONG, 2, err));
+    SILT_RETURN_IF_ERROR(expr_arith(&bit, b->a, EXPR_MOD, bit, two, err));
+    return expr_cast(out, b->a, bit, col_type_primitive(COL_BYTE), 0, err);
+}
+
 /* An expression inside an aggregation: a key, an aggregate, or built from them. */
 static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                                int *done, silt_error *err)
@@ -683,6 +736,10 @@ static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *as
     for (idx = 0; idx < st->n_keys; idx++)
         if (strcmp(st->keys[idx].text, text) == 0)
             return expr_column(out, b->a, (int64_t)idx, st->keys[idx].e->type, err);
+    if (ast->kind == SQL_EXPR_FUNC && ast->u.func.name.n_parts == 1 && ast->u.func.over == NULL &&
+        (str_casecmp(ast->u.func.name.parts[0].name, "grouping") == 0 ||
+         str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0))
+        return bind_grouping(b, st, ast, out, err);
     if (is_agg_call(ast)) {
         SILT_RETURN_IF_ERROR(register_agg(b, bc, ast, text, &col, err));
         return expr_column(out, b->a, col, st->aggs[col - (int64_t)st->n_keys].type, err);

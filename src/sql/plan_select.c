@@ -316,6 +316,9 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
     if (n_sets) {
         scope.cols[scope.n - 1].name = "spark_grouping_id";
         scope.cols[scope.n - 1].type = col_type_primitive(COL_LONG);
+        scope.cols[scope.n - 1].hidden = 1;
+        for (idx = 0; idx < ag->n_gid_refs; idx++)
+            ag->gid_refs[idx]->col_idx = (int64_t)(scope.n - 1);
     }
     if (p->morsels.fn != NULL && p->morsels.top == p->op && n_sets == 0 && !any_distinct(ag)) {
         /* Scan + filter + partial aggregation on every worker, merged at the end. */
