@@ -358,6 +358,85 @@ static silt_status bind_field(binder *b, expr *base, const sql_ident *field, exp
     return SILT_OK;
 }
 
+/*
+ * arr[i] (0-based), element_at(arr, i) (1-based, negative from the end) and
+ * map[k] / element_at(map, k). Out-of-range array indexes are
+ * [INVALID_ARRAY_INDEX] in ANSI mode and NULL otherwise, as in Spark; a
+ * missing map key is NULL. e->lit.i: 0 for [], 1 for element_at.
+ */
+static silt_status subscript_eval(const expr *e, engine_ctx *ctx, col_vec **args,
+                                  const int32_t *sel, int64_t n_sel, int64_t n_rows, arena *a,
+                                  col_vec **out, silt_error *err)
+{
+    const col_vec *c = args[0];
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(n_rows ? n_rows : 1));
+    int64_t k;
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n_rows; k++)
+        idx[k] = -1;
+    for (k = 0; k < n_sel; k++) {
+        int64_t row = ENGINE_ROW(sel, k);
+        int64_t start = c->offsets[row], len = c->offsets[row + 1] - start;
+        if (c->type->id == COL_MAP) {
+            int64_t entry;
+            for (entry = 0; entry < len; entry++)
+                if (vec_compare_rows(c->children[0], start + entry, args[1], row) == 0) {
+                    idx[row] = start + entry;
+                    break;
+                }
+            continue;
+        }
+        {
+            int64_t i = vec_get_int(args[1], row);
+            if (e->lit.i == 1) {
+                if (i == 0)
+                    return eval_error(e, err, SILT_INVALID, "INVALID_INDEX_OF_ZERO",
+                                      "the index 0 is invalid: element_at counts from 1");
+                i = i > 0 ? i - 1 : len + i;
+            }
+            if (i >= 0 && i < len)
+                idx[row] = start + i;
+            else if (ctx->ansi)
+                return eval_error(e, err, SILT_INVALID, "INVALID_ARRAY_INDEX",
+                                  "the index %lld is out of bounds: the array has %lld elements",
+                                  (long long)vec_get_int(args[1], row), (long long)len);
+        }
+    }
+    return vec_gather(out, a, c->children[c->type->id == COL_MAP ? 1 : 0], idx, n_rows, err);
+}
+
+static const expr_func_def subscript_def = {"element_at", 2, 2, field_resolve, subscript_eval, 0};
+
+static silt_status bind_subscript(binder *b, expr *base, expr *index, int one_based, uint32_t pos,
+                                  expr **out, silt_error *err)
+{
+    const col_type *t = base->type;
+    expr *e;
+    if (t->id == COL_ARRAY) {
+        SILT_RETURN_IF_ERROR(expr_cast(&index, b->a, index, col_type_primitive(COL_INT), 0, err));
+    } else if (t->id == COL_MAP) {
+        SILT_RETURN_IF_ERROR(expr_coerce(&index, b->a, t->fields[0].type, err));
+    } else {
+        return bind_error(b, err, pos, SILT_BIND,
+                          "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] cannot index a value of type "
+                          "\"%s\": an array or a map is needed", col_type_id_name(t->id));
+    }
+    e = arena_calloc(b->a, 1, sizeof(*e));
+    if (e == NULL || (e->args = arena_calloc(b->a, 2, sizeof(expr *))) == NULL)
+        return err_nomem(err);
+    e->kind = EXPR_FUNC;
+    e->type = t->id == COL_ARRAY ? t->fields[0].type : t->fields[1].type;
+    e->func = &subscript_def;
+    e->n_args = 2;
+    e->args[0] = base;
+    e->args[1] = index;
+    e->lit.i = one_based;
+    e->pos = -1;
+    *out = e;
+    return SILT_OK;
+}
+
 static int scope_has(const bind_scope *scope, const char *qual, const char *name)
 {
     size_t idx;
@@ -1124,6 +1203,8 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
                               "[WRONG_NUM_ARGS] function \"if\" takes 3 arguments, not %zu", n);
         return expr_case(out, b->a, 1, &args[0], &args[1], args[2], err);
     }
+    if (str_casecmp(name, "element_at") == 0 && n == 2)
+        return bind_subscript(b, args[0], args[1], 1, ast->pos, out, err);
     if ((str_casecmp(name, "isnull") == 0 || str_casecmp(name, "isnotnull") == 0) && n == 1)
         return expr_is_null(out, b->a, args[0], str_casecmp(name, "isnotnull") == 0, err);
     if (str_casecmp(name, "nvl2") == 0 && n == 3) {
@@ -1235,6 +1316,13 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         expr *base;
         SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.base, &base, err));
         rc = bind_field(b, base, &ast->u.access.field, out, err);
+        break;
+    }
+    case SQL_EXPR_SUBSCRIPT: {
+        expr *base, *index;
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.base, &base, err));
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.index, &index, err));
+        rc = bind_subscript(b, base, index, 0, ast->pos, out, err);
         break;
     }
     case SQL_EXPR_STAR:
