@@ -13,3 +13,6 @@ find_path(ROARING_INCLUDE roaring/roaring.h REQUIRED)
 set(SILT_DEP_LIBS
   PkgConfig::ZSTD PkgConfig::LZ4 PkgConfig::ZLIB PkgConfig::BROTLI PkgConfig::SNAPPY
   PkgConfig::CJSON ${ROARING_LIB} Threads::Threads m)
+
+# Line editing for `silt shell` (the command only, not the library).
+find_library(READLINE_LIB readline REQUIRED)

@@ -15,27 +15,21 @@
 #include <stdio.h>
 
 #include "silt/common.h"
+#include "silt/output.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-
-/** Output formats of silt_parquet_cat. */
-typedef enum silt_parquet_format {
-    SILT_PARQUET_JSONL = 0, /**< one JSON object per row (the canonical row format) */
-    SILT_PARQUET_CSV = 1,   /**< RFC 4180 CSV with a header line */
-    SILT_PARQUET_TABLE = 2  /**< a table like Spark's show() */
-} silt_parquet_format;
 
 /** Options of silt_parquet_cat; initialise with SILT_PARQUET_CAT_OPTIONS_INIT. */
 typedef struct silt_parquet_cat_options {
     unsigned version;          /**< 1 */
     const char *columns;       /**< comma-separated column names or dotted struct paths; NULL = all */
     int64_t limit;             /**< at most this many rows; negative = all */
-    silt_parquet_format format;
+    silt_output_format format; /**< silt/output.h; table shows at most `limit` (or 20) rows */
 } silt_parquet_cat_options;
 
-#define SILT_PARQUET_CAT_OPTIONS_INIT {1, NULL, -1, SILT_PARQUET_JSONL}
+#define SILT_PARQUET_CAT_OPTIONS_INIT {1, NULL, -1, SILT_OUTPUT_JSONL}
 
 /**
  * Prints the schema of the Parquet file at path to out: the Delta types

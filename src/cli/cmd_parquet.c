@@ -85,14 +85,8 @@ static int run_cat(int argc, char **argv)
                 if (!parse_limit(value, &opts.limit))
                     return cli_usage_error(CMD, "--limit needs a non-negative number, got '%s'",
                                            value);
-            } else if (strcmp(value, "jsonl") == 0) {
-                opts.format = SILT_PARQUET_JSONL;
-            } else if (strcmp(value, "csv") == 0) {
-                opts.format = SILT_PARQUET_CSV;
-            } else if (strcmp(value, "table") == 0) {
-                opts.format = SILT_PARQUET_TABLE;
-            } else {
-                return cli_usage_error(CMD, "--format must be table, csv or jsonl, got '%s'",
+            } else if (silt_output_format_parse(value, &opts.format) != SILT_OK) {
+                return cli_usage_error(CMD, "--format must be table, csv, jsonl or json, got '%s'",
                                        value);
             }
         } else if (arg[0] == '-' && arg[1] != '\0') {
@@ -125,7 +119,7 @@ const cli_command cli_parquet_command = {
     "parquet", "show the schema, metadata or rows of a Parquet file",
     "usage: silt parquet schema [--parquet] FILE\n"
     "       silt parquet meta FILE\n"
-    "       silt parquet cat [--columns A,B.C] [--limit N] [--format jsonl|csv|table] FILE\n"
+    "       silt parquet cat [--columns A,B.C] [--limit N] [--format jsonl|csv|table|json] FILE\n"
     "\n"
     "schema  prints the columns as silt reads them (Delta types, like Spark's\n"
     "        printSchema); --parquet prints the Parquet schema itself.\n"

@@ -5,7 +5,8 @@
  *
  * Only the top-level action columns replay needs are read (commitInfo and
  * cdc never matter for a snapshot). Batches get a short-lived child arena
- * that is reset after each one; the actions are copied into `a`.
+ * that is reset after each one; the actions of a batch live there too
+ * (dlog_parquet_actions_fn: fn copies what it keeps).
  */
 #include <string.h>
 
@@ -65,7 +66,9 @@ static silt_status read_checkpoint(io_store *store, const char *key, arena *a, d
         rc = pq_reader_next(reader, batch_arena, &batch, err);
         if (rc != SILT_OK || batch == NULL)
             break;
-        rc = dlog_actions_from_batch(batch, a, fn, payload, err);
+        /* fn copies what it keeps, so the actions die with their batch: copying
+         * them into `a` would hold every action of the file until it ends. */
+        rc = dlog_actions_from_batch(batch, batch_arena, fn, payload, err);
         if (rc != SILT_OK)
             break;
     }

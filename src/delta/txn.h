@@ -253,7 +253,8 @@ silt_status delta_collect_tombstones(io_store *store, const delta_snapshot *snap
 
 /*
  * Writes the checkpoint file for a version and then `_last_checkpoint`.
- * SILT_UNSUPPORTED when silt has no Parquet writer yet.
+ * The Parquet file is published with put-if-absent; one already there (a
+ * checkpoint of a version is idempotent) counts as written.
  */
 silt_status delta_checkpoint_write(io_store *store, const delta_snapshot *snap, arena *a,
                                    silt_error *err);

@@ -643,7 +643,8 @@ static silt_status take_bytes(col_vec *dst, arena *a, const col_vec *v, const in
     for (row = 0; row < n_rows; row++) {
         int32_t start = v->offsets[rows[row]];
         int32_t len = v->offsets[rows[row] + 1] - start;
-        memcpy(dst->data + total, v->data + start, (size_t)len);
+        if (len > 0) /* an all-null or all-empty vector may have no data buffer */
+            memcpy(dst->data + total, v->data + start, (size_t)len);
         total += len;
         dst->offsets[row + 1] = (int32_t)total;
     }

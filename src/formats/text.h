@@ -51,6 +51,9 @@ size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
 /* Java's BigDecimal.toString (what Spark's JSON writer prints): "0E-18", "1.5E-7". */
 size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
 
+/* A JSON string literal of the bytes (canonical escaping: " \\ and controls only). */
+silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err);
+
 /*
  * Dates and timestamps as Spark formats them (show(), CSV, JSON): like
  * util/time.h, but a year above 9999 gets a '+' ("+10000-01-01"), as Java's

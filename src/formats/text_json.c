@@ -21,7 +21,7 @@ static const char hex_lower[] = "0123456789abcdef";
  * A JSON string of raw bytes: only '"', '\\' and control characters are
  * escaped (README: everything else, '/' and non-ASCII included, is raw).
  */
-static silt_status json_string(buf *out, const char *s, size_t len, silt_error *err)
+silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err)
 {
     size_t pos, run = 0;
     SILT_RETURN_IF_ERROR(buf_reserve(out, len + 2, err));
@@ -101,7 +101,7 @@ static silt_status json_struct(buf *out, const col_vec *v, int64_t row, silt_err
     for (idx = 0; idx < v->n_children; idx++) {
         if (idx > 0)
             SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
-        SILT_RETURN_IF_ERROR(json_string(out, v->type->fields[idx].name,
+        SILT_RETURN_IF_ERROR(text_json_string(out, v->type->fields[idx].name,
                                          strlen(v->type->fields[idx].name), err));
         SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
         SILT_RETURN_IF_ERROR(text_json_value(out, v->children[idx], row, err));
@@ -258,7 +258,7 @@ static silt_status json_scalar(buf *out, const col_vec *v, int64_t row, silt_err
         return json_quoted(out, text, len, err);
     case COL_STRING:
         str = col_vec_str(v, row, &str_len);
-        return json_string(out, str, (size_t)str_len, err);
+        return text_json_string(out, str, (size_t)str_len, err);
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
         return json_hex(out, str, (size_t)str_len, err);
@@ -295,7 +295,7 @@ silt_status text_json_row(buf *out, const col_batch *batch, int64_t row, silt_er
         const char *name = batch->schema->fields[col].name;
         if (col > 0)
             SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
-        SILT_RETURN_IF_ERROR(json_string(out, name, strlen(name), err));
+        SILT_RETURN_IF_ERROR(text_json_string(out, name, strlen(name), err));
         SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
         SILT_RETURN_IF_ERROR(text_json_value(out, batch->cols[col], row, err));
     }

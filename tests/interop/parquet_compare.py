@@ -299,6 +299,12 @@ def generate(folder):
                                     "i32": "BYTE_STREAM_SPLIT", "i64": "BYTE_STREAM_SPLIT",
                                     "fixed": "BYTE_STREAM_SPLIT"})
     paths.append(name)
+    # RLE booleans (length-prefixed) in both page versions.
+    for version in ["1.0", "2.0"]:
+        name = os.path.join(folder, "pa_rle_bool_v%s.parquet" % version)
+        pq.write_table(table.select(["b"]), name, use_dictionary=False, column_encoding={"b": "RLE"},
+                       data_page_version=version)
+        paths.append(name)
     # Dictionary pages that overflow: later pages fall back to PLAIN within one chunk.
     name = os.path.join(folder, "pa_dict_fallback.parquet")
     fallback = pa.table({"s": pa.array(["value-%d" % (i * 7919 % 5000) if i % 11 else None for i in range(20000)]),

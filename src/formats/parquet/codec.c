@@ -214,7 +214,8 @@ static void buf_commit(buf *out, size_t n)
     out->data[out->len] = '\0';
 }
 
-static silt_status gzip_encode(const uint8_t *src, size_t src_len, buf *out, silt_error *err)
+static silt_status gzip_encode(const uint8_t *src, size_t src_len, int level, buf *out,
+                               silt_error *err)
 {
     z_stream zs;
     uLong bound;
@@ -222,7 +223,7 @@ static silt_status gzip_encode(const uint8_t *src, size_t src_len, buf *out, sil
     memset(&zs, 0, sizeof(zs));
     if (src_len > UINT32_MAX)
         return err_set(err, SILT_UNSUPPORTED, "could not compress page: over 4 GiB");
-    if (deflateInit2(&zs, Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
+    if (deflateInit2(&zs, level > 0 ? level : Z_DEFAULT_COMPRESSION, Z_DEFLATED, 16 + MAX_WBITS, 8,
                      Z_DEFAULT_STRATEGY) != Z_OK)
         return err_nomem(err);
     bound = deflateBound(&zs, (uLong)src_len) + 32;
@@ -241,7 +242,7 @@ static silt_status gzip_encode(const uint8_t *src, size_t src_len, buf *out, sil
     return rc;
 }
 
-silt_status pq_compress(int codec, const uint8_t *src, size_t src_len, buf *out,
+silt_status pq_compress(int codec, int level, const uint8_t *src, size_t src_len, buf *out,
                         silt_error *err)
 {
     size_t bound, got;
@@ -257,11 +258,11 @@ silt_status pq_compress(int codec, const uint8_t *src, size_t src_len, buf *out,
         buf_commit(out, got);
         return SILT_OK;
     case PQ_CODEC_GZIP:
-        return gzip_encode(src, src_len, out, err);
+        return gzip_encode(src, src_len, level, out, err);
     case PQ_CODEC_ZSTD:
         bound = ZSTD_compressBound(src_len);
         SILT_RETURN_IF_ERROR(buf_reserve(out, bound, err));
-        got = ZSTD_compress(out->data + out->len, bound, src, src_len, 3);
+        got = ZSTD_compress(out->data + out->len, bound, src, src_len, level > 0 ? level : 3);
         if (ZSTD_isError(got))
             return err_set(err, SILT_IO, "could not compress page with ZSTD: %s",
                            ZSTD_getErrorName(got));
@@ -273,7 +274,7 @@ silt_status pq_compress(int codec, const uint8_t *src, size_t src_len, buf *out,
             bound = src_len + 1024;
         SILT_RETURN_IF_ERROR(buf_reserve(out, bound, err));
         got = bound;
-        if (!BrotliEncoderCompress(5, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, src_len, src,
+        if (!BrotliEncoderCompress(level > 0 ? level : 5, BROTLI_DEFAULT_WINDOW, BROTLI_MODE_GENERIC, src_len, src,
                                    &got, (uint8_t *)out->data + out->len))
             return err_set(err, SILT_IO, "could not compress page with BROTLI");
         buf_commit(out, got);

@@ -25,8 +25,8 @@
 silt_status pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t *dst,
                           size_t dst_len, silt_error *err);
 
-/* Compresses src and appends the result to out. */
-silt_status pq_compress(int codec, const uint8_t *src, size_t src_len, buf *out,
+/* Compresses src and appends the result to out; level 0 = the codec's default. */
+silt_status pq_compress(int codec, int level, const uint8_t *src, size_t src_len, buf *out,
                         silt_error *err);
 
 /* 1 when pq_decompress/pq_compress implement the codec. */

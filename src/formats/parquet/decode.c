@@ -73,15 +73,26 @@ static uint64_t load64(const uint8_t *p, size_t avail)
 void pq_unpack_u32(const uint8_t *src, size_t src_len, int bit_width, size_t n, uint32_t *out)
 {
     uint64_t mask = bit_width >= 32 ? 0xffffffffu : ((uint64_t)1 << bit_width) - 1;
-    size_t idx, bit = 0;
+    size_t idx = 0, bit = 0;
     if (bit_width == 0) {
         memset(out, 0, n * sizeof(*out));
         return;
     }
-    for (idx = 0; idx < n; idx++, bit += (size_t)bit_width) {
+    /* Values whose 8-byte window lies inside the input take the branch-free loop. */
+    if (src_len >= 8) {
+        size_t n_fast = ((src_len - 8) * 8) / (size_t)bit_width + 1;
+        if (n_fast > n)
+            n_fast = n;
+        for (; idx < n_fast; idx++, bit += (size_t)bit_width) {
+            uint64_t word;
+            /* shift + width <= 7 + 32 bits: one 8-byte load holds the value. */
+            memcpy(&word, src + (bit >> 3), 8);
+            out[idx] = (uint32_t)((word >> (bit & 7)) & mask);
+        }
+    }
+    for (; idx < n; idx++, bit += (size_t)bit_width) {
         size_t byte = bit >> 3;
-        /* shift + width <= 7 + 32 bits: one 8-byte load holds the value. */
-        uint64_t word = byte + 8 <= src_len ? load64(src + byte, 8) : load64(src + byte, src_len - byte);
+        uint64_t word = load64(src + byte, src_len - byte);
         out[idx] = (uint32_t)((word >> (bit & 7)) & mask);
     }
 }
@@ -157,7 +168,13 @@ static silt_status read_uleb(const uint8_t *data, size_t len, size_t *pos, uint6
                 if (run_values == 0)                                                               \
                     return corrupt(err, "RLE", "empty bit-packed run", pos);                       \
                 take = run_values < n - done ? run_values : n - done;                              \
-                for (idx = 0; idx < take;) {                                                       \
+                if (sizeof(T) == sizeof(uint32_t)) {                                               \
+                    /* 32-bit output: unpack in place. */                                          \
+                    pq_unpack_u32(data + pos, run_bytes, bit_width, take,                          \
+                                  (uint32_t *)(void *)(out + done));                               \
+                }                                                                                  \
+                for (idx = sizeof(T) == sizeof(uint32_t) ? take : 0; idx < take;) {                \
+                    /* Groups of 8 values start on byte boundaries: chunks of 256 do too. */       \
                     size_t chunk = take - idx < 256 ? take - idx : 256, k;                         \
                     size_t byte0 = idx * (size_t)bit_width / 8;                                    \
                     pq_unpack_u32(data + pos + byte0, run_bytes - byte0, bit_width, chunk, tmp);   \

@@ -30,6 +30,7 @@
  * deeper nesting walks each value down its chain of vectors.
  */
 #include "formats/parquet/writer_int.h"
+#include "formats/parquet/codec.h"
 
 #include <limits.h>
 
@@ -512,8 +513,11 @@ static silt_status append_page(pqw_writer *w, pqw_leaf *leaf, const pqw_page_hea
     pqw_page_header ph = *ph_in;
     buf_truncate(&w->comp, 0);
     buf_truncate(&w->hdr, 0);
-    SILT_RETURN_IF_ERROR(pqw_compress(w->opts.codec, w->opts.compression_level, w->page.data,
-                                      w->page.len, &w->comp, err));
+    if (w->page.len > INT32_MAX)
+        return err_set(err, SILT_INVALID, "could not compress a page of %zu bytes: pages are "
+                       "limited to 2 GiB", w->page.len);
+    SILT_RETURN_IF_ERROR(pq_compress(w->opts.codec, w->opts.compression_level,
+                                     (const uint8_t *)w->page.data, w->page.len, &w->comp, err));
     if (w->comp.len > INT32_MAX)
         return err_set(err, SILT_INVALID, "could not write a page of column \"%s\": %zu bytes "
                        "is over the 2 GiB page limit", leaf->steps[0].name, w->comp.len);

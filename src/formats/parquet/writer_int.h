@@ -16,10 +16,6 @@
 #include "formats/parquet/thrift_write.h"
 #include "formats/parquet/writer.h"
 
-/* Compresses len bytes of src with a PQW_CODEC_* codec, appending to out. */
-silt_status pqw_compress(int codec, int level, const void *src, size_t len, buf *out,
-                         silt_error *err);
-
 enum { PQW_STEP_LEAF, PQW_STEP_STRUCT, PQW_STEP_LIST };
 
 typedef struct pqw_step {

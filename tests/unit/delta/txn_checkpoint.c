@@ -223,6 +223,25 @@ void test_delta_txn_checkpoint__re_added_file_is_no_tombstone(void)
     delta_snapshot_free(snap);
 }
 
+static int has_path(const delta_snapshot *snap, const char *path)
+{
+    size_t idx;
+    for (idx = 0; idx < snap->n_files; idx++)
+        if (strcmp(snap->files[idx].path, path) == 0)
+            return 1;
+    return 0;
+}
+
+static int exists(const char *key)
+{
+    io_object_info info;
+    silt_error e = SILT_ERROR_INIT;
+    if (io_head(store, key, &info, &e) != SILT_OK)
+        return 0;
+    io_object_info_clear(&info);
+    return 1;
+}
+
 /* A commit whose checkpoint cannot be written still succeeds and says so. */
 void test_delta_txn_checkpoint__missed_checkpoint_is_not_fatal(void)
 {
@@ -234,15 +253,70 @@ void test_delta_txn_checkpoint__missed_checkpoint_is_not_fatal(void)
     res = append("p=a/1.parquet", NULL, 0);
     check_int(1, res.version);
     check_int(0, res.checkpoint_attempted);
+    /* A directory where the checkpoint file should go makes its write fail. */
+    check_ok(io_put(store, "_delta_log/00000000000000000002.checkpoint.parquet/x", "x", 1, &err),
+             &err);
     res = append("p=a/2.parquet", NULL, 0);
     check_int(2, res.version);
     check_int(1, res.checkpoint_attempted);
-    check_int(SILT_UNSUPPORTED, res.checkpoint_status);
-    check_contains(res.checkpoint_message, "needs the Parquet writer");
+    check(res.checkpoint_status != SILT_OK);
+    check_contains(res.checkpoint_message, "checkpoint");
     check_fails(SILT_NOTFOUND, io_head(store, "_delta_log/_last_checkpoint", &info, &err));
     check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
     check_int(2, snap->version);
     check_int(2, snap->n_files);
+    delta_snapshot_free(snap);
+}
+
+/*
+ * 25 commits with the default interval: Parquet checkpoints at 10 and 20,
+ * `_last_checkpoint` names 20, and the loader starts from it with the same
+ * state as a replay of the JSON commits.
+ */
+void test_delta_txn_checkpoint__every_ten_commits(void)
+{
+    delta_commit_result res;
+    delta_snapshot *snap = NULL, *json = NULL;
+    buf last = BUF_INIT;
+    char key[64];
+    int version, idx;
+    create(NULL);
+    for (version = 1; version <= 25; version++) {
+        if (version % 5 == 0) {
+            remove_first();
+            continue;
+        }
+        snprintf(key, sizeof(key), "p=a/%d.parquet", version);
+        res = append(key, version % 7 == 0 ? "app" : NULL, version);
+        check_int(version, res.version);
+        check_int(version % 10 == 0, res.checkpoint_attempted);
+        check_int(SILT_OK, res.checkpoint_status);
+    }
+    check(exists("_delta_log/00000000000000000010.checkpoint.parquet"));
+    check(exists("_delta_log/00000000000000000020.checkpoint.parquet"));
+    check(!exists("_delta_log/00000000000000000015.checkpoint.parquet"));
+    check_ok(io_get(store, "_delta_log/_last_checkpoint", &last, &err), &err);
+    check_ok(buf_append_char(&last, 0, &err), &err);
+    check_contains(last.data, "\"version\":20,");
+    buf_clear(&last);
+
+    check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
+    check_int(20, snap->checkpoint_version);
+    check_int(25, snap->version);
+    check_int(21, delta_txn_app_version(snap, "app"));
+    /* The same state from the JSON commits alone once the checkpoints are gone. */
+    check_ok(io_delete(store, "_delta_log/00000000000000000010.checkpoint.parquet", &err), &err);
+    check_ok(io_delete(store, "_delta_log/00000000000000000020.checkpoint.parquet", &err), &err);
+    check_ok(io_delete(store, "_delta_log/_last_checkpoint", &err), &err);
+    check_ok(delta_snapshot_load(&json, store, -1, &err), &err);
+    check_int(-1, json->checkpoint_version);
+    check_int(15, json->n_files); /* 20 appends, 5 removes */
+    check_int(json->n_files, snap->n_files);
+    for (idx = 0; idx < (int)json->n_files; idx++)
+        check(has_path(snap, json->files[idx].path));
+    check_str(json->metadata.schema_string, snap->metadata.schema_string);
+    check_int(json->total_size, snap->total_size);
+    delta_snapshot_free(json);
     delta_snapshot_free(snap);
 }
 
@@ -254,16 +328,6 @@ static void age(const char *key, int64_t seconds_ago)
     times[0].tv_sec = times[1].tv_sec = (time_t)(time_now_micros() / 1000000 - seconds_ago);
     times[0].tv_nsec = times[1].tv_nsec = 0;
     check(utimensat(AT_FDCWD, path, times, 0) == 0);
-}
-
-static int exists(const char *key)
-{
-    io_object_info info;
-    silt_error e = SILT_ERROR_INIT;
-    if (io_head(store, key, &info, &e) != SILT_OK)
-        return 0;
-    io_object_info_clear(&info);
-    return 1;
 }
 
 void test_delta_txn_checkpoint__log_cleanup(void)
@@ -329,15 +393,6 @@ void test_delta_txn_checkpoint__no_checkpoint_no_cleanup(void)
  * the batch silt built for version 3 makes the loader start from that
  * checkpoint, and the state at version 5 equals the one replayed from JSON.
  */
-
-static int has_path(const delta_snapshot *snap, const char *path)
-{
-    size_t idx;
-    for (idx = 0; idx < snap->n_files; idx++)
-        if (strcmp(snap->files[idx].path, path) == 0)
-            return 1;
-    return 0;
-}
 
 void test_delta_txn_checkpoint__loader_starts_from_silt_checkpoint(void)
 {

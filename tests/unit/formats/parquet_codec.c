@@ -28,7 +28,7 @@ void test_formats_parquet_codec__round_trips(void)
             buf packed = BUF_INIT;
             fill(src, sizes[s]);
             check(pq_codec_supported(codecs[c]));
-            check_ok(pq_compress(codecs[c], src, sizes[s], &packed, &err), &err);
+            check_ok(pq_compress(codecs[c], 0, src, sizes[s], &packed, &err), &err);
             check_ok(pq_decompress(codecs[c], (const uint8_t *)packed.data, packed.len, back,
                                    sizes[s], &err), &err);
             check(memcmp(src, back, sizes[s]) == 0);
@@ -74,7 +74,7 @@ void test_formats_parquet_codec__lz4_without_hadoop_framing(void)
     buf packed = BUF_INIT;
     silt_error err = SILT_ERROR_INIT;
     fill(src, sizeof(src));
-    check_ok(pq_compress(PQ_CODEC_LZ4_RAW, src, sizeof(src), &packed, &err), &err);
+    check_ok(pq_compress(PQ_CODEC_LZ4_RAW, 0, src, sizeof(src), &packed, &err), &err);
     check_ok(pq_decompress(PQ_CODEC_LZ4, (const uint8_t *)packed.data, packed.len, back,
                            sizeof(back), &err), &err);
     check(memcmp(src, back, sizeof(src)) == 0);
@@ -87,8 +87,8 @@ void test_formats_parquet_codec__gzip_concatenated_members(void)
     buf packed = BUF_INIT;
     silt_error err = SILT_ERROR_INIT;
     fill(src, sizeof(src));
-    check_ok(pq_compress(PQ_CODEC_GZIP, src, 1000, &packed, &err), &err);
-    check_ok(pq_compress(PQ_CODEC_GZIP, src + 1000, 2000, &packed, &err), &err);
+    check_ok(pq_compress(PQ_CODEC_GZIP, 0, src, 1000, &packed, &err), &err);
+    check_ok(pq_compress(PQ_CODEC_GZIP, 0, src + 1000, 2000, &packed, &err), &err);
     check_ok(pq_decompress(PQ_CODEC_GZIP, (const uint8_t *)packed.data, packed.len, back,
                            sizeof(back), &err), &err);
     check(memcmp(src, back, sizeof(src)) == 0);

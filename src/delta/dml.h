@@ -1,0 +1,161 @@
+/*
+ * dml.h - DELETE and UPDATE on a Delta table, independent of any engine,
+ * and RESTORE.
+ *
+ * The caller brings the predicate as callbacks (the SQL layer passes an
+ * engine expression through them; tests pass C functions):
+ *   - a file filter that says, from partition values and stats, whether a
+ *     file may hold matching rows (dstats_file_may_match does that for
+ *     simple predicates); files it rejects are neither read nor rewritten;
+ *   - a row predicate over logical batches that fills a match mask.
+ * Copy-on-write, as Spark without deletion vectors: a candidate file
+ * without a matching row stays untouched; one with matches is removed and
+ * its other rows (and, for UPDATE, the updated rows) are written into new
+ * files. When the predicate reads only partition columns (partition_only)
+ * the files the filter selects are removed whole, without being read; with
+ * no predicate at all every file goes. Each operation is one transaction
+ * with Spark's commitInfo:
+ *   DELETE {predicate: ["..."]}  numRemovedFiles, numAddedFiles,
+ *          numDeletedRows, numCopiedRows, numRemovedBytes, numAddedBytes,
+ *          numAddedChangeFiles, numDeletionVectors{Added,Removed,Updated} (0),
+ *          executionTimeMs, scanTimeMs, rewriteTimeMs ("true" as the predicate
+ *          when there is none, as Spark)
+ *   UPDATE {predicate: ["..."]}  numRemovedFiles, numAddedFiles,
+ *          numUpdatedRows, numCopiedRows, numRemovedBytes, numAddedBytes,
+ *          numAddedChangeFiles, executionTimeMs, scanTimeMs, rewriteTimeMs
+ *   RESTORE {version, timestamp} tableSizeAfterRestore,
+ *          numOfFilesAfterRestore, numRemovedFiles, numRestoredFiles,
+ *          removedFilesSize, restoredFilesSize
+ * On any error the table is unchanged (new files may stay as orphans).
+ */
+#ifndef SILT_DELTA_DML_H
+#define SILT_DELTA_DML_H
+
+#include "delta/write.h"
+
+/* Sets match[row] to 1 for rows of batch the predicate is true for, 0 otherwise (also null). */
+typedef silt_status (*delta_row_predicate_fn)(const col_batch *batch, uint8_t *match,
+                                              void *payload, silt_error *err);
+
+/*
+ * UPDATE: the new rows for `matched` (only rows that matched, in the
+ * table's logical schema) as a batch of the same schema and row count,
+ * allocated in a.
+ */
+typedef silt_status (*delta_row_update_fn)(const col_batch *matched, arena *a, col_batch **out,
+                                           void *payload, silt_error *err);
+
+typedef struct delta_dml_options {
+    unsigned version;
+    const char *predicate_text; /* SQL text for history; NULL = no predicate */
+    delta_row_predicate_fn predicate; /* NULL = every row matches */
+    void *predicate_payload;
+    delta_file_filter_fn file_filter; /* NULL = every file is a candidate */
+    void *file_filter_payload;
+    int partition_only; /* the predicate reads only partition columns: file_filter is exact */
+    int64_t (*now_ms)(void *payload); /* commit clock for tests; NULL = wall clock */
+    void *now_payload;
+} delta_dml_options;
+
+#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+
+typedef struct delta_dml_metrics {
+    int64_t num_removed_files, num_added_files;
+    int64_t num_deleted_rows, num_updated_rows, num_copied_rows;
+    int64_t num_removed_bytes, num_added_bytes;
+    int64_t num_files_read; /* candidate files scanned */
+} delta_dml_metrics;
+
+/* DELETE FROM table [WHERE predicate]. metrics and result may be NULL. */
+silt_status delta_delete(io_store *store, const delta_snapshot *snap, const delta_dml_options *opts,
+                         delta_dml_metrics *metrics, delta_commit_result *result, silt_error *err);
+
+/* UPDATE table SET ... [WHERE predicate]; update gives the new rows. */
+silt_status delta_update(io_store *store, const delta_snapshot *snap, const delta_dml_options *opts,
+                         delta_row_update_fn update, void *update_payload,
+                         delta_dml_metrics *metrics, delta_commit_result *result, silt_error *err);
+
+/*
+ * RESTORE TABLE ... TO VERSION AS OF version (timestamp_micros < 0) or TO
+ * TIMESTAMP AS OF timestamp_micros (version < 0). One commit that re-adds
+ * the files of that version that are not live (dataChange true) and
+ * removes the live files it did not have. SILT_NOTFOUND when the version
+ * cannot be loaded; SILT_INVALID when neither or both are given.
+ */
+silt_status delta_restore(io_store *store, const delta_snapshot *snap, int64_t version,
+                          int64_t timestamp_micros, delta_commit_result *result, silt_error *err);
+
+/* ---- MERGE ------------------------------------------------------------------------------- */
+
+typedef enum delta_merge_action {
+    DELTA_MERGE_KEEP = 0, /* no clause applies: the row stays as it is */
+    DELTA_MERGE_UPDATE,
+    DELTA_MERGE_DELETE
+} delta_merge_action;
+
+/*
+ * WHEN MATCHED (and WHEN NOT MATCHED BY SOURCE, with source NULL) clauses,
+ * evaluated in order by the caller: for target rows (the table's logical
+ * schema) and the source row each matched (same count), fills action[row]
+ * with a delta_merge_action and, when some row is updated, *updated_out
+ * with a batch of the table schema and the same row count whose UPDATE
+ * rows hold the new values (other rows are ignored). Allocated in a.
+ */
+typedef silt_status (*delta_merge_rows_fn)(const col_batch *target, const col_batch *source,
+                                           uint8_t *action, arena *a, col_batch **updated_out,
+                                           void *payload, silt_error *err);
+
+/* WHEN NOT MATCHED THEN INSERT: the rows to insert (table schema, any count) for source rows
+ * that matched no target row. */
+typedef silt_status (*delta_merge_insert_fn)(const col_batch *source, arena *a,
+                                             col_batch **rows_out, void *payload,
+                                             silt_error *err);
+
+typedef struct delta_merge_spec {
+    unsigned version;
+    const col_batch *source;         /* the whole source, in memory */
+    size_t n_keys;                   /* ON target.k1 = source.k1 AND ... (equality, nulls never match) */
+    const char *const *target_keys;  /* table columns */
+    const size_t *source_keys;       /* source columns */
+    delta_merge_rows_fn matched;     /* NULL: no WHEN MATCHED clause */
+    void *matched_payload;
+    delta_merge_rows_fn not_matched_by_source; /* NULL: none */
+    void *not_matched_by_source_payload;
+    delta_merge_insert_fn insert;    /* NULL: no WHEN NOT MATCHED clause */
+    void *insert_payload;
+    delta_file_filter_fn file_filter; /* target files that may match; NULL = all */
+    void *file_filter_payload;
+    /* History: the ON condition, and the clauses as JSON lists ([{"actionType":"update"}]). */
+    const char *predicate_text;
+    const char *matched_json, *not_matched_json, *not_matched_by_source_json;
+} delta_merge_spec;
+
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+
+typedef struct delta_merge_metrics {
+    int64_t num_source_rows;
+    int64_t num_target_rows_inserted, num_target_rows_updated, num_target_rows_deleted;
+    int64_t num_target_rows_matched_updated, num_target_rows_matched_deleted;
+    int64_t num_target_rows_not_matched_by_source_updated;
+    int64_t num_target_rows_not_matched_by_source_deleted;
+    int64_t num_target_rows_copied, num_output_rows;
+    int64_t num_target_files_added, num_target_files_removed;
+    int64_t num_target_bytes_added, num_target_bytes_removed;
+} delta_merge_metrics;
+
+/*
+ * MERGE INTO table USING source ON keys WHEN ... as one MERGE commit
+ * (history: {predicate: ["..."], matchedPredicates, notMatchedPredicates,
+ * notMatchedBySourcePredicates} and Delta's numTarget.../numSourceRows
+ * metrics, as delta_merge_metrics lists, plus zero DV and CDF counts). The
+ * source keys are hashed; the candidate target files are read and only
+ * those where a clause changes a row are rewritten. A target row matched by
+ * more than one source row while there is a WHEN MATCHED clause fails with
+ * SILT_INVALID "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]",
+ * before anything is committed.
+ */
+silt_status delta_merge(io_store *store, const delta_snapshot *snap, const delta_merge_spec *spec,
+                        delta_merge_metrics *metrics, delta_commit_result *result,
+                        silt_error *err);
+
+#endif

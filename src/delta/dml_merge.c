@@ -1,0 +1,493 @@
+/*
+ * dml_merge.c - MERGE INTO by copy-on-write (dml.h).
+ *
+ * The source is small next to the table in the common upsert, so it is
+ * held in memory and its join keys are hashed once (key bytes -> first
+ * source row, with a chain for duplicate keys). Each candidate target file
+ * is read into a per-file arena; per batch every row is looked up, the
+ * caller's clauses decide keep/update/delete, and only a file in which
+ * some row changes is removed and written back (kept rows as they were,
+ * updated rows with their new values). Source rows no target row matched
+ * go to the insert clause at the end. Nothing is committed before every
+ * file was processed, so a failure (or the multiple-match error) leaves
+ * the table as it was.
+ */
+#include <string.h>
+
+#include "delta/dml.h"
+#include "delta/scan.h"
+#include "delta/write_int.h"
+#include "util/hashmap.h"
+#include "util/time.h"
+
+#define MULTI_MATCH                                                                                \
+    "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE] Cannot perform Merge as multiple "   \
+    "source rows matched and attempted to modify the same target row in the Delta table in "      \
+    "possibly conflicting ways"
+
+typedef struct merge_ctx {
+    io_store *store;
+    const delta_snapshot *snap;
+    const delta_merge_spec *spec;
+    size_t *target_cols;   /* table column of each key */
+    hashmap keys;          /* key bytes -> 1 + first source row */
+    int64_t *next_dup;     /* 1 + next source row with the same key, 0 = none */
+    uint8_t *source_matched;
+    delta_txn *txn;
+    delta_writer *w;
+    arena *a, *file_a;
+    buf key;
+    delta_merge_metrics m;
+    int64_t scan_ns, rewrite_ns;
+} merge_ctx;
+
+/* ---- keys -------------------------------------------------------------------------------- */
+
+/* The key bytes of a row into ctx->key; 0 when a key value is null (it matches nothing). */
+static int row_key(merge_ctx *ctx, const col_batch *b, const size_t *cols, int64_t row,
+                   silt_error *err)
+{
+    size_t idx;
+    buf_truncate(&ctx->key, 0);
+    for (idx = 0; idx < ctx->spec->n_keys; idx++) {
+        const col_vec *v = b->cols[cols[idx]];
+        silt_status rc;
+        if (col_vec_is_null(v, row))
+            return 0;
+        if (v->type->id == COL_STRING || v->type->id == COL_BINARY) {
+            int32_t len;
+            const char *s = col_vec_str(v, row, &len);
+            rc = buf_append(&ctx->key, &len, sizeof(len), err);
+            if (rc == SILT_OK)
+                rc = buf_append(&ctx->key, s, (size_t)len, err);
+        } else {
+            size_t width = col_type_value_width(v->type->id);
+            rc = buf_append(&ctx->key, (const char *)v->values + (size_t)row * width, width, err);
+        }
+        if (rc != SILT_OK)
+            return -1;
+    }
+    return 1;
+}
+
+static silt_status check_keys(merge_ctx *ctx, silt_error *err)
+{
+    const delta_merge_spec *spec = ctx->spec;
+    const col_type *schema = ctx->snap->schema;
+    size_t idx, col;
+    if (spec->source == NULL || spec->n_keys == 0)
+        return err_set(err, SILT_INVALID, "MERGE needs a source and at least one key");
+    ctx->target_cols = arena_calloc(ctx->a, spec->n_keys, sizeof(size_t));
+    if (ctx->target_cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < spec->n_keys; idx++) {
+        const col_type *st;
+        for (col = 0; col < schema->n_fields; col++)
+            if (str_casecmp(schema->fields[col].name, spec->target_keys[idx]) == 0)
+                break;
+        if (col == schema->n_fields)
+            return err_set(err, SILT_BIND, "MERGE key \"%s\" is not a column of the table",
+                           spec->target_keys[idx]);
+        if (spec->source_keys[idx] >= spec->source->n_cols)
+            return err_set(err, SILT_INVALID, "MERGE source key %zu is out of range",
+                           spec->source_keys[idx]);
+        st = spec->source->cols[spec->source_keys[idx]]->type;
+        if (!col_type_equal(st, schema->fields[col].type) || col_type_is_nested(st->id))
+            return err_set(err, SILT_INVALID,
+                           "MERGE key \"%s\": the source column has another type (or is nested)",
+                           spec->target_keys[idx]);
+        ctx->target_cols[idx] = col;
+    }
+    return SILT_OK;
+}
+
+static silt_status hash_source(merge_ctx *ctx, silt_error *err)
+{
+    const col_batch *src = ctx->spec->source;
+    int64_t row, n = src->n_rows;
+    ctx->next_dup = arena_calloc(ctx->a, (size_t)n + 1, sizeof(int64_t));
+    ctx->source_matched = arena_calloc(ctx->a, (size_t)n + 1, 1);
+    if (ctx->next_dup == NULL || ctx->source_matched == NULL)
+        return err_nomem(err);
+    for (row = n - 1; row >= 0; row--) { /* backwards, so chains run in source order */
+        void *old = NULL;
+        int has = row_key(ctx, src, ctx->spec->source_keys, row, err);
+        if (has < 0)
+            return SILT_NOMEM;
+        if (has == 0)
+            continue;
+        SILT_RETURN_IF_ERROR(hashmap_put(&ctx->keys, ctx->key.data, ctx->key.len,
+                                         (void *)(intptr_t)(row + 1), &old, err));
+        ctx->next_dup[row] = (int64_t)(intptr_t)old;
+    }
+    return SILT_OK;
+}
+
+/* ---- one target batch -------------------------------------------------------------------- */
+
+static silt_status take_batch(arena *a, const col_batch *b, const int64_t *rows, int64_t n,
+                              col_batch **out, silt_error *err)
+{
+    col_batch *t = arena_calloc(a, 1, sizeof(*t));
+    size_t col;
+    if (t == NULL || (t->cols = arena_calloc(a, b->n_cols + 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    t->schema = b->schema;
+    t->n_rows = n;
+    t->n_cols = b->n_cols;
+    for (col = 0; col < b->n_cols; col++)
+        SILT_RETURN_IF_ERROR(col_vec_take(&t->cols[col], a, b->cols[col], rows, n, err));
+    *out = t;
+    return SILT_OK;
+}
+
+/* What happens to each row of a target batch, and the new values of updated rows. */
+typedef struct batch_plan {
+    const col_batch *target;
+    uint8_t *action;         /* per target row */
+    const col_batch *upd[2]; /* updated batches of the matched / unmatched rows */
+    int64_t *upd_rows[2];    /* target row of each row of upd[k] */
+    int64_t n_upd[2];
+    int changes;
+} batch_plan;
+
+/* Runs one clause set over target rows `rows` (and their source rows, or none). */
+static silt_status run_clauses(merge_ctx *ctx, batch_plan *plan, int kind, const int64_t *rows,
+                               const int64_t *src_rows, int64_t n, silt_error *err)
+{
+    const delta_merge_spec *spec = ctx->spec;
+    delta_merge_rows_fn fn = kind == 0 ? spec->matched : spec->not_matched_by_source;
+    void *payload = kind == 0 ? spec->matched_payload : spec->not_matched_by_source_payload;
+    col_batch *tgt = NULL, *src = NULL, *updated = NULL;
+    uint8_t *action;
+    int64_t idx;
+    if (fn == NULL || n == 0)
+        return SILT_OK;
+    action = arena_calloc(ctx->file_a, (size_t)n, 1);
+    if (action == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(take_batch(ctx->file_a, plan->target, rows, n, &tgt, err));
+    if (kind == 0)
+        SILT_RETURN_IF_ERROR(take_batch(ctx->file_a, spec->source, src_rows, n, &src, err));
+    SILT_RETURN_IF_ERROR(fn(tgt, src, action, ctx->file_a, &updated, payload, err));
+    for (idx = 0; idx < n; idx++) {
+        if (action[idx] > DELTA_MERGE_DELETE)
+            return err_set(err, SILT_INVALID, "a MERGE clause returned an unknown action %d",
+                           action[idx]);
+        plan->action[rows[idx]] = action[idx];
+        plan->changes += action[idx] != DELTA_MERGE_KEEP;
+        if (action[idx] == DELTA_MERGE_UPDATE &&
+            (updated == NULL || updated->n_rows != n ||
+             !col_type_equal(updated->schema, ctx->snap->schema)))
+            return err_set(err, SILT_INVALID,
+                           "a MERGE clause updated rows without giving their new values in "
+                           "the table's schema");
+    }
+    plan->upd[kind] = updated;
+    plan->upd_rows[kind] = (int64_t *)rows;
+    plan->n_upd[kind] = n;
+    return SILT_OK;
+}
+
+/* Looks up every target row; splits them into matched (with their source row) and unmatched. */
+static silt_status plan_batch(merge_ctx *ctx, batch_plan *plan, silt_error *err)
+{
+    int64_t n = plan->target->n_rows, row, n_m = 0, n_u = 0;
+    int64_t *m_rows = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
+    int64_t *m_src = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
+    int64_t *u_rows = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
+    plan->action = arena_calloc(ctx->file_a, (size_t)n + 1, 1);
+    if (m_rows == NULL || m_src == NULL || u_rows == NULL || plan->action == NULL)
+        return err_nomem(err);
+    for (row = 0; row < n; row++) {
+        void *first = NULL;
+        int has = row_key(ctx, plan->target, ctx->target_cols, row, err);
+        if (has < 0)
+            return SILT_NOMEM;
+        if (has == 0 || !hashmap_get(&ctx->keys, ctx->key.data, ctx->key.len, &first)) {
+            u_rows[n_u++] = row;
+            continue;
+        }
+        m_rows[n_m] = row;
+        m_src[n_m++] = (int64_t)(intptr_t)first - 1;
+        if (ctx->spec->matched != NULL && ctx->next_dup[(int64_t)(intptr_t)first - 1] != 0)
+            return err_set(err, SILT_INVALID, MULTI_MATCH);
+        for (int64_t src = (int64_t)(intptr_t)first; src != 0; src = ctx->next_dup[src - 1])
+            ctx->source_matched[src - 1] = 1;
+    }
+    SILT_RETURN_IF_ERROR(run_clauses(ctx, plan, 0, m_rows, m_src, n_m, err));
+    return run_clauses(ctx, plan, 1, u_rows, NULL, n_u, err);
+}
+
+static silt_status ensure_writer(merge_ctx *ctx, silt_error *err)
+{
+    if (ctx->w != NULL)
+        return SILT_OK;
+    return delta_write_open(&ctx->w, ctx->store, ctx->snap, ctx->snap->schema, NULL, err);
+}
+
+static silt_status write_relabelled(merge_ctx *ctx, const col_batch *b, silt_error *err)
+{
+    col_batch copy = *b;
+    copy.schema = ctx->snap->schema;
+    SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));
+    return delta_write_batch(ctx->w, &copy, err);
+}
+
+/* Writes a changed batch back: kept rows, then the updated ones; counts the metrics. */
+static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error *err)
+{
+    int64_t n = plan->target->n_rows, row, idx;
+    uint8_t *keep = arena_alloc(ctx->file_a, (size_t)n + 1);
+    col_batch *kept = NULL;
+    int kind;
+    if (keep == NULL)
+        return err_nomem(err);
+    for (row = 0; row < n; row++)
+        keep[row] = plan->action[row] == DELTA_MERGE_KEEP;
+    SILT_RETURN_IF_ERROR(col_batch_filter(&kept, ctx->file_a, plan->target, keep, err));
+    if (kept->n_rows > 0)
+        SILT_RETURN_IF_ERROR(write_relabelled(ctx, kept, err));
+    ctx->m.num_target_rows_copied += kept->n_rows;
+    for (kind = 0; kind < 2; kind++) {
+        uint8_t *upd_keep;
+        col_batch *upd = NULL;
+        int64_t n_upd = 0, n_del = 0;
+        if (plan->n_upd[kind] == 0)
+            continue;
+        upd_keep = arena_calloc(ctx->file_a, (size_t)plan->n_upd[kind] + 1, 1);
+        if (upd_keep == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < plan->n_upd[kind]; idx++) {
+            uint8_t act = plan->action[plan->upd_rows[kind][idx]];
+            upd_keep[idx] = act == DELTA_MERGE_UPDATE;
+            n_upd += act == DELTA_MERGE_UPDATE;
+            n_del += act == DELTA_MERGE_DELETE;
+        }
+        if (kind == 0) {
+            ctx->m.num_target_rows_matched_updated += n_upd;
+            ctx->m.num_target_rows_matched_deleted += n_del;
+        } else {
+            ctx->m.num_target_rows_not_matched_by_source_updated += n_upd;
+            ctx->m.num_target_rows_not_matched_by_source_deleted += n_del;
+        }
+        if (n_upd == 0)
+            continue;
+        SILT_RETURN_IF_ERROR(col_batch_filter(&upd, ctx->file_a, plan->upd[kind], upd_keep, err));
+        SILT_RETURN_IF_ERROR(write_relabelled(ctx, upd, err));
+    }
+    return SILT_OK;
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+static silt_status read_plans(merge_ctx *ctx, const delta_file *file, batch_plan **out,
+                              size_t *n_out, int *changes_out, silt_error *err)
+{
+    delta_snapshot one = *ctx->snap;
+    delta_scan *scan = NULL;
+    batch_plan *plans = NULL;
+    size_t n = 0, cap = 0;
+    int64_t start = time_monotonic_nanos();
+    silt_status rc;
+    one.files = (delta_file *)file;
+    one.n_files = 1;
+    *changes_out = 0;
+    rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
+    while (rc == SILT_OK) {
+        col_batch *b = NULL;
+        rc = delta_scan_next(scan, ctx->file_a, &b, err);
+        if (rc != SILT_OK || b == NULL)
+            break;
+        if (!col_type_equal(b->schema, ctx->snap->schema)) {
+            rc = err_set(err, SILT_CORRUPT, "the scan of \"%s\" produced another schema",
+                         file->path);
+            break;
+        }
+        b->schema = ctx->snap->schema; /* the scan's copy dies with it */
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            batch_plan *grown =
+                arena_realloc(ctx->file_a, plans, cap * sizeof(*plans), ncap * sizeof(*plans));
+            if (grown == NULL) {
+                rc = err_nomem(err);
+                break;
+            }
+            plans = grown;
+            cap = ncap;
+        }
+        memset(&plans[n], 0, sizeof(plans[n]));
+        plans[n].target = b;
+        rc = plan_batch(ctx, &plans[n], err);
+        *changes_out += plans[n++].changes;
+    }
+    delta_scan_free(scan);
+    ctx->scan_ns += time_monotonic_nanos() - start;
+    *out = plans;
+    *n_out = n;
+    return rc;
+}
+
+static silt_status merge_file(merge_ctx *ctx, const delta_file *file, silt_error *err)
+{
+    batch_plan *plans = NULL;
+    size_t n = 0, idx;
+    int changes = 0;
+    int64_t start;
+    SILT_RETURN_IF_ERROR(read_plans(ctx, file, &plans, &n, &changes, err));
+    if (changes == 0)
+        return SILT_OK;
+    start = time_monotonic_nanos();
+    ctx->m.num_target_files_removed++;
+    ctx->m.num_target_bytes_removed += file->size;
+    SILT_RETURN_IF_ERROR(delta_txn_remove_file(ctx->txn, file, 1, err));
+    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(write_plan(ctx, &plans[idx], err));
+    ctx->rewrite_ns += time_monotonic_nanos() - start;
+    return SILT_OK;
+}
+
+static silt_status insert_unmatched(merge_ctx *ctx, silt_error *err)
+{
+    const col_batch *src = ctx->spec->source;
+    uint8_t *keep;
+    col_batch *unmatched = NULL, *rows = NULL;
+    int64_t row;
+    if (ctx->spec->insert == NULL)
+        return SILT_OK;
+    keep = arena_alloc(ctx->file_a, (size_t)src->n_rows + 1);
+    if (keep == NULL)
+        return err_nomem(err);
+    for (row = 0; row < src->n_rows; row++)
+        keep[row] = !ctx->source_matched[row];
+    SILT_RETURN_IF_ERROR(col_batch_filter(&unmatched, ctx->file_a, src, keep, err));
+    if (unmatched->n_rows == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(
+        ctx->spec->insert(unmatched, ctx->file_a, &rows, ctx->spec->insert_payload, err));
+    if (rows == NULL || rows->n_rows == 0)
+        return SILT_OK;
+    if (!col_type_equal(rows->schema, ctx->snap->schema))
+        return err_set(err, SILT_INVALID,
+                       "the MERGE insert clause gave rows that are not of the table's schema");
+    ctx->m.num_target_rows_inserted += rows->n_rows;
+    return write_relabelled(ctx, rows, err);
+}
+
+/* ---- commit ------------------------------------------------------------------------------ */
+
+static silt_status set_history(merge_ctx *ctx, int64_t exec_ns, silt_error *err)
+{
+    const delta_merge_spec *spec = ctx->spec;
+    delta_merge_metrics *m = &ctx->m;
+    delta_txn *txn = ctx->txn;
+    struct {
+        const char *key;
+        int64_t value;
+    } metrics[] = {
+        {"numSourceRows", m->num_source_rows},
+        {"numTargetRowsInserted", m->num_target_rows_inserted},
+        {"numTargetRowsUpdated", m->num_target_rows_updated},
+        {"numTargetRowsMatchedUpdated", m->num_target_rows_matched_updated},
+        {"numTargetRowsNotMatchedBySourceUpdated", m->num_target_rows_not_matched_by_source_updated},
+        {"numTargetRowsDeleted", m->num_target_rows_deleted},
+        {"numTargetRowsMatchedDeleted", m->num_target_rows_matched_deleted},
+        {"numTargetRowsNotMatchedBySourceDeleted", m->num_target_rows_not_matched_by_source_deleted},
+        {"numTargetRowsCopied", m->num_target_rows_copied},
+        {"numOutputRows", m->num_output_rows},
+        {"numTargetFilesAdded", m->num_target_files_added},
+        {"numTargetFilesRemoved", m->num_target_files_removed},
+        {"numTargetChangeFilesAdded", 0},
+        {"numTargetBytesAdded", m->num_target_bytes_added},
+        {"numTargetBytesRemoved", m->num_target_bytes_removed},
+        {"numTargetDeletionVectorsAdded", 0},
+        {"numTargetDeletionVectorsRemoved", 0},
+        {"numTargetDeletionVectorsUpdated", 0},
+        {"executionTimeMs", exec_ns / 1000000},
+        {"scanTimeMs", ctx->scan_ns / 1000000},
+        {"rewriteTimeMs", ctx->rewrite_ns / 1000000},
+        {"materializeSourceTimeMs", 0}, /* the source comes materialised */
+    };
+    size_t idx;
+    SILT_RETURN_IF_ERROR(dwrite_predicate_param(txn, spec->predicate_text, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(
+        txn, "matchedPredicates", spec->matched_json ? spec->matched_json : "[]", err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(
+        txn, "notMatchedPredicates", spec->not_matched_json ? spec->not_matched_json : "[]", err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(
+        txn, "notMatchedBySourcePredicates",
+        spec->not_matched_by_source_json ? spec->not_matched_by_source_json : "[]", err));
+    for (idx = 0; idx < sizeof(metrics) / sizeof(metrics[0]); idx++)
+        SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, metrics[idx].key, metrics[idx].value, err));
+    return SILT_OK;
+}
+
+static silt_status add_written(merge_ctx *ctx, silt_error *err)
+{
+    delta_write_output out;
+    size_t idx;
+    delta_merge_metrics *m = &ctx->m;
+    m->num_target_rows_updated =
+        m->num_target_rows_matched_updated + m->num_target_rows_not_matched_by_source_updated;
+    m->num_target_rows_deleted =
+        m->num_target_rows_matched_deleted + m->num_target_rows_not_matched_by_source_deleted;
+    m->num_output_rows =
+        m->num_target_rows_copied + m->num_target_rows_updated + m->num_target_rows_inserted;
+    if (ctx->w == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(delta_write_finish(ctx->w, &out, err));
+    for (idx = 0; idx < out.n_adds; idx++)
+        SILT_RETURN_IF_ERROR(delta_txn_add_file(ctx->txn, &out.adds[idx], err));
+    m->num_target_files_added = (int64_t)out.n_adds;
+    m->num_target_bytes_added = out.n_bytes;
+    return SILT_OK;
+}
+
+static silt_status run(merge_ctx *ctx, delta_commit_result *result, silt_error *err)
+{
+    const delta_merge_spec *spec = ctx->spec;
+    int64_t start = time_monotonic_nanos();
+    size_t idx;
+    SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata, 1, err));
+    SILT_RETURN_IF_ERROR(check_keys(ctx, err));
+    SILT_RETURN_IF_ERROR(hash_source(ctx, err));
+    ctx->m.num_source_rows = spec->source->n_rows;
+    SILT_RETURN_IF_ERROR(delta_txn_begin(&ctx->txn, ctx->store, ctx->snap, "MERGE", err));
+    SILT_RETURN_IF_ERROR(delta_txn_read_whole_table(ctx->txn, err));
+    for (idx = 0; idx < ctx->snap->n_files; idx++) {
+        const delta_file *file = &ctx->snap->files[idx];
+        if (spec->file_filter != NULL &&
+            !spec->file_filter(ctx->snap, file, spec->file_filter_payload))
+            continue;
+        SILT_RETURN_IF_ERROR(merge_file(ctx, file, err));
+        arena_reset(ctx->file_a);
+    }
+    SILT_RETURN_IF_ERROR(insert_unmatched(ctx, err));
+    SILT_RETURN_IF_ERROR(add_written(ctx, err));
+    SILT_RETURN_IF_ERROR(set_history(ctx, time_monotonic_nanos() - start, err));
+    return delta_txn_commit(ctx->txn, result, err);
+}
+
+silt_status delta_merge(io_store *store, const delta_snapshot *snap, const delta_merge_spec *spec,
+                        delta_merge_metrics *metrics, delta_commit_result *result,
+                        silt_error *err)
+{
+    merge_ctx ctx;
+    silt_status rc;
+    memset(&ctx, 0, sizeof(ctx));
+    ctx.store = store;
+    ctx.snap = snap;
+    ctx.spec = spec;
+    ctx.a = arena_new(NULL, "merge");
+    ctx.file_a = ctx.a ? arena_new(NULL, "merge file") : NULL;
+    rc = ctx.file_a ? run(&ctx, result, err) : err_nomem(err);
+    if (rc == SILT_OK && metrics != NULL)
+        *metrics = ctx.m;
+    delta_write_free(ctx.w);
+    delta_txn_free(ctx.txn);
+    hashmap_clear(&ctx.keys);
+    buf_clear(&ctx.key);
+    arena_free(ctx.file_a);
+    arena_free(ctx.a);
+    return rc;
+}

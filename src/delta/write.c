@@ -1,0 +1,599 @@
+/*
+ * write.c - delta_writer: batches of the table schema -> Parquet data files
+ * in partition folders -> add actions (write.h).
+ *
+ * One open Parquet file per partition folder; rows of a batch are grouped
+ * by their folder and gathered (col_vec_take) into a batch per folder. The
+ * Parquet writer encodes rows as they come, so a batch's memory (the
+ * writer's batch arena) is dropped after each delta_write_batch.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "delta/protocol.h"
+#include "delta/write_int.h"
+#include "formats/parquet/writer.h"
+#include "util/hashmap.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+#define DEFAULT_TARGET_FILE_SIZE ((int64_t)128 << 20)
+#define DEFAULT_MAX_OPEN_FILES 128
+
+typedef struct part_file {
+    const char *dir;   /* "a=1/b=x/" or "" */
+    dlog_map values;   /* physical partition column -> text or NULL */
+    pqw_writer *pw;    /* NULL until the first rows, and after a roll */
+    const char *key;
+    int64_t mem_bytes; /* in-memory size of the rows written to pw */
+    uint64_t batch_gen; /* the batch in which `group` was given */
+    int64_t group;      /* its group in that batch */
+} part_file;
+
+struct delta_writer {
+    arena *a;        /* lives with the writer */
+    arena *batch_a;  /* reset after each batch */
+    io_store *store;
+    const col_type *in_schema;
+    const col_type *table_schema; /* logical */
+    dlog_metadata md;
+    int md_changed;
+    dproto_mapping_mode mode;
+    int *src_cols;       /* per table column: batch column or -1 */
+    size_t n_part;
+    size_t *part_cols;   /* table column of each partition column, in partition order */
+    const char **part_phys;
+    size_t n_data;
+    size_t *data_cols;   /* table columns written into files */
+    const col_type *file_schema; /* physical, data columns only */
+    int64_t target;
+    int n_indexed;
+    int max_open, n_open;
+    hashmap parts; /* dir -> part_file */
+    dlog_add *adds;
+    size_t n_adds, cap_adds;
+    int64_t n_rows, n_bytes;
+    int file_seq;
+    uint64_t batch_gen;
+    buf scratch;
+    size_t n_partition_by; /* the partitioning the caller asked for, for history */
+    const char **partition_by;
+};
+
+const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out)
+{
+    *n_out = w->n_partition_by;
+    return w->partition_by;
+}
+
+static silt_status keep_partition_by(delta_writer *w, const delta_write_options *opts,
+                                     silt_error *err)
+{
+    size_t idx;
+    w->partition_by = arena_calloc(w->a, opts->n_partition_columns + 1, sizeof(char *));
+    if (w->partition_by == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < opts->n_partition_columns; idx++)
+        if ((w->partition_by[idx] = arena_strdup(w->a, opts->partition_columns[idx])) == NULL)
+            return err_nomem(err);
+    w->n_partition_by = opts->n_partition_columns;
+    return SILT_OK;
+}
+
+const col_type *delta_write_table_schema(const delta_writer *w) { return w->table_schema; }
+
+/* ---- open -------------------------------------------------------------------------------- */
+
+static int find_column(const col_type *schema, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < schema->n_fields; idx++)
+        if (str_casecmp(schema->fields[idx].name, name) == 0)
+            return (int)idx;
+    return -1;
+}
+
+/* Metadata of a new table from the options, or the snapshot's with the evolved schema. */
+static silt_status setup_metadata(delta_writer *w, const delta_snapshot *snap,
+                                  const delta_write_options *opts, silt_error *err)
+{
+    buf text = BUF_INIT;
+    silt_status rc;
+    if (snap == NULL) {
+        w->md_changed = 1;
+        SILT_RETURN_IF_ERROR(delta_metadata_for_new_table(
+            &w->md, w->a, w->table_schema, opts->n_partition_columns, opts->partition_columns,
+            opts->configuration, err));
+        w->table_schema = w->md.schema; /* with column mapping ids and physical names */
+        return dproto_get_mapping_mode(&w->md, &w->mode, err);
+    }
+    w->md = snap->metadata;
+    if (w->table_schema == snap->schema)
+        return SILT_OK;
+    if (w->mode != DPROTO_MAPPING_NONE)
+        return err_set(err, SILT_UNSUPPORTED,
+                       "cannot add columns to a table with column mapping: silt does not assign "
+                       "column ids on schema evolution yet");
+    rc = delta_schema_to_json(w->table_schema, &text, err);
+    if (rc == SILT_OK) {
+        w->md.schema = w->table_schema;
+        w->md.schema_string = arena_strdup(w->a, buf_cstr(&text));
+        w->md_changed = 1;
+        if (w->md.schema_string == NULL)
+            rc = err_nomem(err);
+    }
+    buf_clear(&text);
+    return rc;
+}
+
+static silt_status setup_schema(delta_writer *w, const delta_snapshot *snap, const col_type *schema,
+                                const delta_write_options *opts, silt_error *err)
+{
+    size_t idx;
+    if (schema == NULL || schema->id != COL_STRUCT || schema->n_fields == 0)
+        return err_set(err, SILT_INVALID, "cannot write a table: the data has no columns");
+    if (snap != NULL) {
+        SILT_RETURN_IF_ERROR(dproto_get_mapping_mode(&snap->metadata, &w->mode, err));
+        return dwrite_match_schema(snap->schema, schema, opts->merge_schema, w->a,
+                                   &w->table_schema, &w->src_cols, err);
+    }
+    w->table_schema = schema;
+    w->src_cols = arena_alloc(w->a, schema->n_fields * sizeof(int));
+    if (w->src_cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < schema->n_fields; idx++)
+        w->src_cols[idx] = (int)idx;
+    return SILT_OK;
+}
+
+/* Splits the table columns into partition and data columns; the physical file schema. */
+static silt_status setup_columns(delta_writer *w, silt_error *err)
+{
+    const col_type *schema = w->table_schema, *phys = NULL;
+    col_field *fields;
+    size_t idx, n_data = 0;
+    SILT_RETURN_IF_ERROR(dproto_physical_schema(schema, w->mode, w->a, &phys, err));
+    w->n_part = w->md.n_partition_columns;
+    w->part_cols = arena_calloc(w->a, w->n_part + 1, sizeof(size_t));
+    w->part_phys = arena_calloc(w->a, w->n_part + 1, sizeof(char *));
+    w->data_cols = arena_calloc(w->a, schema->n_fields, sizeof(size_t));
+    fields = arena_calloc(w->a, schema->n_fields, sizeof(*fields));
+    if (w->part_cols == NULL || w->part_phys == NULL || w->data_cols == NULL || fields == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < w->n_part; idx++) {
+        int col = find_column(schema, w->md.partition_columns[idx]);
+        if (col < 0)
+            return err_set(err, SILT_CORRUPT, "the partition column \"%s\" is not in the schema",
+                           w->md.partition_columns[idx]);
+        SILT_RETURN_IF_ERROR(dwrite_check_partition_type(&schema->fields[col], err));
+        w->part_cols[idx] = (size_t)col;
+        w->part_phys[idx] = phys->fields[col].name;
+    }
+    for (idx = 0; idx < schema->n_fields; idx++) {
+        size_t p;
+        for (p = 0; p < w->n_part && w->part_cols[p] != idx; p++)
+            ;
+        if (p < w->n_part)
+            continue;
+        w->data_cols[n_data] = idx;
+        fields[n_data++] = phys->fields[idx];
+    }
+    if (n_data == 0)
+        return err_set(err, SILT_INVALID,
+                       "cannot write a table whose columns are all partition columns");
+    w->n_data = n_data;
+    w->file_schema = col_type_struct(w->a, n_data, fields);
+    return w->file_schema ? SILT_OK : err_nomem(err);
+}
+
+static void setup_sizes(delta_writer *w, const delta_write_options *opts)
+{
+    const char *text = dlog_map_get(&w->md.configuration, "delta.targetFileSize", NULL);
+    int64_t value = 0;
+    w->target = DEFAULT_TARGET_FILE_SIZE;
+    w->max_open = opts->max_open_files > 0 ? opts->max_open_files : DEFAULT_MAX_OPEN_FILES;
+    if (opts->target_file_size > 0)
+        w->target = opts->target_file_size;
+    else if (text != NULL && str_to_int64(text, strlen(text), &value) && value > 0)
+        w->target = value;
+    w->n_indexed = delta_stats_indexed_cols(&w->md);
+}
+
+silt_status delta_write_open(delta_writer **out, io_store *store, const delta_snapshot *snap,
+                             const col_type *schema, const delta_write_options *opts,
+                             silt_error *err)
+{
+    static const delta_write_options defaults = DELTA_WRITE_OPTIONS_INIT;
+    delta_writer *w;
+    silt_status rc;
+    *out = NULL;
+    if (opts == NULL)
+        opts = &defaults;
+    if (snap != NULL)
+        SILT_RETURN_IF_ERROR(delta_check_writable(&snap->protocol, &snap->metadata, 0, err));
+    w = mem_calloc(1, sizeof(*w));
+    if (w == NULL)
+        return err_nomem(err);
+    w->a = arena_new(NULL, "delta writer");
+    w->batch_a = w->a ? arena_new(w->a, "delta writer batch") : NULL;
+    w->store = store;
+    w->in_schema = schema;
+    rc = w->batch_a ? SILT_OK : err_nomem(err);
+    if (rc == SILT_OK)
+        rc = setup_schema(w, snap, schema, opts, err);
+    if (rc == SILT_OK)
+        rc = setup_metadata(w, snap, opts, err);
+    if (rc == SILT_OK)
+        rc = setup_columns(w, err);
+    if (rc == SILT_OK)
+        rc = keep_partition_by(w, opts, err);
+    if (rc != SILT_OK) {
+        delta_write_free(w);
+        return rc;
+    }
+    setup_sizes(w, opts);
+    *out = w;
+    return SILT_OK;
+}
+
+/* ---- files ------------------------------------------------------------------------------- */
+
+static silt_status start_file(delta_writer *w, part_file *pf, silt_error *err)
+{
+    char uuid[37], name[96];
+    char *key;
+    pqw_options popts = PQW_OPTIONS_INIT;
+    SILT_RETURN_IF_ERROR(delta_uuid_v4(uuid, err));
+    snprintf(name, sizeof(name), "part-%05d-%s.c000.snappy.parquet", w->file_seq++ % 100000,
+             uuid);
+    key = arena_alloc(w->a, strlen(pf->dir) + strlen(name) + 1);
+    if (key == NULL)
+        return err_nomem(err);
+    memcpy(key, pf->dir, strlen(pf->dir));
+    memcpy(key + strlen(pf->dir), name, strlen(name) + 1);
+    pf->key = key;
+    if (pf->key == NULL)
+        return err_nomem(err);
+    popts.write_field_ids = w->mode == DPROTO_MAPPING_ID;
+    pf->mem_bytes = 0;
+    SILT_RETURN_IF_ERROR(pqw_writer_open(&pf->pw, w->store, pf->key, w->file_schema, &popts, err));
+    w->n_open++;
+    return SILT_OK;
+}
+
+static silt_status stats_json(delta_writer *w, const pqw_file_stats *st, const char **out,
+                              silt_error *err)
+{
+    delta_col_stats *cols = arena_calloc(w->a, st->n_leaves + 1, sizeof(*cols));
+    size_t idx, n = 0, part;
+    silt_status rc = SILT_OK;
+    if (cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < st->n_leaves && rc == SILT_OK; idx++) {
+        const pqw_leaf_stats *leaf = &st->leaves[idx];
+        delta_col_stats *c = &cols[n];
+        buf_truncate(&w->scratch, 0);
+        for (part = 0; part < leaf->path_len && rc == SILT_OK; part++)
+            rc = buf_printf(&w->scratch, err, "%s%s", part ? "." : "", leaf->path[part]);
+        if (rc != SILT_OK || leaf->in_repeated)
+            continue;
+        c->path = arena_strdup(w->a, buf_cstr(&w->scratch));
+        c->type = leaf->type;
+        c->has_null_count = 1;
+        c->null_count = leaf->null_count;
+        c->has_min_max = leaf->has_min_max;
+        c->min.type = c->max.type = leaf->type->id;
+        c->min.scale = c->max.scale = leaf->type->scale;
+        c->min.v.i = leaf->min.i;
+        c->max.v.i = leaf->max.i;
+        if (leaf->type->id == COL_FLOAT || leaf->type->id == COL_DOUBLE) {
+            c->min.v.d = leaf->min.d;
+            c->max.v.d = leaf->max.d;
+        } else if (leaf->type->id == COL_DECIMAL) {
+            c->min.v.dec = leaf->min.dec;
+            c->max.v.dec = leaf->max.dec;
+        } else if (leaf->type->id == COL_STRING || leaf->type->id == COL_BINARY) {
+            c->min.v.s.ptr = leaf->min.bytes;
+            c->min.v.s.len = (size_t)leaf->min.len;
+            c->max.v.s.ptr = leaf->max.bytes;
+            c->max.v.s.len = (size_t)leaf->max.len;
+        }
+        n += c->path != NULL;
+    }
+    buf_truncate(&w->scratch, 0);
+    if (rc == SILT_OK)
+        rc = delta_stats_to_json(st->num_records, w->file_schema, w->n_indexed, cols, n,
+                                 &w->scratch, err);
+    if (rc == SILT_OK && (*out = arena_strdup(w->a, buf_cstr(&w->scratch))) == NULL)
+        rc = err_nomem(err);
+    return rc;
+}
+
+static silt_status push_add(delta_writer *w, const dlog_add *add, silt_error *err)
+{
+    if (w->n_adds == w->cap_adds) {
+        size_t cap = w->cap_adds ? w->cap_adds * 2 : 16;
+        dlog_add *grown = arena_realloc(w->a, w->adds, w->cap_adds * sizeof(*grown),
+                                        cap * sizeof(*grown));
+        if (grown == NULL)
+            return err_nomem(err);
+        w->adds = grown;
+        w->cap_adds = cap;
+    }
+    w->adds[w->n_adds++] = *add;
+    return SILT_OK;
+}
+
+/* Closes the open file of a partition folder and records its add action. */
+static silt_status close_file(delta_writer *w, part_file *pf, silt_error *err)
+{
+    pqw_file_stats st = PQW_FILE_STATS_INIT;
+    dlog_add add;
+    silt_status rc;
+    pqw_writer *pw = pf->pw;
+    if (pw == NULL)
+        return SILT_OK;
+    pf->pw = NULL;
+    w->n_open--;
+    rc = pqw_writer_close(pw, &st, err);
+    if (rc != SILT_OK)
+        return err_context(err, "while writing the data file \"%s\"", pf->key);
+    memset(&add, 0, sizeof(add));
+    add.path = pf->key;
+    add.partition_values = pf->values;
+    add.size = st.file_bytes;
+    add.modification_time = time_now_micros() / 1000;
+    add.data_change = 1;
+    add.dv.offset = -1;
+    add.dv.max_row_index = -1;
+    rc = stats_json(w, &st, &add.stats, err);
+    if (rc == SILT_OK)
+        rc = push_add(w, &add, err);
+    w->n_bytes += st.file_bytes;
+    pqw_file_stats_clear(&st);
+    return rc;
+}
+
+/* Finishes the open file holding the most rows, to make room for another one. */
+static silt_status close_largest(delta_writer *w, silt_error *err)
+{
+    size_t iter = 0;
+    const hashmap_entry *entry;
+    part_file *largest = NULL;
+    while (hashmap_next(&w->parts, &iter, &entry)) {
+        part_file *pf = entry->value;
+        if (pf->pw != NULL && (largest == NULL || pf->mem_bytes > largest->mem_bytes))
+            largest = pf;
+    }
+    return largest ? close_file(w, largest, err) : SILT_OK;
+}
+
+/* ---- rows -------------------------------------------------------------------------------- */
+
+/* The batch's columns in table order, with null columns for the ones the data lacks. */
+static silt_status conform(delta_writer *w, const col_batch *batch, col_vec ***cols_out,
+                           silt_error *err)
+{
+    size_t n = w->table_schema->n_fields, idx;
+    col_vec **cols = arena_calloc(w->batch_a, n, sizeof(*cols));
+    if (cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        if (w->src_cols[idx] >= 0)
+            cols[idx] = batch->cols[w->src_cols[idx]];
+        else
+            SILT_RETURN_IF_ERROR(col_vec_new_nulls(&cols[idx], w->batch_a,
+                                                   w->table_schema->fields[idx].type,
+                                                   batch->n_rows, err));
+    }
+    *cols_out = cols;
+    return SILT_OK;
+}
+
+/* In-memory bytes of a vector, the measure of the target file size. */
+static int64_t vec_bytes(const col_vec *v)
+{
+    int64_t bytes = v->length * (int64_t)col_type_value_width(v->type->id);
+    size_t idx;
+    if (v->dictionary != NULL)
+        bytes = v->length * 4 + v->dictionary->data_len;
+    else if (v->type->id == COL_STRING || v->type->id == COL_BINARY)
+        bytes = v->length * 4 + v->data_len;
+    for (idx = 0; idx < v->n_children; idx++)
+        bytes += vec_bytes(v->children[idx]);
+    return bytes;
+}
+
+/* The folder of row `row` ("a=1/b=x/") into w->scratch, and its partition values. */
+static silt_status row_dir(delta_writer *w, col_vec **cols, int64_t row, dlog_kv *values,
+                           silt_error *err)
+{
+    size_t idx;
+    buf_truncate(&w->scratch, 0);
+    for (idx = 0; idx < w->n_part; idx++) {
+        const col_vec *v = cols[w->part_cols[idx]];
+        size_t start;
+        int is_null = 0;
+        SILT_RETURN_IF_ERROR(dwrite_escape_path(w->part_phys[idx], strlen(w->part_phys[idx]),
+                                                &w->scratch, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(&w->scratch, '=', err));
+        start = w->scratch.len;
+        SILT_RETURN_IF_ERROR(dwrite_partition_text(v, row, &w->scratch, &is_null, err));
+        if (values != NULL) {
+            values[idx].key = w->part_phys[idx];
+            values[idx].value = is_null ? NULL
+                                        : arena_strndup(w->a, w->scratch.data + start,
+                                                        w->scratch.len - start);
+            if (!is_null && values[idx].value == NULL)
+                return err_nomem(err);
+        }
+        /* The folder name is the escaped text; the log keeps the raw text. */
+        {
+            size_t raw_len = w->scratch.len - start;
+            char *raw = arena_strndup(w->batch_a, w->scratch.data + start, raw_len);
+            if (raw == NULL)
+                return err_nomem(err);
+            buf_truncate(&w->scratch, start);
+            if (is_null)
+                SILT_RETURN_IF_ERROR(buf_append_str(&w->scratch, DWRITE_NULL_PARTITION, err));
+            else
+                SILT_RETURN_IF_ERROR(dwrite_escape_path(raw, raw_len, &w->scratch, err));
+        }
+        SILT_RETURN_IF_ERROR(buf_append_char(&w->scratch, '/', err));
+    }
+    return SILT_OK;
+}
+
+static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_file **out,
+                             silt_error *err)
+{
+    part_file *pf;
+    dlog_kv *values;
+    SILT_RETURN_IF_ERROR(row_dir(w, cols, row, NULL, err));
+    pf = hashmap_get_str(&w->parts, buf_cstr(&w->scratch));
+    if (pf != NULL) {
+        *out = pf;
+        return SILT_OK;
+    }
+    pf = arena_calloc(w->a, 1, sizeof(*pf));
+    values = arena_calloc(w->a, w->n_part + 1, sizeof(*values));
+    if (pf == NULL || values == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(row_dir(w, cols, row, values, err));
+    pf->dir = arena_strdup(w->a, buf_cstr(&w->scratch));
+    pf->values.n = w->n_part;
+    pf->values.items = values;
+    if (pf->dir == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(hashmap_put_str(&w->parts, pf->dir, pf, err));
+    *out = pf;
+    return SILT_OK;
+}
+
+/* Writes rows[0..n) of the conformed columns into one partition folder. */
+static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, const int64_t *rows,
+                              int64_t n_rows, int64_t n_batch_rows, silt_error *err)
+{
+    col_batch part;
+    col_vec **data = arena_calloc(w->batch_a, w->n_data, sizeof(*data));
+    size_t idx;
+    int64_t bytes = 0;
+    if (data == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < w->n_data; idx++) {
+        const col_vec *v = cols[w->data_cols[idx]];
+        if (rows == NULL)
+            data[idx] = (col_vec *)v;
+        else
+            SILT_RETURN_IF_ERROR(col_vec_take(&data[idx], w->batch_a, v, rows, n_rows, err));
+        bytes += vec_bytes(v);
+    }
+    part.schema = w->file_schema;
+    part.n_rows = n_rows;
+    part.n_cols = w->n_data;
+    part.cols = data;
+    if (pf->pw == NULL && w->n_open >= w->max_open)
+        SILT_RETURN_IF_ERROR(close_largest(w, err));
+    if (pf->pw == NULL)
+        SILT_RETURN_IF_ERROR(start_file(w, pf, err));
+    SILT_RETURN_IF_ERROR(pqw_writer_write_batch(pf->pw, &part, err));
+    pf->mem_bytes += n_batch_rows ? bytes * n_rows / n_batch_rows : 0;
+    w->n_rows += n_rows;
+    return pf->mem_bytes >= w->target ? close_file(w, pf, err) : SILT_OK;
+}
+
+/* Groups the rows of a batch by partition folder: group of each row, rows of each group. */
+static silt_status write_partitioned(delta_writer *w, col_vec **cols, int64_t n_rows,
+                                     silt_error *err)
+{
+    part_file **groups = NULL;
+    int64_t *group_of = arena_alloc(w->batch_a, (size_t)n_rows * sizeof(int64_t));
+    int64_t *rows = arena_alloc(w->batch_a, (size_t)n_rows * sizeof(int64_t));
+    int64_t n_groups = 0, row, group, n_in, *starts;
+    if (group_of == NULL || rows == NULL)
+        return err_nomem(err);
+    w->batch_gen++;
+    groups = arena_alloc(w->batch_a, (size_t)n_rows * sizeof(*groups));
+    if (groups == NULL)
+        return err_nomem(err);
+    for (row = 0; row < n_rows; row++) {
+        part_file *pf = NULL;
+        SILT_RETURN_IF_ERROR(find_part(w, cols, row, &pf, err));
+        if (pf->batch_gen != w->batch_gen) {
+            pf->batch_gen = w->batch_gen;
+            pf->group = n_groups;
+            groups[n_groups++] = pf;
+        }
+        group_of[row] = pf->group;
+    }
+    /* Counting sort of the rows by group, keeping their order within a group. */
+    starts = arena_calloc(w->batch_a, (size_t)n_groups + 1, sizeof(int64_t));
+    if (starts == NULL)
+        return err_nomem(err);
+    for (row = 0; row < n_rows; row++)
+        starts[group_of[row] + 1]++;
+    for (group = 0; group < n_groups; group++)
+        starts[group + 1] += starts[group];
+    for (row = 0; row < n_rows; row++)
+        rows[starts[group_of[row]]++] = row;
+    for (group = 0, n_in = 0; group < n_groups; group++) {
+        int64_t end = starts[group];
+        SILT_RETURN_IF_ERROR(
+            write_rows(w, groups[group], cols, rows + n_in, end - n_in, n_rows, err));
+        n_in = end;
+    }
+    return SILT_OK;
+}
+
+silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_error *err)
+{
+    col_vec **cols = NULL;
+    part_file *pf = NULL;
+    silt_status rc;
+    if (!col_type_equal(batch->schema, w->in_schema))
+        return err_set(err, SILT_INVALID,
+                       "cannot write a batch whose schema differs from the one the writer was "
+                       "opened with");
+    if (batch->n_rows == 0)
+        return SILT_OK;
+    rc = conform(w, batch, &cols, err);
+    if (rc == SILT_OK && w->n_part == 0)
+        rc = find_part(w, cols, 0, &pf, err);
+    if (rc == SILT_OK)
+        rc = pf != NULL ? write_rows(w, pf, cols, NULL, batch->n_rows, batch->n_rows, err)
+                        : write_partitioned(w, cols, batch->n_rows, err);
+    arena_reset(w->batch_a);
+    return rc;
+}
+
+silt_status delta_write_finish(delta_writer *w, delta_write_output *out, silt_error *err)
+{
+    size_t iter = 0;
+    const hashmap_entry *entry;
+    while (hashmap_next(&w->parts, &iter, &entry))
+        SILT_RETURN_IF_ERROR(close_file(w, entry->value, err));
+    memset(out, 0, sizeof(*out));
+    out->n_adds = w->n_adds;
+    out->adds = w->adds;
+    out->n_rows = w->n_rows;
+    out->n_bytes = w->n_bytes;
+    out->metadata = &w->md;
+    out->metadata_changed = w->md_changed;
+    return SILT_OK;
+}
+
+void delta_write_free(delta_writer *w)
+{
+    size_t iter = 0;
+    const hashmap_entry *entry;
+    if (w == NULL)
+        return;
+    while (hashmap_next(&w->parts, &iter, &entry)) {
+        part_file *pf = entry->value;
+        pqw_writer_abort(pf->pw);
+    }
+    hashmap_clear(&w->parts);
+    buf_clear(&w->scratch);
+    arena_free(w->a);
+    mem_free(w);
+}

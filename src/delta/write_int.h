@@ -1,0 +1,44 @@
+/*
+ * write_int.h - private to the delta_writer modules (write*.c).
+ */
+#ifndef SILT_DELTA_WRITE_INT_H
+#define SILT_DELTA_WRITE_INT_H
+
+#include "delta/write.h"
+
+/* The folder name of a null (or empty) partition value, as Hive and Spark write it. */
+#define DWRITE_NULL_PARTITION "__HIVE_DEFAULT_PARTITION__"
+
+/*
+ * Row `row` of a partition column as Delta serialises it in partitionValues
+ * (PROTOCOL: Partition Value Serialization), appended to out; *is_null_out
+ * is set for a null (and for an empty string, which Spark stores as null).
+ * SILT_UNSUPPORTED for types that cannot be partition columns.
+ */
+silt_status dwrite_partition_text(const col_vec *v, int64_t row, buf *out, int *is_null_out,
+                                  silt_error *err);
+
+/* Appends s with Spark's escapePathName: %XX (upper case) for characters unsafe in a folder. */
+silt_status dwrite_escape_path(const char *s, size_t len, buf *out, silt_error *err);
+
+/* SILT_OK when a column of this type may partition a table (not nested, not binary). */
+silt_status dwrite_check_partition_type(const col_field *field, silt_error *err);
+
+/*
+ * Schema enforcement and evolution of an existing table: for each table
+ * column, the index of the batch column that feeds it (-1 = written as
+ * null) in src_cols_out (n_table_cols entries, arena a); with merge_schema
+ * the batch's extra columns are appended to the table schema in
+ * *table_schema_out (else it is the snapshot's). Errors in Spark's shape.
+ */
+silt_status dwrite_match_schema(const col_type *table, const col_type *data, int merge_schema,
+                                arena *a, const col_type **table_schema_out, int **src_cols_out,
+                                silt_error *err);
+
+/* The partition columns the caller gave at open (WRITE's partitionBy in history). */
+const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out);
+
+/* operationParameters.predicate as Spark's JSON list of one SQL text ("true" when NULL). */
+silt_status dwrite_predicate_param(delta_txn *txn, const char *text, silt_error *err);
+
+#endif

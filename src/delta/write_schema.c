@@ -1,0 +1,130 @@
+/*
+ * write_schema.c - Delta's schema enforcement and evolution on write.
+ *
+ * Delta's rules for a DataFrame write (docs.delta.io, Schema enforcement):
+ * a data column the table lacks is refused unless mergeSchema is set, when
+ * it is appended to the table schema; a table column the data lacks is
+ * written as null; a column of another type is refused (Delta only widens
+ * types with type widening on, which silt does not write). Column names
+ * match case-insensitively, as Spark's default spark.sql.caseSensitive.
+ */
+#include <string.h>
+
+#include "delta/write_int.h"
+
+static int find_field(const col_type *schema, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < schema->n_fields; idx++)
+        if (str_casecmp(schema->fields[idx].name, name) == 0)
+            return (int)idx;
+    return -1;
+}
+
+/* Appends "Table schema: ..., data schema: ..." as the error's detail. */
+static void schemas_detail(silt_error *err, const col_type *table, const col_type *data)
+{
+    buf t = BUF_INIT, d = BUF_INIT;
+    silt_error ignored = SILT_ERROR_INIT;
+    if (col_type_format(table, &t, &ignored) == SILT_OK &&
+        col_type_format(data, &d, &ignored) == SILT_OK)
+        err_detail(err, "table schema: %s; data schema: %s", buf_cstr(&t), buf_cstr(&d));
+    buf_clear(&t);
+    buf_clear(&d);
+}
+
+static silt_status mismatch(silt_error *err, const col_type *table, const col_type *data,
+                            const char *what, const char *name)
+{
+    err_set(err, SILT_INVALID,
+            "A schema mismatch detected when writing to the Delta table: %s \"%s\"", what, name);
+    schemas_detail(err, table, data);
+    err_hint(err, "to add the new columns to the table schema, write with the option "
+                  "mergeSchema = true");
+    return SILT_INVALID;
+}
+
+static silt_status type_mismatch(silt_error *err, const col_type *table, const col_type *data,
+                                 const col_field *tf, const col_field *df)
+{
+    buf t = BUF_INIT, d = BUF_INIT;
+    silt_error ignored = SILT_ERROR_INIT;
+    (void)col_type_format(tf->type, &t, &ignored);
+    (void)col_type_format(df->type, &d, &ignored);
+    err_set(err, SILT_INVALID,
+            "[DELTA_FAILED_TO_MERGE_FIELDS] Failed to merge fields '%s' and '%s': the table has "
+            "type %s and the data %s",
+            tf->name, df->name, buf_cstr(&t), buf_cstr(&d));
+    buf_clear(&t);
+    buf_clear(&d);
+    schemas_detail(err, table, data);
+    return SILT_INVALID;
+}
+
+static silt_status check_duplicates(const col_type *data, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < data->n_fields; idx++)
+        if (find_field(data, data->fields[idx].name) != (int)idx)
+            return err_set(err, SILT_INVALID,
+                           "[DELTA_DUPLICATE_COLUMNS_FOUND] Found duplicate column(s) in the data "
+                           "to save: \"%s\"",
+                           data->fields[idx].name);
+    return SILT_OK;
+}
+
+/* The table schema with the data's extra columns appended (nullable, no metadata). */
+static silt_status evolve(const col_type *table, const col_type *data, arena *a,
+                          const col_type **out, silt_error *err)
+{
+    size_t n = table->n_fields, idx;
+    col_field *fields = arena_calloc(a, table->n_fields + data->n_fields, sizeof(*fields));
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, table->fields, table->n_fields * sizeof(*fields));
+    for (idx = 0; idx < data->n_fields; idx++) {
+        if (find_field(table, data->fields[idx].name) >= 0)
+            continue;
+        fields[n] = data->fields[idx];
+        fields[n].nullable = 1; /* old files have no values for it */
+        fields[n].metadata_json = NULL;
+        fields[n].field_id = -1;
+        n++;
+    }
+    *out = col_type_struct(a, n, fields);
+    return *out ? SILT_OK : err_nomem(err);
+}
+
+silt_status dwrite_match_schema(const col_type *table, const col_type *data, int merge_schema,
+                                arena *a, const col_type **table_schema_out, int **src_cols_out,
+                                silt_error *err)
+{
+    size_t idx;
+    int *src;
+    SILT_RETURN_IF_ERROR(check_duplicates(data, err));
+    for (idx = 0; idx < data->n_fields; idx++) {
+        const col_field *df = &data->fields[idx];
+        int t_idx = find_field(table, df->name);
+        if (t_idx < 0 && !merge_schema)
+            return mismatch(err, table, data, "the data has a column the table does not have:",
+                            df->name);
+        if (t_idx >= 0 && !col_type_equal(table->fields[t_idx].type, df->type))
+            return type_mismatch(err, table, data, &table->fields[t_idx], df);
+    }
+    *table_schema_out = table;
+    if (merge_schema)
+        SILT_RETURN_IF_ERROR(evolve(table, data, a, table_schema_out, err));
+    table = *table_schema_out;
+    src = arena_alloc(a, (table->n_fields + 1) * sizeof(*src));
+    if (src == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < table->n_fields; idx++) {
+        src[idx] = find_field(data, table->fields[idx].name);
+        if (src[idx] < 0 && !table->fields[idx].nullable)
+            return mismatch(err, table, data,
+                            "the data lacks a non-nullable column of the table:",
+                            table->fields[idx].name);
+    }
+    *src_cols_out = src;
+    return SILT_OK;
+}

@@ -1,0 +1,640 @@
+/*
+ * pages.c - decoding a column chunk: pages (dictionary, data v1, data v2;
+ * CRCs are not checked) are decompressed and their levels and values
+ * decoded straight into the leaf's Delta representation (leaf_data), for
+ * the whole row group.
+ *
+ * PROTOCOL: parquet-format README (column chunks, pages), Encodings.md,
+ * Compression.md.
+ */
+#include <string.h>
+
+#include "formats/parquet/codec.h"
+#include "formats/parquet/convert.h"
+#include "formats/parquet/scan_int.h"
+#include "util/mem.h"
+
+static int level_bit_width(int max_level)
+{
+    int width = 0;
+    while ((1 << width) <= max_level)
+        width++;
+    return width;
+}
+
+silt_status pq_leaf_reset(leaf_data *ld, silt_error *err)
+{
+    int64_t zero = 0;
+    buf_truncate(&ld->def, 0);
+    buf_truncate(&ld->rep, 0);
+    buf_truncate(&ld->values, 0);
+    buf_truncate(&ld->bin.offsets, 0);
+    buf_truncate(&ld->bin.data, 0);
+    buf_truncate(&ld->dict_values, 0);
+    buf_truncate(&ld->dict_bin.offsets, 0);
+    buf_truncate(&ld->dict_bin.data, 0);
+    ld->n_levels = ld->n_values = ld->dict_count = 0;
+    ld->has_dict = ld->dict_mode = ld->seen_data_page = 0;
+    ld->level_pos = ld->value_pos = 0;
+    SILT_RETURN_IF_ERROR(buf_append(&ld->bin.offsets, &zero, sizeof(zero), err));
+    return buf_append(&ld->dict_bin.offsets, &zero, sizeof(zero), err);
+}
+
+void pq_leaf_clear(leaf_data *ld)
+{
+    buf_clear(&ld->def);
+    buf_clear(&ld->rep);
+    buf_clear(&ld->values);
+    buf_clear(&ld->dict_values);
+    pq_binary_clear(&ld->bin);
+    pq_binary_clear(&ld->dict_bin);
+}
+
+static silt_status page_corrupt(silt_error *err, const char *why)
+{
+    return err_set(err, SILT_CORRUPT, "could not decode page: %s", why);
+}
+
+/* Appends n physical values (fixed width in r->scratch, or r->scratch_bin) to dst. */
+static silt_status append_physical(pq_reader *r, const pq_vnode *v, size_t n, buf *dst_values,
+                                   pq_binary *dst_bin, silt_error *err)
+{
+    size_t bytes;
+    if (v->conv == PQ_CONV_NULL)
+        return SILT_OK;
+    if (v->out_width == 0) {
+        /* Variable-width Delta values (string/binary). */
+        if (v->phys_width == 0) {
+            const int64_t *offs = pq_binary_offsets(&r->scratch_bin);
+            size_t idx, base;
+            if (n == 0)
+                return SILT_OK;
+            if (dst_bin->offsets.len == 0) {
+                int64_t zero = 0;
+                SILT_RETURN_IF_ERROR(buf_append(&dst_bin->offsets, &zero, 8, err));
+            }
+            base = dst_bin->data.len;
+            SILT_RETURN_IF_ERROR(buf_append(&dst_bin->data, r->scratch_bin.data.data,
+                                            (size_t)offs[n], err));
+            SILT_RETURN_IF_ERROR(buf_reserve(&dst_bin->offsets, n * 8, err));
+            for (idx = 1; idx <= n; idx++) {
+                int64_t o = offs[idx] + (int64_t)base;
+                memcpy(dst_bin->offsets.data + dst_bin->offsets.len, &o, 8);
+                dst_bin->offsets.len += 8;
+            }
+            return SILT_OK;
+        } else {
+            size_t idx;
+            for (idx = 0; idx < n; idx++)
+                SILT_RETURN_IF_ERROR(pq_binary_append(
+                    dst_bin, r->scratch.data + idx * v->phys_width, v->phys_width, err));
+            return SILT_OK;
+        }
+    }
+    if (!mem_mul_ok(n, v->out_width, &bytes))
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(buf_reserve(dst_values, bytes, err));
+    if (v->phys_width == 0)
+        SILT_RETURN_IF_ERROR(pq_convert_binary_to_fixed(
+            v, pq_binary_offsets(&r->scratch_bin), r->scratch_bin.data.data, n,
+            (uint8_t *)dst_values->data + dst_values->len, err));
+    else
+        SILT_RETURN_IF_ERROR(pq_convert_fixed(v, (const uint8_t *)r->scratch.data, n,
+                                              (uint8_t *)dst_values->data + dst_values->len, err));
+    dst_values->len += bytes;
+    return SILT_OK;
+}
+
+/* Decodes n values with a non-dictionary encoding into r->scratch / r->scratch_bin. */
+static silt_status decode_physical(pq_reader *r, const pq_vnode *v, int encoding,
+                                   const uint8_t *data, size_t len, size_t n, silt_error *err)
+{
+    size_t bytes;
+    pq_physical type = v->se->type;
+    buf_truncate(&r->scratch, 0);
+    buf_truncate(&r->scratch_bin.offsets, 0);
+    buf_truncate(&r->scratch_bin.data, 0);
+    if (type == PQ_BYTE_ARRAY) {
+        switch (encoding) {
+        case PQ_ENC_PLAIN:
+            return pq_plain_byte_array(data, len, n, &r->scratch_bin, err);
+        case PQ_ENC_DELTA_LENGTH_BYTE_ARRAY:
+            return pq_delta_length_byte_array(data, len, n, &r->scratch_bin, err);
+        case PQ_ENC_DELTA_BYTE_ARRAY:
+            return pq_delta_byte_array(data, len, n, &r->scratch_bin, err);
+        default:
+            goto unsupported;
+        }
+    }
+    if (!mem_mul_ok(n, v->phys_width, &bytes))
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(buf_reserve(&r->scratch, bytes + 8, err));
+    switch (encoding) {
+    case PQ_ENC_PLAIN:
+        if (type == PQ_BOOLEAN)
+            SILT_RETURN_IF_ERROR(pq_plain_bool(data, len, n, (uint8_t *)r->scratch.data, err));
+        else
+            SILT_RETURN_IF_ERROR(pq_plain_fixed(data, len, v->phys_width, n, r->scratch.data, err));
+        break;
+    case PQ_ENC_RLE: {
+        /* PROTOCOL: Encodings.md, RLE booleans carry a 4-byte length prefix. */
+        uint32_t blen;
+        uint32_t *tmp;
+        size_t idx;
+        if (type != PQ_BOOLEAN)
+            goto unsupported;
+        if (len < 4)
+            return page_corrupt(err, "RLE boolean values lack their length");
+        memcpy(&blen, data, 4);
+        if (blen > len - 4)
+            return page_corrupt(err, "RLE boolean length runs past the page");
+        tmp = mem_alloc((n ? n : 1) * sizeof(uint32_t));
+        if (tmp == NULL)
+            return err_nomem(err);
+        if (pq_rle_decode_u32(data + 4, blen, 1, n, tmp, NULL, err) != SILT_OK) {
+            mem_free(tmp);
+            return SILT_CORRUPT;
+        }
+        for (idx = 0; idx < n; idx++)
+            r->scratch.data[idx] = (char)tmp[idx];
+        mem_free(tmp);
+        break;
+    }
+    case PQ_ENC_DELTA_BINARY_PACKED: {
+        int64_t *tmp;
+        size_t idx;
+        if (type != PQ_INT32 && type != PQ_INT64)
+            goto unsupported;
+        tmp = mem_alloc((n ? n : 1) * sizeof(int64_t));
+        if (tmp == NULL)
+            return err_nomem(err);
+        if (pq_delta_binary_decode(data, len, n, tmp, NULL, err) != SILT_OK) {
+            mem_free(tmp);
+            return SILT_CORRUPT;
+        }
+        if (type == PQ_INT64) {
+            memcpy(r->scratch.data, tmp, n * 8);
+        } else {
+            for (idx = 0; idx < n; idx++) {
+                int32_t v32 = (int32_t)(uint32_t)(uint64_t)tmp[idx];
+                memcpy(r->scratch.data + idx * 4, &v32, 4);
+            }
+        }
+        mem_free(tmp);
+        break;
+    }
+    case PQ_ENC_BYTE_STREAM_SPLIT:
+        if (type == PQ_BOOLEAN || type == PQ_INT96)
+            goto unsupported;
+        /* The streams span the whole value section, whose length fixes n. */
+        if (len != bytes)
+            return page_corrupt(err, "BYTE_STREAM_SPLIT section size does not match the values");
+        SILT_RETURN_IF_ERROR(pq_byte_stream_split(data, len, v->phys_width, n,
+                                                  (uint8_t *)r->scratch.data, err));
+        break;
+    case PQ_ENC_DELTA_BYTE_ARRAY: {
+        size_t idx;
+        if (type != PQ_FIXED_LEN_BYTE_ARRAY)
+            goto unsupported;
+        SILT_RETURN_IF_ERROR(pq_delta_byte_array(data, len, n, &r->scratch_bin, err));
+        for (idx = 0; idx < n; idx++) {
+            const int64_t *offs = pq_binary_offsets(&r->scratch_bin);
+            if ((size_t)(offs[idx + 1] - offs[idx]) != v->phys_width)
+                return page_corrupt(err, "DELTA_BYTE_ARRAY value has the wrong fixed length");
+        }
+        if (n > 0)
+            memcpy(r->scratch.data, r->scratch_bin.data.data, bytes);
+        break;
+    }
+    default:
+        goto unsupported;
+    }
+    r->scratch.len = bytes;
+    return SILT_OK;
+unsupported:
+    return err_set(err, SILT_UNSUPPORTED, "encoding %s (%d) is not supported for %s values",
+                   pq_encoding_name(encoding), encoding, pq_physical_name(type));
+}
+
+static silt_status read_dictionary(pq_reader *r, leaf_data *ld, const pq_page_header *h,
+                                   const uint8_t *data, size_t len, silt_error *err)
+{
+    const pq_vnode *v = ld->v;
+    if (ld->has_dict)
+        return page_corrupt(err, "a second dictionary page in one column chunk");
+    if (!h->has_dictionary || h->dictionary.num_values < 0 ||
+        h->dictionary.num_values > PQ_MAX_PAGE_VALUES)
+        return page_corrupt(err, "dictionary page header is missing or has a negative count");
+    if (h->dictionary.encoding != PQ_ENC_PLAIN && h->dictionary.encoding != PQ_ENC_PLAIN_DICTIONARY)
+        return err_set(err, SILT_UNSUPPORTED, "dictionary page encoding %s is not supported",
+                       pq_encoding_name(h->dictionary.encoding));
+    SILT_RETURN_IF_ERROR(decode_physical(r, v, PQ_ENC_PLAIN, data, len,
+                                         (size_t)h->dictionary.num_values, err));
+    SILT_RETURN_IF_ERROR(append_physical(r, v, (size_t)h->dictionary.num_values,
+                                         &ld->dict_values, &ld->dict_bin, err));
+    ld->dict_count = (size_t)h->dictionary.num_values;
+    ld->has_dict = 1;
+    return SILT_OK;
+}
+
+/* Gathers dictionary entries by index into the leaf's values. */
+static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t n, silt_error *err)
+{
+    const pq_vnode *v = ld->v;
+    size_t k;
+    if (!ld->has_dict)
+        return page_corrupt(err, "dictionary-encoded page without a dictionary page");
+    for (k = 0; k < n; k++)
+        if (idx[k] >= ld->dict_count)
+            return page_corrupt(err, "dictionary index out of range");
+    if (v->conv == PQ_CONV_NULL)
+        return SILT_OK;
+    if (v->out_width > 0) {
+        size_t w = v->out_width;
+        uint8_t *dst;
+        const uint8_t *dict = (const uint8_t *)ld->dict_values.data;
+        SILT_RETURN_IF_ERROR(buf_reserve(&ld->values, n * w, err));
+        dst = (uint8_t *)ld->values.data + ld->values.len;
+        switch (w) {
+        case 1: for (k = 0; k < n; k++) dst[k] = dict[idx[k]]; break;
+        case 4:
+            for (k = 0; k < n; k++)
+                memcpy(dst + k * 4, dict + (size_t)idx[k] * 4, 4);
+            break;
+        case 8:
+            for (k = 0; k < n; k++)
+                memcpy(dst + k * 8, dict + (size_t)idx[k] * 8, 8);
+            break;
+        default:
+            for (k = 0; k < n; k++)
+                memcpy(dst + k * w, dict + (size_t)idx[k] * w, w);
+            break;
+        }
+        ld->values.len += n * w;
+        return SILT_OK;
+    } else {
+        const int64_t *doff = pq_binary_offsets(&ld->dict_bin);
+        size_t total = 0;
+        for (k = 0; k < n; k++)
+            total += (size_t)(doff[idx[k] + 1] - doff[idx[k]]);
+        if (ld->bin.offsets.len == 0) {
+            int64_t zero = 0;
+            SILT_RETURN_IF_ERROR(buf_append(&ld->bin.offsets, &zero, 8, err));
+        }
+        SILT_RETURN_IF_ERROR(buf_reserve(&ld->bin.data, total, err));
+        SILT_RETURN_IF_ERROR(buf_reserve(&ld->bin.offsets, n * 8, err));
+        for (k = 0; k < n; k++) {
+            size_t vlen = (size_t)(doff[idx[k] + 1] - doff[idx[k]]);
+            int64_t end;
+            if (vlen > 0)
+                memcpy(ld->bin.data.data + ld->bin.data.len, ld->dict_bin.data.data + doff[idx[k]],
+                       vlen);
+            ld->bin.data.len += vlen;
+            end = (int64_t)ld->bin.data.len;
+            memcpy(ld->bin.offsets.data + ld->bin.offsets.len, &end, 8);
+            ld->bin.offsets.len += 8;
+        }
+        return SILT_OK;
+    }
+}
+
+/* Decodes a page's values section (n non-null values) and appends them. */
+static int is_variable(const pq_vnode *v) { return v->conv != PQ_CONV_NULL && v->out_width == 0; }
+
+/* Leaves dictionary mode: the indices gathered so far become plain values. */
+static silt_status leave_dict_mode(leaf_data *ld, silt_error *err)
+{
+    buf indices = ld->values;
+    silt_status rc;
+    buf_init(&ld->values, indices.limit);
+    ld->dict_mode = 0;
+    rc = gather_dictionary(ld, (const uint32_t *)(const void *)indices.data,
+                           indices.len / sizeof(uint32_t), err);
+    buf_clear(&indices);
+    return rc;
+}
+
+/*
+ * Values whose Delta form is their physical form skip the scratch buffer:
+ * PLAIN numbers are appended as they are, byte arrays decode straight into
+ * the leaf. Returns 1 when it handled the page (*rc_out set).
+ */
+static int decode_direct(leaf_data *ld, int encoding, const uint8_t *data, size_t len, size_t n,
+                         silt_error *err, silt_status *rc_out)
+{
+    const pq_vnode *v = ld->v;
+    size_t bytes;
+    if (v->conv == PQ_CONV_BINARY && v->se->type == PQ_BYTE_ARRAY) {
+        if (encoding == PQ_ENC_PLAIN)
+            *rc_out = pq_plain_byte_array(data, len, n, &ld->bin, err);
+        else if (encoding == PQ_ENC_DELTA_LENGTH_BYTE_ARRAY)
+            *rc_out = pq_delta_length_byte_array(data, len, n, &ld->bin, err);
+        else if (encoding == PQ_ENC_DELTA_BYTE_ARRAY)
+            *rc_out = pq_delta_byte_array(data, len, n, &ld->bin, err);
+        else
+            return 0;
+    } else if (encoding == PQ_ENC_PLAIN &&
+               (v->conv == PQ_CONV_I32 || v->conv == PQ_CONV_I64 || v->conv == PQ_CONV_FLOAT ||
+                v->conv == PQ_CONV_DOUBLE)) {
+        if (!mem_mul_ok(n, v->phys_width, &bytes) || bytes > len)
+            *rc_out = page_corrupt(err, "PLAIN values run past the end of the page");
+        else
+            *rc_out = buf_append(&ld->values, data, bytes, err);
+    } else {
+        return 0;
+    }
+    if (*rc_out == SILT_OK)
+        ld->n_values += n;
+    return 1;
+}
+
+/* Decodes a page's values section (n non-null values) and appends them. */
+static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const uint8_t *data,
+                               size_t len, size_t n, silt_error *err)
+{
+    int first_page = !ld->seen_data_page;
+    silt_status rc;
+    ld->seen_data_page = 1;
+    if (encoding == PQ_ENC_PLAIN_DICTIONARY || encoding == PQ_ENC_RLE_DICTIONARY) {
+        uint32_t *idx;
+        size_t k;
+        if (first_page && is_variable(ld->v))
+            ld->dict_mode = 1;
+        if (!ld->dict_mode) {
+            idx = mem_alloc((n ? n : 1) * sizeof(uint32_t));
+            if (idx == NULL)
+                return err_nomem(err);
+            rc = pq_dict_indices(data, len, n, idx, err);
+            if (rc == SILT_OK)
+                rc = gather_dictionary(ld, idx, n, err);
+            mem_free(idx);
+            ld->n_values += rc == SILT_OK ? n : 0;
+            return rc;
+        }
+        /* Dictionary mode: the indices go straight into the values. */
+        if (!ld->has_dict)
+            return page_corrupt(err, "dictionary-encoded page without a dictionary page");
+        SILT_RETURN_IF_ERROR(buf_reserve(&ld->values, n * sizeof(uint32_t), err));
+        idx = (uint32_t *)(void *)(ld->values.data + ld->values.len);
+        SILT_RETURN_IF_ERROR(pq_dict_indices(data, len, n, idx, err));
+        for (k = 0; k < n; k++)
+            if (idx[k] >= ld->dict_count)
+                return page_corrupt(err, "dictionary index out of range");
+        ld->values.len += n * sizeof(uint32_t);
+        ld->n_values += n;
+        return SILT_OK;
+    }
+    if (ld->dict_mode)
+        SILT_RETURN_IF_ERROR(leave_dict_mode(ld, err));
+    if (decode_direct(ld, encoding, data, len, n, err, &rc))
+        return rc;
+    SILT_RETURN_IF_ERROR(decode_physical(r, ld->v, encoding, data, len, n, err));
+    SILT_RETURN_IF_ERROR(append_physical(r, ld->v, n, &ld->values, &ld->bin, err));
+    ld->n_values += n;
+    return SILT_OK;
+}
+
+/* Decodes levels into the leaf's level buffer; returns the bytes used in *used. */
+static silt_status read_levels(buf *dst, int encoding, int max_level, const uint8_t *data,
+                               size_t len, size_t n, int v1_prefix, size_t *used, silt_error *err)
+{
+    int width = level_bit_width(max_level);
+    uint16_t *out;
+    size_t k, consumed = 0;
+    SILT_RETURN_IF_ERROR(buf_reserve(dst, n * 2, err));
+    out = (uint16_t *)(void *)(dst->data + dst->len);
+    if (encoding == PQ_ENC_BIT_PACKED) {
+        SILT_RETURN_IF_ERROR(pq_bitpacked_levels(data, len, width, n, out, &consumed, err));
+    } else if (encoding == PQ_ENC_RLE) {
+        if (v1_prefix) {
+            uint32_t rle_len;
+            if (len < 4)
+                return page_corrupt(err, "levels lack their length prefix");
+            memcpy(&rle_len, data, 4);
+            if (rle_len > len - 4)
+                return page_corrupt(err, "levels length runs past the page");
+            SILT_RETURN_IF_ERROR(pq_rle_decode_u16(data + 4, rle_len, width, n, out, NULL, err));
+            consumed = 4 + (size_t)rle_len;
+        } else {
+            SILT_RETURN_IF_ERROR(pq_rle_decode_u16(data, len, width, n, out, NULL, err));
+            consumed = len;
+        }
+    } else {
+        return err_set(err, SILT_UNSUPPORTED, "level encoding %s is not supported",
+                       pq_encoding_name(encoding));
+    }
+    for (k = 0; k < n; k++)
+        if (out[k] > max_level)
+            return page_corrupt(err, "a level is above the column's maximum");
+    dst->len += n * 2;
+    *used = consumed;
+    return SILT_OK;
+}
+
+size_t pq_leaf_count_defined(const leaf_data *ld, size_t from, size_t n)
+{
+    const uint16_t *def = (const uint16_t *)(const void *)ld->def.data;
+    uint16_t max_def = (uint16_t)ld->v->max_def;
+    size_t k, count = 0;
+    if (ld->v->max_def == 0)
+        return n;
+    for (k = 0; k < n; k++)
+        count += def[from + k] == max_def;
+    return count;
+}
+
+static silt_status check_page_values(int32_t num_values, silt_error *err)
+{
+    if (num_values < 0 || num_values > PQ_MAX_PAGE_VALUES)
+        return page_corrupt(err, "value count out of range");
+    return SILT_OK;
+}
+
+static silt_status read_data_page_v1(pq_reader *r, leaf_data *ld, const pq_page_header *h,
+                                     const uint8_t *data, size_t len, silt_error *err)
+{
+    const pq_vnode *v = ld->v;
+    size_t n = (size_t)h->data.num_values, pos = 0, used, n_defined;
+    if (!h->has_data)
+        return page_corrupt(err, "data page without its header");
+    SILT_RETURN_IF_ERROR(check_page_values(h->data.num_values, err));
+    if (v->max_rep > 0) {
+        SILT_RETURN_IF_ERROR(read_levels(&ld->rep, h->data.rep_encoding, v->max_rep, data, len, n,
+                                         1, &used, err));
+        pos += used;
+    }
+    if (v->max_def > 0) {
+        SILT_RETURN_IF_ERROR(read_levels(&ld->def, h->data.def_encoding, v->max_def, data + pos,
+                                         len - pos, n, 1, &used, err));
+        pos += used;
+    }
+    n_defined = pq_leaf_count_defined(ld, ld->n_levels, n);
+    ld->n_levels += n;
+    return read_values(r, ld, h->data.encoding, data + pos, len - pos, n_defined, err);
+}
+
+static silt_status read_data_page_v2(pq_reader *r, leaf_data *ld, const pq_page_header *h,
+                                     const uint8_t *page, size_t page_len, int codec,
+                                     silt_error *err)
+{
+    const pq_data_page_header_v2 *h2 = &h->data_v2;
+    const pq_vnode *v = ld->v;
+    size_t n = (size_t)h2->num_values, used, n_defined, levels_len, values_len, out_len;
+    const uint8_t *values;
+    if (!h->has_data_v2)
+        return page_corrupt(err, "data page v2 without its header");
+    SILT_RETURN_IF_ERROR(check_page_values(h2->num_values, err));
+    if (h2->rep_byte_len < 0 || h2->def_byte_len < 0 ||
+        (size_t)h2->rep_byte_len + (size_t)h2->def_byte_len > page_len ||
+        (int64_t)h2->rep_byte_len + h2->def_byte_len > h->uncompressed_size)
+        return page_corrupt(err, "level sections run past the page");
+    levels_len = (size_t)h2->rep_byte_len + (size_t)h2->def_byte_len;
+    if (v->max_rep > 0)
+        SILT_RETURN_IF_ERROR(read_levels(&ld->rep, PQ_ENC_RLE, v->max_rep, page,
+                                         (size_t)h2->rep_byte_len, n, 0, &used, err));
+    if (v->max_def > 0)
+        SILT_RETURN_IF_ERROR(read_levels(&ld->def, PQ_ENC_RLE, v->max_def,
+                                         page + h2->rep_byte_len, (size_t)h2->def_byte_len, n, 0,
+                                         &used, err));
+    n_defined = pq_leaf_count_defined(ld, ld->n_levels, n);
+    ld->n_levels += n;
+    values_len = page_len - levels_len;
+    out_len = (size_t)h->uncompressed_size - levels_len;
+    values = page + levels_len;
+    if (h2->is_compressed && codec != PQ_CODEC_UNCOMPRESSED && (values_len > 0 || out_len > 0)) {
+        buf_truncate(&r->page, 0);
+        SILT_RETURN_IF_ERROR(buf_reserve(&r->page, out_len, err));
+        SILT_RETURN_IF_ERROR(pq_decompress(codec, values, values_len, (uint8_t *)r->page.data,
+                                           out_len, err));
+        values = (const uint8_t *)r->page.data;
+        values_len = out_len;
+    }
+    return read_values(r, ld, h2->encoding, values, values_len, n_defined, err);
+}
+
+/* Decompresses a whole page (v1 and dictionary pages) into r->page. */
+static silt_status page_body(pq_reader *r, const pq_page_header *h, int codec,
+                             const uint8_t *page, size_t len, const uint8_t **out,
+                             size_t *out_len, silt_error *err)
+{
+    if (codec == PQ_CODEC_UNCOMPRESSED) {
+        *out = page;
+        *out_len = len;
+        return SILT_OK;
+    }
+    buf_truncate(&r->page, 0);
+    SILT_RETURN_IF_ERROR(buf_reserve(&r->page, (size_t)h->uncompressed_size, err));
+    SILT_RETURN_IF_ERROR(pq_decompress(codec, page, len, (uint8_t *)r->page.data,
+                                       (size_t)h->uncompressed_size, err));
+    *out = (const uint8_t *)r->page.data;
+    *out_len = (size_t)h->uncompressed_size;
+    return SILT_OK;
+}
+
+static silt_status check_page_sizes(const pq_page_header *h, silt_error *err)
+{
+    /* Refuse headers that would make us allocate absurd amounts. */
+    if (h->uncompressed_size > PQ_MAX_PAGE_BYTES)
+        return err_set(err, SILT_UNSUPPORTED, "page of %d bytes is over the limit of %lld bytes",
+                       h->uncompressed_size, (long long)PQ_MAX_PAGE_BYTES);
+    if (h->uncompressed_size > (1 << 26) &&
+        (int64_t)h->uncompressed_size > (int64_t)h->compressed_size * 100000)
+        return page_corrupt(err, "uncompressed size is implausibly large");
+    return SILT_OK;
+}
+
+int64_t pq_leaf_bytes(const leaf_data *ld)
+{
+    return (int64_t)(ld->def.len + ld->rep.len + ld->values.len + ld->bin.offsets.len +
+                     ld->bin.data.len + ld->dict_values.len + ld->dict_bin.offsets.len +
+                     ld->dict_bin.data.len);
+}
+
+static silt_status read_chunk_pages(pq_reader *r, leaf_data *ld, const pq_column_meta *cm,
+                                    const uint8_t *chunk, size_t chunk_len, silt_error *err)
+{
+    size_t pos = 0;
+    while (pos < chunk_len && (int64_t)ld->n_levels < cm->num_values) {
+        pq_page_header h;
+        size_t hlen, body_len;
+        const uint8_t *body;
+        SILT_RETURN_IF_ERROR(pq_parse_page_header(&h, &hlen, chunk + pos, chunk_len - pos, err));
+        pos += hlen;
+        if ((size_t)h.compressed_size > chunk_len - pos)
+            return err_set(err, SILT_CORRUPT, "page at byte %zu of the column chunk runs past its "
+                           "end (%d bytes, %zu left)", pos - hlen, h.compressed_size,
+                           chunk_len - pos);
+        SILT_RETURN_IF_ERROR(check_page_sizes(&h, err));
+        switch (h.type) {
+        case PQ_PAGE_DICTIONARY:
+            SILT_RETURN_IF_ERROR(page_body(r, &h, cm->codec, chunk + pos, (size_t)h.compressed_size,
+                                           &body, &body_len, err));
+            SILT_RETURN_IF_ERROR(read_dictionary(r, ld, &h, body, body_len, err));
+            break;
+        case PQ_PAGE_DATA:
+            SILT_RETURN_IF_ERROR(page_body(r, &h, cm->codec, chunk + pos, (size_t)h.compressed_size,
+                                           &body, &body_len, err));
+            SILT_RETURN_IF_ERROR(read_data_page_v1(r, ld, &h, body, body_len, err));
+            break;
+        case PQ_PAGE_DATA_V2:
+            SILT_RETURN_IF_ERROR(read_data_page_v2(r, ld, &h, chunk + pos,
+                                                   (size_t)h.compressed_size, cm->codec, err));
+            break;
+        default:
+            /* Index pages and page types from the future carry no values. */
+            break;
+        }
+        if ((int64_t)ld->n_levels > cm->num_values)
+            return err_set(err, SILT_CORRUPT, "column chunk holds more values than its metadata "
+                           "says (%lld)", (long long)cm->num_values);
+        if (r->rg_bytes + pq_leaf_bytes(ld) > r->memory_limit)
+            return err_set(err, SILT_NOMEM, "the decoded row group needs more than the memory "
+                           "limit of %lld bytes", (long long)r->memory_limit);
+        pos += (size_t)h.compressed_size;
+    }
+    if ((int64_t)ld->n_levels != cm->num_values)
+        return err_set(err, SILT_CORRUPT, "column chunk holds %zu values but its metadata says "
+                       "%lld", ld->n_levels, (long long)cm->num_values);
+    return SILT_OK;
+}
+
+silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, silt_error *err)
+{
+    const pq_column_chunk *cc = &rg->columns[ld->v->leaf_idx];
+    const pq_column_meta *cm = &cc->meta;
+    int64_t start = pq_chunk_start(cm), len;
+    size_t rows = 0, k;
+    if (!pq_codec_supported(cm->codec))
+        return err_set(err, SILT_UNSUPPORTED, "compression codec %s (%d) is not supported",
+                       pq_codec_name(cm->codec), (int)cm->codec);
+    SILT_RETURN_IF_ERROR(pq_leaf_reset(ld, err));
+    buf_truncate(&r->chunk, 0);
+    /* Offsets and sizes were checked against the file when it was opened. */
+    if (cm->num_values > 0) {
+        len = cm->total_compressed_size;
+        len += r->file->data_end - (start + len) < r->file->chunk_padding
+                   ? r->file->data_end - (start + len) : r->file->chunk_padding;
+        SILT_RETURN_IF_ERROR(buf_reserve(&r->chunk, (size_t)len, err));
+        SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)len, r->chunk.data, err));
+        SILT_RETURN_IF_ERROR(read_chunk_pages(r, ld, cm, (const uint8_t *)r->chunk.data,
+                                              (size_t)len, err));
+    }
+    if (ld->v->max_rep > 0) {
+        const uint16_t *rep = (const uint16_t *)(const void *)ld->rep.data;
+        for (k = 0; k < ld->n_levels; k++)
+            rows += rep[k] == 0;
+        if (ld->n_levels > 0 && rep[0] != 0)
+            return err_set(err, SILT_CORRUPT, "column chunk does not start at a row boundary");
+    } else {
+        rows = ld->n_levels;
+    }
+    if ((int64_t)rows != rg->num_rows)
+        return err_set(err, SILT_CORRUPT, "column chunk holds %zu rows but the row group has %lld",
+                       rows, (long long)rg->num_rows);
+    if (ld->v->conv != PQ_CONV_NULL &&
+        (ld->dict_mode              ? ld->values.len / sizeof(uint32_t)
+         : ld->v->out_width > 0     ? ld->values.len / ld->v->out_width
+                                    : pq_binary_count(&ld->bin)) != ld->n_values)
+        return err_set(err, SILT_CORRUPT, "column chunk values do not match its levels");
+    return SILT_OK;
+}

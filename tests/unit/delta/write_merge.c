@@ -1,0 +1,272 @@
+/*
+ * MERGE through the C machinery: upsert, matched and not-matched-by-source
+ * deletes, the multiple-match error, null keys, history, untouched files.
+ */
+#include "write_util.h"
+
+#include "delta/dml.h"
+
+static arena *a;
+static io_store *store;
+static silt_error err;
+
+void test_delta_write_merge__initialize(void)
+{
+    a = arena_new(NULL, "test");
+    err_clear(&err);
+    check_ok(io_local_store_open(&store, test_tmpdir(), 1, &err), &err);
+}
+
+void test_delta_write_merge__cleanup(void)
+{
+    io_store_free(store);
+    store = NULL;
+    arena_free(a);
+}
+
+static const col_type *schema3(void)
+{
+    col_field f[3];
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("name", COL_STRING);
+    f[2] = wt_field("p", COL_STRING);
+    return col_type_struct(a, 3, f);
+}
+
+static delta_snapshot *latest(void)
+{
+    delta_snapshot *snap = NULL;
+    check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
+    return snap;
+}
+
+/* Version 0: p=a {1,2,3}, p=b {4,5}, p=c {6}. */
+static void make_table(void)
+{
+    static const char *const rows[] = {"1|one|a", "2|two|a", "3|three|a",
+                                       "4|four|b", "5|five|b", "6|six|c"};
+    static const char *const parts[] = {"p"};
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    delta_writer *w = NULL;
+    wopts.n_partition_columns = 1;
+    wopts.partition_columns = parts;
+    check_ok(delta_write_open(&w, store, NULL, schema3(), &wopts, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, schema3(), rows, 6), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+}
+
+/* WHEN MATCHED THEN UPDATE SET name = s.name */
+static silt_status set_name(const col_batch *target, const col_batch *source, uint8_t *action,
+                            arena *ar, col_batch **updated, void *payload, silt_error *e)
+{
+    col_batch *b = arena_memdup(ar, target, sizeof(*target));
+    (void)payload;
+    (void)e;
+    b->cols = arena_memdup(ar, target->cols, target->n_cols * sizeof(col_vec *));
+    b->cols[1] = source->cols[1];
+    memset(action, DELTA_MERGE_UPDATE, (size_t)target->n_rows);
+    *updated = b;
+    return SILT_OK;
+}
+
+/* WHEN MATCHED THEN DELETE */
+static silt_status delete_all(const col_batch *target, const col_batch *source, uint8_t *action,
+                              arena *ar, col_batch **updated, void *payload, silt_error *e)
+{
+    (void)source;
+    (void)ar;
+    (void)updated;
+    (void)payload;
+    (void)e;
+    memset(action, DELTA_MERGE_DELETE, (size_t)target->n_rows);
+    return SILT_OK;
+}
+
+/* WHEN NOT MATCHED BY SOURCE AND p = 'b' THEN DELETE */
+static silt_status delete_b(const col_batch *target, const col_batch *source, uint8_t *action,
+                            arena *ar, col_batch **updated, void *payload, silt_error *e)
+{
+    int64_t row;
+    (void)source;
+    (void)ar;
+    (void)updated;
+    (void)payload;
+    (void)e;
+    for (row = 0; row < target->n_rows; row++) {
+        int32_t len;
+        const char *p = col_vec_str(target->cols[2], row, &len);
+        action[row] = len == 1 && p[0] == 'b' ? DELTA_MERGE_DELETE : DELTA_MERGE_KEEP;
+    }
+    return SILT_OK;
+}
+
+/* WHEN NOT MATCHED THEN INSERT * */
+static silt_status insert_all(const col_batch *source, arena *ar, col_batch **rows, void *payload,
+                              silt_error *e)
+{
+    (void)ar;
+    (void)payload;
+    (void)e;
+    *rows = (col_batch *)source;
+    return SILT_OK;
+}
+
+static const char *const key_id[] = {"id"};
+static const size_t src_id[] = {0};
+
+static delta_merge_spec upsert_spec(const col_batch *source)
+{
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    spec.source = source;
+    spec.n_keys = 1;
+    spec.target_keys = key_id;
+    spec.source_keys = src_id;
+    spec.matched = set_name;
+    spec.insert = insert_all;
+    spec.predicate_text = "(t.id = s.id)";
+    spec.matched_json = "[{\"actionType\":\"update\"}]";
+    spec.not_matched_json = "[{\"actionType\":\"insert\"}]";
+    return spec;
+}
+
+static int has_path(const delta_snapshot *snap, const char *path)
+{
+    size_t idx;
+    for (idx = 0; idx < snap->n_files; idx++)
+        if (strcmp(snap->files[idx].path, path) == 0)
+            return 1;
+    return 0;
+}
+
+void test_delta_write_merge__upsert(void)
+{
+    static const char *const src[] = {"2|TWO|a", "4|FOUR|b", "7|seven|z", "null|nobody|z"};
+    delta_merge_spec spec;
+    delta_merge_metrics m;
+    delta_snapshot *before, *after;
+    const char *c_path = NULL;
+    size_t idx;
+    make_table();
+    before = latest();
+    for (idx = 0; idx < before->n_files; idx++)
+        if (str_starts_with(before->files[idx].path, "p=c/"))
+            c_path = before->files[idx].path;
+    spec = upsert_spec(wt_batch(a, schema3(), src, 4));
+    check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
+    /* A null key matches nothing, so its source row is inserted. */
+    check_str("1|one|a;2|TWO|a;3|three|a;4|FOUR|b;5|five|b;6|six|c;7|seven|z;null|nobody|z",
+              wt_read(a, store, -1));
+    check_int(4, m.num_source_rows);
+    check_int(2, m.num_target_rows_updated);
+    check_int(2, m.num_target_rows_matched_updated);
+    check_int(2, m.num_target_rows_inserted);
+    check_int(3, m.num_target_rows_copied);
+    check_int(0, m.num_target_rows_deleted);
+    check_int(7, m.num_output_rows);
+    check_int(2, m.num_target_files_removed); /* p=a and p=b; p=c untouched */
+    check_int(3, m.num_target_files_added);
+    after = latest();
+    check(has_path(after, c_path));
+    check_int(4, after->n_files);
+    delta_snapshot_free(after);
+    delta_snapshot_free(before);
+    check_str("MERGE", wt_commit_info(a, store, 1, "operation"));
+    check_str("[\"(t.id = s.id)\"]", wt_commit_info(a, store, 1, "operationParameters.predicate"));
+    check_str("0", wt_commit_info(a, store, 1, "operationMetrics.materializeSourceTimeMs"));
+    check_str("[{\"actionType\":\"update\"}]",
+              wt_commit_info(a, store, 1, "operationParameters.matchedPredicates"));
+    check_str("[{\"actionType\":\"insert\"}]",
+              wt_commit_info(a, store, 1, "operationParameters.notMatchedPredicates"));
+    check_str("[]", wt_commit_info(a, store, 1, "operationParameters.notMatchedBySourcePredicates"));
+    check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numTargetRowsUpdated"));
+    check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numTargetRowsInserted"));
+    check_str("3", wt_commit_info(a, store, 1, "operationMetrics.numTargetRowsCopied"));
+    check_str("4", wt_commit_info(a, store, 1, "operationMetrics.numSourceRows"));
+    check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numTargetFilesRemoved"));
+}
+
+void test_delta_write_merge__deletes_matched_and_not_matched_by_source(void)
+{
+    static const char *const src[] = {"1|x|a", "99|y|q"};
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *before;
+    make_table();
+    before = latest();
+    spec.source = wt_batch(a, schema3(), src, 2);
+    spec.n_keys = 1;
+    spec.target_keys = key_id;
+    spec.source_keys = src_id;
+    spec.matched = delete_all;
+    spec.not_matched_by_source = delete_b;
+    spec.predicate_text = "(t.id = s.id)";
+    check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
+    check_str("2|two|a;3|three|a;6|six|c", wt_read(a, store, -1)); /* no insert clause: 99 not added */
+    check_int(1, m.num_target_rows_matched_deleted);
+    check_int(2, m.num_target_rows_not_matched_by_source_deleted);
+    check_int(3, m.num_target_rows_deleted);
+    check_int(0, m.num_target_rows_inserted);
+    check_int(2, m.num_target_files_removed); /* a (row 1) and b (both rows) */
+    check_int(1, m.num_target_files_added);   /* a's rows 2 and 3 */
+    delta_snapshot_free(before);
+}
+
+void test_delta_write_merge__multiple_source_rows_refused(void)
+{
+    static const char *const src[] = {"2|first|a", "2|second|a"};
+    delta_merge_spec spec;
+    delta_snapshot *before, *after;
+    make_table();
+    before = latest();
+    spec = upsert_spec(wt_batch(a, schema3(), src, 2));
+    check_fails(SILT_INVALID, delta_merge(store, before, &spec, NULL, NULL, &err));
+    check_contains(err.message, "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]");
+    after = latest();
+    check_int(0, after->version);
+    delta_snapshot_free(after);
+    /* Without a WHEN MATCHED clause duplicates are fine: nothing is inserted for them. */
+    spec.matched = NULL;
+    check_ok(delta_merge(store, before, &spec, NULL, NULL, &err), &err);
+    check_str("1|one|a;2|two|a;3|three|a;4|four|b;5|five|b;6|six|c", wt_read(a, store, -1));
+    delta_snapshot_free(before);
+}
+
+void test_delta_write_merge__no_change_touches_no_file(void)
+{
+    static const char *const src[] = {"42|new|n"};
+    delta_merge_spec spec;
+    delta_merge_metrics m;
+    delta_snapshot *before, *after;
+    size_t idx;
+    make_table();
+    before = latest();
+    spec = upsert_spec(wt_batch(a, schema3(), src, 1));
+    check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
+    check_int(0, m.num_target_files_removed);
+    check_int(1, m.num_target_files_added);
+    after = latest();
+    for (idx = 0; idx < before->n_files; idx++)
+        check(has_path(after, before->files[idx].path));
+    delta_snapshot_free(after);
+    delta_snapshot_free(before);
+    check_contains(wt_read(a, store, -1), "42|new|n");
+}
+
+void test_delta_write_merge__bad_key_refused(void)
+{
+    static const char *const src[] = {"1|x|a"};
+    static const char *const bad[] = {"nope"};
+    delta_merge_spec spec;
+    delta_snapshot *before;
+    make_table();
+    before = latest();
+    spec = upsert_spec(wt_batch(a, schema3(), src, 1));
+    spec.target_keys = bad;
+    check_fails(SILT_BIND, delta_merge(store, before, &spec, NULL, NULL, &err));
+    check_contains(err.message, "\"nope\"");
+    spec.target_keys = key_id;
+    spec.source_keys = (const size_t[]){1}; /* a string column against a long */
+    check_fails(SILT_INVALID, delta_merge(store, before, &spec, NULL, NULL, &err));
+    delta_snapshot_free(before);
+}
