@@ -358,6 +358,85 @@ static silt_status bind_field(binder *b, expr *base, const sql_ident *field, exp
     return SILT_OK;
 }
 
+/*
+ * arr[i] (0-based), element_at(arr, i) (1-based, negative from the end) and
+ * map[k] / element_at(map, k). Out-of-range array indexes are
+ * [INVALID_ARRAY_INDEX] in ANSI mode and NULL otherwise, as in Spark; a
+ * missing map key is NULL. e->lit.i: 0 for [], 1 for element_at.
+ */
+static silt_status subscript_eval(const expr *e, engine_ctx *ctx, col_vec **args,
+                                  const int32_t *sel, int64_t n_sel, int64_t n_rows, arena *a,
+                                  col_vec **out, silt_error *err)
+{
+    const col_vec *c = args[0];
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(n_rows ? n_rows : 1));
+    int64_t k;
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n_rows; k++)
+        idx[k] = -1;
+    for (k = 0; k < n_sel; k++) {
+        int64_t row = ENGINE_ROW(sel, k);
+        int64_t start = c->offsets[row], len = c->offsets[row + 1] - start;
+        if (c->type->id == COL_MAP) {
+            int64_t entry;
+            for (entry = 0; entry < len; entry++)
+                if (vec_compare_rows(c->children[0], start + entry, args[1], row) == 0) {
+                    idx[row] = start + entry;
+                    break;
+                }
+            continue;
+        }
+        {
+            int64_t i = vec_get_int(args[1], row);
+            if (e->lit.i == 1) {
+                if (i == 0)
+                    return eval_error(e, err, SILT_INVALID, "INVALID_INDEX_OF_ZERO",
+                                      "the index 0 is invalid: element_at counts from 1");
+                i = i > 0 ? i - 1 : len + i;
+            }
+            if (i >= 0 && i < len)
+                idx[row] = start + i;
+            else if (ctx->ansi)
+                return eval_error(e, err, SILT_INVALID, "INVALID_ARRAY_INDEX",
+                                  "the index %lld is out of bounds: the array has %lld elements",
+                                  (long long)vec_get_int(args[1], row), (long long)len);
+        }
+    }
+    return vec_gather(out, a, c->children[c->type->id == COL_MAP ? 1 : 0], idx, n_rows, err);
+}
+
+static const expr_func_def subscript_def = {"element_at", 2, 2, field_resolve, subscript_eval, 0};
+
+static silt_status bind_subscript(binder *b, expr *base, expr *index, int one_based, uint32_t pos,
+                                  expr **out, silt_error *err)
+{
+    const col_type *t = base->type;
+    expr *e;
+    if (t->id == COL_ARRAY) {
+        SILT_RETURN_IF_ERROR(expr_cast(&index, b->a, index, col_type_primitive(COL_INT), 0, err));
+    } else if (t->id == COL_MAP) {
+        SILT_RETURN_IF_ERROR(expr_coerce(&index, b->a, t->fields[0].type, err));
+    } else {
+        return bind_error(b, err, pos, SILT_BIND,
+                          "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] cannot index a value of type "
+                          "\"%s\": an array or a map is needed", col_type_id_name(t->id));
+    }
+    e = arena_calloc(b->a, 1, sizeof(*e));
+    if (e == NULL || (e->args = arena_calloc(b->a, 2, sizeof(expr *))) == NULL)
+        return err_nomem(err);
+    e->kind = EXPR_FUNC;
+    e->type = t->id == COL_ARRAY ? t->fields[0].type : t->fields[1].type;
+    e->func = &subscript_def;
+    e->n_args = 2;
+    e->args[0] = base;
+    e->args[1] = index;
+    e->lit.i = one_based;
+    e->pos = -1;
+    *out = e;
+    return SILT_OK;
+}
+
 static int scope_has(const bind_scope *scope, const char *qual, const char *name)
 {
     size_t idx;
@@ -666,6 +745,59 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
     return SILT_OK;
 }
 
+/*
+ * grouping(col): 1 when col is aggregated away in the row's grouping set;
+ * grouping_id(): Spark's spark_grouping_id (key i's bit is 2^(n-1-i)).
+ * Without grouping sets every key is grouped: 0.
+ */
+static silt_status bind_grouping(binder *b, agg_state *st, const sql_expr *ast, expr **out,
+                                 silt_error *err)
+{
+    int is_id = str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0;
+    size_t key = 0;
+    expr *gid, *pow2, *bit, *two;
+    if (!is_id) {
+        const char *text;
+        if (ast->u.func.args.n != 1)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[WRONG_NUM_ARGS] grouping takes 1 argument, not %zu",
+                              ast->u.func.args.n);
+        text = bind_expr_text(b, ast->u.func.args.items[0]);
+        for (key = 0; key < st->n_keys; key++)
+            if (strcmp(st->keys[key].text, text) == 0)
+                break;
+        if (key == st->n_keys)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[GROUPING_COLUMN_MISMATCH] the argument of grouping() must be a "
+                              "GROUP BY key");
+    }
+    if (!st->grouping_sets)
+        return is_id ? expr_lit_int(out, b->a, COL_LONG, 0, err)
+                     : expr_lit_int(out, b->a, COL_BYTE, 0, err);
+    SILT_RETURN_IF_ERROR(expr_column(&gid, b->a, 0, col_type_primitive(COL_LONG), err));
+    if (st->n_gid_refs == st->cap_gid_refs) {
+        size_t cap = st->cap_gid_refs ? st->cap_gid_refs * 2 : 4;
+        expr **grown = arena_realloc(b->a, st->gid_refs, st->cap_gid_refs * sizeof(expr *),
+                                     cap * sizeof(expr *));
+        if (grown == NULL)
+            return err_nomem(err);
+        st->gid_refs = grown;
+        st->cap_gid_refs = cap;
+    }
+    st->gid_refs[st->n_gid_refs++] = gid;
+    if (is_id) {
+        *out = gid;
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(expr_lit_int(&pow2, b->a, COL_LONG,
+                                      (int64_t)1 << (st->n_keys - 1 - key), err));
+    SILT_RETURN_IF_ERROR(expr_arith(&bit, b->a, EXPR_DIV, gid, pow2, err));
+    SILT_RETURN_IF_ERROR(expr_cast(&bit, b->a, bit, col_type_primitive(COL_LONG), 0, err));
+    SILT_RETURN_IF_ERROR(expr_lit_int(&two, b->a, COL_LONG, 2, err));
+    SILT_RETURN_IF_ERROR(expr_arith(&bit, b->a, EXPR_MOD, bit, two, err));
+    return expr_cast(out, b->a, bit, col_type_primitive(COL_BYTE), 0, err);
+}
+
 /* An expression inside an aggregation: a key, an aggregate, or built from them. */
 static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                                int *done, silt_error *err)
@@ -683,6 +815,10 @@ static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *as
     for (idx = 0; idx < st->n_keys; idx++)
         if (strcmp(st->keys[idx].text, text) == 0)
             return expr_column(out, b->a, (int64_t)idx, st->keys[idx].e->type, err);
+    if (ast->kind == SQL_EXPR_FUNC && ast->u.func.name.n_parts == 1 && ast->u.func.over == NULL &&
+        (str_casecmp(ast->u.func.name.parts[0].name, "grouping") == 0 ||
+         str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0))
+        return bind_grouping(b, st, ast, out, err);
     if (is_agg_call(ast)) {
         SILT_RETURN_IF_ERROR(register_agg(b, bc, ast, text, &col, err));
         return expr_column(out, b->a, col, st->aggs[col - (int64_t)st->n_keys].type, err);
@@ -776,9 +912,19 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
     win_call call;
     size_t idx;
     inner.win = NULL;
-    if (spec == NULL)
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
-                          "named windows (OVER %s) are not supported yet", ast->u.func.over_name);
+    if (spec == NULL) {
+        size_t w;
+        for (w = 0; w < b->n_windows; w++)
+            if (str_casecmp(b->windows[w].name, ast->u.func.over_name) == 0)
+                spec = b->windows[w].window;
+        if (spec == NULL)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "[MISSING_WINDOW_SPECIFICATION] Window specification `%s` is not "
+                              "defined in the WINDOW clause", ast->u.func.over_name);
+        if (spec->base_name != NULL)
+            return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                              "a window defined from another window is not supported yet");
+    }
     if (ast->u.func.distinct || ast->u.func.filter != NULL)
         return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_FEATURE] DISTINCT and FILTER are not supported in window "
@@ -983,9 +1129,31 @@ static silt_status bind_like(binder *b, const bind_ctx *bc, const sql_expr *ast,
 {
     expr *arg, *pat;
     char escape = 0;
-    if (ast->u.like.quant != SQL_QUANT_NONE || ast->u.like.patterns.n != 1)
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
-                          "LIKE ANY/ALL is not supported yet");
+    if (ast->u.like.quant != SQL_QUANT_NONE) {
+        /* x LIKE ANY (p, q): OR of the matches; LIKE ALL: AND; NOT LIKE ...: of the negations. */
+        size_t idx;
+        expr *acc = NULL;
+        if (ast->u.like.like == SQL_RLIKE || ast->u.like.patterns.n == 0)
+            return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                              "RLIKE ANY/ALL is not supported");
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.arg, &arg, err));
+        for (idx = 0; idx < ast->u.like.patterns.n; idx++) {
+            expr *m;
+            SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.patterns.items[idx], &pat, err));
+            SILT_RETURN_IF_ERROR(expr_like(&m, b->a, arg, pat, 0, ast->u.like.like == SQL_ILIKE,
+                                           ast->u.like.negated, err));
+            if (acc == NULL)
+                acc = m;
+            else if (ast->u.like.quant == SQL_QUANT_ANY)
+                SILT_RETURN_IF_ERROR(expr_or(&acc, b->a, acc, m, err));
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&acc, b->a, acc, m, err));
+        }
+        *out = acc;
+        return SILT_OK;
+    }
+    if (ast->u.like.patterns.n != 1)
+        return bind_error(b, err, ast->pos, SILT_BIND, "LIKE takes one pattern");
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.arg, &arg, err));
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.patterns.items[0], &pat, err));
     if (ast->u.like.like == SQL_RLIKE) {
@@ -1035,6 +1203,8 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
                               "[WRONG_NUM_ARGS] function \"if\" takes 3 arguments, not %zu", n);
         return expr_case(out, b->a, 1, &args[0], &args[1], args[2], err);
     }
+    if (str_casecmp(name, "element_at") == 0 && n == 2)
+        return bind_subscript(b, args[0], args[1], 1, ast->pos, out, err);
     if ((str_casecmp(name, "isnull") == 0 || str_casecmp(name, "isnotnull") == 0) && n == 1)
         return expr_is_null(out, b->a, args[0], str_casecmp(name, "isnotnull") == 0, err);
     if (str_casecmp(name, "nvl2") == 0 && n == 3) {
@@ -1146,6 +1316,13 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         expr *base;
         SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.base, &base, err));
         rc = bind_field(b, base, &ast->u.access.field, out, err);
+        break;
+    }
+    case SQL_EXPR_SUBSCRIPT: {
+        expr *base, *index;
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.base, &base, err));
+        SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.index, &index, err));
+        rc = bind_subscript(b, base, index, 0, ast->pos, out, err);
         break;
     }
     case SQL_EXPR_STAR:

@@ -102,6 +102,9 @@ typedef struct binder {
     struct view_frame *views;
     /* Correlated scalar subqueries already joined in: their value columns. */
     struct scalar_subst *substs;
+    /* WINDOW w AS (...) of the SELECT being bound (OVER w). */
+    size_t n_windows;
+    const sql_named_window *windows;
 } binder;
 
 typedef struct scalar_subst {
@@ -179,6 +182,9 @@ typedef struct agg_state {
     size_t n_aggs, cap_aggs;
     agg_call *aggs;
     int grouping_sets;      /* a spark_grouping_id column follows the aggregates */
+    /* grouping()/grouping_id() read spark_grouping_id, whose index is known at the end. */
+    size_t n_gid_refs, cap_gid_refs;
+    expr **gid_refs;
     /* Select aliases HAVING may name (Spark resolves them after input columns). */
     size_t n_aliases;
     const char **alias_names;

@@ -13,6 +13,7 @@
  * BY takes select aliases and ordinals first, then the select list's
  * expressions, then anything else as a hidden column.
  */
+#include <stdint.h>
 #include <string.h>
 
 #include "sql/binder_int.h"
@@ -315,6 +316,9 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
     if (n_sets) {
         scope.cols[scope.n - 1].name = "spark_grouping_id";
         scope.cols[scope.n - 1].type = col_type_primitive(COL_LONG);
+        scope.cols[scope.n - 1].hidden = 1;
+        for (idx = 0; idx < ag->n_gid_refs; idx++)
+            ag->gid_refs[idx]->col_idx = (int64_t)(scope.n - 1);
     }
     if (p->morsels.fn != NULL && p->morsels.top == p->op && n_sets == 0 && !any_distinct(ag)) {
         /* Scan + filter + partial aggregation on every worker, merged at the end. */
@@ -443,6 +447,55 @@ static silt_status make_windows(binder *b, plan *p, win_state *ws, silt_error *e
             }
         }
     }
+    return SILT_OK;
+}
+
+/*
+ * QUALIFY: bound like a select item (window calls allowed; a select alias
+ * stands for its expression), then applied as a filter after the windows.
+ */
+static silt_status bind_qualify(binder *b, const bind_ctx *bc, const sel_state *st,
+                                const sql_expr *ast, expr **out, silt_error *err)
+{
+    size_t idx;
+    if (ast->kind == SQL_EXPR_COLUMN && ast->u.column.n_parts == 1)
+        for (idx = 0; idx < st->n_items; idx++)
+            if (st->items[idx].ast != NULL &&
+                str_casecmp(st->items[idx].name, ast->u.column.parts[0].name) == 0 &&
+                bind_has_window(st->items[idx].ast))
+                return bind_expr(b, bc, st->items[idx].ast, out, err);
+    if (ast->kind == SQL_EXPR_BINARY) {
+        /* rn = 1 where rn is a select alias of a window call. */
+        sql_expr copy = *ast;
+        const sql_expr *sides[2] = {ast->u.op.left, ast->u.op.right};
+        for (idx = 0; idx < 2; idx++) {
+            size_t it;
+            if (sides[idx]->kind != SQL_EXPR_COLUMN || sides[idx]->u.column.n_parts != 1)
+                continue;
+            for (it = 0; it < st->n_items; it++)
+                if (st->items[it].ast != NULL && bind_has_window(st->items[it].ast) &&
+                    str_casecmp(st->items[it].name, sides[idx]->u.column.parts[0].name) == 0) {
+                    /* The tree is only read; the AST type has no const children. */
+                    sql_expr *target = (sql_expr *)(uintptr_t)st->items[it].ast;
+                    if (idx == 0)
+                        copy.u.op.left = target;
+                    else
+                        copy.u.op.right = target;
+                }
+        }
+        if (copy.u.op.left != ast->u.op.left || copy.u.op.right != ast->u.op.right) {
+            sql_expr *held = arena_alloc(b->a, sizeof(*held));
+            if (held == NULL)
+                return err_nomem(err);
+            *held = copy;
+            ast = held;
+        }
+    }
+    SILT_RETURN_IF_ERROR(bind_expr(b, bc, ast, out, err));
+    if ((*out)->type->id != COL_BOOLEAN)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] QUALIFY expression is not a "
+                          "boolean");
     return SILT_OK;
 }
 
@@ -901,7 +954,23 @@ static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, si
     return SILT_OK;
 }
 
+static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_error *err);
+
+/* Makes the block's WINDOW clause visible to OVER w while it is bound (nested blocks restore). */
 silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err)
+{
+    size_t saved_n = b->n_windows;
+    const sql_named_window *saved = b->windows;
+    silt_status rc;
+    b->n_windows = q->u.select.n_windows;
+    b->windows = q->u.select.windows;
+    rc = select_block(b, q, out, err);
+    b->n_windows = saved_n;
+    b->windows = saved;
+    return rc;
+}
+
+static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     const sql_select *sel = &q->u.select;
     const sql_expr *conj[MAX_CONJ];
@@ -915,14 +984,15 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
     uint64_t *sets = NULL;
     size_t n_sets = 0, n_visible;
     name_set want;
+    expr *qualify = NULL;
     memset(&p, 0, sizeof(p));
     memset(&want, 0, sizeof(want));
     memset(&st, 0, sizeof(st));
     memset(&ag, 0, sizeof(ag));
     memset(&ws, 0, sizeof(ws));
-    if (sel->n_lateral_views > 0 || sel->qualify != NULL || sel->n_windows > 0)
+    if (sel->n_lateral_views > 0)
         return bind_error(b, err, q->pos, SILT_UNSUPPORTED,
-                          "LATERAL VIEW, QUALIFY and WINDOW clauses are not supported yet");
+                          "LATERAL VIEW is not supported yet");
     if (sel->where != NULL) {
         split_and(sel->where, conj, &n_conj, MAX_CONJ);
         if (n_conj == MAX_CONJ)
@@ -1052,6 +1122,13 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
     }
     st.n_exprs = st.n_items;
     n_visible = st.n_items;
+    if (sel->qualify != NULL) {
+        if (!bind_has_window(sel->qualify) && ws.n == 0)
+            return bind_error(b, err, sel->qualify->pos, SILT_BIND,
+                              "[UNSUPPORTED_FEATURE.QUALIFY_WITHOUT_WINDOW_FUNCTION] QUALIFY needs "
+                              "a window function");
+        SILT_RETURN_IF_ERROR(bind_qualify(b, &bc, &st, sel->qualify, &qualify, err));
+    }
     if (has_agg && sel->having != NULL) {
         bind_ctx hc = bc;
         expr *pred;
@@ -1085,6 +1162,11 @@ silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *er
     }
     if (ws.n > 0)
         SILT_RETURN_IF_ERROR(make_windows(b, &p, &ws, err));
+    if (qualify != NULL) {
+        engine_op *op;
+        SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, qualify, err));
+        p.op = op;
+    }
     SILT_RETURN_IF_ERROR(plan_project(b, &p, st.exprs, st.names, st.n_exprs, err));
     if (sel->distinct) {
         if (st.n_exprs > n_visible)

@@ -1,0 +1,1 @@
+SELECT 1 + 2 * 3, 'a' || 'b', CAST('1' AS INT)

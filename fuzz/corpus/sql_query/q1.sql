@@ -1,0 +1,1 @@
+SELECT a, count(*) FROM VALUES (1), (2), (1) AS t(a) GROUP BY a HAVING count(*) > 0 ORDER BY 2 DESC

@@ -1,0 +1,1 @@
+SELECT a.b FROM VALUES (named_struct('b', 1)) AS t(a)

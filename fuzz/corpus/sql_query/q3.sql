@@ -1,0 +1,1 @@
+SELECT (SELECT max(a) FROM VALUES (3) AS v(a)) AS m, EXISTS (SELECT 1) AS e

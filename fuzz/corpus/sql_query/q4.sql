@@ -1,0 +1,1 @@
+SET spark.sql.ansi.enabled = false; SELECT 1 / 0, CAST('x' AS INT)

@@ -1,0 +1,1 @@
+SELECT g, grouping(g) FROM VALUES ('a'), (NULL) AS t(g) GROUP BY ROLLUP (g)

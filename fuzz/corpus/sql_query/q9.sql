@@ -1,0 +1,1 @@
+SELECT nope FROM VALUES (1) AS t(a)
