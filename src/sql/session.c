@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "sql/binder_int.h"
+#include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "util/mem.h"
@@ -660,17 +661,47 @@ static const char *stmt_name(sql_stmt_kind k)
     return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "statement";
 }
 
+/* Statements that write tables (exec_*.c); some return rows. */
+static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                            const char *text, size_t len, silt_error *err)
+{
+    binder b;
+    exec_out out = {NULL, NULL};
+    silt_status rc;
+    binder_init(&b, s, res, text, len);
+    switch (stmt->kind) {
+    case SQL_STMT_CREATE_TABLE: rc = exec_create_table(&b, stmt, &out, err); break;
+    case SQL_STMT_INSERT: rc = exec_insert(&b, stmt, &out, err); break;
+    case SQL_STMT_DELETE: rc = exec_delete(&b, stmt, &out, err); break;
+    case SQL_STMT_UPDATE: rc = exec_update(&b, stmt, &out, err); break;
+    default: rc = exec_describe_history(&b, stmt, &out, err); break;
+    }
+    if (rc == SILT_OK && out.op != NULL) {
+        res->op = out.op;
+        res->schema = out.schema;
+        res->has_rows = 1;
+    }
+    return rc;
+}
+
 static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stmt,
                             const char *text, size_t len, silt_error *err)
 {
     switch (stmt->kind) {
+    case SQL_STMT_CREATE_TABLE:
+    case SQL_STMT_INSERT:
+    case SQL_STMT_DELETE:
+    case SQL_STMT_UPDATE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
     case SQL_STMT_SET:
     case SQL_STMT_RESET: return run_set(s, res, stmt, err);
     case SQL_STMT_CREATE_VIEW: return run_create_view(s, res, stmt, text, len, err);
     case SQL_STMT_USE: return run_use(s, stmt, err);
-    case SQL_STMT_DESCRIBE: return run_describe(s, res, stmt, text, len, err);
+    case SQL_STMT_DESCRIBE:
+        if (stmt->u.describe.what == SQL_DESCRIBE_HISTORY)
+            return run_exec(s, res, stmt, text, len, err);
+        return run_describe(s, res, stmt, text, len, err);
     case SQL_STMT_SHOW: return run_show(s, res, stmt, err);
     case SQL_STMT_DROP:
         if (stmt->u.drop.what == SQL_OBJ_VIEW)

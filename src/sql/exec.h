@@ -1,0 +1,54 @@
+/*
+ * exec.h - statements that change tables: CREATE TABLE [AS SELECT],
+ * INSERT, DELETE, UPDATE, and DESCRIBE HISTORY (exec_*.c).
+ *
+ * Private to the sql layer. Each function runs one statement with the
+ * binder of its query arena; a statement that returns rows (DESCRIBE
+ * HISTORY, the affected-row counts of DML) sets out->op and out->schema.
+ * On any error the table is left as it was: the delta layer commits each
+ * statement as one transaction, and data files of a failed one are
+ * orphans that VACUUM removes.
+ */
+#ifndef SILT_SQL_EXEC_H
+#define SILT_SQL_EXEC_H
+
+#include "sql/binder_int.h"
+
+typedef struct exec_out {
+    engine_op *op;          /* NULL: no rows */
+    const col_type *schema;
+} exec_out;
+
+/* The table a statement writes: a Delta path, or a catalog table. */
+typedef struct exec_target {
+    const char *path;       /* the table's root folder */
+    const char *display;    /* for messages: delta.`/p` or db.t */
+    const char *database;   /* catalog tables only, else NULL */
+    const char *name;
+    int in_catalog;         /* the catalog lists the table */
+    int exists;             /* the path holds a Delta table (snapshot loaded) */
+    io_store *store;        /* owned by the binder's arena */
+    delta_snapshot *snap;   /* latest version when exists; owned by the arena */
+} exec_target;
+
+/* Resolves a table name and loads its latest snapshot when there is one. */
+silt_status exec_resolve_target(binder *b, const sql_name *name, exec_target *out,
+                                silt_error *err);
+/* SILT_NOTFOUND in Spark's words when the target is not a Delta table. */
+silt_status exec_require_table(binder *b, const sql_name *name, const exec_target *t,
+                               silt_error *err);
+
+silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
+                                  silt_error *err);
+
+/* A one-row result of LONG columns (DML's num_affected_rows ...). */
+silt_status exec_counts_result(binder *b, const char *const *names, const int64_t *values,
+                               size_t n, exec_out *out, silt_error *err);
+/* Whether a session setting is "true" (case-insensitive). */
+int exec_setting_true(const binder *b, const char *key);
+
+#endif

@@ -1,0 +1,204 @@
+/*
+ * exec_dml.c - DELETE and UPDATE: the WHERE predicate and the SET values
+ * are bound with the query binder over the table's logical schema and
+ * evaluated by the engine inside delta_delete / delta_update's callbacks.
+ *
+ * The callbacks run one batch at a time on the caller's thread; each
+ * resets a scratch arena, so memory stays at one batch however big the
+ * table.
+ */
+#include <string.h>
+
+#include "delta/dml.h"
+#include "sql/exec.h"
+
+typedef struct dml_eval {
+    binder *b;
+    const expr *pred;     /* NULL: every row */
+    size_t n_cols;
+    expr **values;        /* UPDATE: one per table column */
+    const col_type *schema;
+    arena *scratch;
+} dml_eval;
+
+static silt_status eval_predicate(const col_batch *batch, uint8_t *match, void *payload,
+                                  silt_error *err)
+{
+    dml_eval *ev = payload;
+    int32_t *sel;
+    int64_t n_out = 0, idx;
+    memset(match, 0, (size_t)batch->n_rows);
+    if (ev->pred == NULL) {
+        memset(match, 1, (size_t)batch->n_rows);
+        return SILT_OK;
+    }
+    arena_reset(ev->scratch);
+    sel = arena_alloc(ev->scratch, (size_t)(batch->n_rows + 1) * sizeof(int32_t));
+    if (sel == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(expr_filter(ev->pred, ev->b->ctx, batch, NULL, batch->n_rows,
+                                     ev->scratch, sel, &n_out, err));
+    for (idx = 0; idx < n_out; idx++)
+        match[sel[idx]] = 1;
+    return SILT_OK;
+}
+
+static silt_status eval_update(const col_batch *matched, arena *a, col_batch **out, void *payload,
+                               silt_error *err)
+{
+    dml_eval *ev = payload;
+    col_batch *res = arena_calloc(a, 1, sizeof(*res));
+    size_t idx;
+    if (res == NULL || (res->cols = arena_calloc(a, ev->n_cols + 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    res->schema = matched->schema;
+    res->n_rows = matched->n_rows;
+    res->n_cols = ev->n_cols;
+    for (idx = 0; idx < ev->n_cols; idx++) {
+        if (ev->values[idx] == NULL) {
+            res->cols[idx] = matched->cols[idx];
+            continue;
+        }
+        SILT_RETURN_IF_ERROR(expr_eval(ev->values[idx], ev->b->ctx, matched, NULL,
+                                       matched->n_rows, a, &res->cols[idx], err));
+    }
+    *out = res;
+    return SILT_OK;
+}
+
+/* The target of DELETE/UPDATE: a named table reference, maybe with an alias. */
+static silt_status dml_target(binder *b, const sql_table_ref *ref, exec_target *t,
+                              bind_scope *scope, silt_error *err)
+{
+    const sql_name *n = &ref->u.named.name;
+    const char *qual;
+    if (ref->kind != SQL_TABLE_NAMED)
+        return bind_error(b, err, ref->pos, SILT_BIND, "the target of DELETE or UPDATE must be "
+                          "a table");
+    if (ref->u.named.at.version != NULL || ref->u.named.at.timestamp != NULL)
+        return bind_error(b, err, ref->pos, SILT_BIND, "cannot change an old version of a "
+                          "table (VERSION/TIMESTAMP AS OF)");
+    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, t, err));
+    SILT_RETURN_IF_ERROR(exec_require_table(b, n, t, err));
+    qual = ref->alias.name ? ref->alias.name : n->parts[n->n_parts - 1].name;
+    return scope_from_schema(b->a, t->snap->schema, qual, scope, err);
+}
+
+/* The predicate's SQL text for history: WHERE runs to the end of the statement. */
+static const char *where_text(binder *b, const sql_stmt *stmt, const sql_expr *where)
+{
+    size_t end = stmt->end;
+    if (where == NULL || where->pos >= end || end > b->text_len)
+        return NULL;
+    while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
+                                b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
+        end--;
+    return arena_strndup(b->a, b->text + where->pos, end - where->pos);
+}
+
+static silt_status bind_where(binder *b, const bind_scope *scope, const sql_expr *where,
+                              dml_eval *ev, silt_error *err)
+{
+    bind_ctx bc = {scope, NULL, NULL, NULL};
+    expr *e;
+    ev->b = b;
+    if ((ev->scratch = arena_new(b->a, "dml batch")) == NULL)
+        return err_nomem(err);
+    if (where == NULL)
+        return SILT_OK;
+    if (bind_has_agg(where) || bind_has_window(where))
+        return bind_error(b, err, where->pos, SILT_BIND, "[INVALID_WHERE_CONDITION] aggregate "
+                          "and window functions are not allowed in the WHERE of DELETE or "
+                          "UPDATE");
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &e, err));
+    if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
+        return bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
+                          " the WHERE condition must be a boolean");
+    ev->pred = e;
+    return SILT_OK;
+}
+
+silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    static const char *const names[] = {"num_affected_rows"};
+    exec_target t;
+    bind_scope scope;
+    dml_eval ev;
+    delta_dml_options o = DELTA_DML_OPTIONS_INIT;
+    delta_dml_metrics m;
+    int64_t affected;
+    memset(&ev, 0, sizeof(ev));
+    memset(&m, 0, sizeof(m));
+    SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.delete_.table, &t, &scope, err));
+    SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.delete_.where, &ev, err));
+    o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
+    if (ev.pred != NULL) {
+        o.predicate = eval_predicate;
+        o.predicate_payload = &ev;
+    }
+    SILT_RETURN_IF_ERROR(delta_delete(t.store, t.snap, &o, &m, NULL, err));
+    affected = m.num_deleted_rows;
+    return exec_counts_result(b, names, &affected, 1, out, err);
+}
+
+silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    static const char *const names[] = {"num_affected_rows"};
+    const sql_assignment_list *set = &stmt->u.update.set;
+    exec_target t;
+    bind_scope scope;
+    dml_eval ev;
+    delta_dml_options o = DELTA_DML_OPTIONS_INIT;
+    delta_dml_metrics m;
+    bind_ctx bc;
+    int64_t affected;
+    size_t idx;
+    memset(&ev, 0, sizeof(ev));
+    memset(&m, 0, sizeof(m));
+    SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.update.table, &t, &scope, err));
+    SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.update.where, &ev, err));
+    ev.schema = t.snap->schema;
+    ev.n_cols = t.snap->schema->n_fields;
+    ev.values = arena_calloc(b->a, ev.n_cols + 1, sizeof(expr *));
+    if (ev.values == NULL)
+        return err_nomem(err);
+    bc.scope = &scope;
+    bc.agg = NULL;
+    bc.win = NULL;
+    bc.outer = NULL;
+    for (idx = 0; idx < set->n; idx++) {
+        const sql_assignment *as = &set->items[idx];
+        int64_t col;
+        size_t used;
+        expr *e;
+        if (as->target.n_parts > 2 ||
+            (as->target.n_parts == 2 && scope.n > 0 &&
+             str_casecmp(as->target.parts[0].name, scope.cols[0].qual) != 0))
+            return bind_error(b, err, as->target.pos, SILT_UNSUPPORTED, "UPDATE SET of a nested "
+                              "field is not supported yet");
+        SILT_RETURN_IF_ERROR(bind_resolve_column(b, &scope, &as->target, &col, &used, err));
+        if (ev.values[col] != NULL)
+            return bind_error(b, err, as->target.pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] The "
+                              "column `%s` is assigned more than once", scope.cols[col].name);
+        if (bind_has_agg(as->value) || bind_has_window(as->value))
+            return bind_error(b, err, as->value->pos, SILT_BIND, "aggregate and window functions "
+                              "are not allowed in UPDATE SET");
+        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, as->value, &e, err));
+        if (!col_type_equal(e->type, scope.cols[col].type)) {
+            if (e->type->id != COL_NULL && !expr_cast_allowed(e->type, scope.cols[col].type))
+                return bind_error(b, err, as->value->pos, SILT_BIND,
+                                  "[DELTA_UPDATE_SET_TYPE] cannot assign this value to column "
+                                  "`%s`: its type cannot be cast safely", scope.cols[col].name);
+            SILT_RETURN_IF_ERROR(expr_cast(&e, b->a, e, scope.cols[col].type, 0, err));
+        }
+        ev.values[col] = e;
+    }
+    o.predicate_text = where_text(b, stmt, stmt->u.update.where);
+    if (ev.pred != NULL) {
+        o.predicate = eval_predicate;
+        o.predicate_payload = &ev;
+    }
+    SILT_RETURN_IF_ERROR(delta_update(t.store, t.snap, &o, eval_update, &ev, &m, NULL, err));
+    affected = m.num_updated_rows;
+    return exec_counts_result(b, names, &affected, 1, out, err);
+}
