@@ -42,6 +42,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
 silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err);
 

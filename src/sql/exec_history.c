@@ -11,6 +11,7 @@
 
 #include "delta/log.h"
 #include "sql/exec.h"
+#include "util/time.h"
 
 enum {
     H_VERSION, H_TIMESTAMP, H_USER_ID, H_USER_NAME, H_OPERATION, H_PARAMS, H_JOB, H_NOTEBOOK,
@@ -108,18 +109,21 @@ static silt_status put_long(col_builder *b, const cJSON *v, silt_error *err)
     return col_builder_append_null(b, err);
 }
 
-static silt_status add_row(history_rows *h, int64_t version, const cJSON *ci, silt_error *err)
+/*
+ * The commit's time as Spark shows it and as TIMESTAMP AS OF finds it: the
+ * inCommitTimestamp when the table has them, else the commit file's
+ * modification time in milliseconds (not commitInfo.timestamp, which the
+ * writer took before the file existed).
+ */
+static silt_status add_row(history_rows *h, const dlog_file *f, const cJSON *ci, silt_error *err)
 {
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ci, "inCommitTimestamp");
     const cJSON *blind = cJSON_GetObjectItemCaseSensitive(ci, "isBlindAppend");
-    if (!cJSON_IsNumber(ts))
-        ts = cJSON_GetObjectItemCaseSensitive(ci, "timestamp");
-    SILT_RETURN_IF_ERROR(col_builder_append_int(h->cols[H_VERSION], version, err));
+    int64_t micros = time_floor_div(f->mtime_micros, 1000) * 1000;
     if (cJSON_IsNumber(ts))
-        SILT_RETURN_IF_ERROR(col_builder_append_int(h->cols[H_TIMESTAMP],
-                                                    (int64_t)ts->valuedouble * 1000, err));
-    else
-        SILT_RETURN_IF_ERROR(col_builder_append_null(h->cols[H_TIMESTAMP], err));
+        micros = (int64_t)ts->valuedouble * 1000;
+    SILT_RETURN_IF_ERROR(col_builder_append_int(h->cols[H_VERSION], f->version, err));
+    SILT_RETURN_IF_ERROR(col_builder_append_int(h->cols[H_TIMESTAMP], micros, err));
     SILT_RETURN_IF_ERROR(put_string(h->cols[H_USER_ID], cJSON_GetObjectItem(ci, "userId"), err));
     SILT_RETURN_IF_ERROR(put_string(h->cols[H_USER_NAME], cJSON_GetObjectItem(ci, "userName"),
                                     err));
@@ -167,7 +171,7 @@ static silt_status read_commit(binder *b, io_store *store, const dlog_file *f, h
     if (rc != SILT_OK)
         return err_context(err, "while reading the history of commit %lld", (long long)f->version);
     ci = h->raw ? cJSON_Parse(h->raw) : NULL;
-    rc = add_row(h, f->version, ci, err);
+    rc = add_row(h, f, ci, err);
     cJSON_Delete(ci);
     return rc;
 }

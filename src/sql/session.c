@@ -674,6 +674,7 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_INSERT: rc = exec_insert(&b, stmt, &out, err); break;
     case SQL_STMT_DELETE: rc = exec_delete(&b, stmt, &out, err); break;
     case SQL_STMT_UPDATE: rc = exec_update(&b, stmt, &out, err); break;
+    case SQL_STMT_MERGE: rc = exec_merge(&b, stmt, &out, err); break;
     default: rc = exec_describe_history(&b, stmt, &out, err); break;
     }
     if (rc == SILT_OK && out.op != NULL) {
@@ -691,7 +692,8 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_CREATE_TABLE:
     case SQL_STMT_INSERT:
     case SQL_STMT_DELETE:
-    case SQL_STMT_UPDATE: return run_exec(s, res, stmt, text, len, err);
+    case SQL_STMT_UPDATE:
+    case SQL_STMT_MERGE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
     case SQL_STMT_SET:
