@@ -1,6 +1,7 @@
 /*
  * exec.h - statements that change tables: CREATE TABLE [AS SELECT],
- * INSERT, DELETE, UPDATE, and DESCRIBE HISTORY (exec_*.c).
+ * INSERT, DELETE, UPDATE, MERGE, RESTORE, DESCRIBE HISTORY/DETAIL, and the
+ * catalog statements CREATE/DROP DATABASE, DROP TABLE, ALTER TABLE (exec_*.c).
  *
  * Private to the sql layer. Each function runs one statement with the
  * binder of its query arena; a statement that returns rows (DESCRIBE
@@ -43,6 +44,13 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
 silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
+                                 silt_error *err);
+silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
+                                 silt_error *err);
 silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err);
 

@@ -29,6 +29,7 @@ typedef struct merge_side {
     const col_type *input; /* schema of the batch the expressions read */
     int with_source;       /* matched: target columns then source columns */
     int with_target;
+    size_t n_source;       /* source columns the expressions see (cast keys follow them) */
 } merge_side;
 
 static silt_status input_batch(const merge_side *m, const col_batch *target,
@@ -39,7 +40,7 @@ static silt_status input_batch(const merge_side *m, const col_batch *target,
     const col_batch *one = m->with_target ? target : source;
     out->schema = m->input;
     out->n_rows = one->n_rows;
-    out->n_cols = (m->with_target ? target->n_cols : 0) + (m->with_source ? source->n_cols : 0);
+    out->n_cols = (m->with_target ? target->n_cols : 0) + (m->with_source ? m->n_source : 0);
     out->cols = arena_calloc(a, out->n_cols + 1, sizeof(col_vec *));
     if (out->cols == NULL)
         return err_nomem(err);
@@ -47,7 +48,7 @@ static silt_status input_batch(const merge_side *m, const col_batch *target,
         for (idx = 0; idx < target->n_cols; idx++)
             out->cols[n++] = target->cols[idx];
     if (m->with_source)
-        for (idx = 0; idx < source->n_cols; idx++)
+        for (idx = 0; idx < m->n_source; idx++)
             out->cols[n++] = source->cols[idx];
     return SILT_OK;
 }
@@ -308,6 +309,7 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side 
     side->b = mb->b;
     side->table = mb->table;
     side->n_cols = mb->table->n_fields;
+    side->n_source = mb->source.n;
     side->with_target = match != SQL_MERGE_NOT_MATCHED;
     side->with_source = match != SQL_MERGE_NOT_MATCHED_BY_SOURCE;
     scope = match == SQL_MERGE_MATCHED ? &mb->both
@@ -407,7 +409,35 @@ static int64_t key_col(merge_bind *mb, const bind_scope *scope, const sql_expr *
     return idx;
 }
 
-static silt_status merge_keys(merge_bind *mb, delta_merge_spec *spec, silt_error *err)
+/*
+ * A source key of another type than its target column: the source column
+ * cast to the target's type, appended to the source batch after the
+ * columns the clauses see. Returns its index.
+ */
+static silt_status cast_key(merge_bind *mb, col_batch *source, size_t s, const col_type *want,
+                            const sql_expr *at, size_t *out, silt_error *err)
+{
+    expr *e;
+    col_vec **cols;
+    if (!expr_cast_allowed(mb->source.cols[s].type, want))
+        return bind_error(mb->b, err, at->pos, SILT_BIND, "[DATATYPE_MISMATCH] MERGE key "
+                          "`%s` cannot be compared with the target column",
+                          mb->source.cols[s].name);
+    SILT_RETURN_IF_ERROR(expr_column(&e, mb->b->a, (int64_t)s, mb->source.cols[s].type, err));
+    SILT_RETURN_IF_ERROR(expr_cast(&e, mb->b->a, e, want, 0, err));
+    cols = arena_calloc(mb->b->a, source->n_cols + 2, sizeof(col_vec *));
+    if (cols == NULL)
+        return err_nomem(err);
+    memcpy(cols, source->cols, source->n_cols * sizeof(col_vec *));
+    SILT_RETURN_IF_ERROR(expr_eval(e, mb->b->ctx, source, NULL, source->n_rows, mb->b->a,
+                                   &cols[source->n_cols], err));
+    source->cols = cols;
+    *out = source->n_cols++;
+    return SILT_OK;
+}
+
+static silt_status merge_keys(merge_bind *mb, col_batch *source, delta_merge_spec *spec,
+                              silt_error *err)
 {
     const sql_expr *on = mb->stmt->u.merge.on;
     const sql_expr *conj[64];
@@ -434,12 +464,11 @@ static silt_status merge_keys(merge_bind *mb, delta_merge_spec *spec, silt_error
             return bind_error(mb->b, err, e->pos, SILT_UNSUPPORTED, "the ON condition of MERGE "
                               "must be equalities between a target column and a source column "
                               "joined with AND (other conditions are not supported yet)");
-        if (!col_type_equal(mb->target.cols[t].type, mb->source.cols[s].type))
-            return bind_error(mb->b, err, e->pos, SILT_UNSUPPORTED, "MERGE keys `%s` and `%s` "
-                              "have different types; cast the source column in a subquery",
-                              mb->target.cols[t].name, mb->source.cols[s].name);
         tkeys[idx] = mb->target.cols[t].name;
         skeys[idx] = (size_t)s;
+        if (!col_type_equal(mb->target.cols[t].type, mb->source.cols[s].type))
+            SILT_RETURN_IF_ERROR(cast_key(mb, source, (size_t)s, mb->target.cols[t].type, e,
+                                          &skeys[idx], err));
     }
     spec->n_keys = n;
     spec->target_keys = tkeys;
@@ -530,7 +559,7 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
     SILT_RETURN_IF_ERROR(scope_from_schema(b->a, mb.table, mb.target_qual, &mb.target, err));
     SILT_RETURN_IF_ERROR(collect_source(&mb, &source, err));
     SILT_RETURN_IF_ERROR(concat_scopes(b, &mb.target, &mb.source, &mb.both, err));
-    SILT_RETURN_IF_ERROR(merge_keys(&mb, &spec, err));
+    SILT_RETURN_IF_ERROR(merge_keys(&mb, source, &spec, err));
     rc = build_side(&mb, SQL_MERGE_MATCHED, &matched, &has_m, &jm, err);
     if (rc == SILT_OK)
         rc = build_side(&mb, SQL_MERGE_NOT_MATCHED_BY_SOURCE, &by_source, &has_bs, &jbs, err);

@@ -675,7 +675,15 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_DELETE: rc = exec_delete(&b, stmt, &out, err); break;
     case SQL_STMT_UPDATE: rc = exec_update(&b, stmt, &out, err); break;
     case SQL_STMT_MERGE: rc = exec_merge(&b, stmt, &out, err); break;
-    default: rc = exec_describe_history(&b, stmt, &out, err); break;
+    case SQL_STMT_CREATE_DATABASE: rc = exec_create_database(&b, stmt, &out, err); break;
+    case SQL_STMT_DROP: rc = exec_drop(&b, stmt, &out, err); break;
+    case SQL_STMT_RESTORE: rc = exec_restore(&b, stmt, &out, err); break;
+    case SQL_STMT_ALTER_TABLE: rc = exec_alter_table(&b, stmt, &out, err); break;
+    default:
+        rc = stmt->u.describe.what == SQL_DESCRIBE_DETAIL
+                 ? exec_describe_detail(&b, stmt, &out, err)
+                 : exec_describe_history(&b, stmt, &out, err);
+        break;
     }
     if (rc == SILT_OK && out.op != NULL) {
         res->op = out.op;
@@ -693,7 +701,10 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_INSERT:
     case SQL_STMT_DELETE:
     case SQL_STMT_UPDATE:
-    case SQL_STMT_MERGE: return run_exec(s, res, stmt, text, len, err);
+    case SQL_STMT_MERGE:
+    case SQL_STMT_CREATE_DATABASE:
+    case SQL_STMT_RESTORE:
+    case SQL_STMT_ALTER_TABLE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
     case SQL_STMT_SET:
@@ -701,13 +712,16 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_CREATE_VIEW: return run_create_view(s, res, stmt, text, len, err);
     case SQL_STMT_USE: return run_use(s, stmt, err);
     case SQL_STMT_DESCRIBE:
-        if (stmt->u.describe.what == SQL_DESCRIBE_HISTORY)
+        if (stmt->u.describe.what == SQL_DESCRIBE_HISTORY ||
+            stmt->u.describe.what == SQL_DESCRIBE_DETAIL)
             return run_exec(s, res, stmt, text, len, err);
         return run_describe(s, res, stmt, text, len, err);
     case SQL_STMT_SHOW: return run_show(s, res, stmt, err);
     case SQL_STMT_DROP:
         if (stmt->u.drop.what == SQL_OBJ_VIEW)
             return run_drop_view(s, stmt, err);
+        if (stmt->u.drop.what == SQL_OBJ_TABLE || stmt->u.drop.what == SQL_OBJ_DATABASE)
+            return run_exec(s, res, stmt, text, len, err);
         break;
     default: break;
     }
