@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "delta/dml.h"
+#include "delta/partition.h"
 #include "sql/exec.h"
 
 typedef struct dml_eval {
@@ -63,6 +64,118 @@ static silt_status eval_update(const col_batch *matched, arena *a, col_batch **o
                                        matched->n_rows, a, &res->cols[idx], err));
     }
     *out = res;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- partition pruning */
+
+/*
+ * When WHERE reads only partition columns it is decided per file from the
+ * file's partition values: evaluated on a one-row batch of them (other
+ * columns null, never read). Decided for every file before the operation
+ * starts, so a value that fails to evaluate is an error before anything is
+ * written; the delta layer then removes or rewrites only the files kept,
+ * and a DELETE removes them whole without reading them.
+ */
+typedef struct part_prune {
+    const delta_snapshot *snap;
+    uint8_t *keep; /* per file of snap->files */
+} part_prune;
+
+static int prune_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
+{
+    const part_prune *pp = payload;
+    if (snap != pp->snap || file < snap->files || file >= snap->files + snap->n_files)
+        return 1;
+    return pp->keep[file - snap->files];
+}
+
+static int is_partition_column(const delta_snapshot *snap, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < snap->metadata.n_partition_columns; idx++)
+        if (str_casecmp(snap->metadata.partition_columns[idx], name) == 0)
+            return 1;
+    return 0;
+}
+
+static silt_status append_value(col_builder *bld, const delta_value *v, silt_error *err)
+{
+    if (v->is_null)
+        return col_builder_append_null(bld, err);
+    switch (v->type) {
+    case COL_BOOLEAN: return col_builder_append_bool(bld, (int)v->v.i, err);
+    case COL_FLOAT:
+    case COL_DOUBLE: return col_builder_append_double(bld, v->v.d, err);
+    case COL_DECIMAL: return col_builder_append_decimal(bld, v->v.dec, err);
+    case COL_STRING:
+    case COL_BINARY: return col_builder_append_bytes(bld, v->v.s.ptr, v->v.s.len, err);
+    default: return col_builder_append_int(bld, v->v.i, err);
+    }
+}
+
+static silt_status file_matches(dml_eval *ev, const delta_snapshot *snap, const delta_file *file,
+                                int *out, silt_error *err)
+{
+    const col_type *schema = snap->schema;
+    col_batch one;
+    int32_t sel[1];
+    int64_t n_out = 0;
+    size_t idx;
+    arena_reset(ev->scratch);
+    one.schema = schema;
+    one.n_rows = 1;
+    one.n_cols = schema->n_fields;
+    one.cols = arena_calloc(ev->scratch, schema->n_fields + 1, sizeof(col_vec *));
+    if (one.cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < schema->n_fields; idx++) {
+        col_builder *bld;
+        SILT_RETURN_IF_ERROR(col_builder_new(&bld, ev->scratch, schema->fields[idx].type, err));
+        if (is_partition_column(snap, schema->fields[idx].name)) {
+            delta_value v;
+            SILT_RETURN_IF_ERROR(delta_snapshot_partition_value(snap, file, schema->fields[idx].name,
+                                                                ev->scratch, &v, err));
+            SILT_RETURN_IF_ERROR(append_value(bld, &v, err));
+        } else {
+            SILT_RETURN_IF_ERROR(col_builder_append_null(bld, err));
+        }
+        SILT_RETURN_IF_ERROR(col_builder_finish(bld, &one.cols[idx], err));
+    }
+    SILT_RETURN_IF_ERROR(expr_filter(ev->pred, ev->b->ctx, &one, NULL, 1, ev->scratch, sel,
+                                     &n_out, err));
+    *out = n_out > 0;
+    return SILT_OK;
+}
+
+/* Sets up partition pruning in o when WHERE names partition columns only. */
+static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const sql_expr *where,
+                                dml_eval *ev, part_prune *pp, delta_dml_options *o,
+                                silt_error *err)
+{
+    name_set names;
+    size_t idx;
+    memset(&names, 0, sizeof(names));
+    if (where == NULL || ev->pred == NULL || snap->metadata.n_partition_columns == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, where, &names, err));
+    if (names.all || names.n == 0)
+        return SILT_OK;
+    for (idx = 0; idx < names.n; idx++)
+        if (!is_partition_column(snap, names.names[idx]))
+            return SILT_OK;
+    pp->snap = snap;
+    pp->keep = arena_calloc(b->a, snap->n_files + 1, 1);
+    if (pp->keep == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < snap->n_files; idx++) {
+        int keep;
+        SILT_RETURN_IF_ERROR(file_matches(ev, snap, &snap->files[idx], &keep, err));
+        pp->keep[idx] = (uint8_t)keep;
+    }
+    o->file_filter = prune_filter;
+    o->file_filter_payload = pp;
+    o->partition_only = 1;
     return SILT_OK;
 }
 
@@ -124,6 +237,7 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     exec_target t;
     bind_scope scope;
     dml_eval ev;
+    part_prune pp;
     delta_dml_options o = DELTA_DML_OPTIONS_INIT;
     delta_dml_metrics m;
     int64_t affected;
@@ -132,6 +246,7 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.delete_.table, &t, &scope, err));
     SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.delete_.where, &ev, err));
     o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
+    SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, stmt->u.delete_.where, &ev, &pp, &o, err));
     if (ev.pred != NULL) {
         o.predicate = eval_predicate;
         o.predicate_payload = &ev;
@@ -148,6 +263,7 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     exec_target t;
     bind_scope scope;
     dml_eval ev;
+    part_prune pp;
     delta_dml_options o = DELTA_DML_OPTIONS_INIT;
     delta_dml_metrics m;
     bind_ctx bc;
@@ -194,6 +310,7 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
         ev.values[col] = e;
     }
     o.predicate_text = where_text(b, stmt, stmt->u.update.where);
+    SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, stmt->u.update.where, &ev, &pp, &o, err));
     if (ev.pred != NULL) {
         o.predicate = eval_predicate;
         o.predicate_payload = &ev;
