@@ -13,6 +13,7 @@
 #ifndef SILT_SQL_EXEC_H
 #define SILT_SQL_EXEC_H
 
+#include "delta/write.h"
 #include "sql/binder_int.h"
 
 typedef struct exec_out {
@@ -53,6 +54,15 @@ silt_status exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
 silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err);
+
+/*
+ * A file filter exact for a predicate that reads only partition columns
+ * (pred is where bound over snap's schema): *fn_out NULL when where reads
+ * other columns too.
+ */
+silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+                                  const expr *pred, delta_file_filter_fn *fn_out,
+                                  void **payload_out, silt_error *err);
 
 /* A one-row result of LONG columns (DML's num_affected_rows ...). */
 silt_status exec_counts_result(binder *b, const char *const *names, const int64_t *values,

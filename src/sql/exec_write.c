@@ -169,8 +169,27 @@ silt_status exec_counts_result(binder *b, const char *const *names, const int64_
 
 /* ---------------------------------------------------------------- query rows into a writer */
 
-/* Pulls every row of op into w, dense batch by batch. */
-static silt_status pump(binder *b, engine_op *op, delta_writer *w, silt_error *err)
+/*
+ * Pulls every row of op into w, dense batch by batch. check (may be NULL)
+ * is a predicate every row must satisfy (REPLACE WHERE).
+ */
+static silt_status check_rows(binder *b, const expr *check, const col_batch *batch, arena *a,
+                              silt_error *err)
+{
+    int32_t *sel = arena_alloc(a, (size_t)(batch->n_rows + 1) * sizeof(int32_t));
+    int64_t n_out = 0;
+    if (sel == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(expr_filter(check, b->ctx, batch, NULL, batch->n_rows, a, sel, &n_out,
+                                     err));
+    if (n_out != batch->n_rows)
+        return err_set(err, SILT_INVALID, "[DELTA_REPLACE_WHERE_MISMATCH] Written data does not "
+                       "conform to partial table overwrite condition or constraint");
+    return SILT_OK;
+}
+
+static silt_status pump(binder *b, engine_op *op, const expr *check, delta_writer *w,
+                        silt_error *err)
 {
     arena *scratch = arena_new(b->a, "write batch");
     silt_status rc;
@@ -186,9 +205,9 @@ static silt_status pump(binder *b, engine_op *op, delta_writer *w, silt_error *e
             break;
         if (chunk->n_sel == 0)
             continue;
+        arena_reset(scratch);
         dense = chunk->batch;
         if (chunk->sel != NULL || chunk->n_sel != chunk->batch.n_rows) {
-            arena_reset(scratch);
             dense.n_rows = chunk->n_sel;
             dense.cols = arena_calloc(scratch, dense.n_cols + 1, sizeof(col_vec *));
             if (dense.cols == NULL)
@@ -198,6 +217,8 @@ static silt_status pump(binder *b, engine_op *op, delta_writer *w, silt_error *e
                                  chunk->n_sel, err);
         }
         dense.schema = op->schema;
+        if (rc == SILT_OK && check != NULL)
+            rc = check_rows(b, check, &dense, scratch, err);
         if (rc == SILT_OK)
             rc = delta_write_batch(w, &dense, err);
     }
@@ -426,7 +447,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, NULL, schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     if (stmt->u.create_table.as_query != NULL)
-        SILT_RETURN_IF_ERROR(pump(b, p.op, w, err));
+        SILT_RETURN_IF_ERROR(pump(b, p.op, NULL, w, err));
     SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
                                             stmt->u.create_table.as_query ? DELTA_MODE_CTAS
                                                                           : DELTA_MODE_CREATE,
@@ -516,6 +537,44 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
     return plan_project(b, p, exprs, names, n, err);
 }
 
+/*
+ * INSERT INTO t REPLACE WHERE pred: the files of the partitions pred
+ * selects are replaced by the new rows, which must all satisfy pred.
+ * Only predicates over partition columns are supported: those decide
+ * whole files, as replace_where in delta_write_commit needs.
+ */
+static silt_status replace_where(binder *b, const sql_stmt *stmt, exec_target *t, plan *p,
+                                 delta_commit_options *co, const expr **check_out,
+                                 silt_error *err)
+{
+    const sql_expr *where = stmt->u.insert.replace_where;
+    bind_scope table_scope;
+    bind_ctx bc = {NULL, NULL, NULL, NULL};
+    expr *on_table, *on_rows;
+    size_t end = stmt->u.insert.query->pos;
+    SILT_RETURN_IF_ERROR(scope_from_schema(b->a, t->snap->schema, NULL, &table_scope, err));
+    bc.scope = &table_scope;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &on_table, err));
+    if (on_table->type->id != COL_BOOLEAN)
+        return bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
+                          " the REPLACE WHERE condition must be a boolean");
+    SILT_RETURN_IF_ERROR(exec_partition_filter(b, t->snap, where, on_table, &co->replace_where,
+                                               &co->replace_where_payload, err));
+    if (co->replace_where == NULL)
+        return bind_error(b, err, where->pos, SILT_UNSUPPORTED, "REPLACE WHERE on columns that "
+                          "are not partition columns is not supported yet");
+    bc.scope = &p->scope;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &on_rows, err));
+    while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
+                                b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
+        end--;
+    co->predicate_text = arena_strndup(b->a, b->text + where->pos, end - where->pos);
+    if (co->predicate_text == NULL)
+        return err_nomem(err);
+    *check_out = on_rows;
+    return SILT_OK;
+}
+
 silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_name *n = &stmt->u.insert.table;
@@ -524,15 +583,14 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     delta_writer *w;
     delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
     delta_write_mode mode = DELTA_MODE_APPEND;
+    delta_commit_options co = DELTA_COMMIT_OPTIONS_INIT;
+    const expr *check = NULL;
     int evolve = stmt->u.insert.schema_evolution ||
                  exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
     (void)out;
     if (stmt->u.insert.n_partition > 0 || stmt->u.insert.if_not_exists)
         return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "INSERT with a PARTITION clause "
                           "is not supported yet");
-    if (stmt->u.insert.replace_where != NULL)
-        return bind_error(b, err, stmt->u.insert.replace_where->pos, SILT_UNSUPPORTED,
-                          "INSERT ... REPLACE WHERE is not supported yet");
     if (stmt->u.insert.at.version != NULL || stmt->u.insert.at.timestamp != NULL)
         return bind_error(b, err, stmt->pos, SILT_BIND, "cannot INSERT INTO an old version of "
                           "a table");
@@ -547,9 +605,13 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.insert.query, &p, err));
     SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
     SILT_RETURN_IF_ERROR(map_insert_columns(b, stmt, t.snap->schema, evolve, &p, err));
+    if (stmt->u.insert.replace_where != NULL)
+        SILT_RETURN_IF_ERROR(replace_where(b, stmt, &t, &p, &co, &check, err));
+    if (check != NULL)
+        mode = DELTA_MODE_OVERWRITE;
     wo.merge_schema = evolve;
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
-    SILT_RETURN_IF_ERROR(pump(b, p.op, w, err));
-    return delta_write_commit(w, t.store, t.snap, mode, NULL, NULL, err);
+    SILT_RETURN_IF_ERROR(pump(b, p.op, check, w, err));
+    return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
 }
