@@ -169,7 +169,7 @@ static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const sql
     if (pp->keep == NULL)
         return err_nomem(err);
     for (idx = 0; idx < snap->n_files; idx++) {
-        int keep;
+        int keep = 1;
         SILT_RETURN_IF_ERROR(file_matches(ev, snap, &snap->files[idx], &keep, err));
         pp->keep[idx] = (uint8_t)keep;
     }
