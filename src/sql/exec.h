@@ -52,6 +52,10 @@ silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_er
 silt_status exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
+/* DESCRIBE EXTENDED of a Delta table: appends Spark's detail rows (col_name, data_type,
+ * comment triples) to the column rows in *cells. */
+silt_status exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
+                                   size_t *n_rows, silt_error *err);
 silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err);
 

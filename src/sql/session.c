@@ -553,7 +553,11 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
         if (cells[3 * idx + 1] == NULL)
             return err_nomem(err);
     }
-    return string_result(res, names, 3, cells, p.scope.n, err);
+    {
+        size_t n_rows = p.scope.n;
+        SILT_RETURN_IF_ERROR(exec_describe_extended(&b, stmt, &cells, &n_rows, err));
+        return string_result(res, names, 3, cells, n_rows, err);
+    }
 }
 
 /* Spark's SHOW ... LIKE pattern: '*' any text, '|' alternatives, case-insensitive. */
