@@ -310,6 +310,44 @@ typedef struct tomb_ctx {
     size_t n, cap;
 } tomb_ctx;
 
+static silt_status copy_tomb_str(arena *a, const char *src, const char **dst, silt_error *err)
+{
+    *dst = NULL;
+    if (src == NULL)
+        return SILT_OK;
+    *dst = arena_strdup(a, src);
+    return *dst != NULL ? SILT_OK : err_nomem(err);
+}
+
+static silt_status copy_tomb_map(arena *a, const dlog_map *src, dlog_map *dst, silt_error *err)
+{
+    size_t idx;
+    dlog_kv *items = arena_calloc(a, src->n + 1, sizeof(dlog_kv));
+    if (items == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < src->n; idx++) {
+        SILT_RETURN_IF_ERROR(copy_tomb_str(a, src->items[idx].key, &items[idx].key, err));
+        SILT_RETURN_IF_ERROR(copy_tomb_str(a, src->items[idx].value, &items[idx].value, err));
+    }
+    dst->n = src->n;
+    dst->items = items;
+    return SILT_OK;
+}
+
+/* A remove whose strings live in a (they may come from a batch freed after the callback). */
+static silt_status copy_remove(arena *a, const dlog_remove *rm, dlog_remove *out,
+                               silt_error *err)
+{
+    *out = *rm;
+    SILT_RETURN_IF_ERROR(copy_tomb_str(a, rm->path, &out->path, err));
+    SILT_RETURN_IF_ERROR(copy_tomb_str(a, rm->raw_path, &out->raw_path, err));
+    SILT_RETURN_IF_ERROR(copy_tomb_str(a, rm->stats, &out->stats, err));
+    SILT_RETURN_IF_ERROR(copy_tomb_str(a, rm->dv.path_or_inline_dv, &out->dv.path_or_inline_dv,
+                                       err));
+    SILT_RETURN_IF_ERROR(copy_tomb_map(a, &rm->partition_values, &out->partition_values, err));
+    return copy_tomb_map(a, &rm->tags, &out->tags, err);
+}
+
 static silt_status keep_tombstone(tomb_ctx *ctx, const dlog_remove *rm, silt_error *err)
 {
     dlog_remove *grown;
@@ -328,8 +366,8 @@ static silt_status keep_tombstone(tomb_ctx *ctx, const dlog_remove *rm, silt_err
         ctx->items = grown;
         ctx->cap = cap;
     }
-    ctx->items[ctx->n++] = *rm; /* strings live in ctx->a: the commits are parsed there */
-    return SILT_OK;
+    /* The built-in Parquet checkpoint reader frees a batch's actions with the batch: copy. */
+    return copy_remove(ctx->a, rm, &ctx->items[ctx->n++], err);
 }
 
 static silt_status on_tomb_action(const dlog_action *act, void *payload, silt_error *err)
