@@ -29,6 +29,7 @@ typedef struct exec_target {
     const char *name;
     int in_catalog;         /* the catalog lists the table */
     int exists;             /* the path holds a Delta table (snapshot loaded) */
+    int managed;            /* a managed catalog table */
     io_store *store;        /* owned by the binder's arena */
     delta_snapshot *snap;   /* latest version when exists; owned by the arena */
 } exec_target;

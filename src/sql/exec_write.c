@@ -96,6 +96,7 @@ silt_status exec_resolve_target(binder *b, const sql_name *n, exec_target *out, 
         if (t != NULL && t->kind != CAT_VIEW) {
             const char *loc = t->location;
             out->in_catalog = 1;
+            out->managed = t->kind == CAT_MANAGED;
             if (loc[0] != '/' && strstr(loc, "://") == NULL)
                 out->path = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), loc);
             else
@@ -364,6 +365,115 @@ static silt_status register_table(binder *b, const sql_stmt *stmt, const exec_ta
     return catalog_commit(b->s->cat, register_change, &args, NULL, err);
 }
 
+static silt_status json_list(buf *out, const char *const *items, size_t n, silt_error *err)
+{
+    size_t idx;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '[', err));
+    for (idx = 0; idx < n; idx++) {
+        const char *c;
+        SILT_RETURN_IF_ERROR(buf_append_str(out, idx ? ",\"" : "\"", err));
+        for (c = items[idx]; *c != '\0'; c++) {
+            if (*c == '"' || *c == '\\')
+                SILT_RETURN_IF_ERROR(buf_append_char(out, '\\', err));
+            SILT_RETURN_IF_ERROR(buf_append_char(out, *c, err));
+        }
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
+    }
+    return buf_append_char(out, ']', err);
+}
+
+/* Spark's properties parameter: a JSON object of the table's configuration. */
+static silt_status props_json(buf *out, const dlog_map *conf, silt_error *err)
+{
+    size_t idx;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '{', err));
+    for (idx = 0; idx < conf->n; idx++) {
+        const char *pair[2];
+        buf one = BUF_INIT;
+        silt_status rc;
+        pair[0] = conf->items[idx].key;
+        pair[1] = conf->items[idx].value ? conf->items[idx].value : "";
+        /* ["k","v"] -> "k":"v" */
+        rc = json_list(&one, pair, 2, err);
+        if (rc == SILT_OK) {
+            char *text = (char *)buf_cstr(&one);
+            char *comma = strstr(text, "\",\"");
+            if (comma != NULL)
+                comma[1] = ':';
+            text[strlen(text) - 1] = '\0';
+            rc = buf_printf(out, err, "%s%s", idx ? "," : "", text + 1);
+        }
+        buf_clear(&one);
+        SILT_RETURN_IF_ERROR(rc);
+    }
+    return buf_append_char(out, '}', err);
+}
+
+/*
+ * CREATE OR REPLACE / REPLACE TABLE over an existing table: one commit
+ * that removes every live file, sets the new schema, partitioning and
+ * properties (the table keeps its id) and adds the new rows' files.
+ */
+static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t,
+                                 delta_writer *w, silt_error *err)
+{
+    delta_write_output out;
+    dlog_metadata md;
+    delta_txn *txn;
+    buf parts = BUF_INIT, props = BUF_INIT;
+    const char *op;
+    int64_t removed_bytes = 0;
+    size_t idx;
+    silt_status rc;
+    int as_select = stmt->u.create_table.as_query != NULL;
+    if (stmt->u.create_table.or_replace)
+        op = as_select ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE";
+    else
+        op = as_select ? "REPLACE TABLE AS SELECT" : "REPLACE TABLE";
+    SILT_RETURN_IF_ERROR(delta_write_finish(w, &out, err));
+    md = *out.metadata;
+    md.id = t->snap->metadata.id;
+    SILT_RETURN_IF_ERROR(delta_txn_begin(&txn, t->store, t->snap, op, err));
+    rc = delta_txn_read_whole_table(txn, err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_metadata(txn, &md, err);
+    for (idx = 0; rc == SILT_OK && idx < t->snap->n_files; idx++) {
+        removed_bytes += t->snap->files[idx].size;
+        rc = delta_txn_remove_file(txn, &t->snap->files[idx], 1, err);
+    }
+    for (idx = 0; rc == SILT_OK && idx < out.n_adds; idx++)
+        rc = delta_txn_add_file(txn, &out.adds[idx], err);
+    if (rc == SILT_OK)
+        rc = json_list(&parts, md.partition_columns, md.n_partition_columns, err);
+    if (rc == SILT_OK)
+        rc = props_json(&props, &md.configuration, err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "isManaged", t->managed ? "true" : "false", err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "description", md.description, err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "partitionBy", buf_cstr(&parts), err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "properties", buf_cstr(&props), err);
+    if (rc == SILT_OK && as_select) {
+        rc = delta_txn_set_metric(txn, "numFiles", (int64_t)out.n_adds, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numOutputRows", out.n_rows, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numOutputBytes", out.n_bytes, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numRemovedFiles", (int64_t)t->snap->n_files, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numRemovedBytes", removed_bytes, err);
+    }
+    if (rc == SILT_OK)
+        rc = delta_txn_commit(txn, NULL, err);
+    delta_txn_free(txn);
+    buf_clear(&parts);
+    buf_clear(&props);
+    return rc;
+}
+
 silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_name *n = &stmt->u.create_table.name;
@@ -377,6 +487,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     dlog_map conf;
     const char **part_names;
     size_t idx;
+    int replacing;
     (void)out;
     if (stmt->u.create_table.using_fmt != NULL &&
         str_casecmp(stmt->u.create_table.using_fmt, "delta") != 0)
@@ -389,12 +500,17 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
         return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE with TEMPORARY, "
                           "LIKE, CLONE, CLUSTER BY or buckets is not supported yet");
     SILT_RETURN_IF_ERROR(create_target(b, stmt, &t, &managed, &cat_location, err));
-    if (t.in_catalog || (t.database == NULL && t.exists)) {
+    replacing = (stmt->u.create_table.or_replace || stmt->u.create_table.replace) && t.exists &&
+                (t.in_catalog || t.database == NULL);
+    if (stmt->u.create_table.replace && !stmt->u.create_table.or_replace && !replacing)
+        return bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_CANNOT_REPLACE_MISSING_TABLE] "
+                          "Table %s cannot be replaced as it does not exist", t.display);
+    if (stmt->u.create_table.location != NULL && t.in_catalog && replacing)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE OR REPLACE with a new "
+                          "LOCATION is not supported yet");
+    if (!replacing && (t.in_catalog || (t.database == NULL && t.exists))) {
         if (stmt->u.create_table.if_not_exists)
             return SILT_OK;
-        if (stmt->u.create_table.or_replace || stmt->u.create_table.replace)
-            return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE OR REPLACE of an "
-                              "existing table is not supported yet (%s)", t.display);
         if (t.in_catalog)
             return bind_error(b, err, n->pos, SILT_EXISTS, "[TABLE_OR_VIEW_ALREADY_EXISTS] "
                               "Cannot create table or view `%s`.`%s` because it already exists",
@@ -402,7 +518,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
         return bind_error(b, err, n->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] Table %s "
                           "already exists", t.display);
     }
-    if (t.exists) {
+    if (t.exists && !replacing) {
         /* A catalog name over an existing Delta folder: register it, schema from its log. */
         if (stmt->u.create_table.as_query != NULL)
             return bind_error(b, err, stmt->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] "
@@ -448,6 +564,8 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     if (stmt->u.create_table.as_query != NULL)
         SILT_RETURN_IF_ERROR(pump(b, p.op, NULL, w, err));
+    if (replacing)
+        return replace_table(b, stmt, &t, w, err);
     SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
                                             stmt->u.create_table.as_query ? DELTA_MODE_CTAS
                                                                           : DELTA_MODE_CREATE,
