@@ -8,9 +8,9 @@
  *
  * Statements run here: queries, EXPLAIN, SET / RESET, CREATE [OR REPLACE]
  * TEMPORARY VIEW (AS query, or USING fmt OPTIONS (...)), DROP VIEW, USE,
- * DESCRIBE [TABLE] name and DESCRIBE QUERY, SHOW TABLES/VIEWS/DATABASES.
- * Anything else is SILT_UNSUPPORTED naming the statement, until the write
- * path and the catalog statements are connected.
+ * DESCRIBE [TABLE] name and DESCRIBE QUERY, SHOW TABLES/VIEWS/DATABASES;
+ * statements that write tables or the catalog go to exec_*.c (run_exec).
+ * Anything else is SILT_UNSUPPORTED naming the statement.
  */
 #include <stdio.h>
 #include <string.h>
