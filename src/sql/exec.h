@@ -69,6 +69,11 @@ silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const s
                                   const expr *pred, delta_file_filter_fn *fn_out,
                                   void **payload_out, silt_error *err);
 
+/* Reads operationMetrics keys of commit `version` as numbers (0 when absent). */
+silt_status exec_commit_metrics(binder *b, io_store *store, int64_t version,
+                                const char *const *keys, int64_t *values, size_t n,
+                                silt_error *err);
+
 /* A one-row result of LONG columns (DML's num_affected_rows ...). */
 silt_status exec_counts_result(binder *b, const char *const *names, const int64_t *values,
                                size_t n, exec_out *out, silt_error *err);

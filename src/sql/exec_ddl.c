@@ -153,9 +153,16 @@ silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error
 silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_table_version *at = &stmt->u.restore.at;
+    static const char *const names[] = {
+        "table_size_after_restore", "num_of_files_after_restore", "num_removed_files",
+        "num_restored_files", "removed_files_size", "restored_files_size"};
+    static const char *const keys[] = {
+        "tableSizeAfterRestore", "numOfFilesAfterRestore", "numRemovedFiles",
+        "numRestoredFiles", "removedFilesSize", "restoredFilesSize"};
     exec_target t;
+    delta_commit_result result;
+    int64_t values[6];
     int64_t version = -1, ts = -1;
-    (void)out;
     SILT_RETURN_IF_ERROR(exec_resolve_target(b, &stmt->u.restore.name, &t, err));
     SILT_RETURN_IF_ERROR(exec_require_table(b, &stmt->u.restore.name, &t, err));
     if (at->version != NULL) {
@@ -183,7 +190,11 @@ silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_er
         return bind_error(b, err, stmt->pos, SILT_BIND, "RESTORE needs VERSION AS OF or "
                           "TIMESTAMP AS OF");
     }
-    return delta_restore(t.store, t.snap, version, version >= 0 ? -1 : ts, NULL, err);
+    SILT_RETURN_IF_ERROR(delta_restore(t.store, t.snap, version, version >= 0 ? -1 : ts, &result,
+                                       err));
+    /* Spark's RESTORE result: the commit's metrics as one row. */
+    SILT_RETURN_IF_ERROR(exec_commit_metrics(b, t.store, result.version, keys, values, 6, err));
+    return exec_counts_result(b, names, values, 6, out, err);
 }
 
 /* ---------------------------------------------------------------- DESCRIBE DETAIL */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "delta/log.h"
+#include "delta/txn.h"
 #include "sql/exec.h"
 #include "util/time.h"
 
@@ -234,4 +235,35 @@ silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out
     batch->n_cols = H_N;
     list[0] = batch;
     return engine_op_values(&out->op, b->ctx, out->schema, list, 1, err);
+}
+
+silt_status exec_commit_metrics(binder *b, io_store *store, int64_t version,
+                                const char *const *keys, int64_t *values, size_t n,
+                                silt_error *err)
+{
+    history_rows h;
+    char key[64];
+    cJSON *ci, *metrics;
+    size_t idx;
+    silt_status rc;
+    memset(&h, 0, sizeof(h));
+    if ((h.scratch = arena_new(b->a, "commit metrics")) == NULL)
+        return err_nomem(err);
+    delta_commit_key(version, key, sizeof(key));
+    SILT_RETURN_IF_ERROR(dlog_read_json_file(store, key, h.scratch, find_commit_info, &h, err));
+    ci = h.raw ? cJSON_Parse(h.raw) : NULL;
+    metrics = cJSON_GetObjectItemCaseSensitive(ci, "operationMetrics");
+    rc = SILT_OK;
+    for (idx = 0; idx < n; idx++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(metrics, keys[idx]);
+        values[idx] = 0;
+        if (cJSON_IsString(v) && !str_to_int64(v->valuestring, strlen(v->valuestring),
+                                               &values[idx]))
+            rc = err_set(err, SILT_CORRUPT, "commit %lld has a metric \"%s\" that is not a "
+                         "number", (long long)version, keys[idx]);
+        else if (cJSON_IsNumber(v))
+            values[idx] = (int64_t)v->valuedouble;
+    }
+    cJSON_Delete(ci);
+    return rc;
 }
