@@ -586,6 +586,73 @@ static int64_t table_col(const col_type *schema, const char *name)
     return -1;
 }
 
+/* The static value of partition column `name` in INSERT's PARTITION clause, or NULL. */
+static const sql_expr *static_partition(const sql_stmt *stmt, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < stmt->u.insert.n_partition; idx++) {
+        const sql_assignment *as = &stmt->u.insert.partition[idx];
+        if (as->value != NULL &&
+            str_casecmp(as->target.parts[as->target.n_parts - 1].name, name) == 0)
+            return as->value;
+    }
+    return NULL;
+}
+
+/* Checks the PARTITION clause names partition columns, each once. */
+static silt_status check_partition_clause(binder *b, const sql_stmt *stmt,
+                                          const delta_snapshot *snap, silt_error *err)
+{
+    size_t idx, other, k;
+    for (idx = 0; idx < stmt->u.insert.n_partition; idx++) {
+        const sql_name *nm = &stmt->u.insert.partition[idx].target;
+        const char *name = nm->parts[nm->n_parts - 1].name;
+        for (k = 0; k < snap->metadata.n_partition_columns; k++)
+            if (str_casecmp(snap->metadata.partition_columns[k], name) == 0)
+                break;
+        if (k == snap->metadata.n_partition_columns)
+            return bind_error(b, err, nm->pos, SILT_BIND, "[PARTITIONS_NOT_FOUND] `%s` is not a "
+                              "partition column of the table", name);
+        for (other = 0; other < idx; other++) {
+            const sql_name *o = &stmt->u.insert.partition[other].target;
+            if (str_casecmp(o->parts[o->n_parts - 1].name, name) == 0)
+                return bind_error(b, err, nm->pos, SILT_BIND, "[DUPLICATE_KEY] partition column "
+                                  "`%s` is given twice", name);
+        }
+    }
+    return SILT_OK;
+}
+
+/* Projects the mapped columns plus one literal column per static partition value. */
+static silt_status add_static_partitions(binder *b, const sql_stmt *stmt, const col_type *table,
+                                         plan *p, expr **exprs, const char **names, size_t n,
+                                         silt_error *err)
+{
+    size_t f, total = n;
+    expr **all = arena_calloc(b->a, n + table->n_fields + 1, sizeof(expr *));
+    const char **all_names = arena_calloc(b->a, n + table->n_fields + 1, sizeof(char *));
+    bind_scope empty = {0, NULL};
+    bind_ctx bc = {&empty, NULL, NULL, NULL};
+    if (all == NULL || all_names == NULL)
+        return err_nomem(err);
+    memcpy(all, exprs, n * sizeof(expr *));
+    memcpy(all_names, names, n * sizeof(char *));
+    for (f = 0; f < table->n_fields; f++) {
+        const sql_expr *v = static_partition(stmt, table->fields[f].name);
+        expr *e;
+        if (v == NULL)
+            continue;
+        if (v->kind != SQL_EXPR_LITERAL)
+            return bind_error(b, err, v->pos, SILT_BIND, "a static partition value must be a "
+                              "literal");
+        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, v, &e, err));
+        SILT_RETURN_IF_ERROR(expr_coerce(&e, b->a, table->fields[f].type, err));
+        all[total] = e;
+        all_names[total++] = table->fields[f].name;
+    }
+    return plan_project(b, p, all, all_names, total, err);
+}
+
 /*
  * Maps the query's columns onto table columns the way Spark's INSERT does:
  * by position (names from the table or the column list), or BY NAME; each
@@ -614,6 +681,20 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
                               cols->n, n);
         for (idx = 0; idx < n; idx++)
             names[idx] = cols->items[idx].name;
+    } else if (stmt->u.insert.n_partition > 0) {
+        /* PARTITION (p = v, q): the data gives every column but the static ones, in order. */
+        size_t want = 0, f;
+        for (f = 0; f < table->n_fields; f++)
+            if (!static_partition(stmt, table->fields[f].name))
+                want++;
+        if (n != want)
+            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                              "[INSERT_PARTITION_COLUMN_ARITY_MISMATCH] Cannot write to the "
+                              "table: the data has %zu columns but %zu are expected besides the "
+                              "static partition values", n, want);
+        for (f = 0, idx = 0; f < table->n_fields; f++)
+            if (!static_partition(stmt, table->fields[f].name))
+                names[idx++] = table->fields[f].name;
     } else {
         if (n > table->n_fields && !evolve)
             return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
@@ -652,7 +733,7 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
             }
         }
     }
-    return plan_project(b, p, exprs, names, n, err);
+    return add_static_partitions(b, stmt, table, p, exprs, names, n, err);
 }
 
 /*
@@ -661,11 +742,10 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
  * Only predicates over partition columns are supported: those decide
  * whole files, as replace_where in delta_write_commit needs.
  */
-static silt_status replace_where(binder *b, const sql_stmt *stmt, exec_target *t, plan *p,
-                                 delta_commit_options *co, const expr **check_out,
-                                 silt_error *err)
+static silt_status replace_where(binder *b, const sql_stmt *stmt, const sql_expr *where,
+                                 exec_target *t, plan *p, delta_commit_options *co,
+                                 const expr **check_out, silt_error *err)
 {
-    const sql_expr *where = stmt->u.insert.replace_where;
     bind_scope table_scope;
     bind_ctx bc = {NULL, NULL, NULL, NULL};
     expr *on_table, *on_rows;
@@ -686,11 +766,71 @@ static silt_status replace_where(binder *b, const sql_stmt *stmt, exec_target *t
     while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
                                 b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
         end--;
-    co->predicate_text = arena_strndup(b->a, b->text + where->pos, end - where->pos);
+    if (co->predicate_text == NULL)
+        co->predicate_text = arena_strndup(b->a, b->text + where->pos, end - where->pos);
     if (co->predicate_text == NULL)
         return err_nomem(err);
     *check_out = on_rows;
     return SILT_OK;
+}
+
+/*
+ * INSERT OVERWRITE t PARTITION (p = v, ...): with every partition column
+ * static, only those partitions are replaced (Spark's static overwrite),
+ * as REPLACE WHERE p = v AND ...; with dynamic ones too it follows
+ * partitionOverwriteMode like a plain INSERT OVERWRITE.
+ */
+static silt_status overwrite_static(binder *b, const sql_stmt *stmt, exec_target *t, plan *p,
+                                    delta_commit_options *co, const expr **check_out,
+                                    delta_write_mode *mode, silt_error *err)
+{
+    sql_expr *pred = NULL;
+    buf text = BUF_INIT;
+    size_t idx;
+    silt_status rc = SILT_OK;
+    for (idx = 0; idx < stmt->u.insert.n_partition; idx++) {
+        const sql_assignment *as = &stmt->u.insert.partition[idx];
+        sql_expr *col, *eq;
+        if (as->value == NULL)
+            return SILT_OK; /* dynamic columns: a plain overwrite (or dynamic by setting) */
+        col = arena_calloc(b->a, 1, sizeof(*col));
+        eq = arena_calloc(b->a, 1, sizeof(*eq));
+        if (col == NULL || eq == NULL)
+            return err_nomem(err);
+        col->kind = SQL_EXPR_COLUMN;
+        col->pos = as->target.pos;
+        col->u.column = as->target;
+        eq->kind = SQL_EXPR_BINARY;
+        eq->pos = as->target.pos;
+        eq->u.op.op = SQL_OP_EQ;
+        eq->u.op.left = col;
+        eq->u.op.right = (sql_expr *)as->value;
+        if (pred == NULL) {
+            pred = eq;
+        } else {
+            sql_expr *and = arena_calloc(b->a, 1, sizeof(*and));
+            if (and == NULL)
+                return err_nomem(err);
+            and->kind = SQL_EXPR_BINARY;
+            and->pos = eq->pos;
+            and->u.op.op = SQL_OP_AND;
+            and->u.op.left = pred;
+            and->u.op.right = eq;
+            pred = and;
+        }
+        if (rc == SILT_OK)
+            rc = buf_printf(&text, err, "%s%s = ", idx ? " AND " : "",
+                            as->target.parts[as->target.n_parts - 1].name);
+        if (rc == SILT_OK)
+            rc = sql_expr_print(as->value, &text, err);
+    }
+    co->predicate_text = rc == SILT_OK ? arena_strdup(b->a, buf_cstr(&text)) : NULL;
+    buf_clear(&text);
+    SILT_RETURN_IF_ERROR(rc);
+    if (co->predicate_text == NULL)
+        return err_nomem(err);
+    *mode = DELTA_MODE_OVERWRITE;
+    return replace_where(b, stmt, pred, t, p, co, check_out, err);
 }
 
 silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
@@ -706,9 +846,14 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     int evolve = stmt->u.insert.schema_evolution ||
                  exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
     (void)out;
-    if (stmt->u.insert.n_partition > 0 || stmt->u.insert.if_not_exists)
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "INSERT with a PARTITION clause "
-                          "is not supported yet");
+    if (stmt->u.insert.if_not_exists)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "INSERT ... IF NOT EXISTS is not "
+                          "supported yet");
+    if (stmt->u.insert.n_partition > 0 &&
+        (stmt->u.insert.by_name || stmt->u.insert.columns.n > 0 ||
+         stmt->u.insert.replace_where != NULL))
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "a PARTITION clause together "
+                          "with a column list, BY NAME or REPLACE WHERE is not supported yet");
     if (stmt->u.insert.at.version != NULL || stmt->u.insert.at.timestamp != NULL)
         return bind_error(b, err, stmt->pos, SILT_BIND, "cannot INSERT INTO an old version of "
                           "a table");
@@ -720,11 +865,15 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
                        t.snap->metadata.n_partition_columns > 0
                    ? DELTA_MODE_OVERWRITE_PARTITIONS : DELTA_MODE_OVERWRITE;
     }
+    SILT_RETURN_IF_ERROR(check_partition_clause(b, stmt, t.snap, err));
     SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.insert.query, &p, err));
     SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
     SILT_RETURN_IF_ERROR(map_insert_columns(b, stmt, t.snap->schema, evolve, &p, err));
     if (stmt->u.insert.replace_where != NULL)
-        SILT_RETURN_IF_ERROR(replace_where(b, stmt, &t, &p, &co, &check, err));
+        SILT_RETURN_IF_ERROR(replace_where(b, stmt, stmt->u.insert.replace_where, &t, &p, &co,
+                                           &check, err));
+    else if (stmt->u.insert.overwrite && stmt->u.insert.n_partition > 0)
+        SILT_RETURN_IF_ERROR(overwrite_static(b, stmt, &t, &p, &co, &check, &mode, err));
     if (check != NULL)
         mode = DELTA_MODE_OVERWRITE;
     wo.merge_schema = evolve;
