@@ -334,6 +334,18 @@ static silt_status create_target(binder *b, const sql_stmt *stmt, exec_target *t
                           t->display);
     if (t->in_catalog)
         return SILT_OK; /* IF NOT EXISTS / OR REPLACE decide */
+    {
+        /* Before any file is written: a table committed but not registered would block
+         * the name's managed folder. */
+        cat_state *state;
+        int found;
+        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        found = cat_state_find_database(state, t->database) != NULL;
+        cat_state_free(state);
+        if (!found)
+            return bind_error(b, err, n->pos, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` "
+                              "cannot be found", t->database);
+    }
     if (loc != NULL) {
         *cat_location = loc;
         t->path = loc;
