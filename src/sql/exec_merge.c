@@ -18,6 +18,9 @@
 #include <string.h>
 
 #include "delta/dml.h"
+#include "delta/partition.h"
+#include "delta/stats.h"
+#include "engine/engine.h"
 #include "sql/exec.h"
 
 typedef struct merge_side {
@@ -476,6 +479,120 @@ static silt_status merge_keys(merge_bind *mb, col_batch *source, delta_merge_spe
     return SILT_OK;
 }
 
+/* ---------------------------------------------------------------- target file pruning */
+
+typedef struct merge_prune {
+    const delta_snapshot *snap;
+    uint8_t *keep;
+} merge_prune;
+
+static int merge_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
+{
+    const merge_prune *mp = payload;
+    if (snap != mp->snap || file < snap->files || file >= snap->files + snap->n_files)
+        return 1;
+    return mp->keep[file - snap->files];
+}
+
+/* Byte-wise order of two strings (Delta's order for string statistics). */
+static int bytes_cmp(const char *a, size_t a_len, const char *b, size_t b_len)
+{
+    int c = memcmp(a, b, a_len < b_len ? a_len : b_len);
+    if (c != 0)
+        return c;
+    return a_len < b_len ? -1 : a_len > b_len;
+}
+
+/* Min and max of the non-null values of v (integers, dates, timestamps, strings): 1, or -1
+ * when every value is null, 0 for other types. */
+static int key_range(const col_vec *v, int64_t n_rows, delta_value *lo, delta_value *hi)
+{
+    int64_t row;
+    int found = 0;
+    col_type_id id = v->type->id;
+    int is_str = id == COL_STRING;
+    if (!is_str && id != COL_BYTE && id != COL_SHORT && id != COL_INT && id != COL_LONG &&
+        id != COL_DATE && id != COL_TIMESTAMP && id != COL_TIMESTAMP_NTZ)
+        return 0;
+    memset(lo, 0, sizeof(*lo));
+    memset(hi, 0, sizeof(*hi));
+    lo->type = hi->type = id;
+    for (row = 0; row < n_rows; row++) {
+        if (col_vec_is_null(v, row))
+            continue;
+        if (is_str) {
+            int32_t len;
+            const char *str = col_vec_str(v, row, &len);
+            if (!found || bytes_cmp(str, (size_t)len, lo->v.s.ptr, lo->v.s.len) < 0) {
+                lo->v.s.ptr = str;
+                lo->v.s.len = (size_t)len;
+            }
+            if (!found || bytes_cmp(str, (size_t)len, hi->v.s.ptr, hi->v.s.len) > 0) {
+                hi->v.s.ptr = str;
+                hi->v.s.len = (size_t)len;
+            }
+        } else {
+            int64_t x = vec_get_int(v, row);
+            if (!found || x < lo->v.i)
+                lo->v.i = x;
+            if (!found || x > hi->v.i)
+                hi->v.i = x;
+        }
+        found = 1;
+    }
+    return found ? 1 : -1;
+}
+
+/*
+ * Without WHEN NOT MATCHED BY SOURCE only target rows a source row matches
+ * change, so a target file whose key statistics lie outside the source
+ * keys' range is neither read nor rewritten.
+ */
+static silt_status plan_merge_pruning(merge_bind *mb, const delta_snapshot *snap,
+                                      const col_batch *source, delta_merge_spec *spec,
+                                      merge_prune *mp, silt_error *err)
+{
+    dpred preds[2 * 8];
+    size_t n = 0, k, idx;
+    arena *scratch;
+    for (k = 0; k < spec->n_keys && k < 8; k++) {
+        delta_value lo, hi;
+        int r = key_range(source->cols[spec->source_keys[k]], source->n_rows, &lo, &hi);
+        if (r == 0)
+            continue;
+        memset(&preds[n], 0, 2 * sizeof(dpred));
+        preds[n].kind = preds[n + 1].kind = DPRED_CMP;
+        preds[n].column = preds[n + 1].column = spec->target_keys[k];
+        preds[n].op = DPRED_GE;
+        preds[n + 1].op = DPRED_LE;
+        preds[n].literal = lo;
+        preds[n + 1].literal = hi;
+        if (r < 0) { /* every source key is null: nothing can match */
+            preds[n].kind = DPRED_IS_NULL;
+            preds[n + 1].kind = DPRED_IS_NOT_NULL;
+        }
+        n += 2;
+    }
+    if (n == 0)
+        return SILT_OK;
+    mp->snap = snap;
+    mp->keep = arena_calloc(mb->b->a, snap->n_files + 1, 1);
+    scratch = arena_new(mb->b->a, "merge pruning");
+    if (mp->keep == NULL || scratch == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < snap->n_files; idx++) {
+        int may = 1;
+        for (k = 0; k < n && may; k++)
+            SILT_RETURN_IF_ERROR(dstats_file_may_match(&preds[k], snap, &snap->files[idx],
+                                                       scratch, &may, err));
+        arena_reset(scratch);
+        mp->keep[idx] = (uint8_t)may;
+    }
+    spec->file_filter = merge_filter;
+    spec->file_filter_payload = mp;
+    return SILT_OK;
+}
+
 static const char *on_text(binder *b, const sql_stmt *stmt)
 {
     size_t start = stmt->u.merge.on->pos, end = stmt->end;
@@ -543,6 +660,7 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
     buf jm = BUF_INIT, jbs = BUF_INIT, ji = BUF_INIT;
     delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
     delta_merge_metrics m;
+    merge_prune prune;
     int64_t counts[4];
     silt_status rc;
     memset(&mb, 0, sizeof(mb));
@@ -565,6 +683,8 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
         rc = build_side(&mb, SQL_MERGE_NOT_MATCHED_BY_SOURCE, &by_source, &has_bs, &jbs, err);
     if (rc == SILT_OK)
         rc = build_side(&mb, SQL_MERGE_NOT_MATCHED, &insert, &has_i, &ji, err);
+    if (rc == SILT_OK && !has_bs)
+        rc = plan_merge_pruning(&mb, t.snap, source, &spec, &prune, err);
     if (rc == SILT_OK) {
         spec.source = source;
         spec.matched = has_m ? merge_rows : NULL;
