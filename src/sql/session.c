@@ -8,14 +8,15 @@
  *
  * Statements run here: queries, EXPLAIN, SET / RESET, CREATE [OR REPLACE]
  * TEMPORARY VIEW (AS query, or USING fmt OPTIONS (...)), DROP VIEW, USE,
- * DESCRIBE [TABLE] name and DESCRIBE QUERY, SHOW TABLES/VIEWS/DATABASES.
- * Anything else is SILT_UNSUPPORTED naming the statement, until the write
- * path and the catalog statements are connected.
+ * DESCRIBE [TABLE] name and DESCRIBE QUERY, SHOW TABLES/VIEWS/DATABASES;
+ * statements that write tables or the catalog go to exec_*.c (run_exec).
+ * Anything else is SILT_UNSUPPORTED naming the statement.
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "sql/binder_int.h"
+#include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "util/mem.h"
@@ -552,7 +553,11 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
         if (cells[3 * idx + 1] == NULL)
             return err_nomem(err);
     }
-    return string_result(res, names, 3, cells, p.scope.n, err);
+    {
+        size_t n_rows = p.scope.n;
+        SILT_RETURN_IF_ERROR(exec_describe_extended(&b, stmt, &cells, &n_rows, err));
+        return string_result(res, names, 3, cells, n_rows, err);
+    }
 }
 
 /* Spark's SHOW ... LIKE pattern: '*' any text, '|' alternatives, case-insensitive. */
@@ -660,21 +665,67 @@ static const char *stmt_name(sql_stmt_kind k)
     return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "statement";
 }
 
+/* Statements that write tables (exec_*.c); some return rows. */
+static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                            const char *text, size_t len, silt_error *err)
+{
+    binder b;
+    exec_out out = {NULL, NULL};
+    silt_status rc;
+    binder_init(&b, s, res, text, len);
+    switch (stmt->kind) {
+    case SQL_STMT_CREATE_TABLE: rc = exec_create_table(&b, stmt, &out, err); break;
+    case SQL_STMT_INSERT: rc = exec_insert(&b, stmt, &out, err); break;
+    case SQL_STMT_DELETE: rc = exec_delete(&b, stmt, &out, err); break;
+    case SQL_STMT_UPDATE: rc = exec_update(&b, stmt, &out, err); break;
+    case SQL_STMT_MERGE: rc = exec_merge(&b, stmt, &out, err); break;
+    case SQL_STMT_CREATE_DATABASE: rc = exec_create_database(&b, stmt, &out, err); break;
+    case SQL_STMT_DROP: rc = exec_drop(&b, stmt, &out, err); break;
+    case SQL_STMT_RESTORE: rc = exec_restore(&b, stmt, &out, err); break;
+    case SQL_STMT_ALTER_TABLE: rc = exec_alter_table(&b, stmt, &out, err); break;
+    default:
+        rc = stmt->u.describe.what == SQL_DESCRIBE_DETAIL
+                 ? exec_describe_detail(&b, stmt, &out, err)
+                 : exec_describe_history(&b, stmt, &out, err);
+        break;
+    }
+    if (rc == SILT_OK && out.op != NULL) {
+        res->op = out.op;
+        res->schema = out.schema;
+        res->has_rows = 1;
+    }
+    return rc;
+}
+
 static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stmt,
                             const char *text, size_t len, silt_error *err)
 {
     switch (stmt->kind) {
+    case SQL_STMT_CREATE_TABLE:
+    case SQL_STMT_INSERT:
+    case SQL_STMT_DELETE:
+    case SQL_STMT_UPDATE:
+    case SQL_STMT_MERGE:
+    case SQL_STMT_CREATE_DATABASE:
+    case SQL_STMT_RESTORE:
+    case SQL_STMT_ALTER_TABLE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
     case SQL_STMT_SET:
     case SQL_STMT_RESET: return run_set(s, res, stmt, err);
     case SQL_STMT_CREATE_VIEW: return run_create_view(s, res, stmt, text, len, err);
     case SQL_STMT_USE: return run_use(s, stmt, err);
-    case SQL_STMT_DESCRIBE: return run_describe(s, res, stmt, text, len, err);
+    case SQL_STMT_DESCRIBE:
+        if (stmt->u.describe.what == SQL_DESCRIBE_HISTORY ||
+            stmt->u.describe.what == SQL_DESCRIBE_DETAIL)
+            return run_exec(s, res, stmt, text, len, err);
+        return run_describe(s, res, stmt, text, len, err);
     case SQL_STMT_SHOW: return run_show(s, res, stmt, err);
     case SQL_STMT_DROP:
         if (stmt->u.drop.what == SQL_OBJ_VIEW)
             return run_drop_view(s, stmt, err);
+        if (stmt->u.drop.what == SQL_OBJ_TABLE || stmt->u.drop.what == SQL_OBJ_DATABASE)
+            return run_exec(s, res, stmt, text, len, err);
         break;
     default: break;
     }

@@ -1,0 +1,627 @@
+/*
+ * exec_ddl.c - catalog and table statements: CREATE/DROP DATABASE, DROP
+ * TABLE, RESTORE, DESCRIBE DETAIL, ALTER TABLE ADD COLUMNS and SET/UNSET
+ * TBLPROPERTIES.
+ *
+ * DROP TABLE of a managed table removes the catalog entry first and then
+ * the table's files: a failure half way leaves orphan files under the
+ * warehouse, never a catalog entry that points at a half-deleted table.
+ * External tables keep their files.
+ */
+#include <string.h>
+
+#include "delta/dml.h"
+#include "sql/exec.h"
+#include "util/time.h"
+
+static silt_status need_catalog(binder *b, uint32_t pos, const char *what, silt_error *err)
+{
+    if (b->s->cat != NULL)
+        return SILT_OK;
+    return bind_error(b, err, pos, SILT_UNSUPPORTED, "%s needs a warehouse: run silt with "
+                      "--warehouse DIR", what);
+}
+
+/* ---------------------------------------------------------------- databases */
+
+static silt_status add_db_change(cat_state *state, void *payload, silt_error *err)
+{
+    return cat_state_add_database(state, payload, err);
+}
+
+silt_status exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
+                                 silt_error *err)
+{
+    const sql_name *n = &stmt->u.create_database.name;
+    cat_database db;
+    silt_status rc;
+    (void)out;
+    SILT_RETURN_IF_ERROR(need_catalog(b, stmt->pos, "CREATE DATABASE", err));
+    if (n->n_parts != 1)
+        return bind_error(b, err, n->pos, SILT_BIND, "[REQUIRES_SINGLE_PART_NAMESPACE] database "
+                          "name must be a single name");
+    memset(&db, 0, sizeof(db));
+    db.name = n->parts[0].name;
+    db.location = stmt->u.create_database.location
+                      ? stmt->u.create_database.location
+                      : cat_default_database_location(b->a, db.name);
+    db.comment = stmt->u.create_database.comment;
+    db.created_micros = time_now_micros();
+    if (db.location == NULL)
+        return err_nomem(err);
+    rc = catalog_commit(b->s->cat, add_db_change, &db, NULL, err);
+    if (rc == SILT_EXISTS && stmt->u.create_database.if_not_exists) {
+        err_clear(err);
+        return SILT_OK;
+    }
+    return rc;
+}
+
+typedef struct drop_args {
+    const char *database, *name;
+    int cascade;
+} drop_args;
+
+static silt_status drop_db_change(cat_state *state, void *payload, silt_error *err)
+{
+    drop_args *d = payload;
+    return cat_state_drop_database(state, d->name, d->cascade, err);
+}
+
+static silt_status drop_table_change(cat_state *state, void *payload, silt_error *err)
+{
+    drop_args *d = payload;
+    return cat_state_drop_table(state, d->database, d->name, err);
+}
+
+/* Deletes every object under a managed table's folder. */
+static silt_status delete_table_files(binder *b, const char *path, silt_error *err)
+{
+    io_store *store;
+    io_listing listing;
+    size_t idx;
+    silt_status rc;
+    memset(&listing, 0, sizeof(listing));
+    SILT_RETURN_IF_ERROR(io_store_open(&store, path, 0, err));
+    rc = io_list(store, "", NULL, 1, &listing, err);
+    for (idx = 0; rc == SILT_OK && idx < listing.count; idx++) {
+        rc = io_delete(store, listing.items[idx].key, err);
+        if (rc == SILT_NOTFOUND) {
+            err_clear(err);
+            rc = SILT_OK;
+        }
+    }
+    io_listing_clear(&listing);
+    io_store_free(store);
+    (void)b;
+    if (rc != SILT_OK)
+        err_context(err, "while deleting the files of a dropped managed table at \"%s\"", path);
+    return rc;
+}
+
+silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    const sql_name *n = &stmt->u.drop.name;
+    drop_args d;
+    silt_status rc;
+    (void)out;
+    memset(&d, 0, sizeof(d));
+    if (stmt->u.drop.what == SQL_OBJ_DATABASE) {
+        SILT_RETURN_IF_ERROR(need_catalog(b, stmt->pos, "DROP DATABASE", err));
+        d.name = n->parts[n->n_parts - 1].name;
+        d.cascade = stmt->u.drop.cascade;
+        rc = catalog_commit(b->s->cat, drop_db_change, &d, NULL, err);
+        if (rc == SILT_NOTFOUND && stmt->u.drop.if_exists) {
+            err_clear(err);
+            return SILT_OK;
+        }
+        if (rc == SILT_OK && str_casecmp(b->s->database, d.name) == 0)
+            b->s->database = arena_strdup(b->s->arena, "default");
+        return rc;
+    }
+    {
+        exec_target t;
+        cat_state *state;
+        const cat_table *ct;
+        int managed = 0;
+        if (n->is_path || (n->n_parts == 2 && str_casecmp(n->parts[0].name, "delta") == 0))
+            return bind_error(b, err, n->pos, SILT_BIND, "DROP TABLE needs a catalog table, not "
+                              "a path; delete the folder to remove a path table");
+        SILT_RETURN_IF_ERROR(need_catalog(b, stmt->pos, "DROP TABLE", err));
+        SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, &t, err));
+        if (!t.in_catalog) {
+            if (stmt->u.drop.if_exists)
+                return SILT_OK;
+            return bind_error(b, err, n->pos, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The "
+                              "table or view `%s`.`%s` cannot be found", t.database, t.name);
+        }
+        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        ct = cat_state_find_table(state, t.database, t.name);
+        managed = ct != NULL && ct->kind == CAT_MANAGED;
+        cat_state_free(state);
+        d.database = t.database;
+        d.name = t.name;
+        SILT_RETURN_IF_ERROR(catalog_commit(b->s->cat, drop_table_change, &d, NULL, err));
+        if (managed)
+            return delete_table_files(b, t.path, err);
+        return SILT_OK;
+    }
+}
+
+/* ---------------------------------------------------------------- RESTORE */
+
+silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    const sql_table_version *at = &stmt->u.restore.at;
+    static const char *const names[] = {
+        "table_size_after_restore", "num_of_files_after_restore", "num_removed_files",
+        "num_restored_files", "removed_files_size", "restored_files_size"};
+    static const char *const keys[] = {
+        "tableSizeAfterRestore", "numOfFilesAfterRestore", "numRemovedFiles",
+        "numRestoredFiles", "removedFilesSize", "restoredFilesSize"};
+    exec_target t;
+    delta_commit_result result;
+    int64_t values[6];
+    int64_t version = -1, ts = -1;
+    SILT_RETURN_IF_ERROR(exec_resolve_target(b, &stmt->u.restore.name, &t, err));
+    SILT_RETURN_IF_ERROR(exec_require_table(b, &stmt->u.restore.name, &t, err));
+    if (at->version != NULL) {
+        const sql_expr *v = at->version;
+        if (v->kind != SQL_EXPR_LITERAL ||
+            (v->u.lit.kind != SQL_LIT_INT && v->u.lit.kind != SQL_LIT_LONG) || v->u.lit.i64 < 0)
+            return bind_error(b, err, v->pos, SILT_BIND, "[INVALID_TIME_TRAVEL_SPEC] RESTORE "
+                              "... VERSION AS OF needs a non-negative integer");
+        version = v->u.lit.i64;
+    } else if (at->timestamp != NULL) {
+        const sql_expr *e = at->timestamp;
+        int has_zone;
+        if (e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_STRING &&
+            time_parse_timestamp(e->u.lit.str, e->u.lit.str_len, &ts, &has_zone))
+            ;
+        else if (e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_TIMESTAMP)
+            ts = e->u.lit.i64;
+        else if (e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_DATE)
+            ts = e->u.lit.i64 * 86400000000LL;
+        else
+            return bind_error(b, err, e->pos, SILT_BIND, "[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR] "
+                              "RESTORE ... TIMESTAMP AS OF needs a timestamp literal such as "
+                              "'2024-01-01 00:00:00'");
+    } else {
+        return bind_error(b, err, stmt->pos, SILT_BIND, "RESTORE needs VERSION AS OF or "
+                          "TIMESTAMP AS OF");
+    }
+    SILT_RETURN_IF_ERROR(delta_restore(t.store, t.snap, version, version >= 0 ? -1 : ts, &result,
+                                       err));
+    /* Spark's RESTORE result: the commit's metrics as one row. */
+    SILT_RETURN_IF_ERROR(exec_commit_metrics(b, t.store, result.version, keys, values, 6, err));
+    return exec_counts_result(b, names, values, 6, out, err);
+}
+
+/* ---------------------------------------------------------------- DESCRIBE DETAIL */
+
+enum {
+    D_FORMAT, D_ID, D_NAME, D_DESCRIPTION, D_LOCATION, D_CREATED, D_MODIFIED, D_PARTITIONS,
+    D_CLUSTERING, D_NUM_FILES, D_SIZE, D_PROPERTIES, D_MIN_READER, D_MIN_WRITER, D_FEATURES, D_N
+};
+
+static silt_status detail_schema(arena *a, const col_type **out, silt_error *err)
+{
+    static const char *const names[D_N] = {
+        "format", "id", "name", "description", "location", "createdAt", "lastModified",
+        "partitionColumns", "clusteringColumns", "numFiles", "sizeInBytes", "properties",
+        "minReaderVersion", "minWriterVersion", "tableFeatures"};
+    const col_type *str = col_type_primitive(COL_STRING);
+    const col_type *list = col_type_array(a, str, 1);
+    const col_type *map = col_type_map(a, str, str, 1);
+    col_field *fields = arena_calloc(a, D_N, sizeof(col_field));
+    size_t idx;
+    if (list == NULL || map == NULL || fields == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < D_N; idx++) {
+        fields[idx].name = names[idx];
+        fields[idx].type = str;
+        fields[idx].nullable = 1;
+        fields[idx].field_id = -1;
+    }
+    fields[D_CREATED].type = col_type_primitive(COL_TIMESTAMP);
+    fields[D_MODIFIED].type = col_type_primitive(COL_TIMESTAMP);
+    fields[D_PARTITIONS].type = list;
+    fields[D_CLUSTERING].type = list;
+    fields[D_FEATURES].type = list;
+    fields[D_NUM_FILES].type = col_type_primitive(COL_LONG);
+    fields[D_SIZE].type = col_type_primitive(COL_LONG);
+    fields[D_MIN_READER].type = col_type_primitive(COL_INT);
+    fields[D_MIN_WRITER].type = col_type_primitive(COL_INT);
+    fields[D_PROPERTIES].type = map;
+    *out = col_type_struct(a, D_N, fields);
+    return *out ? SILT_OK : err_nomem(err);
+}
+
+static silt_status put_str(col_builder *bld, const char *s, silt_error *err)
+{
+    if (s == NULL)
+        return col_builder_append_null(bld, err);
+    return col_builder_append_bytes(bld, s, strlen(s), err);
+}
+
+static silt_status put_list(col_builder *bld, const char *const *items, size_t n,
+                            silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(put_str(col_builder_child(bld, 0), items[idx], err));
+    return col_builder_append_list(bld, (int64_t)n, err);
+}
+
+static silt_status detail_row(binder *b, const exec_target *t, col_builder **c, silt_error *err)
+{
+    const delta_snapshot *snap = t->snap;
+    const dlog_metadata *md = &snap->metadata;
+    const dlog_protocol *pr = &snap->protocol;
+    size_t idx, n_features = 0;
+    const char **features = arena_calloc(b->a, pr->n_reader_features + pr->n_writer_features + 1,
+                                         sizeof(char *));
+    if (features == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < pr->n_writer_features; idx++)
+        features[n_features++] = pr->writer_features[idx];
+    for (idx = 0; idx < pr->n_reader_features; idx++) {
+        size_t k;
+        for (k = 0; k < n_features && strcmp(features[k], pr->reader_features[idx]) != 0; k++)
+            ;
+        if (k == n_features)
+            features[n_features++] = pr->reader_features[idx];
+    }
+    SILT_RETURN_IF_ERROR(put_str(c[D_FORMAT], "delta", err));
+    SILT_RETURN_IF_ERROR(put_str(c[D_ID], md->id, err));
+    SILT_RETURN_IF_ERROR(put_str(c[D_NAME], t->database ? t->display : NULL, err));
+    SILT_RETURN_IF_ERROR(put_str(c[D_DESCRIPTION], md->description, err));
+    SILT_RETURN_IF_ERROR(put_str(c[D_LOCATION], arena_sprintf(b->a, "file:%s", t->path), err));
+    if (md->has_created_time)
+        SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_CREATED], md->created_time * 1000, err));
+    else
+        SILT_RETURN_IF_ERROR(col_builder_append_null(c[D_CREATED], err));
+    SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_MODIFIED], snap->timestamp_ms * 1000, err));
+    SILT_RETURN_IF_ERROR(put_list(c[D_PARTITIONS], md->partition_columns,
+                                  md->n_partition_columns, err));
+    SILT_RETURN_IF_ERROR(put_list(c[D_CLUSTERING], NULL, 0, err));
+    SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_NUM_FILES], (int64_t)snap->n_files, err));
+    SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_SIZE], snap->total_size, err));
+    for (idx = 0; idx < md->configuration.n; idx++) {
+        SILT_RETURN_IF_ERROR(put_str(col_builder_child(c[D_PROPERTIES], 0),
+                                     md->configuration.items[idx].key, err));
+        SILT_RETURN_IF_ERROR(put_str(col_builder_child(c[D_PROPERTIES], 1),
+                                     md->configuration.items[idx].value, err));
+    }
+    SILT_RETURN_IF_ERROR(col_builder_append_list(c[D_PROPERTIES], (int64_t)md->configuration.n,
+                                                 err));
+    SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_MIN_READER], pr->min_reader_version, err));
+    SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_MIN_WRITER], pr->min_writer_version, err));
+    return put_list(c[D_FEATURES], features, n_features, err);
+}
+
+silt_status exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
+                                 silt_error *err)
+{
+    exec_target t;
+    col_builder *c[D_N];
+    col_batch *batch = arena_calloc(b->a, 1, sizeof(*batch));
+    col_batch **list = arena_calloc(b->a, 1, sizeof(*list));
+    size_t idx;
+    if (batch == NULL || list == NULL ||
+        (batch->cols = arena_calloc(b->a, D_N, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(exec_resolve_target(b, &stmt->u.describe.name, &t, err));
+    SILT_RETURN_IF_ERROR(exec_require_table(b, &stmt->u.describe.name, &t, err));
+    SILT_RETURN_IF_ERROR(detail_schema(b->a, &out->schema, err));
+    for (idx = 0; idx < D_N; idx++)
+        SILT_RETURN_IF_ERROR(col_builder_new(&c[idx], b->a, out->schema->fields[idx].type, err));
+    SILT_RETURN_IF_ERROR(detail_row(b, &t, c, err));
+    for (idx = 0; idx < D_N; idx++)
+        SILT_RETURN_IF_ERROR(col_builder_finish(c[idx], &batch->cols[idx], err));
+    batch->schema = out->schema;
+    batch->n_rows = 1;
+    batch->n_cols = D_N;
+    list[0] = batch;
+    return engine_op_values(&out->op, b->ctx, out->schema, list, 1, err);
+}
+
+/* ---------------------------------------------------------------- ALTER TABLE */
+
+/* Commits a metadata change as one transaction with the given operation. */
+static silt_status commit_metadata(exec_target *t, const dlog_metadata *md, const char *op,
+                                   const char *const *params, size_t n_params, silt_error *err)
+{
+    delta_txn *txn;
+    silt_status rc;
+    size_t idx;
+    SILT_RETURN_IF_ERROR(delta_txn_begin(&txn, t->store, t->snap, op, err));
+    rc = delta_txn_set_metadata(txn, md, err);
+    for (idx = 0; rc == SILT_OK && idx < n_params; idx++)
+        rc = delta_txn_set_param(txn, params[2 * idx], params[2 * idx + 1], err);
+    if (rc == SILT_OK)
+        rc = delta_txn_commit(txn, NULL, err);
+    delta_txn_free(txn);
+    return rc;
+}
+
+static silt_status json_str(buf *out, const char *s, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
+    for (; *s != '\0'; s++) {
+        unsigned char ch = (unsigned char)*s;
+        if (ch == '"' || ch == '\\')
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "\\%c", ch));
+        else if (ch < 0x20)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "\\u%04x", ch));
+        else
+            SILT_RETURN_IF_ERROR(buf_append_char(out, (char)ch, err));
+    }
+    return buf_append_char(out, '"', err);
+}
+
+static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target *t,
+                                    silt_error *err)
+{
+    const sql_kv_list *kv = &stmt->u.alter.properties;
+    int set = stmt->u.alter.what == SQL_ALTER_SET_PROPERTIES;
+    dlog_metadata md = t->snap->metadata;
+    const dlog_map *old = &t->snap->metadata.configuration;
+    dlog_kv *items = arena_calloc(b->a, old->n + kv->n + 1, sizeof(dlog_kv));
+    size_t n = 0, idx, k;
+    buf params = BUF_INIT;
+    const char *p[4];
+    silt_status rc = SILT_OK;
+    if (items == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < old->n; idx++) {
+        for (k = 0; k < kv->n && strcmp(kv->items[k].key, old->items[idx].key) != 0; k++)
+            ;
+        if (k == kv->n)
+            items[n++] = old->items[idx];
+    }
+    if (!set && !stmt->u.alter.if_exists) {
+        for (k = 0; k < kv->n; k++)
+            if (dlog_map_get(old, kv->items[k].key, NULL) == NULL)
+                return bind_error(b, err, kv->items[k].pos, SILT_BIND,
+                                  "[UNSET_NONEXISTENT_PROPERTIES] Attempted to unset non-existent "
+                                  "properties [`%s`] in table %s", kv->items[k].key, t->display);
+    }
+    rc = buf_append_char(&params, set ? '{' : '[', err);
+    for (k = 0; rc == SILT_OK && k < kv->n; k++) {
+        if (set) {
+            items[n].key = kv->items[k].key;
+            items[n++].value = kv->items[k].value ? kv->items[k].value : "";
+        }
+        if (k > 0)
+            rc = buf_append_char(&params, ',', err);
+        if (rc == SILT_OK)
+            rc = json_str(&params, kv->items[k].key, err);
+        if (rc == SILT_OK && set) {
+            rc = buf_append_char(&params, ':', err);
+            if (rc == SILT_OK)
+                rc = json_str(&params, kv->items[k].value ? kv->items[k].value : "", err);
+        }
+    }
+    if (rc == SILT_OK)
+        rc = buf_append_char(&params, set ? '}' : ']', err);
+    md.configuration.n = n;
+    md.configuration.items = items;
+    p[0] = "properties";
+    p[1] = rc == SILT_OK ? arena_strdup(b->a, buf_cstr(&params)) : NULL;
+    p[2] = "ifExists";
+    p[3] = stmt->u.alter.if_exists ? "true" : "false";
+    buf_clear(&params);
+    SILT_RETURN_IF_ERROR(rc);
+    if (p[1] == NULL)
+        return err_nomem(err);
+    return commit_metadata(t, &md, set ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES", p,
+                           set ? 1 : 2, err);
+}
+
+static silt_status alter_add_columns(binder *b, const sql_stmt *stmt, exec_target *t,
+                                     silt_error *err)
+{
+    const sql_column_list *cols = &stmt->u.alter.columns;
+    const col_type *old = t->snap->schema;
+    col_field *fields = arena_calloc(b->a, old->n_fields + cols->n + 1, sizeof(col_field));
+    dlog_metadata md = t->snap->metadata;
+    buf json = BUF_INIT, params = BUF_INIT;
+    const char *p[2];
+    size_t idx, k;
+    silt_status rc = SILT_OK;
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, old->fields, old->n_fields * sizeof(col_field));
+    for (idx = 0; idx < cols->n; idx++) {
+        const sql_column_def *c = &cols->items[idx];
+        if (c->parent.n_parts > 0 || c->position != SQL_POSITION_DEFAULT || c->generated ||
+            c->default_value || c->identity)
+            return bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "ADD COLUMNS with nested "
+                              "fields, FIRST/AFTER, defaults or generated columns is not "
+                              "supported yet");
+        if (c->not_null)
+            return bind_error(b, err, c->name.pos, SILT_BIND, "[DELTA_NOT_NULL_COLUMN_NOT_"
+                              "ALLOWED] cannot add NOT NULL column `%s` to an existing table",
+                              c->name.name);
+        for (k = 0; k < old->n_fields + idx; k++)
+            if (str_casecmp(fields[k].name, c->name.name) == 0)
+                return bind_error(b, err, c->name.pos, SILT_BIND, "[FIELD_ALREADY_EXISTS] Cannot "
+                                  "add column, because `%s` already exists in the table",
+                                  c->name.name);
+        fields[old->n_fields + idx].name = c->name.name;
+        fields[old->n_fields + idx].type = c->type.type;
+        fields[old->n_fields + idx].nullable = 1;
+        fields[old->n_fields + idx].field_id = -1;
+    }
+    if (t->snap->metadata.configuration.n > 0 &&
+        dlog_map_get(&t->snap->metadata.configuration, "delta.columnMapping.mode", NULL) != NULL &&
+        str_casecmp(dlog_map_get(&t->snap->metadata.configuration, "delta.columnMapping.mode",
+                                 NULL), "none") != 0)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "ADD COLUMNS on a table with "
+                          "column mapping is not supported yet");
+    md.schema = col_type_struct(b->a, old->n_fields + cols->n, fields);
+    if (md.schema == NULL)
+        return err_nomem(err);
+    rc = delta_schema_to_json(md.schema, &json, err);
+    if (rc == SILT_OK)
+        md.schema_string = arena_strdup(b->a, buf_cstr(&json));
+    buf_clear(&json);
+    SILT_RETURN_IF_ERROR(rc);
+    /* History: columns as [{"column":{field JSON}}], the field as the new schema writes it. */
+    {
+        col_type *one;
+        rc = buf_append_char(&params, '[', err);
+        for (idx = 0; rc == SILT_OK && idx < cols->n; idx++) {
+            buf f = BUF_INIT;
+            const char *start, *end;
+            one = col_type_struct(b->a, 1, &fields[old->n_fields + idx]);
+            rc = one ? delta_schema_to_json(one, &f, err) : err_nomem(err);
+            if (rc == SILT_OK) {
+                /* {"type":"struct","fields":[X]} -> X */
+                start = strchr(buf_cstr(&f), '[');
+                end = strrchr(buf_cstr(&f), ']');
+                if (start != NULL && end != NULL && end > start)
+                    rc = buf_printf(&params, err, "%s{\"column\":%.*s}", idx ? "," : "",
+                                    (int)(end - start - 1), start + 1);
+            }
+            buf_clear(&f);
+        }
+        if (rc == SILT_OK)
+            rc = buf_append_char(&params, ']', err);
+    }
+    p[0] = "columns";
+    p[1] = rc == SILT_OK ? arena_strdup(b->a, buf_cstr(&params)) : NULL;
+    buf_clear(&params);
+    SILT_RETURN_IF_ERROR(rc);
+    if (md.schema_string == NULL || p[1] == NULL)
+        return err_nomem(err);
+    return commit_metadata(t, &md, "ADD COLUMNS", p, 1, err);
+}
+
+silt_status exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    exec_target t;
+    (void)out;
+    if (stmt->u.alter.what != SQL_ALTER_SET_PROPERTIES &&
+        stmt->u.alter.what != SQL_ALTER_UNSET_PROPERTIES &&
+        stmt->u.alter.what != SQL_ALTER_ADD_COLUMNS)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "this ALTER TABLE is not "
+                          "supported yet (ADD COLUMNS, SET TBLPROPERTIES and UNSET TBLPROPERTIES "
+                          "are)");
+    SILT_RETURN_IF_ERROR(exec_resolve_target(b, &stmt->u.alter.name, &t, err));
+    SILT_RETURN_IF_ERROR(exec_require_table(b, &stmt->u.alter.name, &t, err));
+    if (stmt->u.alter.what == SQL_ALTER_ADD_COLUMNS)
+        return alter_add_columns(b, stmt, &t, err);
+    return alter_properties(b, stmt, &t, err);
+}
+
+/* ---------------------------------------------------------------- DESCRIBE EXTENDED */
+
+typedef struct rows3 {
+    binder *b;
+    const char **cells;
+    size_t n, cap;
+} rows3;
+
+static silt_status row3(rows3 *r, const char *a, const char *b2, const char *c, silt_error *err)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 32;
+        const char **grown = arena_calloc(r->b->a, cap * 3 + 3, sizeof(char *));
+        if (grown == NULL)
+            return err_nomem(err);
+        memcpy(grown, r->cells, r->n * 3 * sizeof(char *));
+        r->cells = grown;
+        r->cap = cap;
+    }
+    r->cells[3 * r->n] = a;
+    r->cells[3 * r->n + 1] = b2;
+    r->cells[3 * r->n + 2] = c;
+    r->n++;
+    return a != NULL && b2 != NULL ? SILT_OK : err_nomem(err);
+}
+
+static silt_status detail_rows(binder *b, const exec_target *t, rows3 *r, silt_error *err)
+{
+    const dlog_metadata *md = &t->snap->metadata;
+    cat_state *state = NULL;
+    const cat_table *ct = NULL;
+    buf props = BUF_INIT;
+    size_t idx;
+    silt_status rc = SILT_OK;
+    if (md->n_partition_columns > 0) {
+        SILT_RETURN_IF_ERROR(row3(r, "", "", NULL, err));
+        SILT_RETURN_IF_ERROR(row3(r, "# Partitioning", "", NULL, err));
+        for (idx = 0; idx < md->n_partition_columns; idx++)
+            SILT_RETURN_IF_ERROR(row3(r, arena_sprintf(b->a, "Part %zu", idx),
+                                      md->partition_columns[idx], NULL, err));
+    }
+    SILT_RETURN_IF_ERROR(row3(r, "", "", NULL, err));
+    SILT_RETURN_IF_ERROR(row3(r, "# Detailed Table Information", "", NULL, err));
+    if (t->in_catalog) {
+        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        ct = cat_state_find_table(state, t->database, t->name);
+    }
+    if (ct != NULL) {
+        rc = row3(r, "Catalog", "spark_catalog", NULL, err);
+        if (rc == SILT_OK)
+            rc = row3(r, "Database", arena_strdup(b->a, ct->database), NULL, err);
+        if (rc == SILT_OK)
+            rc = row3(r, "Table", arena_strdup(b->a, ct->name), NULL, err);
+        if (rc == SILT_OK)
+            rc = row3(r, "Type", cat_table_kind_name(ct->kind), NULL, err);
+        if (rc == SILT_OK && ct->comment != NULL)
+            rc = row3(r, "Comment", arena_strdup(b->a, ct->comment), NULL, err);
+    } else {
+        rc = row3(r, "Name", t->display, NULL, err);
+    }
+    cat_state_free(state);
+    SILT_RETURN_IF_ERROR(rc);
+    SILT_RETURN_IF_ERROR(row3(r, "Location", arena_sprintf(b->a, "file:%s", t->path), NULL, err));
+    SILT_RETURN_IF_ERROR(row3(r, "Provider", "delta", NULL, err));
+    rc = buf_printf(&props, err, "[delta.minReaderVersion=%d,delta.minWriterVersion=%d",
+                    t->snap->protocol.min_reader_version, t->snap->protocol.min_writer_version);
+    for (idx = 0; rc == SILT_OK && idx < md->configuration.n; idx++)
+        rc = buf_printf(&props, err, ",%s=%s", md->configuration.items[idx].key,
+                        md->configuration.items[idx].value ? md->configuration.items[idx].value
+                                                           : "");
+    if (rc == SILT_OK)
+        rc = buf_append_char(&props, ']', err);
+    if (rc == SILT_OK)
+        rc = row3(r, "Table Properties", arena_strdup(b->a, buf_cstr(&props)), NULL, err);
+    buf_clear(&props);
+    return rc;
+}
+
+silt_status exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
+                                   size_t *n_rows, silt_error *err)
+{
+    exec_target t;
+    rows3 r;
+    memset(&r, 0, sizeof(r));
+    r.b = b;
+    r.cells = *cells;
+    r.n = r.cap = *n_rows;
+    if (!stmt->u.describe.extended || stmt->u.describe.what != SQL_DESCRIBE_TABLE ||
+        stmt->u.describe.column.n_parts > 0)
+        return SILT_OK;
+    {
+        /* Only Delta tables have the detail; views and files keep the plain rows. */
+        const sql_name *n = &stmt->u.describe.name;
+        if (n->n_parts == 2 && str_casecmp(n->parts[0].name, "delta") != 0 && !n->is_path &&
+            (str_casecmp(n->parts[0].name, "parquet") == 0 ||
+             str_casecmp(n->parts[0].name, "csv") == 0 || str_casecmp(n->parts[0].name, "json") == 0))
+            return SILT_OK;
+        if (exec_resolve_target(b, n, &t, err) != SILT_OK) {
+            err_clear(err);
+            return SILT_OK;
+        }
+    }
+    if (!t.exists)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(detail_rows(b, &t, &r, err));
+    *cells = r.cells;
+    *n_rows = r.n;
+    return SILT_OK;
+}

@@ -1,0 +1,488 @@
+/*
+ * exec_dml.c - DELETE and UPDATE: the WHERE predicate and the SET values
+ * are bound with the query binder over the table's logical schema and
+ * evaluated by the engine inside delta_delete / delta_update's callbacks.
+ *
+ * The callbacks run one batch at a time on the caller's thread; each
+ * resets a scratch arena, so memory stays at one batch however big the
+ * table.
+ */
+#include <string.h>
+
+#include "delta/dml.h"
+#include "delta/partition.h"
+#include "delta/stats.h"
+#include "engine/engine.h"
+#include "sql/exec.h"
+
+typedef struct dml_eval {
+    binder *b;
+    const expr *pred;     /* NULL: every row */
+    size_t n_cols;
+    expr **values;        /* UPDATE: one per table column */
+    const col_type *schema;
+    arena *scratch;
+} dml_eval;
+
+static silt_status eval_predicate(const col_batch *batch, uint8_t *match, void *payload,
+                                  silt_error *err)
+{
+    dml_eval *ev = payload;
+    int32_t *sel;
+    int64_t n_out = 0, idx;
+    memset(match, 0, (size_t)batch->n_rows);
+    if (ev->pred == NULL) {
+        memset(match, 1, (size_t)batch->n_rows);
+        return SILT_OK;
+    }
+    arena_reset(ev->scratch);
+    sel = arena_alloc(ev->scratch, (size_t)(batch->n_rows + 1) * sizeof(int32_t));
+    if (sel == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(expr_filter(ev->pred, ev->b->ctx, batch, NULL, batch->n_rows,
+                                     ev->scratch, sel, &n_out, err));
+    for (idx = 0; idx < n_out; idx++)
+        match[sel[idx]] = 1;
+    return SILT_OK;
+}
+
+static silt_status eval_update(const col_batch *matched, arena *a, col_batch **out, void *payload,
+                               silt_error *err)
+{
+    dml_eval *ev = payload;
+    col_batch *res = arena_calloc(a, 1, sizeof(*res));
+    size_t idx;
+    if (res == NULL || (res->cols = arena_calloc(a, ev->n_cols + 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    res->schema = matched->schema;
+    res->n_rows = matched->n_rows;
+    res->n_cols = ev->n_cols;
+    for (idx = 0; idx < ev->n_cols; idx++) {
+        if (ev->values[idx] == NULL) {
+            res->cols[idx] = matched->cols[idx];
+            continue;
+        }
+        SILT_RETURN_IF_ERROR(expr_eval(ev->values[idx], ev->b->ctx, matched, NULL,
+                                       matched->n_rows, a, &res->cols[idx], err));
+    }
+    *out = res;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- partition pruning */
+
+/*
+ * When WHERE reads only partition columns it is decided per file from the
+ * file's partition values: evaluated on a one-row batch of them (other
+ * columns null, never read). Decided for every file before the operation
+ * starts, so a value that fails to evaluate is an error before anything is
+ * written; the delta layer then removes or rewrites only the files kept,
+ * and a DELETE removes them whole without reading them.
+ */
+typedef struct part_prune {
+    const delta_snapshot *snap;
+    uint8_t *keep; /* per file of snap->files */
+} part_prune;
+
+static int prune_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
+{
+    const part_prune *pp = payload;
+    if (snap != pp->snap || file < snap->files || file >= snap->files + snap->n_files)
+        return 1;
+    return pp->keep[file - snap->files];
+}
+
+static int is_partition_column(const delta_snapshot *snap, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < snap->metadata.n_partition_columns; idx++)
+        if (str_casecmp(snap->metadata.partition_columns[idx], name) == 0)
+            return 1;
+    return 0;
+}
+
+static silt_status append_value(col_builder *bld, const delta_value *v, silt_error *err)
+{
+    if (v->is_null)
+        return col_builder_append_null(bld, err);
+    switch (v->type) {
+    case COL_BOOLEAN: return col_builder_append_bool(bld, (int)v->v.i, err);
+    case COL_FLOAT:
+    case COL_DOUBLE: return col_builder_append_double(bld, v->v.d, err);
+    case COL_DECIMAL: return col_builder_append_decimal(bld, v->v.dec, err);
+    case COL_STRING:
+    case COL_BINARY: return col_builder_append_bytes(bld, v->v.s.ptr, v->v.s.len, err);
+    default: return col_builder_append_int(bld, v->v.i, err);
+    }
+}
+
+static silt_status file_matches(dml_eval *ev, const delta_snapshot *snap, const delta_file *file,
+                                int *out, silt_error *err)
+{
+    const col_type *schema = snap->schema;
+    col_batch one;
+    int32_t sel[1];
+    int64_t n_out = 0;
+    size_t idx;
+    arena_reset(ev->scratch);
+    one.schema = schema;
+    one.n_rows = 1;
+    one.n_cols = schema->n_fields;
+    one.cols = arena_calloc(ev->scratch, schema->n_fields + 1, sizeof(col_vec *));
+    if (one.cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < schema->n_fields; idx++) {
+        col_builder *bld;
+        SILT_RETURN_IF_ERROR(col_builder_new(&bld, ev->scratch, schema->fields[idx].type, err));
+        if (is_partition_column(snap, schema->fields[idx].name)) {
+            delta_value v;
+            SILT_RETURN_IF_ERROR(delta_snapshot_partition_value(snap, file, schema->fields[idx].name,
+                                                                ev->scratch, &v, err));
+            SILT_RETURN_IF_ERROR(append_value(bld, &v, err));
+        } else {
+            SILT_RETURN_IF_ERROR(col_builder_append_null(bld, err));
+        }
+        SILT_RETURN_IF_ERROR(col_builder_finish(bld, &one.cols[idx], err));
+    }
+    SILT_RETURN_IF_ERROR(expr_filter(ev->pred, ev->b->ctx, &one, NULL, 1, ev->scratch, sel,
+                                     &n_out, err));
+    *out = n_out > 0;
+    return SILT_OK;
+}
+
+/* ---- stats pruning: conjuncts `col op literal` checked against each file's min/max */
+
+/* The literal as a value of the column's type (0 when the comparison is not in that type). */
+static int literal_as(binder *b, const sql_expr *lit, const col_type *type, delta_value *out)
+{
+    bind_scope empty = {0, NULL};
+    bind_ctx bc = {&empty, NULL, NULL, NULL};
+    silt_error scratch = SILT_ERROR_INIT;
+    col_batch one = {NULL, 1, 0, NULL};
+    const col_type *common;
+    expr *e;
+    col_vec *v;
+    if (lit->kind != SQL_EXPR_LITERAL || lit->u.lit.kind == SQL_LIT_NULL ||
+        type->id == COL_STRUCT || type->id == COL_ARRAY || type->id == COL_MAP ||
+        type->id == COL_BINARY || bind_expr(b, &bc, lit, &e, &scratch) != SILT_OK)
+        return 0;
+    common = expr_common_type(b->a, type, e->type);
+    if (common == NULL || !col_type_equal(common, type))
+        return 0;
+    one.schema = col_type_struct(b->a, 0, NULL);
+    if (one.schema == NULL || expr_cast(&e, b->a, e, type, 1, &scratch) != SILT_OK ||
+        expr_eval(e, b->ctx, &one, NULL, 1, b->a, &v, &scratch) != SILT_OK ||
+        col_vec_is_null(v, 0))
+        return 0;
+    memset(out, 0, sizeof(*out));
+    out->type = type->id;
+    if (type->id == COL_FLOAT || type->id == COL_DOUBLE) {
+        out->v.d = vec_get_double(v, 0);
+    } else if (type->id == COL_DECIMAL) {
+        out->v.dec = vec_get_dec(v, 0);
+        out->scale = type->scale;
+    } else if (type->id == COL_STRING) {
+        int32_t len;
+        out->v.s.ptr = col_vec_str(v, 0, &len);
+        out->v.s.len = (size_t)len;
+    } else {
+        out->v.i = vec_get_int(v, 0);
+    }
+    return 1;
+}
+
+/* A top-level column of schema named by e (unqualified or with the table's qualifier). */
+static const col_field *column_of(const col_type *schema, const char *qual, const sql_expr *e)
+{
+    const sql_name *n;
+    size_t idx;
+    if (e->kind != SQL_EXPR_COLUMN)
+        return NULL;
+    n = &e->u.column;
+    if (n->n_parts > 2 || (n->n_parts == 2 && (qual == NULL ||
+                                               str_casecmp(n->parts[0].name, qual) != 0)))
+        return NULL;
+    for (idx = 0; idx < schema->n_fields; idx++)
+        if (str_casecmp(schema->fields[idx].name, n->parts[n->n_parts - 1].name) == 0)
+            return &schema->fields[idx];
+    return NULL;
+}
+
+static int cmp_of(sql_op op, int flipped, dpred_op *out)
+{
+    switch (op) {
+    case SQL_OP_EQ: *out = DPRED_EQ; return 1;
+    case SQL_OP_NEQ: *out = DPRED_NE; return 1;
+    case SQL_OP_LT: *out = flipped ? DPRED_GT : DPRED_LT; return 1;
+    case SQL_OP_LE: *out = flipped ? DPRED_GE : DPRED_LE; return 1;
+    case SQL_OP_GT: *out = flipped ? DPRED_LT : DPRED_GT; return 1;
+    case SQL_OP_GE: *out = flipped ? DPRED_LE : DPRED_GE; return 1;
+    default: return 0;
+    }
+}
+
+static void split_conj(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
+{
+    if (e->kind == SQL_EXPR_BINARY && e->u.op.op == SQL_OP_AND) {
+        split_conj(e->u.op.left, out, n, cap);
+        split_conj(e->u.op.right, out, n, cap);
+    } else if (*n < cap) {
+        out[(*n)++] = e;
+    }
+}
+
+/* The conjuncts of where that file statistics can refute, as dpreds. */
+static size_t stats_preds(binder *b, const col_type *schema, const char *qual,
+                          const sql_expr *where, dpred *preds, size_t cap)
+{
+    const sql_expr *conj[32];
+    size_t n_conj = 0, idx, n = 0;
+    split_conj(where, conj, &n_conj, 32);
+    for (idx = 0; idx < n_conj && n < cap; idx++) {
+        const sql_expr *c = conj[idx];
+        const col_field *f;
+        dpred_op op;
+        memset(&preds[n], 0, sizeof(preds[n]));
+        if (c->kind == SQL_EXPR_BINARY && cmp_of(c->u.op.op, 0, &op) &&
+            (f = column_of(schema, qual, c->u.op.left)) != NULL &&
+            literal_as(b, c->u.op.right, f->type, &preds[n].literal)) {
+            preds[n].op = op;
+        } else if (c->kind == SQL_EXPR_BINARY && cmp_of(c->u.op.op, 1, &op) &&
+                   (f = column_of(schema, qual, c->u.op.right)) != NULL &&
+                   literal_as(b, c->u.op.left, f->type, &preds[n].literal)) {
+            preds[n].op = op;
+        } else if (c->kind == SQL_EXPR_IS && c->u.is.what == SQL_IS_NULL &&
+                   (f = column_of(schema, qual, c->u.is.arg)) != NULL) {
+            preds[n].kind = c->u.is.negated ? DPRED_IS_NOT_NULL : DPRED_IS_NULL;
+            preds[n++].column = f->name;
+            continue;
+        } else {
+            continue;
+        }
+        preds[n].kind = DPRED_CMP;
+        preds[n++].column = f->name;
+    }
+    return n;
+}
+
+/* Keeps the files whose statistics do not refute the WHERE; the row predicate still runs. */
+static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, const char *qual,
+                                      const sql_expr *where, dml_eval *ev, part_prune *pp,
+                                      delta_dml_options *o, silt_error *err)
+{
+    dpred preds[32];
+    size_t n = stats_preds(b, snap->schema, qual, where, preds, 32), idx, k;
+    if (n == 0)
+        return SILT_OK;
+    pp->snap = snap;
+    pp->keep = arena_calloc(b->a, snap->n_files + 1, 1);
+    if (pp->keep == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < snap->n_files; idx++) {
+        int may = 1;
+        for (k = 0; k < n && may; k++)
+            SILT_RETURN_IF_ERROR(dstats_file_may_match(&preds[k], snap, &snap->files[idx],
+                                                       ev->scratch, &may, err));
+        arena_reset(ev->scratch);
+        pp->keep[idx] = (uint8_t)may;
+    }
+    o->file_filter = prune_filter;
+    o->file_filter_payload = pp;
+    return SILT_OK;
+}
+
+/* Sets up partition pruning in o when WHERE names partition columns only. */
+static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const char *qual,
+                                const sql_expr *where, dml_eval *ev, part_prune *pp,
+                                delta_dml_options *o, silt_error *err)
+{
+    name_set names;
+    size_t idx;
+    memset(&names, 0, sizeof(names));
+    if (where == NULL || ev->pred == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, where, &names, err));
+    if (names.all || names.n == 0 || snap->metadata.n_partition_columns == 0)
+        return plan_stats_pruning(b, snap, qual, where, ev, pp, o, err);
+    for (idx = 0; idx < names.n; idx++)
+        if (!is_partition_column(snap, names.names[idx]))
+            return plan_stats_pruning(b, snap, qual, where, ev, pp, o, err);
+    pp->snap = snap;
+    pp->keep = arena_calloc(b->a, snap->n_files + 1, 1);
+    if (pp->keep == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < snap->n_files; idx++) {
+        int keep = 1;
+        SILT_RETURN_IF_ERROR(file_matches(ev, snap, &snap->files[idx], &keep, err));
+        pp->keep[idx] = (uint8_t)keep;
+    }
+    o->file_filter = prune_filter;
+    o->file_filter_payload = pp;
+    o->partition_only = 1;
+    return SILT_OK;
+}
+
+silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+                                  const expr *pred, delta_file_filter_fn *fn_out,
+                                  void **payload_out, silt_error *err)
+{
+    dml_eval *ev = arena_calloc(b->a, 1, sizeof(*ev));
+    part_prune *pp = arena_calloc(b->a, 1, sizeof(*pp));
+    delta_dml_options o = DELTA_DML_OPTIONS_INIT;
+    *fn_out = NULL;
+    *payload_out = NULL;
+    if (ev == NULL || pp == NULL || (ev->scratch = arena_new(b->a, "partition filter")) == NULL)
+        return err_nomem(err);
+    ev->b = b;
+    ev->pred = pred;
+    SILT_RETURN_IF_ERROR(plan_pruning(b, snap, NULL, where, ev, pp, &o, err));
+    /* Only an exact (partition-value) filter can say which files an overwrite replaces. */
+    if (!o.partition_only)
+        return SILT_OK;
+    *fn_out = o.file_filter;
+    *payload_out = o.file_filter_payload;
+    return SILT_OK;
+}
+
+/* The target of DELETE/UPDATE: a named table reference, maybe with an alias. */
+static silt_status dml_target(binder *b, const sql_table_ref *ref, exec_target *t,
+                              bind_scope *scope, silt_error *err)
+{
+    const sql_name *n = &ref->u.named.name;
+    const char *qual;
+    if (ref->kind != SQL_TABLE_NAMED)
+        return bind_error(b, err, ref->pos, SILT_BIND, "the target of DELETE or UPDATE must be "
+                          "a table");
+    if (ref->u.named.at.version != NULL || ref->u.named.at.timestamp != NULL)
+        return bind_error(b, err, ref->pos, SILT_BIND, "cannot change an old version of a "
+                          "table (VERSION/TIMESTAMP AS OF)");
+    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, t, err));
+    SILT_RETURN_IF_ERROR(exec_require_table(b, n, t, err));
+    qual = ref->alias.name ? ref->alias.name : n->parts[n->n_parts - 1].name;
+    return scope_from_schema(b->a, t->snap->schema, qual, scope, err);
+}
+
+/* The predicate's SQL text for history: WHERE runs to the end of the statement. */
+static const char *where_text(binder *b, const sql_stmt *stmt, const sql_expr *where)
+{
+    size_t end = stmt->end;
+    if (where == NULL || where->pos >= end || end > b->text_len)
+        return NULL;
+    while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
+                                b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
+        end--;
+    return arena_strndup(b->a, b->text + where->pos, end - where->pos);
+}
+
+static silt_status bind_where(binder *b, const bind_scope *scope, const sql_expr *where,
+                              dml_eval *ev, silt_error *err)
+{
+    bind_ctx bc = {scope, NULL, NULL, NULL};
+    expr *e;
+    ev->b = b;
+    if ((ev->scratch = arena_new(b->a, "dml batch")) == NULL)
+        return err_nomem(err);
+    if (where == NULL)
+        return SILT_OK;
+    if (bind_has_agg(where) || bind_has_window(where))
+        return bind_error(b, err, where->pos, SILT_BIND, "[INVALID_WHERE_CONDITION] aggregate "
+                          "and window functions are not allowed in the WHERE of DELETE or "
+                          "UPDATE");
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &e, err));
+    if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
+        return bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
+                          " the WHERE condition must be a boolean");
+    ev->pred = e;
+    return SILT_OK;
+}
+
+silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    static const char *const names[] = {"num_affected_rows"};
+    exec_target t;
+    bind_scope scope;
+    dml_eval ev;
+    part_prune pp;
+    delta_dml_options o = DELTA_DML_OPTIONS_INIT;
+    delta_dml_metrics m;
+    int64_t affected;
+    memset(&ev, 0, sizeof(ev));
+    memset(&m, 0, sizeof(m));
+    SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.delete_.table, &t, &scope, err));
+    SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.delete_.where, &ev, err));
+    o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
+    SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
+                                      stmt->u.delete_.where, &ev, &pp, &o, err));
+    if (ev.pred != NULL) {
+        o.predicate = eval_predicate;
+        o.predicate_payload = &ev;
+    }
+    SILT_RETURN_IF_ERROR(delta_delete(t.store, t.snap, &o, &m, NULL, err));
+    affected = m.num_deleted_rows;
+    return exec_counts_result(b, names, &affected, 1, out, err);
+}
+
+silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    static const char *const names[] = {"num_affected_rows"};
+    const sql_assignment_list *set = &stmt->u.update.set;
+    exec_target t;
+    bind_scope scope;
+    dml_eval ev;
+    part_prune pp;
+    delta_dml_options o = DELTA_DML_OPTIONS_INIT;
+    delta_dml_metrics m;
+    bind_ctx bc;
+    int64_t affected;
+    size_t idx;
+    memset(&ev, 0, sizeof(ev));
+    memset(&m, 0, sizeof(m));
+    SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.update.table, &t, &scope, err));
+    SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.update.where, &ev, err));
+    ev.schema = t.snap->schema;
+    ev.n_cols = t.snap->schema->n_fields;
+    ev.values = arena_calloc(b->a, ev.n_cols + 1, sizeof(expr *));
+    if (ev.values == NULL)
+        return err_nomem(err);
+    bc.scope = &scope;
+    bc.agg = NULL;
+    bc.win = NULL;
+    bc.outer = NULL;
+    for (idx = 0; idx < set->n; idx++) {
+        const sql_assignment *as = &set->items[idx];
+        int64_t col;
+        size_t used;
+        expr *e;
+        if (as->target.n_parts > 2 ||
+            (as->target.n_parts == 2 && scope.n > 0 &&
+             str_casecmp(as->target.parts[0].name, scope.cols[0].qual) != 0))
+            return bind_error(b, err, as->target.pos, SILT_UNSUPPORTED, "UPDATE SET of a nested "
+                              "field is not supported yet");
+        SILT_RETURN_IF_ERROR(bind_resolve_column(b, &scope, &as->target, &col, &used, err));
+        if (ev.values[col] != NULL)
+            return bind_error(b, err, as->target.pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] The "
+                              "column `%s` is assigned more than once", scope.cols[col].name);
+        if (bind_has_agg(as->value) || bind_has_window(as->value))
+            return bind_error(b, err, as->value->pos, SILT_BIND, "aggregate and window functions "
+                              "are not allowed in UPDATE SET");
+        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, as->value, &e, err));
+        if (!col_type_equal(e->type, scope.cols[col].type)) {
+            if (e->type->id != COL_NULL && !expr_cast_allowed(e->type, scope.cols[col].type))
+                return bind_error(b, err, as->value->pos, SILT_BIND,
+                                  "[DELTA_UPDATE_SET_TYPE] cannot assign this value to column "
+                                  "`%s`: its type cannot be cast safely", scope.cols[col].name);
+            SILT_RETURN_IF_ERROR(expr_cast(&e, b->a, e, scope.cols[col].type, 0, err));
+        }
+        ev.values[col] = e;
+    }
+    o.predicate_text = where_text(b, stmt, stmt->u.update.where);
+    SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
+                                      stmt->u.update.where, &ev, &pp, &o, err));
+    if (ev.pred != NULL) {
+        o.predicate = eval_predicate;
+        o.predicate_payload = &ev;
+    }
+    SILT_RETURN_IF_ERROR(delta_update(t.store, t.snap, &o, eval_update, &ev, &m, NULL, err));
+    affected = m.num_updated_rows;
+    return exec_counts_result(b, names, &affected, 1, out, err);
+}

@@ -1,0 +1,896 @@
+/*
+ * exec_write.c - the tables a statement writes, CREATE TABLE [AS SELECT]
+ * and INSERT.
+ *
+ * A target is `delta.`/path``, a path string, or a catalog table (managed
+ * under the warehouse, or external at its LOCATION). Rows of a query reach
+ * the Delta writer batch by batch, so a CTAS of millions of rows holds only
+ * the writer's open row groups in memory.
+ */
+#include <string.h>
+
+#include "delta/write.h"
+#include "sql/exec.h"
+#include "util/time.h"
+
+static void free_store(void *p) { io_store_free(p); }
+static void free_snapshot(void *p) { delta_snapshot_free(p); }
+static void free_writer(void *p) { delta_write_free(p); }
+
+static silt_status keep(binder *b, void (*fn)(void *), void *obj, silt_error *err)
+{
+    if (arena_on_cleanup(b->a, fn, obj) == 0) {
+        fn(obj);
+        return err_nomem(err);
+    }
+    return SILT_OK;
+}
+
+int exec_setting_true(const binder *b, const char *key)
+{
+    const char *v = sql_session_get(b->s, key);
+    return v != NULL && str_casecmp(v, "true") == 0;
+}
+
+static silt_status open_store(binder *b, exec_target *t, int create, silt_error *err)
+{
+    if (t->store != NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(io_store_open(&t->store, t->path, create, err));
+    return keep(b, free_store, t->store, err);
+}
+
+/* Loads the latest snapshot when the folder holds a Delta table. */
+static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
+{
+    silt_error scratch = SILT_ERROR_INIT;
+    silt_status rc;
+    t->exists = 0;
+    t->snap = NULL;
+    if (t->store == NULL) {
+        rc = io_store_open(&t->store, t->path, 0, &scratch);
+        if (rc == SILT_NOTFOUND || rc == SILT_IO) {
+            t->store = NULL;
+            return SILT_OK; /* no folder yet: no table */
+        }
+        if (rc != SILT_OK)
+            return err_set(err, rc, "%s", scratch.message);
+        SILT_RETURN_IF_ERROR(keep(b, free_store, t->store, err));
+    }
+    rc = delta_snapshot_load(&t->snap, t->store, -1, err);
+    if (rc == SILT_NOTFOUND) {
+        err_clear(err);
+        t->snap = NULL;
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(rc);
+    t->exists = 1;
+    return keep(b, free_snapshot, t->snap, err);
+}
+
+silt_status exec_resolve_target(binder *b, const sql_name *n, exec_target *out, silt_error *err)
+{
+    memset(out, 0, sizeof(*out));
+    if (n->is_path || (n->n_parts == 2 && str_casecmp(n->parts[0].name, "delta") == 0)) {
+        out->path = n->parts[n->n_parts - 1].name;
+        out->display = arena_sprintf(b->a, "delta.`%s`", out->path);
+    } else if (n->n_parts == 2 && (str_casecmp(n->parts[0].name, "parquet") == 0 ||
+                                   str_casecmp(n->parts[0].name, "csv") == 0 ||
+                                   str_casecmp(n->parts[0].name, "json") == 0)) {
+        return bind_error(b, err, n->pos, SILT_UNSUPPORTED,
+                          "[UNSUPPORTED_DATASOURCE] writing to %s.`%s` is not supported: silt "
+                          "writes Delta tables only", n->parts[0].name, n->parts[1].name);
+    } else if (n->n_parts > 2) {
+        return bind_error(b, err, n->pos, SILT_BIND, "[REQUIRES_SINGLE_PART_NAMESPACE] table "
+                          "name \"%s\" has too many parts", n->parts[n->n_parts - 1].name);
+    } else {
+        cat_state *state;
+        const cat_table *t;
+        out->database = n->n_parts == 2 ? n->parts[0].name : b->s->database;
+        out->name = n->parts[n->n_parts - 1].name;
+        out->display = arena_sprintf(b->a, "%s.%s", out->database, out->name);
+        if (b->s->cat == NULL)
+            return SILT_OK; /* not in a catalog: callers say "not found" or "needs a warehouse" */
+        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        t = cat_state_find_table(state, out->database, out->name);
+        if (t != NULL && t->kind != CAT_VIEW) {
+            const char *loc = t->location;
+            out->in_catalog = 1;
+            out->managed = t->kind == CAT_MANAGED;
+            if (loc[0] != '/' && strstr(loc, "://") == NULL)
+                out->path = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), loc);
+            else
+                out->path = arena_strdup(b->a, loc);
+            if (t->provider != NULL && str_casecmp(t->provider, "delta") != 0) {
+                silt_status rc = bind_error(b, err, n->pos, SILT_UNSUPPORTED,
+                                            "table %s uses provider \"%s\": silt writes Delta "
+                                            "tables only", out->display, t->provider);
+                cat_state_free(state);
+                return rc;
+            }
+        } else if (t != NULL) {
+            cat_state_free(state);
+            return bind_error(b, err, n->pos, SILT_BIND, "[EXPECT_TABLE_NOT_VIEW] %s is a view, "
+                              "not a table", out->display);
+        }
+        cat_state_free(state);
+        if (out->path == NULL)
+            return out->display ? SILT_OK : err_nomem(err);
+    }
+    if (out->display == NULL || out->path == NULL)
+        return err_nomem(err);
+    return load_snapshot(b, out, err);
+}
+
+silt_status exec_require_table(binder *b, const sql_name *n, const exec_target *t,
+                               silt_error *err)
+{
+    if (t->exists)
+        return SILT_OK;
+    if (t->path != NULL && t->database == NULL)
+        return bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_MISSING_DELTA_TABLE] %s is not "
+                          "a Delta table", t->display);
+    if (t->in_catalog)
+        return bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_MISSING_DELTA_TABLE] table %s "
+                          "has no Delta log at \"%s\"", t->display, t->path);
+    return bind_error(b, err, n->pos, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The table or "
+                      "view `%s`.`%s` cannot be found%s", t->database, t->name,
+                      b->s->cat == NULL ? " (no warehouse is open: use --warehouse DIR, or "
+                                          "delta.`/path`)" : "");
+}
+
+silt_status exec_counts_result(binder *b, const char *const *names, const int64_t *values,
+                               size_t n, exec_out *out, silt_error *err)
+{
+    col_field *fields = arena_calloc(b->a, n, sizeof(col_field));
+    col_batch *batch = arena_calloc(b->a, 1, sizeof(col_batch));
+    col_batch **list = arena_calloc(b->a, 1, sizeof(col_batch *));
+    size_t idx;
+    if (fields == NULL || batch == NULL || list == NULL ||
+        (batch->cols = arena_calloc(b->a, n, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        col_builder *bld;
+        fields[idx].name = names[idx];
+        fields[idx].type = col_type_primitive(COL_LONG);
+        fields[idx].nullable = 1;
+        fields[idx].field_id = -1;
+        SILT_RETURN_IF_ERROR(col_builder_new(&bld, b->a, fields[idx].type, err));
+        SILT_RETURN_IF_ERROR(col_builder_append_int(bld, values[idx], err));
+        SILT_RETURN_IF_ERROR(col_builder_finish(bld, &batch->cols[idx], err));
+    }
+    if ((out->schema = col_type_struct(b->a, n, fields)) == NULL)
+        return err_nomem(err);
+    batch->schema = out->schema;
+    batch->n_rows = 1;
+    batch->n_cols = n;
+    list[0] = batch;
+    return engine_op_values(&out->op, b->ctx, out->schema, list, 1, err);
+}
+
+/* ---------------------------------------------------------------- query rows into a writer */
+
+/*
+ * Pulls every row of op into w, dense batch by batch. check (may be NULL)
+ * is a predicate every row must satisfy (REPLACE WHERE).
+ */
+static silt_status check_rows(binder *b, const expr *check, const col_batch *batch, arena *a,
+                              silt_error *err)
+{
+    int32_t *sel = arena_alloc(a, (size_t)(batch->n_rows + 1) * sizeof(int32_t));
+    int64_t n_out = 0;
+    if (sel == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(expr_filter(check, b->ctx, batch, NULL, batch->n_rows, a, sel, &n_out,
+                                     err));
+    if (n_out != batch->n_rows)
+        return err_set(err, SILT_INVALID, "[DELTA_REPLACE_WHERE_MISMATCH] Written data does not "
+                       "conform to partial table overwrite condition or constraint");
+    return SILT_OK;
+}
+
+static silt_status pump(binder *b, engine_op *op, const expr *check, delta_writer *w,
+                        silt_error *err)
+{
+    arena *scratch = arena_new(b->a, "write batch");
+    silt_status rc;
+    if (scratch == NULL)
+        return err_nomem(err);
+    rc = engine_op_open(op, err);
+    while (rc == SILT_OK) {
+        engine_chunk *chunk;
+        col_batch dense;
+        size_t idx;
+        rc = engine_op_next(op, &chunk, err);
+        if (rc != SILT_OK || chunk == NULL)
+            break;
+        if (chunk->n_sel == 0)
+            continue;
+        arena_reset(scratch);
+        dense = chunk->batch;
+        if (chunk->sel != NULL || chunk->n_sel != chunk->batch.n_rows) {
+            dense.n_rows = chunk->n_sel;
+            dense.cols = arena_calloc(scratch, dense.n_cols + 1, sizeof(col_vec *));
+            if (dense.cols == NULL)
+                rc = err_nomem(err);
+            for (idx = 0; rc == SILT_OK && idx < dense.n_cols; idx++)
+                rc = vec_compact(&dense.cols[idx], scratch, chunk->batch.cols[idx], chunk->sel,
+                                 chunk->n_sel, err);
+        }
+        dense.schema = op->schema;
+        if (rc == SILT_OK && check != NULL)
+            rc = check_rows(b, check, &dense, scratch, err);
+        if (rc == SILT_OK)
+            rc = delta_write_batch(w, &dense, err);
+    }
+    engine_op_close(op);
+    return rc;
+}
+
+/* Projects p to its visible columns (the planner's hidden ones are not rows to write). */
+static silt_status visible_columns(binder *b, plan *p, silt_error *err)
+{
+    expr **exprs = arena_calloc(b->a, p->scope.n + 1, sizeof(expr *));
+    const char **names = arena_calloc(b->a, p->scope.n + 1, sizeof(char *));
+    size_t idx, n = 0;
+    if (exprs == NULL || names == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < p->scope.n; idx++) {
+        if (p->scope.cols[idx].hidden)
+            continue;
+        SILT_RETURN_IF_ERROR(expr_column(&exprs[n], b->a, (int64_t)idx, p->scope.cols[idx].type,
+                                         err));
+        names[n++] = p->scope.cols[idx].name;
+    }
+    return plan_project(b, p, exprs, names, n, err);
+}
+
+/* ---------------------------------------------------------------- CREATE TABLE */
+
+typedef struct register_args {
+    cat_table table;
+} register_args;
+
+static silt_status register_change(cat_state *state, void *payload, silt_error *err)
+{
+    return cat_state_add_table(state, &((register_args *)payload)->table, err);
+}
+
+static silt_status properties_map(binder *b, const sql_kv_list *kv, dlog_map *out,
+                                  silt_error *err)
+{
+    size_t idx;
+    out->n = kv->n;
+    out->items = arena_calloc(b->a, kv->n + 1, sizeof(dlog_kv));
+    if (out->items == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < kv->n; idx++) {
+        out->items[idx].key = (char *)kv->items[idx].key;
+        out->items[idx].value = (char *)(kv->items[idx].value ? kv->items[idx].value : "");
+    }
+    return SILT_OK;
+}
+
+static silt_status schema_of_columns(binder *b, const sql_column_list *cols, const col_type **out,
+                                     silt_error *err)
+{
+    col_field *fields = arena_calloc(b->a, cols->n + 1, sizeof(col_field));
+    size_t idx, other;
+    if (fields == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < cols->n; idx++) {
+        const sql_column_def *c = &cols->items[idx];
+        if (c->generated != NULL || c->identity || c->default_value != NULL)
+            return bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "generated, identity and "
+                              "default columns are not supported yet (column \"%s\")",
+                              c->name.name);
+        for (other = 0; other < idx; other++)
+            if (str_casecmp(fields[other].name, c->name.name) == 0)
+                return bind_error(b, err, c->name.pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
+                                  "column `%s` already exists", c->name.name);
+        fields[idx].name = c->name.name;
+        fields[idx].type = c->type.type;
+        fields[idx].nullable = !c->not_null;
+        fields[idx].field_id = -1;
+    }
+    *out = col_type_struct(b->a, cols->n, fields);
+    return *out ? SILT_OK : err_nomem(err);
+}
+
+static silt_status check_partition_columns(binder *b, const sql_ident_list *parts,
+                                           const col_type *schema, silt_error *err)
+{
+    size_t idx, f;
+    for (idx = 0; idx < parts->n; idx++) {
+        for (f = 0; f < schema->n_fields; f++)
+            if (str_casecmp(schema->fields[f].name, parts->items[idx].name) == 0)
+                break;
+        if (f == schema->n_fields)
+            return bind_error(b, err, parts->items[idx].pos, SILT_BIND,
+                              "[DELTA_COLUMN_NOT_FOUND_IN_SCHEMA] partition column `%s` is not "
+                              "a column of the table", parts->items[idx].name);
+    }
+    return SILT_OK;
+}
+
+/* Where a new table goes: its path target, LOCATION, or the warehouse's managed folder. */
+static silt_status create_target(binder *b, const sql_stmt *stmt, exec_target *t, int *managed,
+                                 const char **cat_location, silt_error *err)
+{
+    const sql_name *n = &stmt->u.create_table.name;
+    const char *loc = stmt->u.create_table.location;
+    *managed = 0;
+    *cat_location = NULL;
+    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, t, err));
+    if (t->database == NULL) {
+        if (loc != NULL)
+            return bind_error(b, err, stmt->pos, SILT_BIND, "LOCATION cannot be given for a "
+                              "path table %s", t->display);
+        return SILT_OK;
+    }
+    if (b->s->cat == NULL)
+        return bind_error(b, err, n->pos, SILT_UNSUPPORTED, "CREATE TABLE %s needs a warehouse "
+                          "(silt sql --warehouse DIR); without one write to delta.`/path`",
+                          t->display);
+    if (t->in_catalog)
+        return SILT_OK; /* IF NOT EXISTS / OR REPLACE decide */
+    {
+        /* Before any file is written: a table committed but not registered would block
+         * the name's managed folder. */
+        cat_state *state;
+        int found;
+        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        found = cat_state_find_database(state, t->database) != NULL;
+        cat_state_free(state);
+        if (!found)
+            return bind_error(b, err, n->pos, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` "
+                              "cannot be found", t->database);
+    }
+    if (loc != NULL) {
+        *cat_location = loc;
+        t->path = loc;
+    } else {
+        *managed = 1;
+        *cat_location = cat_default_table_location(b->a, t->database, t->name);
+        if (*cat_location == NULL)
+            return err_nomem(err);
+        t->path = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), *cat_location);
+    }
+    if (t->path == NULL)
+        return err_nomem(err);
+    t->store = NULL;
+    return load_snapshot(b, t, err);
+}
+
+static silt_status register_table(binder *b, const sql_stmt *stmt, const exec_target *t,
+                                  int managed, const char *location, silt_error *err)
+{
+    register_args args;
+    memset(&args, 0, sizeof(args));
+    args.table.database = t->database;
+    args.table.name = t->name;
+    args.table.kind = managed ? CAT_MANAGED : CAT_EXTERNAL;
+    args.table.provider = "delta";
+    args.table.location = location;
+    args.table.comment = stmt->u.create_table.comment;
+    args.table.created_micros = time_now_micros();
+    return catalog_commit(b->s->cat, register_change, &args, NULL, err);
+}
+
+static silt_status json_list(buf *out, const char *const *items, size_t n, silt_error *err)
+{
+    size_t idx;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '[', err));
+    for (idx = 0; idx < n; idx++) {
+        const char *c;
+        SILT_RETURN_IF_ERROR(buf_append_str(out, idx ? ",\"" : "\"", err));
+        for (c = items[idx]; *c != '\0'; c++) {
+            if (*c == '"' || *c == '\\')
+                SILT_RETURN_IF_ERROR(buf_append_char(out, '\\', err));
+            SILT_RETURN_IF_ERROR(buf_append_char(out, *c, err));
+        }
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
+    }
+    return buf_append_char(out, ']', err);
+}
+
+/* Spark's properties parameter: a JSON object of the table's configuration. */
+static silt_status props_json(buf *out, const dlog_map *conf, silt_error *err)
+{
+    size_t idx;
+    SILT_RETURN_IF_ERROR(buf_append_char(out, '{', err));
+    for (idx = 0; idx < conf->n; idx++) {
+        const char *pair[2];
+        buf one = BUF_INIT;
+        silt_status rc;
+        pair[0] = conf->items[idx].key;
+        pair[1] = conf->items[idx].value ? conf->items[idx].value : "";
+        /* ["k","v"] -> "k":"v" */
+        rc = json_list(&one, pair, 2, err);
+        if (rc == SILT_OK) {
+            char *text = (char *)buf_cstr(&one);
+            char *comma = strstr(text, "\",\"");
+            if (comma != NULL)
+                comma[1] = ':';
+            text[strlen(text) - 1] = '\0';
+            rc = buf_printf(out, err, "%s%s", idx ? "," : "", text + 1);
+        }
+        buf_clear(&one);
+        SILT_RETURN_IF_ERROR(rc);
+    }
+    return buf_append_char(out, '}', err);
+}
+
+/*
+ * CREATE OR REPLACE / REPLACE TABLE over an existing table: one commit
+ * that removes every live file, sets the new schema, partitioning and
+ * properties (the table keeps its id) and adds the new rows' files.
+ */
+static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t,
+                                 delta_writer *w, silt_error *err)
+{
+    delta_write_output out;
+    dlog_metadata md;
+    delta_txn *txn;
+    buf parts = BUF_INIT, props = BUF_INIT;
+    const char *op;
+    int64_t removed_bytes = 0;
+    size_t idx;
+    silt_status rc;
+    int as_select = stmt->u.create_table.as_query != NULL;
+    if (stmt->u.create_table.or_replace)
+        op = as_select ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE";
+    else
+        op = as_select ? "REPLACE TABLE AS SELECT" : "REPLACE TABLE";
+    SILT_RETURN_IF_ERROR(delta_write_finish(w, &out, err));
+    md = *out.metadata;
+    md.id = t->snap->metadata.id;
+    SILT_RETURN_IF_ERROR(delta_txn_begin(&txn, t->store, t->snap, op, err));
+    rc = delta_txn_read_whole_table(txn, err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_metadata(txn, &md, err);
+    for (idx = 0; rc == SILT_OK && idx < t->snap->n_files; idx++) {
+        removed_bytes += t->snap->files[idx].size;
+        rc = delta_txn_remove_file(txn, &t->snap->files[idx], 1, err);
+    }
+    for (idx = 0; rc == SILT_OK && idx < out.n_adds; idx++)
+        rc = delta_txn_add_file(txn, &out.adds[idx], err);
+    if (rc == SILT_OK)
+        rc = json_list(&parts, md.partition_columns, md.n_partition_columns, err);
+    if (rc == SILT_OK)
+        rc = props_json(&props, &md.configuration, err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "isManaged", t->managed ? "true" : "false", err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "description", md.description, err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "partitionBy", buf_cstr(&parts), err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_param(txn, "properties", buf_cstr(&props), err);
+    if (rc == SILT_OK && as_select) {
+        rc = delta_txn_set_metric(txn, "numFiles", (int64_t)out.n_adds, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numOutputRows", out.n_rows, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numOutputBytes", out.n_bytes, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numRemovedFiles", (int64_t)t->snap->n_files, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metric(txn, "numRemovedBytes", removed_bytes, err);
+    }
+    if (rc == SILT_OK)
+        rc = delta_txn_commit(txn, NULL, err);
+    delta_txn_free(txn);
+    buf_clear(&parts);
+    buf_clear(&props);
+    return rc;
+}
+
+silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    const sql_name *n = &stmt->u.create_table.name;
+    exec_target t;
+    int managed;
+    const char *cat_location;
+    const col_type *schema = NULL;
+    plan p;
+    delta_writer *w = NULL;
+    delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
+    dlog_map conf;
+    const char **part_names;
+    size_t idx;
+    int replacing;
+    (void)out;
+    if (stmt->u.create_table.using_fmt != NULL &&
+        str_casecmp(stmt->u.create_table.using_fmt, "delta") != 0)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE USING %s is not "
+                          "supported: silt creates Delta tables (USING DELTA)",
+                          stmt->u.create_table.using_fmt);
+    if (stmt->u.create_table.temporary || stmt->u.create_table.like.n_parts > 0 ||
+        stmt->u.create_table.clone || stmt->u.create_table.n_buckets > 0 ||
+        stmt->u.create_table.cluster_by.n > 0)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE with TEMPORARY, "
+                          "LIKE, CLONE, CLUSTER BY or buckets is not supported yet");
+    SILT_RETURN_IF_ERROR(create_target(b, stmt, &t, &managed, &cat_location, err));
+    replacing = (stmt->u.create_table.or_replace || stmt->u.create_table.replace) && t.exists &&
+                (t.in_catalog || t.database == NULL);
+    if (stmt->u.create_table.replace && !stmt->u.create_table.or_replace && !replacing)
+        return bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_CANNOT_REPLACE_MISSING_TABLE] "
+                          "Table %s cannot be replaced as it does not exist", t.display);
+    if (stmt->u.create_table.location != NULL && t.in_catalog && replacing)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE OR REPLACE with a new "
+                          "LOCATION is not supported yet");
+    if (!replacing && (t.in_catalog || (t.database == NULL && t.exists))) {
+        if (stmt->u.create_table.if_not_exists)
+            return SILT_OK;
+        if (t.in_catalog)
+            return bind_error(b, err, n->pos, SILT_EXISTS, "[TABLE_OR_VIEW_ALREADY_EXISTS] "
+                              "Cannot create table or view `%s`.`%s` because it already exists",
+                              t.database, t.name);
+        return bind_error(b, err, n->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] Table %s "
+                          "already exists", t.display);
+    }
+    if (t.exists && !replacing) {
+        /* A catalog name over an existing Delta folder: register it, schema from its log. */
+        if (stmt->u.create_table.as_query != NULL)
+            return bind_error(b, err, stmt->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] "
+                              "cannot create %s AS SELECT: \"%s\" already holds a Delta table",
+                              t.display, t.path);
+        if (stmt->u.create_table.columns.n > 0) {
+            SILT_RETURN_IF_ERROR(schema_of_columns(b, &stmt->u.create_table.columns, &schema,
+                                                   err));
+            if (!col_type_equal(schema, t.snap->schema))
+                return bind_error(b, err, stmt->pos, SILT_INVALID, "[DELTA_CREATE_TABLE_SCHEME_"
+                                  "MISMATCH] the specified schema does not match the existing "
+                                  "schema at \"%s\"", t.path);
+        }
+        return register_table(b, stmt, &t, managed, cat_location, err);
+    }
+    if (stmt->u.create_table.as_query != NULL) {
+        if (stmt->u.create_table.columns.n > 0)
+            return bind_error(b, err, stmt->pos, SILT_BIND, "CREATE TABLE AS SELECT cannot "
+                              "also list columns");
+        SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.create_table.as_query, &p, err));
+        SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
+        schema = p.op->schema;
+    } else {
+        if (stmt->u.create_table.columns.n == 0)
+            return bind_error(b, err, stmt->pos, SILT_BIND, "[DELTA_SCHEMA_NOT_PROVIDED] CREATE "
+                              "TABLE %s needs columns, AS SELECT, or an existing Delta table at "
+                              "its LOCATION", t.display);
+        SILT_RETURN_IF_ERROR(schema_of_columns(b, &stmt->u.create_table.columns, &schema, err));
+    }
+    SILT_RETURN_IF_ERROR(check_partition_columns(b, &stmt->u.create_table.partitioned_by, schema,
+                                                 err));
+    part_names = arena_calloc(b->a, stmt->u.create_table.partitioned_by.n + 1, sizeof(char *));
+    if (part_names == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < stmt->u.create_table.partitioned_by.n; idx++)
+        part_names[idx] = stmt->u.create_table.partitioned_by.items[idx].name;
+    SILT_RETURN_IF_ERROR(properties_map(b, &stmt->u.create_table.properties, &conf, err));
+    wo.n_partition_columns = stmt->u.create_table.partitioned_by.n;
+    wo.partition_columns = part_names;
+    wo.configuration = &conf;
+    SILT_RETURN_IF_ERROR(open_store(b, &t, 1, err));
+    SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, NULL, schema, &wo, err));
+    SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
+    if (stmt->u.create_table.as_query != NULL)
+        SILT_RETURN_IF_ERROR(pump(b, p.op, NULL, w, err));
+    if (replacing)
+        return replace_table(b, stmt, &t, w, err);
+    SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
+                                            stmt->u.create_table.as_query ? DELTA_MODE_CTAS
+                                                                          : DELTA_MODE_CREATE,
+                                            NULL, NULL, err));
+    if (t.database != NULL)
+        return register_table(b, stmt, &t, managed, cat_location, err);
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- INSERT */
+
+static int64_t table_col(const col_type *schema, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < schema->n_fields; idx++)
+        if (str_casecmp(schema->fields[idx].name, name) == 0)
+            return (int64_t)idx;
+    return -1;
+}
+
+/* The static value of partition column `name` in INSERT's PARTITION clause, or NULL. */
+static const sql_expr *static_partition(const sql_stmt *stmt, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < stmt->u.insert.n_partition; idx++) {
+        const sql_assignment *as = &stmt->u.insert.partition[idx];
+        if (as->value != NULL &&
+            str_casecmp(as->target.parts[as->target.n_parts - 1].name, name) == 0)
+            return as->value;
+    }
+    return NULL;
+}
+
+/* Checks the PARTITION clause names partition columns, each once. */
+static silt_status check_partition_clause(binder *b, const sql_stmt *stmt,
+                                          const delta_snapshot *snap, silt_error *err)
+{
+    size_t idx, other, k;
+    for (idx = 0; idx < stmt->u.insert.n_partition; idx++) {
+        const sql_name *nm = &stmt->u.insert.partition[idx].target;
+        const char *name = nm->parts[nm->n_parts - 1].name;
+        for (k = 0; k < snap->metadata.n_partition_columns; k++)
+            if (str_casecmp(snap->metadata.partition_columns[k], name) == 0)
+                break;
+        if (k == snap->metadata.n_partition_columns)
+            return bind_error(b, err, nm->pos, SILT_BIND, "[PARTITIONS_NOT_FOUND] `%s` is not a "
+                              "partition column of the table", name);
+        for (other = 0; other < idx; other++) {
+            const sql_name *o = &stmt->u.insert.partition[other].target;
+            if (str_casecmp(o->parts[o->n_parts - 1].name, name) == 0)
+                return bind_error(b, err, nm->pos, SILT_BIND, "[DUPLICATE_KEY] partition column "
+                                  "`%s` is given twice", name);
+        }
+    }
+    return SILT_OK;
+}
+
+/* Projects the mapped columns plus one literal column per static partition value. */
+static silt_status add_static_partitions(binder *b, const sql_stmt *stmt, const col_type *table,
+                                         plan *p, expr **exprs, const char **names, size_t n,
+                                         silt_error *err)
+{
+    size_t f, total = n;
+    expr **all = arena_calloc(b->a, n + table->n_fields + 1, sizeof(expr *));
+    const char **all_names = arena_calloc(b->a, n + table->n_fields + 1, sizeof(char *));
+    bind_scope empty = {0, NULL};
+    bind_ctx bc = {&empty, NULL, NULL, NULL};
+    if (all == NULL || all_names == NULL)
+        return err_nomem(err);
+    memcpy(all, exprs, n * sizeof(expr *));
+    memcpy(all_names, names, n * sizeof(char *));
+    for (f = 0; f < table->n_fields; f++) {
+        const sql_expr *v = static_partition(stmt, table->fields[f].name);
+        expr *e;
+        if (v == NULL)
+            continue;
+        if (v->kind != SQL_EXPR_LITERAL)
+            return bind_error(b, err, v->pos, SILT_BIND, "a static partition value must be a "
+                              "literal");
+        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, v, &e, err));
+        SILT_RETURN_IF_ERROR(expr_coerce(&e, b->a, table->fields[f].type, err));
+        all[total] = e;
+        all_names[total++] = table->fields[f].name;
+    }
+    return plan_project(b, p, all, all_names, total, err);
+}
+
+/*
+ * Maps the query's columns onto table columns the way Spark's INSERT does:
+ * by position (names from the table or the column list), or BY NAME; each
+ * value is cast to its table column's type. New columns (only with schema
+ * evolution) keep their name and type.
+ */
+static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col_type *table,
+                                      int evolve, plan *p, silt_error *err)
+{
+    const sql_ident_list *cols = &stmt->u.insert.columns;
+    size_t n = p->scope.n, idx;
+    expr **exprs = arena_calloc(b->a, n + 1, sizeof(expr *));
+    const char **names = arena_calloc(b->a, n + 1, sizeof(char *));
+    if (exprs == NULL || names == NULL)
+        return err_nomem(err);
+    if (stmt->u.insert.by_name) {
+        for (idx = 0; idx < n; idx++)
+            names[idx] = p->scope.cols[idx].name;
+    } else if (cols->n > 0) {
+        if (cols->n != n)
+            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                              "[INSERT_COLUMN_ARITY_MISMATCH.%s] Cannot write to %s: the column "
+                              "list has %zu columns but the data has %zu",
+                              n > cols->n ? "TOO_MANY_DATA_COLUMNS" : "NOT_ENOUGH_DATA_COLUMNS",
+                              stmt->u.insert.table.parts[stmt->u.insert.table.n_parts - 1].name,
+                              cols->n, n);
+        for (idx = 0; idx < n; idx++)
+            names[idx] = cols->items[idx].name;
+    } else if (stmt->u.insert.n_partition > 0) {
+        /* PARTITION (p = v, q): the data gives every column but the static ones, in order. */
+        size_t want = 0, f;
+        for (f = 0; f < table->n_fields; f++)
+            if (!static_partition(stmt, table->fields[f].name))
+                want++;
+        if (n != want)
+            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                              "[INSERT_PARTITION_COLUMN_ARITY_MISMATCH] Cannot write to the "
+                              "table: the data has %zu columns but %zu are expected besides the "
+                              "static partition values", n, want);
+        for (f = 0, idx = 0; f < table->n_fields; f++)
+            if (!static_partition(stmt, table->fields[f].name))
+                names[idx++] = table->fields[f].name;
+    } else {
+        if (n > table->n_fields && !evolve)
+            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                              "[INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS] Cannot write "
+                              "to the table: too many data columns (table columns: %zu, data "
+                              "columns: %zu)", table->n_fields, n);
+        if (n < table->n_fields)
+            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                              "[INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS] Cannot "
+                              "write to the table: not enough data columns (table columns: %zu, "
+                              "data columns: %zu)", table->n_fields, n);
+        for (idx = 0; idx < n; idx++)
+            names[idx] = idx < table->n_fields ? table->fields[idx].name
+                                               : p->scope.cols[idx].name;
+    }
+    for (idx = 0; idx < n; idx++) {
+        int64_t tc = table_col(table, names[idx]);
+        size_t other;
+        for (other = 0; other < idx; other++)
+            if (str_casecmp(names[other], names[idx]) == 0)
+                return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                                  "[COLUMN_ALREADY_EXISTS] The column `%s` is given twice",
+                                  names[idx]);
+        SILT_RETURN_IF_ERROR(expr_column(&exprs[idx], b->a, (int64_t)idx, p->scope.cols[idx].type,
+                                         err));
+        if (tc >= 0) {
+            const col_type *want = table->fields[tc].type;
+            names[idx] = table->fields[tc].name;
+            if (!col_type_equal(want, exprs[idx]->type)) {
+                if (!expr_cast_allowed(exprs[idx]->type, want))
+                    return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                                      "[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] Cannot "
+                                      "write incompatible data for the table: cannot safely cast "
+                                      "column `%s` to the table's type", names[idx]);
+                SILT_RETURN_IF_ERROR(expr_cast(&exprs[idx], b->a, exprs[idx], want, 0, err));
+            }
+        }
+    }
+    return add_static_partitions(b, stmt, table, p, exprs, names, n, err);
+}
+
+/*
+ * INSERT INTO t REPLACE WHERE pred: the files of the partitions pred
+ * selects are replaced by the new rows, which must all satisfy pred.
+ * Only predicates over partition columns are supported: those decide
+ * whole files, as replace_where in delta_write_commit needs.
+ */
+static silt_status replace_where(binder *b, const sql_stmt *stmt, const sql_expr *where,
+                                 exec_target *t, plan *p, delta_commit_options *co,
+                                 const expr **check_out, silt_error *err)
+{
+    bind_scope table_scope;
+    bind_ctx bc = {NULL, NULL, NULL, NULL};
+    expr *on_table, *on_rows;
+    size_t end = stmt->u.insert.query->pos;
+    SILT_RETURN_IF_ERROR(scope_from_schema(b->a, t->snap->schema, NULL, &table_scope, err));
+    bc.scope = &table_scope;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &on_table, err));
+    if (on_table->type->id != COL_BOOLEAN)
+        return bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
+                          " the REPLACE WHERE condition must be a boolean");
+    SILT_RETURN_IF_ERROR(exec_partition_filter(b, t->snap, where, on_table, &co->replace_where,
+                                               &co->replace_where_payload, err));
+    if (co->replace_where == NULL)
+        return bind_error(b, err, where->pos, SILT_UNSUPPORTED, "REPLACE WHERE on columns that "
+                          "are not partition columns is not supported yet");
+    bc.scope = &p->scope;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &on_rows, err));
+    while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
+                                b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
+        end--;
+    if (co->predicate_text == NULL)
+        co->predicate_text = arena_strndup(b->a, b->text + where->pos, end - where->pos);
+    if (co->predicate_text == NULL)
+        return err_nomem(err);
+    *check_out = on_rows;
+    return SILT_OK;
+}
+
+/*
+ * INSERT OVERWRITE t PARTITION (p = v, ...): with every partition column
+ * static, only those partitions are replaced (Spark's static overwrite),
+ * as REPLACE WHERE p = v AND ...; with dynamic ones too it follows
+ * partitionOverwriteMode like a plain INSERT OVERWRITE.
+ */
+static silt_status overwrite_static(binder *b, const sql_stmt *stmt, exec_target *t, plan *p,
+                                    delta_commit_options *co, const expr **check_out,
+                                    delta_write_mode *mode, silt_error *err)
+{
+    sql_expr *pred = NULL;
+    buf text = BUF_INIT;
+    size_t idx;
+    silt_status rc = SILT_OK;
+    for (idx = 0; idx < stmt->u.insert.n_partition; idx++) {
+        const sql_assignment *as = &stmt->u.insert.partition[idx];
+        sql_expr *col, *eq;
+        if (as->value == NULL)
+            return SILT_OK; /* dynamic columns: a plain overwrite (or dynamic by setting) */
+        col = arena_calloc(b->a, 1, sizeof(*col));
+        eq = arena_calloc(b->a, 1, sizeof(*eq));
+        if (col == NULL || eq == NULL)
+            return err_nomem(err);
+        col->kind = SQL_EXPR_COLUMN;
+        col->pos = as->target.pos;
+        col->u.column = as->target;
+        eq->kind = SQL_EXPR_BINARY;
+        eq->pos = as->target.pos;
+        eq->u.op.op = SQL_OP_EQ;
+        eq->u.op.left = col;
+        eq->u.op.right = (sql_expr *)as->value;
+        if (pred == NULL) {
+            pred = eq;
+        } else {
+            sql_expr *and = arena_calloc(b->a, 1, sizeof(*and));
+            if (and == NULL)
+                return err_nomem(err);
+            and->kind = SQL_EXPR_BINARY;
+            and->pos = eq->pos;
+            and->u.op.op = SQL_OP_AND;
+            and->u.op.left = pred;
+            and->u.op.right = eq;
+            pred = and;
+        }
+        if (rc == SILT_OK)
+            rc = buf_printf(&text, err, "%s%s = ", idx ? " AND " : "",
+                            as->target.parts[as->target.n_parts - 1].name);
+        if (rc == SILT_OK)
+            rc = sql_expr_print(as->value, &text, err);
+    }
+    co->predicate_text = rc == SILT_OK ? arena_strdup(b->a, buf_cstr(&text)) : NULL;
+    buf_clear(&text);
+    SILT_RETURN_IF_ERROR(rc);
+    if (co->predicate_text == NULL)
+        return err_nomem(err);
+    *mode = DELTA_MODE_OVERWRITE;
+    return replace_where(b, stmt, pred, t, p, co, check_out, err);
+}
+
+silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+{
+    const sql_name *n = &stmt->u.insert.table;
+    exec_target t;
+    plan p;
+    delta_writer *w;
+    delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
+    delta_write_mode mode = DELTA_MODE_APPEND;
+    delta_commit_options co = DELTA_COMMIT_OPTIONS_INIT;
+    const expr *check = NULL;
+    int evolve = stmt->u.insert.schema_evolution ||
+                 exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
+    (void)out;
+    if (stmt->u.insert.if_not_exists)
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "INSERT ... IF NOT EXISTS is not "
+                          "supported yet");
+    if (stmt->u.insert.n_partition > 0 &&
+        (stmt->u.insert.by_name || stmt->u.insert.columns.n > 0 ||
+         stmt->u.insert.replace_where != NULL))
+        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "a PARTITION clause together "
+                          "with a column list, BY NAME or REPLACE WHERE is not supported yet");
+    if (stmt->u.insert.at.version != NULL || stmt->u.insert.at.timestamp != NULL)
+        return bind_error(b, err, stmt->pos, SILT_BIND, "cannot INSERT INTO an old version of "
+                          "a table");
+    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(exec_require_table(b, n, &t, err));
+    if (stmt->u.insert.overwrite) {
+        const char *pom = sql_session_get(b->s, "spark.sql.sources.partitionOverwriteMode");
+        mode = pom != NULL && str_casecmp(pom, "dynamic") == 0 &&
+                       t.snap->metadata.n_partition_columns > 0
+                   ? DELTA_MODE_OVERWRITE_PARTITIONS : DELTA_MODE_OVERWRITE;
+    }
+    SILT_RETURN_IF_ERROR(check_partition_clause(b, stmt, t.snap, err));
+    SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.insert.query, &p, err));
+    SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
+    SILT_RETURN_IF_ERROR(map_insert_columns(b, stmt, t.snap->schema, evolve, &p, err));
+    if (stmt->u.insert.replace_where != NULL)
+        SILT_RETURN_IF_ERROR(replace_where(b, stmt, stmt->u.insert.replace_where, &t, &p, &co,
+                                           &check, err));
+    else if (stmt->u.insert.overwrite && stmt->u.insert.n_partition > 0)
+        SILT_RETURN_IF_ERROR(overwrite_static(b, stmt, &t, &p, &co, &check, &mode, err));
+    if (check != NULL)
+        mode = DELTA_MODE_OVERWRITE;
+    wo.merge_schema = evolve;
+    SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
+    SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
+    SILT_RETURN_IF_ERROR(pump(b, p.op, check, w, err));
+    return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
+}

@@ -1,0 +1,220 @@
+#!/usr/bin/env python3
+"""The trips tutorial (../shared/tutorials/001_7f61e7eb7ca43da3.txt) replayed
+through `silt sql`: 2,000,000 JSON rows into a partitioned Delta table with
+CTAS, a schema-evolving INSERT BY NAME, UPDATE, DELETE and MERGE, then time
+travel by version and timestamp and DESCRIBE HISTORY.
+
+    trips_tutorial.py SILT_BIN WORKDIR
+
+When <repo>/.peers/venv exists, Spark reads the final table and its counts
+are compared too (with CI=true a missing venv is a failure).
+Prints one line per check and "N passed, M failed"; exits 1 on a failure.
+"""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+N_ROWS = 2_000_000
+DEST = ["Seattle", "New York", "New Jersey", "Los Angeles", "Las Vagas",
+        "Tucson", "Washinton DC", "Philadelphia", "Miami", "San Francisco"]
+TSTAMP = "2022-01-31 05:49:39"
+
+passed = failed = 0
+
+
+def check(name, got, want):
+    global passed, failed
+    if got == want:
+        passed += 1
+        print(f"ok   {name}")
+    else:
+        failed += 1
+        print(f"FAIL {name}: got {got!r}, want {want!r}")
+
+
+def write_rows(path, start, count, dest, origin=None):
+    # Formatted by hand: json.dumps per row would take most of the test's time.
+    tail = [f'"route_id":"{chr(65 + k)}","destination":{json.dumps(dest[k])}'
+            + (f',"origin":{json.dumps(origin[k])}' if origin is not None else "") + "}\n"
+            for k in range(10)]
+    with open(path, "w", encoding="utf-8") as f:
+        f.writelines(f'{{"trip_id":{i},"tstamp":"{TSTAMP}",{tail[i % 10]}'
+                     for i in range(start, start + count))
+
+
+class Silt:
+    def __init__(self, binary):
+        self.binary = binary
+
+    def run(self, sql, ok=True):
+        proc = subprocess.run([self.binary, "sql", "--format", "csv", sql],
+                              capture_output=True, text=True, timeout=300)
+        if ok and proc.returncode != 0:
+            raise RuntimeError(f"silt failed on {sql!r}:\n{proc.stderr}")
+        return proc
+
+    def rows(self, sql):
+        """Rows of the last result of sql as lists of strings."""
+        out = self.run(sql).stdout
+        lines = out.splitlines()
+        # Each statement prints a header; keep the last result only.
+        return list(csv.reader(io.StringIO(out)))[1:] if lines else []
+
+    def one(self, sql):
+        rows = self.rows(sql)
+        return rows[0][0] if rows else None
+
+
+def history(silt, table):
+    rows = list(csv.DictReader(io.StringIO(silt.run(f"DESCRIBE HISTORY {table}").stdout)))
+    return rows
+
+
+def spark_counts(path):
+    venv_py = REPO / ".peers" / "venv" / "bin" / "python"
+    if not venv_py.exists():
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            return "missing .peers/venv"
+        print("skip Spark comparison: no .peers/venv (run scripts/setup-peers.sh)")
+        return None
+    code = (
+        "import sys; sys.path.insert(0, %r)\n"
+        "from peers import spark_session\n"
+        "s = spark_session()\n"
+        "df = s.read.format('delta').load(%r)\n"
+        "print(df.count(), df.filter('origin IS NOT NULL').count(),"
+        " df.filter(\"destination = 'Philadelphia'\").count(),"
+        " df.agg({'trip_id': 'max'}).collect()[0][0])\n"
+    ) % (str(REPO / "tests" / "peers"), str(path))
+    proc = subprocess.run([str(venv_py), "-c", code], capture_output=True, text=True,
+                          timeout=600)
+    if proc.returncode != 0:
+        return "spark failed: " + proc.stderr[-2000:]
+    return proc.stdout.strip().splitlines()[-1]
+
+
+def main():
+    started = time.monotonic()
+    silt = Silt(sys.argv[1])
+    work = Path(sys.argv[2])
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    table_path = work / "trips"
+    t = f"delta.`{table_path}`"
+
+    write_rows(work / "trips.json", 0, N_ROWS, DEST)
+    write_rows(work / "insert.json", N_ROWS, 20, ["Syracuse"] * 10, DEST)
+    write_rows(work / "merge.json", N_ROWS + 15, 10,
+               ["Avon", "Simsbury", "Farmington", "Windsor", "Ellington",
+                "Vernon", "Winsted", "Westport", "Fairfield", "Stamford"], ["Seattle"] * 10)
+
+    print(f"data generated in {time.monotonic() - started:.1f} s")
+    # version 0: CTAS partitioned by route_id
+    silt.run(f"CREATE TABLE {t} USING DELTA PARTITIONED BY (route_id) "
+             f"AS SELECT * FROM json.`{work / 'trips.json'}`")
+    check("v0 columns", [r[0] for r in silt.rows(f"DESCRIBE {t}")],
+          ["destination", "route_id", "trip_id", "tstamp"])
+    check("v0 count", silt.one(f"SELECT count(*) FROM {t}"), str(N_ROWS))
+    check("v0 partition folders", sorted(p.name for p in table_path.iterdir()
+                                         if p.name.startswith("route_id=")),
+          [f"route_id={chr(65 + i)}" for i in range(10)])
+
+    # version 1: 20 rows with a new column, autoMerge on, INSERT BY NAME
+    silt.run("SET spark.databricks.delta.schema.autoMerge.enabled = true; "
+             f"INSERT INTO {t} BY NAME SELECT * FROM json.`{work / 'insert.json'}`")
+    check("v1 count and max(trip_id)",
+          silt.rows(f"SELECT count(*), max(trip_id) FROM {t}"), [[str(N_ROWS + 20), "2000019"]])
+    check("v1 old rows' origin is null",
+          silt.one(f"SELECT count(*) FROM {t} WHERE origin IS NULL"), str(N_ROWS))
+    check("v1 Syracuse", silt.one(f"SELECT count(*) FROM {t} WHERE destination = 'Syracuse'"),
+          "20")
+
+    # version 2: UPDATE
+    silt.run(f"UPDATE {t} SET destination = 'Philadelphia' WHERE destination = 'Syracuse'")
+    check("v2 Syracuse", silt.one(f"SELECT count(*) FROM {t} WHERE destination = 'Syracuse'"),
+          "0")
+    check("v2 Philadelphia",
+          silt.one(f"SELECT count(*) FROM {t} WHERE destination = 'Philadelphia'"), "200020")
+
+    # version 3: DELETE
+    silt.run(f"DELETE FROM {t} WHERE destination = 'New Jersey'")
+    check("v3 count", silt.one(f"SELECT count(*) FROM {t}"), "1800020")
+
+    # A failed statement leaves the table as it was (still version 3).
+    bad = silt.run(f"INSERT INTO {t} (trip_id) VALUES ('not a number')", ok=False)
+    check("bad INSERT fails", bad.returncode, 1)
+    bad = silt.run(f"UPDATE {t} SET trip_id = destination WHERE trip_id = 7", ok=False)
+    check("bad UPDATE fails", bad.returncode, 1)
+    check("table still at version 3 after the failures", history(silt, t)[0]["version"], "3")
+
+    # version 4: MERGE of 10 rows, 5 matched and 5 new
+    merged = silt.rows(
+        f"MERGE INTO {t} AS t USING json.`{work / 'merge.json'}` AS s "
+        "ON t.trip_id = s.trip_id WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    check("v4 merge counts (affected, updated, deleted, inserted)", merged,
+          [["10", "5", "0", "5"]])
+    check("v4 count", silt.one(f"SELECT count(*) FROM {t}"), "1800025")
+    check("v4 merged rows", silt.rows(
+        f"SELECT trip_id, destination, origin FROM {t} WHERE trip_id >= 2000014 ORDER BY trip_id"),
+        [["2000014", "Philadelphia", "Las Vagas"],
+         ["2000015", "Vernon", "Seattle"], ["2000016", "Winsted", "Seattle"],
+         ["2000017", "Westport", "Seattle"], ["2000018", "Fairfield", "Seattle"],
+         ["2000019", "Stamford", "Seattle"], ["2000020", "Avon", "Seattle"],
+         ["2000021", "Simsbury", "Seattle"], ["2000022", "Farmington", "Seattle"],
+         ["2000023", "Windsor", "Seattle"], ["2000024", "Ellington", "Seattle"]])
+
+    # time travel
+    for version, want in [(0, N_ROWS), (1, N_ROWS + 20), (2, N_ROWS + 20), (3, 1800020)]:
+        check(f"VERSION AS OF {version}",
+              silt.one(f"SELECT count(*) FROM {t} VERSION AS OF {version}"), str(want))
+    check("Philadelphia at version 1",
+          silt.one(f"SELECT count(*) FROM {t} VERSION AS OF 1 "
+                   "WHERE destination = 'Philadelphia'"), "200000")
+    hist = history(silt, t)
+    v0_ts = hist[-1]["timestamp"]
+    check("TIMESTAMP AS OF version 0's time",
+          silt.one(f"SELECT count(*) FROM {t} TIMESTAMP AS OF '{v0_ts}'"), str(N_ROWS))
+
+    # history
+    check("history versions", [h["version"] for h in hist], ["4", "3", "2", "1", "0"])
+    check("history operations", [h["operation"] for h in hist],
+          ["MERGE", "DELETE", "UPDATE", "WRITE", "CREATE TABLE AS SELECT"])
+    params = [dict(json.loads(h["operationParameters"])) for h in hist]
+    metrics = [dict(json.loads(h["operationMetrics"])) for h in hist]
+    check("CTAS partitionBy", params[4].get("partitionBy"), '["route_id"]')
+    check("CTAS numOutputRows", metrics[4].get("numOutputRows"), str(N_ROWS))
+    check("WRITE mode", params[3].get("mode"), "Append")
+    check("WRITE numOutputRows", metrics[3].get("numOutputRows"), "20")
+    check("UPDATE predicate", params[2].get("predicate"), '["destination = \'Syracuse\'"]')
+    check("UPDATE numUpdatedRows", metrics[2].get("numUpdatedRows"), "20")
+    check("DELETE predicate", params[1].get("predicate"), '["destination = \'New Jersey\'"]')
+    check("DELETE numDeletedRows", metrics[1].get("numDeletedRows"), "200000")
+    check("MERGE predicate", params[0].get("predicate"), '["t.trip_id = s.trip_id"]')
+    check("MERGE matchedPredicates", params[0].get("matchedPredicates"),
+          '[{"actionType":"update"}]')
+    check("MERGE notMatchedPredicates", params[0].get("notMatchedPredicates"),
+          '[{"actionType":"insert"}]')
+    check("MERGE numTargetRowsUpdated", metrics[0].get("numTargetRowsUpdated"), "5")
+    check("MERGE numTargetRowsInserted", metrics[0].get("numTargetRowsInserted"), "5")
+    check("MERGE numSourceRows", metrics[0].get("numSourceRows"), "10")
+
+    spark = spark_counts(table_path)
+    if spark is not None:
+        check("Spark reads the final table (count, with origin, Philadelphia, max trip_id)",
+              spark, "1800025 25 200015 2000024")
+
+    print(f"{passed} passed, {failed} failed in {time.monotonic() - started:.1f} s")
+    if failed == 0:
+        shutil.rmtree(work, ignore_errors=True)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

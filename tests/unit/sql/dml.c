@@ -1,0 +1,142 @@
+/*
+ * Tests of the write statements (sql/exec_*.c) through sql_execute: the
+ * status codes callers act on, and that a failed statement leaves the
+ * table at the version it had.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "delta/snapshot.h"
+#include "sql/session.h"
+#include "test.h"
+
+static sql_session *s;
+static silt_error err;
+static char table[1024];
+static char sql[4096];
+
+void test_sql_dml__initialize(void)
+{
+    err_clear(&err);
+    check_ok(sql_session_new(&s, NULL, &err), &err);
+    snprintf(table, sizeof(table), "delta.`%s/t`", test_tmpdir());
+}
+
+void test_sql_dml__cleanup(void) { sql_session_free(s); }
+
+/* Copies tmpl into sql with every "{t}" replaced by the test table's name. */
+static const char *fill(const char *tmpl)
+{
+    size_t n = 0, tlen = strlen(table);
+    while (*tmpl != '\0' && n + tlen + 1 < sizeof(sql)) {
+        if (strncmp(tmpl, "{t}", 3) == 0) {
+            memcpy(sql + n, table, tlen);
+            n += tlen;
+            tmpl += 3;
+        } else {
+            sql[n++] = *tmpl++;
+        }
+    }
+    sql[n] = '\0';
+    return sql;
+}
+
+static silt_status run(const char *tmpl)
+{
+    return sql_execute(s, fill(tmpl), NULL, &err);
+}
+
+/* The table's latest version, -1 when there is none. */
+static int64_t version_of_table(void)
+{
+    char path[1024];
+    io_store *store = NULL;
+    delta_snapshot *snap = NULL;
+    silt_error e = SILT_ERROR_INIT;
+    int64_t v = -1;
+    snprintf(path, sizeof(path), "%s/t", test_tmpdir());
+    if (io_store_open(&store, path, 0, &e) == SILT_OK &&
+        delta_snapshot_load(&snap, store, -1, &e) == SILT_OK)
+        v = snap->version;
+    delta_snapshot_free(snap);
+    io_store_free(store);
+    return v;
+}
+
+/* One LONG cell of the last statement of text. */
+static int64_t scalar(const char *fmt)
+{
+    sql_result *res = NULL;
+    col_batch *batch = NULL;
+    int64_t v = -1;
+    check_ok(sql_execute(s, fill(fmt), &res, &err), &err);
+    if (res != NULL && sql_result_next(res, &batch, &err) == SILT_OK && batch != NULL &&
+        batch->n_rows == 1)
+        v = ((const int64_t *)batch->cols[0]->values)[0];
+    sql_result_free(res);
+    return v;
+}
+
+void test_sql_dml__ctas_insert_delete_update_versions(void)
+{
+    check_ok(run("CREATE TABLE {t} USING DELTA AS SELECT id FROM range(10)"), &err);
+    check_int(0, version_of_table());
+    check_ok(run("INSERT INTO {t} SELECT id FROM range(10, 15)"), &err);
+    check_ok(run("DELETE FROM {t} WHERE id % 2 = 0"), &err);
+    check_ok(run("UPDATE {t} SET id = id * 100 WHERE id > 10"), &err);
+    check_int(3, version_of_table());
+    check_int(7, scalar("SELECT count(*) FROM {t}"));
+    check_int(1300 + 1100 + 9 + 7 + 5 + 3 + 1, scalar("SELECT sum(id) FROM {t}"));
+    check_int(10, scalar("SELECT count(*) FROM {t} VERSION AS OF 0"));
+}
+
+void test_sql_dml__statuses_callers_act_on(void)
+{
+    check_ok(run("CREATE TABLE {t} (a INT, b STRING) USING DELTA"), &err);
+    check_fails(SILT_EXISTS, run("CREATE TABLE {t} (a INT) USING DELTA"));
+    check_contains(err.message, "DELTA_TABLE_ALREADY_EXISTS");
+    check_fails(SILT_NOTFOUND, run("DELETE FROM delta.`/nonexistent/silt/t`"));
+    check_fails(SILT_BIND, run("INSERT INTO {t} VALUES (1)"));
+    check_contains(err.message, "NOT_ENOUGH_DATA_COLUMNS");
+    check_fails(SILT_BIND, run("UPDATE {t} SET nope = 1"));
+    check_fails(SILT_BIND, run("DESCRIBE HISTORY {t} LIMIT -1"));
+    check_fails(SILT_UNSUPPORTED, run("CREATE TABLE t2 (a INT) USING DELTA"));
+    check_contains(err.message, "needs a warehouse");
+    check_int(0, version_of_table());
+}
+
+void test_sql_dml__failed_statements_leave_the_table_unchanged(void)
+{
+    check_ok(run("CREATE TABLE {t} USING DELTA AS SELECT 'a' AS s, 1 AS n"), &err);
+    check_fails(SILT_INVALID, run("UPDATE {t} SET n = s"));
+    check_contains(err.message, "CAST_INVALID_INPUT");
+    check_fails(SILT_INVALID, run("INSERT INTO {t} SELECT 'x', CAST('y' AS INT)"));
+    check_fails(SILT_INVALID, run("INSERT INTO {t} BY NAME SELECT 1 AS n, 2 AS extra"));
+    check_fails(SILT_INVALID, run("MERGE INTO {t} t USING (SELECT 1 AS n UNION ALL SELECT 1) s "
+                                  "ON t.n = s.n WHEN MATCHED THEN DELETE"));
+    check_contains(err.message, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
+    check_int(0, version_of_table());
+    check_int(1, scalar("SELECT count(*) FROM {t}"));
+}
+
+void test_sql_dml__merge_counts_and_rows(void)
+{
+    sql_result *res = NULL;
+    col_batch *batch = NULL;
+    check_ok(run("CREATE TABLE {t} USING DELTA AS SELECT id, id AS v FROM range(4)"), &err);
+    check_ok(sql_execute(s, fill("MERGE INTO {t} t USING (SELECT id, id * 10 AS v FROM "
+                                 "range(2, 6)) s ON t.id = s.id WHEN MATCHED AND s.id = 3 THEN "
+                                 "DELETE WHEN MATCHED THEN UPDATE SET v = s.v WHEN NOT MATCHED "
+                                 "THEN INSERT *"), &res, &err), &err);
+    check_ok(sql_result_next(res, &batch, &err), &err);
+    check(batch != NULL && batch->n_cols == 4);
+    if (batch != NULL && batch->n_cols == 4) {
+        check_int(4, ((const int64_t *)batch->cols[0]->values)[0]); /* affected */
+        check_int(1, ((const int64_t *)batch->cols[1]->values)[0]); /* updated */
+        check_int(1, ((const int64_t *)batch->cols[2]->values)[0]); /* deleted */
+        check_int(2, ((const int64_t *)batch->cols[3]->values)[0]); /* inserted */
+    }
+    sql_result_free(res);
+    check_int(0 + 1 + 20 + 40 + 50, scalar("SELECT sum(v) FROM {t}"));
+    check_int(1, version_of_table());
+}
