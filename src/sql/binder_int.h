@@ -144,6 +144,17 @@ typedef struct pushdown {
     const char **cols;
 } pushdown;
 
+/* ---- pushdown (pushdown.c) ---- */
+/*
+ * The conjuncts of pd that file or row-group statistics can refute, as
+ * dpreds over schema's top-level columns (*out in the query arena; a
+ * BETWEEN gives two). 0 when none fits (or memory ran out: pruning is
+ * optional, the rows are filtered anyway).
+ */
+size_t pushdown_preds(binder *b, const pushdown *pd, const col_type *schema, dpred **out);
+/* Index of the top-level field named name (case-insensitive), -1 when absent. */
+int64_t pushdown_schema_col(const col_type *schema, const char *name);
+
 /* The column names an expression mentions (for the scan's projection). */
 typedef struct name_set {
     size_t n, cap;

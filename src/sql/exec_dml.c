@@ -150,76 +150,10 @@ static silt_status file_matches(dml_eval *ev, const delta_snapshot *snap, const 
     return SILT_OK;
 }
 
-/* ---- stats pruning: conjuncts `col op literal` checked against each file's min/max */
-
-/* The literal as a value of the column's type (0 when the comparison is not in that type). */
-static int literal_as(binder *b, const sql_expr *lit, const col_type *type, delta_value *out)
-{
-    bind_scope empty = {0, NULL};
-    bind_ctx bc = {&empty, NULL, NULL, NULL};
-    silt_error scratch = SILT_ERROR_INIT;
-    col_batch one = {NULL, 1, 0, NULL};
-    const col_type *common;
-    expr *e;
-    col_vec *v;
-    if (lit->kind != SQL_EXPR_LITERAL || lit->u.lit.kind == SQL_LIT_NULL ||
-        type->id == COL_STRUCT || type->id == COL_ARRAY || type->id == COL_MAP ||
-        type->id == COL_BINARY || bind_expr(b, &bc, lit, &e, &scratch) != SILT_OK)
-        return 0;
-    common = expr_common_type(b->a, type, e->type);
-    if (common == NULL || !col_type_equal(common, type))
-        return 0;
-    one.schema = col_type_struct(b->a, 0, NULL);
-    if (one.schema == NULL || expr_cast(&e, b->a, e, type, 1, &scratch) != SILT_OK ||
-        expr_eval(e, b->ctx, &one, NULL, 1, b->a, &v, &scratch) != SILT_OK ||
-        col_vec_is_null(v, 0))
-        return 0;
-    memset(out, 0, sizeof(*out));
-    out->type = type->id;
-    if (type->id == COL_FLOAT || type->id == COL_DOUBLE) {
-        out->v.d = vec_get_double(v, 0);
-    } else if (type->id == COL_DECIMAL) {
-        out->v.dec = vec_get_dec(v, 0);
-        out->scale = type->scale;
-    } else if (type->id == COL_STRING) {
-        int32_t len;
-        out->v.s.ptr = col_vec_str(v, 0, &len);
-        out->v.s.len = (size_t)len;
-    } else {
-        out->v.i = vec_get_int(v, 0);
-    }
-    return 1;
-}
-
-/* A top-level column of schema named by e (unqualified or with the table's qualifier). */
-static const col_field *column_of(const col_type *schema, const char *qual, const sql_expr *e)
-{
-    const sql_name *n;
-    size_t idx;
-    if (e->kind != SQL_EXPR_COLUMN)
-        return NULL;
-    n = &e->u.column;
-    if (n->n_parts > 2 || (n->n_parts == 2 && (qual == NULL ||
-                                               str_casecmp(n->parts[0].name, qual) != 0)))
-        return NULL;
-    for (idx = 0; idx < schema->n_fields; idx++)
-        if (str_casecmp(schema->fields[idx].name, n->parts[n->n_parts - 1].name) == 0)
-            return &schema->fields[idx];
-    return NULL;
-}
-
-static int cmp_of(sql_op op, int flipped, dpred_op *out)
-{
-    switch (op) {
-    case SQL_OP_EQ: *out = DPRED_EQ; return 1;
-    case SQL_OP_NEQ: *out = DPRED_NE; return 1;
-    case SQL_OP_LT: *out = flipped ? DPRED_GT : DPRED_LT; return 1;
-    case SQL_OP_LE: *out = flipped ? DPRED_GE : DPRED_LE; return 1;
-    case SQL_OP_GT: *out = flipped ? DPRED_LT : DPRED_GT; return 1;
-    case SQL_OP_GE: *out = flipped ? DPRED_LE : DPRED_GE; return 1;
-    default: return 0;
-    }
-}
+/*
+ * ---- stats pruning: the WHERE conjuncts a SELECT would push down
+ * (pushdown_preds), checked against each file's partition values and stats
+ */
 
 static void split_conj(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
 {
@@ -231,47 +165,20 @@ static void split_conj(const sql_expr *e, const sql_expr **out, size_t *n, size_
     }
 }
 
-/* The conjuncts of where that file statistics can refute, as dpreds. */
-static size_t stats_preds(binder *b, const col_type *schema, const char *qual,
-                          const sql_expr *where, dpred *preds, size_t cap)
-{
-    const sql_expr *conj[32];
-    size_t n_conj = 0, idx, n = 0;
-    split_conj(where, conj, &n_conj, 32);
-    for (idx = 0; idx < n_conj && n < cap; idx++) {
-        const sql_expr *c = conj[idx];
-        const col_field *f;
-        dpred_op op;
-        memset(&preds[n], 0, sizeof(preds[n]));
-        if (c->kind == SQL_EXPR_BINARY && cmp_of(c->u.op.op, 0, &op) &&
-            (f = column_of(schema, qual, c->u.op.left)) != NULL &&
-            literal_as(b, c->u.op.right, f->type, &preds[n].literal)) {
-            preds[n].op = op;
-        } else if (c->kind == SQL_EXPR_BINARY && cmp_of(c->u.op.op, 1, &op) &&
-                   (f = column_of(schema, qual, c->u.op.right)) != NULL &&
-                   literal_as(b, c->u.op.left, f->type, &preds[n].literal)) {
-            preds[n].op = op;
-        } else if (c->kind == SQL_EXPR_IS && c->u.is.what == SQL_IS_NULL &&
-                   (f = column_of(schema, qual, c->u.is.arg)) != NULL) {
-            preds[n].kind = c->u.is.negated ? DPRED_IS_NOT_NULL : DPRED_IS_NULL;
-            preds[n++].column = f->name;
-            continue;
-        } else {
-            continue;
-        }
-        preds[n].kind = DPRED_CMP;
-        preds[n++].column = f->name;
-    }
-    return n;
-}
-
 /* Keeps the files whose statistics do not refute the WHERE; the row predicate still runs. */
 static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, const char *qual,
                                       const sql_expr *where, dml_eval *ev, part_prune *pp,
                                       delta_dml_options *o, silt_error *err)
 {
-    dpred preds[32];
-    size_t n = stats_preds(b, snap->schema, qual, where, preds, 32), idx, k;
+    const sql_expr *conj[32];
+    pushdown pd;
+    dpred *preds;
+    size_t n, idx, k;
+    memset(&pd, 0, sizeof(pd));
+    pd.conj = conj;
+    pd.qual = qual;
+    split_conj(where, conj, &pd.n, 32);
+    n = pushdown_preds(b, &pd, snap->schema, &preds);
     if (n == 0)
         return SILT_OK;
     pp->snap = snap;

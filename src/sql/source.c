@@ -6,10 +6,11 @@
  *
  * Pushdown: WHERE conjuncts `column op literal`, `column BETWEEN a AND b`
  * and `column IS [NOT] NULL` over the source's own columns become dpred
- * predicates. A Delta scan keeps only the files dstats_file_may_match
- * cannot rule out (partition values and min/max/null count statistics),
- * by scanning a shallow copy of the snapshot with the pruned file list; a
- * Parquet source skips row groups whose statistics rule them out. Pruning
+ * predicates (pushdown_preds in pushdown.c, shared with DELETE/UPDATE). A
+ * Delta scan keeps only the files dstats_file_may_match cannot rule out
+ * (partition values and min/max/null count statistics), by scanning a
+ * shallow copy of the snapshot with the pruned file list; a Parquet
+ * source skips row groups whose statistics rule them out. Pruning
  * never drops a matching row; the filter above still evaluates every
  * conjunct.
  *
@@ -76,141 +77,6 @@ static silt_status open_path_store(binder *b, const char *path, io_store **store
 }
 
 /* ---------------------------------------------------------------- pushdown */
-
-static int qual_ok(const pushdown *pd, const sql_name *n)
-{
-    if (n->n_parts == 1)
-        return 1;
-    return n->n_parts == 2 && pd->qual != NULL && str_casecmp(n->parts[0].name, pd->qual) == 0;
-}
-
-static int64_t schema_col(const col_type *schema, const char *name)
-{
-    size_t idx;
-    for (idx = 0; idx < schema->n_fields; idx++)
-        if (str_casecmp(schema->fields[idx].name, name) == 0)
-            return (int64_t)idx;
-    return -1;
-}
-
-/* The value of a literal cast to the column type (0 when it does not convert exactly). */
-static int literal_value(binder *b, const sql_expr *lit, const col_type *type, delta_value *out)
-{
-    bind_scope empty = {0, NULL};
-    bind_ctx bc = {&empty, NULL, NULL, NULL};
-    silt_error scratch = SILT_ERROR_INIT;
-    col_batch one = {NULL, 1, 0, NULL};
-    const col_type *common;
-    expr *e;
-    col_vec *v;
-    if (lit->kind != SQL_EXPR_LITERAL || lit->u.lit.kind == SQL_LIT_NULL)
-        return 0;
-    if (type->id == COL_STRUCT || type->id == COL_ARRAY || type->id == COL_MAP ||
-        type->id == COL_BINARY)
-        return 0;
-    if (bind_expr(b, &bc, lit, &e, &scratch) != SILT_OK)
-        return 0;
-    /* Only when the comparison happens in the column's own type. */
-    common = expr_common_type(b->a, type, e->type);
-    if (common == NULL || !col_type_equal(common, type))
-        return 0;
-    one.schema = col_type_struct(b->a, 0, NULL);
-    if (one.schema == NULL || expr_cast(&e, b->a, e, type, 1, &scratch) != SILT_OK ||
-        expr_eval(e, b->ctx, &one, NULL, 1, b->a, &v, &scratch) != SILT_OK ||
-        col_vec_is_null(v, 0))
-        return 0;
-    memset(out, 0, sizeof(*out));
-    out->type = type->id;
-    switch (type->id) {
-    case COL_FLOAT:
-    case COL_DOUBLE: out->v.d = vec_get_double(v, 0); break;
-    case COL_DECIMAL: out->v.dec = vec_get_dec(v, 0); out->scale = type->scale; break;
-    case COL_STRING: {
-        int32_t len;
-        out->v.s.ptr = col_vec_str(v, 0, &len);
-        out->v.s.len = (size_t)len;
-        break;
-    }
-    default: out->v.i = vec_get_int(v, 0); break;
-    }
-    return 1;
-}
-
-static dpred_op flip(dpred_op op)
-{
-    switch (op) {
-    case DPRED_LT: return DPRED_GT;
-    case DPRED_LE: return DPRED_GE;
-    case DPRED_GT: return DPRED_LT;
-    case DPRED_GE: return DPRED_LE;
-    default: return op;
-    }
-}
-
-static int cmp_op(sql_op op, dpred_op *out)
-{
-    switch (op) {
-    case SQL_OP_EQ: *out = DPRED_EQ; return 1;
-    case SQL_OP_NEQ: *out = DPRED_NE; return 1;
-    case SQL_OP_LT: *out = DPRED_LT; return 1;
-    case SQL_OP_LE: *out = DPRED_LE; return 1;
-    case SQL_OP_GT: *out = DPRED_GT; return 1;
-    case SQL_OP_GE: *out = DPRED_GE; return 1;
-    default: return 0;
-    }
-}
-
-static int add_cmp(binder *b, const pushdown *pd, const col_type *schema, const sql_expr *col,
-                   dpred_op op, const sql_expr *lit, dpred *out)
-{
-    int64_t idx;
-    if (col->kind != SQL_EXPR_COLUMN || !qual_ok(pd, &col->u.column))
-        return 0;
-    idx = schema_col(schema, col->u.column.parts[col->u.column.n_parts - 1].name);
-    if (idx < 0 || !literal_value(b, lit, schema->fields[idx].type, &out->literal))
-        return 0;
-    out->kind = DPRED_CMP;
-    out->op = op;
-    out->column = schema->fields[idx].name;
-    return 1;
-}
-
-/* The conjuncts a source can use, as dpreds over its schema. */
-static size_t pushable(binder *b, const pushdown *pd, const col_type *schema, dpred **out)
-{
-    size_t idx, n = 0;
-    dpred *preds;
-    *out = NULL;
-    if (pd == NULL || pd->n == 0)
-        return 0;
-    preds = arena_calloc(b->a, pd->n * 2, sizeof(dpred));
-    if (preds == NULL)
-        return 0;
-    for (idx = 0; idx < pd->n; idx++) {
-        const sql_expr *c = pd->conj[idx];
-        dpred_op op;
-        if (c->kind == SQL_EXPR_BINARY && cmp_op(c->u.op.op, &op)) {
-            if (add_cmp(b, pd, schema, c->u.op.left, op, c->u.op.right, &preds[n]) ||
-                add_cmp(b, pd, schema, c->u.op.right, flip(op), c->u.op.left, &preds[n]))
-                n++;
-        } else if (c->kind == SQL_EXPR_BETWEEN && !c->u.between.negated) {
-            if (add_cmp(b, pd, schema, c->u.between.arg, DPRED_GE, c->u.between.low, &preds[n]))
-                n++;
-            if (add_cmp(b, pd, schema, c->u.between.arg, DPRED_LE, c->u.between.high, &preds[n]))
-                n++;
-        } else if (c->kind == SQL_EXPR_IS && c->u.is.what == SQL_IS_NULL &&
-                   c->u.is.arg->kind == SQL_EXPR_COLUMN && qual_ok(pd, &c->u.is.arg->u.column)) {
-            const sql_name *nm = &c->u.is.arg->u.column;
-            int64_t col = schema_col(schema, nm->parts[nm->n_parts - 1].name);
-            if (col >= 0) {
-                preds[n].kind = c->u.is.negated ? DPRED_IS_NOT_NULL : DPRED_IS_NULL;
-                preds[n++].column = schema->fields[col].name;
-            }
-        }
-    }
-    *out = preds;
-    return n;
-}
 
 static const char *dpred_text(binder *b, const dpred *p)
 {
@@ -436,7 +302,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_snapshot, snap, err));
     use = snap;
     bind_note(b, "DeltaScan delta.`%s` version %lld", path, (long long)snap->version);
-    n_preds = pushable(b, pd, snap->schema, &preds);
+    n_preds = pushdown_preds(b, pd, snap->schema, &preds);
     if (n_preds > 0) {
         delta_snapshot *pruned = NULL;
         note_pushed(b, "DeltaScan", preds, n_preds);
@@ -726,7 +592,7 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
         if (src->schema == NULL)
             return err_nomem(err);
     }
-    src->n_preds = pushable(b, pd, src->file_schema, &preds);
+    src->n_preds = pushdown_preds(b, pd, src->file_schema, &preds);
     src->preds = preds;
     bind_note(b, "ParquetScan parquet.`%s`: %zu file%s", path, src->n_keys,
               src->n_keys == 1 ? "" : "s");
@@ -1229,7 +1095,7 @@ static int stats_item_of(binder *b, const sql_select_item *it, const col_type *s
     if (e->u.func.args.n != 1 || e->u.func.args.items[0]->kind != SQL_EXPR_COLUMN ||
         e->u.func.args.items[0]->u.column.n_parts != 1)
         return 0;
-    out->col = schema_col(schema, e->u.func.args.items[0]->u.column.parts[0].name);
+    out->col = pushdown_schema_col(schema, e->u.func.args.items[0]->u.column.parts[0].name);
     if (out->col < 0)
         return 0;
     for (p = 0; p < meta->n_partition_columns; p++)
