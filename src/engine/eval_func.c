@@ -61,32 +61,20 @@ static silt_status res_length(expr *e, arena *a, silt_error *err)
 
 static silt_status res_substr(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(coerce_arg(e, 0, a, COL_STRING, err));
-    SILT_RETURN_IF_ERROR(coerce_arg(e, 1, a, COL_INT, err));
-    if (e->n_args > 2)
-        SILT_RETURN_IF_ERROR(coerce_arg(e, 2, a, COL_INT, err));
-    e->type = col_type_primitive(COL_STRING);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_STRING, COL_INT, COL_INT};
+    return expr_resolve_args(e, a, args, 3, COL_STRING, err);
 }
 
 static silt_status res_pad(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(coerce_arg(e, 0, a, COL_STRING, err));
-    SILT_RETURN_IF_ERROR(coerce_arg(e, 1, a, COL_INT, err));
-    if (e->n_args > 2)
-        SILT_RETURN_IF_ERROR(coerce_arg(e, 2, a, COL_STRING, err));
-    e->type = col_type_primitive(COL_STRING);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_STRING, COL_INT, COL_STRING};
+    return expr_resolve_args(e, a, args, 3, COL_STRING, err);
 }
 
 static silt_status res_regexp_extract(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(coerce_arg(e, 0, a, COL_STRING, err));
-    SILT_RETURN_IF_ERROR(coerce_arg(e, 1, a, COL_STRING, err));
-    if (e->n_args > 2)
-        SILT_RETURN_IF_ERROR(coerce_arg(e, 2, a, COL_INT, err));
-    e->type = col_type_primitive(COL_STRING);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_STRING, COL_STRING, COL_INT};
+    return expr_resolve_args(e, a, args, 3, COL_STRING, err);
 }
 
 static silt_status res_rlike(expr *e, arena *a, silt_error *err)
@@ -1102,9 +1090,8 @@ static silt_status fn_least(const expr *e, engine_ctx *ctx, col_vec **args, cons
 
 static silt_status res_format_string(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(coerce_arg(e, 0, a, COL_STRING, err));
-    e->type = col_type_primitive(COL_STRING);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_STRING};
+    return expr_resolve_args(e, a, args, 1, COL_STRING, err);
 }
 
 /* The text of a value for %s: Spark's string form, "null" for NULL. */

@@ -404,55 +404,44 @@ static silt_status arg_as(expr *e, size_t idx, arena *a, col_type_id id, silt_er
 
 static silt_status res_date_part(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
-    e->type = col_type_primitive(COL_INT);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_DATE};
+    return expr_resolve_args(e, a, args, 1, COL_INT, err);
 }
 
 static silt_status res_time_part(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
-    e->type = col_type_primitive(COL_INT);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_TIMESTAMP};
+    return expr_resolve_args(e, a, args, 1, COL_INT, err);
 }
 
 static silt_status res_date_int(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
-    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_INT, err));
-    e->type = col_type_primitive(COL_DATE);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_DATE, COL_INT};
+    return expr_resolve_args(e, a, args, 2, COL_DATE, err);
 }
 
 static silt_status res_datediff(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
-    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_DATE, err));
-    e->type = col_type_primitive(COL_INT);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_DATE, COL_DATE};
+    return expr_resolve_args(e, a, args, 2, COL_INT, err);
 }
 
 static silt_status res_last_day(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
-    e->type = col_type_primitive(COL_DATE);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_DATE};
+    return expr_resolve_args(e, a, args, 1, COL_DATE, err);
 }
 
 static silt_status res_date_trunc(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_STRING, err));
-    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_TIMESTAMP, err));
-    e->type = col_type_primitive(COL_TIMESTAMP);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_STRING, COL_TIMESTAMP};
+    return expr_resolve_args(e, a, args, 2, COL_TIMESTAMP, err);
 }
 
 static silt_status res_trunc(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_DATE, err));
-    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
-    e->type = col_type_primitive(COL_DATE);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_DATE, COL_STRING};
+    return expr_resolve_args(e, a, args, 2, COL_DATE, err);
 }
 
 static silt_status res_parse(expr *e, arena *a, col_type_id result, silt_error *err)
@@ -487,29 +476,20 @@ static silt_status res_unix_timestamp(expr *e, arena *a, silt_error *err)
 
 static silt_status res_date_format(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
-    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
-    e->type = col_type_primitive(COL_STRING);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_TIMESTAMP, COL_STRING};
+    return expr_resolve_args(e, a, args, 2, COL_STRING, err);
 }
 
 static silt_status res_from_unixtime(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_LONG, err));
-    if (e->n_args > 1)
-        SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
-    e->type = col_type_primitive(COL_STRING);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_LONG, COL_STRING};
+    return expr_resolve_args(e, a, args, 2, COL_STRING, err);
 }
 
 static silt_status res_months_between(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
-    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_TIMESTAMP, err));
-    if (e->n_args > 2)
-        SILT_RETURN_IF_ERROR(arg_as(e, 2, a, COL_BOOLEAN, err));
-    e->type = col_type_primitive(COL_DOUBLE);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_TIMESTAMP, COL_TIMESTAMP, COL_BOOLEAN};
+    return expr_resolve_args(e, a, args, 3, COL_DOUBLE, err);
 }
 
 static silt_status res_current_date(expr *e, arena *a, silt_error *err)
@@ -526,10 +506,8 @@ static silt_status res_current_timestamp(expr *e, arena *a, silt_error *err)
 
 static silt_status res_utc_shift(expr *e, arena *a, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(arg_as(e, 0, a, COL_TIMESTAMP, err));
-    SILT_RETURN_IF_ERROR(arg_as(e, 1, a, COL_STRING, err));
-    e->type = col_type_primitive(COL_TIMESTAMP);
-    return SILT_OK;
+    static const col_type_id args[] = {COL_TIMESTAMP, COL_STRING};
+    return expr_resolve_args(e, a, args, 2, COL_TIMESTAMP, err);
 }
 
 /* ---- kernels --------------------------------------------------------------------- */

@@ -256,6 +256,16 @@ const col_type *expr_common_type(arena *a, const col_type *x, const col_type *y)
     return NULL;
 }
 
+silt_status expr_resolve_args(expr *e, arena *a, const col_type_id *arg_types, size_t n_types,
+                              col_type_id result, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < n_types && idx < e->n_args; idx++)
+        SILT_RETURN_IF_ERROR(expr_coerce(&e->args[idx], a, col_type_primitive(arg_types[idx]), err));
+    e->type = col_type_primitive(result);
+    return SILT_OK;
+}
+
 silt_status expr_coerce(expr **inout, arena *a, const col_type *type, silt_error *err)
 {
     expr *e = *inout;

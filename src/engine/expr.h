@@ -143,6 +143,12 @@ void expr_set_source(expr *e, const char *text, int64_t pos);
 const col_type *expr_common_type(arena *a, const col_type *x, const col_type *y);
 /* Wraps e in a cast to type unless it already has it. */
 silt_status expr_coerce(expr **inout, arena *a, const col_type *type, silt_error *err);
+/*
+ * A function's fixed signature: coerces argument i (for every argument the
+ * call has, up to n_types) to arg_types[i] and gives e the result type.
+ */
+silt_status expr_resolve_args(expr *e, arena *a, const col_type_id *arg_types, size_t n_types,
+                              col_type_id result, silt_error *err);
 
 /* ---- evaluation (eval.c) ---------------------------------------------- */
 
