@@ -30,38 +30,6 @@ void test_delta_write_dml__cleanup(void)
     arena_free(a);
 }
 
-static const col_type *schema3(void)
-{
-    col_field f[3];
-    f[0] = wt_field("id", COL_LONG);
-    f[1] = wt_field("name", COL_STRING);
-    f[2] = wt_field("p", COL_STRING);
-    return col_type_struct(a, 3, f);
-}
-
-static delta_snapshot *latest(void)
-{
-    delta_snapshot *snap = NULL;
-    check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
-    return snap;
-}
-
-/* Version 0: p=a {1,2,3}, p=b {4,5}, p=c {6}: three files. */
-static void make_table(void)
-{
-    static const char *const rows[] = {"1|one|a", "2|two|a", "3|three|a",
-                                       "4|four|b", "5|five|b", "6|six|c"};
-    static const char *const parts[] = {"p"};
-    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
-    delta_writer *w = NULL;
-    wopts.n_partition_columns = 1;
-    wopts.partition_columns = parts;
-    check_ok(delta_write_open(&w, store, NULL, schema3(), &wopts, &err), &err);
-    check_ok(delta_write_batch(w, wt_batch(a, schema3(), rows, 6), &err), &err);
-    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
-    delta_write_free(w);
-}
-
 static int has_path(const delta_snapshot *snap, const char *path)
 {
     size_t idx;
@@ -99,8 +67,8 @@ void test_delta_write_dml__delete_rewrites_only_matching_files(void)
     delta_snapshot *before, *after;
     const char *c_path = NULL;
     size_t idx;
-    make_table();
-    before = latest();
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
     for (idx = 0; idx < before->n_files; idx++)
         if (str_starts_with(before->files[idx].path, "p=c/"))
             c_path = before->files[idx].path;
@@ -114,7 +82,7 @@ void test_delta_write_dml__delete_rewrites_only_matching_files(void)
     check_int(2, m.num_added_files);
     check_int(3, m.num_deleted_rows);
     check_int(3, m.num_copied_rows);
-    after = latest();
+    after = wt_latest(store, &err);
     check_int(2, after->n_files);
     check(!has_path(after, c_path));
     delta_snapshot_free(after);
@@ -135,8 +103,8 @@ void test_delta_write_dml__delete_keeps_files_without_matches(void)
     delta_dml_metrics m;
     delta_snapshot *before, *after;
     size_t idx;
-    make_table();
-    before = latest();
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
     opts.predicate = even_id;
     opts.file_filter = partition_b; /* caller's pruning: only p = b can match */
     check_ok(delta_delete(store, before, &opts, &m, NULL, &err), &err);
@@ -144,7 +112,7 @@ void test_delta_write_dml__delete_keeps_files_without_matches(void)
     check_int(1, m.num_removed_files);
     check_int(1, m.num_added_files);
     check_str("1|one|a;2|two|a;3|three|a;5|five|b;6|six|c", wt_read(a, store, -1));
-    after = latest();
+    after = wt_latest(store, &err);
     for (idx = 0; idx < before->n_files; idx++)
         if (!str_starts_with(before->files[idx].path, "p=b/"))
             check(has_path(after, before->files[idx].path));
@@ -158,8 +126,8 @@ void test_delta_write_dml__delete_partition_only_removes_whole_files(void)
     delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
     delta_dml_metrics m;
     delta_snapshot *before;
-    make_table();
-    before = latest();
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
     opts.predicate = even_id; /* never called: the filter is exact */
     opts.file_filter = partition_b;
     opts.partition_only = 1;
@@ -177,8 +145,8 @@ void test_delta_write_dml__delete_all(void)
 {
     delta_dml_metrics m;
     delta_snapshot *before;
-    make_table();
-    before = latest();
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
     check_ok(delta_delete(store, before, NULL, &m, NULL, &err), &err);
     check_int(3, m.num_removed_files);
     check_int(6, m.num_deleted_rows);
@@ -214,8 +182,8 @@ void test_delta_write_dml__update(void)
     delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
     delta_dml_metrics m;
     delta_snapshot *before;
-    make_table();
-    before = latest();
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
     opts.predicate = even_id;
     opts.predicate_text = "((id % 2) = 0)";
     check_ok(delta_update(store, before, &opts, rename_rows, NULL, &m, NULL, &err), &err);
@@ -237,12 +205,12 @@ void test_delta_write_dml__restore_version(void)
     delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
     delta_snapshot *snap;
     delta_commit_result res;
-    make_table();
-    snap = latest();
+    wt_make_abc_table(a, store, &err);
+    snap = wt_latest(store, &err);
     opts.predicate = even_id;
     check_ok(delta_delete(store, snap, &opts, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_ok(delta_restore(store, snap, 0, -1, &res, &err), &err);
     check_int(2, res.version);
     delta_snapshot_free(snap);
@@ -253,13 +221,13 @@ void test_delta_write_dml__restore_version(void)
     check_str("3", wt_commit_info(a, store, 2, "operationMetrics.numOfFilesAfterRestore"));
     check_str("3", wt_commit_info(a, store, 2, "operationMetrics.numRestoredFiles"));
     check_str("2", wt_commit_info(a, store, 2, "operationMetrics.numRemovedFiles"));
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_int(3, snap->n_files);
     /* Restoring to the newest state changes no file. */
     check_ok(delta_restore(store, snap, 2, -1, &res, &err), &err);
     check_str("0", wt_commit_info(a, store, 3, "operationMetrics.numRestoredFiles"));
     delta_snapshot_free(snap);
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_fails(SILT_INVALID, delta_restore(store, snap, 9, -1, NULL, &err));
     check_fails(SILT_INVALID, delta_restore(store, snap, -1, -1, NULL, &err));
     delta_snapshot_free(snap);
@@ -268,15 +236,15 @@ void test_delta_write_dml__restore_version(void)
 void test_delta_write_dml__restore_missing_file_refused(void)
 {
     delta_snapshot *snap, *v0;
-    make_table();
-    v0 = latest();
+    wt_make_abc_table(a, store, &err);
+    v0 = wt_latest(store, &err);
     check_ok(delta_delete(store, v0, NULL, NULL, NULL, &err), &err);
     check_ok(io_delete(store, v0->files[0].path, &err), &err); /* as VACUUM would */
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_fails(SILT_NOTFOUND, delta_restore(store, snap, 0, -1, NULL, &err));
     check_contains(err.message, "no longer exists");
     delta_snapshot_free(snap);
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_int(1, snap->version);
     delta_snapshot_free(snap);
     delta_snapshot_free(v0);
@@ -286,13 +254,13 @@ void test_delta_write_dml__failed_delete_leaves_table(void)
 {
     delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
     long nth;
-    make_table();
+    wt_make_abc_table(a, store, &err);
     opts.predicate = even_id;
     /* Writes: the rewritten files of p=a and p=b, then the commit; the 4th try succeeds. */
     for (nth = 1; nth <= 4; nth++) {
         io_fault_plan plan = IO_FAULT_PLAN_INIT;
         io_store *faulty = NULL, *inner = NULL;
-        delta_snapshot *snap = latest();
+        delta_snapshot *snap = wt_latest(store, &err);
         plan.fail_write_nth = nth;
         plan.fail_all_after = 1;
         check_ok(io_local_store_open(&inner, test_tmpdir(), 0, &err), &err);
@@ -300,7 +268,7 @@ void test_delta_write_dml__failed_delete_leaves_table(void)
         check_int(nth == 4 ? SILT_OK : SILT_IO, delta_delete(faulty, snap, &opts, NULL, NULL, &err));
         io_store_free(faulty);
         delta_snapshot_free(snap);
-        snap = latest();
+        snap = wt_latest(store, &err);
         check_int(nth == 4 ? 1 : 0, snap->version);
         delta_snapshot_free(snap);
         if (nth == 3)
@@ -325,12 +293,12 @@ void test_delta_write_dml__restore_timestamp(void)
     delta_snapshot *snap;
     char expected[64];
     int64_t cut = (time_now_micros() / 1000000 - 50) * 1000000;
-    make_table();
-    snap = latest();
+    wt_make_abc_table(a, store, &err);
+    snap = wt_latest(store, &err);
     check_ok(delta_delete(store, snap, NULL, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
     set_mtime("_delta_log/00000000000000000000.json", 100);
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_ok(delta_restore(store, snap, -1, cut, NULL, &err), &err);
     delta_snapshot_free(snap);
     check_str("1|one|a;2|two|a;3|three|a;4|four|b;5|five|b;6|six|c", wt_read(a, store, -1));
@@ -338,7 +306,7 @@ void test_delta_write_dml__restore_timestamp(void)
     check_str(expected, wt_commit_info(a, store, 2, "operationParameters.timestamp"));
     check_str("null", wt_commit_info(a, store, 2, "operationParameters.version"));
     /* Before the first commit there is nothing to restore. */
-    snap = latest();
+    snap = wt_latest(store, &err);
     check(delta_restore(store, snap, -1, cut - INT64_C(3600) * 1000000, NULL, &err) != SILT_OK);
     delta_snapshot_free(snap);
 }
@@ -348,14 +316,14 @@ void test_delta_write_dml__concurrent_deletes_conflict(void)
 {
     delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
     delta_snapshot *snap;
-    make_table();
-    snap = latest();
+    wt_make_abc_table(a, store, &err);
+    snap = wt_latest(store, &err);
     opts.predicate = even_id;
     check_ok(delta_delete(store, snap, &opts, NULL, NULL, &err), &err);
     check_fails(SILT_CONFLICT, delta_delete(store, snap, &opts, NULL, NULL, &err));
     check_contains(err.message, "Concurrent");
     delta_snapshot_free(snap);
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_int(1, snap->version);
     delta_snapshot_free(snap);
 }
@@ -368,11 +336,11 @@ void test_delta_write_dml__delete_after_concurrent_append(void)
     delta_snapshot *snap, *snap2;
     delta_writer *w = NULL;
     delta_commit_result res;
-    make_table();
-    snap = latest();
-    snap2 = latest();
-    check_ok(delta_write_open(&w, store, snap2, schema3(), NULL, &err), &err);
-    check_ok(delta_write_batch(w, wt_batch(a, schema3(), rows, 1), &err), &err);
+    wt_make_abc_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    snap2 = wt_latest(store, &err);
+    check_ok(delta_write_open(&w, store, snap2, wt_schema3(a), NULL, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, 1), &err), &err);
     check_ok(delta_write_commit(w, store, snap2, DELTA_MODE_APPEND, NULL, NULL, &err), &err);
     delta_write_free(w);
     opts.predicate = even_id;
@@ -398,16 +366,16 @@ void test_delta_write_dml__column_mapping_table(void)
     wopts.n_partition_columns = 1;
     wopts.partition_columns = parts;
     wopts.configuration = &config;
-    check_ok(delta_write_open(&w, store, NULL, schema3(), &wopts, &err), &err);
-    check_ok(delta_write_batch(w, wt_batch(a, schema3(), rows, 3), &err), &err);
+    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wopts, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, 3), &err), &err);
     check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
     delta_write_free(w);
-    snap = latest();
+    snap = wt_latest(store, &err);
     opts.predicate = even_id;
     check_ok(delta_update(store, snap, &opts, rename_rows, NULL, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
     check_str("1|one|a;2|Xtwo|a;4|Xfour|b", wt_read(a, store, -1));
-    snap = latest();
+    snap = wt_latest(store, &err);
     check_ok(delta_delete(store, snap, &opts, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
     check_str("1|one|a", wt_read(a, store, -1));

@@ -24,38 +24,6 @@ void test_delta_write_merge__cleanup(void)
     arena_free(a);
 }
 
-static const col_type *schema3(void)
-{
-    col_field f[3];
-    f[0] = wt_field("id", COL_LONG);
-    f[1] = wt_field("name", COL_STRING);
-    f[2] = wt_field("p", COL_STRING);
-    return col_type_struct(a, 3, f);
-}
-
-static delta_snapshot *latest(void)
-{
-    delta_snapshot *snap = NULL;
-    check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
-    return snap;
-}
-
-/* Version 0: p=a {1,2,3}, p=b {4,5}, p=c {6}. */
-static void make_table(void)
-{
-    static const char *const rows[] = {"1|one|a", "2|two|a", "3|three|a",
-                                       "4|four|b", "5|five|b", "6|six|c"};
-    static const char *const parts[] = {"p"};
-    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
-    delta_writer *w = NULL;
-    wopts.n_partition_columns = 1;
-    wopts.partition_columns = parts;
-    check_ok(delta_write_open(&w, store, NULL, schema3(), &wopts, &err), &err);
-    check_ok(delta_write_batch(w, wt_batch(a, schema3(), rows, 6), &err), &err);
-    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
-    delta_write_free(w);
-}
-
 /* WHEN MATCHED THEN UPDATE SET name = s.name */
 static silt_status set_name(const col_batch *target, const col_batch *source, uint8_t *action,
                             arena *ar, col_batch **updated, void *payload, silt_error *e)
@@ -147,12 +115,12 @@ void test_delta_write_merge__upsert(void)
     delta_snapshot *before, *after;
     const char *c_path = NULL;
     size_t idx;
-    make_table();
-    before = latest();
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
     for (idx = 0; idx < before->n_files; idx++)
         if (str_starts_with(before->files[idx].path, "p=c/"))
             c_path = before->files[idx].path;
-    spec = upsert_spec(wt_batch(a, schema3(), src, 4));
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 4));
     check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
     /* A null key matches nothing, so its source row is inserted. */
     check_str("1|one|a;2|TWO|a;3|three|a;4|FOUR|b;5|five|b;6|six|c;7|seven|z;null|nobody|z",
@@ -166,7 +134,7 @@ void test_delta_write_merge__upsert(void)
     check_int(7, m.num_output_rows);
     check_int(2, m.num_target_files_removed); /* p=a and p=b; p=c untouched */
     check_int(3, m.num_target_files_added);
-    after = latest();
+    after = wt_latest(store, &err);
     check(has_path(after, c_path));
     check_int(4, after->n_files);
     delta_snapshot_free(after);
@@ -192,9 +160,9 @@ void test_delta_write_merge__deletes_matched_and_not_matched_by_source(void)
     delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
     delta_merge_metrics m;
     delta_snapshot *before;
-    make_table();
-    before = latest();
-    spec.source = wt_batch(a, schema3(), src, 2);
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), src, 2);
     spec.n_keys = 1;
     spec.target_keys = key_id;
     spec.source_keys = src_id;
@@ -217,12 +185,12 @@ void test_delta_write_merge__multiple_source_rows_refused(void)
     static const char *const src[] = {"2|first|a", "2|second|a"};
     delta_merge_spec spec;
     delta_snapshot *before, *after;
-    make_table();
-    before = latest();
-    spec = upsert_spec(wt_batch(a, schema3(), src, 2));
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 2));
     check_fails(SILT_INVALID, delta_merge(store, before, &spec, NULL, NULL, &err));
     check_contains(err.message, "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]");
-    after = latest();
+    after = wt_latest(store, &err);
     check_int(0, after->version);
     delta_snapshot_free(after);
     /* Without a WHEN MATCHED clause duplicates are fine: nothing is inserted for them. */
@@ -239,13 +207,13 @@ void test_delta_write_merge__no_change_touches_no_file(void)
     delta_merge_metrics m;
     delta_snapshot *before, *after;
     size_t idx;
-    make_table();
-    before = latest();
-    spec = upsert_spec(wt_batch(a, schema3(), src, 1));
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 1));
     check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
     check_int(0, m.num_target_files_removed);
     check_int(1, m.num_target_files_added);
-    after = latest();
+    after = wt_latest(store, &err);
     for (idx = 0; idx < before->n_files; idx++)
         check(has_path(after, before->files[idx].path));
     delta_snapshot_free(after);
@@ -259,9 +227,9 @@ void test_delta_write_merge__bad_key_refused(void)
     static const char *const bad[] = {"nope"};
     delta_merge_spec spec;
     delta_snapshot *before;
-    make_table();
-    before = latest();
-    spec = upsert_spec(wt_batch(a, schema3(), src, 1));
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 1));
     spec.target_keys = bad;
     check_fails(SILT_BIND, delta_merge(store, before, &spec, NULL, NULL, &err));
     check_contains(err.message, "\"nope\"");

@@ -164,4 +164,37 @@ static inline char *wt_commit_info(arena *a, io_store *store, int64_t version, c
     return result ? result : arena_strdup(a, "<absent>");
 }
 
+/* The (id long, name string, p string) schema of the DML fixtures. */
+static inline const col_type *wt_schema3(arena *a)
+{
+    col_field f[3];
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("name", COL_STRING);
+    f[2] = wt_field("p", COL_STRING);
+    return col_type_struct(a, 3, f);
+}
+
+static inline delta_snapshot *wt_latest(io_store *store, silt_error *err)
+{
+    delta_snapshot *snap = NULL;
+    check_ok(delta_snapshot_load(&snap, store, -1, err), err);
+    return snap;
+}
+
+/* Version 0 partitioned by p: p=a {1,2,3}, p=b {4,5}, p=c {6}: three files. */
+static inline void wt_make_abc_table(arena *a, io_store *store, silt_error *err)
+{
+    static const char *const rows[] = {"1|one|a", "2|two|a", "3|three|a",
+                                       "4|four|b", "5|five|b", "6|six|c"};
+    static const char *const parts[] = {"p"};
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    delta_writer *w = NULL;
+    wopts.n_partition_columns = 1;
+    wopts.partition_columns = parts;
+    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wopts, err), err);
+    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, 6), err), err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, err), err);
+    delta_write_free(w);
+}
+
 #endif
