@@ -33,9 +33,7 @@
 
 #include "delta/write.h"
 
-/* Sets match[row] to 1 for rows of batch the predicate is true for, 0 otherwise (also null). */
-typedef silt_status (*delta_row_predicate_fn)(const col_batch *batch, uint8_t *match,
-                                              void *payload, silt_error *err);
+/* delta_row_predicate_fn (write.h): the row predicate of DELETE and UPDATE. */
 
 /*
  * UPDATE: the new rows for `matched` (only rows that matched, in the

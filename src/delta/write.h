@@ -98,6 +98,10 @@ typedef enum delta_write_mode {
     DELTA_MODE_CTAS                 /* CREATE TABLE AS SELECT */
 } delta_write_mode;
 
+/* Sets match[row] to 1 for rows of batch the predicate is true for, 0 otherwise (also null). */
+typedef silt_status (*delta_row_predicate_fn)(const col_batch *batch, uint8_t *match,
+                                              void *payload, silt_error *err);
+
 /* A file filter: non-zero when the file may hold rows the operation concerns. */
 typedef int (*delta_file_filter_fn)(const delta_snapshot *snap, const delta_file *file,
                                     void *payload);
@@ -111,9 +115,15 @@ typedef struct delta_commit_options {
     const char *predicate_text;
     int64_t (*now_ms)(void *payload); /* commit clock for tests; NULL = wall clock */
     void *now_payload;
+    int is_managed; /* CREATE/CTAS of a managed catalog table: history's isManaged */
+    /* OVERWRITE: replaceWhere over data columns (Delta's "arbitrary replaceWhere"): the rows
+     * of the files replace_where keeps (NULL = every file) that this predicate matches are
+     * deleted, the files holding them rewritten with their other rows, in the same commit. */
+    delta_row_predicate_fn replace_rows;
+    void *replace_rows_payload;
 } delta_commit_options;
 
-#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL}
+#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's

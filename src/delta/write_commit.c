@@ -93,7 +93,7 @@ static silt_status set_params(delta_txn *txn, delta_write_mode mode, const delta
         SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "description", md->description, err));
         SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "properties", props, err));
         SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "clusterBy", "[]", err));
-        return delta_txn_set_param(txn, "isManaged", "false", err);
+        return delta_txn_set_param(txn, "isManaged", opts->is_managed ? "true" : "false", err);
     }
     SILT_RETURN_IF_ERROR(names_json(by, n_by, a, &parts, err));
     SILT_RETURN_IF_ERROR(

@@ -149,6 +149,14 @@ void io_writer_abort(io_writer *w);
 /* Joins two key parts with one '/' into an owned string (mem_free). NULL on OOM. */
 char *io_key_join(const char *left, const char *right);
 
+/*
+ * Removes the folders left empty under the store's root, and the root itself
+ * when nothing is left in it (a local store; other stores have no folders).
+ * Never removes a file and never follows a symbolic link. Used after every
+ * object of a dropped managed table was deleted.
+ */
+silt_status io_prune_empty_folders(io_store *store, silt_error *err);
+
 /* Local back end, also used directly by tests. */
 silt_status io_local_store_open(io_store **out, const char *root_dir, int create_root,
                                 silt_error *err);

@@ -547,6 +547,49 @@ static void local_destroy(io_store *store)
     mem_free(store);
 }
 
+/*
+ * Removes the empty folders below path, depth first, then path itself when
+ * it ends up empty. Only rmdir() is used, so no file is ever removed, and
+ * symbolic links are not followed, so nothing outside path is touched.
+ * Folders that are not empty (or cannot be removed) are left as they are.
+ */
+static void prune_folder(const char *path, int depth)
+{
+    DIR *dir;
+    struct dirent *entry;
+    if (depth > 64)
+        return;
+    dir = opendir(path);
+    if (dir == NULL)
+        return;
+    while ((entry = readdir(dir)) != NULL) {
+        struct stat st;
+        char *child;
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        child = io_key_join(path, entry->d_name);
+        if (child == NULL)
+            break;
+        if (lstat(child, &st) == 0 && S_ISDIR(st.st_mode))
+            prune_folder(child, depth + 1);
+        mem_free(child);
+    }
+    closedir(dir);
+    (void)rmdir(path);
+}
+
+silt_status io_prune_empty_folders(io_store *store, silt_error *err)
+{
+    struct stat st;
+    (void)err;
+    if (strcmp(store->ops->scheme, "file") != 0)
+        return SILT_OK; /* object stores have no folders */
+    if (lstat(store->root, &st) != 0 || !S_ISDIR(st.st_mode))
+        return SILT_OK;
+    prune_folder(store->root, 0);
+    return SILT_OK;
+}
+
 static const io_store_ops local_ops = {
     "file",        local_get_range, local_put,         local_list, local_remove,
     local_head,    local_open_file, local_open_writer, local_destroy,

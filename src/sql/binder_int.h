@@ -44,6 +44,8 @@ struct sql_session {
     io_store *warehouse;     /* NULL without a catalog */
     catalog *cat;
     tpool *pool;
+    silt_status (*wrap_table_store)(io_store **store, void *payload, silt_error *err);
+    void *wrap_payload;
 };
 
 typedef struct bind_col {

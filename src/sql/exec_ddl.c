@@ -91,6 +91,9 @@ static silt_status delete_table_files(binder *b, const char *path, silt_error *e
             rc = SILT_OK;
         }
     }
+    /* Local folders (partitions, _delta_log, the table's own) would stay behind empty. */
+    if (rc == SILT_OK)
+        rc = io_prune_empty_folders(store, err);
     io_listing_clear(&listing);
     io_store_free(store);
     (void)b;

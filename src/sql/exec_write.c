@@ -32,11 +32,26 @@ int exec_setting_true(const binder *b, const char *key)
     return v != NULL && str_casecmp(v, "true") == 0;
 }
 
+/* The session's test hook (sql_session_options.wrap_table_store) over a just opened store. */
+static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
+{
+    silt_status rc;
+    if (b->s->wrap_table_store == NULL)
+        return SILT_OK;
+    rc = b->s->wrap_table_store(store, b->s->wrap_payload, err);
+    if (rc != SILT_OK) {
+        io_store_free(*store);
+        *store = NULL;
+    }
+    return rc;
+}
+
 static silt_status open_store(binder *b, exec_target *t, int create, silt_error *err)
 {
     if (t->store != NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(io_store_open(&t->store, t->path, create, err));
+    SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
     return keep(b, free_store, t->store, err);
 }
 
@@ -55,6 +70,7 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
         }
         if (rc != SILT_OK)
             return err_set(err, rc, "%s", scratch.message);
+        SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
         SILT_RETURN_IF_ERROR(keep(b, free_store, t->store, err));
     }
     rc = delta_snapshot_load(&t->snap, t->store, -1, err);
@@ -496,6 +512,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     plan p;
     delta_writer *w = NULL;
     delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
+    delta_commit_options co = DELTA_COMMIT_OPTIONS_INIT;
     dlog_map conf;
     const char **part_names;
     size_t idx;
@@ -578,10 +595,11 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
         SILT_RETURN_IF_ERROR(pump(b, p.op, NULL, w, err));
     if (replacing)
         return replace_table(b, stmt, &t, w, err);
+    co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
     SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
                                             stmt->u.create_table.as_query ? DELTA_MODE_CTAS
                                                                           : DELTA_MODE_CREATE,
-                                            NULL, NULL, err));
+                                            &co, NULL, err));
     if (t.database != NULL)
         return register_table(b, stmt, &t, managed, cat_location, err);
     return SILT_OK;

@@ -49,6 +49,8 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->arena = a;
     s->database = arena_strdup(a, "default");
     s->pool = opts ? opts->pool : NULL;
+    s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
+    s->wrap_payload = opts ? opts->wrap_payload : NULL;
     if (opts != NULL && opts->warehouse != NULL) {
         rc = io_store_open(&s->warehouse, opts->warehouse, 0, err);
         if (rc == SILT_OK)

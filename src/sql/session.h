@@ -20,6 +20,7 @@
 
 #include "engine/op.h"
 #include "sql/ast.h"
+#include "io/store.h"
 #include "util/error.h"
 #include "util/thread.h"
 
@@ -30,9 +31,13 @@ typedef struct sql_session_options {
     unsigned version;
     const char *warehouse; /* folder of the catalog, or NULL for none */
     tpool *pool;           /* borrowed, may be NULL */
+    /* Tests only: replaces the store of every Delta table a statement reads or writes by
+     * name or path with *store wrapped (a fault store taking ownership); NULL = none. */
+    silt_status (*wrap_table_store)(io_store **store, void *payload, silt_error *err);
+    void *wrap_payload;
 } sql_session_options;
 
-#define SQL_SESSION_OPTIONS_INIT {1, NULL, NULL}
+#define SQL_SESSION_OPTIONS_INIT {1, NULL, NULL, NULL, NULL}
 
 silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err);
 void sql_session_free(sql_session *s);
