@@ -109,6 +109,14 @@ typedef silt_status (*delta_merge_insert_fn)(const col_batch *source, arena *a,
                                              col_batch **rows_out, void *payload,
                                              silt_error *err);
 
+/*
+ * A condition over pairs: target->n_rows == source->n_rows, row k of each form pair k; sets
+ * match[k] to 1 where the condition is true (0 when false or null). Allocated in a.
+ */
+typedef silt_status (*delta_merge_pair_fn)(const col_batch *target, const col_batch *source,
+                                           uint8_t *match, arena *a, void *payload,
+                                           silt_error *err);
+
 typedef struct delta_merge_spec {
     unsigned version;
     const col_batch *source;         /* the whole source, in memory */
@@ -126,9 +134,20 @@ typedef struct delta_merge_spec {
     /* History: the ON condition, and the clauses as JSON lists ([{"actionType":"update"}]). */
     const char *predicate_text;
     const char *matched_json, *not_matched_json, *not_matched_by_source_json;
+    /* The rest of the ON condition besides the key equalities (NULL = none): sets match[row]
+     * for the (target row, source row) pairs it holds for. With no keys at all every source
+     * row is a candidate for every target row (a nested loop). */
+    delta_merge_pair_fn on_rest;
+    void *on_rest_payload;
+    /* Several source rows may match one target row (the only WHEN MATCHED clause is an
+     * unconditional DELETE, as Delta allows); otherwise that is the multiple-match error. */
+    int multiple_matches_ok;
+    /* Schema evolution: the table schema with new columns appended (NULL = unchanged). Target
+     * rows reach the clauses with the new columns null; the commit sets the new schema. */
+    const col_type *evolved_schema;
 } delta_merge_spec;
 
-#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL}
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}
 
 typedef struct delta_merge_metrics {
     int64_t num_source_rows;

@@ -18,6 +18,7 @@
 #include "delta/scan.h"
 #include "delta/write_int.h"
 #include "util/hashmap.h"
+#include "util/mem.h"
 #include "util/time.h"
 
 #define MULTI_MATCH                                                                                \
@@ -35,7 +36,8 @@ typedef struct merge_ctx {
     uint8_t *source_matched;
     delta_txn *txn;
     delta_writer *w;
-    arena *a, *file_a;
+    const col_type *schema; /* the table's schema after the MERGE (evolved or the snapshot's) */
+    arena *a, *file_a, *pair_a;
     buf key;
     delta_merge_metrics m;
     int64_t scan_ns, rewrite_ns;
@@ -75,8 +77,8 @@ static silt_status check_keys(merge_ctx *ctx, silt_error *err)
     const delta_merge_spec *spec = ctx->spec;
     const col_type *schema = ctx->snap->schema;
     size_t idx, col;
-    if (spec->source == NULL || spec->n_keys == 0)
-        return err_set(err, SILT_INVALID, "MERGE needs a source and at least one key");
+    if (spec->source == NULL || (spec->n_keys == 0 && spec->on_rest == NULL))
+        return err_set(err, SILT_INVALID, "MERGE needs a source and an ON condition");
     ctx->target_cols = arena_calloc(ctx->a, spec->n_keys, sizeof(size_t));
     if (ctx->target_cols == NULL)
         return err_nomem(err);
@@ -109,6 +111,8 @@ static silt_status hash_source(merge_ctx *ctx, silt_error *err)
     ctx->source_matched = arena_calloc(ctx->a, (size_t)n + 1, 1);
     if (ctx->next_dup == NULL || ctx->source_matched == NULL)
         return err_nomem(err);
+    if (ctx->spec->n_keys == 0)
+        return SILT_OK; /* a nested loop: every source row is a candidate */
     for (row = n - 1; row >= 0; row--) { /* backwards, so chains run in source order */
         void *old = NULL;
         int has = row_key(ctx, src, ctx->spec->source_keys, row, err);
@@ -178,7 +182,7 @@ static silt_status run_clauses(merge_ctx *ctx, batch_plan *plan, int kind, const
         plan->changes += action[idx] != DELTA_MERGE_KEEP;
         if (action[idx] == DELTA_MERGE_UPDATE &&
             (updated == NULL || updated->n_rows != n ||
-             !col_type_equal(updated->schema, ctx->snap->schema)))
+             !col_type_equal(updated->schema, ctx->schema)))
             return err_set(err, SILT_INVALID,
                            "a MERGE clause updated rows without giving their new values in "
                            "the table's schema");
@@ -189,6 +193,111 @@ static silt_status run_clauses(merge_ctx *ctx, batch_plan *plan, int kind, const
     return SILT_OK;
 }
 
+/*
+ * Which source rows match each target row: first[row] is the first one (in source order),
+ * count[row] how many. Without a residual ON condition that is the key's hash chain.
+ */
+typedef struct row_matches {
+    int64_t *first;
+    int64_t *count;
+} row_matches;
+
+/* Pairs waiting for the residual ON condition; evaluated PAIR_CHUNK at a time. */
+#define PAIR_CHUNK 65536
+
+typedef struct pair_buf {
+    int64_t t[PAIR_CHUNK], s[PAIR_CHUNK];
+    int64_t n;
+} pair_buf;
+
+static silt_status flush_pairs(merge_ctx *ctx, const col_batch *target, pair_buf *pb,
+                               row_matches *rm, silt_error *err)
+{
+    col_batch *tb = NULL, *sb = NULL;
+    uint8_t *match;
+    int64_t k;
+    if (pb->n == 0)
+        return SILT_OK;
+    match = arena_calloc(ctx->pair_a, (size_t)pb->n, 1);
+    if (match == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(take_batch(ctx->pair_a, target, pb->t, pb->n, &tb, err));
+    SILT_RETURN_IF_ERROR(take_batch(ctx->pair_a, ctx->spec->source, pb->s, pb->n, &sb, err));
+    SILT_RETURN_IF_ERROR(ctx->spec->on_rest(tb, sb, match, ctx->pair_a,
+                                            ctx->spec->on_rest_payload, err));
+    for (k = 0; k < pb->n; k++) {
+        if (!match[k])
+            continue;
+        if (rm->count[pb->t[k]]++ == 0)
+            rm->first[pb->t[k]] = pb->s[k];
+        ctx->source_matched[pb->s[k]] = 1;
+    }
+    pb->n = 0;
+    arena_reset(ctx->pair_a);
+    return SILT_OK;
+}
+
+static silt_status add_pair(merge_ctx *ctx, const col_batch *target, pair_buf *pb,
+                            row_matches *rm, int64_t t_row, int64_t s_row, silt_error *err)
+{
+    if (pb->n == PAIR_CHUNK)
+        SILT_RETURN_IF_ERROR(flush_pairs(ctx, target, pb, rm, err));
+    pb->t[pb->n] = t_row;
+    pb->s[pb->n++] = s_row;
+    return SILT_OK;
+}
+
+/* Matches of target row `row` through the key hash (all of them, or the pairs to check). */
+static silt_status match_row(merge_ctx *ctx, const col_batch *target, int64_t row, pair_buf *pb,
+                             row_matches *rm, silt_error *err)
+{
+    void *first = NULL;
+    int64_t src;
+    int has;
+    if (ctx->spec->n_keys == 0) {
+        for (src = 0; src < ctx->spec->source->n_rows; src++)
+            SILT_RETURN_IF_ERROR(add_pair(ctx, target, pb, rm, row, src, err));
+        return SILT_OK;
+    }
+    has = row_key(ctx, target, ctx->target_cols, row, err);
+    if (has < 0)
+        return SILT_NOMEM;
+    if (has == 0 || !hashmap_get(&ctx->keys, ctx->key.data, ctx->key.len, &first))
+        return SILT_OK;
+    for (src = (int64_t)(intptr_t)first; src != 0; src = ctx->next_dup[src - 1]) {
+        if (pb != NULL) {
+            SILT_RETURN_IF_ERROR(add_pair(ctx, target, pb, rm, row, src - 1, err));
+            continue;
+        }
+        if (rm->count[row]++ == 0)
+            rm->first[row] = src - 1;
+        ctx->source_matched[src - 1] = 1;
+    }
+    return SILT_OK;
+}
+
+static silt_status find_matches(merge_ctx *ctx, const col_batch *target, row_matches *rm,
+                                silt_error *err)
+{
+    int64_t n = target->n_rows, row;
+    pair_buf *pb = NULL;
+    silt_status rc = SILT_OK;
+    rm->first = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
+    rm->count = arena_calloc(ctx->file_a, (size_t)n + 1, sizeof(int64_t));
+    if (rm->first == NULL || rm->count == NULL)
+        return err_nomem(err);
+    if (ctx->spec->on_rest != NULL && (pb = mem_alloc(sizeof(*pb))) == NULL)
+        return err_nomem(err);
+    if (pb != NULL)
+        pb->n = 0;
+    for (row = 0; rc == SILT_OK && row < n; row++)
+        rc = match_row(ctx, target, row, pb, rm, err);
+    if (rc == SILT_OK && pb != NULL)
+        rc = flush_pairs(ctx, target, pb, rm, err);
+    mem_free(pb);
+    return rc;
+}
+
 /* Looks up every target row; splits them into matched (with their source row) and unmatched. */
 static silt_status plan_batch(merge_ctx *ctx, batch_plan *plan, silt_error *err)
 {
@@ -196,24 +305,22 @@ static silt_status plan_batch(merge_ctx *ctx, batch_plan *plan, silt_error *err)
     int64_t *m_rows = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
     int64_t *m_src = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
     int64_t *u_rows = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
+    row_matches rm;
     plan->action = arena_calloc(ctx->file_a, (size_t)n + 1, 1);
     if (m_rows == NULL || m_src == NULL || u_rows == NULL || plan->action == NULL)
         return err_nomem(err);
+    SILT_RETURN_IF_ERROR(find_matches(ctx, plan->target, &rm, err));
     for (row = 0; row < n; row++) {
-        void *first = NULL;
-        int has = row_key(ctx, plan->target, ctx->target_cols, row, err);
-        if (has < 0)
-            return SILT_NOMEM;
-        if (has == 0 || !hashmap_get(&ctx->keys, ctx->key.data, ctx->key.len, &first)) {
+        if (rm.count[row] == 0) {
             u_rows[n_u++] = row;
             continue;
         }
-        m_rows[n_m] = row;
-        m_src[n_m++] = (int64_t)(intptr_t)first - 1;
-        if (ctx->spec->matched != NULL && ctx->next_dup[(int64_t)(intptr_t)first - 1] != 0)
+        /* PROTOCOL (Delta MERGE): a target row two source rows match is an error, except
+         * when the only WHEN MATCHED clause deletes unconditionally. */
+        if (rm.count[row] > 1 && ctx->spec->matched != NULL && !ctx->spec->multiple_matches_ok)
             return err_set(err, SILT_INVALID, MULTI_MATCH);
-        for (int64_t src = (int64_t)(intptr_t)first; src != 0; src = ctx->next_dup[src - 1])
-            ctx->source_matched[src - 1] = 1;
+        m_rows[n_m] = row;
+        m_src[n_m++] = rm.first[row];
     }
     SILT_RETURN_IF_ERROR(run_clauses(ctx, plan, 0, m_rows, m_src, n_m, err));
     return run_clauses(ctx, plan, 1, u_rows, NULL, n_u, err);
@@ -221,15 +328,18 @@ static silt_status plan_batch(merge_ctx *ctx, batch_plan *plan, silt_error *err)
 
 static silt_status ensure_writer(merge_ctx *ctx, silt_error *err)
 {
+    delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
     if (ctx->w != NULL)
         return SILT_OK;
-    return delta_write_open(&ctx->w, ctx->store, ctx->snap, ctx->snap->schema, NULL, err);
+    /* With an evolved schema the writer appends the new columns and gives the new metadata. */
+    wo.merge_schema = ctx->schema != ctx->snap->schema;
+    return delta_write_open(&ctx->w, ctx->store, ctx->snap, ctx->schema, &wo, err);
 }
 
 static silt_status write_relabelled(merge_ctx *ctx, const col_batch *b, silt_error *err)
 {
     col_batch copy = *b;
-    copy.schema = ctx->snap->schema;
+    copy.schema = ctx->schema;
     SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));
     return delta_write_batch(ctx->w, &copy, err);
 }
@@ -281,6 +391,29 @@ static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error
 
 /* ---- files ------------------------------------------------------------------------------- */
 
+/* Schema evolution: the new columns appended to a target batch, all null (old rows). */
+static silt_status widen(merge_ctx *ctx, col_batch *b, silt_error *err)
+{
+    size_t n = ctx->schema->n_fields, col;
+    col_vec **cols = arena_calloc(ctx->file_a, n + 1, sizeof(col_vec *));
+    int64_t row;
+    if (cols == NULL)
+        return err_nomem(err);
+    memcpy(cols, b->cols, b->n_cols * sizeof(col_vec *));
+    for (col = b->n_cols; col < n; col++) {
+        col_builder *bld;
+        SILT_RETURN_IF_ERROR(col_builder_new(&bld, ctx->file_a, ctx->schema->fields[col].type,
+                                             err));
+        for (row = 0; row < b->n_rows; row++)
+            SILT_RETURN_IF_ERROR(col_builder_append_null(bld, err));
+        SILT_RETURN_IF_ERROR(col_builder_finish(bld, &cols[col], err));
+    }
+    b->cols = cols;
+    b->n_cols = n;
+    b->schema = ctx->schema;
+    return SILT_OK;
+}
+
 static silt_status read_plans(merge_ctx *ctx, const delta_file *file, batch_plan **out,
                               size_t *n_out, int *changes_out, silt_error *err)
 {
@@ -305,6 +438,10 @@ static silt_status read_plans(merge_ctx *ctx, const delta_file *file, batch_plan
             break;
         }
         b->schema = ctx->snap->schema; /* the scan's copy dies with it */
+        if (ctx->schema != ctx->snap->schema)
+            rc = widen(ctx, b, err);
+        if (rc != SILT_OK)
+            break;
         if (n == cap) {
             size_t ncap = cap ? cap * 2 : 16;
             batch_plan *grown =
@@ -367,7 +504,7 @@ static silt_status insert_unmatched(merge_ctx *ctx, silt_error *err)
         ctx->spec->insert(unmatched, ctx->file_a, &rows, ctx->spec->insert_payload, err));
     if (rows == NULL || rows->n_rows == 0)
         return SILT_OK;
-    if (!col_type_equal(rows->schema, ctx->snap->schema))
+    if (!col_type_equal(rows->schema, ctx->schema))
         return err_set(err, SILT_INVALID,
                        "the MERGE insert clause gave rows that are not of the table's schema");
     ctx->m.num_target_rows_inserted += rows->n_rows;
@@ -436,6 +573,8 @@ static silt_status add_written(merge_ctx *ctx, silt_error *err)
     if (ctx->w == NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_write_finish(ctx->w, &out, err));
+    if (out.metadata_changed)
+        SILT_RETURN_IF_ERROR(delta_txn_set_metadata(ctx->txn, out.metadata, err));
     for (idx = 0; idx < out.n_adds; idx++)
         SILT_RETURN_IF_ERROR(delta_txn_add_file(ctx->txn, &out.adds[idx], err));
     m->num_target_files_added = (int64_t)out.n_adds;
@@ -454,6 +593,8 @@ static silt_status run(merge_ctx *ctx, delta_commit_result *result, silt_error *
     ctx->m.num_source_rows = spec->source->n_rows;
     SILT_RETURN_IF_ERROR(delta_txn_begin(&ctx->txn, ctx->store, ctx->snap, "MERGE", err));
     SILT_RETURN_IF_ERROR(delta_txn_read_whole_table(ctx->txn, err));
+    if (ctx->schema != ctx->snap->schema) /* the new schema is committed even without rows */
+        SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));
     for (idx = 0; idx < ctx->snap->n_files; idx++) {
         const delta_file *file = &ctx->snap->files[idx];
         if (spec->file_filter != NULL &&
@@ -478,15 +619,18 @@ silt_status delta_merge(io_store *store, const delta_snapshot *snap, const delta
     ctx.store = store;
     ctx.snap = snap;
     ctx.spec = spec;
+    ctx.schema = spec->evolved_schema != NULL ? spec->evolved_schema : snap->schema;
     ctx.a = arena_new(NULL, "merge");
     ctx.file_a = ctx.a ? arena_new(NULL, "merge file") : NULL;
-    rc = ctx.file_a ? run(&ctx, result, err) : err_nomem(err);
+    ctx.pair_a = ctx.file_a ? arena_new(NULL, "merge pairs") : NULL;
+    rc = ctx.pair_a ? run(&ctx, result, err) : err_nomem(err);
     if (rc == SILT_OK && metrics != NULL)
         *metrics = ctx.m;
     delta_write_free(ctx.w);
     delta_txn_free(ctx.txn);
     hashmap_clear(&ctx.keys);
     buf_clear(&ctx.key);
+    arena_free(ctx.pair_a);
     arena_free(ctx.file_a);
     arena_free(ctx.a);
     return rc;

@@ -169,10 +169,18 @@ static silt_status json_string(buf *out, const char *s, silt_error *err)
 typedef struct merge_bind {
     binder *b;
     const sql_stmt *stmt;
-    const col_type *table;
+    const col_type *table; /* the target's schema after the MERGE (evolved or not) */
+    int evolve;            /* WITH SCHEMA EVOLUTION or autoMerge */
+    size_t n_old;          /* columns of the snapshot's schema */
     bind_scope target, source, both;
     const char *target_qual, *source_qual;
 } merge_bind;
+
+/* A column the schema evolution added (not in the snapshot the files were written with). */
+static int is_new_column(const merge_bind *mb, size_t col)
+{
+    return mb->evolve && col >= mb->n_old;
+}
 
 static silt_status concat_scopes(binder *b, const bind_scope *x, const bind_scope *y,
                                  bind_scope *out, silt_error *err)
@@ -209,25 +217,15 @@ static silt_status source_by_name(merge_bind *mb, const sql_merge_clause *c, con
                                          mb->source.cols[idx].type, err));
         return expr_coerce(out, mb->b->a, want, err);
     }
+    /* Delta with schema evolution: a target column the source lacks keeps its value
+     * (UPDATE SET *) or is null (INSERT *); NULL here means exactly that. */
+    if (mb->evolve) {
+        *out = NULL;
+        return SILT_OK;
+    }
     return bind_error(mb->b, err, c->pos, SILT_BIND, "[DELTA_MERGE_UNRESOLVED_EXPRESSION] "
                       "cannot resolve `%s` in the source of MERGE for %s *", name,
                       c->action == SQL_MERGE_INSERT_ALL ? "INSERT" : "UPDATE SET");
-}
-
-static silt_status check_no_new_columns(merge_bind *mb, const sql_merge_clause *c,
-                                        silt_error *err)
-{
-    size_t idx, f;
-    for (idx = 0; idx < mb->source.n; idx++) {
-        for (f = 0; f < mb->table->n_fields; f++)
-            if (str_casecmp(mb->table->fields[f].name, mb->source.cols[idx].name) == 0)
-                break;
-        if (f == mb->table->n_fields && mb->stmt->u.merge.schema_evolution)
-            return bind_error(mb->b, err, c->pos, SILT_UNSUPPORTED, "MERGE WITH SCHEMA EVOLUTION"
-                              " adding column `%s` is not supported yet",
-                              mb->source.cols[idx].name);
-    }
-    return SILT_OK;
 }
 
 /* The value each table column gets from one clause; NULL entries keep the target's value. */
@@ -238,7 +236,6 @@ static silt_status clause_values(merge_bind *mb, const sql_merge_clause *c,
     size_t idx;
     const col_type *t = mb->table;
     if (c->action == SQL_MERGE_UPDATE_ALL || c->action == SQL_MERGE_INSERT_ALL) {
-        SILT_RETURN_IF_ERROR(check_no_new_columns(mb, c, err));
         for (idx = 0; idx < t->n_fields; idx++)
             SILT_RETURN_IF_ERROR(source_by_name(mb, c, t->fields[idx].name, source_offset,
                                                 t->fields[idx].type, &vals[idx], err));
@@ -439,12 +436,72 @@ static silt_status cast_key(merge_bind *mb, col_batch *source, size_t s, const c
     return SILT_OK;
 }
 
+/* The ON condition evaluated over (target row, source row) pairs. */
+typedef struct on_rest_eval {
+    binder *b;
+    expr *cond;
+    const col_type *input; /* target columns, then the source columns the clauses see */
+    size_t n_source;
+} on_rest_eval;
+
+static silt_status eval_on_rest(const col_batch *target, const col_batch *source,
+                                uint8_t *match, arena *a, void *payload, silt_error *err)
+{
+    const on_rest_eval *ev = payload;
+    col_batch in;
+    int32_t *sel = arena_alloc(a, (size_t)(target->n_rows + 1) * sizeof(int32_t));
+    int64_t n_out = 0, idx;
+    size_t col;
+    in.schema = ev->input;
+    in.n_rows = target->n_rows;
+    in.n_cols = target->n_cols + ev->n_source;
+    in.cols = arena_calloc(a, in.n_cols + 1, sizeof(col_vec *));
+    if (sel == NULL || in.cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < target->n_cols; col++)
+        in.cols[col] = target->cols[col];
+    for (col = 0; col < ev->n_source; col++)
+        in.cols[target->n_cols + col] = source->cols[col];
+    SILT_RETURN_IF_ERROR(expr_filter(ev->cond, ev->b->ctx, &in, NULL, in.n_rows, a, sel, &n_out,
+                                     err));
+    memset(match, 0, (size_t)target->n_rows);
+    for (idx = 0; idx < n_out; idx++)
+        match[sel[idx]] = 1;
+    return SILT_OK;
+}
+
+/*
+ * An ON condition that is not only key equalities (ranges, OR, expressions): the whole
+ * condition is checked for each candidate pair, the candidates being the source rows with
+ * the same keys, or every source row when there are no keys (a nested loop, as Spark's
+ * MERGE without an equi-join).
+ */
+static silt_status bind_on_rest(merge_bind *mb, delta_merge_spec *spec, silt_error *err)
+{
+    on_rest_eval *ev = arena_calloc(mb->b->a, 1, sizeof(*ev));
+    const sql_expr *on = mb->stmt->u.merge.on;
+    if (ev == NULL)
+        return err_nomem(err);
+    ev->b = mb->b;
+    ev->n_source = mb->source.n;
+    ev->input = scope_schema(mb->b->a, &mb->both);
+    if (ev->input == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(bind_in(mb, &mb->both, on, &ev->cond, err));
+    if (ev->cond->type->id != COL_BOOLEAN && ev->cond->type->id != COL_NULL)
+        return bind_error(mb->b, err, on->pos, SILT_BIND, "[DATATYPE_MISMATCH] the ON condition "
+                          "of MERGE must be a boolean");
+    spec->on_rest = eval_on_rest;
+    spec->on_rest_payload = ev;
+    return SILT_OK;
+}
+
 static silt_status merge_keys(merge_bind *mb, col_batch *source, delta_merge_spec *spec,
                               silt_error *err)
 {
     const sql_expr *on = mb->stmt->u.merge.on;
     const sql_expr *conj[64];
-    size_t n = 0, idx;
+    size_t n = 0, idx, n_keys = 0, rest = 0;
     const char **tkeys;
     size_t *skeys;
     split_and(on, conj, &n, 64);
@@ -463,17 +520,22 @@ static silt_status merge_keys(merge_bind *mb, col_batch *source, delta_merge_spe
                 s = key_col(mb, &mb->source, e->u.op.left);
             }
         }
-        if (t < 0 || s < 0)
-            return bind_error(mb->b, err, e->pos, SILT_UNSUPPORTED, "the ON condition of MERGE "
-                              "must be equalities between a target column and a source column "
-                              "joined with AND (other conditions are not supported yet)");
-        tkeys[idx] = mb->target.cols[t].name;
-        skeys[idx] = (size_t)s;
+        if (t < 0 || s < 0 || is_new_column(mb, (size_t)t)) {
+            rest++; /* checked per candidate pair by the whole ON condition */
+            continue;
+        }
+        tkeys[n_keys] = mb->target.cols[t].name;
+        skeys[n_keys] = (size_t)s;
         if (!col_type_equal(mb->target.cols[t].type, mb->source.cols[s].type))
             SILT_RETURN_IF_ERROR(cast_key(mb, source, (size_t)s, mb->target.cols[t].type, e,
-                                          &skeys[idx], err));
+                                          &skeys[n_keys], err));
+        n_keys++;
     }
-    spec->n_keys = n;
+    if (n == 64)
+        rest++; /* conjuncts past the 64th were not looked at */
+    if (rest > 0)
+        SILT_RETURN_IF_ERROR(bind_on_rest(mb, spec, err));
+    spec->n_keys = n_keys;
     spec->target_keys = tkeys;
     spec->source_keys = skeys;
     return SILT_OK;
@@ -636,6 +698,80 @@ static silt_status collect_source(merge_bind *mb, col_batch **out, silt_error *e
     return engine_collect(p.op, mb->b->a, out, err);
 }
 
+/* ---------------------------------------------------------------- schema evolution */
+
+static int has_field(const col_type *t, size_t n_fields, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < n_fields; idx++)
+        if (str_casecmp(t->fields[idx].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Appends source column `name` (when the source has it and the table not yet) as nullable. */
+static void add_source_column(merge_bind *mb, col_field *fields, size_t *n, const char *name)
+{
+    size_t idx;
+    for (idx = 0; idx < mb->source.n; idx++) {
+        col_field *f;
+        if (str_casecmp(mb->source.cols[idx].name, name) != 0)
+            continue;
+        for (size_t k = 0; k < *n; k++)
+            if (str_casecmp(fields[k].name, name) == 0)
+                return;
+        f = &fields[(*n)++];
+        memset(f, 0, sizeof(*f));
+        f->name = mb->source.cols[idx].name;
+        f->type = mb->source.cols[idx].type;
+        f->nullable = 1; /* old rows have no value */
+        f->field_id = -1;
+        return;
+    }
+}
+
+/*
+ * MERGE WITH SCHEMA EVOLUTION / autoMerge (Delta's rules): the source columns UPDATE SET *
+ * and INSERT * would write that the target lacks, and new target columns named in UPDATE
+ * SET / INSERT (...) that the source has, are appended to the schema in clause order.
+ */
+static silt_status evolve_schema(merge_bind *mb, silt_error *err)
+{
+    const sql_stmt *stmt = mb->stmt;
+    const col_type *t = mb->table;
+    size_t cap = t->n_fields + mb->source.n, n = t->n_fields, idx, k;
+    col_field *fields;
+    mb->n_old = t->n_fields;
+    if (!mb->evolve)
+        return SILT_OK;
+    fields = arena_calloc(mb->b->a, cap + 1, sizeof(col_field));
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, t->fields, t->n_fields * sizeof(col_field));
+    for (idx = 0; idx < stmt->u.merge.n_clauses; idx++) {
+        const sql_merge_clause *c = &stmt->u.merge.clauses[idx];
+        if (c->action == SQL_MERGE_UPDATE_ALL || c->action == SQL_MERGE_INSERT_ALL) {
+            for (k = 0; k < mb->source.n; k++)
+                add_source_column(mb, fields, &n, mb->source.cols[k].name);
+        } else if (c->action == SQL_MERGE_UPDATE) {
+            for (k = 0; k < c->set.n; k++) {
+                const sql_name *target = &c->set.items[k].target;
+                const char *name = target->parts[target->n_parts - 1].name;
+                if (!has_field(t, t->n_fields, name))
+                    add_source_column(mb, fields, &n, name);
+            }
+        } else if (c->action == SQL_MERGE_INSERT) {
+            for (k = 0; k < c->insert_cols.n; k++)
+                if (!has_field(t, t->n_fields, c->insert_cols.items[k].name))
+                    add_source_column(mb, fields, &n, c->insert_cols.items[k].name);
+        }
+    }
+    if (n == t->n_fields)
+        return SILT_OK;
+    mb->table = col_type_struct(mb->b->a, n, fields);
+    return mb->table != NULL ? SILT_OK : err_nomem(err);
+}
+
 static const char *source_qualifier(const sql_table_ref *ref)
 {
     if (ref->alias.name != NULL)
@@ -645,6 +781,21 @@ static const char *source_qualifier(const sql_table_ref *ref)
         return n->parts[n->n_parts - 1].name;
     }
     return NULL;
+}
+
+/* Delta allows several source rows per target row when all they can do is delete it. */
+static int only_unconditional_delete(const sql_stmt *stmt)
+{
+    size_t idx, n = 0;
+    int ok = 1;
+    for (idx = 0; idx < stmt->u.merge.n_clauses; idx++) {
+        const sql_merge_clause *c = &stmt->u.merge.clauses[idx];
+        if (c->match != SQL_MERGE_MATCHED)
+            continue;
+        n++;
+        ok = ok && c->action == SQL_MERGE_DELETE && c->cond == NULL;
+    }
+    return n == 1 && ok;
 }
 
 silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
@@ -672,10 +823,13 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
     SILT_RETURN_IF_ERROR(exec_resolve_target(b, &tref->u.named.name, &t, err));
     SILT_RETURN_IF_ERROR(exec_require_table(b, &tref->u.named.name, &t, err));
     mb.table = t.snap->schema;
+    mb.evolve = stmt->u.merge.schema_evolution ||
+                exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
     mb.target_qual = source_qualifier(tref);
     mb.source_qual = source_qualifier(stmt->u.merge.source);
-    SILT_RETURN_IF_ERROR(scope_from_schema(b->a, mb.table, mb.target_qual, &mb.target, err));
     SILT_RETURN_IF_ERROR(collect_source(&mb, &source, err));
+    SILT_RETURN_IF_ERROR(evolve_schema(&mb, err));
+    SILT_RETURN_IF_ERROR(scope_from_schema(b->a, mb.table, mb.target_qual, &mb.target, err));
     SILT_RETURN_IF_ERROR(concat_scopes(b, &mb.target, &mb.source, &mb.both, err));
     SILT_RETURN_IF_ERROR(merge_keys(&mb, source, &spec, err));
     rc = build_side(&mb, SQL_MERGE_MATCHED, &matched, &has_m, &jm, err);
@@ -687,6 +841,8 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
         rc = plan_merge_pruning(&mb, t.snap, source, &spec, &prune, err);
     if (rc == SILT_OK) {
         spec.source = source;
+        spec.evolved_schema = mb.table != t.snap->schema ? mb.table : NULL;
+        spec.multiple_matches_ok = only_unconditional_delete(stmt);
         spec.matched = has_m ? merge_rows : NULL;
         spec.matched_payload = &matched;
         spec.not_matched_by_source = has_bs ? merge_rows : NULL;

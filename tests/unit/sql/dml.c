@@ -113,7 +113,7 @@ void test_sql_dml__failed_statements_leave_the_table_unchanged(void)
     check_fails(SILT_INVALID, run("INSERT INTO {t} SELECT 'x', CAST('y' AS INT)"));
     check_fails(SILT_INVALID, run("INSERT INTO {t} BY NAME SELECT 1 AS n, 2 AS extra"));
     check_fails(SILT_INVALID, run("MERGE INTO {t} t USING (SELECT 1 AS n UNION ALL SELECT 1) s "
-                                  "ON t.n = s.n WHEN MATCHED THEN DELETE"));
+                                  "ON t.n = s.n WHEN MATCHED THEN UPDATE SET n = 2"));
     check_contains(err.message, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
     check_int(0, version_of_table());
     check_int(1, scalar("SELECT count(*) FROM {t}"));
