@@ -340,3 +340,34 @@ silt_status delta_update(io_store *store, const delta_snapshot *snap, const delt
     ctx.update_payload = update_payload;
     return run_dml(&ctx, metrics, result, err);
 }
+
+silt_status dwrite_delete_rows(delta_txn *txn, io_store *store, const delta_snapshot *snap,
+                               delta_file_filter_fn file_filter, void *file_filter_payload,
+                               delta_row_predicate_fn predicate, void *predicate_payload,
+                               delta_dml_metrics *metrics, silt_error *err)
+{
+    delta_dml_options o = DELTA_DML_OPTIONS_INIT;
+    dml_ctx ctx;
+    silt_status rc;
+    memset(&ctx, 0, sizeof(ctx));
+    o.file_filter = file_filter;
+    o.file_filter_payload = file_filter_payload;
+    o.predicate = predicate;
+    o.predicate_payload = predicate_payload;
+    ctx.store = store;
+    ctx.snap = snap;
+    ctx.opts = &o;
+    ctx.txn = txn;
+    rc = delta_txn_read_whole_table(txn, err);
+    if (rc == SILT_OK)
+        rc = (ctx.file_a = arena_new(NULL, "replace where file")) ? SILT_OK : err_nomem(err);
+    if (rc == SILT_OK)
+        rc = process(&ctx, err);
+    if (rc == SILT_OK)
+        rc = add_written(&ctx, err);
+    if (rc == SILT_OK)
+        *metrics = ctx.m;
+    delta_write_free(ctx.w);
+    arena_free(ctx.file_a);
+    return rc;
+}

@@ -24,6 +24,7 @@
 #include <cjson/cJSON.h>
 #include <string.h>
 
+#include "delta/dml.h"
 #include "delta/stats.h"
 #include "delta/write_int.h"
 
@@ -189,11 +190,40 @@ static silt_status overwrite_metrics(delta_txn *txn, delta_write_mode mode,
     return delta_txn_set_metric(txn, "numAddedChangeFiles", 0, err);
 }
 
-static silt_status stage(delta_txn *txn, const delta_snapshot *snap, const delta_writer *w,
-                         delta_write_mode mode, const delta_commit_options *opts,
-                         const delta_write_output *out, arena *a, silt_error *err)
+/*
+ * replaceWhere over data columns (Delta's arbitrary replaceWhere): the matching rows are
+ * deleted as DELETE would (files rewritten with their other rows) in this commit. Spark's
+ * metrics: numRemovedFiles/Bytes, numDeletedRows, numCopiedRows; the rewritten files count
+ * in numFiles and numOutputBytes next to the new rows' files.
+ */
+static silt_status replace_rows(delta_txn *txn, io_store *store, const delta_snapshot *snap,
+                                const delta_commit_options *opts, const delta_write_output *out,
+                                silt_error *err)
+{
+    delta_dml_metrics m;
+    memset(&m, 0, sizeof(m));
+    SILT_RETURN_IF_ERROR(dwrite_delete_rows(txn, store, snap, opts->replace_where,
+                                            opts->replace_where_payload, opts->replace_rows,
+                                            opts->replace_rows_payload, &m, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numFiles",
+                                              (int64_t)out->n_adds + m.num_added_files, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numOutputRows", out->n_rows, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numOutputBytes",
+                                              out->n_bytes + m.num_added_bytes, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedFiles", m.num_removed_files, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedBytes", m.num_removed_bytes, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numDeletedRows", m.num_deleted_rows, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numCopiedRows", m.num_copied_rows, err));
+    return delta_txn_set_metric(txn, "numAddedChangeFiles", 0, err);
+}
+
+static silt_status stage(delta_txn *txn, io_store *store, const delta_snapshot *snap,
+                         const delta_writer *w, delta_write_mode mode,
+                         const delta_commit_options *opts, const delta_write_output *out,
+                         arena *a, silt_error *err)
 {
     removed_totals tot = {0, 0, 0};
+    int rows = snap != NULL && mode == DELTA_MODE_OVERWRITE && opts->replace_rows != NULL;
     size_t idx;
     if (snap == NULL) {
         dlog_protocol proto;
@@ -202,13 +232,15 @@ static silt_status stage(delta_txn *txn, const delta_snapshot *snap, const delta
     }
     if (out->metadata_changed)
         SILT_RETURN_IF_ERROR(delta_txn_set_metadata(txn, out->metadata, err));
-    if (snap != NULL && mode != DELTA_MODE_APPEND)
+    if (snap != NULL && mode != DELTA_MODE_APPEND && !rows)
         SILT_RETURN_IF_ERROR(remove_replaced(txn, snap, mode, opts, out, a, &tot, err));
     for (idx = 0; idx < out->n_adds; idx++)
         SILT_RETURN_IF_ERROR(delta_txn_add_file(txn, &out->adds[idx], err));
     SILT_RETURN_IF_ERROR(set_params(txn, mode, w, out->metadata, opts, a, err));
     if (mode == DELTA_MODE_CREATE)
         return SILT_OK;
+    if (rows)
+        return replace_rows(txn, store, snap, opts, out, err);
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numFiles", (int64_t)out->n_adds, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numOutputRows", out->n_rows, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numOutputBytes", out->n_bytes, err));
@@ -252,7 +284,7 @@ silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_sna
     if (rc == SILT_OK && opts->now_ms != NULL)
         delta_txn_set_clock(txn, opts->now_ms, opts->now_payload);
     if (rc == SILT_OK)
-        rc = stage(txn, snap, w, mode, opts, &out, a, err);
+        rc = stage(txn, store, snap, w, mode, opts, &out, a, err);
     if (rc == SILT_OK)
         rc = delta_txn_commit(txn, result, err);
     delta_txn_free(txn);

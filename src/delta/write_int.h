@@ -41,4 +41,17 @@ const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out);
 /* operationParameters.predicate as Spark's JSON list of one SQL text ("true" when NULL). */
 silt_status dwrite_predicate_param(delta_txn *txn, const char *text, silt_error *err);
 
+/*
+ * The delete half of a replaceWhere over data columns, inside txn (begun by the caller):
+ * the files file_filter keeps (NULL = all) are read; a file with rows predicate matches is
+ * removed and its other rows written back (copy-on-write, as delta_delete). Adds the new
+ * files to txn and fills *metrics (removed files/bytes, deleted and copied rows, added
+ * files/bytes). dml.c.
+ */
+struct delta_dml_metrics;
+silt_status dwrite_delete_rows(delta_txn *txn, io_store *store, const delta_snapshot *snap,
+                               delta_file_filter_fn file_filter, void *file_filter_payload,
+                               delta_row_predicate_fn predicate, void *predicate_payload,
+                               struct delta_dml_metrics *metrics, silt_error *err);
+
 #endif

@@ -69,6 +69,16 @@ silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const s
                                   const expr *pred, delta_file_filter_fn *fn_out,
                                   void **payload_out, silt_error *err);
 
+/*
+ * A row predicate for pred (where bound over snap's schema) for the delta layer, and a file
+ * filter from the statistics of the conjuncts that can be pushed down (*file_fn_out NULL
+ * when none can). Lives in b's arena.
+ */
+silt_status exec_row_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+                            const expr *pred, delta_row_predicate_fn *fn_out,
+                            void **payload_out, delta_file_filter_fn *file_fn_out,
+                            void **file_payload_out, silt_error *err);
+
 /* Reads operationMetrics keys of commit `version` as numbers (0 when absent). */
 silt_status exec_commit_metrics(binder *b, io_store *store, int64_t version,
                                 const char *const *keys, int64_t *values, size_t n,

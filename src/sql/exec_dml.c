@@ -251,6 +251,26 @@ silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const s
     return SILT_OK;
 }
 
+silt_status exec_row_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+                            const expr *pred, delta_row_predicate_fn *fn_out,
+                            void **payload_out, delta_file_filter_fn *file_fn_out,
+                            void **file_payload_out, silt_error *err)
+{
+    dml_eval *ev = arena_calloc(b->a, 1, sizeof(*ev));
+    part_prune *pp = arena_calloc(b->a, 1, sizeof(*pp));
+    delta_dml_options o = DELTA_DML_OPTIONS_INIT;
+    if (ev == NULL || pp == NULL || (ev->scratch = arena_new(b->a, "row filter")) == NULL)
+        return err_nomem(err);
+    ev->b = b;
+    ev->pred = pred;
+    SILT_RETURN_IF_ERROR(plan_stats_pruning(b, snap, NULL, where, ev, pp, &o, err));
+    *fn_out = eval_predicate;
+    *payload_out = ev;
+    *file_fn_out = o.file_filter;
+    *file_payload_out = o.file_filter_payload;
+    return SILT_OK;
+}
+
 /* The target of DELETE/UPDATE: a named table reference, maybe with an alias. */
 static silt_status dml_target(binder *b, const sql_table_ref *ref, exec_target *t,
                               bind_scope *scope, silt_error *err)

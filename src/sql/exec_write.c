@@ -190,8 +190,8 @@ silt_status exec_counts_result(binder *b, const char *const *names, const int64_
  * Pulls every row of op into w, dense batch by batch. check (may be NULL)
  * is a predicate every row must satisfy (REPLACE WHERE).
  */
-static silt_status check_rows(binder *b, const expr *check, const col_batch *batch, arena *a,
-                              silt_error *err)
+static silt_status check_rows(binder *b, const expr *check, const char *check_text,
+                              const col_batch *batch, arena *a, silt_error *err)
 {
     int32_t *sel = arena_alloc(a, (size_t)(batch->n_rows + 1) * sizeof(int32_t));
     int64_t n_out = 0;
@@ -201,12 +201,13 @@ static silt_status check_rows(binder *b, const expr *check, const col_batch *bat
                                      err));
     if (n_out != batch->n_rows)
         return err_set(err, SILT_INVALID, "[DELTA_REPLACE_WHERE_MISMATCH] Written data does not "
-                       "conform to partial table overwrite condition or constraint");
+                       "conform to partial table overwrite condition or constraint '%s'",
+                       check_text ? check_text : "");
     return SILT_OK;
 }
 
-static silt_status pump(binder *b, engine_op *op, const expr *check, delta_writer *w,
-                        silt_error *err)
+static silt_status pump(binder *b, engine_op *op, const expr *check, const char *check_text,
+                        delta_writer *w, silt_error *err)
 {
     arena *scratch = arena_new(b->a, "write batch");
     silt_status rc;
@@ -235,7 +236,7 @@ static silt_status pump(binder *b, engine_op *op, const expr *check, delta_write
         }
         dense.schema = op->schema;
         if (rc == SILT_OK && check != NULL)
-            rc = check_rows(b, check, &dense, scratch, err);
+            rc = check_rows(b, check, check_text, &dense, scratch, err);
         if (rc == SILT_OK)
             rc = delta_write_batch(w, &dense, err);
     }
@@ -592,7 +593,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, NULL, schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     if (stmt->u.create_table.as_query != NULL)
-        SILT_RETURN_IF_ERROR(pump(b, p.op, NULL, w, err));
+        SILT_RETURN_IF_ERROR(pump(b, p.op, NULL, NULL, w, err));
     if (replacing)
         return replace_table(b, stmt, &t, w, err);
     co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
@@ -788,9 +789,12 @@ static silt_status replace_where(binder *b, const sql_stmt *stmt, const sql_expr
                           " the REPLACE WHERE condition must be a boolean");
     SILT_RETURN_IF_ERROR(exec_partition_filter(b, t->snap, where, on_table, &co->replace_where,
                                                &co->replace_where_payload, err));
+    /* Over data columns too: the matching rows are deleted (their files rewritten), the
+     * files the statistics rule out are left alone. */
     if (co->replace_where == NULL)
-        return bind_error(b, err, where->pos, SILT_UNSUPPORTED, "REPLACE WHERE on columns that "
-                          "are not partition columns is not supported yet");
+        SILT_RETURN_IF_ERROR(exec_row_filter(b, t->snap, where, on_table, &co->replace_rows,
+                                             &co->replace_rows_payload, &co->replace_where,
+                                             &co->replace_where_payload, err));
     bc.scope = &p->scope;
     SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &on_rows, err));
     while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
@@ -909,6 +913,6 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     wo.merge_schema = evolve;
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
-    SILT_RETURN_IF_ERROR(pump(b, p.op, check, w, err));
+    SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));
     return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
 }

@@ -250,3 +250,11 @@ void test_sql_write_fault__drop_managed_table_leaves_no_folder(void)
     check(stat(keep, &st) == 0);
     sql_session_free(ws);
 }
+
+void test_sql_write_fault__replace_where_data_column(void)
+{
+    setup_table();
+    /* rows with id < 5 sit in every partition's first file: three rewrites, the new rows */
+    check(fail_each_write("INSERT INTO {t} REPLACE WHERE id < 5 SELECT id, 'r', id % 3 FROM "
+                          "range(0, 3)") >= 4);
+}
