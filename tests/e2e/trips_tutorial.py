@@ -6,14 +6,16 @@ travel by version and timestamp and DESCRIBE HISTORY.
 
     trips_tutorial.py SILT_BIN WORKDIR
 
-When <repo>/.peers/venv exists, Spark reads the final table and its counts
-are compared too (with CI=true a missing venv is a failure).
+When <repo>/.peers/venv exists (the script re-runs itself under its python),
+Spark reads the table after every operation (a checksum per version and the
+history operations must equal silt's), then appends, updates and merges into
+it, and silt must read each of those versions as Spark does (with CI=true a
+missing venv is a failure).
 Prints one line per check and "N passed, M failed"; exits 1 on a failure.
 """
 import csv
 import io
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -21,6 +23,13 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import spark_peer  # noqa: E402
+
+HAS_VENV = spark_peer.ensure_venv(REPO, [str(Path(__file__).resolve())] + sys.argv[1:])
+# A checksum of a version, integers only: before and after the origin column.
+SUMMARY = ["count(*)", "sum(trip_id)", "sum(length(destination))", "count(DISTINCT route_id)"]
+EVOLVED = SUMMARY + ["count(origin)", "sum(length(origin))"]
 N_ROWS = 2_000_000
 DEST = ["Seattle", "New York", "New Jersey", "Los Angeles", "Las Vagas",
         "Tucson", "Washinton DC", "Philadelphia", "Miami", "San Francisco"]
@@ -77,27 +86,45 @@ def history(silt, table):
     return rows
 
 
-def spark_counts(path):
-    venv_py = REPO / ".peers" / "venv" / "bin" / "python"
-    if not venv_py.exists():
-        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
-            return "missing .peers/venv"
-        print("skip Spark comparison: no .peers/venv (run scripts/setup-peers.sh)")
-        return None
-    code = (
-        "import sys; sys.path.insert(0, %r)\n"
-        "from peers import spark_session\n"
-        "s = spark_session()\n"
-        "df = s.read.format('delta').load(%r)\n"
-        "print(df.count(), df.filter('origin IS NOT NULL').count(),"
-        " df.filter(\"destination = 'Philadelphia'\").count(),"
-        " df.agg({'trip_id': 'max'}).collect()[0][0])\n"
-    ) % (str(REPO / "tests" / "peers"), str(path))
-    proc = subprocess.run([str(venv_py), "-c", code], capture_output=True, text=True,
-                          timeout=600)
-    if proc.returncode != 0:
-        return "spark failed: " + proc.stderr[-2000:]
-    return proc.stdout.strip().splitlines()[-1]
+def silt_summary(silt, t, version, exprs):
+    at = f" VERSION AS OF {version}" if version is not None else ""
+    rows = silt.rows(f"SELECT {', '.join(exprs)} FROM {t}{at}")
+    return rows[0] if rows else None
+
+
+def silt_operations(silt, t):
+    return sorted((int(h["version"]), h["operation"]) for h in history(silt, t))
+
+
+def compare_with_spark(peer, silt, t, path, version, label, exprs=EVOLVED):
+    """Spark reads `version` as silt does and sees the same history."""
+    if peer is None:
+        return
+    check(f"Spark reads {label} (version {version}) as silt does",
+          peer.summary(path, version, exprs), silt_summary(silt, t, version, exprs))
+    check(f"Spark sees silt's history after {label}", peer.operations(path),
+          silt_operations(silt, t))
+
+
+def spark_writes_after_silt(peer, silt, t, path):
+    """Spark appends, updates and merges into silt's table; silt reads each version back."""
+    peer.sql(f"INSERT INTO delta.`{path}` (trip_id, tstamp, route_id, destination, origin) "
+             "SELECT 3000000 + id, '2022-02-01 00:00:00', 'K', 'Hartford', 'Boston' "
+             "FROM range(100)")
+    peer.sql(f"UPDATE delta.`{path}` SET origin = 'Albany' WHERE route_id = 'B' AND "
+             "trip_id % 1000 = 1")
+    peer.sql(f"MERGE INTO delta.`{path}` t USING (SELECT 2999990 + id AS trip_id, 'Avon' AS d "
+             "FROM range(20)) s ON t.trip_id = s.trip_id "
+             "WHEN MATCHED THEN UPDATE SET destination = s.d "
+             "WHEN NOT MATCHED THEN INSERT (trip_id, route_id, destination) "
+             "VALUES (s.trip_id, 'L', s.d)")
+    for version, label in [(5, "Spark's append"), (6, "Spark's UPDATE"), (7, "Spark's MERGE")]:
+        check(f"silt reads {label} (version {version}) as Spark does",
+              silt_summary(silt, t, version, EVOLVED), peer.summary(path, version, EVOLVED))
+    check("silt sees Spark's history", silt_operations(silt, t), peer.operations(path))
+    check("silt reads Spark's rows", silt.rows(
+        f"SELECT route_id, count(*), count(origin) FROM {t} WHERE route_id IN ('K', 'L') "
+        "GROUP BY route_id ORDER BY route_id"), [["K", "100", "100"], ["L", "10", "0"]])
 
 
 def main():
@@ -115,7 +142,14 @@ def main():
                ["Avon", "Simsbury", "Farmington", "Windsor", "Ellington",
                 "Vernon", "Winsted", "Westport", "Fairfield", "Stamford"], ["Seattle"] * 10)
 
-    print(f"data generated in {time.monotonic() - started:.1f} s")
+    peer = None
+    if HAS_VENV:
+        peer = spark_peer.SparkPeer.start(REPO)
+    elif spark_peer.in_ci():
+        check("Spark peer (.peers/venv) is present in CI", False, True)
+    else:
+        print("skip Spark checks: no .peers/venv (run scripts/setup-peers.sh)")
+    print(f"data generated, Spark up in {time.monotonic() - started:.1f} s")
     # version 0: CTAS partitioned by route_id
     silt.run(f"CREATE TABLE {t} USING DELTA PARTITIONED BY (route_id) "
              f"AS SELECT * FROM json.`{work / 'trips.json'}`")
@@ -125,6 +159,7 @@ def main():
     check("v0 partition folders", sorted(p.name for p in table_path.iterdir()
                                          if p.name.startswith("route_id=")),
           [f"route_id={chr(65 + i)}" for i in range(10)])
+    compare_with_spark(peer, silt, t, table_path, 0, "the CTAS", SUMMARY)
 
     # version 1: 20 rows with a new column, autoMerge on, INSERT BY NAME
     silt.run("SET spark.databricks.delta.schema.autoMerge.enabled = true; "
@@ -135,6 +170,7 @@ def main():
           silt.one(f"SELECT count(*) FROM {t} WHERE origin IS NULL"), str(N_ROWS))
     check("v1 Syracuse", silt.one(f"SELECT count(*) FROM {t} WHERE destination = 'Syracuse'"),
           "20")
+    compare_with_spark(peer, silt, t, table_path, 1, "the evolving INSERT BY NAME")
 
     # version 2: UPDATE
     silt.run(f"UPDATE {t} SET destination = 'Philadelphia' WHERE destination = 'Syracuse'")
@@ -142,10 +178,12 @@ def main():
           "0")
     check("v2 Philadelphia",
           silt.one(f"SELECT count(*) FROM {t} WHERE destination = 'Philadelphia'"), "200020")
+    compare_with_spark(peer, silt, t, table_path, 2, "the UPDATE")
 
     # version 3: DELETE
     silt.run(f"DELETE FROM {t} WHERE destination = 'New Jersey'")
     check("v3 count", silt.one(f"SELECT count(*) FROM {t}"), "1800020")
+    compare_with_spark(peer, silt, t, table_path, 3, "the DELETE")
 
     # A failed statement leaves the table as it was (still version 3).
     bad = silt.run(f"INSERT INTO {t} (trip_id) VALUES ('not a number')", ok=False)
@@ -161,6 +199,7 @@ def main():
     check("v4 merge counts (affected, updated, deleted, inserted)", merged,
           [["10", "5", "0", "5"]])
     check("v4 count", silt.one(f"SELECT count(*) FROM {t}"), "1800025")
+    compare_with_spark(peer, silt, t, table_path, 4, "the MERGE")
     check("v4 merged rows", silt.rows(
         f"SELECT trip_id, destination, origin FROM {t} WHERE trip_id >= 2000014 ORDER BY trip_id"),
         [["2000014", "Philadelphia", "Las Vagas"],
@@ -205,10 +244,8 @@ def main():
     check("MERGE numTargetRowsInserted", metrics[0].get("numTargetRowsInserted"), "5")
     check("MERGE numSourceRows", metrics[0].get("numSourceRows"), "10")
 
-    spark = spark_counts(table_path)
-    if spark is not None:
-        check("Spark reads the final table (count, with origin, Philadelphia, max trip_id)",
-              spark, "1800025 25 200015 2000024")
+    if peer is not None:
+        spark_writes_after_silt(peer, silt, t, table_path)
 
     print(f"{passed} passed, {failed} failed in {time.monotonic() - started:.1f} s")
     if failed == 0:
