@@ -37,6 +37,7 @@ typedef struct merge_ctx {
     delta_txn *txn;
     delta_writer *w;
     const col_type *schema; /* the table's schema after the MERGE (evolved or the snapshot's) */
+    struct pair_buf *pairs; /* with a residual ON condition: pairs waiting for it (heap) */
     arena *a, *file_a, *pair_a;
     buf key;
     delta_merge_metrics m;
@@ -281,21 +282,19 @@ static silt_status find_matches(merge_ctx *ctx, const col_batch *target, row_mat
 {
     int64_t n = target->n_rows, row;
     pair_buf *pb = NULL;
-    silt_status rc = SILT_OK;
     rm->first = arena_alloc(ctx->file_a, (size_t)(n + 1) * sizeof(int64_t));
     rm->count = arena_calloc(ctx->file_a, (size_t)n + 1, sizeof(int64_t));
     if (rm->first == NULL || rm->count == NULL)
         return err_nomem(err);
-    if (ctx->spec->on_rest != NULL && (pb = mem_alloc(sizeof(*pb))) == NULL)
-        return err_nomem(err);
-    if (pb != NULL)
+    if (ctx->spec->on_rest != NULL) {
+        if (ctx->pairs == NULL && (ctx->pairs = mem_alloc(sizeof(pair_buf))) == NULL)
+            return err_nomem(err);
+        pb = ctx->pairs;
         pb->n = 0;
-    for (row = 0; rc == SILT_OK && row < n; row++)
-        rc = match_row(ctx, target, row, pb, rm, err);
-    if (rc == SILT_OK && pb != NULL)
-        rc = flush_pairs(ctx, target, pb, rm, err);
-    mem_free(pb);
-    return rc;
+    }
+    for (row = 0; row < n; row++)
+        SILT_RETURN_IF_ERROR(match_row(ctx, target, row, pb, rm, err));
+    return pb != NULL ? flush_pairs(ctx, target, pb, rm, err) : SILT_OK;
 }
 
 /* Looks up every target row; splits them into matched (with their source row) and unmatched. */
@@ -630,6 +629,7 @@ silt_status delta_merge(io_store *store, const delta_snapshot *snap, const delta
     delta_txn_free(ctx.txn);
     hashmap_clear(&ctx.keys);
     buf_clear(&ctx.key);
+    mem_free(ctx.pairs);
     arena_free(ctx.pair_a);
     arena_free(ctx.file_a);
     arena_free(ctx.a);

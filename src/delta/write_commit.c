@@ -193,8 +193,9 @@ static silt_status overwrite_metrics(delta_txn *txn, delta_write_mode mode,
 /*
  * replaceWhere over data columns (Delta's arbitrary replaceWhere): the matching rows are
  * deleted as DELETE would (files rewritten with their other rows) in this commit. Spark's
- * metrics: numRemovedFiles/Bytes, numDeletedRows, numCopiedRows; the rewritten files count
- * in numFiles and numOutputBytes next to the new rows' files.
+ * metrics: numRemovedFiles/Bytes, numDeletedRows, numCopiedRows; the rewritten files and
+ * their copied rows count in numFiles, numOutputRows and numOutputBytes next to the new
+ * rows' (checked against Delta 4.1 on a one-file table).
  */
 static silt_status replace_rows(delta_txn *txn, io_store *store, const delta_snapshot *snap,
                                 const delta_commit_options *opts, const delta_write_output *out,
@@ -207,7 +208,8 @@ static silt_status replace_rows(delta_txn *txn, io_store *store, const delta_sna
                                             opts->replace_rows_payload, &m, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numFiles",
                                               (int64_t)out->n_adds + m.num_added_files, err));
-    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numOutputRows", out->n_rows, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numOutputRows",
+                                              out->n_rows + m.num_copied_rows, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numOutputBytes",
                                               out->n_bytes + m.num_added_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedFiles", m.num_removed_files, err));

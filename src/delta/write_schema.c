@@ -8,6 +8,7 @@
  * types with type widening on, which silt does not write). Column names
  * match case-insensitively, as Spark's default spark.sql.caseSensitive.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "delta/write_int.h"
@@ -37,11 +38,32 @@ static silt_status mismatch(silt_error *err, const col_type *table, const col_ty
                             const char *what, const char *name)
 {
     err_set(err, SILT_INVALID,
-            "A schema mismatch detected when writing to the Delta table: %s \"%s\"", what, name);
+            "[DELTA_METADATA_MISMATCH] A schema mismatch detected when writing to the Delta "
+            "table: %s %s", what, name);
     schemas_detail(err, table, data);
     err_hint(err, "to add the new columns to the table schema, write with the option "
                   "mergeSchema = true");
     return SILT_INVALID;
+}
+
+/* Spark names every new column of the data; so does the message. */
+static silt_status extra_columns(silt_error *err, const col_type *table, const col_type *data)
+{
+    buf names = BUF_INIT;
+    silt_error ignored = SILT_ERROR_INIT;
+    size_t idx, n = 0;
+    silt_status rc;
+    for (idx = 0; idx < data->n_fields; idx++) {
+        if (find_field(table, data->fields[idx].name) >= 0)
+            continue;
+        (void)buf_printf(&names, &ignored, "%s\"%s\"", n++ ? ", " : "", data->fields[idx].name);
+    }
+    rc = mismatch(err, table, data,
+                  n > 1 ? "the data has columns the table does not have:"
+                        : "the data has a column the table does not have:",
+                  buf_cstr(&names));
+    buf_clear(&names);
+    return rc;
 }
 
 static silt_status type_mismatch(silt_error *err, const col_type *table, const col_type *data,
@@ -106,8 +128,7 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
         const col_field *df = &data->fields[idx];
         int t_idx = find_field(table, df->name);
         if (t_idx < 0 && !merge_schema)
-            return mismatch(err, table, data, "the data has a column the table does not have:",
-                            df->name);
+            return extra_columns(err, table, data);
         if (t_idx >= 0 && !col_type_equal(table->fields[t_idx].type, df->type))
             return type_mismatch(err, table, data, &table->fields[t_idx], df);
     }
@@ -120,10 +141,12 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
         return err_nomem(err);
     for (idx = 0; idx < table->n_fields; idx++) {
         src[idx] = find_field(data, table->fields[idx].name);
-        if (src[idx] < 0 && !table->fields[idx].nullable)
+        if (src[idx] < 0 && !table->fields[idx].nullable) {
+            char quoted[512];
+            snprintf(quoted, sizeof(quoted), "\"%s\"", table->fields[idx].name);
             return mismatch(err, table, data,
-                            "the data lacks a non-nullable column of the table:",
-                            table->fields[idx].name);
+                            "the data lacks a non-nullable column of the table:", quoted);
+        }
     }
     *src_cols_out = src;
     return SILT_OK;

@@ -238,3 +238,161 @@ void test_delta_write_merge__bad_key_refused(void)
     check_fails(SILT_INVALID, delta_merge(store, before, &spec, NULL, NULL, &err));
     delta_snapshot_free(before);
 }
+
+static int64_t long_at(const col_vec *v, int64_t row)
+{
+    return ((const int64_t *)v->values)[row];
+}
+
+/* ON t.id BETWEEN s.id AND s.id + 1 (no key equality): the pair condition. */
+static silt_status id_within_one(const col_batch *target, const col_batch *source,
+                                 uint8_t *match, arena *ar, void *payload, silt_error *e)
+{
+    int64_t row;
+    (void)ar;
+    (void)e;
+    for (row = 0; row < target->n_rows; row++) {
+        int64_t t = long_at(target->cols[0], row), s = long_at(source->cols[0], row);
+        match[row] = !col_vec_is_null(target->cols[0], row) &&
+                     !col_vec_is_null(source->cols[0], row) && t >= s && t <= s + 1;
+    }
+    (*(int *)payload)++;
+    return SILT_OK;
+}
+
+void test_delta_write_merge__nested_loop_on_condition(void)
+{
+    static const char *const src[] = {"3|x|a", "6|y|c"};
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *before;
+    int calls = 0;
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), src, 2);
+    spec.on_rest = id_within_one;
+    spec.on_rest_payload = &calls;
+    spec.matched = set_name;
+    spec.insert = insert_all;
+    /* target 3, 4 match source 3; target 6 matches source 6; 7 would but there is none */
+    check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
+    check_str("1|one|a;2|two|a;3|x|a;4|x|b;5|five|b;6|y|c", wt_read(a, store, -1));
+    check_int(3, m.num_target_rows_updated);
+    check_int(0, m.num_target_rows_inserted);
+    check(calls >= 1);
+    delta_snapshot_free(before);
+}
+
+void test_delta_write_merge__nested_loop_multiple_matches(void)
+{
+    static const char *const src[] = {"3|x|a", "4|y|b"};
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *before, *after;
+    int calls = 0;
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), src, 2);
+    spec.on_rest = id_within_one;
+    spec.on_rest_payload = &calls;
+    spec.matched = set_name; /* target 4 is matched by both source rows */
+    check_fails(SILT_INVALID, delta_merge(store, before, &spec, NULL, NULL, &err));
+    check_contains(err.message, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
+    after = wt_latest(store, &err);
+    check_int(0, after->version);
+    delta_snapshot_free(after);
+    /* a lone unconditional DELETE may be matched several times (Delta allows it) */
+    spec.matched = delete_all;
+    spec.multiple_matches_ok = 1;
+    check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
+    check_str("1|one|a;2|two|a;6|six|c", wt_read(a, store, -1));
+    check_int(3, m.num_target_rows_deleted);
+    delta_snapshot_free(before);
+}
+
+/* Many pairs: 300 target rows x 300 source rows go through several 64K-pair chunks. */
+void test_delta_write_merge__nested_loop_in_chunks(void)
+{
+    const char **rows = arena_calloc(a, 300, sizeof(char *));
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
+    delta_merge_metrics m;
+    delta_writer *w = NULL;
+    delta_snapshot *before;
+    int calls = 0;
+    size_t idx;
+    for (idx = 0; idx < 300; idx++) {
+        char *r = arena_alloc(a, 32);
+        snprintf(r, 32, "%zu|n|a", idx * 2);
+        rows[idx] = r;
+    }
+    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wo, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, 300), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+    before = wt_latest(store, &err);
+    /* source ids 0, 2, ..., 598 shifted by one: each matches exactly one target (s <= t <= s+1) */
+    for (idx = 0; idx < 300; idx++) {
+        char *r = arena_alloc(a, 32);
+        snprintf(r, 32, "%zu|m|a", idx * 2 >= 1 ? idx * 2 - 1 : 0);
+        rows[idx] = r;
+    }
+    spec.source = wt_batch(a, wt_schema3(a), rows, 300);
+    spec.on_rest = id_within_one;
+    spec.on_rest_payload = &calls;
+    spec.matched = set_name;
+    check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);
+    check_int(300, m.num_target_rows_updated); /* target 0 matched by source 0 only */
+    check(calls >= 2);
+    delta_snapshot_free(before);
+}
+
+/* UPDATE SET * with the evolved schema: name from the source, extra = source id * 10. */
+static silt_status set_name_extra(const col_batch *target, const col_batch *source,
+                                  uint8_t *action, arena *ar, col_batch **updated, void *payload,
+                                  silt_error *e)
+{
+    col_batch *b = arena_memdup(ar, target, sizeof(*target));
+    col_builder *bld = NULL;
+    int64_t row;
+    (void)payload;
+    b->cols = arena_memdup(ar, target->cols, target->n_cols * sizeof(col_vec *));
+    b->cols[1] = source->cols[1];
+    SILT_RETURN_IF_ERROR(col_builder_new(&bld, ar, target->schema->fields[3].type, e));
+    for (row = 0; row < target->n_rows; row++)
+        SILT_RETURN_IF_ERROR(col_builder_append_int(bld, long_at(source->cols[0], row) * 10,
+                                                    e));
+    SILT_RETURN_IF_ERROR(col_builder_finish(bld, &b->cols[3], e));
+    memset(action, DELTA_MERGE_UPDATE, (size_t)target->n_rows);
+    *updated = b;
+    return SILT_OK;
+}
+
+void test_delta_write_merge__evolved_schema(void)
+{
+    static const char *const src[] = {"2|TWO|a"};
+    col_field f[4];
+    const col_type *evolved;
+    delta_merge_spec spec;
+    delta_snapshot *before, *after;
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("name", COL_STRING);
+    f[2] = wt_field("p", COL_STRING);
+    f[3] = wt_field("extra", COL_LONG);
+    evolved = col_type_struct(a, 4, f);
+    wt_make_abc_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 1));
+    spec.insert = NULL;
+    spec.matched = set_name_extra;
+    spec.evolved_schema = evolved;
+    check_ok(delta_merge(store, before, &spec, NULL, NULL, &err), &err);
+    after = wt_latest(store, &err);
+    check_int(4, after->schema->n_fields);
+    check_str("extra", after->schema->fields[3].name);
+    check(after->schema->fields[3].nullable);
+    check_str("1|one|a|null;2|TWO|a|20;3|three|a|null;4|four|b|null;5|five|b|null;6|six|c|null",
+              wt_read(a, store, -1));
+    delta_snapshot_free(after);
+    delta_snapshot_free(before);
+}
