@@ -550,6 +550,13 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
     return rc;
 }
 
+/* 1 when the table's protocol (after this commit) supports v2Checkpoint. */
+static int txn_writes_no_checkpoints(const delta_txn *txn)
+{
+    const dlog_protocol *p = txn_protocol(txn);
+    return p != NULL && p->min_writer_version >= 7 && dproto_has_feature(p, "v2Checkpoint", 1);
+}
+
 /* After the commit: a checkpoint every delta.checkpointInterval versions, then log cleanup. */
 static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
 {
@@ -565,6 +572,10 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
     if (text != NULL && (!str_to_int64(text, strlen(text), &interval) || interval <= 0))
         interval = 10;
     if (res->version == 0 || res->version % interval != 0)
+        return;
+    /* PROTOCOL: V2 Checkpoint Table Feature. Such a table must only get V2
+     * checkpoints, which silt does not write; a checkpoint is optional. */
+    if (txn_writes_no_checkpoints(txn))
         return;
     res->checkpoint_attempted = 1;
     scratch = arena_new(NULL, "checkpoint");

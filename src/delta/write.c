@@ -470,6 +470,38 @@ static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_
     return SILT_OK;
 }
 
+/*
+ * The vector seen through the physical type: with column mapping the nested
+ * field names in the file are physical names, while the rows carry logical
+ * ones. The layout is the same, so a shallow copy with the physical types
+ * (children included) is enough; buffers stay borrowed. PROTOCOL: Column
+ * Mapping, Writer Requirements (nested fields use physical names too).
+ */
+static silt_status retype_vec(arena *a, col_vec *v, const col_type *phys, col_vec **out,
+                              silt_error *err)
+{
+    col_vec *copy;
+    size_t idx;
+    *out = v;
+    if (v->type == phys || !col_type_is_nested(phys->id) || col_type_equal(v->type, phys))
+        return SILT_OK;
+    if ((copy = arena_memdup(a, v, sizeof(*v))) == NULL)
+        return err_nomem(err);
+    copy->type = phys;
+    if (v->n_children > 0) {
+        if (v->n_children > phys->n_fields)
+            return err_set(err, SILT_INVALID, "a nested vector has more children than its type");
+        copy->children = arena_calloc(a, v->n_children, sizeof(col_vec *));
+        if (copy->children == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < v->n_children; idx++)
+            SILT_RETURN_IF_ERROR(retype_vec(a, v->children[idx], phys->fields[idx].type,
+                                            &copy->children[idx], err));
+    }
+    *out = copy;
+    return SILT_OK;
+}
+
 /* Writes rows[0..n) of the conformed columns into one partition folder. */
 static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, const int64_t *rows,
                               int64_t n_rows, int64_t n_batch_rows, silt_error *err)
@@ -486,6 +518,9 @@ static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, co
             data[idx] = (col_vec *)v;
         else
             SILT_RETURN_IF_ERROR(col_vec_take(&data[idx], w->batch_a, v, rows, n_rows, err));
+        if (w->mode != DPROTO_MAPPING_NONE)
+            SILT_RETURN_IF_ERROR(retype_vec(w->batch_a, data[idx],
+                                            w->file_schema->fields[idx].type, &data[idx], err));
         bytes += vec_bytes(v);
     }
     part.schema = w->file_schema;
