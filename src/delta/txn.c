@@ -202,6 +202,25 @@ silt_status delta_txn_add_file(delta_txn *txn, const dlog_add *add, silt_error *
     return SILT_OK;
 }
 
+silt_status delta_txn_add_cdc(delta_txn *txn, const dlog_cdc *cdc, silt_error *err)
+{
+    dlog_action *act;
+    dlog_cdc *dst;
+    SILT_RETURN_IF_ERROR(push_action(txn, &act, DLOG_CDC, err));
+    dst = &act->u.cdc;
+    *dst = *cdc;
+    dst->path = arena_strdup(txn->arena, cdc->path);
+    dst->raw_path = NULL;
+    dst->data_change = 0; /* PROTOCOL: Add CDC File, dataChange is always false */
+    memset(&dst->tags, 0, sizeof(dst->tags));
+    if (dst->path == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(
+        dlog_map_copy(txn->arena, &cdc->partition_values, &dst->partition_values, err));
+    txn->n_cdc++;
+    return SILT_OK;
+}
+
 silt_status delta_txn_remove(delta_txn *txn, const dlog_remove *rm, silt_error *err)
 {
     dlog_action *act;
@@ -367,7 +386,11 @@ static silt_status prepare(delta_txn *txn, silt_error *err)
                        "on only when it creates a table");
     protocol = txn_protocol(txn);
     SILT_RETURN_IF_ERROR(
-        delta_check_writable(protocol, txn_metadata(txn), txn->n_removes_data > 0, err));
+        delta_check_writable(protocol, txn_metadata(txn),
+                             txn->n_removes_data == 0 ? 0
+                             : txn->n_cdc > 0        ? DELTA_REMOVES_WITH_CDC
+                                                     : 1,
+                             err));
     if (txn->has_metadata || txn->has_protocol || txn->n_domains > 0)
         SILT_RETURN_IF_ERROR(delta_check_protocol_covers(protocol, txn_metadata(txn),
                                                          txn->n_domains > 0, err));

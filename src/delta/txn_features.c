@@ -103,10 +103,10 @@ static silt_status check_feature(const char *feature, const dlog_metadata *md, i
         if (has_constraints(md))
             return refuse(err, feature, "silt does not enforce CHECK constraints");
     } else if (strcmp(feature, "changeDataFeed") == 0) {
-        if (removes_data && property_true(md, "delta.enableChangeDataFeed"))
+        if (removes_data == 1 && property_true(md, "delta.enableChangeDataFeed"))
             return refuse(err, feature,
-                          "the change data feed is on and silt does not write change data files "
-                          "for commits that remove data");
+                          "the change data feed is on and silt writes change data files only "
+                          "for DELETE and UPDATE");
     } else if (strcmp(feature, "generatedColumns") == 0) {
         if (field_meta_has(schema, "delta.generationExpression"))
             return refuse(err, feature, "silt does not compute generated columns");

@@ -58,6 +58,7 @@ struct delta_writer {
     buf scratch;
     size_t n_partition_by; /* the partitioning the caller asked for, for history */
     const char **partition_by;
+    int cdc; /* change data files: _change_data/cdc-*.parquet, no stats (dwrite_open_cdc) */
 };
 
 const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out)
@@ -146,13 +147,36 @@ static silt_status setup_schema(delta_writer *w, const delta_snapshot *snap, con
     return SILT_OK;
 }
 
+/*
+ * The physical schema of a change data writer: the table's physical columns,
+ * then _change_type as it is (a column of the file only, outside the
+ * table's schema and column mapping).
+ */
+static silt_status cdc_physical_schema(delta_writer *w, const col_type **out, silt_error *err)
+{
+    const col_type *phys = NULL;
+    col_field *fields;
+    size_t n = w->md.schema->n_fields;
+    SILT_RETURN_IF_ERROR(dproto_physical_schema(w->md.schema, w->mode, w->a, &phys, err));
+    fields = arena_calloc(w->a, n + 1, sizeof(*fields));
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, phys->fields, n * sizeof(*fields));
+    fields[n] = w->table_schema->fields[n];
+    *out = col_type_struct(w->a, n + 1, fields);
+    return *out ? SILT_OK : err_nomem(err);
+}
+
 /* Splits the table columns into partition and data columns; the physical file schema. */
 static silt_status setup_columns(delta_writer *w, silt_error *err)
 {
     const col_type *schema = w->table_schema, *phys = NULL;
     col_field *fields;
     size_t idx, n_data = 0;
-    SILT_RETURN_IF_ERROR(dproto_physical_schema(schema, w->mode, w->a, &phys, err));
+    if (w->cdc)
+        SILT_RETURN_IF_ERROR(cdc_physical_schema(w, &phys, err));
+    else
+        SILT_RETURN_IF_ERROR(dproto_physical_schema(schema, w->mode, w->a, &phys, err));
     w->n_part = w->md.n_partition_columns;
     w->part_cols = arena_calloc(w->a, w->n_part + 1, sizeof(size_t));
     w->part_phys = arena_calloc(w->a, w->n_part + 1, sizeof(char *));
@@ -236,6 +260,62 @@ silt_status delta_write_open(delta_writer **out, io_store *store, const delta_sn
     return SILT_OK;
 }
 
+/*
+ * PROTOCOL: Change Data Files. A writer of the table's change data: batches
+ * are the table's columns plus _change_type (string), files go to
+ * _change_data/<partition folders>/cdc-*.parquet with the partition
+ * columns left out as in data files, and the output's adds are meant for
+ * cdc actions (no stats, dataChange false).
+ */
+silt_status dwrite_open_cdc(delta_writer **out, io_store *store, const delta_snapshot *snap,
+                            silt_error *err)
+{
+    static const delta_write_options defaults = DELTA_WRITE_OPTIONS_INIT;
+    const col_type *table = snap->schema;
+    delta_writer *w;
+    col_field *fields = NULL;
+    size_t idx, n = table->n_fields;
+    silt_status rc;
+    *out = NULL;
+    w = mem_calloc(1, sizeof(*w));
+    if (w == NULL)
+        return err_nomem(err);
+    w->cdc = 1;
+    w->store = store;
+    w->md = snap->metadata;
+    w->a = arena_new(NULL, "delta cdc writer");
+    w->batch_a = w->a ? arena_new(w->a, "delta cdc writer batch") : NULL;
+    if (w->batch_a != NULL) {
+        fields = arena_calloc(w->a, n + 1, sizeof(*fields));
+        w->src_cols = arena_calloc(w->a, n + 1, sizeof(int));
+    }
+    rc = fields && w->src_cols ? SILT_OK : err_nomem(err);
+    if (rc == SILT_OK) {
+        memcpy(fields, table->fields, n * sizeof(*fields));
+        fields[n].name = "_change_type";
+        fields[n].type = col_type_primitive(COL_STRING);
+        fields[n].nullable = 1;
+        fields[n].field_id = -1;
+        for (idx = 0; idx <= n; idx++)
+            w->src_cols[idx] = (int)idx;
+        w->in_schema = w->table_schema = col_type_struct(w->a, n + 1, fields);
+        rc = w->in_schema ? SILT_OK : err_nomem(err);
+    }
+    if (rc == SILT_OK)
+        rc = dproto_get_mapping_mode(&w->md, &w->mode, err);
+    if (rc == SILT_OK)
+        rc = setup_columns(w, err);
+    if (rc == SILT_OK)
+        rc = keep_partition_by(w, &defaults, err);
+    if (rc != SILT_OK) {
+        delta_write_free(w);
+        return rc;
+    }
+    setup_sizes(w, &defaults);
+    *out = w;
+    return SILT_OK;
+}
+
 /* ---- files ------------------------------------------------------------------------------- */
 
 static silt_status start_file(delta_writer *w, part_file *pf, silt_error *err)
@@ -244,16 +324,12 @@ static silt_status start_file(delta_writer *w, part_file *pf, silt_error *err)
     char *key;
     pqw_options popts = PQW_OPTIONS_INIT;
     SILT_RETURN_IF_ERROR(delta_uuid_v4(uuid, err));
-    snprintf(name, sizeof(name), "part-%05d-%s.c000.snappy.parquet", w->file_seq++ % 100000,
-             uuid);
-    key = arena_alloc(w->a, strlen(pf->dir) + strlen(name) + 1);
+    snprintf(name, sizeof(name), "%s-%05d-%s.c000.snappy.parquet", w->cdc ? "cdc" : "part",
+             w->file_seq++ % 100000, uuid);
+    key = arena_sprintf(w->a, "%s%s%s", w->cdc ? "_change_data/" : "", pf->dir, name);
     if (key == NULL)
         return err_nomem(err);
-    memcpy(key, pf->dir, strlen(pf->dir));
-    memcpy(key + strlen(pf->dir), name, strlen(name) + 1);
     pf->key = key;
-    if (pf->key == NULL)
-        return err_nomem(err);
     popts.write_field_ids = w->mode == DPROTO_MAPPING_ID;
     pf->mem_bytes = 0;
     SILT_RETURN_IF_ERROR(pqw_writer_open(&pf->pw, w->store, pf->key, w->file_schema, &popts, err));
@@ -343,10 +419,10 @@ static silt_status close_file(delta_writer *w, part_file *pf, silt_error *err)
     add.partition_values = pf->values;
     add.size = st.file_bytes;
     add.modification_time = time_now_micros() / 1000;
-    add.data_change = 1;
+    add.data_change = !w->cdc;
     add.dv.offset = -1;
     add.dv.max_row_index = -1;
-    rc = stats_json(w, &st, &add.stats, err);
+    rc = w->cdc ? SILT_OK : stats_json(w, &st, &add.stats, err);
     if (rc == SILT_OK)
         rc = push_add(w, &add, err);
     w->n_bytes += st.file_bytes;
