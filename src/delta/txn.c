@@ -533,7 +533,7 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
     if (use_ict && txn->snap != NULL && txn->snap->timestamp_is_in_commit)
         last_ict = txn->snap->timestamp_ms;
     for (res->attempts = 1;; res->attempts++) {
-        int64_t ict = -1, next;
+        int64_t ict = -1, next = -1;
         if (use_ict) {
             /* PROTOCOL: In-Commit Timestamps: strictly above the previous commit's. */
             ict = txn_now_ms(txn);
