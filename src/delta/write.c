@@ -50,6 +50,8 @@ struct delta_writer {
     int n_indexed;
     int max_open, n_open;
     hashmap parts; /* dir -> part_file */
+    hashmap parts_by_value; /* raw partition values (raw_key) -> part_file */
+    buf key;
     dlog_add *adds;
     size_t n_adds, cap_adds;
     int64_t n_rows, n_bytes;
@@ -520,16 +522,49 @@ static silt_status row_dir(delta_writer *w, col_vec **cols, int64_t row, dlog_kv
     return SILT_OK;
 }
 
+/*
+ * The raw partition values of a row as one hash key in w->key: per column a
+ * 4-byte length (UINT32_MAX for null) and the value's log text. Looking a
+ * row up by it skips building the escaped folder name, which is done once
+ * per partition (it was most of the cost of a partitioned write).
+ */
+static silt_status raw_key(delta_writer *w, col_vec **cols, int64_t row, silt_error *err)
+{
+    size_t idx;
+    buf_truncate(&w->key, 0);
+    /* A first byte, so that an unpartitioned table's key is not empty. */
+    SILT_RETURN_IF_ERROR(buf_append_char(&w->key, 'k', err));
+    for (idx = 0; idx < w->n_part; idx++) {
+        uint32_t len;
+        size_t at = w->key.len;
+        int is_null = 0;
+        SILT_RETURN_IF_ERROR(buf_append(&w->key, "\0\0\0\0", 4, err));
+        SILT_RETURN_IF_ERROR(
+            dwrite_partition_text(cols[w->part_cols[idx]], row, &w->key, &is_null, err));
+        if (is_null)
+            buf_truncate(&w->key, at + 4);
+        len = is_null ? UINT32_MAX : (uint32_t)(w->key.len - at - 4);
+        memcpy(w->key.data + at, &len, 4);
+    }
+    return SILT_OK;
+}
+
 static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_file **out,
                              silt_error *err)
 {
     part_file *pf;
     dlog_kv *values;
+    void *found = NULL;
+    SILT_RETURN_IF_ERROR(raw_key(w, cols, row, err));
+    if (hashmap_get(&w->parts_by_value, w->key.data, w->key.len, &found)) {
+        *out = found;
+        return SILT_OK;
+    }
     SILT_RETURN_IF_ERROR(row_dir(w, cols, row, NULL, err));
     pf = hashmap_get_str(&w->parts, buf_cstr(&w->scratch));
     if (pf != NULL) {
         *out = pf;
-        return SILT_OK;
+        return hashmap_put(&w->parts_by_value, w->key.data, w->key.len, pf, NULL, err);
     }
     pf = arena_calloc(w->a, 1, sizeof(*pf));
     values = arena_calloc(w->a, w->n_part + 1, sizeof(*values));
@@ -543,7 +578,7 @@ static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(hashmap_put_str(&w->parts, pf->dir, pf, err));
     *out = pf;
-    return SILT_OK;
+    return hashmap_put(&w->parts_by_value, w->key.data, w->key.len, pf, NULL, err);
 }
 
 /*
@@ -704,7 +739,9 @@ void delta_write_free(delta_writer *w)
         pqw_writer_abort(pf->pw);
     }
     hashmap_clear(&w->parts);
+    hashmap_clear(&w->parts_by_value);
     buf_clear(&w->scratch);
+    buf_clear(&w->key);
     arena_free(w->a);
     mem_free(w);
 }
