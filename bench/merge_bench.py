@@ -14,7 +14,8 @@ silt runs it with `silt sql` on a Delta table it wrote with CTAS; DuckDB (the
 closest equivalent: its own MERGE INTO on a table in a database file, since it
 has no Delta writer) runs it in a fresh process on a copy of a database file
 holding the same target. Each MERGE runs in its own process, so peak RSS
-(ru_maxrss of the child) is the MERGE's memory plus the process's baseline.
+(ru_maxrss of the child) is the MERGE's memory plus the process's baseline;
+CPU seconds (user + system) are the steadier measure on a shared machine.
 Both targets are checked afterwards: same row count and sum of amount.
 
 A benchmark, never a test: nothing fails on a time.
@@ -28,6 +29,7 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 
 import pyarrow as pa
@@ -49,16 +51,20 @@ print(con.execute("SELECT count(*), sum(amount) FROM target").fetchone())
 
 
 def run_measured(cmd):
-    """Runs cmd; returns (seconds, peak RSS in MiB, stdout). Raises on failure."""
-    start = time.perf_counter()
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    _, status, usage = os.wait4(proc.pid, 0)
-    seconds = time.perf_counter() - start
-    out, err = proc.stdout.read(), proc.stderr.read()
-    proc.returncode = os.waitstatus_to_exitcode(status)
+    """Runs cmd; returns (wall seconds, CPU seconds (user + system), peak RSS in MiB,
+    stdout). GNU time reports the child's rusage: rusage taken here would count this
+    Python process's memory, which the child shares until its exec (vfork). Raises on
+    failure."""
+    with tempfile.NamedTemporaryFile("r") as report:
+        start = time.perf_counter()
+        proc = subprocess.run(["/usr/bin/time", "-f", "%M %U %S", "-o", report.name, *cmd],
+                              capture_output=True, text=True)
+        seconds = time.perf_counter() - start
+        fields = report.read().split()
     if proc.returncode != 0:
-        raise RuntimeError("%s failed: %s" % (cmd[0], err.strip()[-500:]))
-    return seconds, usage.ru_maxrss / 1024.0, out
+        raise RuntimeError("%s failed: %s" % (cmd[0], proc.stderr.strip()[-500:]))
+    rss_kib, user, system = int(fields[-3]), float(fields[-2]), float(fields[-1])
+    return seconds, user + system, rss_kib / 1024.0, proc.stdout
 
 
 def make_source(path, target_rows, source_rows):
@@ -104,8 +110,8 @@ def main():
     target = os.path.join(d, "target")
     create = ("CREATE TABLE delta.`%s` USING DELTA AS SELECT id, id %% 1000 AS grp, "
               "CAST(id %% 1013 AS DOUBLE) AS amount FROM range(%d)" % (target, args.rows))
-    secs, rss, _ = silt_sql(args.silt, create)
-    print("setup: silt CTAS of %d rows %.1f s, %.0f MiB" % (args.rows, secs, rss))
+    secs, cpu, rss, _ = silt_sql(args.silt, create)
+    print("setup: silt CTAS of %d rows %.1f s (CPU %.1f s), %.0f MiB" % (args.rows, secs, cpu, rss))
 
     import duckdb
     duck_base = os.path.join(d, "base.duckdb")
@@ -116,25 +122,26 @@ def main():
 
     merge = ("MERGE INTO delta.`%s` t USING parquet.`%s` s ON t.id = s.id "
              "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *" % (target, source))
-    s_secs, s_rss, s_out = silt_sql(args.silt, merge)
-    _, _, s_check = silt_sql(args.silt, "SELECT count(*), sum(amount) FROM delta.`%s`" % target)
+    s_secs, s_cpu, s_rss, s_out = silt_sql(args.silt, merge)
+    _, _, _, s_check = silt_sql(args.silt, "SELECT count(*), sum(amount) FROM delta.`%s`" % target)
     s_files = merge_files(target)
 
     duck_db = os.path.join(d, "merge.duckdb")
     shutil.copy(duck_base, duck_db)
-    d_secs, d_rss, d_out = run_measured([sys.executable, "-c", DUCK_MERGE, duck_db, source])
+    d_secs, d_cpu, d_rss, d_out = run_measured([sys.executable, "-c", DUCK_MERGE, duck_db, source])
 
     print("silt MERGE result:", " ".join(s_out.split()))
     print("silt target files removed, added:", s_files)
     print("silt after: count, sum(amount):", " ".join(s_check.split()[1:]))
     print("DuckDB after: count, sum(amount):", d_out.strip())
     print()
-    print("| engine | MERGE %dk rows into %dM | wall s | peak RSS MiB |"
-          % (args.source_rows // 1000, args.rows // 1_000_000))
+    print("MERGE of %d source rows into %d target rows:" % (args.source_rows, args.rows))
+    print("| engine | wall s | CPU s | peak RSS MiB |")
     print("| --- | --- | --- | --- |")
-    print("| silt (Delta) | | %.1f | %.0f |" % (s_secs, s_rss))
-    print("| DuckDB (native table) | | %.1f | %.0f |" % (d_secs, d_rss))
-    print("ratio silt/DuckDB: time %.2f, memory %.2f" % (s_secs / d_secs, s_rss / d_rss))
+    print("| silt (Delta) | %.1f | %.1f | %.0f |" % (s_secs, s_cpu, s_rss))
+    print("| DuckDB (native table) | %.1f | %.1f | %.0f |" % (d_secs, d_cpu, d_rss))
+    print("ratio silt/DuckDB: wall %.2f, CPU %.2f, memory %.2f"
+          % (s_secs / d_secs, s_cpu / d_cpu, s_rss / d_rss))
 
 
 if __name__ == "__main__":

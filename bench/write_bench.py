@@ -19,7 +19,9 @@ hold a touched row into new files (copy-on-write by partition, what a Delta
 writer without statistics does), and time travel reads a version's file list.
 DuckDB runs in this process with 2 threads (the machine has 2 cores); its
 steps include no process start, silt's do (a few ms). Both sides' counts are
-printed and compared. A benchmark, never a test.
+printed and compared. Each step reports wall seconds and CPU seconds (user +
+system of all threads): the 2-core machine is shared, so the CPU time is the
+steadier measure. A benchmark, never a test.
 
     .peers/venv/bin/python bench/write_bench.py [--silt build-rel/silt] [--dir /tmp/silt-wbench]
 """
@@ -29,6 +31,7 @@ import glob
 import io
 import json
 import os
+import resource
 import shutil
 import subprocess
 import time
@@ -53,14 +56,34 @@ def write_rows(path, start, count, dest, origin=None):
                      for i in range(start, start + count))
 
 
+class Clock:
+    """Wall seconds and CPU seconds (user + system: this process's threads, or the
+    children's) of a step. On a shared machine the CPU time is the steadier measure."""
+
+    def __init__(self, children=False):
+        self.who = resource.RUSAGE_CHILDREN if children else resource.RUSAGE_SELF
+
+    def cpu(self):
+        u = resource.getrusage(self.who)
+        return u.ru_utime + u.ru_stime
+
+    def __enter__(self):
+        self.wall0, self.cpu0 = time.perf_counter(), self.cpu()
+        return self
+
+    def __exit__(self, *exc):
+        self.wall = time.perf_counter() - self.wall0
+        self.cpu_s = self.cpu() - self.cpu0
+
+
 def silt_step(silt, sql):
-    start = time.perf_counter()
-    proc = subprocess.run([silt, "sql", "--format", "csv", sql], capture_output=True, text=True)
-    secs = time.perf_counter() - start
+    with Clock(children=True) as c:
+        proc = subprocess.run([silt, "sql", "--format", "csv", sql], capture_output=True,
+                              text=True)
     if proc.returncode != 0:
         raise RuntimeError("silt failed on %r: %s" % (sql[:80], proc.stderr))
     rows = list(csv.reader(io.StringIO(proc.stdout)))[1:]
-    return secs, rows
+    return (c.wall, c.cpu_s), rows
 
 
 def run_silt(silt, work):
@@ -77,11 +100,12 @@ def run_silt(silt, work):
     times["merge"], _ = silt_step(silt, "MERGE INTO %s AS t USING json.`%s/merge.json` AS s ON "
                                   "t.trip_id = s.trip_id WHEN MATCHED THEN UPDATE SET * "
                                   "WHEN NOT MATCHED THEN INSERT *" % (t, work))
-    start = time.perf_counter()
-    for v in range(5):
-        _, rows = silt_step(silt, "SELECT count(*) FROM %s VERSION AS OF %d" % (t, v))
+    wall = cpu = 0.0
+    for v in range(5):  # five statements, five processes
+        (w, c), rows = silt_step(silt, "SELECT count(*) FROM %s VERSION AS OF %d" % (t, v))
         counts[v] = int(rows[0][0])
-    times["travel"] = time.perf_counter() - start  # five statements, five processes
+        wall, cpu = wall + w, cpu + c
+    times["travel"] = (wall, cpu)
     return times, counts
 
 
@@ -132,38 +156,42 @@ def run_duckdb(work):
     times, counts = {}, {}
     cols = "destination, route_id, trip_id, tstamp"
 
-    start = time.perf_counter()
-    d.commit(d._copy("SELECT %s FROM read_json('%s/trips.json')" % (cols, work)))
-    times["ingest"] = time.perf_counter() - start
+    with Clock() as c:
+        d.commit(d._copy("SELECT %s FROM read_json('%s/trips.json')" % (cols, work)))
+    times["ingest"] = (c.wall, c.cpu_s)
 
-    start = time.perf_counter()
-    d.commit(d.current() + d._copy("SELECT * FROM read_json('%s/insert.json')" % work))
-    times["append"] = time.perf_counter() - start
+    with Clock() as c:
+        d.commit(d.current() + d._copy("SELECT * FROM read_json('%s/insert.json')" % work))
+    times["append"] = (c.wall, c.cpu_s)
 
-    start = time.perf_counter()
+    c = Clock().__enter__()
     d.rewrite(lambda src: "SELECT DISTINCT route_id FROM %s WHERE destination = 'Syracuse'" % src,
               lambda src: "SELECT * REPLACE (CASE WHEN destination = 'Syracuse' THEN "
                           "'Philadelphia' ELSE destination END AS destination) FROM %s" % src)
-    times["update"] = time.perf_counter() - start
+    c.__exit__()
+    times["update"] = (c.wall, c.cpu_s)
 
-    start = time.perf_counter()
+    c = Clock().__enter__()
     d.rewrite(lambda src: "SELECT DISTINCT route_id FROM %s WHERE destination = 'New Jersey'"
                           % src,
               lambda src: "SELECT * FROM %s WHERE destination IS DISTINCT FROM 'New Jersey'" % src)
-    times["delete"] = time.perf_counter() - start
+    c.__exit__()
+    times["delete"] = (c.wall, c.cpu_s)
 
-    start = time.perf_counter()
+    c = Clock().__enter__()
     merge = "read_json('%s/merge.json')" % work
     d.rewrite(lambda src: "SELECT DISTINCT t.route_id FROM %s t JOIN %s s USING (trip_id) "
                           "UNION SELECT DISTINCT route_id FROM %s" % (src, merge, merge),
               lambda src: "SELECT * FROM %s t WHERE trip_id NOT IN (SELECT trip_id FROM %s) "
                           "UNION ALL BY NAME SELECT * FROM %s" % (src, merge, merge))
-    times["merge"] = time.perf_counter() - start
+    c.__exit__()
+    times["merge"] = (c.wall, c.cpu_s)
 
-    start = time.perf_counter()
-    for v in range(5):
-        counts[v] = con.execute("SELECT count(*) FROM %s" % d.read(d.versions[v])).fetchone()[0]
-    times["travel"] = time.perf_counter() - start
+    with Clock() as c:
+        for v in range(5):
+            counts[v] = con.execute("SELECT count(*) FROM %s"
+                                    % d.read(d.versions[v])).fetchone()[0]
+    times["travel"] = (c.wall, c.cpu_s)
     return times, counts
 
 
@@ -186,15 +214,19 @@ def main():
     if s_counts != d_counts:
         print("MISMATCH between the engines' counts")
     print()
-    print("| step | silt s | DuckDB s | silt / DuckDB |")
-    print("| --- | --- | --- | --- |")
-    total_s = total_d = 0.0
+    print("| step | silt wall s | DuckDB wall s | ratio | silt CPU s | DuckDB CPU s | ratio |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
+    total_s, total_d = [0.0, 0.0], [0.0, 0.0]
     for step in ["ingest", "append", "update", "delete", "merge", "travel"]:
-        total_s += s_times[step]
-        total_d += d_times[step]
-        print("| %s | %.2f | %.2f | %.2f |" % (step, s_times[step], d_times[step],
-                                            s_times[step] / d_times[step]))
-    print("| total | %.2f | %.2f | %.2f |" % (total_s, total_d, total_s / total_d))
+        sw, sc = s_times[step]
+        dw, dc = d_times[step]
+        total_s = [total_s[0] + sw, total_s[1] + sc]
+        total_d = [total_d[0] + dw, total_d[1] + dc]
+        print("| %s | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |"
+              % (step, sw, dw, sw / dw, sc, dc, sc / max(dc, 1e-3)))
+    print("| total | %.2f | %.2f | %.2f | %.2f | %.2f | %.2f |"
+          % (total_s[0], total_d[0], total_s[0] / total_d[0], total_s[1], total_d[1],
+             total_s[1] / total_d[1]))
 
 
 if __name__ == "__main__":

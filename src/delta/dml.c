@@ -1,12 +1,12 @@
 /*
  * dml.c - DELETE and UPDATE by copy-on-write (dml.h).
  *
- * A candidate file is read once into a per-file arena (its batches and
- * their match masks): a data file is at most the target file size, so the
- * memory is bounded by one file. Only when some row matched is the file
- * removed and the rest written back through one delta_writer, which
- * recomputes each row's partition folder from the partition columns the
- * scan filled in, so rewritten rows land in the partition they came from.
+ * A candidate file is scanned a batch at a time to see whether a row
+ * matches; only then is it removed and scanned again to write the rest
+ * back through one delta_writer (which recomputes each row's partition
+ * folder from the partition columns the scan filled in, so rewritten rows
+ * land in the partition they came from). Memory holds one batch of the
+ * file and the writer's open row groups, never a whole file.
  */
 #include <string.h>
 
@@ -73,66 +73,70 @@ static silt_status remove_file(dml_ctx *ctx, const delta_file *file, silt_error 
     return delta_txn_remove_file(ctx->txn, file, 1, err);
 }
 
-/* Reads a candidate file: its batches with match masks; *n_out batches in ctx->file_a. */
-static silt_status read_file(dml_ctx *ctx, const delta_file *file, file_batch **out,
-                             size_t *n_out, silt_error *err)
+/* The match mask of one batch of a candidate file (in ctx->file_a). */
+static silt_status match_batch(dml_ctx *ctx, col_batch *b, file_batch *fb, silt_error *err)
+{
+    int64_t row;
+    fb->batch = b;
+    fb->match = arena_alloc(ctx->file_a, (size_t)b->n_rows + 1);
+    if (fb->match == NULL)
+        return err_nomem(err);
+    memset(fb->match, 1, (size_t)b->n_rows);
+    /* partition_only: the file filter is exact, every row of the file matches */
+    if (ctx->opts->predicate != NULL && !ctx->opts->partition_only)
+        SILT_RETURN_IF_ERROR(ctx->opts->predicate(b, fb->match, ctx->opts->predicate_payload,
+                                                  err));
+    fb->n_match = 0;
+    for (row = 0; row < b->n_rows; row++)
+        fb->n_match += fb->match[row] != 0;
+    return SILT_OK;
+}
+
+static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error *err);
+
+/*
+ * One pass over a candidate file, a batch at a time (ctx->file_a is reset
+ * after each batch, so memory holds one batch, never the file). Without
+ * `rewrite` it only counts the matching rows into *n_match_out; with it,
+ * every batch is written back through rewrite_batch.
+ */
+static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
+                             int64_t *n_match_out, silt_error *err)
 {
     delta_snapshot one = *ctx->snap;
     delta_scan *scan = NULL;
-    file_batch *items = NULL;
-    size_t n = 0, cap = 0;
     silt_status rc;
     int64_t start = time_monotonic_nanos();
     one.files = (delta_file *)file;
     one.n_files = 1;
+    *n_match_out = 0;
     rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
     while (rc == SILT_OK) {
         col_batch *b = NULL;
-        file_batch *fb;
-        int64_t row;
+        file_batch fb = {NULL, NULL, 0};
+        arena_reset(ctx->file_a);
         rc = delta_scan_next(scan, ctx->file_a, &b, err);
         if (rc != SILT_OK || b == NULL)
             break;
-        /* The scan's schema dies with the scan; the batches outlive it. */
         if (!col_type_equal(b->schema, ctx->snap->schema)) {
             rc = err_set(err, SILT_CORRUPT, "the scan of \"%s\" produced rows of another schema",
                          file->path);
             break;
         }
-        b->schema = ctx->snap->schema;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            file_batch *grown =
-                arena_realloc(ctx->file_a, items, cap * sizeof(*items), ncap * sizeof(*items));
-            if (grown == NULL) {
-                rc = err_nomem(err);
-                break;
-            }
-            items = grown;
-            cap = ncap;
-        }
-        fb = &items[n++];
-        fb->batch = b;
-        fb->match = arena_alloc(ctx->file_a, (size_t)b->n_rows);
-        if (fb->match == NULL) {
-            rc = err_nomem(err);
-            break;
-        }
-        memset(fb->match, 1, (size_t)b->n_rows);
-        /* partition_only: the file filter is exact, every row of the file matches */
-        if (ctx->opts->predicate != NULL && !ctx->opts->partition_only)
-            rc = ctx->opts->predicate(b, fb->match, ctx->opts->predicate_payload, err);
-        fb->n_match = 0;
-        for (row = 0; row < b->n_rows; row++)
-            fb->n_match += fb->match[row] != 0;
+        b->schema = ctx->snap->schema; /* the scan's schema dies with the scan */
+        rc = match_batch(ctx, b, &fb, err);
+        if (rc == SILT_OK)
+            *n_match_out += fb.n_match;
+        if (rc == SILT_OK && rewrite)
+            rc = rewrite_batch(ctx, &fb, err);
     }
     delta_scan_free(scan);
-    ctx->scan_ns += time_monotonic_nanos() - start;
-    ctx->m.num_files_read++;
-    *out = items;
-    *n_out = n;
+    if (rewrite)
+        ctx->rewrite_ns += time_monotonic_nanos() - start;
+    else
+        ctx->scan_ns += time_monotonic_nanos() - start;
     if (rc != SILT_OK)
-        return err_context(err, "while reading \"%s\"", file->path);
+        return err_context(err, "while %s \"%s\"", rewrite ? "rewriting" : "reading", file->path);
     return SILT_OK;
 }
 
@@ -239,23 +243,23 @@ static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error 
     return write_batch(ctx, updated, err);
 }
 
+/*
+ * A candidate file is read twice when it holds a match: first to find out
+ * (a file without matches is left alone and nothing is written), then to
+ * write it back batch by batch. Reading twice costs the scan of the files
+ * that change; holding a whole file's rows would cost memory in proportion
+ * to the file (several times its decoded size with the rewrite's copies).
+ */
 static silt_status rewrite_file(dml_ctx *ctx, const delta_file *file, silt_error *err)
 {
-    file_batch *items = NULL;
-    size_t n = 0, idx;
-    int64_t n_match = 0, start;
-    SILT_RETURN_IF_ERROR(read_file(ctx, file, &items, &n, err));
-    for (idx = 0; idx < n; idx++)
-        n_match += items[idx].n_match;
+    int64_t n_match = 0;
+    ctx->m.num_files_read++;
+    SILT_RETURN_IF_ERROR(pass_file(ctx, file, 0, &n_match, err));
     if (n_match == 0)
         return SILT_OK; /* untouched */
-    start = time_monotonic_nanos();
     SILT_RETURN_IF_ERROR(remove_file(ctx, file, err));
     SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));
-    for (idx = 0; idx < n; idx++)
-        SILT_RETURN_IF_ERROR(rewrite_batch(ctx, &items[idx], err));
-    ctx->rewrite_ns += time_monotonic_nanos() - start;
-    return SILT_OK;
+    return pass_file(ctx, file, 1, &n_match, err);
 }
 
 /* A whole file matches (no predicate, or a partition-only one): removed without rewriting. */
