@@ -1,12 +1,12 @@
 /*
  * dml.c - DELETE and UPDATE by copy-on-write (dml.h).
  *
- * A candidate file is read once into a per-file arena (its batches and
- * their match masks): a data file is at most the target file size, so the
- * memory is bounded by one file. Only when some row matched is the file
- * removed and the rest written back through one delta_writer, which
- * recomputes each row's partition folder from the partition columns the
- * scan filled in, so rewritten rows land in the partition they came from.
+ * A candidate file is scanned a batch at a time to see whether a row
+ * matches; only then is it removed and scanned again to write the rest
+ * back through one delta_writer (which recomputes each row's partition
+ * folder from the partition columns the scan filled in, so rewritten rows
+ * land in the partition they came from). Memory holds one batch of the
+ * file and the writer's open row groups, never a whole file.
  */
 #include <string.h>
 
@@ -24,6 +24,9 @@ typedef struct dml_ctx {
     void *update_payload;
     delta_txn *txn;
     delta_writer *w;
+    delta_writer *cdc_w; /* change data files, when the change data feed is on */
+    int cdf;
+    int64_t n_cdc_files;
     arena *file_a;
     delta_dml_metrics m;
     int64_t scan_ns, rewrite_ns;
@@ -70,65 +73,70 @@ static silt_status remove_file(dml_ctx *ctx, const delta_file *file, silt_error 
     return delta_txn_remove_file(ctx->txn, file, 1, err);
 }
 
-/* Reads a candidate file: its batches with match masks; *n_out batches in ctx->file_a. */
-static silt_status read_file(dml_ctx *ctx, const delta_file *file, file_batch **out,
-                             size_t *n_out, silt_error *err)
+/* The match mask of one batch of a candidate file (in ctx->file_a). */
+static silt_status match_batch(dml_ctx *ctx, col_batch *b, file_batch *fb, silt_error *err)
+{
+    int64_t row;
+    fb->batch = b;
+    fb->match = arena_alloc(ctx->file_a, (size_t)b->n_rows + 1);
+    if (fb->match == NULL)
+        return err_nomem(err);
+    memset(fb->match, 1, (size_t)b->n_rows);
+    /* partition_only: the file filter is exact, every row of the file matches */
+    if (ctx->opts->predicate != NULL && !ctx->opts->partition_only)
+        SILT_RETURN_IF_ERROR(ctx->opts->predicate(b, fb->match, ctx->opts->predicate_payload,
+                                                  err));
+    fb->n_match = 0;
+    for (row = 0; row < b->n_rows; row++)
+        fb->n_match += fb->match[row] != 0;
+    return SILT_OK;
+}
+
+static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error *err);
+
+/*
+ * One pass over a candidate file, a batch at a time (ctx->file_a is reset
+ * after each batch, so memory holds one batch, never the file). Without
+ * `rewrite` it only counts the matching rows into *n_match_out; with it,
+ * every batch is written back through rewrite_batch.
+ */
+static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
+                             int64_t *n_match_out, silt_error *err)
 {
     delta_snapshot one = *ctx->snap;
     delta_scan *scan = NULL;
-    file_batch *items = NULL;
-    size_t n = 0, cap = 0;
     silt_status rc;
     int64_t start = time_monotonic_nanos();
     one.files = (delta_file *)file;
     one.n_files = 1;
+    *n_match_out = 0;
     rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
     while (rc == SILT_OK) {
         col_batch *b = NULL;
-        file_batch *fb;
-        int64_t row;
+        file_batch fb = {NULL, NULL, 0};
+        arena_reset(ctx->file_a);
         rc = delta_scan_next(scan, ctx->file_a, &b, err);
         if (rc != SILT_OK || b == NULL)
             break;
-        /* The scan's schema dies with the scan; the batches outlive it. */
         if (!col_type_equal(b->schema, ctx->snap->schema)) {
             rc = err_set(err, SILT_CORRUPT, "the scan of \"%s\" produced rows of another schema",
                          file->path);
             break;
         }
-        b->schema = ctx->snap->schema;
-        if (n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            file_batch *grown =
-                arena_realloc(ctx->file_a, items, cap * sizeof(*items), ncap * sizeof(*items));
-            if (grown == NULL) {
-                rc = err_nomem(err);
-                break;
-            }
-            items = grown;
-            cap = ncap;
-        }
-        fb = &items[n++];
-        fb->batch = b;
-        fb->match = arena_alloc(ctx->file_a, (size_t)b->n_rows);
-        if (fb->match == NULL) {
-            rc = err_nomem(err);
-            break;
-        }
-        memset(fb->match, 1, (size_t)b->n_rows);
-        if (ctx->opts->predicate != NULL)
-            rc = ctx->opts->predicate(b, fb->match, ctx->opts->predicate_payload, err);
-        fb->n_match = 0;
-        for (row = 0; row < b->n_rows; row++)
-            fb->n_match += fb->match[row] != 0;
+        b->schema = ctx->snap->schema; /* the scan's schema dies with the scan */
+        rc = match_batch(ctx, b, &fb, err);
+        if (rc == SILT_OK)
+            *n_match_out += fb.n_match;
+        if (rc == SILT_OK && rewrite)
+            rc = rewrite_batch(ctx, &fb, err);
     }
     delta_scan_free(scan);
-    ctx->scan_ns += time_monotonic_nanos() - start;
-    ctx->m.num_files_read++;
-    *out = items;
-    *n_out = n;
+    if (rewrite)
+        ctx->rewrite_ns += time_monotonic_nanos() - start;
+    else
+        ctx->scan_ns += time_monotonic_nanos() - start;
     if (rc != SILT_OK)
-        return err_context(err, "while reading \"%s\"", file->path);
+        return err_context(err, "while %s \"%s\"", rewrite ? "rewriting" : "reading", file->path);
     return SILT_OK;
 }
 
@@ -150,6 +158,56 @@ static silt_status write_batch(dml_ctx *ctx, col_batch *b, silt_error *err)
     return delta_write_batch(ctx->w, &relabelled, err);
 }
 
+/* A STRING vector of n_rows copies of text (the _change_type column). */
+static silt_status const_string(arena *a, const char *text, int64_t n_rows, col_vec **out,
+                                silt_error *err)
+{
+    size_t len = strlen(text);
+    col_vec *v = arena_calloc(a, 1, sizeof(*v));
+    int64_t row;
+    if (v == NULL)
+        return err_nomem(err);
+    v->type = col_type_primitive(COL_STRING);
+    v->length = n_rows;
+    v->offsets = arena_alloc(a, (size_t)(n_rows + 1) * sizeof(int32_t));
+    v->data = arena_alloc(a, len * (size_t)n_rows + 1);
+    v->data_len = (int64_t)len * n_rows;
+    if (v->offsets == NULL || v->data == NULL)
+        return err_nomem(err);
+    for (row = 0; row <= n_rows; row++)
+        v->offsets[row] = (int32_t)(row * (int64_t)len);
+    for (row = 0; row < n_rows; row++)
+        memcpy(v->data + row * (int64_t)len, text, len);
+    *out = v;
+    return SILT_OK;
+}
+
+/*
+ * PROTOCOL: Change Data Files. The rows of b as changes of one kind
+ * ("delete", "update_preimage", "update_postimage") into the change data
+ * writer, opened on first use.
+ */
+static silt_status write_changes(dml_ctx *ctx, const col_batch *b, const char *change_type,
+                                 silt_error *err)
+{
+    col_batch changes;
+    col_vec **cols;
+    if (!ctx->cdf || b->n_rows == 0)
+        return SILT_OK;
+    if (ctx->cdc_w == NULL)
+        SILT_RETURN_IF_ERROR(dwrite_open_cdc(&ctx->cdc_w, ctx->store, ctx->snap, err));
+    cols = arena_calloc(ctx->file_a, b->n_cols + 1, sizeof(*cols));
+    if (cols == NULL)
+        return err_nomem(err);
+    memcpy(cols, b->cols, b->n_cols * sizeof(*cols));
+    SILT_RETURN_IF_ERROR(const_string(ctx->file_a, change_type, b->n_rows, &cols[b->n_cols], err));
+    changes.schema = delta_write_table_schema(ctx->cdc_w);
+    changes.n_rows = b->n_rows;
+    changes.n_cols = b->n_cols + 1;
+    changes.cols = cols;
+    return delta_write_batch(ctx->cdc_w, &changes, err);
+}
+
 /* The rows of fb that stay (DELETE: unmatched; UPDATE: unmatched, then the updated ones). */
 static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error *err)
 {
@@ -164,36 +222,44 @@ static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error 
     if (kept->n_rows > 0)
         SILT_RETURN_IF_ERROR(write_batch(ctx, kept, err));
     ctx->m.num_copied_rows += kept->n_rows;
-    if (ctx->update == NULL || fb->n_match == 0) {
-        ctx->m.num_deleted_rows += fb->n_match;
+    if (fb->n_match == 0)
         return SILT_OK;
-    }
     SILT_RETURN_IF_ERROR(col_batch_filter(&matched, ctx->file_a, fb->batch, fb->match, err));
+    if (ctx->update == NULL) {
+        ctx->m.num_deleted_rows += fb->n_match;
+        return write_changes(ctx, matched, "delete", err);
+    }
     SILT_RETURN_IF_ERROR(ctx->update(matched, ctx->file_a, &updated, ctx->update_payload, err));
     if (updated == NULL || updated->n_rows != matched->n_rows)
         return err_set(err, SILT_INVALID,
                        "the update produced a different number of rows than it was given");
     ctx->m.num_updated_rows += updated->n_rows;
+    SILT_RETURN_IF_ERROR(write_changes(ctx, matched, "update_preimage", err));
+    if (ctx->cdf) {
+        col_batch relabelled = *updated;
+        relabelled.schema = ctx->snap->schema;
+        SILT_RETURN_IF_ERROR(write_changes(ctx, &relabelled, "update_postimage", err));
+    }
     return write_batch(ctx, updated, err);
 }
 
+/*
+ * A candidate file is read twice when it holds a match: first to find out
+ * (a file without matches is left alone and nothing is written), then to
+ * write it back batch by batch. Reading twice costs the scan of the files
+ * that change; holding a whole file's rows would cost memory in proportion
+ * to the file (several times its decoded size with the rewrite's copies).
+ */
 static silt_status rewrite_file(dml_ctx *ctx, const delta_file *file, silt_error *err)
 {
-    file_batch *items = NULL;
-    size_t n = 0, idx;
-    int64_t n_match = 0, start;
-    SILT_RETURN_IF_ERROR(read_file(ctx, file, &items, &n, err));
-    for (idx = 0; idx < n; idx++)
-        n_match += items[idx].n_match;
+    int64_t n_match = 0;
+    ctx->m.num_files_read++;
+    SILT_RETURN_IF_ERROR(pass_file(ctx, file, 0, &n_match, err));
     if (n_match == 0)
         return SILT_OK; /* untouched */
-    start = time_monotonic_nanos();
     SILT_RETURN_IF_ERROR(remove_file(ctx, file, err));
     SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));
-    for (idx = 0; idx < n; idx++)
-        SILT_RETURN_IF_ERROR(rewrite_batch(ctx, &items[idx], err));
-    ctx->rewrite_ns += time_monotonic_nanos() - start;
-    return SILT_OK;
+    return pass_file(ctx, file, 1, &n_match, err);
 }
 
 /* A whole file matches (no predicate, or a partition-only one): removed without rewriting. */
@@ -211,7 +277,9 @@ static silt_status process(dml_ctx *ctx, silt_error *err)
 {
     const delta_dml_options *o = ctx->opts;
     size_t idx;
-    int whole = o->predicate == NULL || o->partition_only;
+    /* With the change data feed on, whole files are read too: their rows are the changes
+     * (a commit with cdc actions is read from them alone). */
+    int whole = (o->predicate == NULL || o->partition_only) && !ctx->cdf;
     for (idx = 0; idx < ctx->snap->n_files; idx++) {
         const delta_file *file = &ctx->snap->files[idx];
         if (o->file_filter != NULL && !o->file_filter(ctx->snap, file, o->file_filter_payload))
@@ -243,7 +311,7 @@ silt_status dwrite_predicate_param(delta_txn *txn, const char *text, silt_error 
 static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
 {
     static const char *const dv_metrics[] = {"numDeletionVectorsAdded", "numDeletionVectorsRemoved",
-                                             "numDeletionVectorsUpdated", "numAddedChangeFiles"};
+                                             "numDeletionVectorsUpdated"};
     delta_txn *txn = ctx->txn;
     const delta_dml_metrics *m = &ctx->m;
     size_t idx;
@@ -259,6 +327,7 @@ static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numCopiedRows", m->num_copied_rows, err));
     for (idx = 0; idx < sizeof(dv_metrics) / sizeof(dv_metrics[0]); idx++)
         SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, dv_metrics[idx], 0, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedChangeFiles", ctx->n_cdc_files, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedBytes", m->num_removed_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedBytes", m->num_added_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "executionTimeMs", exec_ns / 1000000, err));
@@ -266,10 +335,31 @@ static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
     return delta_txn_set_metric(txn, "rewriteTimeMs", ctx->rewrite_ns / 1000000, err);
 }
 
+/* The change data files as cdc actions. */
+static silt_status add_changes(dml_ctx *ctx, silt_error *err)
+{
+    delta_write_output out;
+    size_t idx;
+    if (ctx->cdc_w == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(delta_write_finish(ctx->cdc_w, &out, err));
+    for (idx = 0; idx < out.n_adds; idx++) {
+        dlog_cdc cdc;
+        memset(&cdc, 0, sizeof(cdc));
+        cdc.path = out.adds[idx].path;
+        cdc.partition_values = out.adds[idx].partition_values;
+        cdc.size = out.adds[idx].size;
+        SILT_RETURN_IF_ERROR(delta_txn_add_cdc(ctx->txn, &cdc, err));
+    }
+    ctx->n_cdc_files = (int64_t)out.n_adds;
+    return SILT_OK;
+}
+
 static silt_status add_written(dml_ctx *ctx, silt_error *err)
 {
     delta_write_output out;
     size_t idx;
+    SILT_RETURN_IF_ERROR(add_changes(ctx, err));
     if (ctx->w == NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_write_finish(ctx->w, &out, err));
@@ -283,7 +373,11 @@ static silt_status add_written(dml_ctx *ctx, silt_error *err)
 static silt_status run(dml_ctx *ctx, delta_commit_result *result, silt_error *err)
 {
     int64_t start = time_monotonic_nanos();
-    SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata, 1, err));
+    const char *cdf =
+        dlog_map_get(&ctx->snap->metadata.configuration, "delta.enableChangeDataFeed", NULL);
+    ctx->cdf = cdf != NULL && str_casecmp(cdf, "true") == 0;
+    SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata,
+                                              ctx->cdf ? DELTA_REMOVES_WITH_CDC : 1, err));
     SILT_RETURN_IF_ERROR(delta_txn_begin(&ctx->txn, ctx->store, ctx->snap,
                                          ctx->update ? "UPDATE" : "DELETE", err));
     if (ctx->opts->now_ms != NULL)
@@ -309,6 +403,7 @@ static silt_status run_dml(dml_ctx *ctx, delta_dml_metrics *metrics, delta_commi
     if (rc == SILT_OK && metrics != NULL)
         *metrics = ctx->m;
     delta_write_free(ctx->w);
+    delta_write_free(ctx->cdc_w);
     delta_txn_free(ctx->txn);
     arena_free(ctx->file_a);
     return rc;

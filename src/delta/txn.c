@@ -202,6 +202,25 @@ silt_status delta_txn_add_file(delta_txn *txn, const dlog_add *add, silt_error *
     return SILT_OK;
 }
 
+silt_status delta_txn_add_cdc(delta_txn *txn, const dlog_cdc *cdc, silt_error *err)
+{
+    dlog_action *act;
+    dlog_cdc *dst;
+    SILT_RETURN_IF_ERROR(push_action(txn, &act, DLOG_CDC, err));
+    dst = &act->u.cdc;
+    *dst = *cdc;
+    dst->path = arena_strdup(txn->arena, cdc->path);
+    dst->raw_path = NULL;
+    dst->data_change = 0; /* PROTOCOL: Add CDC File, dataChange is always false */
+    memset(&dst->tags, 0, sizeof(dst->tags));
+    if (dst->path == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(
+        dlog_map_copy(txn->arena, &cdc->partition_values, &dst->partition_values, err));
+    txn->n_cdc++;
+    return SILT_OK;
+}
+
 silt_status delta_txn_remove(delta_txn *txn, const dlog_remove *rm, silt_error *err)
 {
     dlog_action *act;
@@ -367,7 +386,11 @@ static silt_status prepare(delta_txn *txn, silt_error *err)
                        "on only when it creates a table");
     protocol = txn_protocol(txn);
     SILT_RETURN_IF_ERROR(
-        delta_check_writable(protocol, txn_metadata(txn), txn->n_removes_data > 0, err));
+        delta_check_writable(protocol, txn_metadata(txn),
+                             txn->n_removes_data == 0 ? 0
+                             : txn->n_cdc > 0        ? DELTA_REMOVES_WITH_CDC
+                                                     : 1,
+                             err));
     if (txn->has_metadata || txn->has_protocol || txn->n_domains > 0)
         SILT_RETURN_IF_ERROR(delta_check_protocol_covers(protocol, txn_metadata(txn),
                                                          txn->n_domains > 0, err));
@@ -510,7 +533,7 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
     if (use_ict && txn->snap != NULL && txn->snap->timestamp_is_in_commit)
         last_ict = txn->snap->timestamp_ms;
     for (res->attempts = 1;; res->attempts++) {
-        int64_t ict = -1, next;
+        int64_t ict = -1, next = -1;
         if (use_ict) {
             /* PROTOCOL: In-Commit Timestamps: strictly above the previous commit's. */
             ict = txn_now_ms(txn);
@@ -550,6 +573,13 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
     return rc;
 }
 
+/* 1 when the table's protocol (after this commit) supports v2Checkpoint. */
+static int txn_writes_no_checkpoints(const delta_txn *txn)
+{
+    const dlog_protocol *p = txn_protocol(txn);
+    return p != NULL && p->min_writer_version >= 7 && dproto_has_feature(p, "v2Checkpoint", 1);
+}
+
 /* After the commit: a checkpoint every delta.checkpointInterval versions, then log cleanup. */
 static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
 {
@@ -565,6 +595,10 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
     if (text != NULL && (!str_to_int64(text, strlen(text), &interval) || interval <= 0))
         interval = 10;
     if (res->version == 0 || res->version % interval != 0)
+        return;
+    /* PROTOCOL: V2 Checkpoint Table Feature. Such a table must only get V2
+     * checkpoints, which silt does not write; a checkpoint is optional. */
+    if (txn_writes_no_checkpoints(txn))
         return;
     res->checkpoint_attempted = 1;
     scratch = arena_new(NULL, "checkpoint");

@@ -54,10 +54,12 @@ const char *const *delta_writer_features(void);
 /*
  * SILT_OK when silt may commit to a table with this protocol and metadata;
  * SILT_UNSUPPORTED naming the feature (and why) otherwise. removes_data
- * tells whether the commit removes data (dataChange removes): a table with
- * the change data feed on needs `cdc` files for those, which silt does not
- * write.
+ * tells whether the commit removes data (dataChange removes): 0 no, 1 yes
+ * (a table with the change data feed on then needs `cdc` files, so it is
+ * refused), DELTA_REMOVES_WITH_CDC yes and the commit carries change data
+ * files for every row it changes (DELETE and UPDATE write them).
  */
+#define DELTA_REMOVES_WITH_CDC 2
 silt_status delta_check_writable(const dlog_protocol *protocol, const dlog_metadata *metadata,
                                  int removes_data, silt_error *err);
 
@@ -165,6 +167,8 @@ silt_status delta_txn_remove_file(delta_txn *txn, const delta_file *file, int da
                                   silt_error *err);
 /* A remove action as given (deletionTimestamp 0/absent becomes now). */
 silt_status delta_txn_remove(delta_txn *txn, const dlog_remove *remove, silt_error *err);
+/* A change data file (PROTOCOL: Add CDC File; dataChange is written false). */
+silt_status delta_txn_add_cdc(delta_txn *txn, const dlog_cdc *cdc, silt_error *err);
 silt_status delta_txn_set_metadata(delta_txn *txn, const dlog_metadata *metadata,
                                    silt_error *err);
 silt_status delta_txn_set_protocol(delta_txn *txn, const dlog_protocol *protocol,

@@ -21,11 +21,19 @@
 #include "delta/txn.h"
 #include "util/time.h"
 
+/*
+ * typeWidening(-preview): writers must record the type changes they make;
+ * silt never changes a column's type, and data files it rewrites are read
+ * through the scan (which widens older files) and written with the table's
+ * current types. v2Checkpoint: writers must write V2 checkpoints; silt writes
+ * no checkpoint on such tables (checkpoints are optional, txn.c
+ * maybe_checkpoint), and its log reader follows the table's V2 checkpoints.
+ */
 static const char *const writer_features[] = {
     "appendOnly",    "invariants",         "checkConstraints", "changeDataFeed",
     "generatedColumns", "columnMapping",   "identityColumns",  "deletionVectors",
     "timestampNtz",  "domainMetadata",     "inCommitTimestamp", "vacuumProtocolCheck",
-    NULL};
+    "typeWidening",  "typeWidening-preview", "v2Checkpoint",   NULL};
 
 const char *const *delta_writer_features(void) { return writer_features; }
 
@@ -95,10 +103,10 @@ static silt_status check_feature(const char *feature, const dlog_metadata *md, i
         if (has_constraints(md))
             return refuse(err, feature, "silt does not enforce CHECK constraints");
     } else if (strcmp(feature, "changeDataFeed") == 0) {
-        if (removes_data && property_true(md, "delta.enableChangeDataFeed"))
+        if (removes_data == 1 && property_true(md, "delta.enableChangeDataFeed"))
             return refuse(err, feature,
-                          "the change data feed is on and silt does not write change data files "
-                          "for commits that remove data");
+                          "the change data feed is on and silt writes change data files only "
+                          "for DELETE and UPDATE");
     } else if (strcmp(feature, "generatedColumns") == 0) {
         if (field_meta_has(schema, "delta.generationExpression"))
             return refuse(err, feature, "silt does not compute generated columns");
@@ -153,7 +161,9 @@ silt_status delta_check_writable(const dlog_protocol *protocol, const dlog_metad
         SILT_RETURN_IF_ERROR(check_feature(active_checked[idx], metadata, removes_data, err));
     if (removes_data && property_true(metadata, "delta.appendOnly"))
         return err_set(err, SILT_INVALID,
-                       "cannot remove data from an append-only table (delta.appendOnly = true)");
+                       "[DELTA_CANNOT_MODIFY_APPEND_ONLY] This table is configured to only allow "
+                       "appends. If you would like to permit updates or deletes, use 'ALTER TABLE "
+                       "<table_name> SET TBLPROPERTIES (delta.appendOnly=false)'.");
     return SILT_OK;
 }
 

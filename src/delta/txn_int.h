@@ -43,6 +43,7 @@ struct delta_txn {
     dlog_kv *metrics;
     const char *user_metadata;
     int n_adds, n_removes_data, n_domains;
+    int n_cdc; /* cdc actions: the commit carries its own change data */
     int committed; /* a transaction commits once */
 };
 

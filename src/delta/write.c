@@ -50,6 +50,8 @@ struct delta_writer {
     int n_indexed;
     int max_open, n_open;
     hashmap parts; /* dir -> part_file */
+    hashmap parts_by_value; /* raw partition values (raw_key) -> part_file */
+    buf key;
     dlog_add *adds;
     size_t n_adds, cap_adds;
     int64_t n_rows, n_bytes;
@@ -58,6 +60,7 @@ struct delta_writer {
     buf scratch;
     size_t n_partition_by; /* the partitioning the caller asked for, for history */
     const char **partition_by;
+    int cdc; /* change data files: _change_data/cdc-*.parquet, no stats (dwrite_open_cdc) */
 };
 
 const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out)
@@ -146,13 +149,36 @@ static silt_status setup_schema(delta_writer *w, const delta_snapshot *snap, con
     return SILT_OK;
 }
 
+/*
+ * The physical schema of a change data writer: the table's physical columns,
+ * then _change_type as it is (a column of the file only, outside the
+ * table's schema and column mapping).
+ */
+static silt_status cdc_physical_schema(delta_writer *w, const col_type **out, silt_error *err)
+{
+    const col_type *phys = NULL;
+    col_field *fields;
+    size_t n = w->md.schema->n_fields;
+    SILT_RETURN_IF_ERROR(dproto_physical_schema(w->md.schema, w->mode, w->a, &phys, err));
+    fields = arena_calloc(w->a, n + 1, sizeof(*fields));
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, phys->fields, n * sizeof(*fields));
+    fields[n] = w->table_schema->fields[n];
+    *out = col_type_struct(w->a, n + 1, fields);
+    return *out ? SILT_OK : err_nomem(err);
+}
+
 /* Splits the table columns into partition and data columns; the physical file schema. */
 static silt_status setup_columns(delta_writer *w, silt_error *err)
 {
     const col_type *schema = w->table_schema, *phys = NULL;
     col_field *fields;
     size_t idx, n_data = 0;
-    SILT_RETURN_IF_ERROR(dproto_physical_schema(schema, w->mode, w->a, &phys, err));
+    if (w->cdc)
+        SILT_RETURN_IF_ERROR(cdc_physical_schema(w, &phys, err));
+    else
+        SILT_RETURN_IF_ERROR(dproto_physical_schema(schema, w->mode, w->a, &phys, err));
     w->n_part = w->md.n_partition_columns;
     w->part_cols = arena_calloc(w->a, w->n_part + 1, sizeof(size_t));
     w->part_phys = arena_calloc(w->a, w->n_part + 1, sizeof(char *));
@@ -236,6 +262,62 @@ silt_status delta_write_open(delta_writer **out, io_store *store, const delta_sn
     return SILT_OK;
 }
 
+/*
+ * PROTOCOL: Change Data Files. A writer of the table's change data: batches
+ * are the table's columns plus _change_type (string), files go to
+ * _change_data/<partition folders>/cdc-*.parquet with the partition
+ * columns left out as in data files, and the output's adds are meant for
+ * cdc actions (no stats, dataChange false).
+ */
+silt_status dwrite_open_cdc(delta_writer **out, io_store *store, const delta_snapshot *snap,
+                            silt_error *err)
+{
+    static const delta_write_options defaults = DELTA_WRITE_OPTIONS_INIT;
+    const col_type *table = snap->schema;
+    delta_writer *w;
+    col_field *fields = NULL;
+    size_t idx, n = table->n_fields;
+    silt_status rc;
+    *out = NULL;
+    w = mem_calloc(1, sizeof(*w));
+    if (w == NULL)
+        return err_nomem(err);
+    w->cdc = 1;
+    w->store = store;
+    w->md = snap->metadata;
+    w->a = arena_new(NULL, "delta cdc writer");
+    w->batch_a = w->a ? arena_new(w->a, "delta cdc writer batch") : NULL;
+    if (w->batch_a != NULL) {
+        fields = arena_calloc(w->a, n + 1, sizeof(*fields));
+        w->src_cols = arena_calloc(w->a, n + 1, sizeof(int));
+    }
+    rc = fields && w->src_cols ? SILT_OK : err_nomem(err);
+    if (rc == SILT_OK) {
+        memcpy(fields, table->fields, n * sizeof(*fields));
+        fields[n].name = "_change_type";
+        fields[n].type = col_type_primitive(COL_STRING);
+        fields[n].nullable = 1;
+        fields[n].field_id = -1;
+        for (idx = 0; idx <= n; idx++)
+            w->src_cols[idx] = (int)idx;
+        w->in_schema = w->table_schema = col_type_struct(w->a, n + 1, fields);
+        rc = w->in_schema ? SILT_OK : err_nomem(err);
+    }
+    if (rc == SILT_OK)
+        rc = dproto_get_mapping_mode(&w->md, &w->mode, err);
+    if (rc == SILT_OK)
+        rc = setup_columns(w, err);
+    if (rc == SILT_OK)
+        rc = keep_partition_by(w, &defaults, err);
+    if (rc != SILT_OK) {
+        delta_write_free(w);
+        return rc;
+    }
+    setup_sizes(w, &defaults);
+    *out = w;
+    return SILT_OK;
+}
+
 /* ---- files ------------------------------------------------------------------------------- */
 
 static silt_status start_file(delta_writer *w, part_file *pf, silt_error *err)
@@ -244,16 +326,12 @@ static silt_status start_file(delta_writer *w, part_file *pf, silt_error *err)
     char *key;
     pqw_options popts = PQW_OPTIONS_INIT;
     SILT_RETURN_IF_ERROR(delta_uuid_v4(uuid, err));
-    snprintf(name, sizeof(name), "part-%05d-%s.c000.snappy.parquet", w->file_seq++ % 100000,
-             uuid);
-    key = arena_alloc(w->a, strlen(pf->dir) + strlen(name) + 1);
+    snprintf(name, sizeof(name), "%s-%05d-%s.c000.snappy.parquet", w->cdc ? "cdc" : "part",
+             w->file_seq++ % 100000, uuid);
+    key = arena_sprintf(w->a, "%s%s%s", w->cdc ? "_change_data/" : "", pf->dir, name);
     if (key == NULL)
         return err_nomem(err);
-    memcpy(key, pf->dir, strlen(pf->dir));
-    memcpy(key + strlen(pf->dir), name, strlen(name) + 1);
     pf->key = key;
-    if (pf->key == NULL)
-        return err_nomem(err);
     popts.write_field_ids = w->mode == DPROTO_MAPPING_ID;
     pf->mem_bytes = 0;
     SILT_RETURN_IF_ERROR(pqw_writer_open(&pf->pw, w->store, pf->key, w->file_schema, &popts, err));
@@ -343,10 +421,10 @@ static silt_status close_file(delta_writer *w, part_file *pf, silt_error *err)
     add.partition_values = pf->values;
     add.size = st.file_bytes;
     add.modification_time = time_now_micros() / 1000;
-    add.data_change = 1;
+    add.data_change = !w->cdc;
     add.dv.offset = -1;
     add.dv.max_row_index = -1;
-    rc = stats_json(w, &st, &add.stats, err);
+    rc = w->cdc ? SILT_OK : stats_json(w, &st, &add.stats, err);
     if (rc == SILT_OK)
         rc = push_add(w, &add, err);
     w->n_bytes += st.file_bytes;
@@ -444,16 +522,49 @@ static silt_status row_dir(delta_writer *w, col_vec **cols, int64_t row, dlog_kv
     return SILT_OK;
 }
 
+/*
+ * The raw partition values of a row as one hash key in w->key: per column a
+ * 4-byte length (UINT32_MAX for null) and the value's log text. Looking a
+ * row up by it skips building the escaped folder name, which is done once
+ * per partition (it was most of the cost of a partitioned write).
+ */
+static silt_status raw_key(delta_writer *w, col_vec **cols, int64_t row, silt_error *err)
+{
+    size_t idx;
+    buf_truncate(&w->key, 0);
+    /* A first byte, so that an unpartitioned table's key is not empty. */
+    SILT_RETURN_IF_ERROR(buf_append_char(&w->key, 'k', err));
+    for (idx = 0; idx < w->n_part; idx++) {
+        uint32_t len;
+        size_t at = w->key.len;
+        int is_null = 0;
+        SILT_RETURN_IF_ERROR(buf_append(&w->key, "\0\0\0\0", 4, err));
+        SILT_RETURN_IF_ERROR(
+            dwrite_partition_text(cols[w->part_cols[idx]], row, &w->key, &is_null, err));
+        if (is_null)
+            buf_truncate(&w->key, at + 4);
+        len = is_null ? UINT32_MAX : (uint32_t)(w->key.len - at - 4);
+        memcpy(w->key.data + at, &len, 4);
+    }
+    return SILT_OK;
+}
+
 static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_file **out,
                              silt_error *err)
 {
     part_file *pf;
     dlog_kv *values;
+    void *found = NULL;
+    SILT_RETURN_IF_ERROR(raw_key(w, cols, row, err));
+    if (hashmap_get(&w->parts_by_value, w->key.data, w->key.len, &found)) {
+        *out = found;
+        return SILT_OK;
+    }
     SILT_RETURN_IF_ERROR(row_dir(w, cols, row, NULL, err));
     pf = hashmap_get_str(&w->parts, buf_cstr(&w->scratch));
     if (pf != NULL) {
         *out = pf;
-        return SILT_OK;
+        return hashmap_put(&w->parts_by_value, w->key.data, w->key.len, pf, NULL, err);
     }
     pf = arena_calloc(w->a, 1, sizeof(*pf));
     values = arena_calloc(w->a, w->n_part + 1, sizeof(*values));
@@ -467,6 +578,38 @@ static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(hashmap_put_str(&w->parts, pf->dir, pf, err));
     *out = pf;
+    return hashmap_put(&w->parts_by_value, w->key.data, w->key.len, pf, NULL, err);
+}
+
+/*
+ * The vector seen through the physical type: with column mapping the nested
+ * field names in the file are physical names, while the rows carry logical
+ * ones. The layout is the same, so a shallow copy with the physical types
+ * (children included) is enough; buffers stay borrowed. PROTOCOL: Column
+ * Mapping, Writer Requirements (nested fields use physical names too).
+ */
+static silt_status retype_vec(arena *a, col_vec *v, const col_type *phys, col_vec **out,
+                              silt_error *err)
+{
+    col_vec *copy;
+    size_t idx;
+    *out = v;
+    if (v->type == phys || !col_type_is_nested(phys->id) || col_type_equal(v->type, phys))
+        return SILT_OK;
+    if ((copy = arena_memdup(a, v, sizeof(*v))) == NULL)
+        return err_nomem(err);
+    copy->type = phys;
+    if (v->n_children > 0) {
+        if (v->n_children > phys->n_fields)
+            return err_set(err, SILT_INVALID, "a nested vector has more children than its type");
+        copy->children = arena_calloc(a, v->n_children, sizeof(col_vec *));
+        if (copy->children == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < v->n_children; idx++)
+            SILT_RETURN_IF_ERROR(retype_vec(a, v->children[idx], phys->fields[idx].type,
+                                            &copy->children[idx], err));
+    }
+    *out = copy;
     return SILT_OK;
 }
 
@@ -486,6 +629,9 @@ static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, co
             data[idx] = (col_vec *)v;
         else
             SILT_RETURN_IF_ERROR(col_vec_take(&data[idx], w->batch_a, v, rows, n_rows, err));
+        if (w->mode != DPROTO_MAPPING_NONE)
+            SILT_RETURN_IF_ERROR(retype_vec(w->batch_a, data[idx],
+                                            w->file_schema->fields[idx].type, &data[idx], err));
         bytes += vec_bytes(v);
     }
     part.schema = w->file_schema;
@@ -593,7 +739,9 @@ void delta_write_free(delta_writer *w)
         pqw_writer_abort(pf->pw);
     }
     hashmap_clear(&w->parts);
+    hashmap_clear(&w->parts_by_value);
     buf_clear(&w->scratch);
+    buf_clear(&w->key);
     arena_free(w->a);
     mem_free(w);
 }

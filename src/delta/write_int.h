@@ -35,6 +35,16 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
                                 arena *a, const col_type **table_schema_out, int **src_cols_out,
                                 silt_error *err);
 
+/*
+ * A writer of change data files for snap's table (PROTOCOL: Change Data
+ * Files): batches hold the table's columns and then "_change_type"
+ * (string: delete, update_preimage, update_postimage, insert); the output's
+ * adds become cdc actions (path under _change_data/, partition values,
+ * size; no stats, dataChange false). Free with delta_write_free.
+ */
+silt_status dwrite_open_cdc(delta_writer **out, io_store *store, const delta_snapshot *snap,
+                            silt_error *err);
+
 /* The partition columns the caller gave at open (WRITE's partitionBy in history). */
 const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out);
 

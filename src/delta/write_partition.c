@@ -32,13 +32,16 @@ static int must_escape(unsigned char c)
 
 silt_status dwrite_escape_path(const char *s, size_t len, buf *out, silt_error *err)
 {
-    size_t idx;
-    for (idx = 0; idx < len; idx++) {
-        unsigned char c = (unsigned char)s[idx];
-        if (must_escape(c))
-            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%%%02X", c));
-        else
-            SILT_RETURN_IF_ERROR(buf_append_char(out, (char)c, err));
+    size_t idx = 0, run;
+    while (idx < len) {
+        /* Characters that need no escape are copied a run at a time. */
+        for (run = idx; run < len && !must_escape((unsigned char)s[run]); run++)
+            ;
+        if (run > idx)
+            SILT_RETURN_IF_ERROR(buf_append(out, s + idx, run - idx, err));
+        if (run < len)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%%%02X", (unsigned char)s[run]));
+        idx = run + 1;
     }
     return SILT_OK;
 }

@@ -273,7 +273,7 @@ silt_status expr_coerce(expr **inout, arena *a, const col_type *type, silt_error
         return SILT_OK;
     if (e->kind == EXPR_LITERAL && e->lit.is_null) {
         /* A NULL literal simply takes the type. */
-        expr *n;
+        expr *n = NULL;
         SILT_RETURN_IF_ERROR(expr_lit_null(&n, a, type, err));
         *inout = n;
         return SILT_OK;
@@ -457,7 +457,7 @@ silt_status expr_is_null(expr **out, arena *a, expr *arg, int negate, silt_error
 silt_status expr_distinct_from(expr **out, arena *a, expr *left, expr *right, int negate,
                                silt_error *err)
 {
-    expr *eq;
+    expr *eq = NULL;
     SILT_RETURN_IF_ERROR(expr_compare(&eq, a, EXPR_EQ_NULL_SAFE, left, right, err));
     if (negate) {
         *out = eq;
@@ -507,7 +507,7 @@ silt_status expr_in(expr **out, arena *a, expr *arg, expr **list, size_t n_list,
 silt_status expr_between(expr **out, arena *a, expr *arg, expr *lo, expr *hi, int negate,
                          silt_error *err)
 {
-    expr *ge, *le, *both;
+    expr *ge = NULL, *le = NULL, *both = NULL;
     SILT_RETURN_IF_ERROR(expr_compare(&ge, a, EXPR_GE, arg, lo, err));
     SILT_RETURN_IF_ERROR(expr_compare(&le, a, EXPR_LE, arg, hi, err));
     SILT_RETURN_IF_ERROR(expr_and(&both, a, ge, le, err));

@@ -292,7 +292,7 @@ typedef struct project_state {
 static silt_status project_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     project_state *s = op->state;
-    engine_chunk *in, *c;
+    engine_chunk *in, *c = NULL;
     size_t idx;
     SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
     if (in == NULL) {

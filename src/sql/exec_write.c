@@ -46,6 +46,47 @@ static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
     return rc;
 }
 
+/*
+ * The file size a write aims at, from the session setting
+ * silt.write.targetFileSize ("134217728", '64m', '1g': bytes with an
+ * optional k/m/g suffix, quoted or not) when the table has no delta.targetFileSize of its
+ * own (the table property wins, as in Delta); 0 = the writer's default.
+ * A value that is not a size is refused, naming the setting.
+ */
+static silt_status session_target_size(binder *b, const dlog_map *table_conf, int64_t *out,
+                                       silt_error *err)
+{
+    const char *raw = sql_session_get(b->s, "silt.write.targetFileSize"), *text = raw;
+    size_t len;
+    int64_t value = 0, unit = 1;
+    *out = 0;
+    if (text == NULL || (table_conf != NULL &&
+                         dlog_map_get(table_conf, "delta.targetFileSize", NULL) != NULL))
+        return SILT_OK;
+    len = strlen(text);
+    if (len > 2 && (text[0] == '\'' || text[0] == '"') && text[len - 1] == text[0]) {
+        text++; /* SET keeps the raw text: '64m' */
+        len -= 2;
+    }
+    if (len > 1 && (text[len - 1] == 'b' || text[len - 1] == 'B'))
+        len--;
+    if (len > 1) {
+        switch (text[len - 1]) {
+        case 'k': case 'K': unit = INT64_C(1) << 10; len--; break;
+        case 'm': case 'M': unit = INT64_C(1) << 20; len--; break;
+        case 'g': case 'G': unit = INT64_C(1) << 30; len--; break;
+        default: break;
+        }
+    }
+    if (!str_to_int64(text, len, &value) || value <= 0 || value > (INT64_C(1) << 40) / unit)
+        return err_set(err, SILT_INVALID,
+                       "setting \"silt.write.targetFileSize\" has value \"%s\"; expected a "
+                       "positive size in bytes, optionally with k, m or g",
+                       raw);
+    *out = value * unit;
+    return SILT_OK;
+}
+
 static silt_status open_store(binder *b, exec_target *t, int create, silt_error *err)
 {
     if (t->store != NULL)
@@ -589,6 +630,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     wo.n_partition_columns = stmt->u.create_table.partitioned_by.n;
     wo.partition_columns = part_names;
     wo.configuration = &conf;
+    SILT_RETURN_IF_ERROR(session_target_size(b, &conf, &wo.target_file_size, err));
     SILT_RETURN_IF_ERROR(open_store(b, &t, 1, err));
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, NULL, schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
@@ -911,6 +953,8 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     if (check != NULL)
         mode = DELTA_MODE_OVERWRITE;
     wo.merge_schema = evolve;
+    SILT_RETURN_IF_ERROR(
+        session_target_size(b, &t.snap->metadata.configuration, &wo.target_file_size, err));
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));

@@ -154,7 +154,7 @@ static silt_status tokenize(csv_tokenizer *t, silt_error *err)
     t->n_fields = 0;
     buf_truncate(&t->scratch, 0);
     for (;;) {
-        csv_field *f;
+        csv_field *f = NULL;
         int raw = 0;
         SILT_RETURN_IF_ERROR(push_field(t, &f, err));
         if (o->quote != '\0' && p < end && *p == o->quote) {

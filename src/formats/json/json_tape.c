@@ -232,7 +232,7 @@ static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, s
 static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is_object,
                                    int *ok, silt_error *err)
 {
-    size_t idx, start = c->pos;
+    size_t idx = 0, start = c->pos;
     uint32_t count = 0;
     SILT_RETURN_IF_ERROR(push(t, is_object ? JT_OBJECT : JT_ARRAY, c->s + start, 0, &idx, err));
     if (depth >= t->max_depth) {
@@ -248,7 +248,7 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
         for (;;) {
             if (is_object) {
                 const char *kp;
-                size_t klen, kidx;
+                size_t klen, kidx = 0;
                 int esc, ascii;
                 skip_ws(c);
                 if (c->pos >= c->len || c->s[c->pos] != '"') {
@@ -295,7 +295,7 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
 
 static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, silt_error *err)
 {
-    size_t idx, start;
+    size_t idx = 0, start;
     skip_ws(c);
     start = c->pos;
     if (c->pos >= c->len) {

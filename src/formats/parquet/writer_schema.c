@@ -234,7 +234,7 @@ static silt_status add_node(pqw_writer *w, build_ctx *ctx, const char *name, con
     if (ctx->n_steps >= PQW_MAX_DEPTH || ctx->n_path + 2 > PQW_MAX_DEPTH * 2)
         return err_set(err, SILT_UNSUPPORTED, "could not write column \"%s\": nested deeper "
                        "than %d levels", lname, PQW_MAX_DEPTH);
-    pqw_schema_elem *se;
+    pqw_schema_elem *se = NULL;
     SILT_RETURN_IF_ERROR(add_elem(w, &se, err));
     size_t elem_idx = w->n_elems - 1;
     se->name = name;
@@ -278,7 +278,7 @@ static silt_status add_node(pqw_writer *w, build_ctx *ctx, const char *name, con
         se->num_children = 1;
         se->converted_type = is_map ? PQW_CONV_MAP : PQW_CONV_LIST;
         se->logical.kind = is_map ? PQW_LT_MAP : PQW_LT_LIST;
-        pqw_schema_elem *group;
+        pqw_schema_elem *group = NULL;
         rc = add_elem(w, &group, err);
         if (rc != SILT_OK)
             break;
@@ -319,7 +319,7 @@ silt_status pqw_schema_build(pqw_writer *w, silt_error *err)
         return err_set(err, SILT_INVALID, "could not write Parquet: the schema must be a struct");
     if (schema->n_fields == 0)
         return err_set(err, SILT_INVALID, "could not write Parquet: the schema has no columns");
-    pqw_schema_elem *root;
+    pqw_schema_elem *root = NULL;
     SILT_RETURN_IF_ERROR(add_elem(w, &root, err));
     root->name = "spark_schema";
     root->has_repetition = 0;

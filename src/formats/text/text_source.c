@@ -57,7 +57,7 @@ silt_status text_parse_int(const char *key, const char *value, int64_t *out, sil
 silt_status text_parse_int_in(const char *key, const char *value, const char *name, int64_t min,
                               int64_t max, int64_t *out, silt_error *err)
 {
-    int64_t number;
+    int64_t number = 0;
     SILT_RETURN_IF_ERROR(text_parse_int(key, value, &number, err));
     if (number < min || number > max)
         return err_set(err, SILT_INVALID, "option \"%s\" must be in %lld..%lld", name,

@@ -431,3 +431,34 @@ void test_delta_txn_checkpoint__loader_starts_from_silt_checkpoint(void)
     delta_snapshot_free(from_cp);
     delta_snapshot_free(at3);
 }
+
+/*
+ * A table supporting v2Checkpoint must only get V2 checkpoints, which silt
+ * does not write: its tenth commit succeeds without a classic checkpoint.
+ */
+void test_delta_txn_checkpoint__no_classic_checkpoint_on_v2_tables(void)
+{
+    static const char *reader[] = {"v2Checkpoint"};
+    static const char *writer[] = {"appendOnly", "invariants", "v2Checkpoint"};
+    dlog_protocol protocol = {3, 7, 1, 1, reader, 1, 3, writer};
+    delta_txn *txn = NULL;
+    dlog_metadata md;
+    const char *parts[] = {"p"};
+    delta_commit_result res;
+    int version;
+    check_ok(delta_metadata_for_new_table(&md, a, schema(), 1, parts, NULL, &err), &err);
+    check_ok(delta_txn_begin(&txn, store, NULL, "CREATE TABLE", &err), &err);
+    check_ok(delta_txn_set_metadata(txn, &md, &err), &err);
+    check_ok(delta_txn_set_protocol(txn, &protocol, &err), &err);
+    check_ok(delta_txn_commit(txn, NULL, &err), &err);
+    delta_txn_free(txn);
+    for (version = 1; version <= 10; version++) {
+        char key[64];
+        snprintf(key, sizeof(key), "p=a/%d.parquet", version);
+        res = append(key, NULL, 0);
+        check_int(version, res.version);
+        check_int(0, res.checkpoint_attempted);
+    }
+    check(!exists("_delta_log/00000000000000000010.checkpoint.parquet"));
+    check(!exists("_delta_log/_last_checkpoint"));
+}

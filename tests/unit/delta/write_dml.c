@@ -380,3 +380,95 @@ void test_delta_write_dml__column_mapping_table(void)
     delta_snapshot_free(snap);
     check_str("1|one|a", wt_read(a, store, -1));
 }
+
+/* The abc table with the change data feed on (protocol (1,4)). */
+static void make_cdf_table(void)
+{
+    static const char *const rows[] = {"1|one|a", "2|two|a", "3|three|a",
+                                       "4|four|b", "5|five|b", "6|six|c"};
+    static const char *const parts[] = {"p"};
+    dlog_kv kv = {"delta.enableChangeDataFeed", "true"};
+    dlog_map config = {1, &kv};
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    delta_writer *w = NULL;
+    wopts.n_partition_columns = 1;
+    wopts.partition_columns = parts;
+    wopts.configuration = &config;
+    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wopts, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, 6), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+}
+
+/* The commit file of a version as text (NUL-terminated, in the test arena). */
+static const char *commit_text(int64_t version)
+{
+    buf data = BUF_INIT;
+    char key[64];
+    const char *text;
+    snprintf(key, sizeof(key), "_delta_log/%020lld.json", (long long)version);
+    check_ok(io_get(store, key, &data, &err), &err);
+    check_ok(buf_append_char(&data, 0, &err), &err);
+    text = arena_strdup(a, data.data);
+    buf_clear(&data);
+    return text;
+}
+
+/*
+ * PROTOCOL: Change Data Files. With the change data feed on, UPDATE and
+ * DELETE write cdc files next to the rewritten data (one per touched
+ * partition, under _change_data/), and a partition-only DELETE reads its
+ * files instead of dropping them blindly, since a commit with cdc actions is
+ * read from them alone. (Their rows are checked against delta-rs's and
+ * Spark's change data feed in the conformance.delta_write ctest.)
+ */
+void test_delta_write_dml__change_data_files(void)
+{
+    delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
+    delta_dml_metrics m;
+    delta_snapshot *snap;
+    const char *text;
+    make_cdf_table();
+    snap = wt_latest(store, &err);
+    opts.predicate = even_id;
+    opts.predicate_text = "((id % 2) = 0)";
+    check_ok(delta_update(store, snap, &opts, rename_rows, NULL, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    text = commit_text(1);
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=a/cdc-");
+    check_contains(text, "\"dataChange\":false}}");
+    check_str("3", wt_commit_info(a, store, 1, "operationMetrics.numAddedChangeFiles"));
+    check_str("1|one|a;2|Xtwo|a;3|three|a;4|Xfour|b;5|five|b;6|Xsix|c", wt_read(a, store, -1));
+
+    snap = wt_latest(store, &err);
+    memset(&opts, 0, sizeof(opts));
+    opts.version = 1;
+    opts.predicate = even_id;
+    opts.file_filter = partition_b;
+    opts.partition_only = 1;
+    opts.predicate_text = "(p = 'b')";
+    check_ok(delta_delete(store, snap, &opts, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(1, m.num_files_read);
+    check_int(2, m.num_deleted_rows);
+    text = commit_text(2);
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=b/cdc-");
+    check_str("1", wt_commit_info(a, store, 2, "operationMetrics.numAddedChangeFiles"));
+    check_str("1|one|a;2|Xtwo|a;3|three|a;6|Xsix|c", wt_read(a, store, -1));
+}
+
+/* DELETE without a predicate on a table with the change data feed on: every row is a
+ * change (three files read, three cdc files); without the feed no file is read. */
+void test_delta_write_dml__delete_all_with_change_data_feed(void)
+{
+    delta_dml_metrics m;
+    delta_snapshot *snap;
+    make_cdf_table();
+    snap = wt_latest(store, &err);
+    check_ok(delta_delete(store, snap, NULL, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(3, m.num_files_read);
+    check_int(6, m.num_deleted_rows);
+    check_str("", wt_read(a, store, -1));
+    check_str("3", wt_commit_info(a, store, 1, "operationMetrics.numAddedChangeFiles"));
+}
