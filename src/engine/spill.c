@@ -55,7 +55,15 @@ static void spill_file_cleanup(void *payload)
     }
     if (f->path != NULL)
         unlink(f->path);
+    /* Never unlink twice: mkstemp may have given the name to a newer file. */
+    f->path = NULL;
     buf_clear(&f->wbuf);
+}
+
+void spill_file_remove(spill_file *f)
+{
+    if (f != NULL)
+        spill_file_cleanup(f);
 }
 
 static const char *temp_dir_of(const engine_ctx *ctx)

@@ -54,6 +54,9 @@ silt_status spill_file_finish(spill_file *f, silt_error *err);
 silt_status spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error *err);
 void spill_file_rewind(spill_file *f);
 
+/* Closes and removes the file now rather than with its arena (no reads after this). */
+void spill_file_remove(spill_file *f);
+
 int64_t spill_file_rows(const spill_file *f);
 int64_t spill_file_bytes(const spill_file *f);
 /* The file's path (for messages and tests). */

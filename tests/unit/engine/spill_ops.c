@@ -1,0 +1,225 @@
+/*
+ * Unit tests of the operators that spill (external sort, grace hash join,
+ * partitioned aggregation): under a tiny memory_limit they must return
+ * exactly what they return in memory, spill files must be gone when the
+ * operator closes, and memory that cannot be met fails with [OUT_OF_MEMORY].
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include <dirent.h>
+#include <stdlib.h>
+
+#include "engine/spill.h"
+#include "engine_test.h"
+
+static arena *qa;
+static engine_ctx ctx;
+static silt_error err;
+
+void test_engine_spill_ops__initialize(void)
+{
+    qa = arena_new(NULL, "query");
+    engine_ctx_init(&ctx, qa);
+    ctx.temp_dir = test_tmpdir();
+    err_clear(&err);
+}
+
+void test_engine_spill_ops__cleanup(void) { arena_free(qa); }
+
+static int dir_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int n = 0;
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
+}
+
+/*
+ * Generated rows: k INT (keys repeat: n_keys distinct values, some NULL
+ * when with_nulls), id LONG (the row number), s STRING (depends on id).
+ */
+typedef struct gen {
+    int64_t n_rows, next, n_keys, salt;
+    int with_nulls;
+    const col_type *schema;
+} gen;
+
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    return x;
+}
+
+static silt_status gen_next(void *payload, arena *a, col_batch **out, silt_error *e)
+{
+    gen *g = payload;
+    int64_t n = g->n_rows - g->next < ENGINE_BATCH_ROWS ? g->n_rows - g->next : ENGINE_BATCH_ROWS;
+    col_vec *k, *id, *s;
+    col_batch *b;
+    vec_str_writer w;
+    int64_t row;
+    *out = NULL;
+    if (n <= 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&k, a, col_type_primitive(COL_INT), n, e));
+    SILT_RETURN_IF_ERROR(vec_new(&id, a, col_type_primitive(COL_LONG), n, e));
+    SILT_RETURN_IF_ERROR(vec_new(&s, a, col_type_primitive(COL_STRING), n, e));
+    vec_str_begin(&w, s, a);
+    for (row = 0; row < n; row++) {
+        int64_t r = g->next + row;
+        uint64_t h = mix((uint64_t)r * 31 + (uint64_t)g->salt);
+        char text[32];
+        int len = snprintf(text, sizeof(text), "v%lld", (long long)(h % 1000));
+        ((int32_t *)k->values)[row] = (int32_t)(h % (uint64_t)g->n_keys);
+        ((int64_t *)id->values)[row] = r;
+        if (g->with_nulls && h % 97 == 0)
+            vec_set_null(k, row);
+        SILT_RETURN_IF_ERROR(vec_str_put(&w, row, text, len, e));
+    }
+    vec_str_end(&w);
+    b = arena_calloc(a, 1, sizeof(*b));
+    b->cols = arena_calloc(a, 3, sizeof(col_vec *));
+    b->schema = g->schema;
+    b->n_cols = 3;
+    b->n_rows = n;
+    b->cols[0] = k;
+    b->cols[1] = id;
+    b->cols[2] = s;
+    g->next += n;
+    *out = b;
+    return SILT_OK;
+}
+
+static gen *new_gen(int64_t n_rows, int64_t n_keys, int64_t salt, int with_nulls)
+{
+    gen *g = arena_calloc(qa, 1, sizeof(*g));
+    col_field f[3] = {{"k", col_type_primitive(COL_INT), 1, NULL, -1},
+                      {"id", col_type_primitive(COL_LONG), 1, NULL, -1},
+                      {"s", col_type_primitive(COL_STRING), 1, NULL, -1}};
+    g->n_rows = n_rows;
+    g->n_keys = n_keys;
+    g->salt = salt;
+    g->with_nulls = with_nulls;
+    g->schema = col_type_struct(qa, 3, f);
+    return g;
+}
+
+static engine_op *scan(gen *g)
+{
+    engine_op *op;
+    g->next = 0;
+    check_ok(engine_op_scan(&op, &ctx, g->schema, gen_next, g, &err), &err);
+    return op;
+}
+
+static __attribute__((unused)) expr *colt(int64_t idx, col_type_id t)
+{
+    expr *e;
+    check_ok(expr_column(&e, qa, idx, col_type_primitive(t), &err), &err);
+    return e;
+}
+
+/* All rows of op as "a|b|c" lines joined by ';' (in output order). */
+static const char *rows_text(engine_op *op)
+{
+    col_batch *out;
+    check_ok(engine_collect(op, qa, &out, &err), &err);
+    return batch_text(qa, out);
+}
+
+/* The same rows sorted as text lines (for operators whose order is unspecified). */
+static int cmp_lines(const void *x, const void *y)
+{
+    return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static __attribute__((unused)) const char *sorted_lines(const char *text)
+{
+    char *copy = arena_strdup(qa, text), *p = copy, **lines;
+    size_t n = 1, idx = 0;
+    buf b = BUF_INIT;
+    const char *res;
+    for (const char *q = text; *q; q++)
+        n += *q == ';';
+    lines = arena_calloc(qa, n, sizeof(char *));
+    lines[idx++] = p;
+    for (; *p; p++)
+        if (*p == ';') {
+            *p = '\0';
+            lines[idx++] = p + 1;
+        }
+    qsort(lines, idx, sizeof(char *), cmp_lines);
+    for (n = 0; n < idx; n++) {
+        buf_append_str(&b, lines[n], NULL);
+        buf_append_char(&b, ';', NULL);
+    }
+    res = arena_strdup(qa, buf_cstr(&b));
+    buf_clear(&b);
+    return res;
+}
+
+/* ---- sort ------------------------------------------------------------------------- */
+
+static const char *sorted(gen *g, const engine_sort_key *keys, size_t n_keys, int64_t offset,
+                          int64_t limit_bytes)
+{
+    engine_op *op;
+    ctx.mem_limit = limit_bytes;
+    ctx.spilled_bytes = 0;
+    check_ok(engine_op_sort(&op, &ctx, scan(g), keys, n_keys, -1, offset, &err), &err);
+    return rows_text(op);
+}
+
+void test_engine_spill_ops__sort_1m_rows_under_1mb(void)
+{
+    /* 1M rows, 1000 distinct keys: many ties, which must keep input order. */
+    gen *g = new_gen(1000000, 1000, 1, 1);
+    engine_sort_key key = engine_sort_key_default(0, 1);
+    const char *mem = sorted(g, &key, 1, 0, 0), *disk;
+    check_int(0, ctx.spilled_bytes);
+    disk = sorted(g, &key, 1, 0, 1 << 20);
+    check(ctx.spilled_bytes > 0);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__sort_two_keys_strings_offset(void)
+{
+    gen *g = new_gen(120000, 50, 2, 1);
+    engine_sort_key keys[2] = {engine_sort_key_default(2, 0), engine_sort_key_default(0, 1)};
+    const char *mem = sorted(g, keys, 2, 777, 0), *disk;
+    /* 256 KiB: dozens of runs, and room to merge only a few at a time (several passes). */
+    disk = sorted(g, keys, 2, 777, 256 << 10);
+    check(ctx.spilled_bytes > 0);
+    /*
+     * 59 input chunks and at least two per run: at most 30 runs. More files
+     * than that are the longer runs of merge passes.
+     */
+    check(ctx.spill_files > 30);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__sort_chunk_bigger_than_limit_fails(void)
+{
+    gen *g = new_gen(10000, 10, 3, 0);
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    engine_op *op;
+    col_batch *out;
+    ctx.mem_limit = 1000;
+    check_ok(engine_op_sort(&op, &ctx, scan(g), &key, 1, -1, 0, &err), &err);
+    check_fails(SILT_NOMEM, engine_collect(op, qa, &out, &err));
+    check_contains(err.message, "[OUT_OF_MEMORY] sort needs more than the query memory limit");
+    check_contains(err.hint, "SET memory_limit");
+    check_int(0, ctx.mem_used);
+    check_int(0, dir_entries(test_tmpdir()));
+}
