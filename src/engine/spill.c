@@ -8,7 +8,7 @@
  * would add a copy per batch. The file is created with mkstemp, so two
  * queries (or two processes) never collide in one temp directory.
  *
- * Writes go through a 256 KiB buffer; reads load one frame at a time.
+ * Writes go through a 64 KiB buffer (a grace join has 32 files open); reads load one frame at a time.
  * Each frame carries a checksum of its body so damaged bytes are reported
  * as corruption rather than decoded into wrong rows.
  */
@@ -28,7 +28,7 @@
 
 #define SPILL_MAGIC "SPLB"
 #define SPILL_FRAME_HEADER 20
-#define SPILL_WRITE_BUF (256 * 1024)
+#define SPILL_WRITE_BUF (64 * 1024)
 /* No frame we write is near this; a bigger length is damage, not data. */
 #define SPILL_MAX_FRAME ((int64_t)1 << 40)
 
@@ -459,17 +459,76 @@ silt_status spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error
 
 /* ---- scan operator ---------------------------------------------------------------- */
 
+/*
+ * Partitioned writers leave many small frames (a grace join splits every
+ * batch 16 ways); the scan glues consecutive frames back into batches of
+ * up to ENGINE_BATCH_ROWS so that consumers do not pay per-batch overhead
+ * (and per-part bookkeeping in their memory) for a handful of rows.
+ */
+typedef struct spill_scan {
+    spill_file *f;
+    arena *hold;        /* the frame read ahead */
+    col_batch *pending; /* read but not handed out yet */
+} spill_scan;
+
 static silt_status spill_source(void *payload, arena *batch_arena, col_batch **out,
                                 silt_error *err)
 {
-    return spill_file_read(payload, batch_arena, out, err);
+    spill_scan *sc = payload;
+    vec_accum *acc = NULL;
+    size_t n_cols = sc->f->schema->n_fields, col;
+    int64_t total = 0;
+    col_batch *b;
+    *out = NULL;
+    for (;;) {
+        if (sc->pending == NULL) {
+            arena_reset(sc->hold);
+            SILT_RETURN_IF_ERROR(spill_file_read(sc->f, sc->hold, &sc->pending, err));
+            if (sc->pending == NULL)
+                break;
+        }
+        if (total > 0 && total + sc->pending->n_rows > ENGINE_BATCH_ROWS)
+            break;
+        if (acc == NULL) {
+            acc = arena_calloc(batch_arena, n_cols ? n_cols : 1, sizeof(vec_accum));
+            if (acc == NULL)
+                return err_nomem(err);
+            for (col = 0; col < n_cols; col++)
+                vec_accum_init(&acc[col], batch_arena, sc->f->schema->fields[col].type);
+        }
+        for (col = 0; col < n_cols; col++)
+            SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], sc->pending->cols[col], NULL,
+                                               sc->pending->n_rows, err));
+        total += sc->pending->n_rows;
+        sc->pending = NULL;
+    }
+    if (acc == NULL)
+        return SILT_OK;
+    b = arena_calloc(batch_arena, 1, sizeof(*b));
+    if (b == NULL || (b->cols = arena_calloc(batch_arena, n_cols ? n_cols : 1,
+                                             sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    b->schema = sc->f->schema;
+    b->n_cols = n_cols;
+    b->n_rows = total;
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &b->cols[col], err));
+    *out = b;
+    return SILT_OK;
 }
 
 silt_status spill_op_scan(engine_op **out, engine_ctx *ctx, spill_file *f, silt_error *err)
 {
+    spill_scan *sc = arena_calloc(ctx->query_arena, 1, sizeof(*sc));
     SILT_RETURN_IF_ERROR(spill_file_finish(f, err));
     spill_file_rewind(f);
-    return engine_op_scan(out, ctx, f->schema, spill_source, f, err);
+    if (sc == NULL)
+        return err_nomem(err);
+    sc->f = f;
+    SILT_RETURN_IF_ERROR(engine_op_scan(out, ctx, f->schema, spill_source, sc, err));
+    /* The read-ahead frame lives with the scan operator. */
+    sc->hold = arena_new((*out)->op_arena, "spill_scan_hold");
+    return sc->hold != NULL ? SILT_OK : err_nomem(err);
 }
 
 /* ---- memory budget ---------------------------------------------------------------- */

@@ -29,4 +29,24 @@ silt_status sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *er
 /* The next merged chunk in op's batch arena; NULL at the end. */
 silt_status sort_spill_next(sort_spill *sp, engine_chunk **out, silt_error *err);
 
+/* ---- grace hash join (join_spill.c) ---- */
+
+typedef struct join_spill join_spill;
+/*
+ * Partition files for op (a hash join) at a recursion level; the keys and
+ * the condition are the join's (coerced) ones.
+ */
+silt_status join_spill_new(join_spill **out, engine_op *op, int level, engine_join_type type,
+                           expr **lkeys, expr **rkeys, size_t n_keys, const expr *cond,
+                           silt_error *err);
+/* Writes build (right) rows to their partitions. */
+silt_status join_spill_add_build(join_spill *js, const col_batch *b, const int32_t *sel,
+                                 int64_t n_sel, silt_error *err);
+/* Partitions the left side on the first call, then joins partition pairs in turn. */
+silt_status join_spill_next(join_spill *js, engine_chunk **out, silt_error *err);
+/* Closes the partition join in progress (the files go with the operator's arena). */
+void join_spill_close(join_spill *js);
+/* Sets the recursion level of a hash join made by engine_op_hash_join (op_join.c). */
+void engine_join_set_spill_level(engine_op *join, int level);
+
 #endif

@@ -120,7 +120,7 @@ static engine_op *scan(gen *g)
     return op;
 }
 
-static __attribute__((unused)) expr *colt(int64_t idx, col_type_id t)
+static expr *colt(int64_t idx, col_type_id t)
 {
     expr *e;
     check_ok(expr_column(&e, qa, idx, col_type_primitive(t), &err), &err);
@@ -141,7 +141,7 @@ static int cmp_lines(const void *x, const void *y)
     return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-static __attribute__((unused)) const char *sorted_lines(const char *text)
+static const char *sorted_lines(const char *text)
 {
     char *copy = arena_strdup(qa, text), *p = copy, **lines;
     size_t n = 1, idx = 0;
@@ -220,6 +220,67 @@ void test_engine_spill_ops__sort_chunk_bigger_than_limit_fails(void)
     check_fails(SILT_NOMEM, engine_collect(op, qa, &out, &err));
     check_contains(err.message, "[OUT_OF_MEMORY] sort needs more than the query memory limit");
     check_contains(err.hint, "SET memory_limit");
+    check_int(0, ctx.mem_used);
+    check_int(0, dir_entries(test_tmpdir()));
+}
+
+/* ---- join ------------------------------------------------------------------------- */
+
+static const char *joined(engine_join_type type, int with_cond, int64_t limit_bytes)
+{
+    gen *l = new_gen(30000, 5000, 5, 1), *r = new_gen(20000, 6000, 6, 1);
+    expr *lk = colt(0, COL_INT), *rk = colt(0, COL_INT), *cond = NULL;
+    engine_op *op;
+    col_batch *out;
+    if (with_cond)
+        check_ok(expr_compare(&cond, qa, EXPR_LT, colt(1, COL_LONG), colt(4, COL_LONG), &err),
+                 &err);
+    ctx.mem_limit = limit_bytes;
+    ctx.spilled_bytes = 0;
+    check_ok(engine_op_hash_join(&op, &ctx, scan(l), scan(r), type, &lk, &rk, 1, cond, &err),
+             &err);
+    check_ok(engine_collect(op, qa, &out, &err), &err);
+    check(out->n_rows > 0);
+    return sorted_lines(batch_text(qa, out));
+}
+
+static void check_join(engine_join_type type, int with_cond)
+{
+    const char *mem = joined(type, with_cond, 0), *disk, *deeper;
+    check_int(0, ctx.spilled_bytes);
+    disk = joined(type, with_cond, 256 << 10);
+    check(ctx.spilled_bytes > 0);
+    check(strcmp(mem, disk) == 0);
+    /* 40 KiB: the partitions spill again, one level down. */
+    deeper = joined(type, with_cond, 40 << 10);
+    check(ctx.spill_files > 2 * 2 * SPILL_PARTITIONS);
+    check(strcmp(mem, deeper) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__join_inner(void) { check_join(JOIN_INNER, 0); }
+void test_engine_spill_ops__join_left(void) { check_join(JOIN_LEFT, 0); }
+void test_engine_spill_ops__join_right(void) { check_join(JOIN_RIGHT, 0); }
+void test_engine_spill_ops__join_full(void) { check_join(JOIN_FULL, 0); }
+void test_engine_spill_ops__join_semi(void) { check_join(JOIN_LEFT_SEMI, 0); }
+void test_engine_spill_ops__join_anti(void) { check_join(JOIN_LEFT_ANTI, 0); }
+void test_engine_spill_ops__join_full_with_condition(void) { check_join(JOIN_FULL, 1); }
+void test_engine_spill_ops__join_anti_with_condition(void) { check_join(JOIN_LEFT_ANTI, 1); }
+
+void test_engine_spill_ops__join_one_key_bigger_than_limit_fails(void)
+{
+    /* Every row has the same key: no partitioning can split the build side. */
+    gen *l = new_gen(5000, 1, 7, 0), *r = new_gen(50000, 1, 8, 0);
+    expr *lk = colt(0, COL_INT), *rk = colt(0, COL_INT);
+    engine_op *op;
+    col_batch *out;
+    ctx.mem_limit = 256 << 10;
+    check_ok(engine_op_hash_join(&op, &ctx, scan(l), scan(r), JOIN_INNER, &lk, &rk, 1, NULL,
+                                 &err), &err);
+    check_fails(SILT_NOMEM, engine_collect(op, qa, &out, &err));
+    check_contains(err.message, "[OUT_OF_MEMORY] join build side needs more than the query "
+                   "memory limit of 256.0 KiB");
     check_int(0, ctx.mem_used);
     check_int(0, dir_entries(test_tmpdir()));
 }
