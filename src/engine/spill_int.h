@@ -49,4 +49,19 @@ void join_spill_close(join_spill *js);
 /* Sets the recursion level of a hash join made by engine_op_hash_join (op_join.c). */
 void engine_join_set_spill_level(engine_op *join, int level);
 
+/* ---- partitioned aggregation (agg_spill.c) ---- */
+
+typedef struct agg_spill agg_spill;
+/* Partition files for op (a hash aggregate without grouping sets) at a level. */
+silt_status agg_spill_new(agg_spill **out, engine_op *op, int level, expr **keys, size_t n_keys,
+                          const engine_agg *aggs, size_t n_aggs, silt_error *err);
+/* Writes rows[0..n) of a child batch to the partitions of their keys (key_vals). */
+silt_status agg_spill_write(agg_spill *as, const col_batch *b, const int32_t *rows, int64_t n,
+                            col_vec **key_vals, silt_error *err);
+/* After the in-memory groups: the groups of each partition in turn; NULL at the end. */
+silt_status agg_spill_next(agg_spill *as, engine_chunk **out, silt_error *err);
+void agg_spill_close(agg_spill *as);
+/* Sets the recursion level of a hash aggregate made by engine_op_hash_agg (op_agg.c). */
+void engine_agg_set_spill_level(engine_op *agg, int level);
+
 #endif
