@@ -70,7 +70,7 @@ static int spill_possible(const engine_op *op, const hagg_state *s)
  * Adds a chunk under the memory budget (agg_spill.c explains why this is
  * exact). Rows of groups in the table are always added. Rows of new groups
  * are added while the table's bytes (estimated per group, twice over for
- * a doubling slot array) still fit the operator's room; from the first row
+ * a doubling slot array) still fit half the operator's room; from the first row
  * that does not fit on, the table takes no new groups, and the rows of
  * groups it does not have go to partition files. Rows are added in input
  * order within each group, so first/last/collect_list stay right.
@@ -91,7 +91,12 @@ static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk
     if (s->spill == NULL) {
         int64_t held = (int64_t)arena_bytes_used(s->table_arena);
         int64_t per_group = s->table.n_groups > 256 ? held / s->table.n_groups + 64 : 512;
-        int64_t fit = (engine_mem_room(op) - held) / (2 * per_group);
+        /*
+         * Half the room: the slot and group arrays double in steps (the
+         * old copies stay in the arena until it is reset), and operators
+         * above this one need a little memory too.
+         */
+        int64_t fit = (engine_mem_room(op) / 2 - held) / (2 * per_group);
         n_take = fit < 0 ? 0 : (fit < n_missing ? fit : n_missing);
         if (n_take < n_missing)
             SILT_RETURN_IF_ERROR(agg_spill_new(&s->spill, op, s->spill_level, s->keys, s->n_keys,

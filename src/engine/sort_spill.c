@@ -329,7 +329,8 @@ static silt_status merge_group(sort_spill *sp, size_t from, size_t n, spill_file
 silt_status sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *err)
 {
     engine_op *op = sp->op;
-    int64_t cost = run_cost(sp), room = engine_mem_room(op);
+    /* Half the room: the operators above the sort run while it merges. */
+    int64_t cost = run_cost(sp), room = engine_mem_room(op) / 2;
     size_t fan_in = room / cost > 256 ? 256 : (size_t)(room / cost);
     if (fan_in < 2)
         fan_in = 2;
