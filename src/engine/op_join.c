@@ -167,7 +167,8 @@ static silt_status build_account(engine_op *op, join_state *s, vec_accum *cols,
 {
     int64_t need = 2 * (int64_t)arena_bytes_used(s->build_arena) + 40 * s->n_build;
     size_t part, col;
-    if (op->ctx->mem_limit <= 0 || need <= engine_mem_room(op) || s->type == JOIN_CROSS ||
+    /* Half the room: the operators above run while the build side is held. */
+    if (op->ctx->mem_limit <= 0 || need <= engine_mem_room(op) / 2 || s->type == JOIN_CROSS ||
         s->n_keys == 0 || s->spill_level >= SPILL_MAX_LEVEL)
         return engine_op_charge_to(op, need, "join build side", err);
     SILT_RETURN_IF_ERROR(join_spill_new(&s->spill, op, s->spill_level, s->type, s->lkeys,

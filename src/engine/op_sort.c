@@ -275,7 +275,8 @@ static silt_status sort_account(engine_op *op, sort_state *s, silt_error *err)
     int64_t n = op->schema->n_fields > 0 ? s->acc[0].n_rows : 0;
     int64_t need = 2 * (int64_t)arena_bytes_used(s->rows_arena) + 16 * n;
     s->chunks_held++;
-    if (op->ctx->mem_limit > 0 && need > engine_mem_room(op) && s->chunks_held > 1) {
+    /* Half the room: the operators above run while this one still holds its rows. */
+    if (op->ctx->mem_limit > 0 && need > engine_mem_room(op) / 2 && s->chunks_held > 1) {
         SILT_RETURN_IF_ERROR(spill_run(op, s, err));
         need = 0;
     }

@@ -6,7 +6,9 @@
  * private to one query on the local machine, written sequentially and read
  * back once; they need neither atomic commits nor listing, and a store
  * would add a copy per batch. The file is created with mkstemp, so two
- * queries (or two processes) never collide in one temp directory.
+ * queries (or two processes) never collide in one temp directory, and only
+ * when its first bytes are flushed: a grace join at a deep level has many
+ * empty partitions, and each file costs an open and an unlink.
  *
  * Writes go through a 64 KiB buffer (a grace join has 32 files open); reads load one frame at a time.
  * Each frame carries a checksum of its body so damaged bytes are reported
@@ -36,7 +38,9 @@ struct spill_file {
     engine_ctx *ctx;
     const col_type *schema;
     char *path;
-    int fd;
+    int fd;               /* -1 until the first flush */
+    const char *dir;
+    arena *owner;
     buf wbuf;
     int finished;
     int64_t write_pos; /* bytes in the file */
@@ -66,6 +70,15 @@ void spill_file_remove(spill_file *f)
         spill_file_cleanup(f);
 }
 
+static silt_status no_temp_dir(const char *dir, int e, silt_error *err)
+{
+    err_set(err, SILT_IO, "could not create a spill file in temp_directory \"%s\": %s", dir,
+            strerror(e));
+    err_hint(err, "point temp_directory at a writable directory with free space, "
+             "e.g. SET temp_directory = '/var/tmp'");
+    return SILT_IO;
+}
+
 static const char *temp_dir_of(const engine_ctx *ctx)
 {
     const char *dir = ctx->temp_dir;
@@ -87,37 +100,46 @@ silt_status spill_file_create(spill_file **out, engine_ctx *ctx, arena *owner,
     f->schema = schema;
     f->fd = -1;
     buf_init(&f->wbuf, 0);
-    f->path = arena_sprintf(owner, "%s/silt-spill-%ld-XXXXXX", dir, (long)getpid());
+    f->dir = dir;
+    /* The file itself is made at the first flush: empty partitions cost nothing. */
+    if (access(dir, W_OK | X_OK) != 0)
+        return no_temp_dir(dir, errno, err);
+    if (!arena_on_cleanup(owner, spill_file_cleanup, f))
+        return err_nomem(err);
+    f->owner = owner;
+    *out = f;
+    return SILT_OK;
+}
+
+/* Creates the file on disk (mkstemp in the temp directory). */
+static silt_status open_file(spill_file *f, silt_error *err)
+{
+    f->path = arena_sprintf(f->owner, "%s/silt-spill-%ld-XXXXXX", f->dir, (long)getpid());
     if (f->path == NULL)
         return err_nomem(err);
     f->fd = mkstemp(f->path);
     if (f->fd < 0) {
         int e = errno;
-        err_set(err, SILT_IO, "could not create a spill file in temp_directory \"%s\": %s", dir,
-                strerror(e));
-        err_hint(err, "point temp_directory at a writable directory with free space, "
-                 "e.g. SET temp_directory = '/var/tmp'");
         f->path = NULL;
-        return SILT_IO;
+        return no_temp_dir(f->dir, e, err);
     }
-    if (!arena_on_cleanup(owner, spill_file_cleanup, f)) {
-        spill_file_cleanup(f);
-        return err_nomem(err);
-    }
-    __atomic_add_fetch(&ctx->spill_files, 1, __ATOMIC_RELAXED);
-    *out = f;
+    __atomic_add_fetch(&f->ctx->spill_files, 1, __ATOMIC_RELAXED);
     return SILT_OK;
 }
 
 int64_t spill_file_rows(const spill_file *f) { return f->n_rows; }
 int64_t spill_file_bytes(const spill_file *f) { return f->write_pos; }
-const char *spill_file_path(const spill_file *f) { return f->path; }
+const char *spill_file_path(const spill_file *f) { return f->path ? f->path : "(not written)"; }
 
 /* ---- writing ------------------------------------------------------------------- */
 
 static silt_status flush_buf(spill_file *f, silt_error *err)
 {
     size_t done = 0, len = f->wbuf.len;
+    if (len == 0)
+        return SILT_OK;
+    if (f->fd < 0)
+        SILT_RETURN_IF_ERROR(open_file(f, err));
     while (done < len) {
         ssize_t n = pwrite(f->fd, f->wbuf.data + done, len - done, (off_t)(f->write_pos));
         if (n < 0 && errno == EINTR)
@@ -401,7 +423,7 @@ silt_status spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error
     SILT_ASSERT(f->finished);
     if (f->read_pos >= f->write_pos) {
         /* The file may have been cut short behind our back: check its real size. */
-        off_t size = lseek(f->fd, 0, SEEK_END);
+        off_t size = f->fd >= 0 ? lseek(f->fd, 0, SEEK_END) : 0;
         if (size >= 0 && (int64_t)size < f->write_pos)
             return err_set(err, SILT_CORRUPT, "could not read spill file \"%s\": unexpected "
                            "end of file at offset %lld (%lld bytes were written)", f->path,
