@@ -7,6 +7,7 @@
 #define _POSIX_C_SOURCE 200809L
 
 #include <dirent.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -177,4 +178,42 @@ void test_sql_settings__limit_too_small_is_out_of_memory(void)
     check_contains(err.message, "9.8 KiB");
     check_contains(err.hint, "SET memory_limit");
     check_int(0, dir_entries(test_tmpdir()));
+}
+
+void test_sql_settings__parallel_aggregate_falls_back_to_spilling(void)
+{
+    /* A Delta table of two files: GROUP BY over it plans a parallel aggregate. */
+    char wh[1024], dir[1024], mem[128], disk[128], plan[2048];
+    sql_session *w = NULL;
+    sql_session_options opts = SQL_SESSION_OPTIONS_INIT;
+    tpool *pool = NULL;
+    const char *q = "SELECT count(*) || ',' || sum(n) || ',' || sum(m) FROM (SELECT k, count(*) "
+                    "AS n, sum(id) AS m FROM t GROUP BY k)";
+    snprintf(wh, sizeof(wh), "%s/wh", test_tmpdir());
+    snprintf(dir, sizeof(dir), "%s/spill", test_tmpdir());
+    check(mkdir(wh, 0700) == 0 && mkdir(dir, 0700) == 0);
+    check_ok(tpool_new(&pool, 2, &err), &err);
+    opts.warehouse = wh;
+    opts.pool = pool;
+    check_ok(sql_session_new(&w, &opts, &err), &err);
+    sql_session_free(s);
+    s = w;
+    check_ok(sql_execute(s, "CREATE TABLE t USING DELTA AS SELECT id, id % 60000 AS k FROM "
+                         "range(150000); INSERT INTO t SELECT id, id % 50000 FROM range(100000)",
+                         NULL, &err), &err);
+    snprintf(plan, sizeof(plan), "EXPLAIN %s", q);
+    check_contains(first_cell(plan, plan, sizeof(plan)), "parallel_aggregate");
+    set_tiny("4GB", dir);
+    first_cell(q, mem, sizeof(mem));
+    set_tiny("1MB", dir);
+    first_cell(q, disk, sizeof(disk));
+    check_str(mem, disk);
+    check_str("60000,250000,16249875000", disk);
+    check_int(0, dir_entries(dir));
+    set_tiny("1MB", "/nonexistent/silt-temp");
+    check_fails(SILT_IO, sql_execute(s, q, NULL, &err));
+    sql_session_free(s);
+    s = NULL;
+    tpool_free(pool);
+    check_ok(sql_session_new(&s, NULL, &err), &err);
 }
