@@ -217,3 +217,18 @@ void test_sql_settings__parallel_aggregate_falls_back_to_spilling(void)
     tpool_free(pool);
     check_ok(sql_session_new(&s, NULL, &err), &err);
 }
+
+void test_sql_settings__error_after_spilling_removes_spill_files(void)
+{
+    const char *dir = test_tmpdir();
+    set_tiny("1MB", dir);
+    /* The sort spills its runs, then a row of the merge divides by zero. */
+    check_fails(SILT_INVALID, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
+                                          "1000003 AS r FROM range(300000) ORDER BY r)", NULL,
+                                          &err));
+    check_contains(err.message, "DIVIDE_BY_ZERO");
+    check_int(0, dir_entries(dir));
+    set_tiny("1MB", "/nonexistent/silt-temp");
+    check_fails(SILT_IO, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
+                                     "1000003 AS r FROM range(300000) ORDER BY r)", NULL, &err));
+}
