@@ -8,7 +8,10 @@
  * would add a copy per batch. The file is created with mkstemp, so two
  * queries (or two processes) never collide in one temp directory, and only
  * when its first bytes are flushed: a grace join at a deep level has many
- * empty partitions, and each file costs an open and an unlink.
+ * empty partitions, and each file costs an open and an unlink. It is
+ * unlinked right after it is created, so the directory never holds spill
+ * files for long and a killed process leaves none behind; its space is
+ * given back when the descriptor is closed by the arena cleanup.
  *
  * Writes go through a 64 KiB buffer (a grace join has 32 files open); reads load one frame at a time.
  * Each frame carries a checksum of its body so damaged bytes are reported
@@ -57,10 +60,6 @@ static void spill_file_cleanup(void *payload)
         close(f->fd);
         f->fd = -1;
     }
-    if (f->path != NULL)
-        unlink(f->path);
-    /* Never unlink twice: mkstemp may have given the name to a newer file. */
-    f->path = NULL;
     buf_clear(&f->wbuf);
 }
 
@@ -123,6 +122,11 @@ static silt_status open_file(spill_file *f, silt_error *err)
         f->path = NULL;
         return no_temp_dir(f->dir, e, err);
     }
+    /*
+     * Unlinked at once: the open descriptor keeps the data, and nothing is
+     * left behind even when the process is killed in the middle of a query.
+     */
+    unlink(f->path);
     __atomic_add_fetch(&f->ctx->spill_files, 1, __ATOMIC_RELAXED);
     return SILT_OK;
 }
@@ -130,6 +134,7 @@ static silt_status open_file(spill_file *f, silt_error *err)
 int64_t spill_file_rows(const spill_file *f) { return f->n_rows; }
 int64_t spill_file_bytes(const spill_file *f) { return f->write_pos; }
 const char *spill_file_path(const spill_file *f) { return f->path ? f->path : "(not written)"; }
+int spill_file_fd(const spill_file *f) { return f->fd; }
 
 /* ---- writing ------------------------------------------------------------------- */
 

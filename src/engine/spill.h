@@ -4,11 +4,13 @@
  * aggregation), and the memory budget those operators ask before growing.
  *
  * A spill file holds a sequence of batches of one schema, written once and
- * then read back in order, one batch at a time. It lives in the query's
- * temp directory (engine_ctx.temp_dir; $TMPDIR or /tmp when unset) and is
- * closed and removed by a cleanup callback of the arena it was created in,
- * so it disappears when the operator closes: at the end of the query, on
- * an error and when a caller stops reading a result early.
+ * then read back in order, one batch at a time. It is made in the query's
+ * temp directory (engine_ctx.temp_dir; $TMPDIR or /tmp when unset) and
+ * unlinked at once, so the name is gone even if the process is killed; its
+ * descriptor is closed (and the disk space given back) by a cleanup
+ * callback of the arena it was created in, when the operator closes: at
+ * the end of the query, on an error and when a caller stops reading a
+ * result early.
  *
  * File format (native byte order: the file never leaves the process):
  *   frame  = "SPLB" u32 | body_len u64 | checksum u64 | body
@@ -59,8 +61,10 @@ void spill_file_remove(spill_file *f);
 
 int64_t spill_file_rows(const spill_file *f);
 int64_t spill_file_bytes(const spill_file *f);
-/* The file's path (for messages and tests). */
+/* The name the file was created under (for messages; already unlinked). */
 const char *spill_file_path(const spill_file *f);
+/* Its descriptor, -1 before the first flush and after removal (for tests). */
+int spill_file_fd(const spill_file *f);
 
 /*
  * A scan operator reading a finished spill file (the input of the

@@ -246,17 +246,29 @@ void test_engine_spill__dictionary_strings_are_flattened(void)
     check_str("green,red,NULL,green", vec_text(qa, out->cols[0]));
 }
 
+/* Open descriptors of this process. */
+static int open_fds(void)
+{
+    return dir_entries("/proc/self/fd");
+}
+
 void test_engine_spill__files_removed_with_their_arena(void)
 {
     col_batch *b = all_types();
     arena *owner = arena_new(qa, "operator");
     spill_file *f;
+    int before = open_fds();
     check_ok(spill_file_create(&f, &ctx, owner, b->schema, &err), &err);
+    check_int(-1, spill_file_fd(f)); /* nothing on disk before the first flush */
     check_ok(spill_file_write(f, b, NULL, 7, qa, &err), &err);
     check_ok(spill_file_finish(f, &err), &err);
-    check_int(1, dir_entries(test_tmpdir()));
-    check(access(spill_file_path(f), F_OK) == 0);
+    check(spill_file_fd(f) >= 0);
+    check_int(before + 1, open_fds());
+    /* Unlinked as soon as it was made: nothing to leave behind. */
+    check_int(0, dir_entries(test_tmpdir()));
+    check(access(spill_file_path(f), F_OK) != 0);
     arena_free(owner);
+    check_int(before, open_fds());
     check_int(0, dir_entries(test_tmpdir()));
 }
 
@@ -283,13 +295,11 @@ void test_engine_spill__damaged_byte_is_corrupt(void)
 {
     col_batch *b = all_types(), *out;
     spill_file *f = written(b);
-    int fd = open(spill_file_path(f), O_WRONLY);
     char x = 0x5a;
-    check(fd >= 0);
-    check(pwrite(fd, &x, 1, 40) == 1);
-    close(fd);
+    check(pwrite(spill_file_fd(f), &x, 1, 40) == 1);
     check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));
     check_contains(err.message, "could not read spill file");
+    check_contains(err.message, "silt-spill-");
     check_contains(err.message, "checksum mismatch in the batch at offset 0");
 }
 
@@ -297,11 +307,8 @@ void test_engine_spill__damaged_header_is_corrupt(void)
 {
     col_batch *b = all_types(), *out;
     spill_file *f = written(b);
-    int fd = open(spill_file_path(f), O_WRONLY);
     uint64_t huge = (uint64_t)1 << 50;
-    check(fd >= 0);
-    check(pwrite(fd, &huge, 8, 4) == 8);
-    close(fd);
+    check(pwrite(spill_file_fd(f), &huge, 8, 4) == 8);
     check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));
     check_contains(err.message, "more than the file holds");
 }
@@ -311,12 +318,12 @@ void test_engine_spill__truncated_file_is_corrupt(void)
     col_batch *b = all_types(), *out;
     spill_file *f = written(b);
     int64_t size = spill_file_bytes(f);
-    check(truncate(spill_file_path(f), size - 10) == 0);
+    check(ftruncate(spill_file_fd(f), size - 10) == 0);
     check_ok(spill_file_read(f, qa, &out, &err), &err); /* the first batch is whole */
     check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));
     check_contains(err.message, "unexpected end of file");
     /* Cut at a frame boundary: the reader still notices bytes are missing. */
-    check(truncate(spill_file_path(f), size / 2) == 0);
+    check(ftruncate(spill_file_fd(f), size / 2) == 0);
     spill_file_rewind(f);
     check_ok(spill_file_read(f, qa, &out, &err), &err);
     check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));

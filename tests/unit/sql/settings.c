@@ -159,13 +159,18 @@ void test_sql_settings__result_freed_early_removes_spill_files(void)
     const char *dir = test_tmpdir();
     sql_result *res = NULL;
     col_batch *b;
+    int before = dir_entries("/proc/self/fd");
     set_tiny("1MB", dir);
     check_ok(sql_execute(s, "SELECT id * 7 % 1000003 AS r FROM range(300000) ORDER BY r",
                          &res, &err), &err);
     check_ok(sql_result_next(res, &b, &err), &err);
     check(b != NULL);
-    check(dir_entries(dir) > 0); /* the runs are there while the sort is read */
+    /* The runs are open (already unlinked) while the sort is read ... */
+    check(dir_entries("/proc/self/fd") > before);
+    check_int(0, dir_entries(dir));
     sql_result_free(res);
+    /* ... and closed when the caller stops early. */
+    check_int(before, dir_entries("/proc/self/fd"));
     check_int(0, dir_entries(dir));
 }
 
@@ -221,6 +226,7 @@ void test_sql_settings__parallel_aggregate_falls_back_to_spilling(void)
 void test_sql_settings__error_after_spilling_removes_spill_files(void)
 {
     const char *dir = test_tmpdir();
+    int before = dir_entries("/proc/self/fd");
     set_tiny("1MB", dir);
     /* The sort spills its runs, then a row of the merge divides by zero. */
     check_fails(SILT_INVALID, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
@@ -228,6 +234,7 @@ void test_sql_settings__error_after_spilling_removes_spill_files(void)
                                           &err));
     check_contains(err.message, "DIVIDE_BY_ZERO");
     check_int(0, dir_entries(dir));
+    check_int(before, dir_entries("/proc/self/fd")); /* every run closed */
     set_tiny("1MB", "/nonexistent/silt-temp");
     check_fails(SILT_IO, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
                                      "1000003 AS r FROM range(300000) ORDER BY r)", NULL, &err));
