@@ -357,3 +357,59 @@ void test_engine_spill_ops__aggregation_one_int_key_recursive(void)
     check_int(0, ctx.mem_used);
     check_int(0, dir_entries(test_tmpdir()));
 }
+
+/* ---- allocation failures while spilling ---------------------------------------------- */
+
+#include "util/mem.h"
+
+/* join (spills) -> aggregate -> sort under 256 KiB. */
+static silt_status spill_plan(const char **text_out, silt_error *e)
+{
+    gen *l = new_gen(6000, 3000, 11, 1), *r = new_gen(5000, 3000, 12, 1);
+    expr *lk = colt(0, COL_INT), *rk = colt(0, COL_INT), *keys[1] = {colt(2, COL_STRING)};
+    engine_agg aggs[1];
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    engine_op *ls, *rs, *j, *g, *srt;
+    col_batch *out;
+    aggs[0] = agg_of(AGG_COUNT_STAR, NULL, 0, "n");
+    l->next = 0;
+    r->next = 0;
+    SILT_RETURN_IF_ERROR(engine_op_scan(&ls, &ctx, l->schema, gen_next, l, e));
+    SILT_RETURN_IF_ERROR(engine_op_scan(&rs, &ctx, r->schema, gen_next, r, e));
+    SILT_RETURN_IF_ERROR(engine_op_hash_join(&j, &ctx, ls, rs, JOIN_FULL, &lk, &rk, 1, NULL, e));
+    SILT_RETURN_IF_ERROR(engine_op_hash_agg(&g, &ctx, j, keys, NULL, 1, aggs, 1, NULL, 0, e));
+    SILT_RETURN_IF_ERROR(engine_op_sort(&srt, &ctx, g, &key, 1, -1, 0, e));
+    SILT_RETURN_IF_ERROR(engine_collect(srt, qa, &out, e));
+    *text_out = batch_text(qa, out);
+    return SILT_OK;
+}
+
+void test_engine_spill_ops__allocation_failures_while_spilling(void)
+{
+    const char *expected = NULL, *text = NULL;
+    long countdown;
+    int succeeded = 0, runs = 0, fds = dir_entries("/proc/self/fd");
+    ctx.mem_limit = 256 << 10;
+    check_ok(spill_plan(&expected, &err), &err);
+    check(ctx.spilled_bytes > 0);
+    /* Every allocation early on, then a sparser sample up to success. */
+    for (countdown = 1; !succeeded && countdown < 2000000; countdown += 1 + countdown / 40) {
+        silt_status rc;
+        silt_error e = SILT_ERROR_INIT;
+        mem_fail_after(countdown);
+        rc = spill_plan(&text, &e);
+        mem_fail_reset();
+        runs++;
+        if (rc == SILT_OK) {
+            check_str(expected, text);
+            succeeded = 1;
+        } else if (rc != SILT_NOMEM) {
+            test_fail(__FILE__, __LINE__, "countdown %ld: expected NOMEM, got %d: %s", countdown,
+                      (int)rc, e.message);
+        }
+        check_int(fds, dir_entries("/proc/self/fd")); /* no spill file left open */
+        check_int(0, ctx.mem_used);
+    }
+    check(succeeded);
+    check(runs > 50);
+}
