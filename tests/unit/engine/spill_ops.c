@@ -86,7 +86,8 @@ static silt_status gen_next(void *payload, arena *a, col_batch **out, silt_error
     }
     vec_str_end(&w);
     b = arena_calloc(a, 1, sizeof(*b));
-    b->cols = arena_calloc(a, 3, sizeof(col_vec *));
+    if (b == NULL || (b->cols = arena_calloc(a, 3, sizeof(col_vec *))) == NULL)
+        return err_nomem(e);
     b->schema = g->schema;
     b->n_cols = 3;
     b->n_rows = n;
@@ -362,46 +363,55 @@ void test_engine_spill_ops__aggregation_one_int_key_recursive(void)
 
 #include "util/mem.h"
 
-/* join (spills) -> aggregate -> sort under 256 KiB. */
-static silt_status spill_plan(const char **text_out, silt_error *e)
+/* join (spills) -> aggregate -> sort under 256 KiB; inputs made before any failure. */
+typedef struct spill_inputs {
+    gen *l, *r;
+    expr *lk, *rk, *key;
+} spill_inputs;
+
+static silt_status spill_plan(spill_inputs *in, col_batch **out, silt_error *e)
 {
-    gen *l = new_gen(6000, 3000, 11, 1), *r = new_gen(5000, 3000, 12, 1);
-    expr *lk = colt(0, COL_INT), *rk = colt(0, COL_INT), *keys[1] = {colt(2, COL_STRING)};
     engine_agg aggs[1];
     engine_sort_key key = engine_sort_key_default(0, 0);
     engine_op *ls, *rs, *j, *g, *srt;
-    col_batch *out;
     aggs[0] = agg_of(AGG_COUNT_STAR, NULL, 0, "n");
-    l->next = 0;
-    r->next = 0;
-    SILT_RETURN_IF_ERROR(engine_op_scan(&ls, &ctx, l->schema, gen_next, l, e));
-    SILT_RETURN_IF_ERROR(engine_op_scan(&rs, &ctx, r->schema, gen_next, r, e));
-    SILT_RETURN_IF_ERROR(engine_op_hash_join(&j, &ctx, ls, rs, JOIN_FULL, &lk, &rk, 1, NULL, e));
-    SILT_RETURN_IF_ERROR(engine_op_hash_agg(&g, &ctx, j, keys, NULL, 1, aggs, 1, NULL, 0, e));
+    in->l->next = 0;
+    in->r->next = 0;
+    SILT_RETURN_IF_ERROR(engine_op_scan(&ls, &ctx, in->l->schema, gen_next, in->l, e));
+    SILT_RETURN_IF_ERROR(engine_op_scan(&rs, &ctx, in->r->schema, gen_next, in->r, e));
+    SILT_RETURN_IF_ERROR(engine_op_hash_join(&j, &ctx, ls, rs, JOIN_FULL, &in->lk, &in->rk, 1,
+                                             NULL, e));
+    SILT_RETURN_IF_ERROR(engine_op_hash_agg(&g, &ctx, j, &in->key, NULL, 1, aggs, 1, NULL, 0, e));
     SILT_RETURN_IF_ERROR(engine_op_sort(&srt, &ctx, g, &key, 1, -1, 0, e));
-    SILT_RETURN_IF_ERROR(engine_collect(srt, qa, &out, e));
-    *text_out = batch_text(qa, out);
-    return SILT_OK;
+    return engine_collect(srt, qa, out, e);
 }
 
 void test_engine_spill_ops__allocation_failures_while_spilling(void)
 {
-    const char *expected = NULL, *text = NULL;
+    spill_inputs in;
+    const char *expected;
+    col_batch *out;
     long countdown;
     int succeeded = 0, runs = 0, fds = dir_entries("/proc/self/fd");
+    in.l = new_gen(6000, 3000, 11, 1);
+    in.r = new_gen(5000, 3000, 12, 1);
+    in.lk = colt(0, COL_INT);
+    in.rk = colt(0, COL_INT);
+    in.key = colt(2, COL_STRING);
     ctx.mem_limit = 256 << 10;
-    check_ok(spill_plan(&expected, &err), &err);
+    check_ok(spill_plan(&in, &out, &err), &err);
+    expected = batch_text(qa, out);
     check(ctx.spilled_bytes > 0);
     /* Every allocation early on, then a sparser sample up to success. */
     for (countdown = 1; !succeeded && countdown < 2000000; countdown += 1 + countdown / 40) {
         silt_status rc;
         silt_error e = SILT_ERROR_INIT;
         mem_fail_after(countdown);
-        rc = spill_plan(&text, &e);
+        rc = spill_plan(&in, &out, &e);
         mem_fail_reset();
         runs++;
         if (rc == SILT_OK) {
-            check_str(expected, text);
+            check_str(expected, batch_text(qa, out));
             succeeded = 1;
         } else if (rc != SILT_NOMEM) {
             test_fail(__FILE__, __LINE__, "countdown %ld: expected NOMEM, got %d: %s", countdown,
