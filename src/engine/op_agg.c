@@ -6,6 +6,9 @@
  * groups in batches of ENGINE_BATCH_ROWS. Grouping sets run every input
  * batch once per set, with the keys outside the set replaced by NULL and
  * the grouping id as an extra hidden key, the way Spark's Expand does.
+ * Under a memory limit the table stops taking new groups when it fills
+ * half its room and the rows of other groups are partitioned to disk
+ * (add_budgeted here, agg_spill.c).
  */
 #include "engine/agg_int.h"
 #include "engine/spill_int.h"

@@ -9,6 +9,8 @@
  * left chunk with many matches is returned over several next() calls. The
  * extra condition is evaluated on the joined pairs. Unmatched rows of the
  * outer sides are emitted after their chunk (left) or at the end (right).
+ * A build side that outgrows half its memory room turns the join into a
+ * grace hash join over partition files (join_spill.c).
  */
 #include "engine/spill_int.h"
 

@@ -8,7 +8,9 @@
  * larger than any other double.
  *
  * Top-N keeps memory bounded: whenever more than max(4K, 8192) rows are
- * held (K = limit + offset) they are sorted and cut to K.
+ * held (K = limit + offset) they are sorted and cut to K. A full sort
+ * whose rows outgrow half its memory room writes them as sorted runs and
+ * merges the runs at the end (sort_spill.c).
  */
 #include "engine/spill_int.h"
 

@@ -341,7 +341,7 @@ silt_status sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *er
         size_t from = 0, n_new = 0;
         while (from < sp->n_runs) {
             size_t n = sp->n_runs - from < fan_in ? sp->n_runs - from : fan_in;
-            spill_file *merged;
+            spill_file *merged = NULL;
             size_t idx;
             SILT_RETURN_IF_ERROR(merge_group(sp, from, n, &merged, err));
             for (idx = from; idx < from + n; idx++)

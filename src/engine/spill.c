@@ -297,7 +297,7 @@ static silt_status take(reader *r, size_t n, const uint8_t **out, silt_error *er
 
 static silt_status take_i64(reader *r, int64_t *out, silt_error *err)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     SILT_RETURN_IF_ERROR(take(r, 8, &p, err));
     memcpy(out, p, 8);
     return SILT_OK;
@@ -306,7 +306,7 @@ static silt_status take_i64(reader *r, int64_t *out, silt_error *err)
 /* Copies n bytes into a 64-byte aligned buffer of arena a (column buffers are aligned). */
 static silt_status take_copy(reader *r, arena *a, size_t n, void **out, silt_error *err)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     SILT_RETURN_IF_ERROR(take(r, n, &p, err));
     *out = arena_alloc_aligned(a, n ? n : 1, 64);
     if (*out == NULL)
@@ -334,7 +334,7 @@ static silt_status check_offsets(reader *r, const int32_t *off, int64_t n, int64
 static silt_status decode_vec(reader *r, arena *a, const col_type *type, int64_t want_len,
                               col_vec **out, silt_error *err)
 {
-    const uint8_t *p;
+    const uint8_t *p = NULL;
     int64_t n, data_len, end;
     uint8_t has_validity;
     size_t width = col_type_value_width(type->id), child;
@@ -459,7 +459,7 @@ silt_status spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error
                        "in the batch at offset %lld", f->path, (long long)frame_off);
     SILT_RETURN_IF_ERROR(take_i64(&r, &n_rows, err));
     {
-        const uint8_t *p;
+        const uint8_t *p = NULL;
         SILT_RETURN_IF_ERROR(take(&r, 4, &p, err));
         memcpy(&n_cols, p, 4);
     }

@@ -100,7 +100,7 @@ silt_status vec_str_commit(vec_str_writer *w, int64_t row, int64_t len, silt_err
 silt_status vec_str_put(vec_str_writer *w, int64_t row, const char *bytes, int64_t len,
                         silt_error *err)
 {
-    char *dst;
+    char *dst = NULL;
     SILT_RETURN_IF_ERROR(vec_str_reserve(w, len, &dst, err));
     if (len > 0)
         memcpy(dst, bytes, (size_t)len);
