@@ -81,6 +81,15 @@ void agg_table_clear(agg_table *t);
 silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err);
+/*
+ * Splits the live rows into those whose group is in the table (found) and
+ * those whose group is not (missing), adding nothing: how a partitioned
+ * aggregation keeps its groups in memory once it stops taking new ones
+ * (agg_spill.c). found and missing have room for n_sel rows.
+ */
+silt_status agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
+                           arena *scratch, int32_t *found, int64_t *n_found, int32_t *missing,
+                           int64_t *n_missing, silt_error *err);
 /* Merges another table's groups and states into t (same layout; no DISTINCT). */
 silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err);
 /* Builds the result columns: keys then aggregates, n_groups rows each, in arena a. */

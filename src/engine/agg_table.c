@@ -954,6 +954,36 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
     return SILT_OK;
 }
 
+silt_status agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
+                           arena *scratch, int32_t *found, int64_t *n_found, int32_t *missing,
+                           int64_t *n_missing, silt_error *err)
+{
+    uint8_t *bytes = NULL;
+    int64_t *off = NULL, k;
+    *n_found = 0;
+    *n_missing = 0;
+    /* The serialized form and its hash are the table's own, in both key modes. */
+    SILT_RETURN_IF_ERROR(serialize(t, sel, n_sel, keys, scratch, &bytes, &off, err));
+    for (k = 0; k < n_sel; k++) {
+        int64_t row = ENGINE_ROW(sel, k);
+        const uint8_t *key = bytes + off[k];
+        int32_t len = (int32_t)(off[k + 1] - off[k]), gid;
+        uint64_t h = key_hash(t, key, len);
+        size_t mask = t->cap_slots - 1, slot = h & mask;
+        while ((gid = t->slot_gid[slot]) >= 0) {
+            if (t->slot_hash[slot] == h && t->gkey_len[gid] == len &&
+                memcmp(t->gkey[gid], key, (size_t)len) == 0)
+                break;
+            slot = (slot + 1) & mask;
+        }
+        if (gid >= 0)
+            found[(*n_found)++] = (int32_t)row;
+        else
+            missing[(*n_missing)++] = (int32_t)row;
+    }
+    return SILT_OK;
+}
+
 /* ---- merge ------------------------------------------------------------------------- */
 
 static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_state *s,

@@ -45,6 +45,14 @@ typedef struct engine_ctx {
      */
     int64_t mem_used;
     int64_t mem_limit;
+    /*
+     * Spilling (spill.h): sort, join and aggregation write what does not fit
+     * under mem_limit to files in temp_dir (NULL = $TMPDIR or /tmp), removed
+     * when the operator closes. spilled_bytes counts what was written.
+     */
+    const char *temp_dir;
+    int64_t spilled_bytes;
+    int64_t spill_files;
 } engine_ctx;
 
 /* Sets defaults: ANSI on, now = wall clock, no pool, no memory limit. */

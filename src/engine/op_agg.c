@@ -6,9 +6,12 @@
  * groups in batches of ENGINE_BATCH_ROWS. Grouping sets run every input
  * batch once per set, with the keys outside the set replaced by NULL and
  * the grouping id as an extra hidden key, the way Spark's Expand does.
+ * Under a memory limit the table stops taking new groups when it fills
+ * half its room and the rows of other groups are partitioned to disk
+ * (add_budgeted here, agg_spill.c).
  */
 #include "engine/agg_int.h"
-#include "engine/op_int.h"
+#include "engine/spill_int.h"
 
 #include <string.h>
 
@@ -25,6 +28,9 @@ typedef struct hagg_state {
     col_vec **result; /* all groups, once drained */
     int64_t n_groups, next_group;
     int drained;
+    /* Partitioned aggregation (agg_spill.c): set once the table stops taking new groups. */
+    agg_spill *spill;
+    int spill_level;
 } hagg_state;
 
 size_t engine_rollup_sets(size_t n_keys, uint64_t *sets)
@@ -56,6 +62,65 @@ static int64_t grouping_id(uint64_t set, size_t n_keys)
     return gid;
 }
 
+/* Whether this aggregate may stop taking groups and spill the others. */
+static int spill_possible(const engine_op *op, const hagg_state *s)
+{
+    return op->ctx->mem_limit > 0 && s->n_keys > 0 && s->sets == NULL &&
+           s->spill_level < SPILL_MAX_LEVEL;
+}
+
+/*
+ * Adds a chunk under the memory budget (agg_spill.c explains why this is
+ * exact). Rows of groups in the table are always added. Rows of new groups
+ * are added while the table's bytes (estimated per group, twice over for
+ * a doubling slot array) still fit half the operator's room; from the first row
+ * that does not fit on, the table takes no new groups, and the rows of
+ * groups it does not have go to partition files. Rows are added in input
+ * order within each group, so first/last/collect_list stay right.
+ */
+static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk *in,
+                                col_vec **key_vals, col_vec **args, col_vec **filters,
+                                silt_error *err)
+{
+    const col_batch *b = &in->batch;
+    int64_t n = in->n_sel + 1, n_found, n_missing, n_take = 0, k, j, m;
+    int32_t *found = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)n);
+    int32_t *missing = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)n);
+    int32_t *take = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)n);
+    if (found == NULL || missing == NULL || take == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(agg_table_find(&s->table, in->sel, in->n_sel, key_vals, s->scratch,
+                                        found, &n_found, missing, &n_missing, err));
+    if (s->spill == NULL) {
+        int64_t held = (int64_t)arena_bytes_used(s->table_arena);
+        int64_t per_group = s->table.n_groups > 256 ? held / s->table.n_groups + 64 : 512;
+        /*
+         * Half the room: the slot and group arrays double in steps (the
+         * old copies stay in the arena until it is reset), and operators
+         * above this one need a little memory too.
+         */
+        int64_t fit = (engine_mem_room(op) / 2 - held) / (2 * per_group);
+        n_take = fit < 0 ? 0 : (fit < n_missing ? fit : n_missing);
+        if (n_take < n_missing)
+            SILT_RETURN_IF_ERROR(agg_spill_new(&s->spill, op, s->spill_level, s->keys, s->n_keys,
+                                               s->aggs, s->n_aggs, err));
+    }
+    /* The rows added now: found ones and the first n_take missing ones, in row order. */
+    for (k = 0, j = 0, m = 0; k < n_found || j < n_take;)
+        take[m++] = (j >= n_take || (k < n_found && found[k] < missing[j])) ? found[k++]
+                                                                          : missing[j++];
+    SILT_RETURN_IF_ERROR(agg_table_add(&s->table, b->n_rows, take, m, key_vals, args, filters,
+                                       s->scratch, err));
+    if (n_take == n_missing)
+        return SILT_OK;
+    /* The rest: groups just added take their later rows, the others are spilled. */
+    SILT_RETURN_IF_ERROR(agg_table_find(&s->table, missing + n_take, n_missing - n_take,
+                                        key_vals, s->scratch, found, &n_found, take, &m, err));
+    SILT_RETURN_IF_ERROR(agg_spill_write(s->spill, b, take, m, key_vals, err));
+    return agg_table_add(&s->table, b->n_rows, found, n_found, key_vals, args, filters,
+                         s->scratch, err);
+}
+
 static silt_status add_chunk(engine_op *op, hagg_state *s, const engine_chunk *in, silt_error *err)
 {
     const col_batch *b = &in->batch;
@@ -77,6 +142,8 @@ static silt_status add_chunk(engine_op *op, hagg_state *s, const engine_chunk *i
             SILT_RETURN_IF_ERROR(expr_eval(s->aggs[idx].filter, op->ctx, b, in->sel, in->n_sel,
                                            s->scratch, &filters[idx], err));
     }
+    if (s->spill != NULL || (s->sets == NULL && spill_possible(op, s)))
+        return add_budgeted(op, s, in, key_vals, args, filters, err);
     if (s->sets == NULL)
         return agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, key_vals, args, filters,
                              s->scratch, err);
@@ -101,6 +168,18 @@ static silt_status add_chunk(engine_op *op, hagg_state *s, const engine_chunk *i
     return SILT_OK;
 }
 
+/*
+ * The table's memory is the bytes its arena handed out; add_budgeted keeps
+ * it under the operator's room when spilling is possible. What is kept
+ * must fit, or the query fails with [OUT_OF_MEMORY] (global aggregates,
+ * grouping sets, or state growing inside groups: collect_list).
+ */
+static silt_status agg_account(engine_op *op, hagg_state *s, silt_error *err)
+{
+    return engine_op_charge_to(op, (int64_t)arena_bytes_used(s->table_arena), "aggregation",
+                               err);
+}
+
 static silt_status drain(engine_op *op, hagg_state *s, silt_error *err)
 {
     size_t n_cols = op->schema->n_fields;
@@ -111,6 +190,7 @@ static silt_status drain(engine_op *op, hagg_state *s, silt_error *err)
             break;
         arena_reset(s->scratch);
         SILT_RETURN_IF_ERROR(add_chunk(op, s, in, err));
+        SILT_RETURN_IF_ERROR(agg_account(op, s, err));
     }
     arena_reset(s->scratch);
     if (s->n_keys == 0 && s->sets == NULL && s->table.n_groups == 0) {
@@ -151,6 +231,7 @@ static silt_status hagg_open(engine_op *op, silt_error *err)
     if (s->sets != NULL)
         key_types[s->n_keys] = col_type_primitive(COL_LONG);
     s->drained = 0;
+    s->spill = NULL;
     return agg_table_init(&s->table, op->ctx, s->table_arena, n_table_keys, key_types, s->aggs,
                           s->n_aggs, err);
 }
@@ -165,7 +246,17 @@ static silt_status hagg_next(engine_op *op, engine_chunk **out, silt_error *err)
         SILT_RETURN_IF_ERROR(drain(op, s, err));
     if (s->next_group >= s->n_groups) {
         *out = NULL;
-        return SILT_OK;
+        if (s->spill == NULL)
+            return SILT_OK;
+        if (s->result != NULL) {
+            /* The groups kept in memory are out: give their memory to the partitions. */
+            agg_table_clear(&s->table);
+            memset(&s->table, 0, sizeof(s->table));
+            arena_reset(s->table_arena);
+            s->result = NULL;
+            SILT_RETURN_IF_ERROR(engine_op_charge_to(op, 0, "aggregation", err));
+        }
+        return agg_spill_next(s->spill, out, err);
     }
     n = s->n_groups - s->next_group;
     if (n > ENGINE_BATCH_ROWS)
@@ -187,8 +278,14 @@ static silt_status hagg_next(engine_op *op, engine_chunk **out, silt_error *err)
 static void hagg_close(engine_op *op)
 {
     hagg_state *s = op->state;
+    agg_spill_close(s->spill);
     agg_table_clear(&s->table);
     memset(&s->table, 0, sizeof(s->table));
+}
+
+void engine_agg_set_spill_level(engine_op *agg, int level)
+{
+    ((hagg_state *)agg->state)->spill_level = level;
 }
 
 static const engine_op_vtable hagg_vt = {"hash_aggregate", hagg_open, hagg_next, hagg_close};

@@ -9,8 +9,10 @@
  * left chunk with many matches is returned over several next() calls. The
  * extra condition is evaluated on the joined pairs. Unmatched rows of the
  * outer sides are emitted after their chunk (left) or at the end (right).
+ * A build side that outgrows half its memory room turns the join into a
+ * grace hash join over partition files (join_spill.c).
  */
-#include "engine/op_int.h"
+#include "engine/spill_int.h"
 
 #include <string.h>
 
@@ -49,6 +51,9 @@ typedef struct join_state {
     int finishing;      /* 1: emitting unmatched build rows */
     int64_t next_unmatched;
     int done;
+    /* Grace join (join_spill.c): set when the build side went to disk. */
+    join_spill *spill;
+    int spill_level;
 } join_state;
 
 /* One integral key (the usual id join): hashed and compared as an int64. */
@@ -153,6 +158,42 @@ static silt_status build_dense(join_state *s, silt_error *err)
     return SILT_OK;
 }
 
+/*
+ * Memory of the build side: its rows (copied once more when the parts are
+ * concatenated) and about 40 bytes a row of hash table. Over the room, a
+ * join with keys moves its build side to partition files (grace join);
+ * cross joins and joins without keys cannot be partitioned and fail.
+ */
+static silt_status build_account(engine_op *op, join_state *s, vec_accum *cols,
+                                 silt_error *err)
+{
+    int64_t need = 2 * (int64_t)arena_bytes_used(s->build_arena) + 40 * s->n_build;
+    size_t part, col;
+    /* Half the room: the operators above run while the build side is held. */
+    if (op->ctx->mem_limit <= 0 || need <= engine_mem_room(op) / 2 || s->type == JOIN_CROSS ||
+        s->n_keys == 0 || s->spill_level >= SPILL_MAX_LEVEL)
+        return engine_op_charge_to(op, need, "join build side", err);
+    SILT_RETURN_IF_ERROR(join_spill_new(&s->spill, op, s->spill_level, s->type, s->lkeys,
+                                        s->rkeys, s->n_keys, s->cond, err));
+    /* Every add made one part per column: part i of all columns is one batch. */
+    for (part = 0; s->n_right > 0 && part < cols[0].n_parts; part++) {
+        col_batch b;
+        col_vec **pc = arena_calloc(s->probe_arena, s->n_right, sizeof(col_vec *));
+        if (pc == NULL)
+            return err_nomem(err);
+        for (col = 0; col < s->n_right; col++)
+            pc[col] = cols[col].parts[part];
+        b.schema = op->children[1]->schema;
+        b.n_cols = s->n_right;
+        b.n_rows = pc[0]->length;
+        b.cols = pc;
+        SILT_RETURN_IF_ERROR(join_spill_add_build(s->spill, &b, NULL, b.n_rows, err));
+        arena_reset(s->probe_arena);
+    }
+    arena_reset(s->build_arena);
+    return engine_op_charge_to(op, 0, "join build side", err);
+}
+
 static silt_status build(engine_op *op, join_state *s, silt_error *err)
 {
     engine_op *right = op->children[1];
@@ -173,6 +214,11 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
         if (in == NULL)
             break;
         arena_reset(scratch);
+        if (s->spill != NULL) {
+            SILT_RETURN_IF_ERROR(join_spill_add_build(s->spill, &in->batch, in->sel, in->n_sel,
+                                                      err));
+            continue;
+        }
         for (idx = 0; idx < s->n_right; idx++)
             SILT_RETURN_IF_ERROR(vec_accum_add(&cols[idx], in->batch.cols[idx], in->sel, in->n_sel, err));
         for (idx = 0; idx < s->n_keys; idx++) {
@@ -182,8 +228,12 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(vec_accum_add(&keys[idx], kv, in->sel, in->n_sel, err));
         }
         s->n_build += in->n_sel;
-        SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * (16 * (int64_t)s->n_right + 24),
-                                               "join build side", err));
+        SILT_RETURN_IF_ERROR(build_account(op, s, cols, err));
+    }
+    if (s->spill != NULL) {
+        arena_free(scratch);
+        s->built = 1;
+        return SILT_OK;
     }
     arena_free(scratch);
     s->bcols = arena_calloc(s->build_arena, s->n_right ? s->n_right : 1, sizeof(col_vec *));
@@ -495,6 +545,8 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
     int outer_left = s->type == JOIN_LEFT || s->type == JOIN_FULL;
     if (!s->built)
         SILT_RETURN_IF_ERROR(build(op, s, err));
+    if (s->spill != NULL)
+        return join_spill_next(s->spill, out, err);
     for (;;) {
         int64_t *lrows, *brows, n, i;
         engine_chunk *c;
@@ -579,10 +631,22 @@ static silt_status join_open(engine_op *op, silt_error *err)
     s->finishing = 0;
     s->next_unmatched = 0;
     s->n_build = 0;
+    s->spill = NULL;
     return SILT_OK;
 }
 
-static const engine_op_vtable join_vt = {"hash_join", join_open, join_next, NULL};
+static void join_close(engine_op *op)
+{
+    join_state *s = op->state;
+    join_spill_close(s->spill);
+}
+
+static const engine_op_vtable join_vt = {"hash_join", join_open, join_next, join_close};
+
+void engine_join_set_spill_level(engine_op *join, int level)
+{
+    ((join_state *)join->state)->spill_level = level;
+}
 
 silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *left,
                                 engine_op *right, engine_join_type type, expr **left_keys,

@@ -228,13 +228,51 @@ typedef struct pagg_state {
     size_t n_aggs;
     col_batch *result;
     int64_t next_row;
+    /*
+     * When the partial tables outgrow memory_limit, the query runs again
+     * on one thread as scan -> filter -> hash aggregate, which spills
+     * (agg_spill.c): partial tables cannot, their groups overlap.
+     */
+    engine_op *serial;
+    size_t morsel, cursor;
 } pagg_state;
+
+/* The morsels one after the other, as one source for the serial plan. */
+static silt_status serial_source(void *payload, arena *batch_arena, col_batch **out,
+                                 silt_error *err)
+{
+    pagg_state *s = payload;
+    *out = NULL;
+    while (s->morsel < s->n_morsels) {
+        SILT_RETURN_IF_ERROR(s->fn(s->payload, s->morsel, &s->cursor, batch_arena, out, err));
+        if (*out != NULL)
+            return SILT_OK;
+        s->morsel++;
+        s->cursor = 0;
+    }
+    return SILT_OK;
+}
+
+static silt_status open_serial(engine_op *op, pagg_state *s, silt_error *err)
+{
+    engine_op *scan, *top;
+    s->morsel = 0;
+    s->cursor = 0;
+    SILT_RETURN_IF_ERROR(engine_op_scan(&scan, op->ctx, s->in_schema, serial_source, s, err));
+    top = scan;
+    if (s->filter != NULL)
+        SILT_RETURN_IF_ERROR(engine_op_filter(&top, op->ctx, scan, s->filter, err));
+    SILT_RETURN_IF_ERROR(engine_op_hash_agg(&s->serial, op->ctx, top, s->keys, s->key_names,
+                                            s->n_keys, s->aggs, s->n_aggs, NULL, 0, err));
+    return engine_op_open(s->serial, err);
+}
 
 static silt_status pagg_open(engine_op *op, silt_error *err)
 {
     pagg_state *s = op->state;
     s->result = NULL;
     s->next_row = 0;
+    s->serial = NULL;
     return SILT_OK;
 }
 
@@ -244,11 +282,24 @@ static silt_status pagg_next(engine_op *op, engine_chunk **out, silt_error *err)
     engine_chunk *c;
     int64_t n, k, *idx;
     size_t col;
-    if (s->result == NULL)
-        SILT_RETURN_IF_ERROR(engine_parallel_agg(op->ctx, s->in_schema, s->fn, s->payload,
-                                                 s->n_morsels, s->filter, s->keys, s->key_names,
-                                                 s->n_keys, s->aggs, s->n_aggs, op->op_arena,
-                                                 &s->result, err));
+    if (s->serial != NULL) {
+        SILT_RETURN_IF_ERROR(engine_op_next(s->serial, out, err));
+        if (*out != NULL)
+            (*out)->batch.schema = op->schema;
+        return SILT_OK;
+    }
+    if (s->result == NULL) {
+        silt_status rc = engine_parallel_agg(op->ctx, s->in_schema, s->fn, s->payload,
+                                             s->n_morsels, s->filter, s->keys, s->key_names,
+                                             s->n_keys, s->aggs, s->n_aggs, op->op_arena,
+                                             &s->result, err);
+        if (rc == SILT_NOMEM && op->ctx->mem_limit > 0 && s->n_keys > 0) {
+            err_clear(err);
+            SILT_RETURN_IF_ERROR(open_serial(op, s, err));
+            return pagg_next(op, out, err);
+        }
+        SILT_RETURN_IF_ERROR(rc);
+    }
     if (s->next_row >= s->result->n_rows) {
         *out = NULL;
         return SILT_OK;
@@ -270,7 +321,14 @@ static silt_status pagg_next(engine_op *op, engine_chunk **out, silt_error *err)
     return SILT_OK;
 }
 
-static const engine_op_vtable pagg_vt = {"parallel_aggregate", pagg_open, pagg_next, NULL};
+static void pagg_close(engine_op *op)
+{
+    pagg_state *s = op->state;
+    engine_op_close(s->serial);
+    s->serial = NULL;
+}
+
+static const engine_op_vtable pagg_vt = {"parallel_aggregate", pagg_open, pagg_next, pagg_close};
 
 silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_type *schema,
                                    engine_morsel_fn fn, void *payload, size_t n_morsels,

@@ -8,9 +8,11 @@
  * larger than any other double.
  *
  * Top-N keeps memory bounded: whenever more than max(4K, 8192) rows are
- * held (K = limit + offset) they are sorted and cut to K.
+ * held (K = limit + offset) they are sorted and cut to K. A full sort
+ * whose rows outgrow half its memory room writes them as sorted runs and
+ * merges the runs at the end (sort_spill.c).
  */
-#include "engine/op_int.h"
+#include "engine/spill_int.h"
 
 #include <string.h>
 
@@ -25,6 +27,9 @@ typedef struct sort_state {
     col_vec **cols;     /* sorted result */
     int64_t n_rows, next_row;
     int drained;
+    /* External sort (sort_spill.c): sorted runs on disk once rows outgrow memory. */
+    sort_spill *spill;
+    int64_t chunks_held; /* input chunks in the rows held since the last run */
 } sort_state;
 
 typedef struct sort_cmp sort_cmp;
@@ -37,6 +42,15 @@ struct sort_cmp {
     const int32_t *i32key;
     const double *dkey;
 };
+
+static int compare_between(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                           int64_t x, col_vec *const *yc, int64_t y);
+
+int engine_sort_compare(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                        int64_t x, col_vec *const *yc, int64_t y)
+{
+    return compare_between(keys, n_keys, xc, x, yc, y);
+}
 
 /* Compares row x of columns xc with row y of columns yc by the sort keys. */
 static int compare_between(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
@@ -232,6 +246,45 @@ static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, i
     return SILT_OK;
 }
 
+/* Sorts the rows held, writes them as a run on disk and starts holding afresh. */
+static silt_status spill_run(engine_op *op, sort_state *s, silt_error *err)
+{
+    size_t n_cols = op->schema->n_fields, col;
+    if (s->spill == NULL)
+        SILT_RETURN_IF_ERROR(sort_spill_new(&s->spill, op, s->keys, s->n_keys, err));
+    SILT_RETURN_IF_ERROR(sort_held(op, s, -1, err));
+    SILT_RETURN_IF_ERROR(sort_spill_add_run(s->spill, s->cols, s->n_rows, err));
+    arena_free(s->rows_arena);
+    s->rows_arena = arena_new(op->op_arena, "sort_rows");
+    if (s->rows_arena == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++)
+        vec_accum_init(&s->acc[col], s->rows_arena, op->schema->fields[col].type);
+    s->cols = NULL;
+    s->n_rows = 0;
+    s->chunks_held = 0;
+    return SILT_OK;
+}
+
+/*
+ * Memory of a full sort: sorting needs the rows held twice (the sorted
+ * copy) and two index arrays. When that outgrows the operator's room the
+ * rows go to disk as a sorted run; a single chunk that does not fit alone
+ * fails with [OUT_OF_MEMORY].
+ */
+static silt_status sort_account(engine_op *op, sort_state *s, silt_error *err)
+{
+    int64_t n = op->schema->n_fields > 0 ? s->acc[0].n_rows : 0;
+    int64_t need = 2 * (int64_t)arena_bytes_used(s->rows_arena) + 16 * n;
+    s->chunks_held++;
+    /* Half the room: the operators above run while this one still holds its rows. */
+    if (op->ctx->mem_limit > 0 && need > engine_mem_room(op) / 2 && s->chunks_held > 1) {
+        SILT_RETURN_IF_ERROR(spill_run(op, s, err));
+        need = 0;
+    }
+    return engine_op_charge_to(op, need, "sort", err);
+}
+
 static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
 {
     size_t n_cols = op->schema->n_fields, col;
@@ -255,14 +308,20 @@ static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(
                 vec_accum_add(&s->acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
         if (keep < 0)
-            SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_cols,
-                                                   "sort", err));
+            SILT_RETURN_IF_ERROR(sort_account(op, s, err));
         if (cut_at >= 0 && n_cols > 0 && s->acc[0].n_rows > cut_at)
             SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
     }
+    s->drained = 1;
+    if (sort_spill_runs(s->spill) > 0) {
+        /* The rest becomes the last run; the merge reads every run from disk. */
+        if (n_cols > 0 && s->acc[0].n_rows > 0)
+            SILT_RETURN_IF_ERROR(spill_run(op, s, err));
+        SILT_RETURN_IF_ERROR(engine_op_charge_to(op, 0, "sort", err));
+        return sort_spill_merge_open(s->spill, s->offset, err);
+    }
     SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
     s->next_row = s->offset < s->n_rows ? s->offset : s->n_rows;
-    s->drained = 1;
     return SILT_OK;
 }
 
@@ -280,6 +339,8 @@ static silt_status sort_open(engine_op *op, silt_error *err)
     for (col = 0; col < n_cols; col++)
         vec_accum_init(&s->acc[col], s->rows_arena, op->schema->fields[col].type);
     s->drained = 0;
+    s->spill = NULL;
+    s->chunks_held = 0;
     return SILT_OK;
 }
 
@@ -291,6 +352,8 @@ static silt_status sort_next(engine_op *op, engine_chunk **out, silt_error *err)
     int64_t n, k, *idx;
     if (!s->drained)
         SILT_RETURN_IF_ERROR(sort_drain(op, s, err));
+    if (s->spill != NULL)
+        return sort_spill_next(s->spill, out, err);
     if (s->next_row >= s->n_rows) {
         *out = NULL;
         return SILT_OK;

@@ -6,6 +6,7 @@
  * kernels can clear bits without a branch on "is there a bitmap yet".
  */
 #include "engine/engine.h"
+#include "engine/spill.h"
 
 #include <string.h>
 
@@ -25,9 +26,13 @@ silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, 
     /* Operators of one query may run on several threads. */
     int64_t used = __atomic_add_fetch(&ctx->mem_used, bytes, __ATOMIC_RELAXED);
     if (ctx->mem_limit > 0 && used > ctx->mem_limit) {
-        err_set(err, SILT_NOMEM, "%s needs more than the query memory limit of %lld bytes", what,
+        char limit[32];
+        engine_format_bytes(ctx->mem_limit, limit, sizeof(limit));
+        err_set(err, SILT_NOMEM, "[OUT_OF_MEMORY] %s needs more than the query memory limit of "
+                "%s (%lld bytes), even after spilling to disk", what, limit,
                 (long long)ctx->mem_limit);
-        err_hint(err, "raise the memory limit or reduce the number of groups or rows kept");
+        err_hint(err, "raise the limit, e.g. SET memory_limit = '4GB', or reduce the rows or "
+                 "groups kept");
         return SILT_NOMEM;
     }
     return SILT_OK;

@@ -19,6 +19,7 @@
 #include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/settings.h"
 #include "util/mem.h"
 
 struct sql_result {
@@ -136,6 +137,8 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     ansi = sql_session_get(s, "spark.sql.ansi.enabled");
     if (ansi != NULL)
         res->ctx.ansi = str_casecmp(ansi, "false") != 0;
+    settings_apply(&res->ctx, sql_session_get(s, "memory_limit"),
+                   sql_session_get(s, "temp_directory"));
     *out = res;
     return SILT_OK;
 }
@@ -309,11 +312,53 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
     return string_result(res, &name, 1, &cell, 1, err);
 }
 
+/*
+ * SET -v: the settings silt knows (with their effective values, set or
+ * not) and then the others set in this session, with what they mean.
+ */
+static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_error *err)
+{
+    static const char *const names[] = {"key", "value", "meaning"};
+    const sql_setting *it;
+    size_t n = 0, idx = 0, known;
+    const char **cells;
+    for (it = s->settings; it != NULL; it = it->next)
+        n++;
+    for (known = 0; settings_known_keys[known] != NULL; known++)
+        n++;
+    cells = arena_calloc(res->arena, n * 3 + 1, sizeof(char *));
+    if (cells == NULL)
+        return err_nomem(err);
+    for (known = 0; settings_known_keys[known] != NULL; known++) {
+        const char *k = settings_known_keys[known];
+        cells[idx++] = k;
+        cells[idx++] = settings_effective(k, sql_session_get(s, k), res->arena);
+        cells[idx++] = settings_meaning(k);
+    }
+    for (it = s->settings; it != NULL; it = it->next) {
+        if (settings_canonical_key(it->key) != it->key)
+            continue; /* listed above */
+        cells[idx++] = it->key;
+        cells[idx++] = it->value;
+        cells[idx++] = settings_meaning(it->key) ? settings_meaning(it->key) : "";
+    }
+    for (known = 0; known < idx; known++)
+        if (cells[known] == NULL)
+            return err_nomem(err);
+    return string_result(res, names, 3, cells, idx / 3, err);
+}
+
 static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt,
                            silt_error *err)
 {
     static const char *const names[] = {"key", "value"};
     const char *key = stmt->u.set.key, *value = stmt->u.set.value;
+    if (key != NULL && strcmp(key, "-v") == 0 && value == NULL)
+        return show_settings_verbose(s, res, err);
+    if (key != NULL && value != NULL)
+        SILT_RETURN_IF_ERROR(settings_normalize(key, value, res->arena, &key, &value, err));
+    else if (key != NULL)
+        key = settings_canonical_key(key);
     if (stmt->kind == SQL_STMT_RESET) {
         sql_setting **slot = &s->settings;
         while (*slot != NULL) {
@@ -340,6 +385,8 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         const char *cells[2] = {key, v ? v : "<undefined>"};
         if (v == NULL && strcmp(key, "spark.sql.ansi.enabled") == 0)
             cells[1] = "true";
+        if (settings_effective(key, v, res->arena) != NULL)
+            cells[1] = settings_effective(key, v, res->arena);
         return string_result(res, names, 2, cells, 1, err);
     }
     {

@@ -177,6 +177,9 @@ static silt_status delta_morsel_next(void *payload, size_t morsel_idx, size_t *c
 {
     delta_morsels *m = payload;
     if (*cursor == 0) {
+        /* A morsel may be read again from its start (a spilling rerun): drop the old scan. */
+        delta_scan_free(m->scans[morsel_idx]);
+        m->scans[morsel_idx] = NULL;
         *cursor = 1;
         SILT_RETURN_IF_ERROR(delta_scan_open(&m->scans[morsel_idx], m->store,
                                              &m->one[morsel_idx], &m->opts, err));
@@ -512,6 +515,9 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
         opts.filter_payload = m->src;
         opts.first_row_group = mo->row_group;
         opts.n_row_groups = 1;
+        /* A morsel may be read again from its start (a spilling rerun): drop the old reader. */
+        pq_reader_free(m->readers[morsel_idx]);
+        m->readers[morsel_idx] = NULL;
         SILT_RETURN_IF_ERROR(pq_reader_open(&m->readers[morsel_idx], m->files[mo->file_idx],
                                             &opts, err));
     }

@@ -1,0 +1,67 @@
+/*
+ * spill_int.h - the hooks by which sort, join and aggregation spill to disk
+ * (sort_spill.c, join_spill.c, agg_spill.c). Not for other layers.
+ *
+ * Each operator keeps its in-memory path unchanged and calls into these
+ * files only when engine_mem_room (spill.h) says its state no longer fits.
+ */
+#ifndef SILT_ENGINE_SPILL_INT_H
+#define SILT_ENGINE_SPILL_INT_H
+
+#include "engine/op_int.h"
+#include "engine/spill.h"
+
+/* Compares row x of columns xc with row y of columns yc by sort keys (op_sort.c). */
+int engine_sort_compare(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                        int64_t x, col_vec *const *yc, int64_t y);
+
+/* ---- external sort (sort_spill.c) ---- */
+
+typedef struct sort_spill sort_spill;
+/* State in op's arena; keys must outlive it. */
+silt_status sort_spill_new(sort_spill **out, engine_op *op, const engine_sort_key *keys,
+                           size_t n_keys, silt_error *err);
+/* Writes n_rows sorted rows (columns of op's schema) as the next run. */
+silt_status sort_spill_add_run(sort_spill *sp, col_vec **cols, int64_t n_rows, silt_error *err);
+size_t sort_spill_runs(const sort_spill *sp);
+/* After the last run: prepares the merge (merging passes when runs are many). */
+silt_status sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *err);
+/* The next merged chunk in op's batch arena; NULL at the end. */
+silt_status sort_spill_next(sort_spill *sp, engine_chunk **out, silt_error *err);
+
+/* ---- grace hash join (join_spill.c) ---- */
+
+typedef struct join_spill join_spill;
+/*
+ * Partition files for op (a hash join) at a recursion level; the keys and
+ * the condition are the join's (coerced) ones.
+ */
+silt_status join_spill_new(join_spill **out, engine_op *op, int level, engine_join_type type,
+                           expr **lkeys, expr **rkeys, size_t n_keys, const expr *cond,
+                           silt_error *err);
+/* Writes build (right) rows to their partitions. */
+silt_status join_spill_add_build(join_spill *js, const col_batch *b, const int32_t *sel,
+                                 int64_t n_sel, silt_error *err);
+/* Partitions the left side on the first call, then joins partition pairs in turn. */
+silt_status join_spill_next(join_spill *js, engine_chunk **out, silt_error *err);
+/* Closes the partition join in progress (the files go with the operator's arena). */
+void join_spill_close(join_spill *js);
+/* Sets the recursion level of a hash join made by engine_op_hash_join (op_join.c). */
+void engine_join_set_spill_level(engine_op *join, int level);
+
+/* ---- partitioned aggregation (agg_spill.c) ---- */
+
+typedef struct agg_spill agg_spill;
+/* Partition files for op (a hash aggregate without grouping sets) at a level. */
+silt_status agg_spill_new(agg_spill **out, engine_op *op, int level, expr **keys, size_t n_keys,
+                          const engine_agg *aggs, size_t n_aggs, silt_error *err);
+/* Writes rows[0..n) of a child batch to the partitions of their keys (key_vals). */
+silt_status agg_spill_write(agg_spill *as, const col_batch *b, const int32_t *rows, int64_t n,
+                            col_vec **key_vals, silt_error *err);
+/* After the in-memory groups: the groups of each partition in turn; NULL at the end. */
+silt_status agg_spill_next(agg_spill *as, engine_chunk **out, silt_error *err);
+void agg_spill_close(agg_spill *as);
+/* Sets the recursion level of a hash aggregate made by engine_op_hash_agg (op_agg.c). */
+void engine_agg_set_spill_level(engine_op *agg, int level);
+
+#endif

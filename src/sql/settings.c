@@ -1,0 +1,172 @@
+/*
+ * settings.c - memory_limit and temp_directory (settings.h).
+ *
+ * Sizes follow DuckDB's memory_limit: KB/MB/GB/TB are powers of 1000 and
+ * KiB/MiB/GiB/TiB powers of 1024, the unit is case-insensitive and may be
+ * separated by a space; a bare number is bytes; "N%" is a share of the
+ * machine's RAM. The default is 80% of physical RAM, like DuckDB's.
+ */
+#define _POSIX_C_SOURCE 200809L
+
+#include "sql/settings.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "engine/spill.h"
+#include "util/buf.h"
+
+const char *const settings_known_keys[] = {"memory_limit", "temp_directory", NULL};
+
+const char *settings_canonical_key(const char *key)
+{
+    if (key == NULL)
+        return NULL;
+    if (str_casecmp(key, "memory_limit") == 0 || str_casecmp(key, "silt.memory_limit") == 0 ||
+        str_casecmp(key, "max_memory") == 0)
+        return "memory_limit";
+    if (str_casecmp(key, "temp_directory") == 0 || str_casecmp(key, "silt.temp_directory") == 0)
+        return "temp_directory";
+    return key;
+}
+
+int64_t settings_physical_ram(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return 0;
+    return (int64_t)pages * (int64_t)page;
+}
+
+int64_t settings_default_memory_limit(void)
+{
+    int64_t ram = settings_physical_ram();
+    return ram > 0 ? ram / 10 * 8 : (int64_t)4 << 30;
+}
+
+int settings_parse_size(const char *text, int64_t *out)
+{
+    static const struct {
+        const char *name;
+        double factor;
+    } units[] = {{"", 1},          {"b", 1},           {"bytes", 1},       {"k", 1e3},
+                 {"kb", 1e3},      {"m", 1e6},         {"mb", 1e6},        {"g", 1e9},
+                 {"gb", 1e9},      {"t", 1e12},        {"tb", 1e12},       {"kib", 1024.0},
+                 {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0}};
+    const char *p = text, *num_end;
+    char unit[8];
+    size_t n = 0, idx;
+    double x;
+    while (*p == ' ')
+        p++;
+    num_end = p;
+    while ((*num_end >= '0' && *num_end <= '9') || *num_end == '.')
+        num_end++;
+    if (num_end == p || !str_to_double(p, (size_t)(num_end - p), &x) || !(x >= 0))
+        return 0;
+    p = num_end;
+    while (*p == ' ')
+        p++;
+    if (*p == '%') {
+        int64_t ram = settings_physical_ram();
+        if (p[1] != '\0' || x <= 0 || x > 100 || ram <= 0)
+            return 0;
+        *out = (int64_t)((double)ram * x / 100.0);
+        return 1;
+    }
+    while (*p != '\0' && *p != ' ' && n < sizeof(unit) - 1)
+        unit[n++] = *p++;
+    unit[n] = '\0';
+    while (*p == ' ')
+        p++;
+    if (*p != '\0')
+        return 0;
+    for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++) {
+        if (str_casecmp(unit, units[idx].name) == 0) {
+            double bytes = floor(x * units[idx].factor);
+            if (bytes < 1 || bytes > 9.0e18)
+                return 0;
+            *out = (int64_t)bytes;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The value without the quotes SET keeps ('2GB' -> 2GB). */
+static const char *unquote(const char *value, arena *a)
+{
+    size_t len = strlen(value);
+    if (len >= 2 && (value[0] == '\'' || value[0] == '"') && value[len - 1] == value[0])
+        return arena_strndup(a, value + 1, len - 2);
+    return value;
+}
+
+silt_status settings_normalize(const char *key, const char *value, arena *a,
+                               const char **key_out, const char **value_out, silt_error *err)
+{
+    const char *canon = settings_canonical_key(key);
+    *key_out = key;
+    *value_out = value;
+    if (canon == key)
+        return SILT_OK;
+    *key_out = canon;
+    *value_out = unquote(value, a);
+    if (*value_out == NULL)
+        return err_nomem(err);
+    if (strcmp(canon, "memory_limit") == 0) {
+        int64_t bytes;
+        if (!settings_parse_size(*value_out, &bytes)) {
+            err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE] the value '%s' of the config "
+                    "\"memory_limit\" is invalid: it must be a size such as '2GB', '512MiB' "
+                    "or '50%%'", *value_out);
+            err_hint(err, "sizes take the units KB, MB, GB, TB (powers of 1000) or KiB, MiB, "
+                     "GiB, TiB (powers of 1024); a bare number is bytes");
+            return SILT_INVALID;
+        }
+    } else if ((*value_out)[0] == '\0') {
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE] the config \"temp_directory\" "
+                       "must name a directory");
+    }
+    return SILT_OK;
+}
+
+const char *settings_effective(const char *key, const char *stored, arena *a)
+{
+    const char *canon = settings_canonical_key(key);
+    if (canon == key && strcmp(key, "memory_limit") != 0 && strcmp(key, "temp_directory") != 0)
+        return NULL;
+    if (strcmp(canon, "memory_limit") == 0) {
+        int64_t bytes = settings_default_memory_limit();
+        char text[32];
+        if (stored != NULL && !settings_parse_size(stored, &bytes))
+            return stored;
+        engine_format_bytes(bytes, text, sizeof(text));
+        return arena_strdup(a, text);
+    }
+    return stored != NULL ? stored : "<default: $TMPDIR or /tmp>";
+}
+
+const char *settings_meaning(const char *key)
+{
+    const char *canon = settings_canonical_key(key);
+    if (strcmp(canon, "memory_limit") == 0)
+        return "memory a query may hold before sorts, joins and aggregations spill to disk "
+               "(default 80% of RAM)";
+    if (strcmp(canon, "temp_directory") == 0)
+        return "directory of spill files, removed when the query ends";
+    if (strcmp(canon, "spark.sql.ansi.enabled") == 0)
+        return "ANSI SQL mode: overflow, division by zero and invalid casts are errors";
+    return NULL;
+}
+
+void settings_apply(engine_ctx *ctx, const char *memory_limit, const char *temp_directory)
+{
+    int64_t bytes = settings_default_memory_limit();
+    if (memory_limit != NULL)
+        (void)settings_parse_size(memory_limit, &bytes);
+    ctx->mem_limit = bytes;
+    ctx->temp_dir = temp_directory;
+}

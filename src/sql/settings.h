@@ -1,0 +1,57 @@
+/*
+ * settings.h - session settings with meaning to silt itself: the query
+ * memory limit and the directory of spill files (DuckDB's memory_limit and
+ * temp_directory; `silt.` prefixed names are accepted too).
+ *
+ * session.c stores every SET key = value verbatim; these helpers
+ * canonicalize and validate the keys they know at SET time, show their
+ * effective values, and apply them to a query's engine_ctx.
+ */
+#ifndef SILT_SQL_SETTINGS_H
+#define SILT_SQL_SETTINGS_H
+
+#include "engine/engine.h"
+
+/*
+ * For a key silt knows, the canonical key ("memory_limit") and the value
+ * to store (quotes removed, checked); other keys come back unchanged.
+ * Errors: SILT_INVALID ([INVALID_CONF_VALUE]) for a value that is not a size.
+ */
+silt_status settings_normalize(const char *key, const char *value, arena *a,
+                               const char **key_out, const char **value_out, silt_error *err);
+
+/* Canonical form of a key (silt.memory_limit -> memory_limit), or key itself. */
+const char *settings_canonical_key(const char *key);
+
+/*
+ * Parses a memory size: "2GB", "512 MiB", "1.5gb", "100000" (bytes), "50%"
+ * (of physical RAM). Returns 0 when the text is not a size.
+ */
+int settings_parse_size(const char *text, int64_t *out);
+
+/* Physical RAM in bytes (sysconf), 0 when unknown. */
+int64_t settings_physical_ram(void);
+
+/* The default memory limit: 80% of physical RAM (4 GiB when RAM is unknown). */
+int64_t settings_default_memory_limit(void);
+
+/*
+ * The effective value of a known key as SET key shows it (formatted in
+ * arena a), or NULL for keys silt does not know. stored is what SET put in
+ * the session (NULL = default).
+ */
+const char *settings_effective(const char *key, const char *stored, arena *a);
+
+/* One line of meaning per known key, for SET -v; NULL for others. */
+const char *settings_meaning(const char *key);
+
+/* The known keys, NULL-terminated (SET -v lists them even when unset). */
+extern const char *const settings_known_keys[];
+
+/*
+ * Applies memory_limit and temp_directory (stored values or NULL) to ctx.
+ * The values were checked by settings_normalize.
+ */
+void settings_apply(engine_ctx *ctx, const char *memory_limit, const char *temp_directory);
+
+#endif
