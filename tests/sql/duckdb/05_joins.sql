@@ -83,3 +83,23 @@ SELECT r.route_id, v.x FROM routes r CROSS JOIN (SELECT 1 AS x UNION ALL SELECT 
 SELECT count(*) FROM trips NATURAL JOIN routes
 == full_outer_all_columns
 SELECT * FROM (SELECT route_id, kind FROM routes WHERE route_id < 3) a FULL OUTER JOIN (SELECT route_id, name FROM routes WHERE route_id BETWEEN 2 AND 4) b ON a.route_id = b.route_id
+== where_pushdown_left_join_left_side
+SELECT t.trip_id, r.name FROM trips t LEFT JOIN routes r ON t.route_id = r.route_id WHERE t.trip_id < 30 AND r.kind IS NULL
+== where_pushdown_right_join
+SELECT r.route_id, t.trip_id FROM trips t RIGHT JOIN routes r ON t.route_id = r.route_id AND t.trip_id < 2000 WHERE r.route_id > 22 AND (t.fare > 40 OR t.fare IS NULL)
+== where_pushdown_full_join
+SELECT a.route_id, b.route_id FROM (SELECT route_id FROM routes WHERE route_id < 5) a FULL JOIN (SELECT route_id FROM routes WHERE route_id > 2 AND route_id < 8) b ON a.route_id = b.route_id WHERE a.route_id IS NULL OR b.route_id IS NULL
+== where_pushdown_nested_joins
+SELECT count(*), sum(t.fare) FROM trips t JOIN routes r ON t.route_id = r.route_id LEFT JOIN stations s ON t.route_id = s.station_id WHERE t.destination = 'Harbor' AND r.kind = 'bus' AND s.capacity IS NULL
+== where_pushdown_comma_join
+SELECT count(*) FROM trips a, trips b WHERE a.trip_id < 50 AND b.trip_id < 40 AND a.destination = b.destination
+== on_filter_left_join_right_only
+SELECT r.route_id, count(t.trip_id) FROM routes r LEFT JOIN trips t ON r.route_id = t.route_id AND t.destination = 'Zoo' AND r.kind = 'tram' GROUP BY r.route_id
+== on_filter_anti_join_left_term
+SELECT count(*) FROM routes r LEFT ANTI JOIN trips t ON r.route_id = t.route_id AND r.kind = 'tram'
+-- duckdb
+SELECT count(*) FROM routes r ANTI JOIN trips t ON r.route_id = t.route_id AND r.kind = 'tram'
+== on_filter_semi_join_left_term
+SELECT count(*) FROM routes r LEFT SEMI JOIN trips t ON r.route_id = t.route_id AND r.kind = 'tram'
+-- duckdb
+SELECT count(*) FROM routes r SEMI JOIN trips t ON r.route_id = t.route_id AND r.kind = 'tram'
