@@ -320,6 +320,12 @@ static const char *op_name(expr_op op)
     return names[op];
 }
 
+/* The types Spark adds to a date as a number of days. */
+static int is_days(col_type_id id)
+{
+    return id == COL_BYTE || id == COL_SHORT || id == COL_INT;
+}
+
 silt_status expr_arith(expr **out, arena *a, expr_op op, expr *left, expr *right,
                        silt_error *err)
 {
@@ -329,6 +335,18 @@ silt_status expr_arith(expr **out, arena *a, expr_op op, expr *left, expr *right
     if (op > EXPR_MOD)
         return err_set(err, SILT_INVALID, "operator %d is not arithmetic", (int)op);
     snprintf(what, sizeof(what), "operator \"%s\"", op_name(op));
+    /* As in Spark: date + n and n + date are date_add, date - n is date_sub. */
+    if (op == EXPR_ADD || op == EXPR_SUB) {
+        int l_date = left->type->id == COL_DATE, r_date = right->type->id == COL_DATE;
+        if (l_date && is_days(right->type->id)) {
+            expr *args[2] = {left, right};
+            return expr_func(out, a, op == EXPR_ADD ? "date_add" : "date_sub", args, 2, err);
+        }
+        if (op == EXPR_ADD && r_date && is_days(left->type->id)) {
+            expr *args[2] = {right, left};
+            return expr_func(out, a, "date_add", args, 2, err);
+        }
+    }
     if (left->type->id == COL_STRING && is_numeric(right->type->id))
         SILT_RETURN_IF_ERROR(expr_coerce(&left, a, col_type_primitive(COL_DOUBLE), err));
     if (right->type->id == COL_STRING && is_numeric(left->type->id))

@@ -1197,6 +1197,9 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
         return bind_error(b, err, ast->pos, SILT_BIND,
                           "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' in %s", name);
     SILT_RETURN_IF_ERROR(bind_list(b, bc, &ast->u.func.args, &args, err));
+    /* TRIM(LEADING|TRAILING chars FROM s) is ltrim / rtrim (the parser keeps the side). */
+    if (ast->u.func.trim == 2 || ast->u.func.trim == 3)
+        name = ast->u.func.trim == 2 ? "ltrim" : "rtrim";
     if (str_casecmp(name, "if") == 0 || str_casecmp(name, "iff") == 0) {
         if (n != 3)
             return bind_error(b, err, ast->pos, SILT_BIND,

@@ -408,8 +408,9 @@ def run_driver(driver, blocks_sql, timeout=300):
             results.append((False, line[len(RS) + 4:].replace("\\n", "\n")))
             rows = []
         elif line:
-            obj = json.loads(line, parse_float=float)
-            rows.append(tuple(norm(v) for v in obj.values()))
+            # Pairs, not a dict: Spark names count(*) and count(1) alike.
+            pairs = json.loads(line, object_pairs_hook=lambda kv: kv)
+            rows.append(tuple(norm(v) for _, v in pairs))
     crash = None
     if proc.returncode != 0 or len(results) < len(blocks_sql):
         crash = f"driver exited with {proc.returncode}: {proc.stderr.decode('utf-8', 'replace')[-600:]}"
