@@ -949,6 +949,15 @@ static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, si
         SILT_RETURN_IF_ERROR(bind_collect_names(b, q->order_by.items[idx].expr, set, err));
     for (idx = 0; idx < sel->n_from; idx++)
         SILT_RETURN_IF_ERROR(ref_names(b, sel->from[idx], set, err));
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->qualify, set, err));
+    /* WINDOW w AS (PARTITION BY ... ORDER BY ...) names columns that OVER w uses. */
+    for (idx = 0; idx < sel->n_windows; idx++) {
+        const sql_window *w = sel->windows[idx].window;
+        for (e = 0; e < w->partition_by.n; e++)
+            SILT_RETURN_IF_ERROR(bind_collect_names(b, w->partition_by.items[e], set, err));
+        for (e = 0; e < w->order_by.n; e++)
+            SILT_RETURN_IF_ERROR(bind_collect_names(b, w->order_by.items[e].expr, set, err));
+    }
     if (sel->group_all)
         set->all = 1;
     return SILT_OK;
