@@ -253,8 +253,9 @@ def duckdb_connect(work):
         "trips_v2": "SELECT * FROM trips_v1 UNION ALL SELECT trip_id + 100000, tstamp, route_id, 'Zoo', fare "
                     "FROM trips WHERE destination = 'Zoo' AND route_id < 5",
         "trips_delta": "SELECT * FROM trips_v2",
-        "trips_part": "SELECT trip_id, tstamp, destination, fare, route_id FROM trips",
-        "trips_dpart": "SELECT trip_id, tstamp, route_id, fare, destination FROM trips",
+        # Delta keeps partition columns at their schema position (Hive tables move them last).
+        "trips_part": "SELECT * FROM trips",
+        "trips_dpart": "SELECT * FROM trips",
         "stations_delta": "SELECT * FROM stations",
     }
     for name, sql in views.items():
@@ -265,6 +266,24 @@ def duckdb_connect(work):
 # ---- query files ----------------------------------------------------------------
 
 
+COMMIT_TS = {}
+
+
+def subst(sql, work):
+    """{W}: the work folder; {TSn}: when trips_delta's version n was committed (ms, UTC)."""
+    sql = sql.replace("{W}", work)
+    return re.sub(r"\{TS(\d+)\}", lambda m: COMMIT_TS[int(m.group(1))], sql)
+
+
+def read_commit_times(work):
+    """Delta takes a commit's time from its log file's modification time (no in-commit timestamps)."""
+    for v in range(3):
+        path = os.path.join(work, "trips_delta", "_delta_log", f"{v:020d}.json")
+        ms = int(os.stat(path).st_mtime_ns // 1000000)
+        t = datetime.datetime.fromtimestamp(ms / 1000, UTC)
+        COMMIT_TS[v] = t.strftime("%Y-%m-%d %H:%M:%S.") + f"{ms % 1000:03d}"
+
+
 class Block:
     def __init__(self, file, name, line):
         self.file, self.name, self.line = file, name, line
@@ -273,7 +292,7 @@ class Block:
         self.unordered = False
 
     def text(self, work):
-        return "\n".join(self.sql).strip().rstrip(";").replace("{W}", work)
+        return subst("\n".join(self.sql).strip().rstrip(";"), work)
 
 
 def parse_file(path):
@@ -440,10 +459,12 @@ def duck_text(b, work):
     sql = "\n".join(b.sql).strip().rstrip(";")
     sql = re.sub(r"delta\.`\{W\}/trips_delta`\s*(?:VERSION\s+AS\s+OF\s+|@v)(\d+)", r"trips_v\1", sql,
                  flags=re.I)
+    sql = re.sub(r"delta\.`\{W\}/trips_delta`\s*TIMESTAMP\s+AS\s+OF\s+'\{TS(\d+)\}'", r"trips_v\1", sql,
+                 flags=re.I)
     sql = re.sub(r"delta\.`\{W\}/(\w+)`", r"\1", sql)
     sql = re.sub(r"parquet\.`\{W\}/trips`", "read_parquet('{W}/trips/*.parquet')", sql)
     sql = re.sub(r"parquet\.`([^`]*)`", r"read_parquet('\1')", sql)
-    return sql.replace("{W}", work)
+    return subst(sql, work)
 
 
 def duck_rows(con, sql):
@@ -463,7 +484,7 @@ def check_block(con, work, b, res):
     if b.expect is not None:
         want = [tuple(norm(v) for v in row) for row in b.expect]
     else:
-        duck_sql = "\n".join(b.duck).replace("{W}", work) if b.duck is not None else duck_text(b, work)
+        duck_sql = subst("\n".join(b.duck), work) if b.duck is not None else duck_text(b, work)
         try:
             want = duck_rows(con, duck_sql)
         except duckdb.Error as exc:
@@ -492,6 +513,7 @@ def main():
     if crash:
         print(f"setup failed: {crash}")
         return 1
+    read_commit_times(work)
     con = duckdb_connect(work)
     counts = {"ok": 0, "fail": 0, "known": 0, "fixed": 0}
     files = sorted(glob.glob(os.path.join(QUERY_DIR, "*.sql")))
