@@ -84,6 +84,7 @@ struct expr {
     /* For error messages: the SQL text of the node and its byte position (-1 = none). */
     const char *text;
     int64_t pos;
+    int32_t line, col; /* the position as line and column of the statement (0 = unknown) */
 };
 
 /* ---- constructors (expr.c); all allocate in arena a ------------------- */
@@ -138,6 +139,8 @@ silt_status expr_func(expr **out, arena *a, const char *name, expr **args, size_
                       silt_error *err);
 /* Records the SQL text and position of a node for its error messages. */
 void expr_set_source(expr *e, const char *text, int64_t pos);
+/* Also records the position as the line and column a person reads (1-based). */
+void expr_set_source_line(expr *e, int32_t line, int32_t col);
 
 /* Spark's common type of two types for comparison and arithmetic (NULL if none). */
 const col_type *expr_common_type(arena *a, const col_type *x, const col_type *y);

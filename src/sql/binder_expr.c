@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "sql/binder_int.h"
+#include "sql/lexer.h"
 
 static silt_status bind_sub(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                             silt_error *err);
@@ -710,6 +711,13 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
                               "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
                               "function in the argument of another aggregate function");
         SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
+        /* As Spark does, a numeric aggregate reads a string as a double ('a' fails when cast). */
+        if (call.agg.arg->type->id == COL_STRING &&
+            (call.agg.kind == AGG_SUM || call.agg.kind == AGG_AVG ||
+             call.agg.kind == AGG_STDDEV_SAMP || call.agg.kind == AGG_STDDEV_POP ||
+             call.agg.kind == AGG_VAR_SAMP || call.agg.kind == AGG_VAR_POP))
+            SILT_RETURN_IF_ERROR(expr_coerce(&call.agg.arg, b->a, col_type_primitive(COL_DOUBLE),
+                                             err));
         if (ast->u.func.args.n > 1) {
             double v;
             SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[1], &v, err));
@@ -1341,7 +1349,13 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         snprintf(msg, sizeof(msg), "%s", err->message);
         return bind_error(b, err, ast->pos, rc, "%s", msg);
     }
-    if (rc == SILT_OK && *out != NULL && (*out)->pos < 0)
+    if (rc == SILT_OK && *out != NULL && (*out)->pos < 0) {
+        int line = 1, col = 1;
         expr_set_source(*out, bind_column_name(b, ast), ast->pos);
+        if (b->text != NULL && ast->pos <= b->text_len) {
+            sql_line_col(b->text, b->text_len, ast->pos, &line, &col);
+            expr_set_source_line(*out, line, col);
+        }
+    }
     return rc;
 }

@@ -18,10 +18,12 @@ Query file format (one block per query):
     -- expect               Spark's answer, one JSON array per row, where
                             Spark's semantics differ from DuckDB's (say why
                             in a comment line starting with "-- why:")
-    -- error: TEXT          silt must fail with a message containing TEXT
+    -- error: TEXT          silt must fail with a message containing TEXT (several
+                            such lines: all of them, e.g. the class and the position)
     -- known-failure: WHY   a bug not fixed yet: reported, not counted as a
                             failure, and reported as FIXED once it passes
     -- unordered            compare as a multiset despite a top-level ORDER BY
+    -- rowcount             compare only how many rows (LIMIT without ORDER BY)
 
 Rows are compared in order when the query's outermost level has ORDER BY,
 as sorted lists otherwise; numbers with a relative tolerance of 1e-9,
@@ -186,9 +188,71 @@ def generate(work):
         for r in st_rows:
             f.write(json.dumps(dict(zip(stations.column_names, r))) + "\n")
 
+    gen_tutorial_data(work, rnd)
     write_csv(os.path.join(work, "bikes.csv"),
               ["ride_id", "rideable_type", "started_at", "ended_at", "start_station_id", "end_station_id",
                "start_lat", "start_lng", "end_lat", "end_lng", "member_casual", "duration_s"], bikes)
+
+
+BOROUGHS = ["Manhattan", "Brooklyn", "Queens", "Bronx", "Staten Island"]
+ARTISTS = ["Justice", "Daft Punk", "Air", "Phoenix", "M83"]
+
+
+def gen_tutorial_data(work, rnd):
+    """Small tables of the shapes the tutorials read: film permits (a multi-line JSON
+    array), Spotify plays, AdventureWorks products and IoT readings."""
+    permits = [{"eventid": 100000 + i, "borough": BOROUGHS[rnd.randrange(5)],
+                "eventtype": rnd.choice(["Shooting Permit", "Rigging Permit", "Theater Load in and Load Outs"]),
+                "startdatetime": f"2022-0{1 + i % 9}-1{i % 10}T0{i % 10}:00:00.000"} for i in range(300)]
+    with open(os.path.join(work, "permits.json"), "w") as f:
+        json.dump(permits, f, indent=2)
+    with open(os.path.join(work, "spotify.csv"), "w") as f:
+        f.write("ts,platform,ms_played,track_name,artist_name,shuffle\n")
+        for i in range(200):
+            f.write(f"2021-03-{1 + i % 28:02d} 1{i % 10}:00:00,android,{1000 + rnd.randrange(300000)},"
+                    f"Track {i % 37},{ARTISTS[rnd.randrange(5)]},{'true' if i % 3 else 'false'}\n")
+    with open(os.path.join(work, "products.csv"), "w") as f:
+        f.write("ProductID,ProductName,Category,ListPrice\n")
+        for i in range(771, 791):
+            f.write(f"{i},Product {i},{['Mountain Bikes', 'Road Bikes', 'Helmets'][i % 3]},{round(100 + i * 3.5, 4)}\n")
+    with open(os.path.join(work, "iot.json"), "w") as f:
+        for i in range(50):
+            f.write(json.dumps({"device": f"Dev{i % 7}", "status": ["ok", "error", "ok"][i % 3]}) + "\n")
+
+
+def tutorial_setup(work):
+    """The tutorials' tables: 001's trips with its four versions (write, append, update
+    Syracuse -> Philadelphia, delete New Jersey) and catalog tables for 001-004."""
+    w = work
+    new_rows = ", ".join(f"({2000000 + i}, TIMESTAMP '2024-06-01 10:{i:02d}:00', {1 + i % 5}, "
+                         f"'{['Syracuse', 'New Jersey', 'Philadelphia'][i % 3]}')" for i in range(1, 16))
+    return [
+        f"CREATE TABLE delta.`{w}/tut_trips` USING DELTA PARTITIONED BY (route_id) AS SELECT trip_id + 1980000 "
+        f"AS trip_id, tstamp, route_id, CASE destination WHEN 'Zoo' THEN 'Syracuse' WHEN 'Harbor' THEN "
+        f"'Philadelphia' WHEN 'Airport' THEN 'New Jersey' ELSE destination END AS destination "
+        f"FROM parquet.`{w}/trips`",
+        f"INSERT INTO delta.`{w}/tut_trips` VALUES {new_rows}",
+        f"UPDATE delta.`{w}/tut_trips` SET destination = 'Philadelphia' WHERE destination = 'Syracuse'",
+        f"DELETE FROM delta.`{w}/tut_trips` WHERE destination = 'New Jersey'",
+        "CREATE DATABASE my_delta_db",
+        f"CREATE TABLE my_delta_db.delta_spark_table USING DELTA LOCATION '{w}/tut_trips'",
+        "CREATE DATABASE rmoff",
+        f"CREATE TEMPORARY VIEW permits_src USING json OPTIONS (path '{w}/permits.json', multiLine 'true')",
+        "CREATE TABLE rmoff.permits USING DELTA AS SELECT * FROM permits_src",
+        f"CREATE TABLE delta.`{w}/spotify_delta` USING DELTA AS SELECT * FROM read_files('{w}/spotify.csv', "
+        f"format => 'csv', header => true, inferSchema => true)",
+        f"CREATE TABLE DeltaDataSQL USING DELTA LOCATION '{w}/spotify_delta'",
+        f"CREATE TABLE delta.`{w}/products_delta` USING DELTA AS SELECT * FROM read_files('{w}/products.csv', "
+        f"format => 'csv', header => true, inferSchema => true)",
+        f"UPDATE delta.`{w}/products_delta` SET ListPrice = ListPrice * 0.9 WHERE ProductID = 771",
+        "CREATE DATABASE AdventureWorks",
+        f"CREATE TABLE AdventureWorks.ProductsExternal USING DELTA LOCATION '{w}/products_delta'",
+        f"CREATE TABLE AdventureWorks.ProductsManaged USING DELTA AS SELECT * FROM read_files("
+        f"'{w}/products.csv', format => 'csv', header => true, inferSchema => true)",
+        f"CREATE TABLE AdventureWorks.Products USING DELTA LOCATION '{w}/products_delta'",
+        f"CREATE TABLE delta.`{w}/iot_delta` USING DELTA AS SELECT * FROM json.`{w}/iot.json`",
+        f"CREATE TABLE AdventureWorks.IotDeviceData USING DELTA LOCATION '{w}/iot_delta'",
+    ]
 
 
 def silt_setup(work):
@@ -223,6 +287,13 @@ def silt_views(work):
         f"inferSchema 'true')",
         f"CREATE TEMPORARY VIEW trips_delta USING delta OPTIONS (path '{w}/trips_delta')",
         f"CREATE TEMPORARY VIEW trips_part USING delta OPTIONS (path '{w}/trips_part')",
+        # 001: spark.read.format("delta").load(path).createOrReplaceTempView(...), by version.
+        f"CREATE TEMPORARY VIEW temp_trip_table USING delta OPTIONS (path '{w}/tut_trips')",
+    ] + [f"CREATE TEMPORARY VIEW temp_trip_table_v{v} AS SELECT * FROM delta.`{w}/tut_trips` VERSION AS OF {v}"
+         for v in range(4)] + [
+        # 002: spark.read.option("multiline", "true").json(path).createOrReplaceTempView("permits_src")
+        f"CREATE TEMPORARY VIEW permits_src USING json OPTIONS (path '{w}/permits.json', multiLine 'true', "
+        f"inferSchema 'true')",
     ])
 
 
@@ -257,7 +328,33 @@ def duckdb_connect(work):
         "trips_part": "SELECT * FROM trips",
         "trips_dpart": "SELECT * FROM trips",
         "stations_delta": "SELECT * FROM stations",
+        "tut_base": "SELECT trip_id + 1980000 AS trip_id, tstamp, route_id, CASE destination WHEN 'Zoo' THEN "
+                    "'Syracuse' WHEN 'Harbor' THEN 'Philadelphia' WHEN 'Airport' THEN 'New Jersey' "
+                    "ELSE destination END AS destination FROM trips",
+        "temp_trip_table_v0": "SELECT * FROM tut_base",
+        "temp_trip_table_v1": "SELECT * FROM tut_base UNION ALL SELECT 2000000 + i, TIMESTAMP '2024-06-01 10:00:00' "
+                              "+ i * INTERVAL 1 MINUTE, 1 + i % 5, ['Syracuse', 'New Jersey', 'Philadelphia'][i % 3 + 1] "
+                              "FROM range(1, 16) r(i)",
+        "temp_trip_table_v2": "SELECT trip_id, tstamp, route_id, CASE WHEN destination = 'Syracuse' THEN "
+                              "'Philadelphia' ELSE destination END AS destination FROM temp_trip_table_v1",
+        "temp_trip_table_v3": "SELECT * FROM temp_trip_table_v2 WHERE destination IS DISTINCT FROM 'New Jersey'",
+        "temp_trip_table": "SELECT * FROM temp_trip_table_v3",
+        "my_delta_db.delta_spark_table": "SELECT * FROM temp_trip_table_v3",
+        "permits_src": f"SELECT borough, eventid, eventtype, startdatetime FROM read_json('{w}/permits.json', "
+                       f"format = 'array', columns = {{eventid: 'BIGINT', borough: 'VARCHAR', eventtype: 'VARCHAR', "
+                       f"startdatetime: 'VARCHAR'}})",
+        "rmoff.permits": "SELECT * FROM permits_src",
+        "spotifyStreamData": f"SELECT * FROM read_csv('{w}/spotify.csv', header = true)",
+        "DeltaDataSQL": "SELECT * FROM spotifyStreamData",
+        "adventureworks.ProductsManaged": f"SELECT * FROM read_csv('{w}/products.csv', header = true)",
+        "adventureworks.ProductsExternal": "SELECT ProductID, ProductName, Category, CASE WHEN ProductID = 771 "
+                                           "THEN ListPrice * 0.9 ELSE ListPrice END AS ListPrice FROM "
+                                           "adventureworks.ProductsManaged",
+        "adventureworks.Products": "SELECT * FROM adventureworks.ProductsExternal",
+        "adventureworks.IotDeviceData": f"SELECT device, status FROM read_json('{w}/iot.json')",
     }
+    for schema in ("my_delta_db", "rmoff", "adventureworks"):
+        con.execute(f"CREATE SCHEMA {schema}")
     for name, sql in views.items():
         con.execute(f"CREATE VIEW {name} AS {sql}")
     return con
@@ -290,6 +387,7 @@ class Block:
         self.sql, self.duck, self.expect = [], None, None
         self.error = self.known = None
         self.unordered = False
+        self.rowcount = False
 
     def text(self, work):
         return subst("\n".join(self.sql).strip().rstrip(";"), work)
@@ -313,11 +411,13 @@ def parse_file(path):
             elif s == "-- expect":
                 cur.expect, section = [], "expect"
             elif s.startswith("-- error:"):
-                cur.error = s[len("-- error:"):].strip()
+                cur.error = (cur.error or []) + [s[len("-- error:"):].strip()]
             elif s.startswith("-- known-failure:"):
                 cur.known = s[len("-- known-failure:"):].strip()
             elif s == "-- unordered":
                 cur.unordered = True
+            elif s == "-- rowcount":
+                cur.rowcount = True
             elif section == "sql":
                 cur.sql.append(line)
             elif section == "duck":
@@ -412,15 +512,22 @@ def sort_key(row):
 # ---- running --------------------------------------------------------------------
 
 
+WAREHOUSE = [""]
+SLOW_MS = [float(os.environ.get("SQL_SUITE_SLOW_MS", "0"))]
+
+
 def run_driver(driver, blocks_sql, timeout=300):
     """Runs the blocks in one driver process; returns [(ok, rows_or_error)] for the
     blocks it got through, and whether it ended early (a crash)."""
     payload = RS.join(blocks_sql)
-    proc = subprocess.run([driver, "--threads", "2"], input=payload.encode(), capture_output=True,
-                          timeout=timeout)
+    proc = subprocess.run([driver, "--threads", "2", "--warehouse", WAREHOUSE[0]], input=payload.encode(),
+                          capture_output=True, timeout=timeout)
     results, rows = [], []
     for line in proc.stdout.decode("utf-8", "replace").split("\n"):
         if line.startswith(RS + "OK"):
+            ms = line.split()[1] if len(line.split()) > 1 else "0"
+            if SLOW_MS[0] and float(ms) > SLOW_MS[0]:
+                print(f"# slow block {len(results)}: {ms} ms")
             results.append((True, rows))
             rows = []
         elif line.startswith(RS + "ERR"):
@@ -478,7 +585,8 @@ def check_block(con, work, b, res):
     if b.error is not None:
         if ok:
             return f"expected an error containing {b.error!r}, got {len(got)} rows"
-        return None if b.error in got else f"error {got!r} does not contain {b.error!r}"
+        missing = [e for e in b.error if e not in got]
+        return None if not missing else f"error {got!r} does not contain {missing!r}"
     if not ok:
         return f"silt failed: {got}"
     if b.expect is not None:
@@ -489,7 +597,9 @@ def check_block(con, work, b, res):
             want = duck_rows(con, duck_sql)
         except duckdb.Error as exc:
             return f"duckdb failed (give a -- duckdb or -- expect section): {exc}"
-    if b.unordered or not outer_order_by(sql):
+    if b.rowcount:
+        got, want = [((2, float(len(got))),)], [((2, float(len(want))),)]
+    elif b.unordered or not outer_order_by(sql):
         got, want = sorted(got, key=sort_key), sorted(want, key=sort_key)
     if same_rows(got, want):
         return None
@@ -501,12 +611,16 @@ def main():
     driver, work = sys.argv[1], os.path.abspath(sys.argv[2])
     filters = sys.argv[3:]
     os.makedirs(work, exist_ok=True)
-    for old in ("trips_delta", "trips_part", "trips_dpart", "stations_delta"):
+    for old in ("trips_delta", "trips_part", "trips_dpart", "stations_delta", "tut_trips", "spotify_delta",
+                "products_delta", "iot_delta", "warehouse"):
         subprocess.run(["rm", "-rf", os.path.join(work, old)], check=True)
+    WAREHOUSE[0] = os.path.join(work, "warehouse")
+    os.makedirs(WAREHOUSE[0])
     t0 = time.time()
     generate(work)
-    results, crash = run_driver(driver, silt_setup(work))
-    for stmt, (ok, msg) in zip(silt_setup(work), results):
+    setup = silt_setup(work) + tutorial_setup(work)
+    results, crash = run_driver(driver, setup)
+    for stmt, (ok, msg) in zip(setup, results):
         if not ok:
             print(f"setup failed: {stmt}\n  {msg}")
             return 1
@@ -523,7 +637,9 @@ def main():
             blocks = [b for b in blocks if any(f in b.file or f == b.name for f in filters)]
         if not blocks:
             continue
+        t_file = time.time()
         res = run_silt_file(driver, work, blocks)
+        print(f"# {os.path.basename(path)}: {len(blocks)} queries, silt {time.time() - t_file:.1f} s")
         for b, r in zip(blocks, res):
             problem = check_block(con, work, b, r)
             where = f"{b.file}:{b.line} {b.name}"

@@ -2,21 +2,23 @@
  * sql_suite_driver - runs many SQL statements in one session for
  * sql_suite.py, so that a query file costs one process, not one per query.
  *
- *   sql_suite_driver [--threads N] < BLOCKS
+ *   sql_suite_driver [--threads N] [--warehouse DIR] < BLOCKS
  *
  * Standard input holds blocks separated by the byte 0x1e (ASCII record
  * separator); each block is one or more statements run by one
  * silt_conn_print call in canonical JSON lines. After each block the driver
- * prints a line "\x1e" "OK", or "\x1e" "ERR <status> <message>" with the
+ * prints a line "\x1e" "OK <milliseconds> ms", or "\x1e" "ERR <status> <message>" with the
  * message's newlines written as "\n", and flushes, so that the caller can
  * split the output per block even when a later block crashes. A failing
  * block does not stop the ones after it (the session and its views stay).
  *
  * Uses only the public API (include/silt.h), as an embedding program would.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "silt.h"
 
@@ -64,8 +66,13 @@ static void print_error(silt_status st, const char *msg)
 int main(int argc, char **argv)
 {
     silt_db_options dbo = SILT_DB_OPTIONS_INIT;
-    if (argc == 3 && strcmp(argv[1], "--threads") == 0)
-        dbo.n_threads = (int)strtol(argv[2], NULL, 10);
+    const char *warehouse = NULL;
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--threads") == 0)
+            dbo.n_threads = (int)strtol(argv[i + 1], NULL, 10);
+        else if (strcmp(argv[i], "--warehouse") == 0)
+            warehouse = argv[i + 1];
+    }
     char *text = read_all(stdin);
     if (text == NULL) {
         fprintf(stderr, "sql_suite_driver: out of memory reading the statements\n");
@@ -73,7 +80,7 @@ int main(int argc, char **argv)
     }
     silt_db *db = NULL;
     silt_conn *conn = NULL;
-    if (silt_db_open(&db, NULL, &dbo) != SILT_OK || silt_conn_open(&conn, db) != SILT_OK) {
+    if (silt_db_open(&db, warehouse, &dbo) != SILT_OK || silt_conn_open(&conn, db) != SILT_OK) {
         fprintf(stderr, "sql_suite_driver: cannot open a session: %s\n",
                 db != NULL ? silt_db_errmsg(db) : "out of memory");
         silt_db_close(db);
@@ -88,9 +95,13 @@ int main(int argc, char **argv)
         char *end = strchr(block, RS);
         if (end != NULL)
             *end = '\0';
+        struct timespec t0, t1;
+        clock_gettime(CLOCK_MONOTONIC, &t0);
         silt_status st = silt_conn_print(conn, block, stdout, &out);
+        clock_gettime(CLOCK_MONOTONIC, &t1);
         if (st == SILT_OK)
-            printf("%cOK\n", RS);
+            printf("%cOK %.1f ms\n", RS,
+                   (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6);
         else
             print_error(st, silt_conn_errmsg(conn));
         fflush(stdout);

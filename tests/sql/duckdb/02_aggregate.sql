@@ -4,6 +4,7 @@ SELECT count(*), count(destination), count(fare), count(1) FROM trips
 == count_distinct
 SELECT count(DISTINCT destination), count(DISTINCT route_id) FROM trips
 == count_distinct_multi
+-- known-failure: count(DISTINCT a, b) with several arguments is not supported yet
 -- why: Spark counts distinct (a, b) pairs where neither is null; DuckDB has no multi-argument count(DISTINCT)
 SELECT count(DISTINCT destination, route_id) FROM trips
 -- duckdb
@@ -67,14 +68,17 @@ SELECT first(fare, true) IS NOT NULL AS a, last(destination, true) IS NOT NULL A
 -- expect
 [true, true]
 == collect_list_sorted
+-- known-failure: sort_array is not implemented yet
 SELECT route_id, sort_array(collect_list(destination)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 -- duckdb
 SELECT route_id, list_sort(list(destination) FILTER (WHERE destination IS NOT NULL)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 == collect_set_sorted
+-- known-failure: sort_array is not implemented yet
 SELECT route_id, sort_array(collect_set(destination)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 -- duckdb
 SELECT route_id, list_sort(list(DISTINCT destination) FILTER (WHERE destination IS NOT NULL)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 == size_collect_set
+-- known-failure: size is not implemented yet
 SELECT size(collect_set(route_id)) FROM trips
 -- duckdb
 SELECT len(list(DISTINCT route_id)) FROM trips
@@ -93,12 +97,15 @@ SELECT destination, percentile_approx(trip_id, 0.9) FROM trips WHERE trip_id <= 
 -- duckdb
 SELECT destination, quantile_disc(trip_id, 0.9) FROM trips WHERE trip_id <= 1000 GROUP BY destination
 == bool_and_or
+-- known-failure: bool_and/bool_or/every are not implemented yet
 SELECT bool_and(fare > 1), bool_or(fare > 59.9), every(route_id > 0) FROM trips
 -- duckdb
 SELECT bool_and(fare > 1), bool_or(fare > 59.9), bool_and(route_id > 0) FROM trips
 == count_if
+-- known-failure: count_if is not implemented yet
 SELECT count_if(fare > 30), count_if(destination IS NULL) FROM trips
 == max_by_min_by
+-- known-failure: max_by/min_by are not implemented yet
 SELECT max_by(trip_id, fare), min_by(trip_id, fare) FROM trips WHERE trip_id < 2000
 -- duckdb
 SELECT arg_max(trip_id, fare), arg_min(trip_id, fare) FROM trips WHERE trip_id < 2000
@@ -150,4 +157,5 @@ SELECT avg(fare) FROM trips
 == any_value
 SELECT route_id, any_value(route_id * 2) FROM trips GROUP BY route_id
 == median
+-- known-failure: median is not implemented yet
 SELECT median(route_id) FROM trips

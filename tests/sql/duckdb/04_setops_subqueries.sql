@@ -20,10 +20,12 @@ SELECT route_id FROM trips WHERE destination = 'Zoo' INTERSECT SELECT route_id F
 == intersect_with_nulls
 SELECT destination FROM trips WHERE route_id = 1 INTERSECT SELECT destination FROM trips WHERE route_id = 2
 == intersect_all
+-- known-failure: INTERSECT ALL is not supported yet
 SELECT route_id % 3 FROM routes INTERSECT ALL SELECT route_id % 3 FROM routes WHERE route_id < 10
 == except
 SELECT route_id FROM trips EXCEPT SELECT route_id FROM routes
 == except_all
+-- known-failure: EXCEPT ALL is not supported yet
 SELECT route_id % 3 FROM routes EXCEPT ALL SELECT route_id % 3 FROM routes WHERE route_id < 10
 == minus_synonym
 -- why: MINUS is Spark's synonym of EXCEPT
@@ -59,6 +61,7 @@ SELECT (SELECT max(fare) FROM trips WHERE trip_id < 0) AS m
 == scalar_subquery_correlated
 SELECT r.route_id, (SELECT count(*) FROM trips t WHERE t.route_id = r.route_id) AS n FROM routes r
 == scalar_subquery_correlated_agg
+-- known-failure: correlated scalar subqueries with aggregates (Spark rewrites them as joins) are not supported yet
 SELECT trip_id FROM trips t WHERE fare > (SELECT avg(fare) * 1.9 FROM trips t2 WHERE t2.route_id = t.route_id) ORDER BY trip_id LIMIT 20
 == in_subquery
 SELECT count(*) FROM trips WHERE route_id IN (SELECT route_id FROM routes WHERE kind = 'tram')
@@ -72,6 +75,7 @@ SELECT count(*) FROM trips WHERE destination NOT IN (SELECT name FROM routes)
 == in_subquery_with_null_probe
 SELECT count(*) FROM trips WHERE destination IN (SELECT destination FROM trips WHERE route_id = 1)
 == in_subquery_multi_col
+-- known-failure: (a, b) IN (SELECT ...) with several columns is not supported yet
 SELECT count(*) FROM trips WHERE (route_id, destination) IN (SELECT route_id, 'Zoo' FROM routes WHERE kind = 'tram')
 == exists
 SELECT count(*) FROM routes r WHERE EXISTS (SELECT 1 FROM trips t WHERE t.route_id = r.route_id AND t.fare > 59.8)
@@ -88,4 +92,5 @@ SELECT CASE WHEN route_id IN (SELECT route_id FROM routes WHERE kind = 'tram') T
 == union_in_subquery
 SELECT count(*) FROM (SELECT route_id FROM routes UNION SELECT route_id FROM trips)
 == lateral_view_free_correlated_exists_or
+-- known-failure: a correlated EXISTS under OR (not a WHERE conjunct) is not supported yet
 SELECT count(*) FROM routes r WHERE r.kind = 'tram' OR EXISTS (SELECT 1 FROM trips t WHERE t.route_id = r.route_id AND t.destination = 'Zoo' AND t.fare > 59.5)

@@ -122,9 +122,13 @@ SELECT left('harbor', 3) AS a, right('harbor', 2) AS b
 -- known-failure: function not implemented yet
 SELECT ascii('A') AS a, chr(66) AS b
 == string_to_number_in_arith
--- why: Spark casts a numeric string to double in arithmetic
-SELECT '3' + 1 AS a, '2.5' * 2 AS b
+-- why: Spark 4 reads a string beside an integer as a bigint, beside a decimal or double as a double (checked with Spark 4.1)
+SELECT '3' + 1 AS a, '2.5' * 2.0 AS b, '2.5' * 2D AS c
 -- expect
-[4.0, 5.0]
+[4, 5.0, 5.0]
+== string_decimal_text_times_int_fails
+-- why: '2.5' cannot be cast to bigint (Spark 4.1: CAST_INVALID_INPUT)
+SELECT '2.5' * 2
+-- error: [CAST_INVALID_INPUT]
 == empty_string_vs_null
 SELECT count(*) FROM trips WHERE destination = ''
