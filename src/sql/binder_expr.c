@@ -90,7 +90,7 @@ static const char *const agg_names[] = {
     "count", "sum", "avg", "mean", "min", "max", "first", "first_value", "last", "last_value",
     "any_value", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
     "collect_list", "array_agg", "collect_set", "approx_count_distinct", "percentile_approx",
-    "approx_percentile", NULL};
+    "approx_percentile", "count_if", "bool_and", "every", "bool_or", "some", NULL};
 
 int bind_is_agg_name(const char *name)
 {
@@ -630,7 +630,13 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
                {"collect_set", AGG_COLLECT_SET},
                {"approx_count_distinct", AGG_APPROX_COUNT_DISTINCT},
                {"percentile_approx", AGG_PERCENTILE_APPROX},
-               {"approx_percentile", AGG_PERCENTILE_APPROX}};
+               {"approx_percentile", AGG_PERCENTILE_APPROX},
+               /* boolean aggregates, rewritten in bool_agg_arg */
+               {"count_if", AGG_COUNT},
+               {"bool_and", AGG_MIN},
+               {"every", AGG_MIN},
+               {"bool_or", AGG_MAX},
+               {"some", AGG_MAX}};
     size_t idx;
     int max_args = 1;
     memset(agg, 0, sizeof(*agg));
@@ -688,6 +694,29 @@ static silt_status literal_double(binder *b, const sql_expr *ast, double *out, s
                       "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] this argument must be a constant");
 }
 
+/*
+ * The boolean aggregates are others over a boolean argument: count_if(x) is
+ * count(CASE WHEN x THEN true END), bool_and / every the min of x (false <
+ * true), bool_or / some the max.
+ */
+static silt_status bool_agg_arg(binder *b, const sql_expr *ast, expr **arg, silt_error *err)
+{
+    const char *name = func_name(ast);
+    int count_if = str_casecmp(name, "count_if") == 0;
+    expr *yes, *cond = *arg;
+    if (!count_if && str_casecmp(name, "bool_and") != 0 && str_casecmp(name, "every") != 0 &&
+        str_casecmp(name, "bool_or") != 0 && str_casecmp(name, "some") != 0)
+        return SILT_OK;
+    if ((*arg)->type->id != COL_BOOLEAN && (*arg)->type->id != COL_NULL)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] function \"%s\" needs a "
+                          "boolean argument, not \"%s\"", name, col_type_id_name((*arg)->type->id));
+    if (!count_if)
+        return expr_coerce(arg, b->a, col_type_primitive(COL_BOOLEAN), err);
+    SILT_RETURN_IF_ERROR(expr_lit_bool(&yes, b->a, 1, err));
+    return expr_case(arg, b->a, 1, &cond, &yes, NULL, err);
+}
+
 static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *ast,
                                 const char *text, int64_t *idx_out, silt_error *err)
 {
@@ -711,6 +740,7 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
                               "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
                               "function in the argument of another aggregate function");
         SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
+        SILT_RETURN_IF_ERROR(bool_agg_arg(b, ast, &call.agg.arg, err));
         /* As Spark does, a numeric aggregate reads a string as a double ('a' fails when cast). */
         if (call.agg.arg->type->id == COL_STRING &&
             (call.agg.kind == AGG_SUM || call.agg.kind == AGG_AVG ||

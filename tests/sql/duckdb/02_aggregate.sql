@@ -97,13 +97,15 @@ SELECT destination, percentile_approx(trip_id, 0.9) FROM trips WHERE trip_id <= 
 -- duckdb
 SELECT destination, quantile_disc(trip_id, 0.9) FROM trips WHERE trip_id <= 1000 GROUP BY destination
 == bool_and_or
--- known-failure: bool_and/bool_or/every are not implemented yet
 SELECT bool_and(fare > 1), bool_or(fare > 59.9), every(route_id > 0) FROM trips
 -- duckdb
 SELECT bool_and(fare > 1), bool_or(fare > 59.9), bool_and(route_id > 0) FROM trips
 == count_if
--- known-failure: count_if is not implemented yet
 SELECT count_if(fare > 30), count_if(destination IS NULL) FROM trips
+== bool_aggs_grouped
+SELECT destination, bool_and(fare > 2), bool_or(fare > 59.9), some(route_id = 30), count_if(route_id < 3) FROM trips GROUP BY destination
+-- duckdb
+SELECT destination, bool_and(fare > 2), bool_or(fare > 59.9), bool_or(route_id = 30), count_if(route_id < 3) FROM trips GROUP BY destination
 == max_by_min_by
 -- known-failure: max_by/min_by are not implemented yet
 SELECT max_by(trip_id, fare), min_by(trip_id, fare) FROM trips WHERE trip_id < 2000
