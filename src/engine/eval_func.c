@@ -1371,6 +1371,34 @@ static silt_status res_hash(expr *e, arena *a, silt_error *err)
     return SILT_OK;
 }
 
+static silt_status res_xxhash64(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(res_hash(e, a, err));
+    e->type = col_type_primitive(COL_LONG);
+    return SILT_OK;
+}
+
+/* xxhash64(a, b, ...): as hash, with Spark's XXH64 (xxhash.c) and seed 42. */
+static silt_status fn_xxhash64(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
+                               int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
+                               silt_error *err)
+{
+    col_vec *o;
+    int64_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        uint64_t h = 42;
+        size_t idx;
+        for (idx = 0; idx < e->n_args; idx++)
+            if (vec_is_valid(args[idx], r))
+                h = engine_spark_xxhash64(args[idx], r, h);
+        ov[r] = (int64_t)h;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
 /* hash(a, b, ...): each non-NULL argument hashes with the previous result as seed. */
 static silt_status fn_hash(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
                            int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
@@ -1496,6 +1524,7 @@ static const expr_func_def funcs[] = {
     {"mod", 2, 2, res_mod, fn_mod, 1},
     {"pmod", 2, 2, res_pmod, fn_pmod, 0},
     {"hash", 1, -1, res_hash, fn_hash, 1},
+    {"xxhash64", 1, -1, res_xxhash64, fn_xxhash64, 1},
     {"format_string", 1, -1, res_format_string, fn_format_string, 1},
     {"printf", 1, -1, res_format_string, fn_format_string, 1},
     {"greatest", 2, -1, res_greatest, fn_greatest, 1},

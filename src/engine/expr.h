@@ -213,6 +213,11 @@ size_t dec_format(col_int128 x, int32_t scale, char *out, size_t cap);
 /* Parses decimal text into (precision, scale), HALF_UP; 0 = not a number, -1 = overflow. */
 int dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out);
 
+/* XXH64 of bytes (xxhash.c). */
+uint64_t engine_xxh64(const void *data, size_t len, uint64_t seed);
+/* Spark's xxhash64 of one non-null value (its approx_count_distinct hashes with seed 42). */
+uint64_t engine_spark_xxhash64(const col_vec *v, int64_t row, uint64_t seed);
+
 /* The function registry (eval_func.c). */
 typedef silt_status (*expr_func_eval_fn)(const expr *e, engine_ctx *ctx, col_vec **args,
                                          const int32_t *sel, int64_t n_sel, int64_t n_rows,

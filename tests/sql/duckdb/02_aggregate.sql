@@ -5,7 +5,7 @@ SELECT count(*), count(destination), count(fare), count(1) FROM trips
 SELECT count(DISTINCT destination), count(DISTINCT route_id) FROM trips
 == count_distinct_multi
 -- known-failure: count(DISTINCT a, b) with several arguments is not supported yet
--- why: Spark counts distinct (a, b) pairs where neither is null; DuckDB has no multi-argument count(DISTINCT)
+-- why: Spark counts distinct (a, b) pairs where neither is null (240 here, Spark 4.1); DuckDB has no multi-argument count(DISTINCT)
 SELECT count(DISTINCT destination, route_id) FROM trips
 -- duckdb
 SELECT count(*) FROM (SELECT DISTINCT destination, route_id FROM trips WHERE destination IS NOT NULL)
@@ -83,10 +83,39 @@ SELECT size(collect_set(route_id)) FROM trips
 -- duckdb
 SELECT len(list(DISTINCT route_id)) FROM trips
 == approx_count_distinct
--- why: approx_count_distinct is exact for so few distinct values (HyperLogLog++ error < 2%)
-SELECT approx_count_distinct(route_id), approx_count_distinct(destination) FROM trips
--- duckdb
-SELECT count(DISTINCT route_id), count(DISTINCT destination) FROM trips
+-- why: Spark's HyperLogLog++ estimates (checked with Spark 4.1 on these files): 31 for 30 ints, 19522 for 20000
+SELECT approx_count_distinct(route_id), approx_count_distinct(destination), approx_count_distinct(trip_id), approx_count_distinct(fare), approx_count_distinct(tstamp), approx_count_distinct(trip_id % 300), approx_count_distinct(trip_id % 1000) FROM trips
+-- expect
+[31, 8, 19522, 5536, 19935, 296, 1026]
+== approx_count_distinct_grouped
+-- why: Spark 4.1's answers on these files
+SELECT destination, approx_count_distinct(route_id), approx_count_distinct(trip_id % 500) FROM trips GROUP BY destination
+-- expect
+[null, 31, 351]
+["Airport", 31, 481]
+["Harbor", 31, 481]
+["Old Town", 31, 474]
+["Stadium", 31, 484]
+["Station", 31, 476]
+["University", 31, 481]
+["Zoo", 31, 484]
+["harbor east", 31, 484]
+== approx_count_distinct_bigints
+-- why: Spark 4.1 gives 30 and 1026 (bigint values hash as 8 bytes)
+SELECT approx_count_distinct(id % 30), approx_count_distinct(id % 1000) FROM range(20000)
+-- expect
+[30, 1026]
+== xxhash64_matches_spark
+-- why: Spark 4.1's xxhash64 values (the hash behind approx_count_distinct)
+SELECT xxhash64(1) a, xxhash64(1L) b, xxhash64('abc') c, xxhash64('a string longer than thirty-two bytes!!') d, xxhash64(1.5D) e, xxhash64(DATE '2024-01-01') f, xxhash64(true) g, xxhash64(1, 'x', NULL) h, xxhash64(CAST(12.34 AS DECIMAL(30,2))) i, xxhash64(CAST(-5 AS DECIMAL(25,0))) j, xxhash64(-0.0D) k, xxhash64(2.5F) l
+-- expect
+[-6698625589789238999, -7001672635703045582, 1423657621850124518, 4962924184544930924, 7738255526519901366, 3242891694566951137, -6698625589789238999, 8510603489595372987, 804797035677707363, -459432569088617147, -5252525462095825812, -8224967761598873520]
+== percentile_approx_spark_ranks
+-- known-failure: silt's percentile_approx is exact; Spark's Greenwald-Khanna summary (accuracy 10000) answers 16.16 and 17998 here
+-- why: Spark 4.1's answers on these files
+SELECT percentile_approx(route_id, 0.5), percentile_approx(fare, 0.25), percentile_approx(trip_id, 0.9) FROM trips
+-- expect
+[16, 16.16, 17998]
 == percentile_approx_median
 -- why: percentile_approx returns an actual input value (the lowest whose rank reaches the percentile)
 SELECT percentile_approx(route_id, 0.5) FROM trips
