@@ -10,12 +10,15 @@
  * the three-valued IN semantics the engine already has. A subquery that
  * names an outer column fails to resolve (correlation is not supported).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sql/binder_int.h"
 #include "sql/lexer.h"
+#include "util/time.h"
 
 static silt_status bind_sub(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                             silt_error *err);
@@ -503,9 +506,14 @@ static silt_status bind_literal(binder *b, const sql_expr *ast, expr **out, silt
             v = -v;
         return expr_lit_decimal(out, b->a, lit->precision, lit->scale, v, err);
     }
+    case SQL_LIT_BINARY:
+        /* The bytes, typed binary (same layout as a string). */
+        SILT_RETURN_IF_ERROR(expr_lit_string(out, b->a, lit->str, lit->str_len, err));
+        (*out)->type = col_type_primitive(COL_BINARY);
+        return SILT_OK;
     default:
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
-                          "binary and interval literals are not supported yet");
+        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] an INTERVAL can only "
+                          "be added to or subtracted from a date or timestamp");
     }
 }
 
@@ -1043,11 +1051,151 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
 
 /* ---------------------------------------------------------------- operators */
 
+/* ---------------------------------------------------------------- intervals */
+
+static int is_interval(const sql_expr *e)
+{
+    return e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INTERVAL;
+}
+
+/* Adds "<value> <unit>" to an interval's months and microseconds. */
+static silt_status interval_part(binder *b, uint32_t pos, const char *value, size_t value_len,
+                                 const char *unit, size_t unit_len, int64_t *months,
+                                 int64_t *micros, silt_error *err)
+{
+    static const struct {
+        const char *name;
+        int64_t months, micros;
+    } units[] = {{"year", 12, 0},           {"month", 1, 0},
+                 {"week", 0, 7 * TIME_MICROS_PER_DAY}, {"day", 0, TIME_MICROS_PER_DAY},
+                 {"hour", 0, INT64_C(3600000000)}, {"minute", 0, 60000000},
+                 {"second", 0, 1000000},     {"millisecond", 0, 1000},
+                 {"microsecond", 0, 1}};
+    char text[64], *end;
+    double v;
+    size_t idx;
+    if (unit_len > 0 && (unit[unit_len - 1] == 's' || unit[unit_len - 1] == 'S'))
+        unit_len--; /* plural */
+    for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++)
+        if (strlen(units[idx].name) == unit_len && str_ncasecmp(units[idx].name, unit, unit_len) == 0)
+            break;
+    if (idx == sizeof(units) / sizeof(units[0]) || value_len == 0 || value_len >= sizeof(text))
+        return bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] cannot read "
+                          "\"%.*s %.*s\" as an interval", (int)value_len, value, (int)unit_len,
+                          unit);
+    memcpy(text, value, value_len);
+    text[value_len] = '\0';
+    v = strtod(text, &end);
+    if (*end != '\0' || !(v > -1e15 && v < 1e15) ||
+        (units[idx].months > 0 && v != (double)(int64_t)v))
+        return bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] \"%s\" is not a "
+                          "valid number of %ss", text, units[idx].name);
+    if (units[idx].months > 0)
+        *months += (int64_t)v * units[idx].months;
+    else
+        *micros += llround(v * (double)units[idx].micros);
+    return SILT_OK;
+}
+
+/* An INTERVAL literal as months and microseconds: INTERVAL 3 DAYS 2 HOURS, INTERVAL '1 day'. */
+static silt_status interval_value(binder *b, const sql_expr *ast, int64_t *months,
+                                  int64_t *micros, silt_error *err)
+{
+    const sql_literal *lit = &ast->u.lit;
+    size_t idx;
+    *months = *micros = 0;
+    if (lit->to_unit != NULL)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "INTERVAL ... TO %s is not supported yet", lit->to_unit);
+    for (idx = 0; idx < lit->n_parts; idx++) {
+        const sql_interval_part *part = &lit->parts[idx];
+        const char *s = part->value, *p;
+        if (part->unit != NULL) {
+            SILT_RETURN_IF_ERROR(interval_part(b, ast->pos, s, strlen(s), part->unit,
+                                               strlen(part->unit), months, micros, err));
+            continue;
+        }
+        /* '1 day 2 hours': pairs of a number and a unit */
+        for (p = s; *p != '\0';) {
+            const char *v0, *u0;
+            size_t vn, un;
+            while (*p == ' ')
+                p++;
+            if (*p == '\0')
+                break;
+            for (v0 = p; *p != '\0' && *p != ' '; p++)
+                ;
+            vn = (size_t)(p - v0);
+            while (*p == ' ')
+                p++;
+            for (u0 = p; *p != '\0' && *p != ' '; p++)
+                ;
+            un = (size_t)(p - u0);
+            SILT_RETURN_IF_ERROR(interval_part(b, ast->pos, v0, vn, u0, un, months, micros, err));
+        }
+    }
+    return SILT_OK;
+}
+
+/*
+ * date/timestamp +/- INTERVAL (Spark has interval types; silt folds the
+ * literal): a date plus whole days and months stays a date (add_months,
+ * date_add), anything else is a timestamp plus months, then microseconds.
+ */
+static silt_status interval_arith(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                                  silt_error *err)
+{
+    int right_iv = is_interval(ast->u.op.right);
+    const sql_expr *iv = right_iv ? ast->u.op.right : ast->u.op.left;
+    const sql_expr *other = right_iv ? ast->u.op.left : ast->u.op.right;
+    int64_t months, micros;
+    expr *x, *m, *us, *args[3];
+    if (!right_iv && ast->u.op.op == SQL_OP_SUB)
+        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot subtract a "
+                          "date or timestamp from an interval");
+    if (is_interval(other))
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "adding two intervals is not supported yet");
+    SILT_RETURN_IF_ERROR(interval_value(b, iv, &months, &micros, err));
+    if (ast->u.op.op == SQL_OP_SUB) {
+        months = -months;
+        micros = -micros;
+    }
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, other, &x, err));
+    if (x->type->id != COL_DATE && x->type->id != COL_TIMESTAMP && x->type->id != COL_STRING &&
+        x->type->id != COL_NULL)
+        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot add an "
+                          "interval to \"%s\"", col_type_id_name(x->type->id));
+    if (months < INT32_MIN || months > INT32_MAX)
+        return bind_error(b, err, iv->pos, SILT_BIND, "[INTERVAL_ARITHMETIC_OVERFLOW] the "
+                          "interval is out of range");
+    SILT_RETURN_IF_ERROR(expr_lit_int(&m, b->a, COL_INT, months, err));
+    if (x->type->id == COL_DATE && micros % TIME_MICROS_PER_DAY == 0) {
+        expr *days;
+        args[0] = x;
+        args[1] = m;
+        SILT_RETURN_IF_ERROR(expr_func(&x, b->a, "add_months", args, 2, err));
+        SILT_RETURN_IF_ERROR(expr_lit_int(&days, b->a, COL_INT, micros / TIME_MICROS_PER_DAY, err));
+        args[0] = x;
+        args[1] = days;
+        return expr_func(out, b->a, "date_add", args, 2, err);
+    }
+    SILT_RETURN_IF_ERROR(expr_cast(&x, b->a, x, col_type_primitive(COL_TIMESTAMP), 0, err));
+    SILT_RETURN_IF_ERROR(expr_lit_int(&us, b->a, COL_LONG, micros, err));
+    args[0] = x;
+    args[1] = m;
+    args[2] = us;
+    return expr_func(out, b->a, "__interval_add", args, 3, err);
+}
+
 static silt_status bind_binary(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                                silt_error *err)
 {
     expr *l, *r;
     sql_op op = ast->u.op.op;
+    if ((op == SQL_OP_ADD || op == SQL_OP_SUB) &&
+        (is_interval(ast->u.op.right) || is_interval(ast->u.op.left)))
+        return interval_arith(b, bc, ast, out, err);
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.op.left, &l, err));
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.op.right, &r, err));
     switch (op) {

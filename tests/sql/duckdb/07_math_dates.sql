@@ -144,13 +144,22 @@ SELECT to_utc_timestamp(TIMESTAMP '2024-07-01 14:00:00', 'Europe/Oslo') AS a
 -- expect
 ["2024-07-01T12:00:00.000000Z"]
 == interval_arith
--- known-failure: INTERVAL literals are not supported yet
 SELECT TIMESTAMP '2024-01-01 00:00:00' + INTERVAL 90 MINUTES AS a, DATE '2024-01-31' + INTERVAL 1 DAY AS b
 -- expect
 ["2024-01-01T01:30:00.000000Z", "2024-02-01"]
 == interval_in_where
--- known-failure: INTERVAL literals are not supported yet
 SELECT count(*) FROM trips WHERE tstamp < TIMESTAMP '2024-01-01 00:00:00' + INTERVAL 3 DAYS
+== interval_on_column
+SELECT trip_id, tstamp + INTERVAL 36 HOURS AS t1, tstamp - INTERVAL 1 MONTH AS t2, to_date(tstamp) + INTERVAL 2 WEEKS AS d FROM trips WHERE trip_id < 8 ORDER BY trip_id
+-- duckdb
+SELECT trip_id, tstamp + INTERVAL 36 HOURS AS t1, tstamp - INTERVAL 1 MONTH AS t2, CAST(CAST(tstamp AS DATE) + INTERVAL 14 DAYS AS DATE) AS d FROM trips WHERE trip_id < 8 ORDER BY trip_id
+== interval_group_window
+SELECT date_trunc('day', tstamp + INTERVAL 12 HOURS) AS d, count(*) FROM trips GROUP BY 1 ORDER BY 1 LIMIT 5
+== binary_literal
+SELECT X'0AFF' AS a, length(X'0AFF') AS n
+-- why: Spark's X'..' literal (DuckDB spells it '\x0A\xFF'::BLOB); binary prints as hex
+-- expect
+["0aff", 2]
 == timestamp_diff_seconds
 SELECT unix_timestamp(TIMESTAMP '2024-01-01 00:01:00') - unix_timestamp(TIMESTAMP '2024-01-01 00:00:00') AS s
 -- expect
