@@ -6,9 +6,9 @@
  * "Datetime Patterns" page: y, M (MMM/MMMM names), d, D, H, h, m, s,
  * S (fraction), a, E (EEE/EEEE names), Q, Z/X/x (the UTC offset),
  * 'quoted text' and literal punctuation. from_utc_timestamp and
- * to_utc_timestamp take fixed offsets ("+08:00", "-0530", "GMT+8") and
- * "UTC"/"GMT"/"Z"; region names with daylight saving rules need a time zone
- * database and are refused with a clear error (docs/engine.md).
+ * to_utc_timestamp take fixed offsets ("+08:00", "-0530", "GMT+8"),
+ * "UTC"/"GMT"/"Z", and region names from the system's time zone database
+ * (tzdb.c, docs/engine.md).
  *
  * Parse failures of to_date, to_timestamp and unix_timestamp are errors in
  * ANSI mode ([CANNOT_PARSE_TIMESTAMP]) and NULL otherwise, as in Spark 4.
@@ -967,16 +967,28 @@ static silt_status utc_shift(FN_ARGS, int sign)
     int64_t *ov;
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
     ov = o->values;
+    /* The zone of the previous row, loaded once while the name stays the same. */
+    const char *last = NULL;
+    int32_t last_len = -1;
+    engine_tz *tz = NULL;
     LIVE_LOOP({
         int32_t len;
         const char *z = col_vec_str(args[1], r, &len);
         int64_t secs;
         if (!zone_offset(z, len, &secs)) {
-            eval_error(e, err, SILT_UNSUPPORTED, "INVALID_TIMEZONE",
-                       "the time zone \"%.*s\" is not supported", (int)(len > 64 ? 64 : len), z);
-            err_hint(err, "use UTC or a fixed offset such as \"+08:00\"; region names are not "
-                     "supported yet");
-            return SILT_UNSUPPORTED;
+            int64_t at = time_floor_div(tv[r], TIME_MICROS_PER_SECOND);
+            if (tz == NULL || len != last_len || memcmp(z, last, (size_t)len) != 0) {
+                silt_status rc = engine_tz_load(a, z, len, &tz, err);
+                if (rc != SILT_OK) {
+                    if (rc != SILT_NOMEM)
+                        err_hint(err, "use a region name such as \"Europe/Oslo\", UTC, or a "
+                                 "fixed offset such as \"+08:00\"");
+                    return rc;
+                }
+                last = z;
+                last_len = len;
+            }
+            secs = sign > 0 ? engine_tz_offset(tz, at) : engine_tz_offset_local(tz, at);
         }
         ov[r] = tv[r] + sign * secs * TIME_MICROS_PER_SECOND;
     });

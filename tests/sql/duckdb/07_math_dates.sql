@@ -133,16 +133,52 @@ SELECT current_date >= DATE '2026-01-01' AS a
 -- expect
 [true]
 == from_utc_timestamp
--- known-failure: region time zone names (tz database) not supported yet, only UTC and fixed offsets
 SELECT from_utc_timestamp(TIMESTAMP '2024-07-01 12:00:00', 'Europe/Oslo') AS a, from_utc_timestamp(TIMESTAMP '2024-01-01 12:00:00', 'America/New_York') AS b
 -- why: the shifted wall-clock time, shown as an instant in UTC
 -- expect
 ["2024-07-01T14:00:00.000000Z", "2024-01-01T07:00:00.000000Z"]
 == to_utc_timestamp
--- known-failure: region time zone names (tz database) not supported yet, only UTC and fixed offsets
 SELECT to_utc_timestamp(TIMESTAMP '2024-07-01 14:00:00', 'Europe/Oslo') AS a
 -- expect
 ["2024-07-01T12:00:00.000000Z"]
+== utc_shift_gaps_overlaps_lmt
+-- why: Spark 4.1's answers: a local time in the spring gap moves on, one in the autumn overlap takes the earlier offset, 1900 is local mean time
+SELECT to_utc_timestamp(TIMESTAMP '2024-03-31 02:30:00', 'Europe/Oslo') AS gap, to_utc_timestamp(TIMESTAMP '2024-10-27 02:30:00', 'Europe/Oslo') AS overlap, from_utc_timestamp(TIMESTAMP '1900-01-01 00:00:00', 'Asia/Kolkata') AS lmt
+-- expect
+["2024-03-31T01:30:00.000000Z", "2024-10-27T00:30:00.000000Z", "1900-01-01T05:21:10.000000Z"]
+== utc_shift_after_2037
+-- known-failure: after the last transition in the TZif file (2037) silt keeps the last offset; Spark applies the zone's rule (CEST in July 2050)
+SELECT from_utc_timestamp(TIMESTAMP '2050-07-01 00:00:00', 'Europe/Oslo') AS future
+-- expect
+["2050-07-01T02:00:00.000000Z"]
+== from_utc_timestamp_column_hours
+-- why: Spark 4.1's answer on these files
+SELECT hour(from_utc_timestamp(tstamp, 'Europe/Oslo')) h, count(*) FROM trips GROUP BY 1
+-- expect
+[0, 857]
+[1, 798]
+[2, 846]
+[3, 800]
+[4, 812]
+[5, 843]
+[6, 824]
+[7, 847]
+[8, 855]
+[9, 860]
+[10, 859]
+[11, 867]
+[12, 859]
+[13, 836]
+[14, 844]
+[15, 805]
+[16, 856]
+[17, 791]
+[18, 828]
+[19, 879]
+[20, 815]
+[21, 818]
+[22, 812]
+[23, 789]
 == interval_arith
 SELECT TIMESTAMP '2024-01-01 00:00:00' + INTERVAL 90 MINUTES AS a, DATE '2024-01-31' + INTERVAL 1 DAY AS b
 -- expect
