@@ -325,6 +325,190 @@ static silt_status fn_substr(const expr *e, engine_ctx *ctx, col_vec **args, con
     return SILT_OK;
 }
 
+/* ---- more string functions (Spark's initcap, reverse, repeat, locate, ascii, chr) ---- */
+
+#define STR_FN(name)                                                                               \
+    static silt_status name(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,   \
+                            int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,                \
+                            silt_error *err)
+
+static silt_status res_str_int_to_str(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_STRING, COL_INT};
+    return expr_resolve_args(e, a, args, 2, COL_STRING, err);
+}
+
+static silt_status res_locate(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_STRING, COL_STRING, COL_INT};
+    return expr_resolve_args(e, a, args, e->n_args, COL_INT, err);
+}
+
+static silt_status res_str_to_int(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_STRING};
+    return expr_resolve_args(e, a, args, 1, COL_INT, err);
+}
+
+static silt_status res_chr(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_LONG};
+    return expr_resolve_args(e, a, args, 1, COL_STRING, err);
+}
+
+/* initcap: every word (after a space) starts upper case, the rest is lower case (ASCII). */
+STR_FN(fn_initcap)
+{
+    vec_str_writer w;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        int32_t len, idx;
+        const char *s = col_vec_str(args[0], r, &len);
+        char *dst;
+        SILT_RETURN_IF_ERROR(vec_str_reserve(&w, len, &dst, err));
+        for (idx = 0; idx < len; idx++) {
+            char ch = s[idx];
+            int first = idx == 0 || s[idx - 1] == ' ';
+            if (first && ch >= 'a' && ch <= 'z')
+                ch = (char)(ch - 32);
+            else if (!first && ch >= 'A' && ch <= 'Z')
+                ch = (char)(ch + 32);
+            dst[idx] = ch;
+        }
+        SILT_RETURN_IF_ERROR(vec_str_commit(&w, r, len, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
+/* reverse: the characters (not the bytes) in reverse order. */
+STR_FN(fn_reverse)
+{
+    vec_str_writer w;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        int32_t len, pos = 0;
+        const char *s = col_vec_str(args[0], r, &len);
+        char *dst;
+        SILT_RETURN_IF_ERROR(vec_str_reserve(&w, len, &dst, err));
+        while (pos < len) {
+            int32_t n = 1;
+            while (pos + n < len && ((unsigned char)s[pos + n] & 0xC0) == 0x80)
+                n++;
+            memcpy(dst + len - pos - n, s + pos, (size_t)n);
+            pos += n;
+        }
+        SILT_RETURN_IF_ERROR(vec_str_commit(&w, r, len, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
+/* repeat(s, n): s n times (none when n <= 0); the result is bounded like any string. */
+STR_FN(fn_repeat)
+{
+    vec_str_writer w;
+    const int32_t *nv = args[1]->values;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        int32_t len, k;
+        const char *s = col_vec_str(args[0], r, &len);
+        int64_t times = nv[r] > 0 ? nv[r] : 0, total = times * (int64_t)len;
+        char *dst;
+        if (total > INT32_MAX)
+            return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
+                              "repeat would make a string of %lld bytes", (long long)total);
+        SILT_RETURN_IF_ERROR(vec_str_reserve(&w, total, &dst, err));
+        for (k = 0; k < times; k++)
+            memcpy(dst + (int64_t)k * len, s, (size_t)len);
+        SILT_RETURN_IF_ERROR(vec_str_commit(&w, r, total, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
+/*
+ * locate(sub, s[, pos]): the 1-based character position of the first sub in
+ * s at or after character pos (default 1), 0 when absent or pos < 1.
+ */
+STR_FN(fn_locate)
+{
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, NULL, err));
+    ov = (*out)->values;
+    LIVE_LOOP({
+        int32_t sl, tl, b0, p;
+        const char *sub = col_vec_str(args[0], r, &sl);
+        const char *s = col_vec_str(args[1], r, &tl);
+        int64_t from = e->n_args > 2 ? ((const int32_t *)args[2]->values)[r] : 1;
+        ov[r] = 0;
+        if (from < 1)
+            continue;
+        b0 = utf8_offset(s, tl, from - 1);
+        if (b0 >= tl && !(sl == 0 && utf8_count(s, tl) >= from - 1))
+            continue;
+        for (p = b0; p + sl <= tl; p++) {
+            if (memcmp(s + p, sub, (size_t)sl) == 0) {
+                ov[r] = (int32_t)utf8_count(s, p) + 1;
+                break;
+            }
+        }
+    });
+    return SILT_OK;
+}
+
+/* instr(s, sub) is locate(sub, s). */
+STR_FN(fn_instr)
+{
+    col_vec *swapped[2] = {args[1], args[0]};
+    return fn_locate(e, ctx, swapped, sel, n_sel, n_rows, a, out, err);
+}
+
+/* ascii: the code point of the first character, 0 for an empty string. */
+STR_FN(fn_ascii)
+{
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, NULL, err));
+    ov = (*out)->values;
+    LIVE_LOOP({
+        int32_t len;
+        const unsigned char *s = (const unsigned char *)col_vec_str(args[0], r, &len);
+        int32_t cp = len > 0 ? s[0] : 0;
+        if (len >= 2 && (s[0] & 0xE0) == 0xC0)
+            cp = (s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+        else if (len >= 3 && (s[0] & 0xF0) == 0xE0)
+            cp = (s[0] & 0x0F) << 12 | (s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+        else if (len >= 4 && (s[0] & 0xF8) == 0xF0)
+            cp = (s[0] & 0x07) << 18 | (s[1] & 0x3F) << 12 | (s[2] & 0x3F) << 6 | (s[3] & 0x3F);
+        ov[r] = cp;
+    });
+    return SILT_OK;
+}
+
+/* chr(n): the character n mod 256 (Latin-1), empty for a negative n, as Spark. */
+STR_FN(fn_chr)
+{
+    vec_str_writer w;
+    const int64_t *nv = args[0]->values;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        unsigned c = (unsigned)(nv[r] & 0xFF);
+        char buf2[2];
+        int32_t n = 0;
+        if (nv[r] >= 0) {
+            if (c < 0x80) {
+                buf2[n++] = (char)c;
+            } else {
+                buf2[n++] = (char)(0xC0 | (c >> 6));
+                buf2[n++] = (char)(0x80 | (c & 0x3F));
+            }
+        }
+        SILT_RETURN_IF_ERROR(vec_str_put(&w, r, buf2, n, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
 static silt_status fn_concat(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
                              int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
                              silt_error *err)
@@ -1506,6 +1690,15 @@ static const expr_func_def funcs[] = {
     {"regexp_extract", 2, 3, res_regexp_extract, fn_regexp_extract, 0},
     {"regexp_replace", 3, 3, res_str_to_str, fn_regexp_replace, 0},
     {"split", 2, 2, res_split, fn_split, 0},
+    {"initcap", 1, 1, res_str_to_str, fn_initcap, 0},
+    {"reverse", 1, 1, res_str_to_str, fn_reverse, 0},
+    {"repeat", 2, 2, res_str_int_to_str, fn_repeat, 0},
+    {"locate", 2, 3, res_locate, fn_locate, 0},
+    {"position", 2, 3, res_locate, fn_locate, 0},
+    {"instr", 2, 2, res_locate, fn_instr, 0},
+    {"ascii", 1, 1, res_str_to_int, fn_ascii, 0},
+    {"chr", 1, 1, res_chr, fn_chr, 0},
+    {"char", 1, 1, res_chr, fn_chr, 0},
     {"abs", 1, 1, res_same_numeric, fn_abs, 0},
     {"round", 1, 2, res_round, fn_round, 0},
     {"floor", 1, 1, res_floor_ceil, fn_floor, 0},

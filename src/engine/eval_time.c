@@ -670,6 +670,31 @@ static silt_status res_interval_add(expr *e, arena *a, silt_error *err)
     return expr_resolve_args(e, a, args, 3, COL_TIMESTAMP, err);
 }
 
+/* make_date(y, m, d): a date, or [DATETIME_FIELD_OUT_OF_BOUNDS] for a day that does not exist. */
+static silt_status fn_make_date(FN_ARGS)
+{
+    col_vec *o;
+    const int32_t *yv = args[0]->values, *mv = args[1]->values, *dv = args[2]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        if (yv[r] < 1 || yv[r] > 9999 || mv[r] < 1 || mv[r] > 12 || dv[r] < 1 ||
+            dv[r] > days_in_month(yv[r], (unsigned)mv[r]))
+            return eval_error(e, err, SILT_INVALID, "DATETIME_FIELD_OUT_OF_BOUNDS",
+                              "%d-%d-%d is not a date", yv[r], mv[r], dv[r]);
+        ov[r] = (int32_t)time_days_from_civil(yv[r], (unsigned)mv[r], (unsigned)dv[r]);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status res_make_date(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_INT, COL_INT, COL_INT};
+    return expr_resolve_args(e, a, args, 3, COL_DATE, err);
+}
+
 static silt_status fn_last_day(FN_ARGS)
 {
     col_vec *o;
@@ -1017,6 +1042,7 @@ const expr_func_def engine_time_funcs[] = {
     {"date_sub", 2, 2, res_date_int, fn_date_sub, 0},
     {"datediff", 2, 2, res_datediff, fn_datediff, 0},
     {"add_months", 2, 2, res_date_int, fn_add_months, 0},
+    {"make_date", 3, 3, res_make_date, fn_make_date, 0},
     {"last_day", 1, 1, res_last_day, fn_last_day, 0},
     {"months_between", 2, 3, res_months_between, fn_months_between, 0},
     {"date_trunc", 2, 2, res_date_trunc, fn_date_trunc, 0},

@@ -1392,6 +1392,19 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
                               "[WRONG_NUM_ARGS] function \"if\" takes 3 arguments, not %zu", n);
         return expr_case(out, b->a, 1, &args[0], &args[1], args[2], err);
     }
+    /* left(s, n) is substr(s, 1, n); right(s, n) is substr(s, -n, n) ("" for n <= 0). */
+    if ((str_casecmp(name, "left") == 0 || str_casecmp(name, "right") == 0) && n == 2) {
+        expr *sub[3], *zero;
+        sub[0] = args[0];
+        sub[2] = args[1];
+        if (str_casecmp(name, "left") == 0) {
+            SILT_RETURN_IF_ERROR(expr_lit_int(&sub[1], b->a, COL_INT, 1, err));
+        } else {
+            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_INT, 0, err));
+            SILT_RETURN_IF_ERROR(expr_arith(&sub[1], b->a, EXPR_SUB, zero, args[1], err));
+        }
+        return expr_func(out, b->a, "substr", sub, 3, err);
+    }
     if (str_casecmp(name, "element_at") == 0 && n == 2)
         return bind_subscript(b, args[0], args[1], 1, ast->pos, out, err);
     if ((str_casecmp(name, "isnull") == 0 || str_casecmp(name, "isnotnull") == 0) && n == 1)

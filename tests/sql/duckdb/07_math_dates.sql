@@ -209,7 +209,6 @@ SELECT from_unixtime(0) AS a, from_unixtime(86400, 'yyyy-MM-dd') AS b
 -- expect
 ["1970-01-01 00:00:00", "1970-01-02"]
 == make_date
--- known-failure: make_date not implemented yet
 SELECT make_date(2024, 2, 29) AS d
 == extract
 SELECT extract(YEAR FROM tstamp) AS y, extract(HOUR FROM tstamp) AS h FROM trips WHERE trip_id < 5 ORDER BY trip_id
