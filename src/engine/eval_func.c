@@ -509,6 +509,96 @@ STR_FN(fn_chr)
     return SILT_OK;
 }
 
+/* ---- arrays: size, sort_array ---------------------------------------------------- */
+
+static silt_status res_size(expr *e, arena *a, silt_error *err)
+{
+    col_type_id id = e->args[0]->type->id;
+    if (id != COL_ARRAY && id != COL_MAP && id != COL_NULL)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] function \"%s\" needs an array or a "
+                       "map, not \"%s\"", e->func->name, col_type_id_name(id));
+    e->type = col_type_primitive(COL_INT);
+    return SILT_OK;
+}
+
+/* size: the number of elements (NULL for NULL, as Spark 4 in ANSI mode). */
+STR_FN(fn_size)
+{
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, NULL, err));
+    ov = (*out)->values;
+    LIVE_LOOP(ov[r] = args[0]->type->id == COL_NULL ? 0
+                      : args[0]->offsets[r + 1] - args[0]->offsets[r];);
+    return SILT_OK;
+}
+
+static silt_status res_sort_array(expr *e, arena *a, silt_error *err)
+{
+    if (e->args[0]->type->id != COL_ARRAY)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] function \"sort_array\" needs an "
+                       "array, not \"%s\"", col_type_id_name(e->args[0]->type->id));
+    if (e->n_args > 1 && e->args[1]->kind != EXPR_LITERAL)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the order of "
+                       "sort_array must be a constant boolean");
+    if (e->n_args > 1)
+        SILT_RETURN_IF_ERROR(coerce_arg(e, 1, a, COL_BOOLEAN, err));
+    e->type = e->args[0]->type;
+    return SILT_OK;
+}
+
+/* Element order of sort_array: NULLs first ascending, last descending (Spark). */
+static int elem_before(const col_vec *v, int64_t x, int64_t y, int asc)
+{
+    int vx = vec_is_valid(v, x), vy = vec_is_valid(v, y), c;
+    if (!vx || !vy)
+        return vx == vy ? 1 : (asc ? !vx : vx);
+    c = vec_compare_rows(v, x, v, y);
+    return asc ? c <= 0 : c >= 0;
+}
+
+/* Merge sort of idx[lo..hi) by element value (stable), tmp of the same size. */
+static void sort_elems(const col_vec *v, int64_t *idx, int64_t *tmp, int64_t lo, int64_t hi,
+                       int asc)
+{
+    int64_t width, n = hi - lo;
+    for (width = 1; width < n; width *= 2) {
+        int64_t s;
+        for (s = lo; s < hi; s += 2 * width) {
+            int64_t mid = s + width < hi ? s + width : hi, end = s + 2 * width < hi ? s + 2 * width : hi;
+            int64_t i = s, j = mid, k = s;
+            while (i < mid && j < end)
+                tmp[k++] = elem_before(v, idx[i], idx[j], asc) ? idx[i++] : idx[j++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < end)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx + lo, tmp + lo, sizeof(int64_t) * (size_t)n);
+    }
+}
+
+/* sort_array(a[, asc]): each row's elements sorted (the rows stay where they are). */
+STR_FN(fn_sort_array)
+{
+    const col_vec *in = args[0], *elems = in->children[0];
+    int asc = e->n_args < 2 || n_rows == 0 || vec_get_int(args[1], 0) != 0;
+    int64_t base = in->offsets[0], total = in->offsets[n_rows] - base, k;
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(total ? total : 1));
+    int64_t *tmp = arena_alloc(a, sizeof(int64_t) * (size_t)(total ? total : 1));
+    col_vec *o;
+    if (idx == NULL || tmp == NULL)
+        return err_nomem(err);
+    for (k = 0; k < total; k++)
+        idx[k] = base + k;
+    LIVE_LOOP(sort_elems(elems, idx, tmp, in->offsets[r] - base, in->offsets[r + 1] - base, asc););
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    for (k = 0; k <= n_rows; k++)
+        o->offsets[k] = in->offsets[k] - (int32_t)base;
+    SILT_RETURN_IF_ERROR(vec_gather(&o->children[0], a, elems, idx, total, err));
+    *out = o;
+    return SILT_OK;
+}
+
 static silt_status fn_concat(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
                              int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
                              silt_error *err)
@@ -1691,6 +1781,10 @@ static const expr_func_def funcs[] = {
     {"regexp_replace", 3, 3, res_str_to_str, fn_regexp_replace, 0},
     {"split", 2, 2, res_split, fn_split, 0},
     {"initcap", 1, 1, res_str_to_str, fn_initcap, 0},
+    {"size", 1, 1, res_size, fn_size, 0},
+    {"cardinality", 1, 1, res_size, fn_size, 0},
+    {"array_size", 1, 1, res_size, fn_size, 0},
+    {"sort_array", 1, 2, res_sort_array, fn_sort_array, 0},
     {"reverse", 1, 1, res_str_to_str, fn_reverse, 0},
     {"repeat", 2, 2, res_str_int_to_str, fn_repeat, 0},
     {"locate", 2, 3, res_locate, fn_locate, 0},

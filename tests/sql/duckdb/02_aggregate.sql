@@ -68,17 +68,14 @@ SELECT first(fare, true) IS NOT NULL AS a, last(destination, true) IS NOT NULL A
 -- expect
 [true, true]
 == collect_list_sorted
--- known-failure: sort_array is not implemented yet
 SELECT route_id, sort_array(collect_list(destination)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 -- duckdb
 SELECT route_id, list_sort(list(destination) FILTER (WHERE destination IS NOT NULL)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 == collect_set_sorted
--- known-failure: sort_array is not implemented yet
 SELECT route_id, sort_array(collect_set(destination)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 -- duckdb
 SELECT route_id, list_sort(list(DISTINCT destination) FILTER (WHERE destination IS NOT NULL)) AS l FROM trips WHERE trip_id < 300 GROUP BY route_id
 == size_collect_set
--- known-failure: size is not implemented yet
 SELECT size(collect_set(route_id)) FROM trips
 -- duckdb
 SELECT len(list(DISTINCT route_id)) FROM trips
