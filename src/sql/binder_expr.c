@@ -664,6 +664,8 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
     }
     if (agg->kind == AGG_FIRST || agg->kind == AGG_LAST || agg->kind == AGG_PERCENTILE_APPROX)
         max_args = agg->kind == AGG_PERCENTILE_APPROX ? 3 : 2;
+    if (agg->kind == AGG_COUNT && ast->u.func.distinct)
+        max_args = 64; /* count(DISTINCT a, b, ...): see distinct_tuple */
     if (n_args < 1 || (int)n_args > max_args)
         return bind_error(b, err, ast->pos, SILT_BIND,
                           "[WRONG_NUM_ARGS] function \"%s\" takes %s%d argument%s, not %zu", name,
@@ -700,6 +702,35 @@ static silt_status literal_double(binder *b, const sql_expr *ast, double *out, s
     }
     return bind_error(b, err, ast->pos, SILT_BIND,
                       "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] this argument must be a constant");
+}
+
+/*
+ * count(DISTINCT a, b, ...) counts the distinct tuples without a NULL: it
+ * becomes count(DISTINCT k) with k one string that is NULL when an argument
+ * is (concat's rule) and otherwise spells each argument as its length and
+ * its text, so that different tuples never make the same k.
+ */
+static silt_status distinct_tuple(binder *b, const bind_ctx *inner, const sql_expr *ast,
+                                  expr **out, silt_error *err)
+{
+    size_t n = ast->u.func.args.n, idx;
+    expr **parts = arena_calloc(b->a, 3 * n, sizeof(expr *));
+    if (parts == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        expr *v, *len;
+        SILT_RETURN_IF_ERROR(bind_expr(b, inner, ast->u.func.args.items[idx], &v, err));
+        if (col_type_is_nested(v->type->id))
+            return bind_error(b, err, ast->u.func.args.items[idx]->pos, SILT_UNSUPPORTED,
+                              "count(DISTINCT ...) of a nested value is not supported yet");
+        SILT_RETURN_IF_ERROR(expr_cast(&v, b->a, v, col_type_primitive(COL_STRING), 0, err));
+        SILT_RETURN_IF_ERROR(expr_func(&len, b->a, "length", &v, 1, err));
+        SILT_RETURN_IF_ERROR(expr_cast(&parts[3 * idx], b->a, len, col_type_primitive(COL_STRING),
+                                       0, err));
+        SILT_RETURN_IF_ERROR(expr_lit_string(&parts[3 * idx + 1], b->a, ":", 1, err));
+        parts[3 * idx + 2] = v;
+    }
+    return expr_func(out, b->a, "concat", parts, 3 * n, err);
 }
 
 /*
@@ -747,7 +778,10 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
             return bind_error(b, err, arg->pos, SILT_BIND,
                               "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
                               "function in the argument of another aggregate function");
-        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
+        if (call.agg.kind == AGG_COUNT && ast->u.func.args.n > 1)
+            SILT_RETURN_IF_ERROR(distinct_tuple(b, &inner, ast, &call.agg.arg, err));
+        else
+            SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
         SILT_RETURN_IF_ERROR(bool_agg_arg(b, ast, &call.agg.arg, err));
         /* As Spark does, a numeric aggregate reads a string as a double ('a' fails when cast). */
         if (call.agg.arg->type->id == COL_STRING &&
@@ -756,7 +790,7 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
              call.agg.kind == AGG_VAR_SAMP || call.agg.kind == AGG_VAR_POP))
             SILT_RETURN_IF_ERROR(expr_coerce(&call.agg.arg, b->a, col_type_primitive(COL_DOUBLE),
                                              err));
-        if (ast->u.func.args.n > 1) {
+        if (ast->u.func.args.n > 1 && call.agg.kind != AGG_COUNT) {
             double v;
             SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[1], &v, err));
             if (call.agg.kind == AGG_PERCENTILE_APPROX)

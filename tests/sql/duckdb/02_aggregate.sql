@@ -4,7 +4,6 @@ SELECT count(*), count(destination), count(fare), count(1) FROM trips
 == count_distinct
 SELECT count(DISTINCT destination), count(DISTINCT route_id) FROM trips
 == count_distinct_multi
--- known-failure: count(DISTINCT a, b) with several arguments is not supported yet
 -- why: Spark counts distinct (a, b) pairs where neither is null (240 here, Spark 4.1); DuckDB has no multi-argument count(DISTINCT)
 SELECT count(DISTINCT destination, route_id) FROM trips
 -- duckdb
@@ -155,6 +154,10 @@ SELECT destination, route_id, grouping_id() AS g, count(*) FROM trips WHERE rout
 SELECT destination, route_id, grouping_id(destination, route_id) AS g, count(*) FROM trips WHERE route_id < 3 GROUP BY CUBE (destination, route_id)
 == rollup_order_by
 SELECT destination, count(*) AS n FROM trips GROUP BY ROLLUP (destination) ORDER BY destination NULLS LAST, n
+== count_distinct_multi_grouped
+SELECT route_id % 3 AS k, count(DISTINCT destination, fare > 30) FROM trips GROUP BY 1
+-- duckdb
+SELECT route_id % 3 AS k, count(DISTINCT (destination, fare > 30)) FILTER (WHERE destination IS NOT NULL AND fare IS NOT NULL) FROM trips GROUP BY 1
 == distinct_and_plain_aggs
 SELECT destination, count(DISTINCT route_id), count(*), max(fare) FROM trips GROUP BY destination
 == group_by_timestamp_parts
