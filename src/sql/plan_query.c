@@ -680,6 +680,37 @@ static silt_status set_keys(binder *b, int64_t col, const col_type *type, expr *
     return SILT_OK;
 }
 
+/*
+ * Numbers each row among its duplicates (row_number over a partition by
+ * every column): with that number as one more key, INTERSECT ALL and
+ * EXCEPT ALL are the semi and anti joins of sets, the k-th copy of a row
+ * matching the k-th copy on the other side.
+ */
+static silt_status number_duplicates(binder *b, plan *p, silt_error *err)
+{
+    int64_t *parts = arena_calloc(b->a, p->scope.n + 1, sizeof(int64_t));
+    bind_col *cols = arena_calloc(b->a, p->scope.n + 1, sizeof(bind_col));
+    engine_window_fn fn;
+    engine_op *op;
+    size_t idx;
+    if (parts == NULL || cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < p->scope.n; idx++)
+        parts[idx] = (int64_t)idx;
+    memset(&fn, 0, sizeof(fn));
+    fn.kind = WIN_ROW_NUMBER;
+    fn.name = "copy";
+    SILT_RETURN_IF_ERROR(engine_op_window(&op, b->ctx, p->op, parts, p->scope.n, NULL, 0, &fn, 1,
+                                          err));
+    memcpy(cols, p->scope.cols, p->scope.n * sizeof(bind_col));
+    cols[p->scope.n].name = "copy";
+    cols[p->scope.n].type = col_type_primitive(COL_INT);
+    p->op = op;
+    p->scope.cols = cols;
+    p->scope.n++;
+    return SILT_OK;
+}
+
 static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     plan l, r;
@@ -718,21 +749,26 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
             SILT_RETURN_IF_ERROR(plan_distinct(b, out, err));
         return SILT_OK;
     }
-    if (q->u.setop.all)
-        return bind_error(b, err, q->pos, SILT_UNSUPPORTED,
-                          "INTERSECT ALL and EXCEPT ALL are not supported yet");
-    SILT_RETURN_IF_ERROR(plan_distinct(b, &l, err));
+    if (q->u.setop.all) {
+        SILT_RETURN_IF_ERROR(number_duplicates(b, &l, err));
+        SILT_RETURN_IF_ERROR(number_duplicates(b, &r, err));
+    } else {
+        SILT_RETURN_IF_ERROR(plan_distinct(b, &l, err));
+    }
     {
         /* Two keys per column, (c IS NULL, coalesce(c, fill)), so that NULLs match NULLs. */
-        expr **lk = arena_calloc(b->a, 2 * l.scope.n + 1, sizeof(expr *));
-        expr **rk = arena_calloc(b->a, 2 * l.scope.n + 1, sizeof(expr *));
+        size_t n_cols = l.scope.n;
+        expr **lk = arena_calloc(b->a, 2 * n_cols + 1, sizeof(expr *));
+        expr **rk = arena_calloc(b->a, 2 * n_cols + 1, sizeof(expr *));
         size_t n_keys = 0;
         if (lk == NULL || rk == NULL)
             return err_nomem(err);
-        for (idx = 0; idx < l.scope.n; idx++) {
+        for (idx = 0; idx < n_cols; idx++) {
             size_t n_right = n_keys;
-            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, types[idx], lk, &n_keys, err));
-            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, types[idx], rk, &n_right, err));
+            const col_type *t = idx < l.scope.n - (q->u.setop.all ? 1 : 0) ? types[idx]
+                                                                          : l.scope.cols[idx].type;
+            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, t, lk, &n_keys, err));
+            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, t, rk, &n_right, err));
         }
         SILT_RETURN_IF_ERROR(engine_op_hash_join(
             &out->op, b->ctx, l.op, r.op,
@@ -740,6 +776,19 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
             n_keys, NULL, err));
     }
     out->scope = l.scope;
+    if (q->u.setop.all) {
+        /* Drop the copy number again. */
+        size_t n = out->scope.n - 1;
+        expr **cols = arena_calloc(b->a, n + 1, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n + 1, sizeof(char *));
+        if (cols == NULL || names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&cols[idx], b->a, (int64_t)idx, types[idx], err));
+            names[idx] = out->scope.cols[idx].name;
+        }
+        SILT_RETURN_IF_ERROR(plan_project(b, out, cols, names, n, err));
+    }
     return SILT_OK;
 }
 

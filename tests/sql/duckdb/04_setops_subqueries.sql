@@ -20,13 +20,15 @@ SELECT route_id FROM trips WHERE destination = 'Zoo' INTERSECT SELECT route_id F
 == intersect_with_nulls
 SELECT destination FROM trips WHERE route_id = 1 INTERSECT SELECT destination FROM trips WHERE route_id = 2
 == intersect_all
--- known-failure: INTERSECT ALL is not supported yet
 SELECT route_id % 3 FROM routes INTERSECT ALL SELECT route_id % 3 FROM routes WHERE route_id < 10
 == except
 SELECT route_id FROM trips EXCEPT SELECT route_id FROM routes
 == except_all
--- known-failure: EXCEPT ALL is not supported yet
 SELECT route_id % 3 FROM routes EXCEPT ALL SELECT route_id % 3 FROM routes WHERE route_id < 10
+== intersect_all_nulls_two_cols
+SELECT destination, route_id % 2 FROM trips WHERE route_id < 10 INTERSECT ALL SELECT destination, route_id % 2 FROM trips WHERE route_id > 20
+== except_all_counts
+SELECT destination, count(*) FROM (SELECT destination FROM trips EXCEPT ALL SELECT destination FROM trips WHERE route_id < 15) GROUP BY destination
 == minus_synonym
 -- why: MINUS is Spark's synonym of EXCEPT
 SELECT route_id FROM routes MINUS SELECT route_id FROM trips WHERE destination = 'Zoo'
