@@ -766,6 +766,33 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
  * for outer rows without a match, as in Spark). Anything else is left to
  * the binder (uncorrelated: run once; otherwise an unresolved column).
  */
+/*
+ * A subquery's value that a LEFT JOIN may stand for: aggregates other than
+ * count (NULL on no rows), and arithmetic, casts and constants over them,
+ * which stay NULL when the aggregates are (avg(x) * 1.9). coalesce(max(x),
+ * 0) is not (0 on no rows, but NULL from an unmatched join), nor count.
+ */
+static int null_on_empty(const sql_expr *e)
+{
+    switch (e->kind) {
+    case SQL_EXPR_LITERAL: return 1;
+    case SQL_EXPR_CAST: return null_on_empty(e->u.cast.arg);
+    case SQL_EXPR_UNARY: return (e->u.op.op == SQL_OP_NEG || e->u.op.op == SQL_OP_PLUS) &&
+                                null_on_empty(e->u.op.left);
+    case SQL_EXPR_BINARY:
+        return (e->u.op.op == SQL_OP_ADD || e->u.op.op == SQL_OP_SUB || e->u.op.op == SQL_OP_MUL ||
+                e->u.op.op == SQL_OP_DIV || e->u.op.op == SQL_OP_MOD) &&
+               null_on_empty(e->u.op.left) && null_on_empty(e->u.op.right);
+    case SQL_EXPR_FUNC:
+        return e->u.func.over == NULL && e->u.func.name.n_parts == 1 &&
+               bind_is_agg_name(e->u.func.name.parts[0].name) &&
+               str_casecmp(e->u.func.name.parts[0].name, "count") != 0 &&
+               str_casecmp(e->u.func.name.parts[0].name, "count_if") != 0 &&
+               str_casecmp(e->u.func.name.parts[0].name, "approx_count_distinct") != 0;
+    default: return 0;
+    }
+}
+
 static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_error *err)
 {
     const sql_query *sq = node->u.in.query;
@@ -789,8 +816,9 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         ss->qualify != NULL || ss->n_lateral_views > 0)
         return SILT_OK;
     item = ss->items[0].expr;
-    if (item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
-        item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name))
+    if ((item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
+         item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name)) &&
+        !(bind_has_agg(item) && null_on_empty(item)))
         return SILT_OK;
     split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
     if (n_sub == MAX_CONJ)
@@ -887,7 +915,8 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     sub->node = node;
     sub->col = (int64_t)(p->scope.n + n_keys);
     sub->type = value->type;
-    sub->is_count = str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
+    sub->is_count = item->kind == SQL_EXPR_FUNC &&
+                    str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
     sub->next = b->substs;
     b->substs = sub;
     bind_note(b, "LeftOuter join for a correlated scalar subquery on %zu key%s", n_keys,

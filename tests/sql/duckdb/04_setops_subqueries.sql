@@ -63,8 +63,13 @@ SELECT (SELECT max(fare) FROM trips WHERE trip_id < 0) AS m
 == scalar_subquery_correlated
 SELECT r.route_id, (SELECT count(*) FROM trips t WHERE t.route_id = r.route_id) AS n FROM routes r
 == scalar_subquery_correlated_agg
--- known-failure: correlated scalar subqueries with aggregates (Spark rewrites them as joins) are not supported yet
 SELECT trip_id FROM trips t WHERE fare > (SELECT avg(fare) * 1.9 FROM trips t2 WHERE t2.route_id = t.route_id) ORDER BY trip_id LIMIT 20
+== scalar_subquery_correlated_expr_select
+SELECT r.route_id, (SELECT round(avg(t.fare), 2) - 1 FROM trips t WHERE t.route_id = r.route_id AND t.destination = 'Zoo') AS v FROM routes r
+== scalar_subquery_correlated_coalesce_refused
+-- why: coalesce over an aggregate is not NULL on no rows, so no LEFT JOIN can stand for it; silt refuses rather than answer wrongly
+SELECT r.route_id, (SELECT coalesce(max(t.fare), 0) FROM trips t WHERE t.route_id = r.route_id) AS v FROM routes r
+-- known-failure: correlated scalar subqueries whose value is not NULL on no rows are not supported yet
 == in_subquery
 SELECT count(*) FROM trips WHERE route_id IN (SELECT route_id FROM routes WHERE kind = 'tram')
 == not_in_subquery
