@@ -783,12 +783,24 @@ static int null_on_empty(const sql_expr *e)
         return (e->u.op.op == SQL_OP_ADD || e->u.op.op == SQL_OP_SUB || e->u.op.op == SQL_OP_MUL ||
                 e->u.op.op == SQL_OP_DIV || e->u.op.op == SQL_OP_MOD) &&
                null_on_empty(e->u.op.left) && null_on_empty(e->u.op.right);
-    case SQL_EXPR_FUNC:
-        return e->u.func.over == NULL && e->u.func.name.n_parts == 1 &&
-               bind_is_agg_name(e->u.func.name.parts[0].name) &&
-               str_casecmp(e->u.func.name.parts[0].name, "count") != 0 &&
-               str_casecmp(e->u.func.name.parts[0].name, "count_if") != 0 &&
-               str_casecmp(e->u.func.name.parts[0].name, "approx_count_distinct") != 0;
+    case SQL_EXPR_FUNC: {
+        const char *name = e->u.func.name.parts[e->u.func.name.n_parts - 1].name;
+        const expr_func_def *def;
+        size_t idx;
+        if (e->u.func.over != NULL || e->u.func.name.n_parts != 1)
+            return 0;
+        if (bind_is_agg_name(name))
+            return str_casecmp(name, "count") != 0 && str_casecmp(name, "count_if") != 0 &&
+                   str_casecmp(name, "approx_count_distinct") != 0;
+        /* a function that is NULL when an argument is (round, abs, ...) */
+        def = expr_func_lookup(name);
+        if (def == NULL || def->null_safe)
+            return 0;
+        for (idx = 0; idx < e->u.func.args.n; idx++)
+            if (!null_on_empty(e->u.func.args.items[idx]))
+                return 0;
+        return e->u.func.args.n > 0;
+    }
     default: return 0;
     }
 }
