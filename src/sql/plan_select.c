@@ -681,6 +681,8 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     size_t n_sub = 0, idx;
     bind_scope inner;
     expr *local = NULL;
+    const sql_expr *row;
+    size_t n_in;
     int negated = 0;
     memset(out, 0, sizeof(*out));
     if (c->kind == SQL_EXPR_UNARY && c->u.op.op == SQL_OP_NOT &&
@@ -704,8 +706,20 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     for (idx = 0; idx < ss->n_items; idx++)
         if (bind_has_agg(ss->items[idx].expr) || bind_has_window(ss->items[idx].expr))
             return SILT_OK;
-    if (c->kind == SQL_EXPR_IN_QUERY && (ss->n_items != 1 || ss->items[0].expr->kind == SQL_EXPR_STAR))
-        return SILT_OK;
+    /* (a, b) IN (SELECT x, y ...) is a semi join on every column, correlated or not. */
+    row = c->kind == SQL_EXPR_IN_QUERY && c->u.in.arg->kind == SQL_EXPR_ROW ? c->u.in.arg : NULL;
+    n_in = c->kind != SQL_EXPR_IN_QUERY ? 0 : row != NULL ? row->u.row.n : 1;
+    if (c->kind == SQL_EXPR_IN_QUERY) {
+        if (ss->n_items != n_in)
+            return row == NULL ? SILT_OK
+                               : bind_error(b, err, c->pos, SILT_BIND,
+                                            "[IN_SUBQUERY_LENGTH_MISMATCH] the row has %zu "
+                                            "columns but the subquery returns %zu", n_in,
+                                            ss->n_items);
+        for (idx = 0; idx < ss->n_items; idx++)
+            if (ss->items[idx].expr->kind == SQL_EXPR_STAR)
+                return SILT_OK;
+    }
     if (ss->where != NULL) {
         split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
         if (n_sub == MAX_CONJ)
@@ -713,15 +727,16 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     }
     SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &out->right, err));
     inner = out->right.scope;
-    out->left_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
-    out->right_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
+    out->left_keys = arena_calloc(b->a, n_sub + n_in + 1, sizeof(expr *));
+    out->right_keys = arena_calloc(b->a, n_sub + n_in + 1, sizeof(expr *));
     if (out->left_keys == NULL || out->right_keys == NULL)
         return err_nomem(err);
-    if (c->kind == SQL_EXPR_IN_QUERY) {
-        if (!binds_in(b, outer, c->u.in.arg, &out->left_keys[0]) ||
-            !binds_in(b, &inner, ss->items[0].expr, &out->right_keys[0]))
+    for (idx = 0; idx < n_in; idx++) {
+        const sql_expr *probe = row != NULL ? row->u.row.items[idx] : c->u.in.arg;
+        if (!binds_in(b, outer, probe, &out->left_keys[idx]) ||
+            !binds_in(b, &inner, ss->items[idx].expr, &out->right_keys[idx]))
             return SILT_OK;
-        out->n_keys = 1;
+        out->n_keys++;
     }
     for (idx = 0; idx < n_sub; idx++) {
         const sql_expr *t = sub_conj[idx];
@@ -745,7 +760,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
         out->left_keys[out->n_keys] = l;
         out->right_keys[out->n_keys++] = r;
     }
-    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0))
+    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
         return SILT_OK; /* uncorrelated: the binder runs it once */
     if (local != NULL) {
         engine_op *op;

@@ -82,8 +82,9 @@ SELECT count(*) FROM trips WHERE destination NOT IN (SELECT name FROM routes)
 == in_subquery_with_null_probe
 SELECT count(*) FROM trips WHERE destination IN (SELECT destination FROM trips WHERE route_id = 1)
 == in_subquery_multi_col
--- known-failure: (a, b) IN (SELECT ...) with several columns is not supported yet
 SELECT count(*) FROM trips WHERE (route_id, destination) IN (SELECT route_id, 'Zoo' FROM routes WHERE kind = 'tram')
+== in_subquery_multi_col_correlated_free_nulls
+SELECT count(*) FROM trips WHERE (destination, route_id) IN (SELECT destination, route_id FROM trips WHERE fare > 59.5)
 == exists
 SELECT count(*) FROM routes r WHERE EXISTS (SELECT 1 FROM trips t WHERE t.route_id = r.route_id AND t.fare > 59.8)
 == not_exists
