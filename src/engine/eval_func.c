@@ -1119,6 +1119,71 @@ static double round_half_up(double d, int64_t digits)
     return d; /* too many digits to round at this scale: already exact */
 }
 
+/* x at scale from rounded to scale to (< from) HALF_EVEN, as bround does. */
+static col_int128 dec_round_even(col_int128 x, int32_t from, int32_t to)
+{
+    int32_t shift = from - to;
+    col_int128 div, q, rem;
+    if (shift > 38)
+        return 0;
+    div = expr_pow10[shift];
+    q = x / div;
+    rem = x % div;
+    if (rem < 0)
+        rem = -rem;
+    if (rem * 2 > div || (rem * 2 == div && (q % 2) != 0))
+        q += x < 0 ? -1 : 1;
+    return q;
+}
+
+/* HALF_EVEN rounding of a double to `digits` >= 0 places, via its shortest decimal text. */
+static double round_half_even(double d, int64_t digits)
+{
+    char tmp[64];
+    const char *dot;
+    col_int128 v;
+    size_t n;
+    int32_t scale;
+    if (d != d || isinf(d))
+        return d;
+    n = engine_format_double(d, 0, tmp, sizeof(tmp));
+    tmp[n < sizeof(tmp) ? n : sizeof(tmp) - 1] = '\0';
+    dot = strchr(tmp, '.');
+    scale = dot != NULL ? (int32_t)strlen(dot + 1) : 0;
+    if (strchr(tmp, 'e') != NULL || strchr(tmp, 'E') != NULL || scale <= digits ||
+        dec_parse(tmp, strlen(tmp), 38, scale, &v) != 1)
+        return d; /* already exact at this scale, or beyond a decimal's reach */
+    v = dec_round_even(v, scale, (int32_t)digits);
+    dec_format(v, (int32_t)digits, tmp, sizeof(tmp));
+    return strtod(tmp, NULL);
+}
+
+/* bround: round with HALF_EVEN (banker's rounding) instead of HALF_UP. */
+static silt_status fn_bround(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
+                             int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
+                             silt_error *err)
+{
+    col_vec *o, *x = args[0];
+    col_type_id id = e->type->id;
+    int64_t digits = e->lit.i;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        if (id == COL_DOUBLE && digits >= 0) {
+            ((double *)o->values)[r] = round_half_even(vec_get_double(x, r), digits);
+        } else if (id == COL_DECIMAL && digits >= 0) {
+            int32_t s = x->type->scale;
+            col_int128 v = vec_get_dec(x, r);
+            vec_put_dec(o, r, digits < s ? dec_round_even(v, s, (int32_t)digits) : v);
+        } else if (id != COL_DOUBLE && id != COL_DECIMAL && digits >= 0) {
+            vec_put_int(o, r, vec_get_int(x, r));
+        } else {
+            return err_set(err, SILT_UNSUPPORTED, "bround to a negative scale is not supported yet");
+        }
+    });
+    *out = o;
+    return SILT_OK;
+}
+
 static silt_status fn_round(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
                             int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
                             silt_error *err)
@@ -1795,6 +1860,7 @@ static const expr_func_def funcs[] = {
     {"char", 1, 1, res_chr, fn_chr, 0},
     {"abs", 1, 1, res_same_numeric, fn_abs, 0},
     {"round", 1, 2, res_round, fn_round, 0},
+    {"bround", 1, 2, res_round, fn_bround, 0},
     {"floor", 1, 1, res_floor_ceil, fn_floor, 0},
     {"ceil", 1, 1, res_floor_ceil, fn_ceil, 0},
     {"ceiling", 1, 1, res_floor_ceil, fn_ceil, 0},

@@ -14,7 +14,6 @@ SELECT round(fare, 1) AS r, count(*) FROM trips WHERE fare < 3 GROUP BY 1 ORDER 
 -- duckdb
 SELECT round(CAST(fare AS DECIMAL(10, 2)), 1)::DOUBLE AS r, count(*) FROM trips WHERE fare < 3 GROUP BY 1 ORDER BY 1
 == bround
--- known-failure: bround not implemented yet
 -- why: bround is HALF_EVEN rounding
 SELECT bround(2.5) AS a, bround(3.5) AS b, bround(0.125, 2) AS c
 -- expect
