@@ -502,6 +502,89 @@ static silt_status bind_qualify(binder *b, const bind_ctx *bc, const sel_state *
 static int is_ordinal(const sql_expr *e) { return e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INT; }
 
 /* ORDER BY items to sort keys over the select list (+ hidden columns). */
+/*
+ * An ORDER BY expression with the SELECT aliases in it replaced by their
+ * expressions (ORDER BY n * -1, hi - lo): Spark resolves names in ORDER BY
+ * against the select list first. Copies only the nodes on the way to a
+ * replaced name; *changed tells whether there was one. NULL: no memory.
+ */
+static const sql_expr *subst_aliases(binder *b, const sel_state *st, const sql_expr *e,
+                                     int *changed)
+{
+    sql_expr *copy;
+    size_t idx;
+    int any = 0;
+    if (e == NULL)
+        return NULL;
+    switch (e->kind) {
+    case SQL_EXPR_COLUMN:
+        if (e->u.column.n_parts != 1)
+            return e;
+        for (idx = 0; idx < st->n_items; idx++) {
+            if (st->items[idx].ast != NULL && st->names[idx] != NULL &&
+                str_casecmp(st->names[idx], e->u.column.parts[0].name) == 0 &&
+                !(st->items[idx].ast->kind == SQL_EXPR_COLUMN)) {
+                *changed = 1;
+                return st->items[idx].ast;
+            }
+        }
+        return e;
+    case SQL_EXPR_BINARY:
+    case SQL_EXPR_UNARY: {
+        const sql_expr *l = subst_aliases(b, st, e->u.op.left, &any);
+        const sql_expr *r = e->kind == SQL_EXPR_BINARY ? subst_aliases(b, st, e->u.op.right, &any)
+                                                       : NULL;
+        if (!any)
+            return e;
+        copy = arena_alloc(b->a, sizeof(*copy));
+        if (copy == NULL || (e->u.op.left != NULL && l == NULL))
+            return NULL;
+        *copy = *e;
+        copy->u.op.left = (sql_expr *)l;
+        if (e->kind == SQL_EXPR_BINARY)
+            copy->u.op.right = (sql_expr *)r;
+        *changed = 1;
+        return copy;
+    }
+    case SQL_EXPR_CAST: {
+        const sql_expr *a = subst_aliases(b, st, e->u.cast.arg, &any);
+        if (!any)
+            return e;
+        copy = arena_alloc(b->a, sizeof(*copy));
+        if (copy == NULL || a == NULL)
+            return NULL;
+        *copy = *e;
+        copy->u.cast.arg = (sql_expr *)a;
+        *changed = 1;
+        return copy;
+    }
+    case SQL_EXPR_FUNC: {
+        sql_expr **args;
+        if (e->u.func.over != NULL || e->u.func.args.n == 0 ||
+            bind_is_agg_name(e->u.func.name.parts[e->u.func.name.n_parts - 1].name))
+            return e; /* an aggregate's argument names input columns */
+        args = arena_calloc(b->a, e->u.func.args.n, sizeof(sql_expr *));
+        if (args == NULL)
+            return NULL;
+        for (idx = 0; idx < e->u.func.args.n; idx++) {
+            args[idx] = (sql_expr *)subst_aliases(b, st, e->u.func.args.items[idx], &any);
+            if (args[idx] == NULL)
+                return NULL;
+        }
+        if (!any)
+            return e;
+        copy = arena_alloc(b->a, sizeof(*copy));
+        if (copy == NULL)
+            return NULL;
+        *copy = *e;
+        copy->u.func.args.items = args;
+        *changed = 1;
+        return copy;
+    }
+    default: return e;
+    }
+}
+
 static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, const bind_ctx *bc,
                               silt_error *err)
 {
@@ -539,7 +622,11 @@ static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, cons
         }
         if (col < 0) {
             expr *e;
-            SILT_RETURN_IF_ERROR(bind_expr(b, bc, it->expr, &e, err));
+            int changed = 0;
+            const sql_expr *ast = subst_aliases(b, st, it->expr, &changed);
+            if (ast == NULL)
+                return err_nomem(err);
+            SILT_RETURN_IF_ERROR(bind_expr(b, bc, ast, &e, err));
             col = (int64_t)st->n_exprs;
             st->exprs[st->n_exprs] = e;
             st->names[st->n_exprs++] = arena_sprintf(b->a, "_order%zu", idx);
