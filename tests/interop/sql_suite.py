@@ -215,6 +215,9 @@ def gen_tutorial_data(work, rnd):
         f.write("ProductID,ProductName,Category,ListPrice\n")
         for i in range(771, 791):
             f.write(f"{i},Product {i},{['Mountain Bikes', 'Road Bikes', 'Helmets'][i % 3]},{round(100 + i * 3.5, 4)}\n")
+    # Malformed records for the CSV modes: a value of another type, too few and too many fields.
+    with open(os.path.join(work, "bad.csv"), "w") as f:
+        f.write("id,n,s\n1,10,a\n2,x,b\n3,30\n4,40,d,extra\n5,50,e\n")
     with open(os.path.join(work, "iot.json"), "w") as f:
         for i in range(50):
             f.write(json.dumps({"device": f"Dev{i % 7}", "status": ["ok", "error", "ok"][i % 3]}) + "\n")
