@@ -62,9 +62,11 @@ SELECT * FROM nodb.trips
 == err_missing_delta_path
 SELECT * FROM delta.`/nonexistent/table`
 -- error: /nonexistent/table
+-- error: (line 1, column 15)
 == err_delta_version_too_new
 SELECT count(*) FROM delta.`{W}/trips_delta` VERSION AS OF 99
--- error: 99
+-- error: version 99 of the table does not exist; available versions are 0 to 2
+-- error: in the delta source at line 1, column 22
 == err_unknown_function
 SELECT nosuch(trip_id) FROM trips
 -- error: [UNRESOLVED_ROUTINE]
@@ -151,6 +153,7 @@ SELECT 1; SELECT nope FROM trips
 == err_csv_missing_file
 SELECT * FROM csv.`{W}/no_such.csv`
 -- error: no_such.csv
+-- error: (line 1, column 15)
 == err_bad_timestamp_literal
 SELECT TIMESTAMP '2024-13-45 99:00:00'
 -- error: 2024-13-45
