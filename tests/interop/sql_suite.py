@@ -215,6 +215,11 @@ def gen_tutorial_data(work, rnd):
         f.write("ProductID,ProductName,Category,ListPrice\n")
         for i in range(771, 791):
             f.write(f"{i},Product {i},{['Mountain Bikes', 'Road Bikes', 'Helmets'][i % 3]},{round(100 + i * 3.5, 4)}\n")
+    # Nested JSON: a struct, an array, absent fields.
+    with open(os.path.join(work, "nested.json"), "w") as f:
+        f.write('{"id":1,"user":{"name":"ann","age":31},"tags":["a","b"],"score":1.5}\n'
+                '{"id":2,"user":{"name":"bob","age":null},"tags":[],"score":null}\n'
+                '{"id":3,"user":null,"tags":["c"]}\n')
     # Malformed records for the CSV modes: a value of another type, too few and too many fields.
     with open(os.path.join(work, "bad.csv"), "w") as f:
         f.write("id,n,s\n1,10,a\n2,x,b\n3,30\n4,40,d,extra\n5,50,e\n")

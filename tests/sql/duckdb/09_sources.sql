@@ -126,3 +126,28 @@ CREATE OR REPLACE TEMPORARY VIEW bad USING csv OPTIONS (path '{W}/bad.csv', head
 CREATE OR REPLACE TEMPORARY VIEW bad USING csv OPTIONS (path '{W}/bad.csv', header 'true', inferSchema 'true', mode 'FAILFAST'); SELECT * FROM bad ORDER BY id
 -- error: malformed CSV record at line 4
 -- error: bad.csv
+== json_nested_fields
+-- why: Spark 4.1's answers (struct fields by dot, sizes of arrays, NULL structs)
+SELECT id, user.name, user.age, size(tags) AS n, CASE WHEN size(tags) > 0 THEN tags[0] END AS t0, score FROM json.`{W}/nested.json` ORDER BY id
+-- expect
+[1, "ann", 31, 2, "a", 1.5]
+[2, "bob", null, 0, null, null]
+[3, null, null, 1, "c", null]
+== json_nested_star
+-- why: Spark 4.1: columns sorted by name, the struct's fields too
+SELECT * FROM json.`{W}/nested.json` ORDER BY id
+-- expect
+[1, 1.5, ["a", "b"], [["age", 31], ["name", "ann"]]]
+[2, null, [], [["age", null], ["name", "bob"]]]
+[3, null, ["c"], null]
+== json_group_by_struct_field
+-- why: Spark 4.1's answer
+SELECT user.name, count(*) FROM json.`{W}/nested.json` GROUP BY user.name
+-- expect
+[null, 1]
+["ann", 1]
+["bob", 1]
+== json_array_index_out_of_bounds
+-- why: ANSI mode (Spark 4): an index past the end fails
+SELECT tags[1] FROM json.`{W}/nested.json`
+-- error: [INVALID_ARRAY_INDEX]
