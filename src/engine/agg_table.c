@@ -858,10 +858,8 @@ static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, co
         return SILT_OK;
     case AGG_APPROX_COUNT_DISTINCT:
         for (k = 0; k < n; k++) {
-            uint8_t tmp[16];
-            int32_t len;
-            const void *p = value_key(arg, rows[k], tmp, &len);
-            uint64_t h = hash_bytes(p, (size_t)len, 0x411);
+            /* Spark's hash and seed, so that the registers (and estimates) are Spark's. */
+            uint64_t h = engine_spark_xxhash64(arg, rows[k], 42);
             uint8_t *regs = s->hll + (size_t)gid[rows[k]] * HLL_REGS;
             size_t idx = (size_t)(h >> (64 - HLL_BITS));
             uint8_t rho = hll_rho(h << HLL_BITS);
@@ -1126,8 +1124,14 @@ static double hll_estimate(const uint8_t *regs)
         zeros += regs[idx] == 0;
     }
     est = (0.7213 / (1 + 1.079 / m)) * m * m / sum;
-    if (est <= 2.5 * m && zeros > 0)
-        est = m * log(m / zeros); /* linear counting for small sets */
+    /*
+     * Linear counting for small sets: up to 400 as Spark's HLL++ (whose
+     * estimate is then the same); above, Spark corrects the raw estimate's
+     * bias from tables silt does not have, and linear counting stays the
+     * closer of the two up to 2.5 m.
+     */
+    if (zeros > 0 && (m * log(m / zeros) <= 400 || est <= 2.5 * m))
+        est = m * log(m / zeros);
     return est;
 }
 

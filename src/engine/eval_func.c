@@ -325,6 +325,280 @@ static silt_status fn_substr(const expr *e, engine_ctx *ctx, col_vec **args, con
     return SILT_OK;
 }
 
+/* ---- more string functions (Spark's initcap, reverse, repeat, locate, ascii, chr) ---- */
+
+#define STR_FN(name)                                                                               \
+    static silt_status name(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,   \
+                            int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,                \
+                            silt_error *err)
+
+static silt_status res_str_int_to_str(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_STRING, COL_INT};
+    return expr_resolve_args(e, a, args, 2, COL_STRING, err);
+}
+
+static silt_status res_locate(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_STRING, COL_STRING, COL_INT};
+    return expr_resolve_args(e, a, args, e->n_args, COL_INT, err);
+}
+
+static silt_status res_str_to_int(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_STRING};
+    return expr_resolve_args(e, a, args, 1, COL_INT, err);
+}
+
+static silt_status res_chr(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_LONG};
+    return expr_resolve_args(e, a, args, 1, COL_STRING, err);
+}
+
+/* initcap: every word (after a space) starts upper case, the rest is lower case (ASCII). */
+STR_FN(fn_initcap)
+{
+    vec_str_writer w;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        int32_t len, idx;
+        const char *s = col_vec_str(args[0], r, &len);
+        char *dst;
+        SILT_RETURN_IF_ERROR(vec_str_reserve(&w, len, &dst, err));
+        for (idx = 0; idx < len; idx++) {
+            char ch = s[idx];
+            int first = idx == 0 || s[idx - 1] == ' ';
+            if (first && ch >= 'a' && ch <= 'z')
+                ch = (char)(ch - 32);
+            else if (!first && ch >= 'A' && ch <= 'Z')
+                ch = (char)(ch + 32);
+            dst[idx] = ch;
+        }
+        SILT_RETURN_IF_ERROR(vec_str_commit(&w, r, len, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
+/* reverse: the characters (not the bytes) in reverse order. */
+STR_FN(fn_reverse)
+{
+    vec_str_writer w;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        int32_t len, pos = 0;
+        const char *s = col_vec_str(args[0], r, &len);
+        char *dst;
+        SILT_RETURN_IF_ERROR(vec_str_reserve(&w, len, &dst, err));
+        while (pos < len) {
+            int32_t n = 1;
+            while (pos + n < len && ((unsigned char)s[pos + n] & 0xC0) == 0x80)
+                n++;
+            memcpy(dst + len - pos - n, s + pos, (size_t)n);
+            pos += n;
+        }
+        SILT_RETURN_IF_ERROR(vec_str_commit(&w, r, len, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
+/* repeat(s, n): s n times (none when n <= 0); the result is bounded like any string. */
+STR_FN(fn_repeat)
+{
+    vec_str_writer w;
+    const int32_t *nv = args[1]->values;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        int32_t len, k;
+        const char *s = col_vec_str(args[0], r, &len);
+        int64_t times = nv[r] > 0 ? nv[r] : 0, total = times * (int64_t)len;
+        char *dst;
+        if (total > INT32_MAX)
+            return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
+                              "repeat would make a string of %lld bytes", (long long)total);
+        SILT_RETURN_IF_ERROR(vec_str_reserve(&w, total, &dst, err));
+        for (k = 0; k < times; k++)
+            memcpy(dst + (int64_t)k * len, s, (size_t)len);
+        SILT_RETURN_IF_ERROR(vec_str_commit(&w, r, total, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
+/*
+ * locate(sub, s[, pos]): the 1-based character position of the first sub in
+ * s at or after character pos (default 1), 0 when absent or pos < 1.
+ */
+STR_FN(fn_locate)
+{
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, NULL, err));
+    ov = (*out)->values;
+    LIVE_LOOP({
+        int32_t sl, tl, b0, p;
+        const char *sub = col_vec_str(args[0], r, &sl);
+        const char *s = col_vec_str(args[1], r, &tl);
+        int64_t from = e->n_args > 2 ? ((const int32_t *)args[2]->values)[r] : 1;
+        ov[r] = 0;
+        if (from < 1)
+            continue;
+        b0 = utf8_offset(s, tl, from - 1);
+        if (b0 >= tl && !(sl == 0 && utf8_count(s, tl) >= from - 1))
+            continue;
+        for (p = b0; p + sl <= tl; p++) {
+            if (memcmp(s + p, sub, (size_t)sl) == 0) {
+                ov[r] = (int32_t)utf8_count(s, p) + 1;
+                break;
+            }
+        }
+    });
+    return SILT_OK;
+}
+
+/* instr(s, sub) is locate(sub, s). */
+STR_FN(fn_instr)
+{
+    col_vec *swapped[2] = {args[1], args[0]};
+    return fn_locate(e, ctx, swapped, sel, n_sel, n_rows, a, out, err);
+}
+
+/* ascii: the code point of the first character, 0 for an empty string. */
+STR_FN(fn_ascii)
+{
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, NULL, err));
+    ov = (*out)->values;
+    LIVE_LOOP({
+        int32_t len;
+        const unsigned char *s = (const unsigned char *)col_vec_str(args[0], r, &len);
+        int32_t cp = len > 0 ? s[0] : 0;
+        if (len >= 2 && (s[0] & 0xE0) == 0xC0)
+            cp = (s[0] & 0x1F) << 6 | (s[1] & 0x3F);
+        else if (len >= 3 && (s[0] & 0xF0) == 0xE0)
+            cp = (s[0] & 0x0F) << 12 | (s[1] & 0x3F) << 6 | (s[2] & 0x3F);
+        else if (len >= 4 && (s[0] & 0xF8) == 0xF0)
+            cp = (s[0] & 0x07) << 18 | (s[1] & 0x3F) << 12 | (s[2] & 0x3F) << 6 | (s[3] & 0x3F);
+        ov[r] = cp;
+    });
+    return SILT_OK;
+}
+
+/* chr(n): the character n mod 256 (Latin-1), empty for a negative n, as Spark. */
+STR_FN(fn_chr)
+{
+    vec_str_writer w;
+    const int64_t *nv = args[0]->values;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, &w, err));
+    LIVE_LOOP({
+        unsigned c = (unsigned)(nv[r] & 0xFF);
+        char buf2[2];
+        int32_t n = 0;
+        if (nv[r] >= 0) {
+            if (c < 0x80) {
+                buf2[n++] = (char)c;
+            } else {
+                buf2[n++] = (char)(0xC0 | (c >> 6));
+                buf2[n++] = (char)(0x80 | (c & 0x3F));
+            }
+        }
+        SILT_RETURN_IF_ERROR(vec_str_put(&w, r, buf2, n, err));
+    });
+    vec_str_end(&w);
+    return SILT_OK;
+}
+
+/* ---- arrays: size, sort_array ---------------------------------------------------- */
+
+static silt_status res_size(expr *e, arena *a, silt_error *err)
+{
+    col_type_id id = e->args[0]->type->id;
+    if (id != COL_ARRAY && id != COL_MAP && id != COL_NULL)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] function \"%s\" needs an array or a "
+                       "map, not \"%s\"", e->func->name, col_type_id_name(id));
+    e->type = col_type_primitive(COL_INT);
+    return SILT_OK;
+}
+
+/* size: the number of elements (NULL for NULL, as Spark 4 in ANSI mode). */
+STR_FN(fn_size)
+{
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(new_out(out, a, e, n_rows, NULL, err));
+    ov = (*out)->values;
+    LIVE_LOOP(ov[r] = args[0]->type->id == COL_NULL ? 0
+                      : args[0]->offsets[r + 1] - args[0]->offsets[r];);
+    return SILT_OK;
+}
+
+static silt_status res_sort_array(expr *e, arena *a, silt_error *err)
+{
+    if (e->args[0]->type->id != COL_ARRAY)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] function \"sort_array\" needs an "
+                       "array, not \"%s\"", col_type_id_name(e->args[0]->type->id));
+    if (e->n_args > 1 && e->args[1]->kind != EXPR_LITERAL)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the order of "
+                       "sort_array must be a constant boolean");
+    if (e->n_args > 1)
+        SILT_RETURN_IF_ERROR(coerce_arg(e, 1, a, COL_BOOLEAN, err));
+    e->type = e->args[0]->type;
+    return SILT_OK;
+}
+
+/* Element order of sort_array: NULLs first ascending, last descending (Spark). */
+static int elem_before(const col_vec *v, int64_t x, int64_t y, int asc)
+{
+    int vx = vec_is_valid(v, x), vy = vec_is_valid(v, y), c;
+    if (!vx || !vy)
+        return vx == vy ? 1 : (asc ? !vx : vx);
+    c = vec_compare_rows(v, x, v, y);
+    return asc ? c <= 0 : c >= 0;
+}
+
+/* Merge sort of idx[lo..hi) by element value (stable), tmp of the same size. */
+static void sort_elems(const col_vec *v, int64_t *idx, int64_t *tmp, int64_t lo, int64_t hi,
+                       int asc)
+{
+    int64_t width, n = hi - lo;
+    for (width = 1; width < n; width *= 2) {
+        int64_t s;
+        for (s = lo; s < hi; s += 2 * width) {
+            int64_t mid = s + width < hi ? s + width : hi, end = s + 2 * width < hi ? s + 2 * width : hi;
+            int64_t i = s, j = mid, k = s;
+            while (i < mid && j < end)
+                tmp[k++] = elem_before(v, idx[i], idx[j], asc) ? idx[i++] : idx[j++];
+            while (i < mid)
+                tmp[k++] = idx[i++];
+            while (j < end)
+                tmp[k++] = idx[j++];
+        }
+        memcpy(idx + lo, tmp + lo, sizeof(int64_t) * (size_t)n);
+    }
+}
+
+/* sort_array(a[, asc]): each row's elements sorted (the rows stay where they are). */
+STR_FN(fn_sort_array)
+{
+    const col_vec *in = args[0], *elems = in->children[0];
+    int asc = e->n_args < 2 || n_rows == 0 || vec_get_int(args[1], 0) != 0;
+    int64_t base = in->offsets[0], total = in->offsets[n_rows] - base, k;
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(total ? total : 1));
+    int64_t *tmp = arena_alloc(a, sizeof(int64_t) * (size_t)(total ? total : 1));
+    col_vec *o;
+    if (idx == NULL || tmp == NULL)
+        return err_nomem(err);
+    for (k = 0; k < total; k++)
+        idx[k] = base + k;
+    LIVE_LOOP(sort_elems(elems, idx, tmp, in->offsets[r] - base, in->offsets[r + 1] - base, asc););
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    for (k = 0; k <= n_rows; k++)
+        o->offsets[k] = in->offsets[k] - (int32_t)base;
+    SILT_RETURN_IF_ERROR(vec_gather(&o->children[0], a, elems, idx, total, err));
+    *out = o;
+    return SILT_OK;
+}
+
 static silt_status fn_concat(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
                              int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
                              silt_error *err)
@@ -843,6 +1117,71 @@ static double round_half_up(double d, int64_t digits)
         return (q < 0 ? -floor(-q + 0.5) : floor(q + 0.5)) * p;
     }
     return d; /* too many digits to round at this scale: already exact */
+}
+
+/* x at scale from rounded to scale to (< from) HALF_EVEN, as bround does. */
+static col_int128 dec_round_even(col_int128 x, int32_t from, int32_t to)
+{
+    int32_t shift = from - to;
+    col_int128 div, q, rem;
+    if (shift > 38)
+        return 0;
+    div = expr_pow10[shift];
+    q = x / div;
+    rem = x % div;
+    if (rem < 0)
+        rem = -rem;
+    if (rem * 2 > div || (rem * 2 == div && (q % 2) != 0))
+        q += x < 0 ? -1 : 1;
+    return q;
+}
+
+/* HALF_EVEN rounding of a double to `digits` >= 0 places, via its shortest decimal text. */
+static double round_half_even(double d, int64_t digits)
+{
+    char tmp[64];
+    const char *dot;
+    col_int128 v;
+    size_t n;
+    int32_t scale;
+    if (d != d || isinf(d))
+        return d;
+    n = engine_format_double(d, 0, tmp, sizeof(tmp));
+    tmp[n < sizeof(tmp) ? n : sizeof(tmp) - 1] = '\0';
+    dot = strchr(tmp, '.');
+    scale = dot != NULL ? (int32_t)strlen(dot + 1) : 0;
+    if (strchr(tmp, 'e') != NULL || strchr(tmp, 'E') != NULL || scale <= digits ||
+        dec_parse(tmp, strlen(tmp), 38, scale, &v) != 1)
+        return d; /* already exact at this scale, or beyond a decimal's reach */
+    v = dec_round_even(v, scale, (int32_t)digits);
+    dec_format(v, (int32_t)digits, tmp, sizeof(tmp));
+    return strtod(tmp, NULL);
+}
+
+/* bround: round with HALF_EVEN (banker's rounding) instead of HALF_UP. */
+static silt_status fn_bround(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
+                             int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
+                             silt_error *err)
+{
+    col_vec *o, *x = args[0];
+    col_type_id id = e->type->id;
+    int64_t digits = e->lit.i;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        if (id == COL_DOUBLE && digits >= 0) {
+            ((double *)o->values)[r] = round_half_even(vec_get_double(x, r), digits);
+        } else if (id == COL_DECIMAL && digits >= 0) {
+            int32_t s = x->type->scale;
+            col_int128 v = vec_get_dec(x, r);
+            vec_put_dec(o, r, digits < s ? dec_round_even(v, s, (int32_t)digits) : v);
+        } else if (id != COL_DOUBLE && id != COL_DECIMAL && digits >= 0) {
+            vec_put_int(o, r, vec_get_int(x, r));
+        } else {
+            return err_set(err, SILT_UNSUPPORTED, "bround to a negative scale is not supported yet");
+        }
+    });
+    *out = o;
+    return SILT_OK;
 }
 
 static silt_status fn_round(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
@@ -1371,6 +1710,34 @@ static silt_status res_hash(expr *e, arena *a, silt_error *err)
     return SILT_OK;
 }
 
+static silt_status res_xxhash64(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(res_hash(e, a, err));
+    e->type = col_type_primitive(COL_LONG);
+    return SILT_OK;
+}
+
+/* xxhash64(a, b, ...): as hash, with Spark's XXH64 (xxhash.c) and seed 42. */
+static silt_status fn_xxhash64(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
+                               int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
+                               silt_error *err)
+{
+    col_vec *o;
+    int64_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        uint64_t h = 42;
+        size_t idx;
+        for (idx = 0; idx < e->n_args; idx++)
+            if (vec_is_valid(args[idx], r))
+                h = engine_spark_xxhash64(args[idx], r, h);
+        ov[r] = (int64_t)h;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
 /* hash(a, b, ...): each non-NULL argument hashes with the previous result as seed. */
 static silt_status fn_hash(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
                            int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
@@ -1478,8 +1845,22 @@ static const expr_func_def funcs[] = {
     {"regexp_extract", 2, 3, res_regexp_extract, fn_regexp_extract, 0},
     {"regexp_replace", 3, 3, res_str_to_str, fn_regexp_replace, 0},
     {"split", 2, 2, res_split, fn_split, 0},
+    {"initcap", 1, 1, res_str_to_str, fn_initcap, 0},
+    {"size", 1, 1, res_size, fn_size, 0},
+    {"cardinality", 1, 1, res_size, fn_size, 0},
+    {"array_size", 1, 1, res_size, fn_size, 0},
+    {"sort_array", 1, 2, res_sort_array, fn_sort_array, 0},
+    {"reverse", 1, 1, res_str_to_str, fn_reverse, 0},
+    {"repeat", 2, 2, res_str_int_to_str, fn_repeat, 0},
+    {"locate", 2, 3, res_locate, fn_locate, 0},
+    {"position", 2, 3, res_locate, fn_locate, 0},
+    {"instr", 2, 2, res_locate, fn_instr, 0},
+    {"ascii", 1, 1, res_str_to_int, fn_ascii, 0},
+    {"chr", 1, 1, res_chr, fn_chr, 0},
+    {"char", 1, 1, res_chr, fn_chr, 0},
     {"abs", 1, 1, res_same_numeric, fn_abs, 0},
     {"round", 1, 2, res_round, fn_round, 0},
+    {"bround", 1, 2, res_round, fn_bround, 0},
     {"floor", 1, 1, res_floor_ceil, fn_floor, 0},
     {"ceil", 1, 1, res_floor_ceil, fn_ceil, 0},
     {"ceiling", 1, 1, res_floor_ceil, fn_ceil, 0},
@@ -1496,6 +1877,7 @@ static const expr_func_def funcs[] = {
     {"mod", 2, 2, res_mod, fn_mod, 1},
     {"pmod", 2, 2, res_pmod, fn_pmod, 0},
     {"hash", 1, -1, res_hash, fn_hash, 1},
+    {"xxhash64", 1, -1, res_xxhash64, fn_xxhash64, 1},
     {"format_string", 1, -1, res_format_string, fn_format_string, 1},
     {"printf", 1, -1, res_format_string, fn_format_string, 1},
     {"greatest", 2, -1, res_greatest, fn_greatest, 1},

@@ -6,9 +6,9 @@
  * "Datetime Patterns" page: y, M (MMM/MMMM names), d, D, H, h, m, s,
  * S (fraction), a, E (EEE/EEEE names), Q, Z/X/x (the UTC offset),
  * 'quoted text' and literal punctuation. from_utc_timestamp and
- * to_utc_timestamp take fixed offsets ("+08:00", "-0530", "GMT+8") and
- * "UTC"/"GMT"/"Z"; region names with daylight saving rules need a time zone
- * database and are refused with a clear error (docs/engine.md).
+ * to_utc_timestamp take fixed offsets ("+08:00", "-0530", "GMT+8"),
+ * "UTC"/"GMT"/"Z", and region names from the system's time zone database
+ * (tzdb.c, docs/engine.md).
  *
  * Parse failures of to_date, to_timestamp and unix_timestamp are errors in
  * ANSI mode ([CANNOT_PARSE_TIMESTAMP]) and NULL otherwise, as in Spark 4.
@@ -637,6 +637,64 @@ static silt_status fn_add_months(FN_ARGS)
     return SILT_OK;
 }
 
+/*
+ * timestamp + INTERVAL (the binder's rewrite, see interval_add in
+ * binder_expr.c): the months move the calendar date (clamped to the month's
+ * last day, time of day kept), then the microseconds are added.
+ */
+static silt_status fn_interval_add(FN_ARGS)
+{
+    col_vec *o;
+    const int64_t *tv = args[0]->values;
+    int64_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        int64_t months = vec_get_int(args[1], r), micros = vec_get_int(args[2], r);
+        int64_t days = time_floor_div(tv[r], TIME_MICROS_PER_DAY);
+        int64_t tod = tv[r] - days * TIME_MICROS_PER_DAY, v;
+        days = add_months_days(days, months);
+        if (__builtin_mul_overflow(days, TIME_MICROS_PER_DAY, &v) ||
+            __builtin_add_overflow(v, tod, &v) || __builtin_add_overflow(v, micros, &v))
+            return eval_error(e, err, SILT_INVALID, "DATETIME_OVERFLOW",
+                              "the timestamp is out of range");
+        ov[r] = v;
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status res_interval_add(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_TIMESTAMP, COL_INT, COL_LONG};
+    return expr_resolve_args(e, a, args, 3, COL_TIMESTAMP, err);
+}
+
+/* make_date(y, m, d): a date, or [DATETIME_FIELD_OUT_OF_BOUNDS] for a day that does not exist. */
+static silt_status fn_make_date(FN_ARGS)
+{
+    col_vec *o;
+    const int32_t *yv = args[0]->values, *mv = args[1]->values, *dv = args[2]->values;
+    int32_t *ov;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    ov = o->values;
+    LIVE_LOOP({
+        if (yv[r] < 1 || yv[r] > 9999 || mv[r] < 1 || mv[r] > 12 || dv[r] < 1 ||
+            dv[r] > days_in_month(yv[r], (unsigned)mv[r]))
+            return eval_error(e, err, SILT_INVALID, "DATETIME_FIELD_OUT_OF_BOUNDS",
+                              "%d-%d-%d is not a date", yv[r], mv[r], dv[r]);
+        ov[r] = (int32_t)time_days_from_civil(yv[r], (unsigned)mv[r], (unsigned)dv[r]);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status res_make_date(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id args[] = {COL_INT, COL_INT, COL_INT};
+    return expr_resolve_args(e, a, args, 3, COL_DATE, err);
+}
+
 static silt_status fn_last_day(FN_ARGS)
 {
     col_vec *o;
@@ -934,16 +992,28 @@ static silt_status utc_shift(FN_ARGS, int sign)
     int64_t *ov;
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
     ov = o->values;
+    /* The zone of the previous row, loaded once while the name stays the same. */
+    const char *last = NULL;
+    int32_t last_len = -1;
+    engine_tz *tz = NULL;
     LIVE_LOOP({
         int32_t len;
         const char *z = col_vec_str(args[1], r, &len);
         int64_t secs;
         if (!zone_offset(z, len, &secs)) {
-            eval_error(e, err, SILT_UNSUPPORTED, "INVALID_TIMEZONE",
-                       "the time zone \"%.*s\" is not supported", (int)(len > 64 ? 64 : len), z);
-            err_hint(err, "use UTC or a fixed offset such as \"+08:00\"; region names are not "
-                     "supported yet");
-            return SILT_UNSUPPORTED;
+            int64_t at = time_floor_div(tv[r], TIME_MICROS_PER_SECOND);
+            if (tz == NULL || len != last_len || memcmp(z, last, (size_t)len) != 0) {
+                silt_status rc = engine_tz_load(a, z, len, &tz, err);
+                if (rc != SILT_OK) {
+                    if (rc != SILT_NOMEM)
+                        err_hint(err, "use a region name such as \"Europe/Oslo\", UTC, or a "
+                                 "fixed offset such as \"+08:00\"");
+                    return rc;
+                }
+                last = z;
+                last_len = len;
+            }
+            secs = sign > 0 ? engine_tz_offset(tz, at) : engine_tz_offset_local(tz, at);
         }
         ov[r] = tv[r] + sign * secs * TIME_MICROS_PER_SECOND;
     });
@@ -972,6 +1042,7 @@ const expr_func_def engine_time_funcs[] = {
     {"date_sub", 2, 2, res_date_int, fn_date_sub, 0},
     {"datediff", 2, 2, res_datediff, fn_datediff, 0},
     {"add_months", 2, 2, res_date_int, fn_add_months, 0},
+    {"make_date", 3, 3, res_make_date, fn_make_date, 0},
     {"last_day", 1, 1, res_last_day, fn_last_day, 0},
     {"months_between", 2, 3, res_months_between, fn_months_between, 0},
     {"date_trunc", 2, 2, res_date_trunc, fn_date_trunc, 0},
@@ -987,5 +1058,7 @@ const expr_func_def engine_time_funcs[] = {
     {"now", 0, 0, res_current_timestamp, fn_current_timestamp, 0},
     {"from_utc_timestamp", 2, 2, res_utc_shift, fn_from_utc, 0},
     {"to_utc_timestamp", 2, 2, res_utc_shift, fn_to_utc, 0},
+    /* not Spark's: what the binder makes of timestamp + INTERVAL (months, micros) */
+    {"__interval_add", 3, 3, res_interval_add, fn_interval_add, 0},
 };
 const size_t engine_n_time_funcs = sizeof(engine_time_funcs) / sizeof(engine_time_funcs[0]);

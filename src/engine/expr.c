@@ -39,6 +39,12 @@ void expr_set_source(expr *e, const char *text, int64_t pos)
     e->pos = pos;
 }
 
+void expr_set_source_line(expr *e, int32_t line, int32_t col)
+{
+    e->line = line;
+    e->col = col;
+}
+
 static silt_status type_name(const col_type *t, char *out, size_t cap)
 {
     buf b = BUF_INIT;
@@ -320,6 +326,23 @@ static const char *op_name(expr_op op)
     return names[op];
 }
 
+/*
+ * What a string becomes next to a number in arithmetic: Spark 4's ANSI
+ * coercion makes it a bigint beside an integer ('3' + 1 is 4, '2.5' * 2 an
+ * invalid cast) and a double otherwise.
+ */
+static const col_type *string_arith_type(col_type_id other)
+{
+    int integral = other == COL_BYTE || other == COL_SHORT || other == COL_INT || other == COL_LONG;
+    return col_type_primitive(integral ? COL_LONG : COL_DOUBLE);
+}
+
+/* The types Spark adds to a date as a number of days. */
+static int is_days(col_type_id id)
+{
+    return id == COL_BYTE || id == COL_SHORT || id == COL_INT;
+}
+
 silt_status expr_arith(expr **out, arena *a, expr_op op, expr *left, expr *right,
                        silt_error *err)
 {
@@ -329,10 +352,22 @@ silt_status expr_arith(expr **out, arena *a, expr_op op, expr *left, expr *right
     if (op > EXPR_MOD)
         return err_set(err, SILT_INVALID, "operator %d is not arithmetic", (int)op);
     snprintf(what, sizeof(what), "operator \"%s\"", op_name(op));
+    /* As in Spark: date + n and n + date are date_add, date - n is date_sub. */
+    if (op == EXPR_ADD || op == EXPR_SUB) {
+        int l_date = left->type->id == COL_DATE, r_date = right->type->id == COL_DATE;
+        if (l_date && is_days(right->type->id)) {
+            expr *args[2] = {left, right};
+            return expr_func(out, a, op == EXPR_ADD ? "date_add" : "date_sub", args, 2, err);
+        }
+        if (op == EXPR_ADD && r_date && is_days(left->type->id)) {
+            expr *args[2] = {right, left};
+            return expr_func(out, a, "date_add", args, 2, err);
+        }
+    }
     if (left->type->id == COL_STRING && is_numeric(right->type->id))
-        SILT_RETURN_IF_ERROR(expr_coerce(&left, a, col_type_primitive(COL_DOUBLE), err));
+        SILT_RETURN_IF_ERROR(expr_coerce(&left, a, string_arith_type(right->type->id), err));
     if (right->type->id == COL_STRING && is_numeric(left->type->id))
-        SILT_RETURN_IF_ERROR(expr_coerce(&right, a, col_type_primitive(COL_DOUBLE), err));
+        SILT_RETURN_IF_ERROR(expr_coerce(&right, a, string_arith_type(left->type->id), err));
     if (left->type->id == COL_NULL && right->type->id == COL_NULL)
         common = col_type_primitive(COL_DOUBLE);
     else

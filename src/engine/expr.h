@@ -84,6 +84,7 @@ struct expr {
     /* For error messages: the SQL text of the node and its byte position (-1 = none). */
     const char *text;
     int64_t pos;
+    int32_t line, col; /* the position as line and column of the statement (0 = unknown) */
 };
 
 /* ---- constructors (expr.c); all allocate in arena a ------------------- */
@@ -138,6 +139,8 @@ silt_status expr_func(expr **out, arena *a, const char *name, expr **args, size_
                       silt_error *err);
 /* Records the SQL text and position of a node for its error messages. */
 void expr_set_source(expr *e, const char *text, int64_t pos);
+/* Also records the position as the line and column a person reads (1-based). */
+void expr_set_source_line(expr *e, int32_t line, int32_t col);
 
 /* Spark's common type of two types for comparison and arithmetic (NULL if none). */
 const col_type *expr_common_type(arena *a, const col_type *x, const col_type *y);
@@ -209,6 +212,21 @@ int dec_fits(col_int128 x, int32_t precision);
 size_t dec_format(col_int128 x, int32_t scale, char *out, size_t cap);
 /* Parses decimal text into (precision, scale), HALF_UP; 0 = not a number, -1 = overflow. */
 int dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out);
+
+/* A region time zone from the system's database (tzdb.c). Opaque. */
+typedef struct engine_tz engine_tz;
+/* Loads zone name ("Europe/Oslo") in arena a: SILT_UNSUPPORTED when unknown, SILT_CORRUPT when malformed. */
+silt_status engine_tz_load(arena *a, const char *name, int32_t len, engine_tz **out,
+                           silt_error *err);
+/* The zone's UTC offset in seconds at an instant (seconds since the epoch). */
+int32_t engine_tz_offset(const engine_tz *tz, int64_t utc_secs);
+/* The offset that makes a wall-clock time local_secs (gaps move on, overlaps take the earlier). */
+int32_t engine_tz_offset_local(const engine_tz *tz, int64_t local_secs);
+
+/* XXH64 of bytes (xxhash.c). */
+uint64_t engine_xxh64(const void *data, size_t len, uint64_t seed);
+/* Spark's xxhash64 of one non-null value (its approx_count_distinct hashes with seed 42). */
+uint64_t engine_spark_xxhash64(const col_vec *v, int64_t row, uint64_t seed);
 
 /* The function registry (eval_func.c). */
 typedef silt_status (*expr_func_eval_fn)(const expr *e, engine_ctx *ctx, col_vec **args,

@@ -10,11 +10,15 @@
  * the three-valued IN semantics the engine already has. A subquery that
  * names an outer column fails to resolve (correlation is not supported).
  */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sql/binder_int.h"
+#include "sql/lexer.h"
+#include "util/time.h"
 
 static silt_status bind_sub(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                             silt_error *err);
@@ -89,7 +93,7 @@ static const char *const agg_names[] = {
     "count", "sum", "avg", "mean", "min", "max", "first", "first_value", "last", "last_value",
     "any_value", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
     "collect_list", "array_agg", "collect_set", "approx_count_distinct", "percentile_approx",
-    "approx_percentile", NULL};
+    "approx_percentile", "count_if", "bool_and", "every", "bool_or", "some", NULL};
 
 int bind_is_agg_name(const char *name)
 {
@@ -502,9 +506,14 @@ static silt_status bind_literal(binder *b, const sql_expr *ast, expr **out, silt
             v = -v;
         return expr_lit_decimal(out, b->a, lit->precision, lit->scale, v, err);
     }
+    case SQL_LIT_BINARY:
+        /* The bytes, typed binary (same layout as a string). */
+        SILT_RETURN_IF_ERROR(expr_lit_string(out, b->a, lit->str, lit->str_len, err));
+        (*out)->type = col_type_primitive(COL_BINARY);
+        return SILT_OK;
     default:
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
-                          "binary and interval literals are not supported yet");
+        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] an INTERVAL can only "
+                          "be added to or subtracted from a date or timestamp");
     }
 }
 
@@ -629,7 +638,13 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
                {"collect_set", AGG_COLLECT_SET},
                {"approx_count_distinct", AGG_APPROX_COUNT_DISTINCT},
                {"percentile_approx", AGG_PERCENTILE_APPROX},
-               {"approx_percentile", AGG_PERCENTILE_APPROX}};
+               {"approx_percentile", AGG_PERCENTILE_APPROX},
+               /* boolean aggregates, rewritten in bool_agg_arg */
+               {"count_if", AGG_COUNT},
+               {"bool_and", AGG_MIN},
+               {"every", AGG_MIN},
+               {"bool_or", AGG_MAX},
+               {"some", AGG_MAX}};
     size_t idx;
     int max_args = 1;
     memset(agg, 0, sizeof(*agg));
@@ -649,6 +664,8 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
     }
     if (agg->kind == AGG_FIRST || agg->kind == AGG_LAST || agg->kind == AGG_PERCENTILE_APPROX)
         max_args = agg->kind == AGG_PERCENTILE_APPROX ? 3 : 2;
+    if (agg->kind == AGG_COUNT && ast->u.func.distinct)
+        max_args = 64; /* count(DISTINCT a, b, ...): see distinct_tuple */
     if (n_args < 1 || (int)n_args > max_args)
         return bind_error(b, err, ast->pos, SILT_BIND,
                           "[WRONG_NUM_ARGS] function \"%s\" takes %s%d argument%s, not %zu", name,
@@ -687,6 +704,58 @@ static silt_status literal_double(binder *b, const sql_expr *ast, double *out, s
                       "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] this argument must be a constant");
 }
 
+/*
+ * count(DISTINCT a, b, ...) counts the distinct tuples without a NULL: it
+ * becomes count(DISTINCT k) with k one string that is NULL when an argument
+ * is (concat's rule) and otherwise spells each argument as its length and
+ * its text, so that different tuples never make the same k.
+ */
+static silt_status distinct_tuple(binder *b, const bind_ctx *inner, const sql_expr *ast,
+                                  expr **out, silt_error *err)
+{
+    size_t n = ast->u.func.args.n, idx;
+    expr **parts = arena_calloc(b->a, 3 * n, sizeof(expr *));
+    if (parts == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        expr *v, *len;
+        SILT_RETURN_IF_ERROR(bind_expr(b, inner, ast->u.func.args.items[idx], &v, err));
+        if (col_type_is_nested(v->type->id))
+            return bind_error(b, err, ast->u.func.args.items[idx]->pos, SILT_UNSUPPORTED,
+                              "count(DISTINCT ...) of a nested value is not supported yet");
+        SILT_RETURN_IF_ERROR(expr_cast(&v, b->a, v, col_type_primitive(COL_STRING), 0, err));
+        SILT_RETURN_IF_ERROR(expr_func(&len, b->a, "length", &v, 1, err));
+        SILT_RETURN_IF_ERROR(expr_cast(&parts[3 * idx], b->a, len, col_type_primitive(COL_STRING),
+                                       0, err));
+        SILT_RETURN_IF_ERROR(expr_lit_string(&parts[3 * idx + 1], b->a, ":", 1, err));
+        parts[3 * idx + 2] = v;
+    }
+    return expr_func(out, b->a, "concat", parts, 3 * n, err);
+}
+
+/*
+ * The boolean aggregates are others over a boolean argument: count_if(x) is
+ * count(CASE WHEN x THEN true END), bool_and / every the min of x (false <
+ * true), bool_or / some the max.
+ */
+static silt_status bool_agg_arg(binder *b, const sql_expr *ast, expr **arg, silt_error *err)
+{
+    const char *name = func_name(ast);
+    int count_if = str_casecmp(name, "count_if") == 0;
+    expr *yes, *cond = *arg;
+    if (!count_if && str_casecmp(name, "bool_and") != 0 && str_casecmp(name, "every") != 0 &&
+        str_casecmp(name, "bool_or") != 0 && str_casecmp(name, "some") != 0)
+        return SILT_OK;
+    if ((*arg)->type->id != COL_BOOLEAN && (*arg)->type->id != COL_NULL)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] function \"%s\" needs a "
+                          "boolean argument, not \"%s\"", name, col_type_id_name((*arg)->type->id));
+    if (!count_if)
+        return expr_coerce(arg, b->a, col_type_primitive(COL_BOOLEAN), err);
+    SILT_RETURN_IF_ERROR(expr_lit_bool(&yes, b->a, 1, err));
+    return expr_case(arg, b->a, 1, &cond, &yes, NULL, err);
+}
+
 static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *ast,
                                 const char *text, int64_t *idx_out, silt_error *err)
 {
@@ -709,8 +778,19 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
             return bind_error(b, err, arg->pos, SILT_BIND,
                               "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
                               "function in the argument of another aggregate function");
-        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
-        if (ast->u.func.args.n > 1) {
+        if (call.agg.kind == AGG_COUNT && ast->u.func.args.n > 1)
+            SILT_RETURN_IF_ERROR(distinct_tuple(b, &inner, ast, &call.agg.arg, err));
+        else
+            SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
+        SILT_RETURN_IF_ERROR(bool_agg_arg(b, ast, &call.agg.arg, err));
+        /* As Spark does, a numeric aggregate reads a string as a double ('a' fails when cast). */
+        if (call.agg.arg->type->id == COL_STRING &&
+            (call.agg.kind == AGG_SUM || call.agg.kind == AGG_AVG ||
+             call.agg.kind == AGG_STDDEV_SAMP || call.agg.kind == AGG_STDDEV_POP ||
+             call.agg.kind == AGG_VAR_SAMP || call.agg.kind == AGG_VAR_POP))
+            SILT_RETURN_IF_ERROR(expr_coerce(&call.agg.arg, b->a, col_type_primitive(COL_DOUBLE),
+                                             err));
+        if (ast->u.func.args.n > 1 && call.agg.kind != AGG_COUNT) {
             double v;
             SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[1], &v, err));
             if (call.agg.kind == AGG_PERCENTILE_APPROX)
@@ -1005,11 +1085,151 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
 
 /* ---------------------------------------------------------------- operators */
 
+/* ---------------------------------------------------------------- intervals */
+
+static int is_interval(const sql_expr *e)
+{
+    return e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INTERVAL;
+}
+
+/* Adds "<value> <unit>" to an interval's months and microseconds. */
+static silt_status interval_part(binder *b, uint32_t pos, const char *value, size_t value_len,
+                                 const char *unit, size_t unit_len, int64_t *months,
+                                 int64_t *micros, silt_error *err)
+{
+    static const struct {
+        const char *name;
+        int64_t months, micros;
+    } units[] = {{"year", 12, 0},           {"month", 1, 0},
+                 {"week", 0, 7 * TIME_MICROS_PER_DAY}, {"day", 0, TIME_MICROS_PER_DAY},
+                 {"hour", 0, INT64_C(3600000000)}, {"minute", 0, 60000000},
+                 {"second", 0, 1000000},     {"millisecond", 0, 1000},
+                 {"microsecond", 0, 1}};
+    char text[64], *end;
+    double v;
+    size_t idx;
+    if (unit_len > 0 && (unit[unit_len - 1] == 's' || unit[unit_len - 1] == 'S'))
+        unit_len--; /* plural */
+    for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++)
+        if (strlen(units[idx].name) == unit_len && str_ncasecmp(units[idx].name, unit, unit_len) == 0)
+            break;
+    if (idx == sizeof(units) / sizeof(units[0]) || value_len == 0 || value_len >= sizeof(text))
+        return bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] cannot read "
+                          "\"%.*s %.*s\" as an interval", (int)value_len, value, (int)unit_len,
+                          unit);
+    memcpy(text, value, value_len);
+    text[value_len] = '\0';
+    v = strtod(text, &end);
+    if (*end != '\0' || !(v > -1e15 && v < 1e15) ||
+        (units[idx].months > 0 && v != (double)(int64_t)v))
+        return bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] \"%s\" is not a "
+                          "valid number of %ss", text, units[idx].name);
+    if (units[idx].months > 0)
+        *months += (int64_t)v * units[idx].months;
+    else
+        *micros += llround(v * (double)units[idx].micros);
+    return SILT_OK;
+}
+
+/* An INTERVAL literal as months and microseconds: INTERVAL 3 DAYS 2 HOURS, INTERVAL '1 day'. */
+static silt_status interval_value(binder *b, const sql_expr *ast, int64_t *months,
+                                  int64_t *micros, silt_error *err)
+{
+    const sql_literal *lit = &ast->u.lit;
+    size_t idx;
+    *months = *micros = 0;
+    if (lit->to_unit != NULL)
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "INTERVAL ... TO %s is not supported yet", lit->to_unit);
+    for (idx = 0; idx < lit->n_parts; idx++) {
+        const sql_interval_part *part = &lit->parts[idx];
+        const char *s = part->value, *p;
+        if (part->unit != NULL) {
+            SILT_RETURN_IF_ERROR(interval_part(b, ast->pos, s, strlen(s), part->unit,
+                                               strlen(part->unit), months, micros, err));
+            continue;
+        }
+        /* '1 day 2 hours': pairs of a number and a unit */
+        for (p = s; *p != '\0';) {
+            const char *v0, *u0;
+            size_t vn, un;
+            while (*p == ' ')
+                p++;
+            if (*p == '\0')
+                break;
+            for (v0 = p; *p != '\0' && *p != ' '; p++)
+                ;
+            vn = (size_t)(p - v0);
+            while (*p == ' ')
+                p++;
+            for (u0 = p; *p != '\0' && *p != ' '; p++)
+                ;
+            un = (size_t)(p - u0);
+            SILT_RETURN_IF_ERROR(interval_part(b, ast->pos, v0, vn, u0, un, months, micros, err));
+        }
+    }
+    return SILT_OK;
+}
+
+/*
+ * date/timestamp +/- INTERVAL (Spark has interval types; silt folds the
+ * literal): a date plus whole days and months stays a date (add_months,
+ * date_add), anything else is a timestamp plus months, then microseconds.
+ */
+static silt_status interval_arith(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+                                  silt_error *err)
+{
+    int right_iv = is_interval(ast->u.op.right);
+    const sql_expr *iv = right_iv ? ast->u.op.right : ast->u.op.left;
+    const sql_expr *other = right_iv ? ast->u.op.left : ast->u.op.right;
+    int64_t months, micros;
+    expr *x, *m, *us, *args[3];
+    if (!right_iv && ast->u.op.op == SQL_OP_SUB)
+        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot subtract a "
+                          "date or timestamp from an interval");
+    if (is_interval(other))
+        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "adding two intervals is not supported yet");
+    SILT_RETURN_IF_ERROR(interval_value(b, iv, &months, &micros, err));
+    if (ast->u.op.op == SQL_OP_SUB) {
+        months = -months;
+        micros = -micros;
+    }
+    SILT_RETURN_IF_ERROR(bind_sub(b, bc, other, &x, err));
+    if (x->type->id != COL_DATE && x->type->id != COL_TIMESTAMP && x->type->id != COL_STRING &&
+        x->type->id != COL_NULL)
+        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot add an "
+                          "interval to \"%s\"", col_type_id_name(x->type->id));
+    if (months < INT32_MIN || months > INT32_MAX)
+        return bind_error(b, err, iv->pos, SILT_BIND, "[INTERVAL_ARITHMETIC_OVERFLOW] the "
+                          "interval is out of range");
+    SILT_RETURN_IF_ERROR(expr_lit_int(&m, b->a, COL_INT, months, err));
+    if (x->type->id == COL_DATE && micros % TIME_MICROS_PER_DAY == 0) {
+        expr *days;
+        args[0] = x;
+        args[1] = m;
+        SILT_RETURN_IF_ERROR(expr_func(&x, b->a, "add_months", args, 2, err));
+        SILT_RETURN_IF_ERROR(expr_lit_int(&days, b->a, COL_INT, micros / TIME_MICROS_PER_DAY, err));
+        args[0] = x;
+        args[1] = days;
+        return expr_func(out, b->a, "date_add", args, 2, err);
+    }
+    SILT_RETURN_IF_ERROR(expr_cast(&x, b->a, x, col_type_primitive(COL_TIMESTAMP), 0, err));
+    SILT_RETURN_IF_ERROR(expr_lit_int(&us, b->a, COL_LONG, micros, err));
+    args[0] = x;
+    args[1] = m;
+    args[2] = us;
+    return expr_func(out, b->a, "__interval_add", args, 3, err);
+}
+
 static silt_status bind_binary(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                                silt_error *err)
 {
     expr *l, *r;
     sql_op op = ast->u.op.op;
+    if ((op == SQL_OP_ADD || op == SQL_OP_SUB) &&
+        (is_interval(ast->u.op.right) || is_interval(ast->u.op.left)))
+        return interval_arith(b, bc, ast, out, err);
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.op.left, &l, err));
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.op.right, &r, err));
     switch (op) {
@@ -1197,11 +1417,27 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
         return bind_error(b, err, ast->pos, SILT_BIND,
                           "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' in %s", name);
     SILT_RETURN_IF_ERROR(bind_list(b, bc, &ast->u.func.args, &args, err));
+    /* TRIM(LEADING|TRAILING chars FROM s) is ltrim / rtrim (the parser keeps the side). */
+    if (ast->u.func.trim == 2 || ast->u.func.trim == 3)
+        name = ast->u.func.trim == 2 ? "ltrim" : "rtrim";
     if (str_casecmp(name, "if") == 0 || str_casecmp(name, "iff") == 0) {
         if (n != 3)
             return bind_error(b, err, ast->pos, SILT_BIND,
                               "[WRONG_NUM_ARGS] function \"if\" takes 3 arguments, not %zu", n);
         return expr_case(out, b->a, 1, &args[0], &args[1], args[2], err);
+    }
+    /* left(s, n) is substr(s, 1, n); right(s, n) is substr(s, -n, n) ("" for n <= 0). */
+    if ((str_casecmp(name, "left") == 0 || str_casecmp(name, "right") == 0) && n == 2) {
+        expr *sub[3], *zero;
+        sub[0] = args[0];
+        sub[2] = args[1];
+        if (str_casecmp(name, "left") == 0) {
+            SILT_RETURN_IF_ERROR(expr_lit_int(&sub[1], b->a, COL_INT, 1, err));
+        } else {
+            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_INT, 0, err));
+            SILT_RETURN_IF_ERROR(expr_arith(&sub[1], b->a, EXPR_SUB, zero, args[1], err));
+        }
+        return expr_func(out, b->a, "substr", sub, 3, err);
     }
     if (str_casecmp(name, "element_at") == 0 && n == 2)
         return bind_subscript(b, args[0], args[1], 1, ast->pos, out, err);
@@ -1338,7 +1574,13 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         snprintf(msg, sizeof(msg), "%s", err->message);
         return bind_error(b, err, ast->pos, rc, "%s", msg);
     }
-    if (rc == SILT_OK && *out != NULL && (*out)->pos < 0)
+    if (rc == SILT_OK && *out != NULL && (*out)->pos < 0) {
+        int line = 1, col = 1;
         expr_set_source(*out, bind_column_name(b, ast), ast->pos);
+        if (b->text != NULL && ast->pos <= b->text_len) {
+            sql_line_col(b->text, b->text_len, ast->pos, &line, &col);
+            expr_set_source_line(*out, line, col);
+        }
+    }
     return rc;
 }

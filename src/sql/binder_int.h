@@ -144,6 +144,12 @@ typedef struct pushdown {
     int all_cols;
     size_t n_cols;
     const char **cols;
+    /*
+     * WHERE conjuncts that a join may apply to its inputs before joining
+     * (plan_join only; sources ignore them, the WHERE filter still runs).
+     */
+    size_t n_where;
+    const sql_expr **where;
 } pushdown;
 
 /* ---- pushdown (pushdown.c) ---- */

@@ -180,8 +180,11 @@ static silt_status lex_quoted(lexer *lx, sql_tok_kind kind, size_t start, size_t
     while (pos < lx->len) {
         char c = s[pos];
         if (c == q) {
-            /* `` inside a backquoted identifier is one backquote. */
-            if (q == '`' && pos + 1 < lx->len && s[pos + 1] == '`') {
+            /*
+             * `` inside a backquoted identifier is one backquote; '' and ""
+             * inside a string are one quote (Spark 4; 'a' 'b' is still two).
+             */
+            if (pos + 1 < lx->len && s[pos + 1] == q) {
                 pos += 2;
                 continue;
             }

@@ -265,13 +265,21 @@ static silt_status put_utf8(buf *b, unsigned cp, silt_error *err)
     return buf_append(b, tmp, n, err);
 }
 
-/* Decodes one quoted string body with Spark's escapes (unescapeSQLString). */
-static silt_status decode_string(const char *s, size_t n, buf *b, silt_error *err)
+/*
+ * Decodes one quoted string body with Spark's escapes (unescapeSQLString);
+ * q is the quote, which a doubled q inside the body stands for.
+ */
+static silt_status decode_string(const char *s, size_t n, char q, buf *b, silt_error *err)
 {
     size_t pos = 0;
     while (pos < n) {
         char c = s[pos];
         char e;
+        if (c == q && pos + 1 < n && s[pos + 1] == q) {
+            P_TRY(buf_append_char(b, q, err));
+            pos += 2;
+            continue;
+        }
         if (c != '\\' || pos + 1 >= n) {
             P_TRY(buf_append_char(b, c, err));
             pos++;
@@ -340,7 +348,7 @@ silt_status p_string_one(parser *p, const char **out)
     if (t->kind == SQL_TOK_RAW_STRING)
         rc = buf_append(&b, p->text + t->off + 2, t->len - 3, p->err);
     else
-        rc = decode_string(p->text + t->off + 1, t->len - 2, &b, p->err);
+        rc = decode_string(p->text + t->off + 1, t->len - 2, p->text[t->off], &b, p->err);
     if (rc == SILT_OK) {
         *out = p_strndup(p, b.data != NULL ? b.data : "", b.len);
         rc = *out == NULL ? SILT_NOMEM : SILT_OK;
@@ -362,7 +370,7 @@ silt_status p_string(parser *p, const char **out, size_t *len_out)
         if (t->kind == SQL_TOK_RAW_STRING)
             rc = buf_append(&b, p->text + t->off + 2, t->len - 3, p->err);
         else
-            rc = decode_string(p->text + t->off + 1, t->len - 2, &b, p->err);
+            rc = decode_string(p->text + t->off + 1, t->len - 2, p->text[t->off], &b, p->err);
         p_advance(p);
     }
     if (rc == SILT_OK) {

@@ -277,6 +277,56 @@ static silt_status join_plans(binder *b, plan *left, plan *right, engine_join_ty
     return SILT_OK;
 }
 
+/*
+ * Filters p by the conjuncts that name only its columns, so that a join
+ * reads only the rows that can survive. Subqueries stay where they are
+ * (they would run twice); the caller keeps applying every conjunct later.
+ */
+static silt_status filter_early(binder *b, plan *p, const sql_expr **conj, size_t n_conj,
+                                silt_error *err)
+{
+    expr *pred = NULL;
+    engine_op *op;
+    size_t idx;
+    for (idx = 0; idx < n_conj; idx++) {
+        const sql_expr *c = conj[idx];
+        expr *e;
+        if (c->kind == SQL_EXPR_SUBQUERY || c->kind == SQL_EXPR_EXISTS ||
+            c->kind == SQL_EXPR_IN_QUERY || !try_bind(b, &p->scope, c, &e) ||
+            e->type->id != COL_BOOLEAN)
+            continue;
+        if (pred == NULL)
+            pred = e;
+        else
+            SILT_RETURN_IF_ERROR(expr_and(&pred, b->a, pred, e, err));
+    }
+    if (pred == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p->op, pred, err));
+    p->op = op;
+    memset(&p->morsels, 0, sizeof(p->morsels));
+    return SILT_OK;
+}
+
+/*
+ * Which inputs a filter may reach before a join of type t without changing
+ * its result: a WHERE term never below a side the join pads with NULLs; an
+ * ON term only below a side whose unmatched rows the join drops.
+ */
+static void early_sides(engine_join_type t, int on, int *left, int *right)
+{
+    *left = *right = 0;
+    switch (t) {
+    case JOIN_INNER:
+    case JOIN_CROSS: *left = *right = 1; break;
+    case JOIN_LEFT: *left = !on; *right = on; break;
+    case JOIN_RIGHT: *left = on; *right = !on; break;
+    case JOIN_LEFT_SEMI: *left = 1; *right = on; break;
+    case JOIN_LEFT_ANTI: *left = !on; *right = on; break;
+    default: break;
+    }
+}
+
 static engine_join_type join_type(sql_join_kind k)
 {
     switch (k) {
@@ -393,6 +443,7 @@ static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown
     const sql_expr *conj[MAX_CONJUNCTS];
     size_t n_conj = 0;
     pushdown lpd, rpd;
+    int where_l, where_r, on_l, on_r;
     memset(&lpd, 0, sizeof(lpd));
     lpd.all_cols = 1;
     if (pd != NULL && !pd->all_cols && !ref->u.join.natural) {
@@ -403,8 +454,19 @@ static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown
     rpd = lpd;
     lpd.qual = ref->u.join.left->alias.name;
     rpd.qual = ref->u.join.right->alias.name;
+    early_sides(join_type(ref->u.join.join), 0, &where_l, &where_r);
+    if (pd != NULL && pd->n_where > 0) {
+        lpd.n_where = where_l ? pd->n_where : 0;
+        rpd.n_where = where_r ? pd->n_where : 0;
+        lpd.where = rpd.where = pd->where;
+    }
     SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.left, &lpd, &l, err));
     SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.right, &rpd, &r, err));
+    /* WHERE terms filter the inputs that are not joins themselves (those push further down). */
+    if (ref->u.join.left->kind != SQL_TABLE_JOIN && lpd.n_where > 0)
+        SILT_RETURN_IF_ERROR(filter_early(b, &l, lpd.where, lpd.n_where, err));
+    if (ref->u.join.right->kind != SQL_TABLE_JOIN && rpd.n_where > 0)
+        SILT_RETURN_IF_ERROR(filter_early(b, &r, rpd.where, rpd.n_where, err));
     if (ref->u.join.natural) {
         sql_ident_list common = {0, NULL};
         size_t idx;
@@ -427,6 +489,11 @@ static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown
             return bind_error(b, err, ref->u.join.on->pos, SILT_UNSUPPORTED,
                               "a join condition of more than %d conjuncts is not supported",
                               MAX_CONJUNCTS - 1);
+        early_sides(join_type(ref->u.join.join), 1, &on_l, &on_r);
+        if (on_l)
+            SILT_RETURN_IF_ERROR(filter_early(b, &l, conj, n_conj, err));
+        if (on_r)
+            SILT_RETURN_IF_ERROR(filter_early(b, &r, conj, n_conj, err));
     }
     return join_plans(b, &l, &r, join_type(ref->u.join.join), conj, n_conj, 1, out, err);
 }
@@ -512,7 +579,12 @@ silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, s
         pd.cols = want ? want->names : NULL;
         if (ref->kind == SQL_TABLE_NAMED && pd.qual == NULL)
             pd.qual = ref->u.named.name.parts[ref->u.named.name.n_parts - 1].name;
+        pd.n_where = n_conj;
+        pd.where = conj;
         SILT_RETURN_IF_ERROR(plan_table_ref(b, ref, &pd, &item, err));
+        /* Comma joins: the WHERE terms on one item filter it before the join. */
+        if (sel->n_from > 1 && ref->kind != SQL_TABLE_JOIN)
+            SILT_RETURN_IF_ERROR(filter_early(b, &item, conj, n_conj, err));
         if (idx == 0) {
             *out = item;
             continue;
@@ -608,6 +680,37 @@ static silt_status set_keys(binder *b, int64_t col, const col_type *type, expr *
     return SILT_OK;
 }
 
+/*
+ * Numbers each row among its duplicates (row_number over a partition by
+ * every column): with that number as one more key, INTERSECT ALL and
+ * EXCEPT ALL are the semi and anti joins of sets, the k-th copy of a row
+ * matching the k-th copy on the other side.
+ */
+static silt_status number_duplicates(binder *b, plan *p, silt_error *err)
+{
+    int64_t *parts = arena_calloc(b->a, p->scope.n + 1, sizeof(int64_t));
+    bind_col *cols = arena_calloc(b->a, p->scope.n + 1, sizeof(bind_col));
+    engine_window_fn fn;
+    engine_op *op;
+    size_t idx;
+    if (parts == NULL || cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < p->scope.n; idx++)
+        parts[idx] = (int64_t)idx;
+    memset(&fn, 0, sizeof(fn));
+    fn.kind = WIN_ROW_NUMBER;
+    fn.name = "copy";
+    SILT_RETURN_IF_ERROR(engine_op_window(&op, b->ctx, p->op, parts, p->scope.n, NULL, 0, &fn, 1,
+                                          err));
+    memcpy(cols, p->scope.cols, p->scope.n * sizeof(bind_col));
+    cols[p->scope.n].name = "copy";
+    cols[p->scope.n].type = col_type_primitive(COL_INT);
+    p->op = op;
+    p->scope.cols = cols;
+    p->scope.n++;
+    return SILT_OK;
+}
+
 static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     plan l, r;
@@ -646,21 +749,26 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
             SILT_RETURN_IF_ERROR(plan_distinct(b, out, err));
         return SILT_OK;
     }
-    if (q->u.setop.all)
-        return bind_error(b, err, q->pos, SILT_UNSUPPORTED,
-                          "INTERSECT ALL and EXCEPT ALL are not supported yet");
-    SILT_RETURN_IF_ERROR(plan_distinct(b, &l, err));
+    if (q->u.setop.all) {
+        SILT_RETURN_IF_ERROR(number_duplicates(b, &l, err));
+        SILT_RETURN_IF_ERROR(number_duplicates(b, &r, err));
+    } else {
+        SILT_RETURN_IF_ERROR(plan_distinct(b, &l, err));
+    }
     {
         /* Two keys per column, (c IS NULL, coalesce(c, fill)), so that NULLs match NULLs. */
-        expr **lk = arena_calloc(b->a, 2 * l.scope.n + 1, sizeof(expr *));
-        expr **rk = arena_calloc(b->a, 2 * l.scope.n + 1, sizeof(expr *));
+        size_t n_cols = l.scope.n;
+        expr **lk = arena_calloc(b->a, 2 * n_cols + 1, sizeof(expr *));
+        expr **rk = arena_calloc(b->a, 2 * n_cols + 1, sizeof(expr *));
         size_t n_keys = 0;
         if (lk == NULL || rk == NULL)
             return err_nomem(err);
-        for (idx = 0; idx < l.scope.n; idx++) {
+        for (idx = 0; idx < n_cols; idx++) {
             size_t n_right = n_keys;
-            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, types[idx], lk, &n_keys, err));
-            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, types[idx], rk, &n_right, err));
+            const col_type *t = idx < l.scope.n - (q->u.setop.all ? 1 : 0) ? types[idx]
+                                                                          : l.scope.cols[idx].type;
+            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, t, lk, &n_keys, err));
+            SILT_RETURN_IF_ERROR(set_keys(b, (int64_t)idx, t, rk, &n_right, err));
         }
         SILT_RETURN_IF_ERROR(engine_op_hash_join(
             &out->op, b->ctx, l.op, r.op,
@@ -668,6 +776,19 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
             n_keys, NULL, err));
     }
     out->scope = l.scope;
+    if (q->u.setop.all) {
+        /* Drop the copy number again. */
+        size_t n = out->scope.n - 1;
+        expr **cols = arena_calloc(b->a, n + 1, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n + 1, sizeof(char *));
+        if (cols == NULL || names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&cols[idx], b->a, (int64_t)idx, types[idx], err));
+            names[idx] = out->scope.cols[idx].name;
+        }
+        SILT_RETURN_IF_ERROR(plan_project(b, out, cols, names, n, err));
+    }
     return SILT_OK;
 }
 

@@ -502,6 +502,89 @@ static silt_status bind_qualify(binder *b, const bind_ctx *bc, const sel_state *
 static int is_ordinal(const sql_expr *e) { return e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_INT; }
 
 /* ORDER BY items to sort keys over the select list (+ hidden columns). */
+/*
+ * An ORDER BY expression with the SELECT aliases in it replaced by their
+ * expressions (ORDER BY n * -1, hi - lo): Spark resolves names in ORDER BY
+ * against the select list first. Copies only the nodes on the way to a
+ * replaced name; *changed tells whether there was one. NULL: no memory.
+ */
+static const sql_expr *subst_aliases(binder *b, const sel_state *st, const sql_expr *e,
+                                     int *changed)
+{
+    sql_expr *copy;
+    size_t idx;
+    int any = 0;
+    if (e == NULL)
+        return NULL;
+    switch (e->kind) {
+    case SQL_EXPR_COLUMN:
+        if (e->u.column.n_parts != 1)
+            return e;
+        for (idx = 0; idx < st->n_items; idx++) {
+            if (st->items[idx].ast != NULL && st->names[idx] != NULL &&
+                str_casecmp(st->names[idx], e->u.column.parts[0].name) == 0 &&
+                !(st->items[idx].ast->kind == SQL_EXPR_COLUMN)) {
+                *changed = 1;
+                return st->items[idx].ast;
+            }
+        }
+        return e;
+    case SQL_EXPR_BINARY:
+    case SQL_EXPR_UNARY: {
+        const sql_expr *l = subst_aliases(b, st, e->u.op.left, &any);
+        const sql_expr *r = e->kind == SQL_EXPR_BINARY ? subst_aliases(b, st, e->u.op.right, &any)
+                                                       : NULL;
+        if (!any)
+            return e;
+        copy = arena_alloc(b->a, sizeof(*copy));
+        if (copy == NULL || (e->u.op.left != NULL && l == NULL))
+            return NULL;
+        *copy = *e;
+        copy->u.op.left = (sql_expr *)l;
+        if (e->kind == SQL_EXPR_BINARY)
+            copy->u.op.right = (sql_expr *)r;
+        *changed = 1;
+        return copy;
+    }
+    case SQL_EXPR_CAST: {
+        const sql_expr *a = subst_aliases(b, st, e->u.cast.arg, &any);
+        if (!any)
+            return e;
+        copy = arena_alloc(b->a, sizeof(*copy));
+        if (copy == NULL || a == NULL)
+            return NULL;
+        *copy = *e;
+        copy->u.cast.arg = (sql_expr *)a;
+        *changed = 1;
+        return copy;
+    }
+    case SQL_EXPR_FUNC: {
+        sql_expr **args;
+        if (e->u.func.over != NULL || e->u.func.args.n == 0 ||
+            bind_is_agg_name(e->u.func.name.parts[e->u.func.name.n_parts - 1].name))
+            return e; /* an aggregate's argument names input columns */
+        args = arena_calloc(b->a, e->u.func.args.n, sizeof(sql_expr *));
+        if (args == NULL)
+            return NULL;
+        for (idx = 0; idx < e->u.func.args.n; idx++) {
+            args[idx] = (sql_expr *)subst_aliases(b, st, e->u.func.args.items[idx], &any);
+            if (args[idx] == NULL)
+                return NULL;
+        }
+        if (!any)
+            return e;
+        copy = arena_alloc(b->a, sizeof(*copy));
+        if (copy == NULL)
+            return NULL;
+        *copy = *e;
+        copy->u.func.args.items = args;
+        *changed = 1;
+        return copy;
+    }
+    default: return e;
+    }
+}
+
 static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, const bind_ctx *bc,
                               silt_error *err)
 {
@@ -539,7 +622,11 @@ static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, cons
         }
         if (col < 0) {
             expr *e;
-            SILT_RETURN_IF_ERROR(bind_expr(b, bc, it->expr, &e, err));
+            int changed = 0;
+            const sql_expr *ast = subst_aliases(b, st, it->expr, &changed);
+            if (ast == NULL)
+                return err_nomem(err);
+            SILT_RETURN_IF_ERROR(bind_expr(b, bc, ast, &e, err));
             col = (int64_t)st->n_exprs;
             st->exprs[st->n_exprs] = e;
             st->names[st->n_exprs++] = arena_sprintf(b->a, "_order%zu", idx);
@@ -681,6 +768,8 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     size_t n_sub = 0, idx;
     bind_scope inner;
     expr *local = NULL;
+    const sql_expr *row;
+    size_t n_in;
     int negated = 0;
     memset(out, 0, sizeof(*out));
     if (c->kind == SQL_EXPR_UNARY && c->u.op.op == SQL_OP_NOT &&
@@ -704,8 +793,20 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     for (idx = 0; idx < ss->n_items; idx++)
         if (bind_has_agg(ss->items[idx].expr) || bind_has_window(ss->items[idx].expr))
             return SILT_OK;
-    if (c->kind == SQL_EXPR_IN_QUERY && (ss->n_items != 1 || ss->items[0].expr->kind == SQL_EXPR_STAR))
-        return SILT_OK;
+    /* (a, b) IN (SELECT x, y ...) is a semi join on every column, correlated or not. */
+    row = c->kind == SQL_EXPR_IN_QUERY && c->u.in.arg->kind == SQL_EXPR_ROW ? c->u.in.arg : NULL;
+    n_in = c->kind != SQL_EXPR_IN_QUERY ? 0 : row != NULL ? row->u.row.n : 1;
+    if (c->kind == SQL_EXPR_IN_QUERY) {
+        if (ss->n_items != n_in)
+            return row == NULL ? SILT_OK
+                               : bind_error(b, err, c->pos, SILT_BIND,
+                                            "[IN_SUBQUERY_LENGTH_MISMATCH] the row has %zu "
+                                            "columns but the subquery returns %zu", n_in,
+                                            ss->n_items);
+        for (idx = 0; idx < ss->n_items; idx++)
+            if (ss->items[idx].expr->kind == SQL_EXPR_STAR)
+                return SILT_OK;
+    }
     if (ss->where != NULL) {
         split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
         if (n_sub == MAX_CONJ)
@@ -713,15 +814,16 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     }
     SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &out->right, err));
     inner = out->right.scope;
-    out->left_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
-    out->right_keys = arena_calloc(b->a, n_sub + 2, sizeof(expr *));
+    out->left_keys = arena_calloc(b->a, n_sub + n_in + 1, sizeof(expr *));
+    out->right_keys = arena_calloc(b->a, n_sub + n_in + 1, sizeof(expr *));
     if (out->left_keys == NULL || out->right_keys == NULL)
         return err_nomem(err);
-    if (c->kind == SQL_EXPR_IN_QUERY) {
-        if (!binds_in(b, outer, c->u.in.arg, &out->left_keys[0]) ||
-            !binds_in(b, &inner, ss->items[0].expr, &out->right_keys[0]))
+    for (idx = 0; idx < n_in; idx++) {
+        const sql_expr *probe = row != NULL ? row->u.row.items[idx] : c->u.in.arg;
+        if (!binds_in(b, outer, probe, &out->left_keys[idx]) ||
+            !binds_in(b, &inner, ss->items[idx].expr, &out->right_keys[idx]))
             return SILT_OK;
-        out->n_keys = 1;
+        out->n_keys++;
     }
     for (idx = 0; idx < n_sub; idx++) {
         const sql_expr *t = sub_conj[idx];
@@ -745,7 +847,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
         out->left_keys[out->n_keys] = l;
         out->right_keys[out->n_keys++] = r;
     }
-    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0))
+    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
         return SILT_OK; /* uncorrelated: the binder runs it once */
     if (local != NULL) {
         engine_op *op;
@@ -766,6 +868,45 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
  * for outer rows without a match, as in Spark). Anything else is left to
  * the binder (uncorrelated: run once; otherwise an unresolved column).
  */
+/*
+ * A subquery's value that a LEFT JOIN may stand for: aggregates other than
+ * count (NULL on no rows), and arithmetic, casts and constants over them,
+ * which stay NULL when the aggregates are (avg(x) * 1.9). coalesce(max(x),
+ * 0) is not (0 on no rows, but NULL from an unmatched join), nor count.
+ */
+static int null_on_empty(const sql_expr *e)
+{
+    switch (e->kind) {
+    case SQL_EXPR_LITERAL: return 1;
+    case SQL_EXPR_CAST: return null_on_empty(e->u.cast.arg);
+    case SQL_EXPR_UNARY: return (e->u.op.op == SQL_OP_NEG || e->u.op.op == SQL_OP_PLUS) &&
+                                null_on_empty(e->u.op.left);
+    case SQL_EXPR_BINARY:
+        return (e->u.op.op == SQL_OP_ADD || e->u.op.op == SQL_OP_SUB || e->u.op.op == SQL_OP_MUL ||
+                e->u.op.op == SQL_OP_DIV || e->u.op.op == SQL_OP_MOD) &&
+               null_on_empty(e->u.op.left) && null_on_empty(e->u.op.right);
+    case SQL_EXPR_FUNC: {
+        const char *name = e->u.func.name.parts[e->u.func.name.n_parts - 1].name;
+        const expr_func_def *def;
+        size_t idx;
+        if (e->u.func.over != NULL || e->u.func.name.n_parts != 1)
+            return 0;
+        if (bind_is_agg_name(name))
+            return str_casecmp(name, "count") != 0 && str_casecmp(name, "count_if") != 0 &&
+                   str_casecmp(name, "approx_count_distinct") != 0;
+        /* a function that is NULL when an argument is (round, abs, ...) */
+        def = expr_func_lookup(name);
+        if (def == NULL || def->null_safe)
+            return 0;
+        for (idx = 0; idx < e->u.func.args.n; idx++)
+            if (!null_on_empty(e->u.func.args.items[idx]))
+                return 0;
+        return e->u.func.args.n > 0;
+    }
+    default: return 0;
+    }
+}
+
 static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_error *err)
 {
     const sql_query *sq = node->u.in.query;
@@ -789,8 +930,9 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         ss->qualify != NULL || ss->n_lateral_views > 0)
         return SILT_OK;
     item = ss->items[0].expr;
-    if (item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
-        item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name))
+    if ((item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
+         item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name)) &&
+        !(bind_has_agg(item) && null_on_empty(item)))
         return SILT_OK;
     split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
     if (n_sub == MAX_CONJ)
@@ -887,7 +1029,8 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     sub->node = node;
     sub->col = (int64_t)(p->scope.n + n_keys);
     sub->type = value->type;
-    sub->is_count = str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
+    sub->is_count = item->kind == SQL_EXPR_FUNC &&
+                    str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
     sub->next = b->substs;
     b->substs = sub;
     bind_note(b, "LeftOuter join for a correlated scalar subquery on %zu key%s", n_keys,
@@ -949,6 +1092,15 @@ static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, si
         SILT_RETURN_IF_ERROR(bind_collect_names(b, q->order_by.items[idx].expr, set, err));
     for (idx = 0; idx < sel->n_from; idx++)
         SILT_RETURN_IF_ERROR(ref_names(b, sel->from[idx], set, err));
+    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->qualify, set, err));
+    /* WINDOW w AS (PARTITION BY ... ORDER BY ...) names columns that OVER w uses. */
+    for (idx = 0; idx < sel->n_windows; idx++) {
+        const sql_window *w = sel->windows[idx].window;
+        for (e = 0; e < w->partition_by.n; e++)
+            SILT_RETURN_IF_ERROR(bind_collect_names(b, w->partition_by.items[e], set, err));
+        for (e = 0; e < w->order_by.n; e++)
+            SILT_RETURN_IF_ERROR(bind_collect_names(b, w->order_by.items[e].expr, set, err));
+    }
     if (sel->group_all)
         set->all = 1;
     return SILT_OK;

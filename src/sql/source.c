@@ -25,6 +25,7 @@
 #include "formats/parquet/parquet.h"
 #include "formats/text/text_source.h"
 #include "sql/binder_int.h"
+#include "sql/lexer.h"
 #include "sql/parser.h"
 #include "util/hashmap.h"
 #include "util/time.h"
@@ -696,8 +697,17 @@ silt_status source_path(binder *b, const char *format, const char *path, const c
     else
         return bind_error(b, err, pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_DATASOURCE] data source \"%s\" is not supported", format);
-    if (rc != SILT_OK && err != NULL && strstr(err->context, path) == NULL)
-        err_context(err, "while opening %s source \"%s\"", format, path);
+    if (rc != SILT_OK && rc != SILT_NOMEM && err != NULL) {
+        /* Where the source is named in the statement, as binder errors say. */
+        int line = 1, col = 1;
+        if (b->text != NULL && pos <= b->text_len)
+            sql_line_col(b->text, b->text_len, pos, &line, &col);
+        if (strstr(err->context, path) == NULL)
+            err_context(err, "while opening %s source \"%s\" (line %d, column %d)", format, path,
+                        line, col);
+        else
+            err_context(err, "in the %s source at line %d, column %d", format, line, col);
+    }
     return rc;
 }
 

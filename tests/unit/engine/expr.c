@@ -354,6 +354,26 @@ void test_engine_expr__in_lists(void)
     }
 }
 
+/* An IN subquery's list can hold a whole table: unsorted, with duplicates, sorted in n log n. */
+void test_engine_expr__in_long_unsorted_list(void)
+{
+    enum { N = 30000 };
+    expr **big = arena_calloc(qa, N, sizeof(expr *));
+    col_vec *v = mk_ints(qa, COL_LONG, 5, (int64_t[]){0, 9, 44997, 29998, 45000}, NULL);
+    col_batch *vb = mk_batch(qa, 1, &v);
+    expr *e;
+    int idx;
+    check(big != NULL);
+    /* multiples of 3, descending, each twice */
+    for (idx = 0; idx < N; idx++)
+        big[idx] = lit_long(3 * ((N - 1 - idx) / 2));
+    check_ok(expr_in(&e, qa, col(0, v), big, N, 0, &err), &err);
+    check(e->state != NULL);
+    check_str("true,true,true,false,false", eval_text(&ctx, e, vb));
+    check_ok(expr_in(&e, qa, col(0, v), big, N, 1, &err), &err);
+    check_str("false,false,false,true,true", eval_text(&ctx, e, vb));
+}
+
 void test_engine_expr__case_coalesce_nullif(void)
 {
     col_batch *b = int_batch(); /* 1, NULL, 3, -4 */

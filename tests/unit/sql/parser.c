@@ -47,7 +47,8 @@ static size_t fail_offset(const char *sql, silt_error *err)
 
 void test_sql_parser__lexer_tokens(void)
 {
-    const char *sql = "SELECT a.`b``c`, 'x''y' || X'0A' FROM t@v1 -- c\n WHERE n >= 1.5e3BD";
+    /* 'x''y' is one string (a doubled quote, Spark 4); 'z' after a space is another. */
+    const char *sql = "SELECT a.`b``c`, 'x''y' 'z' || X'0A' FROM t@v1 -- c\n WHERE n >= 1.5e3BD";
     sql_token_list toks;
     silt_error err = SILT_ERROR_INIT;
     static const sql_tok_kind want[] = {
@@ -62,6 +63,7 @@ void test_sql_parser__lexer_tokens(void)
     /* Tokens point into the text; nothing is copied. */
     check_int(9, toks.tokens[3].off);
     check_int(6, toks.tokens[3].len);
+    check_int(6, toks.tokens[5].len);
     check_int(strlen(sql) - 7, toks.tokens[16].off);
     check_int(7, toks.tokens[16].len);
     check(toks.tokens[13].space_before); /* WHERE after the comment */
