@@ -213,6 +213,12 @@ static silt_status source_by_name(merge_bind *mb, const sql_merge_clause *c, con
     for (idx = 0; idx < mb->source.n; idx++) {
         if (str_casecmp(mb->source.cols[idx].name, name) != 0)
             continue;
+        /* Delta's schema merge: castable types are cast to the table's, others refused. */
+        if (mb->evolve && !col_type_equal(mb->source.cols[idx].type, want) &&
+            !expr_cast_allowed(mb->source.cols[idx].type, want))
+            return bind_error(mb->b, err, c->pos, SILT_INVALID, "[DELTA_FAILED_TO_MERGE_FIELDS] "
+                              "Failed to merge fields '%s' and '%s'", name,
+                              mb->source.cols[idx].name);
         SILT_RETURN_IF_ERROR(expr_column(out, mb->b->a, (int64_t)(offset + idx),
                                          mb->source.cols[idx].type, err));
         return expr_coerce(out, mb->b->a, want, err);

@@ -12,6 +12,8 @@ CSV data, with Spark + Delta checking every step:
   v2  DELETE FROM t (every row): count 0
   v3  RESTORE TABLE t TO VERSION AS OF 1: counts back, RESTORE in history with
       Spark's metrics
+  v4  (beyond the tutorial) MERGE WITH SCHEMA EVOLUTION with a range in ON
+  v5  INSERT ... REPLACE WHERE over data columns
   then Spark writes after silt (append, UPDATE, MERGE) and silt reads each back.
 
 After every operation Spark reads the table at that version (count and a
@@ -48,6 +50,7 @@ V2_COLUMNS = ["started_at", "ended_at", "duration", "start_station_id", "start_s
 SUMMARY = ["count(*)", "sum(start_station_id)", "sum(end_station_id)", "sum(api_version)",
            "sum(start_year * 100 + start_month)"]
 EVOLVED = SUMMARY + ["count(duration)", "sum(duration)"]  # versions with the v2 columns
+RIDERS = EVOLVED + ["count(rider_type)", "sum(length(rider_type))"]  # after the MERGE
 
 passed = failed = 0
 
@@ -229,6 +232,7 @@ def main():
         check("Spark reads the RESTORE's metrics as silt wrote them",
               dict(sh["operationMetrics"]) if sh else None, metrics)
 
+    more_silt_writes(peer, silt, t, path)
     if peer is not None:
         spark_writes_after_silt(peer, silt, t, path)
 
@@ -236,6 +240,37 @@ def main():
     if failed == 0:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
+
+
+def more_silt_writes(peer, silt, t, path):
+    """Beyond the tutorial: a MERGE that evolves the schema with a range in its ON condition
+    (version 4) and a replaceWhere over data columns (version 5), both read by Spark."""
+    merged = silt.rows(
+        f"MERGE WITH SCHEMA EVOLUTION INTO {t} AS t USING (SELECT DISTINCT start_station_id, "
+        f"'member' AS rider_type FROM {t} WHERE api_version = 2 AND start_month = 6 "
+        "UNION ALL SELECT 9999, 'casual') AS s ON t.start_station_id = s.start_station_id "
+        "AND t.api_version = 2 AND t.start_month BETWEEN 6 AND 6 "
+        "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *")
+    june = silt.rows(f"SELECT count(*) FROM {t} WHERE api_version = 2 AND start_month = 6")
+    check("MERGE updates every June v2 trip and inserts the new station",
+          merged[0][1:] if merged else None, [june[0][0], "0", "1"])
+    check("the MERGE added rider_type at the end", [r[0] for r in silt.rows(f"DESCRIBE {t}")][-1],
+          "rider_type")
+    check("the inserted row's partition values are null", silt.rows(
+        f"SELECT start_year, start_month, rider_type FROM {t} WHERE start_station_id = 9999"),
+        [["", "", "casual"]])
+    compare_with_spark(peer, silt, t, path, 4, "MERGE WITH SCHEMA EVOLUTION", RIDERS)
+
+    before = int(silt.rows(f"SELECT count(*) FROM {t} WHERE api_version = 1 AND "
+                           "start_station_id < 1010")[0][0])
+    silt.run(f"INSERT INTO {t} REPLACE WHERE api_version = 1 AND start_station_id < 1010 "
+             f"SELECT * FROM {t} WHERE api_version = 1 AND start_station_id < 1005")
+    check("REPLACE WHERE over data columns keeps only the rewritten rows", silt.rows(
+        f"SELECT count(*) FROM {t} WHERE api_version = 1 AND start_station_id < 1010")[0][0],
+        silt.rows(f"SELECT count(*) FROM {t} VERSION AS OF 4 WHERE api_version = 1 AND "
+                  "start_station_id < 1005")[0][0])
+    check("REPLACE WHERE deleted rows", before > 0, True)
+    compare_with_spark(peer, silt, t, path, 5, "INSERT REPLACE WHERE on data columns", RIDERS)
 
 
 def spark_writes_after_silt(peer, silt, t, path):
@@ -252,11 +287,12 @@ def spark_writes_after_silt(peer, silt, t, path):
               "WHEN MATCHED THEN UPDATE SET duration = 42 "
               "WHEN NOT MATCHED THEN INSERT (start_station_id, api_version, start_year, "
               "start_month, duration) VALUES (s.sid + 1000, 4, 2022, 11, 7)")
-    for version, label in [(4, "Spark's append"), (5, "Spark's UPDATE"), (6, "Spark's MERGE")]:
+    for version, label in [(6, "Spark's append"), (7, "Spark's UPDATE"), (8, "Spark's MERGE")]:
         check(f"silt reads {label} (version {version}) as Spark does",
-              silt.summary(t, version), peer.summary(path, version, EVOLVED))
+              silt.summary(t, version, RIDERS), peer.summary(path, version, RIDERS))
     check("silt sees Spark's history", silt.operations(t), peer.operations(path))
-    check("silt reads Spark's latest version", silt.summary(t), peer.summary(path, None, EVOLVED))
+    check("silt reads Spark's latest version", silt.summary(t, None, RIDERS),
+          peer.summary(path, None, RIDERS))
 
 
 if __name__ == "__main__":
