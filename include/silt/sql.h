@@ -5,6 +5,13 @@
  * session on it with its own current database, settings (SET k = v) and
  * temporary views. Statements are Spark SQL; results leave as Arrow C
  * streams or are printed like Spark's show().
+ *
+ * Memory: each statement holds at most the connection's memory_limit
+ * (SET memory_limit = '2GB'; default 80% of physical RAM); sorts, joins
+ * and aggregations beyond it spill to files in temp_directory (SET
+ * temp_directory = '/path'; default $TMPDIR or /tmp), which are gone when
+ * the stream is released. A statement that cannot fit even so fails with
+ * SILT_NOMEM and an "[OUT_OF_MEMORY]" message.
  */
 #ifndef SILT_SQL_H
 #define SILT_SQL_H
