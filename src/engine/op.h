@@ -239,6 +239,17 @@ silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
                              const engine_sort_key *order, size_t n_order,
                              const engine_window_fn *fns, size_t n_fns, silt_error *err);
 
+/*
+ * WindowGroupLimit (Spark 3.5): pred is a filter placed over top. When one
+ * of its AND-ed conjuncts is `r <= k`, `r < k` or `r = k` on a
+ * row_number/rank/dense_rank column that top passes through unchanged from
+ * a window operator holding only ranking functions, that operator is told
+ * to keep per partition only the rows whose rank can be <= k (a per-partition
+ * top-k instead of a full sort). The filter must stay: the window then
+ * returns a superset of the rows it passes. Returns 1 when a limit was set.
+ */
+int engine_push_rank_limit(engine_op *top, const expr *pred);
+
 /* ---- parallel aggregation --------------------------------------------------------- */
 
 /*

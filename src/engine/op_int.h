@@ -22,6 +22,21 @@ silt_status engine_make_schema(const col_type **out, arena *a, const char *const
 silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_vec **cols,
                                 int64_t *idx, int64_t n, arena *a, silt_error *err);
 
+/*
+ * Compares row x of columns xc with row y of columns yc by the sort keys
+ * (direction and null placement applied): <0, 0, >0.
+ */
+int engine_compare_keys(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                        int64_t x, col_vec *const *yc, int64_t y);
+
+/*
+ * Makes window operator op keep only rows whose ranking function at output
+ * column col can be <= k (see engine_push_rank_limit). 0 when op is not a
+ * window, col is not a ranking function, or another function of op needs
+ * rows past the limit.
+ */
+int engine_window_set_limit(engine_op *op, int64_t col, int64_t k);
+
 /* Charges bytes to the query for this operator; released by engine_op_close. */
 silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err);
 

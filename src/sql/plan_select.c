@@ -1050,6 +1050,8 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                 /* Still a bare scan: the parallel aggregation can filter inside its workers. */
                 p.morsels.top = op = NULL;
             }
+            if (engine_push_rank_limit(p.op, pred))
+                bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
             SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
             if (p.morsels.fn != NULL && p.morsels.top == NULL) {
                 p.morsels.top = op;
@@ -1164,6 +1166,8 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
         SILT_RETURN_IF_ERROR(make_windows(b, &p, &ws, err));
     if (qualify != NULL) {
         engine_op *op;
+        if (engine_push_rank_limit(p.op, qualify))
+            bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
         SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, qualify, err));
         p.op = op;
     }
