@@ -385,6 +385,75 @@ static const wgl_slot *wgl_find(const win_state *s, col_vec *const *cols, int64_
     }
 }
 
+/* The slot of a one-string-key partition, or NULL (wgl_find for a dictionary entry). */
+static const wgl_slot *wgl_find_str(const win_state *s, const char *x, int32_t len, uint64_t h)
+{
+    const col_vec *kept = s->surv[s->part_cols[0]];
+    size_t mask = s->n_slots - 1, b = (size_t)h & mask;
+    for (;; b = (b + 1) & mask) {
+        const wgl_slot *slot = &s->slots[b];
+        int32_t klen;
+        const char *k;
+        if (slot->row < 0)
+            return NULL;
+        if (slot->hash != h || !vec_is_valid(kept, slot->row))
+            continue;
+        k = col_vec_str(kept, slot->row, &klen);
+        if (klen == len && memcmp(k, x, (size_t)len) == 0)
+            return slot;
+    }
+}
+
+/*
+ * Each live row's partition slot (NULL: no row of it kept yet). A single
+ * partition key that arrives dictionary-encoded (Parquet) is looked up
+ * once per dictionary entry instead of hashed and compared per row.
+ */
+static silt_status wgl_slots_of(const win_state *s, engine_chunk *in, arena *a,
+                                const wgl_slot ***out, silt_error *err)
+{
+    const wgl_slot **slots = arena_alloc(a, sizeof(*slots) * (size_t)(in->n_sel ? in->n_sel : 1));
+    const col_vec *pv = s->n_part == 1 ? in->batch.cols[s->part_cols[0]] : NULL;
+    uint64_t *hashes;
+    int64_t k;
+    if (slots == NULL)
+        return err_nomem(err);
+    *out = slots;
+    if (pv != NULL && pv->dictionary != NULL && pv->dictionary->length <= in->n_sel) {
+        const col_vec *d = pv->dictionary;
+        const int32_t *codes = pv->values;
+        const wgl_slot **by_entry = arena_alloc(a, sizeof(*by_entry) *
+                                                       (size_t)(d->length ? d->length : 1));
+        if (by_entry == NULL)
+            return err_nomem(err);
+        for (k = 0; k < d->length; k++) {
+            int32_t len;
+            const char *x = col_vec_str(d, k, &len);
+            /* part_hashes of a one-string key */
+            by_entry[k] = wgl_find_str(s, x, len, wgl_str_hash(x, len, 0x5bd1e995u));
+        }
+        for (k = 0; k < in->n_sel; k++) {
+            int64_t row = ENGINE_ROW(in->sel, k);
+            if (vec_is_valid(pv, row)) {
+                slots[k] = by_entry[codes[row]];
+            } else {
+                int32_t r32 = (int32_t)row;
+                uint64_t h;
+                part_hashes(s, in->batch.cols, &r32, 1, &h);
+                slots[k] = wgl_find(s, in->batch.cols, row, h);
+            }
+        }
+        return SILT_OK;
+    }
+    hashes = arena_alloc(a, sizeof(uint64_t) * (size_t)(in->n_sel ? in->n_sel : 1));
+    if (hashes == NULL)
+        return err_nomem(err);
+    part_hashes(s, in->batch.cols, in->sel, in->n_sel, hashes);
+    for (k = 0; k < in->n_sel; k++)
+        slots[k] = wgl_find(s, in->batch.cols, ENGINE_ROW(in->sel, k), hashes[k]);
+    return SILT_OK;
+}
+
 /*
  * The physical type by which a single order key without NULLs in cols can
  * be compared inline: COL_INT (32-bit), COL_LONG (64-bit), COL_DOUBLE, or
@@ -421,7 +490,7 @@ static silt_status wgl_select(win_state *s, engine_chunk *in, arena *a, silt_err
     int64_t k, n = 0;
     int strict = s->limit_kind == WIN_ROW_NUMBER;
     col_type_id fast;
-    uint64_t *hashes;
+    const wgl_slot **slots = NULL;
     if (s->limit_k == 0) {
         in->n_sel = 0;
         return SILT_OK;
@@ -431,14 +500,11 @@ static silt_status wgl_select(win_state *s, engine_chunk *in, arena *a, silt_err
     sel = arena_alloc(a, sizeof(int32_t) * (size_t)(in->n_sel ? in->n_sel : 1));
     if (sel == NULL)
         return err_nomem(err);
-    hashes = arena_alloc(a, sizeof(uint64_t) * (size_t)(in->n_sel ? in->n_sel : 1));
-    if (hashes == NULL)
-        return err_nomem(err);
-    part_hashes(s, in->batch.cols, in->sel, in->n_sel, hashes);
+    SILT_RETURN_IF_ERROR(wgl_slots_of(s, in, a, &slots, err));
     fast = wgl_fast_key(s, in->batch.cols);
     for (k = 0; k < in->n_sel; k++) {
         int64_t row = ENGINE_ROW(in->sel, k);
-        const wgl_slot *slot = wgl_find(s, in->batch.cols, row, hashes[k]);
+        const wgl_slot *slot = slots[k];
         int c;
         if (slot != NULL && slot->full) {
             if (fast != COL_NULL && slot->has_bound) {
@@ -621,7 +687,7 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         if (s->limit_k < 0)
             SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_acc,
                                                    "window", err));
-        else if (acc[0].n_rows > (2 * s->n_surv > 8192 ? 2 * s->n_surv : 8192))
+        else if (acc[0].n_rows > (4 * s->n_surv > 2048 ? 4 * s->n_surv : 2048))
             SILT_RETURN_IF_ERROR(wgl_compact(op, s, acc, err));
     }
     if (s->limit_k >= 0)
