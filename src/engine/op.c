@@ -148,6 +148,10 @@ typedef struct scan_state {
     void *payload;
     col_batch **batches; /* values: borrowed batches */
     size_t n_batches, next_batch;
+    /* The same source in morsels, for parallel pipelines (op_pipeline.c). */
+    engine_morsel_fn morsel_fn;
+    void *morsel_payload;
+    size_t n_morsels;
 } scan_state;
 
 static silt_status check_batch(const engine_op *op, const col_batch *b, silt_error *err)
@@ -217,6 +221,33 @@ silt_status engine_op_scan(engine_op **out, engine_ctx *ctx, const col_type *sch
     s->fn = fn;
     s->payload = payload;
     return SILT_OK;
+}
+
+void engine_op_scan_set_morsels(engine_op *scan, engine_morsel_fn fn, void *payload,
+                                size_t n_morsels)
+{
+    scan_state *s;
+    if (scan->vt != &scan_vt)
+        return;
+    s = scan->state;
+    s->morsel_fn = fn;
+    s->morsel_payload = payload;
+    s->n_morsels = n_morsels;
+}
+
+int engine_op_scan_morsels(const engine_op *op, engine_morsel_fn *fn, void **payload,
+                           size_t *n_morsels)
+{
+    const scan_state *s;
+    if (op->vt != &scan_vt)
+        return 0;
+    s = op->state;
+    if (s->morsel_fn == NULL || s->fn == NULL)
+        return 0;
+    *fn = s->morsel_fn;
+    *payload = s->morsel_payload;
+    *n_morsels = s->n_morsels;
+    return 1;
 }
 
 silt_status engine_op_values(engine_op **out, engine_ctx *ctx, const col_type *schema,
@@ -292,7 +323,7 @@ typedef struct project_state {
 static silt_status project_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     project_state *s = op->state;
-    engine_chunk *in, *c;
+    engine_chunk *in, *c = NULL;
     size_t idx;
     SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
     if (in == NULL) {
@@ -570,5 +601,34 @@ int engine_push_rank_limit(engine_op *top, const expr *pred)
     if (k < 0)
         return 0;
     origin = column_origin(top, &col);
-    return origin != NULL && engine_window_set_limit(origin, col, k);
+    if (origin == NULL || !engine_window_set_limit(origin, col, k))
+        return 0;
+    /* each worker keeps its own top-k per partition; the window keeps the final ones */
+    engine_window_parallel_input(origin);
+    return 1;
+}
+
+/* ---- clones for parallel pipelines ------------------------------------------------ */
+
+int engine_op_is_row_op(const engine_op *op)
+{
+    return op->vt == &filter_vt || op->vt == &project_vt;
+}
+
+silt_status engine_op_clone_row_op(engine_op **out, engine_ctx *ctx, const engine_op *op,
+                                   engine_op *child, silt_error *err)
+{
+    if (op->vt == &filter_vt)
+        return engine_op_filter(out, ctx, child, ((const filter_state *)op->state)->pred, err);
+    if (op->vt == &project_vt) {
+        const project_state *s = op->state;
+        const char **names = arena_calloc(ctx->query_arena, s->n_exprs + 1, sizeof(char *));
+        size_t idx;
+        if (names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < s->n_exprs; idx++)
+            names[idx] = op->schema->fields[idx].name;
+        return engine_op_project(out, ctx, child, s->exprs, names, s->n_exprs, err);
+    }
+    return err_set(err, SILT_INVALID, "operator \"%s\" cannot be cloned", op->vt->name);
 }

@@ -284,4 +284,42 @@ silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_t
                                    size_t n_keys, const engine_agg *aggs, size_t n_aggs,
                                    silt_error *err);
 
+/* ---- parallel pipelines above the scan (op_pipeline.c) ----------------------------- */
+
+/*
+ * Marks a scan made by engine_op_scan as also readable in morsels (the
+ * planner does this for sources that have them), so that the operators
+ * above it can run on every worker.
+ */
+void engine_op_scan_set_morsels(engine_op *scan, engine_morsel_fn fn, void *payload,
+                                size_t n_morsels);
+
+/*
+ * Whether top's rows come from a chain that can run once per worker: a
+ * scan with morsels under filters, projections and the probe sides of
+ * inner, left, semi and anti hash joins, with a pool wider than one thread.
+ */
+int engine_chain_parallel(engine_op *top);
+
+/*
+ * GROUP BY over top's chain: every worker runs its own copy of the chain
+ * (the joins' build tables are built once and shared) into a partial
+ * aggregation; the partials are merged. Same output as engine_op_hash_agg
+ * without grouping sets (group order unspecified). top must pass
+ * engine_chain_parallel and is never opened itself.
+ */
+silt_status engine_op_chain_agg(engine_op **out, engine_ctx *ctx, engine_op *top, expr **keys,
+                                const char *const *key_names, size_t n_keys,
+                                const engine_agg *aggs, size_t n_aggs, silt_error *err);
+
+/*
+ * The rows of top's chain that can be among the first keep by keys: every
+ * worker runs its copy of the chain into a top-N of keep rows; their union
+ * (at most width * keep rows, order unspecified) is the output, for the
+ * final engine_op_sort above.
+ */
+silt_status engine_op_chain_topn(engine_op **out, engine_ctx *ctx, engine_op *top,
+                                 const engine_sort_key *keys, size_t n_keys, int64_t keep,
+                                 silt_error *err);
+
 #endif

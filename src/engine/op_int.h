@@ -40,4 +40,26 @@ int engine_window_set_limit(engine_op *op, int64_t col, int64_t k);
 /* Charges bytes to the query for this operator; released by engine_op_close. */
 silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err);
 
+/* ---- parallel pipelines (op_pipeline.c) --------------------------------------- */
+
+/* The morsels of a scan (engine_op_scan_set_morsels); 0 when it has none. */
+int engine_op_scan_morsels(const engine_op *op, engine_morsel_fn *fn, void **payload,
+                           size_t *n_morsels);
+/* Whether op is a filter or a projection, which engine_op_clone_row_op copies. */
+int engine_op_is_row_op(const engine_op *op);
+silt_status engine_op_clone_row_op(engine_op **out, engine_ctx *ctx, const engine_op *op,
+                                   engine_op *child, silt_error *err);
+/* Whether op is a hash join that only probes (inner, left, semi, anti): its probe side can be split. */
+int engine_join_probe_only(const engine_op *op);
+/* Drains the build side of join now (on the caller), once. */
+silt_status engine_join_build_shared(engine_op *join, silt_error *err);
+/* A join over left probing the build table of join (built), which it only reads. */
+silt_status engine_join_clone_probe(engine_op **out, engine_ctx *ctx, engine_op *join,
+                                    engine_op *left, silt_error *err);
+/* A window operator over child with the parameters and the rank limit of win. */
+silt_status engine_window_clone(engine_op **out, engine_ctx *ctx, const engine_op *win,
+                                engine_op *child, silt_error *err);
+/* Runs the input of window op win (limited) on every worker when it can; 1 when done. */
+int engine_window_parallel_input(engine_op *win);
+
 #endif

@@ -565,7 +565,8 @@ static silt_status joined_chunk(engine_op *op, join_state *s, const int64_t *lro
     for (col = 0; col < s->n_right; col++) {
         if (brows == NULL)
             SILT_RETURN_IF_ERROR(col_vec_new_nulls(&c->batch.cols[s->n_left + col], op->batch_arena,
-                                                   op->children[1]->schema->fields[col].type, n, err));
+                                                   op->schema->fields[s->n_left + col].type, n,
+                                                   err));
         else
             SILT_RETURN_IF_ERROR(gather_build(op, s, col, brows, n, &c->batch.cols[s->n_left + col],
                                               err));
@@ -850,5 +851,62 @@ silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *lef
         SILT_RETURN_IF_ERROR(expr_coerce(&s->lkeys[idx], qa, t, err));
         SILT_RETURN_IF_ERROR(expr_coerce(&s->rkeys[idx], qa, t, err));
     }
+    return SILT_OK;
+}
+
+/* ---- shared build side (parallel pipelines) ------------------------------------- */
+
+int engine_join_probe_only(const engine_op *op)
+{
+    const join_state *s;
+    if (op->vt != &join_vt)
+        return 0;
+    s = op->state;
+    return s->type == JOIN_INNER || s->type == JOIN_LEFT || s->type == JOIN_LEFT_SEMI ||
+           s->type == JOIN_LEFT_ANTI;
+}
+
+silt_status engine_join_build_shared(engine_op *join, silt_error *err)
+{
+    join_state *s = join->state;
+    engine_op *right = join->children[1];
+    silt_status rc;
+    if (s->built)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(join_open(join, err));
+    SILT_RETURN_IF_ERROR(engine_op_open(right, err));
+    rc = build(join, s, err);
+    engine_op_close(right);
+    return rc;
+}
+
+/* A probe clone starts with the shared build table and its own probe state. */
+static silt_status clone_open(engine_op *op, silt_error *err)
+{
+    join_state *s = op->state;
+    s->probe_arena = arena_new(op->op_arena, "join_probe");
+    /* matches of build rows are not needed by these join types; kept per clone */
+    s->bmatched = arena_calloc(op->op_arena, (size_t)(s->n_build ? s->n_build : 1), 1);
+    if (s->probe_arena == NULL || s->bmatched == NULL)
+        return err_nomem(err);
+    s->cur = NULL;
+    s->finishing = 0;
+    s->next_unmatched = 0;
+    return SILT_OK;
+}
+
+static const engine_op_vtable clone_vt = {"hash_join", clone_open, join_next, NULL};
+
+silt_status engine_join_clone_probe(engine_op **out, engine_ctx *ctx, engine_op *join,
+                                    engine_op *left, silt_error *err)
+{
+    join_state *s;
+    if (!engine_join_probe_only(join) || !((join_state *)join->state)->built)
+        return err_set(err, SILT_INVALID, "only a built inner, left, semi or anti join can be "
+                       "probed in parallel");
+    SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, &clone_vt, join->schema,
+                                                sizeof(join_state), &left, 1, err));
+    s = (*out)->state;
+    *s = *(join_state *)join->state;
     return SILT_OK;
 }

@@ -944,3 +944,18 @@ silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
     s->limit_k = -1;
     return SILT_OK;
 }
+
+silt_status engine_window_clone(engine_op **out, engine_ctx *ctx, const engine_op *win,
+                                engine_op *child, silt_error *err)
+{
+    const win_state *s = win->state;
+    win_state *c;
+    if (win->vt != &win_vt)
+        return err_set(err, SILT_INVALID, "operator \"%s\" is not a window", win->vt->name);
+    SILT_RETURN_IF_ERROR(engine_op_window(out, ctx, child, s->part_cols, s->n_part, s->order,
+                                          s->n_order, s->fns, s->n_fns, err));
+    c = (*out)->state;
+    c->limit_k = s->limit_k;
+    c->limit_kind = s->limit_kind;
+    return SILT_OK;
+}
