@@ -13,8 +13,10 @@
  *
  * Threading: one operator tree is driven by one thread. Parallelism comes
  * from running several pipelines over morsels of a source and merging
- * (engine_parallel_agg, op_parallel.c), which is how the interface grows
- * into morsel-driven execution without changing operators.
+ * (engine_parallel_agg, op_parallel.c; op_pipeline.c copies the filters,
+ * projections and join probes above a scan once per worker), which is how
+ * the interface grows into morsel-driven execution without changing
+ * operators.
  */
 #ifndef SILT_ENGINE_OP_H
 #define SILT_ENGINE_OP_H

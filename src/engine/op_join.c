@@ -689,7 +689,8 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
     }
     if (s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI || n_pass == 0)
         return SILT_OK;
-    c->sel = pass;
+    /* every row matched: ascending distinct rows of [0, nr) are all of them */
+    c->sel = n_pass == nr ? NULL : pass;
     c->n_sel = n_pass;
     c->batch.schema = op->schema;
     *out = c;

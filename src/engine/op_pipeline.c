@@ -196,6 +196,43 @@ static silt_status pipe_setup(engine_op *op, pipe_state *s, silt_error *err)
 }
 
 /*
+ * The live rows of v as a dense vector. A dictionary-encoded string keeps
+ * its dictionary (only the codes move), where vec_compact would copy bytes.
+ */
+static silt_status compact_vec(col_vec **out, arena *a, const col_vec *v, const int32_t *sel,
+                               int64_t n, silt_error *err)
+{
+    col_vec *d;
+    int32_t *codes;
+    int64_t k;
+    if (v->dictionary == NULL)
+        return vec_compact(out, a, v, sel, n, err);
+    d = arena_calloc(a, 1, sizeof(*d));
+    codes = arena_alloc(a, sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (d == NULL || codes == NULL)
+        return err_nomem(err);
+    *d = *v;
+    d->length = n;
+    d->values = codes;
+    d->validity = NULL;
+    d->null_count = 0;
+    for (k = 0; k < n; k++)
+        codes[k] = ((const int32_t *)v->values)[sel[k]];
+    if (v->validity != NULL && v->null_count != 0) {
+        size_t bytes = (size_t)(n + 7) / 8;
+        d->validity = arena_alloc(a, bytes);
+        if (d->validity == NULL)
+            return err_nomem(err);
+        memset(d->validity, 0xff, bytes);
+        for (k = 0; k < n; k++)
+            if (!vec_is_valid(v, sel[k]))
+                vec_set_null(d, k);
+    }
+    *out = d;
+    return SILT_OK;
+}
+
+/*
  * SINK_AGG: engine_parallel_agg's morsel t is worker chain t, read to its
  * end; its chunks are handed over as dense batches.
  */
@@ -228,7 +265,7 @@ static silt_status chain_morsel(void *payload, size_t t, size_t *cursor, arena *
     if (b->cols == NULL)
         return err_nomem(err);
     for (col = 0; col < b->n_cols; col++)
-        SILT_RETURN_IF_ERROR(vec_compact(&b->cols[col], batch_arena, c->batch.cols[col], c->sel,
+        SILT_RETURN_IF_ERROR(compact_vec(&b->cols[col], batch_arena, c->batch.cols[col], c->sel,
                                          c->n_sel, err));
     *out = b;
     return SILT_OK;
