@@ -151,6 +151,8 @@ static void pipe_teardown(pipe_state *s)
     for (w = 0; w < s->width; w++)
         arena_free(s->roots[w]); /* the worker's operators and rows */
     s->roots = NULL;
+    /* the serial chain is never run: this frees the shared build tables and their memory charge */
+    engine_op_close(s->top);
 }
 
 /* On the caller: builds the joins' tables and one chain per worker. */
