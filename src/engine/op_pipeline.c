@@ -16,7 +16,8 @@
  * The last two are exact because each keeps a superset of what the final
  * operator keeps from the union. Each worker has its own engine_ctx copy
  * whose query arena is a root arena: arenas are not thread-safe, so no two
- * workers allocate under one parent. Expressions are shared (immutable).
+ * workers allocate under one parent, and whose memory limit is an equal
+ * share of what the query has left. Expressions are shared (immutable).
  */
 #include "engine/op_int.h"
 
@@ -181,6 +182,11 @@ static silt_status pipe_setup(engine_op *op, pipe_state *s, silt_error *err)
         s->wctx[w].query_arena = s->roots[w];
         s->wctx[w].pool = NULL;
         s->wctx[w].mem_used = 0;
+        /* each worker gets an equal share of what the query may still use */
+        if (op->ctx->mem_limit > 0) {
+            int64_t left = op->ctx->mem_limit - op->ctx->mem_used;
+            s->wctx[w].mem_limit = left > (int64_t)s->width ? left / (int64_t)s->width : 1;
+        }
         s->srcs[w].next = &s->next;
         s->srcs[w].fn = s->fn;
         s->srcs[w].payload = s->payload;
