@@ -2,7 +2,8 @@
  * op_pipeline.c - morsel-driven parallel pipelines above the scan.
  *
  * A chain is the operators between a scan that also reads in morsels (a
- * Delta table: one per file; engine_op_scan_set_morsels) and a top:
+ * Delta table: one per file; Parquet: one per row group;
+ * engine_op_scan_set_morsels) and a top:
  * filters, projections and the probe sides of inner, left, semi and anti
  * hash joins. Every worker of the pool runs its own copy of the chain over
  * morsels it takes from a shared counter; the joins' build tables are built
