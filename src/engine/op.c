@@ -148,6 +148,10 @@ typedef struct scan_state {
     void *payload;
     col_batch **batches; /* values: borrowed batches */
     size_t n_batches, next_batch;
+    /* The same source in morsels, for parallel pipelines (op_pipeline.c). */
+    engine_morsel_fn morsel_fn;
+    void *morsel_payload;
+    size_t n_morsels;
 } scan_state;
 
 static silt_status check_batch(const engine_op *op, const col_batch *b, silt_error *err)
@@ -217,6 +221,33 @@ silt_status engine_op_scan(engine_op **out, engine_ctx *ctx, const col_type *sch
     s->fn = fn;
     s->payload = payload;
     return SILT_OK;
+}
+
+void engine_op_scan_set_morsels(engine_op *scan, engine_morsel_fn fn, void *payload,
+                                size_t n_morsels)
+{
+    scan_state *s;
+    if (scan->vt != &scan_vt)
+        return;
+    s = scan->state;
+    s->morsel_fn = fn;
+    s->morsel_payload = payload;
+    s->n_morsels = n_morsels;
+}
+
+int engine_op_scan_morsels(const engine_op *op, engine_morsel_fn *fn, void **payload,
+                           size_t *n_morsels)
+{
+    const scan_state *s;
+    if (op->vt != &scan_vt)
+        return 0;
+    s = op->state;
+    if (s->morsel_fn == NULL || s->fn == NULL)
+        return 0;
+    *fn = s->morsel_fn;
+    *payload = s->morsel_payload;
+    *n_morsels = s->n_morsels;
+    return 1;
 }
 
 silt_status engine_op_values(engine_op **out, engine_ctx *ctx, const col_type *schema,
@@ -485,4 +516,119 @@ silt_status engine_op_union_all(engine_op **out, engine_ctx *ctx, engine_op **ch
     }
     return engine_op_new_internal(out, ctx, &union_vt, children[0]->schema, sizeof(union_state),
                                   children, n_children, err);
+}
+
+/* ---- rank limits (WindowGroupLimit) ------------------------------------------------ */
+
+/* Strips casts to wider integral types, which keep a rank's value. */
+static const expr *strip_int_cast(const expr *e)
+{
+    while (e->kind == EXPR_CAST && e->n_args == 1 &&
+           (e->type->id == COL_INT || e->type->id == COL_LONG) &&
+           (e->args[0]->type->id == COL_INT || e->args[0]->type->id == COL_LONG))
+        e = e->args[0];
+    return e;
+}
+
+/*
+ * The largest rank a row can have and still pass cmp (rank <op> literal),
+ * or -1 when cmp is not of that form. Literal on the left is mirrored.
+ */
+static int64_t rank_bound(const expr *cmp, int64_t *col)
+{
+    const expr *l, *r;
+    int op;
+    int64_t v;
+    if (cmp->kind != EXPR_COMPARE || cmp->n_args != 2)
+        return -1;
+    l = strip_int_cast(cmp->args[0]);
+    r = strip_int_cast(cmp->args[1]);
+    op = cmp->op;
+    if (l->kind == EXPR_LITERAL && r->kind == EXPR_COLUMN) {
+        const expr *t = l;
+        l = r;
+        r = t;
+        op = op == EXPR_LT ? EXPR_GT : op == EXPR_LE ? EXPR_GE
+             : op == EXPR_GT ? EXPR_LT : op == EXPR_GE ? EXPR_LE : op;
+    }
+    if (l->kind != EXPR_COLUMN || r->kind != EXPR_LITERAL || r->lit.is_null ||
+        (r->type->id != COL_INT && r->type->id != COL_LONG && r->type->id != COL_SHORT &&
+         r->type->id != COL_BYTE))
+        return -1;
+    v = r->lit.i;
+    *col = l->col_idx;
+    switch (op) {
+    case EXPR_LE:
+    case EXPR_EQ: return v < 0 ? 0 : v;
+    case EXPR_LT: return v <= 0 ? 0 : v - 1;
+    default: return -1;
+    }
+}
+
+/*
+ * Follows column col of op down through projections (plain column
+ * references) and filters to the operator that computes it.
+ */
+static engine_op *column_origin(engine_op *op, int64_t *col)
+{
+    for (;;) {
+        if (op->vt == &project_vt) {
+            const project_state *s = op->state;
+            const expr *e;
+            if (*col < 0 || (size_t)*col >= s->n_exprs)
+                return NULL;
+            e = s->exprs[*col];
+            if (e->kind != EXPR_COLUMN)
+                return op;
+            *col = e->col_idx;
+            op = op->children[0];
+        } else if (op->vt == &filter_vt) {
+            op = op->children[0];
+        } else {
+            return op;
+        }
+    }
+}
+
+int engine_push_rank_limit(engine_op *top, const expr *pred)
+{
+    int64_t col = -1, k;
+    engine_op *origin;
+    if (pred->kind == EXPR_AND && pred->n_args == 2)
+        return engine_push_rank_limit(top, pred->args[0]) |
+               engine_push_rank_limit(top, pred->args[1]);
+    k = rank_bound(pred, &col);
+    if (k < 0)
+        return 0;
+    origin = column_origin(top, &col);
+    if (origin == NULL || !engine_window_set_limit(origin, col, k))
+        return 0;
+    /* each worker keeps its own top-k per partition; the window keeps the final ones */
+    engine_window_parallel_input(origin);
+    return 1;
+}
+
+/* ---- clones for parallel pipelines ------------------------------------------------ */
+
+int engine_op_is_row_op(const engine_op *op)
+{
+    return op->vt == &filter_vt || op->vt == &project_vt;
+}
+
+silt_status engine_op_clone_row_op(engine_op **out, engine_ctx *ctx, const engine_op *op,
+                                   engine_op *child, silt_error *err)
+{
+    if (op->vt == &filter_vt)
+        return engine_op_filter(out, ctx, child, ((const filter_state *)op->state)->pred, err);
+    if (op->vt == &project_vt) {
+        const project_state *s = op->state;
+        const char **names = arena_calloc(ctx->query_arena, s->n_exprs + 1, sizeof(char *));
+        size_t idx;
+        if (names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < s->n_exprs; idx++)
+            names[idx] = op->schema->fields[idx].name;
+        return engine_op_project(out, ctx, child, s->exprs, names, s->n_exprs, err);
+    }
+    return err_set(err, SILT_INVALID, "operator \"%s\" cannot be cloned", op->vt->name);
 }

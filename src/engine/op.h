@@ -13,8 +13,10 @@
  *
  * Threading: one operator tree is driven by one thread. Parallelism comes
  * from running several pipelines over morsels of a source and merging
- * (engine_parallel_agg, op_parallel.c), which is how the interface grows
- * into morsel-driven execution without changing operators.
+ * (engine_parallel_agg, op_parallel.c; op_pipeline.c copies the filters,
+ * projections and join probes above a scan once per worker), which is how
+ * the interface grows into morsel-driven execution without changing
+ * operators.
  */
 #ifndef SILT_ENGINE_OP_H
 #define SILT_ENGINE_OP_H
@@ -239,6 +241,17 @@ silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
                              const engine_sort_key *order, size_t n_order,
                              const engine_window_fn *fns, size_t n_fns, silt_error *err);
 
+/*
+ * WindowGroupLimit (Spark 3.5): pred is a filter placed over top. When one
+ * of its AND-ed conjuncts is `r <= k`, `r < k` or `r = k` on a
+ * row_number/rank/dense_rank column that top passes through unchanged from
+ * a window operator holding only ranking functions, that operator is told
+ * to keep per partition only the rows whose rank can be <= k (a per-partition
+ * top-k instead of a full sort). The filter must stay: the window then
+ * returns a superset of the rows it passes. Returns 1 when a limit was set.
+ */
+int engine_push_rank_limit(engine_op *top, const expr *pred);
+
 /* ---- parallel aggregation --------------------------------------------------------- */
 
 /*
@@ -272,5 +285,43 @@ silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_t
                                    const expr *filter, expr **keys, const char *const *key_names,
                                    size_t n_keys, const engine_agg *aggs, size_t n_aggs,
                                    silt_error *err);
+
+/* ---- parallel pipelines above the scan (op_pipeline.c) ----------------------------- */
+
+/*
+ * Marks a scan made by engine_op_scan as also readable in morsels (the
+ * planner does this for sources that have them), so that the operators
+ * above it can run on every worker.
+ */
+void engine_op_scan_set_morsels(engine_op *scan, engine_morsel_fn fn, void *payload,
+                                size_t n_morsels);
+
+/*
+ * Whether top's rows come from a chain that can run once per worker: a
+ * scan with morsels under filters, projections and the probe sides of
+ * inner, left, semi and anti hash joins, with a pool wider than one thread.
+ */
+int engine_chain_parallel(engine_op *top);
+
+/*
+ * GROUP BY over top's chain: every worker runs its own copy of the chain
+ * (the joins' build tables are built once and shared) into a partial
+ * aggregation; the partials are merged. Same output as engine_op_hash_agg
+ * without grouping sets (group order unspecified). top must pass
+ * engine_chain_parallel and is never opened itself.
+ */
+silt_status engine_op_chain_agg(engine_op **out, engine_ctx *ctx, engine_op *top, expr **keys,
+                                const char *const *key_names, size_t n_keys,
+                                const engine_agg *aggs, size_t n_aggs, silt_error *err);
+
+/*
+ * The rows of top's chain that can be among the first keep by keys: every
+ * worker runs its copy of the chain into a top-N of keep rows; their union
+ * (at most width * keep rows, order unspecified) is the output, for the
+ * final engine_op_sort above.
+ */
+silt_status engine_op_chain_topn(engine_op **out, engine_ctx *ctx, engine_op *top,
+                                 const engine_sort_key *keys, size_t n_keys, int64_t keep,
+                                 silt_error *err);
 
 #endif

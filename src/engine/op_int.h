@@ -22,7 +22,44 @@ silt_status engine_make_schema(const col_type **out, arena *a, const char *const
 silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_vec **cols,
                                 int64_t *idx, int64_t n, arena *a, silt_error *err);
 
+/*
+ * Compares row x of columns xc with row y of columns yc by the sort keys
+ * (direction and null placement applied): <0, 0, >0.
+ */
+int engine_compare_keys(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                        int64_t x, col_vec *const *yc, int64_t y);
+
+/*
+ * Makes window operator op keep only rows whose ranking function at output
+ * column col can be <= k (see engine_push_rank_limit). 0 when op is not a
+ * window, col is not a ranking function, or another function of op needs
+ * rows past the limit.
+ */
+int engine_window_set_limit(engine_op *op, int64_t col, int64_t k);
+
 /* Charges bytes to the query for this operator; released by engine_op_close. */
 silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err);
+
+/* ---- parallel pipelines (op_pipeline.c) --------------------------------------- */
+
+/* The morsels of a scan (engine_op_scan_set_morsels); 0 when it has none. */
+int engine_op_scan_morsels(const engine_op *op, engine_morsel_fn *fn, void **payload,
+                           size_t *n_morsels);
+/* Whether op is a filter or a projection, which engine_op_clone_row_op copies. */
+int engine_op_is_row_op(const engine_op *op);
+silt_status engine_op_clone_row_op(engine_op **out, engine_ctx *ctx, const engine_op *op,
+                                   engine_op *child, silt_error *err);
+/* Whether op is a hash join that only probes (inner, left, semi, anti): its probe side can be split. */
+int engine_join_probe_only(const engine_op *op);
+/* Drains the build side of join now (on the caller), once. */
+silt_status engine_join_build_shared(engine_op *join, silt_error *err);
+/* A join over left probing the build table of join (built), which it only reads. */
+silt_status engine_join_clone_probe(engine_op **out, engine_ctx *ctx, engine_op *join,
+                                    engine_op *left, silt_error *err);
+/* A window operator over child with the parameters and the rank limit of win. */
+silt_status engine_window_clone(engine_op **out, engine_ctx *ctx, const engine_op *win,
+                                engine_op *child, silt_error *err);
+/* Runs the input of window op win (limited) on every worker when it can; 1 when done. */
+int engine_window_parallel_input(engine_op *win);
 
 #endif

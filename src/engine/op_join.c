@@ -4,7 +4,13 @@
  *
  * The right child is drained into a build table (all its columns, its key
  * values and a chained hash table over rows whose keys are all non-NULL:
- * NULL keys never match). Left chunks are probed row by row, producing
+ * NULL keys never match). A bucket chains one leader row per distinct key
+ * (next_key), and each leader chains the rows with its key (next_in_chain),
+ * so a probe compares keys once per distinct key and then takes every
+ * duplicate without comparing. A probe key that arrives dictionary-encoded
+ * (Parquet) is looked up once per dictionary entry, not once per row. A
+ * small build side hands out its string columns as dictionaries over the
+ * build rows, so output rows copy an index instead of the bytes. Left chunks are probed row by row, producing
  * (left row, build row) pairs up to ENGINE_BATCH_ROWS at a time, so one
  * left chunk with many matches is returned over several next() calls. The
  * extra condition is evaluated on the joined pairs. Unmatched rows of the
@@ -27,7 +33,9 @@ typedef struct join_state {
     col_vec **bcols, **bkeys;
     int64_t n_build;
     int64_t *heads, *next_in_chain;
+    int64_t *next_key;  /* hash path: the next key's leader row in the bucket */
     uint64_t *bhash;
+    col_vec **bdict;    /* per build column: a dictionary for the output, or NULL */
     int64_t *bkv;       /* one integral key: its values, build side */
     /*
      * Dense integral keys (ids of a dimension table): dense_head[key - dense_min]
@@ -45,6 +53,8 @@ typedef struct join_state {
     col_vec **cur_keys;
     int64_t *cur_kv;    /* one integral key: its values, probe side */
     uint64_t *cur_hash;
+    const int32_t *cur_codes; /* dictionary-encoded key: each row's entry */
+    int64_t *dict_first;      /* dictionary entry -> leader build row, -1 = none */
     uint8_t *lmatched;
     int64_t cur_k;      /* next live row of cur to probe */
     int64_t chain;      /* next build row of the current row's chain, -1 = start */
@@ -194,6 +204,159 @@ static silt_status build_account(engine_op *op, join_state *s, vec_accum *cols,
     return engine_op_charge_to(op, 0, "join build side", err);
 }
 
+static int build_keys_equal(const join_state *s, int64_t x, int64_t y)
+{
+    size_t k;
+    if (s->bkv != NULL)
+        return s->bkv[x] == s->bkv[y];
+    for (k = 0; k < s->n_keys; k++)
+        if (vec_compare_rows(s->bkeys[k], x, s->bkeys[k], y) != 0)
+            return 0;
+    return 1;
+}
+
+/*
+ * Fills the hash table. Rows go in in reverse, each to the front of its
+ * key's chain, so chains list build rows in input order; the row then
+ * takes its key's place in the bucket's list of leaders.
+ */
+static void insert_build_rows(join_state *s)
+{
+    int64_t row;
+    for (row = s->n_build - 1; row >= 0; row--) {
+        int has_null;
+        uint64_t h = key_hash(s->bkeys, s->n_keys, row, &has_null);
+        size_t b = h & (s->n_heads - 1);
+        int64_t g = s->heads[b], prev = -1;
+        s->bhash[row] = h;
+        s->next_in_chain[row] = -1;
+        s->next_key[row] = -1;
+        if (has_null)
+            continue;
+        while (g >= 0 && !(s->bhash[g] == h && build_keys_equal(s, g, row))) {
+            prev = g;
+            g = s->next_key[g];
+        }
+        if (g < 0) { /* a new key: the bucket's first leader */
+            s->next_key[row] = s->heads[b];
+            s->heads[b] = row;
+            continue;
+        }
+        /* row takes over g's place in the bucket's list of leaders */
+        s->next_in_chain[row] = g;
+        s->next_key[row] = s->next_key[g];
+        if (prev < 0)
+            s->heads[b] = row;
+        else
+            s->next_key[prev] = row;
+    }
+}
+
+/*
+ * Build sides up to this many rows hand out their string columns as
+ * dictionaries (int32 row numbers into the build column) instead of
+ * copying the bytes into every output row.
+ */
+#define JOIN_DICT_MAX_ROWS 65536
+
+static silt_status build_dictionaries(join_state *s, silt_error *err)
+{
+    size_t col;
+    s->bdict = NULL;
+    if (s->n_build == 0 || s->n_build > JOIN_DICT_MAX_ROWS)
+        return SILT_OK;
+    s->bdict = arena_calloc(s->build_arena, s->n_right ? s->n_right : 1, sizeof(col_vec *));
+    if (s->bdict == NULL)
+        return err_nomem(err);
+    for (col = 0; col < s->n_right; col++) {
+        col_vec *flat, *d;
+        col_type_id id = s->bcols[col]->type->id;
+        if (id != COL_STRING && id != COL_BINARY)
+            continue;
+        SILT_RETURN_IF_ERROR(col_vec_flatten(&flat, s->build_arena, s->bcols[col], err));
+        d = arena_alloc(s->build_arena, sizeof(*d));
+        if (d == NULL)
+            return err_nomem(err);
+        /* A dictionary has no NULLs: the output's own validity marks them. */
+        *d = *flat;
+        d->validity = NULL;
+        d->null_count = 0;
+        s->bdict[col] = d;
+    }
+    return SILT_OK;
+}
+
+/* Build column col at rows[0..n) (-1 = NULL) as a new vector in the batch arena. */
+static silt_status gather_build(engine_op *op, join_state *s, size_t col, const int64_t *rows,
+                                int64_t n, col_vec **out, silt_error *err)
+{
+    const col_vec *src = s->bcols[col];
+    col_vec *v;
+    int32_t *codes;
+    int64_t k;
+    if (s->bdict == NULL || s->bdict[col] == NULL)
+        return vec_gather(out, op->batch_arena, src, rows, n, err);
+    v = arena_calloc(op->batch_arena, 1, sizeof(*v));
+    codes = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (v == NULL || codes == NULL)
+        return err_nomem(err);
+    v->type = src->type;
+    v->length = n;
+    v->values = codes;
+    v->dictionary = s->bdict[col];
+    for (k = 0; k < n; k++) {
+        int64_t r = rows[k];
+        codes[k] = r < 0 ? 0 : (int32_t)r;
+        if (r >= 0 && vec_is_valid(src, r))
+            continue;
+        if (v->validity == NULL) {
+            size_t bytes = (size_t)(n + 7) / 8;
+            v->validity = arena_alloc(op->batch_arena, bytes);
+            if (v->validity == NULL)
+                return err_nomem(err);
+            memset(v->validity, 0xff, bytes);
+        }
+        vec_set_null(v, k);
+    }
+    *out = v;
+    return SILT_OK;
+}
+
+/*
+ * Dictionary build column col beside a left chunk of nr rows: row lrows[i]
+ * gets build row brows[i]. Only those rows are live; the others point at
+ * entry 0, which is safe to read.
+ */
+static silt_status scatter_build(engine_op *op, join_state *s, size_t col, int64_t nr,
+                                 const int64_t *lrows, const int64_t *brows, int64_t n,
+                                 col_vec **out, silt_error *err)
+{
+    const col_vec *src = s->bcols[col];
+    col_vec *v = arena_calloc(op->batch_arena, 1, sizeof(*v));
+    int32_t *codes = arena_calloc(op->batch_arena, (size_t)(nr ? nr : 1), sizeof(int32_t));
+    int64_t i;
+    if (v == NULL || codes == NULL)
+        return err_nomem(err);
+    v->type = src->type;
+    v->length = nr;
+    v->values = codes;
+    v->dictionary = s->bdict[col];
+    for (i = 0; i < n; i++)
+        codes[lrows[i]] = (int32_t)brows[i];
+    if (src->validity != NULL && src->null_count != 0) {
+        size_t bytes = (size_t)(nr + 7) / 8;
+        v->validity = arena_alloc(op->batch_arena, bytes);
+        if (v->validity == NULL)
+            return err_nomem(err);
+        memset(v->validity, 0xff, bytes);
+        for (i = 0; i < n; i++)
+            if (!vec_is_valid(src, brows[i]))
+                vec_set_null(v, lrows[i]);
+    }
+    *out = v;
+    return SILT_OK;
+}
+
 static silt_status build(engine_op *op, join_state *s, silt_error *err)
 {
     engine_op *right = op->children[1];
@@ -201,7 +364,6 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
     vec_accum *keys = arena_calloc(s->build_arena, s->n_keys ? s->n_keys : 1, sizeof(vec_accum));
     arena *scratch = arena_new(op->op_arena, "join_build_scratch");
     size_t idx;
-    int64_t row;
     if (cols == NULL || keys == NULL || scratch == NULL)
         return err_nomem(err);
     for (idx = 0; idx < s->n_right; idx++)
@@ -251,7 +413,9 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
     s->next_in_chain = arena_alloc(s->build_arena, sizeof(int64_t) * (size_t)(s->n_build ? s->n_build : 1));
     s->bhash = arena_alloc(s->build_arena, sizeof(uint64_t) * (size_t)(s->n_build ? s->n_build : 1));
     s->bmatched = arena_calloc(s->build_arena, (size_t)(s->n_build ? s->n_build : 1), 1);
-    if (s->heads == NULL || s->next_in_chain == NULL || s->bhash == NULL || s->bmatched == NULL)
+    s->next_key = arena_alloc(s->build_arena, sizeof(int64_t) * (size_t)(s->n_build ? s->n_build : 1));
+    if (s->heads == NULL || s->next_in_chain == NULL || s->bhash == NULL || s->bmatched == NULL ||
+        s->next_key == NULL)
         return err_nomem(err);
     memset(s->heads, 0xff, sizeof(int64_t) * s->n_heads);
     s->bkv = NULL;
@@ -263,18 +427,9 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
         if (s->type != JOIN_CROSS)
             SILT_RETURN_IF_ERROR(build_dense(s, err));
     }
-    /* Insert in reverse so chains list build rows in input order. */
-    for (row = s->n_build - 1; row >= 0 && s->dense_head == NULL; row--) {
-        int has_null;
-        uint64_t h = key_hash(s->bkeys, s->n_keys, row, &has_null);
-        size_t b = h & (s->n_heads - 1);
-        s->bhash[row] = h;
-        s->next_in_chain[row] = -1;
-        if (has_null && s->type != JOIN_CROSS)
-            continue;
-        s->next_in_chain[row] = s->heads[b];
-        s->heads[b] = row;
-    }
+    if (s->type != JOIN_CROSS && s->dense_head == NULL)
+        insert_build_rows(s);
+    SILT_RETURN_IF_ERROR(build_dictionaries(s, err));
     s->built = 1;
     return SILT_OK;
 }
@@ -287,6 +442,56 @@ static int keys_equal(join_state *s, int64_t lrow, int64_t brow)
     for (k = 0; k < s->n_keys; k++)
         if (vec_compare_rows(s->cur_keys[k], lrow, s->bkeys[k], brow) != 0)
             return 0;
+    return 1;
+}
+
+/* The first build row whose key equals probe row's, or -1. */
+static int64_t find_key(const join_state *s, int64_t row)
+{
+    int64_t g;
+    if (s->dict_first != NULL)
+        return s->dict_first[s->cur_codes[row]];
+    g = s->heads[s->cur_hash[row] & (s->n_heads - 1)];
+    while (g >= 0 && !(s->bhash[g] == s->cur_hash[row] && keys_equal((join_state *)s, row, g)))
+        g = s->next_key[g];
+    return g;
+}
+
+/*
+ * A probe key that is dictionary-encoded with no more entries than live
+ * rows: finds each entry's build rows once (dict_first) instead of hashing
+ * and comparing every row. Returns 0 when the key does not qualify.
+ */
+static int probe_by_dictionary(join_state *s, engine_chunk *in, silt_error *err, silt_status *rc)
+{
+    const col_vec *kv, *d;
+    int64_t e, i;
+    *rc = SILT_OK;
+    if (s->n_keys != 1 || s->type == JOIN_CROSS || s->dense_head != NULL)
+        return 0;
+    kv = s->cur_keys[0];
+    d = kv->dictionary;
+    if (d == NULL || d->length > in->n_sel)
+        return 0;
+    s->dict_first = arena_alloc(s->probe_arena, sizeof(int64_t) * (size_t)(d->length ? d->length : 1));
+    if (s->dict_first == NULL) {
+        *rc = err_nomem(err);
+        return 1;
+    }
+    for (e = 0; e < d->length; e++) {
+        /* key_hash of a one-column key, which the build side used */
+        uint64_t h = vec_hash_row(d, e, 0x10f);
+        int64_t g = s->heads[h & (s->n_heads - 1)];
+        while (g >= 0 && !(s->bhash[g] == h && vec_compare_rows(d, e, s->bkeys[0], g) == 0))
+            g = s->next_key[g];
+        s->dict_first[e] = g;
+    }
+    s->cur_codes = kv->values;
+    for (i = 0; i < in->n_sel; i++) {
+        int64_t row = ENGINE_ROW(in->sel, i);
+        if (!vec_is_valid(kv, row))
+            s->lmatched[row] |= 2;
+    }
     return 1;
 }
 
@@ -308,6 +513,7 @@ static silt_status start_chunk(engine_op *op, join_state *s, engine_chunk *in, s
         SILT_RETURN_IF_ERROR(expr_eval(s->lkeys[k], op->ctx, &in->batch, in->sel, in->n_sel,
                                        s->probe_arena, &s->cur_keys[k], err));
     s->cur_kv = NULL;
+    s->dict_first = NULL;
     if (s->bkv != NULL && int_key(s->cur_keys, s->n_keys)) {
         const col_vec *kv = s->cur_keys[0];
         s->cur_kv = int_values(s->probe_arena, kv, in->sel, in->n_sel, in->batch.n_rows);
@@ -321,6 +527,11 @@ static silt_status start_chunk(engine_op *op, join_state *s, engine_chunk *in, s
                 s->lmatched[row] |= 2;
         }
         return SILT_OK;
+    }
+    {
+        silt_status rc;
+        if (probe_by_dictionary(s, in, err, &rc))
+            return rc;
     }
     for (i = 0; i < in->n_sel; i++) {
         int64_t row = ENGINE_ROW(in->sel, i);
@@ -370,17 +581,11 @@ static int64_t collect_pairs(join_state *s, int64_t *lrows, int64_t *brows, int6
                 return n;
             }
         } else {
-            b = s->chain < 0 ? s->heads[s->cur_hash[row] & (s->n_heads - 1)] : s->chain;
+            b = s->chain >= 0 ? s->chain : find_key(s, row);
             while (b >= 0 && n < max) {
-                if (s->bhash[b] == s->cur_hash[row] && keys_equal(s, row, b)) {
-                    lrows[n] = row;
-                    brows[n++] = b;
-                    if (stop_at_first) {
-                        b = -1;
-                        break;
-                    }
-                }
-                b = s->next_in_chain[b];
+                lrows[n] = row;
+                brows[n++] = b;
+                b = stop_at_first ? -1 : s->next_in_chain[b];
             }
             if (b >= 0) {
                 s->chain = b;
@@ -412,10 +617,11 @@ static silt_status joined_chunk(engine_op *op, join_state *s, const int64_t *lro
     for (col = 0; col < s->n_right; col++) {
         if (brows == NULL)
             SILT_RETURN_IF_ERROR(col_vec_new_nulls(&c->batch.cols[s->n_left + col], op->batch_arena,
-                                                   op->children[1]->schema->fields[col].type, n, err));
+                                                   op->schema->fields[s->n_left + col].type, n,
+                                                   err));
         else
-            SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[s->n_left + col], op->batch_arena,
-                                            s->bcols[col], brows, n, err));
+            SILT_RETURN_IF_ERROR(gather_build(op, s, col, brows, n, &c->batch.cols[s->n_left + col],
+                                              err));
     }
     c->batch.schema = NULL; /* set by the caller for the output schema */
     *out = c;
@@ -514,9 +720,14 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
     SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_left + s->n_right, nr, err));
     for (col = 0; col < s->n_left; col++)
         c->batch.cols[col] = s->cur->batch.cols[col];
-    for (col = 0; col < s->n_right; col++)
-        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[s->n_left + col], op->batch_arena,
-                                        s->bcols[col], bidx, nr, err));
+    for (col = 0; col < s->n_right; col++) {
+        if (s->bdict != NULL && s->bdict[col] != NULL)
+            SILT_RETURN_IF_ERROR(scatter_build(op, s, col, nr, lrows, brows, n,
+                                               &c->batch.cols[s->n_left + col], err));
+        else
+            SILT_RETURN_IF_ERROR(gather_build(op, s, col, bidx, nr, &c->batch.cols[s->n_left + col],
+                                              err));
+    }
     if (s->cond != NULL) {
         pass = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)n);
         if (pass == NULL)
@@ -530,7 +741,8 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
     }
     if (s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI || n_pass == 0)
         return SILT_OK;
-    c->sel = pass;
+    /* every row matched: ascending distinct rows of [0, nr) are all of them */
+    c->sel = n_pass == nr ? NULL : pass;
     c->n_sel = n_pass;
     c->batch.schema = op->schema;
     *out = c;
@@ -706,5 +918,62 @@ silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *lef
         SILT_RETURN_IF_ERROR(expr_coerce(&s->lkeys[idx], qa, t, err));
         SILT_RETURN_IF_ERROR(expr_coerce(&s->rkeys[idx], qa, t, err));
     }
+    return SILT_OK;
+}
+
+/* ---- shared build side (parallel pipelines) ------------------------------------- */
+
+int engine_join_probe_only(const engine_op *op)
+{
+    const join_state *s;
+    if (op->vt != &join_vt)
+        return 0;
+    s = op->state;
+    return s->type == JOIN_INNER || s->type == JOIN_LEFT || s->type == JOIN_LEFT_SEMI ||
+           s->type == JOIN_LEFT_ANTI;
+}
+
+silt_status engine_join_build_shared(engine_op *join, silt_error *err)
+{
+    join_state *s = join->state;
+    engine_op *right = join->children[1];
+    silt_status rc;
+    if (s->built)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(join_open(join, err));
+    SILT_RETURN_IF_ERROR(engine_op_open(right, err));
+    rc = build(join, s, err);
+    engine_op_close(right);
+    return rc;
+}
+
+/* A probe clone starts with the shared build table and its own probe state. */
+static silt_status clone_open(engine_op *op, silt_error *err)
+{
+    join_state *s = op->state;
+    s->probe_arena = arena_new(op->op_arena, "join_probe");
+    /* matches of build rows are not needed by these join types; kept per clone */
+    s->bmatched = arena_calloc(op->op_arena, (size_t)(s->n_build ? s->n_build : 1), 1);
+    if (s->probe_arena == NULL || s->bmatched == NULL)
+        return err_nomem(err);
+    s->cur = NULL;
+    s->finishing = 0;
+    s->next_unmatched = 0;
+    return SILT_OK;
+}
+
+static const engine_op_vtable clone_vt = {"hash_join", clone_open, join_next, NULL};
+
+silt_status engine_join_clone_probe(engine_op **out, engine_ctx *ctx, engine_op *join,
+                                    engine_op *left, silt_error *err)
+{
+    join_state *s;
+    if (!engine_join_probe_only(join) || !((join_state *)join->state)->built)
+        return err_set(err, SILT_INVALID, "only a built inner, left, semi or anti join can be "
+                       "probed in parallel");
+    SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, &clone_vt, join->schema,
+                                                sizeof(join_state), &left, 1, err));
+    s = (*out)->state;
+    *s = *(join_state *)join->state;
     return SILT_OK;
 }

@@ -7,7 +7,7 @@
  * last per key (Spark: ASC NULLS FIRST, DESC NULLS LAST by default); NaN is
  * larger than any other double.
  *
- * Top-N keeps memory bounded: whenever more than max(4K, 8192) rows are
+ * Top-N keeps memory bounded: whenever more than max(4K, 2048) rows are
  * held (K = limit + offset) they are sorted and cut to K. A full sort
  * whose rows outgrow half its memory room writes them as sorted runs and
  * merges the runs at the end (sort_spill.c).
@@ -43,18 +43,9 @@ struct sort_cmp {
     const double *dkey;
 };
 
-static int compare_between(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
-                           int64_t x, col_vec *const *yc, int64_t y);
-
-int engine_sort_compare(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
-                        int64_t x, col_vec *const *yc, int64_t y)
-{
-    return compare_between(keys, n_keys, xc, x, yc, y);
-}
-
 /* Compares row x of columns xc with row y of columns yc by the sort keys. */
-static int compare_between(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
-                           int64_t x, col_vec *const *yc, int64_t y)
+int engine_compare_keys(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
+                        int64_t x, col_vec *const *yc, int64_t y)
 {
     size_t k;
     for (k = 0; k < n_keys; k++) {
@@ -83,7 +74,7 @@ static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
     else if (c->dkey != NULL)
         r = engine_cmp_double(c->dkey[x], c->dkey[y]);
     else
-        return compare_between(c->keys, c->n_keys, c->cols, x, c->cols, y);
+        return engine_compare_keys(c->keys, c->n_keys, c->cols, x, c->cols, y);
     return c->keys[0].descending ? -r : r;
 }
 
@@ -186,6 +177,49 @@ static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_er
     return SILT_OK;
 }
 
+/*
+ * topn_filter for several keys whose first is a DOUBLE, LONG or INT without
+ * NULLs (the boundary's too): the first key decides almost every row
+ * inline; only rows equal to the boundary on it take the full comparison.
+ * Returns 0 (nothing done) when the keys do not fit.
+ */
+static int topn_filter_first_key(sort_state *s, engine_chunk *in, int64_t keep, int32_t *sel,
+                                 int64_t *n_out)
+{
+    const col_vec *v = in->batch.cols[s->keys[0].col_idx];
+    const col_vec *bv = s->cols[s->keys[0].col_idx];
+    col_type_id id = v->type->id;
+    int desc = s->keys[0].descending;
+    int64_t k, n = 0;
+    if ((id != COL_DOUBLE && id != COL_LONG && id != COL_INT) ||
+        (v->validity != NULL && v->null_count != 0) || !vec_is_valid(bv, keep - 1))
+        return 0;
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        int c;
+        if (id == COL_DOUBLE)
+            c = engine_cmp_double(((const double *)v->values)[row],
+                                  ((const double *)bv->values)[keep - 1]);
+        else if (id == COL_LONG)
+            c = (((const int64_t *)v->values)[row] > ((const int64_t *)bv->values)[keep - 1]) -
+                (((const int64_t *)v->values)[row] < ((const int64_t *)bv->values)[keep - 1]);
+        else
+            c = (((const int32_t *)v->values)[row] > ((const int32_t *)bv->values)[keep - 1]) -
+                (((const int32_t *)v->values)[row] < ((const int32_t *)bv->values)[keep - 1]);
+        if (desc)
+            c = -c;
+        if (c == 0)
+            c = engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, row, s->cols,
+                                    keep - 1);
+        sel[n] = (int32_t)row;
+        n += c < 0;
+    }
+    in->sel = sel;
+    in->n_sel = n;
+    *n_out = n;
+    return 1;
+}
+
 /* Narrows a chunk to the rows that sort before the K-th row held. */
 static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, int64_t keep,
                                silt_error *err)
@@ -236,9 +270,11 @@ static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, i
             }
         }
     }
+    if (s->n_keys > 1 && topn_filter_first_key(s, in, keep, sel, &n))
+        return SILT_OK;
     for (k = 0; k < in->n_sel; k++) {
         int64_t row = ENGINE_ROW(in->sel, k);
-        if (compare_between(s->keys, s->n_keys, in->batch.cols, row, s->cols, keep - 1) < 0)
+        if (engine_compare_keys(s->keys, s->n_keys, in->batch.cols, row, s->cols, keep - 1) < 0)
             sel[n++] = (int32_t)row;
     }
     in->sel = sel;
@@ -289,7 +325,7 @@ static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
 {
     size_t n_cols = op->schema->n_fields, col;
     int64_t keep = s->limit >= 0 ? s->limit + s->offset : -1;
-    int64_t cut_at = keep >= 0 ? (4 * keep > 8192 ? 4 * keep : 8192) : -1;
+    int64_t cut_at = keep >= 0 ? (4 * keep > 2048 ? 4 * keep : 2048) : -1;
     for (;;) {
         engine_chunk *in;
         SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));

@@ -27,7 +27,31 @@ typedef struct win_state {
     int64_t n_rows, next_row;
     col_vec **results; /* per function, in sorted order */
     int drained;
+    /*
+     * WindowGroupLimit: keep only rows whose limit_kind rank can be <=
+     * limit_k (-1: no limit). rows_arena holds the child columns drained so
+     * far; every compaction sorts them, keeps the rows within the limit
+     * (surv, sorted) and indexes each partition's last kept row in slots,
+     * against which later rows are checked before they are kept.
+     */
+    int64_t limit_k;
+    engine_win_kind limit_kind;
+    arena *rows_arena;
+    col_vec **surv;
+    int64_t n_surv;
+    struct wgl_slot *slots;
+    size_t n_slots; /* power of two; 0 = no compaction yet */
+    int64_t charged;
 } win_state;
+
+typedef struct wgl_slot {
+    uint64_t hash;
+    int64_t row; /* last kept row of the partition in surv; -1 = empty slot */
+    int full;    /* no row ordered after it can get a rank <= limit_k */
+    int has_bound; /* one non-NULL integral or double order key: its value below */
+    int64_t ibound;
+    double dbound;
+} wgl_slot;
 
 static int is_int_like(col_type_id id)
 {
@@ -248,6 +272,370 @@ static silt_status compute_agg(engine_op *op, win_state *s, const engine_window_
     return SILT_OK;
 }
 
+/* ---- WindowGroupLimit ------------------------------------------------------------- */
+
+static inline uint64_t wgl_mix(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    return h;
+}
+
+static inline uint64_t wgl_str_hash(const char *x, int32_t len, uint64_t h)
+{
+    h ^= (uint64_t)len * 0x9e3779b97f4a7c15ull;
+    for (; len >= 8; x += 8, len -= 8) {
+        uint64_t w;
+        memcpy(&w, x, 8);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    if (len > 0) {
+        uint64_t w = 0;
+        int32_t i;
+        for (i = 0; i < len; i++)
+            w |= (uint64_t)(uint8_t)x[i] << (8 * i);
+        h = (h ^ w) * 0x100000001b3ull;
+    }
+    return wgl_mix(h);
+}
+
+/*
+ * Hashes of the partition keys of rows sel[0..n) (NULL sel: rows 0..n)
+ * into h[0..n), one typed loop per key column: this runs for every input
+ * row. Strings and integers are hashed inline; other types take
+ * vec_hash_row, which also makes -0.0 and 0.0 one partition. The hashes
+ * are only compared with each other.
+ */
+static void part_hashes(const win_state *s, col_vec *const *cols, const int32_t *sel, int64_t n,
+                        uint64_t *h)
+{
+    size_t k;
+    int64_t i;
+    for (i = 0; i < n; i++)
+        h[i] = 0x5bd1e995u;
+    for (k = 0; k < s->n_part; k++) {
+        const col_vec *v = cols[s->part_cols[k]];
+        col_type_id id = v->type->id;
+        for (i = 0; i < n; i++) {
+            int64_t row = ENGINE_ROW(sel, i);
+            if (!vec_is_valid(v, row)) {
+                h[i] = wgl_mix(h[i] ^ 0x9e3779b97f4a7c15ull);
+            } else if (id == COL_STRING || id == COL_BINARY) {
+                int32_t len;
+                const char *x = col_vec_str(v, row, &len);
+                h[i] = wgl_str_hash(x, len, h[i]);
+            } else if (id == COL_INT || id == COL_DATE) {
+                h[i] = wgl_mix(h[i] ^ (uint64_t)((const int32_t *)v->values)[row]);
+            } else if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ) {
+                h[i] = wgl_mix(h[i] ^ (uint64_t)((const int64_t *)v->values)[row]);
+            } else {
+                h[i] = vec_hash_row(v, row, h[i]);
+            }
+        }
+    }
+}
+
+/* Whether row x of xc and row y of yc have equal partition keys (NULLs are equal). */
+static int same_part_keys(const win_state *s, col_vec *const *xc, int64_t x, col_vec *const *yc,
+                          int64_t y)
+{
+    size_t k;
+    for (k = 0; k < s->n_part; k++) {
+        const col_vec *v = xc[s->part_cols[k]], *w = yc[s->part_cols[k]];
+        if (v->type->id == COL_STRING && vec_is_valid(v, x) && vec_is_valid(w, y)) {
+            int32_t xl, yl, i;
+            const char *xs = col_vec_str(v, x, &xl), *ys = col_vec_str(w, y, &yl);
+            if (xl != yl)
+                return 0;
+            for (i = 0; i < xl; i++) /* partition keys are short: no call */
+                if (xs[i] != ys[i])
+                    return 0;
+        } else if (vec_compare_rows(v, x, w, y) != 0) {
+            return 0;
+        }
+    }
+    return 1;
+}
+
+/* Whether row x of xc and row y of yc agree on the columns listed (NULLs agree). */
+static int rows_agree(const int64_t *col_of, const engine_sort_key *keys, size_t n,
+                      col_vec *const *xc, int64_t x, col_vec *const *yc, int64_t y)
+{
+    size_t k;
+    for (k = 0; k < n; k++) {
+        int64_t c = col_of ? col_of[k] : keys[k].col_idx;
+        if (vec_compare_rows(xc[c], x, yc[c], y) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* The slot of row's partition, or NULL when no row of it was kept. */
+static const wgl_slot *wgl_find(const win_state *s, col_vec *const *cols, int64_t row,
+                                uint64_t h)
+{
+    size_t mask = s->n_slots - 1, b = (size_t)h & mask;
+    for (;; b = (b + 1) & mask) {
+        const wgl_slot *slot = &s->slots[b];
+        if (slot->row < 0)
+            return NULL;
+        if (slot->hash == h && same_part_keys(s, cols, row, s->surv, slot->row))
+            return slot;
+    }
+}
+
+/* The slot of a one-string-key partition, or NULL (wgl_find for a dictionary entry). */
+static const wgl_slot *wgl_find_str(const win_state *s, const char *x, int32_t len, uint64_t h)
+{
+    const col_vec *kept = s->surv[s->part_cols[0]];
+    size_t mask = s->n_slots - 1, b = (size_t)h & mask;
+    for (;; b = (b + 1) & mask) {
+        const wgl_slot *slot = &s->slots[b];
+        int32_t klen;
+        const char *k;
+        if (slot->row < 0)
+            return NULL;
+        if (slot->hash != h || !vec_is_valid(kept, slot->row))
+            continue;
+        k = col_vec_str(kept, slot->row, &klen);
+        if (klen == len && memcmp(k, x, (size_t)len) == 0)
+            return slot;
+    }
+}
+
+/*
+ * Each live row's partition slot (NULL: no row of it kept yet). A single
+ * partition key that arrives dictionary-encoded (Parquet) is looked up
+ * once per dictionary entry instead of hashed and compared per row.
+ */
+static silt_status wgl_slots_of(const win_state *s, engine_chunk *in, arena *a,
+                                const wgl_slot ***out, silt_error *err)
+{
+    const wgl_slot **slots = arena_alloc(a, sizeof(*slots) * (size_t)(in->n_sel ? in->n_sel : 1));
+    const col_vec *pv = s->n_part == 1 ? in->batch.cols[s->part_cols[0]] : NULL;
+    uint64_t *hashes;
+    int64_t k;
+    if (slots == NULL)
+        return err_nomem(err);
+    *out = slots;
+    if (pv != NULL && pv->dictionary != NULL && pv->dictionary->length <= in->n_sel) {
+        const col_vec *d = pv->dictionary;
+        const int32_t *codes = pv->values;
+        const wgl_slot **by_entry = arena_alloc(a, sizeof(*by_entry) *
+                                                       (size_t)(d->length ? d->length : 1));
+        if (by_entry == NULL)
+            return err_nomem(err);
+        for (k = 0; k < d->length; k++) {
+            int32_t len;
+            const char *x = col_vec_str(d, k, &len);
+            /* part_hashes of a one-string key */
+            by_entry[k] = wgl_find_str(s, x, len, wgl_str_hash(x, len, 0x5bd1e995u));
+        }
+        for (k = 0; k < in->n_sel; k++) {
+            int64_t row = ENGINE_ROW(in->sel, k);
+            if (vec_is_valid(pv, row)) {
+                slots[k] = by_entry[codes[row]];
+            } else {
+                int32_t r32 = (int32_t)row;
+                uint64_t h;
+                part_hashes(s, in->batch.cols, &r32, 1, &h);
+                slots[k] = wgl_find(s, in->batch.cols, row, h);
+            }
+        }
+        return SILT_OK;
+    }
+    hashes = arena_alloc(a, sizeof(uint64_t) * (size_t)(in->n_sel ? in->n_sel : 1));
+    if (hashes == NULL)
+        return err_nomem(err);
+    part_hashes(s, in->batch.cols, in->sel, in->n_sel, hashes);
+    for (k = 0; k < in->n_sel; k++)
+        slots[k] = wgl_find(s, in->batch.cols, ENGINE_ROW(in->sel, k), hashes[k]);
+    return SILT_OK;
+}
+
+/*
+ * The physical type by which a single order key without NULLs in cols can
+ * be compared inline: COL_INT (32-bit), COL_LONG (64-bit), COL_DOUBLE, or
+ * COL_NULL for the general comparison.
+ */
+static col_type_id wgl_fast_key(const win_state *s, col_vec *const *cols)
+{
+    const col_vec *v;
+    if (s->n_order != 1)
+        return COL_NULL;
+    v = cols[s->order[0].col_idx];
+    if (v->validity != NULL && v->null_count != 0)
+        return COL_NULL;
+    switch (v->type->id) {
+    case COL_INT:
+    case COL_DATE: return COL_INT;
+    case COL_LONG:
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: return COL_LONG;
+    case COL_DOUBLE: return COL_DOUBLE;
+    default: return COL_NULL;
+    }
+}
+
+/*
+ * Narrows a chunk to the rows that may still get a rank <= limit_k: rows
+ * of partitions not full yet, and rows ordered before (row_number) or not
+ * after (rank, dense_rank: ties share the rank) their partition's last
+ * kept row. Later rows lose ties to kept ones, as in a stable sort.
+ */
+static silt_status wgl_select(win_state *s, engine_chunk *in, arena *a, silt_error *err)
+{
+    int32_t *sel;
+    int64_t k, n = 0;
+    int strict = s->limit_kind == WIN_ROW_NUMBER;
+    col_type_id fast;
+    const wgl_slot **slots = NULL;
+    if (s->limit_k == 0) {
+        in->n_sel = 0;
+        return SILT_OK;
+    }
+    if (s->n_slots == 0)
+        return SILT_OK;
+    sel = arena_alloc(a, sizeof(int32_t) * (size_t)(in->n_sel ? in->n_sel : 1));
+    if (sel == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(wgl_slots_of(s, in, a, &slots, err));
+    fast = wgl_fast_key(s, in->batch.cols);
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        const wgl_slot *slot = slots[k];
+        int c;
+        if (slot != NULL && slot->full) {
+            if (fast != COL_NULL && slot->has_bound) {
+                const col_vec *v = in->batch.cols[s->order[0].col_idx];
+                if (fast == COL_DOUBLE) {
+                    c = engine_cmp_double(((const double *)v->values)[row], slot->dbound);
+                } else {
+                    int64_t x = fast == COL_INT ? ((const int32_t *)v->values)[row]
+                                                : ((const int64_t *)v->values)[row];
+                    c = (x > slot->ibound) - (x < slot->ibound);
+                }
+                if (s->order[0].descending)
+                    c = -c;
+            } else {
+                c = engine_compare_keys(s->order, s->n_order, in->batch.cols, row, s->surv,
+                                        slot->row);
+            }
+            if (strict ? c >= 0 : c > 0)
+                continue;
+        }
+        sel[n++] = (int32_t)row;
+    }
+    in->sel = sel;
+    in->n_sel = n;
+    return SILT_OK;
+}
+
+/* Indexes the last kept row of every partition of surv (sorted) in s->slots. */
+static silt_status wgl_index(win_state *s, arena *a, const int64_t *last, const int *full,
+                             int64_t n_parts, silt_error *err)
+{
+    int64_t p;
+    /* The kept rows have no NULL order key (one key): bounds can be read inline. */
+    col_type_id fast = wgl_fast_key(s, s->surv);
+    s->n_slots = 16;
+    while (s->n_slots < (size_t)n_parts * 2)
+        s->n_slots *= 2;
+    s->slots = arena_alloc(a, sizeof(wgl_slot) * s->n_slots);
+    if (s->slots == NULL)
+        return err_nomem(err);
+    memset(s->slots, 0xff, sizeof(wgl_slot) * s->n_slots);
+    for (p = 0; p < n_parts; p++) {
+        int32_t row = (int32_t)last[p];
+        uint64_t h;
+        size_t b;
+        part_hashes(s, s->surv, &row, 1, &h);
+        b = (size_t)h & (s->n_slots - 1);
+        while (s->slots[b].row >= 0)
+            b = (b + 1) & (s->n_slots - 1);
+        s->slots[b].hash = h;
+        s->slots[b].row = last[p];
+        s->slots[b].full = full[p];
+        s->slots[b].has_bound = fast != COL_NULL;
+        if (fast == COL_DOUBLE)
+            s->slots[b].dbound = ((const double *)s->surv[s->order[0].col_idx]->values)[last[p]];
+        else if (fast != COL_NULL)
+            s->slots[b].ibound = vec_get_int(s->surv[s->order[0].col_idx], last[p]);
+    }
+    return SILT_OK;
+}
+
+/*
+ * Sorts the rows held in acc (child columns), keeps those whose rank is
+ * within the limit, and starts acc anew in a fresh arena holding them.
+ */
+static silt_status wgl_compact(engine_op *op, win_state *s, vec_accum *acc, silt_error *err)
+{
+    size_t n_cols = s->n_child, col;
+    int64_t n = acc[0].n_rows, ps, n_kept = 0, n_parts = 0, k;
+    col_vec **cols = arena_calloc(s->rows_arena, n_cols, sizeof(col_vec *));
+    int64_t *idx = arena_alloc(s->rows_arena, sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *kept = arena_alloc(s->rows_arena, sizeof(int64_t) * (size_t)(n ? n : 1));
+    int64_t *last = arena_alloc(s->rows_arena, sizeof(int64_t) * (size_t)(n ? n : 1));
+    int *full = arena_alloc(s->rows_arena, sizeof(int) * (size_t)(n ? n : 1));
+    engine_sort_key *keys = arena_calloc(s->rows_arena, s->n_part + s->n_order + 1,
+                                         sizeof(engine_sort_key));
+    arena *fresh = arena_new(op->op_arena, "window_rows");
+    if (cols == NULL || idx == NULL || kept == NULL || last == NULL || full == NULL ||
+        keys == NULL || fresh == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &cols[col], err));
+    for (k = 0; k < (int64_t)s->n_part; k++)
+        keys[k] = engine_sort_key_default(s->part_cols[k], 0);
+    memcpy(keys + s->n_part, s->order, sizeof(engine_sort_key) * s->n_order);
+    for (k = 0; k < n; k++)
+        idx[k] = k;
+    SILT_RETURN_IF_ERROR(engine_sort_indices(keys, s->n_part + s->n_order, cols, idx, n,
+                                             s->rows_arena, err));
+    for (ps = 0; ps < n;) {
+        int64_t p = ps, rank = 1, dense = 1, in_part = 0;
+        for (; p < n && (p == ps || rows_agree(s->part_cols, NULL, s->n_part, cols, idx[p],
+                                                cols, idx[ps])); p++) {
+            if (p > ps && !rows_agree(NULL, s->order, s->n_order, cols, idx[p - 1], cols, idx[p])) {
+                rank = p - ps + 1;
+                dense++;
+            }
+            if ((s->limit_kind == WIN_ROW_NUMBER ? p - ps + 1
+                 : s->limit_kind == WIN_RANK     ? rank
+                                                 : dense) <= s->limit_k) {
+                kept[n_kept++] = idx[p];
+                in_part++;
+            }
+        }
+        if (in_part > 0) {
+            last[n_parts] = n_kept - 1;
+            full[n_parts++] = s->limit_kind == WIN_DENSE_RANK ? dense >= s->limit_k
+                                                              : in_part >= s->limit_k;
+        }
+        ps = p;
+    }
+    s->surv = arena_calloc(fresh, n_cols, sizeof(col_vec *));
+    if (s->surv == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++) {
+        SILT_RETURN_IF_ERROR(vec_gather(&s->surv[col], fresh, cols[col], kept, n_kept, err));
+        vec_accum_init(&acc[col], fresh, op->children[0]->schema->fields[col].type);
+        SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], s->surv[col], NULL, n_kept, err));
+    }
+    s->n_surv = n_kept;
+    SILT_RETURN_IF_ERROR(wgl_index(s, fresh, last, full, n_parts, err));
+    arena_free(s->rows_arena);
+    s->rows_arena = fresh;
+    if (n_kept * 16 * (int64_t)n_cols > s->charged) {
+        SILT_RETURN_IF_ERROR(engine_op_charge(op, n_kept * 16 * (int64_t)n_cols - s->charged,
+                                               "window", err));
+        s->charged = n_kept * 16 * (int64_t)n_cols;
+    }
+    return SILT_OK;
+}
+
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
 {
     size_t n_acc = s->n_child + 2 * s->n_fns, col, f;
@@ -259,7 +647,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     if (acc == NULL || scratch == NULL)
         return err_nomem(err);
     for (col = 0; col < s->n_child; col++)
-        vec_accum_init(&acc[col], op->op_arena, op->children[0]->schema->fields[col].type);
+        vec_accum_init(&acc[col], s->limit_k >= 0 ? s->rows_arena : op->op_arena,
+                       op->children[0]->schema->fields[col].type);
     for (f = 0; f < s->n_fns; f++) {
         const engine_window_fn *fn = &s->fns[f];
         vec_accum_init(&acc[s->n_child + 2 * f], op->op_arena,
@@ -273,6 +662,11 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         if (in == NULL)
             break;
         arena_reset(scratch);
+        if (s->limit_k >= 0) {
+            SILT_RETURN_IF_ERROR(wgl_select(s, in, scratch, err));
+            if (in->n_sel == 0)
+                continue;
+        }
         for (col = 0; col < s->n_child; col++)
             SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
         for (f = 0; f < s->n_fns; f++) {
@@ -290,9 +684,14 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             }
         }
         s->n_rows += in->n_sel;
-        SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_acc,
-                                               "window", err));
+        if (s->limit_k < 0)
+            SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_acc,
+                                                   "window", err));
+        else if (acc[0].n_rows > (4 * s->n_surv > 2048 ? 4 * s->n_surv : 2048))
+            SILT_RETURN_IF_ERROR(wgl_compact(op, s, acc, err));
     }
+    if (s->limit_k >= 0)
+        s->n_rows = acc[0].n_rows;
     arena_free(scratch);
     s->cols = arena_calloc(op->op_arena, n_acc, sizeof(col_vec *));
     s->idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
@@ -387,6 +786,12 @@ static silt_status win_open(engine_op *op, silt_error *err)
     win_state *s = op->state;
     s->drained = 0;
     s->n_rows = 0;
+    s->n_surv = 0;
+    s->n_slots = 0;
+    s->charged = 0;
+    s->rows_arena = arena_new(op->op_arena, "window_rows");
+    if (s->rows_arena == NULL)
+        return err_nomem(err);
     return SILT_OK;
 }
 
@@ -425,6 +830,27 @@ static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
 }
 
 static const engine_op_vtable win_vt = {"window", win_open, win_next, NULL};
+
+int engine_window_set_limit(engine_op *op, int64_t col, int64_t k)
+{
+    win_state *s;
+    size_t f;
+    if (op->vt != &win_vt)
+        return 0;
+    s = op->state;
+    if (col < (int64_t)s->n_child || col >= (int64_t)(s->n_child + s->n_fns) || s->n_child == 0)
+        return 0;
+    for (f = 0; f < s->n_fns; f++)
+        if (s->fns[f].kind != WIN_ROW_NUMBER && s->fns[f].kind != WIN_RANK &&
+            s->fns[f].kind != WIN_DENSE_RANK)
+            return 0;
+    if (s->limit_k >= 0 && (s->limit_kind != s->fns[col - s->n_child].kind || s->limit_k <= k))
+        return 1; /* a limit is there already; either one alone is correct */
+    s->limit_k = k;
+    s->limit_kind = s->fns[col - s->n_child].kind;
+    return 1;
+}
+
 
 /* Result type of a window function. */
 static silt_status win_type(const col_type **out, arena *a, const engine_window_fn *fn,
@@ -515,5 +941,21 @@ silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
     s->n_part = n_partition;
     s->n_order = n_order;
     s->n_fns = n_fns;
+    s->limit_k = -1;
+    return SILT_OK;
+}
+
+silt_status engine_window_clone(engine_op **out, engine_ctx *ctx, const engine_op *win,
+                                engine_op *child, silt_error *err)
+{
+    const win_state *s = win->state;
+    win_state *c;
+    if (win->vt != &win_vt)
+        return err_set(err, SILT_INVALID, "operator \"%s\" is not a window", win->vt->name);
+    SILT_RETURN_IF_ERROR(engine_op_window(out, ctx, child, s->part_cols, s->n_part, s->order,
+                                          s->n_order, s->fns, s->n_fns, err));
+    c = (*out)->state;
+    c->limit_k = s->limit_k;
+    c->limit_kind = s->limit_kind;
     return SILT_OK;
 }

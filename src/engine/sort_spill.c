@@ -118,7 +118,7 @@ silt_status sort_spill_add_run(sort_spill *sp, col_vec **cols, int64_t n_rows, s
 static int run_before(const merger *m, size_t x, size_t y)
 {
     const run_cursor *a = &m->runs[x], *b = &m->runs[y];
-    int c = engine_sort_compare(m->sp->keys, m->sp->n_keys, a->batch->cols, a->row,
+    int c = engine_compare_keys(m->sp->keys, m->sp->n_keys, a->batch->cols, a->row,
                                 b->batch->cols, b->row);
     return c < 0 || (c == 0 && x < y);
 }

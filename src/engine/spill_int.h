@@ -11,10 +11,6 @@
 #include "engine/op_int.h"
 #include "engine/spill.h"
 
-/* Compares row x of columns xc with row y of columns yc by sort keys (op_sort.c). */
-int engine_sort_compare(const engine_sort_key *keys, size_t n_keys, col_vec *const *xc,
-                        int64_t x, col_vec *const *yc, int64_t y);
-
 /* ---- external sort (sort_spill.c) ---- */
 
 typedef struct sort_spill sort_spill;

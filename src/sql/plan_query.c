@@ -541,7 +541,12 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
             if (cte != NULL)
                 return plan_cte_ref(b, cte, ref, out, err);
         }
-        return source_named(b, ref, pd, out, err);
+        SILT_RETURN_IF_ERROR(source_named(b, ref, pd, out, err));
+        /* Operators above the scan may then run on every worker (op_pipeline.c). */
+        if (out->morsels.fn != NULL && out->morsels.top != NULL)
+            engine_op_scan_set_morsels(out->morsels.top, out->morsels.fn, out->morsels.payload,
+                                       out->morsels.n);
+        return SILT_OK;
     case SQL_TABLE_SUBQUERY:
         SILT_RETURN_IF_ERROR(plan_query(b, ref->u.subquery.query, out, err));
         return apply_alias(b, out, &ref->alias, ref->pos, err);

@@ -327,6 +327,11 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
                                                     p->morsels.filter, keys, names, ag->n_keys,
                                                     aggs, ag->n_aggs, err));
         bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
+    } else if (n_sets == 0 && !any_distinct(ag) && engine_chain_parallel(p->op)) {
+        /* Joins, projections and filters above the scan run on every worker too. */
+        SILT_RETURN_IF_ERROR(engine_op_chain_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
+                                                 aggs, ag->n_aggs, err));
+        bind_note(b, "ParallelAggregate over a pipeline of joins and filters on every worker");
     } else {
         SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                 aggs, ag->n_aggs, sets, n_sets, err));
@@ -668,7 +673,16 @@ static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const en
     if (q->offset != NULL)
         SILT_RETURN_IF_ERROR(const_int(b, q->offset, "offset", &offset, err));
     if (n_keys > 0) {
-        SILT_RETURN_IF_ERROR(engine_op_sort(&op, b->ctx, p->op, keys, n_keys, limit, offset, err));
+        engine_op *child = p->op;
+        if (limit >= 0 && offset >= 0 && limit <= INT64_MAX - offset &&
+            engine_chain_parallel(p->op)) {
+            /* every worker keeps its own first limit + offset rows; the sort merges them */
+            SILT_RETURN_IF_ERROR(engine_op_chain_topn(&child, b->ctx, p->op, keys, n_keys,
+                                                      limit + offset, err));
+            bind_note(b, "Parallel top-N: every worker keeps its first %lld rows",
+                      (long long)(limit + offset));
+        }
+        SILT_RETURN_IF_ERROR(engine_op_sort(&op, b->ctx, child, keys, n_keys, limit, offset, err));
         p->op = op;
         return SILT_OK;
     }
@@ -1202,6 +1216,8 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                 /* Still a bare scan: the parallel aggregation can filter inside its workers. */
                 p.morsels.top = op = NULL;
             }
+            if (engine_push_rank_limit(p.op, pred))
+                bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
             SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
             if (p.morsels.fn != NULL && p.morsels.top == NULL) {
                 p.morsels.top = op;
@@ -1316,6 +1332,8 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
         SILT_RETURN_IF_ERROR(make_windows(b, &p, &ws, err));
     if (qualify != NULL) {
         engine_op *op;
+        if (engine_push_rank_limit(p.op, qualify))
+            bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
         SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, qualify, err));
         p.op = op;
     }

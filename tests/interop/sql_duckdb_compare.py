@@ -73,6 +73,16 @@ QUERIES = [
      "(PARTITION BY route_id ORDER BY trip_id DESC) AS rn FROM trips) WHERE rn = 1", False),
     ("SELECT destination, trip_id, rank() OVER (PARTITION BY destination ORDER BY route_id, trip_id) AS rk "
      "FROM trips WHERE trip_id < 200", False),
+    # WindowGroupLimit: a per-partition top-k inside the window operator
+    ("SELECT route_id, trip_id, rn FROM (SELECT route_id, trip_id, row_number() OVER "
+     "(PARTITION BY route_id ORDER BY tstamp, trip_id) AS rn FROM trips) WHERE rn <= 3", False),
+    ("SELECT destination, route_id, r FROM (SELECT destination, route_id, rank() OVER "
+     "(PARTITION BY destination ORDER BY route_id DESC) AS r FROM trips) WHERE r < 2", False),
+    ("SELECT destination, route_id, dr FROM (SELECT destination, route_id, dense_rank() OVER "
+     "(PARTITION BY destination ORDER BY route_id) AS dr FROM trips) WHERE dr <= 3 AND route_id > 1", False),
+    ("SELECT destination, trip_id FROM (SELECT destination, trip_id, row_number() OVER "
+     "(PARTITION BY destination ORDER BY trip_id) AS rn FROM trips) WHERE rn <= 2 OR trip_id = 77", False),
+    ("SELECT trip_id, destination FROM trips ORDER BY route_id DESC, tstamp, trip_id LIMIT 7", True),
     ("SELECT route_id FROM trips WHERE destination = 'Zoo' INTERSECT SELECT route_id FROM trips "
      "WHERE destination = 'Airport'", False),
     ("SELECT route_id FROM routes EXCEPT SELECT route_id FROM trips WHERE destination = 'Zoo'", False),

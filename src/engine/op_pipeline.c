@@ -1,0 +1,480 @@
+/*
+ * op_pipeline.c - morsel-driven parallel pipelines above the scan.
+ *
+ * A chain is the operators between a scan that also reads in morsels (a
+ * Delta table: one per file; Parquet: one per row group;
+ * engine_op_scan_set_morsels) and a top:
+ * filters, projections and the probe sides of inner, left, semi and anti
+ * hash joins. Every worker of the pool runs its own copy of the chain over
+ * morsels it takes from a shared counter; the joins' build tables are built
+ * once, on the caller, and the copies only read them. A chain ends in a
+ * sink:
+ *   - a partial aggregation per worker (engine_parallel_agg, merged),
+ *   - a top-N per worker (a sort with a limit), whose rows are collected
+ *     for the final sort above,
+ *   - a WindowGroupLimit per worker (the limited window operator, its
+ *     function columns dropped), whose rows feed the final window above.
+ * The last two are exact because each keeps a superset of what the final
+ * operator keeps from the union. Each worker has its own engine_ctx copy
+ * whose query arena is a root arena: arenas are not thread-safe, so no two
+ * workers allocate under one parent, and whose memory limit is an equal
+ * share of what the query has left. Expressions are shared (immutable).
+ */
+#include "engine/op_int.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+typedef enum pipe_sink { SINK_AGG, SINK_TOPN, SINK_WINDOW } pipe_sink;
+
+/* A worker's scan: morsels taken one at a time from the shared counter. */
+typedef struct chain_src {
+    atomic_size_t *next;
+    engine_morsel_fn fn;
+    void *payload;
+    size_t n;
+    int64_t cur; /* morsel being read, -1 = take the next */
+    size_t cursor;
+} chain_src;
+
+typedef struct pipe_state {
+    pipe_sink sink;
+    engine_op *top, *leaf;
+    engine_morsel_fn fn;
+    void *payload;
+    size_t n_morsels;
+    /* SINK_AGG */
+    expr **keys;
+    const char *const *key_names;
+    size_t n_keys;
+    const engine_agg *aggs;
+    size_t n_aggs;
+    /* SINK_TOPN */
+    engine_sort_key *sort_keys;
+    size_t n_sort_keys;
+    int64_t keep;
+    /* SINK_WINDOW: the limited window operator this pipeline feeds */
+    const engine_op *win;
+    /* while running */
+    size_t width;
+    atomic_size_t next;
+    arena **roots;
+    engine_ctx *wctx;
+    chain_src *srcs;
+    engine_op **tops;
+    vec_accum **accs;
+    col_batch *result;
+    int64_t next_row;
+} pipe_state;
+
+/* The scan with morsels at the bottom of top's chain, or NULL when top has no such chain. */
+static engine_op *chain_leaf(engine_op *top, engine_morsel_fn *fn, void **payload, size_t *n)
+{
+    engine_op *op = top;
+    for (;;) {
+        if (engine_op_scan_morsels(op, fn, payload, n))
+            return *n > 0 ? op : NULL;
+        if (!engine_op_is_row_op(op) && !engine_join_probe_only(op))
+            return NULL;
+        op = op->children[0];
+    }
+}
+
+int engine_chain_parallel(engine_op *top)
+{
+    engine_morsel_fn fn;
+    void *payload;
+    size_t n;
+    return top->ctx->pool != NULL && tpool_width(top->ctx->pool) > 1 &&
+           chain_leaf(top, &fn, &payload, &n) != NULL;
+}
+
+static silt_status chain_src_next(void *payload, arena *batch_arena, col_batch **out,
+                                  silt_error *err)
+{
+    chain_src *c = payload;
+    for (;;) {
+        if (c->cur < 0) {
+            size_t m = atomic_fetch_add(c->next, 1);
+            if (m >= c->n) {
+                *out = NULL;
+                return SILT_OK;
+            }
+            c->cur = (int64_t)m;
+            c->cursor = 0;
+        }
+        SILT_RETURN_IF_ERROR(c->fn(c->payload, (size_t)c->cur, &c->cursor, batch_arena, out, err));
+        if (*out != NULL)
+            return SILT_OK;
+        c->cur = -1;
+    }
+}
+
+/* A copy of the chain from op down to the leaf, for one worker. */
+static silt_status clone_chain(pipe_state *s, engine_ctx *ctx, engine_op *op, chain_src *src,
+                               engine_op **out, silt_error *err)
+{
+    engine_op *child;
+    if (op == s->leaf)
+        return engine_op_scan(out, ctx, op->schema, chain_src_next, src, err);
+    SILT_RETURN_IF_ERROR(clone_chain(s, ctx, op->children[0], src, &child, err));
+    if (engine_join_probe_only(op))
+        return engine_join_clone_probe(out, ctx, op, child, err);
+    return engine_op_clone_row_op(out, ctx, op, child, err);
+}
+
+/* The worker's own last step: top-N, or the limited window without its function columns. */
+static silt_status add_finisher(pipe_state *s, engine_ctx *ctx, engine_op **top, silt_error *err)
+{
+    engine_op *w, *p;
+    expr **cols;
+    size_t n = s->top->schema->n_fields, idx;
+    if (s->sink == SINK_TOPN)
+        return engine_op_sort(top, ctx, *top, s->sort_keys, s->n_sort_keys, s->keep, 0, err);
+    if (s->sink != SINK_WINDOW)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(engine_window_clone(&w, ctx, s->win, *top, err));
+    cols = arena_calloc(ctx->query_arena, n + 1, sizeof(expr *));
+    if (cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(expr_column(&cols[idx], ctx->query_arena, (int64_t)idx,
+                                         s->top->schema->fields[idx].type, err));
+    SILT_RETURN_IF_ERROR(engine_op_project(&p, ctx, w, cols, NULL, n, err));
+    *top = p;
+    return SILT_OK;
+}
+
+static void pipe_teardown(pipe_state *s)
+{
+    size_t w;
+    if (s->roots == NULL)
+        return;
+    for (w = 0; w < s->width; w++)
+        arena_free(s->roots[w]); /* the worker's operators and rows */
+    s->roots = NULL;
+    /* the serial chain is never run: this frees the shared build tables and their memory charge */
+    engine_op_close(s->top);
+}
+
+/* On the caller: builds the joins' tables and one chain per worker. */
+static silt_status pipe_setup(engine_op *op, pipe_state *s, silt_error *err)
+{
+    engine_op *o;
+    size_t w, col, n_cols = s->top->schema->n_fields;
+    s->width = op->ctx->pool != NULL ? tpool_width(op->ctx->pool) : 1;
+    for (o = s->top; o != s->leaf; o = o->children[0])
+        if (engine_join_probe_only(o))
+            SILT_RETURN_IF_ERROR(engine_join_build_shared(o, err));
+    atomic_init(&s->next, 0);
+    s->roots = arena_calloc(op->op_arena, s->width, sizeof(arena *));
+    s->wctx = arena_calloc(op->op_arena, s->width, sizeof(engine_ctx));
+    s->srcs = arena_calloc(op->op_arena, s->width, sizeof(chain_src));
+    s->tops = arena_calloc(op->op_arena, s->width, sizeof(engine_op *));
+    s->accs = arena_calloc(op->op_arena, s->width, sizeof(vec_accum *));
+    if (s->roots == NULL || s->wctx == NULL || s->srcs == NULL || s->tops == NULL ||
+        s->accs == NULL)
+        return err_nomem(err);
+    for (w = 0; w < s->width; w++) {
+        s->roots[w] = arena_new(NULL, "pipeline_worker");
+        if (s->roots[w] == NULL)
+            return err_nomem(err);
+        s->wctx[w] = *op->ctx;
+        s->wctx[w].query_arena = s->roots[w];
+        s->wctx[w].pool = NULL;
+        s->wctx[w].mem_used = 0;
+        /* each worker gets an equal share of what the query may still use */
+        if (op->ctx->mem_limit > 0) {
+            int64_t left = op->ctx->mem_limit - op->ctx->mem_used;
+            s->wctx[w].mem_limit = left > (int64_t)s->width ? left / (int64_t)s->width : 1;
+        }
+        s->srcs[w].next = &s->next;
+        s->srcs[w].fn = s->fn;
+        s->srcs[w].payload = s->payload;
+        s->srcs[w].n = s->n_morsels;
+        s->srcs[w].cur = -1;
+        SILT_RETURN_IF_ERROR(clone_chain(s, &s->wctx[w], s->top, &s->srcs[w], &s->tops[w], err));
+        SILT_RETURN_IF_ERROR(add_finisher(s, &s->wctx[w], &s->tops[w], err));
+        s->accs[w] = arena_calloc(s->roots[w], n_cols + 1, sizeof(vec_accum));
+        if (s->accs[w] == NULL)
+            return err_nomem(err);
+        for (col = 0; col < n_cols; col++)
+            vec_accum_init(&s->accs[w][col], s->roots[w], s->top->schema->fields[col].type);
+    }
+    return SILT_OK;
+}
+
+/*
+ * The live rows of v as a dense vector. A dictionary-encoded string keeps
+ * its dictionary (only the codes move), where vec_compact would copy bytes.
+ */
+static silt_status compact_vec(col_vec **out, arena *a, const col_vec *v, const int32_t *sel,
+                               int64_t n, silt_error *err)
+{
+    col_vec *d;
+    int32_t *codes;
+    int64_t k;
+    if (v->dictionary == NULL)
+        return vec_compact(out, a, v, sel, n, err);
+    d = arena_calloc(a, 1, sizeof(*d));
+    codes = arena_alloc(a, sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (d == NULL || codes == NULL)
+        return err_nomem(err);
+    *d = *v;
+    d->length = n;
+    d->values = codes;
+    d->validity = NULL;
+    d->null_count = 0;
+    for (k = 0; k < n; k++)
+        codes[k] = ((const int32_t *)v->values)[sel[k]];
+    if (v->validity != NULL && v->null_count != 0) {
+        size_t bytes = (size_t)(n + 7) / 8;
+        d->validity = arena_alloc(a, bytes);
+        if (d->validity == NULL)
+            return err_nomem(err);
+        memset(d->validity, 0xff, bytes);
+        for (k = 0; k < n; k++)
+            if (!vec_is_valid(v, sel[k]))
+                vec_set_null(d, k);
+    }
+    *out = d;
+    return SILT_OK;
+}
+
+/*
+ * SINK_AGG: engine_parallel_agg's morsel t is worker chain t, read to its
+ * end; its chunks are handed over as dense batches.
+ */
+static silt_status chain_morsel(void *payload, size_t t, size_t *cursor, arena *batch_arena,
+                                col_batch **out, silt_error *err)
+{
+    pipe_state *s = payload;
+    engine_chunk *c;
+    col_batch *b;
+    size_t col;
+    if (*cursor == 0) {
+        *cursor = 1;
+        SILT_RETURN_IF_ERROR(engine_op_open(s->tops[t], err));
+    }
+    SILT_RETURN_IF_ERROR(engine_op_next(s->tops[t], &c, err));
+    if (c == NULL) {
+        *out = NULL;
+        return SILT_OK;
+    }
+    if (c->sel == NULL) {
+        *out = &c->batch;
+        return SILT_OK;
+    }
+    b = arena_alloc(batch_arena, sizeof(*b));
+    if (b == NULL)
+        return err_nomem(err);
+    *b = c->batch;
+    b->n_rows = c->n_sel;
+    b->cols = arena_calloc(batch_arena, b->n_cols + 1, sizeof(col_vec *));
+    if (b->cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < b->n_cols; col++)
+        SILT_RETURN_IF_ERROR(compact_vec(&b->cols[col], batch_arena, c->batch.cols[col], c->sel,
+                                         c->n_sel, err));
+    *out = b;
+    return SILT_OK;
+}
+
+/* SINK_TOPN / SINK_WINDOW: worker chain t's rows are kept in its accumulators. */
+static silt_status collect_task(void *payload, size_t t, size_t worker_idx, silt_error *err)
+{
+    pipe_state *s = payload;
+    size_t col;
+    (void)worker_idx;
+    SILT_RETURN_IF_ERROR(engine_op_open(s->tops[t], err));
+    for (;;) {
+        engine_chunk *c;
+        SILT_RETURN_IF_ERROR(engine_op_next(s->tops[t], &c, err));
+        if (c == NULL)
+            return SILT_OK;
+        for (col = 0; col < c->batch.n_cols; col++)
+            SILT_RETURN_IF_ERROR(vec_accum_add(&s->accs[t][col], c->batch.cols[col], c->sel,
+                                               c->n_sel, err));
+    }
+}
+
+/* The workers' rows as one batch in the operator's arena. */
+static silt_status gather_collected(engine_op *op, pipe_state *s, silt_error *err)
+{
+    size_t n_cols = op->schema->n_fields, col, w;
+    col_batch *r = arena_calloc(op->op_arena, 1, sizeof(*r));
+    if (r == NULL)
+        return err_nomem(err);
+    r->schema = op->schema;
+    r->n_cols = n_cols;
+    r->cols = arena_calloc(op->op_arena, n_cols + 1, sizeof(col_vec *));
+    if (r->cols == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n_cols; col++) {
+        vec_accum all;
+        vec_accum_init(&all, op->op_arena, op->schema->fields[col].type);
+        for (w = 0; w < s->width; w++) {
+            col_vec *part;
+            SILT_RETURN_IF_ERROR(vec_accum_finish(&s->accs[w][col], &part, err));
+            SILT_RETURN_IF_ERROR(vec_accum_add(&all, part, NULL, s->accs[w][col].n_rows, err));
+        }
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&all, &r->cols[col], err));
+        r->n_rows = all.n_rows;
+    }
+    s->result = r;
+    return SILT_OK;
+}
+
+static silt_status pipe_run(engine_op *op, pipe_state *s, silt_error *err)
+{
+    silt_status rc = pipe_setup(op, s, err);
+    if (rc == SILT_OK && s->sink == SINK_AGG)
+        rc = engine_parallel_agg(op->ctx, s->top->schema, chain_morsel, s, s->width, NULL, s->keys,
+                                 s->key_names, s->n_keys, s->aggs, s->n_aggs, op->op_arena,
+                                 &s->result, err);
+    else if (rc == SILT_OK)
+        rc = tpool_run(op->ctx->pool, s->width, collect_task, s, err);
+    if (rc == SILT_OK && s->sink != SINK_AGG)
+        rc = gather_collected(op, s, err);
+    pipe_teardown(s);
+    return rc;
+}
+
+static silt_status pipe_open(engine_op *op, silt_error *err)
+{
+    pipe_state *s = op->state;
+    s->result = NULL;
+    s->next_row = 0;
+    return SILT_OK;
+}
+
+static silt_status pipe_next(engine_op *op, engine_chunk **out, silt_error *err)
+{
+    pipe_state *s = op->state;
+    engine_chunk *c;
+    int64_t n, k, *idx;
+    size_t col;
+    if (s->result == NULL)
+        SILT_RETURN_IF_ERROR(pipe_run(op, s, err));
+    if (s->next_row >= s->result->n_rows) {
+        *out = NULL;
+        return SILT_OK;
+    }
+    n = s->result->n_rows - s->next_row;
+    if (n > ENGINE_BATCH_ROWS)
+        n = ENGINE_BATCH_ROWS;
+    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n; k++)
+        idx[k] = s->next_row + k;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, op->schema->n_fields, n, err));
+    for (col = 0; col < op->schema->n_fields; col++)
+        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[col], op->batch_arena,
+                                        s->result->cols[col], idx, n, err));
+    s->next_row += n;
+    *out = c;
+    return SILT_OK;
+}
+
+/* Frees the workers' arenas when the query stops before the pipeline finished. */
+static void pipe_close(engine_op *op) { pipe_teardown(op->state); }
+
+static const engine_op_vtable agg_vt = {"parallel_pipeline_aggregate", pipe_open, pipe_next,
+                                        pipe_close};
+static const engine_op_vtable collect_vt = {"parallel_pipeline", pipe_open, pipe_next, pipe_close};
+
+static silt_status pipe_new(engine_op **out, engine_ctx *ctx, const engine_op_vtable *vt,
+                            const col_type *schema, engine_op *top, pipe_sink sink,
+                            silt_error *err)
+{
+    pipe_state *s;
+    engine_morsel_fn fn;
+    void *payload;
+    size_t n;
+    engine_op *leaf = chain_leaf(top, &fn, &payload, &n);
+    if (leaf == NULL)
+        return err_set(err, SILT_INVALID, "operator \"%s\" does not top a chain over morsels",
+                       top->vt->name);
+    SILT_RETURN_IF_ERROR(engine_op_new_internal(out, ctx, vt, schema, sizeof(pipe_state), NULL, 0,
+                                                err));
+    s = (*out)->state;
+    s->sink = sink;
+    s->top = top;
+    s->leaf = leaf;
+    s->fn = fn;
+    s->payload = payload;
+    s->n_morsels = n;
+    return SILT_OK;
+}
+
+silt_status engine_op_chain_agg(engine_op **out, engine_ctx *ctx, engine_op *top, expr **keys,
+                                const char *const *key_names, size_t n_keys,
+                                const engine_agg *aggs, size_t n_aggs, silt_error *err)
+{
+    arena *qa = ctx->query_arena;
+    size_t n_cols = n_keys + n_aggs, idx;
+    const col_type **types = arena_calloc(qa, n_cols + 1, sizeof(col_type *));
+    const char **names = arena_calloc(qa, n_cols + 1, sizeof(char *));
+    const col_type *schema;
+    pipe_state *s;
+    if (types == NULL || names == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n_keys; idx++) {
+        types[idx] = keys[idx]->type;
+        names[idx] = key_names && key_names[idx] ? key_names[idx] : arena_sprintf(qa, "k%zu", idx);
+    }
+    for (idx = 0; idx < n_aggs; idx++) {
+        SILT_RETURN_IF_ERROR(engine_agg_type_checked(&types[n_keys + idx], qa, aggs[idx].kind,
+                                                     aggs[idx].arg ? aggs[idx].arg->type : NULL,
+                                                     err));
+        names[n_keys + idx] = aggs[idx].name ? aggs[idx].name : arena_sprintf(qa, "agg%zu", idx);
+    }
+    SILT_RETURN_IF_ERROR(engine_make_schema(&schema, qa, names, types, n_cols, err));
+    SILT_RETURN_IF_ERROR(pipe_new(out, ctx, &agg_vt, schema, top, SINK_AGG, err));
+    s = (*out)->state;
+    /* Copied, so callers may pass arrays that die before the operator runs. */
+    s->keys = arena_memdup(qa, keys ? (const void *)keys : (const void *)"", sizeof(expr *) * n_keys);
+    s->key_names = names;
+    s->n_keys = n_keys;
+    s->aggs = arena_memdup(qa, aggs ? (const void *)aggs : (const void *)"",
+                           sizeof(engine_agg) * n_aggs);
+    s->n_aggs = n_aggs;
+    if (s->keys == NULL || s->aggs == NULL)
+        return err_nomem(err);
+    return SILT_OK;
+}
+
+silt_status engine_op_chain_topn(engine_op **out, engine_ctx *ctx, engine_op *top,
+                                 const engine_sort_key *keys, size_t n_keys, int64_t keep,
+                                 silt_error *err)
+{
+    pipe_state *s;
+    if (keep < 0)
+        return err_set(err, SILT_INVALID, "a parallel top-N needs a limit");
+    SILT_RETURN_IF_ERROR(pipe_new(out, ctx, &collect_vt, top->schema, top, SINK_TOPN, err));
+    s = (*out)->state;
+    s->sort_keys = arena_memdup(ctx->query_arena, keys ? (const void *)keys : (const void *)"",
+                                sizeof(engine_sort_key) * n_keys);
+    if (s->sort_keys == NULL)
+        return err_nomem(err);
+    s->n_sort_keys = n_keys;
+    s->keep = keep;
+    return SILT_OK;
+}
+
+int engine_window_parallel_input(engine_op *win)
+{
+    engine_op *p;
+    silt_error err = SILT_ERROR_INIT;
+    if (win->n_children != 1 || !engine_chain_parallel(win->children[0]))
+        return 0;
+    if (pipe_new(&p, win->ctx, &collect_vt, win->children[0]->schema, win->children[0],
+                 SINK_WINDOW, &err) != SILT_OK) {
+        err_clear(&err);
+        return 0; /* the serial input stays: same rows */
+    }
+    ((pipe_state *)p->state)->win = win;
+    win->children[0] = p;
+    return 1;
+}
