@@ -32,7 +32,14 @@ typedef struct agg_state {
     vec_accum elems;     /* collect_list/set: values */
     int32_t *elem_gid;   /* collect_list/set: group of each value */
     int64_t n_elems, cap_elems;
-    hashmap distinct;    /* (group, value) pairs already seen */
+    hashmap distinct;    /* (group, value) pairs already seen: values of 9+ bytes */
+    /*
+     * DISTINCT over a fixed-width value of at most 8 bytes: an open
+     * addressing set of (group, normalized value bits), dset_gid -1 = empty.
+     */
+    uint64_t *dset_val;
+    int32_t *dset_gid;
+    size_t dset_cap, dset_n;
 } agg_state;
 
 typedef struct agg_table {
@@ -81,7 +88,11 @@ void agg_table_clear(agg_table *t);
 silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err);
-/* Merges another table's groups and states into t (same layout; no DISTINCT). */
+/*
+ * Merges another table's groups and states into t (same layout). A DISTINCT
+ * aggregate merges its (group, value) sets and folds in only the values t
+ * had not seen, so partial tables of several workers merge exactly.
+ */
 silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err);
 /* Builds the result columns: keys then aggregates, n_groups rows each, in arena a. */
 silt_status agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err);
