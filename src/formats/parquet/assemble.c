@@ -54,6 +54,7 @@ typedef struct leaf_src {
 typedef struct assembly {
     pq_reader *r;
     arena *a;
+    const rnode *top; /* the top-level column being assembled */
     batch_range *ranges; /* per reader leaf slot */
     leaf_src *srcs;      /* per reader leaf slot */
     path_step path[PQ_MAX_PATH];
@@ -102,6 +103,12 @@ static void *alloc_buffer(arena *a, size_t bytes)
     if (p != NULL)
         memset(p, 0, bytes ? bytes : 1);
     return p;
+}
+
+/* A buffer that assemble_flat fills completely (or zeroes itself): not zeroed here. */
+static void *alloc_buffer_unzeroed(arena *a, size_t bytes)
+{
+    return arena_alloc_aligned(a, bytes ? bytes : 1, 64);
 }
 
 static int first_leaf(const rnode *rn)
@@ -183,7 +190,11 @@ static silt_status alloc_leaf_values(assembly *as, const rnode *rn, col_vec *vec
         src->mode = SRC_FIXED;
         src->w = ld->v->out_width;
         src->fixed = ld->values.data;
-        vec->values = alloc_buffer(as->a, cap * src->w);
+        /* A flat column's values are all written (nulls zeroed) by assemble_flat. */
+        if (rn == as->top && ld->v->max_rep == 0)
+            vec->values = alloc_buffer_unzeroed(as->a, cap * src->w);
+        else
+            vec->values = alloc_buffer(as->a, cap * src->w);
         return vec->values != NULL ? SILT_OK : err_nomem(err);
     }
     if (bytes > INT32_MAX)
@@ -360,7 +371,14 @@ static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_
         memset(vec->validity, 0xff, (n + 7) / 8);
         return SILT_OK;
     }
+    if (src->mode == SRC_FIXED && br->v1 - br->v0 == n) {
+        /* Optional but without a null in this batch: values are rows, as if required. */
+        memcpy(vec->values, src->fixed + br->v0 * src->w, n * src->w);
+        memset(vec->validity, 0xff, (n + 7) / 8);
+        return SILT_OK;
+    }
     if (src->mode == SRC_FIXED) {
+        memset(vec->values, 0, n * src->w);
         scatter_fixed(def, max_def, n, src->fixed + br->v0 * src->w, src->w, vec->values,
                       vec->validity);
         return SILT_OK;
@@ -495,6 +513,7 @@ static silt_status assemble_column(assembly *as, const rnode *top, col_vec **out
     size_t n_slots = 0, idx;
     int64_t counts[PQ_MAX_PATH + 1];
     col_vec *vec;
+    as->top = top;
     SILT_RETURN_IF_ERROR(alloc_vectors(as, top, &vec, err));
     slots = arena_calloc(as->a, as->r->n_leaves ? as->r->n_leaves : 1, sizeof(int));
     if (slots == NULL)
@@ -508,6 +527,14 @@ static silt_status assemble_column(assembly *as, const rnode *top, col_vec **out
         if (depth == 1 && ld->v->max_rep == 0) {
             rc = assemble_flat(as, ld, br, vec, err);
             vec->length = (int64_t)(br->l1 - br->l0);
+            if (rc == SILT_OK && top->leaf_slot >= 0 && top->type->id != COL_NULL) {
+                /* A top-level leaf: its nulls are the undefined levels, already counted. */
+                vec->null_count = vec->length - (int64_t)(br->v1 - br->v0);
+                if (vec->null_count == 0)
+                    vec->validity = NULL;
+                *out = vec;
+                return SILT_OK;
+            }
         } else {
             rc = assemble_leaf(as, depth, ld, br, counts, err);
         }
