@@ -164,13 +164,16 @@ static silt_status alloc_leaf_values(assembly *as, const rnode *rn, col_vec *vec
         const uint32_t *idx = (const uint32_t *)(const void *)ld->values.data;
         int64_t dict_cost = doffs[ld->dict_count] + (int64_t)ld->dict_count * 4;
         size_t k;
-        for (k = br->v0; k < br->v1; k++)
+        /* Counting stops once the dictionary is known to be the cheaper. */
+        for (k = br->v0; k < br->v1 && bytes < dict_cost; k++)
             bytes += doffs[idx[k] + 1] - doffs[idx[k]];
         if (dict_cost <= bytes && dict_cost <= INT32_MAX) {
             src->mode = SRC_FIXED;
             src->w = 4;
             src->fixed = ld->values.data;
-            vec->values = alloc_buffer(as->a, cap * 4);
+            vec->values = rn == as->top && ld->v->max_rep == 0
+                              ? alloc_buffer_unzeroed(as->a, cap * 4)
+                              : alloc_buffer(as->a, cap * 4);
             if (vec->values == NULL)
                 return err_nomem(err);
             return dictionary_vector(as, ld, rn->type, &vec->dictionary, err);

@@ -243,6 +243,29 @@ static silt_status read_dictionary(pq_reader *r, leaf_data *ld, const pq_page_he
     return SILT_OK;
 }
 
+/*
+ * Largest of n values: the checks of levels and dictionary indices run over
+ * every value, so they are a reduction the compiler vectorizes rather than
+ * a loop with an early exit.
+ */
+static uint32_t max_u32(const uint32_t *x, size_t n)
+{
+    uint32_t m = 0;
+    size_t k;
+    for (k = 0; k < n; k++)
+        m = x[k] > m ? x[k] : m;
+    return m;
+}
+
+static int max_u16(const uint16_t *x, size_t n)
+{
+    uint16_t m = 0;
+    size_t k;
+    for (k = 0; k < n; k++)
+        m = x[k] > m ? x[k] : m;
+    return m;
+}
+
 /* Gathers dictionary entries by index into the leaf's values. */
 static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t n, silt_error *err)
 {
@@ -250,9 +273,8 @@ static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t 
     size_t k;
     if (!ld->has_dict)
         return page_corrupt(err, "dictionary-encoded page without a dictionary page");
-    for (k = 0; k < n; k++)
-        if (idx[k] >= ld->dict_count)
-            return page_corrupt(err, "dictionary index out of range");
+    if (n > 0 && max_u32(idx, n) >= ld->dict_count)
+        return page_corrupt(err, "dictionary index out of range");
     if (v->conv == PQ_CONV_NULL)
         return SILT_OK;
     if (v->out_width > 0) {
@@ -363,7 +385,6 @@ static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const 
     ld->seen_data_page = 1;
     if (encoding == PQ_ENC_PLAIN_DICTIONARY || encoding == PQ_ENC_RLE_DICTIONARY) {
         uint32_t *idx;
-        size_t k;
         if (first_page && is_variable(ld->v))
             ld->dict_mode = 1;
         if (!ld->dict_mode) {
@@ -383,9 +404,8 @@ static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const 
         SILT_RETURN_IF_ERROR(buf_reserve(&ld->values, n * sizeof(uint32_t), err));
         idx = (uint32_t *)(void *)(ld->values.data + ld->values.len);
         SILT_RETURN_IF_ERROR(pq_dict_indices(data, len, n, idx, err));
-        for (k = 0; k < n; k++)
-            if (idx[k] >= ld->dict_count)
-                return page_corrupt(err, "dictionary index out of range");
+        if (n > 0 && max_u32(idx, n) >= ld->dict_count)
+            return page_corrupt(err, "dictionary index out of range");
         ld->values.len += n * sizeof(uint32_t);
         ld->n_values += n;
         return SILT_OK;
@@ -406,7 +426,7 @@ static silt_status read_levels(buf *dst, int encoding, int max_level, const uint
 {
     int width = level_bit_width(max_level);
     uint16_t *out;
-    size_t k, consumed = 0;
+    size_t consumed = 0;
     SILT_RETURN_IF_ERROR(buf_reserve(dst, n * 2, err));
     out = (uint16_t *)(void *)(dst->data + dst->len);
     if (encoding == PQ_ENC_BIT_PACKED) {
@@ -429,9 +449,8 @@ static silt_status read_levels(buf *dst, int encoding, int max_level, const uint
         return err_set(err, SILT_UNSUPPORTED, "level encoding %s is not supported",
                        pq_encoding_name(encoding));
     }
-    for (k = 0; k < n; k++)
-        if (out[k] > max_level)
-            return page_corrupt(err, "a level is above the column's maximum");
+    if (max_u16(out, n) > max_level)
+        return page_corrupt(err, "a level is above the column's maximum");
     dst->len += n * 2;
     *used = consumed;
     return SILT_OK;
