@@ -602,17 +602,23 @@ static int dset_fits(const col_type *t)
     return !is_varlen(t->id) && w > 0 && w <= 8;
 }
 
+static inline uint64_t norm_double_bits(double d)
+{
+    uint64_t x;
+    if (d == 0)
+        d = 0;
+    if (d != d)
+        d = __builtin_nan("");
+    memcpy(&x, &d, 8);
+    return x;
+}
+
 /* The value bits of row r, floats normalized as for group keys (-0.0 = 0.0, one NaN). */
 static inline uint64_t dset_bits(const col_vec *v, int64_t r, size_t w)
 {
     uint64_t x = 0;
     if (v->type->id == COL_DOUBLE) {
-        double d = ((const double *)v->values)[r];
-        if (d == 0)
-            d = 0;
-        if (d != d)
-            d = __builtin_nan("");
-        memcpy(&x, &d, 8);
+        x = norm_double_bits(((const double *)v->values)[r]);
     } else {
         fixed_bytes(v, r, w, (uint8_t *)&x);
     }
@@ -674,6 +680,55 @@ static inline silt_status dset_insert(agg_table *t, agg_state *s, uint64_t x, in
     return SILT_OK;
 }
 
+/*
+ * The probe loop of dset_filter, per value type: the table has room for
+ * every row of the batch, so nothing grows inside the loop.
+ */
+#define DSET_LOOP(BITS)                                                                            \
+    for (k = 0; k < n; k++) {                                                                      \
+        int64_t row = rows[k];                                                                     \
+        int32_t g = gid[row], sg;                                                                  \
+        uint64_t x = BITS;                                                                         \
+        size_t slot = dset_hash(x, g) & mask;                                                      \
+        while ((sg = sgid[slot]) >= 0 && !(sval[slot] == x && sg == g))                            \
+            slot = (slot + 1) & mask;                                                              \
+        if (sg < 0) {                                                                              \
+            sgid[slot] = g;                                                                        \
+            sval[slot] = x;                                                                        \
+            rows[m++] = (int32_t)row;                                                              \
+        }                                                                                          \
+    }
+
+/* Keeps the rows whose (group, value) the fixed-width set lacks; -1 (err set) on failure. */
+static int64_t dset_filter(agg_table *t, agg_state *s, const col_vec *arg, const int32_t *gid,
+                           int32_t *rows, int64_t n, silt_error *err)
+{
+    int64_t k, m = 0;
+    size_t mask, w = col_type_value_width(arg->type->id);
+    uint64_t *sval;
+    int32_t *sgid;
+    while ((s->dset_n + (size_t)n + 1) * 2 > s->dset_cap)
+        if (dset_grow(t, s, err) != SILT_OK)
+            return -1;
+    mask = s->dset_cap - 1;
+    sval = s->dset_val;
+    sgid = s->dset_gid;
+    if (arg->type->id == COL_DOUBLE) {
+        const double *xv = arg->values;
+        DSET_LOOP(norm_double_bits(xv[row]))
+    } else if (w == 8) {
+        const uint64_t *xv = arg->values;
+        DSET_LOOP(xv[row])
+    } else if (arg->type->id == COL_INT || arg->type->id == COL_DATE) {
+        const uint32_t *xv = arg->values;
+        DSET_LOOP((uint64_t)xv[row])
+    } else {
+        DSET_LOOP(dset_bits(arg, row, w))
+    }
+    s->dset_n += (size_t)m;
+    return m;
+}
+
 /* The key of a (group, value) pair in the byte-keyed set: the group's 4 bytes, then the value. */
 static silt_status distinct_key(buf *key, int32_t g, const void *p, int32_t len, silt_error *err)
 {
@@ -690,16 +745,8 @@ static silt_status distinct_rows(agg_table *t, agg_state *s, const col_vec *arg,
     buf key = BUF_INIT;
     silt_status rc = SILT_OK;
     if (dset_fits(arg->type)) {
-        size_t w = col_type_value_width(arg->type->id);
-        for (k = 0; k < *n; k++) {
-            int is_new;
-            int64_t row = rows[k];
-            SILT_RETURN_IF_ERROR(dset_insert(t, s, dset_bits(arg, row, w), gid[row], &is_new, err));
-            rows[m] = (int32_t)row;
-            m += is_new;
-        }
-        *n = m;
-        return SILT_OK;
+        *n = dset_filter(t, s, arg, gid, rows, *n, err);
+        return *n < 0 ? err->code : SILT_OK;
     }
     for (k = 0; k < *n && rc == SILT_OK; k++) {
         int64_t row = rows[k];
@@ -1115,6 +1162,14 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
             (arg == NULL || keep_nulls || arg->validity == NULL || arg->null_count == 0)) {
             /* Every live row counts: use the selection as it is. */
             SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, (int32_t *)sel, n_sel, err));
+            continue;
+        }
+        if (f == NULL && (arg == NULL || keep_nulls || arg->validity == NULL ||
+                          arg->null_count == 0)) {
+            /* Every live row counts, but DISTINCT filters the list in place: a copy. */
+            if (n_sel > 0)
+                memcpy(rows, sel, sizeof(int32_t) * (size_t)n_sel);
+            SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, rows, n_sel, err));
             continue;
         }
         for (k = 0; k < n_sel; k++) {
