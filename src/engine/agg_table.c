@@ -527,6 +527,27 @@ static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *s
     return SILT_OK;
 }
 
+/* The group of dictionary entry c (first used by row), found by its serialized bytes. */
+static silt_status dict_entry_group(agg_table *t, const col_vec *d, int32_t c, int64_t row,
+                                    int32_t *dmap, int32_t *g, int32_t *new_rows, int64_t *n_new,
+                                    arena *scratch, silt_error *err)
+{
+    int32_t len = d->offsets[c + 1] - d->offsets[c];
+    uint8_t *key = arena_alloc(scratch, (size_t)len + 5);
+    int is_new;
+    if (key == NULL)
+        return err_nomem(err);
+    key[0] = 1;
+    memcpy(key + 1, &len, 4);
+    if (len > 0)
+        memcpy(key + 5, d->data + d->offsets[c], (size_t)len);
+    SILT_RETURN_IF_ERROR(find_group(t, key, len + 5, g, &is_new, err));
+    if (is_new)
+        new_rows[(*n_new)++] = (int32_t)row;
+    dmap[c] = *g;
+    return SILT_OK;
+}
+
 /*
  * One dictionary-encoded STRING/BINARY key: an entry's group is looked up
  * (by its serialized bytes, as for plain vectors, so both kinds of batch
@@ -546,6 +567,22 @@ static silt_status dict_groups(agg_table *t, const col_vec *kv, const int32_t *s
     if (dmap == NULL)
         return err_nomem(err);
     memset(dmap, 0xff, sizeof(int32_t) * (size_t)(d->length ? d->length : 1));
+    if (!has_nulls) {
+        /* Codes checked in one pass; then a row costs a load, a lookup and a store. */
+        uint32_t bad = 0, len = (uint32_t)d->length;
+        for (k = 0; k < n_sel; k++)
+            bad |= (uint32_t)codes[sel[k]] >= len;
+        for (k = 0; k < n_sel && !bad; k++) {
+            int64_t row = sel[k];
+            int32_t g = dmap[codes[row]];
+            if (g < 0)
+                SILT_RETURN_IF_ERROR(dict_entry_group(t, d, codes[row], row, dmap, &g,
+                                                      new_rows, n_new, scratch, err));
+            gid[row] = g;
+        }
+        if (!bad)
+            return SILT_OK;
+    }
     for (k = 0; k < n_sel; k++) {
         int64_t row = ENGINE_ROW(sel, k);
         int32_t c, g;
@@ -564,20 +601,9 @@ static silt_status dict_groups(agg_table *t, const col_vec *kv, const int32_t *s
             return err_set(err, SILT_INVALID, "dictionary code %d of row %lld is outside a "
                            "dictionary of %lld entries", c, (long long)row, (long long)d->length);
         g = dmap[c];
-        if (g < 0) {
-            int32_t len = d->offsets[c + 1] - d->offsets[c];
-            uint8_t *key = arena_alloc(scratch, (size_t)len + 5);
-            if (key == NULL)
-                return err_nomem(err);
-            key[0] = 1;
-            memcpy(key + 1, &len, 4);
-            if (len > 0)
-                memcpy(key + 5, d->data + d->offsets[c], (size_t)len);
-            SILT_RETURN_IF_ERROR(find_group(t, key, len + 5, &g, &is_new, err));
-            if (is_new)
-                new_rows[(*n_new)++] = (int32_t)row;
-            dmap[c] = g;
-        }
+        if (g < 0)
+            SILT_RETURN_IF_ERROR(dict_entry_group(t, d, c, row, dmap, &g, new_rows, n_new,
+                                                  scratch, err));
         gid[row] = g;
     }
     return SILT_OK;
