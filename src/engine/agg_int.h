@@ -71,6 +71,8 @@ typedef struct agg_table {
      * direct[x] is the group of value x below AGG_DIRECT_KEYS, -1 unknown.
      */
     int32_t *direct;
+    int32_t *zero_gid; /* group ids of a batch without keys: all 0 (global_gids) */
+    int64_t cap_zero_gid;
     int64_t charged; /* bytes charged to ctx; given back by agg_table_clear */
 } agg_table;
 

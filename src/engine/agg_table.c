@@ -829,10 +829,22 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
             s->cnt[g]++;
         }
     } else if (id == COL_DOUBLE && global) {
+        /*
+         * Four partial sums: one chain of dependent additions waits on the
+         * adder's latency for every row. The order of additions changes,
+         * as it does between Spark's partitions.
+         */
         const double *xv = arg->values;
-        double acc = s->dsum[0];
-        for (k = 0; k < n; k++)
-            acc += xv[rows[k]];
+        double acc = s->dsum[0], p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+        for (k = 0; k + 4 <= n; k += 4) {
+            p0 += xv[rows[k]];
+            p1 += xv[rows[k + 1]];
+            p2 += xv[rows[k + 2]];
+            p3 += xv[rows[k + 3]];
+        }
+        for (; k < n; k++)
+            p0 += xv[rows[k]];
+        acc += (p0 + p1) + (p2 + p3);
         s->dsum[0] = acc;
         s->has[0] = 1;
         s->cnt[0] += n;
@@ -1128,6 +1140,23 @@ static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, co
     return update_values(t, s, arg, gid, rows, n, err);
 }
 
+/*
+ * Without keys every row is in group 0: one zeroed array, kept by the table
+ * and grown to the largest batch, serves every batch instead of a fresh one.
+ */
+static silt_status global_gids(agg_table *t, int64_t n_rows, int32_t **gid, silt_error *err)
+{
+    if (n_rows > t->cap_zero_gid) {
+        int64_t cap = n_rows > 4096 ? n_rows : 4096;
+        t->zero_gid = arena_calloc(t->a, (size_t)cap, sizeof(int32_t));
+        if (t->zero_gid == NULL)
+            return err_nomem(err);
+        t->cap_zero_gid = cap;
+    }
+    *gid = t->zero_gid;
+    return SILT_OK;
+}
+
 silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err)
@@ -1155,7 +1184,7 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
             int32_t g;
             SILT_RETURN_IF_ERROR(find_group(t, (const uint8_t *)"", 0, &g, &is_new, err));
         }
-        memset(gid, 0, sizeof(int32_t) * (size_t)(n_rows ? n_rows : 1));
+        SILT_RETURN_IF_ERROR(global_gids(t, n_rows, &gid, err));
     } else if (t->n_keys == 1 && keys[0]->dictionary != NULL && is_varlen(keys[0]->type->id)) {
         SILT_RETURN_IF_ERROR(
             dict_groups(t, keys[0], sel, n_sel, gid, new_rows, &n_new, scratch, err));
