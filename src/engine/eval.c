@@ -1208,6 +1208,66 @@ silt_status expr_eval(const expr *e, engine_ctx *ctx, const col_batch *batch,
     return ev_eval_full(e, ctx, batch, sel, n_sel, a, out, err);
 }
 
+/*
+ * WHERE dictionary_column op 'constant': the comparison is made once per
+ * dictionary entry, and the selection is built from the codes directly,
+ * with no boolean vector in between. *handled = 0 leaves it to expr_filter.
+ */
+static silt_status filter_dict_compare(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                                       const int32_t *sel, int64_t n, arena *a,
+                                       int32_t *sel_out, int64_t *n_out, int *handled,
+                                       silt_error *err)
+{
+    const expr *ce, *le;
+    ev_val col, lit, d;
+    uint8_t *per_entry;
+    const int32_t *codes;
+    uint32_t len;
+    int64_t m = 0;
+    *handled = 0;
+    if (e->kind != EXPR_COMPARE || e->op == EXPR_EQ_NULL_SAFE || e->n_args != 2)
+        return SILT_OK;
+    ce = e->args[0]->kind == EXPR_COLUMN ? e->args[0] : e->args[1];
+    le = ce == e->args[0] ? e->args[1] : e->args[0];
+    if (ce->kind != EXPR_COLUMN || le->kind != EXPR_LITERAL || le->type->id != ce->type->id ||
+        (ce->type->id != COL_STRING && ce->type->id != COL_BINARY))
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(ev_eval(ce, ctx, batch, sel, n, a, &col, err));
+    if (!use_dict(&col, n))
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(ev_eval(le, ctx, batch, sel, n, a, &lit, err));
+    if (!lit.is_const || !vec_is_valid(lit.v, 0))
+        return SILT_OK;
+    d.v = col.v->dictionary;
+    d.is_const = 0;
+    per_entry = arena_alloc(a, (size_t)(d.v->length ? d.v->length : 1));
+    if (per_entry == NULL)
+        return err_nomem(err);
+    if (ce == e->args[0])
+        cmp_strings(e->op, &d, &lit, per_entry, NULL, d.v->length);
+    else
+        cmp_strings(e->op, &lit, &d, per_entry, NULL, d.v->length);
+    codes = col.v->values;
+    len = (uint32_t)d.v->length;
+    if (col.v->validity == NULL || col.v->null_count == 0) {
+        FOR_SEL({
+            uint32_t c = (uint32_t)codes[r];
+            sel_out[m] = (int32_t)r;
+            m += c < len ? per_entry[c] : 0;
+        });
+    } else {
+        const uint8_t *valid = col.v->validity;
+        FOR_SEL({
+            uint32_t c = (uint32_t)codes[r];
+            sel_out[m] = (int32_t)r;
+            m += (c < len ? per_entry[c] : 0) & col_bit_get(valid, r);
+        });
+    }
+    *n_out = m;
+    *handled = 1;
+    return SILT_OK;
+}
+
 silt_status expr_filter(const expr *e, engine_ctx *ctx, const col_batch *batch,
                         const int32_t *sel, int64_t n_sel, arena *a, int32_t *sel_out,
                         int64_t *n_out, silt_error *err)
@@ -1215,6 +1275,11 @@ silt_status expr_filter(const expr *e, engine_ctx *ctx, const col_batch *batch,
     ev_val x;
     int64_t n = n_sel, m = 0;
     const uint8_t *xv;
+    int handled;
+    SILT_RETURN_IF_ERROR(
+        filter_dict_compare(e, ctx, batch, sel, n_sel, a, sel_out, n_out, &handled, err));
+    if (handled)
+        return SILT_OK;
     SILT_RETURN_IF_ERROR(ev_eval(e, ctx, batch, sel, n_sel, a, &x, err));
     if (x.v->type->id != COL_BOOLEAN && x.v->type->id != COL_NULL)
         return err_set(err, SILT_INVALID, "a filter condition must be boolean, not \"%s\"",

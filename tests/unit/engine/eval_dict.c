@@ -39,6 +39,25 @@ static col_batch *dict_batch(void)
     return mk_batch(qa, 1, &v);
 }
 
+/* The same rows without NULLs: rows 3 and 8 are "a" and "ab". */
+static col_batch *dict_batch_no_nulls(void)
+{
+    col_batch *b = dict_batch();
+    int32_t *codes = b->cols[0]->values;
+    codes[3] = 1;
+    codes[8] = 2;
+    b->cols[0]->validity = NULL;
+    b->cols[0]->null_count = 0;
+    return b;
+}
+
+static col_batch *plain_batch_no_nulls(void)
+{
+    static const char *const rows[] = {"b", "a", "ab", "a", "", "b", "a", "a", "ab", "ab", "b", ""};
+    col_vec *v = mk_strs(qa, 12, rows);
+    return mk_batch(qa, 1, &v);
+}
+
 static col_batch *plain_batch(void)
 {
     static const char *const rows[] = {"b", "a", "ab", NULL, "", "b", "a", "a", NULL, "ab", "b", ""};
@@ -86,6 +105,8 @@ static const char *both(const expr *e)
     const char *got = eval_text(&ctx, e, d);
     check_str(eval_text(&ctx, e, p), got);
     check_str(filtered(e, p), filtered(e, d));
+    check_str(eval_text(&ctx, e, plain_batch_no_nulls()), eval_text(&ctx, e, dict_batch_no_nulls()));
+    check_str(filtered(e, plain_batch_no_nulls()), filtered(e, dict_batch_no_nulls()));
     return got;
 }
 
