@@ -326,9 +326,6 @@ static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t 
     }
 }
 
-/* Decodes a page's values section (n non-null values) and appends them. */
-static int is_variable(const pq_vnode *v) { return v->conv != PQ_CONV_NULL && v->out_width == 0; }
-
 /* Leaves dictionary mode: the indices gathered so far become plain values. */
 static silt_status leave_dict_mode(leaf_data *ld, silt_error *err)
 {
@@ -385,7 +382,12 @@ static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const 
     ld->seen_data_page = 1;
     if (encoding == PQ_ENC_PLAIN_DICTIONARY || encoding == PQ_ENC_RLE_DICTIONARY) {
         uint32_t *idx;
-        if (first_page && is_variable(ld->v))
+        /*
+         * Indices are kept while every page is dictionary-encoded: strings
+         * may leave the batch as a dictionary vector, fixed-width values are
+         * gathered straight into the batch (one pass fewer over the values).
+         */
+        if (first_page && ld->v->conv != PQ_CONV_NULL)
             ld->dict_mode = 1;
         if (!ld->dict_mode) {
             idx = mem_alloc((n ? n : 1) * sizeof(uint32_t));

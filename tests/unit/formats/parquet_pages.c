@@ -580,6 +580,9 @@ void test_formats_parquet_pages__decoded_page_by_page(void)
     opts.batch_rows = 100;
     check_ok(pq_file_open(&file, store, "stream.parquet", &err), &err);
     check(data_page_encodings("stream.parquet", 1) == 3); /* "s": dictionary, then plain */
+    /* fixed-width "id" and nullable "n" too: their indices are gathered, then plain values */
+    check(data_page_encodings("stream.parquet", 0) == 3);
+    check(data_page_encodings("stream.parquet", 3) == 3);
     check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
     check_ok(pq_reader_next(reader, ba, &batch, &err), &err);
     check(batch != NULL);
