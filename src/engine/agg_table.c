@@ -182,8 +182,7 @@ static silt_status grow_groups(agg_table *t, silt_error *err)
             ok = grow(t->a, (void **)&s->cnt, 8, old, cap, 1) &&
                  grow(t->a, (void **)&s->isum, 8, old, cap, 1) &&
                  grow(t->a, (void **)&s->dsum, 8, old, cap, 1) &&
-                 grow(t->a, (void **)&s->dec, 16, old, cap, 1) &&
-                 grow(t->a, (void **)&s->has, 1, old, cap, 1);
+                 grow(t->a, (void **)&s->dec, 16, old, cap, 1);
             break;
         case AGG_STDDEV_SAMP:
         case AGG_STDDEV_POP:
@@ -800,7 +799,6 @@ static silt_status distinct_rows(agg_table *t, agg_state *s, const col_vec *arg,
             for (k = 0; k < n; k++)                                                                \
                 ovf |= __builtin_add_overflow(acc, (int64_t)xv[rows[k]], &acc);                    \
             s->isum[0] = acc;                                                                      \
-            s->has[0] = 1;                                                                         \
             s->cnt[0] += n;                                                                        \
             break;                                                                                 \
         }                                                                                          \
@@ -808,7 +806,6 @@ static silt_status distinct_rows(agg_table *t, agg_state *s, const col_vec *arg,
             int64_t r = rows[k];                                                                   \
             int32_t g = gid[r];                                                                    \
             ovf |= __builtin_add_overflow(s->isum[g], (int64_t)xv[r], &s->isum[g]);                \
-            s->has[g] = 1;                                                                         \
             s->cnt[g]++;                                                                           \
         }                                                                                          \
     } while (0)
@@ -825,7 +822,6 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
         for (k = 0; k < n; k++) {
             int32_t g = gid[rows[k]];
             ovf |= __builtin_add_overflow(s->dec[g], vec_get_dec(arg, rows[k]), &s->dec[g]);
-            s->has[g] = 1;
             s->cnt[g]++;
         }
     } else if (id == COL_DOUBLE && global) {
@@ -846,7 +842,6 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
             p0 += xv[rows[k]];
         acc += (p0 + p1) + (p2 + p3);
         s->dsum[0] = acc;
-        s->has[0] = 1;
         s->cnt[0] += n;
     } else if (id == COL_DOUBLE) {
         const double *xv = arg->values;
@@ -854,7 +849,6 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
             int64_t r = rows[k];
             int32_t g = gid[r];
             s->dsum[g] += xv[r];
-            s->has[g] = 1;
             s->cnt[g]++;
         }
     } else if (id == COL_DOUBLE || id == COL_FLOAT || as_double) {
@@ -864,7 +858,6 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
             s->dsum[g] += id == COL_DOUBLE ? ((const double *)arg->values)[r]
                           : id == COL_FLOAT ? ((const float *)arg->values)[r]
                                             : (double)vec_get_int(arg, r);
-            s->has[g] = 1;
             s->cnt[g]++;
         }
     } else if (id == COL_LONG) {
@@ -1258,7 +1251,6 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
             d->dsum[dg] += s->dsum[g];
             d->dec[dg] += s->dec[g];
             d->cnt[dg] += s->cnt[g];
-            d->has[dg] |= s->has[g];
             break;
         case AGG_STDDEV_SAMP:
         case AGG_STDDEV_POP:
@@ -1563,8 +1555,9 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
         break;
     case AGG_SUM:
     case AGG_AVG:
+        /* A sum has a value once it counted one (no separate flag: one store less per row). */
         for (g = 0; g < n; g++) {
-            if (!s->has[g]) {
+            if (s->cnt[g] == 0) {
                 vec_set_null(o, g);
             } else if (s->out_type->id == COL_DECIMAL) {
                 col_int128 v = s->dec[g];
