@@ -250,11 +250,20 @@ static silt_status read_dictionary(pq_reader *r, leaf_data *ld, const pq_page_he
  */
 static int any_at_least_u32(const uint32_t *x, size_t n, uint32_t limit)
 {
-    uint32_t bad = 0;
+    /* Signed compares (SSE2 has them) while the limit fits; values past 2^31 show in `high`. */
+    uint32_t bad = 0, high = 0;
+    int32_t lim = (int32_t)limit;
     size_t k;
-    for (k = 0; k < n; k++)
-        bad |= x[k] >= limit;
-    return bad != 0;
+    if (limit > INT32_MAX) {
+        for (k = 0; k < n; k++)
+            bad |= x[k] >= limit;
+        return bad != 0;
+    }
+    for (k = 0; k < n; k++) {
+        bad |= (uint32_t)((int32_t)x[k] >= lim);
+        high |= x[k];
+    }
+    return bad != 0 || (high >> 31) != 0;
 }
 
 static int max_u16(const uint16_t *x, size_t n)
