@@ -14,6 +14,12 @@
 #include "engine/op.h"
 #include "util/hashmap.h"
 
+typedef struct agg_dslot {
+    uint64_t val;
+    int32_t gid;
+    int32_t unused;
+} agg_dslot;
+
 typedef struct agg_state {
     engine_agg spec;
     const col_type *in_type;  /* argument type (NULL for count(*)) */
@@ -35,10 +41,10 @@ typedef struct agg_state {
     hashmap distinct;    /* (group, value) pairs already seen: values of 9+ bytes */
     /*
      * DISTINCT over a fixed-width value of at most 8 bytes: an open
-     * addressing set of (group, normalized value bits), dset_gid -1 = empty.
+     * addressing set of (group, normalized value bits), gid -1 = empty; a
+     * slot holds both, so a probe touches one cache line.
      */
-    uint64_t *dset_val;
-    int32_t *dset_gid;
+    agg_dslot *dset;
     size_t dset_cap, dset_n;
 } agg_state;
 

@@ -662,26 +662,24 @@ static inline uint64_t dset_hash(uint64_t x, int32_t g)
 static silt_status dset_grow(agg_table *t, agg_state *s, silt_error *err)
 {
     size_t cap = s->dset_cap ? s->dset_cap * 2 : 1024, mask = cap - 1, idx;
-    uint64_t *vals = arena_alloc(t->a, sizeof(uint64_t) * cap);
-    int32_t *gids = arena_alloc(t->a, sizeof(int32_t) * cap);
-    int64_t bytes = (int64_t)(cap * 12);
-    if (vals == NULL || gids == NULL)
+    agg_dslot *slots = arena_alloc(t->a, sizeof(agg_dslot) * cap);
+    int64_t bytes = (int64_t)(cap * sizeof(agg_dslot));
+    if (slots == NULL)
         return err_nomem(err);
     t->charged += bytes;
     SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, bytes, "count(DISTINCT)", err));
-    memset(gids, 0xff, sizeof(int32_t) * cap);
+    for (idx = 0; idx < cap; idx++)
+        slots[idx].gid = -1;
     for (idx = 0; idx < s->dset_cap; idx++) {
         size_t slot;
-        if (s->dset_gid[idx] < 0)
+        if (s->dset[idx].gid < 0)
             continue;
-        slot = dset_hash(s->dset_val[idx], s->dset_gid[idx]) & mask;
-        while (gids[slot] >= 0)
+        slot = dset_hash(s->dset[idx].val, s->dset[idx].gid) & mask;
+        while (slots[slot].gid >= 0)
             slot = (slot + 1) & mask;
-        gids[slot] = s->dset_gid[idx];
-        vals[slot] = s->dset_val[idx];
+        slots[slot] = s->dset[idx];
     }
-    s->dset_val = vals;
-    s->dset_gid = gids;
+    s->dset = slots;
     s->dset_cap = cap;
     return SILT_OK;
 }
@@ -695,23 +693,23 @@ static inline silt_status dset_insert(agg_table *t, agg_state *s, uint64_t x, in
         SILT_RETURN_IF_ERROR(dset_grow(t, s, err));
     mask = s->dset_cap - 1;
     slot = dset_hash(x, g) & mask;
-    while (s->dset_gid[slot] >= 0) {
-        if (s->dset_val[slot] == x && s->dset_gid[slot] == g) {
+    while (s->dset[slot].gid >= 0) {
+        if (s->dset[slot].val == x && s->dset[slot].gid == g) {
             *is_new = 0;
             return SILT_OK;
         }
         slot = (slot + 1) & mask;
     }
-    s->dset_gid[slot] = g;
-    s->dset_val[slot] = x;
+    s->dset[slot].gid = g;
+    s->dset[slot].val = x;
     s->dset_n++;
     *is_new = 1;
     return SILT_OK;
 }
 
 /*
- * The probe loop of dset_filter, per value type: the table has room for
- * every row of the batch, so nothing grows inside the loop.
+ * The probe loop of dset_filter, per value type. The set grows (at half
+ * full) only when a value is new, which is the rare case when values repeat.
  */
 #define DSET_LOOP(BITS)                                                                            \
     for (k = 0; k < n; k++) {                                                                      \
@@ -719,13 +717,23 @@ static inline silt_status dset_insert(agg_table *t, agg_state *s, uint64_t x, in
         int32_t g = gid[row], sg;                                                                  \
         uint64_t x = BITS;                                                                         \
         size_t slot = dset_hash(x, g) & mask;                                                      \
-        while ((sg = sgid[slot]) >= 0 && !(sval[slot] == x && sg == g))                            \
+        while ((sg = slots[slot].gid) >= 0 && !(slots[slot].val == x && sg == g))                  \
             slot = (slot + 1) & mask;                                                              \
-        if (sg < 0) {                                                                              \
-            sgid[slot] = g;                                                                        \
-            sval[slot] = x;                                                                        \
-            rows[m++] = (int32_t)row;                                                              \
+        if (sg >= 0)                                                                               \
+            continue;                                                                              \
+        if ((s->dset_n + 1) * 2 > s->dset_cap) {                                                   \
+            if (dset_grow(t, s, err) != SILT_OK)                                                   \
+                return -1;                                                                         \
+            slots = s->dset;                                                                       \
+            mask = s->dset_cap - 1;                                                                \
+            slot = dset_hash(x, g) & mask;                                                         \
+            while (slots[slot].gid >= 0)                                                           \
+                slot = (slot + 1) & mask;                                                          \
         }                                                                                          \
+        slots[slot].gid = g;                                                                       \
+        slots[slot].val = x;                                                                       \
+        s->dset_n++;                                                                               \
+        rows[m++] = (int32_t)row;                                                                  \
     }
 
 /* Keeps the rows whose (group, value) the fixed-width set lacks; -1 (err set) on failure. */
@@ -734,14 +742,11 @@ static int64_t dset_filter(agg_table *t, agg_state *s, const col_vec *arg, const
 {
     int64_t k, m = 0;
     size_t mask, w = col_type_value_width(arg->type->id);
-    uint64_t *sval;
-    int32_t *sgid;
-    while ((s->dset_n + (size_t)n + 1) * 2 > s->dset_cap)
-        if (dset_grow(t, s, err) != SILT_OK)
-            return -1;
+    agg_dslot *slots;
+    if (s->dset_cap == 0 && dset_grow(t, s, err) != SILT_OK)
+        return -1;
     mask = s->dset_cap - 1;
-    sval = s->dset_val;
-    sgid = s->dset_gid;
+    slots = s->dset;
     if (arg->type->id == COL_DOUBLE) {
         const double *xv = arg->values;
         DSET_LOOP(norm_double_bits(xv[row]))
@@ -754,7 +759,6 @@ static int64_t dset_filter(agg_table *t, agg_state *s, const col_vec *arg, const
     } else {
         DSET_LOOP(dset_bits(arg, row, w))
     }
-    s->dset_n += (size_t)m;
     return m;
 }
 
@@ -1359,13 +1363,13 @@ static silt_status merge_distinct(agg_table *t, agg_state *d, agg_state *s, cons
     SILT_RETURN_IF_ERROR(vec_new(&vals, scratch, s->in_type, cap, err));
     if (dset_fits(s->in_type)) {
         for (idx = 0; idx < s->dset_cap; idx++) {
-            int32_t g = s->dset_gid[idx];
+            int32_t g = s->dset[idx].gid;
             if (g < 0)
                 continue;
-            SILT_RETURN_IF_ERROR(dset_insert(t, d, s->dset_val[idx], map[g], &is_new, err));
+            SILT_RETURN_IF_ERROR(dset_insert(t, d, s->dset[idx].val, map[g], &is_new, err));
             if (!is_new)
                 continue;
-            memcpy((char *)vals->values + w * (size_t)n, &s->dset_val[idx], w);
+            memcpy((char *)vals->values + w * (size_t)n, &s->dset[idx].val, w);
             gids[n++] = map[g];
         }
     } else {

@@ -275,3 +275,45 @@ void test_engine_agg_fast__distinct_strings_merge(void)
     arena_free(a2);
     arena_free(scratch);
 }
+
+/* The set grows in the middle of a batch (from 1024 slots) and across a merge. */
+void test_engine_agg_fast__distinct_set_grows(void)
+{
+    enum { N = 6000 };
+    static int64_t x1[N], x2[N];
+    engine_agg aggs[2];
+    agg_table t1, t2;
+    arena *a1 = arena_new(NULL, "t1"), *a2 = arena_new(NULL, "t2"), *scratch = arena_new(NULL, "s");
+    expr *x;
+    int64_t k;
+    for (k = 0; k < N; k++) {
+        x1[k] = (k * 7919) % 4000;        /* 4000 distinct values, repeated */
+        x2[k] = 2000 + (k * 104729) % 5000; /* 2000..6999: 3000 new ones */
+    }
+    check_ok(expr_column(&x, qa, 0, col_type_primitive(COL_LONG), &err), &err);
+    memset(aggs, 0, sizeof(aggs));
+    aggs[0].kind = AGG_COUNT;
+    aggs[0].arg = x;
+    aggs[0].distinct = 1;
+    aggs[1].kind = AGG_SUM;
+    aggs[1].arg = x;
+    aggs[1].distinct = 1;
+    table_init(&t1, a1, 0, NULL, aggs, 2);
+    table_init(&t2, a2, 0, NULL, aggs, 2);
+    add(&t1, 0, NULL, mk_ints(qa, COL_LONG, N, x1, NULL), 2);
+    add(&t2, 0, NULL, mk_ints(qa, COL_LONG, N, x2, NULL), 2);
+    check_int(4000, t1.aggs[0].dset_n);
+    check_int(5000, t2.aggs[0].dset_n);
+    check_ok(agg_table_merge(&t1, &t2, scratch, &err), &err);
+    {
+        col_vec *cols[2];
+        check_ok(agg_table_finish(&t1, qa, cols, &err), &err);
+        check_int(7000, vec_get_int(cols[0], 0));
+        check_int(7000 * 6999 / 2, vec_get_int(cols[1], 0));
+    }
+    agg_table_clear(&t1);
+    agg_table_clear(&t2);
+    arena_free(a1);
+    arena_free(a2);
+    arena_free(scratch);
+}
