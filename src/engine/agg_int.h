@@ -14,6 +14,12 @@
 #include "engine/op.h"
 #include "util/hashmap.h"
 
+typedef struct agg_dslot {
+    uint64_t val;
+    int32_t gid;
+    int32_t unused;
+} agg_dslot;
+
 typedef struct agg_state {
     engine_agg spec;
     const col_type *in_type;  /* argument type (NULL for count(*)) */
@@ -32,7 +38,14 @@ typedef struct agg_state {
     vec_accum elems;     /* collect_list/set: values */
     int32_t *elem_gid;   /* collect_list/set: group of each value */
     int64_t n_elems, cap_elems;
-    hashmap distinct;    /* (group, value) pairs already seen */
+    hashmap distinct;    /* (group, value) pairs already seen: values of 9+ bytes */
+    /*
+     * DISTINCT over a fixed-width value of at most 8 bytes: an open
+     * addressing set of (group, normalized value bits), gid -1 = empty; a
+     * slot holds both, so a probe touches one cache line.
+     */
+    agg_dslot *dset;
+    size_t dset_cap, dset_n;
 } agg_state;
 
 typedef struct agg_table {
@@ -64,6 +77,8 @@ typedef struct agg_table {
      * direct[x] is the group of value x below AGG_DIRECT_KEYS, -1 unknown.
      */
     int32_t *direct;
+    int32_t *zero_gid; /* group ids of a batch without keys: all 0 (global_gids) */
+    int64_t cap_zero_gid;
     int64_t charged; /* bytes charged to ctx; given back by agg_table_clear */
 } agg_table;
 
@@ -90,7 +105,11 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
 silt_status agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
                            arena *scratch, int32_t *found, int64_t *n_found, int32_t *missing,
                            int64_t *n_missing, silt_error *err);
-/* Merges another table's groups and states into t (same layout; no DISTINCT). */
+/*
+ * Merges another table's groups and states into t (same layout). A DISTINCT
+ * aggregate merges its (group, value) sets and folds in only the values t
+ * had not seen, so partial tables of several workers merge exactly.
+ */
 silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err);
 /* Builds the result columns: keys then aggregates, n_groups rows each, in arena a. */
 silt_status agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err);

@@ -182,8 +182,7 @@ static silt_status grow_groups(agg_table *t, silt_error *err)
             ok = grow(t->a, (void **)&s->cnt, 8, old, cap, 1) &&
                  grow(t->a, (void **)&s->isum, 8, old, cap, 1) &&
                  grow(t->a, (void **)&s->dsum, 8, old, cap, 1) &&
-                 grow(t->a, (void **)&s->dec, 16, old, cap, 1) &&
-                 grow(t->a, (void **)&s->has, 1, old, cap, 1);
+                 grow(t->a, (void **)&s->dec, 16, old, cap, 1);
             break;
         case AGG_STDDEV_SAMP:
         case AGG_STDDEV_POP:
@@ -527,6 +526,92 @@ static silt_status fast_groups(agg_table *t, const col_vec *kv, const int32_t *s
     return SILT_OK;
 }
 
+/* The group of dictionary entry c (first used by row), found by its serialized bytes. */
+static silt_status dict_entry_group(agg_table *t, const col_vec *d, int32_t c, int64_t row,
+                                    int32_t *dmap, int32_t *g, int32_t *new_rows, int64_t *n_new,
+                                    arena *scratch, silt_error *err)
+{
+    int32_t len = d->offsets[c + 1] - d->offsets[c];
+    uint8_t *key = arena_alloc(scratch, (size_t)len + 5);
+    int is_new;
+    if (key == NULL)
+        return err_nomem(err);
+    key[0] = 1;
+    memcpy(key + 1, &len, 4);
+    if (len > 0)
+        memcpy(key + 5, d->data + d->offsets[c], (size_t)len);
+    SILT_RETURN_IF_ERROR(find_group(t, key, len + 5, g, &is_new, err));
+    if (is_new)
+        new_rows[(*n_new)++] = (int32_t)row;
+    dmap[c] = *g;
+    return SILT_OK;
+}
+
+/*
+ * One dictionary-encoded STRING/BINARY key: an entry's group is looked up
+ * (by its serialized bytes, as for plain vectors, so both kinds of batch
+ * share groups) on the first row that uses it, and every other row takes
+ * its code's group. The dictionary belongs to the batch, so the map does too.
+ */
+static silt_status dict_groups(agg_table *t, const col_vec *kv, const int32_t *sel,
+                               int64_t n_sel, int dense, int32_t *gid, int32_t *new_rows,
+                               int64_t *n_new, arena *scratch, silt_error *err)
+{
+    const col_vec *d = kv->dictionary;
+    const int32_t *codes = kv->values;
+    int32_t *dmap = arena_alloc(scratch, sizeof(int32_t) * (size_t)(d->length ? d->length : 1));
+    int has_nulls = kv->validity != NULL && kv->null_count != 0;
+    int32_t null_g = -1;
+    int64_t k;
+    if (dmap == NULL)
+        return err_nomem(err);
+    memset(dmap, 0xff, sizeof(int32_t) * (size_t)(d->length ? d->length : 1));
+    if (!has_nulls) {
+        /* Codes checked in one pass; then a row costs a load, a lookup and a store. */
+        uint32_t bad = 0, len = (uint32_t)d->length;
+        if (dense) /* all rows live: a straight pass the compiler vectorizes */
+            for (k = 0; k < n_sel; k++)
+                bad |= (uint32_t)codes[k] >= len;
+        else
+            for (k = 0; k < n_sel; k++)
+                bad |= (uint32_t)codes[sel[k]] >= len;
+        for (k = 0; k < n_sel && !bad; k++) {
+            int64_t row = sel[k];
+            int32_t g = dmap[codes[row]];
+            if (g < 0)
+                SILT_RETURN_IF_ERROR(dict_entry_group(t, d, codes[row], row, dmap, &g,
+                                                      new_rows, n_new, scratch, err));
+            gid[row] = g;
+        }
+        if (!bad)
+            return SILT_OK;
+    }
+    for (k = 0; k < n_sel; k++) {
+        int64_t row = ENGINE_ROW(sel, k);
+        int32_t c, g;
+        int is_new = 0;
+        if (has_nulls && !col_bit_get(kv->validity, row)) {
+            if (null_g < 0) {
+                SILT_RETURN_IF_ERROR(find_group(t, (const uint8_t *)"", 1, &null_g, &is_new, err));
+                if (is_new)
+                    new_rows[(*n_new)++] = (int32_t)row;
+            }
+            gid[row] = null_g;
+            continue;
+        }
+        c = codes[row];
+        if (c < 0 || c >= d->length)
+            return err_set(err, SILT_INVALID, "dictionary code %d of row %lld is outside a "
+                           "dictionary of %lld entries", c, (long long)row, (long long)d->length);
+        g = dmap[c];
+        if (g < 0)
+            SILT_RETURN_IF_ERROR(dict_entry_group(t, d, c, row, dmap, &g, new_rows, n_new,
+                                                  scratch, err));
+        gid[row] = g;
+    }
+    return SILT_OK;
+}
+
 /* ---- updates ------------------------------------------------------------------- */
 
 /* Bytes identifying a value, for DISTINCT and HyperLogLog. */
@@ -539,23 +624,170 @@ static const void *value_key(const col_vec *v, int64_t row, uint8_t *tmp, int32_
     return tmp;
 }
 
+/* A fixed-width value of at most 8 bytes goes into the agg_state's own set. */
+static int dset_fits(const col_type *t)
+{
+    size_t w = col_type_value_width(t->id);
+    return !is_varlen(t->id) && w > 0 && w <= 8;
+}
+
+static inline uint64_t norm_double_bits(double d)
+{
+    uint64_t x;
+    if (d == 0)
+        d = 0;
+    if (d != d)
+        d = __builtin_nan("");
+    memcpy(&x, &d, 8);
+    return x;
+}
+
+/* The value bits of row r, floats normalized as for group keys (-0.0 = 0.0, one NaN). */
+static inline uint64_t dset_bits(const col_vec *v, int64_t r, size_t w)
+{
+    uint64_t x = 0;
+    if (v->type->id == COL_DOUBLE) {
+        x = norm_double_bits(((const double *)v->values)[r]);
+    } else {
+        fixed_bytes(v, r, w, (uint8_t *)&x);
+    }
+    return x;
+}
+
+static inline uint64_t dset_hash(uint64_t x, int32_t g)
+{
+    return fast_hash((int64_t)(x ^ ((uint64_t)(uint32_t)g * 0xC2B2AE3D27D4EB4Full)), 1);
+}
+
+static silt_status dset_grow(agg_table *t, agg_state *s, silt_error *err)
+{
+    size_t cap = s->dset_cap ? s->dset_cap * 2 : 1024, mask = cap - 1, idx;
+    agg_dslot *slots = arena_alloc(t->a, sizeof(agg_dslot) * cap);
+    int64_t bytes = (int64_t)(cap * sizeof(agg_dslot));
+    if (slots == NULL)
+        return err_nomem(err);
+    t->charged += bytes;
+    SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, bytes, "count(DISTINCT)", err));
+    for (idx = 0; idx < cap; idx++)
+        slots[idx].gid = -1;
+    for (idx = 0; idx < s->dset_cap; idx++) {
+        size_t slot;
+        if (s->dset[idx].gid < 0)
+            continue;
+        slot = dset_hash(s->dset[idx].val, s->dset[idx].gid) & mask;
+        while (slots[slot].gid >= 0)
+            slot = (slot + 1) & mask;
+        slots[slot] = s->dset[idx];
+    }
+    s->dset = slots;
+    s->dset_cap = cap;
+    return SILT_OK;
+}
+
+/* Adds (g, x) to the set; *is_new = 0 when it was there already. */
+static inline silt_status dset_insert(agg_table *t, agg_state *s, uint64_t x, int32_t g,
+                                      int *is_new, silt_error *err)
+{
+    size_t mask, slot;
+    if ((s->dset_n + 1) * 2 > s->dset_cap)
+        SILT_RETURN_IF_ERROR(dset_grow(t, s, err));
+    mask = s->dset_cap - 1;
+    slot = dset_hash(x, g) & mask;
+    while (s->dset[slot].gid >= 0) {
+        if (s->dset[slot].val == x && s->dset[slot].gid == g) {
+            *is_new = 0;
+            return SILT_OK;
+        }
+        slot = (slot + 1) & mask;
+    }
+    s->dset[slot].gid = g;
+    s->dset[slot].val = x;
+    s->dset_n++;
+    *is_new = 1;
+    return SILT_OK;
+}
+
+/*
+ * The probe loop of dset_filter, per value type. The set grows (at half
+ * full) only when a value is new, which is the rare case when values repeat.
+ */
+#define DSET_LOOP(BITS)                                                                            \
+    for (k = 0; k < n; k++) {                                                                      \
+        int64_t row = rows[k];                                                                     \
+        int32_t g = gid[row], sg;                                                                  \
+        uint64_t x = BITS;                                                                         \
+        size_t slot = dset_hash(x, g) & mask;                                                      \
+        while ((sg = slots[slot].gid) >= 0 && !(slots[slot].val == x && sg == g))                  \
+            slot = (slot + 1) & mask;                                                              \
+        if (sg >= 0)                                                                               \
+            continue;                                                                              \
+        if ((s->dset_n + 1) * 2 > s->dset_cap) {                                                   \
+            if (dset_grow(t, s, err) != SILT_OK)                                                   \
+                return -1;                                                                         \
+            slots = s->dset;                                                                       \
+            mask = s->dset_cap - 1;                                                                \
+            slot = dset_hash(x, g) & mask;                                                         \
+            while (slots[slot].gid >= 0)                                                           \
+                slot = (slot + 1) & mask;                                                          \
+        }                                                                                          \
+        slots[slot].gid = g;                                                                       \
+        slots[slot].val = x;                                                                       \
+        s->dset_n++;                                                                               \
+        rows[m++] = (int32_t)row;                                                                  \
+    }
+
+/* Keeps the rows whose (group, value) the fixed-width set lacks; -1 (err set) on failure. */
+static int64_t dset_filter(agg_table *t, agg_state *s, const col_vec *arg, const int32_t *gid,
+                           int32_t *rows, int64_t n, silt_error *err)
+{
+    int64_t k, m = 0;
+    size_t mask, w = col_type_value_width(arg->type->id);
+    agg_dslot *slots;
+    if (s->dset_cap == 0 && dset_grow(t, s, err) != SILT_OK)
+        return -1;
+    mask = s->dset_cap - 1;
+    slots = s->dset;
+    if (arg->type->id == COL_DOUBLE) {
+        const double *xv = arg->values;
+        DSET_LOOP(norm_double_bits(xv[row]))
+    } else if (w == 8) {
+        const uint64_t *xv = arg->values;
+        DSET_LOOP(xv[row])
+    } else if (arg->type->id == COL_INT || arg->type->id == COL_DATE) {
+        const uint32_t *xv = arg->values;
+        DSET_LOOP((uint64_t)xv[row])
+    } else {
+        DSET_LOOP(dset_bits(arg, row, w))
+    }
+    return m;
+}
+
+/* The key of a (group, value) pair in the byte-keyed set: the group's 4 bytes, then the value. */
+static silt_status distinct_key(buf *key, int32_t g, const void *p, int32_t len, silt_error *err)
+{
+    buf_truncate(key, 0);
+    SILT_RETURN_IF_ERROR(buf_append(key, &g, 4, err));
+    return buf_append(key, p, (size_t)len, err);
+}
+
 /* Keeps only rows whose (group, value) was not seen before. */
-static silt_status distinct_rows(agg_state *s, const col_vec *arg, const int32_t *gid,
-                                 int32_t *rows, int64_t *n, silt_error *err)
+static silt_status distinct_rows(agg_table *t, agg_state *s, const col_vec *arg,
+                                 const int32_t *gid, int32_t *rows, int64_t *n, silt_error *err)
 {
     int64_t k, m = 0;
     buf key = BUF_INIT;
     silt_status rc = SILT_OK;
+    if (dset_fits(arg->type)) {
+        *n = dset_filter(t, s, arg, gid, rows, *n, err);
+        return *n < 0 ? err->code : SILT_OK;
+    }
     for (k = 0; k < *n && rc == SILT_OK; k++) {
         int64_t row = rows[k];
         uint8_t tmp[16];
         int32_t len;
         const void *p = value_key(arg, row, tmp, &len);
         void *old;
-        buf_truncate(&key, 0);
-        rc = buf_append(&key, &gid[row], 4, err);
-        if (rc == SILT_OK)
-            rc = buf_append(&key, p, (size_t)len, err);
+        rc = distinct_key(&key, gid[row], p, len, err);
         if (rc == SILT_OK && !hashmap_get(&s->distinct, key.data, key.len, &old)) {
             rc = hashmap_put(&s->distinct, key.data, key.len, NULL, NULL, err);
             rows[m++] = (int32_t)row;
@@ -575,7 +807,6 @@ static silt_status distinct_rows(agg_state *s, const col_vec *arg, const int32_t
             for (k = 0; k < n; k++)                                                                \
                 ovf |= __builtin_add_overflow(acc, (int64_t)xv[rows[k]], &acc);                    \
             s->isum[0] = acc;                                                                      \
-            s->has[0] = 1;                                                                         \
             s->cnt[0] += n;                                                                        \
             break;                                                                                 \
         }                                                                                          \
@@ -583,7 +814,6 @@ static silt_status distinct_rows(agg_state *s, const col_vec *arg, const int32_t
             int64_t r = rows[k];                                                                   \
             int32_t g = gid[r];                                                                    \
             ovf |= __builtin_add_overflow(s->isum[g], (int64_t)xv[r], &s->isum[g]);                \
-            s->has[g] = 1;                                                                         \
             s->cnt[g]++;                                                                           \
         }                                                                                          \
     } while (0)
@@ -600,16 +830,26 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
         for (k = 0; k < n; k++) {
             int32_t g = gid[rows[k]];
             ovf |= __builtin_add_overflow(s->dec[g], vec_get_dec(arg, rows[k]), &s->dec[g]);
-            s->has[g] = 1;
             s->cnt[g]++;
         }
     } else if (id == COL_DOUBLE && global) {
+        /*
+         * Four partial sums: one chain of dependent additions waits on the
+         * adder's latency for every row. The order of additions changes,
+         * as it does between Spark's partitions.
+         */
         const double *xv = arg->values;
-        double acc = s->dsum[0];
-        for (k = 0; k < n; k++)
-            acc += xv[rows[k]];
+        double acc = s->dsum[0], p0 = 0, p1 = 0, p2 = 0, p3 = 0;
+        for (k = 0; k + 4 <= n; k += 4) {
+            p0 += xv[rows[k]];
+            p1 += xv[rows[k + 1]];
+            p2 += xv[rows[k + 2]];
+            p3 += xv[rows[k + 3]];
+        }
+        for (; k < n; k++)
+            p0 += xv[rows[k]];
+        acc += (p0 + p1) + (p2 + p3);
         s->dsum[0] = acc;
-        s->has[0] = 1;
         s->cnt[0] += n;
     } else if (id == COL_DOUBLE) {
         const double *xv = arg->values;
@@ -617,7 +857,6 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
             int64_t r = rows[k];
             int32_t g = gid[r];
             s->dsum[g] += xv[r];
-            s->has[g] = 1;
             s->cnt[g]++;
         }
     } else if (id == COL_DOUBLE || id == COL_FLOAT || as_double) {
@@ -627,7 +866,6 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
             s->dsum[g] += id == COL_DOUBLE ? ((const double *)arg->values)[r]
                           : id == COL_FLOAT ? ((const float *)arg->values)[r]
                                             : (double)vec_get_int(arg, r);
-            s->has[g] = 1;
             s->cnt[g]++;
         }
     } else if (id == COL_LONG) {
@@ -815,17 +1053,21 @@ static uint8_t hll_rho(uint64_t w)
     return (uint8_t)(rho > 64 - HLL_BITS + 1 ? 64 - HLL_BITS + 1 : rho);
 }
 
-static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, const int32_t *gid,
-                              int32_t *rows, int64_t n, silt_error *err)
+/* Folds rows[0..n) of arg into the state (DISTINCT already applied). */
+static silt_status update_values(agg_table *t, agg_state *s, const col_vec *arg,
+                                 const int32_t *gid, const int32_t *rows, int64_t n,
+                                 silt_error *err)
 {
     int64_t k;
     if (n == 0)
         return SILT_OK;
-    if (s->spec.distinct && arg != NULL)
-        SILT_RETURN_IF_ERROR(distinct_rows(s, arg, gid, rows, &n, err));
     switch (s->spec.kind) {
     case AGG_COUNT_STAR:
     case AGG_COUNT:
+        if (t->n_keys == 0) {
+            s->cnt[0] += n;
+            return SILT_OK;
+        }
         for (k = 0; k < n; k++)
             s->cnt[gid[rows[k]]]++;
         return SILT_OK;
@@ -889,6 +1131,31 @@ static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, co
     return SILT_OK;
 }
 
+static silt_status update_agg(agg_table *t, agg_state *s, const col_vec *arg, const int32_t *gid,
+                              int32_t *rows, int64_t n, silt_error *err)
+{
+    if (n > 0 && s->spec.distinct && arg != NULL)
+        SILT_RETURN_IF_ERROR(distinct_rows(t, s, arg, gid, rows, &n, err));
+    return update_values(t, s, arg, gid, rows, n, err);
+}
+
+/*
+ * Without keys every row is in group 0: one zeroed array, kept by the table
+ * and grown to the largest batch, serves every batch instead of a fresh one.
+ */
+static silt_status global_gids(agg_table *t, int64_t n_rows, int32_t **gid, silt_error *err)
+{
+    if (n_rows > t->cap_zero_gid) {
+        int64_t cap = n_rows > 4096 ? n_rows : 4096;
+        t->zero_gid = arena_calloc(t->a, (size_t)cap, sizeof(int32_t));
+        if (t->zero_gid == NULL)
+            return err_nomem(err);
+        t->cap_zero_gid = cap;
+    }
+    *gid = t->zero_gid;
+    return SILT_OK;
+}
+
 silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err)
@@ -901,14 +1168,27 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
     size_t idx;
     if (gid == NULL || new_rows == NULL || rows == NULL)
         return err_nomem(err);
+    int dense = sel == NULL;
+    if (sel == NULL && n_sel > 0) {
+        /* Every row is live: one identity selection serves all the aggregates below. */
+        int32_t *all = arena_alloc(scratch, sizeof(int32_t) * (size_t)n_sel);
+        if (all == NULL)
+            return err_nomem(err);
+        for (k = 0; k < n_sel; k++)
+            all[k] = (int32_t)k;
+        sel = all;
+    }
     if (t->n_keys == 0) {
         if (t->n_groups == 0) {
             int is_new;
             int32_t g;
             SILT_RETURN_IF_ERROR(find_group(t, (const uint8_t *)"", 0, &g, &is_new, err));
         }
-        for (k = 0; k < n_sel; k++)
-            gid[ENGINE_ROW(sel, k)] = 0;
+        SILT_RETURN_IF_ERROR(global_gids(t, n_rows, &gid, err));
+    } else if (t->n_keys == 1 && keys[0]->dictionary != NULL && is_varlen(keys[0]->type->id)) {
+        SILT_RETURN_IF_ERROR(
+            dict_groups(t, keys[0], sel, n_sel, dense, gid, new_rows, &n_new, scratch, err));
+        SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[0], keys[0], new_rows, n_new, err));
     } else if (t->fast) {
         SILT_RETURN_IF_ERROR(
             fast_groups(t, keys[0], sel, n_sel, gid, new_rows, &n_new, scratch, err));
@@ -937,6 +1217,14 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
             (arg == NULL || keep_nulls || arg->validity == NULL || arg->null_count == 0)) {
             /* Every live row counts: use the selection as it is. */
             SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, (int32_t *)sel, n_sel, err));
+            continue;
+        }
+        if (f == NULL && (arg == NULL || keep_nulls || arg->validity == NULL ||
+                          arg->null_count == 0)) {
+            /* Every live row counts, but DISTINCT filters the list in place: a copy. */
+            if (n_sel > 0)
+                memcpy(rows, sel, sizeof(int32_t) * (size_t)n_sel);
+            SILT_RETURN_IF_ERROR(update_agg(t, s, arg, gid, rows, n_sel, err));
             continue;
         }
         for (k = 0; k < n_sel; k++) {
@@ -1000,7 +1288,6 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
             d->dsum[dg] += s->dsum[g];
             d->dec[dg] += s->dec[g];
             d->cnt[dg] += s->cnt[g];
-            d->has[dg] |= s->has[g];
             break;
         case AGG_STDDEV_SAMP:
         case AGG_STDDEV_POP:
@@ -1085,6 +1372,67 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
     return SILT_OK;
 }
 
+/*
+ * A DISTINCT aggregate's state is a function of its (group, value) set, so
+ * the source's state is ignored: the pairs of src's set that d lacks are
+ * added to d's set and folded into d's state, as if d had seen them.
+ */
+static silt_status merge_distinct(agg_table *t, agg_state *d, agg_state *s, const int32_t *map,
+                                  arena *scratch, silt_error *err)
+{
+    int64_t cap = (int64_t)(dset_fits(s->in_type) ? s->dset_n : s->distinct.count), n = 0, k;
+    size_t w = col_type_value_width(s->in_type->id), idx;
+    int32_t *gids = arena_alloc(scratch, sizeof(int32_t) * (size_t)(cap ? cap : 1));
+    int32_t *rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(cap ? cap : 1));
+    col_vec *vals;
+    int is_new;
+    if (gids == NULL || rows == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(vec_new(&vals, scratch, s->in_type, cap, err));
+    if (dset_fits(s->in_type)) {
+        for (idx = 0; idx < s->dset_cap; idx++) {
+            int32_t g = s->dset[idx].gid;
+            if (g < 0)
+                continue;
+            SILT_RETURN_IF_ERROR(dset_insert(t, d, s->dset[idx].val, map[g], &is_new, err));
+            if (!is_new)
+                continue;
+            memcpy((char *)vals->values + w * (size_t)n, &s->dset[idx].val, w);
+            gids[n++] = map[g];
+        }
+    } else {
+        const hashmap_entry *e;
+        buf key = BUF_INIT;
+        vec_str_writer sw;
+        silt_status rc = SILT_OK;
+        size_t it = 0;
+        if (is_varlen(s->in_type->id))
+            vec_str_begin(&sw, vals, scratch);
+        while (rc == SILT_OK && hashmap_next(&s->distinct, &it, &e)) {
+            int32_t g;
+            void *old;
+            memcpy(&g, e->key, 4);
+            rc = distinct_key(&key, map[g], e->key + 4, (int32_t)(e->key_len - 4), err);
+            if (rc != SILT_OK || hashmap_get(&d->distinct, key.data, key.len, &old))
+                continue;
+            rc = hashmap_put(&d->distinct, key.data, key.len, NULL, NULL, err);
+            if (rc == SILT_OK && is_varlen(s->in_type->id))
+                rc = vec_str_put(&sw, n, e->key + 4, (int64_t)(e->key_len - 4), err);
+            else if (rc == SILT_OK)
+                memcpy((char *)vals->values + w * (size_t)n, e->key + 4, w);
+            gids[n++] = map[g];
+        }
+        if (is_varlen(s->in_type->id))
+            vec_str_end(&sw);
+        buf_clear(&key);
+        SILT_RETURN_IF_ERROR(rc);
+    }
+    for (k = 0; k < n; k++)
+        rows[k] = (int32_t)k;
+    vals->length = n;
+    return update_values(t, d, vals, gids, rows, n, err);
+}
+
 silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err)
 {
     int32_t *map = arena_alloc(scratch, sizeof(int32_t) * (size_t)(src->n_groups ? src->n_groups : 1));
@@ -1093,10 +1441,6 @@ silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_e
     size_t idx;
     if (map == NULL || new_rows == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < t->n_aggs; idx++)
-        if (t->aggs[idx].spec.distinct)
-            return err_set(err, SILT_UNSUPPORTED, "DISTINCT aggregates cannot be merged from "
-                           "partial aggregations yet");
     for (g = 0; g < src->n_groups; g++) {
         int is_new;
         SILT_RETURN_IF_ERROR(find_group(t, src->gkey[g], src->gkey_len[g], &map[g], &is_new, err));
@@ -1108,8 +1452,13 @@ silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_e
         SILT_RETURN_IF_ERROR(vec_accum_finish(&src->key_acc[idx], &keys, err));
         SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[idx], keys, new_rows, n_new, err));
     }
-    for (idx = 0; idx < t->n_aggs; idx++)
-        SILT_RETURN_IF_ERROR(merge_state(t, &t->aggs[idx], src, &src->aggs[idx], map, err));
+    for (idx = 0; idx < t->n_aggs; idx++) {
+        if (t->aggs[idx].spec.distinct && t->aggs[idx].spec.arg != NULL)
+            SILT_RETURN_IF_ERROR(merge_distinct(t, &t->aggs[idx], &src->aggs[idx], map, scratch,
+                                                err));
+        else
+            SILT_RETURN_IF_ERROR(merge_state(t, &t->aggs[idx], src, &src->aggs[idx], map, err));
+    }
     return SILT_OK;
 }
 
@@ -1249,8 +1598,9 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
         break;
     case AGG_SUM:
     case AGG_AVG:
+        /* A sum has a value once it counted one (no separate flag: one store less per row). */
         for (g = 0; g < n; g++) {
-            if (!s->has[g]) {
+            if (s->cnt[g] == 0) {
                 vec_set_null(o, g);
             } else if (s->out_type->id == COL_DECIMAL) {
                 col_int128 v = s->dec[g];

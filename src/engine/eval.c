@@ -491,6 +491,46 @@ static void cmp_strings(int op, const ev_val *l, const ev_val *rt, uint8_t *ov,
     });
 }
 
+/*
+ * Dictionary-encoded strings (Parquet's usual encoding of low-cardinality
+ * columns): a predicate against constants is evaluated once per dictionary
+ * entry, then each live row looks its code up. Worth it only when the
+ * dictionary has no more entries than the batch has live rows.
+ */
+static int use_dict(const ev_val *x, int64_t n_live)
+{
+    return !x->is_const && x->v->dictionary != NULL && x->v->dictionary->length <= n_live;
+}
+
+/* ov[r] = per_entry[code of r] for the live rows; codes outside the dictionary (null rows) give 0. */
+static void dict_lookup(const col_vec *v, const uint8_t *per_entry, uint8_t *ov,
+                        const int32_t *sel, int64_t n)
+{
+    const int32_t *codes = v->values;
+    uint32_t len = (uint32_t)v->dictionary->length;
+    FOR_SEL({
+        uint32_t c = (uint32_t)codes[r];
+        ov[r] = c < len ? per_entry[c] : 0;
+    });
+}
+
+/* String comparison with one side dictionary-encoded and the other constant. */
+static silt_status cmp_strings_dict(int op, const ev_val *l, const ev_val *rt, uint8_t *ov,
+                                    const int32_t *sel, int64_t n, arena *a, silt_error *err)
+{
+    const ev_val *var = l->is_const ? rt : l;
+    ev_val d = {var->v->dictionary, 0};
+    uint8_t *per_entry = arena_alloc(a, (size_t)(d.v->length ? d.v->length : 1));
+    if (per_entry == NULL)
+        return err_nomem(err);
+    if (l->is_const)
+        cmp_strings(op, l, &d, per_entry, NULL, d.v->length);
+    else
+        cmp_strings(op, &d, rt, per_entry, NULL, d.v->length);
+    dict_lookup(var->v, per_entry, ov, sel, n);
+    return SILT_OK;
+}
+
 static silt_status eval_compare(const expr *e, engine_ctx *ctx, const col_batch *batch,
                                 const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
                                 silt_error *err)
@@ -529,7 +569,12 @@ static silt_status eval_compare(const expr *e, engine_ctx *ctx, const col_batch 
     case COL_DOUBLE: cmp_f64(e->op, lv, rv, o->values, sel, n, mode); break;
     case COL_DECIMAL: cmp_i128(e->op, lv, rv, o->values, sel, n, mode); break;
     case COL_STRING:
-    case COL_BINARY: cmp_strings(e->op, &l, &rt, o->values, sel, n); break;
+    case COL_BINARY:
+        if ((l.is_const && use_dict(&rt, n)) || (rt.is_const && use_dict(&l, n)))
+            SILT_RETURN_IF_ERROR(cmp_strings_dict(e->op, &l, &rt, o->values, sel, n, a, err));
+        else
+            cmp_strings(e->op, &l, &rt, o->values, sel, n);
+        break;
     case COL_NULL: break;
     default: {
         uint8_t *ov = o->values;
@@ -818,6 +863,47 @@ static int like_match(const char *s, int32_t sl, const char *p, int32_t pl, char
     return pi == pl;
 }
 
+/* The pattern's one check: it may not end with a lone escape character. */
+static silt_status check_like_pattern(const expr *e, const char *pv, int32_t pl, char esc,
+                                      silt_error *err)
+{
+    if (pl > 0 && pv[pl - 1] == esc && (pl < 2 || pv[pl - 2] != esc))
+        return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT.ESC_AT_THE_END",
+                          "the LIKE pattern \"%.*s\" ends with the escape character",
+                          (int)(pl > 100 ? 100 : pl), pv);
+    return SILT_OK;
+}
+
+/* LIKE of a dictionary-encoded string against a constant pattern: matched once per entry. */
+static silt_status like_dict(const expr *e, const ev_val *s, const ev_val *p, col_vec *o,
+                             const int32_t *sel, int64_t n, arena *a, ev_val *out,
+                             silt_error *err)
+{
+    const col_vec *d = s->v->dictionary;
+    uint8_t *per_entry = arena_alloc(a, (size_t)(d->length ? d->length : 1));
+    int fold = e->op & 1, negate = (e->op & 2) != 0;
+    char esc = (char)e->lit.i;
+    int32_t pl;
+    const char *pv = col_vec_str(p->v, 0, &pl);
+    int64_t k;
+    int any_valid = 0;
+    if (per_entry == NULL)
+        return err_nomem(err);
+    FOR_SEL(any_valid |= vec_is_valid(o, r););
+    /* Checked only when a row is live and valid, as the row-wise loop does. */
+    if (any_valid)
+        SILT_RETURN_IF_ERROR(check_like_pattern(e, pv, pl, esc, err));
+    for (k = 0; k < d->length; k++) {
+        int32_t sl;
+        const char *sv = col_vec_str(d, k, &sl);
+        per_entry[k] = (uint8_t)(like_match(sv, sl, pv, pl, esc, fold) != negate);
+    }
+    dict_lookup(s->v, per_entry, o->values, sel, n);
+    out->v = o;
+    out->is_const = 0;
+    return SILT_OK;
+}
+
 static silt_status eval_like(const expr *e, engine_ctx *ctx, const col_batch *batch,
                              const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
                              silt_error *err)
@@ -834,15 +920,14 @@ static silt_status eval_like(const expr *e, engine_ctx *ctx, const col_batch *ba
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, batch->n_rows, err));
     combine_validity(o, &s, &p, batch->n_rows);
     ov = o->values;
+    if (p.is_const && vec_is_valid(p.v, 0) && use_dict(&s, n))
+        return like_dict(e, &s, &p, o, sel, n, a, out, err);
     FOR_SEL({
         if (vec_is_valid(o, r)) {
             int32_t sl, pl;
             const char *sv = col_vec_str(s.v, r, &sl);
             const char *pv = col_vec_str(p.v, p.is_const ? 0 : r, &pl);
-            if (pl > 0 && pv[pl - 1] == esc && (pl < 2 || pv[pl - 2] != esc))
-                return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT.ESC_AT_THE_END",
-                                  "the LIKE pattern \"%.*s\" ends with the escape character",
-                                  (int)(pl > 100 ? 100 : pl), pv);
+            SILT_RETURN_IF_ERROR(check_like_pattern(e, pv, pl, esc, err));
             ov[r] = (uint8_t)(like_match(sv, sl, pv, pl, esc, fold) != negate);
         }
     });
@@ -965,6 +1050,35 @@ static int in_sorted(const col_vec *values, const col_vec *v, int64_t r)
     return 0;
 }
 
+/* IN over constants for a dictionary-encoded string: per entry 0 false, 1 true, 2 NULL. */
+static silt_status in_dict(const expr *e, const in_set *set, const col_vec *v, col_vec *o,
+                           const int32_t *sel, int64_t n, arena *a, ev_val *out,
+                           silt_error *err)
+{
+    const col_vec *d = v->dictionary;
+    uint8_t *per_entry = arena_alloc(a, (size_t)(d->length ? d->length : 1));
+    uint8_t *ov = o->values;
+    int64_t k;
+    if (per_entry == NULL)
+        return err_nomem(err);
+    for (k = 0; k < d->length; k++) {
+        if (in_sorted(set->values, d, k))
+            per_entry[k] = (uint8_t)!e->op;
+        else
+            per_entry[k] = set->has_null ? 2 : (uint8_t)e->op;
+    }
+    dict_lookup(v, per_entry, ov, sel, n);
+    FOR_SEL({
+        if (!vec_is_valid(v, r) || ov[r] == 2) {
+            ov[r] = 0;
+            vec_set_null(o, r);
+        }
+    });
+    out->v = o;
+    out->is_const = 0;
+    return SILT_OK;
+}
+
 static silt_status eval_in(const expr *e, engine_ctx *ctx, const col_batch *batch,
                            const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
                            silt_error *err)
@@ -984,6 +1098,11 @@ static silt_status eval_in(const expr *e, engine_ctx *ctx, const col_batch *batc
     }
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, batch->n_rows, err));
     ov = o->values;
+    if (set != NULL) {
+        ev_val x = {v, 0};
+        if (use_dict(&x, n))
+            return in_dict(e, set, v, o, sel, n, a, out, err);
+    }
     FOR_SEL({
         int found = 0, saw_null = !vec_is_valid(v, r);
         if (!saw_null) {
@@ -1109,6 +1228,66 @@ silt_status expr_eval(const expr *e, engine_ctx *ctx, const col_batch *batch,
     return ev_eval_full(e, ctx, batch, sel, n_sel, a, out, err);
 }
 
+/*
+ * WHERE dictionary_column op 'constant': the comparison is made once per
+ * dictionary entry, and the selection is built from the codes directly,
+ * with no boolean vector in between. *handled = 0 leaves it to expr_filter.
+ */
+static silt_status filter_dict_compare(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                                       const int32_t *sel, int64_t n, arena *a,
+                                       int32_t *sel_out, int64_t *n_out, int *handled,
+                                       silt_error *err)
+{
+    const expr *ce, *le;
+    ev_val col, lit, d;
+    uint8_t *per_entry;
+    const int32_t *codes;
+    uint32_t len;
+    int64_t m = 0;
+    *handled = 0;
+    if (e->kind != EXPR_COMPARE || e->op == EXPR_EQ_NULL_SAFE || e->n_args != 2)
+        return SILT_OK;
+    ce = e->args[0]->kind == EXPR_COLUMN ? e->args[0] : e->args[1];
+    le = ce == e->args[0] ? e->args[1] : e->args[0];
+    if (ce->kind != EXPR_COLUMN || le->kind != EXPR_LITERAL || le->type->id != ce->type->id ||
+        (ce->type->id != COL_STRING && ce->type->id != COL_BINARY))
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(ev_eval(ce, ctx, batch, sel, n, a, &col, err));
+    if (!use_dict(&col, n))
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(ev_eval(le, ctx, batch, sel, n, a, &lit, err));
+    if (!lit.is_const || !vec_is_valid(lit.v, 0))
+        return SILT_OK;
+    d.v = col.v->dictionary;
+    d.is_const = 0;
+    per_entry = arena_alloc(a, (size_t)(d.v->length ? d.v->length : 1));
+    if (per_entry == NULL)
+        return err_nomem(err);
+    if (ce == e->args[0])
+        cmp_strings(e->op, &d, &lit, per_entry, NULL, d.v->length);
+    else
+        cmp_strings(e->op, &lit, &d, per_entry, NULL, d.v->length);
+    codes = col.v->values;
+    len = (uint32_t)d.v->length;
+    if (col.v->validity == NULL || col.v->null_count == 0) {
+        FOR_SEL({
+            uint32_t c = (uint32_t)codes[r];
+            sel_out[m] = (int32_t)r;
+            m += c < len ? per_entry[c] : 0;
+        });
+    } else {
+        const uint8_t *valid = col.v->validity;
+        FOR_SEL({
+            uint32_t c = (uint32_t)codes[r];
+            sel_out[m] = (int32_t)r;
+            m += (c < len ? per_entry[c] : 0) & col_bit_get(valid, r);
+        });
+    }
+    *n_out = m;
+    *handled = 1;
+    return SILT_OK;
+}
+
 silt_status expr_filter(const expr *e, engine_ctx *ctx, const col_batch *batch,
                         const int32_t *sel, int64_t n_sel, arena *a, int32_t *sel_out,
                         int64_t *n_out, silt_error *err)
@@ -1116,6 +1295,11 @@ silt_status expr_filter(const expr *e, engine_ctx *ctx, const col_batch *batch,
     ev_val x;
     int64_t n = n_sel, m = 0;
     const uint8_t *xv;
+    int handled;
+    SILT_RETURN_IF_ERROR(
+        filter_dict_compare(e, ctx, batch, sel, n_sel, a, sel_out, n_out, &handled, err));
+    if (handled)
+        return SILT_OK;
     SILT_RETURN_IF_ERROR(ev_eval(e, ctx, batch, sel, n_sel, a, &x, err));
     if (x.v->type->id != COL_BOOLEAN && x.v->type->id != COL_NULL)
         return err_set(err, SILT_INVALID, "a filter condition must be boolean, not \"%s\"",

@@ -5,8 +5,8 @@
  * one at a time from tpool_run's counter, filters their batches and adds
  * them to its own partial aggregation table: no locks on the hot path. The
  * partial tables are merged into the first at the end, on the caller.
- * DISTINCT aggregates cannot be merged from partials yet, so a query with
- * one runs its morsels on the calling thread only (same result, no speedup).
+ * DISTINCT aggregates merge too: each worker keeps its (group, value) set,
+ * and the merge folds in only the pairs the first table had not seen.
  */
 #include "engine/agg_int.h"
 #include "engine/op_int.h"
@@ -100,9 +100,6 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
     silt_status rc = SILT_OK;
     if (key_types == NULL || types == NULL || names == NULL || result == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < n_aggs; idx++)
-        if (aggs[idx].distinct)
-            pool = NULL;
     if (pool == NULL)
         width = 1;
     for (idx = 0; idx < n_keys; idx++) {

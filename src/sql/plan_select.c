@@ -273,15 +273,6 @@ static silt_status build_keys(binder *b, const sql_select *sel, const sel_state 
     return SILT_OK;
 }
 
-static int any_distinct(const agg_state *ag)
-{
-    size_t idx;
-    for (idx = 0; idx < ag->n_aggs; idx++)
-        if (ag->aggs[idx].agg.distinct)
-            return 1;
-    return 0;
-}
-
 /* Builds the hash aggregate once every aggregate is known; sets the scope. */
 static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *sets,
                             size_t n_sets, silt_error *err)
@@ -320,14 +311,14 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
         for (idx = 0; idx < ag->n_gid_refs; idx++)
             ag->gid_refs[idx]->col_idx = (int64_t)(scope.n - 1);
     }
-    if (p->morsels.fn != NULL && p->morsels.top == p->op && n_sets == 0 && !any_distinct(ag)) {
-        /* Scan + filter + partial aggregation on every worker, merged at the end. */
+    if (p->morsels.fn != NULL && p->morsels.top == p->op && n_sets == 0) {
+        /* Scan + filter + partial aggregation on every worker, merged at the end (DISTINCT too). */
         SILT_RETURN_IF_ERROR(engine_op_parallel_agg(&op, b->ctx, p->morsels.schema, p->morsels.fn,
                                                     p->morsels.payload, p->morsels.n,
                                                     p->morsels.filter, keys, names, ag->n_keys,
                                                     aggs, ag->n_aggs, err));
         bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
-    } else if (n_sets == 0 && !any_distinct(ag) && engine_chain_parallel(p->op)) {
+    } else if (n_sets == 0 && engine_chain_parallel(p->op)) {
         /* Joins, projections and filters above the scan run on every worker too. */
         SILT_RETURN_IF_ERROR(engine_op_chain_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                  aggs, ag->n_aggs, err));

@@ -419,6 +419,25 @@ static int pq_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_row
     return 1;
 }
 
+/*
+ * Page filter (the file's page index): a data page whose ColumnIndex
+ * statistics refute a pushed conjunct on its column is not read. Called
+ * from scan workers at once, so it only reads src.
+ */
+static int pq_page_filter_fn(const pq_leaf_stats *stats, int64_t first_row, void *payload)
+{
+    const pq_src *src = payload;
+    size_t p;
+    (void)first_row;
+    if (stats->path == NULL)
+        return 1;
+    for (p = 0; p < src->n_preds; p++)
+        if (str_casecmp(stats->path, src->preds[p].column) == 0 &&
+            !stats_may_match(&src->preds[p], stats, stats->num_values))
+            return 0;
+    return 1;
+}
+
 static silt_status pq_open_next(pq_src *src, silt_error *err)
 {
     pq_read_options opts = PQ_READ_OPTIONS_INIT;
@@ -438,6 +457,8 @@ static silt_status pq_open_next(pq_src *src, silt_error *err)
     }
     opts.filter = src->n_preds > 0 ? pq_filter : NULL;
     opts.filter_payload = src;
+    opts.page_filter = src->n_preds > 0 ? pq_page_filter_fn : NULL;
+    opts.page_filter_payload = src;
     opts.columns = src->cols;
     opts.n_columns = src->n_cols;
     return pq_reader_open(&src->reader, file, &opts, err);
@@ -514,6 +535,8 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
         opts.n_columns = m->src->n_cols;
         opts.filter = m->src->n_preds > 0 ? pq_filter_quiet : NULL;
         opts.filter_payload = m->src;
+        opts.page_filter = m->src->n_preds > 0 ? pq_page_filter_fn : NULL;
+        opts.page_filter_payload = m->src;
         opts.first_row_group = mo->row_group;
         opts.n_row_groups = 1;
         /* A morsel may be read again from its start (a spilling rerun): drop the old reader. */

@@ -36,17 +36,18 @@ typedef enum src_mode {
     SRC_NONE,      /* the null type: no values */
     SRC_FIXED,     /* fixed-width values copied (also dictionary indices kept as such) */
     SRC_VAR,       /* variable-width values: bytes copied in one block, offsets rebased */
-    SRC_DICT_FLAT  /* dictionary indices expanded into bytes */
+    SRC_DICT_FLAT, /* dictionary indices expanded into bytes */
+    SRC_DICT_FIXED /* dictionary indices gathered into fixed-width values */
 } src_mode;
 
 typedef struct leaf_src {
     src_mode mode;
     size_t w;            /* SRC_FIXED: bytes per value */
-    const char *fixed;   /* SRC_FIXED: values of the row group */
+    const char *fixed;   /* SRC_FIXED: values of the row group; SRC_DICT_FIXED: the dictionary */
     const int64_t *offs; /* SRC_VAR: offsets of the row group; SRC_DICT_FLAT: of the dictionary */
     const char *bytes;   /* SRC_VAR: bytes of the row group; SRC_DICT_FLAT: of the dictionary */
     int64_t base;        /* SRC_VAR: offset of the batch's first value */
-    const uint32_t *idx; /* SRC_DICT_FLAT: indices of the row group */
+    const uint32_t *idx; /* SRC_DICT_FLAT, SRC_DICT_FIXED: indices of the row group */
     int32_t cursor;      /* SRC_DICT_FLAT: bytes written so far */
 } leaf_src;
 
@@ -54,6 +55,7 @@ typedef struct leaf_src {
 typedef struct assembly {
     pq_reader *r;
     arena *a;
+    const rnode *top; /* the top-level column being assembled */
     batch_range *ranges; /* per reader leaf slot */
     leaf_src *srcs;      /* per reader leaf slot */
     path_step path[PQ_MAX_PATH];
@@ -72,6 +74,10 @@ static inline void put_value(leaf_src *src, col_vec *vec, int64_t slot, size_t v
             ((char *)vec->values)[slot] = src->fixed[vi];
         else
             memcpy((char *)vec->values + (size_t)slot * src->w, src->fixed + vi * src->w, src->w);
+        break;
+    case SRC_DICT_FIXED:
+        memcpy((char *)vec->values + (size_t)slot * src->w, src->fixed + src->idx[vi] * src->w,
+               src->w);
         break;
     case SRC_DICT_FLAT: {
         uint32_t d = src->idx[vi];
@@ -102,6 +108,12 @@ static void *alloc_buffer(arena *a, size_t bytes)
     if (p != NULL)
         memset(p, 0, bytes ? bytes : 1);
     return p;
+}
+
+/* A buffer that assemble_flat fills completely (or zeroes itself): not zeroed here. */
+static void *alloc_buffer_unzeroed(arena *a, size_t bytes)
+{
+    return arena_alloc_aligned(a, bytes ? bytes : 1, 64);
 }
 
 static int first_leaf(const rnode *rn)
@@ -152,18 +164,31 @@ static silt_status alloc_leaf_values(assembly *as, const rnode *rn, col_vec *vec
     leaf_src *src = &as->srcs[rn->leaf_slot];
     int64_t bytes = 0;
     memset(src, 0, sizeof(*src));
+    if (ld->dict_mode && ld->v->out_width > 0) {
+        src->mode = SRC_DICT_FIXED;
+        src->w = ld->v->out_width;
+        src->fixed = ld->dict_values.data;
+        src->idx = (const uint32_t *)(const void *)ld->values.data;
+        vec->values = rn == as->top && ld->v->max_rep == 0
+                          ? alloc_buffer_unzeroed(as->a, cap * src->w)
+                          : alloc_buffer(as->a, cap * src->w);
+        return vec->values != NULL ? SILT_OK : err_nomem(err);
+    }
     if (ld->dict_mode) {
         const int64_t *doffs = pq_binary_offsets(&ld->dict_bin);
         const uint32_t *idx = (const uint32_t *)(const void *)ld->values.data;
         int64_t dict_cost = doffs[ld->dict_count] + (int64_t)ld->dict_count * 4;
         size_t k;
-        for (k = br->v0; k < br->v1; k++)
+        /* Counting stops once the dictionary is known to be the cheaper. */
+        for (k = br->v0; k < br->v1 && bytes < dict_cost; k++)
             bytes += doffs[idx[k] + 1] - doffs[idx[k]];
         if (dict_cost <= bytes && dict_cost <= INT32_MAX) {
             src->mode = SRC_FIXED;
             src->w = 4;
             src->fixed = ld->values.data;
-            vec->values = alloc_buffer(as->a, cap * 4);
+            vec->values = rn == as->top && ld->v->max_rep == 0
+                              ? alloc_buffer_unzeroed(as->a, cap * 4)
+                              : alloc_buffer(as->a, cap * 4);
             if (vec->values == NULL)
                 return err_nomem(err);
             return dictionary_vector(as, ld, rn->type, &vec->dictionary, err);
@@ -183,7 +208,11 @@ static silt_status alloc_leaf_values(assembly *as, const rnode *rn, col_vec *vec
         src->mode = SRC_FIXED;
         src->w = ld->v->out_width;
         src->fixed = ld->values.data;
-        vec->values = alloc_buffer(as->a, cap * src->w);
+        /* A flat column's values are all written (nulls zeroed) by assemble_flat. */
+        if (rn == as->top && ld->v->max_rep == 0)
+            vec->values = alloc_buffer_unzeroed(as->a, cap * src->w);
+        else
+            vec->values = alloc_buffer(as->a, cap * src->w);
         return vec->values != NULL ? SILT_OK : err_nomem(err);
     }
     if (bytes > INT32_MAX)
@@ -332,6 +361,44 @@ static void scatter_fixed(const uint16_t *def, uint16_t max_def, size_t n, const
     }
 }
 
+/*
+ * Dictionary indices of a flat column gathered into its values: straight
+ * when every row is defined, else scattered to the defined rows (the others
+ * zeroed) with the validity bits built alongside.
+ */
+#define GATHER_LOOP(W)                                                                             \
+    do {                                                                                           \
+        if (dense) {                                                                               \
+            for (k = 0; k < n; k++)                                                                \
+                memcpy(dst + k * (W), dict + (size_t)idx[k] * (W), (W));                           \
+        } else {                                                                                   \
+            memset(dst, 0, n * (W));                                                               \
+            for (k = 0; k < n; k++) {                                                              \
+                if (def[k] == max_def) {                                                           \
+                    col_bit_set(vec->validity, (int64_t)k);                                        \
+                    memcpy(dst + k * (W), dict + (size_t)idx[vi] * (W), (W));                      \
+                    vi++;                                                                          \
+                }                                                                                  \
+            }                                                                                      \
+        }                                                                                          \
+    } while (0)
+
+static void gather_fixed(const leaf_src *src, size_t v0, const uint16_t *def, uint16_t max_def,
+                         size_t n, int dense, col_vec *vec)
+{
+    const uint32_t *idx = src->idx + v0;
+    const char *dict = src->fixed;
+    char *dst = vec->values;
+    size_t k, vi = 0;
+    if (dense)
+        memset(vec->validity, 0xff, (n + 7) / 8);
+    switch (src->w) {
+    case 4: GATHER_LOOP(4); break;
+    case 8: GATHER_LOOP(8); break;
+    default: GATHER_LOOP(src->w); break;
+    }
+}
+
 /* Flat column (a top-level leaf outside any list): rows are levels. */
 static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_range *br,
                                  col_vec *vec, silt_error *err)
@@ -344,6 +411,10 @@ static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_
     (void)err;
     if (src->mode == SRC_NONE)
         return SILT_OK;
+    if (src->mode == SRC_DICT_FIXED) {
+        gather_fixed(src, br->v0, def, max_def, n, br->v1 - br->v0 == n || v->max_def == 0, vec);
+        return SILT_OK;
+    }
     if (v->max_def == 0) {
         /* Required: values are rows. */
         if (src->mode == SRC_FIXED) {
@@ -360,7 +431,14 @@ static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_
         memset(vec->validity, 0xff, (n + 7) / 8);
         return SILT_OK;
     }
+    if (src->mode == SRC_FIXED && br->v1 - br->v0 == n) {
+        /* Optional but without a null in this batch: values are rows, as if required. */
+        memcpy(vec->values, src->fixed + br->v0 * src->w, n * src->w);
+        memset(vec->validity, 0xff, (n + 7) / 8);
+        return SILT_OK;
+    }
     if (src->mode == SRC_FIXED) {
+        memset(vec->values, 0, n * src->w);
         scatter_fixed(def, max_def, n, src->fixed + br->v0 * src->w, src->w, vec->values,
                       vec->validity);
         return SILT_OK;
@@ -495,6 +573,7 @@ static silt_status assemble_column(assembly *as, const rnode *top, col_vec **out
     size_t n_slots = 0, idx;
     int64_t counts[PQ_MAX_PATH + 1];
     col_vec *vec;
+    as->top = top;
     SILT_RETURN_IF_ERROR(alloc_vectors(as, top, &vec, err));
     slots = arena_calloc(as->a, as->r->n_leaves ? as->r->n_leaves : 1, sizeof(int));
     if (slots == NULL)
@@ -508,6 +587,14 @@ static silt_status assemble_column(assembly *as, const rnode *top, col_vec **out
         if (depth == 1 && ld->v->max_rep == 0) {
             rc = assemble_flat(as, ld, br, vec, err);
             vec->length = (int64_t)(br->l1 - br->l0);
+            if (rc == SILT_OK && top->leaf_slot >= 0 && top->type->id != COL_NULL) {
+                /* A top-level leaf: its nulls are the undefined levels, already counted. */
+                vec->null_count = vec->length - (int64_t)(br->v1 - br->v0);
+                if (vec->null_count == 0)
+                    vec->validity = NULL;
+                *out = vec;
+                return SILT_OK;
+            }
         } else {
             rc = assemble_leaf(as, depth, ld, br, counts, err);
         }

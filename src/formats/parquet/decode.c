@@ -70,6 +70,47 @@ static uint64_t load64(const uint8_t *p, size_t avail)
     return v;
 }
 
+/*
+ * Groups of 8 values of W bits (W bytes each group) with W a constant, so
+ * that every shift and mask is an immediate: the loop of dictionary indices
+ * and levels. Each value is one 8-byte load; the caller guarantees W + 8
+ * readable bytes per group.
+ */
+#define DEFINE_UNPACK8(W)                                                                              static void unpack8_##W(const uint8_t *src, size_t groups, uint32_t *out)                          {                                                                                                      const uint64_t mask = (W) >= 32 ? 0xffffffffu : (((uint64_t)1 << (W)) - 1);                        size_t g;                                                                                          int i;                                                                                             for (g = 0; g < groups; g++, src += (W), out += 8) {                                                   for (i = 0; i < 8; i++) {                                                                              uint64_t word;                                                                                     memcpy(&word, src + (i * (W)) / 8, 8);                                                             out[i] = (uint32_t)((word >> ((i * (W)) % 8)) & mask);                                         }                                                                                              }                                                                                              }
+
+DEFINE_UNPACK8(1)
+DEFINE_UNPACK8(2)
+DEFINE_UNPACK8(3)
+DEFINE_UNPACK8(4)
+DEFINE_UNPACK8(5)
+DEFINE_UNPACK8(6)
+DEFINE_UNPACK8(7)
+DEFINE_UNPACK8(8)
+DEFINE_UNPACK8(9)
+DEFINE_UNPACK8(10)
+DEFINE_UNPACK8(11)
+DEFINE_UNPACK8(12)
+DEFINE_UNPACK8(13)
+DEFINE_UNPACK8(14)
+DEFINE_UNPACK8(15)
+DEFINE_UNPACK8(16)
+DEFINE_UNPACK8(17)
+DEFINE_UNPACK8(18)
+DEFINE_UNPACK8(19)
+DEFINE_UNPACK8(20)
+DEFINE_UNPACK8(21)
+DEFINE_UNPACK8(22)
+DEFINE_UNPACK8(23)
+DEFINE_UNPACK8(24)
+
+typedef void (*unpack8_fn)(const uint8_t *src, size_t groups, uint32_t *out);
+
+static const unpack8_fn unpack8[25] = {
+    NULL,        unpack8_1,  unpack8_2,  unpack8_3,  unpack8_4,  unpack8_5,  unpack8_6,
+    unpack8_7,   unpack8_8,  unpack8_9,  unpack8_10, unpack8_11, unpack8_12, unpack8_13,
+    unpack8_14,  unpack8_15, unpack8_16, unpack8_17, unpack8_18, unpack8_19, unpack8_20,
+    unpack8_21,  unpack8_22, unpack8_23, unpack8_24};
+
 void pq_unpack_u32(const uint8_t *src, size_t src_len, int bit_width, size_t n, uint32_t *out)
 {
     uint64_t mask = bit_width >= 32 ? 0xffffffffu : ((uint64_t)1 << bit_width) - 1;
@@ -77,6 +118,15 @@ void pq_unpack_u32(const uint8_t *src, size_t src_len, int bit_width, size_t n, 
     if (bit_width == 0) {
         memset(out, 0, n * sizeof(*out));
         return;
+    }
+    if (bit_width <= 24 && src_len >= (size_t)bit_width + 8) {
+        /* Whole groups whose loads stay inside the input (W + 8 bytes from each group's start). */
+        size_t groups = (src_len - 8) / (size_t)bit_width;
+        if (groups > n / 8)
+            groups = n / 8;
+        unpack8[bit_width](src, groups, out);
+        idx = groups * 8;
+        bit = idx * (size_t)bit_width;
     }
     /* Values whose 8-byte window lies inside the input take the branch-free loop. */
     if (src_len >= 8) {

@@ -243,6 +243,38 @@ static silt_status read_dictionary(pq_reader *r, leaf_data *ld, const pq_page_he
     return SILT_OK;
 }
 
+/*
+ * Largest of n values: the checks of levels and dictionary indices run over
+ * every value, so they are a reduction the compiler vectorizes rather than
+ * a loop with an early exit.
+ */
+static int any_at_least_u32(const uint32_t *x, size_t n, uint32_t limit)
+{
+    /* Signed compares (SSE2 has them) while the limit fits; values past 2^31 show in `high`. */
+    uint32_t bad = 0, high = 0;
+    int32_t lim = (int32_t)limit;
+    size_t k;
+    if (limit > INT32_MAX) {
+        for (k = 0; k < n; k++)
+            bad |= x[k] >= limit;
+        return bad != 0;
+    }
+    for (k = 0; k < n; k++) {
+        bad |= (uint32_t)((int32_t)x[k] >= lim);
+        high |= x[k];
+    }
+    return bad != 0 || (high >> 31) != 0;
+}
+
+static int max_u16(const uint16_t *x, size_t n)
+{
+    uint16_t m = 0;
+    size_t k;
+    for (k = 0; k < n; k++)
+        m = x[k] > m ? x[k] : m;
+    return m;
+}
+
 /* Gathers dictionary entries by index into the leaf's values. */
 static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t n, silt_error *err)
 {
@@ -250,9 +282,8 @@ static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t 
     size_t k;
     if (!ld->has_dict)
         return page_corrupt(err, "dictionary-encoded page without a dictionary page");
-    for (k = 0; k < n; k++)
-        if (idx[k] >= ld->dict_count)
-            return page_corrupt(err, "dictionary index out of range");
+    if (ld->dict_count <= UINT32_MAX && any_at_least_u32(idx, n, (uint32_t)ld->dict_count))
+        return page_corrupt(err, "dictionary index out of range");
     if (v->conv == PQ_CONV_NULL)
         return SILT_OK;
     if (v->out_width > 0) {
@@ -303,9 +334,6 @@ static silt_status gather_dictionary(leaf_data *ld, const uint32_t *idx, size_t 
         return SILT_OK;
     }
 }
-
-/* Decodes a page's values section (n non-null values) and appends them. */
-static int is_variable(const pq_vnode *v) { return v->conv != PQ_CONV_NULL && v->out_width == 0; }
 
 /* Leaves dictionary mode: the indices gathered so far become plain values. */
 static silt_status leave_dict_mode(leaf_data *ld, silt_error *err)
@@ -363,8 +391,12 @@ static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const 
     ld->seen_data_page = 1;
     if (encoding == PQ_ENC_PLAIN_DICTIONARY || encoding == PQ_ENC_RLE_DICTIONARY) {
         uint32_t *idx;
-        size_t k;
-        if (first_page && is_variable(ld->v))
+        /*
+         * Indices are kept while every page is dictionary-encoded: strings
+         * may leave the batch as a dictionary vector, fixed-width values are
+         * gathered straight into the batch (one pass fewer over the values).
+         */
+        if (first_page && ld->v->conv != PQ_CONV_NULL)
             ld->dict_mode = 1;
         if (!ld->dict_mode) {
             idx = mem_alloc((n ? n : 1) * sizeof(uint32_t));
@@ -383,9 +415,8 @@ static silt_status read_values(pq_reader *r, leaf_data *ld, int encoding, const 
         SILT_RETURN_IF_ERROR(buf_reserve(&ld->values, n * sizeof(uint32_t), err));
         idx = (uint32_t *)(void *)(ld->values.data + ld->values.len);
         SILT_RETURN_IF_ERROR(pq_dict_indices(data, len, n, idx, err));
-        for (k = 0; k < n; k++)
-            if (idx[k] >= ld->dict_count)
-                return page_corrupt(err, "dictionary index out of range");
+        if (ld->dict_count <= UINT32_MAX && any_at_least_u32(idx, n, (uint32_t)ld->dict_count))
+            return page_corrupt(err, "dictionary index out of range");
         ld->values.len += n * sizeof(uint32_t);
         ld->n_values += n;
         return SILT_OK;
@@ -406,7 +437,7 @@ static silt_status read_levels(buf *dst, int encoding, int max_level, const uint
 {
     int width = level_bit_width(max_level);
     uint16_t *out;
-    size_t k, consumed = 0;
+    size_t consumed = 0;
     SILT_RETURN_IF_ERROR(buf_reserve(dst, n * 2, err));
     out = (uint16_t *)(void *)(dst->data + dst->len);
     if (encoding == PQ_ENC_BIT_PACKED) {
@@ -429,9 +460,8 @@ static silt_status read_levels(buf *dst, int encoding, int max_level, const uint
         return err_set(err, SILT_UNSUPPORTED, "level encoding %s is not supported",
                        pq_encoding_name(encoding));
     }
-    for (k = 0; k < n; k++)
-        if (out[k] > max_level)
-            return page_corrupt(err, "a level is above the column's maximum");
+    if (max_u16(out, n) > max_level)
+        return page_corrupt(err, "a level is above the column's maximum");
     dst->len += n * 2;
     *used = consumed;
     return SILT_OK;
@@ -444,8 +474,14 @@ size_t pq_leaf_count_defined(const leaf_data *ld, size_t from, size_t n)
     size_t k, count = 0;
     if (ld->v->max_def == 0)
         return n;
-    for (k = 0; k < n; k++)
-        count += def[from + k] == max_def;
+    /* 16-bit partial counts, so that the compare-and-add runs 8 levels per vector op. */
+    for (k = 0; k < n;) {
+        size_t end = n - k > 65535 ? k + 65535 : n;
+        uint16_t part = 0;
+        for (; k < end; k++)
+            part = (uint16_t)(part + (def[from + k] == max_def));
+        count += part;
+    }
     return count;
 }
 

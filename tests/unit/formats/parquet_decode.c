@@ -66,6 +66,40 @@ void test_formats_parquet_decode__unpack_every_width(void)
     }
 }
 
+/*
+ * Long runs take the unrolled group loop and end in the general one: every
+ * width, a count that is not a multiple of 8, an input cut exactly at its
+ * last value's byte and an input with slack after it.
+ */
+void test_formats_parquet_decode__unpack_long_runs_and_tails(void)
+{
+    enum { N = 203 };
+    static uint8_t packed[N * 4 + 16];
+    uint32_t values[N], out[N];
+    int width, slack;
+    size_t idx;
+    for (width = 1; width <= 32; width++) {
+        uint64_t mask = width == 32 ? 0xffffffffu : ((uint64_t)1 << width) - 1;
+        size_t bit = 0, exact = ((size_t)N * (size_t)width + 7) / 8;
+        memset(packed, 0, sizeof(packed));
+        for (idx = 0; idx < N; idx++) {
+            int b;
+            values[idx] = (uint32_t)((idx * 2246822519u + 7) & mask);
+            for (b = 0; b < width; b++, bit++)
+                if ((values[idx] >> b) & 1)
+                    packed[bit / 8] |= (uint8_t)(1u << (bit % 8));
+        }
+        for (slack = 0; slack <= 9; slack += 9) {
+            memset(out, 0xee, sizeof(out));
+            pq_unpack_u32(packed, exact + (size_t)slack, width, N, out);
+            for (idx = 0; idx < N; idx++)
+                if (values[idx] != out[idx])
+                    break;
+            check_int(N, idx);
+        }
+    }
+}
+
 void test_formats_parquet_decode__legacy_bit_packed_levels(void)
 {
     /* Encodings.md, BIT_PACKED: 0..7 with width 3 are 00000101 00111001 01110111. */

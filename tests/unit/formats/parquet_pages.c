@@ -580,6 +580,9 @@ void test_formats_parquet_pages__decoded_page_by_page(void)
     opts.batch_rows = 100;
     check_ok(pq_file_open(&file, store, "stream.parquet", &err), &err);
     check(data_page_encodings("stream.parquet", 1) == 3); /* "s": dictionary, then plain */
+    /* fixed-width "id" and nullable "n" too: their indices are gathered, then plain values */
+    check(data_page_encodings("stream.parquet", 0) == 3);
+    check(data_page_encodings("stream.parquet", 3) == 3);
     check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
     check_ok(pq_reader_next(reader, ba, &batch, &err), &err);
     check(batch != NULL);
@@ -651,4 +654,74 @@ void test_formats_parquet_pages__corrupt_page_found_while_streaming(void)
     arena_free(ba);
     buf_clear(&bytes);
     buf_clear(&file);
+}
+
+/*
+ * A dictionary index past the dictionary's end is corruption, for string
+ * columns kept as indices and for fixed-width columns gathered at once.
+ * The file is written uncompressed, then the bit-packed indices of its
+ * data page (after the all-defined level run of 100 rows, c8 01 01, and
+ * the bit width 2) are overwritten with 0xff: every index becomes 3 of a
+ * 3-entry dictionary.
+ */
+static void check_bad_index(const char *key, const col_type *type, int is_string)
+{
+    col_field f = {"c", type, 1, NULL, -1};
+    col_builder *b;
+    col_batch batch, *out = NULL;
+    pqw_options wo = PQW_OPTIONS_INIT;
+    pqw_writer *w = NULL;
+    buf bytes = BUF_INIT;
+    pq_file *file = NULL;
+    pq_reader *r = NULL;
+    static const uint8_t pattern[] = {0xc8, 0x01, 0x01, 0x02};
+    size_t at = 0, k;
+    silt_status rc = SILT_OK;
+    check_ok(col_builder_new(&b, a, type, &err), &err);
+    for (k = 0; k < 100; k++) {
+        if (is_string) {
+            const char *s = k % 3 == 0 ? "aa" : k % 3 == 1 ? "bb" : "cc";
+            check_ok(col_builder_append_bytes(b, s, 2, &err), &err);
+        } else {
+            check_ok(col_builder_append_int(b, (int64_t)(k % 3) * 1000, &err), &err);
+        }
+    }
+    memset(&batch, 0, sizeof(batch));
+    batch.schema = col_type_struct(a, 1, &f);
+    batch.n_rows = 100;
+    batch.n_cols = 1;
+    batch.cols = arena_calloc(a, 1, sizeof(col_vec *));
+    batch.cols[0] = finish(b);
+    wo.codec = PQW_CODEC_UNCOMPRESSED;
+    check_ok(pqw_writer_open(&w, store, key, batch.schema, &wo, &err), &err);
+    check_ok(pqw_writer_write_batch(w, &batch, &err), &err);
+    check_ok(pqw_writer_close(w, NULL, &err), &err);
+    check_ok(io_get(store, key, &bytes, &err), &err);
+    for (at = 0; at + sizeof(pattern) < bytes.len; at++)
+        if (memcmp(bytes.data + at, pattern, sizeof(pattern)) == 0)
+            break;
+    check(at + sizeof(pattern) + 27 < bytes.len);
+    /* 13 groups of 8 two-bit indices: run header 0x1b, then 26 bytes */
+    check_int(0x1b, (uint8_t)bytes.data[at + sizeof(pattern)]);
+    memset(bytes.data + at + sizeof(pattern) + 1, 0xff, 26);
+    check_ok(io_put(store, key, bytes.data, bytes.len, &err), &err);
+    check_ok(pq_file_open(&file, store, key, &err), &err);
+    check_ok(pq_reader_open(&r, file, NULL, &err), &err);
+    while (rc == SILT_OK) {
+        rc = pq_reader_next(r, a, &out, &err);
+        if (rc == SILT_OK && out == NULL)
+            break;
+    }
+    check_int(SILT_CORRUPT, rc);
+    check_contains(err.message, "dictionary index out of range");
+    pq_reader_free(r);
+    pq_file_free(file);
+    buf_clear(&bytes);
+}
+
+void test_formats_parquet_pages__dictionary_index_out_of_range(void)
+{
+    check_bad_index("badidx_s.parquet", col_type_primitive(COL_STRING), 1);
+    err_clear(&err);
+    check_bad_index("badidx_l.parquet", col_type_primitive(COL_LONG), 0);
 }
