@@ -105,6 +105,38 @@ silt_status engine_chunk_new(engine_chunk **out, engine_op *op, size_t n_cols, i
     return SILT_OK;
 }
 
+/*
+ * The next chunk of rows [*next_row, n_rows) of columns cols (at most
+ * ENGINE_BATCH_ROWS), copied into the batch arena: how operators that hold
+ * their whole result (sort, parallel aggregates, pipelines) hand it out.
+ * *out = NULL once every row went.
+ */
+silt_status engine_chunk_of_rows(engine_op *op, col_vec *const *cols, size_t n_cols,
+                                 int64_t n_rows, int64_t *next_row, engine_chunk **out,
+                                 silt_error *err)
+{
+    engine_chunk *c;
+    int64_t n = n_rows - *next_row, k, *idx;
+    size_t col;
+    *out = NULL;
+    if (n <= 0)
+        return SILT_OK;
+    if (n > ENGINE_BATCH_ROWS)
+        n = ENGINE_BATCH_ROWS;
+    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
+    if (idx == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n; k++)
+        idx[k] = *next_row + k;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, n_cols, n, err));
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(
+            vec_gather(&c->batch.cols[col], op->batch_arena, cols[col], idx, n, err));
+    *next_row += n;
+    *out = c;
+    return SILT_OK;
+}
+
 silt_status engine_collect(engine_op *op, arena *a, col_batch **out, silt_error *err)
 {
     size_t n_cols = op->schema->n_fields, col;

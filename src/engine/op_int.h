@@ -12,6 +12,10 @@ silt_status engine_op_new_internal(engine_op **out, engine_ctx *ctx, const engin
                                    size_t n_children, silt_error *err);
 silt_status engine_chunk_new(engine_chunk **out, engine_op *op, size_t n_cols, int64_t n_rows,
                              silt_error *err);
+/* Rows [*next_row, ...) of a held result as the next chunk (op.c); NULL at the end. */
+silt_status engine_chunk_of_rows(engine_op *op, col_vec *const *cols, size_t n_cols,
+                                 int64_t n_rows, int64_t *next_row, engine_chunk **out,
+                                 silt_error *err);
 silt_status engine_make_schema(const col_type **out, arena *a, const char *const *names,
                                const col_type *const *types, size_t n, silt_error *err);
 

@@ -276,9 +276,6 @@ static silt_status pagg_open(engine_op *op, silt_error *err)
 static silt_status pagg_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     pagg_state *s = op->state;
-    engine_chunk *c;
-    int64_t n, k, *idx;
-    size_t col;
     if (s->serial != NULL) {
         SILT_RETURN_IF_ERROR(engine_op_next(s->serial, out, err));
         if (*out != NULL)
@@ -297,25 +294,8 @@ static silt_status pagg_next(engine_op *op, engine_chunk **out, silt_error *err)
         }
         SILT_RETURN_IF_ERROR(rc);
     }
-    if (s->next_row >= s->result->n_rows) {
-        *out = NULL;
-        return SILT_OK;
-    }
-    n = s->result->n_rows - s->next_row;
-    if (n > ENGINE_BATCH_ROWS)
-        n = ENGINE_BATCH_ROWS;
-    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
-    if (idx == NULL)
-        return err_nomem(err);
-    for (k = 0; k < n; k++)
-        idx[k] = s->next_row + k;
-    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->result->n_cols, n, err));
-    for (col = 0; col < s->result->n_cols; col++)
-        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[col], op->batch_arena,
-                                        s->result->cols[col], idx, n, err));
-    s->next_row += n;
-    *out = c;
-    return SILT_OK;
+    return engine_chunk_of_rows(op, s->result->cols, s->result->n_cols, s->result->n_rows,
+                                &s->next_row, out, err);
 }
 
 static void pagg_close(engine_op *op)

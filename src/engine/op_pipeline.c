@@ -351,30 +351,10 @@ static silt_status pipe_open(engine_op *op, silt_error *err)
 static silt_status pipe_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     pipe_state *s = op->state;
-    engine_chunk *c;
-    int64_t n, k, *idx;
-    size_t col;
     if (s->result == NULL)
         SILT_RETURN_IF_ERROR(pipe_run(op, s, err));
-    if (s->next_row >= s->result->n_rows) {
-        *out = NULL;
-        return SILT_OK;
-    }
-    n = s->result->n_rows - s->next_row;
-    if (n > ENGINE_BATCH_ROWS)
-        n = ENGINE_BATCH_ROWS;
-    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
-    if (idx == NULL)
-        return err_nomem(err);
-    for (k = 0; k < n; k++)
-        idx[k] = s->next_row + k;
-    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, op->schema->n_fields, n, err));
-    for (col = 0; col < op->schema->n_fields; col++)
-        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[col], op->batch_arena,
-                                        s->result->cols[col], idx, n, err));
-    s->next_row += n;
-    *out = c;
-    return SILT_OK;
+    return engine_chunk_of_rows(op, s->result->cols, op->schema->n_fields, s->result->n_rows,
+                                &s->next_row, out, err);
 }
 
 /* Frees the workers' arenas when the query stops before the pipeline finished. */

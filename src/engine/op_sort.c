@@ -383,32 +383,12 @@ static silt_status sort_open(engine_op *op, silt_error *err)
 static silt_status sort_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     sort_state *s = op->state;
-    size_t n_cols = op->schema->n_fields, col;
-    engine_chunk *c;
-    int64_t n, k, *idx;
     if (!s->drained)
         SILT_RETURN_IF_ERROR(sort_drain(op, s, err));
     if (s->spill != NULL)
         return sort_spill_next(s->spill, out, err);
-    if (s->next_row >= s->n_rows) {
-        *out = NULL;
-        return SILT_OK;
-    }
-    n = s->n_rows - s->next_row;
-    if (n > ENGINE_BATCH_ROWS)
-        n = ENGINE_BATCH_ROWS;
-    idx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
-    if (idx == NULL)
-        return err_nomem(err);
-    for (k = 0; k < n; k++)
-        idx[k] = s->next_row + k;
-    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, n_cols, n, err));
-    for (col = 0; col < n_cols; col++)
-        SILT_RETURN_IF_ERROR(
-            vec_gather(&c->batch.cols[col], op->batch_arena, s->cols[col], idx, n, err));
-    s->next_row += n;
-    *out = c;
-    return SILT_OK;
+    return engine_chunk_of_rows(op, s->cols, op->schema->n_fields, s->n_rows, &s->next_row, out,
+                                err);
 }
 
 static const engine_op_vtable sort_vt = {"sort", sort_open, sort_next, NULL};
