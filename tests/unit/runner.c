@@ -7,6 +7,7 @@
  *   silt_unit util_arena basic   one test
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -29,6 +30,20 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     vsnprintf(failure + n, sizeof(failure) - (size_t)n, fmt, ap);
     va_end(ap);
     longjmp(test_jump, 1);
+}
+
+int test_dir_entries(const char *path)
+{
+    DIR *d = opendir(path);
+    struct dirent *e;
+    int n = 0;
+    if (d == NULL)
+        return -1;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+            n++;
+    closedir(d);
+    return n;
 }
 
 const char *test_tmpdir(void)

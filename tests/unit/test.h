@@ -26,6 +26,8 @@ void test_fail(const char *file, int line, const char *fmt, ...)
     __attribute__((noreturn, format(printf, 3, 4)));
 /* A fresh empty folder for this test, removed after it. */
 const char *test_tmpdir(void);
+/* How many entries a folder holds besides . and .. (-1 when it cannot be opened). */
+int test_dir_entries(const char *path);
 /* The repository root and ../shared, from the environment or the build. */
 const char *test_source_dir(void);
 const char *test_shared_dir(void);

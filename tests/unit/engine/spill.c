@@ -27,21 +27,6 @@ void test_engine_spill__initialize(void)
 
 void test_engine_spill__cleanup(void) { arena_free(qa); }
 
-/* Entries of the temp directory other than . and .. */
-static int dir_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-    int n = 0;
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
 /* Deep equality of row ra of a and row rb of b, nested types included. */
 static int same_value(const col_vec *a, int64_t ra, const col_vec *b, int64_t rb)
 {
@@ -249,7 +234,7 @@ void test_engine_spill__dictionary_strings_are_flattened(void)
 /* Open descriptors of this process. */
 static int open_fds(void)
 {
-    return dir_entries("/proc/self/fd");
+    return test_dir_entries("/proc/self/fd");
 }
 
 void test_engine_spill__files_removed_with_their_arena(void)
@@ -265,11 +250,11 @@ void test_engine_spill__files_removed_with_their_arena(void)
     check(spill_file_fd(f) >= 0);
     check_int(before + 1, open_fds());
     /* Unlinked as soon as it was made: nothing to leave behind. */
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
     check(access(spill_file_path(f), F_OK) != 0);
     arena_free(owner);
     check_int(before, open_fds());
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 void test_engine_spill__missing_temp_directory(void)

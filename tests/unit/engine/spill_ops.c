@@ -26,20 +26,6 @@ void test_engine_spill_ops__initialize(void)
 
 void test_engine_spill_ops__cleanup(void) { arena_free(qa); }
 
-static int dir_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-    int n = 0;
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
 /*
  * Generated rows: k INT (keys repeat: n_keys distinct values, some NULL
  * when with_nulls), id LONG (the row number), s STRING (depends on id).
@@ -194,7 +180,7 @@ void test_engine_spill_ops__sort_300k_rows_under_256kb(void)
     check(ctx.spilled_bytes > 0);
     check(strcmp(mem, disk) == 0);
     check_int(0, ctx.mem_used);
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 void test_engine_spill_ops__sort_two_keys_strings_offset(void)
@@ -211,7 +197,7 @@ void test_engine_spill_ops__sort_two_keys_strings_offset(void)
      */
     check(ctx.spill_files > 30);
     check(strcmp(mem, disk) == 0);
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 void test_engine_spill_ops__sort_chunk_bigger_than_limit_fails(void)
@@ -226,7 +212,7 @@ void test_engine_spill_ops__sort_chunk_bigger_than_limit_fails(void)
     check_contains(err.message, "[OUT_OF_MEMORY] sort needs more than the query memory limit");
     check_contains(err.hint, "SET memory_limit");
     check_int(0, ctx.mem_used);
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 /* ---- join ------------------------------------------------------------------------- */
@@ -262,7 +248,7 @@ static void check_join(engine_join_type type, int with_cond)
     check(ctx.spill_files > 2 * SPILL_PARTITIONS + 2);
     check(strcmp(mem, deeper) == 0);
     check_int(0, ctx.mem_used);
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 void test_engine_spill_ops__join_inner(void) { check_join(JOIN_INNER, 0); }
@@ -288,7 +274,7 @@ void test_engine_spill_ops__join_one_key_bigger_than_limit_fails(void)
     check_contains(err.message, "[OUT_OF_MEMORY] join build side needs more than the query "
                    "memory limit of 256.0 KiB");
     check_int(0, ctx.mem_used);
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 /* ---- aggregation ------------------------------------------------------------------- */
@@ -334,7 +320,7 @@ void test_engine_spill_ops__aggregation_many_groups(void)
     check(ctx.spilled_bytes > 0);
     check(strcmp(mem, disk) == 0);
     check_int(0, ctx.mem_used);
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 void test_engine_spill_ops__aggregation_one_int_key_recursive(void)
@@ -360,7 +346,7 @@ void test_engine_spill_ops__aggregation_one_int_key_recursive(void)
     check(ctx.spill_files > SPILL_PARTITIONS);
     check(strcmp(text[0], text[1]) == 0);
     check_int(0, ctx.mem_used);
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 /* ---- allocation failures while spilling ---------------------------------------------- */
@@ -396,7 +382,7 @@ void test_engine_spill_ops__allocation_failures_while_spilling(void)
     const char *expected;
     col_batch *out;
     long countdown;
-    int succeeded = 0, runs = 0, fds = dir_entries("/proc/self/fd");
+    int succeeded = 0, runs = 0, fds = test_dir_entries("/proc/self/fd");
     in.l = new_gen(6000, 3000, 11, 1);
     in.r = new_gen(5000, 3000, 12, 1);
     in.lk = colt(0, COL_INT);
@@ -421,7 +407,7 @@ void test_engine_spill_ops__allocation_failures_while_spilling(void)
             test_fail(__FILE__, __LINE__, "countdown %ld: expected NOMEM, got %d: %s", countdown,
                       (int)rc, e.message);
         }
-        check_int(fds, dir_entries("/proc/self/fd")); /* no spill file left open */
+        check_int(fds, test_dir_entries("/proc/self/fd")); /* no spill file left open */
         check_int(0, ctx.mem_used);
     }
     check(succeeded);

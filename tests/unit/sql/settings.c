@@ -26,20 +26,6 @@ void test_sql_settings__initialize(void)
 
 void test_sql_settings__cleanup(void) { sql_session_free(s); }
 
-static int dir_entries(const char *path)
-{
-    DIR *d = opendir(path);
-    struct dirent *e;
-    int n = 0;
-    if (d == NULL)
-        return -1;
-    while ((e = readdir(d)) != NULL)
-        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-            n++;
-    closedir(d);
-    return n;
-}
-
 /* The first cell of the first row of a statement, as text (integers and strings). */
 static const char *first_cell(const char *sql, char *out, size_t cap)
 {
@@ -146,7 +132,7 @@ void test_sql_settings__queries_spill_under_a_tiny_limit(void)
         set_tiny("1MB", dir);
         first_cell(queries[q], disk, sizeof(disk));
         check_str(mem, disk);
-        check_int(0, dir_entries(dir));
+        check_int(0, test_dir_entries(dir));
         /* Proof that the tiny limit spills: without a temp directory it cannot. */
         set_tiny("1MB", "/nonexistent/silt-temp");
         check_fails(SILT_IO, sql_execute(s, queries[q], NULL, &err));
@@ -159,19 +145,19 @@ void test_sql_settings__result_freed_early_removes_spill_files(void)
     const char *dir = test_tmpdir();
     sql_result *res = NULL;
     col_batch *b;
-    int before = dir_entries("/proc/self/fd");
+    int before = test_dir_entries("/proc/self/fd");
     set_tiny("1MB", dir);
     check_ok(sql_execute(s, "SELECT id * 7 % 1000003 AS r FROM range(300000) ORDER BY r",
                          &res, &err), &err);
     check_ok(sql_result_next(res, &b, &err), &err);
     check(b != NULL);
     /* The runs are open (already unlinked) while the sort is read ... */
-    check(dir_entries("/proc/self/fd") > before);
-    check_int(0, dir_entries(dir));
+    check(test_dir_entries("/proc/self/fd") > before);
+    check_int(0, test_dir_entries(dir));
     sql_result_free(res);
     /* ... and closed when the caller stops early. */
-    check_int(before, dir_entries("/proc/self/fd"));
-    check_int(0, dir_entries(dir));
+    check_int(before, test_dir_entries("/proc/self/fd"));
+    check_int(0, test_dir_entries(dir));
 }
 
 void test_sql_settings__limit_too_small_is_out_of_memory(void)
@@ -182,7 +168,7 @@ void test_sql_settings__limit_too_small_is_out_of_memory(void)
     check_contains(err.message, "[OUT_OF_MEMORY]");
     check_contains(err.message, "9.8 KiB");
     check_contains(err.hint, "SET memory_limit");
-    check_int(0, dir_entries(test_tmpdir()));
+    check_int(0, test_dir_entries(test_tmpdir()));
 }
 
 void test_sql_settings__parallel_aggregate_falls_back_to_spilling(void)
@@ -214,7 +200,7 @@ void test_sql_settings__parallel_aggregate_falls_back_to_spilling(void)
     first_cell(q, disk, sizeof(disk));
     check_str(mem, disk);
     check_str("60000,250000,16249875000", disk);
-    check_int(0, dir_entries(dir));
+    check_int(0, test_dir_entries(dir));
     set_tiny("1MB", "/nonexistent/silt-temp");
     check_fails(SILT_IO, sql_execute(s, q, NULL, &err));
     sql_session_free(s);
@@ -226,15 +212,15 @@ void test_sql_settings__parallel_aggregate_falls_back_to_spilling(void)
 void test_sql_settings__error_after_spilling_removes_spill_files(void)
 {
     const char *dir = test_tmpdir();
-    int before = dir_entries("/proc/self/fd");
+    int before = test_dir_entries("/proc/self/fd");
     set_tiny("1MB", dir);
     /* The sort spills its runs, then a row of the merge divides by zero. */
     check_fails(SILT_INVALID, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
                                           "1000003 AS r FROM range(300000) ORDER BY r)", NULL,
                                           &err));
     check_contains(err.message, "DIVIDE_BY_ZERO");
-    check_int(0, dir_entries(dir));
-    check_int(before, dir_entries("/proc/self/fd")); /* every run closed */
+    check_int(0, test_dir_entries(dir));
+    check_int(before, test_dir_entries("/proc/self/fd")); /* every run closed */
     set_tiny("1MB", "/nonexistent/silt-temp");
     check_fails(SILT_IO, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
                                      "1000003 AS r FROM range(300000) ORDER BY r)", NULL, &err));
