@@ -1181,3 +1181,14 @@ silt_status sql_expr_print(const sql_expr *expr, buf *out, silt_error *err)
     pr_expr(&w, expr);
     return w.rc;
 }
+
+void sql_split_and(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
+{
+    if (e->kind == SQL_EXPR_BINARY && e->u.op.op == SQL_OP_AND) {
+        sql_split_and(e->u.op.left, out, n, cap);
+        sql_split_and(e->u.op.right, out, n, cap);
+        return;
+    }
+    if (*n < cap)
+        out[(*n)++] = e;
+}

@@ -809,5 +809,11 @@ silt_status sql_stmt_print(const sql_stmt *stmt, buf *out, silt_error *err);
 silt_status sql_expr_print(const sql_expr *expr, buf *out, silt_error *err);
 
 const char *sql_op_name(sql_op op);
+/*
+ * The conjuncts of e (a AND b AND ...) appended to out[*n..cap); those past
+ * cap are dropped and *n stops at cap, so callers treat *n == cap as
+ * "possibly more" (they push nothing down, or refuse).
+ */
+void sql_split_and(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap);
 
 #endif

@@ -390,17 +390,6 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side 
     return SILT_OK;
 }
 
-static void split_and(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
-{
-    if (e->kind == SQL_EXPR_BINARY && e->u.op.op == SQL_OP_AND) {
-        split_and(e->u.op.left, out, n, cap);
-        split_and(e->u.op.right, out, n, cap);
-        return;
-    }
-    if (*n < cap)
-        out[(*n)++] = e;
-}
-
 /* Resolves a key side quietly: the column index in scope, or -1. */
 static int64_t key_col(merge_bind *mb, const bind_scope *scope, const sql_expr *e)
 {
@@ -510,7 +499,7 @@ static silt_status merge_keys(merge_bind *mb, col_batch *source, delta_merge_spe
     size_t n = 0, idx, n_keys = 0, rest = 0;
     const char **tkeys;
     size_t *skeys;
-    split_and(on, conj, &n, 64);
+    sql_split_and(on, conj, &n, 64);
     tkeys = arena_calloc(mb->b->a, n + 1, sizeof(char *));
     skeys = arena_calloc(mb->b->a, n + 1, sizeof(size_t));
     if (tkeys == NULL || skeys == NULL)

@@ -179,17 +179,6 @@ static silt_status plan_values(binder *b, const sql_query *q, plan *out, silt_er
 
 /* ---------------------------------------------------------------- joins */
 
-static void split_and(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
-{
-    if (e->kind == SQL_EXPR_BINARY && e->u.op.op == SQL_OP_AND) {
-        split_and(e->u.op.left, out, n, cap);
-        split_and(e->u.op.right, out, n, cap);
-        return;
-    }
-    if (*n < cap)
-        out[(*n)++] = e;
-}
-
 /* Binds e over scope without reporting failure (used to see which side a term names). */
 static int try_bind(binder *b, const bind_scope *scope, const sql_expr *e, expr **out)
 {
@@ -484,7 +473,7 @@ static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown
     if (ref->u.join.using_cols.n > 0)
         return join_using(b, ref, &l, &r, &ref->u.join.using_cols, out, err);
     if (ref->u.join.on != NULL) {
-        split_and(ref->u.join.on, conj, &n_conj, MAX_CONJUNCTS);
+        sql_split_and(ref->u.join.on, conj, &n_conj, MAX_CONJUNCTS);
         if (n_conj == MAX_CONJUNCTS)
             return bind_error(b, err, ref->u.join.on->pos, SILT_UNSUPPORTED,
                               "a join condition of more than %d conjuncts is not supported",

@@ -39,17 +39,6 @@ typedef struct sel_state {
     size_t n_keys;
 } sel_state;
 
-static void split_and(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
-{
-    if (e->kind == SQL_EXPR_BINARY && e->u.op.op == SQL_OP_AND) {
-        split_and(e->u.op.left, out, n, cap);
-        split_and(e->u.op.right, out, n, cap);
-        return;
-    }
-    if (*n < cap)
-        out[(*n)++] = e;
-}
-
 /* Expands stars into one item per column. */
 static silt_status expand_items(binder *b, const sql_select *sel, const bind_scope *scope,
                                 sel_state *st, silt_error *err)
@@ -813,7 +802,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
                 return SILT_OK;
     }
     if (ss->where != NULL) {
-        split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
+        sql_split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
         if (n_sub == MAX_CONJ)
             return SILT_OK;
     }
@@ -939,7 +928,7 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
          item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name)) &&
         !(bind_has_agg(item) && null_on_empty(item)))
         return SILT_OK;
-    split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
+    sql_split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
     if (n_sub == MAX_CONJ)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &r, err));
@@ -1151,7 +1140,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
         return bind_error(b, err, q->pos, SILT_UNSUPPORTED,
                           "LATERAL VIEW is not supported yet");
     if (sel->where != NULL) {
-        split_and(sel->where, conj, &n_conj, MAX_CONJ);
+        sql_split_and(sel->where, conj, &n_conj, MAX_CONJ);
         if (n_conj == MAX_CONJ)
             n_conj = 0; /* too many to push down: the filter still applies them all */
     }
