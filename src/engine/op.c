@@ -115,7 +115,7 @@ silt_status engine_chunk_of_rows(engine_op *op, col_vec *const *cols, size_t n_c
                                  int64_t n_rows, int64_t *next_row, engine_chunk **out,
                                  silt_error *err)
 {
-    engine_chunk *c;
+    engine_chunk *c = NULL;
     int64_t n = n_rows - *next_row, k, *idx;
     size_t col;
     *out = NULL;
