@@ -1,5 +1,6 @@
 /*
- * arrow.h - export of column vectors through the Arrow C data interface.
+ * arrow.h - column vectors through the Arrow C data interface: export (arrow.c)
+ * and import (arrow_import.c).
  *
  * Results leave silt as Arrow arrays without copying the fixed-width and
  * variable-width buffers: the exported structures point into the vectors'
@@ -26,6 +27,31 @@ silt_status arrow_export_batch(struct ArrowArray *out, const col_batch *batch, a
 /* Exports a STRUCT type as an Arrow schema (owned by the consumer). */
 silt_status arrow_export_schema(struct ArrowSchema *out, const col_type *schema,
                                 silt_error *err);
+
+/*
+ * Import (arrow_import.c): the caller's Arrow data becomes silt vectors.
+ *
+ * arrow_import_schema turns a stream's schema (a struct, "+s") into a
+ * STRUCT col_type in arena a: booleans, int8-64 (uint8-32 widened),
+ * float, double, decimal128, utf8/large_utf8 (string), binary/large_binary,
+ * date32/date64 (date), timestamp s/ms/us/ns (with a zone: timestamp;
+ * without: timestamp_ntz), struct, list/large_list, map; dictionary-encoded
+ * columns take their dictionary's type. Other formats give SILT_UNSUPPORTED,
+ * a malformed schema SILT_INVALID. The schema is not released.
+ *
+ * arrow_import_batch copies one record batch (a struct array of that
+ * schema, as produced by get_next) into a col_batch in arena a, checking
+ * it on the way (SILT_INVALID naming the column: negative lengths, wrong
+ * buffer or child counts, missing buffers, offsets out of order or past
+ * their child, dictionary indexes out of range, null rows). Nothing of the
+ * array is referenced afterwards: the caller releases it (this function
+ * never calls a release callback).
+ */
+silt_status arrow_import_schema(const col_type **out, arena *a, const struct ArrowSchema *schema,
+                                silt_error *err);
+silt_status arrow_import_batch(col_batch **out, arena *a, const col_type *schema,
+                               const struct ArrowSchema *arrow_schema,
+                               const struct ArrowArray *array, silt_error *err);
 
 /* Arrow format string of a type ("l", "d:10,2", "tsu:UTC", "+s", ...). */
 silt_status arrow_format_string(const col_type *type, buf *out, silt_error *err);
