@@ -12,5 +12,6 @@
 #include "silt/parquet.h"
 #include "silt/output.h"
 #include "silt/sql.h"
+#include "silt/write.h"
 
 #endif

@@ -8,33 +8,16 @@
  */
 #include <string.h>
 
+#include "api/conn.h"
 #include "api/output.h"
 #include "formats/arrow.h"
 #include "silt/sql.h"
 #include "sql/session.h"
 #include "util/mem.h"
 
-#define ERRMSG_MAX 4096
-
-struct silt_db {
-    char *warehouse;
-    tpool *pool;
-    char errmsg[ERRMSG_MAX];
-};
-
-struct silt_conn {
-    silt_db *db;
-    sql_session *session;
-    char errmsg[ERRMSG_MAX];
-};
-
 static silt_status keep_error(char *dst, silt_status rc, const silt_error *err)
 {
-    if (rc == SILT_OK)
-        dst[0] = '\0';
-    else
-        err_format(err, dst, ERRMSG_MAX);
-    return rc;
+    return api_keep_error(dst, rc, err);
 }
 
 SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,

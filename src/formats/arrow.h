@@ -39,8 +39,9 @@ silt_status arrow_export_schema(struct ArrowSchema *out, const col_type *schema,
  * columns take their dictionary's type. Other formats give SILT_UNSUPPORTED,
  * a malformed schema SILT_INVALID. The schema is not released.
  *
- * arrow_import_batch copies one record batch (a struct array of that
- * schema, as produced by get_next) into a col_batch in arena a, checking
+ * arrow_import_batch copies rows [start, start + n_rows) (n_rows -1: to
+ * the end) of one record batch (a struct array of that schema, as
+ * produced by get_next) into a col_batch in arena a, checking
  * it on the way (SILT_INVALID naming the column: negative lengths, wrong
  * buffer or child counts, missing buffers, offsets out of order or past
  * their child, dictionary indexes out of range, null rows). Nothing of the
@@ -51,7 +52,8 @@ silt_status arrow_import_schema(const col_type **out, arena *a, const struct Arr
                                 silt_error *err);
 silt_status arrow_import_batch(col_batch **out, arena *a, const col_type *schema,
                                const struct ArrowSchema *arrow_schema,
-                               const struct ArrowArray *array, silt_error *err);
+                               const struct ArrowArray *array, int64_t start, int64_t n_rows,
+                               silt_error *err);
 
 /* Arrow format string of a type ("l", "d:10,2", "tsu:UTC", "+s", ...). */
 silt_status arrow_format_string(const col_type *type, buf *out, silt_error *err);

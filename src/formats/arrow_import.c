@@ -612,16 +612,18 @@ static silt_status import_vec(col_vec **out, arena *a, const imp_node *n, silt_e
 
 silt_status arrow_import_batch(col_batch **out, arena *a, const col_type *schema,
                                const struct ArrowSchema *arrow_schema,
-                               const struct ArrowArray *array, silt_error *err)
+                               const struct ArrowArray *array, int64_t start, int64_t n_rows,
+                               silt_error *err)
 {
     imp_node n;
     col_vec *root;
     col_batch *batch;
+    int64_t total = array != NULL && array->length > 0 ? array->length : 0;
     n.schema = arrow_schema;
     n.array = array;
     n.type = schema;
-    n.start = 0;
-    n.length = array != NULL && array->length > 0 ? array->length : 0;
+    n.start = start;
+    n.length = n_rows < 0 ? total - start : n_rows;
     n.depth = 0;
     SILT_RETURN_IF_ERROR(import_vec(&root, a, &n, err));
     if (root->null_count > 0)

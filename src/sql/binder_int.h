@@ -30,6 +30,15 @@ typedef struct sql_view {
     struct sql_view *next;
 } sql_view;
 
+/* A source of batches bound by the caller (sql_session_bind_source). */
+typedef struct sql_bound_source {
+    const char *name;
+    const col_type *schema;
+    sql_batch_fn fn;
+    void *payload;
+    struct sql_bound_source *next;
+} sql_bound_source;
+
 typedef struct sql_setting {
     char *key;
     char *value;
@@ -41,6 +50,7 @@ struct sql_session {
     char *database;
     sql_setting *settings;
     sql_view *views;
+    sql_bound_source *bound;  /* caller's sources, looked up before views */
     io_store *warehouse;     /* NULL without a catalog */
     catalog *cat;
     tpool *pool;
@@ -272,6 +282,9 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
 
 /* ---- sources (source.c) ---- */
 silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                         silt_error *err);
+/* A bound source named by ref (*found = 0 when there is none of that name). */
+silt_status source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
                          silt_error *err);
 silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err);
 /* A source over a format and path with string options (views USING, read_files). */

@@ -104,6 +104,21 @@ static silt_status session_set(sql_session *s, const char *key, const char *valu
     return it->value ? SILT_OK : err_nomem(err);
 }
 
+silt_status sql_session_set(sql_session *s, const char *key, const char *value,
+                            silt_error *err)
+{
+    sql_setting **slot = &s->settings;
+    if (value != NULL)
+        return session_set(s, key, value, err);
+    while (*slot != NULL) {
+        if (strcmp((*slot)->key, key) == 0)
+            *slot = (*slot)->next;
+        else
+            slot = &(*slot)->next;
+    }
+    return SILT_OK;
+}
+
 /* ---------------------------------------------------------------- results */
 
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }

@@ -46,6 +46,30 @@ void sql_session_free(sql_session *s);
 const char *sql_session_get(const sql_session *s, const char *key);
 
 /*
+ * Sets a setting (value != NULL) or removes it (value NULL), as SET and
+ * RESET do, without their checks: for callers that run statements under
+ * settings of their own and restore them afterwards (the C API's write).
+ */
+silt_status sql_session_set(sql_session *s, const char *key, const char *value,
+                            silt_error *err);
+
+/*
+ * Binds a source of batches to a table name for the statements run next,
+ * until sql_session_unbind_source: `FROM name` reads it through fn, which
+ * gives batches of schema (a STRUCT, borrowed until unbound) in
+ * batch_arena, *out = NULL at the end. A bound name hides a temporary
+ * view or table of the same one-part name. The source is read as the
+ * statement pulls it, once: the caller makes sure a statement reads it at
+ * most once. This is how the C API writes a caller's Arrow stream through
+ * the INSERT and CREATE TABLE AS SELECT code.
+ */
+typedef silt_status (*sql_batch_fn)(void *payload, arena *batch_arena, col_batch **out,
+                                     silt_error *err);
+silt_status sql_session_bind_source(sql_session *s, const char *name, const col_type *schema,
+                                    sql_batch_fn fn, void *payload, silt_error *err);
+void sql_session_unbind_source(sql_session *s, const char *name);
+
+/*
  * Runs every statement of text in order. *out (may be NULL) receives the
  * result of the last statement; earlier results are run to the end and
  * dropped. Errors carry the statement's position in their context.

@@ -924,6 +924,9 @@ silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd
                            err);
     if (n->n_parts == 1) {
         const sql_view *v = find_view(b->s, n->parts[0].name);
+        SILT_RETURN_IF_ERROR(source_bound(b, ref, out, &found, err));
+        if (found)
+            return SILT_OK;
         if (v != NULL) {
             SILT_RETURN_IF_ERROR(view_source(b, v, ref, pd, out, err));
             if (ref->alias.name != NULL) {

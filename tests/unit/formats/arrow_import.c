@@ -50,7 +50,7 @@ static silt_status import(node *root, arena *a, col_batch **out, silt_error *err
     silt_status rc = arrow_import_schema(&type, a, &root->s, err);
     if (rc != SILT_OK)
         return rc;
-    return arrow_import_batch(out, a, type, &root->s, &root->a, err);
+    return arrow_import_batch(out, a, type, &root->s, &root->a, 0, -1, err);
 }
 
 static int64_t int_at(const col_vec *v, int64_t row)
@@ -422,7 +422,12 @@ void test_formats_arrow_import__roundtrip_through_export(void)
     check_ok(arrow_export_batch(&array, batch, owner, &err), &err);
     check_ok(arrow_import_schema(&type, a, &schema, &err), &err);
     check(col_type_equal(type, batch->schema));
-    check_ok(arrow_import_batch(&back, a, type, &schema, &array, &err), &err);
+    check_ok(arrow_import_batch(&back, a, type, &schema, &array, 1, 1, &err), &err);
+    check_int(back->n_rows, 1);
+    check_int(int_at(back->cols[1], 0), -1);
+    check_fails(SILT_INVALID, arrow_import_batch(&back, a, type, &schema, &array, 1, 2, &err));
+    check_contains(err.message, "rows 1 to 3 are needed");
+    check_ok(arrow_import_batch(&back, a, type, &schema, &array, 0, -1, &err), &err);
     array.release(&array);
     schema.release(&schema);
     check_int(back->n_rows, 2);
