@@ -11,6 +11,7 @@
 
 #include "delta/write.h"
 #include "sql/exec.h"
+#include "sql/settings.h"
 #include "util/time.h"
 
 static void free_store(void *p) { io_store_free(p); }
@@ -48,42 +49,34 @@ static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
 
 /*
  * The file size a write aims at, from the session setting
- * silt.write.targetFileSize ("134217728", '64m', '1g': bytes with an
- * optional k/m/g suffix, quoted or not) when the table has no delta.targetFileSize of its
- * own (the table property wins, as in Delta); 0 = the writer's default.
- * A value that is not a size is refused, naming the setting.
+ * silt.write.targetFileSize (a Spark byte string, quoted or not:
+ * "134217728", '64m', '1g', powers of 1024; settings_parse_size_as) when
+ * the table has no delta.targetFileSize of its own (the table property
+ * wins, as in Delta); 0 = the writer's default. A value that is not a
+ * size, or more than 1 TiB, is refused, naming the setting.
  */
 static silt_status session_target_size(binder *b, const dlog_map *table_conf, int64_t *out,
                                        silt_error *err)
 {
     const char *raw = sql_session_get(b->s, "silt.write.targetFileSize"), *text = raw;
     size_t len;
-    int64_t value = 0, unit = 1;
+    int64_t value = 0;
     *out = 0;
     if (text == NULL || (table_conf != NULL &&
                          dlog_map_get(table_conf, "delta.targetFileSize", NULL) != NULL))
         return SILT_OK;
     len = strlen(text);
     if (len > 2 && (text[0] == '\'' || text[0] == '"') && text[len - 1] == text[0]) {
-        text++; /* SET keeps the raw text: '64m' */
-        len -= 2;
+        text = arena_strndup(b->a, text + 1, len - 2); /* SET keeps the raw text: '64m' */
+        if (text == NULL)
+            return err_nomem(err);
     }
-    if (len > 1 && (text[len - 1] == 'b' || text[len - 1] == 'B'))
-        len--;
-    if (len > 1) {
-        switch (text[len - 1]) {
-        case 'k': case 'K': unit = INT64_C(1) << 10; len--; break;
-        case 'm': case 'M': unit = INT64_C(1) << 20; len--; break;
-        case 'g': case 'G': unit = INT64_C(1) << 30; len--; break;
-        default: break;
-        }
-    }
-    if (!str_to_int64(text, len, &value) || value <= 0 || value > (INT64_C(1) << 40) / unit)
+    if (!settings_parse_size_as(text, SETTINGS_SIZE_SPARK, &value) || value > (INT64_C(1) << 40))
         return err_set(err, SILT_INVALID,
                        "setting \"silt.write.targetFileSize\" has value \"%s\"; expected a "
                        "positive size in bytes, optionally with k, m or g",
                        raw);
-    *out = value * unit;
+    *out = value;
     return SILT_OK;
 }
 

@@ -5,6 +5,10 @@
  * KiB/MiB/GiB/TiB powers of 1024, the unit is case-insensitive and may be
  * separated by a space; a bare number is bytes; "N%" is a share of the
  * machine's RAM. The default is 80% of physical RAM, like DuckDB's.
+ * The same parser reads Spark's byte strings (silt.write.targetFileSize:
+ * "64m", "1g", every unit a power of 1024) when asked to
+ * (settings_parse_size_as), so that silt has one size grammar with the
+ * convention as a parameter rather than two parsers that drift apart.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -46,30 +50,50 @@ int64_t settings_default_memory_limit(void)
     return ram > 0 ? ram / 10 * 8 : (int64_t)4 << 30;
 }
 
-int settings_parse_size(const char *text, int64_t *out)
+typedef struct size_unit {
+    const char *name;
+    double factor;
+} size_unit;
+
+/* DuckDB's memory_limit: k/KB... powers of 1000, KiB... powers of 1024. */
+static const size_unit duckdb_units[] = {
+    {"", 1},        {"b", 1},           {"bytes", 1},          {"k", 1e3},
+    {"kb", 1e3},    {"m", 1e6},         {"mb", 1e6},           {"g", 1e9},
+    {"gb", 1e9},    {"t", 1e12},        {"tb", 1e12},          {"kib", 1024.0},
+    {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0}};
+
+/* Spark's byte strings (JavaUtils.byteStringAs): every unit a power of 1024. */
+static const size_unit spark_units[] = {
+    {"", 1},          {"b", 1},          {"k", 1024.0},       {"kb", 1024.0},
+    {"m", 1048576.0}, {"mb", 1048576.0}, {"g", 1073741824.0}, {"gb", 1073741824.0},
+    {"t", 1099511627776.0}, {"tb", 1099511627776.0}};
+
+/*
+ * One grammar for both conventions: a number, a unit, and (DuckDB only)
+ * spaces around them, a fraction, or "N%" of RAM. Spark's byte strings
+ * are a whole number glued to its unit ("64m", "1g").
+ */
+int settings_parse_size_as(const char *text, settings_size_convention conv, int64_t *out)
 {
-    static const struct {
-        const char *name;
-        double factor;
-    } units[] = {{"", 1},          {"b", 1},           {"bytes", 1},       {"k", 1e3},
-                 {"kb", 1e3},      {"m", 1e6},         {"mb", 1e6},        {"g", 1e9},
-                 {"gb", 1e9},      {"t", 1e12},        {"tb", 1e12},       {"kib", 1024.0},
-                 {"mib", 1048576.0}, {"gib", 1073741824.0}, {"tib", 1099511627776.0}};
+    const int duck = conv == SETTINGS_SIZE_DUCKDB;
+    const size_unit *units = duck ? duckdb_units : spark_units;
+    size_t n_units = duck ? sizeof(duckdb_units) / sizeof(duckdb_units[0])
+                          : sizeof(spark_units) / sizeof(spark_units[0]);
     const char *p = text, *num_end;
     char unit[8];
     size_t n = 0, idx;
     double x;
-    while (*p == ' ')
+    while (duck && *p == ' ')
         p++;
     num_end = p;
-    while ((*num_end >= '0' && *num_end <= '9') || *num_end == '.')
+    while ((*num_end >= '0' && *num_end <= '9') || (duck && *num_end == '.'))
         num_end++;
     if (num_end == p || !str_to_double(p, (size_t)(num_end - p), &x) || !(x >= 0))
         return 0;
     p = num_end;
-    while (*p == ' ')
+    while (duck && *p == ' ')
         p++;
-    if (*p == '%') {
+    if (duck && *p == '%') {
         int64_t ram = settings_physical_ram();
         if (p[1] != '\0' || x <= 0 || x > 100 || ram <= 0)
             return 0;
@@ -79,11 +103,11 @@ int settings_parse_size(const char *text, int64_t *out)
     while (*p != '\0' && *p != ' ' && n < sizeof(unit) - 1)
         unit[n++] = *p++;
     unit[n] = '\0';
-    while (*p == ' ')
+    while (duck && *p == ' ')
         p++;
     if (*p != '\0')
         return 0;
-    for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++) {
+    for (idx = 0; idx < n_units; idx++) {
         if (str_casecmp(unit, units[idx].name) == 0) {
             double bytes = floor(x * units[idx].factor);
             if (bytes < 1 || bytes > 9.0e18)
@@ -93,6 +117,11 @@ int settings_parse_size(const char *text, int64_t *out)
         }
     }
     return 0;
+}
+
+int settings_parse_size(const char *text, int64_t *out)
+{
+    return settings_parse_size_as(text, SETTINGS_SIZE_DUCKDB, out);
 }
 
 /* The value without the quotes SET keeps ('2GB' -> 2GB). */

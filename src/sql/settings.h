@@ -24,9 +24,27 @@ silt_status settings_normalize(const char *key, const char *value, arena *a,
 const char *settings_canonical_key(const char *key);
 
 /*
- * Parses a memory size: "2GB", "512 MiB", "1.5gb", "100000" (bytes), "50%"
- * (of physical RAM). Returns 0 when the text is not a size.
+ * The unit conventions of sizes:
+ *   SETTINGS_SIZE_DUCKDB  DuckDB's memory_limit: "2GB", "512 MiB", "1.5gb",
+ *                         "100000" (bytes), "50%" (of physical RAM); KB, MB,
+ *                         GB, TB (and k, m, g, t) are powers of 1000, KiB,
+ *                         MiB, GiB, TiB powers of 1024; case-insensitive,
+ *                         spaces allowed around the unit.
+ *   SETTINGS_SIZE_SPARK   Spark's byte strings (spark.*.maxPartitionBytes,
+ *                         silt.write.targetFileSize): a whole number glued
+ *                         to b, k, kb, m, mb, g, gb, t or tb, every unit a
+ *                         power of 1024 ("64m" = 64 MiB); no spaces,
+ *                         fractions or percentages.
  */
+typedef enum settings_size_convention {
+    SETTINGS_SIZE_DUCKDB = 0,
+    SETTINGS_SIZE_SPARK
+} settings_size_convention;
+
+/* Parses a size of at least one byte; returns 0 when the text is not a size. */
+int settings_parse_size_as(const char *text, settings_size_convention conv, int64_t *out);
+
+/* settings_parse_size_as(text, SETTINGS_SIZE_DUCKDB, out): memory_limit's sizes. */
 int settings_parse_size(const char *text, int64_t *out);
 
 /* Physical RAM in bytes (sysconf), 0 when unknown. */

@@ -78,6 +78,33 @@ void test_sql_settings__sizes(void)
     check(settings_default_memory_limit() > 0);
 }
 
+/* One parser, two conventions: Spark's byte strings are powers of 1024, integers, no spaces. */
+void test_sql_settings__sizes_in_spark_convention(void)
+{
+    int64_t x;
+    check(settings_parse_size_as("64m", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)64 << 20));
+    check(settings_parse_size_as("64MB", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)64 << 20));
+    check(settings_parse_size_as("1g", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)1 << 30));
+    check(settings_parse_size_as("3k", SETTINGS_SIZE_SPARK, &x) && x == 3072);
+    check(settings_parse_size_as("1t", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)1 << 40));
+    check(settings_parse_size_as("100b", SETTINGS_SIZE_SPARK, &x) && x == 100);
+    check(settings_parse_size_as("134217728", SETTINGS_SIZE_SPARK, &x) && x == 134217728);
+    check(!settings_parse_size_as("1.5g", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as("64 m", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as(" 64m", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as("50%", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as("64mib", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as("0k", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as("-1m", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as("m", SETTINGS_SIZE_SPARK, &x));
+    check(!settings_parse_size_as("", SETTINGS_SIZE_SPARK, &x));
+    /* The same text, read by each convention. */
+    check(settings_parse_size_as("1k", SETTINGS_SIZE_DUCKDB, &x) && x == 1000);
+    check(settings_parse_size_as("1k", SETTINGS_SIZE_SPARK, &x) && x == 1024);
+    check(settings_parse_size_as("2MB", SETTINGS_SIZE_DUCKDB, &x) && x == 2000000);
+    check(settings_parse_size_as("2MB", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)2 << 20));
+}
+
 void test_sql_settings__set_and_show(void)
 {
     char v[128];
