@@ -9,6 +9,8 @@ CSV data, with Spark + Delta checking every step:
   --  the v2-API trips (13 columns) appended without mergeSchema: refused with
       Spark's message naming the new columns, nothing written
   v1  the same append WITH SCHEMA EVOLUTION: new columns at the end, old rows null
+      (and, on a copy of v0, the same append through the C API's
+      silt_conn_write_arrow: refused without mergeSchema, equal to SQL's with it)
   v2  DELETE FROM t (every row): count 0
   v3  RESTORE TABLE t TO VERSION AS OF 1: counts back, RESTORE in history with
       Spark's metrics
@@ -25,6 +27,7 @@ Spark runs in this process (re-executed under <repo>/.peers/venv's python);
 without the venv the Spark checks are skipped, and fail with CI=true.
 """
 import csv
+import ctypes
 import io
 import json
 import random
@@ -188,8 +191,30 @@ def main():
     check("the refusal hints at mergeSchema", "mergeSchema" in bad.stderr, True)
     check("nothing was written (still version 0)", silt.history(t)[0]["version"], "0")
 
+    # The same append through the C API (a copy of version 0): refused without mergeSchema,
+    # accepted with it; its result must equal the SQL append's below.
+    capi_path = work / "processed" / "delta-capi"
+    shutil.copytree(path, capi_path)
+    capi = CApi(Path(sys.argv[1]).resolve().parent / "libsilt.so")
+    rc, msg = capi.append(views + v2_select, capi_path, merge_schema=False)
+    check("C API append with another schema is refused", rc, 9)
+    check("the C API refusal is the same as SQL's",
+          "[DELTA_METADATA_MISMATCH] A schema mismatch detected" in msg and "mergeSchema" in msg,
+          True)
+    rc, msg = capi.append(views + v2_select, capi_path, merge_schema=True)
+    check("C API append with mergeSchema", (rc, msg), (0, ""))
+    capi.close()
+
     # version 1: the same append with schema evolution
     silt.run(views + f"INSERT WITH SCHEMA EVOLUTION INTO {t} BY NAME {v2_select}")
+    capi_t = f"delta.`{capi_path}`"
+    check("the C API mergeSchema append gives SQL's rows", silt.summary(capi_t), silt.summary(t))
+    check("the C API mergeSchema append gives SQL's schema", silt.rows(f"DESCRIBE {capi_t}"),
+          silt.rows(f"DESCRIBE {t}"))
+    check("the C API append is a WRITE (Append)",
+          [(h["operation"], dict(json.loads(h["operationParameters"])).get("mode"))
+           for h in silt.history(capi_t)][0], ("WRITE", "Append"))
+    compare_with_spark(peer, silt, capi_t, capi_path, 1, "the C API mergeSchema append")
     columns = [r[0] for r in silt.rows(f"DESCRIBE {t}")]
     check("v1: the new columns come after the old ones",
           columns[:7] + columns[7:9], ["started_at", "ended_at", "start_year", "start_month",
@@ -240,6 +265,52 @@ def main():
     if failed == 0:
         shutil.rmtree(work, ignore_errors=True)
     return 1 if failed else 0
+
+
+class CApi:
+    """silt_conn_write_arrow through ctypes: rows of a silt query (one connection's Arrow
+    stream) written by another connection, as a program holding Arrow data would."""
+
+    class Options(ctypes.Structure):
+        _fields_ = [("version", ctypes.c_uint), ("mode", ctypes.c_int),
+                    ("merge_schema", ctypes.c_int), ("overwrite_schema", ctypes.c_int),
+                    ("replace_where", ctypes.c_char_p),
+                    ("partition_overwrite_mode", ctypes.c_char_p),
+                    ("partition_by", ctypes.c_void_p), ("n_partition_by", ctypes.c_size_t)]
+
+    def __init__(self, lib_path):
+        lib = self.lib = ctypes.CDLL(str(lib_path))
+        lib.silt_db_open.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        lib.silt_conn_open.argtypes = [ctypes.c_void_p, ctypes.c_void_p]
+        lib.silt_conn_exec.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
+        lib.silt_conn_write_arrow.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p,
+                                              ctypes.c_void_p]
+        lib.silt_conn_errmsg.argtypes = [ctypes.c_void_p]
+        lib.silt_conn_errmsg.restype = ctypes.c_char_p
+        lib.silt_conn_close.argtypes = [ctypes.c_void_p]
+        lib.silt_db_close.argtypes = [ctypes.c_void_p]
+        self.db, self.writer = ctypes.c_void_p(), ctypes.c_void_p()
+        assert lib.silt_db_open(ctypes.byref(self.db), None, None) == 0
+        assert lib.silt_conn_open(ctypes.byref(self.writer), self.db) == 0
+
+    def append(self, sql, target, merge_schema):
+        stream = (ctypes.c_void_p * 5)()  # struct ArrowArrayStream
+        reader = ctypes.c_void_p()  # a fresh session: its temporary views are the query's
+        assert self.lib.silt_conn_open(ctypes.byref(reader), self.db) == 0
+        if self.lib.silt_conn_exec(reader, sql.encode(), ctypes.byref(stream)) != 0:
+            msg = self.lib.silt_conn_errmsg(reader).decode()
+            self.lib.silt_conn_close(reader)
+            return -1, msg
+        opts = CApi.Options(1, 1, int(merge_schema), 0, None, None, None, 0)  # mode append
+        rc = self.lib.silt_conn_write_arrow(self.writer, str(target).encode(),
+                                            ctypes.byref(stream), ctypes.byref(opts))
+        check("the C API released the stream", stream[3], None)
+        self.lib.silt_conn_close(reader)
+        return rc, self.lib.silt_conn_errmsg(self.writer).decode()
+
+    def close(self):
+        self.lib.silt_conn_close(self.writer)
+        self.lib.silt_db_close(self.db)
 
 
 def more_silt_writes(peer, silt, t, path):
