@@ -133,7 +133,10 @@ typedef enum engine_agg_kind {
     AGG_COLLECT_LIST,
     AGG_COLLECT_SET,
     AGG_APPROX_COUNT_DISTINCT,
-    AGG_PERCENTILE_APPROX
+    AGG_PERCENTILE_APPROX,
+    AGG_PERCENTILE, /* exact, interpolated (percentile, median): a double */
+    AGG_MAX_BY,     /* arg: struct(ordering, value); the value at the largest ordering */
+    AGG_MIN_BY
 } engine_agg_kind;
 
 typedef struct engine_agg {
@@ -142,7 +145,8 @@ typedef struct engine_agg {
     int distinct;      /* count(DISTINCT x), sum(DISTINCT x), ... */
     expr *filter;      /* FILTER (WHERE ...), or NULL */
     int ignore_nulls;  /* first/last(x, true) */
-    double percentage; /* percentile_approx: 0.0 .. 1.0 */
+    double percentage; /* percentile_approx, percentile: 0.0 .. 1.0 */
+    int64_t accuracy;  /* percentile_approx: its third argument, 0 = Spark's default 10000 */
     const char *name;  /* output column name, or NULL */
 } engine_agg;
 
