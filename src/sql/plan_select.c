@@ -725,7 +725,23 @@ typedef struct semi_join {
     plan right;
     expr **left_keys, **right_keys;
     size_t n_keys;
+    expr *condition; /* correlations other than equalities, over outer then inner columns */
 } semi_join;
+
+/* The scope of a join's rows: the columns of a, then those of b. */
+static silt_status concat_scope(binder *b, const bind_scope *x, const bind_scope *y,
+                                bind_scope *out, silt_error *err)
+{
+    out->n = x->n + y->n;
+    out->cols = arena_calloc(b->a, out->n ? out->n : 1, sizeof(bind_col));
+    if (out->cols == NULL)
+        return err_nomem(err);
+    if (x->n > 0)
+        memcpy(out->cols, x->cols, x->n * sizeof(bind_col));
+    if (y->n > 0)
+        memcpy(out->cols + x->n, y->cols, y->n * sizeof(bind_col));
+    return SILT_OK;
+}
 
 /* Binds e over scope, quietly: 1 when it binds (and names only that scope). */
 static int binds_in(binder *b, const bind_scope *scope, const sql_expr *e, expr **out)
@@ -749,9 +765,10 @@ static int has_subquery(const sql_expr *e)
  * r WHERE ...) -> semi join on x = c plus the correlations. Only simple
  * subqueries (one SELECT, no aggregation, DISTINCT, ORDER BY or LIMIT)
  * with equality correlations are rewritten, and only when there is at
- * least one key; anything else is left to the binder (uncorrelated
- * subqueries run once and become constants). NOT IN is never rewritten:
- * its NULL semantics differ from an anti join.
+ * least one key; other correlated conjuncts (u.fare > t.fare) become the
+ * join's condition over both rows. Anything else is left to the binder
+ * (uncorrelated subqueries run once and become constants). NOT IN is
+ * never rewritten: its NULL semantics differ from an anti join.
  */
 static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_expr *c,
                                  semi_join *out, silt_error *err)
@@ -831,15 +848,24 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
                 SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
             continue;
         }
-        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
-            return SILT_OK;
-        if (binds_in(b, outer, t->u.op.left, &l) && binds_in(b, &inner, t->u.op.right, &r)) {
-        } else if (binds_in(b, outer, t->u.op.right, &l) && binds_in(b, &inner, t->u.op.left, &r)) {
-        } else {
-            return SILT_OK;
+        if (t->kind == SQL_EXPR_BINARY && t->u.op.op == SQL_OP_EQ &&
+            ((binds_in(b, outer, t->u.op.left, &l) && binds_in(b, &inner, t->u.op.right, &r)) ||
+             (binds_in(b, outer, t->u.op.right, &l) && binds_in(b, &inner, t->u.op.left, &r)))) {
+            out->left_keys[out->n_keys] = l;
+            out->right_keys[out->n_keys++] = r;
+            continue;
         }
-        out->left_keys[out->n_keys] = l;
-        out->right_keys[out->n_keys++] = r;
+        /* a correlated conjunct of another form: a condition over the joined row */
+        {
+            bind_scope both;
+            SILT_RETURN_IF_ERROR(concat_scope(b, outer, &inner, &both, err));
+            if (!binds_in(b, &both, t, &e) || e->type->id != COL_BOOLEAN)
+                return SILT_OK;
+            if (out->condition == NULL)
+                out->condition = e;
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&out->condition, b->a, out->condition, e, err));
+        }
     }
     if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
         return SILT_OK; /* uncorrelated: the binder runs it once */
@@ -1212,10 +1238,11 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                                                      sj[idx].kind == 1 ? JOIN_LEFT_SEMI
                                                                        : JOIN_LEFT_ANTI,
                                                      sj[idx].left_keys, sj[idx].right_keys,
-                                                     sj[idx].n_keys, NULL, err));
-            bind_note(b, "%s join for a correlated subquery on %zu key%s",
+                                                     sj[idx].n_keys, sj[idx].condition, err));
+            bind_note(b, "%s join for a correlated subquery on %zu key%s%s",
                       sj[idx].kind == 1 ? "LeftSemi" : "LeftAnti", sj[idx].n_keys,
-                      sj[idx].n_keys == 1 ? "" : "s");
+                      sj[idx].n_keys == 1 ? "" : "s",
+                      sj[idx].condition != NULL ? " and a condition" : "");
             p.op = op;
         }
     }
