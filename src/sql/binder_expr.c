@@ -148,7 +148,7 @@ silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr 
     size_t k, idx;
     if (ast == NULL)
         return SILT_OK;
-    if (ast->kind == SQL_EXPR_SUBQUERY) {
+    if (ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS) {
         if (*n == *cap) {
             size_t grown_cap = *cap ? *cap * 2 : 4;
             const sql_expr **grown = arena_realloc(b->a, *list, *cap * sizeof(sql_expr *),
@@ -164,6 +164,22 @@ silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr 
     k = ast_children(ast, kids, 64);
     for (idx = 0; idx < k; idx++)
         SILT_RETURN_IF_ERROR(bind_find_subqueries(b, kids[idx], list, n, cap, err));
+    return SILT_OK;
+}
+
+silt_status bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                     size_t *n, size_t *cap, silt_error *err)
+{
+    const sql_expr *kids[64];
+    size_t k, idx;
+    if (ast == NULL || ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS ||
+        ast->kind == SQL_EXPR_IN_QUERY)
+        return SILT_OK;
+    k = ast_children(ast, kids, 64);
+    for (idx = 0; idx < k; idx++)
+        SILT_RETURN_IF_ERROR(is_agg_call(ast) ? bind_find_subqueries(b, kids[idx], list, n, cap, err)
+                                              : bind_find_agg_subqueries(b, kids[idx], list, n,
+                                                                         cap, err));
     return SILT_OK;
 }
 
@@ -574,6 +590,24 @@ static silt_status bind_scalar_subquery(binder *b, const sql_expr *ast, expr **o
     if (rows->n_rows == 0)
         return expr_lit_null(out, b->a, rows->schema->fields[0].type, err);
     return bind_value_literal(b, rows->cols[0], 0, out, err);
+}
+
+/*
+ * A correlated subquery the planner joined in (plan_select.c, join_scalar):
+ * EXISTS is whether the join matched; a scalar subquery is its value, or
+ * its value over no rows where the join did not match.
+ */
+static silt_status bind_joined_subquery(binder *b, const sql_expr *ast, const scalar_subst *sub,
+                                        expr **out, silt_error *err)
+{
+    expr *value, *matched, *unmatched, *empty = sub->empty;
+    SILT_RETURN_IF_ERROR(expr_column(&matched, b->a, sub->col + 1,
+                                     col_type_primitive(COL_BOOLEAN), err));
+    if (ast->kind == SQL_EXPR_EXISTS)
+        return expr_is_null(out, b->a, matched, !ast->u.in.negated, err);
+    SILT_RETURN_IF_ERROR(expr_column(&value, b->a, sub->col, sub->type, err));
+    SILT_RETURN_IF_ERROR(expr_is_null(&unmatched, b->a, matched, 0, err));
+    return expr_case(out, b->a, 1, &unmatched, &empty, value, err);
 }
 
 static silt_status bind_in_subquery(binder *b, const bind_ctx *bc, const sql_expr *ast,
@@ -1576,24 +1610,18 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         break;
     }
     case SQL_EXPR_IN_QUERY: rc = bind_in_subquery(b, bc, ast, out, err); break;
-    case SQL_EXPR_EXISTS: rc = bind_exists(b, ast, out, err); break;
+    case SQL_EXPR_EXISTS:
     case SQL_EXPR_SUBQUERY: {
         const scalar_subst *sub;
         for (sub = b->substs; sub != NULL; sub = sub->next)
             if (sub->node == ast)
                 break;
         if (sub == NULL) {
-            rc = bind_scalar_subquery(b, ast, out, err);
+            rc = ast->kind == SQL_EXPR_EXISTS ? bind_exists(b, ast, out, err)
+                                              : bind_scalar_subquery(b, ast, out, err);
             break;
         }
-        rc = expr_column(out, b->a, sub->col, sub->type, err);
-        if (rc == SILT_OK && sub->is_count) {
-            expr *zero, *args[2];
-            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
-            args[0] = *out;
-            args[1] = zero;
-            rc = expr_coalesce(out, b->a, args, 2, err);
-        }
+        rc = bind_joined_subquery(b, ast, sub, out, err);
         break;
     }
     case SQL_EXPR_LIKE: rc = bind_like(b, bc, ast, out, err); break;

@@ -113,13 +113,21 @@ typedef struct scalar_subst {
     const sql_expr *node;    /* the SQL_EXPR_SUBQUERY */
     int64_t col;             /* its value column in the current scope */
     const col_type *type;
-    int is_count;            /* count(...): no matching row means 0, not NULL */
+    /*
+     * Scalar subquery: its value over no rows, read where the join found no
+     * match (matched, the column after the value, is NULL); NULL for EXISTS,
+     * which reads matched alone.
+     */
+    expr *empty;
     struct scalar_subst *next;
 } scalar_subst;
 
-/* Collects the SQL_EXPR_SUBQUERY nodes of ast (not inside nested queries). */
+/* Collects the SQL_EXPR_SUBQUERY and SQL_EXPR_EXISTS nodes of ast (not inside nested queries). */
 silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                  size_t *n, size_t *cap, silt_error *err);
+/* The same, only inside the arguments of aggregate calls (evaluated before the aggregation). */
+silt_status bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                     size_t *n, size_t *cap, silt_error *err);
 
 typedef struct view_frame {
     const char *name;

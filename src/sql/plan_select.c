@@ -881,50 +881,84 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
 }
 
 /*
- * A correlated scalar subquery (SELECT agg(x) FROM r WHERE r.k = outer.k
- * AND local) joined in: r filtered by local, grouped by its correlation
- * keys, left-joined to p on them; the value becomes a hidden column of p
- * that the binder reads for that subquery node (count gives 0, not NULL,
- * for outer rows without a match, as in Spark). Anything else is left to
- * the binder (uncorrelated: run once; otherwise an unresolved column).
+ * Correlated subqueries that are not WHERE conjuncts of their own, joined
+ * in as columns:
+ *
+ * - a scalar subquery (SELECT f(aggregates) FROM r WHERE r.k = outer.k
+ *   AND local): r filtered by local, grouped by its correlation keys,
+ *   projected to [keys, value, true AS matched] and left-joined to the
+ *   outer rows on the keys. An outer row without a match must see what
+ *   the subquery gives over no rows, which is not always NULL (count(*)
+ *   is 0, coalesce(max(x), 0) is 0): that value is computed once, by the
+ *   same aggregation over an empty input, and the subquery reads
+ *   CASE WHEN matched IS NULL THEN <empty value> ELSE value END (the
+ *   count bug of decorrelation, avoided).
+ * - [NOT] EXISTS (SELECT ... FROM r WHERE r.k = outer.k AND local) inside
+ *   another expression (under OR, in the select list): the distinct keys
+ *   of r filtered by local, left-joined the same way; EXISTS reads
+ *   matched IS NOT NULL (NOT EXISTS: IS NULL). A NULL outer key matches
+ *   nothing, so EXISTS is false there, as in Spark.
+ *
+ * Correlations must be equalities between an outer and an inner
+ * expression here. A subquery that names outer columns in another way
+ * fails with an error saying which shape is not supported (rather than
+ * an unresolved column); an uncorrelated one is left to the binder, which
+ * runs it once.
  */
-/*
- * A subquery's value that a LEFT JOIN may stand for: aggregates other than
- * count (NULL on no rows), and arithmetic, casts and constants over them,
- * which stay NULL when the aggregates are (avg(x) * 1.9). coalesce(max(x),
- * 0) is not (0 on no rows, but NULL from an unmatched join), nor count.
- */
-static int null_on_empty(const sql_expr *e)
+
+/* The value of the subquery's item over no rows: its aggregation over an empty input. */
+static silt_status empty_value(binder *b, const plan *r, const sql_expr *item, expr **out,
+                               silt_error *err)
 {
-    switch (e->kind) {
-    case SQL_EXPR_LITERAL: return 1;
-    case SQL_EXPR_CAST: return null_on_empty(e->u.cast.arg);
-    case SQL_EXPR_UNARY: return (e->u.op.op == SQL_OP_NEG || e->u.op.op == SQL_OP_PLUS) &&
-                                null_on_empty(e->u.op.left);
-    case SQL_EXPR_BINARY:
-        return (e->u.op.op == SQL_OP_ADD || e->u.op.op == SQL_OP_SUB || e->u.op.op == SQL_OP_MUL ||
-                e->u.op.op == SQL_OP_DIV || e->u.op.op == SQL_OP_MOD) &&
-               null_on_empty(e->u.op.left) && null_on_empty(e->u.op.right);
-    case SQL_EXPR_FUNC: {
-        const char *name = e->u.func.name.parts[e->u.func.name.n_parts - 1].name;
-        const expr_func_def *def;
-        size_t idx;
-        if (e->u.func.over != NULL || e->u.func.name.n_parts != 1)
-            return 0;
-        if (bind_is_agg_name(name))
-            return str_casecmp(name, "count") != 0 && str_casecmp(name, "count_if") != 0 &&
-                   str_casecmp(name, "approx_count_distinct") != 0;
-        /* a function that is NULL when an argument is (round, abs, ...) */
-        def = expr_func_lookup(name);
-        if (def == NULL || def->null_safe)
-            return 0;
-        for (idx = 0; idx < e->u.func.args.n; idx++)
-            if (!null_on_empty(e->u.func.args.items[idx]))
-                return 0;
-        return e->u.func.args.n > 0;
-    }
-    default: return 0;
-    }
+    plan e;
+    agg_state ag;
+    bind_ctx bc;
+    bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
+    expr *value;
+    col_batch *rows;
+    const char *name = "__sq_value";
+    if (in_copy == NULL)
+        return err_nomem(err);
+    *in_copy = r->scope;
+    memset(&e, 0, sizeof(e));
+    e.scope = r->scope;
+    SILT_RETURN_IF_ERROR(engine_op_values(&e.op, b->ctx, r->op->schema, NULL, 0, err));
+    memset(&ag, 0, sizeof(ag));
+    ag.input = in_copy;
+    bc.scope = in_copy;
+    bc.agg = &ag;
+    bc.win = NULL;
+    bc.outer = NULL;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+    SILT_RETURN_IF_ERROR(make_agg(b, &e, &ag, NULL, 0, err));
+    SILT_RETURN_IF_ERROR(plan_project(b, &e, &value, &name, 1, err));
+    SILT_RETURN_IF_ERROR(engine_collect(e.op, b->a, &rows, err));
+    if (rows->n_rows != 1)
+        return err_set(err, SILT_INVALID, "an aggregation over no rows gave %lld rows",
+                       (long long)rows->n_rows);
+    return bind_value_literal(b, rows->cols[0], 0, out, err);
+}
+
+static silt_status unsupported_correlation(binder *b, const sql_expr *node, const char *why,
+                                           silt_error *err)
+{
+    return bind_error(b, err, node->pos, SILT_UNSUPPORTED,
+                      "this correlated %s is not supported yet: %s",
+                      node->kind == SQL_EXPR_EXISTS ? "EXISTS subquery" : "scalar subquery", why);
+}
+
+/* Whether conjunct t of a subquery names outer columns (binds only with them in scope). */
+static int is_correlated(binder *b, const bind_scope *outer, const bind_scope *inner,
+                         const sql_expr *t)
+{
+    bind_scope both;
+    silt_error scratch = SILT_ERROR_INIT;
+    expr *e;
+    if (binds_in(b, inner, t, &e))
+        return 0;
+    if (concat_scope(b, outer, inner, &both, &scratch) != SILT_OK)
+        return 0;
+    return binds_in(b, &both, t, &e);
 }
 
 static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_error *err)
@@ -932,28 +966,33 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     const sql_query *sq = node->u.in.query;
     const sql_select *ss;
     const sql_expr *sub_conj[MAX_CONJ];
-    const sql_expr *item;
-    size_t n_sub = 0, idx, n_keys = 0;
+    const sql_expr *item = NULL;
+    int exists = node->kind == SQL_EXPR_EXISTS;
+    size_t n_sub = 0, idx, n_keys = 0, n_correlated = 0;
     plan r;
-    expr *local = NULL, **outer_keys, **right_keys, *value;
+    expr *local = NULL, **outer_keys, **right_keys, *value, *empty = NULL;
     agg_state ag;
     bind_ctx bc;
     scalar_subst *sub;
     engine_op *op;
     bind_scope joined;
+    const char *why = NULL;
     if (sq->kind != SQL_QUERY_SELECT || sq->n_ctes > 0 || sq->order_by.n > 0 ||
         sq->limit != NULL || sq->offset != NULL)
         return SILT_OK;
     ss = &sq->u.select;
     if (ss->n_from == 0 || ss->where == NULL || ss->n_group > 0 || ss->group_all ||
-        ss->having != NULL || ss->distinct || ss->n_items != 1 || ss->n_windows > 0 ||
-        ss->qualify != NULL || ss->n_lateral_views > 0)
+        ss->having != NULL || ss->distinct || ss->n_windows > 0 || ss->qualify != NULL ||
+        ss->n_lateral_views > 0 || (!exists && ss->n_items != 1))
         return SILT_OK;
-    item = ss->items[0].expr;
-    if ((item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
-         item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name)) &&
-        !(bind_has_agg(item) && null_on_empty(item)))
-        return SILT_OK;
+    if (!exists) {
+        item = ss->items[0].expr;
+        if (bind_has_window(item))
+            return SILT_OK;
+        if (!bind_has_agg(item))
+            why = "the subquery's value is not an aggregate (Spark requires correlated scalar "
+                  "subqueries to be aggregated)";
+    }
     sql_split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
     if (n_sub == MAX_CONJ)
         return SILT_OK;
@@ -977,16 +1016,23 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
                 SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
             continue;
         }
-        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
-            return SILT_OK;
-        if (binds_in(b, &p->scope, t->u.op.left, &l) && binds_in(b, &r.scope, t->u.op.right, &in)) {
+        if (t->kind == SQL_EXPR_BINARY && t->u.op.op == SQL_OP_EQ &&
+            binds_in(b, &p->scope, t->u.op.left, &l) && binds_in(b, &r.scope, t->u.op.right, &in)) {
             in_ast = t->u.op.right;
-        } else if (binds_in(b, &p->scope, t->u.op.right, &l) &&
+        } else if (t->kind == SQL_EXPR_BINARY && t->u.op.op == SQL_OP_EQ &&
+                   binds_in(b, &p->scope, t->u.op.right, &l) &&
                    binds_in(b, &r.scope, t->u.op.left, &in)) {
             in_ast = t->u.op.left;
         } else {
-            return SILT_OK;
+            if (is_correlated(b, &p->scope, &r.scope, t)) {
+                n_correlated++;
+                if (why == NULL)
+                    why = "a correlation other than an equality between an outer and an inner "
+                          "expression";
+            }
+            continue;
         }
+        n_correlated++;
         outer_keys[n_keys] = l;
         ag.keys[n_keys].ast = in_ast;
         ag.keys[n_keys].text = bind_expr_text(b, in_ast);
@@ -994,16 +1040,19 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         ag.keys[n_keys].input_col = in->kind == EXPR_COLUMN ? in->col_idx : -1;
         n_keys++;
     }
-    if (n_keys == 0)
-        return SILT_OK;
+    if (n_correlated == 0)
+        return SILT_OK; /* uncorrelated, or an error the binder will report */
+    if (why != NULL)
+        return unsupported_correlation(b, node, why, err);
     if (local != NULL) {
         if (local->type->id != COL_BOOLEAN)
             return SILT_OK;
         SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, r.op, local, err));
         r.op = op;
     }
+    if (!exists)
+        SILT_RETURN_IF_ERROR(empty_value(b, &r, item, &empty, err));
     ag.n_keys = n_keys;
-    ag.input = &r.scope;
     {
         bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
         if (in_copy == NULL)
@@ -1015,10 +1064,13 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     bc.agg = &ag;
     bc.win = NULL;
     bc.outer = NULL;
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+    if (exists)
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&value, b->a, 1, err));
+    else
+        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
     SILT_RETURN_IF_ERROR(make_agg(b, &r, &ag, NULL, 0, err));
     {
-        /* [keys..., value] */
+        /* [keys..., value, matched] */
         expr **proj = arena_calloc(b->a, n_keys + 2, sizeof(expr *));
         const char **names = arena_calloc(b->a, n_keys + 2, sizeof(char *));
         if (proj == NULL || names == NULL)
@@ -1032,44 +1084,70 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         }
         proj[n_keys] = value;
         names[n_keys] = "__sq_value";
-        SILT_RETURN_IF_ERROR(plan_project(b, &r, proj, names, n_keys + 1, err));
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n_keys + 1], b->a, 1, err));
+        names[n_keys + 1] = "__sq_matched";
+        SILT_RETURN_IF_ERROR(plan_project(b, &r, proj, names, n_keys + 2, err));
     }
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, p->op, r.op, JOIN_LEFT, outer_keys,
                                              right_keys, n_keys, NULL, err));
-    joined.n = p->scope.n + r.scope.n;
-    joined.cols = arena_calloc(b->a, joined.n, sizeof(bind_col));
     sub = arena_calloc(b->a, 1, sizeof(*sub));
-    if (joined.cols == NULL || sub == NULL)
+    if (sub == NULL)
         return err_nomem(err);
-    memcpy(joined.cols, p->scope.cols, p->scope.n * sizeof(bind_col));
-    for (idx = 0; idx < r.scope.n; idx++) {
-        joined.cols[p->scope.n + idx] = r.scope.cols[idx];
+    SILT_RETURN_IF_ERROR(concat_scope(b, &p->scope, &r.scope, &joined, err));
+    for (idx = 0; idx < r.scope.n; idx++)
         joined.cols[p->scope.n + idx].hidden = 1;
-    }
     sub->node = node;
     sub->col = (int64_t)(p->scope.n + n_keys);
     sub->type = value->type;
-    sub->is_count = item->kind == SQL_EXPR_FUNC &&
-                    str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
+    sub->empty = empty;
     sub->next = b->substs;
     b->substs = sub;
-    bind_note(b, "LeftOuter join for a correlated scalar subquery on %zu key%s", n_keys,
-              n_keys == 1 ? "" : "s");
+    bind_note(b, "LeftOuter join for a correlated %s on %zu key%s",
+              exists ? "EXISTS" : "scalar subquery", n_keys, n_keys == 1 ? "" : "s");
     p->op = op;
     p->scope = joined;
     return SILT_OK;
 }
 
-/* Joins in the correlated scalar subqueries of WHERE and the select list. */
-static silt_status join_scalars(binder *b, const sql_select *sel, plan *p, silt_error *err)
+/*
+ * Whether node is a WHERE conjunct [NOT] EXISTS, which try_semi_join plans
+ * as a semi or anti join instead.
+ */
+static int is_exists_conjunct(const sql_expr *node, const sql_expr *const *conj, size_t n_conj)
+{
+    size_t idx;
+    for (idx = 0; idx < n_conj; idx++)
+        if (conj[idx] == node || (conj[idx]->kind == SQL_EXPR_UNARY &&
+                                  conj[idx]->u.op.op == SQL_OP_NOT && conj[idx]->u.op.left == node))
+            return 1;
+    return 0;
+}
+
+/*
+ * Joins in the correlated subqueries of WHERE and, when items is set, of
+ * the select list (see join_scalar). Of an aggregating block's select
+ * list only those inside aggregate arguments: the rest is evaluated after
+ * the aggregation.
+ */
+static silt_status join_scalars(binder *b, const sql_select *sel, int items, plan *p,
+                                silt_error *err)
 {
     const sql_expr **nodes = NULL;
-    size_t n = 0, cap = 0, idx;
+    const sql_expr *conj[MAX_CONJ];
+    size_t n = 0, cap = 0, idx, n_conj = 0;
+    if (sel->where != NULL)
+        sql_split_and(sel->where, conj, &n_conj, MAX_CONJ);
     SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->where, &nodes, &n, &cap, err));
     for (idx = 0; idx < sel->n_items; idx++)
-        SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n, &cap, err));
-    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(items ? bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n,
+                                                          &cap, err)
+                                   : bind_find_agg_subqueries(b, sel->items[idx].expr, &nodes, &n,
+                                                              &cap, err));
+    for (idx = 0; idx < n; idx++) {
+        if (nodes[idx]->kind == SQL_EXPR_EXISTS && is_exists_conjunct(nodes[idx], conj, n_conj))
+            continue;
         SILT_RETURN_IF_ERROR(join_scalar(b, p, nodes[idx], err));
+    }
     return SILT_OK;
 }
 
@@ -1178,8 +1256,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
     }
     SILT_RETURN_IF_ERROR(wanted_names(b, q, &want, err));
     SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &want, &p, err));
-    if (!has_agg && !select_has_agg(sel, q))
-        SILT_RETURN_IF_ERROR(join_scalars(b, sel, &p, err));
+    SILT_RETURN_IF_ERROR(join_scalars(b, sel, !has_agg && !select_has_agg(sel, q), &p, err));
     if (sel->where != NULL) {
         bind_ctx wc = {&p.scope, NULL, NULL, NULL};
         expr *pred = NULL;
