@@ -88,6 +88,15 @@ typedef struct bind_cte {
 /* What EXPLAIN prints about a scan: pushed filters, files and partitions skipped. */
 typedef struct scan_note {
     const char *text;
+    /*
+     * The operator the note is about (a scan, a join, a parallel operator),
+     * or NULL: EXPLAIN prints the note under it. A scan's notes also carry
+     * its morsel source's payload, by which a parallel aggregate (whose
+     * workers read the source without the scan operator) finds them.
+     */
+    const engine_op *op;
+    const void *payload;
+    int shown; /* printed in the tree by the EXPLAIN being written */
     struct scan_note *next;
 } scan_note;
 
@@ -185,6 +194,12 @@ silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, si
 silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status code,
                        const char *fmt, ...) SILT_PRINTF(5, 6);
 void bind_note(binder *b, const char *fmt, ...) SILT_PRINTF(2, 3);
+/* The last note made, or NULL (a mark for bind_note_attach). */
+scan_note *bind_note_last(binder *b);
+/* Attaches the notes made after mark (NULL: all) that have no operator yet to op. */
+void bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const void *payload);
+/* Attaches the last note made to op (the note just written about it). */
+void bind_note_on(binder *b, const engine_op *op);
 
 /* ---- expressions (binder_expr.c) ---- */
 

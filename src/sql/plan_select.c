@@ -307,11 +307,13 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
                                                     p->morsels.filter, keys, names, ag->n_keys,
                                                     aggs, ag->n_aggs, err));
         bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
+        bind_note_on(b, op);
     } else if (n_sets == 0 && engine_chain_parallel(p->op)) {
         /* Joins, projections and filters above the scan run on every worker too. */
         SILT_RETURN_IF_ERROR(engine_op_chain_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                  aggs, ag->n_aggs, err));
         bind_note(b, "ParallelAggregate over a pipeline of joins and filters on every worker");
+        bind_note_on(b, op);
     } else {
         SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                 aggs, ag->n_aggs, sets, n_sets, err));
@@ -661,6 +663,7 @@ static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const en
                                                       limit + offset, err));
             bind_note(b, "Parallel top-N: every worker keeps its first %lld rows",
                       (long long)(limit + offset));
+            bind_note_on(b, child);
         }
         SILT_RETURN_IF_ERROR(engine_op_sort(&op, b->ctx, child, keys, n_keys, limit, offset, err));
         p->op = op;
@@ -1104,6 +1107,7 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     b->substs = sub;
     bind_note(b, "LeftOuter join for a correlated %s on %zu key%s",
               exists ? "EXISTS" : "scalar subquery", n_keys, n_keys == 1 ? "" : "s");
+    bind_note_on(b, op);
     p->op = op;
     p->scope = joined;
     return SILT_OK;
@@ -1320,6 +1324,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                       sj[idx].kind == 1 ? "LeftSemi" : "LeftAnti", sj[idx].n_keys,
                       sj[idx].n_keys == 1 ? "" : "s",
                       sj[idx].condition != NULL ? " and a condition" : "");
+            bind_note_on(b, op);
             p.op = op;
         }
     }
