@@ -767,9 +767,9 @@ static int has_subquery(const sql_expr *e)
  * k over r filtered by local; NOT EXISTS -> anti join; x IN (SELECT c FROM
  * r WHERE ...) -> semi join on x = c plus the correlations. Only simple
  * subqueries (one SELECT, no aggregation, DISTINCT, ORDER BY or LIMIT)
- * with equality correlations are rewritten, and only when there is at
- * least one key; other correlated conjuncts (u.fare > t.fare) become the
- * join's condition over both rows. Anything else is left to the binder
+ * are rewritten; correlated conjuncts other than equalities (u.fare >
+ * t.fare) become the join's condition over both rows (a nested loop when
+ * there is no equality). Anything else is left to the binder
  * (uncorrelated subqueries run once and become constants). NOT IN is
  * never rewritten: its NULL semantics differ from an anti join.
  */
@@ -870,7 +870,8 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
                 SILT_RETURN_IF_ERROR(expr_and(&out->condition, b->a, out->condition, e, err));
         }
     }
-    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
+    if ((out->n_keys == 0 && out->condition == NULL) ||
+        (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
         return SILT_OK; /* uncorrelated: the binder runs it once */
     if (local != NULL) {
         engine_op *op;
@@ -964,6 +965,206 @@ static int is_correlated(binder *b, const bind_scope *outer, const bind_scope *i
     return binds_in(b, &both, t, &e);
 }
 
+/* A correlated subquery whose correlations are not all equalities (join_per_row). */
+typedef struct correlated_join {
+    const sql_expr *node;    /* the subquery */
+    const sql_expr *item;    /* its value (NULL for EXISTS) */
+    plan *r;                 /* its FROM, filtered by its own conjuncts */
+    expr **outer_keys, **inner_keys;
+    size_t n_keys;
+    const sql_expr **cond;   /* the other correlated conjuncts */
+    size_t n_cond;
+} correlated_join;
+
+/*
+ * The general decorrelation, for correlations that are not equalities
+ * (t.route_id > r.route_id): every outer row gets a number; the outer rows
+ * are left-joined to the subquery's rows on the equalities (if any) and
+ * the other correlations as the join's condition; the result is grouped
+ * by the row number, the subquery's aggregates counting only rows that
+ * matched (FILTER matched), so that an outer row without a match gets
+ * their values over no rows; the outer columns ride along as first().
+ * Then [outer columns, value, matched] replaces the outer rows (their
+ * order is lost, which SQL allows). The grouping holds every outer row:
+ * memory grows with the outer side and the join is a nested loop when no
+ * equality is among the correlations. Outer columns of nested types cannot
+ * ride along (first() of a struct): such queries fail with an error.
+ */
+static silt_status join_per_row(binder *b, plan *p, const correlated_join *cj, silt_error *err)
+{
+    int exists = cj->node->kind == SQL_EXPR_EXISTS;
+    size_t n_outer = p->scope.n, n_inner = cj->r->scope.n, idx;
+    engine_window_fn rid_fn;
+    engine_op *op;
+    bind_scope outer1, inner1, joined, item_scope;
+    expr *cond = NULL, *matched_col, *has_match, *value, *matched;
+    agg_state ag;
+    bind_ctx bc;
+    scalar_subst *sub;
+    const sql_expr *count_star = NULL;
+    for (idx = 0; idx < n_outer; idx++)
+        if (col_type_is_nested(p->scope.cols[idx].type->id))
+            return unsupported_correlation(b, cj->node, "a correlation other than an equality, "
+                                           "over rows with a column of a nested type", err);
+    /* outer rows + __sq_rid */
+    memset(&rid_fn, 0, sizeof(rid_fn));
+    rid_fn.kind = WIN_ROW_NUMBER;
+    rid_fn.name = "__sq_rid";
+    SILT_RETURN_IF_ERROR(engine_op_window(&op, b->ctx, p->op, NULL, 0, NULL, 0, &rid_fn, 1, err));
+    {
+        bind_scope rid = {1, NULL};
+        rid.cols = arena_calloc(b->a, 1, sizeof(bind_col));
+        if (rid.cols == NULL)
+            return err_nomem(err);
+        rid.cols[0].name = "__sq_rid";
+        rid.cols[0].type = op->schema->fields[n_outer].type;
+        rid.cols[0].hidden = 1;
+        SILT_RETURN_IF_ERROR(concat_scope(b, &p->scope, &rid, &outer1, err));
+    }
+    /* inner rows + __sq_matched */
+    {
+        expr **proj = arena_calloc(b->a, n_inner + 1, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n_inner + 1, sizeof(char *));
+        bind_scope keep = cj->r->scope;
+        if (proj == NULL || names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_inner; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)idx,
+                                             cj->r->scope.cols[idx].type, err));
+            names[idx] = cj->r->scope.cols[idx].name;
+        }
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n_inner], b->a, 1, err));
+        names[n_inner] = "__sq_matched";
+        SILT_RETURN_IF_ERROR(plan_project(b, cj->r, proj, names, n_inner + 1, err));
+        cj->r->scope.cols[n_inner].hidden = 1;
+        for (idx = 0; idx < n_inner; idx++)
+            cj->r->scope.cols[idx] = keep.cols[idx]; /* the subquery's names and qualifiers */
+        inner1 = cj->r->scope;
+    }
+    SILT_RETURN_IF_ERROR(concat_scope(b, &outer1, &inner1, &joined, err));
+    for (idx = 0; idx < cj->n_cond; idx++) {
+        expr *e;
+        bind_ctx jc = {&joined, NULL, NULL, NULL};
+        SILT_RETURN_IF_ERROR(bind_expr(b, &jc, cj->cond[idx], &e, err));
+        if (e->type->id != COL_BOOLEAN)
+            return unsupported_correlation(b, cj->node, "a correlation that is not a boolean",
+                                           err);
+        if (cond == NULL)
+            cond = e;
+        else
+            SILT_RETURN_IF_ERROR(expr_and(&cond, b->a, cond, e, err));
+    }
+    SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, op, cj->r->op, JOIN_LEFT, cj->outer_keys,
+                                             cj->inner_keys, cj->n_keys, cond, err));
+    bind_note(b, "LeftOuter join for a correlated %s on %zu key%s and a condition, grouped by "
+              "outer row", exists ? "EXISTS" : "scalar subquery", cj->n_keys,
+              cj->n_keys == 1 ? "" : "s");
+    bind_note_on(b, op);
+    /* grouped by __sq_rid; the subquery's aggregates see its own columns only */
+    item_scope = joined;
+    item_scope.cols = arena_calloc(b->a, joined.n, sizeof(bind_col));
+    memset(&ag, 0, sizeof(ag));
+    ag.keys = arena_calloc(b->a, 1, sizeof(agg_key));
+    if (item_scope.cols == NULL || ag.keys == NULL)
+        return err_nomem(err);
+    memcpy(item_scope.cols, joined.cols, joined.n * sizeof(bind_col));
+    for (idx = 0; idx <= n_outer; idx++)
+        item_scope.cols[idx].hidden = 1;
+    ag.input = &item_scope;
+    ag.n_keys = 1;
+    ag.keys[0].text = "__sq_rid";
+    ag.keys[0].input_col = (int64_t)n_outer;
+    SILT_RETURN_IF_ERROR(expr_column(&ag.keys[0].e, b->a, (int64_t)n_outer,
+                                     outer1.cols[n_outer].type, err));
+    bc.scope = &item_scope;
+    bc.agg = &ag;
+    bc.win = NULL;
+    bc.outer = NULL;
+    if (exists) {
+        sql_expr *star = arena_calloc(b->a, 1, sizeof(sql_expr));
+        sql_ident *name = arena_calloc(b->a, 1, sizeof(sql_ident));
+        if (star == NULL || name == NULL)
+            return err_nomem(err);
+        name->name = "count";
+        star->kind = SQL_EXPR_FUNC;
+        star->pos = cj->node->pos;
+        star->u.func.name.parts = name;
+        star->u.func.name.n_parts = 1;
+        star->u.func.star = 1;
+        count_star = star;
+    }
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, exists ? count_star : cj->item, &value, err));
+    /* every aggregate counts only the rows that matched */
+    SILT_RETURN_IF_ERROR(expr_column(&matched_col, b->a, (int64_t)(joined.n - 1),
+                                     col_type_primitive(COL_BOOLEAN), err));
+    SILT_RETURN_IF_ERROR(expr_is_null(&has_match, b->a, matched_col, 1, err));
+    for (idx = 0; idx < ag.n_aggs; idx++) {
+        engine_agg *a = &ag.aggs[idx].agg;
+        if (a->filter == NULL)
+            a->filter = has_match;
+        else
+            SILT_RETURN_IF_ERROR(expr_and(&a->filter, b->a, a->filter, has_match, err));
+    }
+    {
+        /* the outer columns ride along as first(col), after the subquery's aggregates */
+        size_t first_carry = ag.n_aggs;
+        agg_call *grown = arena_calloc(b->a, ag.n_aggs + n_outer + 1, sizeof(agg_call));
+        expr **proj = arena_calloc(b->a, n_outer + 2, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n_outer + 2, sizeof(char *));
+        plan g = {op, joined, {0}};
+        if (grown == NULL || proj == NULL || names == NULL)
+            return err_nomem(err);
+        if (ag.n_aggs > 0)
+            memcpy(grown, ag.aggs, ag.n_aggs * sizeof(agg_call));
+        ag.aggs = grown;
+        for (idx = 0; idx < n_outer; idx++) {
+            agg_call *c = &ag.aggs[ag.n_aggs++];
+            c->text = arena_sprintf(b->a, "__sq_carry%zu", idx);
+            c->agg.kind = AGG_FIRST;
+            c->agg.name = p->scope.cols[idx].name;
+            c->type = p->scope.cols[idx].type;
+            SILT_RETURN_IF_ERROR(expr_column(&c->agg.arg, b->a, (int64_t)idx, c->type, err));
+        }
+        ag.cap_aggs = ag.n_aggs;
+        SILT_RETURN_IF_ERROR(make_agg(b, &g, &ag, NULL, 0, err));
+        for (idx = 0; idx < n_outer; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)(1 + first_carry + idx),
+                                             p->scope.cols[idx].type, err));
+            names[idx] = p->scope.cols[idx].name;
+        }
+        if (exists) {
+            expr *zero, *yes, *pos;
+            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
+            SILT_RETURN_IF_ERROR(expr_compare(&pos, b->a, EXPR_GT, value, zero, err));
+            SILT_RETURN_IF_ERROR(expr_lit_bool(&yes, b->a, 1, err));
+            SILT_RETURN_IF_ERROR(expr_case(&matched, b->a, 1, &pos, &yes, NULL, err));
+        } else {
+            SILT_RETURN_IF_ERROR(expr_lit_bool(&matched, b->a, 1, err));
+        }
+        proj[n_outer] = value;
+        names[n_outer] = "__sq_value";
+        proj[n_outer + 1] = matched;
+        names[n_outer + 1] = "__sq_matched";
+        SILT_RETURN_IF_ERROR(plan_project(b, &g, proj, names, n_outer + 2, err));
+        /* the outer scope again (names, qualifiers, hidden columns), then the two new columns */
+        memcpy(g.scope.cols, p->scope.cols, n_outer * sizeof(bind_col));
+        g.scope.cols[n_outer].hidden = 1;
+        g.scope.cols[n_outer + 1].hidden = 1;
+        p->op = g.op;
+        p->scope = g.scope;
+    }
+    sub = arena_calloc(b->a, 1, sizeof(*sub));
+    if (sub == NULL)
+        return err_nomem(err);
+    sub->node = cj->node;
+    sub->col = (int64_t)n_outer;
+    sub->type = value->type;
+    SILT_RETURN_IF_ERROR(expr_lit_null(&sub->empty, b->a, value->type, err));
+    sub->next = b->substs;
+    b->substs = sub;
+    return SILT_OK;
+}
+
 static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_error *err)
 {
     const sql_query *sq = node->u.in.query;
@@ -980,6 +1181,8 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     engine_op *op;
     bind_scope joined;
     const char *why = NULL;
+    const sql_expr **cond_ast;
+    size_t n_cond = 0;
     if (sq->kind != SQL_QUERY_SELECT || sq->n_ctes > 0 || sq->order_by.n > 0 ||
         sq->limit != NULL || sq->offset != NULL)
         return SILT_OK;
@@ -988,6 +1191,9 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         ss->having != NULL || ss->distinct || ss->n_windows > 0 || ss->qualify != NULL ||
         ss->n_lateral_views > 0 || (!exists && ss->n_items != 1))
         return SILT_OK;
+    cond_ast = arena_calloc(b->a, MAX_CONJ, sizeof(sql_expr *));
+    if (cond_ast == NULL)
+        return err_nomem(err);
     if (!exists) {
         item = ss->items[0].expr;
         if (bind_has_window(item))
@@ -1029,9 +1235,7 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         } else {
             if (is_correlated(b, &p->scope, &r.scope, t)) {
                 n_correlated++;
-                if (why == NULL)
-                    why = "a correlation other than an equality between an outer and an inner "
-                          "expression";
+                cond_ast[n_cond++] = t;
             }
             continue;
         }
@@ -1052,6 +1256,15 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
             return SILT_OK;
         SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, r.op, local, err));
         r.op = op;
+    }
+    if (n_cond > 0) {
+        correlated_join cj = {node, item, &r, outer_keys, NULL, n_keys, cond_ast, n_cond};
+        cj.inner_keys = arena_calloc(b->a, n_keys + 1, sizeof(expr *));
+        if (cj.inner_keys == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_keys; idx++)
+            cj.inner_keys[idx] = ag.keys[idx].e;
+        return join_per_row(b, p, &cj, err);
     }
     if (!exists)
         SILT_RETURN_IF_ERROR(empty_value(b, &r, item, &empty, err));

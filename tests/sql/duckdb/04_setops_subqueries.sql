@@ -95,10 +95,18 @@ SELECT r.route_id, (SELECT t.fare FROM trips t WHERE t.route_id = r.route_id) AS
 -- error: column 20
 == scalar_subquery_correlated_non_equality
 SELECT r.route_id, (SELECT count(*) FROM trips t WHERE t.route_id > r.route_id) AS n FROM routes r
--- error: this correlated scalar subquery is not supported yet: a correlation other than an equality
+== scalar_subquery_correlated_equality_and_range
+SELECT r.route_id, r.name, (SELECT coalesce(max(t.fare), 0) FROM trips t WHERE t.route_id = r.route_id AND t.fare < r.route_id + 1.5) AS v FROM routes r
+== scalar_subquery_correlated_range_in_where
+SELECT count(*) FROM routes r WHERE (SELECT count(*) FROM routes q WHERE q.route_id < r.route_id AND q.kind = r.kind) >= 2
 == exists_under_or_non_equality
-SELECT count(*) FROM routes r WHERE r.kind = 'tram' OR EXISTS (SELECT 1 FROM trips t WHERE t.fare > r.route_id * 10)
--- error: this correlated EXISTS subquery is not supported yet: a correlation other than an equality
+SELECT count(*) FROM routes r WHERE r.kind = 'tram' OR EXISTS (SELECT 1 FROM trips t WHERE t.fare > r.route_id * 2.5)
+== exists_non_equality_only
+SELECT r.route_id FROM routes r WHERE EXISTS (SELECT 1 FROM routes q WHERE q.route_id > r.route_id + 30) ORDER BY r.route_id
+== not_exists_non_equality_only
+SELECT r.route_id FROM routes r WHERE NOT EXISTS (SELECT 1 FROM routes q WHERE q.route_id > r.route_id + 30) ORDER BY r.route_id
+== exists_non_equality_in_select_list
+SELECT r.route_id, EXISTS (SELECT 1 FROM routes q WHERE q.route_id < r.route_id - 35 AND q.kind <> r.kind) AS e FROM routes r
 == in_subquery
 SELECT count(*) FROM trips WHERE route_id IN (SELECT route_id FROM routes WHERE kind = 'tram')
 == not_in_subquery
