@@ -12,14 +12,33 @@
  * one row is NULL. approx_count_distinct is HyperLogLog with 2^9 registers
  * (Spark's default relative error 0.05); its hash is silt's, so estimates
  * are close to Spark's but not bit-identical.
+ *
+ * percentile and median (exact, interpolated), max_by and min_by keep
+ * their group's values like collect_list and answer at finish
+ * (finish_percentile_exact, finish_by); they take memory in proportion to
+ * their input (charged to the query's limit, not spilled per aggregate).
  */
 #include "engine/agg_int.h"
 #include "engine/op_int.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define HLL_BITS 9
+
+/* Aggregates that keep every value of their group until finish. */
+static int keeps_values(engine_agg_kind kind)
+{
+    return kind == AGG_COLLECT_LIST || kind == AGG_COLLECT_SET || kind == AGG_PERCENTILE_APPROX ||
+           kind == AGG_PERCENTILE || kind == AGG_MAX_BY || kind == AGG_MIN_BY;
+}
+
+static int is_numeric_id(col_type_id id)
+{
+    return id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
+           id == COL_FLOAT || id == COL_DOUBLE || id == COL_DECIMAL;
+}
 #define HLL_REGS (1 << HLL_BITS)
 
 const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg)
@@ -57,6 +76,14 @@ const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *
     case AGG_COLLECT_LIST:
     case AGG_COLLECT_SET:
         return arg ? col_type_array(a, arg, 0) : NULL;
+    case AGG_PERCENTILE:
+        return is_numeric_id(id) || id == COL_NULL ? col_type_primitive(COL_DOUBLE) : NULL;
+    case AGG_MAX_BY:
+    case AGG_MIN_BY:
+        /* struct(ordering, value): orderings of a nested type are not comparable here */
+        if (id != COL_STRUCT || arg->n_fields != 2 || col_type_is_nested(arg->fields[0].type->id))
+            return NULL;
+        return arg->fields[1].type;
     case AGG_PERCENTILE_APPROX:
         if (id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG ||
             id == COL_FLOAT || id == COL_DOUBLE || id == COL_DECIMAL || id == COL_DATE ||
@@ -76,7 +103,7 @@ silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_k
     static const char *const names[] = {
         "count", "count", "sum", "avg", "min", "max", "first", "last", "stddev_samp",
         "stddev_pop", "var_samp", "var_pop", "collect_list", "collect_set",
-        "approx_count_distinct", "percentile_approx"};
+        "approx_count_distinct", "percentile_approx", "percentile", "max_by", "min_by"};
     const col_type *t = engine_agg_type(a, kind, arg);
     if (t != NULL) {
         *out = t;
@@ -85,6 +112,11 @@ silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_k
     /* Only the array types of collect_* are allocated: a NULL there is memory. */
     if ((kind == AGG_COLLECT_LIST || kind == AGG_COLLECT_SET) && arg != NULL)
         return err_nomem(err);
+    if ((kind == AGG_MAX_BY || kind == AGG_MIN_BY) && arg != NULL && arg->id == COL_STRUCT &&
+        arg->n_fields == 2)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] function \"%s\" "
+                       "cannot order by a value of type \"%s\"", names[kind],
+                       col_type_id_name(arg->fields[0].type->id));
     return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] function \"%s\" cannot take an argument "
                    "of type \"%s\"", names[kind], arg ? col_type_id_name(arg->id) : "none");
 }
@@ -122,13 +154,13 @@ silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_key
         /* Types outlive the table: result vectors point at them. */
         SILT_RETURN_IF_ERROR(engine_agg_type_checked(&s->out_type, ctx->query_arena,
                                                      aggs[idx].kind, s->in_type, err));
-        if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET ||
-            s->spec.kind == AGG_PERCENTILE_APPROX)
+        if (keeps_values(s->spec.kind))
             vec_accum_init(&s->elems, a, s->in_type);
-        if (s->spec.kind == AGG_PERCENTILE_APPROX &&
+        if ((s->spec.kind == AGG_PERCENTILE_APPROX || s->spec.kind == AGG_PERCENTILE) &&
             !(s->spec.percentage >= 0.0 && s->spec.percentage <= 1.0))
             return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage "
-                           "of percentile_approx must be between 0.0 and 1.0");
+                           "of %s must be between 0.0 and 1.0",
+                           s->spec.kind == AGG_PERCENTILE ? "percentile" : "percentile_approx");
     }
     t->cap_slots = 1024;
     t->slot_hash = arena_alloc(a, sizeof(uint64_t) * t->cap_slots);
@@ -1111,7 +1143,10 @@ static silt_status update_values(agg_table *t, agg_state *s, const col_vec *arg,
         return SILT_OK;
     case AGG_COLLECT_LIST:
     case AGG_COLLECT_SET:
-    case AGG_PERCENTILE_APPROX: {
+    case AGG_PERCENTILE_APPROX:
+    case AGG_PERCENTILE:
+    case AGG_MAX_BY:
+    case AGG_MIN_BY: {
         if (s->n_elems + n > s->cap_elems) {
             int64_t cap = s->cap_elems ? s->cap_elems : 1024;
             while (cap < s->n_elems + n)
@@ -1312,7 +1347,10 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
         }
         case AGG_COLLECT_LIST:
         case AGG_COLLECT_SET:
-        case AGG_PERCENTILE_APPROX: break; /* below, all at once */
+        case AGG_PERCENTILE_APPROX:
+        case AGG_PERCENTILE:
+        case AGG_MAX_BY:
+        case AGG_MIN_BY: break; /* below, all at once */
         default: {
             int take;
             if (!s->has[g])
@@ -1351,8 +1389,7 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
         }
         }
     }
-    if (s->spec.kind == AGG_COLLECT_LIST || s->spec.kind == AGG_COLLECT_SET ||
-        s->spec.kind == AGG_PERCENTILE_APPROX) {
+    if (keeps_values(s->spec.kind)) {
         col_vec *elems;
         int64_t k;
         SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
@@ -1542,24 +1579,166 @@ static silt_status finish_collect(agg_table *t, agg_state *s, arena *a, col_vec 
 }
 
 /*
- * percentile_approx keeps every value and answers exactly: the smallest
- * value whose rank reaches percentage * n, which is what Spark's
- * approximation returns whenever a group has fewer values than its
- * accuracy (10000 by default), and within its error bound otherwise.
+ * percentile_approx as Spark answers it. Spark feeds a group's values to a
+ * Greenwald-Khanna quantile summary (relative error 1 / accuracy, 10000
+ * by default): values gather in a buffer of 50000, which is sorted and
+ * merged into the samples (value, g, delta) whenever it fills and at the
+ * end; each new sample gets delta = floor(2 * error * count) except the
+ * first and last of the summary; then neighbours merge while g + g' +
+ * delta' < 2 * error * count (the last and the first sample always stay).
+ * A query for p returns the first sample whose rank range lies within
+ * (max(g + delta) / 2) of ceil(p * n), the first sample for p <= error
+ * and the last for p >= 1 - error. silt replays exactly this over the
+ * group's values in the order it read them, so for a group that Spark
+ * reads in one partition the answer is Spark's (below 1 / (2 * error)
+ * values, 5000 by default, it is the exact ceil(p * n)-th value); when
+ * Spark merges summaries of several partitions its answer can differ by
+ * the summary's error bound (a few ranks).
  */
+static silt_status group_elements(agg_table *t, agg_state *s, arena *a, int64_t **start_out,
+                                  int64_t **idx_out, silt_error *err);
+
+typedef struct gk_sample {
+    double val;
+    int64_t elem; /* element index of the value */
+    int64_t g, delta;
+} gk_sample;
+
+#define GK_HEAD_SIZE 50000
+#define GK_COMPRESS_THRESHOLD 10000
+
+/* Merges neighbours as described above; returns the new length. */
+static int64_t gk_compress(gk_sample *smp, int64_t n, double threshold)
+{
+    int64_t i, out;
+    gk_sample head;
+    if (n <= 1)
+        return n;
+    /* walk from the end, writing the kept samples backwards into smp[out..n) */
+    head = smp[n - 1];
+    out = n;
+    for (i = n - 2; i >= 1; i--) {
+        if ((double)(smp[i].g + head.g + head.delta) < threshold) {
+            head.g += smp[i].g;
+        } else {
+            smp[--out] = head;
+            head = smp[i];
+        }
+    }
+    smp[--out] = head;
+    if (smp[0].val <= head.val)
+        smp[--out] = smp[0];
+    memmove(smp, smp + out, sizeof(gk_sample) * (size_t)(n - out));
+    return n - out;
+}
+
+/* Merges the sorted buffer buf[0..n_buf) into the samples (into tmp), as Spark's insert. */
+static int64_t gk_insert(gk_sample *smp, int64_t n_smp, const gk_sample *head, int64_t n_buf,
+                         gk_sample *tmp, int64_t *count, double eps)
+{
+    int64_t si = 0, bi, n = 0;
+    for (bi = 0; bi < n_buf; bi++) {
+        while (si < n_smp && smp[si].val <= head[bi].val)
+            tmp[n++] = smp[si++];
+        (*count)++;
+        tmp[n] = head[bi];
+        tmp[n].g = 1;
+        tmp[n].delta = n == 0 || (si == n_smp && bi == n_buf - 1)
+                           ? 0 : (int64_t)floor(2 * eps * (double)*count);
+        n++;
+    }
+    while (si < n_smp)
+        tmp[n++] = smp[si++];
+    memcpy(smp, tmp, sizeof(gk_sample) * (size_t)n);
+    return n;
+}
+
+static int cmp_gk(const void *x, const void *y)
+{
+    const gk_sample *a = x, *b = y;
+    return (a->val > b->val) - (a->val < b->val);
+}
+
+/* The element index Spark's summary answers for the group's values elem[0..n) (input order). */
+static int64_t gk_answer(const col_vec *elems, const int64_t *elem, int64_t n, double p,
+                         double eps, gk_sample *smp, gk_sample *tmp, gk_sample *head)
+{
+    int64_t n_smp = 0, count = 0, done = 0, k, rank, min_rank = 0, target = 0;
+    int compressed = 0;
+    while (done < n) {
+        int64_t n_buf = n - done < GK_HEAD_SIZE ? n - done : GK_HEAD_SIZE;
+        for (k = 0; k < n_buf; k++) {
+            head[k].elem = elem[done + k];
+            head[k].val = as_double(elems, head[k].elem);
+        }
+        /* equal values are interchangeable: any order of them gives the same answer */
+        qsort(head, (size_t)n_buf, sizeof(gk_sample), cmp_gk);
+        n_smp = gk_insert(smp, n_smp, head, n_buf, tmp, &count, eps);
+        done += n_buf;
+        compressed = 0;
+        /* a full buffer is merged in as it fills, and compressed once the samples are many */
+        if (n_buf == GK_HEAD_SIZE && n_smp >= GK_COMPRESS_THRESHOLD) {
+            n_smp = gk_compress(smp, n_smp, 2 * eps * (double)count);
+            compressed = 1;
+        }
+    }
+    if (!compressed)
+        n_smp = gk_compress(smp, n_smp, 2 * eps * (double)count);
+    if (p <= eps)
+        return smp[0].elem;
+    if (p >= 1 - eps)
+        return smp[n_smp - 1].elem;
+    rank = (int64_t)ceil(p * (double)count);
+    for (k = 0; k < n_smp; k++)
+        if (smp[k].g + smp[k].delta > target)
+            target = smp[k].g + smp[k].delta;
+    target /= 2;
+    for (k = 0; k < n_smp - 1; k++) {
+        min_rank += smp[k].g;
+        if (min_rank + smp[k].delta - target <= rank && rank <= min_rank + target)
+            return smp[k].elem;
+    }
+    return smp[n_smp - 1].elem;
+}
+
 static silt_status finish_percentile(agg_table *t, agg_state *s, arena *a, col_vec **out,
                                      silt_error *err)
 {
+    int64_t *start, *idx, *pick, g, most = 1;
+    double eps = 1.0 / (double)(s->spec.accuracy > 0 ? s->spec.accuracy : 10000);
+    gk_sample *smp, *tmp, *head;
+    col_vec *elems;
+    SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
+    SILT_RETURN_IF_ERROR(group_elements(t, s, a, &start, &idx, err));
+    pick = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+    for (g = 0; g < t->n_groups; g++)
+        if (start[g + 1] - start[g] > most)
+            most = start[g + 1] - start[g];
+    /* the samples of one group at a time: at most its values plus one buffer */
+    smp = arena_alloc(a, sizeof(gk_sample) * (size_t)(most + GK_HEAD_SIZE));
+    tmp = arena_alloc(a, sizeof(gk_sample) * (size_t)(most + GK_HEAD_SIZE));
+    head = arena_alloc(a, sizeof(gk_sample) * (size_t)(most < GK_HEAD_SIZE ? most : GK_HEAD_SIZE));
+    if (pick == NULL || smp == NULL || tmp == NULL || head == NULL)
+        return err_nomem(err);
+    for (g = 0; g < t->n_groups; g++) {
+        int64_t n = start[g + 1] - start[g];
+        pick[g] = n == 0 ? -1
+                         : gk_answer(elems, idx + start[g], n, s->spec.percentage, eps, smp, tmp,
+                                     head);
+    }
+    return vec_gather(out, a, elems, pick, t->n_groups, err);
+}
+
+/* Each group's element indices, in input order: idx[start[g] .. start[g + 1]). */
+static silt_status group_elements(agg_table *t, agg_state *s, arena *a, int64_t **start_out,
+                                  int64_t **idx_out, silt_error *err)
+{
     int64_t *start = arena_calloc(a, (size_t)t->n_groups + 1, sizeof(int64_t));
     int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(s->n_elems ? s->n_elems : 1));
-    int64_t *pick = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
     int64_t *cur = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
-    engine_sort_key key = engine_sort_key_default(0, 0);
-    col_vec *elems;
     int64_t g, k;
-    if (start == NULL || idx == NULL || pick == NULL || cur == NULL)
+    if (start == NULL || idx == NULL || cur == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
     for (k = 0; k < s->n_elems; k++)
         start[s->elem_gid[k] + 1]++;
     for (g = 0; g < t->n_groups; g++)
@@ -1567,17 +1746,74 @@ static silt_status finish_percentile(agg_table *t, agg_state *s, arena *a, col_v
     memcpy(cur, start, sizeof(int64_t) * (size_t)t->n_groups);
     for (k = 0; k < s->n_elems; k++)
         idx[cur[s->elem_gid[k]]++] = k;
+    *start_out = start;
+    *idx_out = idx;
+    return SILT_OK;
+}
+
+/*
+ * percentile(x, p) and median(x) as Spark computes them: the values sorted,
+ * position p * (n - 1), and a linear interpolation between the values at
+ * its floor and ceiling; NULL for a group without values.
+ */
+static silt_status finish_percentile_exact(agg_table *t, agg_state *s, arena *a, col_vec **out,
+                                           silt_error *err)
+{
+    engine_sort_key key = engine_sort_key_default(0, 0);
+    int64_t *start, *idx, g;
+    col_vec *elems, *o;
+    SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
+    SILT_RETURN_IF_ERROR(group_elements(t, s, a, &start, &idx, err));
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, s->out_type, t->n_groups, err));
     for (g = 0; g < t->n_groups; g++) {
-        int64_t n = start[g + 1] - start[g], rank;
-        if (n == 0) {
-            pick[g] = -1;
+        int64_t n = start[g + 1] - start[g], lo, hi;
+        double pos, lo_val, hi_val;
+        if (n == 0 || elems->type->id == COL_NULL) {
+            vec_set_null(o, g);
             continue;
         }
         SILT_RETURN_IF_ERROR(engine_sort_indices(&key, 1, &elems, idx + start[g], n, a, err));
-        rank = (int64_t)ceil(s->spec.percentage * (double)n) - 1;
-        pick[g] = idx[start[g] + (rank < 0 ? 0 : (rank >= n ? n - 1 : rank))];
+        pos = s->spec.percentage * (double)(n - 1);
+        lo = (int64_t)floor(pos);
+        hi = (int64_t)ceil(pos);
+        lo_val = as_double(elems, idx[start[g] + lo]);
+        hi_val = as_double(elems, idx[start[g] + hi]);
+        ((double *)o->values)[g] =
+            lo == hi ? lo_val : (double)(hi - pos) * lo_val + (double)(pos - lo) * hi_val;
     }
-    return vec_gather(out, a, elems, pick, t->n_groups, err);
+    *out = o;
+    return SILT_OK;
+}
+
+/*
+ * max_by(x, y) / min_by(x, y): x of the row with the largest (smallest) y;
+ * rows whose y is NULL are ignored, x may be NULL. Of rows with equal y
+ * the last in input order wins, as in Spark 4.1 over one partition (across
+ * partitions Spark's choice among ties depends on their order too).
+ */
+static silt_status finish_by(agg_table *t, agg_state *s, arena *a, col_vec **out,
+                             silt_error *err)
+{
+    int64_t *start, *idx, *pick, g, k;
+    col_vec *elems, *ord;
+    int sign = s->spec.kind == AGG_MAX_BY ? 1 : -1;
+    SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
+    SILT_RETURN_IF_ERROR(group_elements(t, s, a, &start, &idx, err));
+    pick = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+    if (pick == NULL)
+        return err_nomem(err);
+    ord = elems->children[0];
+    for (g = 0; g < t->n_groups; g++) {
+        pick[g] = -1;
+        for (k = start[g]; k < start[g + 1]; k++) {
+            int64_t r = idx[k];
+            if (!vec_is_valid(ord, r))
+                continue;
+            if (pick[g] < 0 || sign * vec_compare_rows(ord, r, ord, pick[g]) >= 0)
+                pick[g] = r;
+        }
+    }
+    return vec_gather(out, a, elems->children[1], pick, t->n_groups, err);
 }
 
 static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **out,
@@ -1655,6 +1891,9 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
     case AGG_COLLECT_LIST:
     case AGG_COLLECT_SET: SILT_RETURN_IF_ERROR(finish_collect(t, s, a, o, err)); break;
     case AGG_PERCENTILE_APPROX: return finish_percentile(t, s, a, out, err);
+    case AGG_PERCENTILE: return finish_percentile_exact(t, s, a, out, err);
+    case AGG_MAX_BY:
+    case AGG_MIN_BY: return finish_by(t, s, a, out, err);
     default: {
         size_t width = col_type_value_width(s->out_type->id);
         vec_str_writer w;

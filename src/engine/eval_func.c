@@ -1819,9 +1819,52 @@ static silt_status fn_hash(const expr *e, engine_ctx *ctx, col_vec **args, const
     return SILT_OK;
 }
 
+/* ---- struct ---------------------------------------------------------------------- */
+
+/*
+ * struct(a, b, ...): a struct of its arguments, fields col1, col2, ... as
+ * Spark names the fields of arguments that are not columns (the binder
+ * uses it for max_by/min_by's (ordering, value) pair). NULL arguments make
+ * NULL fields, never a NULL struct.
+ */
+static silt_status res_struct(expr *e, arena *a, silt_error *err)
+{
+    col_field *fields = arena_calloc(a, e->n_args, sizeof(col_field));
+    size_t idx;
+    if (fields == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < e->n_args; idx++) {
+        fields[idx].name = arena_sprintf(a, "col%zu", idx + 1);
+        if (fields[idx].name == NULL)
+            return err_nomem(err);
+        fields[idx].type = e->args[idx]->type;
+        fields[idx].nullable = 1;
+        fields[idx].field_id = -1;
+    }
+    e->type = col_type_struct(a, e->n_args, fields);
+    return e->type == NULL ? err_nomem(err) : SILT_OK;
+}
+
+static silt_status fn_struct(const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel,
+                             int64_t n_sel, int64_t n_rows, arena *a, col_vec **out,
+                             silt_error *err)
+{
+    size_t idx;
+    (void)ctx, (void)sel, (void)n_sel;
+    SILT_RETURN_IF_ERROR(vec_new(out, a, e->type, n_rows, err));
+    for (idx = 0; idx < e->n_args; idx++) {
+        if (args[idx]->length != n_rows)
+            return err_set(err, SILT_INVALID, "a struct field has %lld rows, not %lld",
+                           (long long)args[idx]->length, (long long)n_rows);
+        (*out)->children[idx] = args[idx];
+    }
+    return SILT_OK;
+}
+
 /* ---- registry -------------------------------------------------------------------- */
 
 static const expr_func_def funcs[] = {
+    {"struct", 1, -1, res_struct, fn_struct, 1},
     {"upper", 1, 1, res_str_to_str, fn_upper, 0},
     {"ucase", 1, 1, res_str_to_str, fn_upper, 0},
     {"lower", 1, 1, res_str_to_str, fn_lower, 0},

@@ -642,6 +642,11 @@ int engine_push_rank_limit(engine_op *top, const expr *pred)
 
 /* ---- clones for parallel pipelines ------------------------------------------------ */
 
+const expr *engine_op_filter_predicate(const engine_op *op)
+{
+    return op->vt == &filter_vt ? ((const filter_state *)op->state)->pred : NULL;
+}
+
 int engine_op_is_row_op(const engine_op *op)
 {
     return op->vt == &filter_vt || op->vt == &project_vt;

@@ -133,7 +133,10 @@ typedef enum engine_agg_kind {
     AGG_COLLECT_LIST,
     AGG_COLLECT_SET,
     AGG_APPROX_COUNT_DISTINCT,
-    AGG_PERCENTILE_APPROX
+    AGG_PERCENTILE_APPROX,
+    AGG_PERCENTILE, /* exact, interpolated (percentile, median): a double */
+    AGG_MAX_BY,     /* arg: struct(ordering, value); the value at the largest ordering */
+    AGG_MIN_BY
 } engine_agg_kind;
 
 typedef struct engine_agg {
@@ -142,7 +145,8 @@ typedef struct engine_agg {
     int distinct;      /* count(DISTINCT x), sum(DISTINCT x), ... */
     expr *filter;      /* FILTER (WHERE ...), or NULL */
     int ignore_nulls;  /* first/last(x, true) */
-    double percentage; /* percentile_approx: 0.0 .. 1.0 */
+    double percentage; /* percentile_approx, percentile: 0.0 .. 1.0 */
+    int64_t accuracy;  /* percentile_approx: its third argument, 0 = Spark's default 10000 */
     const char *name;  /* output column name, or NULL */
 } engine_agg;
 
@@ -323,5 +327,42 @@ silt_status engine_op_chain_agg(engine_op **out, engine_ctx *ctx, engine_op *top
 silt_status engine_op_chain_topn(engine_op **out, engine_ctx *ctx, engine_op *top,
                                  const engine_sort_key *keys, size_t n_keys, int64_t keep,
                                  silt_error *err);
+
+/* ---- EXPLAIN -------------------------------------------------------------------- */
+
+/*
+ * What a parallel operator runs on every worker, for EXPLAIN: a pipeline
+ * (op_pipeline.c) copies the chain below it (chain: its top; leaf: the
+ * scan whose morsels the workers share) and ends it in a sink; a parallel
+ * aggregate (op_parallel.c) scans, filters and aggregates partially.
+ * Everything is borrowed from the operator.
+ */
+typedef enum engine_sink_kind {
+    ENGINE_SINK_PARTIAL_AGG,
+    ENGINE_SINK_TOPN,
+    ENGINE_SINK_WINDOW_LIMIT
+} engine_sink_kind;
+
+typedef struct engine_parallel_info {
+    engine_sink_kind sink;
+    const engine_op *chain;      /* NULL for a parallel aggregate */
+    const engine_op *leaf;       /* the chain's scan */
+    const void *morsel_payload;  /* the morsel source's payload (identifies the scan) */
+    size_t n_morsels;
+    size_t width;                /* workers (1 without a pool) */
+    const expr *filter;          /* a parallel aggregate's filter, or NULL */
+    const char *const *key_names; /* SINK_PARTIAL_AGG: keys and aggregates */
+    size_t n_keys;
+    const engine_agg *aggs;
+    size_t n_aggs;
+    int64_t keep;                /* SINK_TOPN: rows each worker keeps */
+} engine_parallel_info;
+
+/* Fills info when op is a pipeline (1); 0 otherwise. */
+int engine_pipeline_info(const engine_op *op, engine_parallel_info *info);
+/* Fills info when op is a parallel aggregate (1); 0 otherwise. */
+int engine_parallel_agg_info(const engine_op *op, engine_parallel_info *info);
+/* A filter's predicate, or NULL when op is not a filter. */
+const expr *engine_op_filter_predicate(const engine_op *op);
 
 #endif

@@ -307,6 +307,25 @@ static void pagg_close(engine_op *op)
 
 static const engine_op_vtable pagg_vt = {"parallel_aggregate", pagg_open, pagg_next, pagg_close};
 
+int engine_parallel_agg_info(const engine_op *op, engine_parallel_info *info)
+{
+    const pagg_state *s;
+    if (op->vt != &pagg_vt)
+        return 0;
+    s = op->state;
+    memset(info, 0, sizeof(*info));
+    info->sink = ENGINE_SINK_PARTIAL_AGG;
+    info->morsel_payload = s->payload;
+    info->n_morsels = s->n_morsels;
+    info->width = op->ctx->pool != NULL ? tpool_width(op->ctx->pool) : 1;
+    info->filter = s->filter;
+    info->key_names = s->key_names;
+    info->n_keys = s->n_keys;
+    info->aggs = s->aggs;
+    info->n_aggs = s->n_aggs;
+    return 1;
+}
+
 silt_status engine_op_parallel_agg(engine_op **out, engine_ctx *ctx, const col_type *schema,
                                    engine_morsel_fn fn, void *payload, size_t n_morsels,
                                    const expr *filter, expr **keys, const char *const *key_names,

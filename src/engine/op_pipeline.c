@@ -364,6 +364,29 @@ static const engine_op_vtable agg_vt = {"parallel_pipeline_aggregate", pipe_open
                                         pipe_close};
 static const engine_op_vtable collect_vt = {"parallel_pipeline", pipe_open, pipe_next, pipe_close};
 
+int engine_pipeline_info(const engine_op *op, engine_parallel_info *info)
+{
+    const pipe_state *s;
+    if (op->vt != &agg_vt && op->vt != &collect_vt)
+        return 0;
+    s = op->state;
+    memset(info, 0, sizeof(*info));
+    info->sink = s->sink == SINK_AGG    ? ENGINE_SINK_PARTIAL_AGG
+                 : s->sink == SINK_TOPN ? ENGINE_SINK_TOPN
+                                        : ENGINE_SINK_WINDOW_LIMIT;
+    info->chain = s->top;
+    info->leaf = s->leaf;
+    info->morsel_payload = s->payload;
+    info->n_morsels = s->n_morsels;
+    info->width = op->ctx->pool != NULL ? tpool_width(op->ctx->pool) : 1;
+    info->key_names = s->key_names;
+    info->n_keys = s->n_keys;
+    info->aggs = s->aggs;
+    info->n_aggs = s->n_aggs;
+    info->keep = s->keep;
+    return 1;
+}
+
 static silt_status pipe_new(engine_op **out, engine_ctx *ctx, const engine_op_vtable *vt,
                             const col_type *schema, engine_op *top, pipe_sink sink,
                             silt_error *err)

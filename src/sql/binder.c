@@ -43,6 +43,32 @@ void bind_note(binder *b, const char *fmt, ...)
     *tail = note;
 }
 
+scan_note *bind_note_last(binder *b)
+{
+    scan_note *note = b->notes;
+    while (note != NULL && note->next != NULL)
+        note = note->next;
+    return note;
+}
+
+void bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const void *payload)
+{
+    scan_note *note;
+    for (note = mark != NULL ? mark->next : b->notes; note != NULL; note = note->next) {
+        if (note->op != NULL)
+            continue;
+        note->op = op;
+        note->payload = payload;
+    }
+}
+
+void bind_note_on(binder *b, const engine_op *op)
+{
+    scan_note *last = bind_note_last(b);
+    if (last != NULL && last->op == NULL)
+        last->op = op;
+}
+
 const col_type *scope_schema(arena *a, const bind_scope *scope)
 {
     col_field *fields = arena_calloc(a, scope->n ? scope->n : 1, sizeof(col_field));

@@ -93,7 +93,8 @@ static const char *const agg_names[] = {
     "count", "sum", "avg", "mean", "min", "max", "first", "first_value", "last", "last_value",
     "any_value", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
     "collect_list", "array_agg", "collect_set", "approx_count_distinct", "percentile_approx",
-    "approx_percentile", "count_if", "bool_and", "every", "bool_or", "some", NULL};
+    "approx_percentile", "count_if", "bool_and", "every", "bool_or", "some", "max_by", "min_by",
+    "median", "percentile", NULL};
 
 int bind_is_agg_name(const char *name)
 {
@@ -147,7 +148,7 @@ silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr 
     size_t k, idx;
     if (ast == NULL)
         return SILT_OK;
-    if (ast->kind == SQL_EXPR_SUBQUERY) {
+    if (ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS) {
         if (*n == *cap) {
             size_t grown_cap = *cap ? *cap * 2 : 4;
             const sql_expr **grown = arena_realloc(b->a, *list, *cap * sizeof(sql_expr *),
@@ -163,6 +164,22 @@ silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr 
     k = ast_children(ast, kids, 64);
     for (idx = 0; idx < k; idx++)
         SILT_RETURN_IF_ERROR(bind_find_subqueries(b, kids[idx], list, n, cap, err));
+    return SILT_OK;
+}
+
+silt_status bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                     size_t *n, size_t *cap, silt_error *err)
+{
+    const sql_expr *kids[64];
+    size_t k, idx;
+    if (ast == NULL || ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS ||
+        ast->kind == SQL_EXPR_IN_QUERY)
+        return SILT_OK;
+    k = ast_children(ast, kids, 64);
+    for (idx = 0; idx < k; idx++)
+        SILT_RETURN_IF_ERROR(is_agg_call(ast) ? bind_find_subqueries(b, kids[idx], list, n, cap, err)
+                                              : bind_find_agg_subqueries(b, kids[idx], list, n,
+                                                                         cap, err));
     return SILT_OK;
 }
 
@@ -575,6 +592,24 @@ static silt_status bind_scalar_subquery(binder *b, const sql_expr *ast, expr **o
     return bind_value_literal(b, rows->cols[0], 0, out, err);
 }
 
+/*
+ * A correlated subquery the planner joined in (plan_select.c, join_scalar):
+ * EXISTS is whether the join matched; a scalar subquery is its value, or
+ * its value over no rows where the join did not match.
+ */
+static silt_status bind_joined_subquery(binder *b, const sql_expr *ast, const scalar_subst *sub,
+                                        expr **out, silt_error *err)
+{
+    expr *value, *matched, *unmatched, *empty = sub->empty;
+    SILT_RETURN_IF_ERROR(expr_column(&matched, b->a, sub->col + 1,
+                                     col_type_primitive(COL_BOOLEAN), err));
+    if (ast->kind == SQL_EXPR_EXISTS)
+        return expr_is_null(out, b->a, matched, !ast->u.in.negated, err);
+    SILT_RETURN_IF_ERROR(expr_column(&value, b->a, sub->col, sub->type, err));
+    SILT_RETURN_IF_ERROR(expr_is_null(&unmatched, b->a, matched, 0, err));
+    return expr_case(out, b->a, 1, &unmatched, &empty, value, err);
+}
+
 static silt_status bind_in_subquery(binder *b, const bind_ctx *bc, const sql_expr *ast,
                                     expr **out, silt_error *err)
 {
@@ -639,6 +674,10 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
                {"approx_count_distinct", AGG_APPROX_COUNT_DISTINCT},
                {"percentile_approx", AGG_PERCENTILE_APPROX},
                {"approx_percentile", AGG_PERCENTILE_APPROX},
+               {"percentile", AGG_PERCENTILE},
+               {"median", AGG_PERCENTILE},
+               {"max_by", AGG_MAX_BY},
+               {"min_by", AGG_MIN_BY},
                /* boolean aggregates, rewritten in bool_agg_arg */
                {"count_if", AGG_COUNT},
                {"bool_and", AGG_MIN},
@@ -662,8 +701,16 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
         agg->kind = AGG_COUNT_STAR;
         return SILT_OK;
     }
-    if (agg->kind == AGG_FIRST || agg->kind == AGG_LAST || agg->kind == AGG_PERCENTILE_APPROX)
+    if (agg->kind == AGG_FIRST || agg->kind == AGG_LAST || agg->kind == AGG_PERCENTILE_APPROX ||
+        agg->kind == AGG_MAX_BY || agg->kind == AGG_MIN_BY ||
+        (agg->kind == AGG_PERCENTILE && str_casecmp(name, "percentile") == 0))
         max_args = agg->kind == AGG_PERCENTILE_APPROX ? 3 : 2;
+    if ((agg->kind == AGG_MAX_BY || agg->kind == AGG_MIN_BY ||
+         (agg->kind == AGG_PERCENTILE && max_args == 2)) && n_args != 2)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[WRONG_NUM_ARGS] function \"%s\" takes 2 arguments, not %zu", name,
+                          n_args);
+    agg->percentage = 0.5; /* median */
     if (agg->kind == AGG_COUNT && ast->u.func.distinct)
         max_args = 64; /* count(DISTINCT a, b, ...): see distinct_tuple */
     if (n_args < 1 || (int)n_args > max_args)
@@ -734,6 +781,28 @@ static silt_status distinct_tuple(binder *b, const bind_ctx *inner, const sql_ex
 }
 
 /*
+ * max_by(x, y) / min_by(x, y) aggregate one value, struct(y, x): the
+ * aggregate table compares the first field and returns the second.
+ */
+static silt_status by_pair(binder *b, const bind_ctx *inner, const sql_expr *ast, expr **out,
+                           silt_error *err)
+{
+    expr *pair[2];
+    if (bind_has_agg(ast->u.func.args.items[1]))
+        return bind_error(b, err, ast->u.func.args.items[1]->pos, SILT_BIND,
+                          "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
+                          "function in the argument of another aggregate function");
+    SILT_RETURN_IF_ERROR(bind_expr(b, inner, ast->u.func.args.items[1], &pair[0], err));
+    SILT_RETURN_IF_ERROR(bind_expr(b, inner, ast->u.func.args.items[0], &pair[1], err));
+    if (col_type_is_nested(pair[0]->type->id))
+        return bind_error(b, err, ast->u.func.args.items[1]->pos, SILT_BIND,
+                          "[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] function \"%s\" cannot "
+                          "order by a value of type \"%s\"", func_name(ast),
+                          col_type_id_name(pair[0]->type->id));
+    return expr_func(out, b->a, "struct", pair, 2, err);
+}
+
+/*
  * The boolean aggregates are others over a boolean argument: count_if(x) is
  * count(CASE WHEN x THEN true END), bool_and / every the min of x (false <
  * true), bool_or / some the max.
@@ -780,6 +849,8 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
                               "function in the argument of another aggregate function");
         if (call.agg.kind == AGG_COUNT && ast->u.func.args.n > 1)
             SILT_RETURN_IF_ERROR(distinct_tuple(b, &inner, ast, &call.agg.arg, err));
+        else if (call.agg.kind == AGG_MAX_BY || call.agg.kind == AGG_MIN_BY)
+            SILT_RETURN_IF_ERROR(by_pair(b, &inner, ast, &call.agg.arg, err));
         else
             SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
         SILT_RETURN_IF_ERROR(bool_agg_arg(b, ast, &call.agg.arg, err));
@@ -790,11 +861,32 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
              call.agg.kind == AGG_VAR_SAMP || call.agg.kind == AGG_VAR_POP))
             SILT_RETURN_IF_ERROR(expr_coerce(&call.agg.arg, b->a, col_type_primitive(COL_DOUBLE),
                                              err));
-        if (ast->u.func.args.n > 1 && call.agg.kind != AGG_COUNT) {
+        if (ast->u.func.args.n > 1 && call.agg.kind != AGG_COUNT && call.agg.kind != AGG_MAX_BY &&
+            call.agg.kind != AGG_MIN_BY) {
             double v;
-            SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[1], &v, err));
-            if (call.agg.kind == AGG_PERCENTILE_APPROX)
+            const sql_expr *p = ast->u.func.args.items[1];
+            if (call.agg.kind == AGG_PERCENTILE && p->kind == SQL_EXPR_FUNC &&
+                str_casecmp(func_name(p), "array") == 0)
+                return bind_error(b, err, p->pos, SILT_UNSUPPORTED, "percentile with an array of "
+                                  "percentages is not supported yet (call it once per percentage)");
+            SILT_RETURN_IF_ERROR(literal_double(b, p, &v, err));
+            if (call.agg.kind == AGG_PERCENTILE_APPROX || call.agg.kind == AGG_PERCENTILE) {
+                if (!(v >= 0.0 && v <= 1.0))
+                    return bind_error(b, err, p->pos, SILT_BIND,
+                                      "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage of "
+                                      "\"%s\" must be between 0.0 and 1.0", func_name(ast));
                 call.agg.percentage = v;
+            }
+            if (call.agg.kind == AGG_PERCENTILE_APPROX && ast->u.func.args.n > 2) {
+                const sql_expr *acc = ast->u.func.args.items[2];
+                SILT_RETURN_IF_ERROR(literal_double(b, acc, &v, err));
+                if (!(v >= 1 && v <= 2147483647.0))
+                    return bind_error(b, err, acc->pos, SILT_BIND,
+                                      "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the accuracy of "
+                                      "\"%s\" must be between 1 and 2147483647",
+                                      func_name(ast));
+                call.agg.accuracy = (int64_t)v;
+            }
             else
                 call.agg.ignore_nulls = v != 0;
         }
@@ -1518,24 +1610,18 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         break;
     }
     case SQL_EXPR_IN_QUERY: rc = bind_in_subquery(b, bc, ast, out, err); break;
-    case SQL_EXPR_EXISTS: rc = bind_exists(b, ast, out, err); break;
+    case SQL_EXPR_EXISTS:
     case SQL_EXPR_SUBQUERY: {
         const scalar_subst *sub;
         for (sub = b->substs; sub != NULL; sub = sub->next)
             if (sub->node == ast)
                 break;
         if (sub == NULL) {
-            rc = bind_scalar_subquery(b, ast, out, err);
+            rc = ast->kind == SQL_EXPR_EXISTS ? bind_exists(b, ast, out, err)
+                                              : bind_scalar_subquery(b, ast, out, err);
             break;
         }
-        rc = expr_column(out, b->a, sub->col, sub->type, err);
-        if (rc == SILT_OK && sub->is_count) {
-            expr *zero, *args[2];
-            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
-            args[0] = *out;
-            args[1] = zero;
-            rc = expr_coalesce(out, b->a, args, 2, err);
-        }
+        rc = bind_joined_subquery(b, ast, sub, out, err);
         break;
     }
     case SQL_EXPR_LIKE: rc = bind_like(b, bc, ast, out, err); break;

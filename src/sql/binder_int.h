@@ -98,6 +98,15 @@ typedef struct bind_cte {
 /* What EXPLAIN prints about a scan: pushed filters, files and partitions skipped. */
 typedef struct scan_note {
     const char *text;
+    /*
+     * The operator the note is about (a scan, a join, a parallel operator),
+     * or NULL: EXPLAIN prints the note under it. A scan's notes also carry
+     * its morsel source's payload, by which a parallel aggregate (whose
+     * workers read the source without the scan operator) finds them.
+     */
+    const engine_op *op;
+    const void *payload;
+    int shown; /* printed in the tree by the EXPLAIN being written */
     struct scan_note *next;
 } scan_note;
 
@@ -123,13 +132,21 @@ typedef struct scalar_subst {
     const sql_expr *node;    /* the SQL_EXPR_SUBQUERY */
     int64_t col;             /* its value column in the current scope */
     const col_type *type;
-    int is_count;            /* count(...): no matching row means 0, not NULL */
+    /*
+     * Scalar subquery: its value over no rows, read where the join found no
+     * match (matched, the column after the value, is NULL); NULL for EXISTS,
+     * which reads matched alone.
+     */
+    expr *empty;
     struct scalar_subst *next;
 } scalar_subst;
 
-/* Collects the SQL_EXPR_SUBQUERY nodes of ast (not inside nested queries). */
+/* Collects the SQL_EXPR_SUBQUERY and SQL_EXPR_EXISTS nodes of ast (not inside nested queries). */
 silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                  size_t *n, size_t *cap, silt_error *err);
+/* The same, only inside the arguments of aggregate calls (evaluated before the aggregation). */
+silt_status bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                     size_t *n, size_t *cap, silt_error *err);
 
 typedef struct view_frame {
     const char *name;
@@ -187,6 +204,12 @@ silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, si
 silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status code,
                        const char *fmt, ...) SILT_PRINTF(5, 6);
 void bind_note(binder *b, const char *fmt, ...) SILT_PRINTF(2, 3);
+/* The last note made, or NULL (a mark for bind_note_attach). */
+scan_note *bind_note_last(binder *b);
+/* Attaches the notes made after mark (NULL: all) that have no operator yet to op. */
+void bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const void *payload);
+/* Attaches the last note made to op (the note just written about it). */
+void bind_note_on(binder *b, const engine_op *op);
 
 /* ---- expressions (binder_expr.c) ---- */
 

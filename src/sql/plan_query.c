@@ -259,9 +259,11 @@ static silt_status join_plans(binder *b, plan *left, plan *right, engine_join_ty
         type = JOIN_INNER;
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&out->op, b->ctx, left->op, right->op, type, lkeys,
                                              rkeys, n_keys, cond, err));
-    if (n_keys > 0)
+    if (n_keys > 0) {
         bind_note(b, "HashJoin %s on %zu key%s%s", type == JOIN_INNER ? "inner" : "outer",
                   n_keys, n_keys == 1 ? "" : "s", cond ? " with a residual condition" : "");
+        bind_note_on(b, out->op);
+    }
     out->scope = semi ? left->scope : both;
     return SILT_OK;
 }
@@ -518,9 +520,18 @@ static silt_status plan_cte_ref(binder *b, const sql_cte *cte, const sql_table_r
     return SILT_OK;
 }
 
+/* The scan at the bottom of op's first-child line (a source's own operator). */
+static const engine_op *leaf_op(const engine_op *op)
+{
+    while (op != NULL && op->n_children > 0)
+        op = op->children[0];
+    return op;
+}
+
 silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                            silt_error *err)
 {
+    scan_note *mark;
     memset(out, 0, sizeof(*out));
     switch (ref->kind) {
     case SQL_TABLE_NAMED:
@@ -530,7 +541,9 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
             if (cte != NULL)
                 return plan_cte_ref(b, cte, ref, out, err);
         }
+        mark = bind_note_last(b);
         SILT_RETURN_IF_ERROR(source_named(b, ref, pd, out, err));
+        bind_note_attach(b, mark, leaf_op(out->op), out->morsels.payload);
         /* Operators above the scan may then run on every worker (op_pipeline.c). */
         if (out->morsels.fn != NULL && out->morsels.top != NULL)
             engine_op_scan_set_morsels(out->morsels.top, out->morsels.fn, out->morsels.payload,
@@ -541,7 +554,9 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
         return apply_alias(b, out, &ref->alias, ref->pos, err);
     case SQL_TABLE_JOIN: return plan_join(b, ref, pd, out, err);
     case SQL_TABLE_FUNC:
+        mark = bind_note_last(b);
         SILT_RETURN_IF_ERROR(source_function(b, ref, out, err));
+        bind_note_attach(b, mark, leaf_op(out->op), out->morsels.payload);
         return apply_alias(b, out, &ref->alias, ref->pos, err);
     default:
         return bind_error(b, err, ref->pos, SILT_UNSUPPORTED,

@@ -307,11 +307,13 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
                                                     p->morsels.filter, keys, names, ag->n_keys,
                                                     aggs, ag->n_aggs, err));
         bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
+        bind_note_on(b, op);
     } else if (n_sets == 0 && engine_chain_parallel(p->op)) {
         /* Joins, projections and filters above the scan run on every worker too. */
         SILT_RETURN_IF_ERROR(engine_op_chain_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                  aggs, ag->n_aggs, err));
         bind_note(b, "ParallelAggregate over a pipeline of joins and filters on every worker");
+        bind_note_on(b, op);
     } else {
         SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                 aggs, ag->n_aggs, sets, n_sets, err));
@@ -661,6 +663,7 @@ static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const en
                                                       limit + offset, err));
             bind_note(b, "Parallel top-N: every worker keeps its first %lld rows",
                       (long long)(limit + offset));
+            bind_note_on(b, child);
         }
         SILT_RETURN_IF_ERROR(engine_op_sort(&op, b->ctx, child, keys, n_keys, limit, offset, err));
         p->op = op;
@@ -725,7 +728,23 @@ typedef struct semi_join {
     plan right;
     expr **left_keys, **right_keys;
     size_t n_keys;
+    expr *condition; /* correlations other than equalities, over outer then inner columns */
 } semi_join;
+
+/* The scope of a join's rows: the columns of a, then those of b. */
+static silt_status concat_scope(binder *b, const bind_scope *x, const bind_scope *y,
+                                bind_scope *out, silt_error *err)
+{
+    out->n = x->n + y->n;
+    out->cols = arena_calloc(b->a, out->n ? out->n : 1, sizeof(bind_col));
+    if (out->cols == NULL)
+        return err_nomem(err);
+    if (x->n > 0)
+        memcpy(out->cols, x->cols, x->n * sizeof(bind_col));
+    if (y->n > 0)
+        memcpy(out->cols + x->n, y->cols, y->n * sizeof(bind_col));
+    return SILT_OK;
+}
 
 /* Binds e over scope, quietly: 1 when it binds (and names only that scope). */
 static int binds_in(binder *b, const bind_scope *scope, const sql_expr *e, expr **out)
@@ -748,10 +767,11 @@ static int has_subquery(const sql_expr *e)
  * k over r filtered by local; NOT EXISTS -> anti join; x IN (SELECT c FROM
  * r WHERE ...) -> semi join on x = c plus the correlations. Only simple
  * subqueries (one SELECT, no aggregation, DISTINCT, ORDER BY or LIMIT)
- * with equality correlations are rewritten, and only when there is at
- * least one key; anything else is left to the binder (uncorrelated
- * subqueries run once and become constants). NOT IN is never rewritten:
- * its NULL semantics differ from an anti join.
+ * are rewritten; correlated conjuncts other than equalities (u.fare >
+ * t.fare) become the join's condition over both rows (a nested loop when
+ * there is no equality). Anything else is left to the binder
+ * (uncorrelated subqueries run once and become constants). NOT IN is
+ * never rewritten: its NULL semantics differ from an anti join.
  */
 static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_expr *c,
                                  semi_join *out, silt_error *err)
@@ -831,17 +851,27 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
                 SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
             continue;
         }
-        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
-            return SILT_OK;
-        if (binds_in(b, outer, t->u.op.left, &l) && binds_in(b, &inner, t->u.op.right, &r)) {
-        } else if (binds_in(b, outer, t->u.op.right, &l) && binds_in(b, &inner, t->u.op.left, &r)) {
-        } else {
-            return SILT_OK;
+        if (t->kind == SQL_EXPR_BINARY && t->u.op.op == SQL_OP_EQ &&
+            ((binds_in(b, outer, t->u.op.left, &l) && binds_in(b, &inner, t->u.op.right, &r)) ||
+             (binds_in(b, outer, t->u.op.right, &l) && binds_in(b, &inner, t->u.op.left, &r)))) {
+            out->left_keys[out->n_keys] = l;
+            out->right_keys[out->n_keys++] = r;
+            continue;
         }
-        out->left_keys[out->n_keys] = l;
-        out->right_keys[out->n_keys++] = r;
+        /* a correlated conjunct of another form: a condition over the joined row */
+        {
+            bind_scope both;
+            SILT_RETURN_IF_ERROR(concat_scope(b, outer, &inner, &both, err));
+            if (!binds_in(b, &both, t, &e) || e->type->id != COL_BOOLEAN)
+                return SILT_OK;
+            if (out->condition == NULL)
+                out->condition = e;
+            else
+                SILT_RETURN_IF_ERROR(expr_and(&out->condition, b->a, out->condition, e, err));
+        }
     }
-    if (out->n_keys == 0 || (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
+    if ((out->n_keys == 0 && out->condition == NULL) ||
+        (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
         return SILT_OK; /* uncorrelated: the binder runs it once */
     if (local != NULL) {
         engine_op *op;
@@ -855,50 +885,284 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
 }
 
 /*
- * A correlated scalar subquery (SELECT agg(x) FROM r WHERE r.k = outer.k
- * AND local) joined in: r filtered by local, grouped by its correlation
- * keys, left-joined to p on them; the value becomes a hidden column of p
- * that the binder reads for that subquery node (count gives 0, not NULL,
- * for outer rows without a match, as in Spark). Anything else is left to
- * the binder (uncorrelated: run once; otherwise an unresolved column).
+ * Correlated subqueries that are not WHERE conjuncts of their own, joined
+ * in as columns:
+ *
+ * - a scalar subquery (SELECT f(aggregates) FROM r WHERE r.k = outer.k
+ *   AND local): r filtered by local, grouped by its correlation keys,
+ *   projected to [keys, value, true AS matched] and left-joined to the
+ *   outer rows on the keys. An outer row without a match must see what
+ *   the subquery gives over no rows, which is not always NULL (count(*)
+ *   is 0, coalesce(max(x), 0) is 0): that value is computed once, by the
+ *   same aggregation over an empty input, and the subquery reads
+ *   CASE WHEN matched IS NULL THEN <empty value> ELSE value END (the
+ *   count bug of decorrelation, avoided).
+ * - [NOT] EXISTS (SELECT ... FROM r WHERE r.k = outer.k AND local) inside
+ *   another expression (under OR, in the select list): the distinct keys
+ *   of r filtered by local, left-joined the same way; EXISTS reads
+ *   matched IS NOT NULL (NOT EXISTS: IS NULL). A NULL outer key matches
+ *   nothing, so EXISTS is false there, as in Spark.
+ *
+ * Correlations must be equalities between an outer and an inner
+ * expression here. A subquery that names outer columns in another way
+ * fails with an error saying which shape is not supported (rather than
+ * an unresolved column); an uncorrelated one is left to the binder, which
+ * runs it once.
  */
-/*
- * A subquery's value that a LEFT JOIN may stand for: aggregates other than
- * count (NULL on no rows), and arithmetic, casts and constants over them,
- * which stay NULL when the aggregates are (avg(x) * 1.9). coalesce(max(x),
- * 0) is not (0 on no rows, but NULL from an unmatched join), nor count.
- */
-static int null_on_empty(const sql_expr *e)
+
+/* The value of the subquery's item over no rows: its aggregation over an empty input. */
+static silt_status empty_value(binder *b, const plan *r, const sql_expr *item, expr **out,
+                               silt_error *err)
 {
-    switch (e->kind) {
-    case SQL_EXPR_LITERAL: return 1;
-    case SQL_EXPR_CAST: return null_on_empty(e->u.cast.arg);
-    case SQL_EXPR_UNARY: return (e->u.op.op == SQL_OP_NEG || e->u.op.op == SQL_OP_PLUS) &&
-                                null_on_empty(e->u.op.left);
-    case SQL_EXPR_BINARY:
-        return (e->u.op.op == SQL_OP_ADD || e->u.op.op == SQL_OP_SUB || e->u.op.op == SQL_OP_MUL ||
-                e->u.op.op == SQL_OP_DIV || e->u.op.op == SQL_OP_MOD) &&
-               null_on_empty(e->u.op.left) && null_on_empty(e->u.op.right);
-    case SQL_EXPR_FUNC: {
-        const char *name = e->u.func.name.parts[e->u.func.name.n_parts - 1].name;
-        const expr_func_def *def;
-        size_t idx;
-        if (e->u.func.over != NULL || e->u.func.name.n_parts != 1)
-            return 0;
-        if (bind_is_agg_name(name))
-            return str_casecmp(name, "count") != 0 && str_casecmp(name, "count_if") != 0 &&
-                   str_casecmp(name, "approx_count_distinct") != 0;
-        /* a function that is NULL when an argument is (round, abs, ...) */
-        def = expr_func_lookup(name);
-        if (def == NULL || def->null_safe)
-            return 0;
-        for (idx = 0; idx < e->u.func.args.n; idx++)
-            if (!null_on_empty(e->u.func.args.items[idx]))
-                return 0;
-        return e->u.func.args.n > 0;
+    plan e;
+    agg_state ag;
+    bind_ctx bc;
+    bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
+    expr *value;
+    col_batch *rows;
+    const char *name = "__sq_value";
+    if (in_copy == NULL)
+        return err_nomem(err);
+    *in_copy = r->scope;
+    memset(&e, 0, sizeof(e));
+    e.scope = r->scope;
+    SILT_RETURN_IF_ERROR(engine_op_values(&e.op, b->ctx, r->op->schema, NULL, 0, err));
+    memset(&ag, 0, sizeof(ag));
+    ag.input = in_copy;
+    bc.scope = in_copy;
+    bc.agg = &ag;
+    bc.win = NULL;
+    bc.outer = NULL;
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+    SILT_RETURN_IF_ERROR(make_agg(b, &e, &ag, NULL, 0, err));
+    SILT_RETURN_IF_ERROR(plan_project(b, &e, &value, &name, 1, err));
+    SILT_RETURN_IF_ERROR(engine_collect(e.op, b->a, &rows, err));
+    if (rows->n_rows != 1)
+        return err_set(err, SILT_INVALID, "an aggregation over no rows gave %lld rows",
+                       (long long)rows->n_rows);
+    return bind_value_literal(b, rows->cols[0], 0, out, err);
+}
+
+static silt_status unsupported_correlation(binder *b, const sql_expr *node, const char *why,
+                                           silt_error *err)
+{
+    return bind_error(b, err, node->pos, SILT_UNSUPPORTED,
+                      "this correlated %s is not supported yet: %s",
+                      node->kind == SQL_EXPR_EXISTS ? "EXISTS subquery" : "scalar subquery", why);
+}
+
+/* Whether conjunct t of a subquery names outer columns (binds only with them in scope). */
+static int is_correlated(binder *b, const bind_scope *outer, const bind_scope *inner,
+                         const sql_expr *t)
+{
+    bind_scope both;
+    silt_error scratch = SILT_ERROR_INIT;
+    expr *e;
+    if (binds_in(b, inner, t, &e))
+        return 0;
+    if (concat_scope(b, outer, inner, &both, &scratch) != SILT_OK)
+        return 0;
+    return binds_in(b, &both, t, &e);
+}
+
+/* A correlated subquery whose correlations are not all equalities (join_per_row). */
+typedef struct correlated_join {
+    const sql_expr *node;    /* the subquery */
+    const sql_expr *item;    /* its value (NULL for EXISTS) */
+    plan *r;                 /* its FROM, filtered by its own conjuncts */
+    expr **outer_keys, **inner_keys;
+    size_t n_keys;
+    const sql_expr **cond;   /* the other correlated conjuncts */
+    size_t n_cond;
+} correlated_join;
+
+/*
+ * The general decorrelation, for correlations that are not equalities
+ * (t.route_id > r.route_id): every outer row gets a number; the outer rows
+ * are left-joined to the subquery's rows on the equalities (if any) and
+ * the other correlations as the join's condition; the result is grouped
+ * by the row number, the subquery's aggregates counting only rows that
+ * matched (FILTER matched), so that an outer row without a match gets
+ * their values over no rows; the outer columns ride along as first().
+ * Then [outer columns, value, matched] replaces the outer rows (their
+ * order is lost, which SQL allows). The grouping holds every outer row:
+ * memory grows with the outer side and the join is a nested loop when no
+ * equality is among the correlations. Outer columns of nested types cannot
+ * ride along (first() of a struct): such queries fail with an error.
+ */
+static silt_status join_per_row(binder *b, plan *p, const correlated_join *cj, silt_error *err)
+{
+    int exists = cj->node->kind == SQL_EXPR_EXISTS;
+    size_t n_outer = p->scope.n, n_inner = cj->r->scope.n, idx;
+    engine_window_fn rid_fn;
+    engine_op *op;
+    bind_scope outer1, inner1, joined, item_scope;
+    expr *cond = NULL, *matched_col, *has_match, *value, *matched;
+    agg_state ag;
+    bind_ctx bc;
+    scalar_subst *sub;
+    const sql_expr *count_star = NULL;
+    for (idx = 0; idx < n_outer; idx++)
+        if (col_type_is_nested(p->scope.cols[idx].type->id))
+            return unsupported_correlation(b, cj->node, "a correlation other than an equality, "
+                                           "over rows with a column of a nested type", err);
+    /* outer rows + __sq_rid */
+    memset(&rid_fn, 0, sizeof(rid_fn));
+    rid_fn.kind = WIN_ROW_NUMBER;
+    rid_fn.name = "__sq_rid";
+    SILT_RETURN_IF_ERROR(engine_op_window(&op, b->ctx, p->op, NULL, 0, NULL, 0, &rid_fn, 1, err));
+    {
+        bind_scope rid = {1, NULL};
+        rid.cols = arena_calloc(b->a, 1, sizeof(bind_col));
+        if (rid.cols == NULL)
+            return err_nomem(err);
+        rid.cols[0].name = "__sq_rid";
+        rid.cols[0].type = op->schema->fields[n_outer].type;
+        rid.cols[0].hidden = 1;
+        SILT_RETURN_IF_ERROR(concat_scope(b, &p->scope, &rid, &outer1, err));
     }
-    default: return 0;
+    /* inner rows + __sq_matched */
+    {
+        expr **proj = arena_calloc(b->a, n_inner + 1, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n_inner + 1, sizeof(char *));
+        bind_scope keep = cj->r->scope;
+        if (proj == NULL || names == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_inner; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)idx,
+                                             cj->r->scope.cols[idx].type, err));
+            names[idx] = cj->r->scope.cols[idx].name;
+        }
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n_inner], b->a, 1, err));
+        names[n_inner] = "__sq_matched";
+        SILT_RETURN_IF_ERROR(plan_project(b, cj->r, proj, names, n_inner + 1, err));
+        cj->r->scope.cols[n_inner].hidden = 1;
+        for (idx = 0; idx < n_inner; idx++)
+            cj->r->scope.cols[idx] = keep.cols[idx]; /* the subquery's names and qualifiers */
+        inner1 = cj->r->scope;
     }
+    SILT_RETURN_IF_ERROR(concat_scope(b, &outer1, &inner1, &joined, err));
+    for (idx = 0; idx < cj->n_cond; idx++) {
+        expr *e;
+        bind_ctx jc = {&joined, NULL, NULL, NULL};
+        SILT_RETURN_IF_ERROR(bind_expr(b, &jc, cj->cond[idx], &e, err));
+        if (e->type->id != COL_BOOLEAN)
+            return unsupported_correlation(b, cj->node, "a correlation that is not a boolean",
+                                           err);
+        if (cond == NULL)
+            cond = e;
+        else
+            SILT_RETURN_IF_ERROR(expr_and(&cond, b->a, cond, e, err));
+    }
+    SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, op, cj->r->op, JOIN_LEFT, cj->outer_keys,
+                                             cj->inner_keys, cj->n_keys, cond, err));
+    bind_note(b, "LeftOuter join for a correlated %s on %zu key%s and a condition, grouped by "
+              "outer row", exists ? "EXISTS" : "scalar subquery", cj->n_keys,
+              cj->n_keys == 1 ? "" : "s");
+    bind_note_on(b, op);
+    /* grouped by __sq_rid; the subquery's aggregates see its own columns only */
+    item_scope = joined;
+    item_scope.cols = arena_calloc(b->a, joined.n, sizeof(bind_col));
+    memset(&ag, 0, sizeof(ag));
+    ag.keys = arena_calloc(b->a, 1, sizeof(agg_key));
+    if (item_scope.cols == NULL || ag.keys == NULL)
+        return err_nomem(err);
+    memcpy(item_scope.cols, joined.cols, joined.n * sizeof(bind_col));
+    for (idx = 0; idx <= n_outer; idx++)
+        item_scope.cols[idx].hidden = 1;
+    ag.input = &item_scope;
+    ag.n_keys = 1;
+    ag.keys[0].text = "__sq_rid";
+    ag.keys[0].input_col = (int64_t)n_outer;
+    SILT_RETURN_IF_ERROR(expr_column(&ag.keys[0].e, b->a, (int64_t)n_outer,
+                                     outer1.cols[n_outer].type, err));
+    bc.scope = &item_scope;
+    bc.agg = &ag;
+    bc.win = NULL;
+    bc.outer = NULL;
+    if (exists) {
+        sql_expr *star = arena_calloc(b->a, 1, sizeof(sql_expr));
+        sql_ident *name = arena_calloc(b->a, 1, sizeof(sql_ident));
+        if (star == NULL || name == NULL)
+            return err_nomem(err);
+        name->name = "count";
+        star->kind = SQL_EXPR_FUNC;
+        star->pos = cj->node->pos;
+        star->u.func.name.parts = name;
+        star->u.func.name.n_parts = 1;
+        star->u.func.star = 1;
+        count_star = star;
+    }
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, exists ? count_star : cj->item, &value, err));
+    /* every aggregate counts only the rows that matched */
+    SILT_RETURN_IF_ERROR(expr_column(&matched_col, b->a, (int64_t)(joined.n - 1),
+                                     col_type_primitive(COL_BOOLEAN), err));
+    SILT_RETURN_IF_ERROR(expr_is_null(&has_match, b->a, matched_col, 1, err));
+    for (idx = 0; idx < ag.n_aggs; idx++) {
+        engine_agg *a = &ag.aggs[idx].agg;
+        if (a->filter == NULL)
+            a->filter = has_match;
+        else
+            SILT_RETURN_IF_ERROR(expr_and(&a->filter, b->a, a->filter, has_match, err));
+    }
+    {
+        /* the outer columns ride along as first(col), after the subquery's aggregates */
+        size_t first_carry = ag.n_aggs;
+        agg_call *grown = arena_calloc(b->a, ag.n_aggs + n_outer + 1, sizeof(agg_call));
+        expr **proj = arena_calloc(b->a, n_outer + 2, sizeof(expr *));
+        const char **names = arena_calloc(b->a, n_outer + 2, sizeof(char *));
+        plan g = {op, joined, {0}};
+        if (grown == NULL || proj == NULL || names == NULL)
+            return err_nomem(err);
+        if (ag.n_aggs > 0)
+            memcpy(grown, ag.aggs, ag.n_aggs * sizeof(agg_call));
+        ag.aggs = grown;
+        for (idx = 0; idx < n_outer; idx++) {
+            agg_call *c = &ag.aggs[ag.n_aggs++];
+            c->text = arena_sprintf(b->a, "__sq_carry%zu", idx);
+            c->agg.kind = AGG_FIRST;
+            c->agg.name = p->scope.cols[idx].name;
+            c->type = p->scope.cols[idx].type;
+            SILT_RETURN_IF_ERROR(expr_column(&c->agg.arg, b->a, (int64_t)idx, c->type, err));
+        }
+        ag.cap_aggs = ag.n_aggs;
+        SILT_RETURN_IF_ERROR(make_agg(b, &g, &ag, NULL, 0, err));
+        for (idx = 0; idx < n_outer; idx++) {
+            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)(1 + first_carry + idx),
+                                             p->scope.cols[idx].type, err));
+            names[idx] = p->scope.cols[idx].name;
+        }
+        if (exists) {
+            expr *zero, *yes, *pos;
+            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
+            SILT_RETURN_IF_ERROR(expr_compare(&pos, b->a, EXPR_GT, value, zero, err));
+            SILT_RETURN_IF_ERROR(expr_lit_bool(&yes, b->a, 1, err));
+            SILT_RETURN_IF_ERROR(expr_case(&matched, b->a, 1, &pos, &yes, NULL, err));
+        } else {
+            SILT_RETURN_IF_ERROR(expr_lit_bool(&matched, b->a, 1, err));
+        }
+        proj[n_outer] = value;
+        names[n_outer] = "__sq_value";
+        proj[n_outer + 1] = matched;
+        names[n_outer + 1] = "__sq_matched";
+        SILT_RETURN_IF_ERROR(plan_project(b, &g, proj, names, n_outer + 2, err));
+        /* the outer scope again (names, qualifiers, hidden columns), then the two new columns */
+        memcpy(g.scope.cols, p->scope.cols, n_outer * sizeof(bind_col));
+        g.scope.cols[n_outer].hidden = 1;
+        g.scope.cols[n_outer + 1].hidden = 1;
+        p->op = g.op;
+        p->scope = g.scope;
+    }
+    sub = arena_calloc(b->a, 1, sizeof(*sub));
+    if (sub == NULL)
+        return err_nomem(err);
+    sub->node = cj->node;
+    sub->col = (int64_t)n_outer;
+    sub->type = value->type;
+    SILT_RETURN_IF_ERROR(expr_lit_null(&sub->empty, b->a, value->type, err));
+    sub->next = b->substs;
+    b->substs = sub;
+    return SILT_OK;
 }
 
 static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_error *err)
@@ -906,28 +1170,38 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     const sql_query *sq = node->u.in.query;
     const sql_select *ss;
     const sql_expr *sub_conj[MAX_CONJ];
-    const sql_expr *item;
-    size_t n_sub = 0, idx, n_keys = 0;
+    const sql_expr *item = NULL;
+    int exists = node->kind == SQL_EXPR_EXISTS;
+    size_t n_sub = 0, idx, n_keys = 0, n_correlated = 0;
     plan r;
-    expr *local = NULL, **outer_keys, **right_keys, *value;
+    expr *local = NULL, **outer_keys, **right_keys, *value, *empty = NULL;
     agg_state ag;
     bind_ctx bc;
     scalar_subst *sub;
     engine_op *op;
     bind_scope joined;
+    const char *why = NULL;
+    const sql_expr **cond_ast;
+    size_t n_cond = 0;
     if (sq->kind != SQL_QUERY_SELECT || sq->n_ctes > 0 || sq->order_by.n > 0 ||
         sq->limit != NULL || sq->offset != NULL)
         return SILT_OK;
     ss = &sq->u.select;
     if (ss->n_from == 0 || ss->where == NULL || ss->n_group > 0 || ss->group_all ||
-        ss->having != NULL || ss->distinct || ss->n_items != 1 || ss->n_windows > 0 ||
-        ss->qualify != NULL || ss->n_lateral_views > 0)
+        ss->having != NULL || ss->distinct || ss->n_windows > 0 || ss->qualify != NULL ||
+        ss->n_lateral_views > 0 || (!exists && ss->n_items != 1))
         return SILT_OK;
-    item = ss->items[0].expr;
-    if ((item->kind != SQL_EXPR_FUNC || item->u.func.over != NULL ||
-         item->u.func.name.n_parts != 1 || !bind_is_agg_name(item->u.func.name.parts[0].name)) &&
-        !(bind_has_agg(item) && null_on_empty(item)))
-        return SILT_OK;
+    cond_ast = arena_calloc(b->a, MAX_CONJ, sizeof(sql_expr *));
+    if (cond_ast == NULL)
+        return err_nomem(err);
+    if (!exists) {
+        item = ss->items[0].expr;
+        if (bind_has_window(item))
+            return SILT_OK;
+        if (!bind_has_agg(item))
+            why = "the subquery's value is not an aggregate (Spark requires correlated scalar "
+                  "subqueries to be aggregated)";
+    }
     sql_split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
     if (n_sub == MAX_CONJ)
         return SILT_OK;
@@ -951,16 +1225,21 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
                 SILT_RETURN_IF_ERROR(expr_and(&local, b->a, local, e, err));
             continue;
         }
-        if (t->kind != SQL_EXPR_BINARY || t->u.op.op != SQL_OP_EQ)
-            return SILT_OK;
-        if (binds_in(b, &p->scope, t->u.op.left, &l) && binds_in(b, &r.scope, t->u.op.right, &in)) {
+        if (t->kind == SQL_EXPR_BINARY && t->u.op.op == SQL_OP_EQ &&
+            binds_in(b, &p->scope, t->u.op.left, &l) && binds_in(b, &r.scope, t->u.op.right, &in)) {
             in_ast = t->u.op.right;
-        } else if (binds_in(b, &p->scope, t->u.op.right, &l) &&
+        } else if (t->kind == SQL_EXPR_BINARY && t->u.op.op == SQL_OP_EQ &&
+                   binds_in(b, &p->scope, t->u.op.right, &l) &&
                    binds_in(b, &r.scope, t->u.op.left, &in)) {
             in_ast = t->u.op.left;
         } else {
-            return SILT_OK;
+            if (is_correlated(b, &p->scope, &r.scope, t)) {
+                n_correlated++;
+                cond_ast[n_cond++] = t;
+            }
+            continue;
         }
+        n_correlated++;
         outer_keys[n_keys] = l;
         ag.keys[n_keys].ast = in_ast;
         ag.keys[n_keys].text = bind_expr_text(b, in_ast);
@@ -968,16 +1247,28 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         ag.keys[n_keys].input_col = in->kind == EXPR_COLUMN ? in->col_idx : -1;
         n_keys++;
     }
-    if (n_keys == 0)
-        return SILT_OK;
+    if (n_correlated == 0)
+        return SILT_OK; /* uncorrelated, or an error the binder will report */
+    if (why != NULL)
+        return unsupported_correlation(b, node, why, err);
     if (local != NULL) {
         if (local->type->id != COL_BOOLEAN)
             return SILT_OK;
         SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, r.op, local, err));
         r.op = op;
     }
+    if (n_cond > 0) {
+        correlated_join cj = {node, item, &r, outer_keys, NULL, n_keys, cond_ast, n_cond};
+        cj.inner_keys = arena_calloc(b->a, n_keys + 1, sizeof(expr *));
+        if (cj.inner_keys == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < n_keys; idx++)
+            cj.inner_keys[idx] = ag.keys[idx].e;
+        return join_per_row(b, p, &cj, err);
+    }
+    if (!exists)
+        SILT_RETURN_IF_ERROR(empty_value(b, &r, item, &empty, err));
     ag.n_keys = n_keys;
-    ag.input = &r.scope;
     {
         bind_scope *in_copy = arena_calloc(b->a, 1, sizeof(bind_scope));
         if (in_copy == NULL)
@@ -989,10 +1280,13 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     bc.agg = &ag;
     bc.win = NULL;
     bc.outer = NULL;
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+    if (exists)
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&value, b->a, 1, err));
+    else
+        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
     SILT_RETURN_IF_ERROR(make_agg(b, &r, &ag, NULL, 0, err));
     {
-        /* [keys..., value] */
+        /* [keys..., value, matched] */
         expr **proj = arena_calloc(b->a, n_keys + 2, sizeof(expr *));
         const char **names = arena_calloc(b->a, n_keys + 2, sizeof(char *));
         if (proj == NULL || names == NULL)
@@ -1006,44 +1300,71 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         }
         proj[n_keys] = value;
         names[n_keys] = "__sq_value";
-        SILT_RETURN_IF_ERROR(plan_project(b, &r, proj, names, n_keys + 1, err));
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n_keys + 1], b->a, 1, err));
+        names[n_keys + 1] = "__sq_matched";
+        SILT_RETURN_IF_ERROR(plan_project(b, &r, proj, names, n_keys + 2, err));
     }
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, p->op, r.op, JOIN_LEFT, outer_keys,
                                              right_keys, n_keys, NULL, err));
-    joined.n = p->scope.n + r.scope.n;
-    joined.cols = arena_calloc(b->a, joined.n, sizeof(bind_col));
     sub = arena_calloc(b->a, 1, sizeof(*sub));
-    if (joined.cols == NULL || sub == NULL)
+    if (sub == NULL)
         return err_nomem(err);
-    memcpy(joined.cols, p->scope.cols, p->scope.n * sizeof(bind_col));
-    for (idx = 0; idx < r.scope.n; idx++) {
-        joined.cols[p->scope.n + idx] = r.scope.cols[idx];
+    SILT_RETURN_IF_ERROR(concat_scope(b, &p->scope, &r.scope, &joined, err));
+    for (idx = 0; idx < r.scope.n; idx++)
         joined.cols[p->scope.n + idx].hidden = 1;
-    }
     sub->node = node;
     sub->col = (int64_t)(p->scope.n + n_keys);
     sub->type = value->type;
-    sub->is_count = item->kind == SQL_EXPR_FUNC &&
-                    str_casecmp(item->u.func.name.parts[0].name, "count") == 0;
+    sub->empty = empty;
     sub->next = b->substs;
     b->substs = sub;
-    bind_note(b, "LeftOuter join for a correlated scalar subquery on %zu key%s", n_keys,
-              n_keys == 1 ? "" : "s");
+    bind_note(b, "LeftOuter join for a correlated %s on %zu key%s",
+              exists ? "EXISTS" : "scalar subquery", n_keys, n_keys == 1 ? "" : "s");
+    bind_note_on(b, op);
     p->op = op;
     p->scope = joined;
     return SILT_OK;
 }
 
-/* Joins in the correlated scalar subqueries of WHERE and the select list. */
-static silt_status join_scalars(binder *b, const sql_select *sel, plan *p, silt_error *err)
+/*
+ * Whether node is a WHERE conjunct [NOT] EXISTS, which try_semi_join plans
+ * as a semi or anti join instead.
+ */
+static int is_exists_conjunct(const sql_expr *node, const sql_expr *const *conj, size_t n_conj)
+{
+    size_t idx;
+    for (idx = 0; idx < n_conj; idx++)
+        if (conj[idx] == node || (conj[idx]->kind == SQL_EXPR_UNARY &&
+                                  conj[idx]->u.op.op == SQL_OP_NOT && conj[idx]->u.op.left == node))
+            return 1;
+    return 0;
+}
+
+/*
+ * Joins in the correlated subqueries of WHERE and, when items is set, of
+ * the select list (see join_scalar). Of an aggregating block's select
+ * list only those inside aggregate arguments: the rest is evaluated after
+ * the aggregation.
+ */
+static silt_status join_scalars(binder *b, const sql_select *sel, int items, plan *p,
+                                silt_error *err)
 {
     const sql_expr **nodes = NULL;
-    size_t n = 0, cap = 0, idx;
+    const sql_expr *conj[MAX_CONJ];
+    size_t n = 0, cap = 0, idx, n_conj = 0;
+    if (sel->where != NULL)
+        sql_split_and(sel->where, conj, &n_conj, MAX_CONJ);
     SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->where, &nodes, &n, &cap, err));
     for (idx = 0; idx < sel->n_items; idx++)
-        SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n, &cap, err));
-    for (idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(items ? bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n,
+                                                          &cap, err)
+                                   : bind_find_agg_subqueries(b, sel->items[idx].expr, &nodes, &n,
+                                                              &cap, err));
+    for (idx = 0; idx < n; idx++) {
+        if (nodes[idx]->kind == SQL_EXPR_EXISTS && is_exists_conjunct(nodes[idx], conj, n_conj))
+            continue;
         SILT_RETURN_IF_ERROR(join_scalar(b, p, nodes[idx], err));
+    }
     return SILT_OK;
 }
 
@@ -1152,8 +1473,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
     }
     SILT_RETURN_IF_ERROR(wanted_names(b, q, &want, err));
     SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &want, &p, err));
-    if (!has_agg && !select_has_agg(sel, q))
-        SILT_RETURN_IF_ERROR(join_scalars(b, sel, &p, err));
+    SILT_RETURN_IF_ERROR(join_scalars(b, sel, !has_agg && !select_has_agg(sel, q), &p, err));
     if (sel->where != NULL) {
         bind_ctx wc = {&p.scope, NULL, NULL, NULL};
         expr *pred = NULL;
@@ -1212,10 +1532,12 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                                                      sj[idx].kind == 1 ? JOIN_LEFT_SEMI
                                                                        : JOIN_LEFT_ANTI,
                                                      sj[idx].left_keys, sj[idx].right_keys,
-                                                     sj[idx].n_keys, NULL, err));
-            bind_note(b, "%s join for a correlated subquery on %zu key%s",
+                                                     sj[idx].n_keys, sj[idx].condition, err));
+            bind_note(b, "%s join for a correlated subquery on %zu key%s%s",
                       sj[idx].kind == 1 ? "LeftSemi" : "LeftAnti", sj[idx].n_keys,
-                      sj[idx].n_keys == 1 ? "" : "s");
+                      sj[idx].n_keys == 1 ? "" : "s",
+                      sj[idx].condition != NULL ? " and a condition" : "");
+            bind_note_on(b, op);
             p.op = op;
         }
     }

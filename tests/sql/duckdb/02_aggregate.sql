@@ -107,7 +107,6 @@ SELECT xxhash64(1) a, xxhash64(1L) b, xxhash64('abc') c, xxhash64('a string long
 -- expect
 [-6698625589789238999, -7001672635703045582, 1423657621850124518, 4962924184544930924, 7738255526519901366, 3242891694566951137, -6698625589789238999, 8510603489595372987, 804797035677707363, -459432569088617147, -5252525462095825812, -8224967761598873520]
 == percentile_approx_spark_ranks
--- known-failure: silt's percentile_approx is exact; Spark's Greenwald-Khanna summary (accuracy 10000) answers 16.16 and 17998 here
 -- why: Spark 4.1's answers on these files
 SELECT percentile_approx(route_id, 0.5), percentile_approx(fare, 0.25), percentile_approx(trip_id, 0.9) FROM trips
 -- expect
@@ -132,7 +131,6 @@ SELECT destination, bool_and(fare > 2), bool_or(fare > 59.9), some(route_id = 30
 -- duckdb
 SELECT destination, bool_and(fare > 2), bool_or(fare > 59.9), bool_or(route_id = 30), count_if(route_id < 3) FROM trips GROUP BY destination
 == max_by_min_by
--- known-failure: max_by/min_by are not implemented yet
 SELECT max_by(trip_id, fare), min_by(trip_id, fare) FROM trips WHERE trip_id < 2000
 -- duckdb
 SELECT arg_max(trip_id, fare), arg_min(trip_id, fare) FROM trips WHERE trip_id < 2000
@@ -188,5 +186,51 @@ SELECT avg(fare) FROM trips
 == any_value
 SELECT route_id, any_value(route_id * 2) FROM trips GROUP BY route_id
 == median
--- known-failure: median is not implemented yet
 SELECT median(route_id) FROM trips
+== median_percentile_grouped
+SELECT destination, median(fare), percentile(route_id, 0.25), percentile(fare, 1.0) FROM trips GROUP BY destination
+-- duckdb
+SELECT destination, quantile_cont(fare, 0.5), quantile_cont(route_id, 0.25), quantile_cont(fare, 1.0) FROM trips GROUP BY destination
+== max_by_min_by_grouped_strings
+SELECT route_id, max_by(destination, trip_id), min_by(tstamp, trip_id) FROM trips WHERE route_id < 10 GROUP BY route_id
+-- duckdb
+SELECT route_id, arg_max(destination, trip_id), arg_min(tstamp, trip_id) FROM trips WHERE route_id < 10 GROUP BY route_id
+== max_by_ties_and_nulls
+-- why: Spark 4.1's answers: a NULL ordering value is skipped, the value may be NULL, and of equal orderings the last row read wins
+SELECT max_by(x, y), min_by(x, y) FROM VALUES (1, 5), (2, 5), (3, 5), (4, 1), (5, 1), (6, 9), (7, 9) AS t(x, y)
+UNION ALL SELECT max_by(x, y), min_by(x, y) FROM VALUES (1, NULL), (2, 5), (3, 5), (NULL, 9) AS t(x, y)
+-- expect
+[7, 5]
+[null, 3]
+== median_percentile_values
+-- why: Spark 4.1's answers: exact percentiles interpolated between neighbours, as doubles; NULL on no rows
+SELECT median(x), percentile(x, 0.25), percentile(x, 0.9), max_by(y, x), min_by(y, x) FROM VALUES (1, 'a'), (2, 'b'), (2, 'c'), (NULL, 'd'), (10, 'e') AS t(x, y)
+UNION ALL SELECT median(x), percentile(x, 0.5), NULL, NULL, NULL FROM VALUES (1) AS t(x) WHERE x > 5
+-- expect
+[2.0, 1.75, 7.6000000000000005, "e", "a"]
+[null, null, null, null, null]
+== percentile_approx_spark_summary
+-- why: Spark 4.1's answers (one partition): its summary at accuracy 10000 is exact up to 5000 values and a few ranks off beyond, over several buffers of 50000
+SELECT percentile_approx(id, 0.5), percentile_approx(id, 0.25), percentile_approx(id, 0.9), percentile_approx(id, 0.1), percentile_approx(id, 0.999) FROM range(1, 20001)
+UNION ALL SELECT percentile_approx(id, 0.5), percentile_approx(id, 0.25), percentile_approx(id, 0.9), percentile_approx(id, 0.1), percentile_approx(id, 0.999) FROM range(1, 5001)
+UNION ALL SELECT percentile_approx(x, 0.5), percentile_approx(x, 0.3), percentile_approx(x, 0.9), percentile_approx(x, 0.0), percentile_approx(x, 1.0) FROM (SELECT (id * 7919) % 120000 AS x FROM range(0, 120000))
+-- expect
+[9999, 4999, 17998, 1999, 19978]
+[2500, 1250, 4500, 500, 4995]
+[59993, 35996, 107988, 0, 119999]
+== percentile_array_unsupported
+SELECT percentile(fare, array(0.1, 0.9)) FROM trips
+-- error: percentile with an array of percentages is not supported yet
+-- error: column 25
+== percentile_out_of_range
+SELECT percentile(fare, 1.5) FROM trips
+-- error: [DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE]
+== max_by_one_argument
+SELECT max_by(fare) FROM trips
+-- error: [WRONG_NUM_ARGS] function "max_by" takes 2 arguments, not 1
+== max_by_nested_ordering
+SELECT max_by(fare, collect_list(fare)) FROM trips
+-- error: NESTED_AGGREGATE_FUNCTION
+== median_of_string
+SELECT median(destination) FROM trips
+-- error: [DATATYPE_MISMATCH] function "percentile" cannot take an argument of type "string"

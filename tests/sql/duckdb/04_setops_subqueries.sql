@@ -66,10 +66,47 @@ SELECT r.route_id, (SELECT count(*) FROM trips t WHERE t.route_id = r.route_id) 
 SELECT trip_id FROM trips t WHERE fare > (SELECT avg(fare) * 1.9 FROM trips t2 WHERE t2.route_id = t.route_id) ORDER BY trip_id LIMIT 20
 == scalar_subquery_correlated_expr_select
 SELECT r.route_id, (SELECT round(avg(t.fare), 2) - 1 FROM trips t WHERE t.route_id = r.route_id AND t.destination = 'Zoo') AS v FROM routes r
-== scalar_subquery_correlated_coalesce_refused
--- why: coalesce over an aggregate is not NULL on no rows, so no LEFT JOIN can stand for it; silt refuses rather than answer wrongly
+== scalar_subquery_correlated_coalesce
+-- why: coalesce over an aggregate is not NULL on no rows: an unmatched route reads the subquery's value over no rows (0)
 SELECT r.route_id, (SELECT coalesce(max(t.fare), 0) FROM trips t WHERE t.route_id = r.route_id) AS v FROM routes r
--- known-failure: correlated scalar subqueries whose value is not NULL on no rows are not supported yet
+== scalar_subquery_correlated_count_bug
+-- why: count over no rows is 0, so count(*) + 1 is 1 for a route without such trips (the count bug of decorrelation)
+SELECT r.route_id, (SELECT count(*) + 1 FROM trips t WHERE t.route_id = r.route_id AND t.fare > 59.9) AS n FROM routes r
+== scalar_subquery_correlated_coalesce_sum_two_keys
+SELECT r.route_id, (SELECT coalesce(sum(t.fare), -1) FROM trips t WHERE t.route_id = r.route_id AND t.destination = r.name) AS v FROM routes r
+== scalar_subquery_correlated_in_where_of_aggregate
+SELECT r.kind, count(*) FROM routes r WHERE (SELECT count(*) FROM trips t WHERE t.route_id = r.route_id AND t.fare > 59) = 0 GROUP BY r.kind
+== exists_correlated_in_select_list
+SELECT r.route_id, EXISTS (SELECT 1 FROM trips t WHERE t.route_id = r.route_id AND t.fare > 59.9) AS e, NOT EXISTS (SELECT 1 FROM trips t WHERE t.route_id = r.route_id) AS none FROM routes r
+== not_exists_correlated_under_or
+SELECT count(*) FROM routes r WHERE r.kind = 'bus' OR NOT EXISTS (SELECT 1 FROM trips t WHERE t.route_id = r.route_id AND t.fare > 59.9)
+== exists_correlated_under_or_grouped
+SELECT r.kind, count(*) FROM routes r WHERE r.route_id < 5 OR EXISTS (SELECT * FROM trips t WHERE t.route_id = r.route_id AND t.destination = 'Zoo' AND t.fare > 59) GROUP BY r.kind
+== exists_correlated_null_outer_key
+-- why: a NULL outer key matches nothing: EXISTS is false, NOT EXISTS true
+SELECT count(*), count_if(NOT EXISTS (SELECT 1 FROM routes r WHERE r.name = t.destination)) FROM trips t WHERE t.destination IS NULL OR EXISTS (SELECT 1 FROM routes r WHERE r.name = t.destination)
+-- duckdb
+SELECT count(*), count(*) FILTER (WHERE NOT EXISTS (SELECT 1 FROM routes r WHERE r.name = t.destination)) FROM trips t WHERE t.destination IS NULL OR EXISTS (SELECT 1 FROM routes r WHERE r.name = t.destination)
+== exists_non_equality_correlation
+SELECT count(*) FROM trips t WHERE EXISTS (SELECT 1 FROM trips u WHERE u.route_id = t.route_id AND u.fare > t.fare + 50)
+== scalar_subquery_correlated_not_aggregated
+SELECT r.route_id, (SELECT t.fare FROM trips t WHERE t.route_id = r.route_id) AS f FROM routes r
+-- error: this correlated scalar subquery is not supported yet: the subquery's value is not an aggregate
+-- error: column 20
+== scalar_subquery_correlated_non_equality
+SELECT r.route_id, (SELECT count(*) FROM trips t WHERE t.route_id > r.route_id) AS n FROM routes r
+== scalar_subquery_correlated_equality_and_range
+SELECT r.route_id, r.name, (SELECT coalesce(max(t.fare), 0) FROM trips t WHERE t.route_id = r.route_id AND t.fare < r.route_id + 1.5) AS v FROM routes r
+== scalar_subquery_correlated_range_in_where
+SELECT count(*) FROM routes r WHERE (SELECT count(*) FROM routes q WHERE q.route_id < r.route_id AND q.kind = r.kind) >= 2
+== exists_under_or_non_equality
+SELECT count(*) FROM routes r WHERE r.kind = 'tram' OR EXISTS (SELECT 1 FROM trips t WHERE t.fare > r.route_id * 2.5)
+== exists_non_equality_only
+SELECT r.route_id FROM routes r WHERE EXISTS (SELECT 1 FROM routes q WHERE q.route_id > r.route_id + 30) ORDER BY r.route_id
+== not_exists_non_equality_only
+SELECT r.route_id FROM routes r WHERE NOT EXISTS (SELECT 1 FROM routes q WHERE q.route_id > r.route_id + 30) ORDER BY r.route_id
+== exists_non_equality_in_select_list
+SELECT r.route_id, EXISTS (SELECT 1 FROM routes q WHERE q.route_id < r.route_id - 35 AND q.kind <> r.kind) AS e FROM routes r
 == in_subquery
 SELECT count(*) FROM trips WHERE route_id IN (SELECT route_id FROM routes WHERE kind = 'tram')
 == not_in_subquery
@@ -100,5 +137,4 @@ SELECT CASE WHEN route_id IN (SELECT route_id FROM routes WHERE kind = 'tram') T
 == union_in_subquery
 SELECT count(*) FROM (SELECT route_id FROM routes UNION SELECT route_id FROM trips)
 == lateral_view_free_correlated_exists_or
--- known-failure: a correlated EXISTS under OR (not a WHERE conjunct) is not supported yet
 SELECT count(*) FROM routes r WHERE r.kind = 'tram' OR EXISTS (SELECT 1 FROM trips t WHERE t.route_id = r.route_id AND t.destination = 'Zoo' AND t.fare > 59.5)

@@ -146,10 +146,14 @@ SELECT to_utc_timestamp(TIMESTAMP '2024-03-31 02:30:00', 'Europe/Oslo') AS gap, 
 -- expect
 ["2024-03-31T01:30:00.000000Z", "2024-10-27T00:30:00.000000Z", "1900-01-01T05:21:10.000000Z"]
 == utc_shift_after_2037
--- known-failure: after the last transition in the TZif file (2037) silt keeps the last offset; Spark applies the zone's rule (CEST in July 2050)
 SELECT from_utc_timestamp(TIMESTAMP '2050-07-01 00:00:00', 'Europe/Oslo') AS future
 -- expect
 ["2050-07-01T02:00:00.000000Z"]
+== utc_shift_after_2037_zones
+-- why: Spark 4.1's answers (the zones' rules after their last listed transition: EDT in July, AEDT in January, JST always)
+SELECT from_utc_timestamp(TIMESTAMP '2050-07-01 12:00:00', 'America/New_York') AS ny, from_utc_timestamp(TIMESTAMP '2050-01-15 00:00:00', 'Australia/Sydney') AS syd, from_utc_timestamp(TIMESTAMP '2060-07-01 00:00:00', 'Asia/Tokyo') AS tokyo, to_utc_timestamp(TIMESTAMP '2050-07-01 02:00:00', 'Europe/Oslo') AS back
+-- expect
+["2050-07-01T08:00:00.000000Z", "2050-01-15T11:00:00.000000Z", "2060-07-01T09:00:00.000000Z", "2050-07-01T00:00:00.000000Z"]
 == from_utc_timestamp_column_hours
 -- why: Spark 4.1's answer on these files
 SELECT hour(from_utc_timestamp(tstamp, 'Europe/Oslo')) h, count(*) FROM trips GROUP BY 1

@@ -126,3 +126,88 @@ void test_engine_tzdb__malformed_files_fail(void)
     check_fails(SILT_UNSUPPORTED, engine_tz_load(qa, "Mars/Olympus", 12, &tz, &err));
     check_contains(err.message, "\"Mars/Olympus\" is not known");
 }
+
+/* Offsets from the system's zone files after their last transition (2037): the footer's rule. */
+static int32_t system_offset(const char *zone, int64_t utc_secs)
+{
+    engine_tz *tz = NULL;
+    setenv("TZDIR", "/usr/share/zoneinfo", 1);
+    check_ok(engine_tz_load(qa, zone, (int32_t)strlen(zone), &tz, &err), &err);
+    return tz == NULL ? INT32_MIN : engine_tz_offset(tz, utc_secs);
+}
+
+void test_engine_tzdb__footer_rule_after_2037(void)
+{
+    /* CET-1CEST,M3.5.0,M10.5.0/3: CEST in July 2050, CET in January, back at 01:00 UTC */
+    check_int(7200, system_offset("Europe/Oslo", INT64_C(2540246400)));
+    check_int(3600, system_offset("Europe/Oslo", INT64_C(2524608000)));
+    check_int(7200, system_offset("Europe/Oslo", INT64_C(2550704399)));
+    check_int(3600, system_offset("Europe/Oslo", INT64_C(2550704400)));
+    /* EST5EDT,M3.2.0,M11.1.0: the second Sunday of March at 02:00 EST, the first of November */
+    check_int(-18000, system_offset("America/New_York", INT64_C(2530767599)));
+    check_int(-14400, system_offset("America/New_York", INT64_C(2530767600)));
+    check_int(-14400, system_offset("America/New_York", INT64_C(2551327199)));
+    check_int(-18000, system_offset("America/New_York", INT64_C(2551327200)));
+    /* AEST-10AEDT,M10.1.0,M4.1.0/3: daylight time spans the turn of the year */
+    check_int(39600, system_offset("Australia/Sydney", INT64_C(2525817600)));
+    check_int(36000, system_offset("Australia/Sydney", INT64_C(2541456000)));
+    check_int(39600, system_offset("Australia/Sydney", INT64_C(2532527999)));
+    check_int(36000, system_offset("Australia/Sydney", INT64_C(2532528000)));
+    /* <-04>4<-03>,M9.1.6/24,M4.1.6/24: quoted names, changes at 24:00 */
+    check_int(-14400, system_offset("America/Santiago", INT64_C(2540246400)));
+    check_int(-10800, system_offset("America/Santiago", INT64_C(2524608000)));
+    /* JST-9: no daylight time */
+    check_int(32400, system_offset("Asia/Tokyo", INT64_C(2855865600)));
+}
+
+/* A made-up zone whose only rule is its footer: J and zero-based day forms, an explicit DST offset. */
+static size_t make_rule_zone(unsigned char *p, const char *footer)
+{
+    size_t n = header(p, 0, 1, 4), flen = strlen(footer);
+    memset(p + n, 0, 6);
+    n += 6;
+    memcpy(p + n, "UTC", 4);
+    n += 4;
+    n += header(p + n, 0, 1, 4);
+    memset(p + n, 0, 6);
+    n += 6;
+    memcpy(p + n, "UTC", 4);
+    n += 4;
+    memcpy(p + n, footer, flen);
+    return n + flen;
+}
+
+void test_engine_tzdb__footer_forms(void)
+{
+    unsigned char zone[256];
+    engine_tz *tz = NULL;
+    /* XST+3 standard, XDT at -1 (UTC+1), from day J60 (March 1) 00:00 to day 300 (zero-based) 02:00 */
+    write_file("Rule_Zone", zone, make_rule_zone(zone, "\nXST3XDT-1,J60/0,300\n"));
+    check_ok(engine_tz_load(qa, "Rule_Zone", 9, &tz, &err), &err);
+    /* 2030-01-10 and 2030-06-01 UTC */
+    check_int(-10800, engine_tz_offset(tz, INT64_C(1894233600)));
+    check_int(3600, engine_tz_offset(tz, INT64_C(1906502400)));
+    /* March 1 2030 00:00 local standard time = 03:00 UTC */
+    check_int(-10800, engine_tz_offset(tz, INT64_C(1898564400) - 1));
+    check_int(3600, engine_tz_offset(tz, INT64_C(1898564400)));
+    /* only a standard time */
+    write_file("Plain_Zone", zone, make_rule_zone(zone, "\n<+0530>-5:30\n"));
+    check_ok(engine_tz_load(qa, "Plain_Zone", 10, &tz, &err), &err);
+    check_int(19800, engine_tz_offset(tz, INT64_C(1906502400)));
+}
+
+void test_engine_tzdb__malformed_footer_fails(void)
+{
+    static const char *const bad[] = {"\nCET-1CEST,M3.5.0\n", "\nCET-1CEST,M13.5.0,M10.5.0\n",
+                                      "\nCET-1CEST,M3.6.0,M10.5.0\n", "\nC-1\n",
+                                      "\nCET-1CEST,M3.5.0,M10.5.0/x\n", "\nCET-1", "\n<CET-1\n",
+                                      "\nCET-1CEST,J0,J10\n", "\nCET\n", ""};
+    unsigned char zone[256];
+    size_t idx;
+    for (idx = 0; idx < sizeof(bad) / sizeof(bad[0]); idx++) {
+        engine_tz *tz = NULL;
+        write_file("Bad_Footer", zone, make_rule_zone(zone, bad[idx]));
+        check_fails(SILT_CORRUPT, engine_tz_load(qa, "Bad_Footer", 10, &tz, &err));
+        check_contains(err.message, "footer");
+    }
+}
