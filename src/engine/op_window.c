@@ -11,6 +11,7 @@
  * row except for frames starting at UNBOUNDED PRECEDING (running values).
  */
 #include "engine/op_int.h"
+#include "engine/spill_int.h"
 
 #include <string.h>
 
@@ -43,6 +44,9 @@ typedef struct win_state {
     struct wgl_slot *slots;
     size_t n_slots; /* power of two; 0 = no compaction yet */
     int64_t charged;
+    /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
+    win_spill *spill;
+    int spill_level;
 } win_state;
 
 typedef struct wgl_slot {
@@ -719,6 +723,61 @@ static silt_status wgl_compact(engine_op *op, win_state *s, vec_accum *acc, silt
     return SILT_OK;
 }
 
+/*
+ * Whether the input, with n_more rows of the next batch, no longer fits and
+ * the window should partition it to disk: only with PARTITION BY keys (a
+ * partition is never split) and without a WindowGroupLimit (which keeps
+ * little). The estimate counts the rows held twice (the columns are
+ * concatenated before sorting, and gathered on output) plus the sort index,
+ * prefix sums and results per row; the running charge must fit too.
+ */
+static int win_should_spill(const engine_op *op, const win_state *s, int64_t n_more,
+                            int64_t charge_more)
+{
+    int64_t held, rows = s->n_rows + n_more, per_row, room;
+    if (op->ctx->mem_limit <= 0 || s->n_part == 0 || s->limit_k >= 0 ||
+        s->spill_level >= SPILL_MAX_LEVEL)
+        return 0;
+    room = engine_mem_room(op);
+    if (op->mem_charged + charge_more > room)
+        return 1;
+    held = (int64_t)arena_bytes_used(s->rows_arena);
+    per_row = s->n_rows > 0 ? held / s->n_rows : 64;
+    return rows * (2 * per_row + 64 + 24 * (int64_t)s->n_fns) > room;
+}
+
+/*
+ * Switches to partitioning: the child rows drained so far (one accumulator
+ * part per input batch, aligned across columns) go to the partition files,
+ * and their memory (function arguments included: the windows over the
+ * files evaluate them again) is given back.
+ */
+static silt_status win_start_spill(engine_op *op, win_state *s, vec_accum *acc, silt_error *err)
+{
+    col_batch b;
+    size_t part, col;
+    SILT_RETURN_IF_ERROR(win_spill_new(&s->spill, op, s->spill_level, s->part_cols, s->n_part,
+                                       err));
+    memset(&b, 0, sizeof(b));
+    b.schema = op->children[0]->schema;
+    b.n_cols = s->n_child;
+    b.cols = arena_calloc(op->op_arena, s->n_child ? s->n_child : 1, sizeof(col_vec *));
+    if (b.cols == NULL)
+        return err_nomem(err);
+    for (part = 0; s->n_child > 0 && part < acc[0].n_parts; part++) {
+        for (col = 0; col < s->n_child; col++)
+            b.cols[col] = acc[col].parts[part];
+        b.n_rows = b.cols[0]->length;
+        SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &b, NULL, b.n_rows, err));
+    }
+    arena_free(s->rows_arena);
+    s->rows_arena = arena_new(op->op_arena, "window_rows");
+    if (s->rows_arena == NULL)
+        return err_nomem(err);
+    s->n_rows = 0;
+    return engine_op_charge_to(op, 0, "window", err);
+}
+
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
 {
     size_t n_acc = s->n_child + 2 * s->n_fns, col, f;
@@ -729,14 +788,15 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     prefix pre;
     if (acc == NULL || scratch == NULL)
         return err_nomem(err);
+    /* without a limit, the rows and arguments all live in rows_arena (freed when spilling) */
     for (col = 0; col < s->n_child; col++)
-        vec_accum_init(&acc[col], s->limit_k >= 0 ? s->rows_arena : op->op_arena,
-                       op->children[0]->schema->fields[col].type);
+        vec_accum_init(&acc[col], s->rows_arena, op->children[0]->schema->fields[col].type);
     for (f = 0; f < s->n_fns; f++) {
         const engine_window_fn *fn = &s->fns[f];
-        vec_accum_init(&acc[s->n_child + 2 * f], op->op_arena,
+        arena *fa = s->limit_k >= 0 ? op->op_arena : s->rows_arena;
+        vec_accum_init(&acc[s->n_child + 2 * f], fa,
                        fn->arg ? fn->arg->type : col_type_primitive(COL_NULL));
-        vec_accum_init(&acc[s->n_child + 2 * f + 1], op->op_arena,
+        vec_accum_init(&acc[s->n_child + 2 * f + 1], fa,
                        fn->default_value ? fn->default_value->type : col_type_primitive(COL_NULL));
     }
     for (;;) {
@@ -749,6 +809,13 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(wgl_select(s, in, scratch, err));
             if (in->n_sel == 0)
                 continue;
+        }
+        if (s->spill == NULL &&
+            win_should_spill(op, s, in->n_sel, in->n_sel * 16 * (int64_t)n_acc))
+            SILT_RETURN_IF_ERROR(win_start_spill(op, s, acc, err));
+        if (s->spill != NULL) {
+            SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &in->batch, in->sel, in->n_sel, err));
+            continue;
         }
         for (col = 0; col < s->n_child; col++)
             SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
@@ -773,9 +840,14 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         else if (acc[0].n_rows > (4 * s->n_surv > 2048 ? 4 * s->n_surv : 2048))
             SILT_RETURN_IF_ERROR(wgl_compact(op, s, acc, err));
     }
+    arena_free(scratch);
+    if (s->spill != NULL) {
+        s->n_rows = s->next_row = 0;
+        s->drained = 1;
+        return SILT_OK;
+    }
     if (s->limit_k >= 0)
         s->n_rows = acc[0].n_rows;
-    arena_free(scratch);
     s->cols = arena_calloc(op->op_arena, n_acc, sizeof(col_vec *));
     s->idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
     keys = arena_calloc(op->op_arena, s->n_part + s->n_order + 1, sizeof(engine_sort_key));
@@ -880,6 +952,7 @@ static silt_status win_open(engine_op *op, silt_error *err)
     s->n_surv = 0;
     s->n_slots = 0;
     s->charged = 0;
+    s->spill = NULL;
     s->rows_arena = arena_new(op->op_arena, "window_rows");
     if (s->rows_arena == NULL)
         return err_nomem(err);
@@ -894,6 +967,8 @@ static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
     size_t col, f;
     if (!s->drained)
         SILT_RETURN_IF_ERROR(win_drain(op, s, err));
+    if (s->spill != NULL)
+        return win_spill_next(s->spill, out, err);
     if (s->next_row >= s->n_rows) {
         *out = NULL;
         return SILT_OK;
@@ -920,7 +995,18 @@ static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
     return SILT_OK;
 }
 
-static const engine_op_vtable win_vt = {"window", win_open, win_next, NULL};
+static void win_close(engine_op *op)
+{
+    win_state *s = op->state;
+    win_spill_close(s->spill);
+}
+
+static const engine_op_vtable win_vt = {"window", win_open, win_next, win_close};
+
+void engine_window_set_spill_level(engine_op *win, int level)
+{
+    ((win_state *)win->state)->spill_level = level;
+}
 
 int engine_window_set_limit(engine_op *op, int64_t col, int64_t k)
 {

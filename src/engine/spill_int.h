@@ -60,4 +60,19 @@ void agg_spill_close(agg_spill *as);
 /* Sets the recursion level of a hash aggregate made by engine_op_hash_agg (op_agg.c). */
 void engine_agg_set_spill_level(engine_op *agg, int level);
 
+/* ---- partitioned window (window_spill.c) ---- */
+
+typedef struct win_spill win_spill;
+/* Partition files for op (a window with PARTITION BY part_cols) at a recursion level. */
+silt_status win_spill_new(win_spill **out, engine_op *op, int level, const int64_t *part_cols,
+                          size_t n_part, silt_error *err);
+/* Writes child rows (sel NULL = the first n_sel) to the partitions of their keys. */
+silt_status win_spill_write(win_spill *ws, const col_batch *b, const int32_t *sel, int64_t n_sel,
+                            silt_error *err);
+/* After the last write: the window's rows of each partition file in turn; NULL at the end. */
+silt_status win_spill_next(win_spill *ws, engine_chunk **out, silt_error *err);
+void win_spill_close(win_spill *ws);
+/* Sets the recursion level of a window made by engine_op_window (op_window.c). */
+void engine_window_set_spill_level(engine_op *win, int level);
+
 #endif

@@ -413,3 +413,86 @@ void test_engine_spill_ops__allocation_failures_while_spilling(void)
     check(succeeded);
     check(runs > 50);
 }
+
+/* ---- window ---------------------------------------------------------------------- */
+
+/*
+ * Windows over k (NULL keys too) ordered by id: ranking, a ROWS frame sum,
+ * lag with a default, first_value IGNORE NULLS over strings, ntile and a
+ * running max. Rows as sorted text: a spilled window returns partitions in
+ * another order.
+ */
+static const char *windowed(gen *g, int64_t limit_bytes, int n_part)
+{
+    int64_t parts[1] = {0};
+    engine_sort_key order[1] = {engine_sort_key_default(1, 0)};
+    engine_window_fn fns[6];
+    engine_op *op;
+    memset(fns, 0, sizeof(fns));
+    fns[0].kind = WIN_ROW_NUMBER;
+    fns[1].kind = WIN_AGG;
+    fns[1].agg = AGG_SUM;
+    fns[1].arg = colt(1, COL_LONG);
+    fns[1].has_frame = 1;
+    fns[1].frame.type = FRAME_ROWS;
+    fns[1].frame.start = -2;
+    fns[2].kind = WIN_LAG;
+    fns[2].arg = colt(2, COL_STRING);
+    fns[2].offset = 3;
+    fns[3].kind = WIN_FIRST_VALUE;
+    fns[3].arg = colt(2, COL_STRING);
+    fns[3].ignore_nulls = 1;
+    fns[4].kind = WIN_NTILE;
+    fns[4].offset = 3;
+    fns[5].kind = WIN_AGG;
+    fns[5].agg = AGG_MAX;
+    fns[5].arg = colt(2, COL_STRING);
+    ctx.mem_limit = limit_bytes;
+    ctx.spill_files = 0;
+    check_ok(engine_op_window(&op, &ctx, scan(g), parts, (size_t)n_part, order, 1, fns, 6, &err),
+             &err);
+    return sorted_lines(rows_text(op));
+}
+
+void test_engine_spill_ops__window_many_partitions(void)
+{
+    gen *g = new_gen(120000, 3000, 13, 1);
+    const char *mem = windowed(g, 0, 1), *disk;
+    check_int(0, ctx.spill_files);
+    disk = windowed(g, 1 << 20, 1);
+    check(ctx.spill_files >= SPILL_PARTITIONS);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__window_recursive(void)
+{
+    /* 256 KiB: the first level's files do not fit either and spill one level deeper. */
+    gen *g = new_gen(100000, 40000, 14, 1);
+    const char *mem = windowed(g, 0, 1), *disk;
+    disk = windowed(g, 256 << 10, 1);
+    check(ctx.spill_files > SPILL_PARTITIONS);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__window_one_partition_bigger_than_limit_fails(void)
+{
+    /* Without PARTITION BY (and so for one huge partition) nothing can be split off. */
+    gen *g = new_gen(100000, 10, 15, 0);
+    int64_t parts[1] = {0};
+    engine_sort_key order[1] = {engine_sort_key_default(1, 0)};
+    engine_window_fn fn;
+    engine_op *op;
+    col_batch *out;
+    memset(&fn, 0, sizeof(fn));
+    fn.kind = WIN_ROW_NUMBER;
+    ctx.mem_limit = 256 << 10;
+    check_ok(engine_op_window(&op, &ctx, scan(g), parts, 0, order, 1, &fn, 1, &err), &err);
+    check_fails(SILT_NOMEM, engine_collect(op, qa, &out, &err));
+    check_contains(err.message, "OUT_OF_MEMORY");
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
