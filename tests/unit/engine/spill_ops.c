@@ -496,3 +496,55 @@ void test_engine_spill_ops__window_one_partition_bigger_than_limit_fails(void)
     check_int(0, ctx.mem_used);
     check_int(0, test_dir_entries(test_tmpdir()));
 }
+
+/* ---- grouping sets ----------------------------------------------------------------- */
+
+/*
+ * CUBE (k, s) with count(*), sum(id), first(id), count(DISTINCT s), max(s)
+ * (no collect_list: the () set's one group would hold every id).
+ */
+static const char *cubed(gen *g, int64_t limit_bytes)
+{
+    expr *keys[2] = {colt(0, COL_INT), colt(2, COL_STRING)};
+    uint64_t sets[4];
+    size_t n_sets = engine_cube_sets(2, sets);
+    engine_agg aggs[5];
+    engine_op *op;
+    col_batch *out;
+    aggs[0] = agg_of(AGG_COUNT_STAR, NULL, 0, "n");
+    aggs[1] = agg_of(AGG_SUM, colt(1, COL_LONG), 0, "total");
+    aggs[2] = agg_of(AGG_FIRST, colt(1, COL_LONG), 0, "first_id");
+    aggs[3] = agg_of(AGG_COUNT, colt(2, COL_STRING), 1, "strings");
+    aggs[4] = agg_of(AGG_MAX, colt(2, COL_STRING), 0, "hi");
+    ctx.mem_limit = limit_bytes;
+    ctx.spill_files = 0;
+    check_ok(engine_op_hash_agg(&op, &ctx, scan(g), keys, NULL, 2, aggs, 5, sets, n_sets, &err),
+             &err);
+    check_ok(engine_collect(op, qa, &out, &err), &err);
+    return sorted_lines(batch_text(qa, out));
+}
+
+void test_engine_spill_ops__grouping_sets_cube(void)
+{
+    /* 100k rows, about 80k groups of (k, s) plus the (k), (s) and () sets. */
+    gen *g = new_gen(100000, 300, 16, 1);
+    const char *mem = cubed(g, 0), *disk;
+    check_int(0, ctx.spill_files);
+    disk = cubed(g, 1 << 20);
+    check(ctx.spill_files > 0);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__grouping_sets_files_spill_again(void)
+{
+    /* 256 KiB: a set's file is more than a plain aggregate holds, so it partitions too. */
+    gen *g = new_gen(120000, 60000, 17, 1);
+    const char *mem = cubed(g, 0), *disk;
+    disk = cubed(g, 256 << 10);
+    check(ctx.spill_files > SPILL_PARTITIONS);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
