@@ -548,3 +548,72 @@ void test_engine_spill_ops__grouping_sets_files_spill_again(void)
     check_int(0, ctx.mem_used);
     check_int(0, test_dir_entries(test_tmpdir()));
 }
+
+/* ---- cross join ---------------------------------------------------------------------- */
+
+/*
+ * l (300 rows) CROSS JOIN r (8000 rows), or INNER JOIN on l.id * 20 < r.id
+ * only (no keys), grouped by the left id: count(*), sum(r.id), min and max
+ * of r.s; 2.4M pairs summed per left row instead of printed.
+ */
+static const char *crossed(engine_join_type type, int64_t limit_bytes)
+{
+    gen *l = new_gen(300, 50, 18, 1), *r = new_gen(8000, 500, 19, 1);
+    expr *cond = NULL, *key = colt(1, COL_LONG), *twenty;
+    engine_agg aggs[4];
+    engine_op *j, *op;
+    col_batch *out;
+    if (type == JOIN_INNER) {
+        expr *scaled;
+        check_ok(expr_lit_int(&twenty, qa, COL_LONG, 20, &err), &err);
+        check_ok(expr_arith(&scaled, qa, EXPR_MUL, colt(1, COL_LONG), twenty, &err), &err);
+        check_ok(expr_compare(&cond, qa, EXPR_LT, scaled, colt(4, COL_LONG), &err), &err);
+    }
+    aggs[0] = agg_of(AGG_COUNT_STAR, NULL, 0, "n");
+    aggs[1] = agg_of(AGG_SUM, colt(4, COL_LONG), 0, "ids");
+    aggs[2] = agg_of(AGG_MIN, colt(5, COL_STRING), 0, "lo");
+    aggs[3] = agg_of(AGG_MAX, colt(5, COL_STRING), 0, "hi");
+    ctx.mem_limit = limit_bytes;
+    ctx.spill_files = 0;
+    check_ok(engine_op_hash_join(&j, &ctx, scan(l), scan(r), type, NULL, NULL, 0, cond, &err),
+             &err);
+    check_ok(engine_op_hash_agg(&op, &ctx, j, &key, NULL, 1, aggs, 4, NULL, 0, &err), &err);
+    check_ok(engine_collect(op, qa, &out, &err), &err);
+    check(out->n_rows > 0);
+    return sorted_lines(batch_text(qa, out));
+}
+
+static void check_cross(engine_join_type type)
+{
+    const char *mem = crossed(type, 0), *disk, *small;
+    check_int(0, ctx.spill_files);
+    disk = crossed(type, 1 << 20);
+    check(ctx.spill_files >= 2);
+    check(strcmp(mem, disk) == 0);
+    /* 256 KiB: blocks smaller than a batch of the build file */
+    small = crossed(type, 256 << 10);
+    check(ctx.spill_files >= 2);
+    check(strcmp(mem, small) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__cross_join_blocks(void) { check_cross(JOIN_CROSS); }
+void test_engine_spill_ops__inner_join_without_keys_blocks(void) { check_cross(JOIN_INNER); }
+
+void test_engine_spill_ops__left_join_without_keys_still_fails(void)
+{
+    /* a LEFT join without keys needs each left row's matches over every block */
+    gen *l = new_gen(300, 50, 20, 1), *r = new_gen(20000, 500, 21, 1);
+    expr *cond;
+    engine_op *j;
+    col_batch *out;
+    check_ok(expr_compare(&cond, qa, EXPR_LT, colt(1, COL_LONG), colt(4, COL_LONG), &err), &err);
+    ctx.mem_limit = 256 << 10;
+    check_ok(engine_op_hash_join(&j, &ctx, scan(l), scan(r), JOIN_LEFT, NULL, NULL, 0, cond, &err),
+             &err);
+    check_fails(SILT_NOMEM, engine_collect(j, qa, &out, &err));
+    check_contains(err.message, "OUT_OF_MEMORY");
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
