@@ -207,7 +207,13 @@ typedef enum engine_win_kind {
     WIN_DENSE_RANK,
     WIN_LAG,
     WIN_LEAD,
-    WIN_AGG /* count/sum/avg/min/max over a frame */
+    WIN_AGG, /* count/sum/avg/min/max over a frame */
+    WIN_FIRST_VALUE, /* first_value / last_value / nth_value: a row of the frame */
+    WIN_LAST_VALUE,
+    WIN_NTH_VALUE,
+    WIN_NTILE,        /* ntile(offset buckets) */
+    WIN_PERCENT_RANK, /* (rank - 1) / (rows in partition - 1) */
+    WIN_CUME_DIST     /* rows up to the current row's last peer / rows in partition */
 } engine_win_kind;
 
 typedef enum engine_frame_type { FRAME_ROWS, FRAME_RANGE } engine_frame_type;
@@ -227,8 +233,9 @@ typedef struct engine_window_fn {
     engine_win_kind kind;
     engine_agg_kind agg;      /* WIN_AGG: AGG_COUNT_STAR, COUNT, SUM, AVG, MIN, MAX */
     expr *arg;                /* lag/lead/aggregate argument */
-    int64_t offset;           /* lag/lead distance (default 1) */
+    int64_t offset;           /* lag/lead distance (default 1), nth_value's n, ntile's buckets */
     expr *default_value;      /* lag/lead default, or NULL */
+    int ignore_nulls;         /* first/last/nth_value: skip NULL values of the frame */
     int has_frame;            /* 0: Spark's default frame */
     engine_frame frame;
     const char *name;

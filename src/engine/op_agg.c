@@ -8,7 +8,8 @@
  * the grouping id as an extra hidden key, the way Spark's Expand does.
  * Under a memory limit the table stops taking new groups when it fills
  * half its room and the rows of other groups are partitioned to disk
- * (add_budgeted here, agg_spill.c).
+ * (add_budgeted here, agg_spill.c); with grouping sets they go to a file
+ * per set instead (sets_spill_*).
  */
 #include "engine/agg_int.h"
 #include "engine/spill_int.h"
@@ -31,6 +32,10 @@ typedef struct hagg_state {
     /* Partitioned aggregation (agg_spill.c): set once the table stops taking new groups. */
     agg_spill *spill;
     int spill_level;
+    /* Grouping sets past the budget: per set, the child rows of its groups not in the table. */
+    spill_file **set_files; /* n_sets entries, NULL until the table stops taking groups */
+    size_t set_cur;
+    engine_op *set_sub; /* the plain aggregate of set_files[set_cur] */
 } hagg_state;
 
 size_t engine_rollup_sets(size_t n_keys, uint64_t *sets)
@@ -70,6 +75,99 @@ static int spill_possible(const engine_op *op, const hagg_state *s)
 }
 
 /*
+ * Grouping sets spill per set (sets_spill_*): once the table stops taking
+ * groups, a row whose group of set j is not in the table goes, as it came
+ * from the child, to set j's file; after the table's groups, each file is
+ * aggregated by a plain hash aggregate with set j's keys (the others NULL),
+ * which spills by partitions in turn. Exact for the reason agg_spill.c
+ * gives: a (set, group) pair lives in the table or in its set's file.
+ */
+static int sets_spill_possible(const engine_op *op, const hagg_state *s)
+{
+    return op->ctx->mem_limit > 0 && s->sets != NULL;
+}
+
+static silt_status sets_spill_start(engine_op *op, hagg_state *s, silt_error *err)
+{
+    s->set_files = arena_calloc(op->op_arena, s->n_sets, sizeof(spill_file *));
+    s->set_cur = 0;
+    return s->set_files != NULL ? SILT_OK : err_nomem(err);
+}
+
+static silt_status sets_spill_write(engine_op *op, hagg_state *s, size_t set, const col_batch *b,
+                                    const int32_t *rows, int64_t n, silt_error *err)
+{
+    if (n == 0)
+        return SILT_OK;
+    if (s->set_files[set] == NULL)
+        SILT_RETURN_IF_ERROR(spill_file_create(&s->set_files[set], op->ctx, op->op_arena,
+                                               op->children[0]->schema, err));
+    return spill_file_write(s->set_files[set], b, rows, n, s->scratch, err);
+}
+
+/* A plain aggregate of set `set`'s file: the keys outside the set are NULL literals. */
+static silt_status sets_spill_open(engine_op *op, hagg_state *s, size_t set, silt_error *err)
+{
+    arena *qa = op->ctx->query_arena;
+    expr **keys = arena_calloc(qa, s->n_keys, sizeof(expr *));
+    const char **names = arena_calloc(qa, s->n_keys, sizeof(char *));
+    engine_op *scan;
+    size_t idx;
+    if (keys == NULL || names == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < s->n_keys; idx++) {
+        names[idx] = op->schema->fields[idx].name;
+        if ((s->sets[set] >> idx) & 1)
+            keys[idx] = s->keys[idx];
+        else
+            SILT_RETURN_IF_ERROR(expr_lit_null(&keys[idx], qa, s->keys[idx]->type, err));
+    }
+    SILT_RETURN_IF_ERROR(spill_op_scan(&scan, op->ctx, s->set_files[set], err));
+    SILT_RETURN_IF_ERROR(engine_op_hash_agg(&s->set_sub, op->ctx, scan, keys, names, s->n_keys,
+                                            s->aggs, s->n_aggs, NULL, 0, err));
+    return engine_op_open(s->set_sub, err);
+}
+
+/* The groups of the spilled sets in turn, with their grouping id appended; NULL at the end. */
+static silt_status sets_spill_next(engine_op *op, hagg_state *s, engine_chunk **out,
+                                   silt_error *err)
+{
+    *out = NULL;
+    while (s->set_cur < s->n_sets) {
+        size_t set = s->set_cur, n_cols = op->schema->n_fields, col;
+        engine_chunk *in, *c;
+        int64_t row, gid = grouping_id(s->sets[set], s->n_keys);
+        if (s->set_files[set] == NULL) {
+            s->set_cur++;
+            continue;
+        }
+        if (s->set_sub == NULL)
+            SILT_RETURN_IF_ERROR(sets_spill_open(op, s, set, err));
+        SILT_RETURN_IF_ERROR(engine_op_next(s->set_sub, &in, err));
+        if (in == NULL) {
+            engine_op_close(s->set_sub);
+            s->set_sub = NULL;
+            spill_file_remove(s->set_files[set]);
+            s->set_cur++;
+            continue;
+        }
+        /* the sub-aggregate's columns stay valid until its next call, which comes after ours */
+        SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, n_cols, in->batch.n_rows, err));
+        for (col = 0; col + 1 < n_cols; col++)
+            c->batch.cols[col] = in->batch.cols[col];
+        c->sel = in->sel;
+        c->n_sel = in->n_sel;
+        SILT_RETURN_IF_ERROR(vec_new(&c->batch.cols[n_cols - 1], op->batch_arena,
+                                     col_type_primitive(COL_LONG), in->batch.n_rows, err));
+        for (row = 0; row < in->batch.n_rows; row++)
+            ((int64_t *)c->batch.cols[n_cols - 1]->values)[row] = gid;
+        *out = c;
+        return SILT_OK;
+    }
+    return SILT_OK;
+}
+
+/*
  * Adds a chunk under the memory budget (agg_spill.c explains why this is
  * exact). Rows of groups in the table are always added. Rows of new groups
  * are added while the table's bytes (estimated per group, twice over for
@@ -80,8 +178,9 @@ static int spill_possible(const engine_op *op, const hagg_state *s)
  */
 static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk *in,
                                 col_vec **key_vals, col_vec **args, col_vec **filters,
-                                silt_error *err)
+                                size_t set, silt_error *err)
 {
+    int grouping_sets = s->sets != NULL;
     const col_batch *b = &in->batch;
     int64_t n = in->n_sel + 1, n_found, n_missing, n_take = 0, k, j, m;
     int32_t *found = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)n);
@@ -91,7 +190,7 @@ static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(agg_table_find(&s->table, in->sel, in->n_sel, key_vals, s->scratch,
                                         found, &n_found, missing, &n_missing, err));
-    if (s->spill == NULL) {
+    if (grouping_sets ? s->set_files == NULL : s->spill == NULL) {
         int64_t held = (int64_t)arena_bytes_used(s->table_arena);
         int64_t per_group = s->table.n_groups > 256 ? held / s->table.n_groups + 64 : 512;
         /*
@@ -101,7 +200,9 @@ static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk
          */
         int64_t fit = (engine_mem_room(op) / 2 - held) / (2 * per_group);
         n_take = fit < 0 ? 0 : (fit < n_missing ? fit : n_missing);
-        if (n_take < n_missing)
+        if (n_take < n_missing && grouping_sets)
+            SILT_RETURN_IF_ERROR(sets_spill_start(op, s, err));
+        else if (n_take < n_missing)
             SILT_RETURN_IF_ERROR(agg_spill_new(&s->spill, op, s->spill_level, s->keys, s->n_keys,
                                                s->aggs, s->n_aggs, err));
     }
@@ -116,7 +217,10 @@ static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk
     /* The rest: groups just added take their later rows, the others are spilled. */
     SILT_RETURN_IF_ERROR(agg_table_find(&s->table, missing + n_take, n_missing - n_take,
                                         key_vals, s->scratch, found, &n_found, take, &m, err));
-    SILT_RETURN_IF_ERROR(agg_spill_write(s->spill, b, take, m, key_vals, err));
+    if (grouping_sets)
+        SILT_RETURN_IF_ERROR(sets_spill_write(op, s, set, b, take, m, err));
+    else
+        SILT_RETURN_IF_ERROR(agg_spill_write(s->spill, b, take, m, key_vals, err));
     return agg_table_add(&s->table, b->n_rows, found, n_found, key_vals, args, filters,
                          s->scratch, err);
 }
@@ -143,7 +247,7 @@ static silt_status add_chunk(engine_op *op, hagg_state *s, const engine_chunk *i
                                            s->scratch, &filters[idx], err));
     }
     if (s->spill != NULL || (s->sets == NULL && spill_possible(op, s)))
-        return add_budgeted(op, s, in, key_vals, args, filters, err);
+        return add_budgeted(op, s, in, key_vals, args, filters, 0, err);
     if (s->sets == NULL)
         return agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, key_vals, args, filters,
                              s->scratch, err);
@@ -162,8 +266,11 @@ static silt_status add_chunk(engine_op *op, hagg_state *s, const engine_chunk *i
         for (row = 0; row < b->n_rows; row++)
             ((int64_t *)gid_vec->values)[row] = grouping_id(s->sets[set], s->n_keys);
         keys[s->n_keys] = gid_vec;
-        SILT_RETURN_IF_ERROR(agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, keys, args,
-                                           filters, s->scratch, err));
+        if (sets_spill_possible(op, s))
+            SILT_RETURN_IF_ERROR(add_budgeted(op, s, in, keys, args, filters, set, err));
+        else
+            SILT_RETURN_IF_ERROR(agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, keys,
+                                               args, filters, s->scratch, err));
     }
     return SILT_OK;
 }
@@ -232,6 +339,8 @@ static silt_status hagg_open(engine_op *op, silt_error *err)
         key_types[s->n_keys] = col_type_primitive(COL_LONG);
     s->drained = 0;
     s->spill = NULL;
+    s->set_files = NULL;
+    s->set_sub = NULL;
     return agg_table_init(&s->table, op->ctx, s->table_arena, n_table_keys, key_types, s->aggs,
                           s->n_aggs, err);
 }
@@ -246,7 +355,7 @@ static silt_status hagg_next(engine_op *op, engine_chunk **out, silt_error *err)
         SILT_RETURN_IF_ERROR(drain(op, s, err));
     if (s->next_group >= s->n_groups) {
         *out = NULL;
-        if (s->spill == NULL)
+        if (s->spill == NULL && s->set_files == NULL)
             return SILT_OK;
         if (s->result != NULL) {
             /* The groups kept in memory are out: give their memory to the partitions. */
@@ -256,6 +365,8 @@ static silt_status hagg_next(engine_op *op, engine_chunk **out, silt_error *err)
             s->result = NULL;
             SILT_RETURN_IF_ERROR(engine_op_charge_to(op, 0, "aggregation", err));
         }
+        if (s->set_files != NULL)
+            return sets_spill_next(op, s, out, err);
         return agg_spill_next(s->spill, out, err);
     }
     n = s->n_groups - s->next_group;
@@ -279,6 +390,8 @@ static void hagg_close(engine_op *op)
 {
     hagg_state *s = op->state;
     agg_spill_close(s->spill);
+    engine_op_close(s->set_sub);
+    s->set_sub = NULL;
     agg_table_clear(&s->table);
     memset(&s->table, 0, sizeof(s->table));
 }

@@ -64,6 +64,8 @@ typedef struct join_state {
     /* Grace join (join_spill.c): set when the build side went to disk. */
     join_spill *spill;
     int spill_level;
+    /* Block nested loop (cross_spill.c): a join without keys whose build side went to disk. */
+    cross_spill *cross;
 } join_state;
 
 /* One integral key (the usual id join): hashed and compared as an int64. */
@@ -171,20 +173,25 @@ static silt_status build_dense(join_state *s, silt_error *err)
 /*
  * Memory of the build side: its rows (copied once more when the parts are
  * concatenated) and about 40 bytes a row of hash table. Over the room, a
- * join with keys moves its build side to partition files (grace join);
- * cross joins and joins without keys cannot be partitioned and fail.
+ * join with keys moves its build side to partition files (grace join), a
+ * cross or inner join without keys to one file joined block by block
+ * (cross_spill.c); other joins without keys cannot be split and fail.
  */
 static silt_status build_account(engine_op *op, join_state *s, vec_accum *cols,
                                  silt_error *err)
 {
     int64_t need = 2 * (int64_t)arena_bytes_used(s->build_arena) + 40 * s->n_build;
+    int blocks = cross_spill_supported(s->type, s->n_keys);
     size_t part, col;
     /* Half the room: the operators above run while the build side is held. */
-    if (op->ctx->mem_limit <= 0 || need <= engine_mem_room(op) / 2 || s->type == JOIN_CROSS ||
-        s->n_keys == 0 || s->spill_level >= SPILL_MAX_LEVEL)
+    if (op->ctx->mem_limit <= 0 || need <= engine_mem_room(op) / 2 ||
+        (s->n_keys == 0 && !blocks) || s->spill_level >= SPILL_MAX_LEVEL)
         return engine_op_charge_to(op, need, "join build side", err);
-    SILT_RETURN_IF_ERROR(join_spill_new(&s->spill, op, s->spill_level, s->type, s->lkeys,
-                                        s->rkeys, s->n_keys, s->cond, err));
+    if (blocks)
+        SILT_RETURN_IF_ERROR(cross_spill_new(&s->cross, op, s->type, s->cond, err));
+    else
+        SILT_RETURN_IF_ERROR(join_spill_new(&s->spill, op, s->spill_level, s->type, s->lkeys,
+                                            s->rkeys, s->n_keys, s->cond, err));
     /* Every add made one part per column: part i of all columns is one batch. */
     for (part = 0; s->n_right > 0 && part < cols[0].n_parts; part++) {
         col_batch b;
@@ -197,7 +204,11 @@ static silt_status build_account(engine_op *op, join_state *s, vec_accum *cols,
         b.n_cols = s->n_right;
         b.n_rows = pc[0]->length;
         b.cols = pc;
-        SILT_RETURN_IF_ERROR(join_spill_add_build(s->spill, &b, NULL, b.n_rows, err));
+        if (s->cross != NULL)
+            SILT_RETURN_IF_ERROR(cross_spill_add_build(s->cross, &b, NULL, b.n_rows,
+                                                       s->probe_arena, err));
+        else
+            SILT_RETURN_IF_ERROR(join_spill_add_build(s->spill, &b, NULL, b.n_rows, err));
         arena_reset(s->probe_arena);
     }
     arena_reset(s->build_arena);
@@ -376,6 +387,11 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
         if (in == NULL)
             break;
         arena_reset(scratch);
+        if (s->cross != NULL) {
+            SILT_RETURN_IF_ERROR(cross_spill_add_build(s->cross, &in->batch, in->sel, in->n_sel,
+                                                       scratch, err));
+            continue;
+        }
         if (s->spill != NULL) {
             SILT_RETURN_IF_ERROR(join_spill_add_build(s->spill, &in->batch, in->sel, in->n_sel,
                                                       err));
@@ -392,7 +408,7 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
         s->n_build += in->n_sel;
         SILT_RETURN_IF_ERROR(build_account(op, s, cols, err));
     }
-    if (s->spill != NULL) {
+    if (s->spill != NULL || s->cross != NULL) {
         arena_free(scratch);
         s->built = 1;
         return SILT_OK;
@@ -759,6 +775,8 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
         SILT_RETURN_IF_ERROR(build(op, s, err));
     if (s->spill != NULL)
         return join_spill_next(s->spill, out, err);
+    if (s->cross != NULL)
+        return cross_spill_next(s->cross, out, err);
     for (;;) {
         int64_t *lrows, *brows, n, i;
         engine_chunk *c;
@@ -844,6 +862,7 @@ static silt_status join_open(engine_op *op, silt_error *err)
     s->next_unmatched = 0;
     s->n_build = 0;
     s->spill = NULL;
+    s->cross = NULL;
     return SILT_OK;
 }
 
@@ -851,6 +870,7 @@ static void join_close(engine_op *op)
 {
     join_state *s = op->state;
     join_spill_close(s->spill);
+    cross_spill_close(s->cross);
 }
 
 static const engine_op_vtable join_vt = {"hash_join", join_open, join_next, join_close};

@@ -1,5 +1,6 @@
 /*
- * op_window.c - window functions (row_number, rank, dense_rank, lag, lead,
+ * op_window.c - window functions (row_number, rank, dense_rank, ntile,
+ * percent_rank, cume_dist, lag, lead, first_value, last_value, nth_value,
  * and count/sum/avg/min/max over ROWS or RANGE frames).
  *
  * The operator drains its child, keeping its columns and the evaluated
@@ -10,6 +11,7 @@
  * row except for frames starting at UNBOUNDED PRECEDING (running values).
  */
 #include "engine/op_int.h"
+#include "engine/spill_int.h"
 
 #include <string.h>
 
@@ -42,6 +44,9 @@ typedef struct win_state {
     struct wgl_slot *slots;
     size_t n_slots; /* power of two; 0 = no compaction yet */
     int64_t charged;
+    /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
+    win_spill *spill;
+    int spill_level;
 } win_state;
 
 typedef struct wgl_slot {
@@ -52,6 +57,11 @@ typedef struct wgl_slot {
     int64_t ibound;
     double dbound;
 } wgl_slot;
+
+static int win_is_value(engine_win_kind k)
+{
+    return k == WIN_FIRST_VALUE || k == WIN_LAST_VALUE || k == WIN_NTH_VALUE;
+}
 
 static int is_int_like(col_type_id id)
 {
@@ -153,6 +163,14 @@ clamp:
         *hi = *lo;
 }
 
+typedef struct prefix {
+    int64_t *cnt;    /* non-null values before position */
+    double *dsum;
+    int64_t *isum;
+    col_int128 *dec;
+    int64_t *nn;     /* positions of non-null values (IGNORE NULLS) */
+} prefix;
+
 static silt_status compute_ranking(win_state *s, const engine_window_fn *fn, col_vec *o,
                                    int64_t ps, int64_t pe)
 {
@@ -169,6 +187,81 @@ static silt_status compute_ranking(win_state *s, const engine_window_fn *fn, col
     return SILT_OK;
 }
 
+/*
+ * ntile, percent_rank and cume_dist, which depend on the partition's size.
+ * ntile(n) gives the first size % n buckets one row more than the others
+ * (Spark's NTile); percent_rank is (rank - 1) / (size - 1), 0 for a
+ * partition of one row; cume_dist counts the rows up to the current row's
+ * last peer.
+ */
+static void compute_distribution(win_state *s, const engine_window_fn *fn, col_vec *o,
+                                 int64_t ps, int64_t pe)
+{
+    int64_t n = pe - ps, p, q;
+    if (fn->kind == WIN_NTILE) {
+        int64_t size = n / fn->offset, rem = n % fn->offset, big = rem * (size + 1);
+        for (p = ps; p < pe; p++) {
+            int64_t i = p - ps;
+            /* i >= big only when size > 0: big == n when the buckets outnumber the rows */
+            ((int32_t *)o->values)[p] = (int32_t)(i < big ? i / (size + 1) + 1
+                                                          : rem + (i - big) / size + 1);
+        }
+        return;
+    }
+    for (p = ps; p < pe; p = q) {
+        int64_t k;
+        for (q = p + 1; q < pe && peers(s, p, q); q++)
+            ;
+        for (k = p; k < q; k++)
+            ((double *)o->values)[k] = fn->kind == WIN_CUME_DIST ? (double)(q - ps) / (double)n
+                                       : n > 1 ? (double)(p - ps) / (double)(n - 1)
+                                               : 0.0;
+    }
+}
+
+/*
+ * first_value, last_value and nth_value: the row of the frame whose value
+ * is taken (-1 = NULL: an empty frame, or fewer than n rows). With IGNORE
+ * NULLS only rows with a non-NULL argument count: pre->cnt[p] is how many
+ * of them come before position p in the partition, and pre->nn[ps + i] is
+ * the position of the i-th one, so each row costs O(1) whatever its frame.
+ */
+static void compute_value(win_state *s, const engine_window_fn *fn, const col_vec *arg,
+                          int64_t *take, const engine_frame *f, int64_t ps, int64_t pe,
+                          prefix *pre)
+{
+    int64_t p, n_nn = 0;
+    if (fn->ignore_nulls) {
+        pre->cnt[ps] = 0;
+        for (p = ps; p < pe; p++) {
+            int valid = vec_is_valid(arg, s->idx[p]);
+            pre->cnt[p + 1] = pre->cnt[p] + valid;
+            if (valid)
+                pre->nn[ps + n_nn++] = p;
+        }
+    }
+    for (p = ps; p < pe; p++) {
+        int64_t lo, hi, q = -1, a, b;
+        frame_of(s, f, p, ps, pe, &lo, &hi);
+        if (fn->ignore_nulls) {
+            a = pre->cnt[lo];
+            b = pre->cnt[hi];
+        } else {
+            a = lo - ps;
+            b = hi - ps;
+        }
+        if (a < b) {
+            int64_t i = fn->kind == WIN_FIRST_VALUE  ? a
+                        : fn->kind == WIN_LAST_VALUE ? b - 1
+                        : fn->offset <= b - a        ? a + fn->offset - 1
+                                                     : -1;
+            if (i >= 0)
+                q = fn->ignore_nulls ? pre->nn[ps + i] : ps + i;
+        }
+        take[p] = q >= 0 ? s->idx[q] : -1;
+    }
+}
+
 /* Sorted positions to take for lag/lead (-1 = default); done by one gather later. */
 static void offset_rows(win_state *s, const engine_window_fn *fn, int64_t *take, int64_t ps,
                         int64_t pe)
@@ -180,12 +273,6 @@ static void offset_rows(win_state *s, const engine_window_fn *fn, int64_t *take,
     }
 }
 
-typedef struct prefix {
-    int64_t *cnt;    /* non-null values before position */
-    double *dsum;
-    int64_t *isum;
-    col_int128 *dec;
-} prefix;
 
 static silt_status compute_agg(engine_op *op, win_state *s, const engine_window_fn *fn,
                                const col_vec *arg, col_vec *o, const engine_frame *f,
@@ -636,6 +723,61 @@ static silt_status wgl_compact(engine_op *op, win_state *s, vec_accum *acc, silt
     return SILT_OK;
 }
 
+/*
+ * Whether the input, with n_more rows of the next batch, no longer fits and
+ * the window should partition it to disk: only with PARTITION BY keys (a
+ * partition is never split) and without a WindowGroupLimit (which keeps
+ * little). The estimate counts the rows held twice (the columns are
+ * concatenated before sorting, and gathered on output) plus the sort index,
+ * prefix sums and results per row; the running charge must fit too.
+ */
+static int win_should_spill(const engine_op *op, const win_state *s, int64_t n_more,
+                            int64_t charge_more)
+{
+    int64_t held, rows = s->n_rows + n_more, per_row, room;
+    if (op->ctx->mem_limit <= 0 || s->n_part == 0 || s->limit_k >= 0 ||
+        s->spill_level >= SPILL_MAX_LEVEL)
+        return 0;
+    room = engine_mem_room(op);
+    if (op->mem_charged + charge_more > room)
+        return 1;
+    held = (int64_t)arena_bytes_used(s->rows_arena);
+    per_row = s->n_rows > 0 ? held / s->n_rows : 64;
+    return rows * (2 * per_row + 64 + 24 * (int64_t)s->n_fns) > room;
+}
+
+/*
+ * Switches to partitioning: the child rows drained so far (one accumulator
+ * part per input batch, aligned across columns) go to the partition files,
+ * and their memory (function arguments included: the windows over the
+ * files evaluate them again) is given back.
+ */
+static silt_status win_start_spill(engine_op *op, win_state *s, vec_accum *acc, silt_error *err)
+{
+    col_batch b;
+    size_t part, col;
+    SILT_RETURN_IF_ERROR(win_spill_new(&s->spill, op, s->spill_level, s->part_cols, s->n_part,
+                                       err));
+    memset(&b, 0, sizeof(b));
+    b.schema = op->children[0]->schema;
+    b.n_cols = s->n_child;
+    b.cols = arena_calloc(op->op_arena, s->n_child ? s->n_child : 1, sizeof(col_vec *));
+    if (b.cols == NULL)
+        return err_nomem(err);
+    for (part = 0; s->n_child > 0 && part < acc[0].n_parts; part++) {
+        for (col = 0; col < s->n_child; col++)
+            b.cols[col] = acc[col].parts[part];
+        b.n_rows = b.cols[0]->length;
+        SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &b, NULL, b.n_rows, err));
+    }
+    arena_free(s->rows_arena);
+    s->rows_arena = arena_new(op->op_arena, "window_rows");
+    if (s->rows_arena == NULL)
+        return err_nomem(err);
+    s->n_rows = 0;
+    return engine_op_charge_to(op, 0, "window", err);
+}
+
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
 {
     size_t n_acc = s->n_child + 2 * s->n_fns, col, f;
@@ -646,14 +788,15 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     prefix pre;
     if (acc == NULL || scratch == NULL)
         return err_nomem(err);
+    /* without a limit, the rows and arguments all live in rows_arena (freed when spilling) */
     for (col = 0; col < s->n_child; col++)
-        vec_accum_init(&acc[col], s->limit_k >= 0 ? s->rows_arena : op->op_arena,
-                       op->children[0]->schema->fields[col].type);
+        vec_accum_init(&acc[col], s->rows_arena, op->children[0]->schema->fields[col].type);
     for (f = 0; f < s->n_fns; f++) {
         const engine_window_fn *fn = &s->fns[f];
-        vec_accum_init(&acc[s->n_child + 2 * f], op->op_arena,
+        arena *fa = s->limit_k >= 0 ? op->op_arena : s->rows_arena;
+        vec_accum_init(&acc[s->n_child + 2 * f], fa,
                        fn->arg ? fn->arg->type : col_type_primitive(COL_NULL));
-        vec_accum_init(&acc[s->n_child + 2 * f + 1], op->op_arena,
+        vec_accum_init(&acc[s->n_child + 2 * f + 1], fa,
                        fn->default_value ? fn->default_value->type : col_type_primitive(COL_NULL));
     }
     for (;;) {
@@ -666,6 +809,13 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(wgl_select(s, in, scratch, err));
             if (in->n_sel == 0)
                 continue;
+        }
+        if (s->spill == NULL &&
+            win_should_spill(op, s, in->n_sel, in->n_sel * 16 * (int64_t)n_acc))
+            SILT_RETURN_IF_ERROR(win_start_spill(op, s, acc, err));
+        if (s->spill != NULL) {
+            SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &in->batch, in->sel, in->n_sel, err));
+            continue;
         }
         for (col = 0; col < s->n_child; col++)
             SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
@@ -690,9 +840,14 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         else if (acc[0].n_rows > (4 * s->n_surv > 2048 ? 4 * s->n_surv : 2048))
             SILT_RETURN_IF_ERROR(wgl_compact(op, s, acc, err));
     }
+    arena_free(scratch);
+    if (s->spill != NULL) {
+        s->n_rows = s->next_row = 0;
+        s->drained = 1;
+        return SILT_OK;
+    }
     if (s->limit_k >= 0)
         s->n_rows = acc[0].n_rows;
-    arena_free(scratch);
     s->cols = arena_calloc(op->op_arena, n_acc, sizeof(col_vec *));
     s->idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
     keys = arena_calloc(op->op_arena, s->n_part + s->n_order + 1, sizeof(engine_sort_key));
@@ -700,9 +855,11 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     pre.dsum = arena_alloc(op->op_arena, sizeof(double) * (size_t)(s->n_rows + 1));
     pre.isum = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
     pre.dec = arena_alloc(op->op_arena, sizeof(col_int128) * (size_t)(s->n_rows + 1));
+    pre.nn = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
     s->results = arena_calloc(op->op_arena, s->n_fns ? s->n_fns : 1, sizeof(col_vec *));
     if (s->cols == NULL || s->idx == NULL || keys == NULL || pre.cnt == NULL ||
-        pre.dsum == NULL || pre.isum == NULL || pre.dec == NULL || s->results == NULL)
+        pre.dsum == NULL || pre.isum == NULL || pre.dec == NULL || pre.nn == NULL ||
+        s->results == NULL)
         return err_nomem(err);
     for (col = 0; col < n_acc; col++) {
         if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
@@ -728,7 +885,7 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             frame.end_unbounded = s->n_order == 0;
             frame.start = frame.end = 0;
         }
-        if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD ||
+        if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD || win_is_value(fn->kind) ||
             (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX))) {
             take = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
             if (take == NULL)
@@ -746,6 +903,10 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
                 SILT_RETURN_IF_ERROR(compute_ranking(s, fn, s->results[f], ps, pe));
             else if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD)
                 offset_rows(s, fn, take, ps, pe);
+            else if (win_is_value(fn->kind))
+                compute_value(s, fn, arg, take, &frame, ps, pe, &pre);
+            else if (fn->kind != WIN_AGG)
+                compute_distribution(s, fn, s->results[f], ps, pe);
             else
                 SILT_RETURN_IF_ERROR(compute_agg(op, s, fn, arg, s->results[f], &frame, ps, pe,
                                                  &pre, err));
@@ -768,6 +929,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
                 src[k] = take[k] >= 0 ? shifted : defaults;
             SILT_RETURN_IF_ERROR(vec_merge(&s->results[f], op->op_arena, t, s->n_rows, NULL,
                                            s->n_rows, src, err));
+        } else if (win_is_value(fn->kind)) {
+            SILT_RETURN_IF_ERROR(vec_gather(&s->results[f], op->op_arena, arg, take, s->n_rows, err));
         } else if (take != NULL) {
             /* min/max computed the winning row number per position */
             col_vec *rowv = s->results[f];
@@ -789,6 +952,7 @@ static silt_status win_open(engine_op *op, silt_error *err)
     s->n_surv = 0;
     s->n_slots = 0;
     s->charged = 0;
+    s->spill = NULL;
     s->rows_arena = arena_new(op->op_arena, "window_rows");
     if (s->rows_arena == NULL)
         return err_nomem(err);
@@ -803,6 +967,8 @@ static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
     size_t col, f;
     if (!s->drained)
         SILT_RETURN_IF_ERROR(win_drain(op, s, err));
+    if (s->spill != NULL)
+        return win_spill_next(s->spill, out, err);
     if (s->next_row >= s->n_rows) {
         *out = NULL;
         return SILT_OK;
@@ -829,7 +995,18 @@ static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
     return SILT_OK;
 }
 
-static const engine_op_vtable win_vt = {"window", win_open, win_next, NULL};
+static void win_close(engine_op *op)
+{
+    win_state *s = op->state;
+    win_spill_close(s->spill);
+}
+
+static const engine_op_vtable win_vt = {"window", win_open, win_next, win_close};
+
+void engine_window_set_spill_level(engine_op *win, int level)
+{
+    ((win_state *)win->state)->spill_level = level;
+}
 
 int engine_window_set_limit(engine_op *op, int64_t col, int64_t k)
 {
@@ -860,10 +1037,26 @@ static silt_status win_type(const col_type **out, arena *a, const engine_window_
     case WIN_ROW_NUMBER:
     case WIN_RANK:
     case WIN_DENSE_RANK: *out = col_type_primitive(COL_INT); return SILT_OK;
+    case WIN_NTILE:
+        if (fn->offset <= 0 || fn->offset > INT32_MAX)
+            return err_set(err, SILT_BIND, "the buckets of ntile must be between 1 and %d, not "
+                           "%lld", INT32_MAX, (long long)fn->offset);
+        *out = col_type_primitive(COL_INT);
+        return SILT_OK;
+    case WIN_PERCENT_RANK:
+    case WIN_CUME_DIST: *out = col_type_primitive(COL_DOUBLE); return SILT_OK;
+    case WIN_NTH_VALUE:
+        if (fn->offset <= 0)
+            return err_set(err, SILT_BIND, "the offset of nth_value must be positive, not %lld",
+                           (long long)fn->offset);
+        /* fall through */
+    case WIN_FIRST_VALUE:
+    case WIN_LAST_VALUE:
     case WIN_LAG:
     case WIN_LEAD:
         if (fn->arg == NULL)
-            return err_set(err, SILT_BIND, "lag and lead need an argument");
+            return err_set(err, SILT_BIND, "lag, lead, first_value, last_value and nth_value "
+                           "need an argument");
         *out = fn->arg->type;
         return SILT_OK;
     default:

@@ -60,4 +60,34 @@ void agg_spill_close(agg_spill *as);
 /* Sets the recursion level of a hash aggregate made by engine_op_hash_agg (op_agg.c). */
 void engine_agg_set_spill_level(engine_op *agg, int level);
 
+/* ---- block nested loop for joins without keys (cross_spill.c) ---- */
+
+typedef struct cross_spill cross_spill;
+/* Whether a join of this type and key count can run as a block nested loop (CROSS, INNER). */
+int cross_spill_supported(engine_join_type type, size_t n_keys);
+/* Build and probe files for op (a join without keys). */
+silt_status cross_spill_new(cross_spill **out, engine_op *op, engine_join_type type,
+                            const expr *cond, silt_error *err);
+/* Writes build (right) rows to the build file; scratch takes temporary copies. */
+silt_status cross_spill_add_build(cross_spill *cs, const col_batch *b, const int32_t *sel,
+                                  int64_t n_sel, arena *scratch, silt_error *err);
+/* Writes the left side to its file on the first call, then joins block after block. */
+silt_status cross_spill_next(cross_spill *cs, engine_chunk **out, silt_error *err);
+void cross_spill_close(cross_spill *cs);
+
+/* ---- partitioned window (window_spill.c) ---- */
+
+typedef struct win_spill win_spill;
+/* Partition files for op (a window with PARTITION BY part_cols) at a recursion level. */
+silt_status win_spill_new(win_spill **out, engine_op *op, int level, const int64_t *part_cols,
+                          size_t n_part, silt_error *err);
+/* Writes child rows (sel NULL = the first n_sel) to the partitions of their keys. */
+silt_status win_spill_write(win_spill *ws, const col_batch *b, const int32_t *sel, int64_t n_sel,
+                            silt_error *err);
+/* After the last write: the window's rows of each partition file in turn; NULL at the end. */
+silt_status win_spill_next(win_spill *ws, engine_chunk **out, silt_error *err);
+void win_spill_close(win_spill *ws);
+/* Sets the recursion level of a window made by engine_op_window (op_window.c). */
+void engine_window_set_spill_level(engine_op *win, int level);
+
 #endif

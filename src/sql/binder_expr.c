@@ -1038,6 +1038,28 @@ static silt_status window_fn_kind(binder *b, const sql_expr *ast, engine_window_
         fn->kind = str_casecmp(name, "lag") == 0 ? WIN_LAG : WIN_LEAD;
         return SILT_OK;
     }
+    if (str_casecmp(name, "ntile") == 0 || str_casecmp(name, "percent_rank") == 0 ||
+        str_casecmp(name, "cume_dist") == 0) {
+        fn->kind = str_casecmp(name, "ntile") == 0          ? WIN_NTILE
+                   : str_casecmp(name, "percent_rank") == 0 ? WIN_PERCENT_RANK
+                                                            : WIN_CUME_DIST;
+        *type = col_type_primitive(fn->kind == WIN_NTILE ? COL_INT : COL_DOUBLE);
+        return SILT_OK;
+    }
+    /* first and last are aggregates that Spark also runs over a window frame */
+    if (str_casecmp(name, "first_value") == 0 || str_casecmp(name, "first") == 0 ||
+        str_casecmp(name, "any_value") == 0) {
+        fn->kind = WIN_FIRST_VALUE;
+        return SILT_OK;
+    }
+    if (str_casecmp(name, "last_value") == 0 || str_casecmp(name, "last") == 0) {
+        fn->kind = WIN_LAST_VALUE;
+        return SILT_OK;
+    }
+    if (str_casecmp(name, "nth_value") == 0) {
+        fn->kind = WIN_NTH_VALUE;
+        return SILT_OK;
+    }
     fn->kind = WIN_AGG;
     if (ast->u.func.star && str_casecmp(name, "count") == 0)
         fn->agg = AGG_COUNT_STAR;
@@ -1073,6 +1095,94 @@ static silt_status frame_offset(binder *b, const sql_frame_bound *fb, int64_t *o
         (void)sign;
         return SILT_OK;
     }
+}
+
+/*
+ * The arguments of first_value/last_value (x [, ignoreNulls]), nth_value
+ * (x, n [, ignoreNulls]) and ntile (n): n and ignoreNulls are literals, as
+ * Spark requires; IGNORE NULLS may also follow the parentheses.
+ */
+static silt_status bind_value_fn_args(binder *b, const sql_expr *ast, win_call *call,
+                                      silt_error *err)
+{
+    const char *name = func_name(ast);
+    size_t n_args = ast->u.func.star ? 0 : ast->u.func.args.n, n_min = 1, n_max = 2, flag = 1;
+    double v = 0;
+    if (call->fn.kind == WIN_NTILE) {
+        n_max = 1;
+        flag = 0;
+    } else if (call->fn.kind == WIN_NTH_VALUE) {
+        n_min = 2;
+        n_max = 3;
+        flag = 2;
+    }
+    if (n_args < n_min || n_args > n_max)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[WRONG_NUM_ARGS] function \"%s\" takes %zu%s%zu argument%s, not %zu",
+                          name, n_min, n_min < n_max ? " to " : "", n_max > n_min ? n_max : n_min,
+                          n_max > 1 ? "s" : "", n_args);
+    call->fn.ignore_nulls = ast->u.func.nulls == 1;
+    if (flag > 0 && n_args > flag) {
+        SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[flag], &v, err));
+        call->fn.ignore_nulls = call->fn.ignore_nulls || v != 0;
+    }
+    if (call->fn.kind == WIN_NTILE || call->fn.kind == WIN_NTH_VALUE) {
+        const sql_expr *n_ast = ast->u.func.args.items[call->fn.kind == WIN_NTILE ? 0 : 1];
+        int64_t limit = call->fn.kind == WIN_NTILE ? INT32_MAX : INT64_MAX;
+        if (n_ast->kind != SQL_EXPR_LITERAL)
+            return bind_error(b, err, n_ast->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the %s of \"%s\" must be an "
+                              "integer literal", call->fn.kind == WIN_NTILE ? "buckets" : "offset",
+                              name);
+        SILT_RETURN_IF_ERROR(literal_double(b, n_ast, &v, err));
+        if (!(v >= 1 && v <= (double)limit) || v != (double)(int64_t)v)
+            return bind_error(b, err, n_ast->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the %s of \"%s\" must be "
+                              "between 1 and %lld, not %g",
+                              call->fn.kind == WIN_NTILE ? "buckets" : "offset", name,
+                              (long long)limit, v);
+        call->fn.offset = (int64_t)v;
+        call->type = col_type_primitive(COL_INT);
+    }
+    if (call->fn.kind == WIN_NTILE)
+        call->fn.arg = NULL; /* the bucket count, already read */
+    else
+        call->type = call->fn.arg->type;
+    return SILT_OK;
+}
+
+/*
+ * Spark's checks of a window function against its window: the ranking,
+ * distribution and offset functions need an ORDER BY and take no frame of
+ * their own (a frame other than the one they imply is an error).
+ */
+static silt_status check_window_spec(binder *b, const sql_expr *ast, const sql_window *spec,
+                                     const engine_window_fn *fn, silt_error *err)
+{
+    const char *name = func_name(ast);
+    int ranking = fn->kind == WIN_ROW_NUMBER || fn->kind == WIN_RANK ||
+                  fn->kind == WIN_DENSE_RANK || fn->kind == WIN_NTILE ||
+                  fn->kind == WIN_PERCENT_RANK || fn->kind == WIN_CUME_DIST;
+    int offset = fn->kind == WIN_LAG || fn->kind == WIN_LEAD;
+    if ((ranking || offset || fn->kind == WIN_NTH_VALUE) && spec->order_by.n == 0)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "window function \"%s\" requires the window to be ordered: add an "
+                          "ORDER BY clause to its OVER (...)", name);
+    if (offset && spec->frame != 0)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "cannot specify a window frame for the \"%s\" function", name);
+    if (ranking && spec->frame != 0) {
+        /* the frame these imply: ROWS (RANGE for cume_dist) UNBOUNDED PRECEDING .. CURRENT ROW */
+        int want = fn->kind == WIN_CUME_DIST ? 2 : 1;
+        int end_current = spec->end.kind == SQL_BOUND_NONE ||
+                          spec->end.kind == SQL_BOUND_CURRENT_ROW;
+        if (spec->frame != want || spec->start.kind != SQL_BOUND_UNBOUNDED_PRECEDING ||
+            !end_current)
+            return bind_error(b, err, ast->pos, SILT_BIND,
+                              "the window frame of \"%s\" must be %s BETWEEN UNBOUNDED "
+                              "PRECEDING AND CURRENT ROW", name, want == 1 ? "ROWS" : "RANGE");
+    }
+    return SILT_OK;
 }
 
 static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_expr *ast,
@@ -1122,6 +1232,9 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
                                              err));
         }
         call.type = call.fn.arg->type;
+    } else if (call.fn.kind == WIN_FIRST_VALUE || call.fn.kind == WIN_LAST_VALUE ||
+               call.fn.kind == WIN_NTH_VALUE || call.fn.kind == WIN_NTILE) {
+        SILT_RETURN_IF_ERROR(bind_value_fn_args(b, ast, &call, err));
     } else if (call.fn.kind == WIN_AGG) {
         if (call.fn.agg != AGG_COUNT_STAR && call.fn.arg == NULL)
             return bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS] %s needs an "
@@ -1142,6 +1255,7 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
                                               &call.fn.frame.end_unbounded, 1, err));
         }
     }
+    SILT_RETURN_IF_ERROR(check_window_spec(b, ast, spec, &call.fn, err));
     call.n_partition = spec->partition_by.n;
     call.partition = arena_calloc(b->a, call.n_partition + 1, sizeof(expr *));
     call.n_order = spec->order_by.n;
@@ -1488,6 +1602,18 @@ static silt_status bind_like(binder *b, const bind_ctx *bc, const sql_expr *ast,
                      ast->u.like.negated, err);
 }
 
+/* Functions that exist only over a window (first_value and last_value are also aggregates). */
+static int is_window_only(const char *name)
+{
+    static const char *const names[] = {"row_number", "rank", "dense_rank", "ntile",
+                                        "percent_rank", "cume_dist", "lag", "lead", "nth_value"};
+    size_t idx;
+    for (idx = 0; idx < sizeof(names) / sizeof(names[0]); idx++)
+        if (str_casecmp(name, names[idx]) == 0)
+            return 1;
+    return 0;
+}
+
 static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                              silt_error *err)
 {
@@ -1505,6 +1631,10 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
         return bind_error(b, err, ast->pos, SILT_BIND,
                           "[UNSUPPORTED_EXPR_FOR_OPERATOR] aggregate function \"%s\" is not "
                           "allowed here", name);
+    if (ast->u.func.name.n_parts == 1 && is_window_only(name))
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE] window function \"%s\" requires "
+                          "an OVER clause", name);
     if (ast->u.func.star)
         return bind_error(b, err, ast->pos, SILT_BIND,
                           "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' in %s", name);

@@ -413,3 +413,207 @@ void test_engine_spill_ops__allocation_failures_while_spilling(void)
     check(succeeded);
     check(runs > 50);
 }
+
+/* ---- window ---------------------------------------------------------------------- */
+
+/*
+ * Windows over k (NULL keys too) ordered by id: ranking, a ROWS frame sum,
+ * lag with a default, first_value IGNORE NULLS over strings, ntile and a
+ * running max. Rows as sorted text: a spilled window returns partitions in
+ * another order.
+ */
+static const char *windowed(gen *g, int64_t limit_bytes, int n_part)
+{
+    int64_t parts[1] = {0};
+    engine_sort_key order[1] = {engine_sort_key_default(1, 0)};
+    engine_window_fn fns[6];
+    engine_op *op;
+    memset(fns, 0, sizeof(fns));
+    fns[0].kind = WIN_ROW_NUMBER;
+    fns[1].kind = WIN_AGG;
+    fns[1].agg = AGG_SUM;
+    fns[1].arg = colt(1, COL_LONG);
+    fns[1].has_frame = 1;
+    fns[1].frame.type = FRAME_ROWS;
+    fns[1].frame.start = -2;
+    fns[2].kind = WIN_LAG;
+    fns[2].arg = colt(2, COL_STRING);
+    fns[2].offset = 3;
+    fns[3].kind = WIN_FIRST_VALUE;
+    fns[3].arg = colt(2, COL_STRING);
+    fns[3].ignore_nulls = 1;
+    fns[4].kind = WIN_NTILE;
+    fns[4].offset = 3;
+    fns[5].kind = WIN_AGG;
+    fns[5].agg = AGG_MAX;
+    fns[5].arg = colt(2, COL_STRING);
+    ctx.mem_limit = limit_bytes;
+    ctx.spill_files = 0;
+    check_ok(engine_op_window(&op, &ctx, scan(g), parts, (size_t)n_part, order, 1, fns, 6, &err),
+             &err);
+    return sorted_lines(rows_text(op));
+}
+
+void test_engine_spill_ops__window_many_partitions(void)
+{
+    gen *g = new_gen(120000, 3000, 13, 1);
+    const char *mem = windowed(g, 0, 1), *disk;
+    check_int(0, ctx.spill_files);
+    disk = windowed(g, 1 << 20, 1);
+    check(ctx.spill_files >= SPILL_PARTITIONS);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__window_recursive(void)
+{
+    /* 256 KiB: the first level's files do not fit either and spill one level deeper. */
+    gen *g = new_gen(100000, 40000, 14, 1);
+    const char *mem = windowed(g, 0, 1), *disk;
+    disk = windowed(g, 256 << 10, 1);
+    check(ctx.spill_files > SPILL_PARTITIONS);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__window_one_partition_bigger_than_limit_fails(void)
+{
+    /* Without PARTITION BY (and so for one huge partition) nothing can be split off. */
+    gen *g = new_gen(100000, 10, 15, 0);
+    int64_t parts[1] = {0};
+    engine_sort_key order[1] = {engine_sort_key_default(1, 0)};
+    engine_window_fn fn;
+    engine_op *op;
+    col_batch *out;
+    memset(&fn, 0, sizeof(fn));
+    fn.kind = WIN_ROW_NUMBER;
+    ctx.mem_limit = 256 << 10;
+    check_ok(engine_op_window(&op, &ctx, scan(g), parts, 0, order, 1, &fn, 1, &err), &err);
+    check_fails(SILT_NOMEM, engine_collect(op, qa, &out, &err));
+    check_contains(err.message, "OUT_OF_MEMORY");
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+/* ---- grouping sets ----------------------------------------------------------------- */
+
+/*
+ * CUBE (k, s) with count(*), sum(id), first(id), count(DISTINCT s), max(s)
+ * (no collect_list: the () set's one group would hold every id).
+ */
+static const char *cubed(gen *g, int64_t limit_bytes)
+{
+    expr *keys[2] = {colt(0, COL_INT), colt(2, COL_STRING)};
+    uint64_t sets[4];
+    size_t n_sets = engine_cube_sets(2, sets);
+    engine_agg aggs[5];
+    engine_op *op;
+    col_batch *out;
+    aggs[0] = agg_of(AGG_COUNT_STAR, NULL, 0, "n");
+    aggs[1] = agg_of(AGG_SUM, colt(1, COL_LONG), 0, "total");
+    aggs[2] = agg_of(AGG_FIRST, colt(1, COL_LONG), 0, "first_id");
+    aggs[3] = agg_of(AGG_COUNT, colt(2, COL_STRING), 1, "strings");
+    aggs[4] = agg_of(AGG_MAX, colt(2, COL_STRING), 0, "hi");
+    ctx.mem_limit = limit_bytes;
+    ctx.spill_files = 0;
+    check_ok(engine_op_hash_agg(&op, &ctx, scan(g), keys, NULL, 2, aggs, 5, sets, n_sets, &err),
+             &err);
+    check_ok(engine_collect(op, qa, &out, &err), &err);
+    return sorted_lines(batch_text(qa, out));
+}
+
+void test_engine_spill_ops__grouping_sets_cube(void)
+{
+    /* 100k rows, about 80k groups of (k, s) plus the (k), (s) and () sets. */
+    gen *g = new_gen(100000, 300, 16, 1);
+    const char *mem = cubed(g, 0), *disk;
+    check_int(0, ctx.spill_files);
+    disk = cubed(g, 1 << 20);
+    check(ctx.spill_files > 0);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__grouping_sets_files_spill_again(void)
+{
+    /* 256 KiB: a set's file is more than a plain aggregate holds, so it partitions too. */
+    gen *g = new_gen(120000, 60000, 17, 1);
+    const char *mem = cubed(g, 0), *disk;
+    disk = cubed(g, 256 << 10);
+    check(ctx.spill_files > SPILL_PARTITIONS);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+/* ---- cross join ---------------------------------------------------------------------- */
+
+/*
+ * l (300 rows) CROSS JOIN r (8000 rows), or INNER JOIN on l.id * 20 < r.id
+ * only (no keys), grouped by the left id: count(*), sum(r.id), min and max
+ * of r.s; 2.4M pairs summed per left row instead of printed.
+ */
+static const char *crossed(engine_join_type type, int64_t limit_bytes)
+{
+    gen *l = new_gen(300, 50, 18, 1), *r = new_gen(8000, 500, 19, 1);
+    expr *cond = NULL, *key = colt(1, COL_LONG), *twenty;
+    engine_agg aggs[4];
+    engine_op *j, *op;
+    col_batch *out;
+    if (type == JOIN_INNER) {
+        expr *scaled;
+        check_ok(expr_lit_int(&twenty, qa, COL_LONG, 20, &err), &err);
+        check_ok(expr_arith(&scaled, qa, EXPR_MUL, colt(1, COL_LONG), twenty, &err), &err);
+        check_ok(expr_compare(&cond, qa, EXPR_LT, scaled, colt(4, COL_LONG), &err), &err);
+    }
+    aggs[0] = agg_of(AGG_COUNT_STAR, NULL, 0, "n");
+    aggs[1] = agg_of(AGG_SUM, colt(4, COL_LONG), 0, "ids");
+    aggs[2] = agg_of(AGG_MIN, colt(5, COL_STRING), 0, "lo");
+    aggs[3] = agg_of(AGG_MAX, colt(5, COL_STRING), 0, "hi");
+    ctx.mem_limit = limit_bytes;
+    ctx.spill_files = 0;
+    check_ok(engine_op_hash_join(&j, &ctx, scan(l), scan(r), type, NULL, NULL, 0, cond, &err),
+             &err);
+    check_ok(engine_op_hash_agg(&op, &ctx, j, &key, NULL, 1, aggs, 4, NULL, 0, &err), &err);
+    check_ok(engine_collect(op, qa, &out, &err), &err);
+    check(out->n_rows > 0);
+    return sorted_lines(batch_text(qa, out));
+}
+
+static void check_cross(engine_join_type type)
+{
+    const char *mem = crossed(type, 0), *disk, *small;
+    check_int(0, ctx.spill_files);
+    disk = crossed(type, 1 << 20);
+    check(ctx.spill_files >= 2);
+    check(strcmp(mem, disk) == 0);
+    /* 256 KiB: blocks smaller than a batch of the build file */
+    small = crossed(type, 256 << 10);
+    check(ctx.spill_files >= 2);
+    check(strcmp(mem, small) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+void test_engine_spill_ops__cross_join_blocks(void) { check_cross(JOIN_CROSS); }
+void test_engine_spill_ops__inner_join_without_keys_blocks(void) { check_cross(JOIN_INNER); }
+
+void test_engine_spill_ops__left_join_without_keys_still_fails(void)
+{
+    /* a LEFT join without keys needs each left row's matches over every block */
+    gen *l = new_gen(300, 50, 20, 1), *r = new_gen(20000, 500, 21, 1);
+    expr *cond;
+    engine_op *j;
+    col_batch *out;
+    check_ok(expr_compare(&cond, qa, EXPR_LT, colt(1, COL_LONG), colt(4, COL_LONG), &err), &err);
+    ctx.mem_limit = 256 << 10;
+    check_ok(engine_op_hash_join(&j, &ctx, scan(l), scan(r), JOIN_LEFT, NULL, NULL, 0, cond, &err),
+             &err);
+    check_fails(SILT_NOMEM, engine_collect(j, qa, &out, &err));
+    check_contains(err.message, "OUT_OF_MEMORY");
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}

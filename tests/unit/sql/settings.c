@@ -149,7 +149,20 @@ void test_sql_settings__queries_spill_under_a_tiny_limit(void)
         "SELECT count(*) || ',' || sum(b.id) FROM range(100000) a FULL JOIN range(100000) b "
         "ON a.id = b.id + 50000",
         "SELECT max(r) || ',' || min(r) || ',' || count(*) FROM (SELECT id * 7 % 1000003 AS r "
-        "FROM range(300000) ORDER BY r DESC)"};
+        "FROM range(300000) ORDER BY r DESC)",
+        /* windows, grouping sets and cross joins (block nested loop) */
+        "SELECT count(*) || ',' || sum(rn) || ',' || sum(s) || ',' || sum(l) || ',' || "
+        "sum(nt) FROM (SELECT row_number() OVER (PARTITION BY id % 1000 ORDER BY id DESC) rn, "
+        "sum(id) OVER (PARTITION BY id % 1000 ORDER BY id) s, lag(id, 2) OVER (PARTITION BY "
+        "id % 1000 ORDER BY id) l, ntile(4) OVER (PARTITION BY id % 1000 ORDER BY id) nt "
+        "FROM range(300000))",
+        "SELECT count(*) || ',' || sum(n) || ',' || sum(coalesce(a, -1)) || ',' || sum(g) "
+        "FROM (SELECT id % 50000 a, id % 7 b, count(*) n, grouping_id() g FROM range(300000) "
+        "GROUP BY CUBE(id % 50000, id % 7))",
+        "SELECT count(*) || ',' || sum(a.id * 3 + b.id) || ',' || sum(length(b.s)) FROM "
+        "range(500) a CROSS JOIN (SELECT id, repeat('x', id % 50) s FROM range(30000)) b",
+        "SELECT count(*) || ',' || sum(a.id + b.id) FROM range(600) a JOIN range(30000) b "
+        "ON a.id * 50 > b.id"};
     const char *dir = test_tmpdir();
     size_t q;
     for (q = 0; q < sizeof(queries) / sizeof(queries[0]); q++) {
