@@ -314,6 +314,8 @@ static silt_status check_one_statement(const char *text, silt_error *err)
     if (rc == SILT_OK && stmts->n != 1)
         rc = err_set(err, SILT_INVALID, "replaceWhere must be one predicate, not several "
                      "statements");
+    if (rc != SILT_OK)
+        err_context(err, "in the statement the write runs: %s", text);
     arena_free(a);
     return rc;
 }

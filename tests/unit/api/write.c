@@ -298,6 +298,10 @@ void test_api_write__overwrite_options_and_partitions(void)
     /* A predicate cannot carry a second statement. */
     o.replace_where = "p = 2 SELECT 1; DROP TABLE x; INSERT INTO y";
     check(write_sql(target, "SELECT 200L AS id, 2L AS p", &o) != SILT_OK);
+    check_contains(silt_conn_errmsg(conn), "not several statements");
+    o.replace_where = "p = = 2";
+    check_int(SILT_PARSE, write_sql(target, "SELECT 200L AS id, 2L AS p", &o));
+    check_contains(silt_conn_errmsg(conn), "REPLACE WHERE p = = 2");
     /* overwriteSchema: new schema and partitioning. */
     o.replace_where = NULL;
     o.overwrite_schema = 1;
