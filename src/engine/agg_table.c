@@ -31,7 +31,8 @@
 static int keeps_values(engine_agg_kind kind)
 {
     return kind == AGG_COLLECT_LIST || kind == AGG_COLLECT_SET || kind == AGG_PERCENTILE_APPROX ||
-           kind == AGG_PERCENTILE || kind == AGG_MAX_BY || kind == AGG_MIN_BY;
+           kind == AGG_PERCENTILE || kind == AGG_MAX_BY || kind == AGG_MIN_BY ||
+           kind == AGG_PERCENTILE_ARRAY || kind == AGG_PERCENTILE_APPROX_ARRAY;
 }
 
 static int is_numeric_id(col_type_id id)
@@ -78,6 +79,13 @@ const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *
         return arg ? col_type_array(a, arg, 0) : NULL;
     case AGG_PERCENTILE:
         return is_numeric_id(id) || id == COL_NULL ? col_type_primitive(COL_DOUBLE) : NULL;
+    case AGG_PERCENTILE_ARRAY:
+        return is_numeric_id(id) || id == COL_NULL
+                   ? col_type_array(a, col_type_primitive(COL_DOUBLE), 1) : NULL;
+    case AGG_PERCENTILE_APPROX_ARRAY: {
+        const col_type *one = engine_agg_type(a, AGG_PERCENTILE_APPROX, arg);
+        return one != NULL ? col_type_array(a, one, 1) : NULL;
+    }
     case AGG_MAX_BY:
     case AGG_MIN_BY:
         /* struct(ordering, value): orderings of a nested type are not comparable here */
@@ -103,7 +111,8 @@ silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_k
     static const char *const names[] = {
         "count", "count", "sum", "avg", "min", "max", "first", "last", "stddev_samp",
         "stddev_pop", "var_samp", "var_pop", "collect_list", "collect_set",
-        "approx_count_distinct", "percentile_approx", "percentile", "max_by", "min_by"};
+        "approx_count_distinct", "percentile_approx", "percentile", "max_by", "min_by",
+        "percentile", "percentile_approx"};
     const col_type *t = engine_agg_type(a, kind, arg);
     if (t != NULL) {
         *out = t;
@@ -111,6 +120,10 @@ silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_k
     }
     /* Only the array types of collect_* are allocated: a NULL there is memory. */
     if ((kind == AGG_COLLECT_LIST || kind == AGG_COLLECT_SET) && arg != NULL)
+        return err_nomem(err);
+    if ((kind == AGG_PERCENTILE_ARRAY && arg != NULL &&
+         (is_numeric_id(arg->id) || arg->id == COL_NULL)) ||
+        (kind == AGG_PERCENTILE_APPROX_ARRAY && engine_agg_type(a, AGG_PERCENTILE_APPROX, arg)))
         return err_nomem(err);
     if ((kind == AGG_MAX_BY || kind == AGG_MIN_BY) && arg != NULL && arg->id == COL_STRUCT &&
         arg->n_fields == 2)
@@ -122,6 +135,25 @@ silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_k
 }
 
 /* ---- setup ---------------------------------------------------------------------- */
+
+/* The percentages of a percentile aggregate are within 0.0 .. 1.0 (the array ones non-empty). */
+static silt_status check_percentages(const engine_agg *spec, silt_error *err)
+{
+    int array = spec->kind == AGG_PERCENTILE_ARRAY || spec->kind == AGG_PERCENTILE_APPROX_ARRAY;
+    size_t idx, n = array ? spec->n_percentages : 1;
+    const double *ps = array ? spec->percentages : &spec->percentage;
+    if (spec->kind != AGG_PERCENTILE && spec->kind != AGG_PERCENTILE_APPROX && !array)
+        return SILT_OK;
+    if (array && (n == 0 || ps == NULL))
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH] the array of percentages is empty");
+    for (idx = 0; idx < n; idx++)
+        if (!(ps[idx] >= 0.0 && ps[idx] <= 1.0))
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage "
+                           "of %s must be between 0.0 and 1.0",
+                           spec->kind == AGG_PERCENTILE || spec->kind == AGG_PERCENTILE_ARRAY
+                               ? "percentile" : "percentile_approx");
+    return SILT_OK;
+}
 
 silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
                            const col_type **key_types, const engine_agg *aggs, size_t n_aggs,
@@ -156,11 +188,7 @@ silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_key
                                                      aggs[idx].kind, s->in_type, err));
         if (keeps_values(s->spec.kind))
             vec_accum_init(&s->elems, a, s->in_type);
-        if ((s->spec.kind == AGG_PERCENTILE_APPROX || s->spec.kind == AGG_PERCENTILE) &&
-            !(s->spec.percentage >= 0.0 && s->spec.percentage <= 1.0))
-            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage "
-                           "of %s must be between 0.0 and 1.0",
-                           s->spec.kind == AGG_PERCENTILE ? "percentile" : "percentile_approx");
+        SILT_RETURN_IF_ERROR(check_percentages(&s->spec, err));
     }
     t->cap_slots = 1024;
     t->slot_hash = arena_alloc(a, sizeof(uint64_t) * t->cap_slots);
@@ -1145,6 +1173,8 @@ static silt_status update_values(agg_table *t, agg_state *s, const col_vec *arg,
     case AGG_COLLECT_SET:
     case AGG_PERCENTILE_APPROX:
     case AGG_PERCENTILE:
+    case AGG_PERCENTILE_ARRAY:
+    case AGG_PERCENTILE_APPROX_ARRAY:
     case AGG_MAX_BY:
     case AGG_MIN_BY: {
         if (s->n_elems + n > s->cap_elems) {
@@ -1349,6 +1379,8 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
         case AGG_COLLECT_SET:
         case AGG_PERCENTILE_APPROX:
         case AGG_PERCENTILE:
+        case AGG_PERCENTILE_ARRAY:
+        case AGG_PERCENTILE_APPROX_ARRAY:
         case AGG_MAX_BY:
         case AGG_MIN_BY: break; /* below, all at once */
         default: {
@@ -1659,11 +1691,11 @@ static int cmp_gk(const void *x, const void *y)
     return (a->val > b->val) - (a->val < b->val);
 }
 
-/* The element index Spark's summary answers for the group's values elem[0..n) (input order). */
-static int64_t gk_answer(const col_vec *elems, const int64_t *elem, int64_t n, double p,
-                         double eps, gk_sample *smp, gk_sample *tmp, gk_sample *head)
+/* Spark's summary of the group's values elem[0..n) (input order) into smp; returns its length. */
+static int64_t gk_build(const col_vec *elems, const int64_t *elem, int64_t n, double eps,
+                        gk_sample *smp, gk_sample *tmp, gk_sample *head)
 {
-    int64_t n_smp = 0, count = 0, done = 0, k, rank, min_rank = 0, target = 0;
+    int64_t n_smp = 0, count = 0, done = 0, k;
     int compressed = 0;
     while (done < n) {
         int64_t n_buf = n - done < GK_HEAD_SIZE ? n - done : GK_HEAD_SIZE;
@@ -1684,6 +1716,13 @@ static int64_t gk_answer(const col_vec *elems, const int64_t *elem, int64_t n, d
     }
     if (!compressed)
         n_smp = gk_compress(smp, n_smp, 2 * eps * (double)count);
+    return n_smp;
+}
+
+/* The element index the summary smp[0..n_smp) of count values answers for percentage p. */
+static int64_t gk_query(const gk_sample *smp, int64_t n_smp, int64_t count, double p, double eps)
+{
+    int64_t k, rank, min_rank = 0, target = 0;
     if (p <= eps)
         return smp[0].elem;
     if (p >= 1 - eps)
@@ -1701,16 +1740,73 @@ static int64_t gk_answer(const col_vec *elems, const int64_t *elem, int64_t n, d
     return smp[n_smp - 1].elem;
 }
 
+/* The percentages of a percentile aggregate: its one, or its array's. */
+static const double *percentages(const agg_state *s, size_t *n)
+{
+    if (s->spec.kind == AGG_PERCENTILE_ARRAY || s->spec.kind == AGG_PERCENTILE_APPROX_ARRAY) {
+        *n = s->spec.n_percentages;
+        return s->spec.percentages;
+    }
+    *n = 1;
+    return &s->spec.percentage;
+}
+
+/*
+ * Makes the result of a percentile aggregate: one value per group (pick or
+ * dv) or, for an array of percentages, a list of n_p values per group
+ * (pick or dv holding n_p per group); a group without values is NULL.
+ */
+static silt_status percentile_result(agg_table *t, agg_state *s, arena *a, const col_vec *elems,
+                                     const int64_t *pick, const double *dv, const uint8_t *none,
+                                     size_t n_p, col_vec **out, silt_error *err)
+{
+    int64_t g, n_groups = t->n_groups, n_vals = n_groups * (int64_t)n_p, k;
+    col_vec *o, *vals;
+    int array = s->spec.kind == AGG_PERCENTILE_ARRAY || s->spec.kind == AGG_PERCENTILE_APPROX_ARRAY;
+    const col_type *elem_type = array ? s->out_type->fields[0].type : s->out_type;
+    if (n_vals > INT32_MAX)
+        return err_set(err, SILT_NOMEM, "percentile arrays exceed one vector's limit");
+    if (pick != NULL) {
+        SILT_RETURN_IF_ERROR(vec_gather(&vals, a, elems, pick, n_vals, err));
+    } else {
+        SILT_RETURN_IF_ERROR(vec_new(&vals, a, elem_type, n_vals, err));
+        for (k = 0; k < n_vals; k++) {
+            if (none[k / (int64_t)n_p])
+                vec_set_null(vals, k);
+            else
+                ((double *)vals->values)[k] = dv[k];
+        }
+    }
+    if (!array) {
+        *out = vals;
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, s->out_type, n_groups, err));
+    o->offsets[0] = 0;
+    for (g = 0; g < n_groups; g++) {
+        o->offsets[g + 1] = (int32_t)((g + 1) * (int64_t)n_p);
+        if (none[g])
+            vec_set_null(o, g);
+    }
+    o->children[0] = vals;
+    *out = o;
+    return SILT_OK;
+}
+
 static silt_status finish_percentile(agg_table *t, agg_state *s, arena *a, col_vec **out,
                                      silt_error *err)
 {
     int64_t *start, *idx, *pick, g, most = 1;
     double eps = 1.0 / (double)(s->spec.accuracy > 0 ? s->spec.accuracy : 10000);
+    size_t n_p, p;
+    const double *ps = percentages(s, &n_p);
     gk_sample *smp, *tmp, *head;
+    uint8_t *none;
     col_vec *elems;
     SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
     SILT_RETURN_IF_ERROR(group_elements(t, s, a, &start, &idx, err));
-    pick = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1));
+    pick = arena_alloc(a, sizeof(int64_t) * (size_t)(t->n_groups ? t->n_groups : 1) * n_p);
+    none = arena_calloc(a, (size_t)(t->n_groups ? t->n_groups : 1), 1);
     for (g = 0; g < t->n_groups; g++)
         if (start[g + 1] - start[g] > most)
             most = start[g + 1] - start[g];
@@ -1718,15 +1814,18 @@ static silt_status finish_percentile(agg_table *t, agg_state *s, arena *a, col_v
     smp = arena_alloc(a, sizeof(gk_sample) * (size_t)(most + GK_HEAD_SIZE));
     tmp = arena_alloc(a, sizeof(gk_sample) * (size_t)(most + GK_HEAD_SIZE));
     head = arena_alloc(a, sizeof(gk_sample) * (size_t)(most < GK_HEAD_SIZE ? most : GK_HEAD_SIZE));
-    if (pick == NULL || smp == NULL || tmp == NULL || head == NULL)
+    if (pick == NULL || none == NULL || smp == NULL || tmp == NULL || head == NULL)
         return err_nomem(err);
     for (g = 0; g < t->n_groups; g++) {
-        int64_t n = start[g + 1] - start[g];
-        pick[g] = n == 0 ? -1
-                         : gk_answer(elems, idx + start[g], n, s->spec.percentage, eps, smp, tmp,
-                                     head);
+        int64_t n = start[g + 1] - start[g], n_smp = 0;
+        none[g] = n == 0;
+        if (n > 0)
+            n_smp = gk_build(elems, idx + start[g], n, eps, smp, tmp, head);
+        for (p = 0; p < n_p; p++)
+            pick[g * (int64_t)n_p + (int64_t)p] =
+                n == 0 ? -1 : gk_query(smp, n_smp, n, ps[p], eps);
     }
-    return vec_gather(out, a, elems, pick, t->n_groups, err);
+    return percentile_result(t, s, a, elems, pick, NULL, none, n_p, out, err);
 }
 
 /* Each group's element indices, in input order: idx[start[g] .. start[g + 1]). */
@@ -1761,28 +1860,34 @@ static silt_status finish_percentile_exact(agg_table *t, agg_state *s, arena *a,
 {
     engine_sort_key key = engine_sort_key_default(0, 0);
     int64_t *start, *idx, g;
-    col_vec *elems, *o;
+    size_t n_p, p;
+    const double *ps = percentages(s, &n_p);
+    double *dv;
+    uint8_t *none;
+    col_vec *elems;
     SILT_RETURN_IF_ERROR(vec_accum_finish(&s->elems, &elems, err));
     SILT_RETURN_IF_ERROR(group_elements(t, s, a, &start, &idx, err));
-    SILT_RETURN_IF_ERROR(vec_new(&o, a, s->out_type, t->n_groups, err));
+    dv = arena_alloc(a, sizeof(double) * (size_t)(t->n_groups ? t->n_groups : 1) * n_p);
+    none = arena_calloc(a, (size_t)(t->n_groups ? t->n_groups : 1), 1);
+    if (dv == NULL || none == NULL)
+        return err_nomem(err);
     for (g = 0; g < t->n_groups; g++) {
-        int64_t n = start[g + 1] - start[g], lo, hi;
-        double pos, lo_val, hi_val;
+        int64_t n = start[g + 1] - start[g];
         if (n == 0 || elems->type->id == COL_NULL) {
-            vec_set_null(o, g);
+            none[g] = 1;
             continue;
         }
         SILT_RETURN_IF_ERROR(engine_sort_indices(&key, 1, &elems, idx + start[g], n, a, err));
-        pos = s->spec.percentage * (double)(n - 1);
-        lo = (int64_t)floor(pos);
-        hi = (int64_t)ceil(pos);
-        lo_val = as_double(elems, idx[start[g] + lo]);
-        hi_val = as_double(elems, idx[start[g] + hi]);
-        ((double *)o->values)[g] =
-            lo == hi ? lo_val : (double)(hi - pos) * lo_val + (double)(pos - lo) * hi_val;
+        for (p = 0; p < n_p; p++) {
+            double pos = ps[p] * (double)(n - 1), lo_val, hi_val;
+            int64_t lo = (int64_t)floor(pos), hi = (int64_t)ceil(pos);
+            lo_val = as_double(elems, idx[start[g] + lo]);
+            hi_val = as_double(elems, idx[start[g] + hi]);
+            dv[g * (int64_t)n_p + (int64_t)p] =
+                lo == hi ? lo_val : (double)(hi - pos) * lo_val + (double)(pos - lo) * hi_val;
+        }
     }
-    *out = o;
-    return SILT_OK;
+    return percentile_result(t, s, a, elems, NULL, dv, none, n_p, out, err);
 }
 
 /*
@@ -1890,8 +1995,10 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
     }
     case AGG_COLLECT_LIST:
     case AGG_COLLECT_SET: SILT_RETURN_IF_ERROR(finish_collect(t, s, a, o, err)); break;
-    case AGG_PERCENTILE_APPROX: return finish_percentile(t, s, a, out, err);
-    case AGG_PERCENTILE: return finish_percentile_exact(t, s, a, out, err);
+    case AGG_PERCENTILE_APPROX:
+    case AGG_PERCENTILE_APPROX_ARRAY: return finish_percentile(t, s, a, out, err);
+    case AGG_PERCENTILE:
+    case AGG_PERCENTILE_ARRAY: return finish_percentile_exact(t, s, a, out, err);
     case AGG_MAX_BY:
     case AGG_MIN_BY: return finish_by(t, s, a, out, err);
     default: {

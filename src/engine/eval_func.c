@@ -1822,8 +1822,8 @@ static silt_status fn_hash(const expr *e, engine_ctx *ctx, col_vec **args, const
 /* ---- struct ---------------------------------------------------------------------- */
 
 /*
- * struct(a, b, ...): a struct of its arguments, fields col1, col2, ... as
- * Spark names the fields of arguments that are not columns (the binder
+ * struct(a, b, ...): a struct of its arguments; as in Spark a field is
+ * named after its column, or colN for other expressions (the binder also
  * uses it for max_by/min_by's (ordering, value) pair). NULL arguments make
  * NULL fields, never a NULL struct.
  */
@@ -1834,7 +1834,10 @@ static silt_status res_struct(expr *e, arena *a, silt_error *err)
     if (fields == NULL)
         return err_nomem(err);
     for (idx = 0; idx < e->n_args; idx++) {
-        fields[idx].name = arena_sprintf(a, "col%zu", idx + 1);
+        const expr *arg = e->args[idx];
+        fields[idx].name = arg->kind == EXPR_COLUMN && arg->text != NULL
+                               ? arena_strdup(a, arg->text)
+                               : arena_sprintf(a, "col%zu", idx + 1);
         if (fields[idx].name == NULL)
             return err_nomem(err);
         fields[idx].type = e->args[idx]->type;

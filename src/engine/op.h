@@ -136,7 +136,9 @@ typedef enum engine_agg_kind {
     AGG_PERCENTILE_APPROX,
     AGG_PERCENTILE, /* exact, interpolated (percentile, median): a double */
     AGG_MAX_BY,     /* arg: struct(ordering, value); the value at the largest ordering */
-    AGG_MIN_BY
+    AGG_MIN_BY,
+    AGG_PERCENTILE_ARRAY,        /* percentile(x, array(...)): array<double> */
+    AGG_PERCENTILE_APPROX_ARRAY  /* percentile_approx(x, array(...)): array of x's type */
 } engine_agg_kind;
 
 typedef struct engine_agg {
@@ -147,6 +149,8 @@ typedef struct engine_agg {
     int ignore_nulls;  /* first/last(x, true) */
     double percentage; /* percentile_approx, percentile: 0.0 .. 1.0 */
     int64_t accuracy;  /* percentile_approx: its third argument, 0 = Spark's default 10000 */
+    const double *percentages; /* the *_ARRAY percentiles: n_percentages of 0.0 .. 1.0 */
+    size_t n_percentages;
     const char *name;  /* output column name, or NULL */
 } engine_agg;
 

@@ -781,6 +781,35 @@ static silt_status distinct_tuple(binder *b, const bind_ctx *inner, const sql_ex
 }
 
 /*
+ * percentile(x, array(p1, p2, ...)) and percentile_approx(x, array(...)):
+ * the array form of the aggregate, every percentage a constant in 0.0 .. 1.0.
+ */
+static silt_status percentage_array(binder *b, const sql_expr *call, const sql_expr *arr,
+                                    engine_agg *agg, silt_error *err)
+{
+    size_t n = arr->u.func.args.n, idx;
+    double *ps;
+    if (n == 0)
+        return bind_error(b, err, arr->pos, SILT_BIND, "[DATATYPE_MISMATCH] the array of "
+                          "percentages of \"%s\" is empty", func_name(call));
+    ps = arena_calloc(b->a, n, sizeof(double));
+    if (ps == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        const sql_expr *item = arr->u.func.args.items[idx];
+        SILT_RETURN_IF_ERROR(literal_double(b, item, &ps[idx], err));
+        if (!(ps[idx] >= 0.0 && ps[idx] <= 1.0))
+            return bind_error(b, err, item->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage of \"%s\" "
+                              "must be between 0.0 and 1.0", func_name(call));
+    }
+    agg->kind = agg->kind == AGG_PERCENTILE ? AGG_PERCENTILE_ARRAY : AGG_PERCENTILE_APPROX_ARRAY;
+    agg->percentages = ps;
+    agg->n_percentages = n;
+    return SILT_OK;
+}
+
+/*
  * max_by(x, y) / min_by(x, y) aggregate one value, struct(y, x): the
  * aggregate table compares the first field and returns the second.
  */
@@ -865,19 +894,25 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
             call.agg.kind != AGG_MIN_BY) {
             double v;
             const sql_expr *p = ast->u.func.args.items[1];
-            if (call.agg.kind == AGG_PERCENTILE && p->kind == SQL_EXPR_FUNC &&
-                str_casecmp(func_name(p), "array") == 0)
-                return bind_error(b, err, p->pos, SILT_UNSUPPORTED, "percentile with an array of "
-                                  "percentages is not supported yet (call it once per percentage)");
-            SILT_RETURN_IF_ERROR(literal_double(b, p, &v, err));
-            if (call.agg.kind == AGG_PERCENTILE_APPROX || call.agg.kind == AGG_PERCENTILE) {
+            if ((call.agg.kind == AGG_PERCENTILE || call.agg.kind == AGG_PERCENTILE_APPROX) &&
+                p->kind == SQL_EXPR_FUNC && str_casecmp(func_name(p), "array") == 0) {
+                SILT_RETURN_IF_ERROR(percentage_array(b, ast, p, &call.agg, err));
+                v = 0.5; /* unused */
+            } else {
+                SILT_RETURN_IF_ERROR(literal_double(b, p, &v, err));
+            }
+            if (call.agg.kind == AGG_PERCENTILE_ARRAY ||
+                call.agg.kind == AGG_PERCENTILE_APPROX_ARRAY) {
+                /* checked by percentage_array */
+            } else if (call.agg.kind == AGG_PERCENTILE_APPROX || call.agg.kind == AGG_PERCENTILE) {
                 if (!(v >= 0.0 && v <= 1.0))
                     return bind_error(b, err, p->pos, SILT_BIND,
                                       "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage of "
                                       "\"%s\" must be between 0.0 and 1.0", func_name(ast));
                 call.agg.percentage = v;
             }
-            if (call.agg.kind == AGG_PERCENTILE_APPROX && ast->u.func.args.n > 2) {
+            if ((call.agg.kind == AGG_PERCENTILE_APPROX ||
+                 call.agg.kind == AGG_PERCENTILE_APPROX_ARRAY) && ast->u.func.args.n > 2) {
                 const sql_expr *acc = ast->u.func.args.items[2];
                 SILT_RETURN_IF_ERROR(literal_double(b, acc, &v, err));
                 if (!(v >= 1 && v <= 2147483647.0))

@@ -427,6 +427,14 @@ static silt_status join_using(binder *b, const sql_table_ref *ref, plan *l, plan
     return SILT_OK;
 }
 
+/* The name that qualifies a FROM item's columns: its alias, or a table's own name. */
+static const char *ref_qual(const sql_table_ref *ref)
+{
+    if (ref->alias.name == NULL && ref->kind == SQL_TABLE_NAMED)
+        return ref->u.named.name.parts[ref->u.named.name.n_parts - 1].name;
+    return ref->alias.name;
+}
+
 static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                              silt_error *err)
 {
@@ -443,13 +451,21 @@ static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown
         lpd.cols = pd->cols;
     }
     rpd = lpd;
-    lpd.qual = ref->u.join.left->alias.name;
-    rpd.qual = ref->u.join.right->alias.name;
+    lpd.qual = ref_qual(ref->u.join.left);
+    rpd.qual = ref_qual(ref->u.join.right);
     early_sides(join_type(ref->u.join.join), 0, &where_l, &where_r);
     if (pd != NULL && pd->n_where > 0) {
         lpd.n_where = where_l ? pd->n_where : 0;
         rpd.n_where = where_r ? pd->n_where : 0;
         lpd.where = rpd.where = pd->where;
+        /*
+         * The WHERE terms a side may apply early may also prune its files: a
+         * term naming another table's columns does not match this source's
+         * schema (or, unqualified and in both, is ambiguous and fails).
+         */
+        lpd.n = lpd.n_where;
+        rpd.n = rpd.n_where;
+        lpd.conj = rpd.conj = pd->where;
     }
     SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.left, &lpd, &l, err));
     SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.right, &rpd, &r, err));
@@ -579,15 +595,16 @@ silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, s
         pushdown pd;
         plan item;
         memset(&pd, 0, sizeof(pd));
-        /* Pruning conjuncts only for a single table; the projection for every item. */
-        pd.n = sel->n_from == 1 ? n_conj : 0;
+        /*
+         * Pruning conjuncts for every item: comma joins are inner joins, and
+         * a conjunct about another item's columns does not match this one.
+         */
+        pd.n = n_conj;
         pd.conj = conj;
-        pd.qual = ref->alias.name;
+        pd.qual = ref_qual(ref);
         pd.all_cols = want == NULL || want->all;
         pd.n_cols = want ? want->n : 0;
         pd.cols = want ? want->names : NULL;
-        if (ref->kind == SQL_TABLE_NAMED && pd.qual == NULL)
-            pd.qual = ref->u.named.name.parts[ref->u.named.name.n_parts - 1].name;
         pd.n_where = n_conj;
         pd.where = conj;
         SILT_RETURN_IF_ERROR(plan_table_ref(b, ref, &pd, &item, err));

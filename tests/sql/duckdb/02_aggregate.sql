@@ -218,10 +218,24 @@ UNION ALL SELECT percentile_approx(x, 0.5), percentile_approx(x, 0.3), percentil
 [9999, 4999, 17998, 1999, 19978]
 [2500, 1250, 4500, 500, 4995]
 [59993, 35996, 107988, 0, 119999]
-== percentile_array_unsupported
-SELECT percentile(fare, array(0.1, 0.9)) FROM trips
--- error: percentile with an array of percentages is not supported yet
--- error: column 25
+== percentile_array
+SELECT destination, percentile(fare, array(0.1, 0.5, 0.9)), percentile(route_id, array(0.25)) FROM trips GROUP BY destination
+-- duckdb
+SELECT destination, quantile_cont(fare, [0.1, 0.5, 0.9]), quantile_cont(route_id, [0.25]) FROM trips GROUP BY destination
+== percentile_approx_array
+-- why: the exact ceil(p * n)-th value below 5000 values per group, as Spark's summary answers
+SELECT route_id, percentile_approx(trip_id, array(0.1, 0.5, 0.99)) FROM trips WHERE route_id < 6 GROUP BY route_id
+-- duckdb
+SELECT route_id, quantile_disc(trip_id, [0.1, 0.5, 0.99]) FROM trips WHERE route_id < 6 GROUP BY route_id
+== percentile_array_values
+-- why: Spark 4.1's answer
+SELECT percentile(x, array(0.1, 0.9)) FROM VALUES (1), (2), (2), (NULL), (10) AS t(x)
+-- expect
+[[1.3, 7.6000000000000005]]
+== percentile_array_out_of_range
+SELECT percentile(fare, array(0.1, 1.5)) FROM trips
+-- error: [DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE]
+-- error: column 36
 == percentile_out_of_range
 SELECT percentile(fare, 1.5) FROM trips
 -- error: [DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE]

@@ -151,3 +151,24 @@ SELECT user.name, count(*) FROM json.`{W}/nested.json` GROUP BY user.name
 -- why: ANSI mode (Spark 4): an index past the end fails
 SELECT tags[1] FROM json.`{W}/nested.json`
 -- error: [INVALID_ARRAY_INDEX]
+== partitioned_join_where_prunes
+SELECT r.name, count(*), round(sum(t.fare), 2) FROM trips_part t JOIN routes r ON t.route_id = r.route_id WHERE t.route_id IN (3, 4) AND t.route_id > 3 AND t.fare > 10 GROUP BY r.name
+-- duckdb
+SELECT r.name, count(*), round(sum(t.fare), 2) FROM trips t JOIN routes r ON t.route_id = r.route_id WHERE t.route_id IN (3, 4) AND t.route_id > 3 AND t.fare > 10 GROUP BY r.name
+== partitioned_left_join_where_on_right_is_null
+-- why: a WHERE term on the null-supplying side of a LEFT JOIN must not prune that side
+SELECT count(*) FROM routes r LEFT JOIN trips_part t ON t.route_id = r.route_id AND t.fare > 59.5 WHERE t.route_id IS NULL OR t.route_id = 2
+-- duckdb
+SELECT count(*) FROM routes r LEFT JOIN trips t ON t.route_id = r.route_id AND t.fare > 59.5 WHERE t.route_id IS NULL OR t.route_id = 2
+== partitioned_left_join_where_on_right_column
+SELECT count(*) FROM routes r LEFT JOIN trips_part t ON t.route_id = r.route_id WHERE t.route_id = 2
+-- duckdb
+SELECT count(*) FROM routes r LEFT JOIN trips t ON t.route_id = r.route_id WHERE t.route_id = 2
+== partitioned_comma_join_where_prunes
+SELECT count(*) FROM trips_part t, routes r WHERE t.route_id = r.route_id AND t.route_id = 5 AND r.kind IS NOT NULL
+-- duckdb
+SELECT count(*) FROM trips t, routes r WHERE t.route_id = r.route_id AND t.route_id = 5 AND r.kind IS NOT NULL
+== partitioned_right_join_where_left_is_null
+SELECT count(*) FROM trips_part t RIGHT JOIN routes r ON t.route_id = r.route_id WHERE t.route_id IS NULL
+-- duckdb
+SELECT count(*) FROM trips t RIGHT JOIN routes r ON t.route_id = r.route_id WHERE t.route_id IS NULL

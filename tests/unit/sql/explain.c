@@ -147,3 +147,16 @@ void test_sql_explain__serial_plan_without_a_pool(void)
     sql_result_free(res);
     sql_session_free(serial);
 }
+
+/* WHERE terms about one side of a join prune its files (not the null-supplying side's). */
+void test_sql_explain__join_sides_prune_their_files(void)
+{
+    const char *plan = explain("SELECT name, count(*) FROM t JOIN d ON t.k = d.k WHERE t.p = 1 "
+                               "GROUP BY name");
+    check_contains(plan, "DeltaScan PushedFilters: [p = 1]");
+    check_contains(plan, "DeltaScan partitions: 1 of 3 read, 2 skipped");
+    plan = explain("SELECT count(*) FROM d LEFT JOIN t ON t.k = d.k WHERE t.p IS NULL");
+    check(strstr(plan, "PushedFilters") == NULL);
+    plan = explain("SELECT count(*) FROM t, d WHERE t.k = d.k AND t.p = 2");
+    check_contains(plan, "DeltaScan partitions: 1 of 3 read, 2 skipped");
+}
