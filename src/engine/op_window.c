@@ -84,6 +84,50 @@ static int peers(const win_state *s, int64_t x, int64_t y)
     return 1;
 }
 
+/* The values of a single integral order key without NULLs (both NULL otherwise). */
+static void order_key_values(const win_state *s, const int64_t **ik, const int32_t **ik32)
+{
+    const col_vec *v;
+    col_type_id id;
+    *ik = NULL;
+    *ik32 = NULL;
+    if (s->n_order != 1)
+        return;
+    v = s->cols[s->order[0].col_idx];
+    id = v->type->id;
+    if ((v->validity != NULL && v->null_count != 0) || v->dictionary != NULL)
+        return;
+    if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)
+        *ik = v->values;
+    else if (id == COL_INT || id == COL_DATE)
+        *ik32 = v->values;
+}
+
+/*
+ * Whether positions [ps, pe) are already in order, as rows of time-ordered
+ * input often are: then the partition needs no sort. Stops at the first
+ * pair out of order, so unordered input costs little.
+ */
+static int already_sorted(const win_state *s, int64_t ps, int64_t pe)
+{
+    const int64_t *ik;
+    const int32_t *ik32;
+    int desc = s->order[0].descending;
+    int64_t p;
+    order_key_values(s, &ik, &ik32);
+    for (p = ps + 1; p < pe; p++) {
+        int64_t x = s->idx[p - 1], y = s->idx[p];
+        int c = ik != NULL     ? (ik[x] > ik[y]) - (ik[x] < ik[y])
+                : ik32 != NULL ? (ik32[x] > ik32[y]) - (ik32[x] < ik32[y])
+                               : engine_compare_keys(s->order, s->n_order, s->cols, x, s->cols, y);
+        if ((ik != NULL || ik32 != NULL) && desc)
+            c = -c;
+        if (c > 0)
+            return 0;
+    }
+    return 1;
+}
+
 /*
  * The peer group [peer_lo, peer_hi) of every position of a sorted
  * partition [ps, pe): found once, so that RANGE frames ending at CURRENT
@@ -95,16 +139,7 @@ static void compute_peers(win_state *s, int64_t ps, int64_t pe)
     const int64_t *ik = NULL;
     const int32_t *ik32 = NULL;
     int64_t p, g = ps;
-    if (s->n_order == 1) {
-        const col_vec *v = s->cols[s->order[0].col_idx];
-        col_type_id id = v->type->id;
-        if ((v->validity == NULL || v->null_count == 0) && v->dictionary == NULL) {
-            if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)
-                ik = v->values;
-            else if (id == COL_INT || id == COL_DATE)
-                ik32 = v->values;
-        }
-    }
+    order_key_values(s, &ik, &ik32);
     for (p = ps; p < pe; p++) {
         if (p > ps) {
             int64_t x = s->idx[p - 1], y = s->idx[p];
@@ -896,7 +931,7 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
         return err_nomem(err);
     for (part = j->seg[task]; part < j->seg[task + 1]; part++) {
         int64_t ps = s->part_start[part], pe = s->part_start[part + 1];
-        if (s->n_order > 0 && pe - ps > 1)
+        if (s->n_order > 0 && pe - ps > 1 && !already_sorted(s, ps, pe))
             SILT_RETURN_IF_ERROR(engine_sort_indices(s->order, s->n_order, s->cols, s->idx + ps,
                                                      pe - ps, a, err));
         compute_peers(s, ps, pe);
