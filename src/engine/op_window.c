@@ -4,11 +4,17 @@
  * and count/sum/avg/min/max over ROWS or RANGE frames).
  *
  * The operator drains its child, keeping its columns and the evaluated
- * arguments, sorts the row numbers by partition keys (ASC NULLS FIRST) and
- * order keys (stable), then computes every function partition by partition
- * in sorted order. Sums, counts and averages use prefix sums, so any frame
- * costs O(1) per row; min and max scan their frame, which is O(frame) per
- * row except for frames starting at UNBOUNDED PRECEDING (running values).
+ * arguments, numbers the rows by partition with a hash table (partitions
+ * in key order, ASC NULLS FIRST; rows in input order), then sorts each
+ * partition by the order keys (stable) and computes its functions; the
+ * partitions run as tasks on the thread pool (win_compute). Sums, counts
+ * and averages use prefix sums, so any frame costs O(1) per row; min and
+ * max scan their frame. Peer groups are found once per partition. With
+ * PARTITION BY, an input that outgrows the memory room is partitioned to
+ * disk instead (win_should_spill, window_spill.c).
+ *
+ * Output: the child's columns and one column per function, partition by
+ * partition; nothing above relies on that order (ORDER BY is its own sort).
  */
 #include "engine/op_int.h"
 #include "engine/spill_int.h"
