@@ -110,6 +110,10 @@ def queries(src, routes):
          f"SELECT route_id, trip_id, rn FROM (SELECT route_id, trip_id, "
          f"row_number() OVER (PARTITION BY route_id ORDER BY tstamp) AS rn FROM {src}) "
          f"WHERE rn <= 3"),
+        ("window sum",
+         f"SELECT route_id, count(*), max(s), sum(s) FROM (SELECT route_id, "
+         f"sum(fare) OVER (PARTITION BY route_id ORDER BY tstamp) AS s FROM {src}) "
+         f"GROUP BY route_id"),
     ]
 
 

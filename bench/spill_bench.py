@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""Spilling benchmark: a large sort, a high-cardinality GROUP BY and a big
-join, each run by `silt sql` once with a small memory_limit (so it spills
-to disk) and once with a large one (in memory), reporting wall time and the
-peak RSS of the silt process, and checking that both answers are equal.
+"""Spilling benchmark: a large sort, a high-cardinality GROUP BY, a big
+join, a window over many partitions, a ROLLUP and a cross join, each run
+by `silt sql` once with a small memory_limit (so it spills to disk) and
+once with a large one (in memory), reporting wall time and the peak RSS
+of the silt process, and checking that both answers are equal.
 
     bench/spill_bench.py [--silt build-rel/silt] [--rows 2000000]
                          [--small 64MB] [--large 8GB] [--temp DIR]
@@ -29,6 +30,17 @@ def queries(rows):
                      f"FROM range({rows}) GROUP BY id * 7919 % {groups})"),
         ("join", f"SELECT count(*) AS pairs, sum(b.id) AS s FROM range({rows}) a "
                  f"JOIN range({rows}) b ON a.id = b.id * 2"),
+        ("window", f"SELECT count(*) AS n, sum(rn) AS rn, sum(s) AS s FROM "
+                   f"(SELECT row_number() OVER (PARTITION BY id % {groups} ORDER BY id DESC) AS rn, "
+                   f"sum(id) OVER (PARTITION BY id % {groups} ORDER BY id) AS s "
+                   f"FROM range({rows}))"),
+        ("rollup", f"SELECT count(*) AS groups, sum(n) AS rows FROM "
+                   f"(SELECT id * 7919 % {groups} AS k, id % 10 AS d, count(*) AS n "
+                   f"FROM range({rows}) GROUP BY ROLLUP(id * 7919 % {groups}, id % 10))"),
+        # a build side of rows / 4 wide rows, crossed with 20 rows: the blocks re-read those 20
+        ("cross-join", f"SELECT count(*) AS pairs, sum(a.id + b.id) AS s, sum(length(b.t)) AS t "
+                       f"FROM range(20) a CROSS JOIN (SELECT id, repeat('x', id % 100) AS t "
+                       f"FROM range({rows // 4})) b"),
     ]
 
 

@@ -15,8 +15,10 @@
  * memory; a group first seen later has all its rows in one partition, in
  * input order. No partial state is ever written or merged.
  *
- * Grouping sets and global aggregates do not spill (a global aggregate
- * has one group; grouping sets would need the set id in the files).
+ * Global aggregates do not spill (they have one group). Grouping sets
+ * spill by set rather than by partition (op_agg.c, sets_spill_*): each
+ * set's file is then aggregated by a plain hash aggregate, which spills
+ * here.
  */
 #include "engine/spill_int.h"
 

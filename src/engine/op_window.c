@@ -4,11 +4,17 @@
  * and count/sum/avg/min/max over ROWS or RANGE frames).
  *
  * The operator drains its child, keeping its columns and the evaluated
- * arguments, sorts the row numbers by partition keys (ASC NULLS FIRST) and
- * order keys (stable), then computes every function partition by partition
- * in sorted order. Sums, counts and averages use prefix sums, so any frame
- * costs O(1) per row; min and max scan their frame, which is O(frame) per
- * row except for frames starting at UNBOUNDED PRECEDING (running values).
+ * arguments, numbers the rows by partition with a hash table (partitions
+ * in key order, ASC NULLS FIRST; rows in input order), then sorts each
+ * partition by the order keys (stable) and computes its functions; the
+ * partitions run as tasks on the thread pool (win_compute). Sums, counts
+ * and averages use prefix sums, so any frame costs O(1) per row; min and
+ * max scan their frame. Peer groups are found once per partition. With
+ * PARTITION BY, an input that outgrows the memory room is partitioned to
+ * disk instead (win_should_spill, window_spill.c).
+ *
+ * Output: the child's columns and one column per function, partition by
+ * partition; nothing above relies on that order (ORDER BY is its own sort).
  */
 #include "engine/op_int.h"
 #include "engine/spill_int.h"
@@ -44,6 +50,9 @@ typedef struct win_state {
     struct wgl_slot *slots;
     size_t n_slots; /* power of two; 0 = no compaction yet */
     int64_t charged;
+    /* sorted positions: partitions [part_start[i], part_start[i + 1]), peer groups */
+    int64_t *part_start, n_parts;
+    int64_t *peer_lo, *peer_hi;
     /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
     win_spill *spill;
     int spill_level;
@@ -70,7 +79,7 @@ static int is_int_like(col_type_id id)
 }
 
 /* Whether sorted positions x and y have equal order keys (peers). */
-static int peers(win_state *s, int64_t x, int64_t y)
+static int peers(const win_state *s, int64_t x, int64_t y)
 {
     size_t k;
     for (k = 0; k < s->n_order; k++) {
@@ -81,19 +90,79 @@ static int peers(win_state *s, int64_t x, int64_t y)
     return 1;
 }
 
-static int same_partition(win_state *s, int64_t x, int64_t y)
+/* The values of a single integral order key without NULLs (both NULL otherwise). */
+static void order_key_values(const win_state *s, const int64_t **ik, const int32_t **ik32)
 {
-    size_t k;
-    for (k = 0; k < s->n_part; k++) {
-        const col_vec *v = s->cols[s->part_cols[k]];
-        if (vec_compare_rows(v, s->idx[x], v, s->idx[y]) != 0)
+    const col_vec *v;
+    col_type_id id;
+    *ik = NULL;
+    *ik32 = NULL;
+    if (s->n_order != 1)
+        return;
+    v = s->cols[s->order[0].col_idx];
+    id = v->type->id;
+    if ((v->validity != NULL && v->null_count != 0) || v->dictionary != NULL)
+        return;
+    if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ)
+        *ik = v->values;
+    else if (id == COL_INT || id == COL_DATE)
+        *ik32 = v->values;
+}
+
+/*
+ * Whether positions [ps, pe) are already in order, as rows of time-ordered
+ * input often are: then the partition needs no sort. Stops at the first
+ * pair out of order, so unordered input costs little.
+ */
+static int already_sorted(const win_state *s, int64_t ps, int64_t pe)
+{
+    const int64_t *ik;
+    const int32_t *ik32;
+    int desc = s->order[0].descending;
+    int64_t p;
+    order_key_values(s, &ik, &ik32);
+    for (p = ps + 1; p < pe; p++) {
+        int64_t x = s->idx[p - 1], y = s->idx[p];
+        int c = ik != NULL     ? (ik[x] > ik[y]) - (ik[x] < ik[y])
+                : ik32 != NULL ? (ik32[x] > ik32[y]) - (ik32[x] < ik32[y])
+                               : engine_compare_keys(s->order, s->n_order, s->cols, x, s->cols, y);
+        if ((ik != NULL || ik32 != NULL) && desc)
+            c = -c;
+        if (c > 0)
             return 0;
     }
     return 1;
 }
 
+/*
+ * The peer group [peer_lo, peer_hi) of every position of a sorted
+ * partition [ps, pe): found once, so that RANGE frames ending at CURRENT
+ * ROW, rank and cume_dist cost O(1) per row even when many rows tie. One
+ * integral order key without NULLs is compared inline.
+ */
+static void compute_peers(win_state *s, int64_t ps, int64_t pe)
+{
+    const int64_t *ik = NULL;
+    const int32_t *ik32 = NULL;
+    int64_t p, g = ps;
+    order_key_values(s, &ik, &ik32);
+    for (p = ps; p < pe; p++) {
+        if (p > ps) {
+            int64_t x = s->idx[p - 1], y = s->idx[p];
+            int same = ik != NULL ? ik[x] == ik[y] : ik32 != NULL ? ik32[x] == ik32[y]
+                                                                  : peers(s, p - 1, p);
+            if (!same)
+                g = p;
+        }
+        s->peer_lo[p] = g;
+    }
+    for (p = pe - 1; p >= ps; p--)
+        s->peer_hi[p] = (p == pe - 1 || s->peer_lo[p + 1] != s->peer_lo[p]) ? p + 1
+                                                                            : s->peer_hi[p + 1];
+}
+
 /* Numeric value of the single RANGE order key at sorted position p. */
-static double range_key(win_state *s, int64_t p)
+static double range_key(const win_state *s, int64_t p)
 {
     const col_vec *v = s->cols[s->order[0].col_idx];
     if (v->type->id == COL_FLOAT || v->type->id == COL_DOUBLE)
@@ -101,60 +170,47 @@ static double range_key(win_state *s, int64_t p)
     return (double)vec_get_int(v, s->idx[p]);
 }
 
-/* Frame [lo, hi) of sorted position p in partition [ps, pe). */
-static void frame_of(win_state *s, const engine_frame *f, int64_t p, int64_t ps, int64_t pe,
-                     int64_t *lo, int64_t *hi)
+/* First position of [a, b) whose RANGE key is not before want (after: past it). */
+static int64_t range_search(const win_state *s, int64_t a, int64_t b, double want, int after)
 {
+    int desc = s->order[0].descending;
+    while (a < b) {
+        int64_t m = a + (b - a) / 2;
+        double mk = range_key(s, m);
+        int before = after ? (desc ? mk >= want : mk <= want) : (desc ? mk > want : mk < want);
+        if (before)
+            a = m + 1;
+        else
+            b = m;
+    }
+    return a;
+}
+
+/* Frame [lo, hi) of sorted position p in partition [ps, pe). */
+static void frame_of(const win_state *s, const engine_frame *f, int64_t p, int64_t ps,
+                     int64_t pe, int64_t *lo, int64_t *hi)
+{
+    int desc = s->n_order > 0 && s->order[0].descending;
     if (f->type == FRAME_ROWS) {
         *lo = f->start_unbounded ? ps : p + f->start;
         *hi = f->end_unbounded ? pe : p + f->end + 1;
-    } else if (f->start_unbounded || f->start == 0) {
-        *lo = ps;
-        if (!f->start_unbounded) {
-            *lo = p;
-            while (*lo > ps && peers(s, *lo - 1, p))
-                (*lo)--;
-        }
-        goto range_end;
     } else {
-        /* RANGE with an offset: rows whose key is within [key + start, key + end]. */
-        int desc = s->order[0].descending;
-        double key = range_key(s, p), want = key + (desc ? -(double)f->start : (double)f->start);
-        int64_t a = ps, b = pe;
-        while (a < b) { /* first row not before want */
-            int64_t m = a + (b - a) / 2;
-            double mk = range_key(s, m);
-            if (desc ? mk > want : mk < want)
-                a = m + 1;
-            else
-                b = m;
-        }
-        *lo = a;
-        goto range_end;
+        /* RANGE: CURRENT ROW is the peer group; an offset, the rows whose key is within it */
+        if (f->start_unbounded)
+            *lo = ps;
+        else if (f->start == 0)
+            *lo = s->peer_lo[p];
+        else
+            *lo = range_search(s, ps, pe,
+                               range_key(s, p) + (desc ? -(double)f->start : (double)f->start), 0);
+        if (f->end_unbounded)
+            *hi = pe;
+        else if (f->end == 0)
+            *hi = s->peer_hi[p];
+        else
+            *hi = range_search(s, ps, pe,
+                               range_key(s, p) + (desc ? -(double)f->end : (double)f->end), 1);
     }
-    goto clamp;
-range_end:
-    if (f->end_unbounded) {
-        *hi = pe;
-    } else if (f->end == 0) {
-        *hi = p + 1;
-        while (*hi < pe && peers(s, *hi, p))
-            (*hi)++;
-    } else {
-        int desc = s->order[0].descending;
-        double key = range_key(s, p), want = key + (desc ? -(double)f->end : (double)f->end);
-        int64_t a = ps, b = pe;
-        while (a < b) { /* first row after want */
-            int64_t m = a + (b - a) / 2;
-            double mk = range_key(s, m);
-            if (desc ? mk >= want : mk <= want)
-                a = m + 1;
-            else
-                b = m;
-        }
-        *hi = a;
-    }
-clamp:
     if (*lo < ps)
         *lo = ps;
     if (*hi > pe)
@@ -163,28 +219,31 @@ clamp:
         *hi = *lo;
 }
 
+/*
+ * Per-partition scratch of one worker, indexed from the partition's start:
+ * cnt[i] counts the non-NULL values of positions ps .. ps + i - 1, the sums
+ * likewise; nn lists the positions of non-NULL values (IGNORE NULLS).
+ */
 typedef struct prefix {
-    int64_t *cnt;    /* non-null values before position */
+    int64_t *cnt;
     double *dsum;
     int64_t *isum;
     col_int128 *dec;
-    int64_t *nn;     /* positions of non-null values (IGNORE NULLS) */
+    int64_t *nn;
 } prefix;
 
-static silt_status compute_ranking(win_state *s, const engine_window_fn *fn, col_vec *o,
-                                   int64_t ps, int64_t pe)
+static void compute_ranking(const win_state *s, const engine_window_fn *fn, col_vec *o,
+                            int64_t ps, int64_t pe)
 {
-    int64_t p, rank = 1, dense = 1;
+    int64_t p, dense = 1;
+    int32_t *out = o->values;
     for (p = ps; p < pe; p++) {
-        if (p > ps && !peers(s, p - 1, p)) {
-            rank = p - ps + 1;
+        if (p > ps && s->peer_lo[p] == p)
             dense++;
-        }
-        ((int32_t *)o->values)[p] = fn->kind == WIN_ROW_NUMBER ? (int32_t)(p - ps + 1)
-                                    : fn->kind == WIN_RANK     ? (int32_t)rank
-                                                               : (int32_t)dense;
+        out[p] = fn->kind == WIN_ROW_NUMBER ? (int32_t)(p - ps + 1)
+                 : fn->kind == WIN_RANK     ? (int32_t)(s->peer_lo[p] - ps + 1)
+                                            : (int32_t)dense;
     }
-    return SILT_OK;
 }
 
 /*
@@ -194,10 +253,10 @@ static silt_status compute_ranking(win_state *s, const engine_window_fn *fn, col
  * partition of one row; cume_dist counts the rows up to the current row's
  * last peer.
  */
-static void compute_distribution(win_state *s, const engine_window_fn *fn, col_vec *o,
+static void compute_distribution(const win_state *s, const engine_window_fn *fn, col_vec *o,
                                  int64_t ps, int64_t pe)
 {
-    int64_t n = pe - ps, p, q;
+    int64_t n = pe - ps, p;
     if (fn->kind == WIN_NTILE) {
         int64_t size = n / fn->offset, rem = n % fn->offset, big = rem * (size + 1);
         for (p = ps; p < pe; p++) {
@@ -208,44 +267,39 @@ static void compute_distribution(win_state *s, const engine_window_fn *fn, col_v
         }
         return;
     }
-    for (p = ps; p < pe; p = q) {
-        int64_t k;
-        for (q = p + 1; q < pe && peers(s, p, q); q++)
-            ;
-        for (k = p; k < q; k++)
-            ((double *)o->values)[k] = fn->kind == WIN_CUME_DIST ? (double)(q - ps) / (double)n
-                                       : n > 1 ? (double)(p - ps) / (double)(n - 1)
-                                               : 0.0;
-    }
+    for (p = ps; p < pe; p++)
+        ((double *)o->values)[p] = fn->kind == WIN_CUME_DIST
+                                       ? (double)(s->peer_hi[p] - ps) / (double)n
+                                   : n > 1 ? (double)(s->peer_lo[p] - ps) / (double)(n - 1)
+                                           : 0.0;
 }
 
 /*
  * first_value, last_value and nth_value: the row of the frame whose value
  * is taken (-1 = NULL: an empty frame, or fewer than n rows). With IGNORE
- * NULLS only rows with a non-NULL argument count: pre->cnt[p] is how many
- * of them come before position p in the partition, and pre->nn[ps + i] is
- * the position of the i-th one, so each row costs O(1) whatever its frame.
+ * NULLS only rows with a non-NULL argument count (pre->cnt and pre->nn), so
+ * each row costs O(1) whatever its frame.
  */
-static void compute_value(win_state *s, const engine_window_fn *fn, const col_vec *arg,
+static void compute_value(const win_state *s, const engine_window_fn *fn, const col_vec *arg,
                           int64_t *take, const engine_frame *f, int64_t ps, int64_t pe,
                           prefix *pre)
 {
     int64_t p, n_nn = 0;
     if (fn->ignore_nulls) {
-        pre->cnt[ps] = 0;
+        pre->cnt[0] = 0;
         for (p = ps; p < pe; p++) {
             int valid = vec_is_valid(arg, s->idx[p]);
-            pre->cnt[p + 1] = pre->cnt[p] + valid;
+            pre->cnt[p - ps + 1] = pre->cnt[p - ps] + valid;
             if (valid)
-                pre->nn[ps + n_nn++] = p;
+                pre->nn[n_nn++] = p;
         }
     }
     for (p = ps; p < pe; p++) {
         int64_t lo, hi, q = -1, a, b;
         frame_of(s, f, p, ps, pe, &lo, &hi);
         if (fn->ignore_nulls) {
-            a = pre->cnt[lo];
-            b = pre->cnt[hi];
+            a = pre->cnt[lo - ps];
+            b = pre->cnt[hi - ps];
         } else {
             a = lo - ps;
             b = hi - ps;
@@ -256,15 +310,15 @@ static void compute_value(win_state *s, const engine_window_fn *fn, const col_ve
                         : fn->offset <= b - a        ? a + fn->offset - 1
                                                      : -1;
             if (i >= 0)
-                q = fn->ignore_nulls ? pre->nn[ps + i] : ps + i;
+                q = fn->ignore_nulls ? pre->nn[i] : ps + i;
         }
         take[p] = q >= 0 ? s->idx[q] : -1;
     }
 }
 
 /* Sorted positions to take for lag/lead (-1 = default); done by one gather later. */
-static void offset_rows(win_state *s, const engine_window_fn *fn, int64_t *take, int64_t ps,
-                        int64_t pe)
+static void offset_rows(const win_state *s, const engine_window_fn *fn, int64_t *take,
+                        int64_t ps, int64_t pe)
 {
     int64_t p;
     for (p = ps; p < pe; p++) {
@@ -273,90 +327,105 @@ static void offset_rows(win_state *s, const engine_window_fn *fn, int64_t *take,
     }
 }
 
-
-static silt_status compute_agg(engine_op *op, win_state *s, const engine_window_fn *fn,
-                               const col_vec *arg, col_vec *o, const engine_frame *f,
-                               int64_t ps, int64_t pe, prefix *pre, silt_error *err)
+/* Prefix counts and sums of the argument over partition [ps, pe). */
+static void prefix_sums(const win_state *s, const col_vec *arg, int64_t ps, int64_t pe,
+                        prefix *pre)
 {
-    int64_t p;
     col_type_id in = arg ? arg->type->id : COL_NULL;
     int is_dec = in == COL_DECIMAL, is_int = is_int_like(in);
-    /* prefix sums over the partition */
-    pre->cnt[ps] = 0;
-    pre->dsum[ps] = 0;
-    pre->isum[ps] = 0;
-    pre->dec[ps] = 0;
+    int64_t p;
+    pre->cnt[0] = 0;
+    pre->dsum[0] = 0;
+    pre->isum[0] = 0;
+    pre->dec[0] = 0;
     for (p = ps; p < pe; p++) {
-        int64_t r = s->idx[p];
+        int64_t r = s->idx[p], i = p - ps;
         int valid = arg == NULL || vec_is_valid(arg, r);
-        pre->cnt[p + 1] = pre->cnt[p] + valid;
-        pre->dsum[p + 1] = pre->dsum[p];
-        pre->isum[p + 1] = pre->isum[p];
-        pre->dec[p + 1] = pre->dec[p];
+        pre->cnt[i + 1] = pre->cnt[i] + valid;
+        pre->dsum[i + 1] = pre->dsum[i];
+        pre->isum[i + 1] = pre->isum[i];
+        pre->dec[i + 1] = pre->dec[i];
         if (!valid || arg == NULL)
             continue;
         if (is_dec)
-            pre->dec[p + 1] += vec_get_dec(arg, r);
+            pre->dec[i + 1] += vec_get_dec(arg, r);
         else if (is_int)
-            pre->isum[p + 1] = (int64_t)((uint64_t)pre->isum[p + 1] + (uint64_t)vec_get_int(arg, r));
+            pre->isum[i + 1] = (int64_t)((uint64_t)pre->isum[i + 1] + (uint64_t)vec_get_int(arg, r));
         else if (in == COL_FLOAT || in == COL_DOUBLE)
-            pre->dsum[p + 1] += vec_get_double(arg, r);
+            pre->dsum[i + 1] += vec_get_double(arg, r);
     }
+}
+
+/* The row of the minimum or maximum of the frame (-1: no non-NULL value). */
+static int64_t frame_best(const win_state *s, const engine_window_fn *fn, const col_vec *arg,
+                          int64_t lo, int64_t hi)
+{
+    int64_t best = -1, q;
+    for (q = lo; q < hi; q++) {
+        int64_t r = s->idx[q];
+        int c;
+        if (!vec_is_valid(arg, r))
+            continue;
+        if (best < 0) {
+            best = r;
+            continue;
+        }
+        c = vec_compare_rows(arg, r, arg, best);
+        if (fn->agg == AGG_MIN ? c < 0 : c > 0)
+            best = r;
+    }
+    return best;
+}
+
+/*
+ * count/sum/avg over each row's frame from prefix sums (O(1) a row), and
+ * min/max by scanning the frame (their row goes to o, gathered later). A
+ * NULL result is marked in nulls[p], not in o: partitions of one vector
+ * are computed by several workers, and validity bits are shared bytes.
+ */
+static void compute_agg(const win_state *s, const engine_window_fn *fn, const col_vec *arg,
+                        col_vec *o, uint8_t *nulls, const engine_frame *f, int64_t ps,
+                        int64_t pe, prefix *pre)
+{
+    int64_t p;
+    int is_int = arg != NULL && is_int_like(arg->type->id);
+    if (fn->agg != AGG_MIN && fn->agg != AGG_MAX)
+        prefix_sums(s, arg, ps, pe, pre);
     for (p = ps; p < pe; p++) {
-        int64_t lo, hi, n;
+        int64_t lo, hi, n, a, b;
         frame_of(s, f, p, ps, pe, &lo, &hi);
-        n = pre->cnt[hi] - pre->cnt[lo];
-        switch (fn->agg) {
-        case AGG_COUNT_STAR:
-        case AGG_COUNT: ((int64_t *)o->values)[p] = fn->agg == AGG_COUNT_STAR ? hi - lo : n; break;
-        case AGG_SUM:
-        case AGG_AVG:
-            if (n == 0) {
-                vec_set_null(o, p);
-            } else if (o->type->id == COL_DECIMAL) {
-                col_int128 sum = pre->dec[hi] - pre->dec[lo], v = sum;
-                if (fn->agg == AGG_AVG) {
-                    int32_t shift = o->type->scale - arg->type->scale;
-                    col_int128 num = sum * expr_pow10[shift], q = num / n, rem = num % n;
-                    if ((rem < 0 ? -rem : rem) * 2 >= n)
-                        q += num < 0 ? -1 : 1;
-                    v = q;
-                }
-                if (!dec_fits(v, o->type->precision))
-                    vec_set_null(o, p);
-                else
-                    vec_put_dec(o, p, v);
-            } else if (o->type->id == COL_DOUBLE) {
-                double sum = is_int ? (double)(pre->isum[hi] - pre->isum[lo])
-                                    : pre->dsum[hi] - pre->dsum[lo];
-                ((double *)o->values)[p] = fn->agg == AGG_AVG ? sum / (double)n : sum;
-            } else {
-                ((int64_t *)o->values)[p] = pre->isum[hi] - pre->isum[lo];
-            }
-            break;
-        default: { /* MIN / MAX: scan the frame */
-            int64_t best = -1, q;
-            for (q = lo; q < hi; q++) {
-                int64_t r = s->idx[q];
-                int c;
-                if (!vec_is_valid(arg, r))
-                    continue;
-                if (best < 0) {
-                    best = r;
-                    continue;
-                }
-                c = vec_compare_rows(arg, r, arg, best);
-                if (fn->agg == AGG_MIN ? c < 0 : c > 0)
-                    best = r;
-            }
-            ((int64_t *)o->values)[p] = best; /* gathered below */
-            break;
+        a = lo - ps;
+        b = hi - ps;
+        if (fn->agg == AGG_MIN || fn->agg == AGG_MAX) {
+            ((int64_t *)o->values)[p] = frame_best(s, fn, arg, lo, hi);
+            continue;
         }
+        n = pre->cnt[b] - pre->cnt[a];
+        if (fn->agg == AGG_COUNT_STAR || fn->agg == AGG_COUNT) {
+            ((int64_t *)o->values)[p] = fn->agg == AGG_COUNT_STAR ? hi - lo : n;
+        } else if (n == 0) {
+            nulls[p] = 1;
+        } else if (o->type->id == COL_DECIMAL) {
+            col_int128 sum = pre->dec[b] - pre->dec[a], v = sum;
+            if (fn->agg == AGG_AVG) {
+                int32_t shift = o->type->scale - arg->type->scale;
+                col_int128 num = sum * expr_pow10[shift], q = num / n, rem = num % n;
+                if ((rem < 0 ? -rem : rem) * 2 >= n)
+                    q += num < 0 ? -1 : 1;
+                v = q;
+            }
+            if (!dec_fits(v, o->type->precision))
+                nulls[p] = 1;
+            else
+                vec_put_dec(o, p, v);
+        } else if (o->type->id == COL_DOUBLE) {
+            double sum = is_int ? (double)(pre->isum[b] - pre->isum[a])
+                                : pre->dsum[b] - pre->dsum[a];
+            ((double *)o->values)[p] = fn->agg == AGG_AVG ? sum / (double)n : sum;
+        } else {
+            ((int64_t *)o->values)[p] = pre->isum[b] - pre->isum[a];
         }
     }
-    (void)op;
-    (void)err;
-    return SILT_OK;
 }
 
 /* ---- WindowGroupLimit ------------------------------------------------------------- */
@@ -723,6 +792,318 @@ static silt_status wgl_compact(engine_op *op, win_state *s, vec_accum *acc, silt
     return SILT_OK;
 }
 
+/* ---- partitions and their computation ------------------------------------------------ */
+
+typedef struct part_slot {
+    uint64_t hash;
+    int64_t part; /* -1: empty */
+} part_slot;
+
+/* Doubles the slot array of group_partitions, re-placing every partition by its hash. */
+static silt_status grow_part_slots(arena *a, part_slot **slots, size_t *cap, const uint64_t *h,
+                                   const int64_t *rep, int64_t n_parts, silt_error *err)
+{
+    size_t n = *cap * 2, mask = n - 1, b;
+    part_slot *fresh = arena_alloc(a, sizeof(part_slot) * n);
+    int64_t part;
+    if (fresh == NULL)
+        return err_nomem(err);
+    for (b = 0; b < n; b++)
+        fresh[b].part = -1;
+    for (part = 0; part < n_parts; part++) {
+        for (b = (size_t)h[rep[part]] & mask; fresh[b].part >= 0; b = (b + 1) & mask)
+            ;
+        fresh[b].hash = h[rep[part]];
+        fresh[b].part = part;
+    }
+    *slots = fresh;
+    *cap = n;
+    return SILT_OK;
+}
+
+/*
+ * Numbers the partitions: part_of[r] for every row, rep[i] the first row of
+ * partition i (in order of first appearance). One hash probe per row
+ * instead of comparing partition keys inside an n log n sort.
+ */
+static silt_status number_partitions(win_state *s, arena *a, int64_t *part_of, int64_t *rep,
+                                     int64_t *n_out, silt_error *err)
+{
+    uint64_t *h = arena_alloc(a, sizeof(uint64_t) * (size_t)(s->n_rows + 1));
+    size_t cap = 1024, mask;
+    part_slot *slots = NULL;
+    int64_t r, n_parts = 0;
+    if (h == NULL)
+        return err_nomem(err);
+    part_hashes(s, s->cols, NULL, s->n_rows, h);
+    SILT_RETURN_IF_ERROR(grow_part_slots(a, &slots, &cap, h, rep, 0, err));
+    mask = cap - 1;
+    for (r = 0; r < s->n_rows; r++) {
+        size_t b;
+        for (b = (size_t)h[r] & mask; slots[b].part >= 0; b = (b + 1) & mask)
+            if (slots[b].hash == h[r] && same_part_keys(s, s->cols, r, s->cols, rep[slots[b].part]))
+                break;
+        if (slots[b].part >= 0) {
+            part_of[r] = slots[b].part;
+            continue;
+        }
+        rep[n_parts] = r;
+        part_of[r] = n_parts;
+        slots[b].hash = h[r];
+        slots[b].part = n_parts++;
+        if ((size_t)n_parts * 2 > cap) {
+            SILT_RETURN_IF_ERROR(grow_part_slots(a, &slots, &cap, h, rep, n_parts, err));
+            mask = cap - 1;
+        }
+    }
+    *n_out = n_parts;
+    return SILT_OK;
+}
+
+/*
+ * Orders s->idx so that every partition's rows are contiguous, partitions
+ * in ascending key order (NULLs first) and rows in input order, and fills
+ * s->part_start. Only the partitions' first rows are sorted by key.
+ */
+static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_error *err)
+{
+    int64_t n = s->n_rows, *part_of, *rep, *rank, *pos, n_parts = 0, k;
+    engine_sort_key *keys;
+    s->part_start = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(n + 2));
+    if (s->part_start == NULL)
+        return err_nomem(err);
+    if (s->n_part == 0 || n == 0) {
+        for (k = 0; k < n; k++)
+            s->idx[k] = k;
+        s->part_start[0] = 0;
+        s->part_start[1] = n;
+        s->n_parts = n > 0;
+        return SILT_OK;
+    }
+    part_of = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+    rep = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+    rank = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+    pos = arena_calloc(a, (size_t)n + 1, sizeof(int64_t));
+    keys = arena_calloc(a, s->n_part, sizeof(engine_sort_key));
+    if (part_of == NULL || rep == NULL || rank == NULL || pos == NULL || keys == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(number_partitions(s, a, part_of, rep, &n_parts, err));
+    for (k = 0; k < (int64_t)s->n_part; k++)
+        keys[k] = engine_sort_key_default(s->part_cols[k], 0);
+    /* rep becomes the first rows in key order; rank[partition] its place */
+    SILT_RETURN_IF_ERROR(engine_sort_indices(keys, s->n_part, s->cols, rep, n_parts, a, err));
+    for (k = 0; k < n_parts; k++)
+        rank[part_of[rep[k]]] = k;
+    for (k = 0; k < n; k++)
+        pos[rank[part_of[k]] + 1]++;
+    for (k = 0; k < n_parts; k++)
+        pos[k + 1] += pos[k];
+    memcpy(s->part_start, pos, sizeof(int64_t) * (size_t)(n_parts + 1));
+    for (k = 0; k < n; k++)
+        s->idx[pos[rank[part_of[k]]]++] = k;
+    s->n_parts = n_parts;
+    return SILT_OK;
+}
+
+/* What the workers share: each task computes the partitions [seg[t], seg[t + 1]). */
+typedef struct win_job {
+    win_state *s;
+    const int64_t *seg;
+    arena **arenas; /* per worker, reset by each task */
+    const engine_frame *frames;
+    int64_t **take;  /* per function: the rows to gather, or NULL */
+    uint8_t **nulls; /* per function: positions whose result is NULL, or NULL */
+} win_job;
+
+static silt_status win_task(void *payload, size_t task, size_t worker, silt_error *err)
+{
+    win_job *j = payload;
+    win_state *s = j->s;
+    arena *a = j->arenas[worker];
+    int64_t part, longest = 1;
+    size_t f;
+    prefix pre;
+    arena_reset(a);
+    for (part = j->seg[task]; part < j->seg[task + 1]; part++)
+        if (s->part_start[part + 1] - s->part_start[part] > longest)
+            longest = s->part_start[part + 1] - s->part_start[part];
+    pre.cnt = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
+    pre.dsum = arena_alloc(a, sizeof(double) * (size_t)(longest + 1));
+    pre.isum = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
+    pre.dec = arena_alloc(a, sizeof(col_int128) * (size_t)(longest + 1));
+    pre.nn = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
+    if (pre.cnt == NULL || pre.dsum == NULL || pre.isum == NULL || pre.dec == NULL ||
+        pre.nn == NULL)
+        return err_nomem(err);
+    for (part = j->seg[task]; part < j->seg[task + 1]; part++) {
+        int64_t ps = s->part_start[part], pe = s->part_start[part + 1];
+        if (s->n_order > 0 && pe - ps > 1 && !already_sorted(s, ps, pe))
+            SILT_RETURN_IF_ERROR(engine_sort_indices(s->order, s->n_order, s->cols, s->idx + ps,
+                                                     pe - ps, a, err));
+        compute_peers(s, ps, pe);
+        for (f = 0; f < s->n_fns; f++) {
+            const engine_window_fn *fn = &s->fns[f];
+            const col_vec *arg = s->cols[s->n_child + 2 * f];
+            if (fn->kind == WIN_ROW_NUMBER || fn->kind == WIN_RANK || fn->kind == WIN_DENSE_RANK)
+                compute_ranking(s, fn, s->results[f], ps, pe);
+            else if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD)
+                offset_rows(s, fn, j->take[f], ps, pe);
+            else if (win_is_value(fn->kind))
+                compute_value(s, fn, arg, j->take[f], &j->frames[f], ps, pe, &pre);
+            else if (fn->kind != WIN_AGG)
+                compute_distribution(s, fn, s->results[f], ps, pe);
+            else
+                compute_agg(s, fn, arg, s->results[f], j->nulls[f], &j->frames[f], ps, pe, &pre);
+        }
+    }
+    return SILT_OK;
+}
+
+/*
+ * Tasks of whole partitions, about a quarter of a worker's share of the
+ * rows each (at least 4,096), so that a few big partitions still spread.
+ */
+static int64_t *make_segments(arena *a, const win_state *s, size_t width, size_t *n_out)
+{
+    int64_t *seg = arena_alloc(a, sizeof(int64_t) * (size_t)(s->n_parts + 2));
+    int64_t target = s->n_rows / (int64_t)(4 * width) + 1, acc = 0, part;
+    size_t n = 0;
+    if (seg == NULL)
+        return NULL;
+    if (target < 4096)
+        target = 4096;
+    seg[0] = 0;
+    for (part = 0; part < s->n_parts; part++) {
+        acc += s->part_start[part + 1] - s->part_start[part];
+        if (acc >= target || part == s->n_parts - 1) {
+            seg[++n] = part + 1;
+            acc = 0;
+        }
+    }
+    *n_out = n;
+    return seg;
+}
+
+/* The frame a function uses: its own, or Spark's default for its window. */
+static engine_frame frame_for(const win_state *s, const engine_window_fn *fn)
+{
+    engine_frame frame = fn->frame;
+    if (!fn->has_frame) {
+        frame.type = s->n_order > 0 ? FRAME_RANGE : FRAME_ROWS;
+        frame.start_unbounded = 1;
+        frame.end_unbounded = s->n_order == 0;
+        frame.start = frame.end = 0;
+    }
+    return frame;
+}
+
+/* Result vectors and the per-function arrays the tasks write into. */
+static silt_status prepare_results(engine_op *op, win_state *s, win_job *j, silt_error *err)
+{
+    engine_frame *frames = arena_calloc(op->op_arena, s->n_fns + 1, sizeof(engine_frame));
+    size_t f;
+    j->take = arena_calloc(op->op_arena, s->n_fns + 1, sizeof(int64_t *));
+    j->nulls = arena_calloc(op->op_arena, s->n_fns + 1, sizeof(uint8_t *));
+    s->results = arena_calloc(op->op_arena, s->n_fns + 1, sizeof(col_vec *));
+    if (frames == NULL || j->take == NULL || j->nulls == NULL || s->results == NULL)
+        return err_nomem(err);
+    j->frames = frames;
+    for (f = 0; f < s->n_fns; f++) {
+        const engine_window_fn *fn = &s->fns[f];
+        const col_type *t = op->schema->fields[s->n_child + f].type;
+        frames[f] = frame_for(s, fn);
+        if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD || win_is_value(fn->kind)) {
+            j->take[f] = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
+            if (j->take[f] == NULL)
+                return err_nomem(err);
+            continue;
+        }
+        if (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX))
+            t = col_type_primitive(COL_LONG); /* the winning rows, gathered after */
+        SILT_RETURN_IF_ERROR(vec_new(&s->results[f], op->op_arena, t, s->n_rows, err));
+        if (fn->kind == WIN_AGG && (fn->agg == AGG_SUM || fn->agg == AGG_AVG)) {
+            j->nulls[f] = arena_calloc(op->op_arena, (size_t)s->n_rows + 1, 1);
+            if (j->nulls[f] == NULL)
+                return err_nomem(err);
+        }
+    }
+    return SILT_OK;
+}
+
+/* After the tasks: NULL marks, and the gathers of lag/lead, value functions and min/max. */
+static silt_status finish_result(engine_op *op, win_state *s, const win_job *j, size_t f,
+                                 silt_error *err)
+{
+    const engine_window_fn *fn = &s->fns[f];
+    const col_type *t = op->schema->fields[s->n_child + f].type;
+    col_vec *arg = s->cols[s->n_child + 2 * f];
+    int64_t *take = j->take[f], k;
+    if (j->nulls[f] != NULL) {
+        for (k = 0; k < s->n_rows; k++)
+            if (j->nulls[f][k])
+                vec_set_null(s->results[f], k);
+    } else if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD) {
+        /* Rows outside the partition take the default (NULL without one). */
+        col_vec *def = s->cols[s->n_child + 2 * f + 1];
+        const col_vec **src = arena_calloc(op->op_arena, (size_t)(s->n_rows + 1), sizeof(col_vec *));
+        col_vec *shifted, *defaults = NULL;
+        if (src == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(vec_gather(&shifted, op->op_arena, arg, take, s->n_rows, err));
+        if (def != NULL)
+            SILT_RETURN_IF_ERROR(vec_gather(&defaults, op->op_arena, def, s->idx, s->n_rows, err));
+        for (k = 0; k < s->n_rows; k++)
+            src[k] = take[k] >= 0 ? shifted : defaults;
+        return vec_merge(&s->results[f], op->op_arena, t, s->n_rows, NULL, s->n_rows, src, err);
+    } else if (take != NULL) {
+        return vec_gather(&s->results[f], op->op_arena, arg, take, s->n_rows, err);
+    } else if (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX)) {
+        /* min/max computed the winning row number per position */
+        return vec_gather(&s->results[f], op->op_arena, arg, s->results[f]->values, s->n_rows,
+                          err);
+    }
+    return SILT_OK;
+}
+
+/*
+ * Groups the drained rows by partition, then sorts and computes the
+ * partitions as tasks on the query's thread pool (on the caller alone
+ * without one), then finishes each function's column.
+ */
+static silt_status win_compute(engine_op *op, win_state *s, silt_error *err)
+{
+    tpool *pool = op->ctx->pool;
+    size_t width = pool != NULL ? tpool_width(pool) : 1, w, f, n_segs;
+    arena *a = arena_new(op->op_arena, "window_compute");
+    win_job job;
+    silt_status rc;
+    memset(&job, 0, sizeof(job));
+    job.s = s;
+    s->idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
+    s->peer_lo = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
+    s->peer_hi = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
+    job.arenas = arena_calloc(op->op_arena, width, sizeof(arena *));
+    if (a == NULL || s->idx == NULL || s->peer_lo == NULL || s->peer_hi == NULL ||
+        job.arenas == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(group_partitions(op, s, a, err));
+    arena_free(a);
+    SILT_RETURN_IF_ERROR(prepare_results(op, s, &job, err));
+    for (w = 0; w < width; w++)
+        if ((job.arenas[w] = arena_new(op->op_arena, "window_worker")) == NULL)
+            return err_nomem(err);
+    job.seg = make_segments(op->op_arena, s, width, &n_segs);
+    if (job.seg == NULL)
+        return err_nomem(err);
+    rc = tpool_run(n_segs > 1 ? pool : NULL, n_segs, win_task, &job, err);
+    for (w = 0; w < width; w++)
+        arena_free(job.arenas[w]);
+    SILT_RETURN_IF_ERROR(rc);
+    for (f = 0; f < s->n_fns; f++)
+        SILT_RETURN_IF_ERROR(finish_result(op, s, &job, f, err));
+    return SILT_OK;
+}
+
 /*
  * Whether the input, with n_more rows of the next batch, no longer fits and
  * the window should partition it to disk: only with PARTITION BY keys (a
@@ -783,9 +1164,6 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     size_t n_acc = s->n_child + 2 * s->n_fns, col, f;
     vec_accum *acc = arena_calloc(op->op_arena, n_acc, sizeof(vec_accum));
     arena *scratch = arena_new(op->op_arena, "window_scratch");
-    engine_sort_key *keys;
-    int64_t k, ps;
-    prefix pre;
     if (acc == NULL || scratch == NULL)
         return err_nomem(err);
     /* without a limit, the rows and arguments all live in rows_arena (freed when spilling) */
@@ -849,96 +1227,14 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     if (s->limit_k >= 0)
         s->n_rows = acc[0].n_rows;
     s->cols = arena_calloc(op->op_arena, n_acc, sizeof(col_vec *));
-    s->idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    keys = arena_calloc(op->op_arena, s->n_part + s->n_order + 1, sizeof(engine_sort_key));
-    pre.cnt = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    pre.dsum = arena_alloc(op->op_arena, sizeof(double) * (size_t)(s->n_rows + 1));
-    pre.isum = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    pre.dec = arena_alloc(op->op_arena, sizeof(col_int128) * (size_t)(s->n_rows + 1));
-    pre.nn = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    s->results = arena_calloc(op->op_arena, s->n_fns ? s->n_fns : 1, sizeof(col_vec *));
-    if (s->cols == NULL || s->idx == NULL || keys == NULL || pre.cnt == NULL ||
-        pre.dsum == NULL || pre.isum == NULL || pre.dec == NULL || pre.nn == NULL ||
-        s->results == NULL)
+    if (s->cols == NULL)
         return err_nomem(err);
     for (col = 0; col < n_acc; col++) {
         if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
             continue;
         SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &s->cols[col], err));
     }
-    for (k = 0; k < (int64_t)s->n_part; k++)
-        keys[k] = engine_sort_key_default(s->part_cols[k], 0);
-    memcpy(keys + s->n_part, s->order, sizeof(engine_sort_key) * s->n_order);
-    for (k = 0; k < s->n_rows; k++)
-        s->idx[k] = k;
-    SILT_RETURN_IF_ERROR(engine_sort_indices(keys, s->n_part + s->n_order, s->cols, s->idx,
-                                             s->n_rows, op->op_arena, err));
-    for (f = 0; f < s->n_fns; f++) {
-        const engine_window_fn *fn = &s->fns[f];
-        const col_type *t = op->schema->fields[s->n_child + f].type;
-        col_vec *arg = s->cols[s->n_child + 2 * f];
-        int64_t *take = NULL;
-        engine_frame frame = fn->frame;
-        if (!fn->has_frame) {
-            frame.type = s->n_order > 0 ? FRAME_RANGE : FRAME_ROWS;
-            frame.start_unbounded = 1;
-            frame.end_unbounded = s->n_order == 0;
-            frame.start = frame.end = 0;
-        }
-        if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD || win_is_value(fn->kind) ||
-            (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX))) {
-            take = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-            if (take == NULL)
-                return err_nomem(err);
-            SILT_RETURN_IF_ERROR(vec_new(&s->results[f], op->op_arena,
-                                         col_type_primitive(COL_LONG), s->n_rows, err));
-        } else {
-            SILT_RETURN_IF_ERROR(vec_new(&s->results[f], op->op_arena, t, s->n_rows, err));
-        }
-        for (ps = 0; ps < s->n_rows;) {
-            int64_t pe = ps + 1;
-            while (pe < s->n_rows && same_partition(s, pe - 1, pe))
-                pe++;
-            if (fn->kind == WIN_ROW_NUMBER || fn->kind == WIN_RANK || fn->kind == WIN_DENSE_RANK)
-                SILT_RETURN_IF_ERROR(compute_ranking(s, fn, s->results[f], ps, pe));
-            else if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD)
-                offset_rows(s, fn, take, ps, pe);
-            else if (win_is_value(fn->kind))
-                compute_value(s, fn, arg, take, &frame, ps, pe, &pre);
-            else if (fn->kind != WIN_AGG)
-                compute_distribution(s, fn, s->results[f], ps, pe);
-            else
-                SILT_RETURN_IF_ERROR(compute_agg(op, s, fn, arg, s->results[f], &frame, ps, pe,
-                                                 &pre, err));
-            ps = pe;
-        }
-        if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD) {
-            /* Rows outside the partition take the default (NULL without one). */
-            col_vec *def = s->cols[s->n_child + 2 * f + 1];
-            const col_vec **src = arena_calloc(op->op_arena, (size_t)(s->n_rows + 1), sizeof(col_vec *));
-            col_vec *shifted, *defaults = NULL;
-            int64_t *def_idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-            if (src == NULL || def_idx == NULL)
-                return err_nomem(err);
-            for (k = 0; k < s->n_rows; k++)
-                def_idx[k] = s->idx[k];
-            SILT_RETURN_IF_ERROR(vec_gather(&shifted, op->op_arena, arg, take, s->n_rows, err));
-            if (def != NULL)
-                SILT_RETURN_IF_ERROR(vec_gather(&defaults, op->op_arena, def, def_idx, s->n_rows, err));
-            for (k = 0; k < s->n_rows; k++)
-                src[k] = take[k] >= 0 ? shifted : defaults;
-            SILT_RETURN_IF_ERROR(vec_merge(&s->results[f], op->op_arena, t, s->n_rows, NULL,
-                                           s->n_rows, src, err));
-        } else if (win_is_value(fn->kind)) {
-            SILT_RETURN_IF_ERROR(vec_gather(&s->results[f], op->op_arena, arg, take, s->n_rows, err));
-        } else if (take != NULL) {
-            /* min/max computed the winning row number per position */
-            col_vec *rowv = s->results[f];
-            for (k = 0; k < s->n_rows; k++)
-                take[k] = ((int64_t *)rowv->values)[k];
-            SILT_RETURN_IF_ERROR(vec_gather(&s->results[f], op->op_arena, arg, take, s->n_rows, err));
-        }
-    }
+    SILT_RETURN_IF_ERROR(win_compute(op, s, err));
     s->next_row = 0;
     s->drained = 1;
     return SILT_OK;

@@ -344,23 +344,33 @@ static silt_status make_windows(binder *b, plan *p, win_state *ws, silt_error *e
                                          err));
         names[col] = p->scope.cols[col].name;
     }
-    /* Each call's keys get columns; its partition columns start at pcol[idx]. */
+    /*
+     * Each call's keys get columns: kcol[idx][k] for partition key k, then
+     * the order keys. A key that is a plain input column is used where it is
+     * (the window would otherwise hold and sort a second copy of it).
+     */
     {
-        int64_t *pcol = arena_calloc(b->a, ws->n + 1, sizeof(int64_t));
+        int64_t **kcol = arena_calloc(b->a, ws->n + 1, sizeof(int64_t *));
         size_t next = w;
         bind_scope saved;
-        if (pcol == NULL)
+        if (kcol == NULL)
             return err_nomem(err);
         for (idx = 0; idx < ws->n; idx++) {
             win_call *c = &ws->calls[idx];
-            pcol[idx] = (int64_t)next;
-            for (k = 0; k < c->n_partition; k++) {
-                exprs[next] = c->partition[k];
-                names[next++] = arena_sprintf(b->a, "_w%zu_p%zu", idx, k);
-            }
-            for (k = 0; k < c->n_order; k++) {
-                exprs[next] = c->order[k];
-                names[next++] = arena_sprintf(b->a, "_w%zu_o%zu", idx, k);
+            kcol[idx] = arena_calloc(b->a, c->n_partition + c->n_order + 1, sizeof(int64_t));
+            if (kcol[idx] == NULL)
+                return err_nomem(err);
+            for (k = 0; k < c->n_partition + c->n_order; k++) {
+                expr *e = k < c->n_partition ? c->partition[k] : c->order[k - c->n_partition];
+                if (e->kind == EXPR_COLUMN && e->col_idx >= 0 && (size_t)e->col_idx < w) {
+                    kcol[idx][k] = e->col_idx;
+                    continue;
+                }
+                kcol[idx][k] = (int64_t)next;
+                exprs[next] = e;
+                names[next++] = k < c->n_partition
+                                    ? arena_sprintf(b->a, "_w%zu_p%zu", idx, k)
+                                    : arena_sprintf(b->a, "_w%zu_o%zu", idx, k - c->n_partition);
             }
         }
         saved = p->scope;
@@ -383,10 +393,10 @@ static silt_status make_windows(binder *b, plan *p, win_state *ws, silt_error *e
             if (fns == NULL || members == NULL || parts == NULL || order == NULL)
                 return err_nomem(err);
             for (k = 0; k < c->n_partition; k++)
-                parts[k] = pcol[idx] + (int64_t)k;
+                parts[k] = kcol[idx][k];
             for (k = 0; k < c->n_order; k++) {
                 order[k] = c->order_keys[k];
-                order[k].col_idx = pcol[idx] + (int64_t)(c->n_partition + k);
+                order[k].col_idx = kcol[idx][c->n_partition + k];
             }
             for (j = idx; j < ws->n; j++) {
                 win_call *o = &ws->calls[j];

@@ -617,3 +617,18 @@ void test_engine_spill_ops__left_join_without_keys_still_fails(void)
     check_int(0, ctx.mem_used);
     check_int(0, test_dir_entries(test_tmpdir()));
 }
+
+void test_engine_spill_ops__window_parallel_equals_serial(void)
+{
+    /* 3,000 partitions in tasks on two threads: the same rows as on the caller alone */
+    gen *g = new_gen(60000, 3000, 22, 1);
+    tpool *pool;
+    const char *serial = windowed(g, 0, 1), *parallel;
+    check_ok(tpool_new(&pool, 1, &err), &err);
+    ctx.pool = pool;
+    parallel = windowed(g, 0, 1);
+    ctx.pool = NULL;
+    tpool_free(pool);
+    check(strcmp(serial, parallel) == 0);
+    check_int(0, ctx.mem_used);
+}
