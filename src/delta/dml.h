@@ -23,7 +23,8 @@
  *   UPDATE {predicate: ["..."]}  numRemovedFiles, numAddedFiles,
  *          numUpdatedRows, numCopiedRows, numRemovedBytes, numAddedBytes,
  *          numAddedChangeFiles, executionTimeMs, scanTimeMs, rewriteTimeMs
- *   RESTORE {version, timestamp} tableSizeAfterRestore,
+ *   RESTORE {version, timestamp} tableSizeAfterRestore,   (no cdc files
+ *          even with the change data feed on, as Delta: adds and removes are the changes)
  *          numOfFilesAfterRestore, numRemovedFiles, numRestoredFiles,
  *          removedFilesSize, restoredFilesSize
  * On any error the table is unchanged (new files may stay as orphans).
@@ -164,7 +165,10 @@ typedef struct delta_merge_metrics {
  * MERGE INTO table USING source ON keys WHEN ... as one MERGE commit
  * (history: {predicate: ["..."], matchedPredicates, notMatchedPredicates,
  * notMatchedBySourcePredicates} and Delta's numTarget.../numSourceRows
- * metrics, as delta_merge_metrics lists, plus zero DV and CDF counts). The
+ * metrics, as delta_merge_metrics lists, plus zero DV counts). With the
+ * change data feed on, a MERGE that changes target rows writes cdc files of
+ * its deletes, update pre/post images and inserts (numTargetChangeFilesAdded);
+ * an insert-only MERGE writes none, as Delta (its adds are its changes). The
  * source keys are hashed; the candidate target files are read and only
  * those where a clause changes a row are rewritten. A target row matched by
  * more than one source row while there is a WHEN MATCHED clause fails with

@@ -14,7 +14,7 @@
  */
 #include <string.h>
 
-#include "delta/dml.h"
+#include "delta/dml_int.h"
 #include "delta/scan.h"
 #include "delta/write_int.h"
 #include "util/hashmap.h"
@@ -36,6 +36,7 @@ typedef struct merge_ctx {
     uint8_t *source_matched;
     delta_txn *txn;
     delta_writer *w;
+    dml_cdc cdc; /* change data files, when the change data feed is on */
     const col_type *schema; /* the table's schema after the MERGE (evolved or the snapshot's) */
     struct pair_buf *pairs; /* with a residual ON condition: pairs waiting for it (heap) */
     arena *a, *file_a, *pair_a;
@@ -343,6 +344,35 @@ static silt_status write_relabelled(merge_ctx *ctx, const col_batch *b, silt_err
     return delta_write_batch(ctx->w, &copy, err);
 }
 
+/*
+ * PROTOCOL: Change Data Files. The old values of the target rows a clause
+ * deleted ("delete") or updated ("update_preimage"); the new values go out
+ * with the updated rows (write_plan).
+ */
+static silt_status plan_changes(merge_ctx *ctx, const batch_plan *plan, silt_error *err)
+{
+    static const struct {
+        uint8_t action;
+        const char *change_type;
+    } kinds[] = {{DELTA_MERGE_DELETE, "delete"}, {DELTA_MERGE_UPDATE, "update_preimage"}};
+    int64_t n = plan->target->n_rows, row;
+    size_t k;
+    if (!ctx->cdc.on || plan->changes == 0)
+        return SILT_OK;
+    for (k = 0; k < sizeof(kinds) / sizeof(kinds[0]); k++) {
+        uint8_t *mask = arena_alloc(ctx->file_a, (size_t)n + 1);
+        col_batch *rows = NULL;
+        if (mask == NULL)
+            return err_nomem(err);
+        for (row = 0; row < n; row++)
+            mask[row] = plan->action[row] == kinds[k].action;
+        SILT_RETURN_IF_ERROR(col_batch_filter(&rows, ctx->file_a, plan->target, mask, err));
+        SILT_RETURN_IF_ERROR(dml_cdc_write(&ctx->cdc, ctx->file_a, rows, kinds[k].change_type,
+                                           err));
+    }
+    return SILT_OK;
+}
+
 /* Writes a changed batch back: kept rows, then the updated ones; counts the metrics. */
 static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error *err)
 {
@@ -358,6 +388,7 @@ static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error
     if (kept->n_rows > 0)
         SILT_RETURN_IF_ERROR(write_relabelled(ctx, kept, err));
     ctx->m.num_target_rows_copied += kept->n_rows;
+    SILT_RETURN_IF_ERROR(plan_changes(ctx, plan, err));
     for (kind = 0; kind < 2; kind++) {
         uint8_t *upd_keep;
         col_batch *upd = NULL;
@@ -383,6 +414,8 @@ static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error
         if (n_upd == 0)
             continue;
         SILT_RETURN_IF_ERROR(col_batch_filter(&upd, ctx->file_a, plan->upd[kind], upd_keep, err));
+        SILT_RETURN_IF_ERROR(
+            dml_cdc_write(&ctx->cdc, ctx->file_a, upd, "update_postimage", err));
         SILT_RETURN_IF_ERROR(write_relabelled(ctx, upd, err));
     }
     return SILT_OK;
@@ -507,6 +540,11 @@ static silt_status insert_unmatched(merge_ctx *ctx, silt_error *err)
         return err_set(err, SILT_INVALID,
                        "the MERGE insert clause gave rows that are not of the table's schema");
     ctx->m.num_target_rows_inserted += rows->n_rows;
+    /* A commit with cdc files is read from them alone, so once the MERGE changed a target row
+     * its inserts are change rows too; an insert-only MERGE writes none and its add files are
+     * its changes, as Delta's. */
+    if (ctx->cdc.w != NULL)
+        SILT_RETURN_IF_ERROR(dml_cdc_write(&ctx->cdc, ctx->file_a, rows, "insert", err));
     return write_relabelled(ctx, rows, err);
 }
 
@@ -533,7 +571,7 @@ static silt_status set_history(merge_ctx *ctx, int64_t exec_ns, silt_error *err)
         {"numOutputRows", m->num_output_rows},
         {"numTargetFilesAdded", m->num_target_files_added},
         {"numTargetFilesRemoved", m->num_target_files_removed},
-        {"numTargetChangeFilesAdded", 0},
+        {"numTargetChangeFilesAdded", ctx->cdc.n_files},
         {"numTargetBytesAdded", m->num_target_bytes_added},
         {"numTargetBytesRemoved", m->num_target_bytes_removed},
         {"numTargetDeletionVectorsAdded", 0},
@@ -569,6 +607,7 @@ static silt_status add_written(merge_ctx *ctx, silt_error *err)
         m->num_target_rows_matched_deleted + m->num_target_rows_not_matched_by_source_deleted;
     m->num_output_rows =
         m->num_target_rows_copied + m->num_target_rows_updated + m->num_target_rows_inserted;
+    SILT_RETURN_IF_ERROR(dml_cdc_commit(&ctx->cdc, ctx->txn, err));
     if (ctx->w == NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_write_finish(ctx->w, &out, err));
@@ -586,7 +625,9 @@ static silt_status run(merge_ctx *ctx, delta_commit_result *result, silt_error *
     const delta_merge_spec *spec = ctx->spec;
     int64_t start = time_monotonic_nanos();
     size_t idx;
-    SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata, 1, err));
+    dml_cdc_init(&ctx->cdc, ctx->store, ctx->snap, ctx->schema);
+    SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata,
+                                              ctx->cdc.on ? DELTA_REMOVES_WITH_CDC : 1, err));
     SILT_RETURN_IF_ERROR(check_keys(ctx, err));
     SILT_RETURN_IF_ERROR(hash_source(ctx, err));
     ctx->m.num_source_rows = spec->source->n_rows;
@@ -626,6 +667,7 @@ silt_status delta_merge(io_store *store, const delta_snapshot *snap, const delta
     if (rc == SILT_OK && metrics != NULL)
         *metrics = ctx.m;
     delta_write_free(ctx.w);
+    dml_cdc_clear(&ctx.cdc);
     delta_txn_free(ctx.txn);
     hashmap_clear(&ctx.keys);
     buf_clear(&ctx.key);

@@ -396,3 +396,88 @@ void test_delta_write_merge__evolved_schema(void)
     delta_snapshot_free(after);
     delta_snapshot_free(before);
 }
+
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
+/*
+ * PROTOCOL: Change Data Files. With the change data feed on, a MERGE that
+ * changes target rows writes cdc files (dataChange false) for every
+ * partition it touched, its inserts included (a commit with cdc actions is
+ * read from them alone), and counts them in numTargetChangeFilesAdded.
+ * (Their rows are compared with Spark's and delta-rs's change feed in the
+ * interop.cdf_merge_restore ctest.)
+ */
+void test_delta_write_merge__change_data_files(void)
+{
+    static const char *const src[] = {"2|TWO|a", "4|FOUR|b", "7|seven|z"};
+    delta_merge_spec spec;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    const char *text;
+    wt_make_cdf_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 3));
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_str("1|one|a;2|TWO|a;3|three|a;4|FOUR|b;5|five|b;6|six|c;7|seven|z",
+              wt_read(a, store, -1));
+    text = wt_commit_text(a, store, 1);
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=a/cdc-");
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=b/cdc-");
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=z/cdc-"); /* the insert */
+    check_int(3, count_of(text, "{\"cdc\":"));
+    check_int(3, count_of(text, "\"dataChange\":false}}"));
+    check_str("3", wt_commit_info(a, store, 1, "operationMetrics.numTargetChangeFilesAdded"));
+}
+
+/* A MERGE that only inserts writes no cdc files on a change-data-feed table: its add files
+ * are its changes, as Delta writes it. */
+void test_delta_write_merge__insert_only_writes_no_change_data(void)
+{
+    static const char *const src[] = {"7|seven|z", "8|eight|a"};
+    delta_merge_spec spec;
+    delta_snapshot *snap;
+    const char *text;
+    wt_make_cdf_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 2));
+    check_ok(delta_merge(store, snap, &spec, NULL, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    text = wt_commit_text(a, store, 1);
+    check_int(0, count_of(text, "{\"cdc\":"));
+    check_int(0, count_of(text, "{\"remove\":"));
+    check_int(2, count_of(text, "{\"add\":"));
+    check_str("0", wt_commit_info(a, store, 1, "operationMetrics.numTargetChangeFilesAdded"));
+}
+
+/* Deletes alone (matched and not matched by source) on a change-data-feed table: cdc files
+ * with the deleted rows, and the rewritten partition keeps its other rows. */
+void test_delta_write_merge__deletes_write_change_data(void)
+{
+    static const char *const src[] = {"1|x|a"};
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_snapshot *snap;
+    delta_merge_metrics m;
+    const char *text;
+    wt_make_cdf_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), src, 1);
+    spec.n_keys = 1;
+    spec.target_keys = key_id;
+    spec.source_keys = src_id;
+    spec.matched = delete_all;
+    spec.not_matched_by_source = delete_b;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(3, m.num_target_rows_deleted);
+    check_str("2|two|a;3|three|a;6|six|c", wt_read(a, store, -1));
+    text = wt_commit_text(a, store, 1);
+    check_int(2, count_of(text, "{\"cdc\":"));
+    check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numTargetChangeFilesAdded"));
+}
