@@ -146,9 +146,12 @@ typedef struct delta_merge_spec {
     /* Schema evolution: the table schema with new columns appended (NULL = unchanged). Target
      * rows reach the clauses with the new columns null; the commit sets the new schema. */
     const col_type *evolved_schema;
+    /* Bytes of a target file's decoded batches held while none of them changes (0 = 64 MB);
+     * past it, a file whose first change comes later is read a second time (tests set it). */
+    size_t hold_bytes;
 } delta_merge_spec;
 
-#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0}
 
 typedef struct delta_merge_metrics {
     int64_t num_source_rows;
@@ -169,8 +172,9 @@ typedef struct delta_merge_metrics {
  * change data feed on, a MERGE that changes target rows writes cdc files of
  * its deletes, update pre/post images and inserts (numTargetChangeFilesAdded);
  * an insert-only MERGE writes none, as Delta (its adds are its changes). The
- * source keys are hashed; the candidate target files are read and only
- * those where a clause changes a row are rewritten. A target row matched by
+ * source keys are hashed; the candidate target files are read once and
+ * only those where a clause changes a row are rewritten (from the batches
+ * already decoded; see hold_bytes). A target row matched by
  * more than one source row while there is a WHEN MATCHED clause fails with
  * SILT_INVALID "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]",
  * before anything is committed.
