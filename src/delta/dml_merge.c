@@ -358,52 +358,149 @@ static silt_status plan_changes(merge_ctx *ctx, const batch_plan *plan, silt_err
     return SILT_OK;
 }
 
-/* Writes a changed batch back: kept rows, then the updated ones; counts the metrics. */
-static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error *err)
+/* The rows of a batch no clause changed. */
+static silt_status write_kept(merge_ctx *ctx, const batch_plan *plan, silt_error *err)
 {
-    int64_t n = plan->target->n_rows, row, idx;
+    int64_t n = plan->target->n_rows, row;
     uint8_t *keep = arena_alloc(ctx->file_a, (size_t)n + 1);
     col_batch *kept = NULL;
-    int kind;
     if (keep == NULL)
         return err_nomem(err);
     for (row = 0; row < n; row++)
         keep[row] = plan->action[row] == DELTA_MERGE_KEEP;
     SILT_RETURN_IF_ERROR(col_batch_filter(&kept, ctx->file_a, plan->target, keep, err));
-    if (kept->n_rows > 0)
-        SILT_RETURN_IF_ERROR(write_relabelled(ctx, kept, err));
-    ctx->m.num_target_rows_copied += kept->n_rows;
+    return kept->n_rows > 0 ? write_relabelled(ctx, kept, err) : SILT_OK;
+}
+
+/*
+ * A batch without deletes on an unpartitioned table with only flat
+ * fixed-width columns is written back in place: the updated rows' new
+ * values are copied over the old ones in the decoded batch (which belongs
+ * to this MERGE), so the kept rows, usually most of them, are not copied
+ * into a new batch first. Row order stays as it was.
+ */
+static int patchable(const merge_ctx *ctx, const batch_plan *plan)
+{
+    int64_t row;
+    size_t col;
+    int kind;
+    if (ctx->snap->metadata.n_partition_columns > 0)
+        return 0;
+    for (row = 0; row < plan->target->n_rows; row++)
+        if (plan->action[row] == DELTA_MERGE_DELETE)
+            return 0;
+    for (col = 0; col < plan->target->n_cols; col++) {
+        const col_vec *v = plan->target->cols[col];
+        if (col_type_is_nested(v->type->id) || col_type_value_width(v->type->id) == 0 ||
+            v->dictionary != NULL || v->values == NULL)
+            return 0;
+        for (kind = 0; kind < 2; kind++)
+            if (plan->n_upd[kind] > 0 && plan->upd[kind]->cols[col]->dictionary != NULL)
+                return 0;
+    }
+    return 1;
+}
+
+/* Row `row` of t takes row `from` of u (same fixed-width type); validity follows. */
+static silt_status patch_value(arena *a, col_vec *t, int64_t row, const col_vec *u, int64_t from,
+                               silt_error *err)
+{
+    size_t width = col_type_value_width(t->type->id);
+    int was_null = col_vec_is_null(t, row);
+    if (col_vec_is_null(u, from)) {
+        if (t->validity == NULL) {
+            size_t bytes = (size_t)(t->length + 7) / 8;
+            if ((t->validity = arena_alloc(a, bytes + 1)) == NULL)
+                return err_nomem(err);
+            memset(t->validity, 0xff, bytes + 1);
+        }
+        col_bit_clear(t->validity, row);
+        t->null_count += !was_null;
+        return SILT_OK;
+    }
+    memcpy((char *)t->values + (size_t)row * width, (const char *)u->values + (size_t)from * width,
+           width);
+    if (was_null) {
+        col_bit_set(t->validity, row);
+        t->null_count--;
+    }
+    return SILT_OK;
+}
+
+static silt_status patch_batch(merge_ctx *ctx, const batch_plan *plan, silt_error *err)
+{
+    col_batch *t = (col_batch *)plan->target; /* decoded for this MERGE: ours to change */
+    int kind;
+    int64_t idx;
+    size_t col;
+    for (kind = 0; kind < 2; kind++)
+        for (idx = 0; idx < plan->n_upd[kind]; idx++) {
+            int64_t row = plan->upd_rows[kind][idx];
+            if (plan->action[row] != DELTA_MERGE_UPDATE)
+                continue;
+            for (col = 0; col < t->n_cols; col++)
+                SILT_RETURN_IF_ERROR(patch_value(ctx->file_a, t->cols[col], row,
+                                                 plan->upd[kind]->cols[col], idx, err));
+        }
+    return write_relabelled(ctx, t, err);
+}
+
+/* Counts the updates and deletes of one clause kind; fills upd_keep (its rows updated). */
+static void count_kind(merge_ctx *ctx, const batch_plan *plan, int kind, uint8_t *upd_keep,
+                       int64_t *n_upd_out)
+{
+    int64_t idx, n_upd = 0, n_del = 0;
+    for (idx = 0; idx < plan->n_upd[kind]; idx++) {
+        uint8_t act = plan->action[plan->upd_rows[kind][idx]];
+        upd_keep[idx] = act == DELTA_MERGE_UPDATE;
+        n_upd += act == DELTA_MERGE_UPDATE;
+        n_del += act == DELTA_MERGE_DELETE;
+    }
+    if (kind == 0) {
+        ctx->m.num_target_rows_matched_updated += n_upd;
+        ctx->m.num_target_rows_matched_deleted += n_del;
+    } else {
+        ctx->m.num_target_rows_not_matched_by_source_updated += n_upd;
+        ctx->m.num_target_rows_not_matched_by_source_deleted += n_del;
+    }
+    *n_upd_out = n_upd;
+}
+
+/*
+ * Writes a changed batch back and counts the metrics: in place (patchable),
+ * or the kept rows and then the updated ones. The change data (old values
+ * first) is written before the batch is patched.
+ */
+static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error *err)
+{
+    int64_t n = plan->target->n_rows, row, n_changed = 0;
+    int patch = patchable(ctx, plan);
+    int kind;
     SILT_RETURN_IF_ERROR(plan_changes(ctx, plan, err));
     for (kind = 0; kind < 2; kind++) {
         uint8_t *upd_keep;
         col_batch *upd = NULL;
-        int64_t n_upd = 0, n_del = 0;
+        int64_t n_upd = 0;
         if (plan->n_upd[kind] == 0)
             continue;
         upd_keep = arena_calloc(ctx->file_a, (size_t)plan->n_upd[kind] + 1, 1);
         if (upd_keep == NULL)
             return err_nomem(err);
-        for (idx = 0; idx < plan->n_upd[kind]; idx++) {
-            uint8_t act = plan->action[plan->upd_rows[kind][idx]];
-            upd_keep[idx] = act == DELTA_MERGE_UPDATE;
-            n_upd += act == DELTA_MERGE_UPDATE;
-            n_del += act == DELTA_MERGE_DELETE;
-        }
-        if (kind == 0) {
-            ctx->m.num_target_rows_matched_updated += n_upd;
-            ctx->m.num_target_rows_matched_deleted += n_del;
-        } else {
-            ctx->m.num_target_rows_not_matched_by_source_updated += n_upd;
-            ctx->m.num_target_rows_not_matched_by_source_deleted += n_del;
-        }
-        if (n_upd == 0)
+        count_kind(ctx, plan, kind, upd_keep, &n_upd);
+        if (n_upd == 0 || (patch && !ctx->cdc.on))
             continue;
         SILT_RETURN_IF_ERROR(col_batch_filter(&upd, ctx->file_a, plan->upd[kind], upd_keep, err));
         SILT_RETURN_IF_ERROR(
             dml_cdc_write(&ctx->cdc, ctx->file_a, upd, "update_postimage", err));
-        SILT_RETURN_IF_ERROR(write_relabelled(ctx, upd, err));
+        if (!patch)
+            SILT_RETURN_IF_ERROR(write_relabelled(ctx, upd, err));
     }
-    return SILT_OK;
+    for (row = 0; row < n; row++)
+        n_changed += plan->action[row] != DELTA_MERGE_KEEP;
+    ctx->m.num_target_rows_copied += n - n_changed;
+    if (patch)
+        return patch_batch(ctx, plan, err);
+    return write_kept(ctx, plan, err);
 }
 
 /* ---- files ------------------------------------------------------------------------------- */

@@ -561,3 +561,64 @@ static void merge_no_change(size_t hold_bytes)
 void test_delta_write_merge__unchanged_long_file_kept(void) { merge_no_change(0); }
 
 void test_delta_write_merge__unchanged_long_file_kept_unheld(void) { merge_no_change(1); }
+
+/* WHEN MATCHED THEN UPDATE SET * over (id, v) */
+static silt_status set_all(const col_batch *target, const col_batch *source, uint8_t *action,
+                           arena *ar, col_batch **updated, void *payload, silt_error *e)
+{
+    col_batch *b = arena_memdup(ar, source, sizeof(*source));
+    (void)payload;
+    (void)e;
+    b->schema = target->schema;
+    memset(action, DELTA_MERGE_UPDATE, (size_t)target->n_rows);
+    *updated = b;
+    return SILT_OK;
+}
+
+/*
+ * Fixed-width columns only, no deletes: the updated rows are written over
+ * the decoded batch in place; values become null and nulls become values
+ * (the validity bitmap is made when the batch had none), and the rows keep
+ * their order in the rewritten file.
+ */
+void test_delta_write_merge__update_in_place(void)
+{
+    static const char *const rows[] = {"1|10", "2|20", "3|30", "4|40", "5|50"};
+    static const char *const src1[] = {"3|null"};
+    static const char *const src2[] = {"2|22", "3|33", "5|null", "9|90"};
+    col_field f[2];
+    const col_type *schema;
+    delta_writer *w = NULL;
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("v", COL_LONG);
+    schema = col_type_struct(a, 2, f);
+    check_ok(delta_write_open(&w, store, NULL, schema, NULL, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, schema, rows, 5), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+    /* The batch has no nulls yet: a validity bitmap is made for the new null. */
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, schema, src1, 1);
+    spec.n_keys = 1;
+    spec.target_keys = key_id;
+    spec.source_keys = src_id;
+    spec.matched = set_all;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(1, m.num_target_rows_updated);
+    check_int(4, m.num_target_rows_copied);
+    check_str("1|10;2|20;3|null;4|40;5|50", wt_read(a, store, -1));
+    /* Nulls become values and values nulls. */
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, schema, src2, 4);
+    spec.insert = insert_all;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(3, m.num_target_rows_updated);
+    check_int(2, m.num_target_rows_copied);
+    check_int(1, m.num_target_rows_inserted);
+    check_str("1|10;2|22;3|33;4|40;5|null;9|90", wt_read(a, store, -1));
+}
