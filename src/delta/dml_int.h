@@ -50,6 +50,7 @@ void dml_cdc_clear(dml_cdc *c);
 typedef struct dml_key_index {
     size_t n_keys;
     const col_vec *const *src; /* the source's key columns */
+    size_t *width;             /* per key column: value bytes, 0 for strings and binaries */
     int64_t *slot;             /* 1 + first source row of a key, 0 = empty */
     uint64_t *slot_hash;
     size_t mask;               /* slots - 1 (a power of two) */

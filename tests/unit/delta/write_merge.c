@@ -622,3 +622,43 @@ void test_delta_write_merge__update_in_place(void)
     check_int(1, m.num_target_rows_inserted);
     check_str("1|10;2|22;3|33;4|40;5|null;9|90", wt_read(a, store, -1));
 }
+
+/* WHEN MATCHED THEN DELETE, on a key of two string columns (name, p) */
+static const char *const key_name_p[] = {"name", "p"};
+static const size_t src_name_p[] = {1, 2};
+
+/*
+ * The key index over two string columns: the target's strings come back
+ * from Parquet (dictionary-encoded or not), the source's are flat; a null
+ * in either key column matches nothing; equal keys several source rows
+ * share form one chain (the multiple-match error names them).
+ */
+void test_delta_write_merge__string_keys(void)
+{
+    static const char *const src[] = {"0|two|a", "0|five|b", "0|five|a", "0|null|c",
+                                       "0|six|null", "0|seven|z"};
+    static const char *const dup[] = {"0|one|a", "0|one|a"};
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    wt_make_abc_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), src, 6);
+    spec.n_keys = 2;
+    spec.target_keys = key_name_p;
+    spec.source_keys = src_name_p;
+    spec.matched = delete_all;
+    spec.insert = insert_all;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(2, m.num_target_rows_deleted); /* two|a and five|b */
+    check_int(4, m.num_target_rows_inserted);
+    check_str("0|five|a;0|null|c;0|seven|z;0|six|null;1|one|a;3|three|a;4|four|b;6|six|c",
+              wt_read(a, store, -1));
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), dup, 2);
+    spec.matched = set_name;
+    check_fails(SILT_INVALID, delta_merge(store, snap, &spec, NULL, NULL, &err));
+    check_contains(err.message, "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]");
+    delta_snapshot_free(snap);
+}
