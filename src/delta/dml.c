@@ -99,7 +99,7 @@ static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error 
  * every batch is written back through rewrite_batch.
  */
 static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
-                             int64_t *n_match_out, silt_error *err)
+                             int64_t *n_match_out, int64_t *n_rows_out, silt_error *err)
 {
     delta_snapshot one = *ctx->snap;
     delta_scan *scan = NULL;
@@ -108,6 +108,7 @@ static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
     one.files = (delta_file *)file;
     one.n_files = 1;
     *n_match_out = 0;
+    *n_rows_out = 0;
     rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
     while (rc == SILT_OK) {
         col_batch *b = NULL;
@@ -123,8 +124,10 @@ static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
         }
         b->schema = ctx->snap->schema; /* the scan's schema dies with the scan */
         rc = match_batch(ctx, b, &fb, err);
-        if (rc == SILT_OK)
+        if (rc == SILT_OK) {
             *n_match_out += fb.n_match;
+            *n_rows_out += b->n_rows;
+        }
         if (rc == SILT_OK && rewrite)
             rc = rewrite_batch(ctx, &fb, err);
     }
@@ -204,17 +207,27 @@ static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error 
  * write it back batch by batch. Reading twice costs the scan of the files
  * that change; holding a whole file's rows would cost memory in proportion
  * to the file (several times its decoded size with the rewrite's copies).
+ * The first read is skipped when every row is known to match (all_match:
+ * stats or a partition-only predicate), and the second when the first
+ * found that every row matches a DELETE (nothing to write back).
  */
-static silt_status rewrite_file(dml_ctx *ctx, const delta_file *file, silt_error *err)
+static silt_status rewrite_file(dml_ctx *ctx, const delta_file *file, int all_match,
+                                silt_error *err)
 {
-    int64_t n_match = 0;
+    int64_t n_match = 0, n_rows = 0;
     ctx->m.num_files_read++;
-    SILT_RETURN_IF_ERROR(pass_file(ctx, file, 0, &n_match, err));
-    if (n_match == 0)
-        return SILT_OK; /* untouched */
+    if (!all_match) {
+        SILT_RETURN_IF_ERROR(pass_file(ctx, file, 0, &n_match, &n_rows, err));
+        if (n_match == 0)
+            return SILT_OK; /* untouched */
+        if (n_match == n_rows && ctx->update == NULL && !ctx->cdc.on) {
+            ctx->m.num_deleted_rows += n_rows; /* nothing to write back */
+            return remove_file(ctx, file, err);
+        }
+    }
     SILT_RETURN_IF_ERROR(remove_file(ctx, file, err));
     SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));
-    return pass_file(ctx, file, 1, &n_match, err);
+    return pass_file(ctx, file, 1, &n_match, &n_rows, err);
 }
 
 /* A whole file matches (no predicate, or a partition-only one): removed without rewriting. */
@@ -222,7 +235,7 @@ static silt_status drop_file(dml_ctx *ctx, const delta_file *file, silt_error *e
 {
     int64_t rows = 0;
     if (ctx->update != NULL)
-        return rewrite_file(ctx, file, err); /* UPDATE must still write the new rows */
+        return rewrite_file(ctx, file, 1, err); /* UPDATE must still write the new rows */
     SILT_RETURN_IF_ERROR(file_rows(ctx, file, &rows, err));
     ctx->m.num_deleted_rows += rows;
     return remove_file(ctx, file, err);
@@ -239,7 +252,12 @@ static silt_status process(dml_ctx *ctx, silt_error *err)
         const delta_file *file = &ctx->snap->files[idx];
         if (o->file_filter != NULL && !o->file_filter(ctx->snap, file, o->file_filter_payload))
             continue;
-        SILT_RETURN_IF_ERROR(whole ? drop_file(ctx, file, err) : rewrite_file(ctx, file, err));
+        int all = whole || (o->file_all_match != NULL &&
+                            o->file_all_match(ctx->snap, file, o->file_all_match_payload));
+        if (all && ctx->update == NULL && !ctx->cdc.on)
+            SILT_RETURN_IF_ERROR(drop_file(ctx, file, err));
+        else
+            SILT_RETURN_IF_ERROR(rewrite_file(ctx, file, all, err));
         arena_reset(ctx->file_a);
     }
     return SILT_OK;

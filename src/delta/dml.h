@@ -32,6 +32,7 @@
 #ifndef SILT_DELTA_DML_H
 #define SILT_DELTA_DML_H
 
+#include "delta/stats.h"
 #include "delta/write.h"
 
 /* delta_row_predicate_fn (write.h): the row predicate of DELETE and UPDATE. */
@@ -52,11 +53,15 @@ typedef struct delta_dml_options {
     delta_file_filter_fn file_filter; /* NULL = every file is a candidate */
     void *file_filter_payload;
     int partition_only; /* the predicate reads only partition columns: file_filter is exact */
+    /* Files whose every row matches (from partition values and stats: a DELETE removes them
+     * unread, an UPDATE skips looking for matches); NULL = none known. */
+    delta_file_filter_fn file_all_match;
+    void *file_all_match_payload;
     int64_t (*now_ms)(void *payload); /* commit clock for tests; NULL = wall clock */
     void *now_payload;
 } delta_dml_options;
 
-#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
 
 typedef struct delta_dml_metrics {
     int64_t num_removed_files, num_added_files;
@@ -64,6 +69,17 @@ typedef struct delta_dml_metrics {
     int64_t num_removed_bytes, num_added_bytes;
     int64_t num_files_read; /* candidate files scanned */
 } delta_dml_metrics;
+
+/*
+ * Sets *out to 1 when the file's partition values and statistics prove that
+ * every row satisfies all n_preds predicates (a conjunction of comparisons
+ * with literals, IS NULL, IS NOT NULL); 0 when they do not or cannot (no
+ * stats, nulls, float columns, long strings, deletion vectors). Parsed
+ * stats go to scratch. dml_stats.c.
+ */
+silt_status delta_file_all_rows_match(const dpred *preds, size_t n_preds,
+                                      const delta_snapshot *snap, const delta_file *file,
+                                      arena *scratch, int *out, silt_error *err);
 
 /* DELETE FROM table [WHERE predicate]. metrics and result may be NULL. */
 silt_status delta_delete(io_store *store, const delta_snapshot *snap, const delta_dml_options *opts,
