@@ -57,6 +57,7 @@ static silt_status open_writer(dml_cdc *c, silt_error *err)
         return SILT_OK;
     evolved = *c->snap;
     evolved.schema = c->schema;
+    evolved.metadata.schema = c->schema;
     return dwrite_open_cdc(&c->w, c->store, &evolved, err);
 }
 

@@ -662,3 +662,30 @@ void test_delta_write_merge__string_keys(void)
     check_contains(err.message, "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]");
     delta_snapshot_free(snap);
 }
+
+/* Schema evolution on a change-data-feed table: the change rows carry the new column (the
+ * change data writer takes the evolved schema, not the snapshot's). */
+void test_delta_write_merge__evolved_schema_change_data(void)
+{
+    static const char *const src[] = {"2|TWO|a"};
+    col_field f[4];
+    delta_merge_spec spec;
+    delta_snapshot *before;
+    const char *text;
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("name", COL_STRING);
+    f[2] = wt_field("p", COL_STRING);
+    f[3] = wt_field("extra", COL_LONG);
+    wt_make_cdf_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 1));
+    spec.insert = NULL;
+    spec.matched = set_name_extra;
+    spec.evolved_schema = col_type_struct(a, 4, f);
+    check_ok(delta_merge(store, before, &spec, NULL, NULL, &err), &err);
+    delta_snapshot_free(before);
+    check_str("1|one|a|null;2|TWO|a|20;3|three|a|null;4|four|b|null;5|five|b|null;6|six|c|null",
+              wt_read(a, store, -1));
+    text = wt_commit_text(a, store, 1);
+    check_int(1, count_of(text, "{\"cdc\":{\"path\":\"_change_data/p=a/cdc-"));
+}
