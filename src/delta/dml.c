@@ -10,7 +10,7 @@
  */
 #include <string.h>
 
-#include "delta/dml.h"
+#include "delta/dml_int.h"
 #include "delta/scan.h"
 #include "delta/stats.h"
 #include "delta/write_int.h"
@@ -24,9 +24,7 @@ typedef struct dml_ctx {
     void *update_payload;
     delta_txn *txn;
     delta_writer *w;
-    delta_writer *cdc_w; /* change data files, when the change data feed is on */
-    int cdf;
-    int64_t n_cdc_files;
+    dml_cdc cdc; /* change data files, when the change data feed is on */
     arena *file_a;
     delta_dml_metrics m;
     int64_t scan_ns, rewrite_ns;
@@ -101,7 +99,7 @@ static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error 
  * every batch is written back through rewrite_batch.
  */
 static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
-                             int64_t *n_match_out, silt_error *err)
+                             int64_t *n_match_out, int64_t *n_rows_out, silt_error *err)
 {
     delta_snapshot one = *ctx->snap;
     delta_scan *scan = NULL;
@@ -110,6 +108,7 @@ static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
     one.files = (delta_file *)file;
     one.n_files = 1;
     *n_match_out = 0;
+    *n_rows_out = 0;
     rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
     while (rc == SILT_OK) {
         col_batch *b = NULL;
@@ -125,8 +124,10 @@ static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
         }
         b->schema = ctx->snap->schema; /* the scan's schema dies with the scan */
         rc = match_batch(ctx, b, &fb, err);
-        if (rc == SILT_OK)
+        if (rc == SILT_OK) {
             *n_match_out += fb.n_match;
+            *n_rows_out += b->n_rows;
+        }
         if (rc == SILT_OK && rewrite)
             rc = rewrite_batch(ctx, &fb, err);
     }
@@ -158,54 +159,11 @@ static silt_status write_batch(dml_ctx *ctx, col_batch *b, silt_error *err)
     return delta_write_batch(ctx->w, &relabelled, err);
 }
 
-/* A STRING vector of n_rows copies of text (the _change_type column). */
-static silt_status const_string(arena *a, const char *text, int64_t n_rows, col_vec **out,
-                                silt_error *err)
-{
-    size_t len = strlen(text);
-    col_vec *v = arena_calloc(a, 1, sizeof(*v));
-    int64_t row;
-    if (v == NULL)
-        return err_nomem(err);
-    v->type = col_type_primitive(COL_STRING);
-    v->length = n_rows;
-    v->offsets = arena_alloc(a, (size_t)(n_rows + 1) * sizeof(int32_t));
-    v->data = arena_alloc(a, len * (size_t)n_rows + 1);
-    v->data_len = (int64_t)len * n_rows;
-    if (v->offsets == NULL || v->data == NULL)
-        return err_nomem(err);
-    for (row = 0; row <= n_rows; row++)
-        v->offsets[row] = (int32_t)(row * (int64_t)len);
-    for (row = 0; row < n_rows; row++)
-        memcpy(v->data + row * (int64_t)len, text, len);
-    *out = v;
-    return SILT_OK;
-}
-
-/*
- * PROTOCOL: Change Data Files. The rows of b as changes of one kind
- * ("delete", "update_preimage", "update_postimage") into the change data
- * writer, opened on first use.
- */
+/* PROTOCOL: Change Data Files: the rows of b as changes of one kind. */
 static silt_status write_changes(dml_ctx *ctx, const col_batch *b, const char *change_type,
                                  silt_error *err)
 {
-    col_batch changes;
-    col_vec **cols;
-    if (!ctx->cdf || b->n_rows == 0)
-        return SILT_OK;
-    if (ctx->cdc_w == NULL)
-        SILT_RETURN_IF_ERROR(dwrite_open_cdc(&ctx->cdc_w, ctx->store, ctx->snap, err));
-    cols = arena_calloc(ctx->file_a, b->n_cols + 1, sizeof(*cols));
-    if (cols == NULL)
-        return err_nomem(err);
-    memcpy(cols, b->cols, b->n_cols * sizeof(*cols));
-    SILT_RETURN_IF_ERROR(const_string(ctx->file_a, change_type, b->n_rows, &cols[b->n_cols], err));
-    changes.schema = delta_write_table_schema(ctx->cdc_w);
-    changes.n_rows = b->n_rows;
-    changes.n_cols = b->n_cols + 1;
-    changes.cols = cols;
-    return delta_write_batch(ctx->cdc_w, &changes, err);
+    return dml_cdc_write(&ctx->cdc, ctx->file_a, b, change_type, err);
 }
 
 /* The rows of fb that stay (DELETE: unmatched; UPDATE: unmatched, then the updated ones). */
@@ -235,7 +193,7 @@ static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error 
                        "the update produced a different number of rows than it was given");
     ctx->m.num_updated_rows += updated->n_rows;
     SILT_RETURN_IF_ERROR(write_changes(ctx, matched, "update_preimage", err));
-    if (ctx->cdf) {
+    if (ctx->cdc.on) {
         col_batch relabelled = *updated;
         relabelled.schema = ctx->snap->schema;
         SILT_RETURN_IF_ERROR(write_changes(ctx, &relabelled, "update_postimage", err));
@@ -249,17 +207,27 @@ static silt_status rewrite_batch(dml_ctx *ctx, const file_batch *fb, silt_error 
  * write it back batch by batch. Reading twice costs the scan of the files
  * that change; holding a whole file's rows would cost memory in proportion
  * to the file (several times its decoded size with the rewrite's copies).
+ * The first read is skipped when every row is known to match (all_match:
+ * stats or a partition-only predicate), and the second when the first
+ * found that every row matches a DELETE (nothing to write back).
  */
-static silt_status rewrite_file(dml_ctx *ctx, const delta_file *file, silt_error *err)
+static silt_status rewrite_file(dml_ctx *ctx, const delta_file *file, int all_match,
+                                silt_error *err)
 {
-    int64_t n_match = 0;
+    int64_t n_match = 0, n_rows = 0;
     ctx->m.num_files_read++;
-    SILT_RETURN_IF_ERROR(pass_file(ctx, file, 0, &n_match, err));
-    if (n_match == 0)
-        return SILT_OK; /* untouched */
+    if (!all_match) {
+        SILT_RETURN_IF_ERROR(pass_file(ctx, file, 0, &n_match, &n_rows, err));
+        if (n_match == 0)
+            return SILT_OK; /* untouched */
+        if (n_match == n_rows && ctx->update == NULL && !ctx->cdc.on) {
+            ctx->m.num_deleted_rows += n_rows; /* nothing to write back */
+            return remove_file(ctx, file, err);
+        }
+    }
     SILT_RETURN_IF_ERROR(remove_file(ctx, file, err));
     SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));
-    return pass_file(ctx, file, 1, &n_match, err);
+    return pass_file(ctx, file, 1, &n_match, &n_rows, err);
 }
 
 /* A whole file matches (no predicate, or a partition-only one): removed without rewriting. */
@@ -267,7 +235,7 @@ static silt_status drop_file(dml_ctx *ctx, const delta_file *file, silt_error *e
 {
     int64_t rows = 0;
     if (ctx->update != NULL)
-        return rewrite_file(ctx, file, err); /* UPDATE must still write the new rows */
+        return rewrite_file(ctx, file, 1, err); /* UPDATE must still write the new rows */
     SILT_RETURN_IF_ERROR(file_rows(ctx, file, &rows, err));
     ctx->m.num_deleted_rows += rows;
     return remove_file(ctx, file, err);
@@ -279,12 +247,17 @@ static silt_status process(dml_ctx *ctx, silt_error *err)
     size_t idx;
     /* With the change data feed on, whole files are read too: their rows are the changes
      * (a commit with cdc actions is read from them alone). */
-    int whole = (o->predicate == NULL || o->partition_only) && !ctx->cdf;
+    int whole = (o->predicate == NULL || o->partition_only) && !ctx->cdc.on;
     for (idx = 0; idx < ctx->snap->n_files; idx++) {
         const delta_file *file = &ctx->snap->files[idx];
         if (o->file_filter != NULL && !o->file_filter(ctx->snap, file, o->file_filter_payload))
             continue;
-        SILT_RETURN_IF_ERROR(whole ? drop_file(ctx, file, err) : rewrite_file(ctx, file, err));
+        int all = whole || (o->file_all_match != NULL &&
+                            o->file_all_match(ctx->snap, file, o->file_all_match_payload));
+        if (all && ctx->update == NULL && !ctx->cdc.on)
+            SILT_RETURN_IF_ERROR(drop_file(ctx, file, err));
+        else
+            SILT_RETURN_IF_ERROR(rewrite_file(ctx, file, all, err));
         arena_reset(ctx->file_a);
     }
     return SILT_OK;
@@ -327,7 +300,7 @@ static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numCopiedRows", m->num_copied_rows, err));
     for (idx = 0; idx < sizeof(dv_metrics) / sizeof(dv_metrics[0]); idx++)
         SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, dv_metrics[idx], 0, err));
-    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedChangeFiles", ctx->n_cdc_files, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedChangeFiles", ctx->cdc.n_files, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedBytes", m->num_removed_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedBytes", m->num_added_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "executionTimeMs", exec_ns / 1000000, err));
@@ -335,31 +308,11 @@ static silt_status set_history(dml_ctx *ctx, int64_t exec_ns, silt_error *err)
     return delta_txn_set_metric(txn, "rewriteTimeMs", ctx->rewrite_ns / 1000000, err);
 }
 
-/* The change data files as cdc actions. */
-static silt_status add_changes(dml_ctx *ctx, silt_error *err)
-{
-    delta_write_output out;
-    size_t idx;
-    if (ctx->cdc_w == NULL)
-        return SILT_OK;
-    SILT_RETURN_IF_ERROR(delta_write_finish(ctx->cdc_w, &out, err));
-    for (idx = 0; idx < out.n_adds; idx++) {
-        dlog_cdc cdc;
-        memset(&cdc, 0, sizeof(cdc));
-        cdc.path = out.adds[idx].path;
-        cdc.partition_values = out.adds[idx].partition_values;
-        cdc.size = out.adds[idx].size;
-        SILT_RETURN_IF_ERROR(delta_txn_add_cdc(ctx->txn, &cdc, err));
-    }
-    ctx->n_cdc_files = (int64_t)out.n_adds;
-    return SILT_OK;
-}
-
 static silt_status add_written(dml_ctx *ctx, silt_error *err)
 {
     delta_write_output out;
     size_t idx;
-    SILT_RETURN_IF_ERROR(add_changes(ctx, err));
+    SILT_RETURN_IF_ERROR(dml_cdc_commit(&ctx->cdc, ctx->txn, err));
     if (ctx->w == NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_write_finish(ctx->w, &out, err));
@@ -373,11 +326,9 @@ static silt_status add_written(dml_ctx *ctx, silt_error *err)
 static silt_status run(dml_ctx *ctx, delta_commit_result *result, silt_error *err)
 {
     int64_t start = time_monotonic_nanos();
-    const char *cdf =
-        dlog_map_get(&ctx->snap->metadata.configuration, "delta.enableChangeDataFeed", NULL);
-    ctx->cdf = cdf != NULL && str_casecmp(cdf, "true") == 0;
+    dml_cdc_init(&ctx->cdc, ctx->store, ctx->snap, NULL);
     SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata,
-                                              ctx->cdf ? DELTA_REMOVES_WITH_CDC : 1, err));
+                                              ctx->cdc.on ? DELTA_REMOVES_WITH_CDC : 1, err));
     SILT_RETURN_IF_ERROR(delta_txn_begin(&ctx->txn, ctx->store, ctx->snap,
                                          ctx->update ? "UPDATE" : "DELETE", err));
     if (ctx->opts->now_ms != NULL)
@@ -403,7 +354,7 @@ static silt_status run_dml(dml_ctx *ctx, delta_dml_metrics *metrics, delta_commi
     if (rc == SILT_OK && metrics != NULL)
         *metrics = ctx->m;
     delta_write_free(ctx->w);
-    delta_write_free(ctx->cdc_w);
+    dml_cdc_clear(&ctx->cdc);
     delta_txn_free(ctx->txn);
     arena_free(ctx->file_a);
     return rc;

@@ -23,7 +23,8 @@
  *   UPDATE {predicate: ["..."]}  numRemovedFiles, numAddedFiles,
  *          numUpdatedRows, numCopiedRows, numRemovedBytes, numAddedBytes,
  *          numAddedChangeFiles, executionTimeMs, scanTimeMs, rewriteTimeMs
- *   RESTORE {version, timestamp} tableSizeAfterRestore,
+ *   RESTORE {version, timestamp} tableSizeAfterRestore,   (no cdc files
+ *          even with the change data feed on, as Delta: adds and removes are the changes)
  *          numOfFilesAfterRestore, numRemovedFiles, numRestoredFiles,
  *          removedFilesSize, restoredFilesSize
  * On any error the table is unchanged (new files may stay as orphans).
@@ -31,6 +32,7 @@
 #ifndef SILT_DELTA_DML_H
 #define SILT_DELTA_DML_H
 
+#include "delta/stats.h"
 #include "delta/write.h"
 
 /* delta_row_predicate_fn (write.h): the row predicate of DELETE and UPDATE. */
@@ -51,11 +53,15 @@ typedef struct delta_dml_options {
     delta_file_filter_fn file_filter; /* NULL = every file is a candidate */
     void *file_filter_payload;
     int partition_only; /* the predicate reads only partition columns: file_filter is exact */
+    /* Files whose every row matches (from partition values and stats: a DELETE removes them
+     * unread, an UPDATE skips looking for matches); NULL = none known. */
+    delta_file_filter_fn file_all_match;
+    void *file_all_match_payload;
     int64_t (*now_ms)(void *payload); /* commit clock for tests; NULL = wall clock */
     void *now_payload;
 } delta_dml_options;
 
-#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
 
 typedef struct delta_dml_metrics {
     int64_t num_removed_files, num_added_files;
@@ -63,6 +69,17 @@ typedef struct delta_dml_metrics {
     int64_t num_removed_bytes, num_added_bytes;
     int64_t num_files_read; /* candidate files scanned */
 } delta_dml_metrics;
+
+/*
+ * Sets *out to 1 when the file's partition values and statistics prove that
+ * every row satisfies all n_preds predicates (a conjunction of comparisons
+ * with literals, IS NULL, IS NOT NULL); 0 when they do not or cannot (no
+ * stats, nulls, float columns, long strings, deletion vectors). Parsed
+ * stats go to scratch. dml_stats.c.
+ */
+silt_status delta_file_all_rows_match(const dpred *preds, size_t n_preds,
+                                      const delta_snapshot *snap, const delta_file *file,
+                                      arena *scratch, int *out, silt_error *err);
 
 /* DELETE FROM table [WHERE predicate]. metrics and result may be NULL. */
 silt_status delta_delete(io_store *store, const delta_snapshot *snap, const delta_dml_options *opts,
@@ -145,9 +162,12 @@ typedef struct delta_merge_spec {
     /* Schema evolution: the table schema with new columns appended (NULL = unchanged). Target
      * rows reach the clauses with the new columns null; the commit sets the new schema. */
     const col_type *evolved_schema;
+    /* Bytes of a target file's decoded batches held while none of them changes (0 = 64 MB);
+     * past it, a file whose first change comes later is read a second time (tests set it). */
+    size_t hold_bytes;
 } delta_merge_spec;
 
-#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL}
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0}
 
 typedef struct delta_merge_metrics {
     int64_t num_source_rows;
@@ -164,9 +184,13 @@ typedef struct delta_merge_metrics {
  * MERGE INTO table USING source ON keys WHEN ... as one MERGE commit
  * (history: {predicate: ["..."], matchedPredicates, notMatchedPredicates,
  * notMatchedBySourcePredicates} and Delta's numTarget.../numSourceRows
- * metrics, as delta_merge_metrics lists, plus zero DV and CDF counts). The
- * source keys are hashed; the candidate target files are read and only
- * those where a clause changes a row are rewritten. A target row matched by
+ * metrics, as delta_merge_metrics lists, plus zero DV counts). With the
+ * change data feed on, a MERGE that changes target rows writes cdc files of
+ * its deletes, update pre/post images and inserts (numTargetChangeFilesAdded);
+ * an insert-only MERGE writes none, as Delta (its adds are its changes). The
+ * source keys are hashed; the candidate target files are read once and
+ * only those where a clause changes a row are rewritten (from the batches
+ * already decoded; see hold_bytes). A target row matched by
  * more than one source row while there is a WHEN MATCHED clause fails with
  * SILT_INVALID "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]",
  * before anything is committed.

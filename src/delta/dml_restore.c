@@ -152,9 +152,13 @@ silt_status delta_restore(io_store *store, const delta_snapshot *snap, int64_t v
     ctx.store = store;
     ctx.now = snap;
     ctx.target = target;
-    rc = delta_check_writable(&snap->protocol, &snap->metadata, 1, err);
+    /* PROTOCOL: Change Data Files. Delta's RESTORE writes no cdc files even with the change
+     * data feed on: its removes and adds (dataChange true) are read as deletes and inserts. */
+    rc = delta_check_writable(&snap->protocol, &snap->metadata, DELTA_REMOVES_WITH_CDC, err);
     if (rc == SILT_OK)
         rc = delta_txn_begin(&ctx.txn, store, snap, "RESTORE", err);
+    if (rc == SILT_OK)
+        delta_txn_set_changes_are_files(ctx.txn);
     if (rc == SILT_OK)
         rc = stage(&ctx, timestamp_micros, err);
     if (rc == SILT_OK)

@@ -108,6 +108,8 @@ void delta_txn_set_max_attempts(delta_txn *txn, int attempts)
     txn->max_attempts = attempts < 1 ? 1 : attempts;
 }
 
+void delta_txn_set_changes_are_files(delta_txn *txn) { txn->changes_are_files = 1; }
+
 void delta_txn_set_clock(delta_txn *txn, int64_t (*now_ms)(void *payload), void *payload)
 {
     txn->now_ms = now_ms;
@@ -388,7 +390,7 @@ static silt_status prepare(delta_txn *txn, silt_error *err)
     SILT_RETURN_IF_ERROR(
         delta_check_writable(protocol, txn_metadata(txn),
                              txn->n_removes_data == 0 ? 0
-                             : txn->n_cdc > 0        ? DELTA_REMOVES_WITH_CDC
+                             : txn->n_cdc > 0 || txn->changes_are_files ? DELTA_REMOVES_WITH_CDC
                                                      : 1,
                              err));
     if (txn->has_metadata || txn->has_protocol || txn->n_domains > 0)

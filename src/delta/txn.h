@@ -149,6 +149,14 @@ void delta_txn_set_max_attempts(delta_txn *txn, int attempts);
 /* The clock for commit timestamps in ms (tests); NULL = the wall clock. */
 void delta_txn_set_clock(delta_txn *txn, int64_t (*now_ms)(void *payload), void *payload);
 
+/*
+ * The commit's data-changing adds and removes are its changes, needing no
+ * change data files even when the change data feed is on: RESTORE, whose
+ * commit Delta writes without cdc actions (readers of the feed take its
+ * removed files as deletes and its added files as inserts).
+ */
+void delta_txn_set_changes_are_files(delta_txn *txn);
+
 /* What the transaction read, for conflict checks. */
 silt_status delta_txn_read_whole_table(delta_txn *txn, silt_error *err);
 /* One partition read, as a map of partition column -> serialised value (NULL = null). */

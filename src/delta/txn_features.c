@@ -105,8 +105,8 @@ static silt_status check_feature(const char *feature, const dlog_metadata *md, i
     } else if (strcmp(feature, "changeDataFeed") == 0) {
         if (removes_data == 1 && property_true(md, "delta.enableChangeDataFeed"))
             return refuse(err, feature,
-                          "the change data feed is on and silt writes change data files only "
-                          "for DELETE and UPDATE");
+                          "the change data feed is on and this commit removes rows without "
+                          "writing change data files");
     } else if (strcmp(feature, "generatedColumns") == 0) {
         if (field_meta_has(schema, "delta.generationExpression"))
             return refuse(err, feature, "silt does not compute generated columns");

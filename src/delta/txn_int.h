@@ -44,6 +44,7 @@ struct delta_txn {
     const char *user_metadata;
     int n_adds, n_removes_data, n_domains;
     int n_cdc; /* cdc actions: the commit carries its own change data */
+    int changes_are_files; /* its add/remove files are its changes (RESTORE) */
     int committed; /* a transaction commits once */
 };
 

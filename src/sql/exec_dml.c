@@ -82,6 +82,7 @@ static silt_status eval_update(const col_batch *matched, arena *a, col_batch **o
 typedef struct part_prune {
     const delta_snapshot *snap;
     uint8_t *keep; /* per file of snap->files */
+    uint8_t *all;  /* per file: its stats prove every row matches (NULL = unknown) */
 } part_prune;
 
 static int prune_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
@@ -90,6 +91,15 @@ static int prune_filter(const delta_snapshot *snap, const delta_file *file, void
     if (snap != pp->snap || file < snap->files || file >= snap->files + snap->n_files)
         return 1;
     return pp->keep[file - snap->files];
+}
+
+static int all_match_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
+{
+    const part_prune *pp = payload;
+    if (pp->all == NULL || snap != pp->snap || file < snap->files ||
+        file >= snap->files + snap->n_files)
+        return 0;
+    return pp->all[file - snap->files];
 }
 
 static int is_partition_column(const delta_snapshot *snap, const char *name)
@@ -165,6 +175,59 @@ static void split_conj(const sql_expr *e, const sql_expr **out, size_t *n, size_
     }
 }
 
+/*
+ * The WHERE conjuncts as stats predicates when every one of them converts
+ * to exactly one (a comparison with a literal in the column's type, IS
+ * [NOT] NULL): only then can the stats prove that all rows of a file match.
+ * 0 when some conjunct does not.
+ */
+static size_t exact_preds(binder *b, const pushdown *pd, const col_type *schema, dpred **out)
+{
+    dpred *all = arena_calloc(b->a, pd->n + 1, sizeof(dpred));
+    size_t idx;
+    if (all == NULL)
+        return 0;
+    for (idx = 0; idx < pd->n; idx++) {
+        pushdown one = *pd;
+        dpred *p = NULL;
+        if (pd->conj[idx]->kind == SQL_EXPR_BETWEEN)
+            return 0; /* two predicates, of which one may not convert */
+        one.conj = &pd->conj[idx];
+        one.n = 1;
+        if (pushdown_preds(b, &one, schema, &p) != 1)
+            return 0;
+        all[idx] = *p;
+    }
+    *out = all;
+    return pd->n;
+}
+
+/* Per kept file: whether its partition values and stats prove every row matches (DELETE
+ * then removes it unread). */
+static silt_status plan_all_match(binder *b, const delta_snapshot *snap, const pushdown *pd,
+                                  dml_eval *ev, part_prune *pp, delta_dml_options *o,
+                                  silt_error *err)
+{
+    dpred *exact = NULL;
+    size_t n = exact_preds(b, pd, snap->schema, &exact), idx;
+    if (n == 0)
+        return SILT_OK;
+    pp->all = arena_calloc(b->a, snap->n_files + 1, 1);
+    if (pp->all == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < snap->n_files; idx++) {
+        int all = 0;
+        if (pp->keep[idx])
+            SILT_RETURN_IF_ERROR(delta_file_all_rows_match(exact, n, snap, &snap->files[idx],
+                                                           ev->scratch, &all, err));
+        arena_reset(ev->scratch);
+        pp->all[idx] = (uint8_t)all;
+    }
+    o->file_all_match = all_match_filter;
+    o->file_all_match_payload = pp;
+    return SILT_OK;
+}
+
 /* Keeps the files whose statistics do not refute the WHERE; the row predicate still runs. */
 static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, const char *qual,
                                       const sql_expr *where, dml_eval *ev, part_prune *pp,
@@ -195,7 +258,7 @@ static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, con
     }
     o->file_filter = prune_filter;
     o->file_filter_payload = pp;
-    return SILT_OK;
+    return plan_all_match(b, snap, &pd, ev, pp, o, err);
 }
 
 /* Sets up partition pruning in o when WHERE names partition columns only. */

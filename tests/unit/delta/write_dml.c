@@ -382,37 +382,9 @@ void test_delta_write_dml__column_mapping_table(void)
 }
 
 /* The abc table with the change data feed on (protocol (1,4)). */
-static void make_cdf_table(void)
-{
-    static const char *const rows[] = {"1|one|a", "2|two|a", "3|three|a",
-                                       "4|four|b", "5|five|b", "6|six|c"};
-    static const char *const parts[] = {"p"};
-    dlog_kv kv = {"delta.enableChangeDataFeed", "true"};
-    dlog_map config = {1, &kv};
-    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
-    delta_writer *w = NULL;
-    wopts.n_partition_columns = 1;
-    wopts.partition_columns = parts;
-    wopts.configuration = &config;
-    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wopts, &err), &err);
-    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, 6), &err), &err);
-    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
-    delta_write_free(w);
-}
+static void make_cdf_table(void) { wt_make_cdf_table(a, store, &err); }
 
-/* The commit file of a version as text (NUL-terminated, in the test arena). */
-static const char *commit_text(int64_t version)
-{
-    buf data = BUF_INIT;
-    char key[64];
-    const char *text;
-    snprintf(key, sizeof(key), "_delta_log/%020lld.json", (long long)version);
-    check_ok(io_get(store, key, &data, &err), &err);
-    check_ok(buf_append_char(&data, 0, &err), &err);
-    text = arena_strdup(a, data.data);
-    buf_clear(&data);
-    return text;
-}
+static const char *commit_text(int64_t version) { return wt_commit_text(a, store, version); }
 
 /*
  * PROTOCOL: Change Data Files. With the change data feed on, UPDATE and
@@ -471,4 +443,27 @@ void test_delta_write_dml__delete_all_with_change_data_feed(void)
     check_int(6, m.num_deleted_rows);
     check_str("", wt_read(a, store, -1));
     check_str("3", wt_commit_info(a, store, 1, "operationMetrics.numAddedChangeFiles"));
+}
+
+/* RESTORE on a table with the change data feed on is allowed and writes no cdc files, as
+ * Delta's: readers of the feed take its removes as deletes and its adds as inserts. */
+void test_delta_write_dml__restore_with_change_data_feed(void)
+{
+    delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
+    delta_snapshot *snap;
+    const char *text;
+    make_cdf_table();
+    snap = wt_latest(store, &err);
+    opts.predicate = even_id;
+    check_ok(delta_delete(store, snap, &opts, NULL, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    snap = wt_latest(store, &err);
+    check_ok(delta_restore(store, snap, 0, -1, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    text = commit_text(2);
+    check(strstr(text, "{\"cdc\":") == NULL);
+    check_contains(text, "{\"remove\":");
+    check_contains(text, "\"dataChange\":true");
+    check_str("RESTORE", wt_commit_info(a, store, 2, "operation"));
+    check_str("1|one|a;2|two|a;3|three|a;4|four|b;5|five|b;6|six|c", wt_read(a, store, -1));
 }

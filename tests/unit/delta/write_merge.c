@@ -396,3 +396,296 @@ void test_delta_write_merge__evolved_schema(void)
     delta_snapshot_free(after);
     delta_snapshot_free(before);
 }
+
+static int count_of(const char *text, const char *needle)
+{
+    int n = 0;
+    for (const char *at = strstr(text, needle); at != NULL; at = strstr(at + 1, needle))
+        n++;
+    return n;
+}
+
+/*
+ * PROTOCOL: Change Data Files. With the change data feed on, a MERGE that
+ * changes target rows writes cdc files (dataChange false) for every
+ * partition it touched, its inserts included (a commit with cdc actions is
+ * read from them alone), and counts them in numTargetChangeFilesAdded.
+ * (Their rows are compared with Spark's and delta-rs's change feed in the
+ * interop.cdf_merge_restore ctest.)
+ */
+void test_delta_write_merge__change_data_files(void)
+{
+    static const char *const src[] = {"2|TWO|a", "4|FOUR|b", "7|seven|z"};
+    delta_merge_spec spec;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    const char *text;
+    wt_make_cdf_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 3));
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_str("1|one|a;2|TWO|a;3|three|a;4|FOUR|b;5|five|b;6|six|c;7|seven|z",
+              wt_read(a, store, -1));
+    text = wt_commit_text(a, store, 1);
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=a/cdc-");
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=b/cdc-");
+    check_contains(text, "{\"cdc\":{\"path\":\"_change_data/p=z/cdc-"); /* the insert */
+    check_int(3, count_of(text, "{\"cdc\":"));
+    check_int(3, count_of(text, "\"dataChange\":false}}"));
+    check_str("3", wt_commit_info(a, store, 1, "operationMetrics.numTargetChangeFilesAdded"));
+}
+
+/* A MERGE that only inserts writes no cdc files on a change-data-feed table: its add files
+ * are its changes, as Delta writes it. */
+void test_delta_write_merge__insert_only_writes_no_change_data(void)
+{
+    static const char *const src[] = {"7|seven|z", "8|eight|a"};
+    delta_merge_spec spec;
+    delta_snapshot *snap;
+    const char *text;
+    wt_make_cdf_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 2));
+    check_ok(delta_merge(store, snap, &spec, NULL, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    text = wt_commit_text(a, store, 1);
+    check_int(0, count_of(text, "{\"cdc\":"));
+    check_int(0, count_of(text, "{\"remove\":"));
+    check_int(2, count_of(text, "{\"add\":"));
+    check_str("0", wt_commit_info(a, store, 1, "operationMetrics.numTargetChangeFilesAdded"));
+}
+
+/* Deletes alone (matched and not matched by source) on a change-data-feed table: cdc files
+ * with the deleted rows, and the rewritten partition keeps its other rows. */
+void test_delta_write_merge__deletes_write_change_data(void)
+{
+    static const char *const src[] = {"1|x|a"};
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_snapshot *snap;
+    delta_merge_metrics m;
+    const char *text;
+    wt_make_cdf_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), src, 1);
+    spec.n_keys = 1;
+    spec.target_keys = key_id;
+    spec.source_keys = src_id;
+    spec.matched = delete_all;
+    spec.not_matched_by_source = delete_b;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(3, m.num_target_rows_deleted);
+    check_str("2|two|a;3|three|a;6|six|c", wt_read(a, store, -1));
+    text = wt_commit_text(a, store, 1);
+    check_int(2, count_of(text, "{\"cdc\":"));
+    check_str("2", wt_commit_info(a, store, 1, "operationMetrics.numTargetChangeFilesAdded"));
+}
+
+/* One unpartitioned file of ids 0..n-1 (name "n<id>", p "a"): several scan batches. */
+static void make_long_table(int64_t n)
+{
+    const char **rows = arena_calloc(a, (size_t)n, sizeof(char *));
+    delta_writer *w = NULL;
+    int64_t id;
+    for (id = 0; id < n; id++)
+        rows[id] = arena_sprintf(a, "%lld|n%lld|a", (long long)id, (long long)id);
+    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), NULL, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, n), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+}
+
+/* Rows of the newest version: count and a check of one row. */
+static void check_long_table(int64_t n, const char *row_text)
+{
+    char *all = wt_read(a, store, -1);
+    int64_t rows = all[0] ? 1 : 0;
+    for (const char *c = all; *c; c++)
+        rows += *c == ';';
+    check_int(n, rows);
+    check_contains(all, row_text);
+}
+
+/*
+ * The single read of a file: its first change is in its last batch, so the
+ * batches before it are held and written back from memory (one read); with
+ * a hold budget of one byte they are let go and the file is read a second
+ * time. Both give the same table and metrics.
+ */
+static void merge_late_change(size_t hold_bytes)
+{
+    static const char *const src[] = {"19999|LAST|a", "20001|new|a"};
+    delta_merge_spec spec;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    make_long_table(20000);
+    snap = wt_latest(store, &err);
+    check_int(1, snap->n_files);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 2));
+    spec.hold_bytes = hold_bytes;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(1, m.num_target_rows_updated);
+    check_int(1, m.num_target_rows_inserted);
+    check_int(19999, m.num_target_rows_copied);
+    check_int(1, m.num_target_files_removed);
+    check_long_table(20001, "19999|LAST|a");
+    check_long_table(20001, "20001|new|a");
+    check_long_table(20001, "0|n0|a;");
+    check_long_table(20001, ";9999|n9999|a;");
+}
+
+void test_delta_write_merge__late_change_held(void) { merge_late_change(0); }
+
+void test_delta_write_merge__late_change_read_again(void) { merge_late_change(1); }
+
+/* A file without changes is not rewritten, whatever the hold budget. */
+static void merge_no_change(size_t hold_bytes)
+{
+    static const char *const src[] = {"50000|new|a"};
+    delta_merge_spec spec;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    make_long_table(20000);
+    snap = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 1));
+    spec.hold_bytes = hold_bytes;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(0, m.num_target_files_removed);
+    check_int(1, m.num_target_rows_inserted);
+    check_long_table(20001, "50000|new|a");
+}
+
+void test_delta_write_merge__unchanged_long_file_kept(void) { merge_no_change(0); }
+
+void test_delta_write_merge__unchanged_long_file_kept_unheld(void) { merge_no_change(1); }
+
+/* WHEN MATCHED THEN UPDATE SET * over (id, v) */
+static silt_status set_all(const col_batch *target, const col_batch *source, uint8_t *action,
+                           arena *ar, col_batch **updated, void *payload, silt_error *e)
+{
+    col_batch *b = arena_memdup(ar, source, sizeof(*source));
+    (void)payload;
+    (void)e;
+    b->schema = target->schema;
+    memset(action, DELTA_MERGE_UPDATE, (size_t)target->n_rows);
+    *updated = b;
+    return SILT_OK;
+}
+
+/*
+ * Fixed-width columns only, no deletes: the updated rows are written over
+ * the decoded batch in place; values become null and nulls become values
+ * (the validity bitmap is made when the batch had none), and the rows keep
+ * their order in the rewritten file.
+ */
+void test_delta_write_merge__update_in_place(void)
+{
+    static const char *const rows[] = {"1|10", "2|20", "3|30", "4|40", "5|50"};
+    static const char *const src1[] = {"3|null"};
+    static const char *const src2[] = {"2|22", "3|33", "5|null", "9|90"};
+    col_field f[2];
+    const col_type *schema;
+    delta_writer *w = NULL;
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("v", COL_LONG);
+    schema = col_type_struct(a, 2, f);
+    check_ok(delta_write_open(&w, store, NULL, schema, NULL, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, schema, rows, 5), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+    /* The batch has no nulls yet: a validity bitmap is made for the new null. */
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, schema, src1, 1);
+    spec.n_keys = 1;
+    spec.target_keys = key_id;
+    spec.source_keys = src_id;
+    spec.matched = set_all;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(1, m.num_target_rows_updated);
+    check_int(4, m.num_target_rows_copied);
+    check_str("1|10;2|20;3|null;4|40;5|50", wt_read(a, store, -1));
+    /* Nulls become values and values nulls. */
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, schema, src2, 4);
+    spec.insert = insert_all;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(3, m.num_target_rows_updated);
+    check_int(2, m.num_target_rows_copied);
+    check_int(1, m.num_target_rows_inserted);
+    check_str("1|10;2|22;3|33;4|40;5|null;9|90", wt_read(a, store, -1));
+}
+
+/* WHEN MATCHED THEN DELETE, on a key of two string columns (name, p) */
+static const char *const key_name_p[] = {"name", "p"};
+static const size_t src_name_p[] = {1, 2};
+
+/*
+ * The key index over two string columns: the target's strings come back
+ * from Parquet (dictionary-encoded or not), the source's are flat; a null
+ * in either key column matches nothing; equal keys several source rows
+ * share form one chain (the multiple-match error names them).
+ */
+void test_delta_write_merge__string_keys(void)
+{
+    static const char *const src[] = {"0|two|a", "0|five|b", "0|five|a", "0|null|c",
+                                       "0|six|null", "0|seven|z"};
+    static const char *const dup[] = {"0|one|a", "0|one|a"};
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    wt_make_abc_table(a, store, &err);
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), src, 6);
+    spec.n_keys = 2;
+    spec.target_keys = key_name_p;
+    spec.source_keys = src_name_p;
+    spec.matched = delete_all;
+    spec.insert = insert_all;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(2, m.num_target_rows_deleted); /* two|a and five|b */
+    check_int(4, m.num_target_rows_inserted);
+    check_str("0|five|a;0|null|c;0|seven|z;0|six|null;1|one|a;3|three|a;4|four|b;6|six|c",
+              wt_read(a, store, -1));
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, wt_schema3(a), dup, 2);
+    spec.matched = set_name;
+    check_fails(SILT_INVALID, delta_merge(store, snap, &spec, NULL, NULL, &err));
+    check_contains(err.message, "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]");
+    delta_snapshot_free(snap);
+}
+
+/* Schema evolution on a change-data-feed table: the change rows carry the new column (the
+ * change data writer takes the evolved schema, not the snapshot's). */
+void test_delta_write_merge__evolved_schema_change_data(void)
+{
+    static const char *const src[] = {"2|TWO|a"};
+    col_field f[4];
+    delta_merge_spec spec;
+    delta_snapshot *before;
+    const char *text;
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("name", COL_STRING);
+    f[2] = wt_field("p", COL_STRING);
+    f[3] = wt_field("extra", COL_LONG);
+    wt_make_cdf_table(a, store, &err);
+    before = wt_latest(store, &err);
+    spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 1));
+    spec.insert = NULL;
+    spec.matched = set_name_extra;
+    spec.evolved_schema = col_type_struct(a, 4, f);
+    check_ok(delta_merge(store, before, &spec, NULL, NULL, &err), &err);
+    delta_snapshot_free(before);
+    check_str("1|one|a|null;2|TWO|a|20;3|three|a|null;4|four|b|null;5|five|b|null;6|six|c|null",
+              wt_read(a, store, -1));
+    text = wt_commit_text(a, store, 1);
+    check_int(1, count_of(text, "{\"cdc\":{\"path\":\"_change_data/p=a/cdc-"));
+}

@@ -197,4 +197,38 @@ static inline void wt_make_abc_table(arena *a, io_store *store, silt_error *err)
     delta_write_free(w);
 }
 
+/* The table p=a/b/c of wt_make_abc_table's rows with delta.enableChangeDataFeed = true. */
+static inline void wt_make_cdf_table(arena *a, io_store *store, silt_error *err)
+{
+    static const char *const rows[] = {"1|one|a", "2|two|a", "3|three|a",
+                                       "4|four|b", "5|five|b", "6|six|c"};
+    static const char *const parts[] = {"p"};
+    dlog_kv kv = {"delta.enableChangeDataFeed", "true"};
+    dlog_map config = {1, &kv};
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    delta_writer *w = NULL;
+    wopts.n_partition_columns = 1;
+    wopts.partition_columns = parts;
+    wopts.configuration = &config;
+    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wopts, err), err);
+    check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows, 6), err), err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, err), err);
+    delta_write_free(w);
+}
+
+/* The commit file of a version as text (NUL-terminated, in arena a). */
+static inline const char *wt_commit_text(arena *a, io_store *store, int64_t version)
+{
+    silt_error e = SILT_ERROR_INIT;
+    buf data = BUF_INIT;
+    char key[64];
+    const char *text;
+    snprintf(key, sizeof(key), "_delta_log/%020lld.json", (long long)version);
+    check_ok(io_get(store, key, &data, &e), &e);
+    check_ok(buf_append_char(&data, 0, &e), &e);
+    text = arena_strdup(a, data.data);
+    buf_clear(&data);
+    return text;
+}
+
 #endif

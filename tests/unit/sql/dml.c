@@ -140,3 +140,63 @@ void test_sql_dml__merge_counts_and_rows(void)
     check_int(0 + 1 + 20 + 40 + 50, scalar("SELECT sum(v) FROM {t}"));
     check_int(1, version_of_table());
 }
+
+/* Removes from disk the data file version `version` added (the first add of its commit). */
+static void remove_added_file(int64_t version)
+{
+    char path[2048], line[8192];
+    FILE *f;
+    const char *at = NULL, *end;
+    snprintf(path, sizeof(path), "%s/t/_delta_log/%020lld.json", test_tmpdir(),
+             (long long)version);
+    f = fopen(path, "r");
+    check(f != NULL);
+    while (f != NULL && at == NULL && fgets(line, sizeof(line), f) != NULL)
+        if (strncmp(line, "{\"add\":{\"path\":\"", 16) == 0)
+            at = line + 16;
+    if (f != NULL)
+        fclose(f);
+    check(at != NULL);
+    if (at == NULL)
+        return;
+    end = strchr(at, '"');
+    snprintf(path, sizeof(path), "%s/t/%.*s", test_tmpdir(), (int)(end - at), at);
+    check_int(0, remove(path));
+}
+
+/*
+ * A DELETE removes a file whose statistics prove every row matches (here
+ * min = max = the literal, no nulls) without reading it: the file is gone
+ * from disk and the DELETE still succeeds. A file that holds a null, a
+ * double column, or a string of 32 bytes or more (whose bounds writers
+ * truncate) proves nothing and is read, so the same DELETE fails there.
+ */
+void test_sql_dml__delete_drops_fully_matching_file_unread(void)
+{
+    check_ok(run("CREATE TABLE {t} (d STRING, n BIGINT, x DOUBLE) USING DELTA"), &err);
+    check_ok(run("INSERT INTO {t} VALUES ('NJ', 1, 1.0), ('NJ', 2, 1.0)"), &err);
+    check_ok(run("INSERT INTO {t} VALUES ('NY', 3, 2.0), ('NJ', 4, 1.0)"), &err);
+    remove_added_file(1);
+    check_ok(run("DELETE FROM {t} WHERE d = 'NJ' AND n < 3"), &err);
+    check_int(2, scalar("SELECT count(*) FROM {t}"));
+    check_ok(run("DELETE FROM {t} WHERE d = 'NJ'"), &err);
+    check_int(3, scalar("SELECT sum(n) FROM {t}"));
+
+    check_ok(run("INSERT INTO {t} VALUES ('NJ', 5, 1.0), (NULL, 6, 1.0)"), &err);
+    remove_added_file(5);
+    check_fails(SILT_NOTFOUND, run("DELETE FROM {t} WHERE d = 'NJ'"));
+    check_fails(SILT_NOTFOUND, run("DELETE FROM {t} WHERE x = 1.0"));
+    check_ok(run("DELETE FROM {t} WHERE n >= 5"), &err); /* n has no null: proved */
+    check_int(3, scalar("SELECT sum(n) FROM {t}"));
+    check_int(6, version_of_table());
+}
+
+void test_sql_dml__delete_long_string_reads_file(void)
+{
+    check_ok(run("CREATE TABLE {t} USING DELTA AS SELECT "
+                 "'abcdefghijklmnopqrstuvwxyz0123456789' AS d, id FROM range(3)"), &err);
+    remove_added_file(0);
+    check_fails(SILT_NOTFOUND,
+                run("DELETE FROM {t} WHERE d = 'abcdefghijklmnopqrstuvwxyz0123456789'"));
+    check_int(0, version_of_table());
+}
