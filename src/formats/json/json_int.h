@@ -85,7 +85,13 @@ struct jtype {
     jfield *fields; /* STRUCT, sorted by name bytes */
     size_t n_fields, cap_fields;
     jtype *elem; /* ARRAY */
+    /* STRUCT: field index the key at member position k had last time (a
+     * guess, checked by name), so records repeating one key order skip the
+     * binary search; NULL until the first object, JSON_INFER_HINTS long. */
+    uint32_t *hints;
 };
+
+#define JSON_INFER_HINTS 64
 
 typedef struct json_infer {
     arena *a;

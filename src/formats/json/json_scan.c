@@ -239,6 +239,9 @@ typedef struct conv {
     int32_t *slots;
     size_t n_slots, cap_slots;
     const char *bad_field;
+    /* top-level field the key at member position k named last time, or -1:
+     * JSON lines repeat one key order, so most keys match on first try */
+    int32_t top_hints[JSON_INFER_HINTS];
 } conv;
 
 static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_error *err)
@@ -301,11 +304,18 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
             name = cv->scratch.data ? cv->scratch.data : "";
             name_len = cv->scratch.len;
         }
-        if (index != NULL) {
+        int32_t *hint_slot = (type == cv->s->schema && member < JSON_INFER_HINTS)
+                                 ? &cv->top_hints[member] : NULL;
+        if (hint_slot != NULL && *hint_slot >= 0) {
+            const char *fname = type->fields[*hint_slot].name;
+            if (strncmp(fname, name, name_len) == 0 && fname[name_len] == '\0')
+                found = (size_t)*hint_slot;
+        }
+        if (found == SIZE_MAX && index != NULL) {
             void *value = NULL;
             if (hashmap_get(index, name, name_len, &value))
                 found = (size_t)(uintptr_t)value - 1;
-        } else {
+        } else if (found == SIZE_MAX) {
             for (size_t step = 0; step < type->n_fields; step++) {
                 size_t fi = (hint + step) % type->n_fields;
                 const char *fname = type->fields[fi].name;
@@ -316,8 +326,11 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
                 }
             }
         }
-        if (found != SIZE_MAX)
+        if (found != SIZE_MAX) {
             cv->slots[base + found] = (int32_t)(pos + 1);
+            if (hint_slot != NULL)
+                *hint_slot = (int32_t)found;
+        }
         pos = t->toks[pos + 1].next;
     }
     return SILT_OK;
@@ -627,6 +640,8 @@ static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
     silt_status rc = SILT_OK;
     memset(&cv, 0, sizeof(cv));
     cv.s = s;
+    for (size_t idx = 0; idx < JSON_INFER_HINTS; idx++)
+        cv.top_hints[idx] = -1;
     buf_init(&cv.scratch, 0);
     json_tape_init(&t, s->opts.max_depth);
     while (rc == SILT_OK && next_record(&it, &start, &len)) {

@@ -397,3 +397,82 @@ void test_formats_json__drop_field_if_all_null(void)
     expect("{\"a\":null,\"b\":1,\"c\":[]}\n", NULL, "struct<a:string,b:long,c:array<string>>",
            "null|1|[]");
 }
+
+/*
+ * The string scanner finds the end of a plain run 16 or 8 bytes at a time:
+ * put a quote, an escape, a control byte or a multi-byte character at every
+ * position of strings of every length up to three blocks, at every
+ * alignment, ending at the very end of the buffer or followed by more text,
+ * and check the token (length, escaped, ascii) or the error position.
+ */
+void test_formats_json__tape_strings_at_every_block_position(void)
+{
+    static const char *const specials[] = {"", "\\n", "\\\"", "\xc3\xa9", "\x01"};
+    json_tape t;
+    buf text = BUF_INIT;
+    json_tape_init(&t, 8);
+    for (size_t lead = 0; lead < 3; lead++)
+        for (size_t body = 0; body <= 40; body++)
+            for (size_t kind = 0; kind < 5; kind++)
+                for (size_t at = 0; at <= body; at++) {
+                    if (kind == 0 && at > 0)
+                        break;
+                    /* [ + lead spaces + "body with special at `at`" + , "é" or ] */
+                    for (int tail = 0; tail < 2; tail++) {
+                        int ok = 0, empty = 0;
+                        size_t end, str_len = body + strlen(specials[kind]);
+                        buf_truncate(&text, 0);
+                        buf_append_char(&text, '[', &err);
+                        for (size_t idx = 0; idx < lead; idx++)
+                            buf_append_char(&text, ' ', &err);
+                        buf_append_char(&text, '"', &err);
+                        for (size_t idx = 0; idx < body; idx++) {
+                            if (idx == at)
+                                buf_append(&text, specials[kind], strlen(specials[kind]), &err);
+                            buf_append_char(&text, (char)('a' + idx % 26), &err);
+                        }
+                        if (at == body)
+                            buf_append(&text, specials[kind], strlen(specials[kind]), &err);
+                        buf_append_char(&text, '"', &err);
+                        if (tail)
+                            buf_append(&text, ",\"\xc3\xa9\\\\\"]", 8, &err);
+                        else
+                            buf_append_char(&text, ']', &err);
+                        check_ok(json_tape_parse(&t, text.data, text.len, &ok, &empty, &end, &err),
+                                 &err);
+                        if (kind == 4) {
+                            check_int(0, ok);
+                            check_int((int64_t)(2 + lead + at), (int64_t)t.err_pos);
+                            continue;
+                        }
+                        check_int(1, ok);
+                        check_int((int64_t)text.len, (int64_t)end);
+                        check_int(JT_STRING, t.toks[1].kind);
+                        check_int((int64_t)str_len, (int64_t)t.toks[1].len);
+                        check_int(kind == 1 || kind == 2, t.toks[1].escaped);
+                        check_int(kind != 3, t.toks[1].ascii);
+                        if (tail) {
+                            check_int(3, (int64_t)t.n);
+                            check_int(1, t.toks[2].escaped);
+                            check_int(0, t.toks[2].ascii);
+                        }
+                    }
+                }
+    json_tape_clear(&t);
+    buf_clear(&text);
+}
+
+/* Inference and conversion guess a key's field from the same position in
+ * the last record; changing key orders and fields added midway (which
+ * shift the sorted fields under the guesses) must not mislead them. */
+void test_formats_json__key_order_changes_between_records(void)
+{
+    expect("{\"b\":1,\"a\":\"x\",\"s\":{\"q\":1,\"p\":2}}\n"
+           "{\"a\":\"y\",\"b\":2,\"s\":{\"p\":3,\"q\":4}}\n"
+           "{\"c\":true,\"b\":3,\"a\":\"z\",\"s\":{\"o\":0,\"q\":5,\"p\":6}}\n"
+           "{\"b\":4,\"a\":\"w\"}\n"
+           "{\"a\":\"v\",\"b\":5,\"c\":false,\"aa\":1.5}\n",
+           NULL, "struct<a:string,aa:double,b:long,c:boolean,s:struct<o:long,p:long,q:long>>",
+           "x|null|1|null|{null, 2, 1}\ny|null|2|null|{null, 3, 4}\nz|null|3|true|{0, 6, 5}\n"
+           "w|null|4|null|null\nv|1.5|5|false|null");
+}
