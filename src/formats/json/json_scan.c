@@ -28,6 +28,7 @@ void json_options_init(json_options *opts)
     opts->chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
     opts->max_depth = JSON_DEFAULT_MAX_DEPTH;
     opts->window_bytes = TEXT_DEFAULT_WINDOW_BYTES;
+    opts->speculate_bytes = JSON_DEFAULT_SPECULATE_BYTES;
 }
 
 silt_status json_options_set(json_options *o, arena *a, const char *key, const char *value,
@@ -106,6 +107,11 @@ typedef struct chunk_job {
     arena *infer_arena;
     json_infer infer;
     int infer_ready;
+    int speculate;         /* inference also converts the chunk (see "one pass") */
+    int speculated;        /* ... and batches holds its rows under spec_schema */
+    int preset;            /* parse round: batches came from the inference pass */
+    arena *spec_arena;     /* spec_schema */
+    const col_type *spec_schema;
     silt_status status;
     silt_error err;
 } chunk_job;
@@ -124,7 +130,28 @@ struct json_scan {
     text_reader reader;
     int reader_ready;
     text_batch_queue queue;
+    /* one pass: chunks converted while inferring, in reader order */
+    int speculate;            /* inference may convert (json_scan_open) */
+    size_t spec_text_bytes;   /* text bytes whose rows are held */
+    struct spec_chunk *spec;
+    size_t n_spec, cap_spec, next_spec;
 };
+
+/*
+ * A chunk converted during inference with the chunk's own inferred schema.
+ * Its rows are handed out by the read pass instead of parsing the chunk
+ * again when that schema equals the final one (kept), and dropped
+ * otherwise. Identified by object and byte range, which the read pass's
+ * windows reproduce exactly.
+ */
+typedef struct spec_chunk {
+    size_t key_idx;
+    int64_t start, end; /* byte range in the object */
+    int kept;
+    arena *a;           /* schema */
+    const col_type *schema;
+    text_batch_list batches;
+} spec_chunk;
 
 /* JSON lines split at line breaks; a multiLine object is one chunk. */
 static silt_status split_object(text_object *obj, void *payload, silt_error *err)
@@ -195,12 +222,23 @@ static silt_status syntax_error(const text_object *obj, const json_tape *t, size
 
 /* ---- inference ---- */
 
+/* A record parsed onto the chunk's tape during a one-pass inference. */
+typedef struct spec_record {
+    size_t first, end; /* tokens [first, end) of the tape; empty when !ok */
+    size_t start, len; /* the record's bytes in the window */
+    int ok;
+} spec_record;
+
+static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape *t,
+                                   const spec_record *recs, size_t n_recs, silt_error *err);
+
 static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
-    json_tape t;
+    json_tape t, view;
     const text_object *obj = job->chunk.obj;
     record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
-    size_t start, len;
+    size_t start, len, n_recs = 0, cap_recs = 0;
+    spec_record *recs = NULL;
     silt_status rc = SILT_OK;
     uint64_t key_hash = hash_bytes(obj->key, strlen(obj->key), 7);
     job->infer_arena = arena_new(NULL, "json infer");
@@ -212,12 +250,26 @@ static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
     json_tape_init(&t, s->opts.max_depth);
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
         int ok, empty;
-        size_t end;
+        size_t end, first = job->speculate ? t.n : 0;
         if (!text_sample_keep(key_hash, start, s->opts.sampling_ratio))
             continue;
-        rc = json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
+        /* speculating, the chunk's records stay on one tape for conversion */
+        rc = job->speculate ? json_tape_parse_append(&t, obj->data + start, len, &ok, &empty, &end, err)
+                            : json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
         if (rc != SILT_OK || empty)
             continue;
+        if (job->speculate && n_recs == cap_recs) {
+            size_t cap = cap_recs ? cap_recs * 2 : 1024;
+            spec_record *grown = mem_realloc(recs, cap * sizeof(spec_record));
+            if (grown == NULL) {
+                rc = err_nomem(err);
+                break;
+            }
+            recs = grown;
+            cap_recs = cap;
+        }
+        if (job->speculate)
+            recs[n_recs++] = (spec_record){first, t.n, start, len, ok};
         if (!ok) {
             if (s->opts.mode == TEXT_MODE_FAILFAST)
                 rc = syntax_error(obj, &t, start, err);
@@ -225,8 +277,12 @@ static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
                 job->infer.saw_corrupt = 1;
             continue;
         }
-        rc = json_infer_record(&job->infer, &t, err);
+        json_tape_view(&t, first, t.n, &view);
+        rc = json_infer_record(&job->infer, &view, err);
     }
+    if (rc == SILT_OK && job->speculate)
+        rc = speculate_chunk(s, job, &t, recs, n_recs, err);
+    mem_free(recs);
     json_tape_clear(&t);
     return rc;
 }
@@ -629,6 +685,21 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
     return SILT_OK;
 }
 
+static void conv_init(conv *cv, json_scan *s)
+{
+    memset(cv, 0, sizeof(*cv));
+    cv->s = s;
+    for (size_t idx = 0; idx < JSON_INFER_HINTS; idx++)
+        cv->top_hints[idx] = -1;
+    buf_init(&cv->scratch, 0);
+}
+
+static void conv_clear(conv *cv)
+{
+    buf_clear(&cv->scratch);
+    mem_free(cv->slots);
+}
+
 static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
     json_tape t;
@@ -638,11 +709,7 @@ static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
     record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
     size_t start, len;
     silt_status rc = SILT_OK;
-    memset(&cv, 0, sizeof(cv));
-    cv.s = s;
-    for (size_t idx = 0; idx < JSON_INFER_HINTS; idx++)
-        cv.top_hints[idx] = -1;
-    buf_init(&cv.scratch, 0);
+    conv_init(&cv, s);
     json_tape_init(&t, s->opts.max_depth);
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
         int ok, empty;
@@ -654,9 +721,142 @@ static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
     if (rc == SILT_OK && bs.ob != NULL)
         rc = finish_batch(&bs, err);
     json_tape_clear(&t);
-    buf_clear(&cv.scratch);
-    mem_free(cv.slots);
+    conv_clear(&cv);
     return rc;
+}
+
+/* ---- one pass: inference converts what it parsed ----
+ *
+ * Spark infers over all records before it reads any, and so does silt;
+ * reading the text twice cost as much as everything else in a JSON
+ * ingest. So while inferring, a chunk also converts the records it just
+ * parsed (kept on one tape) with the schema inferred from that chunk
+ * alone. When the final schema (all chunks merged) is equal, those rows
+ * are exactly what converting with the final schema gives (same
+ * functions, same records, same order, same batch boundaries), and the
+ * read pass hands them out instead of parsing the chunk again; when not
+ * (a field or wider type elsewhere), they are dropped and the chunk is
+ * read as before. Rows are held for about opts.speculate_bytes of text at
+ * most (checked before each round), so memory stays bounded for any input, and
+ * only with samplingRatio 1 (a sample does not describe every record).
+ * A conversion failure (FAILFAST) only drops the chunk's rows: the read
+ * pass reports it where it always did, after inference.
+ */
+
+static silt_status bind_schema(json_scan *s, silt_error *err);
+
+static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape *t,
+                                   const spec_record *recs, size_t n_recs, silt_error *err)
+{
+    json_scan local = *s; /* the fields conversion reads, with the chunk's schema */
+    json_tape view;
+    conv cv;
+    batch_state bs = {NULL, NULL, 0};
+    silt_error quiet;
+    silt_status rc;
+    err_clear(&quiet);
+    job->spec_arena = arena_new(NULL, "json chunk schema");
+    if (job->spec_arena == NULL)
+        return err_nomem(err);
+    rc = json_infer_schema(&job->infer, job->spec_arena, &job->spec_schema, &quiet);
+    if (rc != SILT_OK)
+        return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK; /* the merged schema fails too */
+    local.schema = job->spec_schema;
+    local.top_fields = (hashmap)HASHMAP_INIT;
+    rc = bind_schema(&local, &quiet);
+    conv_init(&cv, &local);
+    for (size_t idx = 0; rc == SILT_OK && idx < n_recs; idx++) {
+        json_tape_view(t, recs[idx].first, recs[idx].end, &view);
+        rc = convert_record(&cv, job, &bs, &view, recs[idx].ok, recs[idx].start, recs[idx].len,
+                            &quiet);
+    }
+    if (rc == SILT_OK && bs.ob != NULL)
+        rc = finish_batch(&bs, &quiet);
+    conv_clear(&cv);
+    hashmap_clear(&local.top_fields);
+    job->speculated = rc == SILT_OK;
+    if (rc != SILT_OK)
+        text_batch_list_clear(&job->batches);
+    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+}
+
+/* Keeps the rows a round of inference converted, in reader order. */
+static silt_status keep_speculated(json_scan *s, chunk_job *jobs, size_t n, silt_error *err)
+{
+    for (size_t idx = 0; idx < n; idx++) {
+        chunk_job *job = &jobs[idx];
+        if (!job->speculated)
+            continue;
+        if (s->n_spec == s->cap_spec) {
+            size_t cap = s->cap_spec ? s->cap_spec * 2 : 64;
+            spec_chunk *grown = mem_realloc(s->spec, cap * sizeof(spec_chunk));
+            if (grown == NULL)
+                return err_nomem(err);
+            s->spec = grown;
+            s->cap_spec = cap;
+        }
+        spec_chunk *sp = &s->spec[s->n_spec++];
+        sp->key_idx = job->chunk.obj->key_idx;
+        sp->start = job->chunk.obj->offset + (int64_t)job->start;
+        sp->end = job->chunk.obj->offset + (int64_t)job->end;
+        sp->kept = 1;
+        sp->a = job->spec_arena;
+        sp->schema = job->spec_schema;
+        sp->batches = job->batches;
+        job->spec_arena = NULL;
+        memset(&job->batches, 0, sizeof(job->batches));
+        job->speculated = 0;
+        s->spec_text_bytes += job->end - job->start;
+    }
+    return SILT_OK;
+}
+
+static void drop_spec(spec_chunk *sp)
+{
+    text_batch_list_clear(&sp->batches);
+    arena_free(sp->a);
+    sp->a = NULL;
+    sp->kept = 0;
+}
+
+/* With the final schema known, drops the rows converted under another one. */
+static void settle_speculated(json_scan *s)
+{
+    for (size_t idx = 0; idx < s->n_spec; idx++)
+        if (s->spec[idx].kept && !col_type_equal(s->spec[idx].schema, s->schema))
+            drop_spec(&s->spec[idx]);
+}
+
+/* Read pass: takes a chunk's rows from inference when it has them (job->preset). */
+static void take_speculated(json_scan *s, chunk_job *job)
+{
+    if (s->next_spec >= s->n_spec)
+        return;
+    spec_chunk *sp = &s->spec[s->next_spec];
+    if (sp->key_idx != job->chunk.obj->key_idx ||
+        sp->start != job->chunk.obj->offset + (int64_t)job->start ||
+        sp->end != job->chunk.obj->offset + (int64_t)job->end)
+        return;
+    s->next_spec++;
+    if (!sp->kept)
+        return;
+    job->batches = sp->batches;
+    memset(&sp->batches, 0, sizeof(sp->batches));
+    sp->kept = 0;
+    for (size_t idx = 0; idx < job->batches.n; idx++)
+        job->batches.items[idx].batch.schema = s->schema;
+    job->preset = 1;
+    /* sp->a stays: the vectors' nested types point into the chunk's schema,
+     * which lives as long as the final one does (until json_scan_free) */
+}
+
+static void free_spec(json_scan *s)
+{
+    for (size_t idx = 0; idx < s->n_spec; idx++)
+        drop_spec(&s->spec[idx]);
+    mem_free(s->spec);
+    s->spec = NULL;
+    s->n_spec = s->cap_spec = s->next_spec = 0;
 }
 
 /* ---- rounds, schema, scan ---- */
@@ -674,8 +874,11 @@ static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, 
     (void)worker_idx;
     (void)err;
     err_clear(&job->err);
-    job->status = ctx->infer ? infer_chunk(ctx->scan, job, &job->err)
-                             : parse_chunk(ctx->scan, job, &job->err);
+    if (job->preset)
+        job->status = SILT_OK;
+    else
+        job->status = ctx->infer ? infer_chunk(ctx->scan, job, &job->err)
+                                 : parse_chunk(ctx->scan, job, &job->err);
     return SILT_OK;
 }
 
@@ -686,6 +889,7 @@ static void free_jobs(chunk_job *jobs, size_t n)
         if (jobs[idx].infer_ready)
             json_infer_clear(&jobs[idx].infer);
         arena_free(jobs[idx].infer_arena);
+        arena_free(jobs[idx].spec_arena);
     }
     mem_free(jobs);
 }
@@ -702,6 +906,11 @@ static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, i
         ctx.jobs[idx].chunk = chunks[idx];
         ctx.jobs[idx].start = chunks[idx].start;
         ctx.jobs[idx].end = chunks[idx].end;
+        if (infer)
+            ctx.jobs[idx].speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
+                                      s->spec_text_bytes < s->opts.speculate_bytes;
+        else
+            take_speculated(s, &ctx.jobs[idx]);
     }
     rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
@@ -746,6 +955,8 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
             rc = run_round(s, chunks, n, 1, &jobs, err);
         for (size_t c = 0; rc == SILT_OK && c < n; c++)
             rc = json_infer_merge(&total, &jobs[c].infer, err);
+        if (rc == SILT_OK && n > 0)
+            rc = keep_speculated(s, jobs, n, err);
         if (jobs != NULL)
             free_jobs(jobs, n);
         text_reader_release(&s->reader);
@@ -754,6 +965,10 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
     text_reader_rewind(&s->reader);
     if (rc == SILT_OK)
         rc = json_infer_schema(&total, s->arena, &s->schema, err);
+    if (rc == SILT_OK)
+        settle_speculated(s);
+    else
+        free_spec(s);
     if (total_ready)
         json_infer_clear(&total);
     arena_free(tmp);
@@ -830,6 +1045,7 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
                 rc = err_set(err, SILT_INVALID, "a JSON schema must be a struct type");
             s->schema = opts->schema;
         } else {
+            s->speculate = 1;
             rc = infer_schema(s, err);
         }
     }
@@ -869,6 +1085,7 @@ void json_scan_free(json_scan *s)
     if (s == NULL)
         return;
     text_batch_queue_clear(&s->queue);
+    free_spec(s);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     hashmap_clear(&s->top_fields);

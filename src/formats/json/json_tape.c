@@ -59,10 +59,11 @@ static inline silt_status push(json_tape *t, jtok_kind kind, const char *ptr, si
     }
     *idx = t->n++;
     jtok *tok = &t->toks[*idx];
+    /* `next` counts from the value's first token (base), see json_tape_parse_append */
     tok->kind = (uint8_t)kind;
     tok->escaped = 0;
     tok->ascii = kind != JT_STRING && kind != JT_OBJECT && kind != JT_ARRAY;
-    tok->next = (uint32_t)t->n;
+    tok->next = (uint32_t)(t->n - t->base);
     tok->count = 0;
     tok->ptr = ptr;
     tok->len = len;
@@ -338,7 +339,7 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
         }
     }
     t->toks[idx].count = count;
-    t->toks[idx].next = (uint32_t)t->n;
+    t->toks[idx].next = (uint32_t)(t->n - t->base);
     t->toks[idx].len = c->pos - start;
     *ok = 1;
     return SILT_OK;
@@ -410,11 +411,10 @@ static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, s
     return SILT_OK;
 }
 
-silt_status json_tape_parse(json_tape *t, const char *text, size_t len, int *ok, int *empty,
-                            size_t *end_out, silt_error *err)
+static silt_status parse_top(json_tape *t, const char *text, size_t len, int *ok, int *empty,
+                             size_t *end_out, silt_error *err)
 {
     cursor c = {text, len, 0};
-    t->n = 0;
     t->err_what = NULL;
     skip_ws(&c);
     *empty = c.pos >= len;
@@ -426,6 +426,34 @@ silt_status json_tape_parse(json_tape *t, const char *text, size_t len, int *ok,
     SILT_RETURN_IF_ERROR(parse_value(t, &c, 0, ok, err));
     *end_out = c.pos;
     return SILT_OK;
+}
+
+silt_status json_tape_parse(json_tape *t, const char *text, size_t len, int *ok, int *empty,
+                            size_t *end_out, silt_error *err)
+{
+    t->n = 0;
+    t->base = 0;
+    return parse_top(t, text, len, ok, empty, end_out, err);
+}
+
+silt_status json_tape_parse_append(json_tape *t, const char *text, size_t len, int *ok,
+                                   int *empty, size_t *end_out, silt_error *err)
+{
+    size_t base = t->n;
+    t->base = base;
+    silt_status rc = parse_top(t, text, len, ok, empty, end_out, err);
+    if (rc != SILT_OK || !*ok)
+        t->n = base; /* a failed value leaves nothing behind */
+    return rc;
+}
+
+void json_tape_view(const json_tape *t, size_t first, size_t end, json_tape *view)
+{
+    *view = *t;
+    view->toks = t->toks + first;
+    view->n = end - first;
+    view->cap = view->n;
+    view->base = 0;
 }
 
 static unsigned hex_value(const char *s)

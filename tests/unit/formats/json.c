@@ -476,3 +476,135 @@ void test_formats_json__key_order_changes_between_records(void)
            "x|null|1|null|{null, 2, 1}\ny|null|2|null|{null, 3, 4}\nz|null|3|true|{0, 6, 5}\n"
            "w|null|4|null|null\nv|1.5|5|false|null");
 }
+
+/*
+ * One pass: inference converts each chunk with the chunk's own schema and
+ * the read hands those rows out when the final schema is the same. Reads
+ * with small chunks, windows and speculation budgets (several threads, so
+ * chunks finish out of order) must give exactly the rows and schema of a
+ * serial two-pass read, whatever the chunks disagree on.
+ */
+static void read_json_tuned(const char *text, const char *const *kv, size_t chunk_bytes,
+                            size_t window_bytes, size_t speculate_bytes)
+{
+    json_options opts;
+    json_scan *scan = NULL;
+    const char *key = "in.json";
+    buf_truncate(&schema_text, 0);
+    buf_truncate(&rows_text, 0);
+    check_ok(io_put(store, key, text, strlen(text), &err), &err);
+    json_options_init(&opts);
+    opts.pool = pool;
+    opts.chunk_bytes = chunk_bytes;
+    opts.window_bytes = window_bytes;
+    opts.speculate_bytes = speculate_bytes;
+    for (size_t idx = 0; kv != NULL && kv[idx] != NULL; idx += 2)
+        check_ok(json_options_set(&opts, mem, kv[idx], kv[idx + 1], &err), &err);
+    check_ok(json_scan_open(&scan, store, &key, 1, &opts, &err), &err);
+    check_ok(col_type_format(json_scan_schema(scan), &schema_text, &err), &err);
+    check_ok(render_scan(&rows_text, scan, render_json_next, mem, -1, &err), &err);
+    json_scan_free(scan);
+}
+
+/* Reports the first differing line (the messages of check_str are cut short). */
+static void check_same_lines(const char *want, const char *got, size_t chunk, size_t window,
+                             size_t budget)
+{
+    size_t line = 1;
+    while (*want != '\0' && *want == *got) {
+        line += *want == '\n';
+        want++;
+        got++;
+    }
+    if (*want != *got)
+        test_fail(__FILE__, __LINE__, "chunk %zu window %zu budget %zu: line %zu differs: "
+                  "want \"%.60s\", got \"%.60s\"", chunk, window, budget, line, want, got);
+}
+
+static void check_one_pass_matches_two(const char *text, const char *const *kv)
+{
+    static const size_t chunks[] = {64, 300, 4096};
+    static const size_t windows[] = {0, 1000};
+    static const size_t budgets[] = {1, 700, (size_t)1 << 30};
+    buf want_schema = BUF_INIT, want_rows = BUF_INIT;
+    read_json_tuned(text, kv, (size_t)1 << 30, 0, 0);
+    buf_append(&want_schema, schema_text.data, schema_text.len, &err);
+    buf_append(&want_rows, rows_text.data, rows_text.len, &err);
+    for (size_t c = 0; c < 3; c++)
+        for (size_t w = 0; w < 2; w++)
+            for (size_t b = 0; b < 3; b++) {
+                read_json_tuned(text, kv, chunks[c], windows[w], budgets[b]);
+                check_str(buf_cstr(&want_schema), buf_cstr(&schema_text));
+                check_same_lines(buf_cstr(&want_rows), buf_cstr(&rows_text), chunks[c],
+                                 windows[w], budgets[b]);
+            }
+    buf_clear(&want_schema);
+    buf_clear(&want_rows);
+}
+
+void test_formats_json__one_pass_equals_two_passes(void)
+{
+    buf text = BUF_INIT;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    /* long in the first chunks, double in a later one: every chunk widens */
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, "{\"id\":%d,\"v\":%s,\"s\":\"r%d\"}\n", idx,
+                   idx == 150 ? "2.5" : "7", idx % 7);
+    check_one_pass_matches_two(buf_cstr(&text), NULL);
+    /* a string in one chunk turns a number column into strings */
+    buf_truncate(&text, 0);
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, "{\"n\":%s,\"k\":%d}\n", idx == 120 ? "\"x\"" : "12", idx);
+    check_one_pass_matches_two(buf_cstr(&text), NULL);
+    /* nested objects and arrays, a field only in some chunks, key orders */
+    buf_truncate(&text, 0);
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, idx % 3 ? "{\"a\":{\"x\":%d,\"y\":[1,2]},\"b\":[{\"c\":true}]}\n"
+                                        : "{\"b\":[],\"a\":{\"y\":[%d],\"z\":null}%s}\n",
+                   idx, idx == 90 ? ",\"late\":\"yes\"" : "");
+    check_one_pass_matches_two(buf_cstr(&text), NULL);
+    buf_clear(&text);
+}
+
+void test_formats_json__one_pass_malformed_records_by_mode(void)
+{
+    static const char *const permissive[] = {"mode", "PERMISSIVE", NULL};
+    static const char *const drop[] = {"mode", "DROPMALFORMED", NULL};
+    buf text = BUF_INIT;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    for (int idx = 0; idx < 200; idx++) {
+        if (idx == 77)
+            buf_printf(&text, &err, "{\"id\":%d,\"s\":\"broken\n", idx);
+        else if (idx == 140)
+            buf_printf(&text, &err, "[{\"id\":%d},{\"id\":\"text\"}]\n", idx);
+        else
+            buf_printf(&text, &err, "{\"id\":%d,\"s\":\"caf\xc3\xa9 %d\"}\n", idx, idx);
+    }
+    check_one_pass_matches_two(buf_cstr(&text), permissive);
+    check_contains(buf_cstr(&schema_text), "_corrupt_record");
+    check_one_pass_matches_two(buf_cstr(&text), drop);
+    check(strstr(buf_cstr(&rows_text), "broken") == NULL);
+    buf_clear(&text);
+}
+
+void test_formats_json__one_pass_failfast_reports_the_same_error(void)
+{
+    static const char *const failfast[] = {"mode", "FAILFAST", NULL};
+    buf text = BUF_INIT;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, idx == 130 ? "{\"id\":%d,}\n" : "{\"id\":%d}\n", idx);
+    for (size_t c = 0; c < 2; c++) {
+        json_options opts;
+        json_scan *scan = NULL;
+        const char *key = "in.json";
+        check_ok(io_put(store, key, text.data, text.len, &err), &err);
+        json_options_init(&opts);
+        opts.pool = pool;
+        opts.chunk_bytes = (size_t)(c == 0 ? 64 : 1048576);
+        check_ok(json_options_set(&opts, mem, failfast[0], failfast[1], &err), &err);
+        check_fails(SILT_PARSE, json_scan_open(&scan, store, &key, 1, &opts, &err));
+        check_contains(err.message, "line 131, position 11");
+    }
+    buf_clear(&text);
+}
