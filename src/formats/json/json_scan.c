@@ -100,10 +100,22 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                    value);
 }
 
+/*
+ * Scratch of one pool worker, kept across chunks and rounds: a chunk's
+ * tape holds ~300 bytes per record, and a fresh one per 4 MiB chunk made
+ * the kernel hand out (and zero) more pages than the rows themselves took.
+ */
+typedef struct json_worker {
+    json_tape tape;
+    struct spec_record *recs;
+    size_t cap_recs;
+} json_worker;
+
 typedef struct chunk_job {
     text_chunk chunk;
     size_t start, end;
     text_batch_list batches;
+    json_worker *worker;   /* the scratch of the thread running the chunk */
     arena *infer_arena;
     json_infer infer;
     int infer_ready;
@@ -135,6 +147,9 @@ struct json_scan {
     size_t spec_text_bytes;   /* text bytes whose rows are held */
     struct spec_chunk *spec;
     size_t n_spec, cap_spec, next_spec;
+    int spec_partial;         /* a chunk was inferred without converting */
+    json_worker *workers; /* tpool_width of them (one without a pool) */
+    size_t n_workers;
 };
 
 /*
@@ -234,11 +249,10 @@ static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape
 
 static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
-    json_tape t, view;
+    json_tape *tape = &job->worker->tape, view;
     const text_object *obj = job->chunk.obj;
     record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
-    size_t start, len, n_recs = 0, cap_recs = 0;
-    spec_record *recs = NULL;
+    size_t start, len, n_recs = 0;
     silt_status rc = SILT_OK;
     uint64_t key_hash = hash_bytes(obj->key, strlen(obj->key), 7);
     job->infer_arena = arena_new(NULL, "json infer");
@@ -247,43 +261,42 @@ static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
     SILT_RETURN_IF_ERROR(json_infer_init(&job->infer, job->infer_arena, &s->opts, err));
     job->infer.ts_pattern = s->ts_pattern;
     job->infer_ready = 1;
-    json_tape_init(&t, s->opts.max_depth);
+    tape->n = 0;
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
         int ok, empty;
-        size_t end, first = job->speculate ? t.n : 0;
+        size_t end, first = job->speculate ? tape->n : 0;
         if (!text_sample_keep(key_hash, start, s->opts.sampling_ratio))
             continue;
         /* speculating, the chunk's records stay on one tape for conversion */
-        rc = job->speculate ? json_tape_parse_append(&t, obj->data + start, len, &ok, &empty, &end, err)
-                            : json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
+        rc = job->speculate
+                 ? json_tape_parse_append(tape, obj->data + start, len, &ok, &empty, &end, err)
+                 : json_tape_parse(tape, obj->data + start, len, &ok, &empty, &end, err);
         if (rc != SILT_OK || empty)
             continue;
-        if (job->speculate && n_recs == cap_recs) {
-            size_t cap = cap_recs ? cap_recs * 2 : 1024;
-            spec_record *grown = mem_realloc(recs, cap * sizeof(spec_record));
+        if (job->speculate && n_recs == job->worker->cap_recs) {
+            size_t cap = n_recs ? n_recs * 2 : 1024;
+            spec_record *grown = mem_realloc(job->worker->recs, cap * sizeof(spec_record));
             if (grown == NULL) {
                 rc = err_nomem(err);
                 break;
             }
-            recs = grown;
-            cap_recs = cap;
+            job->worker->recs = grown;
+            job->worker->cap_recs = cap;
         }
         if (job->speculate)
-            recs[n_recs++] = (spec_record){first, t.n, start, len, ok};
+            job->worker->recs[n_recs++] = (spec_record){first, tape->n, start, len, ok};
         if (!ok) {
             if (s->opts.mode == TEXT_MODE_FAILFAST)
-                rc = syntax_error(obj, &t, start, err);
+                rc = syntax_error(obj, tape, start, err);
             else
                 job->infer.saw_corrupt = 1;
             continue;
         }
-        json_tape_view(&t, first, t.n, &view);
+        json_tape_view(tape, first, tape->n, &view);
         rc = json_infer_record(&job->infer, &view, err);
     }
     if (rc == SILT_OK && job->speculate)
-        rc = speculate_chunk(s, job, &t, recs, n_recs, err);
-    mem_free(recs);
-    json_tape_clear(&t);
+        rc = speculate_chunk(s, job, tape, job->worker->recs, n_recs, err);
     return rc;
 }
 
@@ -702,7 +715,7 @@ static void conv_clear(conv *cv)
 
 static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
-    json_tape t;
+    json_tape *tape = &job->worker->tape;
     conv cv;
     batch_state bs = {NULL, NULL, 0};
     const text_object *obj = job->chunk.obj;
@@ -710,17 +723,15 @@ static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
     size_t start, len;
     silt_status rc = SILT_OK;
     conv_init(&cv, s);
-    json_tape_init(&t, s->opts.max_depth);
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
         int ok, empty;
         size_t end;
-        rc = json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
+        rc = json_tape_parse(tape, obj->data + start, len, &ok, &empty, &end, err);
         if (rc == SILT_OK && !empty)
-            rc = convert_record(&cv, job, &bs, &t, ok, start, len, err);
+            rc = convert_record(&cv, job, &bs, tape, ok, start, len, err);
     }
     if (rc == SILT_OK && bs.ob != NULL)
         rc = finish_batch(&bs, err);
-    json_tape_clear(&t);
     conv_clear(&cv);
     return rc;
 }
@@ -785,8 +796,10 @@ static silt_status keep_speculated(json_scan *s, chunk_job *jobs, size_t n, silt
 {
     for (size_t idx = 0; idx < n; idx++) {
         chunk_job *job = &jobs[idx];
-        if (!job->speculated)
+        if (!job->speculated) {
+            s->spec_partial = 1;
             continue;
+        }
         if (s->n_spec == s->cap_spec) {
             size_t cap = s->cap_spec ? s->cap_spec * 2 : 64;
             spec_chunk *grown = mem_realloc(s->spec, cap * sizeof(spec_chunk));
@@ -819,12 +832,36 @@ static void drop_spec(spec_chunk *sp)
     sp->kept = 0;
 }
 
-/* With the final schema known, drops the rows converted under another one. */
-static void settle_speculated(json_scan *s)
+/*
+ * With the final schema known, drops the rows converted under another one.
+ * When every chunk was converted under it, the read pass has nothing left
+ * to parse: all rows go to the queue now and the reader is emptied, so the
+ * text is not read a second time (that read was 60% of an ingest's page
+ * faults).
+ */
+static silt_status settle_speculated(json_scan *s, silt_error *err)
 {
-    for (size_t idx = 0; idx < s->n_spec; idx++)
+    int all_kept = s->speculate && !s->spec_partial;
+    for (size_t idx = 0; idx < s->n_spec; idx++) {
         if (s->spec[idx].kept && !col_type_equal(s->spec[idx].schema, s->schema))
             drop_spec(&s->spec[idx]);
+        all_kept = all_kept && s->spec[idx].kept;
+    }
+    if (!all_kept)
+        return SILT_OK;
+    for (size_t idx = 0; idx < s->n_spec; idx++) {
+        spec_chunk *sp = &s->spec[idx];
+        for (size_t b = 0; b < sp->batches.n; b++)
+            sp->batches.items[b].batch.schema = s->schema;
+        SILT_RETURN_IF_ERROR(text_batch_queue_append(&s->queue, &sp->batches, err));
+        text_batch_list_clear(&sp->batches);
+        sp->kept = 0;
+    }
+    s->next_spec = s->n_spec;
+    text_reader_clear(&s->reader);
+    text_reader_init(&s->reader, s->store, (const char *const *)s->keys, 0, "JSON", split_object,
+                     s, s->opts.multi_line ? 0 : s->opts.window_bytes);
+    return SILT_OK;
 }
 
 /* Read pass: takes a chunk's rows from inference when it has them (job->preset). */
@@ -871,9 +908,9 @@ static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, 
 {
     round_ctx *ctx = payload;
     chunk_job *job = &ctx->jobs[task_idx];
-    (void)worker_idx;
     (void)err;
     err_clear(&job->err);
+    job->worker = &ctx->scan->workers[worker_idx < ctx->scan->n_workers ? worker_idx : 0];
     if (job->preset)
         job->status = SILT_OK;
     else
@@ -894,11 +931,37 @@ static void free_jobs(chunk_job *jobs, size_t n)
     mem_free(jobs);
 }
 
+static silt_status make_workers(json_scan *s, silt_error *err)
+{
+    if (s->workers != NULL)
+        return SILT_OK;
+    size_t n = s->opts.pool ? tpool_width(s->opts.pool) : 1;
+    s->workers = mem_calloc(n, sizeof(json_worker));
+    if (s->workers == NULL)
+        return err_nomem(err);
+    s->n_workers = n;
+    for (size_t idx = 0; idx < n; idx++)
+        json_tape_init(&s->workers[idx].tape, s->opts.max_depth);
+    return SILT_OK;
+}
+
+static void free_workers(json_scan *s)
+{
+    for (size_t idx = 0; idx < s->n_workers; idx++) {
+        json_tape_clear(&s->workers[idx].tape);
+        mem_free(s->workers[idx].recs);
+    }
+    mem_free(s->workers);
+    s->workers = NULL;
+    s->n_workers = 0;
+}
+
 static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, int infer,
                              chunk_job **jobs_out, silt_error *err)
 {
     round_ctx ctx = {s, NULL, infer};
     silt_status rc;
+    SILT_RETURN_IF_ERROR(make_workers(s, err));
     ctx.jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
     if (ctx.jobs == NULL)
         return err_nomem(err);
@@ -966,8 +1029,8 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
     if (rc == SILT_OK)
         rc = json_infer_schema(&total, s->arena, &s->schema, err);
     if (rc == SILT_OK)
-        settle_speculated(s);
-    else
+        rc = settle_speculated(s, err);
+    if (rc != SILT_OK)
         free_spec(s);
     if (total_ready)
         json_infer_clear(&total);
@@ -1086,6 +1149,7 @@ void json_scan_free(json_scan *s)
         return;
     text_batch_queue_clear(&s->queue);
     free_spec(s);
+    free_workers(s);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     hashmap_clear(&s->top_fields);
@@ -1117,6 +1181,7 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
     if (rc == SILT_OK)
         *schema_out = s->schema;
     text_reader_clear(&s->reader);
+    free_workers(s);
     mem_free(s);
     return rc;
 }
