@@ -311,6 +311,7 @@ typedef struct conv {
     /* top-level field the key at member position k named last time, or -1:
      * JSON lines repeat one key order, so most keys match on first try */
     int32_t top_hints[JSON_INFER_HINTS];
+    size_t top_hint_lens[JSON_INFER_HINTS]; /* name length of each hinted field */
 } conv;
 
 static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_error *err)
@@ -375,11 +376,9 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         }
         int32_t *hint_slot = (type == cv->s->schema && member < JSON_INFER_HINTS)
                                  ? &cv->top_hints[member] : NULL;
-        if (hint_slot != NULL && *hint_slot >= 0) {
-            const char *fname = type->fields[*hint_slot].name;
-            if (strncmp(fname, name, name_len) == 0 && fname[name_len] == '\0')
-                found = (size_t)*hint_slot;
-        }
+        if (hint_slot != NULL && *hint_slot >= 0 && cv->top_hint_lens[member] == name_len &&
+            memcmp(type->fields[*hint_slot].name, name, name_len) == 0)
+            found = (size_t)*hint_slot;
         if (found == SIZE_MAX && index != NULL) {
             void *value = NULL;
             if (hashmap_get(index, name, name_len, &value))
@@ -397,8 +396,10 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         }
         if (found != SIZE_MAX) {
             cv->slots[base + found] = (int32_t)(pos + 1);
-            if (hint_slot != NULL)
+            if (hint_slot != NULL && *hint_slot != (int32_t)found) {
                 *hint_slot = (int32_t)found;
+                cv->top_hint_lens[member] = strlen(type->fields[found].name);
+            }
         }
         pos = t->toks[pos + 1].next;
     }

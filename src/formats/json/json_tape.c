@@ -164,8 +164,8 @@ static inline size_t find_string_stop(const char *s, size_t pos, size_t len, uin
 }
 
 /* Scans a string at the opening quote; returns 1 ok, 0 syntax error. */
-static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, int *escaped,
-                       int *ascii)
+static int scan_string_slow(json_tape *t, cursor *c, const char **ptr, size_t *len, int *escaped,
+                            int *ascii)
 {
     const char *s = c->s;
     size_t pos = c->pos + 1;
@@ -209,6 +209,40 @@ static int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len, i
     *ascii = (high & SWAR_HIGHS) == 0;
     c->pos = pos + 1;
     return 1;
+}
+
+/*
+ * Most strings of JSON lines (names, codes, dates) end within the 16 bytes
+ * after their quote and hold no escape: one SSE2 block finds the closing
+ * quote, and everything else takes the general loop. Kept apart so the
+ * common case pays for no more than its one block.
+ */
+static inline int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len,
+                              int *escaped, int *ascii)
+{
+#if defined(__SSE2__)
+    size_t pos = c->pos + 1;
+    if (pos + 16 <= c->len) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(c->s + pos));
+        __m128i hit = _mm_or_si128(
+            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                         _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+            _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
+        unsigned stops = (unsigned)_mm_movemask_epi8(hit);
+        if (stops != 0) {
+            unsigned k = lowest_bit(stops);
+            if (c->s[pos + k] == '"') {
+                *ptr = c->s + pos;
+                *len = k;
+                *escaped = 0;
+                *ascii = ((unsigned)_mm_movemask_epi8(v) & ((1u << k) - 1)) == 0;
+                c->pos = pos + k + 1;
+                return 1;
+            }
+        }
+    }
+#endif
+    return scan_string_slow(t, c, ptr, len, escaped, ascii);
 }
 
 static int match_word(cursor *c, const char *word)
