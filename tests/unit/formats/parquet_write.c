@@ -225,6 +225,24 @@ void test_formats_parquet_write__dictionary(void)
     pqw_dict_clear(&d);
 }
 
+/* Runs of equal strings take the previous index without a lookup; a run
+ * that breaks (same length, other bytes) must not. */
+void test_formats_parquet_write__dictionary_runs(void)
+{
+    pqw_dict d;
+    uint32_t idx[9];
+    static const uint32_t want[9] = {0, 0, 0, 1, 1, 0, 2, 2, 3};
+    char copy[3] = "ab";
+    pqw_dict_init(&d, 0);
+    const char *ptrs[] = {"ab", "ab", copy, "ac", "ac", "ab", "", "", "abc"};
+    int32_t lens[] = {2, 2, 2, 2, 2, 2, 0, 0, 3};
+    check_ok(pqw_dict_add_bytes(&d, ptrs, lens, 9, idx, &err), &err);
+    check_int(4, d.count);
+    for (int k = 0; k < 9; k++)
+        check_int(want[k], idx[k]);
+    pqw_dict_clear(&d);
+}
+
 /* ---- Thrift compact encoding ---- */
 
 void test_formats_parquet_write__thrift_fields(void)
