@@ -300,12 +300,15 @@ static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t
     switch (tok->kind) {
     case JT_NULL:
         return SILT_OK;
+    case JT_STRING:
+        /* the common case, a string where a string was: nothing changes */
+        if (slot->kind == JK_STRING && !inf->opts->prefers_decimal && !inf->opts->infer_timestamp)
+            return SILT_OK;
+        return fold_string(inf, slot, tok);
     case JT_TRUE:
     case JT_FALSE:
         merge_primitive(slot, inf->opts->primitives_as_string ? JK_STRING : JK_BOOLEAN, 0, 0);
         return SILT_OK;
-    case JT_STRING:
-        return fold_string(inf, slot, tok);
     case JT_INT:
     case JT_FLOAT:
         return fold_number(inf, slot, tok);
