@@ -5,6 +5,7 @@ The steps of tests/e2e/trips_tutorial.py (../shared/tutorials/001_*.txt),
 timed one by one:
 
   ingest   2,000,000 JSON rows into a table partitioned by route_id
+  csv      the same rows from CSV (header, inferSchema) into a second table
   append   20 rows with a new column (origin)
   update   destination 'Syracuse' -> 'Philadelphia'
   delete   destination = 'New Jersey'
@@ -29,31 +30,18 @@ import argparse
 import csv
 import glob
 import io
-import json
 import os
 import resource
 import shutil
 import subprocess
+import sys
 import time
 
 import duckdb
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-N_ROWS = 2_000_000
-DEST = ["Seattle", "New York", "New Jersey", "Los Angeles", "Las Vagas",
-        "Tucson", "Washinton DC", "Philadelphia", "Miami", "San Francisco"]
-MERGE_DEST = ["Avon", "Simsbury", "Farmington", "Windsor", "Ellington",
-              "Vernon", "Winsted", "Westport", "Fairfield", "Stamford"]
-TSTAMP = "2022-01-31 05:49:39"
-
-
-def write_rows(path, start, count, dest, origin=None):
-    tail = [f'"route_id":"{chr(65 + k)}","destination":{json.dumps(dest[k])}'
-            + (f',"origin":{json.dumps(origin[k])}' if origin is not None else "") + "}\n"
-            for k in range(10)]
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(f'{{"trip_id":{i},"tstamp":"{TSTAMP}",{tail[i % 10]}'
-                     for i in range(start, start + count))
+sys.path.insert(0, os.path.join(ROOT, "tests", "e2e"))
+from trips_data import DEST, N_ROWS, write_csv_rows, write_inputs  # noqa: E402
 
 
 class Clock:
@@ -91,6 +79,10 @@ def run_silt(silt, work):
     times, counts = {}, {}
     times["ingest"], _ = silt_step(silt, "CREATE TABLE %s USING DELTA PARTITIONED BY (route_id) "
                                    "AS SELECT * FROM json.`%s/trips.json`" % (t, work))
+    times["csv"], _ = silt_step(silt, "CREATE TABLE delta.`%s` USING DELTA PARTITIONED BY "
+                                "(route_id) AS SELECT * FROM read_files('%s/trips.csv', format => "
+                                "'csv', header => true, inferSchema => true)"
+                                % (os.path.join(work, "silt_trips_csv"), work))
     times["append"], _ = silt_step(silt, "SET spark.databricks.delta.schema.autoMerge.enabled = "
                                    "true; INSERT INTO %s BY NAME SELECT * FROM json.`%s/insert.json`"
                                    % (t, work))
@@ -161,6 +153,12 @@ def run_duckdb(work):
     times["ingest"] = (c.wall, c.cpu_s)
 
     with Clock() as c:
+        con.execute("COPY (SELECT * FROM read_csv('%s/trips.csv', header = true)) TO '%s' "
+                    "(FORMAT parquet, PARTITION_BY (route_id))"
+                    % (work, os.path.join(root, "csv")))
+    times["csv"] = (c.wall, c.cpu_s)
+
+    with Clock() as c:
         d.commit(d.current() + d._copy("SELECT * FROM read_json('%s/insert.json')" % work))
     times["append"] = (c.wall, c.cpu_s)
 
@@ -203,9 +201,8 @@ def main():
     work = args.dir
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
-    write_rows(os.path.join(work, "trips.json"), 0, N_ROWS, DEST)
-    write_rows(os.path.join(work, "insert.json"), N_ROWS, 20, ["Syracuse"] * 10, DEST)
-    write_rows(os.path.join(work, "merge.json"), N_ROWS + 15, 10, MERGE_DEST, ["Seattle"] * 10)
+    write_inputs(work)
+    write_csv_rows(os.path.join(work, "trips.csv"), 0, N_ROWS, DEST)
 
     s_times, s_counts = run_silt(args.silt, work)
     d_times, d_counts = run_duckdb(work)
@@ -217,7 +214,7 @@ def main():
     print("| step | silt wall s | DuckDB wall s | ratio | silt CPU s | DuckDB CPU s | ratio |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     total_s, total_d = [0.0, 0.0], [0.0, 0.0]
-    for step in ["ingest", "append", "update", "delete", "merge", "travel"]:
+    for step in ["ingest", "csv", "append", "update", "delete", "merge", "travel"]:
         sw, sc = s_times[step]
         dw, dc = d_times[step]
         total_s = [total_s[0] + sw, total_s[1] + sc]

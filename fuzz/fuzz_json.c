@@ -2,7 +2,9 @@
  * fuzz_json.c - fuzz target of the JSON reader: tape tokenizer, inference
  * and conversion in the three modes. The first input byte picks options
  * (multiLine, mode, tiny chunks and batches, a shallow depth limit); the
- * rest is the file.
+ * rest is the file. The scan runs twice, converting during inference
+ * (one pass, with a budget that runs out midway under tiny chunks) and
+ * not (two passes): the schemas and row counts must agree.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
@@ -19,7 +21,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     silt_error err = SILT_ERROR_INIT;
     io_store *store = fuzz_store("json", "in.json");
     json_options opts;
-    json_scan *scan = NULL;
     const char *key = "in.json";
     if (store == NULL || size == 0)
         return 0;
@@ -42,16 +43,32 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     arena *a = arena_new(NULL, "fuzz");
     const col_type *schema = NULL;
     json_infer_text((const char *)data + 1, size - 1, &opts, a, &schema, &err);
-    if (json_scan_open(&scan, store, &key, 1, &opts, &err) == SILT_OK) {
+    json_scan *scans[2] = {NULL, NULL};
+    int64_t rows[2] = {-1, -1};
+    for (int pass = 0; pass < 2; pass++) {
+        opts.speculate_bytes = pass == 1 ? 0 : (flags >> 3) & 1 ? 16 : JSON_DEFAULT_SPECULATE_BYTES;
+        if (json_scan_open(&scans[pass], store, &key, 1, &opts, &err) != SILT_OK)
+            continue;
+        rows[pass] = 0;
         for (;;) {
             col_batch b;
-            if (json_scan_next(scan, a, &b, &err) != SILT_OK || b.n_rows == 0)
+            if (json_scan_next(scans[pass], a, &b, &err) != SILT_OK) {
+                rows[pass] = -2;
+                break;
+            }
+            if (b.n_rows == 0)
                 break;
             if (b.n_rows > opts.batch_rows)
                 abort();
+            rows[pass] += b.n_rows;
         }
-        json_scan_free(scan);
     }
+    if ((scans[0] == NULL) != (scans[1] == NULL) || rows[0] != rows[1] ||
+        (scans[0] != NULL &&
+         !col_type_equal(json_scan_schema(scans[0]), json_scan_schema(scans[1]))))
+        abort(); /* one pass and two passes disagree */
+    json_scan_free(scans[0]);
+    json_scan_free(scans[1]);
     arena_free(a);
     return 0;
 }

@@ -25,15 +25,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import spark_peer  # noqa: E402
+from trips_data import N_ROWS, write_inputs  # noqa: E402
 
 HAS_VENV = spark_peer.ensure_venv(REPO, [str(Path(__file__).resolve())] + sys.argv[1:])
 # A checksum of a version, integers only: before and after the origin column.
 SUMMARY = ["count(*)", "sum(trip_id)", "sum(length(destination))", "count(DISTINCT route_id)"]
 EVOLVED = SUMMARY + ["count(origin)", "sum(length(origin))"]
-N_ROWS = 2_000_000
-DEST = ["Seattle", "New York", "New Jersey", "Los Angeles", "Las Vagas",
-        "Tucson", "Washinton DC", "Philadelphia", "Miami", "San Francisco"]
-TSTAMP = "2022-01-31 05:49:39"
 
 passed = failed = 0
 
@@ -46,16 +43,6 @@ def check(name, got, want):
     else:
         failed += 1
         print(f"FAIL {name}: got {got!r}, want {want!r}")
-
-
-def write_rows(path, start, count, dest, origin=None):
-    # Formatted by hand: json.dumps per row would take most of the test's time.
-    tail = [f'"route_id":"{chr(65 + k)}","destination":{json.dumps(dest[k])}'
-            + (f',"origin":{json.dumps(origin[k])}' if origin is not None else "") + "}\n"
-            for k in range(10)]
-    with open(path, "w", encoding="utf-8") as f:
-        f.writelines(f'{{"trip_id":{i},"tstamp":"{TSTAMP}",{tail[i % 10]}'
-                     for i in range(start, start + count))
 
 
 class Silt:
@@ -136,11 +123,7 @@ def main():
     table_path = work / "trips"
     t = f"delta.`{table_path}`"
 
-    write_rows(work / "trips.json", 0, N_ROWS, DEST)
-    write_rows(work / "insert.json", N_ROWS, 20, ["Syracuse"] * 10, DEST)
-    write_rows(work / "merge.json", N_ROWS + 15, 10,
-               ["Avon", "Simsbury", "Farmington", "Windsor", "Ellington",
-                "Vernon", "Winsted", "Westport", "Fairfield", "Stamford"], ["Seattle"] * 10)
+    write_inputs(str(work))
 
     peer = None
     if HAS_VENV:

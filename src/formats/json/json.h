@@ -51,12 +51,15 @@ typedef struct json_options {
     size_t window_bytes;        /* bytes of JSON lines held at once, 64 MiB (0 = whole);
                                    a multiLine object is always read whole */
     size_t max_depth;           /* nesting limit, 1000 as in Jackson */
+    size_t speculate_bytes;     /* while inferring, convert chunks up to this many bytes of
+                                   text and keep their rows for the read (256 MiB; 0 = never) */
     tpool *pool;                /* NULL = parse on the calling thread */
 } json_options;
 
 #define JSON_DEFAULT_BATCH_ROWS 4096
 #define JSON_DEFAULT_CHUNK_BYTES ((size_t)4 << 20)
 #define JSON_DEFAULT_MAX_DEPTH 1000 /* Jackson's maxNestingDepth */
+#define JSON_DEFAULT_SPECULATE_BYTES ((size_t)256 << 20)
 
 void json_options_init(json_options *opts);
 /*

@@ -93,6 +93,36 @@ static silt_status field_slot(arena *a, jtype *st, const char *name, size_t len,
     return SILT_OK;
 }
 
+/*
+ * field_slot for the key at member position `member` of an object: tries
+ * the field that position named last time before searching. A stale hint
+ * (fields inserted since) fails the name check and falls back.
+ */
+static silt_status field_slot_hinted(arena *a, jtype *st, uint32_t member, const char *name,
+                                     size_t len, jtype ***out, jfield **field_out,
+                                     silt_error *err)
+{
+    if (member < JSON_INFER_HINTS && st->hints != NULL) {
+        uint32_t fi = st->hints[member];
+        if (fi < st->n_fields && st->fields[fi].name_len == len &&
+            memcmp(st->fields[fi].name, name, len) == 0) {
+            *out = &st->fields[fi].type;
+            *field_out = &st->fields[fi];
+            return SILT_OK;
+        }
+    }
+    SILT_RETURN_IF_ERROR(field_slot(a, st, name, len, out, field_out, err));
+    if (member < JSON_INFER_HINTS) {
+        if (st->hints == NULL) {
+            st->hints = arena_calloc(a, JSON_INFER_HINTS, sizeof(uint32_t));
+            if (st->hints == NULL)
+                return err_nomem(err);
+        }
+        st->hints[member] = (uint32_t)(*field_out - st->fields);
+    }
+    return SILT_OK;
+}
+
 static int is_numeric(jkind k) { return k == JK_LONG || k == JK_DECIMAL || k == JK_DOUBLE; }
 
 /* Merges a primitive kind into *slot (compatibleType for primitives). */
@@ -162,7 +192,9 @@ static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
     }
     if (tok->kind == JT_INT) {
         int64_t v;
-        if (str_to_int64(tok->ptr, tok->len, &v)) {
+        /* the tape holds [-]digits: up to 18 digits always fit a long */
+        size_t n_digits = tok->len - (tok->len > 0 && tok->ptr[0] == '-');
+        if (n_digits <= 18 || str_to_int64(tok->ptr, tok->len, &v)) {
             merge_primitive(slot, JK_LONG, 0, 0);
         } else {
             size_t digits = tok->len - (tok->ptr[0] == '-');
@@ -226,7 +258,8 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
             name_len = inf->scratch.len;
         }
         jfield *entry;
-        SILT_RETURN_IF_ERROR(field_slot(inf->a, slot, name, name_len, &field, &entry, err));
+        SILT_RETURN_IF_ERROR(
+            field_slot_hinted(inf->a, slot, member, name, name_len, &field, &entry, err));
         if (slot == inf->root) {
             /* Spark infers both copies of a repeated key and then refuses
              * the schema (COLUMN_ALREADY_EXISTS); remember it to do the same. */
@@ -267,12 +300,15 @@ static silt_status fold(json_infer *inf, jtype *slot, const json_tape *t, size_t
     switch (tok->kind) {
     case JT_NULL:
         return SILT_OK;
+    case JT_STRING:
+        /* the common case, a string where a string was: nothing changes */
+        if (slot->kind == JK_STRING && !inf->opts->prefers_decimal && !inf->opts->infer_timestamp)
+            return SILT_OK;
+        return fold_string(inf, slot, tok);
     case JT_TRUE:
     case JT_FALSE:
         merge_primitive(slot, inf->opts->primitives_as_string ? JK_STRING : JK_BOOLEAN, 0, 0);
         return SILT_OK;
-    case JT_STRING:
-        return fold_string(inf, slot, tok);
     case JT_INT:
     case JT_FLOAT:
         return fold_number(inf, slot, tok);

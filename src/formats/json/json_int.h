@@ -38,6 +38,7 @@ typedef struct json_tape {
     size_t n;
     size_t cap;
     size_t max_depth;
+    size_t base;          /* first token of the value being parsed */
     size_t err_pos;       /* offset of a syntax error in the text */
     const char *err_what; /* what was expected there */
 } json_tape;
@@ -52,6 +53,17 @@ void json_tape_clear(json_tape *t);
  */
 silt_status json_tape_parse(json_tape *t, const char *text, size_t len, int *ok, int *empty,
                             size_t *end_out, silt_error *err);
+/*
+ * Like json_tape_parse, but keeps the tokens already on the tape and puts
+ * the value after them (at index t->n on entry; nothing is added on a
+ * syntax error), so one tape holds the values of many records. Token
+ * `next` indices count from the value's first token, so json_tape_view of
+ * [first, end) reads like a tape holding that value alone.
+ */
+silt_status json_tape_parse_append(json_tape *t, const char *text, size_t len, int *ok,
+                                   int *empty, size_t *end_out, silt_error *err);
+/* A read-only tape of tokens [first, end) of t (valid until t grows or is cleared). */
+void json_tape_view(const json_tape *t, size_t first, size_t end, json_tape *view);
 /* Unescapes a string token's content into out (appended). */
 silt_status json_unescape(const char *s, size_t len, buf *out, silt_error *err);
 /* Offset of the next line start at or after pos (past '\n'), or len. */
@@ -85,7 +97,13 @@ struct jtype {
     jfield *fields; /* STRUCT, sorted by name bytes */
     size_t n_fields, cap_fields;
     jtype *elem; /* ARRAY */
+    /* STRUCT: field index the key at member position k had last time (a
+     * guess, checked by name), so records repeating one key order skip the
+     * binary search; NULL until the first object, JSON_INFER_HINTS long. */
+    uint32_t *hints;
 };
+
+#define JSON_INFER_HINTS 64
 
 typedef struct json_infer {
     arena *a;

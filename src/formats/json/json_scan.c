@@ -28,6 +28,7 @@ void json_options_init(json_options *opts)
     opts->chunk_bytes = JSON_DEFAULT_CHUNK_BYTES;
     opts->max_depth = JSON_DEFAULT_MAX_DEPTH;
     opts->window_bytes = TEXT_DEFAULT_WINDOW_BYTES;
+    opts->speculate_bytes = JSON_DEFAULT_SPECULATE_BYTES;
 }
 
 silt_status json_options_set(json_options *o, arena *a, const char *key, const char *value,
@@ -99,13 +100,30 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                    value);
 }
 
+/*
+ * Scratch of one pool worker, kept across chunks and rounds: a chunk's
+ * tape holds ~300 bytes per record, and a fresh one per 4 MiB chunk made
+ * the kernel hand out (and zero) more pages than the rows themselves took.
+ */
+typedef struct json_worker {
+    json_tape tape;
+    struct spec_record *recs;
+    size_t cap_recs;
+} json_worker;
+
 typedef struct chunk_job {
     text_chunk chunk;
     size_t start, end;
     text_batch_list batches;
+    json_worker *worker;   /* the scratch of the thread running the chunk */
     arena *infer_arena;
     json_infer infer;
     int infer_ready;
+    int speculate;         /* inference also converts the chunk (see "one pass") */
+    int speculated;        /* ... and batches holds its rows under spec_schema */
+    int preset;            /* parse round: batches came from the inference pass */
+    arena *spec_arena;     /* spec_schema */
+    const col_type *spec_schema;
     silt_status status;
     silt_error err;
 } chunk_job;
@@ -124,7 +142,31 @@ struct json_scan {
     text_reader reader;
     int reader_ready;
     text_batch_queue queue;
+    /* one pass: chunks converted while inferring, in reader order */
+    int speculate;            /* inference may convert (json_scan_open) */
+    size_t spec_text_bytes;   /* text bytes whose rows are held */
+    struct spec_chunk *spec;
+    size_t n_spec, cap_spec, next_spec;
+    int spec_partial;         /* a chunk was inferred without converting */
+    json_worker *workers; /* tpool_width of them (one without a pool) */
+    size_t n_workers;
 };
+
+/*
+ * A chunk converted during inference with the chunk's own inferred schema.
+ * Its rows are handed out by the read pass instead of parsing the chunk
+ * again when that schema equals the final one (kept), and dropped
+ * otherwise. Identified by object and byte range, which the read pass's
+ * windows reproduce exactly.
+ */
+typedef struct spec_chunk {
+    size_t key_idx;
+    int64_t start, end; /* byte range in the object */
+    int kept;
+    arena *a;           /* schema */
+    const col_type *schema;
+    text_batch_list batches;
+} spec_chunk;
 
 /* JSON lines split at line breaks; a multiLine object is one chunk. */
 static silt_status split_object(text_object *obj, void *payload, silt_error *err)
@@ -195,12 +237,22 @@ static silt_status syntax_error(const text_object *obj, const json_tape *t, size
 
 /* ---- inference ---- */
 
+/* A record parsed onto the chunk's tape during a one-pass inference. */
+typedef struct spec_record {
+    size_t first, end; /* tokens [first, end) of the tape; empty when !ok */
+    size_t start, len; /* the record's bytes in the window */
+    int ok;
+} spec_record;
+
+static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape *t,
+                                   const spec_record *recs, size_t n_recs, silt_error *err);
+
 static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
-    json_tape t;
+    json_tape *tape = &job->worker->tape, view;
     const text_object *obj = job->chunk.obj;
     record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
-    size_t start, len;
+    size_t start, len, n_recs = 0;
     silt_status rc = SILT_OK;
     uint64_t key_hash = hash_bytes(obj->key, strlen(obj->key), 7);
     job->infer_arena = arena_new(NULL, "json infer");
@@ -209,25 +261,42 @@ static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
     SILT_RETURN_IF_ERROR(json_infer_init(&job->infer, job->infer_arena, &s->opts, err));
     job->infer.ts_pattern = s->ts_pattern;
     job->infer_ready = 1;
-    json_tape_init(&t, s->opts.max_depth);
+    tape->n = 0;
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
         int ok, empty;
-        size_t end;
+        size_t end, first = job->speculate ? tape->n : 0;
         if (!text_sample_keep(key_hash, start, s->opts.sampling_ratio))
             continue;
-        rc = json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
+        /* speculating, the chunk's records stay on one tape for conversion */
+        rc = job->speculate
+                 ? json_tape_parse_append(tape, obj->data + start, len, &ok, &empty, &end, err)
+                 : json_tape_parse(tape, obj->data + start, len, &ok, &empty, &end, err);
         if (rc != SILT_OK || empty)
             continue;
+        if (job->speculate && n_recs == job->worker->cap_recs) {
+            size_t cap = n_recs ? n_recs * 2 : 1024;
+            spec_record *grown = mem_realloc(job->worker->recs, cap * sizeof(spec_record));
+            if (grown == NULL) {
+                rc = err_nomem(err);
+                break;
+            }
+            job->worker->recs = grown;
+            job->worker->cap_recs = cap;
+        }
+        if (job->speculate)
+            job->worker->recs[n_recs++] = (spec_record){first, tape->n, start, len, ok};
         if (!ok) {
             if (s->opts.mode == TEXT_MODE_FAILFAST)
-                rc = syntax_error(obj, &t, start, err);
+                rc = syntax_error(obj, tape, start, err);
             else
                 job->infer.saw_corrupt = 1;
             continue;
         }
-        rc = json_infer_record(&job->infer, &t, err);
+        json_tape_view(tape, first, tape->n, &view);
+        rc = json_infer_record(&job->infer, &view, err);
     }
-    json_tape_clear(&t);
+    if (rc == SILT_OK && job->speculate)
+        rc = speculate_chunk(s, job, tape, job->worker->recs, n_recs, err);
     return rc;
 }
 
@@ -239,6 +308,10 @@ typedef struct conv {
     int32_t *slots;
     size_t n_slots, cap_slots;
     const char *bad_field;
+    /* top-level field the key at member position k named last time, or -1:
+     * JSON lines repeat one key order, so most keys match on first try */
+    int32_t top_hints[JSON_INFER_HINTS];
+    size_t top_hint_lens[JSON_INFER_HINTS]; /* name length of each hinted field */
 } conv;
 
 static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_error *err)
@@ -301,11 +374,16 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
             name = cv->scratch.data ? cv->scratch.data : "";
             name_len = cv->scratch.len;
         }
-        if (index != NULL) {
+        int32_t *hint_slot = (type == cv->s->schema && member < JSON_INFER_HINTS)
+                                 ? &cv->top_hints[member] : NULL;
+        if (hint_slot != NULL && *hint_slot >= 0 && cv->top_hint_lens[member] == name_len &&
+            memcmp(type->fields[*hint_slot].name, name, name_len) == 0)
+            found = (size_t)*hint_slot;
+        if (found == SIZE_MAX && index != NULL) {
             void *value = NULL;
             if (hashmap_get(index, name, name_len, &value))
                 found = (size_t)(uintptr_t)value - 1;
-        } else {
+        } else if (found == SIZE_MAX) {
             for (size_t step = 0; step < type->n_fields; step++) {
                 size_t fi = (hint + step) % type->n_fields;
                 const char *fname = type->fields[fi].name;
@@ -316,8 +394,13 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
                 }
             }
         }
-        if (found != SIZE_MAX)
+        if (found != SIZE_MAX) {
             cv->slots[base + found] = (int32_t)(pos + 1);
+            if (hint_slot != NULL && *hint_slot != (int32_t)found) {
+                *hint_slot = (int32_t)found;
+                cv->top_hint_lens[member] = strlen(type->fields[found].name);
+            }
+        }
         pos = t->toks[pos + 1].next;
     }
     return SILT_OK;
@@ -616,32 +699,202 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
     return SILT_OK;
 }
 
+static void conv_init(conv *cv, json_scan *s)
+{
+    memset(cv, 0, sizeof(*cv));
+    cv->s = s;
+    for (size_t idx = 0; idx < JSON_INFER_HINTS; idx++)
+        cv->top_hints[idx] = -1;
+    buf_init(&cv->scratch, 0);
+}
+
+static void conv_clear(conv *cv)
+{
+    buf_clear(&cv->scratch);
+    mem_free(cv->slots);
+}
+
 static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
-    json_tape t;
+    json_tape *tape = &job->worker->tape;
     conv cv;
     batch_state bs = {NULL, NULL, 0};
     const text_object *obj = job->chunk.obj;
     record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
     size_t start, len;
     silt_status rc = SILT_OK;
-    memset(&cv, 0, sizeof(cv));
-    cv.s = s;
-    buf_init(&cv.scratch, 0);
-    json_tape_init(&t, s->opts.max_depth);
+    conv_init(&cv, s);
     while (rc == SILT_OK && next_record(&it, &start, &len)) {
         int ok, empty;
         size_t end;
-        rc = json_tape_parse(&t, obj->data + start, len, &ok, &empty, &end, err);
+        rc = json_tape_parse(tape, obj->data + start, len, &ok, &empty, &end, err);
         if (rc == SILT_OK && !empty)
-            rc = convert_record(&cv, job, &bs, &t, ok, start, len, err);
+            rc = convert_record(&cv, job, &bs, tape, ok, start, len, err);
     }
     if (rc == SILT_OK && bs.ob != NULL)
         rc = finish_batch(&bs, err);
-    json_tape_clear(&t);
-    buf_clear(&cv.scratch);
-    mem_free(cv.slots);
+    conv_clear(&cv);
     return rc;
+}
+
+/* ---- one pass: inference converts what it parsed ----
+ *
+ * Spark infers over all records before it reads any, and so does silt;
+ * reading the text twice cost as much as everything else in a JSON
+ * ingest. So while inferring, a chunk also converts the records it just
+ * parsed (kept on one tape) with the schema inferred from that chunk
+ * alone. When the final schema (all chunks merged) is equal, those rows
+ * are exactly what converting with the final schema gives (same
+ * functions, same records, same order, same batch boundaries), and the
+ * read pass hands them out instead of parsing the chunk again; when not
+ * (a field or wider type elsewhere), they are dropped and the chunk is
+ * read as before. Rows are held for about opts.speculate_bytes of text at
+ * most (checked before each round), so memory stays bounded for any input, and
+ * only with samplingRatio 1 (a sample does not describe every record).
+ * A conversion failure (FAILFAST) only drops the chunk's rows: the read
+ * pass reports it where it always did, after inference.
+ */
+
+static silt_status bind_schema(json_scan *s, silt_error *err);
+
+static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape *t,
+                                   const spec_record *recs, size_t n_recs, silt_error *err)
+{
+    json_scan local = *s; /* the fields conversion reads, with the chunk's schema */
+    json_tape view;
+    conv cv;
+    batch_state bs = {NULL, NULL, 0};
+    silt_error quiet;
+    silt_status rc;
+    err_clear(&quiet);
+    job->spec_arena = arena_new(NULL, "json chunk schema");
+    if (job->spec_arena == NULL)
+        return err_nomem(err);
+    rc = json_infer_schema(&job->infer, job->spec_arena, &job->spec_schema, &quiet);
+    if (rc != SILT_OK)
+        return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK; /* the merged schema fails too */
+    local.schema = job->spec_schema;
+    local.top_fields = (hashmap)HASHMAP_INIT;
+    rc = bind_schema(&local, &quiet);
+    conv_init(&cv, &local);
+    for (size_t idx = 0; rc == SILT_OK && idx < n_recs; idx++) {
+        json_tape_view(t, recs[idx].first, recs[idx].end, &view);
+        rc = convert_record(&cv, job, &bs, &view, recs[idx].ok, recs[idx].start, recs[idx].len,
+                            &quiet);
+    }
+    if (rc == SILT_OK && bs.ob != NULL)
+        rc = finish_batch(&bs, &quiet);
+    conv_clear(&cv);
+    hashmap_clear(&local.top_fields);
+    job->speculated = rc == SILT_OK;
+    if (rc != SILT_OK)
+        text_batch_list_clear(&job->batches);
+    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+}
+
+/* Keeps the rows a round of inference converted, in reader order. */
+static silt_status keep_speculated(json_scan *s, chunk_job *jobs, size_t n, silt_error *err)
+{
+    for (size_t idx = 0; idx < n; idx++) {
+        chunk_job *job = &jobs[idx];
+        if (!job->speculated) {
+            s->spec_partial = 1;
+            continue;
+        }
+        if (s->n_spec == s->cap_spec) {
+            size_t cap = s->cap_spec ? s->cap_spec * 2 : 64;
+            spec_chunk *grown = mem_realloc(s->spec, cap * sizeof(spec_chunk));
+            if (grown == NULL)
+                return err_nomem(err);
+            s->spec = grown;
+            s->cap_spec = cap;
+        }
+        spec_chunk *sp = &s->spec[s->n_spec++];
+        sp->key_idx = job->chunk.obj->key_idx;
+        sp->start = job->chunk.obj->offset + (int64_t)job->start;
+        sp->end = job->chunk.obj->offset + (int64_t)job->end;
+        sp->kept = 1;
+        sp->a = job->spec_arena;
+        sp->schema = job->spec_schema;
+        sp->batches = job->batches;
+        job->spec_arena = NULL;
+        memset(&job->batches, 0, sizeof(job->batches));
+        job->speculated = 0;
+        s->spec_text_bytes += job->end - job->start;
+    }
+    return SILT_OK;
+}
+
+static void drop_spec(spec_chunk *sp)
+{
+    text_batch_list_clear(&sp->batches);
+    arena_free(sp->a);
+    sp->a = NULL;
+    sp->kept = 0;
+}
+
+/*
+ * With the final schema known, drops the rows converted under another one.
+ * When every chunk was converted under it, the read pass has nothing left
+ * to parse: all rows go to the queue now and the reader is emptied, so the
+ * text is not read a second time (that read was 60% of an ingest's page
+ * faults).
+ */
+static silt_status settle_speculated(json_scan *s, silt_error *err)
+{
+    int all_kept = s->speculate && !s->spec_partial;
+    for (size_t idx = 0; idx < s->n_spec; idx++) {
+        if (s->spec[idx].kept && !col_type_equal(s->spec[idx].schema, s->schema))
+            drop_spec(&s->spec[idx]);
+        all_kept = all_kept && s->spec[idx].kept;
+    }
+    if (!all_kept)
+        return SILT_OK;
+    for (size_t idx = 0; idx < s->n_spec; idx++) {
+        spec_chunk *sp = &s->spec[idx];
+        for (size_t b = 0; b < sp->batches.n; b++)
+            sp->batches.items[b].batch.schema = s->schema;
+        SILT_RETURN_IF_ERROR(text_batch_queue_append(&s->queue, &sp->batches, err));
+        text_batch_list_clear(&sp->batches);
+        sp->kept = 0;
+    }
+    s->next_spec = s->n_spec;
+    text_reader_clear(&s->reader);
+    text_reader_init(&s->reader, s->store, (const char *const *)s->keys, 0, "JSON", split_object,
+                     s, s->opts.multi_line ? 0 : s->opts.window_bytes);
+    return SILT_OK;
+}
+
+/* Read pass: takes a chunk's rows from inference when it has them (job->preset). */
+static void take_speculated(json_scan *s, chunk_job *job)
+{
+    if (s->next_spec >= s->n_spec)
+        return;
+    spec_chunk *sp = &s->spec[s->next_spec];
+    if (sp->key_idx != job->chunk.obj->key_idx ||
+        sp->start != job->chunk.obj->offset + (int64_t)job->start ||
+        sp->end != job->chunk.obj->offset + (int64_t)job->end)
+        return;
+    s->next_spec++;
+    if (!sp->kept)
+        return;
+    job->batches = sp->batches;
+    memset(&sp->batches, 0, sizeof(sp->batches));
+    sp->kept = 0;
+    for (size_t idx = 0; idx < job->batches.n; idx++)
+        job->batches.items[idx].batch.schema = s->schema;
+    job->preset = 1;
+    /* sp->a stays: the vectors' nested types point into the chunk's schema,
+     * which lives as long as the final one does (until json_scan_free) */
+}
+
+static void free_spec(json_scan *s)
+{
+    for (size_t idx = 0; idx < s->n_spec; idx++)
+        drop_spec(&s->spec[idx]);
+    mem_free(s->spec);
+    s->spec = NULL;
+    s->n_spec = s->cap_spec = s->next_spec = 0;
 }
 
 /* ---- rounds, schema, scan ---- */
@@ -656,11 +909,14 @@ static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, 
 {
     round_ctx *ctx = payload;
     chunk_job *job = &ctx->jobs[task_idx];
-    (void)worker_idx;
     (void)err;
     err_clear(&job->err);
-    job->status = ctx->infer ? infer_chunk(ctx->scan, job, &job->err)
-                             : parse_chunk(ctx->scan, job, &job->err);
+    job->worker = &ctx->scan->workers[worker_idx < ctx->scan->n_workers ? worker_idx : 0];
+    if (job->preset)
+        job->status = SILT_OK;
+    else
+        job->status = ctx->infer ? infer_chunk(ctx->scan, job, &job->err)
+                                 : parse_chunk(ctx->scan, job, &job->err);
     return SILT_OK;
 }
 
@@ -671,8 +927,34 @@ static void free_jobs(chunk_job *jobs, size_t n)
         if (jobs[idx].infer_ready)
             json_infer_clear(&jobs[idx].infer);
         arena_free(jobs[idx].infer_arena);
+        arena_free(jobs[idx].spec_arena);
     }
     mem_free(jobs);
+}
+
+static silt_status make_workers(json_scan *s, silt_error *err)
+{
+    if (s->workers != NULL)
+        return SILT_OK;
+    size_t n = s->opts.pool ? tpool_width(s->opts.pool) : 1;
+    s->workers = mem_calloc(n, sizeof(json_worker));
+    if (s->workers == NULL)
+        return err_nomem(err);
+    s->n_workers = n;
+    for (size_t idx = 0; idx < n; idx++)
+        json_tape_init(&s->workers[idx].tape, s->opts.max_depth);
+    return SILT_OK;
+}
+
+static void free_workers(json_scan *s)
+{
+    for (size_t idx = 0; idx < s->n_workers; idx++) {
+        json_tape_clear(&s->workers[idx].tape);
+        mem_free(s->workers[idx].recs);
+    }
+    mem_free(s->workers);
+    s->workers = NULL;
+    s->n_workers = 0;
 }
 
 static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, int infer,
@@ -680,6 +962,7 @@ static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, i
 {
     round_ctx ctx = {s, NULL, infer};
     silt_status rc;
+    SILT_RETURN_IF_ERROR(make_workers(s, err));
     ctx.jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
     if (ctx.jobs == NULL)
         return err_nomem(err);
@@ -687,6 +970,11 @@ static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, i
         ctx.jobs[idx].chunk = chunks[idx];
         ctx.jobs[idx].start = chunks[idx].start;
         ctx.jobs[idx].end = chunks[idx].end;
+        if (infer)
+            ctx.jobs[idx].speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
+                                      s->spec_text_bytes < s->opts.speculate_bytes;
+        else
+            take_speculated(s, &ctx.jobs[idx]);
     }
     rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
@@ -731,6 +1019,8 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
             rc = run_round(s, chunks, n, 1, &jobs, err);
         for (size_t c = 0; rc == SILT_OK && c < n; c++)
             rc = json_infer_merge(&total, &jobs[c].infer, err);
+        if (rc == SILT_OK && n > 0)
+            rc = keep_speculated(s, jobs, n, err);
         if (jobs != NULL)
             free_jobs(jobs, n);
         text_reader_release(&s->reader);
@@ -739,6 +1029,10 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
     text_reader_rewind(&s->reader);
     if (rc == SILT_OK)
         rc = json_infer_schema(&total, s->arena, &s->schema, err);
+    if (rc == SILT_OK)
+        rc = settle_speculated(s, err);
+    if (rc != SILT_OK)
+        free_spec(s);
     if (total_ready)
         json_infer_clear(&total);
     arena_free(tmp);
@@ -815,6 +1109,7 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
                 rc = err_set(err, SILT_INVALID, "a JSON schema must be a struct type");
             s->schema = opts->schema;
         } else {
+            s->speculate = 1;
             rc = infer_schema(s, err);
         }
     }
@@ -854,6 +1149,8 @@ void json_scan_free(json_scan *s)
     if (s == NULL)
         return;
     text_batch_queue_clear(&s->queue);
+    free_spec(s);
+    free_workers(s);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     hashmap_clear(&s->top_fields);
@@ -885,6 +1182,7 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
     if (rc == SILT_OK)
         *schema_out = s->schema;
     text_reader_clear(&s->reader);
+    free_workers(s);
     mem_free(s);
     return rc;
 }

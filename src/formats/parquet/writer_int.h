@@ -66,6 +66,7 @@ typedef struct pqw_leaf {
     pqw_dict dict;
     int dict_used;      /* a page of this chunk was dictionary-encoded */
     int dict_checked;   /* the first dictionary page of the chunk was weighed */
+    int64_t dict_added; /* values looked up in the chunk's dictionary */
     int64_t page_raw;   /* PLAIN bytes the page's values would take */
 
     pqw_minmax page_mm;  /* bounds of the current page, merged into chunk_mm */

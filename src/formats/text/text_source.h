@@ -105,6 +105,7 @@ typedef struct text_reader {
     int64_t file_pos;
     int64_t line_base;
     buf carry;
+    buf spare; /* an empty buffer of a freed window, reused for the next one */
 } text_reader;
 
 #define TEXT_DEFAULT_WINDOW_BYTES ((size_t)64 << 20)

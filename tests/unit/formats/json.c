@@ -397,3 +397,220 @@ void test_formats_json__drop_field_if_all_null(void)
     expect("{\"a\":null,\"b\":1,\"c\":[]}\n", NULL, "struct<a:string,b:long,c:array<string>>",
            "null|1|[]");
 }
+
+/*
+ * The string scanner finds the end of a plain run 16 or 8 bytes at a time:
+ * put a quote, an escape, a control byte or a multi-byte character at every
+ * position of strings of every length up to three blocks, at every
+ * alignment, ending at the very end of the buffer or followed by more text,
+ * and check the token (length, escaped, ascii) or the error position.
+ */
+void test_formats_json__tape_strings_at_every_block_position(void)
+{
+    static const char *const specials[] = {"", "\\n", "\\\"", "\xc3\xa9", "\x01"};
+    json_tape t;
+    buf text = BUF_INIT;
+    json_tape_init(&t, 8);
+    for (size_t lead = 0; lead < 3; lead++)
+        for (size_t body = 0; body <= 40; body++)
+            for (size_t kind = 0; kind < 5; kind++)
+                for (size_t at = 0; at <= body; at++) {
+                    if (kind == 0 && at > 0)
+                        break;
+                    /* [ + lead spaces + "body with special at `at`" + , "é" or ] */
+                    for (int tail = 0; tail < 2; tail++) {
+                        int ok = 0, empty = 0;
+                        size_t end, str_len = body + strlen(specials[kind]);
+                        buf_truncate(&text, 0);
+                        buf_append_char(&text, '[', &err);
+                        for (size_t idx = 0; idx < lead; idx++)
+                            buf_append_char(&text, ' ', &err);
+                        buf_append_char(&text, '"', &err);
+                        for (size_t idx = 0; idx < body; idx++) {
+                            if (idx == at)
+                                buf_append(&text, specials[kind], strlen(specials[kind]), &err);
+                            buf_append_char(&text, (char)('a' + idx % 26), &err);
+                        }
+                        if (at == body)
+                            buf_append(&text, specials[kind], strlen(specials[kind]), &err);
+                        buf_append_char(&text, '"', &err);
+                        if (tail)
+                            buf_append(&text, ",\"\xc3\xa9\\\\\"]", 8, &err);
+                        else
+                            buf_append_char(&text, ']', &err);
+                        check_ok(json_tape_parse(&t, text.data, text.len, &ok, &empty, &end, &err),
+                                 &err);
+                        if (kind == 4) {
+                            check_int(0, ok);
+                            check_int((int64_t)(2 + lead + at), (int64_t)t.err_pos);
+                            continue;
+                        }
+                        check_int(1, ok);
+                        check_int((int64_t)text.len, (int64_t)end);
+                        check_int(JT_STRING, t.toks[1].kind);
+                        check_int((int64_t)str_len, (int64_t)t.toks[1].len);
+                        check_int(kind == 1 || kind == 2, t.toks[1].escaped);
+                        check_int(kind != 3, t.toks[1].ascii);
+                        if (tail) {
+                            check_int(3, (int64_t)t.n);
+                            check_int(1, t.toks[2].escaped);
+                            check_int(0, t.toks[2].ascii);
+                        }
+                    }
+                }
+    json_tape_clear(&t);
+    buf_clear(&text);
+}
+
+/* Inference and conversion guess a key's field from the same position in
+ * the last record; changing key orders and fields added midway (which
+ * shift the sorted fields under the guesses) must not mislead them. */
+void test_formats_json__key_order_changes_between_records(void)
+{
+    expect("{\"b\":1,\"a\":\"x\",\"s\":{\"q\":1,\"p\":2}}\n"
+           "{\"a\":\"y\",\"b\":2,\"s\":{\"p\":3,\"q\":4}}\n"
+           "{\"c\":true,\"b\":3,\"a\":\"z\",\"s\":{\"o\":0,\"q\":5,\"p\":6}}\n"
+           "{\"b\":4,\"a\":\"w\"}\n"
+           "{\"a\":\"v\",\"b\":5,\"c\":false,\"aa\":1.5}\n",
+           NULL, "struct<a:string,aa:double,b:long,c:boolean,s:struct<o:long,p:long,q:long>>",
+           "x|null|1|null|{null, 2, 1}\ny|null|2|null|{null, 3, 4}\nz|null|3|true|{0, 6, 5}\n"
+           "w|null|4|null|null\nv|1.5|5|false|null");
+}
+
+/*
+ * One pass: inference converts each chunk with the chunk's own schema and
+ * the read hands those rows out when the final schema is the same. Reads
+ * with small chunks, windows and speculation budgets (several threads, so
+ * chunks finish out of order) must give exactly the rows and schema of a
+ * serial two-pass read, whatever the chunks disagree on.
+ */
+static void read_json_tuned(const char *text, const char *const *kv, size_t chunk_bytes,
+                            size_t window_bytes, size_t speculate_bytes)
+{
+    json_options opts;
+    json_scan *scan = NULL;
+    const char *key = "in.json";
+    buf_truncate(&schema_text, 0);
+    buf_truncate(&rows_text, 0);
+    check_ok(io_put(store, key, text, strlen(text), &err), &err);
+    json_options_init(&opts);
+    opts.pool = pool;
+    opts.chunk_bytes = chunk_bytes;
+    opts.window_bytes = window_bytes;
+    opts.speculate_bytes = speculate_bytes;
+    for (size_t idx = 0; kv != NULL && kv[idx] != NULL; idx += 2)
+        check_ok(json_options_set(&opts, mem, kv[idx], kv[idx + 1], &err), &err);
+    check_ok(json_scan_open(&scan, store, &key, 1, &opts, &err), &err);
+    check_ok(col_type_format(json_scan_schema(scan), &schema_text, &err), &err);
+    check_ok(render_scan(&rows_text, scan, render_json_next, mem, -1, &err), &err);
+    json_scan_free(scan);
+}
+
+/* Reports the first differing line (the messages of check_str are cut short). */
+static void check_same_lines(const char *want, const char *got, size_t chunk, size_t window,
+                             size_t budget)
+{
+    size_t line = 1;
+    while (*want != '\0' && *want == *got) {
+        line += *want == '\n';
+        want++;
+        got++;
+    }
+    if (*want != *got)
+        test_fail(__FILE__, __LINE__, "chunk %zu window %zu budget %zu: line %zu differs: "
+                  "want \"%.60s\", got \"%.60s\"", chunk, window, budget, line, want, got);
+}
+
+static void check_one_pass_matches_two(const char *text, const char *const *kv)
+{
+    static const size_t chunks[] = {64, 300, 4096};
+    static const size_t windows[] = {0, 1000};
+    static const size_t budgets[] = {1, 700, (size_t)1 << 30};
+    buf want_schema = BUF_INIT, want_rows = BUF_INIT;
+    read_json_tuned(text, kv, (size_t)1 << 30, 0, 0);
+    buf_append(&want_schema, schema_text.data, schema_text.len, &err);
+    buf_append(&want_rows, rows_text.data, rows_text.len, &err);
+    for (size_t c = 0; c < 3; c++)
+        for (size_t w = 0; w < 2; w++)
+            for (size_t b = 0; b < 3; b++) {
+                read_json_tuned(text, kv, chunks[c], windows[w], budgets[b]);
+                check_str(buf_cstr(&want_schema), buf_cstr(&schema_text));
+                check_same_lines(buf_cstr(&want_rows), buf_cstr(&rows_text), chunks[c],
+                                 windows[w], budgets[b]);
+            }
+    buf_clear(&want_schema);
+    buf_clear(&want_rows);
+}
+
+void test_formats_json__one_pass_equals_two_passes(void)
+{
+    buf text = BUF_INIT;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    /* long in the first chunks, double in a later one: every chunk widens */
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, "{\"id\":%d,\"v\":%s,\"s\":\"r%d\"}\n", idx,
+                   idx == 150 ? "2.5" : "7", idx % 7);
+    check_one_pass_matches_two(buf_cstr(&text), NULL);
+    /* a string in one chunk turns a number column into strings */
+    buf_truncate(&text, 0);
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, "{\"n\":%s,\"k\":%d}\n", idx == 120 ? "\"x\"" : "12", idx);
+    check_one_pass_matches_two(buf_cstr(&text), NULL);
+    /* nested objects and arrays, a field only in some chunks, key orders */
+    buf_truncate(&text, 0);
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, idx % 3 ? "{\"a\":{\"x\":%d,\"y\":[1,2]},\"b\":[{\"c\":true}]}\n"
+                                        : "{\"b\":[],\"a\":{\"y\":[%d],\"z\":null}%s}\n",
+                   idx, idx == 90 ? ",\"late\":\"yes\"" : "");
+    check_one_pass_matches_two(buf_cstr(&text), NULL);
+    /* every chunk agrees: all rows come from inference, the text is read once */
+    buf_truncate(&text, 0);
+    for (int idx = 0; idx < 300; idx++)
+        buf_printf(&text, &err, "{\"trip_id\":%d,\"route_id\":\"%c\",\"d\":\"caf\u00e9 %d\"}\n",
+                   idx, 'A' + idx % 10, idx % 3);
+    check_one_pass_matches_two(buf_cstr(&text), NULL);
+    buf_clear(&text);
+}
+
+void test_formats_json__one_pass_malformed_records_by_mode(void)
+{
+    static const char *const permissive[] = {"mode", "PERMISSIVE", NULL};
+    static const char *const drop[] = {"mode", "DROPMALFORMED", NULL};
+    buf text = BUF_INIT;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    for (int idx = 0; idx < 200; idx++) {
+        if (idx == 77)
+            buf_printf(&text, &err, "{\"id\":%d,\"s\":\"broken\n", idx);
+        else if (idx == 140)
+            buf_printf(&text, &err, "[{\"id\":%d},{\"id\":\"text\"}]\n", idx);
+        else
+            buf_printf(&text, &err, "{\"id\":%d,\"s\":\"caf\xc3\xa9 %d\"}\n", idx, idx);
+    }
+    check_one_pass_matches_two(buf_cstr(&text), permissive);
+    check_contains(buf_cstr(&schema_text), "_corrupt_record");
+    check_one_pass_matches_two(buf_cstr(&text), drop);
+    check(strstr(buf_cstr(&rows_text), "broken") == NULL);
+    buf_clear(&text);
+}
+
+void test_formats_json__one_pass_failfast_reports_the_same_error(void)
+{
+    static const char *const failfast[] = {"mode", "FAILFAST", NULL};
+    buf text = BUF_INIT;
+    check_ok(tpool_new(&pool, 3, &err), &err);
+    for (int idx = 0; idx < 200; idx++)
+        buf_printf(&text, &err, idx == 130 ? "{\"id\":%d,}\n" : "{\"id\":%d}\n", idx);
+    for (size_t c = 0; c < 2; c++) {
+        json_options opts;
+        json_scan *scan = NULL;
+        const char *key = "in.json";
+        check_ok(io_put(store, key, text.data, text.len, &err), &err);
+        json_options_init(&opts);
+        opts.pool = pool;
+        opts.chunk_bytes = (size_t)(c == 0 ? 64 : 1048576);
+        check_ok(json_options_set(&opts, mem, failfast[0], failfast[1], &err), &err);
+        check_fails(SILT_PARSE, json_scan_open(&scan, store, &key, 1, &opts, &err));
+        check_contains(err.message, "line 131, position 11");
+    }
+    buf_clear(&text);
+}

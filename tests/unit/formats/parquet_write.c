@@ -225,6 +225,24 @@ void test_formats_parquet_write__dictionary(void)
     pqw_dict_clear(&d);
 }
 
+/* Runs of equal strings take the previous index without a lookup; a run
+ * that breaks (same length, other bytes) must not. */
+void test_formats_parquet_write__dictionary_runs(void)
+{
+    pqw_dict d;
+    uint32_t idx[9];
+    static const uint32_t want[9] = {0, 0, 0, 1, 1, 0, 2, 2, 3};
+    char copy[3] = "ab";
+    pqw_dict_init(&d, 0);
+    const char *ptrs[] = {"ab", "ab", copy, "ac", "ac", "ab", "", "", "abc"};
+    int32_t lens[] = {2, 2, 2, 2, 2, 2, 0, 0, 3};
+    check_ok(pqw_dict_add_bytes(&d, ptrs, lens, 9, idx, &err), &err);
+    check_int(4, d.count);
+    for (int k = 0; k < 9; k++)
+        check_int(want[k], idx[k]);
+    pqw_dict_clear(&d);
+}
+
 /* ---- Thrift compact encoding ---- */
 
 void test_formats_parquet_write__thrift_fields(void)
@@ -1057,4 +1075,51 @@ void test_formats_parquet_write__page_index(void)
                           (uint32_t)p[len - 6] << 16 | (uint32_t)p[len - 5] << 24;
     check_int(len - 8 - footer_len, pos);
     buf_clear(&file);
+}
+
+/*
+ * A key-like column (every value of the chunk so far distinct) leaves the
+ * dictionary after PQW_DICT_PROBE (8192) values instead of filling a
+ * megabyte of entries; a column that repeats keeps it.
+ */
+static void dict_probe_pages(const char *key, int64_t distinct, int *dict_pages, int *plain_pages,
+                             int64_t *dict_entries, int64_t *values)
+{
+    col_type *schema = one_column("v", col_type_primitive(COL_LONG), 0);
+    pqw_options opts = PQW_OPTIONS_INIT;
+    pqw_writer *w;
+    static page_info pages[200];
+    opts.codec = PQW_CODEC_UNCOMPRESSED;
+    check_ok(pqw_writer_open(&w, store, key, schema, &opts, &err), &err);
+    check_ok(pqw_writer_write_batch(w, long_batch(schema, 50000, distinct, 0), &err), &err);
+    check_ok(pqw_writer_close(w, NULL, &err), &err);
+    size_t n = walk_pages(key, pages, 200);
+    *dict_pages = *plain_pages = 0;
+    *dict_entries = *values = 0;
+    for (size_t k = 0; k < n; k++) {
+        if (pages[k].type == PQW_PAGE_DICTIONARY) {
+            (*dict_pages)++;
+            *dict_entries += pages[k].num_values;
+            continue;
+        }
+        *plain_pages += pages[k].encoding == PQW_ENC_PLAIN;
+        *values += pages[k].num_values;
+    }
+}
+
+void test_formats_parquet_write__unique_column_leaves_dictionary_early(void)
+{
+    int dict_pages, plain_pages;
+    int64_t entries, values;
+    dict_probe_pages("unique.parquet", 50000, &dict_pages, &plain_pages, &entries, &values);
+    check_int(1, dict_pages);
+    check(entries >= 8192 && entries < 8192 + 1024); /* decided within a slice of the probe */
+    check(plain_pages >= 1);
+    check_int(50000, values);
+    /* 8000 distinct values repeating: never all distinct past 8192, dictionary kept */
+    dict_probe_pages("repeating.parquet", 8000, &dict_pages, &plain_pages, &entries, &values);
+    check_int(1, dict_pages);
+    check_int(8000, entries);
+    check_int(0, plain_pages);
+    check_int(50000, values);
 }
