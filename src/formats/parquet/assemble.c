@@ -399,6 +399,26 @@ static void gather_fixed(const leaf_src *src, size_t v0, const uint16_t *def, ui
     }
 }
 
+/*
+ * A dictionary-encoded batch without nulls also keeps its indices as the
+ * vector's codes (columnar.h), copied into the batch arena: the row group's
+ * buffers are reused for the next one while the batch may live on.
+ */
+static silt_status keep_codes(assembly *as, const leaf_data *ld, const leaf_src *src,
+                              const batch_range *br, col_vec *vec, silt_error *err)
+{
+    size_t n = br->v1 - br->v0;
+    uint32_t *codes = alloc_buffer_unzeroed(as->a, n * sizeof(uint32_t));
+    if (codes == NULL)
+        return err_nomem(err);
+    if (n > 0)
+        memcpy(codes, src->idx + br->v0, n * sizeof(uint32_t));
+    vec->codes = codes;
+    vec->codes_dict = ld->dict_id;
+    vec->codes_card = (int64_t)ld->dict_count;
+    return SILT_OK;
+}
+
 /* Flat column (a top-level leaf outside any list): rows are levels. */
 static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_range *br,
                                  col_vec *vec, silt_error *err)
@@ -413,6 +433,8 @@ static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_
         return SILT_OK;
     if (src->mode == SRC_DICT_FIXED) {
         gather_fixed(src, br->v0, def, max_def, n, br->v1 - br->v0 == n || v->max_def == 0, vec);
+        if (br->v1 - br->v0 == n)
+            return keep_codes(as, ld, src, br, vec, err);
         return SILT_OK;
     }
     if (v->max_def == 0) {
