@@ -50,10 +50,14 @@ struct sort_cmp {
     const engine_sort_key *keys;
     size_t n_keys;
     col_vec **cols;
-    /* One key without NULLs: its values, compared without the generic path. */
+    /*
+     * A first key without NULLs: its values, compared without the generic
+     * path; the other keys (rest) only break its ties.
+     */
     const int64_t *ikey;
     const int32_t *i32key;
     const double *dkey;
+    int rest;
 };
 
 /* Compares row x of columns xc with row y of columns yc by the sort keys. */
@@ -88,17 +92,20 @@ static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
         r = engine_cmp_double(c->dkey[x], c->dkey[y]);
     else
         return engine_compare_keys(c->keys, c->n_keys, c->cols, x, c->cols, y);
-    return c->keys[0].descending ? -r : r;
+    if (r != 0 || !c->rest)
+        return c->keys[0].descending ? -r : r;
+    return engine_compare_keys(c->keys + 1, c->n_keys - 1, c->cols, x, c->cols, y);
 }
 
-/* Fills the typed key of a one-key sort whose column has no NULLs. */
+/* Fills the typed first key when its column has no NULLs. */
 static void fast_key(sort_cmp *c)
 {
     const col_vec *v;
     c->ikey = NULL;
     c->i32key = NULL;
     c->dkey = NULL;
-    if (c->n_keys != 1)
+    c->rest = c->n_keys > 1;
+    if (c->n_keys == 0)
         return;
     v = c->cols[c->keys[0].col_idx];
     if (v->validity != NULL && v->null_count != 0)
@@ -191,13 +198,40 @@ static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_er
 }
 
 /*
- * topn_filter for several keys whose first is a DOUBLE, LONG or INT without
- * NULLs (the boundary's too): the first key decides almost every row
- * inline; only rows equal to the boundary on it take the full comparison.
- * Returns 0 (nothing done) when the keys do not fit.
+ * The loop of topn_filter_first_key for one value type T: rows strictly
+ * before the bound on the first key pass, rows after it drop, and only
+ * ties take the full comparison of the other keys. BEFORE(x) is the
+ * direction's test; the bound is no NaN.
  */
-static int topn_filter_first_key(sort_state *s, engine_chunk *in, int64_t keep, int32_t *sel,
-                                 int64_t *n_out)
+#define FIRST_KEY_LOOP(T, BEFORE)                                                                  \
+    do {                                                                                           \
+        const T *xv = v->values;                                                                   \
+        T bound = ((const T *)bv->values)[b];                                                      \
+        for (k = 0; k < in->n_sel; k++) {                                                          \
+            int64_t row = ENGINE_ROW(in->sel, k);                                                  \
+            T x = xv[row];                                                                         \
+            int pass = BEFORE(x, bound);                                                           \
+            if (x == bound)                                                                        \
+                pass = engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, row,        \
+                                           s->bcols, b) < 0;                                       \
+            sel[n] = (int32_t)row;                                                                 \
+            n += pass;                                                                             \
+        }                                                                                          \
+    } while (0)
+
+#define ASC_BEFORE(x, bound) ((x) < (bound))
+#define DESC_BEFORE(x, bound) ((x) > (bound))
+/* NaN is the largest double: it is before any other bound in descending order. */
+#define DESC_BEFORE_NAN(x, bound) (((x) > (bound)) | ((x) != (x)))
+
+/*
+ * topn_filter for several keys whose first is a DOUBLE, LONG or INT without
+ * NULLs (the boundary's too, and a double boundary is no NaN): the first
+ * key decides almost every row inline; only rows equal to the boundary on
+ * it take the full comparison. Returns 0 (nothing done) when the keys do
+ * not fit.
+ */
+static int topn_filter_first_key(sort_state *s, engine_chunk *in, int32_t *sel, int64_t *n_out)
 {
     const col_vec *v = in->batch.cols[s->keys[0].col_idx];
     const col_vec *bv = s->bcols[s->keys[0].col_idx];
@@ -205,29 +239,26 @@ static int topn_filter_first_key(sort_state *s, engine_chunk *in, int64_t keep, 
     col_type_id id = v->type->id;
     int desc = s->keys[0].descending;
     int64_t k, n = 0;
-    (void)keep;
     if ((id != COL_DOUBLE && id != COL_LONG && id != COL_INT) ||
         (v->validity != NULL && v->null_count != 0) || !vec_is_valid(bv, b))
         return 0;
-    for (k = 0; k < in->n_sel; k++) {
-        int64_t row = ENGINE_ROW(in->sel, k);
-        int c;
-        if (id == COL_DOUBLE)
-            c = engine_cmp_double(((const double *)v->values)[row],
-                                  ((const double *)bv->values)[b]);
-        else if (id == COL_LONG)
-            c = (((const int64_t *)v->values)[row] > ((const int64_t *)bv->values)[b]) -
-                (((const int64_t *)v->values)[row] < ((const int64_t *)bv->values)[b]);
-        else
-            c = (((const int32_t *)v->values)[row] > ((const int32_t *)bv->values)[b]) -
-                (((const int32_t *)v->values)[row] < ((const int32_t *)bv->values)[b]);
+    if (id == COL_DOUBLE) {
+        double bd = ((const double *)bv->values)[b];
+        if (bd != bd)
+            return 0;
         if (desc)
-            c = -c;
-        if (c == 0)
-            c = engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, row, s->bcols,
-                                    b);
-        sel[n] = (int32_t)row;
-        n += c < 0;
+            FIRST_KEY_LOOP(double, DESC_BEFORE_NAN);
+        else
+            FIRST_KEY_LOOP(double, ASC_BEFORE);
+    } else if (id == COL_LONG) {
+        if (desc)
+            FIRST_KEY_LOOP(int64_t, DESC_BEFORE);
+        else
+            FIRST_KEY_LOOP(int64_t, ASC_BEFORE);
+    } else if (desc) {
+        FIRST_KEY_LOOP(int32_t, DESC_BEFORE);
+    } else {
+        FIRST_KEY_LOOP(int32_t, ASC_BEFORE);
     }
     in->sel = sel;
     in->n_sel = n;
@@ -285,7 +316,7 @@ static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, i
             }
         }
     }
-    if (s->n_keys > 1 && topn_filter_first_key(s, in, keep, sel, &n))
+    if (s->n_keys > 1 && topn_filter_first_key(s, in, sel, &n))
         return SILT_OK;
     for (k = 0; k < in->n_sel; k++) {
         int64_t row = ENGINE_ROW(in->sel, k);
