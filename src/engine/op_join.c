@@ -10,9 +10,10 @@
  * duplicate without comparing. A probe key that arrives dictionary-encoded
  * (Parquet) is looked up once per dictionary entry, not once per row. A
  * small build side hands out its string columns as dictionaries over the
- * build rows, so output rows copy an index instead of the bytes. Left chunks are probed row by row, producing
- * (left row, build row) pairs up to ENGINE_BATCH_ROWS at a time, so one
- * left chunk with many matches is returned over several next() calls. The
+ * build rows, so output rows copy an index instead of the bytes. Left chunks are probed row by
+ * row, producing (left row, build row) pairs up to the chunk's rows (at least
+ * ENGINE_BATCH_ROWS) at a time, so one left chunk with many matches is returned over several
+ * next() calls, and one with a match per row in one. The
  * extra condition is evaluated on the joined pairs. Unmatched rows of the
  * outer sides are emitted after their chunk (left) or at the end (right).
  * A build side that outgrows half its memory room turns the join into a
@@ -760,7 +761,7 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
     if (s->spill != NULL)
         return join_spill_next(s->spill, out, err);
     for (;;) {
-        int64_t *lrows, *brows, n, i;
+        int64_t *lrows, *brows, n, i, max_pairs;
         engine_chunk *c;
         if (s->finishing) {
             SILT_RETURN_IF_ERROR(emit_unmatched_build(op, s, out, err));
@@ -781,11 +782,18 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
             }
             SILT_RETURN_IF_ERROR(start_chunk(op, s, in, err));
         }
-        lrows = arena_alloc(op->batch_arena, sizeof(int64_t) * ENGINE_BATCH_ROWS);
-        brows = arena_alloc(op->batch_arena, sizeof(int64_t) * ENGINE_BATCH_ROWS);
+        /*
+         * Up to a probe chunk's rows at a time (at least ENGINE_BATCH_ROWS):
+         * scatter_pairs spends O(chunk rows) per call, so a chunk of 8192
+         * rows with one match each takes one call, not four.
+         */
+        max_pairs = s->cur->batch.n_rows > ENGINE_BATCH_ROWS ? s->cur->batch.n_rows
+                                                             : ENGINE_BATCH_ROWS;
+        lrows = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)max_pairs);
+        brows = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)max_pairs);
         if (lrows == NULL || brows == NULL)
             return err_nomem(err);
-        n = collect_pairs(s, lrows, brows, ENGINE_BATCH_ROWS);
+        n = collect_pairs(s, lrows, brows, max_pairs);
         if (n > 0 && pairs_unique(lrows, n)) {
             int emitted = 0;
             SILT_RETURN_IF_ERROR(scatter_pairs(op, s, lrows, brows, n, &c, &emitted, err));
