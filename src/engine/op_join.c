@@ -736,7 +736,8 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
         SILT_RETURN_IF_ERROR(expr_filter(s->cond, op->ctx, &c->batch, sel, n, op->batch_arena,
                                          pass, &n_pass, err));
     }
-    for (i = 0; i < n_pass; i++) {
+    /* Only outer, semi and anti joins read the marks (chunk_leftovers, emit_unmatched_build). */
+    for (i = 0; s->type != JOIN_INNER && i < n_pass; i++) {
         s->lmatched[pass[i]] |= 1;
         s->bmatched[bidx[pass[i]]] = 1;
     }
