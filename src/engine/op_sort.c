@@ -199,30 +199,66 @@ static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_er
 
 /*
  * The loop of topn_filter_first_key for one value type T: rows strictly
- * before the bound on the first key pass, rows after it drop, and only
- * ties take the full comparison of the other keys. BEFORE(x) is the
+ * before the bound on the first key pass, rows after it drop, and rows tied
+ * with it are listed apart (ties) without a branch; only they take the full
+ * comparison of the other keys afterwards (merge_ties). BEFORE(x) is the
  * direction's test; the bound is no NaN.
  */
 #define FIRST_KEY_LOOP(T, BEFORE)                                                                  \
     do {                                                                                           \
         const T *xv = v->values;                                                                   \
-        T bound = ((const T *)bv->values)[b];                                                      \
-        for (k = 0; k < in->n_sel; k++) {                                                          \
-            int64_t row = ENGINE_ROW(in->sel, k);                                                  \
+        const T bound = ((const T *)bv->values)[b];                                                \
+        if (in_sel == NULL) {                                                                      \
+            for (k = 0; k < n_in; k++) {                                                           \
+                T x = xv[k];                                                                       \
+                sel[n] = (int32_t)k;                                                               \
+                n += BEFORE(x, bound);                                                             \
+                ties[n_ties] = (int32_t)k;                                                         \
+                n_ties += x == bound;                                                              \
+            }                                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
+        for (k = 0; k < n_in; k++) {                                                               \
+            int32_t row = in_sel[k];                                                               \
             T x = xv[row];                                                                         \
-            int pass = BEFORE(x, bound);                                                           \
-            if (x == bound)                                                                        \
-                pass = engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, row,        \
-                                           s->bcols, b) < 0;                                       \
-            sel[n] = (int32_t)row;                                                                 \
-            n += pass;                                                                             \
+            sel[n] = row;                                                                          \
+            n += BEFORE(x, bound);                                                                 \
+            ties[n_ties] = row;                                                                    \
+            n_ties += x == bound;                                                                  \
         }                                                                                          \
     } while (0)
 
+/*
+ * The tied rows that sort before the bound on the other keys, merged in
+ * row order into the n rows of sel that passed on the first key (both
+ * lists ascending, disjoint). Returns the new count.
+ */
+static int64_t merge_ties(sort_state *s, const engine_chunk *in, int32_t *sel, int64_t n,
+                          int32_t *ties, int64_t n_ties)
+{
+    int64_t k, m = 0, i, j, o;
+    for (k = 0; k < n_ties; k++)
+        if (engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, ties[k], s->bcols,
+                                s->brow) < 0)
+            ties[m++] = ties[k];
+    if (m == 0)
+        return n;
+    /* the rows of sel move up: merge from the back, the largest first */
+    i = n - 1;
+    j = m - 1;
+    for (o = n + m - 1; o >= 0; o--) {
+        if (j < 0 || (i >= 0 && sel[i] > ties[j]))
+            sel[o] = sel[i--];
+        else
+            sel[o] = ties[j--];
+    }
+    return n + m;
+}
+
 #define ASC_BEFORE(x, bound) ((x) < (bound))
 #define DESC_BEFORE(x, bound) ((x) > (bound))
-/* NaN is the largest double: it is before any other bound in descending order. */
-#define DESC_BEFORE_NAN(x, bound) (((x) > (bound)) | ((x) != (x)))
+/* NaN is the largest double: it is before any other bound in descending order (one compare). */
+#define DESC_BEFORE_NAN(x, bound) (!((x) <= (bound)))
 
 /*
  * topn_filter for several keys whose first is a DOUBLE, LONG or INT without
@@ -238,10 +274,15 @@ static int topn_filter_first_key(sort_state *s, engine_chunk *in, int32_t *sel, 
     int64_t b = s->brow;
     col_type_id id = v->type->id;
     int desc = s->keys[0].descending;
-    int64_t k, n = 0;
+    int64_t k, n = 0, n_ties = 0, n_in = in->n_sel;
+    const int32_t *in_sel = in->sel; /* locals: the stores to sel could alias the chunk */
+    int32_t *ties;
     if ((id != COL_DOUBLE && id != COL_LONG && id != COL_INT) ||
         (v->validity != NULL && v->null_count != 0) || !vec_is_valid(bv, b))
         return 0;
+    ties = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)(n_in + 1));
+    if (ties == NULL)
+        return 0; /* the general loop of topn_filter does the same without the list */
     if (id == COL_DOUBLE) {
         double bd = ((const double *)bv->values)[b];
         if (bd != bd)
@@ -260,6 +301,8 @@ static int topn_filter_first_key(sort_state *s, engine_chunk *in, int32_t *sel, 
     } else {
         FIRST_KEY_LOOP(int32_t, ASC_BEFORE);
     }
+    if (n_ties > 0)
+        n = merge_ties(s, in, sel, n, ties, n_ties);
     in->sel = sel;
     in->n_sel = n;
     *n_out = n;
