@@ -14,6 +14,7 @@ import argparse
 import csv
 import io
 import os
+import resource
 import shutil
 import subprocess
 import sys
@@ -68,13 +69,25 @@ def generate(d, rows):
     return trips, routes
 
 
+def children_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+# CPU seconds (user + sys, all threads) of the last run_silt / duck run: on a shared,
+# loaded machine CPU time says more than wall time.
+LAST_CPU = [0.0]
+
+
 def run_silt(silt, sql, threads):
     """Runs `silt sql`; returns (wall seconds, stdout). Raises on failure."""
     cmd = [silt, "sql", "--format", "csv", "--max-rows", "100000000",
            "--threads", str(threads), sql]
+    c0 = children_cpu()
     t0 = time.perf_counter()
     p = subprocess.run(cmd, capture_output=True, text=True)
     t = time.perf_counter() - t0
+    LAST_CPU[0] = children_cpu() - c0
     if p.returncode != 0:
         raise RuntimeError(f"silt exit {p.returncode}: {p.stderr.strip()}")
     return t, p.stdout
@@ -139,11 +152,15 @@ def silt_rows(text):
     return rows[1:]  # header
 
 
-def best(fn, runs):
-    times, result = [], None
+def best(fn, runs, cpu_out=None):
+    """Best wall time of runs; cpu_out (a list) gets the best CPU time of the runs."""
+    times, cpus, result = [], [], None
     for _ in range(runs):
         t, result = fn()
         times.append(t)
+        cpus.append(LAST_CPU[0])
+    if cpu_out is not None:
+        cpu_out.append(min(cpus))
     return min(times), result
 
 
@@ -169,7 +186,9 @@ def main():
     con.execute(f"SET threads={args.threads}")
 
     # silt's start-up, snapshot-free: a trivial query's process time.
-    t_trivial, _ = best(lambda: run_silt(args.silt, "SELECT 1", args.threads), args.runs)
+    cpu_trivial = []
+    t_trivial, _ = best(lambda: run_silt(args.silt, "SELECT 1", args.threads), args.runs,
+                        cpu_trivial)
 
     pq_src = f"parquet.`{trips}`"
     rt_src = f"parquet.`{routes}`"
@@ -178,7 +197,8 @@ def main():
     dl = queries(f"delta.`{delta}`", rt_src) if delta else None
 
     hdr = (f"{'query':<16} {'silt s':>8} {'silt-net s':>10} {'DuckDB s':>9} "
-           f"{'silt/DuckDB':>11} {'(no start-up)':>13} {'silt delta s':>12}  check")
+           f"{'silt/DuckDB':>11} {'(no start-up)':>13} {'silt delta s':>12}  check"
+           f"  {'silt cpu s':>10} {'DuckDB cpu s':>12} {'cpu ratio':>9}")
     print(f"silt start-up (SELECT 1): {t_trivial:.3f} s; best of {args.runs}; "
           f"threads={args.threads}; {args.rows:,} rows")
     print(hdr)
@@ -186,13 +206,17 @@ def main():
         dsql = dq[k][1]
 
         def duck():
+            c0 = time.process_time()  # the whole process: DuckDB's threads too
             t0 = time.perf_counter()
             r = con.execute(dsql).fetchall()
-            return time.perf_counter() - t0, r
-        td, drows = best(duck, args.runs)
+            t = time.perf_counter() - t0
+            LAST_CPU[0] = time.process_time() - c0
+            return t, r
+        cpu_d, cpu_s = [], []
+        td, drows = best(duck, args.runs, cpu_d)
         ordered = name == "top-N"
         try:
-            ts, out = best(lambda: run_silt(args.silt, ssql, args.threads), args.runs)
+            ts, out = best(lambda: run_silt(args.silt, ssql, args.threads), args.runs, cpu_s)
         except RuntimeError as e:
             print(f"{name:<16} silt FAILED: {e}")
             print(f"    query: {ssql}")
@@ -209,8 +233,10 @@ def main():
             except RuntimeError as e:
                 tdl = f"FAILED ({e})"
         net = max(ts - t_trivial, 1e-6)
+        cpu_net = max(cpu_s[0] - cpu_trivial[0], 1e-6)
         print(f"{name:<16} {ts:>8.3f} {net:>10.3f} {td:>9.3f} {ts / td:>11.2f} "
-              f"{net / td:>13.2f} {tdl:>12}  {check}")
+              f"{net / td:>13.2f} {tdl:>12}  {check}"
+              f"  {cpu_net:>10.3f} {cpu_d[0]:>12.3f} {cpu_net / max(cpu_d[0], 1e-6):>9.2f}")
         if check != "ok":
             print(f"    silt:   {norm_rows(silt_rows(out), ordered)[:5]}")
             print(f"    duckdb: {norm_rows(drows, ordered)[:5]}")

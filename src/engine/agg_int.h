@@ -46,6 +46,14 @@ typedef struct agg_state {
      */
     agg_dslot *dset;
     size_t dset_cap, dset_n;
+    /*
+     * DISTINCT without groups over dictionary codes (col_vec.codes):
+     * seen_code[c] = 1 once the value of code c of dictionary seen_dict is
+     * in the set, so later rows with that code skip the probe.
+     */
+    uint8_t *seen_code;
+    int64_t seen_cap;
+    uint64_t seen_dict;
 } agg_state;
 
 typedef struct agg_table {

@@ -830,6 +830,55 @@ static silt_status distinct_key(buf *key, int32_t g, const void *p, int32_t len,
     return buf_append(key, p, (size_t)len, err);
 }
 
+/* Dictionaries larger than this are not tracked by code (a byte per entry per reset). */
+#define AGG_MAX_SEEN_CODES (1 << 20)
+
+/*
+ * count(DISTINCT x) without groups over a dictionary-encoded column (a
+ * Parquet scan's vector with codes, columnar.h): of the rows sharing a
+ * code only the first can hold a value new to the set, so the others are
+ * dropped before the probe. A batch of another dictionary starts afresh
+ * (its values may repeat those of the last one; the set sorts that out).
+ * The table runs on one thread, so seen_code needs no lock.
+ */
+static silt_status distinct_codes(agg_table *t, agg_state *s, const col_vec *arg,
+                                  int32_t *rows, int64_t *n, silt_error *err)
+{
+    const uint32_t *codes = arg->codes;
+    uint8_t *seen;
+    int64_t k, m = 0;
+    if (s->seen_dict != arg->codes_dict) {
+        if (arg->codes_card > s->seen_cap) {
+            int64_t cap = arg->codes_card > 4096 ? arg->codes_card : 4096;
+            s->seen_code = arena_alloc(t->a, (size_t)cap);
+            if (s->seen_code == NULL)
+                return err_nomem(err);
+            t->charged += cap;
+            SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, cap, "count(DISTINCT)", err));
+            s->seen_cap = cap;
+        }
+        memset(s->seen_code, 0, (size_t)arg->codes_card);
+        s->seen_dict = arg->codes_dict;
+    }
+    seen = s->seen_code;
+    for (k = 0; k < *n; k++) {
+        int32_t row = rows[k];
+        uint32_t c = codes[row];
+        rows[m] = row;
+        m += !seen[c];
+        seen[c] = 1;
+    }
+    *n = m;
+    return SILT_OK;
+}
+
+/* Whether a DISTINCT argument's rows can be narrowed by their dictionary codes first. */
+static int distinct_by_codes(const agg_table *t, const col_vec *arg)
+{
+    return t->n_keys == 0 && arg->codes != NULL && arg->codes_dict != 0 &&
+           arg->codes_card > 0 && arg->codes_card <= AGG_MAX_SEEN_CODES;
+}
+
 /* Keeps only rows whose (group, value) was not seen before. */
 static silt_status distinct_rows(agg_table *t, agg_state *s, const col_vec *arg,
                                  const int32_t *gid, int32_t *rows, int64_t *n, silt_error *err)
@@ -837,6 +886,11 @@ static silt_status distinct_rows(agg_table *t, agg_state *s, const col_vec *arg,
     int64_t k, m = 0;
     buf key = BUF_INIT;
     silt_status rc = SILT_OK;
+    if (distinct_by_codes(t, arg)) {
+        SILT_RETURN_IF_ERROR(distinct_codes(t, s, arg, rows, n, err));
+        if (*n == 0)
+            return SILT_OK;
+    }
     if (dset_fits(arg->type)) {
         *n = dset_filter(t, s, arg, gid, rows, *n, err);
         return *n < 0 ? err->code : SILT_OK;

@@ -10,9 +10,10 @@
  * duplicate without comparing. A probe key that arrives dictionary-encoded
  * (Parquet) is looked up once per dictionary entry, not once per row. A
  * small build side hands out its string columns as dictionaries over the
- * build rows, so output rows copy an index instead of the bytes. Left chunks are probed row by row, producing
- * (left row, build row) pairs up to ENGINE_BATCH_ROWS at a time, so one
- * left chunk with many matches is returned over several next() calls. The
+ * build rows, so output rows copy an index instead of the bytes. Left chunks are probed row by
+ * row, producing (left row, build row) pairs up to the chunk's rows (at least
+ * ENGINE_BATCH_ROWS) at a time, so one left chunk with many matches is returned over several
+ * next() calls, and one with a match per row in one. The
  * extra condition is evaluated on the joined pairs. Unmatched rows of the
  * outer sides are emitted after their chunk (left) or at the end (right).
  * A build side that outgrows half its memory room turns the join into a
@@ -55,6 +56,7 @@ typedef struct join_state {
     uint64_t *cur_hash;
     const int32_t *cur_codes; /* dictionary-encoded key: each row's entry */
     int64_t *dict_first;      /* dictionary entry -> leader build row, -1 = none */
+    int dict_unique;          /* no entry of dict_first has a second build row */
     uint8_t *lmatched;
     int64_t cur_k;      /* next live row of cur to probe */
     int64_t chain;      /* next build row of the current row's chain, -1 = start */
@@ -315,6 +317,19 @@ static silt_status gather_build(engine_op *op, join_state *s, size_t col, const 
     v->length = n;
     v->values = codes;
     v->dictionary = s->bdict[col];
+    if (src->validity == NULL || src->null_count == 0) {
+        /* No NULL build values: only rows without a build row (-1) need the bitmap. */
+        int64_t missing = 0;
+        for (k = 0; k < n; k++) {
+            int64_t r = rows[k];
+            codes[k] = r < 0 ? 0 : (int32_t)r;
+            missing += r < 0;
+        }
+        if (missing == 0) {
+            *out = v;
+            return SILT_OK;
+        }
+    }
     for (k = 0; k < n; k++) {
         int64_t r = rows[k];
         codes[k] = r < 0 ? 0 : (int32_t)r;
@@ -482,6 +497,7 @@ static int probe_by_dictionary(join_state *s, engine_chunk *in, silt_error *err,
 {
     const col_vec *kv, *d;
     int64_t e, i;
+    int unique = 1;
     *rc = SILT_OK;
     if (s->n_keys != 1 || s->type == JOIN_CROSS || s->dense_head != NULL)
         return 0;
@@ -501,7 +517,10 @@ static int probe_by_dictionary(join_state *s, engine_chunk *in, silt_error *err,
         while (g >= 0 && !(s->bhash[g] == h && vec_compare_rows(d, e, s->bkeys[0], g) == 0))
             g = s->next_key[g];
         s->dict_first[e] = g;
+        if (g >= 0 && s->next_in_chain[g] >= 0)
+            unique = 0;
     }
+    s->dict_unique = unique;
     s->cur_codes = kv->values;
     for (i = 0; i < in->n_sel; i++) {
         int64_t row = ENGINE_ROW(in->sel, i);
@@ -751,7 +770,8 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
         SILT_RETURN_IF_ERROR(expr_filter(s->cond, op->ctx, &c->batch, sel, n, op->batch_arena,
                                          pass, &n_pass, err));
     }
-    for (i = 0; i < n_pass; i++) {
+    /* Only outer, semi and anti joins read the marks (chunk_leftovers, emit_unmatched_build). */
+    for (i = 0; s->type != JOIN_INNER && i < n_pass; i++) {
         s->lmatched[pass[i]] |= 1;
         s->bmatched[bidx[pass[i]]] = 1;
     }
@@ -760,6 +780,51 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
     /* every row matched: ascending distinct rows of [0, nr) are all of them */
     c->sel = n_pass == nr ? NULL : pass;
     c->n_sel = n_pass;
+    c->batch.schema = op->schema;
+    *out = c;
+    *emitted = 1;
+    return SILT_OK;
+}
+
+/*
+ * An inner join without a condition whose probe key is dictionary-encoded
+ * and whose matched build keys each have one row (a dimension table): every
+ * left row has at most one pair, so the chunk is joined in one pass over
+ * its rows (build row per row, then the matched rows as the selection)
+ * instead of collecting pairs. Sets *emitted when the chunk had a match;
+ * either way the chunk is done.
+ */
+static silt_status probe_unique_chunk(engine_op *op, join_state *s, engine_chunk **out,
+                                      int *emitted, silt_error *err)
+{
+    engine_chunk *in = s->cur, *c;
+    int64_t nr = in->batch.n_rows, row, k, n = 0;
+    int64_t *bidx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)(nr ? nr : 1));
+    int32_t *sel = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)(nr ? nr : 1));
+    size_t col;
+    *emitted = 0;
+    if (bidx == NULL || sel == NULL)
+        return err_nomem(err);
+    /* Codes of rows outside the selection or NULL are still valid entries (columnar.h). */
+    for (row = 0; row < nr; row++)
+        bidx[row] = s->dict_first[s->cur_codes[row]];
+    for (k = 0; k < in->n_sel; k++) {
+        row = ENGINE_ROW(in->sel, k);
+        sel[n] = (int32_t)row;
+        n += bidx[row] >= 0 && !(s->lmatched[row] & 2);
+    }
+    s->cur_k = in->n_sel;
+    if (n == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_left + s->n_right, nr, err));
+    for (col = 0; col < s->n_left; col++)
+        c->batch.cols[col] = in->batch.cols[col];
+    for (col = 0; col < s->n_right; col++)
+        SILT_RETURN_IF_ERROR(
+            gather_build(op, s, col, bidx, nr, &c->batch.cols[s->n_left + col], err));
+    /* ascending distinct rows of [0, nr), n of them: all rows when n == nr */
+    c->sel = n == nr ? NULL : sel;
+    c->n_sel = n;
     c->batch.schema = op->schema;
     *out = c;
     *emitted = 1;
@@ -778,7 +843,7 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
     if (s->cross != NULL)
         return cross_spill_next(s->cross, out, err);
     for (;;) {
-        int64_t *lrows, *brows, n, i;
+        int64_t *lrows, *brows, n, i, max_pairs;
         engine_chunk *c;
         if (s->finishing) {
             SILT_RETURN_IF_ERROR(emit_unmatched_build(op, s, out, err));
@@ -798,12 +863,28 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
                 return SILT_OK;
             }
             SILT_RETURN_IF_ERROR(start_chunk(op, s, in, err));
+            if (s->type == JOIN_INNER && s->cond == NULL && s->dict_first != NULL &&
+                s->dict_unique) {
+                int emitted;
+                SILT_RETURN_IF_ERROR(probe_unique_chunk(op, s, out, &emitted, err));
+                s->cur = NULL;
+                if (emitted)
+                    return SILT_OK;
+                continue;
+            }
         }
-        lrows = arena_alloc(op->batch_arena, sizeof(int64_t) * ENGINE_BATCH_ROWS);
-        brows = arena_alloc(op->batch_arena, sizeof(int64_t) * ENGINE_BATCH_ROWS);
+        /*
+         * Up to a probe chunk's rows at a time (at least ENGINE_BATCH_ROWS):
+         * scatter_pairs spends O(chunk rows) per call, so a chunk of 8192
+         * rows with one match each takes one call, not four.
+         */
+        max_pairs = s->cur->batch.n_rows > ENGINE_BATCH_ROWS ? s->cur->batch.n_rows
+                                                             : ENGINE_BATCH_ROWS;
+        lrows = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)max_pairs);
+        brows = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)max_pairs);
         if (lrows == NULL || brows == NULL)
             return err_nomem(err);
-        n = collect_pairs(s, lrows, brows, ENGINE_BATCH_ROWS);
+        n = collect_pairs(s, lrows, brows, max_pairs);
         if (n > 0 && pairs_unique(lrows, n)) {
             int emitted = 0;
             SILT_RETURN_IF_ERROR(scatter_pairs(op, s, lrows, brows, n, &c, &emitted, err));

@@ -10,7 +10,10 @@
  * Top-N keeps memory bounded: whenever more than max(4K, 2048) rows are
  * held (K = limit + offset) they are sorted and cut to K. A full sort
  * whose rows outgrow half its memory room writes them as sorted runs and
- * merges the runs at the end (sort_spill.c).
+ * merges the runs at the end (sort_spill.c). So does a top-N whose K rows
+ * do not fit: each run holds at most K rows, the K-th row of a full run
+ * bounds what later input can still make it, and the merge stops after K
+ * rows.
  */
 #include "engine/spill_int.h"
 
@@ -30,6 +33,16 @@ typedef struct sort_state {
     /* External sort (sort_spill.c): sorted runs on disk once rows outgrow memory. */
     sort_spill *spill;
     int64_t chunks_held; /* input chunks in the rows held since the last run */
+    /*
+     * Top-N: row brow of bcols is a K-th row seen so far (none yet: NULL);
+     * only rows before it can make the result. After a cut it is the K-th
+     * row held; after a full run went to disk, a copy of the run's K-th row
+     * in bound_arena.
+     */
+    col_vec **bcols;
+    int64_t brow;
+    arena *bound_arena;
+    int64_t emit_left; /* top-N read back from runs: rows still to return */
 } sort_state;
 
 typedef struct sort_cmp sort_cmp;
@@ -37,10 +50,14 @@ struct sort_cmp {
     const engine_sort_key *keys;
     size_t n_keys;
     col_vec **cols;
-    /* One key without NULLs: its values, compared without the generic path. */
+    /*
+     * A first key without NULLs: its values, compared without the generic
+     * path; the other keys (rest) only break its ties.
+     */
     const int64_t *ikey;
     const int32_t *i32key;
     const double *dkey;
+    int rest;
 };
 
 /* Compares row x of columns xc with row y of columns yc by the sort keys. */
@@ -75,17 +92,20 @@ static int compare_rows(const sort_cmp *c, int64_t x, int64_t y)
         r = engine_cmp_double(c->dkey[x], c->dkey[y]);
     else
         return engine_compare_keys(c->keys, c->n_keys, c->cols, x, c->cols, y);
-    return c->keys[0].descending ? -r : r;
+    if (r != 0 || !c->rest)
+        return c->keys[0].descending ? -r : r;
+    return engine_compare_keys(c->keys + 1, c->n_keys - 1, c->cols, x, c->cols, y);
 }
 
-/* Fills the typed key of a one-key sort whose column has no NULLs. */
+/* Fills the typed first key when its column has no NULLs. */
 static void fast_key(sort_cmp *c)
 {
     const col_vec *v;
     c->ikey = NULL;
     c->i32key = NULL;
     c->dkey = NULL;
-    if (c->n_keys != 1)
+    c->rest = c->n_keys > 1;
+    if (c->n_keys == 0)
         return;
     v = c->cols[c->keys[0].col_idx];
     if (v->validity != NULL && v->null_count != 0)
@@ -178,42 +198,111 @@ static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_er
 }
 
 /*
- * topn_filter for several keys whose first is a DOUBLE, LONG or INT without
- * NULLs (the boundary's too): the first key decides almost every row
- * inline; only rows equal to the boundary on it take the full comparison.
- * Returns 0 (nothing done) when the keys do not fit.
+ * The loop of topn_filter_first_key for one value type T: rows strictly
+ * before the bound on the first key pass, rows after it drop, and rows tied
+ * with it are listed apart (ties) without a branch; only they take the full
+ * comparison of the other keys afterwards (merge_ties). BEFORE(x) is the
+ * direction's test; the bound is no NaN.
  */
-static int topn_filter_first_key(sort_state *s, engine_chunk *in, int64_t keep, int32_t *sel,
-                                 int64_t *n_out)
+#define FIRST_KEY_LOOP(T, BEFORE)                                                                  \
+    do {                                                                                           \
+        const T *xv = v->values;                                                                   \
+        const T bound = ((const T *)bv->values)[b];                                                \
+        if (in_sel == NULL) {                                                                      \
+            for (k = 0; k < n_in; k++) {                                                           \
+                T x = xv[k];                                                                       \
+                sel[n] = (int32_t)k;                                                               \
+                n += BEFORE(x, bound);                                                             \
+                ties[n_ties] = (int32_t)k;                                                         \
+                n_ties += x == bound;                                                              \
+            }                                                                                      \
+            break;                                                                                 \
+        }                                                                                          \
+        for (k = 0; k < n_in; k++) {                                                               \
+            int32_t row = in_sel[k];                                                               \
+            T x = xv[row];                                                                         \
+            sel[n] = row;                                                                          \
+            n += BEFORE(x, bound);                                                                 \
+            ties[n_ties] = row;                                                                    \
+            n_ties += x == bound;                                                                  \
+        }                                                                                          \
+    } while (0)
+
+/*
+ * The tied rows that sort before the bound on the other keys, merged in
+ * row order into the n rows of sel that passed on the first key (both
+ * lists ascending, disjoint). Returns the new count.
+ */
+static int64_t merge_ties(sort_state *s, const engine_chunk *in, int32_t *sel, int64_t n,
+                          int32_t *ties, int64_t n_ties)
+{
+    int64_t k, m = 0, i, j, o;
+    for (k = 0; k < n_ties; k++)
+        if (engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, ties[k], s->bcols,
+                                s->brow) < 0)
+            ties[m++] = ties[k];
+    if (m == 0)
+        return n;
+    /* the rows of sel move up: merge from the back, the largest first */
+    i = n - 1;
+    j = m - 1;
+    for (o = n + m - 1; o >= 0; o--) {
+        if (j < 0 || (i >= 0 && sel[i] > ties[j]))
+            sel[o] = sel[i--];
+        else
+            sel[o] = ties[j--];
+    }
+    return n + m;
+}
+
+#define ASC_BEFORE(x, bound) ((x) < (bound))
+#define DESC_BEFORE(x, bound) ((x) > (bound))
+/* NaN is the largest double: it is before any other bound in descending order (one compare). */
+#define DESC_BEFORE_NAN(x, bound) (!((x) <= (bound)))
+
+/*
+ * topn_filter for several keys whose first is a DOUBLE, LONG or INT without
+ * NULLs (the boundary's too, and a double boundary is no NaN): the first
+ * key decides almost every row inline; only rows equal to the boundary on
+ * it take the full comparison. Returns 0 (nothing done) when the keys do
+ * not fit.
+ */
+static int topn_filter_first_key(sort_state *s, engine_chunk *in, int32_t *sel, int64_t *n_out)
 {
     const col_vec *v = in->batch.cols[s->keys[0].col_idx];
-    const col_vec *bv = s->cols[s->keys[0].col_idx];
+    const col_vec *bv = s->bcols[s->keys[0].col_idx];
+    int64_t b = s->brow;
     col_type_id id = v->type->id;
     int desc = s->keys[0].descending;
-    int64_t k, n = 0;
+    int64_t k, n = 0, n_ties = 0, n_in = in->n_sel;
+    const int32_t *in_sel = in->sel; /* locals: the stores to sel could alias the chunk */
+    int32_t *ties;
     if ((id != COL_DOUBLE && id != COL_LONG && id != COL_INT) ||
-        (v->validity != NULL && v->null_count != 0) || !vec_is_valid(bv, keep - 1))
+        (v->validity != NULL && v->null_count != 0) || !vec_is_valid(bv, b))
         return 0;
-    for (k = 0; k < in->n_sel; k++) {
-        int64_t row = ENGINE_ROW(in->sel, k);
-        int c;
-        if (id == COL_DOUBLE)
-            c = engine_cmp_double(((const double *)v->values)[row],
-                                  ((const double *)bv->values)[keep - 1]);
-        else if (id == COL_LONG)
-            c = (((const int64_t *)v->values)[row] > ((const int64_t *)bv->values)[keep - 1]) -
-                (((const int64_t *)v->values)[row] < ((const int64_t *)bv->values)[keep - 1]);
-        else
-            c = (((const int32_t *)v->values)[row] > ((const int32_t *)bv->values)[keep - 1]) -
-                (((const int32_t *)v->values)[row] < ((const int32_t *)bv->values)[keep - 1]);
+    ties = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)(n_in + 1));
+    if (ties == NULL)
+        return 0; /* the general loop of topn_filter does the same without the list */
+    if (id == COL_DOUBLE) {
+        double bd = ((const double *)bv->values)[b];
+        if (bd != bd)
+            return 0;
         if (desc)
-            c = -c;
-        if (c == 0)
-            c = engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, row, s->cols,
-                                    keep - 1);
-        sel[n] = (int32_t)row;
-        n += c < 0;
+            FIRST_KEY_LOOP(double, DESC_BEFORE_NAN);
+        else
+            FIRST_KEY_LOOP(double, ASC_BEFORE);
+    } else if (id == COL_LONG) {
+        if (desc)
+            FIRST_KEY_LOOP(int64_t, DESC_BEFORE);
+        else
+            FIRST_KEY_LOOP(int64_t, ASC_BEFORE);
+    } else if (desc) {
+        FIRST_KEY_LOOP(int32_t, DESC_BEFORE);
+    } else {
+        FIRST_KEY_LOOP(int32_t, ASC_BEFORE);
     }
+    if (n_ties > 0)
+        n = merge_ties(s, in, sel, n, ties, n_ties);
     in->sel = sel;
     in->n_sel = n;
     *n_out = n;
@@ -234,16 +323,16 @@ static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, i
         in->n_sel = 0;
         return SILT_OK;
     }
-    if (s->n_keys == 1 && vec_is_valid(s->cols[s->keys[0].col_idx], keep - 1)) {
+    if (s->n_keys == 1 && vec_is_valid(s->bcols[s->keys[0].col_idx], s->brow)) {
         /* One key and a non-NULL boundary: a branch-free loop on the raw values. */
         const col_vec *v = in->batch.cols[s->keys[0].col_idx];
-        const col_vec *bv = s->cols[s->keys[0].col_idx];
+        const col_vec *bv = s->bcols[s->keys[0].col_idx];
         int desc = s->keys[0].descending;
         if ((v->type->id == COL_DOUBLE || v->type->id == COL_LONG) &&
             (v->validity == NULL || v->null_count == 0)) {
             if (v->type->id == COL_DOUBLE) {
                 const double *xv = v->values;
-                double bound = ((const double *)bv->values)[keep - 1];
+                double bound = ((const double *)bv->values)[s->brow];
                 if (bound == bound) { /* NaN boundaries take the general path */
                     for (k = 0; k < in->n_sel; k++) {
                         int64_t row = ENGINE_ROW(in->sel, k);
@@ -258,7 +347,7 @@ static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, i
                 }
             } else {
                 const int64_t *xv = v->values;
-                int64_t bound = ((const int64_t *)bv->values)[keep - 1];
+                int64_t bound = ((const int64_t *)bv->values)[s->brow];
                 for (k = 0; k < in->n_sel; k++) {
                     int64_t row = ENGINE_ROW(in->sel, k);
                     sel[n] = (int32_t)row;
@@ -270,11 +359,11 @@ static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, i
             }
         }
     }
-    if (s->n_keys > 1 && topn_filter_first_key(s, in, keep, sel, &n))
+    if (s->n_keys > 1 && topn_filter_first_key(s, in, sel, &n))
         return SILT_OK;
     for (k = 0; k < in->n_sel; k++) {
         int64_t row = ENGINE_ROW(in->sel, k);
-        if (engine_compare_keys(s->keys, s->n_keys, in->batch.cols, row, s->cols, keep - 1) < 0)
+        if (engine_compare_keys(s->keys, s->n_keys, in->batch.cols, row, s->bcols, s->brow) < 0)
             sel[n++] = (int32_t)row;
     }
     in->sel = sel;
@@ -282,14 +371,47 @@ static silt_status topn_filter(engine_op *op, sort_state *s, engine_chunk *in, i
     return SILT_OK;
 }
 
-/* Sorts the rows held, writes them as a run on disk and starts holding afresh. */
-static silt_status spill_run(engine_op *op, sort_state *s, silt_error *err)
+/* Keeps a copy of row `row` of cols as the top-N bound (it outlives the rows held). */
+static silt_status keep_bound(engine_op *op, sort_state *s, col_vec **cols, int64_t row,
+                              silt_error *err)
+{
+    size_t n_cols = op->schema->n_fields, col;
+    arena *a = arena_new(op->op_arena, "sort_bound");
+    col_vec **b = a != NULL ? arena_calloc(a, n_cols ? n_cols : 1, sizeof(col_vec *)) : NULL;
+    if (b == NULL) {
+        arena_free(a);
+        return err_nomem(err);
+    }
+    for (col = 0; col < n_cols; col++) {
+        silt_status rc = vec_gather(&b[col], a, cols[col], &row, 1, err);
+        if (rc != SILT_OK) {
+            arena_free(a);
+            return rc;
+        }
+    }
+    arena_free(s->bound_arena);
+    s->bound_arena = a;
+    s->bcols = b;
+    s->brow = 0;
+    return SILT_OK;
+}
+
+/*
+ * Sorts the rows held, writes them (the first `keep` of them for a top-N;
+ * all when keep < 0) as a run on disk and starts holding afresh.
+ */
+static silt_status spill_run(engine_op *op, sort_state *s, int64_t keep, silt_error *err)
 {
     size_t n_cols = op->schema->n_fields, col;
     if (s->spill == NULL)
         SILT_RETURN_IF_ERROR(sort_spill_new(&s->spill, op, s->keys, s->n_keys, err));
-    SILT_RETURN_IF_ERROR(sort_held(op, s, -1, err));
+    if (s->bcols != NULL && s->bcols == s->cols)
+        s->bcols = NULL; /* a bound among the rows held dies with them */
+    SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
     SILT_RETURN_IF_ERROR(sort_spill_add_run(s->spill, s->cols, s->n_rows, err));
+    /* The run's K-th row is at least as tight as any earlier bound: it passed that bound. */
+    if (keep > 0 && s->n_rows >= keep)
+        SILT_RETURN_IF_ERROR(keep_bound(op, s, s->cols, keep - 1, err));
     arena_free(s->rows_arena);
     s->rows_arena = arena_new(op->op_arena, "sort_rows");
     if (s->rows_arena == NULL)
@@ -303,19 +425,19 @@ static silt_status spill_run(engine_op *op, sort_state *s, silt_error *err)
 }
 
 /*
- * Memory of a full sort: sorting needs the rows held twice (the sorted
- * copy) and two index arrays. When that outgrows the operator's room the
- * rows go to disk as a sorted run; a single chunk that does not fit alone
- * fails with [OUT_OF_MEMORY].
+ * Memory of a sort: sorting needs the rows held twice (the sorted copy)
+ * and two index arrays. When that outgrows the operator's room the rows
+ * go to disk as a sorted run (of at most keep rows for a top-N); a single
+ * chunk that does not fit alone fails with [OUT_OF_MEMORY].
  */
-static silt_status sort_account(engine_op *op, sort_state *s, silt_error *err)
+static silt_status sort_account(engine_op *op, sort_state *s, int64_t keep, silt_error *err)
 {
     int64_t n = op->schema->n_fields > 0 ? s->acc[0].n_rows : 0;
     int64_t need = 2 * (int64_t)arena_bytes_used(s->rows_arena) + 16 * n;
     s->chunks_held++;
     /* Half the room: the operators above run while this one still holds its rows. */
     if (op->ctx->mem_limit > 0 && need > engine_mem_room(op) / 2 && s->chunks_held > 1) {
-        SILT_RETURN_IF_ERROR(spill_run(op, s, err));
+        SILT_RETURN_IF_ERROR(spill_run(op, s, keep, err));
         need = 0;
     }
     return engine_op_charge_to(op, need, "sort", err);
@@ -331,10 +453,10 @@ static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
         SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
         if (in == NULL)
             break;
-        if (keep >= 0 && s->n_rows >= keep && s->cols != NULL) {
+        if (keep >= 0 && s->bcols != NULL) {
             /*
-             * Top-N after a cut: only rows before the current K-th can make it
-             * (ties lose to the rows already kept, which came first).
+             * Top-N after a cut or a full run: only rows before the K-th can
+             * make it (ties lose to the rows already kept, which came first).
              */
             SILT_RETURN_IF_ERROR(topn_filter(op, s, in, keep, err));
             if (in->n_sel == 0)
@@ -343,17 +465,24 @@ static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
         for (col = 0; col < n_cols; col++)
             SILT_RETURN_IF_ERROR(
                 vec_accum_add(&s->acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
-        if (keep < 0)
-            SILT_RETURN_IF_ERROR(sort_account(op, s, err));
-        if (cut_at >= 0 && n_cols > 0 && s->acc[0].n_rows > cut_at)
+        SILT_RETURN_IF_ERROR(sort_account(op, s, keep, err));
+        if (cut_at >= 0 && n_cols > 0 && s->acc[0].n_rows > cut_at) {
+            if (s->bcols == s->cols)
+                s->bcols = NULL; /* the cut replaces the rows held */
             SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
+            if (s->n_rows >= keep) {
+                s->bcols = s->cols;
+                s->brow = keep - 1;
+            }
+        }
     }
     s->drained = 1;
     if (sort_spill_runs(s->spill) > 0) {
         /* The rest becomes the last run; the merge reads every run from disk. */
         if (n_cols > 0 && s->acc[0].n_rows > 0)
-            SILT_RETURN_IF_ERROR(spill_run(op, s, err));
+            SILT_RETURN_IF_ERROR(spill_run(op, s, keep, err));
         SILT_RETURN_IF_ERROR(engine_op_charge_to(op, 0, "sort", err));
+        s->emit_left = s->limit;
         return sort_spill_merge_open(s->spill, s->offset, err);
     }
     SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
@@ -377,6 +506,37 @@ static silt_status sort_open(engine_op *op, silt_error *err)
     s->drained = 0;
     s->spill = NULL;
     s->chunks_held = 0;
+    s->bcols = NULL;
+    s->bound_arena = NULL;
+    s->emit_left = -1;
+    return SILT_OK;
+}
+
+/* The merged runs; a top-N stops after its limit (OFFSET rows are skipped by the merge). */
+static silt_status spilled_next(engine_op *op, sort_state *s, engine_chunk **out, silt_error *err)
+{
+    engine_chunk *c;
+    int64_t k;
+    *out = NULL;
+    if (s->emit_left == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(sort_spill_next(s->spill, &c, err));
+    if (c == NULL || s->emit_left < 0) {
+        *out = c;
+        return SILT_OK;
+    }
+    if (c->n_sel > s->emit_left) {
+        /* The first emit_left live rows, as a selection: a dense chunk is read whole. */
+        int32_t *sel = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)s->emit_left + 1);
+        if (sel == NULL)
+            return err_nomem(err);
+        for (k = 0; k < s->emit_left; k++)
+            sel[k] = (int32_t)ENGINE_ROW(c->sel, k);
+        c->sel = sel;
+        c->n_sel = s->emit_left;
+    }
+    s->emit_left -= c->n_sel;
+    *out = c;
     return SILT_OK;
 }
 
@@ -386,7 +546,7 @@ static silt_status sort_next(engine_op *op, engine_chunk **out, silt_error *err)
     if (!s->drained)
         SILT_RETURN_IF_ERROR(sort_drain(op, s, err));
     if (s->spill != NULL)
-        return sort_spill_next(s->spill, out, err);
+        return spilled_next(op, s, out, err);
     return engine_chunk_of_rows(op, s->cols, op->schema->n_fields, s->n_rows, &s->next_row, out,
                                 err);
 }

@@ -136,6 +136,18 @@ struct col_vec {
     size_t n_children;
     col_vec **children;
     col_vec *dictionary; /* STRING/BINARY only: values are int32 indices */
+    /*
+     * Optional, fixed-width vectors only, values still filled: codes[row]
+     * is the index of the row's value in a dictionary of codes_card entries
+     * that codes_dict names (an id unique in the process), so rows with
+     * equal codes under one id hold equal values. The Parquet reader sets
+     * it on dictionary-encoded flat columns without nulls; a consumer may
+     * deduplicate by code (count(DISTINCT x)). Every other vector has codes
+     * NULL: operators that derive a vector make a fresh one.
+     */
+    const uint32_t *codes;
+    uint64_t codes_dict;
+    int64_t codes_card;
 };
 
 static inline int col_vec_is_null(const col_vec *v, int64_t row)

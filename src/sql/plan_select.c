@@ -655,6 +655,9 @@ static silt_status const_int(binder *b, const sql_expr *e, const char *what, int
                       "be an integer constant", what);
 }
 
+/* The largest K = limit + offset of a top-N run per worker (every worker may keep K rows). */
+#define PLAN_PARALLEL_TOPN_MAX_ROWS 262144
+
 static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const engine_sort_key *keys,
                                 size_t n_keys, silt_error *err)
 {
@@ -666,8 +669,12 @@ static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const en
         SILT_RETURN_IF_ERROR(const_int(b, q->offset, "offset", &offset, err));
     if (n_keys > 0) {
         engine_op *child = p->op;
+        /*
+         * The workers' rows are collected in memory: a top-N of more rows
+         * stays serial, where the sort can spill them under memory_limit.
+         */
         if (limit >= 0 && offset >= 0 && limit <= INT64_MAX - offset &&
-            engine_chain_parallel(p->op)) {
+            limit + offset <= PLAN_PARALLEL_TOPN_MAX_ROWS && engine_chain_parallel(p->op)) {
             /* every worker keeps its own first limit + offset rows; the sort merges them */
             SILT_RETURN_IF_ERROR(engine_op_chain_topn(&child, b->ctx, p->op, keys, n_keys,
                                                       limit + offset, err));

@@ -368,7 +368,13 @@ static void scatter_fixed(const uint16_t *def, uint16_t max_def, size_t n, const
  */
 #define GATHER_LOOP(W)                                                                             \
     do {                                                                                           \
-        if (dense) {                                                                               \
+        if (dense && codes != NULL) {                                                              \
+            for (k = 0; k < n; k++) {                                                              \
+                uint32_t c = idx[k];                                                               \
+                codes[k] = c;                                                                      \
+                memcpy(dst + k * (W), dict + (size_t)c * (W), (W));                                \
+            }                                                                                      \
+        } else if (dense) {                                                                        \
             for (k = 0; k < n; k++)                                                                \
                 memcpy(dst + k * (W), dict + (size_t)idx[k] * (W), (W));                           \
         } else {                                                                                   \
@@ -383,8 +389,9 @@ static void scatter_fixed(const uint16_t *def, uint16_t max_def, size_t n, const
         }                                                                                          \
     } while (0)
 
+/* codes (dense only, may be NULL) receives the indices as well (col_vec.codes). */
 static void gather_fixed(const leaf_src *src, size_t v0, const uint16_t *def, uint16_t max_def,
-                         size_t n, int dense, col_vec *vec)
+                         size_t n, int dense, col_vec *vec, uint32_t *codes)
 {
     const uint32_t *idx = src->idx + v0;
     const char *dict = src->fixed;
@@ -397,6 +404,27 @@ static void gather_fixed(const leaf_src *src, size_t v0, const uint16_t *def, ui
     case 8: GATHER_LOOP(8); break;
     default: GATHER_LOOP(src->w); break;
     }
+}
+
+/*
+ * A dictionary-encoded batch without nulls also keeps its indices as the
+ * vector's codes (columnar.h), written by the gather into the batch arena
+ * (the row group's buffers are reused for the next one while the batch may
+ * live on).
+ */
+static silt_status gather_with_codes(assembly *as, const leaf_data *ld, const leaf_src *src,
+                                     const batch_range *br, const uint16_t *def,
+                                     uint16_t max_def, col_vec *vec, silt_error *err)
+{
+    size_t n = br->v1 - br->v0;
+    uint32_t *codes = alloc_buffer_unzeroed(as->a, n * sizeof(uint32_t));
+    if (codes == NULL)
+        return err_nomem(err);
+    gather_fixed(src, br->v0, def, max_def, n, 1, vec, codes);
+    vec->codes = codes;
+    vec->codes_dict = ld->dict_id;
+    vec->codes_card = (int64_t)ld->dict_count;
+    return SILT_OK;
 }
 
 /* Flat column (a top-level leaf outside any list): rows are levels. */
@@ -412,7 +440,9 @@ static silt_status assemble_flat(assembly *as, const leaf_data *ld, const batch_
     if (src->mode == SRC_NONE)
         return SILT_OK;
     if (src->mode == SRC_DICT_FIXED) {
-        gather_fixed(src, br->v0, def, max_def, n, br->v1 - br->v0 == n || v->max_def == 0, vec);
+        if (br->v1 - br->v0 == n)
+            return gather_with_codes(as, ld, src, br, def, max_def, vec, err);
+        gather_fixed(src, br->v0, def, max_def, n, v->max_def == 0, vec, NULL);
         return SILT_OK;
     }
     if (v->max_def == 0) {

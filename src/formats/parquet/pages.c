@@ -8,6 +8,7 @@
  * PROTOCOL: parquet-format README (column chunks, pages), Encodings.md,
  * Compression.md.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "formats/parquet/codec.h"
@@ -222,6 +223,14 @@ unsupported:
                    pq_encoding_name(encoding), encoding, pq_physical_name(type));
 }
 
+/*
+ * Ids of the dictionaries read in this process: batches carry the id with
+ * their codes (col_vec.codes), and a consumer keeping state per dictionary
+ * must never take a later dictionary (perhaps at the same address) for the
+ * one it saw. An atomic counter: readers run on several threads.
+ */
+static atomic_uint_fast64_t next_dict_id;
+
 static silt_status read_dictionary(pq_reader *r, leaf_data *ld, const pq_page_header *h,
                                    const uint8_t *data, size_t len, silt_error *err)
 {
@@ -239,6 +248,7 @@ static silt_status read_dictionary(pq_reader *r, leaf_data *ld, const pq_page_he
     SILT_RETURN_IF_ERROR(append_physical(r, v, (size_t)h->dictionary.num_values,
                                          &ld->dict_values, &ld->dict_bin, err));
     ld->dict_count = (size_t)h->dictionary.num_values;
+    ld->dict_id = atomic_fetch_add(&next_dict_id, 1) + 1;
     ld->has_dict = 1;
     return SILT_OK;
 }

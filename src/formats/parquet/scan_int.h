@@ -44,6 +44,7 @@ typedef struct leaf_data {
     buf dict_values;
     pq_binary dict_bin;
     size_t dict_count;
+    uint64_t dict_id; /* unique in the process: names the dictionary for col_vec.codes */
     /* Batch cursor. */
     size_t level_pos, value_pos;
     /*

@@ -215,6 +215,55 @@ void test_engine_spill_ops__sort_chunk_bigger_than_limit_fails(void)
     check_int(0, test_dir_entries(test_tmpdir()));
 }
 
+/* ---- top-N (ORDER BY ... LIMIT) ---------------------------------------------------- */
+
+static const char *top_n(gen *g, const engine_sort_key *keys, size_t n_keys, int64_t limit,
+                         int64_t offset, int64_t limit_bytes)
+{
+    engine_op *op;
+    ctx.mem_limit = limit_bytes;
+    ctx.spilled_bytes = 0;
+    ctx.spill_files = 0;
+    check_ok(engine_op_sort(&op, &ctx, scan(g), keys, n_keys, limit, offset, &err), &err);
+    return rows_text(op);
+}
+
+void test_engine_spill_ops__top_n_bigger_than_limit_spills(void)
+{
+    /*
+     * K = 60,000 + 5,000 of 200k rows with ties (1000 keys, NULLs first) do
+     * not fit 256 KiB: runs of at most K rows go to disk, the K-th row of a
+     * full run bounds later input, and the merge stops after the limit.
+     */
+    gen *g = new_gen(200000, 1000, 4, 1);
+    engine_sort_key keys[2] = {engine_sort_key_default(0, 1), engine_sort_key_default(2, 0)};
+    const char *mem = top_n(g, keys, 2, 60000, 5000, 0), *disk, *full;
+    check_int(0, ctx.spilled_bytes);
+    disk = top_n(g, keys, 2, 60000, 5000, 1 << 18);
+    check(ctx.spilled_bytes > 0);
+    check(ctx.spill_files > 1);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, ctx.mem_used);
+    check_int(0, test_dir_entries(test_tmpdir()));
+    /* the same rows as the first 60,000 after 5,000 of the full sort */
+    full = top_n(g, keys, 2, 60000, 5000, 1 << 30);
+    check(strcmp(mem, full) == 0);
+}
+
+void test_engine_spill_ops__top_n_spilled_limit_cuts_inside_a_chunk(void)
+{
+    /* A limit that is no multiple of the batch size, one key, no offset. */
+    gen *g = new_gen(100000, 100000, 5, 0);
+    engine_sort_key key = engine_sort_key_default(1, 0);
+    const char *mem, *disk;
+    key.descending = 1;
+    mem = top_n(g, &key, 1, 33333, 0, 0);
+    disk = top_n(g, &key, 1, 33333, 0, 1 << 18);
+    check(ctx.spilled_bytes > 0);
+    check(strcmp(mem, disk) == 0);
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
 /* ---- join ------------------------------------------------------------------------- */
 
 static const char *joined(engine_join_type type, int with_cond, int64_t limit_bytes)

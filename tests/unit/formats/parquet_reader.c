@@ -666,3 +666,61 @@ void test_formats_parquet_reader__readers_share_a_file_across_threads(void)
     pq_file_free(scan.file);
     io_store_free(store);
 }
+
+/*
+ * Checks col_vec.codes on every batch of a file: indices below the
+ * dictionary's size, equal codes of one dictionary carry equal value bytes,
+ * and ids never go back to an earlier dictionary's. Returns the number of
+ * vectors that carried codes.
+ */
+static int check_codes_of(const char *key)
+{
+    silt_error err = SILT_ERROR_INIT;
+    io_store *store = data_store();
+    pq_file *file = NULL;
+    pq_reader *reader = NULL;
+    arena *a = arena_new(NULL, "test");
+    col_batch *batch = NULL;
+    uint64_t last_id[64] = {0};
+    int with_codes = 0;
+    check_ok(pq_file_open(&file, store, key, &err), &err);
+    check_ok(pq_reader_open(&reader, file, NULL, &err), &err);
+    for (;;) {
+        size_t col;
+        check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+        if (batch == NULL)
+            break;
+        for (col = 0; col < batch->n_cols && col < 64; col++) {
+            const col_vec *v = batch->cols[col];
+            size_t w = col_type_value_width(v->type->id);
+            int64_t row, other;
+            if (v->codes == NULL)
+                continue;
+            with_codes++;
+            check(w > 0 && v->null_count == 0);
+            check(v->codes_dict != 0 && v->codes_card > 0);
+            check(v->codes_dict >= last_id[col]); /* ids only grow: a later dictionary, a new id */
+            last_id[col] = v->codes_dict;
+            for (row = 0; row < v->length; row++) {
+                check((int64_t)v->codes[row] < v->codes_card);
+                for (other = 0; other < row; other++)
+                    if (v->codes[other] == v->codes[row])
+                        check(memcmp((const char *)v->values + (size_t)other * w,
+                                     (const char *)v->values + (size_t)row * w, w) == 0);
+            }
+        }
+    }
+    pq_reader_free(reader);
+    pq_file_free(file);
+    io_store_free(store);
+    arena_free(a);
+    return with_codes;
+}
+
+void test_formats_parquet_reader__dictionary_codes(void)
+{
+    check(check_codes_of("alltypes_dictionary.parquet") > 0);
+    check_codes_of("alltypes_plain.parquet");
+    check_codes_of("floating_orders_nan_count.parquet");
+    check_codes_of("rle-dict-snappy-checksum.parquet");
+}
