@@ -1143,7 +1143,7 @@ static silt_status join_per_row(binder *b, plan *p, const correlated_join *cj, s
     int exists = cj->node->kind == SQL_EXPR_EXISTS;
     size_t n_outer = p->scope.n, idx, first_carry;
     engine_op *op;
-    bind_scope outer1, joined;
+    bind_scope outer1 = {0, NULL}, joined = {0, NULL};
     expr *cond, *value, *matched, **proj;
     const char **names;
     agg_state ag;
