@@ -1007,169 +1007,215 @@ typedef struct correlated_join {
  * equality is among the correlations. Outer columns of nested types cannot
  * ride along (first() of a struct): such queries fail with an error.
  */
-static silt_status join_per_row(binder *b, plan *p, const correlated_join *cj, silt_error *err)
+/* p's rows numbered: p's columns, then a hidden __sq_rid (scope in out). */
+static silt_status number_rows(binder *b, const plan *p, engine_op **op, bind_scope *out,
+                               silt_error *err)
 {
-    int exists = cj->node->kind == SQL_EXPR_EXISTS;
-    size_t n_outer = p->scope.n, n_inner = cj->r->scope.n, idx;
     engine_window_fn rid_fn;
-    engine_op *op;
-    bind_scope outer1, inner1, joined, item_scope;
-    expr *cond = NULL, *matched_col, *has_match, *value, *matched;
-    agg_state ag;
-    bind_ctx bc;
-    scalar_subst *sub;
-    const sql_expr *count_star = NULL;
-    for (idx = 0; idx < n_outer; idx++)
-        if (col_type_is_nested(p->scope.cols[idx].type->id))
-            return unsupported_correlation(b, cj->node, "a correlation other than an equality, "
-                                           "over rows with a column of a nested type", err);
-    /* outer rows + __sq_rid */
+    bind_scope rid = {1, NULL};
     memset(&rid_fn, 0, sizeof(rid_fn));
     rid_fn.kind = WIN_ROW_NUMBER;
     rid_fn.name = "__sq_rid";
-    SILT_RETURN_IF_ERROR(engine_op_window(&op, b->ctx, p->op, NULL, 0, NULL, 0, &rid_fn, 1, err));
-    {
-        bind_scope rid = {1, NULL};
-        rid.cols = arena_calloc(b->a, 1, sizeof(bind_col));
-        if (rid.cols == NULL)
-            return err_nomem(err);
-        rid.cols[0].name = "__sq_rid";
-        rid.cols[0].type = op->schema->fields[n_outer].type;
-        rid.cols[0].hidden = 1;
-        SILT_RETURN_IF_ERROR(concat_scope(b, &p->scope, &rid, &outer1, err));
+    SILT_RETURN_IF_ERROR(engine_op_window(op, b->ctx, p->op, NULL, 0, NULL, 0, &rid_fn, 1, err));
+    rid.cols = arena_calloc(b->a, 1, sizeof(bind_col));
+    if (rid.cols == NULL)
+        return err_nomem(err);
+    rid.cols[0].name = "__sq_rid";
+    rid.cols[0].type = (*op)->schema->fields[p->scope.n].type;
+    rid.cols[0].hidden = 1;
+    return concat_scope(b, &p->scope, &rid, out, err);
+}
+
+/* r's rows with a hidden __sq_matched = true after its columns (NULL where a join found none). */
+static silt_status mark_rows(binder *b, plan *r, silt_error *err)
+{
+    size_t n = r->scope.n, idx;
+    expr **proj = arena_calloc(b->a, n + 1, sizeof(expr *));
+    const char **names = arena_calloc(b->a, n + 1, sizeof(char *));
+    bind_scope keep = r->scope;
+    if (proj == NULL || names == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)idx, keep.cols[idx].type,
+                                         err));
+        names[idx] = keep.cols[idx].name;
     }
-    /* inner rows + __sq_matched */
-    {
-        expr **proj = arena_calloc(b->a, n_inner + 1, sizeof(expr *));
-        const char **names = arena_calloc(b->a, n_inner + 1, sizeof(char *));
-        bind_scope keep = cj->r->scope;
-        if (proj == NULL || names == NULL)
-            return err_nomem(err);
-        for (idx = 0; idx < n_inner; idx++) {
-            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)idx,
-                                             cj->r->scope.cols[idx].type, err));
-            names[idx] = cj->r->scope.cols[idx].name;
-        }
-        SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n_inner], b->a, 1, err));
-        names[n_inner] = "__sq_matched";
-        SILT_RETURN_IF_ERROR(plan_project(b, cj->r, proj, names, n_inner + 1, err));
-        cj->r->scope.cols[n_inner].hidden = 1;
-        for (idx = 0; idx < n_inner; idx++)
-            cj->r->scope.cols[idx] = keep.cols[idx]; /* the subquery's names and qualifiers */
-        inner1 = cj->r->scope;
-    }
-    SILT_RETURN_IF_ERROR(concat_scope(b, &outer1, &inner1, &joined, err));
+    SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n], b->a, 1, err));
+    names[n] = "__sq_matched";
+    SILT_RETURN_IF_ERROR(plan_project(b, r, proj, names, n + 1, err));
+    for (idx = 0; idx < n; idx++)
+        r->scope.cols[idx] = keep.cols[idx]; /* the subquery's names and qualifiers */
+    r->scope.cols[n].hidden = 1;
+    return SILT_OK;
+}
+
+/* The AND of the correlated conjuncts cj->cond over the joined rows. */
+static silt_status per_row_condition(binder *b, const correlated_join *cj,
+                                     const bind_scope *joined, expr **out, silt_error *err)
+{
+    bind_ctx jc = {joined, NULL, NULL, NULL};
+    size_t idx;
+    *out = NULL;
     for (idx = 0; idx < cj->n_cond; idx++) {
         expr *e;
-        bind_ctx jc = {&joined, NULL, NULL, NULL};
         SILT_RETURN_IF_ERROR(bind_expr(b, &jc, cj->cond[idx], &e, err));
         if (e->type->id != COL_BOOLEAN)
             return unsupported_correlation(b, cj->node, "a correlation that is not a boolean",
                                            err);
-        if (cond == NULL)
-            cond = e;
+        if (*out == NULL)
+            *out = e;
         else
-            SILT_RETURN_IF_ERROR(expr_and(&cond, b->a, cond, e, err));
+            SILT_RETURN_IF_ERROR(expr_and(out, b->a, *out, e, err));
     }
+    return SILT_OK;
+}
+
+/* count(*), as the AST of an EXISTS's value on the general path. */
+static silt_status count_star_ast(binder *b, const sql_expr *at, const sql_expr **out,
+                                  silt_error *err)
+{
+    sql_expr *star = arena_calloc(b->a, 1, sizeof(sql_expr));
+    sql_ident *name = arena_calloc(b->a, 1, sizeof(sql_ident));
+    if (star == NULL || name == NULL)
+        return err_nomem(err);
+    name->name = "count";
+    star->kind = SQL_EXPR_FUNC;
+    star->pos = at->pos;
+    star->u.func.name.parts = name;
+    star->u.func.name.n_parts = 1;
+    star->u.func.star = 1;
+    *out = star;
+    return SILT_OK;
+}
+
+/*
+ * Binds the subquery's value over the joined rows grouped by __sq_rid
+ * (column n_outer): its aggregates see the subquery's columns only and
+ * count only matched rows; then the outer columns are appended as
+ * first(col) aggregates.
+ */
+static silt_status per_row_aggregates(binder *b, const correlated_join *cj, const plan *outer,
+                                      const bind_scope *joined, agg_state *ag, expr **value,
+                                      silt_error *err)
+{
+    size_t n_outer = outer->scope.n, idx;
+    bind_scope *item_scope = arena_calloc(b->a, 1, sizeof(bind_scope));
+    const sql_expr *item = cj->item;
+    expr *matched_col, *has_match;
+    bind_ctx bc;
+    agg_call *grown;
+    memset(ag, 0, sizeof(*ag));
+    ag->keys = arena_calloc(b->a, 1, sizeof(agg_key));
+    if (item_scope == NULL || ag->keys == NULL)
+        return err_nomem(err);
+    item_scope->n = joined->n;
+    item_scope->cols = arena_memdup(b->a, joined->cols, joined->n * sizeof(bind_col));
+    if (item_scope->cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx <= n_outer; idx++)
+        item_scope->cols[idx].hidden = 1;
+    ag->input = item_scope;
+    ag->n_keys = 1;
+    ag->keys[0].text = "__sq_rid";
+    ag->keys[0].input_col = (int64_t)n_outer;
+    SILT_RETURN_IF_ERROR(expr_column(&ag->keys[0].e, b->a, (int64_t)n_outer,
+                                     joined->cols[n_outer].type, err));
+    bc.scope = item_scope;
+    bc.agg = ag;
+    bc.win = NULL;
+    bc.outer = NULL;
+    if (item == NULL)
+        SILT_RETURN_IF_ERROR(count_star_ast(b, cj->node, &item, err));
+    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, value, err));
+    SILT_RETURN_IF_ERROR(expr_column(&matched_col, b->a, (int64_t)(joined->n - 1),
+                                     col_type_primitive(COL_BOOLEAN), err));
+    SILT_RETURN_IF_ERROR(expr_is_null(&has_match, b->a, matched_col, 1, err));
+    for (idx = 0; idx < ag->n_aggs; idx++) {
+        engine_agg *a = &ag->aggs[idx].agg;
+        if (a->filter == NULL)
+            a->filter = has_match;
+        else
+            SILT_RETURN_IF_ERROR(expr_and(&a->filter, b->a, a->filter, has_match, err));
+    }
+    grown = arena_calloc(b->a, ag->n_aggs + n_outer + 1, sizeof(agg_call));
+    if (grown == NULL)
+        return err_nomem(err);
+    if (ag->n_aggs > 0)
+        memcpy(grown, ag->aggs, ag->n_aggs * sizeof(agg_call));
+    ag->aggs = grown;
+    for (idx = 0; idx < n_outer; idx++) {
+        agg_call *c = &ag->aggs[ag->n_aggs++];
+        c->text = arena_sprintf(b->a, "__sq_carry%zu", idx);
+        c->agg.kind = AGG_FIRST;
+        c->agg.name = outer->scope.cols[idx].name;
+        c->type = outer->scope.cols[idx].type;
+        SILT_RETURN_IF_ERROR(expr_column(&c->agg.arg, b->a, (int64_t)idx, c->type, err));
+    }
+    ag->cap_aggs = ag->n_aggs;
+    return SILT_OK;
+}
+
+static silt_status join_per_row(binder *b, plan *p, const correlated_join *cj, silt_error *err)
+{
+    int exists = cj->node->kind == SQL_EXPR_EXISTS;
+    size_t n_outer = p->scope.n, idx, first_carry;
+    engine_op *op;
+    bind_scope outer1 = {0, NULL}, joined = {0, NULL};
+    expr *cond, *value, *matched, **proj;
+    const char **names;
+    agg_state ag;
+    scalar_subst *sub;
+    plan g;
+    for (idx = 0; idx < n_outer; idx++)
+        if (col_type_is_nested(p->scope.cols[idx].type->id))
+            return unsupported_correlation(b, cj->node, "a correlation other than an equality, "
+                                           "over rows with a column of a nested type", err);
+    SILT_RETURN_IF_ERROR(number_rows(b, p, &op, &outer1, err));
+    SILT_RETURN_IF_ERROR(mark_rows(b, cj->r, err));
+    SILT_RETURN_IF_ERROR(concat_scope(b, &outer1, &cj->r->scope, &joined, err));
+    SILT_RETURN_IF_ERROR(per_row_condition(b, cj, &joined, &cond, err));
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, op, cj->r->op, JOIN_LEFT, cj->outer_keys,
                                              cj->inner_keys, cj->n_keys, cond, err));
     bind_note(b, "LeftOuter join for a correlated %s on %zu key%s and a condition, grouped by "
               "outer row", exists ? "EXISTS" : "scalar subquery", cj->n_keys,
               cj->n_keys == 1 ? "" : "s");
     bind_note_on(b, op);
-    /* grouped by __sq_rid; the subquery's aggregates see its own columns only */
-    item_scope = joined;
-    item_scope.cols = arena_calloc(b->a, joined.n, sizeof(bind_col));
-    memset(&ag, 0, sizeof(ag));
-    ag.keys = arena_calloc(b->a, 1, sizeof(agg_key));
-    if (item_scope.cols == NULL || ag.keys == NULL)
+    SILT_RETURN_IF_ERROR(per_row_aggregates(b, cj, p, &joined, &ag, &value, err));
+    first_carry = ag.n_aggs - n_outer;
+    g.op = op;
+    g.scope = joined;
+    memset(&g.morsels, 0, sizeof(g.morsels));
+    SILT_RETURN_IF_ERROR(make_agg(b, &g, &ag, NULL, 0, err));
+    /* [outer columns (from first()), value, matched]: EXISTS matched only when it counted rows */
+    proj = arena_calloc(b->a, n_outer + 2, sizeof(expr *));
+    names = arena_calloc(b->a, n_outer + 2, sizeof(char *));
+    if (proj == NULL || names == NULL)
         return err_nomem(err);
-    memcpy(item_scope.cols, joined.cols, joined.n * sizeof(bind_col));
-    for (idx = 0; idx <= n_outer; idx++)
-        item_scope.cols[idx].hidden = 1;
-    ag.input = &item_scope;
-    ag.n_keys = 1;
-    ag.keys[0].text = "__sq_rid";
-    ag.keys[0].input_col = (int64_t)n_outer;
-    SILT_RETURN_IF_ERROR(expr_column(&ag.keys[0].e, b->a, (int64_t)n_outer,
-                                     outer1.cols[n_outer].type, err));
-    bc.scope = &item_scope;
-    bc.agg = &ag;
-    bc.win = NULL;
-    bc.outer = NULL;
+    for (idx = 0; idx < n_outer; idx++) {
+        SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)(1 + first_carry + idx),
+                                         p->scope.cols[idx].type, err));
+        names[idx] = p->scope.cols[idx].name;
+    }
     if (exists) {
-        sql_expr *star = arena_calloc(b->a, 1, sizeof(sql_expr));
-        sql_ident *name = arena_calloc(b->a, 1, sizeof(sql_ident));
-        if (star == NULL || name == NULL)
-            return err_nomem(err);
-        name->name = "count";
-        star->kind = SQL_EXPR_FUNC;
-        star->pos = cj->node->pos;
-        star->u.func.name.parts = name;
-        star->u.func.name.n_parts = 1;
-        star->u.func.star = 1;
-        count_star = star;
+        expr *zero, *yes, *pos;
+        SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
+        SILT_RETURN_IF_ERROR(expr_compare(&pos, b->a, EXPR_GT, value, zero, err));
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&yes, b->a, 1, err));
+        SILT_RETURN_IF_ERROR(expr_case(&matched, b->a, 1, &pos, &yes, NULL, err));
+    } else {
+        SILT_RETURN_IF_ERROR(expr_lit_bool(&matched, b->a, 1, err));
     }
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, exists ? count_star : cj->item, &value, err));
-    /* every aggregate counts only the rows that matched */
-    SILT_RETURN_IF_ERROR(expr_column(&matched_col, b->a, (int64_t)(joined.n - 1),
-                                     col_type_primitive(COL_BOOLEAN), err));
-    SILT_RETURN_IF_ERROR(expr_is_null(&has_match, b->a, matched_col, 1, err));
-    for (idx = 0; idx < ag.n_aggs; idx++) {
-        engine_agg *a = &ag.aggs[idx].agg;
-        if (a->filter == NULL)
-            a->filter = has_match;
-        else
-            SILT_RETURN_IF_ERROR(expr_and(&a->filter, b->a, a->filter, has_match, err));
-    }
-    {
-        /* the outer columns ride along as first(col), after the subquery's aggregates */
-        size_t first_carry = ag.n_aggs;
-        agg_call *grown = arena_calloc(b->a, ag.n_aggs + n_outer + 1, sizeof(agg_call));
-        expr **proj = arena_calloc(b->a, n_outer + 2, sizeof(expr *));
-        const char **names = arena_calloc(b->a, n_outer + 2, sizeof(char *));
-        plan g = {op, joined, {0}};
-        if (grown == NULL || proj == NULL || names == NULL)
-            return err_nomem(err);
-        if (ag.n_aggs > 0)
-            memcpy(grown, ag.aggs, ag.n_aggs * sizeof(agg_call));
-        ag.aggs = grown;
-        for (idx = 0; idx < n_outer; idx++) {
-            agg_call *c = &ag.aggs[ag.n_aggs++];
-            c->text = arena_sprintf(b->a, "__sq_carry%zu", idx);
-            c->agg.kind = AGG_FIRST;
-            c->agg.name = p->scope.cols[idx].name;
-            c->type = p->scope.cols[idx].type;
-            SILT_RETURN_IF_ERROR(expr_column(&c->agg.arg, b->a, (int64_t)idx, c->type, err));
-        }
-        ag.cap_aggs = ag.n_aggs;
-        SILT_RETURN_IF_ERROR(make_agg(b, &g, &ag, NULL, 0, err));
-        for (idx = 0; idx < n_outer; idx++) {
-            SILT_RETURN_IF_ERROR(expr_column(&proj[idx], b->a, (int64_t)(1 + first_carry + idx),
-                                             p->scope.cols[idx].type, err));
-            names[idx] = p->scope.cols[idx].name;
-        }
-        if (exists) {
-            expr *zero, *yes, *pos;
-            SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_LONG, 0, err));
-            SILT_RETURN_IF_ERROR(expr_compare(&pos, b->a, EXPR_GT, value, zero, err));
-            SILT_RETURN_IF_ERROR(expr_lit_bool(&yes, b->a, 1, err));
-            SILT_RETURN_IF_ERROR(expr_case(&matched, b->a, 1, &pos, &yes, NULL, err));
-        } else {
-            SILT_RETURN_IF_ERROR(expr_lit_bool(&matched, b->a, 1, err));
-        }
-        proj[n_outer] = value;
-        names[n_outer] = "__sq_value";
-        proj[n_outer + 1] = matched;
-        names[n_outer + 1] = "__sq_matched";
-        SILT_RETURN_IF_ERROR(plan_project(b, &g, proj, names, n_outer + 2, err));
-        /* the outer scope again (names, qualifiers, hidden columns), then the two new columns */
-        memcpy(g.scope.cols, p->scope.cols, n_outer * sizeof(bind_col));
-        g.scope.cols[n_outer].hidden = 1;
-        g.scope.cols[n_outer + 1].hidden = 1;
-        p->op = g.op;
-        p->scope = g.scope;
-    }
+    proj[n_outer] = value;
+    names[n_outer] = "__sq_value";
+    proj[n_outer + 1] = matched;
+    names[n_outer + 1] = "__sq_matched";
+    SILT_RETURN_IF_ERROR(plan_project(b, &g, proj, names, n_outer + 2, err));
+    /* the outer scope again (names, qualifiers, hidden columns), then the two new columns */
+    memcpy(g.scope.cols, p->scope.cols, n_outer * sizeof(bind_col));
+    g.scope.cols[n_outer].hidden = 1;
+    g.scope.cols[n_outer + 1].hidden = 1;
+    p->op = g.op;
+    p->scope = g.scope;
     sub = arena_calloc(b->a, 1, sizeof(*sub));
     if (sub == NULL)
         return err_nomem(err);
