@@ -395,7 +395,7 @@ static int patchable(const merge_ctx *ctx, const batch_plan *plan)
             v->dictionary != NULL || v->values == NULL)
             return 0;
         for (kind = 0; kind < 2; kind++)
-            if (plan->n_upd[kind] > 0 && plan->upd[kind]->cols[col]->dictionary != NULL)
+            if (plan->upd[kind] != NULL && plan->upd[kind]->cols[col]->dictionary != NULL)
                 return 0;
     }
     return 1;
@@ -603,8 +603,11 @@ static silt_status hold_plan(merge_ctx *ctx, file_pass *fp, const batch_plan *pl
 {
     size_t budget = ctx->spec->hold_bytes ? ctx->spec->hold_bytes : MERGE_HOLD_BYTES;
     if (arena_bytes_used(ctx->hold_a) > budget) {
+        /* let the held batches go (this one too: it changes nothing) */
         fp->mode = PASS_SCAN;
-        fp->n_held = 0;
+        fp->held = NULL;
+        fp->n_held = fp->cap_held = 0;
+        arena_reset(ctx->hold_a);
         return SILT_OK;
     }
     if (fp->n_held == fp->cap_held) {

@@ -689,3 +689,52 @@ void test_delta_write_merge__evolved_schema_change_data(void)
     text = wt_commit_text(a, store, 1);
     check_int(1, count_of(text, "{\"cdc\":{\"path\":\"_change_data/p=a/cdc-"));
 }
+
+/* WHEN NOT MATCHED BY SOURCE AND v > 100 THEN DELETE over (id, v): no row here */
+static silt_status delete_v_over_100(const col_batch *target, const col_batch *source,
+                                     uint8_t *action, arena *ar, col_batch **updated,
+                                     void *payload, silt_error *e)
+{
+    int64_t row;
+    (void)source;
+    (void)ar;
+    (void)updated;
+    (void)payload;
+    (void)e;
+    for (row = 0; row < target->n_rows; row++)
+        action[row] = long_at(target->cols[1], row) > 100 ? DELTA_MERGE_DELETE : DELTA_MERGE_KEEP;
+    return SILT_OK;
+}
+
+/* An in-place batch where the other clause kind ran over rows but changed none of them (it
+ * gave no updated batch): only the matched update is applied. */
+void test_delta_write_merge__update_in_place_with_idle_clause(void)
+{
+    static const char *const rows[] = {"1|10", "2|20", "3|30"};
+    static const char *const src[] = {"2|22"};
+    col_field f[2];
+    const col_type *schema;
+    delta_writer *w = NULL;
+    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    delta_merge_metrics m;
+    delta_snapshot *snap;
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("v", COL_LONG);
+    schema = col_type_struct(a, 2, f);
+    check_ok(delta_write_open(&w, store, NULL, schema, NULL, &err), &err);
+    check_ok(delta_write_batch(w, wt_batch(a, schema, rows, 3), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+    snap = wt_latest(store, &err);
+    spec.source = wt_batch(a, schema, src, 1);
+    spec.n_keys = 1;
+    spec.target_keys = key_id;
+    spec.source_keys = src_id;
+    spec.matched = set_all;
+    spec.not_matched_by_source = delete_v_over_100;
+    check_ok(delta_merge(store, snap, &spec, &m, NULL, &err), &err);
+    delta_snapshot_free(snap);
+    check_int(1, m.num_target_rows_updated);
+    check_int(0, m.num_target_rows_deleted);
+    check_str("1|10;2|22;3|30", wt_read(a, store, -1));
+}
