@@ -18,28 +18,16 @@ checkpoints at 10 and 20). Then:
 Runs under <repo>/.peers/venv/bin/python (re-executing itself there). Without
 the venv it exits 77 (skip), or 1 when CI=true. Prints "N passed, M failed".
 """
-import os
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-VENV_PY = REPO / ".peers" / "venv" / "bin" / "python"
 sys.path.insert(0, str(REPO / "tests" / "peers"))
+from peers import reexec_in_venv  # noqa: E402
 
-
-def ensure_venv():
-    if Path(sys.prefix).resolve() == (REPO / ".peers" / "venv").resolve():
-        return
-    if VENV_PY.exists():
-        os.execv(str(VENV_PY), [str(VENV_PY), __file__] + sys.argv[1:])
-    ci = os.environ.get("CI", "").lower() in ("1", "true", "yes")
-    print(f"missing {VENV_PY}: run scripts/setup-peers.sh", file=sys.stderr)
-    sys.exit(1 if ci else 77)
-
-
-ensure_venv()
+reexec_in_venv(__file__)
 
 import pyarrow.parquet as pq  # noqa: E402
 from deltalake import DeltaTable  # noqa: E402

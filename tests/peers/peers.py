@@ -41,6 +41,21 @@ def venv_python() -> Path:
     return VENV_DIR / "bin" / "python"
 
 
+def reexec_in_venv(script: str) -> None:
+    """Re-runs ``script`` under the peers venv's python unless this is it.
+
+    Without the venv the script exits 77 (ctest's skip), or 1 under CI, where
+    a missing peer is a failure.
+    """
+    if Path(sys.prefix).resolve() == VENV_DIR.resolve():
+        return
+    python = venv_python()
+    if python.exists():
+        os.execv(str(python), [str(python), script] + sys.argv[1:])
+    print(f"missing {python}: {SETUP_HINT}", file=sys.stderr)
+    sys.exit(1 if in_ci() else 77)
+
+
 def delta_jars() -> list[Path]:
     """The Delta jars for Spark, as listed in jars.txt; raises if one is missing."""
     jars = []
