@@ -535,3 +535,61 @@ void test_delta_write__max_open_files(void)
     check_int((int64_t)out.n_adds, (int64_t)snap->n_files);
     delta_snapshot_free(snap);
 }
+
+/*
+ * Partitions found by typed value over two batches: 298 folders (the key
+ * table grows several times), an int column with nulls, a string column
+ * whose "" and null share a folder and whose other value needs escaping.
+ */
+void test_delta_write__many_typed_partitions(void)
+{
+    static const char *const parts[] = {"p", "q"};
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    col_field f[3];
+    const col_type *schema;
+    delta_snapshot *snap;
+    char **rows = arena_calloc(a, 600, sizeof(char *));
+    const char *all, *at;
+    int idx, n_rows = 1;
+    f[0] = wt_field("id", COL_LONG);
+    f[1] = wt_field("q", COL_STRING);
+    f[2] = wt_field("p", COL_INT);
+    schema = col_type_struct(a, 3, f);
+    for (idx = 0; idx < 600; idx++) {
+        static const char *const q[] = {"x=y", "", "null"};
+        rows[idx] = arena_alloc(a, 64);
+        if (idx % 149 == 7)
+            snprintf(rows[idx], 64, "%d|%s|null", idx, q[idx % 3]);
+        else
+            snprintf(rows[idx], 64, "%d|%s|%d", idx, q[idx % 3], idx % 149);
+    }
+    wopts.n_partition_columns = 2;
+    wopts.partition_columns = parts;
+    wopts.max_open_files = 1000;
+    {
+        delta_writer *w = NULL;
+        check_ok(delta_write_open(&w, store, NULL, schema, &wopts, &err), &err);
+        for (idx = 0; idx < 2; idx++)
+            check_ok(delta_write_batch(
+                         w, wt_batch(a, schema, (const char *const *)rows + idx * 300, 300), &err),
+                     &err);
+        check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+        delta_write_free(w);
+    }
+    snap = latest();
+    check_int(298, (int64_t)snap->n_files); /* 149 values of p (null for 7) x 2 folders of q */
+    check_int(1, count_prefix(snap, "p=__HIVE_DEFAULT_PARTITION__/q=x%3Dy/part-"));
+    check_int(1, count_prefix(snap, "p=__HIVE_DEFAULT_PARTITION__/q=__HIVE_DEFAULT_PARTITION__/"));
+    check_int(1, count_prefix(snap, "p=3/q=x%3Dy/part-"));
+    check_int(1, count_prefix(snap, "p=148/q=__HIVE_DEFAULT_PARTITION__/part-"));
+    check_int(0, count_prefix(snap, "p=7/"));
+    delta_snapshot_free(snap);
+    all = wt_read(a, store, -1);
+    for (at = all; (at = strchr(at, ';')) != NULL; at++)
+        n_rows++;
+    check_int(600, n_rows);
+    check_contains(all, ";3|x=y|3;");
+    check_contains(all, ";7|null|null;");
+    check_contains(all, ";156|x=y|null;"); /* 156 % 149 = 7 */
+    check_contains(all, ";8|null|8;");
+}
