@@ -42,6 +42,7 @@ silt_status pq_leaf_reset(leaf_data *ld, silt_error *err)
     ld->streaming = 0;
     ld->chunk_pos = 0;
     ld->chunk_values = ld->levels_done = 0;
+    ld->level_bytes_guess = 0;
     SILT_RETURN_IF_ERROR(buf_append(&ld->bin.offsets, &zero, sizeof(zero), err));
     return buf_append(&ld->dict_bin.offsets, &zero, sizeof(zero), err);
 }
@@ -502,11 +503,16 @@ static silt_status check_page_values(int32_t num_values, silt_error *err)
     return SILT_OK;
 }
 
-static silt_status read_data_page_v1(pq_reader *r, leaf_data *ld, const pq_page_header *h,
-                                     const uint8_t *data, size_t len, silt_error *err)
+/*
+ * Decodes the levels at the start of a v1 page body: *pos_out is where its
+ * values begin, *n_defined_out how many of its slots hold a value.
+ */
+static silt_status read_levels_v1(leaf_data *ld, const pq_page_header *h, const uint8_t *data,
+                                  size_t len, size_t *pos_out, size_t *n_defined_out,
+                                  silt_error *err)
 {
     const pq_vnode *v = ld->v;
-    size_t n = (size_t)h->data.num_values, pos = 0, used, n_defined;
+    size_t n = (size_t)h->data.num_values, pos = 0, used;
     if (!h->has_data)
         return page_corrupt(err, "data page without its header");
     SILT_RETURN_IF_ERROR(check_page_values(h->data.num_values, err));
@@ -520,9 +526,78 @@ static silt_status read_data_page_v1(pq_reader *r, leaf_data *ld, const pq_page_
                                          len - pos, n, 1, &used, err));
         pos += used;
     }
-    n_defined = pq_leaf_count_defined(ld, ld->n_levels, n);
+    *n_defined_out = pq_leaf_count_defined(ld, ld->n_levels, n);
     ld->n_levels += n;
+    *pos_out = pos;
+    return SILT_OK;
+}
+
+static silt_status read_data_page_v1(pq_reader *r, leaf_data *ld, const pq_page_header *h,
+                                     const uint8_t *data, size_t len, silt_error *err)
+{
+    size_t pos, n_defined;
+    SILT_RETURN_IF_ERROR(read_levels_v1(ld, h, data, len, &pos, &n_defined, err));
     return read_values(r, ld, h->data.encoding, data + pos, len - pos, n_defined, err);
+}
+
+/* Longest levels section decompressed in place over the end of the values. */
+#define PQ_LEVEL_GUESS_MAX 64
+
+/*
+ * A compressed v1 page of PLAIN numbers whose Delta form is their physical
+ * form: the values are the page's bytes after the levels, so the page is
+ * decompressed straight into the leaf's values instead of into r->page and
+ * copied from there (on a snappy int64 column that copy was as many bytes
+ * again as the decompression wrote).
+ *
+ * The page starts with its levels, whose length is known only after
+ * decompressing. The page is therefore decompressed `guess` bytes before the
+ * end of the values (the levels length of the leaf's previous such page;
+ * full pages of one writer repeat it), over the last values, which are
+ * saved first and put back after the levels are decoded. When the guess is
+ * wrong the values are moved into place, as correct as a right guess and
+ * one copy slower.
+ */
+static int plain_in_place_ok(const leaf_data *ld, int encoding, int codec)
+{
+    const pq_vnode *v = ld->v;
+    return codec != PQ_CODEC_UNCOMPRESSED && encoding == PQ_ENC_PLAIN && !ld->dict_mode &&
+           (v->conv == PQ_CONV_I32 || v->conv == PQ_CONV_I64 || v->conv == PQ_CONV_FLOAT ||
+            v->conv == PQ_CONV_DOUBLE) &&
+           v->phys_width == v->out_width;
+}
+
+static silt_status read_plain_page_in_place(leaf_data *ld, const pq_page_header *h, int codec,
+                                            const uint8_t *page, size_t len, silt_error *err)
+{
+    size_t out_len = (size_t)h->uncompressed_size, guess = ld->level_bytes_guess, pos = 0;
+    size_t n_defined = 0, bytes = 0;
+    uint8_t saved[PQ_LEVEL_GUESS_MAX];
+    uint8_t *base;
+    silt_status rc;
+    if (guess > ld->values.len || guess > out_len)
+        guess = 0;
+    /* The values end at most out_len bytes after the current end. */
+    SILT_RETURN_IF_ERROR(buf_reserve(&ld->values, out_len, err));
+    base = (uint8_t *)ld->values.data + ld->values.len - guess;
+    memcpy(saved, base, guess);
+    rc = pq_decompress(codec, page, len, base, out_len, err);
+    if (rc == SILT_OK)
+        rc = read_levels_v1(ld, h, base, out_len, &pos, &n_defined, err);
+    if (rc == SILT_OK && (!mem_mul_ok(n_defined, ld->v->phys_width, &bytes) ||
+                          bytes > out_len - pos))
+        rc = page_corrupt(err, "PLAIN values run past the end of the page");
+    if (rc == SILT_OK && pos != guess)
+        memmove(ld->values.data + ld->values.len, base + pos, bytes);
+    /* After the move: the saved bytes lie before the values' new place. */
+    memcpy(base, saved, guess);
+    if (rc != SILT_OK)
+        return rc;
+    ld->seen_data_page = 1;
+    ld->values.len += bytes;
+    ld->n_values += n_defined;
+    ld->level_bytes_guess = pos <= PQ_LEVEL_GUESS_MAX ? pos : 0;
+    return SILT_OK;
 }
 
 static silt_status read_data_page_v2(pq_reader *r, leaf_data *ld, const pq_page_header *h,
@@ -553,6 +628,20 @@ static silt_status read_data_page_v2(pq_reader *r, leaf_data *ld, const pq_page_
     values_len = page_len - levels_len;
     out_len = (size_t)h->uncompressed_size - levels_len;
     values = page + levels_len;
+    if (h2->is_compressed && out_len > 0 && plain_in_place_ok(ld, h2->encoding, codec)) {
+        /* The levels sit outside the compressed section: no guess needed. */
+        size_t bytes = 0;
+        SILT_RETURN_IF_ERROR(buf_reserve(&ld->values, out_len, err));
+        SILT_RETURN_IF_ERROR(pq_decompress(codec, values, values_len,
+                                           (uint8_t *)ld->values.data + ld->values.len, out_len,
+                                           err));
+        if (!mem_mul_ok(n_defined, v->phys_width, &bytes) || bytes > out_len)
+            return page_corrupt(err, "PLAIN values run past the end of the page");
+        ld->seen_data_page = 1;
+        ld->values.len += bytes;
+        ld->n_values += n_defined;
+        return SILT_OK;
+    }
     if (h2->is_compressed && codec != PQ_CODEC_UNCOMPRESSED && (values_len > 0 || out_len > 0)) {
         buf_truncate(&r->page, 0);
         SILT_RETURN_IF_ERROR(buf_reserve(&r->page, out_len, err));
@@ -629,6 +718,13 @@ static silt_status read_pages(pq_reader *r, leaf_data *ld, int codec, const uint
             SILT_RETURN_IF_ERROR(read_dictionary(r, ld, &h, body, body_len, err));
             break;
         case PQ_PAGE_DATA:
+            if (h.has_data && h.uncompressed_size > 0 &&
+                plain_in_place_ok(ld, h.data.encoding, codec)) {
+                SILT_RETURN_IF_ERROR(read_plain_page_in_place(ld, &h, codec, data + pos,
+                                                              (size_t)h.compressed_size, err));
+                r->pages_read++;
+                break;
+            }
             SILT_RETURN_IF_ERROR(page_body(r, &h, codec, data + pos, (size_t)h.compressed_size,
                                            &body, &body_len, err));
             SILT_RETURN_IF_ERROR(read_data_page_v1(r, ld, &h, body, body_len, err));

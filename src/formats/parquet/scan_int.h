@@ -58,6 +58,13 @@ typedef struct leaf_data {
     int codec;
     int64_t chunk_values; /* levels the chunk holds, from its metadata */
     int64_t levels_done;
+    /*
+     * Bytes of the levels section of this leaf's last PLAIN v1 page that was
+     * decompressed in place (pages.c): the next page is decompressed that
+     * far before the end of the values, so that its values land where they
+     * belong.
+     */
+    size_t level_bytes_guess;
 } leaf_data;
 
 struct pq_reader {
