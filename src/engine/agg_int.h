@@ -2,10 +2,13 @@
  * agg_int.h - the aggregation hash table shared by the hash aggregate
  * operator (op_agg.c) and the parallel aggregation (op_parallel.c).
  *
- * Group keys are serialized per row (a null byte, then the value: fixed
- * width bytes, or a 4-byte length and the bytes of a string) so that any
- * number of keys of any type hash and compare as one byte string. Groups
- * get dense ids in order of first appearance; aggregate states are arrays
+ * A group's keys are stored serialized (per key a null byte, then the
+ * value: fixed width bytes, or a 4-byte length and the bytes of a string),
+ * written once when the group starts. Rows hash column by column (a hash
+ * per key value, combined in key order) and compare typed against those
+ * bytes, so a row's keys are never serialized just to be looked up; one
+ * fixed-width key has its own faster mode (fast, direct). Groups get
+ * dense ids in order of first appearance; aggregate states are arrays
  * indexed by group id, updated column-at-a-time per batch.
  */
 #ifndef SILT_ENGINE_AGG_INT_H

@@ -323,79 +323,6 @@ static void fixed_bytes(const col_vec *v, int64_t row, size_t width, uint8_t *ds
     }
 }
 
-/* Serializes the keys of the live rows: key k is bytes[off[k] .. off[k+1]). */
-static silt_status serialize(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
-                             arena *scratch, uint8_t **bytes_out, int64_t **off_out,
-                             silt_error *err)
-{
-    int64_t *off = arena_alloc(scratch, sizeof(int64_t) * (size_t)(n_sel + 1));
-    uint8_t *bytes;
-    int64_t k, total = 0;
-    size_t col;
-    if (off == NULL)
-        return err_nomem(err);
-    for (k = 0; k < n_sel; k++)
-        off[k + 1] = 0;
-    for (col = 0; col < t->n_keys; col++) {
-        const col_vec *v = keys[col];
-        size_t width = col_type_value_width(v->type->id);
-        for (k = 0; k < n_sel; k++) {
-            int64_t row = ENGINE_ROW(sel, k);
-            int64_t len = 1;
-            if (vec_is_valid(v, row)) {
-                if (is_varlen(v->type->id)) {
-                    int32_t sl;
-                    col_vec_str(v, row, &sl);
-                    len += 4 + sl;
-                } else {
-                    len += (int64_t)width;
-                }
-            }
-            off[k + 1] += len;
-        }
-    }
-    off[0] = 0;
-    for (k = 0; k < n_sel; k++)
-        off[k + 1] += off[k];
-    total = off[n_sel];
-    bytes = arena_alloc(scratch, (size_t)(total ? total : 1));
-    if (bytes == NULL)
-        return err_nomem(err);
-    {
-        /* Second pass, column by column, with a write cursor per row. */
-        int64_t *cur = arena_alloc(scratch, sizeof(int64_t) * (size_t)(n_sel ? n_sel : 1));
-        if (cur == NULL)
-            return err_nomem(err);
-        memcpy(cur, off, sizeof(int64_t) * (size_t)n_sel);
-        for (col = 0; col < t->n_keys; col++) {
-            const col_vec *v = keys[col];
-            size_t width = col_type_value_width(v->type->id);
-            for (k = 0; k < n_sel; k++) {
-                int64_t row = ENGINE_ROW(sel, k);
-                uint8_t *dst = bytes + cur[k];
-                if (!vec_is_valid(v, row)) {
-                    *dst = 0;
-                    cur[k] += 1;
-                } else if (is_varlen(v->type->id)) {
-                    int32_t sl;
-                    const char *s = col_vec_str(v, row, &sl);
-                    dst[0] = 1;
-                    memcpy(dst + 1, &sl, 4);
-                    memcpy(dst + 5, s, (size_t)sl);
-                    cur[k] += 5 + sl;
-                } else {
-                    dst[0] = 1;
-                    fixed_bytes(v, row, width, dst + 1);
-                    cur[k] += 1 + (int64_t)width;
-                }
-            }
-        }
-    }
-    *bytes_out = bytes;
-    *off_out = off;
-    return SILT_OK;
-}
-
 /* Finds or adds the group of a serialized key; *is_new tells which. */
 /* Hash of a fast-mode key: its value and whether it is set (inline: it runs per row). */
 static inline uint64_t fast_hash(int64_t value, int valid)
@@ -416,11 +343,63 @@ static int64_t fast_value(const agg_table *t, const uint8_t *key, int32_t len)
     return v;
 }
 
+/*
+ * Several keys (or one string/decimal key) hash column by column: a hash
+ * per key value, combined in key order, so that a batch's rows hash one
+ * column at a time (multi_hashes) and a serialized key (merge, find,
+ * dictionary entries) hashes to the same value by walking its columns.
+ */
+#define NULL_KEY_HASH 0x2545F4914F6CDD1Dull
+
+static inline uint64_t hash_combine(uint64_t h, uint64_t c)
+{
+    h = (h ^ c) * 0x9E3779B97F4A7C15ull;
+    return h ^ (h >> 32);
+}
+
+/* Hash of one fixed-width key value given as its (normalized) bytes. */
+static inline uint64_t fixed_key_hash(const uint8_t *p, size_t width)
+{
+    uint64_t x = 0;
+    if (width > 8)
+        return hash_bytes(p, width, 0x5eed);
+    memcpy(&x, p, width);
+    return fast_hash((int64_t)x, 1);
+}
+
+static inline uint64_t str_key_hash(const char *p, int32_t len)
+{
+    return hash_bytes(p, (size_t)len, 0x5eed);
+}
+
+/* The column-wise hash of a serialized key (as serialize writes it). */
+static uint64_t serialized_hash(const agg_table *t, const uint8_t *key, int32_t len)
+{
+    uint64_t h = (uint64_t)t->n_keys;
+    size_t col, pos = 0;
+    for (col = 0; col < t->n_keys && pos < (size_t)len; col++) {
+        col_type_id id = t->key_types[col]->id;
+        if (key[pos++] == 0) {
+            h = hash_combine(h, NULL_KEY_HASH);
+        } else if (is_varlen(id)) {
+            int32_t sl;
+            memcpy(&sl, key + pos, 4);
+            h = hash_combine(h, str_key_hash((const char *)key + pos + 4, sl));
+            pos += 4 + (size_t)sl;
+        } else {
+            size_t width = col_type_value_width(id);
+            h = hash_combine(h, fixed_key_hash(key + pos, width));
+            pos += width;
+        }
+    }
+    return h;
+}
+
 static uint64_t key_hash(const agg_table *t, const uint8_t *key, int32_t len)
 {
     if (t->fast)
         return fast_hash(fast_value(t, key, len), len > 1);
-    return hash_bytes(key, (size_t)len, 0x5eed);
+    return serialized_hash(t, key, len);
 }
 
 static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint64_t h,
@@ -670,6 +649,194 @@ static silt_status dict_groups(agg_table *t, const col_vec *kv, const int32_t *s
         gid[row] = g;
     }
     return SILT_OK;
+}
+
+/* ---- several keys ----------------------------------------------------------------- */
+
+/*
+ * Combines key column v's hash into h[k] for every live row. A dictionary
+ * string column hashes each entry once when the batch uses most of them.
+ */
+static silt_status column_hashes(const col_vec *v, const int32_t *sel, int64_t n_sel,
+                                 uint64_t *h, arena *scratch, silt_error *err)
+{
+    col_type_id id = v->type->id;
+    size_t width = col_type_value_width(id);
+    int nulls = v->validity != NULL && v->null_count != 0;
+    int64_t k;
+    if (nulls && v->null_count >= v->length) { /* a key outside a grouping set */
+        for (k = 0; k < n_sel; k++)
+            h[k] = hash_combine(h[k], NULL_KEY_HASH);
+        return SILT_OK;
+    }
+    if (is_varlen(id) && v->dictionary != NULL) {
+        const col_vec *d = v->dictionary;
+        const int32_t *codes = v->values;
+        uint64_t *dh = NULL;
+        if (d->length <= n_sel) {
+            dh = arena_alloc(scratch, sizeof(uint64_t) * (size_t)(d->length ? d->length : 1));
+            if (dh == NULL)
+                return err_nomem(err);
+            for (k = 0; k < d->length; k++)
+                dh[k] = str_key_hash(d->data + d->offsets[k], d->offsets[k + 1] - d->offsets[k]);
+        }
+        for (k = 0; k < n_sel; k++) {
+            int64_t row = ENGINE_ROW(sel, k);
+            int32_t c = codes[row];
+            if (nulls && !col_bit_get(v->validity, row)) {
+                h[k] = hash_combine(h[k], NULL_KEY_HASH);
+                continue;
+            }
+            if (c < 0 || c >= d->length)
+                return err_set(err, SILT_INVALID, "dictionary code %d of row %lld is outside a "
+                               "dictionary of %lld entries", c, (long long)row,
+                               (long long)d->length);
+            h[k] = hash_combine(h[k], dh != NULL ? dh[c]
+                                      : str_key_hash(d->data + d->offsets[c],
+                                                     d->offsets[c + 1] - d->offsets[c]));
+        }
+        return SILT_OK;
+    }
+    for (k = 0; k < n_sel; k++) {
+        int64_t row = ENGINE_ROW(sel, k);
+        uint64_t c;
+        if (nulls && !col_bit_get(v->validity, row)) {
+            c = NULL_KEY_HASH;
+        } else if (id == COL_INT || id == COL_DATE) {
+            c = fast_hash((int64_t)(uint32_t)((const int32_t *)v->values)[row], 1);
+        } else if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ) {
+            c = fast_hash(((const int64_t *)v->values)[row], 1);
+        } else if (is_varlen(id)) {
+            c = str_key_hash(v->data + v->offsets[row], v->offsets[row + 1] - v->offsets[row]);
+        } else {
+            uint8_t tmp[16];
+            fixed_bytes(v, row, width, tmp);
+            c = fixed_key_hash(tmp, width);
+        }
+        h[k] = hash_combine(h[k], c);
+    }
+    return SILT_OK;
+}
+
+/* Whether row `row` of the key columns equals a group's serialized key, compared typed. */
+static int keys_equal(const agg_table *t, col_vec **keys, int64_t row, const uint8_t *key,
+                      int32_t len)
+{
+    size_t col, pos = 0;
+    for (col = 0; col < t->n_keys; col++) {
+        const col_vec *v = keys[col];
+        col_type_id id = v->type->id;
+        if (pos >= (size_t)len)
+            return 0;
+        if (!vec_is_valid(v, row)) {
+            if (key[pos++] != 0)
+                return 0;
+            continue;
+        }
+        if (key[pos++] != 1)
+            return 0;
+        if (id == COL_INT || id == COL_DATE) {
+            int32_t x;
+            memcpy(&x, key + pos, 4);
+            if (x != ((const int32_t *)v->values)[row])
+                return 0;
+            pos += 4;
+        } else if (id == COL_LONG || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ) {
+            int64_t x;
+            memcpy(&x, key + pos, 8);
+            if (x != ((const int64_t *)v->values)[row])
+                return 0;
+            pos += 8;
+        } else if (is_varlen(id)) {
+            int32_t sl, kl;
+            const char *s = col_vec_str(v, row, &sl);
+            memcpy(&kl, key + pos, 4);
+            if (kl != sl || (sl > 0 && memcmp(key + pos + 4, s, (size_t)sl) != 0))
+                return 0;
+            pos += 4 + (size_t)sl;
+        } else {
+            size_t width = col_type_value_width(id);
+            uint8_t tmp[16];
+            fixed_bytes(v, row, width, tmp);
+            if (memcmp(key + pos, tmp, width) != 0)
+                return 0;
+            pos += width;
+        }
+    }
+    return pos == (size_t)len;
+}
+
+/* Serializes one row's keys (the bytes serialize writes) for a new group. */
+static silt_status serialize_row(const agg_table *t, col_vec **keys, int64_t row, buf *out,
+                                 silt_error *err)
+{
+    size_t col;
+    buf_truncate(out, 0);
+    for (col = 0; col < t->n_keys; col++) {
+        const col_vec *v = keys[col];
+        uint8_t head[1 + 16];
+        size_t width = col_type_value_width(v->type->id);
+        if (!vec_is_valid(v, row)) {
+            head[0] = 0;
+            SILT_RETURN_IF_ERROR(buf_append(out, head, 1, err));
+        } else if (is_varlen(v->type->id)) {
+            int32_t sl;
+            const char *s = col_vec_str(v, row, &sl);
+            head[0] = 1;
+            memcpy(head + 1, &sl, 4);
+            SILT_RETURN_IF_ERROR(buf_append(out, head, 5, err));
+            SILT_RETURN_IF_ERROR(buf_append(out, s, (size_t)sl, err));
+        } else {
+            head[0] = 1;
+            fixed_bytes(v, row, width, head + 1);
+            SILT_RETURN_IF_ERROR(buf_append(out, head, 1 + width, err));
+        }
+    }
+    return SILT_OK;
+}
+
+/*
+ * Group ids of several key columns (or one that is neither fixed-width nor
+ * dictionary-encoded): hashes column by column, probes, compares the row's
+ * values with the group's key typed, and serializes a row's keys only when
+ * it starts a new group.
+ */
+static silt_status multi_groups(agg_table *t, col_vec **keys, const int32_t *sel, int64_t n_sel,
+                                int32_t *gid, int32_t *new_rows, int64_t *n_new, arena *scratch,
+                                silt_error *err)
+{
+    uint64_t *h = arena_alloc(scratch, sizeof(uint64_t) * (size_t)(n_sel ? n_sel : 1));
+    int64_t k;
+    size_t col;
+    buf key;
+    silt_status st = SILT_OK;
+    if (h == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n_sel; k++)
+        h[k] = (uint64_t)t->n_keys;
+    for (col = 0; col < t->n_keys; col++)
+        SILT_RETURN_IF_ERROR(column_hashes(keys[col], sel, n_sel, h, scratch, err));
+    buf_init(&key, BUF_DEFAULT_LIMIT);
+    for (k = 0; k < n_sel && st == SILT_OK; k++) {
+        int64_t row = ENGINE_ROW(sel, k);
+        size_t mask = t->cap_slots - 1, slot = h[k] & mask;
+        int32_t g;
+        while ((g = t->slot_gid[slot]) >= 0) {
+            if (t->slot_hash[slot] == h[k] && keys_equal(t, keys, row, t->gkey[g], t->gkey_len[g]))
+                break;
+            slot = (slot + 1) & mask;
+        }
+        if (g < 0) {
+            st = serialize_row(t, keys, row, &key, err);
+            if (st == SILT_OK)
+                st = new_group(t, (const uint8_t *)key.data, (int32_t)key.len, h[k], slot, &g,
+                               err);
+            new_rows[(*n_new)++] = (int32_t)row;
+        }
+        gid[row] = g;
+    }
+    buf_clear(&key);
+    return st;
 }
 
 /* ---- updates ------------------------------------------------------------------- */
@@ -1279,8 +1446,7 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err)
 {
-    uint8_t *bytes = NULL;
-    int64_t *off = NULL, k, n_new = 0;
+    int64_t k, n_new = 0;
     int32_t *gid = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_rows ? n_rows : 1));
     int32_t *new_rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_sel ? n_sel : 1));
     int32_t *rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(n_sel ? n_sel : 1));
@@ -1313,15 +1479,8 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
             fast_groups(t, keys[0], sel, n_sel, gid, new_rows, &n_new, scratch, err));
         SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[0], keys[0], new_rows, n_new, err));
     } else {
-        SILT_RETURN_IF_ERROR(serialize(t, sel, n_sel, keys, scratch, &bytes, &off, err));
-        for (k = 0; k < n_sel; k++) {
-            int64_t row = ENGINE_ROW(sel, k);
-            int is_new;
-            SILT_RETURN_IF_ERROR(find_group(t, bytes + off[k], (int32_t)(off[k + 1] - off[k]),
-                                            &gid[row], &is_new, err));
-            if (is_new)
-                new_rows[n_new++] = (int32_t)row;
-        }
+        SILT_RETURN_IF_ERROR(
+            multi_groups(t, keys, sel, n_sel, gid, new_rows, &n_new, scratch, err));
         for (idx = 0; idx < t->n_keys; idx++)
             SILT_RETURN_IF_ERROR(vec_accum_add(&t->key_acc[idx], keys[idx], new_rows, n_new, err));
     }
@@ -1359,25 +1518,43 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
     return SILT_OK;
 }
 
+/*
+ * Probes the table for the group of each live row without adding: the
+ * column-wise hash and typed comparison of multi_groups, or the one-value
+ * hash of the fast mode, so a row finds the group its keys would make.
+ */
 silt_status agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
                            arena *scratch, int32_t *found, int64_t *n_found, int32_t *missing,
                            int64_t *n_missing, silt_error *err)
 {
-    uint8_t *bytes = NULL;
-    int64_t *off = NULL, k;
+    uint64_t *h = arena_alloc(scratch, sizeof(uint64_t) * (size_t)(n_sel ? n_sel : 1));
+    int64_t k;
+    size_t col;
     *n_found = 0;
     *n_missing = 0;
-    /* The serialized form and its hash are the table's own, in both key modes. */
-    SILT_RETURN_IF_ERROR(serialize(t, sel, n_sel, keys, scratch, &bytes, &off, err));
+    if (h == NULL)
+        return err_nomem(err);
+    if (t->fast) {
+        for (k = 0; k < n_sel; k++) {
+            int64_t row = ENGINE_ROW(sel, k), x = 0;
+            int valid = vec_is_valid(keys[0], row);
+            if (valid)
+                fixed_bytes(keys[0], row, t->fast_width, (uint8_t *)&x);
+            h[k] = fast_hash(x, valid);
+        }
+    } else {
+        for (k = 0; k < n_sel; k++)
+            h[k] = (uint64_t)t->n_keys;
+        for (col = 0; col < t->n_keys; col++)
+            SILT_RETURN_IF_ERROR(column_hashes(keys[col], sel, n_sel, h, scratch, err));
+    }
     for (k = 0; k < n_sel; k++) {
         int64_t row = ENGINE_ROW(sel, k);
-        const uint8_t *key = bytes + off[k];
-        int32_t len = (int32_t)(off[k + 1] - off[k]), gid;
-        uint64_t h = key_hash(t, key, len);
-        size_t mask = t->cap_slots - 1, slot = h & mask;
+        size_t mask = t->cap_slots - 1, slot = h[k] & mask;
+        int32_t gid;
         while ((gid = t->slot_gid[slot]) >= 0) {
-            if (t->slot_hash[slot] == h && t->gkey_len[gid] == len &&
-                memcmp(t->gkey[gid], key, (size_t)len) == 0)
+            if (t->slot_hash[slot] == h[k] &&
+                keys_equal(t, keys, row, t->gkey[gid], t->gkey_len[gid]))
                 break;
             slot = (slot + 1) & mask;
         }

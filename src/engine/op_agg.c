@@ -168,6 +168,32 @@ static silt_status sets_spill_next(engine_op *op, hagg_state *s, engine_chunk **
 }
 
 /*
+ * How many more groups the table can take within the budget: half the
+ * room, because the slot and group arrays double in steps (the old copies
+ * stay in the arena until it is reset), and operators above this one need
+ * a little memory too.
+ */
+static int64_t groups_that_fit(engine_op *op, const hagg_state *s)
+{
+    int64_t held = (int64_t)arena_bytes_used(s->table_arena);
+    int64_t per_group = s->table.n_groups > 256 ? held / s->table.n_groups + 64 : 512;
+    int64_t fit = (engine_mem_room(op) / 2 - held) / (2 * per_group);
+    return fit < 0 ? 0 : fit;
+}
+
+/*
+ * Whether every row of a chunk may start a new group and the table still
+ * fits: then the chunk is added as it is, without first probing which of
+ * its groups the table has (one hash and probe per row instead of two).
+ */
+static int room_for_rows(engine_op *op, const hagg_state *s, int64_t n_rows)
+{
+    if (s->sets != NULL ? s->set_files != NULL : s->spill != NULL)
+        return 0;
+    return groups_that_fit(op, s) >= n_rows;
+}
+
+/*
  * Adds a chunk under the memory budget (agg_spill.c explains why this is
  * exact). Rows of groups in the table are always added. Rows of new groups
  * are added while the table's bytes (estimated per group, twice over for
@@ -188,17 +214,13 @@ static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk
     int32_t *take = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)n);
     if (found == NULL || missing == NULL || take == NULL)
         return err_nomem(err);
+    if (room_for_rows(op, s, in->n_sel))
+        return agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, key_vals, args, filters,
+                             s->scratch, err);
     SILT_RETURN_IF_ERROR(agg_table_find(&s->table, in->sel, in->n_sel, key_vals, s->scratch,
                                         found, &n_found, missing, &n_missing, err));
     if (grouping_sets ? s->set_files == NULL : s->spill == NULL) {
-        int64_t held = (int64_t)arena_bytes_used(s->table_arena);
-        int64_t per_group = s->table.n_groups > 256 ? held / s->table.n_groups + 64 : 512;
-        /*
-         * Half the room: the slot and group arrays double in steps (the
-         * old copies stay in the arena until it is reset), and operators
-         * above this one need a little memory too.
-         */
-        int64_t fit = (engine_mem_room(op) / 2 - held) / (2 * per_group);
+        int64_t fit = groups_that_fit(op, s);
         n_take = fit < 0 ? 0 : (fit < n_missing ? fit : n_missing);
         if (n_take < n_missing && grouping_sets)
             SILT_RETURN_IF_ERROR(sets_spill_start(op, s, err));

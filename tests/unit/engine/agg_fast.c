@@ -1,7 +1,8 @@
 /*
  * Unit tests of the aggregation table's fast paths (agg_int.h): groups by
- * dictionary code, the fixed-width DISTINCT set, and merging DISTINCT
- * aggregates of partial tables (what parallel workers do).
+ * dictionary code, the fixed-width DISTINCT set, merging DISTINCT
+ * aggregates of partial tables (what parallel workers do), and several
+ * keys hashed column by column.
  */
 #include "engine/agg_int.h"
 #include "engine/op_int.h"
@@ -311,6 +312,124 @@ void test_engine_agg_fast__distinct_set_grows(void)
         check_int(7000, vec_get_int(cols[0], 0));
         check_int(7000 * 6999 / 2, vec_get_int(cols[1], 0));
     }
+    agg_table_clear(&t1);
+    agg_table_clear(&t2);
+    arena_free(a1);
+    arena_free(a2);
+    arena_free(scratch);
+}
+
+/* ---- several keys (multi_groups): column-wise hashes, typed comparison ---- */
+
+static void table_init_keys(agg_table *t, arena *a, size_t n_keys, const col_type **kt,
+                            engine_agg *aggs, size_t n_aggs)
+{
+    check_ok(agg_table_init(t, &ctx, a, n_keys, kt, aggs, n_aggs, &err), &err);
+}
+
+/*
+ * A string key (dictionary-encoded in one batch, plain in the other), an
+ * int key and a double key, each with NULLs: equal values make one group
+ * whatever the vector's encoding, NULL is a value of its own in each
+ * column, and -0.0 groups with 0.0.
+ */
+void test_engine_agg_fast__multi_keys_nulls_and_encodings(void)
+{
+    static const char *const dict[] = {"b", "a"};
+    static const int32_t codes[] = {1, 1, 0, 0, 1, 0};
+    static const int64_t i1[] = {1, 1, 2, 0, 1, 2};
+    static const double d1[] = {0.0, -0.0, 1.5, 1.5, 0.0, 1.5};
+    static const char *const s2[] = {"a", NULL, "b", "a", NULL};
+    static const int64_t i2[] = {1, 0, 2, 1, 0};
+    static const double d2[] = {-0.0, 0.0, 1.5, 0.0, 0.0};
+    const col_type *kt[3];
+    engine_agg aggs[1];
+    agg_table t;
+    arena *ta = arena_new(NULL, "table");
+    col_vec *keys[3];
+    int32_t found[8], missing[8];
+    int64_t n_found, n_missing;
+    kt[0] = col_type_primitive(COL_STRING);
+    kt[1] = col_type_primitive(COL_INT);
+    kt[2] = col_type_primitive(COL_DOUBLE);
+    memset(aggs, 0, sizeof(aggs));
+    aggs[0].kind = AGG_COUNT_STAR;
+    table_init_keys(&t, ta, 3, kt, aggs, 1);
+    /* batch 1: rows 0, 1, 4 are (a, 1, 0); row 3's int is NULL; row 5's string is NULL */
+    keys[0] = mk_dict(6, codes, ".....n", 2, dict);
+    keys[1] = mk_ints(qa, COL_INT, 6, i1, "...n..");
+    keys[2] = mk_doubles(qa, 6, d1, NULL);
+    check_ok(agg_table_add(&t, 6, NULL, 6, keys, NULL, NULL, qa, &err), &err);
+    check_int(4, t.n_groups);
+    /* batch 2, plain strings: (a,1,-0.0) and (a,1,0) join group (a,1,0) */
+    keys[0] = mk_strs(qa, 5, s2);
+    keys[1] = mk_ints(qa, COL_INT, 5, i2, ".n..n");
+    keys[2] = mk_doubles(qa, 5, d2, NULL);
+    /* before adding: rows 0, 2 and 3 have groups, the two (NULL, NULL, 0.0) rows do not */
+    check_ok(agg_table_find(&t, NULL, 5, keys, qa, found, &n_found, missing, &n_missing, &err),
+             &err);
+    check_int(3, n_found);
+    check_int(0, found[0]);
+    check_int(2, found[1]);
+    check_int(3, found[2]);
+    check_int(2, n_missing);
+    check_int(1, missing[0]);
+    check_int(4, missing[1]);
+    check_ok(agg_table_add(&t, 5, NULL, 5, keys, NULL, NULL, qa, &err), &err);
+    check_str("NULL|2|1.5|1;NULL|NULL|0|2;a|1|0|5;b|2|1.5|2;b|NULL|1.5|1",
+              finish_sorted(&t, 4));
+    agg_table_clear(&t);
+    arena_free(ta);
+}
+
+/*
+ * Two integer keys over 30,000 groups added in batches (the slot and group
+ * arrays grow many times), and a second table's groups merged in: groups
+ * are matched by their key values across tables.
+ */
+void test_engine_agg_fast__multi_keys_grow_and_merge(void)
+{
+    enum { N = 10000, BATCHES = 3 };
+    static int64_t a[N], b[N];
+    const col_type *kt[2];
+    engine_agg aggs[1];
+    agg_table t1, t2;
+    arena *a1 = arena_new(NULL, "t1"), *a2 = arena_new(NULL, "t2"), *scratch = arena_new(NULL, "s");
+    col_vec *keys[2], *cols[3];
+    int64_t k, batch, g, total = 0;
+    kt[0] = col_type_primitive(COL_LONG);
+    kt[1] = col_type_primitive(COL_INT);
+    memset(aggs, 0, sizeof(aggs));
+    aggs[0].kind = AGG_COUNT_STAR;
+    table_init_keys(&t1, a1, 2, kt, aggs, 1);
+    table_init_keys(&t2, a2, 2, kt, aggs, 1);
+    for (batch = 0; batch < BATCHES; batch++) {
+        for (k = 0; k < N; k++) {
+            int64_t i = batch * N + k;
+            a[k] = i / 3;           /* 10,000 values */
+            b[k] = i % 3 - 1;       /* -1, 0, 1: with a, 30,000 distinct pairs */
+        }
+        keys[0] = mk_ints(qa, COL_LONG, N, a, NULL);
+        keys[1] = mk_ints(qa, COL_INT, N, b, NULL);
+        check_ok(agg_table_add(&t1, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
+        /* t2 sees every pair of this batch twice over one batch */
+        if (batch == 1) {
+            check_ok(agg_table_add(&t2, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
+            check_ok(agg_table_add(&t2, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
+        }
+    }
+    check_int(N * BATCHES, t1.n_groups);
+    check_int(N, t2.n_groups);
+    check_ok(agg_table_merge(&t1, &t2, scratch, &err), &err);
+    check_int(N * BATCHES, t1.n_groups);
+    check_ok(agg_table_finish(&t1, qa, cols, &err), &err);
+    for (g = 0; g < t1.n_groups; g++) {
+        int64_t pair = vec_get_int(cols[0], g) * 3 + vec_get_int(cols[1], g) + 1;
+        int64_t want = pair >= N && pair < 2 * N ? 3 : 1;
+        check_int(want, vec_get_int(cols[2], g));
+        total += vec_get_int(cols[2], g);
+    }
+    check_int(N * BATCHES + 2 * N, total);
     agg_table_clear(&t1);
     agg_table_clear(&t2);
     arena_free(a1);
