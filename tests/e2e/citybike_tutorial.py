@@ -41,6 +41,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import spark_peer  # noqa: E402
 
 HAS_VENV = spark_peer.ensure_venv(REPO, [str(Path(__file__).resolve())] + sys.argv[1:])
+if len(sys.argv) > 1:
+    spark_peer.preload_sanitizer_runtime(Path(sys.argv[1]).resolve().parent / "libsilt.so",
+                                         [str(Path(__file__).resolve())] + sys.argv[1:])
 
 N_V1_FILES, N_V1_ROWS = 3, 4000      # per file
 N_V2_FILES, N_V2_ROWS = 2, 3000

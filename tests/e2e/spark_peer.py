@@ -86,3 +86,23 @@ def silt_sql(binary, sql, ok=True):
     if ok and proc.returncode != 0:
         raise RuntimeError(f"silt failed on {sql!r}:\n{proc.stderr}")
     return proc
+
+
+def preload_sanitizer_runtime(lib_path, argv):
+    """Re-runs this script with the ASan runtime preloaded when `lib_path`
+    (a libsilt loaded through ctypes) was built with ASan: the runtime must
+    come first in a process, and python does not link it. Leak checking is
+    turned off in that run, since the interpreter's own allocations would be
+    reported; silt's leaks are checked by the unit tests of the same build.
+    """
+    import subprocess
+    if "libasan" in os.environ.get("LD_PRELOAD", ""):
+        return
+    ldd = subprocess.run(["ldd", str(lib_path)], capture_output=True, text=True).stdout
+    for line in ldd.splitlines():
+        if "libasan" in line and "=>" in line:
+            runtime = line.split("=>", 1)[1].split("(", 1)[0].strip()
+            options = os.environ.get("ASAN_OPTIONS", "")
+            env = dict(os.environ, LD_PRELOAD=runtime,
+                       ASAN_OPTIONS=(options + ":" if options else "") + "detect_leaks=0")
+            os.execve(sys.executable, [sys.executable] + argv, env)
