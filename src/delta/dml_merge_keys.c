@@ -16,17 +16,6 @@
 #include "util/hashmap.h"
 #include "util/mem.h"
 
-/* A 64-bit finaliser (murmur3's): every input bit reaches every output bit. */
-static inline uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
 /* The fixed-width value of row `row` as 64 bits (width <= 8), zero-extended. */
 static inline uint64_t load_word(const unsigned char *base, size_t width, int64_t row)
 {
@@ -48,7 +37,7 @@ static uint64_t value_hash(const col_vec *v, size_t width, int64_t row)
         return hash_bytes(s, (size_t)len, 0);
     }
     if (width <= 8)
-        return mix64(load_word(v->values, width, row));
+        return hash_mix64(load_word(v->values, width, row));
     return hash_bytes((const unsigned char *)v->values + (size_t)row * width, width, 0);
 }
 
@@ -61,7 +50,7 @@ static void hash_column(const col_vec *v, size_t width, int64_t n, uint64_t *h)
     if (width == 8 && v->validity == NULL) {
         const unsigned char *base = v->values;
         for (row = 0; row < n; row++) {
-            uint64_t x = mix64(h[row] ^ mix64(load_word(base, 8, row)));
+            uint64_t x = hash_mix64(h[row] ^ hash_mix64(load_word(base, 8, row)));
             h[row] = h[row] == 0 ? 0 : x + (x == 0);
         }
         return;
@@ -74,7 +63,7 @@ static void hash_column(const col_vec *v, size_t width, int64_t n, uint64_t *h)
             h[row] = 0;
             continue;
         }
-        x = mix64(h[row] ^ value_hash(v, width, row));
+        x = hash_mix64(h[row] ^ value_hash(v, width, row));
         h[row] = x + (x == 0);
     }
 }

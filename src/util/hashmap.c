@@ -9,19 +9,9 @@
 
 static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-static inline uint64_t mix64(uint64_t h)
-{
-    h ^= h >> 33;
-    h *= 0xff51afd7ed558ccdULL;
-    h ^= h >> 33;
-    h *= 0xc4ceb9fe1a85ec53ULL;
-    h ^= h >> 33;
-    return h;
-}
-
 uint64_t hash_u64(uint64_t value)
 {
-    uint64_t h = mix64(value + 0x9e3779b97f4a7c15ULL);
+    uint64_t h = hash_mix64(value + 0x9e3779b97f4a7c15ULL);
     return h ? h : 1;
 }
 
@@ -32,16 +22,16 @@ uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
     while (len >= 8) {
         uint64_t word;
         memcpy(&word, p, 8);
-        h = rotl64(h ^ mix64(word), 27) * 0x9ddfea08eb382d69ULL;
+        h = rotl64(h ^ hash_mix64(word), 27) * 0x9ddfea08eb382d69ULL;
         p += 8;
         len -= 8;
     }
     if (len > 0) {
         uint64_t word = 0;
         memcpy(&word, p, len);
-        h = rotl64(h ^ mix64(word ^ len), 31) * 0x9ddfea08eb382d69ULL;
+        h = rotl64(h ^ hash_mix64(word ^ len), 31) * 0x9ddfea08eb382d69ULL;
     }
-    h = mix64(h);
+    h = hash_mix64(h);
     return h ? h : 1;
 }
 

@@ -30,6 +30,18 @@ typedef struct hashmap {
 
 #define HASHMAP_INIT {NULL, 0, 0}
 
+/* The 64-bit finaliser of MurmurHash3: every input bit reaches every output
+ * bit. Inline for the hot loops of hash tables keyed by fixed-width values. */
+static inline uint64_t hash_mix64(uint64_t h)
+{
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdULL;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ULL;
+    h ^= h >> 33;
+    return h;
+}
+
 /* 64-bit hash of bytes; never returns 0. Not for untrusted-input DoS resistance. */
 uint64_t hash_bytes(const void *data, size_t len, uint64_t seed);
 uint64_t hash_u64(uint64_t value);

@@ -12,6 +12,7 @@
 
 #include <string.h>
 
+#include "util/hashmap.h"
 #include "util/mem.h"
 
 int pqw_bit_width(uint32_t max_value)
@@ -191,17 +192,6 @@ static silt_status dict_insert(pqw_dict *d, const void *value, size_t len, uint6
     return SILT_OK;
 }
 
-static inline uint64_t mix64(uint64_t x)
-{
-    /* The finaliser of MurmurHash3: cheap and good enough for a probe table. */
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
 /* Hash of a byte array, a word at a time (values are short and hashed once per row). */
 static inline uint64_t hash_value(const void *value, size_t len)
 {
@@ -210,14 +200,14 @@ static inline uint64_t hash_value(const void *value, size_t len)
     while (len >= 8) {
         uint64_t w;
         memcpy(&w, p, 8);
-        h = (h ^ mix64(w)) * 0x9E3779B97F4A7C15ULL;
+        h = (h ^ hash_mix64(w)) * 0x9E3779B97F4A7C15ULL;
         p += 8;
         len -= 8;
     }
     uint64_t w = 0;
     if (len > 0)
         memcpy(&w, p, len);
-    return mix64(h ^ w);
+    return hash_mix64(h ^ w);
 }
 
 static silt_status dict_add(pqw_dict *d, const void *value, size_t len, uint32_t *idx_out,
@@ -260,7 +250,7 @@ static silt_status dict_add(pqw_dict *d, const void *value, size_t len, uint32_t
     for (size_t idx = 0; idx < n; idx++) {                                                         \
         T x;                                                                                       \
         memcpy(&x, values + idx * sizeof(T), sizeof(T));                                           \
-        uint64_t h = mix64((uint64_t)x);                                                           \
+        uint64_t h = hash_mix64((uint64_t)x);                                                      \
         int found = 0;                                                                             \
         if (d->n_slots > 0) {                                                                      \
             size_t mask = d->n_slots - 1, s = (size_t)h & mask;                                    \
