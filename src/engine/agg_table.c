@@ -651,6 +651,159 @@ static silt_status dict_groups(agg_table *t, const col_vec *kv, const int32_t *s
     return SILT_OK;
 }
 
+/* ---- aggregation by dictionary code ------------------------------------------------ */
+
+/*
+ * Largest dictionary the code path sums into: its per-code arrays are
+ * zeroed per batch, so they stay small next to the batch (and in cache).
+ */
+#define AGG_CODE_MAX_ENTRIES 4096
+
+/* Whether aggregate idx of t can be summed per dictionary code (code_aggregate). */
+static int code_agg_fits(const agg_state *s, const col_vec *arg, const col_vec *filter)
+{
+    if (s->spec.distinct || filter != NULL)
+        return 0;
+    if (arg != NULL && arg->validity != NULL && arg->null_count != 0)
+        return 0;
+    switch (s->spec.kind) {
+    case AGG_COUNT_STAR:
+    case AGG_COUNT: return 1;
+    case AGG_SUM:
+    case AGG_AVG: return arg != NULL && arg->type->id == COL_DOUBLE && arg->dictionary == NULL;
+    default: return 0;
+    }
+}
+
+/* The live row k of a batch: its selection entry, or k itself without one. */
+#define CODE_ROW(sel, k) ((sel) != NULL ? (int64_t)(sel)[k] : (int64_t)(k))
+
+/*
+ * The live rows of a batch counted per dictionary code into cnt (n_codes
+ * entries), and first[u] the first row of the u-th code used, in row order
+ * (so groups keep their order of first appearance). Two halves of cnt
+ * (n_codes + 1 entries each: the last takes codes outside the dictionary
+ * without a branch) count alternate rows, so consecutive rows with one code
+ * do not wait on each other's store. Returns 0 when a code is outside the
+ * dictionary (the row path then reports it).
+ */
+static int count_codes(const int32_t *codes, uint32_t n_codes, const int32_t *sel, int64_t n_sel,
+                       int64_t *cnt, uint8_t *seen, int32_t *first, int64_t *n_first)
+{
+    int64_t *c0 = cnt, *c1 = cnt + n_codes + 1, k, n_used = 0;
+    uint32_t c;
+    for (k = 0; k + 2 <= n_sel; k += 2) {
+        uint32_t x = (uint32_t)codes[CODE_ROW(sel, k)];
+        uint32_t y = (uint32_t)codes[CODE_ROW(sel, k + 1)];
+        c0[x < n_codes ? x : n_codes]++;
+        c1[y < n_codes ? y : n_codes]++;
+    }
+    if (k < n_sel) {
+        uint32_t x = (uint32_t)codes[CODE_ROW(sel, k)];
+        c0[x < n_codes ? x : n_codes]++;
+    }
+    if (c0[n_codes] != 0 || c1[n_codes] != 0)
+        return 0;
+    for (c = 0; c < n_codes; c++) {
+        c0[c] += c1[c];
+        n_used += c0[c] != 0;
+    }
+    /* The first rows of the codes used: a prefix of the batch in practice. */
+    *n_first = 0;
+    for (k = 0; k < n_sel && *n_first < n_used; k++) {
+        int64_t row = CODE_ROW(sel, k);
+        c = (uint32_t)codes[row];
+        if (!seen[c]) {
+            seen[c] = 1;
+            first[(*n_first)++] = (int32_t)row;
+        }
+    }
+    return 1;
+}
+
+/*
+ * Sums of a double argument per code into sum (2 * n_codes entries: two
+ * halves for alternate rows, as in count_codes), codes already checked.
+ */
+static void sum_codes(const int32_t *codes, int64_t n_codes, const double *xv,
+                      const int32_t *sel, int64_t n_sel, double *sum)
+{
+    double *s0 = sum, *s1 = sum + n_codes;
+    int64_t k;
+    for (k = 0; k + 2 <= n_sel; k += 2) {
+        int64_t x = CODE_ROW(sel, k), y = CODE_ROW(sel, k + 1);
+        s0[codes[x]] += xv[x];
+        s1[codes[y]] += xv[y];
+    }
+    if (k < n_sel)
+        s0[codes[CODE_ROW(sel, k)]] += xv[CODE_ROW(sel, k)];
+    for (k = 0; k < n_codes; k++)
+        s0[k] += s1[k];
+}
+
+/*
+ * One dictionary-encoded STRING/BINARY key without NULLs, and only
+ * count(*), count(x) and sum/avg of doubles, none with NULL arguments,
+ * FILTER or DISTINCT: the rows of a batch are counted and summed per
+ * dictionary code into small arrays (no group id per row), and each code
+ * used touches the table once. A code's partial sum is added to its
+ * group's as one term: the order of the additions changes, as it does
+ * between Spark's partitions. *done is 0 when the batch does not qualify
+ * and nothing was added.
+ */
+static silt_status code_aggregate(agg_table *t, const col_vec *kv, const int32_t *sel,
+                                  int64_t n_sel, col_vec **args, col_vec **filters,
+                                  arena *scratch, int *done, silt_error *err)
+{
+    const col_vec *d = kv->dictionary;
+    int64_t n_codes = d->length, n_first = 0, n_new = 0, u;
+    int64_t *cnt;
+    int32_t *first, *dmap, *new_rows;
+    uint8_t *seen;
+    double **sums;
+    size_t idx;
+    *done = 0;
+    if (n_codes == 0 || n_codes > AGG_CODE_MAX_ENTRIES || n_codes > n_sel ||
+        (kv->validity != NULL && kv->null_count != 0))
+        return SILT_OK;
+    for (idx = 0; idx < t->n_aggs; idx++)
+        if (!code_agg_fits(&t->aggs[idx], args ? args[idx] : NULL,
+                           filters ? filters[idx] : NULL))
+            return SILT_OK;
+    cnt = arena_calloc(scratch, 2 * (size_t)n_codes + 2, sizeof(int64_t));
+    seen = arena_calloc(scratch, (size_t)n_codes, 1);
+    first = arena_alloc(scratch, sizeof(int32_t) * (size_t)n_codes);
+    dmap = arena_alloc(scratch, sizeof(int32_t) * (size_t)n_codes);
+    new_rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)n_codes);
+    sums = arena_calloc(scratch, t->n_aggs ? t->n_aggs : 1, sizeof(double *));
+    if (cnt == NULL || seen == NULL || first == NULL || dmap == NULL || new_rows == NULL ||
+        sums == NULL)
+        return err_nomem(err);
+    if (!count_codes(kv->values, (uint32_t)n_codes, sel, n_sel, cnt, seen, first, &n_first))
+        return SILT_OK;
+    for (idx = 0; idx < t->n_aggs; idx++) {
+        if (t->aggs[idx].spec.kind != AGG_SUM && t->aggs[idx].spec.kind != AGG_AVG)
+            continue;
+        sums[idx] = arena_calloc(scratch, 2 * (size_t)n_codes, sizeof(double));
+        if (sums[idx] == NULL)
+            return err_nomem(err);
+        sum_codes(kv->values, n_codes, args[idx]->values, sel, n_sel, sums[idx]);
+    }
+    *done = 1;
+    for (u = 0; u < n_first; u++) {
+        int32_t row = first[u], c = ((const int32_t *)kv->values)[row], g;
+        SILT_RETURN_IF_ERROR(
+            dict_entry_group(t, d, c, row, dmap, &g, new_rows, &n_new, scratch, err));
+        for (idx = 0; idx < t->n_aggs; idx++) {
+            agg_state *s = &t->aggs[idx];
+            s->cnt[g] += cnt[c];
+            if (sums[idx] != NULL)
+                s->dsum[g] += sums[idx][c];
+        }
+    }
+    return vec_accum_add(&t->key_acc[0], kv, new_rows, n_new, err);
+}
+
 /* ---- several keys ----------------------------------------------------------------- */
 
 /*
@@ -1453,6 +1606,13 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
     size_t idx;
     if (gid == NULL || new_rows == NULL || rows == NULL)
         return err_nomem(err);
+    if (t->n_keys == 1 && keys[0]->dictionary != NULL && is_varlen(keys[0]->type->id)) {
+        int done;
+        SILT_RETURN_IF_ERROR(
+            code_aggregate(t, keys[0], sel, n_sel, args, filters, scratch, &done, err));
+        if (done)
+            return SILT_OK;
+    }
     int dense = sel == NULL;
     if (sel == NULL && n_sel > 0) {
         /* Every row is live: one identity selection serves all the aggregates below. */

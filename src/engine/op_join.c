@@ -522,7 +522,7 @@ static int probe_by_dictionary(join_state *s, engine_chunk *in, silt_error *err,
     }
     s->dict_unique = unique;
     s->cur_codes = kv->values;
-    for (i = 0; i < in->n_sel; i++) {
+    for (i = 0; kv->validity != NULL && kv->null_count != 0 && i < in->n_sel; i++) {
         int64_t row = ENGINE_ROW(in->sel, i);
         if (!vec_is_valid(kv, row))
             s->lmatched[row] |= 2;
@@ -798,32 +798,77 @@ static silt_status probe_unique_chunk(engine_op *op, join_state *s, engine_chunk
                                       int *emitted, silt_error *err)
 {
     engine_chunk *in = s->cur, *c;
-    int64_t nr = in->batch.n_rows, row, k, n = 0;
-    int64_t *bidx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)(nr ? nr : 1));
-    int32_t *sel = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)(nr ? nr : 1));
+    const col_vec *kv = s->cur_keys[0];
+    int64_t nr = in->batch.n_rows, n_entries = kv->dictionary->length, row, k, e, n = 0;
+    int64_t *bidx = NULL;
+    int32_t *ecode = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)(n_entries + 1));
+    int32_t *codes = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)(nr ? nr : 1));
+    const int32_t *sel = in->sel;
+    int all_match = kv->validity == NULL || kv->null_count == 0;
     size_t col;
     *emitted = 0;
-    if (bidx == NULL || sel == NULL)
+    if (ecode == NULL || codes == NULL)
         return err_nomem(err);
-    /* Codes of rows outside the selection or NULL are still valid entries (columnar.h). */
-    for (row = 0; row < nr; row++)
-        bidx[row] = s->dict_first[s->cur_codes[row]];
-    for (k = 0; k < in->n_sel; k++) {
-        row = ENGINE_ROW(in->sel, k);
-        sel[n] = (int32_t)row;
-        n += bidx[row] >= 0 && !(s->lmatched[row] & 2);
+    /*
+     * Per dictionary entry its build row (0 when none: still a valid code),
+     * so a row's build row is one lookup; codes of rows outside the
+     * selection or NULL are valid entries too (columnar.h).
+     */
+    for (e = 0; e < n_entries; e++) {
+        int64_t b = s->dict_first[e];
+        ecode[e] = b < 0 ? 0 : (int32_t)b;
+        all_match &= b >= 0;
     }
+    for (row = 0; row < nr; row++)
+        codes[row] = ecode[s->cur_codes[row]];
     s->cur_k = in->n_sel;
+    if (all_match) {
+        /* every entry has its build row and no key is NULL: every live row matches */
+        n = in->n_sel;
+    } else {
+        int32_t *keep = arena_alloc(op->batch_arena, sizeof(int32_t) * (size_t)(nr ? nr : 1));
+        if (keep == NULL)
+            return err_nomem(err);
+        for (k = 0; k < in->n_sel; k++) {
+            row = ENGINE_ROW(in->sel, k);
+            keep[n] = (int32_t)row;
+            n += (s->dict_first[s->cur_codes[row]] >= 0) & !(s->lmatched[row] & 2);
+        }
+        /* ascending distinct rows of [0, nr), n of them: all rows when n == nr */
+        sel = n == nr ? NULL : keep;
+    }
     if (n == 0)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_left + s->n_right, nr, err));
     for (col = 0; col < s->n_left; col++)
         c->batch.cols[col] = in->batch.cols[col];
-    for (col = 0; col < s->n_right; col++)
+    for (col = 0; col < s->n_right; col++) {
+        const col_vec *src = s->bcols[col];
+        col_vec *v;
+        if (s->bdict != NULL && s->bdict[col] != NULL &&
+            (src->validity == NULL || src->null_count == 0)) {
+            /* A dictionary column without NULLs: the build rows are its codes, shared. */
+            v = arena_calloc(op->batch_arena, 1, sizeof(*v));
+            if (v == NULL)
+                return err_nomem(err);
+            v->type = src->type;
+            v->length = nr;
+            v->values = codes;
+            v->dictionary = s->bdict[col];
+            c->batch.cols[s->n_left + col] = v;
+            continue;
+        }
+        if (bidx == NULL) {
+            bidx = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)(nr ? nr : 1));
+            if (bidx == NULL)
+                return err_nomem(err);
+            for (row = 0; row < nr; row++)
+                bidx[row] = s->dict_first[s->cur_codes[row]];
+        }
         SILT_RETURN_IF_ERROR(
             gather_build(op, s, col, bidx, nr, &c->batch.cols[s->n_left + col], err));
-    /* ascending distinct rows of [0, nr), n of them: all rows when n == nr */
-    c->sel = n == nr ? NULL : sel;
+    }
+    c->sel = sel;
     c->n_sel = n;
     c->batch.schema = op->schema;
     *out = c;

@@ -131,6 +131,75 @@ void test_engine_agg_fast__group_by_dictionary_codes(void)
     arena_free(ta);
 }
 
+/* Adds the rows of sel (NULL: all n) with args per aggregate and no FILTER. */
+static void add_sel(agg_table *t, col_vec *key, int64_t n, const int32_t *sel, int64_t n_sel,
+                    col_vec **args)
+{
+    col_vec *keys[1] = {key};
+    check_ok(agg_table_add(t, n, sel, n_sel, keys, args, NULL, qa, &err), &err);
+}
+
+/*
+ * The per-code path (count, sum and avg of doubles counted per dictionary
+ * code): a selection that leaves out the only row of an entry (no group for
+ * it), two dictionaries with different codes for one string, an odd number
+ * of rows, a batch whose argument has NULLs (the per-row path) and a batch
+ * with fewer rows than entries; groups keep their order of first appearance.
+ */
+void test_engine_agg_fast__group_by_codes_sums(void)
+{
+    static const char *const d1[] = {"b", "a", "c", "unused"};
+    static const char *const d2[] = {"x", "a", "b"};
+    static const int32_t c1[] = {1, 0, 2, 1, 0, 1, 0};
+    static const double x1[] = {0.5, 1.0, 100.0, 0.25, 2.0, 4.0, 8.0};
+    static const int32_t sel1[] = {0, 1, 3, 4, 5, 6}; /* row 2, the only "c", is out */
+    static const int32_t c2[] = {2, 1, 1, 0, 2};
+    static const double x2[] = {16.0, 32.0, 64.0, 128.0, 256.0};
+    static const int32_t c3[] = {0, 1, 2, 1};
+    static const double x3[] = {1024.0, 0, 2048.0, 512.0};
+    static const int32_t c4[] = {2};
+    static const double x4[] = {4096.0};
+    engine_agg aggs[4];
+    agg_table t;
+    arena *ta = arena_new(NULL, "table");
+    col_vec *args[4], **cols;
+    expr *x;
+    check_ok(expr_column(&x, qa, 1, col_type_primitive(COL_DOUBLE), &err), &err);
+    memset(aggs, 0, sizeof(aggs));
+    aggs[0].kind = AGG_COUNT_STAR;
+    aggs[1].kind = AGG_SUM;
+    aggs[1].arg = x;
+    aggs[2].kind = AGG_AVG;
+    aggs[2].arg = x;
+    aggs[3].kind = AGG_COUNT;
+    aggs[3].arg = x;
+    table_init(&t, ta, 1, col_type_primitive(COL_STRING), aggs, 4);
+    args[0] = NULL;
+    args[1] = args[2] = args[3] = mk_doubles(qa, 7, x1, NULL);
+    add_sel(&t, mk_dict(7, c1, NULL, 4, d1), 7, sel1, 6, args);
+    check_int(2, t.n_groups); /* "a" then "b": no group for "c" nor "unused" */
+    args[1] = args[2] = args[3] = mk_doubles(qa, 5, x2, NULL);
+    add_sel(&t, mk_dict(5, c2, NULL, 3, d2), 5, NULL, 5, args);
+    args[1] = args[2] = args[3] = mk_doubles(qa, 4, x3, ".n..");
+    add_sel(&t, mk_dict(4, c3, NULL, 3, d2), 4, NULL, 4, args);
+    args[1] = args[2] = args[3] = mk_doubles(qa, 1, x4, NULL);
+    add_sel(&t, mk_dict(1, c4, NULL, 3, d2), 1, NULL, 1, args);
+    check_int(3, t.n_groups);
+    cols = arena_calloc(qa, 5, sizeof(col_vec *));
+    check_ok(agg_table_finish(&t, qa, cols, &err), &err);
+    {
+        int32_t len;
+        const char *p = col_vec_str(cols[0], 0, &len);
+        check(len == 1 && p[0] == 'a');
+        p = col_vec_str(cols[0], 2, &len);
+        check(len == 1 && p[0] == 'x');
+    }
+    check_str("a|7|612.75|102.125|6;b|7|6427|918.143|7;x|2|1152|576|2",
+              finish_sorted(&t, 5));
+    agg_table_clear(&t);
+    arena_free(ta);
+}
+
 void test_engine_agg_fast__dictionary_code_out_of_range(void)
 {
     static const char *const d[] = {"a"};
