@@ -198,67 +198,45 @@ static silt_status sort_held(engine_op *op, sort_state *s, int64_t keep, silt_er
 }
 
 /*
- * The loop of topn_filter_first_key for one value type T: rows strictly
- * before the bound on the first key pass, rows after it drop, and rows tied
- * with it are listed apart (ties) without a branch; only they take the full
- * comparison of the other keys afterwards (merge_ties). BEFORE(x) is the
- * direction's test; the bound is no NaN.
+ * The loops of topn_filter_first_key for one value type T. A first pass
+ * lists the candidates, rows before the bound or tied with it on the first
+ * key (CAND(x), without a branch); a second pass over those few keeps the
+ * rows before it and the tied rows that sort before the bound on the other
+ * keys. Both lists are in row order. BEFORE(x) is the direction's strict
+ * test; the bound is no NaN.
  */
-#define FIRST_KEY_LOOP(T, BEFORE)                                                                  \
+#define FIRST_KEY_LOOP(T, CAND, BEFORE)                                                            \
     do {                                                                                           \
         const T *xv = v->values;                                                                   \
         const T bound = ((const T *)bv->values)[b];                                                \
         if (in_sel == NULL) {                                                                      \
             for (k = 0; k < n_in; k++) {                                                           \
-                T x = xv[k];                                                                       \
                 sel[n] = (int32_t)k;                                                               \
-                n += BEFORE(x, bound);                                                             \
-                ties[n_ties] = (int32_t)k;                                                         \
-                n_ties += x == bound;                                                              \
+                n += CAND(xv[k], bound);                                                           \
             }                                                                                      \
-            break;                                                                                 \
+        } else {                                                                                   \
+            for (k = 0; k < n_in; k++) {                                                           \
+                int32_t row = in_sel[k];                                                           \
+                sel[n] = row;                                                                      \
+                n += CAND(xv[row], bound);                                                         \
+            }                                                                                      \
         }                                                                                          \
-        for (k = 0; k < n_in; k++) {                                                               \
-            int32_t row = in_sel[k];                                                               \
-            T x = xv[row];                                                                         \
-            sel[n] = row;                                                                          \
-            n += BEFORE(x, bound);                                                                 \
-            ties[n_ties] = row;                                                                    \
-            n_ties += x == bound;                                                                  \
+        for (k = 0; k < n; k++) {                                                                  \
+            int32_t row = sel[k];                                                                  \
+            if (BEFORE(xv[row], bound) ||                                                          \
+                engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, row, s->bcols,     \
+                                    s->brow) < 0)                                                  \
+                sel[m++] = row;                                                                    \
         }                                                                                          \
     } while (0)
 
-/*
- * The tied rows that sort before the bound on the other keys, merged in
- * row order into the n rows of sel that passed on the first key (both
- * lists ascending, disjoint). Returns the new count.
- */
-static int64_t merge_ties(sort_state *s, const engine_chunk *in, int32_t *sel, int64_t n,
-                          int32_t *ties, int64_t n_ties)
-{
-    int64_t k, m = 0, i, j, o;
-    for (k = 0; k < n_ties; k++)
-        if (engine_compare_keys(s->keys + 1, s->n_keys - 1, in->batch.cols, ties[k], s->bcols,
-                                s->brow) < 0)
-            ties[m++] = ties[k];
-    if (m == 0)
-        return n;
-    /* the rows of sel move up: merge from the back, the largest first */
-    i = n - 1;
-    j = m - 1;
-    for (o = n + m - 1; o >= 0; o--) {
-        if (j < 0 || (i >= 0 && sel[i] > ties[j]))
-            sel[o] = sel[i--];
-        else
-            sel[o] = ties[j--];
-    }
-    return n + m;
-}
-
 #define ASC_BEFORE(x, bound) ((x) < (bound))
+#define ASC_CAND(x, bound) ((x) <= (bound))
 #define DESC_BEFORE(x, bound) ((x) > (bound))
-/* NaN is the largest double: it is before any other bound in descending order (one compare). */
+#define DESC_CAND(x, bound) ((x) >= (bound))
+/* NaN is the largest double: before any other bound in descending order (one compare). */
 #define DESC_BEFORE_NAN(x, bound) (!((x) <= (bound)))
+#define DESC_CAND_NAN(x, bound) (!((x) < (bound)))
 
 /*
  * topn_filter for several keys whose first is a DOUBLE, LONG or INT without
@@ -274,38 +252,32 @@ static int topn_filter_first_key(sort_state *s, engine_chunk *in, int32_t *sel, 
     int64_t b = s->brow;
     col_type_id id = v->type->id;
     int desc = s->keys[0].descending;
-    int64_t k, n = 0, n_ties = 0, n_in = in->n_sel;
+    int64_t k, n = 0, m = 0, n_in = in->n_sel;
     const int32_t *in_sel = in->sel; /* locals: the stores to sel could alias the chunk */
-    int32_t *ties;
     if ((id != COL_DOUBLE && id != COL_LONG && id != COL_INT) ||
         (v->validity != NULL && v->null_count != 0) || !vec_is_valid(bv, b))
         return 0;
-    ties = arena_alloc(s->scratch, sizeof(int32_t) * (size_t)(n_in + 1));
-    if (ties == NULL)
-        return 0; /* the general loop of topn_filter does the same without the list */
     if (id == COL_DOUBLE) {
         double bd = ((const double *)bv->values)[b];
         if (bd != bd)
             return 0;
         if (desc)
-            FIRST_KEY_LOOP(double, DESC_BEFORE_NAN);
+            FIRST_KEY_LOOP(double, DESC_CAND_NAN, DESC_BEFORE_NAN);
         else
-            FIRST_KEY_LOOP(double, ASC_BEFORE);
+            FIRST_KEY_LOOP(double, ASC_CAND, ASC_BEFORE);
     } else if (id == COL_LONG) {
         if (desc)
-            FIRST_KEY_LOOP(int64_t, DESC_BEFORE);
+            FIRST_KEY_LOOP(int64_t, DESC_CAND, DESC_BEFORE);
         else
-            FIRST_KEY_LOOP(int64_t, ASC_BEFORE);
+            FIRST_KEY_LOOP(int64_t, ASC_CAND, ASC_BEFORE);
     } else if (desc) {
-        FIRST_KEY_LOOP(int32_t, DESC_BEFORE);
+        FIRST_KEY_LOOP(int32_t, DESC_CAND, DESC_BEFORE);
     } else {
-        FIRST_KEY_LOOP(int32_t, ASC_BEFORE);
+        FIRST_KEY_LOOP(int32_t, ASC_CAND, ASC_BEFORE);
     }
-    if (n_ties > 0)
-        n = merge_ties(s, in, sel, n, ties, n_ties);
     in->sel = sel;
-    in->n_sel = n;
-    *n_out = n;
+    in->n_sel = m;
+    *n_out = m;
     return 1;
 }
 
