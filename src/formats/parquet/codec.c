@@ -31,19 +31,6 @@ static silt_status codec_failed(const char *codec, const char *why, silt_error *
     return err_set(err, SILT_CORRUPT, "could not decompress %s page: %s", codec, why);
 }
 
-static silt_status snappy_decode(const uint8_t *src, size_t src_len, uint8_t *dst,
-                                 size_t dst_len, silt_error *err)
-{
-    size_t out_len;
-    if (snappy_uncompressed_length((const char *)src, src_len, &out_len) != SNAPPY_OK)
-        return codec_failed("SNAPPY", "invalid snappy header", err);
-    if (out_len != dst_len)
-        return size_mismatch("SNAPPY", out_len, dst_len, err);
-    if (snappy_uncompress((const char *)src, src_len, (char *)dst, &out_len) != SNAPPY_OK)
-        return codec_failed("SNAPPY", "invalid snappy data", err);
-    return SILT_OK;
-}
-
 /* Inflates one or more concatenated gzip members into dst. */
 static silt_status gzip_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
                                silt_error *err)
@@ -182,7 +169,7 @@ silt_status pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t
             memcpy(dst, src, dst_len);
         return SILT_OK;
     case PQ_CODEC_SNAPPY:
-        return snappy_decode(src, src_len, dst, dst_len, err);
+        return pq_snappy_decode(src, src_len, dst, dst_len, err);
     case PQ_CODEC_GZIP:
         return gzip_decode(src, src_len, dst, dst_len, err);
     case PQ_CODEC_ZSTD:

@@ -29,6 +29,14 @@ silt_status pq_decompress(int codec, const uint8_t *src, size_t src_len, uint8_t
 silt_status pq_compress(int codec, int level, const uint8_t *src, size_t src_len, buf *out,
                         silt_error *err);
 
+/*
+ * Decodes one Snappy block (snappy_decode.c) into exactly dst_len bytes at
+ * dst; anything else (a different length, a truncated or inconsistent
+ * block) is SILT_CORRUPT, and nothing outside dst[0, dst_len) is written.
+ */
+silt_status pq_snappy_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
+                             silt_error *err);
+
 /* 1 when pq_decompress/pq_compress implement the codec. */
 int pq_codec_supported(int codec);
 
