@@ -63,27 +63,35 @@ static inline size_t read_le(const uint8_t *p, size_t n)
 
 /*
  * Copies len bytes from offset bytes back (offset <= bytes written, len <=
- * room). An offset of 8 or more lets each step move 8 or 16 bytes that are
- * already written; smaller offsets (repeated patterns) go byte by byte.
+ * room). With 16 bytes of room beyond len, steps of 8 or 16 bytes that are
+ * already written (the last may overshoot len); a pattern shorter than 8
+ * bytes is first written byte by byte up to a whole number of periods
+ * p >= 8, and then repeats from p back (equal bytes, as the pattern
+ * repeats every offset bytes). Without the room, byte by byte.
  */
 static inline void copy_back(uint8_t *op, size_t offset, size_t len, size_t room)
 {
     const uint8_t *from = op - offset;
-    size_t k;
-    if (offset >= 16 && len <= 16 && room >= 16) {
-        memcpy(op, from, 16); /* offset >= 16: no overlap */
+    size_t k = 0, p;
+    if (room >= len + 16) {
+        if (offset >= 16) {
+            for (; k < len; k += 16)
+                memcpy(op + k, from + k, 16);
+            return;
+        }
+        if (offset >= 8) {
+            for (; k < len; k += 8)
+                memcpy(op + k, from + k, 8);
+            return;
+        }
+        p = offset * ((8 + offset - 1) / offset);
+        for (; k < len && k < p; k++)
+            op[k] = from[k];
+        for (; k < len; k += 8)
+            memcpy(op + k, op + k - p, 8);
         return;
     }
-    if (offset >= 8 && len <= 8 && room >= 8) {
-        memcpy(op, from, 8);
-        return;
-    }
-    if (offset >= 8 && room >= len + 8) {
-        for (k = 0; k < len; k += 8)
-            memcpy(op + k, from + k, 8);
-        return;
-    }
-    for (k = 0; k < len; k++)
+    for (; k < len; k++)
         op[k] = from[k];
 }
 
