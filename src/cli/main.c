@@ -8,6 +8,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#ifdef SILT_HAVE_MALLOPT
+#include <malloc.h>
+#endif
 
 #include "cli.h"
 #include "silt.h"
@@ -109,9 +112,29 @@ static int run_version(int argc, char **argv)
     return 0;
 }
 
+/*
+ * A scan allocates its large buffers (a column chunk read whole, the
+ * values of a decompressed page) again for every row group. Above glibc's
+ * default mmap threshold each is a fresh mapping whose pages fault in anew
+ * and go back to the kernel when freed: a third of a top-N's CPU time over
+ * 5M rows was page faults. Up to 32 MiB (the largest threshold glibc
+ * takes) buffers come from the heap instead, and up to 256 MiB freed at its
+ * top stay for the next ones (top-N over 5M rows: 12.3k page faults ->
+ * 7.8k, CPU -15%, peak RSS 35 -> 40 MB). Only the command does this: an
+ * application that embeds libsilt tunes its own allocator.
+ */
+static void tune_allocator(void)
+{
+#ifdef SILT_HAVE_MALLOPT
+    mallopt(M_MMAP_THRESHOLD, 32 * 1024 * 1024);
+    mallopt(M_TRIM_THRESHOLD, 256 * 1024 * 1024);
+#endif
+}
+
 int main(int argc, char **argv)
 {
     const cli_command *command;
+    tune_allocator();
     if (argc < 2) {
         print_overview(stderr);
         return 2;
