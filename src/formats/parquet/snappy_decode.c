@@ -105,9 +105,13 @@ static silt_status decode_fast(const uint8_t **ip_io, const uint8_t *ip_end, uin
                                uint8_t *dst, uint8_t *op_end, const uint8_t *src,
                                silt_error *err)
 {
-    const uint8_t *ip = *ip_io;
-    uint8_t *op = *op_io;
-    while ((size_t)(ip_end - ip) >= 21 && (size_t)(op_end - op) >= 80) {
+    const uint8_t *ip = *ip_io, *ip_limit;
+    uint8_t *op = *op_io, *op_limit;
+    if (ip_end - ip < 21 || op_end - op < 80)
+        return SILT_OK;
+    ip_limit = ip_end - 21;
+    op_limit = op_end - 80;
+    while (ip <= ip_limit && op <= op_limit) {
         uint8_t tag = ip[0];
         size_t len, offset;
         if ((tag & 3) == 0) {
