@@ -79,6 +79,23 @@ static inline void copy_back(uint8_t *op, size_t offset, size_t len, size_t room
                 memcpy(op + k, from + k, 16);
             return;
         }
+        if (offset >= 8 && len <= 8) {
+            /*
+             * Byte moves: the 8 bytes from 8-15 back were mostly written by
+             * the last two elements, and one load spanning two stores waits
+             * for them to reach the cache (ascending ids: 17% of a top-N's
+             * time); a byte load is served from its one store.
+             */
+            op[0] = from[0];
+            op[1] = from[1];
+            op[2] = from[2];
+            op[3] = from[3];
+            op[4] = from[4];
+            op[5] = from[5];
+            op[6] = from[6];
+            op[7] = from[7];
+            return;
+        }
         if (offset >= 8) {
             for (; k < len; k += 8)
                 memcpy(op + k, from + k, 8);
