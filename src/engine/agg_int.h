@@ -7,7 +7,9 @@
  * written once when the group starts. Rows hash column by column (a hash
  * per key value, combined in key order) and compare typed against those
  * bytes, so a row's keys are never serialized just to be looked up; one
- * fixed-width key has its own faster mode (fast, direct). Groups get
+ * fixed-width key has its own faster mode (fast, direct), and one
+ * dictionary-encoded string key with count and sum/avg of doubles sums a
+ * batch per dictionary code before it touches the table (code_aggregate). Groups get
  * dense ids in order of first appearance; aggregate states are arrays
  * indexed by group id, updated column-at-a-time per batch.
  */
