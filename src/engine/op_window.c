@@ -34,6 +34,17 @@ typedef struct win_state {
     int64_t *idx;    /* sorted row numbers */
     int64_t n_rows, next_row;
     col_vec **results; /* per function, in sorted order */
+    /*
+     * The output, made by the tasks: segment t's chunks of at most
+     * ENGINE_BATCH_ROWS rows, chunk c's columns out[t][c] (child columns,
+     * then the functions') with out_rows[t][c] rows, in out_arenas[t].
+     */
+    col_vec ****out;
+    int64_t **out_rows;
+    int64_t *out_n;
+    arena **out_arenas;
+    size_t n_segs, cur_seg;
+    int64_t cur_chunk;
     int drained;
     /*
      * WindowGroupLimit: keep only rows whose limit_kind rank can be <=
@@ -327,6 +338,41 @@ static void offset_rows(const win_state *s, const engine_window_fn *fn, int64_t 
     }
 }
 
+/*
+ * prefix_sums for an argument without NULLs of type double, long or int:
+ * one typed loop (this runs for every row of every running sum). Returns 0
+ * when the argument is of another kind.
+ */
+static int prefix_sums_dense(const win_state *s, const col_vec *arg, int64_t ps, int64_t pe,
+                             prefix *pre)
+{
+    const int64_t *idx = s->idx + ps;
+    int64_t i, n = pe - ps;
+    col_type_id in = arg->type->id;
+    if ((arg->validity != NULL && arg->null_count != 0) || arg->dictionary != NULL)
+        return 0;
+    if (in == COL_DOUBLE) {
+        const double *x = arg->values;
+        double acc = 0;
+        pre->dsum[0] = 0;
+        for (i = 0; i < n; i++)
+            pre->dsum[i + 1] = acc += x[idx[i]];
+    } else if (in == COL_LONG || in == COL_INT) {
+        const int64_t *x64 = arg->values;
+        const int32_t *x32 = arg->values;
+        uint64_t acc = 0; /* wraps as the general loop does */
+        pre->isum[0] = 0;
+        for (i = 0; i < n; i++)
+            pre->isum[i + 1] = (int64_t)(acc += (uint64_t)(in == COL_LONG ? x64[idx[i]]
+                                                                           : x32[idx[i]]));
+    } else {
+        return 0;
+    }
+    for (i = 0; i <= n; i++)
+        pre->cnt[i] = i;
+    return 1;
+}
+
 /* Prefix counts and sums of the argument over partition [ps, pe). */
 static void prefix_sums(const win_state *s, const col_vec *arg, int64_t ps, int64_t pe,
                         prefix *pre)
@@ -334,6 +380,8 @@ static void prefix_sums(const win_state *s, const col_vec *arg, int64_t ps, int6
     col_type_id in = arg ? arg->type->id : COL_NULL;
     int is_dec = in == COL_DECIMAL, is_int = is_int_like(in);
     int64_t p;
+    if (arg != NULL && prefix_sums_dense(s, arg, ps, pe, pre))
+        return;
     pre->cnt[0] = 0;
     pre->dsum[0] = 0;
     pre->isum[0] = 0;
@@ -378,6 +426,90 @@ static int64_t frame_best(const win_state *s, const engine_window_fn *fn, const 
 }
 
 /*
+ * Whether a frame starts at the partition's first row and ends at the
+ * current row (ROWS), its last peer (RANGE) or the partition's end: the
+ * frames of running aggregates (Spark's default with ORDER BY) and of
+ * whole partitions, whose end only moves forward and needs no search.
+ */
+static int running_frame(const engine_frame *f)
+{
+    return f->start_unbounded && (f->end_unbounded || f->end == 0);
+}
+
+/* The end of a running frame (running_frame) at sorted position p. */
+static inline int64_t running_hi(const win_state *s, const engine_frame *f, int64_t p,
+                                 int64_t pe)
+{
+    return f->end_unbounded ? pe : f->type == FRAME_ROWS ? p + 1 : s->peer_hi[p];
+}
+
+/*
+ * min/max over running frames: the best row of [ps, hi) is carried from
+ * one row to the next as hi moves forward, O(1) a row where frame_best
+ * would rescan the frame.
+ */
+static void running_best(const win_state *s, const engine_window_fn *fn, const col_vec *arg,
+                         col_vec *o, const engine_frame *f, int64_t ps, int64_t pe)
+{
+    int64_t p, q = ps, best = -1;
+    for (p = ps; p < pe; p++) {
+        int64_t hi = running_hi(s, f, p, pe);
+        for (; q < hi; q++) {
+            int64_t r = s->idx[q];
+            int c;
+            if (!vec_is_valid(arg, r))
+                continue;
+            if (best < 0) {
+                best = r;
+                continue;
+            }
+            c = vec_compare_rows(arg, r, arg, best);
+            if (fn->agg == AGG_MIN ? c < 0 : c > 0)
+                best = r;
+        }
+        ((int64_t *)o->values)[p] = best;
+    }
+}
+
+/*
+ * count/sum/avg (not decimal) over running frames from prefix sums, one
+ * loop per kind of result: the frame's end is read, not searched.
+ */
+static void running_agg(const win_state *s, const engine_window_fn *fn, int is_int, col_vec *o,
+                        uint8_t *nulls, const engine_frame *f, int64_t ps, int64_t pe,
+                        const prefix *pre)
+{
+    int64_t p;
+    const int64_t *cnt = pre->cnt; /* indexed from the partition's start */
+    if (fn->agg == AGG_COUNT_STAR || fn->agg == AGG_COUNT) {
+        int64_t *out = o->values;
+        for (p = ps; p < pe; p++) {
+            int64_t hi = running_hi(s, f, p, pe);
+            out[p] = fn->agg == AGG_COUNT_STAR ? hi - ps : cnt[hi - ps];
+        }
+    } else if (o->type->id == COL_DOUBLE) {
+        double *out = o->values;
+        for (p = ps; p < pe; p++) {
+            int64_t b = running_hi(s, f, p, pe) - ps, n = cnt[b];
+            double sum = is_int ? (double)pre->isum[b] : pre->dsum[b];
+            if (n == 0)
+                nulls[p] = 1;
+            else
+                out[p] = fn->agg == AGG_AVG ? sum / (double)n : sum;
+        }
+    } else {
+        int64_t *out = o->values;
+        for (p = ps; p < pe; p++) {
+            int64_t b = running_hi(s, f, p, pe) - ps;
+            if (cnt[b] == 0)
+                nulls[p] = 1;
+            else
+                out[p] = pre->isum[b];
+        }
+    }
+}
+
+/*
  * count/sum/avg over each row's frame from prefix sums (O(1) a row), and
  * min/max by scanning the frame (their row goes to o, gathered later). A
  * NULL result is marked in nulls[p], not in o: partitions of one vector
@@ -389,8 +521,16 @@ static void compute_agg(const win_state *s, const engine_window_fn *fn, const co
 {
     int64_t p;
     int is_int = arg != NULL && is_int_like(arg->type->id);
+    if (running_frame(f) && (fn->agg == AGG_MIN || fn->agg == AGG_MAX)) {
+        running_best(s, fn, arg, o, f, ps, pe);
+        return;
+    }
     if (fn->agg != AGG_MIN && fn->agg != AGG_MAX)
         prefix_sums(s, arg, ps, pe, pre);
+    if (running_frame(f) && o->type->id != COL_DECIMAL) {
+        running_agg(s, fn, is_int, o, nulls, f, ps, pe, pre);
+        return;
+    }
     for (p = ps; p < pe; p++) {
         int64_t lo, hi, n, a, b;
         frame_of(s, f, p, ps, pe, &lo, &hi);
@@ -492,11 +632,39 @@ static void part_hashes(const win_state *s, col_vec *const *cols, const int32_t 
     }
 }
 
+/*
+ * Whether rows x and y of one plain (not dictionary-encoded) string vector
+ * are equal, NULLs equal: read straight from the offsets, as partition keys
+ * are compared once per input row.
+ */
+static inline int plain_str_equal(const col_vec *v, int64_t x, int64_t y)
+{
+    const int32_t *off = v->offsets;
+    int32_t len = off[x + 1] - off[x], i;
+    const char *xs = v->data + off[x], *ys = v->data + off[y];
+    if (v->validity != NULL) {
+        int vx = col_bit_get(v->validity, x), vy = col_bit_get(v->validity, y);
+        if (!vx || !vy)
+            return vx == vy;
+    }
+    if (len != off[y + 1] - off[y])
+        return 0;
+    if (len > 16)
+        return memcmp(xs, ys, (size_t)len) == 0;
+    for (i = 0; i < len; i++) /* partition keys are short: no call */
+        if (xs[i] != ys[i])
+            return 0;
+    return 1;
+}
+
 /* Whether row x of xc and row y of yc have equal partition keys (NULLs are equal). */
 static int same_part_keys(const win_state *s, col_vec *const *xc, int64_t x, col_vec *const *yc,
                           int64_t y)
 {
     size_t k;
+    if (xc == yc && s->n_part == 1 && xc[s->part_cols[0]]->type->id == COL_STRING &&
+        xc[s->part_cols[0]]->dictionary == NULL)
+        return plain_str_equal(xc[s->part_cols[0]], x, y);
     for (k = 0; k < s->n_part; k++) {
         const col_vec *v = xc[s->part_cols[k]], *w = yc[s->part_cols[k]];
         if (v->type->id == COL_STRING && vec_is_valid(v, x) && vec_is_valid(w, y)) {
@@ -908,12 +1076,93 @@ static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_
 /* What the workers share: each task computes the partitions [seg[t], seg[t + 1]). */
 typedef struct win_job {
     win_state *s;
+    engine_op *op;
     const int64_t *seg;
     arena **arenas; /* per worker, reset by each task */
     const engine_frame *frames;
     int64_t **take;  /* per function: the rows to gather, or NULL */
     uint8_t **nulls; /* per function: positions whose result is NULL, or NULL */
 } win_job;
+
+/*
+ * Function f's output for sorted positions [lo, lo + n) into a (the
+ * segment's arena): the results with their NULL marks, or the gathers of
+ * lag/lead, value functions and min/max. pos holds lo .. lo + n - 1.
+ */
+static silt_status finish_result(engine_op *op, const win_state *s, const win_job *j, size_t f,
+                                 int64_t lo, int64_t n, const int64_t *pos, arena *a,
+                                 col_vec **out, silt_error *err)
+{
+    const engine_window_fn *fn = &s->fns[f];
+    const col_type *t = op->schema->fields[s->n_child + f].type;
+    col_vec *arg = s->cols[s->n_child + 2 * f];
+    const int64_t *take = j->take[f] != NULL ? j->take[f] + lo : NULL;
+    int64_t k;
+    if (j->nulls[f] != NULL) {
+        SILT_RETURN_IF_ERROR(vec_gather(out, a, s->results[f], pos, n, err));
+        for (k = 0; k < n; k++)
+            if (j->nulls[f][lo + k])
+                vec_set_null(*out, k);
+        return SILT_OK;
+    }
+    if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD) {
+        /* Rows outside the partition take the default (NULL without one). */
+        col_vec *def = s->cols[s->n_child + 2 * f + 1];
+        const col_vec **src = arena_calloc(a, (size_t)(n + 1), sizeof(col_vec *));
+        col_vec *shifted, *defaults = NULL;
+        if (src == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(vec_gather(&shifted, a, arg, take, n, err));
+        if (def != NULL)
+            SILT_RETURN_IF_ERROR(vec_gather(&defaults, a, def, s->idx + lo, n, err));
+        for (k = 0; k < n; k++)
+            src[k] = take[k] >= 0 ? shifted : defaults;
+        return vec_merge(out, a, t, n, NULL, n, src, err);
+    }
+    if (take != NULL)
+        return vec_gather(out, a, arg, take, n, err);
+    if (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX))
+        /* min/max computed the winning row number per position */
+        return vec_gather(out, a, arg, (const int64_t *)s->results[f]->values + lo, n, err);
+    return vec_gather(out, a, s->results[f], pos, n, err);
+}
+
+/*
+ * The output chunks of task t's positions [lo, hi), made on its worker:
+ * the child columns gathered in sorted order and every function's column,
+ * in the segment's own arena (arenas are not thread-safe).
+ */
+static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, silt_error *err)
+{
+    win_state *s = j->s;
+    arena *a = s->out_arenas[t];
+    size_t n_out = s->n_child + s->n_fns, col, f;
+    int64_t n_chunks = (hi - lo + ENGINE_BATCH_ROWS - 1) / ENGINE_BATCH_ROWS, c, k;
+    int64_t *pos = arena_alloc(a, sizeof(int64_t) * ENGINE_BATCH_ROWS);
+    s->out[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(col_vec **));
+    s->out_rows[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(int64_t));
+    if (pos == NULL || s->out[t] == NULL || s->out_rows[t] == NULL)
+        return err_nomem(err);
+    for (c = 0; c < n_chunks; c++) {
+        int64_t from = lo + c * ENGINE_BATCH_ROWS, n = hi - from;
+        col_vec **cols = arena_calloc(a, n_out + 1, sizeof(col_vec *));
+        if (cols == NULL)
+            return err_nomem(err);
+        if (n > ENGINE_BATCH_ROWS)
+            n = ENGINE_BATCH_ROWS;
+        for (k = 0; k < n; k++)
+            pos[k] = from + k;
+        for (col = 0; col < s->n_child; col++)
+            SILT_RETURN_IF_ERROR(vec_gather(&cols[col], a, s->cols[col], s->idx + from, n, err));
+        for (f = 0; f < s->n_fns; f++)
+            SILT_RETURN_IF_ERROR(finish_result(j->op, s, j, f, from, n, pos, a,
+                                               &cols[s->n_child + f], err));
+        s->out[t][c] = cols;
+        s->out_rows[t][c] = n;
+    }
+    s->out_n[t] = n_chunks;
+    return SILT_OK;
+}
 
 static silt_status win_task(void *payload, size_t task, size_t worker, silt_error *err)
 {
@@ -956,7 +1205,8 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
                 compute_agg(s, fn, arg, s->results[f], j->nulls[f], &j->frames[f], ps, pe, &pre);
         }
     }
-    return SILT_OK;
+    return make_output(j, task, s->part_start[j->seg[task]], s->part_start[j->seg[task + 1]],
+                       err);
 }
 
 /*
@@ -1030,38 +1280,22 @@ static silt_status prepare_results(engine_op *op, win_state *s, win_job *j, silt
     return SILT_OK;
 }
 
-/* After the tasks: NULL marks, and the gathers of lag/lead, value functions and min/max. */
-static silt_status finish_result(engine_op *op, win_state *s, const win_job *j, size_t f,
-                                 silt_error *err)
+/* Room for every segment's output chunks, and an arena per segment. */
+static silt_status prepare_output(engine_op *op, win_state *s, size_t n_segs, silt_error *err)
 {
-    const engine_window_fn *fn = &s->fns[f];
-    const col_type *t = op->schema->fields[s->n_child + f].type;
-    col_vec *arg = s->cols[s->n_child + 2 * f];
-    int64_t *take = j->take[f], k;
-    if (j->nulls[f] != NULL) {
-        for (k = 0; k < s->n_rows; k++)
-            if (j->nulls[f][k])
-                vec_set_null(s->results[f], k);
-    } else if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD) {
-        /* Rows outside the partition take the default (NULL without one). */
-        col_vec *def = s->cols[s->n_child + 2 * f + 1];
-        const col_vec **src = arena_calloc(op->op_arena, (size_t)(s->n_rows + 1), sizeof(col_vec *));
-        col_vec *shifted, *defaults = NULL;
-        if (src == NULL)
+    size_t t;
+    s->n_segs = n_segs;
+    s->cur_seg = 0;
+    s->cur_chunk = 0;
+    s->out = arena_calloc(op->op_arena, n_segs + 1, sizeof(col_vec ***));
+    s->out_rows = arena_calloc(op->op_arena, n_segs + 1, sizeof(int64_t *));
+    s->out_n = arena_calloc(op->op_arena, n_segs + 1, sizeof(int64_t));
+    s->out_arenas = arena_calloc(op->op_arena, n_segs + 1, sizeof(arena *));
+    if (s->out == NULL || s->out_rows == NULL || s->out_n == NULL || s->out_arenas == NULL)
+        return err_nomem(err);
+    for (t = 0; t < n_segs; t++)
+        if ((s->out_arenas[t] = arena_new(op->op_arena, "window_output")) == NULL)
             return err_nomem(err);
-        SILT_RETURN_IF_ERROR(vec_gather(&shifted, op->op_arena, arg, take, s->n_rows, err));
-        if (def != NULL)
-            SILT_RETURN_IF_ERROR(vec_gather(&defaults, op->op_arena, def, s->idx, s->n_rows, err));
-        for (k = 0; k < s->n_rows; k++)
-            src[k] = take[k] >= 0 ? shifted : defaults;
-        return vec_merge(&s->results[f], op->op_arena, t, s->n_rows, NULL, s->n_rows, src, err);
-    } else if (take != NULL) {
-        return vec_gather(&s->results[f], op->op_arena, arg, take, s->n_rows, err);
-    } else if (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX)) {
-        /* min/max computed the winning row number per position */
-        return vec_gather(&s->results[f], op->op_arena, arg, s->results[f]->values, s->n_rows,
-                          err);
-    }
     return SILT_OK;
 }
 
@@ -1073,7 +1307,7 @@ static silt_status finish_result(engine_op *op, win_state *s, const win_job *j, 
 static silt_status win_compute(engine_op *op, win_state *s, silt_error *err)
 {
     tpool *pool = op->ctx->pool;
-    size_t width = pool != NULL ? tpool_width(pool) : 1, w, f, n_segs;
+    size_t width = pool != NULL ? tpool_width(pool) : 1, w, n_segs;
     arena *a = arena_new(op->op_arena, "window_compute");
     win_job job;
     silt_status rc;
@@ -1095,12 +1329,16 @@ static silt_status win_compute(engine_op *op, win_state *s, silt_error *err)
     job.seg = make_segments(op->op_arena, s, width, &n_segs);
     if (job.seg == NULL)
         return err_nomem(err);
+    SILT_RETURN_IF_ERROR(prepare_output(op, s, n_segs, err));
+    job.op = op;
     rc = tpool_run(n_segs > 1 ? pool : NULL, n_segs, win_task, &job, err);
     for (w = 0; w < width; w++)
         arena_free(job.arenas[w]);
     SILT_RETURN_IF_ERROR(rc);
-    for (f = 0; f < s->n_fns; f++)
-        SILT_RETURN_IF_ERROR(finish_result(op, s, &job, f, err));
+    /* the output holds copies of everything: the drained rows go */
+    arena_free(s->rows_arena);
+    s->rows_arena = NULL;
+    s->cols = NULL;
     return SILT_OK;
 }
 
@@ -1249,44 +1487,38 @@ static silt_status win_open(engine_op *op, silt_error *err)
     s->n_slots = 0;
     s->charged = 0;
     s->spill = NULL;
+    s->n_segs = s->cur_seg = 0;
+    s->cur_chunk = 0;
     s->rows_arena = arena_new(op->op_arena, "window_rows");
     if (s->rows_arena == NULL)
         return err_nomem(err);
     return SILT_OK;
 }
 
+/* Hands out the chunks the tasks made, segment by segment; a segment's arena goes when done. */
 static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     win_state *s = op->state;
     engine_chunk *c;
-    int64_t n, k, *rows, *pos;
-    size_t col, f;
+    size_t col, n_out = s->n_child + s->n_fns;
     if (!s->drained)
         SILT_RETURN_IF_ERROR(win_drain(op, s, err));
     if (s->spill != NULL)
         return win_spill_next(s->spill, out, err);
-    if (s->next_row >= s->n_rows) {
+    while (s->cur_seg < s->n_segs && s->cur_chunk >= s->out_n[s->cur_seg]) {
+        arena_free(s->out_arenas[s->cur_seg]);
+        s->out_arenas[s->cur_seg++] = NULL;
+        s->cur_chunk = 0;
+    }
+    if (s->cur_seg >= s->n_segs) {
         *out = NULL;
         return SILT_OK;
     }
-    n = s->n_rows - s->next_row;
-    if (n > ENGINE_BATCH_ROWS)
-        n = ENGINE_BATCH_ROWS;
-    rows = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
-    pos = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
-    if (rows == NULL || pos == NULL)
-        return err_nomem(err);
-    for (k = 0; k < n; k++) {
-        pos[k] = s->next_row + k;
-        rows[k] = s->idx[s->next_row + k];
-    }
-    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_child + s->n_fns, n, err));
-    for (col = 0; col < s->n_child; col++)
-        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[col], op->batch_arena, s->cols[col], rows, n, err));
-    for (f = 0; f < s->n_fns; f++)
-        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[s->n_child + f], op->batch_arena,
-                                        s->results[f], pos, n, err));
-    s->next_row += n;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, n_out, s->out_rows[s->cur_seg][s->cur_chunk],
+                                          err));
+    for (col = 0; col < n_out; col++)
+        c->batch.cols[col] = s->out[s->cur_seg][s->cur_chunk][col];
+    s->cur_chunk++;
     *out = c;
     return SILT_OK;
 }
