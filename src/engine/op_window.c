@@ -21,6 +21,8 @@
 
 #include <string.h>
 
+#include "util/hashmap.h"
+
 typedef struct win_state {
     int64_t *part_cols;
     size_t n_part;
@@ -64,6 +66,19 @@ typedef struct win_state {
     /* sorted positions: partitions [part_start[i], part_start[i + 1]), peer groups */
     int64_t *part_start, n_parts;
     int64_t *peer_lo, *peer_hi;
+    /*
+     * One string PARTITION BY key, no limit: partitions are numbered while
+     * draining (drain_parts), where a dictionary-encoded key is looked up
+     * once per dictionary entry, not hashed and compared per row. pmap
+     * maps key bytes to partition + 1; dpart[row] is the row's partition,
+     * drep[partition] its first row; null_part is the NULL key's (-1: none).
+     */
+    /* per child column: 0 = no operator reads it (engine_window_note_project); NULL = all */
+    uint8_t *used;
+    int by_dict;
+    hashmap pmap;
+    int32_t *dpart;
+    int64_t *drep, dpart_cap, drep_cap, n_dparts, null_part;
     /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
     win_spill *spill;
     int spill_level;
@@ -1055,7 +1070,14 @@ static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_
     keys = arena_calloc(a, s->n_part, sizeof(engine_sort_key));
     if (part_of == NULL || rep == NULL || rank == NULL || pos == NULL || keys == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(number_partitions(s, a, part_of, rep, &n_parts, err));
+    if (s->by_dict) {
+        for (k = 0; k < n; k++)
+            part_of[k] = s->dpart[k];
+        n_parts = s->n_dparts;
+        memcpy(rep, s->drep, sizeof(int64_t) * (size_t)n_parts);
+    } else {
+        SILT_RETURN_IF_ERROR(number_partitions(s, a, part_of, rep, &n_parts, err));
+    }
     for (k = 0; k < (int64_t)s->n_part; k++)
         keys[k] = engine_sort_key_default(s->part_cols[k], 0);
     /* rep becomes the first rows in key order; rank[partition] its place */
@@ -1071,6 +1093,17 @@ static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_
         s->idx[pos[rank[part_of[k]]]++] = k;
     s->n_parts = n_parts;
     return SILT_OK;
+}
+
+/* Forgets the drain's partition numbers; with on, numbers the next drain's rows (by_dict). */
+static void drain_parts_reset(win_state *s, int on)
+{
+    hashmap_clear(&s->pmap);
+    s->by_dict = on;
+    s->dpart = NULL;
+    s->drep = NULL;
+    s->dpart_cap = s->drep_cap = s->n_dparts = 0;
+    s->null_part = -1;
 }
 
 /* What the workers share: each task computes the partitions [seg[t], seg[t + 1]). */
@@ -1152,8 +1185,14 @@ static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, sil
             n = ENGINE_BATCH_ROWS;
         for (k = 0; k < n; k++)
             pos[k] = from + k;
-        for (col = 0; col < s->n_child; col++)
-            SILT_RETURN_IF_ERROR(vec_gather(&cols[col], a, s->cols[col], s->idx + from, n, err));
+        for (col = 0; col < s->n_child; col++) {
+            const col_type *ct = s->cols[col]->type;
+            if (s->used != NULL && !s->used[col] && !col_type_is_nested(ct->id))
+                SILT_RETURN_IF_ERROR(col_vec_new_nulls(&cols[col], a, ct, n, err));
+            else
+                SILT_RETURN_IF_ERROR(vec_gather(&cols[col], a, s->cols[col], s->idx + from, n,
+                                                err));
+        }
         for (f = 0; f < s->n_fns; f++)
             SILT_RETURN_IF_ERROR(finish_result(j->op, s, j, f, from, n, pos, a,
                                                &cols[s->n_child + f], err));
@@ -1339,6 +1378,86 @@ static silt_status win_compute(engine_op *op, win_state *s, silt_error *err)
     arena_free(s->rows_arena);
     s->rows_arena = NULL;
     s->cols = NULL;
+    drain_parts_reset(s, 0);
+    return SILT_OK;
+}
+
+/* The partition of key bytes x (NULL x: the NULL key), numbered anew at first sight. */
+static silt_status part_of_key(win_state *s, const char *x, int32_t len, int64_t row,
+                               int32_t *out, silt_error *err)
+{
+    void *v = NULL;
+    if (x == NULL ? s->null_part >= 0 : hashmap_get(&s->pmap, x, (size_t)len, &v)) {
+        *out = x == NULL ? (int32_t)s->null_part : (int32_t)((intptr_t)v - 1);
+        return SILT_OK;
+    }
+    if (s->n_dparts >= INT32_MAX)
+        return err_set(err, SILT_NOMEM, "a window has more than %d partitions", INT32_MAX);
+    if (s->n_dparts == s->drep_cap) {
+        int64_t cap = s->drep_cap ? s->drep_cap * 2 : 64;
+        int64_t *grown = arena_realloc(s->rows_arena, s->drep, sizeof(int64_t) * (size_t)s->drep_cap,
+                                       sizeof(int64_t) * (size_t)cap);
+        if (grown == NULL)
+            return err_nomem(err);
+        s->drep = grown;
+        s->drep_cap = cap;
+    }
+    if (x == NULL)
+        s->null_part = s->n_dparts;
+    else
+        SILT_RETURN_IF_ERROR(hashmap_put(&s->pmap, x, (size_t)len,
+                                         (void *)(intptr_t)(s->n_dparts + 1), NULL, err));
+    s->drep[s->n_dparts] = row;
+    *out = (int32_t)s->n_dparts++;
+    return SILT_OK;
+}
+
+/*
+ * Numbers the partitions of a chunk's live rows as they are drained (one
+ * string key, by_dict): rows s->n_rows .. get their partitions in dpart.
+ * A dictionary no larger than the chunk is looked up once per entry.
+ */
+static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scratch,
+                               silt_error *err)
+{
+    const col_vec *v = in->batch.cols[s->part_cols[0]];
+    int32_t *by_entry = NULL;
+    int64_t k, need = s->n_rows + in->n_sel;
+    if (need > s->dpart_cap) {
+        int64_t cap = s->dpart_cap ? s->dpart_cap : 4096;
+        int32_t *grown;
+        while (cap < need)
+            cap *= 2;
+        grown = arena_realloc(s->rows_arena, s->dpart, sizeof(int32_t) * (size_t)s->dpart_cap,
+                              sizeof(int32_t) * (size_t)cap);
+        if (grown == NULL)
+            return err_nomem(err);
+        s->dpart = grown;
+        s->dpart_cap = cap;
+    }
+    if (v->dictionary != NULL && v->dictionary->length <= in->n_sel) {
+        const col_vec *d = v->dictionary;
+        by_entry = arena_alloc(scratch, sizeof(int32_t) * (size_t)(d->length ? d->length : 1));
+        if (by_entry == NULL)
+            return err_nomem(err);
+        for (k = 0; k < d->length; k++)
+            by_entry[k] = -1; /* looked up when first used: the row numbers a new partition */
+    }
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        int32_t *slot = &s->dpart[s->n_rows + k], len = 0;
+        const char *x = NULL;
+        if (by_entry != NULL && vec_is_valid(v, row) &&
+            by_entry[((const int32_t *)v->values)[row]] >= 0) {
+            *slot = by_entry[((const int32_t *)v->values)[row]];
+            continue;
+        }
+        if (vec_is_valid(v, row))
+            x = col_vec_str(v, row, &len);
+        SILT_RETURN_IF_ERROR(part_of_key(s, x, len, s->n_rows + k, slot, err));
+        if (by_entry != NULL && x != NULL)
+            by_entry[((const int32_t *)v->values)[row]] = *slot;
+    }
     return SILT_OK;
 }
 
@@ -1394,6 +1513,7 @@ static silt_status win_start_spill(engine_op *op, win_state *s, vec_accum *acc, 
     if (s->rows_arena == NULL)
         return err_nomem(err);
     s->n_rows = 0;
+    drain_parts_reset(s, 0); /* the partition files are numbered by their own windows */
     return engine_op_charge_to(op, 0, "window", err);
 }
 
@@ -1433,6 +1553,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &in->batch, in->sel, in->n_sel, err));
             continue;
         }
+        if (s->by_dict)
+            SILT_RETURN_IF_ERROR(drain_parts(s, in, scratch, err));
         for (col = 0; col < s->n_child; col++)
             SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
         for (f = 0; f < s->n_fns; f++) {
@@ -1489,6 +1611,9 @@ static silt_status win_open(engine_op *op, silt_error *err)
     s->spill = NULL;
     s->n_segs = s->cur_seg = 0;
     s->cur_chunk = 0;
+    drain_parts_reset(s, s->n_part == 1 && s->limit_k < 0 &&
+                             op->children[0]->schema->fields[s->part_cols[0]].type->id ==
+                                 COL_STRING);
     s->rows_arena = arena_new(op->op_arena, "window_rows");
     if (s->rows_arena == NULL)
         return err_nomem(err);
@@ -1527,6 +1652,7 @@ static void win_close(engine_op *op)
 {
     win_state *s = op->state;
     win_spill_close(s->spill);
+    hashmap_clear(&s->pmap);
 }
 
 static const engine_op_vtable win_vt = {"window", win_open, win_next, win_close};
@@ -1556,6 +1682,34 @@ int engine_window_set_limit(engine_op *op, int64_t col, int64_t k)
     return 1;
 }
 
+
+/* Marks the child columns (below n_child) that e reads. */
+static void mark_used(const expr *e, uint8_t *used, size_t n_child)
+{
+    size_t k;
+    if (e == NULL)
+        return;
+    if (e->kind == EXPR_COLUMN && e->col_idx >= 0 && (size_t)e->col_idx < n_child)
+        used[e->col_idx] = 1;
+    for (k = 0; k < e->n_args; k++)
+        mark_used(e->args[k], used, n_child);
+}
+
+void engine_window_note_project(engine_op *op, expr *const *exprs, size_t n_exprs)
+{
+    win_state *s;
+    uint8_t *used;
+    size_t k;
+    if (op->vt != &win_vt)
+        return;
+    s = op->state;
+    used = arena_calloc(op->ctx->query_arena, s->n_child + 1, 1);
+    if (used == NULL)
+        return; /* every column stays: the same rows */
+    for (k = 0; k < n_exprs; k++)
+        mark_used(exprs[k], used, s->n_child);
+    s->used = used;
+}
 
 /* Result type of a window function. */
 static silt_status win_type(const col_type **out, arena *a, const engine_window_fn *fn,
@@ -1678,5 +1832,6 @@ silt_status engine_window_clone(engine_op **out, engine_ctx *ctx, const engine_o
     c = (*out)->state;
     c->limit_k = s->limit_k;
     c->limit_kind = s->limit_kind;
+    c->used = s->used; /* immutable; a projection over the clone replaces it */
     return SILT_OK;
 }
