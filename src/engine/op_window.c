@@ -1165,12 +1165,62 @@ static silt_status finish_result(engine_op *op, const win_state *s, const win_jo
  * the child columns gathered in sorted order and every function's column,
  * in the segment's own arena (arenas are not thread-safe).
  */
+/* Whether child column col is a PARTITION BY key of type STRING or BINARY. */
+static int is_text_part_key(const win_state *s, size_t col)
+{
+    size_t k;
+    col_type_id id = s->cols[col]->type->id;
+    if (id != COL_STRING && id != COL_BINARY)
+        return 0;
+    for (k = 0; k < s->n_part; k++)
+        if ((size_t)s->part_cols[k] == col)
+            return 1;
+    return 0;
+}
+
+/*
+ * Partition key column col of positions [from, from + n), which lie in
+ * partitions first .. first + n_entries - 1 (codes[k]: row k's, counted
+ * from first), dictionary-encoded: one entry per partition, as the key is
+ * constant within one. Saves copying the key's bytes per row, and an
+ * aggregation above groups by dictionary entry (agg_table.c).
+ */
+static silt_status part_key_dict(const win_state *s, size_t col, int64_t first,
+                                 int64_t n_entries, const int32_t *codes, int64_t n, arena *a,
+                                 col_vec **out, silt_error *err)
+{
+    int64_t *reps = arena_alloc(a, sizeof(int64_t) * (size_t)(n_entries + 1)), e, k;
+    col_vec *v = arena_calloc(a, 1, sizeof(*v)), *dict;
+    if (reps == NULL || v == NULL)
+        return err_nomem(err);
+    for (e = 0; e < n_entries; e++)
+        reps[e] = s->idx[s->part_start[first + e]];
+    SILT_RETURN_IF_ERROR(vec_gather(&dict, a, s->cols[col], reps, n_entries, err));
+    v->type = s->cols[col]->type;
+    v->length = n;
+    v->values = (void *)codes;
+    v->dictionary = dict;
+    if (dict->validity != NULL && dict->null_count != 0) {
+        size_t bytes = (size_t)(n + 7) / 8;
+        v->validity = arena_alloc(a, bytes ? bytes : 1);
+        if (v->validity == NULL)
+            return err_nomem(err);
+        memset(v->validity, 0xff, bytes ? bytes : 1);
+        for (k = 0; k < n; k++)
+            if (!vec_is_valid(dict, codes[k]))
+                vec_set_null(v, k);
+    }
+    *out = v;
+    return SILT_OK;
+}
+
 static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, silt_error *err)
 {
     win_state *s = j->s;
     arena *a = s->out_arenas[t];
     size_t n_out = s->n_child + s->n_fns, col, f;
     int64_t n_chunks = (hi - lo + ENGINE_BATCH_ROWS - 1) / ENGINE_BATCH_ROWS, c, k;
+    int64_t part = j->seg[t];
     int64_t *pos = arena_alloc(a, sizeof(int64_t) * ENGINE_BATCH_ROWS);
     s->out[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(col_vec **));
     s->out_rows[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(int64_t));
@@ -1183,12 +1233,31 @@ static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, sil
             return err_nomem(err);
         if (n > ENGINE_BATCH_ROWS)
             n = ENGINE_BATCH_ROWS;
+        int64_t first, q;
+        int32_t *codes = NULL;
         for (k = 0; k < n; k++)
             pos[k] = from + k;
+        /* the chunk's rows by partition: codes[k] counts from the chunk's first partition */
+        while (s->part_start[part + 1] <= from)
+            part++;
+        first = q = part;
+        if (s->n_part > 0) {
+            codes = arena_alloc(a, sizeof(int32_t) * (size_t)n);
+            if (codes == NULL)
+                return err_nomem(err);
+            for (k = 0; k < n; k++) {
+                while (s->part_start[q + 1] <= from + k)
+                    q++;
+                codes[k] = (int32_t)(q - first);
+            }
+        }
         for (col = 0; col < s->n_child; col++) {
             const col_type *ct = s->cols[col]->type;
             if (s->used != NULL && !s->used[col] && !col_type_is_nested(ct->id))
                 SILT_RETURN_IF_ERROR(col_vec_new_nulls(&cols[col], a, ct, n, err));
+            else if (codes != NULL && 2 * (q - first + 1) <= n && is_text_part_key(s, col))
+                SILT_RETURN_IF_ERROR(part_key_dict(s, col, first, q - first + 1, codes, n, a,
+                                                   &cols[col], err));
             else
                 SILT_RETURN_IF_ERROR(vec_gather(&cols[col], a, s->cols[col], s->idx + from, n,
                                                 err));
