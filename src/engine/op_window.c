@@ -93,6 +93,14 @@ typedef struct wgl_slot {
     double dbound;
 } wgl_slot;
 
+/*
+ * A WindowGroupLimit compacts its rows first after this many, later when
+ * they outnumber the kept rows four times. Small, because until the first
+ * compaction no row is filtered, and each compaction sorts what it holds:
+ * with few partitions the first one already fills them all.
+ */
+#define WGL_FIRST_COMPACT 256
+
 static int win_is_value(engine_win_kind k)
 {
     return k == WIN_FIRST_VALUE || k == WIN_LAST_VALUE || k == WIN_NTH_VALUE;
@@ -818,6 +826,57 @@ static col_type_id wgl_fast_key(const win_state *s, col_vec *const *cols)
 }
 
 /*
+ * wgl_select's common case in one loop: a single partition key that is
+ * dictionary-encoded without NULLs (a Parquet string column) and a single
+ * integral order key without NULLs. Each dictionary entry's slot is found
+ * once; a row then costs a code, a slot and one comparison. *done = 0
+ * when the chunk is not of this kind.
+ */
+static silt_status wgl_select_dict(win_state *s, engine_chunk *in, arena *a, col_type_id fast,
+                                   int32_t *sel, int *done, silt_error *err)
+{
+    const col_vec *pv = s->n_part == 1 ? in->batch.cols[s->part_cols[0]] : NULL;
+    const col_vec *ov = in->batch.cols[s->order[0].col_idx];
+    const wgl_slot **by_entry;
+    const int32_t *codes;
+    int64_t k, n = 0, e;
+    int strict = s->limit_kind == WIN_ROW_NUMBER, desc = s->order[0].descending;
+    *done = 0;
+    if (pv == NULL || pv->dictionary == NULL || (pv->validity != NULL && pv->null_count != 0) ||
+        pv->dictionary->length > in->n_sel || ov->dictionary != NULL)
+        return SILT_OK;
+    codes = pv->values;
+    by_entry = arena_alloc(a, sizeof(*by_entry) * (size_t)(pv->dictionary->length + 1));
+    if (by_entry == NULL)
+        return err_nomem(err);
+    for (e = 0; e < pv->dictionary->length; e++) {
+        int32_t len;
+        const char *x = col_vec_str(pv->dictionary, e, &len);
+        const wgl_slot *slot = wgl_find_str(s, x, len, wgl_str_hash(x, len, 0x5bd1e995u));
+        /* only full partitions with an inline bound filter; the others keep every row */
+        by_entry[e] = slot != NULL && slot->full && slot->has_bound ? slot : NULL;
+    }
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        const wgl_slot *slot = by_entry[codes[row]];
+        if (slot != NULL) {
+            int64_t x = fast == COL_LONG ? ((const int64_t *)ov->values)[row]
+                                         : ((const int32_t *)ov->values)[row];
+            int c = (x > slot->ibound) - (x < slot->ibound);
+            if (desc)
+                c = -c;
+            if (strict ? c >= 0 : c > 0)
+                continue;
+        }
+        sel[n++] = (int32_t)row;
+    }
+    in->sel = sel;
+    in->n_sel = n;
+    *done = 1;
+    return SILT_OK;
+}
+
+/*
  * Narrows a chunk to the rows that may still get a rank <= limit_k: rows
  * of partitions not full yet, and rows ordered before (row_number) or not
  * after (rank, dense_rank: ties share the rank) their partition's last
@@ -839,8 +898,14 @@ static silt_status wgl_select(win_state *s, engine_chunk *in, arena *a, silt_err
     sel = arena_alloc(a, sizeof(int32_t) * (size_t)(in->n_sel ? in->n_sel : 1));
     if (sel == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(wgl_slots_of(s, in, a, &slots, err));
     fast = wgl_fast_key(s, in->batch.cols);
+    if (fast == COL_LONG || fast == COL_INT) {
+        int done = 0;
+        SILT_RETURN_IF_ERROR(wgl_select_dict(s, in, a, fast, sel, &done, err));
+        if (done)
+            return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(wgl_slots_of(s, in, a, &slots, err));
     for (k = 0; k < in->n_sel; k++) {
         int64_t row = ENGINE_ROW(in->sel, k);
         const wgl_slot *slot = slots[k];
@@ -1586,11 +1651,33 @@ static silt_status win_start_spill(engine_op *op, win_state *s, vec_accum *acc, 
     return engine_op_charge_to(op, 0, "window", err);
 }
 
+/* Cuts chunk in after its first WGL_FIRST_COMPACT live rows; rest gets the others. */
+static silt_status split_chunk(engine_chunk *in, engine_chunk *rest, arena *a, silt_error *err)
+{
+    int64_t k;
+    *rest = *in;
+    rest->n_sel = in->n_sel - WGL_FIRST_COMPACT;
+    if (in->sel != NULL) {
+        rest->sel = in->sel + WGL_FIRST_COMPACT;
+    } else {
+        int32_t *sel = arena_alloc(a, sizeof(int32_t) * (size_t)rest->n_sel);
+        if (sel == NULL)
+            return err_nomem(err);
+        for (k = 0; k < rest->n_sel; k++)
+            sel[k] = (int32_t)(WGL_FIRST_COMPACT + k);
+        rest->sel = sel;
+    }
+    in->n_sel = WGL_FIRST_COMPACT;
+    return SILT_OK;
+}
+
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
 {
     size_t n_acc = s->n_child + 2 * s->n_fns, col, f;
     vec_accum *acc = arena_calloc(op->op_arena, n_acc, sizeof(vec_accum));
     arena *scratch = arena_new(op->op_arena, "window_scratch");
+    engine_chunk rest;
+    int has_rest = 0;
     if (acc == NULL || scratch == NULL)
         return err_nomem(err);
     /* without a limit, the rows and arguments all live in rows_arena (freed when spilling) */
@@ -1606,10 +1693,20 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     }
     for (;;) {
         engine_chunk *in;
-        SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
-        if (in == NULL)
-            break;
-        arena_reset(scratch);
+        if (has_rest) {
+            in = &rest;
+            has_rest = 0;
+        } else {
+            SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
+            if (in == NULL)
+                break;
+            arena_reset(scratch);
+        }
+        if (s->limit_k >= 0 && s->n_slots == 0 && in->n_sel > WGL_FIRST_COMPACT) {
+            /* the first rows alone, compacted, so that the limit filters the rest */
+            SILT_RETURN_IF_ERROR(split_chunk(in, &rest, scratch, err));
+            has_rest = 1;
+        }
         if (s->limit_k >= 0) {
             SILT_RETURN_IF_ERROR(wgl_select(s, in, scratch, err));
             if (in->n_sel == 0)
@@ -1644,7 +1741,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         if (s->limit_k < 0)
             SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_acc,
                                                    "window", err));
-        else if (acc[0].n_rows > (4 * s->n_surv > 2048 ? 4 * s->n_surv : 2048))
+        else if (acc[0].n_rows >= (4 * s->n_surv > WGL_FIRST_COMPACT ? 4 * s->n_surv
+                                                                       : WGL_FIRST_COMPACT))
             SILT_RETURN_IF_ERROR(wgl_compact(op, s, acc, err));
     }
     arena_free(scratch);
