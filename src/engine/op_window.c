@@ -77,6 +77,7 @@ typedef struct win_state {
     uint8_t *used;
     int by_dict;
     hashmap pmap;
+    arena *part_arena; /* a root arena for dpart and drep: rows_arena is replaced midway */
     int32_t *dpart;
     int64_t *drep, dpart_cap, drep_cap, n_dparts, null_part;
     /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
@@ -1115,7 +1116,8 @@ static silt_status number_partitions(win_state *s, arena *a, int64_t *part_of, i
  */
 static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_error *err)
 {
-    int64_t n = s->n_rows, *part_of, *rep, *rank, *pos, n_parts = 0, k;
+    int64_t n = s->n_rows, *part_of = NULL, *rep, *rank, *pos, n_parts = 0, k;
+    const int32_t *part32 = NULL;
     engine_sort_key *keys;
     s->part_start = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(n + 2));
     if (s->part_start == NULL)
@@ -1128,34 +1130,38 @@ static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_
         s->n_parts = n > 0;
         return SILT_OK;
     }
-    part_of = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+    /* rep and part_of are sized by the rows, touched by the partitions and rows used */
     rep = arena_alloc(a, sizeof(int64_t) * (size_t)n);
-    rank = arena_alloc(a, sizeof(int64_t) * (size_t)n);
-    pos = arena_calloc(a, (size_t)n + 1, sizeof(int64_t));
     keys = arena_calloc(a, s->n_part, sizeof(engine_sort_key));
-    if (part_of == NULL || rep == NULL || rank == NULL || pos == NULL || keys == NULL)
+    if (rep == NULL || keys == NULL)
         return err_nomem(err);
     if (s->by_dict) {
-        for (k = 0; k < n; k++)
-            part_of[k] = s->dpart[k];
+        part32 = s->dpart; /* numbered while draining */
         n_parts = s->n_dparts;
         memcpy(rep, s->drep, sizeof(int64_t) * (size_t)n_parts);
     } else {
+        part_of = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+        if (part_of == NULL)
+            return err_nomem(err);
         SILT_RETURN_IF_ERROR(number_partitions(s, a, part_of, rep, &n_parts, err));
     }
+    rank = arena_alloc(a, sizeof(int64_t) * (size_t)(n_parts + 1));
+    pos = arena_calloc(a, (size_t)n_parts + 2, sizeof(int64_t));
+    if (rank == NULL || pos == NULL)
+        return err_nomem(err);
     for (k = 0; k < (int64_t)s->n_part; k++)
         keys[k] = engine_sort_key_default(s->part_cols[k], 0);
     /* rep becomes the first rows in key order; rank[partition] its place */
     SILT_RETURN_IF_ERROR(engine_sort_indices(keys, s->n_part, s->cols, rep, n_parts, a, err));
     for (k = 0; k < n_parts; k++)
-        rank[part_of[rep[k]]] = k;
+        rank[part32 ? part32[rep[k]] : part_of[rep[k]]] = k;
     for (k = 0; k < n; k++)
-        pos[rank[part_of[k]] + 1]++;
+        pos[rank[part32 ? part32[k] : part_of[k]] + 1]++;
     for (k = 0; k < n_parts; k++)
         pos[k + 1] += pos[k];
     memcpy(s->part_start, pos, sizeof(int64_t) * (size_t)(n_parts + 1));
     for (k = 0; k < n; k++)
-        s->idx[pos[rank[part_of[k]]]++] = k;
+        s->idx[pos[rank[part32 ? part32[k] : part_of[k]]]++] = k;
     s->n_parts = n_parts;
     return SILT_OK;
 }
@@ -1164,6 +1170,8 @@ static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_
 static void drain_parts_reset(win_state *s, int on)
 {
     hashmap_clear(&s->pmap);
+    arena_free(s->part_arena);
+    s->part_arena = NULL;
     s->by_dict = on;
     s->dpart = NULL;
     s->drep = NULL;
@@ -1183,26 +1191,55 @@ typedef struct win_job {
 } win_job;
 
 /*
+ * Positions [lo, lo + n) of a computed result (fixed width; its own
+ * validity is never written, see compute_agg) as a vector that shares its
+ * values: no copy. NULLs come from the marks in nulls (NULL: none).
+ */
+static silt_status result_view(const col_vec *res, const uint8_t *nulls, int64_t lo, int64_t n,
+                               arena *a, col_vec **out, silt_error *err)
+{
+    col_vec *v = arena_calloc(a, 1, sizeof(*v));
+    size_t width = col_type_value_width(res->type->id);
+    int64_t k;
+    if (v == NULL)
+        return err_nomem(err);
+    v->type = res->type;
+    v->length = n;
+    v->values = (char *)res->values + width * (size_t)lo;
+    for (k = 0; nulls != NULL && k < n; k++) {
+        if (!nulls[lo + k])
+            continue;
+        if (v->validity == NULL) {
+            size_t bytes = (size_t)(n + 7) / 8;
+            v->validity = arena_alloc(a, bytes);
+            if (v->validity == NULL)
+                return err_nomem(err);
+            memset(v->validity, 0xff, bytes);
+        }
+        vec_set_null(v, k);
+    }
+    *out = v;
+    return SILT_OK;
+}
+
+/*
  * Function f's output for sorted positions [lo, lo + n) into a (the
- * segment's arena): the results with their NULL marks, or the gathers of
- * lag/lead, value functions and min/max. pos holds lo .. lo + n - 1.
+ * segment's arena): a view of the results with their NULL marks, or the
+ * gathers of lag/lead, value functions and min/max.
  */
 static silt_status finish_result(engine_op *op, const win_state *s, const win_job *j, size_t f,
-                                 int64_t lo, int64_t n, const int64_t *pos, arena *a,
-                                 col_vec **out, silt_error *err)
+                                 int64_t lo, int64_t n, arena *a, col_vec **out,
+                                 silt_error *err)
 {
     const engine_window_fn *fn = &s->fns[f];
     const col_type *t = op->schema->fields[s->n_child + f].type;
     col_vec *arg = s->cols[s->n_child + 2 * f];
     const int64_t *take = j->take[f] != NULL ? j->take[f] + lo : NULL;
     int64_t k;
-    if (j->nulls[f] != NULL) {
-        SILT_RETURN_IF_ERROR(vec_gather(out, a, s->results[f], pos, n, err));
-        for (k = 0; k < n; k++)
-            if (j->nulls[f][lo + k])
-                vec_set_null(*out, k);
-        return SILT_OK;
-    }
+    if (j->nulls[f] != NULL || (take == NULL && fn->kind != WIN_LAG && fn->kind != WIN_LEAD &&
+                                !(fn->kind == WIN_AGG &&
+                                  (fn->agg == AGG_MIN || fn->agg == AGG_MAX))))
+        return result_view(s->results[f], j->nulls[f], lo, n, a, out, err);
     if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD) {
         /* Rows outside the partition take the default (NULL without one). */
         col_vec *def = s->cols[s->n_child + 2 * f + 1];
@@ -1219,17 +1256,10 @@ static silt_status finish_result(engine_op *op, const win_state *s, const win_jo
     }
     if (take != NULL)
         return vec_gather(out, a, arg, take, n, err);
-    if (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX))
-        /* min/max computed the winning row number per position */
-        return vec_gather(out, a, arg, (const int64_t *)s->results[f]->values + lo, n, err);
-    return vec_gather(out, a, s->results[f], pos, n, err);
+    /* min/max computed the winning row number per position */
+    return vec_gather(out, a, arg, (const int64_t *)s->results[f]->values + lo, n, err);
 }
 
-/*
- * The output chunks of task t's positions [lo, hi), made on its worker:
- * the child columns gathered in sorted order and every function's column,
- * in the segment's own arena (arenas are not thread-safe).
- */
 /* Whether child column col is a PARTITION BY key of type STRING or BINARY. */
 static int is_text_part_key(const win_state *s, size_t col)
 {
@@ -1279,6 +1309,11 @@ static silt_status part_key_dict(const win_state *s, size_t col, int64_t first,
     return SILT_OK;
 }
 
+/*
+ * The output chunks of task t's positions [lo, hi), made on its worker:
+ * the child columns gathered in sorted order and every function's column,
+ * in the segment's own arena (arenas are not thread-safe).
+ */
 static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, silt_error *err)
 {
     win_state *s = j->s;
@@ -1286,22 +1321,19 @@ static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, sil
     size_t n_out = s->n_child + s->n_fns, col, f;
     int64_t n_chunks = (hi - lo + ENGINE_BATCH_ROWS - 1) / ENGINE_BATCH_ROWS, c, k;
     int64_t part = j->seg[t];
-    int64_t *pos = arena_alloc(a, sizeof(int64_t) * ENGINE_BATCH_ROWS);
+    col_vec **blank = arena_calloc(a, s->n_child + 1, sizeof(col_vec *));
     s->out[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(col_vec **));
     s->out_rows[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(int64_t));
-    if (pos == NULL || s->out[t] == NULL || s->out_rows[t] == NULL)
+    if (blank == NULL || s->out[t] == NULL || s->out_rows[t] == NULL)
         return err_nomem(err);
     for (c = 0; c < n_chunks; c++) {
-        int64_t from = lo + c * ENGINE_BATCH_ROWS, n = hi - from;
+        int64_t from = lo + c * ENGINE_BATCH_ROWS, n = hi - from, first, q;
+        int32_t *codes = NULL;
         col_vec **cols = arena_calloc(a, n_out + 1, sizeof(col_vec *));
         if (cols == NULL)
             return err_nomem(err);
         if (n > ENGINE_BATCH_ROWS)
             n = ENGINE_BATCH_ROWS;
-        int64_t first, q;
-        int32_t *codes = NULL;
-        for (k = 0; k < n; k++)
-            pos[k] = from + k;
         /* the chunk's rows by partition: codes[k] counts from the chunk's first partition */
         while (s->part_start[part + 1] <= from)
             part++;
@@ -1318,9 +1350,15 @@ static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, sil
         }
         for (col = 0; col < s->n_child; col++) {
             const col_type *ct = s->cols[col]->type;
-            if (s->used != NULL && !s->used[col] && !col_type_is_nested(ct->id))
-                SILT_RETURN_IF_ERROR(col_vec_new_nulls(&cols[col], a, ct, n, err));
-            else if (codes != NULL && 2 * (q - first + 1) <= n && is_text_part_key(s, col))
+            if (s->used != NULL && !s->used[col] && !col_type_is_nested(ct->id)) {
+                /* not read: one vector of NULLs serves every full chunk of the segment */
+                if (n < ENGINE_BATCH_ROWS)
+                    SILT_RETURN_IF_ERROR(col_vec_new_nulls(&cols[col], a, ct, n, err));
+                else if (blank[col] == NULL)
+                    SILT_RETURN_IF_ERROR(col_vec_new_nulls(&blank[col], a, ct, n, err));
+                if (n == ENGINE_BATCH_ROWS)
+                    cols[col] = blank[col];
+            } else if (codes != NULL && 2 * (q - first + 1) <= n && is_text_part_key(s, col))
                 SILT_RETURN_IF_ERROR(part_key_dict(s, col, first, q - first + 1, codes, n, a,
                                                    &cols[col], err));
             else
@@ -1328,7 +1366,7 @@ static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, sil
                                                 err));
         }
         for (f = 0; f < s->n_fns; f++)
-            SILT_RETURN_IF_ERROR(finish_result(j->op, s, j, f, from, n, pos, a,
+            SILT_RETURN_IF_ERROR(finish_result(j->op, s, j, f, from, n, a,
                                                &cols[s->n_child + f], err));
         s->out[t][c] = cols;
         s->out_rows[t][c] = n;
@@ -1529,7 +1567,7 @@ static silt_status part_of_key(win_state *s, const char *x, int32_t len, int64_t
         return err_set(err, SILT_NOMEM, "a window has more than %d partitions", INT32_MAX);
     if (s->n_dparts == s->drep_cap) {
         int64_t cap = s->drep_cap ? s->drep_cap * 2 : 64;
-        int64_t *grown = arena_realloc(s->rows_arena, s->drep, sizeof(int64_t) * (size_t)s->drep_cap,
+        int64_t *grown = arena_realloc(s->part_arena, s->drep, sizeof(int64_t) * (size_t)s->drep_cap,
                                        sizeof(int64_t) * (size_t)cap);
         if (grown == NULL)
             return err_nomem(err);
@@ -1557,12 +1595,14 @@ static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scra
     const col_vec *v = in->batch.cols[s->part_cols[0]];
     int32_t *by_entry = NULL;
     int64_t k, need = s->n_rows + in->n_sel;
+    if (s->part_arena == NULL && (s->part_arena = arena_new(NULL, "window_partitions")) == NULL)
+        return err_nomem(err);
     if (need > s->dpart_cap) {
         int64_t cap = s->dpart_cap ? s->dpart_cap : 4096;
         int32_t *grown;
         while (cap < need)
             cap *= 2;
-        grown = arena_realloc(s->rows_arena, s->dpart, sizeof(int32_t) * (size_t)s->dpart_cap,
+        grown = arena_realloc(s->part_arena, s->dpart, sizeof(int32_t) * (size_t)s->dpart_cap,
                               sizeof(int32_t) * (size_t)cap);
         if (grown == NULL)
             return err_nomem(err);
@@ -1671,6 +1711,50 @@ static silt_status split_chunk(engine_chunk *in, engine_chunk *rest, arena *a, s
     return SILT_OK;
 }
 
+/* The child column that is function fn's argument as it is, or -1 (an expression, or none). */
+static int64_t arg_column(const win_state *s, const engine_window_fn *fn)
+{
+    const expr *e = fn->arg;
+    if (e == NULL || e->kind != EXPR_COLUMN || e->col_idx < 0 || (size_t)e->col_idx >= s->n_child)
+        return -1;
+    return e->col_idx;
+}
+
+/*
+ * The drained columns, each one vector. Without a limit, the batches'
+ * copies are concatenated into a fresh arena and their arena is freed
+ * (several parts in every column), so that the memory is used again for
+ * the output instead of new pages: page faults were the larger part of a
+ * big window's CPU time.
+ */
+static silt_status finish_columns(engine_op *op, win_state *s, vec_accum *acc, size_t n_acc,
+                                  silt_error *err)
+{
+    arena *fresh = NULL;
+    size_t col;
+    int all_parts = s->limit_k < 0;
+    for (col = 0; col < n_acc; col++)
+        if (!(acc[col].type->id == COL_NULL && acc[col].n_rows == 0) && acc[col].n_parts <= 1)
+            all_parts = 0; /* a single part is used as it is, where it is */
+    if (all_parts && n_acc > 0) {
+        fresh = arena_new(op->op_arena, "window_rows");
+        if (fresh == NULL)
+            return err_nomem(err);
+    }
+    for (col = 0; col < n_acc; col++) {
+        if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
+            continue;
+        if (fresh != NULL)
+            acc[col].a = fresh;
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &s->cols[col], err));
+    }
+    if (fresh != NULL) {
+        arena_free(s->rows_arena);
+        s->rows_arena = fresh;
+    }
+    return SILT_OK;
+}
+
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
 {
     size_t n_acc = s->n_child + 2 * s->n_fns, col, f;
@@ -1686,8 +1770,10 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     for (f = 0; f < s->n_fns; f++) {
         const engine_window_fn *fn = &s->fns[f];
         arena *fa = s->limit_k >= 0 ? op->op_arena : s->rows_arena;
+        /* an argument that is a child column is that column (not held twice): NULL type here */
         vec_accum_init(&acc[s->n_child + 2 * f], fa,
-                       fn->arg ? fn->arg->type : col_type_primitive(COL_NULL));
+                       fn->arg && arg_column(s, fn) < 0 ? fn->arg->type
+                                                        : col_type_primitive(COL_NULL));
         vec_accum_init(&acc[s->n_child + 2 * f + 1], fa,
                        fn->default_value ? fn->default_value->type : col_type_primitive(COL_NULL));
     }
@@ -1725,7 +1811,7 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
         for (f = 0; f < s->n_fns; f++) {
             const engine_window_fn *fn = &s->fns[f];
-            expr *exprs[2] = {fn->arg, fn->default_value};
+            expr *exprs[2] = {arg_column(s, fn) < 0 ? fn->arg : NULL, fn->default_value};
             int which;
             for (which = 0; which < 2; which++) {
                 col_vec *v;
@@ -1756,11 +1842,10 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     s->cols = arena_calloc(op->op_arena, n_acc, sizeof(col_vec *));
     if (s->cols == NULL)
         return err_nomem(err);
-    for (col = 0; col < n_acc; col++) {
-        if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
-            continue;
-        SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &s->cols[col], err));
-    }
+    SILT_RETURN_IF_ERROR(finish_columns(op, s, acc, n_acc, err));
+    for (f = 0; f < s->n_fns; f++)
+        if (arg_column(s, &s->fns[f]) >= 0)
+            s->cols[s->n_child + 2 * f] = s->cols[arg_column(s, &s->fns[f])];
     SILT_RETURN_IF_ERROR(win_compute(op, s, err));
     s->next_row = 0;
     s->drained = 1;
@@ -1819,7 +1904,7 @@ static void win_close(engine_op *op)
 {
     win_state *s = op->state;
     win_spill_close(s->spill);
-    hashmap_clear(&s->pmap);
+    drain_parts_reset(s, 0);
 }
 
 static const engine_op_vtable win_vt = {"window", win_open, win_next, win_close};
