@@ -5,16 +5,21 @@
  *
  * The operator drains its child, keeping its columns and the evaluated
  * arguments, numbers the rows by partition with a hash table (partitions
- * in key order, ASC NULLS FIRST; rows in input order), then sorts each
- * partition by the order keys (stable) and computes its functions; the
- * partitions run as tasks on the thread pool (win_compute). Sums, counts
- * and averages use prefix sums, so any frame costs O(1) per row; min and
- * max scan their frame. Peer groups are found once per partition. With
- * PARTITION BY, an input that outgrows the memory room is partitioned to
- * disk instead (win_should_spill, window_spill.c).
+ * in key order, ASC NULLS FIRST; rows in input order; one string key is
+ * numbered while draining, per dictionary entry when it is encoded), then
+ * sorts each partition by the order keys (stable) and computes its
+ * functions; the partitions run as tasks on the thread pool (win_compute),
+ * and each task also makes its output chunks (make_output). Sums, counts
+ * and averages use prefix sums, so any frame costs O(1) per row; running
+ * frames read their end, and running min/max carry their best row; other
+ * min/max frames are scanned. Peer groups are found once per partition.
+ * With PARTITION BY, an input that outgrows the memory room is partitioned
+ * to disk instead (win_should_spill, window_spill.c).
  *
  * Output: the child's columns and one column per function, partition by
  * partition; nothing above relies on that order (ORDER BY is its own sort).
+ * A text partition key is dictionary-encoded per chunk (one entry per
+ * partition); columns the projection above does not read are NULLs.
  */
 #include "engine/op_int.h"
 #include "engine/spill_int.h"
