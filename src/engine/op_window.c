@@ -70,7 +70,12 @@ typedef struct win_state {
     int64_t charged;
     /* sorted positions: partitions [part_start[i], part_start[i + 1]), peer groups */
     int64_t *part_start, n_parts;
-    int64_t *peer_lo, *peer_hi;
+    /*
+     * Peer groups of the partition a task computes, in its worker's
+     * scratch: peer_lo[p - peer_base] (win_task sets these in its own copy
+     * of the state, so a partition's peers never take n_rows-sized arrays).
+     */
+    int64_t *peer_lo, *peer_hi, peer_base;
     /*
      * One string PARTITION BY key, no limit: partitions are numbered while
      * draining (drain_parts), where a dictionary-encoded key is looked up
@@ -184,7 +189,7 @@ static void compute_peers(win_state *s, int64_t ps, int64_t pe)
 {
     const int64_t *ik = NULL;
     const int32_t *ik32 = NULL;
-    int64_t p, g = ps;
+    int64_t p, g = ps, b = s->peer_base;
     order_key_values(s, &ik, &ik32);
     for (p = ps; p < pe; p++) {
         if (p > ps) {
@@ -194,11 +199,12 @@ static void compute_peers(win_state *s, int64_t ps, int64_t pe)
             if (!same)
                 g = p;
         }
-        s->peer_lo[p] = g;
+        s->peer_lo[p - b] = g;
     }
     for (p = pe - 1; p >= ps; p--)
-        s->peer_hi[p] = (p == pe - 1 || s->peer_lo[p + 1] != s->peer_lo[p]) ? p + 1
-                                                                            : s->peer_hi[p + 1];
+        s->peer_hi[p - b] = (p == pe - 1 || s->peer_lo[p + 1 - b] != s->peer_lo[p - b])
+                                ? p + 1
+                                : s->peer_hi[p + 1 - b];
 }
 
 /* Numeric value of the single RANGE order key at sorted position p. */
@@ -239,14 +245,14 @@ static void frame_of(const win_state *s, const engine_frame *f, int64_t p, int64
         if (f->start_unbounded)
             *lo = ps;
         else if (f->start == 0)
-            *lo = s->peer_lo[p];
+            *lo = s->peer_lo[p - s->peer_base];
         else
             *lo = range_search(s, ps, pe,
                                range_key(s, p) + (desc ? -(double)f->start : (double)f->start), 0);
         if (f->end_unbounded)
             *hi = pe;
         else if (f->end == 0)
-            *hi = s->peer_hi[p];
+            *hi = s->peer_hi[p - s->peer_base];
         else
             *hi = range_search(s, ps, pe,
                                range_key(s, p) + (desc ? -(double)f->end : (double)f->end), 1);
@@ -278,10 +284,10 @@ static void compute_ranking(const win_state *s, const engine_window_fn *fn, col_
     int64_t p, dense = 1;
     int32_t *out = o->values;
     for (p = ps; p < pe; p++) {
-        if (p > ps && s->peer_lo[p] == p)
+        if (p > ps && s->peer_lo[p - s->peer_base] == p)
             dense++;
         out[p] = fn->kind == WIN_ROW_NUMBER ? (int32_t)(p - ps + 1)
-                 : fn->kind == WIN_RANK     ? (int32_t)(s->peer_lo[p] - ps + 1)
+                 : fn->kind == WIN_RANK     ? (int32_t)(s->peer_lo[p - s->peer_base] - ps + 1)
                                             : (int32_t)dense;
     }
 }
@@ -309,8 +315,8 @@ static void compute_distribution(const win_state *s, const engine_window_fn *fn,
     }
     for (p = ps; p < pe; p++)
         ((double *)o->values)[p] = fn->kind == WIN_CUME_DIST
-                                       ? (double)(s->peer_hi[p] - ps) / (double)n
-                                   : n > 1 ? (double)(s->peer_lo[p] - ps) / (double)(n - 1)
+                                       ? (double)(s->peer_hi[p - s->peer_base] - ps) / (double)n
+                                   : n > 1 ? (double)(s->peer_lo[p - s->peer_base] - ps) / (double)(n - 1)
                                            : 0.0;
 }
 
@@ -469,7 +475,7 @@ static int running_frame(const engine_frame *f)
 static inline int64_t running_hi(const win_state *s, const engine_frame *f, int64_t p,
                                  int64_t pe)
 {
-    return f->end_unbounded ? pe : f->type == FRAME_ROWS ? p + 1 : s->peer_hi[p];
+    return f->end_unbounded ? pe : f->type == FRAME_ROWS ? p + 1 : s->peer_hi[p - s->peer_base];
 }
 
 /*
@@ -1383,7 +1389,7 @@ static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, sil
 static silt_status win_task(void *payload, size_t task, size_t worker, silt_error *err)
 {
     win_job *j = payload;
-    win_state *s = j->s;
+    win_state local = *j->s, *s = &local; /* with this task's own peer arrays */
     arena *a = j->arenas[worker];
     int64_t part, longest = 1;
     size_t f;
@@ -1392,6 +1398,10 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
     for (part = j->seg[task]; part < j->seg[task + 1]; part++)
         if (s->part_start[part + 1] - s->part_start[part] > longest)
             longest = s->part_start[part + 1] - s->part_start[part];
+    local.peer_lo = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
+    local.peer_hi = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
+    if (local.peer_lo == NULL || local.peer_hi == NULL)
+        return err_nomem(err);
     pre.cnt = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
     pre.dsum = arena_alloc(a, sizeof(double) * (size_t)(longest + 1));
     pre.isum = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
@@ -1405,6 +1415,7 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
         if (s->n_order > 0 && pe - ps > 1 && !already_sorted(s, ps, pe))
             SILT_RETURN_IF_ERROR(engine_sort_indices(s->order, s->n_order, s->cols, s->idx + ps,
                                                      pe - ps, a, err));
+        local.peer_base = ps;
         compute_peers(s, ps, pe);
         for (f = 0; f < s->n_fns; f++) {
             const engine_window_fn *fn = &s->fns[f];
@@ -1530,10 +1541,8 @@ static silt_status win_compute(engine_op *op, win_state *s, silt_error *err)
     memset(&job, 0, sizeof(job));
     job.s = s;
     s->idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    s->peer_lo = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    s->peer_hi = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
     job.arenas = arena_calloc(op->op_arena, width, sizeof(arena *));
-    if (a == NULL || s->idx == NULL || s->peer_lo == NULL || s->peer_hi == NULL ||
+    if (a == NULL || s->idx == NULL ||
         job.arenas == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(group_partitions(op, s, a, err));
