@@ -420,6 +420,7 @@ silt_status engine_op_project(engine_op **out, engine_ctx *ctx, engine_op *child
     if (s->exprs == NULL)
         return err_nomem(err);
     s->n_exprs = n_exprs;
+    engine_window_note_project(child, exprs, n_exprs);
     return SILT_OK;
 }
 

@@ -40,6 +40,12 @@ int engine_compare_keys(const engine_sort_key *keys, size_t n_keys, col_vec *con
  * rows past the limit.
  */
 int engine_window_set_limit(engine_op *op, int64_t col, int64_t k);
+/*
+ * Called with the expressions of a projection built over op: when op is a
+ * window, the child columns they do not read are not gathered into its
+ * output (they come out as NULLs), as only that projection reads them.
+ */
+void engine_window_note_project(engine_op *op, expr *const *exprs, size_t n_exprs);
 
 /* Charges bytes to the query for this operator; released by engine_op_close. */
 silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err);

@@ -5,21 +5,28 @@
  *
  * The operator drains its child, keeping its columns and the evaluated
  * arguments, numbers the rows by partition with a hash table (partitions
- * in key order, ASC NULLS FIRST; rows in input order), then sorts each
- * partition by the order keys (stable) and computes its functions; the
- * partitions run as tasks on the thread pool (win_compute). Sums, counts
- * and averages use prefix sums, so any frame costs O(1) per row; min and
- * max scan their frame. Peer groups are found once per partition. With
- * PARTITION BY, an input that outgrows the memory room is partitioned to
- * disk instead (win_should_spill, window_spill.c).
+ * in key order, ASC NULLS FIRST; rows in input order; one string key is
+ * numbered while draining, per dictionary entry when it is encoded), then
+ * sorts each partition by the order keys (stable) and computes its
+ * functions; the partitions run as tasks on the thread pool (win_compute),
+ * and each task also makes its output chunks (make_output). Sums, counts
+ * and averages use prefix sums, so any frame costs O(1) per row; running
+ * frames read their end, and running min/max carry their best row; other
+ * min/max frames are scanned. Peer groups are found once per partition.
+ * With PARTITION BY, an input that outgrows the memory room is partitioned
+ * to disk instead (win_should_spill, window_spill.c).
  *
  * Output: the child's columns and one column per function, partition by
  * partition; nothing above relies on that order (ORDER BY is its own sort).
+ * A text partition key is dictionary-encoded per chunk (one entry per
+ * partition); columns the projection above does not read are NULLs.
  */
 #include "engine/op_int.h"
 #include "engine/spill_int.h"
 
 #include <string.h>
+
+#include "util/hashmap.h"
 
 typedef struct win_state {
     int64_t *part_cols;
@@ -34,6 +41,17 @@ typedef struct win_state {
     int64_t *idx;    /* sorted row numbers */
     int64_t n_rows, next_row;
     col_vec **results; /* per function, in sorted order */
+    /*
+     * The output, made by the tasks: segment t's chunks of at most
+     * ENGINE_BATCH_ROWS rows, chunk c's columns out[t][c] (child columns,
+     * then the functions') with out_rows[t][c] rows, in out_arenas[t].
+     */
+    col_vec ****out;
+    int64_t **out_rows;
+    int64_t *out_n;
+    arena **out_arenas;
+    size_t n_segs, cur_seg;
+    int64_t cur_chunk;
     int drained;
     /*
      * WindowGroupLimit: keep only rows whose limit_kind rank can be <=
@@ -52,7 +70,26 @@ typedef struct win_state {
     int64_t charged;
     /* sorted positions: partitions [part_start[i], part_start[i + 1]), peer groups */
     int64_t *part_start, n_parts;
-    int64_t *peer_lo, *peer_hi;
+    /*
+     * Peer groups of the partition a task computes, in its worker's
+     * scratch: peer_lo[p - peer_base] (win_task sets these in its own copy
+     * of the state, so a partition's peers never take n_rows-sized arrays).
+     */
+    int64_t *peer_lo, *peer_hi, peer_base;
+    /*
+     * One string PARTITION BY key, no limit: partitions are numbered while
+     * draining (drain_parts), where a dictionary-encoded key is looked up
+     * once per dictionary entry, not hashed and compared per row. pmap
+     * maps key bytes to partition + 1; dpart[row] is the row's partition,
+     * drep[partition] its first row; null_part is the NULL key's (-1: none).
+     */
+    /* per child column: 0 = no operator reads it (engine_window_note_project); NULL = all */
+    uint8_t *used;
+    int by_dict;
+    hashmap pmap;
+    arena *part_arena; /* a root arena for dpart and drep: rows_arena is replaced midway */
+    int32_t *dpart;
+    int64_t *drep, dpart_cap, drep_cap, n_dparts, null_part;
     /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
     win_spill *spill;
     int spill_level;
@@ -66,6 +103,14 @@ typedef struct wgl_slot {
     int64_t ibound;
     double dbound;
 } wgl_slot;
+
+/*
+ * A WindowGroupLimit compacts its rows first after this many, later when
+ * they outnumber the kept rows four times. Small, because until the first
+ * compaction no row is filtered, and each compaction sorts what it holds:
+ * with few partitions the first one already fills them all.
+ */
+#define WGL_FIRST_COMPACT 256
 
 static int win_is_value(engine_win_kind k)
 {
@@ -144,7 +189,7 @@ static void compute_peers(win_state *s, int64_t ps, int64_t pe)
 {
     const int64_t *ik = NULL;
     const int32_t *ik32 = NULL;
-    int64_t p, g = ps;
+    int64_t p, g = ps, b = s->peer_base;
     order_key_values(s, &ik, &ik32);
     for (p = ps; p < pe; p++) {
         if (p > ps) {
@@ -154,11 +199,12 @@ static void compute_peers(win_state *s, int64_t ps, int64_t pe)
             if (!same)
                 g = p;
         }
-        s->peer_lo[p] = g;
+        s->peer_lo[p - b] = g;
     }
     for (p = pe - 1; p >= ps; p--)
-        s->peer_hi[p] = (p == pe - 1 || s->peer_lo[p + 1] != s->peer_lo[p]) ? p + 1
-                                                                            : s->peer_hi[p + 1];
+        s->peer_hi[p - b] = (p == pe - 1 || s->peer_lo[p + 1 - b] != s->peer_lo[p - b])
+                                ? p + 1
+                                : s->peer_hi[p + 1 - b];
 }
 
 /* Numeric value of the single RANGE order key at sorted position p. */
@@ -199,14 +245,14 @@ static void frame_of(const win_state *s, const engine_frame *f, int64_t p, int64
         if (f->start_unbounded)
             *lo = ps;
         else if (f->start == 0)
-            *lo = s->peer_lo[p];
+            *lo = s->peer_lo[p - s->peer_base];
         else
             *lo = range_search(s, ps, pe,
                                range_key(s, p) + (desc ? -(double)f->start : (double)f->start), 0);
         if (f->end_unbounded)
             *hi = pe;
         else if (f->end == 0)
-            *hi = s->peer_hi[p];
+            *hi = s->peer_hi[p - s->peer_base];
         else
             *hi = range_search(s, ps, pe,
                                range_key(s, p) + (desc ? -(double)f->end : (double)f->end), 1);
@@ -238,10 +284,10 @@ static void compute_ranking(const win_state *s, const engine_window_fn *fn, col_
     int64_t p, dense = 1;
     int32_t *out = o->values;
     for (p = ps; p < pe; p++) {
-        if (p > ps && s->peer_lo[p] == p)
+        if (p > ps && s->peer_lo[p - s->peer_base] == p)
             dense++;
         out[p] = fn->kind == WIN_ROW_NUMBER ? (int32_t)(p - ps + 1)
-                 : fn->kind == WIN_RANK     ? (int32_t)(s->peer_lo[p] - ps + 1)
+                 : fn->kind == WIN_RANK     ? (int32_t)(s->peer_lo[p - s->peer_base] - ps + 1)
                                             : (int32_t)dense;
     }
 }
@@ -269,8 +315,8 @@ static void compute_distribution(const win_state *s, const engine_window_fn *fn,
     }
     for (p = ps; p < pe; p++)
         ((double *)o->values)[p] = fn->kind == WIN_CUME_DIST
-                                       ? (double)(s->peer_hi[p] - ps) / (double)n
-                                   : n > 1 ? (double)(s->peer_lo[p] - ps) / (double)(n - 1)
+                                       ? (double)(s->peer_hi[p - s->peer_base] - ps) / (double)n
+                                   : n > 1 ? (double)(s->peer_lo[p - s->peer_base] - ps) / (double)(n - 1)
                                            : 0.0;
 }
 
@@ -327,6 +373,41 @@ static void offset_rows(const win_state *s, const engine_window_fn *fn, int64_t 
     }
 }
 
+/*
+ * prefix_sums for an argument without NULLs of type double, long or int:
+ * one typed loop (this runs for every row of every running sum). Returns 0
+ * when the argument is of another kind.
+ */
+static int prefix_sums_dense(const win_state *s, const col_vec *arg, int64_t ps, int64_t pe,
+                             prefix *pre)
+{
+    const int64_t *idx = s->idx + ps;
+    int64_t i, n = pe - ps;
+    col_type_id in = arg->type->id;
+    if ((arg->validity != NULL && arg->null_count != 0) || arg->dictionary != NULL)
+        return 0;
+    if (in == COL_DOUBLE) {
+        const double *x = arg->values;
+        double acc = 0;
+        pre->dsum[0] = 0;
+        for (i = 0; i < n; i++)
+            pre->dsum[i + 1] = acc += x[idx[i]];
+    } else if (in == COL_LONG || in == COL_INT) {
+        const int64_t *x64 = arg->values;
+        const int32_t *x32 = arg->values;
+        uint64_t acc = 0; /* wraps as the general loop does */
+        pre->isum[0] = 0;
+        for (i = 0; i < n; i++)
+            pre->isum[i + 1] = (int64_t)(acc += (uint64_t)(in == COL_LONG ? x64[idx[i]]
+                                                                           : x32[idx[i]]));
+    } else {
+        return 0;
+    }
+    for (i = 0; i <= n; i++)
+        pre->cnt[i] = i;
+    return 1;
+}
+
 /* Prefix counts and sums of the argument over partition [ps, pe). */
 static void prefix_sums(const win_state *s, const col_vec *arg, int64_t ps, int64_t pe,
                         prefix *pre)
@@ -334,6 +415,8 @@ static void prefix_sums(const win_state *s, const col_vec *arg, int64_t ps, int6
     col_type_id in = arg ? arg->type->id : COL_NULL;
     int is_dec = in == COL_DECIMAL, is_int = is_int_like(in);
     int64_t p;
+    if (arg != NULL && prefix_sums_dense(s, arg, ps, pe, pre))
+        return;
     pre->cnt[0] = 0;
     pre->dsum[0] = 0;
     pre->isum[0] = 0;
@@ -378,6 +461,90 @@ static int64_t frame_best(const win_state *s, const engine_window_fn *fn, const 
 }
 
 /*
+ * Whether a frame starts at the partition's first row and ends at the
+ * current row (ROWS), its last peer (RANGE) or the partition's end: the
+ * frames of running aggregates (Spark's default with ORDER BY) and of
+ * whole partitions, whose end only moves forward and needs no search.
+ */
+static int running_frame(const engine_frame *f)
+{
+    return f->start_unbounded && (f->end_unbounded || f->end == 0);
+}
+
+/* The end of a running frame (running_frame) at sorted position p. */
+static inline int64_t running_hi(const win_state *s, const engine_frame *f, int64_t p,
+                                 int64_t pe)
+{
+    return f->end_unbounded ? pe : f->type == FRAME_ROWS ? p + 1 : s->peer_hi[p - s->peer_base];
+}
+
+/*
+ * min/max over running frames: the best row of [ps, hi) is carried from
+ * one row to the next as hi moves forward, O(1) a row where frame_best
+ * would rescan the frame.
+ */
+static void running_best(const win_state *s, const engine_window_fn *fn, const col_vec *arg,
+                         col_vec *o, const engine_frame *f, int64_t ps, int64_t pe)
+{
+    int64_t p, q = ps, best = -1;
+    for (p = ps; p < pe; p++) {
+        int64_t hi = running_hi(s, f, p, pe);
+        for (; q < hi; q++) {
+            int64_t r = s->idx[q];
+            int c;
+            if (!vec_is_valid(arg, r))
+                continue;
+            if (best < 0) {
+                best = r;
+                continue;
+            }
+            c = vec_compare_rows(arg, r, arg, best);
+            if (fn->agg == AGG_MIN ? c < 0 : c > 0)
+                best = r;
+        }
+        ((int64_t *)o->values)[p] = best;
+    }
+}
+
+/*
+ * count/sum/avg (not decimal) over running frames from prefix sums, one
+ * loop per kind of result: the frame's end is read, not searched.
+ */
+static void running_agg(const win_state *s, const engine_window_fn *fn, int is_int, col_vec *o,
+                        uint8_t *nulls, const engine_frame *f, int64_t ps, int64_t pe,
+                        const prefix *pre)
+{
+    int64_t p;
+    const int64_t *cnt = pre->cnt; /* indexed from the partition's start */
+    if (fn->agg == AGG_COUNT_STAR || fn->agg == AGG_COUNT) {
+        int64_t *out = o->values;
+        for (p = ps; p < pe; p++) {
+            int64_t hi = running_hi(s, f, p, pe);
+            out[p] = fn->agg == AGG_COUNT_STAR ? hi - ps : cnt[hi - ps];
+        }
+    } else if (o->type->id == COL_DOUBLE) {
+        double *out = o->values;
+        for (p = ps; p < pe; p++) {
+            int64_t b = running_hi(s, f, p, pe) - ps, n = cnt[b];
+            double sum = is_int ? (double)pre->isum[b] : pre->dsum[b];
+            if (n == 0)
+                nulls[p] = 1;
+            else
+                out[p] = fn->agg == AGG_AVG ? sum / (double)n : sum;
+        }
+    } else {
+        int64_t *out = o->values;
+        for (p = ps; p < pe; p++) {
+            int64_t b = running_hi(s, f, p, pe) - ps;
+            if (cnt[b] == 0)
+                nulls[p] = 1;
+            else
+                out[p] = pre->isum[b];
+        }
+    }
+}
+
+/*
  * count/sum/avg over each row's frame from prefix sums (O(1) a row), and
  * min/max by scanning the frame (their row goes to o, gathered later). A
  * NULL result is marked in nulls[p], not in o: partitions of one vector
@@ -389,8 +556,16 @@ static void compute_agg(const win_state *s, const engine_window_fn *fn, const co
 {
     int64_t p;
     int is_int = arg != NULL && is_int_like(arg->type->id);
+    if (running_frame(f) && (fn->agg == AGG_MIN || fn->agg == AGG_MAX)) {
+        running_best(s, fn, arg, o, f, ps, pe);
+        return;
+    }
     if (fn->agg != AGG_MIN && fn->agg != AGG_MAX)
         prefix_sums(s, arg, ps, pe, pre);
+    if (running_frame(f) && o->type->id != COL_DECIMAL) {
+        running_agg(s, fn, is_int, o, nulls, f, ps, pe, pre);
+        return;
+    }
     for (p = ps; p < pe; p++) {
         int64_t lo, hi, n, a, b;
         frame_of(s, f, p, ps, pe, &lo, &hi);
@@ -492,11 +667,39 @@ static void part_hashes(const win_state *s, col_vec *const *cols, const int32_t 
     }
 }
 
+/*
+ * Whether rows x and y of one plain (not dictionary-encoded) string vector
+ * are equal, NULLs equal: read straight from the offsets, as partition keys
+ * are compared once per input row.
+ */
+static inline int plain_str_equal(const col_vec *v, int64_t x, int64_t y)
+{
+    const int32_t *off = v->offsets;
+    int32_t len = off[x + 1] - off[x], i;
+    const char *xs = v->data + off[x], *ys = v->data + off[y];
+    if (v->validity != NULL) {
+        int vx = col_bit_get(v->validity, x), vy = col_bit_get(v->validity, y);
+        if (!vx || !vy)
+            return vx == vy;
+    }
+    if (len != off[y + 1] - off[y])
+        return 0;
+    if (len > 16)
+        return memcmp(xs, ys, (size_t)len) == 0;
+    for (i = 0; i < len; i++) /* partition keys are short: no call */
+        if (xs[i] != ys[i])
+            return 0;
+    return 1;
+}
+
 /* Whether row x of xc and row y of yc have equal partition keys (NULLs are equal). */
 static int same_part_keys(const win_state *s, col_vec *const *xc, int64_t x, col_vec *const *yc,
                           int64_t y)
 {
     size_t k;
+    if (xc == yc && s->n_part == 1 && xc[s->part_cols[0]]->type->id == COL_STRING &&
+        xc[s->part_cols[0]]->dictionary == NULL)
+        return plain_str_equal(xc[s->part_cols[0]], x, y);
     for (k = 0; k < s->n_part; k++) {
         const col_vec *v = xc[s->part_cols[k]], *w = yc[s->part_cols[k]];
         if (v->type->id == COL_STRING && vec_is_valid(v, x) && vec_is_valid(w, y)) {
@@ -635,6 +838,57 @@ static col_type_id wgl_fast_key(const win_state *s, col_vec *const *cols)
 }
 
 /*
+ * wgl_select's common case in one loop: a single partition key that is
+ * dictionary-encoded without NULLs (a Parquet string column) and a single
+ * integral order key without NULLs. Each dictionary entry's slot is found
+ * once; a row then costs a code, a slot and one comparison. *done = 0
+ * when the chunk is not of this kind.
+ */
+static silt_status wgl_select_dict(win_state *s, engine_chunk *in, arena *a, col_type_id fast,
+                                   int32_t *sel, int *done, silt_error *err)
+{
+    const col_vec *pv = s->n_part == 1 ? in->batch.cols[s->part_cols[0]] : NULL;
+    const col_vec *ov = in->batch.cols[s->order[0].col_idx];
+    const wgl_slot **by_entry;
+    const int32_t *codes;
+    int64_t k, n = 0, e;
+    int strict = s->limit_kind == WIN_ROW_NUMBER, desc = s->order[0].descending;
+    *done = 0;
+    if (pv == NULL || pv->dictionary == NULL || (pv->validity != NULL && pv->null_count != 0) ||
+        pv->dictionary->length > in->n_sel || ov->dictionary != NULL)
+        return SILT_OK;
+    codes = pv->values;
+    by_entry = arena_alloc(a, sizeof(*by_entry) * (size_t)(pv->dictionary->length + 1));
+    if (by_entry == NULL)
+        return err_nomem(err);
+    for (e = 0; e < pv->dictionary->length; e++) {
+        int32_t len;
+        const char *x = col_vec_str(pv->dictionary, e, &len);
+        const wgl_slot *slot = wgl_find_str(s, x, len, wgl_str_hash(x, len, 0x5bd1e995u));
+        /* only full partitions with an inline bound filter; the others keep every row */
+        by_entry[e] = slot != NULL && slot->full && slot->has_bound ? slot : NULL;
+    }
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        const wgl_slot *slot = by_entry[codes[row]];
+        if (slot != NULL) {
+            int64_t x = fast == COL_LONG ? ((const int64_t *)ov->values)[row]
+                                         : ((const int32_t *)ov->values)[row];
+            int c = (x > slot->ibound) - (x < slot->ibound);
+            if (desc)
+                c = -c;
+            if (strict ? c >= 0 : c > 0)
+                continue;
+        }
+        sel[n++] = (int32_t)row;
+    }
+    in->sel = sel;
+    in->n_sel = n;
+    *done = 1;
+    return SILT_OK;
+}
+
+/*
  * Narrows a chunk to the rows that may still get a rank <= limit_k: rows
  * of partitions not full yet, and rows ordered before (row_number) or not
  * after (rank, dense_rank: ties share the rank) their partition's last
@@ -656,8 +910,14 @@ static silt_status wgl_select(win_state *s, engine_chunk *in, arena *a, silt_err
     sel = arena_alloc(a, sizeof(int32_t) * (size_t)(in->n_sel ? in->n_sel : 1));
     if (sel == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(wgl_slots_of(s, in, a, &slots, err));
     fast = wgl_fast_key(s, in->batch.cols);
+    if (fast == COL_LONG || fast == COL_INT) {
+        int done = 0;
+        SILT_RETURN_IF_ERROR(wgl_select_dict(s, in, a, fast, sel, &done, err));
+        if (done)
+            return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(wgl_slots_of(s, in, a, &slots, err));
     for (k = 0; k < in->n_sel; k++) {
         int64_t row = ENGINE_ROW(in->sel, k);
         const wgl_slot *slot = slots[k];
@@ -867,7 +1127,8 @@ static silt_status number_partitions(win_state *s, arena *a, int64_t *part_of, i
  */
 static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_error *err)
 {
-    int64_t n = s->n_rows, *part_of, *rep, *rank, *pos, n_parts = 0, k;
+    int64_t n = s->n_rows, *part_of = NULL, *rep, *rank, *pos, n_parts = 0, k;
+    const int32_t *part32 = NULL;
     engine_sort_key *keys;
     s->part_start = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(n + 2));
     if (s->part_start == NULL)
@@ -880,34 +1141,59 @@ static silt_status group_partitions(engine_op *op, win_state *s, arena *a, silt_
         s->n_parts = n > 0;
         return SILT_OK;
     }
-    part_of = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+    /* rep and part_of are sized by the rows, touched by the partitions and rows used */
     rep = arena_alloc(a, sizeof(int64_t) * (size_t)n);
-    rank = arena_alloc(a, sizeof(int64_t) * (size_t)n);
-    pos = arena_calloc(a, (size_t)n + 1, sizeof(int64_t));
     keys = arena_calloc(a, s->n_part, sizeof(engine_sort_key));
-    if (part_of == NULL || rep == NULL || rank == NULL || pos == NULL || keys == NULL)
+    if (rep == NULL || keys == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(number_partitions(s, a, part_of, rep, &n_parts, err));
+    if (s->by_dict) {
+        part32 = s->dpart; /* numbered while draining */
+        n_parts = s->n_dparts;
+        memcpy(rep, s->drep, sizeof(int64_t) * (size_t)n_parts);
+    } else {
+        part_of = arena_alloc(a, sizeof(int64_t) * (size_t)n);
+        if (part_of == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(number_partitions(s, a, part_of, rep, &n_parts, err));
+    }
+    rank = arena_alloc(a, sizeof(int64_t) * (size_t)(n_parts + 1));
+    pos = arena_calloc(a, (size_t)n_parts + 2, sizeof(int64_t));
+    if (rank == NULL || pos == NULL)
+        return err_nomem(err);
     for (k = 0; k < (int64_t)s->n_part; k++)
         keys[k] = engine_sort_key_default(s->part_cols[k], 0);
     /* rep becomes the first rows in key order; rank[partition] its place */
     SILT_RETURN_IF_ERROR(engine_sort_indices(keys, s->n_part, s->cols, rep, n_parts, a, err));
     for (k = 0; k < n_parts; k++)
-        rank[part_of[rep[k]]] = k;
+        rank[part32 ? part32[rep[k]] : part_of[rep[k]]] = k;
     for (k = 0; k < n; k++)
-        pos[rank[part_of[k]] + 1]++;
+        pos[rank[part32 ? part32[k] : part_of[k]] + 1]++;
     for (k = 0; k < n_parts; k++)
         pos[k + 1] += pos[k];
     memcpy(s->part_start, pos, sizeof(int64_t) * (size_t)(n_parts + 1));
     for (k = 0; k < n; k++)
-        s->idx[pos[rank[part_of[k]]]++] = k;
+        s->idx[pos[rank[part32 ? part32[k] : part_of[k]]]++] = k;
     s->n_parts = n_parts;
     return SILT_OK;
+}
+
+/* Forgets the drain's partition numbers; with on, numbers the next drain's rows (by_dict). */
+static void drain_parts_reset(win_state *s, int on)
+{
+    hashmap_clear(&s->pmap);
+    arena_free(s->part_arena);
+    s->part_arena = NULL;
+    s->by_dict = on;
+    s->dpart = NULL;
+    s->drep = NULL;
+    s->dpart_cap = s->drep_cap = s->n_dparts = 0;
+    s->null_part = -1;
 }
 
 /* What the workers share: each task computes the partitions [seg[t], seg[t + 1]). */
 typedef struct win_job {
     win_state *s;
+    engine_op *op;
     const int64_t *seg;
     arena **arenas; /* per worker, reset by each task */
     const engine_frame *frames;
@@ -915,10 +1201,195 @@ typedef struct win_job {
     uint8_t **nulls; /* per function: positions whose result is NULL, or NULL */
 } win_job;
 
+/*
+ * Positions [lo, lo + n) of a computed result (fixed width; its own
+ * validity is never written, see compute_agg) as a vector that shares its
+ * values: no copy. NULLs come from the marks in nulls (NULL: none).
+ */
+static silt_status result_view(const col_vec *res, const uint8_t *nulls, int64_t lo, int64_t n,
+                               arena *a, col_vec **out, silt_error *err)
+{
+    col_vec *v = arena_calloc(a, 1, sizeof(*v));
+    size_t width = col_type_value_width(res->type->id);
+    int64_t k;
+    if (v == NULL)
+        return err_nomem(err);
+    v->type = res->type;
+    v->length = n;
+    v->values = (char *)res->values + width * (size_t)lo;
+    for (k = 0; nulls != NULL && k < n; k++) {
+        if (!nulls[lo + k])
+            continue;
+        if (v->validity == NULL) {
+            size_t bytes = (size_t)(n + 7) / 8;
+            v->validity = arena_alloc(a, bytes);
+            if (v->validity == NULL)
+                return err_nomem(err);
+            memset(v->validity, 0xff, bytes);
+        }
+        vec_set_null(v, k);
+    }
+    *out = v;
+    return SILT_OK;
+}
+
+/*
+ * Function f's output for sorted positions [lo, lo + n) into a (the
+ * segment's arena): a view of the results with their NULL marks, or the
+ * gathers of lag/lead, value functions and min/max.
+ */
+static silt_status finish_result(engine_op *op, const win_state *s, const win_job *j, size_t f,
+                                 int64_t lo, int64_t n, arena *a, col_vec **out,
+                                 silt_error *err)
+{
+    const engine_window_fn *fn = &s->fns[f];
+    const col_type *t = op->schema->fields[s->n_child + f].type;
+    col_vec *arg = s->cols[s->n_child + 2 * f];
+    const int64_t *take = j->take[f] != NULL ? j->take[f] + lo : NULL;
+    int64_t k;
+    if (j->nulls[f] != NULL || (take == NULL && fn->kind != WIN_LAG && fn->kind != WIN_LEAD &&
+                                !(fn->kind == WIN_AGG &&
+                                  (fn->agg == AGG_MIN || fn->agg == AGG_MAX))))
+        return result_view(s->results[f], j->nulls[f], lo, n, a, out, err);
+    if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD) {
+        /* Rows outside the partition take the default (NULL without one). */
+        col_vec *def = s->cols[s->n_child + 2 * f + 1];
+        const col_vec **src = arena_calloc(a, (size_t)(n + 1), sizeof(col_vec *));
+        col_vec *shifted, *defaults = NULL;
+        if (src == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(vec_gather(&shifted, a, arg, take, n, err));
+        if (def != NULL)
+            SILT_RETURN_IF_ERROR(vec_gather(&defaults, a, def, s->idx + lo, n, err));
+        for (k = 0; k < n; k++)
+            src[k] = take[k] >= 0 ? shifted : defaults;
+        return vec_merge(out, a, t, n, NULL, n, src, err);
+    }
+    if (take != NULL)
+        return vec_gather(out, a, arg, take, n, err);
+    /* min/max computed the winning row number per position */
+    return vec_gather(out, a, arg, (const int64_t *)s->results[f]->values + lo, n, err);
+}
+
+/* Whether child column col is a PARTITION BY key of type STRING or BINARY. */
+static int is_text_part_key(const win_state *s, size_t col)
+{
+    size_t k;
+    col_type_id id = s->cols[col]->type->id;
+    if (id != COL_STRING && id != COL_BINARY)
+        return 0;
+    for (k = 0; k < s->n_part; k++)
+        if ((size_t)s->part_cols[k] == col)
+            return 1;
+    return 0;
+}
+
+/*
+ * Partition key column col of positions [from, from + n), which lie in
+ * partitions first .. first + n_entries - 1 (codes[k]: row k's, counted
+ * from first), dictionary-encoded: one entry per partition, as the key is
+ * constant within one. Saves copying the key's bytes per row, and an
+ * aggregation above groups by dictionary entry (agg_table.c).
+ */
+static silt_status part_key_dict(const win_state *s, size_t col, int64_t first,
+                                 int64_t n_entries, const int32_t *codes, int64_t n, arena *a,
+                                 col_vec **out, silt_error *err)
+{
+    int64_t *reps = arena_alloc(a, sizeof(int64_t) * (size_t)(n_entries + 1)), e, k;
+    col_vec *v = arena_calloc(a, 1, sizeof(*v)), *dict;
+    if (reps == NULL || v == NULL)
+        return err_nomem(err);
+    for (e = 0; e < n_entries; e++)
+        reps[e] = s->idx[s->part_start[first + e]];
+    SILT_RETURN_IF_ERROR(vec_gather(&dict, a, s->cols[col], reps, n_entries, err));
+    v->type = s->cols[col]->type;
+    v->length = n;
+    v->values = (void *)codes;
+    v->dictionary = dict;
+    if (dict->validity != NULL && dict->null_count != 0) {
+        size_t bytes = (size_t)(n + 7) / 8;
+        v->validity = arena_alloc(a, bytes ? bytes : 1);
+        if (v->validity == NULL)
+            return err_nomem(err);
+        memset(v->validity, 0xff, bytes ? bytes : 1);
+        for (k = 0; k < n; k++)
+            if (!vec_is_valid(dict, codes[k]))
+                vec_set_null(v, k);
+    }
+    *out = v;
+    return SILT_OK;
+}
+
+/*
+ * The output chunks of task t's positions [lo, hi), made on its worker:
+ * the child columns gathered in sorted order and every function's column,
+ * in the segment's own arena (arenas are not thread-safe).
+ */
+static silt_status make_output(win_job *j, size_t t, int64_t lo, int64_t hi, silt_error *err)
+{
+    win_state *s = j->s;
+    arena *a = s->out_arenas[t];
+    size_t n_out = s->n_child + s->n_fns, col, f;
+    int64_t n_chunks = (hi - lo + ENGINE_BATCH_ROWS - 1) / ENGINE_BATCH_ROWS, c, k;
+    int64_t part = j->seg[t];
+    col_vec **blank = arena_calloc(a, s->n_child + 1, sizeof(col_vec *));
+    s->out[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(col_vec **));
+    s->out_rows[t] = arena_calloc(a, (size_t)n_chunks + 1, sizeof(int64_t));
+    if (blank == NULL || s->out[t] == NULL || s->out_rows[t] == NULL)
+        return err_nomem(err);
+    for (c = 0; c < n_chunks; c++) {
+        int64_t from = lo + c * ENGINE_BATCH_ROWS, n = hi - from, first, q;
+        int32_t *codes = NULL;
+        col_vec **cols = arena_calloc(a, n_out + 1, sizeof(col_vec *));
+        if (cols == NULL)
+            return err_nomem(err);
+        if (n > ENGINE_BATCH_ROWS)
+            n = ENGINE_BATCH_ROWS;
+        /* the chunk's rows by partition: codes[k] counts from the chunk's first partition */
+        while (s->part_start[part + 1] <= from)
+            part++;
+        first = q = part;
+        if (s->n_part > 0) {
+            codes = arena_alloc(a, sizeof(int32_t) * (size_t)n);
+            if (codes == NULL)
+                return err_nomem(err);
+            for (k = 0; k < n; k++) {
+                while (s->part_start[q + 1] <= from + k)
+                    q++;
+                codes[k] = (int32_t)(q - first);
+            }
+        }
+        for (col = 0; col < s->n_child; col++) {
+            const col_type *ct = s->cols[col]->type;
+            if (s->used != NULL && !s->used[col] && !col_type_is_nested(ct->id)) {
+                /* not read: one vector of NULLs serves every full chunk of the segment */
+                if (n < ENGINE_BATCH_ROWS)
+                    SILT_RETURN_IF_ERROR(col_vec_new_nulls(&cols[col], a, ct, n, err));
+                else if (blank[col] == NULL)
+                    SILT_RETURN_IF_ERROR(col_vec_new_nulls(&blank[col], a, ct, n, err));
+                if (n == ENGINE_BATCH_ROWS)
+                    cols[col] = blank[col];
+            } else if (codes != NULL && 2 * (q - first + 1) <= n && is_text_part_key(s, col))
+                SILT_RETURN_IF_ERROR(part_key_dict(s, col, first, q - first + 1, codes, n, a,
+                                                   &cols[col], err));
+            else
+                SILT_RETURN_IF_ERROR(vec_gather(&cols[col], a, s->cols[col], s->idx + from, n,
+                                                err));
+        }
+        for (f = 0; f < s->n_fns; f++)
+            SILT_RETURN_IF_ERROR(finish_result(j->op, s, j, f, from, n, a,
+                                               &cols[s->n_child + f], err));
+        s->out[t][c] = cols;
+        s->out_rows[t][c] = n;
+    }
+    s->out_n[t] = n_chunks;
+    return SILT_OK;
+}
+
 static silt_status win_task(void *payload, size_t task, size_t worker, silt_error *err)
 {
     win_job *j = payload;
-    win_state *s = j->s;
+    win_state local = *j->s, *s = &local; /* with this task's own peer arrays */
     arena *a = j->arenas[worker];
     int64_t part, longest = 1;
     size_t f;
@@ -927,6 +1398,10 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
     for (part = j->seg[task]; part < j->seg[task + 1]; part++)
         if (s->part_start[part + 1] - s->part_start[part] > longest)
             longest = s->part_start[part + 1] - s->part_start[part];
+    local.peer_lo = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
+    local.peer_hi = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
+    if (local.peer_lo == NULL || local.peer_hi == NULL)
+        return err_nomem(err);
     pre.cnt = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
     pre.dsum = arena_alloc(a, sizeof(double) * (size_t)(longest + 1));
     pre.isum = arena_alloc(a, sizeof(int64_t) * (size_t)(longest + 1));
@@ -940,6 +1415,7 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
         if (s->n_order > 0 && pe - ps > 1 && !already_sorted(s, ps, pe))
             SILT_RETURN_IF_ERROR(engine_sort_indices(s->order, s->n_order, s->cols, s->idx + ps,
                                                      pe - ps, a, err));
+        local.peer_base = ps;
         compute_peers(s, ps, pe);
         for (f = 0; f < s->n_fns; f++) {
             const engine_window_fn *fn = &s->fns[f];
@@ -956,7 +1432,8 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
                 compute_agg(s, fn, arg, s->results[f], j->nulls[f], &j->frames[f], ps, pe, &pre);
         }
     }
-    return SILT_OK;
+    return make_output(j, task, s->part_start[j->seg[task]], s->part_start[j->seg[task + 1]],
+                       err);
 }
 
 /*
@@ -1030,38 +1507,22 @@ static silt_status prepare_results(engine_op *op, win_state *s, win_job *j, silt
     return SILT_OK;
 }
 
-/* After the tasks: NULL marks, and the gathers of lag/lead, value functions and min/max. */
-static silt_status finish_result(engine_op *op, win_state *s, const win_job *j, size_t f,
-                                 silt_error *err)
+/* Room for every segment's output chunks, and an arena per segment. */
+static silt_status prepare_output(engine_op *op, win_state *s, size_t n_segs, silt_error *err)
 {
-    const engine_window_fn *fn = &s->fns[f];
-    const col_type *t = op->schema->fields[s->n_child + f].type;
-    col_vec *arg = s->cols[s->n_child + 2 * f];
-    int64_t *take = j->take[f], k;
-    if (j->nulls[f] != NULL) {
-        for (k = 0; k < s->n_rows; k++)
-            if (j->nulls[f][k])
-                vec_set_null(s->results[f], k);
-    } else if (fn->kind == WIN_LAG || fn->kind == WIN_LEAD) {
-        /* Rows outside the partition take the default (NULL without one). */
-        col_vec *def = s->cols[s->n_child + 2 * f + 1];
-        const col_vec **src = arena_calloc(op->op_arena, (size_t)(s->n_rows + 1), sizeof(col_vec *));
-        col_vec *shifted, *defaults = NULL;
-        if (src == NULL)
+    size_t t;
+    s->n_segs = n_segs;
+    s->cur_seg = 0;
+    s->cur_chunk = 0;
+    s->out = arena_calloc(op->op_arena, n_segs + 1, sizeof(col_vec ***));
+    s->out_rows = arena_calloc(op->op_arena, n_segs + 1, sizeof(int64_t *));
+    s->out_n = arena_calloc(op->op_arena, n_segs + 1, sizeof(int64_t));
+    s->out_arenas = arena_calloc(op->op_arena, n_segs + 1, sizeof(arena *));
+    if (s->out == NULL || s->out_rows == NULL || s->out_n == NULL || s->out_arenas == NULL)
+        return err_nomem(err);
+    for (t = 0; t < n_segs; t++)
+        if ((s->out_arenas[t] = arena_new(op->op_arena, "window_output")) == NULL)
             return err_nomem(err);
-        SILT_RETURN_IF_ERROR(vec_gather(&shifted, op->op_arena, arg, take, s->n_rows, err));
-        if (def != NULL)
-            SILT_RETURN_IF_ERROR(vec_gather(&defaults, op->op_arena, def, s->idx, s->n_rows, err));
-        for (k = 0; k < s->n_rows; k++)
-            src[k] = take[k] >= 0 ? shifted : defaults;
-        return vec_merge(&s->results[f], op->op_arena, t, s->n_rows, NULL, s->n_rows, src, err);
-    } else if (take != NULL) {
-        return vec_gather(&s->results[f], op->op_arena, arg, take, s->n_rows, err);
-    } else if (fn->kind == WIN_AGG && (fn->agg == AGG_MIN || fn->agg == AGG_MAX)) {
-        /* min/max computed the winning row number per position */
-        return vec_gather(&s->results[f], op->op_arena, arg, s->results[f]->values, s->n_rows,
-                          err);
-    }
     return SILT_OK;
 }
 
@@ -1073,17 +1534,15 @@ static silt_status finish_result(engine_op *op, win_state *s, const win_job *j, 
 static silt_status win_compute(engine_op *op, win_state *s, silt_error *err)
 {
     tpool *pool = op->ctx->pool;
-    size_t width = pool != NULL ? tpool_width(pool) : 1, w, f, n_segs;
+    size_t width = pool != NULL ? tpool_width(pool) : 1, w, n_segs;
     arena *a = arena_new(op->op_arena, "window_compute");
     win_job job;
     silt_status rc;
     memset(&job, 0, sizeof(job));
     job.s = s;
     s->idx = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    s->peer_lo = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
-    s->peer_hi = arena_alloc(op->op_arena, sizeof(int64_t) * (size_t)(s->n_rows + 1));
     job.arenas = arena_calloc(op->op_arena, width, sizeof(arena *));
-    if (a == NULL || s->idx == NULL || s->peer_lo == NULL || s->peer_hi == NULL ||
+    if (a == NULL || s->idx == NULL ||
         job.arenas == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(group_partitions(op, s, a, err));
@@ -1095,12 +1554,98 @@ static silt_status win_compute(engine_op *op, win_state *s, silt_error *err)
     job.seg = make_segments(op->op_arena, s, width, &n_segs);
     if (job.seg == NULL)
         return err_nomem(err);
+    SILT_RETURN_IF_ERROR(prepare_output(op, s, n_segs, err));
+    job.op = op;
     rc = tpool_run(n_segs > 1 ? pool : NULL, n_segs, win_task, &job, err);
     for (w = 0; w < width; w++)
         arena_free(job.arenas[w]);
     SILT_RETURN_IF_ERROR(rc);
-    for (f = 0; f < s->n_fns; f++)
-        SILT_RETURN_IF_ERROR(finish_result(op, s, &job, f, err));
+    /* the output holds copies of everything: the drained rows go */
+    arena_free(s->rows_arena);
+    s->rows_arena = NULL;
+    s->cols = NULL;
+    drain_parts_reset(s, 0);
+    return SILT_OK;
+}
+
+/* The partition of key bytes x (NULL x: the NULL key), numbered anew at first sight. */
+static silt_status part_of_key(win_state *s, const char *x, int32_t len, int64_t row,
+                               int32_t *out, silt_error *err)
+{
+    void *v = NULL;
+    if (x == NULL ? s->null_part >= 0 : hashmap_get(&s->pmap, x, (size_t)len, &v)) {
+        *out = x == NULL ? (int32_t)s->null_part : (int32_t)((intptr_t)v - 1);
+        return SILT_OK;
+    }
+    if (s->n_dparts >= INT32_MAX)
+        return err_set(err, SILT_NOMEM, "a window has more than %d partitions", INT32_MAX);
+    if (s->n_dparts == s->drep_cap) {
+        int64_t cap = s->drep_cap ? s->drep_cap * 2 : 64;
+        int64_t *grown = arena_realloc(s->part_arena, s->drep, sizeof(int64_t) * (size_t)s->drep_cap,
+                                       sizeof(int64_t) * (size_t)cap);
+        if (grown == NULL)
+            return err_nomem(err);
+        s->drep = grown;
+        s->drep_cap = cap;
+    }
+    if (x == NULL)
+        s->null_part = s->n_dparts;
+    else
+        SILT_RETURN_IF_ERROR(hashmap_put(&s->pmap, x, (size_t)len,
+                                         (void *)(intptr_t)(s->n_dparts + 1), NULL, err));
+    s->drep[s->n_dparts] = row;
+    *out = (int32_t)s->n_dparts++;
+    return SILT_OK;
+}
+
+/*
+ * Numbers the partitions of a chunk's live rows as they are drained (one
+ * string key, by_dict): rows s->n_rows .. get their partitions in dpart.
+ * A dictionary no larger than the chunk is looked up once per entry.
+ */
+static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scratch,
+                               silt_error *err)
+{
+    const col_vec *v = in->batch.cols[s->part_cols[0]];
+    int32_t *by_entry = NULL;
+    int64_t k, need = s->n_rows + in->n_sel;
+    if (s->part_arena == NULL && (s->part_arena = arena_new(NULL, "window_partitions")) == NULL)
+        return err_nomem(err);
+    if (need > s->dpart_cap) {
+        int64_t cap = s->dpart_cap ? s->dpart_cap : 4096;
+        int32_t *grown;
+        while (cap < need)
+            cap *= 2;
+        grown = arena_realloc(s->part_arena, s->dpart, sizeof(int32_t) * (size_t)s->dpart_cap,
+                              sizeof(int32_t) * (size_t)cap);
+        if (grown == NULL)
+            return err_nomem(err);
+        s->dpart = grown;
+        s->dpart_cap = cap;
+    }
+    if (v->dictionary != NULL && v->dictionary->length <= in->n_sel) {
+        const col_vec *d = v->dictionary;
+        by_entry = arena_alloc(scratch, sizeof(int32_t) * (size_t)(d->length ? d->length : 1));
+        if (by_entry == NULL)
+            return err_nomem(err);
+        for (k = 0; k < d->length; k++)
+            by_entry[k] = -1; /* looked up when first used: the row numbers a new partition */
+    }
+    for (k = 0; k < in->n_sel; k++) {
+        int64_t row = ENGINE_ROW(in->sel, k);
+        int32_t *slot = &s->dpart[s->n_rows + k], len = 0;
+        const char *x = NULL;
+        if (by_entry != NULL && vec_is_valid(v, row) &&
+            by_entry[((const int32_t *)v->values)[row]] >= 0) {
+            *slot = by_entry[((const int32_t *)v->values)[row]];
+            continue;
+        }
+        if (vec_is_valid(v, row))
+            x = col_vec_str(v, row, &len);
+        SILT_RETURN_IF_ERROR(part_of_key(s, x, len, s->n_rows + k, slot, err));
+        if (by_entry != NULL && x != NULL)
+            by_entry[((const int32_t *)v->values)[row]] = *slot;
+    }
     return SILT_OK;
 }
 
@@ -1156,7 +1701,72 @@ static silt_status win_start_spill(engine_op *op, win_state *s, vec_accum *acc, 
     if (s->rows_arena == NULL)
         return err_nomem(err);
     s->n_rows = 0;
+    drain_parts_reset(s, 0); /* the partition files are numbered by their own windows */
     return engine_op_charge_to(op, 0, "window", err);
+}
+
+/* Cuts chunk in after its first WGL_FIRST_COMPACT live rows; rest gets the others. */
+static silt_status split_chunk(engine_chunk *in, engine_chunk *rest, arena *a, silt_error *err)
+{
+    int64_t k;
+    *rest = *in;
+    rest->n_sel = in->n_sel - WGL_FIRST_COMPACT;
+    if (in->sel != NULL) {
+        rest->sel = in->sel + WGL_FIRST_COMPACT;
+    } else {
+        int32_t *sel = arena_alloc(a, sizeof(int32_t) * (size_t)rest->n_sel);
+        if (sel == NULL)
+            return err_nomem(err);
+        for (k = 0; k < rest->n_sel; k++)
+            sel[k] = (int32_t)(WGL_FIRST_COMPACT + k);
+        rest->sel = sel;
+    }
+    in->n_sel = WGL_FIRST_COMPACT;
+    return SILT_OK;
+}
+
+/* The child column that is function fn's argument as it is, or -1 (an expression, or none). */
+static int64_t arg_column(const win_state *s, const engine_window_fn *fn)
+{
+    const expr *e = fn->arg;
+    if (e == NULL || e->kind != EXPR_COLUMN || e->col_idx < 0 || (size_t)e->col_idx >= s->n_child)
+        return -1;
+    return e->col_idx;
+}
+
+/*
+ * The drained columns, each one vector. Without a limit, the batches'
+ * copies are concatenated into a fresh arena and their arena is freed
+ * (several parts in every column), so that the memory is used again for
+ * the output instead of new pages: page faults were the larger part of a
+ * big window's CPU time.
+ */
+static silt_status finish_columns(engine_op *op, win_state *s, vec_accum *acc, size_t n_acc,
+                                  silt_error *err)
+{
+    arena *fresh = NULL;
+    size_t col;
+    int all_parts = s->limit_k < 0;
+    for (col = 0; col < n_acc; col++)
+        if (!(acc[col].type->id == COL_NULL && acc[col].n_rows == 0) && acc[col].n_parts <= 1)
+            all_parts = 0; /* a single part is used as it is, where it is */
+    if (all_parts && n_acc > 0) {
+        fresh = arena_new(op->op_arena, "window_rows");
+        if (fresh == NULL)
+            return err_nomem(err);
+    }
+    for (col = 0; col < n_acc; col++) {
+        if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
+            continue;
+        if (fresh != NULL)
+            acc[col].a = fresh;
+        SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &s->cols[col], err));
+    }
+    if (fresh != NULL) {
+        arena_free(s->rows_arena);
+        s->rows_arena = fresh;
+    }
+    return SILT_OK;
 }
 
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
@@ -1164,6 +1774,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     size_t n_acc = s->n_child + 2 * s->n_fns, col, f;
     vec_accum *acc = arena_calloc(op->op_arena, n_acc, sizeof(vec_accum));
     arena *scratch = arena_new(op->op_arena, "window_scratch");
+    engine_chunk rest;
+    int has_rest = 0;
     if (acc == NULL || scratch == NULL)
         return err_nomem(err);
     /* without a limit, the rows and arguments all live in rows_arena (freed when spilling) */
@@ -1172,17 +1784,29 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     for (f = 0; f < s->n_fns; f++) {
         const engine_window_fn *fn = &s->fns[f];
         arena *fa = s->limit_k >= 0 ? op->op_arena : s->rows_arena;
+        /* an argument that is a child column is that column (not held twice): NULL type here */
         vec_accum_init(&acc[s->n_child + 2 * f], fa,
-                       fn->arg ? fn->arg->type : col_type_primitive(COL_NULL));
+                       fn->arg && arg_column(s, fn) < 0 ? fn->arg->type
+                                                        : col_type_primitive(COL_NULL));
         vec_accum_init(&acc[s->n_child + 2 * f + 1], fa,
                        fn->default_value ? fn->default_value->type : col_type_primitive(COL_NULL));
     }
     for (;;) {
         engine_chunk *in;
-        SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
-        if (in == NULL)
-            break;
-        arena_reset(scratch);
+        if (has_rest) {
+            in = &rest;
+            has_rest = 0;
+        } else {
+            SILT_RETURN_IF_ERROR(engine_op_next(op->children[0], &in, err));
+            if (in == NULL)
+                break;
+            arena_reset(scratch);
+        }
+        if (s->limit_k >= 0 && s->n_slots == 0 && in->n_sel > WGL_FIRST_COMPACT) {
+            /* the first rows alone, compacted, so that the limit filters the rest */
+            SILT_RETURN_IF_ERROR(split_chunk(in, &rest, scratch, err));
+            has_rest = 1;
+        }
         if (s->limit_k >= 0) {
             SILT_RETURN_IF_ERROR(wgl_select(s, in, scratch, err));
             if (in->n_sel == 0)
@@ -1195,11 +1819,13 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &in->batch, in->sel, in->n_sel, err));
             continue;
         }
+        if (s->by_dict)
+            SILT_RETURN_IF_ERROR(drain_parts(s, in, scratch, err));
         for (col = 0; col < s->n_child; col++)
             SILT_RETURN_IF_ERROR(vec_accum_add(&acc[col], in->batch.cols[col], in->sel, in->n_sel, err));
         for (f = 0; f < s->n_fns; f++) {
             const engine_window_fn *fn = &s->fns[f];
-            expr *exprs[2] = {fn->arg, fn->default_value};
+            expr *exprs[2] = {arg_column(s, fn) < 0 ? fn->arg : NULL, fn->default_value};
             int which;
             for (which = 0; which < 2; which++) {
                 col_vec *v;
@@ -1215,7 +1841,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         if (s->limit_k < 0)
             SILT_RETURN_IF_ERROR(engine_op_charge(op, in->n_sel * 16 * (int64_t)n_acc,
                                                    "window", err));
-        else if (acc[0].n_rows > (4 * s->n_surv > 2048 ? 4 * s->n_surv : 2048))
+        else if (acc[0].n_rows >= (4 * s->n_surv > WGL_FIRST_COMPACT ? 4 * s->n_surv
+                                                                       : WGL_FIRST_COMPACT))
             SILT_RETURN_IF_ERROR(wgl_compact(op, s, acc, err));
     }
     arena_free(scratch);
@@ -1229,11 +1856,10 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
     s->cols = arena_calloc(op->op_arena, n_acc, sizeof(col_vec *));
     if (s->cols == NULL)
         return err_nomem(err);
-    for (col = 0; col < n_acc; col++) {
-        if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
-            continue;
-        SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &s->cols[col], err));
-    }
+    SILT_RETURN_IF_ERROR(finish_columns(op, s, acc, n_acc, err));
+    for (f = 0; f < s->n_fns; f++)
+        if (arg_column(s, &s->fns[f]) >= 0)
+            s->cols[s->n_child + 2 * f] = s->cols[arg_column(s, &s->fns[f])];
     SILT_RETURN_IF_ERROR(win_compute(op, s, err));
     s->next_row = 0;
     s->drained = 1;
@@ -1249,44 +1875,41 @@ static silt_status win_open(engine_op *op, silt_error *err)
     s->n_slots = 0;
     s->charged = 0;
     s->spill = NULL;
+    s->n_segs = s->cur_seg = 0;
+    s->cur_chunk = 0;
+    drain_parts_reset(s, s->n_part == 1 && s->limit_k < 0 &&
+                             op->children[0]->schema->fields[s->part_cols[0]].type->id ==
+                                 COL_STRING);
     s->rows_arena = arena_new(op->op_arena, "window_rows");
     if (s->rows_arena == NULL)
         return err_nomem(err);
     return SILT_OK;
 }
 
+/* Hands out the chunks the tasks made, segment by segment; a segment's arena goes when done. */
 static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     win_state *s = op->state;
     engine_chunk *c;
-    int64_t n, k, *rows, *pos;
-    size_t col, f;
+    size_t col, n_out = s->n_child + s->n_fns;
     if (!s->drained)
         SILT_RETURN_IF_ERROR(win_drain(op, s, err));
     if (s->spill != NULL)
         return win_spill_next(s->spill, out, err);
-    if (s->next_row >= s->n_rows) {
+    while (s->cur_seg < s->n_segs && s->cur_chunk >= s->out_n[s->cur_seg]) {
+        arena_free(s->out_arenas[s->cur_seg]);
+        s->out_arenas[s->cur_seg++] = NULL;
+        s->cur_chunk = 0;
+    }
+    if (s->cur_seg >= s->n_segs) {
         *out = NULL;
         return SILT_OK;
     }
-    n = s->n_rows - s->next_row;
-    if (n > ENGINE_BATCH_ROWS)
-        n = ENGINE_BATCH_ROWS;
-    rows = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
-    pos = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)n);
-    if (rows == NULL || pos == NULL)
-        return err_nomem(err);
-    for (k = 0; k < n; k++) {
-        pos[k] = s->next_row + k;
-        rows[k] = s->idx[s->next_row + k];
-    }
-    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_child + s->n_fns, n, err));
-    for (col = 0; col < s->n_child; col++)
-        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[col], op->batch_arena, s->cols[col], rows, n, err));
-    for (f = 0; f < s->n_fns; f++)
-        SILT_RETURN_IF_ERROR(vec_gather(&c->batch.cols[s->n_child + f], op->batch_arena,
-                                        s->results[f], pos, n, err));
-    s->next_row += n;
+    SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, n_out, s->out_rows[s->cur_seg][s->cur_chunk],
+                                          err));
+    for (col = 0; col < n_out; col++)
+        c->batch.cols[col] = s->out[s->cur_seg][s->cur_chunk][col];
+    s->cur_chunk++;
     *out = c;
     return SILT_OK;
 }
@@ -1295,6 +1918,7 @@ static void win_close(engine_op *op)
 {
     win_state *s = op->state;
     win_spill_close(s->spill);
+    drain_parts_reset(s, 0);
 }
 
 static const engine_op_vtable win_vt = {"window", win_open, win_next, win_close};
@@ -1324,6 +1948,34 @@ int engine_window_set_limit(engine_op *op, int64_t col, int64_t k)
     return 1;
 }
 
+
+/* Marks the child columns (below n_child) that e reads. */
+static void mark_used(const expr *e, uint8_t *used, size_t n_child)
+{
+    size_t k;
+    if (e == NULL)
+        return;
+    if (e->kind == EXPR_COLUMN && e->col_idx >= 0 && (size_t)e->col_idx < n_child)
+        used[e->col_idx] = 1;
+    for (k = 0; k < e->n_args; k++)
+        mark_used(e->args[k], used, n_child);
+}
+
+void engine_window_note_project(engine_op *op, expr *const *exprs, size_t n_exprs)
+{
+    win_state *s;
+    uint8_t *used;
+    size_t k;
+    if (op->vt != &win_vt)
+        return;
+    s = op->state;
+    used = arena_calloc(op->ctx->query_arena, s->n_child + 1, 1);
+    if (used == NULL)
+        return; /* every column stays: the same rows */
+    for (k = 0; k < n_exprs; k++)
+        mark_used(exprs[k], used, s->n_child);
+    s->used = used;
+}
 
 /* Result type of a window function. */
 static silt_status win_type(const col_type **out, arena *a, const engine_window_fn *fn,
@@ -1446,5 +2098,6 @@ silt_status engine_window_clone(engine_op **out, engine_ctx *ctx, const engine_o
     c = (*out)->state;
     c->limit_k = s->limit_k;
     c->limit_kind = s->limit_kind;
+    c->used = s->used; /* immutable; a projection over the clone replaces it */
     return SILT_OK;
 }

@@ -163,6 +163,54 @@ double vec_get_double(const col_vec *v, int64_t row)
 
 static int is_varlen(col_type_id id) { return id == COL_STRING || id == COL_BINARY; }
 
+/* Copies len bytes; strings are mostly short, where a call to memcpy costs more than a loop. */
+static inline void copy_short(char *dst, const char *src, int32_t len)
+{
+    int32_t i;
+    if (len > 16) {
+        memcpy(dst, src, (size_t)len);
+        return;
+    }
+    for (i = 0; i < len; i++)
+        dst[i] = src[i];
+}
+
+/*
+ * The strings of rows idx[0..n) of src into dst (NULLs already marked):
+ * sized in one pass, copied in a second, with no per-row growth check.
+ */
+static silt_status gather_bytes(col_vec *dst, arena *a, const col_vec *src, const int64_t *idx,
+                                int64_t n, silt_error *err)
+{
+    int64_t total = 0, k, pos = 0;
+    char *data;
+    for (k = 0; k < n; k++) {
+        int32_t len;
+        if (idx[k] >= 0 && vec_is_valid(src, idx[k])) {
+            (void)col_vec_str(src, idx[k], &len);
+            total += len;
+        }
+    }
+    if (total > INT32_MAX)
+        return err_set(err, SILT_NOMEM, "string results of one batch exceed 2 GiB");
+    data = arena_alloc(a, (size_t)total + 1);
+    if (data == NULL)
+        return err_nomem(err);
+    dst->offsets[0] = 0;
+    for (k = 0; k < n; k++) {
+        if (idx[k] >= 0 && vec_is_valid(src, idx[k])) {
+            int32_t len;
+            const char *s = col_vec_str(src, idx[k], &len);
+            copy_short(data + pos, s, len);
+            pos += len;
+        }
+        dst->offsets[k + 1] = (int32_t)pos;
+    }
+    dst->data = data;
+    dst->data_len = pos;
+    return SILT_OK;
+}
+
 static silt_status gather_list(col_vec *dst, arena *a, const col_vec *src, const int64_t *idx,
                                int64_t n, silt_error *err)
 {
@@ -202,16 +250,7 @@ silt_status vec_gather(col_vec **out, arena *a, const col_vec *src, const int64_
         if (idx[k] < 0 || !vec_is_valid(src, idx[k]))
             vec_set_null(dst, k);
     if (is_varlen(id)) {
-        vec_str_writer w;
-        vec_str_begin(&w, dst, a);
-        for (k = 0; k < n; k++) {
-            if (idx[k] >= 0 && vec_is_valid(src, idx[k])) {
-                int32_t len;
-                const char *s = col_vec_str(src, idx[k], &len);
-                SILT_RETURN_IF_ERROR(vec_str_put(&w, k, s, len, err));
-            }
-        }
-        vec_str_end(&w);
+        SILT_RETURN_IF_ERROR(gather_bytes(dst, a, src, idx, n, err));
     } else if (id == COL_STRUCT) {
         size_t child;
         for (child = 0; child < src->n_children; child++)
@@ -306,6 +345,28 @@ void vec_accum_init(vec_accum *acc, arena *a, const col_type *type)
     acc->type = type;
 }
 
+static silt_status concat_bytes(col_vec *dst, arena *a, col_vec *const *parts, size_t n_parts,
+                                silt_error *err);
+
+/* A copy of a whole plain vector (not nested, not dictionary-encoded) in blocks. */
+static silt_status copy_plain(col_vec **out, arena *a, const col_vec *v, silt_error *err)
+{
+    col_vec *dst;
+    size_t width = col_type_value_width(v->type->id);
+    int64_t row;
+    SILT_RETURN_IF_ERROR(vec_new(&dst, a, v->type, v->length, err));
+    if (v->validity != NULL && v->null_count != 0)
+        for (row = 0; row < v->length; row++)
+            if (!col_bit_get(v->validity, row))
+                vec_set_null(dst, row);
+    if (is_varlen(v->type->id))
+        SILT_RETURN_IF_ERROR(concat_bytes(dst, a, (col_vec *const *)&v, 1, err));
+    else if (width > 0 && v->length > 0)
+        memcpy(dst->values, v->values, width * (size_t)v->length);
+    *out = dst;
+    return SILT_OK;
+}
+
 silt_status vec_accum_add(vec_accum *acc, const col_vec *v, const int32_t *sel, int64_t n,
                           silt_error *err)
 {
@@ -321,8 +382,11 @@ silt_status vec_accum_add(vec_accum *acc, const col_vec *v, const int32_t *sel, 
         acc->parts = parts;
         acc->cap_parts = cap;
     }
-    {
+    if (sel == NULL && n == v->length && v->dictionary == NULL &&
+        !col_type_is_nested(v->type->id)) {
         /* Always copy: the input belongs to a batch arena that is about to be reset. */
+        SILT_RETURN_IF_ERROR(copy_plain(&copy, acc->a, v, err));
+    } else {
         int64_t *idx = arena_alloc(acc->a, sizeof(int64_t) * (size_t)n);
         int64_t k;
         if (idx == NULL)
@@ -333,6 +397,64 @@ silt_status vec_accum_add(vec_accum *acc, const col_vec *v, const int32_t *sel, 
     }
     acc->parts[acc->n_parts++] = copy;
     acc->n_rows += n;
+    return SILT_OK;
+}
+
+/*
+ * The strings of parts into dst, part after part: a plain part's bytes are
+ * one block and its offsets are shifted; a dictionary-encoded part is
+ * copied row by row. NULL rows hold no bytes in a plain part either.
+ */
+static silt_status concat_bytes(col_vec *dst, arena *a, col_vec *const *parts, size_t n_parts,
+                                silt_error *err)
+{
+    int64_t total = 0, pos = 0, row, out = 0;
+    size_t part;
+    char *data;
+    for (part = 0; part < n_parts; part++) {
+        const col_vec *p = parts[part];
+        if (p->dictionary == NULL && p->length > 0) {
+            total += p->offsets[p->length] - p->offsets[0];
+            continue;
+        }
+        for (row = 0; row < p->length; row++) {
+            int32_t len;
+            if (vec_is_valid(p, row)) {
+                (void)col_vec_str(p, row, &len);
+                total += len;
+            }
+        }
+    }
+    if (total > INT32_MAX)
+        return err_set(err, SILT_NOMEM, "string results of one batch exceed 2 GiB");
+    data = arena_alloc(a, (size_t)total + 1);
+    if (data == NULL)
+        return err_nomem(err);
+    dst->offsets[0] = 0;
+    for (part = 0; part < n_parts; part++) {
+        const col_vec *p = parts[part];
+        if (p->dictionary == NULL && p->length > 0) {
+            int32_t base = p->offsets[0], bytes = p->offsets[p->length] - base;
+            if (bytes > 0)
+                memcpy(data + pos, p->data + base, (size_t)bytes);
+            for (row = 0; row < p->length; row++)
+                dst->offsets[out + row + 1] = (int32_t)(pos + p->offsets[row + 1] - base);
+            pos += bytes;
+            out += p->length;
+            continue;
+        }
+        for (row = 0; row < p->length; row++, out++) {
+            if (vec_is_valid(p, row)) {
+                int32_t len;
+                const char *bytes = col_vec_str(p, row, &len);
+                copy_short(data + pos, bytes, len);
+                pos += len;
+            }
+            dst->offsets[out + 1] = (int32_t)pos;
+        }
+    }
+    dst->data = data;
+    dst->data_len = pos;
     return SILT_OK;
 }
 
@@ -356,21 +478,7 @@ static silt_status vec_concat(col_vec **out, arena *a, const col_type *type, col
         pos += p->length;
     }
     if (is_varlen(type->id)) {
-        vec_str_writer w;
-        vec_str_begin(&w, dst, a);
-        pos = 0;
-        for (part = 0; part < n_parts; part++) {
-            const col_vec *p = parts[part];
-            int64_t row;
-            for (row = 0; row < p->length; row++, pos++) {
-                if (vec_is_valid(p, row)) {
-                    int32_t len;
-                    const char *bytes = col_vec_str(p, row, &len);
-                    SILT_RETURN_IF_ERROR(vec_str_put(&w, pos, bytes, len, err));
-                }
-            }
-        }
-        vec_str_end(&w);
+        SILT_RETURN_IF_ERROR(concat_bytes(dst, a, parts, n_parts, err));
     } else if (col_type_is_nested(type->id)) {
         size_t child;
         col_vec **kids = arena_calloc(a, n_parts ? n_parts : 1, sizeof(col_vec *));
