@@ -154,9 +154,11 @@ static silt_status flush_pending_dirs(local_store *store, silt_error *err)
         mem_free(store->pending_dirs[idx]);
         done++;
     }
-    memmove(store->pending_dirs, store->pending_dirs + done,
-            (store->n_pending - done) * sizeof(*store->pending_dirs));
-    store->n_pending -= done;
+    if (done > 0) {
+        memmove(store->pending_dirs, store->pending_dirs + done,
+                (store->n_pending - done) * sizeof(*store->pending_dirs));
+        store->n_pending -= done;
+    }
     pthread_mutex_unlock(&store->sync_mutex);
     return rc;
 }

@@ -529,9 +529,13 @@ static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t
     if (rc == SILT_OK && user_meta != NULL)
         rc = delta_txn_set_user_metadata(txn, user_meta, err);
     if (rc == SILT_OK && save_mode != NULL) {
+        /* Spark 4.1 + Delta 4.1's save with overwriteSchema (its canOverwriteSchema is a
+         * JSON true; commitInfo parameters here are strings) */
         rc = delta_txn_set_param(txn, "mode", save_mode, err);
         if (rc == SILT_OK)
             rc = delta_txn_set_param(txn, "partitionBy", buf_cstr(&parts), err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_param(txn, "canOverwriteSchema", "true", err);
     } else if (rc == SILT_OK) {
         rc = replace_params(txn, t, &md, &parts, &props, err);
     }

@@ -249,9 +249,10 @@ static const char *history_line(const char *table_sql, int version)
 }
 
 /*
- * History names of the DataFrameWriter (checked against Delta's commits of
- * df.write.save(path) in ../shared/conformance): a partitioned new path
- * table, an overwriteSchema replace, saveAsTable, and userMetadata.
+ * History names of the DataFrameWriter (checked against Spark 4.1 + Delta
+ * 4.1's commits of the same df.write calls, and ../shared/conformance): a
+ * partitioned new path table, an overwriteSchema replace, saveAsTable, and
+ * userMetadata.
  */
 void test_api_write__history_names_follow_the_dataframe_writer(void)
 {
@@ -294,8 +295,8 @@ void test_api_write__history_names_follow_the_dataframe_writer(void)
     o.user_metadata = NULL;
     check_int(SILT_OK, write_sql(target, "SELECT 'x' AS s", &o));
     line = history_line(tsql, 3);
-    check_contains(line, ",WRITE,\"[[\"\"mode\"\",\"\"Overwrite\"\"],[\"\"partitionBy\"\","
-                         "\"\"[]\"\"]]\"");
+    check_contains(line, ",WRITE,\"[[\"\"canOverwriteSchema\"\",\"\"true\"\"],[\"\"mode\"\","
+                         "\"\"Overwrite\"\"],[\"\"partitionBy\"\",\"\"[]\"\"]]\"");
     check_contains(line, "numRemovedFiles");
     check(strstr(line, "CREATE OR REPLACE") == NULL);
     /* The settings were put back: a SQL CTAS keeps its own name. */
