@@ -58,8 +58,8 @@ typedef struct silt_write_options {
     int merge_schema;
     /**
      * Delta's overwriteSchema, with SILT_SAVE_OVERWRITE only: the table
-     * takes the stream's schema and partition_by (as CREATE OR REPLACE
-     * TABLE ... AS SELECT; history shows that operation).
+     * takes the stream's schema and partition_by (history shows WRITE
+     * with mode Overwrite, as Spark's save does).
      */
     int overwrite_schema;
     /**
@@ -82,11 +82,18 @@ typedef struct silt_write_options {
      */
     const char *const *partition_by;
     size_t n_partition_by;
+    /**
+     * Spark's userMetadata write option: the commit's commitInfo.userMetadata,
+     * shown by DESCRIBE HISTORY. NULL = none (or the connection's
+     * spark.databricks.delta.commitInfo.userMetadata). Since 0.1, options
+     * version 2; ignored in version 1 options.
+     */
+    const char *user_metadata;
 } silt_write_options;
 
-#define SILT_WRITE_OPTIONS_VERSION 1
+#define SILT_WRITE_OPTIONS_VERSION 2
 #define SILT_WRITE_OPTIONS_INIT {SILT_WRITE_OPTIONS_VERSION, SILT_SAVE_ERROR_IF_EXISTS, 0, 0, \
-                                 NULL, NULL, NULL, 0}
+                                 NULL, NULL, NULL, 0, NULL}
 
 /**
  * Writes every record batch of stream into the Delta table target, as one
@@ -99,11 +106,13 @@ typedef struct silt_write_options {
  * new name becomes a managed table in the database, "default" or the
  * connection's current one).
  *
- * What is committed: a new table is created as CREATE TABLE AS SELECT
- * (history operation "CREATE TABLE AS SELECT", partitionBy as given); an
- * append or overwrite of an existing table is a WRITE with parameters
- * mode (Append / Overwrite), partitionBy and, with replace_where,
- * predicate. Columns are matched by name (case-insensitively) as a
+ * What is committed, with the history Spark's DataFrameWriter records: a
+ * new table (or an overwrite_schema replace) at a path is a WRITE with
+ * parameters mode (ErrorIfExists / Append / Overwrite / Ignore) and
+ * partitionBy, as save(path); at a table name it is CREATE [OR REPLACE]
+ * TABLE AS SELECT, as saveAsTable; an append or overwrite of an existing
+ * table is a WRITE with mode (Append / Overwrite), partitionBy and, with
+ * replace_where, predicate. Columns are matched by name (case-insensitively) as a
  * DataFrame write does; table columns the stream lacks are written as
  * null; values are cast to the table's types where Spark's INSERT allows.
  *

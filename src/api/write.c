@@ -14,6 +14,15 @@
  *     with replace_where           INSERT [...] INTO t BY NAME REPLACE WHERE pred SELECT *
  *     with overwrite_schema        CREATE OR REPLACE TABLE t ... AS SELECT *
  *
+ * History names follow Spark's DataFrameWriter, not the SQL above: a path
+ * target is save(path), which records a new table (any mode) and an
+ * overwriteSchema replace as WRITE {mode: ErrorIfExists|Append|Overwrite|
+ * Ignore, partitionBy}; a table name is saveAsTable, which records CREATE
+ * TABLE AS SELECT / CREATE OR REPLACE TABLE AS SELECT as the SQL does. The
+ * statement runs with the session setting SQL_SETTING_SAVE_MODE for that,
+ * and user_metadata as spark.databricks.delta.commitInfo.userMetadata
+ * (both restored afterwards).
+ *
  * so schema enforcement, casts, evolution, partitioning, commit and history
  * are SQL's, messages included. The generated text is parsed first and
  * must be exactly one statement, so that replace_where cannot smuggle in
@@ -119,6 +128,14 @@ static silt_status append_quoted(buf *out, const char *text, size_t len, silt_er
 }
 
 /* The target as SQL: delta.`path` or `db`.`t` (see silt/write.h for the rules). */
+/* A path (Spark's save(path)) rather than a table name (saveAsTable); see target_sql. */
+static int is_path_target(const char *target)
+{
+    size_t len = strlen(target);
+    return (len > 8 && str_ncasecmp(target, "delta.`", 7) == 0 && target[len - 1] == '`') ||
+           target[0] == '/' || strstr(target, "://") != NULL;
+}
+
 static silt_status target_sql(buf *out, const char *target, silt_error *err)
 {
     size_t len = strlen(target);
@@ -244,13 +261,19 @@ static silt_status check_partitioning(const silt_write_options *o, const char *t
     return rc;
 }
 
+/* 1 when the write creates or replaces the table through CTAS (statement_text). */
+static int creates_table(const silt_write_options *o, int exists)
+{
+    return !exists || o->mode == SILT_SAVE_ERROR_IF_EXISTS || o->mode == SILT_SAVE_IGNORE ||
+           (o->mode == SILT_SAVE_OVERWRITE && o->overwrite_schema);
+}
+
 static silt_status statement_text(buf *out, const char *name, const silt_write_options *o,
                                    int exists, silt_error *err)
 {
     const char *evolve = o->merge_schema ? "WITH SCHEMA EVOLUTION " : "";
     const char *from = " SELECT * FROM " INPUT_NAME;
-    if (!exists || o->mode == SILT_SAVE_ERROR_IF_EXISTS || o->mode == SILT_SAVE_IGNORE ||
-        (o->mode == SILT_SAVE_OVERWRITE && o->overwrite_schema)) {
+    if (creates_table(o, exists)) {
         const char *verb = "CREATE TABLE ";
         if (exists && o->mode == SILT_SAVE_OVERWRITE)
             verb = "CREATE OR REPLACE TABLE ";
@@ -320,25 +343,52 @@ static silt_status check_one_statement(const char *text, silt_error *err)
     return rc;
 }
 
-/* Runs text with the stream bound and the partitionOverwriteMode of the options. */
-static silt_status run_bound(silt_conn *conn, input *in, const char *text,
-                             const silt_write_options *o, silt_error *err)
+/* Session settings a write runs under, restored afterwards. */
+enum { SET_POM, SET_SAVE_MODE, SET_USER_META, N_SETTINGS };
+static const char *const setting_keys[N_SETTINGS] = {
+    "spark.sql.sources.partitionOverwriteMode", SQL_SETTING_SAVE_MODE, SQL_SETTING_USER_METADATA};
+
+/* Spark's SaveMode names, as history shows them. */
+static const char *save_mode_name(silt_save_mode mode)
 {
-    static const char *const pom_key = "spark.sql.sources.partitionOverwriteMode";
-    const char *saved = sql_session_get(conn->session, pom_key);
-    silt_status rc, rc2 = SILT_OK;
+    switch (mode) {
+    case SILT_SAVE_APPEND: return "Append";
+    case SILT_SAVE_OVERWRITE: return "Overwrite";
+    case SILT_SAVE_IGNORE: return "Ignore";
+    default: return "ErrorIfExists";
+    }
+}
+
+/*
+ * Runs text with the stream bound and the settings given (NULL = leave the
+ * connection's), then puts the connection's values back. The old values stay
+ * in the session arena, so the saved pointers are still good.
+ */
+static silt_status run_bound(silt_conn *conn, input *in, const char *text,
+                             const char *const values[N_SETTINGS], silt_error *err)
+{
+    const char *saved[N_SETTINGS];
+    silt_status rc = SILT_OK, rc2 = SILT_OK;
+    int idx;
     SILT_RETURN_IF_ERROR(sql_session_bind_source(conn->session, INPUT_NAME, in->type,
                                                  input_next, in, err));
-    rc = o->partition_overwrite_mode == NULL
-             ? SILT_OK
-             : sql_session_set(conn->session, pom_key, o->partition_overwrite_mode, err);
+    for (idx = 0; idx < N_SETTINGS; idx++) {
+        saved[idx] = sql_session_get(conn->session, setting_keys[idx]);
+        if (rc == SILT_OK && values[idx] != NULL)
+            rc = sql_session_set(conn->session, setting_keys[idx], values[idx], err);
+    }
     if (rc == SILT_OK)
         rc = sql_execute(conn->session, text, NULL, err);
     sql_session_unbind_source(conn->session, INPUT_NAME);
-    if (o->partition_overwrite_mode != NULL) {
-        /* The old value stays in the session arena, so the pointer is still good. */
+    for (idx = 0; idx < N_SETTINGS; idx++) {
         silt_error scratch = SILT_ERROR_INIT;
-        rc2 = sql_session_set(conn->session, pom_key, saved, rc == SILT_OK ? err : &scratch);
+        silt_status one;
+        if (values[idx] == NULL)
+            continue;
+        one = sql_session_set(conn->session, setting_keys[idx], saved[idx],
+                              rc == SILT_OK && rc2 == SILT_OK ? err : &scratch);
+        if (rc2 == SILT_OK)
+            rc2 = one;
     }
     return rc != SILT_OK ? rc : rc2;
 }
@@ -371,8 +421,16 @@ static silt_status write_arrow(silt_conn *conn, const char *target, input *in,
         rc = statement_text(&text, buf_cstr(&name), o, exists, err);
     if (rc == SILT_OK)
         rc = check_one_statement(buf_cstr(&text), err);
-    if (rc == SILT_OK)
-        rc = run_bound(conn, in, buf_cstr(&text), o, err);
+    if (rc == SILT_OK) {
+        const char *values[N_SETTINGS] = {NULL, NULL, NULL};
+        values[SET_POM] = o->partition_overwrite_mode;
+        /* save(path) of a new or schema-replaced table; saveAsTable keeps the SQL names. */
+        if (is_path_target(target) && creates_table(o, exists))
+            values[SET_SAVE_MODE] = save_mode_name(o->mode);
+        if (o->version >= 2)
+            values[SET_USER_META] = o->user_metadata;
+        rc = run_bound(conn, in, buf_cstr(&text), values, err);
+    }
     if (rc != SILT_OK)
         err_context(err, "while writing the Arrow stream to %s", target);
     buf_clear(&name);

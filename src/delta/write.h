@@ -121,9 +121,16 @@ typedef struct delta_commit_options {
      * deleted, the files holding them rewritten with their other rows, in the same commit. */
     delta_row_predicate_fn replace_rows;
     void *replace_rows_payload;
+    /* CTAS made by a DataFrameWriter-style save (the C API): Spark's SaveMode name
+     * ("ErrorIfExists", "Append", "Overwrite", "Ignore"). History then shows what Spark's
+     * df.write.save(path) records, WRITE {mode, partitionBy}, not CREATE TABLE AS SELECT.
+     * NULL = a SQL statement. */
+    const char *save_mode;
+    /* commitInfo.userMetadata (Spark's userMetadata write option); NULL = none. */
+    const char *user_metadata;
 } delta_commit_options;
 
-#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's

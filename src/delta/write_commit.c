@@ -16,6 +16,11 @@
  *   CREATE TABLE              {the same}
  * (checked against Delta 4.1's DESCRIBE HISTORY for the same operations)
  *
+ * A CTAS made for a DataFrameWriter save (opts->save_mode, the C API's
+ * write) is recorded as Spark's df.write.save(path) records it: WRITE
+ * {mode: ErrorIfExists|Append|Overwrite|Ignore, partitionBy} with the
+ * WRITE metrics. opts->user_metadata becomes commitInfo.userMetadata.
+ *
  * A replaceWhere here is a filter over files by their partition values:
  * the files it selects are removed. Spark also checks that every new row
  * satisfies the predicate; the caller (the SQL layer, which has the
@@ -65,8 +70,10 @@ static silt_status properties_json(const dlog_metadata *md, arena *a, const char
     return json_text(obj, a, out, err);
 }
 
-static const char *operation_name(delta_write_mode mode)
+static const char *operation_name(delta_write_mode mode, const delta_commit_options *opts)
 {
+    if (mode == DELTA_MODE_CTAS && opts->save_mode != NULL)
+        return "WRITE";
     switch (mode) {
     case DELTA_MODE_CREATE: return "CREATE TABLE";
     case DELTA_MODE_CTAS: return "CREATE TABLE AS SELECT";
@@ -86,6 +93,12 @@ static silt_status set_params(delta_txn *txn, delta_write_mode mode, const delta
     const char *parts = NULL, *props = NULL;
     size_t n_by = 0;
     const char *const *by = dwrite_partition_by(w, &n_by);
+    if (mode == DELTA_MODE_CTAS && opts->save_mode != NULL) {
+        SILT_RETURN_IF_ERROR(names_json((const char *const *)md->partition_columns,
+                                        md->n_partition_columns, a, &parts, err));
+        SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "mode", opts->save_mode, err));
+        return delta_txn_set_param(txn, "partitionBy", parts, err);
+    }
     if (mode == DELTA_MODE_CREATE || mode == DELTA_MODE_CTAS) {
         SILT_RETURN_IF_ERROR(names_json((const char *const *)md->partition_columns,
                                         md->n_partition_columns, a, &parts, err));
@@ -282,9 +295,11 @@ silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_sna
     a = arena_new(NULL, "write commit");
     if (a == NULL)
         return err_nomem(err);
-    rc = delta_txn_begin(&txn, store, snap, operation_name(mode), err);
+    rc = delta_txn_begin(&txn, store, snap, operation_name(mode, opts), err);
     if (rc == SILT_OK && opts->now_ms != NULL)
         delta_txn_set_clock(txn, opts->now_ms, opts->now_payload);
+    if (rc == SILT_OK && opts->user_metadata != NULL)
+        rc = delta_txn_set_user_metadata(txn, opts->user_metadata, err);
     if (rc == SILT_OK)
         rc = stage(txn, store, snap, w, mode, opts, &out, a, err);
     if (rc == SILT_OK)

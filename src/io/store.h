@@ -141,7 +141,11 @@ void io_file_close(io_file *file);
 
 silt_status io_writer_open(io_store *store, const char *key, io_writer **out, silt_error *err);
 silt_status io_writer_write(io_writer *w, const void *data, size_t len, silt_error *err);
-/* Publishes the object (if_absent: put-if-absent semantics) and frees the writer. */
+/*
+ * Publishes the object (if_absent: put-if-absent semantics) and frees the
+ * writer. Its content is durable on return; its folder entry is made
+ * durable by the next put on the store (see below).
+ */
 silt_status io_writer_commit(io_writer *w, int if_absent, silt_error *err);
 /* Drops the temporary object and frees the writer. NULL is fine. */
 void io_writer_abort(io_writer *w);
@@ -157,9 +161,18 @@ char *io_key_join(const char *left, const char *right);
  */
 silt_status io_prune_empty_folders(io_store *store, silt_error *err);
 
+/*
+ * Writers' folder fsyncs are deferred to the next put or put-if-absent on
+ * the same store (or its free): a writer's object is durable, name
+ * included, once a later put on the store has returned. Every Delta commit
+ * is such a put (store_local.c says why).
+ */
+
 /* Local back end, also used directly by tests. */
 silt_status io_local_store_open(io_store **out, const char *root_dir, int create_root,
                                 silt_error *err);
+/* Folder fsyncs the local back end made so far in this process (tests). */
+unsigned long io_local_folder_syncs(void);
 
 /*
  * Fault-injecting store for tests: wraps inner (which it owns) and fails

@@ -8,12 +8,26 @@
  * is fsynced so the new name survives a crash. A crash at any point leaves at
  * most an orphaned temporary file, never a partial file under a final name.
  * Temporary files are never listed.
+ *
+ * Folder fsyncs of streaming writers are deferred: a writer's content is
+ * fsynced before its link() as always, but the folder that received the
+ * new name (and the parent of a folder created for it) is only recorded,
+ * and synced before the next put or put-if-absent on the store publishes
+ * its object (or when the store is freed). A Delta commit is such a put,
+ * so the data files it names are durable, names included, before the
+ * commit is; what changes is that the folder fsyncs come together, after
+ * one file fsync already committed the file system's journal, instead of
+ * alternating with the file fsyncs (ext4: each of those alternations was a
+ * journal commit of its own; a 10-partition append went from 22 fsyncs to
+ * 12 journal commits). Writers also buffer small writes (WRITE_BUF bytes):
+ * the Parquet writer hands over every page header and footer piece alone.
  */
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,9 +42,14 @@
 #include "util/time.h"
 
 #define TMP_PREFIX ".silt-tmp-"
+#define WRITE_BUF (64 * 1024)
 
 typedef struct local_store {
     io_store base;
+    pthread_mutex_t sync_mutex; /* guards the pending folders and their flush */
+    char **pending_dirs;        /* folders to fsync before the next put publishes */
+    size_t n_pending;
+    size_t cap_pending;
 } local_store;
 
 typedef struct local_file {
@@ -41,12 +60,15 @@ typedef struct local_file {
 typedef struct local_writer {
     io_writer base;
     local_store *store;
+    char *wbuf; /* WRITE_BUF bytes not yet written */
+    size_t wlen;
     int fd;
     char *tmp_path;
     char *final_path;
 } local_writer;
 
 static atomic_ulong tmp_counter;
+static atomic_ulong folder_syncs; /* for tests: io_local_folder_syncs */
 
 static char *full_path(const io_store *store, const char *key)
 {
@@ -61,9 +83,12 @@ static silt_status errno_status(silt_error *err, int errnum, const char *what, c
     return err_set(err, code, "could not %s \"%s\": %s", what, path, strerror(errnum));
 }
 
+unsigned long io_local_folder_syncs(void) { return atomic_load(&folder_syncs); }
+
 static silt_status fsync_dir(const char *dir_path, silt_error *err)
 {
     int fd = open(dir_path, O_RDONLY | O_DIRECTORY);
+    atomic_fetch_add(&folder_syncs, 1);
     if (fd < 0)
         return errno_status(err, errno, "open folder", dir_path);
     if (fsync(fd) != 0 && errno != EINVAL) {
@@ -75,8 +100,75 @@ static silt_status fsync_dir(const char *dir_path, silt_error *err)
     return SILT_OK;
 }
 
-/* Creates every missing folder of path's parent (mkdir -p of dirname). */
-static silt_status make_parent_dirs(char *path, silt_error *err)
+/*
+ * Records folder dir_path for a later fsync (flush_pending_dirs). With
+ * store NULL (no deferral possible) the folder is synced now.
+ */
+static silt_status defer_dir_sync(local_store *store, const char *dir_path, silt_error *err)
+{
+    size_t idx;
+    silt_status rc = SILT_OK;
+    if (store == NULL)
+        return fsync_dir(dir_path, err);
+    pthread_mutex_lock(&store->sync_mutex);
+    for (idx = 0; idx < store->n_pending; idx++)
+        if (strcmp(store->pending_dirs[idx], dir_path) == 0)
+            break;
+    if (idx == store->n_pending) {
+        if (store->n_pending == store->cap_pending) {
+            size_t cap = store->cap_pending ? store->cap_pending * 2 : 16;
+            char **fresh = mem_realloc(store->pending_dirs, cap * sizeof(*fresh));
+            if (fresh != NULL) {
+                store->pending_dirs = fresh;
+                store->cap_pending = cap;
+            }
+        }
+        if (store->n_pending < store->cap_pending &&
+            (store->pending_dirs[store->n_pending] = mem_strdup(dir_path)) != NULL)
+            store->n_pending++;
+        else
+            rc = fsync_dir(dir_path, err); /* out of memory: sync now rather than lose it */
+    }
+    pthread_mutex_unlock(&store->sync_mutex);
+    return rc;
+}
+
+/*
+ * Fsyncs every recorded folder, oldest first; the first failure is
+ * returned and the folders not yet synced stay recorded. Holds the mutex
+ * throughout, so a put on another thread never publishes before the
+ * folders recorded before it are synced.
+ */
+static silt_status flush_pending_dirs(local_store *store, silt_error *err)
+{
+    silt_status rc = SILT_OK;
+    size_t idx, done = 0;
+    pthread_mutex_lock(&store->sync_mutex);
+    for (idx = 0; idx < store->n_pending; idx++) {
+        rc = fsync_dir(store->pending_dirs[idx], err);
+        if (rc != SILT_OK && rc != SILT_NOTFOUND)
+            break;
+        if (rc == SILT_NOTFOUND)
+            err_clear(err); /* removed since (a dropped table): nothing left to sync */
+        rc = SILT_OK;
+        mem_free(store->pending_dirs[idx]);
+        done++;
+    }
+    if (done > 0) {
+        memmove(store->pending_dirs, store->pending_dirs + done,
+                (store->n_pending - done) * sizeof(*store->pending_dirs));
+        store->n_pending -= done;
+    }
+    pthread_mutex_unlock(&store->sync_mutex);
+    return rc;
+}
+
+/*
+ * Creates every missing folder of path's parent (mkdir -p of dirname). The
+ * new folders' names are synced in their parents now, or recorded in store
+ * for the next flush when store is given.
+ */
+static silt_status make_parent_dirs(local_store *store, char *path, silt_error *err)
 {
     char *slash = strrchr(path, '/');
     struct stat st;
@@ -88,7 +180,7 @@ static silt_status make_parent_dirs(char *path, silt_error *err)
         if (!S_ISDIR(st.st_mode))
             rc = err_set(err, SILT_IO, "could not create folder \"%s\": a file has that name", path);
     } else {
-        rc = make_parent_dirs(path, err);
+        rc = make_parent_dirs(store, path, err);
         if (rc == SILT_OK && mkdir(path, 0777) != 0 && errno != EEXIST)
             rc = errno_status(err, errno, "create folder", path);
         if (rc == SILT_OK) {
@@ -96,7 +188,7 @@ static silt_status make_parent_dirs(char *path, silt_error *err)
             char *parent_slash = strrchr(path, '/');
             if (parent_slash != NULL && parent_slash != path) {
                 *parent_slash = '\0';
-                rc = fsync_dir(path, err);
+                rc = defer_dir_sync(store, path, err);
                 *parent_slash = '/';
             }
         }
@@ -139,15 +231,22 @@ static silt_status write_all(int fd, const void *data, size_t len, const char *p
     return SILT_OK;
 }
 
-/* fsyncs tmp_path's fd, publishes it under final_path, fsyncs the folder. */
-static silt_status publish(int fd, const char *tmp_path, const char *final_path, int if_absent,
-                           silt_error *err)
+/*
+ * fsyncs tmp_path's fd, publishes it under final_path, fsyncs the folder
+ * (a writer's: records it for the next flush). A put first syncs the
+ * folders recorded before it, after its own content's fsync (which has
+ * already committed the journal they were waiting on) and before its link.
+ */
+static silt_status publish(local_store *store, int is_writer, int fd, const char *tmp_path,
+                           const char *final_path, int if_absent, silt_error *err)
 {
     silt_status rc;
     char *dir;
     char *slash;
     if (fsync(fd) != 0)
         return errno_status(err, errno, "sync", tmp_path);
+    if (!is_writer)
+        SILT_RETURN_IF_ERROR(flush_pending_dirs(store, err));
     /* Allocated before the object becomes visible: a failure after that would
      * report an error for an object that was in fact published. */
     dir = mem_strdup(final_path);
@@ -172,16 +271,17 @@ static silt_status publish(int fd, const char *tmp_path, const char *final_path,
     slash = strrchr(dir, '/');
     if (slash != NULL && slash != dir)
         *slash = '\0';
-    rc = fsync_dir(dir, err);
+    rc = is_writer ? defer_dir_sync(store, dir, err) : fsync_dir(dir, err);
     mem_free(dir);
     return rc;
 }
 
-static silt_status open_tmp(char *final_path, char **tmp_out, int *fd_out, silt_error *err)
+static silt_status open_tmp(local_store *store, char *final_path, char **tmp_out, int *fd_out,
+                            silt_error *err)
 {
     char *tmp;
     int fd;
-    SILT_RETURN_IF_ERROR(make_parent_dirs(final_path, err));
+    SILT_RETURN_IF_ERROR(make_parent_dirs(store, final_path, err));
     tmp = tmp_path_for(final_path);
     if (tmp == NULL)
         return err_nomem(err);
@@ -205,11 +305,11 @@ static silt_status local_put(io_store *store, const char *key, const void *data,
     silt_status rc;
     if (path == NULL)
         return err_nomem(err);
-    rc = open_tmp(path, &tmp, &fd, err);
+    rc = open_tmp((local_store *)store, path, &tmp, &fd, err);
     if (rc == SILT_OK)
         rc = write_all(fd, data, len, tmp, err);
     if (rc == SILT_OK)
-        rc = publish(fd, tmp, path, if_absent, err);
+        rc = publish((local_store *)store, 0, fd, tmp, path, if_absent, err);
     else if (tmp != NULL)
         unlink(tmp);
     if (fd >= 0)
@@ -480,17 +580,36 @@ static silt_status local_open_file(io_store *store, const char *key, io_file **o
     return SILT_OK;
 }
 
+static silt_status flush_wbuf(local_writer *lw, silt_error *err)
+{
+    silt_status rc = write_all(lw->fd, lw->wbuf, lw->wlen, lw->tmp_path, err);
+    lw->wlen = 0;
+    return rc;
+}
+
+/* Small pieces gather in wbuf; a piece that does not fit goes out after it. */
 static silt_status local_writer_write(io_writer *w, const void *data, size_t len,
                                       silt_error *err)
 {
     local_writer *lw = (local_writer *)w;
-    return write_all(lw->fd, data, len, lw->tmp_path, err);
+    if (lw->wlen + len <= WRITE_BUF) {
+        memcpy(lw->wbuf + lw->wlen, data, len);
+        lw->wlen += len;
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(flush_wbuf(lw, err));
+    if (len >= WRITE_BUF / 2)
+        return write_all(lw->fd, data, len, lw->tmp_path, err);
+    memcpy(lw->wbuf, data, len);
+    lw->wlen = len;
+    return SILT_OK;
 }
 
 static void local_writer_free(local_writer *lw)
 {
     if (lw->fd >= 0)
         close(lw->fd);
+    mem_free(lw->wbuf);
     mem_free(lw->tmp_path);
     mem_free(lw->final_path);
     mem_free(lw->base.key);
@@ -500,7 +619,9 @@ static void local_writer_free(local_writer *lw)
 static silt_status local_writer_commit(io_writer *w, int if_absent, silt_error *err)
 {
     local_writer *lw = (local_writer *)w;
-    silt_status rc = publish(lw->fd, lw->tmp_path, lw->final_path, if_absent, err);
+    silt_status rc = flush_wbuf(lw, err);
+    if (rc == SILT_OK)
+        rc = publish(lw->store, 1, lw->fd, lw->tmp_path, lw->final_path, if_absent, err);
     if (rc != SILT_OK)
         unlink(lw->tmp_path);
     local_writer_free(lw);
@@ -532,7 +653,13 @@ static silt_status local_open_writer(io_store *store, const char *key, io_writer
         local_writer_free(lw);
         return err_nomem(err);
     }
-    rc = open_tmp(lw->final_path, &lw->tmp_path, &lw->fd, err);
+    lw->store = (local_store *)store;
+    lw->wbuf = mem_alloc(WRITE_BUF);
+    if (lw->wbuf == NULL) {
+        local_writer_free(lw);
+        return err_nomem(err);
+    }
+    rc = open_tmp(lw->store, lw->final_path, &lw->tmp_path, &lw->fd, err);
     if (rc != SILT_OK) {
         local_writer_free(lw);
         return rc;
@@ -541,8 +668,17 @@ static silt_status local_open_writer(io_store *store, const char *key, io_writer
     return SILT_OK;
 }
 
+/* Syncs the folders still recorded (best effort: nobody is left to tell of a failure). */
 static void local_destroy(io_store *store)
 {
+    local_store *ls = (local_store *)store;
+    silt_error ignored = SILT_ERROR_INIT;
+    size_t idx;
+    (void)flush_pending_dirs(ls, &ignored);
+    for (idx = 0; idx < ls->n_pending; idx++)
+        mem_free(ls->pending_dirs[idx]);
+    mem_free(ls->pending_dirs);
+    pthread_mutex_destroy(&ls->sync_mutex);
     mem_free(store->root);
     mem_free(store);
 }
@@ -620,7 +756,7 @@ silt_status io_local_store_open(io_store **out, const char *root_dir, int create
         {
             /* mkdir -p root: make_parent_dirs makes the folders before the last '/'. */
             char *probe = io_key_join(root, "x");
-            rc = probe ? make_parent_dirs(probe, err) : err_nomem(err);
+            rc = probe ? make_parent_dirs(NULL, probe, err) : err_nomem(err);
             mem_free(probe);
         }
         if (rc != SILT_OK) {
@@ -639,6 +775,7 @@ silt_status io_local_store_open(io_store **out, const char *root_dir, int create
     }
     store->base.ops = &local_ops;
     store->base.root = root;
+    pthread_mutex_init(&store->sync_mutex, NULL);
     *out = &store->base;
     return SILT_OK;
 }

@@ -472,6 +472,18 @@ static silt_status props_json(buf *out, const dlog_map *conf, silt_error *err)
     return buf_append_char(out, '}', err);
 }
 
+/* The parameters Spark records for CREATE OR REPLACE / REPLACE TABLE. */
+static silt_status replace_params(delta_txn *txn, const exec_target *t, const dlog_metadata *md,
+                                  const buf *parts, buf *props, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(props_json(props, &md->configuration, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "isManaged", t->managed ? "true" : "false",
+                                             err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "description", md->description, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "partitionBy", buf_cstr(parts), err));
+    return delta_txn_set_param(txn, "properties", buf_cstr(props), err);
+}
+
 /*
  * CREATE OR REPLACE / REPLACE TABLE over an existing table: one commit
  * that removes every live file, sets the new schema, partitioning and
@@ -489,10 +501,16 @@ static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t
     size_t idx;
     silt_status rc;
     int as_select = stmt->u.create_table.as_query != NULL;
-    if (stmt->u.create_table.or_replace)
+    const char *save_mode = sql_session_get(b->s, SQL_SETTING_SAVE_MODE);
+    const char *user_meta = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    if (save_mode != NULL && as_select)
+        op = "WRITE"; /* the C API's overwriteSchema save, as Spark records it */
+    else if (stmt->u.create_table.or_replace)
         op = as_select ? "CREATE OR REPLACE TABLE AS SELECT" : "CREATE OR REPLACE TABLE";
     else
         op = as_select ? "REPLACE TABLE AS SELECT" : "REPLACE TABLE";
+    if (!as_select)
+        save_mode = NULL;
     SILT_RETURN_IF_ERROR(delta_write_finish(w, &out, err));
     md = *out.metadata;
     md.id = t->snap->metadata.id;
@@ -508,16 +526,19 @@ static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t
         rc = delta_txn_add_file(txn, &out.adds[idx], err);
     if (rc == SILT_OK)
         rc = json_list(&parts, md.partition_columns, md.n_partition_columns, err);
-    if (rc == SILT_OK)
-        rc = props_json(&props, &md.configuration, err);
-    if (rc == SILT_OK)
-        rc = delta_txn_set_param(txn, "isManaged", t->managed ? "true" : "false", err);
-    if (rc == SILT_OK)
-        rc = delta_txn_set_param(txn, "description", md.description, err);
-    if (rc == SILT_OK)
-        rc = delta_txn_set_param(txn, "partitionBy", buf_cstr(&parts), err);
-    if (rc == SILT_OK)
-        rc = delta_txn_set_param(txn, "properties", buf_cstr(&props), err);
+    if (rc == SILT_OK && user_meta != NULL)
+        rc = delta_txn_set_user_metadata(txn, user_meta, err);
+    if (rc == SILT_OK && save_mode != NULL) {
+        /* Spark 4.1 + Delta 4.1's save with overwriteSchema (its canOverwriteSchema is a
+         * JSON true; commitInfo parameters here are strings) */
+        rc = delta_txn_set_param(txn, "mode", save_mode, err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_param(txn, "partitionBy", buf_cstr(&parts), err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_param(txn, "canOverwriteSchema", "true", err);
+    } else if (rc == SILT_OK) {
+        rc = replace_params(txn, t, &md, &parts, &props, err);
+    }
     if (rc == SILT_OK && as_select) {
         rc = delta_txn_set_metric(txn, "numFiles", (int64_t)out.n_adds, err);
         if (rc == SILT_OK)
@@ -632,6 +653,8 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     if (replacing)
         return replace_table(b, stmt, &t, w, err);
     co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
+    co.save_mode = sql_session_get(b->s, SQL_SETTING_SAVE_MODE);
+    co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
                                             stmt->u.create_table.as_query ? DELTA_MODE_CTAS
                                                                           : DELTA_MODE_CREATE,
@@ -951,5 +974,6 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));
+    co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
 }

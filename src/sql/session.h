@@ -53,6 +53,16 @@ const char *sql_session_get(const sql_session *s, const char *key);
 silt_status sql_session_set(sql_session *s, const char *key, const char *value,
                             silt_error *err);
 
+/* commitInfo.userMetadata of the session's INSERT, CTAS and REPLACE commits (Spark's conf). */
+#define SQL_SETTING_USER_METADATA "spark.databricks.delta.commitInfo.userMetadata"
+/*
+ * Set by the C API's write around its statement: Spark's SaveMode name
+ * (ErrorIfExists, Append, Overwrite, Ignore). A table that statement
+ * creates or replaces is recorded as df.write.save(path) records it,
+ * WRITE {mode, partitionBy}, not as CREATE [OR REPLACE] TABLE AS SELECT.
+ */
+#define SQL_SETTING_SAVE_MODE "silt.api.saveMode"
+
 /*
  * Binds a source of batches to a table name for the statements run next,
  * until sql_session_unbind_source: `FROM name` reads it through fn, which

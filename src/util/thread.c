@@ -6,6 +6,12 @@
  * until none are left; the submitting thread claims tasks from its own job
  * too, so a job always progresses even when every worker is busy elsewhere
  * (no deadlock when a task itself submits a job).
+ *
+ * Workers start with the first job that has more than one task, not in
+ * tpool_new: most statements of a short `silt sql` run (SELECT 1, a count
+ * answered from the log, a 20-row append) never run a parallel job, and
+ * starting then joining idle threads costs two clone()s and, on a loaded
+ * machine, a wait at exit for threads that were never scheduled.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "util/thread.h"
@@ -34,7 +40,9 @@ struct tpool {
     pthread_mutex_t mutex;
     pthread_cond_t work_cond;
     pthread_t *threads;
-    size_t n_threads;
+    size_t n_threads;       /* started so far */
+    size_t n_planned;       /* to start with the first parallel job */
+    int start_failed;       /* a worker could not start: run on the callers only */
     tpool_job *jobs;
     int shutting_down;
     /* worker_idx 0 belongs to callers; workers use 1..n_threads. */
@@ -103,7 +111,6 @@ static void *worker_main(void *arg)
 silt_status tpool_new(tpool **out, size_t n_workers, silt_error *err)
 {
     tpool *pool;
-    size_t idx;
     if (n_workers == 0)
         n_workers = thread_core_count() > 1 ? thread_core_count() - 1 : 0;
     pool = mem_calloc(1, sizeof(*pool));
@@ -116,23 +123,45 @@ silt_status tpool_new(tpool **out, size_t n_workers, silt_error *err)
         tpool_free(pool);
         return err_nomem(err);
     }
-    for (idx = 0; idx < n_workers; idx++) {
+    pool->n_planned = n_workers;
+    *out = pool;
+    return SILT_OK;
+}
+
+/*
+ * Starts the planned workers; called with the pool mutex held (a worker
+ * blocks on it until the caller's job is queued). A worker that cannot
+ * start is not an error of the job: the workers started so far, or the
+ * caller alone, run it, and no later job tries again.
+ */
+static void start_workers(tpool *pool)
+{
+    while (!pool->start_failed && pool->n_threads < pool->n_planned) {
         void **args = mem_alloc(2 * sizeof(void *));
         if (args == NULL) {
-            tpool_free(pool);
-            return err_nomem(err);
+            pool->start_failed = 1;
+            break;
         }
         args[0] = pool;
-        args[1] = (void *)(uintptr_t)(idx + 1);
-        if (pthread_create(&pool->threads[idx], NULL, worker_main, args) != 0) {
+        args[1] = (void *)(uintptr_t)(pool->n_threads + 1);
+        if (pthread_create(&pool->threads[pool->n_threads], NULL, worker_main, args) != 0) {
             mem_free(args);
-            tpool_free(pool);
-            return err_set(err, SILT_IO, "could not start worker thread %zu", idx + 1);
+            pool->start_failed = 1;
+            break;
         }
         pool->n_threads++;
     }
-    *out = pool;
-    return SILT_OK;
+}
+
+size_t tpool_started(tpool *pool)
+{
+    size_t n;
+    if (pool == NULL)
+        return 0;
+    pthread_mutex_lock(&pool->mutex);
+    n = pool->n_threads;
+    pthread_mutex_unlock(&pool->mutex);
+    return n;
 }
 
 void tpool_free(tpool *pool)
@@ -152,7 +181,8 @@ void tpool_free(tpool *pool)
     mem_free(pool);
 }
 
-size_t tpool_width(const tpool *pool) { return pool ? pool->n_threads + 1 : 1; }
+/* The planned width: callers size per-worker state by it before the workers start. */
+size_t tpool_width(const tpool *pool) { return pool ? pool->n_planned + 1 : 1; }
 
 static silt_status run_inline(size_t n_tasks, tpool_task_fn fn, void *payload, silt_error *err)
 {
@@ -174,7 +204,7 @@ silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *paylo
     tpool_job job;
     tpool_job **link;
     silt_status rc;
-    if (pool == NULL || pool->n_threads == 0 || n_tasks <= 1)
+    if (pool == NULL || pool->n_planned == 0 || n_tasks <= 1)
         return run_inline(n_tasks, fn, payload, err);
     memset(&job, 0, sizeof(job));
     job.fn = fn;
@@ -183,6 +213,7 @@ silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *paylo
     atomic_init(&job.next_task, 0);
     pthread_cond_init(&job.done_cond, NULL);
     pthread_mutex_lock(&pool->mutex);
+    start_workers(pool);
     for (link = &pool->jobs; *link != NULL; link = &(*link)->next)
         ;
     *link = &job;

@@ -23,7 +23,10 @@ typedef struct tpool tpool;
 typedef silt_status (*tpool_task_fn)(void *payload, size_t task_idx, size_t worker_idx,
                                      silt_error *err);
 
-/* n_workers background threads (0 = number of cores - 1; the caller also works). */
+/*
+ * n_workers background threads (0 = number of cores - 1; the caller also
+ * works). The threads start with the first job of more than one task.
+ */
 silt_status tpool_new(tpool **out, size_t n_workers, silt_error *err);
 void tpool_free(tpool *pool);
 /* Threads that may run tasks of one job at once, the caller included. */
@@ -35,6 +38,9 @@ size_t tpool_width(const tpool *pool);
  */
 silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
                       silt_error *err);
+
+/* Worker threads running so far (0 until the first parallel job); for tests. */
+size_t tpool_started(tpool *pool);
 
 /* Number of online cores (at least 1). */
 size_t thread_core_count(void);

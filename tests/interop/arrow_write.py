@@ -46,13 +46,14 @@ SAVE = {"errorifexists": 0, "append": 1, "overwrite": 2, "ignore": 3}
 
 
 class WriteOptions(ctypes.Structure):
-    """silt_write_options (include/silt/write.h), version 1."""
+    """silt_write_options (include/silt/write.h), version 2."""
     _fields_ = [("version", ctypes.c_uint), ("mode", ctypes.c_int),
                 ("merge_schema", ctypes.c_int), ("overwrite_schema", ctypes.c_int),
                 ("replace_where", ctypes.c_char_p),
                 ("partition_overwrite_mode", ctypes.c_char_p),
                 ("partition_by", ctypes.POINTER(ctypes.c_char_p)),
-                ("n_partition_by", ctypes.c_size_t)]
+                ("n_partition_by", ctypes.c_size_t),
+                ("user_metadata", ctypes.c_char_p)]
 
 
 class ArrowArrayStream(ctypes.Structure):
@@ -96,11 +97,13 @@ class Silt:
         LIB.silt_db_close(self.db)
 
     def write(self, target, data, mode="errorifexists", capsule=False, merge_schema=False,
-              replace_where=None, partition_overwrite_mode=None, partition_by=()):
-        opts = WriteOptions(1, SAVE[mode], int(merge_schema), 0,
+              replace_where=None, partition_overwrite_mode=None, partition_by=(),
+              user_metadata=None):
+        opts = WriteOptions(2, SAVE[mode], int(merge_schema), 0,
                             replace_where.encode() if replace_where else None,
                             partition_overwrite_mode.encode() if partition_overwrite_mode
-                            else None, None, len(partition_by))
+                            else None, None, len(partition_by),
+                            user_metadata.encode() if user_metadata else None)
         names = (ctypes.c_char_p * (len(partition_by) + 1))(*[p.encode() for p in partition_by])
         opts.partition_by = ctypes.cast(names, ctypes.POINTER(ctypes.c_char_p))
         if capsule:
@@ -220,7 +223,7 @@ def main():
     first = types_table(0, 10)
 
     # A new table (mode errorifexists, the default), partitioned.
-    rc, msg = silt.write(path, first, partition_by=["p"])
+    rc, msg = silt.write(path, first, partition_by=["p"], user_metadata="first load")
     check("create: ok", rc == 0, msg)
     dtab = DeltaTable(str(path))
     check("create: delta-rs version 0", dtab.version() == 0, dtab.version())
@@ -235,8 +238,13 @@ def main():
                                           first["city"].cast(pa.string())))
     check("create: delta-rs rows", got == want,
           next(((g, w) for g, w in zip(got, want) if g != w), (len(got), len(want))))
-    check("create: history", history_ops(path) == [("CREATE TABLE AS SELECT", None)],
+    # As Spark's df.write.partitionBy("p").save(path) records it.
+    check("create: history", history_ops(path) == [("WRITE", "ErrorIfExists")],
           history_ops(path))
+    first_commit = DeltaTable(str(path)).history()[-1]
+    check("create: partitionBy and userMetadata",
+          first_commit.get("operationParameters", {}).get("partitionBy") == '["p"]' and
+          first_commit.get("userMetadata") == "first load", first_commit)
     check("create: duckdb", duckdb_count_sum(path) == (10, 45), duckdb_count_sum(path))
     rc, msg = silt.write(path, first)
     check("errorifexists refuses", rc == 11 and "DELTA_TABLE_ALREADY_EXISTS" in msg, msg)

@@ -196,7 +196,7 @@ void test_api_write__save_modes_on_a_path(void)
     silt_write_options o = SILT_WRITE_OPTIONS_INIT;
     open_conn(NULL);
     snprintf(target, sizeof(target), "%s", path_in("t"));
-    /* The default mode creates the table (history: CREATE TABLE AS SELECT). */
+    /* The default mode creates the table (history: WRITE, mode ErrorIfExists, as save()). */
     check_int(SILT_OK, write_sql(target, "SELECT id, CAST(id AS STRING) AS s FROM range(5)", &o));
     snprintf(q, sizeof(q), "SELECT count(*), sum(id) FROM delta.`%s`", target);
     check_str("count(1),sum(id)\n5,10\n", rows_of(q));
@@ -221,11 +221,103 @@ void test_api_write__save_modes_on_a_path(void)
         const char *h;
         snprintf(q, sizeof(q), "DESCRIBE HISTORY delta.`%s`", target);
         h = rows_of(q);
-        check_contains(h, "CREATE TABLE AS SELECT");
-        check_contains(h, "WRITE");
-        check_contains(h, "Append");
-        check_contains(h, "Overwrite");
+        /* Spark's df.write.save(path) to a new path: WRITE {mode: ErrorIfExists, partitionBy} */
+        check_contains(h, "\n0,");
+        check_contains(h, ",WRITE,\"[[\"\"mode\"\",\"\"ErrorIfExists\"\"],[\"\"partitionBy\"\","
+                          "\"\"[]\"\"]]\"");
+        check(strstr(h, "CREATE TABLE AS SELECT") == NULL);
+        check_contains(h, "\"\"Append\"\"");
+        check_contains(h, "\"\"Overwrite\"\"");
+        check_contains(h, "numOutputRows");
     }
+}
+
+/* The history line of version v (CSV), "" when absent. */
+static const char *history_line(const char *table_sql, int version)
+{
+    static char line[8192];
+    char q[8192], head[32];
+    const char *h, *at;
+    snprintf(q, sizeof(q), "DESCRIBE HISTORY %s", table_sql);
+    h = rows_of(q);
+    snprintf(head, sizeof(head), "\n%d,", version);
+    at = strstr(h, head);
+    line[0] = '\0';
+    if (at != NULL)
+        snprintf(line, sizeof(line), "%.*s", (int)strcspn(at + 1, "\n"), at + 1);
+    return line;
+}
+
+/*
+ * History names of the DataFrameWriter (checked against Spark 4.1 + Delta
+ * 4.1's commits of the same df.write calls, and ../shared/conformance): a
+ * partitioned new path table, an overwriteSchema replace, saveAsTable, and
+ * userMetadata.
+ */
+void test_api_write__history_names_follow_the_dataframe_writer(void)
+{
+    char target[4096], tsql[4200], wh[4096];
+    const char *const parts[] = {"p"};
+    silt_write_options o = SILT_WRITE_OPTIONS_INIT;
+    const char *line;
+    snprintf(wh, sizeof(wh), "%s", path_in("wh"));
+    check_int(0, mkdir(wh, 0755));
+    open_conn(wh);
+    snprintf(target, sizeof(target), "%s", path_in("parted"));
+    snprintf(tsql, sizeof(tsql), "delta.`%s`", target);
+    o.partition_by = parts;
+    o.n_partition_by = 1;
+    o.user_metadata = "first load";
+    check_int(SILT_OK, write_sql(target, "SELECT id, id % 2 AS p FROM range(4)", &o));
+    line = history_line(tsql, 0);
+    check_contains(line, ",WRITE,\"[[\"\"mode\"\",\"\"ErrorIfExists\"\"],[\"\"partitionBy\"\","
+                         "\"\"[\\\"\"p\\\"\"]\"\"]]\"");
+    check_contains(line, ",first load,");
+    check_contains(line, "numFiles");
+    /* Spark's userMetadata goes with this write only: the next SQL INSERT has none. */
+    {
+        char q[8300];
+        snprintf(q, sizeof(q), "INSERT INTO %s SELECT 9L, 1L", tsql);
+        check_int(SILT_OK, silt_conn_exec(conn, q, NULL));
+        check(strstr(history_line(tsql, 1), "first load") == NULL);
+        /* ... while the session conf applies to SQL writes, as in Spark. */
+        check_int(SILT_OK, silt_conn_exec(conn, "SET spark.databricks.delta.commitInfo."
+                                                "userMetadata = nightly", NULL));
+        check_int(SILT_OK, silt_conn_exec(conn, q, NULL));
+        check_contains(history_line(tsql, 2), ",nightly,");
+        check_int(SILT_OK, silt_conn_exec(conn, "RESET spark.databricks.delta.commitInfo."
+                                                "userMetadata", NULL));
+    }
+    /* overwriteSchema: Spark records WRITE {mode: Overwrite, partitionBy}. */
+    o.mode = SILT_SAVE_OVERWRITE;
+    o.overwrite_schema = 1;
+    o.n_partition_by = 0;
+    o.user_metadata = NULL;
+    check_int(SILT_OK, write_sql(target, "SELECT 'x' AS s", &o));
+    line = history_line(tsql, 3);
+    check_contains(line, ",WRITE,\"[[\"\"canOverwriteSchema\"\",\"\"true\"\"],[\"\"mode\"\","
+                         "\"\"Overwrite\"\"],[\"\"partitionBy\"\",\"\"[]\"\"]]\"");
+    check_contains(line, "numRemovedFiles");
+    check(strstr(line, "CREATE OR REPLACE") == NULL);
+    /* The settings were put back: a SQL CTAS keeps its own name. */
+    {
+        char q[8300];
+        snprintf(q, sizeof(q), "CREATE TABLE delta.`%s` AS SELECT 1 AS x", path_in("sqlctas"));
+        check_int(SILT_OK, silt_conn_exec(conn, q, NULL));
+        snprintf(tsql, sizeof(tsql), "delta.`%s`", path_in("sqlctas"));
+        check_contains(history_line(tsql, 0), ",CREATE TABLE AS SELECT,");
+    }
+    /* saveAsTable of a new name: CREATE TABLE AS SELECT, as Spark records it. */
+    o.mode = SILT_SAVE_ERROR_IF_EXISTS;
+    o.overwrite_schema = 0;
+    check_int(SILT_OK, write_sql("named", "SELECT 1L AS id", &o));
+    check_contains(history_line("named", 0), ",CREATE TABLE AS SELECT,");
+    /* Options of version 1 have no user_metadata field: it is not read. */
+    o.version = 1;
+    o.mode = SILT_SAVE_APPEND;
+    o.user_metadata = "not read";
+    check_int(SILT_OK, write_sql("named", "SELECT 2L AS id", &o));
+    check(strstr(history_line("named", 1), "not read") == NULL);
 }
 
 void test_api_write__schema_enforcement_and_merge_schema(void)

@@ -226,3 +226,75 @@ void test_io_store_local__key_join(void)
     check_str("b", joined);
     mem_free(joined);
 }
+
+static void write_piece(io_writer *w, buf *expect, size_t len, char fill)
+{
+    char *piece = mem_alloc(len ? len : 1);
+    check(piece != NULL);
+    memset(piece, fill, len);
+    check_ok(io_writer_write(w, piece, len, &err), &err);
+    check_ok(buf_append(expect, piece, len, &err), &err);
+    mem_free(piece);
+}
+
+/* Pieces below, around and above the writer's 64 KiB buffer arrive in order. */
+void test_io_store_local__writer_buffers_pieces_in_order(void)
+{
+    static const size_t sizes[] = {1, 7, 0, 40000, 30000, 65536, 1, 32768, 32767, 200000, 3};
+    io_writer *w = NULL;
+    buf expect = BUF_INIT, got = BUF_INIT;
+    size_t idx;
+    check_ok(io_writer_open(store, "buffered/obj.bin", &w, &err), &err);
+    for (idx = 0; idx < sizeof(sizes) / sizeof(sizes[0]); idx++)
+        write_piece(w, &expect, sizes[idx], (char)('a' + idx));
+    check_ok(io_writer_commit(w, 1, &err), &err);
+    check_ok(io_get(store, "buffered/obj.bin", &got, &err), &err);
+    check_int((long long)expect.len, (long long)got.len);
+    check(memcmp(expect.data, got.data, expect.len) == 0);
+    buf_clear(&expect);
+    buf_clear(&got);
+}
+
+/*
+ * Writers' folders are synced once each, together, by the next put (before
+ * the put's object is published); without deferral five writers in one
+ * folder cost five folder syncs.
+ */
+void test_io_store_local__writer_folder_syncs_wait_for_next_put(void)
+{
+    io_writer *w = NULL;
+    unsigned long before;
+    char key[64];
+    int idx;
+    check_ok(io_put(store, "t/_log/0.json", "{}", 2, &err), &err);
+    before = io_local_folder_syncs();
+    for (idx = 0; idx < 5; idx++) {
+        snprintf(key, sizeof(key), "t/part=%d/f%d.parquet", idx % 2, idx);
+        check_ok(io_writer_open(store, key, &w, &err), &err);
+        check_ok(io_writer_write(w, "PAR1", 4, &err), &err);
+        check_ok(io_writer_commit(w, 1, &err), &err);
+        check_str("PAR1", get_text(key)); /* visible at once */
+    }
+    check_int(0, (long long)(io_local_folder_syncs() - before));
+    check_ok(io_put_if_absent(store, "t/_log/1.json", "{}", 2, &err), &err);
+    /* t (two new folders in it), part=0, part=1, then _log for the put itself */
+    check_int(4, (long long)(io_local_folder_syncs() - before));
+    before = io_local_folder_syncs();
+    check_ok(io_put_if_absent(store, "t/_log/2.json", "{}", 2, &err), &err);
+    check_int(1, (long long)(io_local_folder_syncs() - before));
+}
+
+/* A recorded folder removed before the flush (a dropped table) does not fail the put. */
+void test_io_store_local__removed_pending_folder_is_skipped(void)
+{
+    io_writer *w = NULL;
+    char path[1024];
+    check_ok(io_writer_open(store, "gone/x.bin", &w, &err), &err);
+    check_ok(io_writer_commit(w, 1, &err), &err);
+    snprintf(path, sizeof(path), "%s/gone/x.bin", test_tmpdir());
+    check(unlink(path) == 0);
+    snprintf(path, sizeof(path), "%s/gone", test_tmpdir());
+    check(rmdir(path) == 0);
+    check_ok(io_put(store, "kept.txt", "k", 1, &err), &err);
+    check_str("k", get_text("kept.txt"));
+}

@@ -98,3 +98,34 @@ void test_util_thread__nested_jobs_do_not_deadlock(void)
     check_int(1000, atomic_load(&job.inner_total));
     tpool_free(job.pool);
 }
+
+/* Workers start with the first job of several tasks, not with the pool. */
+void test_util_thread__workers_start_with_first_parallel_job(void)
+{
+    static counter_job job;
+    tpool *pool = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    memset(&job, 0, sizeof(job));
+    job.fail_at = (size_t)-1;
+    check_ok(tpool_new(&pool, 2, &err), &err);
+    check_int(3, tpool_width(pool));
+    check_int(0, tpool_started(pool));
+    check_ok(tpool_run(pool, 1, count_task, &job, &err), &err);
+    check_int(0, tpool_started(pool));
+    check_ok(tpool_run(pool, 100, count_task, &job, &err), &err);
+    check_int(2, tpool_started(pool));
+    check_ok(tpool_run(pool, 100, count_task, &job, &err), &err);
+    check_int(2, tpool_started(pool));
+    check_int(201, atomic_load(&job.total));
+    tpool_free(pool);
+}
+
+/* A pool that never ran a parallel job frees without threads to join. */
+void test_util_thread__unused_pool_frees(void)
+{
+    tpool *pool = NULL;
+    silt_error err = SILT_ERROR_INIT;
+    check_ok(tpool_new(&pool, 4, &err), &err);
+    check_int(0, tpool_started(pool));
+    tpool_free(pool);
+}
