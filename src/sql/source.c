@@ -482,13 +482,26 @@ static silt_status pq_next(void *payload, arena *batch_arena, col_batch **out, s
 }
 
 /*
- * Morsels of a Parquet source: one row group each. Every file is opened
- * once (footers read at plan time); a morsel's reader is opened on the
- * shared pq_file, which supports several readers over one file.
+ * Morsels of a Parquet source: a row group, or a range of rows of one
+ * (pq_read_options.first_row) when row groups are few or large for the
+ * threads. Every file is opened once (footers read at plan time); a
+ * morsel's reader is opened on the shared pq_file, which supports several
+ * readers over one file. Morsels follow the files' row order, so the
+ * serial replay of the morsels reads the rows as a plain scan does.
  */
 typedef struct pq_morsel {
     size_t file_idx, row_group;
+    int64_t first_row, n_rows; /* n_rows 0: the whole row group */
 } pq_morsel;
+
+/*
+ * Morsel sizing: at least PQ_MORSELS_PER_THREAD morsels per thread so that
+ * the last ones even out the threads' work, but no range under
+ * PQ_MORSEL_MIN_ROWS rows, below which the per-range cost (a reader, the
+ * dictionary page again, the boundary pages decoded twice) starts to show.
+ */
+#define PQ_MORSELS_PER_THREAD 4
+#define PQ_MORSEL_MIN_ROWS ((int64_t)1 << 17)
 
 typedef struct pq_morsels {
     pq_src *src;
@@ -539,6 +552,8 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
         opts.page_filter_payload = m->src;
         opts.first_row_group = mo->row_group;
         opts.n_row_groups = 1;
+        opts.first_row = mo->first_row;
+        opts.n_rows = mo->n_rows;
         /* A morsel may be read again from its start (a spilling rerun): drop the old reader. */
         pq_reader_free(m->readers[morsel_idx]);
         m->readers[morsel_idx] = NULL;
@@ -553,10 +568,31 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
     return SILT_OK;
 }
 
+/* Ranges to cut a row group of n_rows rows into, for morsels of about target rows. */
+static int64_t pq_ranges_of(int64_t n_rows, int64_t target)
+{
+    int64_t k = (n_rows + target - 1) / target, most = n_rows / PQ_MORSEL_MIN_ROWS;
+    if (k > most)
+        k = most;
+    return k > 1 ? k : 1;
+}
+
+/* Rows a morsel should hold: the input spread over PQ_MORSELS_PER_THREAD per thread. */
+static int64_t pq_morsel_target(binder *b, pq_morsels *m)
+{
+    int64_t rows = 0, per;
+    size_t idx, width = tpool_width(b->ctx->pool);
+    for (idx = 0; idx < m->n_files; idx++)
+        rows += pq_file_num_rows(m->files[idx]);
+    per = rows / (int64_t)(width * PQ_MORSELS_PER_THREAD);
+    return per > PQ_MORSEL_MIN_ROWS ? per : PQ_MORSEL_MIN_ROWS;
+}
+
 static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error *err)
 {
     pq_morsels *m = arena_calloc(b->a, 1, sizeof(*m));
-    size_t idx, rg, total = 0;
+    size_t idx, rg, total = 0, n_split = 0;
+    int64_t target, k, parts;
     if (m == NULL)
         return err_nomem(err);
     m->src = src;
@@ -575,17 +611,41 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
                                src->keys[idx]);
         }
         m->n_files = idx + 1;
-        total += pq_file_metadata(m->files[idx])->n_row_groups;
+    }
+    target = pq_morsel_target(b, m);
+    for (idx = 0; idx < m->n_files; idx++) {
+        const pq_file_meta *meta = pq_file_metadata(m->files[idx]);
+        int split = pq_file_splittable(m->files[idx], src->cols, src->cols != NULL ? src->n_cols
+                                                                                : 0);
+        for (rg = 0; rg < meta->n_row_groups; rg++)
+            total += split ? (size_t)pq_ranges_of(meta->row_groups[rg].num_rows, target) : 1;
     }
     m->morsels = arena_calloc(b->a, total + 1, sizeof(pq_morsel));
     m->readers = arena_calloc(b->a, total + 1, sizeof(pq_reader *));
     if (m->morsels == NULL || m->readers == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < m->n_files; idx++)
-        for (rg = 0; rg < pq_file_metadata(m->files[idx])->n_row_groups; rg++) {
-            m->morsels[m->n].file_idx = idx;
-            m->morsels[m->n++].row_group = rg;
+    for (idx = 0; idx < m->n_files; idx++) {
+        const pq_file_meta *meta = pq_file_metadata(m->files[idx]);
+        int split = pq_file_splittable(m->files[idx], src->cols, src->cols != NULL ? src->n_cols
+                                                                                : 0);
+        for (rg = 0; rg < meta->n_row_groups; rg++) {
+            int64_t n_rows = meta->row_groups[rg].num_rows;
+            parts = split ? pq_ranges_of(n_rows, target) : 1;
+            n_split += parts > 1;
+            for (k = 0; k < parts; k++) {
+                pq_morsel *mo = &m->morsels[m->n++];
+                mo->file_idx = idx;
+                mo->row_group = rg;
+                if (parts > 1) {
+                    mo->first_row = n_rows * k / parts;
+                    mo->n_rows = n_rows * (k + 1) / parts - mo->first_row;
+                }
+            }
         }
+    }
+    if (n_split > 0)
+        bind_note(b, "ParquetScan morsels: %zu (%zu row group%s split into row ranges)", m->n,
+                  n_split, n_split == 1 ? "" : "s");
     out->morsels.top = out->op;
     out->morsels.fn = pq_morsel_next;
     out->morsels.payload = m;
