@@ -112,7 +112,7 @@ silt_status pq_offset_index_load(pq_reader *r, const pq_column_chunk *cc, int64_
 {
     const pq_column_meta *cm = &cc->meta;
     int64_t chunk_end = pq_chunk_start(cm) + cm->total_compressed_size, prev_end;
-    const uint8_t *bytes;
+    const uint8_t *bytes = NULL;
     size_t k;
     SILT_RETURN_IF_ERROR(read_index_bytes(r, cc->offset_index_offset, cc->offset_index_length,
                                           "offset index", &bytes, err));
@@ -169,7 +169,7 @@ static silt_status leaf_wanted_rows(pq_reader *r, const leaf_data *ld, const pq_
                                     row_ranges *out, silt_error *err)
 {
     pq_column_index ci;
-    const uint8_t *bytes;
+    const uint8_t *bytes = NULL;
     size_t k;
     SILT_RETURN_IF_ERROR(ranges_alloc(r->rg_arena, oi->n_pages, out, err));
     if (!cc->has_column_index) {

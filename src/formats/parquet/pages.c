@@ -1000,6 +1000,19 @@ static silt_status pages_from_headers(pq_reader *r, int64_t start, int64_t len,
     return SILT_OK;
 }
 
+/* Decodes the pages in file bytes [start, end) (the dictionary, no data pages) into ld. */
+static silt_status read_dictionary_region(pq_reader *r, leaf_data *ld, int codec, int64_t start,
+                                          int64_t end, silt_error *err)
+{
+    size_t used;
+    buf_truncate(&r->chunk, 0);
+    SILT_RETURN_IF_ERROR(buf_reserve(&r->chunk, (size_t)(end - start), err));
+    SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)(end - start),
+                                         r->chunk.data, err));
+    return read_pages(r, ld, codec, (const uint8_t *)r->chunk.data, (size_t)(end - start),
+                      INT64_MAX, 0, &used, err);
+}
+
 silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *rg, int64_t lo,
                                int64_t hi, silt_error *err)
 {
@@ -1007,6 +1020,8 @@ silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *
     const pq_column_meta *cm = &cc->meta;
     int64_t start = pq_chunk_start(cm), len = cm->total_compressed_size;
     range_pages rp;
+    size_t rg_idx;
+    int cached = 0, claimed = 0;
     if (ld->v->max_rep > 0 || cm->num_values != rg->num_rows || cm->num_values <= 0)
         return pq_leaf_load(r, ld, rg, err); /* a corrupt chunk: the whole load reports it */
     if (!pq_codec_supported(cm->codec))
@@ -1024,16 +1039,16 @@ silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *
     if (rp.first < 0 || rp.end_row < hi)
         return err_set(err, SILT_CORRUPT, "the data pages of the column chunk hold fewer rows "
                        "than its row group (%lld)", (long long)rg->num_rows);
-    if (rp.data_start > start) {
-        /* The dictionary page (every range decodes it). */
-        size_t used;
-        buf_truncate(&r->chunk, 0);
-        SILT_RETURN_IF_ERROR(buf_reserve(&r->chunk, (size_t)(rp.data_start - start), err));
-        SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)(rp.data_start - start),
-                                             r->chunk.data, err));
-        SILT_RETURN_IF_ERROR(read_pages(r, ld, cm->codec, (const uint8_t *)r->chunk.data,
-                                        (size_t)(rp.data_start - start), INT64_MAX, 0, &used,
-                                        err));
+    rg_idx = (size_t)(rg - r->file->meta.row_groups);
+    if (rp.data_start > start)
+        SILT_RETURN_IF_ERROR(pq_dict_cache_get(r->file, rg_idx, ld, &cached, &claimed, err));
+    if (rp.data_start > start && !cached) {
+        /* The dictionary page: decoded by the first range, copied by the next ones. */
+        silt_status rc = read_dictionary_region(r, ld, cm->codec, start, rp.data_start, err);
+        if (claimed)
+            pq_dict_cache_put(r->file, rg_idx, ld, rc == SILT_OK);
+        if (rc != SILT_OK)
+            return rc;
     }
     SILT_RETURN_IF_ERROR(buf_reserve(&ld->chunk, (size_t)(rp.end - rp.first), err));
     SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, rp.first, (size_t)(rp.end - rp.first),

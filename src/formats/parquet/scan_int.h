@@ -132,6 +132,17 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
 silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *rg, int64_t lo,
                                int64_t hi, silt_error *err);
 /*
+ * Dictionary cache (dict_cache.c): *hit = 1 when the dictionary of leaf
+ * ld's chunk in row group rg_idx was cached, and is now copied into ld
+ * (NOMEM). Otherwise *claimed = 1 when this reader is to decode it: it must
+ * then call pq_dict_cache_put, with ok = 0 when it could not, since other
+ * readers of the chunk wait for it. Put leaves a copy of ld's dictionary
+ * when the cache has room (failures only mean no copy).
+ */
+silt_status pq_dict_cache_get(pq_file *file, size_t rg_idx, leaf_data *ld, int *hit,
+                              int *claimed, silt_error *err);
+void pq_dict_cache_put(pq_file *file, size_t rg_idx, const leaf_data *ld, int ok);
+/*
  * Reads a chunk's OffsetIndex into oi (in r->rg_arena) and checks it
  * against the chunk: pages in order inside the chunk's bytes, first rows
  * strictly increasing from 0 and below num_rows. CORRUPT, IO, NOMEM.

@@ -609,3 +609,45 @@ void test_formats_parquet_ranges__filters_with_ranges(void)
     }
     pq_file_free(file);
 }
+
+/* codes_dict of the first batch of rows [lo, lo + n) of column d (no nulls, dictionary-encoded) in row group rg (0: no codes). */
+static uint64_t dict_of_range(pq_file *file, size_t rg, int64_t lo, int64_t n)
+{
+    static const char *const cols[] = {"d"};
+    pq_read_options opts = PQ_READ_OPTIONS_INIT;
+    pq_reader *reader = NULL;
+    col_batch *batch = NULL;
+    uint64_t id;
+    opts.columns = cols;
+    opts.n_columns = 1;
+    opts.first_row_group = rg;
+    opts.n_row_groups = 1;
+    opts.first_row = lo;
+    opts.n_rows = n;
+    check_ok(pq_reader_open(&reader, file, &opts, &err), &err);
+    check_ok(pq_reader_next(reader, a, &batch, &err), &err);
+    check(batch != NULL && batch->n_rows == n);
+    id = batch->cols[0]->codes != NULL ? batch->cols[0]->codes_dict : 0;
+    pq_reader_free(reader);
+    return id;
+}
+
+/*
+ * Ranges of one chunk share its decoded dictionary (the file's cache): the
+ * batches name the same dictionary; another row group's chunk another one.
+ */
+void test_formats_parquet_ranges__ranges_share_the_dictionary(void)
+{
+    pq_file *file = NULL;
+    uint64_t first;
+    write_silt_file("shared_dict.parquet", PQW_CODEC_SNAPPY, 1);
+    check_ok(pq_file_open(&file, tmp, "shared_dict.parquet", &err), &err);
+    first = dict_of_range(file, 0, 0, 100);
+    check(first != 0);
+    check(dict_of_range(file, 0, 300, 100) == first);
+    check(dict_of_range(file, 0, 600, 50) == first); /* the dictionary holds the first 704 values */
+    /* Row group 1: its own dictionary. */
+    check(dict_of_range(file, 1, 0, 100) != first);
+    check(dict_of_range(file, 1, 0, 100) != 0);
+    pq_file_free(file);
+}
