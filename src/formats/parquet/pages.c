@@ -1060,3 +1060,73 @@ silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *
     ld->skip_levels = lo - rp.first_row;
     return SILT_OK;
 }
+
+/*
+ * Collects the first rows of the data pages of a flat chunk (into out, at
+ * most max) from the offset index or the page headers: range_pages_add is
+ * given every page (the range is the whole row group).
+ */
+silt_status pq_file_page_starts(pq_file *file, size_t rg_idx, size_t leaf_idx, int64_t *out,
+                                size_t max, size_t *n_out, silt_error *err)
+{
+    const pq_row_group *rg;
+    const pq_column_chunk *cc;
+    pq_reader r;
+    silt_status rc = SILT_OK;
+    *n_out = 0;
+    if (rg_idx >= file->meta.n_row_groups || leaf_idx >= file->n_leaves)
+        return err_set(err, SILT_INVALID, "row group %zu or leaf %zu out of range", rg_idx,
+                       leaf_idx);
+    rg = &file->meta.row_groups[rg_idx];
+    cc = &rg->columns[leaf_idx];
+    if (file->leaves[leaf_idx].vnode->max_rep > 0 || cc->meta.num_values != rg->num_rows ||
+        rg->num_rows <= 0)
+        return SILT_OK; /* rows are not levels: no page starts to offer */
+    memset(&r, 0, sizeof(r));
+    r.file = file;
+    buf_init(&r.page, 0);
+    r.rg_arena = arena_new(NULL, "parquet page starts");
+    if (r.rg_arena == NULL)
+        return err_nomem(err);
+    if (cc->has_offset_index) {
+        pq_offset_index oi;
+        size_t k;
+        rc = pq_offset_index_load(&r, cc, rg->num_rows, &oi, err);
+        for (k = 0; rc == SILT_OK && k < oi.n_pages && *n_out < max; k++)
+            out[(*n_out)++] = oi.pages[k].first_row_index;
+    } else {
+        int64_t start = pq_chunk_start(&cc->meta), len = cc->meta.total_compressed_size;
+        int64_t pos = 0, row = 0;
+        while (rc == SILT_OK && pos < len && row < rg->num_rows && *n_out < max) {
+            pq_page_header h;
+            size_t hlen;
+            rc = read_header_at(&r, start + pos, len - pos, &h, &hlen, err);
+            if (rc != SILT_OK)
+                break;
+            if (h.compressed_size < 0 || (int64_t)h.compressed_size > len - pos - (int64_t)hlen) {
+                rc = err_set(err, SILT_CORRUPT, "page at byte %lld of the column chunk runs past "
+                             "its end", (long long)pos);
+                break;
+            }
+            if ((h.type == PQ_PAGE_DATA && h.has_data) ||
+                (h.type == PQ_PAGE_DATA_V2 && h.has_data_v2)) {
+                int64_t rows = h.type == PQ_PAGE_DATA ? h.data.num_values : h.data_v2.num_rows;
+                if (rows < 0 || rows > rg->num_rows - row) {
+                    rc = err_set(err, SILT_CORRUPT, "data page at byte %lld of the column chunk "
+                                 "claims %lld rows, past the row group's %lld", (long long)pos,
+                                 (long long)rows, (long long)rg->num_rows);
+                    break;
+                }
+                out[(*n_out)++] = row;
+                row += rows;
+            }
+            pos += (int64_t)hlen + h.compressed_size;
+        }
+    }
+    buf_clear(&r.page);
+    arena_free(r.rg_arena);
+    if (rc != SILT_OK)
+        err_context(err, "while reading the pages of column \"%s\" of row group %zu of Parquet "
+                    "file \"%s\"", file->leaves[leaf_idx].path, rg_idx, file->key);
+    return rc;
+}

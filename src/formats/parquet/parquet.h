@@ -90,6 +90,16 @@ const col_type *pq_file_leaf_type(const pq_file *file, size_t leaf_idx);
  */
 int pq_file_splittable(const pq_file *file, const char *const *columns, size_t n_columns);
 
+/*
+ * First rows of the data pages of leaf leaf_idx's chunk in row group rg_idx
+ * (at most max, in order, the first is 0), from the chunk's offset index or
+ * its page headers (small reads, no page is decompressed); *n_out = 0 for a
+ * leaf under an array or map. For cutting row ranges where pages begin, so
+ * that no page is decoded by two ranges. CORRUPT, IO, NOMEM.
+ */
+silt_status pq_file_page_starts(pq_file *file, size_t rg_idx, size_t leaf_idx, int64_t *out,
+                                size_t max, size_t *n_out, silt_error *err);
+
 /* Appends the Parquet schema as text (parquet-mr's MessageType layout) to out. */
 silt_status pq_file_format_schema(const pq_file *file, buf *out, silt_error *err);
 

@@ -651,3 +651,41 @@ void test_formats_parquet_ranges__ranges_share_the_dictionary(void)
     check(dict_of_range(file, 1, 0, 100) != 0);
     pq_file_free(file);
 }
+
+/* pq_file_page_starts against the page headers read here, with and without an offset index. */
+static void check_page_starts(io_store *st, const char *key)
+{
+    pq_file *file = NULL;
+    check_ok(pq_file_open(&file, st, key, &err), &err);
+    for (size_t g = 0; g < pq_file_metadata(file)->n_row_groups; g++)
+        for (size_t leaf = 0; leaf < pq_file_n_leaves(file); leaf++) {
+            int64_t want[256], got[256];
+            size_t n_want = page_first_rows(st, file, g, leaf, want, 256), n_got = 0;
+            check_ok(pq_file_page_starts(file, g, leaf, got, 256, &n_got, &err), &err);
+            check_int((int64_t)n_want, (int64_t)n_got);
+            check(n_got >= 1 && got[0] == 0);
+            for (size_t k = 0; k < n_got && k < n_want; k++)
+                check_int(want[k], got[k]);
+        }
+    pq_file_free(file);
+}
+
+void test_formats_parquet_ranges__page_starts(void)
+{
+    char *dir = data_path("");
+    io_store *st = open_dir(dir);
+    int64_t few[2];
+    size_t n = 0;
+    pq_file *file = NULL;
+    write_silt_file("starts.parquet", PQW_CODEC_SNAPPY, 1);
+    check_page_starts(tmp, "starts.parquet");      /* offset index */
+    check_page_starts(st, "ranges_v2.parquet");    /* page headers */
+    /* At most max starts. */
+    check_ok(pq_file_open(&file, st, "ranges_v2.parquet", &err), &err);
+    check_ok(pq_file_page_starts(file, 0, 0, few, 2, &n, &err), &err);
+    check_int(2, (int64_t)n);
+    check_fails(SILT_INVALID, pq_file_page_starts(file, 9, 0, few, 2, &n, &err));
+    pq_file_free(file);
+    io_store_free(st);
+    mem_free(dir);
+}
