@@ -482,13 +482,26 @@ static silt_status pq_next(void *payload, arena *batch_arena, col_batch **out, s
 }
 
 /*
- * Morsels of a Parquet source: one row group each. Every file is opened
- * once (footers read at plan time); a morsel's reader is opened on the
- * shared pq_file, which supports several readers over one file.
+ * Morsels of a Parquet source: a row group, or a range of rows of one
+ * (pq_read_options.first_row) when row groups are few or large for the
+ * threads. Every file is opened once (footers read at plan time); a
+ * morsel's reader is opened on the shared pq_file, which supports several
+ * readers over one file. Morsels follow the files' row order, so the
+ * serial replay of the morsels reads the rows as a plain scan does.
  */
 typedef struct pq_morsel {
     size_t file_idx, row_group;
+    int64_t first_row, n_rows; /* n_rows 0: the whole row group */
 } pq_morsel;
+
+/*
+ * Morsel sizing: at least PQ_MORSELS_PER_THREAD morsels per thread so that
+ * the last ones even out the threads' work, but no range under
+ * PQ_MORSEL_MIN_ROWS rows, below which the per-range cost (a reader, the
+ * dictionary page again, the boundary pages decoded twice) starts to show.
+ */
+#define PQ_MORSELS_PER_THREAD 4
+#define PQ_MORSEL_MIN_ROWS ((int64_t)1 << 17)
 
 typedef struct pq_morsels {
     pq_src *src;
@@ -539,6 +552,8 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
         opts.page_filter_payload = m->src;
         opts.first_row_group = mo->row_group;
         opts.n_row_groups = 1;
+        opts.first_row = mo->first_row;
+        opts.n_rows = mo->n_rows;
         /* A morsel may be read again from its start (a spilling rerun): drop the old reader. */
         pq_reader_free(m->readers[morsel_idx]);
         m->readers[morsel_idx] = NULL;
@@ -553,10 +568,87 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
     return SILT_OK;
 }
 
+/* Ranges to cut a row group of n_rows rows into, for morsels of about target rows. */
+static int64_t pq_ranges_of(int64_t n_rows, int64_t target)
+{
+    int64_t k = (n_rows + target - 1) / target, most = n_rows / PQ_MORSEL_MIN_ROWS;
+    if (k > most)
+        k = most;
+    return k > 1 ? k : 1;
+}
+
+/* The projected leaf with the most compressed bytes in row group rg (-1: none). */
+static long pq_largest_leaf(const pq_file *file, const pq_src *src, size_t rg)
+{
+    const pq_row_group *group = &pq_file_metadata(file)->row_groups[rg];
+    long best = -1;
+    size_t leaf, k;
+    for (leaf = 0; leaf < pq_file_n_leaves(file); leaf++) {
+        const char *path = pq_file_leaf_path(file, leaf);
+        int covered = src->cols == NULL;
+        for (k = 0; k < src->n_cols && !covered; k++) {
+            size_t len = strlen(src->cols[k]);
+            covered = strncmp(path, src->cols[k], len) == 0 &&
+                      (path[len] == '\0' || path[len] == '.');
+        }
+        if (covered && (best < 0 || group->columns[leaf].meta.total_compressed_size >
+                                        group->columns[best].meta.total_compressed_size))
+            best = (long)leaf;
+    }
+    return best;
+}
+
+#define PQ_MAX_PAGE_STARTS 4096
+
+/*
+ * Where to cut row group rg into `parts` ranges: cuts[0..*n_cuts) are the
+ * ranges' first rows (cuts[0] = 0). Each cut moves to the nearest start of
+ * a page of the largest projected column, so that its pages (the costliest
+ * to decompress) are not decoded by two ranges; the other columns' pages
+ * usually start at the same rows (writers cut pages every 20,000 rows) or
+ * cost less. Without page starts (an unreadable header: the scan will
+ * report it) the cuts stay where they fall.
+ */
+static void pq_cut_points(pq_file *file, const pq_src *src, size_t rg, int64_t parts,
+                          int64_t *starts, int64_t *cuts, size_t *n_cuts)
+{
+    int64_t n_rows = pq_file_metadata(file)->row_groups[rg].num_rows, k;
+    long leaf = pq_largest_leaf(file, src, rg);
+    silt_error ignored = SILT_ERROR_INIT;
+    size_t n_starts = 0, pos = 0;
+    if (leaf >= 0 && pq_file_page_starts(file, rg, (size_t)leaf, starts, PQ_MAX_PAGE_STARTS,
+                                         &n_starts, &ignored) != SILT_OK)
+        n_starts = 0;
+    cuts[0] = 0;
+    *n_cuts = 1;
+    for (k = 1; k < parts; k++) {
+        int64_t cut = n_rows * k / parts;
+        while (pos + 1 < n_starts && starts[pos + 1] <= cut)
+            pos++;
+        if (n_starts > 0)
+            cut = pos + 1 < n_starts && starts[pos + 1] - cut < cut - starts[pos]
+                      ? starts[pos + 1] : starts[pos];
+        if (cut > cuts[*n_cuts - 1] && cut < n_rows)
+            cuts[(*n_cuts)++] = cut;
+    }
+}
+
+/* Rows a morsel should hold: the input spread over PQ_MORSELS_PER_THREAD per thread. */
+static int64_t pq_morsel_target(binder *b, pq_morsels *m)
+{
+    int64_t rows = 0, per;
+    size_t idx, width = tpool_width(b->ctx->pool);
+    for (idx = 0; idx < m->n_files; idx++)
+        rows += pq_file_num_rows(m->files[idx]);
+    per = rows / (int64_t)(width * PQ_MORSELS_PER_THREAD);
+    return per > PQ_MORSEL_MIN_ROWS ? per : PQ_MORSEL_MIN_ROWS;
+}
+
 static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error *err)
 {
     pq_morsels *m = arena_calloc(b->a, 1, sizeof(*m));
-    size_t idx, rg, total = 0;
+    size_t idx, rg, total = 0, n_split = 0;
+    int64_t target, parts, *starts, *cuts;
     if (m == NULL)
         return err_nomem(err);
     m->src = src;
@@ -575,17 +667,47 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
                                src->keys[idx]);
         }
         m->n_files = idx + 1;
-        total += pq_file_metadata(m->files[idx])->n_row_groups;
+    }
+    target = pq_morsel_target(b, m);
+    for (idx = 0; idx < m->n_files; idx++) {
+        const pq_file_meta *meta = pq_file_metadata(m->files[idx]);
+        int split = pq_file_splittable(m->files[idx], src->cols, src->cols != NULL ? src->n_cols
+                                                                                : 0);
+        for (rg = 0; rg < meta->n_row_groups; rg++)
+            total += split ? (size_t)pq_ranges_of(meta->row_groups[rg].num_rows, target) : 1;
     }
     m->morsels = arena_calloc(b->a, total + 1, sizeof(pq_morsel));
     m->readers = arena_calloc(b->a, total + 1, sizeof(pq_reader *));
-    if (m->morsels == NULL || m->readers == NULL)
+    starts = arena_alloc(b->a, PQ_MAX_PAGE_STARTS * sizeof(int64_t));
+    cuts = arena_alloc(b->a, (size_t)(total + 1) * sizeof(int64_t));
+    if (m->morsels == NULL || m->readers == NULL || starts == NULL || cuts == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < m->n_files; idx++)
-        for (rg = 0; rg < pq_file_metadata(m->files[idx])->n_row_groups; rg++) {
-            m->morsels[m->n].file_idx = idx;
-            m->morsels[m->n++].row_group = rg;
+    for (idx = 0; idx < m->n_files; idx++) {
+        const pq_file_meta *meta = pq_file_metadata(m->files[idx]);
+        int split = pq_file_splittable(m->files[idx], src->cols, src->cols != NULL ? src->n_cols
+                                                                                : 0);
+        for (rg = 0; rg < meta->n_row_groups; rg++) {
+            int64_t n_rows = meta->row_groups[rg].num_rows;
+            size_t n_cuts = 1, c;
+            parts = split ? pq_ranges_of(n_rows, target) : 1;
+            cuts[0] = 0;
+            if (parts > 1)
+                pq_cut_points(m->files[idx], src, rg, parts, starts, cuts, &n_cuts);
+            n_split += n_cuts > 1;
+            for (c = 0; c < n_cuts; c++) {
+                pq_morsel *mo = &m->morsels[m->n++];
+                mo->file_idx = idx;
+                mo->row_group = rg;
+                if (n_cuts > 1) {
+                    mo->first_row = cuts[c];
+                    mo->n_rows = (c + 1 < n_cuts ? cuts[c + 1] : n_rows) - cuts[c];
+                }
+            }
         }
+    }
+    if (n_split > 0)
+        bind_note(b, "ParquetScan morsels: %zu (%zu row group%s split into row ranges)", m->n,
+                  n_split, n_split == 1 ? "" : "s");
     out->morsels.top = out->op;
     out->morsels.fn = pq_morsel_next;
     out->morsels.payload = m;

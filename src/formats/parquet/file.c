@@ -145,6 +145,9 @@ silt_status pq_file_open(pq_file **out, io_store *store, const char *key, silt_e
     if (file == NULL)
         return err_nomem(err);
     file->store = store;
+    rc = pq_dict_cache_init(file, err);
+    if (rc != SILT_OK)
+        goto done;
     file->key = mem_strdup(key);
     file->arena = arena_new(NULL, "parquet footer");
     if (file->key == NULL || file->arena == NULL) {
@@ -174,6 +177,7 @@ void pq_file_free(pq_file *file)
     if (file == NULL)
         return;
     io_file_close(file->io);
+    pq_dict_cache_clear(file);
     arena_free(file->arena);
     mem_free(file->key);
     mem_free(file);

@@ -106,16 +106,13 @@ static int64_t page_end_row(const pq_offset_index *oi, size_t k, int64_t num_row
     return k + 1 < oi->n_pages ? oi->pages[k + 1].first_row_index : num_rows;
 }
 
-/*
- * Reads a chunk's OffsetIndex and checks it against the chunk: pages in
- * order inside the chunk's bytes, first rows strictly increasing from 0.
- */
-static silt_status load_offset_index(pq_reader *r, const pq_column_chunk *cc, int64_t num_rows,
-                                     pq_offset_index *oi, silt_error *err)
+/* pq_offset_index_load (scan_int.h). */
+silt_status pq_offset_index_load(pq_reader *r, const pq_column_chunk *cc, int64_t num_rows,
+                                 pq_offset_index *oi, silt_error *err)
 {
     const pq_column_meta *cm = &cc->meta;
     int64_t chunk_end = pq_chunk_start(cm) + cm->total_compressed_size, prev_end;
-    const uint8_t *bytes;
+    const uint8_t *bytes = NULL;
     size_t k;
     SILT_RETURN_IF_ERROR(read_index_bytes(r, cc->offset_index_offset, cc->offset_index_length,
                                           "offset index", &bytes, err));
@@ -172,7 +169,7 @@ static silt_status leaf_wanted_rows(pq_reader *r, const leaf_data *ld, const pq_
                                     row_ranges *out, silt_error *err)
 {
     pq_column_index ci;
-    const uint8_t *bytes;
+    const uint8_t *bytes = NULL;
     size_t k;
     SILT_RETURN_IF_ERROR(ranges_alloc(r->rg_arena, oi->n_pages, out, err));
     if (!cc->has_column_index) {
@@ -339,8 +336,8 @@ static silt_status column_context(pq_reader *r, const leaf_data *ld, silt_error 
     return err_context(err, "while reading column \"%s\"", r->file->leaves[ld->v->leaf_idx].path);
 }
 
-silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int *handled,
-                               int64_t *rows_out, silt_error *err)
+silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int64_t lo, int64_t hi,
+                               int *handled, int64_t *rows_out, silt_error *err)
 {
     pq_offset_index *oi;
     row_ranges keep;
@@ -353,11 +350,11 @@ silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int *handle
     if (oi == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(ranges_alloc(r->rg_arena, 1, &keep, err));
-    ranges_add(&keep, 0, rg->num_rows);
+    ranges_add(&keep, lo, hi);
     for (k = 0; k < r->n_leaves; k++) {
         const pq_column_chunk *cc = &rg->columns[r->leaves[k].v->leaf_idx];
         row_ranges wanted, both;
-        silt_status rc = load_offset_index(r, cc, rg->num_rows, &oi[k], err);
+        silt_status rc = pq_offset_index_load(r, cc, rg->num_rows, &oi[k], err);
         if (rc == SILT_OK)
             rc = leaf_wanted_rows(r, &r->leaves[k], cc, &oi[k], rg->num_rows, &wanted, err);
         if (rc == SILT_OK)
@@ -368,8 +365,8 @@ silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int *handle
         total_pages += oi[k].n_pages;
     }
     *rows_out = ranges_rows(&keep);
-    if (*rows_out == rg->num_rows)
-        return SILT_OK; /* every page may match: read the chunks whole */
+    if (*rows_out == hi - lo)
+        return SILT_OK; /* every page may match: read the chunks (or the range) whole */
     *handled = 1;
     if (*rows_out == 0) {
         r->pages_skipped += total_pages;

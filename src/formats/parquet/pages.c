@@ -43,6 +43,7 @@ silt_status pq_leaf_reset(leaf_data *ld, silt_error *err)
     ld->chunk_pos = 0;
     ld->chunk_values = ld->levels_done = 0;
     ld->level_bytes_guess = 0;
+    ld->skip_levels = 0;
     SILT_RETURN_IF_ERROR(buf_append(&ld->bin.offsets, &zero, sizeof(zero), err));
     return buf_append(&ld->dict_bin.offsets, &zero, sizeof(zero), err);
 }
@@ -807,19 +808,27 @@ static void leaf_compact(leaf_data *ld)
 silt_status pq_leaf_fill(pq_reader *r, leaf_data *ld, int64_t n, silt_error *err)
 {
     size_t used;
-    if (!ld->streaming || (int64_t)(ld->n_levels - ld->level_pos) >= n)
+    int64_t need = n + ld->skip_levels;
+    if (!ld->streaming || (int64_t)(ld->n_levels - ld->level_pos) >= need)
         return SILT_OK;
     leaf_compact(ld);
     SILT_RETURN_IF_ERROR(read_pages(r, ld, ld->codec,
                                     (const uint8_t *)ld->chunk.data + ld->chunk_pos,
-                                    ld->chunk.len - ld->chunk_pos, n,
+                                    ld->chunk.len - ld->chunk_pos, need,
                                     ld->chunk_values - ld->levels_done, &used, err));
     ld->chunk_pos += used;
-    if ((int64_t)ld->n_levels < n)
+    if ((int64_t)ld->n_levels < need)
         return err_set(err, SILT_CORRUPT, "column chunk holds %lld values but its metadata says "
                        "%lld", (long long)(ld->levels_done + (int64_t)ld->n_levels),
                        (long long)ld->chunk_values);
-    return check_value_count(ld, err);
+    SILT_RETURN_IF_ERROR(check_value_count(ld, err));
+    if (ld->skip_levels > 0) {
+        /* A range starting inside this page: its rows before the range are dropped. */
+        ld->value_pos += pq_leaf_count_defined(ld, ld->level_pos, (size_t)ld->skip_levels);
+        ld->level_pos += (size_t)ld->skip_levels;
+        ld->skip_levels = 0;
+    }
+    return SILT_OK;
 }
 
 silt_status pq_leaf_check(const leaf_data *ld, int64_t expected_rows, silt_error *err)
@@ -875,4 +884,249 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
                            "says %lld", ld->n_levels, (long long)cm->num_values);
     }
     return pq_leaf_check(ld, rg->num_rows, err);
+}
+
+/*
+ * Where the pages of a flat chunk that a row range needs lie: the
+ * dictionary (and any index pages) in [start, data_start), the data pages
+ * overlapping the range in [first, end), holding rows [first_row, end_row)
+ * of the row group.
+ */
+typedef struct range_pages {
+    int64_t start, data_start;
+    int64_t first, end;
+    int64_t first_row, end_row;
+} range_pages;
+
+/* Adds a data page [offset, offset + size) holding rows [row, row_end) to the range's pages. */
+static void range_pages_add(range_pages *rp, int64_t lo, int64_t hi, int64_t offset,
+                            int64_t size, int64_t row, int64_t row_end)
+{
+    if (rp->data_start < 0)
+        rp->data_start = offset;
+    if (row_end <= lo || row >= hi)
+        return;
+    if (rp->first < 0) {
+        rp->first = offset;
+        rp->first_row = row;
+    }
+    rp->end = offset + size;
+    rp->end_row = row_end;
+}
+
+static void range_pages_init(range_pages *rp, int64_t start)
+{
+    rp->start = start;
+    rp->data_start = rp->first = rp->end = -1;
+    rp->first_row = rp->end_row = 0;
+}
+
+/* The range's pages from the chunk's offset index (already checked against the chunk). */
+static silt_status pages_from_offset_index(pq_reader *r, const pq_column_chunk *cc,
+                                           int64_t num_rows, int64_t lo, int64_t hi,
+                                           range_pages *rp, silt_error *err)
+{
+    pq_offset_index oi;
+    size_t k;
+    SILT_RETURN_IF_ERROR(pq_offset_index_load(r, cc, num_rows, &oi, err));
+    for (k = 0; k < oi.n_pages && oi.pages[k].first_row_index < hi; k++)
+        range_pages_add(rp, lo, hi, oi.pages[k].offset, oi.pages[k].compressed_page_size,
+                        oi.pages[k].first_row_index,
+                        k + 1 < oi.n_pages ? oi.pages[k + 1].first_row_index : num_rows);
+    return SILT_OK;
+}
+
+/* First read of a page header; headers with long statistics get larger reads. */
+#define PQ_HEADER_PROBE 256
+
+/*
+ * Reads and parses the page header at byte pos of the file, at most
+ * `avail` bytes of the chunk remaining: a small read first, a larger one
+ * when the header does not fit (the last attempt's error stands).
+ */
+static silt_status read_header_at(pq_reader *r, int64_t pos, int64_t avail, pq_page_header *h,
+                                  size_t *hlen, silt_error *err)
+{
+    size_t size = avail < PQ_HEADER_PROBE ? (size_t)avail : PQ_HEADER_PROBE;
+    for (;;) {
+        silt_status rc;
+        buf_truncate(&r->page, 0);
+        SILT_RETURN_IF_ERROR(buf_reserve(&r->page, size, err));
+        SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, pos, size, r->page.data, err));
+        rc = pq_parse_page_header(h, hlen, (const uint8_t *)r->page.data, size, err);
+        if (rc == SILT_OK || rc != SILT_CORRUPT || (int64_t)size >= avail)
+            return rc;
+        size = avail - (int64_t)size < (int64_t)size * 15 ? (size_t)avail : size * 16;
+    }
+}
+
+/*
+ * The range's pages found by walking the page headers from the chunk's
+ * start: each header is read on its own, page bodies are not read. For a
+ * flat column a v1 data page's num_values is its row count, a v2 page
+ * carries num_rows.
+ */
+static silt_status pages_from_headers(pq_reader *r, int64_t start, int64_t len,
+                                      int64_t num_rows, int64_t lo, int64_t hi, range_pages *rp,
+                                      silt_error *err)
+{
+    int64_t pos = 0, row = 0;
+    while (pos < len && row < hi) {
+        pq_page_header h;
+        size_t hlen;
+        int64_t rows = -1;
+        SILT_RETURN_IF_ERROR(read_header_at(r, start + pos, len - pos, &h, &hlen, err));
+        if (h.compressed_size < 0 || (int64_t)h.compressed_size > len - pos - (int64_t)hlen)
+            return err_set(err, SILT_CORRUPT, "page at byte %lld of the column chunk runs past "
+                           "its end (%d bytes, %lld left)", (long long)pos, h.compressed_size,
+                           (long long)(len - pos - (int64_t)hlen));
+        if (h.type == PQ_PAGE_DATA && h.has_data)
+            rows = h.data.num_values;
+        else if (h.type == PQ_PAGE_DATA_V2 && h.has_data_v2)
+            rows = h.data_v2.num_rows;
+        else if (h.type == PQ_PAGE_DATA || h.type == PQ_PAGE_DATA_V2)
+            return page_corrupt(err, "data page without its header");
+        if (rows >= 0) {
+            if (rows > PQ_MAX_PAGE_VALUES || rows > num_rows - row)
+                return err_set(err, SILT_CORRUPT, "data page at byte %lld of the column chunk "
+                               "claims %lld rows, past the row group's %lld",
+                               (long long)pos, (long long)rows, (long long)num_rows);
+            range_pages_add(rp, lo, hi, start + pos, (int64_t)hlen + h.compressed_size, row,
+                            row + rows);
+            row += rows;
+        }
+        pos += (int64_t)hlen + h.compressed_size;
+    }
+    return SILT_OK;
+}
+
+/* Decodes the pages in file bytes [start, end) (the dictionary, no data pages) into ld. */
+static silt_status read_dictionary_region(pq_reader *r, leaf_data *ld, int codec, int64_t start,
+                                          int64_t end, silt_error *err)
+{
+    size_t used;
+    buf_truncate(&r->chunk, 0);
+    SILT_RETURN_IF_ERROR(buf_reserve(&r->chunk, (size_t)(end - start), err));
+    SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)(end - start),
+                                         r->chunk.data, err));
+    return read_pages(r, ld, codec, (const uint8_t *)r->chunk.data, (size_t)(end - start),
+                      INT64_MAX, 0, &used, err);
+}
+
+silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *rg, int64_t lo,
+                               int64_t hi, silt_error *err)
+{
+    const pq_column_chunk *cc = &rg->columns[ld->v->leaf_idx];
+    const pq_column_meta *cm = &cc->meta;
+    int64_t start = pq_chunk_start(cm), len = cm->total_compressed_size;
+    range_pages rp;
+    size_t rg_idx;
+    int cached = 0, claimed = 0;
+    if (ld->v->max_rep > 0 || cm->num_values != rg->num_rows || cm->num_values <= 0)
+        return pq_leaf_load(r, ld, rg, err); /* a corrupt chunk: the whole load reports it */
+    if (!pq_codec_supported(cm->codec))
+        return err_set(err, SILT_UNSUPPORTED, "compression codec %s (%d) is not supported",
+                       pq_codec_name(cm->codec), (int)cm->codec);
+    SILT_RETURN_IF_ERROR(pq_leaf_reset(ld, err));
+    /* Offsets and sizes were checked against the file when it was opened. */
+    len += r->file->data_end - (start + len) < r->file->chunk_padding
+               ? r->file->data_end - (start + len) : r->file->chunk_padding;
+    range_pages_init(&rp, start);
+    if (cc->has_offset_index)
+        SILT_RETURN_IF_ERROR(pages_from_offset_index(r, cc, rg->num_rows, lo, hi, &rp, err));
+    else
+        SILT_RETURN_IF_ERROR(pages_from_headers(r, start, len, rg->num_rows, lo, hi, &rp, err));
+    if (rp.first < 0 || rp.end_row < hi)
+        return err_set(err, SILT_CORRUPT, "the data pages of the column chunk hold fewer rows "
+                       "than its row group (%lld)", (long long)rg->num_rows);
+    rg_idx = (size_t)(rg - r->file->meta.row_groups);
+    if (rp.data_start > start)
+        SILT_RETURN_IF_ERROR(pq_dict_cache_get(r->file, rg_idx, ld, &cached, &claimed, err));
+    if (rp.data_start > start && !cached) {
+        /* The dictionary page: decoded by the first range, copied by the next ones. */
+        silt_status rc = read_dictionary_region(r, ld, cm->codec, start, rp.data_start, err);
+        if (claimed)
+            pq_dict_cache_put(r->file, rg_idx, ld, rc == SILT_OK);
+        if (rc != SILT_OK)
+            return rc;
+    }
+    SILT_RETURN_IF_ERROR(buf_reserve(&ld->chunk, (size_t)(rp.end - rp.first), err));
+    SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, rp.first, (size_t)(rp.end - rp.first),
+                                         ld->chunk.data, err));
+    ld->chunk.len = (size_t)(rp.end - rp.first);
+    ld->streaming = 1;
+    ld->codec = cm->codec;
+    ld->chunk_values = rp.end_row - rp.first_row;
+    ld->skip_levels = lo - rp.first_row;
+    return SILT_OK;
+}
+
+/*
+ * Collects the first rows of the data pages of a flat chunk (into out, at
+ * most max) from the offset index or the page headers: range_pages_add is
+ * given every page (the range is the whole row group).
+ */
+silt_status pq_file_page_starts(pq_file *file, size_t rg_idx, size_t leaf_idx, int64_t *out,
+                                size_t max, size_t *n_out, silt_error *err)
+{
+    const pq_row_group *rg;
+    const pq_column_chunk *cc;
+    pq_reader r;
+    silt_status rc = SILT_OK;
+    *n_out = 0;
+    if (rg_idx >= file->meta.n_row_groups || leaf_idx >= file->n_leaves)
+        return err_set(err, SILT_INVALID, "row group %zu or leaf %zu out of range", rg_idx,
+                       leaf_idx);
+    rg = &file->meta.row_groups[rg_idx];
+    cc = &rg->columns[leaf_idx];
+    if (file->leaves[leaf_idx].vnode->max_rep > 0 || cc->meta.num_values != rg->num_rows ||
+        rg->num_rows <= 0)
+        return SILT_OK; /* rows are not levels: no page starts to offer */
+    memset(&r, 0, sizeof(r));
+    r.file = file;
+    buf_init(&r.page, 0);
+    r.rg_arena = arena_new(NULL, "parquet page starts");
+    if (r.rg_arena == NULL)
+        return err_nomem(err);
+    if (cc->has_offset_index) {
+        pq_offset_index oi;
+        size_t k;
+        rc = pq_offset_index_load(&r, cc, rg->num_rows, &oi, err);
+        for (k = 0; rc == SILT_OK && k < oi.n_pages && *n_out < max; k++)
+            out[(*n_out)++] = oi.pages[k].first_row_index;
+    } else {
+        int64_t start = pq_chunk_start(&cc->meta), len = cc->meta.total_compressed_size;
+        int64_t pos = 0, row = 0;
+        while (rc == SILT_OK && pos < len && row < rg->num_rows && *n_out < max) {
+            pq_page_header h;
+            size_t hlen;
+            rc = read_header_at(&r, start + pos, len - pos, &h, &hlen, err);
+            if (rc != SILT_OK)
+                break;
+            if (h.compressed_size < 0 || (int64_t)h.compressed_size > len - pos - (int64_t)hlen) {
+                rc = err_set(err, SILT_CORRUPT, "page at byte %lld of the column chunk runs past "
+                             "its end", (long long)pos);
+                break;
+            }
+            if ((h.type == PQ_PAGE_DATA && h.has_data) ||
+                (h.type == PQ_PAGE_DATA_V2 && h.has_data_v2)) {
+                int64_t rows = h.type == PQ_PAGE_DATA ? h.data.num_values : h.data_v2.num_rows;
+                if (rows < 0 || rows > rg->num_rows - row) {
+                    rc = err_set(err, SILT_CORRUPT, "data page at byte %lld of the column chunk "
+                                 "claims %lld rows, past the row group's %lld", (long long)pos,
+                                 (long long)rows, (long long)rg->num_rows);
+                    break;
+                }
+                out[(*n_out)++] = row;
+                row += rows;
+            }
+            pos += (int64_t)hlen + h.compressed_size;
+        }
+    }
+    buf_clear(&r.page);
+    arena_free(r.rg_arena);
+    if (rc != SILT_OK)
+        err_context(err, "while reading the pages of column \"%s\" of row group %zu of Parquet "
+                    "file \"%s\"", file->leaves[leaf_idx].path, rg_idx, file->key);
+    return rc;
 }

@@ -82,6 +82,24 @@ int pq_file_leaf_max_rep(const pq_file *file, size_t leaf_idx);
 /* The Delta type a leaf's values take (a primitive type). */
 const col_type *pq_file_leaf_type(const pq_file *file, size_t leaf_idx);
 
+/*
+ * 1 when a row range of a row group (pq_read_options.first_row, n_rows)
+ * costs about its share of the row group for these columns (the
+ * pq_read_options.columns form; NULL = every column): every leaf under them
+ * is flat (no arrays or maps above it), so its rows are its levels.
+ */
+int pq_file_splittable(const pq_file *file, const char *const *columns, size_t n_columns);
+
+/*
+ * First rows of the data pages of leaf leaf_idx's chunk in row group rg_idx
+ * (at most max, in order, the first is 0), from the chunk's offset index or
+ * its page headers (small reads, no page is decompressed); *n_out = 0 for a
+ * leaf under an array or map. For cutting row ranges where pages begin, so
+ * that no page is decoded by two ranges. CORRUPT, IO, NOMEM.
+ */
+silt_status pq_file_page_starts(pq_file *file, size_t rg_idx, size_t leaf_idx, int64_t *out,
+                                size_t max, size_t *n_out, silt_error *err);
+
 /* Appends the Parquet schema as text (parquet-mr's MessageType layout) to out. */
 silt_status pq_file_format_schema(const pq_file *file, buf *out, silt_error *err);
 
@@ -159,10 +177,22 @@ typedef struct pq_read_options {
     /* Page-level filter (see pq_page_filter), applied after the row-group filter. */
     pq_page_filter page_filter;
     void *page_filter_payload;
+    /*
+     * Rows [first_row, first_row + n_rows) of row group first_row_group
+     * only (n_rows 0 = the whole row groups above), so that threads can
+     * split one row group. Flat columns skip the pages before the range by
+     * their headers (or the offset index) without decompressing them, and
+     * stop after it; when a projected column is nested (arrays, maps) the
+     * reader decodes the row group from its start and drops the rows before
+     * the range, correct but no cheaper (pq_file_splittable tells which).
+     * Rows past the row group's end are not there to read.
+     */
+    int64_t first_row;
+    int64_t n_rows;
 } pq_read_options;
 
 #define PQ_DEFAULT_MEMORY_LIMIT ((int64_t)4 << 30)
-#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, NULL}
+#define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0}
 
 /* Opens a reader over file (borrowed). opts may be NULL. */
 silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options *opts,

@@ -233,7 +233,32 @@ static silt_status build_projection(pq_reader *r, const pq_read_options *opts, s
         ld->bin.offsets.limit = ld->bin.data.limit = limit;
         ld->dict_bin.offsets.limit = ld->dict_bin.data.limit = limit;
     }
-    return collect_leaves(r, r->root, err);
+    SILT_RETURN_IF_ERROR(collect_leaves(r, r->root, err));
+    r->range_flat = 1;
+    for (idx = 0; idx < r->n_leaves; idx++)
+        if (r->leaves[idx].v->max_rep > 0)
+            r->range_flat = 0;
+    return SILT_OK;
+}
+
+/* Does column name (top-level or dotted) cover the leaf at path? */
+static int column_covers(const char *name, const char *path)
+{
+    size_t len = strlen(name);
+    return strncmp(path, name, len) == 0 && (path[len] == '\0' || path[len] == '.');
+}
+
+int pq_file_splittable(const pq_file *file, const char *const *columns, size_t n_columns)
+{
+    size_t leaf, k;
+    for (leaf = 0; leaf < file->n_leaves; leaf++) {
+        int covered = columns == NULL;
+        for (k = 0; k < n_columns && !covered; k++)
+            covered = column_covers(columns[k], file->leaves[leaf].path);
+        if (covered && file->leaves[leaf].vnode->max_rep > 0)
+            return 0;
+    }
+    return 1;
 }
 
 silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options *opts,
@@ -261,6 +286,13 @@ silt_status pq_reader_open(pq_reader **out, pq_file *file, const pq_read_options
         r->next_rg = opts->first_row_group < r->end_rg ? opts->first_row_group : r->end_rg;
         if (opts->n_row_groups > 0 && opts->n_row_groups < r->end_rg - r->next_rg)
             r->end_rg = r->next_rg + opts->n_row_groups;
+    }
+    if (opts != NULL && opts->n_rows > 0 && opts->first_row >= 0 && r->next_rg < r->end_rg) {
+        r->has_range = 1;
+        r->end_rg = r->next_rg + 1;
+        r->range_lo = opts->first_row;
+        r->range_hi = opts->n_rows > INT64_MAX - opts->first_row ? INT64_MAX
+                                                                 : opts->first_row + opts->n_rows;
     }
     if (opts != NULL) {
         r->filter = opts->filter;
@@ -336,6 +368,7 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
         size_t rg_idx = r->next_rg++;
         const pq_row_group *rg = &meta->row_groups[rg_idx];
         size_t k;
+        int64_t lo, hi;
         int nomem, handled;
         silt_status rc;
         if (rg->num_rows == 0)
@@ -346,9 +379,22 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
             r->skipped++;
             continue;
         }
+        lo = 0;
+        hi = rg->num_rows;
+        if (r->has_range) {
+            lo = r->range_lo < hi ? r->range_lo : hi;
+            hi = r->range_hi < hi ? r->range_hi : hi;
+            if (lo == hi)
+                continue;
+            if (!r->range_flat) {
+                /* Nested leaves: load from the row group's start, drop rows before lo. */
+                r->skip_rows = lo;
+                lo = 0;
+            }
+        }
         r->rg_bytes = 0;
-        r->rg_rows = rg->num_rows;
-        rc = pq_page_index_load(r, rg, &handled, &r->rg_rows, err);
+        r->rg_rows = hi - lo;
+        rc = pq_page_index_load(r, rg, lo, hi, &handled, &r->rg_rows, err);
         if (rc != SILT_OK)
             return err_context(err, "while reading the page index of row group %zu", rg_idx);
         if (handled && r->rg_rows == 0) {
@@ -356,7 +402,10 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
             continue;
         }
         for (k = 0; k < r->n_leaves && !handled; k++) {
-            rc = pq_leaf_load(r, &r->leaves[k], rg, err);
+            if (lo > 0 || hi < rg->num_rows)
+                rc = pq_leaf_load_range(r, &r->leaves[k], rg, lo, hi, err);
+            else
+                rc = pq_leaf_load(r, &r->leaves[k], rg, err);
             r->rg_bytes += pq_leaf_bytes(&r->leaves[k]);
             if (rc != SILT_OK)
                 return err_context(err, "while reading column \"%s\" of row group %zu",
@@ -372,25 +421,17 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
     return SILT_OK;
 }
 
-silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *err)
+/* Cuts the next batch of at most max_rows rows of the loaded row group into a. */
+static silt_status next_batch(pq_reader *r, arena *a, int64_t max_rows, col_batch **out,
+                              silt_error *err)
 {
     col_batch *batch;
     int64_t n;
     size_t k;
     silt_status rc;
-    *out = NULL;
-    while (!r->rg_loaded || r->rg_row_pos >= r->rg_rows) {
-        int done;
-        r->rg_loaded = 0;
-        rc = load_next_row_group(r, &done, err);
-        if (rc != SILT_OK)
-            return err_context(err, "while reading Parquet file \"%s\"", r->file->key);
-        if (done)
-            return SILT_OK;
-    }
     n = r->rg_rows - r->rg_row_pos;
-    if (n > r->batch_rows)
-        n = r->batch_rows;
+    if (n > max_rows)
+        n = max_rows;
     for (k = 0; k < r->n_leaves; k++) {
         rc = pq_leaf_fill(r, &r->leaves[k], n, err);
         if (rc != SILT_OK)
@@ -408,4 +449,43 @@ silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *
     r->rg_row_pos += n;
     *out = batch;
     return SILT_OK;
+}
+
+/*
+ * Drops the rows before a range whose row group was loaded from its start
+ * (nested leaves): they are assembled and thrown away, batch by batch.
+ */
+static silt_status skip_leading_rows(pq_reader *r, silt_error *err)
+{
+    arena *scratch = arena_new(NULL, "parquet skipped rows");
+    silt_status rc = SILT_OK;
+    if (scratch == NULL)
+        return err_nomem(err);
+    while (rc == SILT_OK && r->skip_rows > 0) {
+        col_batch *batch;
+        int64_t n = r->skip_rows < r->batch_rows ? r->skip_rows : r->batch_rows;
+        rc = next_batch(r, scratch, n, &batch, err);
+        r->skip_rows -= n;
+        arena_reset(scratch);
+    }
+    arena_free(scratch);
+    return rc;
+}
+
+silt_status pq_reader_next(pq_reader *r, arena *a, col_batch **out, silt_error *err)
+{
+    silt_status rc;
+    *out = NULL;
+    while (!r->rg_loaded || r->rg_row_pos >= r->rg_rows) {
+        int done;
+        r->rg_loaded = 0;
+        rc = load_next_row_group(r, &done, err);
+        if (rc != SILT_OK)
+            return err_context(err, "while reading Parquet file \"%s\"", r->file->key);
+        if (done)
+            return SILT_OK;
+        if (r->skip_rows > 0)
+            SILT_RETURN_IF_ERROR(skip_leading_rows(r, err));
+    }
+    return next_batch(r, a, r->batch_rows, out, err);
 }

@@ -12,6 +12,8 @@
 #ifndef SILT_FORMATS_PARQUET_READER_INT_H
 #define SILT_FORMATS_PARQUET_READER_INT_H
 
+#include <threads.h>
+
 #include "formats/parquet/parquet.h"
 
 #define PQ_MAX_SCHEMA_DEPTH 128
@@ -88,7 +90,21 @@ struct pq_file {
     pq_vnode *vroot; /* STRUCT of the top-level columns */
     size_t n_leaves;
     pq_leaf_info *leaves;
+    /*
+     * Decoded dictionaries shared by the readers of row ranges
+     * (dict_cache.c): the one mutable part of an open file, under dict_lock.
+     */
+    mtx_t dict_lock;
+    cnd_t dict_ready; /* a claimed dictionary became ready or was dropped */
+    int dict_lock_ok;
+    struct pq_dict_entry *dicts;
+    int64_t dict_bytes;
 };
+typedef struct pq_dict_entry pq_dict_entry;
+
+silt_status pq_dict_cache_init(pq_file *file, silt_error *err);
+/* Frees the cached dictionaries and the lock (pq_file_free). */
+void pq_dict_cache_clear(pq_file *file);
 
 /*
  * Where a column chunk's pages start: the dictionary page when there is one,

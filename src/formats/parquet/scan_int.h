@@ -65,6 +65,11 @@ typedef struct leaf_data {
      * belong.
      */
     size_t level_bytes_guess;
+    /*
+     * Row ranges: levels at the start of the chunk's first loaded page that
+     * lie before the range; the first pq_leaf_fill decodes and drops them.
+     */
+    int64_t skip_levels;
 } leaf_data;
 
 struct pq_reader {
@@ -77,6 +82,14 @@ struct pq_reader {
     pq_row_group_filter filter;
     void *filter_payload;
     size_t next_rg, end_rg;
+    /*
+     * A row range of row group next_rg (pq_read_options.first_row): rows
+     * [range_lo, range_hi) when has_range. range_flat: every projected leaf
+     * is flat, so leaves load only the range's pages; otherwise the row
+     * group loads whole and skip_rows rows are dropped before the first batch.
+     */
+    int has_range, range_flat;
+    int64_t range_lo, range_hi, skip_rows;
     int rg_loaded;
     size_t cur_rg;
     int64_t rg_rows, rg_row_pos;
@@ -111,6 +124,32 @@ size_t pq_leaf_count_defined(const leaf_data *ld, size_t from, size_t n);
  */
 silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, silt_error *err);
 /*
+ * The same for rows [lo, hi) of the row group, for a flat leaf: it reads
+ * the dictionary page and the data pages overlapping the range (found by
+ * the offset index when the chunk has one, else by walking the page
+ * headers with small reads), and drops the rows before lo as it decodes.
+ */
+silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *rg, int64_t lo,
+                               int64_t hi, silt_error *err);
+/*
+ * Dictionary cache (dict_cache.c): *hit = 1 when the dictionary of leaf
+ * ld's chunk in row group rg_idx was cached, and is now copied into ld
+ * (NOMEM). Otherwise *claimed = 1 when this reader is to decode it: it must
+ * then call pq_dict_cache_put, with ok = 0 when it could not, since other
+ * readers of the chunk wait for it. Put leaves a copy of ld's dictionary
+ * when the cache has room (failures only mean no copy).
+ */
+silt_status pq_dict_cache_get(pq_file *file, size_t rg_idx, leaf_data *ld, int *hit,
+                              int *claimed, silt_error *err);
+void pq_dict_cache_put(pq_file *file, size_t rg_idx, const leaf_data *ld, int ok);
+/*
+ * Reads a chunk's OffsetIndex into oi (in r->rg_arena) and checks it
+ * against the chunk: pages in order inside the chunk's bytes, first rows
+ * strictly increasing from 0 and below num_rows. CORRUPT, IO, NOMEM.
+ */
+silt_status pq_offset_index_load(pq_reader *r, const pq_column_chunk *cc, int64_t num_rows,
+                                 pq_offset_index *oi, silt_error *err);
+/*
  * Decodes the pages in data[0..len) (compressed with codec) into ld, until
  * it holds limit levels; counts the data pages in r->pages_read.
  */
@@ -130,9 +169,10 @@ silt_status pq_leaf_check(const leaf_data *ld, int64_t expected_rows, silt_error
  * group rg that overlap the rows the filter keeps, trimmed to those rows.
  * *handled = 0 when the page index cannot be used (load the whole row
  * group); otherwise *rows_out is the number of rows kept (0: skip it).
+ * Only rows [lo, hi) of the row group are considered (the reader's range).
  */
-silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int *handled,
-                               int64_t *rows_out, silt_error *err);
+silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int64_t lo, int64_t hi,
+                               int *handled, int64_t *rows_out, silt_error *err);
 /*
  * Assembles the next n rows of the loaded row group into batch (vectors in
  * arena a) and advances the leaves' cursors. CORRUPT, UNSUPPORTED, NOMEM.
