@@ -492,7 +492,7 @@ static silt_status grow_slots(delta_writer *w, silt_error *err)
 
 /* A new key for a row whose key is not in the table: its folder, new or already open. */
 static silt_status add_key(delta_writer *w, col_vec **cols, int64_t row, uint64_t hash,
-                           part_file **out, silt_error *err)
+                           part_slot **out, silt_error *err)
 {
     part_file *pf;
     dlog_kv *values;
@@ -524,11 +524,11 @@ static silt_status add_key(delta_writer *w, col_vec **cols, int64_t row, uint64_
     slot->hash = hash;
     slot->pf = pf;
     w->n_slots++;
-    *out = pf;
+    *out = slot;
     return SILT_OK;
 }
 
-static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_file **out,
+static silt_status find_slot(delta_writer *w, col_vec **cols, int64_t row, part_slot **out,
                              silt_error *err)
 {
     uint64_t hash = key_hash(w, cols, row);
@@ -537,10 +537,56 @@ static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_
         for (at = hash & (w->cap_slots - 1); w->slots[at].pf != NULL;
              at = (at + 1) & (w->cap_slots - 1))
             if (w->slots[at].hash == hash && key_matches(w, cols, row, &w->slots[at])) {
-                *out = w->slots[at].pf;
+                *out = &w->slots[at];
                 return SILT_OK;
             }
     return add_key(w, cols, row, hash, out, err);
+}
+
+/* The memo entry of a string: its first and last (up to) 8 bytes and length, mixed. */
+static size_t memo_index(const char *bytes, int32_t len)
+{
+    uint64_t head = 0, tail = 0;
+    size_t n = len < 8 ? (size_t)len : 8;
+    memcpy(&head, bytes, n);
+    memcpy(&tail, bytes + len - n, n);
+    return (size_t)(((head ^ (tail << 1) ^ (uint64_t)len) * 0x9e3779b97f4a7c15ull) >> 56) &
+           (DWRITE_MEMO_SIZE - 1);
+}
+
+/*
+ * With one string partition column (PARTITIONED BY (col), the usual case) a
+ * row's value is first looked up in a direct-mapped memo of recent values,
+ * compared by length and bytes: cheaper than hashing the typed key per row
+ * (the lookup runs on the caller's thread for every row of a write).
+ */
+static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_file **out,
+                             silt_error *err)
+{
+    part_slot *slot = NULL;
+    part_memo *memo = NULL;
+    if (w->memo != NULL) {
+        const col_vec *v = cols[w->part_cols[0]];
+        int32_t len;
+        const char *bytes;
+        if (!col_vec_is_null(v, row)) {
+            bytes = col_vec_str(v, row, &len);
+            memo = &w->memo[memo_index(bytes, len)];
+            if (memo->pf != NULL && memo->len == len && memcmp(memo->bytes, bytes, len) == 0) {
+                *out = memo->pf;
+                return SILT_OK;
+            }
+        }
+    }
+    SILT_RETURN_IF_ERROR(find_slot(w, cols, row, &slot, err));
+    if (memo != NULL) {
+        /* the key is a flag byte, a 4-byte length, the bytes (build_key) */
+        memcpy(&memo->len, slot->key + 1, 4);
+        memo->bytes = slot->key + 5;
+        memo->pf = slot->pf;
+    }
+    *out = slot->pf;
+    return SILT_OK;
 }
 
 /*
@@ -682,6 +728,9 @@ silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_erro
     rc = conform(w, batch, &cols, err);
     for (idx = 0; rc == SILT_OK && idx < w->n_part; idx++) /* strings give 0 (col_vec_str) */
         w->part_width[idx] = col_type_value_width(cols[w->part_cols[idx]]->type->id);
+    if (rc == SILT_OK && w->n_part == 1 && w->part_width[0] == 0 && w->memo == NULL &&
+        (w->memo = arena_calloc(w->a, DWRITE_MEMO_SIZE, sizeof(part_memo))) == NULL)
+        rc = err_nomem(err);
     if (rc == SILT_OK && w->n_part == 0)
         rc = find_part(w, cols, 0, &pf, err);
     if (rc == SILT_OK)

@@ -43,6 +43,15 @@ typedef struct dwrite_item {
     int close_after; /* close the file after these rows */
 } dwrite_item;
 
+/* A recent value of a single string partition column and its partition (find_part). */
+typedef struct part_memo {
+    const char *bytes; /* the slot's copy of the value */
+    int32_t len;
+    part_file *pf;     /* NULL = empty */
+} part_memo;
+
+#define DWRITE_MEMO_SIZE 256
+
 struct part_file {
     const char *dir;    /* "a=1/b=x/" or "" */
     dlog_map values;    /* physical partition column -> text or NULL */
@@ -77,6 +86,7 @@ struct delta_writer {
     part_slot *slots; /* typed partition values -> part_file (find_part) */
     size_t n_slots, cap_slots;
     size_t *part_width; /* per partition column: value width, 0 for strings */
+    part_memo *memo;    /* DWRITE_MEMO_SIZE entries, with one string partition column */
     buf key;
     dlog_add *adds;
     size_t n_adds, cap_adds;

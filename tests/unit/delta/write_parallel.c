@@ -233,3 +233,46 @@ void test_delta_write_parallel__worker_failure_commits_nothing(void)
     check(committed);
     check(nth > 6); /* six files and a commit each failed first */
 }
+
+/*
+ * Rows find their partition through the memo of recent string values
+ * (write.c find_part): values sharing their first and last bytes and
+ * length, "" and null (one folder, null in the log) all land where they
+ * belong, read back row by row.
+ */
+void test_delta_write_parallel__string_partition_values(void)
+{
+    static const char *const values[] = {"null", "", "x", "a-long-value-1-end",
+                                         "a-long-value-2-end", "a-long-value-1-enc", "x "};
+    static const char *const part_p[] = {"p"};
+    io_store *store = open_store("memo");
+    delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+    delta_writer *w = NULL;
+    const char **rows = arena_calloc(a, 2000, sizeof(char *));
+    char **want = arena_calloc(a, 2000, sizeof(char *));
+    buf all = BUF_INIT;
+    size_t idx;
+    for (idx = 0; idx < 2000; idx++) {
+        /* the seven values above, and 600 more that share the memo's 256 entries */
+        const char *p = idx < 700 ? values[(idx * 7 + idx / 100) % 7]
+                                  : arena_sprintf(a, "v%zu", idx * 7 % 600);
+        rows[idx] = arena_sprintf(a, "%zu|n|%s", idx, p);
+        want[idx] = arena_sprintf(a, "%zu|n|%s", idx, p[0] == '\0' ? "null" : p);
+    }
+    qsort(want, 2000, sizeof(char *), wt_cmp);
+    for (idx = 0; idx < 2000; idx++)
+        check_ok(buf_printf(&all, &err, "%s%s", idx ? ";" : "", want[idx]), &err);
+    wopts.n_partition_columns = 1;
+    wopts.partition_columns = part_p;
+    wopts.pool = pool;
+    wopts.max_open_files = 1000; /* one file per folder */
+    check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wopts, &err), &err);
+    for (idx = 0; idx < 2000; idx += 100)
+        check_ok(delta_write_batch(w, wt_batch(a, wt_schema3(a), rows + idx, 100), &err), &err);
+    check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+    delta_write_free(w);
+    check_str(buf_cstr(&all), wt_read(a, store, -1));
+    check_int(606, count_lines(files_summary(store))); /* "" and null share a folder */
+    buf_clear(&all);
+    io_store_free(store);
+}
