@@ -737,7 +737,7 @@ silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_erro
         rc = pf != NULL ? write_rows(w, pf, cols, NULL, batch->n_rows, batch->n_rows, err)
                         : write_partitioned(w, cols, batch->n_rows, err);
     if (rc == SILT_OK && dwrite_should_flush(w))
-        rc = dwrite_flush(w, err);
+        rc = dwrite_flush(w, 0, err);
     if (rc != SILT_OK)
         w->failed = 1;
     return rc;
@@ -749,7 +749,7 @@ silt_status delta_write_finish(delta_writer *w, delta_write_output *out, silt_er
     const hashmap_entry *entry;
     while (hashmap_next(&w->parts, &iter, &entry))
         SILT_RETURN_IF_ERROR(dwrite_queue_close(w, entry->value, err));
-    SILT_RETURN_IF_ERROR(dwrite_flush(w, err));
+    SILT_RETURN_IF_ERROR(dwrite_flush(w, 1, err));
     memset(out, 0, sizeof(*out));
     out->n_adds = w->n_adds;
     out->adds = w->adds;

@@ -13,14 +13,19 @@
  * a file (target size) and the order of the add actions are all fixed on
  * the caller's thread, so they do not depend on which thread ran what.
  *
- * Memory: queued rows are bounded (QUEUE_MAX_ROWS, QUEUE_MAX_BYTES); a full
- * queue is flushed before the next batch is taken. Without a pool, and when
- * queued rows borrow the caller's batch (an unpartitioned write), the queue
- * is flushed before delta_write_batch returns.
+ * A flush encodes in the background ("flight"): the caller goes on parsing
+ * and queueing the next rows while the workers encode, and the next flush
+ * (or delta_write_finish) first waits for it. One flight at a time keeps a
+ * file's rows in order (a partition's items of one flight are encoded
+ * before those of the next) and memory bounded: queued rows are bounded
+ * (QUEUE_MAX_ROWS, QUEUE_MAX_BYTES), so at most two queues' worth are held.
+ * Without a pool, and when queued rows borrow the caller's batch (an
+ * unpartitioned write), the flush waits before delta_write_batch returns.
  *
- * Errors: a failing task's error is reported once (tpool_run keeps the
- * first) and the writer is marked failed; files not closed are aborted at
- * delta_write_free, files already closed stay as orphans (nothing commits).
+ * Errors: a failing task's error is reported once, by the call that waits
+ * for its flight (the tpool keeps the first), and the writer is marked
+ * failed; files not closed are aborted at delta_write_free (after waiting
+ * for the flight), files already closed stay as orphans (nothing commits).
  */
 #include <stdio.h>
 #include <string.h>
@@ -136,7 +141,7 @@ static silt_status close_pw(dwrite_file *f, silt_error *err)
     return SILT_OK;
 }
 
-/* One partition's queued items, in order. */
+/* One partition's items of the flight, in order. */
 static silt_status encode_task(void *payload, size_t task_idx, size_t worker_idx,
                                silt_error *err)
 {
@@ -144,7 +149,7 @@ static silt_status encode_task(void *payload, size_t task_idx, size_t worker_idx
     dwrite_item *item;
     silt_status rc = SILT_OK;
     (void)worker_idx;
-    for (item = w->queued[task_idx]->head; item != NULL && rc == SILT_OK; item = item->next) {
+    for (item = w->flight.heads[task_idx]; item != NULL && rc == SILT_OK; item = item->next) {
         if (item->rows.n_rows > 0)
             rc = pqw_writer_write_batch(item->file->pw, &item->rows, err);
         if (rc == SILT_OK && item->close_after)
@@ -242,32 +247,67 @@ static silt_status record_file(delta_writer *w, dwrite_file *f, silt_error *err)
     return rc;
 }
 
-/* Forgets the queue: its items live in batch_a, which the caller resets. */
-static void clear_queue(delta_writer *w)
+/*
+ * Waits for the flight, records the files it closed and frees its memory.
+ * Nothing in flight: nothing to do.
+ */
+static silt_status land(delta_writer *w, silt_error *err)
 {
+    dwrite_flight *fl = &w->flight;
+    silt_status rc;
     size_t idx;
-    for (idx = 0; idx < w->n_queued; idx++) {
-        w->queued[idx]->head = w->queued[idx]->tail = NULL;
-        w->queued[idx]->queued = 0;
-    }
-    w->n_queued = 0;
-    w->queued_rows = w->queued_bytes = 0;
-    w->borrowed = 0;
+    if (fl->job == NULL)
+        return SILT_OK;
+    rc = tpool_wait(fl->job, err);
+    fl->job = NULL;
+    for (idx = 0; rc == SILT_OK && idx < fl->n_closing; idx++)
+        rc = record_file(w, fl->closing[idx], err);
+    fl->n_closing = 0;
+    fl->n_heads = 0;
+    arena_reset(fl->a);
+    if (rc != SILT_OK)
+        w->failed = 1;
+    return rc;
 }
 
-silt_status dwrite_flush(delta_writer *w, silt_error *err)
+/* Moves the queue into the flight (with its arena) and starts encoding it. */
+static silt_status launch(delta_writer *w, silt_error *err)
 {
-    silt_status rc = SILT_OK;
+    dwrite_flight *fl = &w->flight;
+    arena *building = w->batch_a;
     size_t idx;
+    for (idx = 0; idx < w->n_queued; idx++) {
+        part_file *pf = w->queued[idx];
+        SILT_RETURN_IF_ERROR(push_ptr((void ***)&fl->heads, &fl->n_heads, &fl->cap_heads,
+                                      pf->head, err));
+        pf->head = pf->tail = NULL;
+        pf->queued = 0;
+    }
+    for (idx = 0; idx < w->n_closing; idx++)
+        SILT_RETURN_IF_ERROR(push_ptr((void ***)&fl->closing, &fl->n_closing, &fl->cap_closing,
+                                      w->closing[idx], err));
+    w->n_queued = w->n_closing = 0;
+    w->queued_rows = w->queued_bytes = 0;
+    w->borrowed = 0;
+    /* the flight keeps the arena of its rows; the next rows go to the other one */
+    w->batch_a = fl->a;
+    fl->a = building;
+    return tpool_start(w->pool, fl->n_heads, encode_task, w, &fl->job, err);
+}
+
+silt_status dwrite_flush(delta_writer *w, int wait, silt_error *err)
+{
+    silt_status rc;
     if (w->failed)
         return err_set(err, SILT_INVALID, "cannot write to a Delta writer after a failed write");
-    if (w->n_queued > 0)
-        rc = tpool_run(w->pool, w->n_queued, encode_task, w, err);
-    clear_queue(w);
-    for (idx = 0; rc == SILT_OK && idx < w->n_closing; idx++)
-        rc = record_file(w, w->closing[idx], err);
-    w->n_closing = 0;
-    arena_reset(w->batch_a);
+    if (w->flight.a == NULL && (w->flight.a = arena_new(w->a, "delta writer flight")) == NULL)
+        return err_nomem(err);
+    wait = wait || w->borrowed || w->pool == NULL;
+    rc = land(w, err);
+    if (rc == SILT_OK && (w->n_queued > 0 || w->n_closing > 0))
+        rc = launch(w, err);
+    if (rc == SILT_OK && wait)
+        rc = land(w, err);
     if (rc != SILT_OK)
         w->failed = 1;
     return rc;
@@ -275,7 +315,12 @@ silt_status dwrite_flush(delta_writer *w, silt_error *err)
 
 void dwrite_abort_files(delta_writer *w)
 {
+    silt_error ignored = SILT_ERROR_INIT;
     size_t idx;
+    if (w->flight.job != NULL) { /* the encoders may still use the files */
+        (void)tpool_wait(w->flight.job, &ignored);
+        w->flight.job = NULL;
+    }
     for (idx = 0; idx < w->n_files; idx++) {
         pqw_writer_abort(w->files[idx]->pw);
         w->files[idx]->pw = NULL;
@@ -284,8 +329,12 @@ void dwrite_abort_files(delta_writer *w)
     mem_free(w->files);
     mem_free(w->queued);
     mem_free(w->closing);
+    mem_free(w->flight.heads);
+    mem_free(w->flight.closing);
     w->files = NULL;
     w->queued = NULL;
     w->closing = NULL;
+    w->flight.heads = NULL;
+    w->flight.closing = NULL;
     w->n_files = w->n_queued = w->n_closing = 0;
 }

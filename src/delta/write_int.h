@@ -52,6 +52,16 @@ typedef struct part_memo {
 
 #define DWRITE_MEMO_SIZE 256
 
+/* A flush encoding in the background while the caller queues the next rows. */
+typedef struct dwrite_flight {
+    tpool_async *job;      /* NULL when nothing is in flight */
+    dwrite_item **heads;   /* per task: one partition's items, in order */
+    size_t n_heads, cap_heads;
+    dwrite_file **closing; /* files this flight closes, in the order their closes were queued */
+    size_t n_closing, cap_closing;
+    arena *a;              /* the flight's items and rows (the other half of batch_a) */
+} dwrite_flight;
+
 struct part_file {
     const char *dir;    /* "a=1/b=x/" or "" */
     dlog_map values;    /* physical partition column -> text or NULL */
@@ -108,6 +118,7 @@ struct delta_writer {
     size_t n_closing, cap_closing;
     int64_t queued_rows, queued_bytes;
     int borrowed;           /* a queued item points into the caller's batch */
+    dwrite_flight flight;
     int failed;             /* an encode task failed: the writer is unusable */
 };
 
@@ -124,12 +135,14 @@ silt_status dwrite_queue_close(delta_writer *w, part_file *pf, silt_error *err);
 /* Whether the queued work should be encoded now (memory bound, borrowed rows, no pool). */
 int dwrite_should_flush(const delta_writer *w);
 /*
- * Encodes every queued item, partitions in parallel on w->pool, then records the closed
- * files' add actions in the order their closes were queued. On error the writer is
- * unusable (w->failed) and the error of the first failing task is in err.
+ * Hands every queued item to the encoders (partitions in parallel on w->pool) and records
+ * the closed files' add actions in the order their closes were queued. With wait = 0 the
+ * encoding runs in the background until the next flush (one flight at a time), unless
+ * queued rows borrow the caller's batch. On error the writer is unusable (w->failed) and
+ * the error of the first failing task is in err, reported by the call that waits for it.
  */
-silt_status dwrite_flush(delta_writer *w, silt_error *err);
-/* Aborts every file not closed (nothing of them becomes visible). */
+silt_status dwrite_flush(delta_writer *w, int wait, silt_error *err);
+/* Waits for the flight (its errors ignored) and aborts every file not closed. */
 void dwrite_abort_files(delta_writer *w);
 
 /* The folder name of a null (or empty) partition value, as Hive and Spark write it. */
