@@ -3,9 +3,9 @@
  * in partition folders -> add actions (write.h).
  *
  * One open Parquet file per partition folder; rows of a batch are grouped
- * by their folder and gathered (col_vec_take) into a batch per folder. The
- * Parquet writer encodes rows as they come, so a batch's memory (the
- * writer's batch arena) is dropped after each delta_write_batch.
+ * by their folder and gathered (col_vec_take) into a batch per folder,
+ * which is queued for encoding (write_encode.c: in parallel on the pool
+ * given at open, with the queue's memory bounded).
  */
 #include <stdio.h>
 #include <string.h>
@@ -19,61 +19,6 @@
 
 #define DEFAULT_TARGET_FILE_SIZE ((int64_t)128 << 20)
 #define DEFAULT_MAX_OPEN_FILES 128
-
-typedef struct part_file part_file;
-
-/* A key of typed partition values (find_part) and its partition. */
-typedef struct part_slot {
-    uint64_t hash;
-    const char *key;
-    size_t key_len;
-    part_file *pf; /* NULL = empty slot */
-} part_slot;
-
-struct part_file {
-    const char *dir;   /* "a=1/b=x/" or "" */
-    dlog_map values;   /* physical partition column -> text or NULL */
-    pqw_writer *pw;    /* NULL until the first rows, and after a roll */
-    const char *key;
-    int64_t mem_bytes; /* in-memory size of the rows written to pw */
-    uint64_t batch_gen; /* the batch in which `group` was given */
-    int64_t group;      /* its group in that batch */
-};
-
-struct delta_writer {
-    arena *a;        /* lives with the writer */
-    arena *batch_a;  /* reset after each batch */
-    io_store *store;
-    const col_type *in_schema;
-    const col_type *table_schema; /* logical */
-    dlog_metadata md;
-    int md_changed;
-    dproto_mapping_mode mode;
-    int *src_cols;       /* per table column: batch column or -1 */
-    size_t n_part;
-    size_t *part_cols;   /* table column of each partition column, in partition order */
-    const char **part_phys;
-    size_t n_data;
-    size_t *data_cols;   /* table columns written into files */
-    const col_type *file_schema; /* physical, data columns only */
-    int64_t target;
-    int n_indexed;
-    int max_open, n_open;
-    hashmap parts; /* dir -> part_file */
-    part_slot *slots; /* typed partition values -> part_file (find_part) */
-    size_t n_slots, cap_slots;
-    size_t *part_width; /* per partition column: value width, 0 for strings */
-    buf key;
-    dlog_add *adds;
-    size_t n_adds, cap_adds;
-    int64_t n_rows, n_bytes;
-    int file_seq;
-    uint64_t batch_gen;
-    buf scratch;
-    size_t n_partition_by; /* the partitioning the caller asked for, for history */
-    const char **partition_by;
-    int cdc; /* change data files: _change_data/cdc-*.parquet, no stats (dwrite_open_cdc) */
-};
 
 const char *const *dwrite_partition_by(const delta_writer *w, size_t *n_out)
 {
@@ -272,6 +217,7 @@ silt_status delta_write_open(delta_writer **out, io_store *store, const delta_sn
         return rc;
     }
     setup_sizes(w, opts);
+    w->pool = opts->pool;
     *out = w;
     return SILT_OK;
 }
@@ -334,118 +280,6 @@ silt_status dwrite_open_cdc(delta_writer **out, io_store *store, const delta_sna
 
 /* ---- files ------------------------------------------------------------------------------- */
 
-static silt_status start_file(delta_writer *w, part_file *pf, silt_error *err)
-{
-    char uuid[37], name[96];
-    char *key;
-    pqw_options popts = PQW_OPTIONS_INIT;
-    SILT_RETURN_IF_ERROR(delta_uuid_v4(uuid, err));
-    snprintf(name, sizeof(name), "%s-%05d-%s.c000.snappy.parquet", w->cdc ? "cdc" : "part",
-             w->file_seq++ % 100000, uuid);
-    key = arena_sprintf(w->a, "%s%s%s", w->cdc ? "_change_data/" : "", pf->dir, name);
-    if (key == NULL)
-        return err_nomem(err);
-    pf->key = key;
-    popts.write_field_ids = w->mode == DPROTO_MAPPING_ID;
-    pf->mem_bytes = 0;
-    SILT_RETURN_IF_ERROR(pqw_writer_open(&pf->pw, w->store, pf->key, w->file_schema, &popts, err));
-    w->n_open++;
-    return SILT_OK;
-}
-
-static silt_status stats_json(delta_writer *w, const pqw_file_stats *st, const char **out,
-                              silt_error *err)
-{
-    delta_col_stats *cols = arena_calloc(w->a, st->n_leaves + 1, sizeof(*cols));
-    size_t idx, n = 0, part;
-    silt_status rc = SILT_OK;
-    if (cols == NULL)
-        return err_nomem(err);
-    for (idx = 0; idx < st->n_leaves && rc == SILT_OK; idx++) {
-        const pqw_leaf_stats *leaf = &st->leaves[idx];
-        delta_col_stats *c = &cols[n];
-        buf_truncate(&w->scratch, 0);
-        for (part = 0; part < leaf->path_len && rc == SILT_OK; part++)
-            rc = buf_printf(&w->scratch, err, "%s%s", part ? "." : "", leaf->path[part]);
-        if (rc != SILT_OK || leaf->in_repeated)
-            continue;
-        c->path = arena_strdup(w->a, buf_cstr(&w->scratch));
-        c->type = leaf->type;
-        c->has_null_count = 1;
-        c->null_count = leaf->null_count;
-        c->has_min_max = leaf->has_min_max;
-        c->min.type = c->max.type = leaf->type->id;
-        c->min.scale = c->max.scale = leaf->type->scale;
-        c->min.v.i = leaf->min.i;
-        c->max.v.i = leaf->max.i;
-        if (leaf->type->id == COL_FLOAT || leaf->type->id == COL_DOUBLE) {
-            c->min.v.d = leaf->min.d;
-            c->max.v.d = leaf->max.d;
-        } else if (leaf->type->id == COL_DECIMAL) {
-            c->min.v.dec = leaf->min.dec;
-            c->max.v.dec = leaf->max.dec;
-        } else if (leaf->type->id == COL_STRING || leaf->type->id == COL_BINARY) {
-            c->min.v.s.ptr = leaf->min.bytes;
-            c->min.v.s.len = (size_t)leaf->min.len;
-            c->max.v.s.ptr = leaf->max.bytes;
-            c->max.v.s.len = (size_t)leaf->max.len;
-        }
-        n += c->path != NULL;
-    }
-    buf_truncate(&w->scratch, 0);
-    if (rc == SILT_OK)
-        rc = delta_stats_to_json(st->num_records, w->file_schema, w->n_indexed, cols, n,
-                                 &w->scratch, err);
-    if (rc == SILT_OK && (*out = arena_strdup(w->a, buf_cstr(&w->scratch))) == NULL)
-        rc = err_nomem(err);
-    return rc;
-}
-
-static silt_status push_add(delta_writer *w, const dlog_add *add, silt_error *err)
-{
-    if (w->n_adds == w->cap_adds) {
-        size_t cap = w->cap_adds ? w->cap_adds * 2 : 16;
-        dlog_add *grown = arena_realloc(w->a, w->adds, w->cap_adds * sizeof(*grown),
-                                        cap * sizeof(*grown));
-        if (grown == NULL)
-            return err_nomem(err);
-        w->adds = grown;
-        w->cap_adds = cap;
-    }
-    w->adds[w->n_adds++] = *add;
-    return SILT_OK;
-}
-
-/* Closes the open file of a partition folder and records its add action. */
-static silt_status close_file(delta_writer *w, part_file *pf, silt_error *err)
-{
-    pqw_file_stats st = PQW_FILE_STATS_INIT;
-    dlog_add add;
-    silt_status rc;
-    pqw_writer *pw = pf->pw;
-    if (pw == NULL)
-        return SILT_OK;
-    pf->pw = NULL;
-    w->n_open--;
-    rc = pqw_writer_close(pw, &st, err);
-    if (rc != SILT_OK)
-        return err_context(err, "while writing the data file \"%s\"", pf->key);
-    memset(&add, 0, sizeof(add));
-    add.path = pf->key;
-    add.partition_values = pf->values;
-    add.size = st.file_bytes;
-    add.modification_time = time_now_micros() / 1000;
-    add.data_change = !w->cdc;
-    add.dv.offset = -1;
-    add.dv.max_row_index = -1;
-    rc = w->cdc ? SILT_OK : stats_json(w, &st, &add.stats, err);
-    if (rc == SILT_OK)
-        rc = push_add(w, &add, err);
-    w->n_bytes += st.file_bytes;
-    pqw_file_stats_clear(&st);
-    return rc;
-}
-
 /* Finishes the open file holding the most rows, to make room for another one. */
 static silt_status close_largest(delta_writer *w, silt_error *err)
 {
@@ -454,10 +288,10 @@ static silt_status close_largest(delta_writer *w, silt_error *err)
     part_file *largest = NULL;
     while (hashmap_next(&w->parts, &iter, &entry)) {
         part_file *pf = entry->value;
-        if (pf->pw != NULL && (largest == NULL || pf->mem_bytes > largest->mem_bytes))
+        if (pf->file != NULL && (largest == NULL || pf->mem_bytes > largest->mem_bytes))
             largest = pf;
     }
-    return largest ? close_file(w, largest, err) : SILT_OK;
+    return largest ? dwrite_queue_close(w, largest, err) : SILT_OK;
 }
 
 /* ---- rows -------------------------------------------------------------------------------- */
@@ -658,7 +492,7 @@ static silt_status grow_slots(delta_writer *w, silt_error *err)
 
 /* A new key for a row whose key is not in the table: its folder, new or already open. */
 static silt_status add_key(delta_writer *w, col_vec **cols, int64_t row, uint64_t hash,
-                           part_file **out, silt_error *err)
+                           part_slot **out, silt_error *err)
 {
     part_file *pf;
     dlog_kv *values;
@@ -690,11 +524,11 @@ static silt_status add_key(delta_writer *w, col_vec **cols, int64_t row, uint64_
     slot->hash = hash;
     slot->pf = pf;
     w->n_slots++;
-    *out = pf;
+    *out = slot;
     return SILT_OK;
 }
 
-static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_file **out,
+static silt_status find_slot(delta_writer *w, col_vec **cols, int64_t row, part_slot **out,
                              silt_error *err)
 {
     uint64_t hash = key_hash(w, cols, row);
@@ -703,10 +537,56 @@ static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_
         for (at = hash & (w->cap_slots - 1); w->slots[at].pf != NULL;
              at = (at + 1) & (w->cap_slots - 1))
             if (w->slots[at].hash == hash && key_matches(w, cols, row, &w->slots[at])) {
-                *out = w->slots[at].pf;
+                *out = &w->slots[at];
                 return SILT_OK;
             }
     return add_key(w, cols, row, hash, out, err);
+}
+
+/* The memo entry of a string: its first and last (up to) 8 bytes and length, mixed. */
+static size_t memo_index(const char *bytes, int32_t len)
+{
+    uint64_t head = 0, tail = 0;
+    size_t n = len < 8 ? (size_t)len : 8;
+    memcpy(&head, bytes, n);
+    memcpy(&tail, bytes + len - n, n);
+    return (size_t)(((head ^ (tail << 1) ^ (uint64_t)len) * 0x9e3779b97f4a7c15ull) >> 56) &
+           (DWRITE_MEMO_SIZE - 1);
+}
+
+/*
+ * With one string partition column (PARTITIONED BY (col), the usual case) a
+ * row's value is first looked up in a direct-mapped memo of recent values,
+ * compared by length and bytes: cheaper than hashing the typed key per row
+ * (the lookup runs on the caller's thread for every row of a write).
+ */
+static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_file **out,
+                             silt_error *err)
+{
+    part_slot *slot = NULL;
+    part_memo *memo = NULL;
+    if (w->memo != NULL) {
+        const col_vec *v = cols[w->part_cols[0]];
+        int32_t len;
+        const char *bytes;
+        if (!col_vec_is_null(v, row)) {
+            bytes = col_vec_str(v, row, &len);
+            memo = &w->memo[memo_index(bytes, len)];
+            if (memo->pf != NULL && memo->len == len && memcmp(memo->bytes, bytes, len) == 0) {
+                *out = memo->pf;
+                return SILT_OK;
+            }
+        }
+    }
+    SILT_RETURN_IF_ERROR(find_slot(w, cols, row, &slot, err));
+    if (memo != NULL) {
+        /* the key is a flag byte, a 4-byte length, the bytes (build_key) */
+        memcpy(&memo->len, slot->key + 1, 4);
+        memo->bytes = slot->key + 5;
+        memo->pf = slot->pf;
+    }
+    *out = slot->pf;
+    return SILT_OK;
 }
 
 /*
@@ -741,7 +621,19 @@ static silt_status retype_vec(arena *a, col_vec *v, const col_type *phys, col_ve
     return SILT_OK;
 }
 
-/* Writes rows[0..n) of the conformed columns into one partition folder. */
+/* Whether a vector refers to a dictionary (col_vec_take keeps it: the caller's memory). */
+static int has_dictionary(const col_vec *v)
+{
+    size_t idx;
+    if (v->dictionary != NULL)
+        return 1;
+    for (idx = 0; idx < v->n_children; idx++)
+        if (has_dictionary(v->children[idx]))
+            return 1;
+    return 0;
+}
+
+/* Queues rows[0..n) of the conformed columns (all rows when rows is NULL) for one folder. */
 static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, const int64_t *rows,
                               int64_t n_rows, int64_t n_batch_rows, silt_error *err)
 {
@@ -753,6 +645,8 @@ static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, co
         return err_nomem(err);
     for (idx = 0; idx < w->n_data; idx++) {
         const col_vec *v = cols[w->data_cols[idx]];
+        if (rows == NULL || has_dictionary(v))
+            w->borrowed = 1; /* encoded before the caller's batch goes */
         if (rows == NULL)
             data[idx] = (col_vec *)v;
         else
@@ -766,14 +660,12 @@ static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, co
     part.n_rows = n_rows;
     part.n_cols = w->n_data;
     part.cols = data;
-    if (pf->pw == NULL && w->n_open >= w->max_open)
+    if (pf->file == NULL && w->n_open >= w->max_open)
         SILT_RETURN_IF_ERROR(close_largest(w, err));
-    if (pf->pw == NULL)
-        SILT_RETURN_IF_ERROR(start_file(w, pf, err));
-    SILT_RETURN_IF_ERROR(pqw_writer_write_batch(pf->pw, &part, err));
-    pf->mem_bytes += n_batch_rows ? bytes * n_rows / n_batch_rows : 0;
-    w->n_rows += n_rows;
-    return pf->mem_bytes >= w->target ? close_file(w, pf, err) : SILT_OK;
+    if (pf->file == NULL)
+        SILT_RETURN_IF_ERROR(dwrite_start_file(w, pf, err));
+    return dwrite_queue_rows(w, pf, &part, n_batch_rows ? bytes * n_rows / n_batch_rows : 0,
+                             err);
 }
 
 /* Groups the rows of a batch by partition folder: group of each row, rows of each group. */
@@ -825,6 +717,8 @@ silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_erro
     part_file *pf = NULL;
     size_t idx;
     silt_status rc;
+    if (w->failed)
+        return err_set(err, SILT_INVALID, "cannot write to a Delta writer after a failed write");
     if (!col_type_equal(batch->schema, w->in_schema))
         return err_set(err, SILT_INVALID,
                        "cannot write a batch whose schema differs from the one the writer was "
@@ -834,12 +728,18 @@ silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_erro
     rc = conform(w, batch, &cols, err);
     for (idx = 0; rc == SILT_OK && idx < w->n_part; idx++) /* strings give 0 (col_vec_str) */
         w->part_width[idx] = col_type_value_width(cols[w->part_cols[idx]]->type->id);
+    if (rc == SILT_OK && w->n_part == 1 && w->part_width[0] == 0 && w->memo == NULL &&
+        (w->memo = arena_calloc(w->a, DWRITE_MEMO_SIZE, sizeof(part_memo))) == NULL)
+        rc = err_nomem(err);
     if (rc == SILT_OK && w->n_part == 0)
         rc = find_part(w, cols, 0, &pf, err);
     if (rc == SILT_OK)
         rc = pf != NULL ? write_rows(w, pf, cols, NULL, batch->n_rows, batch->n_rows, err)
                         : write_partitioned(w, cols, batch->n_rows, err);
-    arena_reset(w->batch_a);
+    if (rc == SILT_OK && dwrite_should_flush(w))
+        rc = dwrite_flush(w, 0, err);
+    if (rc != SILT_OK)
+        w->failed = 1;
     return rc;
 }
 
@@ -848,7 +748,8 @@ silt_status delta_write_finish(delta_writer *w, delta_write_output *out, silt_er
     size_t iter = 0;
     const hashmap_entry *entry;
     while (hashmap_next(&w->parts, &iter, &entry))
-        SILT_RETURN_IF_ERROR(close_file(w, entry->value, err));
+        SILT_RETURN_IF_ERROR(dwrite_queue_close(w, entry->value, err));
+    SILT_RETURN_IF_ERROR(dwrite_flush(w, 1, err));
     memset(out, 0, sizeof(*out));
     out->n_adds = w->n_adds;
     out->adds = w->adds;
@@ -861,14 +762,9 @@ silt_status delta_write_finish(delta_writer *w, delta_write_output *out, silt_er
 
 void delta_write_free(delta_writer *w)
 {
-    size_t iter = 0;
-    const hashmap_entry *entry;
     if (w == NULL)
         return;
-    while (hashmap_next(&w->parts, &iter, &entry)) {
-        part_file *pf = entry->value;
-        pqw_writer_abort(pf->pw);
-    }
+    dwrite_abort_files(w);
     hashmap_clear(&w->parts);
     mem_free(w->slots);
     buf_clear(&w->scratch);

@@ -39,6 +39,7 @@
 #define SILT_DELTA_WRITE_H
 
 #include "delta/txn.h"
+#include "util/thread.h"
 
 typedef struct delta_writer delta_writer;
 
@@ -53,9 +54,13 @@ typedef struct delta_write_options {
     /* Files open at once (one per partition folder being written); past it the largest
      * is finished early. 0 = 128. Bounds the memory of writes into many partitions. */
     int max_open_files;
+    /* Encodes the files on this pool (borrowed; NULL = on the caller's thread): rows are
+     * queued per partition folder and the folders encoded in parallel, with the queue
+     * bounded. The files hold the same rows and statistics either way. */
+    tpool *pool;
 } delta_write_options;
 
-#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0, 0}
+#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0, 0, NULL}
 
 /* What a writer produced. Everything lives in the writer (valid until delta_write_free). */
 typedef struct delta_write_output {

@@ -644,6 +644,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     wo.n_partition_columns = stmt->u.create_table.partitioned_by.n;
     wo.partition_columns = part_names;
     wo.configuration = &conf;
+    wo.pool = b->ctx->pool;
     SILT_RETURN_IF_ERROR(session_target_size(b, &conf, &wo.target_file_size, err));
     SILT_RETURN_IF_ERROR(open_store(b, &t, 1, err));
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, NULL, schema, &wo, err));
@@ -969,6 +970,7 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     if (check != NULL)
         mode = DELTA_MODE_OVERWRITE;
     wo.merge_schema = evolve;
+    wo.pool = b->ctx->pool;
     SILT_RETURN_IF_ERROR(
         session_target_size(b, &t.snap->metadata.configuration, &wo.target_file_size, err));
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));

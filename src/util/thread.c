@@ -198,43 +198,94 @@ static silt_status run_inline(size_t n_tasks, tpool_task_fn fn, void *payload, s
     return SILT_OK;
 }
 
-silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
-                      silt_error *err)
+/* Puts a job in the pool's list, starting the workers with the first one, and wakes them. */
+static void enqueue(tpool *pool, tpool_job *job, size_t n_tasks, tpool_task_fn fn, void *payload)
 {
-    tpool_job job;
     tpool_job **link;
-    silt_status rc;
-    if (pool == NULL || pool->n_planned == 0 || n_tasks <= 1)
-        return run_inline(n_tasks, fn, payload, err);
-    memset(&job, 0, sizeof(job));
-    job.fn = fn;
-    job.payload = payload;
-    job.n_tasks = n_tasks;
-    atomic_init(&job.next_task, 0);
-    pthread_cond_init(&job.done_cond, NULL);
+    memset(job, 0, sizeof(*job));
+    job->fn = fn;
+    job->payload = payload;
+    job->n_tasks = n_tasks;
+    atomic_init(&job->next_task, 0);
+    pthread_cond_init(&job->done_cond, NULL);
     pthread_mutex_lock(&pool->mutex);
     start_workers(pool);
     for (link = &pool->jobs; *link != NULL; link = &(*link)->next)
         ;
-    *link = &job;
+    *link = job;
     pthread_cond_broadcast(&pool->work_cond);
     pthread_mutex_unlock(&pool->mutex);
+}
 
-    drain_job(pool, &job, 0);
-
+/* Works on the job's remaining tasks, waits for the workers in it, takes it off the list. */
+static silt_status finish(tpool *pool, tpool_job *job, silt_error *err)
+{
+    tpool_job **link;
+    silt_status rc;
+    drain_job(pool, job, 0);
     pthread_mutex_lock(&pool->mutex);
-    while ((job.n_done < job.n_tasks && job.status == SILT_OK) || job.n_active > 0)
-        pthread_cond_wait(&job.done_cond, &pool->mutex);
+    while ((job->n_done < job->n_tasks && job->status == SILT_OK) || job->n_active > 0)
+        pthread_cond_wait(&job->done_cond, &pool->mutex);
     for (link = &pool->jobs; *link != NULL; link = &(*link)->next) {
-        if (*link == &job) {
-            *link = job.next;
+        if (*link == job) {
+            *link = job->next;
             break;
         }
     }
-    rc = job.status;
+    rc = job->status;
     pthread_mutex_unlock(&pool->mutex);
-    pthread_cond_destroy(&job.done_cond);
+    pthread_cond_destroy(&job->done_cond);
     if (rc != SILT_OK)
-        err_copy(err, &job.error);
+        err_copy(err, &job->error);
+    return rc;
+}
+
+silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
+                      silt_error *err)
+{
+    tpool_job job;
+    if (pool == NULL || pool->n_planned == 0 || n_tasks <= 1)
+        return run_inline(n_tasks, fn, payload, err);
+    enqueue(pool, &job, n_tasks, fn, payload);
+    return finish(pool, &job, err);
+}
+
+struct tpool_async {
+    tpool *pool;     /* NULL: the tasks ran inline at tpool_start */
+    tpool_job job;
+    silt_status inline_rc;
+    silt_error inline_err;
+};
+
+silt_status tpool_start(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
+                        tpool_async **out, silt_error *err)
+{
+    tpool_async *as = mem_calloc(1, sizeof(*as));
+    *out = NULL;
+    if (as == NULL)
+        return err_nomem(err);
+    if (pool == NULL || pool->n_planned == 0 || n_tasks == 0) {
+        as->inline_rc = run_inline(n_tasks, fn, payload, &as->inline_err);
+    } else {
+        as->pool = pool;
+        enqueue(pool, &as->job, n_tasks, fn, payload);
+    }
+    *out = as;
+    return SILT_OK;
+}
+
+silt_status tpool_wait(tpool_async *as, silt_error *err)
+{
+    silt_status rc;
+    if (as == NULL)
+        return SILT_OK;
+    if (as->pool != NULL) {
+        rc = finish(as->pool, &as->job, err);
+    } else {
+        rc = as->inline_rc;
+        if (rc != SILT_OK)
+            err_copy(err, &as->inline_err);
+    }
+    mem_free(as);
     return rc;
 }

@@ -42,6 +42,19 @@ silt_status tpool_run(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *paylo
 /* Worker threads running so far (0 until the first parallel job); for tests. */
 size_t tpool_started(tpool *pool);
 
+/*
+ * The same job, started without waiting for it: the pool's workers take its
+ * tasks while the caller does other work (the Delta writer encodes files
+ * while the next rows are parsed). tpool_wait works on the tasks left,
+ * waits for the rest, frees the handle and returns what tpool_run would.
+ * Every started job must be waited for, before its payload goes. Without
+ * worker threads the tasks run inside tpool_start.
+ */
+typedef struct tpool_async tpool_async;
+silt_status tpool_start(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
+                        tpool_async **out, silt_error *err);
+silt_status tpool_wait(tpool_async *job, silt_error *err);
+
 /* Number of online cores (at least 1). */
 size_t thread_core_count(void);
 

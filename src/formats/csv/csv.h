@@ -62,10 +62,14 @@ typedef struct csv_options {
     size_t chunk_bytes;        /* bytes per parallel chunk, 4 MiB */
     size_t window_bytes;       /* bytes of an object held at once, 64 MiB (0 = whole) */
     tpool *pool;               /* NULL = parse on the calling thread */
+    /* While inferring, convert chunks up to this many bytes of text, so that a file
+     * whose types hold throughout is tokenized once (csv_scan.c, "one pass"); 0 = off. */
+    size_t speculate_bytes;
 } csv_options;
 
 #define CSV_DEFAULT_BATCH_ROWS 4096
 #define CSV_DEFAULT_CHUNK_BYTES ((size_t)4 << 20)
+#define CSV_DEFAULT_SPECULATE_BYTES ((size_t)256 << 20)
 #define CSV_DEFAULT_MAX_COLUMNS 20480
 /* Cells per batch: batches of wide files get fewer rows so memory stays bounded. */
 #define CSV_MAX_BATCH_CELLS ((int64_t)1 << 22)

@@ -29,6 +29,7 @@ void csv_options_init(csv_options *opts)
     opts->chunk_bytes = CSV_DEFAULT_CHUNK_BYTES;
     opts->max_columns = CSV_DEFAULT_MAX_COLUMNS;
     opts->window_bytes = TEXT_DEFAULT_WINDOW_BYTES;
+    opts->speculate_bytes = CSV_DEFAULT_SPECULATE_BYTES;
 }
 
 /* A one-character option; Spark also accepts the escapes \t, \n, \\ and \u0000. */

@@ -24,9 +24,24 @@ typedef struct chunk_job {
     int skip_first; /* the chunk begins with the header record */
     text_batch_list batches;
     csv_infer_type *types; /* inference only */
+    int speculate;         /* inference also converts the chunk (see "one pass") */
+    int speculated;        /* ... and batches holds its rows under spec_schema */
+    arena *spec_arena;     /* spec_schema and its types */
+    const col_type *spec_schema;
+    int preset;            /* read pass: batches came from inference, nothing to parse */
     silt_status status;
     silt_error err;
 } chunk_job;
+
+/* A chunk converted during inference: its place in the input and its rows. */
+typedef struct spec_chunk {
+    size_t key_idx;
+    int64_t start, end; /* of the chunk in its object */
+    int kept;           /* its schema is the final one: the read pass takes its batches */
+    arena *a;           /* its schema's types, referenced by the batches' vectors */
+    const col_type *schema;
+    text_batch_list batches;
+} spec_chunk;
 
 struct csv_scan {
     io_store *store;
@@ -42,6 +57,13 @@ struct csv_scan {
     text_reader reader;
     int reader_ready;
     text_batch_queue queue; /* batches parsed and not yet handed out */
+    /* one pass (inference converts what it tokenized) */
+    int speculate;          /* allowed for this scan (csv_scan_open with inference) */
+    char **infer_names;     /* column names while inferring */
+    spec_chunk *spec;
+    size_t n_spec, cap_spec, next_spec;
+    size_t spec_text_bytes; /* text converted during inference so far */
+    int spec_partial;       /* some chunk was not converted during inference */
 };
 
 /* Splits an object at record boundaries into chunks of about chunk_bytes. */
@@ -167,12 +189,71 @@ static silt_status chunk_tokenizer_start(csv_tokenizer *t, const csv_options *o,
     return job->skip_first ? csv_tokenizer_next(t, &got, err) : SILT_OK;
 }
 
+/*
+ * The records of a chunk as the tokenizer gave them, kept while inferring so
+ * that the chunk can be converted without tokenizing it again. Fields
+ * rewritten in the tokenizer's scratch (escaped quotes) are copied to bytes.
+ */
+typedef struct saved_record {
+    size_t rec_start, rec_len;
+    size_t first_field, n_fields;
+} saved_record;
+
+typedef struct saved_records {
+    buf recs;   /* saved_record */
+    buf fields; /* csv_field; in_scratch: scratch_off is an offset into bytes */
+    buf bytes;
+} saved_records;
+
+static silt_status save_record(saved_records *sv, const csv_tokenizer *t, silt_error *err)
+{
+    saved_record *rec;
+    csv_field *fields;
+    /* One reservation per record: this runs for every record of an ingest. */
+    SILT_RETURN_IF_ERROR(buf_reserve(&sv->recs, sizeof(*rec), err));
+    SILT_RETURN_IF_ERROR(buf_reserve(&sv->fields, t->n_fields * sizeof(csv_field), err));
+    rec = (saved_record *)(sv->recs.data + sv->recs.len);
+    rec->rec_start = t->rec_start;
+    rec->rec_len = t->rec_len;
+    rec->first_field = sv->fields.len / sizeof(csv_field);
+    rec->n_fields = t->n_fields;
+    sv->recs.len += sizeof(*rec);
+    fields = (csv_field *)(sv->fields.data + sv->fields.len);
+    for (size_t idx = 0; idx < t->n_fields; idx++) {
+        fields[idx] = t->fields[idx];
+        if (fields[idx].in_scratch) {
+            fields[idx].scratch_off = sv->bytes.len;
+            SILT_RETURN_IF_ERROR(buf_append(&sv->bytes, t->fields[idx].ptr, t->fields[idx].len,
+                                            err));
+        }
+    }
+    sv->fields.len += t->n_fields * sizeof(csv_field);
+    return SILT_OK;
+}
+
+static void saved_records_clear(saved_records *sv)
+{
+    buf_clear(&sv->recs);
+    buf_clear(&sv->fields);
+    buf_clear(&sv->bytes);
+}
+
+static silt_status speculate_chunk(round_ctx *ctx, chunk_job *job, saved_records *sv,
+                                   silt_error *err);
+
 static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
 {
     csv_scan *s = ctx->scan;
     csv_tokenizer t;
+    saved_records sv;
     silt_status rc;
     int got = 1;
+    /* Fields are kept up to 16 bytes per byte of text (a record of short fields takes
+     * about 10): a chunk of nothing but separators stops speculating, not the scan. */
+    size_t limit = 16 * (job->end - job->start) + 4096;
+    buf_init(&sv.recs, limit);
+    buf_init(&sv.fields, limit);
+    buf_init(&sv.bytes, limit);
     rc = chunk_tokenizer_start(&t, &s->opts, job, err);
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
@@ -191,8 +272,17 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
             else
                 csv_infer_field(&job->types[idx], &s->opts, f->ptr, f->len);
         }
+        if (job->speculate && save_record(&sv, &t, &job->err) != SILT_OK) {
+            /* Too many fields to keep (or no memory for them): infer only. */
+            job->speculate = 0;
+            err_clear(&job->err);
+            saved_records_clear(&sv);
+        }
     }
     csv_tokenizer_clear(&t);
+    if (rc == SILT_OK && job->speculate)
+        rc = speculate_chunk(ctx, job, &sv, err);
+    saved_records_clear(&sv);
     return rc;
 }
 
@@ -347,11 +437,36 @@ static silt_status malformed_error(round_ctx *ctx, const chunk_job *job, const c
     return SILT_PARSE;
 }
 
-static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
+/* The next record of a chunk: from the tokenizer, or from the records saved (sv). */
+static silt_status next_record(csv_tokenizer *t, const saved_records *sv, size_t *next, int *got,
+                               silt_error *err)
+{
+    const saved_record *rec;
+    csv_field *fields;
+    if (sv == NULL)
+        return csv_tokenizer_next(t, got, err);
+    *got = *next < sv->recs.len / sizeof(saved_record);
+    if (!*got)
+        return SILT_OK;
+    rec = (const saved_record *)sv->recs.data + (*next)++;
+    fields = (csv_field *)sv->fields.data + rec->first_field;
+    for (size_t idx = 0; idx < rec->n_fields; idx++)
+        if (fields[idx].in_scratch)
+            fields[idx].ptr = sv->bytes.data + fields[idx].scratch_off;
+    t->fields = fields;
+    t->n_fields = rec->n_fields;
+    t->rec_start = rec->rec_start;
+    t->rec_len = rec->rec_len;
+    return SILT_OK;
+}
+
+/* Converts a chunk's records (tokenized here, or saved by inference) into batches. */
+static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_records *sv,
+                                 silt_error *err)
 {
     csv_scan *s = ctx->scan;
     const csv_options *o = &s->opts;
-    size_t n_cols = s->schema->n_fields;
+    size_t n_cols = s->schema->n_fields, next = 0;
     col_state *cols = mem_calloc(n_cols ? n_cols : 1, sizeof(col_state));
     csv_tokenizer t;
     silt_status rc = SILT_OK;
@@ -361,9 +476,12 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         return err_nomem(err);
     for (size_t idx = 0; idx < n_cols; idx++)
         buf_init(&cols[idx].text, 0);
-    rc = chunk_tokenizer_start(&t, o, job, err);
+    if (sv == NULL)
+        rc = chunk_tokenizer_start(&t, o, job, err);
+    else
+        memset(&t, 0, sizeof(t));
     while (rc == SILT_OK) {
-        rc = csv_tokenizer_next(&t, &got, err);
+        rc = next_record(&t, sv, &next, &got, err);
         if (rc != SILT_OK || !got)
             break;
         if (row == 0 &&
@@ -425,7 +543,8 @@ static silt_status parse_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         job->batches.items[job->batches.n - 1].batch.n_rows == 0) {
         text_batch_list_drop_last(&job->batches);
     }
-    csv_tokenizer_clear(&t);
+    if (sv == NULL)
+        csv_tokenizer_clear(&t);
     for (size_t idx = 0; idx < n_cols; idx++)
         buf_clear(&cols[idx].text);
     mem_free(cols);
@@ -439,7 +558,12 @@ static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, 
     (void)worker_idx;
     (void)err;
     err_clear(&job->err);
-    job->status = ctx->infer ? infer_chunk(ctx, job, &job->err) : parse_chunk(ctx, job, &job->err);
+    if (job->preset)
+        job->status = SILT_OK;
+    else if (ctx->infer)
+        job->status = infer_chunk(ctx, job, &job->err);
+    else
+        job->status = parse_records(ctx, job, NULL, &job->err);
     return SILT_OK; /* errors are collected per chunk, reported in file order */
 }
 
@@ -448,9 +572,12 @@ static void free_jobs(chunk_job *jobs, size_t n)
     for (size_t idx = 0; jobs != NULL && idx < n; idx++) {
         text_batch_list_clear(&jobs[idx].batches);
         mem_free(jobs[idx].types);
+        arena_free(jobs[idx].spec_arena);
     }
     mem_free(jobs);
 }
+
+static void take_speculated(csv_scan *s, chunk_job *job);
 
 /* Runs the chunks in parallel; the jobs (with their batches) go to the caller. */
 static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
@@ -471,6 +598,10 @@ static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, in
             job->types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
             if (job->types == NULL)
                 rc = err_nomem(err);
+            job->speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
+                             s->spec_text_bytes < s->opts.speculate_bytes;
+        } else {
+            take_speculated(s, job);
         }
     }
     if (rc == SILT_OK)
@@ -494,6 +625,173 @@ static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, in
 static size_t round_size(const csv_scan *s)
 {
     return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
+}
+
+/* ---- one pass: inference converts what it tokenized ----
+ *
+ * Spark infers over all records before it reads any, and so does silt;
+ * tokenizing the text a second time for the read was a third of a CSV
+ * ingest. So while inferring, a chunk keeps the fields of its records and
+ * converts them with the schema inferred from that chunk alone (the same
+ * conversion as the read pass: same functions, records, order and batch
+ * boundaries). When the final schema (all chunks merged) is equal, those
+ * rows are what the read pass would give, and it hands them out instead of
+ * parsing the chunk again; when not (a column wider elsewhere: an int here
+ * and a double in a later chunk, or all null here), the chunk's rows are
+ * dropped and the read pass parses that chunk as before. Rows are held for
+ * about opts.speculate_bytes of text at most (checked before each round),
+ * and only with samplingRatio 1. A conversion failure (FAILFAST) only
+ * drops the chunk's rows: the read pass reports it where it always did.
+ * JSON does the same (json_scan.c).
+ */
+
+/* The schema of a chunk's own inference, in the job's arena. */
+static silt_status chunk_schema(round_ctx *ctx, chunk_job *job, silt_error *err)
+{
+    csv_scan *s = ctx->scan;
+    col_field *fields = arena_calloc(job->spec_arena, ctx->n_cols ? ctx->n_cols : 1,
+                                     sizeof(col_field));
+    if (fields == NULL)
+        return err_nomem(err);
+    for (size_t idx = 0; idx < ctx->n_cols; idx++) {
+        fields[idx].name = s->infer_names[idx];
+        fields[idx].type = csv_infer_to_type(job->types[idx], job->spec_arena);
+        fields[idx].nullable = 1;
+        fields[idx].field_id = -1;
+        if (fields[idx].type == NULL)
+            return err_nomem(err);
+    }
+    job->spec_schema = col_type_struct(job->spec_arena, ctx->n_cols, fields);
+    return job->spec_schema ? SILT_OK : err_nomem(err);
+}
+
+static silt_status bind_schema(csv_scan *s, silt_error *err);
+
+static silt_status speculate_chunk(round_ctx *ctx, chunk_job *job, saved_records *sv,
+                                   silt_error *err)
+{
+    csv_scan local = *ctx->scan; /* the fields conversion reads, with the chunk's schema */
+    round_ctx local_ctx = *ctx;
+    silt_error quiet = SILT_ERROR_INIT;
+    silt_status rc;
+    job->spec_arena = arena_new(NULL, "csv chunk schema");
+    if (job->spec_arena == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(chunk_schema(ctx, job, err));
+    local.schema = job->spec_schema;
+    local.arena = job->spec_arena;
+    local_ctx.scan = &local;
+    rc = bind_schema(&local, &quiet);
+    if (rc == SILT_OK)
+        rc = parse_records(&local_ctx, job, sv, &quiet);
+    job->speculated = rc == SILT_OK;
+    if (rc != SILT_OK)
+        text_batch_list_clear(&job->batches);
+    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+}
+
+/* Keeps the rows a round of inference converted, in reader order. */
+static silt_status keep_speculated(csv_scan *s, chunk_job *jobs, size_t n, silt_error *err)
+{
+    for (size_t idx = 0; idx < n; idx++) {
+        chunk_job *job = &jobs[idx];
+        spec_chunk *sp;
+        if (!job->speculated) {
+            s->spec_partial = 1;
+            continue;
+        }
+        if (s->n_spec == s->cap_spec) {
+            size_t cap = s->cap_spec ? s->cap_spec * 2 : 64;
+            spec_chunk *grown = mem_realloc(s->spec, cap * sizeof(spec_chunk));
+            if (grown == NULL)
+                return err_nomem(err);
+            s->spec = grown;
+            s->cap_spec = cap;
+        }
+        sp = &s->spec[s->n_spec++];
+        sp->key_idx = job->chunk.obj->key_idx;
+        sp->start = job->chunk.obj->offset + (int64_t)job->start;
+        sp->end = job->chunk.obj->offset + (int64_t)job->end;
+        sp->kept = 1;
+        sp->a = job->spec_arena;
+        sp->schema = job->spec_schema;
+        sp->batches = job->batches;
+        job->spec_arena = NULL;
+        memset(&job->batches, 0, sizeof(job->batches));
+        job->speculated = 0;
+        s->spec_text_bytes += job->end - job->start;
+    }
+    return SILT_OK;
+}
+
+static void drop_spec(spec_chunk *sp)
+{
+    text_batch_list_clear(&sp->batches);
+    arena_free(sp->a);
+    sp->a = NULL;
+    sp->kept = 0;
+}
+
+/*
+ * With the final schema known, drops the rows converted under another one.
+ * When every chunk was converted under it, the read pass has nothing left
+ * to parse: all rows go to the queue now and the reader is emptied, so the
+ * text is not read a second time.
+ */
+static silt_status settle_speculated(csv_scan *s, silt_error *err)
+{
+    int all_kept = !s->spec_partial;
+    for (size_t idx = 0; idx < s->n_spec; idx++) {
+        if (s->spec[idx].kept && !col_type_equal(s->spec[idx].schema, s->schema))
+            drop_spec(&s->spec[idx]);
+        all_kept = all_kept && s->spec[idx].kept;
+    }
+    if (!all_kept || s->n_spec == 0)
+        return SILT_OK;
+    for (size_t idx = 0; idx < s->n_spec; idx++) {
+        spec_chunk *sp = &s->spec[idx];
+        for (size_t b = 0; b < sp->batches.n; b++)
+            sp->batches.items[b].batch.schema = s->schema;
+        SILT_RETURN_IF_ERROR(text_batch_queue_append(&s->queue, &sp->batches, err));
+        text_batch_list_clear(&sp->batches);
+    }
+    s->next_spec = s->n_spec;
+    text_reader_clear(&s->reader);
+    text_reader_init(&s->reader, s->store, (const char *const *)s->keys, 0, "CSV", split_object,
+                     s, s->opts.window_bytes);
+    return SILT_OK;
+}
+
+/* Read pass: takes a chunk's rows from inference when it has them (job->preset). */
+static void take_speculated(csv_scan *s, chunk_job *job)
+{
+    spec_chunk *sp;
+    if (s->next_spec >= s->n_spec)
+        return;
+    sp = &s->spec[s->next_spec];
+    if (sp->key_idx != job->chunk.obj->key_idx ||
+        sp->start != job->chunk.obj->offset + (int64_t)job->start ||
+        sp->end != job->chunk.obj->offset + (int64_t)job->end)
+        return;
+    s->next_spec++;
+    if (!sp->kept)
+        return;
+    for (size_t b = 0; b < sp->batches.n; b++)
+        sp->batches.items[b].batch.schema = s->schema;
+    job->batches = sp->batches;
+    memset(&sp->batches, 0, sizeof(sp->batches));
+    job->preset = 1;
+}
+
+static void free_spec(csv_scan *s)
+{
+    for (size_t idx = 0; idx < s->n_spec; idx++) {
+        text_batch_list_clear(&s->spec[idx].batches);
+        arena_free(s->spec[idx].a);
+    }
+    mem_free(s->spec);
+    s->spec = NULL;
+    s->n_spec = s->cap_spec = s->next_spec = 0;
 }
 
 /* Reads the first record of the first object that has one. */
@@ -540,6 +838,7 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
     }
     if (rc == SILT_OK && found)
         rc = safe_header(s, &t, s->opts.header, &names, err);
+    s->infer_names = names;
     csv_tokenizer_clear(&t);
     if (rc == SILT_OK) {
         types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
@@ -559,6 +858,8 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
         for (size_t c = 0; rc == SILT_OK && c < n; c++)
             for (size_t idx = 0; idx < n_cols; idx++)
                 types[idx] = csv_infer_merge(types[idx], jobs[c].types[idx]);
+        if (rc == SILT_OK && s->speculate)
+            rc = keep_speculated(s, jobs, n, err);
         if (jobs != NULL)
             free_jobs(jobs, n);
         text_reader_release(&s->reader);
@@ -583,6 +884,8 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
                 rc = err_nomem(err);
         }
     }
+    if (rc == SILT_OK && s->speculate)
+        rc = settle_speculated(s, err);
     mem_free(types);
     return rc;
 }
@@ -683,6 +986,7 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
                 rc = err_set(err, SILT_INVALID, "a CSV schema must be a struct type");
             s->schema = opts->schema;
         } else {
+            s->speculate = s->opts.speculate_bytes > 0;
             rc = infer_schema(s, err);
         }
     }
@@ -722,6 +1026,7 @@ void csv_scan_free(csv_scan *s)
     if (s == NULL)
         return;
     text_batch_queue_clear(&s->queue);
+    free_spec(s);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     arena_free(s->arena);

@@ -129,3 +129,40 @@ void test_util_thread__unused_pool_frees(void)
     check_int(0, tpool_started(pool));
     tpool_free(pool);
 }
+
+static silt_status mark_task(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
+{
+    atomic_int *counts = payload;
+    (void)worker_idx;
+    atomic_fetch_add(&counts[task_idx], 1);
+    if (task_idx == 57 && atomic_load(&counts[200]) != 0)
+        return err_set(err, SILT_IO, "task %zu failed on purpose", task_idx);
+    return SILT_OK;
+}
+
+/* A started job runs while the caller works; tpool_wait returns what tpool_run would. */
+void test_util_thread__start_and_wait(void)
+{
+    static atomic_int counts[201];
+    silt_error err = SILT_ERROR_INIT;
+    tpool *pool = NULL;
+    tpool_async *job = NULL;
+    check_ok(tpool_new(&pool, 2, &err), &err);
+    for (int with_pool = 0; with_pool < 2; with_pool++) {
+        for (size_t idx = 0; idx < 201; idx++)
+            atomic_store(&counts[idx], 0);
+        check_ok(tpool_start(with_pool ? pool : NULL, 200, mark_task, counts, &job, &err), &err);
+        check_ok(tpool_run(with_pool ? pool : NULL, 3, mark_task, counts + 100, &err), &err);
+        check_ok(tpool_wait(job, &err), &err);
+        for (size_t idx = 0; idx < 200; idx++)
+            check_int(idx < 103 && idx >= 100 ? 2 : 1, atomic_load(&counts[idx]));
+        atomic_store(&counts[200], 1); /* task 57 fails now */
+        check_ok(tpool_start(with_pool ? pool : NULL, 200, mark_task, counts, &job, &err), &err);
+        check_int(SILT_IO, tpool_wait(job, &err));
+        check_contains(err.message, "task 57 failed on purpose");
+        atomic_store(&counts[200], 0);
+        err_clear(&err);
+    }
+    check_ok(tpool_wait(NULL, &err), &err);
+    tpool_free(pool);
+}
