@@ -22,4 +22,12 @@ int cli_usage_error(const char *command, const char *fmt, ...)
 #endif
     ;
 
+/*
+ * Worker threads for `--threads N`: N threads run a query, the calling
+ * thread among them (DuckDB's `threads` and Spark's local[N] count the
+ * same way), so N - 1 workers; 0 or 1 runs on the caller only. Without
+ * the option (n < 0), one thread per online core, at most 64.
+ */
+int cli_workers_for_threads(long n);
+
 #endif

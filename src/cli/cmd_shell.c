@@ -35,7 +35,9 @@ const cli_command cli_shell_command = {
     "Reads Spark SQL statements, each ended by ';' (a statement may span\n"
     "lines), runs them and prints their results like Spark's show(). With a\n"
     "terminal it offers line editing and history (~/.silt_history); piped\n"
-    "input is run as a script. Shell commands:\n"
+    "input is run as a script. --threads N runs a query on N threads, the calling\n"
+    "one included (default: one per core; 0 or 1: the calling thread only).\n"
+    "Shell commands:\n"
     "\n"
     "  .help               this list\n"
     "  .timer on|off       print how long each statement took\n"
@@ -291,11 +293,10 @@ static int run_shell(int argc, char **argv)
     silt_db_options dbo = SILT_DB_OPTIONS_INIT;
     silt_db *db = NULL;
     const char *warehouse = NULL;
-    long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
     int arg, exit_code = 0;
     memset(&sh, 0, sizeof(sh));
     sh.output = defaults;
-    dbo.n_threads = n_cpus > 1 ? (int)(n_cpus > 64 ? 64 : n_cpus) : 0;
+    dbo.n_threads = cli_workers_for_threads(-1);
     for (arg = 1; arg < argc; arg++) {
         const char *flag = argv[arg];
         if (strcmp(flag, "--warehouse") == 0 || strcmp(flag, "--format") == 0 ||
@@ -313,7 +314,7 @@ static int run_shell(int argc, char **argv)
                 if (!str_to_int64(argv[arg + 1], strlen(argv[arg + 1]), &n) || n < 0 || n > 1024)
                     return cli_usage_error("shell", "--threads needs a number from 0 to 1024, "
                                            "got '%s'", argv[arg + 1]);
-                dbo.n_threads = (int)n;
+                dbo.n_threads = cli_workers_for_threads((long)n);
             }
             arg++;
         } else {

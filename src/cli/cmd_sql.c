@@ -62,15 +62,14 @@ static int run_sql(int argc, char **argv)
 {
     silt_output_options out = SILT_OUTPUT_OPTIONS_INIT;
     silt_db_options dbo = SILT_DB_OPTIONS_INIT;
-    long n_cpus = sysconf(_SC_NPROCESSORS_ONLN);
     const char *warehouse = NULL, *file = NULL, *text = NULL;
     silt_db *db = NULL;
     silt_conn *conn = NULL;
     buf sql = BUF_INIT;
     silt_status rc;
     int idx, code = 0;
-    /* Scans and aggregations use every core unless told otherwise. */
-    dbo.n_threads = n_cpus > 1 ? (int)(n_cpus > 64 ? 64 : n_cpus) : 0;
+    /* Queries use every core unless told otherwise. */
+    dbo.n_threads = cli_workers_for_threads(-1);
     for (idx = 1; idx < argc; idx++) {
         const char *arg = argv[idx];
         int has_value = idx + 1 < argc;
@@ -98,7 +97,7 @@ static int run_sql(int argc, char **argv)
                                            arg, strcmp(arg, "--threads") == 0 ? " to 1024" : "",
                                            value);
                 if (strcmp(arg, "--threads") == 0)
-                    dbo.n_threads = (int)n;
+                    dbo.n_threads = cli_workers_for_threads((long)n);
                 else
                     out.max_rows = n;
             }
@@ -148,8 +147,9 @@ const cli_command cli_sql_command = {
     "Tables: delta.`/path` [VERSION AS OF n | TIMESTAMP AS OF 'ts'], parquet.`/path`,\n"
     "csv.`/path`, json.`/path` (files, folders, globs), read_files('/path', format =>\n"
     "'csv', header => true), temporary views, and catalog tables with --warehouse.\n"
-    "-f - reads the statements from standard input. --threads sets the worker threads\n"
-    "(default: one per core; 0 runs everything on the calling thread).\n"
+    "-f - reads the statements from standard input. --threads N runs a query on N\n"
+    "threads, the calling one included (default: one per core; 0 or 1: the calling\n"
+    "thread only).\n"
     "\n"
     "Exit status: 0 success, 1 a statement failed (error on stderr), 2 usage error.\n",
     run_sql};

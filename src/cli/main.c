@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 #ifdef SILT_HAVE_MALLOPT
 #include <malloc.h>
 #endif
@@ -48,6 +49,16 @@ static const cli_command *const cli_commands[] = {
     &cli_parquet_command,
     NULL,
 };
+
+int cli_workers_for_threads(long n)
+{
+    if (n < 0) {
+        n = sysconf(_SC_NPROCESSORS_ONLN);
+        if (n > 64)
+            n = 64;
+    }
+    return n > 1 ? (int)n - 1 : 0;
+}
 
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
