@@ -24,6 +24,7 @@
 #include "engine/op_int.h"
 #include "engine/spill_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/hashmap.h"
@@ -93,6 +94,8 @@ typedef struct win_state {
     /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
     win_spill *spill;
     int spill_level;
+    /* bytes of the rows the workers of a parallel input hold for this window (not in rows_arena) */
+    int64_t pipe_bytes;
 } win_state;
 
 typedef struct wgl_slot {
@@ -1607,7 +1610,8 @@ static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scra
                                silt_error *err)
 {
     const col_vec *v = in->batch.cols[s->part_cols[0]];
-    int32_t *by_entry = NULL;
+    int32_t *by_entry = NULL, prev_len = 0, prev_part = 0;
+    const char *prev = NULL;
     int64_t k, need = s->n_rows + in->n_sel;
     if (s->part_arena == NULL && (s->part_arena = arena_new(NULL, "window_partitions")) == NULL)
         return err_nomem(err);
@@ -1642,7 +1646,15 @@ static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scra
         }
         if (vec_is_valid(v, row))
             x = col_vec_str(v, row, &len);
+        if (x != NULL && prev != NULL && len == prev_len && memcmp(x, prev, (size_t)len) == 0) {
+            /* a run of one key (a Delta partition value, sorted data): no hash */
+            *slot = prev_part;
+            continue;
+        }
         SILT_RETURN_IF_ERROR(part_of_key(s, x, len, s->n_rows + k, slot, err));
+        prev = x;
+        prev_len = len;
+        prev_part = *slot;
         if (by_entry != NULL && x != NULL)
             by_entry[((const int32_t *)v->values)[row]] = *slot;
     }
@@ -1667,7 +1679,7 @@ static int win_should_spill(const engine_op *op, const win_state *s, int64_t n_m
     room = engine_mem_room(op);
     if (op->mem_charged + charge_more > room)
         return 1;
-    held = (int64_t)arena_bytes_used(s->rows_arena);
+    held = (int64_t)arena_bytes_used(s->rows_arena) + s->pipe_bytes;
     per_row = s->n_rows > 0 ? held / s->n_rows : 64;
     return rows * (2 * per_row + 64 + 24 * (int64_t)s->n_fns) > room;
 }
@@ -1765,8 +1777,127 @@ static silt_status finish_columns(engine_op *op, win_state *s, vec_accum *acc, s
     if (fresh != NULL) {
         arena_free(s->rows_arena);
         s->rows_arena = fresh;
+        /* every column is copied: the rows the workers collected can go */
+        engine_pipeline_release_rows(op->children[0]);
+        s->pipe_bytes = 0;
     }
     return SILT_OK;
+}
+
+/* Appends part (rows kept elsewhere, not copied) to acc. */
+static silt_status accum_push(vec_accum *acc, col_vec *part, silt_error *err)
+{
+    if (acc->n_parts == acc->cap_parts) {
+        size_t cap = acc->cap_parts ? acc->cap_parts * 2 : 16;
+        col_vec **parts = arena_realloc(acc->a, acc->parts, sizeof(*parts) * acc->cap_parts,
+                                        sizeof(*parts) * cap);
+        if (parts == NULL)
+            return err_nomem(err);
+        acc->parts = parts;
+        acc->cap_parts = cap;
+    }
+    acc->parts[acc->n_parts++] = part;
+    acc->n_rows += part->length;
+    return SILT_OK;
+}
+
+/* A chunk of a worker: worker w's part k, read from morsel tag. */
+typedef struct win_piece {
+    int64_t tag;
+    size_t w, k;
+} win_piece;
+
+static int piece_cmp(const void *x, const void *y)
+{
+    const win_piece *a = x, *b = y;
+    if (a->tag != b->tag)
+        return a->tag < b->tag ? -1 : 1;
+    if (a->w != b->w)
+        return a->w < b->w ? -1 : 1;
+    return a->k < b->k ? -1 : (a->k > b->k ? 1 : 0);
+}
+
+/* The workers' chunks in the order a serial scan reads them: by morsel, then as read. */
+static silt_status order_pieces(const engine_collected *got, arena *a, win_piece **out,
+                                size_t *n_out, silt_error *err)
+{
+    size_t n = 0, w, k, at = 0;
+    win_piece *p;
+    for (w = 0; w < got->width; w++)
+        n += got->n_tags[w];
+    p = arena_alloc(a, sizeof(win_piece) * (n ? n : 1));
+    if (p == NULL)
+        return err_nomem(err);
+    for (w = 0; w < got->width; w++)
+        for (k = 0; k < got->n_tags[w]; k++) {
+            p[at].tag = got->tags[w][k];
+            p[at].w = w;
+            p[at++].k = k;
+        }
+    qsort(p, n, sizeof(win_piece), piece_cmp);
+    *out = p;
+    *n_out = n;
+    return SILT_OK;
+}
+
+/*
+ * A parallel input (engine_op_window_input): the workers scan, filter and
+ * project their morsels and keep the rows and the functions' arguments;
+ * their chunks become the accumulators' parts here, in the serial scan's
+ * order (so that results are the serial path's), without a copy. The
+ * partitions of a string key are numbered chunk by chunk as when draining.
+ * When the workers stopped at the memory budget, the window spills.
+ */
+static silt_status win_take_parallel(engine_op *op, win_state *s, vec_accum *acc, size_t n_acc,
+                                     arena *scratch, silt_error *err)
+{
+    engine_collected got;
+    win_piece *pieces = NULL;
+    size_t n_pieces = 0, i, col;
+    int64_t room = engine_mem_room(op), budget = 0;
+    col_vec **cols = arena_calloc(scratch, n_acc + 1, sizeof(col_vec *));
+    if (cols == NULL)
+        return err_nomem(err);
+    if (op->ctx->mem_limit > 0 && s->n_part > 0)
+        budget = room > 6 ? room / 3 : 1; /* rows are held about twice more (win_should_spill) */
+    SILT_RETURN_IF_ERROR(engine_pipeline_collect(op->children[0], budget, &got, err));
+    SILT_RETURN_IF_ERROR(order_pieces(&got, scratch, &pieces, &n_pieces, err));
+    for (i = 0; i < n_pieces; i++) {
+        const win_piece *p = &pieces[i];
+        engine_chunk c;
+        int64_t rows = -1;
+        for (col = 0; col < n_acc; col++) {
+            const vec_accum *wa = &got.accs[p->w][col];
+            cols[col] = NULL;
+            if (wa->n_parts == 0)
+                continue; /* an argument that is a child column, or no default */
+            if (p->k >= wa->n_parts)
+                return err_set(err, SILT_INVALID, "a window input worker kept %zu parts of "
+                               "column %zu, not %zu", wa->n_parts, col, got.n_tags[p->w]);
+            cols[col] = wa->parts[p->k];
+            rows = cols[col]->length;
+            SILT_RETURN_IF_ERROR(accum_push(&acc[col], cols[col], err));
+        }
+        if (rows < 0)
+            continue;
+        if (s->by_dict) {
+            memset(&c, 0, sizeof(c));
+            c.batch.cols = cols;
+            c.batch.n_cols = s->n_child;
+            c.batch.n_rows = rows;
+            c.n_sel = rows;
+            SILT_RETURN_IF_ERROR(drain_parts(s, &c, scratch, err));
+        }
+        s->n_rows += rows;
+    }
+    s->pipe_bytes = got.bytes;
+    if (got.stopped || win_should_spill(op, s, 0, s->n_rows * 16 * (int64_t)n_acc)) {
+        SILT_RETURN_IF_ERROR(win_start_spill(op, s, acc, err));
+        engine_pipeline_release_rows(op->children[0]);
+        s->pipe_bytes = 0;
+        return SILT_OK;
+    }
+    return engine_op_charge(op, s->n_rows * 16 * (int64_t)n_acc, "window", err);
 }
 
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
@@ -1791,6 +1922,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         vec_accum_init(&acc[s->n_child + 2 * f + 1], fa,
                        fn->default_value ? fn->default_value->type : col_type_primitive(COL_NULL));
     }
+    if (s->limit_k < 0 && engine_pipeline_is_collect(op->children[0]))
+        SILT_RETURN_IF_ERROR(win_take_parallel(op, s, acc, n_acc, scratch, err));
     for (;;) {
         engine_chunk *in;
         if (has_rest) {
@@ -1875,6 +2008,7 @@ static silt_status win_open(engine_op *op, silt_error *err)
     s->n_slots = 0;
     s->charged = 0;
     s->spill = NULL;
+    s->pipe_bytes = 0;
     s->n_segs = s->cur_seg = 0;
     s->cur_chunk = 0;
     drain_parts_reset(s, s->n_part == 1 && s->limit_k < 0 &&
@@ -2016,6 +2150,28 @@ static silt_status win_type(const col_type **out, arena *a, const engine_window_
     }
 }
 
+/*
+ * Puts a window input pipeline under window op: every worker scans, filters
+ * and projects its morsels and evaluates the functions' arguments (those
+ * that are not child columns) and defaults, which the drain would do.
+ */
+static silt_status parallel_input(engine_op *op, const win_state *s, silt_error *err)
+{
+    expr **extras = arena_calloc(op->ctx->query_arena, 2 * s->n_fns + 1, sizeof(expr *));
+    engine_op *pipe;
+    size_t f;
+    if (extras == NULL)
+        return err_nomem(err);
+    for (f = 0; f < s->n_fns; f++) {
+        extras[2 * f] = arg_column(s, &s->fns[f]) < 0 ? s->fns[f].arg : NULL;
+        extras[2 * f + 1] = s->fns[f].default_value;
+    }
+    SILT_RETURN_IF_ERROR(engine_op_window_input(&pipe, op->ctx, op->children[0], extras,
+                                                2 * s->n_fns, err));
+    op->children[0] = pipe;
+    return SILT_OK;
+}
+
 silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
                              const int64_t *partition_cols, size_t n_partition,
                              const engine_sort_key *order, size_t n_order,
@@ -2083,6 +2239,8 @@ silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
     s->n_order = n_order;
     s->n_fns = n_fns;
     s->limit_k = -1;
+    if (engine_chain_parallel(child))
+        return parallel_input(*out, s, err);
     return SILT_OK;
 }
 
