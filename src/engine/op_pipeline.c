@@ -68,6 +68,9 @@ typedef struct pipe_state {
     int64_t budget;
     atomic_int stop;
     arena **acc_arenas;
+    engine_collect_hook hook;
+    void *hook_arg;
+    void ***notes; /* per worker, per kept chunk: what the hook returned */
     int64_t **tags;
     size_t *n_tags, *cap_tags;
     uint8_t *done;
@@ -196,11 +199,12 @@ static silt_status collect_setup(engine_op *op, pipe_state *s, silt_error *err)
     s->serial_w = 0;
     s->acc_arenas = arena_calloc(op->op_arena, s->width, sizeof(arena *));
     s->tags = arena_calloc(op->op_arena, s->width, sizeof(int64_t *));
+    s->notes = arena_calloc(op->op_arena, s->width, sizeof(void **));
     s->n_tags = arena_calloc(op->op_arena, s->width, sizeof(size_t));
     s->cap_tags = arena_calloc(op->op_arena, s->width, sizeof(size_t));
     s->done = arena_calloc(op->op_arena, s->width, 1);
-    if (s->acc_arenas == NULL || s->tags == NULL || s->n_tags == NULL || s->cap_tags == NULL ||
-        s->done == NULL)
+    if (s->acc_arenas == NULL || s->tags == NULL || s->notes == NULL || s->n_tags == NULL ||
+        s->cap_tags == NULL || s->done == NULL)
         return err_nomem(err);
     for (w = 0; w < s->width; w++)
         if ((s->acc_arenas[w] = arena_new(NULL, "window_input_worker")) == NULL)
@@ -345,11 +349,15 @@ static silt_status push_tag(pipe_state *s, size_t t, silt_error *err)
         size_t cap = s->cap_tags[t] ? s->cap_tags[t] * 2 : 64;
         int64_t *grown = arena_realloc(s->acc_arenas[t], s->tags[t],
                                        sizeof(int64_t) * s->cap_tags[t], sizeof(int64_t) * cap);
-        if (grown == NULL)
+        void **notes = arena_realloc(s->acc_arenas[t], s->notes[t],
+                                     sizeof(void *) * s->cap_tags[t], sizeof(void *) * cap);
+        if (grown == NULL || notes == NULL)
             return err_nomem(err);
         s->tags[t] = grown;
+        s->notes[t] = notes;
         s->cap_tags[t] = cap;
     }
+    s->notes[t][s->n_tags[t]] = NULL;
     /* a chain's chunk comes from the batch its scan returned last: the current morsel */
     s->tags[t][s->n_tags[t]++] = s->srcs[t].cur;
     return SILT_OK;
@@ -379,6 +387,9 @@ static silt_status collect_chunk(pipe_state *s, size_t t, engine_chunk *c, arena
                                        scratch, &v, err));
         SILT_RETURN_IF_ERROR(vec_accum_add(&s->accs[t][n_cols + col], v, c->sel, c->n_sel, err));
     }
+    if (s->hook != NULL)
+        SILT_RETURN_IF_ERROR(s->hook(s->hook_arg, c->batch.cols, c->sel, c->n_sel,
+                                     s->acc_arenas[t], &s->notes[t][s->n_tags[t] - 1], err));
     *full = s->budget > 0 &&
             (int64_t)arena_bytes_used(s->acc_arenas[t]) * (int64_t)s->width > s->budget;
     return SILT_OK;
@@ -635,6 +646,7 @@ int engine_window_parallel_input(engine_op *win)
         s->sink = SINK_WINDOW;
         s->win = win;
         s->n_extras = 0;
+        s->hook = NULL;
         return 1;
     }
     if (!engine_chain_parallel(win->children[0]))
@@ -655,7 +667,8 @@ int engine_pipeline_is_collect(const engine_op *op)
 }
 
 silt_status engine_op_window_input(engine_op **out, engine_ctx *ctx, engine_op *top,
-                                   expr *const *extras, size_t n_extras, silt_error *err)
+                                   expr *const *extras, size_t n_extras, engine_collect_hook hook,
+                                   void *hook_arg, silt_error *err)
 {
     pipe_state *s;
     SILT_RETURN_IF_ERROR(pipe_new(out, ctx, &collect_vt, top->schema, top, SINK_COLLECT, err));
@@ -665,6 +678,8 @@ silt_status engine_op_window_input(engine_op **out, engine_ctx *ctx, engine_op *
     if (s->extras == NULL)
         return err_nomem(err);
     s->n_extras = n_extras;
+    s->hook = hook;
+    s->hook_arg = hook_arg;
     return SILT_OK;
 }
 
@@ -690,6 +705,7 @@ silt_status engine_pipeline_collect(engine_op *op, int64_t budget, engine_collec
     out->width = s->width;
     out->accs = s->accs;
     out->tags = (const int64_t *const *)s->tags;
+    out->notes = (void *const *const *)s->notes;
     out->n_tags = s->n_tags;
     out->stopped = atomic_load(&s->stop);
     for (w = 0; w < s->width; w++)

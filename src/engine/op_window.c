@@ -1601,18 +1601,9 @@ static silt_status part_of_key(win_state *s, const char *x, int32_t len, int64_t
     return SILT_OK;
 }
 
-/*
- * Numbers the partitions of a chunk's live rows as they are drained (one
- * string key, by_dict): rows s->n_rows .. get their partitions in dpart.
- * A dictionary no larger than the chunk is looked up once per entry.
- */
-static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scratch,
-                               silt_error *err)
+/* Room in dpart for need rows. */
+static silt_status dpart_reserve(win_state *s, int64_t need, silt_error *err)
 {
-    const col_vec *v = in->batch.cols[s->part_cols[0]];
-    int32_t *by_entry = NULL, prev_len = 0, prev_part = 0;
-    const char *prev = NULL;
-    int64_t k, need = s->n_rows + in->n_sel;
     if (s->part_arena == NULL && (s->part_arena = arena_new(NULL, "window_partitions")) == NULL)
         return err_nomem(err);
     if (need > s->dpart_cap) {
@@ -1627,6 +1618,175 @@ static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scra
         s->dpart = grown;
         s->dpart_cap = cap;
     }
+    return SILT_OK;
+}
+
+/*
+ * A chunk's partition keys numbered by a worker of a parallel input
+ * (number_chunk): row r has local key codes[r]; local key j first appears
+ * at row first[j]. The window maps each local key to its partition once.
+ */
+typedef struct chunk_keys {
+    int32_t *codes;
+    int64_t *first;
+    int32_t n_keys, cap_keys;
+} chunk_keys;
+
+/* A new local key first seen at row r: its code in *code. */
+static silt_status chunk_key_new(chunk_keys *ck, arena *a, int64_t r, int32_t *code,
+                                 silt_error *err)
+{
+    if (ck->n_keys == ck->cap_keys) {
+        int32_t cap = ck->cap_keys ? ck->cap_keys * 2 : 16;
+        int64_t *grown = arena_realloc(a, ck->first, sizeof(int64_t) * (size_t)ck->cap_keys,
+                                       sizeof(int64_t) * (size_t)cap);
+        if (grown == NULL)
+            return err_nomem(err);
+        ck->first = grown;
+        ck->cap_keys = cap;
+    }
+    ck->first[ck->n_keys] = r;
+    *code = ck->n_keys++;
+    return SILT_OK;
+}
+
+/* Local keys of a dictionary-encoded chunk: one per entry used (and NULL). */
+static silt_status number_dict_chunk(const col_vec *v, const int32_t *sel, int64_t n, arena *a,
+                                     chunk_keys *ck, silt_error *err)
+{
+    const int32_t *in = v->values;
+    int32_t *by_entry = arena_alloc(a, sizeof(int32_t) * (size_t)(v->dictionary->length + 1));
+    int32_t null_code = -1;
+    int64_t r, e;
+    if (by_entry == NULL)
+        return err_nomem(err);
+    for (e = 0; e < v->dictionary->length; e++)
+        by_entry[e] = -1;
+    for (r = 0; r < n; r++) {
+        int64_t row = ENGINE_ROW(sel, r);
+        int32_t *code = vec_is_valid(v, row) ? &by_entry[in[row]] : &null_code;
+        if (*code < 0)
+            SILT_RETURN_IF_ERROR(chunk_key_new(ck, a, r, code, err));
+        ck->codes[r] = *code;
+    }
+    return SILT_OK;
+}
+
+/* Local keys of a plain string chunk: runs reuse the previous row's, others are hashed. */
+static silt_status number_plain_chunk(const col_vec *v, const int32_t *sel, int64_t n, arena *a,
+                                      chunk_keys *ck, silt_error *err)
+{
+    size_t cap = 64, mask = cap - 1, b;
+    int32_t *slots = arena_alloc(a, sizeof(int32_t) * cap);
+    int64_t r;
+    if (slots == NULL)
+        return err_nomem(err);
+    memset(slots, 0xff, sizeof(int32_t) * cap);
+    for (r = 0; r < n; r++) {
+        uint64_t h;
+        int64_t row = ENGINE_ROW(sel, r);
+        if (r > 0 && plain_str_equal(v, row, ENGINE_ROW(sel, r - 1))) {
+            ck->codes[r] = ck->codes[r - 1];
+            continue;
+        }
+        h = vec_is_valid(v, row) ? wgl_str_hash(v->data + v->offsets[row],
+                                                v->offsets[row + 1] - v->offsets[row], 0)
+                                 : 0x5bd1e995u;
+        for (b = (size_t)h & mask; slots[b] >= 0; b = (b + 1) & mask)
+            if (plain_str_equal(v, row, ENGINE_ROW(sel, ck->first[slots[b]])))
+                break;
+        if (slots[b] < 0) {
+            SILT_RETURN_IF_ERROR(chunk_key_new(ck, a, r, &slots[b], err));
+            if ((size_t)ck->n_keys * 2 > cap) { /* rehash into twice the slots */
+                int32_t *fresh = arena_alloc(a, sizeof(int32_t) * cap * 2), j;
+                if (fresh == NULL)
+                    return err_nomem(err);
+                memset(fresh, 0xff, sizeof(int32_t) * cap * 2);
+                cap *= 2;
+                mask = cap - 1;
+                for (j = 0; j < ck->n_keys; j++) {
+                    int64_t f = ENGINE_ROW(sel, ck->first[j]);
+                    uint64_t hj = vec_is_valid(v, f)
+                                      ? wgl_str_hash(v->data + v->offsets[f],
+                                                     v->offsets[f + 1] - v->offsets[f], 0)
+                                      : 0x5bd1e995u;
+                    for (b = (size_t)hj & mask; fresh[b] >= 0; b = (b + 1) & mask)
+                        ;
+                    fresh[b] = j;
+                }
+                slots = fresh;
+            }
+            ck->codes[r] = ck->n_keys - 1;
+            continue;
+        }
+        ck->codes[r] = slots[b];
+    }
+    return SILT_OK;
+}
+
+/*
+ * engine_collect_hook of a window whose one string partition key is
+ * numbered while draining: a worker numbers its chunk's keys locally, so
+ * that the window's serial part is one lookup per key and chunk.
+ */
+static silt_status number_chunk(void *arg, col_vec *const *cols, const int32_t *sel, int64_t n,
+                                arena *a, void **note, silt_error *err)
+{
+    const win_state *s = arg;
+    const col_vec *v = cols[s->part_cols[0]];
+    chunk_keys *ck = arena_calloc(a, 1, sizeof(*ck));
+    if (ck == NULL)
+        return err_nomem(err);
+    ck->codes = arena_alloc(a, sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (ck->codes == NULL)
+        return err_nomem(err);
+    if (v->type->id != COL_STRING || n > INT32_MAX)
+        return SILT_OK; /* no note: the window numbers the chunk itself */
+    if (v->dictionary != NULL)
+        SILT_RETURN_IF_ERROR(number_dict_chunk(v, sel, n, a, ck, err));
+    else
+        SILT_RETURN_IF_ERROR(number_plain_chunk(v, sel, n, a, ck, err));
+    *note = ck;
+    return SILT_OK;
+}
+
+/* Partitions of a chunk of n rows a worker numbered: its local keys looked up, then mapped. */
+static silt_status take_chunk_keys(win_state *s, const chunk_keys *ck, const col_vec *v, int64_t n,
+                                   arena *scratch, silt_error *err)
+{
+    int32_t *map = arena_alloc(scratch, sizeof(int32_t) * (size_t)(ck->n_keys + 1)), j;
+    int32_t *dst;
+    int64_t r;
+    if (map == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(dpart_reserve(s, s->n_rows + n, err));
+    if (s->part_arena == NULL)
+        return err_nomem(err);
+    for (j = 0; j < ck->n_keys; j++) {
+        int64_t f = ck->first[j];
+        int32_t len = 0;
+        const char *x = vec_is_valid(v, f) ? col_vec_str(v, f, &len) : NULL;
+        SILT_RETURN_IF_ERROR(part_of_key(s, x, len, s->n_rows + f, &map[j], err));
+    }
+    dst = s->dpart + s->n_rows;
+    for (r = 0; r < n; r++)
+        dst[r] = map[ck->codes[r]];
+    return SILT_OK;
+}
+
+/*
+ * Numbers the partitions of a chunk's live rows as they are drained (one
+ * string key, by_dict): rows s->n_rows .. get their partitions in dpart.
+ * A dictionary no larger than the chunk is looked up once per entry.
+ */
+static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scratch,
+                               silt_error *err)
+{
+    const col_vec *v = in->batch.cols[s->part_cols[0]];
+    int32_t *by_entry = NULL, prev_len = 0, prev_part = 0;
+    const char *prev = NULL;
+    int64_t k, need = s->n_rows + in->n_sel;
+    SILT_RETURN_IF_ERROR(dpart_reserve(s, need, err));
     if (v->dictionary != NULL && v->dictionary->length <= in->n_sel) {
         const col_vec *d = v->dictionary;
         by_entry = arena_alloc(scratch, sizeof(int32_t) * (size_t)(d->length ? d->length : 1));
@@ -1746,6 +1906,21 @@ static int64_t arg_column(const win_state *s, const engine_window_fn *fn)
     return e->col_idx;
 }
 
+typedef struct concat_job {
+    vec_accum *acc;
+    col_vec **cols;
+} concat_job;
+
+/* Column t of the drained rows as one vector, in its own arena. */
+static silt_status concat_task(void *payload, size_t t, size_t worker, silt_error *err)
+{
+    concat_job *j = payload;
+    (void)worker;
+    if (j->acc[t].type->id == COL_NULL && j->acc[t].n_rows == 0)
+        return SILT_OK;
+    return vec_accum_finish(&j->acc[t], &j->cols[t], err);
+}
+
 /*
  * The drained columns, each one vector. Without a limit, the batches'
  * copies are concatenated into a fresh arena and their arena is freed
@@ -1770,9 +1945,19 @@ static silt_status finish_columns(engine_op *op, win_state *s, vec_accum *acc, s
     for (col = 0; col < n_acc; col++) {
         if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
             continue;
+        if (fresh != NULL && op->ctx->pool != NULL) {
+            /* one arena per column, so that the pool concatenates the columns at once */
+            if ((acc[col].a = arena_new(fresh, "window_column")) == NULL)
+                return err_nomem(err);
+            continue;
+        }
         if (fresh != NULL)
             acc[col].a = fresh;
         SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &s->cols[col], err));
+    }
+    if (fresh != NULL && op->ctx->pool != NULL) {
+        concat_job job = {acc, s->cols};
+        SILT_RETURN_IF_ERROR(tpool_run(op->ctx->pool, n_acc, concat_task, &job, err));
     }
     if (fresh != NULL) {
         arena_free(s->rows_arena);
@@ -1880,7 +2065,10 @@ static silt_status win_take_parallel(engine_op *op, win_state *s, vec_accum *acc
         }
         if (rows < 0)
             continue;
-        if (s->by_dict) {
+        if (s->by_dict && got.notes[p->w][p->k] != NULL) {
+            SILT_RETURN_IF_ERROR(take_chunk_keys(s, got.notes[p->w][p->k],
+                                                 cols[s->part_cols[0]], rows, scratch, err));
+        } else if (s->by_dict) {
             memset(&c, 0, sizeof(c));
             c.batch.cols = cols;
             c.batch.n_cols = s->n_child;
@@ -2155,7 +2343,7 @@ static silt_status win_type(const col_type **out, arena *a, const engine_window_
  * and projects its morsels and evaluates the functions' arguments (those
  * that are not child columns) and defaults, which the drain would do.
  */
-static silt_status parallel_input(engine_op *op, const win_state *s, silt_error *err)
+static silt_status parallel_input(engine_op *op, win_state *s, silt_error *err)
 {
     expr **extras = arena_calloc(op->ctx->query_arena, 2 * s->n_fns + 1, sizeof(expr *));
     engine_op *pipe;
@@ -2166,8 +2354,12 @@ static silt_status parallel_input(engine_op *op, const win_state *s, silt_error 
         extras[2 * f] = arg_column(s, &s->fns[f]) < 0 ? s->fns[f].arg : NULL;
         extras[2 * f + 1] = s->fns[f].default_value;
     }
+    /* one string key: the workers number each chunk's keys (drain_parts' work) */
+    int by_dict = s->n_part == 1 &&
+                  op->children[0]->schema->fields[s->part_cols[0]].type->id == COL_STRING;
     SILT_RETURN_IF_ERROR(engine_op_window_input(&pipe, op->ctx, op->children[0], extras,
-                                                2 * s->n_fns, err));
+                                                2 * s->n_fns, by_dict ? number_chunk : NULL,
+                                                (void *)s, err));
     op->children[0] = pipe;
     return SILT_OK;
 }
