@@ -488,6 +488,8 @@ static silt_status pipe_run(engine_op *op, pipe_state *s, silt_error *err)
 static silt_status pipe_open(engine_op *op, silt_error *err)
 {
     pipe_state *s = op->state;
+    if (s->sink == SINK_COLLECT)
+        pipe_teardown(s); /* opened again: the workers of the last run go */
     s->result = NULL;
     s->next_row = 0;
     s->collected = 0;
