@@ -351,7 +351,8 @@ silt_status engine_op_chain_topn(engine_op **out, engine_ctx *ctx, engine_op *to
 typedef enum engine_sink_kind {
     ENGINE_SINK_PARTIAL_AGG,
     ENGINE_SINK_TOPN,
-    ENGINE_SINK_WINDOW_LIMIT
+    ENGINE_SINK_WINDOW_LIMIT,
+    ENGINE_SINK_WINDOW_INPUT
 } engine_sink_kind;
 
 typedef struct engine_parallel_info {

@@ -69,7 +69,59 @@ silt_status engine_join_clone_probe(engine_op **out, engine_ctx *ctx, engine_op 
 /* A window operator over child with the parameters and the rank limit of win. */
 silt_status engine_window_clone(engine_op **out, engine_ctx *ctx, const engine_op *win,
                                 engine_op *child, silt_error *err);
-/* Runs the input of window op win (limited) on every worker when it can; 1 when done. */
+/*
+ * Runs the input of window op win (limited) on every worker when it can; 1
+ * when done. A window input pipeline below win (engine_op_window_input)
+ * becomes one that ends in the limited window.
+ */
 int engine_window_parallel_input(engine_op *win);
+
+/*
+ * A window's input over top's chain (engine_chain_parallel): every worker
+ * runs its copy of the chain and keeps the rows, and the values of extras
+ * (the window functions' arguments; NULL entries: none) after the chain's
+ * columns (hook, if any, runs on every chunk kept). The window takes them
+ * with engine_pipeline_collect; only rows the
+ * workers left (when they stopped at the budget) come out of engine_op_next.
+ */
+/*
+ * Called by a worker of a window input for every chunk it keeps, with the
+ * chunk's columns and its live rows (sel, NULL: all; n of them; a
+ * dictionary is still there, where the kept copy may have lost it): what
+ * it stores in *note (allocated from a, the worker's) comes back with the
+ * chunk.
+ */
+typedef silt_status (*engine_collect_hook)(void *arg, col_vec *const *cols, const int32_t *sel,
+                                           int64_t n, arena *a, void **note, silt_error *err);
+silt_status engine_op_window_input(engine_op **out, engine_ctx *ctx, engine_op *top,
+                                   expr *const *extras, size_t n_extras, engine_collect_hook hook,
+                                   void *hook_arg, silt_error *err);
+/* Whether op is a window input made by engine_op_window_input (not turned into a limited one). */
+int engine_pipeline_is_collect(const engine_op *op);
+
+/* What the workers of a window input kept. */
+typedef struct engine_collected {
+    size_t width;
+    /*
+     * accs[w][col]: worker w's columns (the chain's, then the extras'); part
+     * k of every column that has parts is the worker's k-th chunk, taken from
+     * morsel tags[w][k]; n_tags[w] chunks.
+     */
+    vec_accum **accs;
+    const int64_t *const *tags;
+    void *const *const *notes; /* notes[w][k]: the hook's note of that chunk */
+    const size_t *n_tags;
+    int stopped; /* the budget was reached: rows are left for engine_op_next */
+    int64_t bytes; /* held by the accumulators */
+} engine_collected;
+
+/*
+ * Runs the workers of window input op until the chain ends or the
+ * accumulators hold more than budget bytes together (0: no budget).
+ */
+silt_status engine_pipeline_collect(engine_op *op, int64_t budget, engine_collected *out,
+                                    silt_error *err);
+/* Frees the rows engine_pipeline_collect kept, once the window holds its own copy. */
+void engine_pipeline_release_rows(engine_op *op);
 
 #endif

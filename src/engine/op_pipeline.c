@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-typedef enum pipe_sink { SINK_AGG, SINK_TOPN, SINK_WINDOW } pipe_sink;
+typedef enum pipe_sink { SINK_AGG, SINK_TOPN, SINK_WINDOW, SINK_COLLECT } pipe_sink;
 
 /* A worker's scan: morsels taken one at a time from the shared counter. */
 typedef struct chain_src {
@@ -55,6 +55,27 @@ typedef struct pipe_state {
     int64_t keep;
     /* SINK_WINDOW: the limited window operator this pipeline feeds */
     const engine_op *win;
+    /*
+     * SINK_COLLECT: a window's input. Every worker also evaluates extras
+     * (NULL entries: none) into accumulators after the chain's columns,
+     * tags each chunk it keeps with its morsel (the window puts the chunks
+     * back in the serial scan's order), and stops once its accumulators
+     * hold more than budget bytes (0: no budget); the chains' rows left
+     * are then handed out serially by pipe_next.
+     */
+    expr **extras;
+    size_t n_extras;
+    int64_t budget;
+    atomic_int stop;
+    arena **acc_arenas;
+    engine_collect_hook hook;
+    void *hook_arg;
+    void ***notes; /* per worker, per kept chunk: what the hook returned */
+    int64_t **tags;
+    size_t *n_tags, *cap_tags;
+    uint8_t *done;
+    size_t serial_w;
+    int collected;
     /* while running */
     size_t width;
     atomic_size_t next;
@@ -145,9 +166,22 @@ static silt_status add_finisher(pipe_state *s, engine_ctx *ctx, engine_op **top,
     return SILT_OK;
 }
 
+/* Frees the workers' accumulated rows (SINK_COLLECT), once the window copied them. */
+static void release_rows(pipe_state *s)
+{
+    size_t w;
+    if (s->acc_arenas == NULL)
+        return;
+    for (w = 0; w < s->width; w++) {
+        arena_free(s->acc_arenas[w]);
+        s->acc_arenas[w] = NULL;
+    }
+}
+
 static void pipe_teardown(pipe_state *s)
 {
     size_t w;
+    release_rows(s);
     if (s->roots == NULL)
         return;
     for (w = 0; w < s->width; w++)
@@ -157,10 +191,32 @@ static void pipe_teardown(pipe_state *s)
     engine_op_close(s->top);
 }
 
+/* SINK_COLLECT's per-worker arrays: accumulator arenas (roots), chunk tags. */
+static silt_status collect_setup(engine_op *op, pipe_state *s, silt_error *err)
+{
+    size_t w;
+    atomic_init(&s->stop, 0);
+    s->serial_w = 0;
+    s->acc_arenas = arena_calloc(op->op_arena, s->width, sizeof(arena *));
+    s->tags = arena_calloc(op->op_arena, s->width, sizeof(int64_t *));
+    s->notes = arena_calloc(op->op_arena, s->width, sizeof(void **));
+    s->n_tags = arena_calloc(op->op_arena, s->width, sizeof(size_t));
+    s->cap_tags = arena_calloc(op->op_arena, s->width, sizeof(size_t));
+    s->done = arena_calloc(op->op_arena, s->width, 1);
+    if (s->acc_arenas == NULL || s->tags == NULL || s->notes == NULL || s->n_tags == NULL ||
+        s->cap_tags == NULL || s->done == NULL)
+        return err_nomem(err);
+    for (w = 0; w < s->width; w++)
+        if ((s->acc_arenas[w] = arena_new(NULL, "window_input_worker")) == NULL)
+            return err_nomem(err);
+    return SILT_OK;
+}
+
 /* On the caller: builds the joins' tables and one chain per worker. */
 static silt_status pipe_setup(engine_op *op, pipe_state *s, silt_error *err)
 {
     engine_op *o;
+    arena *acc_a;
     size_t w, col, n_cols = s->top->schema->n_fields;
     s->width = op->ctx->pool != NULL ? tpool_width(op->ctx->pool) : 1;
     for (o = s->top; o != s->leaf; o = o->children[0])
@@ -175,6 +231,8 @@ static silt_status pipe_setup(engine_op *op, pipe_state *s, silt_error *err)
     if (s->roots == NULL || s->wctx == NULL || s->srcs == NULL || s->tops == NULL ||
         s->accs == NULL)
         return err_nomem(err);
+    if (s->sink == SINK_COLLECT)
+        SILT_RETURN_IF_ERROR(collect_setup(op, s, err));
     for (w = 0; w < s->width; w++) {
         s->roots[w] = arena_new(NULL, "pipeline_worker");
         if (s->roots[w] == NULL)
@@ -195,11 +253,15 @@ static silt_status pipe_setup(engine_op *op, pipe_state *s, silt_error *err)
         s->srcs[w].cur = -1;
         SILT_RETURN_IF_ERROR(clone_chain(s, &s->wctx[w], s->top, &s->srcs[w], &s->tops[w], err));
         SILT_RETURN_IF_ERROR(add_finisher(s, &s->wctx[w], &s->tops[w], err));
-        s->accs[w] = arena_calloc(s->roots[w], n_cols + 1, sizeof(vec_accum));
+        acc_a = s->sink == SINK_COLLECT ? s->acc_arenas[w] : s->roots[w];
+        s->accs[w] = arena_calloc(acc_a, n_cols + s->n_extras + 1, sizeof(vec_accum));
         if (s->accs[w] == NULL)
             return err_nomem(err);
         for (col = 0; col < n_cols; col++)
-            vec_accum_init(&s->accs[w][col], s->roots[w], s->top->schema->fields[col].type);
+            vec_accum_init(&s->accs[w][col], acc_a, s->top->schema->fields[col].type);
+        for (col = 0; col < s->n_extras; col++)
+            vec_accum_init(&s->accs[w][n_cols + col], acc_a,
+                           s->extras[col] ? s->extras[col]->type : col_type_primitive(COL_NULL));
     }
     return SILT_OK;
 }
@@ -280,12 +342,95 @@ static silt_status chain_morsel(void *payload, size_t t, size_t *cursor, arena *
     return SILT_OK;
 }
 
+/* Appends the morsel that worker t's chunk came from to its tags. */
+static silt_status push_tag(pipe_state *s, size_t t, silt_error *err)
+{
+    if (s->n_tags[t] == s->cap_tags[t]) {
+        size_t cap = s->cap_tags[t] ? s->cap_tags[t] * 2 : 64;
+        int64_t *grown = arena_realloc(s->acc_arenas[t], s->tags[t],
+                                       sizeof(int64_t) * s->cap_tags[t], sizeof(int64_t) * cap);
+        void **notes = arena_realloc(s->acc_arenas[t], s->notes[t],
+                                     sizeof(void *) * s->cap_tags[t], sizeof(void *) * cap);
+        if (grown == NULL || notes == NULL)
+            return err_nomem(err);
+        s->tags[t] = grown;
+        s->notes[t] = notes;
+        s->cap_tags[t] = cap;
+    }
+    s->notes[t][s->n_tags[t]] = NULL;
+    /* a chain's chunk comes from the batch its scan returned last: the current morsel */
+    s->tags[t][s->n_tags[t]++] = s->srcs[t].cur;
+    return SILT_OK;
+}
+
+/*
+ * SINK_COLLECT: worker t keeps chunk c (its live rows, the extras
+ * evaluated over them) with its morsel's tag; 1 in *full once the worker's
+ * share of the budget is used up.
+ */
+static silt_status collect_chunk(pipe_state *s, size_t t, engine_chunk *c, arena *scratch,
+                                 int *full, silt_error *err)
+{
+    size_t col, n_cols = s->top->schema->n_fields;
+    if (c->batch.n_cols < n_cols)
+        return err_set(err, SILT_INVALID, "a worker's chunk has %zu columns, the window expects "
+                       "%zu", c->batch.n_cols, n_cols);
+    SILT_RETURN_IF_ERROR(push_tag(s, t, err));
+    for (col = 0; col < n_cols; col++)
+        SILT_RETURN_IF_ERROR(vec_accum_add(&s->accs[t][col], c->batch.cols[col], c->sel,
+                                           c->n_sel, err));
+    for (col = 0; col < s->n_extras; col++) {
+        col_vec *v;
+        if (s->extras[col] == NULL)
+            continue;
+        SILT_RETURN_IF_ERROR(expr_eval(s->extras[col], &s->wctx[t], &c->batch, c->sel, c->n_sel,
+                                       scratch, &v, err));
+        SILT_RETURN_IF_ERROR(vec_accum_add(&s->accs[t][n_cols + col], v, c->sel, c->n_sel, err));
+    }
+    if (s->hook != NULL)
+        SILT_RETURN_IF_ERROR(s->hook(s->hook_arg, c->batch.cols, c->sel, c->n_sel,
+                                     s->acc_arenas[t], &s->notes[t][s->n_tags[t] - 1], err));
+    *full = s->budget > 0 &&
+            (int64_t)arena_bytes_used(s->acc_arenas[t]) * (int64_t)s->width > s->budget;
+    return SILT_OK;
+}
+
+static silt_status collect_window_input(pipe_state *s, size_t t, silt_error *err)
+{
+    arena *scratch = arena_new(s->roots[t], "window_input_scratch");
+    silt_status rc = SILT_OK;
+    if (scratch == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(engine_op_open(s->tops[t], err));
+    while (rc == SILT_OK && !atomic_load(&s->stop)) {
+        engine_chunk *c;
+        int full = 0;
+        rc = engine_op_next(s->tops[t], &c, err);
+        if (rc != SILT_OK)
+            break;
+        if (c == NULL) {
+            s->done[t] = 1;
+            break;
+        }
+        if (c->n_sel == 0)
+            continue;
+        arena_reset(scratch);
+        rc = collect_chunk(s, t, c, scratch, &full, err);
+        if (rc == SILT_OK && full)
+            atomic_store(&s->stop, 1); /* every worker stops: the window will spill */
+    }
+    arena_free(scratch);
+    return rc;
+}
+
 /* SINK_TOPN / SINK_WINDOW: worker chain t's rows are kept in its accumulators. */
 static silt_status collect_task(void *payload, size_t t, size_t worker_idx, silt_error *err)
 {
     pipe_state *s = payload;
     size_t col;
     (void)worker_idx;
+    if (s->sink == SINK_COLLECT)
+        return collect_window_input(s, t, err);
     SILT_RETURN_IF_ERROR(engine_op_open(s->tops[t], err));
     for (;;) {
         engine_chunk *c;
@@ -343,14 +488,38 @@ static silt_status pipe_run(engine_op *op, pipe_state *s, silt_error *err)
 static silt_status pipe_open(engine_op *op, silt_error *err)
 {
     pipe_state *s = op->state;
+    if (s->sink == SINK_COLLECT)
+        pipe_teardown(s); /* opened again: the workers of the last run go */
     s->result = NULL;
     s->next_row = 0;
+    s->collected = 0;
+    return SILT_OK;
+}
+
+/* SINK_COLLECT after engine_pipeline_collect: the rows the workers left, chain after chain. */
+static silt_status collect_rest(pipe_state *s, engine_chunk **out, silt_error *err)
+{
+    for (; s->serial_w < s->width; s->serial_w++) {
+        if (s->done[s->serial_w])
+            continue;
+        SILT_RETURN_IF_ERROR(engine_op_next(s->tops[s->serial_w], out, err));
+        if (*out != NULL)
+            return SILT_OK;
+        s->done[s->serial_w] = 1;
+    }
+    *out = NULL;
     return SILT_OK;
 }
 
 static silt_status pipe_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     pipe_state *s = op->state;
+    if (s->sink == SINK_COLLECT) {
+        if (!s->collected)
+            return err_set(err, SILT_INVALID, "a window's parallel input was read before it "
+                           "was collected");
+        return collect_rest(s, out, err);
+    }
     if (s->result == NULL)
         SILT_RETURN_IF_ERROR(pipe_run(op, s, err));
     return engine_chunk_of_rows(op, s->result->cols, op->schema->n_fields, s->result->n_rows,
@@ -371,9 +540,10 @@ int engine_pipeline_info(const engine_op *op, engine_parallel_info *info)
         return 0;
     s = op->state;
     memset(info, 0, sizeof(*info));
-    info->sink = s->sink == SINK_AGG    ? ENGINE_SINK_PARTIAL_AGG
-                 : s->sink == SINK_TOPN ? ENGINE_SINK_TOPN
-                                        : ENGINE_SINK_WINDOW_LIMIT;
+    info->sink = s->sink == SINK_AGG       ? ENGINE_SINK_PARTIAL_AGG
+                 : s->sink == SINK_TOPN    ? ENGINE_SINK_TOPN
+                 : s->sink == SINK_COLLECT ? ENGINE_SINK_WINDOW_INPUT
+                                           : ENGINE_SINK_WINDOW_LIMIT;
     info->chain = s->top;
     info->leaf = s->leaf;
     info->morsel_payload = s->payload;
@@ -470,7 +640,18 @@ int engine_window_parallel_input(engine_op *win)
 {
     engine_op *p;
     silt_error err = SILT_ERROR_INIT;
-    if (win->n_children != 1 || !engine_chain_parallel(win->children[0]))
+    if (win->n_children != 1)
+        return 0;
+    if (engine_pipeline_is_collect(win->children[0])) {
+        /* the window's input already runs on every worker: it now ends in the limited window */
+        pipe_state *s = win->children[0]->state;
+        s->sink = SINK_WINDOW;
+        s->win = win;
+        s->n_extras = 0;
+        s->hook = NULL;
+        return 1;
+    }
+    if (!engine_chain_parallel(win->children[0]))
         return 0;
     if (pipe_new(&p, win->ctx, &collect_vt, win->children[0]->schema, win->children[0],
                  SINK_WINDOW, &err) != SILT_OK) {
@@ -480,4 +661,62 @@ int engine_window_parallel_input(engine_op *win)
     ((pipe_state *)p->state)->win = win;
     win->children[0] = p;
     return 1;
+}
+
+int engine_pipeline_is_collect(const engine_op *op)
+{
+    return op->vt == &collect_vt && ((const pipe_state *)op->state)->sink == SINK_COLLECT;
+}
+
+silt_status engine_op_window_input(engine_op **out, engine_ctx *ctx, engine_op *top,
+                                   expr *const *extras, size_t n_extras, engine_collect_hook hook,
+                                   void *hook_arg, silt_error *err)
+{
+    pipe_state *s;
+    SILT_RETURN_IF_ERROR(pipe_new(out, ctx, &collect_vt, top->schema, top, SINK_COLLECT, err));
+    s = (*out)->state;
+    s->extras = arena_memdup(ctx->query_arena, extras ? (const void *)extras : (const void *)"",
+                             sizeof(expr *) * n_extras);
+    if (s->extras == NULL)
+        return err_nomem(err);
+    s->n_extras = n_extras;
+    s->hook = hook;
+    s->hook_arg = hook_arg;
+    return SILT_OK;
+}
+
+silt_status engine_pipeline_collect(engine_op *op, int64_t budget, engine_collected *out,
+                                    silt_error *err)
+{
+    pipe_state *s = op->state;
+    size_t w;
+    silt_status rc;
+    if (!engine_pipeline_is_collect(op))
+        return err_set(err, SILT_INVALID, "operator \"%s\" is not a window's parallel input",
+                       op->vt->name);
+    s->budget = budget;
+    rc = pipe_setup(op, s, err);
+    if (rc == SILT_OK)
+        rc = tpool_run(op->ctx->pool, s->width, collect_task, s, err);
+    if (rc != SILT_OK) {
+        pipe_teardown(s);
+        return rc;
+    }
+    s->collected = 1;
+    memset(out, 0, sizeof(*out));
+    out->width = s->width;
+    out->accs = s->accs;
+    out->tags = (const int64_t *const *)s->tags;
+    out->notes = (void *const *const *)s->notes;
+    out->n_tags = s->n_tags;
+    out->stopped = atomic_load(&s->stop);
+    for (w = 0; w < s->width; w++)
+        out->bytes += (int64_t)arena_bytes_used(s->acc_arenas[w]);
+    return SILT_OK;
+}
+
+void engine_pipeline_release_rows(engine_op *op)
+{
+    if (engine_pipeline_is_collect(op))
+        release_rows(op->state);
 }

@@ -24,6 +24,7 @@
 #include "engine/op_int.h"
 #include "engine/spill_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #include "util/hashmap.h"
@@ -93,6 +94,8 @@ typedef struct win_state {
     /* Partitioned by the PARTITION BY keys to disk (window_spill.c) once the input outgrew the room. */
     win_spill *spill;
     int spill_level;
+    /* bytes of the rows the workers of a parallel input hold for this window (not in rows_arena) */
+    int64_t pipe_bytes;
 } win_state;
 
 typedef struct wgl_slot {
@@ -1598,17 +1601,9 @@ static silt_status part_of_key(win_state *s, const char *x, int32_t len, int64_t
     return SILT_OK;
 }
 
-/*
- * Numbers the partitions of a chunk's live rows as they are drained (one
- * string key, by_dict): rows s->n_rows .. get their partitions in dpart.
- * A dictionary no larger than the chunk is looked up once per entry.
- */
-static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scratch,
-                               silt_error *err)
+/* Room in dpart for need rows. */
+static silt_status dpart_reserve(win_state *s, int64_t need, silt_error *err)
 {
-    const col_vec *v = in->batch.cols[s->part_cols[0]];
-    int32_t *by_entry = NULL;
-    int64_t k, need = s->n_rows + in->n_sel;
     if (s->part_arena == NULL && (s->part_arena = arena_new(NULL, "window_partitions")) == NULL)
         return err_nomem(err);
     if (need > s->dpart_cap) {
@@ -1623,6 +1618,175 @@ static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scra
         s->dpart = grown;
         s->dpart_cap = cap;
     }
+    return SILT_OK;
+}
+
+/*
+ * A chunk's partition keys numbered by a worker of a parallel input
+ * (number_chunk): row r has local key codes[r]; local key j first appears
+ * at row first[j]. The window maps each local key to its partition once.
+ */
+typedef struct chunk_keys {
+    int32_t *codes;
+    int64_t *first;
+    int32_t n_keys, cap_keys;
+} chunk_keys;
+
+/* A new local key first seen at row r: its code in *code. */
+static silt_status chunk_key_new(chunk_keys *ck, arena *a, int64_t r, int32_t *code,
+                                 silt_error *err)
+{
+    if (ck->n_keys == ck->cap_keys) {
+        int32_t cap = ck->cap_keys ? ck->cap_keys * 2 : 16;
+        int64_t *grown = arena_realloc(a, ck->first, sizeof(int64_t) * (size_t)ck->cap_keys,
+                                       sizeof(int64_t) * (size_t)cap);
+        if (grown == NULL)
+            return err_nomem(err);
+        ck->first = grown;
+        ck->cap_keys = cap;
+    }
+    ck->first[ck->n_keys] = r;
+    *code = ck->n_keys++;
+    return SILT_OK;
+}
+
+/* Local keys of a dictionary-encoded chunk: one per entry used (and NULL). */
+static silt_status number_dict_chunk(const col_vec *v, const int32_t *sel, int64_t n, arena *a,
+                                     chunk_keys *ck, silt_error *err)
+{
+    const int32_t *in = v->values;
+    int32_t *by_entry = arena_alloc(a, sizeof(int32_t) * (size_t)(v->dictionary->length + 1));
+    int32_t null_code = -1;
+    int64_t r, e;
+    if (by_entry == NULL)
+        return err_nomem(err);
+    for (e = 0; e < v->dictionary->length; e++)
+        by_entry[e] = -1;
+    for (r = 0; r < n; r++) {
+        int64_t row = ENGINE_ROW(sel, r);
+        int32_t *code = vec_is_valid(v, row) ? &by_entry[in[row]] : &null_code;
+        if (*code < 0)
+            SILT_RETURN_IF_ERROR(chunk_key_new(ck, a, r, code, err));
+        ck->codes[r] = *code;
+    }
+    return SILT_OK;
+}
+
+/* Local keys of a plain string chunk: runs reuse the previous row's, others are hashed. */
+static silt_status number_plain_chunk(const col_vec *v, const int32_t *sel, int64_t n, arena *a,
+                                      chunk_keys *ck, silt_error *err)
+{
+    size_t cap = 64, mask = cap - 1, b;
+    int32_t *slots = arena_alloc(a, sizeof(int32_t) * cap);
+    int64_t r;
+    if (slots == NULL)
+        return err_nomem(err);
+    memset(slots, 0xff, sizeof(int32_t) * cap);
+    for (r = 0; r < n; r++) {
+        uint64_t h;
+        int64_t row = ENGINE_ROW(sel, r);
+        if (r > 0 && plain_str_equal(v, row, ENGINE_ROW(sel, r - 1))) {
+            ck->codes[r] = ck->codes[r - 1];
+            continue;
+        }
+        h = vec_is_valid(v, row) ? wgl_str_hash(v->data + v->offsets[row],
+                                                v->offsets[row + 1] - v->offsets[row], 0)
+                                 : 0x5bd1e995u;
+        for (b = (size_t)h & mask; slots[b] >= 0; b = (b + 1) & mask)
+            if (plain_str_equal(v, row, ENGINE_ROW(sel, ck->first[slots[b]])))
+                break;
+        if (slots[b] < 0) {
+            SILT_RETURN_IF_ERROR(chunk_key_new(ck, a, r, &slots[b], err));
+            if ((size_t)ck->n_keys * 2 > cap) { /* rehash into twice the slots */
+                int32_t *fresh = arena_alloc(a, sizeof(int32_t) * cap * 2), j;
+                if (fresh == NULL)
+                    return err_nomem(err);
+                memset(fresh, 0xff, sizeof(int32_t) * cap * 2);
+                cap *= 2;
+                mask = cap - 1;
+                for (j = 0; j < ck->n_keys; j++) {
+                    int64_t f = ENGINE_ROW(sel, ck->first[j]);
+                    uint64_t hj = vec_is_valid(v, f)
+                                      ? wgl_str_hash(v->data + v->offsets[f],
+                                                     v->offsets[f + 1] - v->offsets[f], 0)
+                                      : 0x5bd1e995u;
+                    for (b = (size_t)hj & mask; fresh[b] >= 0; b = (b + 1) & mask)
+                        ;
+                    fresh[b] = j;
+                }
+                slots = fresh;
+            }
+            ck->codes[r] = ck->n_keys - 1;
+            continue;
+        }
+        ck->codes[r] = slots[b];
+    }
+    return SILT_OK;
+}
+
+/*
+ * engine_collect_hook of a window whose one string partition key is
+ * numbered while draining: a worker numbers its chunk's keys locally, so
+ * that the window's serial part is one lookup per key and chunk.
+ */
+static silt_status number_chunk(void *arg, col_vec *const *cols, const int32_t *sel, int64_t n,
+                                arena *a, void **note, silt_error *err)
+{
+    const win_state *s = arg;
+    const col_vec *v = cols[s->part_cols[0]];
+    chunk_keys *ck = arena_calloc(a, 1, sizeof(*ck));
+    if (ck == NULL)
+        return err_nomem(err);
+    ck->codes = arena_alloc(a, sizeof(int32_t) * (size_t)(n ? n : 1));
+    if (ck->codes == NULL)
+        return err_nomem(err);
+    if (v->type->id != COL_STRING || n > INT32_MAX)
+        return SILT_OK; /* no note: the window numbers the chunk itself */
+    if (v->dictionary != NULL)
+        SILT_RETURN_IF_ERROR(number_dict_chunk(v, sel, n, a, ck, err));
+    else
+        SILT_RETURN_IF_ERROR(number_plain_chunk(v, sel, n, a, ck, err));
+    *note = ck;
+    return SILT_OK;
+}
+
+/* Partitions of a chunk of n rows a worker numbered: its local keys looked up, then mapped. */
+static silt_status take_chunk_keys(win_state *s, const chunk_keys *ck, const col_vec *v, int64_t n,
+                                   arena *scratch, silt_error *err)
+{
+    int32_t *map = arena_alloc(scratch, sizeof(int32_t) * (size_t)(ck->n_keys + 1)), j;
+    int32_t *dst;
+    int64_t r;
+    if (map == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(dpart_reserve(s, s->n_rows + n, err));
+    if (s->part_arena == NULL)
+        return err_nomem(err);
+    for (j = 0; j < ck->n_keys; j++) {
+        int64_t f = ck->first[j];
+        int32_t len = 0;
+        const char *x = vec_is_valid(v, f) ? col_vec_str(v, f, &len) : NULL;
+        SILT_RETURN_IF_ERROR(part_of_key(s, x, len, s->n_rows + f, &map[j], err));
+    }
+    dst = s->dpart + s->n_rows;
+    for (r = 0; r < n; r++)
+        dst[r] = map[ck->codes[r]];
+    return SILT_OK;
+}
+
+/*
+ * Numbers the partitions of a chunk's live rows as they are drained (one
+ * string key, by_dict): rows s->n_rows .. get their partitions in dpart.
+ * A dictionary no larger than the chunk is looked up once per entry.
+ */
+static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scratch,
+                               silt_error *err)
+{
+    const col_vec *v = in->batch.cols[s->part_cols[0]];
+    int32_t *by_entry = NULL, prev_len = 0, prev_part = 0;
+    const char *prev = NULL;
+    int64_t k, need = s->n_rows + in->n_sel;
+    SILT_RETURN_IF_ERROR(dpart_reserve(s, need, err));
     if (v->dictionary != NULL && v->dictionary->length <= in->n_sel) {
         const col_vec *d = v->dictionary;
         by_entry = arena_alloc(scratch, sizeof(int32_t) * (size_t)(d->length ? d->length : 1));
@@ -1642,7 +1806,15 @@ static silt_status drain_parts(win_state *s, const engine_chunk *in, arena *scra
         }
         if (vec_is_valid(v, row))
             x = col_vec_str(v, row, &len);
+        if (x != NULL && prev != NULL && len == prev_len && memcmp(x, prev, (size_t)len) == 0) {
+            /* a run of one key (a Delta partition value, sorted data): no hash */
+            *slot = prev_part;
+            continue;
+        }
         SILT_RETURN_IF_ERROR(part_of_key(s, x, len, s->n_rows + k, slot, err));
+        prev = x;
+        prev_len = len;
+        prev_part = *slot;
         if (by_entry != NULL && x != NULL)
             by_entry[((const int32_t *)v->values)[row]] = *slot;
     }
@@ -1667,7 +1839,7 @@ static int win_should_spill(const engine_op *op, const win_state *s, int64_t n_m
     room = engine_mem_room(op);
     if (op->mem_charged + charge_more > room)
         return 1;
-    held = (int64_t)arena_bytes_used(s->rows_arena);
+    held = (int64_t)arena_bytes_used(s->rows_arena) + s->pipe_bytes;
     per_row = s->n_rows > 0 ? held / s->n_rows : 64;
     return rows * (2 * per_row + 64 + 24 * (int64_t)s->n_fns) > room;
 }
@@ -1734,6 +1906,21 @@ static int64_t arg_column(const win_state *s, const engine_window_fn *fn)
     return e->col_idx;
 }
 
+typedef struct concat_job {
+    vec_accum *acc;
+    col_vec **cols;
+} concat_job;
+
+/* Column t of the drained rows as one vector, in its own arena. */
+static silt_status concat_task(void *payload, size_t t, size_t worker, silt_error *err)
+{
+    concat_job *j = payload;
+    (void)worker;
+    if (j->acc[t].type->id == COL_NULL && j->acc[t].n_rows == 0)
+        return SILT_OK;
+    return vec_accum_finish(&j->acc[t], &j->cols[t], err);
+}
+
 /*
  * The drained columns, each one vector. Without a limit, the batches'
  * copies are concatenated into a fresh arena and their arena is freed
@@ -1758,15 +1945,147 @@ static silt_status finish_columns(engine_op *op, win_state *s, vec_accum *acc, s
     for (col = 0; col < n_acc; col++) {
         if (acc[col].type->id == COL_NULL && acc[col].n_rows == 0)
             continue;
+        if (fresh != NULL && op->ctx->pool != NULL) {
+            /* one arena per column, so that the pool concatenates the columns at once */
+            if ((acc[col].a = arena_new(fresh, "window_column")) == NULL)
+                return err_nomem(err);
+            continue;
+        }
         if (fresh != NULL)
             acc[col].a = fresh;
         SILT_RETURN_IF_ERROR(vec_accum_finish(&acc[col], &s->cols[col], err));
     }
+    if (fresh != NULL && op->ctx->pool != NULL) {
+        concat_job job = {acc, s->cols};
+        SILT_RETURN_IF_ERROR(tpool_run(op->ctx->pool, n_acc, concat_task, &job, err));
+    }
     if (fresh != NULL) {
         arena_free(s->rows_arena);
         s->rows_arena = fresh;
+        /* every column is copied: the rows the workers collected can go */
+        engine_pipeline_release_rows(op->children[0]);
+        s->pipe_bytes = 0;
     }
     return SILT_OK;
+}
+
+/* Appends part (rows kept elsewhere, not copied) to acc. */
+static silt_status accum_push(vec_accum *acc, col_vec *part, silt_error *err)
+{
+    if (acc->n_parts == acc->cap_parts) {
+        size_t cap = acc->cap_parts ? acc->cap_parts * 2 : 16;
+        col_vec **parts = arena_realloc(acc->a, acc->parts, sizeof(*parts) * acc->cap_parts,
+                                        sizeof(*parts) * cap);
+        if (parts == NULL)
+            return err_nomem(err);
+        acc->parts = parts;
+        acc->cap_parts = cap;
+    }
+    acc->parts[acc->n_parts++] = part;
+    acc->n_rows += part->length;
+    return SILT_OK;
+}
+
+/* A chunk of a worker: worker w's part k, read from morsel tag. */
+typedef struct win_piece {
+    int64_t tag;
+    size_t w, k;
+} win_piece;
+
+static int piece_cmp(const void *x, const void *y)
+{
+    const win_piece *a = x, *b = y;
+    if (a->tag != b->tag)
+        return a->tag < b->tag ? -1 : 1;
+    if (a->w != b->w)
+        return a->w < b->w ? -1 : 1;
+    return a->k < b->k ? -1 : (a->k > b->k ? 1 : 0);
+}
+
+/* The workers' chunks in the order a serial scan reads them: by morsel, then as read. */
+static silt_status order_pieces(const engine_collected *got, arena *a, win_piece **out,
+                                size_t *n_out, silt_error *err)
+{
+    size_t n = 0, w, k, at = 0;
+    win_piece *p;
+    for (w = 0; w < got->width; w++)
+        n += got->n_tags[w];
+    p = arena_alloc(a, sizeof(win_piece) * (n ? n : 1));
+    if (p == NULL)
+        return err_nomem(err);
+    for (w = 0; w < got->width; w++)
+        for (k = 0; k < got->n_tags[w]; k++) {
+            p[at].tag = got->tags[w][k];
+            p[at].w = w;
+            p[at++].k = k;
+        }
+    qsort(p, n, sizeof(win_piece), piece_cmp);
+    *out = p;
+    *n_out = n;
+    return SILT_OK;
+}
+
+/*
+ * A parallel input (engine_op_window_input): the workers scan, filter and
+ * project their morsels and keep the rows and the functions' arguments;
+ * their chunks become the accumulators' parts here, in the serial scan's
+ * order (so that results are the serial path's), without a copy. The
+ * partitions of a string key are numbered chunk by chunk as when draining.
+ * When the workers stopped at the memory budget, the window spills.
+ */
+static silt_status win_take_parallel(engine_op *op, win_state *s, vec_accum *acc, size_t n_acc,
+                                     arena *scratch, silt_error *err)
+{
+    engine_collected got;
+    win_piece *pieces = NULL;
+    size_t n_pieces = 0, i, col;
+    int64_t room = engine_mem_room(op), budget = 0;
+    col_vec **cols = arena_calloc(scratch, n_acc + 1, sizeof(col_vec *));
+    if (cols == NULL)
+        return err_nomem(err);
+    if (op->ctx->mem_limit > 0 && s->n_part > 0)
+        budget = room > 6 ? room / 3 : 1; /* rows are held about twice more (win_should_spill) */
+    SILT_RETURN_IF_ERROR(engine_pipeline_collect(op->children[0], budget, &got, err));
+    SILT_RETURN_IF_ERROR(order_pieces(&got, scratch, &pieces, &n_pieces, err));
+    for (i = 0; i < n_pieces; i++) {
+        const win_piece *p = &pieces[i];
+        engine_chunk c;
+        int64_t rows = -1;
+        for (col = 0; col < n_acc; col++) {
+            const vec_accum *wa = &got.accs[p->w][col];
+            cols[col] = NULL;
+            if (wa->n_parts == 0)
+                continue; /* an argument that is a child column, or no default */
+            if (p->k >= wa->n_parts)
+                return err_set(err, SILT_INVALID, "a window input worker kept %zu parts of "
+                               "column %zu, not %zu", wa->n_parts, col, got.n_tags[p->w]);
+            cols[col] = wa->parts[p->k];
+            rows = cols[col]->length;
+            SILT_RETURN_IF_ERROR(accum_push(&acc[col], cols[col], err));
+        }
+        if (rows < 0)
+            continue;
+        if (s->by_dict && got.notes[p->w][p->k] != NULL) {
+            SILT_RETURN_IF_ERROR(take_chunk_keys(s, got.notes[p->w][p->k],
+                                                 cols[s->part_cols[0]], rows, scratch, err));
+        } else if (s->by_dict) {
+            memset(&c, 0, sizeof(c));
+            c.batch.cols = cols;
+            c.batch.n_cols = s->n_child;
+            c.batch.n_rows = rows;
+            c.n_sel = rows;
+            SILT_RETURN_IF_ERROR(drain_parts(s, &c, scratch, err));
+        }
+        s->n_rows += rows;
+    }
+    s->pipe_bytes = got.bytes;
+    if (got.stopped || win_should_spill(op, s, 0, s->n_rows * 16 * (int64_t)n_acc)) {
+        SILT_RETURN_IF_ERROR(win_start_spill(op, s, acc, err));
+        engine_pipeline_release_rows(op->children[0]);
+        s->pipe_bytes = 0;
+        return SILT_OK;
+    }
+    return engine_op_charge(op, s->n_rows * 16 * (int64_t)n_acc, "window", err);
 }
 
 static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
@@ -1791,6 +2110,8 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
         vec_accum_init(&acc[s->n_child + 2 * f + 1], fa,
                        fn->default_value ? fn->default_value->type : col_type_primitive(COL_NULL));
     }
+    if (s->limit_k < 0 && engine_pipeline_is_collect(op->children[0]))
+        SILT_RETURN_IF_ERROR(win_take_parallel(op, s, acc, n_acc, scratch, err));
     for (;;) {
         engine_chunk *in;
         if (has_rest) {
@@ -1875,6 +2196,7 @@ static silt_status win_open(engine_op *op, silt_error *err)
     s->n_slots = 0;
     s->charged = 0;
     s->spill = NULL;
+    s->pipe_bytes = 0;
     s->n_segs = s->cur_seg = 0;
     s->cur_chunk = 0;
     drain_parts_reset(s, s->n_part == 1 && s->limit_k < 0 &&
@@ -2016,6 +2338,32 @@ static silt_status win_type(const col_type **out, arena *a, const engine_window_
     }
 }
 
+/*
+ * Puts a window input pipeline under window op: every worker scans, filters
+ * and projects its morsels and evaluates the functions' arguments (those
+ * that are not child columns) and defaults, which the drain would do.
+ */
+static silt_status parallel_input(engine_op *op, win_state *s, silt_error *err)
+{
+    expr **extras = arena_calloc(op->ctx->query_arena, 2 * s->n_fns + 1, sizeof(expr *));
+    engine_op *pipe;
+    size_t f;
+    if (extras == NULL)
+        return err_nomem(err);
+    for (f = 0; f < s->n_fns; f++) {
+        extras[2 * f] = arg_column(s, &s->fns[f]) < 0 ? s->fns[f].arg : NULL;
+        extras[2 * f + 1] = s->fns[f].default_value;
+    }
+    /* one string key: the workers number each chunk's keys (drain_parts' work) */
+    int by_dict = s->n_part == 1 &&
+                  op->children[0]->schema->fields[s->part_cols[0]].type->id == COL_STRING;
+    SILT_RETURN_IF_ERROR(engine_op_window_input(&pipe, op->ctx, op->children[0], extras,
+                                                2 * s->n_fns, by_dict ? number_chunk : NULL,
+                                                (void *)s, err));
+    op->children[0] = pipe;
+    return SILT_OK;
+}
+
 silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
                              const int64_t *partition_cols, size_t n_partition,
                              const engine_sort_key *order, size_t n_order,
@@ -2083,6 +2431,8 @@ silt_status engine_op_window(engine_op **out, engine_ctx *ctx, engine_op *child,
     s->n_order = n_order;
     s->n_fns = n_fns;
     s->limit_k = -1;
+    if (engine_chain_parallel(child))
+        return parallel_input(*out, s, err);
     return SILT_OK;
 }
 

@@ -162,6 +162,9 @@ static silt_status print_sink(explain_ctx *x, const engine_parallel_info *info, 
     case ENGINE_SINK_WINDOW_LIMIT:
         return buf_append_str(x->out, "window_group_limit (every worker) keeps the rows the "
                               "window's rank limit can pass\n", err);
+    case ENGINE_SINK_WINDOW_INPUT:
+        return buf_append_str(x->out, "collect (every worker) keeps the window's input rows\n",
+                              err);
     }
     return SILT_OK;
 }

@@ -160,3 +160,32 @@ void test_sql_explain__join_sides_prune_their_files(void)
     plan = explain("SELECT count(*) FROM t, d WHERE t.k = d.k AND t.p = 2");
     check_contains(plan, "DeltaScan partitions: 1 of 3 read, 2 skipped");
 }
+
+void test_sql_explain__window_input_runs_on_every_worker(void)
+{
+    const char *plan = explain("SELECT k, sum(v) OVER (PARTITION BY k ORDER BY id) FROM t "
+                               "WHERE id > 10");
+    check_after(plan, "window [", "parallel_pipeline [");
+    check_after(plan, "parallel_pipeline", "collect (every worker) keeps the window's input rows");
+    check_after(plan, "collect (every worker)", "filter (every worker) [id, k, v] (id > 10)");
+    check_after(plan, "filter (every worker)", "scan (every worker)");
+}
+
+void test_sql_explain__window_over_a_full_join_stays_serial(void)
+{
+    /* a FULL join is not a chain the workers can copy: the window reads it on the caller */
+    const char *plan = explain("SELECT t.k, row_number() OVER (PARTITION BY name ORDER BY id) "
+                               "FROM t FULL JOIN d ON t.k = d.k");
+    check_contains(plan, "window [");
+    check(strstr(plan, "collect (every worker)") == NULL);
+    check(strstr(plan, "parallel_pipeline") == NULL);
+}
+
+void test_sql_explain__window_rank_limit_keeps_its_worker_limit(void)
+{
+    /* the window input pipeline becomes one that ends in the limited window */
+    const char *plan = explain("SELECT * FROM (SELECT k, id, row_number() OVER (PARTITION BY k "
+                               "ORDER BY id) AS rn FROM t) WHERE rn <= 2");
+    check_contains(plan, "window_group_limit (every worker)");
+    check(strstr(plan, "collect (every worker)") == NULL);
+}
