@@ -670,10 +670,7 @@ static silt_status speculate_chunk(round_ctx *ctx, chunk_job *job, saved_records
     rc = bind_schema(&local, &quiet);
     if (rc == SILT_OK)
         rc = parse_records(&local_ctx, job, sv, &quiet);
-    job->speculated = rc == SILT_OK;
-    if (rc != SILT_OK)
-        text_batch_list_clear(&job->batches);
-    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+    return text_spec_converted(rc, &job->speculated, &job->batches, err);
 }
 
 /* Keeps the rows a round of inference converted, in reader order. */

@@ -768,10 +768,7 @@ static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape
         rc = finish_batch(&bs, &quiet);
     conv_clear(&cv);
     hashmap_clear(&local.top_fields);
-    job->speculated = rc == SILT_OK;
-    if (rc != SILT_OK)
-        text_batch_list_clear(&job->batches);
-    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+    return text_spec_converted(rc, &job->speculated, &job->batches, err);
 }
 
 /* Keeps the rows a round of inference converted, in reader order. */

@@ -8,6 +8,15 @@
 
 #include "util/mem.h"
 
+silt_status text_spec_converted(silt_status rc, int *converted, text_batch_list *batches,
+                                silt_error *err)
+{
+    *converted = rc == SILT_OK;
+    if (rc != SILT_OK)
+        text_batch_list_clear(batches);
+    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+}
+
 int text_spec_has_room(const text_spec *sp, size_t budget_bytes)
 {
     return sp->text_bytes < budget_bytes;

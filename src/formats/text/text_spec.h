@@ -46,6 +46,15 @@ typedef struct text_spec {
     int partial;       /* some text was inferred without being converted */
 } text_spec;
 
+/*
+ * Ends the conversion of a chunk during inference, whose result is rc:
+ * SILT_OK, the batches are the chunk's rows (*converted = 1); otherwise
+ * they are dropped and only SILT_NOMEM is returned (in err): a malformed
+ * record is reported by the read pass, where it always was.
+ */
+silt_status text_spec_converted(silt_status rc, int *converted, text_batch_list *batches,
+                                silt_error *err);
+
 /* 1 while the rows held come from less than budget_bytes of text. */
 int text_spec_has_room(const text_spec *sp, size_t budget_bytes);
 

@@ -173,3 +173,23 @@ void test_formats_text_spec__the_read_pass_matches_object_and_range(void)
     check_int(3, take(1, 0, 100, final));
     check_int(-1, take(1, 0, 100, final)); /* taken once */
 }
+
+void test_formats_text_spec__a_failed_conversion_drops_its_rows(void)
+{
+    text_batch_list batches = {0};
+    text_batch *tb;
+    int converted = 0;
+    check_ok(text_batch_list_add(&batches, "batch", &tb, &err), &err);
+    check_ok(text_spec_converted(SILT_OK, &converted, &batches, &err), &err);
+    check_int(1, converted);
+    check_int(1, batches.n);
+    /* a malformed record (FAILFAST): no error now, the read pass reports it */
+    check_ok(text_spec_converted(SILT_PARSE, &converted, &batches, &err), &err);
+    check_int(0, converted);
+    check_int(0, batches.n);
+    check_ok(text_batch_list_add(&batches, "batch", &tb, &err), &err);
+    converted = 1;
+    check_fails(SILT_NOMEM, text_spec_converted(SILT_NOMEM, &converted, &batches, &err));
+    check_int(0, converted);
+    check_int(0, batches.n);
+}
