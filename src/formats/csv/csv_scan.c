@@ -15,6 +15,7 @@
 
 #include "formats/csv/csv_int.h"
 #include "formats/text/text_batch.h"
+#include "formats/text/text_spec.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
 
@@ -33,16 +34,6 @@ typedef struct chunk_job {
     silt_error err;
 } chunk_job;
 
-/* A chunk converted during inference: its place in the input and its rows. */
-typedef struct spec_chunk {
-    size_t key_idx;
-    int64_t start, end; /* of the chunk in its object */
-    int kept;           /* its schema is the final one: the read pass takes its batches */
-    arena *a;           /* its schema's types, referenced by the batches' vectors */
-    const col_type *schema;
-    text_batch_list batches;
-} spec_chunk;
-
 struct csv_scan {
     io_store *store;
     arena *arena;
@@ -60,10 +51,7 @@ struct csv_scan {
     /* one pass (inference converts what it tokenized) */
     int speculate;          /* allowed for this scan (csv_scan_open with inference) */
     char **infer_names;     /* column names while inferring */
-    spec_chunk *spec;
-    size_t n_spec, cap_spec, next_spec;
-    size_t spec_text_bytes; /* text converted during inference so far */
-    int spec_partial;       /* some chunk was not converted during inference */
+    text_spec spec;         /* chunks converted during inference, in reader order */
 };
 
 /* Splits an object at record boundaries into chunks of about chunk_bytes. */
@@ -577,8 +565,6 @@ static void free_jobs(chunk_job *jobs, size_t n)
     mem_free(jobs);
 }
 
-static void take_speculated(csv_scan *s, chunk_job *job);
-
 /* Runs the chunks in parallel; the jobs (with their batches) go to the caller. */
 static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
                              size_t n_cols, chunk_job **jobs_out, silt_error *err)
@@ -599,9 +585,9 @@ static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, in
             if (job->types == NULL)
                 rc = err_nomem(err);
             job->speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
-                             s->spec_text_bytes < s->opts.speculate_bytes;
+                             text_spec_has_room(&s->spec, s->opts.speculate_bytes);
         } else {
-            take_speculated(s, job);
+            job->preset = text_spec_take(&s->spec, &job->chunk, s->schema, &job->batches);
         }
     }
     if (rc == SILT_OK)
@@ -684,114 +670,17 @@ static silt_status speculate_chunk(round_ctx *ctx, chunk_job *job, saved_records
     rc = bind_schema(&local, &quiet);
     if (rc == SILT_OK)
         rc = parse_records(&local_ctx, job, sv, &quiet);
-    job->speculated = rc == SILT_OK;
-    if (rc != SILT_OK)
-        text_batch_list_clear(&job->batches);
-    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+    return text_spec_converted(rc, &job->speculated, &job->batches, err);
 }
 
 /* Keeps the rows a round of inference converted, in reader order. */
 static silt_status keep_speculated(csv_scan *s, chunk_job *jobs, size_t n, silt_error *err)
 {
-    for (size_t idx = 0; idx < n; idx++) {
-        chunk_job *job = &jobs[idx];
-        spec_chunk *sp;
-        if (!job->speculated) {
-            s->spec_partial = 1;
-            continue;
-        }
-        if (s->n_spec == s->cap_spec) {
-            size_t cap = s->cap_spec ? s->cap_spec * 2 : 64;
-            spec_chunk *grown = mem_realloc(s->spec, cap * sizeof(spec_chunk));
-            if (grown == NULL)
-                return err_nomem(err);
-            s->spec = grown;
-            s->cap_spec = cap;
-        }
-        sp = &s->spec[s->n_spec++];
-        sp->key_idx = job->chunk.obj->key_idx;
-        sp->start = job->chunk.obj->offset + (int64_t)job->start;
-        sp->end = job->chunk.obj->offset + (int64_t)job->end;
-        sp->kept = 1;
-        sp->a = job->spec_arena;
-        sp->schema = job->spec_schema;
-        sp->batches = job->batches;
-        job->spec_arena = NULL;
-        memset(&job->batches, 0, sizeof(job->batches));
-        job->speculated = 0;
-        s->spec_text_bytes += job->end - job->start;
-    }
+    for (size_t idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(text_spec_keep(&s->spec, &jobs[idx].chunk, jobs[idx].speculated,
+                                            &jobs[idx].spec_arena, jobs[idx].spec_schema,
+                                            &jobs[idx].batches, err));
     return SILT_OK;
-}
-
-static void drop_spec(spec_chunk *sp)
-{
-    text_batch_list_clear(&sp->batches);
-    arena_free(sp->a);
-    sp->a = NULL;
-    sp->kept = 0;
-}
-
-/*
- * With the final schema known, drops the rows converted under another one.
- * When every chunk was converted under it, the read pass has nothing left
- * to parse: all rows go to the queue now and the reader is emptied, so the
- * text is not read a second time.
- */
-static silt_status settle_speculated(csv_scan *s, silt_error *err)
-{
-    int all_kept = !s->spec_partial;
-    for (size_t idx = 0; idx < s->n_spec; idx++) {
-        if (s->spec[idx].kept && !col_type_equal(s->spec[idx].schema, s->schema))
-            drop_spec(&s->spec[idx]);
-        all_kept = all_kept && s->spec[idx].kept;
-    }
-    if (!all_kept || s->n_spec == 0)
-        return SILT_OK;
-    for (size_t idx = 0; idx < s->n_spec; idx++) {
-        spec_chunk *sp = &s->spec[idx];
-        for (size_t b = 0; b < sp->batches.n; b++)
-            sp->batches.items[b].batch.schema = s->schema;
-        SILT_RETURN_IF_ERROR(text_batch_queue_append(&s->queue, &sp->batches, err));
-        text_batch_list_clear(&sp->batches);
-    }
-    s->next_spec = s->n_spec;
-    text_reader_clear(&s->reader);
-    text_reader_init(&s->reader, s->store, (const char *const *)s->keys, 0, "CSV", split_object,
-                     s, s->opts.window_bytes);
-    return SILT_OK;
-}
-
-/* Read pass: takes a chunk's rows from inference when it has them (job->preset). */
-static void take_speculated(csv_scan *s, chunk_job *job)
-{
-    spec_chunk *sp;
-    if (s->next_spec >= s->n_spec)
-        return;
-    sp = &s->spec[s->next_spec];
-    if (sp->key_idx != job->chunk.obj->key_idx ||
-        sp->start != job->chunk.obj->offset + (int64_t)job->start ||
-        sp->end != job->chunk.obj->offset + (int64_t)job->end)
-        return;
-    s->next_spec++;
-    if (!sp->kept)
-        return;
-    for (size_t b = 0; b < sp->batches.n; b++)
-        sp->batches.items[b].batch.schema = s->schema;
-    job->batches = sp->batches;
-    memset(&sp->batches, 0, sizeof(sp->batches));
-    job->preset = 1;
-}
-
-static void free_spec(csv_scan *s)
-{
-    for (size_t idx = 0; idx < s->n_spec; idx++) {
-        text_batch_list_clear(&s->spec[idx].batches);
-        arena_free(s->spec[idx].a);
-    }
-    mem_free(s->spec);
-    s->spec = NULL;
-    s->n_spec = s->cap_spec = s->next_spec = 0;
 }
 
 /* Reads the first record of the first object that has one. */
@@ -884,8 +773,11 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
                 rc = err_nomem(err);
         }
     }
+    /* no records, or no inference over them: the read pass reads the text */
+    if (!found || !s->opts.infer_schema)
+        text_spec_mark_partial(&s->spec);
     if (rc == SILT_OK && s->speculate)
-        rc = settle_speculated(s, err);
+        rc = text_spec_settle(&s->spec, s->schema, &s->queue, &s->reader, err);
     mem_free(types);
     return rc;
 }
@@ -1026,7 +918,7 @@ void csv_scan_free(csv_scan *s)
     if (s == NULL)
         return;
     text_batch_queue_clear(&s->queue);
-    free_spec(s);
+    text_spec_clear(&s->spec);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     arena_free(s->arena);

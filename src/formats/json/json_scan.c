@@ -13,6 +13,7 @@
 
 #include "formats/json/json_int.h"
 #include "formats/text/text_batch.h"
+#include "formats/text/text_spec.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -144,29 +145,10 @@ struct json_scan {
     text_batch_queue queue;
     /* one pass: chunks converted while inferring, in reader order */
     int speculate;            /* inference may convert (json_scan_open) */
-    size_t spec_text_bytes;   /* text bytes whose rows are held */
-    struct spec_chunk *spec;
-    size_t n_spec, cap_spec, next_spec;
-    int spec_partial;         /* a chunk was inferred without converting */
+    text_spec spec;
     json_worker *workers; /* tpool_width of them (one without a pool) */
     size_t n_workers;
 };
-
-/*
- * A chunk converted during inference with the chunk's own inferred schema.
- * Its rows are handed out by the read pass instead of parsing the chunk
- * again when that schema equals the final one (kept), and dropped
- * otherwise. Identified by object and byte range, which the read pass's
- * windows reproduce exactly.
- */
-typedef struct spec_chunk {
-    size_t key_idx;
-    int64_t start, end; /* byte range in the object */
-    int kept;
-    arena *a;           /* schema */
-    const col_type *schema;
-    text_batch_list batches;
-} spec_chunk;
 
 /* JSON lines split at line breaks; a multiLine object is one chunk. */
 static silt_status split_object(text_object *obj, void *payload, silt_error *err)
@@ -786,115 +768,17 @@ static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape
         rc = finish_batch(&bs, &quiet);
     conv_clear(&cv);
     hashmap_clear(&local.top_fields);
-    job->speculated = rc == SILT_OK;
-    if (rc != SILT_OK)
-        text_batch_list_clear(&job->batches);
-    return rc == SILT_NOMEM ? err_nomem(err) : SILT_OK;
+    return text_spec_converted(rc, &job->speculated, &job->batches, err);
 }
 
 /* Keeps the rows a round of inference converted, in reader order. */
 static silt_status keep_speculated(json_scan *s, chunk_job *jobs, size_t n, silt_error *err)
 {
-    for (size_t idx = 0; idx < n; idx++) {
-        chunk_job *job = &jobs[idx];
-        if (!job->speculated) {
-            s->spec_partial = 1;
-            continue;
-        }
-        if (s->n_spec == s->cap_spec) {
-            size_t cap = s->cap_spec ? s->cap_spec * 2 : 64;
-            spec_chunk *grown = mem_realloc(s->spec, cap * sizeof(spec_chunk));
-            if (grown == NULL)
-                return err_nomem(err);
-            s->spec = grown;
-            s->cap_spec = cap;
-        }
-        spec_chunk *sp = &s->spec[s->n_spec++];
-        sp->key_idx = job->chunk.obj->key_idx;
-        sp->start = job->chunk.obj->offset + (int64_t)job->start;
-        sp->end = job->chunk.obj->offset + (int64_t)job->end;
-        sp->kept = 1;
-        sp->a = job->spec_arena;
-        sp->schema = job->spec_schema;
-        sp->batches = job->batches;
-        job->spec_arena = NULL;
-        memset(&job->batches, 0, sizeof(job->batches));
-        job->speculated = 0;
-        s->spec_text_bytes += job->end - job->start;
-    }
+    for (size_t idx = 0; idx < n; idx++)
+        SILT_RETURN_IF_ERROR(text_spec_keep(&s->spec, &jobs[idx].chunk, jobs[idx].speculated,
+                                            &jobs[idx].spec_arena, jobs[idx].spec_schema,
+                                            &jobs[idx].batches, err));
     return SILT_OK;
-}
-
-static void drop_spec(spec_chunk *sp)
-{
-    text_batch_list_clear(&sp->batches);
-    arena_free(sp->a);
-    sp->a = NULL;
-    sp->kept = 0;
-}
-
-/*
- * With the final schema known, drops the rows converted under another one.
- * When every chunk was converted under it, the read pass has nothing left
- * to parse: all rows go to the queue now and the reader is emptied, so the
- * text is not read a second time (that read was 60% of an ingest's page
- * faults).
- */
-static silt_status settle_speculated(json_scan *s, silt_error *err)
-{
-    int all_kept = s->speculate && !s->spec_partial;
-    for (size_t idx = 0; idx < s->n_spec; idx++) {
-        if (s->spec[idx].kept && !col_type_equal(s->spec[idx].schema, s->schema))
-            drop_spec(&s->spec[idx]);
-        all_kept = all_kept && s->spec[idx].kept;
-    }
-    if (!all_kept)
-        return SILT_OK;
-    for (size_t idx = 0; idx < s->n_spec; idx++) {
-        spec_chunk *sp = &s->spec[idx];
-        for (size_t b = 0; b < sp->batches.n; b++)
-            sp->batches.items[b].batch.schema = s->schema;
-        SILT_RETURN_IF_ERROR(text_batch_queue_append(&s->queue, &sp->batches, err));
-        text_batch_list_clear(&sp->batches);
-        sp->kept = 0;
-    }
-    s->next_spec = s->n_spec;
-    text_reader_clear(&s->reader);
-    text_reader_init(&s->reader, s->store, (const char *const *)s->keys, 0, "JSON", split_object,
-                     s, s->opts.multi_line ? 0 : s->opts.window_bytes);
-    return SILT_OK;
-}
-
-/* Read pass: takes a chunk's rows from inference when it has them (job->preset). */
-static void take_speculated(json_scan *s, chunk_job *job)
-{
-    if (s->next_spec >= s->n_spec)
-        return;
-    spec_chunk *sp = &s->spec[s->next_spec];
-    if (sp->key_idx != job->chunk.obj->key_idx ||
-        sp->start != job->chunk.obj->offset + (int64_t)job->start ||
-        sp->end != job->chunk.obj->offset + (int64_t)job->end)
-        return;
-    s->next_spec++;
-    if (!sp->kept)
-        return;
-    job->batches = sp->batches;
-    memset(&sp->batches, 0, sizeof(sp->batches));
-    sp->kept = 0;
-    for (size_t idx = 0; idx < job->batches.n; idx++)
-        job->batches.items[idx].batch.schema = s->schema;
-    job->preset = 1;
-    /* sp->a stays: the vectors' nested types point into the chunk's schema,
-     * which lives as long as the final one does (until json_scan_free) */
-}
-
-static void free_spec(json_scan *s)
-{
-    for (size_t idx = 0; idx < s->n_spec; idx++)
-        drop_spec(&s->spec[idx]);
-    mem_free(s->spec);
-    s->spec = NULL;
-    s->n_spec = s->cap_spec = s->next_spec = 0;
 }
 
 /* ---- rounds, schema, scan ---- */
@@ -972,9 +856,10 @@ static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, i
         ctx.jobs[idx].end = chunks[idx].end;
         if (infer)
             ctx.jobs[idx].speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
-                                      s->spec_text_bytes < s->opts.speculate_bytes;
+                                      text_spec_has_room(&s->spec, s->opts.speculate_bytes);
         else
-            take_speculated(s, &ctx.jobs[idx]);
+            ctx.jobs[idx].preset =
+                text_spec_take(&s->spec, &ctx.jobs[idx].chunk, s->schema, &ctx.jobs[idx].batches);
     }
     rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
@@ -1030,9 +915,9 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
     if (rc == SILT_OK)
         rc = json_infer_schema(&total, s->arena, &s->schema, err);
     if (rc == SILT_OK)
-        rc = settle_speculated(s, err);
+        rc = text_spec_settle(&s->spec, s->schema, &s->queue, &s->reader, err);
     if (rc != SILT_OK)
-        free_spec(s);
+        text_spec_clear(&s->spec);
     if (total_ready)
         json_infer_clear(&total);
     arena_free(tmp);
@@ -1149,7 +1034,7 @@ void json_scan_free(json_scan *s)
     if (s == NULL)
         return;
     text_batch_queue_clear(&s->queue);
-    free_spec(s);
+    text_spec_clear(&s->spec);
     free_workers(s);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
