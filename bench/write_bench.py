@@ -213,6 +213,9 @@ def main():
     os.makedirs(work)
     write_inputs(work, args.rows)
     write_csv_rows(os.path.join(work, "trips.csv"), 0, args.rows, DEST)
+    # The inputs just written are still being flushed to disk; whichever engine ran
+    # first paid for that writeback (silt's ingest did). Flush them before either runs.
+    os.sync()
 
     s_times, s_counts = run_silt(args.silt, work)
     d_times, d_counts = run_duckdb(work)
