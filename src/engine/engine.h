@@ -152,6 +152,11 @@ void vec_accum_init(vec_accum *acc, arena *a, const col_type *type);
 /* Copies the live rows of v into the accumulator's arena. */
 silt_status vec_accum_add(vec_accum *acc, const col_vec *v, const int32_t *sel, int64_t n,
                           silt_error *err);
+/*
+ * Appends part as it is, not copied: its memory must outlive the
+ * accumulator's use (rows kept in another arena, e.g. a window's workers').
+ */
+silt_status vec_accum_push(vec_accum *acc, col_vec *part, silt_error *err);
 /* One dense vector of all rows added. */
 silt_status vec_accum_finish(vec_accum *acc, col_vec **out, silt_error *err);
 

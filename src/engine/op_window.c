@@ -442,24 +442,26 @@ static void prefix_sums(const win_state *s, const col_vec *arg, int64_t ps, int6
     }
 }
 
+/* Row r if its value beats best's for min/max (best -1: none yet), else best; NULLs never win. */
+static inline int64_t better_row(const engine_window_fn *fn, const col_vec *arg, int64_t r,
+                                 int64_t best)
+{
+    int c;
+    if (!vec_is_valid(arg, r))
+        return best;
+    if (best < 0)
+        return r;
+    c = vec_compare_rows(arg, r, arg, best);
+    return (fn->agg == AGG_MIN ? c < 0 : c > 0) ? r : best;
+}
+
 /* The row of the minimum or maximum of the frame (-1: no non-NULL value). */
 static int64_t frame_best(const win_state *s, const engine_window_fn *fn, const col_vec *arg,
                           int64_t lo, int64_t hi)
 {
     int64_t best = -1, q;
-    for (q = lo; q < hi; q++) {
-        int64_t r = s->idx[q];
-        int c;
-        if (!vec_is_valid(arg, r))
-            continue;
-        if (best < 0) {
-            best = r;
-            continue;
-        }
-        c = vec_compare_rows(arg, r, arg, best);
-        if (fn->agg == AGG_MIN ? c < 0 : c > 0)
-            best = r;
-    }
+    for (q = lo; q < hi; q++)
+        best = better_row(fn, arg, s->idx[q], best);
     return best;
 }
 
@@ -492,19 +494,8 @@ static void running_best(const win_state *s, const engine_window_fn *fn, const c
     int64_t p, q = ps, best = -1;
     for (p = ps; p < pe; p++) {
         int64_t hi = running_hi(s, f, p, pe);
-        for (; q < hi; q++) {
-            int64_t r = s->idx[q];
-            int c;
-            if (!vec_is_valid(arg, r))
-                continue;
-            if (best < 0) {
-                best = r;
-                continue;
-            }
-            c = vec_compare_rows(arg, r, arg, best);
-            if (fn->agg == AGG_MIN ? c < 0 : c > 0)
-                best = r;
-        }
+        for (; q < hi; q++)
+            best = better_row(fn, arg, s->idx[q], best);
         ((int64_t *)o->values)[p] = best;
     }
 }
@@ -1969,23 +1960,6 @@ static silt_status finish_columns(engine_op *op, win_state *s, vec_accum *acc, s
     return SILT_OK;
 }
 
-/* Appends part (rows kept elsewhere, not copied) to acc. */
-static silt_status accum_push(vec_accum *acc, col_vec *part, silt_error *err)
-{
-    if (acc->n_parts == acc->cap_parts) {
-        size_t cap = acc->cap_parts ? acc->cap_parts * 2 : 16;
-        col_vec **parts = arena_realloc(acc->a, acc->parts, sizeof(*parts) * acc->cap_parts,
-                                        sizeof(*parts) * cap);
-        if (parts == NULL)
-            return err_nomem(err);
-        acc->parts = parts;
-        acc->cap_parts = cap;
-    }
-    acc->parts[acc->n_parts++] = part;
-    acc->n_rows += part->length;
-    return SILT_OK;
-}
-
 /* A chunk of a worker: worker w's part k, read from morsel tag. */
 typedef struct win_piece {
     int64_t tag;
@@ -2061,7 +2035,7 @@ static silt_status win_take_parallel(engine_op *op, win_state *s, vec_accum *acc
                                "column %zu, not %zu", wa->n_parts, col, got.n_tags[p->w]);
             cols[col] = wa->parts[p->k];
             rows = cols[col]->length;
-            SILT_RETURN_IF_ERROR(accum_push(&acc[col], cols[col], err));
+            SILT_RETURN_IF_ERROR(vec_accum_push(&acc[col], cols[col], err));
         }
         if (rows < 0)
             continue;

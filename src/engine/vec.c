@@ -373,15 +373,6 @@ silt_status vec_accum_add(vec_accum *acc, const col_vec *v, const int32_t *sel, 
     col_vec *copy;
     if (n == 0)
         return SILT_OK;
-    if (acc->n_parts == acc->cap_parts) {
-        size_t cap = acc->cap_parts ? acc->cap_parts * 2 : 16;
-        col_vec **parts = arena_realloc(acc->a, acc->parts, sizeof(*parts) * acc->cap_parts,
-                                        sizeof(*parts) * cap);
-        if (parts == NULL)
-            return err_nomem(err);
-        acc->parts = parts;
-        acc->cap_parts = cap;
-    }
     if (sel == NULL && n == v->length && v->dictionary == NULL &&
         !col_type_is_nested(v->type->id)) {
         /* Always copy: the input belongs to a batch arena that is about to be reset. */
@@ -395,8 +386,22 @@ silt_status vec_accum_add(vec_accum *acc, const col_vec *v, const int32_t *sel, 
             idx[k] = ENGINE_ROW(sel, k);
         SILT_RETURN_IF_ERROR(vec_gather(&copy, acc->a, v, idx, n, err));
     }
-    acc->parts[acc->n_parts++] = copy;
-    acc->n_rows += n;
+    return vec_accum_push(acc, copy, err);
+}
+
+silt_status vec_accum_push(vec_accum *acc, col_vec *part, silt_error *err)
+{
+    if (acc->n_parts == acc->cap_parts) {
+        size_t cap = acc->cap_parts ? acc->cap_parts * 2 : 16;
+        col_vec **parts = arena_realloc(acc->a, acc->parts, sizeof(*parts) * acc->cap_parts,
+                                        sizeof(*parts) * cap);
+        if (parts == NULL)
+            return err_nomem(err);
+        acc->parts = parts;
+        acc->cap_parts = cap;
+    }
+    acc->parts[acc->n_parts++] = part;
+    acc->n_rows += part->length;
     return SILT_OK;
 }
 
