@@ -333,6 +333,8 @@ static silt_status run(dml_ctx *ctx, delta_commit_result *result, silt_error *er
                                          ctx->update ? "UPDATE" : "DELETE", err));
     if (ctx->opts->now_ms != NULL)
         delta_txn_set_clock(ctx->txn, ctx->opts->now_ms, ctx->opts->now_payload);
+    if (ctx->opts->user_metadata != NULL)
+        SILT_RETURN_IF_ERROR(delta_txn_set_user_metadata(ctx->txn, ctx->opts->user_metadata, err));
     SILT_RETURN_IF_ERROR(delta_txn_read_whole_table(ctx->txn, err));
     ctx->file_a = arena_new(NULL, "dml file");
     if (ctx->file_a == NULL)

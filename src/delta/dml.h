@@ -59,9 +59,10 @@ typedef struct delta_dml_options {
     void *file_all_match_payload;
     int64_t (*now_ms)(void *payload); /* commit clock for tests; NULL = wall clock */
     void *now_payload;
+    const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
 } delta_dml_options;
 
-#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
+#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL}
 
 typedef struct delta_dml_metrics {
     int64_t num_removed_files, num_added_files;
@@ -96,9 +97,11 @@ silt_status delta_update(io_store *store, const delta_snapshot *snap, const delt
  * the files of that version that are not live (dataChange true) and
  * removes the live files it did not have. SILT_NOTFOUND when the version
  * cannot be loaded; SILT_INVALID when neither or both are given.
+ * user_metadata (NULL = none) becomes commitInfo.userMetadata.
  */
 silt_status delta_restore(io_store *store, const delta_snapshot *snap, int64_t version,
-                          int64_t timestamp_micros, delta_commit_result *result, silt_error *err);
+                          int64_t timestamp_micros, const char *user_metadata,
+                          delta_commit_result *result, silt_error *err);
 
 /* ---- MERGE ------------------------------------------------------------------------------- */
 
@@ -165,9 +168,10 @@ typedef struct delta_merge_spec {
     /* Bytes of a target file's decoded batches held while none of them changes (0 = 64 MB);
      * past it, a file whose first change comes later is read a second time (tests set it). */
     size_t hold_bytes;
+    const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
 } delta_merge_spec;
 
-#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0}
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL}
 
 typedef struct delta_merge_metrics {
     int64_t num_source_rows;

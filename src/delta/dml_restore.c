@@ -131,7 +131,8 @@ static silt_status stage(restore_ctx *ctx, int64_t timestamp_micros, silt_error 
 }
 
 silt_status delta_restore(io_store *store, const delta_snapshot *snap, int64_t version,
-                          int64_t timestamp_micros, delta_commit_result *result, silt_error *err)
+                          int64_t timestamp_micros, const char *user_metadata,
+                          delta_commit_result *result, silt_error *err)
 {
     restore_ctx ctx;
     delta_snapshot *target = NULL;
@@ -159,6 +160,8 @@ silt_status delta_restore(io_store *store, const delta_snapshot *snap, int64_t v
         rc = delta_txn_begin(&ctx.txn, store, snap, "RESTORE", err);
     if (rc == SILT_OK)
         delta_txn_set_changes_are_files(ctx.txn);
+    if (rc == SILT_OK && user_metadata != NULL)
+        rc = delta_txn_set_user_metadata(ctx.txn, user_metadata, err);
     if (rc == SILT_OK)
         rc = stage(&ctx, timestamp_micros, err);
     if (rc == SILT_OK)

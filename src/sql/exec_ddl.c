@@ -193,8 +193,9 @@ silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_er
         return bind_error(b, err, stmt->pos, SILT_BIND, "RESTORE needs VERSION AS OF or "
                           "TIMESTAMP AS OF");
     }
-    SILT_RETURN_IF_ERROR(delta_restore(t.store, t.snap, version, version >= 0 ? -1 : ts, &result,
-                                       err));
+    SILT_RETURN_IF_ERROR(delta_restore(t.store, t.snap, version, version >= 0 ? -1 : ts,
+                                       sql_session_get(b->s, SQL_SETTING_USER_METADATA),
+                                       &result, err));
     /* Spark's RESTORE result: the commit's metrics as one row. */
     SILT_RETURN_IF_ERROR(exec_commit_metrics(b, t.store, result.version, keys, values, 6, err));
     return exec_counts_result(b, names, values, 6, out, err);

@@ -401,6 +401,7 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.delete_.table, &t, &scope, err));
     SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.delete_.where, &ev, err));
     o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
+    o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.delete_.where, &ev, &pp, &o, err));
     if (ev.pred != NULL) {
@@ -466,6 +467,7 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
         ev.values[col] = e;
     }
     o.predicate_text = where_text(b, stmt, stmt->u.update.where);
+    o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.update.where, &ev, &pp, &o, err));
     if (ev.pred != NULL) {

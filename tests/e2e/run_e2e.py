@@ -17,12 +17,15 @@ is a list of `key: value` lines:
     stdout: exact text              expected stdout (\\n for new lines), or
     stdout-contains: text           a fragment expected in stdout (repeatable)
     stdout-lacks: text              a fragment that must not be in stdout
+    stdout-line: regex              some line of stdout matches the Python regex
+                                    in full (repeatable)
     stderr-contains: text           a fragment expected in stderr (repeatable)
     stderr-empty: true              nothing on stderr
 
 Prints one line per case and "N passed, M failed" at the end.
 """
 import os
+import re
 import shlex
 import subprocess
 import sys
@@ -86,6 +89,10 @@ def run_case(silt, case, src_dir):
         for frag in fields.get("stdout-contains", []):
             if unescape(frag) not in proc.stdout:
                 problems.append(f"stdout lacks {frag!r}: {proc.stdout[:500]!r}")
+        lines = proc.stdout.split("\n")
+        for pattern in fields.get("stdout-line", []):
+            if not any(re.fullmatch(pattern, line) for line in lines):
+                problems.append(f"no stdout line matches {pattern!r}: {proc.stdout[:500]!r}")
         for frag in fields.get("stdout-lacks", []):
             if unescape(frag) in proc.stdout:
                 problems.append(f"stdout has {frag!r}")

@@ -366,7 +366,7 @@ static silt_status run(const char *cmd, io_store *store, char **args, int n_args
     } else if (strcmp(cmd, "merge") == 0)
         rc = merge(store, snap, args, n_args, err);
     else if (strcmp(cmd, "restore") == 0 && n_args == 1)
-        rc = delta_restore(store, snap, strtoll(args[0], NULL, 10), -1, NULL, err);
+        rc = delta_restore(store, snap, strtoll(args[0], NULL, 10), -1, NULL, NULL, err);
     else if (strcmp(cmd, "dump") == 0)
         rc = dump(store, snap, err);
     else

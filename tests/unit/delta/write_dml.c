@@ -211,7 +211,7 @@ void test_delta_write_dml__restore_version(void)
     check_ok(delta_delete(store, snap, &opts, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
     snap = wt_latest(store, &err);
-    check_ok(delta_restore(store, snap, 0, -1, &res, &err), &err);
+    check_ok(delta_restore(store, snap, 0, -1, NULL, &res, &err), &err);
     check_int(2, res.version);
     delta_snapshot_free(snap);
     check_str("1|one|a;2|two|a;3|three|a;4|four|b;5|five|b;6|six|c", wt_read(a, store, -1));
@@ -224,12 +224,12 @@ void test_delta_write_dml__restore_version(void)
     snap = wt_latest(store, &err);
     check_int(3, snap->n_files);
     /* Restoring to the newest state changes no file. */
-    check_ok(delta_restore(store, snap, 2, -1, &res, &err), &err);
+    check_ok(delta_restore(store, snap, 2, -1, NULL, &res, &err), &err);
     check_str("0", wt_commit_info(a, store, 3, "operationMetrics.numRestoredFiles"));
     delta_snapshot_free(snap);
     snap = wt_latest(store, &err);
-    check_fails(SILT_INVALID, delta_restore(store, snap, 9, -1, NULL, &err));
-    check_fails(SILT_INVALID, delta_restore(store, snap, -1, -1, NULL, &err));
+    check_fails(SILT_INVALID, delta_restore(store, snap, 9, -1, NULL, NULL, &err));
+    check_fails(SILT_INVALID, delta_restore(store, snap, -1, -1, NULL, NULL, &err));
     delta_snapshot_free(snap);
 }
 
@@ -241,7 +241,7 @@ void test_delta_write_dml__restore_missing_file_refused(void)
     check_ok(delta_delete(store, v0, NULL, NULL, NULL, &err), &err);
     check_ok(io_delete(store, v0->files[0].path, &err), &err); /* as VACUUM would */
     snap = wt_latest(store, &err);
-    check_fails(SILT_NOTFOUND, delta_restore(store, snap, 0, -1, NULL, &err));
+    check_fails(SILT_NOTFOUND, delta_restore(store, snap, 0, -1, NULL, NULL, &err));
     check_contains(err.message, "no longer exists");
     delta_snapshot_free(snap);
     snap = wt_latest(store, &err);
@@ -299,7 +299,7 @@ void test_delta_write_dml__restore_timestamp(void)
     delta_snapshot_free(snap);
     set_mtime("_delta_log/00000000000000000000.json", 100);
     snap = wt_latest(store, &err);
-    check_ok(delta_restore(store, snap, -1, cut, NULL, &err), &err);
+    check_ok(delta_restore(store, snap, -1, cut, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
     check_str("1|one|a;2|two|a;3|three|a;4|four|b;5|five|b;6|six|c", wt_read(a, store, -1));
     time_format_timestamp_spark(cut, expected, sizeof(expected));
@@ -307,7 +307,7 @@ void test_delta_write_dml__restore_timestamp(void)
     check_str("null", wt_commit_info(a, store, 2, "operationParameters.version"));
     /* Before the first commit there is nothing to restore. */
     snap = wt_latest(store, &err);
-    check(delta_restore(store, snap, -1, cut - INT64_C(3600) * 1000000, NULL, &err) != SILT_OK);
+    check(delta_restore(store, snap, -1, cut - INT64_C(3600) * 1000000, NULL, NULL, &err) != SILT_OK);
     delta_snapshot_free(snap);
 }
 
@@ -458,7 +458,7 @@ void test_delta_write_dml__restore_with_change_data_feed(void)
     check_ok(delta_delete(store, snap, &opts, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
     snap = wt_latest(store, &err);
-    check_ok(delta_restore(store, snap, 0, -1, NULL, &err), &err);
+    check_ok(delta_restore(store, snap, 0, -1, NULL, NULL, &err), &err);
     delta_snapshot_free(snap);
     text = commit_text(2);
     check(strstr(text, "{\"cdc\":") == NULL);
