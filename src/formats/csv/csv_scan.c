@@ -45,8 +45,7 @@ struct csv_scan {
     size_t *token_col;   /* token index -> schema column */
     int64_t corrupt_idx; /* schema column of the corrupt record, -1 */
     /* the objects being read */
-    text_reader reader;
-    int reader_ready;
+    text_reader *reader; /* on the heap: chunk tasks copy the scan while the caller reads ahead */
     text_batch_queue queue; /* batches parsed and not yet handed out */
     /* one pass (inference converts what it tokenized) */
     int speculate;          /* allowed for this scan (csv_scan_open with inference) */
@@ -565,7 +564,17 @@ static void free_jobs(chunk_job *jobs, size_t n)
     mem_free(jobs);
 }
 
-/* Runs the chunks in parallel; the jobs (with their batches) go to the caller. */
+/* Chunks per round of the read pass (inference takes twice as many). */
+static size_t round_size(const csv_scan *s)
+{
+    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
+}
+
+/*
+ * Runs the chunks in parallel while the reader reads ahead the windows of
+ * a next round (inference's size, the bigger one); the jobs (with their
+ * batches) go to the caller.
+ */
 static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
                              size_t n_cols, chunk_job **jobs_out, silt_error *err)
 {
@@ -591,7 +600,8 @@ static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, in
         }
     }
     if (rc == SILT_OK)
-        rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
+        rc = text_reader_run(s->reader, s->opts.pool, n, run_chunk, &ctx, round_size(s) * 2,
+                             err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
         if (ctx.jobs[idx].status != SILT_OK) {
             err_copy(err, &ctx.jobs[idx].err);
@@ -605,12 +615,6 @@ static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, in
     }
     *jobs_out = ctx.jobs;
     return SILT_OK;
-}
-
-/* Chunks per round: enough for every thread to stay busy. */
-static size_t round_size(const csv_scan *s)
-{
-    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
 }
 
 /* ---- one pass: inference converts what it tokenized ----
@@ -691,7 +695,7 @@ static silt_status first_record(csv_scan *s, csv_tokenizer *t, const char **key_
     size_t n = 1;
     *found = 0;
     while (!*found && n == 1) {
-        SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, 1, &chunk, &n, err));
+        SILT_RETURN_IF_ERROR(text_reader_take(s->reader, 1, &chunk, &n, err));
         if (n == 0 || chunk.idx != 0 || !chunk.obj->first_window)
             continue;
         /* A chunk ends at a record boundary, so the record is in its chunk. */
@@ -734,14 +738,14 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
         if (types == NULL)
             rc = err_nomem(err);
     }
-    text_reader_rewind(&s->reader);
+    text_reader_rewind(s->reader);
     size_t max = round_size(s) * 2, n = 1;
     text_chunk *chunks = mem_calloc(max, sizeof(text_chunk));
     if (rc == SILT_OK && chunks == NULL)
         rc = err_nomem(err);
     while (rc == SILT_OK && found && s->opts.infer_schema && n > 0) {
         chunk_job *jobs = NULL;
-        rc = text_reader_take(&s->reader, max, chunks, &n, err);
+        rc = text_reader_take(s->reader, max, chunks, &n, err);
         if (rc == SILT_OK && n > 0)
             rc = run_round(s, chunks, n, 1, n_cols, &jobs, err);
         for (size_t c = 0; rc == SILT_OK && c < n; c++)
@@ -751,10 +755,10 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
             rc = keep_speculated(s, jobs, n, err);
         if (jobs != NULL)
             free_jobs(jobs, n);
-        text_reader_release(&s->reader);
+        text_reader_release(s->reader);
     }
     mem_free(chunks);
-    text_reader_rewind(&s->reader);
+    text_reader_rewind(s->reader);
     if (rc == SILT_OK) {
         col_field *fields = arena_calloc(s->arena, n_cols ? n_cols : 1, sizeof(col_field));
         if (fields == NULL)
@@ -777,7 +781,7 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
     if (!found || !s->opts.infer_schema)
         text_spec_mark_partial(&s->spec);
     if (rc == SILT_OK && s->speculate)
-        rc = text_spec_settle(&s->spec, s->schema, &s->queue, &s->reader, err);
+        rc = text_spec_settle(&s->spec, s->schema, &s->queue, s->reader, err);
     mem_free(types);
     return rc;
 }
@@ -868,9 +872,9 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
         for (size_t idx = 0; rc == SILT_OK && idx < n; idx++)
             if (s->keys == NULL || (s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
-        text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "CSV", split_object,
-                         s, s->opts.window_bytes);
-        s->reader_ready = 1;
+        if (rc == SILT_OK)
+            rc = text_reader_new(&s->reader, store, (const char *const *)s->keys, n, "CSV",
+                                 split_object, s, s->opts.window_bytes, err);
     }
     if (rc == SILT_OK) {
         if (opts->schema != NULL) {
@@ -909,7 +913,7 @@ static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n
 
 silt_status csv_scan_next(csv_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    return text_batch_queue_next(&s->queue, &s->reader, round_size(s), parse_round, s, s->schema,
+    return text_batch_queue_next(&s->queue, s->reader, round_size(s), parse_round, s, s->schema,
                                  a, out, err);
 }
 
@@ -919,8 +923,7 @@ void csv_scan_free(csv_scan *s)
         return;
     text_batch_queue_clear(&s->queue);
     text_spec_clear(&s->spec);
-    if (s->reader_ready)
-        text_reader_clear(&s->reader);
+    text_reader_free(s->reader);
     arena_free(s->arena);
     mem_free(s);
 }
@@ -938,16 +941,15 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
     s->arena = a;
     rc = copy_options(s, opts, err);
     if (rc == SILT_OK) {
-        text_reader_init(&s->reader, NULL, no_key, 1, "CSV", split_object, s, 0);
-        s->reader_ready = 1;
-        rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
+        rc = text_reader_new(&s->reader, NULL, no_key, 1, "CSV", split_object, s, 0, err);
+        if (rc == SILT_OK)
+            rc = text_reader_add_text(s->reader, no_key[0], data, len, err);
     }
     if (rc == SILT_OK)
         rc = infer_schema(s, err);
     if (rc == SILT_OK)
         *schema_out = s->schema;
-    if (s->reader_ready)
-        text_reader_clear(&s->reader);
+    text_reader_free(s->reader);
     mem_free(s);
     return rc;
 }

@@ -140,8 +140,7 @@ struct json_scan {
     const col_type *schema;
     int64_t corrupt_idx;
     hashmap top_fields; /* name -> index + 1 */
-    text_reader reader;
-    int reader_ready;
+    text_reader *reader; /* on the heap: chunk tasks copy the scan while the caller reads ahead */
     text_batch_queue queue;
     /* one pass: chunks converted while inferring, in reader order */
     int speculate;            /* inference may convert (json_scan_open) */
@@ -841,6 +840,16 @@ static void free_workers(json_scan *s)
     s->n_workers = 0;
 }
 
+/* Chunks per round of the read pass (inference takes twice as many). */
+static size_t round_size(const json_scan *s)
+{
+    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
+}
+
+/*
+ * Runs a round of chunks on the pool while the reader reads ahead the
+ * windows of a next round (inference's size, the bigger one).
+ */
 static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, int infer,
                              chunk_job **jobs_out, silt_error *err)
 {
@@ -861,7 +870,7 @@ static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, i
             ctx.jobs[idx].preset =
                 text_spec_take(&s->spec, &ctx.jobs[idx].chunk, s->schema, &ctx.jobs[idx].batches);
     }
-    rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
+    rc = text_reader_run(s->reader, s->opts.pool, n, run_chunk, &ctx, round_size(s) * 2, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
         if (ctx.jobs[idx].status != SILT_OK) {
             err_copy(err, &ctx.jobs[idx].err);
@@ -876,11 +885,6 @@ static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, i
     }
     *jobs_out = ctx.jobs;
     return SILT_OK;
-}
-
-static size_t round_size(const json_scan *s)
-{
-    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
 }
 
 static silt_status infer_schema(json_scan *s, silt_error *err)
@@ -899,7 +903,7 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
         rc = err_nomem(err);
     while (rc == SILT_OK && n > 0) {
         chunk_job *jobs = NULL;
-        rc = text_reader_take(&s->reader, max, chunks, &n, err);
+        rc = text_reader_take(s->reader, max, chunks, &n, err);
         if (rc == SILT_OK && n > 0)
             rc = run_round(s, chunks, n, 1, &jobs, err);
         for (size_t c = 0; rc == SILT_OK && c < n; c++)
@@ -908,14 +912,14 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
             rc = keep_speculated(s, jobs, n, err);
         if (jobs != NULL)
             free_jobs(jobs, n);
-        text_reader_release(&s->reader);
+        text_reader_release(s->reader);
     }
     mem_free(chunks);
-    text_reader_rewind(&s->reader);
+    text_reader_rewind(s->reader);
     if (rc == SILT_OK)
         rc = json_infer_schema(&total, s->arena, &s->schema, err);
     if (rc == SILT_OK)
-        rc = text_spec_settle(&s->spec, s->schema, &s->queue, &s->reader, err);
+        rc = text_spec_settle(&s->spec, s->schema, &s->queue, s->reader, err);
     if (rc != SILT_OK)
         text_spec_clear(&s->spec);
     if (total_ready)
@@ -975,11 +979,10 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
         for (size_t idx = 0; rc == SILT_OK && idx < n; idx++)
             if ((s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
-        if (rc == SILT_OK) {
-            text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "JSON",
-                             split_object, s, s->opts.multi_line ? 0 : s->opts.window_bytes);
-            s->reader_ready = 1;
-        }
+        if (rc == SILT_OK)
+            rc = text_reader_new(&s->reader, store, (const char *const *)s->keys, n, "JSON",
+                                 split_object, s, s->opts.multi_line ? 0 : s->opts.window_bytes,
+                                 err);
     }
     /* Only compiled forms are kept: the option strings may die with the caller's arena. */
     s->opts.timestamp_format = NULL;
@@ -1025,7 +1028,7 @@ static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n
 
 silt_status json_scan_next(json_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    return text_batch_queue_next(&s->queue, &s->reader, round_size(s), parse_round, s, s->schema,
+    return text_batch_queue_next(&s->queue, s->reader, round_size(s), parse_round, s, s->schema,
                                  a, out, err);
 }
 
@@ -1036,8 +1039,7 @@ void json_scan_free(json_scan *s)
     text_batch_queue_clear(&s->queue);
     text_spec_clear(&s->spec);
     free_workers(s);
-    if (s->reader_ready)
-        text_reader_clear(&s->reader);
+    text_reader_free(s->reader);
     hashmap_clear(&s->top_fields);
     arena_free(s->arena);
     mem_free(s);
@@ -1056,17 +1058,16 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
     default_options(&s->opts);
     if (s->opts.corrupt_column == NULL)
         s->opts.corrupt_column = "_corrupt_record";
-    text_reader_init(&s->reader, NULL, no_key, 1, "JSON", split_object, s, 0);
-    s->reader_ready = 1;
-    if (opts->timestamp_format != NULL)
+    rc = text_reader_new(&s->reader, NULL, no_key, 1, "JSON", split_object, s, 0, err);
+    if (rc == SILT_OK && opts->timestamp_format != NULL)
         rc = text_dt_compile(opts->timestamp_format, a, &s->ts_pattern, err);
     if (rc == SILT_OK)
-        rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
+        rc = text_reader_add_text(s->reader, no_key[0], data, len, err);
     if (rc == SILT_OK)
         rc = infer_schema(s, err);
     if (rc == SILT_OK)
         *schema_out = s->schema;
-    text_reader_clear(&s->reader);
+    text_reader_free(s->reader);
     free_workers(s);
     mem_free(s);
     return rc;
