@@ -739,6 +739,94 @@ void text_reader_release(text_reader *r)
     r->n_objs = kept;
 }
 
+/* Frees the windows all taken before keep (the first window of a round in flight; NULL = all). */
+static void release_before(text_reader *r, const text_object *keep)
+{
+    size_t kept = 0, idx = 0;
+    for (; idx < r->n_objs && r->objs[idx] != keep; idx++) {
+        text_object *obj = r->objs[idx];
+        int keep_whole = idx == 0 && r->n_keys <= 1 && whole_first_object(r);
+        if (obj->next_chunk >= obj->n_chunks && !keep_whole) {
+            object_recycle(r, obj);
+            r->dropped = 1;
+        } else {
+            r->objs[kept++] = obj;
+        }
+    }
+    for (; idx < r->n_objs; idx++)
+        r->objs[kept++] = r->objs[idx];
+    r->n_objs = kept;
+}
+
+/* One round of a pass: its chunks' first window, the caller's state and its job. */
+typedef struct pass_round {
+    const text_object *first;
+    void *state;
+    tpool_async *job;
+} pass_round;
+
+/* Takes and starts the next round (none at the end: state NULL). */
+static silt_status pass_start(text_reader *r, tpool *pool, size_t max, text_chunk *chunks,
+                              const text_round_ops *ops, void *payload, pass_round *out,
+                              silt_error *err)
+{
+    size_t n = 0;
+    memset(out, 0, sizeof(*out));
+    SILT_RETURN_IF_ERROR(text_reader_take(r, max, chunks, &n, err));
+    if (n == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(ops->begin(payload, chunks, n, &out->state, err));
+    out->first = chunks[0].obj;
+    return tpool_start(pool, n, ops->task, out->state, &out->job, err);
+}
+
+/* Waits for a round that failed or follows a failed one, and frees it. */
+static void pass_discard(const text_round_ops *ops, void *payload, pass_round *round)
+{
+    silt_error ignored = SILT_ERROR_INIT;
+    if (round->state == NULL)
+        return;
+    (void)tpool_wait(round->job, &ignored);
+    (void)ops->end(payload, round->state, 1, &ignored);
+    memset(round, 0, sizeof(*round));
+}
+
+silt_status text_reader_pass(text_reader *r, tpool *pool, size_t max_chunks,
+                             const text_round_ops *ops, void *payload, silt_error *err)
+{
+    text_chunk *chunks = mem_calloc(max_chunks ? max_chunks : 1, sizeof(text_chunk));
+    pass_round cur, next;
+    silt_error next_err = SILT_ERROR_INIT, ignored = SILT_ERROR_INIT;
+    silt_status rc;
+    if (chunks == NULL)
+        return err_nomem(err);
+    rc = pass_start(r, pool, max_chunks, chunks, ops, payload, &cur, err);
+    if (rc != SILT_OK)
+        pass_discard(ops, payload, &cur);
+    while (rc == SILT_OK && cur.state != NULL) {
+        /* The pool parses cur meanwhile: read ahead, then queue the round after it. */
+        text_reader_read_ahead(r, max_chunks);
+        silt_status next_rc = pass_start(r, pool, max_chunks, chunks, ops, payload, &next,
+                                         &next_err);
+        rc = tpool_wait_helping(cur.job, next.job, err);
+        if (rc == SILT_OK)
+            rc = ops->end(payload, cur.state, 0, err);
+        else
+            (void)ops->end(payload, cur.state, 1, &ignored);
+        /* a later round's failure counts only when cur went well (input order) */
+        if (rc == SILT_OK && next_rc != SILT_OK) {
+            err_copy(err, &next_err);
+            rc = next_rc;
+        }
+        if (rc != SILT_OK)
+            pass_discard(ops, payload, &next);
+        release_before(r, next.state != NULL ? next.first : NULL);
+        cur = next;
+    }
+    mem_free(chunks);
+    return rc;
+}
+
 int64_t text_object_line(const text_object *obj, size_t offset)
 {
     return obj->line_base + text_line_of(obj->data, offset);

@@ -178,6 +178,31 @@ silt_status text_reader_run(text_reader *r, tpool *pool, size_t n_tasks, tpool_t
                             void *payload, size_t want, silt_error *err);
 /* Frees the windows whose chunks were all taken (call after a round). */
 void text_reader_release(text_reader *r);
+
+/*
+ * A whole pass over the reader in rounds of at most max_chunks chunks,
+ * with two rounds in flight: while round k's last tasks run, the pool
+ * already works on round k + 1, and the caller reads ahead for round k + 2
+ * between them. So no thread waits at the end of a round (a barrier per
+ * round cost up to a chunk's time of one thread each).
+ *
+ * begin sets up a round of chunks (the array is only valid during the
+ * call) as *round_out, whose tasks task runs (payload = the round). end is
+ * called once per begun round, in order: with discard 0 it checks and
+ * keeps the round's results (its error fails the pass), with discard 1
+ * (an earlier round failed) it only frees them; it frees the round either
+ * way. Errors come in input order: a round's error before a later
+ * round's, before a failed read of the windows after them.
+ */
+typedef struct text_round_ops {
+    silt_status (*begin)(void *payload, const text_chunk *chunks, size_t n, void **round_out,
+                         silt_error *err);
+    tpool_task_fn task;
+    silt_status (*end)(void *payload, void *round, int discard, silt_error *err);
+} text_round_ops;
+
+silt_status text_reader_pass(text_reader *r, tpool *pool, size_t max_chunks,
+                             const text_round_ops *ops, void *payload, silt_error *err);
 /* Loads an object from memory as one window (in-memory inference, tests). */
 silt_status text_reader_add_text(text_reader *r, const char *key, const char *data, size_t len,
                                  silt_error *err);
