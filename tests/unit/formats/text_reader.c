@@ -5,6 +5,7 @@
  * reads ahead on a pool gives the same rows, batches and errors as one
  * that reads on the caller only.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "csvjson_render.h"
@@ -370,5 +371,144 @@ void test_formats_text_reader__store_failure_while_reading_ahead(void)
             check_int(codes[0], codes[1]);
             check_str(messages[0], messages[1]);
         }
+    }
+}
+
+/* ---- text_reader_pass with made-up rounds ---- */
+
+/* A pass's log: the chunks every kept round had, in order, and begun/ended counts. */
+typedef struct pass_log {
+    buf kept;
+    int begun, ended, discarded;
+    const char *bad; /* a chunk with this text fails its round */
+} pass_log;
+
+typedef struct fake_round {
+    pass_log *log;
+    text_chunk chunks[8];
+    size_t n;
+    atomic_int ran[8];
+} fake_round;
+
+static silt_status fake_begin(void *payload, const text_chunk *chunks, size_t n, void **out,
+                              silt_error *e)
+{
+    pass_log *log = payload;
+    fake_round *round = mem_calloc(1, sizeof(*round));
+    if (round == NULL)
+        return err_nomem(e);
+    check(n <= 8);
+    round->log = log;
+    round->n = n;
+    memcpy(round->chunks, chunks, n * sizeof(text_chunk));
+    log->begun++;
+    *out = round;
+    return SILT_OK;
+}
+
+static silt_status fake_task(void *payload, size_t task_idx, size_t worker_idx, silt_error *e)
+{
+    fake_round *round = payload;
+    (void)worker_idx;
+    (void)e;
+    atomic_fetch_add(&round->ran[task_idx], 1);
+    return SILT_OK;
+}
+
+static silt_status fake_end(void *payload, void *state, int discard, silt_error *e)
+{
+    pass_log *log = payload;
+    fake_round *round = state;
+    silt_status rc = SILT_OK;
+    log->ended++;
+    log->discarded += discard;
+    for (size_t idx = 0; !discard && rc == SILT_OK && idx < round->n; idx++) {
+        const text_chunk *c = &round->chunks[idx];
+        size_t len = c->end - c->start;
+        check_int(1, atomic_load(&round->ran[idx]));
+        if (log->bad != NULL && len == strlen(log->bad) &&
+            memcmp(c->obj->data + c->start, log->bad, len) == 0)
+            rc = err_set(e, SILT_PARSE, "bad chunk at line %lld",
+                         (long long)text_object_line(c->obj, c->start));
+        else
+            buf_append(&log->kept, c->obj->data + c->start, len, e);
+    }
+    mem_free(round);
+    return rc;
+}
+
+static const text_round_ops fake_ops = {fake_begin, fake_task, fake_end};
+
+void test_formats_text_reader__pass_keeps_rounds_in_order(void)
+{
+    static const char *const keys[] = {"p/a.txt", "p/b.txt", "p/c.txt"};
+    buf whole = BUF_INIT;
+    put_lines(store, keys[0], 300);
+    put_lines(store, keys[1], 3);
+    put_lines(store, keys[2], 40);
+    for (int idx = 0; idx < 300; idx++)
+        buf_printf(&whole, &err, "line %4d\n", idx);
+    for (int idx = 0; idx < 3; idx++)
+        buf_printf(&whole, &err, "line %4d\n", idx);
+    for (int idx = 0; idx < 40; idx++)
+        buf_printf(&whole, &err, "line %4d\n", idx);
+    for (int with_pool = 0; with_pool < 2; with_pool++) {
+        pass_log log = {BUF_INIT, 0, 0, 0, NULL};
+        text_reader r;
+        text_reader_init(&r, store, keys, 3, "test", split_lines, NULL, 400);
+        check_ok(text_reader_pass(&r, with_pool ? pool : NULL, 8, &fake_ops, &log, &err), &err);
+        check_str(buf_cstr(&whole), buf_cstr(&log.kept));
+        check(log.begun > 40);
+        check_int(log.begun, log.ended);
+        check_int(0, log.discarded);
+        check_int(0, r.n_objs); /* every window was freed */
+        text_reader_clear(&r);
+        buf_clear(&log.kept);
+    }
+    buf_clear(&whole);
+}
+
+/* The first failing round's error wins; every round begun is ended; nothing after is kept. */
+void test_formats_text_reader__pass_stops_at_the_first_failing_round(void)
+{
+    static const char *const keys[] = {"p/a.txt"};
+    put_lines(store, keys[0], 300);
+    for (int with_pool = 0; with_pool < 2; with_pool++) {
+        pass_log log = {BUF_INIT, 0, 0, 0, "line  123\n"};
+        text_reader r;
+        text_reader_init(&r, store, keys, 1, "test", split_lines, NULL, 400);
+        check_fails(SILT_PARSE, text_reader_pass(&r, with_pool ? pool : NULL, 8, &fake_ops, &log,
+                                                 &err));
+        check_contains(err.message, "bad chunk at line 124");
+        check_int(log.begun, log.ended);
+        check(log.discarded <= 1);
+        check(log.kept.len <= 1230);
+        check(log.kept.len >= 1120); /* the rounds before the failing one */
+        text_reader_clear(&r);
+        buf_clear(&log.kept);
+    }
+    /* a store failure after the bad chunk does not hide it; one before it does */
+    for (long nth = 2; nth <= 12; nth++) {
+        io_store *inner = NULL, *faulty = NULL;
+        io_fault_plan plan = IO_FAULT_PLAN_INIT;
+        pass_log log = {BUF_INIT, 0, 0, 0, "line  123\n"};
+        text_reader r;
+        plan.fail_read_nth = nth;
+        plan.fail_all_after = 1;
+        check_ok(io_store_open(&inner, test_tmpdir(), 0, &err), &err);
+        check_ok(io_fault_store_wrap(&faulty, inner, &plan, &err), &err);
+        text_reader_init(&r, faulty, keys, 1, "JSON", split_lines, NULL, 400);
+        silt_status rc = text_reader_pass(&r, pool, 8, &fake_ops, &log, &err);
+        /* windows of 50, 100, 200, 200... bytes: line 124 (byte 1230) is in the eighth */
+        if (nth <= 8) {
+            check_int(SILT_IO, rc);
+            check_contains(err.context, "while reading JSON file \"p/a.txt\"");
+        } else {
+            check_int(SILT_PARSE, rc);
+        }
+        check_int(log.begun, log.ended);
+        text_reader_clear(&r);
+        io_store_free(faulty);
+        buf_clear(&log.kept);
     }
 }
