@@ -723,22 +723,6 @@ silt_status text_reader_run(text_reader *r, tpool *pool, size_t n_tasks, tpool_t
     return tpool_wait(job, err);
 }
 
-void text_reader_release(text_reader *r)
-{
-    size_t kept = 0;
-    for (size_t idx = 0; idx < r->n_objs; idx++) {
-        text_object *obj = r->objs[idx];
-        int keep_whole = idx == 0 && r->n_keys <= 1 && whole_first_object(r);
-        if (obj->next_chunk >= obj->n_chunks && !keep_whole) {
-            object_recycle(r, obj);
-            r->dropped = 1;
-        } else {
-            r->objs[kept++] = obj;
-        }
-    }
-    r->n_objs = kept;
-}
-
 /* Frees the windows all taken before keep (the first window of a round in flight; NULL = all). */
 static void release_before(text_reader *r, const text_object *keep)
 {
@@ -757,6 +741,8 @@ static void release_before(text_reader *r, const text_object *keep)
         r->objs[kept++] = r->objs[idx];
     r->n_objs = kept;
 }
+
+void text_reader_release(text_reader *r) { release_before(r, NULL); }
 
 /* One round of a pass: its chunks' first window, the caller's state and its job. */
 typedef struct pass_round {
