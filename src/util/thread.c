@@ -54,30 +54,36 @@ size_t thread_core_count(void)
     return n > 0 ? (size_t)n : 1;
 }
 
+/* Runs one task of job; 0 when none was left. Called without the mutex held. */
+static int run_one(tpool *pool, tpool_job *job, size_t worker_idx)
+{
+    size_t task = atomic_fetch_add(&job->next_task, 1);
+    silt_error task_err = SILT_ERROR_INIT;
+    silt_status rc;
+    if (task >= job->n_tasks)
+        return 0;
+    rc = job->fn(job->payload, task, worker_idx, &task_err);
+    pthread_mutex_lock(&pool->mutex);
+    job->n_done++;
+    if (rc != SILT_OK && job->status == SILT_OK) {
+        job->status = rc;
+        if (task_err.code == SILT_OK)
+            err_set(&task_err, rc, "parallel task %zu failed", task);
+        err_copy(&job->error, &task_err);
+        /* Cancel the rest: nobody else claims a task. */
+        atomic_store(&job->next_task, job->n_tasks);
+    }
+    if (job->n_done >= job->n_tasks || rc != SILT_OK)
+        pthread_cond_broadcast(&job->done_cond);
+    pthread_mutex_unlock(&pool->mutex);
+    return 1;
+}
+
 /* Runs tasks of job until none are left. Called without the mutex held. */
 static void drain_job(tpool *pool, tpool_job *job, size_t worker_idx)
 {
-    for (;;) {
-        size_t task = atomic_fetch_add(&job->next_task, 1);
-        silt_error task_err = SILT_ERROR_INIT;
-        silt_status rc;
-        if (task >= job->n_tasks)
-            break;
-        rc = job->fn(job->payload, task, worker_idx, &task_err);
-        pthread_mutex_lock(&pool->mutex);
-        job->n_done++;
-        if (rc != SILT_OK && job->status == SILT_OK) {
-            job->status = rc;
-            if (task_err.code == SILT_OK)
-                err_set(&task_err, rc, "parallel task %zu failed", task);
-            err_copy(&job->error, &task_err);
-            /* Cancel the rest: nobody else claims a task. */
-            atomic_store(&job->next_task, job->n_tasks);
-        }
-        if (job->n_done >= job->n_tasks || rc != SILT_OK)
-            pthread_cond_broadcast(&job->done_cond);
-        pthread_mutex_unlock(&pool->mutex);
-    }
+    while (run_one(pool, job, worker_idx))
+        ;
 }
 
 static void *worker_main(void *arg)
@@ -288,4 +294,28 @@ silt_status tpool_wait(tpool_async *as, silt_error *err)
     }
     mem_free(as);
     return rc;
+}
+
+/*
+ * Whether every task of a job finished (or it failed and the rest were
+ * cancelled) and no worker is inside it: tpool_wait would not block.
+ */
+static int job_settled(tpool *pool, tpool_job *job)
+{
+    int settled;
+    pthread_mutex_lock(&pool->mutex);
+    settled = (job->n_done >= job->n_tasks || job->status != SILT_OK) && job->n_active == 0;
+    pthread_mutex_unlock(&pool->mutex);
+    return settled;
+}
+
+silt_status tpool_wait_helping(tpool_async *as, tpool_async *other, silt_error *err)
+{
+    if (as != NULL && as->pool != NULL) {
+        drain_job(as->pool, &as->job, 0);
+        if (other != NULL && other->pool == as->pool)
+            while (!job_settled(as->pool, &as->job) && run_one(other->pool, &other->job, 0))
+                ;
+    }
+    return tpool_wait(as, err);
 }

@@ -54,6 +54,13 @@ typedef struct tpool_async tpool_async;
 silt_status tpool_start(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
                         tpool_async **out, silt_error *err);
 silt_status tpool_wait(tpool_async *job, silt_error *err);
+/*
+ * tpool_wait for job, but while the job's last tasks still run on workers
+ * the caller runs tasks of other (a later job, started and not waited for
+ * yet), one at a time, instead of blocking: a pipeline of two jobs has no
+ * barrier where the caller idles. other may be NULL.
+ */
+silt_status tpool_wait_helping(tpool_async *job, tpool_async *other, silt_error *err);
 
 /* Number of online cores (at least 1). */
 size_t thread_core_count(void);

@@ -45,13 +45,12 @@ struct csv_scan {
     size_t *token_col;   /* token index -> schema column */
     int64_t corrupt_idx; /* schema column of the corrupt record, -1 */
     /* the objects being read */
-    text_reader reader;
-    int reader_ready;
+    text_reader *reader; /* on the heap: chunk tasks copy the scan while the caller reads ahead */
     text_batch_queue queue; /* batches parsed and not yet handed out */
     /* one pass (inference converts what it tokenized) */
     int speculate;          /* allowed for this scan (csv_scan_open with inference) */
     char **infer_names;     /* column names while inferring */
-    text_spec spec;         /* chunks converted during inference, in reader order */
+    text_spec *spec;        /* chunks converted during inference, in reader order (heap) */
 };
 
 /* Splits an object at record boundaries into chunks of about chunk_bytes. */
@@ -164,6 +163,7 @@ typedef struct round_ctx {
     chunk_job *jobs;
     int infer;
     size_t n_cols;
+    size_t n; /* jobs */
 } round_ctx;
 
 /* Starts a tokenizer on a chunk, past the header record when the chunk begins with it. */
@@ -565,17 +565,34 @@ static void free_jobs(chunk_job *jobs, size_t n)
     mem_free(jobs);
 }
 
-/* Runs the chunks in parallel; the jobs (with their batches) go to the caller. */
-static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
-                             size_t n_cols, chunk_job **jobs_out, silt_error *err)
+/* Chunks per round of the read pass (inference takes twice as many). */
+static size_t round_size(const csv_scan *s)
 {
-    round_ctx ctx = {s, NULL, infer, n_cols};
+    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
+}
+
+static void round_free(round_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    free_jobs(ctx->jobs, ctx->n);
+    mem_free(ctx);
+}
+
+/* Sets up a round of chunks, a job per chunk. */
+static silt_status round_begin(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
+                               size_t n_cols, round_ctx **out, silt_error *err)
+{
+    round_ctx *ctx = mem_calloc(1, sizeof(*ctx));
     silt_status rc = SILT_OK;
-    ctx.jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
-    if (ctx.jobs == NULL)
+    if (ctx == NULL)
         return err_nomem(err);
+    *ctx = (round_ctx){s, NULL, infer, n_cols, n};
+    ctx->jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
+    if (ctx->jobs == NULL)
+        rc = err_nomem(err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
-        chunk_job *job = &ctx.jobs[idx];
+        chunk_job *job = &ctx->jobs[idx];
         job->chunk = chunks[idx];
         job->start = chunks[idx].start;
         job->end = chunks[idx].end;
@@ -585,33 +602,91 @@ static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, in
             if (job->types == NULL)
                 rc = err_nomem(err);
             job->speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
-                             text_spec_has_room(&s->spec, s->opts.speculate_bytes);
+                             text_spec_has_room(s->spec, s->opts.speculate_bytes);
         } else {
-            job->preset = text_spec_take(&s->spec, &job->chunk, s->schema, &job->batches);
-        }
-    }
-    if (rc == SILT_OK)
-        rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
-    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
-        if (ctx.jobs[idx].status != SILT_OK) {
-            err_copy(err, &ctx.jobs[idx].err);
-            rc = ctx.jobs[idx].status;
-            err_context(err, "while reading CSV file \"%s\"", ctx.jobs[idx].chunk.obj->key);
+            job->preset = text_spec_take(s->spec, &job->chunk, s->schema, &job->batches);
         }
     }
     if (rc != SILT_OK) {
-        free_jobs(ctx.jobs, n);
+        round_free(ctx);
         return rc;
     }
-    *jobs_out = ctx.jobs;
+    *out = ctx;
     return SILT_OK;
 }
 
-/* Chunks per round: enough for every thread to stay busy. */
-static size_t round_size(const csv_scan *s)
+/* The error of a finished round's first failing chunk, in input order. */
+static silt_status round_check(const round_ctx *ctx, silt_error *err)
 {
-    return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
+    for (size_t idx = 0; idx < ctx->n; idx++) {
+        if (ctx->jobs[idx].status != SILT_OK) {
+            err_copy(err, &ctx->jobs[idx].err);
+            err_context(err, "while reading CSV file \"%s\"", ctx->jobs[idx].chunk.obj->key);
+            return ctx->jobs[idx].status;
+        }
+    }
+    return SILT_OK;
 }
+
+/*
+ * Runs the chunks in parallel while the reader reads ahead the windows of
+ * a next round (inference's size, the bigger one); the round (with its
+ * batches) goes to the caller.
+ */
+static silt_status run_round(csv_scan *s, const text_chunk *chunks, size_t n, int infer,
+                             size_t n_cols, round_ctx **out, silt_error *err)
+{
+    round_ctx *ctx = NULL;
+    silt_status rc = round_begin(s, chunks, n, infer, n_cols, &ctx, err);
+    if (rc == SILT_OK)
+        rc = text_reader_run(s->reader, s->opts.pool, n, run_chunk, ctx, round_size(s) * 2, err);
+    if (rc == SILT_OK)
+        rc = round_check(ctx, err);
+    if (rc != SILT_OK) {
+        round_free(ctx);
+        return rc;
+    }
+    *out = ctx;
+    return SILT_OK;
+}
+
+/* Inference is one pass of rounds (text_reader_pass), merged in input order into types. */
+typedef struct infer_pass {
+    csv_scan *scan;
+    csv_infer_type *types;
+    size_t n_cols;
+} infer_pass;
+
+static silt_status infer_begin(void *payload, const text_chunk *chunks, size_t n,
+                               void **round_out, silt_error *err)
+{
+    infer_pass *p = payload;
+    round_ctx *ctx = NULL;
+    SILT_RETURN_IF_ERROR(round_begin(p->scan, chunks, n, 1, p->n_cols, &ctx, err));
+    *round_out = ctx;
+    return SILT_OK;
+}
+
+static silt_status keep_speculated(csv_scan *s, chunk_job *jobs, size_t n, silt_error *err);
+
+static silt_status infer_end(void *payload, void *round, int discard, silt_error *err)
+{
+    infer_pass *p = payload;
+    round_ctx *ctx = round;
+    silt_status rc = SILT_OK;
+    if (!discard) {
+        rc = round_check(ctx, err);
+        for (size_t c = 0; rc == SILT_OK && c < ctx->n; c++)
+            for (size_t idx = 0; idx < p->n_cols; idx++)
+                p->types[idx] = csv_infer_merge(p->types[idx], ctx->jobs[c].types[idx]);
+        if (rc == SILT_OK && p->scan->speculate)
+            rc = keep_speculated(p->scan, ctx->jobs, ctx->n, err);
+    }
+    round_free(ctx);
+    return rc;
+}
+
+static const text_round_ops infer_ops = {infer_begin, run_chunk, infer_end};
 
 /* ---- one pass: inference converts what it tokenized ----
  *
@@ -677,7 +752,7 @@ static silt_status speculate_chunk(round_ctx *ctx, chunk_job *job, saved_records
 static silt_status keep_speculated(csv_scan *s, chunk_job *jobs, size_t n, silt_error *err)
 {
     for (size_t idx = 0; idx < n; idx++)
-        SILT_RETURN_IF_ERROR(text_spec_keep(&s->spec, &jobs[idx].chunk, jobs[idx].speculated,
+        SILT_RETURN_IF_ERROR(text_spec_keep(s->spec, &jobs[idx].chunk, jobs[idx].speculated,
                                             &jobs[idx].spec_arena, jobs[idx].spec_schema,
                                             &jobs[idx].batches, err));
     return SILT_OK;
@@ -691,7 +766,7 @@ static silt_status first_record(csv_scan *s, csv_tokenizer *t, const char **key_
     size_t n = 1;
     *found = 0;
     while (!*found && n == 1) {
-        SILT_RETURN_IF_ERROR(text_reader_take(&s->reader, 1, &chunk, &n, err));
+        SILT_RETURN_IF_ERROR(text_reader_take(s->reader, 1, &chunk, &n, err));
         if (n == 0 || chunk.idx != 0 || !chunk.obj->first_window)
             continue;
         /* A chunk ends at a record boundary, so the record is in its chunk. */
@@ -734,27 +809,11 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
         if (types == NULL)
             rc = err_nomem(err);
     }
-    text_reader_rewind(&s->reader);
-    size_t max = round_size(s) * 2, n = 1;
-    text_chunk *chunks = mem_calloc(max, sizeof(text_chunk));
-    if (rc == SILT_OK && chunks == NULL)
-        rc = err_nomem(err);
-    while (rc == SILT_OK && found && s->opts.infer_schema && n > 0) {
-        chunk_job *jobs = NULL;
-        rc = text_reader_take(&s->reader, max, chunks, &n, err);
-        if (rc == SILT_OK && n > 0)
-            rc = run_round(s, chunks, n, 1, n_cols, &jobs, err);
-        for (size_t c = 0; rc == SILT_OK && c < n; c++)
-            for (size_t idx = 0; idx < n_cols; idx++)
-                types[idx] = csv_infer_merge(types[idx], jobs[c].types[idx]);
-        if (rc == SILT_OK && s->speculate)
-            rc = keep_speculated(s, jobs, n, err);
-        if (jobs != NULL)
-            free_jobs(jobs, n);
-        text_reader_release(&s->reader);
-    }
-    mem_free(chunks);
-    text_reader_rewind(&s->reader);
+    text_reader_rewind(s->reader);
+    infer_pass pass = {s, types, n_cols};
+    if (rc == SILT_OK && found && s->opts.infer_schema)
+        rc = text_reader_pass(s->reader, s->opts.pool, round_size(s) * 2, &infer_ops, &pass, err);
+    text_reader_rewind(s->reader);
     if (rc == SILT_OK) {
         col_field *fields = arena_calloc(s->arena, n_cols ? n_cols : 1, sizeof(col_field));
         if (fields == NULL)
@@ -775,9 +834,9 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
     }
     /* no records, or no inference over them: the read pass reads the text */
     if (!found || !s->opts.infer_schema)
-        text_spec_mark_partial(&s->spec);
+        text_spec_mark_partial(s->spec);
     if (rc == SILT_OK && s->speculate)
-        rc = text_spec_settle(&s->spec, s->schema, &s->queue, &s->reader, err);
+        rc = text_spec_settle(s->spec, s->schema, &s->queue, s->reader, err);
     mem_free(types);
     return rc;
 }
@@ -868,9 +927,11 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
         for (size_t idx = 0; rc == SILT_OK && idx < n; idx++)
             if (s->keys == NULL || (s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
-        text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "CSV", split_object,
-                         s, s->opts.window_bytes);
-        s->reader_ready = 1;
+        if (rc == SILT_OK)
+            rc = text_reader_new(&s->reader, store, (const char *const *)s->keys, n, "CSV",
+                                 split_object, s, s->opts.window_bytes, err);
+        if (rc == SILT_OK && (s->spec = mem_calloc(1, sizeof(text_spec))) == NULL)
+            rc = err_nomem(err);
     }
     if (rc == SILT_OK) {
         if (opts->schema != NULL) {
@@ -899,17 +960,17 @@ static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n
                                text_batch_queue *q, silt_error *err)
 {
     csv_scan *s = payload;
-    chunk_job *jobs = NULL;
-    silt_status rc = run_round(s, chunks, n, 0, 0, &jobs, err);
+    round_ctx *ctx = NULL;
+    silt_status rc = run_round(s, chunks, n, 0, 0, &ctx, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
-        rc = text_batch_queue_append(q, &jobs[idx].batches, err);
-    free_jobs(jobs, n);
+        rc = text_batch_queue_append(q, &ctx->jobs[idx].batches, err);
+    round_free(ctx);
     return rc;
 }
 
 silt_status csv_scan_next(csv_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    return text_batch_queue_next(&s->queue, &s->reader, round_size(s), parse_round, s, s->schema,
+    return text_batch_queue_next(&s->queue, s->reader, round_size(s), parse_round, s, s->schema,
                                  a, out, err);
 }
 
@@ -918,9 +979,10 @@ void csv_scan_free(csv_scan *s)
     if (s == NULL)
         return;
     text_batch_queue_clear(&s->queue);
-    text_spec_clear(&s->spec);
-    if (s->reader_ready)
-        text_reader_clear(&s->reader);
+    if (s->spec != NULL)
+        text_spec_clear(s->spec);
+    mem_free(s->spec);
+    text_reader_free(s->reader);
     arena_free(s->arena);
     mem_free(s);
 }
@@ -938,16 +1000,20 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
     s->arena = a;
     rc = copy_options(s, opts, err);
     if (rc == SILT_OK) {
-        text_reader_init(&s->reader, NULL, no_key, 1, "CSV", split_object, s, 0);
-        s->reader_ready = 1;
-        rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
+        rc = text_reader_new(&s->reader, NULL, no_key, 1, "CSV", split_object, s, 0, err);
+        if (rc == SILT_OK && (s->spec = mem_calloc(1, sizeof(text_spec))) == NULL)
+            rc = err_nomem(err);
+        if (rc == SILT_OK)
+            rc = text_reader_add_text(s->reader, no_key[0], data, len, err);
     }
     if (rc == SILT_OK)
         rc = infer_schema(s, err);
     if (rc == SILT_OK)
         *schema_out = s->schema;
-    if (s->reader_ready)
-        text_reader_clear(&s->reader);
+    if (s->spec != NULL)
+        text_spec_clear(s->spec);
+    mem_free(s->spec);
+    text_reader_free(s->reader);
     mem_free(s);
     return rc;
 }

@@ -140,12 +140,11 @@ struct json_scan {
     const col_type *schema;
     int64_t corrupt_idx;
     hashmap top_fields; /* name -> index + 1 */
-    text_reader reader;
-    int reader_ready;
+    text_reader *reader; /* on the heap: chunk tasks copy the scan while the caller reads ahead */
     text_batch_queue queue;
     /* one pass: chunks converted while inferring, in reader order */
     int speculate;            /* inference may convert (json_scan_open) */
-    text_spec spec;
+    text_spec *spec;          /* on the heap, as the reader */
     json_worker *workers; /* tpool_width of them (one without a pool) */
     size_t n_workers;
 };
@@ -775,7 +774,7 @@ static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape
 static silt_status keep_speculated(json_scan *s, chunk_job *jobs, size_t n, silt_error *err)
 {
     for (size_t idx = 0; idx < n; idx++)
-        SILT_RETURN_IF_ERROR(text_spec_keep(&s->spec, &jobs[idx].chunk, jobs[idx].speculated,
+        SILT_RETURN_IF_ERROR(text_spec_keep(s->spec, &jobs[idx].chunk, jobs[idx].speculated,
                                             &jobs[idx].spec_arena, jobs[idx].spec_schema,
                                             &jobs[idx].batches, err));
     return SILT_OK;
@@ -786,6 +785,7 @@ static silt_status keep_speculated(json_scan *s, chunk_job *jobs, size_t n, silt
 typedef struct round_ctx {
     json_scan *scan;
     chunk_job *jobs;
+    size_t n;
     int infer;
 } round_ctx;
 
@@ -841,47 +841,120 @@ static void free_workers(json_scan *s)
     s->n_workers = 0;
 }
 
-static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, int infer,
-                             chunk_job **jobs_out, silt_error *err)
-{
-    round_ctx ctx = {s, NULL, infer};
-    silt_status rc;
-    SILT_RETURN_IF_ERROR(make_workers(s, err));
-    ctx.jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
-    if (ctx.jobs == NULL)
-        return err_nomem(err);
-    for (size_t idx = 0; idx < n; idx++) {
-        ctx.jobs[idx].chunk = chunks[idx];
-        ctx.jobs[idx].start = chunks[idx].start;
-        ctx.jobs[idx].end = chunks[idx].end;
-        if (infer)
-            ctx.jobs[idx].speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
-                                      text_spec_has_room(&s->spec, s->opts.speculate_bytes);
-        else
-            ctx.jobs[idx].preset =
-                text_spec_take(&s->spec, &ctx.jobs[idx].chunk, s->schema, &ctx.jobs[idx].batches);
-    }
-    rc = tpool_run(s->opts.pool, n, run_chunk, &ctx, err);
-    for (size_t idx = 0; idx < n && rc == SILT_OK; idx++) {
-        if (ctx.jobs[idx].status != SILT_OK) {
-            err_copy(err, &ctx.jobs[idx].err);
-            rc = ctx.jobs[idx].status;
-            err_context(err, "while %s JSON file \"%s\"", infer ? "inferring the schema of" : "reading",
-                        ctx.jobs[idx].chunk.obj->key);
-        }
-    }
-    if (rc != SILT_OK) {
-        free_jobs(ctx.jobs, n);
-        return rc;
-    }
-    *jobs_out = ctx.jobs;
-    return SILT_OK;
-}
-
+/* Chunks per round of the read pass (inference takes twice as many). */
 static size_t round_size(const json_scan *s)
 {
     return (s->opts.pool ? tpool_width(s->opts.pool) : 1) * 2;
 }
+
+static void round_free(round_ctx *ctx)
+{
+    if (ctx == NULL)
+        return;
+    free_jobs(ctx->jobs, ctx->n);
+    mem_free(ctx);
+}
+
+/* Sets up a round of chunks, a job per chunk. */
+static silt_status round_begin(json_scan *s, const text_chunk *chunks, size_t n, int infer,
+                               round_ctx **out, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(make_workers(s, err));
+    round_ctx *ctx = mem_calloc(1, sizeof(*ctx));
+    if (ctx == NULL)
+        return err_nomem(err);
+    ctx->scan = s;
+    ctx->n = n;
+    ctx->infer = infer;
+    ctx->jobs = mem_calloc(n ? n : 1, sizeof(chunk_job));
+    if (ctx->jobs == NULL) {
+        mem_free(ctx);
+        return err_nomem(err);
+    }
+    for (size_t idx = 0; idx < n; idx++) {
+        ctx->jobs[idx].chunk = chunks[idx];
+        ctx->jobs[idx].start = chunks[idx].start;
+        ctx->jobs[idx].end = chunks[idx].end;
+        if (infer)
+            ctx->jobs[idx].speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
+                                       text_spec_has_room(s->spec, s->opts.speculate_bytes);
+        else
+            ctx->jobs[idx].preset =
+                text_spec_take(s->spec, &ctx->jobs[idx].chunk, s->schema, &ctx->jobs[idx].batches);
+    }
+    *out = ctx;
+    return SILT_OK;
+}
+
+/* The error of a finished round's first failing chunk, in input order. */
+static silt_status round_check(const round_ctx *ctx, silt_error *err)
+{
+    for (size_t idx = 0; idx < ctx->n; idx++) {
+        const chunk_job *job = &ctx->jobs[idx];
+        if (job->status != SILT_OK) {
+            err_copy(err, &job->err);
+            err_context(err, "while %s JSON file \"%s\"",
+                        ctx->infer ? "inferring the schema of" : "reading", job->chunk.obj->key);
+            return job->status;
+        }
+    }
+    return SILT_OK;
+}
+
+/*
+ * Runs a round of chunks on the pool while the reader reads ahead the
+ * windows of a next round (inference's size, the bigger one).
+ */
+static silt_status run_round(json_scan *s, const text_chunk *chunks, size_t n, int infer,
+                             round_ctx **out, silt_error *err)
+{
+    round_ctx *ctx = NULL;
+    silt_status rc = round_begin(s, chunks, n, infer, &ctx, err);
+    if (rc == SILT_OK)
+        rc = text_reader_run(s->reader, s->opts.pool, n, run_chunk, ctx, round_size(s) * 2, err);
+    if (rc == SILT_OK)
+        rc = round_check(ctx, err);
+    if (rc != SILT_OK) {
+        round_free(ctx);
+        return rc;
+    }
+    *out = ctx;
+    return SILT_OK;
+}
+
+/* Inference is one pass of rounds (text_reader_pass), merged in input order into total. */
+typedef struct infer_pass {
+    json_scan *scan;
+    json_infer *total;
+} infer_pass;
+
+static silt_status infer_begin(void *payload, const text_chunk *chunks, size_t n,
+                               void **round_out, silt_error *err)
+{
+    infer_pass *p = payload;
+    round_ctx *ctx = NULL;
+    SILT_RETURN_IF_ERROR(round_begin(p->scan, chunks, n, 1, &ctx, err));
+    *round_out = ctx;
+    return SILT_OK;
+}
+
+static silt_status infer_end(void *payload, void *round, int discard, silt_error *err)
+{
+    infer_pass *p = payload;
+    round_ctx *ctx = round;
+    silt_status rc = SILT_OK;
+    if (!discard) {
+        rc = round_check(ctx, err);
+        for (size_t c = 0; rc == SILT_OK && c < ctx->n; c++)
+            rc = json_infer_merge(p->total, &ctx->jobs[c].infer, err);
+        if (rc == SILT_OK)
+            rc = keep_speculated(p->scan, ctx->jobs, ctx->n, err);
+    }
+    round_free(ctx);
+    return rc;
+}
+
+static const text_round_ops infer_ops = {infer_begin, run_chunk, infer_end};
 
 static silt_status infer_schema(json_scan *s, silt_error *err)
 {
@@ -893,31 +966,16 @@ static silt_status infer_schema(json_scan *s, silt_error *err)
         return err_nomem(err);
     rc = json_infer_init(&total, tmp, &s->opts, err);
     total_ready = rc == SILT_OK;
-    size_t max = round_size(s) * 2, n = 1;
-    text_chunk *chunks = mem_calloc(max, sizeof(text_chunk));
-    if (rc == SILT_OK && chunks == NULL)
-        rc = err_nomem(err);
-    while (rc == SILT_OK && n > 0) {
-        chunk_job *jobs = NULL;
-        rc = text_reader_take(&s->reader, max, chunks, &n, err);
-        if (rc == SILT_OK && n > 0)
-            rc = run_round(s, chunks, n, 1, &jobs, err);
-        for (size_t c = 0; rc == SILT_OK && c < n; c++)
-            rc = json_infer_merge(&total, &jobs[c].infer, err);
-        if (rc == SILT_OK && n > 0)
-            rc = keep_speculated(s, jobs, n, err);
-        if (jobs != NULL)
-            free_jobs(jobs, n);
-        text_reader_release(&s->reader);
-    }
-    mem_free(chunks);
-    text_reader_rewind(&s->reader);
+    infer_pass pass = {s, &total};
+    if (rc == SILT_OK)
+        rc = text_reader_pass(s->reader, s->opts.pool, round_size(s) * 2, &infer_ops, &pass, err);
+    text_reader_rewind(s->reader);
     if (rc == SILT_OK)
         rc = json_infer_schema(&total, s->arena, &s->schema, err);
     if (rc == SILT_OK)
-        rc = text_spec_settle(&s->spec, s->schema, &s->queue, &s->reader, err);
+        rc = text_spec_settle(s->spec, s->schema, &s->queue, s->reader, err);
     if (rc != SILT_OK)
-        text_spec_clear(&s->spec);
+        text_spec_clear(s->spec);
     if (total_ready)
         json_infer_clear(&total);
     arena_free(tmp);
@@ -975,11 +1033,12 @@ silt_status json_scan_open(json_scan **out, io_store *store, const char *const *
         for (size_t idx = 0; rc == SILT_OK && idx < n; idx++)
             if ((s->keys[idx] = arena_strdup(s->arena, keys[idx])) == NULL)
                 rc = err_nomem(err);
-        if (rc == SILT_OK) {
-            text_reader_init(&s->reader, store, (const char *const *)s->keys, n, "JSON",
-                             split_object, s, s->opts.multi_line ? 0 : s->opts.window_bytes);
-            s->reader_ready = 1;
-        }
+        if (rc == SILT_OK)
+            rc = text_reader_new(&s->reader, store, (const char *const *)s->keys, n, "JSON",
+                                 split_object, s, s->opts.multi_line ? 0 : s->opts.window_bytes,
+                                 err);
+        if (rc == SILT_OK && (s->spec = mem_calloc(1, sizeof(text_spec))) == NULL)
+            rc = err_nomem(err);
     }
     /* Only compiled forms are kept: the option strings may die with the caller's arena. */
     s->opts.timestamp_format = NULL;
@@ -1015,17 +1074,17 @@ static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n
                                text_batch_queue *q, silt_error *err)
 {
     json_scan *s = payload;
-    chunk_job *jobs = NULL;
-    silt_status rc = run_round(s, chunks, n, 0, &jobs, err);
+    round_ctx *ctx = NULL;
+    silt_status rc = run_round(s, chunks, n, 0, &ctx, err);
     for (size_t idx = 0; idx < n && rc == SILT_OK; idx++)
-        rc = text_batch_queue_append(q, &jobs[idx].batches, err);
-    free_jobs(jobs, n);
+        rc = text_batch_queue_append(q, &ctx->jobs[idx].batches, err);
+    round_free(ctx);
     return rc;
 }
 
 silt_status json_scan_next(json_scan *s, arena *a, col_batch *out, silt_error *err)
 {
-    return text_batch_queue_next(&s->queue, &s->reader, round_size(s), parse_round, s, s->schema,
+    return text_batch_queue_next(&s->queue, s->reader, round_size(s), parse_round, s, s->schema,
                                  a, out, err);
 }
 
@@ -1034,10 +1093,11 @@ void json_scan_free(json_scan *s)
     if (s == NULL)
         return;
     text_batch_queue_clear(&s->queue);
-    text_spec_clear(&s->spec);
+    if (s->spec != NULL)
+        text_spec_clear(s->spec);
+    mem_free(s->spec);
     free_workers(s);
-    if (s->reader_ready)
-        text_reader_clear(&s->reader);
+    text_reader_free(s->reader);
     hashmap_clear(&s->top_fields);
     arena_free(s->arena);
     mem_free(s);
@@ -1056,17 +1116,21 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
     default_options(&s->opts);
     if (s->opts.corrupt_column == NULL)
         s->opts.corrupt_column = "_corrupt_record";
-    text_reader_init(&s->reader, NULL, no_key, 1, "JSON", split_object, s, 0);
-    s->reader_ready = 1;
-    if (opts->timestamp_format != NULL)
+    rc = text_reader_new(&s->reader, NULL, no_key, 1, "JSON", split_object, s, 0, err);
+    if (rc == SILT_OK && (s->spec = mem_calloc(1, sizeof(text_spec))) == NULL)
+        rc = err_nomem(err);
+    if (rc == SILT_OK && opts->timestamp_format != NULL)
         rc = text_dt_compile(opts->timestamp_format, a, &s->ts_pattern, err);
     if (rc == SILT_OK)
-        rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
+        rc = text_reader_add_text(s->reader, no_key[0], data, len, err);
     if (rc == SILT_OK)
         rc = infer_schema(s, err);
     if (rc == SILT_OK)
         *schema_out = s->schema;
-    text_reader_clear(&s->reader);
+    text_reader_free(s->reader);
+    if (s->spec != NULL)
+        text_spec_clear(s->spec);
+    mem_free(s->spec);
     free_workers(s);
     mem_free(s);
     return rc;

@@ -372,7 +372,29 @@ void text_reader_init(text_reader *r, io_store *store, const char *const *keys, 
     r->split_payload = payload;
     r->window_bytes = window_bytes;
     buf_init(&r->carry, 0);
-    buf_init(&r->spare, 0);
+    buf_init(&r->spare[0], 0);
+    buf_init(&r->spare[1], 0);
+    err_clear(&r->ahead_err);
+}
+
+silt_status text_reader_new(text_reader **out, io_store *store, const char *const *keys,
+                            size_t n_keys, const char *what, text_split_fn split, void *payload,
+                            size_t window_bytes, silt_error *err)
+{
+    text_reader *r = mem_alloc(sizeof(*r));
+    if (r == NULL)
+        return err_nomem(err);
+    text_reader_init(r, store, keys, n_keys, what, split, payload, window_bytes);
+    *out = r;
+    return SILT_OK;
+}
+
+void text_reader_free(text_reader *r)
+{
+    if (r == NULL)
+        return;
+    text_reader_clear(r);
+    mem_free(r);
 }
 
 static void object_free(text_object *obj)
@@ -385,23 +407,34 @@ static void object_free(text_object *obj)
 }
 
 /*
- * Frees a window but keeps its buffer as the reader's spare when it is the
- * biggest seen: the next window reads into memory that is already mapped.
- * A fresh 64 MiB buffer per window cost a page fault (and a zeroed page)
- * per 4 KiB, a third of a CSV ingest's system time, twice over when
- * inferSchema reads the file twice.
+ * Frees a window but keeps its buffer as one of the reader's two spares
+ * (the smaller one makes room): the next window reads into memory that is
+ * already mapped. A fresh 64 MiB buffer per window cost a page fault (and
+ * a zeroed page) per 4 KiB, a third of a CSV ingest's system time, twice
+ * over when inferSchema reads the file twice. Two, because a window is
+ * read ahead while the one before it is parsed.
  */
 static void object_recycle(text_reader *r, text_object *obj)
 {
     if (obj == NULL)
         return;
-    if (obj->raw.cap > r->spare.cap) {
-        buf_clear(&r->spare);
-        r->spare = obj->raw;
-        buf_truncate(&r->spare, 0);
+    buf *slot = r->spare[0].cap <= r->spare[1].cap ? &r->spare[0] : &r->spare[1];
+    if (obj->raw.cap > slot->cap) {
+        buf_clear(slot);
+        *slot = obj->raw;
+        buf_truncate(slot, 0);
         buf_init(&obj->raw, 0);
     }
     object_free(obj);
+}
+
+/* The fullest spare buffer, empty (or a fresh one). */
+static buf take_spare(text_reader *r)
+{
+    buf *slot = r->spare[0].cap >= r->spare[1].cap ? &r->spare[0] : &r->spare[1];
+    buf out = *slot;
+    buf_init(slot, 0);
+    return out;
 }
 
 static void close_current(text_reader *r)
@@ -420,8 +453,12 @@ void text_reader_clear(text_reader *r)
     mem_free(r->objs);
     r->objs = NULL;
     r->n_objs = r->cap_objs = 0;
+    r->dropped = 0;
     close_current(r);
-    buf_clear(&r->spare);
+    buf_clear(&r->spare[0]);
+    buf_clear(&r->spare[1]);
+    r->ahead_rc = SILT_OK;
+    err_clear(&r->ahead_err);
 }
 
 static int whole_first_object(const text_reader *r)
@@ -432,6 +469,17 @@ static int whole_first_object(const text_reader *r)
 
 void text_reader_rewind(text_reader *r)
 {
+    r->ahead_rc = SILT_OK;
+    err_clear(&r->ahead_err);
+    /* Nothing freed yet: the windows loaded are the objects' first ones, in
+     * order, and the reader stands right after them, so handing their
+     * chunks out again is the same as reading them again (CSV reads the
+     * header in the first window, then infers from the start). */
+    if (!r->dropped) {
+        for (size_t idx = 0; idx < r->n_objs; idx++)
+            r->objs[idx]->next_chunk = 0;
+        return;
+    }
     /* Keeping a first object read whole spares reading a single file twice
      * (once to infer the schema, once to parse it). */
     size_t keep = whole_first_object(r) ? 1 : 0;
@@ -442,6 +490,7 @@ void text_reader_rewind(text_reader *r)
         r->objs[0]->next_chunk = 0;
     close_current(r);
     r->next_key = keep;
+    r->dropped = 0;
 }
 
 static silt_status push_object(text_reader *r, text_object *obj, silt_error *err)
@@ -507,6 +556,24 @@ static int64_t count_lines(const char *data, size_t len)
     return n;
 }
 
+/*
+ * Windows of an object: the biggest is half of window_bytes, since one is
+ * parsed while the next is read ahead, so the two stay within window_bytes
+ * (and touch as many pages as one window of window_bytes did). The first
+ * is an eighth of window_bytes, so parsing starts after a short read (a
+ * 64 MiB first read kept the other threads idle for 50 ms); each next one
+ * is twice the last. Both are at least 1 byte.
+ */
+static size_t max_window_bytes(size_t window_bytes)
+{
+    return window_bytes / 2 > 0 ? window_bytes / 2 : 1;
+}
+
+static size_t first_window_bytes(size_t window_bytes)
+{
+    return window_bytes / 8 > 0 ? window_bytes / 8 : 1;
+}
+
 /* Reads the next window of the current object (opening the next key first). */
 static silt_status load_next(text_reader *r, silt_error *err)
 {
@@ -519,20 +586,20 @@ static silt_status load_next(text_reader *r, silt_error *err)
             return err_context(err, "while reading %s file \"%s\"", r->what, key);
         r->file_pos = 0;
         r->line_base = 0;
+        r->next_window = first_window_bytes(r->window_bytes);
         buf_truncate(&r->carry, 0);
     }
     obj = mem_calloc(1, sizeof(*obj));
     if (obj == NULL)
         return err_nomem(err);
-    obj->raw = r->spare; /* empty, maybe with room from an earlier window */
-    buf_init(&r->spare, 0);
+    obj->raw = take_spare(r); /* empty, maybe with room from an earlier window */
     obj->key_idx = r->next_key;
     obj->key = key;
     obj->first_window = r->file_pos == 0;
     obj->offset = r->file_pos - (int64_t)r->carry.len;
     obj->line_base = r->line_base;
     rc = buf_append(&obj->raw, r->carry.data ? r->carry.data : "", r->carry.len, err);
-    size_t want = r->window_bytes ? r->window_bytes : (size_t)(r->file->size - r->file_pos);
+    size_t want = r->window_bytes ? r->next_window : (size_t)(r->file->size - r->file_pos);
     for (;;) {
         int64_t left = r->file->size - r->file_pos;
         size_t n = (size_t)(left < (int64_t)want ? left : (int64_t)want);
@@ -569,8 +636,30 @@ static silt_status load_next(text_reader *r, silt_error *err)
     if (obj->last_window) {
         close_current(r);
         r->next_key++;
+    } else {
+        size_t max = max_window_bytes(r->window_bytes);
+        r->next_window = r->next_window < max / 2 ? r->next_window * 2 : max;
     }
     return SILT_OK;
+}
+
+/* Chunks of the loaded windows not taken yet. */
+static size_t untaken_chunks(const text_reader *r)
+{
+    size_t n = 0;
+    for (size_t idx = 0; idx < r->n_objs; idx++)
+        n += r->objs[idx]->n_chunks - r->objs[idx]->next_chunk;
+    return n;
+}
+
+/* Loads the next window, or returns the failure of the read ahead that tried. */
+static silt_status load_or_fail(text_reader *r, silt_error *err)
+{
+    if (r->ahead_rc != SILT_OK) {
+        err_copy(err, &r->ahead_err);
+        return r->ahead_rc;
+    }
+    return load_next(r, err);
 }
 
 silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t *n_out,
@@ -581,9 +670,9 @@ silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t
         while (obj_idx < r->n_objs && r->objs[obj_idx]->next_chunk >= r->objs[obj_idx]->n_chunks)
             obj_idx++;
         if (obj_idx == r->n_objs) {
-            if (r->next_key >= r->n_keys)
+            if (r->next_key >= r->n_keys || n > 0)
                 break;
-            SILT_RETURN_IF_ERROR(load_next(r, err));
+            SILT_RETURN_IF_ERROR(load_or_fail(r, err));
             continue;
         }
         text_object *obj = r->objs[obj_idx];
@@ -594,22 +683,134 @@ silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t
         obj->next_chunk++;
         n++;
     }
+    r->taken_bytes = 0;
+    for (size_t idx = 0; idx < n; idx++)
+        r->taken_bytes += out[idx].end - out[idx].start;
     *n_out = n;
     return SILT_OK;
 }
 
-void text_reader_release(text_reader *r)
+/*
+ * Reading is several times faster than parsing the same bytes, but not
+ * free: reading ahead twice the bytes of the round being parsed keeps the
+ * caller's read shorter than the round (a first round of 8 MiB that read
+ * 48 MiB ahead left the worker idle), and lets rounds grow with the windows.
+ */
+static size_t ahead_budget(const text_reader *r)
 {
-    size_t kept = 0;
-    for (size_t idx = 0; idx < r->n_objs; idx++) {
+    size_t floor = first_window_bytes(r->window_bytes);
+    return r->taken_bytes * 2 > floor ? r->taken_bytes * 2 : floor;
+}
+
+void text_reader_read_ahead(text_reader *r, size_t want)
+{
+    size_t read = 0, budget = ahead_budget(r);
+    while (r->ahead_rc == SILT_OK && r->next_key < r->n_keys && untaken_chunks(r) < want &&
+           (r->window_bytes == 0 || read < budget)) {
+        size_t before = r->n_objs;
+        r->ahead_rc = load_next(r, &r->ahead_err);
+        if (r->ahead_rc == SILT_OK && r->n_objs > before)
+            read += r->objs[r->n_objs - 1]->raw.len;
+    }
+}
+
+silt_status text_reader_run(text_reader *r, tpool *pool, size_t n_tasks, tpool_task_fn fn,
+                            void *payload, size_t want, silt_error *err)
+{
+    tpool_async *job = NULL;
+    SILT_RETURN_IF_ERROR(tpool_start(pool, n_tasks, fn, payload, &job, err));
+    text_reader_read_ahead(r, want);
+    return tpool_wait(job, err);
+}
+
+/* Frees the windows all taken before keep (the first window of a round in flight; NULL = all). */
+static void release_before(text_reader *r, const text_object *keep)
+{
+    size_t kept = 0, idx = 0;
+    for (; idx < r->n_objs && r->objs[idx] != keep; idx++) {
         text_object *obj = r->objs[idx];
         int keep_whole = idx == 0 && r->n_keys <= 1 && whole_first_object(r);
-        if (obj->next_chunk >= obj->n_chunks && !keep_whole)
+        if (obj->next_chunk >= obj->n_chunks && !keep_whole) {
             object_recycle(r, obj);
-        else
+            r->dropped = 1;
+        } else {
             r->objs[kept++] = obj;
+        }
     }
+    for (; idx < r->n_objs; idx++)
+        r->objs[kept++] = r->objs[idx];
     r->n_objs = kept;
+}
+
+void text_reader_release(text_reader *r) { release_before(r, NULL); }
+
+/* One round of a pass: its chunks' first window, the caller's state and its job. */
+typedef struct pass_round {
+    const text_object *first;
+    void *state;
+    tpool_async *job;
+} pass_round;
+
+/* Takes and starts the next round (none at the end: state NULL). */
+static silt_status pass_start(text_reader *r, tpool *pool, size_t max, text_chunk *chunks,
+                              const text_round_ops *ops, void *payload, pass_round *out,
+                              silt_error *err)
+{
+    size_t n = 0;
+    memset(out, 0, sizeof(*out));
+    SILT_RETURN_IF_ERROR(text_reader_take(r, max, chunks, &n, err));
+    if (n == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(ops->begin(payload, chunks, n, &out->state, err));
+    out->first = chunks[0].obj;
+    return tpool_start(pool, n, ops->task, out->state, &out->job, err);
+}
+
+/* Waits for a round that failed or follows a failed one, and frees it. */
+static void pass_discard(const text_round_ops *ops, void *payload, pass_round *round)
+{
+    silt_error ignored = SILT_ERROR_INIT;
+    if (round->state == NULL)
+        return;
+    (void)tpool_wait(round->job, &ignored);
+    (void)ops->end(payload, round->state, 1, &ignored);
+    memset(round, 0, sizeof(*round));
+}
+
+silt_status text_reader_pass(text_reader *r, tpool *pool, size_t max_chunks,
+                             const text_round_ops *ops, void *payload, silt_error *err)
+{
+    text_chunk *chunks = mem_calloc(max_chunks ? max_chunks : 1, sizeof(text_chunk));
+    pass_round cur, next;
+    silt_error next_err = SILT_ERROR_INIT, ignored = SILT_ERROR_INIT;
+    silt_status rc;
+    if (chunks == NULL)
+        return err_nomem(err);
+    rc = pass_start(r, pool, max_chunks, chunks, ops, payload, &cur, err);
+    if (rc != SILT_OK)
+        pass_discard(ops, payload, &cur);
+    while (rc == SILT_OK && cur.state != NULL) {
+        /* The pool parses cur meanwhile: read ahead, then queue the round after it. */
+        text_reader_read_ahead(r, max_chunks);
+        silt_status next_rc = pass_start(r, pool, max_chunks, chunks, ops, payload, &next,
+                                         &next_err);
+        rc = tpool_wait_helping(cur.job, next.job, err);
+        if (rc == SILT_OK)
+            rc = ops->end(payload, cur.state, 0, err);
+        else
+            (void)ops->end(payload, cur.state, 1, &ignored);
+        /* a later round's failure counts only when cur went well (input order) */
+        if (rc == SILT_OK && next_rc != SILT_OK) {
+            err_copy(err, &next_err);
+            rc = next_rc;
+        }
+        if (rc != SILT_OK)
+            pass_discard(ops, payload, &next);
+        release_before(r, next.state != NULL ? next.first : NULL);
+        cur = next;
+    }
+    mem_free(chunks);
+    return rc;
 }
 
 int64_t text_object_line(const text_object *obj, size_t offset)

@@ -17,6 +17,7 @@
 #include "io/store.h"
 #include "util/arena.h"
 #include "util/error.h"
+#include "util/thread.h"
 
 /* Spark's `mode` option: what a reader does with a malformed record. */
 typedef enum text_mode {
@@ -58,6 +59,21 @@ silt_status text_resolve_path(io_store *store, const char *path, arena *a, char 
  * the next window. Rounds of parallel work may span the end of one window
  * and several small objects after it; a window is freed once all its
  * chunks were taken and released.
+ *
+ * Reading ahead (text_reader_run): while the pool parses a round of chunks,
+ * the caller loads the windows the next round needs. Only the caller ever
+ * touches the reader; chunk tasks read their own window's bytes, which stay
+ * put until text_reader_release after the round. A read ahead that fails
+ * is kept and returned by the text_reader_take that needs that window,
+ * exactly where a reader without read-ahead fails.
+ *
+ * So two windows are held at once, the one parsed and the one read ahead,
+ * and a window is at most window_bytes / 2 (a record longer than that
+ * makes its window longer). The windows of an object grow from
+ * window_bytes / 8 (8, 16, 32, 32... MiB by default), so the first round
+ * starts after a short read. Window sizes depend only on the object's
+ * bytes, so a second pass over it (after a rewind) gets the same windows
+ * and chunks.
  */
 typedef struct text_object {
     size_t key_idx;     /* index into the reader's keys */
@@ -100,12 +116,18 @@ typedef struct text_reader {
     size_t window_bytes;
     text_object **objs; /* loaded windows, in order */
     size_t n_objs, cap_objs;
+    int dropped;        /* a window was freed since the start (or rewind) */
+    size_t taken_bytes; /* bytes of the chunks the last take handed out */
     /* the object being read window by window */
     io_file *file;
     int64_t file_pos;
     int64_t line_base;
+    size_t next_window; /* bytes of the object's next window (they grow) */
     buf carry;
-    buf spare; /* an empty buffer of a freed window, reused for the next one */
+    buf spare[2]; /* empty buffers of freed windows, reused for the next ones */
+    /* a failed read ahead, returned by the take that needs its window */
+    silt_status ahead_rc;
+    silt_error ahead_err;
 } text_reader;
 
 #define TEXT_DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
@@ -114,16 +136,73 @@ void text_reader_init(text_reader *r, io_store *store, const char *const *keys, 
                       const char *what, text_split_fn split, void *payload, size_t window_bytes);
 /* Frees every loaded window and closes the object being read. */
 void text_reader_clear(text_reader *r);
-/* Starts again from the first key, keeping the first object when it is loaded whole. */
+/*
+ * A reader on the heap (text_reader_init's arguments), for scans whose
+ * chunk tasks copy the scan's struct while the caller reads ahead: the
+ * copy then holds a pointer, not the fields the caller is changing.
+ * text_reader_free clears and frees it (NULL is fine).
+ */
+silt_status text_reader_new(text_reader **out, io_store *store, const char *const *keys,
+                            size_t n_keys, const char *what, text_split_fn split, void *payload,
+                            size_t window_bytes, silt_error *err);
+void text_reader_free(text_reader *r);
+/*
+ * Starts again from the first key. When no window was freed yet (the first
+ * windows were only looked at, as CSV's header), every window stays loaded
+ * and is handed out again; otherwise only a first object loaded whole is
+ * kept.
+ */
 void text_reader_rewind(text_reader *r);
 /*
- * Takes up to max chunks in order into out (*n_out = 0 at the end). Store
- * errors get the object's name as context.
+ * Takes up to max chunks in order into out (*n_out = 0 at the end). It
+ * reads a window only while it has no chunk yet: a round starts with what
+ * is loaded rather than wait for another read (text_reader_run reads the
+ * next windows while the round runs). Store errors get the object's name
+ * as context.
  */
 silt_status text_reader_take(text_reader *r, size_t max, text_chunk *out, size_t *n_out,
                              silt_error *err);
+/*
+ * Loads windows until the chunks not yet taken number at least want, the
+ * keys end, or twice the bytes of the last take (at least an eighth of
+ * window_bytes) were read. A failure is kept for the take that needs the
+ * window (see above).
+ */
+void text_reader_read_ahead(text_reader *r, size_t want);
+/*
+ * Runs a round of n_tasks chunk tasks on the pool (as tpool_run) and
+ * meanwhile reads ahead for a next round of want chunks; then works on the
+ * tasks left and waits for all. The tasks must not touch r.
+ */
+silt_status text_reader_run(text_reader *r, tpool *pool, size_t n_tasks, tpool_task_fn fn,
+                            void *payload, size_t want, silt_error *err);
 /* Frees the windows whose chunks were all taken (call after a round). */
 void text_reader_release(text_reader *r);
+
+/*
+ * A whole pass over the reader in rounds of at most max_chunks chunks,
+ * with two rounds in flight: while round k's last tasks run, the pool
+ * already works on round k + 1, and the caller reads ahead for round k + 2
+ * between them. So no thread waits at the end of a round (a barrier per
+ * round cost up to a chunk's time of one thread each).
+ *
+ * begin sets up a round of chunks (the array is only valid during the
+ * call) as *round_out, whose tasks task runs (payload = the round). end is
+ * called once per begun round, in order: with discard 0 it checks and
+ * keeps the round's results (its error fails the pass), with discard 1
+ * (an earlier round failed) it only frees them; it frees the round either
+ * way. Errors come in input order: a round's error before a later
+ * round's, before a failed read of the windows after them.
+ */
+typedef struct text_round_ops {
+    silt_status (*begin)(void *payload, const text_chunk *chunks, size_t n, void **round_out,
+                         silt_error *err);
+    tpool_task_fn task;
+    silt_status (*end)(void *payload, void *round, int discard, silt_error *err);
+} text_round_ops;
+
+silt_status text_reader_pass(text_reader *r, tpool *pool, size_t max_chunks,
+                             const text_round_ops *ops, void *payload, silt_error *err);
 /* Loads an object from memory as one window (in-memory inference, tests). */
 silt_status text_reader_add_text(text_reader *r, const char *key, const char *data, size_t len,
                                  silt_error *err);

@@ -3,6 +3,7 @@
 
 #include "test.h"
 #include "util/thread.h"
+#include "util/time.h"
 
 typedef struct counter_job {
     atomic_int runs[1000];
@@ -164,5 +165,68 @@ void test_util_thread__start_and_wait(void)
         err_clear(&err);
     }
     check_ok(tpool_wait(NULL, &err), &err);
+    tpool_free(pool);
+}
+
+/* Job A's one task waits for every task of job B: only a caller that helps B gets A done. */
+typedef struct helping_jobs {
+    atomic_int a_started;
+    atomic_int b_done;
+    int n_b;
+} helping_jobs;
+
+static silt_status wait_for_b(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
+{
+    helping_jobs *h = payload;
+    int64_t give_up = time_monotonic_nanos() + INT64_C(5000000000);
+    (void)task_idx;
+    (void)worker_idx;
+    atomic_store(&h->a_started, 1);
+    while (atomic_load(&h->b_done) < h->n_b)
+        if (time_monotonic_nanos() > give_up)
+            return err_set(err, SILT_IO, "the tasks of the other job never ran");
+    return SILT_OK;
+}
+
+static silt_status count_b(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
+{
+    helping_jobs *h = payload;
+    (void)task_idx;
+    (void)worker_idx;
+    (void)err;
+    atomic_fetch_add(&h->b_done, 1);
+    return SILT_OK;
+}
+
+void test_util_thread__wait_helping_runs_the_later_job(void)
+{
+    static helping_jobs h;
+    silt_error err = SILT_ERROR_INIT;
+    tpool *pool = NULL;
+    tpool_async *a = NULL, *b = NULL;
+    check_ok(tpool_new(&pool, 1, &err), &err);
+    for (int round = 0; round < 20; round++) {
+        atomic_store(&h.a_started, 0);
+        atomic_store(&h.b_done, 0);
+        h.n_b = 5;
+        check_ok(tpool_start(pool, 1, wait_for_b, &h, &a, &err), &err);
+        /* the worker holds A's task; B's tasks are left to the caller */
+        while (!atomic_load(&h.a_started))
+            ;
+        check_ok(tpool_start(pool, 5, count_b, &h, &b, &err), &err);
+        check_ok(tpool_wait_helping(a, b, &err), &err);
+        check_ok(tpool_wait(b, &err), &err);
+        check_int(5, atomic_load(&h.b_done));
+    }
+    /* no other job, or no pool: a plain wait */
+    atomic_store(&h.b_done, 0);
+    h.n_b = 0;
+    check_ok(tpool_start(pool, 1, wait_for_b, &h, &a, &err), &err);
+    check_ok(tpool_wait_helping(a, NULL, &err), &err);
+    check_ok(tpool_start(NULL, 5, count_b, &h, &b, &err), &err);
+    check_ok(tpool_start(NULL, 1, wait_for_b, &h, &a, &err), &err);
+    check_ok(tpool_wait_helping(a, b, &err), &err);
+    check_ok(tpool_wait(b, &err), &err);
+    check_int(5, atomic_load(&h.b_done));
     tpool_free(pool);
 }
