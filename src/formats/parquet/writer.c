@@ -428,6 +428,9 @@ static silt_status gather_bytes(pqw_leaf *leaf, const col_vec *v, const int64_t 
         ptrs[idx] = p;
         lens[idx] = len;
         raw += 4 + len;
+        /* a repeat of the value before cannot move the bounds (runs are common) */
+        if (idx > 0 && len == lens[idx - 1] && mem_eq(p, ptrs[idx - 1], (size_t)len))
+            continue;
         if (min == NULL) {
             min = max = p;
             min_len = max_len = len;
