@@ -19,6 +19,9 @@
  * file's rows in order (a partition's items of one flight are encoded
  * before those of the next) and memory bounded: queued rows are bounded
  * (QUEUE_MAX_ROWS, QUEUE_MAX_BYTES), so at most two queues' worth are held.
+ * A flush is due at half a queue; while the flight before it is still
+ * encoding, it is put off (the caller keeps splitting rows) until the queue
+ * is full, when the caller waits for the flight and works on its tasks left.
  * Without a pool, and when queued rows borrow the caller's batch (an
  * unpartitioned write), the flush waits before delta_write_batch returns.
  *
@@ -34,8 +37,10 @@
 #include "util/mem.h"
 #include "util/time.h"
 
-/* Rows and in-memory bytes queued before a flush: a few parse rounds' worth, so each
- * partition's task has enough rows to keep both threads busy, with memory bounded. */
+/* Rows and in-memory bytes queued at most: a few parse rounds' worth, so each partition's
+ * task has enough rows to keep both threads busy, with memory bounded. A flush is due at
+ * half of it, and waits for the flight before it only once the queue is full: until then
+ * the caller goes on splitting rows instead of waiting for the flight's last task. */
 #define QUEUE_MAX_ROWS ((int64_t)1 << 18)
 #define QUEUE_MAX_BYTES ((int64_t)64 << 20)
 
@@ -126,8 +131,16 @@ silt_status dwrite_queue_close(delta_writer *w, part_file *pf, silt_error *err)
 
 int dwrite_should_flush(const delta_writer *w)
 {
-    return w->pool == NULL || w->borrowed || w->queued_rows >= QUEUE_MAX_ROWS ||
-           w->queued_bytes >= QUEUE_MAX_BYTES;
+    return w->pool == NULL || w->borrowed || w->queued_rows >= QUEUE_MAX_ROWS / 2 ||
+           w->queued_bytes >= QUEUE_MAX_BYTES / 2;
+}
+
+/* A flush that would wait for the flight before it while the queue still has room. */
+static int can_defer(const delta_writer *w, int wait)
+{
+    return !wait && !w->borrowed && w->pool != NULL && w->flight.job != NULL &&
+           w->queued_rows < QUEUE_MAX_ROWS && w->queued_bytes < QUEUE_MAX_BYTES &&
+           !tpool_done(w->flight.job);
 }
 
 /* ---- encoding (any thread) --------------------------------------------------------------- */
@@ -303,6 +316,8 @@ silt_status dwrite_flush(delta_writer *w, int wait, silt_error *err)
     if (w->flight.a == NULL && (w->flight.a = arena_new(w->a, "delta writer flight")) == NULL)
         return err_nomem(err);
     wait = wait || w->borrowed || w->pool == NULL;
+    if (can_defer(w, wait))
+        return SILT_OK;
     rc = land(w, err);
     if (rc == SILT_OK && (w->n_queued > 0 || w->n_closing > 0))
         rc = launch(w, err);

@@ -289,3 +289,15 @@ silt_status tpool_wait(tpool_async *as, silt_error *err)
     mem_free(as);
     return rc;
 }
+
+int tpool_done(tpool_async *as)
+{
+    int done;
+    if (as == NULL || as->pool == NULL)
+        return 1;
+    pthread_mutex_lock(&as->pool->mutex);
+    done = (as->job.n_done >= as->job.n_tasks || as->job.status != SILT_OK) &&
+           as->job.n_active == 0;
+    pthread_mutex_unlock(&as->pool->mutex);
+    return done;
+}

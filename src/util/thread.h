@@ -54,6 +54,12 @@ typedef struct tpool_async tpool_async;
 silt_status tpool_start(tpool *pool, size_t n_tasks, tpool_task_fn fn, void *payload,
                         tpool_async **out, silt_error *err);
 silt_status tpool_wait(tpool_async *job, silt_error *err);
+/*
+ * Whether every task of the job has finished, so that tpool_wait would
+ * return at once: a caller with other work can go on with it instead of
+ * waiting (the Delta writer keeps queueing rows while a flight encodes).
+ */
+int tpool_done(tpool_async *job);
 
 /* Number of online cores (at least 1). */
 size_t thread_core_count(void);
