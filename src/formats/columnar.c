@@ -638,17 +638,18 @@ static silt_status take_bytes(col_vec *dst, arena *a, const col_vec *v, const in
     int64_t total = 0, row;
     for (row = 0; row < n_rows; row++)
         total += v->offsets[rows[row] + 1] - v->offsets[rows[row]];
-    /* 16 bytes of slack: a short value is copied as two 8-byte words (no memcpy call per
-     * row), which may write past its end into the next value's place or the slack */
-    SILT_RETURN_IF_ERROR(col_vec_alloc_data(dst, a, total + 16, err));
+    /* 32 bytes of slack: a short value is copied as 16 or 32 bytes (no memcpy call per row),
+     * which may write past its end into the next value's place or the slack */
+    SILT_RETURN_IF_ERROR(col_vec_alloc_data(dst, a, total + 32, err));
     dst->data_len = total;
     total = 0;
     for (row = 0; row < n_rows; row++) {
         int32_t start = v->offsets[rows[row]];
         int32_t len = v->offsets[rows[row] + 1] - start;
         if (len <= 16 && (int64_t)start + 16 <= v->data_len) {
-            memcpy(dst->data + total, v->data + start, 8);
-            memcpy(dst->data + total + 8, v->data + start + 8, 8);
+            memcpy(dst->data + total, v->data + start, 16);
+        } else if (len <= 32 && (int64_t)start + 32 <= v->data_len) {
+            memcpy(dst->data + total, v->data + start, 32);
         } else if (len > 0) { /* an all-null or all-empty vector may have no data buffer */
             memcpy(dst->data + total, v->data + start, (size_t)len);
         }
