@@ -218,16 +218,11 @@ static silt_status shred_list_of_leaves(pqw_leaf *leaf, const col_vec *top, int6
  * primitive column takes the fast path straight from its validity bitmap;
  * *contiguous_out is set when its values are simply rows row..row+n-1.
  */
-static silt_status shred_selected(pqw_leaf *leaf, const col_vec *top, const int64_t *sel,
-                                  int64_t n, silt_error *err);
-
-static silt_status shred_slice(pqw_leaf *leaf, const col_vec *top, const int64_t *sel,
-                               int64_t row, int64_t n, int *contiguous_out, silt_error *err)
+static silt_status shred_slice(pqw_leaf *leaf, const col_vec *top, int64_t row, int64_t n,
+                               int *contiguous_out, silt_error *err)
 {
     buf_truncate(&leaf->pos, 0);
     *contiguous_out = 0;
-    if (sel != NULL)
-        return shred_selected(leaf, top, sel + row, n, err);
     if (leaf->n_steps == 1) {
         if (top->validity == NULL || top->null_count == 0) {
             if (leaf->max_def > 0) {
@@ -266,51 +261,6 @@ static silt_status shred_slice(pqw_leaf *leaf, const col_vec *top, const int64_t
     for (int64_t r = row; r < row + n && ctx.rc == SILT_OK; r++)
         shred_value(&ctx, 0, top, r, 0, 0);
     return ctx.rc;
-}
-
-/*
- * Levels and value positions of the selected rows sel[0..n) of a leaf: a
- * top-level primitive column straight from its validity bitmap (the values
- * are then the selected rows themselves), anything nested row by row.
- */
-static silt_status shred_selected(pqw_leaf *leaf, const col_vec *top, const int64_t *sel,
-                                  int64_t n, silt_error *err)
-{
-    if (leaf->n_steps > 1) {
-        shred_ctx ctx = {leaf, err, SILT_OK};
-        for (int64_t r = 0; r < n && ctx.rc == SILT_OK; r++)
-            shred_value(&ctx, 0, top, sel[r], 0, 0);
-        return ctx.rc;
-    }
-    int no_nulls = top->validity == NULL || top->null_count == 0;
-    if (!no_nulls && !leaf->steps[0].nullable)
-        return null_in_required(leaf, 0, err);
-    SILT_RETURN_IF_ERROR(buf_reserve(&leaf->pos, (size_t)n * 8, err));
-    int64_t *pos = (int64_t *)(void *)leaf->pos.data;
-    uint16_t *def = NULL;
-    if (leaf->max_def > 0) {
-        SILT_RETURN_IF_ERROR(level_reserve(&leaf->def, (size_t)n, err));
-        def = (uint16_t *)(void *)(leaf->def.data + leaf->def.len);
-        leaf->def.len += (size_t)n * 2;
-    }
-    size_t n_pos = 0;
-    if (no_nulls) {
-        memcpy(pos, sel, (size_t)n * 8);
-        n_pos = (size_t)n;
-        for (int64_t r = 0; def != NULL && r < n; r++)
-            def[r] = 1;
-    } else {
-        for (int64_t r = 0; r < n; r++) {
-            int present = col_bit_get(top->validity, sel[r]);
-            def[r] = (uint16_t)present;
-            pos[n_pos] = sel[r];
-            n_pos += (size_t)present;
-        }
-    }
-    leaf->pos.len = n_pos * 8;
-    leaf->page_values += n;
-    leaf->chunk_nulls += n - (int64_t)n_pos;
-    return SILT_OK;
 }
 
 /* ---- values: gather, statistics, PLAIN or dictionary ---- */
@@ -887,45 +837,8 @@ static silt_status check_vec(const char *name, const col_vec *v, int64_t length,
     }
 }
 
-/*
- * The selected rows (within the batch) of a flat vector can be read: their
- * offsets in order and within the data, their dictionary indices in range
- * (the dictionary itself checked whole).
- */
-static silt_status check_selected(const char *name, const col_vec *v, const int64_t *sel,
-                                  int64_t n, silt_error *err)
+static silt_status check_batch(const pqw_writer *w, const col_batch *batch, silt_error *err)
 {
-    col_type_id id = v->type->id;
-    int strings = (id == COL_STRING || id == COL_BINARY) && v->dictionary == NULL;
-    if (v->dictionary != NULL) {
-        const col_vec *d = v->dictionary;
-        if (v->values == NULL || d->dictionary != NULL ||
-            !offsets_ok(d->offsets, d->length, d->data_len))
-            return bad_vector(name, "its dictionary is malformed", err);
-    } else if (strings ? v->offsets == NULL : (v->values == NULL && n > 0)) {
-        return bad_vector(name, "a vector has no values", err);
-    }
-    for (int64_t r = 0; r < n; r++) {
-        int64_t row = sel[r];
-        if (strings && (v->offsets[row] < 0 || v->offsets[row + 1] < v->offsets[row] ||
-                        v->offsets[row + 1] > v->data_len))
-            return bad_vector(name, "string offsets are out of order or past the data", err);
-        if (v->dictionary != NULL && !col_vec_is_null(v, row) &&
-            (uint64_t)(uint32_t)((const int32_t *)v->values)[row] >=
-                (uint64_t)v->dictionary->length)
-            return bad_vector(name, "a dictionary index is out of range", err);
-    }
-    return SILT_OK;
-}
-
-/* The batch (or its selected rows, sel not NULL) can be written. */
-static silt_status check_batch(const pqw_writer *w, const col_batch *batch, const int64_t *sel,
-                               int64_t n_sel, silt_error *err)
-{
-    for (int64_t r = 0; sel != NULL && r < n_sel; r++)
-        if (sel[r] < 0 || sel[r] >= batch->n_rows)
-            return err_set(err, SILT_INVALID, "could not write row %lld of a batch of %lld rows",
-                           (long long)sel[r], (long long)batch->n_rows);
     const col_type *schema = w->schema;
     if (batch->n_cols != schema->n_fields)
         return err_set(err, SILT_INVALID, "could not write a batch of %zu columns to a Parquet "
@@ -939,10 +852,7 @@ static silt_status check_batch(const pqw_writer *w, const col_batch *batch, cons
         if (!col_type_equal(v->type, schema->fields[col].type))
             return err_set(err, SILT_INVALID, "could not write column \"%s\": its vector type "
                            "differs from the file schema", name);
-        if (sel != NULL && v->n_children == 0)
-            SILT_RETURN_IF_ERROR(check_selected(name, v, sel, n_sel, err));
-        else
-            SILT_RETURN_IF_ERROR(check_vec(name, v, batch->n_rows, err));
+        SILT_RETURN_IF_ERROR(check_vec(name, v, batch->n_rows, err));
     }
     return SILT_OK;
 }
@@ -965,14 +875,14 @@ static int all_distinct(const pqw_leaf *leaf)
            (int64_t)leaf->dict.count == leaf->dict_added;
 }
 
-static silt_status write_slice(pqw_writer *w, const col_batch *batch, const int64_t *sel,
-                               int64_t row, int64_t n, silt_error *err)
+static silt_status write_slice(pqw_writer *w, const col_batch *batch, int64_t row, int64_t n,
+                               silt_error *err)
 {
     for (size_t l = 0; l < w->n_leaves; l++) {
         pqw_leaf *leaf = &w->leaves[l];
         const col_vec *top = batch->cols[leaf->top_col];
         int contiguous;
-        SILT_RETURN_IF_ERROR(shred_slice(leaf, top, sel, row, n, &contiguous, err));
+        SILT_RETURN_IF_ERROR(shred_slice(leaf, top, row, n, &contiguous, err));
         SILT_RETURN_IF_ERROR(add_values(leaf, leaf_vector(leaf, top), contiguous, row, n, err));
         leaf->chunk_rows += n;
         if (leaf->dict_mode &&
@@ -1002,51 +912,34 @@ static silt_status write_slice(pqw_writer *w, const col_batch *batch, const int6
  * when single values are large. (Nested wide values rely on the slice
  * halving in write_slice.)
  */
-/* Bytes of the values of rows sel[0..n) (checked offsets). */
-static int64_t selected_bytes(const col_vec *v, const int64_t *sel, int64_t n)
-{
-    int64_t bytes = 0;
-    for (int64_t r = 0; r < n; r++)
-        bytes += v->offsets[sel[r] + 1] - v->offsets[sel[r]];
-    return bytes;
-}
-
-static int64_t fit_slice(const pqw_writer *w, const col_batch *batch, const int64_t *sel,
-                         int64_t row, int64_t n)
+static int64_t fit_slice(const pqw_writer *w, const col_batch *batch, int64_t row, int64_t n)
 {
     for (size_t col = 0; col < batch->n_cols; col++) {
         const col_vec *v = batch->cols[col];
         col_type_id id = v->type->id;
         if ((id != COL_STRING && id != COL_BINARY) || v->dictionary != NULL)
             continue;
-        if (sel != NULL) {
-            while (n > 1 && selected_bytes(v, sel + row, n) > w->opts.page_bytes)
-                n /= 2;
-            continue;
-        }
         while (n > 1 && (int64_t)v->offsets[row + n] - v->offsets[row] > w->opts.page_bytes)
             n /= 2;
     }
     return n;
 }
 
-/* Rows [0, n_rows) of the batch, or the selected ones (sel not NULL), in slices. */
-static silt_status write_rows(pqw_writer *w, const col_batch *batch, const int64_t *sel,
-                              int64_t n_rows, silt_error *err)
+silt_status pqw_writer_write_batch(pqw_writer *w, const col_batch *batch, silt_error *err)
 {
     silt_status rc = SILT_OK;
     if (w->failed)
         return err_set(err, SILT_INVALID, "could not write to Parquet file \"%s\": an earlier "
                        "write failed", w->key);
-    rc = check_batch(w, batch, sel, n_rows, err);
-    for (int64_t row = 0; rc == SILT_OK && row < n_rows;) {
-        int64_t n = n_rows - row;
+    rc = check_batch(w, batch, err);
+    for (int64_t row = 0; rc == SILT_OK && row < batch->n_rows;) {
+        int64_t n = batch->n_rows - row;
         if (n > w->slice_rows)
             n = w->slice_rows;
         if (w->opts.row_group_rows > 0 && n > w->opts.row_group_rows - w->rg_rows)
             n = w->opts.row_group_rows - w->rg_rows;
-        n = fit_slice(w, batch, sel, row, n);
-        rc = write_slice(w, batch, sel, row, n, err);
+        n = fit_slice(w, batch, row, n);
+        rc = write_slice(w, batch, row, n, err);
         row += n;
     }
     if (rc != SILT_OK) {
@@ -1054,17 +947,6 @@ static silt_status write_rows(pqw_writer *w, const col_batch *batch, const int64
         err_context(err, "while writing Parquet file \"%s\"", w->key);
     }
     return rc;
-}
-
-silt_status pqw_writer_write_batch(pqw_writer *w, const col_batch *batch, silt_error *err)
-{
-    return write_rows(w, batch, NULL, batch->n_rows, err);
-}
-
-silt_status pqw_writer_write_rows(pqw_writer *w, const col_batch *batch, const int64_t *rows,
-                                  int64_t n_rows, silt_error *err)
-{
-    return write_rows(w, batch, rows, n_rows, err);
 }
 
 /* ---- open, close, abort ---- */

@@ -120,16 +120,6 @@ silt_status pqw_writer_open(pqw_writer **out, io_store *store, const char *key,
  */
 silt_status pqw_writer_write_batch(pqw_writer *w, const col_batch *batch, silt_error *err);
 /*
- * Appends rows[0..n_rows) of the batch, in that order: the file gets what
- * pqw_writer_write_batch would write for a batch of just those rows (the
- * rows of one partition, without gathering them into vectors of their own
- * first). Row indexes must be in [0, batch->n_rows); only the selected rows
- * are read and checked (nested columns: the whole batch). Errors as
- * pqw_writer_write_batch.
- */
-silt_status pqw_writer_write_rows(pqw_writer *w, const col_batch *batch, const int64_t *rows,
-                                  int64_t n_rows, silt_error *err);
-/*
  * Writes the last row group and the footer, publishes the file and frees
  * the writer (also on error, when nothing is published). stats_out (may be
  * NULL) receives the file statistics; clear them with pqw_file_stats_clear.
