@@ -685,27 +685,34 @@ static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, co
                              err);
 }
 
-/* Gives pf its group in this batch (in order of first rows) when it has none yet. */
+/*
+ * Gives pf its group in this batch (in order of first rows) when it has none
+ * yet, and counts the row in counts[group + 1] (the counting sort's counts).
+ */
 static inline int64_t group_of_part(delta_writer *w, part_file *pf, part_file **groups,
-                                   int64_t *n_groups)
+                                   int64_t *n_groups, int64_t *counts)
 {
     if (pf->batch_gen != w->batch_gen) {
         pf->batch_gen = w->batch_gen;
         pf->group = *n_groups;
+        counts[pf->group + 1] = 0;
         groups[(*n_groups)++] = pf;
     }
+    counts[pf->group + 1]++;
     return pf->group;
 }
 
 /*
- * The group of each row of the batch (group_of) and the partition of each
- * group (groups, in order of their first rows). With one flat string
- * partition column the memo is probed inline from the offsets, the lookup
- * that runs for every row of a partitioned write on the caller's thread;
- * a miss, a null or any other partitioning goes through find_part.
+ * The group of each row of the batch (group_of), the partition of each
+ * group (groups, in order of their first rows) and the rows of each group
+ * (counts[group + 1]). With one flat string partition column the memo is
+ * probed inline from the offsets, the lookup that runs for every row of a
+ * partitioned write on the caller's thread; a miss, a null or any other
+ * partitioning goes through find_part.
  */
 static silt_status group_rows(delta_writer *w, col_vec **cols, int64_t n_rows, part_file **groups,
-                              int64_t *group_of, int64_t *n_groups, silt_error *err)
+                              int64_t *group_of, int64_t *n_groups, int64_t *counts,
+                              silt_error *err)
 {
     const col_vec *v = w->n_part > 0 ? cols[w->part_cols[0]] : NULL;
     int fast = w->memo != NULL && v->dictionary == NULL;
@@ -721,7 +728,7 @@ static silt_status group_rows(delta_writer *w, col_vec **cols, int64_t n_rows, p
         }
         if (pf == NULL)
             SILT_RETURN_IF_ERROR(find_part(w, cols, row, &pf, err));
-        group_of[row] = group_of_part(w, pf, groups, n_groups);
+        group_of[row] = group_of_part(w, pf, groups, n_groups, counts);
     }
     return SILT_OK;
 }
@@ -743,11 +750,10 @@ static silt_status write_partitioned(delta_writer *w, col_vec **cols, int64_t n_
     starts = rows + n_rows; /* n_groups + 1 <= n_rows + 1 entries */
     groups = (part_file **)(void *)(starts + n_rows + 1);
     w->batch_gen++;
-    SILT_RETURN_IF_ERROR(group_rows(w, cols, n_rows, groups, group_of, &n_groups, err));
-    /* Counting sort of the rows by group, keeping their order within a group. */
-    memset(starts, 0, (size_t)(n_groups + 1) * sizeof(int64_t));
-    for (row = 0; row < n_rows; row++)
-        starts[group_of[row] + 1]++;
+    /* Counting sort of the rows by group (counted by group_rows), keeping their order within
+     * a group. */
+    starts[0] = 0;
+    SILT_RETURN_IF_ERROR(group_rows(w, cols, n_rows, groups, group_of, &n_groups, starts, err));
     for (group = 0; group < n_groups; group++)
         starts[group + 1] += starts[group];
     for (row = 0; row < n_rows; row++)
