@@ -659,25 +659,72 @@ static silt_status take_bytes(col_vec *dst, arena *a, const col_vec *v, const in
     return SILT_OK;
 }
 
-/* Fixed-width values by row index; 8 and 4 bytes get a copy of constant size (a load and a
- * store, not a call to memcpy per row: the gather of every partitioned write). */
+/* Fixed-width values by row index, a copy of constant size per width (a load and a store,
+ * not a call to memcpy per row: the gather of every partitioned write). */
+#define TAKE_FIXED(W)                                                                              \
+    for (row = 0; row < n_rows; row++)                                                             \
+        memcpy((char *)dst + (size_t)row * (W), (const char *)src + (size_t)rows[row] * (W), (W))
+
 static void take_fixed(void *dst, const void *src, size_t width, const int64_t *rows,
                        int64_t n_rows)
 {
     int64_t row;
-    if (width == 8) {
-        for (row = 0; row < n_rows; row++)
-            memcpy((char *)dst + (size_t)row * 8, (const char *)src + (size_t)rows[row] * 8, 8);
-        return;
+    switch (width) {
+    case 1:
+        TAKE_FIXED(1);
+        break;
+    case 2:
+        TAKE_FIXED(2);
+        break;
+    case 4:
+        TAKE_FIXED(4);
+        break;
+    case 8:
+        TAKE_FIXED(8);
+        break;
+    case 16:
+        TAKE_FIXED(16);
+        break;
+    default:
+        for (row = 0; row < n_rows && width > 0; row++)
+            memcpy((char *)dst + (size_t)row * width,
+                   (const char *)src + (size_t)rows[row] * width, width);
+        break;
     }
-    if (width == 4) {
-        for (row = 0; row < n_rows; row++)
-            memcpy((char *)dst + (size_t)row * 4, (const char *)src + (size_t)rows[row] * 4, 4);
-        return;
+}
+
+/*
+ * A flat vector of n_rows for col_vec_take to fill: as col_vec_new, but the
+ * values and offsets it overwrites are not zero-filled first (offsets[0] is
+ * set); that fill wrote every gathered byte twice.
+ */
+static silt_status new_flat_for_take(col_vec **out, arena *a, const col_vec *v, int64_t n_rows,
+                                     silt_error *err)
+{
+    size_t width = col_type_value_width(v->type->id);
+    col_vec *dst;
+    if (n_rows < 0 || (uint64_t)n_rows > (uint64_t)INT32_MAX * 8)
+        return err_set(err, SILT_INVALID, "vector length %lld is out of range", (long long)n_rows);
+    if ((dst = arena_calloc(a, 1, sizeof(*dst))) == NULL)
+        return err_nomem(err);
+    dst->type = v->type;
+    dst->length = n_rows;
+    if (v->validity != NULL) {
+        if ((dst->validity = alloc_zeroed(a, (size_t)(n_rows + 7) / 8)) == NULL)
+            return err_nomem(err);
+        memset(dst->validity, 0xff, (size_t)(n_rows + 7) / 8);
     }
-    for (row = 0; row < n_rows && width > 0; row++)
-        memcpy((char *)dst + (size_t)row * width, (const char *)src + (size_t)rows[row] * width,
-               width);
+    if (width > 0 &&
+        (dst->values = arena_alloc_aligned(a, width * (size_t)n_rows + 1, COL_ALIGN)) == NULL)
+        return err_nomem(err);
+    if (has_offsets(v->type->id)) {
+        dst->offsets = arena_alloc_aligned(a, sizeof(int32_t) * (size_t)(n_rows + 1), COL_ALIGN);
+        if (dst->offsets == NULL)
+            return err_nomem(err);
+        dst->offsets[0] = 0;
+    }
+    *out = dst;
+    return SILT_OK;
 }
 
 silt_status col_vec_take(col_vec **out, arena *a, const col_vec *v, const int64_t *rows,
@@ -687,7 +734,10 @@ silt_status col_vec_take(col_vec **out, arena *a, const col_vec *v, const int64_
     size_t width = col_type_value_width(v->type->id);
     int64_t row;
     size_t idx;
-    SILT_RETURN_IF_ERROR(col_vec_new(&dst, a, v->type, n_rows, v->validity != NULL, err));
+    if (v->dictionary == NULL && !col_type_is_nested(v->type->id))
+        SILT_RETURN_IF_ERROR(new_flat_for_take(&dst, a, v, n_rows, err));
+    else
+        SILT_RETURN_IF_ERROR(col_vec_new(&dst, a, v->type, n_rows, v->validity != NULL, err));
     if (v->validity != NULL) {
         for (row = 0; row < n_rows; row++)
             if (!col_bit_get(v->validity, rows[row])) {

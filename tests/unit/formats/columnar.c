@@ -393,20 +393,21 @@ void test_formats_columnar__builder_refuses_out_of_range_integers(void)
 /*
  * col_vec_take of strings of every length around the 16-byte word copy, in
  * reverse and repeated order, with nulls, the last value flush with the end
- * of the source data; and of 8-, 4- and 2-byte values.
+ * of the source data; and of 8-, 4-, 2- and 1-byte values.
  */
 void test_formats_columnar__take_strings_and_fixed(void)
 {
     static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
     silt_error err = SILT_ERROR_INIT;
-    col_builder *sb, *lb, *ib, *hb;
-    col_vec *strs, *longs, *ints, *shorts, *got;
+    col_builder *sb, *lb, *ib, *hb, *bb;
+    col_vec *strs, *longs, *ints, *shorts, *bools, *got;
     int64_t rows[80], n = 0, row;
     int64_t n_src = 40;
     check_ok(col_builder_new(&sb, A, prim(COL_STRING), &err), &err);
     check_ok(col_builder_new(&lb, A, prim(COL_LONG), &err), &err);
     check_ok(col_builder_new(&ib, A, prim(COL_INT), &err), &err);
     check_ok(col_builder_new(&hb, A, prim(COL_SHORT), &err), &err);
+    check_ok(col_builder_new(&bb, A, prim(COL_BOOLEAN), &err), &err);
     for (row = 0; row < n_src; row++) {
         if (row % 13 == 5)
             check_ok(col_builder_append_null(sb, &err), &err);
@@ -415,11 +416,13 @@ void test_formats_columnar__take_strings_and_fixed(void)
         check_ok(col_builder_append_int(lb, row * 1000003, &err), &err);
         check_ok(col_builder_append_int(ib, -row, &err), &err);
         check_ok(col_builder_append_int(hb, row * 3, &err), &err);
+        check_ok(col_builder_append_bool(bb, row % 3 == 1, &err), &err);
     }
     check_ok(col_builder_finish(sb, &strs, &err), &err);
     check_ok(col_builder_finish(lb, &longs, &err), &err);
     check_ok(col_builder_finish(ib, &ints, &err), &err);
     check_ok(col_builder_finish(hb, &shorts, &err), &err);
+    check_ok(col_builder_finish(bb, &bools, &err), &err);
     for (row = n_src - 1; row >= 0; row--)
         rows[n++] = row;
     for (row = 0; row < n_src; row += 3)
@@ -443,4 +446,7 @@ void test_formats_columnar__take_strings_and_fixed(void)
     check_ok(col_vec_take(&got, A, shorts, rows, n, &err), &err);
     for (row = 0; row < n; row++)
         check_int(rows[row] * 3, ((const int16_t *)got->values)[row]);
+    check_ok(col_vec_take(&got, A, bools, rows, n, &err), &err);
+    for (row = 0; row < n; row++)
+        check_int(rows[row] % 3 == 1, ((const uint8_t *)got->values)[row]);
 }
