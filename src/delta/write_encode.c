@@ -18,10 +18,13 @@
  * (or delta_write_finish) first waits for it. One flight at a time keeps a
  * file's rows in order (a partition's items of one flight are encoded
  * before those of the next) and memory bounded: queued rows are bounded
- * (QUEUE_MAX_ROWS, QUEUE_MAX_BYTES), so at most two queues' worth are held.
+ * (QUEUE_MAX_ROWS, QUEUE_MAX_BYTES).
  * A flush is due at half a queue; while the flight before it is still
  * encoding, it is put off (the caller keeps splitting rows) until the queue
- * is full, when the caller waits for the flight and works on its tasks left.
+ * is full. Then the caller encodes the flight's tasks no worker took, and
+ * keeps splitting (up to a quarter of a queue more) while the workers finish
+ * theirs, instead of waiting idle for them; past that it waits. So at most
+ * two and a half queues' worth of rows are held (a flight and the queue).
  * Without a pool, and when queued rows borrow the caller's batch (an
  * unpartitioned write), the flush waits before delta_write_batch returns.
  *
@@ -135,12 +138,23 @@ int dwrite_should_flush(const delta_writer *w)
            w->queued_bytes >= QUEUE_MAX_BYTES / 2;
 }
 
-/* A flush that would wait for the flight before it while the queue still has room. */
+/*
+ * Whether a flush can be put off because the flight before it is still
+ * encoding: while the queue has room; once it is full, the caller first
+ * encodes the flight's tasks no worker has taken, and then still puts the
+ * flush off, up to a quarter of a queue more, rather than wait for the
+ * workers' last tasks.
+ */
 static int can_defer(const delta_writer *w, int wait)
 {
-    return !wait && !w->borrowed && w->pool != NULL && w->flight.job != NULL &&
-           w->queued_rows < QUEUE_MAX_ROWS && w->queued_bytes < QUEUE_MAX_BYTES &&
-           !tpool_done(w->flight.job);
+    if (wait || w->borrowed || w->pool == NULL || w->flight.job == NULL ||
+        tpool_done(w->flight.job))
+        return 0;
+    if (w->queued_rows < QUEUE_MAX_ROWS && w->queued_bytes < QUEUE_MAX_BYTES)
+        return 1;
+    tpool_help(w->flight.job);
+    return w->queued_rows < QUEUE_MAX_ROWS + QUEUE_MAX_ROWS / 4 &&
+           w->queued_bytes < QUEUE_MAX_BYTES + QUEUE_MAX_BYTES / 4 && !tpool_done(w->flight.job);
 }
 
 /* ---- encoding (any thread) --------------------------------------------------------------- */

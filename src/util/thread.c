@@ -290,6 +290,12 @@ silt_status tpool_wait(tpool_async *as, silt_error *err)
     return rc;
 }
 
+void tpool_help(tpool_async *as)
+{
+    if (as != NULL && as->pool != NULL)
+        drain_job(as->pool, &as->job, 0);
+}
+
 int tpool_done(tpool_async *as)
 {
     int done;
