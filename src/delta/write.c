@@ -543,13 +543,30 @@ static silt_status find_slot(delta_writer *w, col_vec **cols, int64_t row, part_
     return add_key(w, cols, row, hash, out, err);
 }
 
-/* The memo entry of a string: its first and last (up to) 8 bytes and length, mixed. */
-static size_t memo_index(const char *bytes, int32_t len)
+/* Up to 8 bytes of a string as a word (overlapping loads, no memcpy call of a variable size). */
+static inline uint64_t word_of(const char *bytes, int32_t len)
 {
-    uint64_t head = 0, tail = 0;
-    size_t n = len < 8 ? (size_t)len : 8;
-    memcpy(&head, bytes, n);
-    memcpy(&tail, bytes + len - n, n);
+    uint64_t word = 0;
+    uint32_t lo, hi;
+    if (len >= 8) {
+        memcpy(&word, bytes, 8);
+        return word;
+    }
+    if (len >= 4) {
+        memcpy(&lo, bytes, 4);
+        memcpy(&hi, bytes + len - 4, 4);
+        return lo | ((uint64_t)hi << 32);
+    }
+    if (len > 0)
+        word = (uint8_t)bytes[0] | ((uint64_t)(uint8_t)bytes[len / 2] << 8) |
+               ((uint64_t)(uint8_t)bytes[len - 1] << 16);
+    return word;
+}
+
+/* The memo entry of a string: its first and last (up to) 8 bytes and length, mixed. */
+static inline size_t memo_index(const char *bytes, int32_t len)
+{
+    uint64_t head = word_of(bytes, len), tail = len > 8 ? word_of(bytes + len - 8, 8) : head;
     return (size_t)(((head ^ (tail << 1) ^ (uint64_t)len) * 0x9e3779b97f4a7c15ull) >> 56) &
            (DWRITE_MEMO_SIZE - 1);
 }
@@ -572,7 +589,7 @@ static silt_status find_part(delta_writer *w, col_vec **cols, int64_t row, part_
         if (!col_vec_is_null(v, row)) {
             bytes = col_vec_str(v, row, &len);
             memo = &w->memo[memo_index(bytes, len)];
-            if (memo->pf != NULL && memo->len == len && memcmp(memo->bytes, bytes, len) == 0) {
+            if (memo->pf != NULL && memo->len == len && mem_eq(memo->bytes, bytes, (size_t)len)) {
                 *out = memo->pf;
                 return SILT_OK;
             }
@@ -668,36 +685,75 @@ static silt_status write_rows(delta_writer *w, part_file *pf, col_vec **cols, co
                              err);
 }
 
+/*
+ * Gives pf its group in this batch (in order of first rows) when it has none
+ * yet, and counts the row in counts[group + 1] (the counting sort's counts).
+ */
+static inline int64_t group_of_part(delta_writer *w, part_file *pf, part_file **groups,
+                                   int64_t *n_groups, int64_t *counts)
+{
+    if (pf->batch_gen != w->batch_gen) {
+        pf->batch_gen = w->batch_gen;
+        pf->group = *n_groups;
+        counts[pf->group + 1] = 0;
+        groups[(*n_groups)++] = pf;
+    }
+    counts[pf->group + 1]++;
+    return pf->group;
+}
+
+/*
+ * The group of each row of the batch (group_of), the partition of each
+ * group (groups, in order of their first rows) and the rows of each group
+ * (counts[group + 1]). With one flat string partition column the memo is
+ * probed inline from the offsets, the lookup that runs for every row of a
+ * partitioned write on the caller's thread; a miss, a null or any other
+ * partitioning goes through find_part.
+ */
+static silt_status group_rows(delta_writer *w, col_vec **cols, int64_t n_rows, part_file **groups,
+                              int64_t *group_of, int64_t *n_groups, int64_t *counts,
+                              silt_error *err)
+{
+    const col_vec *v = w->n_part > 0 ? cols[w->part_cols[0]] : NULL;
+    int fast = w->memo != NULL && v->dictionary == NULL;
+    int64_t row;
+    for (row = 0; row < n_rows; row++) {
+        part_file *pf = NULL;
+        if (fast && !col_vec_is_null(v, row)) {
+            int32_t start = v->offsets[row], len = v->offsets[row + 1] - start;
+            const char *bytes = v->data + start;
+            const part_memo *memo = &w->memo[memo_index(bytes, len)];
+            if (memo->pf != NULL && memo->len == len && mem_eq(memo->bytes, bytes, (size_t)len))
+                pf = memo->pf;
+        }
+        if (pf == NULL)
+            SILT_RETURN_IF_ERROR(find_part(w, cols, row, &pf, err));
+        group_of[row] = group_of_part(w, pf, groups, n_groups, counts);
+    }
+    return SILT_OK;
+}
+
 /* Groups the rows of a batch by partition folder: group of each row, rows of each group. */
 static silt_status write_partitioned(delta_writer *w, col_vec **cols, int64_t n_rows,
                                      silt_error *err)
 {
-    part_file **groups = NULL;
-    int64_t *group_of = arena_alloc(w->batch_a, (size_t)n_rows * sizeof(int64_t));
-    int64_t *rows = arena_alloc(w->batch_a, (size_t)n_rows * sizeof(int64_t));
-    int64_t n_groups = 0, row, group, n_in, *starts;
-    if (group_of == NULL || rows == NULL)
-        return err_nomem(err);
+    /* Per-row scratch of the split, reused from batch to batch (not the batch arena, where
+     * every batch took 32 bytes a row of fresh memory, first touched on the caller's thread). */
+    size_t per_row = 2 * sizeof(int64_t) + sizeof(part_file *);
+    part_file **groups;
+    int64_t *group_of, *rows, *starts;
+    int64_t n_groups = 0, row, group, n_in;
+    buf_truncate(&w->split, 0);
+    SILT_RETURN_IF_ERROR(buf_reserve(&w->split, (size_t)(n_rows + 1) * (per_row + 8), err));
+    group_of = (int64_t *)(void *)w->split.data;
+    rows = group_of + n_rows;
+    starts = rows + n_rows; /* n_groups + 1 <= n_rows + 1 entries */
+    groups = (part_file **)(void *)(starts + n_rows + 1);
     w->batch_gen++;
-    groups = arena_alloc(w->batch_a, (size_t)n_rows * sizeof(*groups));
-    if (groups == NULL)
-        return err_nomem(err);
-    for (row = 0; row < n_rows; row++) {
-        part_file *pf = NULL;
-        SILT_RETURN_IF_ERROR(find_part(w, cols, row, &pf, err));
-        if (pf->batch_gen != w->batch_gen) {
-            pf->batch_gen = w->batch_gen;
-            pf->group = n_groups;
-            groups[n_groups++] = pf;
-        }
-        group_of[row] = pf->group;
-    }
-    /* Counting sort of the rows by group, keeping their order within a group. */
-    starts = arena_calloc(w->batch_a, (size_t)n_groups + 1, sizeof(int64_t));
-    if (starts == NULL)
-        return err_nomem(err);
-    for (row = 0; row < n_rows; row++)
-        starts[group_of[row] + 1]++;
+    /* Counting sort of the rows by group (counted by group_rows), keeping their order within
+     * a group. */
+    starts[0] = 0;
+    SILT_RETURN_IF_ERROR(group_rows(w, cols, n_rows, groups, group_of, &n_groups, starts, err));
     for (group = 0; group < n_groups; group++)
         starts[group + 1] += starts[group];
     for (row = 0; row < n_rows; row++)
@@ -769,6 +825,7 @@ void delta_write_free(delta_writer *w)
     mem_free(w->slots);
     buf_clear(&w->scratch);
     buf_clear(&w->key);
+    buf_clear(&w->split);
     arena_free(w->a);
     mem_free(w);
 }

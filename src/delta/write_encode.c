@@ -18,7 +18,13 @@
  * (or delta_write_finish) first waits for it. One flight at a time keeps a
  * file's rows in order (a partition's items of one flight are encoded
  * before those of the next) and memory bounded: queued rows are bounded
- * (QUEUE_MAX_ROWS, QUEUE_MAX_BYTES), so at most two queues' worth are held.
+ * (QUEUE_MAX_ROWS, QUEUE_MAX_BYTES).
+ * A flush is due at half a queue; while the flight before it is still
+ * encoding, it is put off (the caller keeps splitting rows) until the queue
+ * is full. Then the caller encodes the flight's tasks no worker took, and
+ * keeps splitting (up to a quarter of a queue more) while the workers finish
+ * theirs, instead of waiting idle for them; past that it waits. So at most
+ * two and a half queues' worth of rows are held (a flight and the queue).
  * Without a pool, and when queued rows borrow the caller's batch (an
  * unpartitioned write), the flush waits before delta_write_batch returns.
  *
@@ -34,8 +40,10 @@
 #include "util/mem.h"
 #include "util/time.h"
 
-/* Rows and in-memory bytes queued before a flush: a few parse rounds' worth, so each
- * partition's task has enough rows to keep both threads busy, with memory bounded. */
+/* Rows and in-memory bytes queued at most: a few parse rounds' worth, so each partition's
+ * task has enough rows to keep both threads busy, with memory bounded. A flush is due at
+ * half of it, and waits for the flight before it only once the queue is full: until then
+ * the caller goes on splitting rows instead of waiting for the flight's last task. */
 #define QUEUE_MAX_ROWS ((int64_t)1 << 18)
 #define QUEUE_MAX_BYTES ((int64_t)64 << 20)
 
@@ -126,8 +134,27 @@ silt_status dwrite_queue_close(delta_writer *w, part_file *pf, silt_error *err)
 
 int dwrite_should_flush(const delta_writer *w)
 {
-    return w->pool == NULL || w->borrowed || w->queued_rows >= QUEUE_MAX_ROWS ||
-           w->queued_bytes >= QUEUE_MAX_BYTES;
+    return w->pool == NULL || w->borrowed || w->queued_rows >= QUEUE_MAX_ROWS / 2 ||
+           w->queued_bytes >= QUEUE_MAX_BYTES / 2;
+}
+
+/*
+ * Whether a flush can be put off because the flight before it is still
+ * encoding: while the queue has room; once it is full, the caller first
+ * encodes the flight's tasks no worker has taken, and then still puts the
+ * flush off, up to a quarter of a queue more, rather than wait for the
+ * workers' last tasks.
+ */
+static int can_defer(const delta_writer *w, int wait)
+{
+    if (wait || w->borrowed || w->pool == NULL || w->flight.job == NULL ||
+        tpool_done(w->flight.job))
+        return 0;
+    if (w->queued_rows < QUEUE_MAX_ROWS && w->queued_bytes < QUEUE_MAX_BYTES)
+        return 1;
+    tpool_help(w->flight.job);
+    return w->queued_rows < QUEUE_MAX_ROWS + QUEUE_MAX_ROWS / 4 &&
+           w->queued_bytes < QUEUE_MAX_BYTES + QUEUE_MAX_BYTES / 4 && !tpool_done(w->flight.job);
 }
 
 /* ---- encoding (any thread) --------------------------------------------------------------- */
@@ -303,6 +330,8 @@ silt_status dwrite_flush(delta_writer *w, int wait, silt_error *err)
     if (w->flight.a == NULL && (w->flight.a = arena_new(w->a, "delta writer flight")) == NULL)
         return err_nomem(err);
     wait = wait || w->borrowed || w->pool == NULL;
+    if (can_defer(w, wait))
+        return SILT_OK;
     rc = land(w, err);
     if (rc == SILT_OK && (w->n_queued > 0 || w->n_closing > 0))
         rc = launch(w, err);

@@ -98,6 +98,7 @@ struct delta_writer {
     size_t *part_width; /* per partition column: value width, 0 for strings */
     part_memo *memo;    /* DWRITE_MEMO_SIZE entries, with one string partition column */
     buf key;
+    buf split; /* per-row scratch of write_partitioned, reused by every batch */
     dlog_add *adds;
     size_t n_adds, cap_adds;
     int64_t n_rows, n_bytes;

@@ -319,3 +319,14 @@ silt_status tpool_wait_helping(tpool_async *as, tpool_async *other, silt_error *
     }
     return tpool_wait(as, err);
 }
+
+void tpool_help(tpool_async *as)
+{
+    if (as != NULL && as->pool != NULL)
+        drain_job(as->pool, &as->job, 0);
+}
+
+int tpool_done(tpool_async *as)
+{
+    return as == NULL || as->pool == NULL || job_settled(as->pool, &as->job);
+}

@@ -61,6 +61,18 @@ silt_status tpool_wait(tpool_async *job, silt_error *err);
  * barrier where the caller idles. other may be NULL.
  */
 silt_status tpool_wait_helping(tpool_async *job, tpool_async *other, silt_error *err);
+/*
+ * Whether every task of the job has finished, so that tpool_wait would
+ * return at once: a caller with other work can go on with it instead of
+ * waiting (the Delta writer keeps queueing rows while a flight encodes).
+ */
+int tpool_done(tpool_async *job);
+/*
+ * Runs the job's tasks no thread has taken yet on the calling thread, then
+ * returns without waiting for the ones running elsewhere (tpool_wait still
+ * has to be called).
+ */
+void tpool_help(tpool_async *job);
 
 /* Number of online cores (at least 1). */
 size_t thread_core_count(void);

@@ -230,7 +230,7 @@ static silt_status dict_add(pqw_dict *d, const void *value, size_t len, uint32_t
                     entry = d->plain.data + d->entry_off[e] + 4;
                     entry_len = l;
                 }
-                if (entry_len == len && memcmp(entry, value, len) == 0) {
+                if (entry_len == len && mem_eq(entry, value, len)) {
                     *idx_out = e;
                     return SILT_OK;
                 }
@@ -244,12 +244,20 @@ static silt_status dict_add(pqw_dict *d, const void *value, size_t len, uint32_t
 /*
  * 4- and 8-byte values (ints, floats, small decimals) are compared as
  * integers, bit for bit, so NaN payloads and -0.0 keep their own entries.
- * The lookup is inlined here because it runs once per value.
+ * The lookup is inlined here because it runs once per value; a value equal
+ * to the one before takes its index without hashing (a constant or
+ * clustered column, the usual case once rows are split by partition).
  */
 #define PQW_DICT_FIXED(T)                                                                          \
+    T prev = 0;                                                                                    \
     for (size_t idx = 0; idx < n; idx++) {                                                         \
         T x;                                                                                       \
         memcpy(&x, values + idx * sizeof(T), sizeof(T));                                           \
+        if (idx > 0 && x == prev) {                                                                \
+            idx_out[idx] = idx_out[idx - 1];                                                       \
+            continue;                                                                              \
+        }                                                                                          \
+        prev = x;                                                                                  \
         uint64_t h = hash_mix64((uint64_t)x);                                                      \
         int found = 0;                                                                             \
         if (d->n_slots > 0) {                                                                      \
@@ -297,8 +305,7 @@ silt_status pqw_dict_add_bytes(pqw_dict *d, const char *const *ptrs, const int32
 {
     for (size_t idx = 0; idx < n; idx++) {
         if (idx > 0 && lens[idx] == lens[idx - 1] &&
-            (lens[idx] == 0 || ptrs[idx] == ptrs[idx - 1] ||
-             memcmp(ptrs[idx], ptrs[idx - 1], (size_t)lens[idx]) == 0)) {
+            (ptrs[idx] == ptrs[idx - 1] || mem_eq(ptrs[idx], ptrs[idx - 1], (size_t)lens[idx]))) {
             idx_out[idx] = idx_out[idx - 1];
             continue;
         }

@@ -409,25 +409,46 @@ static silt_status gather_fixed(pqw_leaf *leaf, const col_vec *v, const int64_t 
     return SILT_OK;
 }
 
-/* Pointers and lengths of the present byte-array values, and their min/max. */
+/*
+ * The present byte-array values and their min/max: as pointers and lengths
+ * in leaf->ptrs/lens for PLAIN (idx_out NULL), or straight into dictionary
+ * indices (idx_out, n entries), without the pointer arrays. A value equal to
+ * the one before (runs are common: a constant or clustered column) moves no
+ * bound and takes the index before it, decided with one comparison.
+ */
 static silt_status gather_bytes(pqw_leaf *leaf, const col_vec *v, const int64_t *pos,
-                                int64_t first, size_t n, silt_error *err)
+                                int64_t first, size_t n, uint32_t *idx_out, silt_error *err)
 {
-    buf_truncate(&leaf->ptrs, 0);
-    buf_truncate(&leaf->lens, 0);
-    SILT_RETURN_IF_ERROR(buf_reserve(&leaf->ptrs, n * sizeof(char *), err));
-    SILT_RETURN_IF_ERROR(buf_reserve(&leaf->lens, n * sizeof(int32_t), err));
-    const char **ptrs = (const char **)(void *)leaf->ptrs.data;
-    int32_t *lens = (int32_t *)(void *)leaf->lens.data;
-    const char *min = NULL, *max = NULL;
-    int32_t min_len = 0, max_len = 0;
+    const char **ptrs = NULL;
+    int32_t *lens = NULL;
+    if (idx_out == NULL) {
+        buf_truncate(&leaf->ptrs, 0);
+        buf_truncate(&leaf->lens, 0);
+        SILT_RETURN_IF_ERROR(buf_reserve(&leaf->ptrs, n * sizeof(char *), err));
+        SILT_RETURN_IF_ERROR(buf_reserve(&leaf->lens, n * sizeof(int32_t), err));
+        ptrs = (const char **)(void *)leaf->ptrs.data;
+        lens = (int32_t *)(void *)leaf->lens.data;
+    }
+    const char *min = NULL, *max = NULL, *prev = NULL;
+    int32_t min_len = 0, max_len = 0, prev_len = -1;
     int64_t raw = 0;
     for (size_t idx = 0; idx < n; idx++) {
         int32_t len;
         const char *p = col_vec_str(v, pos ? pos[idx] : first + (int64_t)idx, &len);
-        ptrs[idx] = p;
-        lens[idx] = len;
         raw += 4 + len;
+        if (ptrs != NULL) {
+            ptrs[idx] = p;
+            lens[idx] = len;
+        }
+        if (len == prev_len && (p == prev || mem_eq(p, prev, (size_t)len))) {
+            if (idx_out != NULL)
+                idx_out[idx] = idx_out[idx - 1];
+            continue;
+        }
+        prev = p;
+        prev_len = len;
+        if (idx_out != NULL)
+            SILT_RETURN_IF_ERROR(pqw_dict_add_bytes(&leaf->dict, &p, &len, 1, &idx_out[idx], err));
         if (min == NULL) {
             min = max = p;
             min_len = max_len = len;
@@ -446,8 +467,10 @@ static silt_status gather_bytes(pqw_leaf *leaf, const col_vec *v, const int64_t 
             max_len = len;
         }
     }
-    leaf->ptrs.len = n * sizeof(char *);
-    leaf->lens.len = n * sizeof(int32_t);
+    if (ptrs != NULL) {
+        leaf->ptrs.len = n * sizeof(char *);
+        leaf->lens.len = n * sizeof(int32_t);
+    }
     leaf->page_raw += raw;
     if (min != NULL)
         return pqw_minmax_bytes(&leaf->page_mm, min, min_len, max, max_len, err);
@@ -481,14 +504,14 @@ static silt_status add_values(pqw_leaf *leaf, const col_vec *v, int contiguous, 
     size_t n = contiguous ? (size_t)n_rows : leaf->pos.len / 8;
     int64_t first = contiguous ? row : 0;
     if (leaf->phys == PQW_BYTE_ARRAY) {
-        SILT_RETURN_IF_ERROR(gather_bytes(leaf, v, pos, first, n, err));
-        if (!leaf->dict_mode)
+        if (!leaf->dict_mode) {
+            SILT_RETURN_IF_ERROR(gather_bytes(leaf, v, pos, first, n, NULL, err));
             return plain_bytes(leaf, n, err);
+        }
         SILT_RETURN_IF_ERROR(buf_reserve(&leaf->vals, n * 4, err));
-        SILT_RETURN_IF_ERROR(pqw_dict_add_bytes(
-            &leaf->dict, (const char *const *)(void *)leaf->ptrs.data,
-            (const int32_t *)(void *)leaf->lens.data, n,
-            (uint32_t *)(void *)(leaf->vals.data + leaf->vals.len), err));
+        SILT_RETURN_IF_ERROR(gather_bytes(leaf, v, pos, first, n,
+                                          (uint32_t *)(void *)(leaf->vals.data + leaf->vals.len),
+                                          err));
         leaf->vals.len += n * 4;
         leaf->dict_added += (int64_t)n;
         return SILT_OK;

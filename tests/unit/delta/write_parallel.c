@@ -6,6 +6,7 @@
  */
 #include "write_util.h"
 
+#include "formats/parquet/parquet.h"
 #include "util/thread.h"
 
 static arena *a;
@@ -275,4 +276,143 @@ void test_delta_write_parallel__string_partition_values(void)
     check_int(606, count_lines(files_summary(store))); /* "" and null share a folder */
     buf_clear(&all);
     io_store_free(store);
+}
+
+/* {id long, name string, p string}: p of row i is null, "" or one of n_values strings. */
+static col_batch *mixed_batch(int64_t first, int64_t n, int n_values)
+{
+    const col_type *schema = wt_schema3(a);
+    col_batch *b = arena_calloc(a, 1, sizeof(*b));
+    col_builder *ids = NULL, *names = NULL, *parts = NULL;
+    char text[64];
+    int64_t row;
+    check_ok(col_builder_new(&ids, a, schema->fields[0].type, &err), &err);
+    check_ok(col_builder_new(&names, a, schema->fields[1].type, &err), &err);
+    check_ok(col_builder_new(&parts, a, schema->fields[2].type, &err), &err);
+    for (row = first; row < first + n; row++) {
+        int64_t key = row * 11 % (n_values + 2); /* 11 and 42 are coprime: every key */
+        check_ok(col_builder_append_int(ids, row, &err), &err);
+        check_ok(col_builder_append_bytes(names, "n", 1, &err), &err);
+        if (key == n_values)
+            check_ok(col_builder_append_null(parts, &err), &err);
+        else if (key == n_values + 1)
+            check_ok(col_builder_append_bytes(parts, "", 0, &err), &err);
+        else {
+            /* long values that differ only inside share the memo's first and last bytes */
+            int len = snprintf(text, sizeof(text), "value-%03lld-of-the-partition-column",
+                               (long long)key);
+            check_ok(col_builder_append_bytes(parts, text, (size_t)len, &err), &err);
+        }
+    }
+    b->schema = schema;
+    b->n_rows = n;
+    b->n_cols = 3;
+    b->cols = arena_calloc(a, 3, sizeof(col_vec *));
+    check_ok(col_builder_finish(ids, &b->cols[0], &err), &err);
+    check_ok(col_builder_finish(names, &b->cols[1], &err), &err);
+    check_ok(col_builder_finish(parts, &b->cols[2], &err), &err);
+    return b;
+}
+
+/* Every file's ids, read in file order, are increasing: rows keep their order. */
+static void check_rows_in_order(io_store *store)
+{
+    delta_snapshot *snap = wt_latest(store, &err);
+    int64_t total = 0;
+    size_t idx;
+    for (idx = 0; idx < snap->n_files; idx++) {
+        pq_file *file = NULL;
+        pq_reader *reader = NULL;
+        pq_read_options ropts = PQ_READ_OPTIONS_INIT;
+        col_batch *b = NULL;
+        int64_t last = -1, row;
+        check_ok(pq_file_open(&file, store, snap->files[idx].path, &err), &err);
+        check_ok(pq_reader_open(&reader, file, &ropts, &err), &err);
+        for (;;) {
+            check_ok(pq_reader_next(reader, a, &b, &err), &err);
+            if (b == NULL)
+                break;
+            for (row = 0; row < b->n_rows; row++) {
+                int64_t id = ((const int64_t *)b->cols[0]->values)[row];
+                check(id > last);
+                last = id;
+            }
+            total += b->n_rows;
+        }
+        pq_reader_free(reader);
+        pq_file_free(file);
+    }
+    check_int(24000, total);
+    delta_snapshot_free(snap);
+}
+
+/*
+ * The split on the caller (write.c group_rows: the memo probed from the
+ * offsets, nulls and "" through find_part) with more folders than open
+ * files and batches of uneven sizes, on the pool with deferred flushes:
+ * the same files and rows as the serial path, each file's rows in order.
+ */
+void test_delta_write_parallel__split_nulls_empty_and_few_open_files(void)
+{
+    static const char *const part_p[] = {"p"};
+    static const int64_t sizes[] = {1, 4999, 3000, 17, 9000, 2983, 4000};
+    const char *summary[2];
+    int round;
+    for (round = 0; round < 2; round++) {
+        io_store *store = open_store(round ? "mixed-parallel" : "mixed-serial");
+        delta_write_options wopts = DELTA_WRITE_OPTIONS_INIT;
+        delta_writer *w = NULL;
+        int64_t first = 0;
+        size_t idx;
+        wopts.n_partition_columns = 1;
+        wopts.partition_columns = part_p;
+        wopts.max_open_files = 5; /* 41 folders */
+        wopts.pool = round ? pool : NULL;
+        check_ok(delta_write_open(&w, store, NULL, wt_schema3(a), &wopts, &err), &err);
+        for (idx = 0; idx < sizeof(sizes) / sizeof(sizes[0]); idx++) {
+            check_ok(delta_write_batch(w, mixed_batch(first, sizes[idx], 40), &err), &err);
+            first += sizes[idx];
+        }
+        check_int(24000, first);
+        check_ok(delta_write_commit(w, store, NULL, DELTA_MODE_CTAS, NULL, NULL, &err), &err);
+        delta_write_free(w);
+        summary[round] = files_summary(store);
+        check_contains(summary[round], "p=__HIVE_DEFAULT_PARTITION__ ");
+        check(count_lines(summary[round]) > 41); /* folders closed and reopened */
+        check_rows_in_order(store);
+        io_store_free(store);
+    }
+    check_str(summary[0], summary[1]);
+}
+
+/*
+ * A store failing while flushes are put off (more rows than half a queue,
+ * files rolling during the flights): the write fails with the store's error
+ * and nothing is committed.
+ */
+void test_delta_write_parallel__failure_during_deferred_flushes(void)
+{
+    shape s = {300000, 8192, 4, 300000, 0};
+    static const long nths[] = {1, 4, 9};
+    size_t idx;
+    for (idx = 0; idx < sizeof(nths) / sizeof(nths[0]); idx++) {
+        io_fault_plan plan = IO_FAULT_PLAN_INIT;
+        io_store *faulty = NULL, *inner = NULL, *check_store = NULL;
+        char *dir = arena_sprintf(a, "%s/defer-fail-%ld", test_tmpdir(), nths[idx]);
+        silt_error e = SILT_ERROR_INIT;
+        delta_snapshot *snap = NULL;
+        long n_writes = 0;
+        plan.fail_write_nth = nths[idx];
+        plan.fail_all_after = 1;
+        check_ok(io_local_store_open(&inner, dir, 1, &err), &err);
+        check_ok(io_fault_store_wrap(&faulty, inner, &plan, &err), &err);
+        check_int(SILT_IO, write_shape(faulty, &s, pool, &e));
+        io_fault_store_counts(faulty, &n_writes, NULL);
+        check(n_writes >= nths[idx]);
+        io_store_free(faulty);
+        check_ok(io_local_store_open(&check_store, dir, 0, &err), &err);
+        check_int(SILT_NOTFOUND, delta_snapshot_load(&snap, check_store, -1, &e));
+        delta_snapshot_free(snap);
+        io_store_free(check_store);
+    }
 }

@@ -389,3 +389,64 @@ void test_formats_columnar__builder_refuses_out_of_range_integers(void)
     check_ok(col_builder_new(&b, A, prim(COL_LONG), &err), &err);
     check_ok(col_builder_append_int(b, INT64_MIN, &err), &err);
 }
+
+/*
+ * col_vec_take of strings of every length around the 16-byte word copy, in
+ * reverse and repeated order, with nulls, the last value flush with the end
+ * of the source data; and of 8-, 4-, 2- and 1-byte values.
+ */
+void test_formats_columnar__take_strings_and_fixed(void)
+{
+    static const char alphabet[] = "abcdefghijklmnopqrstuvwxyz0123456789ABCDEFGHIJ";
+    silt_error err = SILT_ERROR_INIT;
+    col_builder *sb, *lb, *ib, *hb, *bb;
+    col_vec *strs, *longs, *ints, *shorts, *bools, *got;
+    int64_t rows[80], n = 0, row;
+    int64_t n_src = 40;
+    check_ok(col_builder_new(&sb, A, prim(COL_STRING), &err), &err);
+    check_ok(col_builder_new(&lb, A, prim(COL_LONG), &err), &err);
+    check_ok(col_builder_new(&ib, A, prim(COL_INT), &err), &err);
+    check_ok(col_builder_new(&hb, A, prim(COL_SHORT), &err), &err);
+    check_ok(col_builder_new(&bb, A, prim(COL_BOOLEAN), &err), &err);
+    for (row = 0; row < n_src; row++) {
+        if (row % 13 == 5)
+            check_ok(col_builder_append_null(sb, &err), &err);
+        else
+            check_ok(col_builder_append_bytes(sb, alphabet + row % 7, (size_t)row, &err), &err);
+        check_ok(col_builder_append_int(lb, row * 1000003, &err), &err);
+        check_ok(col_builder_append_int(ib, -row, &err), &err);
+        check_ok(col_builder_append_int(hb, row * 3, &err), &err);
+        check_ok(col_builder_append_bool(bb, row % 3 == 1, &err), &err);
+    }
+    check_ok(col_builder_finish(sb, &strs, &err), &err);
+    check_ok(col_builder_finish(lb, &longs, &err), &err);
+    check_ok(col_builder_finish(ib, &ints, &err), &err);
+    check_ok(col_builder_finish(hb, &shorts, &err), &err);
+    check_ok(col_builder_finish(bb, &bools, &err), &err);
+    for (row = n_src - 1; row >= 0; row--)
+        rows[n++] = row;
+    for (row = 0; row < n_src; row += 3)
+        rows[n++] = n_src - 1; /* the last value again and again */
+    check_ok(col_vec_take(&got, A, strs, rows, n, &err), &err);
+    for (row = 0; row < n; row++) {
+        int32_t len, want_len;
+        const char *want = col_vec_str(strs, rows[row], &want_len);
+        const char *bytes = col_vec_str(got, row, &len);
+        check_int(col_vec_is_null(strs, rows[row]), col_vec_is_null(got, row));
+        check_int(want_len, len);
+        check(memcmp(want, bytes, (size_t)len) == 0);
+    }
+    check_int(got->offsets[n], got->data_len);
+    check_ok(col_vec_take(&got, A, longs, rows, n, &err), &err);
+    for (row = 0; row < n; row++)
+        check_int(rows[row] * 1000003, ((const int64_t *)got->values)[row]);
+    check_ok(col_vec_take(&got, A, ints, rows, n, &err), &err);
+    for (row = 0; row < n; row++)
+        check_int(-rows[row], ((const int32_t *)got->values)[row]);
+    check_ok(col_vec_take(&got, A, shorts, rows, n, &err), &err);
+    for (row = 0; row < n; row++)
+        check_int(rows[row] * 3, ((const int16_t *)got->values)[row]);
+    check_ok(col_vec_take(&got, A, bools, rows, n, &err), &err);
+    for (row = 0; row < n; row++)
+        check_int(rows[row] % 3 == 1, ((const uint8_t *)got->values)[row]);
+}

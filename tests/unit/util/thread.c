@@ -230,3 +230,44 @@ void test_util_thread__wait_helping_runs_the_later_job(void)
     check_int(5, atomic_load(&h.b_done));
     tpool_free(pool);
 }
+
+/*
+ * tpool_help runs the tasks nobody took on the caller and returns; after it
+ * every task has run or is running, tpool_done turns true once the workers'
+ * are finished, and tpool_wait returns what tpool_run would. Without a pool
+ * the tasks ran inside tpool_start: done at once.
+ */
+void test_util_thread__help_and_done(void)
+{
+    static atomic_int counts[201];
+    silt_error err = SILT_ERROR_INIT;
+    tpool *pool = NULL;
+    tpool_async *job = NULL;
+    check_ok(tpool_new(&pool, 1, &err), &err);
+    for (int with_pool = 0; with_pool < 2; with_pool++) {
+        for (size_t idx = 0; idx < 201; idx++)
+            atomic_store(&counts[idx], 0);
+        check_ok(tpool_start(with_pool ? pool : NULL, 200, mark_task, counts, &job, &err), &err);
+        if (!with_pool)
+            check(tpool_done(job));
+        tpool_help(job);
+        while (!tpool_done(job))
+            ; /* only the worker's last task can be left */
+        for (size_t idx = 0; idx < 200; idx++)
+            check_int(1, atomic_load(&counts[idx]));
+        check_ok(tpool_wait(job, &err), &err);
+    }
+    /* a failing task: done, and the wait reports it */
+    for (size_t idx = 0; idx < 201; idx++)
+        atomic_store(&counts[idx], 0);
+    atomic_store(&counts[200], 1);
+    check_ok(tpool_start(pool, 200, mark_task, counts, &job, &err), &err);
+    tpool_help(job);
+    while (!tpool_done(job))
+        ;
+    check_fails(SILT_IO, tpool_wait(job, &err));
+    check_contains(err.message, "failed on purpose");
+    check(tpool_done(NULL));
+    tpool_help(NULL);
+    tpool_free(pool);
+}
