@@ -297,39 +297,6 @@ typedef struct conv {
 } conv;
 
 /*
- * Whether two names of len bytes are equal, with word loads instead of a
- * call to memcmp: keys are short, and a call cost more than the compare.
- * Words overlap at the tail so no byte outside either name is read.
- */
-static inline int name_equal(const char *a, const char *b, size_t len)
-{
-    if (len >= 8) {
-        uint64_t x, y;
-        for (size_t off = 0; off + 8 < len; off += 8) {
-            memcpy(&x, a + off, 8);
-            memcpy(&y, b + off, 8);
-            if (x != y)
-                return 0;
-        }
-        memcpy(&x, a + len - 8, 8);
-        memcpy(&y, b + len - 8, 8);
-        return x == y;
-    }
-    if (len >= 4) {
-        uint32_t x0, y0, x1, y1;
-        memcpy(&x0, a, 4);
-        memcpy(&y0, b, 4);
-        memcpy(&x1, a + len - 4, 4);
-        memcpy(&y1, b + len - 4, 4);
-        return x0 == y0 && x1 == y1;
-    }
-    for (size_t off = 0; off < len; off++)
-        if (a[off] != b[off])
-            return 0;
-    return 1;
-}
-
-/*
  * The value of a JT_INT token of at most 18 digits (the tape checked it is
  * [-]digits, so it fits a long without overflow checks); 0 when longer,
  * for str_to_int64 to decide.
@@ -410,7 +377,7 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         int32_t *hint_slot = (type == cv->s->schema && member < JSON_INFER_HINTS)
                                  ? &cv->top_hints[member] : NULL;
         if (hint_slot != NULL && *hint_slot >= 0 && cv->top_hint_lens[member] == name_len &&
-            name_equal(type->fields[*hint_slot].name, name, name_len))
+            json_name_equal(type->fields[*hint_slot].name, name, name_len))
             found = (size_t)*hint_slot;
         if (found == SIZE_MAX && index != NULL) {
             void *value = NULL;
@@ -478,7 +445,7 @@ static silt_status convert_top_fast(conv *cv, col_builder **children, const col_
         const jtok *key = &t->toks[pos];
         int32_t fi = cv->top_hints[member];
         if (fi < 0 || key->escaped || !key->ascii || cv->top_hint_lens[member] != key->len ||
-            (seen >> fi & 1) || !name_equal(type->fields[fi].name, key->ptr, key->len))
+            (seen >> fi & 1) || !json_name_equal(type->fields[fi].name, key->ptr, key->len))
             return SILT_OK;
         seen |= UINT64_C(1) << fi;
         values[member] = (int32_t)(pos + 1);
