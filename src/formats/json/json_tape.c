@@ -46,6 +46,18 @@ static inline void skip_ws(cursor *c)
         c->pos++;
 }
 
+static inline int at(const cursor *c, char ch) { return c->pos < c->len && c->s[c->pos] == ch; }
+
+/* Whether the next byte after any whitespace is ch; whitespace is skipped
+ * only when ch is not there at once (compact JSON has none). */
+static inline int expect(cursor *c, char ch)
+{
+    if (at(c, ch))
+        return 1;
+    skip_ws(c);
+    return at(c, ch);
+}
+
 static silt_status grow_tape(json_tape *t, silt_error *err)
 {
     size_t cap = t->cap ? t->cap * 2 : 256;
@@ -66,15 +78,17 @@ static inline silt_status push_str(json_tape *t, jtok_kind kind, const char *ptr
     if (t->n == t->cap)
         SILT_RETURN_IF_ERROR(grow_tape(t, err));
     *idx = t->n++;
-    jtok *tok = &t->toks[*idx];
-    /* `next` counts from the value's first token (base), see json_tape_parse_append */
-    tok->kind = (uint8_t)kind;
-    tok->escaped = (uint8_t)escaped;
-    tok->ascii = (uint8_t)ascii;
-    tok->next = (uint32_t)(t->n - t->base);
-    tok->count = 0;
-    tok->ptr = ptr;
-    tok->len = len;
+    /* One store of the whole token: byte-wide stores to its fields may
+     * alias anything (char types), which made the compiler reload the
+     * cursor after every token. `next` counts from the value's first token
+     * (base), see json_tape_parse_append. */
+    t->toks[*idx] = (jtok){.kind = (uint8_t)kind,
+                           .escaped = (uint8_t)escaped,
+                           .ascii = (uint8_t)ascii,
+                           .next = (uint32_t)(t->n - t->base),
+                           .count = 0,
+                           .ptr = ptr,
+                           .len = len};
     return SILT_OK;
 }
 
@@ -422,8 +436,7 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
                 const char *kp;
                 size_t klen, kidx = 0;
                 int esc, ascii;
-                skip_ws(c);
-                if (c->pos >= c->len || c->s[c->pos] != '"') {
+                if (!expect(c, '"')) {
                     *ok = fail(t, c, "a field name in double quotes");
                     return SILT_OK;
                 }
@@ -432,8 +445,7 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
                     return SILT_OK;
                 }
                 SILT_RETURN_IF_ERROR(push_str(t, JT_STRING, kp, klen, esc, ascii, &kidx, err));
-                skip_ws(c);
-                if (c->pos >= c->len || c->s[c->pos] != ':') {
+                if (!expect(c, ':')) {
                     *ok = fail(t, c, "':' after a field name");
                     return SILT_OK;
                 }
@@ -448,12 +460,11 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
             if (!*ok)
                 return SILT_OK;
             count++;
-            skip_ws(c);
-            if (c->pos < c->len && c->s[c->pos] == ',') {
+            if (expect(c, ',')) {
                 c->pos++;
                 continue;
             }
-            if (c->pos < c->len && c->s[c->pos] == close) {
+            if (at(c, close)) {
                 c->pos++;
                 break;
             }
