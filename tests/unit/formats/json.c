@@ -11,6 +11,7 @@
 #include "scan_fixture.h"
 #include "test.h"
 #include "util/arena.h"
+#include "util/mem.h"
 
 void test_formats_json__initialize(void) { scan_fixture_init(); }
 
@@ -733,4 +734,51 @@ void test_formats_json__conversion_fast_path_edges(void)
     /* the first 4500 rows have no null: one batch without a validity bitmap */
     check(strncmp(rows, "0|n0|A|null\n1|n1|A|null\n", 24) == 0);
     buf_clear(&text);
+}
+
+/* Reads in.json with small batches (several reserved, handed-over builders). */
+static silt_status scan_small_batches(void)
+{
+    json_options opts;
+    json_scan *scan = NULL;
+    const char *key = "in.json";
+    arena *a = arena_new(NULL, "oom");
+    silt_status rc;
+    if (a == NULL)
+        return SILT_NOMEM;
+    json_options_init(&opts);
+    opts.batch_rows = 3;
+    rc = json_scan_open(&scan, store, &key, 1, &opts, &err);
+    for (col_batch b = {0}; rc == SILT_OK;) {
+        rc = json_scan_next(scan, a, &b, &err);
+        if (b.n_rows == 0)
+            break;
+    }
+    json_scan_free(scan);
+    arena_free(a);
+    return rc;
+}
+
+/* The fast paths under allocation failures: every run ends in OK or NOMEM. */
+void test_formats_json__allocation_failures_in_the_fast_paths(void)
+{
+    const char *text = "{\"id\":1,\"name\":\"a\",\"ts\":\"2022-01-31 05:49:39\"}\n"
+                       "{\"id\":2,\"name\":\"b\",\"ts\":\"2022-01-31 05:49:40\"}\n"
+                       "{\"id\":3,\"name\":\"c\",\"ts\":\"2022-01-31 05:49:41\"}\n"
+                       "{\"id\":4,\"name\":\"d\",\"ts\":\"2022-01-31 05:49:42\"}\n"
+                       "{\"id\":5,\"name\":null,\"ts\":\"2022-01-31 05:49:43\"}\n"
+                       "{\"id\":6,\"name\":\"f\"}\n"
+                       "{\"id\":7,\"name\":\"g\",\"ts\":\"2022-01-31 05:49:45\"}\n";
+    int succeeded = 0;
+    check_ok(io_put(store, "in.json", text, strlen(text), &err), &err);
+    for (long countdown = 0; countdown < 5000 && !succeeded; countdown++) {
+        mem_fail_after(countdown);
+        silt_status rc = scan_small_batches();
+        mem_fail_reset();
+        if (rc != SILT_OK && rc != SILT_NOMEM)
+            test_fail(__FILE__, __LINE__, "allocation %ld failed with %s: %s", countdown,
+                      silt_status_name(rc), err.message);
+        succeeded = rc == SILT_OK;
+    }
+    check(succeeded);
 }
