@@ -722,6 +722,15 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
     int bad = !parsed;
     const jtok *top = parsed ? &t->toks[0] : NULL;
     cv->bad_field = NULL;
+    if (top != NULL && top->kind == JT_OBJECT && s->opts.mode == TEXT_MODE_PERMISSIVE &&
+        s->corrupt_idx < 0 && bs->ob != NULL) {
+        /* the common record, one object read leniently with no corrupt
+         * column to fill: a value that does not fit is a null either way */
+        SILT_RETURN_IF_ERROR(append_row(cv, bs, t, 0, &bad, err));
+        if (++bs->rows == s->opts.batch_rows)
+            SILT_RETURN_IF_ERROR(finish_batch(bs, err));
+        return SILT_OK;
+    }
     if (top != NULL && top->kind == JT_ARRAY) {
         n_rows = top->count;
         first = 1;
