@@ -21,6 +21,8 @@ silt_status json_infer_init(json_infer *inf, arena *a, const json_options *opts,
     memset(inf, 0, sizeof(*inf));
     inf->a = a;
     inf->opts = opts;
+    inf->plain_strings = !opts->prefers_decimal && !opts->infer_timestamp;
+    inf->plain_ints = !opts->primitives_as_string;
     buf_init(&inf->scratch, 0);
     inf->root = arena_calloc(a, 1, sizeof(jtype));
     if (inf->root == NULL)
@@ -242,10 +244,9 @@ static inline int fold_unchanged(const json_infer *inf, const jtype *slot, const
     if (tok->kind == JT_NULL)
         return 1;
     if (tok->kind == JT_STRING)
-        return slot->kind == JK_STRING && !inf->opts->prefers_decimal &&
-               !inf->opts->infer_timestamp;
+        return slot->kind == JK_STRING && inf->plain_strings;
     if (tok->kind == JT_INT)
-        return slot->kind == JK_LONG && tok->len <= 18 && !inf->opts->primitives_as_string;
+        return slot->kind == JK_LONG && tok->len <= 18 && inf->plain_ints;
     return 0;
 }
 

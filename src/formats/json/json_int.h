@@ -150,6 +150,9 @@ typedef struct json_infer {
     uint64_t n_records;
     char *dup_name; /* a field twice in one top-level object (Spark fails) */
     buf scratch;
+    /* folding a string into a string (an integer of up to 18 digits into a
+     * long) changes nothing under these options: the common case's test */
+    int plain_strings, plain_ints;
 } json_infer;
 
 silt_status json_infer_init(json_infer *inf, arena *a, const json_options *opts, silt_error *err);
