@@ -659,7 +659,7 @@ typedef struct batch_state {
     text_batch *ob;
     col_builder **cols;
     int64_t rows;
-    /* string bytes of each column in the last full batch: the next batch
+    /* string bytes of each column in the last batch: the next batch
      * reserves about as much, so its builders never grow by copying */
     size_t col_bytes[64];
 } batch_state;
