@@ -319,8 +319,14 @@ silt_status col_vec_flatten(col_vec **out, arena *a, const col_vec *v, silt_erro
 
 /* ---- builders ---------------------------------------------------------- */
 
+/*
+ * A builder's growable buffer. Its memory is COL_ALIGN-aligned (data is
+ * rounded up from base, what mem_alloc returned) so that a finished vector
+ * can take the buffer as it is instead of copying it into the arena.
+ */
 typedef struct grow_buf {
     unsigned char *data;
+    unsigned char *base;
     size_t len;
     size_t cap;
 } grow_buf;
@@ -329,7 +335,7 @@ struct col_builder {
     arena *arena;
     const col_type *type;
     int64_t length;
-    int64_t null_count;
+    int64_t null_count; /* the validity bitmap is kept only once this is > 0 */
     grow_buf validity;
     grow_buf values;
     grow_buf offsets;
@@ -338,24 +344,43 @@ struct col_builder {
     col_builder **children;
 };
 
-static silt_status grow(grow_buf *g, size_t extra, silt_error *err)
+/* Moves g into a fresh buffer of cap bytes (cap >= g->len). */
+static silt_status grow_to(grow_buf *g, size_t cap, silt_error *err)
 {
-    size_t cap;
-    unsigned char *fresh;
-    if (g->len + extra <= g->cap)
-        return SILT_OK;
-    cap = g->cap ? g->cap * 2 : 256;
-    while (cap < g->len + extra)
-        cap *= 2;
-    fresh = mem_realloc(g->data, cap);
-    if (fresh == NULL)
+    unsigned char *base, *data;
+    if (cap > SIZE_MAX - COL_ALIGN)
         return err_nomem(err);
-    g->data = fresh;
+    base = mem_alloc(cap + COL_ALIGN - 1);
+    if (base == NULL)
+        return err_nomem(err);
+    data = base + (COL_ALIGN - (uintptr_t)base % COL_ALIGN) % COL_ALIGN;
+    if (g->len > 0)
+        memcpy(data, g->data, g->len);
+    mem_free(g->base);
+    g->base = base;
+    g->data = data;
     g->cap = cap;
     return SILT_OK;
 }
 
-static silt_status grow_append(grow_buf *g, const void *src, size_t len, silt_error *err)
+static silt_status grow_slow(grow_buf *g, size_t extra, silt_error *err)
+{
+    size_t cap = g->cap ? g->cap * 2 : 256;
+    if (extra > SIZE_MAX / 4 - g->len)
+        return err_nomem(err);
+    while (cap < g->len + extra)
+        cap *= 2;
+    return grow_to(g, cap, err);
+}
+
+static inline silt_status grow(grow_buf *g, size_t extra, silt_error *err)
+{
+    if (g->cap - g->len >= extra)
+        return SILT_OK;
+    return grow_slow(g, extra, err);
+}
+
+static inline silt_status grow_append(grow_buf *g, const void *src, size_t len, silt_error *err)
 {
     SILT_RETURN_IF_ERROR(grow(g, len, err));
     memcpy(g->data + g->len, src, len);
@@ -363,14 +388,21 @@ static silt_status grow_append(grow_buf *g, const void *src, size_t len, silt_er
     return SILT_OK;
 }
 
+static void grow_free(grow_buf *g)
+{
+    mem_free(g->base);
+    g->base = g->data = NULL;
+    g->len = g->cap = 0;
+}
+
+/* Frees what the builder still owns (buffers not handed to a finished vector). */
 static void builder_release(void *payload)
 {
     col_builder *b = payload;
-    mem_free(b->validity.data);
-    mem_free(b->values.data);
-    mem_free(b->offsets.data);
-    mem_free(b->data.data);
-    b->validity.data = b->values.data = b->offsets.data = b->data.data = NULL;
+    grow_free(&b->validity);
+    grow_free(&b->values);
+    grow_free(&b->offsets);
+    grow_free(&b->data);
 }
 
 silt_status col_builder_new(col_builder **out, arena *a, const col_type *type, silt_error *err)
@@ -396,10 +428,26 @@ silt_status col_builder_new(col_builder **out, arena *a, const col_type *type, s
     return SILT_OK;
 }
 
-static silt_status push_validity(col_builder *b, int valid, silt_error *err)
+/*
+ * The first null: the bitmap starts then, with every row so far valid, so
+ * that a column without nulls never writes a bit.
+ */
+static silt_status start_validity(col_builder *b, silt_error *err)
+{
+    size_t full = (size_t)(b->length >> 3);
+    SILT_RETURN_IF_ERROR(grow(&b->validity, full + 1, err));
+    memset(b->validity.data, 0xFF, full);
+    b->validity.data[full] = (unsigned char)((1u << (b->length & 7)) - 1);
+    b->validity.len = full + 1;
+    return SILT_OK;
+}
+
+static silt_status push_validity_slow(col_builder *b, int valid, silt_error *err)
 {
     size_t byte = (size_t)(b->length >> 3);
-    if (byte >= b->validity.len) {
+    if (b->null_count == 0) {
+        SILT_RETURN_IF_ERROR(start_validity(b, err));
+    } else if (byte >= b->validity.len) {
         unsigned char zero = 0;
         SILT_RETURN_IF_ERROR(grow_append(&b->validity, &zero, 1, err));
     }
@@ -411,7 +459,16 @@ static silt_status push_validity(col_builder *b, int valid, silt_error *err)
     return SILT_OK;
 }
 
-static silt_status push_offset(col_builder *b, int64_t end, silt_error *err)
+static inline silt_status push_validity(col_builder *b, int valid, silt_error *err)
+{
+    if (valid && b->null_count == 0) {
+        b->length++;
+        return SILT_OK;
+    }
+    return push_validity_slow(b, valid, err);
+}
+
+static inline silt_status push_offset(col_builder *b, int64_t end, silt_error *err)
 {
     int32_t offset;
     if (end > INT32_MAX)
@@ -564,16 +621,49 @@ silt_status col_builder_append_list(col_builder *b, int64_t n_elements, silt_err
 
 int64_t col_builder_length(const col_builder *b) { return b->length; }
 
-static silt_status copy_out(arena *a, const grow_buf *g, void **out, silt_error *err)
+/*
+ * The buffer of a finished vector: the builder's own when it is not much
+ * larger than its contents (it then stays until the arena's cleanup frees
+ * it), else a copy of the right size in the arena. Handing the buffer over
+ * saves a copy of every value; a reader that reserved its batch up front
+ * (col_builder_reserve) always hands over.
+ */
+static silt_status take_out(arena *a, grow_buf *g, void **out, silt_error *err)
 {
+    if (g->data != NULL && g->cap - g->len <= g->len + 4096) {
+        *out = g->data;
+        return SILT_OK;
+    }
     void *p = arena_alloc_aligned(a, g->len ? g->len : 1, COL_ALIGN);
     if (p == NULL)
         return err_nomem(err);
     if (g->len > 0)
         memcpy(p, g->data, g->len);
+    grow_free(g);
     *out = p;
     return SILT_OK;
 }
+
+silt_status col_builder_reserve(col_builder *b, int64_t n_rows, size_t data_bytes,
+                                silt_error *err)
+{
+    size_t width = col_type_value_width(b->type->id), rows;
+    if (n_rows <= 0)
+        return SILT_OK;
+    rows = (size_t)n_rows;
+    if (width > 0 && rows <= SIZE_MAX / 16 && b->values.cap - b->values.len < rows * width)
+        SILT_RETURN_IF_ERROR(grow_to(&b->values, b->values.len + rows * width, err));
+    if (has_offsets(b->type->id) && rows <= SIZE_MAX / 16 &&
+        b->offsets.cap - b->offsets.len < rows * sizeof(int32_t))
+        SILT_RETURN_IF_ERROR(
+            grow_to(&b->offsets, b->offsets.len + rows * sizeof(int32_t), err));
+    if ((b->type->id == COL_STRING || b->type->id == COL_BINARY) && data_bytes > 0 &&
+        data_bytes <= SIZE_MAX / 4 && b->data.cap - b->data.len < data_bytes)
+        SILT_RETURN_IF_ERROR(grow_to(&b->data, b->data.len + data_bytes, err));
+    return SILT_OK;
+}
+
+size_t col_builder_data_len(const col_builder *b) { return b->data.len; }
 
 silt_status col_builder_finish(col_builder *b, col_vec **out, silt_error *err)
 {
@@ -585,14 +675,14 @@ silt_status col_builder_finish(col_builder *b, col_vec **out, silt_error *err)
     v->length = b->length;
     v->null_count = b->null_count;
     if (b->null_count > 0)
-        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->validity, (void **)&v->validity, err));
+        SILT_RETURN_IF_ERROR(take_out(b->arena, &b->validity, (void **)&v->validity, err));
     if (col_type_value_width(b->type->id) > 0)
-        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->values, &v->values, err));
+        SILT_RETURN_IF_ERROR(take_out(b->arena, &b->values, &v->values, err));
     if (has_offsets(b->type->id))
-        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->offsets, (void **)&v->offsets, err));
+        SILT_RETURN_IF_ERROR(take_out(b->arena, &b->offsets, (void **)&v->offsets, err));
     if (b->type->id == COL_STRING || b->type->id == COL_BINARY) {
-        SILT_RETURN_IF_ERROR(copy_out(b->arena, &b->data, (void **)&v->data, err));
         v->data_len = (int64_t)b->data.len;
+        SILT_RETURN_IF_ERROR(take_out(b->arena, &b->data, (void **)&v->data, err));
     }
     if (b->n_children > 0) {
         v->n_children = b->n_children;
@@ -602,7 +692,6 @@ silt_status col_builder_finish(col_builder *b, col_vec **out, silt_error *err)
         for (idx = 0; idx < b->n_children; idx++)
             SILT_RETURN_IF_ERROR(col_builder_finish(b->children[idx], &v->children[idx], err));
     }
-    builder_release(b);
     *out = v;
     return SILT_OK;
 }

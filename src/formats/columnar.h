@@ -246,6 +246,15 @@ col_builder *col_builder_child(col_builder *b, size_t idx);
 silt_status col_builder_append_struct(col_builder *b, silt_error *err);
 silt_status col_builder_append_list(col_builder *b, int64_t n_elements, silt_error *err);
 int64_t col_builder_length(const col_builder *b);
+/*
+ * Makes room for n_rows more values (and data_bytes more bytes of STRING or
+ * BINARY data) so that appending them never copies; a reader that knows its
+ * batch size calls it once per batch. Children are not reserved.
+ */
+silt_status col_builder_reserve(col_builder *b, int64_t n_rows, size_t data_bytes,
+                                silt_error *err);
+/* Bytes of STRING/BINARY data appended so far. */
+size_t col_builder_data_len(const col_builder *b);
 /* Finishes and returns the vector; the builder may not be used afterwards. */
 silt_status col_builder_finish(col_builder *b, col_vec **out, silt_error *err);
 

@@ -21,6 +21,8 @@ silt_status json_infer_init(json_infer *inf, arena *a, const json_options *opts,
     memset(inf, 0, sizeof(*inf));
     inf->a = a;
     inf->opts = opts;
+    inf->plain_strings = !opts->prefers_decimal && !opts->infer_timestamp;
+    inf->plain_ints = !opts->primitives_as_string;
     buf_init(&inf->scratch, 0);
     inf->root = arena_calloc(a, 1, sizeof(jtype));
     if (inf->root == NULL)
@@ -105,7 +107,7 @@ static silt_status field_slot_hinted(arena *a, jtype *st, uint32_t member, const
     if (member < JSON_INFER_HINTS && st->hints != NULL) {
         uint32_t fi = st->hints[member];
         if (fi < st->n_fields && st->fields[fi].name_len == len &&
-            memcmp(st->fields[fi].name, name, len) == 0) {
+            json_name_equal(st->fields[fi].name, name, len)) {
             *out = &st->fields[fi].type;
             *field_out = &st->fields[fi];
             return SILT_OK;
@@ -232,6 +234,22 @@ static silt_status fold_string(json_infer *inf, jtype *slot, const jtok *tok)
     return SILT_OK;
 }
 
+/*
+ * Whether folding tok into slot would change nothing, for the values of
+ * most records: a plain string where a string was (no option that reads
+ * strings), a short integer where a long was, a null. Saves the call.
+ */
+static inline int fold_unchanged(const json_infer *inf, const jtype *slot, const jtok *tok)
+{
+    if (tok->kind == JT_NULL)
+        return 1;
+    if (tok->kind == JT_STRING)
+        return slot->kind == JK_STRING && inf->plain_strings;
+    if (tok->kind == JT_INT)
+        return slot->kind == JK_LONG && tok->len <= 18 && inf->plain_ints;
+    return 0;
+}
+
 static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t, size_t idx,
                                silt_error *err)
 {
@@ -267,7 +285,8 @@ static silt_status fold_object(json_infer *inf, jtype *slot, const json_tape *t,
                 inf->dup_name = entry->name;
             entry->seen_in = inf->n_records;
         }
-        SILT_RETURN_IF_ERROR(fold(inf, *field, t, pos + 1, err));
+        if (!fold_unchanged(inf, *field, &t->toks[pos + 1]))
+            SILT_RETURN_IF_ERROR(fold(inf, *field, t, pos + 1, err));
         pos = t->toks[pos + 1].next;
     }
     return SILT_OK;

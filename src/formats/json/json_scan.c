@@ -295,6 +295,24 @@ typedef struct conv {
     size_t top_hint_lens[JSON_INFER_HINTS]; /* name length of each hinted field */
 } conv;
 
+/*
+ * The value of a JT_INT token of at most 18 digits (the tape checked it is
+ * [-]digits, so it fits a long without overflow checks); 0 when longer,
+ * for str_to_int64 to decide.
+ */
+static inline int small_int(const jtok *tok, int64_t *out)
+{
+    const char *p = tok->ptr;
+    size_t len = tok->len, pos = p[0] == '-';
+    uint64_t v = 0;
+    if (len - pos > 18 || len == pos)
+        return 0;
+    for (; pos < len; pos++)
+        v = v * 10 + (uint64_t)(p[pos] - '0');
+    *out = p[0] == '-' ? -(int64_t)v : (int64_t)v;
+    return 1;
+}
+
 static silt_status append_str(col_builder *b, conv *cv, const jtok *tok, silt_error *err)
 {
     /* Any other value read as a string is its JSON text as written, objects
@@ -358,7 +376,7 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         int32_t *hint_slot = (type == cv->s->schema && member < JSON_INFER_HINTS)
                                  ? &cv->top_hints[member] : NULL;
         if (hint_slot != NULL && *hint_slot >= 0 && cv->top_hint_lens[member] == name_len &&
-            memcmp(type->fields[*hint_slot].name, name, name_len) == 0)
+            json_name_equal(type->fields[*hint_slot].name, name, name_len))
             found = (size_t)*hint_slot;
         if (found == SIZE_MAX && index != NULL) {
             void *value = NULL;
@@ -387,6 +405,71 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
     return SILT_OK;
 }
 
+/*
+ * One value into its column, the common pairs (plain string into a string
+ * column, short integer into a long column) without the general switch.
+ */
+static inline silt_status convert_value(conv *cv, col_builder *b, const col_type *type,
+                                        const json_tape *t, size_t idx, int *bad, silt_error *err)
+{
+    const jtok *tok = &t->toks[idx];
+    int64_t iv;
+    if (type->id == COL_STRING && tok->kind == JT_STRING && !tok->escaped && tok->ascii)
+        return col_builder_append_bytes(b, tok->ptr, tok->len, err);
+    if (type->id == COL_LONG && tok->kind == JT_INT && small_int(tok, &iv))
+        return col_builder_append_int(b, iv, err);
+    return convert(cv, b, type, t, idx, bad, err);
+}
+
+/*
+ * The top-level fast path: every key is plain and names, at its member
+ * position, the field it named last time, no field twice. Then the values
+ * go straight into their columns in member order (each column is appended
+ * once either way) and the fields the record lacks get nulls. Anything else
+ * (a new key order, a duplicate key, an escaped name, more than 64 fields)
+ * returns *done 0 before touching a builder, for the general path.
+ */
+static silt_status convert_top_fast(conv *cv, col_builder **children, const col_type *type,
+                                    const json_tape *t, size_t idx, int64_t skip_field,
+                                    int *bad, int *done, silt_error *err)
+{
+    uint32_t count = t->toks[idx].count;
+    int32_t values[JSON_INFER_HINTS]; /* tape index of each member's value */
+    uint64_t seen = 0;
+    size_t pos = idx + 1, n = type->n_fields;
+    *done = 0;
+    if (count > JSON_INFER_HINTS || n > 64)
+        return SILT_OK;
+    for (uint32_t member = 0; member < count; member++) {
+        const jtok *key = &t->toks[pos];
+        int32_t fi = cv->top_hints[member];
+        if (fi < 0 || key->escaped || !key->ascii || cv->top_hint_lens[member] != key->len ||
+            (seen >> fi & 1) || !json_name_equal(type->fields[fi].name, key->ptr, key->len))
+            return SILT_OK;
+        seen |= UINT64_C(1) << fi;
+        values[member] = (int32_t)(pos + 1);
+        pos = t->toks[pos + 1].next;
+    }
+    *done = 1;
+    pos = idx + 1;
+    for (uint32_t member = 0; member < count; member++) {
+        int32_t fi = cv->top_hints[member];
+        int field_bad = 0;
+        if ((int64_t)fi != skip_field)
+            SILT_RETURN_IF_ERROR(convert_value(cv, children[fi], type->fields[fi].type, t,
+                                               (size_t)values[member], &field_bad, err));
+        if (field_bad && !*bad) {
+            *bad = 1;
+            cv->bad_field = type->fields[fi].name;
+        }
+    }
+    if (seen != (n == 64 ? UINT64_MAX : (UINT64_C(1) << n) - 1))
+        for (size_t fi = 0; fi < n; fi++)
+            if (!(seen >> fi & 1) && (int64_t)fi != skip_field)
+                SILT_RETURN_IF_ERROR(col_builder_append_null(children[fi], err));
+    return SILT_OK;
+}
+
 /* Converts an object into the fields of a struct: children builders (b NULL = dry run). */
 static silt_status convert_fields(conv *cv, col_builder **children, const col_type *type,
                                   const json_tape *t, size_t idx, const hashmap *index,
@@ -394,6 +477,13 @@ static silt_status convert_fields(conv *cv, col_builder **children, const col_ty
 {
     size_t base = cv->n_slots, n = type->n_fields;
     silt_status rc = SILT_OK;
+    if (children != NULL && type == cv->s->schema) {
+        int done;
+        SILT_RETURN_IF_ERROR(convert_top_fast(cv, children, type, t, idx, skip_field, bad, &done,
+                                              err));
+        if (done)
+            return SILT_OK;
+    }
     if (cv->n_slots + n > cv->cap_slots) {
         size_t cap = (cv->n_slots + n) * 2 + 16;
         int32_t *grown = mem_realloc(cv->slots, cap * sizeof(int32_t));
@@ -473,7 +563,8 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
                      : type->id == COL_INT ? INT32_MIN : INT64_MIN;
         int64_t hi = type->id == COL_BYTE ? INT8_MAX : type->id == COL_SHORT ? INT16_MAX
                      : type->id == COL_INT ? INT32_MAX : INT64_MAX;
-        if (tok->kind == JT_INT && str_to_int64(tok->ptr, tok->len, &iv) && iv >= lo && iv <= hi)
+        if (tok->kind == JT_INT && (small_int(tok, &iv) || str_to_int64(tok->ptr, tok->len, &iv)) &&
+            iv >= lo && iv <= hi)
             return b ? col_builder_append_int(b, iv, err) : SILT_OK;
         break;
     }
@@ -567,6 +658,9 @@ typedef struct batch_state {
     text_batch *ob;
     col_builder **cols;
     int64_t rows;
+    /* string bytes of each column in the last batch: the next batch
+     * reserves about as much, so its builders never grow by copying */
+    size_t col_bytes[64];
 } batch_state;
 
 static silt_status start_batch(json_scan *s, chunk_job *job, batch_state *bs, silt_error *err)
@@ -577,9 +671,13 @@ static silt_status start_batch(json_scan *s, chunk_job *job, batch_state *bs, si
     bs->ob->batch.cols = arena_calloc(bs->ob->a, n ? n : 1, sizeof(col_vec *));
     if (bs->cols == NULL || bs->ob->batch.cols == NULL)
         return err_nomem(err);
-    for (size_t idx = 0; idx < n; idx++)
+    for (size_t idx = 0; idx < n; idx++) {
+        size_t bytes = idx < 64 ? bs->col_bytes[idx] : 0;
         SILT_RETURN_IF_ERROR(
             col_builder_new(&bs->cols[idx], bs->ob->a, s->schema->fields[idx].type, err));
+        SILT_RETURN_IF_ERROR(col_builder_reserve(bs->cols[idx], s->opts.batch_rows,
+                                                 bytes + bytes / 8, err));
+    }
     bs->ob->batch.schema = s->schema;
     bs->ob->batch.n_cols = n;
     bs->rows = 0;
@@ -588,6 +686,8 @@ static silt_status start_batch(json_scan *s, chunk_job *job, batch_state *bs, si
 
 static silt_status finish_batch(batch_state *bs, silt_error *err)
 {
+    for (size_t idx = 0; idx < bs->ob->batch.n_cols && idx < 64; idx++)
+        bs->col_bytes[idx] = col_builder_data_len(bs->cols[idx]);
     for (size_t idx = 0; idx < bs->ob->batch.n_cols; idx++)
         SILT_RETURN_IF_ERROR(col_builder_finish(bs->cols[idx], &bs->ob->batch.cols[idx], err));
     bs->ob->batch.n_rows = bs->rows;
@@ -621,6 +721,15 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
     int bad = !parsed;
     const jtok *top = parsed ? &t->toks[0] : NULL;
     cv->bad_field = NULL;
+    if (top != NULL && top->kind == JT_OBJECT && s->opts.mode == TEXT_MODE_PERMISSIVE &&
+        s->corrupt_idx < 0 && bs->ob != NULL) {
+        /* the common record, one object read leniently with no corrupt
+         * column to fill: a value that does not fit is a null either way */
+        SILT_RETURN_IF_ERROR(append_row(cv, bs, t, 0, &bad, err));
+        if (++bs->rows == s->opts.batch_rows)
+            SILT_RETURN_IF_ERROR(finish_batch(bs, err));
+        return SILT_OK;
+    }
     if (top != NULL && top->kind == JT_ARRAY) {
         n_rows = top->count;
         first = 1;
@@ -699,7 +808,7 @@ static silt_status parse_chunk(json_scan *s, chunk_job *job, silt_error *err)
 {
     json_tape *tape = &job->worker->tape;
     conv cv;
-    batch_state bs = {NULL, NULL, 0};
+    batch_state bs = {0};
     const text_object *obj = job->chunk.obj;
     record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
     size_t start, len;
@@ -744,7 +853,7 @@ static silt_status speculate_chunk(json_scan *s, chunk_job *job, const json_tape
     json_scan local = *s; /* the fields conversion reads, with the chunk's schema */
     json_tape view;
     conv cv;
-    batch_state bs = {NULL, NULL, 0};
+    batch_state bs = {0};
     silt_error quiet;
     silt_status rc;
     err_clear(&quiet);

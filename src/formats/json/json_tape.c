@@ -38,36 +38,65 @@ typedef struct cursor {
 
 static int is_ws(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+/* Compact JSON (JSON lines) has no whitespace between tokens: one compare
+ * leaves at once when the next byte is printable. */
 static inline void skip_ws(cursor *c)
 {
-    while (c->pos < c->len && is_ws(c->s[c->pos]))
+    while (c->pos < c->len && (unsigned char)c->s[c->pos] <= ' ' && is_ws(c->s[c->pos]))
         c->pos++;
 }
 
-static inline silt_status push(json_tape *t, jtok_kind kind, const char *ptr, size_t len, size_t *idx,
-                        silt_error *err)
+static inline int at(const cursor *c, char ch) { return c->pos < c->len && c->s[c->pos] == ch; }
+
+/* Whether the next byte after any whitespace is ch; whitespace is skipped
+ * only when ch is not there at once (compact JSON has none). */
+static inline int expect(cursor *c, char ch)
 {
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        if (cap > UINT32_MAX)
-            return err_set(err, SILT_NOMEM, "JSON value has more than 4 billion tokens");
-        jtok *grown = mem_realloc(t->toks, cap * sizeof(jtok));
-        if (grown == NULL)
-            return err_nomem(err);
-        t->toks = grown;
-        t->cap = cap;
-    }
-    *idx = t->n++;
-    jtok *tok = &t->toks[*idx];
-    /* `next` counts from the value's first token (base), see json_tape_parse_append */
-    tok->kind = (uint8_t)kind;
-    tok->escaped = 0;
-    tok->ascii = kind != JT_STRING && kind != JT_OBJECT && kind != JT_ARRAY;
-    tok->next = (uint32_t)(t->n - t->base);
-    tok->count = 0;
-    tok->ptr = ptr;
-    tok->len = len;
+    if (at(c, ch))
+        return 1;
+    skip_ws(c);
+    return at(c, ch);
+}
+
+static silt_status grow_tape(json_tape *t, silt_error *err)
+{
+    size_t cap = t->cap ? t->cap * 2 : 256;
+    if (cap > UINT32_MAX)
+        return err_set(err, SILT_NOMEM, "JSON value has more than 4 billion tokens");
+    jtok *grown = mem_realloc(t->toks, cap * sizeof(jtok));
+    if (grown == NULL)
+        return err_nomem(err);
+    t->toks = grown;
+    t->cap = cap;
     return SILT_OK;
+}
+
+/* Appends a token; a string's escaped/ascii flags are given by its scan. */
+static inline silt_status push_str(json_tape *t, jtok_kind kind, const char *ptr, size_t len,
+                                   int escaped, int ascii, size_t *idx, silt_error *err)
+{
+    if (t->n == t->cap)
+        SILT_RETURN_IF_ERROR(grow_tape(t, err));
+    *idx = t->n++;
+    /* One store of the whole token: byte-wide stores to its fields may
+     * alias anything (char types), which made the compiler reload the
+     * cursor after every token. `next` counts from the value's first token
+     * (base), see json_tape_parse_append. */
+    t->toks[*idx] = (jtok){.kind = (uint8_t)kind,
+                           .escaped = (uint8_t)escaped,
+                           .ascii = (uint8_t)ascii,
+                           .next = (uint32_t)(t->n - t->base),
+                           .count = 0,
+                           .ptr = ptr,
+                           .len = len};
+    return SILT_OK;
+}
+
+static inline silt_status push(json_tape *t, jtok_kind kind, const char *ptr, size_t len,
+                               size_t *idx, silt_error *err)
+{
+    int ascii = kind != JT_STRING && kind != JT_OBJECT && kind != JT_ARRAY;
+    return push_str(t, kind, ptr, len, 0, ascii, idx, err);
 }
 
 static int fail(json_tape *t, cursor *c, const char *what)
@@ -164,6 +193,9 @@ static inline size_t find_string_stop(const char *s, size_t pos, size_t len, uin
 }
 
 /* Scans a string at the opening quote; returns 1 ok, 0 syntax error. */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
 static int scan_string_slow(json_tape *t, cursor *c, const char **ptr, size_t *len, int *escaped,
                             int *ascii)
 {
@@ -211,31 +243,64 @@ static int scan_string_slow(json_tape *t, cursor *c, const char **ptr, size_t *l
     return 1;
 }
 
+#if defined(__SSE2__)
+/* Stop bytes of a 16-byte block (quote, backslash, control) as a bit mask. */
+static inline unsigned block_stops(__m128i v)
+{
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                            _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                               _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
+    return (unsigned)_mm_movemask_epi8(hit);
+}
+#endif
+
+#if defined(__SSE2__)
 /*
- * Most strings of JSON lines (names, codes, dates) end within the 16 bytes
- * after their quote and hold no escape: one SSE2 block finds the closing
- * quote, and everything else takes the general loop. Kept apart so the
- * common case pays for no more than its one block.
+ * Stop bytes (quote, backslash, control) and non-ASCII bytes among the
+ * `want` (<= 16) bytes at pos, as bit masks; the 16-byte load never leaves
+ * [0, len): near the end it is taken from len - 16 and shifted down.
+ */
+static inline void block_masks(const char *s, size_t pos, size_t len, size_t want,
+                               unsigned *stops, unsigned *tops)
+{
+    size_t at = want == 16 ? pos : len - 16;
+    unsigned shift = (unsigned)(pos - at);
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(s + at));
+    __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
+                                            _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                               _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
+    *stops = (unsigned)_mm_movemask_epi8(hit) >> shift;
+    *tops = (unsigned)_mm_movemask_epi8(v) >> shift;
+}
+#endif
+
+/*
+ * Most strings of JSON lines (names, codes, dates) end within the 32 bytes
+ * after their quote and hold no escape: one or two SSE2 blocks find the
+ * closing quote (also at the end of a record, with a load that ends at the
+ * record's end), and everything else takes the general loop.
  */
 static inline int scan_string(json_tape *t, cursor *c, const char **ptr, size_t *len,
                               int *escaped, int *ascii)
 {
 #if defined(__SSE2__)
-    size_t pos = c->pos + 1;
-    if (pos + 16 <= c->len) {
-        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(c->s + pos));
-        __m128i hit = _mm_or_si128(
-            _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')),
-                         _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
-            _mm_cmpeq_epi8(_mm_min_epu8(v, _mm_set1_epi8(0x1F)), v));
-        unsigned stops = (unsigned)_mm_movemask_epi8(hit);
+    size_t pos = c->pos + 1, left = c->len - pos;
+    if (c->len >= 16 && left > 0) {
+        unsigned stops, tops;
+        block_masks(c->s, pos, c->len, left < 16 ? left : 16, &stops, &tops);
+        if (stops == 0 && left > 16) {
+            unsigned stops1, tops1;
+            block_masks(c->s, pos + 16, c->len, left < 32 ? left - 16 : 16, &stops1, &tops1);
+            stops = stops1 << 16;
+            tops |= tops1 << 16;
+        }
         if (stops != 0) {
             unsigned k = lowest_bit(stops);
             if (c->s[pos + k] == '"') {
                 *ptr = c->s + pos;
                 *len = k;
                 *escaped = 0;
-                *ascii = ((unsigned)_mm_movemask_epi8(v) & ((1u << k) - 1)) == 0;
+                *ascii = (tops & ((1u << k) - 1)) == 0;
                 c->pos = pos + k + 1;
                 return 1;
             }
@@ -315,6 +380,41 @@ static int scan_number(json_tape *t, cursor *c, int *is_float)
 
 static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, silt_error *err);
 
+/*
+ * The values most records hold, parsed in a container's loop without the
+ * general dispatch: a string, or a positive integer without fraction or
+ * exponent. *taken 0 (cursor unmoved) leaves the value to parse_value,
+ * which also handles '0', signs, floats, literals and containers. On a
+ * string's syntax error *taken is 1 and *ok 0, as parse_value would say.
+ */
+static inline silt_status parse_simple(json_tape *t, cursor *c, int *taken, int *ok,
+                                       silt_error *err)
+{
+    size_t idx, start = c->pos;
+    char ch = c->s[start];
+    *taken = 0;
+    if (ch == '"') {
+        const char *p;
+        size_t len;
+        int esc, ascii;
+        *taken = 1;
+        *ok = scan_string(t, c, &p, &len, &esc, &ascii);
+        return *ok ? push_str(t, JT_STRING, p, len, esc, ascii, &idx, err) : SILT_OK;
+    }
+    if (ch >= '1' && ch <= '9') {
+        size_t pos = start + 1;
+        while (pos < c->len && is_digit(c->s[pos]))
+            pos++;
+        if (pos < c->len && (c->s[pos] == '.' || c->s[pos] == 'e' || c->s[pos] == 'E'))
+            return SILT_OK;
+        c->pos = pos;
+        *taken = 1;
+        *ok = 1;
+        return push(t, JT_INT, c->s + start, pos - start, &idx, err);
+    }
+    return SILT_OK;
+}
+
 static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is_object,
                                    int *ok, silt_error *err)
 {
@@ -336,8 +436,7 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
                 const char *kp;
                 size_t klen, kidx = 0;
                 int esc, ascii;
-                skip_ws(c);
-                if (c->pos >= c->len || c->s[c->pos] != '"') {
+                if (!expect(c, '"')) {
                     *ok = fail(t, c, "a field name in double quotes");
                     return SILT_OK;
                 }
@@ -345,26 +444,27 @@ static silt_status parse_container(json_tape *t, cursor *c, size_t depth, int is
                     *ok = 0;
                     return SILT_OK;
                 }
-                SILT_RETURN_IF_ERROR(push(t, JT_STRING, kp, klen, &kidx, err));
-                t->toks[kidx].escaped = (uint8_t)esc;
-                t->toks[kidx].ascii = (uint8_t)ascii;
-                skip_ws(c);
-                if (c->pos >= c->len || c->s[c->pos] != ':') {
+                SILT_RETURN_IF_ERROR(push_str(t, JT_STRING, kp, klen, esc, ascii, &kidx, err));
+                if (!expect(c, ':')) {
                     *ok = fail(t, c, "':' after a field name");
                     return SILT_OK;
                 }
                 c->pos++;
             }
-            SILT_RETURN_IF_ERROR(parse_value(t, c, depth + 1, ok, err));
+            int taken = 0;
+            skip_ws(c);
+            if (c->pos < c->len)
+                SILT_RETURN_IF_ERROR(parse_simple(t, c, &taken, ok, err));
+            if (!taken)
+                SILT_RETURN_IF_ERROR(parse_value(t, c, depth + 1, ok, err));
             if (!*ok)
                 return SILT_OK;
             count++;
-            skip_ws(c);
-            if (c->pos < c->len && c->s[c->pos] == ',') {
+            if (expect(c, ',')) {
                 c->pos++;
                 continue;
             }
-            if (c->pos < c->len && c->s[c->pos] == close) {
+            if (at(c, close)) {
                 c->pos++;
                 break;
             }
@@ -401,11 +501,8 @@ static silt_status parse_value(json_tape *t, cursor *c, size_t depth, int *ok, s
             *ok = 0;
             return SILT_OK;
         }
-        SILT_RETURN_IF_ERROR(push(t, JT_STRING, p, len, &idx, err));
-        t->toks[idx].escaped = (uint8_t)esc;
-        t->toks[idx].ascii = (uint8_t)ascii;
         *ok = 1;
-        return SILT_OK;
+        return push_str(t, JT_STRING, p, len, esc, ascii, &idx, err);
     }
     case 't':
         if (match_word(c, "true"))

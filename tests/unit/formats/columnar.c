@@ -2,6 +2,8 @@
  * Unit tests of formats/columnar: types, vectors, validity, dictionary
  * flattening and the row-by-row builders for every type.
  */
+#include <string.h>
+
 #include "formats/columnar.h"
 #include "test.h"
 #include "util/mem.h"
@@ -449,4 +451,90 @@ void test_formats_columnar__take_strings_and_fixed(void)
     check_ok(col_vec_take(&got, A, bools, rows, n, &err), &err);
     for (row = 0; row < n; row++)
         check_int(rows[row] % 3 == 1, ((const uint8_t *)got->values)[row]);
+}
+
+/*
+ * A builder keeps no validity bitmap until its first null; then the rows
+ * before it are all valid. Nulls at the first row, at a byte's edge and
+ * after thousands of valid rows.
+ */
+void test_formats_columnar__builder_validity_starts_at_first_null(void)
+{
+    static const int64_t firsts[] = {0, 7, 8, 9, 5000};
+    silt_error err = SILT_ERROR_INIT;
+    for (size_t c = 0; c < sizeof(firsts) / sizeof(firsts[0]); c++) {
+        col_builder *b;
+        col_vec *v;
+        int64_t first = firsts[c], n = first + 20;
+        check_ok(col_builder_new(&b, A, prim(COL_LONG), &err), &err);
+        for (int64_t row = 0; row < n; row++) {
+            if (row == first || row == first + 3 || row == first + 19)
+                check_ok(col_builder_append_null(b, &err), &err);
+            else
+                check_ok(col_builder_append_int(b, row, &err), &err);
+        }
+        check_ok(col_builder_finish(b, &v, &err), &err);
+        check_int(n, v->length);
+        check_int(3, v->null_count);
+        check(v->validity != NULL);
+        for (int64_t row = 0; row < n; row++) {
+            int null = row == first || row == first + 3 || row == first + 19;
+            check_int(null, col_vec_is_null(v, row));
+            if (!null)
+                check_int(row, ((const int64_t *)v->values)[row]);
+        }
+    }
+    col_builder *b;
+    col_vec *v;
+    check_ok(col_builder_new(&b, A, prim(COL_STRING), &err), &err);
+    for (int row = 0; row < 100; row++)
+        check_ok(col_builder_append_bytes(b, "ab", 2, &err), &err);
+    check_ok(col_builder_finish(b, &v, &err), &err);
+    check(v->validity == NULL);
+    check_int(0, v->null_count);
+}
+
+/*
+ * Reserved builders hand their buffers to the vector; a builder that used
+ * little of what it reserved copies out the right size. Either way the
+ * buffers are 64-byte aligned and hold the values.
+ */
+void test_formats_columnar__builder_reserve_and_finish(void)
+{
+    silt_error err = SILT_ERROR_INIT;
+    for (int64_t n = 0; n <= 4096; n += 4096 / 4) {
+        col_builder *ints, *strs;
+        col_vec *iv, *sv;
+        check_ok(col_builder_new(&ints, A, prim(COL_INT), &err), &err);
+        check_ok(col_builder_new(&strs, A, prim(COL_STRING), &err), &err);
+        check_ok(col_builder_reserve(ints, 4096, 1 << 20, &err), &err);
+        check_ok(col_builder_reserve(strs, 4096, 3 * 4096, &err), &err);
+        for (int64_t row = 0; row < n + 5; row++) {
+            check_ok(col_builder_append_int(ints, row, &err), &err);
+            check_ok(col_builder_append_bytes(strs, "xyz", 3, &err), &err);
+        }
+        check_int(3 * (n + 5), (int64_t)col_builder_data_len(strs));
+        check_ok(col_builder_finish(ints, &iv, &err), &err);
+        check_ok(col_builder_finish(strs, &sv, &err), &err);
+        check_int(0, (int64_t)((uintptr_t)iv->values % 64));
+        check_int(0, (int64_t)((uintptr_t)sv->offsets % 64));
+        check_int(0, (int64_t)((uintptr_t)sv->data % 64));
+        check_int(3 * (n + 5), sv->data_len);
+        for (int64_t row = 0; row < n + 5; row++) {
+            int32_t len;
+            check_int(row, ((const int32_t *)iv->values)[row]);
+            check(memcmp(col_vec_str(sv, row, &len), "xyz", 3) == 0);
+            check_int(3, len);
+        }
+    }
+    col_builder *b;
+    check_ok(col_builder_new(&b, A, prim(COL_LONG), &err), &err);
+    check_ok(col_builder_reserve(b, 0, 0, &err), &err);
+    mem_fail_after(0);
+    check_fails(SILT_NOMEM, col_builder_reserve(b, 100, 0, &err));
+    mem_fail_reset();
+    check_ok(col_builder_append_null(b, &err), &err);
+    mem_fail_after(0);
+    check_fails(SILT_NOMEM, col_builder_reserve(b, 1000, 0, &err));
+    mem_fail_reset();
 }

@@ -11,6 +11,7 @@
 #include "scan_fixture.h"
 #include "test.h"
 #include "util/arena.h"
+#include "util/mem.h"
 
 void test_formats_json__initialize(void) { scan_fixture_init(); }
 
@@ -613,4 +614,171 @@ void test_formats_json__one_pass_failfast_reports_the_same_error(void)
         check_contains(err.message, "line 131, position 11");
     }
     buf_clear(&text);
+}
+
+/*
+ * Values the object loop parses itself (strings, plain integers) and the
+ * ones it leaves to the general parser: kinds, lengths and error positions
+ * must be the general parser's. Records are also cut short inside each
+ * value, so the fast paths meet the end of the text.
+ */
+void test_formats_json__tape_values_in_the_container_loop(void)
+{
+    static const struct {
+        const char *text;
+        int ok;
+        size_t err_pos; /* when !ok */
+        jtok_kind kind; /* of the first value, when ok */
+        size_t len;
+    } cases[] = {
+        {"{\"a\":1}", 1, 0, JT_INT, 1},
+        {"{\"a\":123456789012345678901234567890}", 1, 0, JT_INT, 30},
+        {"{\"a\":12.5}", 1, 0, JT_FLOAT, 4},
+        {"{\"a\":12e5}", 1, 0, JT_FLOAT, 4},
+        {"{\"a\":12E+5,\"b\":1}", 1, 0, JT_FLOAT, 5},
+        {"{\"a\":-7}", 1, 0, JT_INT, 2},
+        {"{\"a\":0}", 1, 0, JT_INT, 1},
+        {"{\"a\" : 7 , \"b\" :\t\"x\" }", 1, 0, JT_INT, 1},
+        {"{\"a\":12.}", 0, 8, JT_INT, 0},
+        {"{\"a\":12x}", 0, 7, JT_INT, 0},
+        {"{\"a\":012}", 0, 5, JT_INT, 0},
+        {"{\"a\":12", 0, 7, JT_INT, 0},
+        {"{\"a\":\"abc", 0, 9, JT_INT, 0},
+        {"{\"a\":\"0123456789abcdef0123", 0, 26, JT_INT, 0},
+        {"{\"a\":\"0123456789abcdef\x01\"}", 0, 22, JT_INT, 0},
+        {"{\"a\":\"0123456789abcdef0123456789abcdef\"}", 1, 0, JT_STRING, 32},
+        {"{\"a\":\"0123456789abcdef0123456789abcdefg\"}", 1, 0, JT_STRING, 33},
+        {"{\"0123456789abcdef\":1}", 1, 0, JT_INT, 1},
+        {"{\"a\":1\"b\":2}", 0, 6, JT_INT, 0},
+        {"{\"a\" 1}", 0, 5, JT_INT, 0},
+    };
+    json_tape t;
+    json_tape_init(&t, 8);
+    for (size_t idx = 0; idx < sizeof(cases) / sizeof(cases[0]); idx++) {
+        int ok = -1, empty = 0;
+        size_t end;
+        check_ok(json_tape_parse(&t, cases[idx].text, strlen(cases[idx].text), &ok, &empty, &end,
+                                 &err),
+                 &err);
+        if (ok != cases[idx].ok)
+            test_fail(__FILE__, __LINE__, "%s: ok %d", cases[idx].text, ok);
+        else if (!ok && t.err_pos != cases[idx].err_pos)
+            test_fail(__FILE__, __LINE__, "%s: error at %zu", cases[idx].text, t.err_pos);
+        else if (ok && (t.toks[2].kind != cases[idx].kind || t.toks[2].len != cases[idx].len))
+            test_fail(__FILE__, __LINE__, "%s: kind %d len %zu", cases[idx].text,
+                      t.toks[2].kind, t.toks[2].len);
+    }
+    json_tape_clear(&t);
+}
+
+/* Writes n trips-like records with the given changes at some rows. */
+static void trips_text(buf *out, size_t n)
+{
+    for (size_t row = 0; row < n; row++) {
+        char line[160];
+        if (row == 4500)
+            snprintf(line, sizeof(line), "{\"id\":%zu,\"name\":null,\"tag\":\"A\"}\n", row);
+        else if (row == 4700)
+            snprintf(line, sizeof(line), "{\"id\":%zu,\"name\":\"n%zu\"}\n", row, row);
+        else if (row == 4800)
+            snprintf(line, sizeof(line), "{\"tag\":\"B\",\"name\":\"x\",\"id\":%zu}\n", row);
+        else
+            snprintf(line, sizeof(line), "{\"id\":%zu,\"name\":\"n%zu\",\"tag\":\"A\"}\n", row, row);
+        buf_append_str(out, line, &err);
+    }
+}
+
+/*
+ * The conversion's fast path (every key where it was last time) and the
+ * general path must give the same rows: nulls first seen after thousands
+ * of rows (past a batch), a missing key, another key order, then records
+ * the fast path must refuse (duplicate key, escaped key, non-ASCII key)
+ * and values it leaves to the general conversion.
+ */
+void test_formats_json__conversion_fast_path_edges(void)
+{
+    buf text = BUF_INIT;
+    trips_text(&text, 5000);
+    buf_append_str(&text,
+                   "{\"id\":9223372036854775807,\"name\":\"\\u00e9\\n\",\"tag\":\"\xc3\xa9\"}\n"
+                   "{\"id\":1,\"name\":\"a\",\"tag\":\"c\",\"id\":2}\n"
+                   "{\"i\\u0064\":3,\"name\":\"a\",\"tag\":\"c\"}\n"
+                   "{\"id\":4,\"name\":5,\"tag\":{\"x\":1}}\n"
+                   "{\"id\":9223372036854775808,\"name\":\"a\",\"tag\":\"c\"}\n"
+                   "{\"id\":-123456789012345678,\"name\":\"a\",\"tag\":\"c\"}\n"
+                   "{\"id\":1.5,\"name\":\"a\",\"tag\":\"c\"}\n"
+                   "{\"id\":7,\"name\":\"a\",\"t\xc3\xa9g\":\"c\"}\n"
+                   "{\"id\":8,\"name\":\"a\",\"tag\":\"c\"\n",
+                   &err);
+    col_field fields[4] = {
+        {"id", col_type_primitive(COL_LONG), 1, NULL, -1},
+        {"name", col_type_primitive(COL_STRING), 1, NULL, -1},
+        {"tag", col_type_primitive(COL_STRING), 1, NULL, -1},
+        {"_corrupt_record", col_type_primitive(COL_STRING), 1, NULL, -1},
+    };
+    check_ok(read_json_opts(text.data, text.len, NULL, make_schema(4, fields), 0), &err);
+    const char *rows = buf_cstr(&rows_text);
+    check_contains(rows, "4499|n4499|A|null\n4500|null|A|null\n4501|n4501|A|null\n");
+    check_contains(rows, "4700|n4700|null|null\n4701|n4701|A|null\n");
+    check_contains(rows, "4800|x|B|null\n4801|n4801|A|null\n");
+    check_contains(rows, "4999|n4999|A|null\n"
+                         "9223372036854775807|\xc3\xa9\n|\xc3\xa9|null\n"
+                         "2|a|c|null\n"
+                         "3|a|c|null\n"
+                         "4|5|{\"x\":1}|null\n"
+                         "null|a|c|{\"id\":9223372036854775808,\"name\":\"a\",\"tag\":\"c\"}\n"
+                         "-123456789012345678|a|c|null\n"
+                         "null|a|c|{\"id\":1.5,\"name\":\"a\",\"tag\":\"c\"}\n"
+                         "7|a|null|null\n"
+                         "null|null|null|{\"id\":8,\"name\":\"a\",\"tag\":\"c\"");
+    /* the first 4500 rows have no null: one batch without a validity bitmap */
+    check(strncmp(rows, "0|n0|A|null\n1|n1|A|null\n", 24) == 0);
+    buf_clear(&text);
+}
+
+/* Reads in.json with small batches (several reserved, handed-over builders). */
+static silt_status scan_small_batches(void)
+{
+    json_options opts;
+    json_scan *scan = NULL;
+    const char *key = "in.json";
+    arena *a = arena_new(NULL, "oom");
+    silt_status rc;
+    if (a == NULL)
+        return SILT_NOMEM;
+    json_options_init(&opts);
+    opts.batch_rows = 3;
+    rc = json_scan_open(&scan, store, &key, 1, &opts, &err);
+    for (col_batch b = {0}; rc == SILT_OK;) {
+        rc = json_scan_next(scan, a, &b, &err);
+        if (b.n_rows == 0)
+            break;
+    }
+    json_scan_free(scan);
+    arena_free(a);
+    return rc;
+}
+
+/* The fast paths under allocation failures: every run ends in OK or NOMEM. */
+void test_formats_json__allocation_failures_in_the_fast_paths(void)
+{
+    const char *text = "{\"id\":1,\"name\":\"a\",\"ts\":\"2022-01-31 05:49:39\"}\n"
+                       "{\"id\":2,\"name\":\"b\",\"ts\":\"2022-01-31 05:49:40\"}\n"
+                       "{\"id\":3,\"name\":\"c\",\"ts\":\"2022-01-31 05:49:41\"}\n"
+                       "{\"id\":4,\"name\":\"d\",\"ts\":\"2022-01-31 05:49:42\"}\n"
+                       "{\"id\":5,\"name\":null,\"ts\":\"2022-01-31 05:49:43\"}\n"
+                       "{\"id\":6,\"name\":\"f\"}\n"
+                       "{\"id\":7,\"name\":\"g\",\"ts\":\"2022-01-31 05:49:45\"}\n";
+    int succeeded = 0;
+    check_ok(io_put(store, "in.json", text, strlen(text), &err), &err);
+    for (long countdown = 0; countdown < 5000 && !succeeded; countdown++) {
+        mem_fail_after(countdown);
+        silt_status rc = scan_small_batches();
+        mem_fail_reset();
+        if (rc != SILT_OK && rc != SILT_NOMEM)
+            test_fail(__FILE__, __LINE__, "allocation %ld failed with %s: %s", countdown,
+                      silt_status_name(rc), err.message);
+        succeeded = rc == SILT_OK;
+    }
+    check(succeeded);
 }
