@@ -193,13 +193,28 @@ typedef struct saved_records {
     buf bytes;
 } saved_records;
 
+/*
+ * 1 when extra bytes fit b without growing it or passing its limit, the
+ * check buf_reserve starts with, made inline: it runs for every field.
+ */
+static int buf_has_room(const buf *b, size_t extra)
+{
+    size_t limit = b->limit ? b->limit : BUF_DEFAULT_LIMIT;
+    return extra < b->cap - b->len && b->len + extra <= limit;
+}
+
+static silt_status reserve(buf *b, size_t extra, silt_error *err)
+{
+    return buf_has_room(b, extra) ? SILT_OK : buf_reserve(b, extra, err);
+}
+
 static silt_status save_record(saved_records *sv, const csv_tokenizer *t, silt_error *err)
 {
     saved_record *rec;
     csv_field *fields;
     /* One reservation per record: this runs for every record of an ingest. */
-    SILT_RETURN_IF_ERROR(buf_reserve(&sv->recs, sizeof(*rec), err));
-    SILT_RETURN_IF_ERROR(buf_reserve(&sv->fields, t->n_fields * sizeof(csv_field), err));
+    SILT_RETURN_IF_ERROR(reserve(&sv->recs, sizeof(*rec), err));
+    SILT_RETURN_IF_ERROR(reserve(&sv->fields, t->n_fields * sizeof(csv_field), err));
     rec = (saved_record *)(sv->recs.data + sv->recs.len);
     rec->rec_start = t->rec_start;
     rec->rec_len = t->rec_len;
@@ -236,6 +251,9 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
     saved_records sv;
     silt_status rc;
     int got = 1;
+    csv_date_memo *memos = mem_calloc(ctx->n_cols ? ctx->n_cols : 1, sizeof(csv_date_memo));
+    if (memos == NULL)
+        return err_nomem(err);
     /* Fields are kept up to 16 bytes per byte of text (a record of short fields takes
      * about 10): a chunk of nothing but separators stops speculating, not the scan. */
     size_t limit = 16 * (job->end - job->start) + 4096;
@@ -255,10 +273,10 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         for (size_t idx = 0; idx < n; idx++) {
             const csv_field *f = &t.fields[idx];
             if (f->quoted && f->len == 0)
-                csv_infer_field(&job->types[idx], &s->opts, s->opts.empty_value,
+                csv_infer_field(&job->types[idx], &memos[idx], &s->opts, s->opts.empty_value,
                                 strlen(s->opts.empty_value));
             else
-                csv_infer_field(&job->types[idx], &s->opts, f->ptr, f->len);
+                csv_infer_field(&job->types[idx], &memos[idx], &s->opts, f->ptr, f->len);
         }
         if (job->speculate && save_record(&sv, &t, &job->err) != SILT_OK) {
             /* Too many fields to keep (or no memory for them): infer only. */
@@ -268,6 +286,7 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         }
     }
     csv_tokenizer_clear(&t);
+    mem_free(memos);
     if (rc == SILT_OK && job->speculate)
         rc = speculate_chunk(ctx, job, &sv, err);
     saved_records_clear(&sv);
@@ -278,7 +297,8 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
 
 typedef struct col_state {
     col_vec *vec;
-    buf text; /* STRING data of the batch being built */
+    buf text;           /* STRING data of the batch being built */
+    csv_date_memo memo; /* TIMESTAMP: the last date part parsed */
 } col_state;
 
 static int text_is(const char *s, size_t len, const char *text)
@@ -288,17 +308,26 @@ static int text_is(const char *s, size_t len, const char *text)
     return strlen(text) == len && memcmp(s, text, len) == 0;
 }
 
-/* Writes one value; returns 0 when the text does not convert (malformed). */
+/*
+ * Writes one value; returns 0 when the text does not convert (malformed).
+ * ascii: the tokenizer saw only bytes below 0x80, so the text is valid UTF-8.
+ */
 static int put_value(const csv_options *o, col_state *cs, int64_t row, const char *p, size_t len,
-                     int is_null, silt_error *err, silt_status *rc)
+                     int is_null, int ascii, silt_error *err, silt_status *rc)
 {
     col_vec *v = cs->vec;
     int ok = 1;
     if (v->type->id == COL_STRING) {
         silt_status arc = SILT_OK;
-        if (!is_null)
-            arc = text_utf8_valid(p, len) ? buf_append(&cs->text, p, len, err)
-                                          : text_utf8_repair(p, len, &cs->text, err);
+        if (is_null) {
+            /* no bytes */
+        } else if (ascii && buf_has_room(&cs->text, len)) {
+            memcpy(cs->text.data + cs->text.len, p, len);
+            cs->text.len += len;
+        } else {
+            arc = ascii || text_utf8_valid(p, len) ? buf_append(&cs->text, p, len, err)
+                                                   : text_utf8_repair(p, len, &cs->text, err);
+        }
         if (arc != SILT_OK) {
             *rc = arc;
             return 1;
@@ -352,7 +381,7 @@ static int put_value(const csv_options *o, col_state *cs, int64_t row, const cha
             break;
         case COL_TIMESTAMP:
         case COL_TIMESTAMP_NTZ:
-            ok = csv_parse_timestamp(o, p, len, &((int64_t *)v->values)[row]);
+            ok = csv_parse_timestamp_memo(o, &cs->memo, p, len, &((int64_t *)v->values)[row]);
             break;
         default:
             ok = 0;
@@ -484,18 +513,20 @@ static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_rec
             col_state *cs = &cols[s->token_col[idx]];
             const char *p = "";
             size_t len = 0;
-            int is_null = 1;
+            int is_null = 1, ascii = 0;
             if (idx < t.n_fields) {
                 const csv_field *f = &t.fields[idx];
                 p = f->ptr;
                 len = f->len;
+                ascii = f->ascii;
                 if (f->quoted && len == 0) {
                     p = o->empty_value;
                     len = strlen(p);
+                    ascii = 0;
                 }
                 is_null = (len == 0 && !f->quoted) || text_is(p, len, o->null_value);
             }
-            if (!put_value(o, cs, row, p, len, is_null, err, &rc) && bad_col == SIZE_MAX)
+            if (!put_value(o, cs, row, p, len, is_null, ascii, err, &rc) && bad_col == SIZE_MAX)
                 bad_col = idx;
         }
         if (rc != SILT_OK)
@@ -515,7 +546,7 @@ static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_rec
         }
         if (s->corrupt_idx >= 0) {
             const char *raw = job->chunk.obj->data + t.rec_start;
-            put_value(o, &cols[s->corrupt_idx], row, raw, t.rec_len, !malformed, err, &rc);
+            put_value(o, &cols[s->corrupt_idx], row, raw, t.rec_len, !malformed, 0, err, &rc);
         }
         if (rc != SILT_OK)
             break;
