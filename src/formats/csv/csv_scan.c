@@ -272,6 +272,8 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         size_t n = t.n_fields < ctx->n_cols ? t.n_fields : ctx->n_cols;
         for (size_t idx = 0; idx < n; idx++) {
             const csv_field *f = &t.fields[idx];
+            if (job->types[idx].kind == CSV_K_STRING)
+                continue; /* the top of the lattice: nothing can change it */
             if (f->quoted && f->len == 0)
                 csv_infer_field(&job->types[idx], &memos[idx], &s->opts, s->opts.empty_value,
                                 strlen(s->opts.empty_value));
@@ -477,9 +479,180 @@ static silt_status next_record(csv_tokenizer *t, const saved_records *sv, size_t
     return SILT_OK;
 }
 
-/* Converts a chunk's records (tokenized here, or saved by inference) into batches. */
-static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_records *sv,
-                                 silt_error *err)
+/* ---- column at a time ----
+ *
+ * In PERMISSIVE mode without a corrupt-record column, a malformed record
+ * changes nothing but its own bad fields (null, and missing fields null):
+ * rows are independent of each other and of the other columns. The
+ * records inference saved are then converted a batch at a time, one
+ * column after the other, with a loop per type instead of a switch per
+ * field (the row loop below stays for the other modes and for records
+ * tokenized by the read pass). Same values, nulls and batch boundaries.
+ */
+
+/* The text of field idx of a record of n fields, as the row loop reads it; 1 = null. */
+static inline int field_text(const csv_options *o, const csv_field *fields, size_t n, size_t idx,
+                             const char **p, size_t *len, int *ascii)
+{
+    const csv_field *f;
+    *p = "";
+    *len = 0;
+    *ascii = 0;
+    if (idx >= n)
+        return 1;
+    f = &fields[idx];
+    *p = f->ptr;
+    *len = f->len;
+    *ascii = f->ascii;
+    if (f->quoted && f->len == 0) {
+        *p = o->empty_value;
+        *len = strlen(*p);
+        *ascii = 0;
+    }
+    return (*len == 0 && !f->quoted) || text_is(*p, *len, o->null_value);
+}
+
+/* The records of one batch: each one's fields and their number. */
+typedef struct batch_recs {
+    const csv_field **fields;
+    size_t *n_fields;
+    int64_t n;
+} batch_recs;
+
+static silt_status convert_strings(const csv_options *o, col_state *cs, size_t idx,
+                                   const batch_recs *b, silt_error *err)
+{
+    col_vec *v = cs->vec;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        int is_null = field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii);
+        if (is_null) {
+            col_bit_clear(v->validity, row);
+        } else {
+            if (ascii && buf_has_room(&cs->text, len)) {
+                memcpy(cs->text.data + cs->text.len, p, len);
+                cs->text.len += len;
+            } else {
+                SILT_RETURN_IF_ERROR(ascii || text_utf8_valid(p, len)
+                                         ? buf_append(&cs->text, p, len, err)
+                                         : text_utf8_repair(p, len, &cs->text, err));
+            }
+            col_bit_set(v->validity, row);
+        }
+        if (cs->text.len > INT32_MAX)
+            return err_set(err, SILT_NOMEM, "string data of one CSV batch exceeds 2 GiB");
+        v->offsets[row + 1] = (int32_t)cs->text.len;
+    }
+    return SILT_OK;
+}
+
+static void convert_ints(const csv_options *o, col_state *cs, size_t idx, const batch_recs *b)
+{
+    col_vec *v = cs->vec;
+    int32_t *values = v->values;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii)) {
+            col_bit_clear(v->validity, row);
+        } else if (csv_parse_int32(p, len, &values[row])) {
+            col_bit_set(v->validity, row);
+        } else {
+            values[row] = 0;
+            col_bit_clear(v->validity, row);
+        }
+    }
+}
+
+static void convert_timestamps(const csv_options *o, col_state *cs, size_t idx,
+                               const batch_recs *b)
+{
+    col_vec *v = cs->vec;
+    int64_t *values = v->values;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii))
+            col_bit_clear(v->validity, row);
+        else if (csv_parse_timestamp_memo(o, &cs->memo, p, len, &values[row]))
+            col_bit_set(v->validity, row);
+        else
+            col_bit_clear(v->validity, row);
+    }
+}
+
+/* One column of a batch: a loop of its type, or put_value's switch for the rarer types. */
+static silt_status convert_column(const csv_options *o, col_state *cs, size_t idx,
+                                  const batch_recs *b, silt_error *err)
+{
+    silt_status rc = SILT_OK;
+    switch (cs->vec->type->id) {
+    case COL_STRING: return convert_strings(o, cs, idx, b, err);
+    case COL_INT: convert_ints(o, cs, idx, b); return SILT_OK;
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: convert_timestamps(o, cs, idx, b); return SILT_OK;
+    default: break;
+    }
+    for (int64_t row = 0; row < b->n && rc == SILT_OK; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        int is_null = field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii);
+        put_value(o, cs, row, p, len, is_null, ascii, err, &rc);
+    }
+    return rc;
+}
+
+/* Converts the records inference saved, a batch and a column at a time (see above). */
+static silt_status parse_saved_columns(round_ctx *ctx, chunk_job *job, const saved_records *sv,
+                                       silt_error *err)
+{
+    csv_scan *s = ctx->scan;
+    const csv_options *o = &s->opts;
+    size_t n_cols = s->schema->n_fields;
+    size_t n_recs = sv->recs.len / sizeof(saved_record), next = 0;
+    size_t cap = (size_t)o->batch_rows < n_recs ? (size_t)o->batch_rows : n_recs;
+    col_state *cols = mem_calloc(n_cols ? n_cols : 1, sizeof(col_state));
+    batch_recs b = {mem_calloc(cap ? cap : 1, sizeof(csv_field *)),
+                    mem_calloc(cap ? cap : 1, sizeof(size_t)), 0};
+    silt_status rc = SILT_OK;
+    if (cols == NULL || b.fields == NULL || b.n_fields == NULL)
+        rc = err_nomem(err);
+    for (size_t idx = 0; cols != NULL && idx < n_cols; idx++)
+        buf_init(&cols[idx].text, 0);
+    while (rc == SILT_OK && next < n_recs) {
+        b.n = (int64_t)(n_recs - next < cap ? n_recs - next : cap);
+        for (int64_t row = 0; row < b.n; row++) {
+            const saved_record *rec = (const saved_record *)sv->recs.data + next + (size_t)row;
+            csv_field *fields = (csv_field *)sv->fields.data + rec->first_field;
+            for (size_t idx = 0; idx < rec->n_fields; idx++)
+                if (fields[idx].in_scratch)
+                    fields[idx].ptr = sv->bytes.data + fields[idx].scratch_off;
+            b.fields[row] = fields;
+            b.n_fields[row] = rec->n_fields;
+        }
+        next += (size_t)b.n;
+        rc = new_batch(s, job, cols, err);
+        for (size_t idx = 0; idx < s->n_token_cols && rc == SILT_OK; idx++)
+            rc = convert_column(o, &cols[s->token_col[idx]], idx, &b, err);
+        if (rc == SILT_OK)
+            rc = finish_batch(job, cols, b.n, err);
+    }
+    for (size_t idx = 0; cols != NULL && idx < n_cols; idx++)
+        buf_clear(&cols[idx].text);
+    mem_free(cols);
+    mem_free(b.fields);
+    mem_free(b.n_fields);
+    return rc;
+}
+
+/* Converts a chunk's records (tokenized here, or saved by inference) a row at a time. */
+static silt_status parse_rows(round_ctx *ctx, chunk_job *job, const saved_records *sv,
+                              silt_error *err)
 {
     csv_scan *s = ctx->scan;
     const csv_options *o = &s->opts;
@@ -568,6 +741,16 @@ static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_rec
         buf_clear(&cols[idx].text);
     mem_free(cols);
     return rc;
+}
+
+/* Converts a chunk's records (tokenized here, or saved by inference) into batches. */
+static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_records *sv,
+                                 silt_error *err)
+{
+    const csv_scan *s = ctx->scan;
+    if (sv != NULL && s->opts.mode == TEXT_MODE_PERMISSIVE && s->corrupt_idx < 0)
+        return parse_saved_columns(ctx, job, sv, err);
+    return parse_rows(ctx, job, sv, err);
 }
 
 static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
