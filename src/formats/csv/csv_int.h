@@ -38,8 +38,13 @@ typedef struct csv_tokenizer {
     char eol;         /* line break without multiLine: '\n', or '\r' in CR-only files */
     size_t rec_start; /* offset of the current record in data */
     size_t rec_len;   /* raw bytes of the record without the line break */
-    int portable;     /* tests: classify bytes without SSE2 even where it exists */
+    int path;         /* tests: CSV_PATH_* (0, the fastest this build has) */
 } csv_tokenizer;
+
+/* Tokenizer paths a test can force; each gives the same records and fields. */
+#define CSV_PATH_FAST 0     /* quote-free lines by SSE2 byte masks where built, else words */
+#define CSV_PATH_WORDS 1    /* quote-free lines by portable 8-byte word masks */
+#define CSV_PATH_GENERAL 2  /* every line by the general path (memchr and byte loops) */
 
 void csv_tokenizer_init(csv_tokenizer *t, const csv_options *opts, const char *data, size_t len);
 void csv_tokenizer_clear(csv_tokenizer *t);

@@ -209,14 +209,14 @@ static size_t classify(const csv_tokenizer *t, const char *p, size_t avail, byte
 {
     unsigned char tail[BLOCK_BYTES];
     const unsigned char *bytes = (const unsigned char *)p;
-    size_t width = t->portable ? 8 : BLOCK_BYTES;
+    size_t width = t->path == CSV_PATH_WORDS ? 8 : BLOCK_BYTES;
     if (avail < width) {
         memset(tail, 0, sizeof(tail));
         memcpy(tail, p, avail);
         bytes = tail;
     }
 #if defined(__SSE2__)
-    if (!t->portable)
+    if (t->path != CSV_PATH_WORDS)
         classify_sse2(t, bytes, m);
     else
 #endif
@@ -384,7 +384,7 @@ silt_status csv_tokenizer_next(csv_tokenizer *t, int *got, silt_error *err)
         break;
     }
     *got = 1;
-    if (!t->opts->multi_line) {
+    if (!t->opts->multi_line && t->path != CSV_PATH_GENERAL) {
         int done;
         SILT_RETURN_IF_ERROR(tokenize_line(t, &done, err));
         if (done)
