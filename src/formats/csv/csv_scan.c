@@ -187,10 +187,33 @@ typedef struct saved_record {
     size_t first_field, n_fields;
 } saved_record;
 
+static int text_is(const char *s, size_t len, const char *text)
+{
+    if (text[0] == '\0') /* the default nullValue: no strlen on the hot path */
+        return len == 0;
+    return strlen(text) == len && memcmp(s, text, len) == 0;
+}
+
+/*
+ * Values an integer or timestamp column's fields were parsed into while
+ * their type was being confirmed, so that the conversion does not parse
+ * them again: ok[r] says record r's value is in values[r] (int64_t; an int
+ * widened), parsed as kind. A column whose type changes after its first
+ * value was kept drops them all (its conversion type is another one).
+ */
+typedef struct col_capture {
+    csv_kind kind; /* CSV_K_INT or CSV_K_TIMESTAMP; CSV_K_NULL: nothing kept */
+    int dead;      /* the type changed, or no memory: nothing is used */
+    buf values;    /* int64_t per record */
+    buf ok;        /* uint8_t per record */
+} col_capture;
+
 typedef struct saved_records {
     buf recs;   /* saved_record */
     buf fields; /* csv_field; in_scratch: scratch_off is an offset into bytes */
     buf bytes;
+    col_capture *caps; /* one per column inferred, or NULL */
+    size_t n_caps;
 } saved_records;
 
 /*
@@ -234,11 +257,84 @@ static silt_status save_record(saved_records *sv, const csv_tokenizer *t, silt_e
     return SILT_OK;
 }
 
+static void capture_drop(col_capture *c)
+{
+    c->dead = 1;
+    buf_clear(&c->values);
+    buf_clear(&c->ok);
+}
+
 static void saved_records_clear(saved_records *sv)
 {
     buf_clear(&sv->recs);
     buf_clear(&sv->fields);
     buf_clear(&sv->bytes);
+    for (size_t idx = 0; sv->caps != NULL && idx < sv->n_caps; idx++)
+        capture_drop(&sv->caps[idx]);
+    mem_free(sv->caps);
+    sv->caps = NULL;
+    sv->n_caps = 0;
+}
+
+/*
+ * Grows a capture to hold records up to rec and beyond (doubling, so that
+ * a record costs no call): the new ok bytes are 0. 0 when out of memory.
+ */
+static int capture_grow(col_capture *c, size_t rec)
+{
+    silt_error quiet; /* filled only on failure, which drops the column's values */
+    size_t have = c->ok.len, want = have * 2 > rec + 1024 ? have * 2 : rec + 1024;
+    size_t add = want - have;
+    err_clear(&quiet);
+    if (buf_reserve(&c->ok, add, &quiet) != SILT_OK ||
+        buf_reserve(&c->values, add * sizeof(int64_t), &quiet) != SILT_OK)
+        return 0;
+    memset(c->ok.data + have, 0, add);
+    c->ok.len += add;
+    c->values.len += add * sizeof(int64_t);
+    return 1;
+}
+
+/* Keeps record rec's value of a column parsed as kind (no memory: the column keeps none). */
+static void capture_put(col_capture *c, csv_kind kind, size_t rec, int64_t value)
+{
+    if (c->dead)
+        return;
+    if ((c->kind != kind && c->kind != CSV_K_NULL) || (rec >= c->ok.len && !capture_grow(c, rec))) {
+        capture_drop(c);
+        return;
+    }
+    c->kind = kind;
+    ((int64_t *)c->values.data)[rec] = value;
+    c->ok.data[rec] = 1;
+}
+
+/*
+ * Folds field idx of a record into the column's type (csv_infer_field),
+ * confirming an integer or timestamp column first and keeping the value it
+ * parsed (rec is the record's index among those saved; caps NULL = keep
+ * nothing). Exactly csv_infer_field's result: a null or empty field leaves
+ * the type, a value of the column's own type keeps it.
+ */
+static void infer_and_capture(csv_infer_type *type, csv_date_memo *memo, col_capture *cap,
+                              size_t rec, const csv_options *o, const char *p, size_t len)
+{
+    int32_t small;
+    int64_t ts;
+    csv_kind before = type->kind;
+    if (len == 0 || (o->null_value[0] != '\0' && text_is(p, len, o->null_value)))
+        return;
+    if (cap != NULL && before == CSV_K_INT && csv_parse_int32(p, len, &small)) {
+        capture_put(cap, CSV_K_INT, rec, small);
+        return;
+    }
+    if (cap != NULL && before == CSV_K_TIMESTAMP && csv_parse_timestamp_memo(o, memo, p, len, &ts)) {
+        capture_put(cap, CSV_K_TIMESTAMP, rec, ts);
+        return;
+    }
+    csv_infer_field(type, memo, o, p, len);
+    if (cap != NULL && type->kind != before && cap->kind != CSV_K_NULL && !cap->dead)
+        capture_drop(cap);
 }
 
 static silt_status speculate_chunk(round_ctx *ctx, chunk_job *job, saved_records *sv,
@@ -260,6 +356,16 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
     buf_init(&sv.recs, limit);
     buf_init(&sv.fields, limit);
     buf_init(&sv.bytes, limit);
+    sv.n_caps = 0;
+    sv.caps = job->speculate ? mem_calloc(ctx->n_cols ? ctx->n_cols : 1, sizeof(col_capture))
+                             : NULL;
+    if (sv.caps != NULL) {
+        sv.n_caps = ctx->n_cols;
+        for (size_t idx = 0; idx < ctx->n_cols; idx++) {
+            buf_init(&sv.caps[idx].values, limit);
+            buf_init(&sv.caps[idx].ok, limit);
+        }
+    }
     rc = chunk_tokenizer_start(&t, &s->opts, job, err);
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
@@ -270,15 +376,18 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
                               t.rec_start, s->opts.sampling_ratio))
             continue;
         size_t n = t.n_fields < ctx->n_cols ? t.n_fields : ctx->n_cols;
+        size_t rec = sv.recs.len / sizeof(saved_record); /* this record's index once saved */
         for (size_t idx = 0; idx < n; idx++) {
             const csv_field *f = &t.fields[idx];
+            col_capture *cap = sv.caps != NULL ? &sv.caps[idx] : NULL;
             if (job->types[idx].kind == CSV_K_STRING)
                 continue; /* the top of the lattice: nothing can change it */
             if (f->quoted && f->len == 0)
-                csv_infer_field(&job->types[idx], &memos[idx], &s->opts, s->opts.empty_value,
-                                strlen(s->opts.empty_value));
+                infer_and_capture(&job->types[idx], &memos[idx], cap, rec, &s->opts,
+                                  s->opts.empty_value, strlen(s->opts.empty_value));
             else
-                csv_infer_field(&job->types[idx], &memos[idx], &s->opts, f->ptr, f->len);
+                infer_and_capture(&job->types[idx], &memos[idx], cap, rec, &s->opts, f->ptr,
+                                  f->len);
         }
         if (job->speculate && save_record(&sv, &t, &job->err) != SILT_OK) {
             /* Too many fields to keep (or no memory for them): infer only. */
@@ -303,12 +412,6 @@ typedef struct col_state {
     csv_date_memo memo; /* TIMESTAMP: the last date part parsed */
 } col_state;
 
-static int text_is(const char *s, size_t len, const char *text)
-{
-    if (text[0] == '\0') /* the default nullValue: no strlen on the hot path */
-        return len == 0;
-    return strlen(text) == len && memcmp(s, text, len) == 0;
-}
 
 /*
  * Writes one value; returns 0 when the text does not convert (malformed).
@@ -517,6 +620,8 @@ typedef struct batch_recs {
     const csv_field **fields;
     size_t *n_fields;
     int64_t n;
+    size_t first_rec;         /* index of row 0 among the records saved */
+    const col_capture *cap;   /* the column's values kept by inference, when usable */
 } batch_recs;
 
 static silt_status convert_strings(const csv_options *o, col_state *cs, size_t idx,
@@ -548,6 +653,16 @@ static silt_status convert_strings(const csv_options *o, col_state *cs, size_t i
     return SILT_OK;
 }
 
+/* The value inference kept for a batch row, or NULL. */
+static const int64_t *captured(const batch_recs *b, int64_t row)
+{
+    const col_capture *c = b->cap;
+    size_t rec = b->first_rec + (size_t)row;
+    if (c == NULL || rec >= c->ok.len || !c->ok.data[rec])
+        return NULL;
+    return (const int64_t *)c->values.data + rec;
+}
+
 static void convert_ints(const csv_options *o, col_state *cs, size_t idx, const batch_recs *b)
 {
     col_vec *v = cs->vec;
@@ -556,7 +671,11 @@ static void convert_ints(const csv_options *o, col_state *cs, size_t idx, const 
         const char *p;
         size_t len;
         int ascii;
-        if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii)) {
+        const int64_t *kept = captured(b, row);
+        if (kept != NULL) {
+            values[row] = (int32_t)*kept;
+            col_bit_set(v->validity, row);
+        } else if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii)) {
             col_bit_clear(v->validity, row);
         } else if (csv_parse_int32(p, len, &values[row])) {
             col_bit_set(v->validity, row);
@@ -576,7 +695,11 @@ static void convert_timestamps(const csv_options *o, col_state *cs, size_t idx,
         const char *p;
         size_t len;
         int ascii;
-        if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii))
+        const int64_t *kept = captured(b, row);
+        if (kept != NULL) {
+            values[row] = *kept;
+            col_bit_set(v->validity, row);
+        } else if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii))
             col_bit_clear(v->validity, row);
         else if (csv_parse_timestamp_memo(o, &cs->memo, p, len, &values[row]))
             col_bit_set(v->validity, row);
@@ -607,6 +730,16 @@ static silt_status convert_column(const csv_options *o, col_state *cs, size_t id
     return rc;
 }
 
+/* A column's kept values when they were parsed as the type being converted to. */
+static const col_capture *usable_capture(const col_capture *c, col_type_id id)
+{
+    if (c->dead)
+        return NULL;
+    if ((c->kind == CSV_K_INT && id == COL_INT) || (c->kind == CSV_K_TIMESTAMP && id == COL_TIMESTAMP))
+        return c;
+    return NULL;
+}
+
 /* Converts the records inference saved, a batch and a column at a time (see above). */
 static silt_status parse_saved_columns(round_ctx *ctx, chunk_job *job, const saved_records *sv,
                                        silt_error *err)
@@ -618,7 +751,7 @@ static silt_status parse_saved_columns(round_ctx *ctx, chunk_job *job, const sav
     size_t cap = (size_t)o->batch_rows < n_recs ? (size_t)o->batch_rows : n_recs;
     col_state *cols = mem_calloc(n_cols ? n_cols : 1, sizeof(col_state));
     batch_recs b = {mem_calloc(cap ? cap : 1, sizeof(csv_field *)),
-                    mem_calloc(cap ? cap : 1, sizeof(size_t)), 0};
+                    mem_calloc(cap ? cap : 1, sizeof(size_t)), 0, 0, NULL};
     silt_status rc = SILT_OK;
     if (cols == NULL || b.fields == NULL || b.n_fields == NULL)
         rc = err_nomem(err);
@@ -635,10 +768,14 @@ static silt_status parse_saved_columns(round_ctx *ctx, chunk_job *job, const sav
             b.fields[row] = fields;
             b.n_fields[row] = rec->n_fields;
         }
+        b.first_rec = next;
         next += (size_t)b.n;
         rc = new_batch(s, job, cols, err);
-        for (size_t idx = 0; idx < s->n_token_cols && rc == SILT_OK; idx++)
-            rc = convert_column(o, &cols[s->token_col[idx]], idx, &b, err);
+        for (size_t idx = 0; idx < s->n_token_cols && rc == SILT_OK; idx++) {
+            col_state *cs = &cols[s->token_col[idx]];
+            b.cap = idx < sv->n_caps ? usable_capture(&sv->caps[idx], cs->vec->type->id) : NULL;
+            rc = convert_column(o, cs, idx, &b, err);
+        }
         if (rc == SILT_OK)
             rc = finish_batch(job, cols, b.n, err);
     }

@@ -304,3 +304,28 @@ void test_formats_csv_one_pass__column_conversion_matches_row_loop(void)
               check_one_pass_matches_two(buf_cstr(&text), kv));
     buf_clear(&text);
 }
+
+/*
+ * Values kept while confirming a column's type (ints, timestamps) are used
+ * only when the chunk's type stayed what they were parsed as: an int
+ * column widened to long mid-chunk, dates then timestamps, timestamps
+ * then a word, nulls and quoted empties between.
+ */
+void test_formats_csv_one_pass__values_kept_by_inference(void)
+{
+    static const char *const kv[] = {"nullValue", "NA", NULL};
+    buf text = BUF_INIT;
+    check_ok(buf_append_str(&text, "a,b,c,d\n", &err), &err);
+    for (int idx = 0; idx < 9000; idx++) { /* more than two batches of 4096 rows */
+        const char *b = idx < 40 ? "2022-03-04" : idx % 10 == 0 ? "" : "2022-03-04 10:11:12";
+        char a[32], d[32];
+        snprintf(a, sizeof(a), idx == 8700 ? "%d0000000000" : idx % 13 == 0 ? "NA" : "%d", idx);
+        snprintf(d, sizeof(d), idx == 1400 || idx == 6000 ? "\"\"" : "%d", -idx);
+        check_ok(buf_printf(&text, &err, "%s,%s,%s,%s\n", a, b,
+                            idx == 8200 ? "later" : "2022-01-31 05:49:39", d),
+                 &err);
+    }
+    check_str("struct<a:long,b:timestamp,c:string,d:integer>",
+              check_one_pass_matches_two(buf_cstr(&text), kv));
+    buf_clear(&text);
+}
