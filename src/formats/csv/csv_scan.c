@@ -11,6 +11,7 @@
  * Errors of a round are reported for the first failing chunk in file order,
  * so FAILFAST names the same record however the threads ran.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "formats/csv/csv_int.h"
@@ -52,6 +53,7 @@ struct csv_scan {
     int speculate;          /* allowed for this scan (csv_scan_open with inference) */
     char **infer_names;     /* column names while inferring */
     text_spec spec;         /* chunks converted during inference, in reader order */
+    struct saved_slot *slots; /* inference: saved-record buffers reused by chunks */
 };
 
 /* Splits an object at record boundaries into chunks of about chunk_bytes. */
@@ -295,6 +297,93 @@ static int capture_grow(col_capture *c, size_t rec)
     return 1;
 }
 
+/*
+ * Saved records are tens of bytes per record (a csv_field is 32): fresh
+ * buffers for every chunk cost a page fault per 4 KiB, a third of the
+ * faults of an ingest. So a chunk takes the buffers of a free slot and
+ * leaves them there, emptied, for the next chunk; the slots live while
+ * the scan infers (csv_scan_open frees them after inference). A slot is
+ * taken with an atomic exchange, so rounds may run at the same time; with
+ * every slot taken a chunk uses buffers of its own.
+ */
+#define SAVED_SLOTS 8
+
+typedef struct saved_slot {
+    atomic_int busy;
+    saved_records sv;
+} saved_slot;
+
+static silt_status slots_new(csv_scan *s, silt_error *err)
+{
+    s->slots = mem_calloc(SAVED_SLOTS, sizeof(saved_slot));
+    if (s->slots == NULL)
+        return err_nomem(err);
+    for (size_t idx = 0; idx < SAVED_SLOTS; idx++)
+        atomic_init(&s->slots[idx].busy, 0);
+    return SILT_OK;
+}
+
+static void slots_free(csv_scan *s)
+{
+    for (size_t idx = 0; s->slots != NULL && idx < SAVED_SLOTS; idx++)
+        saved_records_clear(&s->slots[idx].sv);
+    mem_free(s->slots);
+    s->slots = NULL;
+}
+
+/* A free slot, now taken; NULL when there are none. */
+static saved_slot *slot_take(csv_scan *s)
+{
+    for (size_t idx = 0; s->slots != NULL && idx < SAVED_SLOTS; idx++)
+        if (atomic_exchange(&s->slots[idx].busy, 1) == 0)
+            return &s->slots[idx];
+    return NULL;
+}
+
+static void slot_give_back(saved_slot *slot)
+{
+    if (slot != NULL)
+        atomic_store(&slot->busy, 0);
+}
+
+/*
+ * Empties sv for a chunk, keeping its memory: limit bounds each buffer;
+ * with capture, one col_capture per column (n_cols) is ready and empty.
+ */
+static silt_status saved_records_prepare(saved_records *sv, size_t limit, size_t n_cols,
+                                         int capture, silt_error *err)
+{
+    buf *bufs[] = {&sv->recs, &sv->fields, &sv->bytes};
+    for (size_t idx = 0; idx < 3; idx++) {
+        bufs[idx]->len = 0;
+        bufs[idx]->limit = limit;
+    }
+    if (!capture) {
+        for (size_t idx = 0; idx < sv->n_caps; idx++)
+            capture_drop(&sv->caps[idx]);
+        sv->n_caps = 0;
+        return SILT_OK;
+    }
+    if (sv->caps == NULL || sv->n_caps != n_cols) {
+        for (size_t idx = 0; idx < sv->n_caps; idx++)
+            capture_drop(&sv->caps[idx]);
+        mem_free(sv->caps);
+        sv->n_caps = 0;
+        sv->caps = mem_calloc(n_cols ? n_cols : 1, sizeof(col_capture));
+        if (sv->caps == NULL)
+            return err_nomem(err);
+    }
+    sv->n_caps = n_cols;
+    for (size_t idx = 0; idx < n_cols; idx++) {
+        col_capture *c = &sv->caps[idx];
+        c->kind = CSV_K_NULL;
+        c->dead = 0;
+        c->values.len = c->ok.len = 0;
+        c->values.limit = c->ok.limit = limit;
+    }
+    return SILT_OK;
+}
+
 /* Keeps record rec's value of a column parsed as kind (no memory: the column keeps none). */
 static void capture_put(col_capture *c, csv_kind kind, size_t rec, int64_t value)
 {
@@ -344,27 +433,23 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
 {
     csv_scan *s = ctx->scan;
     csv_tokenizer t;
-    saved_records sv;
+    saved_records own;
+    saved_slot *slot = job->speculate ? slot_take(s) : NULL;
+    saved_records *svp = slot != NULL ? &slot->sv : &own;
     silt_status rc;
     int got = 1;
     csv_date_memo *memos = mem_calloc(ctx->n_cols ? ctx->n_cols : 1, sizeof(csv_date_memo));
-    if (memos == NULL)
-        return err_nomem(err);
     /* Fields are kept up to 16 bytes per byte of text (a record of short fields takes
      * about 10): a chunk of nothing but separators stops speculating, not the scan. */
     size_t limit = 16 * (job->end - job->start) + 4096;
-    buf_init(&sv.recs, limit);
-    buf_init(&sv.fields, limit);
-    buf_init(&sv.bytes, limit);
-    sv.n_caps = 0;
-    sv.caps = job->speculate ? mem_calloc(ctx->n_cols ? ctx->n_cols : 1, sizeof(col_capture))
-                             : NULL;
-    if (sv.caps != NULL) {
-        sv.n_caps = ctx->n_cols;
-        for (size_t idx = 0; idx < ctx->n_cols; idx++) {
-            buf_init(&sv.caps[idx].values, limit);
-            buf_init(&sv.caps[idx].ok, limit);
-        }
+    memset(&own, 0, sizeof(own));
+    rc = memos == NULL ? err_nomem(err)
+                       : saved_records_prepare(svp, limit, ctx->n_cols, job->speculate, err);
+    if (rc != SILT_OK) {
+        mem_free(memos);
+        saved_records_clear(&own);
+        slot_give_back(slot);
+        return rc;
     }
     rc = chunk_tokenizer_start(&t, &s->opts, job, err);
     while (rc == SILT_OK) {
@@ -376,10 +461,10 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
                               t.rec_start, s->opts.sampling_ratio))
             continue;
         size_t n = t.n_fields < ctx->n_cols ? t.n_fields : ctx->n_cols;
-        size_t rec = sv.recs.len / sizeof(saved_record); /* this record's index once saved */
+        size_t rec = svp->recs.len / sizeof(saved_record); /* this record's index once saved */
         for (size_t idx = 0; idx < n; idx++) {
             const csv_field *f = &t.fields[idx];
-            col_capture *cap = sv.caps != NULL ? &sv.caps[idx] : NULL;
+            col_capture *cap = svp->n_caps > 0 ? &svp->caps[idx] : NULL;
             if (job->types[idx].kind == CSV_K_STRING)
                 continue; /* the top of the lattice: nothing can change it */
             if (f->quoted && f->len == 0)
@@ -389,18 +474,19 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
                 infer_and_capture(&job->types[idx], &memos[idx], cap, rec, &s->opts, f->ptr,
                                   f->len);
         }
-        if (job->speculate && save_record(&sv, &t, &job->err) != SILT_OK) {
+        if (job->speculate && save_record(svp, &t, &job->err) != SILT_OK) {
             /* Too many fields to keep (or no memory for them): infer only. */
             job->speculate = 0;
             err_clear(&job->err);
-            saved_records_clear(&sv);
+            saved_records_clear(svp);
         }
     }
     csv_tokenizer_clear(&t);
     mem_free(memos);
     if (rc == SILT_OK && job->speculate)
-        rc = speculate_chunk(ctx, job, &sv, err);
-    saved_records_clear(&sv);
+        rc = speculate_chunk(ctx, job, svp, err);
+    saved_records_clear(&own);
+    slot_give_back(slot); /* its buffers stay, for the next chunk */
     return rc;
 }
 
@@ -1230,7 +1316,10 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
             s->schema = opts->schema;
         } else {
             s->speculate = s->opts.speculate_bytes > 0;
-            rc = infer_schema(s, err);
+            rc = slots_new(s, err);
+            if (rc == SILT_OK)
+                rc = infer_schema(s, err);
+            slots_free(s);
         }
     }
     if (rc == SILT_OK)
@@ -1270,6 +1359,7 @@ void csv_scan_free(csv_scan *s)
         return;
     text_batch_queue_clear(&s->queue);
     text_spec_clear(&s->spec);
+    slots_free(s);
     if (s->reader_ready)
         text_reader_clear(&s->reader);
     arena_free(s->arena);
@@ -1294,7 +1384,10 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
         rc = text_reader_add_text(&s->reader, no_key[0], data, len, err);
     }
     if (rc == SILT_OK)
+        rc = slots_new(s, err);
+    if (rc == SILT_OK)
         rc = infer_schema(s, err);
+    slots_free(s);
     if (rc == SILT_OK)
         *schema_out = s->schema;
     if (s->reader_ready)
