@@ -405,8 +405,9 @@ static void capture_put(col_capture *c, csv_kind kind, size_t rec, int64_t value
  * nothing). Exactly csv_infer_field's result: a null or empty field leaves
  * the type, a value of the column's own type keeps it.
  */
-static void infer_and_capture(csv_infer_type *type, csv_date_memo *memo, col_capture *cap,
-                              size_t rec, const csv_options *o, const char *p, size_t len)
+static inline void infer_and_capture(csv_infer_type *type, csv_date_memo *memo,
+                                     col_capture *cap, size_t rec, const csv_options *o,
+                                     const char *p, size_t len)
 {
     int32_t small;
     int64_t ts;

@@ -233,8 +233,8 @@ static size_t classify(const csv_tokenizer *t, const char *p, size_t avail, byte
 
 static int lowest_bit(uint32_t x) { return __builtin_ctz(x); }
 
-/* Appends an unquoted field [from, to) that points into the input. */
-static silt_status add_plain_field(csv_tokenizer *t, const char *from, const char *to,
+/* Appends an unquoted field [from, to) that points into the input; ascii as in csv_field. */
+static silt_status add_plain_field(csv_tokenizer *t, const char *from, const char *to, int ascii,
                                    silt_error *err)
 {
     csv_field *f = NULL;
@@ -247,7 +247,7 @@ static silt_status add_plain_field(csv_tokenizer *t, const char *from, const cha
     f->scratch_off = 0;
     f->quoted = 0;
     f->in_scratch = 0;
-    f->ascii = 0;
+    f->ascii = (uint8_t)ascii;
     return SILT_OK;
 }
 
@@ -271,12 +271,15 @@ static silt_status tokenize_line(csv_tokenizer *t, int *done, silt_error *err)
         uint32_t before = m.eol ? (m.eol & (0u - m.eol)) - 1 : ~(uint32_t)0;
         if (m.quote & before)
             return SILT_OK;
-        high |= m.high & before;
         for (uint32_t seps = m.sep & before; seps != 0; seps &= seps - 1) {
-            const char *at = block + lowest_bit(seps);
-            SILT_RETURN_IF_ERROR(add_plain_field(t, field, at, err));
-            field = at + 1;
+            int pos = lowest_bit(seps);
+            /* ASCII when no byte of the line so far is >= 0x80 (a field after the
+             * first such byte is not marked, and is validated by the conversion) */
+            int ascii = (high | (m.high & (((uint32_t)1 << pos) - 1))) == 0;
+            SILT_RETURN_IF_ERROR(add_plain_field(t, field, block + pos, ascii, err));
+            field = block + pos + 1;
         }
+        high |= m.high & before;
         if (m.eol) {
             line_end = block + lowest_bit(m.eol);
             break;
@@ -284,10 +287,7 @@ static silt_status tokenize_line(csv_tokenizer *t, int *done, silt_error *err)
         block += width;
     }
     const char *stop = line_end > rec && line_end[-1] == '\r' ? line_end - 1 : line_end;
-    SILT_RETURN_IF_ERROR(add_plain_field(t, field, stop, err));
-    if (high == 0)
-        for (size_t idx = 0; idx < t->n_fields; idx++)
-            t->fields[idx].ascii = 1;
+    SILT_RETURN_IF_ERROR(add_plain_field(t, field, stop, high == 0, err));
     t->rec_start = t->pos;
     t->rec_len = (size_t)(stop - rec);
     t->pos = line_end < end ? (size_t)(line_end - base) + 1 : t->len;
