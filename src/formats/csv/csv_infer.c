@@ -19,11 +19,48 @@
 #include "formats/csv/csv_int.h"
 #include "util/time.h"
 
-int csv_parse_int64(const char *s, size_t len, int64_t *out) { return str_to_int64(s, len, out); }
+/*
+ * [+-] and at most 9 digits, the common case of both integer parsers:
+ * 999,999,999 fits an int32, so no digit needs an overflow check.
+ * Returns 0 for anything else (longer, empty, not a digit), which the
+ * callers hand to the checked parser.
+ */
+static int short_int(const char *s, size_t len, int32_t *out)
+{
+    size_t pos = 0;
+    int32_t value = 0;
+    int negative = 0;
+    if (len > 0 && (s[0] == '-' || s[0] == '+')) {
+        negative = s[0] == '-';
+        pos = 1;
+    }
+    if (pos == len || len - pos > 9)
+        return 0;
+    for (; pos < len; pos++) {
+        unsigned digit = (unsigned)(unsigned char)s[pos] - '0';
+        if (digit > 9)
+            return 0;
+        value = value * 10 + (int32_t)digit;
+    }
+    *out = negative ? -value : value;
+    return 1;
+}
+
+int csv_parse_int64(const char *s, size_t len, int64_t *out)
+{
+    int32_t small;
+    if (short_int(s, len, &small)) {
+        *out = small;
+        return 1;
+    }
+    return str_to_int64(s, len, out);
+}
 
 int csv_parse_int32(const char *s, size_t len, int32_t *out)
 {
     int64_t v;
+    if (short_int(s, len, out))
+        return 1;
     if (len > 12 || !str_to_int64(s, len, &v) || v < INT32_MIN || v > INT32_MAX)
         return 0;
     *out = (int32_t)v;
@@ -109,45 +146,116 @@ int csv_parse_decimal(const char *s, size_t len, int32_t precision, int32_t scal
     return text_parse_decimal(s, len, precision, scale, out);
 }
 
-static int digits_at(const char *s, size_t pos, size_t n, unsigned *out)
+/*
+ * Fixed-layout fields are checked eight bytes at a time: a little-endian
+ * word of the text, a mask of the bytes that must be digits, and the exact
+ * bytes expected everywhere else. A byte b < 0x80 is a digit when neither
+ * b + 0x46 (b > '9') nor b - 0x30 (b < '0') sets its top bit; a borrow
+ * out of a byte below '0' can only disturb the byte above it, and the word
+ * is refused by the first anyway.
+ */
+#define CSV_ONES UINT64_C(0x0101010101010101)
+#define CSV_HIGH (CSV_ONES * 0x80)
+
+static uint64_t load8(const char *s)
 {
-    unsigned v = 0;
-    for (size_t idx = pos; idx < pos + n; idx++) {
-        if (s[idx] < '0' || s[idx] > '9')
-            return 0;
-        v = v * 10 + (unsigned)(s[idx] - '0');
+    uint64_t w;
+    memcpy(&w, s, 8);
+    return w;
+}
+
+/* 1 when the bytes under digit_mask are ASCII digits and the others equal fixed's. */
+static int layout_ok(uint64_t w, uint64_t digit_mask, uint64_t fixed)
+{
+    uint64_t x = (w & digit_mask) | (CSV_ONES * '0' & ~digit_mask);
+    if (((w & ~digit_mask) ^ (fixed & ~digit_mask)) != 0 || (w & CSV_HIGH) != 0)
+        return 0;
+    return (((x + CSV_ONES * 0x46) | (x - CSV_ONES * '0')) & CSV_HIGH) == 0;
+}
+
+/* The two-digit number at byte k of a word whose digits were checked. */
+static unsigned two_digits(uint64_t w, unsigned k)
+{
+    return (unsigned)((w >> (8 * k)) & 0x0F) * 10 + (unsigned)((w >> (8 * k + 8)) & 0x0F);
+}
+
+static int is_little_endian(void)
+{
+    const uint16_t probe = 1;
+    uint8_t first;
+    memcpy(&first, &probe, 1);
+    return first == 1;
+}
+
+/* Bytes 0-9, "yyyy-MM-dd", into days since the epoch; the memo keeps the last date. */
+static int fast_date_part(const char *s, csv_date_memo *memo, int64_t *days_out)
+{
+    /* "yyyy-MM-" in a word: digits at bytes 0-3 and 5-6, '-' at 4 and 7. */
+    static const uint64_t ymd_digits = UINT64_C(0x00FFFF00FFFFFFFF);
+    static const uint64_t ymd_fixed = (uint64_t)'-' << 32 | (uint64_t)'-' << 56;
+    uint64_t w = load8(s);
+    uint16_t tail;
+    unsigned year, month, day;
+    memcpy(&tail, s + 8, 2);
+    if (memo != NULL && memo->valid && memo->head == w && memo->tail == tail) {
+        *days_out = memo->days;
+        return 1;
     }
-    *out = v;
+    if (!layout_ok(w, ymd_digits, ymd_fixed) ||
+        s[8] < '0' || s[8] > '9' || s[9] < '0' || s[9] > '9')
+        return 0;
+    year = two_digits(w, 0) * 100 + two_digits(w, 2);
+    month = two_digits(w, 5);
+    day = (unsigned)(s[8] - '0') * 10 + (unsigned)(s[9] - '0');
+    if (!time_valid_date(year, month, day))
+        return 0;
+    *days_out = time_days_from_civil(year, month, day);
+    if (memo != NULL) {
+        memo->head = w;
+        memo->tail = tail;
+        memo->days = *days_out;
+        memo->valid = 1;
+    }
     return 1;
 }
 
 /*
  * "yyyy-MM-dd HH:mm:ss" (or with 'T'), the form almost every file uses,
- * without the general parser's branches. Anything else returns 0 and goes
- * the general way.
+ * without the general parser's branches: three word loads, and the date
+ * part from the memo when it repeats the last row's (rows of a file are
+ * often in time order). Anything else returns 0 and goes the general way,
+ * which accepts every text this accepts with the same value (tested).
  */
-static int fast_timestamp(const char *s, size_t len, int64_t *out)
+static int fast_timestamp(const char *s, size_t len, csv_date_memo *memo, int64_t *out)
 {
-    unsigned year, month, day, hour, minute, second;
-    if (len != 19 || s[4] != '-' || s[7] != '-' || (s[10] != ' ' && s[10] != 'T') ||
-        s[13] != ':' || s[16] != ':')
+    /* "HH:mm:ss" in a word: digits at bytes 0-1, 3-4, 6-7, ':' at 2 and 5. */
+    static const uint64_t hms_digits = UINT64_C(0xFFFF00FFFF00FFFF);
+    static const uint64_t hms_fixed = (uint64_t)':' << 16 | (uint64_t)':' << 40;
+    uint64_t w;
+    unsigned hour, minute, second;
+    int64_t days;
+    if (len != 19 || (s[10] != ' ' && s[10] != 'T') || !is_little_endian())
         return 0;
-    if (!digits_at(s, 0, 4, &year) || !digits_at(s, 5, 2, &month) || !digits_at(s, 8, 2, &day) ||
-        !digits_at(s, 11, 2, &hour) || !digits_at(s, 14, 2, &minute) ||
-        !digits_at(s, 17, 2, &second) || hour > 23 || minute > 59 || second > 59 ||
-        !time_valid_date(year, month, day))
+    w = load8(s + 11);
+    if (!layout_ok(w, hms_digits, hms_fixed))
         return 0;
-    *out = time_days_from_civil(year, month, day) * TIME_MICROS_PER_DAY +
+    hour = two_digits(w, 0);
+    minute = two_digits(w, 3);
+    second = two_digits(w, 6);
+    if (hour > 23 || minute > 59 || second > 59 || !fast_date_part(s, memo, &days))
+        return 0;
+    *out = days * TIME_MICROS_PER_DAY +
            ((int64_t)hour * 3600 + minute * 60 + second) * TIME_MICROS_PER_SECOND;
     return 1;
 }
 
-int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out)
+int csv_parse_timestamp_memo(const csv_options *opts, csv_date_memo *memo, const char *s,
+                             size_t len, int64_t *out)
 {
     size_t end = len;
     if (opts->timestamp_pattern != NULL)
         return text_dt_parse_timestamp(opts->timestamp_pattern, s, len, out);
-    if (fast_timestamp(s, len, out))
+    if (fast_timestamp(s, len, memo, out))
         return 1;
     while (end > 0 && s[end - 1] == ' ')
         end--;
@@ -155,6 +263,11 @@ int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int6
     if (end > 0 && s[end - 1] == 'T')
         return 0;
     return time_parse_timestamp(s, len, out, NULL);
+}
+
+int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out)
+{
+    return csv_parse_timestamp_memo(opts, NULL, s, len, out);
 }
 
 /* Spark's default date pattern yyyy-MM-dd (strict: one year of 4 digits). */
@@ -189,27 +302,32 @@ static csv_infer_type try_boolean(const char *s, size_t len)
     return csv_parse_bool(s, len, &b) ? kind(CSV_K_BOOLEAN) : kind(CSV_K_STRING);
 }
 
-static csv_infer_type try_timestamp(const csv_options *o, const char *s, size_t len)
+static csv_infer_type try_timestamp(const csv_options *o, csv_date_memo *memo, const char *s,
+                                    size_t len)
 {
     int64_t ts;
-    return csv_parse_timestamp(o, s, len, &ts) ? kind(CSV_K_TIMESTAMP) : try_boolean(s, len);
+    return csv_parse_timestamp_memo(o, memo, s, len, &ts) ? kind(CSV_K_TIMESTAMP)
+                                                           : try_boolean(s, len);
 }
 
-static csv_infer_type try_date(const csv_options *o, const char *s, size_t len)
+static csv_infer_type try_date(const csv_options *o, csv_date_memo *memo, const char *s,
+                               size_t len)
 {
     int32_t days;
     int is_date = o->date_pattern != NULL ? text_dt_parse_date(o->date_pattern, s, len, &days)
                                           : parse_strict_date(s, len, &days);
-    return is_date ? kind(CSV_K_DATE) : try_timestamp(o, s, len);
+    return is_date ? kind(CSV_K_DATE) : try_timestamp(o, memo, s, len);
 }
 
-static csv_infer_type try_double(const csv_options *o, const char *s, size_t len)
+static csv_infer_type try_double(const csv_options *o, csv_date_memo *memo, const char *s,
+                                 size_t len)
 {
     double d;
-    return csv_parse_double(o, s, len, &d) ? kind(CSV_K_DOUBLE) : try_date(o, s, len);
+    return csv_parse_double(o, s, len, &d) ? kind(CSV_K_DOUBLE) : try_date(o, memo, s, len);
 }
 
-static csv_infer_type try_decimal(const csv_options *o, const char *s, size_t len)
+static csv_infer_type try_decimal(const csv_options *o, csv_date_memo *memo, const char *s,
+                                  size_t len)
 {
     text_big_decimal d;
     if (text_big_decimal_parse(s, len, &d) && d.scale <= 0) {
@@ -219,19 +337,21 @@ static csv_infer_type try_decimal(const csv_options *o, const char *s, size_t le
             return t;
         }
     }
-    return try_double(o, s, len);
+    return try_double(o, memo, s, len);
 }
 
-static csv_infer_type try_long(const csv_options *o, const char *s, size_t len)
+static csv_infer_type try_long(const csv_options *o, csv_date_memo *memo, const char *s,
+                               size_t len)
 {
     int64_t v;
-    return csv_parse_int64(s, len, &v) ? kind(CSV_K_LONG) : try_decimal(o, s, len);
+    return csv_parse_int64(s, len, &v) ? kind(CSV_K_LONG) : try_decimal(o, memo, s, len);
 }
 
-static csv_infer_type try_int(const csv_options *o, const char *s, size_t len)
+static csv_infer_type try_int(const csv_options *o, csv_date_memo *memo, const char *s,
+                              size_t len)
 {
     int32_t v;
-    return csv_parse_int32(s, len, &v) ? kind(CSV_K_INT) : try_long(o, s, len);
+    return csv_parse_int32(s, len, &v) ? kind(CSV_K_INT) : try_long(o, memo, s, len);
 }
 
 static csv_infer_type decimal_of(csv_infer_type t)
@@ -289,19 +409,28 @@ static int compatible(csv_infer_type a, csv_infer_type b, csv_infer_type *out)
     return 0;
 }
 
-void csv_infer_field(csv_infer_type *so_far, const csv_options *o, const char *s, size_t len)
+void csv_infer_field(csv_infer_type *so_far, csv_date_memo *memo, const csv_options *o,
+                     const char *s, size_t len)
 {
     csv_infer_type found, merged;
-    if (len == 0 || (o->null_value[0] != '\0' && equals(s, len, o->null_value)))
+    int32_t small;
+    int64_t ts;
+    if (so_far->kind == CSV_K_STRING || len == 0 ||
+        (o->null_value[0] != '\0' && equals(s, len, o->null_value)))
+        return;
+    /* The cheapest confirmation first: a column keeps its type on most rows. */
+    if (so_far->kind == CSV_K_INT && csv_parse_int32(s, len, &small))
+        return;
+    if (so_far->kind == CSV_K_TIMESTAMP && csv_parse_timestamp_memo(o, memo, s, len, &ts))
         return;
     switch (so_far->kind) {
     case CSV_K_NULL:
-    case CSV_K_INT: found = try_int(o, s, len); break;
-    case CSV_K_LONG: found = try_long(o, s, len); break;
-    case CSV_K_DECIMAL: found = try_decimal(o, s, len); break;
-    case CSV_K_DOUBLE: found = try_double(o, s, len); break;
-    case CSV_K_DATE: found = try_date(o, s, len); break;
-    case CSV_K_TIMESTAMP: found = try_timestamp(o, s, len); break;
+    case CSV_K_INT: found = try_int(o, memo, s, len); break;
+    case CSV_K_LONG: found = try_long(o, memo, s, len); break;
+    case CSV_K_DECIMAL: found = try_decimal(o, memo, s, len); break;
+    case CSV_K_DOUBLE: found = try_double(o, memo, s, len); break;
+    case CSV_K_DATE: found = try_date(o, memo, s, len); break;
+    case CSV_K_TIMESTAMP: found = try_timestamp(o, memo, s, len); break;
     case CSV_K_BOOLEAN: found = try_boolean(s, len); break;
     default: return;
     }

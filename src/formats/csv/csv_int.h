@@ -14,6 +14,7 @@ typedef struct csv_field {
     size_t scratch_off; /* valid while in_scratch is set, until ptr is resolved */
     uint8_t quoted;     /* the field was quoted (an empty quoted field is not null) */
     uint8_t in_scratch;
+    uint8_t ascii;      /* every byte is below 0x80, so the text is valid UTF-8 (0: unknown) */
 } csv_field;
 
 /*
@@ -37,7 +38,13 @@ typedef struct csv_tokenizer {
     char eol;         /* line break without multiLine: '\n', or '\r' in CR-only files */
     size_t rec_start; /* offset of the current record in data */
     size_t rec_len;   /* raw bytes of the record without the line break */
+    int path;         /* tests: CSV_PATH_* (0, the fastest this build has) */
 } csv_tokenizer;
+
+/* Tokenizer paths a test can force; each gives the same records and fields. */
+#define CSV_PATH_FAST 0     /* quote-free lines by SSE2 byte masks where built, else words */
+#define CSV_PATH_WORDS 1    /* quote-free lines by portable 8-byte word masks */
+#define CSV_PATH_GENERAL 2  /* every line by the general path (memchr and byte loops) */
 
 void csv_tokenizer_init(csv_tokenizer *t, const csv_options *opts, const char *data, size_t len);
 void csv_tokenizer_clear(csv_tokenizer *t);
@@ -77,8 +84,25 @@ typedef struct csv_infer_type {
     int32_t scale;
 } csv_infer_type;
 
-/* Folds one field's text into a column's inferred type (CSVInferSchema.inferField). */
-void csv_infer_field(csv_infer_type *so_far, const csv_options *opts, const char *s, size_t len);
+/*
+ * The last date part ("yyyy-MM-dd") a column's timestamps had, and its day
+ * number: most rows of a file repeat the previous row's date, so the fast
+ * timestamp path compares ten bytes instead of converting the date again.
+ * One per column and thread; zero-initialised is empty.
+ */
+typedef struct csv_date_memo {
+    uint64_t head; /* bytes 0-7 of the text */
+    uint16_t tail; /* bytes 8-9 */
+    int valid;
+    int64_t days;
+} csv_date_memo;
+
+/*
+ * Folds one field's text into a column's inferred type
+ * (CSVInferSchema.inferField); memo (may be NULL) is the column's.
+ */
+void csv_infer_field(csv_infer_type *so_far, csv_date_memo *memo, const csv_options *opts,
+                     const char *s, size_t len);
 /* Merges two partial inferences (mergeRowTypes); incompatible types give string. */
 csv_infer_type csv_infer_merge(csv_infer_type a, csv_infer_type b);
 /* The Delta type of an inferred kind (NULL becomes string). */
@@ -93,6 +117,9 @@ int csv_parse_bool(const char *s, size_t len, int *out);
 int csv_parse_decimal(const char *s, size_t len, int32_t precision, int32_t scale,
                       col_int128 *out);
 int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out);
+/* The same with a column's date memo (may be NULL); same results. */
+int csv_parse_timestamp_memo(const csv_options *opts, csv_date_memo *memo, const char *s,
+                             size_t len, int64_t *out);
 int csv_parse_date(const csv_options *opts, const char *s, size_t len, int32_t *out);
 
 #endif

@@ -11,6 +11,7 @@
  * Errors of a round are reported for the first failing chunk in file order,
  * so FAILFAST names the same record however the threads ran.
  */
+#include <stdatomic.h>
 #include <string.h>
 
 #include "formats/csv/csv_int.h"
@@ -51,6 +52,7 @@ struct csv_scan {
     int speculate;          /* allowed for this scan (csv_scan_open with inference) */
     char **infer_names;     /* column names while inferring */
     text_spec *spec;        /* chunks converted during inference, in reader order (heap) */
+    struct saved_slot *slots; /* inference: saved-record buffers reused by chunks */
 };
 
 /* Splits an object at record boundaries into chunks of about chunk_bytes. */
@@ -187,19 +189,57 @@ typedef struct saved_record {
     size_t first_field, n_fields;
 } saved_record;
 
+static int text_is(const char *s, size_t len, const char *text)
+{
+    if (text[0] == '\0') /* the default nullValue: no strlen on the hot path */
+        return len == 0;
+    return strlen(text) == len && memcmp(s, text, len) == 0;
+}
+
+/*
+ * Values an integer or timestamp column's fields were parsed into while
+ * their type was being confirmed, so that the conversion does not parse
+ * them again: ok[r] says record r's value is in values[r] (int64_t; an int
+ * widened), parsed as kind. A column whose type changes after its first
+ * value was kept drops them all (its conversion type is another one).
+ */
+typedef struct col_capture {
+    csv_kind kind; /* CSV_K_INT or CSV_K_TIMESTAMP; CSV_K_NULL: nothing kept */
+    int dead;      /* the type changed, or no memory: nothing is used */
+    buf values;    /* int64_t per record */
+    buf ok;        /* uint8_t per record */
+} col_capture;
+
 typedef struct saved_records {
     buf recs;   /* saved_record */
     buf fields; /* csv_field; in_scratch: scratch_off is an offset into bytes */
     buf bytes;
+    col_capture *caps; /* one per column inferred, or NULL */
+    size_t n_caps;
 } saved_records;
+
+/*
+ * 1 when extra bytes fit b without growing it or passing its limit, the
+ * check buf_reserve starts with, made inline: it runs for every field.
+ */
+static int buf_has_room(const buf *b, size_t extra)
+{
+    size_t limit = b->limit ? b->limit : BUF_DEFAULT_LIMIT;
+    return extra < b->cap - b->len && b->len + extra <= limit;
+}
+
+static silt_status reserve(buf *b, size_t extra, silt_error *err)
+{
+    return buf_has_room(b, extra) ? SILT_OK : buf_reserve(b, extra, err);
+}
 
 static silt_status save_record(saved_records *sv, const csv_tokenizer *t, silt_error *err)
 {
     saved_record *rec;
     csv_field *fields;
     /* One reservation per record: this runs for every record of an ingest. */
-    SILT_RETURN_IF_ERROR(buf_reserve(&sv->recs, sizeof(*rec), err));
-    SILT_RETURN_IF_ERROR(buf_reserve(&sv->fields, t->n_fields * sizeof(csv_field), err));
+    SILT_RETURN_IF_ERROR(reserve(&sv->recs, sizeof(*rec), err));
+    SILT_RETURN_IF_ERROR(reserve(&sv->fields, t->n_fields * sizeof(csv_field), err));
     rec = (saved_record *)(sv->recs.data + sv->recs.len);
     rec->rec_start = t->rec_start;
     rec->rec_len = t->rec_len;
@@ -219,11 +259,172 @@ static silt_status save_record(saved_records *sv, const csv_tokenizer *t, silt_e
     return SILT_OK;
 }
 
+static void capture_drop(col_capture *c)
+{
+    c->dead = 1;
+    buf_clear(&c->values);
+    buf_clear(&c->ok);
+}
+
 static void saved_records_clear(saved_records *sv)
 {
     buf_clear(&sv->recs);
     buf_clear(&sv->fields);
     buf_clear(&sv->bytes);
+    for (size_t idx = 0; sv->caps != NULL && idx < sv->n_caps; idx++)
+        capture_drop(&sv->caps[idx]);
+    mem_free(sv->caps);
+    sv->caps = NULL;
+    sv->n_caps = 0;
+}
+
+/*
+ * Grows a capture to hold records up to rec and beyond (doubling, so that
+ * a record costs no call): the new ok bytes are 0. 0 when out of memory.
+ */
+static int capture_grow(col_capture *c, size_t rec)
+{
+    silt_error quiet; /* filled only on failure, which drops the column's values */
+    size_t have = c->ok.len, want = have * 2 > rec + 1024 ? have * 2 : rec + 1024;
+    size_t add = want - have;
+    err_clear(&quiet);
+    if (buf_reserve(&c->ok, add, &quiet) != SILT_OK ||
+        buf_reserve(&c->values, add * sizeof(int64_t), &quiet) != SILT_OK)
+        return 0;
+    memset(c->ok.data + have, 0, add);
+    c->ok.len += add;
+    c->values.len += add * sizeof(int64_t);
+    return 1;
+}
+
+/*
+ * Saved records are tens of bytes per record (a csv_field is 32): fresh
+ * buffers for every chunk cost a page fault per 4 KiB, a third of the
+ * faults of an ingest. So a chunk takes the buffers of a free slot and
+ * leaves them there, emptied, for the next chunk; the slots live while
+ * the scan infers (csv_scan_open frees them after inference). A slot is
+ * taken with an atomic exchange, so rounds may run at the same time; with
+ * every slot taken a chunk uses buffers of its own.
+ */
+#define SAVED_SLOTS 8
+
+typedef struct saved_slot {
+    atomic_int busy;
+    saved_records sv;
+} saved_slot;
+
+static silt_status slots_new(csv_scan *s, silt_error *err)
+{
+    s->slots = mem_calloc(SAVED_SLOTS, sizeof(saved_slot));
+    if (s->slots == NULL)
+        return err_nomem(err);
+    for (size_t idx = 0; idx < SAVED_SLOTS; idx++)
+        atomic_init(&s->slots[idx].busy, 0);
+    return SILT_OK;
+}
+
+static void slots_free(csv_scan *s)
+{
+    for (size_t idx = 0; s->slots != NULL && idx < SAVED_SLOTS; idx++)
+        saved_records_clear(&s->slots[idx].sv);
+    mem_free(s->slots);
+    s->slots = NULL;
+}
+
+/* A free slot, now taken; NULL when there are none. */
+static saved_slot *slot_take(csv_scan *s)
+{
+    for (size_t idx = 0; s->slots != NULL && idx < SAVED_SLOTS; idx++)
+        if (atomic_exchange(&s->slots[idx].busy, 1) == 0)
+            return &s->slots[idx];
+    return NULL;
+}
+
+static void slot_give_back(saved_slot *slot)
+{
+    if (slot != NULL)
+        atomic_store(&slot->busy, 0);
+}
+
+/*
+ * Empties sv for a chunk, keeping its memory: limit bounds each buffer;
+ * with capture, one col_capture per column (n_cols) is ready and empty.
+ */
+static silt_status saved_records_prepare(saved_records *sv, size_t limit, size_t n_cols,
+                                         int capture, silt_error *err)
+{
+    buf *bufs[] = {&sv->recs, &sv->fields, &sv->bytes};
+    for (size_t idx = 0; idx < 3; idx++) {
+        bufs[idx]->len = 0;
+        bufs[idx]->limit = limit;
+    }
+    if (!capture) {
+        for (size_t idx = 0; idx < sv->n_caps; idx++)
+            capture_drop(&sv->caps[idx]);
+        sv->n_caps = 0;
+        return SILT_OK;
+    }
+    if (sv->caps == NULL || sv->n_caps != n_cols) {
+        for (size_t idx = 0; idx < sv->n_caps; idx++)
+            capture_drop(&sv->caps[idx]);
+        mem_free(sv->caps);
+        sv->n_caps = 0;
+        sv->caps = mem_calloc(n_cols ? n_cols : 1, sizeof(col_capture));
+        if (sv->caps == NULL)
+            return err_nomem(err);
+    }
+    sv->n_caps = n_cols;
+    for (size_t idx = 0; idx < n_cols; idx++) {
+        col_capture *c = &sv->caps[idx];
+        c->kind = CSV_K_NULL;
+        c->dead = 0;
+        c->values.len = c->ok.len = 0;
+        c->values.limit = c->ok.limit = limit;
+    }
+    return SILT_OK;
+}
+
+/* Keeps record rec's value of a column parsed as kind (no memory: the column keeps none). */
+static void capture_put(col_capture *c, csv_kind kind, size_t rec, int64_t value)
+{
+    if (c->dead)
+        return;
+    if ((c->kind != kind && c->kind != CSV_K_NULL) || (rec >= c->ok.len && !capture_grow(c, rec))) {
+        capture_drop(c);
+        return;
+    }
+    c->kind = kind;
+    ((int64_t *)c->values.data)[rec] = value;
+    c->ok.data[rec] = 1;
+}
+
+/*
+ * Folds field idx of a record into the column's type (csv_infer_field),
+ * confirming an integer or timestamp column first and keeping the value it
+ * parsed (rec is the record's index among those saved; caps NULL = keep
+ * nothing). Exactly csv_infer_field's result: a null or empty field leaves
+ * the type, a value of the column's own type keeps it.
+ */
+static inline void infer_and_capture(csv_infer_type *type, csv_date_memo *memo,
+                                     col_capture *cap, size_t rec, const csv_options *o,
+                                     const char *p, size_t len)
+{
+    int32_t small;
+    int64_t ts;
+    csv_kind before = type->kind;
+    if (len == 0 || (o->null_value[0] != '\0' && text_is(p, len, o->null_value)))
+        return;
+    if (cap != NULL && before == CSV_K_INT && csv_parse_int32(p, len, &small)) {
+        capture_put(cap, CSV_K_INT, rec, small);
+        return;
+    }
+    if (cap != NULL && before == CSV_K_TIMESTAMP && csv_parse_timestamp_memo(o, memo, p, len, &ts)) {
+        capture_put(cap, CSV_K_TIMESTAMP, rec, ts);
+        return;
+    }
+    csv_infer_field(type, memo, o, p, len);
+    if (cap != NULL && type->kind != before && cap->kind != CSV_K_NULL && !cap->dead)
+        capture_drop(cap);
 }
 
 static silt_status speculate_chunk(round_ctx *ctx, chunk_job *job, saved_records *sv,
@@ -233,15 +434,24 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
 {
     csv_scan *s = ctx->scan;
     csv_tokenizer t;
-    saved_records sv;
+    saved_records own;
+    saved_slot *slot = job->speculate ? slot_take(s) : NULL;
+    saved_records *svp = slot != NULL ? &slot->sv : &own;
     silt_status rc;
     int got = 1;
+    csv_date_memo *memos = mem_calloc(ctx->n_cols ? ctx->n_cols : 1, sizeof(csv_date_memo));
     /* Fields are kept up to 16 bytes per byte of text (a record of short fields takes
      * about 10): a chunk of nothing but separators stops speculating, not the scan. */
     size_t limit = 16 * (job->end - job->start) + 4096;
-    buf_init(&sv.recs, limit);
-    buf_init(&sv.fields, limit);
-    buf_init(&sv.bytes, limit);
+    memset(&own, 0, sizeof(own));
+    rc = memos == NULL ? err_nomem(err)
+                       : saved_records_prepare(svp, limit, ctx->n_cols, job->speculate, err);
+    if (rc != SILT_OK) {
+        mem_free(memos);
+        saved_records_clear(&own);
+        slot_give_back(slot);
+        return rc;
+    }
     rc = chunk_tokenizer_start(&t, &s->opts, job, err);
     while (rc == SILT_OK) {
         rc = csv_tokenizer_next(&t, &got, err);
@@ -252,25 +462,32 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
                               t.rec_start, s->opts.sampling_ratio))
             continue;
         size_t n = t.n_fields < ctx->n_cols ? t.n_fields : ctx->n_cols;
+        size_t rec = svp->recs.len / sizeof(saved_record); /* this record's index once saved */
         for (size_t idx = 0; idx < n; idx++) {
             const csv_field *f = &t.fields[idx];
+            col_capture *cap = svp->n_caps > 0 ? &svp->caps[idx] : NULL;
+            if (job->types[idx].kind == CSV_K_STRING)
+                continue; /* the top of the lattice: nothing can change it */
             if (f->quoted && f->len == 0)
-                csv_infer_field(&job->types[idx], &s->opts, s->opts.empty_value,
-                                strlen(s->opts.empty_value));
+                infer_and_capture(&job->types[idx], &memos[idx], cap, rec, &s->opts,
+                                  s->opts.empty_value, strlen(s->opts.empty_value));
             else
-                csv_infer_field(&job->types[idx], &s->opts, f->ptr, f->len);
+                infer_and_capture(&job->types[idx], &memos[idx], cap, rec, &s->opts, f->ptr,
+                                  f->len);
         }
-        if (job->speculate && save_record(&sv, &t, &job->err) != SILT_OK) {
+        if (job->speculate && save_record(svp, &t, &job->err) != SILT_OK) {
             /* Too many fields to keep (or no memory for them): infer only. */
             job->speculate = 0;
             err_clear(&job->err);
-            saved_records_clear(&sv);
+            saved_records_clear(svp);
         }
     }
     csv_tokenizer_clear(&t);
+    mem_free(memos);
     if (rc == SILT_OK && job->speculate)
-        rc = speculate_chunk(ctx, job, &sv, err);
-    saved_records_clear(&sv);
+        rc = speculate_chunk(ctx, job, svp, err);
+    saved_records_clear(&own);
+    slot_give_back(slot); /* its buffers stay, for the next chunk */
     return rc;
 }
 
@@ -278,27 +495,31 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
 
 typedef struct col_state {
     col_vec *vec;
-    buf text; /* STRING data of the batch being built */
+    buf text;           /* STRING data of the batch being built */
+    csv_date_memo memo; /* TIMESTAMP: the last date part parsed */
 } col_state;
 
-static int text_is(const char *s, size_t len, const char *text)
-{
-    if (text[0] == '\0') /* the default nullValue: no strlen on the hot path */
-        return len == 0;
-    return strlen(text) == len && memcmp(s, text, len) == 0;
-}
 
-/* Writes one value; returns 0 when the text does not convert (malformed). */
+/*
+ * Writes one value; returns 0 when the text does not convert (malformed).
+ * ascii: the tokenizer saw only bytes below 0x80, so the text is valid UTF-8.
+ */
 static int put_value(const csv_options *o, col_state *cs, int64_t row, const char *p, size_t len,
-                     int is_null, silt_error *err, silt_status *rc)
+                     int is_null, int ascii, silt_error *err, silt_status *rc)
 {
     col_vec *v = cs->vec;
     int ok = 1;
     if (v->type->id == COL_STRING) {
         silt_status arc = SILT_OK;
-        if (!is_null)
-            arc = text_utf8_valid(p, len) ? buf_append(&cs->text, p, len, err)
-                                          : text_utf8_repair(p, len, &cs->text, err);
+        if (is_null) {
+            /* no bytes */
+        } else if (ascii && buf_has_room(&cs->text, len)) {
+            memcpy(cs->text.data + cs->text.len, p, len);
+            cs->text.len += len;
+        } else {
+            arc = ascii || text_utf8_valid(p, len) ? buf_append(&cs->text, p, len, err)
+                                                   : text_utf8_repair(p, len, &cs->text, err);
+        }
         if (arc != SILT_OK) {
             *rc = arc;
             return 1;
@@ -352,7 +573,7 @@ static int put_value(const csv_options *o, col_state *cs, int64_t row, const cha
             break;
         case COL_TIMESTAMP:
         case COL_TIMESTAMP_NTZ:
-            ok = csv_parse_timestamp(o, p, len, &((int64_t *)v->values)[row]);
+            ok = csv_parse_timestamp_memo(o, &cs->memo, p, len, &((int64_t *)v->values)[row]);
             break;
         default:
             ok = 0;
@@ -448,9 +669,214 @@ static silt_status next_record(csv_tokenizer *t, const saved_records *sv, size_t
     return SILT_OK;
 }
 
-/* Converts a chunk's records (tokenized here, or saved by inference) into batches. */
-static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_records *sv,
-                                 silt_error *err)
+/* ---- column at a time ----
+ *
+ * In PERMISSIVE mode without a corrupt-record column, a malformed record
+ * changes nothing but its own bad fields (null, and missing fields null):
+ * rows are independent of each other and of the other columns. The
+ * records inference saved are then converted a batch at a time, one
+ * column after the other, with a loop per type instead of a switch per
+ * field (the row loop below stays for the other modes and for records
+ * tokenized by the read pass). Same values, nulls and batch boundaries.
+ */
+
+/* The text of field idx of a record of n fields, as the row loop reads it; 1 = null. */
+static inline int field_text(const csv_options *o, const csv_field *fields, size_t n, size_t idx,
+                             const char **p, size_t *len, int *ascii)
+{
+    const csv_field *f;
+    *p = "";
+    *len = 0;
+    *ascii = 0;
+    if (idx >= n)
+        return 1;
+    f = &fields[idx];
+    *p = f->ptr;
+    *len = f->len;
+    *ascii = f->ascii;
+    if (f->quoted && f->len == 0) {
+        *p = o->empty_value;
+        *len = strlen(*p);
+        *ascii = 0;
+    }
+    return (*len == 0 && !f->quoted) || text_is(*p, *len, o->null_value);
+}
+
+/* The records of one batch: each one's fields and their number. */
+typedef struct batch_recs {
+    const csv_field **fields;
+    size_t *n_fields;
+    int64_t n;
+    size_t first_rec;         /* index of row 0 among the records saved */
+    const col_capture *cap;   /* the column's values kept by inference, when usable */
+} batch_recs;
+
+static silt_status convert_strings(const csv_options *o, col_state *cs, size_t idx,
+                                   const batch_recs *b, silt_error *err)
+{
+    col_vec *v = cs->vec;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        int is_null = field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii);
+        if (is_null) {
+            col_bit_clear(v->validity, row);
+        } else {
+            if (ascii && buf_has_room(&cs->text, len)) {
+                memcpy(cs->text.data + cs->text.len, p, len);
+                cs->text.len += len;
+            } else {
+                SILT_RETURN_IF_ERROR(ascii || text_utf8_valid(p, len)
+                                         ? buf_append(&cs->text, p, len, err)
+                                         : text_utf8_repair(p, len, &cs->text, err));
+            }
+            col_bit_set(v->validity, row);
+        }
+        if (cs->text.len > INT32_MAX)
+            return err_set(err, SILT_NOMEM, "string data of one CSV batch exceeds 2 GiB");
+        v->offsets[row + 1] = (int32_t)cs->text.len;
+    }
+    return SILT_OK;
+}
+
+/* The value inference kept for a batch row, or NULL. */
+static const int64_t *captured(const batch_recs *b, int64_t row)
+{
+    const col_capture *c = b->cap;
+    size_t rec = b->first_rec + (size_t)row;
+    if (c == NULL || rec >= c->ok.len || !c->ok.data[rec])
+        return NULL;
+    return (const int64_t *)c->values.data + rec;
+}
+
+static void convert_ints(const csv_options *o, col_state *cs, size_t idx, const batch_recs *b)
+{
+    col_vec *v = cs->vec;
+    int32_t *values = v->values;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        const int64_t *kept = captured(b, row);
+        if (kept != NULL) {
+            values[row] = (int32_t)*kept;
+            col_bit_set(v->validity, row);
+        } else if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii)) {
+            col_bit_clear(v->validity, row);
+        } else if (csv_parse_int32(p, len, &values[row])) {
+            col_bit_set(v->validity, row);
+        } else {
+            values[row] = 0;
+            col_bit_clear(v->validity, row);
+        }
+    }
+}
+
+static void convert_timestamps(const csv_options *o, col_state *cs, size_t idx,
+                               const batch_recs *b)
+{
+    col_vec *v = cs->vec;
+    int64_t *values = v->values;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        const int64_t *kept = captured(b, row);
+        if (kept != NULL) {
+            values[row] = *kept;
+            col_bit_set(v->validity, row);
+        } else if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii))
+            col_bit_clear(v->validity, row);
+        else if (csv_parse_timestamp_memo(o, &cs->memo, p, len, &values[row]))
+            col_bit_set(v->validity, row);
+        else
+            col_bit_clear(v->validity, row);
+    }
+}
+
+/* One column of a batch: a loop of its type, or put_value's switch for the rarer types. */
+static silt_status convert_column(const csv_options *o, col_state *cs, size_t idx,
+                                  const batch_recs *b, silt_error *err)
+{
+    silt_status rc = SILT_OK;
+    switch (cs->vec->type->id) {
+    case COL_STRING: return convert_strings(o, cs, idx, b, err);
+    case COL_INT: convert_ints(o, cs, idx, b); return SILT_OK;
+    case COL_TIMESTAMP:
+    case COL_TIMESTAMP_NTZ: convert_timestamps(o, cs, idx, b); return SILT_OK;
+    default: break;
+    }
+    for (int64_t row = 0; row < b->n && rc == SILT_OK; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        int is_null = field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii);
+        put_value(o, cs, row, p, len, is_null, ascii, err, &rc);
+    }
+    return rc;
+}
+
+/* A column's kept values when they were parsed as the type being converted to. */
+static const col_capture *usable_capture(const col_capture *c, col_type_id id)
+{
+    if (c->dead)
+        return NULL;
+    if ((c->kind == CSV_K_INT && id == COL_INT) || (c->kind == CSV_K_TIMESTAMP && id == COL_TIMESTAMP))
+        return c;
+    return NULL;
+}
+
+/* Converts the records inference saved, a batch and a column at a time (see above). */
+static silt_status parse_saved_columns(round_ctx *ctx, chunk_job *job, const saved_records *sv,
+                                       silt_error *err)
+{
+    csv_scan *s = ctx->scan;
+    const csv_options *o = &s->opts;
+    size_t n_cols = s->schema->n_fields;
+    size_t n_recs = sv->recs.len / sizeof(saved_record), next = 0;
+    size_t cap = (size_t)o->batch_rows < n_recs ? (size_t)o->batch_rows : n_recs;
+    col_state *cols = mem_calloc(n_cols ? n_cols : 1, sizeof(col_state));
+    batch_recs b = {mem_calloc(cap ? cap : 1, sizeof(csv_field *)),
+                    mem_calloc(cap ? cap : 1, sizeof(size_t)), 0, 0, NULL};
+    silt_status rc = SILT_OK;
+    if (cols == NULL || b.fields == NULL || b.n_fields == NULL)
+        rc = err_nomem(err);
+    for (size_t idx = 0; cols != NULL && idx < n_cols; idx++)
+        buf_init(&cols[idx].text, 0);
+    while (rc == SILT_OK && next < n_recs) {
+        b.n = (int64_t)(n_recs - next < cap ? n_recs - next : cap);
+        for (int64_t row = 0; row < b.n; row++) {
+            const saved_record *rec = (const saved_record *)sv->recs.data + next + (size_t)row;
+            csv_field *fields = (csv_field *)sv->fields.data + rec->first_field;
+            for (size_t idx = 0; idx < rec->n_fields; idx++)
+                if (fields[idx].in_scratch)
+                    fields[idx].ptr = sv->bytes.data + fields[idx].scratch_off;
+            b.fields[row] = fields;
+            b.n_fields[row] = rec->n_fields;
+        }
+        b.first_rec = next;
+        next += (size_t)b.n;
+        rc = new_batch(s, job, cols, err);
+        for (size_t idx = 0; idx < s->n_token_cols && rc == SILT_OK; idx++) {
+            col_state *cs = &cols[s->token_col[idx]];
+            b.cap = idx < sv->n_caps ? usable_capture(&sv->caps[idx], cs->vec->type->id) : NULL;
+            rc = convert_column(o, cs, idx, &b, err);
+        }
+        if (rc == SILT_OK)
+            rc = finish_batch(job, cols, b.n, err);
+    }
+    for (size_t idx = 0; cols != NULL && idx < n_cols; idx++)
+        buf_clear(&cols[idx].text);
+    mem_free(cols);
+    mem_free(b.fields);
+    mem_free(b.n_fields);
+    return rc;
+}
+
+/* Converts a chunk's records (tokenized here, or saved by inference) a row at a time. */
+static silt_status parse_rows(round_ctx *ctx, chunk_job *job, const saved_records *sv,
+                              silt_error *err)
 {
     csv_scan *s = ctx->scan;
     const csv_options *o = &s->opts;
@@ -484,18 +910,20 @@ static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_rec
             col_state *cs = &cols[s->token_col[idx]];
             const char *p = "";
             size_t len = 0;
-            int is_null = 1;
+            int is_null = 1, ascii = 0;
             if (idx < t.n_fields) {
                 const csv_field *f = &t.fields[idx];
                 p = f->ptr;
                 len = f->len;
+                ascii = f->ascii;
                 if (f->quoted && len == 0) {
                     p = o->empty_value;
                     len = strlen(p);
+                    ascii = 0;
                 }
                 is_null = (len == 0 && !f->quoted) || text_is(p, len, o->null_value);
             }
-            if (!put_value(o, cs, row, p, len, is_null, err, &rc) && bad_col == SIZE_MAX)
+            if (!put_value(o, cs, row, p, len, is_null, ascii, err, &rc) && bad_col == SIZE_MAX)
                 bad_col = idx;
         }
         if (rc != SILT_OK)
@@ -515,7 +943,7 @@ static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_rec
         }
         if (s->corrupt_idx >= 0) {
             const char *raw = job->chunk.obj->data + t.rec_start;
-            put_value(o, &cols[s->corrupt_idx], row, raw, t.rec_len, !malformed, err, &rc);
+            put_value(o, &cols[s->corrupt_idx], row, raw, t.rec_len, !malformed, 0, err, &rc);
         }
         if (rc != SILT_OK)
             break;
@@ -537,6 +965,16 @@ static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_rec
         buf_clear(&cols[idx].text);
     mem_free(cols);
     return rc;
+}
+
+/* Converts a chunk's records (tokenized here, or saved by inference) into batches. */
+static silt_status parse_records(round_ctx *ctx, chunk_job *job, const saved_records *sv,
+                                 silt_error *err)
+{
+    const csv_scan *s = ctx->scan;
+    if (sv != NULL && s->opts.mode == TEXT_MODE_PERMISSIVE && s->corrupt_idx < 0)
+        return parse_saved_columns(ctx, job, sv, err);
+    return parse_rows(ctx, job, sv, err);
 }
 
 static silt_status run_chunk(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
@@ -940,7 +1378,10 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
             s->schema = opts->schema;
         } else {
             s->speculate = s->opts.speculate_bytes > 0;
-            rc = infer_schema(s, err);
+            rc = slots_new(s, err);
+            if (rc == SILT_OK)
+                rc = infer_schema(s, err);
+            slots_free(s);
         }
     }
     if (rc == SILT_OK)
@@ -982,6 +1423,7 @@ void csv_scan_free(csv_scan *s)
     if (s->spec != NULL)
         text_spec_clear(s->spec);
     mem_free(s->spec);
+    slots_free(s);
     text_reader_free(s->reader);
     arena_free(s->arena);
     mem_free(s);
@@ -1007,7 +1449,10 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
             rc = text_reader_add_text(s->reader, no_key[0], data, len, err);
     }
     if (rc == SILT_OK)
+        rc = slots_new(s, err);
+    if (rc == SILT_OK)
         rc = infer_schema(s, err);
+    slots_free(s);
     if (rc == SILT_OK)
         *schema_out = s->schema;
     if (s->spec != NULL)

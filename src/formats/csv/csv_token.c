@@ -2,13 +2,20 @@
  * csv_token.c - splits CSV text into records and fields the way Spark's
  * univocity parser does with Spark's default settings (see csv_int.h).
  *
- * The fast path is unquoted fields: the line end and every separator are
- * found with memchr, so a line costs a few library calls, not a byte loop.
- * Quoted fields run a byte loop because they must handle escapes. Values
- * that need rewriting (escaped quotes) are built in the scratch buffer;
- * all others point into the input.
+ * The fast path is a line without a quote character (without multiLine):
+ * one pass over it classifies 16 bytes at a time (SSE2; 8 with portable
+ * word arithmetic elsewhere) into bit masks of separators, quotes, line
+ * breaks and bytes >= 0x80, and the fields fall out of the separator bits.
+ * A line with a quote anywhere goes the general way: unquoted fields are
+ * found with memchr, quoted fields run a byte loop because they must
+ * handle escapes. Values that need rewriting (escaped quotes) are built in
+ * the scratch buffer; all others point into the input.
  */
 #include <string.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #include "formats/csv/csv_int.h"
 #include "util/mem.h"
@@ -140,6 +147,156 @@ static size_t skip_eol(const char *data, size_t len, size_t pos)
     return pos;
 }
 
+/* ---- the line fast path ---- */
+
+/* Bit i is set when byte i of a block is of the class. */
+typedef struct byte_masks {
+    uint32_t sep, quote, eol, high;
+} byte_masks;
+
+#define WORD_ONES UINT64_C(0x0101010101010101)
+#define WORD_LOW7 (WORD_ONES * 0x7F)
+#define WORD_HIGH (WORD_ONES * 0x80)
+
+/* One bit per byte of w equal to c (exact: no false hits next to a match). */
+static uint32_t word_equal_bits(uint64_t w, unsigned char c)
+{
+    uint64_t v = w ^ (WORD_ONES * c);
+    uint64_t zero = ~(((v & WORD_LOW7) + WORD_LOW7) | v) & WORD_HIGH;
+    /* gathers the top bit of each byte into the low byte, byte i -> bit i */
+    return (uint32_t)(((zero >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+}
+
+static uint32_t word_high_bits(uint64_t w)
+{
+    return (uint32_t)((((w & WORD_HIGH) >> 7) * UINT64_C(0x0102040810204080)) >> 56);
+}
+
+/* Portable classification of 8 bytes (little-endian load: byte i is bits 8i..8i+7). */
+static void classify_word(const csv_tokenizer *t, const unsigned char *p, byte_masks *m)
+{
+    uint64_t w = 0;
+    for (unsigned idx = 0; idx < 8; idx++)
+        w |= (uint64_t)p[idx] << (8 * idx);
+    m->sep = word_equal_bits(w, (unsigned char)t->opts->sep);
+    m->quote = t->opts->quote != '\0' ? word_equal_bits(w, (unsigned char)t->opts->quote) : 0;
+    m->eol = word_equal_bits(w, (unsigned char)t->eol);
+    m->high = word_high_bits(w);
+}
+
+#if defined(__SSE2__)
+static void classify_sse2(const csv_tokenizer *t, const unsigned char *p, byte_masks *m)
+{
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+    m->sep = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(t->opts->sep)));
+    m->quote = t->opts->quote != '\0'
+                   ? (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(t->opts->quote)))
+                   : 0;
+    m->eol = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(t->eol)));
+    m->high = (uint32_t)_mm_movemask_epi8(v);
+}
+#define BLOCK_BYTES 16
+#else
+#define BLOCK_BYTES 8
+#endif
+
+/*
+ * Classifies the block at p, of which avail bytes are text (a shorter tail
+ * is copied into a zeroed block and its masks cut to avail); returns the
+ * block's width.
+ */
+static size_t classify(const csv_tokenizer *t, const char *p, size_t avail, byte_masks *m)
+{
+    unsigned char tail[BLOCK_BYTES];
+    const unsigned char *bytes = (const unsigned char *)p;
+    size_t width = t->path == CSV_PATH_WORDS ? 8 : BLOCK_BYTES;
+    if (avail < width) {
+        memset(tail, 0, sizeof(tail));
+        memcpy(tail, p, avail);
+        bytes = tail;
+    }
+#if defined(__SSE2__)
+    if (t->path != CSV_PATH_WORDS)
+        classify_sse2(t, bytes, m);
+    else
+#endif
+        classify_word(t, bytes, m);
+    if (avail < width) {
+        uint32_t keep = ((uint32_t)1 << avail) - 1;
+        m->sep &= keep;
+        m->quote &= keep;
+        m->eol &= keep;
+        m->high &= keep;
+    }
+    return width;
+}
+
+static int lowest_bit(uint32_t x) { return __builtin_ctz(x); }
+
+/* Appends an unquoted field [from, to) that points into the input; ascii as in csv_field. */
+static silt_status add_plain_field(csv_tokenizer *t, const char *from, const char *to, int ascii,
+                                   silt_error *err)
+{
+    csv_field *f = NULL;
+    if (t->n_fields == t->cap_fields)
+        SILT_RETURN_IF_ERROR(push_field(t, &f, err));
+    else
+        f = &t->fields[t->n_fields++];
+    f->ptr = from;
+    f->len = (size_t)(to - from);
+    f->scratch_off = 0;
+    f->quoted = 0;
+    f->in_scratch = 0;
+    f->ascii = (uint8_t)ascii;
+    return SILT_OK;
+}
+
+/*
+ * Tokenizes the record at t->pos when its line holds no quote character
+ * (*done = 1); otherwise leaves t as it was apart from the fields (*done =
+ * 0) for the general path. Same records and fields as the general path:
+ * fields end at separators, the line at the first line break, one '\r'
+ * before it is dropped.
+ */
+static silt_status tokenize_line(csv_tokenizer *t, int *done, silt_error *err)
+{
+    const char *base = t->data, *end = base + t->len, *rec = base + t->pos;
+    const char *field = rec, *block = rec, *line_end = end;
+    uint32_t high = 0;
+    *done = 0;
+    t->n_fields = 0;
+    while (block < end) {
+        byte_masks m;
+        size_t width = classify(t, block, (size_t)(end - block), &m);
+        uint32_t before = m.eol ? (m.eol & (0u - m.eol)) - 1 : ~(uint32_t)0;
+        if (m.quote & before)
+            return SILT_OK;
+        for (uint32_t seps = m.sep & before; seps != 0; seps &= seps - 1) {
+            int pos = lowest_bit(seps);
+            /* ASCII when no byte of the line so far is >= 0x80 (a field after the
+             * first such byte is not marked, and is validated by the conversion) */
+            int ascii = (high | (m.high & (((uint32_t)1 << pos) - 1))) == 0;
+            SILT_RETURN_IF_ERROR(add_plain_field(t, field, block + pos, ascii, err));
+            field = block + pos + 1;
+        }
+        high |= m.high & before;
+        if (m.eol) {
+            line_end = block + lowest_bit(m.eol);
+            break;
+        }
+        block += width;
+    }
+    const char *stop = line_end > rec && line_end[-1] == '\r' ? line_end - 1 : line_end;
+    SILT_RETURN_IF_ERROR(add_plain_field(t, field, stop, high == 0, err));
+    t->rec_start = t->pos;
+    t->rec_len = (size_t)(stop - rec);
+    t->pos = line_end < end ? (size_t)(line_end - base) + 1 : t->len;
+    *done = 1;
+    return SILT_OK;
+}
+
+/* ---- the general path ---- */
+
 /* Tokenizes one record starting at t->pos (not an empty line). */
 static silt_status tokenize(csv_tokenizer *t, silt_error *err)
 {
@@ -227,6 +384,12 @@ silt_status csv_tokenizer_next(csv_tokenizer *t, int *got, silt_error *err)
         break;
     }
     *got = 1;
+    if (!t->opts->multi_line && t->path != CSV_PATH_GENERAL) {
+        int done;
+        SILT_RETURN_IF_ERROR(tokenize_line(t, &done, err));
+        if (done)
+            return SILT_OK;
+    }
     return tokenize(t, err);
 }
 

@@ -392,3 +392,29 @@ void test_formats_csv__row_and_column_limits_are_checked(void)
     check_ok(json_options_set(&jopts, mem, "batchRows", "1", &err), &err);
     check_int(1, jopts.batch_rows);
 }
+
+/*
+ * The column-at-a-time conversion of one-pass reads (PERMISSIVE, no corrupt
+ * column): missing fields, extra fields, a value of the wrong type, quoted
+ * empties, non-ASCII and invalid UTF-8 text, and dates that change between
+ * rows give the values Spark gives (same as the row loop, csv_one_pass.c).
+ */
+void test_formats_csv__column_conversion_edges(void)
+{
+    expect("i,t,s\n"
+           "1,2022-01-31 05:49:39,\xc3\xa9t\xc3\xa9\n"
+           ",2022-01-31 23:59:59,\"\"\n"
+           "-999999999,2022-02-01 00:00:00,x,extra\n"
+           "2147483647\n"
+           "-2147483648,,\"a,b\"\n"
+           "7,2024-02-29 12:00:00,\xff\n",
+           NULL, "struct<i:integer,t:timestamp,s:string>",
+           "1|2022-01-31 05:49:39|\xc3\xa9t\xc3\xa9\n"
+           "null|2022-01-31 23:59:59|null\n"
+           "-999999999|2022-02-01 00:00:00|x\n"
+           "2147483647|null|null\n"
+           "-2147483648|null|a,b\n"
+           "7|2024-02-29 12:00:00|\xef\xbf\xbd");
+    static const char *const na[] = {"nullValue", "NA", "emptyValue", "E", NULL};
+    expect("i,s\nNA,\"\"\n2,NA\n3,\n", na, "struct<i:integer,s:string>", "null|E\n2|null\n3|null");
+}

@@ -7,6 +7,7 @@
  * chunks disagree on; and when every chunk agrees the file is not read
  * again.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "csvjson_render.h"
@@ -267,5 +268,64 @@ void test_formats_csv_one_pass__agreeing_chunks_read_the_file_once(void)
     buf_truncate(&rows_text, 0);
     check_int(SILT_NOTFOUND, render_scan(&rows_text, scan, render_csv_next, mem, -1, &e));
     csv_scan_free(scan);
+    buf_clear(&text);
+}
+
+/*
+ * Every type the column-at-a-time conversion has a loop for (string, int,
+ * timestamp) and the ones it converts with the row code (long, decimal,
+ * double, boolean, date), with missing and extra fields, quoted empties,
+ * non-ASCII and invalid UTF-8 text, CRLF lines and a nullValue: the one-pass
+ * rows equal the two-pass rows of the row loop.
+ */
+void test_formats_csv_one_pass__column_conversion_matches_row_loop(void)
+{
+    static const char *const kv[] = {"nullValue", "NA", NULL};
+    buf text = BUF_INIT;
+    check_ok(buf_append_str(&text, "s,i,t,l,m,d,b,dt\r\n", &err), &err);
+    for (int idx = 0; idx < 3000; idx++) {
+        const char *s = idx % 7 == 0 ? "\"\"" : idx % 11 == 0 ? "\xc3\xa9" : idx % 13 == 0 ? "\xfe" : "w";
+        char num[16];
+        /* a quoted empty int is not null under nullValue NA: it fails to convert (null) */
+        snprintf(num, sizeof(num), idx % 50 == 3 ? "\"\"" : "%d", idx % 9 == 0 ? -idx : idx);
+        check_ok(buf_printf(&text, &err, "%s,%s,2022-%02d-%02d 05:49:%02d,%lld,%d%s,%d.5,%s,2022-03-%02d",
+                            s, num, idx / 300 + 1, idx % 28 + 1, idx % 60,
+                            (long long)idx * 3000000000LL, idx, idx == 2500 ? "1234567890123456789012" : "",
+                            idx, idx % 2 ? "true" : "NA", idx % 28 + 1),
+                 &err);
+        if (idx % 97 == 0)
+            check_ok(buf_append_str(&text, ",extra", &err), &err);
+        check_ok(buf_append_str(&text, idx % 2 ? "\r\n" : "\n", &err), &err);
+        if (idx % 101 == 0)
+            check_ok(buf_append_str(&text, "short,1\n", &err), &err);
+    }
+    check_str("struct<s:string,i:integer,t:timestamp,l:long,m:decimal(26,0),d:double,b:boolean,"
+              "dt:date>",
+              check_one_pass_matches_two(buf_cstr(&text), kv));
+    buf_clear(&text);
+}
+
+/*
+ * Values kept while confirming a column's type (ints, timestamps) are used
+ * only when the chunk's type stayed what they were parsed as: an int
+ * column widened to long mid-chunk, dates then timestamps, timestamps
+ * then a word, nulls and quoted empties between.
+ */
+void test_formats_csv_one_pass__values_kept_by_inference(void)
+{
+    static const char *const kv[] = {"nullValue", "NA", NULL};
+    buf text = BUF_INIT;
+    check_ok(buf_append_str(&text, "a,b,c,d\n", &err), &err);
+    for (int idx = 0; idx < 9000; idx++) { /* more than two batches of 4096 rows */
+        const char *b = idx < 40 ? "2022-03-04" : idx % 10 == 0 ? "" : "2022-03-04 10:11:12";
+        char a[32], d[32];
+        snprintf(a, sizeof(a), idx == 8700 ? "%d0000000000" : idx % 13 == 0 ? "NA" : "%d", idx);
+        snprintf(d, sizeof(d), idx == 1400 || idx == 6000 ? "\"\"" : "%d", -idx);
+        check_ok(buf_printf(&text, &err, "%s,%s,%s,%s\n", a, b,
+                            idx == 8200 ? "later" : "2022-01-31 05:49:39", d),
+                 &err);
+    }
+    check_str("struct<a:long,b:timestamp,c:string,d:integer>",
+              check_one_pass_matches_two(buf_cstr(&text), kv));
     buf_clear(&text);
 }
