@@ -59,8 +59,8 @@ typedef struct csv_options {
     const col_type *schema;    /* explicit STRUCT schema, or NULL to infer */
     int64_t batch_rows;        /* rows per batch, 4096 (fewer for very wide files) */
     int64_t max_columns;       /* Spark's maxColumns, 20480 */
-    size_t chunk_bytes;        /* bytes per parallel chunk, 4 MiB */
-    size_t window_bytes;       /* bytes of an object held at once, 64 MiB (0 = whole) */
+    size_t chunk_bytes;        /* bytes per parallel chunk, 2 MiB */
+    size_t window_bytes;       /* bytes of an object held at once, 8 MiB (0 = whole) */
     tpool *pool;               /* NULL = parse on the calling thread */
     /* While inferring, convert chunks up to this many bytes of text, so that a file
      * whose types hold throughout is tokenized once (csv_scan.c, "one pass"); 0 = off. */
@@ -68,7 +68,7 @@ typedef struct csv_options {
 } csv_options;
 
 #define CSV_DEFAULT_BATCH_ROWS 4096
-#define CSV_DEFAULT_CHUNK_BYTES ((size_t)4 << 20)
+#define CSV_DEFAULT_CHUNK_BYTES ((size_t)2 << 20)
 #define CSV_DEFAULT_SPECULATE_BYTES ((size_t)256 << 20)
 #define CSV_DEFAULT_MAX_COLUMNS 20480
 /* Cells per batch: batches of wide files get fewer rows so memory stays bounded. */

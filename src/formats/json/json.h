@@ -47,8 +47,8 @@ typedef struct json_options {
     const char *date_format;      /* NULL = Spark's default parser */
     const col_type *schema;     /* explicit STRUCT schema, or NULL to infer */
     int64_t batch_rows;         /* 4096 */
-    size_t chunk_bytes;         /* bytes per parallel chunk of JSON lines, 4 MiB */
-    size_t window_bytes;        /* bytes of JSON lines held at once, 64 MiB (0 = whole);
+    size_t chunk_bytes;         /* bytes per parallel chunk of JSON lines, 2 MiB */
+    size_t window_bytes;        /* bytes of JSON lines held at once, 8 MiB (0 = whole);
                                    a multiLine object is always read whole */
     size_t max_depth;           /* nesting limit, 1000 as in Jackson */
     size_t speculate_bytes;     /* while inferring, convert chunks up to this many bytes of
@@ -57,7 +57,7 @@ typedef struct json_options {
 } json_options;
 
 #define JSON_DEFAULT_BATCH_ROWS 4096
-#define JSON_DEFAULT_CHUNK_BYTES ((size_t)4 << 20)
+#define JSON_DEFAULT_CHUNK_BYTES ((size_t)2 << 20)
 #define JSON_DEFAULT_MAX_DEPTH 1000 /* Jackson's maxNestingDepth */
 #define JSON_DEFAULT_SPECULATE_BYTES ((size_t)256 << 20)
 

@@ -70,8 +70,12 @@ silt_status text_resolve_path(io_store *store, const char *path, arena *a, char 
  * So two windows are held at once, the one parsed and the one read ahead,
  * and a window is at most window_bytes / 2 (a record longer than that
  * makes its window longer). The windows of an object grow from
- * window_bytes / 8 (8, 16, 32, 32... MiB by default), so the first round
- * starts after a short read. Window sizes depend only on the object's
+ * window_bytes / 8 (1, 2, 4, 4... MiB by default), so the first round
+ * starts after a short read. Windows are small on purpose: a window and
+ * its chunks' tapes or saved fields stay in the caches between the read,
+ * the parse and the conversion (8 MiB windows and 2 MiB chunks cut the
+ * CPU of the trips ingests by 10-20% against 64 MiB and 4 MiB,
+ * docs/benchmarks.md). Window sizes depend only on the object's
  * bytes, so a second pass over it (after a rewind) gets the same windows
  * and chunks.
  */
@@ -130,7 +134,7 @@ typedef struct text_reader {
     silt_error ahead_err;
 } text_reader;
 
-#define TEXT_DEFAULT_WINDOW_BYTES ((size_t)64 << 20)
+#define TEXT_DEFAULT_WINDOW_BYTES ((size_t)8 << 20)
 
 void text_reader_init(text_reader *r, io_store *store, const char *const *keys, size_t n_keys,
                       const char *what, text_split_fn split, void *payload, size_t window_bytes);
