@@ -298,3 +298,35 @@ void test_io_store_local__removed_pending_folder_is_skipped(void)
     check_ok(io_put(store, "kept.txt", "k", 1, &err), &err);
     check_str("k", get_text("kept.txt"));
 }
+
+/*
+ * More recorded folders than sync threads, one of them removed before the
+ * flush: every folder is synced once, the removed one is
+ * dropped without failing the put, and nothing stays recorded.
+ */
+void test_io_store_local__many_pending_folders_sync_once(void)
+{
+    io_writer *w = NULL;
+    unsigned long before;
+    char key[64], path[1024];
+    int idx;
+    check_ok(io_put(store, "m/_log/0.json", "{}", 2, &err), &err);
+    before = io_local_folder_syncs();
+    for (idx = 0; idx < 20; idx++) {
+        snprintf(key, sizeof(key), "m/part=%d/f.parquet", idx);
+        check_ok(io_writer_open(store, key, &w, &err), &err);
+        check_ok(io_writer_write(w, "PAR1", 4, &err), &err);
+        check_ok(io_writer_commit(w, 1, &err), &err);
+    }
+    snprintf(path, sizeof(path), "%s/m/part=7/f.parquet", test_tmpdir());
+    check(unlink(path) == 0);
+    snprintf(path, sizeof(path), "%s/m/part=7", test_tmpdir());
+    check(rmdir(path) == 0);
+    check_ok(io_put_if_absent(store, "m/_log/1.json", "{}", 2, &err), &err);
+    /* m (new folders in it), the 20 partition folders (one gone), then _log for the put */
+    check_int(22, (long long)(io_local_folder_syncs() - before));
+    before = io_local_folder_syncs();
+    check_ok(io_put_if_absent(store, "m/_log/2.json", "{}", 2, &err), &err);
+    check_int(1, (long long)(io_local_folder_syncs() - before));
+    check_str("PAR1", get_text("m/part=19/f.parquet"));
+}
