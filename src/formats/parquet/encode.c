@@ -121,7 +121,7 @@ void pqw_dict_init(pqw_dict *d, size_t width)
 void pqw_dict_reset(pqw_dict *d)
 {
     buf_truncate(&d->plain, 0);
-    if (d->slots != NULL)
+    if (d->slots != NULL && d->count > 0)
         memset(d->slots, 0, d->n_slots * sizeof(uint32_t));
     d->count = 0;
 }
@@ -153,7 +153,10 @@ static silt_status dict_grow(pqw_dict *d, silt_error *err)
         d->cap = cap;
     }
     if ((d->count + 1) * 2 > d->n_slots) {
-        size_t n_slots = d->n_slots ? d->n_slots * 2 : 2048;
+        /* small at first: a file of a few rows (an append, a partition of a MERGE)
+         * has tiny dictionaries, and zeroing 2048 slots per column and chunk was
+         * a sixth of a 20-row append's instructions */
+        size_t n_slots = d->n_slots ? d->n_slots * 2 : 64;
         uint32_t *slots = mem_calloc(n_slots, sizeof(uint32_t));
         if (slots == NULL)
             return err_nomem(err);
