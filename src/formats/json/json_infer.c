@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "formats/json/json_int.h"
+#include "util/mem.h"
 #include "util/time.h"
 
 silt_status json_infer_init(json_infer *inf, arena *a, const json_options *opts, silt_error *err)
@@ -107,7 +108,7 @@ static silt_status field_slot_hinted(arena *a, jtype *st, uint32_t member, const
     if (member < JSON_INFER_HINTS && st->hints != NULL) {
         uint32_t fi = st->hints[member];
         if (fi < st->n_fields && st->fields[fi].name_len == len &&
-            json_name_equal(st->fields[fi].name, name, len)) {
+            mem_eq(st->fields[fi].name, name, len)) {
             *out = &st->fields[fi].type;
             *field_out = &st->fields[fi];
             return SILT_OK;

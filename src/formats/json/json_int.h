@@ -5,8 +5,6 @@
 #ifndef SILT_FORMATS_JSON_INT_H
 #define SILT_FORMATS_JSON_INT_H
 
-#include <string.h>
-
 #include "formats/json/json.h"
 
 typedef enum jtok_kind {
@@ -64,40 +62,6 @@ silt_status json_tape_parse(json_tape *t, const char *text, size_t len, int *ok,
  */
 silt_status json_tape_parse_append(json_tape *t, const char *text, size_t len, int *ok,
                                    int *empty, size_t *end_out, silt_error *err);
-/*
- * Whether two names of len bytes are equal, with word loads instead of a
- * call to memcmp: keys are short, and the call cost more than the compare
- * (inference and conversion match every key of every record). Words
- * overlap at the tail so no byte outside either name is read.
- */
-static inline int json_name_equal(const char *a, const char *b, size_t len)
-{
-    if (len >= 8) {
-        uint64_t x, y;
-        for (size_t off = 0; off + 8 < len; off += 8) {
-            memcpy(&x, a + off, 8);
-            memcpy(&y, b + off, 8);
-            if (x != y)
-                return 0;
-        }
-        memcpy(&x, a + len - 8, 8);
-        memcpy(&y, b + len - 8, 8);
-        return x == y;
-    }
-    if (len >= 4) {
-        uint32_t x0, y0, x1, y1;
-        memcpy(&x0, a, 4);
-        memcpy(&y0, b, 4);
-        memcpy(&x1, a + len - 4, 4);
-        memcpy(&y1, b + len - 4, 4);
-        return x0 == y0 && x1 == y1;
-    }
-    for (size_t off = 0; off < len; off++)
-        if (a[off] != b[off])
-            return 0;
-    return 1;
-}
-
 /* A read-only tape of tokens [first, end) of t (valid until t grows or is cleared). */
 void json_tape_view(const json_tape *t, size_t first, size_t end, json_tape *view);
 /* Unescapes a string token's content into out (appended). */

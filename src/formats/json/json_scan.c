@@ -376,7 +376,7 @@ static silt_status gather_members(conv *cv, const col_type *type, const json_tap
         int32_t *hint_slot = (type == cv->s->schema && member < JSON_INFER_HINTS)
                                  ? &cv->top_hints[member] : NULL;
         if (hint_slot != NULL && *hint_slot >= 0 && cv->top_hint_lens[member] == name_len &&
-            json_name_equal(type->fields[*hint_slot].name, name, name_len))
+            mem_eq(type->fields[*hint_slot].name, name, name_len))
             found = (size_t)*hint_slot;
         if (found == SIZE_MAX && index != NULL) {
             void *value = NULL;
@@ -444,7 +444,7 @@ static silt_status convert_top_fast(conv *cv, col_builder **children, const col_
         const jtok *key = &t->toks[pos];
         int32_t fi = cv->top_hints[member];
         if (fi < 0 || key->escaped || !key->ascii || cv->top_hint_lens[member] != key->len ||
-            (seen >> fi & 1) || !json_name_equal(type->fields[fi].name, key->ptr, key->len))
+            (seen >> fi & 1) || !mem_eq(type->fields[fi].name, key->ptr, key->len))
             return SILT_OK;
         seen |= UINT64_C(1) << fi;
         values[member] = (int32_t)(pos + 1);
