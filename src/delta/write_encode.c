@@ -132,10 +132,21 @@ silt_status dwrite_queue_close(delta_writer *w, part_file *pf, silt_error *err)
     return queue_item(w, pf, NULL, 1, err);
 }
 
+/*
+ * Files whose close is queued keep their descriptor and buffers until an
+ * encode task closes them, so those count against max_open too: without
+ * this, a write over many partitions kept queueing closes and opening
+ * files until the next flush (up to half a queue of rows later).
+ */
+static int closes_full(const delta_writer *w)
+{
+    return w->n_closing >= (size_t)w->max_open;
+}
+
 int dwrite_should_flush(const delta_writer *w)
 {
     return w->pool == NULL || w->borrowed || w->queued_rows >= QUEUE_MAX_ROWS / 2 ||
-           w->queued_bytes >= QUEUE_MAX_BYTES / 2;
+           w->queued_bytes >= QUEUE_MAX_BYTES / 2 || closes_full(w);
 }
 
 /*
@@ -148,7 +159,7 @@ int dwrite_should_flush(const delta_writer *w)
 static int can_defer(const delta_writer *w, int wait)
 {
     if (wait || w->borrowed || w->pool == NULL || w->flight.job == NULL ||
-        tpool_done(w->flight.job))
+        tpool_done(w->flight.job) || closes_full(w))
         return 0;
     if (w->queued_rows < QUEUE_MAX_ROWS && w->queued_bytes < QUEUE_MAX_BYTES)
         return 1;
