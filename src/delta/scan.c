@@ -31,6 +31,9 @@ struct delta_scan {
     const col_field **physical; /* same shape, physical names and ids */
     int *is_partition;
     int64_t batch_rows;
+    const delta_scan_options *opts; /* copied into arena: preds, span, file, row index */
+    int has_row_index;
+    dscan_counters counters; /* of the files closed */
     /* The file being read. */
     size_t next_file;
     size_t files_read;
@@ -38,16 +41,19 @@ struct delta_scan {
     pq_file *pq;
     pq_reader *reader;
     ddv_bitmap *dv;
-    int64_t row_in_file;
+    int64_t row_in_file;     /* position of the next row of a file read for its row count */
     int64_t synth_rows_left; /* files read for their row count only */
+    dscan_filter filter;     /* the pushed conjuncts against this file's leaves */
     int *src_col;            /* per output column: reader column or -1 */
     delta_value *part_values; /* per output column */
 };
 
 static void close_file(delta_scan *scan)
 {
+    dscan_counters_add_reader(&scan->counters, scan->reader);
     pq_reader_free(scan->reader);
-    pq_file_free(scan->pq);
+    if (scan->pq != scan->opts->file)
+        pq_file_free(scan->pq);
     ddv_free(scan->dv);
     scan->reader = NULL;
     scan->pq = NULL;
@@ -69,6 +75,13 @@ const col_type *delta_scan_schema(const delta_scan *scan) { return scan->out_sch
 
 size_t delta_scan_files_read(const delta_scan *scan) { return scan->files_read; }
 
+void delta_scan_get_counters(const delta_scan *scan, dscan_counters *out)
+{
+    *out = scan->counters;
+    dscan_counters_add_reader(out, scan->reader);
+    out->files = scan->files_read;
+}
+
 static int is_partition_column(const delta_snapshot *snap, const char *name)
 {
     size_t idx;
@@ -83,7 +96,7 @@ static silt_status pick_columns(delta_scan *scan, const col_type *physical,
 {
     const col_type *logical = scan->snap->schema;
     size_t n = opts && opts->columns ? opts->n_columns : logical->n_fields;
-    col_field *fields = arena_calloc(scan->arena, n ? n : 1, sizeof(col_field));
+    col_field *fields = arena_calloc(scan->arena, n + 1, sizeof(col_field));
     size_t out_idx, field_idx;
     scan->logical = arena_calloc(scan->arena, n ? n : 1, sizeof(col_field *));
     scan->physical = arena_calloc(scan->arena, n ? n : 1, sizeof(col_field *));
@@ -110,7 +123,12 @@ static silt_status pick_columns(delta_scan *scan, const col_type *physical,
         fields[out_idx] = logical->fields[field_idx];
     }
     scan->n_out = n;
-    scan->out_schema = col_type_struct(scan->arena, n, fields);
+    if (scan->has_row_index) {
+        fields[n].name = opts->row_index_column;
+        fields[n].type = col_type_primitive(COL_LONG);
+        fields[n].field_id = -1;
+    }
+    scan->out_schema = col_type_struct(scan->arena, n + (size_t)scan->has_row_index, fields);
     return scan->out_schema ? SILT_OK : err_nomem(err);
 }
 
@@ -122,15 +140,22 @@ silt_status delta_scan_open(delta_scan **out, io_store *store, const delta_snaps
     silt_status rc;
     if (scan == NULL)
         return err_nomem(err);
+    static const delta_scan_options defaults = DELTA_SCAN_OPTIONS_INIT;
+    delta_scan_options *copy;
     scan->store = store;
     scan->snap = snap;
+    scan->opts = &defaults;
     scan->batch_rows = opts ? opts->batch_rows : 0;
     scan->arena = arena_new(NULL, "delta scan");
     scan->file_arena = scan->arena ? arena_new(scan->arena, "delta scan file") : NULL;
-    if (scan->file_arena == NULL) {
+    copy = scan->file_arena ? arena_alloc(scan->arena, sizeof(*copy)) : NULL;
+    if (copy == NULL) {
         delta_scan_free(scan);
         return err_nomem(err);
     }
+    *copy = opts ? *opts : defaults;
+    scan->opts = copy;
+    scan->has_row_index = copy->row_index_column != NULL;
     rc = dproto_check_readable(&snap->protocol, err);
     if (rc == SILT_OK)
         rc = dproto_get_mapping_mode(&snap->metadata, &scan->mode, err);
@@ -164,6 +189,59 @@ static int match_field(const col_type *file_type, const col_field *phys, dproto_
     return -1;
 }
 
+/* Rows of the file's span (scan unit) and the position of its first row. */
+static void span_rows(const pq_file *pq, const pq_span *span, int64_t *first, int64_t *rows)
+{
+    const pq_file_meta *meta = pq_file_metadata(pq);
+    size_t rg, end = meta->n_row_groups;
+    *first = 0;
+    *rows = 0;
+    if (span->n_row_groups > 0 && span->first_row_group + span->n_row_groups < end)
+        end = span->first_row_group + span->n_row_groups;
+    for (rg = 0; rg < meta->n_row_groups; rg++) {
+        int64_t n = meta->row_groups[rg].num_rows;
+        if (rg < span->first_row_group) {
+            *first += n;
+        } else if (rg < end && span->n_rows > 0) {
+            int64_t lo = span->first_row < n ? span->first_row : n;
+            int64_t hi = span->n_rows < n - lo ? lo + span->n_rows : n;
+            *first += lo;
+            *rows = hi - lo;
+            return;
+        } else if (rg < end) {
+            *rows += n;
+        }
+    }
+    if (span->first_row_group == 0 && span->n_row_groups == 0 && span->n_rows == 0)
+        *rows = pq_file_num_rows(pq); /* some writers leave row groups' counts at 0 */
+}
+
+/*
+ * The pushed conjuncts against this file: each one's column is the file
+ * leaf that feeds its output column (physical name), or none (partition
+ * columns, columns the file lacks, columns not read).
+ */
+static silt_status build_filter(delta_scan *scan, const char *const *columns, silt_error *err)
+{
+    const char **leaves;
+    size_t p, idx;
+    scan->filter.preds = scan->opts->preds;
+    scan->filter.n_preds = scan->opts->n_preds;
+    scan->filter.leaves = NULL;
+    if (scan->opts->n_preds == 0)
+        return SILT_OK;
+    leaves = arena_calloc(scan->file_arena, scan->opts->n_preds, sizeof(char *));
+    if (leaves == NULL)
+        return err_nomem(err);
+    for (p = 0; p < scan->opts->n_preds; p++)
+        for (idx = 0; idx < scan->n_out; idx++)
+            if (scan->src_col[idx] >= 0 && scan->opts->preds[p].column != NULL &&
+                str_casecmp(scan->logical[idx]->name, scan->opts->preds[p].column) == 0)
+                leaves[p] = columns[scan->src_col[idx]];
+    scan->filter.leaves = leaves;
+    return SILT_OK;
+}
+
 static silt_status open_next_file(delta_scan *scan, silt_error *err)
 {
     const delta_file *file = &scan->snap->files[scan->next_file++];
@@ -179,7 +257,10 @@ static silt_status open_next_file(delta_scan *scan, silt_error *err)
     if (file->path[0] == '/' || strstr(file->path, "://") != NULL)
         return err_set(err, SILT_UNSUPPORTED, "data file \"%s\" is outside the table folder; "
                        "absolute paths are not supported yet", file->path);
-    SILT_RETURN_IF_ERROR(pq_file_open(&scan->pq, scan->store, file->path, err));
+    if (scan->opts->file != NULL)
+        scan->pq = scan->opts->file;
+    else
+        SILT_RETURN_IF_ERROR(pq_file_open(&scan->pq, scan->store, file->path, err));
     file_schema = pq_file_schema(scan->pq);
     columns = arena_calloc(scan->file_arena, scan->n_out ? scan->n_out : 1, sizeof(char *));
     if (columns == NULL)
@@ -205,10 +286,11 @@ static silt_status open_next_file(delta_scan *scan, silt_error *err)
     if (file->dv.storage_type != 0)
         SILT_RETURN_IF_ERROR(ddv_load(&scan->dv, scan->store, &file->dv, err));
     if (n_columns == 0) {
-        /* Only partition or missing columns: the file gives its row count. */
-        scan->synth_rows_left = pq_file_num_rows(scan->pq);
+        /* Only partition or missing columns: the file (its span) gives its row count. */
+        span_rows(scan->pq, &scan->opts->span, &scan->row_in_file, &scan->synth_rows_left);
         return SILT_OK;
     }
+    SILT_RETURN_IF_ERROR(build_filter(scan, columns, err));
     /* The reader returns columns in file order; map output columns to them. */
     {
         int *order = arena_calloc(scan->file_arena, n_columns, sizeof(int));
@@ -226,6 +308,16 @@ static silt_status open_next_file(delta_scan *scan, silt_error *err)
     opts.columns = columns;
     opts.n_columns = n_columns;
     opts.batch_rows = scan->batch_rows;
+    if (scan->filter.n_preds > 0) {
+        opts.filter = dscan_row_group_filter;
+        opts.filter_payload = &scan->filter;
+        opts.page_filter = dscan_page_filter;
+        opts.page_filter_payload = &scan->filter;
+    }
+    opts.first_row_group = scan->opts->span.first_row_group;
+    opts.n_row_groups = scan->opts->span.n_row_groups;
+    opts.first_row = scan->opts->span.first_row;
+    opts.n_rows = scan->opts->span.n_rows;
     return pq_reader_open(&scan->reader, scan->pq, &opts, err);
 }
 
@@ -400,8 +492,8 @@ static silt_status assemble(delta_scan *scan, arena *a, const col_batch *src, in
         return err_nomem(err);
     batch->schema = scan->out_schema;
     batch->n_rows = n_rows;
-    batch->n_cols = scan->n_out;
-    batch->cols = arena_calloc(a, scan->n_out ? scan->n_out : 1, sizeof(col_vec *));
+    batch->n_cols = scan->n_out + (size_t)scan->has_row_index;
+    batch->cols = arena_calloc(a, scan->n_out + 1, sizeof(col_vec *));
     if (batch->cols == NULL)
         return err_nomem(err);
     for (idx = 0; idx < scan->n_out; idx++) {
@@ -420,10 +512,32 @@ static silt_status assemble(delta_scan *scan, arena *a, const col_batch *src, in
     return SILT_OK;
 }
 
-/* Drops the rows of the batch that the file's deletion vector marks. */
-static silt_status apply_dv(delta_scan *scan, arena *a, col_batch **batch, silt_error *err)
+/*
+ * Positions in the file of the batch's n rows: from the reader, which
+ * knows which row groups, ranges and pages it left unread, or counted on
+ * from the span's first row for a file read for its row count.
+ */
+static silt_status row_positions(delta_scan *scan, arena *a, int64_t n, int64_t **out,
+                                 silt_error *err)
 {
-    int64_t n = (*batch)->n_rows, row;
+    int64_t *pos = arena_alloc(a, (size_t)(n ? n : 1) * sizeof(int64_t)), row;
+    if (pos == NULL)
+        return err_nomem(err);
+    if (scan->reader != NULL) {
+        pq_reader_row_positions(scan->reader, pos);
+    } else {
+        for (row = 0; row < n; row++)
+            pos[row] = scan->row_in_file + row;
+    }
+    *out = pos;
+    return SILT_OK;
+}
+
+/* Drops the rows of the batch that the file's deletion vector marks, by row position. */
+static silt_status apply_dv(delta_scan *scan, arena *a, const int64_t *pos, col_batch **batch,
+                            silt_error *err)
+{
+    int64_t n = (*batch)->n_rows, row, run;
     uint8_t *keep;
     if (scan->dv == NULL || n == 0)
         return SILT_OK;
@@ -431,16 +545,32 @@ static silt_status apply_dv(delta_scan *scan, arena *a, col_batch **batch, silt_
     if (keep == NULL)
         return err_nomem(err);
     memset(keep, 0, (size_t)n);
-    ddv_mark_range(scan->dv, (uint64_t)scan->row_in_file, (size_t)n, keep);
+    /* Runs of consecutive positions are marked at once (pages skipped break runs). */
+    for (row = 0; row < n; row += run) {
+        for (run = 1; row + run < n && pos[row + run] == pos[row] + run; run++)
+            ;
+        ddv_mark_range(scan->dv, (uint64_t)pos[row], (size_t)run, keep + row);
+    }
     for (row = 0; row < n; row++)
         keep[row] = !keep[row];
     return col_batch_filter(batch, a, *batch, keep, err);
 }
 
+/* The row index column of the batch: the positions themselves. */
+static silt_status add_row_index(delta_scan *scan, arena *a, const int64_t *pos,
+                                 col_batch *batch, silt_error *err)
+{
+    col_vec *v;
+    SILT_RETURN_IF_ERROR(col_vec_new(&v, a, col_type_primitive(COL_LONG), batch->n_rows, 0, err));
+    memcpy(v->values, pos, (size_t)batch->n_rows * sizeof(int64_t));
+    batch->cols[scan->n_out] = v;
+    return SILT_OK;
+}
+
 static silt_status next_from_file(delta_scan *scan, arena *a, col_batch **out, silt_error *err)
 {
     col_batch *src = NULL;
-    int64_t n_rows;
+    int64_t n_rows, *pos = NULL;
     *out = NULL;
     if (scan->reader != NULL) {
         SILT_RETURN_IF_ERROR(pq_reader_next(scan->reader, a, &src, err));
@@ -455,7 +585,11 @@ static silt_status next_from_file(delta_scan *scan, arena *a, col_batch **out, s
         scan->synth_rows_left -= n_rows;
     }
     SILT_RETURN_IF_ERROR(assemble(scan, a, src, n_rows, out, err));
-    SILT_RETURN_IF_ERROR(apply_dv(scan, a, out, err));
+    if (scan->dv != NULL || scan->has_row_index)
+        SILT_RETURN_IF_ERROR(row_positions(scan, a, n_rows, &pos, err));
+    if (scan->has_row_index)
+        SILT_RETURN_IF_ERROR(add_row_index(scan, a, pos, *out, err));
+    SILT_RETURN_IF_ERROR(apply_dv(scan, a, pos, out, err));
     scan->row_in_file += n_rows;
     return SILT_OK;
 }

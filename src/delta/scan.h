@@ -16,7 +16,10 @@
 #define SILT_DELTA_SCAN_H
 
 #include "delta/snapshot.h"
+#include "delta/stats.h"
 #include "formats/columnar.h"
+#include "formats/parquet/parquet.h"
+#include "util/buf.h"
 
 typedef struct delta_scan delta_scan;
 
@@ -26,9 +29,56 @@ typedef struct delta_scan_options {
     const char *const *columns;
     size_t n_columns;
     int64_t batch_rows; /* 0 = the reader's default */
+    /*
+     * Pushed conjuncts on logical columns (pushdown_preds): the Parquet row
+     * groups and pages whose statistics refute one are not read. Rows are
+     * not filtered by them; the caller still evaluates its WHERE.
+     */
+    const dpred *preds;
+    size_t n_preds;
+    /* The part of each file to read: a scan unit of a one-file snapshot. All zero: whole files. */
+    pq_span span;
+    /* The open footer of the one file of the snapshot, shared by its units (borrowed), or NULL. */
+    pq_file *file;
+    /*
+     * When set, a LONG column of this name is appended to the output: each
+     * row's position in its data file (0 = the file's first row, counted
+     * before deletion vectors), the row identity of DELETE/UPDATE/MERGE.
+     */
+    const char *row_index_column;
 } delta_scan_options;
 
-#define DELTA_SCAN_OPTIONS_INIT {1, NULL, 0, 0}
+#define DELTA_SCAN_OPTIONS_INIT {1, NULL, 0, 0, NULL, 0, {0, 0, 0, 0}, NULL, NULL}
+
+/*
+ * What a scan read: files, Parquet row groups read and skipped (by
+ * statistics or the page index), data pages decoded and skipped. The plain
+ * Parquet scan of sql/ counts into the same struct.
+ */
+typedef struct dscan_counters {
+    size_t files, row_groups_read, row_groups_skipped, pages_read, pages_skipped;
+} dscan_counters;
+
+/* Adds a finished reader's counts to c. */
+void dscan_counters_add_reader(dscan_counters *c, const pq_reader *reader);
+/* Appends the counters as one note line ("files: 1, row groups: 1 read, 9 skipped, ..."). */
+silt_status dscan_counters_note(const dscan_counters *c, buf *out, silt_error *err);
+
+/*
+ * Pushed conjuncts as the Parquet reader's row-group and page filters
+ * (payload: a dscan_filter). leaves[p] is the file's leaf path preds[p] is
+ * about (NULL: none, so it skips nothing). The filters only read it, so
+ * readers in several threads may share one.
+ */
+typedef struct dscan_filter {
+    const dpred *preds;
+    const char *const *leaves;
+    size_t n_preds;
+} dscan_filter;
+
+int dscan_row_group_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
+                           void *payload);
+int dscan_page_filter(const pq_leaf_stats *stats, int64_t first_row, void *payload);
 
 /* store and snap are borrowed and must outlive the scan. */
 silt_status delta_scan_open(delta_scan **out, io_store *store, const delta_snapshot *snap,
@@ -39,6 +89,8 @@ const col_type *delta_scan_schema(const delta_scan *scan);
 silt_status delta_scan_next(delta_scan *scan, arena *a, col_batch **out, silt_error *err);
 /* Files opened so far. */
 size_t delta_scan_files_read(const delta_scan *scan);
+/* The counters so far (files finished and the one being read). */
+void delta_scan_get_counters(const delta_scan *scan, dscan_counters *out);
 void delta_scan_free(delta_scan *scan);
 
 #endif

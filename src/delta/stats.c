@@ -238,10 +238,38 @@ static silt_status on_partition(prune_ctx *ctx, const dpred *pred, const col_fie
     return SILT_OK;
 }
 
+int dstats_bounds_may_match(const dpred *pred, const dstats_bounds *bounds)
+{
+    int all_null = bounds->has_null_count && bounds->has_rows &&
+                   bounds->null_count >= bounds->rows;
+    int c_lo = 0, c_hi = 0;
+    int lo = bounds->has_min && bounds->min.type == pred->literal.type && !bounds->min.is_null &&
+             delta_value_compare(&bounds->min, &pred->literal, &c_lo, NULL) == SILT_OK;
+    int hi = bounds->has_max && bounds->max.type == pred->literal.type && !bounds->max.is_null &&
+             delta_value_compare(&bounds->max, &pred->literal, &c_hi, NULL) == SILT_OK;
+    if (pred->kind == DPRED_IS_NULL)
+        return !(bounds->has_null_count && bounds->null_count == 0);
+    if (pred->kind == DPRED_IS_NOT_NULL)
+        return !all_null;
+    if (pred->kind != DPRED_CMP)
+        return 1;
+    if (all_null || pred->literal.is_null)
+        return 0; /* a comparison with null is never true */
+    switch (pred->op) {
+    case DPRED_EQ: return !(lo && c_lo > 0) && !(hi && c_hi < 0);
+    case DPRED_NE: return !(lo && hi && c_lo == 0 && c_hi == 0);
+    case DPRED_LT: return !(lo && c_lo >= 0);
+    case DPRED_LE: return !(lo && c_lo > 0);
+    case DPRED_GT: return !(hi && c_hi <= 0);
+    case DPRED_GE: return !(hi && c_hi < 0);
+    }
+    return 1;
+}
+
 static silt_status on_stats(prune_ctx *ctx, const dpred *pred, int *out)
 {
     const dstats_column *col;
-    int all_null, cmp_min = 0, cmp_max = 0;
+    dstats_bounds bounds;
     *out = 1;
     if (!ctx->stats_parsed) {
         silt_status rc = dstats_parse(&ctx->stats, ctx->scratch, ctx->file->stats,
@@ -256,32 +284,15 @@ static silt_status on_stats(prune_ctx *ctx, const dpred *pred, int *out)
     col = dstats_find(&ctx->stats, pred->column);
     if (col == NULL)
         return SILT_OK;
-    all_null = col->has_null_count && ctx->stats.has_num_records &&
-               col->null_count >= ctx->stats.num_records;
-    if (pred->kind == DPRED_IS_NULL) {
-        *out = !(col->has_null_count && col->null_count == 0);
-        return SILT_OK;
-    }
-    if (pred->kind == DPRED_IS_NOT_NULL) {
-        *out = !all_null;
-        return SILT_OK;
-    }
-    if (all_null || pred->literal.is_null) {
-        *out = 0;
-        return SILT_OK;
-    }
-    if (!col->has_min || !col->has_max)
-        return SILT_OK;
-    SILT_RETURN_IF_ERROR(delta_value_compare(&col->min, &pred->literal, &cmp_min, ctx->err));
-    SILT_RETURN_IF_ERROR(delta_value_compare(&col->max, &pred->literal, &cmp_max, ctx->err));
-    switch (pred->op) {
-    case DPRED_EQ: *out = cmp_min <= 0 && cmp_max >= 0; break;
-    case DPRED_NE: *out = !(cmp_min == 0 && cmp_max == 0); break;
-    case DPRED_LT: *out = cmp_min < 0; break;
-    case DPRED_LE: *out = cmp_min <= 0; break;
-    case DPRED_GT: *out = cmp_max > 0; break;
-    case DPRED_GE: *out = cmp_max >= 0; break;
-    }
+    bounds.has_min = col->has_min;
+    bounds.has_max = col->has_max;
+    bounds.min = col->min;
+    bounds.max = col->max;
+    bounds.has_null_count = col->has_null_count;
+    bounds.null_count = col->null_count;
+    bounds.has_rows = ctx->stats.has_num_records;
+    bounds.rows = ctx->stats.num_records;
+    *out = dstats_bounds_may_match(pred, &bounds);
     return SILT_OK;
 }
 
@@ -304,6 +315,10 @@ static silt_status eval(prune_ctx *ctx, const dpred *pred, int *out)
         return SILT_OK;
     default: break;
     }
+    if (pred->kind == DPRED_CMP && pred->literal.is_null) {
+        *out = 0; /* a comparison with null is never true, whatever the stats */
+        return SILT_OK;
+    }
     part = partition_field(ctx->snap, pred->column);
     if (part != NULL)
         return on_partition(ctx, pred, part, out);
@@ -323,4 +338,25 @@ silt_status dstats_file_may_match(const dpred *pred, const delta_snapshot *snap,
     SILT_RETURN_IF_ERROR(dproto_get_mapping_mode(&snap->metadata, &ctx.mode, err));
     *may_match_out = 1;
     return eval(&ctx, pred, may_match_out);
+}
+
+silt_status dstats_prune_files(const delta_snapshot *snap, const dpred *preds, size_t n_preds,
+                               uint8_t *keep, size_t *n_kept, silt_error *err)
+{
+    arena *scratch = arena_new(NULL, "file pruning");
+    silt_status rc = SILT_OK;
+    size_t idx, p;
+    *n_kept = 0;
+    if (scratch == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < snap->n_files && rc == SILT_OK; idx++) {
+        int may = 1;
+        for (p = 0; p < n_preds && may && rc == SILT_OK; p++)
+            rc = dstats_file_may_match(&preds[p], snap, &snap->files[idx], scratch, &may, err);
+        arena_reset(scratch);
+        keep[idx] = (uint8_t)may;
+        *n_kept += (size_t)may;
+    }
+    arena_free(scratch);
+    return rc;
 }

@@ -72,4 +72,33 @@ silt_status dstats_file_may_match(const dpred *pred, const delta_snapshot *snap,
                                   const delta_file *file, arena *scratch, int *may_match_out,
                                   silt_error *err);
 
+/*
+ * What is known of one column over some rows: a file's Delta statistics, a
+ * Parquet row group's column chunk or one of its pages. Either bound may be
+ * unknown; rows is the number of rows (0 with has_rows = 0: unknown).
+ */
+typedef struct dstats_bounds {
+    int has_min, has_max, has_null_count, has_rows;
+    delta_value min, max;
+    int64_t null_count, rows;
+} dstats_bounds;
+
+/*
+ * The one min/max test of silt (files, row groups and pages all use it):
+ * 0 only when no row within the bounds can make pred (DPRED_CMP,
+ * DPRED_IS_NULL or DPRED_IS_NOT_NULL) true. As in Spark, a comparison
+ * with a NULL literal is never true (it is NULL), so it matches nothing; a
+ * comparison on a column that holds only nulls neither. Bounds of another
+ * type than the literal, or that do not compare, prove nothing.
+ */
+int dstats_bounds_may_match(const dpred *pred, const dstats_bounds *bounds);
+
+/*
+ * The file pruning loop (SELECT scans, DELETE/UPDATE and MERGE): keep[i] =
+ * 1 for each file of snap that every one of preds (a conjunction) may
+ * match, else 0; *n_kept the number kept. keep holds snap->n_files bytes.
+ */
+silt_status dstats_prune_files(const delta_snapshot *snap, const dpred *preds, size_t n_preds,
+                               uint8_t *keep, size_t *n_kept, silt_error *err);
+
 #endif

@@ -236,7 +236,7 @@ static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, con
     const sql_expr *conj[32];
     pushdown pd;
     dpred *preds;
-    size_t n, idx, k;
+    size_t n, kept;
     memset(&pd, 0, sizeof(pd));
     pd.conj = conj;
     pd.qual = qual;
@@ -248,14 +248,7 @@ static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, con
     pp->keep = arena_calloc(b->a, snap->n_files + 1, 1);
     if (pp->keep == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < snap->n_files; idx++) {
-        int may = 1;
-        for (k = 0; k < n && may; k++)
-            SILT_RETURN_IF_ERROR(dstats_file_may_match(&preds[k], snap, &snap->files[idx],
-                                                       ev->scratch, &may, err));
-        arena_reset(ev->scratch);
-        pp->keep[idx] = (uint8_t)may;
-    }
+    SILT_RETURN_IF_ERROR(dstats_prune_files(snap, preds, n, pp->keep, &kept, err));
     o->file_filter = prune_filter;
     o->file_filter_payload = pp;
     return plan_all_match(b, snap, &pd, ev, pp, o, err);

@@ -610,8 +610,7 @@ static silt_status plan_merge_pruning(merge_bind *mb, const delta_snapshot *snap
                                       merge_prune *mp, silt_error *err)
 {
     dpred preds[2 * 8];
-    size_t n = 0, k, idx;
-    arena *scratch;
+    size_t n = 0, k, kept;
     for (k = 0; k < spec->n_keys && k < 8; k++) {
         delta_value lo, hi;
         int r = key_range(source->cols[spec->source_keys[k]], source->n_rows, &lo, &hi);
@@ -634,17 +633,9 @@ static silt_status plan_merge_pruning(merge_bind *mb, const delta_snapshot *snap
         return SILT_OK;
     mp->snap = snap;
     mp->keep = arena_calloc(mb->b->a, snap->n_files + 1, 1);
-    scratch = arena_new(mb->b->a, "merge pruning");
-    if (mp->keep == NULL || scratch == NULL)
+    if (mp->keep == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < snap->n_files; idx++) {
-        int may = 1;
-        for (k = 0; k < n && may; k++)
-            SILT_RETURN_IF_ERROR(dstats_file_may_match(&preds[k], snap, &snap->files[idx],
-                                                       scratch, &may, err));
-        arena_reset(scratch);
-        mp->keep[idx] = (uint8_t)may;
-    }
+    SILT_RETURN_IF_ERROR(dstats_prune_files(snap, preds, n, mp->keep, &kept, err));
     spec->file_filter = merge_filter;
     spec->file_filter_payload = mp;
     return SILT_OK;

@@ -19,7 +19,6 @@
  */
 #include <string.h>
 
-#include "delta/scan.h"
 #include "formats/csv/csv.h"
 #include "formats/json/json.h"
 #include "formats/parquet/parquet.h"
@@ -27,6 +26,7 @@
 #include "sql/binder_int.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/source_int.h"
 #include "util/hashmap.h"
 #include "util/time.h"
 
@@ -153,24 +153,45 @@ static silt_status delta_next(void *payload, arena *batch_arena, col_batch **out
 }
 
 /*
- * Morsels of a Delta scan: one file each, read through a scan over a
- * one-file copy of the snapshot. Each morsel is read by one worker at a
- * time; its open scan waits in scans[morsel] between calls.
+ * Morsels of a Delta scan: scan units (source_int.h), each read through a
+ * delta_scan over a one-file copy of the snapshot with the unit's span.
+ * A table with files enough for the threads gets one unit per file (no
+ * footer is read at plan time); one with fewer files has its footers read
+ * here and its files cut into row groups and row ranges, as a Parquet
+ * source's. Each morsel is read by one worker at a time; its open scan
+ * waits in scans[morsel] between calls.
  */
 typedef struct delta_morsels {
     io_store *store;
-    delta_snapshot *one;   /* n one-file snapshots */
+    delta_snapshot *one; /* one-file snapshots, one per file */
+    size_t n_files;
+    pq_file **files;     /* open footers, when units are cut from them */
+    scan_unit *units;
     size_t n;
     delta_scan_options opts;
     delta_scan **scans;
+    dscan_counters counters; /* of the morsels finished */
 } delta_morsels;
 
 static void free_delta_morsels(void *p)
 {
     delta_morsels *m = p;
     size_t idx;
-    for (idx = 0; idx < m->n; idx++)
+    for (idx = 0; m->scans != NULL && idx < m->n; idx++)
         delta_scan_free(m->scans[idx]);
+    for (idx = 0; m->files != NULL && idx < m->n_files; idx++)
+        pq_file_free(m->files[idx]);
+}
+
+static void delta_morsel_done(delta_morsels *m, size_t morsel_idx)
+{
+    dscan_counters c;
+    if (m->scans[morsel_idx] == NULL)
+        return;
+    delta_scan_get_counters(m->scans[morsel_idx], &c);
+    scan_counters_merge(&m->counters, &c);
+    delta_scan_free(m->scans[morsel_idx]);
+    m->scans[morsel_idx] = NULL;
 }
 
 static silt_status delta_morsel_next(void *payload, size_t morsel_idx, size_t *cursor,
@@ -178,18 +199,42 @@ static silt_status delta_morsel_next(void *payload, size_t morsel_idx, size_t *c
 {
     delta_morsels *m = payload;
     if (*cursor == 0) {
+        const scan_unit *u = &m->units[morsel_idx];
+        delta_scan_options so = m->opts;
         /* A morsel may be read again from its start (a spilling rerun): drop the old scan. */
         delta_scan_free(m->scans[morsel_idx]);
         m->scans[morsel_idx] = NULL;
         *cursor = 1;
+        so.span = u->span;
+        so.file = m->files != NULL ? m->files[u->file_idx] : NULL;
         SILT_RETURN_IF_ERROR(delta_scan_open(&m->scans[morsel_idx], m->store,
-                                             &m->one[morsel_idx], &m->opts, err));
+                                             &m->one[u->file_idx], &so, err));
     }
     SILT_RETURN_IF_ERROR(delta_scan_next(m->scans[morsel_idx], batch_arena, out, err));
-    if (*out == NULL) {
-        delta_scan_free(m->scans[morsel_idx]);
-        m->scans[morsel_idx] = NULL;
+    if (*out == NULL)
+        delta_morsel_done(m, morsel_idx);
+    return SILT_OK;
+}
+
+/* Cuts the files of m into row-group units from their footers (few files for the threads). */
+static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *err)
+{
+    size_t idx, n_split = 0;
+    m->files = arena_calloc(b->a, m->n_files + 1, sizeof(pq_file *));
+    if (m->files == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < m->n_files; idx++) {
+        const char *path = m->one[idx].files[0].path;
+        if (path[0] == '/' || strstr(path, "://") != NULL)
+            return SILT_OK; /* the scan refuses it by name; cut nothing */
+        SILT_RETURN_IF_ERROR(pq_file_open(&m->files[idx], m->store, path, err));
     }
+    SILT_RETURN_IF_ERROR(scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
+                                          NULL, 0, &m->units, &m->n, &n_split, err));
+    if (m->n != m->n_files)
+        bind_note(b, "DeltaScan morsels: %zu from %zu file%s (%zu row group%s split into row "
+                  "ranges)", m->n, m->n_files, m->n_files == 1 ? "" : "s", n_split,
+                  n_split == 1 ? "" : "s");
     return SILT_OK;
 }
 
@@ -197,22 +242,36 @@ static silt_status delta_morsels_new(binder *b, io_store *store, const delta_sna
                                      const delta_scan_options *opts, plan *out, silt_error *err)
 {
     delta_morsels *m = arena_calloc(b->a, 1, sizeof(*m));
-    size_t idx;
+    size_t idx, width = tpool_width(b->ctx->pool);
     if (m == NULL)
         return err_nomem(err);
     m->store = store;
-    m->n = snap->n_files;
+    m->n_files = snap->n_files;
     m->opts = *opts;
-    m->one = arena_calloc(b->a, m->n + 1, sizeof(delta_snapshot));
-    m->scans = arena_calloc(b->a, m->n + 1, sizeof(delta_scan *));
-    if (m->one == NULL || m->scans == NULL)
+    m->one = arena_calloc(b->a, m->n_files + 1, sizeof(delta_snapshot));
+    if (m->one == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < m->n; idx++) {
+    for (idx = 0; idx < m->n_files; idx++) {
         m->one[idx] = *snap;
         m->one[idx].files = &snap->files[idx];
         m->one[idx].n_files = 1;
     }
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_morsels, m, err));
+    if (m->n_files < width * SCAN_UNITS_PER_THREAD)
+        SILT_RETURN_IF_ERROR(delta_units_split(b, m, err));
+    if (m->units == NULL) {
+        m->units = arena_calloc(b->a, m->n_files + 1, sizeof(scan_unit));
+        if (m->units == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < m->n_files; idx++)
+            m->units[idx].file_idx = idx;
+        m->n = m->n_files;
+    }
+    if (m->n <= 1 && m->n_files <= 1)
+        return SILT_OK; /* one unit: the serial scan is that unit */
+    m->scans = arena_calloc(b->a, m->n + 1, sizeof(delta_scan *));
+    if (m->scans == NULL)
+        return err_nomem(err);
     out->morsels.top = out->op;
     out->morsels.fn = delta_morsel_next;
     out->morsels.payload = m;
@@ -254,25 +313,19 @@ static silt_status prune_files(binder *b, const delta_snapshot *snap, const dpre
                                size_t n_preds, delta_snapshot **out, silt_error *err)
 {
     delta_snapshot *copy = arena_alloc(b->a, sizeof(*copy));
-    arena *scratch;
-    size_t idx, p, kept = 0;
-    if (copy == NULL)
+    uint8_t *keep = arena_alloc(b->a, snap->n_files + 1);
+    size_t idx, kept = 0;
+    if (copy == NULL || keep == NULL)
         return err_nomem(err);
     *copy = *snap;
     copy->files = arena_calloc(b->a, snap->n_files + 1, sizeof(delta_file));
-    scratch = arena_new(b->a, "pruning");
-    if (copy->files == NULL || scratch == NULL)
+    if (copy->files == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < snap->n_files; idx++) {
-        int may = 1;
-        for (p = 0; p < n_preds && may; p++)
-            SILT_RETURN_IF_ERROR(dstats_file_may_match(&preds[p], snap, &snap->files[idx],
-                                                       scratch, &may, err));
-        arena_reset(scratch);
-        if (may)
+    SILT_RETURN_IF_ERROR(dstats_prune_files(snap, preds, n_preds, keep, &kept, err));
+    kept = 0;
+    for (idx = 0; idx < snap->n_files; idx++)
+        if (keep[idx])
             copy->files[kept++] = snap->files[idx];
-    }
-    arena_free(scratch);
     copy->n_files = kept;
     bind_note(b, "DeltaScan files: %zu of %zu read, %zu skipped by partition values and stats",
               kept, snap->n_files, snap->n_files - kept);
@@ -316,6 +369,8 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     {
         delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
         so.columns = projected(b, pd, snap->schema, &so.n_columns);
+        so.preds = preds;
+        so.n_preds = n_preds;
         if (so.columns != NULL)
             bind_note(b, "DeltaScan reads %zu of %zu columns", so.n_columns,
                       snap->schema->n_fields);
@@ -324,7 +379,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
         SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
                                             delta_next, src, err));
         memset(&out->morsels, 0, sizeof(out->morsels));
-        if (b->ctx->pool != NULL && use->n_files > 1)
+        if (b->ctx->pool != NULL && use->n_files > 0)
             SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, out, err));
     }
     return scope_from_schema(b->a, delta_scan_schema(src->scan), qual, &out->scope, err);
@@ -340,9 +395,9 @@ typedef struct pq_src {
     pq_file *file;   /* the file being read when not the first */
     pq_reader *reader;
     const col_type *schema;
-    const dpred *preds;
     size_t n_preds;
-    size_t skipped;
+    dscan_filter filter;     /* the pushed conjuncts (pushdown_preds) on the files' leaves */
+    dscan_counters counters; /* of the readers finished */
     const char **cols; /* projection, NULL = all */
     size_t n_cols;
     const col_type *file_schema;
@@ -356,94 +411,13 @@ static void free_pq_src(void *p)
     pq_file_free(src->first);
 }
 
-static int stat_to_value(const pq_stat_value *s, const col_type *t, delta_value *out)
-{
-    memset(out, 0, sizeof(*out));
-    out->type = t->id;
-    switch (t->id) {
-    case COL_FLOAT:
-    case COL_DOUBLE: out->v.d = s->d; return 1;
-    case COL_DECIMAL: out->v.dec = s->dec; out->scale = t->scale; return 1;
-    case COL_STRING: out->v.s.ptr = s->bytes; out->v.s.len = s->len; return 1;
-    case COL_BOOLEAN:
-    case COL_BYTE:
-    case COL_SHORT:
-    case COL_INT:
-    case COL_LONG:
-    case COL_DATE:
-    case COL_TIMESTAMP:
-    case COL_TIMESTAMP_NTZ: out->v.i = s->i; return 1;
-    default: return 0;
-    }
-}
-
-/* 0 when a row group's statistics prove no row satisfies p. */
-static int stats_may_match(const dpred *p, const pq_leaf_stats *st, int64_t num_rows)
-{
-    delta_value lo, hi;
-    int c_lo, c_hi;
-    if (p->kind == DPRED_IS_NULL)
-        return !(st->has_null_count && st->null_count == 0);
-    if (p->kind == DPRED_IS_NOT_NULL)
-        return !(st->has_null_count && st->null_count == num_rows);
-    if (st->has_null_count && st->null_count == num_rows)
-        return 0; /* only nulls: no comparison is true */
-    if (!st->has_min_max || !stat_to_value(&st->min, st->type, &lo) ||
-        !stat_to_value(&st->max, st->type, &hi) || lo.type != p->literal.type)
-        return 1;
-    if (delta_value_compare(&lo, &p->literal, &c_lo, NULL) != SILT_OK ||
-        delta_value_compare(&hi, &p->literal, &c_hi, NULL) != SILT_OK)
-        return 1;
-    switch (p->op) {
-    case DPRED_EQ: return c_lo <= 0 && c_hi >= 0;
-    case DPRED_NE: return !(c_lo == 0 && c_hi == 0);
-    case DPRED_LT: return c_lo < 0;
-    case DPRED_LE: return c_lo <= 0;
-    case DPRED_GT: return c_hi > 0;
-    case DPRED_GE: return c_hi >= 0;
-    }
-    return 1;
-}
-
-static int pq_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows, void *payload)
-{
-    pq_src *src = payload;
-    size_t p, s;
-    for (p = 0; p < src->n_preds; p++)
-        for (s = 0; s < n_stats; s++)
-            if (stats[s].path != NULL && str_casecmp(stats[s].path, src->preds[p].column) == 0 &&
-                !stats_may_match(&src->preds[p], &stats[s], num_rows)) {
-                src->skipped++;
-                return 0;
-            }
-    return 1;
-}
-
-/*
- * Page filter (the file's page index): a data page whose ColumnIndex
- * statistics refute a pushed conjunct on its column is not read. Called
- * from scan workers at once, so it only reads src.
- */
-static int pq_page_filter_fn(const pq_leaf_stats *stats, int64_t first_row, void *payload)
-{
-    const pq_src *src = payload;
-    size_t p;
-    (void)first_row;
-    if (stats->path == NULL)
-        return 1;
-    for (p = 0; p < src->n_preds; p++)
-        if (str_casecmp(stats->path, src->preds[p].column) == 0 &&
-            !stats_may_match(&src->preds[p], stats, stats->num_values))
-            return 0;
-    return 1;
-}
-
 static silt_status pq_open_next(pq_src *src, silt_error *err)
 {
     pq_read_options opts = PQ_READ_OPTIONS_INIT;
     size_t key_idx = src->next_key++;
     const char *key = src->keys[key_idx];
     pq_file *file = src->first;
+    dscan_counters_add_reader(&src->counters, src->reader);
     pq_reader_free(src->reader);
     src->reader = NULL;
     pq_file_free(src->file);
@@ -455,10 +429,8 @@ static silt_status pq_open_next(pq_src *src, silt_error *err)
             return err_set(err, SILT_BIND, "Parquet file \"%s\" has a schema different from "
                            "the first file's; merging schemas is not supported yet", key);
     }
-    opts.filter = src->n_preds > 0 ? pq_filter : NULL;
-    opts.filter_payload = src;
-    opts.page_filter = src->n_preds > 0 ? pq_page_filter_fn : NULL;
-    opts.page_filter_payload = src;
+    src->counters.files++;
+    scan_set_filters(&opts, &src->filter);
     opts.columns = src->cols;
     opts.n_columns = src->n_cols;
     return pq_reader_open(&src->reader, file, &opts, err);
@@ -482,58 +454,40 @@ static silt_status pq_next(void *payload, arena *batch_arena, col_batch **out, s
 }
 
 /*
- * Morsels of a Parquet source: a row group, or a range of rows of one
- * (pq_read_options.first_row) when row groups are few or large for the
- * threads. Every file is opened once (footers read at plan time); a
+ * Morsels of a Parquet source: its files cut into scan units
+ * (source_int.h). Every file is opened once (footers read at plan time); a
  * morsel's reader is opened on the shared pq_file, which supports several
  * readers over one file. Morsels follow the files' row order, so the
  * serial replay of the morsels reads the rows as a plain scan does.
  */
-typedef struct pq_morsel {
-    size_t file_idx, row_group;
-    int64_t first_row, n_rows; /* n_rows 0: the whole row group */
-} pq_morsel;
-
-/*
- * Morsel sizing: at least PQ_MORSELS_PER_THREAD morsels per thread so that
- * the last ones even out the threads' work, but no range under
- * PQ_MORSEL_MIN_ROWS rows, below which the per-range cost (a reader, the
- * dictionary page again, the boundary pages decoded twice) starts to show.
- */
-#define PQ_MORSELS_PER_THREAD 4
-#define PQ_MORSEL_MIN_ROWS ((int64_t)1 << 17)
-
 typedef struct pq_morsels {
     pq_src *src;
     pq_file **files;
     size_t n_files;
-    pq_morsel *morsels;
+    scan_unit *units;
     size_t n;
     pq_reader **readers;
+    dscan_counters counters; /* of the morsels finished */
 } pq_morsels;
 
 static void free_pq_morsels(void *p)
 {
     pq_morsels *m = p;
     size_t idx;
-    for (idx = 0; idx < m->n; idx++)
+    for (idx = 0; m->readers != NULL && idx < m->n; idx++)
         pq_reader_free(m->readers[idx]);
     for (idx = 1; idx < m->n_files; idx++) /* files[0] is the source's first file */
         pq_file_free(m->files[idx]);
 }
 
-/* The row-group filter without the (shared, so racy) skip counter. */
-static int pq_filter_quiet(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
-                           void *payload)
+static void pq_morsel_done(pq_morsels *m, size_t morsel_idx)
 {
-    const pq_src *src = payload;
-    size_t p, s;
-    for (p = 0; p < src->n_preds; p++)
-        for (s = 0; s < n_stats; s++)
-            if (stats[s].path != NULL && str_casecmp(stats[s].path, src->preds[p].column) == 0 &&
-                !stats_may_match(&src->preds[p], &stats[s], num_rows))
-                return 0;
-    return 1;
+    dscan_counters c;
+    memset(&c, 0, sizeof(c));
+    dscan_counters_add_reader(&c, m->readers[morsel_idx]);
+    scan_counters_merge(&m->counters, &c);
+    pq_reader_free(m->readers[morsel_idx]);
+    m->readers[morsel_idx] = NULL;
 }
 
 static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *cursor,
@@ -542,113 +496,31 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
     pq_morsels *m = payload;
     if (*cursor == 0) {
         pq_read_options opts = PQ_READ_OPTIONS_INIT;
-        const pq_morsel *mo = &m->morsels[morsel_idx];
+        const scan_unit *u = &m->units[morsel_idx];
         *cursor = 1;
         opts.columns = m->src->cols;
         opts.n_columns = m->src->n_cols;
-        opts.filter = m->src->n_preds > 0 ? pq_filter_quiet : NULL;
-        opts.filter_payload = m->src;
-        opts.page_filter = m->src->n_preds > 0 ? pq_page_filter_fn : NULL;
-        opts.page_filter_payload = m->src;
-        opts.first_row_group = mo->row_group;
-        opts.n_row_groups = 1;
-        opts.first_row = mo->first_row;
-        opts.n_rows = mo->n_rows;
+        scan_set_filters(&opts, &m->src->filter);
+        opts.first_row_group = u->span.first_row_group;
+        opts.n_row_groups = u->span.n_row_groups;
+        opts.first_row = u->span.first_row;
+        opts.n_rows = u->span.n_rows;
         /* A morsel may be read again from its start (a spilling rerun): drop the old reader. */
         pq_reader_free(m->readers[morsel_idx]);
         m->readers[morsel_idx] = NULL;
-        SILT_RETURN_IF_ERROR(pq_reader_open(&m->readers[morsel_idx], m->files[mo->file_idx],
+        SILT_RETURN_IF_ERROR(pq_reader_open(&m->readers[morsel_idx], m->files[u->file_idx],
                                             &opts, err));
     }
     SILT_RETURN_IF_ERROR(pq_reader_next(m->readers[morsel_idx], batch_arena, out, err));
-    if (*out == NULL) {
-        pq_reader_free(m->readers[morsel_idx]);
-        m->readers[morsel_idx] = NULL;
-    }
+    if (*out == NULL)
+        pq_morsel_done(m, morsel_idx);
     return SILT_OK;
-}
-
-/* Ranges to cut a row group of n_rows rows into, for morsels of about target rows. */
-static int64_t pq_ranges_of(int64_t n_rows, int64_t target)
-{
-    int64_t k = (n_rows + target - 1) / target, most = n_rows / PQ_MORSEL_MIN_ROWS;
-    if (k > most)
-        k = most;
-    return k > 1 ? k : 1;
-}
-
-/* The projected leaf with the most compressed bytes in row group rg (-1: none). */
-static long pq_largest_leaf(const pq_file *file, const pq_src *src, size_t rg)
-{
-    const pq_row_group *group = &pq_file_metadata(file)->row_groups[rg];
-    long best = -1;
-    size_t leaf, k;
-    for (leaf = 0; leaf < pq_file_n_leaves(file); leaf++) {
-        const char *path = pq_file_leaf_path(file, leaf);
-        int covered = src->cols == NULL;
-        for (k = 0; k < src->n_cols && !covered; k++) {
-            size_t len = strlen(src->cols[k]);
-            covered = strncmp(path, src->cols[k], len) == 0 &&
-                      (path[len] == '\0' || path[len] == '.');
-        }
-        if (covered && (best < 0 || group->columns[leaf].meta.total_compressed_size >
-                                        group->columns[best].meta.total_compressed_size))
-            best = (long)leaf;
-    }
-    return best;
-}
-
-#define PQ_MAX_PAGE_STARTS 4096
-
-/*
- * Where to cut row group rg into `parts` ranges: cuts[0..*n_cuts) are the
- * ranges' first rows (cuts[0] = 0). Each cut moves to the nearest start of
- * a page of the largest projected column, so that its pages (the costliest
- * to decompress) are not decoded by two ranges; the other columns' pages
- * usually start at the same rows (writers cut pages every 20,000 rows) or
- * cost less. Without page starts (an unreadable header: the scan will
- * report it) the cuts stay where they fall.
- */
-static void pq_cut_points(pq_file *file, const pq_src *src, size_t rg, int64_t parts,
-                          int64_t *starts, int64_t *cuts, size_t *n_cuts)
-{
-    int64_t n_rows = pq_file_metadata(file)->row_groups[rg].num_rows, k;
-    long leaf = pq_largest_leaf(file, src, rg);
-    silt_error ignored = SILT_ERROR_INIT;
-    size_t n_starts = 0, pos = 0;
-    if (leaf >= 0 && pq_file_page_starts(file, rg, (size_t)leaf, starts, PQ_MAX_PAGE_STARTS,
-                                         &n_starts, &ignored) != SILT_OK)
-        n_starts = 0;
-    cuts[0] = 0;
-    *n_cuts = 1;
-    for (k = 1; k < parts; k++) {
-        int64_t cut = n_rows * k / parts;
-        while (pos + 1 < n_starts && starts[pos + 1] <= cut)
-            pos++;
-        if (n_starts > 0)
-            cut = pos + 1 < n_starts && starts[pos + 1] - cut < cut - starts[pos]
-                      ? starts[pos + 1] : starts[pos];
-        if (cut > cuts[*n_cuts - 1] && cut < n_rows)
-            cuts[(*n_cuts)++] = cut;
-    }
-}
-
-/* Rows a morsel should hold: the input spread over PQ_MORSELS_PER_THREAD per thread. */
-static int64_t pq_morsel_target(binder *b, pq_morsels *m)
-{
-    int64_t rows = 0, per;
-    size_t idx, width = tpool_width(b->ctx->pool);
-    for (idx = 0; idx < m->n_files; idx++)
-        rows += pq_file_num_rows(m->files[idx]);
-    per = rows / (int64_t)(width * PQ_MORSELS_PER_THREAD);
-    return per > PQ_MORSEL_MIN_ROWS ? per : PQ_MORSEL_MIN_ROWS;
 }
 
 static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error *err)
 {
     pq_morsels *m = arena_calloc(b->a, 1, sizeof(*m));
-    size_t idx, rg, total = 0, n_split = 0;
-    int64_t target, parts, *starts, *cuts;
+    size_t idx, n_split = 0;
     if (m == NULL)
         return err_nomem(err);
     m->src = src;
@@ -668,43 +540,13 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
         }
         m->n_files = idx + 1;
     }
-    target = pq_morsel_target(b, m);
-    for (idx = 0; idx < m->n_files; idx++) {
-        const pq_file_meta *meta = pq_file_metadata(m->files[idx]);
-        int split = pq_file_splittable(m->files[idx], src->cols, src->cols != NULL ? src->n_cols
-                                                                                : 0);
-        for (rg = 0; rg < meta->n_row_groups; rg++)
-            total += split ? (size_t)pq_ranges_of(meta->row_groups[rg].num_rows, target) : 1;
-    }
-    m->morsels = arena_calloc(b->a, total + 1, sizeof(pq_morsel));
-    m->readers = arena_calloc(b->a, total + 1, sizeof(pq_reader *));
-    starts = arena_alloc(b->a, PQ_MAX_PAGE_STARTS * sizeof(int64_t));
-    cuts = arena_alloc(b->a, (size_t)(total + 1) * sizeof(int64_t));
-    if (m->morsels == NULL || m->readers == NULL || starts == NULL || cuts == NULL)
+    SILT_RETURN_IF_ERROR(scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
+                                          src->cols, src->n_cols, &m->units, &m->n, &n_split,
+                                          err));
+    m->readers = arena_calloc(b->a, m->n + 1, sizeof(pq_reader *));
+    if (m->readers == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < m->n_files; idx++) {
-        const pq_file_meta *meta = pq_file_metadata(m->files[idx]);
-        int split = pq_file_splittable(m->files[idx], src->cols, src->cols != NULL ? src->n_cols
-                                                                                : 0);
-        for (rg = 0; rg < meta->n_row_groups; rg++) {
-            int64_t n_rows = meta->row_groups[rg].num_rows;
-            size_t n_cuts = 1, c;
-            parts = split ? pq_ranges_of(n_rows, target) : 1;
-            cuts[0] = 0;
-            if (parts > 1)
-                pq_cut_points(m->files[idx], src, rg, parts, starts, cuts, &n_cuts);
-            n_split += n_cuts > 1;
-            for (c = 0; c < n_cuts; c++) {
-                pq_morsel *mo = &m->morsels[m->n++];
-                mo->file_idx = idx;
-                mo->row_group = rg;
-                if (n_cuts > 1) {
-                    mo->first_row = cuts[c];
-                    mo->n_rows = (c + 1 < n_cuts ? cuts[c + 1] : n_rows) - cuts[c];
-                }
-            }
-        }
-    }
+    m->counters.files = m->n_files; /* footers read here, at plan time */
     if (n_split > 0)
         bind_note(b, "ParquetScan morsels: %zu (%zu row group%s split into row ranges)", m->n,
                   n_split, n_split == 1 ? "" : "s");
@@ -745,7 +587,17 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
             return err_nomem(err);
     }
     src->n_preds = pushdown_preds(b, pd, src->file_schema, &preds);
-    src->preds = preds;
+    src->filter.preds = preds;
+    src->filter.n_preds = src->n_preds;
+    if (src->n_preds > 0) {
+        const char **leaves = arena_calloc(b->a, src->n_preds, sizeof(char *));
+        size_t p;
+        if (leaves == NULL)
+            return err_nomem(err);
+        for (p = 0; p < src->n_preds; p++)
+            leaves[p] = preds[p].column; /* plain files: the column is the leaf */
+        src->filter.leaves = leaves;
+    }
     bind_note(b, "ParquetScan parquet.`%s`: %zu file%s", path, src->n_keys,
               src->n_keys == 1 ? "" : "s");
     note_pushed(b, "ParquetScan", preds, src->n_preds);

@@ -343,6 +343,7 @@ silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int64_t lo,
     row_ranges keep;
     size_t k, total_pages = 0;
     *handled = 0;
+    r->keep_n = 0;
     arena_reset(r->rg_arena);
     if (!page_index_usable(r, rg))
         return SILT_OK;
@@ -368,6 +369,9 @@ silt_status pq_page_index_load(pq_reader *r, const pq_row_group *rg, int64_t lo,
     if (*rows_out == hi - lo)
         return SILT_OK; /* every page may match: read the chunks (or the range) whole */
     *handled = 1;
+    r->keep_n = keep.n;
+    r->keep_lo = keep.lo;
+    r->keep_hi = keep.hi;
     if (*rows_out == 0) {
         r->pages_skipped += total_pages;
         return SILT_OK;

@@ -191,6 +191,17 @@ typedef struct pq_read_options {
     int64_t n_rows;
 } pq_read_options;
 
+/*
+ * A unit of a scan of one file, with pq_read_options' meaning: n_row_groups
+ * from first_row_group (0 = to the end), or rows [first_row, first_row +
+ * n_rows) of row group first_row_group when n_rows > 0. The scans of Delta
+ * and of plain Parquet files split their files into these.
+ */
+typedef struct pq_span {
+    size_t first_row_group, n_row_groups;
+    int64_t first_row, n_rows;
+} pq_span;
+
 #define PQ_DEFAULT_MEMORY_LIMIT ((int64_t)4 << 30)
 #define PQ_READ_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, 0, 0, NULL, NULL, 0, 0}
 
@@ -205,8 +216,16 @@ const col_type *pq_reader_schema(const pq_reader *reader);
  * group and column in the context.
  */
 silt_status pq_reader_next(pq_reader *reader, arena *a, col_batch **out, silt_error *err);
-/* Number of row groups skipped by the filter so far. */
+/* Number of row groups skipped by the filters so far, and of row groups read. */
 size_t pq_reader_skipped_row_groups(const pq_reader *reader);
+size_t pq_reader_row_groups_read(const pq_reader *reader);
+/*
+ * The row positions in the file (0 = its first row) of the rows of the
+ * batch pq_reader_next returned last, into out (one per row of that
+ * batch): row groups, ranges and pages left unread are not counted, so a
+ * deletion vector or a row index column can be matched to the rows read.
+ */
+void pq_reader_row_positions(const pq_reader *reader, int64_t *out);
 /* Data pages decoded so far, and data pages the page filter let the reader skip. */
 size_t pq_reader_pages_read(const pq_reader *reader);
 size_t pq_reader_skipped_pages(const pq_reader *reader);

@@ -335,6 +335,29 @@ void pq_reader_free(pq_reader *r)
 const col_type *pq_reader_schema(const pq_reader *r) { return r->schema; }
 size_t pq_reader_skipped_row_groups(const pq_reader *r) { return r->skipped; }
 size_t pq_reader_pages_read(const pq_reader *r) { return r->pages_read; }
+size_t pq_reader_row_groups_read(const pq_reader *r) { return r->rg_read; }
+
+void pq_reader_row_positions(const pq_reader *r, int64_t *out)
+{
+    int64_t idx, skip = r->batch_pos, row;
+    size_t k = 0;
+    if (r->keep_n == 0) {
+        for (idx = 0; idx < r->batch_n; idx++)
+            out[idx] = r->rg_file_row + r->rg_lo + r->batch_pos + idx;
+        return;
+    }
+    /* The page index kept ranges of rows: the batch's rows are the kept rows from batch_pos. */
+    while (k < r->keep_n && skip >= r->keep_hi[k] - r->keep_lo[k]) {
+        skip -= r->keep_hi[k] - r->keep_lo[k];
+        k++;
+    }
+    row = k < r->keep_n ? r->keep_lo[k] + skip : 0;
+    for (idx = 0; idx < r->batch_n && k < r->keep_n; idx++) {
+        out[idx] = r->rg_file_row + row++;
+        if (row >= r->keep_hi[k] && ++k < r->keep_n)
+            row = r->keep_lo[k];
+    }
+}
 size_t pq_reader_skipped_pages(const pq_reader *r) { return r->pages_skipped; }
 
 static int row_group_wanted(pq_reader *r, const pq_row_group *rg, silt_error *err, int *nomem)
@@ -412,6 +435,11 @@ static silt_status load_next_row_group(pq_reader *r, int *done_out, silt_error *
                                    r->file->leaves[r->leaves[k].v->leaf_idx].path, rg_idx);
         }
         buf_truncate(&r->chunk, 0);
+        r->rg_read++;
+        r->rg_lo = lo;
+        r->rg_file_row = 0;
+        for (k = 0; k < rg_idx; k++)
+            r->rg_file_row += meta->row_groups[k].num_rows;
         r->cur_rg = rg_idx;
         r->rg_row_pos = 0;
         r->rg_loaded = 1;
@@ -446,6 +474,8 @@ static silt_status next_batch(pq_reader *r, arena *a, int64_t max_rows, col_batc
     if (rc != SILT_OK)
         return err_context(err, "while reading row group %zu of Parquet file \"%s\"", r->cur_rg,
                            r->file->key);
+    r->batch_pos = r->rg_row_pos;
+    r->batch_n = n;
     r->rg_row_pos += n;
     *out = batch;
     return SILT_OK;

@@ -96,6 +96,16 @@ struct pq_reader {
     size_t skipped;
     pq_page_filter page_filter;
     void *page_filter_payload;
+    size_t rg_read;       /* row groups loaded */
+    /*
+     * Row positions: the loaded row group's first row in the file, the
+     * row group row at rg_row_pos 0, the rows the page index kept (keep_n
+     * 0: every row from rg_lo) and where the last batch began and its rows.
+     */
+    int64_t rg_file_row, rg_lo;
+    size_t keep_n;
+    const int64_t *keep_lo, *keep_hi;
+    int64_t batch_pos, batch_n;
     size_t pages_read;    /* data pages decoded */
     size_t pages_skipped; /* data pages left unread thanks to the page index */
     arena *rg_arena;      /* page indexes and row ranges of the current row group */
