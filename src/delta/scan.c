@@ -3,9 +3,13 @@
  *
  * One file is open at a time. Per file the scan decides which file column
  * feeds each output column (or none: partition value, or null), opens a
- * Parquet reader over just those columns, and loads the deletion vector.
- * Each Parquet batch is then conformed to the logical types, completed with
- * constant and null columns, and filtered by the deletion vector.
+ * Parquet reader over just those columns (and the options' span of the
+ * file), with the pushed conjuncts as row-group and page filters on the
+ * leaves that feed their columns, and loads the deletion vector. Each
+ * Parquet batch is then conformed to the logical types, completed with
+ * constant and null columns, and filtered by the deletion vector at the
+ * rows' positions in the file, which the reader reports (row groups and
+ * pages it skipped are not counted: positions are not a running count).
  */
 #include "delta/scan.h"
 

@@ -9,7 +9,9 @@
  *   - partition columns are filled from the file's partitionValues;
  *   - columns absent from an older file read as null;
  *   - widened types (PROTOCOL: Type Widening) are converted to the table's;
- *   - rows marked in the file's deletion vector are dropped.
+ *   - rows marked in the file's deletion vector are dropped, by row position;
+ *   - pushed conjuncts skip Parquet row groups and pages (the same filters
+ *     plain Parquet scans use), and a scan may read one unit of a file.
  * Tables that need a reader feature silt lacks are refused before reading.
  */
 #ifndef SILT_DELTA_SCAN_H

@@ -7,12 +7,13 @@
  * Pushdown: WHERE conjuncts `column op literal`, `column BETWEEN a AND b`
  * and `column IS [NOT] NULL` over the source's own columns become dpred
  * predicates (pushdown_preds in pushdown.c, shared with DELETE/UPDATE). A
- * Delta scan keeps only the files dstats_file_may_match cannot rule out
+ * Delta scan keeps only the files dstats_prune_files cannot rule out
  * (partition values and min/max/null count statistics), by scanning a
- * shallow copy of the snapshot with the pruned file list; a Parquet
- * source skips row groups whose statistics rule them out. Pruning
- * never drops a matching row; the filter above still evaluates every
- * conjunct.
+ * shallow copy of the snapshot with the pruned file list; then Delta data
+ * files and Parquet sources alike skip the row groups and pages whose
+ * statistics rule them out (dscan_filter), and are cut into the same
+ * units of parallel work (source_scan.c). Pruning never drops a matching
+ * row; the filter above still evaluates every conjunct.
  *
  * Open files, scans, snapshots and stores are released by cleanups of the
  * query arena (registered store first, so they are freed in reverse).
