@@ -128,9 +128,12 @@ static silt_status pick_columns(delta_scan *scan, const col_type *physical,
     }
     scan->n_out = n;
     if (scan->has_row_index) {
-        fields[n].name = opts->row_index_column;
+        fields[n].name = arena_strdup(scan->arena, opts->row_index_column);
         fields[n].type = col_type_primitive(COL_LONG);
+        fields[n].nullable = 0;
         fields[n].field_id = -1;
+        if (fields[n].name == NULL)
+            return err_nomem(err);
     }
     scan->out_schema = col_type_struct(scan->arena, n + (size_t)scan->has_row_index, fields);
     return scan->out_schema ? SILT_OK : err_nomem(err);

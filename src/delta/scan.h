@@ -32,6 +32,14 @@ typedef struct delta_scan_options {
     size_t n_columns;
     int64_t batch_rows; /* 0 = the reader's default */
     /*
+     * Row identity (Spark's _metadata.row_index): a LONG column of this
+     * name appended after the columns, each row's position in its data file
+     * (0 = the file's first row) counted before the deletion vector drops
+     * rows (row groups, ranges and pages left unread are counted too);
+     * NULL = none. DML keys its rewrites (and later deletion vectors) on it.
+     */
+    const char *row_index_column;
+    /*
      * Pushed conjuncts on logical columns (pushdown_preds): the Parquet row
      * groups and pages whose statistics refute one are not read. Rows are
      * not filtered by them; the caller still evaluates its WHERE.
@@ -42,15 +50,9 @@ typedef struct delta_scan_options {
     pq_span span;
     /* The open footer of the one file of the snapshot, shared by its units (borrowed), or NULL. */
     pq_file *file;
-    /*
-     * When set, a LONG column of this name is appended to the output: each
-     * row's position in its data file (0 = the file's first row, counted
-     * before deletion vectors), the row identity of DELETE/UPDATE/MERGE.
-     */
-    const char *row_index_column;
 } delta_scan_options;
 
-#define DELTA_SCAN_OPTIONS_INIT {1, NULL, 0, 0, NULL, 0, {0, 0, 0, 0}, NULL, NULL}
+#define DELTA_SCAN_OPTIONS_INIT {1, NULL, 0, 0, NULL, NULL, 0, {0, 0, 0, 0}, NULL}
 
 /*
  * What a scan read: files, Parquet row groups read and skipped (by
