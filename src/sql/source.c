@@ -145,6 +145,7 @@ static const char **projected(binder *b, const pushdown *pd, const col_type *sch
 
 typedef struct delta_src {
     delta_scan *scan;
+    const dscan_counters *morsels; /* the morsels' counts, when the scan has morsels */
 } delta_src;
 
 static silt_status delta_next(void *payload, arena *batch_arena, col_batch **out, silt_error *err)
@@ -190,6 +191,9 @@ static void delta_morsel_done(delta_morsels *m, size_t morsel_idx)
     if (m->scans[morsel_idx] == NULL)
         return;
     delta_scan_get_counters(m->scans[morsel_idx], &c);
+    /* A file cut into units is counted once, by the unit holding its first row. */
+    c.files = m->units[morsel_idx].span.first_row_group == 0 &&
+              m->units[morsel_idx].span.first_row == 0;
     scan_counters_merge(&m->counters, &c);
     delta_scan_free(m->scans[morsel_idx]);
     m->scans[morsel_idx] = NULL;
@@ -240,7 +244,8 @@ static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *er
 }
 
 static silt_status delta_morsels_new(binder *b, io_store *store, const delta_snapshot *snap,
-                                     const delta_scan_options *opts, plan *out, silt_error *err)
+                                     const delta_scan_options *opts, delta_src *src, plan *out,
+                                     silt_error *err)
 {
     delta_morsels *m = arena_calloc(b->a, 1, sizeof(*m));
     size_t idx, width = tpool_width(b->ctx->pool);
@@ -273,6 +278,7 @@ static silt_status delta_morsels_new(binder *b, io_store *store, const delta_sna
     m->scans = arena_calloc(b->a, m->n + 1, sizeof(delta_scan *));
     if (m->scans == NULL)
         return err_nomem(err);
+    src->morsels = &m->counters;
     out->morsels.top = out->op;
     out->morsels.fn = delta_morsel_next;
     out->morsels.payload = m;
@@ -381,7 +387,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
                                             delta_next, src, err));
         memset(&out->morsels, 0, sizeof(out->morsels));
         if (b->ctx->pool != NULL && use->n_files > 0)
-            SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, out, err));
+            SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, src, out, err));
     }
     return scope_from_schema(b->a, delta_scan_schema(src->scan), qual, &out->scope, err);
 }
@@ -396,6 +402,7 @@ typedef struct pq_src {
     pq_file *file;   /* the file being read when not the first */
     pq_reader *reader;
     const col_type *schema;
+    const dscan_counters *morsels; /* the morsels' counts, when the source has morsels */
     size_t n_preds;
     dscan_filter filter;     /* the pushed conjuncts (pushdown_preds) on the files' leaves */
     dscan_counters counters; /* of the readers finished */
@@ -485,6 +492,9 @@ static void pq_morsel_done(pq_morsels *m, size_t morsel_idx)
 {
     dscan_counters c;
     memset(&c, 0, sizeof(c));
+    /* A file is counted once, by the unit holding its first row. */
+    c.files = m->units[morsel_idx].span.first_row_group == 0 &&
+              m->units[morsel_idx].span.first_row == 0;
     dscan_counters_add_reader(&c, m->readers[morsel_idx]);
     scan_counters_merge(&m->counters, &c);
     pq_reader_free(m->readers[morsel_idx]);
@@ -547,7 +557,7 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
     m->readers = arena_calloc(b->a, m->n + 1, sizeof(pq_reader *));
     if (m->readers == NULL)
         return err_nomem(err);
-    m->counters.files = m->n_files; /* footers read here, at plan time */
+    src->morsels = &m->counters;
     if (n_split > 0)
         bind_note(b, "ParquetScan morsels: %zu (%zu row group%s split into row ranges)", m->n,
                   n_split, n_split == 1 ? "" : "s");
@@ -607,6 +617,45 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
     if (b->ctx->pool != NULL)
         SILT_RETURN_IF_ERROR(pq_morsels_new(b, src, out, err));
     return scope_from_schema(b->a, src->schema, qual, &out->scope, err);
+}
+
+/* ---------------------------------------------------------------- run-time notes */
+
+static silt_status counters_note(dscan_counters c, const dscan_counters *morsels, buf *out,
+                                 silt_error *err)
+{
+    if (morsels != NULL) {
+        c.files += morsels->files;
+        c.row_groups_read += morsels->row_groups_read;
+        c.row_groups_skipped += morsels->row_groups_skipped;
+        c.pages_read += morsels->pages_read;
+        c.pages_skipped += morsels->pages_skipped;
+    }
+    return dscan_counters_note(&c, out, err);
+}
+
+/*
+ * The run-time notes of a Delta scan (payload: the delta_src of its scan
+ * operator), of the engine_op_note_fn shape: what its serial scan and its
+ * morsels read, one line.
+ */
+silt_status source_delta_note(const engine_op *op, void *payload, buf *out, silt_error *err)
+{
+    const delta_src *src = payload;
+    dscan_counters c;
+    (void)op;
+    delta_scan_get_counters(src->scan, &c);
+    return counters_note(c, src->morsels, out, err);
+}
+
+/* The same for a Parquet source (payload: its pq_src). */
+silt_status source_parquet_note(const engine_op *op, void *payload, buf *out, silt_error *err)
+{
+    const pq_src *src = payload;
+    dscan_counters c = src->counters;
+    (void)op;
+    dscan_counters_add_reader(&c, src->reader);
+    return counters_note(c, src->morsels, out, err);
 }
 
 /* ---------------------------------------------------------------- CSV / JSON */

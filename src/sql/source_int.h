@@ -7,7 +7,9 @@
 #define SILT_SQL_SOURCE_INT_H
 
 #include "delta/scan.h"
+#include "engine/op.h"
 #include "formats/parquet/parquet.h"
+#include "util/buf.h"
 
 /*
  * A unit of a parallel scan (a morsel): a row group of a file, a range of
@@ -41,5 +43,15 @@ void scan_set_filters(pq_read_options *opts, dscan_filter *f);
 
 /* dst += src, safe against other workers adding at once. */
 void scan_counters_merge(dscan_counters *dst, const dscan_counters *src);
+
+/*
+ * Run-time notes of a scan operator for EXPLAIN ANALYZE, in the shape of
+ * an operator note callback: files, row groups read and skipped, pages
+ * read and skipped, of the serial scan and its morsels together (one line,
+ * dscan_counters_note). Payload: the scan operator's own payload (the
+ * Delta source, or the Parquet source, source.c).
+ */
+silt_status source_delta_note(const engine_op *op, void *payload, buf *out, silt_error *err);
+silt_status source_parquet_note(const engine_op *op, void *payload, buf *out, silt_error *err);
 
 #endif
