@@ -31,6 +31,7 @@ struct delta_scan {
     const col_field **physical; /* same shape, physical names and ids */
     int *is_partition;
     int64_t batch_rows;
+    int row_index; /* the last output column is the row's position in its file */
     /* The file being read. */
     size_t next_file;
     size_t files_read;
@@ -83,7 +84,7 @@ static silt_status pick_columns(delta_scan *scan, const col_type *physical,
 {
     const col_type *logical = scan->snap->schema;
     size_t n = opts && opts->columns ? opts->n_columns : logical->n_fields;
-    col_field *fields = arena_calloc(scan->arena, n ? n : 1, sizeof(col_field));
+    col_field *fields = arena_calloc(scan->arena, n + 1, sizeof(col_field));
     size_t out_idx, field_idx;
     scan->logical = arena_calloc(scan->arena, n ? n : 1, sizeof(col_field *));
     scan->physical = arena_calloc(scan->arena, n ? n : 1, sizeof(col_field *));
@@ -110,7 +111,15 @@ static silt_status pick_columns(delta_scan *scan, const col_type *physical,
         fields[out_idx] = logical->fields[field_idx];
     }
     scan->n_out = n;
-    scan->out_schema = col_type_struct(scan->arena, n, fields);
+    if (opts && opts->row_index_column) {
+        scan->row_index = 1;
+        fields[n].name = arena_strdup(scan->arena, opts->row_index_column);
+        fields[n].type = col_type_primitive(COL_LONG);
+        fields[n].nullable = 0;
+        if (fields[n].name == NULL)
+            return err_nomem(err);
+    }
+    scan->out_schema = col_type_struct(scan->arena, n + (size_t)scan->row_index, fields);
     return scan->out_schema ? SILT_OK : err_nomem(err);
 }
 
@@ -391,6 +400,24 @@ static silt_status conform(col_vec **out, arena *a, const col_vec *src, const co
 
 /* ---- batches ----------------------------------------------------------------- */
 
+/* Positions first .. first + n_rows - 1 as a LONG vector. */
+static silt_status row_positions(col_vec **out, arena *a, int64_t first, int64_t n_rows,
+                                 silt_error *err)
+{
+    col_vec *v = arena_calloc(a, 1, sizeof(*v));
+    int64_t *pos = arena_alloc(a, sizeof(int64_t) * (size_t)(n_rows ? n_rows : 1));
+    int64_t k;
+    if (v == NULL || pos == NULL)
+        return err_nomem(err);
+    for (k = 0; k < n_rows; k++)
+        pos[k] = first + k;
+    v->type = col_type_primitive(COL_LONG);
+    v->length = n_rows;
+    v->values = pos;
+    *out = v;
+    return SILT_OK;
+}
+
 static silt_status assemble(delta_scan *scan, arena *a, const col_batch *src, int64_t n_rows,
                             col_batch **out, silt_error *err)
 {
@@ -400,10 +427,13 @@ static silt_status assemble(delta_scan *scan, arena *a, const col_batch *src, in
         return err_nomem(err);
     batch->schema = scan->out_schema;
     batch->n_rows = n_rows;
-    batch->n_cols = scan->n_out;
-    batch->cols = arena_calloc(a, scan->n_out ? scan->n_out : 1, sizeof(col_vec *));
+    batch->n_cols = scan->n_out + (size_t)scan->row_index;
+    batch->cols = arena_calloc(a, batch->n_cols + 1, sizeof(col_vec *));
     if (batch->cols == NULL)
         return err_nomem(err);
+    if (scan->row_index)
+        SILT_RETURN_IF_ERROR(row_positions(&batch->cols[scan->n_out], a, scan->row_in_file,
+                                           n_rows, err));
     for (idx = 0; idx < scan->n_out; idx++) {
         const col_field *field = scan->logical[idx];
         if (scan->is_partition[idx])

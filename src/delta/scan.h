@@ -26,9 +26,13 @@ typedef struct delta_scan_options {
     const char *const *columns;
     size_t n_columns;
     int64_t batch_rows; /* 0 = the reader's default */
+    /* Row identity (Spark's _metadata.row_index): a LONG column of this name appended after
+     * the columns, each row's position in its data file counted before the deletion vector
+     * drops rows; NULL = none. DML keys its rewrites and (later) deletion vectors on it. */
+    const char *row_index_column;
 } delta_scan_options;
 
-#define DELTA_SCAN_OPTIONS_INIT {1, NULL, 0, 0}
+#define DELTA_SCAN_OPTIONS_INIT {1, NULL, 0, 0, NULL}
 
 /* store and snap are borrowed and must outlive the scan. */
 silt_status delta_scan_open(delta_scan **out, io_store *store, const delta_snapshot *snap,
