@@ -272,6 +272,11 @@ void test_sql_dml__delete_update_on_two_threads(void)
         last[f] = pos;
     }
     check_int(1200, scalar("SELECT count(*) FROM {t}"));
+    /* a worker's error fails the statement and commits nothing */
+    check_fails(SILT_INVALID, sql_execute(par, fill("UPDATE {t} SET id = id div (id - id)"), NULL,
+                                          &err));
+    check_contains(err.message, "DIVIDE_BY_ZERO");
+    check_int(6, version_of_table());
     sql_session_free(par);
     tpool_free(pool);
 }
