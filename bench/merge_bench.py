@@ -18,10 +18,17 @@ holding the same target. Each MERGE runs in its own process, so peak RSS
 CPU seconds (user + system) are the steadier measure on a shared machine.
 Both targets are checked afterwards: same row count and sum of amount.
 
+With --threads 1,2 it then times silt alone on 1 and on 2 threads (`silt sql
+--threads N`, each statement on a fresh copy of the target): the MERGE above,
+an UPDATE and a DELETE that rewrite every file (id % 10 = 0 / = 1), with the
+speed-up of 2 threads over 1 per statement. On a loaded machine the wall
+speed-up says little; CPU seconds show whether the second thread added work.
+
 A benchmark, never a test: nothing fails on a time.
 
     .peers/venv/bin/python bench/merge_bench.py [--silt build-rel/silt]
         [--rows 10000000] [--source-rows 1000000] [--dir /tmp/silt-mbench]
+        [--threads 1,2] [--no-duckdb]
 """
 import argparse
 import json
@@ -91,8 +98,36 @@ def merge_files(table):
     return "?"
 
 
-def silt_sql(silt, text):
-    return run_measured([silt, "sql", "--format", "csv", text])
+def silt_sql(silt, text, threads=None):
+    flags = ["--threads", str(threads)] if threads is not None else []
+    return run_measured([silt, "sql", "--format", "csv", *flags, text])
+
+
+def thread_scaling(args, target, source, counts):
+    """Each statement on a fresh copy of target, once per thread count; prints a table."""
+    steps = [
+        ("MERGE upsert", "MERGE INTO delta.`{t}` t USING parquet.`%s` s ON t.id = s.id "
+         "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *" % source),
+        ("UPDATE every file", "UPDATE delta.`{t}` SET amount = amount + 1 WHERE id % 10 = 0"),
+        ("DELETE every file", "DELETE FROM delta.`{t}` WHERE id % 10 = 1"),
+    ]
+    copy = target + "-copy"
+    print()
+    print("silt on 1 and 2 threads (%d target rows):" % args.rows)
+    print("| statement | threads | wall s | CPU s | peak RSS MiB | result |")
+    print("| --- | --- | --- | --- | --- | --- |")
+    for name, text in steps:
+        walls = {}
+        for n in counts:
+            shutil.rmtree(copy, ignore_errors=True)
+            shutil.copytree(target, copy)
+            secs, cpu, rss, out = silt_sql(args.silt, text.replace("{t}", copy), n)
+            walls[n] = secs
+            print("| %s | %d | %.1f | %.1f | %.0f | %s |"
+                  % (name, n, secs, cpu, rss, " ".join(out.split()[1:])))
+        if 1 in walls and 2 in walls:
+            print("| %s | 2 over 1 | %.2fx | | | |" % (name, walls[1] / walls[2]))
+    shutil.rmtree(copy, ignore_errors=True)
 
 
 def main():
@@ -101,6 +136,8 @@ def main():
     ap.add_argument("--rows", type=int, default=10_000_000)
     ap.add_argument("--source-rows", type=int, default=1_000_000)
     ap.add_argument("--dir", default="/tmp/silt-mbench")
+    ap.add_argument("--threads", default="", help="e.g. 1,2: silt alone on these thread counts")
+    ap.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB comparison")
     args = ap.parse_args()
     d = args.dir
     shutil.rmtree(d, ignore_errors=True)
@@ -112,6 +149,10 @@ def main():
               "CAST(id %% 1013 AS DOUBLE) AS amount FROM range(%d)" % (target, args.rows))
     secs, cpu, rss, _ = silt_sql(args.silt, create)
     print("setup: silt CTAS of %d rows %.1f s (CPU %.1f s), %.0f MiB" % (args.rows, secs, cpu, rss))
+    if args.threads:
+        thread_scaling(args, target, source, [int(n) for n in args.threads.split(",")])
+    if args.no_duckdb:
+        return
 
     import duckdb
     duck_base = os.path.join(d, "base.duckdb")

@@ -339,6 +339,26 @@ silt_status engine_op_chain_topn(engine_op **out, engine_ctx *ctx, engine_op *to
                                  const engine_sort_key *keys, size_t n_keys, int64_t keep,
                                  silt_error *err);
 
+/*
+ * A sink at the end of a chain: gets every row of the chain as dense batches (borrowed until
+ * it returns), worker in [0, engine_chain_width(top)). One worker's calls never overlap; the
+ * batches of one morsel all reach one worker, in the morsel's order, before its next morsel.
+ */
+typedef silt_status (*engine_batch_sink_fn)(void *arg, size_t worker, const col_batch *batch,
+                                            silt_error *err);
+
+/* Workers engine_run_chain will use for top: the pool's width when the chain is parallel, 1. */
+size_t engine_chain_width(engine_op *top);
+
+/*
+ * Runs top's chain to its end into fn: on every worker (its own copy of the chain, the joins'
+ * build tables shared) when engine_chain_parallel(top), else top itself on the caller as
+ * worker 0. top is closed (and must not be opened) by the call. How DML's modify sink gets
+ * the target's rows.
+ */
+silt_status engine_run_chain(engine_op *top, engine_batch_sink_fn fn, void *arg,
+                             silt_error *err);
+
 /* ---- EXPLAIN -------------------------------------------------------------------- */
 
 /*

@@ -25,7 +25,7 @@
 #include <stdatomic.h>
 #include <string.h>
 
-typedef enum pipe_sink { SINK_AGG, SINK_TOPN, SINK_WINDOW, SINK_COLLECT } pipe_sink;
+typedef enum pipe_sink { SINK_AGG, SINK_TOPN, SINK_WINDOW, SINK_COLLECT, SINK_CALL } pipe_sink;
 
 /* A worker's scan: morsels taken one at a time from the shared counter. */
 typedef struct chain_src {
@@ -76,6 +76,9 @@ typedef struct pipe_state {
     uint8_t *done;
     size_t serial_w;
     int collected;
+    /* SINK_CALL: every worker's dense batches go to call(call_arg, worker, batch) */
+    engine_batch_sink_fn call;
+    void *call_arg;
     /* while running */
     size_t width;
     atomic_size_t next;
@@ -307,13 +310,14 @@ static silt_status compact_vec(col_vec **out, arena *a, const col_vec *v, const 
  * SINK_AGG: engine_parallel_agg's morsel t is worker chain t, read to its
  * end; its chunks are handed over as dense batches.
  */
+static silt_status dense_batch(engine_chunk *c, arena *batch_arena, col_batch **out,
+                               silt_error *err);
+
 static silt_status chain_morsel(void *payload, size_t t, size_t *cursor, arena *batch_arena,
                                 col_batch **out, silt_error *err)
 {
     pipe_state *s = payload;
     engine_chunk *c;
-    col_batch *b;
-    size_t col;
     if (*cursor == 0) {
         *cursor = 1;
         SILT_RETURN_IF_ERROR(engine_op_open(s->tops[t], err));
@@ -323,6 +327,15 @@ static silt_status chain_morsel(void *payload, size_t t, size_t *cursor, arena *
         *out = NULL;
         return SILT_OK;
     }
+    return dense_batch(c, batch_arena, out, err);
+}
+
+/* The live rows of chunk c as a dense batch (c's own batch when every row is live). */
+static silt_status dense_batch(engine_chunk *c, arena *batch_arena, col_batch **out,
+                               silt_error *err)
+{
+    col_batch *b;
+    size_t col;
     if (c->sel == NULL) {
         *out = &c->batch;
         return SILT_OK;
@@ -423,6 +436,31 @@ static silt_status collect_window_input(pipe_state *s, size_t t, silt_error *err
     return rc;
 }
 
+/* SINK_CALL: worker chain t's rows go to the callback, batch by batch in the chain's order. */
+static silt_status call_task(pipe_state *s, size_t t, silt_error *err)
+{
+    arena *scratch = arena_new(s->roots[t], "pipeline_sink_scratch");
+    silt_status rc;
+    if (scratch == NULL)
+        return err_nomem(err);
+    rc = engine_op_open(s->tops[t], err);
+    while (rc == SILT_OK) {
+        engine_chunk *c;
+        col_batch *b;
+        rc = engine_op_next(s->tops[t], &c, err);
+        if (rc != SILT_OK || c == NULL)
+            break;
+        if (c->n_sel == 0)
+            continue;
+        arena_reset(scratch);
+        rc = dense_batch(c, scratch, &b, err);
+        if (rc == SILT_OK)
+            rc = s->call(s->call_arg, t, b, err);
+    }
+    arena_free(scratch);
+    return rc;
+}
+
 /* SINK_TOPN / SINK_WINDOW: worker chain t's rows are kept in its accumulators. */
 static silt_status collect_task(void *payload, size_t t, size_t worker_idx, silt_error *err)
 {
@@ -431,6 +469,8 @@ static silt_status collect_task(void *payload, size_t t, size_t worker_idx, silt
     (void)worker_idx;
     if (s->sink == SINK_COLLECT)
         return collect_window_input(s, t, err);
+    if (s->sink == SINK_CALL)
+        return call_task(s, t, err);
     SILT_RETURN_IF_ERROR(engine_op_open(s->tops[t], err));
     for (;;) {
         engine_chunk *c;
@@ -719,4 +759,55 @@ void engine_pipeline_release_rows(engine_op *op)
 {
     if (engine_pipeline_is_collect(op))
         release_rows(op->state);
+}
+
+/* The serial form of engine_run_chain: top on the caller, as worker 0. */
+static silt_status run_serial(engine_op *top, engine_batch_sink_fn fn, void *arg,
+                              silt_error *err)
+{
+    arena *scratch = arena_new(top->ctx->query_arena, "chain_sink_scratch");
+    silt_status rc;
+    if (scratch == NULL)
+        return err_nomem(err);
+    rc = engine_op_open(top, err);
+    while (rc == SILT_OK) {
+        engine_chunk *c;
+        col_batch *b;
+        rc = engine_op_next(top, &c, err);
+        if (rc != SILT_OK || c == NULL)
+            break;
+        if (c->n_sel == 0)
+            continue;
+        arena_reset(scratch);
+        rc = dense_batch(c, scratch, &b, err);
+        if (rc == SILT_OK)
+            rc = fn(arg, 0, b, err);
+    }
+    engine_op_close(top);
+    arena_free(scratch);
+    return rc;
+}
+
+size_t engine_chain_width(engine_op *top)
+{
+    return engine_chain_parallel(top) ? tpool_width(top->ctx->pool) : 1;
+}
+
+silt_status engine_run_chain(engine_op *top, engine_batch_sink_fn fn, void *arg, silt_error *err)
+{
+    engine_op *op;
+    pipe_state *s;
+    silt_status rc;
+    if (!engine_chain_parallel(top))
+        return run_serial(top, fn, arg, err);
+    SILT_RETURN_IF_ERROR(pipe_new(&op, top->ctx, &collect_vt, top->schema, top, SINK_CALL, err));
+    s = op->state;
+    s->call = fn;
+    s->call_arg = arg;
+    rc = pipe_setup(op, s, err);
+    if (rc == SILT_OK)
+        rc = tpool_run(op->ctx->pool, s->width, collect_task, s, err);
+    pipe_teardown(s);
+    engine_op_close(op);
+    return rc;
 }

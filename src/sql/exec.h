@@ -13,6 +13,7 @@
 #ifndef SILT_SQL_EXEC_H
 #define SILT_SQL_EXEC_H
 
+#include "delta/dml.h"
 #include "delta/write.h"
 #include "sql/binder_int.h"
 
@@ -78,6 +79,23 @@ silt_status exec_row_filter(binder *b, const delta_snapshot *snap, const sql_exp
                             const expr *pred, delta_row_predicate_fn *fn_out,
                             void **payload_out, delta_file_filter_fn *file_fn_out,
                             void **file_payload_out, silt_error *err);
+
+/*
+ * DELETE (update 0) or UPDATE of a Delta table, run on the engine (exec_modify.c): pred and
+ * values are bound over snap's schema; o carries the pruning (file_filter, file_all_match,
+ * partition_only) and the history fields (predicate_text, user_metadata, now_ms).
+ */
+typedef struct dml_job {
+    io_store *store;
+    const delta_snapshot *snap;
+    const expr *pred; /* NULL: every row */
+    int update;
+    expr **values; /* UPDATE: per table column the new value, NULL = unchanged */
+    const delta_dml_options *o;
+} dml_job;
+
+silt_status exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
+                        silt_error *err);
 
 /* Reads operationMetrics keys of commit `version` as numbers (0 when absent). */
 silt_status exec_commit_metrics(binder *b, io_store *store, int64_t version,

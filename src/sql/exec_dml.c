@@ -1,11 +1,10 @@
 /*
  * exec_dml.c - DELETE and UPDATE: the WHERE predicate and the SET values
- * are bound with the query binder over the table's logical schema and
- * evaluated by the engine inside delta_delete / delta_update's callbacks.
- *
- * The callbacks run one batch at a time on the caller's thread; each
- * resets a scratch arena, so memory stays at one batch however big the
- * table.
+ * are bound with the query binder over the table's logical schema, the
+ * files pruned by partition values and stats, and the statement run on
+ * the engine by exec_modify (exec_modify.c). Also the row and partition
+ * filters of INSERT ... REPLACE WHERE, evaluated inside the delta layer's
+ * callbacks one batch at a time.
  */
 #include <string.h>
 
@@ -43,29 +42,6 @@ static silt_status eval_predicate(const col_batch *batch, uint8_t *match, void *
                                      ev->scratch, sel, &n_out, err));
     for (idx = 0; idx < n_out; idx++)
         match[sel[idx]] = 1;
-    return SILT_OK;
-}
-
-static silt_status eval_update(const col_batch *matched, arena *a, col_batch **out, void *payload,
-                               silt_error *err)
-{
-    dml_eval *ev = payload;
-    col_batch *res = arena_calloc(a, 1, sizeof(*res));
-    size_t idx;
-    if (res == NULL || (res->cols = arena_calloc(a, ev->n_cols + 1, sizeof(col_vec *))) == NULL)
-        return err_nomem(err);
-    res->schema = matched->schema;
-    res->n_rows = matched->n_rows;
-    res->n_cols = ev->n_cols;
-    for (idx = 0; idx < ev->n_cols; idx++) {
-        if (ev->values[idx] == NULL) {
-            res->cols[idx] = matched->cols[idx];
-            continue;
-        }
-        SILT_RETURN_IF_ERROR(expr_eval(ev->values[idx], ev->b->ctx, matched, NULL,
-                                       matched->n_rows, a, &res->cols[idx], err));
-    }
-    *out = res;
     return SILT_OK;
 }
 
@@ -388,7 +364,9 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     part_prune pp;
     delta_dml_options o = DELTA_DML_OPTIONS_INIT;
     delta_dml_metrics m;
+    dml_job job;
     int64_t affected;
+    memset(&job, 0, sizeof(job));
     memset(&ev, 0, sizeof(ev));
     memset(&m, 0, sizeof(m));
     SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.delete_.table, &t, &scope, err));
@@ -397,11 +375,11 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.delete_.where, &ev, &pp, &o, err));
-    if (ev.pred != NULL) {
-        o.predicate = eval_predicate;
-        o.predicate_payload = &ev;
-    }
-    SILT_RETURN_IF_ERROR(delta_delete(t.store, t.snap, &o, &m, NULL, err));
+    job.store = t.store;
+    job.snap = t.snap;
+    job.pred = ev.pred;
+    job.o = &o;
+    SILT_RETURN_IF_ERROR(exec_modify(b, &job, &m, err));
     affected = m.num_deleted_rows;
     return exec_counts_result(b, names, &affected, 1, out, err);
 }
@@ -417,8 +395,10 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     delta_dml_options o = DELTA_DML_OPTIONS_INIT;
     delta_dml_metrics m;
     bind_ctx bc;
+    dml_job job;
     int64_t affected;
     size_t idx;
+    memset(&job, 0, sizeof(job));
     memset(&ev, 0, sizeof(ev));
     memset(&m, 0, sizeof(m));
     SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.update.table, &t, &scope, err));
@@ -463,11 +443,13 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.update.where, &ev, &pp, &o, err));
-    if (ev.pred != NULL) {
-        o.predicate = eval_predicate;
-        o.predicate_payload = &ev;
-    }
-    SILT_RETURN_IF_ERROR(delta_update(t.store, t.snap, &o, eval_update, &ev, &m, NULL, err));
+    job.store = t.store;
+    job.snap = t.snap;
+    job.pred = ev.pred;
+    job.update = 1;
+    job.values = ev.values;
+    job.o = &o;
+    SILT_RETURN_IF_ERROR(exec_modify(b, &job, &m, err));
     affected = m.num_updated_rows;
     return exec_counts_result(b, names, &affected, 1, out, err);
 }

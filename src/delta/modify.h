@@ -1,0 +1,70 @@
+/*
+ * modify.h - the Delta side of DELETE and UPDATE run by an engine: the
+ * file and commit bookkeeping of a copy-on-write rewrite (docs/dml.md).
+ *
+ * The engine decides which rows of which files change; this module removes
+ * the files it is told to, writes the rows it is handed into new files (one
+ * writer per engine worker, so workers never share one), writes change data
+ * files when the table has the change data feed on, and commits one
+ * transaction with Spark's commitInfo for the operation (dml.h lists the
+ * metrics). A file's rows handed to one worker in their order keep that
+ * order in the new files, as Spark's rewrite does.
+ *
+ * Threads: delta_modify_begin, _remove, _commit and _free on the caller;
+ * _write, _changes and _count from the workers, each with its own worker
+ * index (below n_workers), never two calls with the same index at once.
+ */
+#ifndef SILT_DELTA_MODIFY_H
+#define SILT_DELTA_MODIFY_H
+
+#include "delta/dml.h"
+
+typedef struct delta_modify delta_modify;
+
+typedef enum delta_modify_op { DELTA_MODIFY_DELETE = 0, DELTA_MODIFY_UPDATE } delta_modify_op;
+
+typedef struct delta_modify_options {
+    unsigned version;
+    delta_modify_op op;
+    const char *predicate_text; /* SQL text for history; NULL = no predicate ("true") */
+    size_t n_workers;           /* 0 = 1 */
+    int64_t (*now_ms)(void *payload); /* commit clock for tests; NULL = wall clock */
+    void *now_payload;
+    const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
+} delta_modify_options;
+
+#define DELTA_MODIFY_OPTIONS_INIT {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL}
+
+/* Starts the transaction on snap (it reads the whole table, for conflict checks). */
+silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_snapshot *snap,
+                               const delta_modify_options *opts, silt_error *err);
+
+/* Whether change rows are wanted (the table's delta.enableChangeDataFeed). */
+int delta_modify_cdc_on(const delta_modify *m);
+
+/* Removes a data file of the snapshot (rewritten or dropped whole). */
+silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_error *err);
+
+/* Writes rows of the table's logical schema (matched by position) into new files. */
+silt_status delta_modify_write(delta_modify *m, size_t worker, const col_batch *rows,
+                               silt_error *err);
+
+/* Change rows of one kind ("delete", "update_preimage", "update_postimage"); nothing with the
+ * change data feed off. */
+silt_status delta_modify_changes(delta_modify *m, size_t worker, const col_batch *rows,
+                                 const char *change_type, silt_error *err);
+
+/* Counts rows: changed (deleted or updated) and copied unchanged into new files. */
+void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t copied);
+
+/* Time spent finding the rows (scanTimeMs) and rewriting files (rewriteTimeMs). */
+void delta_modify_set_times(delta_modify *m, int64_t scan_ns, int64_t rewrite_ns);
+
+/* Finishes the files, adds them, sets the history and commits. metrics/result may be NULL. */
+silt_status delta_modify_commit(delta_modify *m, delta_dml_metrics *metrics,
+                                delta_commit_result *result, silt_error *err);
+
+/* Frees everything; files written by a statement that did not commit stay as orphans. */
+void delta_modify_free(delta_modify *m);
+
+#endif

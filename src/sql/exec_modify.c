@@ -1,0 +1,474 @@
+/*
+ * exec_modify.c - DELETE and UPDATE as engine pipelines over a target scan
+ * that carries row identity, into the Delta modify sink (docs/dml.md).
+ *
+ * Two passes, as Spark's copy-on-write:
+ *   1. find: the candidate files (after partition and stats pruning) are
+ *      scanned in parallel morsels, one per file, each row tagged with its
+ *      file; a parallel aggregation counts per file the rows WHERE holds
+ *      for and all rows. A file with no match is left alone; a file whose
+ *      every row a DELETE removes goes without a rewrite.
+ *   2. rewrite: the touched files are scanned again, one morsel per file,
+ *      under a projection that gives each row's new values (UPDATE: CASE
+ *      WHEN where THEN value ELSE column END; DELETE: the row) and whether
+ *      it matched. Every worker's copy of the chain feeds the modify sink,
+ *      which writes the rows that stay, in their file's order, through the
+ *      worker's own Delta writer (delta/modify.h).
+ * Files the stats prove fully matched skip pass 1 (a DELETE drops them
+ * unread when their row count is known).
+ */
+#include <string.h>
+
+#include "delta/modify.h"
+#include "delta/scan.h"
+#include "delta/stats.h"
+#include "engine/engine.h"
+#include "sql/exec.h"
+#include "util/time.h"
+
+/* ---- the target scan: table columns, _row_index (position in file), _file (file index) */
+
+typedef struct target_scan {
+    io_store *store;
+    const delta_snapshot *snap;
+    const size_t *files; /* per morsel: index into snap->files */
+    size_t n;
+    delta_snapshot *one; /* per morsel: the snapshot with that one file */
+    delta_scan **scans;  /* per morsel, open while it is read */
+    const col_type *schema;
+    size_t serial_morsel, serial_cursor;
+} target_scan;
+
+static void target_scan_free(void *p)
+{
+    target_scan *ts = p;
+    size_t idx;
+    for (idx = 0; idx < ts->n; idx++) {
+        delta_scan_free(ts->scans[idx]);
+        ts->scans[idx] = NULL;
+    }
+}
+
+static silt_status target_schema(arena *a, const col_type *table, const col_type **out,
+                                 silt_error *err)
+{
+    size_t n = table->n_fields;
+    col_field *fields = arena_calloc(a, n + 2, sizeof(col_field));
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, table->fields, sizeof(col_field) * n);
+    fields[n].name = "_row_index";
+    fields[n].type = col_type_primitive(COL_LONG);
+    fields[n + 1].name = "_file";
+    fields[n + 1].type = col_type_primitive(COL_LONG);
+    *out = col_type_struct(a, n + 2, fields);
+    return *out ? SILT_OK : err_nomem(err);
+}
+
+/* In b's arena: the open scans are freed with it when a statement fails half-way. */
+static silt_status target_scan_new(binder *b, target_scan **out, io_store *store,
+                                   const delta_snapshot *snap, const size_t *files, size_t n,
+                                   silt_error *err)
+{
+    target_scan *ts = arena_calloc(b->a, 1, sizeof(*ts));
+    size_t idx;
+    if (ts == NULL)
+        return err_nomem(err);
+    *out = ts;
+    ts->store = store;
+    ts->snap = snap;
+    ts->files = files;
+    ts->n = n;
+    ts->one = arena_calloc(b->a, n + 1, sizeof(delta_snapshot));
+    ts->scans = arena_calloc(b->a, n + 1, sizeof(delta_scan *));
+    if (ts->one == NULL || ts->scans == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        ts->one[idx] = *snap;
+        ts->one[idx].files = &snap->files[files[idx]];
+        ts->one[idx].n_files = 1;
+    }
+    if (arena_on_cleanup(b->a, target_scan_free, ts) == 0)
+        return err_nomem(err);
+    return target_schema(b->a, snap->schema, &ts->schema, err);
+}
+
+/* A file's batches with its index appended as the _file column. */
+static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena *batch_arena,
+                                 col_batch **out, silt_error *err)
+{
+    target_scan *ts = payload;
+    delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
+    col_batch *src, *b;
+    col_vec *fv;
+    int64_t *fidx, k;
+    *out = NULL;
+    if (*cursor == 0) {
+        *cursor = 1;
+        delta_scan_free(ts->scans[m]);
+        ts->scans[m] = NULL;
+        so.row_index_column = "_row_index";
+        SILT_RETURN_IF_ERROR(delta_scan_open(&ts->scans[m], ts->store, &ts->one[m], &so, err));
+    }
+    if (ts->scans[m] == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(delta_scan_next(ts->scans[m], batch_arena, &src, err));
+    if (src == NULL) {
+        delta_scan_free(ts->scans[m]);
+        ts->scans[m] = NULL;
+        return SILT_OK;
+    }
+    b = arena_calloc(batch_arena, 1, sizeof(*b));
+    fv = arena_calloc(batch_arena, 1, sizeof(*fv));
+    fidx = arena_alloc(batch_arena, sizeof(int64_t) * (size_t)src->n_rows);
+    if (b == NULL || fv == NULL || fidx == NULL ||
+        (b->cols = arena_calloc(batch_arena, src->n_cols + 2, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    for (k = 0; k < src->n_rows; k++)
+        fidx[k] = (int64_t)ts->files[m];
+    fv->type = col_type_primitive(COL_LONG);
+    fv->length = src->n_rows;
+    fv->values = fidx;
+    memcpy(b->cols, src->cols, sizeof(col_vec *) * src->n_cols);
+    b->cols[src->n_cols] = fv;
+    b->n_cols = src->n_cols + 1;
+    b->n_rows = src->n_rows;
+    b->schema = ts->schema;
+    if (b->n_cols != ts->schema->n_fields)
+        return err_set(err, SILT_CORRUPT, "the scan of \"%s\" produced %zu columns, not %zu",
+                       ts->one[m].files[0].path, b->n_cols, ts->schema->n_fields);
+    *out = b;
+    return SILT_OK;
+}
+
+/* The scan read on one thread: morsel after morsel. */
+static silt_status target_serial(void *payload, arena *batch_arena, col_batch **out,
+                                 silt_error *err)
+{
+    target_scan *ts = payload;
+    for (; ts->serial_morsel < ts->n; ts->serial_morsel++, ts->serial_cursor = 0) {
+        SILT_RETURN_IF_ERROR(target_morsel(ts, ts->serial_morsel, &ts->serial_cursor,
+                                           batch_arena, out, err));
+        if (*out != NULL)
+            return SILT_OK;
+    }
+    *out = NULL;
+    return SILT_OK;
+}
+
+static silt_status target_op(binder *b, target_scan *ts, engine_op **out, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(engine_op_scan(out, b->ctx, ts->schema, target_serial, ts, err));
+    engine_op_scan_set_morsels(*out, target_morsel, ts, ts->n);
+    return SILT_OK;
+}
+
+/* ---- pass 1: rows matched per file ---------------------------------------------------- */
+
+typedef struct file_counts {
+    int64_t *match, *rows; /* per snapshot file; -1 = not counted */
+} file_counts;
+
+static silt_status count_matches(binder *b, const dml_job *job, const size_t *files, size_t n,
+                                 file_counts *fc, silt_error *err)
+{
+    target_scan *ts;
+    engine_agg aggs[2];
+    expr *key;
+    col_batch *res = NULL;
+    int64_t row;
+    if (n == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(target_scan_new(b, &ts, job->store, job->snap, files, n, err));
+    SILT_RETURN_IF_ERROR(expr_column(&key, b->a, (int64_t)ts->schema->n_fields - 1,
+                                     col_type_primitive(COL_LONG), err));
+    memset(aggs, 0, sizeof(aggs));
+    aggs[0].kind = AGG_COUNT_STAR;
+    aggs[0].filter = (expr *)job->pred;
+    aggs[1].kind = AGG_COUNT_STAR;
+    SILT_RETURN_IF_ERROR(engine_parallel_agg(b->ctx, ts->schema, target_morsel, ts, n, NULL,
+                                             &key, NULL, 1, aggs, 2, b->a, &res, err));
+    for (row = 0; row < res->n_rows; row++) {
+        int64_t f = vec_get_int(res->cols[0], row);
+        if (f < 0 || (size_t)f >= job->snap->n_files)
+            return err_set(err, SILT_INVALID, "pass 1 of %s counted file %lld",
+                           job->update ? "UPDATE" : "DELETE", (long long)f);
+        fc->match[f] = vec_get_int(res->cols[1], row);
+        fc->rows[f] = vec_get_int(res->cols[2], row);
+    }
+    return SILT_OK;
+}
+
+/* ---- pass 2: the modify sink ---------------------------------------------------------- */
+
+typedef struct modify_sink {
+    const dml_job *job;
+    delta_modify *m;
+    size_t n_cols;   /* table columns */
+    int cdc;         /* the projection also gives the assigned columns' old values */
+    arena **scratch; /* per worker */
+    size_t width;
+} modify_sink;
+
+static col_batch *table_part(arena *a, const col_batch *b, size_t n_cols)
+{
+    col_batch *t = arena_alloc(a, sizeof(*t));
+    if (t == NULL)
+        return NULL;
+    *t = *b;
+    t->n_cols = n_cols;
+    return t;
+}
+
+/* UPDATE's preimage: the written rows with the assigned columns' old values. */
+static silt_status preimage(const modify_sink *ms, arena *a, const col_batch *b, col_batch **out,
+                            silt_error *err)
+{
+    col_batch *pre = table_part(a, b, ms->n_cols);
+    size_t col, k = ms->n_cols + 1;
+    if (pre == NULL || (pre->cols = arena_calloc(a, ms->n_cols + 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    for (col = 0; col < ms->n_cols; col++)
+        pre->cols[col] = ms->job->values[col] != NULL ? b->cols[k++] : b->cols[col];
+    *out = pre;
+    return SILT_OK;
+}
+
+static silt_status sink_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
+{
+    modify_sink *ms = arg;
+    const col_vec *flag = b->cols[ms->n_cols];
+    arena *a;
+    uint8_t *match, *keep;
+    col_batch *rows, *sel;
+    int64_t row, n_match = 0;
+    if (worker >= ms->width)
+        return err_set(err, SILT_INVALID, "modify sink: worker %zu of %zu", worker, ms->width);
+    a = ms->scratch[worker];
+    arena_reset(a);
+    match = arena_alloc(a, (size_t)b->n_rows + 1);
+    keep = arena_alloc(a, (size_t)b->n_rows + 1);
+    rows = table_part(a, b, ms->n_cols);
+    if (match == NULL || keep == NULL || rows == NULL)
+        return err_nomem(err);
+    for (row = 0; row < b->n_rows; row++) {
+        match[row] = vec_is_valid(flag, row) && vec_get_int(flag, row) != 0;
+        keep[row] = !match[row];
+        n_match += match[row];
+    }
+    delta_modify_count(ms->m, worker, n_match, b->n_rows - n_match);
+    if (ms->job->update == 0) {
+        SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, keep, err));
+        SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, sel, err));
+        if (!ms->cdc || n_match == 0)
+            return SILT_OK;
+        SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, match, err));
+        return delta_modify_changes(ms->m, worker, sel, "delete", err);
+    }
+    /* UPDATE: every row, updated in place, so the file keeps its order */
+    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, rows, err));
+    if (!ms->cdc || n_match == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(preimage(ms, a, b, &sel, err));
+    SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, sel, match, err));
+    SILT_RETURN_IF_ERROR(delta_modify_changes(ms->m, worker, sel, "update_preimage", err));
+    SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, match, err));
+    return delta_modify_changes(ms->m, worker, sel, "update_postimage", err);
+}
+
+/* Whether the row matched: WHERE is true (never null). */
+static silt_status matched_expr(binder *b, const dml_job *job, expr **out, silt_error *err)
+{
+    expr *args[2];
+    if (job->pred == NULL)
+        return expr_lit_bool(out, b->a, 1, err);
+    args[0] = (expr *)job->pred;
+    SILT_RETURN_IF_ERROR(expr_lit_bool(&args[1], b->a, 0, err));
+    return expr_coalesce(out, b->a, args, 2, err);
+}
+
+/* The projection of pass 2: new values, matched, (cdc UPDATE) the assigned columns' old values. */
+static silt_status rewrite_exprs(binder *b, const dml_job *job, int cdc, expr ***out,
+                                 size_t *n_out, silt_error *err)
+{
+    const col_type *schema = job->snap->schema;
+    size_t n = schema->n_fields, col, k;
+    expr **e = arena_calloc(b->a, 2 * n + 2, sizeof(expr *));
+    if (e == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n; col++) {
+        expr *old, *cond;
+        SILT_RETURN_IF_ERROR(expr_column(&old, b->a, (int64_t)col, schema->fields[col].type,
+                                         err));
+        e[col] = old;
+        if (!job->update || job->values[col] == NULL)
+            continue;
+        if (job->pred == NULL) {
+            e[col] = job->values[col];
+            continue;
+        }
+        cond = (expr *)job->pred;
+        SILT_RETURN_IF_ERROR(expr_case(&e[col], b->a, 1, &cond, &job->values[col], old, err));
+    }
+    SILT_RETURN_IF_ERROR(matched_expr(b, job, &e[n], err));
+    k = n + 1;
+    for (col = 0; cdc && job->update && col < n; col++)
+        if (job->values[col] != NULL)
+            SILT_RETURN_IF_ERROR(expr_column(&e[k++], b->a, (int64_t)col,
+                                             schema->fields[col].type, err));
+    *out = e;
+    *n_out = k;
+    return SILT_OK;
+}
+
+static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
+                                 const size_t *files, size_t n, silt_error *err)
+{
+    target_scan *ts;
+    modify_sink ms;
+    engine_op *scan, *proj;
+    expr **exprs = NULL;
+    size_t n_exprs = 0, w;
+    if (n == 0)
+        return SILT_OK;
+    memset(&ms, 0, sizeof(ms));
+    ms.job = job;
+    ms.m = m;
+    ms.n_cols = job->snap->schema->n_fields;
+    ms.cdc = delta_modify_cdc_on(m);
+    SILT_RETURN_IF_ERROR(target_scan_new(b, &ts, job->store, job->snap, files, n, err));
+    SILT_RETURN_IF_ERROR(rewrite_exprs(b, job, ms.cdc, &exprs, &n_exprs, err));
+    SILT_RETURN_IF_ERROR(target_op(b, ts, &scan, err));
+    SILT_RETURN_IF_ERROR(engine_op_project(&proj, b->ctx, scan, exprs, NULL, n_exprs, err));
+    ms.width = engine_chain_width(proj);
+    ms.scratch = arena_calloc(b->a, ms.width, sizeof(arena *));
+    if (ms.scratch == NULL)
+        return err_nomem(err);
+    for (w = 0; w < ms.width; w++)
+        if ((ms.scratch[w] = arena_new(b->a, "modify sink")) == NULL)
+            return err_nomem(err);
+    return engine_run_chain(proj, sink_batch, &ms, err);
+}
+
+/* ---- the statement --------------------------------------------------------------------- */
+
+/* Rows of a file from its stats; -1 when they do not say (or a deletion vector hides some). */
+static int64_t stats_rows(binder *b, const delta_snapshot *snap, const delta_file *file)
+{
+    dstats st;
+    dproto_mapping_mode mode = DPROTO_MAPPING_NONE;
+    silt_error e = SILT_ERROR_INIT;
+    int64_t rows = -1;
+    if (file->stats != NULL && file->dv.storage_type == 0 &&
+        dproto_get_mapping_mode(&snap->metadata, &mode, &e) == SILT_OK &&
+        dstats_parse(&st, b->a, file->stats, snap->schema, mode, &e) == SILT_OK &&
+        st.has_num_records)
+        rows = st.num_records;
+    err_clear(&e);
+    return rows;
+}
+
+typedef struct file_plan {
+    size_t *look, *rewrite; /* files for pass 1 / pass 2 */
+    size_t n_look, n_rewrite;
+    file_counts fc;
+} file_plan;
+
+/*
+ * Sorts the candidate files: dropped whole now (a DELETE of a file every row of which
+ * matches, without change data), looked at in pass 1, or rewritten directly.
+ */
+static silt_status plan_files(binder *b, const dml_job *job, delta_modify *m, file_plan *fp,
+                              silt_error *err)
+{
+    const delta_snapshot *snap = job->snap;
+    const delta_dml_options *o = job->o;
+    int whole = job->pred == NULL || o->partition_only;
+    int cdc = delta_modify_cdc_on(m);
+    size_t idx, n = snap->n_files;
+    fp->look = arena_calloc(b->a, n + 1, sizeof(size_t));
+    fp->rewrite = arena_calloc(b->a, n + 1, sizeof(size_t));
+    fp->fc.match = arena_calloc(b->a, n + 1, sizeof(int64_t));
+    fp->fc.rows = arena_calloc(b->a, n + 1, sizeof(int64_t));
+    if (fp->look == NULL || fp->rewrite == NULL || fp->fc.match == NULL || fp->fc.rows == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        const delta_file *file = &snap->files[idx];
+        int all;
+        int64_t rows;
+        if (o->file_filter != NULL && !o->file_filter(snap, file, o->file_filter_payload))
+            continue;
+        all = whole || (o->file_all_match != NULL &&
+                        o->file_all_match(snap, file, o->file_all_match_payload));
+        if (all && (job->update || cdc)) {
+            fp->rewrite[fp->n_rewrite++] = idx;
+            continue;
+        }
+        rows = all ? stats_rows(b, snap, file) : -1;
+        if (rows < 0) {
+            fp->look[fp->n_look++] = idx;
+            continue;
+        }
+        delta_modify_count(m, 0, rows, 0);
+        SILT_RETURN_IF_ERROR(delta_modify_remove(m, file, err));
+    }
+    return SILT_OK;
+}
+
+/* After pass 1: files without a match stay; fully deleted ones go unread. */
+static silt_status after_count(const dml_job *job, delta_modify *m, file_plan *fp,
+                               silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < fp->n_look; idx++) {
+        size_t f = fp->look[idx];
+        if (fp->fc.match[f] == 0)
+            continue;
+        if (!job->update && !delta_modify_cdc_on(m) && fp->fc.match[f] == fp->fc.rows[f]) {
+            delta_modify_count(m, 0, fp->fc.rows[f], 0);
+            SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[f], err));
+            continue;
+        }
+        fp->rewrite[fp->n_rewrite++] = f;
+    }
+    return SILT_OK;
+}
+
+static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
+                           delta_dml_metrics *metrics, silt_error *err)
+{
+    file_plan fp;
+    size_t idx;
+    int64_t t0, t1;
+    memset(&fp, 0, sizeof(fp));
+    SILT_RETURN_IF_ERROR(plan_files(b, job, m, &fp, err));
+    t0 = time_monotonic_nanos();
+    SILT_RETURN_IF_ERROR(count_matches(b, job, fp.look, fp.n_look, &fp.fc, err));
+    SILT_RETURN_IF_ERROR(after_count(job, m, &fp, err));
+    t1 = time_monotonic_nanos();
+    for (idx = 0; idx < fp.n_rewrite; idx++)
+        SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[fp.rewrite[idx]], err));
+    SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, fp.rewrite, fp.n_rewrite, err));
+    delta_modify_set_times(m, t1 - t0, time_monotonic_nanos() - t1);
+    return delta_modify_commit(m, metrics, NULL, err);
+}
+
+silt_status exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
+                        silt_error *err)
+{
+    delta_modify_options mo = DELTA_MODIFY_OPTIONS_INIT;
+    delta_modify *m = NULL;
+    silt_status rc;
+    mo.op = job->update ? DELTA_MODIFY_UPDATE : DELTA_MODIFY_DELETE;
+    mo.predicate_text = job->o->predicate_text;
+    mo.user_metadata = job->o->user_metadata;
+    mo.now_ms = job->o->now_ms;
+    mo.now_payload = job->o->now_payload;
+    mo.n_workers = b->ctx->pool != NULL ? tpool_width(b->ctx->pool) : 1;
+    memset(metrics, 0, sizeof(*metrics));
+    rc = delta_modify_begin(&m, job->store, job->snap, &mo, err);
+    if (rc == SILT_OK)
+        rc = run_job(b, job, m, metrics, err);
+    delta_modify_free(m);
+    return rc;
+}
