@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "util/time.h"
+
 /* ---- base ------------------------------------------------------------------------ */
 
 /* Makes an operator with its arenas under the query arena. */
@@ -45,9 +47,23 @@ silt_status engine_op_new_internal(engine_op **out, engine_ctx *ctx, const engin
     return SILT_OK;
 }
 
-silt_status engine_op_open(engine_op *op, silt_error *err)
+void engine_op_set_prologue(engine_op *op, engine_prologue_fn fn, void *payload)
+{
+    op->prologue = fn;
+    op->prologue_payload = payload;
+}
+
+void engine_op_set_note(engine_op *op, engine_op_note_fn fn, void *payload)
+{
+    op->note_fn = fn;
+    op->note_payload = payload;
+}
+
+static silt_status op_open(engine_op *op, silt_error *err)
 {
     size_t idx;
+    if (op->prologue != NULL)
+        SILT_RETURN_IF_ERROR(op->prologue(op->prologue_payload, err));
     for (idx = 0; idx < op->n_children; idx++)
         SILT_RETURN_IF_ERROR(engine_op_open(op->children[idx], err));
     if (op->vt->open != NULL)
@@ -55,11 +71,37 @@ silt_status engine_op_open(engine_op *op, silt_error *err)
     return SILT_OK;
 }
 
+silt_status engine_op_open(engine_op *op, silt_error *err)
+{
+    int64_t start;
+    silt_status rc;
+    if (!op->ctx->analyze)
+        return op_open(op, err);
+    start = time_monotonic_nanos();
+    rc = op_open(op, err);
+    op->stats.open_nanos += time_monotonic_nanos() - start;
+    op->stats.opened = 1;
+    return rc;
+}
+
+/* engine_op_next under EXPLAIN ANALYZE: the same, counted. */
+static silt_status next_counted(engine_op *op, engine_chunk **out, silt_error *err)
+{
+    int64_t start = time_monotonic_nanos();
+    silt_status rc = op->vt->next(op, out, err);
+    op->stats.next_nanos += time_monotonic_nanos() - start;
+    if (rc == SILT_OK && *out != NULL) {
+        op->stats.rows_out += (*out)->n_sel;
+        op->stats.chunks_out++;
+    }
+    return rc;
+}
+
 silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     silt_status rc;
     arena_reset(op->batch_arena);
-    rc = op->vt->next(op, out, err);
+    rc = op->ctx->analyze ? next_counted(op, out, err) : op->vt->next(op, out, err);
     if (rc != SILT_OK)
         err_context(err, "in operator \"%s\"", op->vt->name);
     return rc;

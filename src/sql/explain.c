@@ -99,6 +99,7 @@ static silt_status print_expr(const expr *e, const col_type *input, buf *out, si
     case EXPR_COALESCE: return print_args(e, input, "coalesce", out, err);
     case EXPR_LIKE: return print_args(e, input, "like", out, err);
     case EXPR_IN: return print_args(e, input, e->op ? "not_in" : "in", out, err);
+    case EXPR_SUBQUERY: return print_args(e, input, "subquery", out, err);
     }
     return buf_append_str(out, "?", err);
 }
@@ -232,6 +233,29 @@ static silt_status print_op(explain_ctx *x, const engine_op *op, int depth, int 
     return SILT_OK;
 }
 
+/*
+ * The uncorrelated subqueries, each under a line saying where it is; the
+ * plan runs them first, innermost first (they read no outer row).
+ */
+static silt_status print_subqueries(explain_ctx *x, silt_error *err)
+{
+    static const char *const kinds[] = {"scalar", "IN", "EXISTS"};
+    const bind_subquery *sq;
+    for (sq = x->b->subqueries; sq != NULL; sq = sq->next) {
+        SILT_RETURN_IF_ERROR(buf_printf(x->out, err, "\n== Subquery #%d: %s%s", sq->id,
+                                        sq->ast == NULL ? "value over no rows of a correlated "
+                                                          "scalar subquery"
+                                                        : kinds[sq->kind],
+                                        sq->ast == NULL ? "" : " subquery"));
+        if (sq->ast != NULL)
+            SILT_RETURN_IF_ERROR(buf_printf(x->out, err, " (line %d, column %d)", sq->line,
+                                            sq->col));
+        SILT_RETURN_IF_ERROR(buf_append_str(x->out, ", run before the plan ==\n", err));
+        SILT_RETURN_IF_ERROR(print_op(x, sq->op, 0, 0, NULL, err));
+    }
+    return SILT_OK;
+}
+
 silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err)
 {
     explain_ctx x = {b, out};
@@ -241,6 +265,7 @@ silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err)
         note->shown = 0;
     SILT_RETURN_IF_ERROR(buf_append_str(out, "== Physical Plan ==\n", err));
     SILT_RETURN_IF_ERROR(print_op(&x, p->op, 0, 0, NULL, err));
+    SILT_RETURN_IF_ERROR(print_subqueries(&x, err));
     for (note = b->notes; note != NULL; note = note->next) {
         if (note->shown)
             continue;

@@ -298,6 +298,11 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     if (src == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(io_store_open(&store, path, 0, err));
+    if (b->s->wrap_table_store != NULL &&
+        b->s->wrap_table_store(&store, b->s->wrap_payload, err) != SILT_OK) {
+        io_store_free(store);
+        return err->code;
+    }
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_store, store, err));
     if (ts_micros != INT64_MIN)
         SILT_RETURN_IF_ERROR(delta_snapshot_load_at_timestamp(&snap, store, ts_micros, NULL, err));
