@@ -62,8 +62,6 @@ void engine_op_set_note(engine_op *op, engine_op_note_fn fn, void *payload)
 static silt_status op_open(engine_op *op, silt_error *err)
 {
     size_t idx;
-    if (op->prologue != NULL)
-        SILT_RETURN_IF_ERROR(op->prologue(op->prologue_payload, err));
     for (idx = 0; idx < op->n_children; idx++)
         SILT_RETURN_IF_ERROR(engine_op_open(op->children[idx], err));
     if (op->vt->open != NULL)
@@ -75,6 +73,9 @@ silt_status engine_op_open(engine_op *op, silt_error *err)
 {
     int64_t start;
     silt_status rc;
+    /* the subqueries are counted in their own plans, not in op's time */
+    if (op->prologue != NULL)
+        SILT_RETURN_IF_ERROR(op->prologue(op->prologue_payload, err));
     if (!op->ctx->analyze)
         return op_open(op, err);
     start = time_monotonic_nanos();
@@ -113,11 +114,22 @@ silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, sil
     return engine_mem_charge(op->ctx, bytes, what, err);
 }
 
+/* The operator's own notes, kept past its close for EXPLAIN ANALYZE. */
+static void take_notes(engine_op *op)
+{
+    buf text = BUF_INIT;
+    if (op->note_fn(op, op->note_payload, &text, NULL) == SILT_OK && text.len > 0)
+        op->stats.notes = arena_strndup(op->ctx->query_arena, text.data, text.len);
+    buf_clear(&text);
+}
+
 void engine_op_close(engine_op *op)
 {
     size_t idx;
     if (op == NULL)
         return;
+    if (op->ctx->analyze && op->note_fn != NULL && op->op_arena != NULL)
+        take_notes(op);
     if (op->vt->close != NULL)
         op->vt->close(op);
     engine_mem_release(op->ctx, op->mem_charged);

@@ -63,6 +63,7 @@ typedef struct engine_op_stats {
     int64_t open_nanos; /* in engine_op_open, children included */
     int64_t next_nanos; /* in engine_op_next, children included */
     int opened;
+    const char *notes;  /* its note_fn's lines, taken when it closed (query arena) */
 } engine_op_stats;
 
 struct engine_op {
@@ -84,7 +85,10 @@ struct engine_op {
 
 /* fn(payload) runs every time op is opened, before its children open. */
 void engine_op_set_prologue(engine_op *op, engine_prologue_fn fn, void *payload);
-/* EXPLAIN ANALYZE asks fn(op, payload, ...) for op's run-time notes. */
+/*
+ * Under EXPLAIN ANALYZE, fn(op, payload, ...) gives op's run-time notes
+ * when op closes (its state is still there), kept in op->stats.notes.
+ */
 void engine_op_set_note(engine_op *op, engine_op_note_fn fn, void *payload);
 
 /* Opens children, then the operator. */

@@ -374,6 +374,14 @@ silt_status source_try_stats_agg(binder *b, const sql_select *sel, plan *out, in
 
 /* ---- explain (explain.c) ---- */
 silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err);
+/* What running the plan gave, for EXPLAIN ANALYZE. */
+typedef struct explain_run {
+    int64_t rows;
+    int64_t nanos;
+} explain_run;
+/* The plan after it ran with ctx->analyze set, closed: rows and time per operator. */
+silt_status explain_plan_analyzed(binder *b, const plan *p, const explain_run *run, buf *out,
+                                  silt_error *err);
 
 /* Schema of a scope as a STRUCT. */
 const col_type *scope_schema(arena *a, const bind_scope *scope);

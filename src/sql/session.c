@@ -21,6 +21,7 @@
 #include "sql/parser.h"
 #include "sql/settings.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct sql_result {
     arena *arena;
@@ -303,6 +304,23 @@ static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q
     return SILT_OK;
 }
 
+/* EXPLAIN ANALYZE: runs op to its end, counting, and closes it. */
+static silt_status run_to_end(engine_op *op, explain_run *run, silt_error *err)
+{
+    int64_t start = time_monotonic_nanos();
+    engine_chunk *chunk;
+    silt_status rc = engine_op_open(op, err);
+    while (rc == SILT_OK) {
+        rc = engine_op_next(op, &chunk, err);
+        if (rc != SILT_OK || chunk == NULL)
+            break;
+        run->rows += chunk->n_sel;
+    }
+    engine_op_close(op);
+    run->nanos = time_monotonic_nanos() - start;
+    return rc;
+}
+
 static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *stmt,
                                const char *text, size_t len, silt_error *err)
 {
@@ -317,8 +335,16 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
                        "supported yet");
     binder_init(&b, s, res, text, len);
     b.defer_subqueries = 1;
+    res->ctx.analyze = stmt->u.explain.mode == SQL_EXPLAIN_ANALYZE;
     SILT_RETURN_IF_ERROR(plan_statement_query(&b, stmt->u.explain.stmt->u.query, &p, err));
-    rc = explain_plan(&b, &p, &out, err);
+    if (res->ctx.analyze) {
+        explain_run run = {0, 0};
+        SILT_RETURN_IF_ERROR(run_to_end(p.op, &run, err));
+        rc = explain_plan_analyzed(&b, &p, &run, &out, err);
+        res->ctx.analyze = 0;
+    } else {
+        rc = explain_plan(&b, &p, &out, err);
+    }
     cell = rc == SILT_OK ? arena_strdup(res->arena, out.data ? buf_cstr(&out) : "") : NULL;
     buf_clear(&out);
     SILT_RETURN_IF_ERROR(rc);
