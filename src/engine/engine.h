@@ -53,6 +53,11 @@ typedef struct engine_ctx {
     const char *temp_dir;
     int64_t spilled_bytes;
     int64_t spill_files;
+    /*
+     * EXPLAIN ANALYZE: operators count their output rows and the time
+     * spent in their open and next (engine_op.stats); 0 = not counted.
+     */
+    int analyze;
 } engine_ctx;
 
 /* Sets defaults: ANSI on, now = wall clock, no pool, no memory limit. */

@@ -1193,6 +1193,30 @@ static silt_status eval_func(const expr *e, engine_ctx *ctx, const col_batch *ba
 
 /* ---- dispatch -------------------------------------------------------------- */
 
+/*
+ * A subquery's value (its slot's expression) over the node's arguments,
+ * evaluated first into the columns the value reads (an IN's operand).
+ */
+static silt_status eval_subquery(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                                 const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
+                                 silt_error *err)
+{
+    col_batch args = {NULL, batch->n_rows, e->n_args, NULL};
+    size_t idx;
+    if (e->slot == NULL || e->slot->value == NULL)
+        return eval_error(e, err, SILT_INVALID, "INTERNAL_ERROR", "the subquery was not computed before the "
+                          "plan ran");
+    if (e->n_args == 0)
+        return ev_eval(e->slot->value, ctx, batch, sel, n_sel, a, out, err);
+    args.cols = arena_calloc(a, e->n_args, sizeof(col_vec *));
+    if (args.cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < e->n_args; idx++)
+        SILT_RETURN_IF_ERROR(ev_eval_full(e->args[idx], ctx, batch, sel, n_sel, a,
+                                          &args.cols[idx], err));
+    return ev_eval(e->slot->value, ctx, &args, sel, n_sel, a, out, err);
+}
+
 silt_status ev_eval(const expr *e, engine_ctx *ctx, const col_batch *batch, const int32_t *sel,
                     int64_t n_sel, arena *a, ev_val *out, silt_error *err)
 {
@@ -1217,6 +1241,7 @@ silt_status ev_eval(const expr *e, engine_ctx *ctx, const col_batch *batch, cons
     case EXPR_LIKE: return eval_like(e, ctx, batch, sel, n_sel, a, out, err);
     case EXPR_FUNC: return eval_func(e, ctx, batch, sel, n_sel, a, out, err);
     case EXPR_IN: return eval_in(e, ctx, batch, sel, n_sel, a, out, err);
+    case EXPR_SUBQUERY: return eval_subquery(e, ctx, batch, sel, n_sel, a, out, err);
     }
     return err_set(err, SILT_INVALID, "expression kind %d cannot be evaluated", (int)e->kind);
 }

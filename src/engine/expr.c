@@ -33,6 +33,19 @@ static expr *node(arena *a, expr_kind kind, const col_type *type, size_t n_args)
     return e;
 }
 
+silt_status expr_subquery(expr **out, arena *a, expr_slot *slot, const col_type *type,
+                          expr **args, size_t n_args, silt_error *err)
+{
+    expr *e = node(a, EXPR_SUBQUERY, type, n_args);
+    if (e == NULL)
+        return err_nomem(err);
+    if (n_args > 0)
+        memcpy(e->args, args, n_args * sizeof(expr *));
+    e->slot = slot;
+    *out = e;
+    return SILT_OK;
+}
+
 void expr_set_source(expr *e, const char *text, int64_t pos)
 {
     e->text = text;

@@ -40,7 +40,8 @@ typedef enum expr_kind {
     EXPR_CAST,     /* op = 1: TRY_CAST (NULL on failure even in ANSI mode) */
     EXPR_LIKE,     /* op bit 0: ILIKE, bit 1: NOT */
     EXPR_FUNC,
-    EXPR_IN        /* args: value, list...; op = 1: NOT IN */
+    EXPR_IN,       /* args: value, list...; op = 1: NOT IN */
+    EXPR_SUBQUERY  /* slot->value over the args (column i = args[i]), computed before the plan runs */
 } expr_kind;
 
 typedef enum expr_op {
@@ -71,6 +72,18 @@ typedef struct expr_value {
 typedef struct expr expr;
 typedef struct expr_func_def expr_func_def;
 
+/*
+ * What an uncorrelated subquery computed, for the EXPR_SUBQUERY nodes that
+ * read it. The planner makes the slot empty; whoever runs the plan fills
+ * value (an expression over the node's arguments: a literal for a scalar
+ * subquery or EXISTS, `column 0 IN (literals)` for IN) before the
+ * operators that evaluate the nodes open, and may fill it again for the
+ * next execution. value is read-only while the plan runs.
+ */
+typedef struct expr_slot {
+    const expr *value; /* NULL until computed */
+} expr_slot;
+
 struct expr {
     expr_kind kind;
     const col_type *type; /* result type */
@@ -81,6 +94,7 @@ struct expr {
     expr **args;
     const expr_func_def *func; /* EXPR_FUNC */
     void *state;          /* compiled per-node state (patterns), immutable */
+    expr_slot *slot;      /* EXPR_SUBQUERY */
     /* For error messages: the SQL text of the node and its byte position (-1 = none). */
     const char *text;
     int64_t pos;
@@ -137,6 +151,13 @@ silt_status expr_like(expr **out, arena *a, expr *arg, expr *pattern, char escap
 /* A function call by name (case-insensitive), from the registry in eval_func.c. */
 silt_status expr_func(expr **out, arena *a, const char *name, expr **args, size_t n_args,
                       silt_error *err);
+/*
+ * A value computed before the plan runs (an uncorrelated subquery): of
+ * type type, read from slot->value evaluated over args (copied; may be
+ * none). Evaluating it before the slot is filled is an error.
+ */
+silt_status expr_subquery(expr **out, arena *a, expr_slot *slot, const col_type *type,
+                          expr **args, size_t n_args, silt_error *err);
 /* Records the SQL text and position of a node for its error messages. */
 void expr_set_source(expr *e, const char *text, int64_t pos);
 /* Also records the position as the line and column a person reads (1-based). */

@@ -7,6 +7,8 @@
 
 #include <string.h>
 
+#include "util/time.h"
+
 /* ---- base ------------------------------------------------------------------------ */
 
 /* Makes an operator with its arenas under the query arena. */
@@ -45,7 +47,19 @@ silt_status engine_op_new_internal(engine_op **out, engine_ctx *ctx, const engin
     return SILT_OK;
 }
 
-silt_status engine_op_open(engine_op *op, silt_error *err)
+void engine_op_set_prologue(engine_op *op, engine_prologue_fn fn, void *payload)
+{
+    op->prologue = fn;
+    op->prologue_payload = payload;
+}
+
+void engine_op_set_note(engine_op *op, engine_op_note_fn fn, void *payload)
+{
+    op->note_fn = fn;
+    op->note_payload = payload;
+}
+
+static silt_status op_open(engine_op *op, silt_error *err)
 {
     size_t idx;
     for (idx = 0; idx < op->n_children; idx++)
@@ -55,11 +69,40 @@ silt_status engine_op_open(engine_op *op, silt_error *err)
     return SILT_OK;
 }
 
+silt_status engine_op_open(engine_op *op, silt_error *err)
+{
+    int64_t start;
+    silt_status rc;
+    /* the subqueries are counted in their own plans, not in op's time */
+    if (op->prologue != NULL)
+        SILT_RETURN_IF_ERROR(op->prologue(op->prologue_payload, err));
+    if (!op->ctx->analyze)
+        return op_open(op, err);
+    start = time_monotonic_nanos();
+    rc = op_open(op, err);
+    op->stats.open_nanos += time_monotonic_nanos() - start;
+    op->stats.opened = 1;
+    return rc;
+}
+
+/* engine_op_next under EXPLAIN ANALYZE: the same, counted. */
+static silt_status next_counted(engine_op *op, engine_chunk **out, silt_error *err)
+{
+    int64_t start = time_monotonic_nanos();
+    silt_status rc = op->vt->next(op, out, err);
+    op->stats.next_nanos += time_monotonic_nanos() - start;
+    if (rc == SILT_OK && *out != NULL) {
+        op->stats.rows_out += (*out)->n_sel;
+        op->stats.chunks_out++;
+    }
+    return rc;
+}
+
 silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     silt_status rc;
     arena_reset(op->batch_arena);
-    rc = op->vt->next(op, out, err);
+    rc = op->ctx->analyze ? next_counted(op, out, err) : op->vt->next(op, out, err);
     if (rc != SILT_OK)
         err_context(err, "in operator \"%s\"", op->vt->name);
     return rc;
@@ -71,11 +114,22 @@ silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, sil
     return engine_mem_charge(op->ctx, bytes, what, err);
 }
 
+/* The operator's own notes, kept past its close for EXPLAIN ANALYZE. */
+static void take_notes(engine_op *op)
+{
+    buf text = BUF_INIT;
+    if (op->note_fn(op, op->note_payload, &text, NULL) == SILT_OK && text.len > 0)
+        op->stats.notes = arena_strndup(op->ctx->query_arena, text.data, text.len);
+    buf_clear(&text);
+}
+
 void engine_op_close(engine_op *op)
 {
     size_t idx;
     if (op == NULL)
         return;
+    if (op->ctx->analyze && op->note_fn != NULL && op->op_arena != NULL)
+        take_notes(op);
     if (op->vt->close != NULL)
         op->vt->close(op);
     engine_mem_release(op->ctx, op->mem_charged);

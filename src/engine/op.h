@@ -22,6 +22,7 @@
 #define SILT_ENGINE_OP_H
 
 #include "engine/expr.h"
+#include "util/buf.h"
 
 typedef struct engine_chunk {
     col_batch batch;    /* columns of batch.n_rows rows */
@@ -38,6 +39,33 @@ typedef struct engine_op_vtable {
     void (*close)(engine_op *op);
 } engine_op_vtable;
 
+/*
+ * Runs before an operator and its children open (engine_op_set_prologue):
+ * computes what the plan's expressions read from slots, the uncorrelated
+ * subqueries of sql/, once per execution.
+ */
+typedef silt_status (*engine_prologue_fn)(void *payload, silt_error *err);
+
+/*
+ * An operator's own run-time notes for EXPLAIN ANALYZE (a scan's row groups
+ * read and skipped, say), appended to out as lines without indentation.
+ */
+typedef silt_status (*engine_op_note_fn)(const engine_op *op, void *payload, buf *out,
+                                         silt_error *err);
+
+/*
+ * What one operator did, counted only when ctx->analyze is set. Times
+ * include the children's, as the operator pulls them (wall clock, ns).
+ */
+typedef struct engine_op_stats {
+    int64_t rows_out;   /* live rows of the chunks it returned */
+    int64_t chunks_out;
+    int64_t open_nanos; /* in engine_op_open, children included */
+    int64_t next_nanos; /* in engine_op_next, children included */
+    int opened;
+    const char *notes;  /* its note_fn's lines, taken when it closed (query arena) */
+} engine_op_stats;
+
 struct engine_op {
     const engine_op_vtable *vt;
     engine_ctx *ctx;
@@ -48,7 +76,20 @@ struct engine_op {
     size_t n_children;
     void *state;
     int64_t mem_charged; /* bytes charged to ctx, given back on close */
+    engine_prologue_fn prologue; /* NULL: none */
+    void *prologue_payload;
+    engine_op_note_fn note_fn;   /* NULL: none */
+    void *note_payload;
+    engine_op_stats stats;
 };
+
+/* fn(payload) runs every time op is opened, before its children open. */
+void engine_op_set_prologue(engine_op *op, engine_prologue_fn fn, void *payload);
+/*
+ * Under EXPLAIN ANALYZE, fn(op, payload, ...) gives op's run-time notes
+ * when op closes (its state is still there), kept in op->stats.notes.
+ */
+void engine_op_set_note(engine_op *op, engine_op_note_fn fn, void *payload);
 
 /* Opens children, then the operator. */
 silt_status engine_op_open(engine_op *op, silt_error *err);

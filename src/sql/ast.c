@@ -1048,7 +1048,8 @@ static void pr_ref(printer *w, const char *head, const sql_stmt *s)
 static void pr_stmt_body(printer *w, const sql_stmt *s)
 {
     static const char *const objs[] = {"table", "view", "database", "branch", "tag", "reference"};
-    static const char *const explain[] = {"", " extended", " formatted", " codegen", " cost"};
+    static const char *const explain[] = {"", " extended", " formatted", " codegen", " cost",
+                                          " analyze"};
     switch (s->kind) {
     case SQL_STMT_QUERY:
         pr(w, "query ");

@@ -626,7 +626,8 @@ typedef enum sql_explain_mode {
     SQL_EXPLAIN_EXTENDED,
     SQL_EXPLAIN_FORMATTED,
     SQL_EXPLAIN_CODEGEN,
-    SQL_EXPLAIN_COST
+    SQL_EXPLAIN_COST,
+    SQL_EXPLAIN_ANALYZE /* not Spark's: runs the query and shows rows and time per operator */
 } sql_explain_mode;
 
 struct sql_stmt {

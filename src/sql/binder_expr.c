@@ -4,11 +4,12 @@
  * Names are resolved case-insensitively against the scope of the FROM
  * clause (or, inside an aggregation, against its keys and aggregates).
  * Engine constructors apply Spark's coercion; this file only maps syntax
- * to them. Uncorrelated subqueries are run while binding and replaced by
- * their value (scalar), a literal IN list (IN) or a boolean (EXISTS): for
- * an uncorrelated subquery that is what a semi join would compute, with
- * the three-valued IN semantics the engine already has. A subquery that
- * names an outer column fails to resolve (correlation is not supported).
+ * to them. Uncorrelated subqueries are planned here and become nodes that
+ * read their value (scalar), a literal IN list (IN) or a boolean (EXISTS)
+ * computed before the plan runs (plan_subquery.c): for an uncorrelated
+ * subquery that is what a semi join would compute, with the three-valued
+ * IN semantics the engine already has. Correlated ones are joins
+ * (plan_select.c) or fail to resolve.
  */
 #include <math.h>
 #include <stdarg.h>
@@ -534,29 +535,29 @@ static silt_status bind_literal(binder *b, const sql_expr *ast, expr **out, silt
     }
 }
 
-silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
-                               silt_error *err)
+silt_status sql_value_literal(arena *a, const col_vec *v, int64_t row, expr **out,
+                              silt_error *err)
 {
     const col_type *t = v->type;
     if (col_vec_is_null(v, row))
-        return expr_lit_null(out, b->a, t, err);
+        return expr_lit_null(out, a, t, err);
     switch (t->id) {
-    case COL_BOOLEAN: return expr_lit_bool(out, b->a, ((const uint8_t *)v->values)[row], err);
+    case COL_BOOLEAN: return expr_lit_bool(out, a, ((const uint8_t *)v->values)[row], err);
     case COL_BYTE:
     case COL_SHORT:
     case COL_INT:
     case COL_LONG:
     case COL_DATE:
     case COL_TIMESTAMP:
-    case COL_TIMESTAMP_NTZ: return expr_lit_int(out, b->a, t->id, vec_get_int(v, row), err);
+    case COL_TIMESTAMP_NTZ: return expr_lit_int(out, a, t->id, vec_get_int(v, row), err);
     case COL_FLOAT:
-    case COL_DOUBLE: return expr_lit_double(out, b->a, t->id, vec_get_double(v, row), err);
+    case COL_DOUBLE: return expr_lit_double(out, a, t->id, vec_get_double(v, row), err);
     case COL_DECIMAL:
-        return expr_lit_decimal(out, b->a, t->precision, t->scale, vec_get_dec(v, row), err);
+        return expr_lit_decimal(out, a, t->precision, t->scale, vec_get_dec(v, row), err);
     case COL_STRING: {
         int32_t len;
         const char *s = col_vec_str(v, row, &len);
-        return expr_lit_string(out, b->a, s, (size_t)len, err);
+        return expr_lit_string(out, a, s, (size_t)len, err);
     }
     default:
         return err_set(err, SILT_UNSUPPORTED, "a subquery value of type \"%s\" is not supported "
@@ -564,32 +565,37 @@ silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **
     }
 }
 
-/* ---------------------------------------------------------------- subqueries */
-
-static silt_status run_subquery(binder *b, const sql_query *q, col_batch **out, silt_error *err)
+silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
+                               silt_error *err)
 {
-    plan p;
-    SILT_RETURN_IF_ERROR(plan_query(b, q, &p, err));
-    return engine_collect(p.op, b->a, out, err);
+    return sql_value_literal(b->a, v, row, out, err);
 }
 
+/* ---------------------------------------------------------------- subqueries */
+
+static silt_status one_column(binder *b, const sql_expr *ast, const engine_op *op,
+                              const char *what, silt_error *err)
+{
+    size_t n = op->schema->n_fields;
+    if (n == 1)
+        return SILT_OK;
+    if (ast->kind == SQL_EXPR_SUBQUERY)
+        return bind_error(b, err, ast->pos, SILT_BIND,
+                          "[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_"
+                          "OUTPUT_COLUMN] a scalar subquery must return one column, not %zu", n);
+    return bind_error(b, err, ast->pos, SILT_BIND,
+                      "[INVALID_SUBQUERY_EXPRESSION] an %s subquery must return one column, "
+                      "not %zu", what, n);
+}
+
+/* An uncorrelated subquery: planned now, run before the plan (plan_subquery.c). */
 static silt_status bind_scalar_subquery(binder *b, const sql_expr *ast, expr **out,
                                         silt_error *err)
 {
-    col_batch *rows;
-    SILT_RETURN_IF_ERROR(run_subquery(b, ast->u.in.query, &rows, err));
-    if (rows->n_cols != 1)
-        return bind_error(b, err, ast->pos, SILT_BIND,
-                          "[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_"
-                          "OUTPUT_COLUMN] a scalar subquery must return one column, not %zu",
-                          rows->n_cols);
-    if (rows->n_rows > 1)
-        return bind_error(b, err, ast->pos, SILT_INVALID,
-                          "[SCALAR_SUBQUERY_TOO_MANY_ROWS] more than one row returned by a "
-                          "subquery used as an expression");
-    if (rows->n_rows == 0)
-        return expr_lit_null(out, b->a, rows->schema->fields[0].type, err);
-    return bind_value_literal(b, rows->cols[0], 0, out, err);
+    plan p;
+    SILT_RETURN_IF_ERROR(plan_query(b, ast->u.in.query, &p, err));
+    SILT_RETURN_IF_ERROR(one_column(b, ast, p.op, "", err));
+    return plan_subquery_node(b, BIND_SQ_SCALAR, ast, p.op, NULL, 0, out, err);
 }
 
 /*
@@ -613,32 +619,19 @@ static silt_status bind_joined_subquery(binder *b, const sql_expr *ast, const sc
 static silt_status bind_in_subquery(binder *b, const bind_ctx *bc, const sql_expr *ast,
                                     expr **out, silt_error *err)
 {
-    col_batch *rows;
-    expr *arg, **list;
-    int64_t row;
+    plan p;
+    expr *arg;
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.in.arg, &arg, err));
-    SILT_RETURN_IF_ERROR(run_subquery(b, ast->u.in.query, &rows, err));
-    if (rows->n_cols != 1)
-        return bind_error(b, err, ast->pos, SILT_BIND,
-                          "[INVALID_SUBQUERY_EXPRESSION] an IN subquery must return one column, "
-                          "not %zu", rows->n_cols);
-    if (rows->n_rows == 0) {
-        /* x IN (empty) is false even for a NULL x; NOT IN is true. */
-        return expr_lit_bool(out, b->a, ast->u.in.negated, err);
-    }
-    list = arena_calloc(b->a, (size_t)rows->n_rows, sizeof(expr *));
-    if (list == NULL)
-        return err_nomem(err);
-    for (row = 0; row < rows->n_rows; row++)
-        SILT_RETURN_IF_ERROR(bind_value_literal(b, rows->cols[0], row, &list[row], err));
-    return expr_in(out, b->a, arg, list, (size_t)rows->n_rows, ast->u.in.negated, err);
+    SILT_RETURN_IF_ERROR(plan_query(b, ast->u.in.query, &p, err));
+    SILT_RETURN_IF_ERROR(one_column(b, ast, p.op, "IN", err));
+    return plan_subquery_node(b, BIND_SQ_IN, ast, p.op, arg, ast->u.in.negated, out, err);
 }
 
 static silt_status bind_exists(binder *b, const sql_expr *ast, expr **out, silt_error *err)
 {
-    col_batch *rows;
-    SILT_RETURN_IF_ERROR(run_subquery(b, ast->u.in.query, &rows, err));
-    return expr_lit_bool(out, b->a, (rows->n_rows > 0) != (ast->u.in.negated != 0), err);
+    plan p;
+    SILT_RETURN_IF_ERROR(plan_query(b, ast->u.in.query, &p, err));
+    return plan_subquery_node(b, BIND_SQ_EXISTS, ast, p.op, NULL, ast->u.in.negated, out, err);
 }
 
 /* ---------------------------------------------------------------- aggregates */

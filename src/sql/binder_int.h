@@ -110,6 +110,31 @@ typedef struct scan_note {
     struct scan_note *next;
 } scan_note;
 
+/*
+ * An uncorrelated subquery of the statement: planned while binding, run
+ * before the statement's operators open (the prologue of its root,
+ * plan_subqueries_attach), or at once while binding statements that
+ * evaluate expressions themselves (DELETE, UPDATE, MERGE, INSERT).
+ */
+typedef enum bind_sq_kind {
+    BIND_SQ_SCALAR, /* its one value, NULL over no rows */
+    BIND_SQ_IN,     /* operand IN (its rows), SQL's three values */
+    BIND_SQ_EXISTS
+} bind_sq_kind;
+
+typedef struct bind_subquery {
+    bind_sq_kind kind;
+    int negated;             /* NOT IN, NOT EXISTS */
+    int id;                  /* subquery#id in EXPLAIN */
+    const sql_expr *ast;     /* the SQL_EXPR_SUBQUERY / IN_QUERY / EXISTS, or NULL */
+    const col_type *in_type; /* IN: the operand's type after coercion */
+    engine_op *op;           /* its plan */
+    expr_slot slot;          /* its value, once run */
+    int line, col;           /* where it is, for errors raised when it runs */
+    arena *a;                /* the statement arena: values and rows */
+    struct bind_subquery *next;
+} bind_subquery;
+
 typedef struct binder {
     sql_session *s;
     arena *a;
@@ -126,6 +151,14 @@ typedef struct binder {
     /* WINDOW w AS (...) of the SELECT being bound (OVER w). */
     size_t n_windows;
     const sql_named_window *windows;
+    /*
+     * Uncorrelated subqueries, in the order they must run (one inside
+     * another comes first). With defer_subqueries they run when the plan
+     * opens (EXPLAIN runs none); without, as soon as they are bound.
+     */
+    int defer_subqueries;
+    bind_subquery *subqueries;
+    int n_subqueries;
 } binder;
 
 typedef struct scalar_subst {
@@ -282,10 +315,31 @@ int bind_has_window(const sql_expr *ast);
 silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
                                 int64_t *idx_out, size_t *n_used_out, silt_error *err);
 /* A literal expression from row `row` of vector v. */
+silt_status sql_value_literal(arena *a, const col_vec *v, int64_t row, expr **out,
+                              silt_error *err);
 silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
                                silt_error *err);
 
+/* ---- uncorrelated subqueries (plan_subquery.c) ---- */
+/*
+ * Registers the plan op of an uncorrelated subquery (ast may be NULL: the
+ * planner's own, such as a correlated subquery's value over no rows) and
+ * makes *out, the node that reads its value. IN: arg is the operand. The
+ * same AST bound twice shares one run.
+ */
+silt_status plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast, engine_op *op,
+                               expr *arg, int negated, expr **out, silt_error *err);
+/* Makes p's root run the deferred subqueries first, every time it opens. */
+silt_status plan_subqueries_attach(binder *b, plan *p, silt_error *err);
+/* The subquery a node reads (EXPR_SUBQUERY), or NULL. */
+const bind_subquery *plan_subquery_of(const binder *b, const expr *e);
+
 /* ---- queries (plan_query.c) ---- */
+/*
+ * A statement's query: plan_query, then its deferred subqueries attached
+ * to the root (what a query, EXPLAIN and DESCRIBE QUERY plan).
+ */
+silt_status plan_statement_query(binder *b, const sql_query *q, plan *out, silt_error *err);
 silt_status plan_query(binder *b, const sql_query *q, plan *out, silt_error *err);
 /* Projects p to exprs (names given); the new scope has no qualifier. */
 silt_status plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
@@ -320,6 +374,14 @@ silt_status source_try_stats_agg(binder *b, const sql_select *sel, plan *out, in
 
 /* ---- explain (explain.c) ---- */
 silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err);
+/* What running the plan gave, for EXPLAIN ANALYZE. */
+typedef struct explain_run {
+    int64_t rows;
+    int64_t nanos;
+} explain_run;
+/* The plan after it ran with ctx->analyze set, closed: rows and time per operator. */
+silt_status explain_plan_analyzed(binder *b, const plan *p, const explain_run *run, buf *out,
+                                  silt_error *err);
 
 /* Schema of a scope as a STRUCT. */
 const col_type *scope_schema(arena *a, const bind_scope *scope);

@@ -13,11 +13,14 @@
  * built once and shared. Notes about no printed operator are listed at
  * the end under "== Notes ==".
  */
+#include <string.h>
+
 #include "sql/binder_int.h"
 
 typedef struct explain_ctx {
     binder *b;
     buf *out;
+    int analyzed; /* EXPLAIN ANALYZE: the plan ran; print what each operator did */
 } explain_ctx;
 
 static silt_status print_expr(const expr *e, const col_type *input, buf *out, silt_error *err);
@@ -99,6 +102,7 @@ static silt_status print_expr(const expr *e, const col_type *input, buf *out, si
     case EXPR_COALESCE: return print_args(e, input, "coalesce", out, err);
     case EXPR_LIKE: return print_args(e, input, "like", out, err);
     case EXPR_IN: return print_args(e, input, e->op ? "not_in" : "in", out, err);
+    case EXPR_SUBQUERY: return print_args(e, input, "subquery", out, err);
     }
     return buf_append_str(out, "?", err);
 }
@@ -135,6 +139,35 @@ static silt_status print_notes(explain_ctx *x, const engine_op *op, const void *
 
 static silt_status print_op(explain_ctx *x, const engine_op *op, int depth, int child,
                             const char *tag, silt_error *err);
+
+/*
+ * EXPLAIN ANALYZE: the rows an operator returned and the time spent in it
+ * (its children's included, as it pulls them). The copies that workers
+ * run of a parallel chain are counted in their parallel operator.
+ */
+static silt_status print_stats(explain_ctx *x, const engine_op *op, const char *tag,
+                               silt_error *err)
+{
+    const engine_op_stats *st = &op->stats;
+    if (!st->opened)
+        return tag != NULL ? SILT_OK : buf_append_str(x->out, " (not run)", err);
+    return buf_printf(x->out, err, " (actual rows %lld, %.3f ms)", (long long)st->rows_out,
+                      (double)(st->open_nanos + st->next_nanos) / 1e6);
+}
+
+/* An operator's own run-time notes (engine_op_set_note), one per line, under its line. */
+static silt_status print_lines(explain_ctx *x, const char *text, int depth, silt_error *err)
+{
+    while (*text != '\0') {
+        const char *end = strchr(text, '\n');
+        size_t len = end != NULL ? (size_t)(end - text) : strlen(text);
+        if (len > 0)
+            SILT_RETURN_IF_ERROR(buf_printf(x->out, err, "%*s%.*s\n", depth * 3 + 6, "",
+                                            (int)len, text));
+        text += len + (end != NULL);
+    }
+    return SILT_OK;
+}
 
 static const char build_tag[] = "build side, built once and shared";
 
@@ -218,8 +251,12 @@ static silt_status print_op(explain_ctx *x, const engine_op *op, int depth, int 
                                         info.width == 1 ? "" : "s"));
     if (tag != NULL && tag != build_tag && op->n_children == 0)
         SILT_RETURN_IF_ERROR(buf_printf(x->out, err, ", morsels shared by the workers"));
+    if (x->analyzed)
+        SILT_RETURN_IF_ERROR(print_stats(x, op, tag, err));
     SILT_RETURN_IF_ERROR(buf_append_str(x->out, "\n", err));
     SILT_RETURN_IF_ERROR(print_notes(x, op, NULL, depth, err));
+    if (x->analyzed && op->stats.notes != NULL)
+        SILT_RETURN_IF_ERROR(print_lines(x, op->stats.notes, depth, err));
     if (parallel)
         return print_parallel(x, &info, depth, err);
     for (idx = 0; idx < op->n_children; idx++) {
@@ -232,15 +269,43 @@ static silt_status print_op(explain_ctx *x, const engine_op *op, int depth, int 
     return SILT_OK;
 }
 
-silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err)
+/*
+ * The uncorrelated subqueries, each under a line saying where it is; the
+ * plan runs them first, innermost first (they read no outer row).
+ */
+static silt_status print_subqueries(explain_ctx *x, silt_error *err)
 {
-    explain_ctx x = {b, out};
+    static const char *const kinds[] = {"scalar", "IN", "EXISTS"};
+    const bind_subquery *sq;
+    for (sq = x->b->subqueries; sq != NULL; sq = sq->next) {
+        SILT_RETURN_IF_ERROR(buf_printf(x->out, err, "\n== Subquery #%d: %s%s", sq->id,
+                                        sq->ast == NULL ? "value over no rows of a correlated "
+                                                          "scalar subquery"
+                                                        : kinds[sq->kind],
+                                        sq->ast == NULL ? "" : " subquery"));
+        if (sq->ast != NULL)
+            SILT_RETURN_IF_ERROR(buf_printf(x->out, err, " (line %d, column %d)", sq->line,
+                                            sq->col));
+        SILT_RETURN_IF_ERROR(buf_append_str(x->out, ", run before the plan ==\n", err));
+        SILT_RETURN_IF_ERROR(print_op(x, sq->op, 0, 0, NULL, err));
+    }
+    return SILT_OK;
+}
+
+static silt_status explain(binder *b, const plan *p, const explain_run *run, buf *out,
+                           silt_error *err)
+{
+    explain_ctx x = {b, out, run != NULL};
     scan_note *note;
     int header = 0;
     for (note = b->notes; note != NULL; note = note->next)
         note->shown = 0;
     SILT_RETURN_IF_ERROR(buf_append_str(out, "== Physical Plan ==\n", err));
     SILT_RETURN_IF_ERROR(print_op(&x, p->op, 0, 0, NULL, err));
+    SILT_RETURN_IF_ERROR(print_subqueries(&x, err));
+    if (run != NULL)
+        SILT_RETURN_IF_ERROR(buf_printf(out, err, "\n== Run ==\n%lld rows in %.3f ms\n",
+                                        (long long)run->rows, (double)run->nanos / 1e6));
     for (note = b->notes; note != NULL; note = note->next) {
         if (note->shown)
             continue;
@@ -250,4 +315,15 @@ silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err)
         SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s\n", note->text));
     }
     return SILT_OK;
+}
+
+silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err)
+{
+    return explain(b, p, NULL, out, err);
+}
+
+silt_status explain_plan_analyzed(binder *b, const plan *p, const explain_run *run, buf *out,
+                                  silt_error *err)
+{
+    return explain(b, p, run, out, err);
 }

@@ -1374,6 +1374,11 @@ static silt_status explain_stmt(parser *p, sql_stmt *s)
         s->u.explain.mode = SQL_EXPLAIN_CODEGEN;
     else if (p_accept_kw(p, "COST"))
         s->u.explain.mode = SQL_EXPLAIN_COST;
+    else if (p_kw(p, "ANALYZE") && !p_kw_at(p, 1, "TABLE") && !p_kw_at(p, 1, "TABLES")) {
+        /* silt's own (as PostgreSQL's and DuckDB's): run it, count rows and time per operator */
+        p_advance(p);
+        s->u.explain.mode = SQL_EXPLAIN_ANALYZE;
+    }
     if (p_kw(p, "EXPLAIN"))
         return p_fail(p, "EXPLAIN cannot explain EXPLAIN");
     return statement(p, &s->u.explain.stmt);

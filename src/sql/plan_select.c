@@ -953,6 +953,12 @@ static silt_status empty_value(binder *b, const plan *r, const sql_expr *item, e
     SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
     SILT_RETURN_IF_ERROR(make_agg(b, &e, &ag, NULL, 0, err));
     SILT_RETURN_IF_ERROR(plan_project(b, &e, &value, &name, 1, err));
+    /*
+     * The value may read an uncorrelated subquery, not computed before the
+     * plan runs: then the value too is computed then, after it.
+     */
+    if (b->defer_subqueries && b->subqueries != NULL)
+        return plan_subquery_node(b, BIND_SQ_SCALAR, NULL, e.op, NULL, 0, out, err);
     SILT_RETURN_IF_ERROR(engine_collect(e.op, b->a, &rows, err));
     if (rows->n_rows != 1)
         return err_set(err, SILT_INVALID, "an aggregation over no rows gave %lld rows",

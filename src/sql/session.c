@@ -21,6 +21,7 @@
 #include "sql/parser.h"
 #include "sql/settings.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 struct sql_result {
     arena *arena;
@@ -295,11 +296,29 @@ static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q
     binder b;
     plan p;
     binder_init(&b, s, res, text, len);
-    SILT_RETURN_IF_ERROR(plan_query(&b, q, &p, err));
+    b.defer_subqueries = 1;
+    SILT_RETURN_IF_ERROR(plan_statement_query(&b, q, &p, err));
     res->op = p.op;
     res->schema = p.op->schema;
     res->has_rows = 1;
     return SILT_OK;
+}
+
+/* EXPLAIN ANALYZE: runs op to its end, counting, and closes it. */
+static silt_status run_to_end(engine_op *op, explain_run *run, silt_error *err)
+{
+    int64_t start = time_monotonic_nanos();
+    engine_chunk *chunk;
+    silt_status rc = engine_op_open(op, err);
+    while (rc == SILT_OK) {
+        rc = engine_op_next(op, &chunk, err);
+        if (rc != SILT_OK || chunk == NULL)
+            break;
+        run->rows += chunk->n_sel;
+    }
+    engine_op_close(op);
+    run->nanos = time_monotonic_nanos() - start;
+    return rc;
 }
 
 static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *stmt,
@@ -315,8 +334,17 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
         return err_set(err, SILT_UNSUPPORTED, "EXPLAIN of a statement other than a query is not "
                        "supported yet");
     binder_init(&b, s, res, text, len);
-    SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.explain.stmt->u.query, &p, err));
-    rc = explain_plan(&b, &p, &out, err);
+    b.defer_subqueries = 1;
+    res->ctx.analyze = stmt->u.explain.mode == SQL_EXPLAIN_ANALYZE;
+    SILT_RETURN_IF_ERROR(plan_statement_query(&b, stmt->u.explain.stmt->u.query, &p, err));
+    if (res->ctx.analyze) {
+        explain_run run = {0, 0};
+        SILT_RETURN_IF_ERROR(run_to_end(p.op, &run, err));
+        rc = explain_plan_analyzed(&b, &p, &run, &out, err);
+        res->ctx.analyze = 0;
+    } else {
+        rc = explain_plan(&b, &p, &out, err);
+    }
     cell = rc == SILT_OK ? arena_strdup(res->arena, out.data ? buf_cstr(&out) : "") : NULL;
     buf_clear(&out);
     SILT_RETURN_IF_ERROR(rc);
@@ -462,7 +490,8 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
         binder_init(&b, s, res, text, len);
         /* Spark refuses a view that reads itself, also through other views. */
         b.views = &self;
-        SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.create_view.query, &p, err));
+        b.defer_subqueries = 1; /* checked, not run */
+        SILT_RETURN_IF_ERROR(plan_statement_query(&b, stmt->u.create_view.query, &p, err));
         v->query_text = arena_strndup(s->arena, text + qpos, stmt->end - qpos);
         if (v->query_text == NULL)
             return err_nomem(err);
@@ -591,7 +620,8 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
     size_t idx;
     binder_init(&b, s, res, text, len);
     if (stmt->u.describe.what == SQL_DESCRIBE_QUERY) {
-        SILT_RETURN_IF_ERROR(plan_query(&b, stmt->u.describe.query, &p, err));
+        b.defer_subqueries = 1; /* described, not run */
+        SILT_RETURN_IF_ERROR(plan_statement_query(&b, stmt->u.describe.query, &p, err));
     } else if (stmt->u.describe.what == SQL_DESCRIBE_TABLE && stmt->u.describe.column.n_parts == 0) {
         sql_table_ref ref;
         memset(&ref, 0, sizeof(ref));

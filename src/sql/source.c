@@ -358,6 +358,11 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     if (src == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(io_store_open(&store, path, 0, err));
+    if (b->s->wrap_table_store != NULL &&
+        b->s->wrap_table_store(&store, b->s->wrap_payload, err) != SILT_OK) {
+        io_store_free(store);
+        return err->code;
+    }
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_store, store, err));
     if (ts_micros != INT64_MIN)
         SILT_RETURN_IF_ERROR(delta_snapshot_load_at_timestamp(&snap, store, ts_micros, NULL, err));
@@ -385,6 +390,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
         SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
                                             delta_next, src, err));
+        engine_op_set_note(out->op, source_delta_note, src);
         memset(&out->morsels, 0, sizeof(out->morsels));
         if (b->ctx->pool != NULL && use->n_files > 0)
             SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, src, out, err));
@@ -613,6 +619,7 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
               src->n_keys == 1 ? "" : "s");
     note_pushed(b, "ParquetScan", preds, src->n_preds);
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, pq_next, src, err));
+    engine_op_set_note(out->op, source_parquet_note, src);
     memset(&out->morsels, 0, sizeof(out->morsels));
     if (b->ctx->pool != NULL)
         SILT_RETURN_IF_ERROR(pq_morsels_new(b, src, out, err));

@@ -189,3 +189,24 @@ void test_sql_explain__window_rank_limit_keeps_its_worker_limit(void)
     check_contains(plan, "window_group_limit (every worker)");
     check(strstr(plan, "collect (every worker)") == NULL);
 }
+
+void test_sql_explain__analyze_runs_and_counts_rows_per_operator(void)
+{
+    const char *plan = explain("ANALYZE SELECT k, count(*) FROM t WHERE id > 100 GROUP BY k");
+    check_contains(plan, "parallel_aggregate [k, count(1)] on ");
+    check_after(plan, "parallel_aggregate", "(actual rows 7, ");
+    check_contains(plan, "== Run ==\n7 rows in ");
+    /* a serial chain: every operator has its own count */
+    plan = explain("ANALYZE SELECT id FROM t WHERE id < 10 AND p = 1 ORDER BY id DESC LIMIT 2");
+    check_contains(plan, "sort [id] (actual rows 2, ");
+    check_contains(plan, "== Run ==\n2 rows in ");
+}
+
+void test_sql_explain__analyze_counts_the_subqueries_it_ran(void)
+{
+    const char *plan = explain("ANALYZE SELECT count(*) FROM d WHERE k > (SELECT max(k) - 3 "
+                               "FROM d)");
+    check_contains(plan, "== Subquery #1: scalar subquery (line 1, column ");
+    check_after(plan, "== Subquery #1", "(actual rows 1, ");
+    check_contains(plan, "== Run ==\n1 rows in ");
+}
