@@ -58,9 +58,12 @@ silt_status engine_op_open(engine_op *op, silt_error *err)
 silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     silt_status rc;
+    *out = NULL;
+    /* every operator passes here for every batch: the interrupt's batch boundary */
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(op->ctx, err));
     arena_reset(op->batch_arena);
     rc = op->vt->next(op, out, err);
-    if (rc != SILT_OK)
+    if (rc != SILT_OK && rc != SILT_INTERRUPTED)
         err_context(err, "in operator \"%s\"", op->vt->name);
     return rc;
 }

@@ -30,6 +30,8 @@ static silt_status eval_predicate(const col_batch *batch, uint8_t *match, void *
     dml_eval *ev = payload;
     int32_t *sel;
     int64_t n_out = 0, idx;
+    /* the DML loop in delta/ calls here for every batch: its interrupt point */
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(ev->b->ctx, err));
     memset(match, 0, (size_t)batch->n_rows);
     if (ev->pred == NULL) {
         memset(match, 1, (size_t)batch->n_rows);
@@ -52,6 +54,7 @@ static silt_status eval_update(const col_batch *matched, arena *a, col_batch **o
     dml_eval *ev = payload;
     col_batch *res = arena_calloc(a, 1, sizeof(*res));
     size_t idx;
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(ev->b->ctx, err));
     if (res == NULL || (res->cols = arena_calloc(a, ev->n_cols + 1, sizeof(col_vec *))) == NULL)
         return err_nomem(err);
     res->schema = matched->schema;

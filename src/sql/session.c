@@ -52,6 +52,7 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->pool = opts ? opts->pool : NULL;
     s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
     s->wrap_payload = opts ? opts->wrap_payload : NULL;
+    atomic_init(&s->interrupt, 0);
     if (opts != NULL && opts->warehouse != NULL) {
         rc = io_store_open(&s->warehouse, opts->warehouse, 0, err);
         if (rc == SILT_OK)
@@ -119,6 +120,16 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
     return SILT_OK;
 }
 
+void sql_session_interrupt(sql_session *s)
+{
+    atomic_store_explicit(&s->interrupt, 1, memory_order_relaxed);
+}
+
+void sql_session_clear_interrupt(sql_session *s)
+{
+    atomic_store_explicit(&s->interrupt, 0, memory_order_relaxed);
+}
+
 /* ---------------------------------------------------------------- results */
 
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }
@@ -149,6 +160,7 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     res->arena = a;
     engine_ctx_init(&res->ctx, a);
     res->ctx.pool = s->pool;
+    res->ctx.interrupt = &s->interrupt;
     ansi = sql_session_get(s, "spark.sql.ansi.enabled");
     if (ansi != NULL)
         res->ctx.ansi = str_casecmp(ansi, "false") != 0;
@@ -813,6 +825,7 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
     silt_status rc;
     if (a == NULL)
         return err_nomem(err);
+    sql_session_clear_interrupt(s); /* a new call: an earlier request is spent */
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;
@@ -838,6 +851,7 @@ silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt
     sql_stmt_list *stmts;
     size_t len = strlen(text), idx;
     silt_status rc;
+    sql_session_clear_interrupt(s);
     if (out != NULL)
         *out = NULL;
     if (a == NULL)

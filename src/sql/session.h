@@ -64,6 +64,18 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
 #define SQL_SETTING_SAVE_MODE "silt.api.saveMode"
 
 /*
+ * Interrupt: sql_session_interrupt sets the session's flag, which every
+ * running statement of the session (and every result still being pulled)
+ * checks at its batch boundaries: they fail with SILT_INTERRUPTED and
+ * "[OPERATION_CANCELED] ...", and a write commits nothing. Callable from
+ * any thread and from a signal handler (one lock-free atomic store). The
+ * flag stays set until sql_session_clear_interrupt, which the C API calls
+ * when it starts a statement.
+ */
+void sql_session_interrupt(sql_session *s);
+void sql_session_clear_interrupt(sql_session *s);
+
+/*
  * Binds a source of batches to a table name for the statements run next,
  * until sql_session_unbind_source: `FROM name` reads it through fn, which
  * gives batches of schema (a STRUCT, borrowed until unbound) in
