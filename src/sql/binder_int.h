@@ -56,6 +56,8 @@ struct sql_session {
     tpool *pool;
     silt_status (*wrap_table_store)(io_store **store, void *payload, silt_error *err);
     void *wrap_payload;
+    /* The parameter values of the prepared statement being bound (prepared.c); NULL = none. */
+    const struct sql_param_run *params;
     /* Set by sql_session_interrupt (any thread), seen by the statements' engine_ctx. */
     atomic_int interrupt;
 };

@@ -19,6 +19,7 @@
 #include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/prepared.h"
 #include "sql/settings.h"
 #include "util/mem.h"
 
@@ -841,6 +842,36 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
     }
     arena_free(a);
     return rc;
+}
+
+silt_status session_run_parsed(sql_session *s, const sql_stmt *stmt, const char *text, size_t len,
+                               sql_result **out, silt_error *err)
+{
+    sql_result *res = NULL;
+    silt_status rc = result_new(&res, s, err);
+    if (out != NULL)
+        *out = NULL;
+    if (rc == SILT_OK)
+        rc = run_stmt(s, res, stmt, text, len, err);
+    if (rc == SILT_OK && out == NULL) {
+        col_batch *batch;
+        do
+            rc = sql_result_next(res, &batch, err);
+        while (rc == SILT_OK && batch != NULL);
+    }
+    if (rc != SILT_OK && (err == NULL || strstr(err->message, "(line ") == NULL))
+        add_position(err, text, len, stmt->pos);
+    if (rc == SILT_OK && out != NULL) {
+        *out = res;
+        res = NULL;
+    }
+    sql_result_free(res);
+    return rc;
+}
+
+int session_result_on_free(sql_result *res, void (*fn)(void *), void *payload)
+{
+    return arena_on_cleanup(res->arena, fn, payload);
 }
 
 static void free_text_arena(void *payload) { arena_free(payload); }
