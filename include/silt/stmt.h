@@ -1,6 +1,7 @@
 /*
  * silt/stmt.h - statements on a connection: interrupting the one that
- * runs, and prepared statements with parameters.
+ * runs, prepared statements with parameters, and a caller's Arrow stream
+ * queried as a table.
  *
  * See docs/api-statements.md for the rules and examples.
  */
@@ -32,6 +33,45 @@ extern "C" {
  * has no effect on later statements. Since 0.1.
  */
 SILT_API void silt_conn_interrupt(silt_conn *conn);
+
+/* ---- a caller's Arrow stream as a table ----------------------------------------- */
+
+/**
+ * Makes stream queryable by name on conn (`SELECT ... FROM name`, joins
+ * with tables included) until silt_conn_unregister or silt_conn_close.
+ * name is one part (no dots needed; matched case-insensitively) and hides
+ * a temporary view or table of the same name, as Spark's
+ * createOrReplaceTempView would; EXPLAIN and DESCRIBE see its schema.
+ *
+ * Ownership: the library takes the stream in every case, success or
+ * failure: *stream is moved (its release set to NULL, like the Arrow
+ * "move" convention) and silt releases it exactly once: when a scan has
+ * read it to its end, or at unregister / close if it was not, or at once
+ * when this call fails. Each record batch is copied as the query pulls it
+ * and released at once; the producer's callbacks run on the thread that
+ * runs the statement.
+ *
+ * One read: an Arrow stream can be consumed once, so the first scan that
+ * pulls rows from it owns it, and any later scan (a second statement, or
+ * a second `FROM name` in the same one, as in a self-join) fails with
+ * SILT_INVALID naming the stream. To query the rows again, register a
+ * new stream, or copy them first into a table (CREATE TABLE ... AS
+ * SELECT * FROM name) or write them with silt_conn_write_arrow.
+ *
+ * @return SILT_OK; SILT_EXISTS (a stream of that name is registered),
+ *         SILT_INVALID (NULL or released stream, empty name, a malformed
+ *         schema), SILT_UNSUPPORTED (an Arrow type silt does not read),
+ *         SILT_IO (get_schema failed), SILT_NOMEM. Since 0.1.
+ */
+SILT_API silt_status silt_conn_register_arrow(silt_conn *conn, const char *name,
+                                              struct ArrowArrayStream *stream);
+
+/**
+ * Drops the registration of name, releasing its stream if it was not
+ * released yet. Results still reading it keep it alive until they are
+ * released. @return SILT_OK, SILT_NOTFOUND. Since 0.1.
+ */
+SILT_API silt_status silt_conn_unregister(silt_conn *conn, const char *name);
 
 /* ---- prepared statements ------------------------------------------------------ */
 

@@ -89,7 +89,7 @@ SILT_API void silt_conn_close(silt_conn *conn)
 {
     if (conn == NULL)
         return;
-    api_conn_free_stmts(conn);
+    api_conn_release(conn);
     sql_session_free(conn->session);
     mem_free(conn);
 }

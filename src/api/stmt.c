@@ -51,8 +51,9 @@ static void free_values(silt_stmt *st)
     st->set = NULL;
 }
 
-void api_conn_free_stmts(silt_conn *conn)
+void api_conn_release(silt_conn *conn)
 {
+    api_conn_free_registered(conn);
     while (conn->stmts != NULL) {
         silt_stmt *st = conn->stmts;
         conn->stmts = st->next;

@@ -36,6 +36,7 @@ typedef struct sql_bound_source {
     const col_type *schema;
     sql_batch_fn fn;
     void *payload;
+    sql_scan_open_fn open; /* NULL: every scan reads fn(payload) */
     struct sql_bound_source *next;
 } sql_bound_source;
 

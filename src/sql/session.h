@@ -92,6 +92,19 @@ silt_status sql_session_bind_source(sql_session *s, const char *name, const col_
 void sql_session_unbind_source(sql_session *s, const char *name);
 
 /*
+ * The same with a scan of its own for every `FROM name` of a statement:
+ * open(payload, a, &fn, &scan_payload) is called when the statement is
+ * bound, with the statement's arena a (cleanups registered on it run when
+ * the statement is freed), and the scan reads fn(scan_payload). This is
+ * how a source read once (the C API's registered Arrow streams) tells a
+ * second scan from the first.
+ */
+typedef silt_status (*sql_scan_open_fn)(void *payload, arena *a, sql_batch_fn *fn,
+                                        void **scan_payload, silt_error *err);
+silt_status sql_session_bind_scans(sql_session *s, const char *name, const col_type *schema,
+                                   sql_scan_open_fn open, void *payload, silt_error *err);
+
+/*
  * Runs every statement of text in order. *out (may be NULL) receives the
  * result of the last statement; earlier results are run to the end and
  * dropped. Errors carry the statement's position in their context.
