@@ -9,6 +9,7 @@
  * that it stopped long before the statement would have ended (> 20 s).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -179,4 +180,98 @@ void test_api_interrupt__interrupt_before_a_statement_is_forgotten(void)
     silt_conn_interrupt(conn);
     check_int(SILT_OK, silt_conn_exec(conn, "SELECT count(*) FROM range(100000)", NULL));
     silt_conn_interrupt(NULL); /* no connection: nothing happens */
+}
+
+/*
+ * Every scan path sees the interrupt: a statement whose stream is pulled
+ * after silt_conn_interrupt fails at once, whichever format it reads and
+ * whether it runs on the caller or on the pool's workers (Delta files are
+ * morsels of a parallel pipeline; a GROUP BY aggregates on every worker).
+ */
+static void check_pull_interrupted(const char *sql)
+{
+    struct ArrowArrayStream stream;
+    struct ArrowArray array;
+    if (silt_conn_exec(conn, sql, &stream) != SILT_OK)
+        test_fail(__FILE__, __LINE__, "%s: %s", sql, silt_conn_errmsg(conn));
+    silt_conn_interrupt(conn);
+    check(stream.get_next(&stream, &array) != 0);
+    check_contains(stream.get_last_error(&stream), "[OPERATION_CANCELED]");
+    stream.release(&stream);
+    /* the next statement starts afresh */
+    check_int(SILT_OK, silt_conn_exec(conn, "SELECT 1", NULL));
+}
+
+static const char *data_file_of(const char *table_dir)
+{
+    static char path[4096];
+    DIR *d = opendir(table_dir);
+    struct dirent *e;
+    path[0] = '\0';
+    while (d != NULL && (e = readdir(d)) != NULL)
+        if (strstr(e->d_name, ".parquet") != NULL && path[0] == '\0')
+            snprintf(path, sizeof(path), "%s/%s", table_dir, e->d_name);
+    if (d != NULL)
+        closedir(d);
+    return path;
+}
+
+void test_api_interrupt__every_scan_path_sees_it(void)
+{
+    const char *dir = test_tmpdir();
+    char sql[8192], path[4096];
+    FILE *f;
+    int row;
+    open_conn(2);
+    snprintf(path, sizeof(path), "%s/f.csv", dir);
+    f = fopen(path, "w");
+    check(f != NULL);
+    fputs("a,b\n", f);
+    for (row = 0; row < 10000; row++)
+        fprintf(f, "%d,x%d\n", row, row);
+    fclose(f);
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM csv.`%s`", path);
+    check_pull_interrupted(sql);
+    snprintf(path, sizeof(path), "%s/f.json", dir);
+    f = fopen(path, "w");
+    check(f != NULL);
+    for (row = 0; row < 10000; row++)
+        fprintf(f, "{\"a\": %d, \"b\": \"x%d\"}\n", row, row);
+    fclose(f);
+    snprintf(sql, sizeof(sql), "SELECT a, b FROM json.`%s`", path);
+    check_pull_interrupted(sql);
+    snprintf(sql, sizeof(sql), "CREATE TABLE delta.`%s/t` AS SELECT id, id %% 10 AS k FROM "
+             "range(100000)", dir);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL));
+    snprintf(path, sizeof(path), "%s/t", dir);
+    snprintf(sql, sizeof(sql), "SELECT sum(id) FROM parquet.`%s`", data_file_of(path));
+    check_pull_interrupted(sql);
+    snprintf(sql, sizeof(sql), "SELECT id FROM delta.`%s/t` WHERE k = 3", dir);
+    check_pull_interrupted(sql);
+    snprintf(sql, sizeof(sql), "SELECT k, count(*) FROM delta.`%s/t` GROUP BY k", dir);
+    check_pull_interrupted(sql);
+    snprintf(sql, sizeof(sql), "SELECT a.k, count(*) FROM delta.`%s/t` a JOIN delta.`%s/t` b "
+             "ON a.id = b.id GROUP BY a.k", dir, dir);
+    check_pull_interrupted(sql);
+    /* DML: nothing committed */
+    snprintf(sql, sizeof(sql), "DELETE FROM delta.`%s/t` WHERE k = 1", dir);
+    silt_conn_interrupt(conn);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL)); /* a new statement clears the request */
+}
+
+void test_api_interrupt__merge_commits_nothing(void)
+{
+    char sql[8192], log[4096];
+    struct stat st;
+    const char *dir = test_tmpdir();
+    open_conn(2);
+    snprintf(sql, sizeof(sql), "CREATE TABLE delta.`%s/t` AS SELECT id, 0 AS v FROM range(1000)",
+             dir);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL));
+    snprintf(sql, sizeof(sql), "MERGE INTO delta.`%s/t` t USING (SELECT b.id AS id, a.id AS v "
+             "FROM " CROSS ") s ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = s.v "
+             "WHEN NOT MATCHED THEN INSERT *", dir);
+    check_int(SILT_INTERRUPTED, run_interrupted("merge", sql, 0));
+    snprintf(log, sizeof(log), "%s/t/_delta_log/00000000000000000001.json", dir);
+    check(stat(log, &st) != 0);
 }

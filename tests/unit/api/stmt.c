@@ -305,3 +305,56 @@ void test_api_stmt__use_after_finalize_is_refused(void)
     /* a statement never finalized is freed by silt_conn_close (ASan would tell) */
     check_int(SILT_OK, silt_stmt_prepare(conn, "SELECT ?", &stmt));
 }
+
+void test_api_stmt__parameters_in_update_delete_and_limit(void)
+{
+    silt_stmt *upd, *del, *lim;
+    struct ArrowArrayStream stream;
+    struct ArrowArray array;
+    char sql[8192];
+    int64_t want[2];
+    snprintf(sql, sizeof(sql), "UPDATE %s SET v = :value WHERE id BETWEEN :lo AND :lo + 4",
+             table);
+    check_int(SILT_OK, silt_stmt_prepare(conn, sql, &upd));
+    check_int(2, silt_stmt_param_count(upd));
+    check_int(SILT_OK, silt_stmt_bind_int64(upd, silt_stmt_param_index(upd, "value"), -1));
+    check_int(SILT_OK, silt_stmt_bind_int64(upd, silt_stmt_param_index(upd, "lo"), 10));
+    if (silt_stmt_execute(upd, NULL) != SILT_OK)
+        test_fail(__FILE__, __LINE__, "update: %s", silt_conn_errmsg(conn));
+    check_int(SILT_OK, silt_stmt_bind_int64(upd, silt_stmt_param_index(upd, "lo"), 90));
+    check_int(SILT_OK, silt_stmt_execute(upd, NULL));
+    check_int(SILT_OK, silt_stmt_finalize(upd));
+    snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE id < ?", table);
+    check_int(SILT_OK, silt_stmt_prepare(conn, sql, &del));
+    check_int(SILT_OK, silt_stmt_bind_int64(del, 1, 5));
+    check_int(SILT_OK, silt_stmt_execute(del, NULL));
+    check_int(SILT_OK, silt_stmt_finalize(del));
+    snprintf(sql, sizeof(sql), "SELECT count(*), sum(v) FROM %s WHERE v = -1", table);
+    {
+        silt_stmt *q;
+        check_int(SILT_OK, silt_stmt_prepare(conn, sql, &q));
+        check_two(q, 10, -10);
+        check_int(SILT_OK, silt_stmt_finalize(q));
+    }
+    /* 95 rows left (ids 5..99); LIMIT takes a marker too */
+    snprintf(sql, sizeof(sql), "SELECT id FROM %s ORDER BY id LIMIT ? OFFSET ?", table);
+    check_int(SILT_OK, silt_stmt_prepare(conn, sql, &lim));
+    check_int(SILT_OK, silt_stmt_bind_int32(lim, 1, 3));
+    check_int(SILT_OK, silt_stmt_bind_int32(lim, 2, 1));
+    check_int(SILT_OK, silt_stmt_execute(lim, &stream));
+    check_int(0, stream.get_next(&stream, &array));
+    check_int(3, array.length);
+    want[0] = ((const int64_t *)array.children[0]->buffers[1])[0];
+    want[1] = ((const int64_t *)array.children[0]->buffers[1])[2];
+    check_int(6, want[0]);
+    check_int(8, want[1]);
+    array.release(&array);
+    stream.release(&stream);
+    check_int(SILT_OK, silt_stmt_bind_int32(lim, 1, -1));
+    check_int(SILT_BIND, silt_stmt_execute(lim, NULL));
+    check_contains(silt_conn_errmsg(conn), "INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE");
+    check_int(SILT_OK, silt_stmt_clear_bindings(lim));
+    check_int(SILT_BIND, silt_stmt_execute(lim, NULL));
+    check_contains(silt_conn_errmsg(conn), "UNBOUND_SQL_PARAMETER");
+    check_int(SILT_OK, silt_stmt_finalize(lim));
+}
