@@ -269,7 +269,7 @@ void test_api_stmt__wrong_counts_and_unbound_parameters(void)
     check_int(SILT_UNSUPPORTED, silt_stmt_prepare(conn, "CREATE TEMPORARY VIEW v AS SELECT ?",
                                                   &stmt));
     /* no parameters at all is a statement like any other */
-    check_int(SILT_OK, silt_stmt_prepare(conn, "SELECT 1, 2", &stmt));
+    check_int(SILT_OK, silt_stmt_prepare(conn, "SELECT 1L, 2L", &stmt));
     check_int(0, silt_stmt_param_count(stmt));
     check_int(SILT_INVALID, silt_stmt_bind_int64(stmt, 1, 1));
     check_two(stmt, 1, 2);
