@@ -13,5 +13,6 @@
 #include "silt/output.h"
 #include "silt/sql.h"
 #include "silt/write.h"
+#include "silt/stmt.h"
 
 #endif

@@ -89,6 +89,7 @@ SILT_API void silt_conn_close(silt_conn *conn)
 {
     if (conn == NULL)
         return;
+    api_conn_release(conn);
     sql_session_free(conn->session);
     mem_free(conn);
 }
@@ -151,7 +152,6 @@ SILT_API silt_status silt_conn_exec(silt_conn *conn, const char *sql,
 {
     silt_error err = SILT_ERROR_INIT;
     sql_result *res = NULL;
-    stream_state *st;
     silt_status rc;
     if (conn == NULL || sql == NULL)
         return SILT_INVALID;
@@ -160,10 +160,16 @@ SILT_API silt_status silt_conn_exec(silt_conn *conn, const char *sql,
     rc = sql_execute(conn->session, sql, out != NULL ? &res : NULL, &err);
     if (rc != SILT_OK || out == NULL || res == NULL)
         return keep_error(conn->errmsg, rc, &err);
-    st = mem_calloc(1, sizeof(*st));
+    return keep_error(conn->errmsg, api_stream_from_result(out, res, &err), &err);
+}
+
+silt_status api_stream_from_result(struct ArrowArrayStream *out, sql_result *res,
+                                   silt_error *err)
+{
+    stream_state *st = mem_calloc(1, sizeof(*st));
     if (st == NULL) {
         sql_result_free(res);
-        return keep_error(conn->errmsg, err_nomem(&err), &err);
+        return err_nomem(err);
     }
     st->res = res;
     out->get_schema = stream_get_schema;
@@ -171,7 +177,7 @@ SILT_API silt_status silt_conn_exec(silt_conn *conn, const char *sql,
     out->get_last_error = stream_last_error;
     out->release = stream_release;
     out->private_data = st;
-    return keep_error(conn->errmsg, SILT_OK, &err);
+    return SILT_OK;
 }
 
 /* ---------------------------------------------------------------- printing */

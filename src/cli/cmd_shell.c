@@ -7,10 +7,13 @@
  * readline (line editing, history kept in ~/.silt_history); otherwise it
  * reads lines as they come, so scripts can be piped in. A statement running
  * longer than a second shows its elapsed time on a terminal's stderr.
+ * Ctrl-C (SIGINT) during a statement interrupts it (silt_conn_interrupt):
+ * it fails with [OPERATION_CANCELED] and the shell goes on.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -149,11 +152,41 @@ static void *progress_main(void *arg)
 
 /* ---- running statements ------------------------------------------------------- */
 
+/* The connection of the statement running, for the SIGINT handler; NULL between statements. */
+static silt_conn *volatile interruptible;
+
+static void on_sigint(int sig)
+{
+    silt_conn *conn = interruptible;
+    (void)sig;
+    if (conn != NULL)
+        silt_conn_interrupt(conn); /* one atomic store: async-signal-safe */
+}
+
+/* Ctrl-C interrupts the statement (not the shell) while it runs. */
+static void catch_sigint(silt_conn *conn, struct sigaction *saved)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof(sa));
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESTART;
+    interruptible = conn;
+    sigaction(SIGINT, &sa, saved);
+}
+
+static void release_sigint(const struct sigaction *saved)
+{
+    sigaction(SIGINT, saved, NULL);
+    interruptible = NULL;
+}
+
 static void run_statement(shell *sh, const char *sql)
 {
     int64_t start = time_monotonic_nanos();
     progress pr;
     pthread_t watcher;
+    struct sigaction saved;
     int watching = sh->interactive && isatty(STDOUT_FILENO) && isatty(STDERR_FILENO);
     silt_status rc;
     memset(&pr, 0, sizeof(pr));
@@ -163,7 +196,9 @@ static void run_statement(shell *sh, const char *sql)
         pr.start_ns = start;
         watching = pthread_create(&watcher, NULL, progress_main, &pr) == 0;
     }
+    catch_sigint(sh->conn, &saved);
     rc = silt_conn_print(sh->conn, sql, stdout, &sh->output);
+    release_sigint(&saved);
     if (watching) {
         pthread_mutex_lock(&pr.mutex);
         pr.done = 1;

@@ -17,6 +17,7 @@
 #ifndef SILT_ENGINE_ENGINE_H
 #define SILT_ENGINE_ENGINE_H
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -58,10 +59,30 @@ typedef struct engine_ctx {
      * spent in their open and next (engine_op.stats); 0 = not counted.
      */
     int analyze;
+    /*
+     * Set to nonzero from another thread (or a signal handler) to stop the
+     * query: operators check it at batch boundaries and in their long loops
+     * (engine_check_interrupt) and fail with SILT_INTERRUPTED. Borrowed from
+     * whoever runs the query (the SQL session); NULL = cannot be interrupted.
+     * Copies of the context on the thread pool's workers share it.
+     */
+    const atomic_int *interrupt;
 } engine_ctx;
 
 /* Sets defaults: ANSI on, now = wall clock, no pool, no memory limit. */
 void engine_ctx_init(engine_ctx *ctx, arena *query_arena);
+
+/* Spark's message of a cancelled operation (error class OPERATION_CANCELED, SQLSTATE HY008). */
+#define ENGINE_INTERRUPTED_MESSAGE "[OPERATION_CANCELED] Operation has been canceled."
+
+/* SILT_INTERRUPTED (with the message above) once the query's interrupt flag is set. */
+silt_status engine_interrupted(const engine_ctx *ctx, silt_error *err);
+static inline silt_status engine_check_interrupt(const engine_ctx *ctx, silt_error *err)
+{
+    if (ctx->interrupt == NULL || atomic_load_explicit(ctx->interrupt, memory_order_relaxed) == 0)
+        return SILT_OK;
+    return engine_interrupted(ctx, err);
+}
 
 /* Adds bytes to the query's account; SILT_NOMEM when over the limit. */
 silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, silt_error *err);

@@ -101,9 +101,12 @@ static silt_status next_counted(engine_op *op, engine_chunk **out, silt_error *e
 silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     silt_status rc;
+    *out = NULL;
+    /* every operator passes here for every batch: the interrupt's batch boundary */
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(op->ctx, err));
     arena_reset(op->batch_arena);
     rc = op->ctx->analyze ? next_counted(op, out, err) : op->vt->next(op, out, err);
-    if (rc != SILT_OK)
+    if (rc != SILT_OK && rc != SILT_INTERRUPTED)
         err_context(err, "in operator \"%s\"", op->vt->name);
     return rc;
 }

@@ -75,6 +75,7 @@ static silt_status run_morsel(void *payload, size_t task_idx, size_t worker_idx,
     size_t cursor = 0;
     for (;;) {
         col_batch *b = NULL;
+        SILT_RETURN_IF_ERROR(engine_check_interrupt(job->ctx, err));
         arena_reset(w->batch_arena);
         SILT_RETURN_IF_ERROR(job->fn(job->payload, task_idx, &cursor, w->batch_arena, &b, err));
         if (b == NULL)

@@ -1406,6 +1406,7 @@ static silt_status win_task(void *payload, size_t task, size_t worker, silt_erro
         return err_nomem(err);
     for (part = j->seg[task]; part < j->seg[task + 1]; part++) {
         int64_t ps = s->part_start[part], pe = s->part_start[part + 1];
+        SILT_RETURN_IF_ERROR(engine_check_interrupt(j->op->ctx, err));
         if (s->n_order > 0 && pe - ps > 1 && !already_sorted(s, ps, pe))
             SILT_RETURN_IF_ERROR(engine_sort_indices(s->order, s->n_order, s->cols, s->idx + ps,
                                                      pe - ps, a, err));

@@ -13,6 +13,12 @@
 #include "util/hashmap.h"
 #include "util/time.h"
 
+silt_status engine_interrupted(const engine_ctx *ctx, silt_error *err)
+{
+    (void)ctx;
+    return err_set(err, SILT_INTERRUPTED, "%s", ENGINE_INTERRUPTED_MESSAGE);
+}
+
 void engine_ctx_init(engine_ctx *ctx, arena *query_arena)
 {
     memset(ctx, 0, sizeof(*ctx));

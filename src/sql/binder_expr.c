@@ -19,6 +19,7 @@
 
 #include "sql/binder_int.h"
 #include "sql/lexer.h"
+#include "sql/prepared.h"
 #include "util/time.h"
 
 static silt_status bind_sub(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
@@ -1803,6 +1804,15 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.base, &base, err));
         SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.access.index, &index, err));
         rc = bind_subscript(b, base, index, 0, ast->pos, out, err);
+        break;
+    }
+    case SQL_EXPR_PARAM: {
+        /* a marker is its value's literal, as Spark substitutes parameters before analysis */
+        sql_expr lit;
+        rc = sql_param_literal(b->s, ast, &lit, err);
+        if (rc != SILT_OK)
+            return bind_error(b, err, ast->pos, rc, "%s", err ? err->message : "");
+        rc = bind_literal(b, &lit, out, err);
         break;
     }
     case SQL_EXPR_STAR:

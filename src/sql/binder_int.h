@@ -36,6 +36,7 @@ typedef struct sql_bound_source {
     const col_type *schema;
     sql_batch_fn fn;
     void *payload;
+    sql_scan_open_fn open; /* NULL: every scan reads fn(payload) */
     struct sql_bound_source *next;
 } sql_bound_source;
 
@@ -56,6 +57,10 @@ struct sql_session {
     tpool *pool;
     silt_status (*wrap_table_store)(io_store **store, void *payload, silt_error *err);
     void *wrap_payload;
+    /* The parameter values of the prepared statement being bound (prepared.c); NULL = none. */
+    const struct sql_param_run *params;
+    /* Set by sql_session_interrupt (any thread), seen by the statements' engine_ctx. */
+    atomic_int interrupt;
 };
 
 typedef struct bind_col {

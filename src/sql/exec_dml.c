@@ -29,6 +29,8 @@ static silt_status eval_predicate(const col_batch *batch, uint8_t *match, void *
     dml_eval *ev = payload;
     int32_t *sel;
     int64_t n_out = 0, idx;
+    /* the DML loop in delta/ calls here for every batch: its interrupt point */
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(ev->b->ctx, err));
     memset(match, 0, (size_t)batch->n_rows);
     if (ev->pred == NULL) {
         memset(match, 1, (size_t)batch->n_rows);

@@ -96,6 +96,8 @@ static silt_status merge_rows(const col_batch *target, const col_batch *source, 
     col_batch in;
     int any_update;
     *updated_out = NULL;
+    /* the MERGE loop in delta/ calls here for every batch: its interrupt point */
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(m->b->ctx, err));
     SILT_RETURN_IF_ERROR(input_batch(m, target, source, a, &in, err));
     SILT_RETURN_IF_ERROR(eval_actions(m, &in, a, action, &any_update, err));
     if (!any_update)
@@ -110,6 +112,7 @@ static silt_status merge_insert(const col_batch *source, arena *a, col_batch **r
     col_batch in, *all;
     uint8_t *keep = arena_alloc(a, (size_t)source->n_rows + 1);
     int any;
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(m->b->ctx, err));
     if (keep == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(input_batch(m, NULL, source, a, &in, err));

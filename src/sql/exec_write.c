@@ -274,6 +274,9 @@ static silt_status pump(binder *b, engine_op *op, const expr *check, const char 
         if (rc == SILT_OK)
             rc = delta_write_batch(w, &dense, err);
     }
+    /* an interrupt after the last batch still stops the write before its commit */
+    if (rc == SILT_OK)
+        rc = engine_check_interrupt(b->ctx, err);
     engine_op_close(op);
     return rc;
 }

@@ -1603,6 +1603,44 @@ silt_status sql_parse_n(arena *a, const char *text, size_t len, sql_stmt_list **
     return rc;
 }
 
+silt_status sql_parse_markers(arena *a, const char *text, size_t len, sql_stmt_list **out,
+                              sql_param_markers *markers, silt_error *err)
+{
+    parser p;
+    sql_token_list toks;
+    silt_status rc;
+    memset(&p, 0, sizeof(p));
+    memset(markers, 0, sizeof(*markers));
+    SILT_RETURN_IF_ERROR(sql_lex_heap(text, len, &toks, NULL, err));
+    p.a = a;
+    p.text = text;
+    p.len = len;
+    p.toks = toks.tokens;
+    p.n_toks = toks.n_tokens;
+    p.err = err;
+    p.markers = markers;
+    rc = parse_statements(&p, out);
+    mem_free(toks.tokens);
+    return rc;
+}
+
+silt_status p_note_marker(parser *p, uint32_t off, const char *name)
+{
+    sql_param_markers *m = p->markers;
+    size_t at;
+    if (m == NULL)
+        return SILT_OK;
+    /* kept sorted by offset; a marker seen again (backtracking) is there already */
+    for (at = m->n; at > 0 && m->items[at - 1].off >= off; at--)
+        if (m->items[at - 1].off == off)
+            return SILT_OK;
+    P_TRY(p_grow(p, (void **)&m->items, &m->n, &m->cap, sizeof(sql_param_marker)));
+    memmove(&m->items[at + 1], &m->items[at], (m->n - 1 - at) * sizeof(sql_param_marker));
+    m->items[at].off = off;
+    m->items[at].name = name;
+    return SILT_OK;
+}
+
 silt_status sql_parse(arena *a, const char *text, sql_stmt_list **out, silt_error *err)
 {
     return sql_parse_n(a, text, strlen(text), out, NULL, err);

@@ -18,6 +18,7 @@
 #define SILT_SQL_PARSER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "sql/ast.h"
 #include "util/arena.h"
@@ -39,5 +40,24 @@ silt_status sql_parse(arena *a, const char *text, sql_stmt_list **out, silt_erro
  */
 silt_status sql_parse_n(arena *a, const char *text, size_t len, sql_stmt_list **out,
                         size_t *error_offset, silt_error *err);
+
+/*
+ * The parameter markers of a text, as Spark's parameterized SQL has them:
+ * `?` (name NULL) and `:name`, in the order of their byte offsets, each
+ * once (the parser may look at a marker twice when it backtracks).
+ */
+typedef struct sql_param_marker {
+    uint32_t off;     /* byte offset of the ? or the : */
+    const char *name; /* NULL for ? */
+} sql_param_marker;
+
+typedef struct sql_param_markers {
+    size_t n, cap;
+    sql_param_marker *items;
+} sql_param_markers;
+
+/* sql_parse_n that also fills *markers (in arena a). */
+silt_status sql_parse_markers(arena *a, const char *text, size_t len, sql_stmt_list **out,
+                              sql_param_markers *markers, silt_error *err);
 
 #endif

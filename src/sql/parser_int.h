@@ -24,6 +24,7 @@ typedef struct parser {
     int depth;         /* nesting of expressions and queries */
     size_t *error_offset;
     silt_error *err;
+    sql_param_markers *markers; /* NULL = not collected */
 } parser;
 
 #define P_TRY(expr) SILT_RETURN_IF_ERROR(expr)
@@ -61,6 +62,9 @@ silt_status p_fail_at(parser *p, size_t tok_idx, const char *fmt, ...) SILT_PRIN
 silt_status p_error_at(parser *p, uint32_t off, const char *fmt, ...) SILT_PRINTF(3, 4);
 silt_status p_enter(parser *p);
 static inline void p_leave(parser *p) { p->depth--; }
+
+/* Notes a parameter marker at off (name NULL for ?) when the caller collects them. */
+silt_status p_note_marker(parser *p, uint32_t off, const char *name);
 
 void *p_alloc(parser *p, size_t size); /* zeroed; NULL on OOM (error set) */
 char *p_strndup(parser *p, const char *s, size_t len);

@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "sql/binder_int.h"
+#include "sql/prepared.h"
 
 
 #define MAX_CONJ 256
@@ -639,6 +640,13 @@ static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, cons
 static silt_status const_int(binder *b, const sql_expr *e, const char *what, int64_t *out,
                              silt_error *err)
 {
+    sql_expr value;
+    if (e->kind == SQL_EXPR_PARAM) {
+        /* LIMIT ?: the marker is its value's literal, as everywhere else */
+        if (sql_param_literal(b->s, e, &value, err) != SILT_OK)
+            return bind_error(b, err, e->pos, SILT_BIND, "%s", err ? err->message : "");
+        e = &value;
+    }
     if (e->kind == SQL_EXPR_LITERAL &&
         (e->u.lit.kind == SQL_LIT_INT || e->u.lit.kind == SQL_LIT_LONG ||
          e->u.lit.kind == SQL_LIT_SHORT || e->u.lit.kind == SQL_LIT_BYTE)) {

@@ -19,6 +19,7 @@
 #include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/prepared.h"
 #include "sql/settings.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -53,6 +54,7 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->pool = opts ? opts->pool : NULL;
     s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
     s->wrap_payload = opts ? opts->wrap_payload : NULL;
+    atomic_init(&s->interrupt, 0);
     if (opts != NULL && opts->warehouse != NULL) {
         rc = io_store_open(&s->warehouse, opts->warehouse, 0, err);
         if (rc == SILT_OK)
@@ -120,6 +122,16 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
     return SILT_OK;
 }
 
+void sql_session_interrupt(sql_session *s)
+{
+    atomic_store_explicit(&s->interrupt, 1, memory_order_relaxed);
+}
+
+void sql_session_clear_interrupt(sql_session *s)
+{
+    atomic_store_explicit(&s->interrupt, 0, memory_order_relaxed);
+}
+
 /* ---------------------------------------------------------------- results */
 
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }
@@ -150,6 +162,7 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     res->arena = a;
     engine_ctx_init(&res->ctx, a);
     res->ctx.pool = s->pool;
+    res->ctx.interrupt = &s->interrupt;
     ansi = sql_session_get(s, "spark.sql.ansi.enabled");
     if (ansi != NULL)
         res->ctx.ansi = str_casecmp(ansi, "false") != 0;
@@ -843,6 +856,7 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
     silt_status rc;
     if (a == NULL)
         return err_nomem(err);
+    sql_session_clear_interrupt(s); /* a new call: an earlier request is spent */
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;
@@ -860,6 +874,36 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
     return rc;
 }
 
+silt_status session_run_parsed(sql_session *s, const sql_stmt *stmt, const char *text, size_t len,
+                               sql_result **out, silt_error *err)
+{
+    sql_result *res = NULL;
+    silt_status rc = result_new(&res, s, err);
+    if (out != NULL)
+        *out = NULL;
+    if (rc == SILT_OK)
+        rc = run_stmt(s, res, stmt, text, len, err);
+    if (rc == SILT_OK && out == NULL) {
+        col_batch *batch;
+        do
+            rc = sql_result_next(res, &batch, err);
+        while (rc == SILT_OK && batch != NULL);
+    }
+    if (rc != SILT_OK && (err == NULL || strstr(err->message, "(line ") == NULL))
+        add_position(err, text, len, stmt->pos);
+    if (rc == SILT_OK && out != NULL) {
+        *out = res;
+        res = NULL;
+    }
+    sql_result_free(res);
+    return rc;
+}
+
+int session_result_on_free(sql_result *res, void (*fn)(void *), void *payload)
+{
+    return arena_on_cleanup(res->arena, fn, payload);
+}
+
 static void free_text_arena(void *payload) { arena_free(payload); }
 
 silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt_error *err)
@@ -868,6 +912,7 @@ silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt
     sql_stmt_list *stmts;
     size_t len = strlen(text), idx;
     silt_status rc;
+    sql_session_clear_interrupt(s);
     if (out != NULL)
         *out = NULL;
     if (a == NULL)

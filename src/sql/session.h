@@ -64,6 +64,18 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
 #define SQL_SETTING_SAVE_MODE "silt.api.saveMode"
 
 /*
+ * Interrupt: sql_session_interrupt sets the session's flag, which every
+ * running statement of the session (and every result still being pulled)
+ * checks at its batch boundaries: they fail with SILT_INTERRUPTED and
+ * "[OPERATION_CANCELED] ...", and a write commits nothing. Callable from
+ * any thread and from a signal handler (one lock-free atomic store). The
+ * flag stays set until sql_session_clear_interrupt, which the C API calls
+ * when it starts a statement.
+ */
+void sql_session_interrupt(sql_session *s);
+void sql_session_clear_interrupt(sql_session *s);
+
+/*
  * Binds a source of batches to a table name for the statements run next,
  * until sql_session_unbind_source: `FROM name` reads it through fn, which
  * gives batches of schema (a STRUCT, borrowed until unbound) in
@@ -78,6 +90,19 @@ typedef silt_status (*sql_batch_fn)(void *payload, arena *batch_arena, col_batch
 silt_status sql_session_bind_source(sql_session *s, const char *name, const col_type *schema,
                                     sql_batch_fn fn, void *payload, silt_error *err);
 void sql_session_unbind_source(sql_session *s, const char *name);
+
+/*
+ * The same with a scan of its own for every `FROM name` of a statement:
+ * open(payload, a, &fn, &scan_payload) is called when the statement is
+ * bound, with the statement's arena a (cleanups registered on it run when
+ * the statement is freed), and the scan reads fn(scan_payload). This is
+ * how a source read once (the C API's registered Arrow streams) tells a
+ * second scan from the first.
+ */
+typedef silt_status (*sql_scan_open_fn)(void *payload, arena *a, sql_batch_fn *fn,
+                                        void **scan_payload, silt_error *err);
+silt_status sql_session_bind_scans(sql_session *s, const char *name, const col_type *schema,
+                                   sql_scan_open_fn open, void *payload, silt_error *err);
 
 /*
  * Runs every statement of text in order. *out (may be NULL) receives the

@@ -13,11 +13,12 @@
 
 #include "sql/binder_int.h"
 
-silt_status sql_session_bind_source(sql_session *s, const char *name, const col_type *schema,
-                                    sql_batch_fn fn, void *payload, silt_error *err)
+static silt_status bind_any(sql_session *s, const char *name, const col_type *schema,
+                            sql_batch_fn fn, sql_scan_open_fn open, void *payload,
+                            silt_error *err)
 {
     sql_bound_source *src;
-    if (schema == NULL || schema->id != COL_STRUCT || fn == NULL || name == NULL)
+    if (schema == NULL || schema->id != COL_STRUCT || (fn == NULL && open == NULL) || name == NULL)
         return err_set(err, SILT_INVALID, "a bound source needs a name, a struct schema and a "
                        "batch function");
     for (src = s->bound; src != NULL; src = src->next)
@@ -28,10 +29,23 @@ silt_status sql_session_bind_source(sql_session *s, const char *name, const col_
         return err_nomem(err);
     src->schema = schema;
     src->fn = fn;
+    src->open = open;
     src->payload = payload;
     src->next = s->bound;
     s->bound = src;
     return SILT_OK;
+}
+
+silt_status sql_session_bind_source(sql_session *s, const char *name, const col_type *schema,
+                                    sql_batch_fn fn, void *payload, silt_error *err)
+{
+    return bind_any(s, name, schema, fn, NULL, payload, err);
+}
+
+silt_status sql_session_bind_scans(sql_session *s, const char *name, const col_type *schema,
+                                   sql_scan_open_fn open, void *payload, silt_error *err)
+{
+    return bind_any(s, name, schema, NULL, open, payload, err);
 }
 
 void sql_session_unbind_source(sql_session *s, const char *name)
@@ -63,8 +77,15 @@ silt_status source_bound(binder *b, const sql_table_ref *ref, plan *out, int *fo
         ref->u.named.at.ref != NULL)
         return bind_error(b, err, ref->pos, SILT_BIND, "source \"%s\" has no versions to "
                           "travel to", src->name);
-    SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, src->fn, src->payload,
-                                        err));
+    if (src->open != NULL) {
+        sql_batch_fn fn;
+        void *payload;
+        SILT_RETURN_IF_ERROR(src->open(src->payload, b->a, &fn, &payload, err));
+        SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, fn, payload, err));
+    } else {
+        SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, src->fn,
+                                            src->payload, err));
+    }
     memset(&out->morsels, 0, sizeof(out->morsels));
     return scope_from_schema(b->a, src->schema, ref->alias.name ? ref->alias.name : src->name,
                              &out->scope, err);
