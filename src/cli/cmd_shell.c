@@ -163,7 +163,8 @@ static void run_statement(shell *sh, const char *sql)
         pr.start_ns = start;
         watching = pthread_create(&watcher, NULL, progress_main, &pr) == 0;
     }
-    rc = silt_conn_print(sh->conn, sql, stdout, &sh->output);
+    rc = silt_conn_format(sh->conn, sql, &sh->output, cli_write_file, stdout);
+    fflush(stdout);
     if (watching) {
         pthread_mutex_lock(&pr.mutex);
         pr.done = 1;
