@@ -38,9 +38,15 @@ typedef enum silt_status {
     SILT_UNSUPPORTED = 6, /**< a format or protocol feature silt does not implement */
     SILT_PARSE = 7,       /**< a statement or a value could not be parsed */
     SILT_BIND = 8,        /**< a statement refers to something that does not fit */
-    SILT_INVALID = 9,     /**< API misuse or an invalid argument */
+    SILT_INVALID = 9,     /**< API misuse or an invalid argument or option */
     SILT_INTERRUPTED = 10,/**< the operation was cancelled */
-    SILT_EXISTS = 11      /**< the object to create already exists (put-if-absent lost) */
+    SILT_EXISTS = 11,     /**< the object to create already exists (put-if-absent lost) */
+    /**
+     * A statement failed while it ran, on the data: Spark's run-time (ANSI)
+     * errors such as [DIVIDE_BY_ZERO], [ARITHMETIC_OVERFLOW],
+     * [CAST_INVALID_INPUT], [NUMERIC_VALUE_OUT_OF_RANGE]. Since 0.1.
+     */
+    SILT_RUNTIME = 12
 } silt_status;
 
 /** Version string of the library, e.g. "0.1.0". Since 0.1. */

@@ -11,10 +11,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include <stdio.h>
-
 #include "silt/common.h"
 #include "silt/output.h"
+#include "silt/sql.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,7 +24,7 @@ typedef struct silt_table silt_table;
 
 /** How to pick the version to open. Since 0.1. */
 typedef struct silt_table_open_options {
-    unsigned version;         /**< SILT_TABLE_OPEN_OPTIONS_VERSION */
+    unsigned version;         /**< SILT_TABLE_OPEN_OPTIONS_VERSION (1 up to it is accepted) */
     int64_t version_as_of;    /**< a table version, or -1 for the latest */
     int has_timestamp;        /**< when set, open the version current at timestamp_micros */
     int64_t timestamp_micros; /**< microseconds since 1970-01-01 UTC (TIMESTAMP AS OF) */
@@ -36,7 +35,9 @@ typedef struct silt_table_open_options {
 
 /**
  * Opens the Delta table at `location` (a local folder or file:// URI) at
- * the version the options pick (NULL = latest).
+ * the version the options pick (NULL = latest), through db: its store
+ * options apply. The handle does not keep db; db must stay open while the
+ * handle is used.
  *
  * Like sqlite3_open, a handle is returned in *out even when opening fails
  * (unless memory runs out), so that silt_table_errmsg() can say why; close
@@ -47,7 +48,7 @@ typedef struct silt_table_open_options {
  *         feature silt lacks), SILT_IO, SILT_NOMEM, SILT_INVALID.
  * Since 0.1.
  */
-SILT_API silt_status silt_table_open(silt_table **out, const char *location,
+SILT_API silt_status silt_table_open(silt_table **out, silt_db *db, const char *location,
                                      const silt_table_open_options *opts);
 
 /** Closes a table handle. NULL is fine. Since 0.1. */
@@ -130,17 +131,20 @@ SILT_API int64_t silt_table_skipped_checkpoint_version(const silt_table *table);
 SILT_API silt_status silt_parse_timestamp(const char *text, int64_t *micros_out);
 
 /**
- * Prints the rows of the table's version to out (opts may be NULL: a Spark
- * show() table of 20 rows). Column mapping, partition values and deletion
- * vectors are applied; rows come in file order.
+ * Formats the rows of the table's version into fn (opts may be NULL: a
+ * Spark show() table of 20 rows). Column mapping, partition values and
+ * deletion vectors are applied; rows come in file order.
  *
- * @return SILT_OK; SILT_CORRUPT or SILT_IO for unreadable data files,
- *         SILT_UNSUPPORTED for data silt cannot read; SILT_INVALID for a
- *         handle whose open failed. The message is in silt_table_errmsg.
- * Since 0.1.
+ * @return SILT_OK; SILT_CORRUPT or SILT_IO for unreadable data files (or
+ *         fn stopped), SILT_UNSUPPORTED for data silt cannot read;
+ *         SILT_INVALID for a handle whose open failed. The message is in
+ *         silt_table_errmsg. Since 0.1.
  */
-SILT_API silt_status silt_table_print_rows(silt_table *table, FILE *out,
-                                           const silt_output_options *opts);
+SILT_API silt_status silt_table_format_rows(silt_table *table, const silt_output_options *opts,
+                                            silt_text_fn fn, void *payload);
+
+/** The status of the last call on the handle (SILT_OK after success). Since 0.1. */
+SILT_API silt_status silt_table_errcode(const silt_table *table);
 
 #ifdef __cplusplus
 }

@@ -47,7 +47,7 @@ typedef enum silt_save_mode {
  * Strings are borrowed for the duration of the call. Since 0.1.
  */
 typedef struct silt_write_options {
-    unsigned version;        /**< SILT_WRITE_OPTIONS_VERSION */
+    unsigned version;        /**< SILT_WRITE_OPTIONS_VERSION (1 up to it is accepted) */
     silt_save_mode mode;     /**< default SILT_SAVE_ERROR_IF_EXISTS, as Spark's save() */
     /**
      * Delta's mergeSchema: columns the table lacks are added at the end of
@@ -86,7 +86,7 @@ typedef struct silt_write_options {
      * Spark's userMetadata write option: the commit's commitInfo.userMetadata,
      * shown by DESCRIBE HISTORY. NULL = none (or the connection's
      * spark.databricks.delta.commitInfo.userMetadata). Since 0.1, options
-     * version 2; ignored in version 1 options.
+     * version 2: a version 1 struct has no such field and gets NULL.
      */
     const char *user_metadata;
 } silt_write_options;

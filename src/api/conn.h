@@ -5,6 +5,7 @@
 #ifndef SILT_API_CONN_H
 #define SILT_API_CONN_H
 
+#include "io/store.h"
 #include "silt/sql.h"
 #include "sql/session.h"
 #include "util/error.h"
@@ -15,6 +16,12 @@ struct silt_db {
     char *warehouse;
     tpool *pool;
     char errmsg[ERRMSG_MAX];
+    silt_error last; /* the last failed call's error, for silt_db_errcode and friends */
+    /* Store options (silt_db_set_option): owned keys and values, and the view of
+     * them given to every store db opens. */
+    char **store_keys;
+    char **store_values;
+    io_store_options store;
 };
 
 struct silt_conn {
@@ -23,6 +30,7 @@ struct silt_conn {
     struct silt_stmt *stmts;       /* prepared statements, finalized ones too (stmt.c) */
     struct api_registered *registered; /* Arrow streams queried by name (register.c) */
     char errmsg[ERRMSG_MAX];
+    silt_error last; /* the last failed call's error, for silt_conn_errcode and friends */
 };
 
 /* Hands res out as an Arrow C stream (sql.c); res is freed on failure. */
@@ -41,5 +49,15 @@ static inline silt_status api_keep_error(char *dst, silt_status rc, const silt_e
         err_format(err, dst, ERRMSG_MAX);
     return rc;
 }
+
+/*
+ * Keeps the error of a call on conn (or db): formatted in errmsg and whole in
+ * last, both cleared when rc is SILT_OK; returns rc. err may be NULL or
+ * unset (a bare code): the message is then the status name.
+ */
+silt_status api_conn_error(silt_conn *conn, silt_status rc, const silt_error *err);
+silt_status api_db_error(silt_db *db, silt_status rc, const silt_error *err);
+/* Keeps rc and err in last (cleared for SILT_OK); the one rule behind the two above. */
+void api_keep_last(silt_error *last, silt_status rc, const silt_error *err);
 
 #endif

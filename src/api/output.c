@@ -1,18 +1,23 @@
 /*
- * output.c - printing batches to a FILE in the formats of silt/output.h, on
- * top of formats/text_writer: each batch's text is written out as it comes
- * (only the table format holds rows, at most max_rows of them).
+ * output.c - formatting batches into a silt_text_fn in the formats of
+ * silt/output.h, on top of formats/text_writer: each batch's text is given
+ * out as it comes (only the table format holds rows, at most max_rows of
+ * them).
  */
 #include "api/output.h"
 
+#include <stddef.h>
 #include <string.h>
+
+#include "api/options.h"
 
 #include "formats/text.h"
 #include "util/buf.h"
 #include "util/mem.h"
 
 struct api_printer {
-    FILE *file;
+    silt_text_fn fn;
+    void *payload;
     silt_output_options opts;
     text_writer *writer;
     int64_t rows_seen;
@@ -33,26 +38,47 @@ silt_status silt_output_format_parse(const char *name, silt_output_format *out)
     return SILT_OK;
 }
 
+silt_status api_emit(silt_text_fn fn, void *payload, const char *text, size_t len,
+                     silt_error *err)
+{
+    if (len > 0 && fn(payload, text, len) != 0)
+        return err_set(err, SILT_IO, "could not write the output");
+    return SILT_OK;
+}
+
+silt_status api_output_options(silt_output_options *out, const silt_output_options *given,
+                               silt_error *err)
+{
+    static const silt_output_options defaults = SILT_OUTPUT_OPTIONS_INIT;
+    static const size_t sizes[SILT_OUTPUT_OPTIONS_VERSION] = {sizeof(silt_output_options)};
+    return api_options(out, given, &defaults, sizes, SILT_OUTPUT_OPTIONS_VERSION,
+                       "output options", err);
+}
+
 static silt_status flush_text(api_printer *p, silt_error *err)
 {
-    if (p->text.len > 0 && fwrite(p->text.data, 1, p->text.len, p->file) != p->text.len)
-        return err_set(err, SILT_IO, "could not write the output");
+    SILT_RETURN_IF_ERROR(api_emit(p->fn, p->payload, p->text.data, p->text.len, err));
     buf_truncate(&p->text, 0);
     return SILT_OK;
 }
 
-silt_status api_printer_new(api_printer **out, FILE *file, const col_type *schema,
-                            const silt_output_options *opts, silt_error *err)
+silt_status api_printer_new(api_printer **out, silt_text_fn fn, void *payload,
+                            const col_type *schema, const silt_output_options *opts,
+                            silt_error *err)
 {
-    silt_output_options defaults = SILT_OUTPUT_OPTIONS_INIT;
     text_writer_options wopts = TEXT_WRITER_OPTIONS_INIT;
     api_printer *p = mem_calloc(1, sizeof(*p));
     silt_status rc;
     if (p == NULL)
         return err_nomem(err);
-    p->file = file;
-    p->opts = opts ? *opts : defaults;
+    p->fn = fn;
+    p->payload = payload;
     buf_init(&p->text, 0);
+    rc = api_output_options(&p->opts, opts, err);
+    if (rc != SILT_OK) {
+        api_printer_free(p);
+        return rc;
+    }
     switch (p->opts.format) {
     case SILT_OUTPUT_TABLE: wopts.format = TEXT_FORMAT_TABLE; break;
     case SILT_OUTPUT_CSV: wopts.format = TEXT_FORMAT_CSV; break;
@@ -89,10 +115,7 @@ silt_status api_printer_add(api_printer *p, const col_batch *batch, silt_error *
 silt_status api_printer_finish(api_printer *p, silt_error *err)
 {
     SILT_RETURN_IF_ERROR(text_writer_finish(p->writer, &p->text, err));
-    SILT_RETURN_IF_ERROR(flush_text(p, err));
-    if (fflush(p->file) != 0)
-        return err_set(err, SILT_IO, "could not write the output");
-    return SILT_OK;
+    return flush_text(p, err);
 }
 
 void api_printer_free(api_printer *p)

@@ -1,6 +1,8 @@
 /*
  * parquet.c - the public Parquet inspection calls (include/silt/parquet.h):
- * schema, metadata and row dumps of one file, for `silt parquet`.
+ * schema, metadata and row dumps of one file, for `silt parquet`, formatted
+ * into the caller's silt_text_fn. The file is opened through the
+ * connection's database (its store options); errors are the connection's.
  *
  * The row formatter here writes the canonical JSON-lines row format of
  * ../shared/conformance/README.md and a plain CSV. It is a small local
@@ -12,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/conn.h"
+#include "api/options.h"
 #include "api/output.h"
 #include "formats/text.h"
 #include "formats/parquet/parquet.h"
@@ -21,14 +25,16 @@
 #include "util/time.h"
 
 /* Opens the store of the file's folder and the file in it. */
-static silt_status open_path(const char *path, io_store **store_out, pq_file **file_out,
-                             silt_error *err)
+static silt_status open_path(silt_conn *conn, const char *path, io_store **store_out,
+                             pq_file **file_out, silt_error *err)
 {
     const char *slash = strrchr(path, '/');
     char *dir;
     silt_status rc;
     *store_out = NULL;
     *file_out = NULL;
+    if (path == NULL)
+        return err_set(err, SILT_INVALID, "the Parquet calls need a file path");
     if (path[0] == '\0' || (slash != NULL && slash[1] == '\0'))
         return err_set(err, SILT_INVALID, "\"%s\" is not a file path", path);
     if (slash == NULL)
@@ -39,7 +45,7 @@ static silt_status open_path(const char *path, io_store **store_out, pq_file **f
         dir = mem_strndup(path, (size_t)(slash - path));
     if (dir == NULL)
         return err_nomem(err);
-    rc = io_store_open(store_out, dir, 0, err);
+    rc = io_store_open_with(store_out, dir, 0, &conn->db->store, err);
     mem_free(dir);
     if (rc == SILT_OK)
         rc = pq_file_open(file_out, *store_out, slash != NULL ? slash + 1 : path, err);
@@ -50,14 +56,11 @@ static silt_status open_path(const char *path, io_store **store_out, pq_file **f
     return rc;
 }
 
-static silt_status finish(silt_status rc, silt_error *err, char *errbuf, size_t errbuf_len)
+/* A callback is needed before anything is opened. */
+static silt_status check_fn(silt_text_fn fn, silt_error *err)
 {
-    if (errbuf != NULL && errbuf_len > 0) {
-        errbuf[0] = '\0';
-        if (rc != SILT_OK)
-            err_format(err, errbuf, errbuf_len);
-    }
-    return rc;
+    return fn != NULL ? SILT_OK : err_set(err, SILT_INVALID, "the Parquet calls need a text "
+                                          "callback");
 }
 
 /* ---- schema ---- */
@@ -112,14 +115,20 @@ static silt_status print_type_tree(buf *out, const col_type *type, int depth, si
     }
 }
 
-SILT_API silt_status silt_parquet_print_schema(FILE *out, const char *path, int parquet_layout,
-                                               char *errbuf, size_t errbuf_len)
+SILT_API silt_status silt_parquet_format_schema(silt_conn *conn, const char *path,
+                                                int parquet_layout, silt_text_fn fn,
+                                                void *payload)
 {
     silt_error err = SILT_ERROR_INIT;
     io_store *store = NULL;
     pq_file *file = NULL;
     buf text = BUF_INIT;
-    silt_status rc = open_path(path, &store, &file, &err);
+    silt_status rc;
+    if (conn == NULL)
+        return SILT_INVALID;
+    rc = check_fn(fn, &err);
+    if (rc == SILT_OK)
+        rc = open_path(conn, path, &store, &file, &err);
     if (rc == SILT_OK && parquet_layout)
         rc = pq_file_format_schema(file, &text, &err);
     else if (rc == SILT_OK)
@@ -127,11 +136,11 @@ SILT_API silt_status silt_parquet_print_schema(FILE *out, const char *path, int 
     if (rc == SILT_OK && !parquet_layout)
         rc = print_type_tree(&text, pq_file_schema(file), 0, &err);
     if (rc == SILT_OK)
-        fputs(buf_cstr(&text), out);
+        rc = api_emit(fn, payload, text.data, text.len, &err);
     buf_clear(&text);
     pq_file_free(file);
     io_store_free(store);
-    return finish(rc, &err, errbuf, errbuf_len);
+    return api_conn_error(conn, rc, &err);
 }
 
 /* ---- values (local stand-in for the shared formatters) ---- */
@@ -174,8 +183,8 @@ static silt_status head_rows(col_batch **batch, arena *a, int64_t n, silt_error 
     return col_batch_filter(batch, a, *batch, keep, err);
 }
 
-static silt_status cat_rows(FILE *fp, pq_file *file, const silt_parquet_cat_options *opts,
-                            arena *a, silt_error *err)
+static silt_status cat_rows(silt_text_fn fn, void *payload, pq_file *file,
+                            const silt_parquet_cat_options *opts, arena *a, silt_error *err)
 {
     pq_read_options ro = PQ_READ_OPTIONS_INIT;
     silt_output_options oo = SILT_OUTPUT_OPTIONS_INIT;
@@ -191,7 +200,7 @@ static silt_status cat_rows(FILE *fp, pq_file *file, const silt_parquet_cat_opti
     if (rc == SILT_OK)
         rc = pq_reader_open(&reader, file, &ro, err);
     if (rc == SILT_OK)
-        rc = api_printer_new(&printer, fp, pq_reader_schema(reader), &oo, err);
+        rc = api_printer_new(&printer, fn, payload, pq_reader_schema(reader), &oo, err);
     while (rc == SILT_OK && left > 0 && !api_printer_full(printer)) {
         col_batch *batch = NULL;
         arena_reset(batch_arena);
@@ -211,27 +220,41 @@ static silt_status cat_rows(FILE *fp, pq_file *file, const silt_parquet_cat_opti
     return rc;
 }
 
-SILT_API silt_status silt_parquet_cat(FILE *out, const char *path,
-                                      const silt_parquet_cat_options *opts, char *errbuf,
-                                      size_t errbuf_len)
+static silt_status cat_options(silt_parquet_cat_options *out,
+                               const silt_parquet_cat_options *given, silt_error *err)
 {
-    silt_parquet_cat_options defaults = SILT_PARQUET_CAT_OPTIONS_INIT;
+    static const silt_parquet_cat_options defaults = SILT_PARQUET_CAT_OPTIONS_INIT;
+    static const size_t sizes[SILT_PARQUET_CAT_OPTIONS_VERSION] = {
+        sizeof(silt_parquet_cat_options)};
+    return api_options(out, given, &defaults, sizes, SILT_PARQUET_CAT_OPTIONS_VERSION,
+                       "Parquet row options", err);
+}
+
+SILT_API silt_status silt_parquet_format_rows(silt_conn *conn, const char *path,
+                                              const silt_parquet_cat_options *opts,
+                                              silt_text_fn fn, void *payload)
+{
+    silt_parquet_cat_options o;
     silt_error err = SILT_ERROR_INIT;
     io_store *store = NULL;
     pq_file *file = NULL;
     arena *a = NULL;
     silt_status rc;
-    if (opts == NULL)
-        opts = &defaults;
-    rc = open_path(path, &store, &file, &err);
+    if (conn == NULL)
+        return SILT_INVALID;
+    rc = check_fn(fn, &err);
+    if (rc == SILT_OK)
+        rc = cat_options(&o, opts, &err);
+    if (rc == SILT_OK)
+        rc = open_path(conn, path, &store, &file, &err);
     if (rc == SILT_OK) {
         a = arena_new(NULL, "parquet cat");
-        rc = a != NULL ? cat_rows(out, file, opts, a, &err) : err_nomem(&err);
+        rc = a != NULL ? cat_rows(fn, payload, file, &o, a, &err) : err_nomem(&err);
     }
     arena_free(a);
     pq_file_free(file);
     io_store_free(store);
-    return finish(rc, &err, errbuf, errbuf_len);
+    return api_conn_error(conn, rc, &err);
 }
 
 /* ---- metadata ---- */
@@ -357,20 +380,25 @@ static silt_status print_meta(buf *out, const pq_file *file, silt_error *err)
     return SILT_OK;
 }
 
-SILT_API silt_status silt_parquet_print_meta(FILE *out, const char *path, char *errbuf,
-                                             size_t errbuf_len)
+SILT_API silt_status silt_parquet_format_meta(silt_conn *conn, const char *path, silt_text_fn fn,
+                                              void *payload)
 {
     silt_error err = SILT_ERROR_INIT;
     io_store *store = NULL;
     pq_file *file = NULL;
     buf text = BUF_INIT;
-    silt_status rc = open_path(path, &store, &file, &err);
+    silt_status rc;
+    if (conn == NULL)
+        return SILT_INVALID;
+    rc = check_fn(fn, &err);
+    if (rc == SILT_OK)
+        rc = open_path(conn, path, &store, &file, &err);
     if (rc == SILT_OK)
         rc = print_meta(&text, file, &err);
     if (rc == SILT_OK)
-        fputs(buf_cstr(&text), out);
+        rc = api_emit(fn, payload, text.data, text.len, &err);
     buf_clear(&text);
     pq_file_free(file);
     io_store_free(store);
-    return finish(rc, &err, errbuf, errbuf_len);
+    return api_conn_error(conn, rc, &err);
 }

@@ -197,7 +197,7 @@ SILT_API silt_status silt_conn_register_arrow(silt_conn *conn, const char *name,
     silt_status rc;
     struct ArrowArrayStream taken;
     if (stream == NULL || stream->release == NULL)
-        return conn ? api_keep_error(conn->errmsg, err_set(&err, SILT_INVALID, "the Arrow "
+        return conn ? api_conn_error(conn, err_set(&err, SILT_INVALID, "the Arrow "
                                      "stream to register is NULL or released"), &err)
                     : SILT_INVALID;
     /* moved in first: whatever happens below, silt releases it */
@@ -209,10 +209,10 @@ SILT_API silt_status silt_conn_register_arrow(silt_conn *conn, const char *name,
         taken.release(&taken);
         arena_free(a);
         if (conn == NULL || name == NULL)
-            return conn ? api_keep_error(conn->errmsg, err_set(&err, SILT_INVALID, "a "
+            return conn ? api_conn_error(conn, err_set(&err, SILT_INVALID, "a "
                                          "registered Arrow stream needs a name"), &err)
                         : SILT_INVALID;
-        return api_keep_error(conn->errmsg, err_nomem(&err), &err);
+        return api_conn_error(conn, err_nomem(&err), &err);
     }
     r->a = a;
     r->stream = taken;
@@ -220,11 +220,11 @@ SILT_API silt_status silt_conn_register_arrow(silt_conn *conn, const char *name,
     rc = register_stream(conn, name, r, &err);
     if (rc != SILT_OK) {
         unref(r);
-        return api_keep_error(conn->errmsg, rc, &err);
+        return api_conn_error(conn, rc, &err);
     }
     r->next = conn->registered;
     conn->registered = r;
-    return api_keep_error(conn->errmsg, SILT_OK, &err);
+    return api_conn_error(conn, SILT_OK, &err);
 }
 
 SILT_API silt_status silt_conn_unregister(silt_conn *conn, const char *name)
@@ -241,9 +241,9 @@ SILT_API silt_status silt_conn_unregister(silt_conn *conn, const char *name)
         sql_session_unbind_source(conn->session, r->name);
         /* a result still reading it holds a reference: the stream goes with the last one */
         unref(r);
-        return api_keep_error(conn->errmsg, SILT_OK, &err);
+        return api_conn_error(conn, SILT_OK, &err);
     }
-    return api_keep_error(conn->errmsg, err_set(&err, SILT_NOTFOUND, "no Arrow stream is "
+    return api_conn_error(conn, err_set(&err, SILT_NOTFOUND, "no Arrow stream is "
                           "registered as `%s`", name), &err);
 }
 

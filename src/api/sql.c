@@ -1,14 +1,16 @@
 /*
- * sql.c - include/silt/sql.h over sql/session.h: databases, connections,
- * Arrow streams of results and printing.
+ * sql.c - include/silt/sql.h over sql/session.h: databases and their store
+ * options, connections, Arrow streams of results and formatted results.
  *
  * Handles keep the formatted error of their last failed call (STYLE.md,
  * section 3). An Arrow stream owns its sql_result; each exported batch is
  * a copy in its own arena, freed when the consumer releases the array.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "api/conn.h"
+#include "api/options.h"
 #include "api/output.h"
 #include "formats/arrow.h"
 #include "silt/sql.h"
@@ -20,12 +22,92 @@ static silt_status keep_error(char *dst, silt_status rc, const silt_error *err)
     return api_keep_error(dst, rc, err);
 }
 
+static silt_status conn_error(silt_conn *conn, silt_status rc, const silt_error *err)
+{
+    return api_conn_error(conn, rc, err);
+}
+
+/* ---------------------------------------------------------------- store options */
+
+/* Keeps key = value in db's store options (a key set again takes the new value). */
+static silt_status keep_store_option(silt_db *db, const char *key, const char *value,
+                                     silt_error *err)
+{
+    size_t idx, n = db->store.n;
+    char **keys, **values;
+    char *k, *v;
+    SILT_RETURN_IF_ERROR(io_store_check_option(key, value, err));
+    if (value == NULL)
+        return err_set(err, SILT_INVALID, "store option \"%s\" needs a value", key);
+    if ((v = mem_strdup(value)) == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        if (strcmp(db->store_keys[idx], key) == 0) {
+            mem_free(db->store_values[idx]);
+            db->store_values[idx] = v;
+            return SILT_OK;
+        }
+    }
+    if ((keys = mem_realloc(db->store_keys, (n + 1) * sizeof(char *))) != NULL)
+        db->store_keys = keys;
+    if (keys != NULL && (values = mem_realloc(db->store_values, (n + 1) * sizeof(char *))) != NULL)
+        db->store_values = values;
+    if (keys == NULL || values == NULL || (k = mem_strdup(key)) == NULL) {
+        mem_free(v);
+        return err_nomem(err);
+    }
+    keys[n] = k;
+    values[n] = v;
+    db->store.keys = (const char *const *)keys;
+    db->store.values = (const char *const *)values;
+    db->store.n = n + 1;
+    return SILT_OK;
+}
+
+static void free_store_options(silt_db *db)
+{
+    size_t idx;
+    for (idx = 0; idx < db->store.n; idx++) {
+        mem_free(db->store_keys[idx]);
+        mem_free(db->store_values[idx]);
+    }
+    mem_free(db->store_keys);
+    mem_free(db->store_values);
+}
+
+SILT_API silt_status silt_db_set_option(silt_db *db, const char *key, const char *value)
+{
+    silt_error err = SILT_ERROR_INIT;
+    if (db == NULL)
+        return SILT_INVALID;
+    return api_db_error(db, keep_store_option(db, key, value, &err), &err);
+}
+
+/* ---------------------------------------------------------------- databases */
+
+static silt_status db_options(silt_db_options *out, const silt_db_options *given, silt_error *err)
+{
+    static const silt_db_options defaults = SILT_DB_OPTIONS_INIT;
+    static const size_t sizes[SILT_DB_OPTIONS_VERSION] = {
+        offsetof(silt_db_options, store_options), sizeof(silt_db_options)};
+    SILT_RETURN_IF_ERROR(api_options(out, given, &defaults, sizes, SILT_DB_OPTIONS_VERSION,
+                                     "database options", err));
+    if (out->n_threads < 0)
+        return err_set(err, SILT_INVALID, "database options ask for %d threads", out->n_threads);
+    if (out->n_store_options > 0 && out->store_options == NULL)
+        return err_set(err, SILT_INVALID, "database options have %zu store options but no array",
+                       out->n_store_options);
+    return SILT_OK;
+}
+
 SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
                                   const silt_db_options *opts)
 {
     silt_error err = SILT_ERROR_INIT;
+    silt_db_options o;
     silt_db *db;
     silt_status rc = SILT_OK;
+    size_t idx;
     if (out == NULL)
         return SILT_INVALID;
     *out = NULL;
@@ -33,10 +115,13 @@ SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
     if (db == NULL)
         return SILT_NOMEM;
     *out = db;
-    if (warehouse != NULL && (db->warehouse = mem_strdup(warehouse)) == NULL)
+    rc = db_options(&o, opts, &err);
+    for (idx = 0; rc == SILT_OK && idx < o.n_store_options; idx++)
+        rc = keep_store_option(db, o.store_options[idx].key, o.store_options[idx].value, &err);
+    if (rc == SILT_OK && warehouse != NULL && (db->warehouse = mem_strdup(warehouse)) == NULL)
         rc = err_nomem(&err);
-    if (rc == SILT_OK && opts != NULL && opts->n_threads > 0)
-        rc = tpool_new(&db->pool, (size_t)opts->n_threads, &err);
+    if (rc == SILT_OK && o.n_threads > 0)
+        rc = tpool_new(&db->pool, (size_t)o.n_threads, &err);
     if (rc == SILT_OK && warehouse != NULL) {
         /* Check the warehouse now, so that a wrong folder fails at open. */
         sql_session *probe;
@@ -46,7 +131,7 @@ SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
         if (rc == SILT_OK)
             sql_session_free(probe);
     }
-    return keep_error(db->errmsg, rc, &err);
+    return api_db_error(db, rc, &err);
 }
 
 SILT_API const char *silt_db_errmsg(const silt_db *db) { return db ? db->errmsg : ""; }
@@ -56,6 +141,7 @@ SILT_API void silt_db_close(silt_db *db)
     if (db == NULL)
         return;
     tpool_free(db->pool);
+    free_store_options(db);
     mem_free(db->warehouse);
     mem_free(db);
 }
@@ -77,7 +163,7 @@ SILT_API silt_status silt_conn_open(silt_conn **out, silt_db *db)
     so.pool = db->pool;
     rc = sql_session_new(&conn->session, &so, &err);
     if (rc != SILT_OK) {
-        keep_error(db->errmsg, rc, &err);
+        api_db_error(db, rc, &err);
         mem_free(conn);
         return rc;
     }
@@ -153,14 +239,17 @@ SILT_API silt_status silt_conn_exec(silt_conn *conn, const char *sql,
     silt_error err = SILT_ERROR_INIT;
     sql_result *res = NULL;
     silt_status rc;
-    if (conn == NULL || sql == NULL)
+    if (conn == NULL)
         return SILT_INVALID;
     if (out != NULL)
         memset(out, 0, sizeof(*out));
+    if (sql == NULL)
+        return conn_error(conn, err_set(&err, SILT_INVALID, "silt_conn_exec needs a statement"),
+                          &err);
     rc = sql_execute(conn->session, sql, out != NULL ? &res : NULL, &err);
     if (rc != SILT_OK || out == NULL || res == NULL)
-        return keep_error(conn->errmsg, rc, &err);
-    return keep_error(conn->errmsg, api_stream_from_result(out, res, &err), &err);
+        return conn_error(conn, rc, &err);
+    return conn_error(conn, api_stream_from_result(out, res, &err), &err);
 }
 
 silt_status api_stream_from_result(struct ArrowArrayStream *out, sql_result *res,
@@ -180,16 +269,17 @@ silt_status api_stream_from_result(struct ArrowArrayStream *out, sql_result *res
     return SILT_OK;
 }
 
-/* ---------------------------------------------------------------- printing */
+/* ---------------------------------------------------------------- formatting */
 
 typedef struct print_ctx {
-    FILE *file;
+    silt_text_fn fn;
+    void *payload;
     const silt_output_options *opts;
     int n_printed;
 } print_ctx;
 
 /* EXPLAIN and friends: the text of each row as it is, as spark-sql prints it. */
-static silt_status print_text(sql_result *res, FILE *file, silt_error *err)
+static silt_status print_text(sql_result *res, print_ctx *pc, silt_error *err)
 {
     col_batch *batch;
     int64_t row;
@@ -203,9 +293,9 @@ static silt_status print_text(sql_result *res, FILE *file, silt_error *err)
             if (col_vec_is_null(batch->cols[0], row))
                 continue;
             s = col_vec_str(batch->cols[0], row, &len);
-            fwrite(s, 1, (size_t)len, file);
+            SILT_RETURN_IF_ERROR(api_emit(pc->fn, pc->payload, s, (size_t)len, err));
             if (len == 0 || s[len - 1] != '\n')
-                fputc('\n', file);
+                SILT_RETURN_IF_ERROR(api_emit(pc->fn, pc->payload, "\n", 1, err));
         }
     }
 }
@@ -219,8 +309,8 @@ static silt_status print_result(sql_result *res, void *payload, silt_error *err)
     if (!sql_result_has_rows(res))
         return SILT_OK;
     if (sql_result_is_text(res) && pc->opts->format == SILT_OUTPUT_TABLE)
-        return print_text(res, pc->file, err);
-    rc = api_printer_new(&p, pc->file, sql_result_schema(res), pc->opts, err);
+        return print_text(res, pc, err);
+    rc = api_printer_new(&p, pc->fn, pc->payload, sql_result_schema(res), pc->opts, err);
     while (rc == SILT_OK) {
         rc = sql_result_next(res, &batch, err);
         if (rc != SILT_OK || batch == NULL)
@@ -236,17 +326,23 @@ static silt_status print_result(sql_result *res, void *payload, silt_error *err)
     return rc;
 }
 
-SILT_API silt_status silt_conn_print(silt_conn *conn, const char *sql, FILE *file,
-                                     const silt_output_options *opts)
+SILT_API silt_status silt_conn_format(silt_conn *conn, const char *sql,
+                                      const silt_output_options *opts, silt_text_fn fn,
+                                      void *payload)
 {
     silt_error err = SILT_ERROR_INIT;
-    silt_output_options defaults = SILT_OUTPUT_OPTIONS_INIT;
+    silt_output_options o;
     print_ctx pc;
-    if (conn == NULL || sql == NULL || file == NULL)
+    if (conn == NULL)
         return SILT_INVALID;
-    pc.file = file;
-    pc.opts = opts != NULL ? opts : &defaults;
+    if (sql == NULL || fn == NULL)
+        return conn_error(conn, err_set(&err, SILT_INVALID, "silt_conn_format needs a statement "
+                                        "and a text callback"), &err);
+    if (api_output_options(&o, opts, &err) != SILT_OK)
+        return conn_error(conn, SILT_INVALID, &err);
+    pc.fn = fn;
+    pc.payload = payload;
+    pc.opts = &o;
     pc.n_printed = 0;
-    return keep_error(conn->errmsg, sql_execute_each(conn->session, sql, print_result, &pc, &err),
-                      &err);
+    return conn_error(conn, sql_execute_each(conn->session, sql, print_result, &pc, &err), &err);
 }

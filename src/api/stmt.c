@@ -67,7 +67,7 @@ static silt_status fail(silt_conn *conn, silt_status rc, const char *msg)
 {
     silt_error err = SILT_ERROR_INIT;
     err_set(&err, rc, "%s", msg);
-    return api_keep_error(conn->errmsg, rc, &err);
+    return api_conn_error(conn, rc, &err);
 }
 
 SILT_API silt_status silt_stmt_prepare(silt_conn *conn, const char *sql, silt_stmt **out)
@@ -82,7 +82,7 @@ SILT_API silt_status silt_stmt_prepare(silt_conn *conn, const char *sql, silt_st
                            "and a place for the statement") : SILT_INVALID;
     st = mem_calloc(1, sizeof(*st));
     if (st == NULL)
-        return api_keep_error(conn->errmsg, err_nomem(&err), &err);
+        return api_conn_error(conn, err_nomem(&err), &err);
     st->conn = conn;
     rc = sql_prepare(conn->session, sql, &st->prep, &err);
     if (rc == SILT_OK) {
@@ -97,12 +97,12 @@ SILT_API silt_status silt_stmt_prepare(silt_conn *conn, const char *sql, silt_st
         sql_prepared_free(st->prep);
         free_values(st);
         mem_free(st);
-        return api_keep_error(conn->errmsg, rc, &err);
+        return api_conn_error(conn, rc, &err);
     }
     st->next = conn->stmts;
     conn->stmts = st;
     *out = st;
-    return api_keep_error(conn->errmsg, SILT_OK, &err);
+    return api_conn_error(conn, SILT_OK, &err);
 }
 
 SILT_API int silt_stmt_param_count(const silt_stmt *stmt)
@@ -145,14 +145,14 @@ static sql_literal *slot(silt_stmt *st, int index)
     if (index < 1 || (size_t)index > st->n) {
         err_set(&err, SILT_INVALID, "parameter index %d is out of range: the statement has %zu "
                 "parameter%s (numbered from 1)", index, st->n, st->n == 1 ? "" : "s");
-        api_keep_error(st->conn->errmsg, SILT_INVALID, &err);
+        api_conn_error(st->conn, SILT_INVALID, &err);
         return NULL;
     }
     mem_free(st->owned[index - 1]);
     st->owned[index - 1] = NULL;
     memset(&st->values[index - 1], 0, sizeof(sql_literal));
     st->set[index - 1] = 1;
-    st->conn->errmsg[0] = '\0';
+    api_conn_error(st->conn, SILT_OK, NULL);
     return &st->values[index - 1];
 }
 
@@ -220,7 +220,7 @@ static silt_status bind_bytes(silt_stmt *st, int index, sql_lit_kind kind, const
     copy = mem_alloc(len + 1);
     if (copy == NULL) {
         st->set[index - 1] = 0;
-        return api_keep_error(st->conn->errmsg, err_nomem(&err), &err);
+        return api_conn_error(st->conn, err_nomem(&err), &err);
     }
     if (len > 0)
         memcpy(copy, bytes, len);
@@ -259,7 +259,7 @@ SILT_API silt_status silt_stmt_clear_bindings(silt_stmt *stmt)
         stmt->owned[idx] = NULL;
         stmt->set[idx] = 0;
     }
-    stmt->conn->errmsg[0] = '\0';
+    api_conn_error(stmt->conn, SILT_OK, NULL);
     return SILT_OK;
 }
 
@@ -278,7 +278,7 @@ SILT_API silt_status silt_stmt_execute(silt_stmt *stmt, struct ArrowArrayStream 
                               out != NULL ? &res : NULL, &err);
     if (rc == SILT_OK && out != NULL)
         rc = api_stream_from_result(out, res, &err);
-    return api_keep_error(stmt->conn->errmsg, rc, &err);
+    return api_conn_error(stmt->conn, rc, &err);
 }
 
 SILT_API silt_status silt_stmt_finalize(silt_stmt *stmt)

@@ -7,8 +7,11 @@
  */
 #include "silt/table.h"
 
+#include <stddef.h>
 #include <string.h>
 
+#include "api/conn.h"
+#include "api/options.h"
 #include "api/output.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"
@@ -22,8 +25,20 @@ struct silt_table {
     io_store *store; /* kept for reading rows */
     delta_snapshot *snap;
     char **column_types; /* formatted once per top-level column */
+    silt_status last_code;  /* of the last call on the handle (silt_table_errcode) */
     char errmsg[2048];
 };
+
+/* Keeps the outcome of a call on table; returns rc. */
+static silt_status table_error(silt_table *table, silt_status rc, const silt_error *err)
+{
+    table->last_code = rc;
+    if (rc == SILT_OK)
+        table->errmsg[0] = '\0';
+    else
+        err_format(err, table->errmsg, sizeof(table->errmsg));
+    return rc;
+}
 
 static silt_status format_types(silt_table *table, silt_error *err)
 {
@@ -44,10 +59,20 @@ static silt_status format_types(silt_table *table, silt_error *err)
     return SILT_OK;
 }
 
-silt_status silt_table_open(silt_table **out, const char *location,
+static silt_status open_options(silt_table_open_options *out,
+                                const silt_table_open_options *given, silt_error *err)
+{
+    static const silt_table_open_options defaults = SILT_TABLE_OPEN_OPTIONS_INIT;
+    static const size_t sizes[SILT_TABLE_OPEN_OPTIONS_VERSION] = {
+        sizeof(silt_table_open_options)};
+    return api_options(out, given, &defaults, sizes, SILT_TABLE_OPEN_OPTIONS_VERSION,
+                       "table open options", err);
+}
+
+silt_status silt_table_open(silt_table **out, silt_db *db, const char *location,
                             const silt_table_open_options *opts)
 {
-    silt_table_open_options defaults = SILT_TABLE_OPEN_OPTIONS_INIT;
+    silt_table_open_options o;
     silt_table *table;
     io_store *store = NULL;
     silt_error err = SILT_ERROR_INIT;
@@ -58,28 +83,21 @@ silt_status silt_table_open(silt_table **out, const char *location,
     *out = table = mem_calloc(1, sizeof(*table));
     if (table == NULL)
         return SILT_NOMEM;
-    if (opts == NULL)
-        opts = &defaults;
-    if (location == NULL || opts->version != SILT_TABLE_OPEN_OPTIONS_VERSION) {
-        rc = err_set(&err, SILT_INVALID, "silt_table_open needs a location and options of "
-                     "version %d", SILT_TABLE_OPEN_OPTIONS_VERSION);
-        goto done;
-    }
-    rc = io_store_open(&store, location, 0, &err);
-    if (rc != SILT_OK)
-        goto done;
-    if (opts->has_timestamp)
-        rc = delta_snapshot_load_at_timestamp(&table->snap, store, opts->timestamp_micros, NULL,
-                                              &err);
+    if (db == NULL || location == NULL)
+        rc = err_set(&err, SILT_INVALID, "silt_table_open needs a database and a location");
     else
-        rc = delta_snapshot_load(&table->snap, store, opts->version_as_of, &err);
+        rc = open_options(&o, opts, &err);
+    if (rc == SILT_OK)
+        rc = io_store_open_with(&store, location, 0, &db->store, &err);
+    if (rc == SILT_OK && o.has_timestamp)
+        rc = delta_snapshot_load_at_timestamp(&table->snap, store, o.timestamp_micros, NULL,
+                                              &err);
+    else if (rc == SILT_OK)
+        rc = delta_snapshot_load(&table->snap, store, o.version_as_of, &err);
     if (rc == SILT_OK)
         rc = format_types(table, &err);
-done:
-    if (rc != SILT_OK)
-        err_format(&err, table->errmsg, sizeof(table->errmsg));
     table->store = store;
-    return rc;
+    return table_error(table, rc, &err);
 }
 
 void silt_table_close(silt_table *table)
@@ -96,15 +114,21 @@ void silt_table_close(silt_table *table)
     mem_free(table);
 }
 
-silt_status silt_table_print_rows(silt_table *table, FILE *out, const silt_output_options *opts)
+silt_status silt_table_format_rows(silt_table *table, const silt_output_options *opts,
+                                   silt_text_fn fn, void *payload)
 {
     delta_scan *scan = NULL;
     api_printer *printer = NULL;
     arena *batch_arena = NULL;
     silt_error err = SILT_ERROR_INIT;
     silt_status rc;
-    if (table == NULL || table->snap == NULL || out == NULL)
+    if (table == NULL)
         return SILT_INVALID;
+    if (table->snap == NULL || fn == NULL) {
+        rc = err_set(&err, SILT_INVALID, "silt_table_format_rows needs an open table and a text "
+                     "callback");
+        goto done;
+    }
     batch_arena = arena_new(NULL, "table rows");
     if (batch_arena == NULL) {
         rc = err_nomem(&err);
@@ -112,7 +136,7 @@ silt_status silt_table_print_rows(silt_table *table, FILE *out, const silt_outpu
     }
     rc = delta_scan_open(&scan, table->store, table->snap, NULL, &err);
     if (rc == SILT_OK)
-        rc = api_printer_new(&printer, out, delta_scan_schema(scan), opts, &err);
+        rc = api_printer_new(&printer, fn, payload, delta_scan_schema(scan), opts, &err);
     while (rc == SILT_OK && !api_printer_full(printer)) {
         col_batch *batch = NULL;
         arena_reset(batch_arena);
@@ -124,8 +148,7 @@ silt_status silt_table_print_rows(silt_table *table, FILE *out, const silt_outpu
     if (rc == SILT_OK)
         rc = api_printer_finish(printer, &err);
 done:
-    if (rc != SILT_OK)
-        err_format(&err, table->errmsg, sizeof(table->errmsg));
+    table_error(table, rc, &err);
     api_printer_free(printer);
     delta_scan_free(scan);
     arena_free(batch_arena);
@@ -135,6 +158,11 @@ done:
 const char *silt_table_errmsg(const silt_table *table)
 {
     return table != NULL ? table->errmsg : "out of memory";
+}
+
+silt_status silt_table_errcode(const silt_table *table)
+{
+    return table != NULL ? table->last_code : SILT_NOMEM;
 }
 
 /* Accessors: a handle whose open failed answers as an empty table. */

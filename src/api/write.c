@@ -34,9 +34,11 @@
  * whatever happens; each array it hands out is released as soon as its
  * rows are copied (arrow_import_batch copies), the schema at the end.
  */
+#include <stddef.h>
 #include <string.h>
 
 #include "api/conn.h"
+#include "api/options.h"
 #include "engine/engine.h"
 #include "formats/arrow.h"
 #include "silt/write.h"
@@ -293,9 +295,6 @@ static silt_status statement_text(buf *out, const char *name, const silt_write_o
 
 static silt_status check_options(const silt_write_options *o, silt_error *err)
 {
-    if (o->version == 0 || o->version > SILT_WRITE_OPTIONS_VERSION)
-        return err_set(err, SILT_INVALID, "write options have version %u; this library knows "
-                       "1 to %d", o->version, SILT_WRITE_OPTIONS_VERSION);
     if ((int)o->mode < SILT_SAVE_ERROR_IF_EXISTS || (int)o->mode > SILT_SAVE_IGNORE)
         return err_set(err, SILT_INVALID, "write mode %d is not a save mode", (int)o->mode);
     if (o->mode != SILT_SAVE_OVERWRITE &&
@@ -427,8 +426,7 @@ static silt_status write_arrow(silt_conn *conn, const char *target, input *in,
         /* save(path) of a new or schema-replaced table; saveAsTable keeps the SQL names. */
         if (is_path_target(target) && creates_table(o, exists))
             values[SET_SAVE_MODE] = save_mode_name(o->mode);
-        if (o->version >= 2)
-            values[SET_USER_META] = o->user_metadata;
+        values[SET_USER_META] = o->user_metadata;
         rc = run_bound(conn, in, buf_cstr(&text), values, err);
     }
     if (rc != SILT_OK)
@@ -443,8 +441,11 @@ SILT_API silt_status silt_conn_write_arrow(silt_conn *conn, const char *target,
                                            struct ArrowArrayStream *stream,
                                            const silt_write_options *opts)
 {
+    static const silt_write_options defaults = SILT_WRITE_OPTIONS_INIT;
+    static const size_t sizes[SILT_WRITE_OPTIONS_VERSION] = {
+        offsetof(silt_write_options, user_metadata), sizeof(silt_write_options)};
     silt_error err = SILT_ERROR_INIT;
-    silt_write_options defaults = SILT_WRITE_OPTIONS_INIT;
+    silt_write_options o;
     input in;
     silt_status rc;
     int have_stream = stream != NULL && stream->release != NULL;
@@ -458,15 +459,16 @@ SILT_API silt_status silt_conn_write_arrow(silt_conn *conn, const char *target,
         rc = err_set(&err, SILT_INVALID, "the write has no target table");
     else if (stream->get_schema == NULL || stream->get_next == NULL)
         rc = err_set(&err, SILT_INVALID, "the Arrow stream has no get_schema or get_next");
-    else
-        rc = write_arrow(conn, target, &in, opts != NULL ? opts : &defaults, &err);
+    else if ((rc = api_options(&o, opts, &defaults, sizes, SILT_WRITE_OPTIONS_VERSION,
+                               "write options", &err)) == SILT_OK)
+        rc = write_arrow(conn, target, &in, &o, &err);
     if (have_stream) {
         release_array(&in);
         if (in.schema.release != NULL)
             in.schema.release(&in.schema);
         stream->release(stream);
     }
-    return conn != NULL ? api_keep_error(conn->errmsg, rc, &err) : rc;
+    return api_conn_error(conn, rc, &err);
 }
 
 SILT_API silt_status silt_save_mode_parse(const char *text, silt_save_mode *out)

@@ -7,6 +7,8 @@
 #ifndef SILT_CLI_H
 #define SILT_CLI_H
 
+#include <stddef.h>
+
 typedef struct cli_command {
     const char *name;
     const char *summary; /* one line for `silt --help` */
@@ -29,5 +31,11 @@ int cli_usage_error(const char *command, const char *fmt, ...)
  * the option (n < 0), one thread per online core, at most 64.
  */
 int cli_workers_for_threads(long n);
+
+/*
+ * The silt_text_fn through which the command prints what the library
+ * formats: writes text to the FILE *payload; 0, or 1 when the write failed.
+ */
+int cli_write_file(void *payload, const char *text, size_t len);
 
 #endif

@@ -13,17 +13,41 @@
 
 #define CMD "parquet"
 
-static int report(silt_status rc, const char *errbuf)
+/* What a sub-command asks for, run on a connection of a database of paths only. */
+typedef enum parquet_what { PARQUET_SCHEMA, PARQUET_META, PARQUET_ROWS } parquet_what;
+
+static int run_on_file(parquet_what what, const char *path, int parquet_layout,
+                       const silt_parquet_cat_options *opts)
 {
-    if (rc == SILT_OK)
-        return 0;
-    fprintf(stderr, "silt: %s\n", errbuf);
-    return 1;
+    silt_db *db = NULL;
+    silt_conn *conn = NULL;
+    silt_status rc = silt_db_open(&db, NULL, NULL);
+    if (rc != SILT_OK) {
+        fprintf(stderr, "silt: %s\n", db ? silt_db_errmsg(db) : "out of memory");
+        silt_db_close(db);
+        return 1;
+    }
+    if ((rc = silt_conn_open(&conn, db)) != SILT_OK) {
+        fprintf(stderr, "silt: %s\n", silt_db_errmsg(db));
+        silt_db_close(db);
+        return 1;
+    }
+    if (what == PARQUET_SCHEMA)
+        rc = silt_parquet_format_schema(conn, path, parquet_layout, cli_write_file, stdout);
+    else if (what == PARQUET_META)
+        rc = silt_parquet_format_meta(conn, path, cli_write_file, stdout);
+    else
+        rc = silt_parquet_format_rows(conn, path, opts, cli_write_file, stdout);
+    fflush(stdout);
+    if (rc != SILT_OK)
+        fprintf(stderr, "silt: %s\n", silt_conn_errmsg(conn));
+    silt_conn_close(conn);
+    silt_db_close(db);
+    return rc == SILT_OK ? 0 : 1;
 }
 
 static int run_schema(int argc, char **argv)
 {
-    char errbuf[4096];
     const char *path = NULL;
     int parquet_layout = 0, idx;
     for (idx = 1; idx < argc; idx++) {
@@ -38,18 +62,16 @@ static int run_schema(int argc, char **argv)
     }
     if (path == NULL)
         return cli_usage_error(CMD, "schema needs a file");
-    return report(silt_parquet_print_schema(stdout, path, parquet_layout, errbuf, sizeof(errbuf)),
-                  errbuf);
+    return run_on_file(PARQUET_SCHEMA, path, parquet_layout, NULL);
 }
 
 static int run_meta(int argc, char **argv)
 {
-    char errbuf[4096];
     if (argc != 2)
         return cli_usage_error(CMD, "meta takes one file");
     if (argv[1][0] == '-')
         return cli_usage_error(CMD, "unrecognised option '%s'", argv[1]);
-    return report(silt_parquet_print_meta(stdout, argv[1], errbuf, sizeof(errbuf)), errbuf);
+    return run_on_file(PARQUET_META, argv[1], 0, NULL);
 }
 
 static int parse_limit(const char *text, int64_t *out)
@@ -66,7 +88,6 @@ static int parse_limit(const char *text, int64_t *out)
 
 static int run_cat(int argc, char **argv)
 {
-    char errbuf[4096];
     silt_parquet_cat_options opts = SILT_PARQUET_CAT_OPTIONS_INIT;
     const char *path = NULL;
     int idx;
@@ -99,7 +120,7 @@ static int run_cat(int argc, char **argv)
     }
     if (path == NULL)
         return cli_usage_error(CMD, "cat needs a file");
-    return report(silt_parquet_cat(stdout, path, &opts, errbuf, sizeof(errbuf)), errbuf);
+    return run_on_file(PARQUET_ROWS, path, 0, &opts);
 }
 
 static int run_parquet(int argc, char **argv)

@@ -197,7 +197,8 @@ static void run_statement(shell *sh, const char *sql)
         watching = pthread_create(&watcher, NULL, progress_main, &pr) == 0;
     }
     catch_sigint(sh->conn, &saved);
-    rc = silt_conn_print(sh->conn, sql, stdout, &sh->output);
+    rc = silt_conn_format(sh->conn, sql, &sh->output, cli_write_file, stdout);
+    fflush(stdout);
     release_sigint(&saved);
     if (watching) {
         pthread_mutex_lock(&pr.mutex);

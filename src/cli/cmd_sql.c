@@ -126,7 +126,7 @@ static int run_sql(int argc, char **argv)
     } else if ((rc = silt_conn_open(&conn, db)) != SILT_OK) {
         fprintf(stderr, "silt: %s\n", silt_db_errmsg(db));
         code = 1;
-    } else if ((rc = silt_conn_print(conn, text, stdout, &out)) != SILT_OK) {
+    } else if ((rc = silt_conn_format(conn, text, &out, cli_write_file, stdout)) != SILT_OK) {
         fflush(stdout);
         fprintf(stderr, "silt: %s\n", silt_conn_errmsg(conn));
         code = 1;

@@ -164,6 +164,7 @@ static int run_sub(int argc, char **argv, int is_scan)
     silt_table_open_options open_defaults = SILT_TABLE_OPEN_OPTIONS_INIT;
     silt_output_options output_defaults = SILT_OUTPUT_OPTIONS_INIT;
     silt_table *table = NULL;
+    silt_db *db = NULL;
     silt_status rc;
     int usage;
 
@@ -173,16 +174,24 @@ static int run_sub(int argc, char **argv, int is_scan)
     usage = parse_table_args(argc, argv, is_scan, &args);
     if (usage != 0)
         return usage;
-    rc = silt_table_open(&table, args.path, &args.open);
+    rc = silt_db_open(&db, NULL, NULL);
+    if (rc != SILT_OK) {
+        fprintf(stderr, "silt: %s\n", db ? silt_db_errmsg(db) : "out of memory");
+        silt_db_close(db);
+        return 1;
+    }
+    rc = silt_table_open(&table, db, args.path, &args.open);
     if (rc == SILT_OK) {
         if (is_scan)
-            rc = silt_table_print_rows(table, stdout, &args.output);
+            rc = silt_table_format_rows(table, &args.output, cli_write_file, stdout);
         else
             print_info(table, args.path);
     }
+    fflush(stdout);
     if (rc != SILT_OK)
         fprintf(stderr, "silt: %s\n", table ? silt_table_errmsg(table) : "out of memory");
     silt_table_close(table);
+    silt_db_close(db);
     return rc == SILT_OK ? 0 : 1;
 }
 

@@ -60,6 +60,11 @@ int cli_workers_for_threads(long n)
     return n > 1 ? (int)n - 1 : 0;
 }
 
+int cli_write_file(void *payload, const char *text, size_t len)
+{
+    return fwrite(text, 1, len, (FILE *)payload) == len ? 0 : 1;
+}
+
 int cli_usage_error(const char *command, const char *fmt, ...)
 {
     va_list ap;

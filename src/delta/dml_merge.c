@@ -303,7 +303,7 @@ static silt_status plan_batch(merge_ctx *ctx, batch_plan *plan, silt_error *err)
         /* PROTOCOL (Delta MERGE): a target row two source rows match is an error, except
          * when the only WHEN MATCHED clause deletes unconditionally. */
         if (rm.count[row] > 1 && ctx->spec->matched != NULL && !ctx->spec->multiple_matches_ok)
-            return err_set(err, SILT_INVALID, MULTI_MATCH);
+            return err_set(err, SILT_RUNTIME, MULTI_MATCH);
         m_rows[n_m] = row;
         m_src[n_m++] = rm.first[row];
     }

@@ -1314,7 +1314,7 @@ static silt_status update_sum(agg_table *t, agg_state *s, const col_vec *arg, co
         return SILT_OK;
     }
     if (ovf && t->ctx->ansi)
-        return err_set(err, SILT_INVALID, "[ARITHMETIC_OVERFLOW] sum overflows \"%s\"",
+        return err_set(err, SILT_RUNTIME, "[ARITHMETIC_OVERFLOW] sum overflows \"%s\"",
                        col_type_id_name(id == COL_DECIMAL ? COL_DECIMAL : COL_LONG));
     return SILT_OK;
 }
@@ -1740,7 +1740,7 @@ static silt_status merge_state(agg_table *t, agg_state *d, agg_table *src, agg_s
         case AGG_SUM:
         case AGG_AVG:
             if (__builtin_add_overflow(d->isum[dg], s->isum[g], &d->isum[dg]) && t->ctx->ansi)
-                return err_set(err, SILT_INVALID, "[ARITHMETIC_OVERFLOW] sum overflows \"long\"");
+                return err_set(err, SILT_RUNTIME, "[ARITHMETIC_OVERFLOW] sum overflows \"long\"");
             d->dsum[dg] += s->dsum[g];
             d->dec[dg] += s->dec[g];
             d->cnt[dg] += s->cnt[g];
@@ -2352,7 +2352,7 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
                 }
                 if (!dec_fits(v, s->out_type->precision)) {
                     if (t->ctx->ansi)
-                        return err_set(err, SILT_INVALID, "[NUMERIC_VALUE_OUT_OF_RANGE] the sum "
+                        return err_set(err, SILT_RUNTIME, "[NUMERIC_VALUE_OUT_OF_RANGE] the sum "
                                        "does not fit decimal(%d,%d)", s->out_type->precision,
                                        s->out_type->scale);
                     vec_set_null(o, g);

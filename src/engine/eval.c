@@ -40,6 +40,8 @@ silt_status eval_error(const expr *e, silt_error *err, silt_status code, const c
         err_set(err, code, "[%s] %s in \"%s\"", cls, msg, e->text);
     else
         err_set(err, code, "[%s] %s", cls, msg);
+    if (e != NULL && e->line > 0 && e->pos >= 0)
+        err_position(err, e->pos, e->line, e->col);
     return code;
 }
 
@@ -245,10 +247,10 @@ static silt_status check_zero_divisor(const expr *e, engine_ctx *ctx, const ev_v
         int64_t rr = div->is_const ? 0 : r;
         if (vec_is_valid(out, r) && is_zero_at(div->v, rr)) {
             if (ctx->ansi && !e->lit.i) {
-                eval_error(e, err, SILT_INVALID, "DIVIDE_BY_ZERO", "division by zero");
+                eval_error(e, err, SILT_RUNTIME, "DIVIDE_BY_ZERO", "division by zero");
                 err_hint(err, "use try_divide to get NULL instead, or set "
                          "\"spark.sql.ansi.enabled\" to \"false\"");
-                return SILT_INVALID;
+                return SILT_RUNTIME;
             }
             vec_set_null(out, r);
         }
@@ -330,7 +332,7 @@ static silt_status eval_arith(const expr *e, engine_ctx *ctx, const col_batch *b
     if (ovf && e->lit.i)
         find_int_overflow(e->op, &l, &rt, o, sel, n, 1);
     else if (ovf && ctx->ansi && find_int_overflow(e->op, &l, &rt, o, sel, n, 0))
-        return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
+        return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                           "%s overflow", col_type_id_name(e->type->id));
     out->v = o;
     out->is_const = n_rows == 1 && l.is_const && rt.is_const;
@@ -401,7 +403,7 @@ static silt_status eval_arith_decimal(const expr *e, engine_ctx *ctx, const ev_v
             col_int128 z = 0;
             if (!dec_op(e->op, x, s1, y, s2, s, p, &z)) {
                 if (ctx->ansi && !e->lit.i)
-                    return eval_error(e, err, SILT_INVALID, "NUMERIC_VALUE_OUT_OF_RANGE",
+                    return eval_error(e, err, SILT_RUNTIME, "NUMERIC_VALUE_OUT_OF_RANGE",
                                       "decimal result does not fit decimal(%d,%d)", p, s);
                 vec_set_null(out, r);
             }
@@ -868,7 +870,7 @@ static silt_status check_like_pattern(const expr *e, const char *pv, int32_t pl,
                                       silt_error *err)
 {
     if (pl > 0 && pv[pl - 1] == esc && (pl < 2 || pv[pl - 2] != esc))
-        return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT.ESC_AT_THE_END",
+        return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT.ESC_AT_THE_END",
                           "the LIKE pattern \"%.*s\" ends with the escape character",
                           (int)(pl > 100 ? 100 : pl), pv);
     return SILT_OK;

@@ -100,13 +100,13 @@ static silt_status cast_fail(cast_run *c, int64_t row, const char *cls, silt_err
         snprintf(value, sizeof(value), "%lld", (long long)vec_get_int(c->src, row));
     }
     if (strcmp(cls, "CAST_INVALID_INPUT") == 0)
-        eval_error(c->e, err, SILT_INVALID, cls, "the value %s of the type \"%s\" cannot be "
+        eval_error(c->e, err, SILT_RUNTIME, cls, "the value %s of the type \"%s\" cannot be "
                    "cast to \"%s\" because it is malformed", value, from, to);
     else
-        eval_error(c->e, err, SILT_INVALID, cls, "the value %s of the type \"%s\" cannot be "
+        eval_error(c->e, err, SILT_RUNTIME, cls, "the value %s of the type \"%s\" cannot be "
                    "cast to \"%s\" due to an overflow", value, from, to);
     err_hint(err, "use try_cast to tolerate malformed input and return NULL instead");
-    return SILT_INVALID;
+    return SILT_RUNTIME;
 }
 
 /* ---- string parsing ------------------------------------------------------ */

@@ -416,7 +416,7 @@ STR_FN(fn_repeat)
         int64_t times = nv[r] > 0 ? nv[r] : 0, total = times * (int64_t)len;
         char *dst;
         if (total > INT32_MAX)
-            return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
+            return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                               "repeat would make a string of %lld bytes", (long long)total);
         SILT_RETURN_IF_ERROR(vec_str_reserve(&w, total, &dst, err));
         for (k = 0; k < times; k++)
@@ -837,7 +837,7 @@ static silt_status regex_get(const expr *e, regex_cache *c, arena *a, const char
     if (rc != 0) {
         char msg[128];
         regerror(rc, &c->re, msg, sizeof(msg));
-        return eval_error(e, err, SILT_INVALID, "INVALID_PARAMETER_VALUE.PATTERN",
+        return eval_error(e, err, SILT_RUNTIME, "INVALID_PARAMETER_VALUE.PATTERN",
                           "the regular expression \"%.100s\" is not valid: %s", c->text, msg);
     }
     c->compiled = 1;
@@ -904,7 +904,7 @@ static silt_status fn_regexp_extract(const expr *e, engine_ctx *ctx, col_vec **a
         if (rc != SILT_OK)
             break;
         if (group < 0 || group > (int64_t)c.re.re_nsub || group > 9) {
-            rc = eval_error(e, err, SILT_INVALID, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",
+            rc = eval_error(e, err, SILT_RUNTIME, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",
                             "the regular expression has %zu groups, but group %lld was asked "
                             "for", c.re.re_nsub, (long long)group);
             break;
@@ -1088,7 +1088,7 @@ static silt_status fn_abs(const expr *e, engine_ctx *ctx, col_vec **args, const 
             int64_t lo = id == COL_BYTE ? INT8_MIN : id == COL_SHORT ? INT16_MIN
                          : id == COL_INT ? INT32_MIN : INT64_MIN;
             if (x == lo && ctx->ansi)
-                return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
+                return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                                   "abs(%lld) overflows \"%s\"", (long long)x,
                                   col_type_id_name(id));
             vec_put_int(o, r, x == lo ? x : (x < 0 ? -x : x));
@@ -1537,7 +1537,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
                 prec = prec * 10 + (f[pos] - '0');
         }
         if (pos >= fl)
-            return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+            return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                               "the format ends in the middle of a conversion");
         conv = f[pos++];
         if (conv == '%' || conv == 'n') {
@@ -1547,7 +1547,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
         if (arg_idx == next_arg)
             next_arg++;
         if (arg_idx < 1 || arg_idx >= e->n_args)
-            return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+            return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                               "format specifier '%%%c' has no argument", conv);
         v = args[arg_idx];
         if (conv == 's' || conv == 'S' || !vec_is_valid(v, r) || conv == 'b') {
@@ -1578,7 +1578,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
         if (strchr("dxXo", conv) != NULL) {
             long long x;
             if (!is_integral_id(v->type->id))
-                return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+                return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                                   "%%%c cannot format a value of type \"%s\"", conv,
                                   col_type_id_name(v->type->id));
             x = (long long)vec_get_int(v, r);
@@ -1602,7 +1602,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
             else if (v->type->id == COL_DECIMAL)
                 d = (double)vec_get_dec(v, r) / (double)expr_pow10[v->type->scale];
             else
-                return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+                return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                                   "%%%c cannot format a value of type \"%s\"", conv,
                                   col_type_id_name(v->type->id));
             switch (conv) {
@@ -1615,7 +1615,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
             SILT_RETURN_IF_ERROR(pad_number(b, num, d < 0, flags, width, err));
             continue;
         }
-        return eval_error(e, err, SILT_INVALID, "INVALID_FORMAT",
+        return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                           "the format conversion '%c' is not supported", conv);
     }
     return SILT_OK;

@@ -387,7 +387,7 @@ static silt_status pat_get(const expr *e, pat_cache *pc, const char *p, int32_t 
     if (pc->text != NULL && pc->len == len && memcmp(pc->text, p, (size_t)len) == 0)
         return SILT_OK;
     if (!pat_compile(p, len, pc->toks, &pc->n, &bad))
-        return eval_error(e, err, SILT_INVALID, "INVALID_DATETIME_PATTERN",
+        return eval_error(e, err, SILT_RUNTIME, "INVALID_DATETIME_PATTERN",
                           "the datetime pattern \"%.*s\" is not supported (letter '%c' or too "
                           "long)", (int)(len > 64 ? 64 : len), p, bad);
     pc->text = p;
@@ -589,7 +589,7 @@ static silt_status date_shift(FN_ARGS, int sign)
     LIVE_LOOP({
         int64_t v = (int64_t)dv[r] + sign * (int64_t)nv[r];
         if (v > INT32_MAX || v < INT32_MIN)
-            return eval_error(e, err, SILT_INVALID, "ARITHMETIC_OVERFLOW",
+            return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                               "the date is out of range");
         ov[r] = (int32_t)v;
     });
@@ -656,7 +656,7 @@ static silt_status fn_interval_add(FN_ARGS)
         days = add_months_days(days, months);
         if (__builtin_mul_overflow(days, TIME_MICROS_PER_DAY, &v) ||
             __builtin_add_overflow(v, tod, &v) || __builtin_add_overflow(v, micros, &v))
-            return eval_error(e, err, SILT_INVALID, "DATETIME_OVERFLOW",
+            return eval_error(e, err, SILT_RUNTIME, "DATETIME_OVERFLOW",
                               "the timestamp is out of range");
         ov[r] = v;
     });
@@ -681,7 +681,7 @@ static silt_status fn_make_date(FN_ARGS)
     LIVE_LOOP({
         if (yv[r] < 1 || yv[r] > 9999 || mv[r] < 1 || mv[r] > 12 || dv[r] < 1 ||
             dv[r] > days_in_month(yv[r], (unsigned)mv[r]))
-            return eval_error(e, err, SILT_INVALID, "DATETIME_FIELD_OUT_OF_BOUNDS",
+            return eval_error(e, err, SILT_RUNTIME, "DATETIME_FIELD_OUT_OF_BOUNDS",
                               "%d-%d-%d is not a date", yv[r], mv[r], dv[r]);
         ov[r] = (int32_t)time_days_from_civil(yv[r], (unsigned)mv[r], (unsigned)dv[r]);
     });
@@ -822,7 +822,7 @@ static silt_status parse_rows(FN_ARGS, const char *default_pattern)
             }
             if (!ok) {
                 if (ctx->ansi)
-                    return eval_error(e, err, SILT_INVALID, "CANNOT_PARSE_TIMESTAMP",
+                    return eval_error(e, err, SILT_RUNTIME, "CANNOT_PARSE_TIMESTAMP",
                                       "the text '%.*s' does not match the datetime pattern",
                                       (int)(len > 64 ? 64 : len), s);
                 vec_set_null(o, r);

@@ -82,6 +82,26 @@ silt_status io_store_open(io_store **out, const char *location, int create_root,
     return io_local_store_open(out, location, create_root, err);
 }
 
+silt_status io_store_check_option(const char *key, const char *value, silt_error *err)
+{
+    (void)value;
+    if (key == NULL || key[0] == '\0')
+        return err_set(err, SILT_INVALID, "a store option needs a key");
+    return err_set(err, SILT_INVALID, "store option \"%s\" is not known: the local file system "
+                   "store takes no options, and this build has no object-store back end (S3, "
+                   "ADLS, GCS) whose credentials or endpoints it would set", key);
+}
+
+silt_status io_store_open_with(io_store **out, const char *location, int create_root,
+                               const io_store_options *opts, silt_error *err)
+{
+    size_t idx;
+    *out = NULL;
+    for (idx = 0; opts != NULL && idx < opts->n; idx++)
+        SILT_RETURN_IF_ERROR(io_store_check_option(opts->keys[idx], opts->values[idx], err));
+    return io_store_open(out, location, create_root, err);
+}
+
 void io_store_free(io_store *store)
 {
     if (store != NULL)

@@ -101,6 +101,30 @@ silt_status io_store_open(io_store **out, const char *location, int create_root,
 void io_store_free(io_store *store);
 const char *io_store_root(const io_store *store);
 
+/*
+ * Options of a store's back end (credentials, endpoints, ...), as key/value
+ * pairs; they live on the database (silt_db_set_option) and are passed to
+ * every store opening.
+ */
+typedef struct io_store_options {
+    const char *const *keys;
+    const char *const *values;
+    size_t n;
+} io_store_options;
+
+#define IO_STORE_OPTIONS_INIT {NULL, NULL, 0}
+
+/*
+ * SILT_OK when key is an option some back end of this build acts on, else
+ * SILT_INVALID naming it. The local file system takes no options and this
+ * build has no object-store back end yet, so today every key is refused.
+ */
+silt_status io_store_check_option(const char *key, const char *value, silt_error *err);
+
+/* io_store_open with the database's store options (NULL = none), each checked first. */
+silt_status io_store_open_with(io_store **out, const char *location, int create_root,
+                               const io_store_options *opts, silt_error *err);
+
 /* SILT_INVALID unless key is a safe relative key (see above). */
 silt_status io_check_key(const char *key, silt_error *err);
 

@@ -23,7 +23,9 @@ silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status cod
     va_end(ap);
     if (b->text != NULL && pos <= b->text_len)
         sql_line_col(b->text, b->text_len, pos, &line, &col);
-    return err_set(err, code, "%s (line %d, column %d)", msg, line, col);
+    err_set(err, code, "%s (line %d, column %d)", msg, line, col);
+    err_position(err, (int64_t)pos, line, col);
+    return code;
 }
 
 void bind_note(binder *b, const char *fmt, ...)

@@ -414,14 +414,14 @@ static silt_status subscript_eval(const expr *e, engine_ctx *ctx, col_vec **args
             int64_t i = vec_get_int(args[1], row);
             if (e->lit.i == 1) {
                 if (i == 0)
-                    return eval_error(e, err, SILT_INVALID, "INVALID_INDEX_OF_ZERO",
+                    return eval_error(e, err, SILT_RUNTIME, "INVALID_INDEX_OF_ZERO",
                                       "the index 0 is invalid: element_at counts from 1");
                 i = i > 0 ? i - 1 : len + i;
             }
             if (i >= 0 && i < len)
                 idx[row] = start + i;
             else if (ctx->ansi)
-                return eval_error(e, err, SILT_INVALID, "INVALID_ARRAY_INDEX",
+                return eval_error(e, err, SILT_RUNTIME, "INVALID_ARRAY_INDEX",
                                   "the index %lld is out of bounds: the array has %lld elements",
                                   (long long)vec_get_int(args[1], row), (long long)len);
         }

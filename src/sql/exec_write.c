@@ -234,7 +234,7 @@ static silt_status check_rows(binder *b, const expr *check, const char *check_te
     SILT_RETURN_IF_ERROR(expr_filter(check, b->ctx, batch, NULL, batch->n_rows, a, sel, &n_out,
                                      err));
     if (n_out != batch->n_rows)
-        return err_set(err, SILT_INVALID, "[DELTA_REPLACE_WHERE_MISMATCH] Written data does not "
+        return err_set(err, SILT_RUNTIME, "[DELTA_REPLACE_WHERE_MISMATCH] Written data does not "
                        "conform to partial table overwrite condition or constraint '%s'",
                        check_text ? check_text : "");
     return SILT_OK;

@@ -89,6 +89,7 @@ silt_status sql_syntax_error(silt_error *err, const char *text, size_t len, size
                 "[PARSE_SYNTAX_ERROR] Syntax error at or near '%s%s' (line %d, column %d)", near,
                 show < tok_len ? "..." : "", line, col);
     }
+    err_position(err, (int64_t)(offset < len ? offset : len), line, col);
     if (detail != NULL && detail[0] != '\0')
         err_detail(err, "%s", detail);
     return SILT_PARSE;
@@ -158,10 +159,12 @@ static silt_status lex_skip_blank(lexer *lx)
                 {
                     int line, col;
                     sql_line_col(s, lx->len, start, &line, &col);
-                    return err_set(lx->err, SILT_PARSE,
-                                   "[UNCLOSED_BRACKETED_COMMENT] Found an unclosed bracketed "
-                                   "comment (line %d, column %d)",
-                                   line, col);
+                    err_set(lx->err, SILT_PARSE,
+                            "[UNCLOSED_BRACKETED_COMMENT] Found an unclosed bracketed "
+                            "comment (line %d, column %d)",
+                            line, col);
+                    err_position(lx->err, (int64_t)start, line, col);
+                    return SILT_PARSE;
                 }
             }
         } else {

@@ -93,7 +93,9 @@ silt_status p_error_at(parser *p, uint32_t off, const char *fmt, ...)
     sql_line_col(p->text, p->len, off, &line, &col);
     if (p->error_offset != NULL)
         *p->error_offset = off;
-    return err_set(p->err, SILT_PARSE, "%s (line %d, column %d)", msg, line, col);
+    err_set(p->err, SILT_PARSE, "%s (line %d, column %d)", msg, line, col);
+    err_position(p->err, (int64_t)off, line, col);
+    return SILT_PARSE;
 }
 
 silt_status p_expect_kw(parser *p, const char *kw)

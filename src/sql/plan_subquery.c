@@ -28,7 +28,7 @@ static silt_status scalar_value(bind_subquery *sq, const col_batch *rows, silt_e
 {
     expr *v;
     if (rows->n_rows > 1)
-        return sq_error(sq, err, SILT_INVALID, "[SCALAR_SUBQUERY_TOO_MANY_ROWS] more than one "
+        return sq_error(sq, err, SILT_RUNTIME, "[SCALAR_SUBQUERY_TOO_MANY_ROWS] more than one "
                         "row returned by a subquery used as an expression");
     if (rows->n_rows == 0)
         SILT_RETURN_IF_ERROR(expr_lit_null(&v, sq->a, rows->schema->fields[0].type, err));

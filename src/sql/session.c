@@ -844,6 +844,7 @@ static silt_status add_position(silt_error *err, const char *text, size_t len, u
 {
     int line, col;
     sql_line_col(text, len, pos, &line, &col);
+    err_position(err, (int64_t)pos, line, col);
     return err_context(err, "in the statement at line %d, column %d", line, col);
 }
 

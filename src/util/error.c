@@ -18,6 +18,36 @@ void err_clear(silt_error *err)
     err->context[0] = '\0';
     err->src_file = NULL;
     err->src_line = 0;
+    err->error_class[0] = '\0';
+    err->offset = 0;
+    err->line = 0;
+    err->column = 0;
+}
+
+/* The class of a message written "[CLASS] ..." (letters, digits, '_' and '.'). */
+static void take_class(silt_error *err)
+{
+    const char *m = err->message;
+    size_t len = 0;
+    if (m[0] != '[')
+        return;
+    while (len + 1 < sizeof(err->error_class) &&
+           ((m[1 + len] >= 'A' && m[1 + len] <= 'Z') || (m[1 + len] >= '0' && m[1 + len] <= '9') ||
+            m[1 + len] == '_' || m[1 + len] == '.'))
+        len++;
+    if (len == 0 || m[1 + len] != ']')
+        return;
+    memcpy(err->error_class, m + 1, len);
+    err->error_class[len] = '\0';
+}
+
+void err_position(silt_error *err, int64_t offset, int line, int column)
+{
+    if (err == NULL || err->line > 0 || line <= 0)
+        return;
+    err->offset = offset;
+    err->line = line;
+    err->column = column;
 }
 
 silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file, int src_line,
@@ -30,6 +60,7 @@ silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file,
     err->src_file = src_file;
     err->src_line = src_line;
     vsnprintf(err->message, sizeof(err->message), fmt, ap);
+    take_class(err);
     return code;
 }
 
@@ -157,6 +188,7 @@ const char *silt_status_name(silt_status status)
     case SILT_INVALID: return "INVALID";
     case SILT_INTERRUPTED: return "INTERRUPTED";
     case SILT_EXISTS: return "EXISTS";
+    case SILT_RUNTIME: return "RUNTIME";
     }
     return "UNKNOWN";
 }

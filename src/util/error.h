@@ -15,6 +15,7 @@
 
 #include <stdarg.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "silt/common.h"
 
@@ -22,6 +23,7 @@
 #define SILT_ERROR_DETAIL_MAX 512
 #define SILT_ERROR_HINT_MAX 256
 #define SILT_ERROR_CONTEXT_MAX 1024
+#define SILT_ERROR_CLASS_MAX 96
 
 typedef struct silt_error {
     silt_status code;
@@ -33,9 +35,21 @@ typedef struct silt_error {
     /* Debug builds record where the error was raised. */
     const char *src_file;
     int src_line;
+    /*
+     * The Spark error class ("DIVIDE_BY_ZERO"), taken once, when the error is
+     * set, from the "[CLASS] " its message starts with; "" when it has none.
+     */
+    char error_class[SILT_ERROR_CLASS_MAX];
+    /*
+     * Where in the statement text the error is (err_position): byte offset,
+     * 1-based line and column; line 0 when no position is known.
+     */
+    int64_t offset;
+    int line;
+    int column;
 } silt_error;
 
-#define SILT_ERROR_INIT {SILT_OK, {0}, {0}, {0}, {0}, NULL, 0}
+#define SILT_ERROR_INIT {SILT_OK, {0}, {0}, {0}, {0}, NULL, 0, {0}, 0, 0, 0}
 
 #if defined(__GNUC__)
 #define SILT_PRINTF(fmt_idx, arg_idx) __attribute__((format(printf, fmt_idx, arg_idx)))
@@ -75,6 +89,12 @@ silt_status err_context(silt_error *err, const char *fmt, ...) SILT_PRINTF(2, 3)
  * CONTEXT: while ..". Writes at most cap bytes, always NUL-terminated.
  */
 size_t err_format(const silt_error *err, char *buf, size_t cap);
+
+/*
+ * Records where in the statement text the error is, unless a position is
+ * already recorded (the innermost, most precise one wins).
+ */
+void err_position(silt_error *err, int64_t offset, int line, int column);
 
 /* Copies src into dst (both may be NULL). */
 void err_copy(silt_error *dst, const silt_error *src);

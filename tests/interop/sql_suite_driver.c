@@ -6,7 +6,7 @@
  *
  * Standard input holds blocks separated by the byte 0x1e (ASCII record
  * separator); each block is one or more statements run by one
- * silt_conn_print call in canonical JSON lines. After each block the driver
+ * silt_conn_format call in canonical JSON lines. After each block the driver
  * prints a line "\x1e" "OK <milliseconds> ms", or "\x1e" "ERR <status> <message>" with the
  * message's newlines written as "\n", and flushes, so that the caller can
  * split the output per block even when a later block crashes. A failing
@@ -51,6 +51,13 @@ static char *read_all(FILE *in)
 }
 
 /* Prints the error on one line so that the caller's split stays simple. */
+/* silt_text_fn: the formatted results go to stdout. */
+static int write_stdout(void *payload, const char *text, size_t len)
+{
+    (void)payload;
+    return fwrite(text, 1, len, stdout) == len ? 0 : 1;
+}
+
 static void print_error(silt_status st, const char *msg)
 {
     printf("%cERR %d ", RS, (int)st);
@@ -97,7 +104,7 @@ int main(int argc, char **argv)
             *end = '\0';
         struct timespec t0, t1;
         clock_gettime(CLOCK_MONOTONIC, &t0);
-        silt_status st = silt_conn_print(conn, block, stdout, &out);
+        silt_status st = silt_conn_format(conn, block, &out, write_stdout, NULL);
         clock_gettime(CLOCK_MONOTONIC, &t1);
         if (st == SILT_OK)
             printf("%cOK %.1f ms\n", RS,

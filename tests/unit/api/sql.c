@@ -12,6 +12,12 @@
 #include "silt.h"
 #include "test.h"
 
+/* silt_text_fn: appends the formatted text to the FILE *payload. */
+static int to_file(void *payload, const char *text, size_t len)
+{
+    return fwrite(text, 1, len, (FILE *)payload) == len ? 0 : 1;
+}
+
 static silt_db *db;
 static silt_conn *conn;
 
@@ -96,9 +102,9 @@ void test_api_sql__print_shows_every_result(void)
     check_int(SILT_OK, silt_db_open(&db, NULL, NULL));
     check_int(SILT_OK, silt_conn_open(&conn, db));
     opts.format = SILT_OUTPUT_CSV;
-    check_int(SILT_OK, silt_conn_print(conn, "CREATE TEMPORARY VIEW v AS SELECT 2 AS x; "
-                                             "SELECT x + 1 AS y FROM v; SELECT 'a' AS z", mem,
-                                       &opts));
+    check_int(SILT_OK, silt_conn_format(conn, "CREATE TEMPORARY VIEW v AS SELECT 2 AS x; "
+                                              "SELECT x + 1 AS y FROM v; SELECT 'a' AS z", &opts,
+                                        to_file, mem));
     fclose(mem);
     check_str("y\n3\nz\na\n", text);
     free(text);
@@ -149,7 +155,7 @@ void test_api_sql__catalog_tables_by_name(void)
         silt_output_options opts = SILT_OUTPUT_OPTIONS_INIT;
         opts.format = SILT_OUTPUT_CSV;
         check(mem != NULL);
-        check_int(SILT_OK, silt_conn_print(conn, "SHOW TABLES; DESCRIBE trips", mem, &opts));
+        check_int(SILT_OK, silt_conn_format(conn, "SHOW TABLES; DESCRIBE trips", &opts, to_file, mem));
         fclose(mem);
         check_str("namespace,tableName,isTemporary\ndefault,trips,false\n"
                   "col_name,data_type,comment\nid,bigint,\n", text);
@@ -166,4 +172,119 @@ void test_api_sql__open_fails_on_a_warehouse_that_is_not_a_folder(void)
     check(silt_db_open(&db, "/nonexistent/warehouse/x", NULL) != SILT_OK);
     check(db != NULL);
     check(strlen(silt_db_errmsg(db)) > 0);
+}
+
+void test_api_sql__structured_errors(void)
+{
+    int64_t offset;
+    int line, column;
+    check_int(SILT_OK, silt_db_open(&db, NULL, NULL));
+    check_int(SILT_OK, silt_conn_open(&conn, db));
+    check_int(SILT_OK, silt_conn_errcode(conn));
+    check_str("", silt_conn_error_class(conn));
+    check_int(0, silt_conn_error_position(conn, &offset, &line, &column));
+    check_int(-1, offset);
+
+    /* A run-time error on the data has its own status, class and position. */
+    check_int(SILT_RUNTIME, silt_conn_exec(conn, "SELECT 1;\nSELECT 2, 10 / (id - 3) FROM range(5)",
+                                           NULL));
+    check_int(SILT_RUNTIME, silt_conn_errcode(conn));
+    check_str("DIVIDE_BY_ZERO", silt_conn_error_class(conn));
+    check_contains(silt_conn_error_message(conn), "[DIVIDE_BY_ZERO] division by zero");
+    check(strchr(silt_conn_error_message(conn), '\n') == NULL);
+    check_contains(silt_conn_errmsg(conn), "HINT: ");
+    check_int(1, silt_conn_error_position(conn, &offset, &line, &column));
+    check_int(2, line);
+    check_int(11, column);
+    check_int(20, offset); /* "SELECT 1;\n" is 10 bytes, "10 / ..." starts 10 further */
+
+    check_int(SILT_PARSE, silt_conn_exec(conn, "SELECT 1;\n  SELEC 2", NULL));
+    check_str("PARSE_SYNTAX_ERROR", silt_conn_error_class(conn));
+    check_int(1, silt_conn_error_position(conn, &offset, &line, &column));
+    check_int(2, line);
+    check_int(3, column);
+    check_int(12, offset);
+
+    check_int(SILT_NOTFOUND, silt_conn_exec(conn, "SELECT * FROM no_such_table", NULL));
+    check_str("TABLE_OR_VIEW_NOT_FOUND", silt_conn_error_class(conn));
+    check_int(1, silt_conn_error_position(conn, NULL, &line, &column));
+    check_int(1, line);
+    check_int(15, column);
+
+    check_int(SILT_RUNTIME, silt_conn_exec(conn, "SELECT CAST('x' AS INT)", NULL));
+    check_str("CAST_INVALID_INPUT", silt_conn_error_class(conn));
+
+    /* API misuse stays SILT_INVALID, with a message but no class. */
+    check_int(SILT_INVALID, silt_conn_exec(conn, NULL, NULL));
+    check_int(SILT_INVALID, silt_conn_errcode(conn));
+    check_str("", silt_conn_error_class(conn));
+    check_contains(silt_conn_errmsg(conn), "needs a statement");
+    check_int(0, silt_conn_error_position(conn, NULL, NULL, NULL));
+
+    check_int(SILT_OK, silt_conn_exec(conn, "SELECT 1", NULL));
+    check_int(SILT_OK, silt_conn_errcode(conn));
+    check_str("", silt_conn_error_message(conn));
+    check_int(SILT_OK, silt_db_errcode(db));
+    check_str("", silt_db_error_class(db));
+}
+
+/* silt_db_options as options version 1 laid it out. */
+typedef struct db_options_v1 {
+    unsigned version;
+    int n_threads;
+} db_options_v1;
+
+void test_api_sql__old_db_options_and_versions(void)
+{
+    db_options_v1 *v1 = calloc(1, sizeof(*v1)); /* exactly version 1's size (ASan checks) */
+    silt_db_options future = SILT_DB_OPTIONS_INIT;
+    struct ArrowArrayStream stream;
+    check(v1 != NULL);
+    v1->version = 1;
+    v1->n_threads = 2;
+    check_int(SILT_OK, silt_db_open(&db, NULL, (const silt_db_options *)v1));
+    check_int(SILT_OK, silt_conn_open(&conn, db));
+    check_int(SILT_OK, silt_conn_exec(conn, "SELECT sum(id) FROM range(100000)", &stream));
+    stream.release(&stream);
+    silt_conn_close(conn);
+    conn = NULL;
+    silt_db_close(db);
+    db = NULL;
+    free(v1);
+
+    future.version = SILT_DB_OPTIONS_VERSION + 1;
+    check_int(SILT_INVALID, silt_db_open(&db, NULL, &future));
+    check_int(SILT_INVALID, silt_db_errcode(db));
+    check_contains(silt_db_errmsg(db), "database options have version 3; this library takes "
+                                       "versions 1 to 2");
+    silt_db_close(db);
+    db = NULL;
+
+    {
+        silt_output_options out = SILT_OUTPUT_OPTIONS_INIT;
+        check_int(SILT_OK, silt_db_open(&db, NULL, NULL));
+        check_int(SILT_OK, silt_conn_open(&conn, db));
+        out.version = 0;
+        check_int(SILT_INVALID, silt_conn_format(conn, "SELECT 1", &out, to_file, stdout));
+        check_contains(silt_conn_errmsg(conn), "output options have version 0");
+    }
+}
+
+void test_api_sql__store_options_are_refused_by_name(void)
+{
+    silt_option given[1] = {{"fs.s3a.access.key", "AKIA"}};
+    silt_db_options opts = SILT_DB_OPTIONS_INIT;
+    check_int(SILT_OK, silt_db_open(&db, NULL, NULL));
+    check_int(SILT_INVALID, silt_db_set_option(db, "fs.s3a.endpoint", "http://localhost:9000"));
+    check_int(SILT_INVALID, silt_db_errcode(db));
+    check_contains(silt_db_errmsg(db), "store option \"fs.s3a.endpoint\" is not known");
+    check_contains(silt_db_errmsg(db), "no object-store back end");
+    check_int(SILT_INVALID, silt_db_set_option(db, NULL, "x"));
+    check_int(SILT_INVALID, silt_db_set_option(NULL, "k", "v"));
+    silt_db_close(db);
+    db = NULL;
+    opts.store_options = given;
+    opts.n_store_options = 1;
+    check_int(SILT_INVALID, silt_db_open(&db, NULL, &opts));
+    check_contains(silt_db_error_message(db), "store option \"fs.s3a.access.key\" is not known");
 }

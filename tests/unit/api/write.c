@@ -15,6 +15,12 @@
 #include "test.h"
 #include "util/mem.h"
 
+/* silt_text_fn: appends the formatted text to the FILE *payload. */
+static int to_file(void *payload, const char *text, size_t len)
+{
+    return fwrite(text, 1, len, (FILE *)payload) == len ? 0 : 1;
+}
+
 static silt_db *db;
 static silt_conn *conn;
 
@@ -174,7 +180,7 @@ static const char *rows_of(const char *sql)
     FILE *mem = open_memstream(&mem_text, &len);
     silt_status rc;
     po.format = SILT_OUTPUT_CSV;
-    rc = silt_conn_print(conn, sql, mem, &po);
+    rc = silt_conn_format(conn, sql, &po, to_file, mem);
     fclose(mem);
     snprintf(text, sizeof(text), "%s", rc == SILT_OK ? mem_text : silt_conn_errmsg(conn));
     free(mem_text); /* open_memstream's buffer is the C library's */
@@ -385,7 +391,7 @@ void test_api_write__overwrite_options_and_partitions(void)
     o.replace_where = "p = 2";
     check_int(SILT_OK, write_sql(target, "SELECT 200L AS id, 2L AS p", &o));
     check_str("p,count(1),max(id)\n0,3,6\n1,1,100\n2,1,200\n", rows_of(q));
-    check_int(SILT_INVALID, write_sql(target, "SELECT 300L AS id, 0L AS p", &o));
+    check_int(SILT_RUNTIME, write_sql(target, "SELECT 300L AS id, 0L AS p", &o));
     check_contains(silt_conn_errmsg(conn), "DELTA_REPLACE_WHERE_MISMATCH");
     /* A predicate cannot carry a second statement. */
     o.replace_where = "p = 2 SELECT 1; DROP TABLE x; INSERT INTO y";
@@ -419,7 +425,7 @@ static char *sorted_rows(const char *sql)
     FILE *mem = open_memstream(&text, &len);
     po.format = SILT_OUTPUT_CSV;
     po.max_rows = 1000000;
-    check_int(SILT_OK, silt_conn_print(conn, sql, mem, &po));
+    check_int(SILT_OK, silt_conn_format(conn, sql, &po, to_file, mem));
     fclose(mem);
     lines = mem_alloc((len + 1) * sizeof(char *));
     out = mem_alloc(len + 2);
@@ -567,4 +573,41 @@ void test_api_write__save_mode_names(void)
     check_int(SILT_OK, silt_save_mode_parse("default", &m));
     check_int(SILT_SAVE_ERROR_IF_EXISTS, m);
     check_int(SILT_INVALID, silt_save_mode_parse("upsert", &m));
+}
+
+/* silt_write_options as options version 1 laid it out: everything before user_metadata. */
+typedef struct write_options_v1 {
+    unsigned version;
+    silt_save_mode mode;
+    int merge_schema;
+    int overwrite_schema;
+    const char *replace_where;
+    const char *partition_overwrite_mode;
+    const char *const *partition_by;
+    size_t n_partition_by;
+} write_options_v1;
+
+void test_api_write__old_options_struct_is_accepted(void)
+{
+    /* On the heap and exactly this size, so that a read past it is an ASan error. */
+    write_options_v1 *v1 = calloc(1, sizeof(*v1));
+    char q[4200];
+    check(v1 != NULL);
+    check(sizeof(*v1) < sizeof(silt_write_options));
+    open_conn(NULL);
+    v1->version = 1;
+    v1->mode = SILT_SAVE_APPEND;
+    check_int(SILT_OK, write_sql(path_in("old"), "SELECT 1L AS id", (const silt_write_options *)v1));
+    check_int(SILT_OK, write_sql(path_in("old"), "SELECT 2L AS id", (const silt_write_options *)v1));
+    snprintf(q, sizeof(q), "SELECT count(*), max(id) FROM delta.`%s`", path_in("old"));
+    check_str("count(1),max(id)\n2,2\n", rows_of(q));
+    /* The newer field took its default: no userMetadata in the history. */
+    snprintf(q, sizeof(q), "DESCRIBE HISTORY delta.`%s`", path_in("old"));
+    check(strstr(rows_of(q), "first") == NULL);
+    v1->version = 0;
+    check_int(SILT_INVALID, write_sql(path_in("old"), "SELECT 3L AS id",
+                                      (const silt_write_options *)v1));
+    check_contains(silt_conn_errmsg(conn), "write options have version 0; this library takes "
+                                           "versions 1 to 2");
+    free(v1);
 }

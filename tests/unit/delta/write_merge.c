@@ -188,7 +188,7 @@ void test_delta_write_merge__multiple_source_rows_refused(void)
     wt_make_abc_table(a, store, &err);
     before = wt_latest(store, &err);
     spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 2));
-    check_fails(SILT_INVALID, delta_merge(store, before, &spec, NULL, NULL, &err));
+    check_fails(SILT_RUNTIME, delta_merge(store, before, &spec, NULL, NULL, &err));
     check_contains(err.message, "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]");
     after = wt_latest(store, &err);
     check_int(0, after->version);
@@ -296,7 +296,7 @@ void test_delta_write_merge__nested_loop_multiple_matches(void)
     spec.on_rest = id_within_one;
     spec.on_rest_payload = &calls;
     spec.matched = set_name; /* target 4 is matched by both source rows */
-    check_fails(SILT_INVALID, delta_merge(store, before, &spec, NULL, NULL, &err));
+    check_fails(SILT_RUNTIME, delta_merge(store, before, &spec, NULL, NULL, &err));
     check_contains(err.message, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
     after = wt_latest(store, &err);
     check_int(0, after->version);
@@ -658,7 +658,7 @@ void test_delta_write_merge__string_keys(void)
     snap = wt_latest(store, &err);
     spec.source = wt_batch(a, wt_schema3(a), dup, 2);
     spec.matched = set_name;
-    check_fails(SILT_INVALID, delta_merge(store, snap, &spec, NULL, NULL, &err));
+    check_fails(SILT_RUNTIME, delta_merge(store, snap, &spec, NULL, NULL, &err));
     check_contains(err.message, "[DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE]");
     delta_snapshot_free(snap);
 }

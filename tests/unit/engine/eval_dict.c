@@ -163,7 +163,7 @@ void test_engine_eval_dict__like(void)
     {
         col_vec *out;
         col_batch *d = dict_batch();
-        check_fails(SILT_INVALID, expr_eval(e, &ctx, d, NULL, d->n_rows, qa, &out, &err));
+        check_fails(SILT_RUNTIME, expr_eval(e, &ctx, d, NULL, d->n_rows, qa, &out, &err));
         check_contains(err.message, "ends with the escape character");
     }
 }

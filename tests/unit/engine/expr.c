@@ -136,7 +136,7 @@ void test_engine_expr__overflow_ansi_and_legacy(void)
     col_batch *b = mk_batch(qa, 1, &c);
     expr *e = arith(EXPR_ADD, col(0, c), lit_int(1));
     expr_set_source(e, "c0 + 1", 7);
-    check_fails(SILT_INVALID, eval_rc(e, b));
+    check_fails(SILT_RUNTIME, eval_rc(e, b));
     check_contains(err.message, "[ARITHMETIC_OVERFLOW]");
     check_contains(err.message, "\"c0 + 1\" at position 7");
     ctx.ansi = 0;
@@ -155,10 +155,10 @@ void test_engine_expr__division_by_zero(void)
     expr *e = arith(EXPR_DIV, lit_int(8), col(0, c));
     expr *m = arith(EXPR_MOD, lit_int(8), col(0, c));
     expr_set_source(e, "8 / c0", 0);
-    check_fails(SILT_INVALID, eval_rc(e, b));
+    check_fails(SILT_RUNTIME, eval_rc(e, b));
     check_contains(err.message, "[DIVIDE_BY_ZERO] division by zero in \"8 / c0\"");
     check_contains(err.hint, "try_divide");
-    check_fails(SILT_INVALID, eval_rc(m, b));
+    check_fails(SILT_RUNTIME, eval_rc(m, b));
     ctx.ansi = 0;
     check_str("2,NULL,4", eval_text(&ctx, e, b));
     check_str("0,NULL,0", eval_text(&ctx, m, b));
@@ -348,7 +348,7 @@ void test_engine_expr__in_lists(void)
         expr *bad[2] = {lit_str("1"), lit_str("x")};
         col_batch *ib = int_batch();
         check_ok(expr_in(&e, qa, col(0, ib->cols[0]), bad, 2, 0, &err), &err);
-        check_fails(SILT_INVALID, eval_rc(e, ib));
+        check_fails(SILT_RUNTIME, eval_rc(e, ib));
         ctx.ansi = 0;
         check_str("true,NULL,NULL,NULL", eval_text(&ctx, e, ib));
     }
@@ -418,7 +418,7 @@ void test_engine_expr__casts(void)
     expr *c0 = col(0, s);
     const col_type *t_int = col_type_primitive(COL_INT);
     check_str("42,-7,NULL,1000", eval_text(&ctx, cast_to(c0, col_type_primitive(COL_DOUBLE), 0), b));
-    check_fails(SILT_INVALID, eval_rc(cast_to(c0, t_int, 0), b));
+    check_fails(SILT_RUNTIME, eval_rc(cast_to(c0, t_int, 0), b));
     check_contains(err.message, "[CAST_INVALID_INPUT] the value '1e3' of the type \"string\" "
                    "cannot be cast to \"integer\" because it is malformed");
     check_str("42,-7,NULL,NULL", eval_text(&ctx, cast_to(c0, t_int, 1), b));
@@ -427,7 +427,7 @@ void test_engine_expr__casts(void)
     check_str("1", const_text(cast_to(lit_str("1.9"), t_int, 0)));
     check_str("-128", const_text(cast_to(lit_int(128), col_type_primitive(COL_BYTE), 0)));
     ctx.ansi = 1;
-    check_fails(SILT_INVALID, eval_rc(cast_to(lit_int(128), col_type_primitive(COL_BYTE), 0),
+    check_fails(SILT_RUNTIME, eval_rc(cast_to(lit_int(128), col_type_primitive(COL_BYTE), 0),
                                       one_row()));
     check_contains(err.message, "[CAST_OVERFLOW]");
     /* to string */
@@ -450,7 +450,7 @@ void test_engine_expr__casts(void)
     /* decimal rounding HALF_UP and overflow */
     check_str("1.24", const_text(cast_to(lit_str("1.235"), col_type_decimal(qa, 5, 2), 0)));
     check_str("-1.24", const_text(cast_to(lit_str("-1.235"), col_type_decimal(qa, 5, 2), 0)));
-    check_fails(SILT_INVALID, eval_rc(cast_to(lit_str("1234.5"), col_type_decimal(qa, 4, 1), 0),
+    check_fails(SILT_RUNTIME, eval_rc(cast_to(lit_str("1234.5"), col_type_decimal(qa, 4, 1), 0),
                                       one_row()));
     check_str("NULL", const_text(cast_to(lit_str("1234.5"), col_type_decimal(qa, 4, 1), 1)));
     /* booleans */
@@ -459,7 +459,7 @@ void test_engine_expr__casts(void)
     check_str("true", const_text(cast_to(lit_int(5), col_type_primitive(COL_BOOLEAN), 0)));
     /* dates and timestamps */
     check_str("2024-02-29", const_text(cast_to(lit_str("2024-02-29"), col_type_primitive(COL_DATE), 0)));
-    check_fails(SILT_INVALID, eval_rc(cast_to(lit_str("2023-02-29"), col_type_primitive(COL_DATE), 0),
+    check_fails(SILT_RUNTIME, eval_rc(cast_to(lit_str("2023-02-29"), col_type_primitive(COL_DATE), 0),
                                       one_row()));
     check_str("2024-02-29 10:11:12.5",
               const_text(cast_to(lit_str("2024-02-29T10:11:12.5Z"), col_type_primitive(COL_TIMESTAMP), 0)));
@@ -497,7 +497,7 @@ void test_engine_expr__like(void)
     check_ok(expr_like(&e, qa, col(0, s), lit_str("___"), 0, 0, 0, &err), &err);
     check_str("true,true,true,false,NULL", eval_text(&ctx, e, b));
     check_ok(expr_like(&e, qa, col(0, s), lit_str("ab\\"), 0, 0, 0, &err), &err);
-    check_fails(SILT_INVALID, eval_rc(e, b));
+    check_fails(SILT_RUNTIME, eval_rc(e, b));
     /* UTF-8: '_' is one character */
     check_ok(expr_like(&e, qa, lit_str("h\xc3\xa9llo"), lit_str("h_llo"), 0, 0, 0, &err), &err);
     check_str("true", const_text(e));
@@ -567,10 +567,10 @@ void test_engine_expr__regex_functions(void)
     check_str("[a  b]", const_text(fn("split", 2, (expr *[]){lit_str("a,,b"), lit_str(",")})));
     {
         expr *e = fn("rlike", 2, (expr *[]){lit_str("a"), lit_str("(")});
-        check_fails(SILT_INVALID, eval_rc(e, one_row()));
+        check_fails(SILT_RUNTIME, eval_rc(e, one_row()));
         check_contains(err.message, "is not valid");
         e = fn("regexp_extract", 3, (expr *[]){lit_str("a"), lit_str("(a)"), lit_int(3)});
-        check_fails(SILT_INVALID, eval_rc(e, one_row()));
+        check_fails(SILT_RUNTIME, eval_rc(e, one_row()));
     }
 }
 
@@ -592,7 +592,7 @@ void test_engine_expr__math_functions(void)
 {
     check_str("5", const_text(fn("abs", 1, (expr *[]){lit_int(-5)})));
     check_str("2.5", const_text(fn("abs", 1, (expr *[]){dbl(-2.5)})));
-    check_fails(SILT_INVALID, eval_rc(fn("abs", 1, (expr *[]){lit_int(INT32_MIN)}), one_row()));
+    check_fails(SILT_RUNTIME, eval_rc(fn("abs", 1, (expr *[]){lit_int(INT32_MIN)}), one_row()));
     check_str("3", const_text(fn("round", 1, (expr *[]){dbl(2.5)})));
     check_str("-3", const_text(fn("round", 1, (expr *[]){dbl(-2.5)})));
     check_str("2.35", const_text(fn("round", 2, (expr *[]){dbl(2.345), lit_int(2)})));
@@ -690,8 +690,8 @@ void test_engine_expr__format_string(void)
         lit_str("[%5d|%-5s|%04x|%03d|%+.1f]"), lit_int(42), lit_str("x"), lit_int(42), lit_int(-7), dbl(1.5)})));
     check_str("b a 100%", const_text(fn("format_string", 3, (expr *[]){lit_str("%2$s %1$s 100%%"), lit_str("a"), lit_str("b")})));
     check_str("NULL", const_text(fn("format_string", 2, (expr *[]){lit_null(), lit_int(1)})));
-    check_fails(SILT_INVALID, eval_rc(fn("format_string", 2, (expr *[]){lit_str("%d"), lit_str("x")}), one_row()));
-    check_fails(SILT_INVALID, eval_rc(fn("format_string", 1, (expr *[]){lit_str("%s")}), one_row()));
+    check_fails(SILT_RUNTIME, eval_rc(fn("format_string", 2, (expr *[]){lit_str("%d"), lit_str("x")}), one_row()));
+    check_fails(SILT_RUNTIME, eval_rc(fn("format_string", 1, (expr *[]){lit_str("%s")}), one_row()));
     check_contains(err.message, "has no argument");
 }
 
@@ -733,9 +733,9 @@ void test_engine_expr__datetime_patterns(void)
     check_str("2024-02-09 18:35:03.25", const_text(fn("to_utc_timestamp", 2, (expr *[]){t, lit_str("GMT-05:30")})));
     check_fails(SILT_UNSUPPORTED, eval_rc(fn("from_utc_timestamp", 2, (expr *[]){t, lit_str("Mars/Olympus")}), one_row()));
     check_contains(err.message, "Mars/Olympus");
-    check_fails(SILT_INVALID, eval_rc(fn("to_date", 2, (expr *[]){lit_str("2024-13-01"), lit_str("yyyy-MM-dd")}), one_row()));
+    check_fails(SILT_RUNTIME, eval_rc(fn("to_date", 2, (expr *[]){lit_str("2024-13-01"), lit_str("yyyy-MM-dd")}), one_row()));
     check_contains(err.message, "[CANNOT_PARSE_TIMESTAMP]");
-    check_fails(SILT_INVALID, eval_rc(fn("date_format", 2, (expr *[]){t, lit_str("yyyy-qq")}), one_row()));
+    check_fails(SILT_RUNTIME, eval_rc(fn("date_format", 2, (expr *[]){t, lit_str("yyyy-qq")}), one_row()));
     ctx.ansi = 0;
     check_str("NULL", const_text(fn("to_date", 2, (expr *[]){lit_str("garbage"), lit_str("yyyy-MM-dd")})));
     /* current_date/current_timestamp are fixed per query */

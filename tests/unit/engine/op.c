@@ -230,7 +230,7 @@ void test_engine_op__sum_types_and_overflow(void)
     check_ok(engine_op_hash_agg(&g, &ctx, values(1, &b), NULL, NULL, 0, aggs, 1, NULL, 0, &err), &err);
     {
         col_batch *out;
-        check_fails(SILT_INVALID, engine_collect(g, qa, &out, &err));
+        check_fails(SILT_RUNTIME, engine_collect(g, qa, &out, &err));
         check_contains(err.message, "[ARITHMETIC_OVERFLOW]");
     }
     ctx.ansi = 0;

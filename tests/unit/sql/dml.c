@@ -109,11 +109,11 @@ void test_sql_dml__statuses_callers_act_on(void)
 void test_sql_dml__failed_statements_leave_the_table_unchanged(void)
 {
     check_ok(run("CREATE TABLE {t} USING DELTA AS SELECT 'a' AS s, 1 AS n"), &err);
-    check_fails(SILT_INVALID, run("UPDATE {t} SET n = s"));
+    check_fails(SILT_RUNTIME, run("UPDATE {t} SET n = s"));
     check_contains(err.message, "CAST_INVALID_INPUT");
-    check_fails(SILT_INVALID, run("INSERT INTO {t} SELECT 'x', CAST('y' AS INT)"));
+    check_fails(SILT_RUNTIME, run("INSERT INTO {t} SELECT 'x', CAST('y' AS INT)"));
     check_fails(SILT_INVALID, run("INSERT INTO {t} BY NAME SELECT 1 AS n, 2 AS extra"));
-    check_fails(SILT_INVALID, run("MERGE INTO {t} t USING (SELECT 1 AS n UNION ALL SELECT 1) s "
+    check_fails(SILT_RUNTIME, run("MERGE INTO {t} t USING (SELECT 1 AS n UNION ALL SELECT 1) s "
                                   "ON t.n = s.n WHEN MATCHED THEN UPDATE SET n = 2"));
     check_contains(err.message, "DELTA_MULTIPLE_SOURCE_ROW_MATCHING_TARGET_ROW_IN_MERGE");
     check_int(0, version_of_table());
@@ -273,7 +273,7 @@ void test_sql_dml__delete_update_on_two_threads(void)
     }
     check_int(1200, scalar("SELECT count(*) FROM {t}"));
     /* a worker's error fails the statement and commits nothing */
-    check_fails(SILT_INVALID, sql_execute(par, fill("UPDATE {t} SET id = id div (id - id)"), NULL,
+    check_fails(SILT_RUNTIME, sql_execute(par, fill("UPDATE {t} SET id = id div (id - id)"), NULL,
                                           &err));
     check_contains(err.message, "DIVIDE_BY_ZERO");
     check_int(6, version_of_table());

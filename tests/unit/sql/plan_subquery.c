@@ -195,7 +195,7 @@ void test_sql_plan_subquery__exists_and_describe_run_nothing(void)
 void test_sql_plan_subquery__errors_come_when_it_runs(void)
 {
     check_ok(sql_execute(s, fill("EXPLAIN SELECT (SELECT id FROM {t}) AS v"), NULL, &err), &err);
-    check_fails(SILT_INVALID, sql_execute(s, fill("SELECT (SELECT id FROM {t}) AS v"), NULL, &err));
+    check_fails(SILT_RUNTIME, sql_execute(s, fill("SELECT (SELECT id FROM {t}) AS v"), NULL, &err));
     check_contains(err.message, "SCALAR_SUBQUERY_TOO_MANY_ROWS");
     check_contains(err.message, "(line 1, column 8)");
 }

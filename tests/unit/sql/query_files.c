@@ -42,6 +42,12 @@
 #include "util/buf.h"
 #include "util/mem.h"
 
+/* silt_text_fn: appends the formatted text to the FILE *payload. */
+static int to_file(void *payload, const char *text, size_t len)
+{
+    return fwrite(text, 1, len, (FILE *)payload) == len ? 0 : 1;
+}
+
 typedef struct run_stats {
     int blocks;
     int failures;
@@ -125,7 +131,7 @@ static silt_status render(sql_session *s, const char *sql, char **out, silt_erro
         return err_nomem(err);
     }
     if (sql_result_has_rows(res))
-        rc = api_printer_new(&p, mem, sql_result_schema(res), &opts, err);
+        rc = api_printer_new(&p, to_file, mem, sql_result_schema(res), &opts, err);
     while (rc == SILT_OK && p != NULL) {
         rc = sql_result_next(res, &batch, err);
         if (rc != SILT_OK || batch == NULL)

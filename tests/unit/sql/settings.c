@@ -255,7 +255,7 @@ void test_sql_settings__error_after_spilling_removes_spill_files(void)
     int before = test_dir_entries("/proc/self/fd");
     set_tiny("1MB", dir);
     /* The sort spills its runs, then a row of the merge divides by zero. */
-    check_fails(SILT_INVALID, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
+    check_fails(SILT_RUNTIME, sql_execute(s, "SELECT 10 / (r - 500) FROM (SELECT id * 7 % "
                                           "1000003 AS r FROM range(300000) ORDER BY r)", NULL,
                                           &err));
     check_contains(err.message, "DIVIDE_BY_ZERO");
