@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/buf.h"
+#include "util/hashmap.h"
 #include "util/mem.h"
 
 /* The error of a line parse: code + message, the caller adds where. */
@@ -821,6 +823,81 @@ silt_status dlog_parse_schema(const col_type **out, arena *a, const char *schema
             rc = parse_type(&ctx, root, out);
     }
     cJSON_Delete(root);
+    return rc;
+}
+
+/*
+ * Finds the first name of a struct that an earlier field already has, ASCII
+ * case-insensitively (Spark resolves names case-insensitively by default, so
+ * "seq" and "SEQ" are the same column). A hash of lower-cased names keeps a
+ * schema of many columns linear.
+ */
+static silt_status first_duplicate(const col_type *st, const char **dup_out, silt_error *err)
+{
+    hashmap seen = HASHMAP_INIT;
+    buf lower = BUF_INIT;
+    silt_status rc = SILT_OK;
+    size_t idx, pos;
+    *dup_out = NULL;
+    for (idx = 0; idx < st->n_fields && rc == SILT_OK && *dup_out == NULL; idx++) {
+        const char *name = st->fields[idx].name;
+        void *old = NULL;
+        buf_truncate(&lower, 0);
+        rc = buf_append_str(&lower, name, err);
+        for (pos = 0; rc == SILT_OK && pos < lower.len; pos++)
+            if (lower.data[pos] >= 'A' && lower.data[pos] <= 'Z')
+                lower.data[pos] = (char)(lower.data[pos] - 'A' + 'a');
+        if (rc == SILT_OK)
+            rc = hashmap_put(&seen, lower.data, lower.len, (void *)name, &old, err);
+        if (rc == SILT_OK && old != NULL)
+            *dup_out = name;
+    }
+    hashmap_clear(&seen);
+    buf_clear(&lower);
+    return rc;
+}
+
+static silt_status check_names_at(const col_type *type, buf *path, int depth, silt_status code,
+                                  silt_error *err)
+{
+    const char *dup = NULL;
+    size_t idx, path_len = path->len;
+    if (type == NULL || depth > SCHEMA_MAX_DEPTH + 1)
+        return SILT_OK; /* parsing already bounds the depth */
+    if (type->id == COL_STRUCT) {
+        SILT_RETURN_IF_ERROR(first_duplicate(type, &dup, err));
+        if (dup != NULL)
+            return err_set(err, code, "[DELTA_DUPLICATE_COLUMNS_FOUND] Found duplicate "
+                           "column(s) in the table schema: \"%.*s%s%s\"", (int)path_len,
+                           path->data ? path->data : "", path_len ? "." : "", dup);
+    }
+    for (idx = 0; idx < type->n_fields; idx++) {
+        silt_status rc = SILT_OK;
+        if (type->id == COL_STRUCT)
+            rc = buf_printf(path, err, "%s%s", path_len ? "." : "", type->fields[idx].name);
+        if (rc == SILT_OK)
+            rc = check_names_at(type->fields[idx].type, path, depth + 1, code, err);
+        buf_truncate(path, path_len);
+        SILT_RETURN_IF_ERROR(rc);
+    }
+    return SILT_OK;
+}
+
+silt_status dlog_metadata_check(const dlog_metadata *md, silt_status code, silt_error *err)
+{
+    buf path = BUF_INIT;
+    silt_status rc = check_names_at(md->schema, &path, 0, code, err);
+    size_t idx, col;
+    buf_clear(&path);
+    for (idx = 0; rc == SILT_OK && idx < md->n_partition_columns; idx++) {
+        const char *name = md->partition_columns[idx];
+        for (col = 0; md->schema != NULL && col < md->schema->n_fields; col++)
+            if (str_casecmp(md->schema->fields[col].name, name) == 0)
+                break;
+        if (md->schema == NULL || col == md->schema->n_fields)
+            rc = err_set(err, code, "[DELTA_PARTITION_COLUMN_NOT_FOUND] Partition column "
+                         "`%s` not found in the table schema", name);
+    }
     return rc;
 }
 

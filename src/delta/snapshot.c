@@ -208,6 +208,7 @@ static silt_status keep_metadata(replay *r, const dlog_metadata *src, silt_error
     SILT_RETURN_IF_ERROR(copy_map(r, &src->configuration, &dst->configuration, 0, err));
     /* The schema is re-parsed into the snapshot's arena rather than deep-copied. */
     SILT_RETURN_IF_ERROR(dlog_parse_schema(&dst->schema, r->snap->arena, dst->schema_string, err));
+    SILT_RETURN_IF_ERROR(dlog_metadata_check(dst, SILT_CORRUPT, err));
     r->snap->schema = dst->schema;
     return SILT_OK;
 }

@@ -278,6 +278,7 @@ silt_status delta_txn_set_metadata(delta_txn *txn, const dlog_metadata *md, silt
         return err_set(err, SILT_INVALID, "a metaData action needs an id and a schema string");
     /* The schema is re-parsed so that it lives as long as the transaction. */
     SILT_RETURN_IF_ERROR(dlog_parse_schema(&dst->schema, txn->arena, dst->schema_string, err));
+    SILT_RETURN_IF_ERROR(dlog_metadata_check(dst, SILT_INVALID, err));
     txn->has_metadata = 1;
     return SILT_OK;
 }

@@ -298,6 +298,21 @@ static silt_status visible_columns(binder *b, plan *p, silt_error *err)
 
 /* ---------------------------------------------------------------- CREATE TABLE */
 
+/* Spark refuses a CTAS whose query names a column twice (case-insensitively,
+ * as it resolves names) before anything is written. */
+static silt_status check_query_names(binder *b, const sql_stmt *stmt, const col_type *schema,
+                                     silt_error *err)
+{
+    size_t idx, other;
+    for (idx = 1; idx < schema->n_fields; idx++)
+        for (other = 0; other < idx; other++)
+            if (str_casecmp(schema->fields[other].name, schema->fields[idx].name) == 0)
+                return bind_error(b, err, stmt->pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
+                                  "column `%s` already exists. Choose another name or rename "
+                                  "the existing column", schema->fields[other].name);
+    return SILT_OK;
+}
+
 typedef struct register_args {
     cat_table table;
 } register_args;
@@ -626,6 +641,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
         SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.create_table.as_query, &p, err));
         SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
         schema = p.op->schema;
+        SILT_RETURN_IF_ERROR(check_query_names(b, stmt, schema, err));
     } else {
         if (stmt->u.create_table.columns.n == 0)
             return bind_error(b, err, stmt->pos, SILT_BIND, "[DELTA_SCHEMA_NOT_PROVIDED] CREATE "
