@@ -40,7 +40,11 @@ typedef enum silt_status {
     SILT_BIND = 8,        /**< a statement refers to something that does not fit */
     SILT_INVALID = 9,     /**< API misuse or an invalid argument */
     SILT_INTERRUPTED = 10,/**< the operation was cancelled */
-    SILT_EXISTS = 11      /**< the object to create already exists (put-if-absent lost) */
+    SILT_EXISTS = 11,     /**< the object to create already exists (put-if-absent lost) */
+    /** A write (a commit) is visible but may not survive a crash: syncing its
+     *  folder failed after it was published. Not a failure to retry blindly:
+     *  the commit may stand. Since 0.1. */
+    SILT_DURABILITY_UNKNOWN = 12
 } silt_status;
 
 /** Version string of the library, e.g. "0.1.0". Since 0.1. */

@@ -492,6 +492,29 @@ static silt_status verify_outcome(delta_txn *txn, const char *key, silt_status r
 }
 
 /*
+ * The commit file of `version` is published but the store could not make it
+ * durable (the fsync of _delta_log/ failed after link()). The statement is
+ * not acknowledged: SILT_DURABILITY_UNKNOWN says the commit is visible now
+ * and may stand or be lost by a crash, so the caller neither reports it
+ * done nor repeats it blindly (an INSERT run again would add its rows
+ * twice). res->version names the version; nothing written is removed, as
+ * the commit references it. The next open reads whatever the log holds.
+ */
+static silt_status durability_unknown(delta_txn *txn, int64_t version, delta_commit_result *res,
+                                      silt_error *err)
+{
+    char inner[SILT_ERROR_MESSAGE_MAX];
+    snprintf(inner, sizeof(inner), "%s", err != NULL ? err->message : "");
+    res->version = version;
+    txn->committed = 1;
+    err_set(err, SILT_DURABILITY_UNKNOWN, "the commit of version %lld is visible but its "
+            "durability is unknown: %s", (long long)version, inner);
+    err_hint(err, "the commit may be lost if the machine crashes; check DESCRIBE HISTORY (txnId "
+             "\"%s\") before running the statement again", txn->txn_id);
+    return SILT_DURABILITY_UNKNOWN;
+}
+
+/*
  * A snapshot so old that log cleanup removed the commits after it would
  * let put-if-absent "win" a version that existed once: cleanup deletes
  * oldest first, so when neither the commit nor a classic checkpoint of the
@@ -553,6 +576,12 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
             break;
         delta_commit_key(version, key, sizeof(key));
         rc = io_put_if_absent(txn->store, key, file.data, file.len, err);
+        if (rc == SILT_DURABILITY_UNKNOWN) {
+            /* Visible, so not to be retried as a lost race; not durable, so
+             * not to be acknowledged either. */
+            rc = durability_unknown(txn, version, res, err);
+            break;
+        }
         if (rc != SILT_OK && rc != SILT_EXISTS)
             rc = verify_outcome(txn, key, rc, err);
         if (rc != SILT_EXISTS)

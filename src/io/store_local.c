@@ -272,6 +272,14 @@ static silt_status publish(local_store *store, int is_writer, int fd, const char
     if (slash != NULL && slash != dir)
         *slash = '\0';
     rc = is_writer ? defer_dir_sync(store, dir, err) : fsync_dir(dir, err);
+    if (rc == SILT_IO) {
+        /* The name is visible now, so this is not a failed write: a reader may
+         * already see it, and a crash may still lose it. */
+        char inner[SILT_ERROR_MESSAGE_MAX];
+        snprintf(inner, sizeof(inner), "%s", err != NULL ? err->message : "");
+        rc = err_set(err, SILT_DURABILITY_UNKNOWN, "\"%s\" was published but %s: it may not "
+                     "survive a crash", final_path, inner);
+    }
     mem_free(dir);
     return rc;
 }

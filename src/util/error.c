@@ -157,6 +157,7 @@ const char *silt_status_name(silt_status status)
     case SILT_INVALID: return "INVALID";
     case SILT_INTERRUPTED: return "INTERRUPTED";
     case SILT_EXISTS: return "EXISTS";
+    case SILT_DURABILITY_UNKNOWN: return "DURABILITY_UNKNOWN";
     }
     return "UNKNOWN";
 }
