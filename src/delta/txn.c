@@ -10,18 +10,25 @@
  * may move past it. The commit body is serialised once; only commitInfo
  * (its in-commit timestamp) is rebuilt per attempt.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "delta/txn.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "delta/log.h"
 #include "delta/protocol.h"
 #include "delta/txn_int.h"
+#include "util/hashmap.h"
 #include "util/mem.h"
 #include "util/time.h"
 
-#define TXN_DEFAULT_ATTEMPTS 10
+/* Pauses between retries: from 1 ms, doubling to at most 100 ms, each
+ * taken at random between half and the whole (so that writers who lost
+ * together do not come back together). */
+#define TXN_BACKOFF_FIRST_US 1000
+#define TXN_BACKOFF_MAX_US 100000
 
 int64_t txn_now_ms(const delta_txn *txn)
 {
@@ -74,7 +81,8 @@ silt_status delta_txn_begin(delta_txn **out, io_store *table_store,
     txn->store = table_store;
     txn->snap = read_snapshot;
     txn->read_version = read_snapshot ? read_snapshot->version : -1;
-    txn->max_attempts = TXN_DEFAULT_ATTEMPTS;
+    txn->max_attempts = 0;
+    txn->retry_timeout_ms = DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS;
     txn->operation = txn->arena ? arena_strdup(txn->arena, operation) : NULL;
     if (txn->operation == NULL) {
         delta_txn_free(txn);
@@ -106,6 +114,11 @@ void delta_txn_set_isolation(delta_txn *txn, delta_isolation level) { txn->isola
 void delta_txn_set_max_attempts(delta_txn *txn, int attempts)
 {
     txn->max_attempts = attempts < 1 ? 1 : attempts;
+}
+
+void delta_txn_set_retry_timeout_ms(delta_txn *txn, int64_t timeout_ms)
+{
+    txn->retry_timeout_ms = timeout_ms < 1 ? 1 : timeout_ms;
 }
 
 void delta_txn_set_changes_are_files(delta_txn *txn) { txn->changes_are_files = 1; }
@@ -545,6 +558,29 @@ static silt_status check_read_version_kept(delta_txn *txn, silt_error *err)
     return rc;
 }
 
+/*
+ * Sleeps before retry `attempt` + 1. The first retry goes at once (the
+ * winner's version is read and the next free version is known); later ones
+ * wait a randomised, doubling pause: with many writers on one table every
+ * loser otherwise comes back at the same instant and most lose again.
+ */
+static void backoff(delta_txn *txn, int attempt, int64_t *pause_us)
+{
+    uint64_t seed;
+    struct timespec ts;
+    int64_t us;
+    if (attempt < 2)
+        return;
+    *pause_us = *pause_us == 0 ? TXN_BACKOFF_FIRST_US : *pause_us * 2;
+    if (*pause_us > TXN_BACKOFF_MAX_US)
+        *pause_us = TXN_BACKOFF_MAX_US;
+    seed = hash_bytes(txn->txn_id, strlen(txn->txn_id), (uint64_t)attempt);
+    us = *pause_us / 2 + (int64_t)(seed % (uint64_t)(*pause_us / 2 + 1));
+    ts.tv_sec = (time_t)(us / 1000000);
+    ts.tv_nsec = (long)(us % 1000000) * 1000;
+    nanosleep(&ts, NULL);
+}
+
 /* Attempts put-if-absent at successive versions until one is won or a conflict shows. */
 static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_result *res,
                                silt_error *err)
@@ -555,6 +591,7 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
     char key[64];
     silt_status rc = SILT_OK;
     int use_ict = ict_enabled(txn);
+    int64_t started_ns = time_monotonic_nanos(), backoff_us = 0;
 
     if (use_ict && txn->snap != NULL && txn->snap->timestamp_is_in_commit)
         last_ict = txn->snap->timestamp_ms;
@@ -590,13 +627,22 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
         rc = check_winners(txn, version, &next, &last_ict, &res->n_winning_commits, err);
         if (rc != SILT_OK)
             break;
-        if (res->attempts >= txn->max_attempts) {
+        if (txn->max_attempts > 0 && res->attempts >= txn->max_attempts) {
             rc = err_set(err, SILT_CONFLICT,
                          "could not commit to the table after %d attempts: version %lld was "
                          "taken by another writer each time",
                          res->attempts, (long long)version);
             break;
         }
+        if (time_monotonic_nanos() - started_ns >= txn->retry_timeout_ms * 1000000) {
+            rc = err_set(err, SILT_CONFLICT,
+                         "could not commit to the table within %lld ms: another writer took "
+                         "the version each time (%d attempts, last version %lld)",
+                         (long long)txn->retry_timeout_ms, res->attempts, (long long)version);
+            err_hint(err, "SET spark.databricks.delta.commit.retryTimeout to wait longer");
+            break;
+        }
+        backoff(txn, res->attempts, &backoff_us);
         version = next;
     }
     if (rc == SILT_OK)

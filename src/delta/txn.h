@@ -144,8 +144,20 @@ void delta_txn_free(delta_txn *txn);
 int64_t delta_txn_read_version(const delta_txn *txn);
 
 void delta_txn_set_isolation(delta_txn *txn, delta_isolation level);
-/* How many times a commit is tried in all (default 10, at least 1). */
+/* How many times a commit is tried in all (at least 1; by default the
+ * count is not bounded, only the time: delta_txn_set_retry_timeout_ms). */
 void delta_txn_set_max_attempts(delta_txn *txn, int attempts);
+/*
+ * The time a commit may spend retrying after losing the race for a version
+ * to other writers (DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS when not set; at
+ * least 1 ms). A lost race without a conflict is retried at the next free
+ * version, with a growing randomised pause after the second loss, until
+ * the commit wins or this much time went by since its first attempt: a
+ * blind append never fails for contention alone before that. The SQL
+ * setting spark.databricks.delta.commit.retryTimeout sets it.
+ */
+#define DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS INT64_C(600000)
+void delta_txn_set_retry_timeout_ms(delta_txn *txn, int64_t timeout_ms);
 /* The clock for commit timestamps in ms (tests); NULL = the wall clock. */
 void delta_txn_set_clock(delta_txn *txn, int64_t (*now_ms)(void *payload), void *payload);
 

@@ -15,7 +15,8 @@ struct delta_txn {
     int64_t read_version;       /* -1 for a new table */
     const char *operation;
     delta_isolation isolation;
-    int max_attempts;
+    int max_attempts;        /* 0 = no bound on the count */
+    int64_t retry_timeout_ms; /* bound on the time spent retrying lost races */
     int64_t (*now_ms)(void *payload);
     void *now_payload;
     char txn_id[37];

@@ -55,6 +55,26 @@ static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
  * wins, as in Delta); 0 = the writer's default. A value that is not a
  * size, or more than 1 TiB, is refused, naming the setting.
  */
+silt_status exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err)
+{
+    const char *text = sql_session_get(b->s, SQL_SETTING_COMMIT_RETRY_TIMEOUT);
+    size_t len;
+    *out = 0;
+    if (text == NULL)
+        return SILT_OK;
+    len = strlen(text);
+    if (len > 2 && (text[0] == '\'' || text[0] == '"') && text[len - 1] == text[0]) {
+        text = arena_strndup(b->a, text + 1, len - 2); /* SET keeps the raw text */
+        if (text == NULL)
+            return err_nomem(err);
+    }
+    if (delta_parse_interval_ms(text, out, err) != SILT_OK || *out <= 0)
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE] The value '%s' in the config "
+                       "\"%s\" is invalid: it must be a positive interval such as \"10 minutes\"",
+                       text, SQL_SETTING_COMMIT_RETRY_TIMEOUT);
+    return SILT_OK;
+}
+
 static silt_status session_target_size(binder *b, const dlog_map *table_conf, int64_t *out,
                                        silt_error *err)
 {
@@ -672,6 +692,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
     co.save_mode = sql_session_get(b->s, SQL_SETTING_SAVE_MODE);
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
                                             stmt->u.create_table.as_query ? DELTA_MODE_CTAS
                                                                           : DELTA_MODE_CREATE,
@@ -993,5 +1014,6 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
     return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
 }
