@@ -61,9 +61,15 @@ typedef struct delta_dml_options {
     void *now_payload;
     const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
     int64_t retry_timeout_ms; /* delta_txn_set_retry_timeout_ms; 0 = the default */
+    /* What the statement read, for conflicts (delta_txn_read_predicate): the WHERE's
+     * partition predicate, exact for any file of the table, also one added later. NULL =
+     * the whole table was read. */
+    delta_file_filter_fn read_predicate;
+    void *read_predicate_payload;
 } delta_dml_options;
 
-#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0}
+#define DELTA_DML_OPTIONS_INIT                                                                    \
+    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 
 typedef struct delta_dml_metrics {
     int64_t num_removed_files, num_added_files;

@@ -54,7 +54,8 @@ const dlog_metadata *txn_metadata(const delta_txn *txn)
 int txn_is_blind_append(const delta_txn *txn)
 {
     size_t idx;
-    if (txn->read_whole_table || txn->n_read_partitions > 0 || txn->read_files.count > 0)
+    if (txn->read_whole_table || txn->n_read_partitions > 0 || txn->read_files.count > 0 ||
+        txn->n_read_preds > 0)
         return 0;
     for (idx = 0; idx < txn->n_actions; idx++) {
         const dlog_action *act = &txn->actions[idx];
@@ -196,6 +197,17 @@ silt_status delta_txn_read_partition(delta_txn *txn, const dlog_map *partition_v
     SILT_RETURN_IF_ERROR(
         dlog_map_copy(txn->arena, partition_values, &txn->read_partitions[txn->n_read_partitions], err));
     txn->n_read_partitions++;
+    return SILT_OK;
+}
+
+silt_status delta_txn_read_predicate(delta_txn *txn, delta_txn_read_fn fn, void *payload,
+                                     silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(grow(txn, (void **)&txn->read_preds, &txn->read_preds_cap,
+                              txn->n_read_preds, sizeof(*txn->read_preds), err));
+    txn->read_preds[txn->n_read_preds].fn = fn;
+    txn->read_preds[txn->n_read_preds].payload = payload;
+    txn->n_read_preds++;
     return SILT_OK;
 }
 

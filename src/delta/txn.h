@@ -175,6 +175,22 @@ silt_status delta_txn_read_whole_table(delta_txn *txn, silt_error *err);
 silt_status delta_txn_read_partition(delta_txn *txn, const dlog_map *partition_values,
                                      silt_error *err);
 silt_status delta_txn_read_file(delta_txn *txn, const char *path, silt_error *err);
+/*
+ * PROTOCOL/Delta conflict detection: the read predicate. The transaction
+ * read the files of the table that `fn` accepts, a predicate on partition
+ * values that is exact for any file of the table, including files added
+ * after the read snapshot (fn gets the read snapshot and a file whose
+ * partition_values are set; it returns 1 when the file may hold rows the
+ * transaction read, and 1 when in doubt). A winner's data-changing add
+ * that fn accepts is a ConcurrentAppendException, a winner's remove of a
+ * snapshot file that fn accepts a ConcurrentDeleteReadException; files on
+ * other partitions never conflict. fn and payload must stay valid until
+ * the commit returns. Several predicates are or-ed.
+ */
+typedef int (*delta_txn_read_fn)(const delta_snapshot *snap, const delta_file *file,
+                                 void *payload);
+silt_status delta_txn_read_predicate(delta_txn *txn, delta_txn_read_fn fn, void *payload,
+                                     silt_error *err);
 
 /* Actions; everything is copied. */
 silt_status delta_txn_add_file(delta_txn *txn, const dlog_add *add, silt_error *err);

@@ -26,6 +26,11 @@ struct delta_txn {
     size_t n_read_partitions, read_partitions_cap;
     dlog_map *read_partitions;
     hashmap read_files; /* path -> txn */
+    size_t n_read_preds, read_preds_cap;
+    struct txn_read_pred {
+        delta_txn_read_fn fn;
+        void *payload;
+    } *read_preds;
     /* Live files of the read snapshot by path, built on the first conflict check. */
     int snap_index_built;
     hashmap snap_index; /* path -> delta_file */

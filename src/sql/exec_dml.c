@@ -83,6 +83,7 @@ typedef struct part_prune {
     const delta_snapshot *snap;
     uint8_t *keep; /* per file of snap->files */
     uint8_t *all;  /* per file: its stats prove every row matches (NULL = unknown) */
+    dml_eval *ev;  /* the partition-only WHERE, for the read predicate */
 } part_prune;
 
 static int prune_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
@@ -261,6 +262,21 @@ static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, con
     return plan_all_match(b, snap, &pd, ev, pp, o, err);
 }
 
+/*
+ * The read predicate of the transaction (Delta's readPredicates): the
+ * partition-only WHERE on any file of the table, a winner's new ones too.
+ * An evaluation error counts as a match (a conflict rather than a missed one).
+ */
+static int read_predicate(const delta_snapshot *snap, const delta_file *file, void *payload)
+{
+    part_prune *pp = payload;
+    silt_error ignored = SILT_ERROR_INIT;
+    int keep = 1;
+    if (file_matches(pp->ev, snap, file, &keep, &ignored) != SILT_OK)
+        return 1;
+    return keep;
+}
+
 /* Sets up partition pruning in o when WHERE names partition columns only. */
 static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const char *qual,
                                 const sql_expr *where, dml_eval *ev, part_prune *pp,
@@ -289,6 +305,9 @@ static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const cha
     o->file_filter = prune_filter;
     o->file_filter_payload = pp;
     o->partition_only = 1;
+    pp->ev = ev;
+    o->read_predicate = read_predicate;
+    o->read_predicate_payload = pp;
     return SILT_OK;
 }
 
