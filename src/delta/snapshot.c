@@ -9,6 +9,11 @@
  *             add for that path was kept): an older add for the same path
  *             with another DV is superseded, as the protocol keeps the
  *             newest (path, dvId) pair per path.
+ *   in_commit keys "path\0dvId" seen in the commit being replayed: within
+ *             one commit the actions apply in file order (Delta's
+ *             InMemoryLogReplay), so remove(P) then add(P) keeps P (a
+ *             deletion-vector update rewrites one path so) and add(P) then
+ *             remove(P) drops it; the later action overrides the earlier.
  *
  * Each commit is parsed into a scratch arena that is reset after the
  * commit; what survives is copied into the snapshot's arena, with partition
@@ -32,6 +37,8 @@
 typedef struct replay {
     delta_snapshot *snap;
     hashmap seen;
+    hashmap in_commit; /* key -> IN_COMMIT_REMOVE or file index + 1 */
+    size_t commit_first_file;
     hashmap interned;
     hashmap txn_seen;
     hashmap domain_seen;
@@ -54,6 +61,7 @@ static void replay_clear(replay *r)
 {
     size_t idx;
     hashmap_clear(&r->seen);
+    hashmap_clear(&r->in_commit);
     hashmap_clear(&r->interned);
     hashmap_clear(&r->txn_seen);
     hashmap_clear(&r->domain_seen);
@@ -246,6 +254,8 @@ static silt_status file_key(replay *r, const char *path, const dlog_dv *dv, silt
     return rc;
 }
 
+#define IN_COMMIT_REMOVE ((void *)UINTPTR_MAX)
+
 static int mark_seen(replay *r, silt_error *err, silt_status *rc)
 {
     void *old = NULL;
@@ -257,15 +267,60 @@ static int mark_seen(replay *r, silt_error *err, silt_status *rc)
     return *rc == SILT_OK;
 }
 
+/* Records what the current commit did to the key in r->key. */
+static silt_status note_in_commit(replay *r, void *what, silt_error *err)
+{
+    if (r->in_checkpoint)
+        return SILT_OK; /* a checkpoint holds one action per logical file */
+    return hashmap_put(&r->in_commit, r->key.data, r->key.len, what, NULL, err);
+}
+
+/* The current commit's earlier action on the key in r->key (NULL = none). */
+static void *earlier_in_commit(const replay *r)
+{
+    void *what = NULL;
+    if (r->in_checkpoint || !hashmap_get(&r->in_commit, r->key.data, r->key.len, &what))
+        return NULL;
+    return what;
+}
+
+/* Drops the file the current commit added before removing it again (compacted after it). */
+static void cancel_add(replay *r, size_t file_idx)
+{
+    delta_file *file = &r->snap->files[file_idx];
+    void *ignored = NULL;
+    (void)hashmap_remove(&r->seen, file->path, strlen(file->path), &ignored);
+    r->snap->total_size -= file->size;
+    file->path = NULL;
+}
+
+/* Removes the files cancel_add dropped from the ones this commit added. */
+static void compact_commit_files(replay *r)
+{
+    size_t idx, kept = r->commit_first_file;
+    for (idx = r->commit_first_file; idx < r->snap->n_files; idx++)
+        if (r->snap->files[idx].path != NULL)
+            r->snap->files[kept++] = r->snap->files[idx];
+    r->snap->n_files = kept;
+}
+
 static silt_status on_add(replay *r, const dlog_add *add, silt_error *err)
 {
     delta_file *file;
     silt_status rc;
     size_t path_len = strlen(add->path);
-    void *old = NULL;
+    void *old = NULL, *earlier;
     SILT_RETURN_IF_ERROR(file_key(r, add->path, &add->dv, err));
-    if (!mark_seen(r, err, &rc))
+    earlier = earlier_in_commit(r);
+    if (earlier == IN_COMMIT_REMOVE) {
+        /* remove(P) then add(P) in one commit: the add is the later action. */
+        r->snap->n_tombstones--;
+    } else if (earlier != NULL) {
+        cancel_add(r, (size_t)((uintptr_t)earlier - 1)); /* the later add replaces it */
+    } else if (!mark_seen(r, err, &rc)) {
         return rc;
+    }
+    SILT_RETURN_IF_ERROR(note_in_commit(r, (void *)(uintptr_t)(r->snap->n_files + 1), err));
     /* A newer add already decided this path (with another deletion vector). */
     if (hashmap_get(&r->seen, add->path, path_len, &old))
         return SILT_OK;
@@ -292,10 +347,21 @@ static silt_status on_add(replay *r, const dlog_add *add, silt_error *err)
 static silt_status on_remove(replay *r, const dlog_remove *rm, silt_error *err)
 {
     silt_status rc;
+    void *earlier;
     SILT_RETURN_IF_ERROR(file_key(r, rm->path, &rm->dv, err));
-    if (mark_seen(r, err, &rc))
+    earlier = earlier_in_commit(r);
+    if (earlier == IN_COMMIT_REMOVE)
+        return SILT_OK;
+    if (earlier != NULL) {
+        /* add(P) then remove(P) in one commit: P is gone. */
+        cancel_add(r, (size_t)((uintptr_t)earlier - 1));
         r->snap->n_tombstones++;
-    return rc;
+        return note_in_commit(r, IN_COMMIT_REMOVE, err);
+    }
+    if (!mark_seen(r, err, &rc))
+        return rc;
+    r->snap->n_tombstones++;
+    return note_in_commit(r, IN_COMMIT_REMOVE, err);
 }
 
 static silt_status on_txn(replay *r, const dlog_txn *txn, silt_error *err)
@@ -379,7 +445,11 @@ static silt_status on_action(const dlog_action *action, void *payload, silt_erro
 static silt_status replay_json(replay *r, io_store *store, const char *key, arena *scratch,
                                silt_error *err)
 {
-    silt_status rc = dlog_read_json_file(store, key, scratch, on_action, r, err);
+    silt_status rc;
+    hashmap_clear(&r->in_commit);
+    r->commit_first_file = r->snap->n_files;
+    rc = dlog_read_json_file(store, key, scratch, on_action, r, err);
+    compact_commit_files(r);
     if (rc == SILT_NOTFOUND)
         rc = err_set(err, SILT_CORRUPT, "log file \"%s\" disappeared while the log was read",
                      key);
