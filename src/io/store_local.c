@@ -347,6 +347,40 @@ static silt_status pread_all(int fd, int64_t offset, size_t len, void *dst, cons
     return SILT_OK;
 }
 
+/*
+ * Opens an object for reading: only a regular file is one. O_NONBLOCK keeps
+ * open() from waiting for a writer when the name is a FIFO (which blocked
+ * every reader forever); a folder is SILT_NOTFOUND, any other special file
+ * (FIFO, socket, device) SILT_IO. Symlinks are followed, as Spark's local
+ * file system does (docs/decisions.md). On success *fd_out is blocking again
+ * and *st_out its stat.
+ */
+static silt_status open_regular(const char *path, int *fd_out, struct stat *st_out,
+                                silt_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
+    silt_status rc = SILT_OK;
+    *fd_out = -1;
+    if (fd < 0)
+        return errno_status(err, errno, "open", path);
+    if (fstat(fd, st_out) != 0)
+        rc = errno_status(err, errno, "stat", path);
+    else if (S_ISDIR(st_out->st_mode))
+        rc = err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path);
+    else if (!S_ISREG(st_out->st_mode))
+        rc = err_set(err, SILT_IO, "could not open \"%s\": it is not a regular file (%s)", path,
+                     S_ISFIFO(st_out->st_mode) ? "a FIFO" : S_ISSOCK(st_out->st_mode) ? "a socket"
+                                                                                     : "a device");
+    else if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        rc = errno_status(err, errno, "open", path);
+    if (rc != SILT_OK) {
+        close(fd);
+        return rc;
+    }
+    *fd_out = fd;
+    return SILT_OK;
+}
+
 static silt_status local_get_range(io_store *store, const char *key, int64_t offset, int64_t len,
                                    buf *out, silt_error *err)
 {
@@ -356,17 +390,12 @@ static silt_status local_get_range(io_store *store, const char *key, int64_t off
     int fd;
     if (path == NULL)
         return err_nomem(err);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rc = errno_status(err, errno, "open", path);
+    rc = open_regular(path, &fd, &st, err);
+    if (rc != SILT_OK) {
         mem_free(path);
         return rc;
     }
-    if (fstat(fd, &st) != 0) {
-        rc = errno_status(err, errno, "stat", path);
-    } else if (S_ISDIR(st.st_mode)) {
-        rc = err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path);
-    } else {
+    {
         if (len < 0)
             len = (int64_t)st.st_size - (offset < st.st_size ? offset : st.st_size);
         if (offset > st.st_size || len > st.st_size - offset) {
@@ -458,10 +487,13 @@ static silt_status walk(io_store *store, const char *dir_key, const char *prefix
             break;
         }
         if (stat(path, &st) == 0) {
+            struct stat link_st;
             /* The walk starts in the prefix's folder, so only a recursive
-             * listing descends into sub-folders. */
+             * listing descends into sub-folders; never into a symlinked one:
+             * its files are not the table's to list or delete (VACUUM would
+             * delete them in the target folder), and links can make loops. */
             if (S_ISDIR(st.st_mode)) {
-                if (recursive)
+                if (recursive && lstat(path, &link_st) == 0 && !S_ISLNK(link_st.st_mode))
                     rc = walk(store, key, prefix, start_after, recursive, out, err);
             } else if (S_ISREG(st.st_mode) && strlen(key) >= prefix_len &&
                        (start_after == NULL || strcmp(key, start_after) > 0)) {
@@ -561,16 +593,8 @@ static silt_status local_open_file(io_store *store, const char *key, io_file **o
     silt_status rc;
     if (path == NULL)
         return err_nomem(err);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rc = errno_status(err, errno, "open", path);
-        mem_free(path);
-        return rc;
-    }
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-        rc = S_ISDIR(st.st_mode) ? err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path)
-                                 : errno_status(err, errno, "stat", path);
-        close(fd);
+    rc = open_regular(path, &fd, &st, err);
+    if (rc != SILT_OK) {
         mem_free(path);
         return rc;
     }

@@ -330,3 +330,44 @@ void test_io_store_local__many_pending_folders_sync_once(void)
     check_int(1, (long long)(io_local_folder_syncs() - before));
     check_str("PAR1", get_text("m/part=19/f.parquet"));
 }
+
+/* Issue 15 defect 7: a FIFO named as an object is refused at once (it blocked every
+ * reader forever); a symlink to a regular file is followed. */
+void test_io_store_local__special_files_refused(void)
+{
+    char path[1024], target[1024];
+    buf data = BUF_INIT;
+    io_file *file = NULL;
+    snprintf(path, sizeof(path), "%s/fifo.parquet", test_tmpdir());
+    check(mkfifo(path, 0600) == 0);
+    check_fails(SILT_IO, io_get(store, "fifo.parquet", &data, &err));
+    check_contains(err.message, "it is not a regular file (a FIFO)");
+    check_fails(SILT_IO, io_file_open(store, "fifo.parquet", &file, &err));
+    check(file == NULL);
+    check_ok(io_put(store, "real.bin", "abc", 3, &err), &err);
+    snprintf(target, sizeof(target), "%s/real.bin", test_tmpdir());
+    snprintf(path, sizeof(path), "%s/link.bin", test_tmpdir());
+    check(symlink(target, path) == 0);
+    check_ok(io_get(store, "link.bin", &data, &err), &err);
+    check_int(3, data.len);
+    buf_clear(&data);
+}
+
+/* A recursive listing does not descend into a symlinked folder (VACUUM would delete the
+ * files of the folder it points to). */
+void test_io_store_local__list_skips_symlinked_folders(void)
+{
+    char path[1024], target[1024];
+    io_listing listing = IO_LISTING_INIT;
+    size_t idx;
+    check_ok(io_put(store, "t/p=1/own.parquet", "x", 1, &err), &err);
+    check_ok(io_put(store, "elsewhere/theirs.parquet", "y", 1, &err), &err);
+    snprintf(target, sizeof(target), "%s/elsewhere", test_tmpdir());
+    snprintf(path, sizeof(path), "%s/t/p=2", test_tmpdir());
+    check(symlink(target, path) == 0);
+    check_ok(io_list(store, "t/", NULL, 1, &listing, &err), &err);
+    for (idx = 0; idx < listing.count; idx++)
+        check(strstr(listing.items[idx].key, "theirs") == NULL);
+    check_int(1, listing.count);
+    io_listing_clear(&listing);
+}
