@@ -19,11 +19,74 @@
 #include "util/mem.h"
 
 /* The error of a line parse: code + message, the caller adds where. */
+/*
+ * cJSON holds numbers as doubles, exact only below 2^53. The integers of a
+ * line with more digits than that are read from its text first, exactly,
+ * so that get_int64 can take a rounded double back to the integer written
+ * (add.size of 2^63-1 is a valid size).
+ */
+#define BIG_INTS_MAX 16
+
 typedef struct parse_ctx {
     arena *a;
     silt_error *err;
     const char *action; /* "add", "metaData", ... for messages */
+    size_t n_big;
+    int64_t big[BIG_INTS_MAX];
 } parse_ctx;
+
+/* Collects the integers of 16 or more digits outside strings (up to BIG_INTS_MAX). */
+static void scan_big_ints(parse_ctx *ctx, const char *line, size_t len)
+{
+    size_t pos = 0;
+    int in_string = 0;
+    ctx->n_big = 0;
+    while (pos < len) {
+        char c = line[pos];
+        if (in_string) {
+            if (c == '\\')
+                pos++;
+            else if (c == '"')
+                in_string = 0;
+            pos++;
+        } else if (c == '"') {
+            in_string = 1;
+            pos++;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t start = pos, digits;
+            int64_t value = 0;
+            if (c == '-')
+                pos++;
+            digits = pos;
+            while (pos < len && line[pos] >= '0' && line[pos] <= '9')
+                pos++;
+            digits = pos - digits;
+            if (digits >= 16 && (pos == len || (line[pos] != '.' && line[pos] != 'e' &&
+                                                line[pos] != 'E')) &&
+                str_to_int64(line + start, pos - start, &value) && ctx->n_big < BIG_INTS_MAX)
+                ctx->big[ctx->n_big++] = value;
+        } else {
+            pos++;
+        }
+    }
+}
+
+/* The exact integer behind a double of 2^53 or more, when the line holds one integer
+ * that rounds to it; 0 when none or several different ones do. */
+static int exact_big_int(const parse_ctx *ctx, double value, int64_t *out)
+{
+    size_t idx;
+    int found = 0;
+    for (idx = 0; idx < ctx->n_big; idx++) {
+        if ((double)ctx->big[idx] != value)
+            continue;
+        if (found && *out != ctx->big[idx])
+            return 0;
+        *out = ctx->big[idx];
+        found = 1;
+    }
+    return found;
+}
 
 const char *dlog_map_get(const dlog_map *map, const char *key, int *found_out)
 {
@@ -95,6 +158,10 @@ silt_status dlog_uri_decode(arena *a, const char *s, size_t len, const char **ou
             if (hi < 0 || lo < 0)
                 return err_set(err, SILT_CORRUPT, "path \"%.*s\" has an invalid %%-escape at "
                                "byte %zu", (int)(len > 200 ? 200 : len), s, in_idx);
+            if (hi == 0 && lo == 0)
+                /* A NUL would end the path early: another file than the one named. */
+                return err_set(err, SILT_CORRUPT, "path \"%.*s\" holds an escaped NUL (%%00) at "
+                               "byte %zu", (int)(len > 200 ? 200 : len), s, in_idx);
             decoded[out_len++] = (char)(hi * 16 + lo);
             in_idx += 2;
         } else {
@@ -147,6 +214,11 @@ static silt_status get_int64(parse_ctx *ctx, const cJSON *obj, const char *field
     if (!cJSON_IsNumber(item))
         return field_error(ctx, field, "is not a number");
     value = item->valuedouble;
+    if (fabs(value) >= 9007199254740992.0 && exact_big_int(ctx, value, out)) {
+        if (has_out != NULL)
+            *has_out = 1;
+        return SILT_OK;
+    }
     if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0) ||
         value != floor(value))
         return field_error(ctx, field, "is not a 64-bit integer");
@@ -548,6 +620,7 @@ silt_status dlog_parse_action(dlog_action *out, arena *a, const char *line, size
     }
     ctx.a = a;
     ctx.err = err;
+    scan_big_ints(&ctx, line, len);
     /* PROTOCOL: an action line has one key; a reader skips actions it does not know. */
     cJSON_ArrayForEach(member, root)
     {
@@ -910,8 +983,13 @@ static int add_str(cJSON *obj, const char *name, const char *value)
 
 static int add_num(cJSON *obj, const char *name, int64_t value)
 {
-    /* Below 2^53 a double is exact; cJSON prints integral doubles without a fraction. */
-    return cJSON_AddNumberToObject(obj, name, (double)value) != NULL;
+    char text[24];
+    /* Below 2^53 a double is exact and cJSON prints it without a fraction; above, the
+     * integer is written as its own digits (a double would round 2^63-1). */
+    if (value > -9007199254740992LL && value < 9007199254740992LL)
+        return cJSON_AddNumberToObject(obj, name, (double)value) != NULL;
+    snprintf(text, sizeof(text), "%lld", (long long)value);
+    return cJSON_AddRawToObject(obj, name, text) != NULL;
 }
 
 static int add_map(cJSON *obj, const char *name, const dlog_map *map)
