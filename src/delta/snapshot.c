@@ -565,8 +565,13 @@ static silt_status replay_segment(delta_snapshot **out, io_store *store,
     if (seg->checkpoint.version >= 0) {
         r.commit_version = seg->checkpoint.version;
         rc = replay_checkpoint(&r, store, &seg->checkpoint, reader, scratch, err);
-        if (rc != SILT_OK)
+        if (rc != SILT_OK) {
+            /* Damaged, unreadable or needing the Parquet reader: the caller may
+             * replay the JSON commits instead, as Delta does. */
+            if (rc != SILT_NOMEM && rc != SILT_INTERRUPTED)
+                r.needs_parquet = 1;
             goto done;
+        }
     }
     if (!r.have_protocol || !r.have_metadata) {
         rc = err_set(err, SILT_CORRUPT, "the log of version %lld has no %s action",
@@ -629,8 +634,10 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
     if (rc != SILT_OK)
         goto done;
     rc = replay_segment(&snap, store, &listing, &seg, reader, &needs_parquet, err);
-    if (rc == SILT_UNSUPPORTED && needs_parquet) {
-        /* Without a Parquet reader, replay the JSON commits alone when all are there. */
+    if (rc != SILT_OK && needs_parquet) {
+        /* The checkpoint could not be used (no Parquet reader, or damaged: Delta then
+         * falls back to the commits too): replay the JSON commits alone when all are
+         * there; otherwise the checkpoint's error stands. */
         silt_error first = SILT_ERROR_INIT;
         int64_t skipped = seg.checkpoint.version;
         err_copy(&first, err);
@@ -647,7 +654,7 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
         if (rc == SILT_OK)
             snap->skipped_checkpoint_version = skipped;
         else if (rc == SILT_NOTFOUND || rc == SILT_CORRUPT)
-            rc = (err_copy(err, &first), SILT_UNSUPPORTED);
+            rc = (err_copy(err, &first), first.code);
     }
     if (rc != SILT_OK)
         goto done;
