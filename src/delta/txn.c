@@ -709,6 +709,12 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
     res->checkpoint_status = rc;
     snprintf(res->checkpoint_message, sizeof(res->checkpoint_message), "%s",
              rc == SILT_OK ? "" : cp_err.message);
+    if (rc != SILT_OK)
+        /* The commit stands and readers replay the commits instead, so this is
+         * no error; but a checkpoint that keeps failing makes every load slower
+         * and blocks log cleanup, so it must not go unseen (Spark logs it). */
+        fprintf(stderr, "silt: warning: version %lld was committed, but its checkpoint could "
+                "not be written: %s\n", (long long)res->version, cp_err.message);
     delta_snapshot_free(snap);
     arena_free(scratch);
 }
