@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +43,16 @@
 #include "util/time.h"
 
 #define TMP_PREFIX ".silt-tmp-"
+/* A temporary file is provably dead when the process named in it is gone and it is older
+ * than this (the age keeps it safe against a pid reused meanwhile, or a writer on another
+ * machine sharing the folder, whose pid means nothing here). */
+#define TMP_DEAD_AFTER_S (60 * 60)
 #define WRITE_BUF (64 * 1024)
 
 typedef struct local_store {
     io_store base;
     pthread_mutex_t sync_mutex; /* guards the pending folders and their flush */
+    atomic_int swept;           /* the first put-if-absent swept its folder's dead temp files */
     char **pending_dirs;        /* folders to fsync before the next put publishes */
     size_t n_pending;
     size_t cap_pending;
@@ -304,6 +310,56 @@ static silt_status open_tmp(local_store *store, char *final_path, char **tmp_out
     return SILT_OK;
 }
 
+/* 1 when temporary file `name` (TMP_PREFIX<pid>-...) was left by a process that is gone. */
+static int tmp_writer_is_dead(const char *name)
+{
+    char *end = NULL;
+    long pid = strtol(name + strlen(TMP_PREFIX), &end, 10);
+    if (end == NULL || *end != '-' || pid <= 0 || pid == (long)getpid())
+        return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/*
+ * Deletes the temporary files in dir_path that writers killed or failed
+ * before their link() left behind and that are provably dead
+ * (tmp_writer_is_dead, and older than TMP_DEAD_AFTER_S). Best effort: a
+ * folder or file that cannot be read or deleted is left as it is.
+ */
+static void sweep_dead_tmp(const char *dir_path)
+{
+    DIR *dir = opendir(dir_path);
+    struct dirent *entry;
+    time_t now = time(NULL);
+    char path[4096];
+    struct stat st;
+    if (dir == NULL)
+        return;
+    while ((entry = readdir(dir)) != NULL) {
+        if (!str_starts_with(entry->d_name, TMP_PREFIX))
+            continue;
+        if (snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name) >= (int)sizeof(path))
+            continue;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > TMP_DEAD_AFTER_S &&
+            tmp_writer_is_dead(entry->d_name))
+            (void)unlink(path);
+    }
+    closedir(dir);
+}
+
+/* The first commit-style put of a store handle sweeps its folder (_delta_log/). */
+static void sweep_once(local_store *store, const char *final_path)
+{
+    char dir[4096];
+    const char *slash = strrchr(final_path, '/');
+    size_t len = slash ? (size_t)(slash - final_path) : 0;
+    if (len == 0 || len >= sizeof(dir) || atomic_exchange(&store->swept, 1) != 0)
+        return;
+    memcpy(dir, final_path, len);
+    dir[len] = '\0';
+    sweep_dead_tmp(dir);
+}
+
 static silt_status local_put(io_store *store, const char *key, const void *data, size_t len,
                              int if_absent, silt_error *err)
 {
@@ -313,12 +369,15 @@ static silt_status local_put(io_store *store, const char *key, const void *data,
     silt_status rc;
     if (path == NULL)
         return err_nomem(err);
+    if (if_absent)
+        sweep_once((local_store *)store, path);
     rc = open_tmp((local_store *)store, path, &tmp, &fd, err);
     if (rc == SILT_OK)
         rc = write_all(fd, data, len, tmp, err);
     if (rc == SILT_OK)
         rc = publish((local_store *)store, 0, fd, tmp, path, if_absent, err);
-    else if (tmp != NULL)
+    /* publish's own failures before the link (a failed fsync) left the temp file too */
+    if (rc != SILT_OK && rc != SILT_DURABILITY_UNKNOWN && tmp != NULL)
         unlink(tmp);
     if (fd >= 0)
         close(fd);
