@@ -46,7 +46,11 @@ typedef enum silt_status {
      * errors such as [DIVIDE_BY_ZERO], [ARITHMETIC_OVERFLOW],
      * [CAST_INVALID_INPUT], [NUMERIC_VALUE_OUT_OF_RANGE]. Since 0.1.
      */
-    SILT_RUNTIME = 12
+    SILT_RUNTIME = 12,
+    /** A write (a commit) is visible but may not survive a crash: syncing its
+     *  folder failed after it was published. Not a failure to retry blindly:
+     *  the commit may stand. Since 0.1. */
+    SILT_DURABILITY_UNKNOWN = 13
 } silt_status;
 
 /** Version string of the library, e.g. "0.1.0". Since 0.1. */

@@ -14,14 +14,79 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "util/buf.h"
+#include "util/hashmap.h"
 #include "util/mem.h"
 
 /* The error of a line parse: code + message, the caller adds where. */
+/*
+ * cJSON holds numbers as doubles, exact only below 2^53. The integers of a
+ * line with more digits than that are read from its text first, exactly,
+ * so that get_int64 can take a rounded double back to the integer written
+ * (add.size of 2^63-1 is a valid size).
+ */
+#define BIG_INTS_MAX 16
+
 typedef struct parse_ctx {
     arena *a;
     silt_error *err;
     const char *action; /* "add", "metaData", ... for messages */
+    size_t n_big;
+    int64_t big[BIG_INTS_MAX];
 } parse_ctx;
+
+/* Collects the integers of 16 or more digits outside strings (up to BIG_INTS_MAX). */
+static void scan_big_ints(parse_ctx *ctx, const char *line, size_t len)
+{
+    size_t pos = 0;
+    int in_string = 0;
+    ctx->n_big = 0;
+    while (pos < len) {
+        char c = line[pos];
+        if (in_string) {
+            if (c == '\\')
+                pos++;
+            else if (c == '"')
+                in_string = 0;
+            pos++;
+        } else if (c == '"') {
+            in_string = 1;
+            pos++;
+        } else if (c == '-' || (c >= '0' && c <= '9')) {
+            size_t start = pos, digits;
+            int64_t value = 0;
+            if (c == '-')
+                pos++;
+            digits = pos;
+            while (pos < len && line[pos] >= '0' && line[pos] <= '9')
+                pos++;
+            digits = pos - digits;
+            if (digits >= 16 && (pos == len || (line[pos] != '.' && line[pos] != 'e' &&
+                                                line[pos] != 'E')) &&
+                str_to_int64(line + start, pos - start, &value) && ctx->n_big < BIG_INTS_MAX)
+                ctx->big[ctx->n_big++] = value;
+        } else {
+            pos++;
+        }
+    }
+}
+
+/* The exact integer behind a double of 2^53 or more, when the line holds one integer
+ * that rounds to it; 0 when none or several different ones do. */
+static int exact_big_int(const parse_ctx *ctx, double value, int64_t *out)
+{
+    size_t idx;
+    int found = 0;
+    for (idx = 0; idx < ctx->n_big; idx++) {
+        if ((double)ctx->big[idx] != value)
+            continue;
+        if (found && *out != ctx->big[idx])
+            return 0;
+        *out = ctx->big[idx];
+        found = 1;
+    }
+    return found;
+}
 
 const char *dlog_map_get(const dlog_map *map, const char *key, int *found_out)
 {
@@ -93,6 +158,10 @@ silt_status dlog_uri_decode(arena *a, const char *s, size_t len, const char **ou
             if (hi < 0 || lo < 0)
                 return err_set(err, SILT_CORRUPT, "path \"%.*s\" has an invalid %%-escape at "
                                "byte %zu", (int)(len > 200 ? 200 : len), s, in_idx);
+            if (hi == 0 && lo == 0)
+                /* A NUL would end the path early: another file than the one named. */
+                return err_set(err, SILT_CORRUPT, "path \"%.*s\" holds an escaped NUL (%%00) at "
+                               "byte %zu", (int)(len > 200 ? 200 : len), s, in_idx);
             decoded[out_len++] = (char)(hi * 16 + lo);
             in_idx += 2;
         } else {
@@ -145,6 +214,11 @@ static silt_status get_int64(parse_ctx *ctx, const cJSON *obj, const char *field
     if (!cJSON_IsNumber(item))
         return field_error(ctx, field, "is not a number");
     value = item->valuedouble;
+    if (fabs(value) >= 9007199254740992.0 && exact_big_int(ctx, value, out)) {
+        if (has_out != NULL)
+            *has_out = 1;
+        return SILT_OK;
+    }
     if (!(value >= -9223372036854775808.0 && value < 9223372036854775808.0) ||
         value != floor(value))
         return field_error(ctx, field, "is not a 64-bit integer");
@@ -546,6 +620,7 @@ silt_status dlog_parse_action(dlog_action *out, arena *a, const char *line, size
     }
     ctx.a = a;
     ctx.err = err;
+    scan_big_ints(&ctx, line, len);
     /* PROTOCOL: an action line has one key; a reader skips actions it does not know. */
     cJSON_ArrayForEach(member, root)
     {
@@ -824,6 +899,81 @@ silt_status dlog_parse_schema(const col_type **out, arena *a, const char *schema
     return rc;
 }
 
+/*
+ * Finds the first name of a struct that an earlier field already has, ASCII
+ * case-insensitively (Spark resolves names case-insensitively by default, so
+ * "seq" and "SEQ" are the same column). A hash of lower-cased names keeps a
+ * schema of many columns linear.
+ */
+static silt_status first_duplicate(const col_type *st, const char **dup_out, silt_error *err)
+{
+    hashmap seen = HASHMAP_INIT;
+    buf lower = BUF_INIT;
+    silt_status rc = SILT_OK;
+    size_t idx, pos;
+    *dup_out = NULL;
+    for (idx = 0; idx < st->n_fields && rc == SILT_OK && *dup_out == NULL; idx++) {
+        const char *name = st->fields[idx].name;
+        void *old = NULL;
+        buf_truncate(&lower, 0);
+        rc = buf_append_str(&lower, name, err);
+        for (pos = 0; rc == SILT_OK && pos < lower.len; pos++)
+            if (lower.data[pos] >= 'A' && lower.data[pos] <= 'Z')
+                lower.data[pos] = (char)(lower.data[pos] - 'A' + 'a');
+        if (rc == SILT_OK)
+            rc = hashmap_put(&seen, lower.data, lower.len, (void *)name, &old, err);
+        if (rc == SILT_OK && old != NULL)
+            *dup_out = name;
+    }
+    hashmap_clear(&seen);
+    buf_clear(&lower);
+    return rc;
+}
+
+static silt_status check_names_at(const col_type *type, buf *path, int depth, silt_status code,
+                                  silt_error *err)
+{
+    const char *dup = NULL;
+    size_t idx, path_len = path->len;
+    if (type == NULL || depth > SCHEMA_MAX_DEPTH + 1)
+        return SILT_OK; /* parsing already bounds the depth */
+    if (type->id == COL_STRUCT) {
+        SILT_RETURN_IF_ERROR(first_duplicate(type, &dup, err));
+        if (dup != NULL)
+            return err_set(err, code, "[DELTA_DUPLICATE_COLUMNS_FOUND] Found duplicate "
+                           "column(s) in the table schema: \"%.*s%s%s\"", (int)path_len,
+                           path->data ? path->data : "", path_len ? "." : "", dup);
+    }
+    for (idx = 0; idx < type->n_fields; idx++) {
+        silt_status rc = SILT_OK;
+        if (type->id == COL_STRUCT)
+            rc = buf_printf(path, err, "%s%s", path_len ? "." : "", type->fields[idx].name);
+        if (rc == SILT_OK)
+            rc = check_names_at(type->fields[idx].type, path, depth + 1, code, err);
+        buf_truncate(path, path_len);
+        SILT_RETURN_IF_ERROR(rc);
+    }
+    return SILT_OK;
+}
+
+silt_status dlog_metadata_check(const dlog_metadata *md, silt_status code, silt_error *err)
+{
+    buf path = BUF_INIT;
+    silt_status rc = check_names_at(md->schema, &path, 0, code, err);
+    size_t idx, col;
+    buf_clear(&path);
+    for (idx = 0; rc == SILT_OK && idx < md->n_partition_columns; idx++) {
+        const char *name = md->partition_columns[idx];
+        for (col = 0; md->schema != NULL && col < md->schema->n_fields; col++)
+            if (str_casecmp(md->schema->fields[col].name, name) == 0)
+                break;
+        if (md->schema == NULL || col == md->schema->n_fields)
+            rc = err_set(err, code, "[DELTA_PARTITION_COLUMN_NOT_FOUND] Partition column "
+                         "`%s` not found in the table schema", name);
+    }
+    return rc;
+}
+
 /* ---- serialisation ---------------------------------------------------------------------- */
 
 static int add_str(cJSON *obj, const char *name, const char *value)
@@ -833,8 +983,13 @@ static int add_str(cJSON *obj, const char *name, const char *value)
 
 static int add_num(cJSON *obj, const char *name, int64_t value)
 {
-    /* Below 2^53 a double is exact; cJSON prints integral doubles without a fraction. */
-    return cJSON_AddNumberToObject(obj, name, (double)value) != NULL;
+    char text[24];
+    /* Below 2^53 a double is exact and cJSON prints it without a fraction; above, the
+     * integer is written as its own digits (a double would round 2^63-1). */
+    if (value > -9007199254740992LL && value < 9007199254740992LL)
+        return cJSON_AddNumberToObject(obj, name, (double)value) != NULL;
+    snprintf(text, sizeof(text), "%lld", (long long)value);
+    return cJSON_AddRawToObject(obj, name, text) != NULL;
 }
 
 static int add_map(cJSON *obj, const char *name, const dlog_map *map)

@@ -235,6 +235,18 @@ silt_status dlog_parse_schema(const col_type **out, arena *a, const char *schema
                               silt_error *err);
 
 /*
+ * Checks a parsed metaData action before a snapshot or a transaction uses
+ * it: no struct of the schema (the top level or a nested one) names two
+ * fields alike, ASCII case-insensitively as Spark resolves names
+ * ("[DELTA_DUPLICATE_COLUMNS_FOUND]", naming a.b for a nested one; a
+ * reader's conform step and a writer's column lookup both assume one field
+ * per name), and every partition column is a column of the schema
+ * ("[DELTA_PARTITION_COLUMN_NOT_FOUND]"). Fails with `code`: SILT_CORRUPT
+ * for a table read, SILT_INVALID for a metadata a writer sets.
+ */
+silt_status dlog_metadata_check(const dlog_metadata *md, silt_status code, silt_error *err);
+
+/*
  * Decodes %XX escapes once (PROTOCOL: paths are URI-encoded) into a string
  * in arena a. SILT_CORRUPT for a broken escape (naming where), SILT_NOMEM.
  */

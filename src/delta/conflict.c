@@ -9,7 +9,9 @@
  *   winner changed protocol              ProtocolChangedException
  *   winner changed metaData              MetadataChangedException
  *   winner added data files where this   ConcurrentAppendException
- *     transaction read (whole table or one of its partitions); under
+ *     transaction read (whole table, one of its partitions, or the files
+ *     its read predicate on partition values accepts, as Delta's
+ *     readPredicates: UPDATE/DELETE ... WHERE p = x read only p = x); under
  *     WriteSerializable a blind append by the winner does not count, so
  *     INSERT never conflicts with UPDATE/DELETE/MERGE; under Serializable
  *     it does. Adds with dataChange = false (OPTIMIZE) never count.
@@ -146,13 +148,37 @@ static int partition_matches(const dlog_map *read, const dlog_map *file_values)
     return 1;
 }
 
-static int in_read_partitions(const delta_txn *txn, const dlog_map *values)
+/* 1 when the file is in a partition the transaction read (by value or by its read
+ * predicates). */
+static int in_read_partitions(const delta_txn *txn, const delta_file *file)
 {
     size_t idx;
     for (idx = 0; idx < txn->n_read_partitions; idx++)
-        if (partition_matches(&txn->read_partitions[idx], values))
+        if (partition_matches(&txn->read_partitions[idx], &file->partition_values))
+            return 1;
+    for (idx = 0; idx < txn->n_read_preds; idx++)
+        if (txn->read_preds[idx].fn(txn->snap, file, txn->read_preds[idx].payload))
             return 1;
     return 0;
+}
+
+static int reads_partitions(const delta_txn *txn)
+{
+    return txn->n_read_partitions > 0 || txn->n_read_preds > 0;
+}
+
+/* A winner's add seen as a file of the table, for the read predicates. */
+static delta_file add_as_file(const dlog_add *add)
+{
+    delta_file file;
+    memset(&file, 0, sizeof(file));
+    file.path = add->path;
+    file.partition_values = add->partition_values;
+    file.size = add->size;
+    file.modification_time = add->modification_time;
+    file.stats = add->stats;
+    file.dv = add->dv;
+    return file;
 }
 
 static void describe_partition(const dlog_map *values, char *out, size_t cap)
@@ -202,19 +228,20 @@ static silt_status check_appends(const delta_txn *txn, const txn_winner *w, silt
 {
     char what[512], part[256];
     size_t idx;
-    if (!txn->read_whole_table && txn->n_read_partitions == 0)
+    if (!txn->read_whole_table && !reads_partitions(txn))
         return SILT_OK;
     if (txn->isolation == DELTA_WRITE_SERIALIZABLE && w->is_blind_append)
         return SILT_OK;
     for (idx = 0; idx < w->n_adds; idx++) {
         const dlog_add *add = &w->adds[idx];
+        delta_file file = add_as_file(add);
         if (!add->data_change)
             continue;
         if (txn->read_whole_table) {
             snprintf(what, sizeof(what), "files were added to the table (\"%s\")", add->path);
             return conflict(w, err, "ConcurrentAppendException", what);
         }
-        if (in_read_partitions(txn, &add->partition_values)) {
+        if (in_read_partitions(txn, &file)) {
             describe_partition(&add->partition_values, part, sizeof(part));
             snprintf(what, sizeof(what), "files were added to partition [%s]", part);
             return conflict(w, err, "ConcurrentAppendException", what);
@@ -232,12 +259,11 @@ static silt_status was_read(delta_txn *txn, const dlog_remove *rm, int *out, sil
         *out = 1;
         return SILT_OK;
     }
-    if (!txn->read_whole_table && txn->n_read_partitions == 0)
+    if (!txn->read_whole_table && !reads_partitions(txn))
         return SILT_OK;
     SILT_RETURN_IF_ERROR(snapshot_file(txn, rm->path, &file, err));
     /* A file added after our snapshot was not read: ConcurrentAppend covers it. */
-    *out = file != NULL &&
-           (txn->read_whole_table || in_read_partitions(txn, &file->partition_values));
+    *out = file != NULL && (txn->read_whole_table || in_read_partitions(txn, file));
     return SILT_OK;
 }
 

@@ -335,7 +335,13 @@ static silt_status run(dml_ctx *ctx, delta_commit_result *result, silt_error *er
         delta_txn_set_clock(ctx->txn, ctx->opts->now_ms, ctx->opts->now_payload);
     if (ctx->opts->user_metadata != NULL)
         SILT_RETURN_IF_ERROR(delta_txn_set_user_metadata(ctx->txn, ctx->opts->user_metadata, err));
-    SILT_RETURN_IF_ERROR(delta_txn_read_whole_table(ctx->txn, err));
+    if (ctx->opts->retry_timeout_ms > 0)
+        delta_txn_set_retry_timeout_ms(ctx->txn, ctx->opts->retry_timeout_ms);
+    if (ctx->opts->read_predicate != NULL)
+        SILT_RETURN_IF_ERROR(delta_txn_read_predicate(ctx->txn, ctx->opts->read_predicate,
+                                                      ctx->opts->read_predicate_payload, err));
+    else
+        SILT_RETURN_IF_ERROR(delta_txn_read_whole_table(ctx->txn, err));
     ctx->file_a = arena_new(NULL, "dml file");
     if (ctx->file_a == NULL)
         return err_nomem(err);

@@ -60,9 +60,16 @@ typedef struct delta_dml_options {
     int64_t (*now_ms)(void *payload); /* commit clock for tests; NULL = wall clock */
     void *now_payload;
     const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
+    int64_t retry_timeout_ms; /* delta_txn_set_retry_timeout_ms; 0 = the default */
+    /* What the statement read, for conflicts (delta_txn_read_predicate): the WHERE's
+     * partition predicate, exact for any file of the table, also one added later. NULL =
+     * the whole table was read. */
+    delta_file_filter_fn read_predicate;
+    void *read_predicate_payload;
 } delta_dml_options;
 
-#define DELTA_DML_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL}
+#define DELTA_DML_OPTIONS_INIT                                                                    \
+    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 
 typedef struct delta_dml_metrics {
     int64_t num_removed_files, num_added_files;
@@ -169,9 +176,10 @@ typedef struct delta_merge_spec {
      * past it, a file whose first change comes later is read a second time (tests set it). */
     size_t hold_bytes;
     const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
+    int64_t retry_timeout_ms; /* delta_txn_set_retry_timeout_ms; 0 = the default */
 } delta_merge_spec;
 
-#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL}
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0}
 
 typedef struct delta_merge_metrics {
     int64_t num_source_rows;

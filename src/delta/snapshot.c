@@ -9,6 +9,11 @@
  *             add for that path was kept): an older add for the same path
  *             with another DV is superseded, as the protocol keeps the
  *             newest (path, dvId) pair per path.
+ *   in_commit keys "path\0dvId" seen in the commit being replayed: within
+ *             one commit the actions apply in file order (Delta's
+ *             InMemoryLogReplay), so remove(P) then add(P) keeps P (a
+ *             deletion-vector update rewrites one path so) and add(P) then
+ *             remove(P) drops it; the later action overrides the earlier.
  *
  * Each commit is parsed into a scratch arena that is reset after the
  * commit; what survives is copied into the snapshot's arena, with partition
@@ -32,6 +37,8 @@
 typedef struct replay {
     delta_snapshot *snap;
     hashmap seen;
+    hashmap in_commit; /* key -> IN_COMMIT_REMOVE or file index + 1 */
+    size_t commit_first_file;
     hashmap interned;
     hashmap txn_seen;
     hashmap domain_seen;
@@ -54,6 +61,7 @@ static void replay_clear(replay *r)
 {
     size_t idx;
     hashmap_clear(&r->seen);
+    hashmap_clear(&r->in_commit);
     hashmap_clear(&r->interned);
     hashmap_clear(&r->txn_seen);
     hashmap_clear(&r->domain_seen);
@@ -208,6 +216,7 @@ static silt_status keep_metadata(replay *r, const dlog_metadata *src, silt_error
     SILT_RETURN_IF_ERROR(copy_map(r, &src->configuration, &dst->configuration, 0, err));
     /* The schema is re-parsed into the snapshot's arena rather than deep-copied. */
     SILT_RETURN_IF_ERROR(dlog_parse_schema(&dst->schema, r->snap->arena, dst->schema_string, err));
+    SILT_RETURN_IF_ERROR(dlog_metadata_check(dst, SILT_CORRUPT, err));
     r->snap->schema = dst->schema;
     return SILT_OK;
 }
@@ -245,6 +254,8 @@ static silt_status file_key(replay *r, const char *path, const dlog_dv *dv, silt
     return rc;
 }
 
+#define IN_COMMIT_REMOVE ((void *)UINTPTR_MAX)
+
 static int mark_seen(replay *r, silt_error *err, silt_status *rc)
 {
     void *old = NULL;
@@ -256,15 +267,60 @@ static int mark_seen(replay *r, silt_error *err, silt_status *rc)
     return *rc == SILT_OK;
 }
 
+/* Records what the current commit did to the key in r->key. */
+static silt_status note_in_commit(replay *r, void *what, silt_error *err)
+{
+    if (r->in_checkpoint)
+        return SILT_OK; /* a checkpoint holds one action per logical file */
+    return hashmap_put(&r->in_commit, r->key.data, r->key.len, what, NULL, err);
+}
+
+/* The current commit's earlier action on the key in r->key (NULL = none). */
+static void *earlier_in_commit(const replay *r)
+{
+    void *what = NULL;
+    if (r->in_checkpoint || !hashmap_get(&r->in_commit, r->key.data, r->key.len, &what))
+        return NULL;
+    return what;
+}
+
+/* Drops the file the current commit added before removing it again (compacted after it). */
+static void cancel_add(replay *r, size_t file_idx)
+{
+    delta_file *file = &r->snap->files[file_idx];
+    void *ignored = NULL;
+    (void)hashmap_remove(&r->seen, file->path, strlen(file->path), &ignored);
+    r->snap->total_size -= file->size;
+    file->path = NULL;
+}
+
+/* Removes the files cancel_add dropped from the ones this commit added. */
+static void compact_commit_files(replay *r)
+{
+    size_t idx, kept = r->commit_first_file;
+    for (idx = r->commit_first_file; idx < r->snap->n_files; idx++)
+        if (r->snap->files[idx].path != NULL)
+            r->snap->files[kept++] = r->snap->files[idx];
+    r->snap->n_files = kept;
+}
+
 static silt_status on_add(replay *r, const dlog_add *add, silt_error *err)
 {
     delta_file *file;
     silt_status rc;
     size_t path_len = strlen(add->path);
-    void *old = NULL;
+    void *old = NULL, *earlier;
     SILT_RETURN_IF_ERROR(file_key(r, add->path, &add->dv, err));
-    if (!mark_seen(r, err, &rc))
+    earlier = earlier_in_commit(r);
+    if (earlier == IN_COMMIT_REMOVE) {
+        /* remove(P) then add(P) in one commit: the add is the later action. */
+        r->snap->n_tombstones--;
+    } else if (earlier != NULL) {
+        cancel_add(r, (size_t)((uintptr_t)earlier - 1)); /* the later add replaces it */
+    } else if (!mark_seen(r, err, &rc)) {
         return rc;
+    }
+    SILT_RETURN_IF_ERROR(note_in_commit(r, (void *)(uintptr_t)(r->snap->n_files + 1), err));
     /* A newer add already decided this path (with another deletion vector). */
     if (hashmap_get(&r->seen, add->path, path_len, &old))
         return SILT_OK;
@@ -291,10 +347,21 @@ static silt_status on_add(replay *r, const dlog_add *add, silt_error *err)
 static silt_status on_remove(replay *r, const dlog_remove *rm, silt_error *err)
 {
     silt_status rc;
+    void *earlier;
     SILT_RETURN_IF_ERROR(file_key(r, rm->path, &rm->dv, err));
-    if (mark_seen(r, err, &rc))
+    earlier = earlier_in_commit(r);
+    if (earlier == IN_COMMIT_REMOVE)
+        return SILT_OK;
+    if (earlier != NULL) {
+        /* add(P) then remove(P) in one commit: P is gone. */
+        cancel_add(r, (size_t)((uintptr_t)earlier - 1));
         r->snap->n_tombstones++;
-    return rc;
+        return note_in_commit(r, IN_COMMIT_REMOVE, err);
+    }
+    if (!mark_seen(r, err, &rc))
+        return rc;
+    r->snap->n_tombstones++;
+    return note_in_commit(r, IN_COMMIT_REMOVE, err);
 }
 
 static silt_status on_txn(replay *r, const dlog_txn *txn, silt_error *err)
@@ -378,7 +445,11 @@ static silt_status on_action(const dlog_action *action, void *payload, silt_erro
 static silt_status replay_json(replay *r, io_store *store, const char *key, arena *scratch,
                                silt_error *err)
 {
-    silt_status rc = dlog_read_json_file(store, key, scratch, on_action, r, err);
+    silt_status rc;
+    hashmap_clear(&r->in_commit);
+    r->commit_first_file = r->snap->n_files;
+    rc = dlog_read_json_file(store, key, scratch, on_action, r, err);
+    compact_commit_files(r);
     if (rc == SILT_NOTFOUND)
         rc = err_set(err, SILT_CORRUPT, "log file \"%s\" disappeared while the log was read",
                      key);
@@ -494,8 +565,13 @@ static silt_status replay_segment(delta_snapshot **out, io_store *store,
     if (seg->checkpoint.version >= 0) {
         r.commit_version = seg->checkpoint.version;
         rc = replay_checkpoint(&r, store, &seg->checkpoint, reader, scratch, err);
-        if (rc != SILT_OK)
+        if (rc != SILT_OK) {
+            /* Damaged, unreadable or needing the Parquet reader: the caller may
+             * replay the JSON commits instead, as Delta does. */
+            if (rc != SILT_NOMEM && rc != SILT_INTERRUPTED)
+                r.needs_parquet = 1;
             goto done;
+        }
     }
     if (!r.have_protocol || !r.have_metadata) {
         rc = err_set(err, SILT_CORRUPT, "the log of version %lld has no %s action",
@@ -558,8 +634,10 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
     if (rc != SILT_OK)
         goto done;
     rc = replay_segment(&snap, store, &listing, &seg, reader, &needs_parquet, err);
-    if (rc == SILT_UNSUPPORTED && needs_parquet) {
-        /* Without a Parquet reader, replay the JSON commits alone when all are there. */
+    if (rc != SILT_OK && needs_parquet) {
+        /* The checkpoint could not be used (no Parquet reader, or damaged: Delta then
+         * falls back to the commits too): replay the JSON commits alone when all are
+         * there; otherwise the checkpoint's error stands. */
         silt_error first = SILT_ERROR_INIT;
         int64_t skipped = seg.checkpoint.version;
         err_copy(&first, err);
@@ -576,7 +654,7 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
         if (rc == SILT_OK)
             snap->skipped_checkpoint_version = skipped;
         else if (rc == SILT_NOTFOUND || rc == SILT_CORRUPT)
-            rc = (err_copy(err, &first), SILT_UNSUPPORTED);
+            rc = (err_copy(err, &first), first.code);
     }
     if (rc != SILT_OK)
         goto done;

@@ -10,18 +10,25 @@
  * may move past it. The commit body is serialised once; only commitInfo
  * (its in-commit timestamp) is rebuilt per attempt.
  */
+#define _POSIX_C_SOURCE 200809L /* nanosleep */
 #include "delta/txn.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "delta/log.h"
 #include "delta/protocol.h"
 #include "delta/txn_int.h"
+#include "util/hashmap.h"
 #include "util/mem.h"
 #include "util/time.h"
 
-#define TXN_DEFAULT_ATTEMPTS 10
+/* Pauses between retries: from 1 ms, doubling to at most 100 ms, each
+ * taken at random between half and the whole (so that writers who lost
+ * together do not come back together). */
+#define TXN_BACKOFF_FIRST_US 1000
+#define TXN_BACKOFF_MAX_US 100000
 
 int64_t txn_now_ms(const delta_txn *txn)
 {
@@ -47,7 +54,8 @@ const dlog_metadata *txn_metadata(const delta_txn *txn)
 int txn_is_blind_append(const delta_txn *txn)
 {
     size_t idx;
-    if (txn->read_whole_table || txn->n_read_partitions > 0 || txn->read_files.count > 0)
+    if (txn->read_whole_table || txn->n_read_partitions > 0 || txn->read_files.count > 0 ||
+        txn->n_read_preds > 0)
         return 0;
     for (idx = 0; idx < txn->n_actions; idx++) {
         const dlog_action *act = &txn->actions[idx];
@@ -74,7 +82,8 @@ silt_status delta_txn_begin(delta_txn **out, io_store *table_store,
     txn->store = table_store;
     txn->snap = read_snapshot;
     txn->read_version = read_snapshot ? read_snapshot->version : -1;
-    txn->max_attempts = TXN_DEFAULT_ATTEMPTS;
+    txn->max_attempts = 0;
+    txn->retry_timeout_ms = DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS;
     txn->operation = txn->arena ? arena_strdup(txn->arena, operation) : NULL;
     if (txn->operation == NULL) {
         delta_txn_free(txn);
@@ -106,6 +115,11 @@ void delta_txn_set_isolation(delta_txn *txn, delta_isolation level) { txn->isola
 void delta_txn_set_max_attempts(delta_txn *txn, int attempts)
 {
     txn->max_attempts = attempts < 1 ? 1 : attempts;
+}
+
+void delta_txn_set_retry_timeout_ms(delta_txn *txn, int64_t timeout_ms)
+{
+    txn->retry_timeout_ms = timeout_ms < 1 ? 1 : timeout_ms;
 }
 
 void delta_txn_set_changes_are_files(delta_txn *txn) { txn->changes_are_files = 1; }
@@ -183,6 +197,17 @@ silt_status delta_txn_read_partition(delta_txn *txn, const dlog_map *partition_v
     SILT_RETURN_IF_ERROR(
         dlog_map_copy(txn->arena, partition_values, &txn->read_partitions[txn->n_read_partitions], err));
     txn->n_read_partitions++;
+    return SILT_OK;
+}
+
+silt_status delta_txn_read_predicate(delta_txn *txn, delta_txn_read_fn fn, void *payload,
+                                     silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(grow(txn, (void **)&txn->read_preds, &txn->read_preds_cap,
+                              txn->n_read_preds, sizeof(*txn->read_preds), err));
+    txn->read_preds[txn->n_read_preds].fn = fn;
+    txn->read_preds[txn->n_read_preds].payload = payload;
+    txn->n_read_preds++;
     return SILT_OK;
 }
 
@@ -278,6 +303,7 @@ silt_status delta_txn_set_metadata(delta_txn *txn, const dlog_metadata *md, silt
         return err_set(err, SILT_INVALID, "a metaData action needs an id and a schema string");
     /* The schema is re-parsed so that it lives as long as the transaction. */
     SILT_RETURN_IF_ERROR(dlog_parse_schema(&dst->schema, txn->arena, dst->schema_string, err));
+    SILT_RETURN_IF_ERROR(dlog_metadata_check(dst, SILT_INVALID, err));
     txn->has_metadata = 1;
     return SILT_OK;
 }
@@ -491,6 +517,29 @@ static silt_status verify_outcome(delta_txn *txn, const char *key, silt_status r
 }
 
 /*
+ * The commit file of `version` is published but the store could not make it
+ * durable (the fsync of _delta_log/ failed after link()). The statement is
+ * not acknowledged: SILT_DURABILITY_UNKNOWN says the commit is visible now
+ * and may stand or be lost by a crash, so the caller neither reports it
+ * done nor repeats it blindly (an INSERT run again would add its rows
+ * twice). res->version names the version; nothing written is removed, as
+ * the commit references it. The next open reads whatever the log holds.
+ */
+static silt_status durability_unknown(delta_txn *txn, int64_t version, delta_commit_result *res,
+                                      silt_error *err)
+{
+    char inner[SILT_ERROR_MESSAGE_MAX];
+    snprintf(inner, sizeof(inner), "%s", err != NULL ? err->message : "");
+    res->version = version;
+    txn->committed = 1;
+    err_set(err, SILT_DURABILITY_UNKNOWN, "the commit of version %lld is visible but its "
+            "durability is unknown: %s", (long long)version, inner);
+    err_hint(err, "the commit may be lost if the machine crashes; check DESCRIBE HISTORY (txnId "
+             "\"%s\") before running the statement again", txn->txn_id);
+    return SILT_DURABILITY_UNKNOWN;
+}
+
+/*
  * A snapshot so old that log cleanup removed the commits after it would
  * let put-if-absent "win" a version that existed once: cleanup deletes
  * oldest first, so when neither the commit nor a classic checkpoint of the
@@ -521,6 +570,29 @@ static silt_status check_read_version_kept(delta_txn *txn, silt_error *err)
     return rc;
 }
 
+/*
+ * Sleeps before retry `attempt` + 1. The first retry goes at once (the
+ * winner's version is read and the next free version is known); later ones
+ * wait a randomised, doubling pause: with many writers on one table every
+ * loser otherwise comes back at the same instant and most lose again.
+ */
+static void backoff(delta_txn *txn, int attempt, int64_t *pause_us)
+{
+    uint64_t seed;
+    struct timespec ts;
+    int64_t us;
+    if (attempt < 2)
+        return;
+    *pause_us = *pause_us == 0 ? TXN_BACKOFF_FIRST_US : *pause_us * 2;
+    if (*pause_us > TXN_BACKOFF_MAX_US)
+        *pause_us = TXN_BACKOFF_MAX_US;
+    seed = hash_bytes(txn->txn_id, strlen(txn->txn_id), (uint64_t)attempt);
+    us = *pause_us / 2 + (int64_t)(seed % (uint64_t)(*pause_us / 2 + 1));
+    ts.tv_sec = (time_t)(us / 1000000);
+    ts.tv_nsec = (long)(us % 1000000) * 1000;
+    nanosleep(&ts, NULL);
+}
+
 /* Attempts put-if-absent at successive versions until one is won or a conflict shows. */
 static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_result *res,
                                silt_error *err)
@@ -531,6 +603,7 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
     char key[64];
     silt_status rc = SILT_OK;
     int use_ict = ict_enabled(txn);
+    int64_t started_ns = time_monotonic_nanos(), backoff_us = 0;
 
     if (use_ict && txn->snap != NULL && txn->snap->timestamp_is_in_commit)
         last_ict = txn->snap->timestamp_ms;
@@ -552,6 +625,12 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
             break;
         delta_commit_key(version, key, sizeof(key));
         rc = io_put_if_absent(txn->store, key, file.data, file.len, err);
+        if (rc == SILT_DURABILITY_UNKNOWN) {
+            /* Visible, so not to be retried as a lost race; not durable, so
+             * not to be acknowledged either. */
+            rc = durability_unknown(txn, version, res, err);
+            break;
+        }
         if (rc != SILT_OK && rc != SILT_EXISTS)
             rc = verify_outcome(txn, key, rc, err);
         if (rc != SILT_EXISTS)
@@ -560,13 +639,22 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
         rc = check_winners(txn, version, &next, &last_ict, &res->n_winning_commits, err);
         if (rc != SILT_OK)
             break;
-        if (res->attempts >= txn->max_attempts) {
+        if (txn->max_attempts > 0 && res->attempts >= txn->max_attempts) {
             rc = err_set(err, SILT_CONFLICT,
                          "could not commit to the table after %d attempts: version %lld was "
                          "taken by another writer each time",
                          res->attempts, (long long)version);
             break;
         }
+        if (time_monotonic_nanos() - started_ns >= txn->retry_timeout_ms * 1000000) {
+            rc = err_set(err, SILT_CONFLICT,
+                         "could not commit to the table within %lld ms: another writer took "
+                         "the version each time (%d attempts, last version %lld)",
+                         (long long)txn->retry_timeout_ms, res->attempts, (long long)version);
+            err_hint(err, "SET spark.databricks.delta.commit.retryTimeout to wait longer");
+            break;
+        }
+        backoff(txn, res->attempts, &backoff_us);
         version = next;
     }
     if (rc == SILT_OK)
@@ -621,6 +709,12 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
     res->checkpoint_status = rc;
     snprintf(res->checkpoint_message, sizeof(res->checkpoint_message), "%s",
              rc == SILT_OK ? "" : cp_err.message);
+    if (rc != SILT_OK)
+        /* The commit stands and readers replay the commits instead, so this is
+         * no error; but a checkpoint that keeps failing makes every load slower
+         * and blocks log cleanup, so it must not go unseen (Spark logs it). */
+        fprintf(stderr, "silt: warning: version %lld was committed, but its checkpoint could "
+                "not be written: %s\n", (long long)res->version, cp_err.message);
     delta_snapshot_free(snap);
     arena_free(scratch);
 }

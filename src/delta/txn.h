@@ -144,8 +144,20 @@ void delta_txn_free(delta_txn *txn);
 int64_t delta_txn_read_version(const delta_txn *txn);
 
 void delta_txn_set_isolation(delta_txn *txn, delta_isolation level);
-/* How many times a commit is tried in all (default 10, at least 1). */
+/* How many times a commit is tried in all (at least 1; by default the
+ * count is not bounded, only the time: delta_txn_set_retry_timeout_ms). */
 void delta_txn_set_max_attempts(delta_txn *txn, int attempts);
+/*
+ * The time a commit may spend retrying after losing the race for a version
+ * to other writers (DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS when not set; at
+ * least 1 ms). A lost race without a conflict is retried at the next free
+ * version, with a growing randomised pause after the second loss, until
+ * the commit wins or this much time went by since its first attempt: a
+ * blind append never fails for contention alone before that. The SQL
+ * setting spark.databricks.delta.commit.retryTimeout sets it.
+ */
+#define DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS INT64_C(600000)
+void delta_txn_set_retry_timeout_ms(delta_txn *txn, int64_t timeout_ms);
 /* The clock for commit timestamps in ms (tests); NULL = the wall clock. */
 void delta_txn_set_clock(delta_txn *txn, int64_t (*now_ms)(void *payload), void *payload);
 
@@ -163,6 +175,22 @@ silt_status delta_txn_read_whole_table(delta_txn *txn, silt_error *err);
 silt_status delta_txn_read_partition(delta_txn *txn, const dlog_map *partition_values,
                                      silt_error *err);
 silt_status delta_txn_read_file(delta_txn *txn, const char *path, silt_error *err);
+/*
+ * PROTOCOL/Delta conflict detection: the read predicate. The transaction
+ * read the files of the table that `fn` accepts, a predicate on partition
+ * values that is exact for any file of the table, including files added
+ * after the read snapshot (fn gets the read snapshot and a file whose
+ * partition_values are set; it returns 1 when the file may hold rows the
+ * transaction read, and 1 when in doubt). A winner's data-changing add
+ * that fn accepts is a ConcurrentAppendException, a winner's remove of a
+ * snapshot file that fn accepts a ConcurrentDeleteReadException; files on
+ * other partitions never conflict. fn and payload must stay valid until
+ * the commit returns. Several predicates are or-ed.
+ */
+typedef int (*delta_txn_read_fn)(const delta_snapshot *snap, const delta_file *file,
+                                 void *payload);
+silt_status delta_txn_read_predicate(delta_txn *txn, delta_txn_read_fn fn, void *payload,
+                                     silt_error *err);
 
 /* Actions; everything is copied. */
 silt_status delta_txn_add_file(delta_txn *txn, const dlog_add *add, silt_error *err);

@@ -15,7 +15,8 @@ struct delta_txn {
     int64_t read_version;       /* -1 for a new table */
     const char *operation;
     delta_isolation isolation;
-    int max_attempts;
+    int max_attempts;        /* 0 = no bound on the count */
+    int64_t retry_timeout_ms; /* bound on the time spent retrying lost races */
     int64_t (*now_ms)(void *payload);
     void *now_payload;
     char txn_id[37];
@@ -25,6 +26,11 @@ struct delta_txn {
     size_t n_read_partitions, read_partitions_cap;
     dlog_map *read_partitions;
     hashmap read_files; /* path -> txn */
+    size_t n_read_preds, read_preds_cap;
+    struct txn_read_pred {
+        delta_txn_read_fn fn;
+        void *payload;
+    } *read_preds;
     /* Live files of the read snapshot by path, built on the first conflict check. */
     int snap_index_built;
     hashmap snap_index; /* path -> delta_file */

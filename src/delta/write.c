@@ -97,6 +97,9 @@ static silt_status setup_schema(delta_writer *w, const delta_snapshot *snap, con
         return dwrite_match_schema(snap->schema, schema, opts->merge_schema, w->a,
                                    &w->table_schema, &w->src_cols, err);
     }
+    /* A new table: refused here, before a data file exists (the commit's
+     * metadata check would come after the files are written). */
+    SILT_RETURN_IF_ERROR(dwrite_check_duplicates(schema, err));
     w->table_schema = schema;
     w->src_cols = arena_alloc(w->a, schema->n_fields * sizeof(int));
     if (w->src_cols == NULL)

@@ -133,9 +133,12 @@ typedef struct delta_commit_options {
     const char *save_mode;
     /* commitInfo.userMetadata (Spark's userMetadata write option); NULL = none. */
     const char *user_metadata;
+    /* Time the commit may spend retrying lost races (delta_txn_set_retry_timeout_ms); 0 =
+     * DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS. */
+    int64_t retry_timeout_ms;
 } delta_commit_options;
 
-#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL}
+#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's

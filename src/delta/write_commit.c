@@ -300,6 +300,8 @@ silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_sna
         delta_txn_set_clock(txn, opts->now_ms, opts->now_payload);
     if (rc == SILT_OK && opts->user_metadata != NULL)
         rc = delta_txn_set_user_metadata(txn, opts->user_metadata, err);
+    if (rc == SILT_OK && opts->retry_timeout_ms > 0)
+        delta_txn_set_retry_timeout_ms(txn, opts->retry_timeout_ms);
     if (rc == SILT_OK)
         rc = stage(txn, store, snap, w, mode, opts, &out, a, err);
     if (rc == SILT_OK)

@@ -175,6 +175,10 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
                                 arena *a, const col_type **table_schema_out, int **src_cols_out,
                                 silt_error *err);
 
+/* SILT_INVALID "[DELTA_DUPLICATE_COLUMNS_FOUND]" when two top-level columns of
+ * the data share a name (case-insensitively), before any file is written. */
+silt_status dwrite_check_duplicates(const col_type *data, silt_error *err);
+
 /*
  * A writer of change data files for snap's table (PROTOCOL: Change Data
  * Files): batches hold the table's columns and then "_change_type"

@@ -83,7 +83,7 @@ static silt_status type_mismatch(silt_error *err, const col_type *table, const c
     return SILT_INVALID;
 }
 
-static silt_status check_duplicates(const col_type *data, silt_error *err)
+silt_status dwrite_check_duplicates(const col_type *data, silt_error *err)
 {
     size_t idx;
     for (idx = 0; idx < data->n_fields; idx++)
@@ -123,7 +123,7 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
 {
     size_t idx;
     int *src;
-    SILT_RETURN_IF_ERROR(check_duplicates(data, err));
+    SILT_RETURN_IF_ERROR(dwrite_check_duplicates(data, err));
     for (idx = 0; idx < data->n_fields; idx++) {
         const col_field *df = &data->fields[idx];
         int t_idx = find_field(table, df->name);

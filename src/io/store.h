@@ -210,9 +210,15 @@ typedef struct io_fault_plan {
     long fail_write_nth; /* 0 = never */
     long fail_read_nth;  /* 0 = never (get, range reads, file reads) */
     int fail_all_after;  /* keep failing once the first failure happened */
+    /*
+     * 0 = never. The Nth write (counted with the others) is carried out on
+     * the inner store and then reported as SILT_DURABILITY_UNKNOWN, as the
+     * local store reports a folder fsync that failed after link().
+     */
+    long unsynced_write_nth;
 } io_fault_plan;
 
-#define IO_FAULT_PLAN_INIT {1, 0, 0, 0}
+#define IO_FAULT_PLAN_INIT {1, 0, 0, 0, 0}
 
 silt_status io_fault_store_wrap(io_store **out, io_store *inner, const io_fault_plan *plan,
                                 silt_error *err);

@@ -33,7 +33,8 @@ typedef struct fault_writer {
     io_writer *inner;
 } fault_writer;
 
-static silt_status check(fault_store *fs, int is_write, const char *key, silt_error *err)
+static silt_status check_nth(fault_store *fs, int is_write, const char *key, long *nth_out,
+                             silt_error *err)
 {
     long nth = is_write ? atomic_fetch_add(&fs->writes, 1) + 1 : atomic_fetch_add(&fs->reads, 1) + 1;
     long plan_nth = is_write ? fs->plan.fail_write_nth : fs->plan.fail_read_nth;
@@ -43,7 +44,24 @@ static silt_status check(fault_store *fs, int is_write, const char *key, silt_er
         return err_set(err, SILT_IO, "could not %s \"%s\": injected failure (%s %ld)",
                        is_write ? "write" : "read", key, is_write ? "write" : "read", nth);
     }
+    if (nth_out != NULL)
+        *nth_out = nth;
     return SILT_OK;
+}
+
+static silt_status check(fault_store *fs, int is_write, const char *key, silt_error *err)
+{
+    return check_nth(fs, is_write, key, NULL, err);
+}
+
+/* A write the inner store did, reported as published without its folder sync. */
+static silt_status unsynced(fault_store *fs, long nth, const char *key, silt_status rc,
+                            silt_error *err)
+{
+    if (rc != SILT_OK || fs->plan.unsynced_write_nth <= 0 || nth != fs->plan.unsynced_write_nth)
+        return rc;
+    return err_set(err, SILT_DURABILITY_UNKNOWN, "\"%s\" was published but could not sync its "
+                   "folder: injected failure (write %ld): it may not survive a crash", key, nth);
 }
 
 static silt_status fault_get_range(io_store *store, const char *key, int64_t offset, int64_t len,
@@ -58,8 +76,10 @@ static silt_status fault_put(io_store *store, const char *key, const void *data,
                              int if_absent, silt_error *err)
 {
     fault_store *fs = (fault_store *)store;
-    SILT_RETURN_IF_ERROR(check(fs, 1, key, err));
-    return fs->inner->ops->put(fs->inner, key, data, len, if_absent, err);
+    long nth = 0;
+    SILT_RETURN_IF_ERROR(check_nth(fs, 1, key, &nth, err));
+    return unsynced(fs, nth, key, fs->inner->ops->put(fs->inner, key, data, len, if_absent, err),
+                    err);
 }
 
 static silt_status fault_list(io_store *store, const char *prefix, const char *start_after,
@@ -131,11 +151,12 @@ static silt_status fault_writer_write(io_writer *w, const void *data, size_t len
 static silt_status fault_writer_commit(io_writer *w, int if_absent, silt_error *err)
 {
     fault_writer *fw = (fault_writer *)w;
-    silt_status rc = check(fw->store, 1, w->key, err);
+    long nth = 0;
+    silt_status rc = check_nth(fw->store, 1, w->key, &nth, err);
     if (rc != SILT_OK)
         io_writer_abort(fw->inner);
     else
-        rc = io_writer_commit(fw->inner, if_absent, err);
+        rc = unsynced(fw->store, nth, w->key, io_writer_commit(fw->inner, if_absent, err), err);
     mem_free(fw);
     return rc;
 }

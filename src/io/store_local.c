@@ -28,6 +28,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,11 +43,16 @@
 #include "util/time.h"
 
 #define TMP_PREFIX ".silt-tmp-"
+/* A temporary file is provably dead when the process named in it is gone and it is older
+ * than this (the age keeps it safe against a pid reused meanwhile, or a writer on another
+ * machine sharing the folder, whose pid means nothing here). */
+#define TMP_DEAD_AFTER_S (60 * 60)
 #define WRITE_BUF (64 * 1024)
 
 typedef struct local_store {
     io_store base;
     pthread_mutex_t sync_mutex; /* guards the pending folders and their flush */
+    atomic_int swept;           /* the first put-if-absent swept its folder's dead temp files */
     char **pending_dirs;        /* folders to fsync before the next put publishes */
     size_t n_pending;
     size_t cap_pending;
@@ -272,6 +278,14 @@ static silt_status publish(local_store *store, int is_writer, int fd, const char
     if (slash != NULL && slash != dir)
         *slash = '\0';
     rc = is_writer ? defer_dir_sync(store, dir, err) : fsync_dir(dir, err);
+    if (rc == SILT_IO) {
+        /* The name is visible now, so this is not a failed write: a reader may
+         * already see it, and a crash may still lose it. */
+        char inner[SILT_ERROR_MESSAGE_MAX];
+        snprintf(inner, sizeof(inner), "%s", err != NULL ? err->message : "");
+        rc = err_set(err, SILT_DURABILITY_UNKNOWN, "\"%s\" was published but %s: it may not "
+                     "survive a crash", final_path, inner);
+    }
     mem_free(dir);
     return rc;
 }
@@ -296,6 +310,56 @@ static silt_status open_tmp(local_store *store, char *final_path, char **tmp_out
     return SILT_OK;
 }
 
+/* 1 when temporary file `name` (TMP_PREFIX<pid>-...) was left by a process that is gone. */
+static int tmp_writer_is_dead(const char *name)
+{
+    char *end = NULL;
+    long pid = strtol(name + strlen(TMP_PREFIX), &end, 10);
+    if (end == NULL || *end != '-' || pid <= 0 || pid == (long)getpid())
+        return 0;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/*
+ * Deletes the temporary files in dir_path that writers killed or failed
+ * before their link() left behind and that are provably dead
+ * (tmp_writer_is_dead, and older than TMP_DEAD_AFTER_S). Best effort: a
+ * folder or file that cannot be read or deleted is left as it is.
+ */
+static void sweep_dead_tmp(const char *dir_path)
+{
+    DIR *dir = opendir(dir_path);
+    struct dirent *entry;
+    time_t now = time(NULL);
+    char path[4096];
+    struct stat st;
+    if (dir == NULL)
+        return;
+    while ((entry = readdir(dir)) != NULL) {
+        if (!str_starts_with(entry->d_name, TMP_PREFIX))
+            continue;
+        if (snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name) >= (int)sizeof(path))
+            continue;
+        if (lstat(path, &st) == 0 && S_ISREG(st.st_mode) && now - st.st_mtime > TMP_DEAD_AFTER_S &&
+            tmp_writer_is_dead(entry->d_name))
+            (void)unlink(path);
+    }
+    closedir(dir);
+}
+
+/* The first commit-style put of a store handle sweeps its folder (_delta_log/). */
+static void sweep_once(local_store *store, const char *final_path)
+{
+    char dir[4096];
+    const char *slash = strrchr(final_path, '/');
+    size_t len = slash ? (size_t)(slash - final_path) : 0;
+    if (len == 0 || len >= sizeof(dir) || atomic_exchange(&store->swept, 1) != 0)
+        return;
+    memcpy(dir, final_path, len);
+    dir[len] = '\0';
+    sweep_dead_tmp(dir);
+}
+
 static silt_status local_put(io_store *store, const char *key, const void *data, size_t len,
                              int if_absent, silt_error *err)
 {
@@ -305,12 +369,15 @@ static silt_status local_put(io_store *store, const char *key, const void *data,
     silt_status rc;
     if (path == NULL)
         return err_nomem(err);
+    if (if_absent)
+        sweep_once((local_store *)store, path);
     rc = open_tmp((local_store *)store, path, &tmp, &fd, err);
     if (rc == SILT_OK)
         rc = write_all(fd, data, len, tmp, err);
     if (rc == SILT_OK)
         rc = publish((local_store *)store, 0, fd, tmp, path, if_absent, err);
-    else if (tmp != NULL)
+    /* publish's own failures before the link (a failed fsync) left the temp file too */
+    if (rc != SILT_OK && rc != SILT_DURABILITY_UNKNOWN && tmp != NULL)
         unlink(tmp);
     if (fd >= 0)
         close(fd);
@@ -339,6 +406,40 @@ static silt_status pread_all(int fd, int64_t offset, size_t len, void *dst, cons
     return SILT_OK;
 }
 
+/*
+ * Opens an object for reading: only a regular file is one. O_NONBLOCK keeps
+ * open() from waiting for a writer when the name is a FIFO (which blocked
+ * every reader forever); a folder is SILT_NOTFOUND, any other special file
+ * (FIFO, socket, device) SILT_IO. Symlinks are followed, as Spark's local
+ * file system does (docs/decisions.md). On success *fd_out is blocking again
+ * and *st_out its stat.
+ */
+static silt_status open_regular(const char *path, int *fd_out, struct stat *st_out,
+                                silt_error *err)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK), flags;
+    silt_status rc = SILT_OK;
+    *fd_out = -1;
+    if (fd < 0)
+        return errno_status(err, errno, "open", path);
+    if (fstat(fd, st_out) != 0)
+        rc = errno_status(err, errno, "stat", path);
+    else if (S_ISDIR(st_out->st_mode))
+        rc = err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path);
+    else if (!S_ISREG(st_out->st_mode))
+        rc = err_set(err, SILT_IO, "could not open \"%s\": it is not a regular file (%s)", path,
+                     S_ISFIFO(st_out->st_mode) ? "a FIFO" : S_ISSOCK(st_out->st_mode) ? "a socket"
+                                                                                     : "a device");
+    else if ((flags = fcntl(fd, F_GETFL)) < 0 || fcntl(fd, F_SETFL, flags & ~O_NONBLOCK) != 0)
+        rc = errno_status(err, errno, "open", path);
+    if (rc != SILT_OK) {
+        close(fd);
+        return rc;
+    }
+    *fd_out = fd;
+    return SILT_OK;
+}
+
 static silt_status local_get_range(io_store *store, const char *key, int64_t offset, int64_t len,
                                    buf *out, silt_error *err)
 {
@@ -348,17 +449,12 @@ static silt_status local_get_range(io_store *store, const char *key, int64_t off
     int fd;
     if (path == NULL)
         return err_nomem(err);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rc = errno_status(err, errno, "open", path);
+    rc = open_regular(path, &fd, &st, err);
+    if (rc != SILT_OK) {
         mem_free(path);
         return rc;
     }
-    if (fstat(fd, &st) != 0) {
-        rc = errno_status(err, errno, "stat", path);
-    } else if (S_ISDIR(st.st_mode)) {
-        rc = err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path);
-    } else {
+    {
         if (len < 0)
             len = (int64_t)st.st_size - (offset < st.st_size ? offset : st.st_size);
         if (offset > st.st_size || len > st.st_size - offset) {
@@ -450,10 +546,13 @@ static silt_status walk(io_store *store, const char *dir_key, const char *prefix
             break;
         }
         if (stat(path, &st) == 0) {
+            struct stat link_st;
             /* The walk starts in the prefix's folder, so only a recursive
-             * listing descends into sub-folders. */
+             * listing descends into sub-folders; never into a symlinked one:
+             * its files are not the table's to list or delete (VACUUM would
+             * delete them in the target folder), and links can make loops. */
             if (S_ISDIR(st.st_mode)) {
-                if (recursive)
+                if (recursive && lstat(path, &link_st) == 0 && !S_ISLNK(link_st.st_mode))
                     rc = walk(store, key, prefix, start_after, recursive, out, err);
             } else if (S_ISREG(st.st_mode) && strlen(key) >= prefix_len &&
                        (start_after == NULL || strcmp(key, start_after) > 0)) {
@@ -553,16 +652,8 @@ static silt_status local_open_file(io_store *store, const char *key, io_file **o
     silt_status rc;
     if (path == NULL)
         return err_nomem(err);
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        rc = errno_status(err, errno, "open", path);
-        mem_free(path);
-        return rc;
-    }
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
-        rc = S_ISDIR(st.st_mode) ? err_set(err, SILT_NOTFOUND, "could not open \"%s\": it is a folder", path)
-                                 : errno_status(err, errno, "stat", path);
-        close(fd);
+    rc = open_regular(path, &fd, &st, err);
+    if (rc != SILT_OK) {
         mem_free(path);
         return rc;
     }

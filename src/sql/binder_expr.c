@@ -1498,6 +1498,16 @@ static silt_status bind_binary(binder *b, const bind_ctx *bc, const sql_expr *as
     }
 }
 
+static int64_t int_type_min(col_type_id id)
+{
+    switch (id) {
+    case COL_BYTE: return INT8_MIN;
+    case COL_SHORT: return INT16_MIN;
+    case COL_INT: return INT32_MIN;
+    default: return INT64_MIN;
+    }
+}
+
 static silt_status bind_unary(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                               silt_error *err)
 {
@@ -1513,7 +1523,13 @@ static silt_status bind_unary(binder *b, const bind_ctx *bc, const sql_expr *ast
             case COL_BYTE:
             case COL_SHORT:
             case COL_INT:
-            case COL_LONG: return expr_lit_int(out, b->a, arg->type->id, -arg->lit.i, err);
+            case COL_LONG:
+                /* The type's minimum has no negation: left to the subtraction below,
+                 * which raises [ARITHMETIC_OVERFLOW] as Spark does (and -INT64_MIN in C
+                 * is undefined). */
+                if (arg->lit.i == int_type_min(arg->type->id))
+                    break;
+                return expr_lit_int(out, b->a, arg->type->id, -arg->lit.i, err);
             case COL_FLOAT:
             case COL_DOUBLE: return expr_lit_double(out, b->a, arg->type->id, -arg->lit.d, err);
             case COL_DECIMAL:

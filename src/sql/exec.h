@@ -62,6 +62,13 @@ silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out
                                   silt_error *err);
 
 /*
+ * The session's spark.databricks.delta.commit.retryTimeout in ms (0 when
+ * unset: the transaction's default). SILT_INVALID naming the setting for a
+ * value that is not an interval.
+ */
+silt_status exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err);
+
+/*
  * A file filter exact for a predicate that reads only partition columns
  * (pred is where bound over snap's schema): *fn_out NULL when where reads
  * other columns too.

@@ -61,6 +61,7 @@ typedef struct part_prune {
     const delta_snapshot *snap;
     uint8_t *keep; /* per file of snap->files */
     uint8_t *all;  /* per file: its stats prove every row matches (NULL = unknown) */
+    dml_eval *ev;  /* the partition-only WHERE, for the read predicate */
 } part_prune;
 
 static int prune_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
@@ -232,6 +233,21 @@ static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, con
     return plan_all_match(b, snap, &pd, ev, pp, o, err);
 }
 
+/*
+ * The read predicate of the transaction (Delta's readPredicates): the
+ * partition-only WHERE on any file of the table, a winner's new ones too.
+ * An evaluation error counts as a match (a conflict rather than a missed one).
+ */
+static int read_predicate(const delta_snapshot *snap, const delta_file *file, void *payload)
+{
+    part_prune *pp = payload;
+    silt_error ignored = SILT_ERROR_INIT;
+    int keep = 1;
+    if (file_matches(pp->ev, snap, file, &keep, &ignored) != SILT_OK)
+        return 1;
+    return keep;
+}
+
 /* Sets up partition pruning in o when WHERE names partition columns only. */
 static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const char *qual,
                                 const sql_expr *where, dml_eval *ev, part_prune *pp,
@@ -260,6 +276,9 @@ static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const cha
     o->file_filter = prune_filter;
     o->file_filter_payload = pp;
     o->partition_only = 1;
+    pp->ev = ev;
+    o->read_predicate = read_predicate;
+    o->read_predicate_payload = pp;
     return SILT_OK;
 }
 
@@ -375,6 +394,7 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.delete_.where, &ev, err));
     o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.delete_.where, &ev, &pp, &o, err));
     job.store = t.store;
@@ -443,6 +463,7 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     }
     o.predicate_text = where_text(b, stmt, stmt->u.update.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.update.where, &ev, &pp, &o, err));
     job.store = t.store;

@@ -55,6 +55,26 @@ static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
  * wins, as in Delta); 0 = the writer's default. A value that is not a
  * size, or more than 1 TiB, is refused, naming the setting.
  */
+silt_status exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err)
+{
+    const char *text = sql_session_get(b->s, SQL_SETTING_COMMIT_RETRY_TIMEOUT);
+    size_t len;
+    *out = 0;
+    if (text == NULL)
+        return SILT_OK;
+    len = strlen(text);
+    if (len > 2 && (text[0] == '\'' || text[0] == '"') && text[len - 1] == text[0]) {
+        text = arena_strndup(b->a, text + 1, len - 2); /* SET keeps the raw text */
+        if (text == NULL)
+            return err_nomem(err);
+    }
+    if (delta_parse_interval_ms(text, out, err) != SILT_OK || *out <= 0)
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE] The value '%s' in the config "
+                       "\"%s\" is invalid: it must be a positive interval such as \"10 minutes\"",
+                       text, SQL_SETTING_COMMIT_RETRY_TIMEOUT);
+    return SILT_OK;
+}
+
 static silt_status session_target_size(binder *b, const dlog_map *table_conf, int64_t *out,
                                        silt_error *err)
 {
@@ -300,6 +320,21 @@ static silt_status visible_columns(binder *b, plan *p, silt_error *err)
 }
 
 /* ---------------------------------------------------------------- CREATE TABLE */
+
+/* Spark refuses a CTAS whose query names a column twice (case-insensitively,
+ * as it resolves names) before anything is written. */
+static silt_status check_query_names(binder *b, const sql_stmt *stmt, const col_type *schema,
+                                     silt_error *err)
+{
+    size_t idx, other;
+    for (idx = 1; idx < schema->n_fields; idx++)
+        for (other = 0; other < idx; other++)
+            if (str_casecmp(schema->fields[other].name, schema->fields[idx].name) == 0)
+                return bind_error(b, err, stmt->pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
+                                  "column `%s` already exists. Choose another name or rename "
+                                  "the existing column", schema->fields[other].name);
+    return SILT_OK;
+}
 
 typedef struct register_args {
     cat_table table;
@@ -629,6 +664,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
         SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.create_table.as_query, &p, err));
         SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
         schema = p.op->schema;
+        SILT_RETURN_IF_ERROR(check_query_names(b, stmt, schema, err));
     } else {
         if (stmt->u.create_table.columns.n == 0)
             return bind_error(b, err, stmt->pos, SILT_BIND, "[DELTA_SCHEMA_NOT_PROVIDED] CREATE "
@@ -659,6 +695,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
     co.save_mode = sql_session_get(b->s, SQL_SETTING_SAVE_MODE);
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
                                             stmt->u.create_table.as_query ? DELTA_MODE_CTAS
                                                                           : DELTA_MODE_CREATE,
@@ -980,5 +1017,6 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
     return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
 }

@@ -189,6 +189,7 @@ const char *silt_status_name(silt_status status)
     case SILT_INTERRUPTED: return "INTERRUPTED";
     case SILT_EXISTS: return "EXISTS";
     case SILT_RUNTIME: return "RUNTIME";
+    case SILT_DURABILITY_UNKNOWN: return "DURABILITY_UNKNOWN";
     }
     return "UNKNOWN";
 }

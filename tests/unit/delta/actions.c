@@ -213,3 +213,35 @@ void test_delta_actions__encodes_paths_written_from_scratch(void)
     check_str("p=a b%/f:1.parquet", action.u.add.path);
     buf_clear(&out);
 }
+
+/* Issue 15: 64-bit integers of the log are read and written exactly (cJSON holds
+ * doubles), and an escaped NUL in a path is refused. */
+void test_delta_actions__big_integers_are_exact(void)
+{
+    dlog_action act = parse_ok("{\"add\":{\"path\":\"f.parquet\",\"partitionValues\":{},"
+                               "\"size\":9223372036854775807,\"modificationTime\":"
+                               "9007199254740993,\"dataChange\":true,\"baseRowId\":"
+                               "-9223372036854775808}}");
+    buf out = BUF_INIT;
+    silt_error err = SILT_ERROR_INIT;
+    check(act.u.add.size == INT64_MAX);
+    check(act.u.add.modification_time == INT64_C(9007199254740993));
+    check(act.u.add.base_row_id == INT64_MIN);
+    check_ok(dlog_action_to_json(&act, &out, &err), &err);
+    check_contains(out.data, "\"size\":9223372036854775807");
+    check_contains(out.data, "\"modificationTime\":9007199254740993");
+    act = parse_ok(out.data);
+    check(act.u.add.size == INT64_MAX);
+    buf_clear(&out);
+}
+
+void test_delta_actions__escaped_nul_in_path_is_refused(void)
+{
+    dlog_action action;
+    silt_error err = SILT_ERROR_INIT;
+    size_t pos = 0;
+    const char *line = "{\"add\":{\"path\":\"a%00b.parquet\",\"partitionValues\":{},\"size\":1,"
+                       "\"modificationTime\":1,\"dataChange\":true}}";
+    check_fails(SILT_CORRUPT, dlog_parse_action(&action, a, line, strlen(line), &pos, &err));
+    check_contains(err.message, "escaped NUL (%00)");
+}

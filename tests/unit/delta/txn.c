@@ -964,3 +964,40 @@ void test_delta_txn__commit_fails_after_data_files(void)
     delta_snapshot_free(after);
     delta_snapshot_free(snap);
 }
+
+/*
+ * Issue 15 defect 3: the fsync of _delta_log/ fails after the commit's link().
+ * The commit is visible but not durable: the commit is not acknowledged
+ * (SILT_DURABILITY_UNKNOWN, not SILT_OK, not SILT_IO), the version it took is
+ * named, and the next open reads the table with that commit, without error.
+ */
+void test_delta_txn__commit_folder_sync_fails(void)
+{
+    io_store *inner = NULL, *faulty = NULL;
+    io_fault_plan plan = IO_FAULT_PLAN_INIT;
+    delta_snapshot *snap, *after;
+    delta_txn *txn = NULL;
+    delta_commit_result res;
+    dlog_add add = make_add("p=a/f.parquet", "a");
+    create_table(store, NULL);
+    check_ok(io_local_store_open(&inner, test_tmpdir(), 0, &err), &err);
+    plan.unsynced_write_nth = 1; /* the commit is the transaction's only write */
+    check_ok(io_fault_store_wrap(&faulty, inner, &plan, &err), &err);
+    snap = load(-1);
+    check_ok(delta_txn_begin(&txn, faulty, snap, "WRITE", &err), &err);
+    check_ok(delta_txn_add_file(txn, &add, &err), &err);
+    check_fails(SILT_DURABILITY_UNKNOWN, delta_txn_commit(txn, &res, &err));
+    check_contains(err.message, "version 1 is visible but its durability is unknown");
+    check_contains(err.hint, "before running the statement again");
+    check_int(1, res.version);
+    /* Not to be committed again by mistake. */
+    check_fails(SILT_INVALID, delta_txn_commit(txn, NULL, &err));
+    delta_txn_free(txn);
+    io_store_free(faulty);
+    after = load(-1);
+    check_int(1, after->version);
+    check_int(1, after->n_files);
+    check_str("p=a/f.parquet", after->files[0].path);
+    delta_snapshot_free(after);
+    delta_snapshot_free(snap);
+}

@@ -593,3 +593,42 @@ void test_delta_write__many_typed_partitions(void)
     check_contains(all, ";156|x=y|null;"); /* 156 % 149 = 7 */
     check_contains(all, ";8|null|8;");
 }
+
+/* Issue 15: a new table whose columns differ only in case is refused when the
+ * writer opens, before any data file is written. */
+void test_delta_write__duplicate_columns_refused_before_any_file(void)
+{
+    delta_writer *w = NULL;
+    col_field f[2];
+    f[0] = wt_field("seq", COL_LONG);
+    f[1] = wt_field("SEQ", COL_LONG);
+    check_fails(SILT_INVALID, delta_write_open(&w, store, NULL, col_type_struct(a, 2, f), NULL,
+                                               &err));
+    check(w == NULL);
+    check_contains(err.message, "[DELTA_DUPLICATE_COLUMNS_FOUND]");
+    check_int(0, test_dir_entries(test_tmpdir()));
+}
+
+/* The transaction refuses a metaData whose schema repeats a name or whose
+ * partition column is not in the schema (a writer never commits either). */
+void test_delta_write__txn_refuses_bad_metadata(void)
+{
+    static const char *parts[] = {"p"};
+    delta_txn *txn = NULL;
+    dlog_metadata md;
+    memset(&md, 0, sizeof(md));
+    md.id = "x";
+    md.schema_string = "{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"long\","
+                       "\"nullable\":true,\"metadata\":{}},{\"name\":\"A\",\"type\":\"long\","
+                       "\"nullable\":true,\"metadata\":{}}]}";
+    check_ok(delta_txn_begin(&txn, store, NULL, "CREATE TABLE", &err), &err);
+    check_fails(SILT_INVALID, delta_txn_set_metadata(txn, &md, &err));
+    check_contains(err.message, "[DELTA_DUPLICATE_COLUMNS_FOUND]");
+    md.schema_string = "{\"type\":\"struct\",\"fields\":[{\"name\":\"a\",\"type\":\"long\","
+                       "\"nullable\":true,\"metadata\":{}}]}";
+    md.n_partition_columns = 1;
+    md.partition_columns = parts;
+    check_fails(SILT_INVALID, delta_txn_set_metadata(txn, &md, &err));
+    check_contains(err.message, "[DELTA_PARTITION_COLUMN_NOT_FOUND]");
+    delta_txn_free(txn);
+}

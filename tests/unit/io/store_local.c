@@ -2,7 +2,10 @@
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "io/store.h"
@@ -329,4 +332,95 @@ void test_io_store_local__many_pending_folders_sync_once(void)
     check_ok(io_put_if_absent(store, "m/_log/2.json", "{}", 2, &err), &err);
     check_int(1, (long long)(io_local_folder_syncs() - before));
     check_str("PAR1", get_text("m/part=19/f.parquet"));
+}
+
+/* Issue 15 defect 7: a FIFO named as an object is refused at once (it blocked every
+ * reader forever); a symlink to a regular file is followed. */
+void test_io_store_local__special_files_refused(void)
+{
+    char path[1024], target[1024];
+    buf data = BUF_INIT;
+    io_file *file = NULL;
+    snprintf(path, sizeof(path), "%s/fifo.parquet", test_tmpdir());
+    check(mkfifo(path, 0600) == 0);
+    check_fails(SILT_IO, io_get(store, "fifo.parquet", &data, &err));
+    check_contains(err.message, "it is not a regular file (a FIFO)");
+    check_fails(SILT_IO, io_file_open(store, "fifo.parquet", &file, &err));
+    check(file == NULL);
+    check_ok(io_put(store, "real.bin", "abc", 3, &err), &err);
+    snprintf(target, sizeof(target), "%s/real.bin", test_tmpdir());
+    snprintf(path, sizeof(path), "%s/link.bin", test_tmpdir());
+    check(symlink(target, path) == 0);
+    check_ok(io_get(store, "link.bin", &data, &err), &err);
+    check_int(3, data.len);
+    buf_clear(&data);
+}
+
+/* A recursive listing does not descend into a symlinked folder (VACUUM would delete the
+ * files of the folder it points to). */
+void test_io_store_local__list_skips_symlinked_folders(void)
+{
+    char path[1024], target[1024];
+    io_listing listing = IO_LISTING_INIT;
+    size_t idx;
+    check_ok(io_put(store, "t/p=1/own.parquet", "x", 1, &err), &err);
+    check_ok(io_put(store, "elsewhere/theirs.parquet", "y", 1, &err), &err);
+    snprintf(target, sizeof(target), "%s/elsewhere", test_tmpdir());
+    snprintf(path, sizeof(path), "%s/t/p=2", test_tmpdir());
+    check(symlink(target, path) == 0);
+    check_ok(io_list(store, "t/", NULL, 1, &listing, &err), &err);
+    for (idx = 0; idx < listing.count; idx++)
+        check(strstr(listing.items[idx].key, "theirs") == NULL);
+    check_int(1, listing.count);
+    io_listing_clear(&listing);
+}
+
+/* Issue 15 defect 11: temp files a killed writer left in _delta_log/ go at the next commit
+ * when provably dead (their process is gone and they are over an hour old); a young one,
+ * or one whose process lives, stays. */
+static void make_tmp(const char *name, time_t age_s)
+{
+    char path[1024];
+    struct timespec times[2];
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/_delta_log/%s", test_tmpdir(), name);
+    f = fopen(path, "w");
+    check(f != NULL);
+    fputs("partial", f);
+    fclose(f);
+    times[0].tv_sec = times[1].tv_sec = time(NULL) - age_s;
+    times[0].tv_nsec = times[1].tv_nsec = 0;
+    check(utimensat(AT_FDCWD, path, times, 0) == 0);
+}
+
+static int tmp_exists(const char *name)
+{
+    char path[1024];
+    struct stat st;
+    snprintf(path, sizeof(path), "%s/_delta_log/%s", test_tmpdir(), name);
+    return stat(path, &st) == 0;
+}
+
+void test_io_store_local__dead_temp_files_swept_at_commit(void)
+{
+    char dead_old[64], dead_young[64], alive_old[64];
+    pid_t child = fork();
+    check(child >= 0);
+    if (child == 0)
+        _exit(0);
+    check(waitpid(child, NULL, 0) == child);
+    check_ok(io_put(store, "_delta_log/00000000000000000000.json", "{}", 2, &err), &err);
+    snprintf(dead_old, sizeof(dead_old), ".silt-tmp-%ld-0-1", (long)child);
+    snprintf(dead_young, sizeof(dead_young), ".silt-tmp-%ld-0-2", (long)child);
+    snprintf(alive_old, sizeof(alive_old), ".silt-tmp-%ld-0-3", (long)getppid());
+    make_tmp(dead_old, 2 * 3600);
+    make_tmp(dead_young, 60);
+    make_tmp(alive_old, 2 * 3600);
+    /* a fresh handle, as every statement opens one */
+    io_store_free(store);
+    check_ok(io_local_store_open(&store, test_tmpdir(), 0, &err), &err);
+    check_ok(io_put_if_absent(store, "_delta_log/00000000000000000001.json", "{}", 2, &err), &err);
+    check(!tmp_exists(dead_old));
+    check(tmp_exists(dead_young));
+    check(tmp_exists(alive_old));
 }
