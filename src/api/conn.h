@@ -14,6 +14,10 @@
 struct silt_db {
     char *warehouse;
     tpool *pool;
+    /* The root of the arena tree db -> connection -> statement (shared by
+     * the connections' threads) and the memory budget all statements share. */
+    arena *arena;
+    mem_budget *budget;
     char errmsg[ERRMSG_MAX];
 };
 

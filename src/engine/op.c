@@ -67,8 +67,9 @@ silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err)
 
 silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err)
 {
+    SILT_RETURN_IF_ERROR(engine_mem_charge(op->ctx, bytes, what, err));
     op->mem_charged += bytes;
-    return engine_mem_charge(op->ctx, bytes, what, err);
+    return SILT_OK;
 }
 
 void engine_op_close(engine_op *op)

@@ -56,6 +56,8 @@ struct sql_session {
     tpool *pool;
     silt_status (*wrap_table_store)(io_store **store, void *payload, silt_error *err);
     void *wrap_payload;
+    mem_budget *budget;     /* the database's (or own_budget) */
+    mem_budget *own_budget; /* made when the session has no database */
 };
 
 typedef struct bind_col {

@@ -37,7 +37,7 @@ struct sql_result {
 
 silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err)
 {
-    arena *a = arena_new(NULL, "sql session");
+    arena *a = arena_new(opts ? opts->parent : NULL, "sql session");
     sql_session *s;
     silt_status rc = SILT_OK;
     if (a == NULL)
@@ -48,6 +48,16 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
         return err_nomem(err);
     }
     s->arena = a;
+    s->budget = arena_budget(a);
+    if (s->budget == NULL) {
+        s->own_budget = mem_budget_new(settings_default_memory_limit());
+        if (s->own_budget == NULL) {
+            arena_free(a);
+            return err_nomem(err);
+        }
+        s->budget = s->own_budget;
+        arena_set_budget(a, s->own_budget);
+    }
     s->database = arena_strdup(a, "default");
     s->pool = opts ? opts->pool : NULL;
     s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
@@ -71,10 +81,14 @@ void sql_session_free(sql_session *s)
 {
     if (s == NULL)
         return;
+    mem_budget *own = s->own_budget;
     catalog_free(s->cat);
     io_store_free(s->warehouse);
     arena_free(s->arena);
+    mem_budget_free(own);
 }
+
+mem_budget *sql_session_budget(const sql_session *s) { return s->budget; }
 
 const char *sql_session_get(const sql_session *s, const char *key)
 {
@@ -136,7 +150,7 @@ void sql_result_free(sql_result *res)
 
 static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
 {
-    arena *a = arena_new(NULL, "sql statement");
+    arena *a = arena_new(s->arena, "sql statement");
     sql_result *res;
     const char *ansi;
     if (a == NULL)
@@ -152,8 +166,7 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     ansi = sql_session_get(s, "spark.sql.ansi.enabled");
     if (ansi != NULL)
         res->ctx.ansi = str_casecmp(ansi, "false") != 0;
-    settings_apply(&res->ctx, sql_session_get(s, "memory_limit"),
-                   sql_session_get(s, "temp_directory"));
+    settings_apply(&res->ctx, s->budget, sql_session_get(s, "temp_directory"));
     *out = res;
     return SILT_OK;
 }
@@ -331,6 +344,29 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
  * SET -v: the settings silt knows (with their effective values, set or
  * not) and then the others set in this session, with what they mean.
  */
+/*
+ * What SET shows for key: memory_limit is the database's budget (any
+ * session may have changed it), other keys what this session stored.
+ */
+static const char *shown_value(sql_session *s, const char *key, arena *a)
+{
+    if (strcmp(key, "memory_limit") == 0)
+        return arena_sprintf(a, "%lld", (long long)mem_budget_limit(s->budget));
+    return sql_session_get(s, key);
+}
+
+/* SET / RESET memory_limit act on the database's budget, for every session. */
+static void apply_memory_limit(sql_session *s, const char *key, const char *value)
+{
+    int64_t bytes;
+    if (key != NULL && strcmp(key, "memory_limit") != 0)
+        return;
+    if (value != NULL && settings_parse_size(value, &bytes))
+        mem_budget_set_limit(s->budget, bytes);
+    else if (value == NULL)
+        mem_budget_reset_limit(s->budget);
+}
+
 static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_error *err)
 {
     static const char *const names[] = {"key", "value", "meaning"};
@@ -347,7 +383,7 @@ static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_e
     for (known = 0; settings_known_keys[known] != NULL; known++) {
         const char *k = settings_known_keys[known];
         cells[idx++] = k;
-        cells[idx++] = settings_effective(k, sql_session_get(s, k), res->arena);
+        cells[idx++] = settings_effective(k, shown_value(s, k, res->arena), res->arena);
         cells[idx++] = settings_meaning(k);
     }
     for (it = s->settings; it != NULL; it = it->next) {
@@ -382,6 +418,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
             else
                 slot = &(*slot)->next;
         }
+        apply_memory_limit(s, key, NULL);
         return SILT_OK;
     }
     if (key != NULL && value != NULL) {
@@ -390,6 +427,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
             return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.DEFAULT] the value '%s' of "
                            "the config \"%s\" is invalid: it must be true or false", value, key);
         SILT_RETURN_IF_ERROR(session_set(s, key, value, err));
+        apply_memory_limit(s, key, value);
         {
             const char *cells[2] = {key, value};
             return string_result(res, names, 2, cells, 1, err);
@@ -400,8 +438,9 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         const char *cells[2] = {key, v ? v : "<undefined>"};
         if (v == NULL && strcmp(key, "spark.sql.ansi.enabled") == 0)
             cells[1] = "true";
-        if (settings_effective(key, v, res->arena) != NULL)
-            cells[1] = settings_effective(key, v, res->arena);
+        const char *shown = settings_effective(key, shown_value(s, key, res->arena), res->arena);
+        if (shown != NULL)
+            cells[1] = shown;
         return string_result(res, names, 2, cells, 1, err);
     }
     {
@@ -807,7 +846,7 @@ static silt_status add_position(silt_error *err, const char *text, size_t len, u
 silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn each_fn,
                              void *payload, silt_error *err)
 {
-    arena *a = arena_new(NULL, "sql text");
+    arena *a = arena_new(s->arena, "sql text");
     sql_stmt_list *stmts;
     size_t len = strlen(text), idx;
     silt_status rc;
