@@ -171,11 +171,30 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     return SILT_OK;
 }
 
-silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
+/* Every row of chunk (no selection) copied into arena a. */
+static silt_status deep_copy(const engine_chunk *chunk, arena *a, col_batch *dense,
+                             col_batch **out, silt_error *err)
+{
+    int64_t n = chunk->batch.n_rows, row;
+    int64_t *rows = arena_alloc(a, sizeof(int64_t) * (size_t)(n ? n : 1));
+    size_t idx;
+    *dense = chunk->batch;
+    dense->cols = arena_calloc(a, dense->n_cols + 1, sizeof(col_vec *));
+    if (rows == NULL || dense->cols == NULL)
+        return err_nomem(err);
+    for (row = 0; row < n; row++)
+        rows[row] = row;
+    for (idx = 0; idx < dense->n_cols; idx++)
+        SILT_RETURN_IF_ERROR(vec_gather(&dense->cols[idx], a, chunk->batch.cols[idx], rows, n,
+                                        err));
+    *out = dense;
+    return SILT_OK;
+}
+
+/* The next chunk with live rows, or *out = NULL at the end. */
+static silt_status next_chunk(sql_result *res, engine_chunk **out, silt_error *err)
 {
     engine_chunk *chunk;
-    col_batch *dense;
-    size_t idx;
     *out = NULL;
     if (!res->has_rows || res->finished)
         return SILT_OK;
@@ -183,9 +202,6 @@ silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
         res->opened = 1;
         SILT_RETURN_IF_ERROR(engine_op_open(res->op, err));
     }
-    if (res->out_arena == NULL && (res->out_arena = arena_new(res->arena, "result batch")) == NULL)
-        return err_nomem(err);
-    arena_reset(res->out_arena);
     for (;;) {
         SILT_RETURN_IF_ERROR(engine_op_next(res->op, &chunk, err));
         if (chunk == NULL) {
@@ -195,59 +211,118 @@ silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
         if (chunk->n_sel > 0)
             break;
     }
-    if (chunk->sel == NULL && chunk->batch.n_rows == chunk->n_sel) {
-        *out = &chunk->batch;
-        return SILT_OK;
-    }
-    dense = arena_calloc(res->out_arena, 1, sizeof(*dense));
+    *out = chunk;
+    return SILT_OK;
+}
+
+/*
+ * The live rows of chunk as a dense batch in arena a. With deep set every
+ * column is copied (vec_compact passes a dense column through as it is).
+ */
+static silt_status dense_copy(const engine_chunk *chunk, arena *a, int deep, col_batch **out,
+                              silt_error *err)
+{
+    col_batch *dense = arena_calloc(a, 1, sizeof(*dense));
+    size_t idx;
     if (dense == NULL)
         return err_nomem(err);
+    if (deep && chunk->sel == NULL)
+        return deep_copy(chunk, a, dense, out, err);
     *dense = chunk->batch;
     dense->n_rows = chunk->n_sel;
-    dense->cols = arena_calloc(res->out_arena, dense->n_cols + 1, sizeof(col_vec *));
+    dense->cols = arena_calloc(a, dense->n_cols + 1, sizeof(col_vec *));
     if (dense->cols == NULL)
         return err_nomem(err);
     for (idx = 0; idx < dense->n_cols; idx++)
-        SILT_RETURN_IF_ERROR(vec_compact(&dense->cols[idx], res->out_arena, chunk->batch.cols[idx],
+        SILT_RETURN_IF_ERROR(vec_compact(&dense->cols[idx], a, chunk->batch.cols[idx],
                                          chunk->sel, chunk->n_sel, err));
     *out = dense;
     return SILT_OK;
 }
 
+silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
+{
+    engine_chunk *chunk;
+    *out = NULL;
+    SILT_RETURN_IF_ERROR(next_chunk(res, &chunk, err));
+    if (chunk == NULL)
+        return SILT_OK;
+    if (chunk->sel == NULL && chunk->batch.n_rows == chunk->n_sel) {
+        *out = &chunk->batch;
+        return SILT_OK;
+    }
+    if (res->out_arena == NULL && (res->out_arena = arena_new(res->arena, "result batch")) == NULL)
+        return err_nomem(err);
+    arena_reset(res->out_arena);
+    return dense_copy(chunk, res->out_arena, 0, out, err);
+}
+
+/* Whether the vector and every buffer under it lives in arena a. */
+static int vec_lives_in(const col_vec *v, const arena *a)
+{
+    size_t idx;
+    if (v == NULL)
+        return 1;
+    if (!arena_owns(a, v) || v->dictionary != NULL ||
+        (v->validity != NULL && !arena_owns(a, v->validity)) ||
+        (v->values != NULL && !arena_owns(a, v->values)) ||
+        (v->offsets != NULL && !arena_owns(a, v->offsets)) ||
+        (v->data != NULL && !arena_owns(a, v->data)) ||
+        (v->children != NULL && !arena_owns(a, v->children)))
+        return 0;
+    for (idx = 0; idx < v->n_children; idx++)
+        if (!vec_lives_in(v->children[idx], a))
+            return 0;
+    return 1;
+}
+
+/*
+ * A dense chunk made entirely in the root operator's batch arena (an
+ * aggregate's, a sort's or a projection's output) leaves with that arena:
+ * the operator gets a fresh one, the consumer's release frees this one.
+ */
+static arena *take_batch(sql_result *res, const engine_chunk *chunk)
+{
+    const arena *a = res->op->batch_arena;
+    size_t idx;
+    if (chunk->sel != NULL || chunk->batch.n_rows != chunk->n_sel || !arena_owns(a, chunk) ||
+        !arena_owns(a, chunk->batch.cols))
+        return NULL;
+    for (idx = 0; idx < chunk->batch.n_cols; idx++)
+        if (!vec_lives_in(chunk->batch.cols[idx], a))
+            return NULL;
+    return engine_op_take_batch_arena(res->op);
+}
+
 silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owner_out,
                                   silt_error *err)
 {
-    col_batch *batch, *copy;
+    engine_chunk *chunk;
     arena *owner;
-    size_t idx;
+    silt_status rc;
     *out = NULL;
     *owner_out = NULL;
-    SILT_RETURN_IF_ERROR(sql_result_next(res, &batch, err));
-    if (batch == NULL)
+    SILT_RETURN_IF_ERROR(next_chunk(res, &chunk, err));
+    if (chunk == NULL)
         return SILT_OK;
+    if ((owner = take_batch(res, chunk)) != NULL) {
+        *out = &chunk->batch;
+        *owner_out = owner;
+        return SILT_OK;
+    }
+    /* Otherwise one copy of the live rows (the batch points into arenas
+     * the operators reuse). */
     owner = arena_new(NULL, "exported batch");
     if (owner == NULL)
         return err_nomem(err);
-    copy = arena_calloc(owner, 1, sizeof(*copy));
-    if (copy == NULL)
-        goto nomem;
-    *copy = *batch;
-    copy->cols = arena_calloc(owner, batch->n_cols + 1, sizeof(col_vec *));
-    if (copy->cols == NULL)
-        goto nomem;
-    for (idx = 0; idx < batch->n_cols; idx++) {
-        if (vec_compact(&copy->cols[idx], owner, batch->cols[idx], NULL, batch->n_rows, err) !=
-            SILT_OK) {
-            arena_free(owner);
-            return err ? err->code : SILT_NOMEM;
-        }
+    rc = dense_copy(chunk, owner, 1, out, err);
+    if (rc != SILT_OK) {
+        arena_free(owner);
+        *out = NULL;
+        return rc;
     }
-    *out = copy;
     *owner_out = owner;
     return SILT_OK;
-nomem:
-    arena_free(owner);
-    return err_nomem(err);
 }
 
 /* A result of string rows made in memory (SET, EXPLAIN). */

@@ -114,8 +114,10 @@ int sql_result_has_rows(const sql_result *res);
 int sql_result_is_text(const sql_result *res);
 /*
  * Next batch (dense, no selection) in *out, or *out = NULL at the end. The
- * batch lives until the next call. For an Arrow export, *owner_out (may be
- * NULL) gets a new arena holding a copy of the batch: the caller owns it.
+ * batch lives until the next call. For an Arrow export,
+ * sql_result_next_owned gives in *owner_out an arena, owned by the caller,
+ * that holds the batch: the root operator's batch arena itself when the
+ * whole batch was made in it (no copy), else a copy of the live rows.
  */
 silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err);
 silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owner_out,

@@ -334,6 +334,26 @@ int arena_on_cleanup(arena *a, arena_cleanup_fn fn, void *payload)
     return 1;
 }
 
+int arena_owns(const arena *a, const void *p)
+{
+    const arena_block *block;
+    const arena *child;
+    uintptr_t at = (uintptr_t)p;
+    for (block = a->blocks; block != NULL; block = block->next)
+        if (at >= (uintptr_t)block->data && at < (uintptr_t)block->data + block->cap)
+            return 1;
+    for (child = a->first_child; child != NULL; child = child->next_sibling)
+        if (arena_owns(child, p))
+            return 1;
+    return 0;
+}
+
+void arena_detach(arena *a)
+{
+    if (a != NULL)
+        unlink_from_parent(a);
+}
+
 void arena_set_budget(arena *a, mem_budget *budget) { a->budget = budget; }
 
 mem_budget *arena_budget(const arena *a)

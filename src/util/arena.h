@@ -64,6 +64,15 @@ char *arena_sprintf(arena *a, const char *fmt, ...)
 /* Registers fn(payload) to run when the arena is reset or freed. 0 on OOM. */
 int arena_on_cleanup(arena *a, arena_cleanup_fn fn, void *payload);
 
+/*
+ * Whether p points into memory a or one of its descendants handed out
+ * (so that it lives exactly as long as a). Walks the blocks: for checks
+ * over a handful of pointers, not for hot loops.
+ */
+int arena_owns(const arena *a, const void *p);
+/* Unlinks a from its parent: a becomes a root that its caller frees. */
+void arena_detach(arena *a);
+
 /* Names the budget of a (borrowed; it must outlive the arena). */
 void arena_set_budget(arena *a, mem_budget *budget);
 /* The budget of a or of its nearest ancestor that has one, or NULL. */
