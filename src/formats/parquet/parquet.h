@@ -210,6 +210,13 @@ size_t pq_reader_skipped_row_groups(const pq_reader *reader);
 /* Data pages decoded so far, and data pages the page filter let the reader skip. */
 size_t pq_reader_pages_read(const pq_reader *reader);
 size_t pq_reader_skipped_pages(const pq_reader *reader);
+/*
+ * Bytes the reader holds now for its leaves (compressed windows, decoded
+ * levels, values and dictionaries not yet handed out), for tests and
+ * accounting: bounded by the projected columns' pages, not by the size of
+ * a row group (PQ_STREAM_WINDOW per flat column).
+ */
+int64_t pq_reader_held_bytes(const pq_reader *reader);
 void pq_reader_free(pq_reader *reader);
 
 #endif
