@@ -835,6 +835,7 @@ static silt_status window_load(pq_reader *r, leaf_data *ld, int64_t from, size_t
     ld->chunk.len = len;
     ld->win_start = from;
     ld->chunk_pos = 0;
+    ld->win_whole = 0;
     return SILT_OK;
 }
 
@@ -863,7 +864,10 @@ static silt_status window_advance(pq_reader *r, leaf_data *ld, size_t *avail, si
             *avail = left; /* the end of the chunk is in the window */
             return SILT_OK;
         }
-        *avail = whole_pages(data, left);
+        /* The pages are walked once per window, not once per batch. */
+        if (ld->win_whole <= ld->chunk_pos)
+            ld->win_whole = ld->chunk_pos + whole_pages(data, left);
+        *avail = ld->win_whole - ld->chunk_pos;
         if (*avail > 0)
             return SILT_OK;
         if (left >= want)

@@ -12,10 +12,11 @@
  * which must outlive it. A pq_file is read-only once open: several readers
  * (in several threads) may share it; one reader is used by one thread. Batches and their vectors live in the arena passed
  * to pq_reader_next and stay valid until that arena is reset. Peak memory of
- * a reader is about one row group's projected columns compressed, plus the
- * pages being decoded for the next batch: flat columns (no arrays or maps
- * above them) are decoded page by page as batches need them; columns inside
- * arrays or maps are decoded a whole row group at a time.
+ * a reader is about a window (PQ_STREAM_WINDOW, 2 MiB) of each projected
+ * flat column's compressed chunk plus the pages being decoded for the next
+ * batch: flat columns (no arrays or maps above them) are decoded page by
+ * page as batches need them; columns inside arrays or maps are decoded a
+ * whole row group at a time.
  *
  * Type mapping (Parquet physical + logical/converted -> Delta):
  *   BOOLEAN -> boolean; INT32 -> integer, INT(8/16) -> byte/short,

@@ -67,6 +67,7 @@ typedef struct leaf_data {
     buf chunk;
     size_t chunk_pos;
     int64_t win_start, stream_end;
+    size_t win_whole; /* the window's whole pages end here (0 = not yet walked) */
     int codec;
     int64_t chunk_values; /* levels the chunk holds, from its metadata */
     int64_t levels_done;

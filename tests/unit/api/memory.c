@@ -210,3 +210,34 @@ void test_api_memory__concurrent_connections_share_the_budget(void)
     check_int(0, mem_budget_used(db->budget));
     check_int(0, test_dir_entries(test_tmpdir()));
 }
+
+/*
+ * A GROUP BY over a Delta table whose one file is one large row group
+ * (1.5M rows, about 20 MB), on 2 threads under an 8 MB database limit:
+ * the aggregation spills, the answer is the in-memory one, and the budget
+ * never passes the limit (the readers hold windows of the chunks, not the
+ * chunks: formats/parquet).
+ */
+void test_api_memory__group_by_over_a_large_row_group_stays_in_the_budget(void)
+{
+    silt_db_options opts = SILT_DB_OPTIONS_INIT;
+    char sql[1024], in_memory[128], spilled[128];
+    opts.n_threads = 2;
+    check_int(SILT_OK, silt_db_open(&db, NULL, &opts));
+    check_int(SILT_OK, silt_conn_open(&conn_a, db));
+    snprintf(sql, sizeof(sql), "SET silt.write.targetFileSize = '1g'; CREATE TABLE "
+             "delta.`%s/big` AS SELECT id, id * 7919 %% 400000 AS k, id %% 1000 AS x "
+             "FROM range(1500000)", test_tmpdir());
+    check_int(SILT_OK, silt_conn_exec(conn_a, sql, NULL));
+    snprintf(sql, sizeof(sql), "SELECT count(*) || ',' || sum(n) || ',' || sum(s) FROM (SELECT "
+             "k, count(*) AS n, sum(x) AS s FROM delta.`%s/big` GROUP BY k)", test_tmpdir());
+    check_int(SILT_OK, first_cell(conn_a, sql, in_memory, sizeof(in_memory)));
+    check_str("400000,1500000,749250000", in_memory);
+    check_int(SILT_OK, silt_conn_exec(conn_a, "SET memory_limit = '8MB'", NULL));
+    mem_budget_reset_peak(db->budget);
+    check_int(SILT_OK, first_cell(conn_a, sql, spilled, sizeof(spilled)));
+    check_str(in_memory, spilled);
+    check(mem_budget_peak(db->budget) <= 8000000);
+    check(mem_budget_peak(db->budget) > 1000000);
+    check_int(0, mem_budget_used(db->budget));
+}
