@@ -6,12 +6,14 @@
  * temporary views. Statements are Spark SQL; results leave as Arrow C
  * streams or are formatted like Spark's show() into a caller's callback.
  *
- * Memory: each statement holds at most the connection's memory_limit
- * (SET memory_limit = '2GB'; default 80% of physical RAM); sorts, joins
- * and aggregations beyond it spill to files in temp_directory (SET
- * temp_directory = '/path'; default $TMPDIR or /tmp), which are gone when
- * the stream is released. A statement that cannot fit even so fails with
- * SILT_NOMEM and an "[OUT_OF_MEMORY]" message.
+ * Memory: the statements of all connections of a silt_db share one
+ * memory budget, the database's memory_limit (silt_db_options.memory_limit,
+ * or SET memory_limit = '2GB' in any connection, which changes it for all,
+ * as DuckDB's global setting does; default 80% of physical RAM); sorts,
+ * joins and aggregations that would pass it spill to files in
+ * temp_directory (SET temp_directory = '/path'; default $TMPDIR or /tmp),
+ * which are gone when the stream is released. A statement that cannot fit
+ * even so fails with SILT_NOMEM and an "[OUT_OF_MEMORY]" message.
  */
 #ifndef SILT_SQL_H
 #define SILT_SQL_H
@@ -48,10 +50,17 @@ typedef struct silt_db_options {
      */
     const silt_option *store_options;
     size_t n_store_options;
+    /**
+     * Options version 2: bytes the statements of all connections may hold
+     * together before they spill (0 = 80% of physical RAM); SET memory_limit
+     * in any connection changes it, RESET goes back to this value (a
+     * version 1 struct gets the default).
+     */
+    int64_t memory_limit;
 } silt_db_options;
 
 #define SILT_DB_OPTIONS_VERSION 2
-#define SILT_DB_OPTIONS_INIT {SILT_DB_OPTIONS_VERSION, 0, NULL, 0}
+#define SILT_DB_OPTIONS_INIT {SILT_DB_OPTIONS_VERSION, 0, NULL, 0, 0}
 
 /**
  * Opens a database. warehouse is the folder of the catalog (databases and

@@ -15,6 +15,10 @@
 struct silt_db {
     char *warehouse;
     tpool *pool;
+    /* The root of the arena tree db -> connection -> statement (shared by
+     * the connections' threads) and the memory budget all statements share. */
+    arena *arena;
+    mem_budget *budget;
     char errmsg[ERRMSG_MAX];
     silt_error last; /* the last failed call's error, for silt_db_errcode and friends */
     /* Store options (silt_db_set_option): owned keys and values, and the view of

@@ -15,6 +15,7 @@
 #include "formats/arrow.h"
 #include "silt/sql.h"
 #include "sql/session.h"
+#include "sql/settings.h"
 #include "util/mem.h"
 
 static silt_status keep_error(char *dst, silt_status rc, const silt_error *err)
@@ -100,6 +101,23 @@ static silt_status db_options(silt_db_options *out, const silt_db_options *given
     return SILT_OK;
 }
 
+/* The database's arena and memory budget (memory_limit since options version 2). */
+static silt_status db_memory(silt_db *db, const silt_db_options *opts, silt_error *err)
+{
+    int64_t limit = settings_default_memory_limit();
+    if (opts->memory_limit > 0)
+        limit = opts->memory_limit;
+    if (opts->memory_limit < 0)
+        return err_set(err, SILT_INVALID, "database options ask for a memory_limit of %lld bytes",
+                       (long long)opts->memory_limit);
+    db->arena = arena_new_shared("silt db");
+    db->budget = mem_budget_new(limit);
+    if (db->arena == NULL || db->budget == NULL)
+        return err_nomem(err);
+    arena_set_budget(db->arena, db->budget);
+    return SILT_OK;
+}
+
 SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
                                   const silt_db_options *opts)
 {
@@ -120,6 +138,8 @@ SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
         rc = keep_store_option(db, o.store_options[idx].key, o.store_options[idx].value, &err);
     if (rc == SILT_OK && warehouse != NULL && (db->warehouse = mem_strdup(warehouse)) == NULL)
         rc = err_nomem(&err);
+    if (rc == SILT_OK)
+        rc = db_memory(db, &o, &err);
     if (rc == SILT_OK && o.n_threads > 0)
         rc = tpool_new(&db->pool, (size_t)o.n_threads, &err);
     if (rc == SILT_OK && warehouse != NULL) {
@@ -142,6 +162,8 @@ SILT_API void silt_db_close(silt_db *db)
         return;
     tpool_free(db->pool);
     free_store_options(db);
+    arena_free(db->arena);
+    mem_budget_free(db->budget);
     mem_free(db->warehouse);
     mem_free(db);
 }
@@ -161,6 +183,7 @@ SILT_API silt_status silt_conn_open(silt_conn **out, silt_db *db)
     conn->db = db;
     so.warehouse = db->warehouse;
     so.pool = db->pool;
+    so.parent = db->arena;
     rc = sql_session_new(&conn->session, &so, &err);
     if (rc != SILT_OK) {
         api_db_error(db, rc, &err);

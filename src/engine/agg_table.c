@@ -444,8 +444,8 @@ static silt_status new_group(agg_table *t, const uint8_t *key, int32_t len, uint
     }
     t->slot_gid[slot] = gid;
     t->slot_hash[slot] = h;
-    t->charged += len + 64;
     SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, len + 64, "aggregation", err));
+    t->charged += len + 64;
     if ((size_t)t->n_groups * 2 > t->cap_slots)
         SILT_RETURN_IF_ERROR(grow_slots(t, err));
     *gid_out = gid;
@@ -1046,8 +1046,8 @@ static silt_status dset_grow(agg_table *t, agg_state *s, silt_error *err)
     int64_t bytes = (int64_t)(cap * sizeof(agg_dslot));
     if (slots == NULL)
         return err_nomem(err);
-    t->charged += bytes;
     SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, bytes, "count(DISTINCT)", err));
+    t->charged += bytes;
     for (idx = 0; idx < cap; idx++)
         slots[idx].gid = -1;
     for (idx = 0; idx < s->dset_cap; idx++) {
@@ -1173,8 +1173,8 @@ static silt_status distinct_codes(agg_table *t, agg_state *s, const col_vec *arg
             s->seen_code = arena_alloc(t->a, (size_t)cap);
             if (s->seen_code == NULL)
                 return err_nomem(err);
-            t->charged += cap;
             SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, cap, "count(DISTINCT)", err));
+            t->charged += cap;
             s->seen_cap = cap;
         }
         memset(s->seen_code, 0, (size_t)arg->codes_card);
@@ -1562,8 +1562,8 @@ static silt_status update_values(agg_table *t, agg_state *s, const col_vec *arg,
         for (k = 0; k < n; k++)
             s->elem_gid[s->n_elems + k] = gid[rows[k]];
         s->n_elems += n;
-        t->charged += 16 * n;
         SILT_RETURN_IF_ERROR(engine_mem_charge(t->ctx, 16 * n, "collect_list", err));
+        t->charged += 16 * n;
         return vec_accum_add(&s->elems, arg, rows, n, err);
     }
     }

@@ -23,6 +23,7 @@
 
 #include "formats/columnar.h"
 #include "util/arena.h"
+#include "util/budget.h"
 #include "util/error.h"
 #include "util/thread.h"
 
@@ -40,12 +41,17 @@ typedef struct engine_ctx {
     int64_t now_micros;   /* current_timestamp(), fixed for the whole query */
     tpool *pool;          /* may be NULL: everything runs on the caller */
     /*
-     * Memory accounting hook for operators that grow with their input (hash
-     * tables, sort buffers): they add what they keep; above mem_limit
-     * (0 = none) they fail with SILT_NOMEM today and will spill later.
+     * Memory accounting for operators that grow with their input (hash
+     * tables, sort buffers): they add what they keep to mem_used, which may
+     * not pass mem_limit (0 = none; the statement's own cap, e.g. a pipeline
+     * worker's share), and reserve the same bytes from budget (NULL = none),
+     * the database's memory budget shared by every statement of every
+     * connection. Operators that can spill do so when either gets short
+     * (engine_mem_room); a charge neither can take fails with SILT_NOMEM.
      */
     int64_t mem_used;
     int64_t mem_limit;
+    mem_budget *budget;
     /*
      * Spilling (spill.h): sort, join and aggregation write what does not fit
      * under mem_limit to files in temp_dir (NULL = $TMPDIR or /tmp), removed
@@ -69,7 +75,10 @@ typedef struct engine_ctx {
     const atomic_int *interrupt;
 } engine_ctx;
 
-/* Sets defaults: ANSI on, now = wall clock, no pool, no memory limit. */
+/*
+ * Sets defaults: ANSI on, now = wall clock, no pool, no memory limit of its
+ * own, and the budget of query_arena's tree (arena_budget), if any.
+ */
 void engine_ctx_init(engine_ctx *ctx, arena *query_arena);
 
 /* Spark's message of a cancelled operation (error class OPERATION_CANCELED, SQLSTATE HY008). */
@@ -84,10 +93,17 @@ static inline silt_status engine_check_interrupt(const engine_ctx *ctx, silt_err
     return engine_interrupted(ctx, err);
 }
 
-/* Adds bytes to the query's account; SILT_NOMEM when over the limit. */
+/*
+ * Adds bytes to the query's account and reserves them from its budget;
+ * SILT_NOMEM when over the statement's limit or the budget's, and then
+ * nothing is charged (the caller counts the bytes as its own only on
+ * SILT_OK).
+ */
 silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, silt_error *err);
 /* Gives back bytes charged before (when the memory is freed). */
 void engine_mem_release(engine_ctx *ctx, int64_t bytes);
+/* Bytes the query may still charge: the smaller of its own and its budget's room. */
+int64_t engine_mem_free(const engine_ctx *ctx);
 
 /* ---- vector helpers (vec.c) ------------------------------------------- */
 

@@ -111,10 +111,21 @@ silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err)
     return rc;
 }
 
+arena *engine_op_take_batch_arena(engine_op *op)
+{
+    arena *taken = op->batch_arena, *fresh = arena_new(op->op_arena, "batch");
+    if (fresh == NULL)
+        return NULL;
+    arena_detach(taken);
+    op->batch_arena = fresh;
+    return taken;
+}
+
 silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err)
 {
+    SILT_RETURN_IF_ERROR(engine_mem_charge(op->ctx, bytes, what, err));
     op->mem_charged += bytes;
-    return engine_mem_charge(op->ctx, bytes, what, err);
+    return SILT_OK;
 }
 
 /* The operator's own notes, kept past its close for EXPLAIN ANALYZE. */

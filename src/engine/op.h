@@ -95,6 +95,13 @@ void engine_op_set_note(engine_op *op, engine_op_note_fn fn, void *payload);
 silt_status engine_op_open(engine_op *op, silt_error *err);
 /* Produces the next chunk, or *out = NULL at the end of the data. */
 silt_status engine_op_next(engine_op *op, engine_chunk **out, silt_error *err);
+/*
+ * Takes op's batch arena, with the batch its last next() made in it, and
+ * gives op a fresh one: the caller owns the result (a root) and frees it.
+ * NULL on OOM (op keeps its arena). This is how a result batch leaves
+ * without a copy (Arrow export, sql/session.c).
+ */
+arena *engine_op_take_batch_arena(engine_op *op);
 /* Closes the operator and its children and frees their arenas; NULL is fine. */
 void engine_op_close(engine_op *op);
 

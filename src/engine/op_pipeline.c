@@ -246,7 +246,7 @@ static silt_status pipe_setup(engine_op *op, pipe_state *s, silt_error *err)
         s->wctx[w].mem_used = 0;
         /* each worker gets an equal share of what the query may still use */
         if (op->ctx->mem_limit > 0) {
-            int64_t left = op->ctx->mem_limit - op->ctx->mem_used;
+            int64_t left = engine_mem_free(op->ctx);
             s->wctx[w].mem_limit = left > (int64_t)s->width ? left / (int64_t)s->width : 1;
         }
         s->srcs[w].next = &s->next;

@@ -562,10 +562,11 @@ silt_status spill_op_scan(engine_op **out, engine_ctx *ctx, spill_file *f, silt_
 
 int64_t engine_mem_room(const engine_op *op)
 {
-    int64_t used = __atomic_load_n(&op->ctx->mem_used, __ATOMIC_RELAXED);
-    if (op->ctx->mem_limit <= 0)
+    /* What the operator holds counts as its own room, under both limits. */
+    int64_t free_bytes = engine_mem_free(op->ctx);
+    if (op->ctx->mem_limit <= 0 || free_bytes == INT64_MAX)
         return INT64_MAX;
-    return op->ctx->mem_limit - (used - op->mem_charged);
+    return free_bytes + op->mem_charged;
 }
 
 silt_status engine_op_charge_to(engine_op *op, int64_t bytes, const char *what,

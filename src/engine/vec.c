@@ -23,8 +23,22 @@ void engine_ctx_init(engine_ctx *ctx, arena *query_arena)
 {
     memset(ctx, 0, sizeof(*ctx));
     ctx->query_arena = query_arena;
+    /* The database's budget, found up the arena tree (none for a root). */
+    ctx->budget = query_arena != NULL ? arena_budget(query_arena) : NULL;
     ctx->ansi = 1;
     ctx->now_micros = time_now_micros();
+}
+
+static silt_status over_limit(int64_t limit, const char *whose, const char *what,
+                              silt_error *err)
+{
+    char text[32];
+    engine_format_bytes(limit, text, sizeof(text));
+    err_set(err, SILT_NOMEM, "[OUT_OF_MEMORY] %s needs more than the %s memory limit of "
+            "%s (%lld bytes), even after spilling to disk", what, whose, text, (long long)limit);
+    err_hint(err, "raise the limit, e.g. SET memory_limit = '4GB', or reduce the rows or "
+             "groups kept");
+    return SILT_NOMEM;
 }
 
 silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, silt_error *err)
@@ -32,14 +46,12 @@ silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, 
     /* Operators of one query may run on several threads. */
     int64_t used = __atomic_add_fetch(&ctx->mem_used, bytes, __ATOMIC_RELAXED);
     if (ctx->mem_limit > 0 && used > ctx->mem_limit) {
-        char limit[32];
-        engine_format_bytes(ctx->mem_limit, limit, sizeof(limit));
-        err_set(err, SILT_NOMEM, "[OUT_OF_MEMORY] %s needs more than the query memory limit of "
-                "%s (%lld bytes), even after spilling to disk", what, limit,
-                (long long)ctx->mem_limit);
-        err_hint(err, "raise the limit, e.g. SET memory_limit = '4GB', or reduce the rows or "
-                 "groups kept");
-        return SILT_NOMEM;
+        __atomic_sub_fetch(&ctx->mem_used, bytes, __ATOMIC_RELAXED);
+        return over_limit(ctx->mem_limit, "query", what, err);
+    }
+    if (ctx->budget != NULL && !mem_budget_reserve(ctx->budget, bytes)) {
+        __atomic_sub_fetch(&ctx->mem_used, bytes, __ATOMIC_RELAXED);
+        return over_limit(mem_budget_limit(ctx->budget), "database", what, err);
     }
     return SILT_OK;
 }
@@ -47,6 +59,18 @@ silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, 
 void engine_mem_release(engine_ctx *ctx, int64_t bytes)
 {
     __atomic_sub_fetch(&ctx->mem_used, bytes, __ATOMIC_RELAXED);
+    if (ctx->budget != NULL)
+        mem_budget_release(ctx->budget, bytes);
+}
+
+int64_t engine_mem_free(const engine_ctx *ctx)
+{
+    int64_t room = INT64_MAX;
+    if (ctx->mem_limit > 0)
+        room = ctx->mem_limit - __atomic_load_n(&ctx->mem_used, __ATOMIC_RELAXED);
+    if (ctx->budget != NULL && mem_budget_free_bytes(ctx->budget) < room)
+        room = mem_budget_free_bytes(ctx->budget);
+    return room;
 }
 
 silt_status vec_new(col_vec **out, arena *a, const col_type *type, int64_t n_rows,

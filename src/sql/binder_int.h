@@ -61,6 +61,8 @@ struct sql_session {
     const struct sql_param_run *params;
     /* Set by sql_session_interrupt (any thread), seen by the statements' engine_ctx. */
     atomic_int interrupt;
+    mem_budget *budget;     /* the database's (or own_budget) */
+    mem_budget *own_budget; /* made when the session has no database */
 };
 
 typedef struct bind_col {

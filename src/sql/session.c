@@ -39,7 +39,7 @@ struct sql_result {
 
 silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err)
 {
-    arena *a = arena_new(NULL, "sql session");
+    arena *a = arena_new(opts ? opts->parent : NULL, "sql session");
     sql_session *s;
     silt_status rc = SILT_OK;
     if (a == NULL)
@@ -50,6 +50,16 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
         return err_nomem(err);
     }
     s->arena = a;
+    s->budget = arena_budget(a);
+    if (s->budget == NULL) {
+        s->own_budget = mem_budget_new(settings_default_memory_limit());
+        if (s->own_budget == NULL) {
+            arena_free(a);
+            return err_nomem(err);
+        }
+        s->budget = s->own_budget;
+        arena_set_budget(a, s->own_budget);
+    }
     s->database = arena_strdup(a, "default");
     s->pool = opts ? opts->pool : NULL;
     s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
@@ -74,10 +84,14 @@ void sql_session_free(sql_session *s)
 {
     if (s == NULL)
         return;
+    mem_budget *own = s->own_budget;
     catalog_free(s->cat);
     io_store_free(s->warehouse);
     arena_free(s->arena);
+    mem_budget_free(own);
 }
+
+mem_budget *sql_session_budget(const sql_session *s) { return s->budget; }
 
 const char *sql_session_get(const sql_session *s, const char *key)
 {
@@ -149,7 +163,7 @@ void sql_result_free(sql_result *res)
 
 static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
 {
-    arena *a = arena_new(NULL, "sql statement");
+    arena *a = arena_new(s->arena, "sql statement");
     sql_result *res;
     const char *ansi;
     if (a == NULL)
@@ -166,17 +180,35 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     ansi = sql_session_get(s, "spark.sql.ansi.enabled");
     if (ansi != NULL)
         res->ctx.ansi = str_casecmp(ansi, "false") != 0;
-    settings_apply(&res->ctx, sql_session_get(s, "memory_limit"),
-                   sql_session_get(s, "temp_directory"));
+    settings_apply(&res->ctx, s->budget, sql_session_get(s, "temp_directory"));
     *out = res;
     return SILT_OK;
 }
 
-silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
+/* Every row of chunk (no selection) copied into arena a. */
+static silt_status deep_copy(const engine_chunk *chunk, arena *a, col_batch *dense,
+                             col_batch **out, silt_error *err)
+{
+    int64_t n = chunk->batch.n_rows, row;
+    int64_t *rows = arena_alloc(a, sizeof(int64_t) * (size_t)(n ? n : 1));
+    size_t idx;
+    *dense = chunk->batch;
+    dense->cols = arena_calloc(a, dense->n_cols + 1, sizeof(col_vec *));
+    if (rows == NULL || dense->cols == NULL)
+        return err_nomem(err);
+    for (row = 0; row < n; row++)
+        rows[row] = row;
+    for (idx = 0; idx < dense->n_cols; idx++)
+        SILT_RETURN_IF_ERROR(vec_gather(&dense->cols[idx], a, chunk->batch.cols[idx], rows, n,
+                                        err));
+    *out = dense;
+    return SILT_OK;
+}
+
+/* The next chunk with live rows, or *out = NULL at the end. */
+static silt_status next_chunk(sql_result *res, engine_chunk **out, silt_error *err)
 {
     engine_chunk *chunk;
-    col_batch *dense;
-    size_t idx;
     *out = NULL;
     if (!res->has_rows || res->finished)
         return SILT_OK;
@@ -184,9 +216,6 @@ silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
         res->opened = 1;
         SILT_RETURN_IF_ERROR(engine_op_open(res->op, err));
     }
-    if (res->out_arena == NULL && (res->out_arena = arena_new(res->arena, "result batch")) == NULL)
-        return err_nomem(err);
-    arena_reset(res->out_arena);
     for (;;) {
         SILT_RETURN_IF_ERROR(engine_op_next(res->op, &chunk, err));
         if (chunk == NULL) {
@@ -196,59 +225,118 @@ silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
         if (chunk->n_sel > 0)
             break;
     }
-    if (chunk->sel == NULL && chunk->batch.n_rows == chunk->n_sel) {
-        *out = &chunk->batch;
-        return SILT_OK;
-    }
-    dense = arena_calloc(res->out_arena, 1, sizeof(*dense));
+    *out = chunk;
+    return SILT_OK;
+}
+
+/*
+ * The live rows of chunk as a dense batch in arena a. With deep set every
+ * column is copied (vec_compact passes a dense column through as it is).
+ */
+static silt_status dense_copy(const engine_chunk *chunk, arena *a, int deep, col_batch **out,
+                              silt_error *err)
+{
+    col_batch *dense = arena_calloc(a, 1, sizeof(*dense));
+    size_t idx;
     if (dense == NULL)
         return err_nomem(err);
+    if (deep && chunk->sel == NULL)
+        return deep_copy(chunk, a, dense, out, err);
     *dense = chunk->batch;
     dense->n_rows = chunk->n_sel;
-    dense->cols = arena_calloc(res->out_arena, dense->n_cols + 1, sizeof(col_vec *));
+    dense->cols = arena_calloc(a, dense->n_cols + 1, sizeof(col_vec *));
     if (dense->cols == NULL)
         return err_nomem(err);
     for (idx = 0; idx < dense->n_cols; idx++)
-        SILT_RETURN_IF_ERROR(vec_compact(&dense->cols[idx], res->out_arena, chunk->batch.cols[idx],
+        SILT_RETURN_IF_ERROR(vec_compact(&dense->cols[idx], a, chunk->batch.cols[idx],
                                          chunk->sel, chunk->n_sel, err));
     *out = dense;
     return SILT_OK;
 }
 
+silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err)
+{
+    engine_chunk *chunk;
+    *out = NULL;
+    SILT_RETURN_IF_ERROR(next_chunk(res, &chunk, err));
+    if (chunk == NULL)
+        return SILT_OK;
+    if (chunk->sel == NULL && chunk->batch.n_rows == chunk->n_sel) {
+        *out = &chunk->batch;
+        return SILT_OK;
+    }
+    if (res->out_arena == NULL && (res->out_arena = arena_new(res->arena, "result batch")) == NULL)
+        return err_nomem(err);
+    arena_reset(res->out_arena);
+    return dense_copy(chunk, res->out_arena, 0, out, err);
+}
+
+/* Whether the vector and every buffer under it lives in arena a. */
+static int vec_lives_in(const col_vec *v, const arena *a)
+{
+    size_t idx;
+    if (v == NULL)
+        return 1;
+    if (!arena_owns(a, v) || v->dictionary != NULL ||
+        (v->validity != NULL && !arena_owns(a, v->validity)) ||
+        (v->values != NULL && !arena_owns(a, v->values)) ||
+        (v->offsets != NULL && !arena_owns(a, v->offsets)) ||
+        (v->data != NULL && !arena_owns(a, v->data)) ||
+        (v->children != NULL && !arena_owns(a, v->children)))
+        return 0;
+    for (idx = 0; idx < v->n_children; idx++)
+        if (!vec_lives_in(v->children[idx], a))
+            return 0;
+    return 1;
+}
+
+/*
+ * A dense chunk made entirely in the root operator's batch arena (an
+ * aggregate's, a sort's or a projection's output) leaves with that arena:
+ * the operator gets a fresh one, the consumer's release frees this one.
+ */
+static arena *take_batch(sql_result *res, const engine_chunk *chunk)
+{
+    const arena *a = res->op->batch_arena;
+    size_t idx;
+    if (chunk->sel != NULL || chunk->batch.n_rows != chunk->n_sel || !arena_owns(a, chunk) ||
+        !arena_owns(a, chunk->batch.cols))
+        return NULL;
+    for (idx = 0; idx < chunk->batch.n_cols; idx++)
+        if (!vec_lives_in(chunk->batch.cols[idx], a))
+            return NULL;
+    return engine_op_take_batch_arena(res->op);
+}
+
 silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owner_out,
                                   silt_error *err)
 {
-    col_batch *batch, *copy;
+    engine_chunk *chunk;
     arena *owner;
-    size_t idx;
+    silt_status rc;
     *out = NULL;
     *owner_out = NULL;
-    SILT_RETURN_IF_ERROR(sql_result_next(res, &batch, err));
-    if (batch == NULL)
+    SILT_RETURN_IF_ERROR(next_chunk(res, &chunk, err));
+    if (chunk == NULL)
         return SILT_OK;
+    if ((owner = take_batch(res, chunk)) != NULL) {
+        *out = &chunk->batch;
+        *owner_out = owner;
+        return SILT_OK;
+    }
+    /* Otherwise one copy of the live rows (the batch points into arenas
+     * the operators reuse). */
     owner = arena_new(NULL, "exported batch");
     if (owner == NULL)
         return err_nomem(err);
-    copy = arena_calloc(owner, 1, sizeof(*copy));
-    if (copy == NULL)
-        goto nomem;
-    *copy = *batch;
-    copy->cols = arena_calloc(owner, batch->n_cols + 1, sizeof(col_vec *));
-    if (copy->cols == NULL)
-        goto nomem;
-    for (idx = 0; idx < batch->n_cols; idx++) {
-        if (vec_compact(&copy->cols[idx], owner, batch->cols[idx], NULL, batch->n_rows, err) !=
-            SILT_OK) {
-            arena_free(owner);
-            return err ? err->code : SILT_NOMEM;
-        }
+    rc = dense_copy(chunk, owner, 1, out, err);
+    if (rc != SILT_OK) {
+        arena_free(owner);
+        *out = NULL;
+        return rc;
     }
-    *out = copy;
     *owner_out = owner;
     return SILT_OK;
-nomem:
-    arena_free(owner);
-    return err_nomem(err);
 }
 
 /* A result of string rows made in memory (SET, EXPLAIN). */
@@ -372,6 +460,29 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
  * SET -v: the settings silt knows (with their effective values, set or
  * not) and then the others set in this session, with what they mean.
  */
+/*
+ * What SET shows for key: memory_limit is the database's budget (any
+ * session may have changed it), other keys what this session stored.
+ */
+static const char *shown_value(sql_session *s, const char *key, arena *a)
+{
+    if (strcmp(key, "memory_limit") == 0)
+        return arena_sprintf(a, "%lld", (long long)mem_budget_limit(s->budget));
+    return sql_session_get(s, key);
+}
+
+/* SET / RESET memory_limit act on the database's budget, for every session. */
+static void apply_memory_limit(sql_session *s, const char *key, const char *value)
+{
+    int64_t bytes;
+    if (key != NULL && strcmp(key, "memory_limit") != 0)
+        return;
+    if (value != NULL && settings_parse_size(value, &bytes))
+        mem_budget_set_limit(s->budget, bytes);
+    else if (value == NULL)
+        mem_budget_reset_limit(s->budget);
+}
+
 static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_error *err)
 {
     static const char *const names[] = {"key", "value", "meaning"};
@@ -388,7 +499,7 @@ static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_e
     for (known = 0; settings_known_keys[known] != NULL; known++) {
         const char *k = settings_known_keys[known];
         cells[idx++] = k;
-        cells[idx++] = settings_effective(k, sql_session_get(s, k), res->arena);
+        cells[idx++] = settings_effective(k, shown_value(s, k, res->arena), res->arena);
         cells[idx++] = settings_meaning(k);
     }
     for (it = s->settings; it != NULL; it = it->next) {
@@ -423,6 +534,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
             else
                 slot = &(*slot)->next;
         }
+        apply_memory_limit(s, key, NULL);
         return SILT_OK;
     }
     if (key != NULL && value != NULL) {
@@ -431,6 +543,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
             return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.DEFAULT] the value '%s' of "
                            "the config \"%s\" is invalid: it must be true or false", value, key);
         SILT_RETURN_IF_ERROR(session_set(s, key, value, err));
+        apply_memory_limit(s, key, value);
         {
             const char *cells[2] = {key, value};
             return string_result(res, names, 2, cells, 1, err);
@@ -441,8 +554,9 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         const char *cells[2] = {key, v ? v : "<undefined>"};
         if (v == NULL && strcmp(key, "spark.sql.ansi.enabled") == 0)
             cells[1] = "true";
-        if (settings_effective(key, v, res->arena) != NULL)
-            cells[1] = settings_effective(key, v, res->arena);
+        const char *shown = settings_effective(key, shown_value(s, key, res->arena), res->arena);
+        if (shown != NULL)
+            cells[1] = shown;
         return string_result(res, names, 2, cells, 1, err);
     }
     {
@@ -851,7 +965,7 @@ static silt_status add_position(silt_error *err, const char *text, size_t len, u
 silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn each_fn,
                              void *payload, silt_error *err)
 {
-    arena *a = arena_new(NULL, "sql text");
+    arena *a = arena_new(s->arena, "sql text");
     sql_stmt_list *stmts;
     size_t len = strlen(text), idx;
     silt_status rc;

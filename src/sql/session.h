@@ -8,10 +8,15 @@
  * one (binder.c, plan_*.c, source.c) and runs it; a query gives a result
  * whose batches are pulled one at a time.
  *
- * Memory: every statement gets a query arena (a child of nothing, freed
- * with its result); sources register their open files and snapshots as
- * cleanups of that arena, so freeing a result releases everything.
- * Threading: a session is used by one thread at a time.
+ * Memory: arenas form the tree database -> session -> statement: every
+ * statement gets a query arena, a child of the session's, freed with its
+ * result (so results must be freed before their session); sources register
+ * their open files and snapshots as cleanups of that arena, so freeing a
+ * result releases everything. Every statement reserves from the memory
+ * budget of the tree (sql_session_options.parent): SET memory_limit sets
+ * that budget's limit, for every session of the database.
+ * Threading: a session is used by one thread at a time; sessions of one
+ * database may run on different threads.
  */
 #ifndef SILT_SQL_SESSION_H
 #define SILT_SQL_SESSION_H
@@ -35,12 +40,22 @@ typedef struct sql_session_options {
      * name or path with *store wrapped (a fault store taking ownership); NULL = none. */
     silt_status (*wrap_table_store)(io_store **store, void *payload, silt_error *err);
     void *wrap_payload;
+    /*
+     * The arena of the database (a shared arena, arena_new_shared) under
+     * which the session's arena hangs, or NULL for a root. The memory
+     * budget every statement reserves from is arena_budget(parent); with
+     * none the session makes its own (80% of RAM), so a session alone
+     * still has one budget for all its statements.
+     */
+    arena *parent;
 } sql_session_options;
 
-#define SQL_SESSION_OPTIONS_INIT {1, NULL, NULL, NULL, NULL}
+#define SQL_SESSION_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL}
 
 silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err);
 void sql_session_free(sql_session *s);
+/* The budget the session's statements reserve from (never NULL). */
+mem_budget *sql_session_budget(const sql_session *s);
 
 /* Value of a setting (NULL when not set). Keys are case-sensitive as in Spark. */
 const char *sql_session_get(const sql_session *s, const char *key);
@@ -127,8 +142,10 @@ int sql_result_has_rows(const sql_result *res);
 int sql_result_is_text(const sql_result *res);
 /*
  * Next batch (dense, no selection) in *out, or *out = NULL at the end. The
- * batch lives until the next call. For an Arrow export, *owner_out (may be
- * NULL) gets a new arena holding a copy of the batch: the caller owns it.
+ * batch lives until the next call. For an Arrow export,
+ * sql_result_next_owned gives in *owner_out an arena, owned by the caller,
+ * that holds the batch: the root operator's batch arena itself when the
+ * whole batch was made in it (no copy), else a copy of the live rows.
  */
 silt_status sql_result_next(sql_result *res, col_batch **out, silt_error *err);
 silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owner_out,

@@ -182,8 +182,8 @@ const char *settings_meaning(const char *key)
 {
     const char *canon = settings_canonical_key(key);
     if (strcmp(canon, "memory_limit") == 0)
-        return "memory a query may hold before sorts, joins and aggregations spill to disk "
-               "(default 80% of RAM)";
+        return "memory the statements of all connections of the database may hold together "
+               "before sorts, joins and aggregations spill to disk (default 80% of RAM)";
     if (strcmp(canon, "temp_directory") == 0)
         return "directory of spill files, removed when the query ends";
     if (strcmp(canon, "spark.sql.ansi.enabled") == 0)
@@ -191,11 +191,9 @@ const char *settings_meaning(const char *key)
     return NULL;
 }
 
-void settings_apply(engine_ctx *ctx, const char *memory_limit, const char *temp_directory)
+void settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory)
 {
-    int64_t bytes = settings_default_memory_limit();
-    if (memory_limit != NULL)
-        (void)settings_parse_size(memory_limit, &bytes);
-    ctx->mem_limit = bytes;
+    ctx->budget = budget;
+    ctx->mem_limit = budget != NULL ? mem_budget_limit(budget) : settings_default_memory_limit();
     ctx->temp_dir = temp_directory;
 }

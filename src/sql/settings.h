@@ -67,9 +67,11 @@ const char *settings_meaning(const char *key);
 extern const char *const settings_known_keys[];
 
 /*
- * Applies memory_limit and temp_directory (stored values or NULL) to ctx.
- * The values were checked by settings_normalize.
+ * Applies the database's memory budget and temp_directory (stored value or
+ * NULL) to a statement's ctx: the statement reserves from budget and its
+ * own cap is the budget's limit when it starts (memory_limit is one value
+ * per database, as in DuckDB; SET memory_limit changes the budget).
  */
-void settings_apply(engine_ctx *ctx, const char *memory_limit, const char *temp_directory);
+void settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory);
 
 #endif

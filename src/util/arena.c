@@ -6,8 +6,11 @@
  * enough that we never go back to it. Large requests (more than a quarter
  * of the default block) get a block of their own so they waste nothing.
  */
+#define _POSIX_C_SOURCE 200809L
+
 #include "util/arena.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +44,21 @@ struct arena {
     arena_cleanup *cleanups; /* newest first */
     size_t bytes_used;
     int debug_mode; /* every allocation is its own block */
+    pthread_mutex_t *lock; /* shared arenas only */
+    mem_budget *budget;
 };
+
+static void lock_arena(arena *a)
+{
+    if (a != NULL && a->lock != NULL)
+        pthread_mutex_lock(a->lock);
+}
+
+static void unlock_arena(arena *a)
+{
+    if (a != NULL && a->lock != NULL)
+        pthread_mutex_unlock(a->lock);
+}
 
 static int debug_mode_from_env(void)
 {
@@ -61,9 +78,35 @@ arena *arena_new(arena *parent, const char *name)
     a->name = name ? name : "arena";
     a->debug_mode = parent ? parent->debug_mode : debug_mode_from_env();
     if (parent != NULL) {
+        lock_arena(parent);
         a->parent = parent;
         a->next_sibling = parent->first_child;
         parent->first_child = a;
+        unlock_arena(parent);
+    }
+    return a;
+}
+
+arena *arena_new_shared(const char *name)
+{
+    arena *a = arena_new(NULL, name);
+    if (a == NULL)
+        return NULL;
+    pthread_mutexattr_t attr;
+    int ok;
+    a->lock = mem_alloc(sizeof(*a->lock));
+    /* Recursive: a reset frees the children, which unlink under the lock. */
+    ok = a->lock != NULL && pthread_mutexattr_init(&attr) == 0;
+    if (ok) {
+        ok = pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE) == 0 &&
+             pthread_mutex_init(a->lock, &attr) == 0;
+        pthread_mutexattr_destroy(&attr);
+    }
+    if (!ok) {
+        mem_free(a->lock);
+        a->lock = NULL;
+        arena_free(a);
+        return NULL;
     }
     return a;
 }
@@ -71,22 +114,26 @@ arena *arena_new(arena *parent, const char *name)
 static void unlink_from_parent(arena *a)
 {
     arena **link;
-    if (a->parent == NULL)
+    arena *parent = a->parent;
+    if (parent == NULL)
         return;
-    for (link = &a->parent->first_child; *link != NULL; link = &(*link)->next_sibling) {
+    lock_arena(parent);
+    for (link = &parent->first_child; *link != NULL; link = &(*link)->next_sibling) {
         if (*link == a) {
             *link = a->next_sibling;
             break;
         }
     }
     a->parent = NULL;
+    unlock_arena(parent);
 }
 
 static void free_contents(arena *a, int keep_one_block)
 {
     arena_cleanup *cleanup;
     arena_block *block;
-    /* Children first: they may point into our memory from their cleanups. */
+    /* Children first: they may point into our memory from their cleanups.
+     * (A shared arena is freed when no thread uses it any more.) */
     while (a->first_child != NULL)
         arena_free(a->first_child);
     cleanup = a->cleanups;
@@ -119,6 +166,10 @@ void arena_free(arena *a)
         return;
     unlink_from_parent(a);
     free_contents(a, 0);
+    if (a->lock != NULL) {
+        pthread_mutex_destroy(a->lock);
+        mem_free(a->lock);
+    }
     mem_free(a);
 }
 
@@ -126,7 +177,9 @@ void arena_reset(arena *a)
 {
     if (a == NULL)
         return;
+    lock_arena(a);
     free_contents(a, 1);
+    unlock_arena(a);
 }
 
 static arena_block *new_block(size_t cap)
@@ -143,7 +196,7 @@ static arena_block *new_block(size_t cap)
     return block;
 }
 
-void *arena_alloc_aligned(arena *a, size_t size, size_t alignment)
+static void *alloc_aligned(arena *a, size_t size, size_t alignment)
 {
     arena_block *block = a->blocks;
     size_t start;
@@ -182,6 +235,17 @@ void *arena_alloc_aligned(arena *a, size_t size, size_t alignment)
         a->bytes_used += size;
         return fresh->data + start;
     }
+}
+
+void *arena_alloc_aligned(arena *a, size_t size, size_t alignment)
+{
+    void *p;
+    if (a->lock == NULL)
+        return alloc_aligned(a, size, alignment);
+    pthread_mutex_lock(a->lock);
+    p = alloc_aligned(a, size, alignment);
+    pthread_mutex_unlock(a->lock);
+    return p;
 }
 
 void *arena_alloc(arena *a, size_t size) { return arena_alloc_aligned(a, size, ARENA_ALIGN); }
@@ -263,10 +327,44 @@ int arena_on_cleanup(arena *a, arena_cleanup_fn fn, void *payload)
         return 0;
     cleanup->fn = fn;
     cleanup->payload = payload;
+    lock_arena(a);
     cleanup->next = a->cleanups;
     a->cleanups = cleanup;
+    unlock_arena(a);
     return 1;
 }
+
+int arena_owns(const arena *a, const void *p)
+{
+    const arena_block *block;
+    const arena *child;
+    uintptr_t at = (uintptr_t)p;
+    for (block = a->blocks; block != NULL; block = block->next)
+        if (at >= (uintptr_t)block->data && at < (uintptr_t)block->data + block->cap)
+            return 1;
+    for (child = a->first_child; child != NULL; child = child->next_sibling)
+        if (arena_owns(child, p))
+            return 1;
+    return 0;
+}
+
+void arena_detach(arena *a)
+{
+    if (a != NULL)
+        unlink_from_parent(a);
+}
+
+void arena_set_budget(arena *a, mem_budget *budget) { a->budget = budget; }
+
+mem_budget *arena_budget(const arena *a)
+{
+    for (; a != NULL; a = a->parent)
+        if (a->budget != NULL)
+            return a->budget;
+    return NULL;
+}
+
+arena *arena_parent(const arena *a) { return a->parent; }
 
 size_t arena_bytes_used(const arena *a) { return a->bytes_used; }
 

@@ -805,18 +805,95 @@ static void leaf_compact(leaf_data *ld)
     ld->value_pos = 0;
 }
 
+/*
+ * Bytes of whole pages at the start of data[0..len): what can be decoded
+ * before the window must move (0 when the first page is cut off, or its
+ * header does not parse: read_pages then reports a damaged one).
+ */
+static size_t whole_pages(const uint8_t *data, size_t len)
+{
+    size_t pos = 0;
+    while (pos < len) {
+        pq_page_header h;
+        size_t hlen;
+        silt_error scratch = SILT_ERROR_INIT;
+        if (pq_parse_page_header(&h, &hlen, data + pos, len - pos, &scratch) != SILT_OK ||
+            h.compressed_size < 0 || (size_t)h.compressed_size > len - pos - hlen)
+            break;
+        pos += hlen + (size_t)h.compressed_size;
+    }
+    return pos;
+}
+
+/* Reads the file's bytes [from, from + len) of a streaming leaf into its window. */
+static silt_status window_load(pq_reader *r, leaf_data *ld, int64_t from, size_t len,
+                               silt_error *err)
+{
+    buf_truncate(&ld->chunk, 0);
+    SILT_RETURN_IF_ERROR(buf_reserve(&ld->chunk, len, err));
+    SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, from, len, ld->chunk.data, err));
+    ld->chunk.len = len;
+    ld->win_start = from;
+    ld->chunk_pos = 0;
+    ld->win_whole = 0;
+    return SILT_OK;
+}
+
+/* Starts streaming the file's bytes [start, end) of a flat leaf. */
+static silt_status stream_begin(pq_reader *r, leaf_data *ld, int64_t start, int64_t end,
+                                silt_error *err)
+{
+    int64_t len = end - start < PQ_STREAM_WINDOW ? end - start : PQ_STREAM_WINDOW;
+    ld->stream_end = end;
+    ld->streaming = 1;
+    return window_load(r, ld, start, (size_t)len, err);
+}
+
+/*
+ * Moves the window to the first undecoded page when the pages left in it
+ * are not whole, growing it to hold that page when it is larger. Sets
+ * *avail to the bytes read_pages may decode (all that is left at the end).
+ */
+static silt_status window_advance(pq_reader *r, leaf_data *ld, size_t *avail, silt_error *err)
+{
+    const uint8_t *data = (const uint8_t *)ld->chunk.data + ld->chunk_pos;
+    size_t left = ld->chunk.len - ld->chunk_pos, want = PQ_STREAM_WINDOW;
+    int64_t at = ld->win_start + (int64_t)ld->chunk_pos;
+    for (;;) {
+        if (at + (int64_t)left >= ld->stream_end) {
+            *avail = left; /* the end of the chunk is in the window */
+            return SILT_OK;
+        }
+        /* The pages are walked once per window, not once per batch. */
+        if (ld->win_whole <= ld->chunk_pos)
+            ld->win_whole = ld->chunk_pos + whole_pages(data, left);
+        *avail = ld->win_whole - ld->chunk_pos;
+        if (*avail > 0)
+            return SILT_OK;
+        if (left >= want)
+            want = left * 2; /* one page bigger than the window */
+        if ((int64_t)want > ld->stream_end - at)
+            want = (size_t)(ld->stream_end - at);
+        SILT_RETURN_IF_ERROR(window_load(r, ld, at, want, err));
+        data = (const uint8_t *)ld->chunk.data;
+        left = ld->chunk.len;
+    }
+}
+
 silt_status pq_leaf_fill(pq_reader *r, leaf_data *ld, int64_t n, silt_error *err)
 {
-    size_t used;
+    size_t used = 1, avail;
     int64_t need = n + ld->skip_levels;
     if (!ld->streaming || (int64_t)(ld->n_levels - ld->level_pos) >= need)
         return SILT_OK;
     leaf_compact(ld);
-    SILT_RETURN_IF_ERROR(read_pages(r, ld, ld->codec,
-                                    (const uint8_t *)ld->chunk.data + ld->chunk_pos,
-                                    ld->chunk.len - ld->chunk_pos, need,
-                                    ld->chunk_values - ld->levels_done, &used, err));
-    ld->chunk_pos += used;
+    while ((int64_t)ld->n_levels < need && used > 0) {
+        SILT_RETURN_IF_ERROR(window_advance(r, ld, &avail, err));
+        SILT_RETURN_IF_ERROR(read_pages(r, ld, ld->codec,
+                                        (const uint8_t *)ld->chunk.data + ld->chunk_pos, avail,
+                                        need, ld->chunk_values - ld->levels_done, &used, err));
+        ld->chunk_pos += used;
+    }
     if ((int64_t)ld->n_levels < need)
         return err_set(err, SILT_CORRUPT, "column chunk holds %lld values but its metadata says "
                        "%lld", (long long)(ld->levels_done + (int64_t)ld->n_levels),
@@ -865,12 +942,8 @@ silt_status pq_leaf_load(pq_reader *r, leaf_data *ld, const pq_row_group *rg, si
         len += r->file->data_end - (start + len) < r->file->chunk_padding
                    ? r->file->data_end - (start + len) : r->file->chunk_padding;
         if (ld->v->max_rep == 0 && cm->num_values == rg->num_rows) {
-            /* Flat: keep the compressed chunk, decode pages as batches need them. */
-            SILT_RETURN_IF_ERROR(buf_reserve(&ld->chunk, (size_t)len, err));
-            SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, start, (size_t)len, ld->chunk.data,
-                                                 err));
-            ld->chunk.len = (size_t)len;
-            ld->streaming = 1;
+            /* Flat: a window of the compressed chunk, pages decoded as batches need them. */
+            SILT_RETURN_IF_ERROR(stream_begin(r, ld, start, start + len, err));
             ld->codec = cm->codec;
             ld->chunk_values = cm->num_values;
             return SILT_OK;
@@ -1050,11 +1123,7 @@ silt_status pq_leaf_load_range(pq_reader *r, leaf_data *ld, const pq_row_group *
         if (rc != SILT_OK)
             return rc;
     }
-    SILT_RETURN_IF_ERROR(buf_reserve(&ld->chunk, (size_t)(rp.end - rp.first), err));
-    SILT_RETURN_IF_ERROR(io_file_read_at(r->file->io, rp.first, (size_t)(rp.end - rp.first),
-                                         ld->chunk.data, err));
-    ld->chunk.len = (size_t)(rp.end - rp.first);
-    ld->streaming = 1;
+    SILT_RETURN_IF_ERROR(stream_begin(r, ld, rp.first, rp.end, err));
     ld->codec = cm->codec;
     ld->chunk_values = rp.end_row - rp.first_row;
     ld->skip_levels = lo - rp.first_row;

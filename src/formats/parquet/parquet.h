@@ -12,10 +12,11 @@
  * which must outlive it. A pq_file is read-only once open: several readers
  * (in several threads) may share it; one reader is used by one thread. Batches and their vectors live in the arena passed
  * to pq_reader_next and stay valid until that arena is reset. Peak memory of
- * a reader is about one row group's projected columns compressed, plus the
- * pages being decoded for the next batch: flat columns (no arrays or maps
- * above them) are decoded page by page as batches need them; columns inside
- * arrays or maps are decoded a whole row group at a time.
+ * a reader is about a window (PQ_STREAM_WINDOW, 2 MiB) of each projected
+ * flat column's compressed chunk plus the pages being decoded for the next
+ * batch: flat columns (no arrays or maps above them) are decoded page by
+ * page as batches need them; columns inside arrays or maps are decoded a
+ * whole row group at a time.
  *
  * Type mapping (Parquet physical + logical/converted -> Delta):
  *   BOOLEAN -> boolean; INT32 -> integer, INT(8/16) -> byte/short,
@@ -229,6 +230,13 @@ void pq_reader_row_positions(const pq_reader *reader, int64_t *out);
 /* Data pages decoded so far, and data pages the page filter let the reader skip. */
 size_t pq_reader_pages_read(const pq_reader *reader);
 size_t pq_reader_skipped_pages(const pq_reader *reader);
+/*
+ * Bytes the reader holds now for its leaves (compressed windows, decoded
+ * levels, values and dictionaries not yet handed out), for tests and
+ * accounting: bounded by the projected columns' pages, not by the size of
+ * a row group (PQ_STREAM_WINDOW per flat column).
+ */
+int64_t pq_reader_held_bytes(const pq_reader *reader);
 void pq_reader_free(pq_reader *reader);
 
 #endif

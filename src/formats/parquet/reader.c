@@ -360,6 +360,15 @@ void pq_reader_row_positions(const pq_reader *r, int64_t *out)
 }
 size_t pq_reader_skipped_pages(const pq_reader *r) { return r->pages_skipped; }
 
+int64_t pq_reader_held_bytes(const pq_reader *r)
+{
+    int64_t bytes = 0;
+    size_t idx;
+    for (idx = 0; idx < r->n_leaves; idx++)
+        bytes += pq_leaf_bytes(&r->leaves[idx]);
+    return bytes;
+}
+
 static int row_group_wanted(pq_reader *r, const pq_row_group *rg, silt_error *err, int *nomem)
 {
     pq_leaf_stats *stats;

@@ -14,6 +14,13 @@
 /* A page may not claim more values or bytes than this (hostile headers). */
 #define PQ_MAX_PAGE_VALUES ((int64_t)1 << 26)
 #define PQ_MAX_PAGE_BYTES ((int64_t)1 << 30)
+/*
+ * Compressed bytes of a flat column chunk a reader holds at once (a larger
+ * page gets a window of its own size): a 128 MiB row group is read 2 MiB
+ * at a time per column instead of whole, so a scan's memory is bounded by
+ * its projected columns, not by its writer's row-group size.
+ */
+#define PQ_STREAM_WINDOW ((int64_t)2 << 20)
 
 /* One projected node of the output (a possibly pruned copy of a vnode). */
 typedef struct rnode {
@@ -48,13 +55,19 @@ typedef struct leaf_data {
     /* Batch cursor. */
     size_t level_pos, value_pos;
     /*
-     * Streaming (flat leaves, whole chunks): the chunk's compressed bytes
-     * stay here and pages are decoded as batches need rows; levels and
-     * values already handed out are dropped first (levels_done counts them).
+     * Streaming (flat leaves, whole chunks): a window of the chunk's
+     * compressed bytes stays here and pages are decoded as batches need
+     * rows; levels and values already handed out are dropped first
+     * (levels_done counts them). The window holds the file's bytes
+     * [win_start, win_start + chunk.len) of those up to stream_end, at
+     * most PQ_STREAM_WINDOW bytes (or one page when a page is larger), so
+     * that a reader's memory does not grow with its row group's size.
      */
     int streaming;
     buf chunk;
     size_t chunk_pos;
+    int64_t win_start, stream_end;
+    size_t win_whole; /* the window's whole pages end here (0 = not yet walked) */
     int codec;
     int64_t chunk_values; /* levels the chunk holds, from its metadata */
     int64_t levels_done;

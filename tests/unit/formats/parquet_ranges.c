@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "formats/parquet/parquet.h"
+#include "formats/parquet/scan_int.h"
 #include "formats/parquet/thrift.h"
 #include "formats/parquet/writer.h"
 #include "formats/text.h"
@@ -688,4 +689,94 @@ void test_formats_parquet_ranges__page_starts(void)
     pq_file_free(file);
     io_store_free(st);
     mem_free(dir);
+}
+
+/*
+ * A row group of 24 MB of compressed longs (3M rows, one row group, no
+ * dictionary) is read in windows: with pages of 1 MiB the reader never
+ * holds more than a few windows of it; with pages of 3 MiB (larger than a
+ * window) each page gets a window of its own. Every row comes back, whole
+ * or as a row range.
+ */
+static void check_windows(int64_t page_bytes)
+{
+    static const char *const names[] = {"x"};
+    col_field f = {0};
+    pqw_options wo = PQW_OPTIONS_INIT;
+    pqw_writer *w = NULL;
+    pq_file *file = NULL;
+    int64_t total = 3000000, r, expected = 0, base;
+    uint64_t state = 88172645463325252ull;
+    int pass;
+    f.name = names[0];
+    f.type = col_type_primitive(COL_LONG);
+    f.field_id = -1;
+    wo.dictionary = 0;
+    wo.page_bytes = page_bytes;
+    wo.row_group_bytes = (int64_t)1 << 30;
+    char key[64];
+    snprintf(key, sizeof(key), "windows-%lld.parquet", (long long)page_bytes);
+    check_ok(pqw_writer_open(&w, tmp, key, col_type_struct(a, 1, &f), &wo, &err), &err);
+    for (base = 0; base < total; base += 100000) {
+        arena *ba = arena_new(NULL, "rows");
+        col_builder *b;
+        col_batch batch;
+        col_vec *v;
+        check_ok(col_builder_new(&b, ba, f.type, &err), &err);
+        for (r = 0; r < 100000; r++) {
+            state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+            check_ok(col_builder_append_int(b, (int64_t)(state >> 20), &err), &err);
+            expected += (int64_t)(state >> 20) & 0xffff;
+        }
+        check_ok(col_builder_finish(b, &v, &err), &err);
+        memset(&batch, 0, sizeof(batch));
+        batch.schema = col_type_struct(ba, 1, &f);
+        batch.n_rows = 100000;
+        batch.n_cols = 1;
+        batch.cols = &v;
+        check_ok(pqw_writer_write_batch(w, &batch, &err), &err);
+        arena_free(ba);
+    }
+    check_ok(pqw_writer_close(w, NULL, &err), &err);
+    check_ok(pq_file_open(&file, tmp, key, &err), &err);
+    check_int(1, (int64_t)file->meta.n_row_groups);
+    check(file->meta.row_groups[0].columns[0].meta.total_compressed_size > (16 << 20));
+    for (pass = 0; pass < 2; pass++) {
+        pq_read_options ro = PQ_READ_OPTIONS_INIT;
+        pq_reader *reader = NULL;
+        arena *ba = arena_new(NULL, "batches");
+        int64_t rows = 0, sum = 0, held = 0;
+        if (pass == 1) { /* a row range in the middle: pages skipped, then windows */
+            ro.first_row = 1000000;
+            ro.n_rows = total;
+        }
+        check_ok(pq_reader_open(&reader, file, &ro, &err), &err);
+        for (;;) {
+            col_batch *batch;
+            check_ok(pq_reader_next(reader, ba, &batch, &err), &err);
+            if (batch == NULL)
+                break;
+            if (pq_reader_held_bytes(reader) > held)
+                held = pq_reader_held_bytes(reader);
+            for (r = 0; r < batch->n_rows; r++)
+                sum += ((const int64_t *)batch->cols[0]->values)[r] & 0xffff;
+            rows += batch->n_rows;
+            arena_reset(ba);
+        }
+        check_int(pass == 0 ? total : total - 1000000, rows);
+        if (pass == 0)
+            check_int(expected, sum);
+        check(held > 0);
+        if (page_bytes < PQ_STREAM_WINDOW)
+            check(held < 4 * PQ_STREAM_WINDOW);
+        pq_reader_free(reader);
+        arena_free(ba);
+    }
+    pq_file_free(file);
+}
+
+void test_formats_parquet_ranges__large_row_group_is_read_in_windows(void)
+{
+    check_windows((int64_t)1 << 20);
+    check_windows((int64_t)3 << 20);
 }
