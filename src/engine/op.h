@@ -63,6 +63,7 @@ typedef struct engine_op_stats {
     int64_t open_nanos; /* in engine_op_open, children included */
     int64_t next_nanos; /* in engine_op_next, children included */
     int opened;
+    int workers;        /* > 0: the sums of this many workers' copies (op_pipeline.c) */
     const char *notes;  /* its note_fn's lines, taken when it closed (query arena) */
 } engine_op_stats;
 
@@ -81,6 +82,8 @@ struct engine_op {
     engine_op_note_fn note_fn;   /* NULL: none */
     void *note_payload;
     engine_op_stats stats;
+    /* A worker's copy of a parallel chain's operator: the one it copies (its stats add up there). */
+    engine_op *origin;
 };
 
 /* fn(payload) runs every time op is opened, before its children open. */

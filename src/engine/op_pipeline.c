@@ -140,11 +140,33 @@ static silt_status clone_chain(pipe_state *s, engine_ctx *ctx, engine_op *op, ch
 {
     engine_op *child;
     if (op == s->leaf)
-        return engine_op_scan(out, ctx, op->schema, chain_src_next, src, err);
-    SILT_RETURN_IF_ERROR(clone_chain(s, ctx, op->children[0], src, &child, err));
-    if (engine_join_probe_only(op))
-        return engine_join_clone_probe(out, ctx, op, child, err);
-    return engine_op_clone_row_op(out, ctx, op, child, err);
+        SILT_RETURN_IF_ERROR(engine_op_scan(out, ctx, op->schema, chain_src_next, src, err));
+    else {
+        SILT_RETURN_IF_ERROR(clone_chain(s, ctx, op->children[0], src, &child, err));
+        if (engine_join_probe_only(op))
+            SILT_RETURN_IF_ERROR(engine_join_clone_probe(out, ctx, op, child, err));
+        else
+            SILT_RETURN_IF_ERROR(engine_op_clone_row_op(out, ctx, op, child, err));
+    }
+    (*out)->origin = op;
+    return SILT_OK;
+}
+
+/* EXPLAIN ANALYZE: what a worker's copies did, added to the chain's operators they copy. */
+static void fold_stats(engine_op *copy)
+{
+    for (; copy != NULL; copy = copy->n_children > 0 ? copy->children[0] : NULL) {
+        engine_op_stats *to;
+        if (copy->origin == NULL)
+            continue;
+        to = &copy->origin->stats;
+        to->rows_out += copy->stats.rows_out;
+        to->chunks_out += copy->stats.chunks_out;
+        to->open_nanos += copy->stats.open_nanos;
+        to->next_nanos += copy->stats.next_nanos;
+        to->opened |= copy->stats.opened;
+        to->workers++;
+    }
 }
 
 /* The worker's own last step: top-N, or the limited window without its function columns. */
@@ -187,8 +209,11 @@ static void pipe_teardown(pipe_state *s)
     release_rows(s);
     if (s->roots == NULL)
         return;
-    for (w = 0; w < s->width; w++)
+    for (w = 0; w < s->width; w++) {
+        if (s->tops != NULL && s->tops[w] != NULL && s->tops[w]->ctx->analyze)
+            fold_stats(s->tops[w]);
         arena_free(s->roots[w]); /* the worker's operators and rows */
+    }
     s->roots = NULL;
     /* the serial chain is never run: this frees the shared build tables and their memory charge */
     engine_op_close(s->top);

@@ -329,10 +329,16 @@ silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **
 
 /* ---- uncorrelated subqueries (plan_subquery.c) ---- */
 /*
+ * The node reading the value of subquery ast when it was planned already
+ * (the same select item bound again, for ORDER BY or a retried binding),
+ * which then runs once; *out NULL when it was not. IN: arg is the operand.
+ */
+silt_status plan_subquery_bound(binder *b, const sql_expr *ast, expr *arg, expr **out,
+                                silt_error *err);
+/*
  * Registers the plan op of an uncorrelated subquery (ast may be NULL: the
  * planner's own, such as a correlated subquery's value over no rows) and
- * makes *out, the node that reads its value. IN: arg is the operand. The
- * same AST bound twice shares one run.
+ * makes *out, the node that reads its value. IN: arg is the operand.
  */
 silt_status plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast, engine_op *op,
                                expr *arg, int negated, expr **out, silt_error *err);

@@ -142,8 +142,8 @@ static silt_status print_op(explain_ctx *x, const engine_op *op, int depth, int 
 
 /*
  * EXPLAIN ANALYZE: the rows an operator returned and the time spent in it
- * (its children's included, as it pulls them). The copies that workers
- * run of a parallel chain are counted in their parallel operator.
+ * (its children's included, as it pulls them). An operator of a parallel
+ * chain shows the sums of the copies its workers ran.
  */
 static silt_status print_stats(explain_ctx *x, const engine_op *op, const char *tag,
                                silt_error *err)
@@ -151,6 +151,10 @@ static silt_status print_stats(explain_ctx *x, const engine_op *op, const char *
     const engine_op_stats *st = &op->stats;
     if (!st->opened)
         return tag != NULL ? SILT_OK : buf_append_str(x->out, " (not run)", err);
+    if (st->workers > 0)
+        return buf_printf(x->out, err, " (actual rows %lld, %.3f ms, summed over %d workers)",
+                          (long long)st->rows_out,
+                          (double)(st->open_nanos + st->next_nanos) / 1e6, st->workers);
     return buf_printf(x->out, err, " (actual rows %lld, %.3f ms)", (long long)st->rows_out,
                       (double)(st->open_nanos + st->next_nanos) / 1e6);
 }

@@ -795,7 +795,8 @@ static int has_subquery(const sql_expr *e)
  * are rewritten; correlated conjuncts other than equalities (u.fare >
  * t.fare) become the join's condition over both rows (a nested loop when
  * there is no equality). Anything else is left to the binder
- * (uncorrelated subqueries run once and become constants). NOT IN is
+ * (uncorrelated subqueries become nodes computed before the plan runs,
+ * plan_subquery.c). NOT IN is
  * never rewritten: its NULL semantics differ from an anti join.
  */
 static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_expr *c,
@@ -897,7 +898,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     }
     if ((out->n_keys == 0 && out->condition == NULL) ||
         (c->kind == SQL_EXPR_IN_QUERY && n_sub == 0 && row == NULL))
-        return SILT_OK; /* uncorrelated: the binder runs it once */
+        return SILT_OK; /* uncorrelated: a node computed before the plan runs */
     if (local != NULL) {
         engine_op *op;
         if (local->type->id != COL_BOOLEAN)
@@ -932,7 +933,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
  * expression here. A subquery that names outer columns in another way
  * fails with an error saying which shape is not supported (rather than
  * an unresolved column); an uncorrelated one is left to the binder, which
- * runs it once.
+ * plans it as a subquery node run once before the plan (plan_subquery.c).
  */
 
 /* The value of the subquery's item over no rows: its aggregation over an empty input. */

@@ -89,18 +89,6 @@ static silt_status run_all(void *payload, silt_error *err)
     return SILT_OK;
 }
 
-/* The entry of an AST already bound (the same select item bound twice runs once). */
-static bind_subquery *find(binder *b, const sql_expr *ast, const col_type *in_type)
-{
-    bind_subquery *sq;
-    if (ast == NULL)
-        return NULL;
-    for (sq = b->subqueries; sq != NULL; sq = sq->next)
-        if (sq->ast == ast && (in_type == NULL || col_type_equal(sq->in_type, in_type)))
-            return sq;
-    return NULL;
-}
-
 /* The operand of IN coerced as IN coerces it (to its common type with the rows). */
 static silt_status in_operand(binder *b, engine_op *op, expr *arg, expr **out, silt_error *err)
 {
@@ -111,37 +99,55 @@ static silt_status in_operand(binder *b, engine_op *op, expr *arg, expr **out, s
     return SILT_OK;
 }
 
+/* The node reading sq's value; IN: over arg, coerced (*out NULL when sq's rows need another type). */
+static silt_status node_of(binder *b, bind_subquery *sq, expr *arg, expr **out, silt_error *err)
+{
+    const col_type *type = sq->kind == BIND_SQ_SCALAR ? sq->op->schema->fields[0].type
+                                                      : col_type_primitive(COL_BOOLEAN);
+    expr *operand = NULL;
+    *out = NULL;
+    if (sq->kind == BIND_SQ_IN) {
+        SILT_RETURN_IF_ERROR(in_operand(b, sq->op, arg, &operand, err));
+        if (sq->in_type != NULL && !col_type_equal(sq->in_type, operand->type))
+            return SILT_OK;
+        sq->in_type = operand->type;
+    }
+    return expr_subquery(out, b->a, &sq->slot, type, &operand, operand != NULL ? 1 : 0, err);
+}
+
+silt_status plan_subquery_bound(binder *b, const sql_expr *ast, expr *arg, expr **out,
+                                silt_error *err)
+{
+    bind_subquery *sq;
+    *out = NULL;
+    for (sq = b->subqueries; sq != NULL && *out == NULL; sq = sq->next)
+        if (sq->ast == ast)
+            SILT_RETURN_IF_ERROR(node_of(b, sq, arg, out, err));
+    return SILT_OK;
+}
+
 silt_status plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast, engine_op *op,
                                expr *arg, int negated, expr **out, silt_error *err)
 {
-    bind_subquery *sq, **tail;
-    const col_type *type = kind == BIND_SQ_SCALAR ? op->schema->fields[0].type
-                                                  : col_type_primitive(COL_BOOLEAN);
-    expr *operand = NULL;
-    if (kind == BIND_SQ_IN)
-        SILT_RETURN_IF_ERROR(in_operand(b, op, arg, &operand, err));
-    sq = find(b, ast, operand != NULL ? operand->type : NULL);
-    if (sq == NULL) {
-        sq = arena_calloc(b->a, 1, sizeof(*sq));
-        if (sq == NULL)
-            return err_nomem(err);
-        sq->kind = kind;
-        sq->negated = negated;
-        sq->ast = ast;
-        sq->op = op;
-        sq->a = b->a;
-        sq->in_type = operand != NULL ? operand->type : NULL;
-        sq->id = ++b->n_subqueries;
-        sq->line = sq->col = 1;
-        if (ast != NULL && b->text != NULL && ast->pos <= b->text_len)
-            sql_line_col(b->text, b->text_len, ast->pos, &sq->line, &sq->col);
-        for (tail = &b->subqueries; *tail != NULL; tail = &(*tail)->next)
-            ;
-        *tail = sq;
-        if (!b->defer_subqueries)
-            SILT_RETURN_IF_ERROR(sq_run(sq, err));
-    }
-    return expr_subquery(out, b->a, &sq->slot, type, &operand, operand != NULL ? 1 : 0, err);
+    bind_subquery *sq = arena_calloc(b->a, 1, sizeof(*sq)), **tail;
+    if (sq == NULL)
+        return err_nomem(err);
+    sq->kind = kind;
+    sq->negated = negated;
+    sq->ast = ast;
+    sq->op = op;
+    sq->a = b->a;
+    sq->line = sq->col = 1;
+    if (ast != NULL && b->text != NULL && ast->pos <= b->text_len)
+        sql_line_col(b->text, b->text_len, ast->pos, &sq->line, &sq->col);
+    SILT_RETURN_IF_ERROR(node_of(b, sq, arg, out, err));
+    sq->id = ++b->n_subqueries;
+    for (tail = &b->subqueries; *tail != NULL; tail = &(*tail)->next)
+        ;
+    *tail = sq;
+    if (!b->defer_subqueries)
+        SILT_RETURN_IF_ERROR(sq_run(sq, err));
+    return SILT_OK;
 }
 
 silt_status plan_subqueries_attach(binder *b, plan *p, silt_error *err)

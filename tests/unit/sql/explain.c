@@ -210,3 +210,14 @@ void test_sql_explain__analyze_counts_the_subqueries_it_ran(void)
     check_after(plan, "== Subquery #1", "(actual rows 1, ");
     check_contains(plan, "== Run ==\n1 rows in ");
 }
+
+void test_sql_explain__analyze_sums_what_the_workers_of_a_chain_did(void)
+{
+    const char *plan = explain("ANALYZE SELECT id, v FROM t WHERE p = 2 ORDER BY v DESC LIMIT 5");
+    check_contains(plan, "sort [id, v] (actual rows 5, ");
+    check_after(plan, "top_n (every worker)", "filter (every worker) [id, p, v] (p = 2) (actual "
+                "rows 1033, ");
+    check_contains(plan, "(actual rows 1033, ");
+    check_contains(plan, " workers)");
+    check_after(plan, "scan (every worker)", "summed over ");
+}
