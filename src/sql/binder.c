@@ -22,7 +22,7 @@ silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status cod
     vsnprintf(msg, sizeof(msg), fmt, ap);
     va_end(ap);
     if (b->text != NULL && pos <= b->text_len)
-        sql_line_col(b->text, b->text_len, pos, &line, &col);
+        sql_line_col_memo(b->line_memo, b->text, b->text_len, pos, &line, &col);
     err_set(err, code, "%s (line %d, column %d)", msg, line, col);
     err_position(err, (int64_t)pos, line, col);
     return code;

@@ -1857,7 +1857,7 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         int line = 1, col = 1;
         expr_set_source(*out, bind_column_name(b, ast), ast->pos);
         if (b->text != NULL && ast->pos <= b->text_len) {
-            sql_line_col(b->text, b->text_len, ast->pos, &line, &col);
+            sql_line_col_memo(b->line_memo, b->text, b->text_len, ast->pos, &line, &col);
             expr_set_source_line(*out, line, col);
         }
     }

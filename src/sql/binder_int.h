@@ -17,6 +17,7 @@
 #include "delta/stats.h"
 #include "engine/op.h"
 #include "sql/ast.h"
+#include "sql/lexer.h"
 #include "sql/session.h"
 #include "util/buf.h"
 
@@ -47,6 +48,7 @@ typedef struct sql_setting {
 } sql_setting;
 
 struct sql_session {
+    sql_line_memo line_memo; /* positions in the script being run (reset per script) */
     arena *arena;            /* settings, views: live with the session */
     char *database;
     sql_setting *settings;
@@ -148,6 +150,7 @@ typedef struct binder {
     engine_ctx *ctx;
     const char *text;        /* the statement text (for positions and names) */
     size_t text_len;
+    sql_line_memo *line_memo; /* the session's, for positions in text (may be NULL) */
     bind_cte *ctes;
     scan_note *notes;
     int depth;

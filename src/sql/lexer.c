@@ -42,13 +42,12 @@ static int is_space(unsigned char c)
     return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v';
 }
 
-void sql_line_col(const char *text, size_t len, size_t offset, int *line_out, int *col_out)
+static void line_col_from(const char *text, size_t from, size_t offset, int *line_out,
+                          int *col_out)
 {
-    int line = 1;
-    int col = 1;
-    if (offset > len)
-        offset = len;
-    for (size_t idx = 0; idx < offset; idx++) {
+    int line = *line_out;
+    int col = *col_out;
+    for (size_t idx = from; idx < offset; idx++) {
         unsigned char c = (unsigned char)text[idx];
         if (c == '\n') {
             line++;
@@ -60,6 +59,58 @@ void sql_line_col(const char *text, size_t len, size_t offset, int *line_out, in
     }
     *line_out = line;
     *col_out = col;
+}
+
+void sql_line_col(const char *text, size_t len, size_t offset, int *line_out, int *col_out)
+{
+    *line_out = 1;
+    *col_out = 1;
+    line_col_from(text, 0, offset > len ? len : offset, line_out, col_out);
+}
+
+void sql_line_memo_clear(sql_line_memo *memo)
+{
+    mem_free(memo->line_col);
+    memset(memo, 0, sizeof(*memo));
+}
+
+static int build_line_index(sql_line_memo *memo, const char *text, size_t len)
+{
+    size_t block;
+    int line = 1, col = 1;
+    sql_line_memo_clear(memo);
+    memo->n_blocks = len / SQL_LINE_BLOCK + 1;
+    memo->line_col = mem_alloc(memo->n_blocks * 2 * sizeof(int));
+    if (memo->line_col == NULL) {
+        memo->n_blocks = 0;
+        return 0;
+    }
+    for (block = 0; block < memo->n_blocks; block++) {
+        memo->line_col[2 * block] = line;
+        memo->line_col[2 * block + 1] = col;
+        if (block + 1 < memo->n_blocks)
+            line_col_from(text, block * SQL_LINE_BLOCK, (block + 1) * SQL_LINE_BLOCK, &line, &col);
+    }
+    memo->text = text;
+    memo->len = len;
+    return 1;
+}
+
+void sql_line_col_memo(sql_line_memo *memo, const char *text, size_t len, size_t offset,
+                       int *line_out, int *col_out)
+{
+    size_t block;
+    if (offset > len)
+        offset = len;
+    if (memo == NULL || ((memo->text != text || memo->len != len) &&
+                         !build_line_index(memo, text, len))) {
+        sql_line_col(text, len, offset, line_out, col_out);
+        return;
+    }
+    block = offset / SQL_LINE_BLOCK;
+    *line_out = memo->line_col[2 * block];
+    *col_out = memo->line_col[2 * block + 1];
+    line_col_from(text, block * SQL_LINE_BLOCK, offset, line_out, col_out);
 }
 
 silt_status sql_syntax_error(silt_error *err, const char *text, size_t len, size_t offset,

@@ -111,6 +111,30 @@ const char *sql_tok_kind_name(sql_tok_kind kind);
 void sql_line_col(const char *text, size_t len, size_t offset, int *line_out, int *col_out);
 
 /*
+ * sql_line_col through an index of the text built once: the line and
+ * column at every SQL_LINE_BLOCK-th byte, so a lookup scans less than a
+ * block whatever the order of the offsets (a binder asking for every
+ * expression of a 100,000-statement script rescanned it each time:
+ * quadratic). The memo is rebuilt when the text changes; clear it
+ * (sql_line_memo_clear, which frees the index) before a text is freed, as
+ * a new text may come at the same address.
+ */
+#define SQL_LINE_BLOCK 512
+
+typedef struct sql_line_memo {
+    const char *text;
+    size_t len;
+    size_t n_blocks;
+    int *line_col; /* line, column at offset block * SQL_LINE_BLOCK */
+} sql_line_memo;
+
+#define SQL_LINE_MEMO_INIT {NULL, 0, 0, NULL}
+
+void sql_line_col_memo(sql_line_memo *memo, const char *text, size_t len, size_t offset,
+                       int *line_out, int *col_out);
+void sql_line_memo_clear(sql_line_memo *memo);
+
+/*
  * Sets the Spark-style syntax error "[PARSE_SYNTAX_ERROR] Syntax error at or
  * near 'tok' (line L, column C)" for the token starting at offset (or "end of
  * input"), with the given detail. Returns SILT_PARSE.

@@ -139,7 +139,7 @@ silt_status plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast
     sq->a = b->a;
     sq->line = sq->col = 1;
     if (ast != NULL && b->text != NULL && ast->pos <= b->text_len)
-        sql_line_col(b->text, b->text_len, ast->pos, &sq->line, &sq->col);
+        sql_line_col_memo(b->line_memo, b->text, b->text_len, ast->pos, &sq->line, &sq->col);
     SILT_RETURN_IF_ERROR(node_of(b, sq, arg, out, err));
     sq->id = ++b->n_subqueries;
     for (tail = &b->subqueries; *tail != NULL; tail = &(*tail)->next)

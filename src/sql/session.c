@@ -87,6 +87,7 @@ void sql_session_free(sql_session *s)
     mem_budget *own = s->own_budget;
     catalog_free(s->cat);
     io_store_free(s->warehouse);
+    sql_line_memo_clear(&s->line_memo);
     arena_free(s->arena);
     mem_budget_free(own);
 }
@@ -389,6 +390,7 @@ static void binder_init(binder *b, sql_session *s, sql_result *res, const char *
     b->ctx = &res->ctx;
     b->text = text;
     b->text_len = len;
+    b->line_memo = &s->line_memo;
 }
 
 static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q,
@@ -972,6 +974,7 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
     if (a == NULL)
         return err_nomem(err);
     sql_session_clear_interrupt(s); /* a new call: an earlier request is spent */
+    sql_line_memo_clear(&s->line_memo); /* a new text, maybe at an old address */
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;
@@ -1032,6 +1035,7 @@ silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt
         *out = NULL;
     if (a == NULL)
         return err_nomem(err);
+    sql_line_memo_clear(&s->line_memo); /* a new text, maybe at an old address */
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;

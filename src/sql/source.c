@@ -755,7 +755,7 @@ silt_status source_path(binder *b, const char *format, const char *path, const c
         /* Where the source is named in the statement, as binder errors say. */
         int line = 1, col = 1;
         if (b->text != NULL && pos <= b->text_len)
-            sql_line_col(b->text, b->text_len, pos, &line, &col);
+            sql_line_col_memo(b->line_memo, b->text, b->text_len, pos, &line, &col);
         if (strstr(err->context, path) == NULL)
             err_context(err, "while opening %s source \"%s\" (line %d, column %d)", format, path,
                         line, col);

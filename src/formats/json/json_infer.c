@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "formats/json/json_int.h"
+#include "util/buf.h"
+#include "util/hashmap.h"
 #include "util/mem.h"
 #include "util/time.h"
 
@@ -463,6 +465,37 @@ static silt_status to_col_type(const jtype *t, int drop_null, arena *a, const co
     }
 }
 
+/*
+ * SILT_PARSE when two of the n field names are equal ASCII
+ * case-insensitively; a hash of lower-cased names keeps an object of
+ * 100,000 keys linear (the pairwise check was quadratic).
+ */
+static silt_status check_case_duplicates(const col_field *fields, size_t n, silt_error *err)
+{
+    hashmap seen = HASHMAP_INIT;
+    buf lower = BUF_INIT;
+    silt_status rc = SILT_OK;
+    size_t idx, pos;
+    for (idx = 0; idx < n && rc == SILT_OK; idx++) {
+        void *old = NULL;
+        buf_truncate(&lower, 0);
+        rc = buf_append_str(&lower, fields[idx].name, err);
+        for (pos = 0; rc == SILT_OK && pos < lower.len; pos++)
+            if (lower.data[pos] >= 'A' && lower.data[pos] <= 'Z')
+                lower.data[pos] = (char)(lower.data[pos] - 'A' + 'a');
+        if (rc == SILT_OK)
+            rc = hashmap_put(&seen, lower.data, lower.len, (void *)&fields[idx], &old, err);
+        if (rc == SILT_OK && old != NULL)
+            rc = err_set(err, SILT_PARSE,
+                         "could not infer a JSON schema: column \"%s\" appears twice (column "
+                         "names are case-insensitive)",
+                         fields[idx].name);
+    }
+    hashmap_clear(&seen);
+    buf_clear(&lower);
+    return rc;
+}
+
 silt_status json_infer_schema(const json_infer *inf, arena *a, const col_type **out,
                               silt_error *err)
 {
@@ -497,13 +530,7 @@ silt_status json_infer_schema(const json_infer *inf, arena *a, const col_type **
             fields[n++] = *f;
     }
     /* Spark's analyzer refuses two columns whose names differ only in case. */
-    for (size_t idx = 0; idx + 1 < n; idx++)
-        for (size_t other = idx + 1; other < n; other++)
-            if (str_casecmp(fields[idx].name, fields[other].name) == 0)
-                return err_set(err, SILT_PARSE,
-                               "could not infer a JSON schema: column \"%s\" appears twice "
-                               "(column names are case-insensitive)",
-                               fields[other].name);
+    SILT_RETURN_IF_ERROR(check_case_duplicates(fields, n, err));
     *out = col_type_struct(a, n, fields);
     return *out ? SILT_OK : err_nomem(err);
 }
