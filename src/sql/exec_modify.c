@@ -1,19 +1,19 @@
 /*
  * exec_modify.c - DELETE and UPDATE as engine pipelines over a target scan
- * that carries row identity, into the Delta modify sink (docs/dml.md).
+ * whose rows carry their file, into the Delta modify sink (docs/dml.md).
  *
  * Two passes, as Spark's copy-on-write:
  *   1. find: the candidate files (after partition and stats pruning) are
  *      scanned in parallel morsels, one per file, each row tagged with its
- *      file; a parallel aggregation counts per file the rows WHERE holds
+ *      file; a sink on every worker counts per file the rows WHERE holds
  *      for and all rows. A file with no match is left alone; a file whose
  *      every row a DELETE removes goes without a rewrite.
  *   2. rewrite: the touched files are scanned again, one morsel per file,
- *      under a projection that gives each row's new values (UPDATE: CASE
- *      WHEN where THEN value ELSE column END; DELETE: the row) and whether
- *      it matched. Every worker's copy of the chain feeds the modify sink,
- *      which writes the rows that stay, in their file's order, through the
- *      worker's own Delta writer (delta/modify.h).
+ *      under a projection that adds whether WHERE holds. Every worker's copy
+ *      of the chain feeds the modify sink, which drops the matched rows
+ *      (DELETE) or evaluates the SET values over the matched rows only and
+ *      puts them back at their rows (UPDATE), and writes the rows, in their
+ *      file's order, through the worker's own Delta writer (delta/modify.h).
  * Files the stats prove fully matched skip pass 1 (a DELETE drops them
  * unread when their row count is known).
  */
@@ -26,7 +26,12 @@
 #include "sql/exec.h"
 #include "util/time.h"
 
-/* ---- the target scan: table columns, _row_index (position in file), _file (file index) */
+/*
+ * ---- the target scan: the table's columns and _file (the row's file, by index into the
+ * snapshot). Copy-on-write DELETE and UPDATE need no row positions (a file's rows reach one
+ * worker in order); MERGE's join and deletion vectors will add them with the scan's
+ * row_index_column.
+ */
 
 typedef struct target_scan {
     io_store *store;
@@ -53,15 +58,13 @@ static silt_status target_schema(arena *a, const col_type *table, const col_type
                                  silt_error *err)
 {
     size_t n = table->n_fields;
-    col_field *fields = arena_calloc(a, n + 2, sizeof(col_field));
+    col_field *fields = arena_calloc(a, n + 1, sizeof(col_field));
     if (fields == NULL)
         return err_nomem(err);
     memcpy(fields, table->fields, sizeof(col_field) * n);
-    fields[n].name = "_row_index";
+    fields[n].name = "_file";
     fields[n].type = col_type_primitive(COL_LONG);
-    fields[n + 1].name = "_file";
-    fields[n + 1].type = col_type_primitive(COL_LONG);
-    *out = col_type_struct(a, n + 2, fields);
+    *out = col_type_struct(a, n + 1, fields);
     return *out ? SILT_OK : err_nomem(err);
 }
 
@@ -107,7 +110,6 @@ static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena 
         *cursor = 1;
         delta_scan_free(ts->scans[m]);
         ts->scans[m] = NULL;
-        so.row_index_column = "_row_index";
         SILT_RETURN_IF_ERROR(delta_scan_open(&ts->scans[m], ts->store, &ts->one[m], &so, err));
     }
     if (ts->scans[m] == NULL)
