@@ -23,12 +23,16 @@ With --threads 1,2 it then times silt alone on 1 and on 2 threads (`silt sql
 an UPDATE and a DELETE that rewrite every file (id % 10 = 0 / = 1), with the
 speed-up of 2 threads over 1 per statement. On a loaded machine the wall
 speed-up says little; CPU seconds show whether the second thread added work.
+--perf-split also records each run with `perf record -e task-clock` and prints
+the CPU time of its busiest thread: one thread's total over the busiest
+thread's time on 2 is the speed-up an idle machine would show (the critical
+path), whatever the load.
 
 A benchmark, never a test: nothing fails on a time.
 
     .peers/venv/bin/python bench/merge_bench.py [--silt build-rel/silt]
         [--rows 10000000] [--source-rows 1000000] [--dir /tmp/silt-mbench]
-        [--threads 1,2] [--no-duckdb]
+        [--threads 1,2] [--perf-split] [--no-duckdb]
 """
 import argparse
 import json
@@ -103,6 +107,20 @@ def silt_sql(silt, text, threads=None):
     return run_measured([silt, "sql", "--format", "csv", *flags, text])
 
 
+def busiest_thread_ms(silt, text, threads, d):
+    """CPU ms of the run's busiest thread and of all its threads, from perf's task-clock
+    samples per thread (`perf report -s pid` sorts by thread)."""
+    data = os.path.join(d, "split.perf")
+    subprocess.run(["perf", "record", "-q", "-e", "task-clock", "-o", data, silt, "sql",
+                    "--threads", str(threads), text], check=True, capture_output=True)
+    rep = subprocess.run(["perf", "report", "-i", data, "-s", "pid", "--stdio", "-n",
+                          "-F", "sample,pid"], check=True, capture_output=True, text=True).stdout
+    counts = [int(line.split()[0]) for line in rep.splitlines()
+              if line.strip() and not line.startswith("#")]
+    rate = 4000.0  # perf's default sampling frequency: a task-clock sample is 0.25 ms
+    return max(counts) / rate * 1000, sum(counts) / rate * 1000
+
+
 def thread_scaling(args, target, source, counts):
     """Each statement on a fresh copy of target, once per thread count; prints a table."""
     steps = [
@@ -127,6 +145,18 @@ def thread_scaling(args, target, source, counts):
                   % (name, n, secs, cpu, rss, " ".join(out.split()[1:])))
         if 1 in walls and 2 in walls:
             print("| %s | 2 over 1 | %.2fx | | | |" % (name, walls[1] / walls[2]))
+        if args.perf_split:
+            busy = {}
+            for n in counts:
+                shutil.rmtree(copy, ignore_errors=True)
+                shutil.copytree(target, copy)
+                busy[n], total = busiest_thread_ms(args.silt, text.replace("{t}", copy), n,
+                                                   args.dir)
+                print("| %s | %d | busiest thread %.0f ms of %.0f ms CPU | | | |"
+                      % (name, n, busy[n], total))
+            if 1 in busy and 2 in busy:
+                print("| %s | 2 over 1 | %.2fx (critical path) | | | |"
+                      % (name, busy[1] / busy[2]))
     shutil.rmtree(copy, ignore_errors=True)
 
 
@@ -137,6 +167,8 @@ def main():
     ap.add_argument("--source-rows", type=int, default=1_000_000)
     ap.add_argument("--dir", default="/tmp/silt-mbench")
     ap.add_argument("--threads", default="", help="e.g. 1,2: silt alone on these thread counts")
+    ap.add_argument("--perf-split", action="store_true",
+                    help="with --threads: the busiest thread's CPU time, from perf")
     ap.add_argument("--no-duckdb", action="store_true", help="skip the DuckDB comparison")
     args = ap.parse_args()
     d = args.dir

@@ -1,19 +1,19 @@
 /*
  * exec_modify.c - DELETE and UPDATE as engine pipelines over a target scan
- * that carries row identity, into the Delta modify sink (docs/dml.md).
+ * whose rows carry their file, into the Delta modify sink (docs/dml.md).
  *
  * Two passes, as Spark's copy-on-write:
  *   1. find: the candidate files (after partition and stats pruning) are
  *      scanned in parallel morsels, one per file, each row tagged with its
- *      file; a parallel aggregation counts per file the rows WHERE holds
+ *      file; a sink on every worker counts per file the rows WHERE holds
  *      for and all rows. A file with no match is left alone; a file whose
  *      every row a DELETE removes goes without a rewrite.
  *   2. rewrite: the touched files are scanned again, one morsel per file,
- *      under a projection that gives each row's new values (UPDATE: CASE
- *      WHEN where THEN value ELSE column END; DELETE: the row) and whether
- *      it matched. Every worker's copy of the chain feeds the modify sink,
- *      which writes the rows that stay, in their file's order, through the
- *      worker's own Delta writer (delta/modify.h).
+ *      under a projection that adds whether WHERE holds. Every worker's copy
+ *      of the chain feeds the modify sink, which drops the matched rows
+ *      (DELETE) or evaluates the SET values over the matched rows only and
+ *      puts them back at their rows (UPDATE), and writes the rows, in their
+ *      file's order, through the worker's own Delta writer (delta/modify.h).
  * Files the stats prove fully matched skip pass 1 (a DELETE drops them
  * unread when their row count is known).
  */
@@ -26,7 +26,12 @@
 #include "sql/exec.h"
 #include "util/time.h"
 
-/* ---- the target scan: table columns, _row_index (position in file), _file (file index) */
+/*
+ * ---- the target scan: the table's columns and _file (the row's file, by index into the
+ * snapshot). Copy-on-write DELETE and UPDATE need no row positions (a file's rows reach one
+ * worker in order); MERGE's join and deletion vectors will add them with the scan's
+ * row_index_column.
+ */
 
 typedef struct target_scan {
     io_store *store;
@@ -53,15 +58,13 @@ static silt_status target_schema(arena *a, const col_type *table, const col_type
                                  silt_error *err)
 {
     size_t n = table->n_fields;
-    col_field *fields = arena_calloc(a, n + 2, sizeof(col_field));
+    col_field *fields = arena_calloc(a, n + 1, sizeof(col_field));
     if (fields == NULL)
         return err_nomem(err);
     memcpy(fields, table->fields, sizeof(col_field) * n);
-    fields[n].name = "_row_index";
+    fields[n].name = "_file";
     fields[n].type = col_type_primitive(COL_LONG);
-    fields[n + 1].name = "_file";
-    fields[n + 1].type = col_type_primitive(COL_LONG);
-    *out = col_type_struct(a, n + 2, fields);
+    *out = col_type_struct(a, n + 1, fields);
     return *out ? SILT_OK : err_nomem(err);
 }
 
@@ -107,7 +110,6 @@ static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena 
         *cursor = 1;
         delta_scan_free(ts->scans[m]);
         ts->scans[m] = NULL;
-        so.row_index_column = "_row_index";
         SILT_RETURN_IF_ERROR(delta_scan_open(&ts->scans[m], ts->store, &ts->one[m], &so, err));
     }
     if (ts->scans[m] == NULL)
@@ -163,40 +165,146 @@ static silt_status target_op(binder *b, target_scan *ts, engine_op **out, silt_e
     return SILT_OK;
 }
 
+/* ---- the workers' own engine contexts ------------------------------------------------- */
+
+/*
+ * Expressions the sinks evaluate run on the workers: each gets a copy of the statement's
+ * context with a root arena of its own (arenas are not thread-safe) and an equal share of
+ * the memory the statement has left, as the engine's pipelines do.
+ */
+typedef struct worker_ctxs {
+    engine_ctx *ctx;
+    arena **scratch; /* per worker: reset per batch */
+    size_t width;
+} worker_ctxs;
+
+static void worker_ctxs_free(void *p)
+{
+    worker_ctxs *wc = p;
+    size_t w;
+    for (w = 0; w < wc->width; w++) {
+        arena_free(wc->ctx[w].query_arena);
+        wc->ctx[w].query_arena = NULL;
+    }
+}
+
+static silt_status worker_ctxs_new(binder *b, size_t width, worker_ctxs **out, silt_error *err)
+{
+    worker_ctxs *wc = arena_calloc(b->a, 1, sizeof(*wc));
+    size_t w;
+    if (wc == NULL || (wc->ctx = arena_calloc(b->a, width, sizeof(engine_ctx))) == NULL ||
+        (wc->scratch = arena_calloc(b->a, width, sizeof(arena *))) == NULL ||
+        arena_on_cleanup(b->a, worker_ctxs_free, wc) == 0)
+        return err_nomem(err);
+    for (w = 0; w < width; w++) {
+        wc->ctx[w] = *b->ctx;
+        wc->ctx[w].pool = NULL;
+        wc->ctx[w].mem_used = 0;
+        if (b->ctx->mem_limit > 0) {
+            int64_t left = b->ctx->mem_limit - b->ctx->mem_used;
+            wc->ctx[w].mem_limit = left > (int64_t)width ? left / (int64_t)width : 1;
+        }
+        wc->ctx[w].query_arena = arena_new(NULL, "modify worker");
+        if (wc->ctx[w].query_arena == NULL)
+            return err_nomem(err);
+        wc->width = w + 1;
+        wc->scratch[w] = arena_new(wc->ctx[w].query_arena, "modify batch");
+        if (wc->scratch[w] == NULL)
+            return err_nomem(err);
+    }
+    *out = wc;
+    return SILT_OK;
+}
+
+/* Whether the row matched: WHERE itself (a null is no match, match_mask says so). */
+static silt_status matched_expr(binder *b, const dml_job *job, expr **out, silt_error *err)
+{
+    if (job->pred == NULL)
+        return expr_lit_bool(out, b->a, 1, err);
+    *out = (expr *)job->pred;
+    return SILT_OK;
+}
+
+/* The chain of both passes: the target scan under [table columns, matched, _file]. */
+static silt_status target_chain(binder *b, const dml_job *job, target_scan *ts, engine_op **out,
+                                silt_error *err)
+{
+    size_t n = job->snap->schema->n_fields, col;
+    expr **e = arena_calloc(b->a, n + 2, sizeof(expr *));
+    engine_op *scan;
+    if (e == NULL)
+        return err_nomem(err);
+    for (col = 0; col < n; col++)
+        SILT_RETURN_IF_ERROR(expr_column(&e[col], b->a, (int64_t)col,
+                                         job->snap->schema->fields[col].type, err));
+    SILT_RETURN_IF_ERROR(matched_expr(b, job, &e[n], err));
+    SILT_RETURN_IF_ERROR(expr_column(&e[n + 1], b->a, (int64_t)ts->schema->n_fields - 1,
+                                     col_type_primitive(COL_LONG), err));
+    SILT_RETURN_IF_ERROR(target_op(b, ts, &scan, err));
+    return engine_op_project(out, b->ctx, scan, e, NULL, n + 2, err);
+}
+
+/* Per row of b: matched (out), their count. */
+static int64_t match_mask(const col_batch *b, size_t n_cols, uint8_t *match)
+{
+    const col_vec *flag = b->cols[n_cols];
+    const int8_t *v = flag->values;
+    int64_t row, n = 0;
+    for (row = 0; row < b->n_rows; row++) {
+        match[row] = (uint8_t)(v[row] != 0 && vec_is_valid(flag, row));
+        n += match[row];
+    }
+    return n;
+}
+
 /* ---- pass 1: rows matched per file ---------------------------------------------------- */
 
 typedef struct file_counts {
-    int64_t *match, *rows; /* per snapshot file; -1 = not counted */
+    int64_t *match, *rows; /* per snapshot file */
 } file_counts;
+
+typedef struct count_sink {
+    file_counts *fc;
+    size_t n_cols, n_files;
+    worker_ctxs *wc;
+} count_sink;
+
+/* A batch comes from one file (one morsel), which one worker reads: its counters are its own. */
+static silt_status count_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
+{
+    count_sink *cs = arg;
+    uint8_t *match;
+    int64_t f;
+    if (worker >= cs->wc->width || b->n_rows == 0)
+        return worker >= cs->wc->width ? err_set(err, SILT_INVALID, "count sink: worker %zu",
+                                                 worker)
+                                       : SILT_OK;
+    f = vec_get_int(b->cols[cs->n_cols + 1], 0);
+    if (f < 0 || (size_t)f >= cs->n_files)
+        return err_set(err, SILT_INVALID, "a DML scan row names file %lld", (long long)f);
+    arena_reset(cs->wc->scratch[worker]);
+    if ((match = arena_alloc(cs->wc->scratch[worker], (size_t)b->n_rows)) == NULL)
+        return err_nomem(err);
+    cs->fc->match[f] += match_mask(b, cs->n_cols, match);
+    cs->fc->rows[f] += b->n_rows;
+    return SILT_OK;
+}
 
 static silt_status count_matches(binder *b, const dml_job *job, const size_t *files, size_t n,
                                  file_counts *fc, silt_error *err)
 {
     target_scan *ts;
-    engine_agg aggs[2];
-    expr *key;
-    col_batch *res = NULL;
-    int64_t row;
+    engine_op *top;
+    count_sink cs;
     if (n == 0)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(target_scan_new(b, &ts, job->store, job->snap, files, n, err));
-    SILT_RETURN_IF_ERROR(expr_column(&key, b->a, (int64_t)ts->schema->n_fields - 1,
-                                     col_type_primitive(COL_LONG), err));
-    memset(aggs, 0, sizeof(aggs));
-    aggs[0].kind = AGG_COUNT_STAR;
-    aggs[0].filter = (expr *)job->pred;
-    aggs[1].kind = AGG_COUNT_STAR;
-    SILT_RETURN_IF_ERROR(engine_parallel_agg(b->ctx, ts->schema, target_morsel, ts, n, NULL,
-                                             &key, NULL, 1, aggs, 2, b->a, &res, err));
-    for (row = 0; row < res->n_rows; row++) {
-        int64_t f = vec_get_int(res->cols[0], row);
-        if (f < 0 || (size_t)f >= job->snap->n_files)
-            return err_set(err, SILT_INVALID, "pass 1 of %s counted file %lld",
-                           job->update ? "UPDATE" : "DELETE", (long long)f);
-        fc->match[f] = vec_get_int(res->cols[1], row);
-        fc->rows[f] = vec_get_int(res->cols[2], row);
-    }
-    return SILT_OK;
+    SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
+    cs.fc = fc;
+    cs.n_cols = job->snap->schema->n_fields;
+    cs.n_files = job->snap->n_files;
+    SILT_RETURN_IF_ERROR(worker_ctxs_new(b, engine_chain_width(top), &cs.wc, err));
+    return engine_run_chain(top, count_batch, &cs, err);
 }
 
 /* ---- pass 2: the modify sink ---------------------------------------------------------- */
@@ -204,10 +312,9 @@ static silt_status count_matches(binder *b, const dml_job *job, const size_t *fi
 typedef struct modify_sink {
     const dml_job *job;
     delta_modify *m;
-    size_t n_cols;   /* table columns */
-    int cdc;         /* the projection also gives the assigned columns' old values */
-    arena **scratch; /* per worker */
-    size_t width;
+    size_t n_cols; /* table columns */
+    int cdc;
+    worker_ctxs *wc;
 } modify_sink;
 
 static col_batch *table_part(arena *a, const col_batch *b, size_t n_cols)
@@ -220,105 +327,125 @@ static col_batch *table_part(arena *a, const col_batch *b, size_t n_cols)
     return t;
 }
 
-/* UPDATE's preimage: the written rows with the assigned columns' old values. */
-static silt_status preimage(const modify_sink *ms, arena *a, const col_batch *b, col_batch **out,
-                            silt_error *err)
+/* patch_column for a flat fixed-width column: a copy of old, the matched rows overwritten. */
+static silt_status patch_fixed(arena *a, const col_vec *old, const col_vec *upd,
+                               const uint8_t *match, int64_t n_rows, size_t width,
+                               col_vec **out, silt_error *err)
 {
-    col_batch *pre = table_part(a, b, ms->n_cols);
-    size_t col, k = ms->n_cols + 1;
-    if (pre == NULL || (pre->cols = arena_calloc(a, ms->n_cols + 1, sizeof(col_vec *))) == NULL)
-        return err_nomem(err);
-    for (col = 0; col < ms->n_cols; col++)
-        pre->cols[col] = ms->job->values[col] != NULL ? b->cols[k++] : b->cols[col];
-    *out = pre;
+    col_vec *dst;
+    int64_t row, k = 0;
+    SILT_RETURN_IF_ERROR(vec_new(&dst, a, old->type, n_rows, err));
+    memcpy(dst->values, old->values, width * (size_t)n_rows);
+    for (row = 0; row < n_rows; row++) {
+        if (!match[row]) {
+            if (!vec_is_valid(old, row))
+                vec_set_null(dst, row);
+            continue;
+        }
+        if (vec_is_valid(upd, k))
+            memcpy((char *)dst->values + width * (size_t)row,
+                   (const char *)upd->values + width * (size_t)k, width);
+        else
+            vec_set_null(dst, row);
+        k++;
+    }
+    *out = dst;
     return SILT_OK;
+}
+
+/*
+ * Column old with the matched rows (match, in order) replaced by the rows of upd: both in
+ * one vector, then gathered in the file's order. Any type, nested ones included.
+ */
+static silt_status patch_column(arena *a, const col_vec *old, const col_vec *upd,
+                                const uint8_t *match, int64_t n_rows, col_vec **out,
+                                silt_error *err)
+{
+    vec_accum acc;
+    col_vec *both;
+    int64_t *idx = arena_alloc(a, sizeof(int64_t) * (size_t)(n_rows ? n_rows : 1));
+    int64_t row, k = 0;
+    size_t width = col_type_value_width(old->type->id);
+    if (idx == NULL)
+        return err_nomem(err);
+    if (width > 0 && !col_type_is_nested(old->type->id) && old->dictionary == NULL &&
+        upd->dictionary == NULL && old->children == NULL && upd->type->id == old->type->id)
+        return patch_fixed(a, old, upd, match, n_rows, width, out, err);
+    vec_accum_init(&acc, a, old->type);
+    SILT_RETURN_IF_ERROR(vec_accum_add(&acc, old, NULL, old->length, err));
+    SILT_RETURN_IF_ERROR(vec_accum_add(&acc, upd, NULL, upd->length, err));
+    SILT_RETURN_IF_ERROR(vec_accum_finish(&acc, &both, err));
+    for (row = 0; row < n_rows; row++)
+        idx[row] = match[row] ? n_rows + k++ : row;
+    return vec_gather(out, a, both, idx, n_rows, err);
+}
+
+/*
+ * UPDATE: the SET values are evaluated over the matched rows only (as Spark, an
+ * expression that would fail on another row does not run there) and put back at
+ * their rows, so the file keeps its order.
+ */
+static silt_status update_batch(modify_sink *ms, size_t worker, arena *a, col_batch *rows,
+                                const uint8_t *match, int64_t n_match, silt_error *err)
+{
+    col_batch *matched, *post, *out;
+    size_t col;
+    if (n_match == 0)
+        return delta_modify_write(ms->m, worker, rows, err);
+    SILT_RETURN_IF_ERROR(col_batch_filter(&matched, a, rows, match, err));
+    post = table_part(a, matched, ms->n_cols);
+    out = table_part(a, rows, ms->n_cols);
+    if (post == NULL || out == NULL ||
+        (post->cols = arena_calloc(a, ms->n_cols + 1, sizeof(col_vec *))) == NULL ||
+        (out->cols = arena_calloc(a, ms->n_cols + 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    for (col = 0; col < ms->n_cols; col++) {
+        const expr *v = ms->job->values[col];
+        post->cols[col] = matched->cols[col];
+        out->cols[col] = rows->cols[col];
+        if (v == NULL)
+            continue;
+        SILT_RETURN_IF_ERROR(expr_eval(v, &ms->wc->ctx[worker], matched, NULL, matched->n_rows,
+                                       a, &post->cols[col], err));
+        SILT_RETURN_IF_ERROR(patch_column(a, rows->cols[col], post->cols[col], match,
+                                          rows->n_rows, &out->cols[col], err));
+    }
+    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, out, err));
+    if (!ms->cdc)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(delta_modify_changes(ms->m, worker, matched, "update_preimage", err));
+    return delta_modify_changes(ms->m, worker, post, "update_postimage", err);
 }
 
 static silt_status sink_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
 {
     modify_sink *ms = arg;
-    const col_vec *flag = b->cols[ms->n_cols];
     arena *a;
     uint8_t *match, *keep;
     col_batch *rows, *sel;
-    int64_t row, n_match = 0;
-    if (worker >= ms->width)
-        return err_set(err, SILT_INVALID, "modify sink: worker %zu of %zu", worker, ms->width);
-    a = ms->scratch[worker];
+    int64_t row, n_match;
+    if (worker >= ms->wc->width)
+        return err_set(err, SILT_INVALID, "modify sink: worker %zu of %zu", worker,
+                       ms->wc->width);
+    a = ms->wc->scratch[worker];
     arena_reset(a);
     match = arena_alloc(a, (size_t)b->n_rows + 1);
     keep = arena_alloc(a, (size_t)b->n_rows + 1);
     rows = table_part(a, b, ms->n_cols);
     if (match == NULL || keep == NULL || rows == NULL)
         return err_nomem(err);
-    for (row = 0; row < b->n_rows; row++) {
-        match[row] = vec_is_valid(flag, row) && vec_get_int(flag, row) != 0;
-        keep[row] = !match[row];
-        n_match += match[row];
-    }
+    n_match = match_mask(b, ms->n_cols, match);
     delta_modify_count(ms->m, worker, n_match, b->n_rows - n_match);
-    if (ms->job->update == 0) {
-        SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, keep, err));
-        SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, sel, err));
-        if (!ms->cdc || n_match == 0)
-            return SILT_OK;
-        SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, match, err));
-        return delta_modify_changes(ms->m, worker, sel, "delete", err);
-    }
-    /* UPDATE: every row, updated in place, so the file keeps its order */
-    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, rows, err));
+    if (ms->job->update)
+        return update_batch(ms, worker, a, rows, match, n_match, err);
+    for (row = 0; row < b->n_rows; row++)
+        keep[row] = !match[row];
+    SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, keep, err));
+    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, sel, err));
     if (!ms->cdc || n_match == 0)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(preimage(ms, a, b, &sel, err));
-    SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, sel, match, err));
-    SILT_RETURN_IF_ERROR(delta_modify_changes(ms->m, worker, sel, "update_preimage", err));
     SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, match, err));
-    return delta_modify_changes(ms->m, worker, sel, "update_postimage", err);
-}
-
-/* Whether the row matched: WHERE is true (never null). */
-static silt_status matched_expr(binder *b, const dml_job *job, expr **out, silt_error *err)
-{
-    expr *args[2];
-    if (job->pred == NULL)
-        return expr_lit_bool(out, b->a, 1, err);
-    args[0] = (expr *)job->pred;
-    SILT_RETURN_IF_ERROR(expr_lit_bool(&args[1], b->a, 0, err));
-    return expr_coalesce(out, b->a, args, 2, err);
-}
-
-/* The projection of pass 2: new values, matched, (cdc UPDATE) the assigned columns' old values. */
-static silt_status rewrite_exprs(binder *b, const dml_job *job, int cdc, expr ***out,
-                                 size_t *n_out, silt_error *err)
-{
-    const col_type *schema = job->snap->schema;
-    size_t n = schema->n_fields, col, k;
-    expr **e = arena_calloc(b->a, 2 * n + 2, sizeof(expr *));
-    if (e == NULL)
-        return err_nomem(err);
-    for (col = 0; col < n; col++) {
-        expr *old, *cond;
-        SILT_RETURN_IF_ERROR(expr_column(&old, b->a, (int64_t)col, schema->fields[col].type,
-                                         err));
-        e[col] = old;
-        if (!job->update || job->values[col] == NULL)
-            continue;
-        if (job->pred == NULL) {
-            e[col] = job->values[col];
-            continue;
-        }
-        cond = (expr *)job->pred;
-        SILT_RETURN_IF_ERROR(expr_case(&e[col], b->a, 1, &cond, &job->values[col], old, err));
-    }
-    SILT_RETURN_IF_ERROR(matched_expr(b, job, &e[n], err));
-    k = n + 1;
-    for (col = 0; cdc && job->update && col < n; col++)
-        if (job->values[col] != NULL)
-            SILT_RETURN_IF_ERROR(expr_column(&e[k++], b->a, (int64_t)col,
-                                             schema->fields[col].type, err));
-    *out = e;
-    *n_out = k;
-    return SILT_OK;
+    return delta_modify_changes(ms->m, worker, sel, "delete", err);
 }
 
 static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
@@ -326,9 +453,7 @@ static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
 {
     target_scan *ts;
     modify_sink ms;
-    engine_op *scan, *proj;
-    expr **exprs = NULL;
-    size_t n_exprs = 0, w;
+    engine_op *top;
     if (n == 0)
         return SILT_OK;
     memset(&ms, 0, sizeof(ms));
@@ -337,17 +462,9 @@ static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
     ms.n_cols = job->snap->schema->n_fields;
     ms.cdc = delta_modify_cdc_on(m);
     SILT_RETURN_IF_ERROR(target_scan_new(b, &ts, job->store, job->snap, files, n, err));
-    SILT_RETURN_IF_ERROR(rewrite_exprs(b, job, ms.cdc, &exprs, &n_exprs, err));
-    SILT_RETURN_IF_ERROR(target_op(b, ts, &scan, err));
-    SILT_RETURN_IF_ERROR(engine_op_project(&proj, b->ctx, scan, exprs, NULL, n_exprs, err));
-    ms.width = engine_chain_width(proj);
-    ms.scratch = arena_calloc(b->a, ms.width, sizeof(arena *));
-    if (ms.scratch == NULL)
-        return err_nomem(err);
-    for (w = 0; w < ms.width; w++)
-        if ((ms.scratch[w] = arena_new(b->a, "modify sink")) == NULL)
-            return err_nomem(err);
-    return engine_run_chain(proj, sink_batch, &ms, err);
+    SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
+    SILT_RETURN_IF_ERROR(worker_ctxs_new(b, engine_chain_width(top), &ms.wc, err));
+    return engine_run_chain(top, sink_batch, &ms, err);
 }
 
 /* ---- the statement --------------------------------------------------------------------- */
