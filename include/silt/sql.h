@@ -80,11 +80,12 @@ SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
 SILT_API const char *silt_db_errmsg(const silt_db *db);
 
 /**
- * The structured error of the last call on db (silt_db_open, silt_conn_open,
- * silt_db_set_option): its status (SILT_OK after success), its Spark error
- * class ("" when it has none) and its primary message (without detail,
- * hint and context lines; "" after success). Strings are borrowed until the
- * next call on db. Since 0.1.
+ * The structured error of the last call on db (silt_db_open,
+ * silt_db_set_option; silt_conn_open records only its failures, since
+ * connections may be opened from several threads): its status (SILT_OK
+ * after success), its Spark error class ("" when it has none) and its
+ * primary message (without detail, hint and context lines; "" after
+ * success). Strings are borrowed until the next call on db. Since 0.1.
  */
 SILT_API silt_status silt_db_errcode(const silt_db *db);
 SILT_API const char *silt_db_error_class(const silt_db *db);
