@@ -17,7 +17,12 @@ typedef struct printer {
     buf *out;
     silt_error *err;
     silt_status rc;
+    int depth; /* of pr_expr: a tree deeper than SQL_PRINT_MAX_DEPTH prints "..." below */
 } printer;
+
+/* As deep as binding goes (SQL_BIND_MAX_DEPTH is 400): a flat chain of 100,000 operators
+ * overflowed the stack here (issue 15); the binder refuses such a statement anyway. */
+#define SQL_PRINT_MAX_DEPTH 1000
 
 static void pr(printer *w, const char *fmt, ...) SILT_PRINTF(2, 3);
 
@@ -277,7 +282,20 @@ static void pr_func(printer *w, const sql_expr *e)
     pr(w, ")");
 }
 
+static void pr_expr_node(printer *w, const sql_expr *e);
+
 static void pr_expr(printer *w, const sql_expr *e)
+{
+    if (w->depth >= SQL_PRINT_MAX_DEPTH) {
+        pr(w, "...");
+        return;
+    }
+    w->depth++;
+    pr_expr_node(w, e);
+    w->depth--;
+}
+
+static void pr_expr_node(printer *w, const sql_expr *e)
 {
     static const char *const is_names[] = {"null", "true", "false", "unknown"};
     static const char *const like_names[] = {"like", "ilike", "rlike"};
@@ -1171,14 +1189,14 @@ static void pr_stmt(printer *w, const sql_stmt *s)
 
 silt_status sql_stmt_print(const sql_stmt *stmt, buf *out, silt_error *err)
 {
-    printer w = {out, err, SILT_OK};
+    printer w = {out, err, SILT_OK, 0};
     pr_stmt(&w, stmt);
     return w.rc;
 }
 
 silt_status sql_expr_print(const sql_expr *expr, buf *out, silt_error *err)
 {
-    printer w = {out, err, SILT_OK};
+    printer w = {out, err, SILT_OK, 0};
     pr_expr(&w, expr);
     return w.rc;
 }

@@ -113,42 +113,53 @@ static int is_agg_call(const sql_expr *e)
            e->u.func.name.n_parts == 1 && bind_is_agg_name(func_name(e));
 }
 
-int bind_has_agg(const sql_expr *ast)
+/*
+ * The walks below run before binding, which refuses a tree deeper than
+ * SQL_BIND_MAX_DEPTH ("expression nested too deeply"); they stop at that
+ * depth too, so that a flat chain of 100,000 operators (a tree as deep)
+ * cannot overflow the stack before that error is given (issue 15). What
+ * they answer past it does not matter: the statement is refused.
+ */
+static int has_agg(const sql_expr *ast, int depth)
 {
     const sql_expr *kids[64];
     size_t n, idx;
-    if (ast == NULL)
+    if (ast == NULL || depth > SQL_BIND_MAX_DEPTH)
         return 0;
     if (is_agg_call(ast))
         return 1;
     n = ast_children(ast, kids, 64);
     for (idx = 0; idx < n; idx++)
-        if (bind_has_agg(kids[idx]))
+        if (has_agg(kids[idx], depth + 1))
             return 1;
     return 0;
 }
 
-int bind_has_window(const sql_expr *ast)
+int bind_has_agg(const sql_expr *ast) { return has_agg(ast, 0); }
+
+static int has_window(const sql_expr *ast, int depth)
 {
     const sql_expr *kids[64];
     size_t n, idx;
-    if (ast == NULL)
+    if (ast == NULL || depth > SQL_BIND_MAX_DEPTH)
         return 0;
     if (ast->kind == SQL_EXPR_FUNC && (ast->u.func.over != NULL || ast->u.func.over_name != NULL))
         return 1;
     n = ast_children(ast, kids, 64);
     for (idx = 0; idx < n; idx++)
-        if (bind_has_window(kids[idx]))
+        if (has_window(kids[idx], depth + 1))
             return 1;
     return 0;
 }
 
-silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
-                                 size_t *n, size_t *cap, silt_error *err)
+int bind_has_window(const sql_expr *ast) { return has_window(ast, 0); }
+
+static silt_status find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                   size_t *n, size_t *cap, int depth, silt_error *err)
 {
     const sql_expr *kids[64];
     size_t k, idx;
-    if (ast == NULL)
+    if (ast == NULL || depth > SQL_BIND_MAX_DEPTH)
         return SILT_OK;
     if (ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS) {
         if (*n == *cap) {
@@ -165,32 +176,55 @@ silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr 
     }
     k = ast_children(ast, kids, 64);
     for (idx = 0; idx < k; idx++)
-        SILT_RETURN_IF_ERROR(bind_find_subqueries(b, kids[idx], list, n, cap, err));
+        SILT_RETURN_IF_ERROR(find_subqueries(b, kids[idx], list, n, cap, depth + 1, err));
+    return SILT_OK;
+}
+
+silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                 size_t *n, size_t *cap, silt_error *err)
+{
+    return find_subqueries(b, ast, list, n, cap, 0, err);
+}
+
+static silt_status find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+                                       size_t *n, size_t *cap, int depth, silt_error *err)
+{
+    const sql_expr *kids[64];
+    size_t k, idx;
+    if (ast == NULL || ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS ||
+        ast->kind == SQL_EXPR_IN_QUERY || depth > SQL_BIND_MAX_DEPTH)
+        return SILT_OK;
+    k = ast_children(ast, kids, 64);
+    for (idx = 0; idx < k; idx++)
+        SILT_RETURN_IF_ERROR(is_agg_call(ast)
+                                 ? find_subqueries(b, kids[idx], list, n, cap, depth + 1, err)
+                                 : find_agg_subqueries(b, kids[idx], list, n, cap, depth + 1, err));
     return SILT_OK;
 }
 
 silt_status bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                      size_t *n, size_t *cap, silt_error *err)
 {
-    const sql_expr *kids[64];
-    size_t k, idx;
-    if (ast == NULL || ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS ||
-        ast->kind == SQL_EXPR_IN_QUERY)
-        return SILT_OK;
-    k = ast_children(ast, kids, 64);
-    for (idx = 0; idx < k; idx++)
-        SILT_RETURN_IF_ERROR(is_agg_call(ast) ? bind_find_subqueries(b, kids[idx], list, n, cap, err)
-                                              : bind_find_agg_subqueries(b, kids[idx], list, n,
-                                                                         cap, err));
-    return SILT_OK;
+    return find_agg_subqueries(b, ast, list, n, cap, 0, err);
 }
 
-silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err)
+/*
+ * Bounded like binding itself: past SQL_BIND_MAX_DEPTH levels the set is
+ * "all" (read every column) and the walk stops, and binding the expression
+ * then refuses it as nested too deeply. A flat chain of 100,000 operators is
+ * a tree that deep, which overflowed the stack here before any check ran.
+ */
+static silt_status collect_names(binder *b, const sql_expr *ast, name_set *set, int depth,
+                                 silt_error *err)
 {
     const sql_expr *kids[64];
     size_t n, idx;
     if (ast == NULL || set->all)
         return SILT_OK;
+    if (depth > SQL_BIND_MAX_DEPTH) {
+        set->all = 1;
+        return SILT_OK;
+    }
     if (ast->kind == SQL_EXPR_STAR || ast->kind == SQL_EXPR_EXISTS ||
         ast->kind == SQL_EXPR_IN_QUERY || ast->kind == SQL_EXPR_SUBQUERY) {
         /* A subquery may name outer columns: read them all. */
@@ -216,8 +250,13 @@ silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, si
     if (n == 64)
         set->all = 1; /* too wide to list: read everything */
     for (idx = 0; idx < n; idx++)
-        SILT_RETURN_IF_ERROR(bind_collect_names(b, kids[idx], set, err));
+        SILT_RETURN_IF_ERROR(collect_names(b, kids[idx], set, depth + 1, err));
     return SILT_OK;
+}
+
+silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err)
+{
+    return collect_names(b, ast, set, 0, err);
 }
 
 /* ---------------------------------------------------------------- columns */

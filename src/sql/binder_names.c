@@ -19,7 +19,12 @@ typedef struct namer {
     buf out;
     silt_error err;
     int failed;
+    int depth; /* of name_expr: past NAME_MAX_DEPTH a name ends in "..." (issue 15) */
 } namer;
+
+/* Deeper than binding goes (SQL_BIND_MAX_DEPTH), so no name it keeps is cut; a flat chain of
+ * 100,000 operators overflowed the stack here. */
+#define NAME_MAX_DEPTH 1000
 
 static void put(namer *w, const char *fmt, ...) SILT_PRINTF(2, 3);
 
@@ -193,7 +198,20 @@ static void name_func(namer *w, const sql_expr *e)
         put(w, " OVER %s", e->u.func.over_name);
 }
 
+static void name_expr_node(namer *w, const sql_expr *e);
+
 static void name_expr(namer *w, const sql_expr *e)
+{
+    if (w->depth >= NAME_MAX_DEPTH) {
+        put(w, "...");
+        return;
+    }
+    w->depth++;
+    name_expr_node(w, e);
+    w->depth--;
+}
+
+static void name_expr_node(namer *w, const sql_expr *e)
 {
     size_t idx;
     if (e == NULL)
@@ -316,7 +334,7 @@ static void name_expr(namer *w, const sql_expr *e)
 
 const char *bind_column_name(binder *b, const sql_expr *ast)
 {
-    namer w = {BUF_INIT, SILT_ERROR_INIT, 0};
+    namer w = {BUF_INIT, SILT_ERROR_INIT, 0, 0};
     const char *out;
     name_expr(&w, ast);
     out = w.failed ? "col" : arena_strdup(b->a, buf_cstr(&w.out));

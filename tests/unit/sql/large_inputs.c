@@ -105,3 +105,24 @@ void test_sql_large_inputs__json_object_of_many_keys(void)
     check_int(99999, one_long(sql));
     buf_clear(&text);
 }
+
+/* Issue 15 defect 2: a flat chain of 100,000 operators is a tree as deep; every walk over
+ * it before binding (names, aggregates, subqueries, the printers) overflowed the stack.
+ * It is refused by name, like a chain of 10,000. */
+void test_sql_large_inputs__flat_operator_chains(void)
+{
+    buf text = BUF_INIT;
+    long idx;
+    check_ok(buf_append_str(&text, "SELECT 1", &err), &err);
+    for (idx = 1; idx < N_PIECES; idx++)
+        check_ok(buf_append_str(&text, " + 1", &err), &err);
+    check_fails(SILT_BIND, sql_execute(s, text.data, NULL, &err));
+    check_contains(err.message, "expression nested too deeply");
+    buf_truncate(&text, 0);
+    check_ok(buf_append_str(&text, "SELECT count(*) FROM range(3) WHERE id >= 0", &err), &err);
+    for (idx = 1; idx < N_PIECES; idx++)
+        check_ok(buf_append_str(&text, " AND id >= 0", &err), &err);
+    check_fails(SILT_BIND, sql_execute(s, text.data, NULL, &err));
+    check_contains(err.message, "expression nested too deeply");
+    buf_clear(&text);
+}
