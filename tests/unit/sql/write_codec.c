@@ -141,3 +141,30 @@ void test_sql_write_codec__zstd_level_is_refused(void)
     err_format(&err, msg, sizeof(msg));
     check_contains(msg, "parquet.compression.codec.zstd.level\" is not supported");
 }
+
+/* UPDATE, DELETE and MERGE rewrite files in the session's codec, as Spark's writes do. */
+void test_sql_write_codec__rewrites_take_the_session_codec(void)
+{
+    snprintf(path, sizeof(path), "%s/t_dml", test_tmpdir());
+    snprintf(sql, sizeof(sql), "CREATE TABLE delta.`%s` USING DELTA AS SELECT id, id %% 7 AS v "
+             "FROM range(1000)", path);
+    check_ok(sql_execute(s, sql, NULL, &err), &err);
+    check_int(1, (int64_t)check_codec(PQ_CODEC_SNAPPY, ".snappy"));
+    check_ok(sql_execute(s, "SET spark.sql.parquet.compression.codec = zstd", NULL, &err), &err);
+    snprintf(sql, sizeof(sql), "UPDATE delta.`%s` SET v = 100 WHERE id < 10", path);
+    check_ok(sql_execute(s, sql, NULL, &err), &err);
+    check_int(1, (int64_t)check_codec(PQ_CODEC_ZSTD, ".zstd"));
+    check_ok(sql_execute(s, "SET spark.sql.parquet.compression.codec = gzip", NULL, &err), &err);
+    snprintf(sql, sizeof(sql), "DELETE FROM delta.`%s` WHERE id >= 990", path);
+    check_ok(sql_execute(s, sql, NULL, &err), &err);
+    check_int(1, (int64_t)check_codec(PQ_CODEC_GZIP, ".gz"));
+    check_ok(sql_execute(s, "SET spark.sql.parquet.compression.codec = lz4_raw", NULL, &err),
+             &err);
+    snprintf(sql, sizeof(sql), "MERGE INTO delta.`%s` t USING (SELECT id FROM range(5)) s "
+             "ON t.id = s.id WHEN MATCHED THEN UPDATE SET v = -1", path);
+    check_ok(sql_execute(s, sql, NULL, &err), &err);
+    check_int(1, (int64_t)check_codec(PQ_CODEC_LZ4_RAW, ".lz4raw"));
+    snprintf(sql, sizeof(sql), "SELECT sum(v) + count(*) FROM delta.`%s`", path);
+    /* v: ids 0..4 -1, 5..9 100, 10..989 id % 7; 990 rows */
+    check_int(-5 + 500 + scalar("SELECT sum(id % 7) FROM range(10, 990)") + 990, scalar(sql));
+}
