@@ -92,7 +92,7 @@ typedef struct silt_write_options {
     /**
      * Spark's compression write option: the Parquet codec of the files
      * written, by Spark's name, case-insensitive (none, uncompressed,
-     * snappy, gzip, brotli, lz4, lz4_raw, zstd; lzo is refused). NULL = the
+     * snappy, gzip, lz4, lz4_raw, zstd; lzo and brotli are refused). NULL = the
      * connection's spark.sql.parquet.compression.codec, else snappy. An
      * unknown name fails with Spark's [CODEC_NOT_AVAILABLE...] error.
      * Options version 3: older structs get NULL.

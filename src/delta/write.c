@@ -195,9 +195,12 @@ static silt_status setup_codec(delta_writer *w, const char *name, silt_error *er
         return err_set(err, SILT_INVALID, "[CODEC_NOT_AVAILABLE.WITH_AVAILABLE_CODECS_SUGGESTION] "
                        "The codec %s is not available. Available codecs are %s.", name,
                        pqw_codec_spark_names());
-    if (w->codec == PQW_CODEC_LZO)
-        return err_set(err, SILT_UNSUPPORTED, "Parquet compression codec lzo is not supported "
-                       "by silt; use snappy, zstd, gzip, lz4, lz4_raw, brotli or none");
+    /* Spark names brotli but ships no codec for it (its writes fail, and a brotli file is
+     * one Spark cannot read): refused, as lzo, which silt lacks. */
+    if (w->codec == PQW_CODEC_LZO || w->codec == PQW_CODEC_BROTLI)
+        return err_set(err, SILT_UNSUPPORTED, "Parquet compression codec %s is not supported "
+                       "by silt; use snappy, zstd, gzip, lz4, lz4_raw or none",
+                       w->codec == PQW_CODEC_LZO ? "lzo" : "brotli");
     return SILT_OK;
 }
 

@@ -59,7 +59,7 @@ typedef struct delta_write_options {
      * bounded. The files hold the same rows and statistics either way. */
     tpool *pool;
     /* Spark's Parquet codec name (spark.sql.parquet.compression.codec, case-insensitive:
-     * none, uncompressed, snappy, gzip, brotli, lz4, lz4_raw, zstd); NULL = snappy. */
+     * none, uncompressed, snappy, gzip, lz4, lz4_raw, zstd; lzo and brotli are refused); NULL = snappy. */
     const char *compression;
 } delta_write_options;
 

@@ -32,7 +32,6 @@ CODECS = {
     "gzip": ("GZIP", ".gz"),
     "lz4": ("LZ4", ".lz4"),
     "lz4_raw": ("LZ4_RAW", ".lz4raw"),
-    "brotli": ("BROTLI", ".br"),
     "none": ("UNCOMPRESSED", ""),
     "uncompressed": ("UNCOMPRESSED", ""),
 }
