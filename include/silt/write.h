@@ -89,11 +89,20 @@ typedef struct silt_write_options {
      * version 2: a version 1 struct has no such field and gets NULL.
      */
     const char *user_metadata;
+    /**
+     * Spark's compression write option: the Parquet codec of the files
+     * written, by Spark's name, case-insensitive (none, uncompressed,
+     * snappy, gzip, lz4, lz4_raw, zstd; lzo and brotli are refused). NULL = the
+     * connection's spark.sql.parquet.compression.codec, else snappy. An
+     * unknown name fails with Spark's [CODEC_NOT_AVAILABLE...] error.
+     * Options version 3: older structs get NULL.
+     */
+    const char *compression;
 } silt_write_options;
 
-#define SILT_WRITE_OPTIONS_VERSION 2
+#define SILT_WRITE_OPTIONS_VERSION 3
 #define SILT_WRITE_OPTIONS_INIT {SILT_WRITE_OPTIONS_VERSION, SILT_SAVE_ERROR_IF_EXISTS, 0, 0, \
-                                 NULL, NULL, NULL, 0, NULL}
+                                 NULL, NULL, NULL, 0, NULL, NULL}
 
 /**
  * Writes every record batch of stream into the Delta table target, as one

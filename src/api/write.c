@@ -343,9 +343,10 @@ static silt_status check_one_statement(const char *text, silt_error *err)
 }
 
 /* Session settings a write runs under, restored afterwards. */
-enum { SET_POM, SET_SAVE_MODE, SET_USER_META, N_SETTINGS };
+enum { SET_POM, SET_SAVE_MODE, SET_USER_META, SET_CODEC, N_SETTINGS };
 static const char *const setting_keys[N_SETTINGS] = {
-    "spark.sql.sources.partitionOverwriteMode", SQL_SETTING_SAVE_MODE, SQL_SETTING_USER_METADATA};
+    "spark.sql.sources.partitionOverwriteMode", SQL_SETTING_SAVE_MODE, SQL_SETTING_USER_METADATA,
+    SQL_SETTING_PARQUET_CODEC};
 
 /* Spark's SaveMode names, as history shows them. */
 static const char *save_mode_name(silt_save_mode mode)
@@ -427,6 +428,7 @@ static silt_status write_arrow(silt_conn *conn, const char *target, input *in,
         if (is_path_target(target) && creates_table(o, exists))
             values[SET_SAVE_MODE] = save_mode_name(o->mode);
         values[SET_USER_META] = o->user_metadata;
+        values[SET_CODEC] = o->compression;
         rc = run_bound(conn, in, buf_cstr(&text), values, err);
     }
     if (rc != SILT_OK)
@@ -443,7 +445,8 @@ SILT_API silt_status silt_conn_write_arrow(silt_conn *conn, const char *target,
 {
     static const silt_write_options defaults = SILT_WRITE_OPTIONS_INIT;
     static const size_t sizes[SILT_WRITE_OPTIONS_VERSION] = {
-        offsetof(silt_write_options, user_metadata), sizeof(silt_write_options)};
+        offsetof(silt_write_options, user_metadata), offsetof(silt_write_options, compression),
+        sizeof(silt_write_options)};
     silt_error err = SILT_ERROR_INIT;
     silt_write_options o;
     input in;

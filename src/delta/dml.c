@@ -143,9 +143,11 @@ static silt_status pass_file(dml_ctx *ctx, const delta_file *file, int rewrite,
 
 static silt_status ensure_writer(dml_ctx *ctx, silt_error *err)
 {
+    delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
     if (ctx->w != NULL)
         return SILT_OK;
-    return delta_write_open(&ctx->w, ctx->store, ctx->snap, ctx->snap->schema, NULL, err);
+    wo.compression = ctx->opts->compression;
+    return delta_write_open(&ctx->w, ctx->store, ctx->snap, ctx->snap->schema, &wo, err);
 }
 
 /* Writes one batch through the writer, relabelled with the table schema the writer expects. */

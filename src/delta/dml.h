@@ -66,10 +66,11 @@ typedef struct delta_dml_options {
      * the whole table was read. */
     delta_file_filter_fn read_predicate;
     void *read_predicate_payload;
+    const char *compression; /* codec of the rewritten files (delta_write_options) */
 } delta_dml_options;
 
 #define DELTA_DML_OPTIONS_INIT                                                                    \
-    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL}
 
 typedef struct delta_dml_metrics {
     int64_t num_removed_files, num_added_files;
@@ -177,9 +178,10 @@ typedef struct delta_merge_spec {
     size_t hold_bytes;
     const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
     int64_t retry_timeout_ms; /* delta_txn_set_retry_timeout_ms; 0 = the default */
+    const char *compression;  /* codec of the written files (delta_write_options) */
 } delta_merge_spec;
 
-#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0}
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL}
 
 typedef struct delta_merge_metrics {
     int64_t num_source_rows;

@@ -318,6 +318,7 @@ static silt_status ensure_writer(merge_ctx *ctx, silt_error *err)
         return SILT_OK;
     /* With an evolved schema the writer appends the new columns and gives the new metadata. */
     wo.merge_schema = ctx->schema != ctx->snap->schema;
+    wo.compression = ctx->spec->compression;
     return delta_write_open(&ctx->w, ctx->store, ctx->snap, ctx->schema, &wo, err);
 }
 

@@ -107,9 +107,12 @@ silt_status delta_modify_write(delta_modify *m, size_t worker, const col_batch *
     SILT_RETURN_IF_ERROR(worker_of(m, worker, &mw, err));
     SILT_RETURN_IF_ERROR(as_table_rows(m, rows, &b, err));
     /* each worker its own writer, encoding on its own thread (no pool) */
-    if (mw->w == NULL)
-        SILT_RETURN_IF_ERROR(delta_write_open(&mw->w, m->store, m->snap, m->snap->schema, NULL,
+    if (mw->w == NULL) {
+        delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
+        wo.compression = m->o.compression;
+        SILT_RETURN_IF_ERROR(delta_write_open(&mw->w, m->store, m->snap, m->snap->schema, &wo,
                                               err));
+    }
     return delta_write_batch(mw->w, &b, err);
 }
 

@@ -187,6 +187,23 @@ static void setup_sizes(delta_writer *w, const delta_write_options *opts)
     w->n_indexed = delta_stats_indexed_cols(&w->md);
 }
 
+/* The data files' codec: Spark's name, refused as Spark would (or LZO, which silt lacks). */
+static silt_status setup_codec(delta_writer *w, const char *name, silt_error *err)
+{
+    w->codec = name != NULL ? pqw_codec_by_spark_name(name) : PQW_CODEC_SNAPPY;
+    if (w->codec < 0)
+        return err_set(err, SILT_INVALID, "[CODEC_NOT_AVAILABLE.WITH_AVAILABLE_CODECS_SUGGESTION] "
+                       "The codec %s is not available. Available codecs are %s.", name,
+                       pqw_codec_spark_names());
+    /* Spark names brotli but ships no codec for it (its writes fail, and a brotli file is
+     * one Spark cannot read): refused, as lzo, which silt lacks. */
+    if (w->codec == PQW_CODEC_LZO || w->codec == PQW_CODEC_BROTLI)
+        return err_set(err, SILT_UNSUPPORTED, "Parquet compression codec %s is not supported "
+                       "by silt; use snappy, zstd, gzip, lz4, lz4_raw or none",
+                       w->codec == PQW_CODEC_LZO ? "lzo" : "brotli");
+    return SILT_OK;
+}
+
 silt_status delta_write_open(delta_writer **out, io_store *store, const delta_snapshot *snap,
                              const col_type *schema, const delta_write_options *opts,
                              silt_error *err)
@@ -207,6 +224,8 @@ silt_status delta_write_open(delta_writer **out, io_store *store, const delta_sn
     w->store = store;
     w->in_schema = schema;
     rc = w->batch_a ? SILT_OK : err_nomem(err);
+    if (rc == SILT_OK)
+        rc = setup_codec(w, opts->compression, err);
     if (rc == SILT_OK)
         rc = setup_schema(w, snap, schema, opts, err);
     if (rc == SILT_OK)
@@ -246,6 +265,7 @@ silt_status dwrite_open_cdc(delta_writer **out, io_store *store, const delta_sna
     if (w == NULL)
         return err_nomem(err);
     w->cdc = 1;
+    w->codec = PQW_CODEC_SNAPPY;
     w->store = store;
     w->md = snap->metadata;
     w->a = arena_new(NULL, "delta cdc writer");

@@ -58,9 +58,12 @@ typedef struct delta_write_options {
      * queued per partition folder and the folders encoded in parallel, with the queue
      * bounded. The files hold the same rows and statistics either way. */
     tpool *pool;
+    /* Spark's Parquet codec name (spark.sql.parquet.compression.codec, case-insensitive:
+     * none, uncompressed, snappy, gzip, lz4, lz4_raw, zstd; lzo and brotli are refused); NULL = snappy. */
+    const char *compression;
 } delta_write_options;
 
-#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0, 0, NULL}
+#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0, 0, NULL, NULL}
 
 /* What a writer produced. Everything lives in the writer (valid until delta_write_free). */
 typedef struct delta_write_output {

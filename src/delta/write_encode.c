@@ -70,14 +70,16 @@ silt_status dwrite_start_file(delta_writer *w, part_file *pf, silt_error *err)
     if (f == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(delta_uuid_v4(uuid, err));
-    snprintf(name, sizeof(name), "%s-%05d-%s.c000.snappy.parquet", w->cdc ? "cdc" : "part",
-             w->file_seq++ % 100000, uuid);
+    /* Spark's name: the codec's extension before .parquet (part-...c000.zstd.parquet). */
+    snprintf(name, sizeof(name), "%s-%05d-%s.c000%s.parquet", w->cdc ? "cdc" : "part",
+             w->file_seq++ % 100000, uuid, pqw_codec_extension(w->codec));
     f->key = arena_sprintf(w->a, "%s%s%s", w->cdc ? "_change_data/" : "", pf->dir, name);
     if (f->key == NULL)
         return err_nomem(err);
     f->pf = pf;
     SILT_RETURN_IF_ERROR(push_ptr((void ***)&w->files, &w->n_files, &w->cap_files, f, err));
     popts.write_field_ids = w->mode == DPROTO_MAPPING_ID;
+    popts.codec = w->codec;
     SILT_RETURN_IF_ERROR(pqw_writer_open(&f->pw, w->store, f->key, w->file_schema, &popts, err));
     pf->file = f;
     pf->mem_bytes = 0;

@@ -90,6 +90,7 @@ struct delta_writer {
     size_t *data_cols;   /* table columns written into files */
     const col_type *file_schema; /* physical, data columns only */
     int64_t target;
+    int codec; /* PQW_CODEC_* of the data files (delta_write_options.compression) */
     int n_indexed;
     int max_open, n_open;
     hashmap parts; /* dir -> part_file */

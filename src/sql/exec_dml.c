@@ -394,6 +394,7 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.delete_.where, &ev, err));
     o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    o.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
     SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.delete_.where, &ev, &pp, &o, err));
@@ -463,6 +464,7 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     }
     o.predicate_text = where_text(b, stmt, stmt->u.update.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    o.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
     SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.update.where, &ev, &pp, &o, err));

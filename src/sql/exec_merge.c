@@ -808,6 +808,7 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
     mb.b = b;
     mb.stmt = stmt;
     spec.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    spec.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
     SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &spec.retry_timeout_ms, err));
     if (tref->kind != SQL_TABLE_NAMED)
         return bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");

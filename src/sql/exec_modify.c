@@ -579,6 +579,7 @@ silt_status exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metric
     mo.op = job->update ? DELTA_MODIFY_UPDATE : DELTA_MODIFY_DELETE;
     mo.predicate_text = job->o->predicate_text;
     mo.user_metadata = job->o->user_metadata;
+    mo.compression = job->o->compression;
     mo.now_ms = job->o->now_ms;
     mo.now_payload = job->o->now_payload;
     mo.n_workers = b->ctx->pool != NULL ? tpool_width(b->ctx->pool) : 1;

@@ -685,6 +685,7 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     wo.configuration = &conf;
     wo.pool = b->ctx->pool;
     SILT_RETURN_IF_ERROR(session_target_size(b, &conf, &wo.target_file_size, err));
+    wo.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
     SILT_RETURN_IF_ERROR(open_store(b, &t, 1, err));
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, NULL, schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
@@ -1013,6 +1014,7 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     wo.pool = b->ctx->pool;
     SILT_RETURN_IF_ERROR(
         session_target_size(b, &t.snap->metadata.configuration, &wo.target_file_size, err));
+    wo.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));

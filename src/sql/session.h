@@ -80,6 +80,8 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
  * WRITE {mode, partitionBy}, not as CREATE [OR REPLACE] TABLE AS SELECT.
  */
 #define SQL_SETTING_SAVE_MODE "silt.api.saveMode"
+/* Codec of the Parquet files the session's writes produce (Spark's conf; default snappy). */
+#define SQL_SETTING_PARQUET_CODEC "spark.sql.parquet.compression.codec"
 
 /*
  * Interrupt: sql_session_interrupt sets the session's flag, which every

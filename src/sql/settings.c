@@ -20,6 +20,8 @@
 #include <unistd.h>
 
 #include "engine/spill.h"
+#include "formats/parquet/writer.h"
+#include "sql/session.h"
 #include "util/buf.h"
 
 const char *const settings_known_keys[] = {"memory_limit", "temp_directory", NULL};
@@ -133,12 +135,47 @@ static const char *unquote(const char *value, arena *a)
     return value;
 }
 
+/* Hadoop's zstd level conf, as a SET may name it (silt cannot take it: see below). */
+static int is_zstd_level_key(const char *key)
+{
+    return strcmp(key, "parquet.compression.codec.zstd.level") == 0 ||
+           strcmp(key, "spark.hadoop.parquet.compression.codec.zstd.level") == 0;
+}
+
+/*
+ * spark.sql.parquet.compression.codec: Spark's checkValues, case-insensitive,
+ * kept lower-case as Spark's transform does. The zstd level (a Hadoop conf)
+ * is refused by name: silt's writer does not take a level from the session.
+ */
+static silt_status normalize_codec(const char *key, const char *value, arena *a,
+                                   const char **value_out, silt_error *err)
+{
+    char *low;
+    if (is_zstd_level_key(key))
+        return err_set(err, SILT_UNSUPPORTED, "the setting \"%s\" is not supported: silt "
+                       "writes zstd at level 3 (Spark's default)", key);
+    low = (char *)unquote(value, a);
+    if (low == NULL || (low == value && (low = arena_strdup(a, value)) == NULL))
+        return err_nomem(err);
+    for (char *c = low; *c != '\0'; c++)
+        if (*c >= 'A' && *c <= 'Z')
+            *c = (char)(*c - 'A' + 'a');
+    if (pqw_codec_by_spark_name(low) < 0)
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS] The "
+                       "value '%s' in the config \"%s\" is invalid. It should be one of %s.",
+                       low, key, pqw_codec_spark_names());
+    *value_out = low;
+    return SILT_OK;
+}
+
 silt_status settings_normalize(const char *key, const char *value, arena *a,
                                const char **key_out, const char **value_out, silt_error *err)
 {
     const char *canon = settings_canonical_key(key);
     *key_out = key;
     *value_out = value;
+    if (strcmp(key, SQL_SETTING_PARQUET_CODEC) == 0 || is_zstd_level_key(key))
+        return normalize_codec(key, value, a, value_out, err);
     if (canon == key)
         return SILT_OK;
     *key_out = canon;

@@ -969,14 +969,56 @@ silt_status pqw_writer_write_batch(pqw_writer *w, const col_batch *batch, silt_e
     return rc;
 }
 
+/* ---- codec names ---- */
+
+/*
+ * Spark's short names (ParquetCompressionCodec): "none" is UNCOMPRESSED,
+ * "lz4" the deprecated Hadoop-framed LZ4 (parquet-mr's CompressionCodecName.LZ4),
+ * "lz4_raw" LZ4_RAW. The extension is CompressionCodecName.getExtension,
+ * which Spark puts before ".parquet" in a data file's name.
+ */
+static const struct {
+    const char *name;
+    int codec;
+    const char *ext;
+} spark_codecs[] = {
+    {"none", PQW_CODEC_UNCOMPRESSED, ""}, {"uncompressed", PQW_CODEC_UNCOMPRESSED, ""},
+    {"snappy", PQW_CODEC_SNAPPY, ".snappy"}, {"gzip", PQW_CODEC_GZIP, ".gz"},
+    {"lzo", PQW_CODEC_LZO, ".lzo"},          {"brotli", PQW_CODEC_BROTLI, ".br"},
+    {"lz4", PQW_CODEC_LZ4, ".lz4"},          {"zstd", PQW_CODEC_ZSTD, ".zstd"},
+    {"lz4_raw", PQW_CODEC_LZ4_RAW, ".lz4raw"}};
+
+#define N_SPARK_CODECS (sizeof(spark_codecs) / sizeof(spark_codecs[0]))
+
+int pqw_codec_by_spark_name(const char *name)
+{
+    for (size_t idx = 0; name != NULL && idx < N_SPARK_CODECS; idx++)
+        if (str_casecmp(name, spark_codecs[idx].name) == 0)
+            return spark_codecs[idx].codec;
+    return -1;
+}
+
+const char *pqw_codec_spark_names(void)
+{
+    return "none, uncompressed, snappy, gzip, lzo, brotli, lz4, lz4_raw, zstd";
+}
+
+const char *pqw_codec_extension(int codec)
+{
+    for (size_t idx = 1; idx < N_SPARK_CODECS; idx++)
+        if (spark_codecs[idx].codec == codec)
+            return spark_codecs[idx].ext;
+    return "";
+}
+
 /* ---- open, close, abort ---- */
 
 static silt_status check_options(const pqw_options *o, silt_error *err)
 {
-    if (o->codec != PQW_CODEC_UNCOMPRESSED && o->codec != PQW_CODEC_SNAPPY &&
-        o->codec != PQW_CODEC_GZIP && o->codec != PQW_CODEC_ZSTD)
+    if (o->codec < PQW_CODEC_UNCOMPRESSED || o->codec > PQW_CODEC_LZ4_RAW ||
+        o->codec == PQW_CODEC_LZO)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: codec %d is not "
-                       "one of UNCOMPRESSED, SNAPPY, GZIP, ZSTD", o->codec);
+                       "one of UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4, ZSTD, LZ4_RAW", o->codec);
     if (o->row_group_bytes <= 0 || o->page_bytes <= 0 || o->row_group_rows < 0 ||
         o->dictionary_max_bytes < 0 || o->dictionary_max_entries < 0)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: sizes must be "

@@ -48,7 +48,7 @@ typedef struct pqw_writer pqw_writer;
 
 typedef struct pqw_options {
     unsigned version;
-    int codec;                    /* PQW_CODEC_*: SNAPPY (as Spark), ZSTD, GZIP, UNCOMPRESSED */
+    int codec;                    /* PQW_CODEC_*: SNAPPY (as Spark); any but LZO */
     int compression_level;        /* 0 = the codec's default */
     int64_t row_group_bytes;      /* target compressed bytes per row group */
     int64_t row_group_rows;       /* at most this many rows per row group; 0 = no limit */
@@ -112,6 +112,17 @@ void pqw_file_stats_clear(pqw_file_stats *stats);
  * until close or abort). opts may be NULL for the defaults. Errors:
  * SILT_INVALID for options or a schema that cannot be written, SILT_IO.
  */
+/*
+ * Spark's names of the Parquet codecs (spark.sql.parquet.compression.codec,
+ * case-insensitive): the PQW_CODEC_* of name, or -1 when Spark has no such
+ * name. "lzo" maps to PQW_CODEC_LZO, which this writer cannot write.
+ */
+int pqw_codec_by_spark_name(const char *name);
+/* Spark's accepted names, as its error lists them. */
+const char *pqw_codec_spark_names(void);
+/* ".snappy", ".zstd", ... ("" for UNCOMPRESSED): Spark's file name infix. */
+const char *pqw_codec_extension(int codec);
+
 silt_status pqw_writer_open(pqw_writer **out, io_store *store, const char *key,
                             const col_type *schema, const pqw_options *opts, silt_error *err);
 /*

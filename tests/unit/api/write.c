@@ -6,6 +6,7 @@
  * SQL (rows, schema, DESCRIBE HISTORY).
  */
 #define _POSIX_C_SOURCE 200809L
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -608,6 +609,51 @@ void test_api_write__old_options_struct_is_accepted(void)
     check_int(SILT_INVALID, write_sql(path_in("old"), "SELECT 3L AS id",
                                       (const silt_write_options *)v1));
     check_contains(silt_conn_errmsg(conn), "write options have version 0; this library takes "
-                                           "versions 1 to 2");
+                                           "versions 1 to 3");
     free(v1);
+}
+
+/* Data files of the table at dir whose names end in suffix. */
+static int files_ending(const char *dir, const char *suffix)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    int n = 0;
+    size_t ls = strlen(suffix);
+    check(d != NULL);
+    while (d != NULL && (e = readdir(d)) != NULL) {
+        size_t l = strlen(e->d_name);
+        if (strncmp(e->d_name, "part-", 5) == 0 && l > ls && strcmp(e->d_name + l - ls, suffix) == 0)
+            n++;
+    }
+    if (d != NULL)
+        closedir(d);
+    return n;
+}
+
+/* Spark's compression write option: this write's codec only; unknown names are refused. */
+void test_api_write__compression_option(void)
+{
+    silt_write_options o = SILT_WRITE_OPTIONS_INIT;
+    const char *dir = path_in("codec");
+    open_conn(NULL);
+    o.compression = "ZSTD";
+    check_int(SILT_OK, write_sql(dir, "SELECT id FROM range(100)", &o));
+    check_int(1, files_ending(dir, ".c000.zstd.parquet"));
+    o.mode = SILT_SAVE_APPEND;
+    o.compression = NULL; /* the connection's setting again: snappy */
+    check_int(SILT_OK, write_sql(dir, "SELECT id FROM range(100)", &o));
+    check_int(1, files_ending(dir, ".c000.snappy.parquet"));
+    o.compression = "none";
+    check_int(SILT_OK, write_sql(dir, "SELECT id FROM range(100)", &o));
+    check_int(1, files_ending(dir, ".c000.parquet"));
+    o.compression = "zip";
+    check_int(SILT_INVALID, write_sql(dir, "SELECT id FROM range(100)", &o));
+    check_contains(silt_conn_errmsg(conn), "[CODEC_NOT_AVAILABLE.WITH_AVAILABLE_CODECS_SUGGESTION] "
+                                          "The codec zip is not available.");
+    {
+        char q[4200];
+        snprintf(q, sizeof(q), "SELECT count(*) FROM delta.`%s`", dir);
+        check_str("count(1)\n300\n", rows_of(q));
+    }
 }
