@@ -7,6 +7,11 @@
 - banned calls: strcpy, strcat, sprintf, strtok, atoi, gets;
 - raw malloc/calloc/realloc/free only inside src/util/.
 
+The compile enforces the same layering: cmake/SiltLayer.cmake gives each
+layer an include root with only the layers BELOW allows, and
+scripts/check-include-roots.py (ctest check.include_roots) reads BELOW from
+this file to prove that the roots match it and that an upward include fails.
+
 Prints one line per problem and "N passed, M failed" at the end.
 """
 import os
