@@ -62,6 +62,8 @@ void engine_ctx_init(engine_ctx *ctx, arena *query_arena);
 silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, silt_error *err);
 /* Gives back bytes charged before (when the memory is freed). */
 void engine_mem_release(engine_ctx *ctx, int64_t bytes);
+/* Formats a byte count the way memory_limit is written ("1.5 GiB", "512.0 KiB"). */
+void engine_format_bytes(int64_t bytes, char *out, size_t cap);
 
 /* ---- vector helpers (vec.c) ------------------------------------------- */
 
