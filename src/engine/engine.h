@@ -104,6 +104,8 @@ silt_status engine_mem_charge(engine_ctx *ctx, int64_t bytes, const char *what, 
 void engine_mem_release(engine_ctx *ctx, int64_t bytes);
 /* Bytes the query may still charge: the smaller of its own and its budget's room. */
 int64_t engine_mem_free(const engine_ctx *ctx);
+/* Formats a byte count the way memory_limit is written ("1.5 GiB", "512.0 KiB"). */
+void engine_format_bytes(int64_t bytes, char *out, size_t cap);
 
 /* ---- vector helpers (vec.c) ------------------------------------------- */
 

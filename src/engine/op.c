@@ -309,7 +309,7 @@ static silt_status scan_open(engine_op *op, silt_error *err)
     return SILT_OK;
 }
 
-static const engine_op_vtable scan_vt = {"scan", scan_open, scan_next, NULL};
+static const engine_op_vtable scan_vt = {"scan", scan_open, scan_next, NULL, NULL};
 
 silt_status engine_op_scan(engine_op **out, engine_ctx *ctx, const col_type *schema,
                            engine_source_fn fn, void *payload, silt_error *err)
@@ -399,7 +399,7 @@ static silt_status filter_next(engine_op *op, engine_chunk **out, silt_error *er
     }
 }
 
-static const engine_op_vtable filter_vt = {"filter", NULL, filter_next, NULL};
+static const engine_op_vtable filter_vt = {"filter", NULL, filter_next, NULL, NULL};
 
 silt_status engine_op_filter(engine_op **out, engine_ctx *ctx, engine_op *child,
                              const expr *predicate, silt_error *err)
@@ -440,7 +440,7 @@ static silt_status project_next(engine_op *op, engine_chunk **out, silt_error *e
     return SILT_OK;
 }
 
-static const engine_op_vtable project_vt = {"project", NULL, project_next, NULL};
+static const engine_op_vtable project_vt = {"project", NULL, project_next, NULL, NULL};
 
 /* A STRUCT schema from names and types (names NULL: c0, c1, ...). */
 silt_status engine_make_schema(const col_type **out, arena *a, const char *const *names,
@@ -488,7 +488,8 @@ silt_status engine_op_project(engine_op **out, engine_ctx *ctx, engine_op *child
     if (s->exprs == NULL)
         return err_nomem(err);
     s->n_exprs = n_exprs;
-    engine_window_note_project(child, exprs, n_exprs);
+    if (child->vt->note_project != NULL)
+        child->vt->note_project(child, exprs, n_exprs);
     return SILT_OK;
 }
 
@@ -547,7 +548,7 @@ static silt_status limit_next(engine_op *op, engine_chunk **out, silt_error *err
     }
 }
 
-static const engine_op_vtable limit_vt = {"limit", limit_open, limit_next, NULL};
+static const engine_op_vtable limit_vt = {"limit", limit_open, limit_next, NULL, NULL};
 
 silt_status engine_op_limit(engine_op **out, engine_ctx *ctx, engine_op *child, int64_t limit,
                             int64_t offset, silt_error *err)
@@ -596,7 +597,7 @@ static silt_status union_next(engine_op *op, engine_chunk **out, silt_error *err
     return SILT_OK;
 }
 
-static const engine_op_vtable union_vt = {"union_all", union_open, union_next, NULL};
+static const engine_op_vtable union_vt = {"union_all", union_open, union_next, NULL, NULL};
 
 silt_status engine_op_union_all(engine_op **out, engine_ctx *ctx, engine_op **children,
                                 size_t n_children, silt_error *err)
@@ -619,58 +620,13 @@ silt_status engine_op_union_all(engine_op **out, engine_ctx *ctx, engine_op **ch
                                   children, n_children, err);
 }
 
-/* ---- rank limits (WindowGroupLimit) ------------------------------------------------ */
-
-/* Strips casts to wider integral types, which keep a rank's value. */
-static const expr *strip_int_cast(const expr *e)
-{
-    while (e->kind == EXPR_CAST && e->n_args == 1 &&
-           (e->type->id == COL_INT || e->type->id == COL_LONG) &&
-           (e->args[0]->type->id == COL_INT || e->args[0]->type->id == COL_LONG))
-        e = e->args[0];
-    return e;
-}
-
-/*
- * The largest rank a row can have and still pass cmp (rank <op> literal),
- * or -1 when cmp is not of that form. Literal on the left is mirrored.
- */
-static int64_t rank_bound(const expr *cmp, int64_t *col)
-{
-    const expr *l, *r;
-    int op;
-    int64_t v;
-    if (cmp->kind != EXPR_COMPARE || cmp->n_args != 2)
-        return -1;
-    l = strip_int_cast(cmp->args[0]);
-    r = strip_int_cast(cmp->args[1]);
-    op = cmp->op;
-    if (l->kind == EXPR_LITERAL && r->kind == EXPR_COLUMN) {
-        const expr *t = l;
-        l = r;
-        r = t;
-        op = op == EXPR_LT ? EXPR_GT : op == EXPR_LE ? EXPR_GE
-             : op == EXPR_GT ? EXPR_LT : op == EXPR_GE ? EXPR_LE : op;
-    }
-    if (l->kind != EXPR_COLUMN || r->kind != EXPR_LITERAL || r->lit.is_null ||
-        (r->type->id != COL_INT && r->type->id != COL_LONG && r->type->id != COL_SHORT &&
-         r->type->id != COL_BYTE))
-        return -1;
-    v = r->lit.i;
-    *col = l->col_idx;
-    switch (op) {
-    case EXPR_LE:
-    case EXPR_EQ: return v < 0 ? 0 : v;
-    case EXPR_LT: return v <= 0 ? 0 : v - 1;
-    default: return -1;
-    }
-}
+/* ---- column origins (the window's rank limits, op_window.c) -------------------------- */
 
 /*
  * Follows column col of op down through projections (plain column
  * references) and filters to the operator that computes it.
  */
-static engine_op *column_origin(engine_op *op, int64_t *col)
+engine_op *engine_op_column_origin(engine_op *op, int64_t *col)
 {
     for (;;) {
         if (op->vt == &project_vt) {
@@ -689,24 +645,6 @@ static engine_op *column_origin(engine_op *op, int64_t *col)
             return op;
         }
     }
-}
-
-int engine_push_rank_limit(engine_op *top, const expr *pred)
-{
-    int64_t col = -1, k;
-    engine_op *origin;
-    if (pred->kind == EXPR_AND && pred->n_args == 2)
-        return engine_push_rank_limit(top, pred->args[0]) |
-               engine_push_rank_limit(top, pred->args[1]);
-    k = rank_bound(pred, &col);
-    if (k < 0)
-        return 0;
-    origin = column_origin(top, &col);
-    if (origin == NULL || !engine_window_set_limit(origin, col, k))
-        return 0;
-    /* each worker keeps its own top-k per partition; the window keeps the final ones */
-    engine_window_parallel_input(origin);
-    return 1;
 }
 
 /* ---- clones for parallel pipelines ------------------------------------------------ */

@@ -37,6 +37,11 @@ typedef struct engine_op_vtable {
     silt_status (*open)(engine_op *op, silt_error *err);
     silt_status (*next)(engine_op *op, engine_chunk **out, silt_error *err);
     void (*close)(engine_op *op);
+    /*
+     * Optional (NULL): told the expressions of a projection built over op,
+     * so op can leave out the columns nobody reads (the window does).
+     */
+    void (*note_project)(engine_op *op, expr *const *exprs, size_t n_exprs);
 } engine_op_vtable;
 
 /*

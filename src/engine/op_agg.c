@@ -423,7 +423,7 @@ void engine_agg_set_spill_level(engine_op *agg, int level)
     ((hagg_state *)agg->state)->spill_level = level;
 }
 
-static const engine_op_vtable hagg_vt = {"hash_aggregate", hagg_open, hagg_next, hagg_close};
+static const engine_op_vtable hagg_vt = {"hash_aggregate", hagg_open, hagg_next, hagg_close, NULL};
 
 silt_status engine_op_hash_agg(engine_op **out, engine_ctx *ctx, engine_op *child,
                                expr **keys, const char *const *key_names, size_t n_keys,

@@ -34,18 +34,11 @@ int engine_compare_keys(const engine_sort_key *keys, size_t n_keys, col_vec *con
                         int64_t x, col_vec *const *yc, int64_t y);
 
 /*
- * Makes window operator op keep only rows whose ranking function at output
- * column col can be <= k (see engine_push_rank_limit). 0 when op is not a
- * window, col is not a ranking function, or another function of op needs
- * rows past the limit.
+ * Follows column *col of op down through projections (plain column
+ * references) and filters to the operator that computes it, updating *col
+ * (a projection when the column is computed there); NULL when out of range.
  */
-int engine_window_set_limit(engine_op *op, int64_t col, int64_t k);
-/*
- * Called with the expressions of a projection built over op: when op is a
- * window, the child columns they do not read are not gathered into its
- * output (they come out as NULLs), as only that projection reads them.
- */
-void engine_window_note_project(engine_op *op, expr *const *exprs, size_t n_exprs);
+engine_op *engine_op_column_origin(engine_op *op, int64_t *col);
 
 /* Charges bytes to the query for this operator; released by engine_op_close. */
 silt_status engine_op_charge(engine_op *op, int64_t bytes, const char *what, silt_error *err);

@@ -999,7 +999,7 @@ static void join_close(engine_op *op)
     cross_spill_close(s->cross);
 }
 
-static const engine_op_vtable join_vt = {"hash_join", join_open, join_next, join_close};
+static const engine_op_vtable join_vt = {"hash_join", join_open, join_next, join_close, NULL};
 
 void engine_join_set_spill_level(engine_op *join, int level)
 {
@@ -1108,7 +1108,7 @@ static silt_status clone_open(engine_op *op, silt_error *err)
     return SILT_OK;
 }
 
-static const engine_op_vtable clone_vt = {"hash_join", clone_open, join_next, NULL};
+static const engine_op_vtable clone_vt = {"hash_join", clone_open, join_next, NULL, NULL};
 
 silt_status engine_join_clone_probe(engine_op **out, engine_ctx *ctx, engine_op *join,
                                     engine_op *left, silt_error *err)

@@ -306,7 +306,8 @@ static void pagg_close(engine_op *op)
     s->serial = NULL;
 }
 
-static const engine_op_vtable pagg_vt = {"parallel_aggregate", pagg_open, pagg_next, pagg_close};
+static const engine_op_vtable pagg_vt = {"parallel_aggregate", pagg_open, pagg_next, pagg_close,
+                                         NULL};
 
 int engine_parallel_agg_info(const engine_op *op, engine_parallel_info *info)
 {

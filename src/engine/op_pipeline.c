@@ -595,8 +595,9 @@ static silt_status pipe_next(engine_op *op, engine_chunk **out, silt_error *err)
 static void pipe_close(engine_op *op) { pipe_teardown(op->state); }
 
 static const engine_op_vtable agg_vt = {"parallel_pipeline_aggregate", pipe_open, pipe_next,
-                                        pipe_close};
-static const engine_op_vtable collect_vt = {"parallel_pipeline", pipe_open, pipe_next, pipe_close};
+                                        pipe_close, NULL};
+static const engine_op_vtable collect_vt = {"parallel_pipeline", pipe_open, pipe_next, pipe_close,
+                                            NULL};
 
 int engine_pipeline_info(const engine_op *op, engine_parallel_info *info)
 {

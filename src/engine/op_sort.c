@@ -523,7 +523,7 @@ static silt_status sort_next(engine_op *op, engine_chunk **out, silt_error *err)
                                 err);
 }
 
-static const engine_op_vtable sort_vt = {"sort", sort_open, sort_next, NULL};
+static const engine_op_vtable sort_vt = {"sort", sort_open, sort_next, NULL, NULL};
 
 silt_status engine_sort_indices(const engine_sort_key *keys, size_t n_keys, col_vec **cols,
                                 int64_t *idx, int64_t n, arena *a, silt_error *err)

@@ -84,7 +84,7 @@ typedef struct win_state {
      * maps key bytes to partition + 1; dpart[row] is the row's partition,
      * drep[partition] its first row; null_part is the NULL key's (-1: none).
      */
-    /* per child column: 0 = no operator reads it (engine_window_note_project); NULL = all */
+    /* per child column: 0 = no operator reads it (win_note_project); NULL = all */
     uint8_t *used;
     int by_dict;
     hashmap pmap;
@@ -2218,14 +2218,22 @@ static void win_close(engine_op *op)
     drain_parts_reset(s, 0);
 }
 
-static const engine_op_vtable win_vt = {"window", win_open, win_next, win_close};
+static void win_note_project(engine_op *op, expr *const *exprs, size_t n_exprs);
+static const engine_op_vtable win_vt = {"window", win_open, win_next, win_close,
+                                        win_note_project};
 
 void engine_window_set_spill_level(engine_op *win, int level)
 {
     ((win_state *)win->state)->spill_level = level;
 }
 
-int engine_window_set_limit(engine_op *op, int64_t col, int64_t k)
+/*
+ * Makes window operator op keep only rows whose ranking function at output
+ * column col can be <= k (see engine_push_rank_limit). 0 when op is not a
+ * window, col is not a ranking function, or another function of op needs
+ * rows past the limit.
+ */
+static int window_set_limit(engine_op *op, int64_t col, int64_t k)
 {
     win_state *s;
     size_t f;
@@ -2245,6 +2253,71 @@ int engine_window_set_limit(engine_op *op, int64_t col, int64_t k)
     return 1;
 }
 
+/* ---- rank limits (WindowGroupLimit) ------------------------------------------------ */
+
+/* Strips casts to wider integral types, which keep a rank's value. */
+static const expr *strip_int_cast(const expr *e)
+{
+    while (e->kind == EXPR_CAST && e->n_args == 1 &&
+           (e->type->id == COL_INT || e->type->id == COL_LONG) &&
+           (e->args[0]->type->id == COL_INT || e->args[0]->type->id == COL_LONG))
+        e = e->args[0];
+    return e;
+}
+
+/*
+ * The largest rank a row can have and still pass cmp (rank <op> literal),
+ * or -1 when cmp is not of that form. Literal on the left is mirrored.
+ */
+static int64_t rank_bound(const expr *cmp, int64_t *col)
+{
+    const expr *l, *r;
+    int op;
+    int64_t v;
+    if (cmp->kind != EXPR_COMPARE || cmp->n_args != 2)
+        return -1;
+    l = strip_int_cast(cmp->args[0]);
+    r = strip_int_cast(cmp->args[1]);
+    op = cmp->op;
+    if (l->kind == EXPR_LITERAL && r->kind == EXPR_COLUMN) {
+        const expr *t = l;
+        l = r;
+        r = t;
+        op = op == EXPR_LT ? EXPR_GT : op == EXPR_LE ? EXPR_GE
+             : op == EXPR_GT ? EXPR_LT : op == EXPR_GE ? EXPR_LE : op;
+    }
+    if (l->kind != EXPR_COLUMN || r->kind != EXPR_LITERAL || r->lit.is_null ||
+        (r->type->id != COL_INT && r->type->id != COL_LONG && r->type->id != COL_SHORT &&
+         r->type->id != COL_BYTE))
+        return -1;
+    v = r->lit.i;
+    *col = l->col_idx;
+    switch (op) {
+    case EXPR_LE:
+    case EXPR_EQ: return v < 0 ? 0 : v;
+    case EXPR_LT: return v <= 0 ? 0 : v - 1;
+    default: return -1;
+    }
+}
+
+int engine_push_rank_limit(engine_op *top, const expr *pred)
+{
+    int64_t col = -1, k;
+    engine_op *origin;
+    if (pred->kind == EXPR_AND && pred->n_args == 2)
+        return engine_push_rank_limit(top, pred->args[0]) |
+               engine_push_rank_limit(top, pred->args[1]);
+    k = rank_bound(pred, &col);
+    if (k < 0)
+        return 0;
+    origin = engine_op_column_origin(top, &col);
+    if (origin == NULL || !window_set_limit(origin, col, k))
+        return 0;
+    /* each worker keeps its own top-k per partition; the window keeps the final ones */
+    engine_window_parallel_input(origin);
+    return 1;
+}
+
 
 /* Marks the child columns (below n_child) that e reads. */
 static void mark_used(const expr *e, uint8_t *used, size_t n_child)
@@ -2258,7 +2331,8 @@ static void mark_used(const expr *e, uint8_t *used, size_t n_child)
         mark_used(e->args[k], used, n_child);
 }
 
-void engine_window_note_project(engine_op *op, expr *const *exprs, size_t n_exprs)
+/* The window's note_project: the child columns the projection reads. */
+static void win_note_project(engine_op *op, expr *const *exprs, size_t n_exprs)
 {
     win_state *s;
     uint8_t *used;

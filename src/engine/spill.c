@@ -580,18 +580,3 @@ silt_status engine_op_charge_to(engine_op *op, int64_t bytes, const char *what,
     }
     return engine_op_charge(op, delta, what, err);
 }
-
-void engine_format_bytes(int64_t bytes, char *out, size_t cap)
-{
-    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
-    double x = (double)bytes;
-    size_t unit = 0;
-    while (x >= 1024.0 && unit + 1 < sizeof(units) / sizeof(units[0])) {
-        x /= 1024.0;
-        unit++;
-    }
-    if (unit == 0)
-        snprintf(out, cap, "%lld bytes", (long long)bytes);
-    else
-        snprintf(out, cap, "%.1f %s", x, units[unit]);
-}

@@ -88,9 +88,6 @@ int64_t engine_mem_room(const engine_op *op);
 silt_status engine_op_charge_to(engine_op *op, int64_t bytes, const char *what,
                                 silt_error *err);
 
-/* Formats a byte count the way memory_limit is written ("1.5 GiB", "512.0 KiB"). */
-void engine_format_bytes(int64_t bytes, char *out, size_t cap);
-
 /* Deepest recursion of partitioned operators (each level splits 16 ways). */
 #define SPILL_MAX_LEVEL 5
 #define SPILL_PARTITIONS 16

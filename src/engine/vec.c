@@ -6,8 +6,8 @@
  * kernels can clear bits without a branch on "is there a bitmap yet".
  */
 #include "engine/engine.h"
-#include "engine/spill.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/hashmap.h"
@@ -17,6 +17,21 @@ silt_status engine_interrupted(const engine_ctx *ctx, silt_error *err)
 {
     (void)ctx;
     return err_set(err, SILT_INTERRUPTED, "%s", ENGINE_INTERRUPTED_MESSAGE);
+}
+
+void engine_format_bytes(int64_t bytes, char *out, size_t cap)
+{
+    static const char *const units[] = {"bytes", "KiB", "MiB", "GiB", "TiB"};
+    double x = (double)bytes;
+    size_t unit = 0;
+    while (x >= 1024.0 && unit + 1 < sizeof(units) / sizeof(units[0])) {
+        x /= 1024.0;
+        unit++;
+    }
+    if (unit == 0)
+        snprintf(out, cap, "%lld bytes", (long long)bytes);
+    else
+        snprintf(out, cap, "%.1f %s", x, units[unit]);
 }
 
 void engine_ctx_init(engine_ctx *ctx, arena *query_arena)
