@@ -63,6 +63,13 @@ silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error 
 
 /* A JSON string literal of the bytes (canonical escaping: " \\ and controls only). */
 silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err);
+/*
+ * The same as Spark writes it through Jackson: \b \t \n \f \r, other
+ * controls \u00XX in uppercase hex. The one JSON string escaper for what
+ * Spark would write (JSON lines, and the SQL texts and properties in a
+ * commit's operationParameters).
+ */
+silt_status text_spark_json_string(buf *out, const char *s, size_t len, silt_error *err);
 
 /*
  * Dates and timestamps as Spark formats them (show(), CSV, JSON): like
