@@ -16,6 +16,13 @@
 
 #include "util/mem.h"
 
+/*
+ * Deep copies of actions into arena a, for keeping an action beyond the
+ * parse it came from (parsers may hand out actions that live only for one
+ * batch or line).
+ */
+static silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err);
+
 /* The error of a line parse: code + message, the caller adds where. */
 typedef struct parse_ctx {
     arena *a;
@@ -1132,7 +1139,7 @@ silt_status dlog_map_copy(arena *a, const dlog_map *src, dlog_map *dst, silt_err
     return SILT_OK;
 }
 
-silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err)
+static silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err)
 {
     *dst = *src;
     return copy_str(a, src->path_or_inline_dv, &dst->path_or_inline_dv, err);

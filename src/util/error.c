@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+static silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file,
+                               int src_line, const char *fmt, va_list ap);
+
 void err_clear(silt_error *err)
 {
     if (err == NULL)
@@ -20,8 +23,8 @@ void err_clear(silt_error *err)
     err->src_line = 0;
 }
 
-silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file, int src_line,
-                        const char *fmt, va_list ap)
+static silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file,
+                               int src_line, const char *fmt, va_list ap)
 {
     if (err == NULL)
         return code;
