@@ -18,6 +18,13 @@
 #include "util/hashmap.h"
 #include "util/mem.h"
 
+/*
+ * Deep copies of actions into arena a, for keeping an action beyond the
+ * parse it came from (parsers may hand out actions that live only for one
+ * batch or line).
+ */
+static silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err);
+
 /* The error of a line parse: code + message, the caller adds where. */
 /*
  * cJSON holds numbers as doubles, exact only below 2^53. The integers of a
@@ -1287,7 +1294,7 @@ silt_status dlog_map_copy(arena *a, const dlog_map *src, dlog_map *dst, silt_err
     return SILT_OK;
 }
 
-silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err)
+static silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err)
 {
     *dst = *src;
     return copy_str(a, src->path_or_inline_dv, &dst->path_or_inline_dv, err);

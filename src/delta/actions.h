@@ -265,7 +265,6 @@ silt_status dlog_action_to_json(const dlog_action *action, buf *out, silt_error 
  * parse it came from (parsers may hand out actions that live only for one
  * batch or line).
  */
-silt_status dlog_dv_copy(arena *a, const dlog_dv *src, dlog_dv *dst, silt_error *err);
 silt_status dlog_add_copy(arena *a, const dlog_add *src, dlog_add *dst, silt_error *err);
 silt_status dlog_remove_copy(arena *a, const dlog_remove *src, dlog_remove *dst,
                              silt_error *err);

@@ -14,6 +14,7 @@
 #include "delta/scan.h"
 #include "delta/stats.h"
 #include "delta/write_int.h"
+#include "formats/text.h"
 #include "util/time.h"
 
 typedef struct dml_ctx {
@@ -269,14 +270,13 @@ static silt_status process(dml_ctx *ctx, silt_error *err)
 silt_status dwrite_predicate_param(delta_txn *txn, const char *text, silt_error *err)
 {
     buf param = BUF_INIT;
-    silt_status rc = buf_append_str(&param, "[\"", err);
+    silt_status rc = buf_append_char(&param, '[', err);
     if (text == NULL)
         text = "true";
-    for (; rc == SILT_OK && *text; text++)
-        rc = (*text == '"' || *text == '\\') ? buf_printf(&param, err, "\\%c", *text)
-                                             : buf_append_char(&param, *text, err);
     if (rc == SILT_OK)
-        rc = buf_append_str(&param, "\"]", err);
+        rc = text_spark_json_string(&param, text, strlen(text), err);
+    if (rc == SILT_OK)
+        rc = buf_append_char(&param, ']', err);
     if (rc == SILT_OK)
         rc = delta_txn_set_param(txn, "predicate", buf_cstr(&param), err);
     buf_clear(&param);

@@ -24,6 +24,11 @@
 #include "util/mem.h"
 #include "util/time.h"
 
+/* The protocol and metadata the commit leaves the table with. */
+static const dlog_protocol *txn_protocol(const delta_txn *txn);
+
+static const dlog_metadata *txn_metadata(const delta_txn *txn);
+
 /* Pauses between retries: from 1 ms, doubling to at most 100 ms, each
  * taken at random between half and the whole (so that writers who lost
  * together do not come back together). */
@@ -37,14 +42,14 @@ int64_t txn_now_ms(const delta_txn *txn)
     return time_now_micros() / 1000;
 }
 
-const dlog_protocol *txn_protocol(const delta_txn *txn)
+static const dlog_protocol *txn_protocol(const delta_txn *txn)
 {
     if (txn->has_protocol)
         return &txn->protocol;
     return txn->snap ? &txn->snap->protocol : NULL;
 }
 
-const dlog_metadata *txn_metadata(const delta_txn *txn)
+static const dlog_metadata *txn_metadata(const delta_txn *txn)
 {
     if (txn->has_metadata)
         return &txn->metadata;

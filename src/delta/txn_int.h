@@ -56,9 +56,6 @@ struct delta_txn {
 
 /* Milliseconds now, from the transaction's clock. */
 int64_t txn_now_ms(const delta_txn *txn);
-/* The protocol and metadata the commit leaves the table with. */
-const dlog_protocol *txn_protocol(const delta_txn *txn);
-const dlog_metadata *txn_metadata(const delta_txn *txn);
 /* isBlindAppend: only data-changing adds, nothing read, nothing removed. */
 int txn_is_blind_append(const delta_txn *txn);
 

@@ -25,6 +25,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Result type of an aggregate over an argument type (Spark's rules). */
+static const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg);
+
 #define HLL_BITS 9
 
 /* Aggregates that keep every value of their group until finish. */
@@ -42,7 +45,7 @@ static int is_numeric_id(col_type_id id)
 }
 #define HLL_REGS (1 << HLL_BITS)
 
-const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg)
+static const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg)
 {
     col_type_id id = arg ? arg->id : COL_NULL;
     switch (kind) {

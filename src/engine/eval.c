@@ -20,6 +20,18 @@
 #include <stdio.h>
 #include <string.h>
 
+/* Expands a constant into a full vector of n_rows rows. */
+static silt_status ev_materialize(ev_val *val, arena *a, int64_t n_rows, silt_error *err);
+
+/* Evaluates and materializes. */
+static silt_status ev_eval_full(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                                const int32_t *sel, int64_t n_sel, arena *a, col_vec **out,
+                                silt_error *err);
+
+static silt_status ev_eval(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                           const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
+                           silt_error *err);
+
 /* ---- helpers --------------------------------------------------------------- */
 
 #define FOR_SEL(...)                                                                               \
@@ -79,7 +91,7 @@ static void combine_validity(col_vec *out, const ev_val *l, const ev_val *r, int
     out->null_count = touched ? col_validity_count_nulls(out->validity, n_rows) : 0;
 }
 
-silt_status ev_materialize(ev_val *val, arena *a, int64_t n_rows, silt_error *err)
+static silt_status ev_materialize(ev_val *val, arena *a, int64_t n_rows, silt_error *err)
 {
     int64_t *idx;
     int64_t k;
@@ -95,9 +107,9 @@ silt_status ev_materialize(ev_val *val, arena *a, int64_t n_rows, silt_error *er
     return SILT_OK;
 }
 
-silt_status ev_eval_full(const expr *e, engine_ctx *ctx, const col_batch *batch,
-                         const int32_t *sel, int64_t n_sel, arena *a, col_vec **out,
-                         silt_error *err)
+static silt_status ev_eval_full(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                                const int32_t *sel, int64_t n_sel, arena *a, col_vec **out,
+                                silt_error *err)
 {
     ev_val val;
     SILT_RETURN_IF_ERROR(ev_eval(e, ctx, batch, sel, n_sel, a, &val, err));
@@ -1194,8 +1206,9 @@ static silt_status eval_subquery(const expr *e, engine_ctx *ctx, const col_batch
     return ev_eval(e->slot->value, ctx, &args, sel, n_sel, a, out, err);
 }
 
-silt_status ev_eval(const expr *e, engine_ctx *ctx, const col_batch *batch, const int32_t *sel,
-                    int64_t n_sel, arena *a, ev_val *out, silt_error *err)
+static silt_status ev_eval(const expr *e, engine_ctx *ctx, const col_batch *batch,
+                           const int32_t *sel, int64_t n_sel, arena *a, ev_val *out,
+                           silt_error *err)
 {
     switch (e->kind) {
     case EXPR_COLUMN:

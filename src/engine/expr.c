@@ -16,6 +16,8 @@
 
 #include "util/buf.h"
 
+static silt_status expr_nullif(expr **out, arena *a, expr *left, expr *right, silt_error *err);
+
 static expr *node(arena *a, expr_kind kind, const col_type *type, size_t n_args)
 {
     expr *e = arena_calloc(a, 1, sizeof(*e));
@@ -640,7 +642,7 @@ silt_status expr_coalesce(expr **out, arena *a, expr **args, size_t n_args, silt
     return SILT_OK;
 }
 
-silt_status expr_nullif(expr **out, arena *a, expr *left, expr *right, silt_error *err)
+static silt_status expr_nullif(expr **out, arena *a, expr *left, expr *right, silt_error *err)
 {
     expr *eq, *null_lit;
     SILT_RETURN_IF_ERROR(expr_compare(&eq, a, EXPR_EQ, left, right, err));

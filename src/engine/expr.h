@@ -141,7 +141,6 @@ silt_status expr_case(expr **out, arena *a, size_t n_when, expr **conds, expr **
 silt_status expr_case_simple(expr **out, arena *a, expr *operand, size_t n_when, expr **matches,
                              expr **vals, expr *else_val, silt_error *err);
 silt_status expr_coalesce(expr **out, arena *a, expr **args, size_t n_args, silt_error *err);
-silt_status expr_nullif(expr **out, arena *a, expr *left, expr *right, silt_error *err);
 /* CAST(arg AS type); try = 1 for TRY_CAST. Fails with SILT_BIND when Spark forbids the cast. */
 silt_status expr_cast(expr **out, arena *a, expr *arg, const col_type *type, int try_cast,
                       silt_error *err);
@@ -200,14 +199,6 @@ typedef struct ev_val {
     int is_const;
 } ev_val;
 
-silt_status ev_eval(const expr *e, engine_ctx *ctx, const col_batch *batch, const int32_t *sel,
-                    int64_t n_sel, arena *a, ev_val *out, silt_error *err);
-/* Expands a constant into a full vector of n_rows rows. */
-silt_status ev_materialize(ev_val *val, arena *a, int64_t n_rows, silt_error *err);
-/* Evaluates and materializes. */
-silt_status ev_eval_full(const expr *e, engine_ctx *ctx, const col_batch *batch,
-                         const int32_t *sel, int64_t n_sel, arena *a, col_vec **out,
-                         silt_error *err);
 /* Casts the live rows of src (type e->args[0]->type) to e->type (eval_cast.c). */
 silt_status eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, const int32_t *sel,
                       int64_t n_sel, arena *a, col_vec **out, silt_error *err);

@@ -210,9 +210,10 @@ typedef struct engine_agg {
     const char *name;  /* output column name, or NULL */
 } engine_agg;
 
-/* Result type of an aggregate over an argument type (Spark's rules). */
-const col_type *engine_agg_type(arena *a, engine_agg_kind kind, const col_type *arg);
-/* The same, failing with SILT_BIND (naming the aggregate) or SILT_NOMEM. */
+/*
+ * Result type of an aggregate over an argument type (Spark's rules);
+ * SILT_BIND (naming the aggregate) or SILT_NOMEM.
+ */
 silt_status engine_agg_type_checked(const col_type **out, arena *a, engine_agg_kind kind,
                                     const col_type *arg, silt_error *err);
 

@@ -7,6 +7,9 @@
 
 #include "util/mem.h"
 
+/* Adds a validity bitmap (all valid) when there is none. */
+static silt_status col_vec_ensure_validity(col_vec *v, arena *a, silt_error *err);
+
 #define COL_ALIGN 64
 
 static const col_type primitive_types[] = {
@@ -239,7 +242,7 @@ silt_status col_vec_alloc_data(col_vec *v, arena *a, int64_t byte_len, silt_erro
     return SILT_OK;
 }
 
-silt_status col_vec_ensure_validity(col_vec *v, arena *a, silt_error *err)
+static silt_status col_vec_ensure_validity(col_vec *v, arena *a, silt_error *err)
 {
     size_t bytes = (size_t)(v->length + 7) / 8;
     if (v->validity != NULL)

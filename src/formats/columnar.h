@@ -185,8 +185,6 @@ silt_status col_vec_new(col_vec **out, arena *a, const col_type *type, int64_t l
                         int with_validity, silt_error *err);
 /* Allocates `byte_len` bytes of variable-width data for a STRING/BINARY vector. */
 silt_status col_vec_alloc_data(col_vec *v, arena *a, int64_t byte_len, silt_error *err);
-/* Adds a validity bitmap (all valid) when there is none. */
-silt_status col_vec_ensure_validity(col_vec *v, arena *a, silt_error *err);
 /* Marks a row null (allocating the bitmap when needed) and counts it. */
 silt_status col_vec_set_null(col_vec *v, arena *a, int64_t row, silt_error *err);
 /* A vector of `length` nulls of any type (used for columns absent from a file). */

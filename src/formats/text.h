@@ -50,8 +50,6 @@ size_t text_format_float_java(float value, char *out);
 size_t text_format_decimal(col_int128 unscaled, int32_t scale, char *out);
 /* Java's BigDecimal.toString (what Spark's JSON writer prints): "0E-18", "1.5E-7". */
 size_t text_format_decimal_java(col_int128 unscaled, int32_t scale, char *out);
-/* Appends an integer's decimal digits ("-42"), as every text format writes it. */
-silt_status text_append_int(buf *out, int64_t value, silt_error *err);
 /*
  * Appends a non-null boolean (true/false) or integer value, written alike
  * by every text format; *done = 0 (nothing appended) for any other type.
@@ -63,6 +61,13 @@ silt_status text_append_hex(buf *out, const char *bytes, size_t len, silt_error 
 
 /* A JSON string literal of the bytes (canonical escaping: " \\ and controls only). */
 silt_status text_json_string(buf *out, const char *s, size_t len, silt_error *err);
+/*
+ * The same as Spark writes it through Jackson: \b \t \n \f \r, other
+ * controls \u00XX in uppercase hex. The one JSON string escaper for what
+ * Spark would write (JSON lines, and the SQL texts and properties in a
+ * commit's operationParameters).
+ */
+silt_status text_spark_json_string(buf *out, const char *s, size_t len, silt_error *err);
 
 /*
  * Dates and timestamps as Spark formats them (show(), CSV, JSON): like

@@ -352,7 +352,7 @@ silt_status text_jsonl_write_batch(buf *out, const col_batch *batch, silt_error 
  * base64; null fields of structs are left out (ignoreNullFields), nulls in
  * arrays and map values stay.
  */
-static silt_status spark_json_string(buf *out, const char *s, size_t len, silt_error *err)
+silt_status text_spark_json_string(buf *out, const char *s, size_t len, silt_error *err)
 {
     return json_escaped(out, s, len, "0123456789ABCDEF", err);
 }
@@ -403,7 +403,7 @@ static silt_status spark_json_fields(buf *out, const col_field *fields, col_vec 
         if (!first)
             SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
         first = 0;
-        SILT_RETURN_IF_ERROR(spark_json_string(out, fields[idx].name, strlen(fields[idx].name), err));
+        SILT_RETURN_IF_ERROR(text_spark_json_string(out, fields[idx].name, strlen(fields[idx].name), err));
         SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
         SILT_RETURN_IF_ERROR(spark_json_value(out, child, row, err));
     }
@@ -419,7 +419,7 @@ static silt_status spark_json_key(buf *out, const col_vec *keys, int64_t idx, si
     if (keys->type->id == COL_STRING) {
         int32_t str_len;
         const char *str = col_vec_str(keys, idx, &str_len);
-        return spark_json_string(out, str, (size_t)str_len, err);
+        return text_spark_json_string(out, str, (size_t)str_len, err);
     }
     SILT_RETURN_IF_ERROR(text_spark_value(out, keys, idx, err));
     /* The key text was written raw at the end of out; move it into a quoted string. */
@@ -429,7 +429,7 @@ static silt_status spark_json_key(buf *out, const col_vec *keys, int64_t idx, si
         return err_nomem(err);
     memcpy(copy, out->data + start, len);
     buf_truncate(out, start);
-    rc = spark_json_string(out, copy, len, err);
+    rc = text_spark_json_string(out, copy, len, err);
     mem_free(copy);
     return rc;
 }
@@ -475,7 +475,7 @@ static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, sil
         return buf_append(out, text, len, err);
     case COL_STRING:
         str = col_vec_str(v, row, &str_len);
-        return spark_json_string(out, str, (size_t)str_len, err);
+        return text_spark_json_string(out, str, (size_t)str_len, err);
     case COL_BINARY:
         str = col_vec_str(v, row, &str_len);
         return spark_json_base64(out, (const unsigned char *)str, (size_t)str_len, err);

@@ -32,6 +32,9 @@
 
 #include "util/time.h"
 
+/* Appends an integer's decimal digits ("-42"), as every text format writes it. */
+static silt_status text_append_int(buf *out, int64_t value, silt_error *err);
+
 /* value = 0.digits * 10^point, digits without leading or trailing zeros. */
 typedef struct sdigits {
     char digits[24];
@@ -511,7 +514,7 @@ size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits
 }
 
 /* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
-silt_status text_append_int(buf *out, int64_t value, silt_error *err)
+static silt_status text_append_int(buf *out, int64_t value, silt_error *err)
 {
     char text[24], *end = text + sizeof(text), *pos = end;
     uint64_t mag = value < 0 ? (uint64_t)0 - (uint64_t)value : (uint64_t)value;

@@ -363,8 +363,6 @@ silt_status plan_project(binder *b, plan *p, expr **exprs, const char **names, s
 silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err);
 /* ORDER BY / LIMIT / OFFSET of a non-SELECT query, over its output columns. */
 silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err);
-/* One row without columns (SELECT without FROM). */
-silt_status plan_one_row(binder *b, plan *out, silt_error *err);
 /* FROM items joined; conj are the WHERE conjuncts (pushdown and comma-join keys). */
 silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
                       const name_set *want, plan *out, silt_error *err);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "delta/dml.h"
+#include "formats/text.h"
 #include "sql/exec.h"
 #include "util/time.h"
 
@@ -349,21 +350,6 @@ static silt_status commit_metadata(exec_target *t, const dlog_metadata *md, cons
     return rc;
 }
 
-static silt_status json_str(buf *out, const char *s, silt_error *err)
-{
-    SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
-    for (; *s != '\0'; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            SILT_RETURN_IF_ERROR(buf_printf(out, err, "\\%c", ch));
-        else if (ch < 0x20)
-            SILT_RETURN_IF_ERROR(buf_printf(out, err, "\\u%04x", ch));
-        else
-            SILT_RETURN_IF_ERROR(buf_append_char(out, (char)ch, err));
-    }
-    return buf_append_char(out, '"', err);
-}
-
 static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target *t,
                                     silt_error *err)
 {
@@ -400,11 +386,12 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
         if (k > 0)
             rc = buf_append_char(&params, ',', err);
         if (rc == SILT_OK)
-            rc = json_str(&params, kv->items[k].key, err);
+            rc = text_spark_json_string(&params, kv->items[k].key, strlen(kv->items[k].key), err);
         if (rc == SILT_OK && set) {
+            const char *value = kv->items[k].value ? kv->items[k].value : "";
             rc = buf_append_char(&params, ':', err);
             if (rc == SILT_OK)
-                rc = json_str(&params, kv->items[k].value ? kv->items[k].value : "", err);
+                rc = text_spark_json_string(&params, value, strlen(value), err);
         }
     }
     if (rc == SILT_OK)

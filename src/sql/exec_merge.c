@@ -21,6 +21,7 @@
 #include "delta/partition.h"
 #include "delta/stats.h"
 #include "engine/engine.h"
+#include "formats/text.h"
 #include "sql/exec.h"
 
 typedef struct merge_side {
@@ -152,21 +153,6 @@ static const char *cond_text(binder *b, const sql_expr *cond)
                         b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
         end--;
     return arena_strndup(b->a, b->text + at, end - at);
-}
-
-static silt_status json_string(buf *out, const char *s, silt_error *err)
-{
-    SILT_RETURN_IF_ERROR(buf_append_char(out, '"', err));
-    for (; s != NULL && *s != '\0'; s++) {
-        unsigned char ch = (unsigned char)*s;
-        if (ch == '"' || ch == '\\')
-            SILT_RETURN_IF_ERROR(buf_printf(out, err, "\\%c", ch));
-        else if (ch < 0x20)
-            SILT_RETURN_IF_ERROR(buf_printf(out, err, "\\u%04x", ch));
-        else
-            SILT_RETURN_IF_ERROR(buf_append_char(out, (char)ch, err));
-    }
-    return buf_append_char(out, '"', err);
 }
 
 typedef struct merge_bind {
@@ -357,8 +343,11 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side 
                                                                                    : "update";
         SILT_RETURN_IF_ERROR(buf_append_str(json, n ? ",{" : "{", err));
         if (c->cond != NULL) {
+            const char *text = cond_text(mb->b, c->cond);
+            if (text == NULL)
+                text = "";
             SILT_RETURN_IF_ERROR(buf_append_str(json, "\"predicate\":", err));
-            SILT_RETURN_IF_ERROR(json_string(json, cond_text(mb->b, c->cond), err));
+            SILT_RETURN_IF_ERROR(text_spark_json_string(json, text, strlen(text), err));
             SILT_RETURN_IF_ERROR(buf_append_char(json, ',', err));
         }
         SILT_RETURN_IF_ERROR(buf_printf(json, err, "\"actionType\":\"%s\"}", kind));

@@ -18,6 +18,9 @@
 #include "sql/parser_int.h"
 #include "util/mem.h"
 
+/* Words that can never be bare identifiers, and words that end an implicit alias. */
+static int p_is_reserved(const parser *p, const sql_token *t);
+
 /* ------------------------------------------------------------------ helpers */
 
 int p_word_is(const parser *p, const sql_token *t, const char *kw)
@@ -165,7 +168,7 @@ static int word_in(const parser *p, const sql_token *t, const char *const *words
     return 0;
 }
 
-int p_is_reserved(const parser *p, const sql_token *t)
+static int p_is_reserved(const parser *p, const sql_token *t)
 {
     static const char *const reserved[] = {
         "ALL", "AND", "AS", "CASE", "CREATE", "CROSS", "DISTINCT", "ELSE", "END", "EXCEPT",

@@ -70,8 +70,7 @@ void *p_alloc(parser *p, size_t size); /* zeroed; NULL on OOM (error set) */
 char *p_strndup(parser *p, const char *s, size_t len);
 silt_status p_grow(parser *p, void **items, size_t *n, size_t *cap, size_t elem_size);
 
-/* Words that can never be bare identifiers, and words that end an implicit alias. */
-int p_is_reserved(const parser *p, const sql_token *t);
+/* Words that end an implicit alias. */
 int p_is_clause_word(const parser *p, const sql_token *t);
 
 /* Identifiers and names. */

@@ -14,6 +14,9 @@
 #include "sql/binder_int.h"
 #include "sql/parser.h"
 
+/* One row without columns (SELECT without FROM). */
+static silt_status plan_one_row(binder *b, plan *out, silt_error *err);
+
 silt_status plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
                          silt_error *err)
 {
@@ -92,7 +95,7 @@ static const col_type *union_type(arena *a, const col_type *x, const col_type *y
 
 /* ---------------------------------------------------------------- VALUES */
 
-silt_status plan_one_row(binder *b, plan *out, silt_error *err)
+static silt_status plan_one_row(binder *b, plan *out, silt_error *err)
 {
     col_batch *batch = arena_calloc(b->a, 1, sizeof(col_batch));
     col_batch **list = arena_calloc(b->a, 1, sizeof(col_batch *));

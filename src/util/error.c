@@ -7,6 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 
+static silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file,
+                               int src_line, const char *fmt, va_list ap);
+
 void err_clear(silt_error *err)
 {
     if (err == NULL)
@@ -50,8 +53,8 @@ void err_position(silt_error *err, int64_t offset, int line, int column)
     err->column = column;
 }
 
-silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file, int src_line,
-                        const char *fmt, va_list ap)
+static silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file,
+                               int src_line, const char *fmt, va_list ap)
 {
     if (err == NULL)
         return code;

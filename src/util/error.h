@@ -66,8 +66,6 @@ void err_clear(silt_error *err);
  */
 silt_status err_set_at(silt_error *err, silt_status code, const char *src_file, int src_line,
                        const char *fmt, ...) SILT_PRINTF(5, 6);
-silt_status err_setv_at(silt_error *err, silt_status code, const char *src_file, int src_line,
-                        const char *fmt, va_list ap);
 
 #define err_set(err, code, ...) err_set_at((err), (code), __FILE__, __LINE__, __VA_ARGS__)
 

@@ -12,6 +12,9 @@
 
 #include "formats/parquet/convert.h"
 
+/* Big-endian two's complement to int128; 0 when it does not fit. */
+static int pq_decimal_from_be(const uint8_t *bytes, size_t len, col_int128 *out);
+
 #define JULIAN_UNIX_EPOCH 2440588LL
 #define MICROS_PER_DAY 86400000000LL
 
@@ -38,7 +41,7 @@ static float half_to_float(uint16_t h)
 }
 
 /* Big-endian two's complement bytes to int128; 0 when the value does not fit. */
-int pq_decimal_from_be(const uint8_t *bytes, size_t len, col_int128 *out)
+static int pq_decimal_from_be(const uint8_t *bytes, size_t len, col_int128 *out)
 {
     size_t idx, skip = 0;
     unsigned __int128 acc;

@@ -12,7 +12,5 @@ silt_status pq_convert_fixed(const pq_vnode *leaf, const uint8_t *src, size_t n,
 /* Converts n BYTE_ARRAY decimals into 16-byte values at dst. */
 silt_status pq_convert_binary_to_fixed(const pq_vnode *leaf, const int64_t *offsets,
                                        const char *data, size_t n, uint8_t *dst, silt_error *err);
-/* Big-endian two's complement to int128; 0 when it does not fit. */
-int pq_decimal_from_be(const uint8_t *bytes, size_t len, col_int128 *out);
 
 #endif

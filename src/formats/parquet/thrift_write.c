@@ -13,6 +13,16 @@
 
 #include <string.h>
 
+/* Low-level: a varint and a zigzag varint (exposed for tests). */
+static void pqw_tw_varint(pqw_tw *tw, uint64_t value);
+
+/* A struct element of a list; close it with pqw_tw_struct_end. */
+static void pqw_tw_elem_struct_begin(pqw_tw *tw);
+
+static void pqw_tw_elem_string(pqw_tw *tw, const char *s);
+
+static void pqw_tw_binary(pqw_tw *tw, int16_t fid, const void *data, size_t len);
+
 void pqw_tw_init(pqw_tw *tw, buf *out, silt_error *err)
 {
     tw->out = out;
@@ -31,7 +41,7 @@ static void tw_put(pqw_tw *tw, const void *data, size_t len)
     tw->rc = buf_append(tw->out, data, len, tw->err);
 }
 
-void pqw_tw_varint(pqw_tw *tw, uint64_t value)
+static void pqw_tw_varint(pqw_tw *tw, uint64_t value)
 {
     uint8_t bytes[10];
     size_t n = 0;
@@ -90,7 +100,7 @@ void pqw_tw_bool(pqw_tw *tw, int16_t fid, int value)
     tw_field(tw, fid, value ? PQW_CT_TRUE : PQW_CT_FALSE);
 }
 
-void pqw_tw_binary(pqw_tw *tw, int16_t fid, const void *data, size_t len)
+static void pqw_tw_binary(pqw_tw *tw, int16_t fid, const void *data, size_t len)
 {
     tw_field(tw, fid, PQW_CT_BINARY);
     pqw_tw_varint(tw, len);
@@ -118,7 +128,7 @@ void pqw_tw_struct_begin(pqw_tw *tw, int16_t fid)
     tw_push(tw);
 }
 
-void pqw_tw_elem_struct_begin(pqw_tw *tw) { tw_push(tw); }
+static void pqw_tw_elem_struct_begin(pqw_tw *tw) { tw_push(tw); }
 
 void pqw_tw_struct_end(pqw_tw *tw)
 {
@@ -143,7 +153,7 @@ void pqw_tw_list_begin(pqw_tw *tw, int16_t fid, int elem_type, size_t n)
 
 void pqw_tw_elem_i32(pqw_tw *tw, int32_t value) { pqw_tw_varint(tw, zigzag64(value)); }
 
-void pqw_tw_elem_string(pqw_tw *tw, const char *s)
+static void pqw_tw_elem_string(pqw_tw *tw, const char *s)
 {
     size_t len = strlen(s);
     pqw_tw_varint(tw, len);

@@ -77,7 +77,6 @@ void pqw_tw_i64(pqw_tw *tw, int16_t fid, int64_t value);
 void pqw_tw_i8(pqw_tw *tw, int16_t fid, int8_t value);
 void pqw_tw_i16(pqw_tw *tw, int16_t fid, int16_t value);
 void pqw_tw_bool(pqw_tw *tw, int16_t fid, int value);
-void pqw_tw_binary(pqw_tw *tw, int16_t fid, const void *data, size_t len);
 void pqw_tw_string(pqw_tw *tw, int16_t fid, const char *s);
 /* Opens a struct-typed field; close it with pqw_tw_struct_end. */
 void pqw_tw_struct_begin(pqw_tw *tw, int16_t fid);
@@ -86,11 +85,6 @@ void pqw_tw_struct_end(pqw_tw *tw);
 /* A list field header; then write n elements with the pqw_tw_elem_* calls. */
 void pqw_tw_list_begin(pqw_tw *tw, int16_t fid, int elem_type, size_t n);
 void pqw_tw_elem_i32(pqw_tw *tw, int32_t value);
-void pqw_tw_elem_string(pqw_tw *tw, const char *s);
-/* A struct element of a list; close it with pqw_tw_struct_end. */
-void pqw_tw_elem_struct_begin(pqw_tw *tw);
-/* Low-level: a varint and a zigzag varint (exposed for tests). */
-void pqw_tw_varint(pqw_tw *tw, uint64_t value);
 
 /* Statistics (Parquet min_value/max_value in the column's sort order). */
 typedef struct pqw_stats_meta {

@@ -16,6 +16,16 @@
 #include "util/hashmap.h"
 #include "util/mem.h"
 
+/* Parses a whole non-negative integer option. */
+static silt_status text_parse_int(const char *key, const char *value, int64_t *out,
+                                  silt_error *err);
+
+/* 1-based line of a byte offset of an object (counts '\n'; for messages). */
+static int64_t text_line_of(const char *data, size_t offset);
+
+/* Length of a UTF-8 byte order mark at the start of data (0 or 3). */
+static size_t text_bom_len(const char *data, size_t len);
+
 silt_status text_parse_mode(const char *key, const char *value, text_mode *out, silt_error *err)
 {
     if (str_casecmp(value, "PERMISSIVE") == 0)
@@ -44,7 +54,7 @@ silt_status text_parse_bool(const char *key, const char *value, int *out, silt_e
     return SILT_OK;
 }
 
-silt_status text_parse_int(const char *key, const char *value, int64_t *out, silt_error *err)
+static silt_status text_parse_int(const char *key, const char *value, int64_t *out, silt_error *err)
 {
     int64_t parsed;
     if (!str_to_int64(value, strlen(value), &parsed) || parsed < 0)
@@ -257,7 +267,7 @@ silt_status text_resolve_path(io_store *store, const char *path, arena *a, char 
     return SILT_OK;
 }
 
-size_t text_bom_len(const char *data, size_t len)
+static size_t text_bom_len(const char *data, size_t len)
 {
     if (len >= 3 && (unsigned char)data[0] == 0xEF && (unsigned char)data[1] == 0xBB &&
         (unsigned char)data[2] == 0xBF)
@@ -825,7 +835,7 @@ size_t text_last_line_end(const char *data, size_t len)
     return len;
 }
 
-int64_t text_line_of(const char *data, size_t offset)
+static int64_t text_line_of(const char *data, size_t offset)
 {
     int64_t line = 1;
     const char *p = data, *end = data + offset;

@@ -30,8 +30,6 @@ typedef enum text_mode {
 silt_status text_parse_mode(const char *key, const char *value, text_mode *out, silt_error *err);
 /* Parses "true"/"false" (any case); SILT_INVALID otherwise. */
 silt_status text_parse_bool(const char *key, const char *value, int *out, silt_error *err);
-/* Parses a whole non-negative integer option. */
-silt_status text_parse_int(const char *key, const char *value, int64_t *out, silt_error *err);
 /*
  * Parses a whole integer option that must lie in min..max; the range
  * message names the option by its canonical name (the key may differ in case).
@@ -215,9 +213,6 @@ int64_t text_object_line(const text_object *obj, size_t offset);
 /* Offset just past the last line break in data[0, len), 0 when there is none. */
 size_t text_last_line_end(const char *data, size_t len);
 
-/* 1-based line of a byte offset of an object (counts '\n'; for messages). */
-int64_t text_line_of(const char *data, size_t offset);
-
 /*
  * UTF-8 checks for string values. Spark decodes text as UTF-8 and puts
  * U+FFFD where the bytes are not UTF-8; silt does the same, so every string
@@ -228,9 +223,6 @@ int64_t text_line_of(const char *data, size_t offset);
  */
 int text_utf8_valid(const char *s, size_t len);
 silt_status text_utf8_repair(const char *s, size_t len, buf *out, silt_error *err);
-
-/* Length of a UTF-8 byte order mark at the start of data (0 or 3). */
-size_t text_bom_len(const char *data, size_t len);
 
 /*
  * Deterministic per-record sampling for the samplingRatio option: 1 when

@@ -397,3 +397,14 @@ void test_formats_text_json__lines_sort_by_bytes(void)
     check_ok(text_lines_sort(&OUT, &ERR), &ERR);
     check_str("\na\nb\n", buf_cstr(&OUT));
 }
+
+/* The canonical form and Jackson's (Spark's writer) differ only in the case of \u00XX. */
+void test_formats_text_json__string_escapers(void)
+{
+    static const char raw[] = "a\"b\\c\n\t\x01\x1f/\xc3\xa9";
+    check_ok(text_json_string(&OUT, raw, sizeof(raw) - 1, &ERR), &ERR);
+    check_str("\"a\\\"b\\\\c\\n\\t\\u0001\\u001f/\xc3\xa9\"", buf_cstr(&OUT));
+    buf_truncate(&OUT, 0);
+    check_ok(text_spark_json_string(&OUT, raw, sizeof(raw) - 1, &ERR), &ERR);
+    check_str("\"a\\\"b\\\\c\\n\\t\\u0001\\u001F/\xc3\xa9\"", buf_cstr(&OUT));
+}
