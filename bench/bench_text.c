@@ -242,7 +242,7 @@ static double duckdb_seconds(const char *python, const char *path, const char *r
 int main(int argc, char **argv)
 {
     size_t mb = argc > 1 ? (size_t)strtoul(argv[1], NULL, 10) : 200;
-    size_t threads = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : thread_core_count();
+    size_t threads = argc > 2 ? (size_t)strtoul(argv[2], NULL, 10) : tpool_core_count();
     silt_error err = SILT_ERROR_INIT;
     char dir[] = "/tmp/silt-bench-text-XXXXXX";
     io_store *store = NULL;

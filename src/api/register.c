@@ -181,7 +181,7 @@ static silt_status register_stream(silt_conn *conn, const char *name, api_regist
     if (name[0] == '\0')
         return err_set(err, SILT_INVALID, "a registered Arrow stream needs a name");
     for (it = conn->registered; it != NULL; it = it->next)
-        if (str_casecmp(it->name, name) == 0)
+        if (util_str_casecmp(it->name, name) == 0)
             return err_set(err, SILT_EXISTS, "an Arrow stream is already registered as `%s`; "
                            "unregister it first", name);
     SILT_RETURN_IF_ERROR(take_schema(r, err));
@@ -235,7 +235,7 @@ SILT_API silt_status silt_conn_unregister(silt_conn *conn, const char *name)
         return SILT_INVALID;
     for (slot = &conn->registered; *slot != NULL; slot = &(*slot)->next) {
         api_registered *r = *slot;
-        if (str_casecmp(r->name, name) != 0)
+        if (util_str_casecmp(r->name, name) != 0)
             continue;
         *slot = r->next;
         sql_session_unbind_source(conn->session, r->name);

@@ -104,7 +104,7 @@ static silt_status db_options(silt_db_options *out, const silt_db_options *given
 /* The database's arena and memory budget (memory_limit since options version 2). */
 static silt_status db_memory(silt_db *db, const silt_db_options *opts, silt_error *err)
 {
-    int64_t limit = settings_default_memory_limit();
+    int64_t limit = sql_settings_default_memory_limit();
     if (opts->memory_limit > 0)
         limit = opts->memory_limit;
     if (opts->memory_limit < 0)

@@ -134,7 +134,7 @@ static silt_status append_quoted(buf *out, const char *text, size_t len, silt_er
 static int is_path_target(const char *target)
 {
     size_t len = strlen(target);
-    return (len > 8 && str_ncasecmp(target, "delta.`", 7) == 0 && target[len - 1] == '`') ||
+    return (len > 8 && util_str_ncasecmp(target, "delta.`", 7) == 0 && target[len - 1] == '`') ||
            target[0] == '/' || strstr(target, "://") != NULL;
 }
 
@@ -142,7 +142,7 @@ static silt_status target_sql(buf *out, const char *target, silt_error *err)
 {
     size_t len = strlen(target);
     const char *dot;
-    if (len > 8 && str_ncasecmp(target, "delta.`", 7) == 0 && target[len - 1] == '`')
+    if (len > 8 && util_str_ncasecmp(target, "delta.`", 7) == 0 && target[len - 1] == '`')
         return buf_append_str(out, target, err);
     if (target[0] == '/' || strstr(target, "://") != NULL) {
         SILT_RETURN_IF_ERROR(buf_append_str(out, "delta.", err));
@@ -248,7 +248,7 @@ static silt_status check_partitioning(const silt_write_options *o, const char *t
     if (o->n_partition_by == 0 || (o->mode == SILT_SAVE_OVERWRITE && o->overwrite_schema))
         return SILT_OK;
     for (idx = 0; same && idx < n_parts; idx++)
-        same = str_casecmp(o->partition_by[idx], parts[idx]) == 0;
+        same = util_str_casecmp(o->partition_by[idx], parts[idx]) == 0;
     if (same)
         return SILT_OK;
     rc = list_text(&given, o->partition_by, o->n_partition_by, err);
@@ -308,8 +308,8 @@ static silt_status check_options(const silt_write_options *o, silt_error *err)
         return err_set(err, SILT_INVALID, "replaceWhere and partitionOverwriteMode cannot be "
                        "combined");
     if (o->partition_overwrite_mode != NULL &&
-        str_casecmp(o->partition_overwrite_mode, "static") != 0 &&
-        str_casecmp(o->partition_overwrite_mode, "dynamic") != 0)
+        util_str_casecmp(o->partition_overwrite_mode, "static") != 0 &&
+        util_str_casecmp(o->partition_overwrite_mode, "dynamic") != 0)
         return err_set(err, SILT_INVALID, "partitionOverwriteMode is \"%s\"; expected static or "
                        "dynamic", o->partition_overwrite_mode);
     if (o->n_partition_by > 0 && o->partition_by == NULL)
@@ -484,7 +484,7 @@ SILT_API silt_status silt_save_mode_parse(const char *text, silt_save_mode *out)
     if (text == NULL || out == NULL)
         return SILT_INVALID;
     for (idx = 0; idx < sizeof(modes) / sizeof(modes[0]); idx++) {
-        if (str_casecmp(text, modes[idx].name) == 0) {
+        if (util_str_casecmp(text, modes[idx].name) == 0) {
             *out = modes[idx].mode;
             return SILT_OK;
         }

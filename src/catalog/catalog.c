@@ -33,13 +33,13 @@ silt_status catalog_open(catalog **out, io_store *store, silt_error *err)
 
 void catalog_free(catalog *cat) { mem_free(cat); }
 
-void cat_state_free(cat_state *state)
+void catalog_state_free(cat_state *state)
 {
     if (state != NULL)
         arena_free(state->arena); /* the state itself lives in its arena */
 }
 
-const char *cat_table_kind_name(cat_table_kind kind)
+const char *catalog_table_kind_name(cat_table_kind kind)
 {
     switch (kind) {
     case CAT_MANAGED: return "MANAGED";
@@ -61,16 +61,16 @@ static char *lower_dup(arena *a, const char *s)
     return copy;
 }
 
-char *cat_default_database_location(arena *a, const char *database)
+char *catalog_default_database_location(arena *a, const char *database)
 {
-    if (str_casecmp(database, "default") == 0)
+    if (util_str_casecmp(database, "default") == 0)
         return arena_strdup(a, "");
     return arena_sprintf(a, "%s.db", database);
 }
 
-char *cat_default_table_location(arena *a, const char *database, const char *table)
+char *catalog_default_table_location(arena *a, const char *database, const char *table)
 {
-    if (str_casecmp(database, "default") == 0)
+    if (util_str_casecmp(database, "default") == 0)
         return lower_dup(a, table);
     {
         char *raw = arena_sprintf(a, "%s.db/%s", database, table);
@@ -78,22 +78,22 @@ char *cat_default_table_location(arena *a, const char *database, const char *tab
     }
 }
 
-const cat_database *cat_state_find_database(const cat_state *state, const char *name)
+const cat_database *catalog_state_find_database(const cat_state *state, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < state->n_databases; idx++)
-        if (str_casecmp(state->databases[idx].name, name) == 0)
+        if (util_str_casecmp(state->databases[idx].name, name) == 0)
             return &state->databases[idx];
     return NULL;
 }
 
-const cat_table *cat_state_find_table(const cat_state *state, const char *database,
+const cat_table *catalog_state_find_table(const cat_state *state, const char *database,
                                       const char *name)
 {
     size_t idx;
     for (idx = 0; idx < state->n_tables; idx++)
-        if (str_casecmp(state->tables[idx].database, database) == 0 &&
-            str_casecmp(state->tables[idx].name, name) == 0)
+        if (util_str_casecmp(state->tables[idx].database, database) == 0 &&
+            util_str_casecmp(state->tables[idx].name, name) == 0)
             return &state->tables[idx];
     return NULL;
 }
@@ -121,7 +121,7 @@ static silt_status copy_database(arena *a, const cat_database *src, cat_database
     memset(dst, 0, sizeof(*dst));
     dst->name = lower_dup(a, src->name);
     dst->location = src->location ? arena_strdup(a, src->location)
-                                  : cat_default_database_location(a, dst->name ? dst->name : "");
+                                  : catalog_default_database_location(a, dst->name ? dst->name : "");
     dst->comment = src->comment ? arena_strdup(a, src->comment) : NULL;
     dst->created_micros = src->created_micros ? src->created_micros : time_now_micros();
     dst->n_properties = src->n_properties;
@@ -158,13 +158,13 @@ static int valid_name(const char *name)
     return strcmp(name, ".") != 0 && strcmp(name, "..") != 0;
 }
 
-silt_status cat_state_add_database(cat_state *state, const cat_database *db, silt_error *err)
+silt_status catalog_state_add_database(cat_state *state, const cat_database *db, silt_error *err)
 {
     cat_database *grown;
     if (!valid_name(db->name))
         return err_set(err, SILT_INVALID, "database name \"%s\" is not valid",
                        db->name ? db->name : "");
-    if (cat_state_find_database(state, db->name) != NULL)
+    if (catalog_state_find_database(state, db->name) != NULL)
         return err_set(err, SILT_EXISTS,
                        "[SCHEMA_ALREADY_EXISTS] Cannot create schema `%s` because it already exists",
                        db->name);
@@ -178,18 +178,18 @@ silt_status cat_state_add_database(cat_state *state, const cat_database *db, sil
     return SILT_OK;
 }
 
-silt_status cat_state_drop_database(cat_state *state, const char *name, int cascade,
+silt_status catalog_state_drop_database(cat_state *state, const char *name, int cascade,
                                     silt_error *err)
 {
     size_t idx, kept = 0;
-    const cat_database *db = cat_state_find_database(state, name);
+    const cat_database *db = catalog_state_find_database(state, name);
     if (db == NULL)
         return err_set(err, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` cannot be found",
                        name);
-    if (str_casecmp(name, "default") == 0)
+    if (util_str_casecmp(name, "default") == 0)
         return err_set(err, SILT_INVALID, "cannot drop the default database");
     for (idx = 0; idx < state->n_tables; idx++) {
-        if (str_casecmp(state->tables[idx].database, name) == 0) {
+        if (util_str_casecmp(state->tables[idx].database, name) == 0) {
             if (!cascade)
                 return err_set(err, SILT_INVALID,
                                "[SCHEMA_NOT_EMPTY] Cannot drop a schema `%s` because it contains "
@@ -207,16 +207,16 @@ silt_status cat_state_drop_database(cat_state *state, const char *name, int casc
     return SILT_OK;
 }
 
-silt_status cat_state_add_table(cat_state *state, const cat_table *table, silt_error *err)
+silt_status catalog_state_add_table(cat_state *state, const cat_table *table, silt_error *err)
 {
     cat_table *grown;
     if (!valid_name(table->name))
         return err_set(err, SILT_INVALID, "table name \"%s\" is not valid",
                        table->name ? table->name : "");
-    if (cat_state_find_database(state, table->database) == NULL)
+    if (catalog_state_find_database(state, table->database) == NULL)
         return err_set(err, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` cannot be found",
                        table->database);
-    if (cat_state_find_table(state, table->database, table->name) != NULL)
+    if (catalog_state_find_table(state, table->database, table->name) != NULL)
         return err_set(err, SILT_EXISTS,
                        "[TABLE_OR_VIEW_ALREADY_EXISTS] Cannot create table or view `%s`.`%s` "
                        "because it already exists",
@@ -231,10 +231,10 @@ silt_status cat_state_add_table(cat_state *state, const cat_table *table, silt_e
     return SILT_OK;
 }
 
-silt_status cat_state_drop_table(cat_state *state, const char *database, const char *name,
+silt_status catalog_state_drop_table(cat_state *state, const char *database, const char *name,
                                  silt_error *err)
 {
-    const cat_table *table = cat_state_find_table(state, database, name);
+    const cat_table *table = catalog_state_find_table(state, database, name);
     size_t idx;
     if (table == NULL)
         return err_set(err, SILT_NOTFOUND,
@@ -247,9 +247,9 @@ silt_status cat_state_drop_table(cat_state *state, const char *database, const c
     return SILT_OK;
 }
 
-silt_status cat_state_replace_table(cat_state *state, const cat_table *table, silt_error *err)
+silt_status catalog_state_replace_table(cat_state *state, const cat_table *table, silt_error *err)
 {
-    const cat_table *old = cat_state_find_table(state, table->database, table->name);
+    const cat_table *old = catalog_state_find_table(state, table->database, table->name);
     if (old == NULL)
         return err_set(err, SILT_NOTFOUND,
                        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `%s`.`%s` cannot be found",
@@ -310,7 +310,7 @@ static silt_status state_to_json(const cat_state *state, int64_t version, char *
         ok = item != NULL && props != NULL;
         ok = ok && cJSON_AddStringToObject(item, "database", t->database) != NULL;
         ok = ok && cJSON_AddStringToObject(item, "name", t->name) != NULL;
-        ok = ok && cJSON_AddStringToObject(item, "type", cat_table_kind_name(t->kind)) != NULL;
+        ok = ok && cJSON_AddStringToObject(item, "type", catalog_table_kind_name(t->kind)) != NULL;
         ok = ok && add_opt_string(item, "provider", t->provider);
         ok = ok && add_opt_string(item, "location", t->location);
         ok = ok && add_opt_string(item, "comment", t->comment);
@@ -475,7 +475,7 @@ static silt_status initial_state(cat_state *state, silt_error *err)
     db.name = "default";
     db.location = "";
     db.comment = "default database";
-    return cat_state_add_database(state, &db, err);
+    return catalog_state_add_database(state, &db, err);
 }
 
 static silt_status parse_version(const char *key, int64_t *out)
@@ -484,7 +484,7 @@ static silt_status parse_version(const char *key, int64_t *out)
     size_t len = strlen(name);
     if (len != 25 || strcmp(name + 20, ".json") != 0)
         return SILT_NOTFOUND;
-    return str_to_int64(name, 20, out) ? SILT_OK : SILT_NOTFOUND;
+    return util_str_to_int64(name, 20, out) ? SILT_OK : SILT_NOTFOUND;
 }
 
 static silt_status newest_version(catalog *cat, int64_t *out, silt_error *err)
@@ -523,7 +523,7 @@ static silt_status load_version(catalog *cat, int64_t version, cat_state **out, 
         state->version = version;
     }
     if (rc != SILT_OK) {
-        cat_state_free(state);
+        catalog_state_free(state);
         return rc;
     }
     *out = state;
@@ -553,7 +553,7 @@ silt_status catalog_commit(catalog *cat, cat_change_fn change, void *payload,
         rc = change(state, payload, err);
         if (rc == SILT_OK)
             rc = state_to_json(state, next, &text, err);
-        cat_state_free(state);
+        catalog_state_free(state);
         if (rc != SILT_OK)
             return rc;
         snprintf(key, sizeof(key), CATALOG_LOG_PREFIX "%020lld.json", (long long)next);

@@ -70,9 +70,9 @@ typedef struct catalog catalog;
 silt_status catalog_open(catalog **out, io_store *store, silt_error *err);
 void catalog_free(catalog *cat);
 
-/* Loads the newest state. The caller frees it with cat_state_free. */
+/* Loads the newest state. The caller frees it with catalog_state_free. */
 silt_status catalog_load(catalog *cat, cat_state **out, silt_error *err);
-void cat_state_free(cat_state *state);
+void catalog_state_free(cat_state *state);
 
 /*
  * A change: modifies `state` (a private copy of the newest state, allocate
@@ -91,24 +91,24 @@ silt_status catalog_commit(catalog *cat, cat_change_fn change, void *payload,
                            int64_t *version_out, silt_error *err);
 
 /* Look-ups (names compared case-insensitively). NULL when absent. */
-const cat_database *cat_state_find_database(const cat_state *state, const char *name);
-const cat_table *cat_state_find_table(const cat_state *state, const char *database,
+const cat_database *catalog_state_find_database(const cat_state *state, const char *name);
+const cat_table *catalog_state_find_table(const cat_state *state, const char *database,
                                       const char *name);
 
 /* Editing helpers for change functions. Names are lower-cased on the way in. */
-silt_status cat_state_add_database(cat_state *state, const cat_database *db, silt_error *err);
-silt_status cat_state_drop_database(cat_state *state, const char *name, int cascade,
+silt_status catalog_state_add_database(cat_state *state, const cat_database *db, silt_error *err);
+silt_status catalog_state_drop_database(cat_state *state, const char *name, int cascade,
                                     silt_error *err);
-silt_status cat_state_add_table(cat_state *state, const cat_table *table, silt_error *err);
-silt_status cat_state_drop_table(cat_state *state, const char *database, const char *name,
+silt_status catalog_state_add_table(cat_state *state, const cat_table *table, silt_error *err);
+silt_status catalog_state_drop_table(cat_state *state, const char *database, const char *name,
                                  silt_error *err);
 /* Replaces the table of the same name (kept in place). */
-silt_status cat_state_replace_table(cat_state *state, const cat_table *table, silt_error *err);
+silt_status catalog_state_replace_table(cat_state *state, const cat_table *table, silt_error *err);
 
 /* Default location of a managed table or a database, relative to the warehouse. */
-char *cat_default_table_location(arena *a, const char *database, const char *table);
-char *cat_default_database_location(arena *a, const char *database);
+char *catalog_default_table_location(arena *a, const char *database, const char *table);
+char *catalog_default_database_location(arena *a, const char *database);
 
-const char *cat_table_kind_name(cat_table_kind kind); /* "MANAGED", "EXTERNAL", "VIEW" */
+const char *catalog_table_kind_name(cat_table_kind kind); /* "MANAGED", "EXTERNAL", "VIEW" */
 
 #endif

@@ -237,7 +237,7 @@ static int run_dot_command(shell *sh, const char *line)
             fprintf(stderr, "Error: .format takes table, csv, jsonl or json\n");
     } else if (n == 2 && strcmp(word, "maxrows") == 0) {
         int64_t rows;
-        if (str_to_int64(arg, strlen(arg), &rows) && rows >= 0)
+        if (util_str_to_int64(arg, strlen(arg), &rows) && rows >= 0)
             sh->output.max_rows = rows;
         else
             fprintf(stderr, "Error: .maxrows takes a number of rows\n");
@@ -347,7 +347,7 @@ static int run_shell(int argc, char **argv)
                                            "got '%s'", argv[arg + 1]);
             } else {
                 int64_t n;
-                if (!str_to_int64(argv[arg + 1], strlen(argv[arg + 1]), &n) || n < 0 || n > 1024)
+                if (!util_str_to_int64(argv[arg + 1], strlen(argv[arg + 1]), &n) || n < 0 || n > 1024)
                     return cli_usage_error("shell", "--threads needs a number from 0 to 1024, "
                                            "got '%s'", argv[arg + 1]);
                 dbo.n_threads = cli_workers_for_threads((long)n);

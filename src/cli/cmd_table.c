@@ -99,7 +99,7 @@ static void print_info(const silt_table *table, const char *path)
 
 static int parse_version(const char *text, int64_t *out)
 {
-    return str_to_int64(text, strlen(text), out) && *out >= 0;
+    return util_str_to_int64(text, strlen(text), out) && *out >= 0;
 }
 
 /* Options of `table info` and `table scan`. */

@@ -70,7 +70,7 @@ static void scan_big_ints(parse_ctx *ctx, const char *line, size_t len)
             digits = pos - digits;
             if (digits >= 16 && (pos == len || (line[pos] != '.' && line[pos] != 'e' &&
                                                 line[pos] != 'E')) &&
-                str_to_int64(line + start, pos - start, &value) && ctx->n_big < BIG_INTS_MAX)
+                util_str_to_int64(line + start, pos - start, &value) && ctx->n_big < BIG_INTS_MAX)
                 ctx->big[ctx->n_big++] = value;
         } else {
             pos++;
@@ -761,7 +761,7 @@ static silt_status parse_type_name(schema_ctx *ctx, const char *name, const col_
             return SILT_OK;
         }
     }
-    if (str_starts_with(name, "decimal"))
+    if (util_str_starts_with(name, "decimal"))
         return parse_decimal_name(ctx, name, out);
     if (strcmp(name, "variant") == 0)
         return err_set(ctx->err, SILT_UNSUPPORTED, "data type \"variant\" is not supported");
@@ -972,7 +972,7 @@ silt_status dlog_metadata_check(const dlog_metadata *md, silt_status code, silt_
     for (idx = 0; rc == SILT_OK && idx < md->n_partition_columns; idx++) {
         const char *name = md->partition_columns[idx];
         for (col = 0; md->schema != NULL && col < md->schema->n_fields; col++)
-            if (str_casecmp(md->schema->fields[col].name, name) == 0)
+            if (util_str_casecmp(md->schema->fields[col].name, name) == 0)
                 break;
         if (md->schema == NULL || col == md->schema->n_fields)
             rc = err_set(err, code, "[DELTA_PARTITION_COLUMN_NOT_FOUND] Partition column "

@@ -33,10 +33,10 @@ static cJSON *string_map(const dlog_kv *items, size_t n)
     return obj;
 }
 
-silt_status txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf *out, silt_error *err)
+silt_status delta_txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf *out, silt_error *err)
 {
     cJSON *root = cJSON_CreateObject(), *ci = cJSON_CreateObject(), *params, *metrics;
-    int64_t now = ict_ms >= 0 ? ict_ms : txn_now_ms(txn);
+    int64_t now = ict_ms >= 0 ? ict_ms : delta_txn_now_ms(txn);
     char *text;
     silt_status rc;
 
@@ -62,7 +62,7 @@ silt_status txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf *out,
     cJSON_AddStringToObject(ci, "isolationLevel", txn->isolation == DELTA_SERIALIZABLE
                                                        ? "Serializable"
                                                        : "WriteSerializable");
-    cJSON_AddBoolToObject(ci, "isBlindAppend", txn_is_blind_append(txn));
+    cJSON_AddBoolToObject(ci, "isBlindAppend", delta_txn_is_blind_append(txn));
     cJSON_AddItemToObject(ci, "operationMetrics", metrics);
     cJSON_AddStringToObject(ci, "engineInfo", "silt/" SILT_VERSION);
     cJSON_AddStringToObject(ci, "txnId", txn->txn_id);

@@ -99,7 +99,7 @@ static silt_status on_winner_action(const dlog_action *act, void *payload, silt_
     return SILT_OK;
 }
 
-silt_status txn_read_winner(io_store *store, int64_t version, arena *a, txn_winner *out,
+silt_status delta_txn_read_winner(io_store *store, int64_t version, arena *a, txn_winner *out,
                             silt_error *err)
 {
     buf data = BUF_INIT;
@@ -319,7 +319,7 @@ static silt_status check_app_ids(const delta_txn *txn, const txn_winner *w, silt
     return SILT_OK;
 }
 
-silt_status txn_check_winner(delta_txn *txn, const txn_winner *w, silt_error *err)
+silt_status delta_txn_check_winner(delta_txn *txn, const txn_winner *w, silt_error *err)
 {
     if (txn->snap == NULL)
         return conflict(w, err, "ProtocolChangedException",

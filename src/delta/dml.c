@@ -166,7 +166,7 @@ static silt_status write_batch(dml_ctx *ctx, col_batch *b, silt_error *err)
 static silt_status write_changes(dml_ctx *ctx, const col_batch *b, const char *change_type,
                                  silt_error *err)
 {
-    return dml_cdc_write(&ctx->cdc, ctx->file_a, b, change_type, err);
+    return delta_dml_cdc_write(&ctx->cdc, ctx->file_a, b, change_type, err);
 }
 
 /* The rows of fb that stay (DELETE: unmatched; UPDATE: unmatched, then the updated ones). */
@@ -314,7 +314,7 @@ static silt_status add_written(dml_ctx *ctx, silt_error *err)
 {
     delta_write_output out;
     size_t idx;
-    SILT_RETURN_IF_ERROR(dml_cdc_commit(&ctx->cdc, ctx->txn, err));
+    SILT_RETURN_IF_ERROR(delta_dml_cdc_commit(&ctx->cdc, ctx->txn, err));
     if (ctx->w == NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_write_finish(ctx->w, &out, err));
@@ -328,7 +328,7 @@ static silt_status add_written(dml_ctx *ctx, silt_error *err)
 static silt_status run(dml_ctx *ctx, delta_commit_result *result, silt_error *err)
 {
     int64_t start = time_monotonic_nanos();
-    dml_cdc_init(&ctx->cdc, ctx->store, ctx->snap, NULL);
+    delta_dml_cdc_init(&ctx->cdc, ctx->store, ctx->snap, NULL);
     SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata,
                                               ctx->cdc.on ? DELTA_REMOVES_WITH_CDC : 1, err));
     SILT_RETURN_IF_ERROR(delta_txn_begin(&ctx->txn, ctx->store, ctx->snap,
@@ -364,7 +364,7 @@ static silt_status run_dml(dml_ctx *ctx, delta_dml_metrics *metrics, delta_commi
     if (rc == SILT_OK && metrics != NULL)
         *metrics = ctx->m;
     delta_write_free(ctx->w);
-    dml_cdc_clear(&ctx->cdc);
+    delta_dml_cdc_clear(&ctx->cdc);
     delta_txn_free(ctx->txn);
     arena_free(ctx->file_a);
     return rc;

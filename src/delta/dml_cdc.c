@@ -12,7 +12,7 @@
 #include "delta/dml_int.h"
 #include "delta/write_int.h"
 
-void dml_cdc_init(dml_cdc *c, io_store *store, const delta_snapshot *snap,
+void delta_dml_cdc_init(dml_cdc *c, io_store *store, const delta_snapshot *snap,
                   const col_type *schema)
 {
     const char *prop =
@@ -21,7 +21,7 @@ void dml_cdc_init(dml_cdc *c, io_store *store, const delta_snapshot *snap,
     c->store = store;
     c->snap = snap;
     c->schema = schema != NULL ? schema : snap->schema;
-    c->on = prop != NULL && str_casecmp(prop, "true") == 0;
+    c->on = prop != NULL && util_str_casecmp(prop, "true") == 0;
 }
 
 /* A STRING vector of n_rows copies of text (the _change_type column). */
@@ -61,7 +61,7 @@ static silt_status open_writer(dml_cdc *c, silt_error *err)
     return dwrite_open_cdc(&c->w, c->store, &evolved, err);
 }
 
-silt_status dml_cdc_write(dml_cdc *c, arena *a, const col_batch *b, const char *change_type,
+silt_status delta_dml_cdc_write(dml_cdc *c, arena *a, const col_batch *b, const char *change_type,
                           silt_error *err)
 {
     col_batch changes;
@@ -84,7 +84,7 @@ silt_status dml_cdc_write(dml_cdc *c, arena *a, const col_batch *b, const char *
     return delta_write_batch(c->w, &changes, err);
 }
 
-silt_status dml_cdc_commit(dml_cdc *c, delta_txn *txn, silt_error *err)
+silt_status delta_dml_cdc_commit(dml_cdc *c, delta_txn *txn, silt_error *err)
 {
     delta_write_output out;
     size_t idx;
@@ -103,7 +103,7 @@ silt_status dml_cdc_commit(dml_cdc *c, delta_txn *txn, silt_error *err)
     return SILT_OK;
 }
 
-void dml_cdc_clear(dml_cdc *c)
+void delta_dml_cdc_clear(dml_cdc *c)
 {
     if (c == NULL)
         return;

@@ -21,24 +21,24 @@ typedef struct dml_cdc {
     const col_type *schema;
     delta_writer *w; /* NULL until a change row was written */
     int on;
-    int64_t n_files; /* cdc files committed by dml_cdc_commit */
+    int64_t n_files; /* cdc files committed by delta_dml_cdc_commit */
 } dml_cdc;
 
 /* Sets up c for a statement on snap; schema NULL = the snapshot's. Nothing is allocated. */
-void dml_cdc_init(dml_cdc *c, io_store *store, const delta_snapshot *snap,
+void delta_dml_cdc_init(dml_cdc *c, io_store *store, const delta_snapshot *snap,
                   const col_type *schema);
 
 /* The rows of b (columns of c->schema) as changes of one kind ("delete", "insert",
  * "update_preimage", "update_postimage"); the _change_type column is built in a. */
-silt_status dml_cdc_write(dml_cdc *c, arena *a, const col_batch *b, const char *change_type,
+silt_status delta_dml_cdc_write(dml_cdc *c, arena *a, const col_batch *b, const char *change_type,
                           silt_error *err);
 
 /* Finishes the change data files and adds them to txn as cdc actions (none when no row was
  * written). */
-silt_status dml_cdc_commit(dml_cdc *c, delta_txn *txn, silt_error *err);
+silt_status delta_dml_cdc_commit(dml_cdc *c, delta_txn *txn, silt_error *err);
 
 /* Frees the writer (its files stay as orphans when the statement failed). Accepts NULL. */
-void dml_cdc_clear(dml_cdc *c);
+void delta_dml_cdc_clear(dml_cdc *c);
 
 /*
  * The join keys of MERGE's source, hashed once (dml_merge_keys.c): an
@@ -59,13 +59,13 @@ typedef struct dml_key_index {
 
 /* Hashes rows [0, n_rows) of the n_keys columns src into idx; memory from a (idx borrows
  * src until it dies). */
-silt_status dml_key_index_build(dml_key_index *idx, arena *a, const col_vec *const *src,
+silt_status delta_dml_key_index_build(dml_key_index *idx, arena *a, const col_vec *const *src,
                                 size_t n_keys, int64_t n_rows, silt_error *err);
 
 /* For rows [0, n_rows) of the probe columns `probe` (types equal to the source's): first[row]
  * = 1 + the first source row with an equal key, 0 when none (or a key value is null). first
  * and the hash scratch come from a. Follow the chain with idx->next. */
-silt_status dml_key_index_probe(dml_key_index *idx, arena *a, const col_vec *const *probe,
+silt_status delta_dml_key_index_probe(dml_key_index *idx, arena *a, const col_vec *const *probe,
                                 int64_t n_rows, int64_t *first, silt_error *err);
 
 #endif

@@ -60,7 +60,7 @@ static silt_status check_keys(merge_ctx *ctx, silt_error *err)
     for (idx = 0; idx < spec->n_keys; idx++) {
         const col_type *st;
         for (col = 0; col < schema->n_fields; col++)
-            if (str_casecmp(schema->fields[col].name, spec->target_keys[idx]) == 0)
+            if (util_str_casecmp(schema->fields[col].name, spec->target_keys[idx]) == 0)
                 break;
         if (col == schema->n_fields)
             return err_set(err, SILT_BIND, "MERGE key \"%s\" is not a column of the table",
@@ -92,7 +92,7 @@ static silt_status hash_source(merge_ctx *ctx, silt_error *err)
         return SILT_OK; /* a nested loop: every source row is a candidate */
     for (k = 0; k < spec->n_keys; k++)
         cols[k] = spec->source->cols[spec->source_keys[k]];
-    return dml_key_index_build(&ctx->keys, ctx->a, cols, spec->n_keys, spec->source->n_rows,
+    return delta_dml_key_index_build(&ctx->keys, ctx->a, cols, spec->n_keys, spec->source->n_rows,
                                err);
 }
 
@@ -269,7 +269,7 @@ static silt_status find_matches(merge_ctx *ctx, const col_batch *target, row_mat
     if (ctx->spec->n_keys > 0) {
         for (k = 0; k < ctx->spec->n_keys; k++)
             ctx->probe[k] = target->cols[ctx->target_cols[k]];
-        SILT_RETURN_IF_ERROR(dml_key_index_probe(&ctx->keys, ctx->file_a, ctx->probe, n, first,
+        SILT_RETURN_IF_ERROR(delta_dml_key_index_probe(&ctx->keys, ctx->file_a, ctx->probe, n, first,
                                                  err));
     }
     if (ctx->spec->on_rest != NULL) {
@@ -353,7 +353,7 @@ static silt_status plan_changes(merge_ctx *ctx, const batch_plan *plan, silt_err
         for (row = 0; row < n; row++)
             mask[row] = plan->action[row] == kinds[k].action;
         SILT_RETURN_IF_ERROR(col_batch_filter(&rows, ctx->file_a, plan->target, mask, err));
-        SILT_RETURN_IF_ERROR(dml_cdc_write(&ctx->cdc, ctx->file_a, rows, kinds[k].change_type,
+        SILT_RETURN_IF_ERROR(delta_dml_cdc_write(&ctx->cdc, ctx->file_a, rows, kinds[k].change_type,
                                            err));
     }
     return SILT_OK;
@@ -492,7 +492,7 @@ static silt_status write_plan(merge_ctx *ctx, const batch_plan *plan, silt_error
             continue;
         SILT_RETURN_IF_ERROR(col_batch_filter(&upd, ctx->file_a, plan->upd[kind], upd_keep, err));
         SILT_RETURN_IF_ERROR(
-            dml_cdc_write(&ctx->cdc, ctx->file_a, upd, "update_postimage", err));
+            delta_dml_cdc_write(&ctx->cdc, ctx->file_a, upd, "update_postimage", err));
         if (!patch)
             SILT_RETURN_IF_ERROR(write_relabelled(ctx, upd, err));
     }
@@ -712,7 +712,7 @@ static silt_status insert_unmatched(merge_ctx *ctx, silt_error *err)
      * its inserts are change rows too; an insert-only MERGE writes none and its add files are
      * its changes, as Delta's. */
     if (ctx->cdc.w != NULL)
-        SILT_RETURN_IF_ERROR(dml_cdc_write(&ctx->cdc, ctx->file_a, rows, "insert", err));
+        SILT_RETURN_IF_ERROR(delta_dml_cdc_write(&ctx->cdc, ctx->file_a, rows, "insert", err));
     return write_relabelled(ctx, rows, err);
 }
 
@@ -775,7 +775,7 @@ static silt_status add_written(merge_ctx *ctx, silt_error *err)
         m->num_target_rows_matched_deleted + m->num_target_rows_not_matched_by_source_deleted;
     m->num_output_rows =
         m->num_target_rows_copied + m->num_target_rows_updated + m->num_target_rows_inserted;
-    SILT_RETURN_IF_ERROR(dml_cdc_commit(&ctx->cdc, ctx->txn, err));
+    SILT_RETURN_IF_ERROR(delta_dml_cdc_commit(&ctx->cdc, ctx->txn, err));
     if (ctx->w == NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_write_finish(ctx->w, &out, err));
@@ -793,7 +793,7 @@ static silt_status run(merge_ctx *ctx, delta_commit_result *result, silt_error *
     const delta_merge_spec *spec = ctx->spec;
     int64_t start = time_monotonic_nanos();
     size_t idx;
-    dml_cdc_init(&ctx->cdc, ctx->store, ctx->snap, ctx->schema);
+    delta_dml_cdc_init(&ctx->cdc, ctx->store, ctx->snap, ctx->schema);
     SILT_RETURN_IF_ERROR(delta_check_writable(&ctx->snap->protocol, &ctx->snap->metadata,
                                               ctx->cdc.on ? DELTA_REMOVES_WITH_CDC : 1, err));
     SILT_RETURN_IF_ERROR(check_keys(ctx, err));
@@ -841,7 +841,7 @@ silt_status delta_merge(io_store *store, const delta_snapshot *snap, const delta
     if (rc == SILT_OK && metrics != NULL)
         *metrics = ctx.m;
     delta_write_free(ctx.w);
-    dml_cdc_clear(&ctx.cdc);
+    delta_dml_cdc_clear(&ctx.cdc);
     delta_txn_free(ctx.txn);
     mem_free(ctx.pairs);
     arena_free(ctx.pair_a);

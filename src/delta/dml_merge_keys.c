@@ -34,11 +34,11 @@ static uint64_t value_hash(const col_vec *v, size_t width, int64_t row)
     if (width == 0) {
         int32_t len;
         const char *s = col_vec_str(v, row, &len);
-        return hash_bytes(s, (size_t)len, 0);
+        return util_hash_bytes(s, (size_t)len, 0);
     }
     if (width <= 8)
         return hash_mix64(load_word(v->values, width, row));
-    return hash_bytes((const unsigned char *)v->values + (size_t)row * width, width, 0);
+    return util_hash_bytes((const unsigned char *)v->values + (size_t)row * width, width, 0);
 }
 
 /* Folds one key column into the hashes of rows [0, n); a null value makes the row's hash 0
@@ -115,7 +115,7 @@ static inline size_t find_slot(const dml_key_index *idx, const col_vec *const *c
     return at;
 }
 
-silt_status dml_key_index_build(dml_key_index *idx, arena *a, const col_vec *const *src,
+silt_status delta_dml_key_index_build(dml_key_index *idx, arena *a, const col_vec *const *src,
                                 size_t n_keys, int64_t n_rows, silt_error *err)
 {
     int64_t n = n_rows, row;
@@ -157,7 +157,7 @@ silt_status dml_key_index_build(dml_key_index *idx, arena *a, const col_vec *con
     return SILT_OK;
 }
 
-silt_status dml_key_index_probe(dml_key_index *idx, arena *a, const col_vec *const *probe,
+silt_status delta_dml_key_index_probe(dml_key_index *idx, arena *a, const col_vec *const *probe,
                                 int64_t n_rows, int64_t *first, silt_error *err)
 {
     uint64_t *h = arena_alloc(a, ((size_t)n_rows + 1) * sizeof(uint64_t));

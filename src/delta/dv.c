@@ -81,9 +81,9 @@ silt_status ddv_file_key(const dlog_dv *dv, const char *table_root, buf *out, si
         /* An absolute URI: usable when it points inside the table's folder. */
         const char *path = text;
         size_t root_len = strlen(table_root);
-        if (str_starts_with(path, "file://"))
+        if (util_str_starts_with(path, "file://"))
             path += 7;
-        else if (str_starts_with(path, "file:"))
+        else if (util_str_starts_with(path, "file:"))
             path += 5;
         if (strncmp(path, table_root, root_len) == 0 && path[root_len] == '/')
             return buf_append_str(out, path + root_len + 1, err);

@@ -94,7 +94,7 @@ dlog_file_kind dlog_classify(const char *name, dlog_file *out)
     }
     if (strcmp(name + 21, "crc") == 0)
         return out->kind = DLOG_FILE_CRC;
-    if (str_starts_with(name + 21, "checkpoint."))
+    if (util_str_starts_with(name + 21, "checkpoint."))
         return classify_checkpoint(name + 21 + 11, out);
     if (strlen(name + 21) == 20 + 15 && parse_digits(name + 21, 20, &end_version) &&
         strcmp(name + 41, ".compacted.json") == 0 && end_version > version) {
@@ -305,7 +305,7 @@ silt_status dlog_list(dlog_listing *out, io_store *store, int64_t start_after_ve
     for (idx = 0; idx < raw.count; idx++) {
         dlog_file file;
         const char *name = raw.items[idx].key + strlen(DLOG_DIR);
-        if (!str_starts_with(raw.items[idx].key, DLOG_DIR))
+        if (!util_str_starts_with(raw.items[idx].key, DLOG_DIR))
             continue;
         switch (dlog_classify(name, &file)) {
         case DLOG_FILE_OTHER:

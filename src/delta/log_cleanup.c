@@ -41,7 +41,7 @@ static silt_status delete_checksums(io_store *store, int64_t cp_version, size_t 
     for (idx = 0; rc == SILT_OK && idx < raw.count; idx++) {
         dlog_file file;
         const char *key = raw.items[idx].key;
-        if (!str_starts_with(key, DLOG_DIR) ||
+        if (!util_str_starts_with(key, DLOG_DIR) ||
             dlog_classify(key + strlen(DLOG_DIR), &file) != DLOG_FILE_CRC ||
             file.version >= cp_version)
             continue;

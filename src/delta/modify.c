@@ -48,7 +48,7 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
     if (m->workers == NULL)
         return err_nomem(err);
     for (idx = 0; idx < m->n_workers && rc == SILT_OK; idx++) {
-        dml_cdc_init(&m->workers[idx].cdc, store, snap, NULL);
+        delta_dml_cdc_init(&m->workers[idx].cdc, store, snap, NULL);
         m->workers[idx].a = arena_new(NULL, "modify worker");
         if (m->workers[idx].a == NULL)
             rc = err_nomem(err);
@@ -126,7 +126,7 @@ silt_status delta_modify_changes(delta_modify *m, size_t worker, const col_batch
     SILT_RETURN_IF_ERROR(worker_of(m, worker, &mw, err));
     SILT_RETURN_IF_ERROR(as_table_rows(m, rows, &b, err));
     arena_reset(mw->a);
-    return dml_cdc_write(&mw->cdc, mw->a, &b, change_type, err);
+    return delta_dml_cdc_write(&mw->cdc, mw->a, &b, change_type, err);
 }
 
 void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t copied)
@@ -151,7 +151,7 @@ static silt_status add_files(delta_modify *m, delta_dml_metrics *mt, int64_t *n_
     for (wi = 0; wi < m->n_workers; wi++) {
         modify_worker *mw = &m->workers[wi];
         delta_write_output out;
-        SILT_RETURN_IF_ERROR(dml_cdc_commit(&mw->cdc, m->txn, err));
+        SILT_RETURN_IF_ERROR(delta_dml_cdc_commit(&mw->cdc, m->txn, err));
         *n_cdc += mw->cdc.n_files;
         if (m->o.op == DELTA_MODIFY_UPDATE)
             mt->num_updated_rows += mw->changed;
@@ -220,7 +220,7 @@ void delta_modify_free(delta_modify *m)
         return;
     for (idx = 0; m->workers != NULL && idx < m->n_workers; idx++) {
         delta_write_free(m->workers[idx].w);
-        dml_cdc_clear(&m->workers[idx].cdc);
+        delta_dml_cdc_clear(&m->workers[idx].cdc);
         arena_free(m->workers[idx].a);
     }
     mem_free(m->workers);

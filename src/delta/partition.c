@@ -69,7 +69,7 @@ static int parse_int_range(const char *text, int64_t lo, int64_t hi, int64_t *ou
     const char *p = text;
     if (*p == '+')
         p++;
-    if (!str_to_int64(p, strlen(p), &value) || value < lo || value > hi)
+    if (!util_str_to_int64(p, strlen(p), &value) || value < lo || value > hi)
         return 0;
     *out = value;
     return 1;
@@ -89,7 +89,7 @@ static int parse_float(const char *text, double *out)
         *out = -INFINITY;
         return 1;
     }
-    return str_to_double(text, strlen(text), out);
+    return util_str_to_double(text, strlen(text), out);
 }
 
 silt_status delta_value_parse(delta_value *out, const col_type *type, const char *text,
@@ -106,9 +106,9 @@ silt_status delta_value_parse(delta_value *out, const col_type *type, const char
     }
     switch (type->id) {
     case COL_BOOLEAN:
-        if (str_casecmp(text, "true") == 0)
+        if (util_str_casecmp(text, "true") == 0)
             out->v.i = 1;
-        else if (str_casecmp(text, "false") == 0)
+        else if (util_str_casecmp(text, "false") == 0)
             out->v.i = 0;
         else
             ok = 0;

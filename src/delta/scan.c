@@ -90,7 +90,7 @@ static int is_partition_column(const delta_snapshot *snap, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < snap->metadata.n_partition_columns; idx++)
-        if (str_casecmp(snap->metadata.partition_columns[idx], name) == 0)
+        if (util_str_casecmp(snap->metadata.partition_columns[idx], name) == 0)
             return 1;
     return 0;
 }
@@ -113,7 +113,7 @@ static silt_status pick_columns(delta_scan *scan, const col_type *physical,
     for (out_idx = 0; out_idx < n; out_idx++) {
         if (opts && opts->columns) {
             for (field_idx = 0; field_idx < logical->n_fields; field_idx++)
-                if (str_casecmp(logical->fields[field_idx].name, opts->columns[out_idx]) == 0)
+                if (util_str_casecmp(logical->fields[field_idx].name, opts->columns[out_idx]) == 0)
                     break;
             if (field_idx == logical->n_fields)
                 return err_set(err, SILT_NOTFOUND, "table has no column \"%s\"",
@@ -191,7 +191,7 @@ static int match_field(const col_type *file_type, const col_field *phys, dproto_
         if (strcmp(file_type->fields[idx].name, phys->name) == 0)
             return (int)idx;
     for (idx = 0; idx < file_type->n_fields; idx++)
-        if (str_casecmp(file_type->fields[idx].name, phys->name) == 0)
+        if (util_str_casecmp(file_type->fields[idx].name, phys->name) == 0)
             return (int)idx;
     return -1;
 }
@@ -243,7 +243,7 @@ static silt_status build_filter(delta_scan *scan, const char *const *columns, si
     for (p = 0; p < scan->opts->n_preds; p++)
         for (idx = 0; idx < scan->n_out; idx++)
             if (scan->src_col[idx] >= 0 && scan->opts->preds[p].column != NULL &&
-                str_casecmp(scan->logical[idx]->name, scan->opts->preds[p].column) == 0)
+                util_str_casecmp(scan->logical[idx]->name, scan->opts->preds[p].column) == 0)
                 leaves[p] = columns[scan->src_col[idx]];
     scan->filter.leaves = leaves;
     return SILT_OK;

@@ -40,7 +40,7 @@ typedef struct delta_scan_options {
      */
     const char *row_index_column;
     /*
-     * Pushed conjuncts on logical columns (pushdown_preds): the Parquet row
+     * Pushed conjuncts on logical columns (sql_pushdown_preds): the Parquet row
      * groups and pages whose statistics refute one are not read. Rows are
      * not filtered by them; the caller still evaluates its WHERE.
      */

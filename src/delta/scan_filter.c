@@ -63,7 +63,7 @@ int dscan_row_group_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t n
         if (f->leaves[p] == NULL)
             continue;
         for (s = 0; s < n_stats; s++)
-            if (stats[s].path != NULL && str_casecmp(stats[s].path, f->leaves[p]) == 0 &&
+            if (stats[s].path != NULL && util_str_casecmp(stats[s].path, f->leaves[p]) == 0 &&
                 !leaf_may_match(&f->preds[p], &stats[s], num_rows))
                 return 0;
     }
@@ -78,7 +78,7 @@ int dscan_page_filter(const pq_leaf_stats *stats, int64_t first_row, void *paylo
     if (stats->path == NULL)
         return 1;
     for (p = 0; p < f->n_preds; p++)
-        if (f->leaves[p] != NULL && str_casecmp(stats->path, f->leaves[p]) == 0 &&
+        if (f->leaves[p] != NULL && util_str_casecmp(stats->path, f->leaves[p]) == 0 &&
             !leaf_may_match(&f->preds[p], stats, stats->num_values))
             return 0;
     return 1;

@@ -510,7 +510,7 @@ static int ict_applies(const delta_snapshot *snap, int64_t version)
     int64_t since_version = 0;
     if (enabled == NULL || strcmp(enabled, "true") != 0)
         return 0;
-    if (since != NULL && !str_to_int64(since, strlen(since), &since_version))
+    if (since != NULL && !util_str_to_int64(since, strlen(since), &since_version))
         return 0;
     return version >= since_version;
 }
@@ -796,10 +796,10 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
     if (value != NULL && strcmp(value, "true") == 0) {
         ict = 1;
         value = delta_snapshot_property(latest, "delta.inCommitTimestampEnablementVersion");
-        if (value != NULL && !str_to_int64(value, strlen(value), &enable_version))
+        if (value != NULL && !util_str_to_int64(value, strlen(value), &enable_version))
             enable_version = 0;
         value = delta_snapshot_property(latest, "delta.inCommitTimestampEnablementTimestamp");
-        if (value != NULL && !str_to_int64(value, strlen(value), &enable_ts))
+        if (value != NULL && !util_str_to_int64(value, strlen(value), &enable_ts))
             enable_ts = INT64_MIN;
         if (enable_version < listing.earliest_version)
             enable_version = listing.earliest_version;

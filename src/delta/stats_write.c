@@ -276,7 +276,7 @@ int delta_stats_indexed_cols(const dlog_metadata *metadata)
                                           "delta.dataSkippingNumIndexedCols", NULL)
                            : NULL;
     int64_t value = 32;
-    if (text == NULL || !str_to_int64(text, strlen(text), &value) || value < -1 ||
+    if (text == NULL || !util_str_to_int64(text, strlen(text), &value) || value < -1 ||
         value > INT32_MAX)
         return 32;
     return (int)value;

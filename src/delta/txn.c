@@ -35,7 +35,7 @@ static const dlog_metadata *txn_metadata(const delta_txn *txn);
 #define TXN_BACKOFF_FIRST_US 1000
 #define TXN_BACKOFF_MAX_US 100000
 
-int64_t txn_now_ms(const delta_txn *txn)
+int64_t delta_txn_now_ms(const delta_txn *txn)
 {
     if (txn->now_ms != NULL)
         return txn->now_ms(txn->now_payload);
@@ -56,7 +56,7 @@ static const dlog_metadata *txn_metadata(const delta_txn *txn)
     return txn->snap ? &txn->snap->metadata : NULL;
 }
 
-int txn_is_blind_append(const delta_txn *txn)
+int delta_txn_is_blind_append(const delta_txn *txn)
 {
     size_t idx;
     if (txn->read_whole_table || txn->n_read_partitions > 0 || txn->read_files.count > 0 ||
@@ -262,7 +262,7 @@ silt_status delta_txn_remove(delta_txn *txn, const dlog_remove *rm, silt_error *
     SILT_RETURN_IF_ERROR(dlog_remove_copy(txn->arena, rm, dst, err));
     if (!dst->has_deletion_timestamp || dst->deletion_timestamp == 0) {
         dst->has_deletion_timestamp = 1;
-        dst->deletion_timestamp = txn_now_ms(txn);
+        dst->deletion_timestamp = delta_txn_now_ms(txn);
     }
     if (rm->data_change)
         txn->n_removes_data++;
@@ -276,7 +276,7 @@ silt_status delta_txn_remove_file(delta_txn *txn, const delta_file *file, int da
     memset(&rm, 0, sizeof(rm));
     rm.path = file->path;
     rm.has_deletion_timestamp = 1;
-    rm.deletion_timestamp = txn_now_ms(txn);
+    rm.deletion_timestamp = delta_txn_now_ms(txn);
     rm.data_change = data_change;
     rm.extended_file_metadata = 1;
     rm.partition_values = file->partition_values;
@@ -340,7 +340,7 @@ silt_status delta_txn_set_app_txn(delta_txn *txn, const char *app_id, int64_t ve
     SILT_RETURN_IF_ERROR(push_action(txn, &act, DLOG_TXN, err));
     act->u.txn.version = version;
     act->u.txn.has_last_updated = 1;
-    act->u.txn.last_updated = txn_now_ms(txn);
+    act->u.txn.last_updated = delta_txn_now_ms(txn);
     return copy_str(txn, app_id, &act->u.txn.app_id, err);
 }
 
@@ -394,7 +394,7 @@ silt_status delta_txn_set_user_metadata(delta_txn *txn, const char *text, silt_e
 static int ict_enabled_in(const dlog_metadata *md)
 {
     const char *value = dlog_map_get(&md->configuration, "delta.enableInCommitTimestamps", NULL);
-    return value != NULL && str_casecmp(value, "true") == 0;
+    return value != NULL && util_str_casecmp(value, "true") == 0;
 }
 
 /* Checks what must hold before anything is written, and derives a new table's protocol. */
@@ -476,7 +476,7 @@ static silt_status check_winners(delta_txn *txn, int64_t from, int64_t *next_out
         return err_nomem(err);
     for (;; version++) {
         arena_reset(scratch);
-        rc = txn_read_winner(txn->store, version, scratch, &winner, err);
+        rc = delta_txn_read_winner(txn->store, version, scratch, &winner, err);
         if (rc == SILT_NOTFOUND) {
             err_clear(err);
             rc = SILT_OK;
@@ -489,7 +489,7 @@ static silt_status check_winners(delta_txn *txn, int64_t from, int64_t *next_out
         if (winner.has_ict)
             *last_ict_ms = winner.ict_ms;
         (*n_checked)++;
-        rc = txn_check_winner(txn, &winner, err);
+        rc = delta_txn_check_winner(txn, &winner, err);
         if (rc != SILT_OK)
             break;
     }
@@ -591,7 +591,7 @@ static void backoff(delta_txn *txn, int attempt, int64_t *pause_us)
     *pause_us = *pause_us == 0 ? TXN_BACKOFF_FIRST_US : *pause_us * 2;
     if (*pause_us > TXN_BACKOFF_MAX_US)
         *pause_us = TXN_BACKOFF_MAX_US;
-    seed = hash_bytes(txn->txn_id, strlen(txn->txn_id), (uint64_t)attempt);
+    seed = util_hash_bytes(txn->txn_id, strlen(txn->txn_id), (uint64_t)attempt);
     us = *pause_us / 2 + (int64_t)(seed % (uint64_t)(*pause_us / 2 + 1));
     ts.tv_sec = (time_t)(us / 1000000);
     ts.tv_nsec = (long)(us % 1000000) * 1000;
@@ -616,12 +616,12 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
         int64_t ict = -1, next = -1;
         if (use_ict) {
             /* PROTOCOL: In-Commit Timestamps: strictly above the previous commit's. */
-            ict = txn_now_ms(txn);
+            ict = delta_txn_now_ms(txn);
             if (ict <= last_ict)
                 ict = last_ict + 1;
         }
         buf_truncate(&file, 0);
-        rc = txn_commit_info_json(txn, ict, &file, err);
+        rc = delta_txn_commit_info_json(txn, ict, &file, err);
         if (rc == SILT_OK)
             rc = buf_append_char(&file, '\n', err);
         if (rc == SILT_OK)
@@ -687,7 +687,7 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
     arena *scratch;
     silt_status rc;
 
-    if (text != NULL && (!str_to_int64(text, strlen(text), &interval) || interval <= 0))
+    if (text != NULL && (!util_str_to_int64(text, strlen(text), &interval) || interval <= 0))
         interval = 10;
     if (res->version == 0 || res->version % interval != 0)
         return;
@@ -702,13 +702,13 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
     if (rc == SILT_OK)
         rc = delta_checkpoint_write(txn->store, snap, scratch, &cp_err);
     text = dlog_map_get(&md->configuration, "delta.enableExpiredLogCleanup", NULL);
-    if (rc == SILT_OK && (text == NULL || str_casecmp(text, "false") != 0)) {
+    if (rc == SILT_OK && (text == NULL || util_str_casecmp(text, "false") != 0)) {
         text = dlog_map_get(&md->configuration, "delta.logRetentionDuration", NULL);
         if (text != NULL && delta_parse_interval_ms(text, &retention, &cp_err) != SILT_OK) {
             err_clear(&cp_err);
             retention = INT64_C(30) * 86400000;
         }
-        rc = delta_log_cleanup(txn->store, retention, txn_now_ms(txn), &res->n_log_files_deleted,
+        rc = delta_log_cleanup(txn->store, retention, delta_txn_now_ms(txn), &res->n_log_files_deleted,
                                &cp_err);
     }
     res->checkpoint_status = rc;

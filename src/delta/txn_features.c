@@ -40,7 +40,7 @@ const char *const *delta_writer_features(void) { return writer_features; }
 static int property_true(const dlog_metadata *md, const char *key)
 {
     const char *value = md ? dlog_map_get(&md->configuration, key, NULL) : NULL;
-    return value != NULL && str_casecmp(value, "true") == 0;
+    return value != NULL && util_str_casecmp(value, "true") == 0;
 }
 
 /* 1 when a field anywhere in type has metadata containing key (a JSON object key). */
@@ -78,7 +78,7 @@ static int has_constraints(const dlog_metadata *md)
 {
     size_t idx;
     for (idx = 0; md != NULL && idx < md->configuration.n; idx++)
-        if (str_starts_with(md->configuration.items[idx].key, "delta.constraints."))
+        if (util_str_starts_with(md->configuration.items[idx].key, "delta.constraints."))
             return 1;
     return 0;
 }

@@ -55,15 +55,15 @@ struct delta_txn {
 };
 
 /* Milliseconds now, from the transaction's clock. */
-int64_t txn_now_ms(const delta_txn *txn);
+int64_t delta_txn_now_ms(const delta_txn *txn);
 /* isBlindAppend: only data-changing adds, nothing read, nothing removed. */
-int txn_is_blind_append(const delta_txn *txn);
+int delta_txn_is_blind_append(const delta_txn *txn);
 
 /*
  * The commitInfo line (no newline) for a commit at version, appended to out.
  * ict_ms >= 0 adds inCommitTimestamp first.
  */
-silt_status txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf *out,
+silt_status delta_txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf *out,
                                  silt_error *err);
 
 /* What a winning commit did, for the conflict checks. */
@@ -86,9 +86,9 @@ typedef struct txn_winner {
 } txn_winner;
 
 /* Reads and summarises the commit at version. SILT_NOTFOUND when it does not exist yet. */
-silt_status txn_read_winner(io_store *store, int64_t version, arena *a, txn_winner *out,
+silt_status delta_txn_read_winner(io_store *store, int64_t version, arena *a, txn_winner *out,
                             silt_error *err);
 /* SILT_CONFLICT "<Exception>: ..." when the winner conflicts with txn. */
-silt_status txn_check_winner(delta_txn *txn, const txn_winner *winner, silt_error *err);
+silt_status delta_txn_check_winner(delta_txn *txn, const txn_winner *winner, silt_error *err);
 
 #endif

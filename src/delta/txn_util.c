@@ -174,7 +174,7 @@ static int unit_ms(const char *unit, size_t len, int64_t *out)
     if (len > 0 && unit[len - 1] == 's')
         len--;
     for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++)
-        if (strlen(units[idx].name) == len && str_ncasecmp(unit, units[idx].name, len) == 0) {
+        if (strlen(units[idx].name) == len && util_str_ncasecmp(unit, units[idx].name, len) == 0) {
             *out = units[idx].ms;
             return 1;
         }
@@ -187,14 +187,14 @@ silt_status delta_parse_interval_ms(const char *text, int64_t *out, silt_error *
     int64_t count, per;
     while (*p == ' ')
         p++;
-    if (str_ncasecmp(p, "interval", 8) == 0 && (p[8] == ' ' || p[8] == '\t'))
+    if (util_str_ncasecmp(p, "interval", 8) == 0 && (p[8] == ' ' || p[8] == '\t'))
         p += 8;
     while (*p == ' ' || *p == '\t')
         p++;
     num = p;
     while (*p >= '0' && *p <= '9')
         p++;
-    if (p == num || !str_to_int64(num, (size_t)(p - num), &count))
+    if (p == num || !util_str_to_int64(num, (size_t)(p - num), &count))
         goto bad;
     while (*p == ' ' || *p == '\t')
         p++;

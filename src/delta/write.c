@@ -48,7 +48,7 @@ static int find_column(const col_type *schema, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < schema->n_fields; idx++)
-        if (str_casecmp(schema->fields[idx].name, name) == 0)
+        if (util_str_casecmp(schema->fields[idx].name, name) == 0)
             return (int)idx;
     return -1;
 }
@@ -182,7 +182,7 @@ static void setup_sizes(delta_writer *w, const delta_write_options *opts)
     w->max_open = opts->max_open_files > 0 ? opts->max_open_files : DEFAULT_MAX_OPEN_FILES;
     if (opts->target_file_size > 0)
         w->target = opts->target_file_size;
-    else if (text != NULL && str_to_int64(text, strlen(text), &value) && value > 0)
+    else if (text != NULL && util_str_to_int64(text, strlen(text), &value) && value > 0)
         w->target = value;
     w->n_indexed = delta_stats_indexed_cols(&w->md);
 }
@@ -425,11 +425,11 @@ static uint64_t key_hash(const delta_writer *w, col_vec **cols, int64_t row)
         uint32_t len;
         const char *bytes;
         if (col_vec_is_null(v, row)) {
-            hash = hash_u64(hash ^ 0x4e554c4cu);
+            hash = util_hash_u64(hash ^ 0x4e554c4cu);
             continue;
         }
         bytes = key_value(w, v, idx, row, &len);
-        hash = hash_bytes(bytes, len, hash);
+        hash = util_hash_bytes(bytes, len, hash);
     }
     return hash;
 }

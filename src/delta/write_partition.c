@@ -58,7 +58,7 @@ static silt_status format_double(double value, int is_float, buf *out, silt_erro
     for (digits = is_float ? 6 : 15; digits <= 17; digits++) {
         double back;
         snprintf(text, sizeof(text), "%.*g", digits, value);
-        if (!str_to_double(text, strlen(text), &back))
+        if (!util_str_to_double(text, strlen(text), &back))
             continue;
         if (is_float ? (float)back == (float)value : back == value)
             break;

@@ -17,7 +17,7 @@ static int find_field(const col_type *schema, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < schema->n_fields; idx++)
-        if (str_casecmp(schema->fields[idx].name, name) == 0)
+        if (util_str_casecmp(schema->fields[idx].name, name) == 0)
             return (int)idx;
     return -1;
 }

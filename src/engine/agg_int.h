@@ -92,21 +92,21 @@ typedef struct agg_table {
     int32_t *direct;
     int32_t *zero_gid; /* group ids of a batch without keys: all 0 (global_gids) */
     int64_t cap_zero_gid;
-    int64_t charged; /* bytes charged to ctx; given back by agg_table_clear */
+    int64_t charged; /* bytes charged to ctx; given back by engine_agg_table_clear */
 } agg_table;
 
 #define AGG_DIRECT_KEYS 16384
 
-silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
+silt_status engine_agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
                            const col_type **key_types, const engine_agg *aggs, size_t n_aggs,
                            silt_error *err);
-void agg_table_clear(agg_table *t);
+void engine_agg_table_clear(agg_table *t);
 /*
  * Adds the live rows of a batch: keys are the key vectors (n_rows rows),
  * args the evaluated aggregate arguments (NULL entries for count(*)),
  * filters the evaluated FILTER predicates (NULL when none).
  */
-silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
+silt_status engine_agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err);
 /*
@@ -115,7 +115,7 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
  * aggregation keeps its groups in memory once it stops taking new ones
  * (agg_spill.c). found and missing have room for n_sel rows.
  */
-silt_status agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
+silt_status engine_agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
                            arena *scratch, int32_t *found, int64_t *n_found, int32_t *missing,
                            int64_t *n_missing, silt_error *err);
 /*
@@ -123,8 +123,8 @@ silt_status agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_
  * aggregate merges its (group, value) sets and folds in only the values t
  * had not seen, so partial tables of several workers merge exactly.
  */
-silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err);
+silt_status engine_agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err);
 /* Builds the result columns: keys then aggregates, n_groups rows each, in arena a. */
-silt_status agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err);
+silt_status engine_agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err);
 
 #endif

@@ -39,7 +39,7 @@ struct agg_spill {
     engine_op *sub;
 };
 
-silt_status agg_spill_new(agg_spill **out, engine_op *op, int level, expr **keys, size_t n_keys,
+silt_status engine_agg_spill_new(agg_spill **out, engine_op *op, int level, expr **keys, size_t n_keys,
                           const engine_agg *aggs, size_t n_aggs, silt_error *err)
 {
     agg_spill *as = arena_calloc(op->op_arena, 1, sizeof(*as));
@@ -55,12 +55,12 @@ silt_status agg_spill_new(agg_spill **out, engine_op *op, int level, expr **keys
     as->n_aggs = n_aggs;
     for (p = 0; p < SPILL_PARTITIONS; p++)
         SILT_RETURN_IF_ERROR(
-            spill_file_create(&as->part[p], op->ctx, as->a, op->children[0]->schema, err));
+            engine_spill_file_create(&as->part[p], op->ctx, as->a, op->children[0]->schema, err));
     *out = as;
     return SILT_OK;
 }
 
-silt_status agg_spill_write(agg_spill *as, const col_batch *b, const int32_t *rows, int64_t n,
+silt_status engine_agg_spill_write(agg_spill *as, const col_batch *b, const int32_t *rows, int64_t n,
                             col_vec **key_vals, silt_error *err)
 {
     arena *a = as->scratch;
@@ -75,7 +75,7 @@ silt_status agg_spill_write(agg_spill *as, const col_batch *b, const int32_t *ro
         uint64_t h = 0x2f1;
         for (idx = 0; idx < as->n_keys; idx++)
             h = vec_hash_row(key_vals[idx], rows[k], h);
-        part[k] = (uint8_t)spill_partition_of(hash_u64(h), as->level);
+        part[k] = (uint8_t)spill_partition_of(util_hash_u64(h), as->level);
         count[part[k]]++;
     }
     for (p = 0; p < SPILL_PARTITIONS && rc == SILT_OK; p++) {
@@ -85,13 +85,13 @@ silt_status agg_spill_write(agg_spill *as, const col_batch *b, const int32_t *ro
         for (k = 0; k < n; k++)
             if (part[k] == p)
                 sel[m++] = rows[k];
-        rc = spill_file_write(as->part[p], b, sel, m, a, err);
+        rc = engine_spill_file_write(as->part[p], b, sel, m, a, err);
     }
     arena_reset(a);
     return rc;
 }
 
-void agg_spill_close(agg_spill *as)
+void engine_agg_spill_close(agg_spill *as)
 {
     if (as == NULL)
         return;
@@ -108,7 +108,7 @@ static silt_status open_partition(agg_spill *as, size_t p, silt_error *err)
         return err_nomem(err);
     for (idx = 0; idx < as->n_keys; idx++)
         names[idx] = op->schema->fields[idx].name;
-    SILT_RETURN_IF_ERROR(spill_op_scan(&scan, op->ctx, as->part[p], err));
+    SILT_RETURN_IF_ERROR(engine_spill_op_scan(&scan, op->ctx, as->part[p], err));
     SILT_RETURN_IF_ERROR(engine_op_hash_agg(&sub, op->ctx, scan, as->keys, names, as->n_keys,
                                             as->aggs, as->n_aggs, NULL, 0, err));
     engine_agg_set_spill_level(sub, as->level + 1);
@@ -116,13 +116,13 @@ static silt_status open_partition(agg_spill *as, size_t p, silt_error *err)
     return engine_op_open(sub, err);
 }
 
-silt_status agg_spill_next(agg_spill *as, engine_chunk **out, silt_error *err)
+silt_status engine_agg_spill_next(agg_spill *as, engine_chunk **out, silt_error *err)
 {
     *out = NULL;
     while (as->cur < SPILL_PARTITIONS) {
         if (as->sub == NULL) {
-            SILT_RETURN_IF_ERROR(spill_file_finish(as->part[as->cur], err));
-            if (spill_file_rows(as->part[as->cur]) == 0) {
+            SILT_RETURN_IF_ERROR(engine_spill_file_finish(as->part[as->cur], err));
+            if (engine_spill_file_rows(as->part[as->cur]) == 0) {
                 as->cur++;
                 continue;
             }
@@ -133,8 +133,8 @@ silt_status agg_spill_next(agg_spill *as, engine_chunk **out, silt_error *err)
             (*out)->batch.schema = as->op->schema;
             return SILT_OK;
         }
-        agg_spill_close(as);
-        spill_file_remove(as->part[as->cur]);
+        engine_agg_spill_close(as);
+        engine_spill_file_remove(as->part[as->cur]);
         as->cur++;
     }
     return SILT_OK;

@@ -158,7 +158,7 @@ static silt_status check_percentages(const engine_agg *spec, silt_error *err)
     return SILT_OK;
 }
 
-silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
+silt_status engine_agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_keys,
                            const col_type **key_types, const engine_agg *aggs, size_t n_aggs,
                            silt_error *err)
 {
@@ -202,7 +202,7 @@ silt_status agg_table_init(agg_table *t, engine_ctx *ctx, arena *a, size_t n_key
     return SILT_OK;
 }
 
-void agg_table_clear(agg_table *t)
+void engine_agg_table_clear(agg_table *t)
 {
     size_t idx;
     if (t->ctx != NULL)
@@ -365,14 +365,14 @@ static inline uint64_t fixed_key_hash(const uint8_t *p, size_t width)
 {
     uint64_t x = 0;
     if (width > 8)
-        return hash_bytes(p, width, 0x5eed);
+        return util_hash_bytes(p, width, 0x5eed);
     memcpy(&x, p, width);
     return fast_hash((int64_t)x, 1);
 }
 
 static inline uint64_t str_key_hash(const char *p, int32_t len)
 {
-    return hash_bytes(p, (size_t)len, 0x5eed);
+    return util_hash_bytes(p, (size_t)len, 0x5eed);
 }
 
 /* The column-wise hash of a serialized key (as serialize writes it). */
@@ -1598,7 +1598,7 @@ static silt_status global_gids(agg_table *t, int64_t n_rows, int32_t **gid, silt
     return SILT_OK;
 }
 
-silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
+silt_status engine_agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int64_t n_sel,
                           col_vec **keys, col_vec **args, col_vec **filters, arena *scratch,
                           silt_error *err)
 {
@@ -1686,7 +1686,7 @@ silt_status agg_table_add(agg_table *t, int64_t n_rows, const int32_t *sel, int6
  * column-wise hash and typed comparison of multi_groups, or the one-value
  * hash of the fast mode, so a row finds the group its keys would make.
  */
-silt_status agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
+silt_status engine_agg_table_find(agg_table *t, const int32_t *sel, int64_t n_sel, col_vec **keys,
                            arena *scratch, int32_t *found, int64_t *n_found, int32_t *missing,
                            int64_t *n_missing, silt_error *err)
 {
@@ -1896,7 +1896,7 @@ static silt_status merge_distinct(agg_table *t, agg_state *d, agg_state *s, cons
     return update_values(t, d, vals, gids, rows, n, err);
 }
 
-silt_status agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err)
+silt_status engine_agg_table_merge(agg_table *t, agg_table *src, arena *scratch, silt_error *err)
 {
     int32_t *map = arena_alloc(scratch, sizeof(int32_t) * (size_t)(src->n_groups ? src->n_groups : 1));
     int32_t *new_rows = arena_alloc(scratch, sizeof(int32_t) * (size_t)(src->n_groups ? src->n_groups : 1));
@@ -2353,7 +2353,7 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
                         q += num < 0 ? -1 : 1;
                     v = q;
                 }
-                if (!dec_fits(v, s->out_type->precision)) {
+                if (!engine_dec_fits(v, s->out_type->precision)) {
                     if (t->ctx->ansi)
                         return err_set(err, SILT_RUNTIME, "[NUMERIC_VALUE_OUT_OF_RANGE] the sum "
                                        "does not fit decimal(%d,%d)", s->out_type->precision,
@@ -2419,7 +2419,7 @@ static silt_status finish_agg(agg_table *t, agg_state *s, arena *a, col_vec **ou
     return SILT_OK;
 }
 
-silt_status agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err)
+silt_status engine_agg_table_finish(agg_table *t, arena *a, col_vec **cols, silt_error *err)
 {
     size_t idx;
     for (idx = 0; idx < t->n_keys; idx++)

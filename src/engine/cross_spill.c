@@ -36,12 +36,12 @@ struct cross_spill {
     engine_op *sub;     /* the join of the current block, open */
 };
 
-int cross_spill_supported(engine_join_type type, size_t n_keys)
+int engine_cross_spill_supported(engine_join_type type, size_t n_keys)
 {
     return n_keys == 0 && (type == JOIN_CROSS || type == JOIN_INNER);
 }
 
-silt_status cross_spill_new(cross_spill **out, engine_op *op, engine_join_type type,
+silt_status engine_cross_spill_new(cross_spill **out, engine_op *op, engine_join_type type,
                             const expr *cond, silt_error *err)
 {
     cross_spill *cs = arena_calloc(op->op_arena, 1, sizeof(*cs));
@@ -51,18 +51,18 @@ silt_status cross_spill_new(cross_spill **out, engine_op *op, engine_join_type t
     cs->op = op;
     cs->type = type;
     cs->cond = cond;
-    SILT_RETURN_IF_ERROR(spill_file_create(&cs->build, op->ctx, cs->a, op->children[1]->schema,
+    SILT_RETURN_IF_ERROR(engine_spill_file_create(&cs->build, op->ctx, cs->a, op->children[1]->schema,
                                            err));
-    SILT_RETURN_IF_ERROR(spill_file_create(&cs->probe, op->ctx, cs->a, op->children[0]->schema,
+    SILT_RETURN_IF_ERROR(engine_spill_file_create(&cs->probe, op->ctx, cs->a, op->children[0]->schema,
                                            err));
     *out = cs;
     return SILT_OK;
 }
 
-silt_status cross_spill_add_build(cross_spill *cs, const col_batch *b, const int32_t *sel,
+silt_status engine_cross_spill_add_build(cross_spill *cs, const col_batch *b, const int32_t *sel,
                                   int64_t n_sel, arena *scratch, silt_error *err)
 {
-    return spill_file_write(cs->build, b, sel, n_sel, scratch, err);
+    return engine_spill_file_write(cs->build, b, sel, n_sel, scratch, err);
 }
 
 /*
@@ -84,19 +84,19 @@ static silt_status write_probe(cross_spill *cs, silt_error *err)
         SILT_RETURN_IF_ERROR(engine_op_next(cs->op->children[0], &in, err));
         if (in == NULL)
             break;
-        rc = spill_file_write(cs->probe, &in->batch, in->sel, in->n_sel, scratch, err);
+        rc = engine_spill_file_write(cs->probe, &in->batch, in->sel, in->n_sel, scratch, err);
         arena_reset(scratch);
         SILT_RETURN_IF_ERROR(rc);
     }
     arena_free(scratch);
-    SILT_RETURN_IF_ERROR(spill_file_finish(cs->build, err));
-    SILT_RETURN_IF_ERROR(spill_file_finish(cs->probe, err));
-    rows = spill_file_rows(cs->build);
-    per_row = 6 * (rows > 0 ? spill_file_bytes(cs->build) / rows : 64) + 64;
+    SILT_RETURN_IF_ERROR(engine_spill_file_finish(cs->build, err));
+    SILT_RETURN_IF_ERROR(engine_spill_file_finish(cs->probe, err));
+    rows = engine_spill_file_rows(cs->build);
+    per_row = 6 * (rows > 0 ? engine_spill_file_bytes(cs->build) / rows : 64) + 64;
     cs->block_rows = engine_mem_room(cs->op) / 2 / per_row;
     if (cs->block_rows < 64)
         cs->block_rows = 64; /* below that the join's fixed costs dominate anyway */
-    cs->build_done = rows == 0 || spill_file_rows(cs->probe) == 0;
+    cs->build_done = rows == 0 || engine_spill_file_rows(cs->probe) == 0;
     cs->probed = 1;
     return SILT_OK;
 }
@@ -137,7 +137,7 @@ static silt_status block_source(void *payload, arena *a, col_batch **out, silt_e
         return SILT_OK;
     if (cs->pending == NULL) {
         arena_reset(cs->hold);
-        SILT_RETURN_IF_ERROR(spill_file_read(cs->build, cs->hold, &cs->pending, err));
+        SILT_RETURN_IF_ERROR(engine_spill_file_read(cs->build, cs->hold, &cs->pending, err));
         cs->pending_off = 0;
         if (cs->pending == NULL) {
             cs->build_done = 1;
@@ -163,7 +163,7 @@ static silt_status open_block(cross_spill *cs, silt_error *err)
     engine_ctx *ctx = cs->op->ctx;
     engine_op *left, *right, *sub;
     cs->block_left = cs->block_rows;
-    SILT_RETURN_IF_ERROR(spill_op_scan(&left, ctx, cs->probe, err));
+    SILT_RETURN_IF_ERROR(engine_spill_op_scan(&left, ctx, cs->probe, err));
     SILT_RETURN_IF_ERROR(engine_op_scan(&right, ctx, cs->op->children[1]->schema, block_source,
                                         cs, err));
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&sub, ctx, left, right, cs->type, NULL, NULL, 0,
@@ -174,7 +174,7 @@ static silt_status open_block(cross_spill *cs, silt_error *err)
     return engine_op_open(sub, err);
 }
 
-void cross_spill_close(cross_spill *cs)
+void engine_cross_spill_close(cross_spill *cs)
 {
     if (cs == NULL)
         return;
@@ -182,7 +182,7 @@ void cross_spill_close(cross_spill *cs)
     cs->sub = NULL;
 }
 
-silt_status cross_spill_next(cross_spill *cs, engine_chunk **out, silt_error *err)
+silt_status engine_cross_spill_next(cross_spill *cs, engine_chunk **out, silt_error *err)
 {
     *out = NULL;
     if (!cs->probed)
@@ -198,9 +198,9 @@ silt_status cross_spill_next(cross_spill *cs, engine_chunk **out, silt_error *er
             (*out)->batch.schema = cs->op->schema;
             return SILT_OK;
         }
-        cross_spill_close(cs);
+        engine_cross_spill_close(cs);
     }
-    spill_file_remove(cs->build);
-    spill_file_remove(cs->probe);
+    engine_spill_file_remove(cs->build);
+    engine_spill_file_remove(cs->probe);
     return SILT_OK;
 }

@@ -234,7 +234,7 @@ static silt_status check_zero_divisor(const expr *e, engine_ctx *ctx, const ev_v
         int64_t rr = div->is_const ? 0 : r;
         if (vec_is_valid(out, r) && is_zero_at(div->v, rr)) {
             if (ctx->ansi && !e->lit.i) {
-                eval_error(e, err, SILT_RUNTIME, "DIVIDE_BY_ZERO", "division by zero");
+                expr_eval_error(e, err, SILT_RUNTIME, "DIVIDE_BY_ZERO", "division by zero");
                 err_hint(err, "use try_divide to get NULL instead, or set "
                          "\"spark.sql.ansi.enabled\" to \"false\"");
                 return SILT_RUNTIME;
@@ -319,7 +319,7 @@ static silt_status eval_arith(const expr *e, engine_ctx *ctx, const col_batch *b
     if (ovf && e->lit.i)
         find_int_overflow(e->op, &l, &rt, o, sel, n, 1);
     else if (ovf && ctx->ansi && find_int_overflow(e->op, &l, &rt, o, sel, n, 0))
-        return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
+        return expr_eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                           "%s overflow", col_type_id_name(e->type->id));
     out->v = o;
     out->is_const = n_rows == 1 && l.is_const && rt.is_const;
@@ -335,7 +335,7 @@ static int dec_op(int op, col_int128 x, int32_t s1, col_int128 y, int32_t s2, in
     case EXPR_ADD:
     case EXPR_SUB:
     case EXPR_MOD:
-        if (!dec_rescale(x, s1, smax, 38, &x) || !dec_rescale(y, s2, smax, 38, &y))
+        if (!engine_dec_rescale(x, s1, smax, 38, &x) || !engine_dec_rescale(y, s2, smax, 38, &y))
             return 0;
         if (op == EXPR_ADD)
             t = x + y;
@@ -343,11 +343,11 @@ static int dec_op(int op, col_int128 x, int32_t s1, col_int128 y, int32_t s2, in
             t = x - y;
         else
             t = x % y;
-        return dec_rescale(t, smax, s, p, z);
+        return engine_dec_rescale(t, smax, s, p, z);
     case EXPR_MUL:
         if (__builtin_mul_overflow(x, y, &t))
             return 0;
-        return dec_rescale(t, s1 + s2, s, p, z);
+        return engine_dec_rescale(t, s1 + s2, s, p, z);
     default: {
         /* x / y at scale s: (x * 10^(s + s2 - s1)) / y, rounded HALF_UP. */
         int32_t shift = s + s2 - s1;
@@ -357,7 +357,7 @@ static int dec_op(int op, col_int128 x, int32_t s1, col_int128 y, int32_t s2, in
             if (shift > 38 || __builtin_mul_overflow(x, expr_pow10[shift], &x))
                 return 0;
         } else {
-            if (!dec_rescale(y, 0, -shift, 38, &y))
+            if (!engine_dec_rescale(y, 0, -shift, 38, &y))
                 return 0;
         }
         q = x / y;
@@ -369,7 +369,7 @@ static int dec_op(int op, col_int128 x, int32_t s1, col_int128 y, int32_t s2, in
             y = -y;
         if (rem >= y - rem)
             q += neg ? -1 : 1;
-        if (!dec_fits(q, p))
+        if (!engine_dec_fits(q, p))
             return 0;
         *z = q;
         return 1;
@@ -390,7 +390,7 @@ static silt_status eval_arith_decimal(const expr *e, engine_ctx *ctx, const ev_v
             col_int128 z = 0;
             if (!dec_op(e->op, x, s1, y, s2, s, p, &z)) {
                 if (ctx->ansi && !e->lit.i)
-                    return eval_error(e, err, SILT_RUNTIME, "NUMERIC_VALUE_OUT_OF_RANGE",
+                    return expr_eval_error(e, err, SILT_RUNTIME, "NUMERIC_VALUE_OUT_OF_RANGE",
                                       "decimal result does not fit decimal(%d,%d)", p, s);
                 vec_set_null(out, r);
             }
@@ -857,7 +857,7 @@ static silt_status check_like_pattern(const expr *e, const char *pv, int32_t pl,
                                       silt_error *err)
 {
     if (pl > 0 && pv[pl - 1] == esc && (pl < 2 || pv[pl - 2] != esc))
-        return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT.ESC_AT_THE_END",
+        return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT.ESC_AT_THE_END",
                           "the LIKE pattern \"%.*s\" ends with the escape character",
                           (int)(pl > 100 ? 100 : pl), pv);
     return SILT_OK;
@@ -957,7 +957,7 @@ static void sort_rows(const col_vec *v, int64_t *order, int64_t *tmp, int64_t n)
     }
 }
 
-silt_status eval_in_prepare(expr *e, arena *a, silt_error *err)
+silt_status expr_eval_in_prepare(expr *e, arena *a, silt_error *err)
 {
     size_t idx, n = e->n_args - 1;
     const col_type *type = e->args[0]->type;
@@ -1128,11 +1128,11 @@ static silt_status eval_cast_node(const expr *e, engine_ctx *ctx, const col_batc
     ev_val x;
     SILT_RETURN_IF_ERROR(ev_eval(e->args[0], ctx, batch, sel, n_sel, a, &x, err));
     if (x.is_const) {
-        SILT_RETURN_IF_ERROR(eval_cast(e, ctx, x.v, NULL, 1, a, &out->v, err));
+        SILT_RETURN_IF_ERROR(expr_eval_cast(e, ctx, x.v, NULL, 1, a, &out->v, err));
         out->is_const = 1;
         return SILT_OK;
     }
-    SILT_RETURN_IF_ERROR(eval_cast(e, ctx, x.v, sel, n_sel, a, &out->v, err));
+    SILT_RETURN_IF_ERROR(expr_eval_cast(e, ctx, x.v, sel, n_sel, a, &out->v, err));
     out->is_const = 0;
     return SILT_OK;
 }
@@ -1193,7 +1193,7 @@ static silt_status eval_subquery(const expr *e, engine_ctx *ctx, const col_batch
     col_batch args = {NULL, batch->n_rows, e->n_args, NULL};
     size_t idx;
     if (e->slot == NULL || e->slot->value == NULL)
-        return eval_error(e, err, SILT_INVALID, "INTERNAL_ERROR", "the subquery was not computed before the "
+        return expr_eval_error(e, err, SILT_INVALID, "INTERNAL_ERROR", "the subquery was not computed before the "
                           "plan ran");
     if (e->n_args == 0)
         return ev_eval(e->slot->value, ctx, batch, sel, n_sel, a, out, err);

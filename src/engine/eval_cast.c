@@ -95,15 +95,15 @@ static silt_status cast_fail(cast_run *c, int64_t row, const char *cls, silt_err
     } else if (c->src->type->id == COL_FLOAT || c->src->type->id == COL_DOUBLE) {
         snprintf(value, sizeof(value), "%.17g", vec_get_double(c->src, row));
     } else if (c->src->type->id == COL_DECIMAL) {
-        dec_format(vec_get_dec(c->src, row), c->src->type->scale, value, sizeof(value));
+        engine_dec_format(vec_get_dec(c->src, row), c->src->type->scale, value, sizeof(value));
     } else {
         snprintf(value, sizeof(value), "%lld", (long long)vec_get_int(c->src, row));
     }
     if (strcmp(cls, "CAST_INVALID_INPUT") == 0)
-        eval_error(c->e, err, SILT_RUNTIME, cls, "the value %s of the type \"%s\" cannot be "
+        expr_eval_error(c->e, err, SILT_RUNTIME, cls, "the value %s of the type \"%s\" cannot be "
                    "cast to \"%s\" because it is malformed", value, from, to);
     else
-        eval_error(c->e, err, SILT_RUNTIME, cls, "the value %s of the type \"%s\" cannot be "
+        expr_eval_error(c->e, err, SILT_RUNTIME, cls, "the value %s of the type \"%s\" cannot be "
                    "cast to \"%s\" due to an overflow", value, from, to);
     err_hint(err, "use try_cast to tolerate malformed input and return NULL instead");
     return SILT_RUNTIME;
@@ -164,11 +164,11 @@ static int parse_double(const char *s, int32_t len, double *out)
         return 1;
     }
     if (strcmp(tmp, "Infinity") == 0 || strcmp(tmp, "+Infinity") == 0 ||
-        str_casecmp(tmp, "inf") == 0 || str_casecmp(tmp, "+inf") == 0) {
+        util_str_casecmp(tmp, "inf") == 0 || util_str_casecmp(tmp, "+inf") == 0) {
         *out = INFINITY;
         return 1;
     }
-    if (strcmp(tmp, "-Infinity") == 0 || str_casecmp(tmp, "-inf") == 0) {
+    if (strcmp(tmp, "-Infinity") == 0 || util_str_casecmp(tmp, "-inf") == 0) {
         *out = -INFINITY;
         return 1;
     }
@@ -180,11 +180,11 @@ static int parse_double(const char *s, int32_t len, double *out)
             if (!((ch >= '0' && ch <= '9') || ch == '.' || ch == 'e' || ch == 'E' || ch == '+' ||
                   ch == '-'))
                 return (pos == len - 1 && (ch == 'd' || ch == 'D' || ch == 'f' || ch == 'F'))
-                           ? str_to_double(tmp, (size_t)pos, out)
+                           ? util_str_to_double(tmp, (size_t)pos, out)
                            : 0;
         }
     }
-    return str_to_double(tmp, (size_t)len, out);
+    return util_str_to_double(tmp, (size_t)len, out);
 }
 
 static int parse_bool(const char *s, int32_t len, int *out)
@@ -199,11 +199,11 @@ static int parse_bool(const char *s, int32_t len, int *out)
     memcpy(tmp, s, (size_t)len);
     tmp[len] = 0;
     for (idx = 0; idx < 5; idx++) {
-        if (str_casecmp(tmp, yes[idx]) == 0) {
+        if (util_str_casecmp(tmp, yes[idx]) == 0) {
             *out = 1;
             return 1;
         }
-        if (str_casecmp(tmp, no[idx]) == 0) {
+        if (util_str_casecmp(tmp, no[idx]) == 0) {
             *out = 0;
             return 1;
         }
@@ -368,7 +368,7 @@ static silt_status to_floating(cast_run *c, int64_t row, silt_error *err)
         d = vec_get_double(c->src, row);
     } else if (f == COL_DECIMAL) {
         char tmp[64];
-        dec_format(vec_get_dec(c->src, row), c->src->type->scale, tmp, sizeof(tmp));
+        engine_dec_format(vec_get_dec(c->src, row), c->src->type->scale, tmp, sizeof(tmp));
         d = strtod(tmp, NULL);
     } else if (f == COL_TIMESTAMP) {
         d = (double)vec_get_int(c->src, row) / 1e6;
@@ -392,7 +392,7 @@ static silt_status to_decimal(cast_run *c, int64_t row, silt_error *err)
     if (f == COL_STRING || f == COL_BINARY) {
         int32_t len;
         const char *str = col_vec_str(c->src, row, &len);
-        int rc = dec_parse(str, (size_t)len, p, s, &v);
+        int rc = engine_dec_parse(str, (size_t)len, p, s, &v);
         if (rc == 0)
             cls = "CAST_INVALID_INPUT";
         ok = rc == 1;
@@ -404,14 +404,14 @@ static silt_status to_decimal(cast_run *c, int64_t row, silt_error *err)
             ok = 0;
         } else {
             n = engine_format_double(d, f == COL_FLOAT, tmp, sizeof(tmp));
-            ok = dec_parse(tmp, n, p, s, &v) == 1;
+            ok = engine_dec_parse(tmp, n, p, s, &v) == 1;
         }
     } else if (f == COL_DECIMAL) {
-        ok = dec_rescale(vec_get_dec(c->src, row), c->src->type->scale, s, p, &v);
+        ok = engine_dec_rescale(vec_get_dec(c->src, row), c->src->type->scale, s, p, &v);
     } else if (f == COL_TIMESTAMP) {
-        ok = dec_rescale(vec_get_int(c->src, row), 6, s, p, &v);
+        ok = engine_dec_rescale(vec_get_int(c->src, row), 6, s, p, &v);
     } else {
-        ok = dec_rescale(vec_get_int(c->src, row), 0, s, p, &v);
+        ok = engine_dec_rescale(vec_get_int(c->src, row), 0, s, p, &v);
     }
     if (!ok)
         return cast_fail(c, row, cls, err);
@@ -467,7 +467,7 @@ static silt_status to_datetime(cast_run *c, int64_t row, silt_error *err)
         micros = (int64_t)d;
     } else if (f == COL_DECIMAL) {
         col_int128 v;
-        if (!dec_rescale(vec_get_dec(c->src, row), c->src->type->scale, 6, 38, &v) ||
+        if (!engine_dec_rescale(vec_get_dec(c->src, row), c->src->type->scale, 6, 38, &v) ||
             v > INT64_MAX || v < INT64_MIN)
             return cast_fail(c, row, "CAST_OVERFLOW", err);
         micros = (int64_t)v;
@@ -502,7 +502,7 @@ static silt_status append_text(buf *b, const col_vec *v, int64_t row, silt_error
     case COL_DOUBLE:
         engine_format_double(vec_get_double(v, row), v->type->id == COL_FLOAT, tmp, sizeof(tmp));
         return buf_append_str(b, tmp, err);
-    case COL_DECIMAL: len = dec_format(vec_get_dec(v, row), v->type->scale, tmp, sizeof(tmp)); break;
+    case COL_DECIMAL: len = engine_dec_format(vec_get_dec(v, row), v->type->scale, tmp, sizeof(tmp)); break;
     case COL_DATE: len = time_format_date((int32_t)vec_get_int(v, row), tmp, sizeof(tmp)); break;
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ: len = time_format_timestamp_spark(vec_get_int(v, row), tmp, sizeof(tmp)); break;
@@ -565,7 +565,7 @@ static silt_status to_string(cast_run *c, vec_str_writer *w, int64_t row, silt_e
         len = engine_format_double(vec_get_double(src, row), src->type->id == COL_FLOAT, tmp,
                                    sizeof(tmp));
         break;
-    case COL_DECIMAL: len = dec_format(vec_get_dec(src, row), src->type->scale, tmp, sizeof(tmp)); break;
+    case COL_DECIMAL: len = engine_dec_format(vec_get_dec(src, row), src->type->scale, tmp, sizeof(tmp)); break;
     case COL_DATE: len = time_format_date((int32_t)vec_get_int(src, row), tmp, sizeof(tmp)); break;
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
@@ -614,7 +614,7 @@ static int cast_fast(const col_vec *src, col_vec *o, const int32_t *sel, int64_t
     return 0;
 }
 
-silt_status eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, const int32_t *sel,
+silt_status expr_eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, const int32_t *sel,
                       int64_t n_sel, arena *a, col_vec **out, silt_error *err)
 {
     cast_run c;

@@ -20,14 +20,14 @@ const col_int128 expr_pow10[39] = {
     E18 * 100000000000000000LL, E18 * E18, E18 * E18 * 10, E18 * E18 * 100,
 };
 
-int dec_fits(col_int128 x, int32_t precision)
+int engine_dec_fits(col_int128 x, int32_t precision)
 {
     if (precision < 1 || precision > 38)
         return 0;
     return x < expr_pow10[precision] && x > -expr_pow10[precision];
 }
 
-int dec_rescale(col_int128 x, int32_t from, int32_t to, int32_t precision, col_int128 *out)
+int engine_dec_rescale(col_int128 x, int32_t from, int32_t to, int32_t precision, col_int128 *out)
 {
     if (to >= from) {
         int32_t shift = to - from;
@@ -49,13 +49,13 @@ int dec_rescale(col_int128 x, int32_t from, int32_t to, int32_t precision, col_i
             x = q;
         }
     }
-    if (!dec_fits(x, precision))
+    if (!engine_dec_fits(x, precision))
         return 0;
     *out = x;
     return 1;
 }
 
-size_t dec_format(col_int128 x, int32_t scale, char *out, size_t cap)
+size_t engine_dec_format(col_int128 x, int32_t scale, char *out, size_t cap)
 {
     char digits[48];
     size_t n = 0, len = 0, idx;
@@ -80,7 +80,7 @@ size_t dec_format(col_int128 x, int32_t scale, char *out, size_t cap)
     return len;
 }
 
-int dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out)
+int engine_dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out)
 {
     size_t pos = 0;
     int neg = 0, any = 0, overflow = 0;
@@ -143,11 +143,11 @@ int dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_i
         if (cur < -1000)
             return -1;
         if (cur < 0) {
-            if (!dec_rescale(v, 0, (int32_t)-cur, 38, &v))
+            if (!engine_dec_rescale(v, 0, (int32_t)-cur, 38, &v))
                 return -1;
             cur = 0;
         }
-        if (!dec_rescale(v, (int32_t)cur, scale, precision, out))
+        if (!engine_dec_rescale(v, (int32_t)cur, scale, precision, out))
             return -1;
     }
     return 1;

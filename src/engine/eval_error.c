@@ -9,7 +9,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-silt_status eval_error(const expr *e, silt_error *err, silt_status code, const char *cls,
+silt_status expr_eval_error(const expr *e, silt_error *err, silt_status code, const char *cls,
                        const char *fmt, ...)
 {
     char msg[SILT_ERROR_MESSAGE_MAX];

@@ -416,7 +416,7 @@ STR_FN(fn_repeat)
         int64_t times = nv[r] > 0 ? nv[r] : 0, total = times * (int64_t)len;
         char *dst;
         if (total > INT32_MAX)
-            return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
+            return expr_eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                               "repeat would make a string of %lld bytes", (long long)total);
         SILT_RETURN_IF_ERROR(vec_str_reserve(&w, total, &dst, err));
         for (k = 0; k < times; k++)
@@ -837,7 +837,7 @@ static silt_status regex_get(const expr *e, regex_cache *c, arena *a, const char
     if (rc != 0) {
         char msg[128];
         regerror(rc, &c->re, msg, sizeof(msg));
-        return eval_error(e, err, SILT_RUNTIME, "INVALID_PARAMETER_VALUE.PATTERN",
+        return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_PARAMETER_VALUE.PATTERN",
                           "the regular expression \"%.100s\" is not valid: %s", c->text, msg);
     }
     c->compiled = 1;
@@ -904,7 +904,7 @@ static silt_status fn_regexp_extract(const expr *e, engine_ctx *ctx, col_vec **a
         if (rc != SILT_OK)
             break;
         if (group < 0 || group > (int64_t)c.re.re_nsub || group > 9) {
-            rc = eval_error(e, err, SILT_RUNTIME, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",
+            rc = expr_eval_error(e, err, SILT_RUNTIME, "INVALID_PARAMETER_VALUE.REGEX_GROUP_INDEX",
                             "the regular expression has %zu groups, but group %lld was asked "
                             "for", c.re.re_nsub, (long long)group);
             break;
@@ -1088,7 +1088,7 @@ static silt_status fn_abs(const expr *e, engine_ctx *ctx, col_vec **args, const 
             int64_t lo = id == COL_BYTE ? INT8_MIN : id == COL_SHORT ? INT16_MIN
                          : id == COL_INT ? INT32_MIN : INT64_MIN;
             if (x == lo && ctx->ansi)
-                return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
+                return expr_eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                                   "abs(%lld) overflows \"%s\"", (long long)x,
                                   col_type_id_name(id));
             vec_put_int(o, r, x == lo ? x : (x < 0 ? -x : x));
@@ -1107,8 +1107,8 @@ static double round_half_up(double d, int64_t digits)
     if (d != d || isinf(d))
         return d;
     n = engine_format_double(d, 0, tmp, sizeof(tmp));
-    if (digits >= 0 && dec_parse(tmp, n, 38, (int32_t)digits, &v) == 1) {
-        dec_format(v, (int32_t)digits, tmp, sizeof(tmp));
+    if (digits >= 0 && engine_dec_parse(tmp, n, 38, (int32_t)digits, &v) == 1) {
+        engine_dec_format(v, (int32_t)digits, tmp, sizeof(tmp));
         return strtod(tmp, NULL);
     }
     if (digits < 0) {
@@ -1151,10 +1151,10 @@ static double round_half_even(double d, int64_t digits)
     dot = strchr(tmp, '.');
     scale = dot != NULL ? (int32_t)strlen(dot + 1) : 0;
     if (strchr(tmp, 'e') != NULL || strchr(tmp, 'E') != NULL || scale <= digits ||
-        dec_parse(tmp, strlen(tmp), 38, scale, &v) != 1)
+        engine_dec_parse(tmp, strlen(tmp), 38, scale, &v) != 1)
         return d; /* already exact at this scale, or beyond a decimal's reach */
     v = dec_round_even(v, scale, (int32_t)digits);
-    dec_format(v, (int32_t)digits, tmp, sizeof(tmp));
+    engine_dec_format(v, (int32_t)digits, tmp, sizeof(tmp));
     return strtod(tmp, NULL);
 }
 
@@ -1200,12 +1200,12 @@ static silt_status fn_round(const expr *e, engine_ctx *ctx, col_vec **args, cons
             int32_t s = x->type->scale;
             /* Scales only shrink here, so the rescale cannot overflow 38 digits. */
             if (digits < 0) {
-                if (dec_rescale(v, s - (int32_t)digits, 0, 38, &res) &&
+                if (engine_dec_rescale(v, s - (int32_t)digits, 0, 38, &res) &&
                     !__builtin_mul_overflow(res, expr_pow10[-digits], &res))
                     vec_put_dec(o, r, res);
                 else
                     vec_set_null(o, r);
-            } else if (dec_rescale(v, s, e->type->scale, 38, &res)) {
+            } else if (engine_dec_rescale(v, s, e->type->scale, 38, &res)) {
                 vec_put_dec(o, r, res);
             }
             continue;
@@ -1369,7 +1369,7 @@ static silt_status fn_pmod(const expr *e, engine_ctx *ctx, col_vec **args, const
         }
         case COL_DECIMAL: {
             col_int128 x = vec_get_dec(rem, r), y = vec_get_dec(div, r);
-            if (x < 0 && dec_rescale(y < 0 ? -y : y, div->type->scale, e->type->scale, 38, &y))
+            if (x < 0 && engine_dec_rescale(y < 0 ? -y : y, div->type->scale, e->type->scale, 38, &y))
                 x = (x + y) % y;
             vec_put_dec(o, r, x);
             break;
@@ -1452,7 +1452,7 @@ static silt_status value_string(buf *b, const col_vec *v, int64_t r, silt_error 
         engine_format_double(vec_get_double(v, r), v->type->id == COL_FLOAT, tmp, sizeof(tmp));
         return buf_append_str(b, tmp, err);
     case COL_DECIMAL:
-        dec_format(vec_get_dec(v, r), v->type->scale, tmp, sizeof(tmp));
+        engine_dec_format(vec_get_dec(v, r), v->type->scale, tmp, sizeof(tmp));
         return buf_append_str(b, tmp, err);
     case COL_DATE:
         time_format_date((int32_t)vec_get_int(v, r), tmp, sizeof(tmp));
@@ -1537,7 +1537,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
                 prec = prec * 10 + (f[pos] - '0');
         }
         if (pos >= fl)
-            return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
+            return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                               "the format ends in the middle of a conversion");
         conv = f[pos++];
         if (conv == '%' || conv == 'n') {
@@ -1547,7 +1547,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
         if (arg_idx == next_arg)
             next_arg++;
         if (arg_idx < 1 || arg_idx >= e->n_args)
-            return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
+            return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                               "format specifier '%%%c' has no argument", conv);
         v = args[arg_idx];
         if (conv == 's' || conv == 'S' || !vec_is_valid(v, r) || conv == 'b') {
@@ -1578,7 +1578,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
         if (strchr("dxXo", conv) != NULL) {
             long long x;
             if (!is_integral_id(v->type->id))
-                return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
+                return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                                   "%%%c cannot format a value of type \"%s\"", conv,
                                   col_type_id_name(v->type->id));
             x = (long long)vec_get_int(v, r);
@@ -1602,7 +1602,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
             else if (v->type->id == COL_DECIMAL)
                 d = (double)vec_get_dec(v, r) / (double)expr_pow10[v->type->scale];
             else
-                return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
+                return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                                   "%%%c cannot format a value of type \"%s\"", conv,
                                   col_type_id_name(v->type->id));
             switch (conv) {
@@ -1615,7 +1615,7 @@ static silt_status format_row(const expr *e, col_vec **args, int64_t r, const ch
             SILT_RETURN_IF_ERROR(pad_number(b, num, d < 0, flags, width, err));
             continue;
         }
-        return eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
+        return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_FORMAT",
                           "the format conversion '%c' is not supported", conv);
     }
     return SILT_OK;
@@ -1934,10 +1934,10 @@ const expr_func_def *expr_func_lookup(const char *name)
 {
     size_t idx;
     for (idx = 0; idx < sizeof(funcs) / sizeof(funcs[0]); idx++)
-        if (str_casecmp(funcs[idx].name, name) == 0)
+        if (util_str_casecmp(funcs[idx].name, name) == 0)
             return &funcs[idx];
     for (idx = 0; idx < engine_n_time_funcs; idx++)
-        if (str_casecmp(engine_time_funcs[idx].name, name) == 0)
+        if (util_str_casecmp(engine_time_funcs[idx].name, name) == 0)
             return &engine_time_funcs[idx];
     return NULL;
 }

@@ -221,7 +221,7 @@ static int match_name(const char *s, int32_t len, int32_t *pos, const char *cons
     int idx;
     for (idx = 0; idx < n_names; idx++) {
         size_t nl = full ? strlen(names[idx]) : 3;
-        if ((size_t)(len - *pos) >= nl && str_ncasecmp(s + *pos, names[idx], nl) == 0) {
+        if ((size_t)(len - *pos) >= nl && util_str_ncasecmp(s + *pos, names[idx], nl) == 0) {
             *pos += (int32_t)nl;
             return idx + 1;
         }
@@ -312,9 +312,9 @@ static int pat_parse(const pat_tok *toks, int n, const char *s, int32_t len, int
             break;
         }
         case 'a':
-            if (len - pos >= 2 && str_ncasecmp(s + pos, "AM", 2) == 0)
+            if (len - pos >= 2 && util_str_ncasecmp(s + pos, "AM", 2) == 0)
                 pm = 0;
-            else if (len - pos >= 2 && str_ncasecmp(s + pos, "PM", 2) == 0)
+            else if (len - pos >= 2 && util_str_ncasecmp(s + pos, "PM", 2) == 0)
                 pm = 1;
             else
                 return 0;
@@ -387,7 +387,7 @@ static silt_status pat_get(const expr *e, pat_cache *pc, const char *p, int32_t 
     if (pc->text != NULL && pc->len == len && memcmp(pc->text, p, (size_t)len) == 0)
         return SILT_OK;
     if (!pat_compile(p, len, pc->toks, &pc->n, &bad))
-        return eval_error(e, err, SILT_RUNTIME, "INVALID_DATETIME_PATTERN",
+        return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_DATETIME_PATTERN",
                           "the datetime pattern \"%.*s\" is not supported (letter '%c' or too "
                           "long)", (int)(len > 64 ? 64 : len), p, bad);
     pc->text = p;
@@ -589,7 +589,7 @@ static silt_status date_shift(FN_ARGS, int sign)
     LIVE_LOOP({
         int64_t v = (int64_t)dv[r] + sign * (int64_t)nv[r];
         if (v > INT32_MAX || v < INT32_MIN)
-            return eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
+            return expr_eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
                               "the date is out of range");
         ov[r] = (int32_t)v;
     });
@@ -656,7 +656,7 @@ static silt_status fn_interval_add(FN_ARGS)
         days = add_months_days(days, months);
         if (__builtin_mul_overflow(days, TIME_MICROS_PER_DAY, &v) ||
             __builtin_add_overflow(v, tod, &v) || __builtin_add_overflow(v, micros, &v))
-            return eval_error(e, err, SILT_RUNTIME, "DATETIME_OVERFLOW",
+            return expr_eval_error(e, err, SILT_RUNTIME, "DATETIME_OVERFLOW",
                               "the timestamp is out of range");
         ov[r] = v;
     });
@@ -681,7 +681,7 @@ static silt_status fn_make_date(FN_ARGS)
     LIVE_LOOP({
         if (yv[r] < 1 || yv[r] > 9999 || mv[r] < 1 || mv[r] > 12 || dv[r] < 1 ||
             dv[r] > days_in_month(yv[r], (unsigned)mv[r]))
-            return eval_error(e, err, SILT_RUNTIME, "DATETIME_FIELD_OUT_OF_BOUNDS",
+            return expr_eval_error(e, err, SILT_RUNTIME, "DATETIME_FIELD_OUT_OF_BOUNDS",
                               "%d-%d-%d is not a date", yv[r], mv[r], dv[r]);
         ov[r] = (int32_t)time_days_from_civil(yv[r], (unsigned)mv[r], (unsigned)dv[r]);
     });
@@ -724,7 +724,7 @@ static int trunc_unit(const char *s, int32_t len)
     };
     size_t idx;
     for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++)
-        if (strlen(units[idx].name) == (size_t)len && str_ncasecmp(units[idx].name, s, (size_t)len) == 0)
+        if (strlen(units[idx].name) == (size_t)len && util_str_ncasecmp(units[idx].name, s, (size_t)len) == 0)
             return units[idx].unit;
     return U_NONE;
 }
@@ -822,7 +822,7 @@ static silt_status parse_rows(FN_ARGS, const char *default_pattern)
             }
             if (!ok) {
                 if (ctx->ansi)
-                    return eval_error(e, err, SILT_RUNTIME, "CANNOT_PARSE_TIMESTAMP",
+                    return expr_eval_error(e, err, SILT_RUNTIME, "CANNOT_PARSE_TIMESTAMP",
                                       "the text '%.*s' does not match the datetime pattern",
                                       (int)(len > 64 ? 64 : len), s);
                 vec_set_null(o, r);
@@ -963,12 +963,12 @@ static int zone_offset(const char *s, int32_t len, int64_t *secs_out)
     int32_t pos = 0;
     int64_t h = 0, m = 0;
     int sign;
-    if ((len == 3 && (str_ncasecmp(s, "UTC", 3) == 0 || str_ncasecmp(s, "GMT", 3) == 0)) ||
+    if ((len == 3 && (util_str_ncasecmp(s, "UTC", 3) == 0 || util_str_ncasecmp(s, "GMT", 3) == 0)) ||
         (len == 1 && s[0] == 'Z')) {
         *secs_out = 0;
         return 1;
     }
-    if (len > 3 && (str_ncasecmp(s, "UTC", 3) == 0 || str_ncasecmp(s, "GMT", 3) == 0))
+    if (len > 3 && (util_str_ncasecmp(s, "UTC", 3) == 0 || util_str_ncasecmp(s, "GMT", 3) == 0))
         pos = 3;
     if (pos >= len || (s[pos] != '+' && s[pos] != '-'))
         return 0;

@@ -169,7 +169,7 @@ silt_status expr_lit_decimal(expr **out, arena *a, int32_t precision, int32_t sc
     if (precision < 1 || precision > 38 || scale < 0 || scale > precision)
         return err_set(err, SILT_BIND, "decimal(%d,%d) is not a valid decimal type", precision,
                        scale);
-    if (!dec_fits(unscaled, precision))
+    if (!engine_dec_fits(unscaled, precision))
         return err_set(err, SILT_BIND, "decimal literal does not fit decimal(%d,%d)", precision,
                        scale);
     t = col_type_decimal(a, precision, scale);
@@ -549,7 +549,7 @@ silt_status expr_in(expr **out, arena *a, expr *arg, expr **list, size_t n_list,
         e->args[idx + 1] = list[idx];
         SILT_RETURN_IF_ERROR(expr_coerce(&e->args[idx + 1], a, type, err));
     }
-    SILT_RETURN_IF_ERROR(eval_in_prepare(e, a, err));
+    SILT_RETURN_IF_ERROR(expr_eval_in_prepare(e, a, err));
     *out = e;
     return SILT_OK;
 }
@@ -693,14 +693,14 @@ silt_status expr_func(expr **out, arena *a, const char *name, expr **args, size_
     const expr_func_def *def;
     expr *e;
     size_t idx;
-    if (str_casecmp(name, "coalesce") == 0 || str_casecmp(name, "nvl") == 0 ||
-        str_casecmp(name, "ifnull") == 0) {
-        if (str_casecmp(name, "coalesce") != 0 && n_args != 2)
+    if (util_str_casecmp(name, "coalesce") == 0 || util_str_casecmp(name, "nvl") == 0 ||
+        util_str_casecmp(name, "ifnull") == 0) {
+        if (util_str_casecmp(name, "coalesce") != 0 && n_args != 2)
             return err_set(err, SILT_BIND, "function \"%s\" takes 2 arguments, not %zu", name,
                            n_args);
         return expr_coalesce(out, a, args, n_args, err);
     }
-    if (str_casecmp(name, "nullif") == 0) {
+    if (util_str_casecmp(name, "nullif") == 0) {
         if (n_args != 2)
             return err_set(err, SILT_BIND, "function \"nullif\" takes 2 arguments, not %zu",
                            n_args);
@@ -712,7 +712,7 @@ silt_status expr_func(expr **out, arena *a, const char *name, expr **args, size_
             {"try_add", EXPR_ADD}, {"try_subtract", EXPR_SUB}, {"try_multiply", EXPR_MUL},
             {"try_divide", EXPR_DIV}, {"try_mod", EXPR_MOD}};
         for (idx = 0; idx < sizeof(tries) / sizeof(tries[0]); idx++) {
-            if (str_casecmp(name, tries[idx].name) != 0)
+            if (util_str_casecmp(name, tries[idx].name) != 0)
                 continue;
             if (n_args != 2)
                 return err_set(err, SILT_BIND, "[WRONG_NUM_ARGS] function \"%s\" takes 2 "

@@ -200,16 +200,16 @@ typedef struct ev_val {
 } ev_val;
 
 /* Casts the live rows of src (type e->args[0]->type) to e->type (eval_cast.c). */
-silt_status eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, const int32_t *sel,
+silt_status expr_eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, const int32_t *sel,
                       int64_t n_sel, arena *a, col_vec **out, silt_error *err);
 /* Raises an evaluation error naming the expression. */
-silt_status eval_error(const expr *e, silt_error *err, silt_status code, const char *cls,
+silt_status expr_eval_error(const expr *e, silt_error *err, silt_status code, const char *cls,
                        const char *fmt, ...) SILT_PRINTF(5, 6);
 /*
  * Prepares an IN node whose list is all literals: a sorted vector of the
  * values in e->state for binary search (eval.c).
  */
-silt_status eval_in_prepare(expr *e, arena *a, silt_error *err);
+silt_status expr_eval_in_prepare(expr *e, arena *a, silt_error *err);
 /* Java's Double.toString / Float.toString text of d (eval_cast.c). */
 size_t engine_format_double(double d, int is_float, char *out, size_t cap);
 /* Whether a cast from one type to another is allowed (eval_cast.c). */
@@ -218,12 +218,12 @@ int expr_cast_allowed(const col_type *from, const col_type *to);
 /* Decimal helpers (eval_decimal.c). */
 extern const col_int128 expr_pow10[39];
 /* Rescales x from scale `from` to `to`, rounding HALF_UP; 0 on overflow of precision p. */
-int dec_rescale(col_int128 x, int32_t from, int32_t to, int32_t precision, col_int128 *out);
-int dec_fits(col_int128 x, int32_t precision);
+int engine_dec_rescale(col_int128 x, int32_t from, int32_t to, int32_t precision, col_int128 *out);
+int engine_dec_fits(col_int128 x, int32_t precision);
 /* Text of an unscaled decimal with scale into buf; returns the length. */
-size_t dec_format(col_int128 x, int32_t scale, char *out, size_t cap);
+size_t engine_dec_format(col_int128 x, int32_t scale, char *out, size_t cap);
 /* Parses decimal text into (precision, scale), HALF_UP; 0 = not a number, -1 = overflow. */
-int dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out);
+int engine_dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out);
 
 /* A region time zone from the system's database (tzdb.c). Opaque. */
 typedef struct engine_tz engine_tz;

@@ -45,7 +45,7 @@ struct join_spill {
     engine_op *sub;       /* its join, open; NULL between partitions */
 };
 
-silt_status join_spill_new(join_spill **out, engine_op *op, int level, engine_join_type type,
+silt_status engine_join_spill_new(join_spill **out, engine_op *op, int level, engine_join_type type,
                            expr **lkeys, expr **rkeys, size_t n_keys, const expr *cond,
                            silt_error *err)
 {
@@ -63,14 +63,14 @@ silt_status join_spill_new(join_spill **out, engine_op *op, int level, engine_jo
     js->cond = cond;
     for (p = 0; p < SPILL_PARTITIONS; p++) {
         SILT_RETURN_IF_ERROR(
-            spill_file_create(&js->build[p], op->ctx, js->a, op->children[1]->schema, err));
+            engine_spill_file_create(&js->build[p], op->ctx, js->a, op->children[1]->schema, err));
         SILT_RETURN_IF_ERROR(
-            spill_file_create(&js->probe[p], op->ctx, js->a, op->children[0]->schema, err));
+            engine_spill_file_create(&js->probe[p], op->ctx, js->a, op->children[0]->schema, err));
     }
     SILT_RETURN_IF_ERROR(
-        spill_file_create(&js->null_build, op->ctx, js->a, op->children[1]->schema, err));
+        engine_spill_file_create(&js->null_build, op->ctx, js->a, op->children[1]->schema, err));
     SILT_RETURN_IF_ERROR(
-        spill_file_create(&js->null_probe, op->ctx, js->a, op->children[0]->schema, err));
+        engine_spill_file_create(&js->null_probe, op->ctx, js->a, op->children[0]->schema, err));
     *out = js;
     return SILT_OK;
 }
@@ -111,7 +111,7 @@ static silt_status partition_rows(join_spill *js, expr **keys, spill_file **file
             has_null |= !vec_is_valid(kv[idx], row);
             h = vec_hash_row(kv[idx], row, h);
         }
-        part[k] = has_null ? NULL_PART : (uint8_t)spill_partition_of(hash_u64(h), js->level);
+        part[k] = has_null ? NULL_PART : (uint8_t)spill_partition_of(util_hash_u64(h), js->level);
         count[part[k]]++;
     }
     for (p = 0; p <= SPILL_PARTITIONS; p++) {
@@ -122,12 +122,12 @@ static silt_status partition_rows(join_spill *js, expr **keys, spill_file **file
         for (k = 0; k < n_sel; k++)
             if (part[k] == p)
                 rows[n++] = (int32_t)ENGINE_ROW(sel, k);
-        SILT_RETURN_IF_ERROR(spill_file_write(f, b, rows, n, a, err));
+        SILT_RETURN_IF_ERROR(engine_spill_file_write(f, b, rows, n, a, err));
     }
     return SILT_OK;
 }
 
-silt_status join_spill_add_build(join_spill *js, const col_batch *b, const int32_t *sel,
+silt_status engine_join_spill_add_build(join_spill *js, const col_batch *b, const int32_t *sel,
                                  int64_t n_sel, silt_error *err)
 {
     spill_file *nulls = keeps_unmatched(js->type, 1) ? js->null_build : NULL;
@@ -153,11 +153,11 @@ static silt_status partition_probe(join_spill *js, silt_error *err)
         SILT_RETURN_IF_ERROR(rc);
     }
     for (p = 0; p < SPILL_PARTITIONS; p++) {
-        SILT_RETURN_IF_ERROR(spill_file_finish(js->build[p], err));
-        SILT_RETURN_IF_ERROR(spill_file_finish(js->probe[p], err));
+        SILT_RETURN_IF_ERROR(engine_spill_file_finish(js->build[p], err));
+        SILT_RETURN_IF_ERROR(engine_spill_file_finish(js->probe[p], err));
     }
-    SILT_RETURN_IF_ERROR(spill_file_finish(js->null_build, err));
-    SILT_RETURN_IF_ERROR(spill_file_finish(js->null_probe, err));
+    SILT_RETURN_IF_ERROR(engine_spill_file_finish(js->null_build, err));
+    SILT_RETURN_IF_ERROR(engine_spill_file_finish(js->null_probe, err));
     js->probed = 1;
     return SILT_OK;
 }
@@ -165,8 +165,8 @@ static silt_status partition_probe(join_spill *js, silt_error *err)
 /* Whether a partition pair can produce rows for this join type. */
 static int partition_matters(const join_spill *js, size_t p)
 {
-    int has_build = spill_file_rows(js->build[p]) > 0;
-    int has_probe = spill_file_rows(js->probe[p]) > 0;
+    int has_build = engine_spill_file_rows(js->build[p]) > 0;
+    int has_probe = engine_spill_file_rows(js->probe[p]) > 0;
     switch (js->type) {
     case JOIN_LEFT:
     case JOIN_LEFT_ANTI: return has_probe;
@@ -180,8 +180,8 @@ static silt_status open_partition(join_spill *js, size_t p, silt_error *err)
 {
     engine_ctx *ctx = js->op->ctx;
     engine_op *left, *right, *sub;
-    SILT_RETURN_IF_ERROR(spill_op_scan(&left, ctx, js->probe[p], err));
-    SILT_RETURN_IF_ERROR(spill_op_scan(&right, ctx, js->build[p], err));
+    SILT_RETURN_IF_ERROR(engine_spill_op_scan(&left, ctx, js->probe[p], err));
+    SILT_RETURN_IF_ERROR(engine_spill_op_scan(&right, ctx, js->build[p], err));
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&sub, ctx, left, right, js->type, js->lkeys,
                                              js->rkeys, js->n_keys, js->cond, err));
     engine_join_set_spill_level(sub, js->level + 1);
@@ -189,7 +189,7 @@ static silt_status open_partition(join_spill *js, size_t p, silt_error *err)
     return engine_op_open(sub, err);
 }
 
-void join_spill_close(join_spill *js)
+void engine_join_spill_close(join_spill *js)
 {
     if (js == NULL)
         return;
@@ -210,10 +210,10 @@ static silt_status next_null_rows(join_spill *js, engine_chunk **out, silt_error
     int left = 1;
     engine_chunk *c;
     *out = NULL;
-    SILT_RETURN_IF_ERROR(spill_file_read(js->null_probe, op->batch_arena, &b, err));
+    SILT_RETURN_IF_ERROR(engine_spill_file_read(js->null_probe, op->batch_arena, &b, err));
     if (b == NULL) {
         left = 0;
-        SILT_RETURN_IF_ERROR(spill_file_read(js->null_build, op->batch_arena, &b, err));
+        SILT_RETURN_IF_ERROR(engine_spill_file_read(js->null_build, op->batch_arena, &b, err));
         if (b == NULL)
             return SILT_OK;
     }
@@ -231,7 +231,7 @@ static silt_status next_null_rows(join_spill *js, engine_chunk **out, silt_error
     return SILT_OK;
 }
 
-silt_status join_spill_next(join_spill *js, engine_chunk **out, silt_error *err)
+silt_status engine_join_spill_next(join_spill *js, engine_chunk **out, silt_error *err)
 {
     *out = NULL;
     if (!js->probed)
@@ -250,9 +250,9 @@ silt_status join_spill_next(join_spill *js, engine_chunk **out, silt_error *err)
             return SILT_OK;
         }
         /* This pair is done: its operators and its files go now. */
-        join_spill_close(js);
-        spill_file_remove(js->build[js->part]);
-        spill_file_remove(js->probe[js->part]);
+        engine_join_spill_close(js);
+        engine_spill_file_remove(js->build[js->part]);
+        engine_spill_file_remove(js->probe[js->part]);
         js->part++;
     }
     if (!js->nulls_done) {

@@ -100,9 +100,9 @@ static silt_status sets_spill_write(engine_op *op, hagg_state *s, size_t set, co
     if (n == 0)
         return SILT_OK;
     if (s->set_files[set] == NULL)
-        SILT_RETURN_IF_ERROR(spill_file_create(&s->set_files[set], op->ctx, op->op_arena,
+        SILT_RETURN_IF_ERROR(engine_spill_file_create(&s->set_files[set], op->ctx, op->op_arena,
                                                op->children[0]->schema, err));
-    return spill_file_write(s->set_files[set], b, rows, n, s->scratch, err);
+    return engine_spill_file_write(s->set_files[set], b, rows, n, s->scratch, err);
 }
 
 /* A plain aggregate of set `set`'s file: the keys outside the set are NULL literals. */
@@ -122,7 +122,7 @@ static silt_status sets_spill_open(engine_op *op, hagg_state *s, size_t set, sil
         else
             SILT_RETURN_IF_ERROR(expr_lit_null(&keys[idx], qa, s->keys[idx]->type, err));
     }
-    SILT_RETURN_IF_ERROR(spill_op_scan(&scan, op->ctx, s->set_files[set], err));
+    SILT_RETURN_IF_ERROR(engine_spill_op_scan(&scan, op->ctx, s->set_files[set], err));
     SILT_RETURN_IF_ERROR(engine_op_hash_agg(&s->set_sub, op->ctx, scan, keys, names, s->n_keys,
                                             s->aggs, s->n_aggs, NULL, 0, err));
     return engine_op_open(s->set_sub, err);
@@ -147,7 +147,7 @@ static silt_status sets_spill_next(engine_op *op, hagg_state *s, engine_chunk **
         if (in == NULL) {
             engine_op_close(s->set_sub);
             s->set_sub = NULL;
-            spill_file_remove(s->set_files[set]);
+            engine_spill_file_remove(s->set_files[set]);
             s->set_cur++;
             continue;
         }
@@ -215,9 +215,9 @@ static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk
     if (found == NULL || missing == NULL || take == NULL)
         return err_nomem(err);
     if (room_for_rows(op, s, in->n_sel))
-        return agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, key_vals, args, filters,
+        return engine_agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, key_vals, args, filters,
                              s->scratch, err);
-    SILT_RETURN_IF_ERROR(agg_table_find(&s->table, in->sel, in->n_sel, key_vals, s->scratch,
+    SILT_RETURN_IF_ERROR(engine_agg_table_find(&s->table, in->sel, in->n_sel, key_vals, s->scratch,
                                         found, &n_found, missing, &n_missing, err));
     if (grouping_sets ? s->set_files == NULL : s->spill == NULL) {
         int64_t fit = groups_that_fit(op, s);
@@ -225,25 +225,25 @@ static silt_status add_budgeted(engine_op *op, hagg_state *s, const engine_chunk
         if (n_take < n_missing && grouping_sets)
             SILT_RETURN_IF_ERROR(sets_spill_start(op, s, err));
         else if (n_take < n_missing)
-            SILT_RETURN_IF_ERROR(agg_spill_new(&s->spill, op, s->spill_level, s->keys, s->n_keys,
+            SILT_RETURN_IF_ERROR(engine_agg_spill_new(&s->spill, op, s->spill_level, s->keys, s->n_keys,
                                                s->aggs, s->n_aggs, err));
     }
     /* The rows added now: found ones and the first n_take missing ones, in row order. */
     for (k = 0, j = 0, m = 0; k < n_found || j < n_take;)
         take[m++] = (j >= n_take || (k < n_found && found[k] < missing[j])) ? found[k++]
                                                                           : missing[j++];
-    SILT_RETURN_IF_ERROR(agg_table_add(&s->table, b->n_rows, take, m, key_vals, args, filters,
+    SILT_RETURN_IF_ERROR(engine_agg_table_add(&s->table, b->n_rows, take, m, key_vals, args, filters,
                                        s->scratch, err));
     if (n_take == n_missing)
         return SILT_OK;
     /* The rest: groups just added take their later rows, the others are spilled. */
-    SILT_RETURN_IF_ERROR(agg_table_find(&s->table, missing + n_take, n_missing - n_take,
+    SILT_RETURN_IF_ERROR(engine_agg_table_find(&s->table, missing + n_take, n_missing - n_take,
                                         key_vals, s->scratch, found, &n_found, take, &m, err));
     if (grouping_sets)
         SILT_RETURN_IF_ERROR(sets_spill_write(op, s, set, b, take, m, err));
     else
-        SILT_RETURN_IF_ERROR(agg_spill_write(s->spill, b, take, m, key_vals, err));
-    return agg_table_add(&s->table, b->n_rows, found, n_found, key_vals, args, filters,
+        SILT_RETURN_IF_ERROR(engine_agg_spill_write(s->spill, b, take, m, key_vals, err));
+    return engine_agg_table_add(&s->table, b->n_rows, found, n_found, key_vals, args, filters,
                          s->scratch, err);
 }
 
@@ -271,7 +271,7 @@ static silt_status add_chunk(engine_op *op, hagg_state *s, const engine_chunk *i
     if (s->spill != NULL || (s->sets == NULL && spill_possible(op, s)))
         return add_budgeted(op, s, in, key_vals, args, filters, 0, err);
     if (s->sets == NULL)
-        return agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, key_vals, args, filters,
+        return engine_agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, key_vals, args, filters,
                              s->scratch, err);
     for (set = 0; set < s->n_sets; set++) {
         col_vec *gid_vec;
@@ -291,7 +291,7 @@ static silt_status add_chunk(engine_op *op, hagg_state *s, const engine_chunk *i
         if (sets_spill_possible(op, s))
             SILT_RETURN_IF_ERROR(add_budgeted(op, s, in, keys, args, filters, set, err));
         else
-            SILT_RETURN_IF_ERROR(agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, keys,
+            SILT_RETURN_IF_ERROR(engine_agg_table_add(&s->table, b->n_rows, in->sel, in->n_sel, keys,
                                                args, filters, s->scratch, err));
     }
     return SILT_OK;
@@ -325,12 +325,12 @@ static silt_status drain(engine_op *op, hagg_state *s, silt_error *err)
     if (s->n_keys == 0 && s->sets == NULL && s->table.n_groups == 0) {
         /* A global aggregate has one row even without input. */
         SILT_RETURN_IF_ERROR(
-            agg_table_add(&s->table, 0, NULL, 0, NULL, NULL, NULL, s->scratch, err));
+            engine_agg_table_add(&s->table, 0, NULL, 0, NULL, NULL, NULL, s->scratch, err));
     }
     s->result = arena_calloc(s->table_arena, n_cols ? n_cols : 1, sizeof(col_vec *));
     if (s->result == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(agg_table_finish(&s->table, s->table_arena, s->result, err));
+    SILT_RETURN_IF_ERROR(engine_agg_table_finish(&s->table, s->table_arena, s->result, err));
     if (s->sets != NULL) {
         /* The table's hidden grouping-id key goes last in the output. */
         col_vec *gid = s->result[s->n_keys];
@@ -363,7 +363,7 @@ static silt_status hagg_open(engine_op *op, silt_error *err)
     s->spill = NULL;
     s->set_files = NULL;
     s->set_sub = NULL;
-    return agg_table_init(&s->table, op->ctx, s->table_arena, n_table_keys, key_types, s->aggs,
+    return engine_agg_table_init(&s->table, op->ctx, s->table_arena, n_table_keys, key_types, s->aggs,
                           s->n_aggs, err);
 }
 
@@ -381,7 +381,7 @@ static silt_status hagg_next(engine_op *op, engine_chunk **out, silt_error *err)
             return SILT_OK;
         if (s->result != NULL) {
             /* The groups kept in memory are out: give their memory to the partitions. */
-            agg_table_clear(&s->table);
+            engine_agg_table_clear(&s->table);
             memset(&s->table, 0, sizeof(s->table));
             arena_reset(s->table_arena);
             s->result = NULL;
@@ -389,7 +389,7 @@ static silt_status hagg_next(engine_op *op, engine_chunk **out, silt_error *err)
         }
         if (s->set_files != NULL)
             return sets_spill_next(op, s, out, err);
-        return agg_spill_next(s->spill, out, err);
+        return engine_agg_spill_next(s->spill, out, err);
     }
     n = s->n_groups - s->next_group;
     if (n > ENGINE_BATCH_ROWS)
@@ -411,10 +411,10 @@ static silt_status hagg_next(engine_op *op, engine_chunk **out, silt_error *err)
 static void hagg_close(engine_op *op)
 {
     hagg_state *s = op->state;
-    agg_spill_close(s->spill);
+    engine_agg_spill_close(s->spill);
     engine_op_close(s->set_sub);
     s->set_sub = NULL;
-    agg_table_clear(&s->table);
+    engine_agg_table_clear(&s->table);
     memset(&s->table, 0, sizeof(s->table));
 }
 

@@ -183,16 +183,16 @@ static silt_status build_account(engine_op *op, join_state *s, vec_accum *cols,
                                  silt_error *err)
 {
     int64_t need = 2 * (int64_t)arena_bytes_used(s->build_arena) + 40 * s->n_build;
-    int blocks = cross_spill_supported(s->type, s->n_keys);
+    int blocks = engine_cross_spill_supported(s->type, s->n_keys);
     size_t part, col;
     /* Half the room: the operators above run while the build side is held. */
     if (op->ctx->mem_limit <= 0 || need <= engine_mem_room(op) / 2 ||
         (s->n_keys == 0 && !blocks) || s->spill_level >= SPILL_MAX_LEVEL)
         return engine_op_charge_to(op, need, "join build side", err);
     if (blocks)
-        SILT_RETURN_IF_ERROR(cross_spill_new(&s->cross, op, s->type, s->cond, err));
+        SILT_RETURN_IF_ERROR(engine_cross_spill_new(&s->cross, op, s->type, s->cond, err));
     else
-        SILT_RETURN_IF_ERROR(join_spill_new(&s->spill, op, s->spill_level, s->type, s->lkeys,
+        SILT_RETURN_IF_ERROR(engine_join_spill_new(&s->spill, op, s->spill_level, s->type, s->lkeys,
                                             s->rkeys, s->n_keys, s->cond, err));
     /* Every add made one part per column: part i of all columns is one batch. */
     for (part = 0; s->n_right > 0 && part < cols[0].n_parts; part++) {
@@ -207,10 +207,10 @@ static silt_status build_account(engine_op *op, join_state *s, vec_accum *cols,
         b.n_rows = pc[0]->length;
         b.cols = pc;
         if (s->cross != NULL)
-            SILT_RETURN_IF_ERROR(cross_spill_add_build(s->cross, &b, NULL, b.n_rows,
+            SILT_RETURN_IF_ERROR(engine_cross_spill_add_build(s->cross, &b, NULL, b.n_rows,
                                                        s->probe_arena, err));
         else
-            SILT_RETURN_IF_ERROR(join_spill_add_build(s->spill, &b, NULL, b.n_rows, err));
+            SILT_RETURN_IF_ERROR(engine_join_spill_add_build(s->spill, &b, NULL, b.n_rows, err));
         arena_reset(s->probe_arena);
     }
     arena_reset(s->build_arena);
@@ -403,12 +403,12 @@ static silt_status build(engine_op *op, join_state *s, silt_error *err)
             break;
         arena_reset(scratch);
         if (s->cross != NULL) {
-            SILT_RETURN_IF_ERROR(cross_spill_add_build(s->cross, &in->batch, in->sel, in->n_sel,
+            SILT_RETURN_IF_ERROR(engine_cross_spill_add_build(s->cross, &in->batch, in->sel, in->n_sel,
                                                        scratch, err));
             continue;
         }
         if (s->spill != NULL) {
-            SILT_RETURN_IF_ERROR(join_spill_add_build(s->spill, &in->batch, in->sel, in->n_sel,
+            SILT_RETURN_IF_ERROR(engine_join_spill_add_build(s->spill, &in->batch, in->sel, in->n_sel,
                                                       err));
             continue;
         }
@@ -884,9 +884,9 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
     if (!s->built)
         SILT_RETURN_IF_ERROR(build(op, s, err));
     if (s->spill != NULL)
-        return join_spill_next(s->spill, out, err);
+        return engine_join_spill_next(s->spill, out, err);
     if (s->cross != NULL)
-        return cross_spill_next(s->cross, out, err);
+        return engine_cross_spill_next(s->cross, out, err);
     for (;;) {
         int64_t *lrows, *brows, n, i, max_pairs;
         engine_chunk *c;
@@ -995,8 +995,8 @@ static silt_status join_open(engine_op *op, silt_error *err)
 static void join_close(engine_op *op)
 {
     join_state *s = op->state;
-    join_spill_close(s->spill);
-    cross_spill_close(s->cross);
+    engine_join_spill_close(s->spill);
+    engine_cross_spill_close(s->cross);
 }
 
 static const engine_op_vtable join_vt = {"hash_join", join_open, join_next, join_close, NULL};

@@ -65,7 +65,7 @@ static silt_status add_batch(par_job *job, par_worker *w, const col_batch *b, si
             SILT_RETURN_IF_ERROR(expr_eval(job->aggs[idx].filter, job->ctx, b, sel, n_sel, a,
                                            &filters[idx], err));
     }
-    return agg_table_add(&w->table, b->n_rows, sel, n_sel, keys, args, filters, a, err);
+    return engine_agg_table_add(&w->table, b->n_rows, sel, n_sel, keys, args, filters, a, err);
 }
 
 static silt_status run_morsel(void *payload, size_t task_idx, size_t worker_idx, silt_error *err)
@@ -143,16 +143,16 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
         if (w->table_arena == NULL || w->batch_arena == NULL)
             rc = err_nomem(err);
         else
-            rc = agg_table_init(&w->table, ctx, w->table_arena, n_keys, key_types, aggs, n_aggs, err);
+            rc = engine_agg_table_init(&w->table, ctx, w->table_arena, n_keys, key_types, aggs, n_aggs, err);
     }
     if (rc == SILT_OK)
         rc = tpool_run(pool, n_morsels, run_morsel, &job, err);
     for (idx = 1; idx < width && rc == SILT_OK; idx++) {
         arena_reset(scratch);
-        rc = agg_table_merge(&job.workers[0].table, &job.workers[idx].table, scratch, err);
+        rc = engine_agg_table_merge(&job.workers[0].table, &job.workers[idx].table, scratch, err);
     }
     if (rc == SILT_OK && n_keys == 0 && job.workers[0].table.n_groups == 0)
-        rc = agg_table_add(&job.workers[0].table, 0, NULL, 0, NULL, NULL, NULL, scratch, err);
+        rc = engine_agg_table_add(&job.workers[0].table, 0, NULL, 0, NULL, NULL, NULL, scratch, err);
     if (rc == SILT_OK) {
         result->n_cols = n_cols;
         result->n_rows = job.workers[0].table.n_groups;
@@ -161,7 +161,7 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
             rc = err_nomem(err);
     }
     if (rc == SILT_OK)
-        rc = agg_table_finish(&job.workers[0].table, a, result->cols, err);
+        rc = engine_agg_table_finish(&job.workers[0].table, a, result->cols, err);
     if (rc == SILT_OK) {
         /* The finished key columns may live in the worker arena: copy them out. */
         for (idx = 0; idx < n_keys && rc == SILT_OK; idx++) {
@@ -202,7 +202,7 @@ silt_status engine_parallel_agg(engine_ctx *ctx, const col_type *schema, engine_
 done:
     if (job.workers != NULL) {
         for (idx = 0; idx < width; idx++) {
-            agg_table_clear(&job.workers[idx].table);
+            engine_agg_table_clear(&job.workers[idx].table);
             arena_free(job.workers[idx].table_arena);
             arena_free(job.workers[idx].batch_arena);
         }

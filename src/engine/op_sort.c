@@ -376,11 +376,11 @@ static silt_status spill_run(engine_op *op, sort_state *s, int64_t keep, silt_er
 {
     size_t n_cols = op->schema->n_fields, col;
     if (s->spill == NULL)
-        SILT_RETURN_IF_ERROR(sort_spill_new(&s->spill, op, s->keys, s->n_keys, err));
+        SILT_RETURN_IF_ERROR(engine_sort_spill_new(&s->spill, op, s->keys, s->n_keys, err));
     if (s->bcols != NULL && s->bcols == s->cols)
         s->bcols = NULL; /* a bound among the rows held dies with them */
     SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
-    SILT_RETURN_IF_ERROR(sort_spill_add_run(s->spill, s->cols, s->n_rows, err));
+    SILT_RETURN_IF_ERROR(engine_sort_spill_add_run(s->spill, s->cols, s->n_rows, err));
     /* The run's K-th row is at least as tight as any earlier bound: it passed that bound. */
     if (keep > 0 && s->n_rows >= keep)
         SILT_RETURN_IF_ERROR(keep_bound(op, s, s->cols, keep - 1, err));
@@ -449,13 +449,13 @@ static silt_status sort_drain(engine_op *op, sort_state *s, silt_error *err)
         }
     }
     s->drained = 1;
-    if (sort_spill_runs(s->spill) > 0) {
+    if (engine_sort_spill_runs(s->spill) > 0) {
         /* The rest becomes the last run; the merge reads every run from disk. */
         if (n_cols > 0 && s->acc[0].n_rows > 0)
             SILT_RETURN_IF_ERROR(spill_run(op, s, keep, err));
         SILT_RETURN_IF_ERROR(engine_op_charge_to(op, 0, "sort", err));
         s->emit_left = s->limit;
-        return sort_spill_merge_open(s->spill, s->offset, err);
+        return engine_sort_spill_merge_open(s->spill, s->offset, err);
     }
     SILT_RETURN_IF_ERROR(sort_held(op, s, keep, err));
     s->next_row = s->offset < s->n_rows ? s->offset : s->n_rows;
@@ -492,7 +492,7 @@ static silt_status spilled_next(engine_op *op, sort_state *s, engine_chunk **out
     *out = NULL;
     if (s->emit_left == 0)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(sort_spill_next(s->spill, &c, err));
+    SILT_RETURN_IF_ERROR(engine_sort_spill_next(s->spill, &c, err));
     if (c == NULL || s->emit_left < 0) {
         *out = c;
         return SILT_OK;

@@ -583,7 +583,7 @@ static void compute_agg(const win_state *s, const engine_window_fn *fn, const co
                     q += num < 0 ? -1 : 1;
                 v = q;
             }
-            if (!dec_fits(v, o->type->precision))
+            if (!engine_dec_fits(v, o->type->precision))
                 nulls[p] = 1;
             else
                 vec_put_dec(o, p, v);
@@ -1846,7 +1846,7 @@ static silt_status win_start_spill(engine_op *op, win_state *s, vec_accum *acc, 
 {
     col_batch b;
     size_t part, col;
-    SILT_RETURN_IF_ERROR(win_spill_new(&s->spill, op, s->spill_level, s->part_cols, s->n_part,
+    SILT_RETURN_IF_ERROR(engine_win_spill_new(&s->spill, op, s->spill_level, s->part_cols, s->n_part,
                                        err));
     memset(&b, 0, sizeof(b));
     b.schema = op->children[0]->schema;
@@ -1858,7 +1858,7 @@ static silt_status win_start_spill(engine_op *op, win_state *s, vec_accum *acc, 
         for (col = 0; col < s->n_child; col++)
             b.cols[col] = acc[col].parts[part];
         b.n_rows = b.cols[0]->length;
-        SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &b, NULL, b.n_rows, err));
+        SILT_RETURN_IF_ERROR(engine_win_spill_write(s->spill, &b, NULL, b.n_rows, err));
     }
     arena_free(s->rows_arena);
     s->rows_arena = arena_new(op->op_arena, "window_rows");
@@ -2112,7 +2112,7 @@ static silt_status win_drain(engine_op *op, win_state *s, silt_error *err)
             win_should_spill(op, s, in->n_sel, in->n_sel * 16 * (int64_t)n_acc))
             SILT_RETURN_IF_ERROR(win_start_spill(op, s, acc, err));
         if (s->spill != NULL) {
-            SILT_RETURN_IF_ERROR(win_spill_write(s->spill, &in->batch, in->sel, in->n_sel, err));
+            SILT_RETURN_IF_ERROR(engine_win_spill_write(s->spill, &in->batch, in->sel, in->n_sel, err));
             continue;
         }
         if (s->by_dict)
@@ -2192,7 +2192,7 @@ static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
     if (!s->drained)
         SILT_RETURN_IF_ERROR(win_drain(op, s, err));
     if (s->spill != NULL)
-        return win_spill_next(s->spill, out, err);
+        return engine_win_spill_next(s->spill, out, err);
     while (s->cur_seg < s->n_segs && s->cur_chunk >= s->out_n[s->cur_seg]) {
         arena_free(s->out_arenas[s->cur_seg]);
         s->out_arenas[s->cur_seg++] = NULL;
@@ -2214,7 +2214,7 @@ static silt_status win_next(engine_op *op, engine_chunk **out, silt_error *err)
 static void win_close(engine_op *op)
 {
     win_state *s = op->state;
-    win_spill_close(s->spill);
+    engine_win_spill_close(s->spill);
     drain_parts_reset(s, 0);
 }
 

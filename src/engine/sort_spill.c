@@ -48,7 +48,7 @@ struct sort_spill {
     int64_t skip;      /* OFFSET rows still to drop */
 };
 
-silt_status sort_spill_new(sort_spill **out, engine_op *op, const engine_sort_key *keys,
+silt_status engine_sort_spill_new(sort_spill **out, engine_op *op, const engine_sort_key *keys,
                            size_t n_keys, silt_error *err)
 {
     sort_spill *sp = arena_calloc(op->op_arena, 1, sizeof(*sp));
@@ -61,7 +61,7 @@ silt_status sort_spill_new(sort_spill **out, engine_op *op, const engine_sort_ke
     return SILT_OK;
 }
 
-size_t sort_spill_runs(const sort_spill *sp) { return sp ? sp->n_runs : 0; }
+size_t engine_sort_spill_runs(const sort_spill *sp) { return sp ? sp->n_runs : 0; }
 
 static silt_status push_run(sort_spill *sp, spill_file *f, silt_error *err)
 {
@@ -78,7 +78,7 @@ static silt_status push_run(sort_spill *sp, spill_file *f, silt_error *err)
     return SILT_OK;
 }
 
-silt_status sort_spill_add_run(sort_spill *sp, col_vec **cols, int64_t n_rows, silt_error *err)
+silt_status engine_sort_spill_add_run(sort_spill *sp, col_vec **cols, int64_t n_rows, silt_error *err)
 {
     engine_op *op = sp->op;
     arena *scratch = arena_new(sp->a, "sort_run_write");
@@ -89,7 +89,7 @@ silt_status sort_spill_add_run(sort_spill *sp, col_vec **cols, int64_t n_rows, s
     silt_status rc;
     if (scratch == NULL)
         return err_nomem(err);
-    rc = spill_file_create(&f, op->ctx, sp->a, op->schema, err);
+    rc = engine_spill_file_create(&f, op->ctx, sp->a, op->schema, err);
     b.schema = op->schema;
     b.n_cols = op->schema->n_fields;
     b.n_rows = n_rows;
@@ -102,11 +102,11 @@ silt_status sort_spill_add_run(sort_spill *sp, col_vec **cols, int64_t n_rows, s
             return err_nomem(err);
         for (k = 0; k < n; k++)
             sel[k] = (int32_t)(start + k);
-        rc = spill_file_write(f, &b, sel, n, scratch, err);
+        rc = engine_spill_file_write(f, &b, sel, n, scratch, err);
     }
     arena_free(scratch);
     if (rc == SILT_OK)
-        rc = spill_file_finish(f, err);
+        rc = engine_spill_file_finish(f, err);
     if (rc == SILT_OK)
         rc = push_run(sp, f, err);
     return rc;
@@ -147,7 +147,7 @@ static silt_status load(run_cursor *c, silt_error *err)
     c->row = 0;
     c->need_load = 0;
     do {
-        SILT_RETURN_IF_ERROR(spill_file_read(c->f, c->a, &c->batch, err));
+        SILT_RETURN_IF_ERROR(engine_spill_file_read(c->f, c->a, &c->batch, err));
     } while (c->batch != NULL && c->batch->n_rows == 0);
     return SILT_OK;
 }
@@ -168,7 +168,7 @@ static silt_status merger_open(merger *m, sort_spill *sp, spill_file **runs, siz
         m->runs[idx].a = arena_new(a, "sort_run_read");
         if (m->runs[idx].a == NULL)
             return err_nomem(err);
-        spill_file_rewind(runs[idx]);
+        engine_spill_file_rewind(runs[idx]);
         SILT_RETURN_IF_ERROR(load(&m->runs[idx], err));
         if (m->runs[idx].batch != NULL)
             m->heap[m->n_heap++] = idx;
@@ -281,8 +281,8 @@ static int64_t run_cost(const sort_spill *sp)
     int64_t bytes = 0, rows = 0;
     size_t idx;
     for (idx = 0; idx < sp->n_runs; idx++) {
-        bytes += spill_file_bytes(sp->runs[idx]);
-        rows += spill_file_rows(sp->runs[idx]);
+        bytes += engine_spill_file_bytes(sp->runs[idx]);
+        rows += engine_spill_file_rows(sp->runs[idx]);
     }
     if (rows == 0)
         return 1;
@@ -301,7 +301,7 @@ static silt_status merge_group(sort_spill *sp, size_t from, size_t n, spill_file
     silt_status rc;
     if (chunk == NULL)
         return err_nomem(err);
-    rc = spill_file_create(&f, op->ctx, sp->a, op->schema, err);
+    rc = engine_spill_file_create(&f, op->ctx, sp->a, op->schema, err);
     if (rc == SILT_OK)
         rc = merger_open(&m, sp, sp->runs + from, n, a, err);
     while (rc == SILT_OK) {
@@ -316,17 +316,17 @@ static silt_status merge_group(sort_spill *sp, size_t from, size_t n, spill_file
         b.n_cols = op->schema->n_fields;
         b.n_rows = n_rows;
         b.cols = cols;
-        rc = spill_file_write(f, &b, NULL, n_rows, chunk, err);
+        rc = engine_spill_file_write(f, &b, NULL, n_rows, chunk, err);
     }
     if (rc == SILT_OK)
-        rc = spill_file_finish(f, err);
+        rc = engine_spill_file_finish(f, err);
     arena_free(a);
     if (rc == SILT_OK)
         *out = f;
     return rc;
 }
 
-silt_status sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *err)
+silt_status engine_sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *err)
 {
     engine_op *op = sp->op;
     /* Half the room: the operators above the sort run while it merges. */
@@ -345,7 +345,7 @@ silt_status sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *er
             size_t idx;
             SILT_RETURN_IF_ERROR(merge_group(sp, from, n, &merged, err));
             for (idx = from; idx < from + n; idx++)
-                spill_file_remove(sp->runs[idx]); /* merged: give the disk space back now */
+                engine_spill_file_remove(sp->runs[idx]); /* merged: give the disk space back now */
             sp->runs[n_new++] = merged;
             from += n;
         }
@@ -355,7 +355,7 @@ silt_status sort_spill_merge_open(sort_spill *sp, int64_t offset, silt_error *er
     return merger_open(&sp->m, sp, sp->runs, sp->n_runs, sp->a, err);
 }
 
-silt_status sort_spill_next(sort_spill *sp, engine_chunk **out, silt_error *err)
+silt_status engine_sort_spill_next(sort_spill *sp, engine_chunk **out, silt_error *err)
 {
     engine_op *op = sp->op;
     *out = NULL;

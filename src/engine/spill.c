@@ -63,7 +63,7 @@ static void spill_file_cleanup(void *payload)
     buf_clear(&f->wbuf);
 }
 
-void spill_file_remove(spill_file *f)
+void engine_spill_file_remove(spill_file *f)
 {
     if (f != NULL)
         spill_file_cleanup(f);
@@ -88,7 +88,7 @@ static const char *temp_dir_of(const engine_ctx *ctx)
     return dir;
 }
 
-silt_status spill_file_create(spill_file **out, engine_ctx *ctx, arena *owner,
+silt_status engine_spill_file_create(spill_file **out, engine_ctx *ctx, arena *owner,
                               const col_type *schema, silt_error *err)
 {
     const char *dir = temp_dir_of(ctx);
@@ -131,10 +131,10 @@ static silt_status open_file(spill_file *f, silt_error *err)
     return SILT_OK;
 }
 
-int64_t spill_file_rows(const spill_file *f) { return f->n_rows; }
-int64_t spill_file_bytes(const spill_file *f) { return f->write_pos; }
-const char *spill_file_path(const spill_file *f) { return f->path ? f->path : "(not written)"; }
-int spill_file_fd(const spill_file *f) { return f->fd; }
+int64_t engine_spill_file_rows(const spill_file *f) { return f->n_rows; }
+int64_t engine_spill_file_bytes(const spill_file *f) { return f->write_pos; }
+const char *engine_spill_file_path(const spill_file *f) { return f->path ? f->path : "(not written)"; }
+int engine_spill_file_fd(const spill_file *f) { return f->fd; }
 
 /* ---- writing ------------------------------------------------------------------- */
 
@@ -218,7 +218,7 @@ static silt_status encode_vec(buf *b, const col_vec *v, silt_error *err)
     return SILT_OK;
 }
 
-silt_status spill_file_write(spill_file *f, const col_batch *batch, const int32_t *sel,
+silt_status engine_spill_file_write(spill_file *f, const col_batch *batch, const int32_t *sel,
                              int64_t n_sel, arena *scratch, silt_error *err)
 {
     size_t start = f->wbuf.len, col;
@@ -249,7 +249,7 @@ silt_status spill_file_write(spill_file *f, const col_batch *batch, const int32_
         SILT_RETURN_IF_ERROR(encode_vec(&f->wbuf, dense, err));
     }
     body_len = (uint64_t)(f->wbuf.len - start - SPILL_FRAME_HEADER);
-    sum = hash_bytes(f->wbuf.data + start + SPILL_FRAME_HEADER, (size_t)body_len, 0x5b111);
+    sum = util_hash_bytes(f->wbuf.data + start + SPILL_FRAME_HEADER, (size_t)body_len, 0x5b111);
     memcpy(f->wbuf.data + start + 4, &body_len, 8);
     memcpy(f->wbuf.data + start + 12, &sum, 8);
     f->n_rows += n_sel;
@@ -258,7 +258,7 @@ silt_status spill_file_write(spill_file *f, const col_batch *batch, const int32_
     return SILT_OK;
 }
 
-silt_status spill_file_finish(spill_file *f, silt_error *err)
+silt_status engine_spill_file_finish(spill_file *f, silt_error *err)
 {
     if (f->finished)
         return SILT_OK;
@@ -269,7 +269,7 @@ silt_status spill_file_finish(spill_file *f, silt_error *err)
     return SILT_OK;
 }
 
-void spill_file_rewind(spill_file *f) { f->read_pos = 0; }
+void engine_spill_file_rewind(spill_file *f) { f->read_pos = 0; }
 
 /* ---- reading ------------------------------------------------------------------- */
 
@@ -415,7 +415,7 @@ static silt_status read_exact(spill_file *f, void *dst, size_t len, int64_t off,
     return SILT_OK;
 }
 
-silt_status spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error *err)
+silt_status engine_spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error *err)
 {
     uint8_t head[SPILL_FRAME_HEADER];
     uint64_t body_len, sum;
@@ -454,7 +454,7 @@ silt_status spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error
     if (r.p == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(read_exact(f, (void *)r.p, (size_t)body_len, r.file_off, err));
-    if (hash_bytes(r.p, (size_t)body_len, 0x5b111) != sum)
+    if (util_hash_bytes(r.p, (size_t)body_len, 0x5b111) != sum)
         return err_set(err, SILT_CORRUPT, "could not read spill file \"%s\": checksum mismatch "
                        "in the batch at offset %lld", f->path, (long long)frame_off);
     SILT_RETURN_IF_ERROR(take_i64(&r, &n_rows, err));
@@ -510,7 +510,7 @@ static silt_status spill_source(void *payload, arena *batch_arena, col_batch **o
     for (;;) {
         if (sc->pending == NULL) {
             arena_reset(sc->hold);
-            SILT_RETURN_IF_ERROR(spill_file_read(sc->f, sc->hold, &sc->pending, err));
+            SILT_RETURN_IF_ERROR(engine_spill_file_read(sc->f, sc->hold, &sc->pending, err));
             if (sc->pending == NULL)
                 break;
         }
@@ -544,11 +544,11 @@ static silt_status spill_source(void *payload, arena *batch_arena, col_batch **o
     return SILT_OK;
 }
 
-silt_status spill_op_scan(engine_op **out, engine_ctx *ctx, spill_file *f, silt_error *err)
+silt_status engine_spill_op_scan(engine_op **out, engine_ctx *ctx, spill_file *f, silt_error *err)
 {
     spill_scan *sc = arena_calloc(ctx->query_arena, 1, sizeof(*sc));
-    SILT_RETURN_IF_ERROR(spill_file_finish(f, err));
-    spill_file_rewind(f);
+    SILT_RETURN_IF_ERROR(engine_spill_file_finish(f, err));
+    engine_spill_file_rewind(f);
     if (sc == NULL)
         return err_nomem(err);
     sc->f = f;

@@ -34,7 +34,7 @@ typedef struct spill_file spill_file;
  * and unlinked when owner is reset or freed. Errors: SILT_IO (the directory
  * is missing or not writable), SILT_NOMEM.
  */
-silt_status spill_file_create(spill_file **out, engine_ctx *ctx, arena *owner,
+silt_status engine_spill_file_create(spill_file **out, engine_ctx *ctx, arena *owner,
                               const col_type *schema, silt_error *err);
 
 /*
@@ -42,35 +42,35 @@ silt_status spill_file_create(spill_file **out, engine_ctx *ctx, arena *owner,
  * scratch receives temporary copies (compacted vectors); the caller resets
  * it. Errors: SILT_IO (disk full), SILT_NOMEM.
  */
-silt_status spill_file_write(spill_file *f, const col_batch *batch, const int32_t *sel,
+silt_status engine_spill_file_write(spill_file *f, const col_batch *batch, const int32_t *sel,
                              int64_t n_sel, arena *scratch, silt_error *err);
 
-/* Flushes buffered writes; after this the file is read with spill_file_read. */
-silt_status spill_file_finish(spill_file *f, silt_error *err);
+/* Flushes buffered writes; after this the file is read with engine_spill_file_read. */
+silt_status engine_spill_file_finish(spill_file *f, silt_error *err);
 
 /*
  * Reads the next batch into arena a (*out = NULL at the end). The first
- * read after spill_file_finish starts at the beginning; reading restarts
- * with spill_file_rewind. Errors: SILT_CORRUPT, SILT_IO, SILT_NOMEM.
+ * read after engine_spill_file_finish starts at the beginning; reading restarts
+ * with engine_spill_file_rewind. Errors: SILT_CORRUPT, SILT_IO, SILT_NOMEM.
  */
-silt_status spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error *err);
-void spill_file_rewind(spill_file *f);
+silt_status engine_spill_file_read(spill_file *f, arena *a, col_batch **out, silt_error *err);
+void engine_spill_file_rewind(spill_file *f);
 
 /* Closes and removes the file now rather than with its arena (no reads after this). */
-void spill_file_remove(spill_file *f);
+void engine_spill_file_remove(spill_file *f);
 
-int64_t spill_file_rows(const spill_file *f);
-int64_t spill_file_bytes(const spill_file *f);
+int64_t engine_spill_file_rows(const spill_file *f);
+int64_t engine_spill_file_bytes(const spill_file *f);
 /* The name the file was created under (for messages; already unlinked). */
-const char *spill_file_path(const spill_file *f);
+const char *engine_spill_file_path(const spill_file *f);
 /* Its descriptor, -1 before the first flush and after removal (for tests). */
-int spill_file_fd(const spill_file *f);
+int engine_spill_file_fd(const spill_file *f);
 
 /*
  * A scan operator reading a finished spill file (the input of the
  * per-partition operators of a grace join or a partitioned aggregation).
  */
-silt_status spill_op_scan(engine_op **out, engine_ctx *ctx, spill_file *f, silt_error *err);
+silt_status engine_spill_op_scan(engine_op **out, engine_ctx *ctx, spill_file *f, silt_error *err);
 
 /* ---- memory budget ------------------------------------------------------------ */
 

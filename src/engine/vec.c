@@ -654,7 +654,7 @@ int vec_compare_rows(const col_vec *a, int64_t ra, const col_vec *b, int64_t rb)
 uint64_t vec_hash_row(const col_vec *v, int64_t row, uint64_t seed)
 {
     if (!vec_is_valid(v, row))
-        return hash_u64(seed ^ 0x9e3779b97f4a7c15ull);
+        return util_hash_u64(seed ^ 0x9e3779b97f4a7c15ull);
     switch (v->type->id) {
     case COL_FLOAT:
     case COL_DOUBLE: {
@@ -663,17 +663,17 @@ uint64_t vec_hash_row(const col_vec *v, int64_t row, uint64_t seed)
             d = 0; /* -0.0 and 0.0 are one group */
         if (d != d)
             d = __builtin_nan("");
-        return hash_bytes(&d, sizeof(d), seed);
+        return util_hash_bytes(&d, sizeof(d), seed);
     }
     case COL_DECIMAL: {
         col_int128 x = vec_get_dec(v, row);
-        return hash_bytes(&x, sizeof(x), seed);
+        return util_hash_bytes(&x, sizeof(x), seed);
     }
     case COL_STRING:
     case COL_BINARY: {
         int32_t len;
         const char *s = col_vec_str(v, row, &len);
-        return hash_bytes(s, (size_t)len, seed);
+        return util_hash_bytes(s, (size_t)len, seed);
     }
     case COL_STRUCT: {
         size_t child;
@@ -692,6 +692,6 @@ uint64_t vec_hash_row(const col_vec *v, int64_t row, uint64_t seed)
                 h = vec_hash_row(v->children[child], e, h);
         return h;
     }
-    default: return hash_u64((uint64_t)vec_get_int(v, row) ^ seed);
+    default: return util_hash_u64((uint64_t)vec_get_int(v, row) ^ seed);
     }
 }

@@ -30,7 +30,7 @@ struct win_spill {
     engine_op *sub;
 };
 
-silt_status win_spill_new(win_spill **out, engine_op *op, int level, const int64_t *part_cols,
+silt_status engine_win_spill_new(win_spill **out, engine_op *op, int level, const int64_t *part_cols,
                           size_t n_part, silt_error *err)
 {
     win_spill *ws = arena_calloc(op->op_arena, 1, sizeof(*ws));
@@ -44,12 +44,12 @@ silt_status win_spill_new(win_spill **out, engine_op *op, int level, const int64
     ws->n_part = n_part;
     for (p = 0; p < SPILL_PARTITIONS; p++)
         SILT_RETURN_IF_ERROR(
-            spill_file_create(&ws->part[p], op->ctx, ws->a, op->children[0]->schema, err));
+            engine_spill_file_create(&ws->part[p], op->ctx, ws->a, op->children[0]->schema, err));
     *out = ws;
     return SILT_OK;
 }
 
-silt_status win_spill_write(win_spill *ws, const col_batch *b, const int32_t *sel, int64_t n_sel,
+silt_status engine_win_spill_write(win_spill *ws, const col_batch *b, const int32_t *sel, int64_t n_sel,
                             silt_error *err)
 {
     arena *a = ws->scratch;
@@ -65,7 +65,7 @@ silt_status win_spill_write(win_spill *ws, const col_batch *b, const int32_t *se
         uint64_t h = 0x3c1;
         for (idx = 0; idx < ws->n_part; idx++)
             h = vec_hash_row(b->cols[ws->part_cols[idx]], row, h);
-        part[k] = (uint8_t)spill_partition_of(hash_u64(h), ws->level);
+        part[k] = (uint8_t)spill_partition_of(util_hash_u64(h), ws->level);
         count[part[k]]++;
     }
     for (p = 0; p < SPILL_PARTITIONS && rc == SILT_OK; p++) {
@@ -75,13 +75,13 @@ silt_status win_spill_write(win_spill *ws, const col_batch *b, const int32_t *se
         for (k = 0; k < n_sel; k++)
             if (part[k] == p)
                 rows[m++] = (int32_t)ENGINE_ROW(sel, k);
-        rc = spill_file_write(ws->part[p], b, rows, m, a, err);
+        rc = engine_spill_file_write(ws->part[p], b, rows, m, a, err);
     }
     arena_reset(a);
     return rc;
 }
 
-void win_spill_close(win_spill *ws)
+void engine_win_spill_close(win_spill *ws)
 {
     if (ws == NULL)
         return;
@@ -93,21 +93,21 @@ void win_spill_close(win_spill *ws)
 static silt_status open_partition(win_spill *ws, size_t p, silt_error *err)
 {
     engine_op *scan, *sub;
-    SILT_RETURN_IF_ERROR(spill_op_scan(&scan, ws->op->ctx, ws->part[p], err));
+    SILT_RETURN_IF_ERROR(engine_spill_op_scan(&scan, ws->op->ctx, ws->part[p], err));
     SILT_RETURN_IF_ERROR(engine_window_clone(&sub, ws->op->ctx, ws->op, scan, err));
     engine_window_set_spill_level(sub, ws->level + 1);
     ws->sub = sub;
     return engine_op_open(sub, err);
 }
 
-silt_status win_spill_next(win_spill *ws, engine_chunk **out, silt_error *err)
+silt_status engine_win_spill_next(win_spill *ws, engine_chunk **out, silt_error *err)
 {
     *out = NULL;
     while (ws->cur < SPILL_PARTITIONS) {
         if (ws->sub == NULL) {
-            SILT_RETURN_IF_ERROR(spill_file_finish(ws->part[ws->cur], err));
-            if (spill_file_rows(ws->part[ws->cur]) == 0) {
-                spill_file_remove(ws->part[ws->cur]);
+            SILT_RETURN_IF_ERROR(engine_spill_file_finish(ws->part[ws->cur], err));
+            if (engine_spill_file_rows(ws->part[ws->cur]) == 0) {
+                engine_spill_file_remove(ws->part[ws->cur]);
                 ws->cur++;
                 continue;
             }
@@ -118,8 +118,8 @@ silt_status win_spill_next(win_spill *ws, engine_chunk **out, silt_error *err)
             (*out)->batch.schema = ws->op->schema;
             return SILT_OK;
         }
-        win_spill_close(ws);
-        spill_file_remove(ws->part[ws->cur]);
+        engine_win_spill_close(ws);
+        engine_spill_file_remove(ws->part[ws->cur]);
         ws->cur++;
     }
     return SILT_OK;

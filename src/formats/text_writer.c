@@ -25,7 +25,7 @@ silt_status text_format_parse(const char *name, text_format *out, silt_error *er
                  {"jsonl", TEXT_FORMAT_JSONL}};
     size_t idx;
     for (idx = 0; idx < sizeof(names) / sizeof(names[0]); idx++) {
-        if (str_casecmp(name, names[idx].name) == 0) {
+        if (util_str_casecmp(name, names[idx].name) == 0) {
             *out = names[idx].format;
             return SILT_OK;
         }

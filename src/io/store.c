@@ -74,7 +74,7 @@ char *io_key_join(const char *left, const char *right)
 
 silt_status io_store_open(io_store **out, const char *location, int create_root, silt_error *err)
 {
-    if (str_starts_with(location, "file://"))
+    if (util_str_starts_with(location, "file://"))
         return io_local_store_open(out, location + strlen("file://"), create_root, err);
     if (strstr(location, "://") != NULL)
         return err_set(err, SILT_UNSUPPORTED, "storage location \"%s\" uses a scheme silt cannot "

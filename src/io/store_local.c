@@ -336,7 +336,7 @@ static void sweep_dead_tmp(const char *dir_path)
     if (dir == NULL)
         return;
     while ((entry = readdir(dir)) != NULL) {
-        if (!str_starts_with(entry->d_name, TMP_PREFIX))
+        if (!util_str_starts_with(entry->d_name, TMP_PREFIX))
             continue;
         if (snprintf(path, sizeof(path), "%s/%s", dir_path, entry->d_name) >= (int)sizeof(path))
             continue;
@@ -526,7 +526,7 @@ static silt_status walk(io_store *store, const char *dir_key, const char *prefix
         struct stat st;
         size_t cmp_len;
         if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0 ||
-            str_starts_with(entry->d_name, TMP_PREFIX))
+            util_str_starts_with(entry->d_name, TMP_PREFIX))
             continue;
         key = dir_key[0] ? io_key_join(dir_key, entry->d_name) : mem_strdup(entry->d_name);
         if (key == NULL) {

@@ -143,7 +143,7 @@ static void pr_double(printer *w, const char *kind, double v)
     char text[64];
     double back = 0;
     snprintf(text, sizeof(text), "%.15g", v);
-    if (!str_to_double(text, strlen(text), &back) || back != v)
+    if (!util_str_to_double(text, strlen(text), &back) || back != v)
         snprintf(text, sizeof(text), "%.17g", v);
     pr(w, "(%s %s)", kind, text);
 }

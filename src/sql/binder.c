@@ -12,7 +12,7 @@
 #include "sql/binder_int.h"
 #include "sql/lexer.h"
 
-silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status code,
+silt_status sql_bind_error(binder *b, silt_error *err, uint32_t pos, silt_status code,
                        const char *fmt, ...)
 {
     char msg[SILT_ERROR_MESSAGE_MAX];
@@ -28,7 +28,7 @@ silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status cod
     return code;
 }
 
-void bind_note(binder *b, const char *fmt, ...)
+void sql_bind_note(binder *b, const char *fmt, ...)
 {
     char text[512];
     scan_note *note, **tail;
@@ -45,7 +45,7 @@ void bind_note(binder *b, const char *fmt, ...)
     *tail = note;
 }
 
-scan_note *bind_note_last(binder *b)
+scan_note *sql_bind_note_last(binder *b)
 {
     scan_note *note = b->notes;
     while (note != NULL && note->next != NULL)
@@ -53,7 +53,7 @@ scan_note *bind_note_last(binder *b)
     return note;
 }
 
-void bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const void *payload)
+void sql_bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const void *payload)
 {
     scan_note *note;
     for (note = mark != NULL ? mark->next : b->notes; note != NULL; note = note->next) {
@@ -64,14 +64,14 @@ void bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const voi
     }
 }
 
-void bind_note_on(binder *b, const engine_op *op)
+void sql_bind_note_on(binder *b, const engine_op *op)
 {
-    scan_note *last = bind_note_last(b);
+    scan_note *last = sql_bind_note_last(b);
     if (last != NULL && last->op == NULL)
         last->op = op;
 }
 
-const col_type *scope_schema(arena *a, const bind_scope *scope)
+const col_type *sql_scope_schema(arena *a, const bind_scope *scope)
 {
     col_field *fields = arena_calloc(a, scope->n ? scope->n : 1, sizeof(col_field));
     size_t idx;
@@ -86,7 +86,7 @@ const col_type *scope_schema(arena *a, const bind_scope *scope)
     return col_type_struct(a, scope->n, fields);
 }
 
-silt_status scope_from_schema(arena *a, const col_type *schema, const char *qual,
+silt_status sql_scope_from_schema(arena *a, const col_type *schema, const char *qual,
                               bind_scope *out, silt_error *err)
 {
     size_t idx;

@@ -98,11 +98,11 @@ static const char *const agg_names[] = {
     "approx_percentile", "count_if", "bool_and", "every", "bool_or", "some", "max_by", "min_by",
     "median", "percentile", NULL};
 
-int bind_is_agg_name(const char *name)
+int sql_bind_is_agg_name(const char *name)
 {
     size_t idx;
     for (idx = 0; agg_names[idx] != NULL; idx++)
-        if (str_casecmp(agg_names[idx], name) == 0)
+        if (util_str_casecmp(agg_names[idx], name) == 0)
             return 1;
     return 0;
 }
@@ -110,7 +110,7 @@ int bind_is_agg_name(const char *name)
 static int is_agg_call(const sql_expr *e)
 {
     return e->kind == SQL_EXPR_FUNC && e->u.func.over == NULL && e->u.func.over_name == NULL &&
-           e->u.func.name.n_parts == 1 && bind_is_agg_name(func_name(e));
+           e->u.func.name.n_parts == 1 && sql_bind_is_agg_name(func_name(e));
 }
 
 /*
@@ -135,7 +135,7 @@ static int has_agg(const sql_expr *ast, int depth)
     return 0;
 }
 
-int bind_has_agg(const sql_expr *ast) { return has_agg(ast, 0); }
+int sql_bind_has_agg(const sql_expr *ast) { return has_agg(ast, 0); }
 
 static int has_window(const sql_expr *ast, int depth)
 {
@@ -152,7 +152,7 @@ static int has_window(const sql_expr *ast, int depth)
     return 0;
 }
 
-int bind_has_window(const sql_expr *ast) { return has_window(ast, 0); }
+int sql_bind_has_window(const sql_expr *ast) { return has_window(ast, 0); }
 
 static silt_status find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                    size_t *n, size_t *cap, int depth, silt_error *err)
@@ -180,7 +180,7 @@ static silt_status find_subqueries(binder *b, const sql_expr *ast, const sql_exp
     return SILT_OK;
 }
 
-silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+silt_status sql_bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                  size_t *n, size_t *cap, silt_error *err)
 {
     return find_subqueries(b, ast, list, n, cap, 0, err);
@@ -202,7 +202,7 @@ static silt_status find_agg_subqueries(binder *b, const sql_expr *ast, const sql
     return SILT_OK;
 }
 
-silt_status bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+silt_status sql_bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                      size_t *n, size_t *cap, silt_error *err)
 {
     return find_agg_subqueries(b, ast, list, n, cap, 0, err);
@@ -254,7 +254,7 @@ static silt_status collect_names(binder *b, const sql_expr *ast, name_set *set, 
     return SILT_OK;
 }
 
-silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err)
+silt_status sql_bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err)
 {
     return collect_names(b, ast, set, 0, err);
 }
@@ -263,7 +263,7 @@ silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, si
 
 static int name_eq(const char *x, const char *y)
 {
-    return x != NULL && y != NULL && str_casecmp(x, y) == 0;
+    return x != NULL && y != NULL && util_str_casecmp(x, y) == 0;
 }
 
 static silt_status unresolved(binder *b, const bind_scope *scope, const sql_name *name,
@@ -278,12 +278,12 @@ static silt_status unresolved(binder *b, const bind_scope *scope, const sql_name
     for (idx = 0; idx < scope->n && idx < 5; idx++)
         buf_printf(&sugg, NULL, "%s`%s`", idx ? ", " : "", scope->cols[idx].name);
     if (scope->n == 0)
-        rc = bind_error(b, err, name->pos, SILT_BIND,
+        rc = sql_bind_error(b, err, name->pos, SILT_BIND,
                         "[UNRESOLVED_COLUMN.WITHOUT_SUGGESTION] A column, variable, or function "
                         "parameter with name %s cannot be resolved",
                         full.data ? buf_cstr(&full) : "");
     else
-        rc = bind_error(b, err, name->pos, SILT_BIND,
+        rc = sql_bind_error(b, err, name->pos, SILT_BIND,
                         "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A column, variable, or function "
                         "parameter with name %s cannot be resolved. Did you mean one of the "
                         "following? [%s]",
@@ -293,7 +293,7 @@ static silt_status unresolved(binder *b, const bind_scope *scope, const sql_name
     return rc;
 }
 
-silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
+silt_status sql_bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
                                 int64_t *idx_out, size_t *n_used_out, silt_error *err)
 {
     int64_t found = -1;
@@ -338,7 +338,7 @@ silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_na
                 buf_printf(&cands, NULL, "%s`%s`", k ? ", " : "", scope->cols[idx].name);
             k++;
         }
-        rc = bind_error(b, err, name->pos, SILT_BIND,
+        rc = sql_bind_error(b, err, name->pos, SILT_BIND,
                         "[AMBIGUOUS_REFERENCE] Reference `%s` is ambiguous, could be: [%s]",
                         name->parts[n - 1].name, cands.data ? buf_cstr(&cands) : "");
         buf_clear(&cands);
@@ -397,14 +397,14 @@ static silt_status bind_field(binder *b, expr *base, const sql_ident *field, exp
     size_t idx;
     expr *e;
     if (t->id != COL_STRUCT)
-        return bind_error(b, err, field->pos, SILT_BIND,
+        return sql_bind_error(b, err, field->pos, SILT_BIND,
                           "[INVALID_EXTRACT_BASE_FIELD_TYPE] cannot extract field `%s` from a "
                           "value of type \"%s\"", field->name, col_type_id_name(t->id));
     for (idx = 0; idx < t->n_fields; idx++)
-        if (str_casecmp(t->fields[idx].name, field->name) == 0)
+        if (util_str_casecmp(t->fields[idx].name, field->name) == 0)
             break;
     if (idx == t->n_fields)
-        return bind_error(b, err, field->pos, SILT_BIND,
+        return sql_bind_error(b, err, field->pos, SILT_BIND,
                           "[FIELD_NOT_FOUND] No such struct field `%s`", field->name);
     e = arena_calloc(b->a, 1, sizeof(*e));
     if (e == NULL || (e->args = arena_calloc(b->a, 1, sizeof(expr *))) == NULL)
@@ -453,14 +453,14 @@ static silt_status subscript_eval(const expr *e, engine_ctx *ctx, col_vec **args
             int64_t i = vec_get_int(args[1], row);
             if (e->lit.i == 1) {
                 if (i == 0)
-                    return eval_error(e, err, SILT_RUNTIME, "INVALID_INDEX_OF_ZERO",
+                    return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_INDEX_OF_ZERO",
                                       "the index 0 is invalid: element_at counts from 1");
                 i = i > 0 ? i - 1 : len + i;
             }
             if (i >= 0 && i < len)
                 idx[row] = start + i;
             else if (ctx->ansi)
-                return eval_error(e, err, SILT_RUNTIME, "INVALID_ARRAY_INDEX",
+                return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_ARRAY_INDEX",
                                   "the index %lld is out of bounds: the array has %lld elements",
                                   (long long)vec_get_int(args[1], row), (long long)len);
         }
@@ -480,7 +480,7 @@ static silt_status bind_subscript(binder *b, expr *base, expr *index, int one_ba
     } else if (t->id == COL_MAP) {
         SILT_RETURN_IF_ERROR(expr_coerce(&index, b->a, t->fields[0].type, err));
     } else {
-        return bind_error(b, err, pos, SILT_BIND,
+        return sql_bind_error(b, err, pos, SILT_BIND,
                           "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] cannot index a value of type "
                           "\"%s\": an array or a map is needed", col_type_id_name(t->id));
     }
@@ -526,7 +526,7 @@ static silt_status bind_column(binder *b, const bind_scope *scope, const sql_exp
         base.n_parts = 1;
         first_field = 1;
     }
-    SILT_RETURN_IF_ERROR(bind_resolve_column(b, scope, &base, &col, NULL, err));
+    SILT_RETURN_IF_ERROR(sql_bind_resolve_column(b, scope, &base, &col, NULL, err));
     SILT_RETURN_IF_ERROR(expr_column(&e, b->a, col, scope->cols[col].type, err));
     for (idx = first_field; idx < n->n_parts; idx++)
         SILT_RETURN_IF_ERROR(bind_field(b, e, &n->parts[idx], &e, err));
@@ -556,7 +556,7 @@ static silt_status bind_literal(binder *b, const sql_expr *ast, expr **out, silt
         col_int128 v = 0;
         const char *d;
         if (lit->precision > 38)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[INVALID_NUMERIC_LITERAL_RANGE] decimal literal exceeds 38 digits");
         for (d = lit->digits; *d != '\0'; d++)
             v = v * 10 + (*d - '0');
@@ -570,7 +570,7 @@ static silt_status bind_literal(binder *b, const sql_expr *ast, expr **out, silt
         (*out)->type = col_type_primitive(COL_BINARY);
         return SILT_OK;
     default:
-        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] an INTERVAL can only "
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] an INTERVAL can only "
                           "be added to or subtracted from a date or timestamp");
     }
 }
@@ -605,7 +605,7 @@ silt_status sql_value_literal(arena *a, const col_vec *v, int64_t row, expr **ou
     }
 }
 
-silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
+silt_status sql_bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
                                silt_error *err)
 {
     return sql_value_literal(b->a, v, row, out, err);
@@ -620,10 +620,10 @@ static silt_status one_column(binder *b, const sql_expr *ast, const engine_op *o
     if (n == 1)
         return SILT_OK;
     if (ast->kind == SQL_EXPR_SUBQUERY)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[INVALID_SUBQUERY_EXPRESSION.SCALAR_SUBQUERY_RETURN_MORE_THAN_ONE_"
                           "OUTPUT_COLUMN] a scalar subquery must return one column, not %zu", n);
-    return bind_error(b, err, ast->pos, SILT_BIND,
+    return sql_bind_error(b, err, ast->pos, SILT_BIND,
                       "[INVALID_SUBQUERY_EXPRESSION] an %s subquery must return one column, "
                       "not %zu", what, n);
 }
@@ -636,7 +636,7 @@ static silt_status bind_scalar_subquery(binder *b, const sql_expr *ast, expr **o
     SILT_RETURN_IF_ERROR(plan_subquery_bound(b, ast, NULL, out, err));
     if (*out != NULL)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(plan_query(b, ast->u.in.query, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_query(b, ast->u.in.query, &p, err));
     SILT_RETURN_IF_ERROR(one_column(b, ast, p.op, "", err));
     return plan_subquery_node(b, BIND_SQ_SCALAR, ast, p.op, NULL, 0, out, err);
 }
@@ -668,7 +668,7 @@ static silt_status bind_in_subquery(binder *b, const bind_ctx *bc, const sql_exp
     SILT_RETURN_IF_ERROR(plan_subquery_bound(b, ast, arg, out, err));
     if (*out != NULL)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(plan_query(b, ast->u.in.query, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_query(b, ast->u.in.query, &p, err));
     SILT_RETURN_IF_ERROR(one_column(b, ast, p.op, "IN", err));
     return plan_subquery_node(b, BIND_SQ_IN, ast, p.op, arg, ast->u.in.negated, out, err);
 }
@@ -679,7 +679,7 @@ static silt_status bind_exists(binder *b, const sql_expr *ast, expr **out, silt_
     SILT_RETURN_IF_ERROR(plan_subquery_bound(b, ast, NULL, out, err));
     if (*out != NULL)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(plan_query(b, ast->u.in.query, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_query(b, ast->u.in.query, &p, err));
     return plan_subquery_node(b, BIND_SQ_EXISTS, ast, p.op, NULL, ast->u.in.negated, out, err);
 }
 
@@ -730,33 +730,33 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
     int max_args = 1;
     memset(agg, 0, sizeof(*agg));
     for (idx = 0; idx < sizeof(map) / sizeof(map[0]); idx++)
-        if (str_casecmp(map[idx].name, name) == 0)
+        if (util_str_casecmp(map[idx].name, name) == 0)
             break;
     if (idx == sizeof(map) / sizeof(map[0]))
-        return bind_error(b, err, ast->pos, SILT_BIND, "[UNRESOLVED_ROUTINE] aggregate \"%s\" "
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "[UNRESOLVED_ROUTINE] aggregate \"%s\" "
                           "does not exist", name);
     agg->kind = map[idx].kind;
     if (ast->u.func.star) {
         if (agg->kind != AGG_COUNT)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' in %s", name);
         agg->kind = AGG_COUNT_STAR;
         return SILT_OK;
     }
     if (agg->kind == AGG_FIRST || agg->kind == AGG_LAST || agg->kind == AGG_PERCENTILE_APPROX ||
         agg->kind == AGG_MAX_BY || agg->kind == AGG_MIN_BY ||
-        (agg->kind == AGG_PERCENTILE && str_casecmp(name, "percentile") == 0))
+        (agg->kind == AGG_PERCENTILE && util_str_casecmp(name, "percentile") == 0))
         max_args = agg->kind == AGG_PERCENTILE_APPROX ? 3 : 2;
     if ((agg->kind == AGG_MAX_BY || agg->kind == AGG_MIN_BY ||
          (agg->kind == AGG_PERCENTILE && max_args == 2)) && n_args != 2)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[WRONG_NUM_ARGS] function \"%s\" takes 2 arguments, not %zu", name,
                           n_args);
     agg->percentage = 0.5; /* median */
     if (agg->kind == AGG_COUNT && ast->u.func.distinct)
         max_args = 64; /* count(DISTINCT a, b, ...): see distinct_tuple */
     if (n_args < 1 || (int)n_args > max_args)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[WRONG_NUM_ARGS] function \"%s\" takes %s%d argument%s, not %zu", name,
                           max_args > 1 ? "1 to " : "", max_args, max_args > 1 ? "s" : "", n_args);
     agg->distinct = ast->u.func.distinct;
@@ -778,7 +778,7 @@ static silt_status literal_double(binder *b, const sql_expr *ast, double *out, s
         case SQL_LIT_DECIMAL: {
             char text[80];
             snprintf(text, sizeof(text), "%s", lit->digits);
-            if (str_to_double(text, strlen(text), out)) {
+            if (util_str_to_double(text, strlen(text), out)) {
                 int32_t s;
                 for (s = 0; s < lit->scale; s++)
                     *out /= 10;
@@ -789,7 +789,7 @@ static silt_status literal_double(binder *b, const sql_expr *ast, double *out, s
         default: break;
         }
     }
-    return bind_error(b, err, ast->pos, SILT_BIND,
+    return sql_bind_error(b, err, ast->pos, SILT_BIND,
                       "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] this argument must be a constant");
 }
 
@@ -808,9 +808,9 @@ static silt_status distinct_tuple(binder *b, const bind_ctx *inner, const sql_ex
         return err_nomem(err);
     for (idx = 0; idx < n; idx++) {
         expr *v, *len;
-        SILT_RETURN_IF_ERROR(bind_expr(b, inner, ast->u.func.args.items[idx], &v, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, inner, ast->u.func.args.items[idx], &v, err));
         if (col_type_is_nested(v->type->id))
-            return bind_error(b, err, ast->u.func.args.items[idx]->pos, SILT_UNSUPPORTED,
+            return sql_bind_error(b, err, ast->u.func.args.items[idx]->pos, SILT_UNSUPPORTED,
                               "count(DISTINCT ...) of a nested value is not supported yet");
         SILT_RETURN_IF_ERROR(expr_cast(&v, b->a, v, col_type_primitive(COL_STRING), 0, err));
         SILT_RETURN_IF_ERROR(expr_func(&len, b->a, "length", &v, 1, err));
@@ -832,7 +832,7 @@ static silt_status percentage_array(binder *b, const sql_expr *call, const sql_e
     size_t n = arr->u.func.args.n, idx;
     double *ps;
     if (n == 0)
-        return bind_error(b, err, arr->pos, SILT_BIND, "[DATATYPE_MISMATCH] the array of "
+        return sql_bind_error(b, err, arr->pos, SILT_BIND, "[DATATYPE_MISMATCH] the array of "
                           "percentages of \"%s\" is empty", func_name(call));
     ps = arena_calloc(b->a, n, sizeof(double));
     if (ps == NULL)
@@ -841,7 +841,7 @@ static silt_status percentage_array(binder *b, const sql_expr *call, const sql_e
         const sql_expr *item = arr->u.func.args.items[idx];
         SILT_RETURN_IF_ERROR(literal_double(b, item, &ps[idx], err));
         if (!(ps[idx] >= 0.0 && ps[idx] <= 1.0))
-            return bind_error(b, err, item->pos, SILT_BIND,
+            return sql_bind_error(b, err, item->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage of \"%s\" "
                               "must be between 0.0 and 1.0", func_name(call));
     }
@@ -859,14 +859,14 @@ static silt_status by_pair(binder *b, const bind_ctx *inner, const sql_expr *ast
                            silt_error *err)
 {
     expr *pair[2];
-    if (bind_has_agg(ast->u.func.args.items[1]))
-        return bind_error(b, err, ast->u.func.args.items[1]->pos, SILT_BIND,
+    if (sql_bind_has_agg(ast->u.func.args.items[1]))
+        return sql_bind_error(b, err, ast->u.func.args.items[1]->pos, SILT_BIND,
                           "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
                           "function in the argument of another aggregate function");
-    SILT_RETURN_IF_ERROR(bind_expr(b, inner, ast->u.func.args.items[1], &pair[0], err));
-    SILT_RETURN_IF_ERROR(bind_expr(b, inner, ast->u.func.args.items[0], &pair[1], err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, inner, ast->u.func.args.items[1], &pair[0], err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, inner, ast->u.func.args.items[0], &pair[1], err));
     if (col_type_is_nested(pair[0]->type->id))
-        return bind_error(b, err, ast->u.func.args.items[1]->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->u.func.args.items[1]->pos, SILT_BIND,
                           "[DATATYPE_MISMATCH.INVALID_ORDERING_TYPE] function \"%s\" cannot "
                           "order by a value of type \"%s\"", func_name(ast),
                           col_type_id_name(pair[0]->type->id));
@@ -881,13 +881,13 @@ static silt_status by_pair(binder *b, const bind_ctx *inner, const sql_expr *ast
 static silt_status bool_agg_arg(binder *b, const sql_expr *ast, expr **arg, silt_error *err)
 {
     const char *name = func_name(ast);
-    int count_if = str_casecmp(name, "count_if") == 0;
+    int count_if = util_str_casecmp(name, "count_if") == 0;
     expr *yes, *cond = *arg;
-    if (!count_if && str_casecmp(name, "bool_and") != 0 && str_casecmp(name, "every") != 0 &&
-        str_casecmp(name, "bool_or") != 0 && str_casecmp(name, "some") != 0)
+    if (!count_if && util_str_casecmp(name, "bool_and") != 0 && util_str_casecmp(name, "every") != 0 &&
+        util_str_casecmp(name, "bool_or") != 0 && util_str_casecmp(name, "some") != 0)
         return SILT_OK;
     if ((*arg)->type->id != COL_BOOLEAN && (*arg)->type->id != COL_NULL)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] function \"%s\" needs a "
                           "boolean argument, not \"%s\"", name, col_type_id_name((*arg)->type->id));
     if (!count_if)
@@ -914,8 +914,8 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
     SILT_RETURN_IF_ERROR(agg_kind_of(b, ast, &call.agg, err));
     if (call.agg.kind != AGG_COUNT_STAR) {
         const sql_expr *arg = ast->u.func.args.items[0];
-        if (bind_has_agg(arg))
-            return bind_error(b, err, arg->pos, SILT_BIND,
+        if (sql_bind_has_agg(arg))
+            return sql_bind_error(b, err, arg->pos, SILT_BIND,
                               "[NESTED_AGGREGATE_FUNCTION] It is not allowed to use an aggregate "
                               "function in the argument of another aggregate function");
         if (call.agg.kind == AGG_COUNT && ast->u.func.args.n > 1)
@@ -923,7 +923,7 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
         else if (call.agg.kind == AGG_MAX_BY || call.agg.kind == AGG_MIN_BY)
             SILT_RETURN_IF_ERROR(by_pair(b, &inner, ast, &call.agg.arg, err));
         else
-            SILT_RETURN_IF_ERROR(bind_expr(b, &inner, arg, &call.agg.arg, err));
+            SILT_RETURN_IF_ERROR(sql_bind_expr(b, &inner, arg, &call.agg.arg, err));
         SILT_RETURN_IF_ERROR(bool_agg_arg(b, ast, &call.agg.arg, err));
         /* As Spark does, a numeric aggregate reads a string as a double ('a' fails when cast). */
         if (call.agg.arg->type->id == COL_STRING &&
@@ -937,7 +937,7 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
             double v;
             const sql_expr *p = ast->u.func.args.items[1];
             if ((call.agg.kind == AGG_PERCENTILE || call.agg.kind == AGG_PERCENTILE_APPROX) &&
-                p->kind == SQL_EXPR_FUNC && str_casecmp(func_name(p), "array") == 0) {
+                p->kind == SQL_EXPR_FUNC && util_str_casecmp(func_name(p), "array") == 0) {
                 SILT_RETURN_IF_ERROR(percentage_array(b, ast, p, &call.agg, err));
                 v = 0.5; /* unused */
             } else {
@@ -948,7 +948,7 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
                 /* checked by percentage_array */
             } else if (call.agg.kind == AGG_PERCENTILE_APPROX || call.agg.kind == AGG_PERCENTILE) {
                 if (!(v >= 0.0 && v <= 1.0))
-                    return bind_error(b, err, p->pos, SILT_BIND,
+                    return sql_bind_error(b, err, p->pos, SILT_BIND,
                                       "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the percentage of "
                                       "\"%s\" must be between 0.0 and 1.0", func_name(ast));
                 call.agg.percentage = v;
@@ -958,7 +958,7 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
                 const sql_expr *acc = ast->u.func.args.items[2];
                 SILT_RETURN_IF_ERROR(literal_double(b, acc, &v, err));
                 if (!(v >= 1 && v <= 2147483647.0))
-                    return bind_error(b, err, acc->pos, SILT_BIND,
+                    return sql_bind_error(b, err, acc->pos, SILT_BIND,
                                       "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the accuracy of "
                                       "\"%s\" must be between 1 and 2147483647",
                                       func_name(ast));
@@ -968,16 +968,16 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
                 call.agg.ignore_nulls = v != 0;
         }
         if (call.agg.kind == AGG_PERCENTILE_APPROX && ast->u.func.args.n < 2)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[WRONG_NUM_ARGS] percentile_approx needs a percentage");
     }
     if (ast->u.func.filter != NULL) {
-        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, ast->u.func.filter, &call.agg.filter, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &inner, ast->u.func.filter, &call.agg.filter, err));
         if (call.agg.filter->type->id != COL_BOOLEAN)
-            return bind_error(b, err, ast->u.func.filter->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->u.func.filter->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH] FILTER expression must be a boolean");
     }
-    call.agg.name = bind_column_name(b, ast);
+    call.agg.name = sql_bind_column_name(b, ast);
     SILT_RETURN_IF_ERROR(engine_agg_type_checked(&call.type, b->a, call.agg.kind,
                                                  call.agg.arg ? call.agg.arg->type : NULL, err));
     if (st->n_aggs == st->cap_aggs) {
@@ -1002,21 +1002,21 @@ static silt_status register_agg(binder *b, const bind_ctx *bc, const sql_expr *a
 static silt_status bind_grouping(binder *b, agg_state *st, const sql_expr *ast, expr **out,
                                  silt_error *err)
 {
-    int is_id = str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0;
+    int is_id = util_str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0;
     size_t key = 0;
     expr *gid, *pow2, *bit, *two;
     if (!is_id) {
         const char *text;
         if (ast->u.func.args.n != 1)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[WRONG_NUM_ARGS] grouping takes 1 argument, not %zu",
                               ast->u.func.args.n);
-        text = bind_expr_text(b, ast->u.func.args.items[0]);
+        text = sql_bind_expr_text(b, ast->u.func.args.items[0]);
         for (key = 0; key < st->n_keys; key++)
             if (strcmp(st->keys[key].text, text) == 0)
                 break;
         if (key == st->n_keys)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[GROUPING_COLUMN_MISMATCH] the argument of grouping() must be a "
                               "GROUP BY key");
     }
@@ -1060,13 +1060,13 @@ static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *as
         *done = 0;
         return SILT_OK;
     }
-    text = bind_expr_text(b, ast);
+    text = sql_bind_expr_text(b, ast);
     for (idx = 0; idx < st->n_keys; idx++)
         if (strcmp(st->keys[idx].text, text) == 0)
             return expr_column(out, b->a, (int64_t)idx, st->keys[idx].e->type, err);
     if (ast->kind == SQL_EXPR_FUNC && ast->u.func.name.n_parts == 1 && ast->u.func.over == NULL &&
-        (str_casecmp(ast->u.func.name.parts[0].name, "grouping") == 0 ||
-         str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0))
+        (util_str_casecmp(ast->u.func.name.parts[0].name, "grouping") == 0 ||
+         util_str_casecmp(ast->u.func.name.parts[0].name, "grouping_id") == 0))
         return bind_grouping(b, st, ast, out, err);
     if (is_agg_call(ast)) {
         SILT_RETURN_IF_ERROR(register_agg(b, bc, ast, text, &col, err));
@@ -1074,22 +1074,22 @@ static silt_status bind_in_agg(binder *b, const bind_ctx *bc, const sql_expr *as
     }
     if (ast->kind == SQL_EXPR_COLUMN && ast->u.column.n_parts == 1 && st->n_aliases > 0) {
         silt_error scratch = SILT_ERROR_INIT;
-        if (bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, &scratch) != SILT_OK) {
+        if (sql_bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, &scratch) != SILT_OK) {
             for (idx = 0; idx < st->n_aliases; idx++)
-                if (str_casecmp(st->alias_names[idx], ast->u.column.parts[0].name) == 0 &&
+                if (util_str_casecmp(st->alias_names[idx], ast->u.column.parts[0].name) == 0 &&
                     st->alias_exprs[idx] != ast)
-                    return bind_expr(b, bc, st->alias_exprs[idx], out, err);
+                    return sql_bind_expr(b, bc, st->alias_exprs[idx], out, err);
         }
     }
     if (ast->kind == SQL_EXPR_COLUMN) {
-        SILT_RETURN_IF_ERROR(bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, err));
+        SILT_RETURN_IF_ERROR(sql_bind_resolve_column(b, st->input, &ast->u.column, &col, NULL, err));
         for (idx = 0; idx < st->n_keys; idx++)
             if (st->keys[idx].input_col == col)
                 return expr_column(out, b->a, (int64_t)idx, st->keys[idx].e->type, err);
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[MISSING_AGGREGATION] The non-aggregating expression \"%s\" is based "
                           "on columns which are not participating in the GROUP BY clause",
-                          bind_column_name(b, ast));
+                          sql_bind_column_name(b, ast));
     }
     *done = 0;
     return SILT_OK;
@@ -1103,55 +1103,55 @@ static silt_status window_fn_kind(binder *b, const sql_expr *ast, engine_window_
     const char *name = func_name(ast);
     memset(fn, 0, sizeof(*fn));
     fn->offset = 1;
-    if (str_casecmp(name, "row_number") == 0 || str_casecmp(name, "rank") == 0 ||
-        str_casecmp(name, "dense_rank") == 0) {
-        fn->kind = str_casecmp(name, "row_number") == 0 ? WIN_ROW_NUMBER
-                   : str_casecmp(name, "rank") == 0     ? WIN_RANK
+    if (util_str_casecmp(name, "row_number") == 0 || util_str_casecmp(name, "rank") == 0 ||
+        util_str_casecmp(name, "dense_rank") == 0) {
+        fn->kind = util_str_casecmp(name, "row_number") == 0 ? WIN_ROW_NUMBER
+                   : util_str_casecmp(name, "rank") == 0     ? WIN_RANK
                                                         : WIN_DENSE_RANK;
         *type = col_type_primitive(COL_INT);
         return SILT_OK;
     }
-    if (str_casecmp(name, "lag") == 0 || str_casecmp(name, "lead") == 0) {
-        fn->kind = str_casecmp(name, "lag") == 0 ? WIN_LAG : WIN_LEAD;
+    if (util_str_casecmp(name, "lag") == 0 || util_str_casecmp(name, "lead") == 0) {
+        fn->kind = util_str_casecmp(name, "lag") == 0 ? WIN_LAG : WIN_LEAD;
         return SILT_OK;
     }
-    if (str_casecmp(name, "ntile") == 0 || str_casecmp(name, "percent_rank") == 0 ||
-        str_casecmp(name, "cume_dist") == 0) {
-        fn->kind = str_casecmp(name, "ntile") == 0          ? WIN_NTILE
-                   : str_casecmp(name, "percent_rank") == 0 ? WIN_PERCENT_RANK
+    if (util_str_casecmp(name, "ntile") == 0 || util_str_casecmp(name, "percent_rank") == 0 ||
+        util_str_casecmp(name, "cume_dist") == 0) {
+        fn->kind = util_str_casecmp(name, "ntile") == 0          ? WIN_NTILE
+                   : util_str_casecmp(name, "percent_rank") == 0 ? WIN_PERCENT_RANK
                                                             : WIN_CUME_DIST;
         *type = col_type_primitive(fn->kind == WIN_NTILE ? COL_INT : COL_DOUBLE);
         return SILT_OK;
     }
     /* first and last are aggregates that Spark also runs over a window frame */
-    if (str_casecmp(name, "first_value") == 0 || str_casecmp(name, "first") == 0 ||
-        str_casecmp(name, "any_value") == 0) {
+    if (util_str_casecmp(name, "first_value") == 0 || util_str_casecmp(name, "first") == 0 ||
+        util_str_casecmp(name, "any_value") == 0) {
         fn->kind = WIN_FIRST_VALUE;
         return SILT_OK;
     }
-    if (str_casecmp(name, "last_value") == 0 || str_casecmp(name, "last") == 0) {
+    if (util_str_casecmp(name, "last_value") == 0 || util_str_casecmp(name, "last") == 0) {
         fn->kind = WIN_LAST_VALUE;
         return SILT_OK;
     }
-    if (str_casecmp(name, "nth_value") == 0) {
+    if (util_str_casecmp(name, "nth_value") == 0) {
         fn->kind = WIN_NTH_VALUE;
         return SILT_OK;
     }
     fn->kind = WIN_AGG;
-    if (ast->u.func.star && str_casecmp(name, "count") == 0)
+    if (ast->u.func.star && util_str_casecmp(name, "count") == 0)
         fn->agg = AGG_COUNT_STAR;
-    else if (str_casecmp(name, "count") == 0)
+    else if (util_str_casecmp(name, "count") == 0)
         fn->agg = AGG_COUNT;
-    else if (str_casecmp(name, "sum") == 0)
+    else if (util_str_casecmp(name, "sum") == 0)
         fn->agg = AGG_SUM;
-    else if (str_casecmp(name, "avg") == 0 || str_casecmp(name, "mean") == 0)
+    else if (util_str_casecmp(name, "avg") == 0 || util_str_casecmp(name, "mean") == 0)
         fn->agg = AGG_AVG;
-    else if (str_casecmp(name, "min") == 0)
+    else if (util_str_casecmp(name, "min") == 0)
         fn->agg = AGG_MIN;
-    else if (str_casecmp(name, "max") == 0)
+    else if (util_str_casecmp(name, "max") == 0)
         fn->agg = AGG_MAX;
     else
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "window function \"%s\" is not supported yet", name);
     return SILT_OK;
 }
@@ -1194,7 +1194,7 @@ static silt_status bind_value_fn_args(binder *b, const sql_expr *ast, win_call *
         flag = 2;
     }
     if (n_args < n_min || n_args > n_max)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[WRONG_NUM_ARGS] function \"%s\" takes %zu%s%zu argument%s, not %zu",
                           name, n_min, n_min < n_max ? " to " : "", n_max > n_min ? n_max : n_min,
                           n_max > 1 ? "s" : "", n_args);
@@ -1207,13 +1207,13 @@ static silt_status bind_value_fn_args(binder *b, const sql_expr *ast, win_call *
         const sql_expr *n_ast = ast->u.func.args.items[call->fn.kind == WIN_NTILE ? 0 : 1];
         int64_t limit = call->fn.kind == WIN_NTILE ? INT32_MAX : INT64_MAX;
         if (n_ast->kind != SQL_EXPR_LITERAL)
-            return bind_error(b, err, n_ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, n_ast->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH.NON_FOLDABLE_INPUT] the %s of \"%s\" must be an "
                               "integer literal", call->fn.kind == WIN_NTILE ? "buckets" : "offset",
                               name);
         SILT_RETURN_IF_ERROR(literal_double(b, n_ast, &v, err));
         if (!(v >= 1 && v <= (double)limit) || v != (double)(int64_t)v)
-            return bind_error(b, err, n_ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, n_ast->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH.VALUE_OUT_OF_RANGE] the %s of \"%s\" must be "
                               "between 1 and %lld, not %g",
                               call->fn.kind == WIN_NTILE ? "buckets" : "offset", name,
@@ -1242,11 +1242,11 @@ static silt_status check_window_spec(binder *b, const sql_expr *ast, const sql_w
                   fn->kind == WIN_PERCENT_RANK || fn->kind == WIN_CUME_DIST;
     int offset = fn->kind == WIN_LAG || fn->kind == WIN_LEAD;
     if ((ranking || offset || fn->kind == WIN_NTH_VALUE) && spec->order_by.n == 0)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "window function \"%s\" requires the window to be ordered: add an "
                           "ORDER BY clause to its OVER (...)", name);
     if (offset && spec->frame != 0)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "cannot specify a window frame for the \"%s\" function", name);
     if (ranking && spec->frame != 0) {
         /* the frame these imply: ROWS (RANGE for cume_dist) UNBOUNDED PRECEDING .. CURRENT ROW */
@@ -1255,7 +1255,7 @@ static silt_status check_window_spec(binder *b, const sql_expr *ast, const sql_w
                           spec->end.kind == SQL_BOUND_CURRENT_ROW;
         if (spec->frame != want || spec->start.kind != SQL_BOUND_UNBOUNDED_PRECEDING ||
             !end_current)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "the window frame of \"%s\" must be %s BETWEEN UNBOUNDED "
                               "PRECEDING AND CURRENT ROW", name, want == 1 ? "ROWS" : "RANGE");
     }
@@ -1274,36 +1274,36 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
     if (spec == NULL) {
         size_t w;
         for (w = 0; w < b->n_windows; w++)
-            if (str_casecmp(b->windows[w].name, ast->u.func.over_name) == 0)
+            if (util_str_casecmp(b->windows[w].name, ast->u.func.over_name) == 0)
                 spec = b->windows[w].window;
         if (spec == NULL)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[MISSING_WINDOW_SPECIFICATION] Window specification `%s` is not "
                               "defined in the WINDOW clause", ast->u.func.over_name);
         if (spec->base_name != NULL)
-            return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+            return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                               "a window defined from another window is not supported yet");
     }
     if (ast->u.func.distinct || ast->u.func.filter != NULL)
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_FEATURE] DISTINCT and FILTER are not supported in window "
                           "functions");
     memset(&call, 0, sizeof(call));
-    call.text = bind_expr_text(b, ast);
+    call.text = sql_bind_expr_text(b, ast);
     call.spec = spec;
     SILT_RETURN_IF_ERROR(window_fn_kind(b, ast, &call.fn, &call.type, err));
     if (ast->u.func.args.n > 0 && !ast->u.func.star)
-        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, ast->u.func.args.items[0], &call.fn.arg, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &inner, ast->u.func.args.items[0], &call.fn.arg, err));
     if (call.fn.kind == WIN_LAG || call.fn.kind == WIN_LEAD) {
         double off = 1;
         if (call.fn.arg == NULL)
-            return bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS] %s needs an "
+            return sql_bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS] %s needs an "
                               "argument", func_name(ast));
         if (ast->u.func.args.n > 1)
             SILT_RETURN_IF_ERROR(literal_double(b, ast->u.func.args.items[1], &off, err));
         call.fn.offset = (int64_t)off;
         if (ast->u.func.args.n > 2) {
-            SILT_RETURN_IF_ERROR(bind_expr(b, &inner, ast->u.func.args.items[2],
+            SILT_RETURN_IF_ERROR(sql_bind_expr(b, &inner, ast->u.func.args.items[2],
                                            &call.fn.default_value, err));
             SILT_RETURN_IF_ERROR(expr_coerce(&call.fn.default_value, b->a, call.fn.arg->type,
                                              err));
@@ -1314,7 +1314,7 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
         SILT_RETURN_IF_ERROR(bind_value_fn_args(b, ast, &call, err));
     } else if (call.fn.kind == WIN_AGG) {
         if (call.fn.agg != AGG_COUNT_STAR && call.fn.arg == NULL)
-            return bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS] %s needs an "
+            return sql_bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS] %s needs an "
                               "argument", func_name(ast));
         SILT_RETURN_IF_ERROR(engine_agg_type_checked(&call.type, b->a, call.fn.agg,
                                                      call.fn.arg ? call.fn.arg->type : NULL,
@@ -1341,16 +1341,16 @@ static silt_status bind_window_call(binder *b, const bind_ctx *bc, const sql_exp
     if (call.partition == NULL || call.order == NULL || call.order_keys == NULL)
         return err_nomem(err);
     for (idx = 0; idx < call.n_partition; idx++)
-        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, spec->partition_by.items[idx],
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &inner, spec->partition_by.items[idx],
                                        &call.partition[idx], err));
     for (idx = 0; idx < call.n_order; idx++) {
         const sql_order_item *it = &spec->order_by.items[idx];
-        SILT_RETURN_IF_ERROR(bind_expr(b, &inner, it->expr, &call.order[idx], err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &inner, it->expr, &call.order[idx], err));
         call.order_keys[idx] = engine_sort_key_default(0, it->desc);
         if (it->nulls != 0)
             call.order_keys[idx].nulls_first = it->nulls == 1;
     }
-    call.fn.name = bind_column_name(b, ast);
+    call.fn.name = sql_bind_column_name(b, ast);
     SILT_RETURN_IF_ERROR(expr_column(&call.result, b->a, 0, call.type, err));
     if (ws->n == ws->cap) {
         size_t cap = ws->cap ? ws->cap * 2 : 4;
@@ -1394,10 +1394,10 @@ static silt_status interval_part(binder *b, uint32_t pos, const char *value, siz
     if (unit_len > 0 && (unit[unit_len - 1] == 's' || unit[unit_len - 1] == 'S'))
         unit_len--; /* plural */
     for (idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++)
-        if (strlen(units[idx].name) == unit_len && str_ncasecmp(units[idx].name, unit, unit_len) == 0)
+        if (strlen(units[idx].name) == unit_len && util_str_ncasecmp(units[idx].name, unit, unit_len) == 0)
             break;
     if (idx == sizeof(units) / sizeof(units[0]) || value_len == 0 || value_len >= sizeof(text))
-        return bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] cannot read "
+        return sql_bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] cannot read "
                           "\"%.*s %.*s\" as an interval", (int)value_len, value, (int)unit_len,
                           unit);
     memcpy(text, value, value_len);
@@ -1405,7 +1405,7 @@ static silt_status interval_part(binder *b, uint32_t pos, const char *value, siz
     v = strtod(text, &end);
     if (*end != '\0' || !(v > -1e15 && v < 1e15) ||
         (units[idx].months > 0 && v != (double)(int64_t)v))
-        return bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] \"%s\" is not a "
+        return sql_bind_error(b, err, pos, SILT_PARSE, "[INVALID_INTERVAL_FORMAT] \"%s\" is not a "
                           "valid number of %ss", text, units[idx].name);
     if (units[idx].months > 0)
         *months += (int64_t)v * units[idx].months;
@@ -1422,7 +1422,7 @@ static silt_status interval_value(binder *b, const sql_expr *ast, int64_t *month
     size_t idx;
     *months = *micros = 0;
     if (lit->to_unit != NULL)
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "INTERVAL ... TO %s is not supported yet", lit->to_unit);
     for (idx = 0; idx < lit->n_parts; idx++) {
         const sql_interval_part *part = &lit->parts[idx];
@@ -1468,10 +1468,10 @@ static silt_status interval_arith(binder *b, const bind_ctx *bc, const sql_expr 
     int64_t months, micros;
     expr *x, *m, *us, *args[3];
     if (!right_iv && ast->u.op.op == SQL_OP_SUB)
-        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot subtract a "
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot subtract a "
                           "date or timestamp from an interval");
     if (is_interval(other))
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "adding two intervals is not supported yet");
     SILT_RETURN_IF_ERROR(interval_value(b, iv, &months, &micros, err));
     if (ast->u.op.op == SQL_OP_SUB) {
@@ -1481,10 +1481,10 @@ static silt_status interval_arith(binder *b, const bind_ctx *bc, const sql_expr 
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, other, &x, err));
     if (x->type->id != COL_DATE && x->type->id != COL_TIMESTAMP && x->type->id != COL_STRING &&
         x->type->id != COL_NULL)
-        return bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot add an "
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH] cannot add an "
                           "interval to \"%s\"", col_type_id_name(x->type->id));
     if (months < INT32_MIN || months > INT32_MAX)
-        return bind_error(b, err, iv->pos, SILT_BIND, "[INTERVAL_ARITHMETIC_OVERFLOW] the "
+        return sql_bind_error(b, err, iv->pos, SILT_BIND, "[INTERVAL_ARITHMETIC_OVERFLOW] the "
                           "interval is out of range");
     SILT_RETURN_IF_ERROR(expr_lit_int(&m, b->a, COL_INT, months, err));
     if (x->type->id == COL_DATE && micros % TIME_MICROS_PER_DAY == 0) {
@@ -1541,7 +1541,7 @@ static silt_status bind_binary(binder *b, const bind_ctx *bc, const sql_expr *as
     case SQL_OP_AND: return expr_and(out, b->a, l, r, err);
     case SQL_OP_OR: return expr_or(out, b->a, l, r, err);
     default:
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "operator \"%s\" is not supported yet", sql_op_name(op));
     }
 }
@@ -1589,7 +1589,7 @@ static silt_status bind_unary(binder *b, const bind_ctx *bc, const sql_expr *ast
         SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_BYTE, 0, err));
         return expr_arith(out, b->a, EXPR_SUB, zero, arg, err);
     default:
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "operator \"%s\" is not supported yet", sql_op_name(ast->u.op.op));
     }
 }
@@ -1653,7 +1653,7 @@ static silt_status bind_like(binder *b, const bind_ctx *bc, const sql_expr *ast,
         size_t idx;
         expr *acc = NULL;
         if (ast->u.like.like == SQL_RLIKE || ast->u.like.patterns.n == 0)
-            return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+            return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                               "RLIKE ANY/ALL is not supported");
         SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.arg, &arg, err));
         for (idx = 0; idx < ast->u.like.patterns.n; idx++) {
@@ -1672,7 +1672,7 @@ static silt_status bind_like(binder *b, const bind_ctx *bc, const sql_expr *ast,
         return SILT_OK;
     }
     if (ast->u.like.patterns.n != 1)
-        return bind_error(b, err, ast->pos, SILT_BIND, "LIKE takes one pattern");
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "LIKE takes one pattern");
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.arg, &arg, err));
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.like.patterns.items[0], &pat, err));
     if (ast->u.like.like == SQL_RLIKE) {
@@ -1687,7 +1687,7 @@ static silt_status bind_like(binder *b, const bind_ctx *bc, const sql_expr *ast,
         const sql_expr *e = ast->u.like.escape;
         if (e->kind != SQL_EXPR_LITERAL || e->u.lit.kind != SQL_LIT_STRING ||
             e->u.lit.str_len != 1)
-            return bind_error(b, err, e->pos, SILT_BIND,
+            return sql_bind_error(b, err, e->pos, SILT_BIND,
                               "[INVALID_ESCAPE_CHAR] the escape must be a string of one character");
         escape = e->u.lit.str[0];
     }
@@ -1702,7 +1702,7 @@ static int is_window_only(const char *name)
                                         "percent_rank", "cume_dist", "lag", "lead", "nth_value"};
     size_t idx;
     for (idx = 0; idx < sizeof(names) / sizeof(names[0]); idx++)
-        if (str_casecmp(name, names[idx]) == 0)
+        if (util_str_casecmp(name, names[idx]) == 0)
             return 1;
     return 0;
 }
@@ -1715,38 +1715,38 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
     size_t n = ast->u.func.args.n;
     if (ast->u.func.over != NULL || ast->u.func.over_name != NULL) {
         if (bc->win == NULL)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[UNSUPPORTED_EXPR_FOR_WINDOW] window functions are only allowed "
                               "in SELECT and ORDER BY");
         return bind_window_call(b, bc, ast, out, err);
     }
-    if (ast->u.func.name.n_parts == 1 && bind_is_agg_name(name))
-        return bind_error(b, err, ast->pos, SILT_BIND,
+    if (ast->u.func.name.n_parts == 1 && sql_bind_is_agg_name(name))
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[UNSUPPORTED_EXPR_FOR_OPERATOR] aggregate function \"%s\" is not "
                           "allowed here", name);
     if (ast->u.func.name.n_parts == 1 && is_window_only(name))
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE] window function \"%s\" requires "
                           "an OVER clause", name);
     if (ast->u.func.star)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' in %s", name);
     SILT_RETURN_IF_ERROR(bind_list(b, bc, &ast->u.func.args, &args, err));
     /* TRIM(LEADING|TRAILING chars FROM s) is ltrim / rtrim (the parser keeps the side). */
     if (ast->u.func.trim == 2 || ast->u.func.trim == 3)
         name = ast->u.func.trim == 2 ? "ltrim" : "rtrim";
-    if (str_casecmp(name, "if") == 0 || str_casecmp(name, "iff") == 0) {
+    if (util_str_casecmp(name, "if") == 0 || util_str_casecmp(name, "iff") == 0) {
         if (n != 3)
-            return bind_error(b, err, ast->pos, SILT_BIND,
+            return sql_bind_error(b, err, ast->pos, SILT_BIND,
                               "[WRONG_NUM_ARGS] function \"if\" takes 3 arguments, not %zu", n);
         return expr_case(out, b->a, 1, &args[0], &args[1], args[2], err);
     }
     /* left(s, n) is substr(s, 1, n); right(s, n) is substr(s, -n, n) ("" for n <= 0). */
-    if ((str_casecmp(name, "left") == 0 || str_casecmp(name, "right") == 0) && n == 2) {
+    if ((util_str_casecmp(name, "left") == 0 || util_str_casecmp(name, "right") == 0) && n == 2) {
         expr *sub[3], *zero;
         sub[0] = args[0];
         sub[2] = args[1];
-        if (str_casecmp(name, "left") == 0) {
+        if (util_str_casecmp(name, "left") == 0) {
             SILT_RETURN_IF_ERROR(expr_lit_int(&sub[1], b->a, COL_INT, 1, err));
         } else {
             SILT_RETURN_IF_ERROR(expr_lit_int(&zero, b->a, COL_INT, 0, err));
@@ -1754,11 +1754,11 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
         }
         return expr_func(out, b->a, "substr", sub, 3, err);
     }
-    if (str_casecmp(name, "element_at") == 0 && n == 2)
+    if (util_str_casecmp(name, "element_at") == 0 && n == 2)
         return bind_subscript(b, args[0], args[1], 1, ast->pos, out, err);
-    if ((str_casecmp(name, "isnull") == 0 || str_casecmp(name, "isnotnull") == 0) && n == 1)
-        return expr_is_null(out, b->a, args[0], str_casecmp(name, "isnotnull") == 0, err);
-    if (str_casecmp(name, "nvl2") == 0 && n == 3) {
+    if ((util_str_casecmp(name, "isnull") == 0 || util_str_casecmp(name, "isnotnull") == 0) && n == 1)
+        return expr_is_null(out, b->a, args[0], util_str_casecmp(name, "isnotnull") == 0, err);
+    if (util_str_casecmp(name, "nvl2") == 0 && n == 3) {
         expr *cond;
         SILT_RETURN_IF_ERROR(expr_is_null(&cond, b->a, args[0], 1, err));
         return expr_case(out, b->a, 1, &cond, &args[1], args[2], err);
@@ -1767,7 +1767,7 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
         char msg[SILT_ERROR_MESSAGE_MAX];
         silt_status code = err ? err->code : SILT_BIND;
         snprintf(msg, sizeof(msg), "%s", err ? err->message : "");
-        return bind_error(b, err, ast->pos, code, "%s", msg);
+        return sql_bind_error(b, err, ast->pos, code, "%s", msg);
     }
     return SILT_OK;
 }
@@ -1781,7 +1781,7 @@ static silt_status bind_cast(binder *b, const bind_ctx *bc, const sql_expr *ast,
         char msg[SILT_ERROR_MESSAGE_MAX];
         silt_status code = err ? err->code : SILT_BIND;
         snprintf(msg, sizeof(msg), "%s", err ? err->message : "");
-        return bind_error(b, err, ast->pos, code, "%s", msg);
+        return sql_bind_error(b, err, ast->pos, code, "%s", msg);
     }
     return SILT_OK;
 }
@@ -1794,14 +1794,14 @@ static silt_status bind_sub(binder *b, const bind_ctx *bc, const sql_expr *ast, 
     silt_status rc;
     if (++b->depth > SQL_BIND_MAX_DEPTH) {
         b->depth--;
-        return bind_error(b, err, ast->pos, SILT_BIND, "expression nested too deeply");
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "expression nested too deeply");
     }
-    rc = bind_expr(b, bc, ast, out, err);
+    rc = sql_bind_expr(b, bc, ast, out, err);
     b->depth--;
     return rc;
 }
 
-silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+silt_status sql_bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                       silt_error *err)
 {
     silt_status rc;
@@ -1875,26 +1875,26 @@ silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr *
         sql_expr lit;
         rc = sql_param_literal(b->s, ast, &lit, err);
         if (rc != SILT_OK)
-            return bind_error(b, err, ast->pos, rc, "%s", err ? err->message : "");
+            return sql_bind_error(b, err, ast->pos, rc, "%s", err ? err->message : "");
         rc = bind_literal(b, &lit, out, err);
         break;
     }
     case SQL_EXPR_STAR:
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[INVALID_USAGE_OF_STAR_OR_REGEX] invalid usage of '*' here");
     default:
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
                           "this kind of expression is not supported yet");
     }
     if (rc == SILT_BIND && err != NULL && strstr(err->message, "(line ") == NULL) {
         /* A constructor's type error: point at the expression. */
         char msg[SILT_ERROR_MESSAGE_MAX];
         snprintf(msg, sizeof(msg), "%s", err->message);
-        return bind_error(b, err, ast->pos, rc, "%s", msg);
+        return sql_bind_error(b, err, ast->pos, rc, "%s", msg);
     }
     if (rc == SILT_OK && *out != NULL && (*out)->pos < 0) {
         int line = 1, col = 1;
-        expr_set_source(*out, bind_column_name(b, ast), ast->pos);
+        expr_set_source(*out, sql_bind_column_name(b, ast), ast->pos);
         if (b->text != NULL && ast->pos <= b->text_len) {
             sql_line_col_memo(b->line_memo, b->text, b->text_len, ast->pos, &line, &col);
             expr_set_source_line(*out, line, col);

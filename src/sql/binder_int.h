@@ -185,10 +185,10 @@ typedef struct scalar_subst {
 } scalar_subst;
 
 /* Collects the SQL_EXPR_SUBQUERY and SQL_EXPR_EXISTS nodes of ast (not inside nested queries). */
-silt_status bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+silt_status sql_bind_find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                  size_t *n, size_t *cap, silt_error *err);
 /* The same, only inside the arguments of aggregate calls (evaluated before the aggregation). */
-silt_status bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
+silt_status sql_bind_find_agg_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                      size_t *n, size_t *cap, silt_error *err);
 
 typedef struct view_frame {
@@ -229,9 +229,9 @@ typedef struct pushdown {
  * BETWEEN gives two). 0 when none fits (or memory ran out: pruning is
  * optional, the rows are filtered anyway).
  */
-size_t pushdown_preds(binder *b, const pushdown *pd, const col_type *schema, dpred **out);
+size_t sql_pushdown_preds(binder *b, const pushdown *pd, const col_type *schema, dpred **out);
 /* Index of the top-level field named name (case-insensitive), -1 when absent. */
-int64_t pushdown_schema_col(const col_type *schema, const char *name);
+int64_t sql_pushdown_schema_col(const col_type *schema, const char *name);
 
 /* The column names an expression mentions (for the scan's projection). */
 typedef struct name_set {
@@ -239,20 +239,20 @@ typedef struct name_set {
     const char **names;
     int all;
 } name_set;
-silt_status bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err);
+silt_status sql_bind_collect_names(binder *b, const sql_expr *ast, name_set *set, silt_error *err);
 
 #define SQL_BIND_MAX_DEPTH 400
 
 /* ---- errors (binder.c) ---- */
-silt_status bind_error(binder *b, silt_error *err, uint32_t pos, silt_status code,
+silt_status sql_bind_error(binder *b, silt_error *err, uint32_t pos, silt_status code,
                        const char *fmt, ...) SILT_PRINTF(5, 6);
-void bind_note(binder *b, const char *fmt, ...) SILT_PRINTF(2, 3);
-/* The last note made, or NULL (a mark for bind_note_attach). */
-scan_note *bind_note_last(binder *b);
+void sql_bind_note(binder *b, const char *fmt, ...) SILT_PRINTF(2, 3);
+/* The last note made, or NULL (a mark for sql_bind_note_attach). */
+scan_note *sql_bind_note_last(binder *b);
 /* Attaches the notes made after mark (NULL: all) that have no operator yet to op. */
-void bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const void *payload);
+void sql_bind_note_attach(binder *b, scan_note *mark, const engine_op *op, const void *payload);
 /* Attaches the last note made to op (the note just written about it). */
-void bind_note_on(binder *b, const engine_op *op);
+void sql_bind_note_on(binder *b, const engine_op *op);
 
 /* ---- expressions (binder_expr.c) ---- */
 
@@ -312,22 +312,22 @@ typedef struct bind_ctx {
     const bind_scope *outer; /* unused: correlated subqueries are not supported */
 } bind_ctx;
 
-silt_status bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
+silt_status sql_bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                       silt_error *err);
 /* Canonical text of an expression (for matching GROUP BY keys). */
-const char *bind_expr_text(binder *b, const sql_expr *ast);
+const char *sql_bind_expr_text(binder *b, const sql_expr *ast);
 /* Spark's generated column name for a select item without alias. */
-const char *bind_column_name(binder *b, const sql_expr *ast);
-int bind_is_agg_name(const char *name);
-int bind_has_agg(const sql_expr *ast);
-int bind_has_window(const sql_expr *ast);
+const char *sql_bind_column_name(binder *b, const sql_expr *ast);
+int sql_bind_is_agg_name(const char *name);
+int sql_bind_has_agg(const sql_expr *ast);
+int sql_bind_has_window(const sql_expr *ast);
 /* Resolves a column name in scope: index or -1 with an error set. */
-silt_status bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
+silt_status sql_bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
                                 int64_t *idx_out, size_t *n_used_out, silt_error *err);
 /* A literal expression from row `row` of vector v. */
 silt_status sql_value_literal(arena *a, const col_vec *v, int64_t row, expr **out,
                               silt_error *err);
-silt_status bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
+silt_status sql_bind_value_literal(binder *b, const col_vec *v, int64_t row, expr **out,
                                silt_error *err);
 
 /* ---- uncorrelated subqueries (plan_subquery.c) ---- */
@@ -352,42 +352,42 @@ const bind_subquery *plan_subquery_of(const binder *b, const expr *e);
 
 /* ---- queries (plan_query.c) ---- */
 /*
- * A statement's query: plan_query, then its deferred subqueries attached
+ * A statement's query: sql_plan_query, then its deferred subqueries attached
  * to the root (what a query, EXPLAIN and DESCRIBE QUERY plan).
  */
 silt_status plan_statement_query(binder *b, const sql_query *q, plan *out, silt_error *err);
-silt_status plan_query(binder *b, const sql_query *q, plan *out, silt_error *err);
+silt_status sql_plan_query(binder *b, const sql_query *q, plan *out, silt_error *err);
 /* Projects p to exprs (names given); the new scope has no qualifier. */
-silt_status plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
+silt_status sql_plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
                          silt_error *err);
-silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err);
+silt_status sql_plan_select(binder *b, const sql_query *q, plan *out, silt_error *err);
 /* ORDER BY / LIMIT / OFFSET of a non-SELECT query, over its output columns. */
-silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err);
+silt_status sql_plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err);
 /* FROM items joined; conj are the WHERE conjuncts (pushdown and comma-join keys). */
-silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
+silt_status sql_plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
                       const name_set *want, plan *out, silt_error *err);
 /* Distinct rows of p (a hash aggregate on every column). */
-silt_status plan_distinct(binder *b, plan *p, silt_error *err);
-silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+silt_status sql_plan_distinct(binder *b, plan *p, silt_error *err);
+silt_status sql_plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                            silt_error *err);
 
 /* ---- sources (source.c) ---- */
-silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                          silt_error *err);
 /* A bound source named by ref (*found = 0 when there is none of that name). */
-silt_status source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
+silt_status sql_source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
                          silt_error *err);
-silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err);
+silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err);
 /* A source over a format and path with string options (views USING, read_files). */
-silt_status source_path(binder *b, const char *format, const char *path, const char **kv,
+silt_status sql_source_path(binder *b, const char *format, const char *path, const char **kv,
                         size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,
                         plan *out, uint32_t pos, silt_error *err);
 /* count/min/max from the Delta log when exact; *done_out 0 when not possible. */
-silt_status source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
+silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
                                  silt_error *err);
 
 /* ---- explain (explain.c) ---- */
-silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err);
+silt_status sql_explain_plan(binder *b, const plan *p, buf *out, silt_error *err);
 /* What running the plan gave, for EXPLAIN ANALYZE. */
 typedef struct explain_run {
     int64_t rows;
@@ -398,8 +398,8 @@ silt_status explain_plan_analyzed(binder *b, const plan *p, const explain_run *r
                                   silt_error *err);
 
 /* Schema of a scope as a STRUCT. */
-const col_type *scope_schema(arena *a, const bind_scope *scope);
-silt_status scope_from_schema(arena *a, const col_type *schema, const char *qual,
+const col_type *sql_scope_schema(arena *a, const bind_scope *scope);
+silt_status sql_scope_from_schema(arena *a, const col_type *schema, const char *qual,
                               bind_scope *out, silt_error *err);
 
 #endif

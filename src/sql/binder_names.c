@@ -332,7 +332,7 @@ static void name_expr_node(namer *w, const sql_expr *e)
     }
 }
 
-const char *bind_column_name(binder *b, const sql_expr *ast)
+const char *sql_bind_column_name(binder *b, const sql_expr *ast)
 {
     namer w = {BUF_INIT, SILT_ERROR_INIT, 0, 0};
     const char *out;
@@ -342,7 +342,7 @@ const char *bind_column_name(binder *b, const sql_expr *ast)
     return out != NULL ? out : "col";
 }
 
-const char *bind_expr_text(binder *b, const sql_expr *ast)
+const char *sql_bind_expr_text(binder *b, const sql_expr *ast)
 {
     buf t = BUF_INIT;
     silt_error err = SILT_ERROR_INIT;

@@ -36,29 +36,29 @@ typedef struct exec_target {
 } exec_target;
 
 /* Resolves a table name and loads its latest snapshot when there is one. */
-silt_status exec_resolve_target(binder *b, const sql_name *name, exec_target *out,
+silt_status sql_exec_resolve_target(binder *b, const sql_name *name, exec_target *out,
                                 silt_error *err);
 /* SILT_NOTFOUND in Spark's words when the target is not a Delta table. */
-silt_status exec_require_table(binder *b, const sql_name *name, const exec_target *t,
+silt_status sql_exec_require_table(binder *b, const sql_name *name, const exec_target *t,
                                silt_error *err);
 
-silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
+silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
-silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
-silt_status exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
+silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
 /* DESCRIBE EXTENDED of a Delta table: appends Spark's detail rows (col_name, data_type,
  * comment triples) to the column rows in *cells. */
-silt_status exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
+silt_status sql_exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
                                    size_t *n_rows, silt_error *err);
-silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
+silt_status sql_exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err);
 
 /*
@@ -73,7 +73,7 @@ silt_status exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err);
  * (pred is where bound over snap's schema): *fn_out NULL when where reads
  * other columns too.
  */
-silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+silt_status sql_exec_partition_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
                                   const expr *pred, delta_file_filter_fn *fn_out,
                                   void **payload_out, silt_error *err);
 
@@ -82,7 +82,7 @@ silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const s
  * filter from the statistics of the conjuncts that can be pushed down (*file_fn_out NULL
  * when none can). Lives in b's arena.
  */
-silt_status exec_row_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+silt_status sql_exec_row_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
                             const expr *pred, delta_row_predicate_fn *fn_out,
                             void **payload_out, delta_file_filter_fn *file_fn_out,
                             void **file_payload_out, silt_error *err);
@@ -105,14 +105,14 @@ silt_status exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metric
                         silt_error *err);
 
 /* Reads operationMetrics keys of commit `version` as numbers (0 when absent). */
-silt_status exec_commit_metrics(binder *b, io_store *store, int64_t version,
+silt_status sql_exec_commit_metrics(binder *b, io_store *store, int64_t version,
                                 const char *const *keys, int64_t *values, size_t n,
                                 silt_error *err);
 
 /* A one-row result of LONG columns (DML's num_affected_rows ...). */
-silt_status exec_counts_result(binder *b, const char *const *names, const int64_t *values,
+silt_status sql_exec_counts_result(binder *b, const char *const *names, const int64_t *values,
                                size_t n, exec_out *out, silt_error *err);
 /* Whether a session setting is "true" (case-insensitive). */
-int exec_setting_true(const binder *b, const char *key);
+int sql_exec_setting_true(const binder *b, const char *key);
 
 #endif

@@ -19,7 +19,7 @@ static silt_status need_catalog(binder *b, uint32_t pos, const char *what, silt_
 {
     if (b->s->cat != NULL)
         return SILT_OK;
-    return bind_error(b, err, pos, SILT_UNSUPPORTED, "%s needs a warehouse: run silt with "
+    return sql_bind_error(b, err, pos, SILT_UNSUPPORTED, "%s needs a warehouse: run silt with "
                       "--warehouse DIR", what);
 }
 
@@ -27,10 +27,10 @@ static silt_status need_catalog(binder *b, uint32_t pos, const char *what, silt_
 
 static silt_status add_db_change(cat_state *state, void *payload, silt_error *err)
 {
-    return cat_state_add_database(state, payload, err);
+    return catalog_state_add_database(state, payload, err);
 }
 
-silt_status exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
+silt_status sql_exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err)
 {
     const sql_name *n = &stmt->u.create_database.name;
@@ -39,13 +39,13 @@ silt_status exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
     (void)out;
     SILT_RETURN_IF_ERROR(need_catalog(b, stmt->pos, "CREATE DATABASE", err));
     if (n->n_parts != 1)
-        return bind_error(b, err, n->pos, SILT_BIND, "[REQUIRES_SINGLE_PART_NAMESPACE] database "
+        return sql_bind_error(b, err, n->pos, SILT_BIND, "[REQUIRES_SINGLE_PART_NAMESPACE] database "
                           "name must be a single name");
     memset(&db, 0, sizeof(db));
     db.name = n->parts[0].name;
     db.location = stmt->u.create_database.location
                       ? stmt->u.create_database.location
-                      : cat_default_database_location(b->a, db.name);
+                      : catalog_default_database_location(b->a, db.name);
     db.comment = stmt->u.create_database.comment;
     db.created_micros = time_now_micros();
     if (db.location == NULL)
@@ -66,13 +66,13 @@ typedef struct drop_args {
 static silt_status drop_db_change(cat_state *state, void *payload, silt_error *err)
 {
     drop_args *d = payload;
-    return cat_state_drop_database(state, d->name, d->cascade, err);
+    return catalog_state_drop_database(state, d->name, d->cascade, err);
 }
 
 static silt_status drop_table_change(cat_state *state, void *payload, silt_error *err)
 {
     drop_args *d = payload;
-    return cat_state_drop_table(state, d->database, d->name, err);
+    return catalog_state_drop_table(state, d->database, d->name, err);
 }
 
 /* Deletes every object under a managed table's folder. */
@@ -103,7 +103,7 @@ static silt_status delete_table_files(binder *b, const char *path, silt_error *e
     return rc;
 }
 
-silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_name *n = &stmt->u.drop.name;
     drop_args d;
@@ -119,7 +119,7 @@ silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error
             err_clear(err);
             return SILT_OK;
         }
-        if (rc == SILT_OK && str_casecmp(b->s->database, d.name) == 0)
+        if (rc == SILT_OK && util_str_casecmp(b->s->database, d.name) == 0)
             b->s->database = arena_strdup(b->s->arena, "default");
         return rc;
     }
@@ -128,21 +128,21 @@ silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error
         cat_state *state;
         const cat_table *ct;
         int managed = 0;
-        if (n->is_path || (n->n_parts == 2 && str_casecmp(n->parts[0].name, "delta") == 0))
-            return bind_error(b, err, n->pos, SILT_BIND, "DROP TABLE needs a catalog table, not "
+        if (n->is_path || (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0))
+            return sql_bind_error(b, err, n->pos, SILT_BIND, "DROP TABLE needs a catalog table, not "
                               "a path; delete the folder to remove a path table");
         SILT_RETURN_IF_ERROR(need_catalog(b, stmt->pos, "DROP TABLE", err));
-        SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, &t, err));
+        SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, &t, err));
         if (!t.in_catalog) {
             if (stmt->u.drop.if_exists)
                 return SILT_OK;
-            return bind_error(b, err, n->pos, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The "
+            return sql_bind_error(b, err, n->pos, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The "
                               "table or view `%s`.`%s` cannot be found", t.database, t.name);
         }
         SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-        ct = cat_state_find_table(state, t.database, t.name);
+        ct = catalog_state_find_table(state, t.database, t.name);
         managed = ct != NULL && ct->kind == CAT_MANAGED;
-        cat_state_free(state);
+        catalog_state_free(state);
         d.database = t.database;
         d.name = t.name;
         SILT_RETURN_IF_ERROR(catalog_commit(b->s->cat, drop_table_change, &d, NULL, err));
@@ -154,7 +154,7 @@ silt_status exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error
 
 /* ---------------------------------------------------------------- RESTORE */
 
-silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_table_version *at = &stmt->u.restore.at;
     static const char *const names[] = {
@@ -167,13 +167,13 @@ silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_er
     delta_commit_result result;
     int64_t values[6];
     int64_t version = -1, ts = -1;
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, &stmt->u.restore.name, &t, err));
-    SILT_RETURN_IF_ERROR(exec_require_table(b, &stmt->u.restore.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &stmt->u.restore.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &stmt->u.restore.name, &t, err));
     if (at->version != NULL) {
         const sql_expr *v = at->version;
         if (v->kind != SQL_EXPR_LITERAL ||
             (v->u.lit.kind != SQL_LIT_INT && v->u.lit.kind != SQL_LIT_LONG) || v->u.lit.i64 < 0)
-            return bind_error(b, err, v->pos, SILT_BIND, "[INVALID_TIME_TRAVEL_SPEC] RESTORE "
+            return sql_bind_error(b, err, v->pos, SILT_BIND, "[INVALID_TIME_TRAVEL_SPEC] RESTORE "
                               "... VERSION AS OF needs a non-negative integer");
         version = v->u.lit.i64;
     } else if (at->timestamp != NULL) {
@@ -187,19 +187,19 @@ silt_status exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_er
         else if (e->kind == SQL_EXPR_LITERAL && e->u.lit.kind == SQL_LIT_DATE)
             ts = e->u.lit.i64 * 86400000000LL;
         else
-            return bind_error(b, err, e->pos, SILT_BIND, "[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR] "
+            return sql_bind_error(b, err, e->pos, SILT_BIND, "[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR] "
                               "RESTORE ... TIMESTAMP AS OF needs a timestamp literal such as "
                               "'2024-01-01 00:00:00'");
     } else {
-        return bind_error(b, err, stmt->pos, SILT_BIND, "RESTORE needs VERSION AS OF or "
+        return sql_bind_error(b, err, stmt->pos, SILT_BIND, "RESTORE needs VERSION AS OF or "
                           "TIMESTAMP AS OF");
     }
     SILT_RETURN_IF_ERROR(delta_restore(t.store, t.snap, version, version >= 0 ? -1 : ts,
                                        sql_session_get(b->s, SQL_SETTING_USER_METADATA),
                                        &result, err));
     /* Spark's RESTORE result: the commit's metrics as one row. */
-    SILT_RETURN_IF_ERROR(exec_commit_metrics(b, t.store, result.version, keys, values, 6, err));
-    return exec_counts_result(b, names, values, 6, out, err);
+    SILT_RETURN_IF_ERROR(sql_exec_commit_metrics(b, t.store, result.version, keys, values, 6, err));
+    return sql_exec_counts_result(b, names, values, 6, out, err);
 }
 
 /* ---------------------------------------------------------------- DESCRIBE DETAIL */
@@ -305,7 +305,7 @@ static silt_status detail_row(binder *b, const exec_target *t, col_builder **c, 
     return put_list(c[D_FEATURES], features, n_features, err);
 }
 
-silt_status exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
+silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err)
 {
     exec_target t;
@@ -316,8 +316,8 @@ silt_status exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
     if (batch == NULL || list == NULL ||
         (batch->cols = arena_calloc(b->a, D_N, sizeof(col_vec *))) == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, &stmt->u.describe.name, &t, err));
-    SILT_RETURN_IF_ERROR(exec_require_table(b, &stmt->u.describe.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &stmt->u.describe.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &stmt->u.describe.name, &t, err));
     SILT_RETURN_IF_ERROR(detail_schema(b->a, &out->schema, err));
     for (idx = 0; idx < D_N; idx++)
         SILT_RETURN_IF_ERROR(col_builder_new(&c[idx], b->a, out->schema->fields[idx].type, err));
@@ -373,7 +373,7 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
     if (!set && !stmt->u.alter.if_exists) {
         for (k = 0; k < kv->n; k++)
             if (dlog_map_get(old, kv->items[k].key, NULL) == NULL)
-                return bind_error(b, err, kv->items[k].pos, SILT_BIND,
+                return sql_bind_error(b, err, kv->items[k].pos, SILT_BIND,
                                   "[UNSET_NONEXISTENT_PROPERTIES] Attempted to unset non-existent "
                                   "properties [`%s`] in table %s", kv->items[k].key, t->display);
     }
@@ -428,16 +428,16 @@ static silt_status alter_add_columns(binder *b, const sql_stmt *stmt, exec_targe
         const sql_column_def *c = &cols->items[idx];
         if (c->parent.n_parts > 0 || c->position != SQL_POSITION_DEFAULT || c->generated ||
             c->default_value || c->identity)
-            return bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "ADD COLUMNS with nested "
+            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "ADD COLUMNS with nested "
                               "fields, FIRST/AFTER, defaults or generated columns is not "
                               "supported yet");
         if (c->not_null)
-            return bind_error(b, err, c->name.pos, SILT_BIND, "[DELTA_NOT_NULL_COLUMN_NOT_"
+            return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[DELTA_NOT_NULL_COLUMN_NOT_"
                               "ALLOWED] cannot add NOT NULL column `%s` to an existing table",
                               c->name.name);
         for (k = 0; k < old->n_fields + idx; k++)
-            if (str_casecmp(fields[k].name, c->name.name) == 0)
-                return bind_error(b, err, c->name.pos, SILT_BIND, "[FIELD_ALREADY_EXISTS] Cannot "
+            if (util_str_casecmp(fields[k].name, c->name.name) == 0)
+                return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[FIELD_ALREADY_EXISTS] Cannot "
                                   "add column, because `%s` already exists in the table",
                                   c->name.name);
         fields[old->n_fields + idx].name = c->name.name;
@@ -447,9 +447,9 @@ static silt_status alter_add_columns(binder *b, const sql_stmt *stmt, exec_targe
     }
     if (t->snap->metadata.configuration.n > 0 &&
         dlog_map_get(&t->snap->metadata.configuration, "delta.columnMapping.mode", NULL) != NULL &&
-        str_casecmp(dlog_map_get(&t->snap->metadata.configuration, "delta.columnMapping.mode",
+        util_str_casecmp(dlog_map_get(&t->snap->metadata.configuration, "delta.columnMapping.mode",
                                  NULL), "none") != 0)
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "ADD COLUMNS on a table with "
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "ADD COLUMNS on a table with "
                           "column mapping is not supported yet");
     md.schema = col_type_struct(b->a, old->n_fields + cols->n, fields);
     if (md.schema == NULL)
@@ -490,18 +490,18 @@ static silt_status alter_add_columns(binder *b, const sql_stmt *stmt, exec_targe
     return commit_metadata(t, &md, "ADD COLUMNS", p, 1, err);
 }
 
-silt_status exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     exec_target t;
     (void)out;
     if (stmt->u.alter.what != SQL_ALTER_SET_PROPERTIES &&
         stmt->u.alter.what != SQL_ALTER_UNSET_PROPERTIES &&
         stmt->u.alter.what != SQL_ALTER_ADD_COLUMNS)
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "this ALTER TABLE is not "
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "this ALTER TABLE is not "
                           "supported yet (ADD COLUMNS, SET TBLPROPERTIES and UNSET TBLPROPERTIES "
                           "are)");
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, &stmt->u.alter.name, &t, err));
-    SILT_RETURN_IF_ERROR(exec_require_table(b, &stmt->u.alter.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &stmt->u.alter.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &stmt->u.alter.name, &t, err));
     if (stmt->u.alter.what == SQL_ALTER_ADD_COLUMNS)
         return alter_add_columns(b, stmt, &t, err);
     return alter_properties(b, stmt, &t, err);
@@ -552,7 +552,7 @@ static silt_status detail_rows(binder *b, const exec_target *t, rows3 *r, silt_e
     SILT_RETURN_IF_ERROR(row3(r, "# Detailed Table Information", "", NULL, err));
     if (t->in_catalog) {
         SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-        ct = cat_state_find_table(state, t->database, t->name);
+        ct = catalog_state_find_table(state, t->database, t->name);
     }
     if (ct != NULL) {
         rc = row3(r, "Catalog", "spark_catalog", NULL, err);
@@ -561,13 +561,13 @@ static silt_status detail_rows(binder *b, const exec_target *t, rows3 *r, silt_e
         if (rc == SILT_OK)
             rc = row3(r, "Table", arena_strdup(b->a, ct->name), NULL, err);
         if (rc == SILT_OK)
-            rc = row3(r, "Type", cat_table_kind_name(ct->kind), NULL, err);
+            rc = row3(r, "Type", catalog_table_kind_name(ct->kind), NULL, err);
         if (rc == SILT_OK && ct->comment != NULL)
             rc = row3(r, "Comment", arena_strdup(b->a, ct->comment), NULL, err);
     } else {
         rc = row3(r, "Name", t->display, NULL, err);
     }
-    cat_state_free(state);
+    catalog_state_free(state);
     SILT_RETURN_IF_ERROR(rc);
     SILT_RETURN_IF_ERROR(row3(r, "Location", arena_sprintf(b->a, "file:%s", t->path), NULL, err));
     SILT_RETURN_IF_ERROR(row3(r, "Provider", "delta", NULL, err));
@@ -585,7 +585,7 @@ static silt_status detail_rows(binder *b, const exec_target *t, rows3 *r, silt_e
     return rc;
 }
 
-silt_status exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
+silt_status sql_exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
                                    size_t *n_rows, silt_error *err)
 {
     exec_target t;
@@ -600,11 +600,11 @@ silt_status exec_describe_extended(binder *b, const sql_stmt *stmt, const char *
     {
         /* Only Delta tables have the detail; views and files keep the plain rows. */
         const sql_name *n = &stmt->u.describe.name;
-        if (n->n_parts == 2 && str_casecmp(n->parts[0].name, "delta") != 0 && !n->is_path &&
-            (str_casecmp(n->parts[0].name, "parquet") == 0 ||
-             str_casecmp(n->parts[0].name, "csv") == 0 || str_casecmp(n->parts[0].name, "json") == 0))
+        if (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") != 0 && !n->is_path &&
+            (util_str_casecmp(n->parts[0].name, "parquet") == 0 ||
+             util_str_casecmp(n->parts[0].name, "csv") == 0 || util_str_casecmp(n->parts[0].name, "json") == 0))
             return SILT_OK;
-        if (exec_resolve_target(b, n, &t, err) != SILT_OK) {
+        if (sql_exec_resolve_target(b, n, &t, err) != SILT_OK) {
             err_clear(err);
             return SILT_OK;
         }

@@ -85,7 +85,7 @@ static int is_partition_column(const delta_snapshot *snap, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < snap->metadata.n_partition_columns; idx++)
-        if (str_casecmp(snap->metadata.partition_columns[idx], name) == 0)
+        if (util_str_casecmp(snap->metadata.partition_columns[idx], name) == 0)
             return 1;
     return 0;
 }
@@ -141,7 +141,7 @@ static silt_status file_matches(dml_eval *ev, const delta_snapshot *snap, const 
 
 /*
  * ---- stats pruning: the WHERE conjuncts a SELECT would push down
- * (pushdown_preds), checked against each file's partition values and stats
+ * (sql_pushdown_preds), checked against each file's partition values and stats
  */
 
 static void split_conj(const sql_expr *e, const sql_expr **out, size_t *n, size_t cap)
@@ -173,7 +173,7 @@ static size_t exact_preds(binder *b, const pushdown *pd, const col_type *schema,
             return 0; /* two predicates, of which one may not convert */
         one.conj = &pd->conj[idx];
         one.n = 1;
-        if (pushdown_preds(b, &one, schema, &p) != 1)
+        if (sql_pushdown_preds(b, &one, schema, &p) != 1)
             return 0;
         all[idx] = *p;
     }
@@ -220,7 +220,7 @@ static silt_status plan_stats_pruning(binder *b, const delta_snapshot *snap, con
     pd.conj = conj;
     pd.qual = qual;
     split_conj(where, conj, &pd.n, 32);
-    n = pushdown_preds(b, &pd, snap->schema, &preds);
+    n = sql_pushdown_preds(b, &pd, snap->schema, &preds);
     if (n == 0)
         return SILT_OK;
     pp->snap = snap;
@@ -258,7 +258,7 @@ static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const cha
     memset(&names, 0, sizeof(names));
     if (where == NULL || ev->pred == NULL)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(bind_collect_names(b, where, &names, err));
+    SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, where, &names, err));
     if (names.all || names.n == 0 || snap->metadata.n_partition_columns == 0)
         return plan_stats_pruning(b, snap, qual, where, ev, pp, o, err);
     for (idx = 0; idx < names.n; idx++)
@@ -282,7 +282,7 @@ static silt_status plan_pruning(binder *b, const delta_snapshot *snap, const cha
     return SILT_OK;
 }
 
-silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+silt_status sql_exec_partition_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
                                   const expr *pred, delta_file_filter_fn *fn_out,
                                   void **payload_out, silt_error *err)
 {
@@ -304,7 +304,7 @@ silt_status exec_partition_filter(binder *b, const delta_snapshot *snap, const s
     return SILT_OK;
 }
 
-silt_status exec_row_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
+silt_status sql_exec_row_filter(binder *b, const delta_snapshot *snap, const sql_expr *where,
                             const expr *pred, delta_row_predicate_fn *fn_out,
                             void **payload_out, delta_file_filter_fn *file_fn_out,
                             void **file_payload_out, silt_error *err)
@@ -331,15 +331,15 @@ static silt_status dml_target(binder *b, const sql_table_ref *ref, exec_target *
     const sql_name *n = &ref->u.named.name;
     const char *qual;
     if (ref->kind != SQL_TABLE_NAMED)
-        return bind_error(b, err, ref->pos, SILT_BIND, "the target of DELETE or UPDATE must be "
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "the target of DELETE or UPDATE must be "
                           "a table");
     if (ref->u.named.at.version != NULL || ref->u.named.at.timestamp != NULL)
-        return bind_error(b, err, ref->pos, SILT_BIND, "cannot change an old version of a "
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "cannot change an old version of a "
                           "table (VERSION/TIMESTAMP AS OF)");
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, t, err));
-    SILT_RETURN_IF_ERROR(exec_require_table(b, n, t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_require_table(b, n, t, err));
     qual = ref->alias.name ? ref->alias.name : n->parts[n->n_parts - 1].name;
-    return scope_from_schema(b->a, t->snap->schema, qual, scope, err);
+    return sql_scope_from_schema(b->a, t->snap->schema, qual, scope, err);
 }
 
 /* The predicate's SQL text for history: WHERE runs to the end of the statement. */
@@ -364,19 +364,19 @@ static silt_status bind_where(binder *b, const bind_scope *scope, const sql_expr
         return err_nomem(err);
     if (where == NULL)
         return SILT_OK;
-    if (bind_has_agg(where) || bind_has_window(where))
-        return bind_error(b, err, where->pos, SILT_BIND, "[INVALID_WHERE_CONDITION] aggregate "
+    if (sql_bind_has_agg(where) || sql_bind_has_window(where))
+        return sql_bind_error(b, err, where->pos, SILT_BIND, "[INVALID_WHERE_CONDITION] aggregate "
                           "and window functions are not allowed in the WHERE of DELETE or "
                           "UPDATE");
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &e, err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, where, &e, err));
     if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
-        return bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
+        return sql_bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
                           " the WHERE condition must be a boolean");
     ev->pred = e;
     return SILT_OK;
 }
 
-silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     static const char *const names[] = {"num_affected_rows"};
     exec_target t;
@@ -404,10 +404,10 @@ silt_status exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     job.o = &o;
     SILT_RETURN_IF_ERROR(exec_modify(b, &job, &m, err));
     affected = m.num_deleted_rows;
-    return exec_counts_result(b, names, &affected, 1, out, err);
+    return sql_exec_counts_result(b, names, &affected, 1, out, err);
 }
 
-silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     static const char *const names[] = {"num_affected_rows"};
     const sql_assignment_list *set = &stmt->u.update.set;
@@ -442,20 +442,20 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
         expr *e;
         if (as->target.n_parts > 2 ||
             (as->target.n_parts == 2 && scope.n > 0 &&
-             str_casecmp(as->target.parts[0].name, scope.cols[0].qual) != 0))
-            return bind_error(b, err, as->target.pos, SILT_UNSUPPORTED, "UPDATE SET of a nested "
+             util_str_casecmp(as->target.parts[0].name, scope.cols[0].qual) != 0))
+            return sql_bind_error(b, err, as->target.pos, SILT_UNSUPPORTED, "UPDATE SET of a nested "
                               "field is not supported yet");
-        SILT_RETURN_IF_ERROR(bind_resolve_column(b, &scope, &as->target, &col, &used, err));
+        SILT_RETURN_IF_ERROR(sql_bind_resolve_column(b, &scope, &as->target, &col, &used, err));
         if (ev.values[col] != NULL)
-            return bind_error(b, err, as->target.pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] The "
+            return sql_bind_error(b, err, as->target.pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] The "
                               "column `%s` is assigned more than once", scope.cols[col].name);
-        if (bind_has_agg(as->value) || bind_has_window(as->value))
-            return bind_error(b, err, as->value->pos, SILT_BIND, "aggregate and window functions "
+        if (sql_bind_has_agg(as->value) || sql_bind_has_window(as->value))
+            return sql_bind_error(b, err, as->value->pos, SILT_BIND, "aggregate and window functions "
                               "are not allowed in UPDATE SET");
-        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, as->value, &e, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, as->value, &e, err));
         if (!col_type_equal(e->type, scope.cols[col].type)) {
             if (e->type->id != COL_NULL && !expr_cast_allowed(e->type, scope.cols[col].type))
-                return bind_error(b, err, as->value->pos, SILT_BIND,
+                return sql_bind_error(b, err, as->value->pos, SILT_BIND,
                                   "[DELTA_UPDATE_SET_TYPE] cannot assign this value to column "
                                   "`%s`: its type cannot be cast safely", scope.cols[col].name);
             SILT_RETURN_IF_ERROR(expr_cast(&e, b->a, e, scope.cols[col].type, 0, err));
@@ -476,5 +476,5 @@ silt_status exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     job.o = &o;
     SILT_RETURN_IF_ERROR(exec_modify(b, &job, &m, err));
     affected = m.num_updated_rows;
-    return exec_counts_result(b, names, &affected, 1, out, err);
+    return sql_exec_counts_result(b, names, &affected, 1, out, err);
 }

@@ -185,13 +185,13 @@ static silt_status history_limit(binder *b, const sql_expr *limit, int64_t *out,
     if (limit->kind != SQL_EXPR_LITERAL ||
         (limit->u.lit.kind != SQL_LIT_INT && limit->u.lit.kind != SQL_LIT_LONG) ||
         limit->u.lit.i64 < 0)
-        return bind_error(b, err, limit->pos, SILT_BIND, "DESCRIBE HISTORY ... LIMIT needs a "
+        return sql_bind_error(b, err, limit->pos, SILT_BIND, "DESCRIBE HISTORY ... LIMIT needs a "
                           "non-negative integer");
     *out = limit->u.lit.i64;
     return SILT_OK;
 }
 
-silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
+silt_status sql_exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err)
 {
     const sql_name *n = &stmt->u.describe.name;
@@ -204,8 +204,8 @@ silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out
     size_t idx;
     silt_status rc = SILT_OK;
     SILT_RETURN_IF_ERROR(history_limit(b, stmt->u.describe.limit, &limit, err));
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, &t, err));
-    SILT_RETURN_IF_ERROR(exec_require_table(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_require_table(b, n, &t, err));
     SILT_RETURN_IF_ERROR(history_schema(b->a, &out->schema, err));
     memset(&h, 0, sizeof(h));
     if ((h.scratch = arena_new(b->a, "history commit")) == NULL)
@@ -237,7 +237,7 @@ silt_status exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out
     return engine_op_values(&out->op, b->ctx, out->schema, list, 1, err);
 }
 
-silt_status exec_commit_metrics(binder *b, io_store *store, int64_t version,
+silt_status sql_exec_commit_metrics(binder *b, io_store *store, int64_t version,
                                 const char *const *keys, int64_t *values, size_t n,
                                 silt_error *err)
 {
@@ -257,7 +257,7 @@ silt_status exec_commit_metrics(binder *b, io_store *store, int64_t version,
     for (idx = 0; idx < n; idx++) {
         const cJSON *v = cJSON_GetObjectItemCaseSensitive(metrics, keys[idx]);
         values[idx] = 0;
-        if (cJSON_IsString(v) && !str_to_int64(v->valuestring, strlen(v->valuestring),
+        if (cJSON_IsString(v) && !util_str_to_int64(v->valuestring, strlen(v->valuestring),
                                                &values[idx]))
             rc = err_set(err, SILT_CORRUPT, "commit %lld has a metric \"%s\" that is not a "
                          "number", (long long)version, keys[idx]);

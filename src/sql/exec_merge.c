@@ -140,7 +140,7 @@ static const char *cond_text(binder *b, const sql_expr *cond)
             quote = ch;
             continue;
         }
-        if (str_ncasecmp(b->text + end, "then", 4) == 0 && end > at &&
+        if (util_str_ncasecmp(b->text + end, "then", 4) == 0 && end > at &&
             (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' || b->text[end - 1] == '\t' ||
              b->text[end - 1] == ')') &&
             (end + 4 == b->text_len || b->text[end + 4] == ' ' || b->text[end + 4] == '\n' ||
@@ -148,7 +148,7 @@ static const char *cond_text(binder *b, const sql_expr *cond)
             break;
     }
     if (end + 4 > b->text_len)
-        return bind_expr_text(b, cond);
+        return sql_bind_expr_text(b, cond);
     while (end > at && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
                         b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
         end--;
@@ -187,10 +187,10 @@ static silt_status bind_in(merge_bind *mb, const bind_scope *scope, const sql_ex
                            expr **out, silt_error *err)
 {
     bind_ctx bc = {scope, NULL, NULL, NULL};
-    if (bind_has_agg(ast) || bind_has_window(ast))
-        return bind_error(mb->b, err, ast->pos, SILT_BIND, "aggregate and window functions are "
+    if (sql_bind_has_agg(ast) || sql_bind_has_window(ast))
+        return sql_bind_error(mb->b, err, ast->pos, SILT_BIND, "aggregate and window functions are "
                           "not allowed in MERGE");
-    return bind_expr(mb->b, &bc, ast, out, err);
+    return sql_bind_expr(mb->b, &bc, ast, out, err);
 }
 
 /* A column of the source named like table column `name` (UPDATE SET * / INSERT *). */
@@ -200,12 +200,12 @@ static silt_status source_by_name(merge_bind *mb, const sql_merge_clause *c, con
 {
     size_t idx;
     for (idx = 0; idx < mb->source.n; idx++) {
-        if (str_casecmp(mb->source.cols[idx].name, name) != 0)
+        if (util_str_casecmp(mb->source.cols[idx].name, name) != 0)
             continue;
         /* Delta's schema merge: castable types are cast to the table's, others refused. */
         if (mb->evolve && !col_type_equal(mb->source.cols[idx].type, want) &&
             !expr_cast_allowed(mb->source.cols[idx].type, want))
-            return bind_error(mb->b, err, c->pos, SILT_INVALID, "[DELTA_FAILED_TO_MERGE_FIELDS] "
+            return sql_bind_error(mb->b, err, c->pos, SILT_INVALID, "[DELTA_FAILED_TO_MERGE_FIELDS] "
                               "Failed to merge fields '%s' and '%s'", name,
                               mb->source.cols[idx].name);
         SILT_RETURN_IF_ERROR(expr_column(out, mb->b->a, (int64_t)(offset + idx),
@@ -218,7 +218,7 @@ static silt_status source_by_name(merge_bind *mb, const sql_merge_clause *c, con
         *out = NULL;
         return SILT_OK;
     }
-    return bind_error(mb->b, err, c->pos, SILT_BIND, "[DELTA_MERGE_UNRESOLVED_EXPRESSION] "
+    return sql_bind_error(mb->b, err, c->pos, SILT_BIND, "[DELTA_MERGE_UNRESOLVED_EXPRESSION] "
                       "cannot resolve `%s` in the source of MERGE for %s *", name,
                       c->action == SQL_MERGE_INSERT_ALL ? "INSERT" : "UPDATE SET");
 }
@@ -242,14 +242,14 @@ static silt_status clause_values(merge_bind *mb, const sql_merge_clause *c,
             const char *name = target->parts[target->n_parts - 1].name;
             size_t f;
             for (f = 0; f < t->n_fields; f++)
-                if (str_casecmp(t->fields[f].name, name) == 0)
+                if (util_str_casecmp(t->fields[f].name, name) == 0)
                     break;
             if (f == t->n_fields || target->n_parts > 2)
-                return bind_error(mb->b, err, target->pos, SILT_BIND, "[DELTA_MERGE_UNRESOLVED_"
+                return sql_bind_error(mb->b, err, target->pos, SILT_BIND, "[DELTA_MERGE_UNRESOLVED_"
                                   "EXPRESSION] cannot resolve `%s` among the target's columns",
                                   name);
             if (vals[f] != NULL)
-                return bind_error(mb->b, err, target->pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] "
+                return sql_bind_error(mb->b, err, target->pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] "
                                   "The column `%s` is assigned more than once", name);
             SILT_RETURN_IF_ERROR(bind_in(mb, scope, c->set.items[idx].value, &vals[f], err));
             SILT_RETURN_IF_ERROR(expr_coerce(&vals[f], mb->b->a, t->fields[f].type, err));
@@ -258,19 +258,19 @@ static silt_status clause_values(merge_bind *mb, const sql_merge_clause *c,
     }
     if (c->action == SQL_MERGE_INSERT) {
         if (c->insert_cols.n != c->insert_values.n)
-            return bind_error(mb->b, err, c->pos, SILT_BIND, "INSERT in MERGE has %zu columns "
+            return sql_bind_error(mb->b, err, c->pos, SILT_BIND, "INSERT in MERGE has %zu columns "
                               "but %zu values", c->insert_cols.n, c->insert_values.n);
         for (idx = 0; idx < c->insert_cols.n; idx++) {
             size_t f;
             for (f = 0; f < t->n_fields; f++)
-                if (str_casecmp(t->fields[f].name, c->insert_cols.items[idx].name) == 0)
+                if (util_str_casecmp(t->fields[f].name, c->insert_cols.items[idx].name) == 0)
                     break;
             if (f == t->n_fields)
-                return bind_error(mb->b, err, c->insert_cols.items[idx].pos, SILT_BIND,
+                return sql_bind_error(mb->b, err, c->insert_cols.items[idx].pos, SILT_BIND,
                                   "[DELTA_MERGE_UNRESOLVED_EXPRESSION] cannot resolve `%s` among "
                                   "the target's columns", c->insert_cols.items[idx].name);
             if (vals[f] != NULL)
-                return bind_error(mb->b, err, c->insert_cols.items[idx].pos, SILT_BIND,
+                return sql_bind_error(mb->b, err, c->insert_cols.items[idx].pos, SILT_BIND,
                                   "[DUPLICATE_ASSIGNMENTS] The column `%s` is assigned more "
                                   "than once", t->fields[f].name);
             SILT_RETURN_IF_ERROR(bind_in(mb, scope, c->insert_values.items[idx], &vals[f], err));
@@ -310,7 +310,7 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side 
     scope = match == SQL_MERGE_MATCHED ? &mb->both
             : match == SQL_MERGE_NOT_MATCHED ? &mb->source : &mb->target;
     source_offset = match == SQL_MERGE_MATCHED ? mb->target.n : 0;
-    side->input = scope_schema(mb->b->a, scope);
+    side->input = sql_scope_schema(mb->b->a, scope);
     conds = arena_calloc(mb->b->a, stmt->u.merge.n_clauses + 1, sizeof(expr *));
     acts = arena_calloc(mb->b->a, stmt->u.merge.n_clauses + 1, sizeof(expr *));
     vals = arena_calloc(mb->b->a, stmt->u.merge.n_clauses + 1, sizeof(expr **));
@@ -327,7 +327,7 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side 
         if (c->cond != NULL) {
             SILT_RETURN_IF_ERROR(bind_in(mb, scope, c->cond, &conds[n], err));
             if (conds[n]->type->id != COL_BOOLEAN && conds[n]->type->id != COL_NULL)
-                return bind_error(mb->b, err, c->cond->pos, SILT_BIND, "the condition of a WHEN "
+                return sql_bind_error(mb->b, err, c->cond->pos, SILT_BIND, "the condition of a WHEN "
                                   "clause must be a boolean");
         } else {
             SILT_RETURN_IF_ERROR(expr_lit_bool(&conds[n], mb->b->a, 1, err));
@@ -390,7 +390,7 @@ static int64_t key_col(merge_bind *mb, const bind_scope *scope, const sql_expr *
     size_t used;
     if (e->kind != SQL_EXPR_COLUMN)
         return -1;
-    if (bind_resolve_column(mb->b, scope, &e->u.column, &idx, &used, &scratch) != SILT_OK ||
+    if (sql_bind_resolve_column(mb->b, scope, &e->u.column, &idx, &used, &scratch) != SILT_OK ||
         used != e->u.column.n_parts)
         return -1;
     return idx;
@@ -407,7 +407,7 @@ static silt_status cast_key(merge_bind *mb, col_batch *source, size_t s, const c
     expr *e;
     col_vec **cols;
     if (!expr_cast_allowed(mb->source.cols[s].type, want))
-        return bind_error(mb->b, err, at->pos, SILT_BIND, "[DATATYPE_MISMATCH] MERGE key "
+        return sql_bind_error(mb->b, err, at->pos, SILT_BIND, "[DATATYPE_MISMATCH] MERGE key "
                           "`%s` cannot be compared with the target column",
                           mb->source.cols[s].name);
     SILT_RETURN_IF_ERROR(expr_column(&e, mb->b->a, (int64_t)s, mb->source.cols[s].type, err));
@@ -471,12 +471,12 @@ static silt_status bind_on_rest(merge_bind *mb, delta_merge_spec *spec, silt_err
         return err_nomem(err);
     ev->b = mb->b;
     ev->n_source = mb->source.n;
-    ev->input = scope_schema(mb->b->a, &mb->both);
+    ev->input = sql_scope_schema(mb->b->a, &mb->both);
     if (ev->input == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(bind_in(mb, &mb->both, on, &ev->cond, err));
     if (ev->cond->type->id != COL_BOOLEAN && ev->cond->type->id != COL_NULL)
-        return bind_error(mb->b, err, on->pos, SILT_BIND, "[DATATYPE_MISMATCH] the ON condition "
+        return sql_bind_error(mb->b, err, on->pos, SILT_BIND, "[DATATYPE_MISMATCH] the ON condition "
                           "of MERGE must be a boolean");
     spec->on_rest = eval_on_rest;
     spec->on_rest_payload = ev;
@@ -653,7 +653,7 @@ static silt_status collect_source(merge_bind *mb, col_batch **out, silt_error *e
     expr **exprs;
     const char **names;
     const sql_table_ref *ref = mb->stmt->u.merge.source;
-    SILT_RETURN_IF_ERROR(plan_table_ref(mb->b, ref, NULL, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_table_ref(mb->b, ref, NULL, &p, err));
     exprs = arena_calloc(mb->b->a, p.scope.n + 1, sizeof(expr *));
     names = arena_calloc(mb->b->a, p.scope.n + 1, sizeof(char *));
     if (exprs == NULL || names == NULL)
@@ -667,7 +667,7 @@ static silt_status collect_source(merge_bind *mb, col_batch **out, silt_error *e
     }
     {
         bind_scope keep_scope = p.scope;
-        SILT_RETURN_IF_ERROR(plan_project(mb->b, &p, exprs, names, n, err));
+        SILT_RETURN_IF_ERROR(sql_plan_project(mb->b, &p, exprs, names, n, err));
         for (idx = 0; idx < n; idx++)
             p.scope.cols[idx].qual = mb->source_qual;
         (void)keep_scope;
@@ -682,7 +682,7 @@ static int has_field(const col_type *t, size_t n_fields, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < n_fields; idx++)
-        if (str_casecmp(t->fields[idx].name, name) == 0)
+        if (util_str_casecmp(t->fields[idx].name, name) == 0)
             return 1;
     return 0;
 }
@@ -693,10 +693,10 @@ static void add_source_column(merge_bind *mb, col_field *fields, size_t *n, cons
     size_t idx;
     for (idx = 0; idx < mb->source.n; idx++) {
         col_field *f;
-        if (str_casecmp(mb->source.cols[idx].name, name) != 0)
+        if (util_str_casecmp(mb->source.cols[idx].name, name) != 0)
             continue;
         for (size_t k = 0; k < *n; k++)
-            if (str_casecmp(fields[k].name, name) == 0)
+            if (util_str_casecmp(fields[k].name, name) == 0)
                 return;
         f = &fields[(*n)++];
         memset(f, 0, sizeof(*f));
@@ -776,7 +776,7 @@ static int only_unconditional_delete(const sql_stmt *stmt)
     return n == 1 && ok;
 }
 
-silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     static const char *const names[] = {"num_affected_rows", "num_updated_rows",
                                         "num_deleted_rows", "num_inserted_rows"};
@@ -800,17 +800,17 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
     spec.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
     SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &spec.retry_timeout_ms, err));
     if (tref->kind != SQL_TABLE_NAMED)
-        return bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, &tref->u.named.name, &t, err));
-    SILT_RETURN_IF_ERROR(exec_require_table(b, &tref->u.named.name, &t, err));
+        return sql_bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &tref->u.named.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &tref->u.named.name, &t, err));
     mb.table = t.snap->schema;
     mb.evolve = stmt->u.merge.schema_evolution ||
-                exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
+                sql_exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
     mb.target_qual = source_qualifier(tref);
     mb.source_qual = source_qualifier(stmt->u.merge.source);
     SILT_RETURN_IF_ERROR(collect_source(&mb, &source, err));
     SILT_RETURN_IF_ERROR(evolve_schema(&mb, err));
-    SILT_RETURN_IF_ERROR(scope_from_schema(b->a, mb.table, mb.target_qual, &mb.target, err));
+    SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, mb.table, mb.target_qual, &mb.target, err));
     SILT_RETURN_IF_ERROR(concat_scopes(b, &mb.target, &mb.source, &mb.both, err));
     SILT_RETURN_IF_ERROR(merge_keys(&mb, source, &spec, err));
     rc = build_side(&mb, SQL_MERGE_MATCHED, &matched, &has_m, &jm, err);
@@ -844,5 +844,5 @@ silt_status exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_erro
     counts[2] = m.num_target_rows_deleted;
     counts[3] = m.num_target_rows_inserted;
     counts[0] = counts[1] + counts[2] + counts[3];
-    return exec_counts_result(b, names, counts, 4, out, err);
+    return sql_exec_counts_result(b, names, counts, 4, out, err);
 }

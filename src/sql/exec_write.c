@@ -27,10 +27,10 @@ static silt_status keep(binder *b, void (*fn)(void *), void *obj, silt_error *er
     return SILT_OK;
 }
 
-int exec_setting_true(const binder *b, const char *key)
+int sql_exec_setting_true(const binder *b, const char *key)
 {
     const char *v = sql_session_get(b->s, key);
-    return v != NULL && str_casecmp(v, "true") == 0;
+    return v != NULL && util_str_casecmp(v, "true") == 0;
 }
 
 /* The session's test hook (sql_session_options.wrap_table_store) over a just opened store. */
@@ -50,7 +50,7 @@ static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
 /*
  * The file size a write aims at, from the session setting
  * silt.write.targetFileSize (a Spark byte string, quoted or not:
- * "134217728", '64m', '1g', powers of 1024; settings_parse_size_as) when
+ * "134217728", '64m', '1g', powers of 1024; sql_settings_parse_size_as) when
  * the table has no delta.targetFileSize of its own (the table property
  * wins, as in Delta); 0 = the writer's default. A value that is not a
  * size, or more than 1 TiB, is refused, naming the setting.
@@ -91,7 +91,7 @@ static silt_status session_target_size(binder *b, const dlog_map *table_conf, in
         if (text == NULL)
             return err_nomem(err);
     }
-    if (!settings_parse_size_as(text, SETTINGS_SIZE_SPARK, &value) || value > (INT64_C(1) << 40))
+    if (!sql_settings_parse_size_as(text, SETTINGS_SIZE_SPARK, &value) || value > (INT64_C(1) << 40))
         return err_set(err, SILT_INVALID,
                        "setting \"silt.write.targetFileSize\" has value \"%s\"; expected a "
                        "positive size in bytes, optionally with k, m or g",
@@ -138,20 +138,20 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
     return keep(b, free_snapshot, t->snap, err);
 }
 
-silt_status exec_resolve_target(binder *b, const sql_name *n, exec_target *out, silt_error *err)
+silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *out, silt_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (n->is_path || (n->n_parts == 2 && str_casecmp(n->parts[0].name, "delta") == 0)) {
+    if (n->is_path || (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0)) {
         out->path = n->parts[n->n_parts - 1].name;
         out->display = arena_sprintf(b->a, "delta.`%s`", out->path);
-    } else if (n->n_parts == 2 && (str_casecmp(n->parts[0].name, "parquet") == 0 ||
-                                   str_casecmp(n->parts[0].name, "csv") == 0 ||
-                                   str_casecmp(n->parts[0].name, "json") == 0)) {
-        return bind_error(b, err, n->pos, SILT_UNSUPPORTED,
+    } else if (n->n_parts == 2 && (util_str_casecmp(n->parts[0].name, "parquet") == 0 ||
+                                   util_str_casecmp(n->parts[0].name, "csv") == 0 ||
+                                   util_str_casecmp(n->parts[0].name, "json") == 0)) {
+        return sql_bind_error(b, err, n->pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_DATASOURCE] writing to %s.`%s` is not supported: silt "
                           "writes Delta tables only", n->parts[0].name, n->parts[1].name);
     } else if (n->n_parts > 2) {
-        return bind_error(b, err, n->pos, SILT_BIND, "[REQUIRES_SINGLE_PART_NAMESPACE] table "
+        return sql_bind_error(b, err, n->pos, SILT_BIND, "[REQUIRES_SINGLE_PART_NAMESPACE] table "
                           "name \"%s\" has too many parts", n->parts[n->n_parts - 1].name);
     } else {
         cat_state *state;
@@ -162,7 +162,7 @@ silt_status exec_resolve_target(binder *b, const sql_name *n, exec_target *out, 
         if (b->s->cat == NULL)
             return SILT_OK; /* not in a catalog: callers say "not found" or "needs a warehouse" */
         SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-        t = cat_state_find_table(state, out->database, out->name);
+        t = catalog_state_find_table(state, out->database, out->name);
         if (t != NULL && t->kind != CAT_VIEW) {
             const char *loc = t->location;
             out->in_catalog = 1;
@@ -171,19 +171,19 @@ silt_status exec_resolve_target(binder *b, const sql_name *n, exec_target *out, 
                 out->path = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), loc);
             else
                 out->path = arena_strdup(b->a, loc);
-            if (t->provider != NULL && str_casecmp(t->provider, "delta") != 0) {
-                silt_status rc = bind_error(b, err, n->pos, SILT_UNSUPPORTED,
+            if (t->provider != NULL && util_str_casecmp(t->provider, "delta") != 0) {
+                silt_status rc = sql_bind_error(b, err, n->pos, SILT_UNSUPPORTED,
                                             "table %s uses provider \"%s\": silt writes Delta "
                                             "tables only", out->display, t->provider);
-                cat_state_free(state);
+                catalog_state_free(state);
                 return rc;
             }
         } else if (t != NULL) {
-            cat_state_free(state);
-            return bind_error(b, err, n->pos, SILT_BIND, "[EXPECT_TABLE_NOT_VIEW] %s is a view, "
+            catalog_state_free(state);
+            return sql_bind_error(b, err, n->pos, SILT_BIND, "[EXPECT_TABLE_NOT_VIEW] %s is a view, "
                               "not a table", out->display);
         }
-        cat_state_free(state);
+        catalog_state_free(state);
         if (out->path == NULL)
             return out->display ? SILT_OK : err_nomem(err);
     }
@@ -192,24 +192,24 @@ silt_status exec_resolve_target(binder *b, const sql_name *n, exec_target *out, 
     return load_snapshot(b, out, err);
 }
 
-silt_status exec_require_table(binder *b, const sql_name *n, const exec_target *t,
+silt_status sql_exec_require_table(binder *b, const sql_name *n, const exec_target *t,
                                silt_error *err)
 {
     if (t->exists)
         return SILT_OK;
     if (t->path != NULL && t->database == NULL)
-        return bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_MISSING_DELTA_TABLE] %s is not "
+        return sql_bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_MISSING_DELTA_TABLE] %s is not "
                           "a Delta table", t->display);
     if (t->in_catalog)
-        return bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_MISSING_DELTA_TABLE] table %s "
+        return sql_bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_MISSING_DELTA_TABLE] table %s "
                           "has no Delta log at \"%s\"", t->display, t->path);
-    return bind_error(b, err, n->pos, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The table or "
+    return sql_bind_error(b, err, n->pos, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The table or "
                       "view `%s`.`%s` cannot be found%s", t->database, t->name,
                       b->s->cat == NULL ? " (no warehouse is open: use --warehouse DIR, or "
                                           "delta.`/path`)" : "");
 }
 
-silt_status exec_counts_result(binder *b, const char *const *names, const int64_t *values,
+silt_status sql_exec_counts_result(binder *b, const char *const *names, const int64_t *values,
                                size_t n, exec_out *out, silt_error *err)
 {
     col_field *fields = arena_calloc(b->a, n, sizeof(col_field));
@@ -316,7 +316,7 @@ static silt_status visible_columns(binder *b, plan *p, silt_error *err)
                                          err));
         names[n++] = p->scope.cols[idx].name;
     }
-    return plan_project(b, p, exprs, names, n, err);
+    return sql_plan_project(b, p, exprs, names, n, err);
 }
 
 /* ---------------------------------------------------------------- CREATE TABLE */
@@ -329,8 +329,8 @@ static silt_status check_query_names(binder *b, const sql_stmt *stmt, const col_
     size_t idx, other;
     for (idx = 1; idx < schema->n_fields; idx++)
         for (other = 0; other < idx; other++)
-            if (str_casecmp(schema->fields[other].name, schema->fields[idx].name) == 0)
-                return bind_error(b, err, stmt->pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
+            if (util_str_casecmp(schema->fields[other].name, schema->fields[idx].name) == 0)
+                return sql_bind_error(b, err, stmt->pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
                                   "column `%s` already exists. Choose another name or rename "
                                   "the existing column", schema->fields[other].name);
     return SILT_OK;
@@ -342,7 +342,7 @@ typedef struct register_args {
 
 static silt_status register_change(cat_state *state, void *payload, silt_error *err)
 {
-    return cat_state_add_table(state, &((register_args *)payload)->table, err);
+    return catalog_state_add_table(state, &((register_args *)payload)->table, err);
 }
 
 static silt_status properties_map(binder *b, const sql_kv_list *kv, dlog_map *out,
@@ -370,12 +370,12 @@ static silt_status schema_of_columns(binder *b, const sql_column_list *cols, con
     for (idx = 0; idx < cols->n; idx++) {
         const sql_column_def *c = &cols->items[idx];
         if (c->generated != NULL || c->identity || c->default_value != NULL)
-            return bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "generated, identity and "
+            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "generated, identity and "
                               "default columns are not supported yet (column \"%s\")",
                               c->name.name);
         for (other = 0; other < idx; other++)
-            if (str_casecmp(fields[other].name, c->name.name) == 0)
-                return bind_error(b, err, c->name.pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
+            if (util_str_casecmp(fields[other].name, c->name.name) == 0)
+                return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
                                   "column `%s` already exists", c->name.name);
         fields[idx].name = c->name.name;
         fields[idx].type = c->type.type;
@@ -392,10 +392,10 @@ static silt_status check_partition_columns(binder *b, const sql_ident_list *part
     size_t idx, f;
     for (idx = 0; idx < parts->n; idx++) {
         for (f = 0; f < schema->n_fields; f++)
-            if (str_casecmp(schema->fields[f].name, parts->items[idx].name) == 0)
+            if (util_str_casecmp(schema->fields[f].name, parts->items[idx].name) == 0)
                 break;
         if (f == schema->n_fields)
-            return bind_error(b, err, parts->items[idx].pos, SILT_BIND,
+            return sql_bind_error(b, err, parts->items[idx].pos, SILT_BIND,
                               "[DELTA_COLUMN_NOT_FOUND_IN_SCHEMA] partition column `%s` is not "
                               "a column of the table", parts->items[idx].name);
     }
@@ -410,15 +410,15 @@ static silt_status create_target(binder *b, const sql_stmt *stmt, exec_target *t
     const char *loc = stmt->u.create_table.location;
     *managed = 0;
     *cat_location = NULL;
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, t, err));
     if (t->database == NULL) {
         if (loc != NULL)
-            return bind_error(b, err, stmt->pos, SILT_BIND, "LOCATION cannot be given for a "
+            return sql_bind_error(b, err, stmt->pos, SILT_BIND, "LOCATION cannot be given for a "
                               "path table %s", t->display);
         return SILT_OK;
     }
     if (b->s->cat == NULL)
-        return bind_error(b, err, n->pos, SILT_UNSUPPORTED, "CREATE TABLE %s needs a warehouse "
+        return sql_bind_error(b, err, n->pos, SILT_UNSUPPORTED, "CREATE TABLE %s needs a warehouse "
                           "(silt sql --warehouse DIR); without one write to delta.`/path`",
                           t->display);
     if (t->in_catalog)
@@ -429,10 +429,10 @@ static silt_status create_target(binder *b, const sql_stmt *stmt, exec_target *t
         cat_state *state;
         int found;
         SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-        found = cat_state_find_database(state, t->database) != NULL;
-        cat_state_free(state);
+        found = catalog_state_find_database(state, t->database) != NULL;
+        catalog_state_free(state);
         if (!found)
-            return bind_error(b, err, n->pos, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` "
+            return sql_bind_error(b, err, n->pos, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` "
                               "cannot be found", t->database);
     }
     if (loc != NULL) {
@@ -440,7 +440,7 @@ static silt_status create_target(binder *b, const sql_stmt *stmt, exec_target *t
         t->path = loc;
     } else {
         *managed = 1;
-        *cat_location = cat_default_table_location(b->a, t->database, t->name);
+        *cat_location = catalog_default_table_location(b->a, t->database, t->name);
         if (*cat_location == NULL)
             return err_nomem(err);
         t->path = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), *cat_location);
@@ -596,7 +596,7 @@ static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t
     return rc;
 }
 
-silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_name *n = &stmt->u.create_table.name;
     exec_target t;
@@ -613,45 +613,45 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     int replacing;
     (void)out;
     if (stmt->u.create_table.using_fmt != NULL &&
-        str_casecmp(stmt->u.create_table.using_fmt, "delta") != 0)
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE USING %s is not "
+        util_str_casecmp(stmt->u.create_table.using_fmt, "delta") != 0)
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE USING %s is not "
                           "supported: silt creates Delta tables (USING DELTA)",
                           stmt->u.create_table.using_fmt);
     if (stmt->u.create_table.temporary || stmt->u.create_table.like.n_parts > 0 ||
         stmt->u.create_table.clone || stmt->u.create_table.n_buckets > 0 ||
         stmt->u.create_table.cluster_by.n > 0)
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE with TEMPORARY, "
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE with TEMPORARY, "
                           "LIKE, CLONE, CLUSTER BY or buckets is not supported yet");
     SILT_RETURN_IF_ERROR(create_target(b, stmt, &t, &managed, &cat_location, err));
     replacing = (stmt->u.create_table.or_replace || stmt->u.create_table.replace) && t.exists &&
                 (t.in_catalog || t.database == NULL);
     if (stmt->u.create_table.replace && !stmt->u.create_table.or_replace && !replacing)
-        return bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_CANNOT_REPLACE_MISSING_TABLE] "
+        return sql_bind_error(b, err, n->pos, SILT_NOTFOUND, "[DELTA_CANNOT_REPLACE_MISSING_TABLE] "
                           "Table %s cannot be replaced as it does not exist", t.display);
     if (stmt->u.create_table.location != NULL && t.in_catalog && replacing)
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE OR REPLACE with a new "
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE OR REPLACE with a new "
                           "LOCATION is not supported yet");
     if (!replacing && (t.in_catalog || (t.database == NULL && t.exists))) {
         if (stmt->u.create_table.if_not_exists)
             return SILT_OK;
         if (t.in_catalog)
-            return bind_error(b, err, n->pos, SILT_EXISTS, "[TABLE_OR_VIEW_ALREADY_EXISTS] "
+            return sql_bind_error(b, err, n->pos, SILT_EXISTS, "[TABLE_OR_VIEW_ALREADY_EXISTS] "
                               "Cannot create table or view `%s`.`%s` because it already exists",
                               t.database, t.name);
-        return bind_error(b, err, n->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] Table %s "
+        return sql_bind_error(b, err, n->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] Table %s "
                           "already exists", t.display);
     }
     if (t.exists && !replacing) {
         /* A catalog name over an existing Delta folder: register it, schema from its log. */
         if (stmt->u.create_table.as_query != NULL)
-            return bind_error(b, err, stmt->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] "
+            return sql_bind_error(b, err, stmt->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] "
                               "cannot create %s AS SELECT: \"%s\" already holds a Delta table",
                               t.display, t.path);
         if (stmt->u.create_table.columns.n > 0) {
             SILT_RETURN_IF_ERROR(schema_of_columns(b, &stmt->u.create_table.columns, &schema,
                                                    err));
             if (!col_type_equal(schema, t.snap->schema))
-                return bind_error(b, err, stmt->pos, SILT_INVALID, "[DELTA_CREATE_TABLE_SCHEME_"
+                return sql_bind_error(b, err, stmt->pos, SILT_INVALID, "[DELTA_CREATE_TABLE_SCHEME_"
                                   "MISMATCH] the specified schema does not match the existing "
                                   "schema at \"%s\"", t.path);
         }
@@ -659,15 +659,15 @@ silt_status exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out, si
     }
     if (stmt->u.create_table.as_query != NULL) {
         if (stmt->u.create_table.columns.n > 0)
-            return bind_error(b, err, stmt->pos, SILT_BIND, "CREATE TABLE AS SELECT cannot "
+            return sql_bind_error(b, err, stmt->pos, SILT_BIND, "CREATE TABLE AS SELECT cannot "
                               "also list columns");
-        SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.create_table.as_query, &p, err));
+        SILT_RETURN_IF_ERROR(sql_plan_query(b, stmt->u.create_table.as_query, &p, err));
         SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
         schema = p.op->schema;
         SILT_RETURN_IF_ERROR(check_query_names(b, stmt, schema, err));
     } else {
         if (stmt->u.create_table.columns.n == 0)
-            return bind_error(b, err, stmt->pos, SILT_BIND, "[DELTA_SCHEMA_NOT_PROVIDED] CREATE "
+            return sql_bind_error(b, err, stmt->pos, SILT_BIND, "[DELTA_SCHEMA_NOT_PROVIDED] CREATE "
                               "TABLE %s needs columns, AS SELECT, or an existing Delta table at "
                               "its LOCATION", t.display);
         SILT_RETURN_IF_ERROR(schema_of_columns(b, &stmt->u.create_table.columns, &schema, err));
@@ -712,7 +712,7 @@ static int64_t table_col(const col_type *schema, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < schema->n_fields; idx++)
-        if (str_casecmp(schema->fields[idx].name, name) == 0)
+        if (util_str_casecmp(schema->fields[idx].name, name) == 0)
             return (int64_t)idx;
     return -1;
 }
@@ -724,7 +724,7 @@ static const sql_expr *static_partition(const sql_stmt *stmt, const char *name)
     for (idx = 0; idx < stmt->u.insert.n_partition; idx++) {
         const sql_assignment *as = &stmt->u.insert.partition[idx];
         if (as->value != NULL &&
-            str_casecmp(as->target.parts[as->target.n_parts - 1].name, name) == 0)
+            util_str_casecmp(as->target.parts[as->target.n_parts - 1].name, name) == 0)
             return as->value;
     }
     return NULL;
@@ -739,15 +739,15 @@ static silt_status check_partition_clause(binder *b, const sql_stmt *stmt,
         const sql_name *nm = &stmt->u.insert.partition[idx].target;
         const char *name = nm->parts[nm->n_parts - 1].name;
         for (k = 0; k < snap->metadata.n_partition_columns; k++)
-            if (str_casecmp(snap->metadata.partition_columns[k], name) == 0)
+            if (util_str_casecmp(snap->metadata.partition_columns[k], name) == 0)
                 break;
         if (k == snap->metadata.n_partition_columns)
-            return bind_error(b, err, nm->pos, SILT_BIND, "[PARTITIONS_NOT_FOUND] `%s` is not a "
+            return sql_bind_error(b, err, nm->pos, SILT_BIND, "[PARTITIONS_NOT_FOUND] `%s` is not a "
                               "partition column of the table", name);
         for (other = 0; other < idx; other++) {
             const sql_name *o = &stmt->u.insert.partition[other].target;
-            if (str_casecmp(o->parts[o->n_parts - 1].name, name) == 0)
-                return bind_error(b, err, nm->pos, SILT_BIND, "[DUPLICATE_KEY] partition column "
+            if (util_str_casecmp(o->parts[o->n_parts - 1].name, name) == 0)
+                return sql_bind_error(b, err, nm->pos, SILT_BIND, "[DUPLICATE_KEY] partition column "
                                   "`%s` is given twice", name);
         }
     }
@@ -774,14 +774,14 @@ static silt_status add_static_partitions(binder *b, const sql_stmt *stmt, const 
         if (v == NULL)
             continue;
         if (v->kind != SQL_EXPR_LITERAL)
-            return bind_error(b, err, v->pos, SILT_BIND, "a static partition value must be a "
+            return sql_bind_error(b, err, v->pos, SILT_BIND, "a static partition value must be a "
                               "literal");
-        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, v, &e, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, v, &e, err));
         SILT_RETURN_IF_ERROR(expr_coerce(&e, b->a, table->fields[f].type, err));
         all[total] = e;
         all_names[total++] = table->fields[f].name;
     }
-    return plan_project(b, p, all, all_names, total, err);
+    return sql_plan_project(b, p, all, all_names, total, err);
 }
 
 /*
@@ -804,7 +804,7 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
             names[idx] = p->scope.cols[idx].name;
     } else if (cols->n > 0) {
         if (cols->n != n)
-            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+            return sql_bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
                               "[INSERT_COLUMN_ARITY_MISMATCH.%s] Cannot write to %s: the column "
                               "list has %zu columns but the data has %zu",
                               n > cols->n ? "TOO_MANY_DATA_COLUMNS" : "NOT_ENOUGH_DATA_COLUMNS",
@@ -819,7 +819,7 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
             if (!static_partition(stmt, table->fields[f].name))
                 want++;
         if (n != want)
-            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+            return sql_bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
                               "[INSERT_PARTITION_COLUMN_ARITY_MISMATCH] Cannot write to the "
                               "table: the data has %zu columns but %zu are expected besides the "
                               "static partition values", n, want);
@@ -828,12 +828,12 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
                 names[idx++] = table->fields[f].name;
     } else {
         if (n > table->n_fields && !evolve)
-            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+            return sql_bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
                               "[INSERT_COLUMN_ARITY_MISMATCH.TOO_MANY_DATA_COLUMNS] Cannot write "
                               "to the table: too many data columns (table columns: %zu, data "
                               "columns: %zu)", table->n_fields, n);
         if (n < table->n_fields)
-            return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+            return sql_bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
                               "[INSERT_COLUMN_ARITY_MISMATCH.NOT_ENOUGH_DATA_COLUMNS] Cannot "
                               "write to the table: not enough data columns (table columns: %zu, "
                               "data columns: %zu)", table->n_fields, n);
@@ -845,8 +845,8 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
         int64_t tc = table_col(table, names[idx]);
         size_t other;
         for (other = 0; other < idx; other++)
-            if (str_casecmp(names[other], names[idx]) == 0)
-                return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+            if (util_str_casecmp(names[other], names[idx]) == 0)
+                return sql_bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
                                   "[COLUMN_ALREADY_EXISTS] The column `%s` is given twice",
                                   names[idx]);
         SILT_RETURN_IF_ERROR(expr_column(&exprs[idx], b->a, (int64_t)idx, p->scope.cols[idx].type,
@@ -856,7 +856,7 @@ static silt_status map_insert_columns(binder *b, const sql_stmt *stmt, const col
             names[idx] = table->fields[tc].name;
             if (!col_type_equal(want, exprs[idx]->type)) {
                 if (!expr_cast_allowed(exprs[idx]->type, want))
-                    return bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
+                    return sql_bind_error(b, err, stmt->u.insert.query->pos, SILT_BIND,
                                       "[INCOMPATIBLE_DATA_FOR_TABLE.CANNOT_SAFELY_CAST] Cannot "
                                       "write incompatible data for the table: cannot safely cast "
                                       "column `%s` to the table's type", names[idx]);
@@ -881,22 +881,22 @@ static silt_status replace_where(binder *b, const sql_stmt *stmt, const sql_expr
     bind_ctx bc = {NULL, NULL, NULL, NULL};
     expr *on_table, *on_rows;
     size_t end = stmt->u.insert.query->pos;
-    SILT_RETURN_IF_ERROR(scope_from_schema(b->a, t->snap->schema, NULL, &table_scope, err));
+    SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, t->snap->schema, NULL, &table_scope, err));
     bc.scope = &table_scope;
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &on_table, err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, where, &on_table, err));
     if (on_table->type->id != COL_BOOLEAN)
-        return bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
+        return sql_bind_error(b, err, where->pos, SILT_BIND, "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN]"
                           " the REPLACE WHERE condition must be a boolean");
-    SILT_RETURN_IF_ERROR(exec_partition_filter(b, t->snap, where, on_table, &co->replace_where,
+    SILT_RETURN_IF_ERROR(sql_exec_partition_filter(b, t->snap, where, on_table, &co->replace_where,
                                                &co->replace_where_payload, err));
     /* Over data columns too: the matching rows are deleted (their files rewritten), the
      * files the statistics rule out are left alone. */
     if (co->replace_where == NULL)
-        SILT_RETURN_IF_ERROR(exec_row_filter(b, t->snap, where, on_table, &co->replace_rows,
+        SILT_RETURN_IF_ERROR(sql_exec_row_filter(b, t->snap, where, on_table, &co->replace_rows,
                                              &co->replace_rows_payload, &co->replace_where,
                                              &co->replace_where_payload, err));
     bc.scope = &p->scope;
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, where, &on_rows, err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, where, &on_rows, err));
     while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
                                 b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
         end--;
@@ -967,7 +967,7 @@ static silt_status overwrite_static(binder *b, const sql_stmt *stmt, exec_target
     return replace_where(b, stmt, pred, t, p, co, check_out, err);
 }
 
-silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
+silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_name *n = &stmt->u.insert.table;
     exec_target t;
@@ -978,29 +978,29 @@ silt_status exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_err
     delta_commit_options co = DELTA_COMMIT_OPTIONS_INIT;
     const expr *check = NULL;
     int evolve = stmt->u.insert.schema_evolution ||
-                 exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
+                 sql_exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
     (void)out;
     if (stmt->u.insert.if_not_exists)
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "INSERT ... IF NOT EXISTS is not "
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "INSERT ... IF NOT EXISTS is not "
                           "supported yet");
     if (stmt->u.insert.n_partition > 0 &&
         (stmt->u.insert.by_name || stmt->u.insert.columns.n > 0 ||
          stmt->u.insert.replace_where != NULL))
-        return bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "a PARTITION clause together "
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "a PARTITION clause together "
                           "with a column list, BY NAME or REPLACE WHERE is not supported yet");
     if (stmt->u.insert.at.version != NULL || stmt->u.insert.at.timestamp != NULL)
-        return bind_error(b, err, stmt->pos, SILT_BIND, "cannot INSERT INTO an old version of "
+        return sql_bind_error(b, err, stmt->pos, SILT_BIND, "cannot INSERT INTO an old version of "
                           "a table");
-    SILT_RETURN_IF_ERROR(exec_resolve_target(b, n, &t, err));
-    SILT_RETURN_IF_ERROR(exec_require_table(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_require_table(b, n, &t, err));
     if (stmt->u.insert.overwrite) {
         const char *pom = sql_session_get(b->s, "spark.sql.sources.partitionOverwriteMode");
-        mode = pom != NULL && str_casecmp(pom, "dynamic") == 0 &&
+        mode = pom != NULL && util_str_casecmp(pom, "dynamic") == 0 &&
                        t.snap->metadata.n_partition_columns > 0
                    ? DELTA_MODE_OVERWRITE_PARTITIONS : DELTA_MODE_OVERWRITE;
     }
     SILT_RETURN_IF_ERROR(check_partition_clause(b, stmt, t.snap, err));
-    SILT_RETURN_IF_ERROR(plan_query(b, stmt->u.insert.query, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_query(b, stmt->u.insert.query, &p, err));
     SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
     SILT_RETURN_IF_ERROR(map_insert_columns(b, stmt, t.snap->schema, evolve, &p, err));
     if (stmt->u.insert.replace_where != NULL)

@@ -321,7 +321,7 @@ static silt_status explain(binder *b, const plan *p, const explain_run *run, buf
     return SILT_OK;
 }
 
-silt_status explain_plan(binder *b, const plan *p, buf *out, silt_error *err)
+silt_status sql_explain_plan(binder *b, const plan *p, buf *out, silt_error *err)
 {
     return explain(b, p, NULL, out, err);
 }

@@ -21,9 +21,9 @@
 #include "sql/parser_int.h"
 #include "util/time.h"
 
-sql_expr *p_new_expr(parser *p, sql_expr_kind kind, uint32_t pos)
+sql_expr *sql_parser_new_expr(parser *p, sql_expr_kind kind, uint32_t pos)
 {
-    sql_expr *e = p_alloc(p, sizeof(*e));
+    sql_expr *e = sql_parser_alloc(p, sizeof(*e));
     if (e != NULL) {
         e->kind = kind;
         e->pos = pos;
@@ -35,7 +35,7 @@ static silt_status binary_expr(parser *p, int min_prec, sql_expr **out);
 
 static silt_status expr_new(parser *p, sql_expr_kind kind, uint32_t pos, sql_expr **out)
 {
-    *out = p_new_expr(p, kind, pos);
+    *out = sql_parser_new_expr(p, kind, pos);
     return *out == NULL ? SILT_NOMEM : SILT_OK;
 }
 
@@ -104,7 +104,7 @@ static int digits_u64(const char *s, size_t n, uint64_t *out)
 static silt_status range_error(parser *p, uint32_t off, const char *text, int negative,
                                const char *type, const char *min, const char *max)
 {
-    return p_error_at(p, off,
+    return sql_parser_error_at(p, off,
                       "[INVALID_NUMERIC_LITERAL_RANGE] Numeric literal %s%s is outside the valid "
                       "range for %s with minimum value of %s and maximum value of %s",
                       negative ? "-" : "", text, type, min, max);
@@ -162,14 +162,14 @@ static silt_status decimal_literal(parser *p, sql_literal *lit, const num_parts 
     while (first + 1 < digits.len && digits.data[first] == '0')
         first++;
     if (digits.len == 0) {
-        rc = p_error_at(p, off, "[PARSE_SYNTAX_ERROR] invalid numeric literal '%s'", text);
+        rc = sql_parser_error_at(p, off, "[PARSE_SYNTAX_ERROR] invalid numeric literal '%s'", text);
         goto done;
     }
     n_sig = digits.len - first;
     lit->precision = (int32_t)(n_sig > (size_t)scale ? n_sig : (size_t)scale);
     lit->scale = (int32_t)scale;
     if (lit->precision > 38 || scale > 38) {
-        rc = p_error_at(p, off,
+        rc = sql_parser_error_at(p, off,
                         "[DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION] Decimal precision %ld exceeds "
                         "max precision 38 in literal %s%s",
                         (long)(lit->precision > scale ? lit->precision : scale),
@@ -178,7 +178,7 @@ static silt_status decimal_literal(parser *p, sql_literal *lit, const num_parts 
     }
     lit->kind = SQL_LIT_DECIMAL;
     lit->negative = (uint8_t)negative;
-    lit->digits = p_strndup(p, digits.data + first, digits.len - first);
+    lit->digits = sql_parser_strndup(p, digits.data + first, digits.len - first);
     rc = lit->digits == NULL ? SILT_NOMEM : SILT_OK;
 done:
     buf_clear(&digits);
@@ -200,7 +200,7 @@ static silt_status number_literal(parser *p, sql_expr **out, int negative, uint3
     if (np.suffix[0] == 'L' || np.suffix[0] == 'S' || np.suffix[0] == 'Y' ||
         (np.suffix[0] == '\0' && !np.has_point && !np.has_exp)) {
         if (np.has_point || np.has_exp || np.n_int == 0)
-            return p_fail(p, "invalid numeric literal: the L, S and Y suffixes need an integer");
+            return sql_parser_fail(p, "invalid numeric literal: the L, S and Y suffixes need an integer");
         rc = int_literal(p, &e->u.lit, &np, text, negative, off);
         if (rc == SILT_NOTFOUND)
             rc = decimal_literal(p, &e->u.lit, &np, text, negative, off);
@@ -210,7 +210,7 @@ static silt_status number_literal(parser *p, sql_expr **out, int negative, uint3
         /* D, F, or an exponent without suffix: a double (Spark reads 1e10 as double). */
         size_t num_len = t->len - strlen(np.suffix);
         double v = 0;
-        if (!str_to_double(p->text + t->off, num_len, &v) || !isfinite(v) ||
+        if (!util_str_to_double(p->text + t->off, num_len, &v) || !isfinite(v) ||
             (np.suffix[0] == 'F' && fabs(v) > 3.4028234663852886e38))
             return range_error(p, off, text, negative, np.suffix[0] == 'F' ? "float" : "double",
                                np.suffix[0] == 'F' ? "-3.4028235E38" : "-1.7976931348623157E308",
@@ -338,19 +338,19 @@ static silt_status decode_string(const char *s, size_t n, char q, buf *b, silt_e
 }
 
 /* Exactly one string literal (keys of OPTIONS written as 'k' 'v' must not merge). */
-silt_status p_string_one(parser *p, const char **out)
+silt_status sql_parser_string_one(parser *p, const char **out)
 {
     buf b = BUF_INIT;
     const sql_token *t = p_tok(p);
     silt_status rc;
     if (!p_at_string(p))
-        return p_fail(p, "expected a string literal");
+        return sql_parser_fail(p, "expected a string literal");
     if (t->kind == SQL_TOK_RAW_STRING)
         rc = buf_append(&b, p->text + t->off + 2, t->len - 3, p->err);
     else
         rc = decode_string(p->text + t->off + 1, t->len - 2, p->text[t->off], &b, p->err);
     if (rc == SILT_OK) {
-        *out = p_strndup(p, b.data != NULL ? b.data : "", b.len);
+        *out = sql_parser_strndup(p, b.data != NULL ? b.data : "", b.len);
         rc = *out == NULL ? SILT_NOMEM : SILT_OK;
     }
     p_advance(p);
@@ -359,12 +359,12 @@ silt_status p_string_one(parser *p, const char **out)
 }
 
 /* One or more adjacent string literals, concatenated ('a' 'b' is 'ab'). */
-silt_status p_string(parser *p, const char **out, size_t *len_out)
+silt_status sql_parser_string(parser *p, const char **out, size_t *len_out)
 {
     buf b = BUF_INIT;
     silt_status rc = SILT_OK;
     if (!p_at_string(p))
-        return p_fail(p, "expected a string literal");
+        return sql_parser_fail(p, "expected a string literal");
     while (rc == SILT_OK && p_at_string(p)) {
         const sql_token *t = p_tok(p);
         if (t->kind == SQL_TOK_RAW_STRING)
@@ -374,7 +374,7 @@ silt_status p_string(parser *p, const char **out, size_t *len_out)
         p_advance(p);
     }
     if (rc == SILT_OK) {
-        *out = p_strndup(p, b.data != NULL ? b.data : "", b.len);
+        *out = sql_parser_strndup(p, b.data != NULL ? b.data : "", b.len);
         if (len_out != NULL)
             *len_out = b.len;
         rc = *out == NULL ? SILT_NOMEM : SILT_OK;
@@ -392,7 +392,7 @@ static silt_status binary_literal(parser *p, sql_expr **out)
     char *bytes;
     sql_expr *e;
     P_TRY(expr_new(p, SQL_EXPR_LITERAL, t->off, &e));
-    bytes = p_alloc(p, n_bytes + 1);
+    bytes = sql_parser_alloc(p, n_bytes + 1);
     if (bytes == NULL)
         return SILT_NOMEM;
     /* An odd count of digits gets a leading zero nibble, as Spark does. */
@@ -400,7 +400,7 @@ static silt_status binary_literal(parser *p, sql_expr **out)
         int v = hex_val(hex[idx]);
         size_t nib = idx + (n_hex & 1);
         if (v < 0)
-            return p_error_at(p, t->off + 2 + (uint32_t)idx,
+            return sql_parser_error_at(p, t->off + 2 + (uint32_t)idx,
                               "[INVALID_TYPED_LITERAL] The value of the typed literal \"X\" is "
                               "invalid: '%.*s'",
                               (int)(n_hex > 40 ? 40 : n_hex), hex);
@@ -427,7 +427,7 @@ static silt_status typed_literal(parser *p, sql_lit_kind kind, const char *type_
     p_advance(p);
     str_off = p_tok(p)->off;
     P_TRY(expr_new(p, SQL_EXPR_LITERAL, off, &e));
-    P_TRY(p_string(p, &e->u.lit.str, &len));
+    P_TRY(sql_parser_string(p, &e->u.lit.str, &len));
     e->u.lit.kind = kind;
     e->u.lit.str_len = len;
     if (kind == SQL_LIT_DATE) {
@@ -442,7 +442,7 @@ static silt_status typed_literal(parser *p, sql_lit_kind kind, const char *type_
             ok = 0;
     }
     if (!ok)
-        return p_error_at(p, str_off,
+        return sql_parser_error_at(p, str_off,
                           "[INVALID_TYPED_LITERAL] The value of the typed literal \"%s\" is "
                           "invalid: '%.64s'",
                           type_name, e->u.lit.str);
@@ -459,7 +459,7 @@ static const char *interval_unit(const parser *p, const sql_token *t)
         {"SECOND", "SECONDS", "second"},    {"MILLISECOND", "MILLISECONDS", "millisecond"},
         {"MICROSECOND", "MICROSECONDS", "microsecond"}};
     for (size_t idx = 0; idx < sizeof(units) / sizeof(units[0]); idx++) {
-        if (p_word_is(p, t, units[idx][0]) || p_word_is(p, t, units[idx][1]))
+        if (sql_parser_word_is(p, t, units[idx][0]) || sql_parser_word_is(p, t, units[idx][1]))
             return units[idx][2];
     }
     return NULL;
@@ -468,8 +468,8 @@ static const char *interval_unit(const parser *p, const sql_token *t)
 /* One interval value: [-]number or a string. */
 static silt_status interval_value(parser *p, const char **out)
 {
-    int negative = p_accept(p, SQL_TOK_MINUS);
-    int signed_ = negative || p_accept(p, SQL_TOK_PLUS);
+    int negative = sql_parser_accept(p, SQL_TOK_MINUS);
+    int signed_ = negative || sql_parser_accept(p, SQL_TOK_PLUS);
     if (p_is(p, SQL_TOK_NUMBER)) {
         const sql_token *t = p_tok(p);
         *out = arena_sprintf(p->a, "%s%.*s", negative ? "-" : "", (int)t->len, p->text + t->off);
@@ -477,8 +477,8 @@ static silt_status interval_value(parser *p, const char **out)
         return *out == NULL ? err_nomem(p->err) : SILT_OK;
     }
     if (p_at_string(p) && !signed_)
-        return p_string(p, out, NULL);
-    return p_fail(p, "expected an interval value (a number or a string)");
+        return sql_parser_string(p, out, NULL);
+    return sql_parser_fail(p, "expected an interval value (a number or a string)");
 }
 
 /*
@@ -494,7 +494,7 @@ static silt_status interval_literal(parser *p, sql_expr **out)
     e->u.lit.kind = SQL_LIT_INTERVAL;
     do {
         sql_interval_part *part;
-        P_TRY(p_grow(p, (void **)&e->u.lit.parts, &e->u.lit.n_parts, &cap, sizeof(*part)));
+        P_TRY(sql_parser_grow(p, (void **)&e->u.lit.parts, &e->u.lit.n_parts, &cap, sizeof(*part)));
         part = &e->u.lit.parts[e->u.lit.n_parts - 1];
         P_TRY(interval_value(p, &part->value));
         part->unit = interval_unit(p, p_tok(p));
@@ -502,14 +502,14 @@ static silt_status interval_literal(parser *p, sql_expr **out)
             if (e->u.lit.n_parts == 1 && p_at_string(p) == 0 &&
                 p_is_string_kind(p->toks[p->i - 1].kind))
                 break; /* INTERVAL '1 day 2 hours' */
-            return p_fail(p, "expected an interval unit (YEAR, MONTH, WEEK, DAY, HOUR, MINUTE, "
+            return sql_parser_fail(p, "expected an interval unit (YEAR, MONTH, WEEK, DAY, HOUR, MINUTE, "
                           "SECOND, MILLISECOND, MICROSECOND)");
         }
         p_advance(p);
-        if (p_accept_kw(p, "TO")) {
+        if (sql_parser_accept_kw(p, "TO")) {
             e->u.lit.to_unit = interval_unit(p, p_tok(p));
             if (e->u.lit.to_unit == NULL)
-                return p_fail(p, "expected an interval unit after TO");
+                return sql_parser_fail(p, "expected an interval unit after TO");
             p_advance(p);
             break;
         }
@@ -536,7 +536,7 @@ static silt_status expect_close_angle(parser *p)
         t->space_before = 0;
         return SILT_OK;
     }
-    return p_expect(p, SQL_TOK_GT);
+    return sql_parser_expect(p, SQL_TOK_GT);
 }
 
 static silt_status type_int_param(parser *p, int32_t *out)
@@ -544,7 +544,7 @@ static silt_status type_int_param(parser *p, int32_t *out)
     uint64_t v = 0;
     const sql_token *t = p_tok(p);
     if (!p_is(p, SQL_TOK_NUMBER) || !digits_u64(p->text + t->off, t->len, &v) || v > 0x7fffffff)
-        return p_fail(p, "expected a non-negative integer");
+        return sql_parser_fail(p, "expected a non-negative integer");
     *out = (int32_t)v;
     p_advance(p);
     return SILT_OK;
@@ -564,16 +564,16 @@ static const col_type *primitive_type(const parser *p, const sql_token *t, uint8
         {"DATE", COL_DATE},       {"TIMESTAMP", COL_TIMESTAMP},
         {"TIMESTAMP_LTZ", COL_TIMESTAMP}, {"TIMESTAMP_NTZ", COL_TIMESTAMP_NTZ},
         {"VOID", COL_NULL}};
-    if (p_word_is(p, t, "VARCHAR")) {
+    if (sql_parser_word_is(p, t, "VARCHAR")) {
         *is_char = 1;
         return col_type_primitive(COL_STRING);
     }
-    if (p_word_is(p, t, "CHAR") || p_word_is(p, t, "CHARACTER")) {
+    if (sql_parser_word_is(p, t, "CHAR") || sql_parser_word_is(p, t, "CHARACTER")) {
         *is_char = 2;
         return col_type_primitive(COL_STRING);
     }
     for (size_t idx = 0; idx < sizeof(names) / sizeof(names[0]); idx++) {
-        if (p_word_is(p, t, names[idx].name))
+        if (sql_parser_word_is(p, t, names[idx].name))
             return col_type_primitive(names[idx].id);
     }
     return NULL;
@@ -597,7 +597,7 @@ static const char *comment_json(parser *p, const char *comment)
     if (rc == SILT_OK)
         rc = buf_append_str(&b, "\"}", p->err);
     if (rc == SILT_OK)
-        res = p_strndup(p, b.data, b.len);
+        res = sql_parser_strndup(p, b.data, b.len);
     buf_clear(&b);
     return res;
 }
@@ -606,30 +606,30 @@ static silt_status struct_type(parser *p, sql_type *out)
 {
     col_field *fields = NULL;
     size_t n_fields = 0, cap = 0;
-    P_TRY(p_expect(p, SQL_TOK_LT));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LT));
     while (!p_is(p, SQL_TOK_GT) && !p_is(p, SQL_TOK_SHR) && !p_is(p, SQL_TOK_USHR)) {
         sql_ident name;
         sql_type ft;
         col_field *f;
         if (n_fields > 0)
-            P_TRY(p_expect(p, SQL_TOK_COMMA));
-        P_TRY(p_ident(p, &name));
-        p_accept(p, SQL_TOK_COLON);
-        P_TRY(p_type(p, &ft));
-        P_TRY(p_grow(p, (void **)&fields, &n_fields, &cap, sizeof(*fields)));
+            P_TRY(sql_parser_expect(p, SQL_TOK_COMMA));
+        P_TRY(sql_parser_ident(p, &name));
+        sql_parser_accept(p, SQL_TOK_COLON);
+        P_TRY(sql_parser_type(p, &ft));
+        P_TRY(sql_parser_grow(p, (void **)&fields, &n_fields, &cap, sizeof(*fields)));
         f = &fields[n_fields - 1];
         f->name = name.name;
         f->type = ft.type;
         f->nullable = 1;
         f->field_id = -1;
-        if (p_kw(p, "NOT") && p_kw_at(p, 1, "NULL")) {
+        if (sql_parser_kw(p, "NOT") && sql_parser_kw_at(p, 1, "NULL")) {
             p_advance(p);
             p_advance(p);
             f->nullable = 0;
         }
-        if (p_accept_kw(p, "COMMENT")) {
+        if (sql_parser_accept_kw(p, "COMMENT")) {
             const char *comment;
-            P_TRY(p_string(p, &comment, NULL));
+            P_TRY(sql_parser_string(p, &comment, NULL));
             f->metadata_json = comment_json(p, comment);
             if (f->metadata_json == NULL)
                 return SILT_NOMEM;
@@ -644,66 +644,66 @@ static silt_status struct_type(parser *p, sql_type *out)
  * A type: primitive names, DECIMAL(p,s)/DEC/NUMERIC, VARCHAR(n), CHAR(n),
  * ARRAY<T>, MAP<K,V>, STRUCT<a: T, ...>. `>>` closing two levels is split.
  */
-silt_status p_type(parser *p, sql_type *out)
+silt_status sql_parser_type(parser *p, sql_type *out)
 {
     const sql_token *t = p_tok(p);
     memset(out, 0, sizeof(*out));
     out->pos = t->off;
     out->char_len = -1;
-    P_TRY(p_enter(p));
+    P_TRY(sql_parser_enter(p));
     if (t->kind != SQL_TOK_WORD)
-        return p_fail(p, "expected a data type");
-    if (p_word_is(p, t, "DECIMAL") || p_word_is(p, t, "DEC") || p_word_is(p, t, "NUMERIC")) {
+        return sql_parser_fail(p, "expected a data type");
+    if (sql_parser_word_is(p, t, "DECIMAL") || sql_parser_word_is(p, t, "DEC") || sql_parser_word_is(p, t, "NUMERIC")) {
         int32_t precision = 10, scale = 0;
         p_advance(p);
-        if (p_accept(p, SQL_TOK_LPAREN)) {
+        if (sql_parser_accept(p, SQL_TOK_LPAREN)) {
             P_TRY(type_int_param(p, &precision));
-            if (p_accept(p, SQL_TOK_COMMA))
+            if (sql_parser_accept(p, SQL_TOK_COMMA))
                 P_TRY(type_int_param(p, &scale));
-            P_TRY(p_expect(p, SQL_TOK_RPAREN));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
         }
         if (precision < 1 || precision > 38 || scale > precision)
-            return p_error_at(p, t->off,
+            return sql_parser_error_at(p, t->off,
                               "[DECIMAL_PRECISION_EXCEEDS_MAX_PRECISION] could not use type "
                               "decimal(%d,%d): precision must be 1 to 38 and scale at most the "
                               "precision", (int)precision, (int)scale);
         out->type = col_type_decimal(p->a, precision, scale);
         if (out->type == NULL)
             return err_nomem(p->err);
-    } else if (p_word_is(p, t, "ARRAY")) {
+    } else if (sql_parser_word_is(p, t, "ARRAY")) {
         sql_type elem;
         p_advance(p);
-        P_TRY(p_expect(p, SQL_TOK_LT));
-        P_TRY(p_type(p, &elem));
+        P_TRY(sql_parser_expect(p, SQL_TOK_LT));
+        P_TRY(sql_parser_type(p, &elem));
         P_TRY(expect_close_angle(p));
         out->type = col_type_array(p->a, elem.type, 1);
         if (out->type == NULL)
             return err_nomem(p->err);
-    } else if (p_word_is(p, t, "MAP")) {
+    } else if (sql_parser_word_is(p, t, "MAP")) {
         sql_type key, value;
         p_advance(p);
-        P_TRY(p_expect(p, SQL_TOK_LT));
-        P_TRY(p_type(p, &key));
-        P_TRY(p_expect(p, SQL_TOK_COMMA));
-        P_TRY(p_type(p, &value));
+        P_TRY(sql_parser_expect(p, SQL_TOK_LT));
+        P_TRY(sql_parser_type(p, &key));
+        P_TRY(sql_parser_expect(p, SQL_TOK_COMMA));
+        P_TRY(sql_parser_type(p, &value));
         P_TRY(expect_close_angle(p));
         out->type = col_type_map(p->a, key.type, value.type, 1);
         if (out->type == NULL)
             return err_nomem(p->err);
-    } else if (p_word_is(p, t, "STRUCT")) {
+    } else if (sql_parser_word_is(p, t, "STRUCT")) {
         p_advance(p);
         P_TRY(struct_type(p, out));
     } else {
         out->type = primitive_type(p, t, &out->is_char);
         if (out->type == NULL)
-            return p_error_at(p, t->off,
+            return sql_parser_error_at(p, t->off,
                               "[UNSUPPORTED_DATATYPE] Unsupported data type \"%.*s\"",
                               (int)(t->len > 64 ? 64 : t->len), p->text + t->off);
         p_advance(p);
         if (out->is_char) {
-            P_TRY(p_expect(p, SQL_TOK_LPAREN));
+            P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
             P_TRY(type_int_param(p, &out->char_len));
-            P_TRY(p_expect(p, SQL_TOK_RPAREN));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
         }
     }
     p_leave(p);
@@ -714,105 +714,105 @@ silt_status p_type(parser *p, sql_type *out)
 
 static silt_status frame_bound(parser *p, sql_frame_bound *out)
 {
-    if (p_accept_kw(p, "UNBOUNDED")) {
-        if (p_accept_kw(p, "PRECEDING"))
+    if (sql_parser_accept_kw(p, "UNBOUNDED")) {
+        if (sql_parser_accept_kw(p, "PRECEDING"))
             out->kind = SQL_BOUND_UNBOUNDED_PRECEDING;
-        else if (p_accept_kw(p, "FOLLOWING"))
+        else if (sql_parser_accept_kw(p, "FOLLOWING"))
             out->kind = SQL_BOUND_UNBOUNDED_FOLLOWING;
         else
-            return p_fail(p, "expected PRECEDING or FOLLOWING");
+            return sql_parser_fail(p, "expected PRECEDING or FOLLOWING");
         return SILT_OK;
     }
-    if (p_accept_kw(p, "CURRENT")) {
-        P_TRY(p_expect_kw(p, "ROW"));
+    if (sql_parser_accept_kw(p, "CURRENT")) {
+        P_TRY(sql_parser_expect_kw(p, "ROW"));
         out->kind = SQL_BOUND_CURRENT_ROW;
         return SILT_OK;
     }
-    P_TRY(p_expr(p, &out->offset));
-    if (p_accept_kw(p, "PRECEDING"))
+    P_TRY(sql_parser_expr(p, &out->offset));
+    if (sql_parser_accept_kw(p, "PRECEDING"))
         out->kind = SQL_BOUND_PRECEDING;
-    else if (p_accept_kw(p, "FOLLOWING"))
+    else if (sql_parser_accept_kw(p, "FOLLOWING"))
         out->kind = SQL_BOUND_FOLLOWING;
     else
-        return p_fail(p, "expected PRECEDING or FOLLOWING");
+        return sql_parser_fail(p, "expected PRECEDING or FOLLOWING");
     return SILT_OK;
 }
 
 /* ( [name] [PARTITION BY ...] [ORDER BY ...] [ROWS|RANGE frame] ) */
-silt_status p_window_spec(parser *p, sql_window **out)
+silt_status sql_parser_window_spec(parser *p, sql_window **out)
 {
-    sql_window *w = p_alloc(p, sizeof(*w));
+    sql_window *w = sql_parser_alloc(p, sizeof(*w));
     if (w == NULL)
         return SILT_NOMEM;
     w->pos = p_tok(p)->off;
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
-    if (p_at_ident(p) && !p_kw(p, "PARTITION") && !p_kw(p, "DISTRIBUTE") && !p_kw(p, "ORDER") &&
-        !p_kw(p, "SORT") && !p_kw(p, "ROWS") && !p_kw(p, "RANGE")) {
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    if (sql_parser_at_ident(p) && !sql_parser_kw(p, "PARTITION") && !sql_parser_kw(p, "DISTRIBUTE") && !sql_parser_kw(p, "ORDER") &&
+        !sql_parser_kw(p, "SORT") && !sql_parser_kw(p, "ROWS") && !sql_parser_kw(p, "RANGE")) {
         sql_ident base;
-        P_TRY(p_ident(p, &base));
+        P_TRY(sql_parser_ident(p, &base));
         w->base_name = base.name;
     }
-    if (p_kw(p, "PARTITION") || p_kw(p, "DISTRIBUTE")) {
+    if (sql_parser_kw(p, "PARTITION") || sql_parser_kw(p, "DISTRIBUTE")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "BY"));
-        P_TRY(p_expr_list(p, &w->partition_by));
+        P_TRY(sql_parser_expect_kw(p, "BY"));
+        P_TRY(sql_parser_expr_list(p, &w->partition_by));
     }
-    if (p_kw(p, "ORDER") || p_kw(p, "SORT")) {
+    if (sql_parser_kw(p, "ORDER") || sql_parser_kw(p, "SORT")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "BY"));
-        P_TRY(p_order_list(p, &w->order_by));
+        P_TRY(sql_parser_expect_kw(p, "BY"));
+        P_TRY(sql_parser_order_list(p, &w->order_by));
     }
-    if (p_kw(p, "ROWS") || p_kw(p, "RANGE")) {
-        w->frame = p_kw(p, "ROWS") ? 1 : 2;
+    if (sql_parser_kw(p, "ROWS") || sql_parser_kw(p, "RANGE")) {
+        w->frame = sql_parser_kw(p, "ROWS") ? 1 : 2;
         p_advance(p);
-        if (p_accept_kw(p, "BETWEEN")) {
+        if (sql_parser_accept_kw(p, "BETWEEN")) {
             P_TRY(frame_bound(p, &w->start));
-            P_TRY(p_expect_kw(p, "AND"));
+            P_TRY(sql_parser_expect_kw(p, "AND"));
             P_TRY(frame_bound(p, &w->end));
         } else {
             P_TRY(frame_bound(p, &w->start));
         }
     }
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     *out = w;
     return SILT_OK;
 }
 
-silt_status p_order_list(parser *p, sql_order_list *out)
+silt_status sql_parser_order_list(parser *p, sql_order_list *out)
 {
     size_t cap = 0;
     memset(out, 0, sizeof(*out));
     do {
         sql_order_item *item;
-        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(*item)));
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(*item)));
         item = &out->items[out->n - 1];
-        P_TRY(p_expr(p, &item->expr));
-        if (p_accept_kw(p, "DESC"))
+        P_TRY(sql_parser_expr(p, &item->expr));
+        if (sql_parser_accept_kw(p, "DESC"))
             item->desc = 1;
         else
-            p_accept_kw(p, "ASC");
-        if (p_accept_kw(p, "NULLS")) {
-            if (p_accept_kw(p, "FIRST"))
+            sql_parser_accept_kw(p, "ASC");
+        if (sql_parser_accept_kw(p, "NULLS")) {
+            if (sql_parser_accept_kw(p, "FIRST"))
                 item->nulls = 1;
-            else if (p_accept_kw(p, "LAST"))
+            else if (sql_parser_accept_kw(p, "LAST"))
                 item->nulls = 2;
             else
-                return p_fail(p, "expected FIRST or LAST");
+                return sql_parser_fail(p, "expected FIRST or LAST");
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
 /* ------------------------------------------------------------------ primaries */
 
-silt_status p_expr_list(parser *p, sql_expr_list *out)
+silt_status sql_parser_expr_list(parser *p, sql_expr_list *out)
 {
     size_t cap = 0;
     memset(out, 0, sizeof(*out));
     do {
-        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_expr *)));
-        P_TRY(p_expr(p, &out->items[out->n - 1]));
-    } while (p_accept(p, SQL_TOK_COMMA));
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_expr *)));
+        P_TRY(sql_parser_expr(p, &out->items[out->n - 1]));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
@@ -838,16 +838,16 @@ static silt_status lambda(parser *p, sql_expr **out)
     sql_expr *e;
     P_TRY(expr_new(p, SQL_EXPR_LAMBDA, p_tok(p)->off, &e));
     if (p_is(p, SQL_TOK_LPAREN)) {
-        P_TRY(p_ident_list_paren(p, &e->u.lambda.params));
+        P_TRY(sql_parser_ident_list_paren(p, &e->u.lambda.params));
     } else {
-        e->u.lambda.params.items = p_alloc(p, sizeof(sql_ident));
+        e->u.lambda.params.items = sql_parser_alloc(p, sizeof(sql_ident));
         if (e->u.lambda.params.items == NULL)
             return SILT_NOMEM;
         e->u.lambda.params.n = 1;
-        P_TRY(p_ident(p, &e->u.lambda.params.items[0]));
+        P_TRY(sql_parser_ident(p, &e->u.lambda.params.items[0]));
     }
-    P_TRY(p_expect(p, SQL_TOK_ARROW));
-    P_TRY(p_expr(p, &e->u.lambda.body));
+    P_TRY(sql_parser_expect(p, SQL_TOK_ARROW));
+    P_TRY(sql_parser_expr(p, &e->u.lambda.body));
     *out = e;
     return SILT_OK;
 }
@@ -856,7 +856,7 @@ static silt_status lambda(parser *p, sql_expr **out)
 static silt_status func_args(parser *p, sql_expr *e)
 {
     size_t cap = 0;
-    if (p_accept(p, SQL_TOK_RPAREN))
+    if (sql_parser_accept(p, SQL_TOK_RPAREN))
         return SILT_OK;
     if (p_is(p, SQL_TOK_STAR) && p_peek(p, 1)->kind == SQL_TOK_RPAREN) {
         e->u.func.star = 1;
@@ -864,41 +864,41 @@ static silt_status func_args(parser *p, sql_expr *e)
         p_advance(p);
         return SILT_OK;
     }
-    if (p_accept_kw(p, "DISTINCT"))
+    if (sql_parser_accept_kw(p, "DISTINCT"))
         e->u.func.distinct = 1;
     else
-        p_accept_kw(p, "ALL");
+        sql_parser_accept_kw(p, "ALL");
     do {
         sql_expr **slot;
-        P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap,
+        P_TRY(sql_parser_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, &cap,
                      sizeof(sql_expr *)));
         slot = &e->u.func.args.items[e->u.func.args.n - 1];
-        if (p_at_ident(p) && p_peek(p, 1)->kind == SQL_TOK_FATARROW) {
+        if (sql_parser_at_ident(p) && p_peek(p, 1)->kind == SQL_TOK_FATARROW) {
             sql_expr *named;
             P_TRY(expr_new(p, SQL_EXPR_NAMED_ARG, p_tok(p)->off, &named));
-            P_TRY(p_ident(p, &named->u.named.name));
+            P_TRY(sql_parser_ident(p, &named->u.named.name));
             p_advance(p);
-            P_TRY(p_expr(p, &named->u.named.value));
+            P_TRY(sql_parser_expr(p, &named->u.named.value));
             *slot = named;
         } else {
-            P_TRY(p_expr(p, slot));
+            P_TRY(sql_parser_expr(p, slot));
             /* struct(1 AS a, x AS b): named fields, as Spark allows. */
-            if (p_kw(p, "AS")) {
+            if (sql_parser_kw(p, "AS")) {
                 sql_expr *alias;
                 P_TRY(expr_new(p, SQL_EXPR_ALIAS, (*slot)->pos, &alias));
                 p_advance(p);
-                P_TRY(p_ident(p, &alias->u.named.name));
+                P_TRY(sql_parser_ident(p, &alias->u.named.name));
                 alias->u.named.value = *slot;
                 *slot = alias;
             }
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
-    if (p_kw(p, "IGNORE") || p_kw(p, "RESPECT")) {
-        e->u.func.nulls = p_kw(p, "IGNORE") ? 1 : 2;
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    if (sql_parser_kw(p, "IGNORE") || sql_parser_kw(p, "RESPECT")) {
+        e->u.func.nulls = sql_parser_kw(p, "IGNORE") ? 1 : 2;
         p_advance(p);
-        P_TRY(p_expect_kw(p, "NULLS"));
+        P_TRY(sql_parser_expect_kw(p, "NULLS"));
     }
-    return p_expect(p, SQL_TOK_RPAREN);
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
 }
 
 /* A call whose name was parsed: args, IGNORE NULLS, FILTER, OVER. */
@@ -907,26 +907,26 @@ static silt_status func_call(parser *p, sql_name *name, sql_expr **out)
     sql_expr *e;
     P_TRY(expr_new(p, SQL_EXPR_FUNC, name->pos, &e));
     e->u.func.name = *name;
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     P_TRY(func_args(p, e));
-    if ((p_kw(p, "IGNORE") || p_kw(p, "RESPECT")) && p_kw_at(p, 1, "NULLS")) {
-        e->u.func.nulls = p_kw(p, "IGNORE") ? 1 : 2;
+    if ((sql_parser_kw(p, "IGNORE") || sql_parser_kw(p, "RESPECT")) && sql_parser_kw_at(p, 1, "NULLS")) {
+        e->u.func.nulls = sql_parser_kw(p, "IGNORE") ? 1 : 2;
         p_advance(p);
         p_advance(p);
     }
-    if (p_kw(p, "FILTER") && p_peek(p, 1)->kind == SQL_TOK_LPAREN) {
+    if (sql_parser_kw(p, "FILTER") && p_peek(p, 1)->kind == SQL_TOK_LPAREN) {
         p_advance(p);
         p_advance(p);
-        P_TRY(p_expect_kw(p, "WHERE"));
-        P_TRY(p_expr(p, &e->u.func.filter));
-        P_TRY(p_expect(p, SQL_TOK_RPAREN));
+        P_TRY(sql_parser_expect_kw(p, "WHERE"));
+        P_TRY(sql_parser_expr(p, &e->u.func.filter));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     }
-    if (p_accept_kw(p, "OVER")) {
+    if (sql_parser_accept_kw(p, "OVER")) {
         if (p_is(p, SQL_TOK_LPAREN)) {
-            P_TRY(p_window_spec(p, &e->u.func.over));
+            P_TRY(sql_parser_window_spec(p, &e->u.func.over));
         } else {
             sql_ident w;
-            P_TRY(p_ident(p, &w));
+            P_TRY(sql_parser_ident(p, &w));
             e->u.func.over_name = w.name;
         }
     }
@@ -940,21 +940,21 @@ static silt_status case_expr(parser *p, sql_expr **out)
     size_t cap = 0;
     P_TRY(expr_new(p, SQL_EXPR_CASE, p_tok(p)->off, &e));
     p_advance(p);
-    if (!p_kw(p, "WHEN"))
-        P_TRY(p_expr(p, &e->u.case_.operand));
-    if (!p_kw(p, "WHEN"))
-        return p_fail(p, "expected WHEN");
-    while (p_accept_kw(p, "WHEN")) {
+    if (!sql_parser_kw(p, "WHEN"))
+        P_TRY(sql_parser_expr(p, &e->u.case_.operand));
+    if (!sql_parser_kw(p, "WHEN"))
+        return sql_parser_fail(p, "expected WHEN");
+    while (sql_parser_accept_kw(p, "WHEN")) {
         sql_when *w;
-        P_TRY(p_grow(p, (void **)&e->u.case_.whens, &e->u.case_.n_whens, &cap, sizeof(*w)));
+        P_TRY(sql_parser_grow(p, (void **)&e->u.case_.whens, &e->u.case_.n_whens, &cap, sizeof(*w)));
         w = &e->u.case_.whens[e->u.case_.n_whens - 1];
-        P_TRY(p_expr(p, &w->cond));
-        P_TRY(p_expect_kw(p, "THEN"));
-        P_TRY(p_expr(p, &w->result));
+        P_TRY(sql_parser_expr(p, &w->cond));
+        P_TRY(sql_parser_expect_kw(p, "THEN"));
+        P_TRY(sql_parser_expr(p, &w->result));
     }
-    if (p_accept_kw(p, "ELSE"))
-        P_TRY(p_expr(p, &e->u.case_.else_result));
-    P_TRY(p_expect_kw(p, "END"));
+    if (sql_parser_accept_kw(p, "ELSE"))
+        P_TRY(sql_parser_expr(p, &e->u.case_.else_result));
+    P_TRY(sql_parser_expect_kw(p, "END"));
     *out = e;
     return SILT_OK;
 }
@@ -965,11 +965,11 @@ static silt_status cast_expr(parser *p, int is_try, sql_expr **out)
     P_TRY(expr_new(p, SQL_EXPR_CAST, p_tok(p)->off, &e));
     e->u.cast.is_try = (uint8_t)is_try;
     p_advance(p);
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
-    P_TRY(p_expr(p, &e->u.cast.arg));
-    P_TRY(p_expect_kw(p, "AS"));
-    P_TRY(p_type(p, &e->u.cast.type));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expr(p, &e->u.cast.arg));
+    P_TRY(sql_parser_expect_kw(p, "AS"));
+    P_TRY(sql_parser_type(p, &e->u.cast.type));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     *out = e;
     return SILT_OK;
 }
@@ -979,11 +979,11 @@ static silt_status extract_expr(parser *p, sql_expr **out)
     sql_expr *e;
     P_TRY(expr_new(p, SQL_EXPR_EXTRACT, p_tok(p)->off, &e));
     p_advance(p);
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
-    P_TRY(p_ident(p, &e->u.extract.field));
-    P_TRY(p_expect_kw(p, "FROM"));
-    P_TRY(p_expr(p, &e->u.extract.arg));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_ident(p, &e->u.extract.field));
+    P_TRY(sql_parser_expect_kw(p, "FROM"));
+    P_TRY(sql_parser_expr(p, &e->u.extract.arg));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     *out = e;
     return SILT_OK;
 }
@@ -992,9 +992,9 @@ static silt_status subquery_expr(parser *p, sql_expr_kind kind, uint32_t pos, sq
 {
     sql_expr *e;
     P_TRY(expr_new(p, kind, pos, &e));
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
-    P_TRY(p_query(p, &e->u.in.query));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_query(p, &e->u.in.query));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     *out = e;
     return SILT_OK;
 }
@@ -1011,29 +1011,29 @@ static silt_status paren_expr(parser *p, sql_expr **out)
     if (p_peek(p, 1)->kind != SQL_TOK_LPAREN) {
         size_t save = p->i;
         p_advance(p);
-        if (p_at_query(p)) {
+        if (sql_parser_at_query(p)) {
             p->i = save;
             return subquery_expr(p, SQL_EXPR_SUBQUERY, pos, out);
         }
         p->i = save;
     }
     p_advance(p);
-    P_TRY(p_expr(p, &first));
-    if (p_accept(p, SQL_TOK_RPAREN)) {
+    P_TRY(sql_parser_expr(p, &first));
+    if (sql_parser_accept(p, SQL_TOK_RPAREN)) {
         *out = first;
         return SILT_OK;
     }
     if (!p_is(p, SQL_TOK_COMMA))
-        return p_fail(p, "expected ')'");
+        return sql_parser_fail(p, "expected ')'");
     P_TRY(expr_new(p, SQL_EXPR_ROW, pos, &row));
     cap = 0;
-    P_TRY(p_grow(p, (void **)&row->u.row.items, &row->u.row.n, &cap, sizeof(sql_expr *)));
+    P_TRY(sql_parser_grow(p, (void **)&row->u.row.items, &row->u.row.n, &cap, sizeof(sql_expr *)));
     row->u.row.items[0] = first;
-    while (p_accept(p, SQL_TOK_COMMA)) {
-        P_TRY(p_grow(p, (void **)&row->u.row.items, &row->u.row.n, &cap, sizeof(sql_expr *)));
-        P_TRY(p_expr(p, &row->u.row.items[row->u.row.n - 1]));
+    while (sql_parser_accept(p, SQL_TOK_COMMA)) {
+        P_TRY(sql_parser_grow(p, (void **)&row->u.row.items, &row->u.row.n, &cap, sizeof(sql_expr *)));
+        P_TRY(sql_parser_expr(p, &row->u.row.items[row->u.row.n - 1]));
     }
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     *out = row;
     return SILT_OK;
 }
@@ -1055,7 +1055,7 @@ static int call_has_top_level_kw(const parser *p, const char *kw)
             depth--;
         else if (t->kind == SQL_TOK_EOF || t->kind == SQL_TOK_SEMI)
             return 0;
-        else if (depth == 1 && p_word_is(p, t, kw))
+        else if (depth == 1 && sql_parser_word_is(p, t, kw))
             return 1;
         if (depth <= 0)
             return 0;
@@ -1065,7 +1065,7 @@ static int call_has_top_level_kw(const parser *p, const char *kw)
 
 static silt_status add_arg(parser *p, sql_expr *e, size_t *cap, sql_expr *arg)
 {
-    P_TRY(p_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, cap, sizeof(sql_expr *)));
+    P_TRY(sql_parser_grow(p, (void **)&e->u.func.args.items, &e->u.func.args.n, cap, sizeof(sql_expr *)));
     e->u.func.args.items[e->u.func.args.n - 1] = arg;
     return SILT_OK;
 }
@@ -1078,7 +1078,7 @@ static silt_status add_arg(parser *p, sql_expr *e, size_t *cap, sql_expr *arg)
  */
 static silt_status keyword_args_call(parser *p, sql_expr **out, int *handled)
 {
-    int is_position = p_kw(p, "POSITION");
+    int is_position = sql_parser_kw(p, "POSITION");
     sql_expr *e;
     sql_expr *arg;
     size_t cap = 0;
@@ -1087,18 +1087,18 @@ static silt_status keyword_args_call(parser *p, sql_expr **out, int *handled)
         return SILT_OK;
     }
     P_TRY(expr_new(p, SQL_EXPR_FUNC, p_tok(p)->off, &e));
-    P_TRY(p_name(p, &e->u.func.name));
+    P_TRY(sql_parser_name(p, &e->u.func.name));
     p_advance(p);
     P_TRY(binary_expr(p, 1, &arg));
     P_TRY(add_arg(p, e, &cap, arg));
-    P_TRY(p_expect_kw(p, is_position ? "IN" : "FROM"));
+    P_TRY(sql_parser_expect_kw(p, is_position ? "IN" : "FROM"));
     P_TRY(binary_expr(p, 1, &arg));
     P_TRY(add_arg(p, e, &cap, arg));
-    if (!is_position && p_accept_kw(p, "FOR")) {
+    if (!is_position && sql_parser_accept_kw(p, "FOR")) {
         P_TRY(binary_expr(p, 1, &arg));
         P_TRY(add_arg(p, e, &cap, arg));
     }
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     *out = e;
     return SILT_OK;
 }
@@ -1111,26 +1111,26 @@ static silt_status trim_call(parser *p, sql_expr **out, int *handled)
     sql_expr *str;
     size_t cap = 0;
     const sql_token *side = p_peek(p, 2);
-    int trim = p_word_is(p, side, "BOTH") ? 1 : p_word_is(p, side, "LEADING") ? 2
-               : p_word_is(p, side, "TRAILING") ? 3 : 0;
+    int trim = sql_parser_word_is(p, side, "BOTH") ? 1 : sql_parser_word_is(p, side, "LEADING") ? 2
+               : sql_parser_word_is(p, side, "TRAILING") ? 3 : 0;
     if (trim == 0 && !call_has_top_level_kw(p, "FROM")) {
         *handled = 0;
         return SILT_OK;
     }
     P_TRY(expr_new(p, SQL_EXPR_FUNC, p_tok(p)->off, &e));
-    P_TRY(p_name(p, &e->u.func.name));
+    P_TRY(sql_parser_name(p, &e->u.func.name));
     p_advance(p);
     if (trim != 0)
         p_advance(p);
     e->u.func.trim = (uint8_t)(trim != 0 ? trim : 1);
-    if (!p_kw(p, "FROM"))
+    if (!sql_parser_kw(p, "FROM"))
         P_TRY(binary_expr(p, 1, &chars));
-    P_TRY(p_expect_kw(p, "FROM"));
+    P_TRY(sql_parser_expect_kw(p, "FROM"));
     P_TRY(binary_expr(p, 1, &str));
     P_TRY(add_arg(p, e, &cap, str));
     if (chars != NULL)
         P_TRY(add_arg(p, e, &cap, chars));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     *out = e;
     return SILT_OK;
 }
@@ -1140,29 +1140,29 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
 {
     const sql_token *next = p_peek(p, 1);
     *handled = 1;
-    if (p_kw(p, "NULL") || p_kw(p, "TRUE") || p_kw(p, "FALSE")) {
+    if (sql_parser_kw(p, "NULL") || sql_parser_kw(p, "TRUE") || sql_parser_kw(p, "FALSE")) {
         sql_expr *e;
         P_TRY(expr_new(p, SQL_EXPR_LITERAL, p_tok(p)->off, &e));
-        e->u.lit.kind = p_kw(p, "NULL") ? SQL_LIT_NULL : SQL_LIT_BOOL;
-        e->u.lit.i64 = p_kw(p, "TRUE");
+        e->u.lit.kind = sql_parser_kw(p, "NULL") ? SQL_LIT_NULL : SQL_LIT_BOOL;
+        e->u.lit.i64 = sql_parser_kw(p, "TRUE");
         p_advance(p);
         *out = e;
         return SILT_OK;
     }
-    if (p_kw(p, "CASE"))
+    if (sql_parser_kw(p, "CASE"))
         return case_expr(p, out);
-    if ((p_kw(p, "CAST") || p_kw(p, "TRY_CAST")) && next->kind == SQL_TOK_LPAREN)
-        return cast_expr(p, p_kw(p, "TRY_CAST"), out);
-    if (p_kw(p, "EXTRACT") && next->kind == SQL_TOK_LPAREN)
+    if ((sql_parser_kw(p, "CAST") || sql_parser_kw(p, "TRY_CAST")) && next->kind == SQL_TOK_LPAREN)
+        return cast_expr(p, sql_parser_kw(p, "TRY_CAST"), out);
+    if (sql_parser_kw(p, "EXTRACT") && next->kind == SQL_TOK_LPAREN)
         return extract_expr(p, out);
-    if (p_kw(p, "EXISTS") && next->kind == SQL_TOK_LPAREN) {
+    if (sql_parser_kw(p, "EXISTS") && next->kind == SQL_TOK_LPAREN) {
         /* EXISTS (query) is a predicate; exists(array, x -> ...) a function. */
         uint32_t pos = p_tok(p)->off;
         size_t save = p->i;
         int is_query;
         p_advance(p);
         p_advance(p);
-        is_query = p_at_query(p);
+        is_query = sql_parser_at_query(p);
         p->i = save + 1;
         if (is_query)
             return subquery_expr(p, SQL_EXPR_EXISTS, pos, out);
@@ -1171,49 +1171,49 @@ static silt_status keyword_primary(parser *p, int *handled, sql_expr **out)
         return SILT_OK;
     }
     /* SQL-standard argument syntax of two functions, mapped to their plain calls. */
-    if (p_kw(p, "TRIM") && next->kind == SQL_TOK_LPAREN) {
+    if (sql_parser_kw(p, "TRIM") && next->kind == SQL_TOK_LPAREN) {
         P_TRY(trim_call(p, out, handled));
         if (*handled)
             return SILT_OK;
         *handled = 1;
     }
-    if ((p_kw(p, "SUBSTRING") || p_kw(p, "SUBSTR") || p_kw(p, "POSITION")) &&
+    if ((sql_parser_kw(p, "SUBSTRING") || sql_parser_kw(p, "SUBSTR") || sql_parser_kw(p, "POSITION")) &&
         next->kind == SQL_TOK_LPAREN)
         return keyword_args_call(p, out, handled);
     /* left(s, n) and right(s, n) are functions although LEFT and RIGHT are reserved. */
-    if ((p_kw(p, "LEFT") || p_kw(p, "RIGHT")) && next->kind == SQL_TOK_LPAREN) {
+    if ((sql_parser_kw(p, "LEFT") || sql_parser_kw(p, "RIGHT")) && next->kind == SQL_TOK_LPAREN) {
         sql_name name;
         memset(&name, 0, sizeof(name));
         name.pos = p_tok(p)->off;
         name.n_parts = 1;
-        name.parts = p_alloc(p, sizeof(sql_ident));
+        name.parts = sql_parser_alloc(p, sizeof(sql_ident));
         if (name.parts == NULL)
             return SILT_NOMEM;
         name.parts[0].pos = name.pos;
-        name.parts[0].name = p_strndup(p, p->text + p_tok(p)->off, p_tok(p)->len);
+        name.parts[0].name = sql_parser_strndup(p, p->text + p_tok(p)->off, p_tok(p)->len);
         if (name.parts[0].name == NULL)
             return SILT_NOMEM;
         p_advance(p);
         return func_call(p, &name, out);
     }
     if (p_is_string_kind(next->kind)) {
-        if (p_kw(p, "DATE"))
+        if (sql_parser_kw(p, "DATE"))
             return typed_literal(p, SQL_LIT_DATE, "DATE", out);
-        if (p_kw(p, "TIMESTAMP") || p_kw(p, "TIMESTAMP_LTZ"))
+        if (sql_parser_kw(p, "TIMESTAMP") || sql_parser_kw(p, "TIMESTAMP_LTZ"))
             return typed_literal(p, SQL_LIT_TIMESTAMP, "TIMESTAMP", out);
-        if (p_kw(p, "TIMESTAMP_NTZ"))
+        if (sql_parser_kw(p, "TIMESTAMP_NTZ"))
             return typed_literal(p, SQL_LIT_TIMESTAMP_NTZ, "TIMESTAMP_NTZ", out);
     }
-    if (p_kw(p, "INTERVAL") &&
+    if (sql_parser_kw(p, "INTERVAL") &&
         (p_is_string_kind(next->kind) || next->kind == SQL_TOK_NUMBER ||
          next->kind == SQL_TOK_MINUS || next->kind == SQL_TOK_PLUS))
         return interval_literal(p, out);
     /* Niladic functions Spark allows without parentheses. */
-    if ((p_kw(p, "CURRENT_DATE") || p_kw(p, "CURRENT_TIMESTAMP") || p_kw(p, "CURRENT_USER")) &&
+    if ((sql_parser_kw(p, "CURRENT_DATE") || sql_parser_kw(p, "CURRENT_TIMESTAMP") || sql_parser_kw(p, "CURRENT_USER")) &&
         next->kind != SQL_TOK_LPAREN) {
         sql_expr *e;
         P_TRY(expr_new(p, SQL_EXPR_FUNC, p_tok(p)->off, &e));
-        P_TRY(p_name(p, &e->u.func.name));
+        P_TRY(sql_parser_name(p, &e->u.func.name));
         *out = e;
         return SILT_OK;
     }
@@ -1232,11 +1232,11 @@ static silt_status name_primary(parser *p, sql_expr **out)
     memset(&name, 0, sizeof(name));
     name.pos = p_tok(p)->off;
     for (;;) {
-        P_TRY(p_grow(p, (void **)&name.parts, &name.n_parts, &cap, sizeof(sql_ident)));
+        P_TRY(sql_parser_grow(p, (void **)&name.parts, &name.n_parts, &cap, sizeof(sql_ident)));
         if (name.n_parts == 1)
-            P_TRY(p_ident(p, &name.parts[0]));
+            P_TRY(sql_parser_ident(p, &name.parts[0]));
         else
-            P_TRY(p_ident_after_dot(p, &name.parts[name.n_parts - 1]));
+            P_TRY(sql_parser_ident_after_dot(p, &name.parts[name.n_parts - 1]));
         if (!p_is(p, SQL_TOK_DOT))
             break;
         if (p_peek(p, 1)->kind == SQL_TOK_STAR) {
@@ -1271,7 +1271,7 @@ static silt_status primary(parser *p, sql_expr **out)
         sql_expr *e;
         P_TRY(expr_new(p, SQL_EXPR_LITERAL, t->off, &e));
         e->u.lit.kind = SQL_LIT_STRING;
-        P_TRY(p_string(p, &e->u.lit.str, &e->u.lit.str_len));
+        P_TRY(sql_parser_string(p, &e->u.lit.str, &e->u.lit.str_len));
         *out = e;
         return SILT_OK;
     }
@@ -1300,7 +1300,7 @@ static silt_status primary(parser *p, sql_expr **out)
             sql_ident id;
             P_TRY(expr_new(p, SQL_EXPR_PARAM, t->off, &e));
             p_advance(p);
-            P_TRY(p_ident(p, &id));
+            P_TRY(sql_parser_ident(p, &id));
             e->u.param.name = id.name;
             P_TRY(p_note_marker(p, e->pos, id.name));
             *out = e;
@@ -1317,7 +1317,7 @@ static silt_status primary(parser *p, sql_expr **out)
     default:
         break;
     }
-    return p_fail(p, "expected an expression");
+    return sql_parser_fail(p, "expected an expression");
 }
 
 /* Postfix operators: x::type, x.field, x[index]. */
@@ -1331,19 +1331,19 @@ static silt_status postfix(parser *p, sql_expr **out)
             P_TRY(expr_new(p, SQL_EXPR_CAST, p_tok(p)->off, &n));
             p_advance(p);
             n->u.cast.arg = e;
-            P_TRY(p_type(p, &n->u.cast.type));
+            P_TRY(sql_parser_type(p, &n->u.cast.type));
         } else if (p_is(p, SQL_TOK_LBRACKET)) {
             P_TRY(expr_new(p, SQL_EXPR_SUBSCRIPT, p_tok(p)->off, &n));
             p_advance(p);
             n->u.access.base = e;
-            P_TRY(p_expr(p, &n->u.access.index));
-            P_TRY(p_expect(p, SQL_TOK_RBRACKET));
+            P_TRY(sql_parser_expr(p, &n->u.access.index));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RBRACKET));
         } else if (p_is(p, SQL_TOK_DOT) && (p_peek(p, 1)->kind == SQL_TOK_WORD ||
                                             p_peek(p, 1)->kind == SQL_TOK_QUOTED)) {
             P_TRY(expr_new(p, SQL_EXPR_FIELD, p_tok(p)->off, &n));
             p_advance(p);
             n->u.access.base = e;
-            P_TRY(p_ident_after_dot(p, &n->u.access.field));
+            P_TRY(sql_parser_ident_after_dot(p, &n->u.access.field));
         } else {
             break;
         }
@@ -1373,7 +1373,7 @@ static silt_status unary(parser *p, sql_expr **out)
         *out = e;
         return SILT_OK;
     }
-    P_TRY(p_enter(p));
+    P_TRY(sql_parser_enter(p));
     P_TRY(expr_new(p, SQL_EXPR_UNARY, t->off, &e));
     p_advance(p);
     e->u.op.op = op;
@@ -1407,7 +1407,7 @@ static int binary_op(const parser *p, sql_op *op_out)
     case SQL_TOK_SLASH: *op_out = SQL_OP_DIV; return 7;
     case SQL_TOK_PERCENT: *op_out = SQL_OP_MOD; return 7;
     case SQL_TOK_WORD:
-        if (p_kw(p, "DIV")) {
+        if (sql_parser_kw(p, "DIV")) {
             *op_out = SQL_OP_INTDIV;
             return 7;
         }
@@ -1426,7 +1426,7 @@ static silt_status binary_expr(parser *p, int min_prec, sql_expr **out)
     P_TRY(unary(p, &left));
     while ((prec = binary_op(p, &op)) >= min_prec && prec > 0) {
         sql_expr *e;
-        P_TRY(p_enter(p));
+        P_TRY(sql_parser_enter(p));
         P_TRY(expr_new(p, SQL_EXPR_BINARY, left->pos, &e));
         p_advance(p);
         e->u.op.op = op;
@@ -1445,23 +1445,23 @@ static silt_status like_pred(parser *p, sql_expr *arg, int negated, uint32_t pos
     P_TRY(expr_new(p, SQL_EXPR_LIKE, pos, &e));
     e->u.like.arg = arg;
     e->u.like.negated = (uint8_t)negated;
-    e->u.like.like = p_kw(p, "LIKE") ? SQL_LIKE : p_kw(p, "ILIKE") ? SQL_ILIKE : SQL_RLIKE;
+    e->u.like.like = sql_parser_kw(p, "LIKE") ? SQL_LIKE : sql_parser_kw(p, "ILIKE") ? SQL_ILIKE : SQL_RLIKE;
     p_advance(p);
-    if (e->u.like.like != SQL_RLIKE && (p_kw(p, "ANY") || p_kw(p, "SOME") || p_kw(p, "ALL")) &&
+    if (e->u.like.like != SQL_RLIKE && (sql_parser_kw(p, "ANY") || sql_parser_kw(p, "SOME") || sql_parser_kw(p, "ALL")) &&
         p_peek(p, 1)->kind == SQL_TOK_LPAREN) {
-        e->u.like.quant = p_kw(p, "ALL") ? SQL_QUANT_ALL : SQL_QUANT_ANY;
+        e->u.like.quant = sql_parser_kw(p, "ALL") ? SQL_QUANT_ALL : SQL_QUANT_ANY;
         p_advance(p);
         p_advance(p);
-        P_TRY(p_expr_list(p, &e->u.like.patterns));
-        P_TRY(p_expect(p, SQL_TOK_RPAREN));
+        P_TRY(sql_parser_expr_list(p, &e->u.like.patterns));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     } else {
-        e->u.like.patterns.items = p_alloc(p, sizeof(sql_expr *));
+        e->u.like.patterns.items = sql_parser_alloc(p, sizeof(sql_expr *));
         if (e->u.like.patterns.items == NULL)
             return SILT_NOMEM;
         e->u.like.patterns.n = 1;
         P_TRY(binary_expr(p, 1, &e->u.like.patterns.items[0]));
     }
-    if (p_accept_kw(p, "ESCAPE"))
+    if (sql_parser_accept_kw(p, "ESCAPE"))
         P_TRY(primary(p, &e->u.like.escape));
     *out = e;
     return SILT_OK;
@@ -1472,9 +1472,9 @@ static silt_status is_pred(parser *p, sql_expr *arg, uint32_t pos, sql_expr **ou
     sql_expr *e;
     int negated;
     p_advance(p);
-    negated = p_accept_kw(p, "NOT");
-    if (p_accept_kw(p, "DISTINCT")) {
-        P_TRY(p_expect_kw(p, "FROM"));
+    negated = sql_parser_accept_kw(p, "NOT");
+    if (sql_parser_accept_kw(p, "DISTINCT")) {
+        P_TRY(sql_parser_expect_kw(p, "FROM"));
         P_TRY(expr_new(p, SQL_EXPR_BINARY, pos, &e));
         e->u.op.op = negated ? SQL_OP_NSEQ : SQL_OP_DISTINCT_FROM;
         e->u.op.left = arg;
@@ -1485,16 +1485,16 @@ static silt_status is_pred(parser *p, sql_expr *arg, uint32_t pos, sql_expr **ou
     P_TRY(expr_new(p, SQL_EXPR_IS, pos, &e));
     e->u.is.arg = arg;
     e->u.is.negated = (uint8_t)negated;
-    if (p_accept_kw(p, "NULL"))
+    if (sql_parser_accept_kw(p, "NULL"))
         e->u.is.what = SQL_IS_NULL;
-    else if (p_accept_kw(p, "TRUE"))
+    else if (sql_parser_accept_kw(p, "TRUE"))
         e->u.is.what = SQL_IS_TRUE;
-    else if (p_accept_kw(p, "FALSE"))
+    else if (sql_parser_accept_kw(p, "FALSE"))
         e->u.is.what = SQL_IS_FALSE;
-    else if (p_accept_kw(p, "UNKNOWN"))
+    else if (sql_parser_accept_kw(p, "UNKNOWN"))
         e->u.is.what = SQL_IS_UNKNOWN;
     else
-        return p_fail(p, "expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS");
+        return sql_parser_fail(p, "expected NULL, TRUE, FALSE, UNKNOWN or DISTINCT FROM after IS");
     *out = e;
     return SILT_OK;
 }
@@ -1503,15 +1503,15 @@ static silt_status in_pred(parser *p, sql_expr *arg, int negated, uint32_t pos, 
 {
     sql_expr *e;
     p_advance(p);
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
-    if (p_at_query(p)) {
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    if (sql_parser_at_query(p)) {
         P_TRY(expr_new(p, SQL_EXPR_IN_QUERY, pos, &e));
-        P_TRY(p_query(p, &e->u.in.query));
+        P_TRY(sql_parser_query(p, &e->u.in.query));
     } else {
         P_TRY(expr_new(p, SQL_EXPR_IN_LIST, pos, &e));
-        P_TRY(p_expr_list(p, &e->u.in.list));
+        P_TRY(sql_parser_expr_list(p, &e->u.in.list));
     }
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     e->u.in.arg = arg;
     e->u.in.negated = (uint8_t)negated;
     *out = e;
@@ -1527,28 +1527,28 @@ static silt_status predicate(parser *p, sql_expr **out)
         uint32_t pos = arg->pos;
         int negated = 0;
         size_t save = p->i;
-        if (p_kw(p, "IS")) {
+        if (sql_parser_kw(p, "IS")) {
             P_TRY(is_pred(p, arg, pos, &arg));
             continue;
         }
-        if (p_kw(p, "NOT") || p_is(p, SQL_TOK_BANG)) {
+        if (sql_parser_kw(p, "NOT") || p_is(p, SQL_TOK_BANG)) {
             negated = 1;
             p_advance(p);
         }
-        if (p_kw(p, "BETWEEN")) {
+        if (sql_parser_kw(p, "BETWEEN")) {
             sql_expr *e;
             P_TRY(expr_new(p, SQL_EXPR_BETWEEN, pos, &e));
             p_advance(p);
             e->u.between.arg = arg;
             e->u.between.negated = (uint8_t)negated;
             P_TRY(binary_expr(p, 1, &e->u.between.low));
-            P_TRY(p_expect_kw(p, "AND"));
+            P_TRY(sql_parser_expect_kw(p, "AND"));
             P_TRY(binary_expr(p, 1, &e->u.between.high));
             arg = e;
-        } else if (p_kw(p, "IN")) {
+        } else if (sql_parser_kw(p, "IN")) {
             P_TRY(in_pred(p, arg, negated, pos, &arg));
-        } else if (p_kw(p, "LIKE") || p_kw(p, "ILIKE") || p_kw(p, "RLIKE") ||
-                   p_kw(p, "REGEXP")) {
+        } else if (sql_parser_kw(p, "LIKE") || sql_parser_kw(p, "ILIKE") || sql_parser_kw(p, "RLIKE") ||
+                   sql_parser_kw(p, "REGEXP")) {
             P_TRY(like_pred(p, arg, negated, pos, &arg));
         } else {
             p->i = save;
@@ -1562,9 +1562,9 @@ static silt_status predicate(parser *p, sql_expr **out)
 static silt_status not_expr(parser *p, sql_expr **out)
 {
     sql_expr *e;
-    if (!p_kw(p, "NOT") && !p_is(p, SQL_TOK_BANG))
+    if (!sql_parser_kw(p, "NOT") && !p_is(p, SQL_TOK_BANG))
         return predicate(p, out);
-    P_TRY(p_enter(p));
+    P_TRY(sql_parser_enter(p));
     P_TRY(expr_new(p, SQL_EXPR_UNARY, p_tok(p)->off, &e));
     p_advance(p);
     e->u.op.op = SQL_OP_NOT;
@@ -1578,7 +1578,7 @@ static silt_status bool_level(parser *p, int is_or, sql_expr **out)
 {
     sql_expr *left;
     P_TRY(is_or ? bool_level(p, 0, &left) : not_expr(p, &left));
-    while (p_kw(p, is_or ? "OR" : "AND")) {
+    while (sql_parser_kw(p, is_or ? "OR" : "AND")) {
         sql_expr *e;
         P_TRY(expr_new(p, SQL_EXPR_BINARY, left->pos, &e));
         p_advance(p);
@@ -1591,21 +1591,21 @@ static silt_status bool_level(parser *p, int is_or, sql_expr **out)
     return SILT_OK;
 }
 
-silt_status p_expr(parser *p, sql_expr **out)
+silt_status sql_parser_expr(parser *p, sql_expr **out)
 {
-    P_TRY(p_enter(p));
+    P_TRY(sql_parser_enter(p));
     P_TRY(bool_level(p, 1, out));
     p_leave(p);
     return SILT_OK;
 }
 
 /* A property or option value: string (decoded), number, boolean, or a bare word. */
-silt_status p_literal_text(parser *p, const char **out)
+silt_status sql_parser_literal_text(parser *p, const char **out)
 {
     const sql_token *t = p_tok(p);
     int negative = 0;
     if (p_is_string_kind(t->kind))
-        return p_string_one(p, out);
+        return sql_parser_string_one(p, out);
     if (t->kind == SQL_TOK_MINUS && p_peek(p, 1)->kind == SQL_TOK_NUMBER) {
         negative = 1;
         p_advance(p);
@@ -1613,12 +1613,12 @@ silt_status p_literal_text(parser *p, const char **out)
     }
     if (t->kind == SQL_TOK_NUMBER) {
         *out = arena_sprintf(p->a, "%s%.*s", negative ? "-" : "", (int)t->len, p->text + t->off);
-    } else if (p_kw(p, "TRUE") || p_kw(p, "FALSE")) {
-        *out = p_kw(p, "TRUE") ? "true" : "false";
+    } else if (sql_parser_kw(p, "TRUE") || sql_parser_kw(p, "FALSE")) {
+        *out = sql_parser_kw(p, "TRUE") ? "true" : "false";
     } else if (t->kind == SQL_TOK_WORD) {
-        *out = p_strndup(p, p->text + t->off, t->len);
+        *out = sql_parser_strndup(p, p->text + t->off, t->len);
     } else {
-        return p_fail(p, "expected a value (a string, number or boolean)");
+        return sql_parser_fail(p, "expected a value (a string, number or boolean)");
     }
     if (*out == NULL)
         return err_nomem(p->err);

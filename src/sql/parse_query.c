@@ -20,7 +20,7 @@
 
 static sql_query *new_query(parser *p, sql_query_kind kind, uint32_t pos)
 {
-    sql_query *q = p_alloc(p, sizeof(*q));
+    sql_query *q = sql_parser_alloc(p, sizeof(*q));
     if (q != NULL) {
         q->kind = kind;
         q->pos = pos;
@@ -28,59 +28,59 @@ static sql_query *new_query(parser *p, sql_query_kind kind, uint32_t pos)
     return q;
 }
 
-int p_at_query(const parser *p)
+int sql_parser_at_query(const parser *p)
 {
-    return p_kw(p, "SELECT") || p_kw(p, "WITH") || p_kw(p, "VALUES") || p_kw(p, "FROM") ||
-           (p_kw(p, "TABLE") && p_peek(p, 1)->kind != SQL_TOK_LPAREN) ||
-           (p_is(p, SQL_TOK_LPAREN) && (p_kw_at(p, 1, "SELECT") || p_kw_at(p, 1, "WITH") ||
-                                        p_kw_at(p, 1, "VALUES") ||
+    return sql_parser_kw(p, "SELECT") || sql_parser_kw(p, "WITH") || sql_parser_kw(p, "VALUES") || sql_parser_kw(p, "FROM") ||
+           (sql_parser_kw(p, "TABLE") && p_peek(p, 1)->kind != SQL_TOK_LPAREN) ||
+           (p_is(p, SQL_TOK_LPAREN) && (sql_parser_kw_at(p, 1, "SELECT") || sql_parser_kw_at(p, 1, "WITH") ||
+                                        sql_parser_kw_at(p, 1, "VALUES") ||
                                         p_peek(p, 1)->kind == SQL_TOK_LPAREN));
 }
 
 /* ------------------------------------------------------------------ aliases */
 
-silt_status p_alias(parser *p, sql_alias *out, int allow_columns)
+silt_status sql_parser_alias(parser *p, sql_alias *out, int allow_columns)
 {
     sql_ident id;
     memset(out, 0, sizeof(*out));
-    if (p_accept_kw(p, "AS")) {
-        P_TRY(p_ident(p, &id));
-    } else if (p_at_ident(p) && !p_is_clause_word(p, p_tok(p))) {
-        P_TRY(p_ident(p, &id));
+    if (sql_parser_accept_kw(p, "AS")) {
+        P_TRY(sql_parser_ident(p, &id));
+    } else if (sql_parser_at_ident(p) && !sql_parser_is_clause_word(p, p_tok(p))) {
+        P_TRY(sql_parser_ident(p, &id));
     } else {
         return SILT_OK;
     }
     out->name = id.name;
     if (allow_columns && p_is(p, SQL_TOK_LPAREN))
-        P_TRY(p_ident_list_paren(p, &out->columns));
+        P_TRY(sql_parser_ident_list_paren(p, &out->columns));
     return SILT_OK;
 }
 
 /* ------------------------------------------------------------------ table references */
 
 /* VERSION AS OF n | TIMESTAMP AS OF expr | FOR SYSTEM_VERSION/SYSTEM_TIME AS OF ... */
-silt_status p_table_version(parser *p, sql_table_version *out)
+silt_status sql_parser_table_version(parser *p, sql_table_version *out)
 {
     int is_version;
-    if (p_kw(p, "FOR") && (p_kw_at(p, 1, "SYSTEM_VERSION") || p_kw_at(p, 1, "SYSTEM_TIME")))
+    if (sql_parser_kw(p, "FOR") && (sql_parser_kw_at(p, 1, "SYSTEM_VERSION") || sql_parser_kw_at(p, 1, "SYSTEM_TIME")))
         p_advance(p);
-    if (p_kw(p, "VERSION") || p_kw(p, "SYSTEM_VERSION"))
+    if (sql_parser_kw(p, "VERSION") || sql_parser_kw(p, "SYSTEM_VERSION"))
         is_version = 1;
-    else if (p_kw(p, "TIMESTAMP") || p_kw(p, "SYSTEM_TIME"))
+    else if (sql_parser_kw(p, "TIMESTAMP") || sql_parser_kw(p, "SYSTEM_TIME"))
         is_version = 0;
     else
         return SILT_OK;
-    if (!p_kw_at(p, 1, "AS"))
+    if (!sql_parser_kw_at(p, 1, "AS"))
         return SILT_OK;
     p_advance(p);
     p_advance(p);
-    P_TRY(p_expect_kw(p, "OF"));
+    P_TRY(sql_parser_expect_kw(p, "OF"));
     if (is_version) {
         if (!p_is(p, SQL_TOK_NUMBER) && !p_at_string(p))
-            return p_fail(p, "expected a version number");
-        P_TRY(p_expr(p, &out->version));
+            return sql_parser_fail(p, "expected a version number");
+        P_TRY(sql_parser_expr(p, &out->version));
     } else {
-        P_TRY(p_expr(p, &out->timestamp));
+        P_TRY(sql_parser_expr(p, &out->timestamp));
     }
     return SILT_OK;
 }
@@ -99,8 +99,8 @@ static silt_status name_suffix(parser *p, sql_name *name, sql_table_version *at)
         p_advance(p);
         t = p_tok(p);
         if ((t->kind != SQL_TOK_WORD && t->kind != SQL_TOK_NUMBER) || t->space_before)
-            return p_fail(p, "expected a branch, tag or version after '@'");
-        at->ref = p_strndup(p, p->text + t->off, t->len);
+            return sql_parser_fail(p, "expected a branch, tag or version after '@'");
+        at->ref = sql_parser_strndup(p, p->text + t->off, t->len);
         if (at->ref == NULL)
             return SILT_NOMEM;
         p_advance(p);
@@ -109,19 +109,19 @@ static silt_status name_suffix(parser *p, sql_name *name, sql_table_version *at)
         at->ref = at_sign + 1;
         *at_sign = '\0';
     }
-    return p_table_version(p, at);
+    return sql_parser_table_version(p, at);
 }
 
-silt_status p_table_name_ref(parser *p, sql_name *name, sql_table_version *at)
+silt_status sql_parser_table_name_ref(parser *p, sql_name *name, sql_table_version *at)
 {
     memset(at, 0, sizeof(*at));
-    P_TRY(p_name(p, name));
+    P_TRY(sql_parser_name(p, name));
     return name_suffix(p, name, at);
 }
 
 static sql_table_ref *new_ref(parser *p, sql_table_kind kind, uint32_t pos)
 {
-    sql_table_ref *r = p_alloc(p, sizeof(*r));
+    sql_table_ref *r = sql_parser_alloc(p, sizeof(*r));
     if (r != NULL) {
         r->kind = kind;
         r->pos = pos;
@@ -135,27 +135,27 @@ static silt_status table_func(parser *p, sql_table_ref *r)
     r->kind = SQL_TABLE_FUNC;
     r->u.func.name = r->u.named.name;
     memset(&r->u.named.at, 0, sizeof(r->u.named.at));
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
-    if (p_accept(p, SQL_TOK_RPAREN))
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    if (sql_parser_accept(p, SQL_TOK_RPAREN))
         return SILT_OK;
     do {
         sql_expr **slot;
-        P_TRY(p_grow(p, (void **)&r->u.func.args.items, &r->u.func.args.n, &cap,
+        P_TRY(sql_parser_grow(p, (void **)&r->u.func.args.items, &r->u.func.args.n, &cap,
                      sizeof(sql_expr *)));
         slot = &r->u.func.args.items[r->u.func.args.n - 1];
-        if (p_at_ident(p) && p_peek(p, 1)->kind == SQL_TOK_FATARROW) {
-            sql_expr *named = p_new_expr(p, SQL_EXPR_NAMED_ARG, p_tok(p)->off);
+        if (sql_parser_at_ident(p) && p_peek(p, 1)->kind == SQL_TOK_FATARROW) {
+            sql_expr *named = sql_parser_new_expr(p, SQL_EXPR_NAMED_ARG, p_tok(p)->off);
             if (named == NULL)
                 return SILT_NOMEM;
-            P_TRY(p_ident(p, &named->u.named.name));
+            P_TRY(sql_parser_ident(p, &named->u.named.name));
             p_advance(p);
-            P_TRY(p_expr(p, &named->u.named.value));
+            P_TRY(sql_parser_expr(p, &named->u.named.value));
             *slot = named;
         } else {
-            P_TRY(p_expr(p, slot));
+            P_TRY(sql_parser_expr(p, slot));
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
-    return p_expect(p, SQL_TOK_RPAREN);
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
 }
 
 static silt_status values_query(parser *p, sql_query **out);
@@ -163,31 +163,31 @@ static silt_status values_query(parser *p, sql_query **out);
 /* TABLESAMPLE ( n PERCENT | n ROWS | BUCKET x OUT OF y ) [REPEATABLE ( seed )] */
 static silt_status table_sample(parser *p, sql_sample **out)
 {
-    sql_sample *smp = p_alloc(p, sizeof(*smp));
+    sql_sample *smp = sql_parser_alloc(p, sizeof(*smp));
     if (smp == NULL)
         return SILT_NOMEM;
     p_advance(p);
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
-    if (p_accept_kw(p, "BUCKET")) {
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    if (sql_parser_accept_kw(p, "BUCKET")) {
         smp->kind = SQL_SAMPLE_BUCKET;
-        P_TRY(p_expr(p, &smp->amount));
-        P_TRY(p_expect_kw(p, "OUT"));
-        P_TRY(p_expect_kw(p, "OF"));
-        P_TRY(p_expr(p, &smp->out_of));
+        P_TRY(sql_parser_expr(p, &smp->amount));
+        P_TRY(sql_parser_expect_kw(p, "OUT"));
+        P_TRY(sql_parser_expect_kw(p, "OF"));
+        P_TRY(sql_parser_expr(p, &smp->out_of));
     } else {
-        P_TRY(p_expr(p, &smp->amount));
-        if (p_accept_kw(p, "PERCENT"))
+        P_TRY(sql_parser_expr(p, &smp->amount));
+        if (sql_parser_accept_kw(p, "PERCENT"))
             smp->kind = SQL_SAMPLE_PERCENT;
-        else if (p_accept_kw(p, "ROWS"))
+        else if (sql_parser_accept_kw(p, "ROWS"))
             smp->kind = SQL_SAMPLE_ROWS;
         else
-            return p_fail(p, "expected PERCENT or ROWS");
+            return sql_parser_fail(p, "expected PERCENT or ROWS");
     }
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
-    if (p_accept_kw(p, "REPEATABLE")) {
-        P_TRY(p_expect(p, SQL_TOK_LPAREN));
-        P_TRY(p_expr(p, &smp->seed));
-        P_TRY(p_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    if (sql_parser_accept_kw(p, "REPEATABLE")) {
+        P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+        P_TRY(sql_parser_expr(p, &smp->seed));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     }
     *out = smp;
     return SILT_OK;
@@ -200,19 +200,19 @@ static silt_status aliased_list(parser *p, sql_expr_list *out)
     memset(out, 0, sizeof(*out));
     do {
         sql_expr **slot;
-        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_expr *)));
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_expr *)));
         slot = &out->items[out->n - 1];
-        P_TRY(p_expr(p, slot));
-        if (p_accept_kw(p, "AS") || (p_at_ident(p) && !p_is_clause_word(p, p_tok(p)) &&
-                                     !p_kw(p, "FOR"))) {
-            sql_expr *alias = p_new_expr(p, SQL_EXPR_ALIAS, (*slot)->pos);
+        P_TRY(sql_parser_expr(p, slot));
+        if (sql_parser_accept_kw(p, "AS") || (sql_parser_at_ident(p) && !sql_parser_is_clause_word(p, p_tok(p)) &&
+                                     !sql_parser_kw(p, "FOR"))) {
+            sql_expr *alias = sql_parser_new_expr(p, SQL_EXPR_ALIAS, (*slot)->pos);
             if (alias == NULL)
                 return SILT_NOMEM;
-            P_TRY(p_ident(p, &alias->u.named.name));
+            P_TRY(sql_parser_ident(p, &alias->u.named.name));
             alias->u.named.value = *slot;
             *slot = alias;
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
@@ -220,34 +220,34 @@ static silt_status aliased_list(parser *p, sql_expr_list *out)
 static silt_status names_or_list(parser *p, sql_ident_list *out)
 {
     if (p_is(p, SQL_TOK_LPAREN))
-        return p_ident_list_paren(p, out);
-    out->items = p_alloc(p, sizeof(sql_ident));
+        return sql_parser_ident_list_paren(p, out);
+    out->items = sql_parser_alloc(p, sizeof(sql_ident));
     if (out->items == NULL)
         return SILT_NOMEM;
     out->n = 1;
-    return p_ident(p, &out->items[0]);
+    return sql_parser_ident(p, &out->items[0]);
 }
 
 /* source PIVOT ( agg [AS a], ... FOR col | (cols) IN ( value [AS a], ... ) ) [alias] */
 static silt_status pivot_clause(parser *p, sql_table_ref **inout)
 {
-    sql_table_ref *r = p_alloc(p, sizeof(*r));
+    sql_table_ref *r = sql_parser_alloc(p, sizeof(*r));
     if (r == NULL)
         return SILT_NOMEM;
     r->kind = SQL_TABLE_PIVOT;
     r->pos = p_tok(p)->off;
     r->u.pivot.source = *inout;
     p_advance(p);
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     P_TRY(aliased_list(p, &r->u.pivot.aggregates));
-    P_TRY(p_expect_kw(p, "FOR"));
+    P_TRY(sql_parser_expect_kw(p, "FOR"));
     P_TRY(names_or_list(p, &r->u.pivot.columns));
-    P_TRY(p_expect_kw(p, "IN"));
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect_kw(p, "IN"));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     P_TRY(aliased_list(p, &r->u.pivot.values));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
-    P_TRY(p_alias(p, &r->alias, 0));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_alias(p, &r->alias, 0));
     *inout = r;
     return SILT_OK;
 }
@@ -255,28 +255,28 @@ static silt_status pivot_clause(parser *p, sql_table_ref **inout)
 /* source UNPIVOT [INCLUDE|EXCLUDE NULLS] ( v | (vs) FOR name IN ( col [AS a], ... ) ) [alias] */
 static silt_status unpivot_clause(parser *p, sql_table_ref **inout)
 {
-    sql_table_ref *r = p_alloc(p, sizeof(*r));
+    sql_table_ref *r = sql_parser_alloc(p, sizeof(*r));
     if (r == NULL)
         return SILT_NOMEM;
     r->kind = SQL_TABLE_UNPIVOT;
     r->pos = p_tok(p)->off;
     r->u.unpivot.source = *inout;
     p_advance(p);
-    if (p_kw(p, "INCLUDE") || p_kw(p, "EXCLUDE")) {
-        r->u.unpivot.include_nulls = p_kw(p, "INCLUDE");
+    if (sql_parser_kw(p, "INCLUDE") || sql_parser_kw(p, "EXCLUDE")) {
+        r->u.unpivot.include_nulls = sql_parser_kw(p, "INCLUDE");
         p_advance(p);
-        P_TRY(p_expect_kw(p, "NULLS"));
+        P_TRY(sql_parser_expect_kw(p, "NULLS"));
     }
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     P_TRY(names_or_list(p, &r->u.unpivot.value_columns));
-    P_TRY(p_expect_kw(p, "FOR"));
-    P_TRY(p_ident(p, &r->u.unpivot.name_column));
-    P_TRY(p_expect_kw(p, "IN"));
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect_kw(p, "FOR"));
+    P_TRY(sql_parser_ident(p, &r->u.unpivot.name_column));
+    P_TRY(sql_parser_expect_kw(p, "IN"));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     P_TRY(aliased_list(p, &r->u.unpivot.columns));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
-    P_TRY(p_expect(p, SQL_TOK_RPAREN));
-    P_TRY(p_alias(p, &r->alias, 0));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    P_TRY(sql_parser_alias(p, &r->alias, 0));
     *inout = r;
     return SILT_OK;
 }
@@ -288,59 +288,59 @@ static silt_status table_primary(parser *p, sql_table_ref **out)
 {
     uint32_t pos = p_tok(p)->off;
     sql_table_ref *r;
-    int lateral = p_accept_kw(p, "LATERAL");
-    if (p_is(p, SQL_TOK_LPAREN) || p_kw(p, "VALUES")) {
+    int lateral = sql_parser_accept_kw(p, "LATERAL");
+    if (p_is(p, SQL_TOK_LPAREN) || sql_parser_kw(p, "VALUES")) {
         size_t save = p->i;
-        int is_query = p_kw(p, "VALUES");
+        int is_query = sql_parser_kw(p, "VALUES");
         if (!is_query) {
             p_advance(p);
-            is_query = p_at_query(p);
+            is_query = sql_parser_at_query(p);
             p->i = save;
         }
         r = new_ref(p, SQL_TABLE_SUBQUERY, pos);
         if (r == NULL)
             return SILT_NOMEM;
-        if (is_query && p_kw(p, "VALUES")) {
+        if (is_query && sql_parser_kw(p, "VALUES")) {
             P_TRY(values_query(p, &r->u.subquery.query));
         } else if (is_query) {
             p_advance(p);
-            P_TRY(p_query(p, &r->u.subquery.query));
-            P_TRY(p_expect(p, SQL_TOK_RPAREN));
+            P_TRY(sql_parser_query(p, &r->u.subquery.query));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
         } else {
             /* A parenthesised join: ( a JOIN b ON ... ) */
-            P_TRY(p_enter(p));
+            P_TRY(sql_parser_enter(p));
             p_advance(p);
-            P_TRY(p_table_ref(p, &r));
-            P_TRY(p_expect(p, SQL_TOK_RPAREN));
+            P_TRY(sql_parser_table_ref(p, &r));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
             p_leave(p);
             if (r->alias.name == NULL)
-                P_TRY(p_alias(p, &r->alias, 1));
+                P_TRY(sql_parser_alias(p, &r->alias, 1));
             *out = r;
             return SILT_OK;
         }
         r->u.subquery.lateral = (uint8_t)lateral;
-        if (p_kw(p, "TABLESAMPLE"))
+        if (sql_parser_kw(p, "TABLESAMPLE"))
             P_TRY(table_sample(p, &r->sample));
-        P_TRY(p_alias(p, &r->alias, 1));
+        P_TRY(sql_parser_alias(p, &r->alias, 1));
         *out = r;
         return SILT_OK;
     }
     if (lateral)
-        return p_fail(p, "expected a subquery after LATERAL");
+        return sql_parser_fail(p, "expected a subquery after LATERAL");
     r = new_ref(p, SQL_TABLE_NAMED, pos);
     if (r == NULL)
         return SILT_NOMEM;
-    if (!p_at_ident(p))
-        return p_fail(p, "expected a table name or a subquery");
-    P_TRY(p_name(p, &r->u.named.name));
+    if (!sql_parser_at_ident(p))
+        return sql_parser_fail(p, "expected a table name or a subquery");
+    P_TRY(sql_parser_name(p, &r->u.named.name));
     if (p_is(p, SQL_TOK_LPAREN)) {
         P_TRY(table_func(p, r));
     } else {
         P_TRY(name_suffix(p, &r->u.named.name, &r->u.named.at));
-        if (p_kw(p, "TABLESAMPLE"))
+        if (sql_parser_kw(p, "TABLESAMPLE"))
             P_TRY(table_sample(p, &r->sample));
     }
-    P_TRY(p_alias(p, &r->alias, 1));
+    P_TRY(sql_parser_alias(p, &r->alias, 1));
     *out = r;
     return SILT_OK;
 }
@@ -349,10 +349,10 @@ static silt_status table_primary_pivoted(parser *p, sql_table_ref **out)
 {
     P_TRY(table_primary(p, out));
     for (;;) {
-        if (p_kw(p, "PIVOT") && p_peek(p, 1)->kind == SQL_TOK_LPAREN)
+        if (sql_parser_kw(p, "PIVOT") && p_peek(p, 1)->kind == SQL_TOK_LPAREN)
             P_TRY(pivot_clause(p, out));
-        else if (p_kw(p, "UNPIVOT") && (p_peek(p, 1)->kind == SQL_TOK_LPAREN ||
-                                        p_kw_at(p, 1, "INCLUDE") || p_kw_at(p, 1, "EXCLUDE")))
+        else if (sql_parser_kw(p, "UNPIVOT") && (p_peek(p, 1)->kind == SQL_TOK_LPAREN ||
+                                        sql_parser_kw_at(p, 1, "INCLUDE") || sql_parser_kw_at(p, 1, "EXCLUDE")))
             P_TRY(unpivot_clause(p, out));
         else
             return SILT_OK;
@@ -363,39 +363,39 @@ static silt_status table_primary_pivoted(parser *p, sql_table_ref **out)
 static int join_kind(parser *p, sql_join_kind *kind_out, int *natural_out)
 {
     size_t save = p->i;
-    *natural_out = p_accept_kw(p, "NATURAL");
-    if (p_accept_kw(p, "JOIN")) {
+    *natural_out = sql_parser_accept_kw(p, "NATURAL");
+    if (sql_parser_accept_kw(p, "JOIN")) {
         *kind_out = SQL_JOIN_INNER;
         return 1;
     }
-    if (p_accept_kw(p, "INNER"))
+    if (sql_parser_accept_kw(p, "INNER"))
         *kind_out = SQL_JOIN_INNER;
-    else if (p_accept_kw(p, "CROSS"))
+    else if (sql_parser_accept_kw(p, "CROSS"))
         *kind_out = SQL_JOIN_CROSS;
-    else if (p_accept_kw(p, "SEMI"))
+    else if (sql_parser_accept_kw(p, "SEMI"))
         *kind_out = SQL_JOIN_SEMI;
-    else if (p_accept_kw(p, "ANTI"))
+    else if (sql_parser_accept_kw(p, "ANTI"))
         *kind_out = SQL_JOIN_ANTI;
-    else if (p_accept_kw(p, "LEFT")) {
-        if (p_accept_kw(p, "SEMI"))
+    else if (sql_parser_accept_kw(p, "LEFT")) {
+        if (sql_parser_accept_kw(p, "SEMI"))
             *kind_out = SQL_JOIN_SEMI;
-        else if (p_accept_kw(p, "ANTI"))
+        else if (sql_parser_accept_kw(p, "ANTI"))
             *kind_out = SQL_JOIN_ANTI;
         else {
-            p_accept_kw(p, "OUTER");
+            sql_parser_accept_kw(p, "OUTER");
             *kind_out = SQL_JOIN_LEFT;
         }
-    } else if (p_accept_kw(p, "RIGHT")) {
-        p_accept_kw(p, "OUTER");
+    } else if (sql_parser_accept_kw(p, "RIGHT")) {
+        sql_parser_accept_kw(p, "OUTER");
         *kind_out = SQL_JOIN_RIGHT;
-    } else if (p_accept_kw(p, "FULL")) {
-        p_accept_kw(p, "OUTER");
+    } else if (sql_parser_accept_kw(p, "FULL")) {
+        sql_parser_accept_kw(p, "OUTER");
         *kind_out = SQL_JOIN_FULL;
     } else {
         p->i = save;
         return 0;
     }
-    if (!p_kw(p, "JOIN")) {
+    if (!sql_parser_kw(p, "JOIN")) {
         /* "LEFT" alone may be something else; let the caller report it. */
         return -1;
     }
@@ -403,10 +403,10 @@ static int join_kind(parser *p, sql_join_kind *kind_out, int *natural_out)
     return 1;
 }
 
-silt_status p_table_ref(parser *p, sql_table_ref **out)
+silt_status sql_parser_table_ref(parser *p, sql_table_ref **out)
 {
     sql_table_ref *left;
-    P_TRY(p_enter(p));
+    P_TRY(sql_parser_enter(p));
     P_TRY(table_primary_pivoted(p, &left));
     for (;;) {
         sql_join_kind kind;
@@ -416,7 +416,7 @@ silt_status p_table_ref(parser *p, sql_table_ref **out)
         if (found == 0)
             break;
         if (found < 0)
-            return p_fail(p, "expected JOIN");
+            return sql_parser_fail(p, "expected JOIN");
         j = new_ref(p, SQL_TABLE_JOIN, left->pos);
         if (j == NULL)
             return SILT_NOMEM;
@@ -426,10 +426,10 @@ silt_status p_table_ref(parser *p, sql_table_ref **out)
         P_TRY(table_primary_pivoted(p, &j->u.join.right));
         /* Spark accepts criteria on CROSS JOIN too (it then acts as an inner join). */
         if (!natural) {
-            if (p_accept_kw(p, "ON")) {
-                P_TRY(p_expr(p, &j->u.join.on));
-            } else if (p_accept_kw(p, "USING")) {
-                P_TRY(p_ident_list_paren(p, &j->u.join.using_cols));
+            if (sql_parser_accept_kw(p, "ON")) {
+                P_TRY(sql_parser_expr(p, &j->u.join.on));
+            } else if (sql_parser_accept_kw(p, "USING")) {
+                P_TRY(sql_parser_ident_list_paren(p, &j->u.join.using_cols));
             }
         }
         left = j;
@@ -446,15 +446,15 @@ static silt_status select_items(parser *p, sql_select *s)
     size_t cap = 0;
     do {
         sql_select_item *item;
-        P_TRY(p_grow(p, (void **)&s->items, &s->n_items, &cap, sizeof(*item)));
+        P_TRY(sql_parser_grow(p, (void **)&s->items, &s->n_items, &cap, sizeof(*item)));
         item = &s->items[s->n_items - 1];
-        P_TRY(p_expr(p, &item->expr));
+        P_TRY(sql_parser_expr(p, &item->expr));
         if (item->expr->kind != SQL_EXPR_STAR) {
             sql_alias alias;
-            P_TRY(p_alias(p, &alias, 0));
+            P_TRY(sql_parser_alias(p, &alias, 0));
             item->alias = alias.name;
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
@@ -465,66 +465,66 @@ static silt_status grouping_set(parser *p, sql_expr_list *out)
     if (p_is(p, SQL_TOK_LPAREN)) {
         size_t save = p->i;
         p_advance(p);
-        if (p_accept(p, SQL_TOK_RPAREN))
+        if (sql_parser_accept(p, SQL_TOK_RPAREN))
             return SILT_OK;
-        P_TRY(p_expr_list(p, out));
-        if (p_accept(p, SQL_TOK_RPAREN))
+        P_TRY(sql_parser_expr_list(p, out));
+        if (sql_parser_accept(p, SQL_TOK_RPAREN))
             return SILT_OK;
         p->i = save;
     }
-    out->items = p_alloc(p, sizeof(sql_expr *));
+    out->items = sql_parser_alloc(p, sizeof(sql_expr *));
     if (out->items == NULL)
         return SILT_NOMEM;
     out->n = 1;
-    return p_expr(p, &out->items[0]);
+    return sql_parser_expr(p, &out->items[0]);
 }
 
 static silt_status group_by(parser *p, sql_select *s)
 {
     size_t cap = 0;
-    if (p_kw(p, "ALL") && p_peek(p, 1)->kind != SQL_TOK_LPAREN) {
+    if (sql_parser_kw(p, "ALL") && p_peek(p, 1)->kind != SQL_TOK_LPAREN) {
         p_advance(p);
         s->group_all = 1;
         return SILT_OK;
     }
     do {
         sql_group_item *g;
-        P_TRY(p_grow(p, (void **)&s->group, &s->n_group, &cap, sizeof(*g)));
+        P_TRY(sql_parser_grow(p, (void **)&s->group, &s->n_group, &cap, sizeof(*g)));
         g = &s->group[s->n_group - 1];
-        if ((p_kw(p, "ROLLUP") || p_kw(p, "CUBE") || p_kw(p, "GROUPING")) &&
-            (p_peek(p, 1)->kind == SQL_TOK_LPAREN || p_kw_at(p, 1, "SETS"))) {
+        if ((sql_parser_kw(p, "ROLLUP") || sql_parser_kw(p, "CUBE") || sql_parser_kw(p, "GROUPING")) &&
+            (p_peek(p, 1)->kind == SQL_TOK_LPAREN || sql_parser_kw_at(p, 1, "SETS"))) {
             size_t set_cap = 0;
-            g->kind = p_kw(p, "ROLLUP") ? SQL_GROUP_ROLLUP
-                      : p_kw(p, "CUBE") ? SQL_GROUP_CUBE : SQL_GROUP_GROUPING_SETS;
+            g->kind = sql_parser_kw(p, "ROLLUP") ? SQL_GROUP_ROLLUP
+                      : sql_parser_kw(p, "CUBE") ? SQL_GROUP_CUBE : SQL_GROUP_GROUPING_SETS;
             p_advance(p);
             if (g->kind == SQL_GROUP_GROUPING_SETS)
-                P_TRY(p_expect_kw(p, "SETS"));
-            P_TRY(p_expect(p, SQL_TOK_LPAREN));
+                P_TRY(sql_parser_expect_kw(p, "SETS"));
+            P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
             do {
-                P_TRY(p_grow(p, (void **)&g->sets, &g->n_sets, &set_cap, sizeof(sql_expr_list)));
+                P_TRY(sql_parser_grow(p, (void **)&g->sets, &g->n_sets, &set_cap, sizeof(sql_expr_list)));
                 P_TRY(grouping_set(p, &g->sets[g->n_sets - 1]));
-            } while (p_accept(p, SQL_TOK_COMMA));
-            P_TRY(p_expect(p, SQL_TOK_RPAREN));
+            } while (sql_parser_accept(p, SQL_TOK_COMMA));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
         } else {
             g->kind = SQL_GROUP_EXPR;
-            P_TRY(p_expr(p, &g->expr));
+            P_TRY(sql_parser_expr(p, &g->expr));
         }
         /* Hive's "GROUP BY a, b GROUPING SETS (...)" has no comma before the sets. */
-    } while (p_accept(p, SQL_TOK_COMMA) || (p_kw(p, "GROUPING") && p_kw_at(p, 1, "SETS")));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA) || (sql_parser_kw(p, "GROUPING") && sql_parser_kw_at(p, 1, "SETS")));
     /* GROUP BY a, b WITH ROLLUP|CUBE (Hive style): the whole list becomes one item. */
-    if (p_kw(p, "WITH") && (p_kw_at(p, 1, "ROLLUP") || p_kw_at(p, 1, "CUBE"))) {
-        sql_group_item *g = p_alloc(p, sizeof(*g));
+    if (sql_parser_kw(p, "WITH") && (sql_parser_kw_at(p, 1, "ROLLUP") || sql_parser_kw_at(p, 1, "CUBE"))) {
+        sql_group_item *g = sql_parser_alloc(p, sizeof(*g));
         if (g == NULL)
             return SILT_NOMEM;
         p_advance(p);
-        g->kind = p_kw(p, "ROLLUP") ? SQL_GROUP_ROLLUP : SQL_GROUP_CUBE;
+        g->kind = sql_parser_kw(p, "ROLLUP") ? SQL_GROUP_ROLLUP : SQL_GROUP_CUBE;
         p_advance(p);
-        g->sets = p_alloc(p, s->n_group * sizeof(sql_expr_list));
+        g->sets = sql_parser_alloc(p, s->n_group * sizeof(sql_expr_list));
         if (g->sets == NULL)
             return SILT_NOMEM;
         for (size_t idx = 0; idx < s->n_group; idx++) {
             if (s->group[idx].kind != SQL_GROUP_EXPR)
-                return p_fail_at(p, p->i - 1, "WITH ROLLUP/CUBE needs plain grouping expressions");
+                return sql_parser_fail_at(p, p->i - 1, "WITH ROLLUP/CUBE needs plain grouping expressions");
             g->sets[idx].n = 1;
             g->sets[idx].items = &s->group[idx].expr;
         }
@@ -541,13 +541,13 @@ static silt_status window_clause(parser *p, sql_select *s)
     do {
         sql_named_window *w;
         sql_ident name;
-        P_TRY(p_grow(p, (void **)&s->windows, &s->n_windows, &cap, sizeof(*w)));
+        P_TRY(sql_parser_grow(p, (void **)&s->windows, &s->n_windows, &cap, sizeof(*w)));
         w = &s->windows[s->n_windows - 1];
-        P_TRY(p_ident(p, &name));
+        P_TRY(sql_parser_ident(p, &name));
         w->name = name.name;
-        P_TRY(p_expect_kw(p, "AS"));
-        P_TRY(p_window_spec(p, &w->window));
-    } while (p_accept(p, SQL_TOK_COMMA));
+        P_TRY(sql_parser_expect_kw(p, "AS"));
+        P_TRY(sql_parser_window_spec(p, &w->window));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
@@ -558,25 +558,25 @@ static silt_status lateral_view(parser *p, sql_select *s)
     sql_ident alias;
     size_t cap = s->n_lateral_views; /* grown one at a time: a handful per query */
     size_t func_tok;
-    P_TRY(p_grow(p, (void **)&s->lateral_views, &s->n_lateral_views, &cap, sizeof(*lv)));
+    P_TRY(sql_parser_grow(p, (void **)&s->lateral_views, &s->n_lateral_views, &cap, sizeof(*lv)));
     lv = &s->lateral_views[s->n_lateral_views - 1];
     p_advance(p);
     p_advance(p);
-    if (p_accept_kw(p, "OUTER"))
+    if (sql_parser_accept_kw(p, "OUTER"))
         lv->outer = 1;
     func_tok = p->i;
-    P_TRY(p_expr(p, &lv->func));
+    P_TRY(sql_parser_expr(p, &lv->func));
     if (lv->func->kind != SQL_EXPR_FUNC)
-        return p_fail_at(p, func_tok, "expected a generator function call such as explode(...)");
-    P_TRY(p_ident(p, &alias));
+        return sql_parser_fail_at(p, func_tok, "expected a generator function call such as explode(...)");
+    P_TRY(sql_parser_ident(p, &alias));
     lv->table_alias = alias.name;
-    if (p_accept_kw(p, "AS") || (p_at_ident(p) && !p_is_clause_word(p, p_tok(p)))) {
+    if (sql_parser_accept_kw(p, "AS") || (sql_parser_at_ident(p) && !sql_parser_is_clause_word(p, p_tok(p)))) {
         size_t col_cap = 0;
         do {
-            P_TRY(p_grow(p, (void **)&lv->columns.items, &lv->columns.n, &col_cap,
+            P_TRY(sql_parser_grow(p, (void **)&lv->columns.items, &lv->columns.n, &col_cap,
                          sizeof(sql_ident)));
-            P_TRY(p_ident(p, &lv->columns.items[lv->columns.n - 1]));
-        } while (p_accept(p, SQL_TOK_COMMA));
+            P_TRY(sql_parser_ident(p, &lv->columns.items[lv->columns.n - 1]));
+        } while (sql_parser_accept(p, SQL_TOK_COMMA));
     }
     return SILT_OK;
 }
@@ -585,9 +585,9 @@ static silt_status from_list(parser *p, sql_select *s)
 {
     size_t cap = 0;
     do {
-        P_TRY(p_grow(p, (void **)&s->from, &s->n_from, &cap, sizeof(sql_table_ref *)));
-        P_TRY(p_table_ref(p, &s->from[s->n_from - 1]));
-    } while (p_accept(p, SQL_TOK_COMMA));
+        P_TRY(sql_parser_grow(p, (void **)&s->from, &s->n_from, &cap, sizeof(sql_table_ref *)));
+        P_TRY(sql_parser_table_ref(p, &s->from[s->n_from - 1]));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
@@ -600,32 +600,32 @@ static silt_status select_query(parser *p, sql_query **out)
         return SILT_NOMEM;
     s = &q->u.select;
     /* Spark also accepts the FROM clause first: FROM t SELECT a WHERE ... */
-    from_first = p_accept_kw(p, "FROM");
+    from_first = sql_parser_accept_kw(p, "FROM");
     if (from_first)
         P_TRY(from_list(p, s));
-    P_TRY(p_expect_kw(p, "SELECT"));
-    if (p_accept_kw(p, "DISTINCT"))
+    P_TRY(sql_parser_expect_kw(p, "SELECT"));
+    if (sql_parser_accept_kw(p, "DISTINCT"))
         s->distinct = 1;
     else
-        p_accept_kw(p, "ALL");
+        sql_parser_accept_kw(p, "ALL");
     P_TRY(select_items(p, s));
-    if (!from_first && p_accept_kw(p, "FROM"))
+    if (!from_first && sql_parser_accept_kw(p, "FROM"))
         P_TRY(from_list(p, s));
-    while (p_kw(p, "LATERAL") && p_kw_at(p, 1, "VIEW"))
+    while (sql_parser_kw(p, "LATERAL") && sql_parser_kw_at(p, 1, "VIEW"))
         P_TRY(lateral_view(p, s));
-    if (p_accept_kw(p, "WHERE"))
-        P_TRY(p_expr(p, &s->where));
-    if (p_kw(p, "GROUP")) {
+    if (sql_parser_accept_kw(p, "WHERE"))
+        P_TRY(sql_parser_expr(p, &s->where));
+    if (sql_parser_kw(p, "GROUP")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "BY"));
+        P_TRY(sql_parser_expect_kw(p, "BY"));
         P_TRY(group_by(p, s));
     }
-    if (p_accept_kw(p, "HAVING"))
-        P_TRY(p_expr(p, &s->having));
-    if (p_accept_kw(p, "WINDOW"))
+    if (sql_parser_accept_kw(p, "HAVING"))
+        P_TRY(sql_parser_expr(p, &s->having));
+    if (sql_parser_accept_kw(p, "WINDOW"))
         P_TRY(window_clause(p, s));
-    if (p_accept_kw(p, "QUALIFY"))
-        P_TRY(p_expr(p, &s->qualify));
+    if (sql_parser_accept_kw(p, "QUALIFY"))
+        P_TRY(sql_parser_expr(p, &s->qualify));
     *out = q;
     return SILT_OK;
 }
@@ -636,70 +636,70 @@ static silt_status values_query(parser *p, sql_query **out)
     size_t cap = 0;
     if (q == NULL)
         return SILT_NOMEM;
-    P_TRY(p_expect_kw(p, "VALUES"));
+    P_TRY(sql_parser_expect_kw(p, "VALUES"));
     do {
         sql_expr_list *row;
-        P_TRY(p_grow(p, (void **)&q->u.values.rows, &q->u.values.n_rows, &cap, sizeof(*row)));
+        P_TRY(sql_parser_grow(p, (void **)&q->u.values.rows, &q->u.values.n_rows, &cap, sizeof(*row)));
         row = &q->u.values.rows[q->u.values.n_rows - 1];
         /* VALUES (1, 2), (3, 4) or VALUES 1, 2 (one column per row). */
-        if (p_is(p, SQL_TOK_LPAREN) && !p_at_query(p)) {
+        if (p_is(p, SQL_TOK_LPAREN) && !sql_parser_at_query(p)) {
             sql_expr *e;
-            P_TRY(p_expr(p, &e));
+            P_TRY(sql_parser_expr(p, &e));
             if (e->kind == SQL_EXPR_ROW) {
                 *row = e->u.row;
                 continue;
             }
-            row->items = p_alloc(p, sizeof(sql_expr *));
+            row->items = sql_parser_alloc(p, sizeof(sql_expr *));
             if (row->items == NULL)
                 return SILT_NOMEM;
             row->n = 1;
             row->items[0] = e;
         } else {
-            row->items = p_alloc(p, sizeof(sql_expr *));
+            row->items = sql_parser_alloc(p, sizeof(sql_expr *));
             if (row->items == NULL)
                 return SILT_NOMEM;
             row->n = 1;
-            P_TRY(p_expr(p, &row->items[0]));
+            P_TRY(sql_parser_expr(p, &row->items[0]));
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     *out = q;
     return SILT_OK;
 }
 
 static silt_status query_primary(parser *p, sql_query **out)
 {
-    if (p_kw(p, "SELECT") || p_kw(p, "FROM"))
+    if (sql_parser_kw(p, "SELECT") || sql_parser_kw(p, "FROM"))
         return select_query(p, out);
-    if (p_kw(p, "VALUES"))
+    if (sql_parser_kw(p, "VALUES"))
         return values_query(p, out);
-    if (p_kw(p, "TABLE")) {
+    if (sql_parser_kw(p, "TABLE")) {
         sql_query *q = new_query(p, SQL_QUERY_TABLE, p_tok(p)->off);
         if (q == NULL)
             return SILT_NOMEM;
         p_advance(p);
-        P_TRY(p_name(p, &q->u.table));
+        P_TRY(sql_parser_name(p, &q->u.table));
         *out = q;
         return SILT_OK;
     }
     if (p_is(p, SQL_TOK_LPAREN)) {
         p_advance(p);
-        P_TRY(p_query(p, out));
-        return p_expect(p, SQL_TOK_RPAREN);
+        P_TRY(sql_parser_query(p, out));
+        return sql_parser_expect(p, SQL_TOK_RPAREN);
     }
-    return p_fail(p, "expected SELECT, VALUES, TABLE or '('");
+    return sql_parser_fail(p, "expected SELECT, VALUES, TABLE or '('");
 }
 
 static int setop_at(const parser *p, int intersect_level, sql_setop *op_out)
 {
     if (intersect_level) {
         *op_out = SQL_SETOP_INTERSECT;
-        return p_kw(p, "INTERSECT");
+        return sql_parser_kw(p, "INTERSECT");
     }
-    if (p_kw(p, "UNION")) {
+    if (sql_parser_kw(p, "UNION")) {
         *op_out = SQL_SETOP_UNION;
         return 1;
     }
-    if (p_kw(p, "EXCEPT") || p_kw(p, "MINUS")) {
+    if (sql_parser_kw(p, "EXCEPT") || sql_parser_kw(p, "MINUS")) {
         *op_out = SQL_SETOP_EXCEPT;
         return 1;
     }
@@ -716,10 +716,10 @@ static silt_status set_level(parser *p, int intersect_level, sql_query **out)
         if (q == NULL)
             return SILT_NOMEM;
         p_advance(p);
-        if (p_accept_kw(p, "ALL"))
+        if (sql_parser_accept_kw(p, "ALL"))
             q->u.setop.all = 1;
         else
-            p_accept_kw(p, "DISTINCT");
+            sql_parser_accept_kw(p, "DISTINCT");
         q->u.setop.op = op;
         q->u.setop.left = left;
         P_TRY(intersect_level ? query_primary(p, &q->u.setop.right)
@@ -731,31 +731,31 @@ static silt_status set_level(parser *p, int intersect_level, sql_query **out)
 }
 
 /* After WITH: [RECURSIVE] name [(cols)] AS (query), ... */
-silt_status p_ctes(parser *p, size_t *n_out, sql_cte **out)
+silt_status sql_parser_ctes(parser *p, size_t *n_out, sql_cte **out)
 {
     size_t cap = 0;
-    p_accept_kw(p, "RECURSIVE");
+    sql_parser_accept_kw(p, "RECURSIVE");
     do {
         sql_cte *c;
         sql_ident name;
-        P_TRY(p_grow(p, (void **)out, n_out, &cap, sizeof(*c)));
+        P_TRY(sql_parser_grow(p, (void **)out, n_out, &cap, sizeof(*c)));
         c = &(*out)[*n_out - 1];
-        P_TRY(p_ident(p, &name));
+        P_TRY(sql_parser_ident(p, &name));
         c->name = name.name;
         if (p_is(p, SQL_TOK_LPAREN))
-            P_TRY(p_ident_list_paren(p, &c->columns));
-        P_TRY(p_expect_kw(p, "AS"));
-        P_TRY(p_expect(p, SQL_TOK_LPAREN));
-        P_TRY(p_query(p, &c->query));
-        P_TRY(p_expect(p, SQL_TOK_RPAREN));
-    } while (p_accept(p, SQL_TOK_COMMA));
+            P_TRY(sql_parser_ident_list_paren(p, &c->columns));
+        P_TRY(sql_parser_expect_kw(p, "AS"));
+        P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+        P_TRY(sql_parser_query(p, &c->query));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
 static int at_partition_clause(const parser *p)
 {
-    return (p_kw(p, "SORT") || p_kw(p, "DISTRIBUTE") || p_kw(p, "CLUSTER")) &&
-           p_kw_at(p, 1, "BY");
+    return (sql_parser_kw(p, "SORT") || sql_parser_kw(p, "DISTRIBUTE") || sql_parser_kw(p, "CLUSTER")) &&
+           sql_parser_kw_at(p, 1, "BY");
 }
 
 /* CLUSTER BY e, ... | DISTRIBUTE BY e, ... [SORT BY ...] | SORT BY ... [DISTRIBUTE BY ...] */
@@ -766,19 +766,19 @@ static silt_status partition_clauses(parser *p, sql_query *q)
         size_t kw_idx = p->i;
         p_advance(p);
         p_advance(p);
-        if (p_word_is(p, kw, "CLUSTER")) {
+        if (sql_parser_word_is(p, kw, "CLUSTER")) {
             if (q->cluster_by.n > 0 || q->distribute_by.n > 0 || q->sort_by.n > 0)
-                return p_fail_at(p, kw_idx, "CLUSTER BY cannot be combined with DISTRIBUTE BY "
+                return sql_parser_fail_at(p, kw_idx, "CLUSTER BY cannot be combined with DISTRIBUTE BY "
                                  "or SORT BY");
-            P_TRY(p_expr_list(p, &q->cluster_by));
-        } else if (p_word_is(p, kw, "DISTRIBUTE")) {
+            P_TRY(sql_parser_expr_list(p, &q->cluster_by));
+        } else if (sql_parser_word_is(p, kw, "DISTRIBUTE")) {
             if (q->distribute_by.n > 0 || q->cluster_by.n > 0)
-                return p_fail_at(p, kw_idx, "DISTRIBUTE BY given twice or with CLUSTER BY");
-            P_TRY(p_expr_list(p, &q->distribute_by));
+                return sql_parser_fail_at(p, kw_idx, "DISTRIBUTE BY given twice or with CLUSTER BY");
+            P_TRY(sql_parser_expr_list(p, &q->distribute_by));
         } else {
             if (q->sort_by.n > 0 || q->cluster_by.n > 0)
-                return p_fail_at(p, kw_idx, "SORT BY given twice or with CLUSTER BY");
-            P_TRY(p_order_list(p, &q->sort_by));
+                return sql_parser_fail_at(p, kw_idx, "SORT BY given twice or with CLUSTER BY");
+            P_TRY(sql_parser_order_list(p, &q->sort_by));
         }
     }
     return SILT_OK;
@@ -802,42 +802,42 @@ static silt_status outer_query(parser *p, sql_query **q, int need)
     return SILT_OK;
 }
 
-silt_status p_query(parser *p, sql_query **out)
+silt_status sql_parser_query(parser *p, sql_query **out)
 {
     sql_query *q;
     size_t n_ctes = 0;
     sql_cte *with = NULL;
-    P_TRY(p_enter(p));
-    if (p_accept_kw(p, "WITH"))
-        P_TRY(p_ctes(p, &n_ctes, &with));
+    P_TRY(sql_parser_enter(p));
+    if (sql_parser_accept_kw(p, "WITH"))
+        P_TRY(sql_parser_ctes(p, &n_ctes, &with));
     P_TRY(set_level(p, 0, &q));
     if (n_ctes > 0) {
         P_TRY(outer_query(p, &q, 1));
         q->n_ctes = n_ctes;
         q->ctes = with;
     }
-    if (p_kw(p, "ORDER")) {
+    if (sql_parser_kw(p, "ORDER")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "BY"));
+        P_TRY(sql_parser_expect_kw(p, "BY"));
         if (q->order_by.n > 0 || q->limit != NULL || q->offset != NULL)
             P_TRY(outer_query(p, &q, 1));
-        P_TRY(p_order_list(p, &q->order_by));
+        P_TRY(sql_parser_order_list(p, &q->order_by));
     } else if (at_partition_clause(p)) {
         if (q->order_by.n > 0 || q->limit != NULL || q->offset != NULL ||
             q->sort_by.n > 0 || q->distribute_by.n > 0 || q->cluster_by.n > 0)
             P_TRY(outer_query(p, &q, 1));
         P_TRY(partition_clauses(p, q));
     }
-    if (p_accept_kw(p, "LIMIT")) {
+    if (sql_parser_accept_kw(p, "LIMIT")) {
         if (q->limit != NULL || q->offset != NULL)
             P_TRY(outer_query(p, &q, 1));
-        if (!p_accept_kw(p, "ALL"))
-            P_TRY(p_expr(p, &q->limit));
+        if (!sql_parser_accept_kw(p, "ALL"))
+            P_TRY(sql_parser_expr(p, &q->limit));
     }
-    if (p_accept_kw(p, "OFFSET")) {
+    if (sql_parser_accept_kw(p, "OFFSET")) {
         if (q->offset != NULL)
             P_TRY(outer_query(p, &q, 1));
-        P_TRY(p_expr(p, &q->offset));
+        P_TRY(sql_parser_expr(p, &q->offset));
     }
     p_leave(p);
     *out = q;

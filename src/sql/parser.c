@@ -23,28 +23,28 @@ static int p_is_reserved(const parser *p, const sql_token *t);
 
 /* ------------------------------------------------------------------ helpers */
 
-int p_word_is(const parser *p, const sql_token *t, const char *kw)
+int sql_parser_word_is(const parser *p, const sql_token *t, const char *kw)
 {
     size_t n = strlen(kw);
-    return t->kind == SQL_TOK_WORD && t->len == n && str_ncasecmp(p->text + t->off, kw, n) == 0;
+    return t->kind == SQL_TOK_WORD && t->len == n && util_str_ncasecmp(p->text + t->off, kw, n) == 0;
 }
 
-int p_kw(const parser *p, const char *kw) { return p_word_is(p, p_tok(p), kw); }
+int sql_parser_kw(const parser *p, const char *kw) { return sql_parser_word_is(p, p_tok(p), kw); }
 
-int p_kw_at(const parser *p, size_t ahead, const char *kw)
+int sql_parser_kw_at(const parser *p, size_t ahead, const char *kw)
 {
-    return p_word_is(p, p_peek(p, ahead), kw);
+    return sql_parser_word_is(p, p_peek(p, ahead), kw);
 }
 
-int p_accept_kw(parser *p, const char *kw)
+int sql_parser_accept_kw(parser *p, const char *kw)
 {
-    if (!p_kw(p, kw))
+    if (!sql_parser_kw(p, kw))
         return 0;
     p_advance(p);
     return 1;
 }
 
-int p_accept(parser *p, sql_tok_kind kind)
+int sql_parser_accept(parser *p, sql_tok_kind kind)
 {
     if (!p_is(p, kind))
         return 0;
@@ -65,7 +65,7 @@ static silt_status p_vfail_at(parser *p, size_t tok_idx, const char *fmt, va_lis
     return sql_syntax_error(p->err, p->text, p->len, t->off, t->len, detail);
 }
 
-silt_status p_fail(parser *p, const char *fmt, ...)
+silt_status sql_parser_fail(parser *p, const char *fmt, ...)
 {
     va_list ap;
     silt_status rc;
@@ -75,7 +75,7 @@ silt_status p_fail(parser *p, const char *fmt, ...)
     return rc;
 }
 
-silt_status p_fail_at(parser *p, size_t tok_idx, const char *fmt, ...)
+silt_status sql_parser_fail_at(parser *p, size_t tok_idx, const char *fmt, ...)
 {
     va_list ap;
     silt_status rc;
@@ -85,7 +85,7 @@ silt_status p_fail_at(parser *p, size_t tok_idx, const char *fmt, ...)
     return rc;
 }
 
-silt_status p_error_at(parser *p, uint32_t off, const char *fmt, ...)
+silt_status sql_parser_error_at(parser *p, uint32_t off, const char *fmt, ...)
 {
     char msg[SILT_ERROR_MESSAGE_MAX];
     int line, col;
@@ -101,31 +101,31 @@ silt_status p_error_at(parser *p, uint32_t off, const char *fmt, ...)
     return SILT_PARSE;
 }
 
-silt_status p_expect_kw(parser *p, const char *kw)
+silt_status sql_parser_expect_kw(parser *p, const char *kw)
 {
-    if (p_accept_kw(p, kw))
+    if (sql_parser_accept_kw(p, kw))
         return SILT_OK;
-    return p_fail(p, "expected %s", kw);
+    return sql_parser_fail(p, "expected %s", kw);
 }
 
-silt_status p_expect(parser *p, sql_tok_kind kind)
+silt_status sql_parser_expect(parser *p, sql_tok_kind kind)
 {
-    if (p_accept(p, kind))
+    if (sql_parser_accept(p, kind))
         return SILT_OK;
-    return p_fail(p, "expected %s", sql_tok_kind_name(kind));
+    return sql_parser_fail(p, "expected %s", sql_tok_kind_name(kind));
 }
 
-silt_status p_enter(parser *p)
+silt_status sql_parser_enter(parser *p)
 {
     if (p->depth >= SQL_PARSE_MAX_DEPTH)
-        return p_error_at(p, p_tok(p)->off,
+        return sql_parser_error_at(p, p_tok(p)->off,
                           "could not parse statement: nested more than %d levels deep",
                           SQL_PARSE_MAX_DEPTH);
     p->depth++;
     return SILT_OK;
 }
 
-void *p_alloc(parser *p, size_t size)
+void *sql_parser_alloc(parser *p, size_t size)
 {
     void *mem = arena_calloc(p->a, 1, size);
     if (mem == NULL)
@@ -133,7 +133,7 @@ void *p_alloc(parser *p, size_t size)
     return mem;
 }
 
-char *p_strndup(parser *p, const char *s, size_t len)
+char *sql_parser_strndup(parser *p, const char *s, size_t len)
 {
     char *copy = arena_strndup(p->a, s, len);
     if (copy == NULL)
@@ -142,7 +142,7 @@ char *p_strndup(parser *p, const char *s, size_t len)
 }
 
 /* Appends one zeroed element to an arena array (doubling); *n is incremented. */
-silt_status p_grow(parser *p, void **items, size_t *n, size_t *cap, size_t elem_size)
+silt_status sql_parser_grow(parser *p, void **items, size_t *n, size_t *cap, size_t elem_size)
 {
     if (*n == *cap) {
         size_t new_cap = *cap == 0 ? 4 : *cap * 2;
@@ -162,7 +162,7 @@ static int word_in(const parser *p, const sql_token *t, const char *const *words
     if (t->kind != SQL_TOK_WORD || t->len > 16)
         return 0;
     for (size_t idx = 0; idx < n; idx++) {
-        if (p_word_is(p, t, words[idx]))
+        if (sql_parser_word_is(p, t, words[idx]))
             return 1;
     }
     return 0;
@@ -178,7 +178,7 @@ static int p_is_reserved(const parser *p, const sql_token *t)
     return word_in(p, t, reserved, sizeof(reserved) / sizeof(reserved[0]));
 }
 
-int p_is_clause_word(const parser *p, const sql_token *t)
+int sql_parser_is_clause_word(const parser *p, const sql_token *t)
 {
     static const char *const clause[] = {
         "LIMIT", "OFFSET", "WINDOW", "QUALIFY", "MINUS", "SEMI", "ANTI", "VERSION", "TIMESTAMP",
@@ -189,13 +189,13 @@ int p_is_clause_word(const parser *p, const sql_token *t)
     return p_is_reserved(p, t) || word_in(p, t, clause, sizeof(clause) / sizeof(clause[0]));
 }
 
-int p_at_ident(const parser *p)
+int sql_parser_at_ident(const parser *p)
 {
     const sql_token *t = p_tok(p);
     return t->kind == SQL_TOK_QUOTED || (t->kind == SQL_TOK_WORD && !p_is_reserved(p, t));
 }
 
-silt_status p_ident(parser *p, sql_ident *out)
+silt_status sql_parser_ident(parser *p, sql_ident *out)
 {
     const sql_token *t = p_tok(p);
     memset(out, 0, sizeof(*out));
@@ -204,7 +204,7 @@ silt_status p_ident(parser *p, sql_ident *out)
         /* `a``b` is a`b: drop the quotes and halve the doubled backquotes. */
         const char *s = p->text + t->off + 1;
         size_t n = t->len - 2;
-        char *name = p_alloc(p, n + 1);
+        char *name = sql_parser_alloc(p, n + 1);
         size_t used = 0;
         if (name == NULL)
             return SILT_NOMEM;
@@ -214,18 +214,18 @@ silt_status p_ident(parser *p, sql_ident *out)
                 idx++;
         }
         if (used == 0)
-            return p_fail(p, "an identifier cannot be empty");
+            return sql_parser_fail(p, "an identifier cannot be empty");
         out->name = name;
         out->quoted = 1;
     } else if (t->kind == SQL_TOK_WORD && !p_is_reserved(p, t)) {
-        out->name = p_strndup(p, p->text + t->off, t->len);
+        out->name = sql_parser_strndup(p, p->text + t->off, t->len);
         if (out->name == NULL)
             return SILT_NOMEM;
     } else if (t->kind == SQL_TOK_WORD) {
-        return p_fail(p, "'%.*s' is a reserved word; quote it with backquotes to use it as a "
+        return sql_parser_fail(p, "'%.*s' is a reserved word; quote it with backquotes to use it as a "
                       "name", (int)t->len, p->text + t->off);
     } else {
-        return p_fail(p, "expected an identifier");
+        return sql_parser_fail(p, "expected an identifier");
     }
     p_advance(p);
     return SILT_OK;
@@ -235,45 +235,45 @@ silt_status p_ident(parser *p, sql_ident *out)
  * A name part after '.': any word, reserved or not, since nothing else can
  * stand there (t.from, s.inner), as PostgreSQL's ColLabel allows.
  */
-silt_status p_ident_after_dot(parser *p, sql_ident *out)
+silt_status sql_parser_ident_after_dot(parser *p, sql_ident *out)
 {
     const sql_token *t = p_tok(p);
     if (t->kind != SQL_TOK_WORD)
-        return p_ident(p, out);
+        return sql_parser_ident(p, out);
     memset(out, 0, sizeof(*out));
     out->pos = t->off;
-    out->name = p_strndup(p, p->text + t->off, t->len);
+    out->name = sql_parser_strndup(p, p->text + t->off, t->len);
     if (out->name == NULL)
         return SILT_NOMEM;
     p_advance(p);
     return SILT_OK;
 }
 
-silt_status p_name(parser *p, sql_name *out)
+silt_status sql_parser_name(parser *p, sql_name *out)
 {
     size_t cap = 0;
     memset(out, 0, sizeof(*out));
     out->pos = p_tok(p)->off;
     do {
-        P_TRY(p_grow(p, (void **)&out->parts, &out->n_parts, &cap, sizeof(sql_ident)));
+        P_TRY(sql_parser_grow(p, (void **)&out->parts, &out->n_parts, &cap, sizeof(sql_ident)));
         if (out->n_parts == 1)
-            P_TRY(p_ident(p, &out->parts[0]));
+            P_TRY(sql_parser_ident(p, &out->parts[0]));
         else
-            P_TRY(p_ident_after_dot(p, &out->parts[out->n_parts - 1]));
-    } while (p_accept(p, SQL_TOK_DOT));
+            P_TRY(sql_parser_ident_after_dot(p, &out->parts[out->n_parts - 1]));
+    } while (sql_parser_accept(p, SQL_TOK_DOT));
     return SILT_OK;
 }
 
-silt_status p_ident_list_paren(parser *p, sql_ident_list *out)
+silt_status sql_parser_ident_list_paren(parser *p, sql_ident_list *out)
 {
     size_t cap = 0;
     memset(out, 0, sizeof(*out));
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     do {
-        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_ident)));
-        P_TRY(p_ident(p, &out->items[out->n - 1]));
-    } while (p_accept(p, SQL_TOK_COMMA));
-    return p_expect(p, SQL_TOK_RPAREN);
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_ident)));
+        P_TRY(sql_parser_ident(p, &out->items[out->n - 1]));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
 }
 
 /* A dotted name written as one string "a.b.c" (property keys, DROP targets ...). */
@@ -283,7 +283,7 @@ static silt_status dotted_text(parser *p, const char **out)
     buf b = BUF_INIT;
     silt_status rc;
     if (p_at_string(p))
-        return p_string_one(p, out);
+        return sql_parser_string_one(p, out);
     /* Property keys may be reserved words (delta.appendOnly, 'option' keys). */
     memset(&name, 0, sizeof(name));
     rc = SILT_OK;
@@ -291,20 +291,20 @@ static silt_status dotted_text(parser *p, const char **out)
         const sql_token *t = p_tok(p);
         if (t->kind == SQL_TOK_QUOTED) {
             sql_ident id;
-            rc = p_ident(p, &id);
+            rc = sql_parser_ident(p, &id);
             if (rc == SILT_OK)
                 rc = buf_append_str(&b, id.name, p->err);
         } else if (t->kind == SQL_TOK_WORD) {
             rc = buf_append(&b, p->text + t->off, t->len, p->err);
             p_advance(p);
         } else {
-            rc = p_fail(p, "expected a key");
+            rc = sql_parser_fail(p, "expected a key");
         }
         if (rc == SILT_OK && p_is(p, SQL_TOK_DOT))
             rc = buf_append_char(&b, '.', p->err);
-    } while (rc == SILT_OK && p_accept(p, SQL_TOK_DOT));
+    } while (rc == SILT_OK && sql_parser_accept(p, SQL_TOK_DOT));
     if (rc == SILT_OK) {
-        *out = p_strndup(p, b.data, b.len);
+        *out = sql_parser_strndup(p, b.data, b.len);
         rc = *out == NULL ? SILT_NOMEM : SILT_OK;
     }
     buf_clear(&b);
@@ -316,19 +316,19 @@ static silt_status kv_list(parser *p, sql_kv_list *out, int with_values)
 {
     size_t cap = 0;
     memset(out, 0, sizeof(*out));
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     do {
         sql_kv *kv;
-        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(*kv)));
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(*kv)));
         kv = &out->items[out->n - 1];
         kv->pos = p_tok(p)->off;
         P_TRY(dotted_text(p, &kv->key));
         if (with_values) {
-            p_accept(p, SQL_TOK_EQ);
-            P_TRY(p_literal_text(p, &kv->value));
+            sql_parser_accept(p, SQL_TOK_EQ);
+            P_TRY(sql_parser_literal_text(p, &kv->value));
         }
-    } while (p_accept(p, SQL_TOK_COMMA));
-    return p_expect(p, SQL_TOK_RPAREN);
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
 }
 
 /* ------------------------------------------------------------------ CREATE */
@@ -344,68 +344,68 @@ static silt_status column_def(parser *p, sql_column_def *c, int allow_constraint
 {
     if (allow_constraints == 2) {
         sql_name path;
-        P_TRY(p_name(p, &path));
+        P_TRY(sql_parser_name(p, &path));
         c->name = path.parts[path.n_parts - 1];
         if (path.n_parts > 1) {
             c->parent = path;
             c->parent.n_parts--;
         }
     } else {
-        P_TRY(p_ident(p, &c->name));
+        P_TRY(sql_parser_ident(p, &c->name));
     }
-    P_TRY(p_type(p, &c->type));
+    P_TRY(sql_parser_type(p, &c->type));
     for (;;) {
-        if (p_kw(p, "NOT") && p_kw_at(p, 1, "NULL")) {
+        if (sql_parser_kw(p, "NOT") && sql_parser_kw_at(p, 1, "NULL")) {
             p_advance(p);
             p_advance(p);
             c->not_null = 1;
-        } else if (p_accept_kw(p, "COMMENT")) {
-            P_TRY(p_string(p, &c->comment, NULL));
-        } else if (allow_constraints && p_accept_kw(p, "DEFAULT")) {
-            P_TRY(p_expr(p, &c->default_value));
-        } else if (allow_constraints && p_accept_kw(p, "GENERATED")) {
-            if (p_accept_kw(p, "ALWAYS")) {
+        } else if (sql_parser_accept_kw(p, "COMMENT")) {
+            P_TRY(sql_parser_string(p, &c->comment, NULL));
+        } else if (allow_constraints && sql_parser_accept_kw(p, "DEFAULT")) {
+            P_TRY(sql_parser_expr(p, &c->default_value));
+        } else if (allow_constraints && sql_parser_accept_kw(p, "GENERATED")) {
+            if (sql_parser_accept_kw(p, "ALWAYS")) {
                 c->identity_always = 1;
             } else {
-                P_TRY(p_expect_kw(p, "BY"));
-                P_TRY(p_expect_kw(p, "DEFAULT"));
+                P_TRY(sql_parser_expect_kw(p, "BY"));
+                P_TRY(sql_parser_expect_kw(p, "DEFAULT"));
             }
-            P_TRY(p_expect_kw(p, "AS"));
-            if (p_accept_kw(p, "IDENTITY")) {
+            P_TRY(sql_parser_expect_kw(p, "AS"));
+            if (sql_parser_accept_kw(p, "IDENTITY")) {
                 c->identity = 1;
                 c->identity_start = 1;
                 c->identity_step = 1;
-                if (p_accept(p, SQL_TOK_LPAREN)) {
+                if (sql_parser_accept(p, SQL_TOK_LPAREN)) {
                     do {
-                        int is_start = p_accept_kw(p, "START");
+                        int is_start = sql_parser_accept_kw(p, "START");
                         sql_expr *v;
                         size_t value_tok;
                         if (is_start) {
-                            P_TRY(p_expect_kw(p, "WITH"));
+                            P_TRY(sql_parser_expect_kw(p, "WITH"));
                         } else {
-                            P_TRY(p_expect_kw(p, "INCREMENT"));
-                            P_TRY(p_expect_kw(p, "BY"));
+                            P_TRY(sql_parser_expect_kw(p, "INCREMENT"));
+                            P_TRY(sql_parser_expect_kw(p, "BY"));
                         }
                         value_tok = p->i;
-                        P_TRY(p_expr(p, &v));
+                        P_TRY(sql_parser_expr(p, &v));
                         if (v->kind != SQL_EXPR_LITERAL ||
                             (v->u.lit.kind != SQL_LIT_INT && v->u.lit.kind != SQL_LIT_LONG))
-                            return p_fail_at(p, value_tok, "expected an integer literal");
+                            return sql_parser_fail_at(p, value_tok, "expected an integer literal");
                         if (is_start)
                             c->identity_start = v->u.lit.i64;
                         else
                             c->identity_step = v->u.lit.i64;
                     } while (p_is(p, SQL_TOK_WORD));
-                    P_TRY(p_expect(p, SQL_TOK_RPAREN));
+                    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
                 }
             } else {
                 if (!c->identity_always)
-                    return p_fail(p, "expected IDENTITY");
-                P_TRY(p_expect(p, SQL_TOK_LPAREN));
-                P_TRY(p_expr(p, &c->generated));
-                P_TRY(p_expect(p, SQL_TOK_RPAREN));
+                    return sql_parser_fail(p, "expected IDENTITY");
+                P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+                P_TRY(sql_parser_expr(p, &c->generated));
+                P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
             }
-        } else if (allow_constraints == 2 && (p_kw(p, "FIRST") || p_kw(p, "AFTER"))) {
+        } else if (allow_constraints == 2 && (sql_parser_kw(p, "FIRST") || sql_parser_kw(p, "AFTER"))) {
             int found;
             P_TRY(column_position(p, c, &found));
         } else {
@@ -418,20 +418,20 @@ static silt_status column_list(parser *p, sql_column_list *out, int allow_constr
 {
     size_t cap = 0;
     memset(out, 0, sizeof(*out));
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     do {
-        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_column_def)));
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(sql_column_def)));
         P_TRY(column_def(p, &out->items[out->n - 1], allow_constraints));
-    } while (p_accept(p, SQL_TOK_COMMA));
-    return p_expect(p, SQL_TOK_RPAREN);
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
 }
 
 static silt_status if_not_exists(parser *p, uint8_t *out)
 {
-    if (p_kw(p, "IF")) {
+    if (sql_parser_kw(p, "IF")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "NOT"));
-        P_TRY(p_expect_kw(p, "EXISTS"));
+        P_TRY(sql_parser_expect_kw(p, "NOT"));
+        P_TRY(sql_parser_expect_kw(p, "EXISTS"));
         *out = 1;
     }
     return SILT_OK;
@@ -439,9 +439,9 @@ static silt_status if_not_exists(parser *p, uint8_t *out)
 
 static silt_status if_exists(parser *p, uint8_t *out)
 {
-    if (p_kw(p, "IF")) {
+    if (sql_parser_kw(p, "IF")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "EXISTS"));
+        P_TRY(sql_parser_expect_kw(p, "EXISTS"));
         *out = 1;
     }
     return SILT_OK;
@@ -450,7 +450,7 @@ static silt_status if_exists(parser *p, uint8_t *out)
 static silt_status once(parser *p, int *seen, const char *clause)
 {
     if (*seen)
-        return p_fail(p, "%s given twice", clause);
+        return sql_parser_fail(p, "%s given twice", clause);
     *seen = 1;
     return SILT_OK;
 }
@@ -462,29 +462,29 @@ static silt_status bucket_spec(parser *p, sql_stmt *s)
     uint64_t n = 0;
     p_advance(p);
     p_advance(p);
-    P_TRY(p_ident_list_paren(p, &s->u.create_table.bucket_by));
-    if (p_kw(p, "SORTED")) {
+    P_TRY(sql_parser_ident_list_paren(p, &s->u.create_table.bucket_by));
+    if (sql_parser_kw(p, "SORTED")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "BY"));
-        P_TRY(p_expect(p, SQL_TOK_LPAREN));
-        P_TRY(p_order_list(p, &s->u.create_table.bucket_sort));
-        P_TRY(p_expect(p, SQL_TOK_RPAREN));
+        P_TRY(sql_parser_expect_kw(p, "BY"));
+        P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+        P_TRY(sql_parser_order_list(p, &s->u.create_table.bucket_sort));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     }
-    P_TRY(p_expect_kw(p, "INTO"));
+    P_TRY(sql_parser_expect_kw(p, "INTO"));
     t = p_tok(p);
     if (t->kind != SQL_TOK_NUMBER)
-        return p_fail(p, "expected the number of buckets");
+        return sql_parser_fail(p, "expected the number of buckets");
     for (uint32_t idx = 0; idx < t->len; idx++) {
         char c = p->text[t->off + idx];
         if (c < '0' || c > '9' || n > 100000000)
-            return p_fail(p, "expected the number of buckets (a positive integer)");
+            return sql_parser_fail(p, "expected the number of buckets (a positive integer)");
         n = n * 10 + (uint64_t)(c - '0');
     }
     if (n == 0)
-        return p_fail(p, "expected the number of buckets (a positive integer)");
+        return sql_parser_fail(p, "expected the number of buckets (a positive integer)");
     s->u.create_table.n_buckets = (int64_t)n;
     p_advance(p);
-    return p_expect_kw(p, "BUCKETS");
+    return sql_parser_expect_kw(p, "BUCKETS");
 }
 
 /* The clauses after the column list, in any order (Spark's createTableClauses). */
@@ -493,44 +493,44 @@ static silt_status table_clauses(parser *p, sql_stmt *s)
     int seen_using = 0, seen_part = 0, seen_cluster = 0, seen_loc = 0, seen_comment = 0,
         seen_props = 0, seen_opts = 0, seen_bucket = 0;
     for (;;) {
-        if (p_kw(p, "USING") || p_kw(p, "STORED")) {
+        if (sql_parser_kw(p, "USING") || sql_parser_kw(p, "STORED")) {
             sql_ident fmt;
             P_TRY(once(p, &seen_using, "USING"));
-            if (p_accept_kw(p, "STORED"))
-                P_TRY(p_expect_kw(p, "AS"));
+            if (sql_parser_accept_kw(p, "STORED"))
+                P_TRY(sql_parser_expect_kw(p, "AS"));
             else
                 p_advance(p);
-            P_TRY(p_ident(p, &fmt));
+            P_TRY(sql_parser_ident(p, &fmt));
             s->u.create_table.using_fmt = fmt.name;
-        } else if (p_kw(p, "PARTITIONED")) {
+        } else if (sql_parser_kw(p, "PARTITIONED")) {
             P_TRY(once(p, &seen_part, "PARTITIONED BY"));
             p_advance(p);
-            P_TRY(p_expect_kw(p, "BY"));
-            P_TRY(p_ident_list_paren(p, &s->u.create_table.partitioned_by));
-        } else if (p_kw(p, "CLUSTER") && p_kw_at(p, 1, "BY")) {
+            P_TRY(sql_parser_expect_kw(p, "BY"));
+            P_TRY(sql_parser_ident_list_paren(p, &s->u.create_table.partitioned_by));
+        } else if (sql_parser_kw(p, "CLUSTER") && sql_parser_kw_at(p, 1, "BY")) {
             P_TRY(once(p, &seen_cluster, "CLUSTER BY"));
             p_advance(p);
             p_advance(p);
-            P_TRY(p_ident_list_paren(p, &s->u.create_table.cluster_by));
-        } else if (p_kw(p, "CLUSTERED") && p_kw_at(p, 1, "BY")) {
+            P_TRY(sql_parser_ident_list_paren(p, &s->u.create_table.cluster_by));
+        } else if (sql_parser_kw(p, "CLUSTERED") && sql_parser_kw_at(p, 1, "BY")) {
             P_TRY(once(p, &seen_bucket, "CLUSTERED BY"));
             P_TRY(bucket_spec(p, s));
-        } else if (p_kw(p, "LOCATION")) {
+        } else if (sql_parser_kw(p, "LOCATION")) {
             P_TRY(once(p, &seen_loc, "LOCATION"));
             p_advance(p);
-            P_TRY(p_string(p, &s->u.create_table.location, NULL));
-        } else if (p_kw(p, "COMMENT")) {
+            P_TRY(sql_parser_string(p, &s->u.create_table.location, NULL));
+        } else if (sql_parser_kw(p, "COMMENT")) {
             P_TRY(once(p, &seen_comment, "COMMENT"));
             p_advance(p);
-            P_TRY(p_string(p, &s->u.create_table.comment, NULL));
-        } else if (p_kw(p, "TBLPROPERTIES") ||
-                   (p_kw(p, "SET") && p_kw_at(p, 1, "TBLPROPERTIES"))) {
+            P_TRY(sql_parser_string(p, &s->u.create_table.comment, NULL));
+        } else if (sql_parser_kw(p, "TBLPROPERTIES") ||
+                   (sql_parser_kw(p, "SET") && sql_parser_kw_at(p, 1, "TBLPROPERTIES"))) {
             /* "SET TBLPROPERTIES" here is a common slip (seen in tutorials); accept it. */
             P_TRY(once(p, &seen_props, "TBLPROPERTIES"));
-            p_accept_kw(p, "SET");
+            sql_parser_accept_kw(p, "SET");
             p_advance(p);
             P_TRY(kv_list(p, &s->u.create_table.properties, 1));
-        } else if (p_kw(p, "OPTIONS")) {
+        } else if (sql_parser_kw(p, "OPTIONS")) {
             P_TRY(once(p, &seen_opts, "OPTIONS"));
             p_advance(p);
             P_TRY(kv_list(p, &s->u.create_table.options, 1));
@@ -544,25 +544,25 @@ static silt_status create_table(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_CREATE_TABLE;
     P_TRY(if_not_exists(p, &s->u.create_table.if_not_exists));
-    P_TRY(p_name(p, &s->u.create_table.name));
-    if (p_kw(p, "LIKE")) {
+    P_TRY(sql_parser_name(p, &s->u.create_table.name));
+    if (sql_parser_kw(p, "LIKE")) {
         p_advance(p);
-        P_TRY(p_name(p, &s->u.create_table.like));
+        P_TRY(sql_parser_name(p, &s->u.create_table.like));
         return table_clauses(p, s);
     }
-    if ((p_kw(p, "SHALLOW") || p_kw(p, "DEEP")) && p_kw_at(p, 1, "CLONE")) {
+    if ((sql_parser_kw(p, "SHALLOW") || sql_parser_kw(p, "DEEP")) && sql_parser_kw_at(p, 1, "CLONE")) {
         /* Delta clones: the source may travel in time. */
-        s->u.create_table.clone = p_kw(p, "SHALLOW") ? 1 : 2;
+        s->u.create_table.clone = sql_parser_kw(p, "SHALLOW") ? 1 : 2;
         p_advance(p);
         p_advance(p);
-        P_TRY(p_table_name_ref(p, &s->u.create_table.clone_source, &s->u.create_table.clone_at));
+        P_TRY(sql_parser_table_name_ref(p, &s->u.create_table.clone_source, &s->u.create_table.clone_at));
         return table_clauses(p, s);
     }
-    if (p_is(p, SQL_TOK_LPAREN) && !p_at_query(p))
+    if (p_is(p, SQL_TOK_LPAREN) && !sql_parser_at_query(p))
         P_TRY(column_list(p, &s->u.create_table.columns, 1));
     P_TRY(table_clauses(p, s));
-    if (p_accept_kw(p, "AS") || p_at_query(p))
-        P_TRY(p_query(p, &s->u.create_table.as_query));
+    if (sql_parser_accept_kw(p, "AS") || sql_parser_at_query(p))
+        P_TRY(sql_parser_query(p, &s->u.create_table.as_query));
     return SILT_OK;
 }
 
@@ -570,54 +570,54 @@ static silt_status create_view(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_CREATE_VIEW;
     P_TRY(if_not_exists(p, &s->u.create_view.if_not_exists));
-    P_TRY(p_name(p, &s->u.create_view.name));
+    P_TRY(sql_parser_name(p, &s->u.create_view.name));
     if (p_is(p, SQL_TOK_LPAREN)) {
         /* (a COMMENT 'x', b): names with optional comments. */
         size_t cap = 0, comment_cap = 0, n_comments = 0;
         sql_ident_list *cols = &s->u.create_view.columns;
         p_advance(p);
         do {
-            P_TRY(p_grow(p, (void **)&cols->items, &cols->n, &cap, sizeof(sql_ident)));
-            P_TRY(p_grow(p, (void **)&s->u.create_view.column_comments, &n_comments,
+            P_TRY(sql_parser_grow(p, (void **)&cols->items, &cols->n, &cap, sizeof(sql_ident)));
+            P_TRY(sql_parser_grow(p, (void **)&s->u.create_view.column_comments, &n_comments,
                          &comment_cap, sizeof(const char *)));
-            P_TRY(p_ident(p, &cols->items[cols->n - 1]));
-            if (p_accept_kw(p, "COMMENT"))
-                P_TRY(p_string(p, &s->u.create_view.column_comments[n_comments - 1], NULL));
-        } while (p_accept(p, SQL_TOK_COMMA));
-        P_TRY(p_expect(p, SQL_TOK_RPAREN));
+            P_TRY(sql_parser_ident(p, &cols->items[cols->n - 1]));
+            if (sql_parser_accept_kw(p, "COMMENT"))
+                P_TRY(sql_parser_string(p, &s->u.create_view.column_comments[n_comments - 1], NULL));
+        } while (sql_parser_accept(p, SQL_TOK_COMMA));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     }
-    if (p_accept_kw(p, "USING")) {
+    if (sql_parser_accept_kw(p, "USING")) {
         sql_ident fmt;
-        P_TRY(p_ident(p, &fmt));
+        P_TRY(sql_parser_ident(p, &fmt));
         s->u.create_view.using_fmt = fmt.name;
-        if (p_accept_kw(p, "OPTIONS"))
+        if (sql_parser_accept_kw(p, "OPTIONS"))
             P_TRY(kv_list(p, &s->u.create_view.options, 1));
         return SILT_OK;
     }
     for (;;) {
-        if (p_accept_kw(p, "COMMENT"))
-            P_TRY(p_string(p, &s->u.create_view.comment, NULL));
-        else if (p_accept_kw(p, "TBLPROPERTIES"))
+        if (sql_parser_accept_kw(p, "COMMENT"))
+            P_TRY(sql_parser_string(p, &s->u.create_view.comment, NULL));
+        else if (sql_parser_accept_kw(p, "TBLPROPERTIES"))
             P_TRY(kv_list(p, &s->u.create_view.properties, 1));
         else
             break;
     }
-    P_TRY(p_expect_kw(p, "AS"));
-    return p_query(p, &s->u.create_view.query);
+    P_TRY(sql_parser_expect_kw(p, "AS"));
+    return sql_parser_query(p, &s->u.create_view.query);
 }
 
 static silt_status create_database(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_CREATE_DATABASE;
     P_TRY(if_not_exists(p, &s->u.create_database.if_not_exists));
-    P_TRY(p_name(p, &s->u.create_database.name));
+    P_TRY(sql_parser_name(p, &s->u.create_database.name));
     for (;;) {
-        if (p_accept_kw(p, "LOCATION")) {
-            P_TRY(p_string(p, &s->u.create_database.location, NULL));
-        } else if (p_accept_kw(p, "COMMENT")) {
-            P_TRY(p_string(p, &s->u.create_database.comment, NULL));
-        } else if (p_kw(p, "WITH") && (p_kw_at(p, 1, "DBPROPERTIES") ||
-                                       p_kw_at(p, 1, "PROPERTIES"))) {
+        if (sql_parser_accept_kw(p, "LOCATION")) {
+            P_TRY(sql_parser_string(p, &s->u.create_database.location, NULL));
+        } else if (sql_parser_accept_kw(p, "COMMENT")) {
+            P_TRY(sql_parser_string(p, &s->u.create_database.comment, NULL));
+        } else if (sql_parser_kw(p, "WITH") && (sql_parser_kw_at(p, 1, "DBPROPERTIES") ||
+                                       sql_parser_kw_at(p, 1, "PROPERTIES"))) {
             p_advance(p);
             p_advance(p);
             P_TRY(kv_list(p, &s->u.create_database.properties, 1));
@@ -631,15 +631,15 @@ static silt_status create_database(parser *p, sql_stmt *s)
 static silt_status create_ref(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_CREATE_REF;
-    s->u.ref.what = p_kw(p, "BRANCH") ? SQL_OBJ_BRANCH : SQL_OBJ_TAG;
+    s->u.ref.what = sql_parser_kw(p, "BRANCH") ? SQL_OBJ_BRANCH : SQL_OBJ_TAG;
     p_advance(p);
     P_TRY(if_not_exists(p, &s->u.ref.if_not_exists));
-    P_TRY(p_name(p, &s->u.ref.name));
+    P_TRY(sql_parser_name(p, &s->u.ref.name));
     for (;;) {
-        if (p_accept_kw(p, "IN"))
-            P_TRY(p_name(p, &s->u.ref.in));
-        else if (p_accept_kw(p, "FROM") || p_accept_kw(p, "AT"))
-            P_TRY(p_name(p, &s->u.ref.from));
+        if (sql_parser_accept_kw(p, "IN"))
+            P_TRY(sql_parser_name(p, &s->u.ref.in));
+        else if (sql_parser_accept_kw(p, "FROM") || sql_parser_accept_kw(p, "AT"))
+            P_TRY(sql_parser_name(p, &s->u.ref.from));
         else
             return SILT_OK;
     }
@@ -649,41 +649,41 @@ static silt_status create_stmt(parser *p, sql_stmt *s)
 {
     uint8_t or_replace = 0, temporary = 0, global = 0, external = 0;
     p_advance(p);
-    if (p_kw(p, "OR")) {
+    if (sql_parser_kw(p, "OR")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "REPLACE"));
+        P_TRY(sql_parser_expect_kw(p, "REPLACE"));
         or_replace = 1;
     }
-    if (p_accept_kw(p, "GLOBAL"))
+    if (sql_parser_accept_kw(p, "GLOBAL"))
         global = 1;
-    if (p_accept_kw(p, "TEMPORARY") || p_accept_kw(p, "TEMP"))
+    if (sql_parser_accept_kw(p, "TEMPORARY") || sql_parser_accept_kw(p, "TEMP"))
         temporary = 1;
     else if (global)
-        return p_fail(p, "expected TEMPORARY");
-    if (p_accept_kw(p, "EXTERNAL"))
+        return sql_parser_fail(p, "expected TEMPORARY");
+    if (sql_parser_accept_kw(p, "EXTERNAL"))
         external = 1;
-    if (p_accept_kw(p, "TABLE")) {
+    if (sql_parser_accept_kw(p, "TABLE")) {
         s->u.create_table.or_replace = or_replace;
         s->u.create_table.temporary = temporary;
         s->u.create_table.external = external;
         return create_table(p, s);
     }
     if (external)
-        return p_fail(p, "expected TABLE");
-    if (p_accept_kw(p, "VIEW")) {
+        return sql_parser_fail(p, "expected TABLE");
+    if (sql_parser_accept_kw(p, "VIEW")) {
         s->u.create_view.or_replace = or_replace;
         s->u.create_view.temporary = temporary;
         s->u.create_view.global = global;
         return create_view(p, s);
     }
     if (temporary)
-        return p_fail(p, "expected TABLE or VIEW");
-    if (!or_replace && (p_accept_kw(p, "DATABASE") || p_accept_kw(p, "SCHEMA") ||
-                        p_accept_kw(p, "NAMESPACE")))
+        return sql_parser_fail(p, "expected TABLE or VIEW");
+    if (!or_replace && (sql_parser_accept_kw(p, "DATABASE") || sql_parser_accept_kw(p, "SCHEMA") ||
+                        sql_parser_accept_kw(p, "NAMESPACE")))
         return create_database(p, s);
-    if (!or_replace && (p_kw(p, "BRANCH") || p_kw(p, "TAG")))
+    if (!or_replace && (sql_parser_kw(p, "BRANCH") || sql_parser_kw(p, "TAG")))
         return create_ref(p, s);
-    return p_fail(p, "expected TABLE, VIEW, DATABASE, SCHEMA, BRANCH or TAG");
+    return sql_parser_fail(p, "expected TABLE, VIEW, DATABASE, SCHEMA, BRANCH or TAG");
 }
 
 /* ------------------------------------------------------------------ DROP, USE, SHOW, DESCRIBE */
@@ -692,34 +692,34 @@ static silt_status drop_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_DROP;
     p_advance(p);
-    if (p_accept_kw(p, "TABLE"))
+    if (sql_parser_accept_kw(p, "TABLE"))
         s->u.drop.what = SQL_OBJ_TABLE;
-    else if (p_accept_kw(p, "VIEW"))
+    else if (sql_parser_accept_kw(p, "VIEW"))
         s->u.drop.what = SQL_OBJ_VIEW;
-    else if (p_accept_kw(p, "DATABASE") || p_accept_kw(p, "SCHEMA") ||
-             p_accept_kw(p, "NAMESPACE"))
+    else if (sql_parser_accept_kw(p, "DATABASE") || sql_parser_accept_kw(p, "SCHEMA") ||
+             sql_parser_accept_kw(p, "NAMESPACE"))
         s->u.drop.what = SQL_OBJ_DATABASE;
-    else if (p_accept_kw(p, "BRANCH"))
+    else if (sql_parser_accept_kw(p, "BRANCH"))
         s->u.drop.what = SQL_OBJ_BRANCH;
-    else if (p_accept_kw(p, "TAG"))
+    else if (sql_parser_accept_kw(p, "TAG"))
         s->u.drop.what = SQL_OBJ_TAG;
     else
-        return p_fail(p, "expected TABLE, VIEW, DATABASE, SCHEMA, BRANCH or TAG");
+        return sql_parser_fail(p, "expected TABLE, VIEW, DATABASE, SCHEMA, BRANCH or TAG");
     if (s->u.drop.what == SQL_OBJ_BRANCH || s->u.drop.what == SQL_OBJ_TAG)
         s->kind = SQL_STMT_DROP_REF;
     P_TRY(if_exists(p, &s->u.drop.if_exists));
-    P_TRY(p_name(p, &s->u.drop.name));
+    P_TRY(sql_parser_name(p, &s->u.drop.name));
     if (s->kind == SQL_STMT_DROP_REF) {
-        if (p_accept_kw(p, "IN"))
-            P_TRY(p_name(p, &s->u.drop.in));
+        if (sql_parser_accept_kw(p, "IN"))
+            P_TRY(sql_parser_name(p, &s->u.drop.in));
         return SILT_OK;
     }
     if (s->u.drop.what == SQL_OBJ_DATABASE) {
-        if (p_accept_kw(p, "CASCADE"))
+        if (sql_parser_accept_kw(p, "CASCADE"))
             s->u.drop.cascade = 1;
         else
-            p_accept_kw(p, "RESTRICT");
-    } else if (s->u.drop.what == SQL_OBJ_TABLE && p_accept_kw(p, "PURGE")) {
+            sql_parser_accept_kw(p, "RESTRICT");
+    } else if (s->u.drop.what == SQL_OBJ_TABLE && sql_parser_accept_kw(p, "PURGE")) {
         s->u.drop.purge = 1;
     }
     return SILT_OK;
@@ -728,69 +728,69 @@ static silt_status drop_stmt(parser *p, sql_stmt *s)
 static silt_status use_stmt(parser *p, sql_stmt *s)
 {
     p_advance(p);
-    if (p_kw(p, "REFERENCE") || p_kw(p, "BRANCH") || p_kw(p, "TAG")) {
+    if (sql_parser_kw(p, "REFERENCE") || sql_parser_kw(p, "BRANCH") || sql_parser_kw(p, "TAG")) {
         s->kind = SQL_STMT_USE_REF;
-        s->u.ref.what = p_kw(p, "BRANCH") ? SQL_OBJ_BRANCH
-                        : p_kw(p, "TAG") ? SQL_OBJ_TAG : SQL_OBJ_REFERENCE;
+        s->u.ref.what = sql_parser_kw(p, "BRANCH") ? SQL_OBJ_BRANCH
+                        : sql_parser_kw(p, "TAG") ? SQL_OBJ_TAG : SQL_OBJ_REFERENCE;
         p_advance(p);
-        P_TRY(p_name(p, &s->u.ref.name));
-        if (p_accept_kw(p, "IN"))
-            P_TRY(p_name(p, &s->u.ref.in));
+        P_TRY(sql_parser_name(p, &s->u.ref.name));
+        if (sql_parser_accept_kw(p, "IN"))
+            P_TRY(sql_parser_name(p, &s->u.ref.in));
         return SILT_OK;
     }
     s->kind = SQL_STMT_USE;
-    if ((p_kw(p, "DATABASE") || p_kw(p, "SCHEMA") ||
-                                p_kw(p, "NAMESPACE")) &&
+    if ((sql_parser_kw(p, "DATABASE") || sql_parser_kw(p, "SCHEMA") ||
+                                sql_parser_kw(p, "NAMESPACE")) &&
         (p_peek(p, 1)->kind == SQL_TOK_WORD || p_peek(p, 1)->kind == SQL_TOK_QUOTED))
         p_advance(p);
-    return p_name(p, &s->u.use.name);
+    return sql_parser_name(p, &s->u.use.name);
 }
 
 static silt_status show_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_SHOW;
     p_advance(p);
-    if (p_accept_kw(p, "DATABASES") || p_accept_kw(p, "SCHEMAS") ||
-        p_accept_kw(p, "NAMESPACES")) {
+    if (sql_parser_accept_kw(p, "DATABASES") || sql_parser_accept_kw(p, "SCHEMAS") ||
+        sql_parser_accept_kw(p, "NAMESPACES")) {
         s->u.show.what = SQL_SHOW_DATABASES;
-    } else if (p_accept_kw(p, "TABLES") || p_accept_kw(p, "VIEWS") ||
-               p_accept_kw(p, "FUNCTIONS")) {
+    } else if (sql_parser_accept_kw(p, "TABLES") || sql_parser_accept_kw(p, "VIEWS") ||
+               sql_parser_accept_kw(p, "FUNCTIONS")) {
         const sql_token *prev = &p->toks[p->i - 1];
-        s->u.show.what = p_word_is(p, prev, "TABLES")  ? SQL_SHOW_TABLES
-                         : p_word_is(p, prev, "VIEWS") ? SQL_SHOW_VIEWS
+        s->u.show.what = sql_parser_word_is(p, prev, "TABLES")  ? SQL_SHOW_TABLES
+                         : sql_parser_word_is(p, prev, "VIEWS") ? SQL_SHOW_VIEWS
                                                        : SQL_SHOW_FUNCTIONS;
-        if (p_accept_kw(p, "IN") || p_accept_kw(p, "FROM"))
-            P_TRY(p_name(p, &s->u.show.in));
-    } else if (p_accept_kw(p, "COLUMNS")) {
+        if (sql_parser_accept_kw(p, "IN") || sql_parser_accept_kw(p, "FROM"))
+            P_TRY(sql_parser_name(p, &s->u.show.in));
+    } else if (sql_parser_accept_kw(p, "COLUMNS")) {
         s->u.show.what = SQL_SHOW_COLUMNS;
-        if (!p_accept_kw(p, "IN"))
-            P_TRY(p_expect_kw(p, "FROM"));
-        P_TRY(p_name(p, &s->u.show.name));
-        if (p_accept_kw(p, "IN") || p_accept_kw(p, "FROM"))
-            P_TRY(p_name(p, &s->u.show.in));
+        if (!sql_parser_accept_kw(p, "IN"))
+            P_TRY(sql_parser_expect_kw(p, "FROM"));
+        P_TRY(sql_parser_name(p, &s->u.show.name));
+        if (sql_parser_accept_kw(p, "IN") || sql_parser_accept_kw(p, "FROM"))
+            P_TRY(sql_parser_name(p, &s->u.show.in));
         return SILT_OK;
-    } else if (p_accept_kw(p, "TBLPROPERTIES")) {
+    } else if (sql_parser_accept_kw(p, "TBLPROPERTIES")) {
         s->u.show.what = SQL_SHOW_TBLPROPERTIES;
-        P_TRY(p_name(p, &s->u.show.name));
-        if (p_accept(p, SQL_TOK_LPAREN)) {
+        P_TRY(sql_parser_name(p, &s->u.show.name));
+        if (sql_parser_accept(p, SQL_TOK_LPAREN)) {
             P_TRY(dotted_text(p, &s->u.show.key));
-            P_TRY(p_expect(p, SQL_TOK_RPAREN));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
         }
         return SILT_OK;
-    } else if (p_kw(p, "CREATE")) {
+    } else if (sql_parser_kw(p, "CREATE")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "TABLE"));
+        P_TRY(sql_parser_expect_kw(p, "TABLE"));
         s->u.show.what = SQL_SHOW_CREATE_TABLE;
-        return p_name(p, &s->u.show.name);
-    } else if (p_accept_kw(p, "PARTITIONS")) {
+        return sql_parser_name(p, &s->u.show.name);
+    } else if (sql_parser_accept_kw(p, "PARTITIONS")) {
         s->u.show.what = SQL_SHOW_PARTITIONS;
-        return p_name(p, &s->u.show.name);
+        return sql_parser_name(p, &s->u.show.name);
     } else {
-        return p_fail(p, "expected DATABASES, SCHEMAS, TABLES, VIEWS, COLUMNS, TBLPROPERTIES, "
+        return sql_parser_fail(p, "expected DATABASES, SCHEMAS, TABLES, VIEWS, COLUMNS, TBLPROPERTIES, "
                       "PARTITIONS or CREATE TABLE");
     }
-    if (p_accept_kw(p, "LIKE") || p_at_string(p))
-        P_TRY(p_string(p, &s->u.show.like, NULL));
+    if (sql_parser_accept_kw(p, "LIKE") || p_at_string(p))
+        P_TRY(sql_parser_string(p, &s->u.show.like, NULL));
     return SILT_OK;
 }
 
@@ -798,46 +798,46 @@ static silt_status describe_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_DESCRIBE;
     p_advance(p);
-    if (p_accept_kw(p, "HISTORY")) {
+    if (sql_parser_accept_kw(p, "HISTORY")) {
         s->u.describe.what = SQL_DESCRIBE_HISTORY;
         if (p_at_string(p)) {
-            sql_ident *part = p_alloc(p, sizeof(*part));
+            sql_ident *part = sql_parser_alloc(p, sizeof(*part));
             if (part == NULL)
                 return SILT_NOMEM;
             part->pos = p_tok(p)->off;
             part->quoted = 1;
             s->u.describe.name.pos = part->pos;
             s->u.describe.name.is_path = 1;
-            P_TRY(p_string(p, &part->name, NULL));
+            P_TRY(sql_parser_string(p, &part->name, NULL));
             s->u.describe.name.parts = part;
             s->u.describe.name.n_parts = 1;
         } else {
-            P_TRY(p_name(p, &s->u.describe.name));
+            P_TRY(sql_parser_name(p, &s->u.describe.name));
         }
-        if (p_accept_kw(p, "LIMIT"))
-            P_TRY(p_expr(p, &s->u.describe.limit));
+        if (sql_parser_accept_kw(p, "LIMIT"))
+            P_TRY(sql_parser_expr(p, &s->u.describe.limit));
         return SILT_OK;
     }
-    if (p_accept_kw(p, "DETAIL")) {
+    if (sql_parser_accept_kw(p, "DETAIL")) {
         s->u.describe.what = SQL_DESCRIBE_DETAIL;
-        return p_name(p, &s->u.describe.name);
+        return sql_parser_name(p, &s->u.describe.name);
     }
-    if (p_accept_kw(p, "DATABASE") || p_accept_kw(p, "SCHEMA") || p_accept_kw(p, "NAMESPACE")) {
+    if (sql_parser_accept_kw(p, "DATABASE") || sql_parser_accept_kw(p, "SCHEMA") || sql_parser_accept_kw(p, "NAMESPACE")) {
         s->u.describe.what = SQL_DESCRIBE_DATABASE;
-        if (p_accept_kw(p, "EXTENDED"))
+        if (sql_parser_accept_kw(p, "EXTENDED"))
             s->u.describe.extended = 1;
-        return p_name(p, &s->u.describe.name);
+        return sql_parser_name(p, &s->u.describe.name);
     }
     s->u.describe.what = SQL_DESCRIBE_TABLE;
-    if (!p_accept_kw(p, "TABLE") && (p_accept_kw(p, "QUERY") || p_at_query(p))) {
+    if (!sql_parser_accept_kw(p, "TABLE") && (sql_parser_accept_kw(p, "QUERY") || sql_parser_at_query(p))) {
         s->u.describe.what = SQL_DESCRIBE_QUERY;
-        return p_query(p, &s->u.describe.query);
+        return sql_parser_query(p, &s->u.describe.query);
     }
-    if (p_accept_kw(p, "EXTENDED") || p_accept_kw(p, "FORMATTED"))
+    if (sql_parser_accept_kw(p, "EXTENDED") || sql_parser_accept_kw(p, "FORMATTED"))
         s->u.describe.extended = 1;
-    P_TRY(p_name(p, &s->u.describe.name));
-    if (p_at_ident(p))
-        P_TRY(p_name(p, &s->u.describe.column));
+    P_TRY(sql_parser_name(p, &s->u.describe.name));
+    if (sql_parser_at_ident(p))
+        P_TRY(sql_parser_name(p, &s->u.describe.column));
     return SILT_OK;
 }
 
@@ -849,13 +849,13 @@ static silt_status assignments(parser *p, sql_assignment_list *out)
     memset(out, 0, sizeof(*out));
     do {
         sql_assignment *a;
-        P_TRY(p_grow(p, (void **)&out->items, &out->n, &cap, sizeof(*a)));
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(*a)));
         a = &out->items[out->n - 1];
-        P_TRY(p_name(p, &a->target));
-        if (!p_accept(p, SQL_TOK_EQ))
-            return p_fail(p, "expected '='");
-        P_TRY(p_expr(p, &a->value));
-    } while (p_accept(p, SQL_TOK_COMMA));
+        P_TRY(sql_parser_name(p, &a->target));
+        if (!sql_parser_accept(p, SQL_TOK_EQ))
+            return sql_parser_fail(p, "expected '='");
+        P_TRY(sql_parser_expr(p, &a->value));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
     return SILT_OK;
 }
 
@@ -863,24 +863,24 @@ static silt_status assignments(parser *p, sql_assignment_list *out)
 static silt_status partition_spec(parser *p, sql_assignment **items, size_t *n)
 {
     size_t cap = 0;
-    P_TRY(p_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
     do {
         sql_assignment *a;
-        P_TRY(p_grow(p, (void **)items, n, &cap, sizeof(*a)));
+        P_TRY(sql_parser_grow(p, (void **)items, n, &cap, sizeof(*a)));
         a = &(*items)[*n - 1];
-        P_TRY(p_name(p, &a->target));
-        if (p_accept(p, SQL_TOK_EQ))
-            P_TRY(p_expr(p, &a->value));
-    } while (p_accept(p, SQL_TOK_COMMA));
-    return p_expect(p, SQL_TOK_RPAREN);
+        P_TRY(sql_parser_name(p, &a->target));
+        if (sql_parser_accept(p, SQL_TOK_EQ))
+            P_TRY(sql_parser_expr(p, &a->value));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
 }
 
 static silt_status schema_evolution(parser *p, uint8_t *out)
 {
-    if (p_kw(p, "WITH") && p_kw_at(p, 1, "SCHEMA")) {
+    if (sql_parser_kw(p, "WITH") && sql_parser_kw_at(p, 1, "SCHEMA")) {
         p_advance(p);
         p_advance(p);
-        P_TRY(p_expect_kw(p, "EVOLUTION"));
+        P_TRY(sql_parser_expect_kw(p, "EVOLUTION"));
         *out = 1;
     }
     return SILT_OK;
@@ -895,44 +895,44 @@ static silt_status insert_stmt(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_INSERT;
     p_advance(p);
     P_TRY(schema_evolution(p, &s->u.insert.schema_evolution));
-    if (p_accept_kw(p, "OVERWRITE"))
+    if (sql_parser_accept_kw(p, "OVERWRITE"))
         s->u.insert.overwrite = 1;
     else
-        P_TRY(p_expect_kw(p, "INTO"));
-    p_accept_kw(p, "TABLE");
-    P_TRY(p_table_name_ref(p, &s->u.insert.table, &s->u.insert.at));
-    if (p_accept_kw(p, "PARTITION"))
+        P_TRY(sql_parser_expect_kw(p, "INTO"));
+    sql_parser_accept_kw(p, "TABLE");
+    P_TRY(sql_parser_table_name_ref(p, &s->u.insert.table, &s->u.insert.at));
+    if (sql_parser_accept_kw(p, "PARTITION"))
         P_TRY(partition_spec(p, &s->u.insert.partition, &s->u.insert.n_partition));
-    if (p_kw(p, "IF")) {
+    if (sql_parser_kw(p, "IF")) {
         P_TRY(if_not_exists(p, &s->u.insert.if_not_exists));
     }
-    if (p_kw(p, "BY") && p_kw_at(p, 1, "NAME")) {
+    if (sql_parser_kw(p, "BY") && sql_parser_kw_at(p, 1, "NAME")) {
         p_advance(p);
         p_advance(p);
         s->u.insert.by_name = 1;
-    } else if (p_is(p, SQL_TOK_LPAREN) && !p_at_query(p)) {
-        P_TRY(p_ident_list_paren(p, &s->u.insert.columns));
+    } else if (p_is(p, SQL_TOK_LPAREN) && !sql_parser_at_query(p)) {
+        P_TRY(sql_parser_ident_list_paren(p, &s->u.insert.columns));
     }
-    if (p_kw(p, "REPLACE")) {
+    if (sql_parser_kw(p, "REPLACE")) {
         p_advance(p);
-        P_TRY(p_expect_kw(p, "WHERE"));
-        P_TRY(p_expr(p, &s->u.insert.replace_where));
+        P_TRY(sql_parser_expect_kw(p, "WHERE"));
+        P_TRY(sql_parser_expr(p, &s->u.insert.replace_where));
     }
-    if (!p_at_query(p))
-        return p_fail(p, "expected a query (SELECT, VALUES, TABLE or WITH)");
-    return p_query(p, &s->u.insert.query);
+    if (!sql_parser_at_query(p))
+        return sql_parser_fail(p, "expected a query (SELECT, VALUES, TABLE or WITH)");
+    return sql_parser_query(p, &s->u.insert.query);
 }
 
 /* A DML target: name [@ref] [[AS] alias]. */
 static silt_status dml_target(parser *p, sql_table_ref **out)
 {
-    sql_table_ref *r = p_alloc(p, sizeof(*r));
+    sql_table_ref *r = sql_parser_alloc(p, sizeof(*r));
     if (r == NULL)
         return SILT_NOMEM;
     r->kind = SQL_TABLE_NAMED;
     r->pos = p_tok(p)->off;
-    P_TRY(p_table_name_ref(p, &r->u.named.name, &r->u.named.at));
-    P_TRY(p_alias(p, &r->alias, 0));
+    P_TRY(sql_parser_table_name_ref(p, &r->u.named.name, &r->u.named.at));
+    P_TRY(sql_parser_alias(p, &r->alias, 0));
     *out = r;
     return SILT_OK;
 }
@@ -942,10 +942,10 @@ static silt_status update_stmt(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_UPDATE;
     p_advance(p);
     P_TRY(dml_target(p, &s->u.update.table));
-    P_TRY(p_expect_kw(p, "SET"));
+    P_TRY(sql_parser_expect_kw(p, "SET"));
     P_TRY(assignments(p, &s->u.update.set));
-    if (p_accept_kw(p, "WHERE"))
-        P_TRY(p_expr(p, &s->u.update.where));
+    if (sql_parser_accept_kw(p, "WHERE"))
+        P_TRY(sql_parser_expr(p, &s->u.update.where));
     return SILT_OK;
 }
 
@@ -953,41 +953,41 @@ static silt_status delete_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_DELETE;
     p_advance(p);
-    P_TRY(p_expect_kw(p, "FROM"));
+    P_TRY(sql_parser_expect_kw(p, "FROM"));
     P_TRY(dml_target(p, &s->u.delete_.table));
-    if (p_accept_kw(p, "WHERE"))
-        P_TRY(p_expr(p, &s->u.delete_.where));
+    if (sql_parser_accept_kw(p, "WHERE"))
+        P_TRY(sql_parser_expr(p, &s->u.delete_.where));
     return SILT_OK;
 }
 
 static silt_status merge_action(parser *p, sql_merge_clause *c)
 {
-    if (p_accept_kw(p, "DELETE")) {
+    if (sql_parser_accept_kw(p, "DELETE")) {
         c->action = SQL_MERGE_DELETE;
-    } else if (p_accept_kw(p, "UPDATE")) {
-        P_TRY(p_expect_kw(p, "SET"));
-        if (p_accept(p, SQL_TOK_STAR)) {
+    } else if (sql_parser_accept_kw(p, "UPDATE")) {
+        P_TRY(sql_parser_expect_kw(p, "SET"));
+        if (sql_parser_accept(p, SQL_TOK_STAR)) {
             c->action = SQL_MERGE_UPDATE_ALL;
         } else {
             c->action = SQL_MERGE_UPDATE;
             P_TRY(assignments(p, &c->set));
         }
-    } else if (p_accept_kw(p, "INSERT")) {
-        if (p_accept(p, SQL_TOK_STAR)) {
+    } else if (sql_parser_accept_kw(p, "INSERT")) {
+        if (sql_parser_accept(p, SQL_TOK_STAR)) {
             c->action = SQL_MERGE_INSERT_ALL;
         } else {
             sql_expr *row;
             c->action = SQL_MERGE_INSERT;
             if (p_is(p, SQL_TOK_LPAREN))
-                P_TRY(p_ident_list_paren(p, &c->insert_cols));
-            P_TRY(p_expect_kw(p, "VALUES"));
+                P_TRY(sql_parser_ident_list_paren(p, &c->insert_cols));
+            P_TRY(sql_parser_expect_kw(p, "VALUES"));
             if (!p_is(p, SQL_TOK_LPAREN))
-                return p_fail(p, "expected '('");
-            P_TRY(p_expr(p, &row));
+                return sql_parser_fail(p, "expected '('");
+            P_TRY(sql_parser_expr(p, &row));
             if (row->kind == SQL_EXPR_ROW) {
                 c->insert_values = row->u.row;
             } else {
-                c->insert_values.items = p_alloc(p, sizeof(sql_expr *));
+                c->insert_values.items = sql_parser_alloc(p, sizeof(sql_expr *));
                 if (c->insert_values.items == NULL)
                     return SILT_NOMEM;
                 c->insert_values.items[0] = row;
@@ -995,16 +995,16 @@ static silt_status merge_action(parser *p, sql_merge_clause *c)
             }
         }
     } else {
-        return p_fail(p, "expected UPDATE, DELETE or INSERT");
+        return sql_parser_fail(p, "expected UPDATE, DELETE or INSERT");
     }
     if (c->match == SQL_MERGE_NOT_MATCHED &&
         (c->action != SQL_MERGE_INSERT && c->action != SQL_MERGE_INSERT_ALL))
-        return p_fail_at(p, p->i - 1, "WHEN NOT MATCHED [BY TARGET] allows only INSERT");
+        return sql_parser_fail_at(p, p->i - 1, "WHEN NOT MATCHED [BY TARGET] allows only INSERT");
     if (c->match != SQL_MERGE_NOT_MATCHED &&
         (c->action == SQL_MERGE_INSERT || c->action == SQL_MERGE_INSERT_ALL))
-        return p_fail_at(p, p->i - 1, "INSERT is allowed only in WHEN NOT MATCHED [BY TARGET]");
+        return sql_parser_fail_at(p, p->i - 1, "INSERT is allowed only in WHEN NOT MATCHED [BY TARGET]");
     if (c->match == SQL_MERGE_NOT_MATCHED_BY_SOURCE && c->action == SQL_MERGE_UPDATE_ALL)
-        return p_fail_at(p, p->i - 1, "WHEN NOT MATCHED BY SOURCE cannot UPDATE SET *");
+        return sql_parser_fail_at(p, p->i - 1, "WHEN NOT MATCHED BY SOURCE cannot UPDATE SET *");
     return SILT_OK;
 }
 
@@ -1014,36 +1014,36 @@ static silt_status merge_stmt(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_MERGE;
     p_advance(p);
     P_TRY(schema_evolution(p, &s->u.merge.schema_evolution));
-    P_TRY(p_expect_kw(p, "INTO"));
+    P_TRY(sql_parser_expect_kw(p, "INTO"));
     P_TRY(dml_target(p, &s->u.merge.target));
-    P_TRY(p_expect_kw(p, "USING"));
-    P_TRY(p_table_ref(p, &s->u.merge.source));
-    P_TRY(p_expect_kw(p, "ON"));
-    P_TRY(p_expr(p, &s->u.merge.on));
-    if (!p_kw(p, "WHEN"))
-        return p_fail(p, "expected WHEN");
-    while (p_kw(p, "WHEN")) {
+    P_TRY(sql_parser_expect_kw(p, "USING"));
+    P_TRY(sql_parser_table_ref(p, &s->u.merge.source));
+    P_TRY(sql_parser_expect_kw(p, "ON"));
+    P_TRY(sql_parser_expr(p, &s->u.merge.on));
+    if (!sql_parser_kw(p, "WHEN"))
+        return sql_parser_fail(p, "expected WHEN");
+    while (sql_parser_kw(p, "WHEN")) {
         sql_merge_clause *c;
-        P_TRY(p_grow(p, (void **)&s->u.merge.clauses, &s->u.merge.n_clauses, &cap, sizeof(*c)));
+        P_TRY(sql_parser_grow(p, (void **)&s->u.merge.clauses, &s->u.merge.n_clauses, &cap, sizeof(*c)));
         c = &s->u.merge.clauses[s->u.merge.n_clauses - 1];
         c->pos = p_tok(p)->off;
         p_advance(p);
-        if (p_accept_kw(p, "NOT")) {
-            P_TRY(p_expect_kw(p, "MATCHED"));
+        if (sql_parser_accept_kw(p, "NOT")) {
+            P_TRY(sql_parser_expect_kw(p, "MATCHED"));
             c->match = SQL_MERGE_NOT_MATCHED;
-            if (p_accept_kw(p, "BY")) {
-                if (p_accept_kw(p, "SOURCE"))
+            if (sql_parser_accept_kw(p, "BY")) {
+                if (sql_parser_accept_kw(p, "SOURCE"))
                     c->match = SQL_MERGE_NOT_MATCHED_BY_SOURCE;
                 else
-                    P_TRY(p_expect_kw(p, "TARGET"));
+                    P_TRY(sql_parser_expect_kw(p, "TARGET"));
             }
         } else {
-            P_TRY(p_expect_kw(p, "MATCHED"));
+            P_TRY(sql_parser_expect_kw(p, "MATCHED"));
             c->match = SQL_MERGE_MATCHED;
         }
-        if (p_accept_kw(p, "AND"))
-            P_TRY(p_expr(p, &c->cond));
-        P_TRY(p_expect_kw(p, "THEN"));
+        if (sql_parser_accept_kw(p, "AND"))
+            P_TRY(sql_parser_expr(p, &c->cond));
+        P_TRY(sql_parser_expect_kw(p, "THEN"));
         P_TRY(merge_action(p, c));
     }
     return SILT_OK;
@@ -1055,13 +1055,13 @@ static silt_status merge_stmt(parser *p, sql_stmt *s)
 static silt_status column_position(parser *p, sql_column_def *c, int *found)
 {
     *found = 1;
-    if (p_accept_kw(p, "FIRST")) {
+    if (sql_parser_accept_kw(p, "FIRST")) {
         c->position = SQL_POSITION_FIRST;
         return SILT_OK;
     }
-    if (p_accept_kw(p, "AFTER")) {
+    if (sql_parser_accept_kw(p, "AFTER")) {
         c->position = SQL_POSITION_AFTER;
-        return p_ident(p, &c->after);
+        return sql_parser_ident(p, &c->after);
     }
     *found = 0;
     return SILT_OK;
@@ -1069,144 +1069,144 @@ static silt_status column_position(parser *p, sql_column_def *c, int *found)
 
 static silt_status alter_column(parser *p, sql_stmt *s)
 {
-    sql_column_def *c = p_alloc(p, sizeof(*c));
+    sql_column_def *c = sql_parser_alloc(p, sizeof(*c));
     int found;
     if (c == NULL)
         return SILT_NOMEM;
     s->u.alter.what = SQL_ALTER_ALTER_COLUMN;
     s->u.alter.columns.items = c;
     s->u.alter.columns.n = 1;
-    P_TRY(p_name(p, &s->u.alter.column));
-    if (p_accept_kw(p, "TYPE")) {
+    P_TRY(sql_parser_name(p, &s->u.alter.column));
+    if (sql_parser_accept_kw(p, "TYPE")) {
         s->u.alter.column_change = SQL_CHANGE_TYPE;
-        return p_type(p, &c->type);
+        return sql_parser_type(p, &c->type);
     }
-    if (p_accept_kw(p, "COMMENT")) {
+    if (sql_parser_accept_kw(p, "COMMENT")) {
         s->u.alter.column_change = SQL_CHANGE_COMMENT;
-        return p_string(p, &c->comment, NULL);
+        return sql_parser_string(p, &c->comment, NULL);
     }
     P_TRY(column_position(p, c, &found));
     if (found) {
         s->u.alter.column_change = SQL_CHANGE_POSITION;
         return SILT_OK;
     }
-    if (p_kw(p, "SET") && p_kw_at(p, 1, "DEFAULT")) {
+    if (sql_parser_kw(p, "SET") && sql_parser_kw_at(p, 1, "DEFAULT")) {
         p_advance(p);
         p_advance(p);
         s->u.alter.column_change = SQL_CHANGE_SET_DEFAULT;
-        return p_expr(p, &c->default_value);
+        return sql_parser_expr(p, &c->default_value);
     }
-    if (p_kw(p, "DROP") && p_kw_at(p, 1, "DEFAULT")) {
+    if (sql_parser_kw(p, "DROP") && sql_parser_kw_at(p, 1, "DEFAULT")) {
         p_advance(p);
         p_advance(p);
         s->u.alter.column_change = SQL_CHANGE_DROP_DEFAULT;
         return SILT_OK;
     }
-    if (p_kw(p, "SET") || p_kw(p, "DROP")) {
-        s->u.alter.column_change = p_kw(p, "SET") ? SQL_CHANGE_SET_NOT_NULL
+    if (sql_parser_kw(p, "SET") || sql_parser_kw(p, "DROP")) {
+        s->u.alter.column_change = sql_parser_kw(p, "SET") ? SQL_CHANGE_SET_NOT_NULL
                                                   : SQL_CHANGE_DROP_NOT_NULL;
         p_advance(p);
-        P_TRY(p_expect_kw(p, "NOT"));
-        return p_expect_kw(p, "NULL");
+        P_TRY(sql_parser_expect_kw(p, "NOT"));
+        return sql_parser_expect_kw(p, "NULL");
     }
-    return p_fail(p, "expected TYPE, COMMENT, FIRST, AFTER, SET or DROP");
+    return sql_parser_fail(p, "expected TYPE, COMMENT, FIRST, AFTER, SET or DROP");
 }
 
 static silt_status alter_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_ALTER_TABLE;
     p_advance(p);
-    P_TRY(p_expect_kw(p, "TABLE"));
-    P_TRY(p_name(p, &s->u.alter.name));
-    if (p_kw(p, "ADD") && p_kw_at(p, 1, "CONSTRAINT")) {
+    P_TRY(sql_parser_expect_kw(p, "TABLE"));
+    P_TRY(sql_parser_name(p, &s->u.alter.name));
+    if (sql_parser_kw(p, "ADD") && sql_parser_kw_at(p, 1, "CONSTRAINT")) {
         sql_ident name;
         p_advance(p);
         p_advance(p);
         s->u.alter.what = SQL_ALTER_ADD_CONSTRAINT;
-        P_TRY(p_ident(p, &name));
+        P_TRY(sql_parser_ident(p, &name));
         s->u.alter.constraint = name.name;
-        P_TRY(p_expect_kw(p, "CHECK"));
-        P_TRY(p_expect(p, SQL_TOK_LPAREN));
-        P_TRY(p_expr(p, &s->u.alter.check));
-        return p_expect(p, SQL_TOK_RPAREN);
+        P_TRY(sql_parser_expect_kw(p, "CHECK"));
+        P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+        P_TRY(sql_parser_expr(p, &s->u.alter.check));
+        return sql_parser_expect(p, SQL_TOK_RPAREN);
     }
-    if (p_kw(p, "DROP") && p_kw_at(p, 1, "CONSTRAINT")) {
+    if (sql_parser_kw(p, "DROP") && sql_parser_kw_at(p, 1, "CONSTRAINT")) {
         sql_ident name;
         p_advance(p);
         p_advance(p);
         s->u.alter.what = SQL_ALTER_DROP_CONSTRAINT;
         P_TRY(if_exists(p, &s->u.alter.if_exists));
-        P_TRY(p_ident(p, &name));
+        P_TRY(sql_parser_ident(p, &name));
         s->u.alter.constraint = name.name;
         return SILT_OK;
     }
-    if (p_accept_kw(p, "ADD")) {
+    if (sql_parser_accept_kw(p, "ADD")) {
         s->u.alter.what = SQL_ALTER_ADD_COLUMNS;
-        if (!p_accept_kw(p, "COLUMNS"))
-            P_TRY(p_expect_kw(p, "COLUMN"));
+        if (!sql_parser_accept_kw(p, "COLUMNS"))
+            P_TRY(sql_parser_expect_kw(p, "COLUMN"));
         if (p_is(p, SQL_TOK_LPAREN))
             return column_list(p, &s->u.alter.columns, 2);
-        s->u.alter.columns.items = p_alloc(p, sizeof(sql_column_def));
+        s->u.alter.columns.items = sql_parser_alloc(p, sizeof(sql_column_def));
         if (s->u.alter.columns.items == NULL)
             return SILT_NOMEM;
         s->u.alter.columns.n = 1;
         return column_def(p, &s->u.alter.columns.items[0], 2);
     }
-    if (p_accept_kw(p, "DROP")) {
+    if (sql_parser_accept_kw(p, "DROP")) {
         s->u.alter.what = SQL_ALTER_DROP_COLUMNS;
-        if (!p_accept_kw(p, "COLUMNS"))
-            P_TRY(p_expect_kw(p, "COLUMN"));
+        if (!sql_parser_accept_kw(p, "COLUMNS"))
+            P_TRY(sql_parser_expect_kw(p, "COLUMN"));
         P_TRY(if_exists(p, &s->u.alter.if_exists));
         if (p_is(p, SQL_TOK_LPAREN))
-            return p_ident_list_paren(p, &s->u.alter.drop_columns);
-        s->u.alter.drop_columns.items = p_alloc(p, sizeof(sql_ident));
+            return sql_parser_ident_list_paren(p, &s->u.alter.drop_columns);
+        s->u.alter.drop_columns.items = sql_parser_alloc(p, sizeof(sql_ident));
         if (s->u.alter.drop_columns.items == NULL)
             return SILT_NOMEM;
         s->u.alter.drop_columns.n = 1;
-        return p_ident(p, &s->u.alter.drop_columns.items[0]);
+        return sql_parser_ident(p, &s->u.alter.drop_columns.items[0]);
     }
-    if (p_accept_kw(p, "RENAME")) {
-        if (p_accept_kw(p, "COLUMN")) {
+    if (sql_parser_accept_kw(p, "RENAME")) {
+        if (sql_parser_accept_kw(p, "COLUMN")) {
             s->u.alter.what = SQL_ALTER_RENAME_COLUMN;
-            P_TRY(p_name(p, &s->u.alter.column));
+            P_TRY(sql_parser_name(p, &s->u.alter.column));
         } else {
             s->u.alter.what = SQL_ALTER_RENAME_TO;
         }
-        P_TRY(p_expect_kw(p, "TO"));
-        return p_name(p, &s->u.alter.new_name);
+        P_TRY(sql_parser_expect_kw(p, "TO"));
+        return sql_parser_name(p, &s->u.alter.new_name);
     }
-    if (p_accept_kw(p, "ALTER") || p_accept_kw(p, "CHANGE")) {
-        p_accept_kw(p, "COLUMN");
+    if (sql_parser_accept_kw(p, "ALTER") || sql_parser_accept_kw(p, "CHANGE")) {
+        sql_parser_accept_kw(p, "COLUMN");
         return alter_column(p, s);
     }
-    if (p_accept_kw(p, "SET")) {
-        if (p_accept_kw(p, "LOCATION")) {
+    if (sql_parser_accept_kw(p, "SET")) {
+        if (sql_parser_accept_kw(p, "LOCATION")) {
             s->u.alter.what = SQL_ALTER_SET_LOCATION;
-            return p_string(p, &s->u.alter.location, NULL);
+            return sql_parser_string(p, &s->u.alter.location, NULL);
         }
-        P_TRY(p_expect_kw(p, "TBLPROPERTIES"));
+        P_TRY(sql_parser_expect_kw(p, "TBLPROPERTIES"));
         s->u.alter.what = SQL_ALTER_SET_PROPERTIES;
         return kv_list(p, &s->u.alter.properties, 1);
     }
-    if (p_accept_kw(p, "UNSET")) {
-        P_TRY(p_expect_kw(p, "TBLPROPERTIES"));
+    if (sql_parser_accept_kw(p, "UNSET")) {
+        P_TRY(sql_parser_expect_kw(p, "TBLPROPERTIES"));
         s->u.alter.what = SQL_ALTER_UNSET_PROPERTIES;
         P_TRY(if_exists(p, &s->u.alter.if_exists));
         return kv_list(p, &s->u.alter.properties, 0);
     }
-    return p_fail(p, "expected ADD, DROP, RENAME, ALTER, SET or UNSET");
+    return sql_parser_fail(p, "expected ADD, DROP, RENAME, ALTER, SET or UNSET");
 }
 
 static silt_status restore_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_RESTORE;
     p_advance(p);
-    p_accept_kw(p, "TABLE");
-    P_TRY(p_name(p, &s->u.restore.name));
-    p_accept_kw(p, "TO");
-    P_TRY(p_table_version(p, &s->u.restore.at));
+    sql_parser_accept_kw(p, "TABLE");
+    P_TRY(sql_parser_name(p, &s->u.restore.name));
+    sql_parser_accept_kw(p, "TO");
+    P_TRY(sql_parser_table_version(p, &s->u.restore.at));
     if (s->u.restore.at.version == NULL && s->u.restore.at.timestamp == NULL)
-        return p_fail(p, "expected VERSION AS OF or TIMESTAMP AS OF");
+        return sql_parser_fail(p, "expected VERSION AS OF or TIMESTAMP AS OF");
     return SILT_OK;
 }
 
@@ -1214,19 +1214,19 @@ static silt_status restore_stmt(parser *p, sql_stmt *s)
 static silt_status utility_target(parser *p, sql_name *out)
 {
     if (p_at_string(p)) {
-        sql_ident *part = p_alloc(p, sizeof(*part));
+        sql_ident *part = sql_parser_alloc(p, sizeof(*part));
         if (part == NULL)
             return SILT_NOMEM;
         part->pos = p_tok(p)->off;
         part->quoted = 1;
         out->pos = part->pos;
         out->is_path = 1;
-        P_TRY(p_string(p, &part->name, NULL));
+        P_TRY(sql_parser_string(p, &part->name, NULL));
         out->parts = part;
         out->n_parts = 1;
         return SILT_OK;
     }
-    return p_name(p, out);
+    return sql_parser_name(p, out);
 }
 
 static silt_status vacuum_stmt(parser *p, sql_stmt *s)
@@ -1234,12 +1234,12 @@ static silt_status vacuum_stmt(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_VACUUM;
     p_advance(p);
     P_TRY(utility_target(p, &s->u.vacuum.name));
-    if (p_accept_kw(p, "RETAIN")) {
-        P_TRY(p_expr(p, &s->u.vacuum.retain_hours));
-        P_TRY(p_expect_kw(p, "HOURS"));
+    if (sql_parser_accept_kw(p, "RETAIN")) {
+        P_TRY(sql_parser_expr(p, &s->u.vacuum.retain_hours));
+        P_TRY(sql_parser_expect_kw(p, "HOURS"));
     }
-    if (p_accept_kw(p, "DRY")) {
-        P_TRY(p_expect_kw(p, "RUN"));
+    if (sql_parser_accept_kw(p, "DRY")) {
+        P_TRY(sql_parser_expect_kw(p, "RUN"));
         s->u.vacuum.dry_run = 1;
     }
     return SILT_OK;
@@ -1250,19 +1250,19 @@ static silt_status optimize_stmt(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_OPTIMIZE;
     p_advance(p);
     P_TRY(utility_target(p, &s->u.optimize.name));
-    if (p_accept_kw(p, "WHERE"))
-        P_TRY(p_expr(p, &s->u.optimize.where));
-    if (p_accept_kw(p, "ZORDER")) {
-        P_TRY(p_expect_kw(p, "BY"));
+    if (sql_parser_accept_kw(p, "WHERE"))
+        P_TRY(sql_parser_expr(p, &s->u.optimize.where));
+    if (sql_parser_accept_kw(p, "ZORDER")) {
+        P_TRY(sql_parser_expect_kw(p, "BY"));
         if (p_is(p, SQL_TOK_LPAREN)) {
-            P_TRY(p_ident_list_paren(p, &s->u.optimize.zorder_by));
+            P_TRY(sql_parser_ident_list_paren(p, &s->u.optimize.zorder_by));
         } else {
             size_t cap = 0;
             sql_ident_list *l = &s->u.optimize.zorder_by;
             do {
-                P_TRY(p_grow(p, (void **)&l->items, &l->n, &cap, sizeof(sql_ident)));
-                P_TRY(p_ident(p, &l->items[l->n - 1]));
-            } while (p_accept(p, SQL_TOK_COMMA));
+                P_TRY(sql_parser_grow(p, (void **)&l->items, &l->n, &cap, sizeof(sql_ident)));
+                P_TRY(sql_parser_ident(p, &l->items[l->n - 1]));
+            } while (sql_parser_accept(p, SQL_TOK_COMMA));
         }
     }
     return SILT_OK;
@@ -1273,10 +1273,10 @@ static silt_status generate_stmt(parser *p, sql_stmt *s)
     sql_ident mode;
     s->kind = SQL_STMT_GENERATE;
     p_advance(p);
-    P_TRY(p_ident(p, &mode));
+    P_TRY(sql_parser_ident(p, &mode));
     s->u.generate.mode = mode.name;
-    P_TRY(p_expect_kw(p, "FOR"));
-    P_TRY(p_expect_kw(p, "TABLE"));
+    P_TRY(sql_parser_expect_kw(p, "FOR"));
+    P_TRY(sql_parser_expect_kw(p, "TABLE"));
     return utility_target(p, &s->u.generate.name);
 }
 
@@ -1284,11 +1284,11 @@ static silt_status convert_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_CONVERT;
     p_advance(p);
-    P_TRY(p_expect_kw(p, "TO"));
-    P_TRY(p_expect_kw(p, "DELTA"));
-    P_TRY(p_name(p, &s->u.convert.name));
-    if (p_accept_kw(p, "PARTITIONED")) {
-        P_TRY(p_expect_kw(p, "BY"));
+    P_TRY(sql_parser_expect_kw(p, "TO"));
+    P_TRY(sql_parser_expect_kw(p, "DELTA"));
+    P_TRY(sql_parser_name(p, &s->u.convert.name));
+    if (sql_parser_accept_kw(p, "PARTITIONED")) {
+        P_TRY(sql_parser_expect_kw(p, "BY"));
         P_TRY(column_list(p, &s->u.convert.partitioned_by, 0));
     }
     return SILT_OK;
@@ -1302,7 +1302,7 @@ static const char *raw_text(parser *p, size_t first, size_t last)
         return "";
     start = p->toks[first].off;
     end = p->toks[last - 1].off + p->toks[last - 1].len;
-    return p_strndup(p, p->text + start, end - start);
+    return sql_parser_strndup(p, p->text + start, end - start);
 }
 
 static int at_stmt_end(const parser *p) { return p_is(p, SQL_TOK_EOF) || p_is(p, SQL_TOK_SEMI); }
@@ -1315,19 +1315,19 @@ static silt_status set_stmt(parser *p, sql_stmt *s)
     p_advance(p);
     if (at_stmt_end(p))
         return SILT_OK;
-    if (p_kw(p, "TIME") && p_kw_at(p, 1, "ZONE")) {
+    if (sql_parser_kw(p, "TIME") && sql_parser_kw_at(p, 1, "ZONE")) {
         /* SET TIME ZONE 'zone' | LOCAL | INTERVAL ...: Spark's session time zone setting. */
         p_advance(p);
         p_advance(p);
         s->u.set.key = "spark.sql.session.timeZone";
         if (p_at_string(p) && (p_peek(p, 1)->kind == SQL_TOK_EOF ||
                                p_peek(p, 1)->kind == SQL_TOK_SEMI))
-            return p_string(p, &s->u.set.value, NULL);
+            return sql_parser_string(p, &s->u.set.value, NULL);
         value_start = p->i;
         while (!at_stmt_end(p))
             p_advance(p);
         if (p->i == value_start)
-            return p_fail(p, "expected a time zone, LOCAL or an interval");
+            return sql_parser_fail(p, "expected a time zone, LOCAL or an interval");
         s->u.set.value = raw_text(p, value_start, p->i);
         return s->u.set.value == NULL ? SILT_NOMEM : SILT_OK;
     }
@@ -1336,11 +1336,11 @@ static silt_status set_stmt(parser *p, sql_stmt *s)
         p_advance(p);
     key_end = p->i;
     if (key_end == key_start)
-        return p_fail(p, "expected a configuration key");
+        return sql_parser_fail(p, "expected a configuration key");
     s->u.set.key = raw_text(p, key_start, key_end);
     if (s->u.set.key == NULL)
         return SILT_NOMEM;
-    if (!p_accept(p, SQL_TOK_EQ))
+    if (!sql_parser_accept(p, SQL_TOK_EQ))
         return SILT_OK;
     value_start = p->i;
     while (!at_stmt_end(p))
@@ -1371,40 +1371,40 @@ static silt_status explain_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_EXPLAIN;
     p_advance(p);
-    if (p_accept_kw(p, "EXTENDED"))
+    if (sql_parser_accept_kw(p, "EXTENDED"))
         s->u.explain.mode = SQL_EXPLAIN_EXTENDED;
-    else if (p_accept_kw(p, "FORMATTED"))
+    else if (sql_parser_accept_kw(p, "FORMATTED"))
         s->u.explain.mode = SQL_EXPLAIN_FORMATTED;
-    else if (p_accept_kw(p, "CODEGEN"))
+    else if (sql_parser_accept_kw(p, "CODEGEN"))
         s->u.explain.mode = SQL_EXPLAIN_CODEGEN;
-    else if (p_accept_kw(p, "COST"))
+    else if (sql_parser_accept_kw(p, "COST"))
         s->u.explain.mode = SQL_EXPLAIN_COST;
-    else if (p_kw(p, "ANALYZE") && !p_kw_at(p, 1, "TABLE") && !p_kw_at(p, 1, "TABLES")) {
+    else if (sql_parser_kw(p, "ANALYZE") && !sql_parser_kw_at(p, 1, "TABLE") && !sql_parser_kw_at(p, 1, "TABLES")) {
         /* silt's own (as PostgreSQL's and DuckDB's): run it, count rows and time per operator */
         p_advance(p);
         s->u.explain.mode = SQL_EXPLAIN_ANALYZE;
     }
-    if (p_kw(p, "EXPLAIN"))
-        return p_fail(p, "EXPLAIN cannot explain EXPLAIN");
+    if (sql_parser_kw(p, "EXPLAIN"))
+        return sql_parser_fail(p, "EXPLAIN cannot explain EXPLAIN");
     return statement(p, &s->u.explain.stmt);
 }
 
 static silt_status cache_stmt(parser *p, sql_stmt *s)
 {
-    if (p_accept_kw(p, "UNCACHE")) {
+    if (sql_parser_accept_kw(p, "UNCACHE")) {
         s->kind = SQL_STMT_UNCACHE;
-        P_TRY(p_expect_kw(p, "TABLE"));
+        P_TRY(sql_parser_expect_kw(p, "TABLE"));
         P_TRY(if_exists(p, &s->u.cache.if_exists));
-        return p_name(p, &s->u.cache.name);
+        return sql_parser_name(p, &s->u.cache.name);
     }
     s->kind = SQL_STMT_CACHE;
     p_advance(p);
-    if (p_accept_kw(p, "LAZY"))
+    if (sql_parser_accept_kw(p, "LAZY"))
         s->u.cache.lazy = 1;
-    P_TRY(p_expect_kw(p, "TABLE"));
-    P_TRY(p_name(p, &s->u.cache.name));
-    if (p_accept_kw(p, "AS") || p_at_query(p))
-        P_TRY(p_query(p, &s->u.cache.query));
+    P_TRY(sql_parser_expect_kw(p, "TABLE"));
+    P_TRY(sql_parser_name(p, &s->u.cache.name));
+    if (sql_parser_accept_kw(p, "AS") || sql_parser_at_query(p))
+        P_TRY(sql_parser_query(p, &s->u.cache.query));
     return SILT_OK;
 }
 
@@ -1414,15 +1414,15 @@ static silt_status list_refs_stmt(parser *p, sql_stmt *s)
     s->kind = SQL_STMT_LIST_REFS;
     s->u.ref.what = SQL_OBJ_REFERENCE;
     p_advance(p);
-    if (!p_accept_kw(p, "REFERENCES") && !p_accept_kw(p, "BRANCHES")) {
-        if (!p_accept_kw(p, "TAGS"))
-            return p_fail(p, "expected REFERENCES, BRANCHES or TAGS");
+    if (!sql_parser_accept_kw(p, "REFERENCES") && !sql_parser_accept_kw(p, "BRANCHES")) {
+        if (!sql_parser_accept_kw(p, "TAGS"))
+            return sql_parser_fail(p, "expected REFERENCES, BRANCHES or TAGS");
         s->u.ref.what = SQL_OBJ_TAG;
-    } else if (p_word_is(p, &p->toks[p->i - 1], "BRANCHES")) {
+    } else if (sql_parser_word_is(p, &p->toks[p->i - 1], "BRANCHES")) {
         s->u.ref.what = SQL_OBJ_BRANCH;
     }
-    if (p_accept_kw(p, "IN"))
-        P_TRY(p_name(p, &s->u.ref.in));
+    if (sql_parser_accept_kw(p, "IN"))
+        P_TRY(sql_parser_name(p, &s->u.ref.in));
     return SILT_OK;
 }
 
@@ -1432,12 +1432,12 @@ static silt_status merge_branch_stmt(parser *p, sql_stmt *s)
     s->u.ref.what = SQL_OBJ_BRANCH;
     p_advance(p);
     p_advance(p);
-    P_TRY(p_name(p, &s->u.ref.name));
+    P_TRY(sql_parser_name(p, &s->u.ref.name));
     for (;;) {
-        if (p_accept_kw(p, "INTO"))
-            P_TRY(p_name(p, &s->u.ref.into));
-        else if (p_accept_kw(p, "IN"))
-            P_TRY(p_name(p, &s->u.ref.in));
+        if (sql_parser_accept_kw(p, "INTO"))
+            P_TRY(sql_parser_name(p, &s->u.ref.into));
+        else if (sql_parser_accept_kw(p, "IN"))
+            P_TRY(sql_parser_name(p, &s->u.ref.in));
         else
             return SILT_OK;
     }
@@ -1447,7 +1447,7 @@ static silt_status refresh_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_REFRESH;
     p_advance(p);
-    p_accept_kw(p, "TABLE");
+    sql_parser_accept_kw(p, "TABLE");
     return utility_target(p, &s->u.truncate.name);
 }
 
@@ -1455,9 +1455,9 @@ static silt_status truncate_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_TRUNCATE;
     p_advance(p);
-    P_TRY(p_expect_kw(p, "TABLE"));
-    P_TRY(p_name(p, &s->u.truncate.name));
-    if (p_accept_kw(p, "PARTITION"))
+    P_TRY(sql_parser_expect_kw(p, "TABLE"));
+    P_TRY(sql_parser_name(p, &s->u.truncate.name));
+    if (sql_parser_accept_kw(p, "PARTITION"))
         P_TRY(partition_spec(p, &s->u.truncate.partition, &s->u.truncate.n_partition));
     return SILT_OK;
 }
@@ -1476,9 +1476,9 @@ static silt_status with_dml(parser *p, sql_stmt *s, int *handled)
     sql_cte *with = NULL;
     *handled = 0;
     p_advance(p);
-    P_TRY(p_ctes(p, &n_ctes, &with));
-    if (!p_kw(p, "INSERT") && !p_kw(p, "UPDATE") && !p_kw(p, "DELETE") &&
-        !(p_kw(p, "MERGE") && !p_kw_at(p, 1, "BRANCH"))) {
+    P_TRY(sql_parser_ctes(p, &n_ctes, &with));
+    if (!sql_parser_kw(p, "INSERT") && !sql_parser_kw(p, "UPDATE") && !sql_parser_kw(p, "DELETE") &&
+        !(sql_parser_kw(p, "MERGE") && !sql_parser_kw_at(p, 1, "BRANCH"))) {
         p->i = save;
         return SILT_OK;
     }
@@ -1491,74 +1491,74 @@ static silt_status with_dml(parser *p, sql_stmt *s, int *handled)
 
 static silt_status dispatch(parser *p, sql_stmt *s)
 {
-    if (p_kw(p, "WITH") && p->depth == 0) {
+    if (sql_parser_kw(p, "WITH") && p->depth == 0) {
         int handled;
         P_TRY(with_dml(p, s, &handled));
         if (handled)
             return SILT_OK;
     }
-    if (p_at_query(p)) {
+    if (sql_parser_at_query(p)) {
         s->kind = SQL_STMT_QUERY;
-        return p_query(p, &s->u.query);
+        return sql_parser_query(p, &s->u.query);
     }
-    if (p_kw(p, "CREATE"))
+    if (sql_parser_kw(p, "CREATE"))
         return create_stmt(p, s);
-    if (p_kw(p, "REPLACE") && p_kw_at(p, 1, "TABLE")) {
+    if (sql_parser_kw(p, "REPLACE") && sql_parser_kw_at(p, 1, "TABLE")) {
         p_advance(p);
         p_advance(p);
         s->u.create_table.replace = 1;
         return create_table(p, s);
     }
-    if (p_kw(p, "DROP"))
+    if (sql_parser_kw(p, "DROP"))
         return drop_stmt(p, s);
-    if (p_kw(p, "USE"))
+    if (sql_parser_kw(p, "USE"))
         return use_stmt(p, s);
-    if (p_kw(p, "SHOW"))
+    if (sql_parser_kw(p, "SHOW"))
         return show_stmt(p, s);
-    if (p_kw(p, "DESCRIBE") || p_kw(p, "DESC"))
+    if (sql_parser_kw(p, "DESCRIBE") || sql_parser_kw(p, "DESC"))
         return describe_stmt(p, s);
-    if (p_kw(p, "INSERT"))
+    if (sql_parser_kw(p, "INSERT"))
         return insert_stmt(p, s);
-    if (p_kw(p, "UPDATE"))
+    if (sql_parser_kw(p, "UPDATE"))
         return update_stmt(p, s);
-    if (p_kw(p, "DELETE"))
+    if (sql_parser_kw(p, "DELETE"))
         return delete_stmt(p, s);
-    if (p_kw(p, "MERGE") && p_kw_at(p, 1, "BRANCH"))
+    if (sql_parser_kw(p, "MERGE") && sql_parser_kw_at(p, 1, "BRANCH"))
         return merge_branch_stmt(p, s);
-    if (p_kw(p, "MERGE"))
+    if (sql_parser_kw(p, "MERGE"))
         return merge_stmt(p, s);
-    if (p_kw(p, "ALTER"))
+    if (sql_parser_kw(p, "ALTER"))
         return alter_stmt(p, s);
-    if (p_kw(p, "RESTORE"))
+    if (sql_parser_kw(p, "RESTORE"))
         return restore_stmt(p, s);
-    if (p_kw(p, "VACUUM"))
+    if (sql_parser_kw(p, "VACUUM"))
         return vacuum_stmt(p, s);
-    if (p_kw(p, "OPTIMIZE"))
+    if (sql_parser_kw(p, "OPTIMIZE"))
         return optimize_stmt(p, s);
-    if (p_kw(p, "GENERATE"))
+    if (sql_parser_kw(p, "GENERATE"))
         return generate_stmt(p, s);
-    if (p_kw(p, "CONVERT"))
+    if (sql_parser_kw(p, "CONVERT"))
         return convert_stmt(p, s);
-    if (p_kw(p, "SET"))
+    if (sql_parser_kw(p, "SET"))
         return set_stmt(p, s);
-    if (p_kw(p, "RESET"))
+    if (sql_parser_kw(p, "RESET"))
         return reset_stmt(p, s);
-    if (p_kw(p, "EXPLAIN"))
+    if (sql_parser_kw(p, "EXPLAIN"))
         return explain_stmt(p, s);
-    if (p_kw(p, "CACHE") || p_kw(p, "UNCACHE"))
+    if (sql_parser_kw(p, "CACHE") || sql_parser_kw(p, "UNCACHE"))
         return cache_stmt(p, s);
-    if (p_kw(p, "LIST"))
+    if (sql_parser_kw(p, "LIST"))
         return list_refs_stmt(p, s);
-    if (p_kw(p, "REFRESH"))
+    if (sql_parser_kw(p, "REFRESH"))
         return refresh_stmt(p, s);
-    if (p_kw(p, "TRUNCATE"))
+    if (sql_parser_kw(p, "TRUNCATE"))
         return truncate_stmt(p, s);
-    return p_fail(p, "expected a statement (SELECT, CREATE, INSERT, MERGE, ...)");
+    return sql_parser_fail(p, "expected a statement (SELECT, CREATE, INSERT, MERGE, ...)");
 }
 
 static silt_status statement(parser *p, sql_stmt **out)
 {
-    sql_stmt *s = p_alloc(p, sizeof(*s));
+    sql_stmt *s = sql_parser_alloc(p, sizeof(*s));
     if (s == NULL)
         return SILT_NOMEM;
     s->pos = p_tok(p)->off;
@@ -1570,19 +1570,19 @@ static silt_status statement(parser *p, sql_stmt **out)
 
 static silt_status parse_statements(parser *p, sql_stmt_list **out)
 {
-    sql_stmt_list *list = p_alloc(p, sizeof(*list));
+    sql_stmt_list *list = sql_parser_alloc(p, sizeof(*list));
     size_t cap = 0;
     if (list == NULL)
         return SILT_NOMEM;
     for (;;) {
-        while (p_accept(p, SQL_TOK_SEMI))
+        while (sql_parser_accept(p, SQL_TOK_SEMI))
             ;
         if (p_is(p, SQL_TOK_EOF))
             break;
-        P_TRY(p_grow(p, (void **)&list->items, &list->n, &cap, sizeof(sql_stmt *)));
+        P_TRY(sql_parser_grow(p, (void **)&list->items, &list->n, &cap, sizeof(sql_stmt *)));
         P_TRY(statement(p, &list->items[list->n - 1]));
         if (!p_is(p, SQL_TOK_SEMI) && !p_is(p, SQL_TOK_EOF))
-            return p_fail(p, "expected ';' or the end of the statement");
+            return sql_parser_fail(p, "expected ';' or the end of the statement");
     }
     *out = list;
     return SILT_OK;
@@ -1639,7 +1639,7 @@ silt_status p_note_marker(parser *p, uint32_t off, const char *name)
     for (at = m->n; at > 0 && m->items[at - 1].off >= off; at--)
         if (m->items[at - 1].off == off)
             return SILT_OK;
-    P_TRY(p_grow(p, (void **)&m->items, &m->n, &m->cap, sizeof(sql_param_marker)));
+    P_TRY(sql_parser_grow(p, (void **)&m->items, &m->n, &m->cap, sizeof(sql_param_marker)));
     memmove(&m->items[at + 1], &m->items[at], (m->n - 1 - at) * sizeof(sql_param_marker));
     m->items[at].off = off;
     m->items[at].name = name;

@@ -48,56 +48,56 @@ static inline void p_advance(parser *p)
         p->i++;
 }
 
-int p_word_is(const parser *p, const sql_token *t, const char *kw);
-int p_kw(const parser *p, const char *kw);                  /* current token is the keyword */
-int p_kw_at(const parser *p, size_t ahead, const char *kw);
-int p_accept_kw(parser *p, const char *kw);                 /* consume when it is */
-int p_accept(parser *p, sql_tok_kind kind);
-silt_status p_expect_kw(parser *p, const char *kw);
-silt_status p_expect(parser *p, sql_tok_kind kind);
+int sql_parser_word_is(const parser *p, const sql_token *t, const char *kw);
+int sql_parser_kw(const parser *p, const char *kw);                  /* current token is the keyword */
+int sql_parser_kw_at(const parser *p, size_t ahead, const char *kw);
+int sql_parser_accept_kw(parser *p, const char *kw);                 /* consume when it is */
+int sql_parser_accept(parser *p, sql_tok_kind kind);
+silt_status sql_parser_expect_kw(parser *p, const char *kw);
+silt_status sql_parser_expect(parser *p, sql_tok_kind kind);
 /* Error at the current token: "expected <what>". */
-silt_status p_fail(parser *p, const char *fmt, ...) SILT_PRINTF(2, 3);
-silt_status p_fail_at(parser *p, size_t tok_idx, const char *fmt, ...) SILT_PRINTF(3, 4);
+silt_status sql_parser_fail(parser *p, const char *fmt, ...) SILT_PRINTF(2, 3);
+silt_status sql_parser_fail_at(parser *p, size_t tok_idx, const char *fmt, ...) SILT_PRINTF(3, 4);
 /* Any other message (non-syntax errors such as a literal out of range) at a byte offset. */
-silt_status p_error_at(parser *p, uint32_t off, const char *fmt, ...) SILT_PRINTF(3, 4);
-silt_status p_enter(parser *p);
+silt_status sql_parser_error_at(parser *p, uint32_t off, const char *fmt, ...) SILT_PRINTF(3, 4);
+silt_status sql_parser_enter(parser *p);
 static inline void p_leave(parser *p) { p->depth--; }
 
 /* Notes a parameter marker at off (name NULL for ?) when the caller collects them. */
 silt_status p_note_marker(parser *p, uint32_t off, const char *name);
 
-void *p_alloc(parser *p, size_t size); /* zeroed; NULL on OOM (error set) */
-char *p_strndup(parser *p, const char *s, size_t len);
-silt_status p_grow(parser *p, void **items, size_t *n, size_t *cap, size_t elem_size);
+void *sql_parser_alloc(parser *p, size_t size); /* zeroed; NULL on OOM (error set) */
+char *sql_parser_strndup(parser *p, const char *s, size_t len);
+silt_status sql_parser_grow(parser *p, void **items, size_t *n, size_t *cap, size_t elem_size);
 
 /* Words that end an implicit alias. */
-int p_is_clause_word(const parser *p, const sql_token *t);
+int sql_parser_is_clause_word(const parser *p, const sql_token *t);
 
 /* Identifiers and names. */
-int p_at_ident(const parser *p);
-silt_status p_ident(parser *p, sql_ident *out);
-silt_status p_ident_after_dot(parser *p, sql_ident *out);
-silt_status p_name(parser *p, sql_name *out);
-silt_status p_ident_list_paren(parser *p, sql_ident_list *out); /* ( a, b ) */
-silt_status p_string(parser *p, const char **out, size_t *len_out);
-silt_status p_string_one(parser *p, const char **out);
+int sql_parser_at_ident(const parser *p);
+silt_status sql_parser_ident(parser *p, sql_ident *out);
+silt_status sql_parser_ident_after_dot(parser *p, sql_ident *out);
+silt_status sql_parser_name(parser *p, sql_name *out);
+silt_status sql_parser_ident_list_paren(parser *p, sql_ident_list *out); /* ( a, b ) */
+silt_status sql_parser_string(parser *p, const char **out, size_t *len_out);
+silt_status sql_parser_string_one(parser *p, const char **out);
 
 /* parse_expr.c */
-silt_status p_expr(parser *p, sql_expr **out);
-silt_status p_expr_list(parser *p, sql_expr_list *out);   /* a, b, c */
-silt_status p_type(parser *p, sql_type *out);
-silt_status p_order_list(parser *p, sql_order_list *out); /* after ORDER BY */
-silt_status p_window_spec(parser *p, sql_window **out);   /* ( ... ) */
-silt_status p_literal_text(parser *p, const char **out);  /* property values */
-sql_expr *p_new_expr(parser *p, sql_expr_kind kind, uint32_t pos);
+silt_status sql_parser_expr(parser *p, sql_expr **out);
+silt_status sql_parser_expr_list(parser *p, sql_expr_list *out);   /* a, b, c */
+silt_status sql_parser_type(parser *p, sql_type *out);
+silt_status sql_parser_order_list(parser *p, sql_order_list *out); /* after ORDER BY */
+silt_status sql_parser_window_spec(parser *p, sql_window **out);   /* ( ... ) */
+silt_status sql_parser_literal_text(parser *p, const char **out);  /* property values */
+sql_expr *sql_parser_new_expr(parser *p, sql_expr_kind kind, uint32_t pos);
 
 /* parse_query.c */
-int p_at_query(const parser *p);
-silt_status p_query(parser *p, sql_query **out);
-silt_status p_ctes(parser *p, size_t *n_out, sql_cte **out);
-silt_status p_table_ref(parser *p, sql_table_ref **out);  /* one FROM item with its joins */
-silt_status p_table_version(parser *p, sql_table_version *out);
-silt_status p_table_name_ref(parser *p, sql_name *name, sql_table_version *at);
-silt_status p_alias(parser *p, sql_alias *out, int allow_columns);
+int sql_parser_at_query(const parser *p);
+silt_status sql_parser_query(parser *p, sql_query **out);
+silt_status sql_parser_ctes(parser *p, size_t *n_out, sql_cte **out);
+silt_status sql_parser_table_ref(parser *p, sql_table_ref **out);  /* one FROM item with its joins */
+silt_status sql_parser_table_version(parser *p, sql_table_version *out);
+silt_status sql_parser_table_name_ref(parser *p, sql_name *name, sql_table_version *at);
+silt_status sql_parser_alias(parser *p, sql_alias *out, int allow_columns);
 
 #endif

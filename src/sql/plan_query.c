@@ -17,7 +17,7 @@
 /* One row without columns (SELECT without FROM). */
 static silt_status plan_one_row(binder *b, plan *out, silt_error *err);
 
-silt_status plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
+silt_status sql_plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
                          silt_error *err)
 {
     engine_op *op;
@@ -47,7 +47,7 @@ static silt_status apply_alias(binder *b, plan *p, const sql_alias *alias, uint3
     size_t idx;
     bind_col *cols;
     if (alias->columns.n > 0 && alias->columns.n != p->scope.n)
-        return bind_error(b, err, pos, SILT_BIND,
+        return sql_bind_error(b, err, pos, SILT_BIND,
                           "[ASSIGNMENT_ARITY_MISMATCH] the alias names %zu columns but the "
                           "relation has %zu", alias->columns.n, p->scope.n);
     cols = arena_calloc(b->a, p->scope.n ? p->scope.n : 1, sizeof(bind_col));
@@ -73,7 +73,7 @@ static silt_status apply_alias(binder *b, plan *p, const sql_alias *alias, uint3
                                              err));
             names[idx] = cols[idx].name;
         }
-        SILT_RETURN_IF_ERROR(plan_project(b, p, exprs, names, p->scope.n, err));
+        SILT_RETURN_IF_ERROR(sql_plan_project(b, p, exprs, names, p->scope.n, err));
         for (idx = 0; idx < p->scope.n; idx++)
             p->scope.cols[idx].qual = qual;
     }
@@ -131,14 +131,14 @@ static silt_status plan_values(binder *b, const sql_query *q, plan *out, silt_er
     for (row = 0; row < n_rows; row++) {
         const sql_expr_list *r = &q->u.values.rows[row];
         if (r->n != n_cols)
-            return bind_error(b, err, r->n ? r->items[0]->pos : q->pos, SILT_BIND,
+            return sql_bind_error(b, err, r->n ? r->items[0]->pos : q->pos, SILT_BIND,
                               "[INVALID_INLINE_TABLE.NUM_COLUMNS_MISMATCH] inline table "
                               "expects %zu columns but row %zu has %zu", n_cols, row + 1, r->n);
         cells[row] = arena_calloc(b->a, n_cols ? n_cols : 1, sizeof(expr *));
         if (cells[row] == NULL)
             return err_nomem(err);
         for (col = 0; col < n_cols; col++)
-            SILT_RETURN_IF_ERROR(bind_expr(b, &bc, r->items[col], &cells[row][col], err));
+            SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, r->items[col], &cells[row][col], err));
     }
     batch->n_rows = (int64_t)n_rows;
     batch->n_cols = n_cols;
@@ -151,7 +151,7 @@ static silt_status plan_values(binder *b, const sql_query *q, plan *out, silt_er
         for (row = 1; row < n_rows; row++) {
             const col_type *c = union_type(b->a, t, cells[row][col]->type);
             if (c == NULL)
-                return bind_error(b, err, q->u.values.rows[row].items[col]->pos, SILT_BIND,
+                return sql_bind_error(b, err, q->u.values.rows[row].items[col]->pos, SILT_BIND,
                                   "[INVALID_INLINE_TABLE.INCOMPATIBLE_TYPES_IN_INLINE_TABLE] "
                                   "incompatible types in column col%zu", col + 1);
             t = c;
@@ -177,7 +177,7 @@ static silt_status plan_values(binder *b, const sql_query *q, plan *out, silt_er
         return err_nomem(err);
     list[0] = batch;
     SILT_RETURN_IF_ERROR(engine_op_values(&out->op, b->ctx, batch->schema, list, 1, err));
-    return scope_from_schema(b->a, batch->schema, NULL, &out->scope, err);
+    return sql_scope_from_schema(b->a, batch->schema, NULL, &out->scope, err);
 }
 
 /* ---------------------------------------------------------------- joins */
@@ -187,9 +187,9 @@ static int try_bind(binder *b, const bind_scope *scope, const sql_expr *e, expr 
 {
     bind_ctx bc = {scope, NULL, NULL, NULL};
     silt_error scratch = SILT_ERROR_INIT;
-    if (bind_has_agg(e) || bind_has_window(e))
+    if (sql_bind_has_agg(e) || sql_bind_has_window(e))
         return 0;
-    return bind_expr(b, &bc, e, out, &scratch) == SILT_OK;
+    return sql_bind_expr(b, &bc, e, out, &scratch) == SILT_OK;
 }
 
 /* An equality conjunct whose sides name the left and the right input (either order). */
@@ -247,9 +247,9 @@ static silt_status join_plans(binder *b, plan *left, plan *right, engine_join_ty
         }
         if (!residual_ok)
             continue;
-        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, conj[idx], &e, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, conj[idx], &e, err));
         if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
-            return bind_error(b, err, conj[idx]->pos, SILT_BIND,
+            return sql_bind_error(b, err, conj[idx]->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH] the join condition must be a boolean");
         if (cond == NULL)
             cond = e;
@@ -263,9 +263,9 @@ static silt_status join_plans(binder *b, plan *left, plan *right, engine_join_ty
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&out->op, b->ctx, left->op, right->op, type, lkeys,
                                              rkeys, n_keys, cond, err));
     if (n_keys > 0) {
-        bind_note(b, "HashJoin %s on %zu key%s%s", type == JOIN_INNER ? "inner" : "outer",
+        sql_bind_note(b, "HashJoin %s on %zu key%s%s", type == JOIN_INNER ? "inner" : "outer",
                   n_keys, n_keys == 1 ? "" : "s", cond ? " with a residual condition" : "");
-        bind_note_on(b, out->op);
+        sql_bind_note_on(b, out->op);
     }
     out->scope = semi ? left->scope : both;
     return SILT_OK;
@@ -338,7 +338,7 @@ static int64_t find_col(const bind_scope *s, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < s->n; idx++)
-        if (str_casecmp(s->cols[idx].name, name) == 0)
+        if (util_str_casecmp(s->cols[idx].name, name) == 0)
             return (int64_t)idx;
     return -1;
 }
@@ -364,7 +364,7 @@ static silt_status join_using(binder *b, const sql_table_ref *ref, plan *l, plan
         li[idx] = find_col(&l->scope, cols->items[idx].name);
         ri[idx] = find_col(&r->scope, cols->items[idx].name);
         if (li[idx] < 0 || ri[idx] < 0)
-            return bind_error(b, err, cols->items[idx].pos, SILT_BIND,
+            return sql_bind_error(b, err, cols->items[idx].pos, SILT_BIND,
                               "[UNRESOLVED_USING_COLUMN_FOR_JOIN] USING column `%s` cannot be "
                               "resolved on the %s side of the join", cols->items[idx].name,
                               li[idx] < 0 ? "left" : "right");
@@ -410,7 +410,7 @@ static silt_status join_using(binder *b, const sql_table_ref *ref, plan *l, plan
         SILT_RETURN_IF_ERROR(expr_column(&proj[k], b->a, (int64_t)idx, both.cols[idx].type, err));
         names[k++] = both.cols[idx].name;
     }
-    SILT_RETURN_IF_ERROR(plan_project(b, out, proj, names, k, err));
+    SILT_RETURN_IF_ERROR(sql_plan_project(b, out, proj, names, k, err));
     /* Qualified names still reach both sides' columns. */
     for (idx = 0; idx < k; idx++)
         if (idx >= n)
@@ -470,8 +470,8 @@ static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown
         rpd.n = rpd.n_where;
         lpd.conj = rpd.conj = pd->where;
     }
-    SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.left, &lpd, &l, err));
-    SILT_RETURN_IF_ERROR(plan_table_ref(b, ref->u.join.right, &rpd, &r, err));
+    SILT_RETURN_IF_ERROR(sql_plan_table_ref(b, ref->u.join.left, &lpd, &l, err));
+    SILT_RETURN_IF_ERROR(sql_plan_table_ref(b, ref->u.join.right, &rpd, &r, err));
     /* WHERE terms filter the inputs that are not joins themselves (those push further down). */
     if (ref->u.join.left->kind != SQL_TABLE_JOIN && lpd.n_where > 0)
         SILT_RETURN_IF_ERROR(filter_early(b, &l, lpd.where, lpd.n_where, err));
@@ -496,7 +496,7 @@ static silt_status plan_join(binder *b, const sql_table_ref *ref, const pushdown
     if (ref->u.join.on != NULL) {
         sql_split_and(ref->u.join.on, conj, &n_conj, MAX_CONJUNCTS);
         if (n_conj == MAX_CONJUNCTS)
-            return bind_error(b, err, ref->u.join.on->pos, SILT_UNSUPPORTED,
+            return sql_bind_error(b, err, ref->u.join.on->pos, SILT_UNSUPPORTED,
                               "a join condition of more than %d conjuncts is not supported",
                               MAX_CONJUNCTS - 1);
         early_sides(join_type(ref->u.join.join), 1, &on_l, &on_r);
@@ -514,7 +514,7 @@ static const sql_cte *find_cte(binder *b, const char *name)
 {
     bind_cte *c;
     for (c = b->ctes; c != NULL; c = c->next)
-        if (str_casecmp(c->cte->name, name) == 0)
+        if (util_str_casecmp(c->cte->name, name) == 0)
             return c->cte;
     return NULL;
 }
@@ -530,7 +530,7 @@ static silt_status plan_cte_ref(binder *b, const sql_cte *cte, const sql_table_r
     for (c = b->ctes; c != NULL && c->cte != cte; c = c->next)
         ;
     b->ctes = c != NULL ? c->next : NULL;
-    rc = plan_query(b, cte->query, out, err);
+    rc = sql_plan_query(b, cte->query, out, err);
     b->ctes = saved;
     SILT_RETURN_IF_ERROR(rc);
     SILT_RETURN_IF_ERROR(apply_alias(b, out, &alias, ref->pos, err));
@@ -547,7 +547,7 @@ static const engine_op *leaf_op(const engine_op *op)
     return op;
 }
 
-silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+silt_status sql_plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                            silt_error *err)
 {
     scan_note *mark;
@@ -560,25 +560,25 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
             if (cte != NULL)
                 return plan_cte_ref(b, cte, ref, out, err);
         }
-        mark = bind_note_last(b);
-        SILT_RETURN_IF_ERROR(source_named(b, ref, pd, out, err));
-        bind_note_attach(b, mark, leaf_op(out->op), out->morsels.payload);
+        mark = sql_bind_note_last(b);
+        SILT_RETURN_IF_ERROR(sql_source_named(b, ref, pd, out, err));
+        sql_bind_note_attach(b, mark, leaf_op(out->op), out->morsels.payload);
         /* Operators above the scan may then run on every worker (op_pipeline.c). */
         if (out->morsels.fn != NULL && out->morsels.top != NULL)
             engine_op_scan_set_morsels(out->morsels.top, out->morsels.fn, out->morsels.payload,
                                        out->morsels.n);
         return SILT_OK;
     case SQL_TABLE_SUBQUERY:
-        SILT_RETURN_IF_ERROR(plan_query(b, ref->u.subquery.query, out, err));
+        SILT_RETURN_IF_ERROR(sql_plan_query(b, ref->u.subquery.query, out, err));
         return apply_alias(b, out, &ref->alias, ref->pos, err);
     case SQL_TABLE_JOIN: return plan_join(b, ref, pd, out, err);
     case SQL_TABLE_FUNC:
-        mark = bind_note_last(b);
-        SILT_RETURN_IF_ERROR(source_function(b, ref, out, err));
-        bind_note_attach(b, mark, leaf_op(out->op), out->morsels.payload);
+        mark = sql_bind_note_last(b);
+        SILT_RETURN_IF_ERROR(sql_source_function(b, ref, out, err));
+        sql_bind_note_attach(b, mark, leaf_op(out->op), out->morsels.payload);
         return apply_alias(b, out, &ref->alias, ref->pos, err);
     default:
-        return bind_error(b, err, ref->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, ref->pos, SILT_UNSUPPORTED,
                           "PIVOT and UNPIVOT are not supported yet");
     }
 }
@@ -587,7 +587,7 @@ silt_status plan_table_ref(binder *b, const sql_table_ref *ref, const pushdown *
  * The FROM clause: items joined left to right; equality conjuncts of WHERE
  * between an item and the ones before it become hash join keys.
  */
-silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
+silt_status sql_plan_from(binder *b, const sql_select *sel, const sql_expr **conj, size_t n_conj,
                       const name_set *want, plan *out, silt_error *err)
 {
     size_t idx;
@@ -610,7 +610,7 @@ silt_status plan_from(binder *b, const sql_select *sel, const sql_expr **conj, s
         pd.cols = want ? want->names : NULL;
         pd.n_where = n_conj;
         pd.where = conj;
-        SILT_RETURN_IF_ERROR(plan_table_ref(b, ref, &pd, &item, err));
+        SILT_RETURN_IF_ERROR(sql_plan_table_ref(b, ref, &pd, &item, err));
         /* Comma joins: the WHERE terms on one item filter it before the join. */
         if (sel->n_from > 1 && ref->kind != SQL_TABLE_JOIN)
             SILT_RETURN_IF_ERROR(filter_early(b, &item, conj, n_conj, err));
@@ -646,10 +646,10 @@ static silt_status coerce_plan(binder *b, plan *p, const col_type **types, silt_
         SILT_RETURN_IF_ERROR(expr_coerce(&exprs[idx], b->a, types[idx], err));
         names[idx] = p->scope.cols[idx].name;
     }
-    return plan_project(b, p, exprs, names, p->scope.n, err);
+    return sql_plan_project(b, p, exprs, names, p->scope.n, err);
 }
 
-silt_status plan_distinct(binder *b, plan *p, silt_error *err)
+silt_status sql_plan_distinct(binder *b, plan *p, silt_error *err)
 {
     size_t n = p->scope.n, idx;
     expr **keys = arena_calloc(b->a, n + 1, sizeof(expr *));
@@ -745,10 +745,10 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
     plan l, r;
     const col_type **types;
     size_t idx;
-    SILT_RETURN_IF_ERROR(plan_query(b, q->u.setop.left, &l, err));
-    SILT_RETURN_IF_ERROR(plan_query(b, q->u.setop.right, &r, err));
+    SILT_RETURN_IF_ERROR(sql_plan_query(b, q->u.setop.left, &l, err));
+    SILT_RETURN_IF_ERROR(sql_plan_query(b, q->u.setop.right, &r, err));
     if (l.scope.n != r.scope.n)
-        return bind_error(b, err, q->u.setop.right->pos, SILT_BIND,
+        return sql_bind_error(b, err, q->u.setop.right->pos, SILT_BIND,
                           "[NUM_COLUMNS_MISMATCH] %s can only be performed on inputs with the "
                           "same number of columns, but the first input has %zu columns and the "
                           "second input has %zu columns",
@@ -762,7 +762,7 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
     for (idx = 0; idx < l.scope.n; idx++) {
         types[idx] = union_type(b->a, l.scope.cols[idx].type, r.scope.cols[idx].type);
         if (types[idx] == NULL)
-            return bind_error(b, err, q->u.setop.right->pos, SILT_BIND,
+            return sql_bind_error(b, err, q->u.setop.right->pos, SILT_BIND,
                               "[INCOMPATIBLE_COLUMN_TYPE] column %zu of the set operation has "
                               "incompatible types", idx + 1);
         if (types[idx]->id == COL_NULL)
@@ -775,14 +775,14 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
         SILT_RETURN_IF_ERROR(engine_op_union_all(&out->op, b->ctx, kids, 2, err));
         out->scope = l.scope;
         if (!q->u.setop.all)
-            SILT_RETURN_IF_ERROR(plan_distinct(b, out, err));
+            SILT_RETURN_IF_ERROR(sql_plan_distinct(b, out, err));
         return SILT_OK;
     }
     if (q->u.setop.all) {
         SILT_RETURN_IF_ERROR(number_duplicates(b, &l, err));
         SILT_RETURN_IF_ERROR(number_duplicates(b, &r, err));
     } else {
-        SILT_RETURN_IF_ERROR(plan_distinct(b, &l, err));
+        SILT_RETURN_IF_ERROR(sql_plan_distinct(b, &l, err));
     }
     {
         /* Two keys per column, (c IS NULL, coalesce(c, fill)), so that NULLs match NULLs. */
@@ -816,7 +816,7 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
             SILT_RETURN_IF_ERROR(expr_column(&cols[idx], b->a, (int64_t)idx, types[idx], err));
             names[idx] = out->scope.cols[idx].name;
         }
-        SILT_RETURN_IF_ERROR(plan_project(b, out, cols, names, n, err));
+        SILT_RETURN_IF_ERROR(sql_plan_project(b, out, cols, names, n, err));
     }
     return SILT_OK;
 }
@@ -824,7 +824,7 @@ static silt_status plan_setop(binder *b, const sql_query *q, plan *out, silt_err
 /* ---------------------------------------------------------------- queries */
 
 
-silt_status plan_query(binder *b, const sql_query *q, plan *out, silt_error *err)
+silt_status sql_plan_query(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     bind_cte *saved = b->ctes;
     silt_status rc = SILT_OK;
@@ -832,7 +832,7 @@ silt_status plan_query(binder *b, const sql_query *q, plan *out, silt_error *err
     memset(out, 0, sizeof(*out));
     if (++b->depth > SQL_BIND_MAX_DEPTH) {
         b->depth--;
-        return bind_error(b, err, q->pos, SILT_BIND, "query nested too deeply");
+        return sql_bind_error(b, err, q->pos, SILT_BIND, "query nested too deeply");
     }
     for (idx = 0; idx < q->n_ctes && rc == SILT_OK; idx++) {
         bind_cte *c = arena_calloc(b->a, 1, sizeof(*c));
@@ -846,22 +846,22 @@ silt_status plan_query(binder *b, const sql_query *q, plan *out, silt_error *err
     }
     if (rc == SILT_OK) {
         switch (q->kind) {
-        case SQL_QUERY_SELECT: rc = plan_select(b, q, out, err); break;
+        case SQL_QUERY_SELECT: rc = sql_plan_select(b, q, out, err); break;
         case SQL_QUERY_SETOP: rc = plan_setop(b, q, out, err); break;
         case SQL_QUERY_VALUES: rc = plan_values(b, q, out, err); break;
-        case SQL_QUERY_NESTED: rc = plan_query(b, q->u.nested, out, err); break;
+        case SQL_QUERY_NESTED: rc = sql_plan_query(b, q->u.nested, out, err); break;
         case SQL_QUERY_TABLE: {
             sql_table_ref ref;
             memset(&ref, 0, sizeof(ref));
             ref.kind = SQL_TABLE_NAMED;
             ref.pos = q->pos;
             ref.u.named.name = q->u.table;
-            rc = plan_table_ref(b, &ref, NULL, out, err);
+            rc = sql_plan_table_ref(b, &ref, NULL, out, err);
             break;
         }
         }
         if (rc == SILT_OK && q->kind != SQL_QUERY_SELECT)
-            rc = plan_order_limit(b, q, out, err);
+            rc = sql_plan_order_limit(b, q, out, err);
     }
     b->ctes = saved;
     b->depth--;

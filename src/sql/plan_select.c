@@ -58,27 +58,27 @@ static silt_status expand_items(binder *b, const sql_select *sel, const bind_sco
                     continue;
                 if (q->n_parts > 0 &&
                     (scope->cols[col].qual == NULL ||
-                     str_casecmp(scope->cols[col].qual, q->parts[q->n_parts - 1].name) != 0))
+                     util_str_casecmp(scope->cols[col].qual, q->parts[q->n_parts - 1].name) != 0))
                     continue;
                 st->items[st->n_items].star_col = (int64_t)col;
                 st->items[st->n_items++].name = scope->cols[col].name;
             }
             if (q->n_parts > 0 && st->n_items == before)
-                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                return sql_bind_error(b, err, it->expr->pos, SILT_BIND,
                                   "[CANNOT_RESOLVE_STAR_EXPAND] Cannot resolve `%s`.* given "
                                   "input columns", q->parts[q->n_parts - 1].name);
             continue;
         }
         st->items[st->n_items].ast = it->expr;
         st->items[st->n_items].star_col = -1;
-        st->items[st->n_items].text = bind_expr_text(b, it->expr);
+        st->items[st->n_items].text = sql_bind_expr_text(b, it->expr);
         if (it->alias != NULL)
             st->items[st->n_items].name = it->alias;
         else if (it->expr->kind == SQL_EXPR_COLUMN)
             st->items[st->n_items].name =
                 it->expr->u.column.parts[it->expr->u.column.n_parts - 1].name;
         else
-            st->items[st->n_items].name = bind_column_name(b, it->expr);
+            st->items[st->n_items].name = sql_bind_column_name(b, it->expr);
         st->n_items++;
     }
     return SILT_OK;
@@ -93,7 +93,7 @@ static const sql_expr *group_target(binder *b, const sql_expr *e, const sel_stat
         int64_t ord = e->u.lit.i64;
         if (ord < 1 || ord > (int64_t)st->n_items || st->items[ord - 1].ast == NULL) {
             *bad = 1;
-            bind_error(b, err, e->pos, SILT_BIND,
+            sql_bind_error(b, err, e->pos, SILT_BIND,
                        "[GROUP_BY_POS_OUT_OF_RANGE] GROUP BY position %lld is not in select "
                        "list (valid range is [1, %zu])", (long long)ord, st->n_items);
             return NULL;
@@ -104,12 +104,12 @@ static const sql_expr *group_target(binder *b, const sql_expr *e, const sel_stat
         size_t idx;
         int in_input = 0;
         for (idx = 0; idx < input->n; idx++)
-            if (str_casecmp(input->cols[idx].name, e->u.column.parts[0].name) == 0)
+            if (util_str_casecmp(input->cols[idx].name, e->u.column.parts[0].name) == 0)
                 in_input = 1;
         if (!in_input)
             for (idx = 0; idx < st->n_items; idx++)
                 if (st->items[idx].ast != NULL &&
-                    str_casecmp(st->items[idx].name, e->u.column.parts[0].name) == 0)
+                    util_str_casecmp(st->items[idx].name, e->u.column.parts[0].name) == 0)
                     return st->items[idx].ast;
     }
     return e;
@@ -119,21 +119,21 @@ static silt_status add_key(binder *b, agg_state *ag, const sql_expr *ast, silt_e
 {
     bind_ctx bc = {ag->input, NULL, NULL, NULL};
     agg_key *k;
-    const char *text = bind_expr_text(b, ast);
+    const char *text = sql_bind_expr_text(b, ast);
     size_t idx;
     for (idx = 0; idx < ag->n_keys; idx++)
         if (strcmp(ag->keys[idx].text, text) == 0)
             return SILT_OK;
     if (ag->n_keys == MAX_KEYS)
-        return bind_error(b, err, ast->pos, SILT_UNSUPPORTED, "more than %d GROUP BY keys",
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED, "more than %d GROUP BY keys",
                           MAX_KEYS);
-    if (bind_has_agg(ast))
-        return bind_error(b, err, ast->pos, SILT_BIND,
+    if (sql_bind_has_agg(ast))
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[GROUP_BY_AGGREGATE] Aggregate functions are not allowed in GROUP BY");
     k = &ag->keys[ag->n_keys];
     k->ast = ast;
     k->text = text;
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, ast, &k->e, err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, ast, &k->e, err));
     k->input_col = k->e->kind == EXPR_COLUMN ? k->e->col_idx : -1;
     ag->n_keys++;
     return SILT_OK;
@@ -141,7 +141,7 @@ static silt_status add_key(binder *b, agg_state *ag, const sql_expr *ast, silt_e
 
 static size_t key_index(binder *b, const agg_state *ag, const sql_expr *ast)
 {
-    const char *text = bind_expr_text(b, ast);
+    const char *text = sql_bind_expr_text(b, ast);
     size_t idx;
     for (idx = 0; idx < ag->n_keys; idx++)
         if (strcmp(ag->keys[idx].text, text) == 0)
@@ -164,7 +164,7 @@ static silt_status build_keys(binder *b, const sql_select *sel, const sel_state 
     *n_sets_out = 0;
     if (sel->group_all) {
         for (g = 0; g < st->n_items; g++)
-            if (st->items[g].ast != NULL && !bind_has_agg(st->items[g].ast))
+            if (st->items[g].ast != NULL && !sql_bind_has_agg(st->items[g].ast))
                 SILT_RETURN_IF_ERROR(add_key(b, ag, st->items[g].ast, err));
         return SILT_OK;
     }
@@ -200,7 +200,7 @@ static silt_status build_keys(binder *b, const sql_select *sel, const sel_state 
                 const sql_expr *t = group_target(b, gi->expr, st, ag->input, err, &bad2);
                 base |= (uint64_t)1 << key_index(b, ag, t);
             } else if (multi != NULL) {
-                return bind_error(b, err, sel->group[g].sets ? sel->group[g].sets[0].items[0]->pos
+                return sql_bind_error(b, err, sel->group[g].sets ? sel->group[g].sets[0].items[0]->pos
                                                              : 0,
                                   SILT_UNSUPPORTED,
                                   "only one ROLLUP, CUBE or GROUPING SETS per GROUP BY is "
@@ -211,7 +211,7 @@ static silt_status build_keys(binder *b, const sql_select *sel, const sel_state 
         }
         n_elems = multi->n_sets;
         if (n_elems > 16)
-            return bind_error(b, err, 0, SILT_UNSUPPORTED, "too many grouping sets");
+            return sql_bind_error(b, err, 0, SILT_UNSUPPORTED, "too many grouping sets");
         sets = arena_calloc(b->a, ((size_t)1 << n_elems) + n_elems + 2, sizeof(uint64_t));
         if (sets == NULL)
             return err_nomem(err);
@@ -283,7 +283,7 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
         keys[idx] = ag->keys[idx].e;
         names[idx] = ag->keys[idx].input_col >= 0
                          ? p->scope.cols[ag->keys[idx].input_col].name
-                         : bind_column_name(b, ag->keys[idx].ast);
+                         : sql_bind_column_name(b, ag->keys[idx].ast);
         scope.cols[idx].name = names[idx];
         scope.cols[idx].type = keys[idx]->type;
         if (ag->keys[idx].input_col >= 0)
@@ -307,14 +307,14 @@ static silt_status make_agg(binder *b, plan *p, agg_state *ag, const uint64_t *s
                                                     p->morsels.payload, p->morsels.n,
                                                     p->morsels.filter, keys, names, ag->n_keys,
                                                     aggs, ag->n_aggs, err));
-        bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
-        bind_note_on(b, op);
+        sql_bind_note(b, "ParallelAggregate over %zu files", p->morsels.n);
+        sql_bind_note_on(b, op);
     } else if (n_sets == 0 && engine_chain_parallel(p->op)) {
         /* Joins, projections and filters above the scan run on every worker too. */
         SILT_RETURN_IF_ERROR(engine_op_chain_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                  aggs, ag->n_aggs, err));
-        bind_note(b, "ParallelAggregate over a pipeline of joins and filters on every worker");
-        bind_note_on(b, op);
+        sql_bind_note(b, "ParallelAggregate over a pipeline of joins and filters on every worker");
+        sql_bind_note_on(b, op);
     } else {
         SILT_RETURN_IF_ERROR(engine_op_hash_agg(&op, b->ctx, p->op, keys, names, ag->n_keys,
                                                 aggs, ag->n_aggs, sets, n_sets, err));
@@ -375,7 +375,7 @@ static silt_status make_windows(binder *b, plan *p, win_state *ws, silt_error *e
             }
         }
         saved = p->scope;
-        SILT_RETURN_IF_ERROR(plan_project(b, p, exprs, names, next, err));
+        SILT_RETURN_IF_ERROR(sql_plan_project(b, p, exprs, names, next, err));
         /* Keep qualifiers of the pass-through columns. */
         for (col = 0; col < w; col++)
             p->scope.cols[col].qual = saved.cols[col].qual;
@@ -459,9 +459,9 @@ static silt_status bind_qualify(binder *b, const bind_ctx *bc, const sel_state *
     if (ast->kind == SQL_EXPR_COLUMN && ast->u.column.n_parts == 1)
         for (idx = 0; idx < st->n_items; idx++)
             if (st->items[idx].ast != NULL &&
-                str_casecmp(st->items[idx].name, ast->u.column.parts[0].name) == 0 &&
-                bind_has_window(st->items[idx].ast))
-                return bind_expr(b, bc, st->items[idx].ast, out, err);
+                util_str_casecmp(st->items[idx].name, ast->u.column.parts[0].name) == 0 &&
+                sql_bind_has_window(st->items[idx].ast))
+                return sql_bind_expr(b, bc, st->items[idx].ast, out, err);
     if (ast->kind == SQL_EXPR_BINARY) {
         /* rn = 1 where rn is a select alias of a window call. */
         sql_expr copy = *ast;
@@ -471,8 +471,8 @@ static silt_status bind_qualify(binder *b, const bind_ctx *bc, const sel_state *
             if (sides[idx]->kind != SQL_EXPR_COLUMN || sides[idx]->u.column.n_parts != 1)
                 continue;
             for (it = 0; it < st->n_items; it++)
-                if (st->items[it].ast != NULL && bind_has_window(st->items[it].ast) &&
-                    str_casecmp(st->items[it].name, sides[idx]->u.column.parts[0].name) == 0) {
+                if (st->items[it].ast != NULL && sql_bind_has_window(st->items[it].ast) &&
+                    util_str_casecmp(st->items[it].name, sides[idx]->u.column.parts[0].name) == 0) {
                     /* The tree is only read; the AST type has no const children. */
                     sql_expr *target = (sql_expr *)(uintptr_t)st->items[it].ast;
                     if (idx == 0)
@@ -489,9 +489,9 @@ static silt_status bind_qualify(binder *b, const bind_ctx *bc, const sel_state *
             ast = held;
         }
     }
-    SILT_RETURN_IF_ERROR(bind_expr(b, bc, ast, out, err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, bc, ast, out, err));
     if ((*out)->type->id != COL_BOOLEAN)
-        return bind_error(b, err, ast->pos, SILT_BIND,
+        return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] QUALIFY expression is not a "
                           "boolean");
     return SILT_OK;
@@ -520,7 +520,7 @@ static const sql_expr *subst_aliases(binder *b, const sel_state *st, const sql_e
             return e;
         for (idx = 0; idx < st->n_items; idx++) {
             if (st->items[idx].ast != NULL && st->names[idx] != NULL &&
-                str_casecmp(st->names[idx], e->u.column.parts[0].name) == 0 &&
+                util_str_casecmp(st->names[idx], e->u.column.parts[0].name) == 0 &&
                 !(st->items[idx].ast->kind == SQL_EXPR_COLUMN)) {
                 *changed = 1;
                 return st->items[idx].ast;
@@ -559,7 +559,7 @@ static const sql_expr *subst_aliases(binder *b, const sel_state *st, const sql_e
     case SQL_EXPR_FUNC: {
         sql_expr **args;
         if (e->u.func.over != NULL || e->u.func.args.n == 0 ||
-            bind_is_agg_name(e->u.func.name.parts[e->u.func.name.n_parts - 1].name))
+            sql_bind_is_agg_name(e->u.func.name.parts[e->u.func.name.n_parts - 1].name))
             return e; /* an aggregate's argument names input columns */
         args = arena_calloc(b->a, e->u.func.args.n, sizeof(sql_expr *));
         if (args == NULL)
@@ -597,7 +597,7 @@ static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, cons
         if (is_ordinal(it->expr)) {
             int64_t ord = it->expr->u.lit.i64;
             if (ord < 1 || ord > (int64_t)st->n_items)
-                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                return sql_bind_error(b, err, it->expr->pos, SILT_BIND,
                                   "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
                                   "select list (valid range is [1, %zu])", (long long)ord,
                                   st->n_items);
@@ -605,13 +605,13 @@ static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, cons
         }
         if (col < 0 && it->expr->kind == SQL_EXPR_COLUMN && it->expr->u.column.n_parts == 1) {
             for (j = 0; j < st->n_items; j++)
-                if (str_casecmp(st->names[j], it->expr->u.column.parts[0].name) == 0) {
+                if (util_str_casecmp(st->names[j], it->expr->u.column.parts[0].name) == 0) {
                     col = (int64_t)j;
                     break;
                 }
         }
         if (col < 0) {
-            const char *text = bind_expr_text(b, it->expr);
+            const char *text = sql_bind_expr_text(b, it->expr);
             for (j = 0; j < st->n_items; j++)
                 if (st->items[j].text != NULL && strcmp(st->items[j].text, text) == 0) {
                     col = (int64_t)j;
@@ -624,7 +624,7 @@ static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, cons
             const sql_expr *ast = subst_aliases(b, st, it->expr, &changed);
             if (ast == NULL)
                 return err_nomem(err);
-            SILT_RETURN_IF_ERROR(bind_expr(b, bc, ast, &e, err));
+            SILT_RETURN_IF_ERROR(sql_bind_expr(b, bc, ast, &e, err));
             col = (int64_t)st->n_exprs;
             st->exprs[st->n_exprs] = e;
             st->names[st->n_exprs++] = arena_sprintf(b->a, "_order%zu", idx);
@@ -644,21 +644,21 @@ static silt_status const_int(binder *b, const sql_expr *e, const char *what, int
     if (e->kind == SQL_EXPR_PARAM) {
         /* LIMIT ?: the marker is its value's literal, as everywhere else */
         if (sql_param_literal(b->s, e, &value, err) != SILT_OK)
-            return bind_error(b, err, e->pos, SILT_BIND, "%s", err ? err->message : "");
+            return sql_bind_error(b, err, e->pos, SILT_BIND, "%s", err ? err->message : "");
         e = &value;
     }
     if (e->kind == SQL_EXPR_LITERAL &&
         (e->u.lit.kind == SQL_LIT_INT || e->u.lit.kind == SQL_LIT_LONG ||
          e->u.lit.kind == SQL_LIT_SHORT || e->u.lit.kind == SQL_LIT_BYTE)) {
         if (e->u.lit.i64 < 0)
-            return bind_error(b, err, e->pos, SILT_BIND,
+            return sql_bind_error(b, err, e->pos, SILT_BIND,
                               "[INVALID_LIMIT_LIKE_EXPRESSION.IS_NEGATIVE] The %s expression "
                               "must be equal to or greater than 0, but got %lld", what,
                               (long long)e->u.lit.i64);
         *out = e->u.lit.i64;
         return SILT_OK;
     }
-    return bind_error(b, err, e->pos, SILT_BIND,
+    return sql_bind_error(b, err, e->pos, SILT_BIND,
                       "[INVALID_LIMIT_LIKE_EXPRESSION.IS_UNFOLDABLE] The %s expression must "
                       "be an integer constant", what);
 }
@@ -686,9 +686,9 @@ static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const en
             /* every worker keeps its own first limit + offset rows; the sort merges them */
             SILT_RETURN_IF_ERROR(engine_op_chain_topn(&child, b->ctx, p->op, keys, n_keys,
                                                       limit + offset, err));
-            bind_note(b, "Parallel top-N: every worker keeps its first %lld rows",
+            sql_bind_note(b, "Parallel top-N: every worker keeps its first %lld rows",
                       (long long)(limit + offset));
-            bind_note_on(b, child);
+            sql_bind_note_on(b, child);
         }
         SILT_RETURN_IF_ERROR(engine_op_sort(&op, b->ctx, child, keys, n_keys, limit, offset, err));
         p->op = op;
@@ -702,7 +702,7 @@ static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const en
 }
 
 /* ORDER BY / LIMIT of a non-SELECT query (set operation, VALUES): over its output. */
-silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err)
+silt_status sql_plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err)
 {
     engine_sort_key *keys;
     size_t idx;
@@ -717,15 +717,15 @@ silt_status plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error 
         if (is_ordinal(it->expr)) {
             col = it->expr->u.lit.i64 - 1;
             if (col < 0 || col >= (int64_t)p->scope.n)
-                return bind_error(b, err, it->expr->pos, SILT_BIND,
+                return sql_bind_error(b, err, it->expr->pos, SILT_BIND,
                                   "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
                                   "select list (valid range is [1, %zu])",
                                   (long long)it->expr->u.lit.i64, p->scope.n);
         } else if (it->expr->kind == SQL_EXPR_COLUMN) {
-            SILT_RETURN_IF_ERROR(bind_resolve_column(b, &p->scope, &it->expr->u.column, &col,
+            SILT_RETURN_IF_ERROR(sql_bind_resolve_column(b, &p->scope, &it->expr->u.column, &col,
                                                      NULL, err));
         } else {
-            return bind_error(b, err, it->expr->pos, SILT_UNSUPPORTED,
+            return sql_bind_error(b, err, it->expr->pos, SILT_UNSUPPORTED,
                               "ORDER BY of a set operation must name an output column");
         }
         keys[idx] = engine_sort_key_default(col, it->desc);
@@ -739,10 +739,10 @@ static int select_has_agg(const sql_select *sel, const sql_query *q)
 {
     size_t idx;
     for (idx = 0; idx < sel->n_items; idx++)
-        if (bind_has_agg(sel->items[idx].expr))
+        if (sql_bind_has_agg(sel->items[idx].expr))
             return 1;
     for (idx = 0; idx < q->order_by.n; idx++)
-        if (bind_has_agg(q->order_by.items[idx].expr))
+        if (sql_bind_has_agg(q->order_by.items[idx].expr))
             return 1;
     return 0;
 }
@@ -776,9 +776,9 @@ static int binds_in(binder *b, const bind_scope *scope, const sql_expr *e, expr 
 {
     bind_ctx bc = {scope, NULL, NULL, NULL};
     silt_error scratch = SILT_ERROR_INIT;
-    if (bind_has_agg(e) || bind_has_window(e))
+    if (sql_bind_has_agg(e) || sql_bind_has_window(e))
         return 0;
-    return bind_expr(b, &bc, e, out, &scratch) == SILT_OK;
+    return sql_bind_expr(b, &bc, e, out, &scratch) == SILT_OK;
 }
 
 static int has_subquery(const sql_expr *e)
@@ -831,7 +831,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
         ss->distinct || ss->n_windows > 0 || ss->qualify != NULL || ss->n_lateral_views > 0)
         return SILT_OK;
     for (idx = 0; idx < ss->n_items; idx++)
-        if (bind_has_agg(ss->items[idx].expr) || bind_has_window(ss->items[idx].expr))
+        if (sql_bind_has_agg(ss->items[idx].expr) || sql_bind_has_window(ss->items[idx].expr))
             return SILT_OK;
     /* (a, b) IN (SELECT x, y ...) is a semi join on every column, correlated or not. */
     row = c->kind == SQL_EXPR_IN_QUERY && c->u.in.arg->kind == SQL_EXPR_ROW ? c->u.in.arg : NULL;
@@ -839,7 +839,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
     if (c->kind == SQL_EXPR_IN_QUERY) {
         if (ss->n_items != n_in)
             return row == NULL ? SILT_OK
-                               : bind_error(b, err, c->pos, SILT_BIND,
+                               : sql_bind_error(b, err, c->pos, SILT_BIND,
                                             "[IN_SUBQUERY_LENGTH_MISMATCH] the row has %zu "
                                             "columns but the subquery returns %zu", n_in,
                                             ss->n_items);
@@ -852,7 +852,7 @@ static silt_status try_semi_join(binder *b, const bind_scope *outer, const sql_e
         if (n_sub == MAX_CONJ)
             return SILT_OK;
     }
-    SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &out->right, err));
+    SILT_RETURN_IF_ERROR(sql_plan_from(b, ss, NULL, 0, NULL, &out->right, err));
     inner = out->right.scope;
     out->left_keys = arena_calloc(b->a, n_sub + n_in + 1, sizeof(expr *));
     out->right_keys = arena_calloc(b->a, n_sub + n_in + 1, sizeof(expr *));
@@ -959,9 +959,9 @@ static silt_status empty_value(binder *b, const plan *r, const sql_expr *item, e
     bc.agg = &ag;
     bc.win = NULL;
     bc.outer = NULL;
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, item, &value, err));
     SILT_RETURN_IF_ERROR(make_agg(b, &e, &ag, NULL, 0, err));
-    SILT_RETURN_IF_ERROR(plan_project(b, &e, &value, &name, 1, err));
+    SILT_RETURN_IF_ERROR(sql_plan_project(b, &e, &value, &name, 1, err));
     /*
      * The value may read an uncorrelated subquery, not computed before the
      * plan runs: then the value too is computed then, after it.
@@ -972,13 +972,13 @@ static silt_status empty_value(binder *b, const plan *r, const sql_expr *item, e
     if (rows->n_rows != 1)
         return err_set(err, SILT_INVALID, "an aggregation over no rows gave %lld rows",
                        (long long)rows->n_rows);
-    return bind_value_literal(b, rows->cols[0], 0, out, err);
+    return sql_bind_value_literal(b, rows->cols[0], 0, out, err);
 }
 
 static silt_status unsupported_correlation(binder *b, const sql_expr *node, const char *why,
                                            silt_error *err)
 {
-    return bind_error(b, err, node->pos, SILT_UNSUPPORTED,
+    return sql_bind_error(b, err, node->pos, SILT_UNSUPPORTED,
                       "this correlated %s is not supported yet: %s",
                       node->kind == SQL_EXPR_EXISTS ? "EXISTS subquery" : "scalar subquery", why);
 }
@@ -1057,7 +1057,7 @@ static silt_status mark_rows(binder *b, plan *r, silt_error *err)
     }
     SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n], b->a, 1, err));
     names[n] = "__sq_matched";
-    SILT_RETURN_IF_ERROR(plan_project(b, r, proj, names, n + 1, err));
+    SILT_RETURN_IF_ERROR(sql_plan_project(b, r, proj, names, n + 1, err));
     for (idx = 0; idx < n; idx++)
         r->scope.cols[idx] = keep.cols[idx]; /* the subquery's names and qualifiers */
     r->scope.cols[n].hidden = 1;
@@ -1073,7 +1073,7 @@ static silt_status per_row_condition(binder *b, const correlated_join *cj,
     *out = NULL;
     for (idx = 0; idx < cj->n_cond; idx++) {
         expr *e;
-        SILT_RETURN_IF_ERROR(bind_expr(b, &jc, cj->cond[idx], &e, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &jc, cj->cond[idx], &e, err));
         if (e->type->id != COL_BOOLEAN)
             return unsupported_correlation(b, cj->node, "a correlation that is not a boolean",
                                            err);
@@ -1141,7 +1141,7 @@ static silt_status per_row_aggregates(binder *b, const correlated_join *cj, cons
     bc.outer = NULL;
     if (item == NULL)
         SILT_RETURN_IF_ERROR(count_star_ast(b, cj->node, &item, err));
-    SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, value, err));
+    SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, item, value, err));
     SILT_RETURN_IF_ERROR(expr_column(&matched_col, b->a, (int64_t)(joined->n - 1),
                                      col_type_primitive(COL_BOOLEAN), err));
     SILT_RETURN_IF_ERROR(expr_is_null(&has_match, b->a, matched_col, 1, err));
@@ -1191,10 +1191,10 @@ static silt_status join_per_row(binder *b, plan *p, const correlated_join *cj, s
     SILT_RETURN_IF_ERROR(per_row_condition(b, cj, &joined, &cond, err));
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, op, cj->r->op, JOIN_LEFT, cj->outer_keys,
                                              cj->inner_keys, cj->n_keys, cond, err));
-    bind_note(b, "LeftOuter join for a correlated %s on %zu key%s and a condition, grouped by "
+    sql_bind_note(b, "LeftOuter join for a correlated %s on %zu key%s and a condition, grouped by "
               "outer row", exists ? "EXISTS" : "scalar subquery", cj->n_keys,
               cj->n_keys == 1 ? "" : "s");
-    bind_note_on(b, op);
+    sql_bind_note_on(b, op);
     SILT_RETURN_IF_ERROR(per_row_aggregates(b, cj, p, &joined, &ag, &value, err));
     first_carry = ag.n_aggs - n_outer;
     g.op = op;
@@ -1224,7 +1224,7 @@ static silt_status join_per_row(binder *b, plan *p, const correlated_join *cj, s
     names[n_outer] = "__sq_value";
     proj[n_outer + 1] = matched;
     names[n_outer + 1] = "__sq_matched";
-    SILT_RETURN_IF_ERROR(plan_project(b, &g, proj, names, n_outer + 2, err));
+    SILT_RETURN_IF_ERROR(sql_plan_project(b, &g, proj, names, n_outer + 2, err));
     /* the outer scope again (names, qualifiers, hidden columns), then the two new columns */
     memcpy(g.scope.cols, p->scope.cols, n_outer * sizeof(bind_col));
     g.scope.cols[n_outer].hidden = 1;
@@ -1274,16 +1274,16 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         return err_nomem(err);
     if (!exists) {
         item = ss->items[0].expr;
-        if (bind_has_window(item))
+        if (sql_bind_has_window(item))
             return SILT_OK;
-        if (!bind_has_agg(item))
+        if (!sql_bind_has_agg(item))
             why = "the subquery's value is not an aggregate (Spark requires correlated scalar "
                   "subqueries to be aggregated)";
     }
     sql_split_and(ss->where, sub_conj, &n_sub, MAX_CONJ);
     if (n_sub == MAX_CONJ)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(plan_from(b, ss, NULL, 0, NULL, &r, err));
+    SILT_RETURN_IF_ERROR(sql_plan_from(b, ss, NULL, 0, NULL, &r, err));
     outer_keys = arena_calloc(b->a, n_sub + 1, sizeof(expr *));
     right_keys = arena_calloc(b->a, n_sub + 1, sizeof(expr *));
     memset(&ag, 0, sizeof(ag));
@@ -1320,7 +1320,7 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         n_correlated++;
         outer_keys[n_keys] = l;
         ag.keys[n_keys].ast = in_ast;
-        ag.keys[n_keys].text = bind_expr_text(b, in_ast);
+        ag.keys[n_keys].text = sql_bind_expr_text(b, in_ast);
         ag.keys[n_keys].e = in;
         ag.keys[n_keys].input_col = in->kind == EXPR_COLUMN ? in->col_idx : -1;
         n_keys++;
@@ -1361,7 +1361,7 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     if (exists)
         SILT_RETURN_IF_ERROR(expr_lit_bool(&value, b->a, 1, err));
     else
-        SILT_RETURN_IF_ERROR(bind_expr(b, &bc, item, &value, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, item, &value, err));
     SILT_RETURN_IF_ERROR(make_agg(b, &r, &ag, NULL, 0, err));
     {
         /* [keys..., value, matched] */
@@ -1380,7 +1380,7 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
         names[n_keys] = "__sq_value";
         SILT_RETURN_IF_ERROR(expr_lit_bool(&proj[n_keys + 1], b->a, 1, err));
         names[n_keys + 1] = "__sq_matched";
-        SILT_RETURN_IF_ERROR(plan_project(b, &r, proj, names, n_keys + 2, err));
+        SILT_RETURN_IF_ERROR(sql_plan_project(b, &r, proj, names, n_keys + 2, err));
     }
     SILT_RETURN_IF_ERROR(engine_op_hash_join(&op, b->ctx, p->op, r.op, JOIN_LEFT, outer_keys,
                                              right_keys, n_keys, NULL, err));
@@ -1396,9 +1396,9 @@ static silt_status join_scalar(binder *b, plan *p, const sql_expr *node, silt_er
     sub->empty = empty;
     sub->next = b->substs;
     b->substs = sub;
-    bind_note(b, "LeftOuter join for a correlated %s on %zu key%s",
+    sql_bind_note(b, "LeftOuter join for a correlated %s on %zu key%s",
               exists ? "EXISTS" : "scalar subquery", n_keys, n_keys == 1 ? "" : "s");
-    bind_note_on(b, op);
+    sql_bind_note_on(b, op);
     p->op = op;
     p->scope = joined;
     return SILT_OK;
@@ -1432,11 +1432,11 @@ static silt_status join_scalars(binder *b, const sql_select *sel, int items, pla
     size_t n = 0, cap = 0, idx, n_conj = 0;
     if (sel->where != NULL)
         sql_split_and(sel->where, conj, &n_conj, MAX_CONJ);
-    SILT_RETURN_IF_ERROR(bind_find_subqueries(b, sel->where, &nodes, &n, &cap, err));
+    SILT_RETURN_IF_ERROR(sql_bind_find_subqueries(b, sel->where, &nodes, &n, &cap, err));
     for (idx = 0; idx < sel->n_items; idx++)
-        SILT_RETURN_IF_ERROR(items ? bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n,
+        SILT_RETURN_IF_ERROR(items ? sql_bind_find_subqueries(b, sel->items[idx].expr, &nodes, &n,
                                                           &cap, err)
-                                   : bind_find_agg_subqueries(b, sel->items[idx].expr, &nodes, &n,
+                                   : sql_bind_find_agg_subqueries(b, sel->items[idx].expr, &nodes, &n,
                                                               &cap, err));
     for (idx = 0; idx < n; idx++) {
         if (nodes[idx]->kind == SQL_EXPR_EXISTS && is_exists_conjunct(nodes[idx], conj, n_conj))
@@ -1452,14 +1452,14 @@ static silt_status ref_names(binder *b, const sql_table_ref *ref, name_set *set,
     size_t idx;
     if (ref->kind != SQL_TABLE_JOIN)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(bind_collect_names(b, ref->u.join.on, set, err));
+    SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, ref->u.join.on, set, err));
     for (idx = 0; idx < ref->u.join.using_cols.n; idx++) {
         sql_expr col;
         memset(&col, 0, sizeof(col));
         col.kind = SQL_EXPR_COLUMN;
         col.u.column.n_parts = 1;
         col.u.column.parts = &ref->u.join.using_cols.items[idx];
-        SILT_RETURN_IF_ERROR(bind_collect_names(b, &col, set, err));
+        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, &col, set, err));
     }
     SILT_RETURN_IF_ERROR(ref_names(b, ref->u.join.left, set, err));
     return ref_names(b, ref->u.join.right, set, err);
@@ -1471,28 +1471,28 @@ static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, si
     const sql_select *sel = &q->u.select;
     size_t idx, s, e;
     for (idx = 0; idx < sel->n_items; idx++)
-        SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->items[idx].expr, set, err));
-    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->where, set, err));
-    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->having, set, err));
+        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->items[idx].expr, set, err));
+    SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->where, set, err));
+    SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->having, set, err));
     for (idx = 0; idx < sel->n_group; idx++) {
         const sql_group_item *g = &sel->group[idx];
-        SILT_RETURN_IF_ERROR(bind_collect_names(b, g->expr, set, err));
+        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, g->expr, set, err));
         for (s = 0; s < g->n_sets; s++)
             for (e = 0; e < g->sets[s].n; e++)
-                SILT_RETURN_IF_ERROR(bind_collect_names(b, g->sets[s].items[e], set, err));
+                SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, g->sets[s].items[e], set, err));
     }
     for (idx = 0; idx < q->order_by.n; idx++)
-        SILT_RETURN_IF_ERROR(bind_collect_names(b, q->order_by.items[idx].expr, set, err));
+        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, q->order_by.items[idx].expr, set, err));
     for (idx = 0; idx < sel->n_from; idx++)
         SILT_RETURN_IF_ERROR(ref_names(b, sel->from[idx], set, err));
-    SILT_RETURN_IF_ERROR(bind_collect_names(b, sel->qualify, set, err));
+    SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->qualify, set, err));
     /* WINDOW w AS (PARTITION BY ... ORDER BY ...) names columns that OVER w uses. */
     for (idx = 0; idx < sel->n_windows; idx++) {
         const sql_window *w = sel->windows[idx].window;
         for (e = 0; e < w->partition_by.n; e++)
-            SILT_RETURN_IF_ERROR(bind_collect_names(b, w->partition_by.items[e], set, err));
+            SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, w->partition_by.items[e], set, err));
         for (e = 0; e < w->order_by.n; e++)
-            SILT_RETURN_IF_ERROR(bind_collect_names(b, w->order_by.items[e].expr, set, err));
+            SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, w->order_by.items[e].expr, set, err));
     }
     if (sel->group_all)
         set->all = 1;
@@ -1502,7 +1502,7 @@ static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, si
 static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_error *err);
 
 /* Makes the block's WINDOW clause visible to OVER w while it is bound (nested blocks restore). */
-silt_status plan_select(binder *b, const sql_query *q, plan *out, silt_error *err)
+silt_status sql_plan_select(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     size_t saved_n = b->n_windows;
     const sql_named_window *saved = b->windows;
@@ -1536,7 +1536,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
     memset(&ag, 0, sizeof(ag));
     memset(&ws, 0, sizeof(ws));
     if (sel->n_lateral_views > 0)
-        return bind_error(b, err, q->pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, q->pos, SILT_UNSUPPORTED,
                           "LATERAL VIEW is not supported yet");
     if (sel->where != NULL) {
         sql_split_and(sel->where, conj, &n_conj, MAX_CONJ);
@@ -1545,12 +1545,12 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
     }
     if (sel->n_from == 1 && sel->where == NULL && !sel->distinct) {
         int done = 0;
-        SILT_RETURN_IF_ERROR(source_try_stats_agg(b, sel, out, &done, err));
+        SILT_RETURN_IF_ERROR(sql_source_try_stats_agg(b, sel, out, &done, err));
         if (done)
-            return plan_order_limit(b, q, out, err);
+            return sql_plan_order_limit(b, q, out, err);
     }
     SILT_RETURN_IF_ERROR(wanted_names(b, q, &want, err));
-    SILT_RETURN_IF_ERROR(plan_from(b, sel, conj, n_conj, &want, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_from(b, sel, conj, n_conj, &want, &p, err));
     SILT_RETURN_IF_ERROR(join_scalars(b, sel, !has_agg && !select_has_agg(sel, q), &p, err));
     if (sel->where != NULL) {
         bind_ctx wc = {&p.scope, NULL, NULL, NULL};
@@ -1559,23 +1559,23 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
         semi_join *sj = arena_calloc(b->a, n_conj + 1, sizeof(semi_join));
         if (sj == NULL)
             return err_nomem(err);
-        if (bind_has_agg(sel->where))
-            return bind_error(b, err, sel->where->pos, SILT_BIND,
+        if (sql_bind_has_agg(sel->where))
+            return sql_bind_error(b, err, sel->where->pos, SILT_BIND,
                               "[WHERE_CLAUSE_CANNOT_CONTAIN_AGGREGATE] aggregate functions are "
                               "not allowed in WHERE");
         /* [NOT] EXISTS / IN subqueries correlated by equalities become semi/anti joins. */
         for (idx = 0; idx < n_conj; idx++)
             SILT_RETURN_IF_ERROR(try_semi_join(b, &p.scope, conj[idx], &sj[idx], err));
         if (n_conj == 0) {
-            SILT_RETURN_IF_ERROR(bind_expr(b, &wc, sel->where, &pred, err));
+            SILT_RETURN_IF_ERROR(sql_bind_expr(b, &wc, sel->where, &pred, err));
         } else {
             for (idx = 0; idx < n_conj; idx++) {
                 expr *e;
                 if (sj[idx].kind != 0)
                     continue;
-                SILT_RETURN_IF_ERROR(bind_expr(b, &wc, conj[idx], &e, err));
+                SILT_RETURN_IF_ERROR(sql_bind_expr(b, &wc, conj[idx], &e, err));
                 if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
-                    return bind_error(b, err, conj[idx]->pos, SILT_BIND,
+                    return sql_bind_error(b, err, conj[idx]->pos, SILT_BIND,
                                       "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression "
                                       "of type \"%s\" is not a boolean",
                                       col_type_id_name(e->type->id));
@@ -1586,7 +1586,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
             }
         }
         if (pred != NULL && pred->type->id != COL_BOOLEAN)
-            return bind_error(b, err, sel->where->pos, SILT_BIND,
+            return sql_bind_error(b, err, sel->where->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression of type "
                               "\"%s\" is not a boolean", col_type_id_name(pred->type->id));
         if (pred != NULL) {
@@ -1595,7 +1595,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                 p.morsels.top = op = NULL;
             }
             if (engine_push_rank_limit(p.op, pred))
-                bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
+                sql_bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
             SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, pred, err));
             if (p.morsels.fn != NULL && p.morsels.top == NULL) {
                 p.morsels.top = op;
@@ -1611,20 +1611,20 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                                                                        : JOIN_LEFT_ANTI,
                                                      sj[idx].left_keys, sj[idx].right_keys,
                                                      sj[idx].n_keys, sj[idx].condition, err));
-            bind_note(b, "%s join for a correlated subquery on %zu key%s%s",
+            sql_bind_note(b, "%s join for a correlated subquery on %zu key%s%s",
                       sj[idx].kind == 1 ? "LeftSemi" : "LeftAnti", sj[idx].n_keys,
                       sj[idx].n_keys == 1 ? "" : "s",
                       sj[idx].condition != NULL ? " and a condition" : "");
-            bind_note_on(b, op);
+            sql_bind_note_on(b, op);
             p.op = op;
         }
     }
     SILT_RETURN_IF_ERROR(expand_items(b, sel, &p.scope, &st, err));
     for (idx = 0; idx < st.n_items && !has_agg; idx++)
-        if (st.items[idx].ast != NULL && bind_has_agg(st.items[idx].ast))
+        if (st.items[idx].ast != NULL && sql_bind_has_agg(st.items[idx].ast))
             has_agg = 1;
     for (idx = 0; idx < q->order_by.n && !has_agg; idx++)
-        if (bind_has_agg(q->order_by.items[idx].expr))
+        if (sql_bind_has_agg(q->order_by.items[idx].expr))
             has_agg = 1;
     ag.input = &p.scope;
     if (has_agg) {
@@ -1658,21 +1658,21 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                 col.u.column.n_parts = 1;
                 col.u.column.parts = &part;
                 col.u.column.pos = q->pos;
-                SILT_RETURN_IF_ERROR(bind_expr(b, &bc, &col, &st.exprs[idx], err));
+                SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, &col, &st.exprs[idx], err));
             } else {
                 SILT_RETURN_IF_ERROR(expr_column(&st.exprs[idx], b->a, it->star_col,
                                                  p.scope.cols[it->star_col].type, err));
             }
         } else {
-            SILT_RETURN_IF_ERROR(bind_expr(b, &bc, it->ast, &st.exprs[idx], err));
+            SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, it->ast, &st.exprs[idx], err));
         }
         st.names[idx] = it->name;
     }
     st.n_exprs = st.n_items;
     n_visible = st.n_items;
     if (sel->qualify != NULL) {
-        if (!bind_has_window(sel->qualify) && ws.n == 0)
-            return bind_error(b, err, sel->qualify->pos, SILT_BIND,
+        if (!sql_bind_has_window(sel->qualify) && ws.n == 0)
+            return sql_bind_error(b, err, sel->qualify->pos, SILT_BIND,
                               "[UNSUPPORTED_FEATURE.QUALIFY_WITHOUT_WINDOW_FUNCTION] QUALIFY needs "
                               "a window function");
         SILT_RETURN_IF_ERROR(bind_qualify(b, &bc, &st, sel->qualify, &qualify, err));
@@ -1690,12 +1690,12 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
                 ag.alias_names[ag.n_aliases] = sel->items[idx].alias;
                 ag.alias_exprs[ag.n_aliases++] = sel->items[idx].expr;
             }
-        SILT_RETURN_IF_ERROR(bind_expr(b, &hc, sel->having, &pred, err));
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &hc, sel->having, &pred, err));
         ag.n_aliases = 0;
         SILT_RETURN_IF_ERROR(bind_order(b, q, &st, &bc, err));
         SILT_RETURN_IF_ERROR(make_agg(b, &p, &ag, sets, n_sets, err));
         if (pred->type->id != COL_BOOLEAN)
-            return bind_error(b, err, sel->having->pos, SILT_BIND,
+            return sql_bind_error(b, err, sel->having->pos, SILT_BIND,
                               "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] HAVING expression is not a "
                               "boolean");
         {
@@ -1713,17 +1713,17 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
     if (qualify != NULL) {
         engine_op *op;
         if (engine_push_rank_limit(p.op, qualify))
-            bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
+            sql_bind_note(b, "WindowGroupLimit: a per-partition top-k below the filter on a rank");
         SILT_RETURN_IF_ERROR(engine_op_filter(&op, b->ctx, p.op, qualify, err));
         p.op = op;
     }
-    SILT_RETURN_IF_ERROR(plan_project(b, &p, st.exprs, st.names, st.n_exprs, err));
+    SILT_RETURN_IF_ERROR(sql_plan_project(b, &p, st.exprs, st.names, st.n_exprs, err));
     if (sel->distinct) {
         if (st.n_exprs > n_visible)
-            return bind_error(b, err, q->order_by.items[0].expr->pos, SILT_BIND,
+            return sql_bind_error(b, err, q->order_by.items[0].expr->pos, SILT_BIND,
                               "[MISSING_ATTRIBUTES.RESOLVED_ATTRIBUTE_APPEAR_IN_OPERATION] ORDER "
                               "BY of a SELECT DISTINCT must name selected columns");
-        SILT_RETURN_IF_ERROR(plan_distinct(b, &p, err));
+        SILT_RETURN_IF_ERROR(sql_plan_distinct(b, &p, err));
     }
     SILT_RETURN_IF_ERROR(finish_limit(b, q, &p, st.keys, st.n_keys, err));
     if (st.n_exprs > n_visible) {
@@ -1734,7 +1734,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
         for (idx = 0; idx < n_visible; idx++)
             SILT_RETURN_IF_ERROR(expr_column(&keep[idx], b->a, (int64_t)idx,
                                              p.scope.cols[idx].type, err));
-        SILT_RETURN_IF_ERROR(plan_project(b, &p, keep, st.names, n_visible, err));
+        SILT_RETURN_IF_ERROR(sql_plan_project(b, &p, keep, st.names, n_visible, err));
         for (idx = 0; idx < n_visible; idx++)
             p.scope.cols[idx].qual = full.cols[idx].qual;
     }

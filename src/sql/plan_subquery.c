@@ -170,6 +170,6 @@ const bind_subquery *plan_subquery_of(const binder *b, const expr *e)
 
 silt_status plan_statement_query(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(plan_query(b, q, out, err));
+    SILT_RETURN_IF_ERROR(sql_plan_query(b, q, out, err));
     return plan_subqueries_attach(b, out, err);
 }

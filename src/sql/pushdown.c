@@ -18,14 +18,14 @@ static int qual_ok(const pushdown *pd, const sql_name *n)
 {
     if (n->n_parts == 1)
         return 1;
-    return n->n_parts == 2 && pd->qual != NULL && str_casecmp(n->parts[0].name, pd->qual) == 0;
+    return n->n_parts == 2 && pd->qual != NULL && util_str_casecmp(n->parts[0].name, pd->qual) == 0;
 }
 
-int64_t pushdown_schema_col(const col_type *schema, const char *name)
+int64_t sql_pushdown_schema_col(const col_type *schema, const char *name)
 {
     size_t idx;
     for (idx = 0; idx < schema->n_fields; idx++)
-        if (str_casecmp(schema->fields[idx].name, name) == 0)
+        if (util_str_casecmp(schema->fields[idx].name, name) == 0)
             return (int64_t)idx;
     return -1;
 }
@@ -45,7 +45,7 @@ static int literal_value(binder *b, const sql_expr *lit, const col_type *type, d
     if (type->id == COL_STRUCT || type->id == COL_ARRAY || type->id == COL_MAP ||
         type->id == COL_BINARY)
         return 0;
-    if (bind_expr(b, &bc, lit, &e, &scratch) != SILT_OK)
+    if (sql_bind_expr(b, &bc, lit, &e, &scratch) != SILT_OK)
         return 0;
     /* Only when the comparison happens in the column's own type. */
     common = expr_common_type(b->a, type, e->type);
@@ -103,7 +103,7 @@ static int add_cmp(binder *b, const pushdown *pd, const col_type *schema, const 
     int64_t idx;
     if (col->kind != SQL_EXPR_COLUMN || !qual_ok(pd, &col->u.column))
         return 0;
-    idx = pushdown_schema_col(schema, col->u.column.parts[col->u.column.n_parts - 1].name);
+    idx = sql_pushdown_schema_col(schema, col->u.column.parts[col->u.column.n_parts - 1].name);
     if (idx < 0 || !literal_value(b, lit, schema->fields[idx].type, &out->literal))
         return 0;
     out->kind = DPRED_CMP;
@@ -112,7 +112,7 @@ static int add_cmp(binder *b, const pushdown *pd, const col_type *schema, const 
     return 1;
 }
 
-size_t pushdown_preds(binder *b, const pushdown *pd, const col_type *schema, dpred **out)
+size_t sql_pushdown_preds(binder *b, const pushdown *pd, const col_type *schema, dpred **out)
 {
     size_t idx, n = 0;
     dpred *preds;
@@ -137,7 +137,7 @@ size_t pushdown_preds(binder *b, const pushdown *pd, const col_type *schema, dpr
         } else if (c->kind == SQL_EXPR_IS && c->u.is.what == SQL_IS_NULL &&
                    c->u.is.arg->kind == SQL_EXPR_COLUMN && qual_ok(pd, &c->u.is.arg->u.column)) {
             const sql_name *nm = &c->u.is.arg->u.column;
-            int64_t col = pushdown_schema_col(schema, nm->parts[nm->n_parts - 1].name);
+            int64_t col = sql_pushdown_schema_col(schema, nm->parts[nm->n_parts - 1].name);
             if (col >= 0) {
                 preds[n].kind = c->u.is.negated ? DPRED_IS_NOT_NULL : DPRED_IS_NULL;
                 preds[n++].column = schema->fields[col].name;

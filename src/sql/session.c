@@ -52,7 +52,7 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->arena = a;
     s->budget = arena_budget(a);
     if (s->budget == NULL) {
-        s->own_budget = mem_budget_new(settings_default_memory_limit());
+        s->own_budget = mem_budget_new(sql_settings_default_memory_limit());
         if (s->own_budget == NULL) {
             arena_free(a);
             return err_nomem(err);
@@ -180,8 +180,8 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     res->ctx.interrupt = &s->interrupt;
     ansi = sql_session_get(s, "spark.sql.ansi.enabled");
     if (ansi != NULL)
-        res->ctx.ansi = str_casecmp(ansi, "false") != 0;
-    settings_apply(&res->ctx, s->budget, sql_session_get(s, "temp_directory"));
+        res->ctx.ansi = util_str_casecmp(ansi, "false") != 0;
+    sql_settings_apply(&res->ctx, s->budget, sql_session_get(s, "temp_directory"));
     *out = res;
     return SILT_OK;
 }
@@ -446,7 +446,7 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
         rc = explain_plan_analyzed(&b, &p, &run, &out, err);
         res->ctx.analyze = 0;
     } else {
-        rc = explain_plan(&b, &p, &out, err);
+        rc = sql_explain_plan(&b, &p, &out, err);
     }
     cell = rc == SILT_OK ? arena_strdup(res->arena, out.data ? buf_cstr(&out) : "") : NULL;
     buf_clear(&out);
@@ -479,7 +479,7 @@ static void apply_memory_limit(sql_session *s, const char *key, const char *valu
     int64_t bytes;
     if (key != NULL && strcmp(key, "memory_limit") != 0)
         return;
-    if (value != NULL && settings_parse_size(value, &bytes))
+    if (value != NULL && sql_settings_parse_size(value, &bytes))
         mem_budget_set_limit(s->budget, bytes);
     else if (value == NULL)
         mem_budget_reset_limit(s->budget);
@@ -493,23 +493,23 @@ static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_e
     const char **cells;
     for (it = s->settings; it != NULL; it = it->next)
         n++;
-    for (known = 0; settings_known_keys[known] != NULL; known++)
+    for (known = 0; sql_settings_known_keys[known] != NULL; known++)
         n++;
     cells = arena_calloc(res->arena, n * 3 + 1, sizeof(char *));
     if (cells == NULL)
         return err_nomem(err);
-    for (known = 0; settings_known_keys[known] != NULL; known++) {
-        const char *k = settings_known_keys[known];
+    for (known = 0; sql_settings_known_keys[known] != NULL; known++) {
+        const char *k = sql_settings_known_keys[known];
         cells[idx++] = k;
-        cells[idx++] = settings_effective(k, shown_value(s, k, res->arena), res->arena);
-        cells[idx++] = settings_meaning(k);
+        cells[idx++] = sql_settings_effective(k, shown_value(s, k, res->arena), res->arena);
+        cells[idx++] = sql_settings_meaning(k);
     }
     for (it = s->settings; it != NULL; it = it->next) {
-        if (settings_canonical_key(it->key) != it->key)
+        if (sql_settings_canonical_key(it->key) != it->key)
             continue; /* listed above */
         cells[idx++] = it->key;
         cells[idx++] = it->value;
-        cells[idx++] = settings_meaning(it->key) ? settings_meaning(it->key) : "";
+        cells[idx++] = sql_settings_meaning(it->key) ? sql_settings_meaning(it->key) : "";
     }
     for (known = 0; known < idx; known++)
         if (cells[known] == NULL)
@@ -525,9 +525,9 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
     if (key != NULL && strcmp(key, "-v") == 0 && value == NULL)
         return show_settings_verbose(s, res, err);
     if (key != NULL && value != NULL)
-        SILT_RETURN_IF_ERROR(settings_normalize(key, value, res->arena, &key, &value, err));
+        SILT_RETURN_IF_ERROR(sql_settings_normalize(key, value, res->arena, &key, &value, err));
     else if (key != NULL)
-        key = settings_canonical_key(key);
+        key = sql_settings_canonical_key(key);
     if (stmt->kind == SQL_STMT_RESET) {
         sql_setting **slot = &s->settings;
         while (*slot != NULL) {
@@ -540,8 +540,8 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         return SILT_OK;
     }
     if (key != NULL && value != NULL) {
-        if (strcmp(key, "spark.sql.ansi.enabled") == 0 && str_casecmp(value, "true") != 0 &&
-            str_casecmp(value, "false") != 0)
+        if (strcmp(key, "spark.sql.ansi.enabled") == 0 && util_str_casecmp(value, "true") != 0 &&
+            util_str_casecmp(value, "false") != 0)
             return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.DEFAULT] the value '%s' of "
                            "the config \"%s\" is invalid: it must be true or false", value, key);
         SILT_RETURN_IF_ERROR(session_set(s, key, value, err));
@@ -556,7 +556,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         const char *cells[2] = {key, v ? v : "<undefined>"};
         if (v == NULL && strcmp(key, "spark.sql.ansi.enabled") == 0)
             cells[1] = "true";
-        const char *shown = settings_effective(key, shown_value(s, key, res->arena), res->arena);
+        const char *shown = sql_settings_effective(key, shown_value(s, key, res->arena), res->arena);
         if (shown != NULL)
             cells[1] = shown;
         return string_result(res, names, 2, cells, 1, err);
@@ -582,7 +582,7 @@ static sql_view **find_view_slot(sql_session *s, const char *name)
 {
     sql_view **slot;
     for (slot = &s->views; *slot != NULL; slot = &(*slot)->next)
-        if (str_casecmp((*slot)->name, name) == 0)
+        if (util_str_casecmp((*slot)->name, name) == 0)
             return slot;
     return NULL;
 }
@@ -651,12 +651,12 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
             {
                 const char *path = NULL;
                 for (idx = 0; idx < o->n; idx++)
-                    if (str_casecmp(o->items[idx].key, "path") == 0)
+                    if (util_str_casecmp(o->items[idx].key, "path") == 0)
                         path = o->items[idx].value;
                 if (path == NULL)
                     return err_set(err, SILT_BIND, "CREATE TEMPORARY VIEW %s USING %s needs "
                                    "OPTIONS (path '...')", vname, v->format);
-                SILT_RETURN_IF_ERROR(source_path(&b, v->format, path, v->options, o->n * 2, NULL,
+                SILT_RETURN_IF_ERROR(sql_source_path(&b, v->format, path, v->options, o->n * 2, NULL,
                                                  -1, INT64_MIN, &p, stmt->pos, err));
             }
         }
@@ -693,12 +693,12 @@ static silt_status run_use(sql_session *s, const sql_stmt *stmt, silt_error *err
         cat_state *state;
         int found;
         SILT_RETURN_IF_ERROR(catalog_load(s->cat, &state, err));
-        found = cat_state_find_database(state, db) != NULL;
-        cat_state_free(state);
+        found = catalog_state_find_database(state, db) != NULL;
+        catalog_state_free(state);
         if (!found)
             return err_set(err, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` cannot be "
                            "found", db);
-    } else if (str_casecmp(db, "default") != 0) {
+    } else if (util_str_casecmp(db, "default") != 0) {
         return err_set(err, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` cannot be found "
                        "(no warehouse is open)", db);
     }
@@ -757,7 +757,7 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
         ref.kind = SQL_TABLE_NAMED;
         ref.pos = stmt->u.describe.name.pos;
         ref.u.named.name = stmt->u.describe.name;
-        SILT_RETURN_IF_ERROR(plan_table_ref(&b, &ref, NULL, &p, err));
+        SILT_RETURN_IF_ERROR(sql_plan_table_ref(&b, &ref, NULL, &p, err));
     } else {
         return err_set(err, SILT_UNSUPPORTED, "DESCRIBE HISTORY, DETAIL, DATABASE and of a single "
                        "column are not supported by the query engine yet");
@@ -778,7 +778,7 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
     }
     {
         size_t n_rows = p.scope.n;
-        SILT_RETURN_IF_ERROR(exec_describe_extended(&b, stmt, &cells, &n_rows, err));
+        SILT_RETURN_IF_ERROR(sql_exec_describe_extended(&b, stmt, &cells, &n_rows, err));
         return string_result(res, names, 3, cells, n_rows, err);
     }
 }
@@ -842,7 +842,7 @@ static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stm
         cap++;
     cells = arena_calloc(res->arena, cap * 3 + 3, sizeof(char *));
     if (cells == NULL) {
-        cat_state_free(state);
+        catalog_state_free(state);
         return err_nomem(err);
     }
     if (dbs) {
@@ -854,7 +854,7 @@ static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stm
     } else {
         for (idx = 0; state != NULL && idx < state->n_tables; idx++) {
             const cat_table *t = &state->tables[idx];
-            if (str_casecmp(t->database, db) != 0 || !show_like(stmt->u.show.like, t->name) ||
+            if (util_str_casecmp(t->database, db) != 0 || !show_like(stmt->u.show.like, t->name) ||
                 (stmt->u.show.what == SQL_SHOW_VIEWS && t->kind != CAT_VIEW))
                 continue;
             cells[3 * n] = arena_strdup(res->arena, t->database);
@@ -869,7 +869,7 @@ static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stm
             cells[3 * n++ + 2] = "true";
         }
     }
-    cat_state_free(state);
+    catalog_state_free(state);
     for (idx = 0; idx < n * (dbs ? 1 : 3); idx++)
         if (cells[idx] == NULL)
             rc = err_nomem(err);
@@ -897,19 +897,19 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     silt_status rc;
     binder_init(&b, s, res, text, len);
     switch (stmt->kind) {
-    case SQL_STMT_CREATE_TABLE: rc = exec_create_table(&b, stmt, &out, err); break;
-    case SQL_STMT_INSERT: rc = exec_insert(&b, stmt, &out, err); break;
-    case SQL_STMT_DELETE: rc = exec_delete(&b, stmt, &out, err); break;
-    case SQL_STMT_UPDATE: rc = exec_update(&b, stmt, &out, err); break;
-    case SQL_STMT_MERGE: rc = exec_merge(&b, stmt, &out, err); break;
-    case SQL_STMT_CREATE_DATABASE: rc = exec_create_database(&b, stmt, &out, err); break;
-    case SQL_STMT_DROP: rc = exec_drop(&b, stmt, &out, err); break;
-    case SQL_STMT_RESTORE: rc = exec_restore(&b, stmt, &out, err); break;
-    case SQL_STMT_ALTER_TABLE: rc = exec_alter_table(&b, stmt, &out, err); break;
+    case SQL_STMT_CREATE_TABLE: rc = sql_exec_create_table(&b, stmt, &out, err); break;
+    case SQL_STMT_INSERT: rc = sql_exec_insert(&b, stmt, &out, err); break;
+    case SQL_STMT_DELETE: rc = sql_exec_delete(&b, stmt, &out, err); break;
+    case SQL_STMT_UPDATE: rc = sql_exec_update(&b, stmt, &out, err); break;
+    case SQL_STMT_MERGE: rc = sql_exec_merge(&b, stmt, &out, err); break;
+    case SQL_STMT_CREATE_DATABASE: rc = sql_exec_create_database(&b, stmt, &out, err); break;
+    case SQL_STMT_DROP: rc = sql_exec_drop(&b, stmt, &out, err); break;
+    case SQL_STMT_RESTORE: rc = sql_exec_restore(&b, stmt, &out, err); break;
+    case SQL_STMT_ALTER_TABLE: rc = sql_exec_alter_table(&b, stmt, &out, err); break;
     default:
         rc = stmt->u.describe.what == SQL_DESCRIBE_DETAIL
-                 ? exec_describe_detail(&b, stmt, &out, err)
-                 : exec_describe_history(&b, stmt, &out, err);
+                 ? sql_exec_describe_detail(&b, stmt, &out, err)
+                 : sql_exec_describe_history(&b, stmt, &out, err);
         break;
     }
     if (rc == SILT_OK && out.op != NULL) {

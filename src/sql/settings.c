@@ -7,7 +7,7 @@
  * machine's RAM. The default is 80% of physical RAM, like DuckDB's.
  * The same parser reads Spark's byte strings (silt.write.targetFileSize:
  * "64m", "1g", every unit a power of 1024) when asked to
- * (settings_parse_size_as), so that silt has one size grammar with the
+ * (sql_settings_parse_size_as), so that silt has one size grammar with the
  * convention as a parameter rather than two parsers that drift apart.
  */
 #define _POSIX_C_SOURCE 200809L
@@ -24,21 +24,21 @@
 #include "sql/session.h"
 #include "util/buf.h"
 
-const char *const settings_known_keys[] = {"memory_limit", "temp_directory", NULL};
+const char *const sql_settings_known_keys[] = {"memory_limit", "temp_directory", NULL};
 
-const char *settings_canonical_key(const char *key)
+const char *sql_settings_canonical_key(const char *key)
 {
     if (key == NULL)
         return NULL;
-    if (str_casecmp(key, "memory_limit") == 0 || str_casecmp(key, "silt.memory_limit") == 0 ||
-        str_casecmp(key, "max_memory") == 0)
+    if (util_str_casecmp(key, "memory_limit") == 0 || util_str_casecmp(key, "silt.memory_limit") == 0 ||
+        util_str_casecmp(key, "max_memory") == 0)
         return "memory_limit";
-    if (str_casecmp(key, "temp_directory") == 0 || str_casecmp(key, "silt.temp_directory") == 0)
+    if (util_str_casecmp(key, "temp_directory") == 0 || util_str_casecmp(key, "silt.temp_directory") == 0)
         return "temp_directory";
     return key;
 }
 
-int64_t settings_physical_ram(void)
+int64_t sql_settings_physical_ram(void)
 {
     long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
     if (pages <= 0 || page <= 0)
@@ -46,9 +46,9 @@ int64_t settings_physical_ram(void)
     return (int64_t)pages * (int64_t)page;
 }
 
-int64_t settings_default_memory_limit(void)
+int64_t sql_settings_default_memory_limit(void)
 {
-    int64_t ram = settings_physical_ram();
+    int64_t ram = sql_settings_physical_ram();
     return ram > 0 ? ram / 10 * 8 : (int64_t)4 << 30;
 }
 
@@ -75,7 +75,7 @@ static const size_unit spark_units[] = {
  * spaces around them, a fraction, or "N%" of RAM. Spark's byte strings
  * are a whole number glued to its unit ("64m", "1g").
  */
-int settings_parse_size_as(const char *text, settings_size_convention conv, int64_t *out)
+int sql_settings_parse_size_as(const char *text, settings_size_convention conv, int64_t *out)
 {
     const int duck = conv == SETTINGS_SIZE_DUCKDB;
     const size_unit *units = duck ? duckdb_units : spark_units;
@@ -90,13 +90,13 @@ int settings_parse_size_as(const char *text, settings_size_convention conv, int6
     num_end = p;
     while ((*num_end >= '0' && *num_end <= '9') || (duck && *num_end == '.'))
         num_end++;
-    if (num_end == p || !str_to_double(p, (size_t)(num_end - p), &x) || !(x >= 0))
+    if (num_end == p || !util_str_to_double(p, (size_t)(num_end - p), &x) || !(x >= 0))
         return 0;
     p = num_end;
     while (duck && *p == ' ')
         p++;
     if (duck && *p == '%') {
-        int64_t ram = settings_physical_ram();
+        int64_t ram = sql_settings_physical_ram();
         if (p[1] != '\0' || x <= 0 || x > 100 || ram <= 0)
             return 0;
         *out = (int64_t)((double)ram * x / 100.0);
@@ -110,7 +110,7 @@ int settings_parse_size_as(const char *text, settings_size_convention conv, int6
     if (*p != '\0')
         return 0;
     for (idx = 0; idx < n_units; idx++) {
-        if (str_casecmp(unit, units[idx].name) == 0) {
+        if (util_str_casecmp(unit, units[idx].name) == 0) {
             double bytes = floor(x * units[idx].factor);
             if (bytes < 1 || bytes > 9.0e18)
                 return 0;
@@ -121,9 +121,9 @@ int settings_parse_size_as(const char *text, settings_size_convention conv, int6
     return 0;
 }
 
-int settings_parse_size(const char *text, int64_t *out)
+int sql_settings_parse_size(const char *text, int64_t *out)
 {
-    return settings_parse_size_as(text, SETTINGS_SIZE_DUCKDB, out);
+    return sql_settings_parse_size_as(text, SETTINGS_SIZE_DUCKDB, out);
 }
 
 /* The value without the quotes SET keeps ('2GB' -> 2GB). */
@@ -168,10 +168,10 @@ static silt_status normalize_codec(const char *key, const char *value, arena *a,
     return SILT_OK;
 }
 
-silt_status settings_normalize(const char *key, const char *value, arena *a,
+silt_status sql_settings_normalize(const char *key, const char *value, arena *a,
                                const char **key_out, const char **value_out, silt_error *err)
 {
-    const char *canon = settings_canonical_key(key);
+    const char *canon = sql_settings_canonical_key(key);
     *key_out = key;
     *value_out = value;
     if (strcmp(key, SQL_SETTING_PARQUET_CODEC) == 0 || is_zstd_level_key(key))
@@ -184,7 +184,7 @@ silt_status settings_normalize(const char *key, const char *value, arena *a,
         return err_nomem(err);
     if (strcmp(canon, "memory_limit") == 0) {
         int64_t bytes;
-        if (!settings_parse_size(*value_out, &bytes)) {
+        if (!sql_settings_parse_size(*value_out, &bytes)) {
             err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE] the value '%s' of the config "
                     "\"memory_limit\" is invalid: it must be a size such as '2GB', '512MiB' "
                     "or '50%%'", *value_out);
@@ -199,15 +199,15 @@ silt_status settings_normalize(const char *key, const char *value, arena *a,
     return SILT_OK;
 }
 
-const char *settings_effective(const char *key, const char *stored, arena *a)
+const char *sql_settings_effective(const char *key, const char *stored, arena *a)
 {
-    const char *canon = settings_canonical_key(key);
+    const char *canon = sql_settings_canonical_key(key);
     if (canon == key && strcmp(key, "memory_limit") != 0 && strcmp(key, "temp_directory") != 0)
         return NULL;
     if (strcmp(canon, "memory_limit") == 0) {
-        int64_t bytes = settings_default_memory_limit();
+        int64_t bytes = sql_settings_default_memory_limit();
         char text[32];
-        if (stored != NULL && !settings_parse_size(stored, &bytes))
+        if (stored != NULL && !sql_settings_parse_size(stored, &bytes))
             return stored;
         engine_format_bytes(bytes, text, sizeof(text));
         return arena_strdup(a, text);
@@ -215,9 +215,9 @@ const char *settings_effective(const char *key, const char *stored, arena *a)
     return stored != NULL ? stored : "<default: $TMPDIR or /tmp>";
 }
 
-const char *settings_meaning(const char *key)
+const char *sql_settings_meaning(const char *key)
 {
-    const char *canon = settings_canonical_key(key);
+    const char *canon = sql_settings_canonical_key(key);
     if (strcmp(canon, "memory_limit") == 0)
         return "memory the statements of all connections of the database may hold together "
                "before sorts, joins and aggregations spill to disk (default 80% of RAM)";
@@ -228,9 +228,9 @@ const char *settings_meaning(const char *key)
     return NULL;
 }
 
-void settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory)
+void sql_settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory)
 {
     ctx->budget = budget;
-    ctx->mem_limit = budget != NULL ? mem_budget_limit(budget) : settings_default_memory_limit();
+    ctx->mem_limit = budget != NULL ? mem_budget_limit(budget) : sql_settings_default_memory_limit();
     ctx->temp_dir = temp_directory;
 }

@@ -17,11 +17,11 @@
  * to store (quotes removed, checked); other keys come back unchanged.
  * Errors: SILT_INVALID ([INVALID_CONF_VALUE]) for a value that is not a size.
  */
-silt_status settings_normalize(const char *key, const char *value, arena *a,
+silt_status sql_settings_normalize(const char *key, const char *value, arena *a,
                                const char **key_out, const char **value_out, silt_error *err);
 
 /* Canonical form of a key (silt.memory_limit -> memory_limit), or key itself. */
-const char *settings_canonical_key(const char *key);
+const char *sql_settings_canonical_key(const char *key);
 
 /*
  * The unit conventions of sizes:
@@ -42,29 +42,29 @@ typedef enum settings_size_convention {
 } settings_size_convention;
 
 /* Parses a size of at least one byte; returns 0 when the text is not a size. */
-int settings_parse_size_as(const char *text, settings_size_convention conv, int64_t *out);
+int sql_settings_parse_size_as(const char *text, settings_size_convention conv, int64_t *out);
 
-/* settings_parse_size_as(text, SETTINGS_SIZE_DUCKDB, out): memory_limit's sizes. */
-int settings_parse_size(const char *text, int64_t *out);
+/* sql_settings_parse_size_as(text, SETTINGS_SIZE_DUCKDB, out): memory_limit's sizes. */
+int sql_settings_parse_size(const char *text, int64_t *out);
 
 /* Physical RAM in bytes (sysconf), 0 when unknown. */
-int64_t settings_physical_ram(void);
+int64_t sql_settings_physical_ram(void);
 
 /* The default memory limit: 80% of physical RAM (4 GiB when RAM is unknown). */
-int64_t settings_default_memory_limit(void);
+int64_t sql_settings_default_memory_limit(void);
 
 /*
  * The effective value of a known key as SET key shows it (formatted in
  * arena a), or NULL for keys silt does not know. stored is what SET put in
  * the session (NULL = default).
  */
-const char *settings_effective(const char *key, const char *stored, arena *a);
+const char *sql_settings_effective(const char *key, const char *stored, arena *a);
 
 /* One line of meaning per known key, for SET -v; NULL for others. */
-const char *settings_meaning(const char *key);
+const char *sql_settings_meaning(const char *key);
 
 /* The known keys, NULL-terminated (SET -v lists them even when unset). */
-extern const char *const settings_known_keys[];
+extern const char *const sql_settings_known_keys[];
 
 /*
  * Applies the database's memory budget and temp_directory (stored value or
@@ -72,6 +72,6 @@ extern const char *const settings_known_keys[];
  * own cap is the budget's limit when it starts (memory_limit is one value
  * per database, as in DuckDB; SET memory_limit changes the budget).
  */
-void settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory);
+void sql_settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory);
 
 #endif

@@ -6,7 +6,7 @@
  *
  * Pushdown: WHERE conjuncts `column op literal`, `column BETWEEN a AND b`
  * and `column IS [NOT] NULL` over the source's own columns become dpred
- * predicates (pushdown_preds in pushdown.c, shared with DELETE/UPDATE). A
+ * predicates (sql_pushdown_preds in pushdown.c, shared with DELETE/UPDATE). A
  * Delta scan keeps only the files dstats_prune_files cannot rule out
  * (partition values and min/max/null count statistics), by scanning a
  * shallow copy of the snapshot with the pruned file list; then Delta data
@@ -107,7 +107,7 @@ static void note_pushed(binder *b, const char *what, const dpred *preds, size_t 
         return;
     for (idx = 0; idx < n; idx++)
         buf_printf(&t, NULL, "%s%s", idx ? ", " : "", dpred_text(b, &preds[idx]));
-    bind_note(b, "%s PushedFilters: [%s]", what, t.data ? buf_cstr(&t) : "");
+    sql_bind_note(b, "%s PushedFilters: [%s]", what, t.data ? buf_cstr(&t) : "");
     buf_clear(&t);
 }
 
@@ -129,7 +129,7 @@ static const char **projected(binder *b, const pushdown *pd, const col_type *sch
         return NULL;
     for (idx = 0; idx < schema->n_fields; idx++)
         for (k = 0; k < pd->n_cols; k++)
-            if (str_casecmp(schema->fields[idx].name, pd->cols[k]) == 0) {
+            if (util_str_casecmp(schema->fields[idx].name, pd->cols[k]) == 0) {
                 cols[n++] = schema->fields[idx].name;
                 break;
             }
@@ -237,7 +237,7 @@ static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *er
     SILT_RETURN_IF_ERROR(scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
                                           NULL, 0, &m->units, &m->n, &n_split, err));
     if (m->n != m->n_files)
-        bind_note(b, "DeltaScan morsels: %zu from %zu file%s (%zu row group%s split into row "
+        sql_bind_note(b, "DeltaScan morsels: %zu from %zu file%s (%zu row group%s split into row "
                   "ranges)", m->n, m->n_files, m->n_files == 1 ? "" : "s", n_split,
                   n_split == 1 ? "" : "s");
     return SILT_OK;
@@ -334,13 +334,13 @@ static silt_status prune_files(binder *b, const delta_snapshot *snap, const dpre
         if (keep[idx])
             copy->files[kept++] = snap->files[idx];
     copy->n_files = kept;
-    bind_note(b, "DeltaScan files: %zu of %zu read, %zu skipped by partition values and stats",
+    sql_bind_note(b, "DeltaScan files: %zu of %zu read, %zu skipped by partition values and stats",
               kept, snap->n_files, snap->n_files - kept);
     if (snap->metadata.n_partition_columns > 0) {
         size_t all = 0, left = 0;
         SILT_RETURN_IF_ERROR(count_partitions(snap->files, snap->n_files, &all, err));
         SILT_RETURN_IF_ERROR(count_partitions(copy->files, kept, &left, err));
-        bind_note(b, "DeltaScan partitions: %zu of %zu read, %zu skipped", left, all, all - left);
+        sql_bind_note(b, "DeltaScan partitions: %zu of %zu read, %zu skipped", left, all, all - left);
     }
     *out = copy;
     return SILT_OK;
@@ -370,8 +370,8 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
         SILT_RETURN_IF_ERROR(delta_snapshot_load(&snap, store, version, err));
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_snapshot, snap, err));
     use = snap;
-    bind_note(b, "DeltaScan delta.`%s` version %lld", path, (long long)snap->version);
-    n_preds = pushdown_preds(b, pd, snap->schema, &preds);
+    sql_bind_note(b, "DeltaScan delta.`%s` version %lld", path, (long long)snap->version);
+    n_preds = sql_pushdown_preds(b, pd, snap->schema, &preds);
     if (n_preds > 0) {
         delta_snapshot *pruned = NULL;
         note_pushed(b, "DeltaScan", preds, n_preds);
@@ -384,7 +384,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
         so.preds = preds;
         so.n_preds = n_preds;
         if (so.columns != NULL)
-            bind_note(b, "DeltaScan reads %zu of %zu columns", so.n_columns,
+            sql_bind_note(b, "DeltaScan reads %zu of %zu columns", so.n_columns,
                       snap->schema->n_fields);
         SILT_RETURN_IF_ERROR(delta_scan_open(&src->scan, store, use, &so, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
@@ -395,7 +395,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
         if (b->ctx->pool != NULL && use->n_files > 0)
             SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, src, out, err));
     }
-    return scope_from_schema(b->a, delta_scan_schema(src->scan), qual, &out->scope, err);
+    return sql_scope_from_schema(b->a, delta_scan_schema(src->scan), qual, &out->scope, err);
 }
 
 /* ---------------------------------------------------------------- Parquet */
@@ -410,7 +410,7 @@ typedef struct pq_src {
     const col_type *schema;
     const dscan_counters *morsels; /* the morsels' counts, when the source has morsels */
     size_t n_preds;
-    dscan_filter filter;     /* the pushed conjuncts (pushdown_preds) on the files' leaves */
+    dscan_filter filter;     /* the pushed conjuncts (sql_pushdown_preds) on the files' leaves */
     dscan_counters counters; /* of the readers finished */
     const char **cols; /* projection, NULL = all */
     size_t n_cols;
@@ -565,7 +565,7 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
         return err_nomem(err);
     src->morsels = &m->counters;
     if (n_split > 0)
-        bind_note(b, "ParquetScan morsels: %zu (%zu row group%s split into row ranges)", m->n,
+        sql_bind_note(b, "ParquetScan morsels: %zu (%zu row group%s split into row ranges)", m->n,
                   n_split, n_split == 1 ? "" : "s");
     out->morsels.top = out->op;
     out->morsels.fn = pq_morsel_next;
@@ -603,7 +603,7 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
         if (src->schema == NULL)
             return err_nomem(err);
     }
-    src->n_preds = pushdown_preds(b, pd, src->file_schema, &preds);
+    src->n_preds = sql_pushdown_preds(b, pd, src->file_schema, &preds);
     src->filter.preds = preds;
     src->filter.n_preds = src->n_preds;
     if (src->n_preds > 0) {
@@ -615,7 +615,7 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
             leaves[p] = preds[p].column; /* plain files: the column is the leaf */
         src->filter.leaves = leaves;
     }
-    bind_note(b, "ParquetScan parquet.`%s`: %zu file%s", path, src->n_keys,
+    sql_bind_note(b, "ParquetScan parquet.`%s`: %zu file%s", path, src->n_keys,
               src->n_keys == 1 ? "" : "s");
     note_pushed(b, "ParquetScan", preds, src->n_preds);
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, pq_next, src, err));
@@ -623,7 +623,7 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
     memset(&out->morsels, 0, sizeof(out->morsels));
     if (b->ctx->pool != NULL)
         SILT_RETURN_IF_ERROR(pq_morsels_new(b, src, out, err));
-    return scope_from_schema(b->a, src->schema, qual, &out->scope, err);
+    return sql_scope_from_schema(b->a, src->schema, qual, &out->scope, err);
 }
 
 /* ---------------------------------------------------------------- run-time notes */
@@ -699,7 +699,7 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
         return err_nomem(err);
     /* `path` is the view's, not the reader's. */
     for (idx = 0; idx + 1 < n_kv; idx += 2) {
-        if (str_casecmp(kv[idx], "path") == 0)
+        if (util_str_casecmp(kv[idx], "path") == 0)
             continue;
         opts[n_opts++] = kv[idx];
         opts[n_opts++] = kv[idx + 1];
@@ -718,38 +718,38 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_json, src->json, err));
         schema = json_scan_schema(src->json);
     }
-    bind_note(b, "%sScan %s.`%s`", is_csv ? "Csv" : "Json", is_csv ? "csv" : "json", path);
+    sql_bind_note(b, "%sScan %s.`%s`", is_csv ? "Csv" : "Json", is_csv ? "csv" : "json", path);
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, schema, text_next, src, err));
-    return scope_from_schema(b->a, schema, qual, &out->scope, err);
+    return sql_scope_from_schema(b->a, schema, qual, &out->scope, err);
 }
 
 /* ---------------------------------------------------------------- dispatch */
 
 static int is_format(const char *name)
 {
-    return str_casecmp(name, "delta") == 0 || str_casecmp(name, "parquet") == 0 ||
-           str_casecmp(name, "csv") == 0 || str_casecmp(name, "json") == 0;
+    return util_str_casecmp(name, "delta") == 0 || util_str_casecmp(name, "parquet") == 0 ||
+           util_str_casecmp(name, "csv") == 0 || util_str_casecmp(name, "json") == 0;
 }
 
-silt_status source_path(binder *b, const char *format, const char *path, const char **kv,
+silt_status sql_source_path(binder *b, const char *format, const char *path, const char **kv,
                         size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,
                         plan *out, uint32_t pos, silt_error *err)
 {
     const char *qual = pd != NULL ? pd->qual : NULL;
     silt_status rc;
-    if (str_casecmp(format, "delta") == 0)
+    if (util_str_casecmp(format, "delta") == 0)
         rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
     else if (version >= 0 || ts_micros != INT64_MIN)
-        return bind_error(b, err, pos, SILT_BIND,
+        return sql_bind_error(b, err, pos, SILT_BIND,
                           "time travel (VERSION/TIMESTAMP AS OF) needs a Delta table");
-    else if (str_casecmp(format, "parquet") == 0)
+    else if (util_str_casecmp(format, "parquet") == 0)
         rc = open_parquet(b, path, pd, out, qual, err);
-    else if (str_casecmp(format, "csv") == 0)
+    else if (util_str_casecmp(format, "csv") == 0)
         rc = open_text(b, 1, path, kv, n_kv, out, qual, err);
-    else if (str_casecmp(format, "json") == 0)
+    else if (util_str_casecmp(format, "json") == 0)
         rc = open_text(b, 0, path, kv, n_kv, out, qual, err);
     else
-        return bind_error(b, err, pos, SILT_UNSUPPORTED,
+        return sql_bind_error(b, err, pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_DATASOURCE] data source \"%s\" is not supported", format);
     if (rc != SILT_OK && rc != SILT_NOMEM && err != NULL) {
         /* Where the source is named in the statement, as binder errors say. */
@@ -775,7 +775,7 @@ static silt_status time_travel(binder *b, const sql_table_version *at, int64_t *
         const sql_expr *v = at->version;
         if (v->kind != SQL_EXPR_LITERAL ||
             (v->u.lit.kind != SQL_LIT_INT && v->u.lit.kind != SQL_LIT_LONG) || v->u.lit.i64 < 0)
-            return bind_error(b, err, v->pos, SILT_BIND,
+            return sql_bind_error(b, err, v->pos, SILT_BIND,
                               "[INVALID_TIME_TRAVEL_SPEC] VERSION AS OF needs a non-negative "
                               "integer");
         *version = v->u.lit.i64;
@@ -794,14 +794,14 @@ static silt_status time_travel(binder *b, const sql_table_version *at, int64_t *
             *ts = t->u.lit.i64 * 86400000000LL;
             return SILT_OK;
         }
-        return bind_error(b, err, t->pos, SILT_BIND,
+        return sql_bind_error(b, err, t->pos, SILT_BIND,
                           "[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR] TIMESTAMP AS OF needs a "
                           "timestamp literal such as '2024-01-01 00:00:00'");
     }
     if (at->ref != NULL) {
         int64_t v;
         if ((at->ref[0] == 'v' || at->ref[0] == 'V') &&
-            str_to_int64(at->ref + 1, strlen(at->ref + 1), &v) && v >= 0) {
+            util_str_to_int64(at->ref + 1, strlen(at->ref + 1), &v) && v >= 0) {
             *version = v;
             return SILT_OK;
         }
@@ -819,10 +819,10 @@ static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref
         const char *path = NULL;
         size_t idx;
         for (idx = 0; idx + 1 < v->n_options * 2; idx += 2)
-            if (str_casecmp(v->options[idx], "path") == 0)
+            if (util_str_casecmp(v->options[idx], "path") == 0)
                 path = v->options[idx + 1];
         if (path == NULL)
-            return bind_error(b, err, ref->pos, SILT_BIND,
+            return sql_bind_error(b, err, ref->pos, SILT_BIND,
                               "temporary view \"%s\" has no path option", v->name);
         if (pd != NULL) {
             vpd = *pd;
@@ -830,7 +830,7 @@ static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref
                 vpd.qual = v->name;
             pd = &vpd;
         }
-        return source_path(b, v->format, path, v->options, v->n_options * 2, pd, -1, INT64_MIN,
+        return sql_source_path(b, v->format, path, v->options, v->n_options * 2, pd, -1, INT64_MIN,
                            out, ref->pos, err);
     }
     {
@@ -841,8 +841,8 @@ static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref
         view_frame frame = {v->name, b->views}, *f;
         silt_status rc;
         for (f = b->views; f != NULL; f = f->next)
-            if (str_casecmp(f->name, v->name) == 0)
-                return bind_error(b, err, ref->pos, SILT_BIND,
+            if (util_str_casecmp(f->name, v->name) == 0)
+                return sql_bind_error(b, err, ref->pos, SILT_BIND,
                                   "[RECURSIVE_VIEW] Recursive view `%s` detected", v->name);
         rc = sql_parse(b->a, v->query_text, &stmts, err);
         if (rc == SILT_OK && (stmts->n != 1 || stmts->items[0]->kind != SQL_STMT_QUERY))
@@ -852,7 +852,7 @@ static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref
             b->text_len = strlen(v->query_text);
             b->ctes = NULL;
             b->views = &frame;
-            rc = plan_query(b, stmts->items[0]->u.query, out, err);
+            rc = sql_plan_query(b, stmts->items[0]->u.query, out, err);
             b->views = frame.next;
             b->text = saved_text;
             b->text_len = saved_len;
@@ -873,7 +873,7 @@ static const sql_view *find_view(const sql_session *s, const char *name)
 {
     const sql_view *v;
     for (v = s->views; v != NULL; v = v->next)
-        if (str_casecmp(v->name, name) == 0)
+        if (util_str_casecmp(v->name, name) == 0)
             return v;
     return NULL;
 }
@@ -893,9 +893,9 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     if (b->s->cat == NULL || n->n_parts > 2)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-    t = cat_state_find_table(state, db, name);
+    t = catalog_state_find_table(state, db, name);
     if (t == NULL || t->kind == CAT_VIEW) {
-        cat_state_free(state);
+        catalog_state_free(state);
         return SILT_OK;
     }
     *found = 1;
@@ -905,10 +905,10 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
         location = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), location);
     else
         location = arena_strdup(b->a, location);
-    cat_state_free(state);
+    catalog_state_free(state);
     if (location == NULL)
         return err_nomem(err);
-    if (provider == NULL || str_casecmp(provider, "delta") == 0) {
+    if (provider == NULL || util_str_casecmp(provider, "delta") == 0) {
         rc = open_delta(b, location, version, ts, pd, out,
                         ref->alias.name ? ref->alias.name : name, err);
     } else {
@@ -918,14 +918,14 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
         if (pd != NULL)
             local = *pd;
         local.qual = ref->alias.name ? ref->alias.name : name;
-        rc = source_path(b, provider, location, NULL, 0, &local, version, ts, out, ref->pos, err);
+        rc = sql_source_path(b, provider, location, NULL, 0, &local, version, ts, out, ref->pos, err);
     }
     if (rc != SILT_OK)
         err_context(err, "while reading table \"%s.%s\"", db, name);
     return rc;
 }
 
-silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                          silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
@@ -933,7 +933,7 @@ silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd
     int found;
     SILT_RETURN_IF_ERROR(time_travel(b, &ref->u.named.at, &version, &ts, err));
     if (ref->sample != NULL)
-        return bind_error(b, err, ref->pos, SILT_UNSUPPORTED, "TABLESAMPLE is not supported yet");
+        return sql_bind_error(b, err, ref->pos, SILT_UNSUPPORTED, "TABLESAMPLE is not supported yet");
     if (n->n_parts == 2 && is_format(n->parts[0].name)) {
         pushdown local;
         if (pd != NULL) {
@@ -941,7 +941,7 @@ silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd
             local.qual = ref->alias.name;
             pd = &local;
         }
-        SILT_RETURN_IF_ERROR(source_path(b, n->parts[0].name, n->parts[1].name, NULL, 0, pd,
+        SILT_RETURN_IF_ERROR(sql_source_path(b, n->parts[0].name, n->parts[1].name, NULL, 0, pd,
                                          version, ts, out, ref->pos, err));
         if (ref->alias.name != NULL) {
             size_t idx;
@@ -951,11 +951,11 @@ silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd
         return SILT_OK;
     }
     if (n->is_path)
-        return source_path(b, "delta", n->parts[0].name, NULL, 0, pd, version, ts, out, ref->pos,
+        return sql_source_path(b, "delta", n->parts[0].name, NULL, 0, pd, version, ts, out, ref->pos,
                            err);
     if (n->n_parts == 1) {
         const sql_view *v = find_view(b->s, n->parts[0].name);
-        SILT_RETURN_IF_ERROR(source_bound(b, ref, out, &found, err));
+        SILT_RETURN_IF_ERROR(sql_source_bound(b, ref, out, &found, err));
         if (found)
             return SILT_OK;
         if (v != NULL) {
@@ -977,7 +977,7 @@ silt_status source_named(binder *b, const sql_table_ref *ref, const pushdown *pd
         silt_status rc;
         for (idx = 0; idx < n->n_parts; idx++)
             buf_printf(&full, NULL, "%s`%s`", idx ? "." : "", n->parts[idx].name);
-        rc = bind_error(b, err, n->pos, SILT_NOTFOUND,
+        rc = sql_bind_error(b, err, n->pos, SILT_NOTFOUND,
                         "[TABLE_OR_VIEW_NOT_FOUND] The table or view %s cannot be found. Verify "
                         "the spelling and correctness of the schema and catalog",
                         full.data ? buf_cstr(&full) : "");
@@ -1041,7 +1041,7 @@ static silt_status source_range(binder *b, const sql_table_ref *ref, plan *out, 
     if (r == NULL)
         return err_nomem(err);
     if (args->n < 1 || args->n > 3)
-        return bind_error(b, err, ref->pos, SILT_BIND,
+        return sql_bind_error(b, err, ref->pos, SILT_BIND,
                           "[WRONG_NUM_ARGS] range takes 1 to 3 arguments, not %zu", args->n);
     for (idx = 0; idx < args->n; idx++) {
         const sql_expr *a = args->items[idx];
@@ -1052,12 +1052,12 @@ static silt_status source_range(binder *b, const sql_table_ref *ref, plan *out, 
         }
         if (a->kind != SQL_EXPR_LITERAL ||
             (a->u.lit.kind != SQL_LIT_INT && a->u.lit.kind != SQL_LIT_LONG))
-            return bind_error(b, err, a->pos, SILT_BIND,
+            return sql_bind_error(b, err, a->pos, SILT_BIND,
                               "range arguments must be integer constants");
         v[idx + (args->n == 1 ? 1 : 0)] = neg ? -a->u.lit.i64 : a->u.lit.i64;
     }
     if (v[2] == 0)
-        return bind_error(b, err, ref->pos, SILT_BIND,
+        return sql_bind_error(b, err, ref->pos, SILT_BIND,
                           "[FAILED_FUNCTION_CALL] range step must not be 0");
     r->next = v[0];
     r->end = v[1];
@@ -1072,21 +1072,21 @@ static silt_status source_range(binder *b, const sql_table_ref *ref, plan *out, 
     r->schema = schema;
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, schema, range_next, r, err));
     memset(&out->morsels, 0, sizeof(out->morsels));
-    return scope_from_schema(b->a, schema, NULL, &out->scope, err);
+    return sql_scope_from_schema(b->a, schema, NULL, &out->scope, err);
 }
 
 /* read_files('path', format => 'csv', header => true, ...) */
-silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err)
+silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err)
 {
     const sql_name *n = &ref->u.func.name;
     const sql_expr_list *args = &ref->u.func.args;
     const char *path = NULL, *format = NULL;
     const char **kv;
     size_t n_kv = 0, idx;
-    if (n->n_parts == 1 && str_casecmp(n->parts[0].name, "range") == 0)
+    if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "range") == 0)
         return source_range(b, ref, out, err);
-    if (n->n_parts != 1 || str_casecmp(n->parts[0].name, "read_files") != 0)
-        return bind_error(b, err, ref->pos, SILT_BIND,
+    if (n->n_parts != 1 || util_str_casecmp(n->parts[0].name, "read_files") != 0)
+        return sql_bind_error(b, err, ref->pos, SILT_BIND,
                           "[UNRESOLVABLE_TABLE_VALUED_FUNCTION] table function \"%s\" does not "
                           "exist", n->parts[n->n_parts - 1].name);
     kv = arena_calloc(b->a, args->n * 2 + 1, sizeof(char *));
@@ -1097,20 +1097,20 @@ silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt
         const sql_expr *v = a->kind == SQL_EXPR_NAMED_ARG ? a->u.named.value : a;
         const char *text;
         if (v->kind != SQL_EXPR_LITERAL)
-            return bind_error(b, err, v->pos, SILT_BIND,
+            return sql_bind_error(b, err, v->pos, SILT_BIND,
                               "read_files arguments must be constants");
         if (v->u.lit.kind == SQL_LIT_STRING)
             text = arena_strndup(b->a, v->u.lit.str, v->u.lit.str_len);
         else
-            text = bind_column_name(b, v);
+            text = sql_bind_column_name(b, v);
         if (text == NULL)
             return err_nomem(err);
         if (a->kind != SQL_EXPR_NAMED_ARG) {
             if (path != NULL)
-                return bind_error(b, err, a->pos, SILT_BIND,
+                return sql_bind_error(b, err, a->pos, SILT_BIND,
                                   "read_files takes one path; name the other arguments");
             path = text;
-        } else if (str_casecmp(a->u.named.name.name, "format") == 0) {
+        } else if (util_str_casecmp(a->u.named.name.name, "format") == 0) {
             format = text;
         } else {
             kv[n_kv++] = a->u.named.name.name;
@@ -1118,17 +1118,17 @@ silt_status source_function(binder *b, const sql_table_ref *ref, plan *out, silt
         }
     }
     if (path == NULL)
-        return bind_error(b, err, ref->pos, SILT_BIND, "read_files needs a path");
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "read_files needs a path");
     if (format == NULL) {
         /* Spark infers the format from the extension. */
-        if (str_ends_with(path, ".csv"))
+        if (util_str_ends_with(path, ".csv"))
             format = "csv";
-        else if (str_ends_with(path, ".json") || str_ends_with(path, ".jsonl"))
+        else if (util_str_ends_with(path, ".json") || util_str_ends_with(path, ".jsonl"))
             format = "json";
         else
             format = "parquet";
     }
-    return source_path(b, format, path, kv, n_kv, NULL, -1, INT64_MIN, out, ref->pos, err);
+    return sql_source_path(b, format, path, kv, n_kv, NULL, -1, INT64_MIN, out, ref->pos, err);
 }
 
 /* ---------------------------------------------------------------- answers from statistics */
@@ -1157,8 +1157,8 @@ static int stats_item_of(binder *b, const sql_select_item *it, const col_type *s
         e->u.func.filter != NULL || e->u.func.distinct || e->u.func.name.n_parts != 1)
         return 0;
     fn = e->u.func.name.parts[0].name;
-    out->name = it->alias ? it->alias : bind_column_name(b, e);
-    if (str_casecmp(fn, "count") == 0 && (e->u.func.star ||
+    out->name = it->alias ? it->alias : sql_bind_column_name(b, e);
+    if (util_str_casecmp(fn, "count") == 0 && (e->u.func.star ||
                                           (e->u.func.args.n == 1 &&
                                            e->u.func.args.items[0]->kind == SQL_EXPR_LITERAL &&
                                            e->u.func.args.items[0]->u.lit.kind != SQL_LIT_NULL))) {
@@ -1168,13 +1168,13 @@ static int stats_item_of(binder *b, const sql_select_item *it, const col_type *s
     if (e->u.func.args.n != 1 || e->u.func.args.items[0]->kind != SQL_EXPR_COLUMN ||
         e->u.func.args.items[0]->u.column.n_parts != 1)
         return 0;
-    out->col = pushdown_schema_col(schema, e->u.func.args.items[0]->u.column.parts[0].name);
+    out->col = sql_pushdown_schema_col(schema, e->u.func.args.items[0]->u.column.parts[0].name);
     if (out->col < 0)
         return 0;
     for (p = 0; p < meta->n_partition_columns; p++)
-        if (str_casecmp(meta->partition_columns[p], schema->fields[out->col].name) == 0)
+        if (util_str_casecmp(meta->partition_columns[p], schema->fields[out->col].name) == 0)
             return 0;
-    if (str_casecmp(fn, "count") == 0) {
+    if (util_str_casecmp(fn, "count") == 0) {
         out->kind = 1;
         return 1;
     }
@@ -1187,9 +1187,9 @@ static int stats_item_of(binder *b, const sql_select_item *it, const col_type *s
     case COL_DECIMAL: break;
     default: return 0; /* floats: NaN handling in stats is not reliable; others inexact */
     }
-    if (str_casecmp(fn, "min") == 0)
+    if (util_str_casecmp(fn, "min") == 0)
         out->kind = 2;
-    else if (str_casecmp(fn, "max") == 0)
+    else if (util_str_casecmp(fn, "max") == 0)
         out->kind = 3;
     else
         return 0;
@@ -1248,7 +1248,7 @@ static silt_status stats_value_vec(binder *b, const col_type *t, const stat_acc 
     return delta_value_fill(out, b->a, t, &acc->best, 1, err);
 }
 
-silt_status source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
+silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
                                  silt_error *err)
 {
     const sql_table_ref *ref = sel->from[0];
@@ -1269,7 +1269,7 @@ silt_status source_try_stats_agg(binder *b, const sql_select *sel, plan *out, in
         sel->having != NULL || sel->n_items == 0 || ref->sample != NULL)
         return SILT_OK;
     n = &ref->u.named.name;
-    if (n->n_parts != 2 || str_casecmp(n->parts[0].name, "delta") != 0)
+    if (n->n_parts != 2 || util_str_casecmp(n->parts[0].name, "delta") != 0)
         return SILT_OK;
     for (idx = 0; idx < sel->n_items; idx++) {
         const sql_expr *e = sel->items[idx].expr;
@@ -1340,10 +1340,10 @@ silt_status source_try_stats_agg(binder *b, const sql_select *sel, plan *out, in
     batch->n_rows = 1;
     batch->n_cols = sel->n_items;
     list[0] = batch;
-    bind_note(b, "LocalTableScan: answered from the Delta log statistics of version %lld "
+    sql_bind_note(b, "LocalTableScan: answered from the Delta log statistics of version %lld "
               "(%zu files, no data file read)", (long long)snap->version, snap->n_files);
     SILT_RETURN_IF_ERROR(engine_op_values(&out->op, b->ctx, batch->schema, list, 1, err));
-    SILT_RETURN_IF_ERROR(scope_from_schema(b->a, batch->schema, NULL, &out->scope, err));
+    SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, batch->schema, NULL, &out->scope, err));
     *done_out = 1;
     return SILT_OK;
 }

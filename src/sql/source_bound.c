@@ -22,7 +22,7 @@ static silt_status bind_any(sql_session *s, const char *name, const col_type *sc
         return err_set(err, SILT_INVALID, "a bound source needs a name, a struct schema and a "
                        "batch function");
     for (src = s->bound; src != NULL; src = src->next)
-        if (str_casecmp(src->name, name) == 0)
+        if (util_str_casecmp(src->name, name) == 0)
             return err_set(err, SILT_EXISTS, "a source named \"%s\" is already bound", name);
     src = arena_calloc(s->arena, 1, sizeof(*src));
     if (src == NULL || (src->name = arena_strdup(s->arena, name)) == NULL)
@@ -52,14 +52,14 @@ void sql_session_unbind_source(sql_session *s, const char *name)
 {
     sql_bound_source **slot = &s->bound;
     while (*slot != NULL) {
-        if (str_casecmp((*slot)->name, name) == 0)
+        if (util_str_casecmp((*slot)->name, name) == 0)
             *slot = (*slot)->next;
         else
             slot = &(*slot)->next;
     }
 }
 
-silt_status source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
+silt_status sql_source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
                          silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
@@ -68,14 +68,14 @@ silt_status source_bound(binder *b, const sql_table_ref *ref, plan *out, int *fo
     if (n->n_parts != 1 || n->is_path)
         return SILT_OK;
     for (src = b->s->bound; src != NULL; src = src->next)
-        if (str_casecmp(src->name, n->parts[0].name) == 0)
+        if (util_str_casecmp(src->name, n->parts[0].name) == 0)
             break;
     if (src == NULL)
         return SILT_OK;
     *found = 1;
     if (ref->u.named.at.version != NULL || ref->u.named.at.timestamp != NULL ||
         ref->u.named.at.ref != NULL)
-        return bind_error(b, err, ref->pos, SILT_BIND, "source \"%s\" has no versions to "
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "source \"%s\" has no versions to "
                           "travel to", src->name);
     if (src->open != NULL) {
         sql_batch_fn fn;
@@ -87,6 +87,6 @@ silt_status source_bound(binder *b, const sql_table_ref *ref, plan *out, int *fo
                                             src->payload, err));
     }
     memset(&out->morsels, 0, sizeof(out->morsels));
-    return scope_from_schema(b->a, src->schema, ref->alias.name ? ref->alias.name : src->name,
+    return sql_scope_from_schema(b->a, src->schema, ref->alias.name ? ref->alias.name : src->name,
                              &out->scope, err);
 }

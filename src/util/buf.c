@@ -114,12 +114,12 @@ char *buf_detach(buf *b, size_t *len_out)
 
 const char *buf_cstr(const buf *b) { return b->data ? b->data : ""; }
 
-int str_starts_with(const char *s, const char *prefix)
+int util_str_starts_with(const char *s, const char *prefix)
 {
     return strncmp(s, prefix, strlen(prefix)) == 0;
 }
 
-int str_ends_with(const char *s, const char *suffix)
+int util_str_ends_with(const char *s, const char *suffix)
 {
     size_t s_len = strlen(s), suffix_len = strlen(suffix);
     return s_len >= suffix_len && memcmp(s + s_len - suffix_len, suffix, suffix_len) == 0;
@@ -127,7 +127,7 @@ int str_ends_with(const char *s, const char *suffix)
 
 static int ascii_lower(int c) { return (c >= 'A' && c <= 'Z') ? c + 32 : c; }
 
-int str_ncasecmp(const char *a, const char *b, size_t n)
+int util_str_ncasecmp(const char *a, const char *b, size_t n)
 {
     size_t idx;
     for (idx = 0; idx < n; idx++) {
@@ -139,9 +139,9 @@ int str_ncasecmp(const char *a, const char *b, size_t n)
     return 0;
 }
 
-int str_casecmp(const char *a, const char *b) { return str_ncasecmp(a, b, SIZE_MAX); }
+int util_str_casecmp(const char *a, const char *b) { return util_str_ncasecmp(a, b, SIZE_MAX); }
 
-int str_to_int64(const char *s, size_t len, int64_t *out)
+int util_str_to_int64(const char *s, size_t len, int64_t *out)
 {
     size_t pos = 0;
     int negative = 0;
@@ -169,7 +169,7 @@ int str_to_int64(const char *s, size_t len, int64_t *out)
     return 1;
 }
 
-int str_to_double(const char *s, size_t len, double *out)
+int util_str_to_double(const char *s, size_t len, double *out)
 {
     char tmp[128];
     char *end;

@@ -42,13 +42,13 @@ char *buf_detach(buf *b, size_t *len_out);
 const char *buf_cstr(const buf *b);
 
 /* Small string helpers. */
-int str_starts_with(const char *s, const char *prefix);
-int str_ends_with(const char *s, const char *suffix);
-int str_casecmp(const char *a, const char *b);      /* ASCII case-insensitive */
-int str_ncasecmp(const char *a, const char *b, size_t n);
+int util_str_starts_with(const char *s, const char *prefix);
+int util_str_ends_with(const char *s, const char *suffix);
+int util_str_casecmp(const char *a, const char *b);      /* ASCII case-insensitive */
+int util_str_ncasecmp(const char *a, const char *b, size_t n);
 /* Parses a whole string as a base-10 int64; 0 on any junk or overflow. */
-int str_to_int64(const char *s, size_t len, int64_t *out);
+int util_str_to_int64(const char *s, size_t len, int64_t *out);
 /* Parses a whole string as a double (strtod rules, locale-independent "C"). */
-int str_to_double(const char *s, size_t len, double *out);
+int util_str_to_double(const char *s, size_t len, double *out);
 
 #endif

@@ -9,13 +9,13 @@
 
 static inline uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
 
-uint64_t hash_u64(uint64_t value)
+uint64_t util_hash_u64(uint64_t value)
 {
     uint64_t h = hash_mix64(value + 0x9e3779b97f4a7c15ULL);
     return h ? h : 1;
 }
 
-uint64_t hash_bytes(const void *data, size_t len, uint64_t seed)
+uint64_t util_hash_bytes(const void *data, size_t len, uint64_t seed)
 {
     const unsigned char *p = data;
     uint64_t h = seed ^ (0x9e3779b97f4a7c15ULL * (len + 1));
@@ -87,7 +87,7 @@ static silt_status grow(hashmap *map, silt_error *err)
 silt_status hashmap_put(hashmap *map, const void *key, size_t key_len, void *value,
                         void **old_out, silt_error *err)
 {
-    uint64_t hash = hash_bytes(key, key_len, 0);
+    uint64_t hash = util_hash_bytes(key, key_len, 0);
     hashmap_entry *slot;
     if (old_out != NULL)
         *old_out = NULL;
@@ -115,7 +115,7 @@ int hashmap_get(const hashmap *map, const void *key, size_t key_len, void **valu
     hashmap_entry *slot;
     if (map->cap == 0)
         return 0;
-    slot = find_slot(map, hash_bytes(key, key_len, 0), key, key_len);
+    slot = find_slot(map, util_hash_bytes(key, key_len, 0), key, key_len);
     if (slot->hash == 0)
         return 0;
     if (value_out != NULL)
@@ -129,7 +129,7 @@ int hashmap_remove(hashmap *map, const void *key, size_t key_len, void **value_o
     hashmap_entry *slot;
     if (map->cap == 0)
         return 0;
-    slot = find_slot(map, hash_bytes(key, key_len, 0), key, key_len);
+    slot = find_slot(map, util_hash_bytes(key, key_len, 0), key, key_len);
     if (slot->hash == 0)
         return 0;
     if (value_out != NULL)

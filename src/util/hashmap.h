@@ -43,8 +43,8 @@ static inline uint64_t hash_mix64(uint64_t h)
 }
 
 /* 64-bit hash of bytes; never returns 0. Not for untrusted-input DoS resistance. */
-uint64_t hash_bytes(const void *data, size_t len, uint64_t seed);
-uint64_t hash_u64(uint64_t value);
+uint64_t util_hash_bytes(const void *data, size_t len, uint64_t seed);
+uint64_t util_hash_u64(uint64_t value);
 
 void hashmap_clear(hashmap *map); /* frees keys and slots; values are the caller's */
 /* Inserts or replaces. When old_out is not NULL it receives the replaced value (or NULL). */

@@ -48,7 +48,7 @@ struct tpool {
     /* worker_idx 0 belongs to callers; workers use 1..n_threads. */
 };
 
-size_t thread_core_count(void)
+size_t tpool_core_count(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n > 0 ? (size_t)n : 1;
@@ -118,7 +118,7 @@ silt_status tpool_new(tpool **out, size_t n_workers, silt_error *err)
 {
     tpool *pool;
     if (n_workers == 0)
-        n_workers = thread_core_count() > 1 ? thread_core_count() - 1 : 0;
+        n_workers = tpool_core_count() > 1 ? tpool_core_count() - 1 : 0;
     pool = mem_calloc(1, sizeof(*pool));
     if (pool == NULL)
         return err_nomem(err);

@@ -75,6 +75,6 @@ int tpool_done(tpool_async *job);
 void tpool_help(tpool_async *job);
 
 /* Number of online cores (at least 1). */
-size_t thread_core_count(void);
+size_t tpool_core_count(void);
 
 #endif

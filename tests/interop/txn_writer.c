@@ -94,7 +94,7 @@ static silt_status cmd_append(io_store *store, arena *a, int argc, char **argv, 
     int64_t size = 0;
     silt_status rc;
     memset(&add, 0, sizeof(add));
-    if (!str_to_int64(argv[1], strlen(argv[1]), &size))
+    if (!util_str_to_int64(argv[1], strlen(argv[1]), &size))
         return err_set(err, SILT_INVALID, "size \"%s\" is not a number", argv[1]);
     add.path = argv[0];
     add.size = size;

@@ -53,7 +53,7 @@ int csv_parse_int64(const char *s, size_t len, int64_t *out)
         *out = small;
         return 1;
     }
-    return str_to_int64(s, len, out);
+    return util_str_to_int64(s, len, out);
 }
 
 int csv_parse_int32(const char *s, size_t len, int32_t *out)
@@ -61,7 +61,7 @@ int csv_parse_int32(const char *s, size_t len, int32_t *out)
     int64_t v;
     if (short_int(s, len, out))
         return 1;
-    if (len > 12 || !str_to_int64(s, len, &v) || v < INT32_MIN || v > INT32_MAX)
+    if (len > 12 || !util_str_to_int64(s, len, &v) || v < INT32_MIN || v > INT32_MAX)
         return 0;
     *out = (int32_t)v;
     return 1;
@@ -74,9 +74,9 @@ static int equals(const char *s, size_t len, const char *text)
 
 int csv_parse_bool(const char *s, size_t len, int *out)
 {
-    if (len == 4 && str_ncasecmp(s, "true", 4) == 0)
+    if (len == 4 && util_str_ncasecmp(s, "true", 4) == 0)
         *out = 1;
-    else if (len == 5 && str_ncasecmp(s, "false", 5) == 0)
+    else if (len == 5 && util_str_ncasecmp(s, "false", 5) == 0)
         *out = 0;
     else
         return 0;
@@ -121,7 +121,7 @@ static int java_double(const char *s, size_t len, double *out)
     tmp[end - start] = '\0';
     /* strtod accepts a subset-compatible grammar once the characters are
      * restricted as above; it also rejects "1e" and "." forms as Java does. */
-    return str_to_double(tmp, end - start, out);
+    return util_str_to_double(tmp, end - start, out);
 }
 
 int csv_parse_double(const csv_options *opts, const char *s, size_t len, double *out)

@@ -68,67 +68,67 @@ static silt_status copy_str(arena *a, const char *value, const char **out, silt_
 silt_status csv_options_set(csv_options *o, arena *a, const char *key, const char *value,
                             silt_error *err)
 {
-    if (str_casecmp(key, "header") == 0)
+    if (util_str_casecmp(key, "header") == 0)
         return text_parse_bool(key, value, &o->header, err);
-    if (str_casecmp(key, "sep") == 0 || str_casecmp(key, "delimiter") == 0) {
+    if (util_str_casecmp(key, "sep") == 0 || util_str_casecmp(key, "delimiter") == 0) {
         SILT_RETURN_IF_ERROR(one_char(key, value, 0, &o->sep, err));
         if (o->sep == '\n' || o->sep == '\r' || o->sep == '\0')
             return err_set(err, SILT_INVALID, "option \"%s\" cannot be a line break", key);
         return SILT_OK;
     }
-    if (str_casecmp(key, "quote") == 0)
+    if (util_str_casecmp(key, "quote") == 0)
         return one_char(key, value, 1, &o->quote, err);
-    if (str_casecmp(key, "escape") == 0)
+    if (util_str_casecmp(key, "escape") == 0)
         return one_char(key, value, 1, &o->escape, err);
-    if (str_casecmp(key, "comment") == 0)
+    if (util_str_casecmp(key, "comment") == 0)
         return one_char(key, value, 1, &o->comment, err);
-    if (str_casecmp(key, "multiLine") == 0)
+    if (util_str_casecmp(key, "multiLine") == 0)
         return text_parse_bool(key, value, &o->multi_line, err);
-    if (str_casecmp(key, "inferSchema") == 0)
+    if (util_str_casecmp(key, "inferSchema") == 0)
         return text_parse_bool(key, value, &o->infer_schema, err);
-    if (str_casecmp(key, "samplingRatio") == 0)
+    if (util_str_casecmp(key, "samplingRatio") == 0)
         return text_parse_ratio(key, value, &o->sampling_ratio, err);
-    if (str_casecmp(key, "mode") == 0)
+    if (util_str_casecmp(key, "mode") == 0)
         return text_parse_mode(key, value, &o->mode, err);
-    if (str_casecmp(key, "nullValue") == 0)
+    if (util_str_casecmp(key, "nullValue") == 0)
         return copy_str(a, value, &o->null_value, err);
-    if (str_casecmp(key, "emptyValue") == 0)
+    if (util_str_casecmp(key, "emptyValue") == 0)
         return copy_str(a, value, &o->empty_value, err);
-    if (str_casecmp(key, "nanValue") == 0)
+    if (util_str_casecmp(key, "nanValue") == 0)
         return copy_str(a, value, &o->nan_value, err);
-    if (str_casecmp(key, "positiveInf") == 0)
+    if (util_str_casecmp(key, "positiveInf") == 0)
         return copy_str(a, value, &o->positive_inf, err);
-    if (str_casecmp(key, "negativeInf") == 0)
+    if (util_str_casecmp(key, "negativeInf") == 0)
         return copy_str(a, value, &o->negative_inf, err);
-    if (str_casecmp(key, "columnNameOfCorruptRecord") == 0)
+    if (util_str_casecmp(key, "columnNameOfCorruptRecord") == 0)
         return copy_str(a, value, &o->corrupt_column, err);
-    if (str_casecmp(key, "timestampFormat") == 0) {
+    if (util_str_casecmp(key, "timestampFormat") == 0) {
         SILT_RETURN_IF_ERROR(text_dt_compile(value, a, &o->timestamp_pattern, err));
         return copy_str(a, value, &o->timestamp_format, err);
     }
-    if (str_casecmp(key, "dateFormat") == 0) {
+    if (util_str_casecmp(key, "dateFormat") == 0) {
         SILT_RETURN_IF_ERROR(text_dt_compile(value, a, &o->date_pattern, err));
         return copy_str(a, value, &o->date_format, err);
     }
-    if (str_casecmp(key, "encoding") == 0 || str_casecmp(key, "charset") == 0) {
-        if (str_casecmp(value, "UTF-8") == 0 || str_casecmp(value, "UTF8") == 0 ||
-            str_casecmp(value, "US-ASCII") == 0)
+    if (util_str_casecmp(key, "encoding") == 0 || util_str_casecmp(key, "charset") == 0) {
+        if (util_str_casecmp(value, "UTF-8") == 0 || util_str_casecmp(value, "UTF8") == 0 ||
+            util_str_casecmp(value, "US-ASCII") == 0)
             return SILT_OK;
         return err_set(err, SILT_UNSUPPORTED, "option \"%s\" = \"%s\": only UTF-8 is supported",
                        key, value);
     }
-    if (str_casecmp(key, "lineSep") == 0) {
+    if (util_str_casecmp(key, "lineSep") == 0) {
         if (strcmp(value, "\n") == 0 || strcmp(value, "\r\n") == 0 || strcmp(value, "\r") == 0)
             return SILT_OK;
         return err_set(err, SILT_UNSUPPORTED, "option \"lineSep\" must be a line break");
     }
-    if (str_casecmp(key, "maxColumns") == 0)
+    if (util_str_casecmp(key, "maxColumns") == 0)
         return text_parse_int_in(key, value, "maxColumns", 1, 1 << 24, &o->max_columns, err);
-    if (str_casecmp(key, "batchRows") == 0)
+    if (util_str_casecmp(key, "batchRows") == 0)
         return text_parse_int_in(key, value, "batchRows", 1, 1 << 20, &o->batch_rows, err);
-    if (str_casecmp(key, "ignoreLeadingWhiteSpace") == 0 ||
-        str_casecmp(key, "ignoreTrailingWhiteSpace") == 0 || str_casecmp(key, "enforceSchema") == 0 ||
-        str_casecmp(key, "pathGlobFilter") == 0 || str_casecmp(key, "recursiveFileLookup") == 0)
+    if (util_str_casecmp(key, "ignoreLeadingWhiteSpace") == 0 ||
+        util_str_casecmp(key, "ignoreTrailingWhiteSpace") == 0 || util_str_casecmp(key, "enforceSchema") == 0 ||
+        util_str_casecmp(key, "pathGlobFilter") == 0 || util_str_casecmp(key, "recursiveFileLookup") == 0)
         return err_set(err, SILT_UNSUPPORTED, "CSV option \"%s\" is not supported yet", key);
     return err_set(err, SILT_INVALID, "CSV option \"%s\" does not exist", key);
 }

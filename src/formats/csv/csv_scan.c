@@ -458,7 +458,7 @@ static silt_status infer_chunk(round_ctx *ctx, chunk_job *job, silt_error *err)
         if (rc != SILT_OK || !got)
             break;
         if (s->opts.sampling_ratio < 1.0 &&
-            !text_sample_keep(hash_bytes(job->chunk.obj->key, strlen(job->chunk.obj->key), 7),
+            !text_sample_keep(util_hash_bytes(job->chunk.obj->key, strlen(job->chunk.obj->key), 7),
                               t.rec_start, s->opts.sampling_ratio))
             continue;
         size_t n = t.n_fields < ctx->n_cols ? t.n_fields : ctx->n_cols;

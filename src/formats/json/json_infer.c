@@ -199,7 +199,7 @@ static silt_status fold_number(json_infer *inf, jtype *slot, const jtok *tok)
         int64_t v;
         /* the tape holds [-]digits: up to 18 digits always fit a long */
         size_t n_digits = tok->len - (tok->len > 0 && tok->ptr[0] == '-');
-        if (n_digits <= 18 || str_to_int64(tok->ptr, tok->len, &v)) {
+        if (n_digits <= 18 || util_str_to_int64(tok->ptr, tok->len, &v)) {
             merge_primitive(slot, JK_LONG, 0, 0);
         } else {
             size_t digits = tok->len - (tok->ptr[0] == '-');

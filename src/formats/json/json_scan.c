@@ -36,61 +36,61 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
                              silt_error *err)
 {
     int flag;
-    if (str_casecmp(key, "multiLine") == 0)
+    if (util_str_casecmp(key, "multiLine") == 0)
         return text_parse_bool(key, value, &o->multi_line, err);
-    if (str_casecmp(key, "samplingRatio") == 0)
+    if (util_str_casecmp(key, "samplingRatio") == 0)
         return text_parse_ratio(key, value, &o->sampling_ratio, err);
-    if (str_casecmp(key, "mode") == 0)
+    if (util_str_casecmp(key, "mode") == 0)
         return text_parse_mode(key, value, &o->mode, err);
-    if (str_casecmp(key, "primitivesAsString") == 0)
+    if (util_str_casecmp(key, "primitivesAsString") == 0)
         return text_parse_bool(key, value, &o->primitives_as_string, err);
-    if (str_casecmp(key, "prefersDecimal") == 0)
+    if (util_str_casecmp(key, "prefersDecimal") == 0)
         return text_parse_bool(key, value, &o->prefers_decimal, err);
-    if (str_casecmp(key, "inferTimestamp") == 0)
+    if (util_str_casecmp(key, "inferTimestamp") == 0)
         return text_parse_bool(key, value, &o->infer_timestamp, err);
-    if (str_casecmp(key, "dropFieldIfAllNull") == 0)
+    if (util_str_casecmp(key, "dropFieldIfAllNull") == 0)
         return text_parse_bool(key, value, &o->drop_field_if_all_null, err);
-    if (str_casecmp(key, "columnNameOfCorruptRecord") == 0 ||
-        str_casecmp(key, "timestampFormat") == 0 || str_casecmp(key, "dateFormat") == 0) {
+    if (util_str_casecmp(key, "columnNameOfCorruptRecord") == 0 ||
+        util_str_casecmp(key, "timestampFormat") == 0 || util_str_casecmp(key, "dateFormat") == 0) {
         const text_dt_pattern *pattern;
         char *copy = arena_strdup(a, value);
         if (copy == NULL)
             return err_nomem(err);
-        if (str_casecmp(key, "columnNameOfCorruptRecord") == 0) {
+        if (util_str_casecmp(key, "columnNameOfCorruptRecord") == 0) {
             o->corrupt_column = copy;
             return SILT_OK;
         }
         SILT_RETURN_IF_ERROR(text_dt_compile(value, a, &pattern, err)); /* refuse bad ones now */
-        if (str_casecmp(key, "timestampFormat") == 0)
+        if (util_str_casecmp(key, "timestampFormat") == 0)
             o->timestamp_format = copy;
         else
             o->date_format = copy;
         return SILT_OK;
     }
-    if (str_casecmp(key, "batchRows") == 0)
+    if (util_str_casecmp(key, "batchRows") == 0)
         return text_parse_int_in(key, value, "batchRows", 1, 1 << 20, &o->batch_rows, err);
-    if (str_casecmp(key, "encoding") == 0 || str_casecmp(key, "charset") == 0) {
-        if (str_casecmp(value, "UTF-8") == 0 || str_casecmp(value, "UTF8") == 0)
+    if (util_str_casecmp(key, "encoding") == 0 || util_str_casecmp(key, "charset") == 0) {
+        if (util_str_casecmp(value, "UTF-8") == 0 || util_str_casecmp(value, "UTF8") == 0)
             return SILT_OK;
         return err_set(err, SILT_UNSUPPORTED, "option \"%s\" = \"%s\": only UTF-8 is supported",
                        key, value);
     }
-    if (str_casecmp(key, "lineSep") == 0) {
+    if (util_str_casecmp(key, "lineSep") == 0) {
         if (strcmp(value, "\n") == 0 || strcmp(value, "\r\n") == 0)
             return SILT_OK;
         return err_set(err, SILT_UNSUPPORTED, "option \"lineSep\" must be \\n or \\r\\n");
     }
     /* Options whose Spark default is all silt implements: accepted at it. */
-    if (str_casecmp(key, "allowNonNumericNumbers") == 0 || str_casecmp(key, "inferSchema") == 0) {
+    if (util_str_casecmp(key, "allowNonNumericNumbers") == 0 || util_str_casecmp(key, "inferSchema") == 0) {
         SILT_RETURN_IF_ERROR(text_parse_bool(key, value, &flag, err));
         if (flag)
             return SILT_OK;
-    } else if (str_casecmp(key, "allowComments") == 0 ||
-               str_casecmp(key, "allowUnquotedFieldNames") == 0 ||
-               str_casecmp(key, "allowSingleQuotes") == 0 ||
-               str_casecmp(key, "allowNumericLeadingZeros") == 0 ||
-               str_casecmp(key, "allowBackslashEscapingAnyCharacter") == 0 ||
-               str_casecmp(key, "allowUnquotedControlChars") == 0) {
+    } else if (util_str_casecmp(key, "allowComments") == 0 ||
+               util_str_casecmp(key, "allowUnquotedFieldNames") == 0 ||
+               util_str_casecmp(key, "allowSingleQuotes") == 0 ||
+               util_str_casecmp(key, "allowNumericLeadingZeros") == 0 ||
+               util_str_casecmp(key, "allowBackslashEscapingAnyCharacter") == 0 ||
+               util_str_casecmp(key, "allowUnquotedControlChars") == 0) {
         SILT_RETURN_IF_ERROR(text_parse_bool(key, value, &flag, err));
         if (!flag)
             return SILT_OK;
@@ -235,7 +235,7 @@ static silt_status infer_chunk(json_scan *s, chunk_job *job, silt_error *err)
     record_iter it = {obj->data, job->start, job->end, s->opts.multi_line};
     size_t start, len, n_recs = 0;
     silt_status rc = SILT_OK;
-    uint64_t key_hash = hash_bytes(obj->key, strlen(obj->key), 7);
+    uint64_t key_hash = util_hash_bytes(obj->key, strlen(obj->key), 7);
     job->infer_arena = arena_new(NULL, "json infer");
     if (job->infer_arena == NULL)
         return err_nomem(err);
@@ -298,7 +298,7 @@ typedef struct conv {
 /*
  * The value of a JT_INT token of at most 18 digits (the tape checked it is
  * [-]digits, so it fits a long without overflow checks); 0 when longer,
- * for str_to_int64 to decide.
+ * for util_str_to_int64 to decide.
  */
 static inline int small_int(const jtok *tok, int64_t *out)
 {
@@ -341,12 +341,12 @@ static int special_double(const char *s, size_t len, double *out)
 {
     static const char *const pos_names[] = {"Infinity", "+Infinity", "INF", "+INF"};
     if (len == 3 && memcmp(s, "NaN", 3) == 0)
-        return str_to_double("NaN", 3, out);
+        return util_str_to_double("NaN", 3, out);
     for (size_t idx = 0; idx < 4; idx++)
         if (strlen(pos_names[idx]) == len && memcmp(s, pos_names[idx], len) == 0)
-            return str_to_double("Infinity", 8, out);
+            return util_str_to_double("Infinity", 8, out);
     if ((len == 9 && memcmp(s, "-Infinity", 9) == 0) || (len == 4 && memcmp(s, "-INF", 4) == 0))
-        return str_to_double("-Infinity", 9, out);
+        return util_str_to_double("-Infinity", 9, out);
     return 0;
 }
 
@@ -563,7 +563,7 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
                      : type->id == COL_INT ? INT32_MIN : INT64_MIN;
         int64_t hi = type->id == COL_BYTE ? INT8_MAX : type->id == COL_SHORT ? INT16_MAX
                      : type->id == COL_INT ? INT32_MAX : INT64_MAX;
-        if (tok->kind == JT_INT && (small_int(tok, &iv) || str_to_int64(tok->ptr, tok->len, &iv)) &&
+        if (tok->kind == JT_INT && (small_int(tok, &iv) || util_str_to_int64(tok->ptr, tok->len, &iv)) &&
             iv >= lo && iv <= hi)
             return b ? col_builder_append_int(b, iv, err) : SILT_OK;
         break;
@@ -571,7 +571,7 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
     case COL_FLOAT:
     case COL_DOUBLE:
         if (tok->kind == JT_INT || tok->kind == JT_FLOAT)
-            ok = str_to_double(tok->ptr, tok->len, &dv) || special_double(tok->ptr, tok->len, &dv);
+            ok = util_str_to_double(tok->ptr, tok->len, &dv) || special_double(tok->ptr, tok->len, &dv);
         else if (tok->kind == JT_STRING)
             ok = special_double(tok->ptr, tok->len, &dv);
         if (ok)
@@ -591,7 +591,7 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
                  ? text_dt_parse_timestamp(cv->s->ts_pattern, tok->ptr, tok->len, &iv)
                  : time_parse_timestamp(tok->ptr, tok->len, &iv, NULL)))
             return b ? col_builder_append_int(b, iv, err) : SILT_OK;
-        if (tok->kind == JT_INT && str_to_int64(tok->ptr, tok->len, &iv) &&
+        if (tok->kind == JT_INT && util_str_to_int64(tok->ptr, tok->len, &iv) &&
             iv <= INT64_MAX / TIME_MICROS_PER_SECOND && iv >= INT64_MIN / TIME_MICROS_PER_SECOND)
             return b ? col_builder_append_int(b, iv * TIME_MICROS_PER_SECOND, err) : SILT_OK;
         break;

@@ -94,7 +94,7 @@ static int legacy_chunk_sizes(const char *created_by)
 {
     const char *version;
     int major = 0, minor = 0, patch = 0;
-    if (created_by == NULL || !str_starts_with(created_by, "parquet-mr"))
+    if (created_by == NULL || !util_str_starts_with(created_by, "parquet-mr"))
         return 0;
     version = strstr(created_by, "version ");
     if (version == NULL)

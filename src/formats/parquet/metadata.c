@@ -3,9 +3,9 @@
  *
  * Each parse_* function reads one struct: a loop over field headers with a
  * switch on the field id of parquet.thrift; fields not listed are skipped
- * with tc_skip, so newer files decode. A field with the wrong Thrift type is
- * SILT_CORRUPT (tc_expect). Counts of lists are bounded by the bytes left
- * (tc_read_list), so allocations never exceed a small multiple of the
+ * with pq_thrift_skip, so newer files decode. A field with the wrong Thrift type is
+ * SILT_CORRUPT (pq_thrift_expect). Counts of lists are bounded by the bytes left
+ * (pq_thrift_read_list), so allocations never exceed a small multiple of the
  * footer size.
  */
 #include "formats/parquet/metadata.h"
@@ -25,19 +25,19 @@ static silt_status nomem(silt_error *err) { return err_nomem(err); }
 /* Reads an i32 field value (after its header) with a type check. */
 static silt_status get_i32(parse_ctx *c, int type, int16_t id, int32_t *out, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_I32, id, err));
-    return tc_read_i32(&c->r, out, err);
+    SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type, TC_I32, id, err));
+    return pq_thrift_read_i32(&c->r, out, err);
 }
 
 static silt_status get_i64(parse_ctx *c, int type, int16_t id, int64_t *out, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_I64, id, err));
-    return tc_read_i64(&c->r, out, err);
+    SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type, TC_I64, id, err));
+    return pq_thrift_read_i64(&c->r, out, err);
 }
 
 static silt_status get_bool(parse_ctx *c, int type, int16_t id, int *out, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BOOL_TRUE, id, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type, TC_BOOL_TRUE, id, err));
     *out = type == TC_BOOL_TRUE;
     return SILT_OK;
 }
@@ -47,7 +47,7 @@ static silt_status read_bytes(parse_ctx *c, pq_bytes *out, silt_error *err)
 {
     const uint8_t *data;
     size_t len;
-    SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_binary(&c->r, &data, &len, err));
     out->data = arena_memdup(c->a, data, len);
     out->len = len;
     if (out->data == NULL)
@@ -60,7 +60,7 @@ static silt_status read_string(parse_ctx *c, const char **out, silt_error *err)
 {
     const uint8_t *data;
     size_t len;
-    SILT_RETURN_IF_ERROR(tc_read_binary(&c->r, &data, &len, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_binary(&c->r, &data, &len, err));
     *out = arena_strndup(c->a, (const char *)data, len);
     if (*out == NULL)
         return nomem(err);
@@ -69,14 +69,14 @@ static silt_status read_string(parse_ctx *c, const char **out, silt_error *err)
 
 static silt_status get_bytes(parse_ctx *c, int type, int16_t id, pq_bytes *out, silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type, TC_BINARY, id, err));
     return read_bytes(c, out, err);
 }
 
 static silt_status get_string(parse_ctx *c, int type, int16_t id, const char **out,
                               silt_error *err)
 {
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_BINARY, id, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type, TC_BINARY, id, err));
     return read_string(c, out, err);
 }
 
@@ -86,8 +86,8 @@ static silt_status get_list(parse_ctx *c, int type, int16_t id, int elem_type, s
 {
     int actual;
     uint32_t count;
-    SILT_RETURN_IF_ERROR(tc_expect(&c->r, type, TC_LIST, id, err));
-    SILT_RETURN_IF_ERROR(tc_read_list(&c->r, &actual, &count, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type, TC_LIST, id, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_list(&c->r, &actual, &count, err));
     if (count > 0 && actual != elem_type &&
         !(elem_type == TC_BOOL_TRUE && actual == TC_BOOL_FALSE))
         return err_set(err, SILT_CORRUPT,
@@ -104,24 +104,24 @@ static silt_status get_list(parse_ctx *c, int type, int16_t id, int elem_type, s
 #define FIELD_LOOP_BEGIN(c, err)                                                                   \
     int type_;                                                                                     \
     int16_t id_;                                                                                   \
-    SILT_RETURN_IF_ERROR(tc_struct_begin(&(c)->r, err));                                           \
+    SILT_RETURN_IF_ERROR(pq_thrift_struct_begin(&(c)->r, err));                                           \
     for (;;) {                                                                                     \
-        SILT_RETURN_IF_ERROR(tc_read_field(&(c)->r, &type_, &id_, err));                           \
+        SILT_RETURN_IF_ERROR(pq_thrift_read_field(&(c)->r, &type_, &id_, err));                           \
         if (type_ == TC_STOP)                                                                      \
             break;                                                                                 \
         switch (id_) {
 
 #define FIELD_LOOP_END(c, err)                                                                     \
         default:                                                                                   \
-            SILT_RETURN_IF_ERROR(tc_skip(&(c)->r, type_, err));                                    \
+            SILT_RETURN_IF_ERROR(pq_thrift_skip(&(c)->r, type_, err));                                    \
             break;                                                                                 \
         }                                                                                          \
     }                                                                                              \
-    tc_struct_end(&(c)->r)
+    pq_thrift_struct_end(&(c)->r)
 
 static silt_status expect_struct(parse_ctx *c, int type, int16_t id, silt_error *err)
 {
-    return tc_expect(&c->r, type, TC_STRUCT, id, err);
+    return pq_thrift_expect(&c->r, type, TC_STRUCT, id, err);
 }
 
 /*
@@ -169,24 +169,24 @@ static silt_status parse_flat(parse_ctx *c, const field_desc *fields, size_t n_f
     char *base = out;
     int type;
     int16_t id;
-    SILT_RETURN_IF_ERROR(tc_struct_begin(&c->r, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_struct_begin(&c->r, err));
     for (;;) {
         const field_desc *f = NULL;
-        SILT_RETURN_IF_ERROR(tc_read_field(&c->r, &type, &id, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_field(&c->r, &type, &id, err));
         if (type == TC_STOP)
             break;
         for (size_t idx = 0; idx < n_fields && f == NULL; idx++)
             if (fields[idx].id == id)
                 f = &fields[idx];
         if (f == NULL) {
-            SILT_RETURN_IF_ERROR(tc_skip(&c->r, type, err));
+            SILT_RETURN_IF_ERROR(pq_thrift_skip(&c->r, type, err));
             continue;
         }
         SILT_RETURN_IF_ERROR(get_flat_field(c, type, f, base, err));
         if (f->has_offset != NO_FLAG)
             *(int *)(base + f->has_offset) = 1;
     }
-    tc_struct_end(&c->r);
+    pq_thrift_struct_end(&c->r);
     return SILT_OK;
 }
 
@@ -197,7 +197,7 @@ static silt_status parse_flat(parse_ctx *c, const field_desc *fields, size_t n_f
 static silt_status skip_struct_value(parse_ctx *c, int type, int16_t id, silt_error *err)
 {
     SILT_RETURN_IF_ERROR(expect_struct(c, type, id, err));
-    return tc_skip(&c->r, TC_STRUCT, err);
+    return pq_thrift_skip(&c->r, TC_STRUCT, err);
 }
 
 static silt_status parse_time_unit(parse_ctx *c, pq_time_unit *out, silt_error *err)
@@ -234,8 +234,8 @@ static silt_status parse_int_type(parse_ctx *c, pq_logical *lt, silt_error *err)
     FIELD_LOOP_BEGIN(c, err)
     case 1: {
         uint8_t byte;
-        SILT_RETURN_IF_ERROR(tc_expect(&c->r, type_, TC_BYTE, id_, err));
-        SILT_RETURN_IF_ERROR(tc_read_byte(&c->r, &byte, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type_, TC_BYTE, id_, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_byte(&c->r, &byte, err));
         lt->bit_width = (int8_t)byte;
         break;
     }
@@ -290,12 +290,12 @@ static silt_status parse_logical(parse_ctx *c, pq_logical *lt, silt_error *err)
         break;
     default:
         /* A union member added after this reader: remember it, do not fail. */
-        SILT_RETURN_IF_ERROR(tc_skip(&c->r, type_, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_skip(&c->r, type_, err));
         lt->kind = PQ_LT_OTHER;
         break;
     }
     }
-    tc_struct_end(&c->r);
+    pq_thrift_struct_end(&c->r);
     return SILT_OK;
 }
 
@@ -404,7 +404,7 @@ static silt_status parse_column_meta(parse_ctx *c, pq_column_meta *cm, silt_erro
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_I32, sizeof(int32_t),
                                       (void **)&cm->encodings, &cm->n_encodings, err));
         for (idx = 0; idx < cm->n_encodings; idx++)
-            SILT_RETURN_IF_ERROR(tc_read_i32(&c->r, &cm->encodings[idx], err));
+            SILT_RETURN_IF_ERROR(pq_thrift_read_i32(&c->r, &cm->encodings[idx], err));
         break;
     case 3:
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_BINARY, sizeof(char *),
@@ -488,7 +488,7 @@ static silt_status parse_column_chunk(parse_ctx *c, pq_column_chunk *cc, silt_er
         break;
     case 8:
     case 9:
-        SILT_RETURN_IF_ERROR(tc_skip(&c->r, type_, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_skip(&c->r, type_, err));
         cc->encrypted = 1;
         break;
     FIELD_LOOP_END(c, err);
@@ -520,8 +520,8 @@ static silt_status parse_row_group(parse_ctx *c, pq_row_group *rg, silt_error *e
         rg->has_total_compressed_size = 1;
         break;
     case 7:
-        SILT_RETURN_IF_ERROR(tc_expect(&c->r, type_, TC_I16, id_, err));
-        SILT_RETURN_IF_ERROR(tc_read_i16(&c->r, &rg->ordinal, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_expect(&c->r, type_, TC_I16, id_, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_i16(&c->r, &rg->ordinal, err));
         rg->has_ordinal = 1;
         break;
     FIELD_LOOP_END(c, err);
@@ -539,7 +539,7 @@ silt_status pq_parse_file_meta(pq_file_meta *out, const uint8_t *data, size_t le
     size_t idx;
     int seen_schema = 0;
     memset(out, 0, sizeof(*out));
-    tc_init(&ctx.r, data, len, what);
+    pq_thrift_init(&ctx.r, data, len, what);
     ctx.a = a;
     FIELD_LOOP_BEGIN(c, err)
     case 1:
@@ -568,7 +568,7 @@ silt_status pq_parse_file_meta(pq_file_meta *out, const uint8_t *data, size_t le
         SILT_RETURN_IF_ERROR(get_string(c, type_, id_, &out->created_by, err));
         break;
     case 8:
-        SILT_RETURN_IF_ERROR(tc_skip(&c->r, type_, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_skip(&c->r, type_, err));
         out->encrypted = 1;
         break;
     FIELD_LOOP_END(c, err);
@@ -611,7 +611,7 @@ silt_status pq_parse_page_header(pq_page_header *out, size_t *header_len_out,
     int32_t value;
     int seen_type = 0;
     memset(out, 0, sizeof(*out));
-    tc_init(&ctx.r, data, len, "page header");
+    pq_thrift_init(&ctx.r, data, len, "page header");
     ctx.a = NULL;
     FIELD_LOOP_BEGIN(c, err)
     case 1:
@@ -662,7 +662,7 @@ silt_status pq_parse_offset_index(pq_offset_index *out, const uint8_t *data, siz
     parse_ctx *c = &ctx;
     size_t idx;
     memset(out, 0, sizeof(*out));
-    tc_init(&ctx.r, data, len, "offset index");
+    pq_thrift_init(&ctx.r, data, len, "offset index");
     ctx.a = a;
     FIELD_LOOP_BEGIN(c, err)
     case 1:
@@ -682,14 +682,14 @@ silt_status pq_parse_column_index(pq_column_index *out, const uint8_t *data, siz
     parse_ctx *c = &ctx;
     size_t idx, n;
     memset(out, 0, sizeof(*out));
-    tc_init(&ctx.r, data, len, "column index");
+    pq_thrift_init(&ctx.r, data, len, "column index");
     ctx.a = a;
     FIELD_LOOP_BEGIN(c, err)
     case 1:
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_BOOL_TRUE, sizeof(int),
                                       (void **)&out->null_pages, &out->n_pages, err));
         for (idx = 0; idx < out->n_pages; idx++)
-            SILT_RETURN_IF_ERROR(tc_read_list_bool(&c->r, &out->null_pages[idx], err));
+            SILT_RETURN_IF_ERROR(pq_thrift_read_list_bool(&c->r, &out->null_pages[idx], err));
         break;
     case 2:
     case 3: {
@@ -710,7 +710,7 @@ silt_status pq_parse_column_index(pq_column_index *out, const uint8_t *data, siz
         SILT_RETURN_IF_ERROR(get_list(c, type_, id_, TC_I64, sizeof(int64_t),
                                       (void **)&out->null_counts, &n, err));
         for (idx = 0; idx < n; idx++)
-            SILT_RETURN_IF_ERROR(tc_read_i64(&c->r, &out->null_counts[idx], err));
+            SILT_RETURN_IF_ERROR(pq_thrift_read_i64(&c->r, &out->null_counts[idx], err));
         out->has_null_counts = n == out->n_pages;
         break;
     FIELD_LOOP_END(c, err);

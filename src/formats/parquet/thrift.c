@@ -9,7 +9,7 @@
 
 #include <string.h>
 
-void tc_init(tc_reader *r, const void *data, size_t len, const char *what)
+void pq_thrift_init(tc_reader *r, const void *data, size_t len, const char *what)
 {
     memset(r, 0, sizeof(*r));
     r->data = (const uint8_t *)data;
@@ -22,7 +22,7 @@ static silt_status tc_corrupt(tc_reader *r, silt_error *err, const char *why)
     return err_set(err, SILT_CORRUPT, "could not decode %s: %s at byte %zu", r->what, why, r->pos);
 }
 
-silt_status tc_read_byte(tc_reader *r, uint8_t *out, silt_error *err)
+silt_status pq_thrift_read_byte(tc_reader *r, uint8_t *out, silt_error *err)
 {
     if (r->pos >= r->len)
         return tc_corrupt(r, err, "unexpected end of data");
@@ -30,7 +30,7 @@ silt_status tc_read_byte(tc_reader *r, uint8_t *out, silt_error *err)
     return SILT_OK;
 }
 
-silt_status tc_read_varint(tc_reader *r, uint64_t *out, silt_error *err)
+silt_status pq_thrift_read_varint(tc_reader *r, uint64_t *out, silt_error *err)
 {
     uint64_t value = 0;
     unsigned shift = 0;
@@ -54,35 +54,35 @@ silt_status tc_read_varint(tc_reader *r, uint64_t *out, silt_error *err)
 
 static int64_t unzigzag(uint64_t v) { return (int64_t)(v >> 1) ^ -(int64_t)(v & 1); }
 
-silt_status tc_read_i64(tc_reader *r, int64_t *out, silt_error *err)
+silt_status pq_thrift_read_i64(tc_reader *r, int64_t *out, silt_error *err)
 {
     uint64_t v = 0;
-    SILT_RETURN_IF_ERROR(tc_read_varint(r, &v, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_varint(r, &v, err));
     *out = unzigzag(v);
     return SILT_OK;
 }
 
-silt_status tc_read_i32(tc_reader *r, int32_t *out, silt_error *err)
+silt_status pq_thrift_read_i32(tc_reader *r, int32_t *out, silt_error *err)
 {
     int64_t v;
-    SILT_RETURN_IF_ERROR(tc_read_i64(r, &v, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_i64(r, &v, err));
     if (v < INT32_MIN || v > INT32_MAX)
         return tc_corrupt(r, err, "i32 value out of range");
     *out = (int32_t)v;
     return SILT_OK;
 }
 
-silt_status tc_read_i16(tc_reader *r, int16_t *out, silt_error *err)
+silt_status pq_thrift_read_i16(tc_reader *r, int16_t *out, silt_error *err)
 {
     int64_t v;
-    SILT_RETURN_IF_ERROR(tc_read_i64(r, &v, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_i64(r, &v, err));
     if (v < INT16_MIN || v > INT16_MAX)
         return tc_corrupt(r, err, "i16 value out of range");
     *out = (int16_t)v;
     return SILT_OK;
 }
 
-silt_status tc_read_double(tc_reader *r, double *out, silt_error *err)
+silt_status pq_thrift_read_double(tc_reader *r, double *out, silt_error *err)
 {
     uint64_t bits = 0;
     int idx;
@@ -96,11 +96,11 @@ silt_status tc_read_double(tc_reader *r, double *out, silt_error *err)
     return SILT_OK;
 }
 
-silt_status tc_read_binary(tc_reader *r, const uint8_t **data_out, size_t *len_out,
+silt_status pq_thrift_read_binary(tc_reader *r, const uint8_t **data_out, size_t *len_out,
                            silt_error *err)
 {
     uint64_t len = 0;
-    SILT_RETURN_IF_ERROR(tc_read_varint(r, &len, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_varint(r, &len, err));
     if (len > r->len - r->pos)
         return tc_corrupt(r, err, "binary length runs past the end of data");
     *data_out = r->data + r->pos;
@@ -109,7 +109,7 @@ silt_status tc_read_binary(tc_reader *r, const uint8_t **data_out, size_t *len_o
     return SILT_OK;
 }
 
-silt_status tc_struct_begin(tc_reader *r, silt_error *err)
+silt_status pq_thrift_struct_begin(tc_reader *r, silt_error *err)
 {
     if (r->depth >= TC_MAX_DEPTH)
         return tc_corrupt(r, err, "structs nested too deeply");
@@ -118,17 +118,17 @@ silt_status tc_struct_begin(tc_reader *r, silt_error *err)
     return SILT_OK;
 }
 
-void tc_struct_end(tc_reader *r)
+void pq_thrift_struct_end(tc_reader *r)
 {
     if (r->depth > 0)
         r->depth--;
 }
 
-silt_status tc_read_field(tc_reader *r, int *type_out, int16_t *id_out, silt_error *err)
+silt_status pq_thrift_read_field(tc_reader *r, int *type_out, int16_t *id_out, silt_error *err)
 {
     uint8_t header = 0;
     int delta;
-    SILT_RETURN_IF_ERROR(tc_read_byte(r, &header, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_byte(r, &header, err));
     *type_out = header & 0x0f;
     if (*type_out == TC_STOP) {
         *id_out = 0;
@@ -140,21 +140,21 @@ silt_status tc_read_field(tc_reader *r, int *type_out, int16_t *id_out, silt_err
     if (delta != 0) {
         *id_out = (int16_t)(r->last_id[r->depth] + delta);
     } else {
-        SILT_RETURN_IF_ERROR(tc_read_i16(r, id_out, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_i16(r, id_out, err));
     }
     r->last_id[r->depth] = *id_out;
     return SILT_OK;
 }
 
-silt_status tc_read_list(tc_reader *r, int *elem_type_out, uint32_t *count_out, silt_error *err)
+silt_status pq_thrift_read_list(tc_reader *r, int *elem_type_out, uint32_t *count_out, silt_error *err)
 {
     uint8_t header = 0;
     uint64_t count;
-    SILT_RETURN_IF_ERROR(tc_read_byte(r, &header, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_byte(r, &header, err));
     count = header >> 4;
     *elem_type_out = header & 0x0f;
     if (count == 15)
-        SILT_RETURN_IF_ERROR(tc_read_varint(r, &count, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_varint(r, &count, err));
     if (*elem_type_out == TC_STOP || *elem_type_out > TC_STRUCT)
         return tc_corrupt(r, err, "list header has an invalid element type");
     /* Each element takes at least one byte. */
@@ -164,10 +164,10 @@ silt_status tc_read_list(tc_reader *r, int *elem_type_out, uint32_t *count_out, 
     return SILT_OK;
 }
 
-silt_status tc_read_list_bool(tc_reader *r, int *out, silt_error *err)
+silt_status pq_thrift_read_list_bool(tc_reader *r, int *out, silt_error *err)
 {
     uint8_t byte = 0;
-    SILT_RETURN_IF_ERROR(tc_read_byte(r, &byte, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_read_byte(r, &byte, err));
     *out = byte == 1;
     return SILT_OK;
 }
@@ -186,14 +186,14 @@ static silt_status skip_struct(tc_reader *r, silt_error *err)
 {
     int type;
     int16_t id = 0;
-    SILT_RETURN_IF_ERROR(tc_struct_begin(r, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_struct_begin(r, err));
     for (;;) {
-        SILT_RETURN_IF_ERROR(tc_read_field(r, &type, &id, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_field(r, &type, &id, err));
         if (type == TC_STOP)
             break;
-        SILT_RETURN_IF_ERROR(tc_skip(r, type, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_skip(r, type, err));
     }
-    tc_struct_end(r);
+    pq_thrift_struct_end(r);
     return SILT_OK;
 }
 
@@ -205,11 +205,11 @@ static silt_status skip_container(tc_reader *r, int is_map, silt_error *err)
     if (is_map) {
         uint64_t n;
         uint8_t types = 0;
-        SILT_RETURN_IF_ERROR(tc_read_varint(r, &n, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_varint(r, &n, err));
         if (n > r->len - r->pos)
             return tc_corrupt(r, err, "map has more entries than bytes left");
         if (n > 0)
-            SILT_RETURN_IF_ERROR(tc_read_byte(r, &types, err));
+            SILT_RETURN_IF_ERROR(pq_thrift_read_byte(r, &types, err));
         key_type = types >> 4;
         val_type = types & 0x0f;
         count = (uint32_t)n;
@@ -217,21 +217,21 @@ static silt_status skip_container(tc_reader *r, int is_map, silt_error *err)
                       val_type > TC_STRUCT))
             return tc_corrupt(r, err, "map header has an invalid type");
     } else {
-        SILT_RETURN_IF_ERROR(tc_read_list(r, &val_type, &count, err));
+        SILT_RETURN_IF_ERROR(pq_thrift_read_list(r, &val_type, &count, err));
     }
     /* Containers count towards the depth limit like structs. */
-    SILT_RETURN_IF_ERROR(tc_struct_begin(r, err));
+    SILT_RETURN_IF_ERROR(pq_thrift_struct_begin(r, err));
     for (idx = 0; idx < count && rc == SILT_OK; idx++) {
         if (is_map)
             rc = skip_value(r, key_type, 1, err);
         if (rc == SILT_OK)
             rc = skip_value(r, val_type, 1, err);
     }
-    tc_struct_end(r);
+    pq_thrift_struct_end(r);
     return rc;
 }
 
-silt_status tc_skip(tc_reader *r, int type, silt_error *err)
+silt_status pq_thrift_skip(tc_reader *r, int type, silt_error *err)
 {
     return skip_value(r, type, 0, err);
 }
@@ -249,13 +249,13 @@ static silt_status skip_value(tc_reader *r, int type, int in_container, silt_err
     case TC_I16:
     case TC_I32:
     case TC_I64:
-        return tc_read_varint(r, &ignored, err);
+        return pq_thrift_read_varint(r, &ignored, err);
     case TC_DOUBLE:
         return skip_n(r, 8, err);
     case TC_BINARY: {
         const uint8_t *data;
         size_t len;
-        return tc_read_binary(r, &data, &len, err);
+        return pq_thrift_read_binary(r, &data, &len, err);
     }
     case TC_LIST:
     case TC_SET:
@@ -269,7 +269,7 @@ static silt_status skip_value(tc_reader *r, int type, int in_container, silt_err
     }
 }
 
-silt_status tc_expect(tc_reader *r, int type, int expected, int16_t id, silt_error *err)
+silt_status pq_thrift_expect(tc_reader *r, int type, int expected, int16_t id, silt_error *err)
 {
     if (type == expected)
         return SILT_OK;

@@ -50,28 +50,28 @@ typedef struct tc_reader {
     const char *what;
 } tc_reader;
 
-void tc_init(tc_reader *r, const void *data, size_t len, const char *what);
+void pq_thrift_init(tc_reader *r, const void *data, size_t len, const char *what);
 
-silt_status tc_read_byte(tc_reader *r, uint8_t *out, silt_error *err);
-silt_status tc_read_varint(tc_reader *r, uint64_t *out, silt_error *err);
+silt_status pq_thrift_read_byte(tc_reader *r, uint8_t *out, silt_error *err);
+silt_status pq_thrift_read_varint(tc_reader *r, uint64_t *out, silt_error *err);
 /* Zigzag varints. i32 refuses values outside the int32 range. */
-silt_status tc_read_i16(tc_reader *r, int16_t *out, silt_error *err);
-silt_status tc_read_i32(tc_reader *r, int32_t *out, silt_error *err);
-silt_status tc_read_i64(tc_reader *r, int64_t *out, silt_error *err);
-silt_status tc_read_double(tc_reader *r, double *out, silt_error *err);
+silt_status pq_thrift_read_i16(tc_reader *r, int16_t *out, silt_error *err);
+silt_status pq_thrift_read_i32(tc_reader *r, int32_t *out, silt_error *err);
+silt_status pq_thrift_read_i64(tc_reader *r, int64_t *out, silt_error *err);
+silt_status pq_thrift_read_double(tc_reader *r, double *out, silt_error *err);
 /* A binary/string: a view into the input, valid as long as the input. */
-silt_status tc_read_binary(tc_reader *r, const uint8_t **data_out, size_t *len_out,
+silt_status pq_thrift_read_binary(tc_reader *r, const uint8_t **data_out, size_t *len_out,
                            silt_error *err);
 
 /*
- * Struct framing. tc_struct_begin enters a nested struct (depth checked);
- * tc_read_field reads the next field header: *type_out is TC_STOP at the
- * end of the struct (then call tc_struct_end). For boolean fields the value
+ * Struct framing. pq_thrift_struct_begin enters a nested struct (depth checked);
+ * pq_thrift_read_field reads the next field header: *type_out is TC_STOP at the
+ * end of the struct (then call pq_thrift_struct_end). For boolean fields the value
  * is in the type (TC_BOOL_TRUE / TC_BOOL_FALSE) and nothing more is read.
  */
-silt_status tc_struct_begin(tc_reader *r, silt_error *err);
-silt_status tc_read_field(tc_reader *r, int *type_out, int16_t *id_out, silt_error *err);
-void tc_struct_end(tc_reader *r);
+silt_status pq_thrift_struct_begin(tc_reader *r, silt_error *err);
+silt_status pq_thrift_read_field(tc_reader *r, int *type_out, int16_t *id_out, silt_error *err);
+void pq_thrift_struct_end(tc_reader *r);
 
 /*
  * A list or set header: element type and count. The count is checked
@@ -79,14 +79,14 @@ void tc_struct_end(tc_reader *r);
  * booleans... which also take one in lists), so a hostile count cannot make
  * the caller allocate more than the input size.
  */
-silt_status tc_read_list(tc_reader *r, int *elem_type_out, uint32_t *count_out, silt_error *err);
+silt_status pq_thrift_read_list(tc_reader *r, int *elem_type_out, uint32_t *count_out, silt_error *err);
 /* A boolean list element (one byte, 1 = true). */
-silt_status tc_read_list_bool(tc_reader *r, int *out, silt_error *err);
+silt_status pq_thrift_read_list_bool(tc_reader *r, int *out, silt_error *err);
 
 /* Skips one value of the given type, recursively (depth-limited). */
-silt_status tc_skip(tc_reader *r, int type, silt_error *err);
+silt_status pq_thrift_skip(tc_reader *r, int type, silt_error *err);
 
 /* Reads an i32 field value, for fields declared i32 but checked for type. */
-silt_status tc_expect(tc_reader *r, int type, int expected, int16_t id, silt_error *err);
+silt_status pq_thrift_expect(tc_reader *r, int type, int expected, int16_t id, silt_error *err);
 
 #endif

@@ -993,7 +993,7 @@ static const struct {
 int pqw_codec_by_spark_name(const char *name)
 {
     for (size_t idx = 0; name != NULL && idx < N_SPARK_CODECS; idx++)
-        if (str_casecmp(name, spark_codecs[idx].name) == 0)
+        if (util_str_casecmp(name, spark_codecs[idx].name) == 0)
             return spark_codecs[idx].codec;
     return -1;
 }

@@ -168,7 +168,7 @@ static int match_name(const char *s, size_t len, size_t *pos, const char *const 
 {
     for (int idx = 0; idx < count; idx++) {
         size_t n = full ? strlen(names[idx]) : 3;
-        if (len - *pos >= n && str_ncasecmp(s + *pos, names[idx], n) == 0) {
+        if (len - *pos >= n && util_str_ncasecmp(s + *pos, names[idx], n) == 0) {
             *pos += n;
             return idx;
         }
@@ -274,8 +274,8 @@ static int match_token(const text_dt_pattern *p, size_t idx, const char *s, size
     case DT_DAY_NAME:
         return match_name(s, len, &st->pos, day_names, 7, t->count >= 4) >= 0;
     case DT_AMPM:
-        if (len - st->pos >= 2 && (str_ncasecmp(s + st->pos, "AM", 2) == 0 ||
-                                   str_ncasecmp(s + st->pos, "PM", 2) == 0)) {
+        if (len - st->pos >= 2 && (util_str_ncasecmp(s + st->pos, "AM", 2) == 0 ||
+                                   util_str_ncasecmp(s + st->pos, "PM", 2) == 0)) {
             st->pm = s[st->pos] == 'P' || s[st->pos] == 'p';
             st->has_ampm |= 1;
             st->pos += 2;

@@ -28,11 +28,11 @@ static size_t text_bom_len(const char *data, size_t len);
 
 silt_status text_parse_mode(const char *key, const char *value, text_mode *out, silt_error *err)
 {
-    if (str_casecmp(value, "PERMISSIVE") == 0)
+    if (util_str_casecmp(value, "PERMISSIVE") == 0)
         *out = TEXT_MODE_PERMISSIVE;
-    else if (str_casecmp(value, "DROPMALFORMED") == 0)
+    else if (util_str_casecmp(value, "DROPMALFORMED") == 0)
         *out = TEXT_MODE_DROPMALFORMED;
-    else if (str_casecmp(value, "FAILFAST") == 0)
+    else if (util_str_casecmp(value, "FAILFAST") == 0)
         *out = TEXT_MODE_FAILFAST;
     else {
         err_set(err, SILT_INVALID, "option \"%s\" does not accept \"%s\"", key, value);
@@ -44,9 +44,9 @@ silt_status text_parse_mode(const char *key, const char *value, text_mode *out, 
 
 silt_status text_parse_bool(const char *key, const char *value, int *out, silt_error *err)
 {
-    if (str_casecmp(value, "true") == 0)
+    if (util_str_casecmp(value, "true") == 0)
         *out = 1;
-    else if (str_casecmp(value, "false") == 0)
+    else if (util_str_casecmp(value, "false") == 0)
         *out = 0;
     else
         return err_set(err, SILT_INVALID, "option \"%s\" must be true or false, not \"%s\"", key,
@@ -57,7 +57,7 @@ silt_status text_parse_bool(const char *key, const char *value, int *out, silt_e
 static silt_status text_parse_int(const char *key, const char *value, int64_t *out, silt_error *err)
 {
     int64_t parsed;
-    if (!str_to_int64(value, strlen(value), &parsed) || parsed < 0)
+    if (!util_str_to_int64(value, strlen(value), &parsed) || parsed < 0)
         return err_set(err, SILT_INVALID, "option \"%s\" must be a non-negative integer, not \"%s\"",
                        key, value);
     *out = parsed;
@@ -79,7 +79,7 @@ silt_status text_parse_int_in(const char *key, const char *value, const char *na
 silt_status text_parse_ratio(const char *key, const char *value, double *out, silt_error *err)
 {
     double parsed;
-    if (!str_to_double(value, strlen(value), &parsed) || !(parsed > 0.0 && parsed <= 1.0))
+    if (!util_str_to_double(value, strlen(value), &parsed) || !(parsed > 0.0 && parsed <= 1.0))
         return err_set(err, SILT_INVALID, "option \"%s\" must be a number in (0, 1], not \"%s\"",
                        key, value);
     *out = parsed;
@@ -279,7 +279,7 @@ int text_sample_keep(uint64_t key_hash, uint64_t index, double ratio)
 {
     if (ratio >= 1.0)
         return 1;
-    uint64_t h = hash_u64(key_hash ^ (index * UINT64_C(0x9E3779B97F4A7C15)));
+    uint64_t h = util_hash_u64(key_hash ^ (index * UINT64_C(0x9E3779B97F4A7C15)));
     return (double)(h >> 11) * (1.0 / 9007199254740992.0) < ratio;
 }
 
@@ -310,7 +310,7 @@ int text_big_decimal_parse(const char *s, size_t len, text_big_decimal *out)
     if (pos < len && (s[pos] == 'e' || s[pos] == 'E')) {
         int64_t exp_value;
         pos++;
-        if (pos == len || len - pos > 10 || !str_to_int64(s + pos, len - pos, &exp_value))
+        if (pos == len || len - pos > 10 || !util_str_to_int64(s + pos, len - pos, &exp_value))
             return 0;
         exponent = exp_value;
         pos = len;

@@ -119,7 +119,7 @@ static silt_status add_trips(cat_state *state, void *payload, silt_error *e)
     table.kind = CAT_EXTERNAL;
     table.provider = "delta";
     table.location = payload;
-    return cat_state_add_table(state, &table, e);
+    return catalog_state_add_table(state, &table, e);
 }
 
 void test_api_sql__catalog_tables_by_name(void)

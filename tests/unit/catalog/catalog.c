@@ -42,11 +42,11 @@ static silt_status add_table(cat_state *state, void *payload, silt_error *e)
     table.kind = args->kind;
     table.provider = "DELTA";
     table.location = args->location ? args->location
-                                    : cat_default_table_location(state->arena, args->database,
+                                    : catalog_default_table_location(state->arena, args->database,
                                                                  args->name);
     table.n_properties = 1;
     table.properties = &prop;
-    return cat_state_add_table(state, &table, e);
+    return catalog_state_add_table(state, &table, e);
 }
 
 static silt_status add_database(cat_state *state, void *payload, silt_error *e)
@@ -54,12 +54,12 @@ static silt_status add_database(cat_state *state, void *payload, silt_error *e)
     cat_database db;
     memset(&db, 0, sizeof(db));
     db.name = payload;
-    return cat_state_add_database(state, &db, e);
+    return catalog_state_add_database(state, &db, e);
 }
 
 static silt_status drop_table(cat_state *state, void *payload, silt_error *e)
 {
-    return cat_state_drop_table(state, "default", payload, e);
+    return catalog_state_drop_table(state, "default", payload, e);
 }
 
 void test_catalog_catalog__fresh_warehouse_has_default_database(void)
@@ -69,8 +69,8 @@ void test_catalog_catalog__fresh_warehouse_has_default_database(void)
     check_int(-1, state->version);
     check_int(1, state->n_databases);
     check_str("default", state->databases[0].name);
-    check(cat_state_find_database(state, "DEFAULT") != NULL);
-    cat_state_free(state);
+    check(catalog_state_find_database(state, "DEFAULT") != NULL);
+    catalog_state_free(state);
 }
 
 void test_catalog_catalog__tables_persist_across_opens(void)
@@ -92,7 +92,7 @@ void test_catalog_catalog__tables_persist_across_opens(void)
     check_ok(catalog_open(&again, store, &err), &err);
     check_ok(catalog_load(again, &state, &err), &err);
     check_int(2, state->version);
-    t = cat_state_find_table(state, "default", "TRIPS");
+    t = catalog_state_find_table(state, "default", "TRIPS");
     check(t != NULL);
     check_str("trips", t->name);
     check_str("trips", t->location);
@@ -100,12 +100,12 @@ void test_catalog_catalog__tables_persist_across_opens(void)
     check_int(CAT_MANAGED, t->kind);
     check_int(1, t->n_properties);
     check_str("delta.appendOnly", t->properties[0].key);
-    t = cat_state_find_table(state, "sales", "orders");
+    t = catalog_state_find_table(state, "sales", "orders");
     check(t != NULL);
-    check_str("EXTERNAL", cat_table_kind_name(t->kind));
+    check_str("EXTERNAL", catalog_table_kind_name(t->kind));
     check_str("/data/orders", t->location);
-    check_str("sales.db", cat_state_find_database(state, "sales")->location);
-    cat_state_free(state);
+    check_str("sales.db", catalog_state_find_database(state, "sales")->location);
+    catalog_state_free(state);
     catalog_free(again);
 }
 
@@ -124,7 +124,7 @@ void test_catalog_catalog__duplicates_and_missing_are_named_errors(void)
 
 static silt_status drop_database(cat_state *state, void *payload, silt_error *e)
 {
-    return cat_state_drop_database(state, "sales", payload != NULL, e);
+    return catalog_state_drop_database(state, "sales", payload != NULL, e);
 }
 
 void test_catalog_catalog__drop_database_needs_cascade_when_not_empty(void)
@@ -137,9 +137,9 @@ void test_catalog_catalog__drop_database_needs_cascade_when_not_empty(void)
     check_contains(err.message, "SCHEMA_NOT_EMPTY");
     check_ok(catalog_commit(cat, drop_database, "cascade", NULL, &err), &err);
     check_ok(catalog_load(cat, &state, &err), &err);
-    check(cat_state_find_database(state, "sales") == NULL);
+    check(catalog_state_find_database(state, "sales") == NULL);
     check_int(0, state->n_tables);
-    cat_state_free(state);
+    catalog_state_free(state);
 }
 
 void test_catalog_catalog__corrupt_state_is_reported(void)
@@ -193,5 +193,5 @@ void test_catalog_catalog__concurrent_writers_lose_nothing(void)
     check_ok(catalog_load(cat, &state, &err), &err);
     check_int(WRITERS * 5, state->n_tables);
     check_int(WRITERS * 5 - 1, state->version);
-    cat_state_free(state);
+    catalog_state_free(state);
 }

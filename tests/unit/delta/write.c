@@ -80,7 +80,7 @@ static int count_prefix(const delta_snapshot *snap, const char *prefix)
     size_t idx;
     int n = 0;
     for (idx = 0; idx < snap->n_files; idx++)
-        n += str_starts_with(snap->files[idx].path, prefix);
+        n += util_str_starts_with(snap->files[idx].path, prefix);
     return n;
 }
 
@@ -102,13 +102,13 @@ void test_delta_write__ctas_partition_folders(void)
         int found = 0;
         const char *value = dlog_map_get(&f->partition_values, "p", &found);
         check(found);
-        check(str_ends_with(f->path, ".c000.snappy.parquet"));
+        check(util_str_ends_with(f->path, ".c000.snappy.parquet"));
         check(f->stats != NULL);
         check_contains(f->stats, "\"numRecords\":");
         check(strstr(f->stats, "\"p\"") == NULL); /* partition columns have no stats */
-        if (str_starts_with(f->path, "p=__HIVE"))
+        if (util_str_starts_with(f->path, "p=__HIVE"))
             check(value == NULL);
-        else if (str_starts_with(f->path, "p=a/")) {
+        else if (util_str_starts_with(f->path, "p=a/")) {
             check_str("a", value);
             check_contains(f->stats, "\"minValues\":{\"id\":1,\"name\":\"four\"}");
             check_contains(f->stats, "\"numRecords\":2");
@@ -331,7 +331,7 @@ void test_delta_write__rolls_files_at_target_size(void)
         for (at = all; (at = strchr(at, ';')) != NULL; at++)
             n_rows++;
         check_int(1000, n_rows);
-        check(str_starts_with(all, "0|name-0|b;100|name-100|b;"));
+        check(util_str_starts_with(all, "0|name-0|b;100|name-100|b;"));
         check_contains(all, ";1|name-1|a;");
         check_contains(all, ";999|name-999|a");
     }
@@ -355,10 +355,10 @@ void test_delta_write__column_mapping_physical_names(void)
     snap = latest();
     check_ok(dproto_physical_name(&snap->schema->fields[2], DPROTO_MAPPING_NAME, a, &phys_p, &err),
              &err);
-    check(str_starts_with(phys_p, "col-"));
+    check(util_str_starts_with(phys_p, "col-"));
     check_int(1, snap->n_files);
     check_str("a", dlog_map_get(&snap->files[0].partition_values, phys_p, NULL));
-    check(str_starts_with(snap->files[0].path, phys_p));
+    check(util_str_starts_with(snap->files[0].path, phys_p));
     check(strstr(snap->files[0].stats, "\"id\"") == NULL);
     delta_snapshot_free(snap);
     write_rows(schema3(), rows, 1, DELTA_MODE_APPEND, NULL, NULL);

@@ -70,7 +70,7 @@ void test_delta_write_dml__delete_rewrites_only_matching_files(void)
     wt_make_abc_table(a, store, &err);
     before = wt_latest(store, &err);
     for (idx = 0; idx < before->n_files; idx++)
-        if (str_starts_with(before->files[idx].path, "p=c/"))
+        if (util_str_starts_with(before->files[idx].path, "p=c/"))
             c_path = before->files[idx].path;
     check(c_path != NULL);
     opts.predicate = even_id;
@@ -114,7 +114,7 @@ void test_delta_write_dml__delete_keeps_files_without_matches(void)
     check_str("1|one|a;2|two|a;3|three|a;5|five|b;6|six|c", wt_read(a, store, -1));
     after = wt_latest(store, &err);
     for (idx = 0; idx < before->n_files; idx++)
-        if (!str_starts_with(before->files[idx].path, "p=b/"))
+        if (!util_str_starts_with(before->files[idx].path, "p=b/"))
             check(has_path(after, before->files[idx].path));
     check_int(3, after->n_files);
     delta_snapshot_free(after);

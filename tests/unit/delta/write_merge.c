@@ -118,7 +118,7 @@ void test_delta_write_merge__upsert(void)
     wt_make_abc_table(a, store, &err);
     before = wt_latest(store, &err);
     for (idx = 0; idx < before->n_files; idx++)
-        if (str_starts_with(before->files[idx].path, "p=c/"))
+        if (util_str_starts_with(before->files[idx].path, "p=c/"))
             c_path = before->files[idx].path;
     spec = upsert_spec(wt_batch(a, wt_schema3(a), src, 4));
     check_ok(delta_merge(store, before, &spec, &m, NULL, &err), &err);

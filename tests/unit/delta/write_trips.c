@@ -111,7 +111,7 @@ void test_delta_write_trips__write_then_delete_new_jersey(void)
     check_ok(delta_snapshot_load(&snap, store, -1, &err), &err);
     check_int(10, snap->n_files); /* one file per route: 200,000 rows stay under 128 MiB */
     for (idx = 0; idx < snap->n_files; idx++)
-        check(str_starts_with(snap->files[idx].path, "route_id="));
+        check(util_str_starts_with(snap->files[idx].path, "route_id="));
     memset(&p, 0, sizeof(p));
     p.scratch = a;
     p.pred.kind = DPRED_CMP;

@@ -48,7 +48,7 @@ static void table_init(agg_table *t, arena *a, size_t n_keys, const col_type *ke
 {
     const col_type **kt = arena_calloc(qa, 1, sizeof(col_type *));
     kt[0] = key_type;
-    check_ok(agg_table_init(t, &ctx, a, n_keys, kt, aggs, n_aggs, &err), &err);
+    check_ok(engine_agg_table_init(t, &ctx, a, n_keys, kt, aggs, n_aggs, &err), &err);
 }
 
 /* Adds all rows of a batch: keys[0] (when n_keys) and the same argument for every aggregate but count(*). */
@@ -61,7 +61,7 @@ static void add(agg_table *t, size_t n_keys, col_vec *key, col_vec *arg, size_t 
     for (idx = 0; idx < n_aggs && idx < 4; idx++)
         if (t->aggs[idx].spec.kind == AGG_COUNT_STAR)
             args[idx] = NULL;
-    check_ok(agg_table_add(t, n, NULL, n, n_keys ? keys : NULL, args, NULL, qa, &err), &err);
+    check_ok(engine_agg_table_add(t, n, NULL, n, n_keys ? keys : NULL, args, NULL, qa, &err), &err);
 }
 
 /* The finished table as sorted "k|a|b" text. */
@@ -75,7 +75,7 @@ static const char *finish_sorted(agg_table *t, size_t n_cols)
     col_batch *out, *bp = &b;
     engine_sort_key key = engine_sort_key_default(0, 0);
     size_t idx;
-    check_ok(agg_table_finish(t, qa, cols, &err), &err);
+    check_ok(engine_agg_table_finish(t, qa, cols, &err), &err);
     for (idx = 0; idx < n_cols; idx++) {
         names[idx] = arena_sprintf(qa, "c%zu", idx);
         types[idx] = cols[idx]->type;
@@ -127,7 +127,7 @@ void test_engine_agg_fast__group_by_dictionary_codes(void)
     }
     check_int(5, t.n_groups);
     check_str("NULL|2|0;a|5|5;b|3|3;c|1|1;z|3|3", finish_sorted(&t, 3));
-    agg_table_clear(&t);
+    engine_agg_table_clear(&t);
     arena_free(ta);
 }
 
@@ -136,7 +136,7 @@ static void add_sel(agg_table *t, col_vec *key, int64_t n, const int32_t *sel, i
                     col_vec **args)
 {
     col_vec *keys[1] = {key};
-    check_ok(agg_table_add(t, n, sel, n_sel, keys, args, NULL, qa, &err), &err);
+    check_ok(engine_agg_table_add(t, n, sel, n_sel, keys, args, NULL, qa, &err), &err);
 }
 
 /*
@@ -186,7 +186,7 @@ void test_engine_agg_fast__group_by_codes_sums(void)
     add_sel(&t, mk_dict(1, c4, NULL, 3, d2), 1, NULL, 1, args);
     check_int(3, t.n_groups);
     cols = arena_calloc(qa, 5, sizeof(col_vec *));
-    check_ok(agg_table_finish(&t, qa, cols, &err), &err);
+    check_ok(engine_agg_table_finish(&t, qa, cols, &err), &err);
     {
         int32_t len;
         const char *p = col_vec_str(cols[0], 0, &len);
@@ -196,7 +196,7 @@ void test_engine_agg_fast__group_by_codes_sums(void)
     }
     check_str("a|7|612.75|102.125|6;b|7|6427|918.143|7;x|2|1152|576|2",
               finish_sorted(&t, 5));
-    agg_table_clear(&t);
+    engine_agg_table_clear(&t);
     arena_free(ta);
 }
 
@@ -213,9 +213,9 @@ void test_engine_agg_fast__dictionary_code_out_of_range(void)
     table_init(&t, ta, 1, col_type_primitive(COL_STRING), aggs, 1);
     k = mk_dict(2, c, NULL, 1, d);
     keys[0] = k;
-    check_fails(SILT_INVALID, agg_table_add(&t, 2, NULL, 2, keys, NULL, NULL, qa, &err));
+    check_fails(SILT_INVALID, engine_agg_table_add(&t, 2, NULL, 2, keys, NULL, NULL, qa, &err));
     check_contains(err.message, "dictionary code 7");
-    agg_table_clear(&t);
+    engine_agg_table_clear(&t);
     arena_free(ta);
 }
 
@@ -257,17 +257,17 @@ void test_engine_agg_fast__distinct_doubles_merge(void)
     add(&t2, 0, NULL, vb, 3);
     /* t1 alone: 1, 0, NaN, 2 */
     check_int(4, t1.aggs[0].dset_n);
-    check_ok(agg_table_merge(&t1, &t2, scratch, &err), &err);
+    check_ok(engine_agg_table_merge(&t1, &t2, scratch, &err), &err);
     /* 1, 0, NaN, 2, 3; max is NaN (largest in Spark's order); count(x) counts all 10 */
     {
         col_vec *cols[3];
-        check_ok(agg_table_finish(&t1, qa, cols, &err), &err);
+        check_ok(engine_agg_table_finish(&t1, qa, cols, &err), &err);
         check_int(5, vec_get_int(cols[0], 0));
         check(vec_get_double(cols[1], 0) != vec_get_double(cols[1], 0));
         check_int(10, vec_get_int(cols[2], 0));
     }
-    agg_table_clear(&t1);
-    agg_table_clear(&t2);
+    engine_agg_table_clear(&t1);
+    engine_agg_table_clear(&t2);
     arena_free(a1);
     arena_free(a2);
     arena_free(scratch);
@@ -297,15 +297,15 @@ void test_engine_agg_fast__distinct_grouped_merge(void)
     table_init(&t2, a2, 1, col_type_primitive(COL_LONG), aggs, 2);
     keys[0] = mk_ints(qa, COL_LONG, 5, k1, NULL);
     args[0] = args[1] = mk_ints(qa, COL_LONG, 5, x1, "....n");
-    check_ok(agg_table_add(&t1, 5, NULL, 5, keys, args, NULL, qa, &err), &err);
+    check_ok(engine_agg_table_add(&t1, 5, NULL, 5, keys, args, NULL, qa, &err), &err);
     keys[0] = mk_ints(qa, COL_LONG, 4, k2, NULL);
     args[0] = args[1] = mk_ints(qa, COL_LONG, 4, x2, NULL);
-    check_ok(agg_table_add(&t2, 4, NULL, 4, keys, args, NULL, qa, &err), &err);
-    check_ok(agg_table_merge(&t1, &t2, scratch, &err), &err);
+    check_ok(engine_agg_table_add(&t2, 4, NULL, 4, keys, args, NULL, qa, &err), &err);
+    check_ok(engine_agg_table_merge(&t1, &t2, scratch, &err), &err);
     /* 1: {10, 11}; 2: {10, 20, 30} (NULL skipped); 3: {5} */
     check_str("1|2|21;2|3|60;3|1|5", finish_sorted(&t1, 3));
-    agg_table_clear(&t1);
-    agg_table_clear(&t2);
+    engine_agg_table_clear(&t1);
+    engine_agg_table_clear(&t2);
     arena_free(a1);
     arena_free(a2);
     arena_free(scratch);
@@ -332,15 +332,15 @@ void test_engine_agg_fast__distinct_strings_merge(void)
     table_init(&t2, a2, 0, NULL, aggs, 2);
     add(&t1, 0, NULL, mk_strs(qa, 5, s1), 2);
     add(&t2, 0, NULL, mk_strs(qa, 4, s2), 2);
-    check_ok(agg_table_merge(&t1, &t2, scratch, &err), &err);
+    check_ok(engine_agg_table_merge(&t1, &t2, scratch, &err), &err);
     {
         col_vec *cols[2];
-        check_ok(agg_table_finish(&t1, qa, cols, &err), &err);
+        check_ok(engine_agg_table_finish(&t1, qa, cols, &err), &err);
         check_int(4, vec_get_int(cols[0], 0));
         check_str("z", vec_text(qa, cols[1]));
     }
-    agg_table_clear(&t1);
-    agg_table_clear(&t2);
+    engine_agg_table_clear(&t1);
+    engine_agg_table_clear(&t2);
     arena_free(a1);
     arena_free(a2);
     arena_free(scratch);
@@ -374,15 +374,15 @@ void test_engine_agg_fast__distinct_set_grows(void)
     add(&t2, 0, NULL, mk_ints(qa, COL_LONG, N, x2, NULL), 2);
     check_int(4000, t1.aggs[0].dset_n);
     check_int(5000, t2.aggs[0].dset_n);
-    check_ok(agg_table_merge(&t1, &t2, scratch, &err), &err);
+    check_ok(engine_agg_table_merge(&t1, &t2, scratch, &err), &err);
     {
         col_vec *cols[2];
-        check_ok(agg_table_finish(&t1, qa, cols, &err), &err);
+        check_ok(engine_agg_table_finish(&t1, qa, cols, &err), &err);
         check_int(7000, vec_get_int(cols[0], 0));
         check_int(7000 * 6999 / 2, vec_get_int(cols[1], 0));
     }
-    agg_table_clear(&t1);
-    agg_table_clear(&t2);
+    engine_agg_table_clear(&t1);
+    engine_agg_table_clear(&t2);
     arena_free(a1);
     arena_free(a2);
     arena_free(scratch);
@@ -393,7 +393,7 @@ void test_engine_agg_fast__distinct_set_grows(void)
 static void table_init_keys(agg_table *t, arena *a, size_t n_keys, const col_type **kt,
                             engine_agg *aggs, size_t n_aggs)
 {
-    check_ok(agg_table_init(t, &ctx, a, n_keys, kt, aggs, n_aggs, &err), &err);
+    check_ok(engine_agg_table_init(t, &ctx, a, n_keys, kt, aggs, n_aggs, &err), &err);
 }
 
 /*
@@ -428,14 +428,14 @@ void test_engine_agg_fast__multi_keys_nulls_and_encodings(void)
     keys[0] = mk_dict(6, codes, ".....n", 2, dict);
     keys[1] = mk_ints(qa, COL_INT, 6, i1, "...n..");
     keys[2] = mk_doubles(qa, 6, d1, NULL);
-    check_ok(agg_table_add(&t, 6, NULL, 6, keys, NULL, NULL, qa, &err), &err);
+    check_ok(engine_agg_table_add(&t, 6, NULL, 6, keys, NULL, NULL, qa, &err), &err);
     check_int(4, t.n_groups);
     /* batch 2, plain strings: (a,1,-0.0) and (a,1,0) join group (a,1,0) */
     keys[0] = mk_strs(qa, 5, s2);
     keys[1] = mk_ints(qa, COL_INT, 5, i2, ".n..n");
     keys[2] = mk_doubles(qa, 5, d2, NULL);
     /* before adding: rows 0, 2 and 3 have groups, the two (NULL, NULL, 0.0) rows do not */
-    check_ok(agg_table_find(&t, NULL, 5, keys, qa, found, &n_found, missing, &n_missing, &err),
+    check_ok(engine_agg_table_find(&t, NULL, 5, keys, qa, found, &n_found, missing, &n_missing, &err),
              &err);
     check_int(3, n_found);
     check_int(0, found[0]);
@@ -444,10 +444,10 @@ void test_engine_agg_fast__multi_keys_nulls_and_encodings(void)
     check_int(2, n_missing);
     check_int(1, missing[0]);
     check_int(4, missing[1]);
-    check_ok(agg_table_add(&t, 5, NULL, 5, keys, NULL, NULL, qa, &err), &err);
+    check_ok(engine_agg_table_add(&t, 5, NULL, 5, keys, NULL, NULL, qa, &err), &err);
     check_str("NULL|2|1.5|1;NULL|NULL|0|2;a|1|0|5;b|2|1.5|2;b|NULL|1.5|1",
               finish_sorted(&t, 4));
-    agg_table_clear(&t);
+    engine_agg_table_clear(&t);
     arena_free(ta);
 }
 
@@ -480,18 +480,18 @@ void test_engine_agg_fast__multi_keys_grow_and_merge(void)
         }
         keys[0] = mk_ints(qa, COL_LONG, N, a, NULL);
         keys[1] = mk_ints(qa, COL_INT, N, b, NULL);
-        check_ok(agg_table_add(&t1, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
+        check_ok(engine_agg_table_add(&t1, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
         /* t2 sees every pair of this batch twice over one batch */
         if (batch == 1) {
-            check_ok(agg_table_add(&t2, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
-            check_ok(agg_table_add(&t2, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
+            check_ok(engine_agg_table_add(&t2, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
+            check_ok(engine_agg_table_add(&t2, N, NULL, N, keys, NULL, NULL, qa, &err), &err);
         }
     }
     check_int(N * BATCHES, t1.n_groups);
     check_int(N, t2.n_groups);
-    check_ok(agg_table_merge(&t1, &t2, scratch, &err), &err);
+    check_ok(engine_agg_table_merge(&t1, &t2, scratch, &err), &err);
     check_int(N * BATCHES, t1.n_groups);
-    check_ok(agg_table_finish(&t1, qa, cols, &err), &err);
+    check_ok(engine_agg_table_finish(&t1, qa, cols, &err), &err);
     for (g = 0; g < t1.n_groups; g++) {
         int64_t pair = vec_get_int(cols[0], g) * 3 + vec_get_int(cols[1], g) + 1;
         int64_t want = pair >= N && pair < 2 * N ? 3 : 1;
@@ -499,8 +499,8 @@ void test_engine_agg_fast__multi_keys_grow_and_merge(void)
         total += vec_get_int(cols[2], g);
     }
     check_int(N * BATCHES + 2 * N, total);
-    agg_table_clear(&t1);
-    agg_table_clear(&t2);
+    engine_agg_table_clear(&t1);
+    engine_agg_table_clear(&t2);
     arena_free(a1);
     arena_free(a2);
     arena_free(scratch);

@@ -123,7 +123,7 @@ static inline void value_text(buf *out, const col_vec *v, int64_t row)
     case COL_FLOAT:
     case COL_DOUBLE: buf_printf(out, NULL, "%g", vec_get_double(v, row)); break;
     case COL_DECIMAL:
-        dec_format(vec_get_dec(v, row), v->type->scale, tmp, sizeof(tmp));
+        engine_dec_format(vec_get_dec(v, row), v->type->scale, tmp, sizeof(tmp));
         buf_append_str(out, tmp, NULL);
         break;
     case COL_STRING:

@@ -173,7 +173,7 @@ static void check_rows(const col_batch *in, const col_batch *out, const int64_t 
 static spill_file *new_file(const col_type *schema)
 {
     spill_file *f;
-    check_ok(spill_file_create(&f, &ctx, qa, schema, &err), &err);
+    check_ok(engine_spill_file_create(&f, &ctx, qa, schema, &err), &err);
     return f;
 }
 
@@ -184,23 +184,23 @@ void test_engine_spill__round_trip_every_type(void)
     spill_file *f = new_file(b->schema);
     int32_t sel[3] = {1, 4, 6};
     int64_t all[7] = {0, 1, 2, 3, 4, 5, 6}, picked[3] = {1, 4, 6};
-    check_ok(spill_file_write(f, b, NULL, 7, scratch, &err), &err);
-    check_ok(spill_file_write(f, b, sel, 3, scratch, &err), &err);
-    check_ok(spill_file_write(f, b, sel, 0, scratch, &err), &err); /* nothing */
-    check_ok(spill_file_finish(f, &err), &err);
-    check_int(10, spill_file_rows(f));
+    check_ok(engine_spill_file_write(f, b, NULL, 7, scratch, &err), &err);
+    check_ok(engine_spill_file_write(f, b, sel, 3, scratch, &err), &err);
+    check_ok(engine_spill_file_write(f, b, sel, 0, scratch, &err), &err); /* nothing */
+    check_ok(engine_spill_file_finish(f, &err), &err);
+    check_int(10, engine_spill_file_rows(f));
     check(ctx.spilled_bytes > 0);
-    check_ok(spill_file_read(f, rd, &out, &err), &err);
+    check_ok(engine_spill_file_read(f, rd, &out, &err), &err);
     check(out != NULL);
     check_rows(b, out, all, 7);
-    check_ok(spill_file_read(f, rd, &out, &err), &err);
+    check_ok(engine_spill_file_read(f, rd, &out, &err), &err);
     check(out != NULL);
     check_rows(b, out, picked, 3);
-    check_ok(spill_file_read(f, rd, &out, &err), &err);
+    check_ok(engine_spill_file_read(f, rd, &out, &err), &err);
     check(out == NULL);
     /* Rewinding reads the same rows again. */
-    spill_file_rewind(f);
-    check_ok(spill_file_read(f, rd, &out, &err), &err);
+    engine_spill_file_rewind(f);
+    check_ok(engine_spill_file_read(f, rd, &out, &err), &err);
     check_rows(b, out, all, 7);
 }
 
@@ -223,9 +223,9 @@ void test_engine_spill__dictionary_strings_are_flattened(void)
     cols[0] = v;
     b = mk_batch(qa, 1, cols);
     f = new_file(b->schema);
-    check_ok(spill_file_write(f, b, NULL, 4, qa, &err), &err);
-    check_ok(spill_file_finish(f, &err), &err);
-    check_ok(spill_file_read(f, qa, &out, &err), &err);
+    check_ok(engine_spill_file_write(f, b, NULL, 4, qa, &err), &err);
+    check_ok(engine_spill_file_finish(f, &err), &err);
+    check_ok(engine_spill_file_read(f, qa, &out, &err), &err);
     check(out->cols[0]->dictionary == NULL);
     check_rows(b, out, rows, 4);
     check_str("green,red,NULL,green", vec_text(qa, out->cols[0]));
@@ -243,15 +243,15 @@ void test_engine_spill__files_removed_with_their_arena(void)
     arena *owner = arena_new(qa, "operator");
     spill_file *f;
     int before = open_fds();
-    check_ok(spill_file_create(&f, &ctx, owner, b->schema, &err), &err);
-    check_int(-1, spill_file_fd(f)); /* nothing on disk before the first flush */
-    check_ok(spill_file_write(f, b, NULL, 7, qa, &err), &err);
-    check_ok(spill_file_finish(f, &err), &err);
-    check(spill_file_fd(f) >= 0);
+    check_ok(engine_spill_file_create(&f, &ctx, owner, b->schema, &err), &err);
+    check_int(-1, engine_spill_file_fd(f)); /* nothing on disk before the first flush */
+    check_ok(engine_spill_file_write(f, b, NULL, 7, qa, &err), &err);
+    check_ok(engine_spill_file_finish(f, &err), &err);
+    check(engine_spill_file_fd(f) >= 0);
     check_int(before + 1, open_fds());
     /* Unlinked as soon as it was made: nothing to leave behind. */
     check_int(0, test_dir_entries(test_tmpdir()));
-    check(access(spill_file_path(f), F_OK) != 0);
+    check(access(engine_spill_file_path(f), F_OK) != 0);
     arena_free(owner);
     check_int(before, open_fds());
     check_int(0, test_dir_entries(test_tmpdir()));
@@ -262,7 +262,7 @@ void test_engine_spill__missing_temp_directory(void)
     col_batch *b = all_types();
     spill_file *f;
     ctx.temp_dir = "/nonexistent/silt-spill-dir";
-    check_fails(SILT_IO, spill_file_create(&f, &ctx, qa, b->schema, &err));
+    check_fails(SILT_IO, engine_spill_file_create(&f, &ctx, qa, b->schema, &err));
     check_contains(err.message, "temp_directory \"/nonexistent/silt-spill-dir\"");
     check_contains(err.hint, "SET temp_directory");
 }
@@ -270,9 +270,9 @@ void test_engine_spill__missing_temp_directory(void)
 static spill_file *written(col_batch *b)
 {
     spill_file *f = new_file(b->schema);
-    check_ok(spill_file_write(f, b, NULL, b->n_rows, qa, &err), &err);
-    check_ok(spill_file_write(f, b, NULL, b->n_rows, qa, &err), &err);
-    check_ok(spill_file_finish(f, &err), &err);
+    check_ok(engine_spill_file_write(f, b, NULL, b->n_rows, qa, &err), &err);
+    check_ok(engine_spill_file_write(f, b, NULL, b->n_rows, qa, &err), &err);
+    check_ok(engine_spill_file_finish(f, &err), &err);
     return f;
 }
 
@@ -281,8 +281,8 @@ void test_engine_spill__damaged_byte_is_corrupt(void)
     col_batch *b = all_types(), *out;
     spill_file *f = written(b);
     char x = 0x5a;
-    check(pwrite(spill_file_fd(f), &x, 1, 40) == 1);
-    check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));
+    check(pwrite(engine_spill_file_fd(f), &x, 1, 40) == 1);
+    check_fails(SILT_CORRUPT, engine_spill_file_read(f, qa, &out, &err));
     check_contains(err.message, "could not read spill file");
     check_contains(err.message, "silt-spill-");
     check_contains(err.message, "checksum mismatch in the batch at offset 0");
@@ -293,8 +293,8 @@ void test_engine_spill__damaged_header_is_corrupt(void)
     col_batch *b = all_types(), *out;
     spill_file *f = written(b);
     uint64_t huge = (uint64_t)1 << 50;
-    check(pwrite(spill_file_fd(f), &huge, 8, 4) == 8);
-    check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));
+    check(pwrite(engine_spill_file_fd(f), &huge, 8, 4) == 8);
+    check_fails(SILT_CORRUPT, engine_spill_file_read(f, qa, &out, &err));
     check_contains(err.message, "more than the file holds");
 }
 
@@ -302,16 +302,16 @@ void test_engine_spill__truncated_file_is_corrupt(void)
 {
     col_batch *b = all_types(), *out;
     spill_file *f = written(b);
-    int64_t size = spill_file_bytes(f);
-    check(ftruncate(spill_file_fd(f), size - 10) == 0);
-    check_ok(spill_file_read(f, qa, &out, &err), &err); /* the first batch is whole */
-    check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));
+    int64_t size = engine_spill_file_bytes(f);
+    check(ftruncate(engine_spill_file_fd(f), size - 10) == 0);
+    check_ok(engine_spill_file_read(f, qa, &out, &err), &err); /* the first batch is whole */
+    check_fails(SILT_CORRUPT, engine_spill_file_read(f, qa, &out, &err));
     check_contains(err.message, "unexpected end of file");
     /* Cut at a frame boundary: the reader still notices bytes are missing. */
-    check(ftruncate(spill_file_fd(f), size / 2) == 0);
-    spill_file_rewind(f);
-    check_ok(spill_file_read(f, qa, &out, &err), &err);
-    check_fails(SILT_CORRUPT, spill_file_read(f, qa, &out, &err));
+    check(ftruncate(engine_spill_file_fd(f), size / 2) == 0);
+    engine_spill_file_rewind(f);
+    check_ok(engine_spill_file_read(f, qa, &out, &err), &err);
+    check_fails(SILT_CORRUPT, engine_spill_file_read(f, qa, &out, &err));
     check_contains(err.message, "unexpected end of file");
 }
 
@@ -321,7 +321,7 @@ void test_engine_spill__scan_operator(void)
     spill_file *f = written(b);
     engine_op *scan;
     int64_t rows[14] = {0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6};
-    check_ok(spill_op_scan(&scan, &ctx, f, &err), &err);
+    check_ok(engine_spill_op_scan(&scan, &ctx, f, &err), &err);
     check_ok(engine_collect(scan, qa, &out, &err), &err);
     check_rows(b, out, rows, 14);
 }

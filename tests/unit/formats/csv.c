@@ -344,7 +344,7 @@ void test_formats_csv__many_batches(void)
     check_ok(read_csv_opts(text.data, text.len, small, NULL, 0), &err);
     check_int(100, 1 + (int)(strrchr(buf_cstr(&rows_text), '\n') - buf_cstr(&rows_text) > 0 ? 99 : 0));
     check(strncmp(buf_cstr(&rows_text), "0\n1\n2\n", 6) == 0);
-    check(str_ends_with(buf_cstr(&rows_text), "\n98\n99"));
+    check(util_str_ends_with(buf_cstr(&rows_text), "\n98\n99"));
     buf_clear(&text);
 }
 

@@ -137,11 +137,11 @@ void test_formats_parquet_files__parquet_testing_data(void)
         const char *key = listing.items[idx].key;
         int64_t rows, expected;
         silt_status rc;
-        if (!str_ends_with(key, ".parquet") && !str_ends_with(key, ".parquet.encrypted"))
+        if (!util_str_ends_with(key, ".parquet") && !util_str_ends_with(key, ".parquet.encrypted"))
             continue;
         err_clear(&err);
         rc = read_all(store, key, &rows, &expected, &err);
-        if (str_ends_with(key, ".encrypted")) {
+        if (util_str_ends_with(key, ".encrypted")) {
             check_int(SILT_UNSUPPORTED, rc);
             check_str("encrypted Parquet is not supported", err.message);
             check_contains(err.context, key);
@@ -288,7 +288,7 @@ void test_formats_parquet_files__expected_values(void)
         const char *key = listing.items[idx].key;
         char parquet_key[512];
         size_t stem;
-        if (!str_ends_with(key, "_expect.csv"))
+        if (!util_str_ends_with(key, "_expect.csv"))
             continue;
         stem = strlen(key) - strlen("_expect.csv");
         snprintf(parquet_key, sizeof(parquet_key), "%.*s.parquet", (int)stem, key);
@@ -312,7 +312,7 @@ void test_formats_parquet_files__bad_data_is_rejected(void)
         const char *key = listing.items[idx].key;
         int64_t rows, expected;
         silt_status rc;
-        if (!str_ends_with(key, ".parquet"))
+        if (!util_str_ends_with(key, ".parquet"))
             continue;
         err_clear(&err);
         rc = read_all(store, key, &rows, &expected, &err);
@@ -350,7 +350,7 @@ void test_formats_parquet_files__delta_conformance_tables(void)
     for (idx = 0; idx < listing.count; idx++) {
         const char *key = listing.items[idx].key;
         int64_t rows, expected;
-        if (!str_ends_with(key, ".parquet"))
+        if (!util_str_ends_with(key, ".parquet"))
             continue;
         err_clear(&err);
         if (read_all(store, key, &rows, &expected, &err) != SILT_OK) {

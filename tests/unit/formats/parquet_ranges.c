@@ -402,7 +402,7 @@ void test_formats_parquet_ranges__parquet_testing_data(void)
         pq_reader *reader = NULL;
         col_batch *batch = NULL;
         silt_status rc;
-        if (!str_ends_with(key, ".parquet") ||
+        if (!util_str_ends_with(key, ".parquet") ||
             strcmp(key, "large_string_map.brotli.parquet") == 0)
             continue;
         err_clear(&err);

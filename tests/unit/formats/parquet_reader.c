@@ -176,14 +176,14 @@ void test_formats_parquet_reader__values_of_scalar_types(void)
     buf out = BUF_INIT;
     read_lines("int96_from_spark.parquet", NULL, &out);
     /* 2024-01-01T20:34:56.123456Z, ... a null in row 4 */
-    check(str_starts_with(buf_cstr(&out), "1704141296123456\n"));
+    check(util_str_starts_with(buf_cstr(&out), "1704141296123456\n"));
     check_contains(buf_cstr(&out), "\nnull\n");
     buf_truncate(&out, 0);
     read_lines("byte_array_decimal.parquet", NULL, &out);
-    check(str_starts_with(buf_cstr(&out), "100E-2\n200E-2\n"));
+    check(util_str_starts_with(buf_cstr(&out), "100E-2\n200E-2\n"));
     buf_truncate(&out, 0);
     read_lines("float16_nonzeros_and_nans.parquet", NULL, &out);
-    check(str_starts_with(buf_cstr(&out), "null\n1\n-2\nnan\n0\n-1\n-0\n2\n"));
+    check(util_str_starts_with(buf_cstr(&out), "null\n1\n-2\nnan\n0\n-1\n-0\n2\n"));
     buf_clear(&out);
 }
 
@@ -245,7 +245,7 @@ void test_formats_parquet_reader__projection(void)
                pq_reader_schema(reader));
     pq_reader_free(reader);
     read_lines("nullable.impala.parquet", &opts, &out);
-    check(str_starts_with(buf_cstr(&out), "{1,{[[{10,'aaa'},{-10,'bbb'}],[{11,'c'}]]}}|1\n"));
+    check(util_str_starts_with(buf_cstr(&out), "{1,{[[{10,'aaa'},{-10,'bbb'}],[{11,'c'}]]}}|1\n"));
     buf_clear(&out);
     pq_file_free(file);
     io_store_free(store);
@@ -567,7 +567,7 @@ void test_formats_parquet_reader__field_ids_and_timestamp_ntz(void)
     check_ok(io_local_store_open(&store, dir, 0, &err), &err);
     check_ok(io_list(store, "data-reader-timestamp_ntz-id-mode/", NULL, 1, &listing, &err), &err);
     for (idx = 0; idx < listing.count && key == NULL; idx++)
-        if (str_ends_with(listing.items[idx].key, ".parquet") &&
+        if (util_str_ends_with(listing.items[idx].key, ".parquet") &&
             strstr(listing.items[idx].key, "_delta_log") == NULL)
             key = listing.items[idx].key;
     check(key != NULL);

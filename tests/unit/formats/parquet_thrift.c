@@ -10,17 +10,17 @@ void test_formats_parquet_thrift__varints_and_zigzag(void)
     tc_reader r;
     uint64_t u;
     int32_t i32;
-    tc_init(&r, bytes, sizeof(bytes), "test");
-    check_ok(tc_read_varint(&r, &u, &err), &err);
+    pq_thrift_init(&r, bytes, sizeof(bytes), "test");
+    check_ok(pq_thrift_read_varint(&r, &u, &err), &err);
     check_int(150, u);
-    check_ok(tc_read_i32(&r, &i32, &err), &err);
+    check_ok(pq_thrift_read_i32(&r, &i32, &err), &err);
     check_int(-2, i32);
-    check_ok(tc_read_i32(&r, &i32, &err), &err);
+    check_ok(pq_thrift_read_i32(&r, &i32, &err), &err);
     check_int(2, i32);
     /* zigzag 0xfffffffe = 4294967294 -> 2147483647 */
-    check_ok(tc_read_i32(&r, &i32, &err), &err);
+    check_ok(pq_thrift_read_i32(&r, &i32, &err), &err);
     check_int(INT32_MAX, i32);
-    check_fails(SILT_CORRUPT, tc_read_varint(&r, &u, &err));
+    check_fails(SILT_CORRUPT, pq_thrift_read_varint(&r, &u, &err));
     check_contains(err.message, "unexpected end of data");
 }
 
@@ -30,8 +30,8 @@ void test_formats_parquet_thrift__overlong_varint_is_refused(void)
     silt_error err = SILT_ERROR_INIT;
     tc_reader r;
     uint64_t u;
-    tc_init(&r, bytes, sizeof(bytes), "test");
-    check_fails(SILT_CORRUPT, tc_read_varint(&r, &u, &err));
+    pq_thrift_init(&r, bytes, sizeof(bytes), "test");
+    check_fails(SILT_CORRUPT, pq_thrift_read_varint(&r, &u, &err));
     check_contains(err.message, "longer than 64 bits");
 }
 
@@ -47,30 +47,30 @@ void test_formats_parquet_thrift__field_headers_deltas_long_form_and_bools(void)
     int32_t value;
     const uint8_t *data;
     size_t len;
-    tc_init(&r, bytes, sizeof(bytes), "test");
-    check_ok(tc_struct_begin(&r, &err), &err);
-    check_ok(tc_read_field(&r, &type, &id, &err), &err);
+    pq_thrift_init(&r, bytes, sizeof(bytes), "test");
+    check_ok(pq_thrift_struct_begin(&r, &err), &err);
+    check_ok(pq_thrift_read_field(&r, &type, &id, &err), &err);
     check_int(TC_I32, type);
     check_int(1, id);
-    check_ok(tc_read_i32(&r, &value, &err), &err);
+    check_ok(pq_thrift_read_i32(&r, &value, &err), &err);
     check_int(2, value);
-    check_ok(tc_read_field(&r, &type, &id, &err), &err);
+    check_ok(pq_thrift_read_field(&r, &type, &id, &err), &err);
     check_int(TC_BINARY, type);
     check_int(2, id);
-    check_ok(tc_read_binary(&r, &data, &len, &err), &err);
+    check_ok(pq_thrift_read_binary(&r, &data, &len, &err), &err);
     check_int(3, len);
     check(memcmp(data, "abc", 3) == 0);
-    check_ok(tc_read_field(&r, &type, &id, &err), &err);
+    check_ok(pq_thrift_read_field(&r, &type, &id, &err), &err);
     check_int(TC_BOOL_TRUE, type);
     check_int(3, id);
-    check_ok(tc_read_field(&r, &type, &id, &err), &err);
+    check_ok(pq_thrift_read_field(&r, &type, &id, &err), &err);
     check_int(TC_I32, type);
     check_int(20, id);
-    check_ok(tc_read_i32(&r, &value, &err), &err);
+    check_ok(pq_thrift_read_i32(&r, &value, &err), &err);
     check_int(1, value);
-    check_ok(tc_read_field(&r, &type, &id, &err), &err);
+    check_ok(pq_thrift_read_field(&r, &type, &id, &err), &err);
     check_int(TC_STOP, type);
-    tc_struct_end(&r);
+    pq_thrift_struct_end(&r);
     check_int(sizeof(bytes), r.pos);
 }
 
@@ -93,16 +93,16 @@ void test_formats_parquet_thrift__skips_every_type(void)
     int type, idx;
     int16_t id;
     int32_t value;
-    tc_init(&r, bytes, sizeof(bytes), "test");
-    check_ok(tc_struct_begin(&r, &err), &err);
+    pq_thrift_init(&r, bytes, sizeof(bytes), "test");
+    check_ok(pq_thrift_struct_begin(&r, &err), &err);
     for (idx = 1; idx <= 6; idx++) {
-        check_ok(tc_read_field(&r, &type, &id, &err), &err);
+        check_ok(pq_thrift_read_field(&r, &type, &id, &err), &err);
         check_int(idx, id);
-        check_ok(tc_skip(&r, type, &err), &err);
+        check_ok(pq_thrift_skip(&r, type, &err), &err);
     }
-    check_ok(tc_read_field(&r, &type, &id, &err), &err);
+    check_ok(pq_thrift_read_field(&r, &type, &id, &err), &err);
     check_int(7, id);
-    check_ok(tc_read_i32(&r, &value, &err), &err);
+    check_ok(pq_thrift_read_i32(&r, &value, &err), &err);
     check_int(9, value);
 }
 
@@ -115,9 +115,9 @@ void test_formats_parquet_thrift__depth_is_limited(void)
     /* Each 0x1c opens a struct field inside the previous struct. */
     for (idx = 0; idx < sizeof(bytes); idx++)
         bytes[idx] = 0x1c;
-    tc_init(&r, bytes, sizeof(bytes), "test");
-    check_ok(tc_struct_begin(&r, &err), &err);
-    check_fails(SILT_CORRUPT, tc_skip(&r, TC_STRUCT, &err));
+    pq_thrift_init(&r, bytes, sizeof(bytes), "test");
+    check_ok(pq_thrift_struct_begin(&r, &err), &err);
+    check_fails(SILT_CORRUPT, pq_thrift_skip(&r, TC_STRUCT, &err));
     check_contains(err.message, "nested too deeply");
 }
 
@@ -131,11 +131,11 @@ void test_formats_parquet_thrift__hostile_lengths_are_refused(void)
     size_t len;
     int type;
     uint32_t count;
-    tc_init(&r, binary, sizeof(binary), "test");
-    check_fails(SILT_CORRUPT, tc_read_binary(&r, &data, &len, &err));
+    pq_thrift_init(&r, binary, sizeof(binary), "test");
+    check_fails(SILT_CORRUPT, pq_thrift_read_binary(&r, &data, &len, &err));
     check_contains(err.message, "at byte");
-    tc_init(&r, list, sizeof(list), "test");
-    check_fails(SILT_CORRUPT, tc_read_list(&r, &type, &count, &err));
+    pq_thrift_init(&r, list, sizeof(list), "test");
+    check_fails(SILT_CORRUPT, pq_thrift_read_list(&r, &type, &count, &err));
     check_contains(err.message, "more elements than bytes left");
 }
 

@@ -296,8 +296,8 @@ void test_formats_text_json__maps_sorted_by_serialized_key(void)
     v = finish(b);
     check_str("[[\"a\",\"NaN\"],[\"ab\",1],[\"b\",0.5]]", json(v, 0));
     json(v, 1);
-    check(str_starts_with(buf_cstr(&OUT), "[[\"k000\",499],[\"k001\",498],"));
-    check(str_ends_with(buf_cstr(&OUT), "[\"k499\",0]]"));
+    check(util_str_starts_with(buf_cstr(&OUT), "[[\"k000\",499],[\"k001\",498],"));
+    check(util_str_ends_with(buf_cstr(&OUT), "[\"k499\",0]]"));
     check_contains(buf_cstr(&OUT), "],[\"k250\",249],[\"k251\",248],");
 }
 

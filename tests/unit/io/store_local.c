@@ -211,7 +211,7 @@ void test_io_store_local__open_locations(void)
     io_store_free(other);
     snprintf(path, sizeof(path), "file://%s/new/root/", test_tmpdir());
     check_ok(io_store_open(&other, path, 0, &err), &err);
-    check(!str_ends_with(io_store_root(other), "/"));
+    check(!util_str_ends_with(io_store_root(other), "/"));
     io_store_free(other);
     check_fails(SILT_UNSUPPORTED, io_store_open(&other, "gopher://x/y", 0, &err));
     check_fails(SILT_INVALID, io_store_open(&other, "", 0, &err));

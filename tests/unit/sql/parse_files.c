@@ -132,9 +132,9 @@ static void run_file(const char *path, run_stats *st, buf *rewritten)
         buf_append(rewritten, actual.data ? actual.data : "", actual.len, NULL);
         st->blocks++;
         {
-            int got_error = str_starts_with(buf_cstr(&actual), "[") ||
+            int got_error = util_str_starts_with(buf_cstr(&actual), "[") ||
                             strstr(buf_cstr(&actual), "STATUS:") != NULL ||
-                            str_starts_with(buf_cstr(&actual), "could not");
+                            util_str_starts_with(buf_cstr(&actual), "could not");
             if (strcmp(buf_cstr(&expected), buf_cstr(&actual)) != 0 || got_error != is_error) {
                 if (st->failures == 0)
                     snprintf(st->first_failure, sizeof(st->first_failure),
@@ -169,7 +169,7 @@ void test_sql_parse_files__all(void)
     d = opendir(dir);
     check(d != NULL);
     while ((ent = readdir(d)) != NULL && n_names < 256) {
-        if (str_ends_with(ent->d_name, ".txt"))
+        if (util_str_ends_with(ent->d_name, ".txt"))
             names[n_names++] = mem_strdup(ent->d_name);
     }
     closedir(d);

@@ -353,7 +353,7 @@ void test_sql_query_files__all(void)
     /* Every file runs on the calling thread, then with a pool (parallel aggregation). */
     while ((ent = readdir(d)) != NULL) {
         char path[8192];
-        if (!str_ends_with(ent->d_name, ".test"))
+        if (!util_str_ends_with(ent->d_name, ".test"))
             continue;
         snprintf(path, sizeof(path), "%s/%s", dir, ent->d_name);
         run_file(&st, path, ent->d_name, tmp, NULL);

@@ -63,46 +63,46 @@ static const char *shown(const char *sql, char *out, size_t cap)
 void test_sql_settings__sizes(void)
 {
     int64_t x;
-    check(settings_parse_size("2GB", &x) && x == 2000000000);
-    check(settings_parse_size("1.5 GiB", &x) && x == ((int64_t)3 << 29));
-    check(settings_parse_size("512mib", &x) && x == ((int64_t)512 << 20));
-    check(settings_parse_size("100000", &x) && x == 100000);
-    check(settings_parse_size("10KB", &x) && x == 10000);
-    check(settings_parse_size("50%", &x) && x > 0 && x < settings_physical_ram());
-    check(!settings_parse_size("", &x));
-    check(!settings_parse_size("abc", &x));
-    check(!settings_parse_size("-1GB", &x));
-    check(!settings_parse_size("2 parsecs", &x));
-    check(!settings_parse_size("0", &x));
-    check(!settings_parse_size("150%", &x));
-    check(settings_default_memory_limit() > 0);
+    check(sql_settings_parse_size("2GB", &x) && x == 2000000000);
+    check(sql_settings_parse_size("1.5 GiB", &x) && x == ((int64_t)3 << 29));
+    check(sql_settings_parse_size("512mib", &x) && x == ((int64_t)512 << 20));
+    check(sql_settings_parse_size("100000", &x) && x == 100000);
+    check(sql_settings_parse_size("10KB", &x) && x == 10000);
+    check(sql_settings_parse_size("50%", &x) && x > 0 && x < sql_settings_physical_ram());
+    check(!sql_settings_parse_size("", &x));
+    check(!sql_settings_parse_size("abc", &x));
+    check(!sql_settings_parse_size("-1GB", &x));
+    check(!sql_settings_parse_size("2 parsecs", &x));
+    check(!sql_settings_parse_size("0", &x));
+    check(!sql_settings_parse_size("150%", &x));
+    check(sql_settings_default_memory_limit() > 0);
 }
 
 /* One parser, two conventions: Spark's byte strings are powers of 1024, integers, no spaces. */
 void test_sql_settings__sizes_in_spark_convention(void)
 {
     int64_t x;
-    check(settings_parse_size_as("64m", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)64 << 20));
-    check(settings_parse_size_as("64MB", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)64 << 20));
-    check(settings_parse_size_as("1g", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)1 << 30));
-    check(settings_parse_size_as("3k", SETTINGS_SIZE_SPARK, &x) && x == 3072);
-    check(settings_parse_size_as("1t", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)1 << 40));
-    check(settings_parse_size_as("100b", SETTINGS_SIZE_SPARK, &x) && x == 100);
-    check(settings_parse_size_as("134217728", SETTINGS_SIZE_SPARK, &x) && x == 134217728);
-    check(!settings_parse_size_as("1.5g", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as("64 m", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as(" 64m", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as("50%", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as("64mib", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as("0k", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as("-1m", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as("m", SETTINGS_SIZE_SPARK, &x));
-    check(!settings_parse_size_as("", SETTINGS_SIZE_SPARK, &x));
+    check(sql_settings_parse_size_as("64m", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)64 << 20));
+    check(sql_settings_parse_size_as("64MB", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)64 << 20));
+    check(sql_settings_parse_size_as("1g", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)1 << 30));
+    check(sql_settings_parse_size_as("3k", SETTINGS_SIZE_SPARK, &x) && x == 3072);
+    check(sql_settings_parse_size_as("1t", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)1 << 40));
+    check(sql_settings_parse_size_as("100b", SETTINGS_SIZE_SPARK, &x) && x == 100);
+    check(sql_settings_parse_size_as("134217728", SETTINGS_SIZE_SPARK, &x) && x == 134217728);
+    check(!sql_settings_parse_size_as("1.5g", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as("64 m", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as(" 64m", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as("50%", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as("64mib", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as("0k", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as("-1m", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as("m", SETTINGS_SIZE_SPARK, &x));
+    check(!sql_settings_parse_size_as("", SETTINGS_SIZE_SPARK, &x));
     /* The same text, read by each convention. */
-    check(settings_parse_size_as("1k", SETTINGS_SIZE_DUCKDB, &x) && x == 1000);
-    check(settings_parse_size_as("1k", SETTINGS_SIZE_SPARK, &x) && x == 1024);
-    check(settings_parse_size_as("2MB", SETTINGS_SIZE_DUCKDB, &x) && x == 2000000);
-    check(settings_parse_size_as("2MB", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)2 << 20));
+    check(sql_settings_parse_size_as("1k", SETTINGS_SIZE_DUCKDB, &x) && x == 1000);
+    check(sql_settings_parse_size_as("1k", SETTINGS_SIZE_SPARK, &x) && x == 1024);
+    check(sql_settings_parse_size_as("2MB", SETTINGS_SIZE_DUCKDB, &x) && x == 2000000);
+    check(sql_settings_parse_size_as("2MB", SETTINGS_SIZE_SPARK, &x) && x == ((int64_t)2 << 20));
 }
 
 void test_sql_settings__set_and_show(void)
@@ -111,7 +111,7 @@ void test_sql_settings__set_and_show(void)
     char expected[32];
     /* Default: 80% of physical RAM, formatted. */
     snprintf(expected, sizeof(expected), "%.1f GiB",
-             (double)settings_default_memory_limit() / (1024.0 * 1024 * 1024));
+             (double)sql_settings_default_memory_limit() / (1024.0 * 1024 * 1024));
     check_str(expected, shown("SET memory_limit", v, sizeof(v)));
     check_ok(sql_execute(s, "SET memory_limit = '2GiB'", NULL, &err), &err);
     check_str("2GiB", sql_session_get(s, "memory_limit"));

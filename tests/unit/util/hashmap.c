@@ -68,7 +68,7 @@ void test_util_hashmap__binary_keys_and_iteration(void)
     while (hashmap_next(&map, &iter, &entry))
         seen++;
     check_int(2, seen);
-    check(hash_bytes("x", 1, 0) != hash_bytes("y", 1, 0));
-    check(hash_u64(0) != 0);
+    check(util_hash_bytes("x", 1, 0) != util_hash_bytes("y", 1, 0));
+    check(util_hash_u64(0) != 0);
     hashmap_clear(&map);
 }

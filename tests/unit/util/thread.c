@@ -62,7 +62,7 @@ void test_util_thread__null_pool_runs_inline(void)
     check_ok(tpool_run(NULL, 10, count_task, &job, &err), &err);
     check_int(10, atomic_load(&job.total));
     check_int(1, tpool_width(NULL));
-    check(thread_core_count() >= 1);
+    check(tpool_core_count() >= 1);
 }
 
 typedef struct nested_job {
