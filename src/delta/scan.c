@@ -54,7 +54,7 @@ struct delta_scan {
 
 static void close_file(delta_scan *scan)
 {
-    dscan_counters_add_reader(&scan->counters, scan->reader);
+    delta_scan_counters_add_reader(&scan->counters, scan->reader);
     pq_reader_free(scan->reader);
     if (scan->pq != scan->opts->file)
         pq_file_free(scan->pq);
@@ -82,7 +82,7 @@ size_t delta_scan_files_read(const delta_scan *scan) { return scan->files_read; 
 void delta_scan_get_counters(const delta_scan *scan, dscan_counters *out)
 {
     *out = scan->counters;
-    dscan_counters_add_reader(out, scan->reader);
+    delta_scan_counters_add_reader(out, scan->reader);
     out->files = scan->files_read;
 }
 
@@ -316,9 +316,9 @@ static silt_status open_next_file(delta_scan *scan, silt_error *err)
     opts.n_columns = n_columns;
     opts.batch_rows = scan->batch_rows;
     if (scan->filter.n_preds > 0) {
-        opts.filter = dscan_row_group_filter;
+        opts.filter = delta_scan_row_group_filter;
         opts.filter_payload = &scan->filter;
-        opts.page_filter = dscan_page_filter;
+        opts.page_filter = delta_scan_page_filter;
         opts.page_filter_payload = &scan->filter;
     }
     opts.first_row_group = scan->opts->span.first_row_group;

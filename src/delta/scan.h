@@ -64,9 +64,9 @@ typedef struct dscan_counters {
 } dscan_counters;
 
 /* Adds a finished reader's counts to c. */
-void dscan_counters_add_reader(dscan_counters *c, const pq_reader *reader);
+void delta_scan_counters_add_reader(dscan_counters *c, const pq_reader *reader);
 /* Appends the counters as one note line ("files: 1, row groups: 1 read, 9 skipped, ..."). */
-silt_status dscan_counters_note(const dscan_counters *c, buf *out, silt_error *err);
+silt_status delta_scan_counters_note(const dscan_counters *c, buf *out, silt_error *err);
 
 /*
  * Pushed conjuncts as the Parquet reader's row-group and page filters
@@ -80,9 +80,9 @@ typedef struct dscan_filter {
     size_t n_preds;
 } dscan_filter;
 
-int dscan_row_group_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
+int delta_scan_row_group_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
                            void *payload);
-int dscan_page_filter(const pq_leaf_stats *stats, int64_t first_row, void *payload);
+int delta_scan_page_filter(const pq_leaf_stats *stats, int64_t first_row, void *payload);
 
 /* store and snap are borrowed and must outlive the scan. */
 silt_status delta_scan_open(delta_scan **out, io_store *store, const delta_snapshot *snap,

@@ -54,7 +54,7 @@ static int leaf_may_match(const dpred *p, const pq_leaf_stats *st, int64_t num_r
     return dstats_bounds_may_match(p, &b);
 }
 
-int dscan_row_group_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
+int delta_scan_row_group_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t num_rows,
                            void *payload)
 {
     const dscan_filter *f = payload;
@@ -70,7 +70,7 @@ int dscan_row_group_filter(const pq_leaf_stats *stats, size_t n_stats, int64_t n
     return 1;
 }
 
-int dscan_page_filter(const pq_leaf_stats *stats, int64_t first_row, void *payload)
+int delta_scan_page_filter(const pq_leaf_stats *stats, int64_t first_row, void *payload)
 {
     const dscan_filter *f = payload;
     size_t p;
@@ -84,7 +84,7 @@ int dscan_page_filter(const pq_leaf_stats *stats, int64_t first_row, void *paylo
     return 1;
 }
 
-void dscan_counters_add_reader(dscan_counters *c, const pq_reader *reader)
+void delta_scan_counters_add_reader(dscan_counters *c, const pq_reader *reader)
 {
     if (reader == NULL)
         return;
@@ -94,7 +94,7 @@ void dscan_counters_add_reader(dscan_counters *c, const pq_reader *reader)
     c->pages_skipped += pq_reader_skipped_pages(reader);
 }
 
-silt_status dscan_counters_note(const dscan_counters *c, buf *out, silt_error *err)
+silt_status delta_scan_counters_note(const dscan_counters *c, buf *out, silt_error *err)
 {
     return buf_printf(out, err,
                       "files: %zu, row groups: %zu read, %zu skipped, pages: %zu read, "

@@ -633,12 +633,12 @@ static silt_status bind_scalar_subquery(binder *b, const sql_expr *ast, expr **o
                                         silt_error *err)
 {
     plan p;
-    SILT_RETURN_IF_ERROR(plan_subquery_bound(b, ast, NULL, out, err));
+    SILT_RETURN_IF_ERROR(sql_plan_subquery_bound(b, ast, NULL, out, err));
     if (*out != NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(sql_plan_query(b, ast->u.in.query, &p, err));
     SILT_RETURN_IF_ERROR(one_column(b, ast, p.op, "", err));
-    return plan_subquery_node(b, BIND_SQ_SCALAR, ast, p.op, NULL, 0, out, err);
+    return sql_plan_subquery_node(b, BIND_SQ_SCALAR, ast, p.op, NULL, 0, out, err);
 }
 
 /*
@@ -665,22 +665,22 @@ static silt_status bind_in_subquery(binder *b, const bind_ctx *bc, const sql_exp
     plan p;
     expr *arg;
     SILT_RETURN_IF_ERROR(bind_sub(b, bc, ast->u.in.arg, &arg, err));
-    SILT_RETURN_IF_ERROR(plan_subquery_bound(b, ast, arg, out, err));
+    SILT_RETURN_IF_ERROR(sql_plan_subquery_bound(b, ast, arg, out, err));
     if (*out != NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(sql_plan_query(b, ast->u.in.query, &p, err));
     SILT_RETURN_IF_ERROR(one_column(b, ast, p.op, "IN", err));
-    return plan_subquery_node(b, BIND_SQ_IN, ast, p.op, arg, ast->u.in.negated, out, err);
+    return sql_plan_subquery_node(b, BIND_SQ_IN, ast, p.op, arg, ast->u.in.negated, out, err);
 }
 
 static silt_status bind_exists(binder *b, const sql_expr *ast, expr **out, silt_error *err)
 {
     plan p;
-    SILT_RETURN_IF_ERROR(plan_subquery_bound(b, ast, NULL, out, err));
+    SILT_RETURN_IF_ERROR(sql_plan_subquery_bound(b, ast, NULL, out, err));
     if (*out != NULL)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(sql_plan_query(b, ast->u.in.query, &p, err));
-    return plan_subquery_node(b, BIND_SQ_EXISTS, ast, p.op, NULL, ast->u.in.negated, out, err);
+    return sql_plan_subquery_node(b, BIND_SQ_EXISTS, ast, p.op, NULL, ast->u.in.negated, out, err);
 }
 
 /* ---------------------------------------------------------------- aggregates */

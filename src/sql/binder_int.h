@@ -122,7 +122,7 @@ typedef struct scan_note {
 /*
  * An uncorrelated subquery of the statement: planned while binding, run
  * before the statement's operators open (the prologue of its root,
- * plan_subqueries_attach), or at once while binding statements that
+ * sql_plan_subqueries_attach), or at once while binding statements that
  * evaluate expressions themselves (DELETE, UPDATE, MERGE, INSERT).
  */
 typedef enum bind_sq_kind {
@@ -336,26 +336,26 @@ silt_status sql_bind_value_literal(binder *b, const col_vec *v, int64_t row, exp
  * (the same select item bound again, for ORDER BY or a retried binding),
  * which then runs once; *out NULL when it was not. IN: arg is the operand.
  */
-silt_status plan_subquery_bound(binder *b, const sql_expr *ast, expr *arg, expr **out,
+silt_status sql_plan_subquery_bound(binder *b, const sql_expr *ast, expr *arg, expr **out,
                                 silt_error *err);
 /*
  * Registers the plan op of an uncorrelated subquery (ast may be NULL: the
  * planner's own, such as a correlated subquery's value over no rows) and
  * makes *out, the node that reads its value. IN: arg is the operand.
  */
-silt_status plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast, engine_op *op,
+silt_status sql_plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast, engine_op *op,
                                expr *arg, int negated, expr **out, silt_error *err);
 /* Makes p's root run the deferred subqueries first, every time it opens. */
-silt_status plan_subqueries_attach(binder *b, plan *p, silt_error *err);
+silt_status sql_plan_subqueries_attach(binder *b, plan *p, silt_error *err);
 /* The subquery a node reads (EXPR_SUBQUERY), or NULL. */
-const bind_subquery *plan_subquery_of(const binder *b, const expr *e);
+const bind_subquery *sql_plan_subquery_of(const binder *b, const expr *e);
 
 /* ---- queries (plan_query.c) ---- */
 /*
  * A statement's query: sql_plan_query, then its deferred subqueries attached
  * to the root (what a query, EXPLAIN and DESCRIBE QUERY plan).
  */
-silt_status plan_statement_query(binder *b, const sql_query *q, plan *out, silt_error *err);
+silt_status sql_plan_statement_query(binder *b, const sql_query *q, plan *out, silt_error *err);
 silt_status sql_plan_query(binder *b, const sql_query *q, plan *out, silt_error *err);
 /* Projects p to exprs (names given); the new scope has no qualifier. */
 silt_status sql_plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
@@ -394,7 +394,7 @@ typedef struct explain_run {
     int64_t nanos;
 } explain_run;
 /* The plan after it ran with ctx->analyze set, closed: rows and time per operator. */
-silt_status explain_plan_analyzed(binder *b, const plan *p, const explain_run *run, buf *out,
+silt_status sql_explain_plan_analyzed(binder *b, const plan *p, const explain_run *run, buf *out,
                                   silt_error *err);
 
 /* Schema of a scope as a STRUCT. */

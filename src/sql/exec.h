@@ -66,7 +66,7 @@ silt_status sql_exec_describe_history(binder *b, const sql_stmt *stmt, exec_out 
  * unset: the transaction's default). SILT_INVALID naming the setting for a
  * value that is not an interval.
  */
-silt_status exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err);
+silt_status sql_exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err);
 
 /*
  * A file filter exact for a predicate that reads only partition columns
@@ -101,7 +101,7 @@ typedef struct dml_job {
     const delta_dml_options *o;
 } dml_job;
 
-silt_status exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
+silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
                         silt_error *err);
 
 /* Reads operationMetrics keys of commit `version` as numbers (0 when absent). */

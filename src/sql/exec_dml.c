@@ -2,7 +2,7 @@
  * exec_dml.c - DELETE and UPDATE: the WHERE predicate and the SET values
  * are bound with the query binder over the table's logical schema, the
  * files pruned by partition values and stats, and the statement run on
- * the engine by exec_modify (exec_modify.c). Also the row and partition
+ * the engine by sql_exec_modify (exec_modify.c). Also the row and partition
  * filters of INSERT ... REPLACE WHERE, evaluated inside the delta layer's
  * callbacks one batch at a time.
  */
@@ -395,14 +395,14 @@ silt_status sql_exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt
     o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     o.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
-    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
+    SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.delete_.where, &ev, &pp, &o, err));
     job.store = t.store;
     job.snap = t.snap;
     job.pred = ev.pred;
     job.o = &o;
-    SILT_RETURN_IF_ERROR(exec_modify(b, &job, &m, err));
+    SILT_RETURN_IF_ERROR(sql_exec_modify(b, &job, &m, err));
     affected = m.num_deleted_rows;
     return sql_exec_counts_result(b, names, &affected, 1, out, err);
 }
@@ -465,7 +465,7 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
     o.predicate_text = where_text(b, stmt, stmt->u.update.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     o.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
-    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
+    SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.update.where, &ev, &pp, &o, err));
     job.store = t.store;
@@ -474,7 +474,7 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
     job.update = 1;
     job.values = ev.values;
     job.o = &o;
-    SILT_RETURN_IF_ERROR(exec_modify(b, &job, &m, err));
+    SILT_RETURN_IF_ERROR(sql_exec_modify(b, &job, &m, err));
     affected = m.num_updated_rows;
     return sql_exec_counts_result(b, names, &affected, 1, out, err);
 }

@@ -798,7 +798,7 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     mb.stmt = stmt;
     spec.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     spec.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
-    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &spec.retry_timeout_ms, err));
+    SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &spec.retry_timeout_ms, err));
     if (tref->kind != SQL_TABLE_NAMED)
         return sql_bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");
     SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &tref->u.named.name, &t, err));

@@ -570,7 +570,7 @@ static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
     return delta_modify_commit(m, metrics, NULL, err);
 }
 
-silt_status exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
+silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
                         silt_error *err)
 {
     delta_modify_options mo = DELTA_MODIFY_OPTIONS_INIT;

@@ -55,7 +55,7 @@ static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
  * wins, as in Delta); 0 = the writer's default. A value that is not a
  * size, or more than 1 TiB, is refused, naming the setting.
  */
-silt_status exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err)
+silt_status sql_exec_commit_retry_timeout(binder *b, int64_t *out, silt_error *err)
 {
     const char *text = sql_session_get(b->s, SQL_SETTING_COMMIT_RETRY_TIMEOUT);
     size_t len;
@@ -696,7 +696,7 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
     co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
     co.save_mode = sql_session_get(b->s, SQL_SETTING_SAVE_MODE);
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
-    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
+    SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, NULL,
                                             stmt->u.create_table.as_query ? DELTA_MODE_CTAS
                                                                           : DELTA_MODE_CREATE,
@@ -1019,6 +1019,6 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
-    SILT_RETURN_IF_ERROR(exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
+    SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
     return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
 }

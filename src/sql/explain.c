@@ -326,7 +326,7 @@ silt_status sql_explain_plan(binder *b, const plan *p, buf *out, silt_error *err
     return explain(b, p, NULL, out, err);
 }
 
-silt_status explain_plan_analyzed(binder *b, const plan *p, const explain_run *run, buf *out,
+silt_status sql_explain_plan_analyzed(binder *b, const plan *p, const explain_run *run, buf *out,
                                   silt_error *err)
 {
     return explain(b, p, run, out, err);

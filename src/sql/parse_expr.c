@@ -1289,7 +1289,7 @@ static silt_status primary(parser *p, sql_expr **out)
     case SQL_TOK_QUESTION: {
         sql_expr *e;
         P_TRY(expr_new(p, SQL_EXPR_PARAM, t->off, &e));
-        P_TRY(p_note_marker(p, t->off, NULL));
+        P_TRY(sql_parser_note_marker(p, t->off, NULL));
         p_advance(p);
         *out = e;
         return SILT_OK;
@@ -1302,7 +1302,7 @@ static silt_status primary(parser *p, sql_expr **out)
             p_advance(p);
             P_TRY(sql_parser_ident(p, &id));
             e->u.param.name = id.name;
-            P_TRY(p_note_marker(p, e->pos, id.name));
+            P_TRY(sql_parser_note_marker(p, e->pos, id.name));
             *out = e;
             return SILT_OK;
         }

@@ -1629,7 +1629,7 @@ silt_status sql_parse_markers(arena *a, const char *text, size_t len, sql_stmt_l
     return rc;
 }
 
-silt_status p_note_marker(parser *p, uint32_t off, const char *name)
+silt_status sql_parser_note_marker(parser *p, uint32_t off, const char *name)
 {
     sql_param_markers *m = p->markers;
     size_t at;

@@ -64,7 +64,7 @@ silt_status sql_parser_enter(parser *p);
 static inline void p_leave(parser *p) { p->depth--; }
 
 /* Notes a parameter marker at off (name NULL for ?) when the caller collects them. */
-silt_status p_note_marker(parser *p, uint32_t off, const char *name);
+silt_status sql_parser_note_marker(parser *p, uint32_t off, const char *name);
 
 void *sql_parser_alloc(parser *p, size_t size); /* zeroed; NULL on OOM (error set) */
 char *sql_parser_strndup(parser *p, const char *s, size_t len);

@@ -967,7 +967,7 @@ static silt_status empty_value(binder *b, const plan *r, const sql_expr *item, e
      * plan runs: then the value too is computed then, after it.
      */
     if (b->defer_subqueries && b->subqueries != NULL)
-        return plan_subquery_node(b, BIND_SQ_SCALAR, NULL, e.op, NULL, 0, out, err);
+        return sql_plan_subquery_node(b, BIND_SQ_SCALAR, NULL, e.op, NULL, 0, out, err);
     SILT_RETURN_IF_ERROR(engine_collect(e.op, b->a, &rows, err));
     if (rows->n_rows != 1)
         return err_set(err, SILT_INVALID, "an aggregation over no rows gave %lld rows",

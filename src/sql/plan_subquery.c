@@ -115,7 +115,7 @@ static silt_status node_of(binder *b, bind_subquery *sq, expr *arg, expr **out, 
     return expr_subquery(out, b->a, &sq->slot, type, &operand, operand != NULL ? 1 : 0, err);
 }
 
-silt_status plan_subquery_bound(binder *b, const sql_expr *ast, expr *arg, expr **out,
+silt_status sql_plan_subquery_bound(binder *b, const sql_expr *ast, expr *arg, expr **out,
                                 silt_error *err)
 {
     bind_subquery *sq;
@@ -126,7 +126,7 @@ silt_status plan_subquery_bound(binder *b, const sql_expr *ast, expr *arg, expr 
     return SILT_OK;
 }
 
-silt_status plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast, engine_op *op,
+silt_status sql_plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast, engine_op *op,
                                expr *arg, int negated, expr **out, silt_error *err)
 {
     bind_subquery *sq = arena_calloc(b->a, 1, sizeof(*sq)), **tail;
@@ -150,14 +150,14 @@ silt_status plan_subquery_node(binder *b, bind_sq_kind kind, const sql_expr *ast
     return SILT_OK;
 }
 
-silt_status plan_subqueries_attach(binder *b, plan *p, silt_error *err)
+silt_status sql_plan_subqueries_attach(binder *b, plan *p, silt_error *err)
 {
     if (b->subqueries != NULL && b->defer_subqueries)
         engine_op_set_prologue(p->op, run_all, b->subqueries);
     return SILT_OK;
 }
 
-const bind_subquery *plan_subquery_of(const binder *b, const expr *e)
+const bind_subquery *sql_plan_subquery_of(const binder *b, const expr *e)
 {
     const bind_subquery *sq;
     if (e->kind != EXPR_SUBQUERY)
@@ -168,8 +168,8 @@ const bind_subquery *plan_subquery_of(const binder *b, const expr *e)
     return NULL;
 }
 
-silt_status plan_statement_query(binder *b, const sql_query *q, plan *out, silt_error *err)
+silt_status sql_plan_statement_query(binder *b, const sql_query *q, plan *out, silt_error *err)
 {
     SILT_RETURN_IF_ERROR(sql_plan_query(b, q, out, err));
-    return plan_subqueries_attach(b, out, err);
+    return sql_plan_subqueries_attach(b, out, err);
 }

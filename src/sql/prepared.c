@@ -145,12 +145,12 @@ silt_status sql_prepared_execute(sql_session *s, sql_prepared *p, const sql_lite
     sql_session_clear_interrupt(s);
     /* the values are needed while binding only: literals copy them into the plan */
     s->params = &run;
-    rc = session_run_parsed(s, p->stmt, p->text, p->len, out, err);
+    rc = sql_session_run_parsed(s, p->stmt, p->text, p->len, out, err);
     s->params = NULL;
     if (rc != SILT_OK || out == NULL)
         return rc;
     atomic_fetch_add(&p->refs, 1);
-    if (session_result_on_free(*out, prepared_unref, p) == 0) {
+    if (sql_session_result_on_free(*out, prepared_unref, p) == 0) {
         atomic_fetch_sub(&p->refs, 1);
         sql_result_free(*out);
         *out = NULL;

@@ -57,11 +57,11 @@ silt_status sql_param_literal(const sql_session *s, const sql_expr *ast, sql_exp
 /*
  * session.c, for prepared.c: runs one parsed statement of text into a new
  * result in *out, or to its end when out is NULL; errors get the
- * statement's position. session_result_on_free calls fn(payload) when res
+ * statement's position. sql_session_result_on_free calls fn(payload) when res
  * is freed (0 when out of memory).
  */
-silt_status session_run_parsed(sql_session *s, const sql_stmt *stmt, const char *text, size_t len,
+silt_status sql_session_run_parsed(sql_session *s, const sql_stmt *stmt, const char *text, size_t len,
                                sql_result **out, silt_error *err);
-int session_result_on_free(sql_result *res, void (*fn)(void *), void *payload);
+int sql_session_result_on_free(sql_result *res, void (*fn)(void *), void *payload);
 
 #endif

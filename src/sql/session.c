@@ -400,7 +400,7 @@ static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q
     plan p;
     binder_init(&b, s, res, text, len);
     b.defer_subqueries = 1;
-    SILT_RETURN_IF_ERROR(plan_statement_query(&b, q, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_statement_query(&b, q, &p, err));
     res->op = p.op;
     res->schema = p.op->schema;
     res->has_rows = 1;
@@ -439,11 +439,11 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
     binder_init(&b, s, res, text, len);
     b.defer_subqueries = 1;
     res->ctx.analyze = stmt->u.explain.mode == SQL_EXPLAIN_ANALYZE;
-    SILT_RETURN_IF_ERROR(plan_statement_query(&b, stmt->u.explain.stmt->u.query, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_statement_query(&b, stmt->u.explain.stmt->u.query, &p, err));
     if (res->ctx.analyze) {
         explain_run run = {0, 0};
         SILT_RETURN_IF_ERROR(run_to_end(p.op, &run, err));
-        rc = explain_plan_analyzed(&b, &p, &run, &out, err);
+        rc = sql_explain_plan_analyzed(&b, &p, &run, &out, err);
         res->ctx.analyze = 0;
     } else {
         rc = sql_explain_plan(&b, &p, &out, err);
@@ -620,7 +620,7 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
         /* Spark refuses a view that reads itself, also through other views. */
         b.views = &self;
         b.defer_subqueries = 1; /* checked, not run */
-        SILT_RETURN_IF_ERROR(plan_statement_query(&b, stmt->u.create_view.query, &p, err));
+        SILT_RETURN_IF_ERROR(sql_plan_statement_query(&b, stmt->u.create_view.query, &p, err));
         v->query_text = arena_strndup(s->arena, text + qpos, stmt->end - qpos);
         if (v->query_text == NULL)
             return err_nomem(err);
@@ -750,7 +750,7 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
     binder_init(&b, s, res, text, len);
     if (stmt->u.describe.what == SQL_DESCRIBE_QUERY) {
         b.defer_subqueries = 1; /* described, not run */
-        SILT_RETURN_IF_ERROR(plan_statement_query(&b, stmt->u.describe.query, &p, err));
+        SILT_RETURN_IF_ERROR(sql_plan_statement_query(&b, stmt->u.describe.query, &p, err));
     } else if (stmt->u.describe.what == SQL_DESCRIBE_TABLE && stmt->u.describe.column.n_parts == 0) {
         sql_table_ref ref;
         memset(&ref, 0, sizeof(ref));
@@ -992,7 +992,7 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
     return rc;
 }
 
-silt_status session_run_parsed(sql_session *s, const sql_stmt *stmt, const char *text, size_t len,
+silt_status sql_session_run_parsed(sql_session *s, const sql_stmt *stmt, const char *text, size_t len,
                                sql_result **out, silt_error *err)
 {
     sql_result *res = NULL;
@@ -1017,7 +1017,7 @@ silt_status session_run_parsed(sql_session *s, const sql_stmt *stmt, const char 
     return rc;
 }
 
-int session_result_on_free(sql_result *res, void (*fn)(void *), void *payload)
+int sql_session_result_on_free(sql_result *res, void (*fn)(void *), void *payload)
 {
     return arena_on_cleanup(res->arena, fn, payload);
 }

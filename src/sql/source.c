@@ -194,7 +194,7 @@ static void delta_morsel_done(delta_morsels *m, size_t morsel_idx)
     /* A file cut into units is counted once, by the unit holding its first row. */
     c.files = m->units[morsel_idx].span.first_row_group == 0 &&
               m->units[morsel_idx].span.first_row == 0;
-    scan_counters_merge(&m->counters, &c);
+    sql_scan_counters_merge(&m->counters, &c);
     delta_scan_free(m->scans[morsel_idx]);
     m->scans[morsel_idx] = NULL;
 }
@@ -234,7 +234,7 @@ static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *er
             return SILT_OK; /* the scan refuses it by name; cut nothing */
         SILT_RETURN_IF_ERROR(pq_file_open(&m->files[idx], m->store, path, err));
     }
-    SILT_RETURN_IF_ERROR(scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
+    SILT_RETURN_IF_ERROR(sql_scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
                                           NULL, 0, &m->units, &m->n, &n_split, err));
     if (m->n != m->n_files)
         sql_bind_note(b, "DeltaScan morsels: %zu from %zu file%s (%zu row group%s split into row "
@@ -390,7 +390,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
         SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
                                             delta_next, src, err));
-        engine_op_set_note(out->op, source_delta_note, src);
+        engine_op_set_note(out->op, sql_source_delta_note, src);
         memset(&out->morsels, 0, sizeof(out->morsels));
         if (b->ctx->pool != NULL && use->n_files > 0)
             SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, src, out, err));
@@ -431,7 +431,7 @@ static silt_status pq_open_next(pq_src *src, silt_error *err)
     size_t key_idx = src->next_key++;
     const char *key = src->keys[key_idx];
     pq_file *file = src->first;
-    dscan_counters_add_reader(&src->counters, src->reader);
+    delta_scan_counters_add_reader(&src->counters, src->reader);
     pq_reader_free(src->reader);
     src->reader = NULL;
     pq_file_free(src->file);
@@ -444,7 +444,7 @@ static silt_status pq_open_next(pq_src *src, silt_error *err)
                            "the first file's; merging schemas is not supported yet", key);
     }
     src->counters.files++;
-    scan_set_filters(&opts, &src->filter);
+    sql_scan_set_filters(&opts, &src->filter);
     opts.columns = src->cols;
     opts.n_columns = src->n_cols;
     return pq_reader_open(&src->reader, file, &opts, err);
@@ -501,8 +501,8 @@ static void pq_morsel_done(pq_morsels *m, size_t morsel_idx)
     /* A file is counted once, by the unit holding its first row. */
     c.files = m->units[morsel_idx].span.first_row_group == 0 &&
               m->units[morsel_idx].span.first_row == 0;
-    dscan_counters_add_reader(&c, m->readers[morsel_idx]);
-    scan_counters_merge(&m->counters, &c);
+    delta_scan_counters_add_reader(&c, m->readers[morsel_idx]);
+    sql_scan_counters_merge(&m->counters, &c);
     pq_reader_free(m->readers[morsel_idx]);
     m->readers[morsel_idx] = NULL;
 }
@@ -517,7 +517,7 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
         *cursor = 1;
         opts.columns = m->src->cols;
         opts.n_columns = m->src->n_cols;
-        scan_set_filters(&opts, &m->src->filter);
+        sql_scan_set_filters(&opts, &m->src->filter);
         opts.first_row_group = u->span.first_row_group;
         opts.n_row_groups = u->span.n_row_groups;
         opts.first_row = u->span.first_row;
@@ -557,7 +557,7 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
         }
         m->n_files = idx + 1;
     }
-    SILT_RETURN_IF_ERROR(scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
+    SILT_RETURN_IF_ERROR(sql_scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
                                           src->cols, src->n_cols, &m->units, &m->n, &n_split,
                                           err));
     m->readers = arena_calloc(b->a, m->n + 1, sizeof(pq_reader *));
@@ -619,7 +619,7 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
               src->n_keys == 1 ? "" : "s");
     note_pushed(b, "ParquetScan", preds, src->n_preds);
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, pq_next, src, err));
-    engine_op_set_note(out->op, source_parquet_note, src);
+    engine_op_set_note(out->op, sql_source_parquet_note, src);
     memset(&out->morsels, 0, sizeof(out->morsels));
     if (b->ctx->pool != NULL)
         SILT_RETURN_IF_ERROR(pq_morsels_new(b, src, out, err));
@@ -638,7 +638,7 @@ static silt_status counters_note(dscan_counters c, const dscan_counters *morsels
         c.pages_read += morsels->pages_read;
         c.pages_skipped += morsels->pages_skipped;
     }
-    return dscan_counters_note(&c, out, err);
+    return delta_scan_counters_note(&c, out, err);
 }
 
 /*
@@ -646,7 +646,7 @@ static silt_status counters_note(dscan_counters c, const dscan_counters *morsels
  * operator), of the engine_op_note_fn shape: what its serial scan and its
  * morsels read, one line.
  */
-silt_status source_delta_note(const engine_op *op, void *payload, buf *out, silt_error *err)
+silt_status sql_source_delta_note(const engine_op *op, void *payload, buf *out, silt_error *err)
 {
     const delta_src *src = payload;
     dscan_counters c;
@@ -656,12 +656,12 @@ silt_status source_delta_note(const engine_op *op, void *payload, buf *out, silt
 }
 
 /* The same for a Parquet source (payload: its pq_src). */
-silt_status source_parquet_note(const engine_op *op, void *payload, buf *out, silt_error *err)
+silt_status sql_source_parquet_note(const engine_op *op, void *payload, buf *out, silt_error *err)
 {
     const pq_src *src = payload;
     dscan_counters c = src->counters;
     (void)op;
-    dscan_counters_add_reader(&c, src->reader);
+    delta_scan_counters_add_reader(&c, src->reader);
     return counters_note(c, src->morsels, out, err);
 }
 

@@ -34,24 +34,24 @@ typedef struct scan_unit {
  */
 #define SCAN_UNITS_PER_THREAD 4
 #define SCAN_UNIT_MIN_ROWS ((int64_t)1 << 17)
-silt_status scan_units_split(arena *a, size_t width, pq_file *const *files, size_t n_files,
+silt_status sql_scan_units_split(arena *a, size_t width, pq_file *const *files, size_t n_files,
                              const char *const *cols, size_t n_cols, scan_unit **out,
                              size_t *n_out, size_t *n_split, silt_error *err);
 
 /* Sets the row-group and page filters of opts from f (nothing when f has no conjunct). */
-void scan_set_filters(pq_read_options *opts, dscan_filter *f);
+void sql_scan_set_filters(pq_read_options *opts, dscan_filter *f);
 
 /* dst += src, safe against other workers adding at once. */
-void scan_counters_merge(dscan_counters *dst, const dscan_counters *src);
+void sql_scan_counters_merge(dscan_counters *dst, const dscan_counters *src);
 
 /*
  * Run-time notes of a scan operator for EXPLAIN ANALYZE, in the shape of
  * an operator note callback: files, row groups read and skipped, pages
  * read and skipped, of the serial scan and its morsels together (one line,
- * dscan_counters_note). Payload: the scan operator's own payload (the
+ * delta_scan_counters_note). Payload: the scan operator's own payload (the
  * Delta source, or the Parquet source, source.c).
  */
-silt_status source_delta_note(const engine_op *op, void *payload, buf *out, silt_error *err);
-silt_status source_parquet_note(const engine_op *op, void *payload, buf *out, silt_error *err);
+silt_status sql_source_delta_note(const engine_op *op, void *payload, buf *out, silt_error *err);
+silt_status sql_source_parquet_note(const engine_op *op, void *payload, buf *out, silt_error *err);
 
 #endif

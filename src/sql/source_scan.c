@@ -11,17 +11,17 @@
 
 #include "sql/source_int.h"
 
-void scan_set_filters(pq_read_options *opts, dscan_filter *f)
+void sql_scan_set_filters(pq_read_options *opts, dscan_filter *f)
 {
     if (f->n_preds == 0)
         return;
-    opts->filter = dscan_row_group_filter;
+    opts->filter = delta_scan_row_group_filter;
     opts->filter_payload = f;
-    opts->page_filter = dscan_page_filter;
+    opts->page_filter = delta_scan_page_filter;
     opts->page_filter_payload = f;
 }
 
-void scan_counters_merge(dscan_counters *dst, const dscan_counters *src)
+void sql_scan_counters_merge(dscan_counters *dst, const dscan_counters *src)
 {
     __atomic_fetch_add(&dst->files, src->files, __ATOMIC_RELAXED);
     __atomic_fetch_add(&dst->row_groups_read, src->row_groups_read, __ATOMIC_RELAXED);
@@ -117,7 +117,7 @@ static size_t units_of_file(pq_file *file, const char *const *cols, size_t n_col
     return total;
 }
 
-silt_status scan_units_split(arena *a, size_t width, pq_file *const *files, size_t n_files,
+silt_status sql_scan_units_split(arena *a, size_t width, pq_file *const *files, size_t n_files,
                              const char *const *cols, size_t n_cols, scan_unit **out,
                              size_t *n_out, size_t *n_split, silt_error *err)
 {

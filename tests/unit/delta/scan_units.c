@@ -155,7 +155,7 @@ void test_delta_scan_units__point_query_reads_one_row_group(void)
     check_int(SCAN_TABLE_ROWS / SCAN_TABLE_RG_ROWS - 1, (int64_t)c.row_groups_skipped);
     {
         buf note = BUF_INIT;
-        check_ok(dscan_counters_note(&c, &note, &err), &err);
+        check_ok(delta_scan_counters_note(&c, &note, &err), &err);
         check_contains(buf_cstr(&note), "files: 1, row groups: 1 read, 199 skipped");
         buf_clear(&note);
     }
@@ -169,9 +169,9 @@ void test_delta_scan_units__point_query_reads_one_row_group(void)
         col_batch *batch;
         int64_t rows = 0;
         check_ok(pq_file_open(&file, store, "part-0.parquet", &err), &err);
-        ro.filter = dscan_row_group_filter;
+        ro.filter = delta_scan_row_group_filter;
         ro.filter_payload = &filter;
-        ro.page_filter = dscan_page_filter;
+        ro.page_filter = delta_scan_page_filter;
         ro.page_filter_payload = &filter;
         check_ok(pq_reader_open(&r, file, &ro, &err), &err);
         do {

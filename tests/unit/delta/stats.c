@@ -221,11 +221,11 @@ void test_delta_stats__null_literal_matches_nothing(void)
     st.min.i = 10;
     st.max.i = 20;
     st.has_null_count = 1;
-    check_int(0, dscan_row_group_filter(&st, 1, 10, &f));
-    check_int(0, dscan_page_filter(&st, 0, &f));
+    check_int(0, delta_scan_row_group_filter(&st, 1, 10, &f));
+    check_int(0, delta_scan_page_filter(&st, 0, &f));
     p.literal.is_null = 0;
-    check_int(1, dscan_row_group_filter(&st, 1, 10, &f));
+    check_int(1, delta_scan_row_group_filter(&st, 1, 10, &f));
     p.op = DPRED_GT;
     p.literal.v.i = 20;
-    check_int(0, dscan_row_group_filter(&st, 1, 10, &f));
+    check_int(0, delta_scan_row_group_filter(&st, 1, 10, &f));
 }
