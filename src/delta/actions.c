@@ -917,16 +917,15 @@ static silt_status first_duplicate(const col_type *st, const char **dup_out, sil
     hashmap seen = HASHMAP_INIT;
     buf lower = BUF_INIT;
     silt_status rc = SILT_OK;
-    size_t idx, pos;
+    size_t idx;
     *dup_out = NULL;
     for (idx = 0; idx < st->n_fields && rc == SILT_OK && *dup_out == NULL; idx++) {
         const char *name = st->fields[idx].name;
         void *old = NULL;
         buf_truncate(&lower, 0);
         rc = buf_append_str(&lower, name, err);
-        for (pos = 0; rc == SILT_OK && pos < lower.len; pos++)
-            if (lower.data[pos] >= 'A' && lower.data[pos] <= 'Z')
-                lower.data[pos] = (char)(lower.data[pos] - 'A' + 'a');
+        if (rc == SILT_OK)
+            util_str_ascii_lower(lower.data, lower.len);
         if (rc == SILT_OK)
             rc = hashmap_put(&seen, lower.data, lower.len, (void *)name, &old, err);
         if (rc == SILT_OK && old != NULL)

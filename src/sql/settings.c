@@ -157,9 +157,7 @@ static silt_status normalize_codec(const char *key, const char *value, arena *a,
     low = (char *)unquote(value, a);
     if (low == NULL || (low == value && (low = arena_strdup(a, value)) == NULL))
         return err_nomem(err);
-    for (char *c = low; *c != '\0'; c++)
-        if (*c >= 'A' && *c <= 'Z')
-            *c = (char)(*c - 'A' + 'a');
+    util_str_ascii_lower(low, strlen(low));
     if (pqw_codec_by_spark_name(low) < 0)
         return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS] The "
                        "value '%s' in the config \"%s\" is invalid. It should be one of %s.",

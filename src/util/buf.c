@@ -141,6 +141,14 @@ int util_str_ncasecmp(const char *a, const char *b, size_t n)
 
 int util_str_casecmp(const char *a, const char *b) { return util_str_ncasecmp(a, b, SIZE_MAX); }
 
+void util_str_ascii_lower(char *s, size_t len)
+{
+    size_t pos;
+    for (pos = 0; pos < len; pos++)
+        if (s[pos] >= 'A' && s[pos] <= 'Z')
+            s[pos] = (char)(s[pos] - 'A' + 'a');
+}
+
 int util_str_to_int64(const char *s, size_t len, int64_t *out)
 {
     size_t pos = 0;

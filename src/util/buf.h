@@ -46,6 +46,8 @@ int util_str_starts_with(const char *s, const char *prefix);
 int util_str_ends_with(const char *s, const char *suffix);
 int util_str_casecmp(const char *a, const char *b);      /* ASCII case-insensitive */
 int util_str_ncasecmp(const char *a, const char *b, size_t n);
+/* Folds A-Z in s[0..len) to a-z in place (ASCII only, as Spark's name matching). */
+void util_str_ascii_lower(char *s, size_t len);
 /* Parses a whole string as a base-10 int64; 0 on any junk or overflow. */
 int util_str_to_int64(const char *s, size_t len, int64_t *out);
 /* Parses a whole string as a double (strtod rules, locale-independent "C"). */

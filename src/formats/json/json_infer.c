@@ -475,14 +475,13 @@ static silt_status check_case_duplicates(const col_field *fields, size_t n, silt
     hashmap seen = HASHMAP_INIT;
     buf lower = BUF_INIT;
     silt_status rc = SILT_OK;
-    size_t idx, pos;
+    size_t idx;
     for (idx = 0; idx < n && rc == SILT_OK; idx++) {
         void *old = NULL;
         buf_truncate(&lower, 0);
         rc = buf_append_str(&lower, fields[idx].name, err);
-        for (pos = 0; rc == SILT_OK && pos < lower.len; pos++)
-            if (lower.data[pos] >= 'A' && lower.data[pos] <= 'Z')
-                lower.data[pos] = (char)(lower.data[pos] - 'A' + 'a');
+        if (rc == SILT_OK)
+            util_str_ascii_lower(lower.data, lower.len);
         if (rc == SILT_OK)
             rc = hashmap_put(&seen, lower.data, lower.len, (void *)&fields[idx], &old, err);
         if (rc == SILT_OK && old != NULL)
