@@ -656,7 +656,7 @@ static silt_status commit_loop(delta_txn *txn, const buf *body, delta_commit_res
                          "could not commit to the table within %lld ms: another writer took "
                          "the version each time (%d attempts, last version %lld)",
                          (long long)txn->retry_timeout_ms, res->attempts, (long long)version);
-            err_hint(err, "SET spark.databricks.delta.commit.retryTimeout to wait longer");
+            err_hint(err, "SET silt.commit.retryTimeout to wait longer");
             break;
         }
         backoff(txn, res->attempts, &backoff_us);

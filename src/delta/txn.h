@@ -154,7 +154,7 @@ void delta_txn_set_max_attempts(delta_txn *txn, int attempts);
  * version, with a growing randomised pause after the second loss, until
  * the commit wins or this much time went by since its first attempt: a
  * blind append never fails for contention alone before that. The SQL
- * setting spark.databricks.delta.commit.retryTimeout sets it.
+ * setting silt.commit.retryTimeout sets it.
  */
 #define DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS INT64_C(600000)
 void delta_txn_set_retry_timeout_ms(delta_txn *txn, int64_t timeout_ms);

@@ -62,7 +62,7 @@ silt_status sql_exec_describe_history(binder *b, const sql_stmt *stmt, exec_out 
                                   silt_error *err);
 
 /*
- * The session's spark.databricks.delta.commit.retryTimeout in ms (0 when
+ * The session's silt.commit.retryTimeout in ms (0 when
  * unset: the transaction's default). SILT_INVALID naming the setting for a
  * value that is not an interval.
  */

@@ -70,7 +70,7 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
 
 /* How long a commit retries after losing races to other writers ("10 minutes", "30 s" in
  * Delta's interval syntax; default 10 minutes): every commit of the session. */
-#define SQL_SETTING_COMMIT_RETRY_TIMEOUT "spark.databricks.delta.commit.retryTimeout"
+#define SQL_SETTING_COMMIT_RETRY_TIMEOUT "silt.commit.retryTimeout"
 /* commitInfo.userMetadata of the session's INSERT, CTAS and REPLACE commits (Spark's conf). */
 #define SQL_SETTING_USER_METADATA "spark.databricks.delta.commitInfo.userMetadata"
 /*
