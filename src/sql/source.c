@@ -765,6 +765,20 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
     return rc;
 }
 
+/* Delta's @yyyyMMddHHmmssSSS suffix of a path: a UTC timestamp to the millisecond. */
+static silt_status ref_timestamp(binder *b, const char *digits, int64_t *ts, silt_error *err)
+{
+    char text[32];
+    int has_zone;
+    (void)b;
+    snprintf(text, sizeof(text), "%.4s-%.2s-%.2s %.2s:%.2s:%.2s.%.3s", digits, digits + 4,
+             digits + 6, digits + 8, digits + 10, digits + 12, digits + 14);
+    if (!time_parse_timestamp(text, strlen(text), ts, &has_zone))
+        return err_set(err, SILT_BIND, "[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR] \"@%s\" is not "
+                       "a timestamp in the form yyyyMMddHHmmssSSS", digits);
+    return SILT_OK;
+}
+
 /* VERSION AS OF n / TIMESTAMP AS OF '...' / t@v<n>. */
 static silt_status time_travel(binder *b, const sql_table_version *at, int64_t *version,
                                int64_t *ts, silt_error *err)
@@ -805,6 +819,8 @@ static silt_status time_travel(binder *b, const sql_table_version *at, int64_t *
             *version = v;
             return SILT_OK;
         }
+        if (strlen(at->ref) == 17 && util_str_to_int64(at->ref, 17, &v))
+            return ref_timestamp(b, at->ref, ts, err);
         return err_set(err, SILT_UNSUPPORTED, "branch and tag references (@%s) are not "
                        "supported by the query engine yet", at->ref);
     }
