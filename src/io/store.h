@@ -93,7 +93,24 @@ struct io_writer {
 };
 
 /*
- * Opens a store at a location: a local path or a file:// URI. Creates the
+ * The local path of a file: URI as Spark writes and accepts them
+ * ("file:/abs", "file:///abs", "file://localhost/abs" -> "/abs"), pointing
+ * into location; any other location is returned as it is.
+ */
+const char *io_location_local_path(const char *location);
+
+/*
+ * A location qualified as Spark qualifies one when a table or database is
+ * created: a file: URI becomes its path, a relative local path is joined to
+ * base (an absolute folder; NULL: the current folder), "." and ".." parts
+ * are resolved, and a trailing '/' is dropped. Other schemes (s3://, ...)
+ * are returned as they are. The result is mem_alloc'd (mem_free); NULL when
+ * out of memory or the current folder cannot be read.
+ */
+char *io_location_qualify(const char *location, const char *base);
+
+/*
+ * Opens a store at a location: a local path or a file: URI. Creates the
  * root directory when it does not exist and create_root is set.
  */
 silt_status io_store_open(io_store **out, const char *location, int create_root,

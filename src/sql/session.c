@@ -66,7 +66,10 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->wrap_payload = opts ? opts->wrap_payload : NULL;
     atomic_init(&s->interrupt, 0);
     if (opts != NULL && opts->warehouse != NULL) {
-        rc = io_store_open(&s->warehouse, opts->warehouse, 0, err);
+        /* Spark qualifies the warehouse once and creates it when it is missing. */
+        char *root = io_location_qualify(opts->warehouse, NULL);
+        rc = root != NULL ? io_store_open(&s->warehouse, root, 1, err) : err_nomem(err);
+        mem_free(root);
         if (rc == SILT_OK)
             rc = catalog_open(&s->cat, s->warehouse, err);
         if (rc != SILT_OK)

@@ -737,6 +737,7 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
 {
     const char *qual = pd != NULL ? pd->qual : NULL;
     silt_status rc;
+    path = io_location_local_path(path); /* file:/p and file:///p, as Spark takes them */
     if (util_str_casecmp(format, "delta") == 0)
         rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
     else if (version >= 0 || ts_micros != INT64_MIN)
@@ -917,10 +918,7 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     *found = 1;
     location = t->location;
     provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
-    if (location[0] != '/' && strstr(location, "://") == NULL)
-        location = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), location);
-    else
-        location = arena_strdup(b->a, location);
+    location = catalog_location_path(b->a, io_store_root(b->s->warehouse), location);
     catalog_state_free(state);
     if (location == NULL)
         return err_nomem(err);
