@@ -168,6 +168,9 @@ silt_status io_put_if_absent(io_store *store, const char *key, const void *data,
 silt_status io_list(io_store *store, const char *prefix, const char *start_after, int recursive,
                     io_listing *out, silt_error *err);
 void io_listing_clear(io_listing *listing);
+/* Appends an object (key copied) to a listing. */
+silt_status io_listing_add(io_listing *out, const char *key, int64_t size, int64_t mtime_micros,
+                           silt_error *err);
 /* Deletes an object; deleting a missing object is SILT_NOTFOUND. */
 silt_status io_delete(io_store *store, const char *key, silt_error *err);
 /* Size and time of an object; out->key is set to a copy of key (free with io_object_info_clear). */
@@ -201,6 +204,15 @@ char *io_key_join(const char *left, const char *right);
  * object of a dropped managed table was deleted.
  */
 silt_status io_prune_empty_folders(io_store *store, silt_error *err);
+
+/*
+ * The temporary files of writes that died before publishing (a killed writer's
+ * `.silt-tmp-<pid>-...`, anywhere under the root, symlinked folders not followed) that are
+ * provably dead: the pid is not a live process here and the file is over an hour old. Adds
+ * them to out (keys relative to the root) and deletes them unless dry_run. VACUUM calls it;
+ * a store that is not a local folder has none (out unchanged).
+ */
+silt_status io_sweep_dead_temps(io_store *store, int dry_run, io_listing *out, silt_error *err);
 
 /*
  * Writers' folder fsyncs are deferred to the next put or put-if-absent on

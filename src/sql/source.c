@@ -232,7 +232,9 @@ static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *er
         const char *path = m->one[idx].files[0].path;
         if (path[0] == '/' || strstr(path, "://") != NULL)
             return SILT_OK; /* the scan refuses it by name; cut nothing */
-        SILT_RETURN_IF_ERROR(pq_file_open(&m->files[idx], m->store, path, err));
+        SILT_RETURN_IF_ERROR(delta_scan_missing_file(pq_file_open(&m->files[idx], m->store, path,
+                                                                  err),
+                                                     m->one[idx].version, err));
     }
     SILT_RETURN_IF_ERROR(sql_scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
                                           NULL, 0, &m->units, &m->n, &n_split, err));
