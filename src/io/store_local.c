@@ -478,24 +478,10 @@ static silt_status local_get_range(io_store *store, const char *key, int64_t off
 static silt_status listing_add(io_listing *out, const char *key, const struct stat *st,
                                silt_error *err)
 {
-    io_object_info *item;
-    if (out->count == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 32;
-        io_object_info *fresh = mem_realloc(out->items, cap * sizeof(*fresh));
-        if (fresh == NULL)
-            return err_nomem(err);
-        out->items = fresh;
-        out->cap = cap;
-    }
-    item = &out->items[out->count];
-    item->key = mem_strdup(key);
-    if (item->key == NULL)
-        return err_nomem(err);
-    item->size = (int64_t)st->st_size;
-    item->mtime_micros = (int64_t)st->st_mtim.tv_sec * TIME_MICROS_PER_SECOND +
-                         st->st_mtim.tv_nsec / 1000;
-    out->count++;
-    return SILT_OK;
+    return io_listing_add(out, key, (int64_t)st->st_size,
+                          (int64_t)st->st_mtim.tv_sec * TIME_MICROS_PER_SECOND +
+                              st->st_mtim.tv_nsec / 1000,
+                          err);
 }
 
 /*
