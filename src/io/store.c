@@ -352,24 +352,3 @@ void io_writer_abort(io_writer *w)
         w->ops->abort(w);
 }
 
-silt_status io_listing_add(io_listing *out, const char *key, int64_t size, int64_t mtime_micros,
-                           silt_error *err)
-{
-    io_object_info *item;
-    if (out->count == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 32;
-        io_object_info *fresh = mem_realloc(out->items, cap * sizeof(*fresh));
-        if (fresh == NULL)
-            return err_nomem(err);
-        out->items = fresh;
-        out->cap = cap;
-    }
-    item = &out->items[out->count];
-    item->key = mem_strdup(key);
-    if (item->key == NULL)
-        return err_nomem(err);
-    item->size = size;
-    item->mtime_micros = mtime_micros;
-    out->count++;
-    return SILT_OK;
-}
