@@ -126,9 +126,16 @@ def silt_against_spark(spark):
         ("DELETE FROM {t} WHERE p = 'a'", "DELETE FROM {t} WHERE p = 'b'", True, []),
         ("UPDATE {t} SET v = 'A' WHERE p = 'a'", "DELETE FROM {t} WHERE p = 'b'", True,
          [(1, "A", "a"), (2, "A", "a")]),
+        # Delta's read predicate is the WHERE's partition part: p = 'a' here.
+        ("DELETE FROM {t} WHERE p = 'a' AND id = 1", "UPDATE {t} SET v = 'B' WHERE p = 'b'", True,
+         [(2, "a2", "a"), (3, "B", "b"), (4, "B", "b")]),
+        ("UPDATE {t} SET v = 'A' WHERE id = 2 AND p = 'a'", "DELETE FROM {t} WHERE p = 'b' AND id = 3",
+         True, [(1, "a1", "a"), (2, "A", "a"), (4, "b4", "b")]),
         # The control: the same partition, so Spark removed a file silt read.
         ("UPDATE {t} SET v = 'A' WHERE p = 'a'", "DELETE FROM {t} WHERE p = 'a' AND id = 2",
          False, [(1, "a1", "a"), (3, "b3", "b"), (4, "b4", "b")]),
+        ("DELETE FROM {t} WHERE p = 'a' AND id = 1", "UPDATE {t} SET v = 'X' WHERE p = 'a' AND id = 2",
+         False, [(1, "a1", "a"), (2, "X", "a"), (3, "b3", "b"), (4, "b4", "b")]),
     ]
     for n, (silt_sql, spark_sql, disjoint, want) in enumerate(cases):
         table, t = make_table("silt-held-%d" % n)
@@ -171,7 +178,7 @@ def spark_against_silt(spark):
         log = delta.DeltaLog.forTable(spark._jsparkSession, str(table))
         txn = log.startTransaction()
         read = jvm.scala.collection.JavaConverters.seqAsJavaList(
-            txn.filterFiles(scala_seq(jvm, [pred])))
+            txn.filterFiles(scala_seq(jvm, [pred]), False))
         removes = [read.get(i).remove() for i in range(read.size())]
         silt("UPDATE %s SET v = 'S' WHERE p = '%s'" % (t, silt_part))
         op = getattr(getattr(delta, "DeltaOperations$ManualUpdate$"), "MODULE$")
