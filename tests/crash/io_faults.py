@@ -37,6 +37,8 @@ import subprocess
 import sys
 import time
 
+from log_replay import replay  # noqa: E402  (beside this script)
+
 ERRNO_TEXT = {"eio": "Input/output error", "enospc": "No space left on device",
               "short": "No space left on device"}
 
@@ -105,29 +107,9 @@ def state(silt, table, orphans=None):
     if not os.path.isdir(log) or not any(n.endswith(".json") for n in os.listdir(log)):
         orphans.extend(data_files(table))
         return (None, None, None), problems
-    versions = sorted(int(n[:20]) for n in os.listdir(log)
-                      if n.endswith(".json") and len(n) == 25 and n[:20].isdigit())
-    if versions != list(range(len(versions))):
-        problems.append("versions are not dense: %s" % versions)
-    live = set()
-    for v in versions:
-        with open(os.path.join(log, "%020d.json" % v), encoding="utf-8") as f:
-            text = f.read()
-        if not text.endswith("\n"):
-            problems.append("commit %d is torn" % v)
-        for line in text.splitlines():
-            try:
-                action = json.loads(line)
-            except ValueError:
-                problems.append("commit %d holds a line that is not JSON" % v)
-                continue
-            if "add" in action:
-                live.add(action["add"]["path"])
-            elif "remove" in action:
-                live.discard(action["remove"]["path"])
-    for path in live:
-        if not os.path.exists(os.path.join(table, path)):
-            problems.append("live file %s is missing" % path)
+    versions, live_adds, _, replay_problems = replay(table)
+    problems += replay_problems
+    live = set(live_adds)
     orphans.extend(sorted(set(data_files(table)) - live))
     rows = run(silt, "SELECT * FROM delta.`%s` ORDER BY 1, 2" % table)
     if rows.returncode != 0:
