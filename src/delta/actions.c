@@ -976,6 +976,11 @@ silt_status dlog_metadata_check(const dlog_metadata *md, silt_status code, silt_
         if (md->schema == NULL || col == md->schema->n_fields)
             rc = err_set(err, code, "[DELTA_PARTITION_COLUMN_NOT_FOUND] Partition column "
                          "`%s` not found in the table schema", name);
+        /* A column named twice would be two partition values for one column. */
+        for (col = 0; rc == SILT_OK && col < idx; col++)
+            if (util_str_casecmp(md->partition_columns[col], name) == 0)
+                rc = err_set(err, code, "[DELTA_DUPLICATE_COLUMNS_FOUND] Found duplicate "
+                             "column(s) in the partition columns: \"%s\"", name);
     }
     return rc;
 }

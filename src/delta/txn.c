@@ -115,6 +115,11 @@ void delta_txn_free(delta_txn *txn)
 }
 
 int64_t delta_txn_read_version(const delta_txn *txn) { return txn->read_version; }
+
+int delta_txn_maybe_committed(const delta_txn *txn)
+{
+    return txn->committed || txn->maybe_committed;
+}
 void delta_txn_set_isolation(delta_txn *txn, delta_isolation level) { txn->isolation = level; }
 
 void delta_txn_set_max_attempts(delta_txn *txn, int attempts)
@@ -514,6 +519,7 @@ static silt_status verify_outcome(delta_txn *txn, const char *key, silt_status r
         err_clear(err);
         rc = SILT_OK;
     } else if (read_rc != SILT_OK && read_rc != SILT_NOTFOUND) {
+        txn->maybe_committed = 1;
         err_hint(err, "the commit may have been written: look for txnId \"%s\" in \"%s\"",
                  txn->txn_id, key);
     }

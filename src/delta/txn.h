@@ -235,6 +235,11 @@ silt_status delta_txn_set_user_metadata(delta_txn *txn, const char *text, silt_e
  */
 silt_status delta_txn_commit(delta_txn *txn, delta_commit_result *result, silt_error *err);
 
+/* 1 when the commit happened or, after a failure, may have (its outcome is unknown, or it is
+ * visible with its durability unknown); 0 when it certainly did not, so the files written
+ * for it are referenced by nothing. */
+int delta_txn_maybe_committed(const delta_txn *txn);
+
 /* ---- statistics -------------------------------------------------------------------------- */
 
 /* Statistics of one leaf column of a written file. */

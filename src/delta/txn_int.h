@@ -52,6 +52,7 @@ struct delta_txn {
     int n_cdc; /* cdc actions: the commit carries its own change data */
     int changes_are_files; /* its add/remove files are its changes (RESTORE) */
     int committed; /* a transaction commits once */
+    int maybe_committed; /* a failed commit that may have been written (outcome unknown) */
 };
 
 /* Milliseconds now, from the transaction's clock. */

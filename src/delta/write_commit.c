@@ -279,6 +279,25 @@ static silt_status check_mode(const delta_snapshot *snap, delta_write_mode mode,
     return SILT_OK;
 }
 
+/*
+ * The data files of a write whose commit certainly failed (an I/O error, a
+ * conflict) are referenced by nothing: removed now, best effort, so a
+ * failed CTAS leaves no files in a folder with no table, and a failed
+ * INSERT none for VACUUM to find. Files of a commit that may have happened
+ * are kept.
+ */
+static void remove_uncommitted(io_store *store, const delta_write_output *out, arena *a)
+{
+    size_t idx;
+    for (idx = 0; idx < out->n_adds; idx++) {
+        silt_error ignored = SILT_ERROR_INIT;
+        const char *key = NULL;
+        const char *path = out->adds[idx].path;
+        if (dlog_uri_decode(a, path, strlen(path), &key, &ignored) == SILT_OK)
+            (void)io_delete(store, key, &ignored);
+    }
+}
+
 silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_snapshot *snap,
                                delta_write_mode mode, const delta_commit_options *opts,
                                delta_commit_result *result, silt_error *err)
@@ -306,6 +325,8 @@ silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_sna
         rc = stage(txn, store, snap, w, mode, opts, &out, a, err);
     if (rc == SILT_OK)
         rc = delta_txn_commit(txn, result, err);
+    if (rc != SILT_OK && (txn == NULL || !delta_txn_maybe_committed(txn)))
+        remove_uncommitted(store, &out, a);
     delta_txn_free(txn);
     arena_free(a);
     return rc;

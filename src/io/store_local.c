@@ -48,14 +48,17 @@
  * machine sharing the folder, whose pid means nothing here). */
 #define TMP_DEAD_AFTER_S (60 * 60)
 #define WRITE_BUF (64 * 1024)
+#define SWEEP_FOLDERS_MAX 1024
 
 typedef struct local_store {
     io_store base;
     pthread_mutex_t sync_mutex; /* guards the pending folders and their flush */
-    atomic_int swept;           /* the first put-if-absent swept its folder's dead temp files */
     char **pending_dirs;        /* folders to fsync before the next put publishes */
     size_t n_pending;
     size_t cap_pending;
+    char **swept_dirs; /* folders whose dead temp files were swept (sweep_once); sync_mutex */
+    size_t n_swept;
+    size_t cap_swept;
 } local_store;
 
 typedef struct local_file {
@@ -347,17 +350,52 @@ static void sweep_dead_tmp(const char *dir_path)
     closedir(dir);
 }
 
-/* The first commit-style put of a store handle sweeps its folder (_delta_log/). */
+/* Records dir in the store's swept folders: 1 when it was not there (then sweep it). */
+static int mark_swept(local_store *store, const char *dir)
+{
+    size_t idx;
+    int fresh = 0;
+    pthread_mutex_lock(&store->sync_mutex);
+    for (idx = 0; idx < store->n_swept; idx++)
+        if (strcmp(store->swept_dirs[idx], dir) == 0)
+            break;
+    /* Bounded: past SWEEP_FOLDERS_MAX folders a handle sweeps no more (it is a cheap
+     * cleanup, not VACUUM). */
+    if (idx == store->n_swept && store->n_swept < SWEEP_FOLDERS_MAX) {
+        if (store->n_swept == store->cap_swept) {
+            size_t cap = store->cap_swept ? store->cap_swept * 2 : 8;
+            char **more = mem_realloc(store->swept_dirs, cap * sizeof(*more));
+            if (more != NULL) {
+                store->swept_dirs = more;
+                store->cap_swept = cap;
+            }
+        }
+        if (store->n_swept < store->cap_swept &&
+            (store->swept_dirs[store->n_swept] = mem_strdup(dir)) != NULL) {
+            store->n_swept++;
+            fresh = 1;
+        }
+    }
+    pthread_mutex_unlock(&store->sync_mutex);
+    return fresh;
+}
+
+/*
+ * The first put of a commit (put-if-absent, in _delta_log/) or of a data
+ * file (a streaming writer, in the table or partition folder) into a folder
+ * sweeps that folder's dead temporary files, once per store handle.
+ */
 static void sweep_once(local_store *store, const char *final_path)
 {
     char dir[4096];
     const char *slash = strrchr(final_path, '/');
     size_t len = slash ? (size_t)(slash - final_path) : 0;
-    if (len == 0 || len >= sizeof(dir) || atomic_exchange(&store->swept, 1) != 0)
+    if (len == 0 || len >= sizeof(dir))
         return;
     memcpy(dir, final_path, len);
     dir[len] = '\0';
-    sweep_dead_tmp(dir);
+    if (mark_swept(store, dir))
+        sweep_dead_tmp(dir);
 }
 
 static silt_status local_put(io_store *store, const char *key, const void *data, size_t len,
@@ -787,6 +825,7 @@ static silt_status local_open_writer(io_store *store, const char *key, io_writer
         return err_nomem(err);
     }
     lw->store = (local_store *)store;
+    sweep_once(lw->store, lw->final_path);
     lw->wbuf = mem_alloc(WRITE_BUF);
     if (lw->wbuf == NULL) {
         local_writer_free(lw);
@@ -811,6 +850,9 @@ static void local_destroy(io_store *store)
     for (idx = 0; idx < ls->n_pending; idx++)
         mem_free(ls->pending_dirs[idx]);
     mem_free(ls->pending_dirs);
+    for (idx = 0; idx < ls->n_swept; idx++)
+        mem_free(ls->swept_dirs[idx]);
+    mem_free(ls->swept_dirs);
     pthread_mutex_destroy(&ls->sync_mutex);
     mem_free(store->root);
     mem_free(store);

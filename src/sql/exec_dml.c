@@ -376,6 +376,67 @@ static silt_status bind_where(binder *b, const bind_scope *scope, const sql_expr
     return SILT_OK;
 }
 
+/* The partition conjuncts of a WHERE that also reads data columns, for the read predicate. */
+typedef struct conj_read {
+    dml_eval *evs;
+    size_t n;
+} conj_read;
+
+/* A file is read when every partition conjunct holds on it; an error counts as read. */
+static int conj_read_predicate(const delta_snapshot *snap, const delta_file *file, void *payload)
+{
+    conj_read *cr = payload;
+    size_t idx;
+    for (idx = 0; idx < cr->n; idx++) {
+        silt_error ignored = SILT_ERROR_INIT;
+        int keep = 1;
+        if (file_matches(&cr->evs[idx], snap, file, &keep, &ignored) != SILT_OK)
+            return 1;
+        if (!keep)
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Delta's read predicate of a WHERE over partition and data columns is its
+ * partition part (the conjuncts naming partition columns only: Delta's
+ * splitMetadataAndDataPredicates), so `p = 'a' AND id = 1` does not
+ * conflict with writers of other partitions. Without such a conjunct the
+ * statement read the whole table. Conjuncts past split_conj's bound are
+ * left out, which only widens what was read (more conflicts, never fewer).
+ */
+static silt_status plan_read_conjuncts(binder *b, const delta_snapshot *snap,
+                                       const bind_scope *scope, const sql_expr *where,
+                                       delta_dml_options *o, silt_error *err)
+{
+    const sql_expr *conj[32];
+    conj_read *cr;
+    size_t n = 0, idx, col;
+    if (where == NULL || o->read_predicate != NULL || snap->metadata.n_partition_columns == 0)
+        return SILT_OK;
+    split_conj(where, conj, &n, 32);
+    cr = arena_calloc(b->a, 1, sizeof(*cr));
+    if (cr == NULL || (cr->evs = arena_calloc(b->a, n + 1, sizeof(dml_eval))) == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        name_set names;
+        int partition_only;
+        memset(&names, 0, sizeof(names));
+        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, conj[idx], &names, err));
+        partition_only = !names.all && names.n > 0;
+        for (col = 0; partition_only && col < names.n; col++)
+            partition_only = is_partition_column(snap, names.names[col]);
+        if (partition_only)
+            SILT_RETURN_IF_ERROR(bind_where(b, scope, conj[idx], &cr->evs[cr->n++], err));
+    }
+    if (cr->n == 0)
+        return SILT_OK;
+    o->read_predicate = conj_read_predicate;
+    o->read_predicate_payload = cr;
+    return SILT_OK;
+}
+
 silt_status sql_exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     static const char *const names[] = {"num_affected_rows"};
@@ -398,6 +459,7 @@ silt_status sql_exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.delete_.where, &ev, &pp, &o, err));
+    SILT_RETURN_IF_ERROR(plan_read_conjuncts(b, t.snap, &scope, stmt->u.delete_.where, &o, err));
     job.store = t.store;
     job.snap = t.snap;
     job.pred = ev.pred;
@@ -468,6 +530,7 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &o.retry_timeout_ms, err));
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.update.where, &ev, &pp, &o, err));
+    SILT_RETURN_IF_ERROR(plan_read_conjuncts(b, t.snap, &scope, stmt->u.update.where, &o, err));
     job.store = t.store;
     job.snap = t.snap;
     job.pred = ev.pred;

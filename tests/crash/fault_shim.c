@@ -250,13 +250,11 @@ SHIM_EXPORT int fsync(int fd)
     return rc;
 }
 
-SHIM_EXPORT int link(const char *from, const char *to)
+/* link and rename: the new name is the path the glob sees. */
+static int shim_publish(const char *name, const char *from, const char *to)
 {
-    static int (*next)(const char *, const char *);
-    int action, rc;
-    if (next == NULL)
-        next = (int (*)(const char *, const char *))real("link");
-    action = decide("link", to);
+    int (*next)(const char *, const char *) = (int (*)(const char *, const char *))real(name);
+    int action = decide(name, to), rc;
     if (action == ACT_EIO || action == ACT_ENOSPC || action == ACT_SHORT)
         return fail(action);
     rc = next(from, to);
@@ -265,17 +263,9 @@ SHIM_EXPORT int link(const char *from, const char *to)
     return rc;
 }
 
+SHIM_EXPORT int link(const char *from, const char *to) { return shim_publish("link", from, to); }
+
 SHIM_EXPORT int rename(const char *from, const char *to)
 {
-    static int (*next)(const char *, const char *);
-    int action, rc;
-    if (next == NULL)
-        next = (int (*)(const char *, const char *))real("rename");
-    action = decide("rename", to);
-    if (action == ACT_EIO || action == ACT_ENOSPC || action == ACT_SHORT)
-        return fail(action);
-    rc = next(from, to);
-    if (action == ACT_KILLAFTER)
-        raise(SIGKILL);
-    return rc;
+    return shim_publish("rename", from, to);
 }

@@ -22,7 +22,10 @@ copy with that one call failing. Each run must end in one of two ways:
 
 In both, the log must replay (dense versions, whole JSON, live files
 present), silt must read the table, and no `.silt-tmp-*` file may be left
-anywhere in the table (a writer removes its own on every failure).
+anywhere in the table (a writer removes its own on every failure). An
+INSERT, INSERT OVERWRITE or CTAS whose commit certainly failed must also
+leave none of its data files (a failed CTAS no files in a folder with no
+table); UPDATE, DELETE and MERGE still leave theirs for VACUUM.
 
 Without --all-errors each call gets one fault in turn (EIO, ENOSPC, short
 alternating), which keeps `make test` short; bench/io_faults.sh runs all.
@@ -33,6 +36,8 @@ import shutil
 import subprocess
 import sys
 import time
+
+from log_replay import replay  # noqa: E402  (beside this script)
 
 ERRNO_TEXT = {"eio": "Input/output error", "enospc": "No space left on device",
               "short": "No space left on device"}
@@ -70,45 +75,42 @@ KINDS = {
 }
 
 
+# Statements whose failed commit removes the data files it wrote (delta_write_commit).
+OWN_CLEANUP = {"insert", "insert_overwrite", "create", "ctas", "checkpoint"}
+
+
 def run(silt, sql, env=None):
     return subprocess.run([silt, "sql", "--format", "csv", sql], capture_output=True, text=True,
                           env=env)
 
 
-def state(silt, table):
+def data_files(table):
+    """The data files in the table folder (its own, not the log's), as add.path names them."""
+    for folder, _, names in os.walk(table):
+        if "_delta_log" in os.path.relpath(folder, table).split(os.sep):
+            continue
+        for name in names:
+            if not name.startswith("."):
+                yield os.path.relpath(os.path.join(folder, name), table)
+
+
+def state(silt, table, orphans=None):
     """(versions, number of live files, rows) of the table, and its problems."""
     log = os.path.join(table, "_delta_log")
     problems = []
+    orphans = orphans if orphans is not None else []
     for folder, _, names in os.walk(table):
         for name in names:
             if name.startswith(".silt-tmp-"):
                 problems.append("temporary file left: %s" % os.path.relpath(
                     os.path.join(folder, name), table))
     if not os.path.isdir(log) or not any(n.endswith(".json") for n in os.listdir(log)):
+        orphans.extend(data_files(table))
         return (None, None, None), problems
-    versions = sorted(int(n[:20]) for n in os.listdir(log)
-                      if n.endswith(".json") and len(n) == 25 and n[:20].isdigit())
-    if versions != list(range(len(versions))):
-        problems.append("versions are not dense: %s" % versions)
-    live = set()
-    for v in versions:
-        with open(os.path.join(log, "%020d.json" % v), encoding="utf-8") as f:
-            text = f.read()
-        if not text.endswith("\n"):
-            problems.append("commit %d is torn" % v)
-        for line in text.splitlines():
-            try:
-                action = json.loads(line)
-            except ValueError:
-                problems.append("commit %d holds a line that is not JSON" % v)
-                continue
-            if "add" in action:
-                live.add(action["add"]["path"])
-            elif "remove" in action:
-                live.discard(action["remove"]["path"])
-    for path in live:
-        if not os.path.exists(os.path.join(table, path)):
-            problems.append("live file %s is missing" % path)
+    versions, live_adds, _, replay_problems = replay(table)
+    problems += replay_problems
+    live = set(live_adds)
+    orphans.extend(sorted(set(data_files(table)) - live))
     rows = run(silt, "SELECT * FROM delta.`%s` ORDER BY 1, 2" % table)
     if rows.returncode != 0:
         problems.append("silt cannot read the table: " + rows.stderr.strip()[:300])
@@ -204,7 +206,9 @@ def main():
             if made.returncode != 0:
                 print("FAIL %s: setup failed: %s" % (kind, made.stderr.strip()))
                 return 1
-        before, problems = state(silt, base)
+        base_orphans = []
+        before, problems = state(silt, base, base_orphans)
+        base_orphans = set(base_orphans)
         clean = os.path.join(work, kind + "-clean")
         shutil.copytree(base, clean, symlinks=True)
         log = os.path.join(work, kind + ".calls")
@@ -224,8 +228,15 @@ def main():
                 shutil.copytree(base, copy, symlinks=True)
                 proc = run(silt, stmt.format(t=copy),
                            shim_env(shim, SILT_FAULT="any:%d:%s:%s*" % (k, fault, copy)))
-                got, problems = state(silt, copy)
+                orphans = []
+                got, problems = state(silt, copy, orphans)
                 problems = judge(op, path, fault, k > end, proc, before, after, got, problems)
+                # A write whose commit certainly failed removes its data files (the DML
+                # statements still leave theirs to VACUUM).
+                if (proc.returncode != 0 and got == before and kind in OWN_CLEANUP and
+                        set(orphans) - base_orphans):
+                    problems.append("data files of the failed commit left: %s" % sorted(
+                        set(orphans) - base_orphans))
                 if k > end and proc.returncode == 0:
                     problems += next_commit_notes(silt, copy)
                 runs += 1

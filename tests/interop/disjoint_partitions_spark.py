@@ -126,9 +126,16 @@ def silt_against_spark(spark):
         ("DELETE FROM {t} WHERE p = 'a'", "DELETE FROM {t} WHERE p = 'b'", True, []),
         ("UPDATE {t} SET v = 'A' WHERE p = 'a'", "DELETE FROM {t} WHERE p = 'b'", True,
          [(1, "A", "a"), (2, "A", "a")]),
+        # Delta's read predicate is the WHERE's partition part: p = 'a' here.
+        ("DELETE FROM {t} WHERE p = 'a' AND id = 1", "UPDATE {t} SET v = 'B' WHERE p = 'b'", True,
+         [(2, "a2", "a"), (3, "B", "b"), (4, "B", "b")]),
+        ("UPDATE {t} SET v = 'A' WHERE id = 2 AND p = 'a'", "DELETE FROM {t} WHERE p = 'b' AND id = 3",
+         True, [(1, "a1", "a"), (2, "A", "a"), (4, "b4", "b")]),
         # The control: the same partition, so Spark removed a file silt read.
         ("UPDATE {t} SET v = 'A' WHERE p = 'a'", "DELETE FROM {t} WHERE p = 'a' AND id = 2",
          False, [(1, "a1", "a"), (3, "b3", "b"), (4, "b4", "b")]),
+        ("DELETE FROM {t} WHERE p = 'a' AND id = 1", "UPDATE {t} SET v = 'X' WHERE p = 'a' AND id = 2",
+         False, [(1, "a1", "a"), (2, "X", "a"), (3, "b3", "b"), (4, "b4", "b")]),
     ]
     for n, (silt_sql, spark_sql, disjoint, want) in enumerate(cases):
         table, t = make_table("silt-held-%d" % n)
@@ -151,23 +158,32 @@ def silt_against_spark(spark):
     return failures
 
 
+def scala_seq(jvm, items):
+    java = jvm.java.util.ArrayList()
+    for item in items:
+        java.add(item)
+    return jvm.scala.collection.JavaConverters.asScalaBuffer(java).toSeq()
+
+
 def spark_against_silt(spark):
     """Delta's conflict checker on a Spark transaction that read p = 'b' while silt committed."""
     failures = 0
     jvm = spark._jvm
-    conv = jvm.scala.collection.JavaConverters
+    delta = jvm.org.apache.spark.sql.delta
     for silt_part, want_conflict in (("a", False), ("b", True)):
         table, t = make_table("spark-txn-%s" % silt_part)
-        log = jvm.org.apache.spark.sql.delta.DeltaLog.forTable(spark._jsparkSession, str(table))
+        # The predicate resolved against the table, as Delta's own DELETE hands it over.
+        pred = (spark.read.format("delta").load(str(table)).filter("p = 'b'")
+                ._jdf.queryExecution().analyzed().condition())
+        log = delta.DeltaLog.forTable(spark._jsparkSession, str(table))
         txn = log.startTransaction()
-        pred = jvm.org.apache.spark.sql.functions.expr("p = 'b'").expr()
-        files = conv.asScalaBuffer(jvm.java.util.ArrayList([pred])).toSeq()
-        read = conv.seqAsJavaList(txn.filterFiles(files))
-        removes = jvm.java.util.ArrayList([read.get(i).remove() for i in range(read.size())])
+        read = jvm.scala.collection.JavaConverters.seqAsJavaList(
+            txn.filterFiles(scala_seq(jvm, [pred]), False))
+        removes = [read.get(i).remove() for i in range(read.size())]
         silt("UPDATE %s SET v = 'S' WHERE p = '%s'" % (t, silt_part))
-        op = jvm.org.apache.spark.sql.delta.DeltaOperations.ManualUpdate()
+        op = getattr(getattr(delta, "DeltaOperations$ManualUpdate$"), "MODULE$")
         try:
-            txn.commit(conv.asScalaBuffer(removes).toSeq(), op)
+            txn.commit(scala_seq(jvm, removes), op)
             verdict = None
         except Exception as e:  # py4j carries the JVM exception's text
             verdict = str(e)
@@ -176,10 +192,11 @@ def spark_against_silt(spark):
         if want_conflict:
             ok = verdict is not None and "ConcurrentAppendException" in verdict
             failures = check(failures, ok, what + ": Spark refuses (%s)" % (
-                (verdict or "committed").splitlines()[0][:200]))
+                (verdict or "committed").strip().splitlines()[0][:300]))
         else:
             failures = check(failures, verdict is None and versions(table) == [0, 1, 2, 3],
-                             what + ": Spark commits (%s)" % ((verdict or "ok").splitlines()[0][:200]))
+                             what + ": Spark commits (%s)" % (
+                                 (verdict or "ok").strip().splitlines()[0][:300]))
     return failures
 
 

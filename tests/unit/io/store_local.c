@@ -378,12 +378,12 @@ void test_io_store_local__list_skips_symlinked_folders(void)
 /* Issue 15 defect 11: temp files a killed writer left in _delta_log/ go at the next commit
  * when provably dead (their process is gone and they are over an hour old); a young one,
  * or one whose process lives, stays. */
-static void make_tmp(const char *name, time_t age_s)
+static void make_tmp_in(const char *folder, const char *name, time_t age_s)
 {
     char path[1024];
     struct timespec times[2];
     FILE *f;
-    snprintf(path, sizeof(path), "%s/_delta_log/%s", test_tmpdir(), name);
+    snprintf(path, sizeof(path), "%s/%s/%s", test_tmpdir(), folder, name);
     f = fopen(path, "w");
     check(f != NULL);
     fputs("partial", f);
@@ -393,12 +393,26 @@ static void make_tmp(const char *name, time_t age_s)
     check(utimensat(AT_FDCWD, path, times, 0) == 0);
 }
 
-static int tmp_exists(const char *name)
+static int tmp_exists_in(const char *folder, const char *name)
 {
     char path[1024];
     struct stat st;
-    snprintf(path, sizeof(path), "%s/_delta_log/%s", test_tmpdir(), name);
+    snprintf(path, sizeof(path), "%s/%s/%s", test_tmpdir(), folder, name);
     return stat(path, &st) == 0;
+}
+
+static void make_tmp(const char *name, time_t age_s) { make_tmp_in("_delta_log", name, age_s); }
+
+static int tmp_exists(const char *name) { return tmp_exists_in("_delta_log", name); }
+
+static pid_t dead_pid(void)
+{
+    pid_t child = fork();
+    check(child >= 0);
+    if (child == 0)
+        _exit(0);
+    check(waitpid(child, NULL, 0) == child);
+    return child;
 }
 
 void test_io_store_local__dead_temp_files_swept_at_commit(void)
@@ -423,4 +437,28 @@ void test_io_store_local__dead_temp_files_swept_at_commit(void)
     check(!tmp_exists(dead_old));
     check(tmp_exists(dead_young));
     check(tmp_exists(alive_old));
+}
+
+/* Killed writers' data-file temp files (in a partition folder) go when the next data file is
+ * written into that folder, under the same proof of death. */
+void test_io_store_local__dead_temp_files_swept_beside_data_files(void)
+{
+    char dead_old[64], dead_young[64], alive_old[64];
+    pid_t child = dead_pid();
+    io_writer *w = NULL;
+    check_ok(io_put(store, "p=a/first.parquet", "x", 1, &err), &err);
+    snprintf(dead_old, sizeof(dead_old), ".silt-tmp-%ld-0-1", (long)child);
+    snprintf(dead_young, sizeof(dead_young), ".silt-tmp-%ld-0-2", (long)child);
+    snprintf(alive_old, sizeof(alive_old), ".silt-tmp-%ld-0-3", (long)getppid());
+    make_tmp_in("p=a", dead_old, 2 * 3600);
+    make_tmp_in("p=a", dead_young, 60);
+    make_tmp_in("p=a", alive_old, 2 * 3600);
+    io_store_free(store);
+    check_ok(io_local_store_open(&store, test_tmpdir(), 0, &err), &err);
+    check_ok(io_writer_open(store, "p=a/second.parquet", &w, &err), &err);
+    check_ok(io_writer_write(w, "y", 1, &err), &err);
+    check_ok(io_writer_commit(w, 0, &err), &err);
+    check(!tmp_exists_in("p=a", dead_old));
+    check(tmp_exists_in("p=a", dead_young));
+    check(tmp_exists_in("p=a", alive_old));
 }
