@@ -527,6 +527,7 @@ silt_status io_s3_request(io_s3_client *client, const io_s3_req *req, io_s3_resp
     int tries, overflow = 0;
     resp->ambiguous = 0;
     for (tries = 0;; tries++) {
+        resp->attempts = tries + 1;
         SILT_RETURN_IF_ERROR(attempt(client, req, resp, &curl_rc, errbuf, &overflow, err));
         if (overflow)
             break;
@@ -621,9 +622,12 @@ silt_status io_s3_error(io_s3_client *client, const io_s3_req *req, const io_s3_
     io_s3_error_code(resp, server_code, sizeof(server_code));
     if (resp->body.len > 0)
         (void)io_s3_xml_next(&pos, "Message", &msg);
-    rc = err_set(err, code, "S3 %s %s%s%s failed: HTTP %ld%s%s%s%s", req->method,
-                 url ? url : req->key, req->query[0] ? "?" : "", req->query, resp->status,
+    rc = err_set(err, code, "S3 %s %s%s%s failed%s: HTTP %ld%s%s%s%s", req->method,
+                 url ? url : req->key, req->query[0] ? "?" : "", req->query,
+                 resp->attempts > 1 ? " after retries" : "", resp->status,
                  server_code[0] ? " " : "", server_code, msg.len ? ": " : "", buf_cstr(&msg));
+    if (resp->attempts > 1)
+        err_detail(err, "after %d attempts (fs.s3a.retry.limit)", resp->attempts);
     if (strcmp(server_code, "SignatureDoesNotMatch") == 0 ||
         strcmp(server_code, "InvalidAccessKeyId") == 0)
         err_hint(err, "check the S3 credentials (fs.s3a.access.key and fs.s3a.secret.key, "
