@@ -11,7 +11,9 @@ signatures stay valid), one upstream connection per request with
     proxy = FaultProxy(upstream_port, plan={"503": 3, "drop": 5})
     proxy.start(); ... proxy.stop()
 plan keys: "503": every Nth request; "reset": every Nth; "drop": every Nth;
-"fail_query": (marker, status) answers status to requests whose query has marker.
+"fail_query": (marker, status) answers status to requests whose query has marker;
+"hold": marker holds the first request whose target has marker (proxy.held is set) until
+proxy.release is set (at most 120 s), then closes its connection without forwarding it.
 """
 import socket
 import socketserver
@@ -85,6 +87,8 @@ class FaultProxy:
         self.server.proxy = self
         self.port = self.server.server_address[1]
         self.thread = None
+        self.held = threading.Event()
+        self.release = threading.Event()
 
     def start(self):
         self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
@@ -122,6 +126,11 @@ class FaultProxy:
         target = parts[1] if len(parts) > 1 else b""
         with self.lock:
             self.requests.append((parts[0].decode(), target.decode()))
+        hold = self.plan.get("hold")
+        if hold and hold.encode() in target and not self.held.is_set():
+            self.held.set()
+            self.release.wait(120)
+            return False
         kind, arg = self._fault(target)
         if kind == "503":
             conn.sendall(_answer(503, "SlowDown", "Please reduce your request rate (fault proxy)"))

@@ -407,6 +407,7 @@ def faults(silt, server):
         check_in("faults: retries are bounded by fs.s3a.retry.limit", "HTTP 503 SlowDown", p.stderr)
         check_in("faults: ... and the error counts the attempts", "after 3 attempts", p.stderr)
         multipart(silt, server, proxy, env)
+        kills(silt, server, proxy, env)
     finally:
         proxy.stop()
 
@@ -432,6 +433,44 @@ def multipart(silt, server, proxy, env):
     check_in("multipart: the error names the status", "HTTP 400 InvalidRequest", p.stderr)
     check("multipart: nothing was published", objects(server, "big-failed"), [])
     proxy.set_plan({})
+
+
+def kill_when_held(silt, proxy, env, sql, marker):
+    """Runs sql in a silt process, kill -9s it while the proxy holds its request with marker."""
+    proxy.held.clear()
+    proxy.release.clear()
+    proxy.set_plan({"hold": marker})
+    proc = subprocess.Popen([silt.binary, "sql", sql], env=env, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    held = proxy.held.wait(300)
+    proc.kill()
+    proc.wait(timeout=60)
+    proxy.release.set()
+    proxy.set_plan({})
+    return held
+
+
+def kills(silt, server, proxy, env):
+    """kill -9 in the middle of a multipart upload and of a commit: nothing half-published."""
+    held = kill_when_held(silt, proxy, env, "SET fs.s3a.multipart.size = '5M'; CREATE TABLE "
+                          f"delta.`s3://{BUCKET}/killed` USING delta AS SELECT id, concat("
+                          "xxhash64(id), xxhash64(id + 1), xxhash64(id + 2)) AS h "
+                          "FROM range(400000)", "partNumber=2")
+    check("kill -9: the writer was killed during its multipart upload", held, True)
+    check("kill -9 during a multipart upload: no object, no table", objects(server, "killed"), [])
+    table = f"delta.`s3://{BUCKET}/killed-commit`"
+    silt.run(f"CREATE TABLE {table} USING delta AS SELECT id FROM range(10)")
+    held = kill_when_held(silt, proxy, env, f"INSERT INTO {table} SELECT id FROM range(10, 20)",
+                          "_delta_log/00000000000000000001.json")
+    check("kill -9: the writer was killed during its commit", held, True)
+    check("kill -9 during a commit: the table is at version 0 with its rows",
+          silt.rows(f"SELECT count(*), max(id) FROM {table}"), [["10", "9"]])
+    check("kill -9 during a commit: no commit 1",
+          [f for f in objects(server, "killed-commit/_delta_log") if f.startswith("0") and
+           f.endswith(".json")], ["00000000000000000000.json"])
+    silt.run(f"INSERT INTO {table} SELECT id FROM range(10, 20)")
+    check("kill -9 during a commit: the next writer commits version 1",
+          silt.rows(f"SELECT count(*), max(id) FROM {table} VERSION AS OF 1"), [["20", "19"]])
 
 
 def main():
