@@ -82,6 +82,7 @@ class FaultProxy:
         self.count = 0
         self.faults = {"503": 0, "reset": 0, "drop": 0, "fail_query": 0}
         self.requests = []  # (method, target)
+        self.bytes_out = 0  # bytes of the answers relayed to the client
         self.server = socketserver.ThreadingTCPServer(("127.0.0.1", 0), _Handler)
         self.server.daemon_threads = True
         self.server.proxy = self
@@ -143,6 +144,8 @@ class FaultProxy:
         answer = self._forward(head, body)
         if kind == "drop" or answer is None:
             return False  # the server acted on it; the client never hears
+        with self.lock:
+            self.bytes_out += len(answer)
         conn.sendall(answer)
         return b"connection: close" not in answer.split(b"\r\n\r\n", 1)[0].lower()
 
