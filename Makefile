@@ -19,6 +19,7 @@ setup:
 
 peers: setup
 	@if [ -f scripts/setup-peers.sh ]; then bash scripts/setup-peers.sh; fi
+	@if [ -f scripts/setup-servers.sh ]; then bash scripts/setup-servers.sh; fi
 
 $(BUILD)/build.ninja:
 	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release -DSILT_WERROR=ON $(CMAKE_FLAGS)

@@ -65,6 +65,7 @@ typedef struct io_s3_req {
 typedef struct io_s3_resp {
     long status;
     int ambiguous;          /* an earlier attempt may have been applied by the server */
+    int attempts;           /* attempts made (1 + retries) */
     char etag[128];
     int64_t content_length; /* -1 when absent */
     int64_t total_size;     /* from Content-Range, -1 when absent */

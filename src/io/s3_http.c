@@ -20,6 +20,7 @@
 #define _POSIX_C_SOURCE 200809L
 #define _DEFAULT_SOURCE
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
 #include <openssl/sha.h>
@@ -47,10 +48,74 @@ struct io_s3_client {
     char *canon_prefix; /* "/bucket" (path style) or "" */
 };
 
-static pthread_once_t curl_once = PTHREAD_ONCE_INIT;
 static int curl_ready;
 
-static void init_curl(void) { curl_ready = curl_global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK; }
+/*
+ * libcurl and libcrypto are loaded when the first S3 store opens, not at
+ * start: linked, they and the libraries they pull in (about 30) cost every
+ * `silt` process several milliseconds of loading, S3 or not.
+ */
+typedef struct s3_lib {
+    CURLcode (*global_init)(long flags);
+    CURL *(*easy_init)(void);
+    void (*easy_cleanup)(CURL *h);
+    void (*easy_reset)(CURL *h);
+    CURLcode (*easy_setopt)(CURL *h, CURLoption opt, ...);
+    CURLcode (*easy_perform)(CURL *h);
+    const char *(*easy_strerror)(CURLcode rc);
+    struct curl_slist *(*slist_append)(struct curl_slist *list, const char *line);
+    void (*slist_free_all)(struct curl_slist *list);
+    int (*evp_Digest)(const void *data, size_t count, unsigned char *md, unsigned int *size,
+                      const EVP_MD *type, ENGINE *impl);
+    const EVP_MD *(*evp_sha256)(void);
+    unsigned char *(*hmac_fn)(const EVP_MD *md, const void *key, int key_len,
+                              const unsigned char *data, size_t data_len, unsigned char *md_out,
+                              unsigned int *md_len);
+} s3_lib;
+
+static s3_lib lib;
+static pthread_once_t lib_once = PTHREAD_ONCE_INIT;
+static char lib_error[512];
+
+static int load_symbol(void *handle, const char *name, void *slot)
+{
+    void *sym = dlsym(handle, name);
+    if (sym == NULL) {
+        snprintf(lib_error, sizeof(lib_error), "%s has no %s", name[0] == 'c' ? "libcurl" :
+                 "libcrypto", name);
+        return 0;
+    }
+    memcpy(slot, &sym, sizeof(sym)); /* POSIX: a data pointer from dlsym holds a function */
+    return 1;
+}
+
+static void load_libs(void)
+{
+    void *curl = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+    void *crypto = curl ? dlopen("libcrypto.so.3", RTLD_NOW | RTLD_LOCAL) : NULL;
+    int ok;
+    if (curl == NULL || crypto == NULL) {
+        snprintf(lib_error, sizeof(lib_error), "%s", dlerror());
+        return;
+    }
+    ok = load_symbol(curl, "curl_global_init", &lib.global_init) &&
+         load_symbol(curl, "curl_easy_init", &lib.easy_init) &&
+         load_symbol(curl, "curl_easy_cleanup", &lib.easy_cleanup) &&
+         load_symbol(curl, "curl_easy_reset", &lib.easy_reset) &&
+         load_symbol(curl, "curl_easy_setopt", &lib.easy_setopt) &&
+         load_symbol(curl, "curl_easy_perform", &lib.easy_perform) &&
+         load_symbol(curl, "curl_easy_strerror", &lib.easy_strerror) &&
+         load_symbol(curl, "curl_slist_append", &lib.slist_append) &&
+         load_symbol(curl, "curl_slist_free_all", &lib.slist_free_all) &&
+         load_symbol(crypto, "EVP_Digest", &lib.evp_Digest) &&
+         load_symbol(crypto, "EVP_sha256", &lib.evp_sha256) &&
+         load_symbol(crypto, "HMAC", &lib.hmac_fn);
+    if (ok && lib.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
+        curl_ready = 1;
+    else if (ok)
+        snprintf(lib_error, sizeof(lib_error), "curl_global_init failed");
+}
+
 
 char *io_s3_sprintf(const char *fmt, ...)
 {
@@ -72,9 +137,11 @@ silt_status io_s3_client_new(io_s3_client **out, const io_s3_conf *conf, silt_er
     io_s3_client *c;
     const char *after_scheme = strstr(conf->endpoint, "://") + 3;
     size_t scheme_len = (size_t)(after_scheme - conf->endpoint);
-    pthread_once(&curl_once, init_curl);
+    pthread_once(&lib_once, load_libs);
     if (!curl_ready)
-        return err_set(err, SILT_IO, "could not initialise libcurl for S3");
+        return err_set(err, SILT_IO, "the S3 store needs libcurl 4 and OpenSSL 3's libcrypto "
+                       "(Debian's libcurl4 and libssl3), which could not be loaded: %s",
+                       lib_error);
     c = mem_calloc(1, sizeof(*c));
     if (c == NULL)
         return err_nomem(err);
@@ -105,7 +172,7 @@ void io_s3_client_free(io_s3_client *client)
     if (client == NULL)
         return;
     for (idx = 0; idx < client->n_idle; idx++)
-        curl_easy_cleanup(client->idle[idx]);
+        lib.easy_cleanup(client->idle[idx]);
     pthread_mutex_destroy(&client->mutex);
     mem_free(client->host);
     mem_free(client->base_url);
@@ -120,7 +187,7 @@ static CURL *take_handle(io_s3_client *c)
     if (c->n_idle > 0)
         h = c->idle[--c->n_idle];
     pthread_mutex_unlock(&c->mutex);
-    return h ? h : curl_easy_init();
+    return h ? h : lib.easy_init();
 }
 
 static void give_handle(io_s3_client *c, CURL *h)
@@ -132,7 +199,7 @@ static void give_handle(io_s3_client *c, CURL *h)
     }
     pthread_mutex_unlock(&c->mutex);
     if (h != NULL)
-        curl_easy_cleanup(h);
+        lib.easy_cleanup(h);
 }
 
 /* ---------------------------------------------------------------- encoding */
@@ -168,14 +235,14 @@ static void sha256_hex(const void *data, size_t len, char out[65])
 {
     unsigned char digest[SHA256_DIGEST_LENGTH];
     unsigned int dlen = 0;
-    EVP_Digest(data, len, digest, &dlen, EVP_sha256(), NULL);
+    lib.evp_Digest(data, len, digest, &dlen, lib.evp_sha256(), NULL);
     to_hex(digest, SHA256_DIGEST_LENGTH, out);
 }
 
 static void hmac(const void *key, size_t key_len, const char *msg, unsigned char out[32])
 {
     unsigned int len = 32;
-    HMAC(EVP_sha256(), key, (int)key_len, (const unsigned char *)msg, strlen(msg), out, &len);
+    lib.hmac_fn(lib.evp_sha256(), key, (int)key_len, (const unsigned char *)msg, strlen(msg), out, &len);
 }
 
 char *io_s3_url(io_s3_client *client, const char *key)
@@ -211,7 +278,7 @@ static silt_status add_header(signed_req *s, silt_error *err, const char *fmt, .
     va_start(ap, fmt);
     vsnprintf(line, sizeof(line), fmt, ap);
     va_end(ap);
-    next = curl_slist_append(s->headers, line);
+    next = lib.slist_append(s->headers, line);
     if (next == NULL)
         return err_nomem(err);
     s->headers = next;
@@ -406,28 +473,28 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
 static void set_options(io_s3_client *c, CURL *h, const io_s3_req *req, signed_req *s,
                         sink *snk, char *errbuf)
 {
-    curl_easy_setopt(h, CURLOPT_URL, s->url);
-    curl_easy_setopt(h, CURLOPT_HTTPHEADER, s->headers);
-    curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-    curl_easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
-    curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
-    curl_easy_setopt(h, CURLOPT_WRITEDATA, snk);
-    curl_easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
-    curl_easy_setopt(h, CURLOPT_HEADERDATA, snk);
-    curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->conf->connect_timeout_ms);
+    lib.easy_setopt(h, CURLOPT_URL, s->url);
+    lib.easy_setopt(h, CURLOPT_HTTPHEADER, s->headers);
+    lib.easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
+    lib.easy_setopt(h, CURLOPT_ERRORBUFFER, errbuf);
+    lib.easy_setopt(h, CURLOPT_WRITEFUNCTION, on_body);
+    lib.easy_setopt(h, CURLOPT_WRITEDATA, snk);
+    lib.easy_setopt(h, CURLOPT_HEADERFUNCTION, on_header);
+    lib.easy_setopt(h, CURLOPT_HEADERDATA, snk);
+    lib.easy_setopt(h, CURLOPT_CONNECTTIMEOUT_MS, (long)c->conf->connect_timeout_ms);
     /* A stalled transfer: under 1 byte/s for the whole connection.timeout. */
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
-    curl_easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
+    lib.easy_setopt(h, CURLOPT_LOW_SPEED_LIMIT, 1L);
+    lib.easy_setopt(h, CURLOPT_LOW_SPEED_TIME,
                      (long)((c->conf->stall_timeout_ms + 999) / 1000));
-    curl_easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
+    lib.easy_setopt(h, CURLOPT_TCP_KEEPALIVE, 1L);
     if (strcmp(req->method, "HEAD") == 0) {
-        curl_easy_setopt(h, CURLOPT_NOBODY, 1L);
+        lib.easy_setopt(h, CURLOPT_NOBODY, 1L);
     } else if (strcmp(req->method, "GET") != 0) {
-        curl_easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
+        lib.easy_setopt(h, CURLOPT_CUSTOMREQUEST, req->method);
         if (req->body != NULL || strcmp(req->method, "PUT") == 0 ||
             strcmp(req->method, "POST") == 0) {
-            curl_easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
-            curl_easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
+            lib.easy_setopt(h, CURLOPT_POSTFIELDS, req->body ? (const char *)req->body : "");
+            lib.easy_setopt(h, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)req->body_len);
         }
     }
 }
@@ -496,10 +563,10 @@ static silt_status attempt(io_s3_client *c, const io_s3_req *req, io_s3_resp *re
         rc = err_nomem(err);
     if (rc == SILT_OK) {
         size_t out_start = req->out ? req->out->len : 0;
-        curl_easy_reset(h);
+        lib.easy_reset(h);
         errbuf[0] = '\0';
         set_options(c, h, req, &s, &snk, errbuf);
-        *curl_rc = curl_easy_perform(h);
+        *curl_rc = lib.easy_perform(h);
         *overflow = snk.overflow;
         if (*curl_rc == CURLE_OK && req->dst != NULL && is_success(resp->status) &&
             snk.dst_got != req->dst_len) {
@@ -510,7 +577,7 @@ static silt_status attempt(io_s3_client *c, const io_s3_req *req, io_s3_resp *re
             buf_truncate(req->out, out_start);
         give_handle(c, h);
     }
-    curl_slist_free_all(s.headers);
+    lib.slist_free_all(s.headers);
     return rc;
 }
 
@@ -527,6 +594,7 @@ silt_status io_s3_request(io_s3_client *client, const io_s3_req *req, io_s3_resp
     int tries, overflow = 0;
     resp->ambiguous = 0;
     for (tries = 0;; tries++) {
+        resp->attempts = tries + 1;
         SILT_RETURN_IF_ERROR(attempt(client, req, resp, &curl_rc, errbuf, &overflow, err));
         if (overflow)
             break;
@@ -548,7 +616,7 @@ silt_status io_s3_request(io_s3_client *client, const io_s3_req *req, io_s3_resp
                                  req->method, url ? url : req->key, req->query[0] ? "?" : "",
                                  req->query, tries + 1, tries ? "s" : "",
                                  overflow ? "the server sent more bytes than asked for"
-                                          : curl_easy_strerror(curl_rc),
+                                          : lib.easy_strerror(curl_rc),
                                  errbuf[0] ? ": " : "", errbuf);
         mem_free(url);
         return rc;
@@ -621,9 +689,12 @@ silt_status io_s3_error(io_s3_client *client, const io_s3_req *req, const io_s3_
     io_s3_error_code(resp, server_code, sizeof(server_code));
     if (resp->body.len > 0)
         (void)io_s3_xml_next(&pos, "Message", &msg);
-    rc = err_set(err, code, "S3 %s %s%s%s failed: HTTP %ld%s%s%s%s", req->method,
-                 url ? url : req->key, req->query[0] ? "?" : "", req->query, resp->status,
+    rc = err_set(err, code, "S3 %s %s%s%s failed%s: HTTP %ld%s%s%s%s", req->method,
+                 url ? url : req->key, req->query[0] ? "?" : "", req->query,
+                 resp->attempts > 1 ? " after retries" : "", resp->status,
                  server_code[0] ? " " : "", server_code, msg.len ? ": " : "", buf_cstr(&msg));
+    if (resp->attempts > 1)
+        err_detail(err, "after %d attempts (fs.s3a.retry.limit)", resp->attempts);
     if (strcmp(server_code, "SignatureDoesNotMatch") == 0 ||
         strcmp(server_code, "InvalidAccessKeyId") == 0)
         err_hint(err, "check the S3 credentials (fs.s3a.access.key and fs.s3a.secret.key, "

@@ -2,12 +2,16 @@
  * store_s3.c - the S3 store: s3://, s3a:// and s3n:// locations on AWS S3
  * or an S3-compatible server (docs/object-storage.md).
  *
- * - put-if-absent is PUT with If-None-Match: * (412: SILT_EXISTS). When an
- *   earlier attempt of the same put may have reached the server (a reset or
- *   a 5xx after the body was sent) and the retry is answered 412, the object
- *   is read back: if it holds exactly our bytes the put was ours and
- *   succeeded, so a retried Delta commit is never reported lost (and then
- *   committed twice under the next version).
+ * - put-if-absent is PUT with If-None-Match: * (412: SILT_EXISTS). A 412
+ *   may answer our own retry: an attempt that reached the server whose
+ *   answer was lost (a reset, a 5xx after the body was sent, or curl's own
+ *   silent resend on a kept-alive connection the server closed, which we
+ *   never see). So on 412 the object is read back: if it holds exactly our
+ *   bytes the put was ours and succeeded, and a Delta commit is never
+ *   reported lost (and then committed twice under the next version). Data
+ *   files have unique names, so for them a 412 is always our own; a commit
+ *   of another writer differs in its actions (unique file names), so
+ *   equal bytes cannot be another writer's.
  * - Listings are ListObjectsV2 pages with start-after, in byte order, as S3
  *   lists; with recursive = 0 a '/' delimiter keeps them to one folder.
  * - Files opened for range reads fetch their last TAIL_BYTES with the size
@@ -165,7 +169,7 @@ static silt_status put_key(s3_store *s, const char *bkey, const void *data, size
     req.body_len = len;
     req.if_none_match = if_absent;
     rc = run(s, &req, &resp, err);
-    if (rc == SILT_EXISTS && resp.ambiguous && object_is(s, bkey, data, len)) {
+    if (rc == SILT_EXISTS && object_is(s, bkey, data, len)) {
         err_clear(err);
         rc = SILT_OK;
     }

@@ -541,6 +541,25 @@ static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_e
     return string_result(res, names, 3, cells, idx / 3, err);
 }
 
+/*
+ * SET fs.s3a.* (also spark.hadoop.fs.s3a.*): the store keys, checked by the io
+ * back end that acts on them (io_store_check_option) and kept unquoted for
+ * the stores the session opens next (sql_session_store_open).
+ */
+static silt_status set_store_key(sql_session *s, sql_result *res, const char *key,
+                                 const char *value, silt_error *err)
+{
+    static const char *const names[] = {"key", "value"};
+    const char *cells[2];
+    if ((value = unquoted(res->arena, value)) == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(io_store_check_option(key, value, err));
+    SILT_RETURN_IF_ERROR(session_set(s, key, value, err));
+    cells[0] = key;
+    cells[1] = value;
+    return string_result(res, names, 2, cells, 1, err);
+}
+
 static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt,
                            silt_error *err)
 {
@@ -548,6 +567,8 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
     const char *key = stmt->u.set.key, *value = stmt->u.set.value;
     if (key != NULL && strcmp(key, "-v") == 0 && value == NULL)
         return show_settings_verbose(s, res, err);
+    if (key != NULL && value != NULL && is_store_key(key))
+        return set_store_key(s, res, key, value, err);
     if (key != NULL && value != NULL)
         SILT_RETURN_IF_ERROR(sql_settings_normalize(key, value, res->arena, &key, &value, err));
     else if (key != NULL)
@@ -562,12 +583,6 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         }
         apply_memory_limit(s, key, NULL);
         return SILT_OK;
-    }
-    if (key != NULL && value != NULL && is_store_key(key)) {
-        /* Stored unquoted, checked by the back end that acts on it. */
-        if ((value = unquoted(res->arena, value)) == NULL)
-            return err_nomem(err);
-        SILT_RETURN_IF_ERROR(io_store_check_option(key, value, err));
     }
     if (key != NULL && value != NULL) {
         if (strcmp(key, "spark.sql.ansi.enabled") == 0 && util_str_casecmp(value, "true") != 0 &&
