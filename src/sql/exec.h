@@ -54,6 +54,8 @@ silt_status sql_exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, sil
 silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 /* Table maintenance (exec_maint.c, docs/maintenance.md). */
 silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_generate(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
 /* DESCRIBE EXTENDED of a Delta table: appends Spark's detail rows (col_name, data_type,
