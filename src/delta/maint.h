@@ -132,4 +132,47 @@ silt_status delta_manifest_update(io_store *store, const delta_snapshot *snap,
 /* Whether a table's metadata asks for the manifests to follow every commit. */
 int delta_manifest_auto_update(const dlog_metadata *metadata);
 
+/* ---- CONVERT TO DELTA ---------------------------------------------------------------------- */
+
+typedef struct delta_convert_options {
+    unsigned version;
+    size_t n_partition_columns; /* PARTITIONED BY (col type, ...) */
+    const char *const *partition_columns;
+    const col_type *const *partition_types;
+    int collect_stats; /* statistics from the Parquet footers (Delta's default) */
+} delta_convert_options;
+
+/*
+ * CONVERT TO DELTA parquet.`root` in place: one commit (version 0, operation
+ * CONVERT) adding every Parquet file under the root outside hidden folders,
+ * with partition values from its `col=value` folders (which must name the
+ * partition columns, in order: Delta's DELTA_UNEXPECTED_... errors
+ * otherwise) and statistics from its footer. *n_files_out is the number of
+ * files, -1 when the folder is a Delta table already (nothing is done, as in
+ * Delta). Files of another schema than the first are refused.
+ */
+silt_status delta_convert_parquet(io_store *store, const delta_convert_options *opts,
+                                  int64_t *n_files_out, silt_error *err);
+
+/* ---- CLONE and LIKE ------------------------------------------------------------------------ */
+
+typedef struct delta_clone_options {
+    unsigned version;
+    int like;                 /* CREATE TABLE ... LIKE: metadata only */
+    const char *source_name;  /* for history (CLONE's "source") */
+    const dlog_map *properties; /* TBLPROPERTIES of the statement, over the source's; may be NULL */
+    int is_managed;
+} delta_clone_options;
+
+typedef struct delta_clone_metrics {
+    int64_t source_table_size, source_num_of_files, num_copied_files, copied_files_size;
+} delta_clone_metrics;
+
+/*
+ * DEEP CLONE (like = 0) or LIKE of snapshot src (of the table at source) into a
+ * new table at target: one commit at version 0 (see clone.c).
+ */
+silt_status delta_clone(io_store *target, io_store *source, const delta_snapshot *src,
+                        const delta_clone_options *o, delta_clone_metrics *m, silt_error *err);
+
 #endif
