@@ -453,7 +453,11 @@ static silt_status parse_metadata(parse_ctx *ctx, const cJSON *obj, dlog_metadat
         if (out->format_provider == NULL)
             out->format_provider = "parquet";
     }
-    SILT_RETURN_IF_ERROR(get_string(ctx, obj, "schemaString", 1, &out->schema_string));
+    /* Delta Live Tables' setup commit has no schemaString: an empty schema until a later
+     * metaData gives one (Spark reads it as an empty StructType). */
+    SILT_RETURN_IF_ERROR(get_string(ctx, obj, "schemaString", 0, &out->schema_string));
+    if (out->schema_string == NULL)
+        out->schema_string = DLOG_EMPTY_SCHEMA;
     SILT_RETURN_IF_ERROR(get_string_array(ctx, obj, "partitionColumns", NULL,
                                           &out->n_partition_columns, &out->partition_columns));
     SILT_RETURN_IF_ERROR(get_map(ctx, obj, "configuration", &out->configuration));

@@ -44,6 +44,9 @@ const char *dlog_map_get(const dlog_map *map, const char *key, int *found_out);
 silt_status dlog_map_copy(arena *a, const dlog_map *src, dlog_map *dst, silt_error *err);
 
 /* PROTOCOL: Deletion Vector Descriptor Schema. storage_type 0 = no DV. */
+/* The schema of a metaData without schemaString (Delta Live Tables' setup commit). */
+#define DLOG_EMPTY_SCHEMA "{\"type\":\"struct\",\"fields\":[]}"
+
 typedef struct dlog_dv {
     char storage_type; /* 'u', 'i', 'p' or 0 */
     const char *path_or_inline_dv;

@@ -368,7 +368,9 @@ static silt_status row_metadata(row_ctx *ctx, const col_vec *v, int64_t row, dlo
         if (out->format_provider == NULL)
             out->format_provider = "parquet";
     }
-    SILT_RETURN_IF_ERROR(read_string(ctx, v, "schemaString", row, 1, &out->schema_string));
+    SILT_RETURN_IF_ERROR(read_string(ctx, v, "schemaString", row, 0, &out->schema_string));
+    if (out->schema_string == NULL) /* Delta Live Tables' setup metaData (actions.c) */
+        out->schema_string = DLOG_EMPTY_SCHEMA;
     SILT_RETURN_IF_ERROR(read_strings(ctx, v, "partitionColumns", row, &has,
                                       &out->n_partition_columns, &out->partition_columns));
     SILT_RETURN_IF_ERROR(read_map(ctx, v, "configuration", row, &out->configuration));

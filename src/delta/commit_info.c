@@ -59,9 +59,10 @@ silt_status delta_txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf
     cJSON_AddItemToObject(ci, "operationParameters", params);
     if (txn->read_version >= 0)
         cJSON_AddNumberToObject(ci, "readVersion", (double)txn->read_version);
-    cJSON_AddStringToObject(ci, "isolationLevel", txn->isolation == DELTA_SERIALIZABLE
-                                                       ? "Serializable"
-                                                       : "WriteSerializable");
+    cJSON_AddStringToObject(ci, "isolationLevel",
+                            txn->isolation == DELTA_SERIALIZABLE         ? "Serializable"
+                            : txn->isolation == DELTA_SNAPSHOT_ISOLATION ? "SnapshotIsolation"
+                                                                         : "WriteSerializable");
     cJSON_AddBoolToObject(ci, "isBlindAppend", delta_txn_is_blind_append(txn));
     cJSON_AddItemToObject(ci, "operationMetrics", metrics);
     cJSON_AddStringToObject(ci, "engineInfo", "silt/" SILT_VERSION);

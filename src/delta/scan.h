@@ -104,4 +104,7 @@ void delta_scan_free(delta_scan *scan);
  */
 silt_status delta_scan_missing_file(silt_status rc, int64_t version, silt_error *err);
 
+/* A Parquet statistic as a delta_value of the leaf's type; 0 for types pruning does not use. */
+int delta_scan_stat_value(const pq_stat_value *s, const col_type *t, delta_value *out);
+
 #endif

@@ -12,8 +12,7 @@
 
 #include "delta/scan.h"
 
-/* A Parquet statistic as a delta_value of the leaf's type; 0 for types pruning does not use. */
-static int stat_to_value(const pq_stat_value *s, const col_type *t, delta_value *out)
+int delta_scan_stat_value(const pq_stat_value *s, const col_type *t, delta_value *out)
 {
     memset(out, 0, sizeof(*out));
     out->type = t->id;
@@ -45,8 +44,8 @@ static int leaf_may_match(const dpred *p, const pq_leaf_stats *st, int64_t num_r
 {
     dstats_bounds b;
     memset(&b, 0, sizeof(b));
-    b.has_min = b.has_max = st->has_min_max && stat_to_value(&st->min, st->type, &b.min) &&
-                            stat_to_value(&st->max, st->type, &b.max);
+    b.has_min = b.has_max = st->has_min_max && delta_scan_stat_value(&st->min, st->type, &b.min) &&
+                            delta_scan_stat_value(&st->max, st->type, &b.max);
     b.has_null_count = st->has_null_count;
     b.null_count = st->null_count;
     b.has_rows = 1;

@@ -19,6 +19,7 @@
 
 #include "delta/log.h"
 #include "delta/protocol.h"
+#include "delta/maint.h"
 #include "delta/txn_int.h"
 #include "util/hashmap.h"
 #include "util/mem.h"
@@ -758,6 +759,45 @@ static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
     arena_free(scratch);
 }
 
+/*
+ * delta.compatibility.symlinkFormatManifest.enabled: the manifests of the partitions the
+ * commit touched follow it (all of them when it set metadata, the property perhaps just
+ * turned on), as Delta's post-commit hook. The commit stands whatever happens here.
+ */
+static silt_status maybe_update_manifests(delta_txn *txn, const delta_commit_result *res,
+                                          silt_error *err)
+{
+    const dlog_metadata *md = txn_metadata(txn);
+    const dlog_map **touched = NULL;
+    delta_snapshot *snap = NULL;
+    size_t idx, n = 0;
+    int full = txn->has_metadata;
+    silt_status rc;
+    if (md == NULL || !delta_manifest_auto_update(md))
+        return SILT_OK;
+    touched = arena_calloc(txn->arena, txn->n_actions + 1, sizeof(*touched));
+    if (touched == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < txn->n_actions; idx++) {
+        const dlog_action *a = &txn->actions[idx];
+        if (a->type == DLOG_ADD)
+            touched[n++] = &a->u.add.partition_values;
+        else if (a->type == DLOG_REMOVE && a->u.remove.extended_file_metadata)
+            touched[n++] = &a->u.remove.partition_values;
+        else if (a->type == DLOG_REMOVE)
+            full = 1; /* a remove without its partition values: redo every manifest */
+    }
+    rc = delta_snapshot_load(&snap, txn->store, res->version, err);
+    if (rc == SILT_OK)
+        rc = full ? delta_manifest_generate(txn->store, snap, err)
+                  : delta_manifest_update(txn->store, snap, touched, n, err);
+    delta_snapshot_free(snap);
+    if (rc != SILT_OK)
+        err_context(err, "version %lld was committed, but updating its symlink format "
+                    "manifests (%s) failed", (long long)res->version, DELTA_MANIFEST_PROPERTY);
+    return rc;
+}
+
 silt_status delta_txn_commit(delta_txn *txn, delta_commit_result *result, silt_error *err)
 {
     delta_commit_result local;
@@ -783,5 +823,5 @@ silt_status delta_txn_commit(delta_txn *txn, delta_commit_result *result, silt_e
         return rc;
     txn->committed = 1;
     maybe_checkpoint(txn, res);
-    return SILT_OK;
+    return maybe_update_manifests(txn, res, err);
 }

@@ -109,7 +109,9 @@ int64_t delta_txn_app_version(const delta_snapshot *snap, const char *app_id);
 
 typedef enum delta_isolation {
     DELTA_WRITE_SERIALIZABLE = 0, /* Delta's default */
-    DELTA_SERIALIZABLE
+    DELTA_SERIALIZABLE,
+    /* OPTIMIZE's: it changes no data, so others' appends never conflict with it */
+    DELTA_SNAPSHOT_ISOLATION
 } delta_isolation;
 
 typedef struct delta_txn delta_txn;

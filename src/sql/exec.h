@@ -54,6 +54,12 @@ silt_status sql_exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, sil
 silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 /* Table maintenance (exec_maint.c, docs/maintenance.md). */
 silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_generate(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+/* exec_clone.c: CONVERT TO DELTA; CREATE TABLE ... DEEP CLONE / LIKE into the new table's store. */
+silt_status sql_exec_convert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+silt_status sql_exec_create_copy(binder *b, const sql_stmt *stmt, io_store *target, int managed,
+                                 exec_out *out, silt_error *err);
 silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
 /* DESCRIBE EXTENDED of a Delta table: appends Spark's detail rows (col_name, data_type,

@@ -648,17 +648,15 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
     const char **part_names;
     size_t idx;
     int replacing;
-    (void)out;
     if (stmt->u.create_table.using_fmt != NULL &&
         util_str_casecmp(stmt->u.create_table.using_fmt, "delta") != 0)
         return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE USING %s is not "
                           "supported: silt creates Delta tables (USING DELTA)",
                           stmt->u.create_table.using_fmt);
-    if (stmt->u.create_table.temporary || stmt->u.create_table.like.n_parts > 0 ||
-        stmt->u.create_table.clone || stmt->u.create_table.n_buckets > 0 ||
+    if (stmt->u.create_table.temporary || stmt->u.create_table.n_buckets > 0 ||
         stmt->u.create_table.cluster_by.n > 0)
         return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE with TEMPORARY, "
-                          "LIKE, CLONE, CLUSTER BY or buckets is not supported yet");
+                          "CLUSTER BY or buckets is not supported yet");
     SILT_RETURN_IF_ERROR(create_target(b, stmt, &t, &managed, &cat_location, err));
     replacing = (stmt->u.create_table.or_replace || stmt->u.create_table.replace) && t.exists &&
                 (t.in_catalog || t.database == NULL);
@@ -677,6 +675,19 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
                               t.database, t.name);
         return sql_bind_error(b, err, n->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] Table %s "
                           "already exists", t.display);
+    }
+    if (stmt->u.create_table.like.n_parts > 0 || stmt->u.create_table.clone) {
+        /* DEEP CLONE / LIKE (exec_clone.c) into a new table */
+        if (replacing)
+            return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE OR REPLACE TABLE ... "
+                              "CLONE or LIKE is not supported yet");
+        if (t.exists)
+            return sql_bind_error(b, err, n->pos, SILT_EXISTS, "[DELTA_TABLE_ALREADY_EXISTS] Table "
+                              "%s already exists", t.display);
+        SILT_RETURN_IF_ERROR(open_store(b, &t, 1, err));
+        SILT_RETURN_IF_ERROR(sql_exec_create_copy(b, stmt, t.store, managed, out, err));
+        return t.database != NULL ? register_table(b, stmt, &t, managed, cat_location, err)
+                                  : SILT_OK;
     }
     if (t.exists && !replacing) {
         /* A catalog name over an existing Delta folder: register it, schema from its log. */

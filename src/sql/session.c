@@ -952,6 +952,9 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_RESTORE: rc = sql_exec_restore(&b, stmt, &out, err); break;
     case SQL_STMT_ALTER_TABLE: rc = sql_exec_alter_table(&b, stmt, &out, err); break;
     case SQL_STMT_VACUUM: rc = sql_exec_vacuum(&b, stmt, &out, err); break;
+    case SQL_STMT_OPTIMIZE: rc = sql_exec_optimize(&b, stmt, &out, err); break;
+    case SQL_STMT_GENERATE: rc = sql_exec_generate(&b, stmt, &out, err); break;
+    case SQL_STMT_CONVERT: rc = sql_exec_convert(&b, stmt, &out, err); break;
     default:
         rc = stmt->u.describe.what == SQL_DESCRIBE_DETAIL
                  ? sql_exec_describe_detail(&b, stmt, &out, err)
@@ -978,6 +981,9 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_CREATE_DATABASE:
     case SQL_STMT_RESTORE:
     case SQL_STMT_VACUUM:
+    case SQL_STMT_OPTIMIZE:
+    case SQL_STMT_GENERATE:
+    case SQL_STMT_CONVERT:
     case SQL_STMT_ALTER_TABLE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);

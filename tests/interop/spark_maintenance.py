@@ -1,0 +1,257 @@
+#!/usr/bin/env python3
+"""Table maintenance between silt and Spark with Delta (issue 19).
+
+    spark_maintenance.py SILT_BIN WORK_DIR
+
+1. silt's OPTIMIZE: Spark reads the same rows from fewer files; every add
+   and remove of the commit has dataChange = false; Spark's DESCRIBE HISTORY
+   shows OPTIMIZE with silt's metrics. Then silt's ZORDER BY, the same.
+2. silt's VACUUM RETAIN 0 HOURS (check off): Spark reads the current version
+   right; an older version whose files went fails in Spark too; Spark's own
+   VACUUM DRY RUN then finds nothing more to delete.
+3. Spark's OPTIMIZE and VACUUM on a table silt wrote, then silt's OPTIMIZE,
+   VACUUM and INSERT on it, interleaved: both read the same rows at the end.
+   Spark deletes rows with deletion vectors; silt's OPTIMIZE applies them.
+4. Manifests: silt's GENERATE symlink_format_manifest, read as Presto would
+   (only the files listed, partition values from the folder names) gives the
+   table's rows; Spark's manifest of the same table lists the same files.
+   With delta.compatibility.symlinkFormatManifest.enabled, after silt's
+   UPDATE the manifests list the new files and read the new rows.
+5. silt's CONVERT TO DELTA of a Parquet folder Spark wrote (partitioned),
+   read by Spark with silt's footer statistics; silt's DEEP CLONE of it, read
+   by Spark, unchanged by a later DELETE on the source.
+
+Runs under <repo>/.peers/venv/bin/python (re-executing itself there).
+Without the venv it exits 77 (skip), or 1 when CI=true.
+"""
+import glob
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from urllib.parse import unquote
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "tests" / "peers"))
+from peers import reexec_in_venv  # noqa: E402
+
+reexec_in_venv(__file__)
+os.environ["TZ"] = "UTC"
+
+SILT = sys.argv[1]
+WORK = Path(sys.argv[2])
+FAILURES = []
+
+
+def silt(sql, ok=True):
+    proc = subprocess.run([SILT, "sql", "--format", "csv",
+                           "SET spark.databricks.delta.retentionDurationCheck.enabled = false; "
+                           + sql], capture_output=True, text=True)
+    if ok and proc.returncode != 0:
+        raise SystemExit("silt failed on %s:\n%s" % (sql, proc.stderr))
+    return proc
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what)
+    if not cond:
+        FAILURES.append(what)
+
+
+def commit(table, version):
+    with open(table / "_delta_log" / ("%020d.json" % version)) as f:
+        return [json.loads(line) for line in f if line.strip()]
+
+
+def latest(table):
+    return max(int(n[:20]) for n in os.listdir(table / "_delta_log")
+               if n.endswith(".json") and n[:20].isdigit())
+
+
+def spark_rows(spark, table, version=None):
+    reader = spark.read.format("delta")
+    if version is not None:
+        reader = reader.option("versionAsOf", version)
+    return sorted(tuple(r) for r in reader.load(str(table)).collect())
+
+
+def n_files(spark, table):
+    return spark.sql(f"DESCRIBE DETAIL delta.`{table}`").collect()[0]["numFiles"]
+
+
+def silt_rows(table, cols):
+    out = silt(f"SELECT {cols} FROM delta.`{table}`").stdout.strip().splitlines()[1:]
+    return out
+
+
+def optimize_case(spark):
+    t = WORK / "opt"
+    silt(f"CREATE TABLE delta.`{t}` (id BIGINT, s STRING, p INT) USING DELTA PARTITIONED BY (p)")
+    for k in range(6):
+        silt(f"INSERT INTO delta.`{t}` SELECT id, 'v' || id, CAST(id % 2 AS INT) "
+             f"FROM range({k * 100}, {(k + 1) * 100})")
+    before, files_before = spark_rows(spark, t), n_files(spark, t)
+    silt(f"OPTIMIZE delta.`{t}`")
+    acts = commit(t, latest(t))
+    changes = [a.get("add") or a.get("remove") for a in acts if "add" in a or "remove" in a]
+    check(all(c["dataChange"] is False for c in changes) and len(changes) == 14,
+          "silt OPTIMIZE: 12 removes and 2 adds, all dataChange false")
+    check(spark_rows(spark, t) == before, "Spark reads the same rows after silt's OPTIMIZE")
+    check(n_files(spark, t) == 2 < files_before, "Spark counts 2 files instead of %d"
+          % files_before)
+    hist = spark.sql(f"DESCRIBE HISTORY delta.`{t}` LIMIT 1").collect()[0]
+    check(hist["operation"] == "OPTIMIZE" and hist["operationMetrics"]["numRemovedFiles"] == "12",
+          "Spark's history shows silt's OPTIMIZE and its metrics")
+    silt(f"OPTIMIZE delta.`{t}` ZORDER BY (id, s)")
+    check(spark_rows(spark, t) == before, "Spark reads the same rows after silt's ZORDER BY")
+    # Spark's data skipping on silt's statistics of the optimized files
+    got = spark.sql(f"SELECT count(*) FROM delta.`{t}` WHERE id = 5").collect()[0][0]
+    check(got == 1, "Spark's point query on the z-ordered table")
+
+
+def vacuum_case(spark):
+    t = WORK / "vac"
+    silt(f"CREATE TABLE delta.`{t}` (id BIGINT) USING DELTA")
+    silt(f"INSERT INTO delta.`{t}` SELECT id FROM range(10)")
+    silt(f"INSERT INTO delta.`{t}` SELECT id FROM range(10, 20)")
+    silt(f"DELETE FROM delta.`{t}` WHERE id < 10")  # version 3: the first file is removed
+    old = spark_rows(spark, t, 1)
+    out = silt(f"VACUUM delta.`{t}` RETAIN 0 HOURS DRY RUN").stdout
+    check(out.count(".parquet") == 1, "silt's DRY RUN lists the one removed file")
+    silt(f"VACUUM delta.`{t}` RETAIN 0 HOURS")
+    check(spark_rows(spark, t) == [(i,) for i in range(10, 20)],
+          "Spark reads the current version after silt's VACUUM")
+    try:
+        spark_rows(spark, t, 1)
+        failed = False
+    except Exception:  # noqa: BLE001 - Spark's FileNotFound in whatever wrapper
+        failed = True
+    check(failed and len(old) == 10, "Spark fails to read version 1, whose file VACUUM deleted")
+    ops = [r["operation"] for r in spark.sql(f"DESCRIBE HISTORY delta.`{t}` LIMIT 2").collect()]
+    check(ops == ["VACUUM END", "VACUUM START"], "Spark's history shows VACUUM START/END: %s" % ops)
+    spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
+    left = spark.sql(f"VACUUM delta.`{t}` RETAIN 0 HOURS DRY RUN").collect()
+    check(len(left) == 0, "Spark's VACUUM DRY RUN finds nothing silt left: %s" % left)
+
+
+def interleave_case(spark):
+    t = WORK / "mix"
+    silt(f"CREATE TABLE delta.`{t}` (id BIGINT, p INT) USING DELTA PARTITIONED BY (p) "
+         "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')")
+    for k in range(4):
+        silt(f"INSERT INTO delta.`{t}` SELECT id, CAST(id % 3 AS INT) FROM "
+             f"range({k * 50}, {(k + 1) * 50})")
+    spark.sql(f"OPTIMIZE delta.`{t}`").collect()
+    spark.sql(f"DELETE FROM delta.`{t}` WHERE id % 10 = 0")  # deletion vectors
+    dv = any("add" in a and a["add"].get("deletionVector") for a in commit(t, latest(t)))
+    check(dv, "Spark's DELETE wrote deletion vectors")
+    silt(f"INSERT INTO delta.`{t}` SELECT id, CAST(id % 3 AS INT) FROM range(200, 230)")
+    res = silt(f"OPTIMIZE delta.`{t}`").stdout
+    check('""numDeletionVectorsRemoved"":' in res, "silt's OPTIMIZE applied the deletion vectors")
+    after = commit(t, latest(t))
+    check(not any("add" in a and a["add"].get("deletionVector") for a in after),
+          "silt's compacted files carry no deletion vector")
+    spark.sql(f"VACUUM delta.`{t}` RETAIN 0 HOURS").collect()
+    silt(f"VACUUM delta.`{t}` RETAIN 0 HOURS")
+    spark.sql(f"INSERT INTO delta.`{t}` VALUES (1000, 1)")
+    spark.sql(f"OPTIMIZE delta.`{t}` WHERE p = 1").collect()
+    want = sorted([(i, i % 3) for i in range(230) if i % 10 != 0] + [(1000, 1)])
+    check(spark_rows(spark, t) == want, "Spark reads the interleaved table right")
+    got = sorted(tuple(int(x) for x in line.split(",")) for line in silt_rows(t, "id, p"))
+    check(got == want, "silt reads the interleaved table right")
+
+
+def read_manifests(spark, table, cols):
+    """Rows as Presto reads them: the listed files only, partitions from the folders."""
+    import pyarrow.parquet as pq
+    rows = []
+    for mf in glob.glob(str(table / "_symlink_format_manifest" / "**" / "manifest"),
+                        recursive=True):
+        rel = os.path.relpath(os.path.dirname(mf), table / "_symlink_format_manifest")
+        part = {}
+        if rel != ".":
+            for seg in rel.split(os.sep):
+                k, v = seg.split("=", 1)
+                part[k] = unquote(v)
+        for line in open(mf).read().splitlines():
+            path = line[len("file:"):] if line.startswith("file:") else line
+            data = pq.read_table(path).to_pylist()
+            for r in data:
+                r.update({k: (None if v == "__HIVE_DEFAULT_PARTITION__" else int(v))
+                          for k, v in part.items()})
+                rows.append(tuple(r[c] for c in cols))
+    return sorted(rows, key=repr)
+
+
+def listed(table):
+    out = set()
+    for mf in glob.glob(str(table / "_symlink_format_manifest" / "**" / "manifest"),
+                        recursive=True):
+        out |= set(open(mf).read().splitlines())
+    return out
+
+
+def manifest_case(spark):
+    t = WORK / "man"
+    silt(f"CREATE TABLE delta.`{t}` (id BIGINT, s STRING, p INT) USING DELTA PARTITIONED BY (p)")
+    silt(f"INSERT INTO delta.`{t}` SELECT id, 'v' || id, CAST(id % 3 AS INT) FROM range(30)")
+    silt(f"INSERT INTO delta.`{t}` VALUES (100, 'x', NULL)")
+    silt(f"DELETE FROM delta.`{t}` WHERE id = 4")
+    silt(f"GENERATE symlink_format_manifest FOR TABLE delta.`{t}`")
+    want = sorted(spark_rows(spark, t), key=repr)
+    check(read_manifests(spark, t, ["id", "s", "p"]) == want,
+          "the manifests read as Presto give the table's rows")
+    mine = listed(t)
+    spark.sql(f"GENERATE symlink_format_manifest FOR TABLE delta.`{t}`")
+    check(listed(t) == mine, "Spark's manifests list the same files as silt's")
+    silt(f"ALTER TABLE delta.`{t}` SET TBLPROPERTIES "
+         "('delta.compatibility.symlinkFormatManifest.enabled' = 'true')")
+    silt(f"UPDATE delta.`{t}` SET s = 'upd' WHERE p = 1")
+    want = sorted(spark_rows(spark, t), key=repr)
+    got = read_manifests(spark, t, ["id", "s", "p"])
+    check(got == want and any(r[1] == "upd" for r in got),
+          "after silt's UPDATE with auto-update the manifests read the new rows")
+    live = {"file:%s/%s" % (t, unquote(a["add"]["path"]))
+            for v in range(latest(t) + 1) for a in commit(t, v) if "add" in a}
+    check(listed(t) <= live, "the manifests list only files the log added")
+
+
+def convert_clone_case(spark):
+    src = WORK / "pq"
+    df = spark.range(0, 300).selectExpr("id", "cast(id % 3 as int) as p", "concat('v', id) as s")
+    df.write.partitionBy("p").parquet(str(src))
+    want = sorted(tuple(r) for r in df.select("id", "s", "p").collect())
+    silt(f"CONVERT TO DELTA parquet.`{src}` PARTITIONED BY (p INT)")
+    check(spark_rows(spark, src) == want, "Spark reads the table silt converted from its Parquet")
+    stats = [json.loads(a["add"]["stats"]) for a in commit(src, 0) if "add" in a]
+    check(all(st["numRecords"] > 0 and "minValues" in st for st in stats),
+          "silt's CONVERT collected statistics from the footers")
+    got = spark.sql(f"SELECT count(*) FROM delta.`{src}` WHERE id = 7 AND p = 1").collect()[0][0]
+    check(got == 1, "Spark's query on the converted table")
+    clone = WORK / "clone"
+    silt(f"CREATE TABLE delta.`{clone}` DEEP CLONE delta.`{src}`")
+    check(spark_rows(spark, clone) == want, "Spark reads silt's DEEP CLONE")
+    spark.sql(f"DELETE FROM delta.`{src}` WHERE p = 0")
+    check(spark_rows(spark, clone) == want, "the clone keeps its rows when the source changes")
+
+
+def main():
+    from peers import spark_session
+    shutil.rmtree(WORK, ignore_errors=True)
+    WORK.mkdir(parents=True)
+    spark = spark_session()
+    # VACUUM and CONVERT list folders with this many tasks (10,000 by default): minutes locally
+    spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
+    for case in (optimize_case, vacuum_case, interleave_case, manifest_case, convert_clone_case):
+        try:
+            case(spark)
+        except Exception as e:  # noqa: BLE001 - report and go on
+            check(False, "%s raised %s: %s" % (case.__name__, type(e).__name__, str(e)[:500]))
+    print("%d failed" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
