@@ -158,6 +158,7 @@ static silt_status copy_table(arena *a, const cat_table *src, cat_table *dst, si
     dst->location = src->location ? arena_strdup(a, src->location) : NULL;
     dst->comment = src->comment ? arena_strdup(a, src->comment) : NULL;
     dst->view_text = src->view_text ? arena_strdup(a, src->view_text) : NULL;
+    dst->view_schema = src->view_schema ? arena_strdup(a, src->view_schema) : NULL;
     dst->created_micros = src->created_micros ? src->created_micros : time_now_micros();
     dst->n_properties = src->n_properties;
     if (dst->database == NULL || dst->name == NULL)
@@ -333,6 +334,8 @@ static silt_status state_to_json(const cat_state *state, int64_t version, char *
         ok = ok && add_opt_string(item, "location", t->location);
         ok = ok && add_opt_string(item, "comment", t->comment);
         ok = ok && add_opt_string(item, "viewText", t->view_text);
+        if (t->view_schema != NULL)
+            ok = ok && add_opt_string(item, "viewSchema", t->view_schema);
         ok = ok && cJSON_AddNumberToObject(item, "createdTime", (double)(t->created_micros / 1000)) != NULL;
         if (ok)
             cJSON_AddItemToObject(item, "properties", props);
@@ -450,6 +453,7 @@ static silt_status state_from_json(cat_state *state, const char *text, size_t le
         t->location = arena_strdup(state->arena, json_string(item, "location"));
         t->comment = arena_strdup(state->arena, json_string(item, "comment"));
         t->view_text = arena_strdup(state->arena, json_string(item, "viewText"));
+        t->view_schema = arena_strdup(state->arena, json_string(item, "viewSchema"));
         t->created_micros = cJSON_IsNumber(created) ? (int64_t)created->valuedouble * 1000 : 0;
         if (t->database == NULL || t->name == NULL) {
             rc = err_set(err, SILT_CORRUPT, "catalog table entry lacks a database or name");

@@ -49,6 +49,9 @@ typedef struct cat_table {
     const char *location;  /* managed: relative to the warehouse; external: as given */
     const char *comment;
     const char *view_text; /* views only: the query */
+    /* views only: what Spark keeps of a view besides its text, as a JSON object
+     * (sql's exec_view.c: columns, their types and comments, the namespace) */
+    const char *view_schema;
     size_t n_properties;
     cat_property *properties;
     int64_t created_micros;

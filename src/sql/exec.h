@@ -62,12 +62,35 @@ silt_status sql_exec_create_copy(binder *b, const sql_stmt *stmt, io_store *targ
                                  exec_out *out, silt_error *err);
 silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
-/* DESCRIBE EXTENDED of a Delta table: appends Spark's detail rows (col_name, data_type,
- * comment triples) to the column rows in *cells. */
-silt_status sql_exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
-                                   size_t *n_rows, silt_error *err);
 silt_status sql_exec_describe_history(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err);
+
+/* ---- exec_show.c: the catalog's read-only statements, as string cells (row-major) */
+
+/* Spark's simpleString of a type (int, decimal(10,2), struct<a:int>); session.c. */
+silt_status sql_spark_type_name(const col_type *t, buf *out, silt_error *err);
+/* A Delta table's properties as Spark lists them (configuration, protocol), sorted by key. */
+silt_status sql_exec_table_properties(binder *b, const exec_target *t, cat_property **out,
+                                      size_t *n_out, silt_error *err);
+/* SHOW TBLPROPERTIES / COLUMNS / CREATE TABLE / PARTITIONS and DESCRIBE DATABASE. */
+silt_status sql_exec_show(binder *b, const sql_stmt *stmt, const char *const **names,
+                          size_t *n_cols, const char ***rows, size_t *n_rows, silt_error *err);
+/* DESCRIBE [EXTENDED] t: adds the partition and detail rows to the column rows. */
+silt_status sql_exec_describe_more(binder *b, const sql_stmt *stmt, const char ***rows,
+                                   size_t *n_rows, silt_error *err);
+
+/* ---- exec_view.c: views kept in the catalog */
+
+silt_status sql_exec_create_view(binder *b, const sql_stmt *stmt, silt_error *err);
+/* DROP VIEW of a catalog view; *found 0 (nothing done) when there is none. */
+silt_status sql_exec_drop_view(binder *b, const sql_stmt *stmt, int *found, silt_error *err);
+silt_status sql_exec_view_describe(binder *b, const sql_stmt *stmt, const cat_table *view,
+                                   const char ***rows, size_t *n_rows, silt_error *err);
+silt_status sql_exec_view_create_text(binder *b, const cat_table *view, arena *a,
+                                      const char ***cells, size_t *n_cells, silt_error *err);
+/* The stored column names of a view, in order (n_out 0 when the entry has none). */
+silt_status sql_exec_view_columns(binder *b, const cat_table *view, const char ***names_out,
+                                  size_t *n_out, const char **namespace_out, silt_error *err);
 
 /*
  * The session's silt.commit.retryTimeout in ms (0 when

@@ -55,6 +55,19 @@ silt_status sql_exec_create_database(binder *b, const sql_stmt *stmt, exec_out *
     }
     db.comment = stmt->u.create_database.comment;
     db.created_micros = time_now_micros();
+    db.n_properties = stmt->u.create_database.properties.n;
+    db.properties = arena_calloc(b->a, db.n_properties + 1, sizeof(cat_property));
+    if (db.properties == NULL)
+        return err_nomem(err);
+    {
+        size_t idx;
+        for (idx = 0; idx < db.n_properties; idx++) {
+            db.properties[idx].key = stmt->u.create_database.properties.items[idx].key;
+            db.properties[idx].value = stmt->u.create_database.properties.items[idx].value
+                                           ? stmt->u.create_database.properties.items[idx].value
+                                           : "";
+        }
+    }
     if (db.location == NULL)
         return err_nomem(err);
     rc = catalog_commit(b->s->cat, add_db_change, &db, NULL, err);
@@ -139,6 +152,21 @@ silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_e
             return sql_bind_error(b, err, n->pos, SILT_BIND, "DROP TABLE needs a catalog table, not "
                               "a path; delete the folder to remove a path table");
         SILT_RETURN_IF_ERROR(need_catalog(b, stmt->pos, "DROP TABLE", err));
+        if (n->n_parts <= 2) {
+            int is_view;
+            SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+            ct = catalog_state_find_table(state, n->n_parts == 2 ? n->parts[0].name
+                                                                 : b->s->database,
+                                          n->parts[n->n_parts - 1].name);
+            is_view = ct != NULL && ct->kind == CAT_VIEW;
+            catalog_state_free(state);
+            if (is_view)
+                return sql_bind_error(b, err, n->pos, SILT_BIND, "[WRONG_COMMAND_FOR_OBJECT_TYPE] "
+                                      "The operation DROP TABLE requires a EXTERNAL or MANAGED. "
+                                      "But spark_catalog.%s.%s is a VIEW. Use DROP VIEW instead",
+                                      n->n_parts == 2 ? n->parts[0].name : b->s->database,
+                                      n->parts[n->n_parts - 1].name);
+        }
         SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, &t, err));
         if (!t.in_catalog) {
             if (stmt->u.drop.if_exists)
@@ -512,114 +540,4 @@ silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out,
     if (stmt->u.alter.what == SQL_ALTER_ADD_COLUMNS)
         return alter_add_columns(b, stmt, &t, err);
     return alter_properties(b, stmt, &t, err);
-}
-
-/* ---------------------------------------------------------------- DESCRIBE EXTENDED */
-
-typedef struct rows3 {
-    binder *b;
-    const char **cells;
-    size_t n, cap;
-} rows3;
-
-static silt_status row3(rows3 *r, const char *a, const char *b2, const char *c, silt_error *err)
-{
-    if (r->n == r->cap) {
-        size_t cap = r->cap ? r->cap * 2 : 32;
-        const char **grown = arena_calloc(r->b->a, cap * 3 + 3, sizeof(char *));
-        if (grown == NULL)
-            return err_nomem(err);
-        memcpy(grown, r->cells, r->n * 3 * sizeof(char *));
-        r->cells = grown;
-        r->cap = cap;
-    }
-    r->cells[3 * r->n] = a;
-    r->cells[3 * r->n + 1] = b2;
-    r->cells[3 * r->n + 2] = c;
-    r->n++;
-    return a != NULL && b2 != NULL ? SILT_OK : err_nomem(err);
-}
-
-static silt_status detail_rows(binder *b, const exec_target *t, rows3 *r, silt_error *err)
-{
-    const dlog_metadata *md = &t->snap->metadata;
-    cat_state *state = NULL;
-    const cat_table *ct = NULL;
-    buf props = BUF_INIT;
-    size_t idx;
-    silt_status rc = SILT_OK;
-    if (md->n_partition_columns > 0) {
-        SILT_RETURN_IF_ERROR(row3(r, "", "", NULL, err));
-        SILT_RETURN_IF_ERROR(row3(r, "# Partitioning", "", NULL, err));
-        for (idx = 0; idx < md->n_partition_columns; idx++)
-            SILT_RETURN_IF_ERROR(row3(r, arena_sprintf(b->a, "Part %zu", idx),
-                                      md->partition_columns[idx], NULL, err));
-    }
-    SILT_RETURN_IF_ERROR(row3(r, "", "", NULL, err));
-    SILT_RETURN_IF_ERROR(row3(r, "# Detailed Table Information", "", NULL, err));
-    if (t->in_catalog) {
-        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-        ct = catalog_state_find_table(state, t->database, t->name);
-    }
-    if (ct != NULL) {
-        rc = row3(r, "Catalog", "spark_catalog", NULL, err);
-        if (rc == SILT_OK)
-            rc = row3(r, "Database", arena_strdup(b->a, ct->database), NULL, err);
-        if (rc == SILT_OK)
-            rc = row3(r, "Table", arena_strdup(b->a, ct->name), NULL, err);
-        if (rc == SILT_OK)
-            rc = row3(r, "Type", catalog_table_kind_name(ct->kind), NULL, err);
-        if (rc == SILT_OK && ct->comment != NULL)
-            rc = row3(r, "Comment", arena_strdup(b->a, ct->comment), NULL, err);
-    } else {
-        rc = row3(r, "Name", t->display, NULL, err);
-    }
-    catalog_state_free(state);
-    SILT_RETURN_IF_ERROR(rc);
-    SILT_RETURN_IF_ERROR(row3(r, "Location", arena_sprintf(b->a, "file:%s", t->path), NULL, err));
-    SILT_RETURN_IF_ERROR(row3(r, "Provider", "delta", NULL, err));
-    rc = buf_printf(&props, err, "[delta.minReaderVersion=%d,delta.minWriterVersion=%d",
-                    t->snap->protocol.min_reader_version, t->snap->protocol.min_writer_version);
-    for (idx = 0; rc == SILT_OK && idx < md->configuration.n; idx++)
-        rc = buf_printf(&props, err, ",%s=%s", md->configuration.items[idx].key,
-                        md->configuration.items[idx].value ? md->configuration.items[idx].value
-                                                           : "");
-    if (rc == SILT_OK)
-        rc = buf_append_char(&props, ']', err);
-    if (rc == SILT_OK)
-        rc = row3(r, "Table Properties", arena_strdup(b->a, buf_cstr(&props)), NULL, err);
-    buf_clear(&props);
-    return rc;
-}
-
-silt_status sql_exec_describe_extended(binder *b, const sql_stmt *stmt, const char ***cells,
-                                   size_t *n_rows, silt_error *err)
-{
-    exec_target t;
-    rows3 r;
-    memset(&r, 0, sizeof(r));
-    r.b = b;
-    r.cells = *cells;
-    r.n = r.cap = *n_rows;
-    if (!stmt->u.describe.extended || stmt->u.describe.what != SQL_DESCRIBE_TABLE ||
-        stmt->u.describe.column.n_parts > 0)
-        return SILT_OK;
-    {
-        /* Only Delta tables have the detail; views and files keep the plain rows. */
-        const sql_name *n = &stmt->u.describe.name;
-        if (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") != 0 && !n->is_path &&
-            (util_str_casecmp(n->parts[0].name, "parquet") == 0 ||
-             util_str_casecmp(n->parts[0].name, "csv") == 0 || util_str_casecmp(n->parts[0].name, "json") == 0))
-            return SILT_OK;
-        if (sql_exec_resolve_target(b, n, &t, err) != SILT_OK) {
-            err_clear(err);
-            return SILT_OK;
-        }
-    }
-    if (!t.exists)
-        return SILT_OK;
-    SILT_RETURN_IF_ERROR(detail_rows(b, &t, &r, err));
-    *cells = r.cells;
-    *n_rows = r.n;
-    return SILT_OK;
 }

@@ -639,9 +639,11 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
     const char *vname = name->parts[name->n_parts - 1].name;
     sql_view **slot, *v;
     size_t idx;
-    if (!stmt->u.create_view.temporary)
-        return err_set(err, SILT_UNSUPPORTED, "only TEMPORARY views are supported yet; "
-                       "write CREATE TEMPORARY VIEW %s", vname);
+    if (!stmt->u.create_view.temporary) {
+        binder b;
+        binder_init(&b, s, res, text, len);
+        return sql_exec_create_view(&b, stmt, err);
+    }
     if (name->n_parts != 1)
         return err_set(err, SILT_BIND, "[TEMP_VIEW_NAME_TOO_MANY_NAME_PARTS] temporary view "
                        "name \"%s\" must be a single name", vname);
@@ -716,15 +718,26 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
     return SILT_OK;
 }
 
-static silt_status run_drop_view(sql_session *s, const sql_stmt *stmt, silt_error *err)
+static silt_status run_drop_view(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                                 const char *text, size_t len, silt_error *err)
 {
     const sql_name *name = &stmt->u.drop.name;
-    sql_view **slot = find_view_slot(s, name->parts[name->n_parts - 1].name);
+    sql_view **slot =
+        name->n_parts == 1 ? find_view_slot(s, name->parts[name->n_parts - 1].name) : NULL;
     if (slot == NULL) {
-        if (stmt->u.drop.if_exists)
+        binder b;
+        int found;
+        binder_init(&b, s, res, text, len);
+        SILT_RETURN_IF_ERROR(sql_exec_drop_view(&b, stmt, &found, err));
+        if (found || stmt->u.drop.if_exists)
             return SILT_OK;
-        return err_set(err, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The view `%s` cannot be "
-                       "found", name->parts[name->n_parts - 1].name);
+        if (name->n_parts == 2)
+            return err_set(err, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The table or view "
+                           "`spark_catalog`.`%s`.`%s` cannot be found", name->parts[0].name,
+                           name->parts[1].name);
+        return err_set(err, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The table or view "
+                       "`spark_catalog`.`%s`.`%s` cannot be found", s->database,
+                       name->parts[name->n_parts - 1].name);
     }
     *slot = (*slot)->next;
     return SILT_OK;
@@ -752,7 +765,7 @@ static silt_status run_use(sql_session *s, const sql_stmt *stmt, silt_error *err
 }
 
 /* Spark's simpleString of a type: int, bigint, decimal(10,2), struct<a:int>, ... */
-static silt_status spark_type_name(const col_type *t, buf *out, silt_error *err)
+silt_status sql_spark_type_name(const col_type *t, buf *out, silt_error *err)
 {
     static const char *const names[] = {
         "void", "boolean", "tinyint", "smallint", "int", "bigint", "float", "double", "decimal",
@@ -764,18 +777,18 @@ static silt_status spark_type_name(const col_type *t, buf *out, silt_error *err)
         SILT_RETURN_IF_ERROR(buf_append_str(out, "struct<", err));
         for (idx = 0; idx < t->n_fields; idx++) {
             SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s%s:", idx ? "," : "", t->fields[idx].name));
-            SILT_RETURN_IF_ERROR(spark_type_name(t->fields[idx].type, out, err));
+            SILT_RETURN_IF_ERROR(sql_spark_type_name(t->fields[idx].type, out, err));
         }
         return buf_append_char(out, '>', err);
     case COL_ARRAY:
         SILT_RETURN_IF_ERROR(buf_append_str(out, "array<", err));
-        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[0].type, out, err));
+        SILT_RETURN_IF_ERROR(sql_spark_type_name(t->fields[0].type, out, err));
         return buf_append_char(out, '>', err);
     case COL_MAP:
         SILT_RETURN_IF_ERROR(buf_append_str(out, "map<", err));
-        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[0].type, out, err));
+        SILT_RETURN_IF_ERROR(sql_spark_type_name(t->fields[0].type, out, err));
         SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
-        SILT_RETURN_IF_ERROR(spark_type_name(t->fields[1].type, out, err));
+        SILT_RETURN_IF_ERROR(sql_spark_type_name(t->fields[1].type, out, err));
         return buf_append_char(out, '>', err);
     default:
         return buf_append_str(out, (size_t)t->id < sizeof(names) / sizeof(names[0])
@@ -812,7 +825,7 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
         return err_nomem(err);
     for (idx = 0; idx < p.scope.n; idx++) {
         buf t = BUF_INIT;
-        silt_status rc = spark_type_name(p.scope.cols[idx].type, &t, err);
+        silt_status rc = sql_spark_type_name(p.scope.cols[idx].type, &t, err);
         cells[3 * idx] = p.scope.cols[idx].name;
         cells[3 * idx + 1] = rc == SILT_OK ? arena_strdup(res->arena, buf_cstr(&t)) : NULL;
         cells[3 * idx + 2] = NULL;
@@ -823,7 +836,7 @@ static silt_status run_describe(sql_session *s, sql_result *res, const sql_stmt 
     }
     {
         size_t n_rows = p.scope.n;
-        SILT_RETURN_IF_ERROR(sql_exec_describe_extended(&b, stmt, &cells, &n_rows, err));
+        SILT_RETURN_IF_ERROR(sql_exec_describe_more(&b, stmt, &cells, &n_rows, err));
         return string_result(res, names, 3, cells, n_rows, err);
     }
 }
@@ -863,23 +876,51 @@ static int show_like(const char *pattern, const char *name)
     return 0;
 }
 
+/* Sorts the first n rows of three cells by their second (the name). */
+static void sort_rows3(const char **cells, size_t n)
+{
+    size_t i, j, k;
+    for (i = 1; i < n; i++)
+        for (j = i; j > 0 && cells[3 * j + 1] != NULL && cells[3 * j - 2] != NULL &&
+                    strcmp(cells[3 * j + 1], cells[3 * j - 2]) < 0;
+             j--)
+            for (k = 0; k < 3; k++) {
+                const char *tmp = cells[3 * j + k];
+                cells[3 * j + k] = cells[3 * (j - 1) + k];
+                cells[3 * (j - 1) + k] = tmp;
+            }
+}
+
+/* SHOW TBLPROPERTIES/COLUMNS/CREATE TABLE/PARTITIONS, DESCRIBE DATABASE (exec_show.c). */
+static silt_status run_catalog_rows(sql_session *s, sql_result *res, const sql_stmt *stmt,
+                                    const char *text, size_t len, silt_error *err)
+{
+    binder b;
+    const char *const *names;
+    const char **cells;
+    size_t n_cols, n_rows;
+    binder_init(&b, s, res, text, len);
+    SILT_RETURN_IF_ERROR(sql_exec_show(&b, stmt, &names, &n_cols, &cells, &n_rows, err));
+    return string_result(res, names, n_cols, cells, n_rows, err);
+}
+
 /* SHOW TABLES [IN db] [LIKE 'p'] (with temporary views) and SHOW DATABASES. */
 static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stmt,
-                            silt_error *err)
+                            const char *text, size_t len, silt_error *err)
 {
     static const char *const table_cols[] = {"namespace", "tableName", "isTemporary"};
+    static const char *const view_cols[] = {"namespace", "viewName", "isTemporary"};
     static const char *const db_cols[] = {"namespace"};
     const char *db = stmt->u.show.in.n_parts > 0
                          ? stmt->u.show.in.parts[stmt->u.show.in.n_parts - 1].name : s->database;
     cat_state *state = NULL;
     const char **cells;
-    size_t n = 0, cap, idx;
+    size_t n = 0, n_catalog = 0, cap, idx;
     const sql_view *v;
     silt_status rc = SILT_OK;
     int dbs = stmt->u.show.what == SQL_SHOW_DATABASES;
     if (!dbs && stmt->u.show.what != SQL_SHOW_TABLES && stmt->u.show.what != SQL_SHOW_VIEWS)
-        return err_set(err, SILT_UNSUPPORTED, "this SHOW statement is not supported by the query "
-                       "engine yet");
+        return run_catalog_rows(s, res, stmt, text, len, err);
     if (s->cat != NULL)
         SILT_RETURN_IF_ERROR(catalog_load(s->cat, &state, err));
     cap = 4 + (state ? state->n_tables + state->n_databases : 0);
@@ -906,6 +947,7 @@ static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stm
             cells[3 * n + 1] = arena_strdup(res->arena, t->name);
             cells[3 * n++ + 2] = "false";
         }
+        n_catalog = n;
         for (v = s->views; v != NULL; v = v->next) {
             if (!show_like(stmt->u.show.like, v->name))
                 continue;
@@ -919,7 +961,11 @@ static silt_status run_show(sql_session *s, sql_result *res, const sql_stmt *stm
         if (cells[idx] == NULL)
             rc = err_nomem(err);
     SILT_RETURN_IF_ERROR(rc);
-    return string_result(res, dbs ? db_cols : table_cols, dbs ? 1 : 3, cells, n, err);
+    if (!dbs) /* Spark lists the catalog's names sorted, then the temporary views */
+        sort_rows3(cells, n_catalog);
+    return string_result(res, dbs ? db_cols
+                              : stmt->u.show.what == SQL_SHOW_VIEWS ? view_cols : table_cols,
+                         dbs ? 1 : 3, cells, n, err);
 }
 
 static const char *stmt_name(sql_stmt_kind k)
@@ -995,11 +1041,13 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
         if (stmt->u.describe.what == SQL_DESCRIBE_HISTORY ||
             stmt->u.describe.what == SQL_DESCRIBE_DETAIL)
             return run_exec(s, res, stmt, text, len, err);
+        if (stmt->u.describe.what == SQL_DESCRIBE_DATABASE)
+            return run_catalog_rows(s, res, stmt, text, len, err);
         return run_describe(s, res, stmt, text, len, err);
-    case SQL_STMT_SHOW: return run_show(s, res, stmt, err);
+    case SQL_STMT_SHOW: return run_show(s, res, stmt, text, len, err);
     case SQL_STMT_DROP:
         if (stmt->u.drop.what == SQL_OBJ_VIEW)
-            return run_drop_view(s, stmt, err);
+            return run_drop_view(s, res, stmt, text, len, err);
         if (stmt->u.drop.what == SQL_OBJ_TABLE || stmt->u.drop.what == SQL_OBJ_DATABASE)
             return run_exec(s, res, stmt, text, len, err);
         break;

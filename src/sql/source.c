@@ -25,6 +25,7 @@
 #include "formats/parquet/parquet.h"
 #include "formats/text/text_source.h"
 #include "sql/binder_int.h"
+#include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
 #include "sql/source_int.h"
@@ -725,6 +726,55 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
     return sql_scope_from_schema(b->a, schema, qual, &out->scope, err);
 }
 
+static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref *ref,
+                               const pushdown *pd, plan *out, silt_error *err);
+
+/*
+ * A view of the catalog: its text bound again in the namespace it was made
+ * in (Spark's "View Catalog and Namespace"), its columns renamed to the names
+ * it was created with.
+ */
+static silt_status catalog_view_source(binder *b, const cat_table *t, const sql_table_ref *ref,
+                                       const pushdown *pd, plan *out, silt_error *err)
+{
+    sql_view v;
+    const char **names;
+    const char *ns;
+    char *saved_db = b->s->database;
+    size_t n, idx;
+    silt_status rc;
+    if (ref->u.named.at.version != NULL || ref->u.named.at.timestamp != NULL ||
+        ref->u.named.at.ref != NULL)
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "[UNSUPPORTED_FEATURE.TIME_TRAVEL] "
+                              "Time travel on the view `spark_catalog`.`%s`.`%s`", t->database,
+                              t->name);
+    memset(&v, 0, sizeof(v));
+    v.name = arena_strdup(b->a, t->name);
+    v.query_text = t->view_text ? arena_strdup(b->a, t->view_text) : NULL;
+    if (v.name == NULL || v.query_text == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(sql_exec_view_columns(b, t, &names, &n, &ns, err));
+    b->s->database = arena_strdup(b->a, ns);
+    if (b->s->database == NULL) {
+        b->s->database = saved_db;
+        return err_nomem(err);
+    }
+    rc = view_source(b, &v, ref, pd, out, err);
+    b->s->database = saved_db;
+    SILT_RETURN_IF_ERROR(rc);
+    if (n > 0 && n != out->scope.n)
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "[INCOMPATIBLE_VIEW_SCHEMA_CHANGE] The "
+                              "SQL query of view `spark_catalog`.`%s`.`%s` now gives %zu columns "
+                              "where it was created with %zu", t->database, t->name,
+                              out->scope.n, n);
+    for (idx = 0; idx < n; idx++)
+        out->scope.cols[idx].name = names[idx];
+    if (ref->alias.name != NULL)
+        for (idx = 0; idx < out->scope.n; idx++)
+            out->scope.cols[idx].qual = ref->alias.name;
+    return SILT_OK;
+}
+
 /* ---------------------------------------------------------------- dispatch */
 
 static int is_format(const char *name)
@@ -913,7 +963,13 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
         return SILT_OK;
     SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
     t = catalog_state_find_table(state, db, name);
-    if (t == NULL || t->kind == CAT_VIEW) {
+    if (t != NULL && t->kind == CAT_VIEW) {
+        *found = 1;
+        rc = catalog_view_source(b, t, ref, pd, out, err);
+        catalog_state_free(state);
+        return rc;
+    }
+    if (t == NULL) {
         catalog_state_free(state);
         return SILT_OK;
     }
