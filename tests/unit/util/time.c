@@ -66,7 +66,9 @@ void test_util_time__parse_timestamps(void)
     check_int(INT64_C(1631059200000000), ts("2021-09-08"));
     check_int(INT64_C(1631099460000000), ts("2021-09-08 11:11"));
     check_int(-1, ts("1969-12-31 23:59:59.999999"));
-    check(time_parse_timestamp("2021-09-08Z", 11, &micros, &has_zone));
+    /* Spark reads a zone only after a time: a date with one is no timestamp */
+    check(!time_parse_timestamp("2021-09-08Z", 11, &micros, &has_zone));
+    check(time_parse_timestamp("2021-09-08 10:00:00Z", 20, &micros, &has_zone));
     check_int(1, has_zone);
     check(time_parse_timestamp("2021-09-08", 10, &micros, &has_zone));
     check_int(0, has_zone);
