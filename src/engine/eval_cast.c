@@ -21,6 +21,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/text.h"
 #include "util/time.h"
 #include "util/time_zone.h"
 
@@ -518,12 +519,11 @@ static silt_status append_text(buf *b, const col_vec *v, int64_t row, const time
         engine_format_double(vec_get_double(v, row), v->type->id == COL_FLOAT, tmp, sizeof(tmp));
         return buf_append_str(b, tmp, err);
     case COL_DECIMAL: len = engine_dec_format(vec_get_dec(v, row), v->type->scale, tmp, sizeof(tmp)); break;
-    case COL_DATE: len = time_format_date((int32_t)vec_get_int(v, row), tmp, sizeof(tmp)); break;
+    case COL_DATE: len = text_format_date_spark((int32_t)vec_get_int(v, row), tmp); break;
     case COL_TIMESTAMP:
-        len = time_format_timestamp_spark(time_zone_to_local(zone, vec_get_int(v, row)), tmp,
-                                          sizeof(tmp));
+        len = text_format_timestamp_spark(time_zone_to_local(zone, vec_get_int(v, row)), ' ', -1, 0, tmp);
         break;
-    case COL_TIMESTAMP_NTZ: len = time_format_timestamp_spark(vec_get_int(v, row), tmp, sizeof(tmp)); break;
+    case COL_TIMESTAMP_NTZ: len = text_format_timestamp_spark(vec_get_int(v, row), ' ', -1, 0, tmp); break;
     case COL_STRUCT: {
         size_t f;
         SILT_RETURN_IF_ERROR(buf_append_char(b, '{', err));
@@ -584,13 +584,14 @@ static silt_status to_string(cast_run *c, vec_str_writer *w, int64_t row, silt_e
                                    sizeof(tmp));
         break;
     case COL_DECIMAL: len = engine_dec_format(vec_get_dec(src, row), src->type->scale, tmp, sizeof(tmp)); break;
-    case COL_DATE: len = time_format_date((int32_t)vec_get_int(src, row), tmp, sizeof(tmp)); break;
+    case COL_DATE: len = text_format_date_spark((int32_t)vec_get_int(src, row), tmp); break;
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
-        len = time_format_timestamp_spark(src->type->id == COL_TIMESTAMP
+        /* Spark's form: "+10000-01-01 00:00:00" past year 9999, fraction digits as needed */
+        len = text_format_timestamp_spark(src->type->id == COL_TIMESTAMP
                                               ? time_zone_to_local(c->ctx->zone, vec_get_int(src, row))
                                               : vec_get_int(src, row),
-                                          tmp, sizeof(tmp));
+                                          ' ', -1, 0, tmp);
         break;
     default: len = (size_t)snprintf(tmp, sizeof(tmp), "%lld", (long long)vec_get_int(src, row)); break;
     }

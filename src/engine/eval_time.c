@@ -366,16 +366,26 @@ static silt_status fn_interval_add(FN_ARGS)
     ov = o->values;
     LIVE_LOOP({
         int64_t months = vec_get_int(args[1], r), micros = vec_get_int(args[2], r);
+        /* whole days move the session's wall clock, the rest is elapsed time (Spark's
+         * timestampAddInterval / timestampAddDayTime) */
+        int64_t day_part = micros / TIME_MICROS_PER_DAY, rest = micros - day_part * TIME_MICROS_PER_DAY;
         int64_t local = time_zone_to_local(ctx->zone, tv[r]);
         int64_t days = time_floor_div(local, TIME_MICROS_PER_DAY);
         int64_t tod = local - days * TIME_MICROS_PER_DAY, v;
-        days = add_months_days(days, months);
+        if (months == 0 && day_part == 0) {
+            if (__builtin_add_overflow(tv[r], rest, &v))
+                return expr_eval_error(e, err, SILT_RUNTIME, "DATETIME_OVERFLOW",
+                                       "the timestamp is out of range");
+            ov[r] = v;
+            continue;
+        }
+        days = add_months_days(days, months) + day_part;
         if (__builtin_mul_overflow(days, TIME_MICROS_PER_DAY, &v) ||
-            __builtin_add_overflow(v, tod, &v) || __builtin_add_overflow(v, micros, &v))
+            __builtin_add_overflow(v, tod, &v) ||
+            __builtin_add_overflow(time_zone_from_local(ctx->zone, v), rest, &v))
             return expr_eval_error(e, err, SILT_RUNTIME, "DATETIME_OVERFLOW",
                               "the timestamp is out of range");
-        /* Spark adds in the session's wall clock (timestampAddInterval) */
-        ov[r] = time_zone_from_local(ctx->zone, v);
+        ov[r] = v;
     });
     *out = o;
     return SILT_OK;
@@ -580,7 +590,7 @@ static silt_status parse_rows(FN_ARGS, const char *default_pattern)
         if (e->type->id == COL_DATE)
             vec_put_int(o, r, time_floor_div(time_zone_to_local(ctx->zone, ts), TIME_MICROS_PER_DAY));
         else if (e->type->id == COL_LONG)
-            vec_put_int(o, r, time_floor_div(ts, TIME_MICROS_PER_SECOND));
+            vec_put_int(o, r, ts / TIME_MICROS_PER_SECOND); /* Spark divides toward zero */
         else
             vec_put_int(o, r, ts);
     });
@@ -674,14 +684,17 @@ static silt_status fn_months_between(FN_ARGS)
             ov[r] = (double)months;
             continue;
         }
-        diff = (double)months +
-               ((double)((int64_t)c1.day - (int64_t)c2.day) * 86400.0 +
-                (double)(lx - d1 * TIME_MICROS_PER_DAY - (ly - d2 * TIME_MICROS_PER_DAY)) / 1e6) /
-                   (31.0 * 86400.0);
-        if (round_off) {
-            double scaled = diff * 1e8;
-            diff = (scaled < 0 ? -floor(-scaled + 0.5) : floor(scaled + 0.5)) / 1e8;
+        {
+            /* whole seconds since the local midnight, as Spark (after Hive) */
+            int64_t s1 = (x[r] - time_zone_from_local(ctx->zone, d1 * TIME_MICROS_PER_DAY)) /
+                         TIME_MICROS_PER_SECOND;
+            int64_t s2 = (y[r] - time_zone_from_local(ctx->zone, d2 * TIME_MICROS_PER_DAY)) /
+                         TIME_MICROS_PER_SECOND;
+            diff = (double)months +
+                   (double)(((int64_t)c1.day - (int64_t)c2.day) * 86400 + s1 - s2) / (31.0 * 86400.0);
         }
+        if (round_off)
+            diff = floor(diff * 1e8 + 0.5) / 1e8; /* Math.round */
         ov[r] = diff;
     });
     *out = o;
@@ -782,6 +795,7 @@ const expr_func_def engine_time_funcs[] = {
     {"from_unixtime", 1, 2, res_from_unixtime, fn_from_unixtime, 0},
     {"date_format", 2, 2, res_date_format, fn_date_format, 0},
     {"current_date", 0, 0, res_current_date, fn_current_date, 0},
+    {"curdate", 0, 0, res_current_date, fn_current_date, 0},
     {"current_timestamp", 0, 0, res_current_timestamp, fn_current_timestamp, 0},
     {"now", 0, 0, res_current_timestamp, fn_current_timestamp, 0},
     {"from_utc_timestamp", 2, 2, res_utc_shift, fn_from_utc, 0},

@@ -251,6 +251,8 @@ int time_string_to_timestamp_ntz(const char *s, size_t len, int64_t now_micros, 
     if (f.zone != NULL && (z = time_zone_find(f.zone, f.zone_len)) == NULL)
         return 0;
     *has_zone = f.zone != NULL;
+    if (f.just_time)
+        return 0; /* Spark's stringToTimestampWithoutTimeZone takes no time alone */
     return ts_local(&f, NULL, now_micros, out);
 }
 

@@ -211,3 +211,57 @@ void test_util_time_zone__malformed_footer_fails(void)
         check_contains(err.message, "footer");
     }
 }
+
+/* Spark's zone ids (ZoneId.of with SHORT_IDS, getZoneId's rewrites) and the wall-clock conversions. */
+void test_util_time_zone__spark_ids(void)
+{
+    static const struct {
+        const char *id;
+        int32_t off; /* at 2021-01-15 12:00 UTC; INT32_MIN = not a zone */
+    } cases[] = {
+        {"Z", 0}, {"UTC", 0}, {"GMT", 0}, {"UT", 0}, {"+2", 7200}, {"+02", 7200},
+        {"-05:30", -19800}, {"+0530", 19800}, {"+01:02:03", 3723}, {"+010203", 3723},
+        {"+1:30", 5400}, {"+01:3", 3780}, {"UTC+1", 3600}, {"GMT-08:00", -28800},
+        {"UT+03", 10800}, {"EST", -18000}, {"PST", -28800}, {"CTT", 28800},
+        {"Europe/Oslo", 3600}, {"America/New_York", -18000}, {"+18:00", 64800},
+        {"+18:01", INT32_MIN}, {"+19", INT32_MIN}, {"utc", INT32_MIN}, {"UTC+", INT32_MIN},
+        {"Mars/Olympus", INT32_MIN}, {"", INT32_MIN}, {"../zone", INT32_MIN},
+        {"posix/Europe/Oslo", INT32_MIN}, {"Europe", INT32_MIN}, {"+1:3:0", INT32_MIN},
+    };
+    size_t idx;
+    setenv("TZDIR", "/usr/share/zoneinfo", 1);
+    for (idx = 0; idx < sizeof(cases) / sizeof(cases[0]); idx++) {
+        const time_zone *z = time_zone_find(cases[idx].id, strlen(cases[idx].id));
+        if (cases[idx].off == INT32_MIN) {
+            if (z != NULL)
+                test_fail(__FILE__, __LINE__, "\"%s\" should not be a zone", cases[idx].id);
+            continue;
+        }
+        if (z == NULL) {
+            test_fail(__FILE__, __LINE__, "\"%s\" should be a zone", cases[idx].id);
+            continue;
+        }
+        check_int(cases[idx].off, time_zone_offset(z, INT64_C(1610712000)));
+        check_str(cases[idx].id, time_zone_id(z));
+    }
+}
+
+void test_util_time_zone__wall_clock(void)
+{
+    const time_zone *oslo;
+    int64_t us = TIME_MICROS_PER_SECOND;
+    setenv("TZDIR", "/usr/share/zoneinfo", 1);
+    oslo = time_zone_find("Europe/Oslo", 11);
+    check(oslo != NULL);
+    /* 2016-09-30 22:30 UTC is 2016-10-01 00:30 in Oslo (CEST) */
+    check_int(INT64_C(1475281800) * us, time_zone_to_local(oslo, INT64_C(1475274600) * us));
+    check_int(INT64_C(1475274600) * us, time_zone_from_local(oslo, INT64_C(1475281800) * us));
+    /* 2021-03-28 02:30 does not exist in Oslo: it moves on to 03:30 (01:30 UTC) */
+    check_int(INT64_C(1616895000) * us, time_zone_from_local(oslo, INT64_C(1616898600) * us));
+    /* 2021-10-31 02:30 happens twice: the earlier (CEST, 00:30 UTC) wins */
+    check_int(INT64_C(1635640200) * us, time_zone_from_local(oslo, INT64_C(1635647400) * us));
+    check_int(5, time_zone_to_local(NULL, 5));
+    check(time_zone_is_fixed(time_zone_find("+01:00", 6)));
+    check(!time_zone_is_fixed(oslo));
+    check(time_zone_default() != NULL);
+}
