@@ -65,7 +65,7 @@ static silt_status flush_text(api_printer *p, silt_error *err)
 
 silt_status api_printer_new(api_printer **out, silt_text_fn fn, void *payload,
                             const col_type *schema, const silt_output_options *opts,
-                            silt_error *err)
+                            const time_zone *zone, silt_error *err)
 {
     text_writer_options wopts = TEXT_WRITER_OPTIONS_INIT;
     api_printer *p = mem_calloc(1, sizeof(*p));
@@ -92,6 +92,7 @@ silt_status api_printer_new(api_printer **out, silt_text_fn fn, void *payload,
     }
     wopts.max_rows = p->opts.max_rows < 0 ? INT64_MAX / 2 : p->opts.max_rows;
     wopts.truncate = p->opts.truncate;
+    wopts.zone = zone;
     rc = text_writer_new(&p->writer, schema, &wopts, err);
     if (rc != SILT_OK) {
         api_printer_free(p);

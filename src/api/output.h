@@ -10,13 +10,14 @@
 #include "formats/columnar.h"
 #include "silt/output.h"
 #include "util/error.h"
+#include "util/time_zone.h"
 
 typedef struct api_printer api_printer;
 
 /* Starts formatting rows of `schema` into fn. Nothing is given to fn yet. */
 silt_status api_printer_new(api_printer **out, silt_text_fn fn, void *payload,
                             const col_type *schema, const silt_output_options *opts,
-                            silt_error *err);
+                            const time_zone *zone, silt_error *err);
 /* Prints (or, for the table format, collects) a batch. */
 silt_status api_printer_add(api_printer *p, const col_batch *batch, silt_error *err);
 /* Gives fn what is left (the table and its footer). */

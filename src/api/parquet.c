@@ -200,7 +200,8 @@ static silt_status cat_rows(silt_text_fn fn, void *payload, pq_file *file,
     if (rc == SILT_OK)
         rc = pq_reader_open(&reader, file, &ro, err);
     if (rc == SILT_OK)
-        rc = api_printer_new(&printer, fn, payload, pq_reader_schema(reader), &oo, err);
+        rc = api_printer_new(&printer, fn, payload, pq_reader_schema(reader), &oo, NULL,
+                             err);
     while (rc == SILT_OK && left > 0 && !api_printer_full(printer)) {
         col_batch *batch = NULL;
         arena_reset(batch_arena);

@@ -338,7 +338,8 @@ static silt_status print_result(sql_result *res, void *payload, silt_error *err)
         return SILT_OK;
     if (sql_result_is_text(res) && pc->opts->format == SILT_OUTPUT_TABLE)
         return print_text(res, pc, err);
-    rc = api_printer_new(&p, pc->fn, pc->payload, sql_result_schema(res), pc->opts, err);
+    rc = api_printer_new(&p, pc->fn, pc->payload, sql_result_schema(res), pc->opts,
+                         sql_result_zone(res), err);
     while (rc == SILT_OK) {
         rc = sql_result_next(res, &batch, err);
         if (rc != SILT_OK || batch == NULL)

@@ -136,7 +136,8 @@ silt_status silt_table_format_rows(silt_table *table, const silt_output_options 
     }
     rc = delta_scan_open(&scan, table->store, table->snap, NULL, &err);
     if (rc == SILT_OK)
-        rc = api_printer_new(&printer, fn, payload, delta_scan_schema(scan), opts, &err);
+        rc = api_printer_new(&printer, fn, payload, delta_scan_schema(scan), opts, NULL,
+                             &err);
     while (rc == SILT_OK && !api_printer_full(printer)) {
         col_batch *batch = NULL;
         arena_reset(batch_arena);

@@ -26,6 +26,7 @@
 #include "util/budget.h"
 #include "util/error.h"
 #include "util/thread.h"
+#include "util/time_zone.h"
 
 /* Rows per batch: small enough that a batch of a few columns stays in L2. */
 #define ENGINE_BATCH_ROWS 2048
@@ -39,6 +40,12 @@ typedef struct engine_ctx {
     arena *query_arena;   /* owns plans, expressions and operator arenas */
     int ansi;             /* 1 = ANSI mode (default) */
     int64_t now_micros;   /* current_timestamp(), fixed for the whole query */
+    /*
+     * spark.sql.session.timeZone: the zone of casts between TIMESTAMP and
+     * strings or dates, of the date/time functions and of display (NULL =
+     * UTC; zones live for the process, util/time_zone.h).
+     */
+    const time_zone *zone;
     tpool *pool;          /* may be NULL: everything runs on the caller */
     /*
      * Memory accounting for operators that grow with their input (hash

@@ -972,6 +972,13 @@ silt_status expr_eval_in_prepare(expr *e, arena *a, silt_error *err)
             return SILT_OK; /* not all constants: evaluated per batch */
     if (col_type_is_nested(type->id) || type->id == COL_NULL)
         return SILT_OK;
+    /* A cast between strings and timestamps depends on the session zone: left to run time. */
+    for (idx = 1; idx < e->n_args; idx++)
+        if (e->args[idx]->kind == EXPR_CAST &&
+            (type->id == COL_TIMESTAMP || e->args[idx]->args[0]->type->id == COL_TIMESTAMP ||
+             (type->id == COL_DATE && e->args[idx]->args[0]->type->id == COL_TIMESTAMP_NTZ) ||
+             type->id == COL_TIMESTAMP_NTZ))
+            return SILT_OK;
     set = arena_calloc(a, 1, sizeof(*set));
     if (set == NULL)
         return err_nomem(err);

@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/text.h"
 #include "util/time.h"
+#include "util/time_zone.h"
 
 static int is_integral(col_type_id id)
 {
@@ -446,20 +448,33 @@ static silt_status to_datetime(cast_run *c, int64_t row, silt_error *err)
     if (f == COL_STRING || f == COL_BINARY) {
         int32_t len;
         const char *s = col_vec_str(c->src, row, &len);
-        trim(&s, &len);
+        int has_zone, ok;
         if (t == COL_DATE) {
             int32_t days;
-            if (!time_parse_date(s, (size_t)len, &days))
+            if (!time_string_to_date(s, (size_t)len, &days))
                 return cast_fail(c, row, "CAST_INVALID_INPUT", err);
             vec_put_int(c->out, row, days);
             return SILT_OK;
         }
-        if (!time_parse_timestamp(s, (size_t)len, &micros, NULL))
+        ok = t == COL_TIMESTAMP_NTZ
+                 ? time_string_to_timestamp_ntz(s, (size_t)len, c->ctx->now_micros, &has_zone, &micros)
+                 : time_string_to_timestamp(s, (size_t)len, c->ctx->zone, c->ctx->now_micros, &micros);
+        if (!ok)
             return cast_fail(c, row, "CAST_INVALID_INPUT", err);
+        vec_put_int(c->out, row, micros);
+        return SILT_OK;
     } else if (f == COL_DATE) {
+        /* a date is its midnight on the session's wall clock (an NTZ one on no zone's) */
         micros = vec_get_int(c->src, row) * TIME_MICROS_PER_DAY;
+        if (t == COL_TIMESTAMP)
+            micros = time_zone_from_local(c->ctx->zone, micros);
     } else if (f == COL_TIMESTAMP || f == COL_TIMESTAMP_NTZ) {
+        /* between an instant and a wall clock (or a date) the session zone decides */
         micros = vec_get_int(c->src, row);
+        if (f == COL_TIMESTAMP && t != COL_TIMESTAMP)
+            micros = time_zone_to_local(c->ctx->zone, micros);
+        else if (f == COL_TIMESTAMP_NTZ && t == COL_TIMESTAMP)
+            micros = time_zone_from_local(c->ctx->zone, micros);
     } else if (f == COL_FLOAT || f == COL_DOUBLE) {
         double d = vec_get_double(c->src, row) * 1e6;
         if (d != d || d >= 9.2e18 || d <= -9.2e18)
@@ -484,7 +499,8 @@ static silt_status to_datetime(cast_run *c, int64_t row, silt_error *err)
 }
 
 /* Appends the string form of one value, nested ones as Spark 3+ prints them. */
-static silt_status append_text(buf *b, const col_vec *v, int64_t row, silt_error *err)
+static silt_status append_text(buf *b, const col_vec *v, int64_t row, const time_zone *zone,
+                               silt_error *err)
 {
     char tmp[96];
     size_t len;
@@ -503,16 +519,18 @@ static silt_status append_text(buf *b, const col_vec *v, int64_t row, silt_error
         engine_format_double(vec_get_double(v, row), v->type->id == COL_FLOAT, tmp, sizeof(tmp));
         return buf_append_str(b, tmp, err);
     case COL_DECIMAL: len = engine_dec_format(vec_get_dec(v, row), v->type->scale, tmp, sizeof(tmp)); break;
-    case COL_DATE: len = time_format_date((int32_t)vec_get_int(v, row), tmp, sizeof(tmp)); break;
+    case COL_DATE: len = text_format_date_spark((int32_t)vec_get_int(v, row), tmp); break;
     case COL_TIMESTAMP:
-    case COL_TIMESTAMP_NTZ: len = time_format_timestamp_spark(vec_get_int(v, row), tmp, sizeof(tmp)); break;
+        len = text_format_timestamp_spark(time_zone_to_local(zone, vec_get_int(v, row)), ' ', -1, 0, tmp);
+        break;
+    case COL_TIMESTAMP_NTZ: len = text_format_timestamp_spark(vec_get_int(v, row), ' ', -1, 0, tmp); break;
     case COL_STRUCT: {
         size_t f;
         SILT_RETURN_IF_ERROR(buf_append_char(b, '{', err));
         for (f = 0; f < v->n_children; f++) {
             if (f > 0)
                 SILT_RETURN_IF_ERROR(buf_append_str(b, ", ", err));
-            SILT_RETURN_IF_ERROR(append_text(b, v->children[f], row, err));
+            SILT_RETURN_IF_ERROR(append_text(b, v->children[f], row, zone, err));
         }
         return buf_append_char(b, '}', err);
     }
@@ -524,10 +542,10 @@ static silt_status append_text(buf *b, const col_vec *v, int64_t row, silt_error
         for (e = v->offsets[row]; e < v->offsets[row + 1]; e++) {
             if (e > v->offsets[row])
                 SILT_RETURN_IF_ERROR(buf_append_str(b, ", ", err));
-            SILT_RETURN_IF_ERROR(append_text(b, v->children[0], e, err));
+            SILT_RETURN_IF_ERROR(append_text(b, v->children[0], e, zone, err));
             if (is_map) {
                 SILT_RETURN_IF_ERROR(buf_append_str(b, " -> ", err));
-                SILT_RETURN_IF_ERROR(append_text(b, v->children[1], e, err));
+                SILT_RETURN_IF_ERROR(append_text(b, v->children[1], e, zone, err));
             }
         }
         return buf_append_char(b, is_map ? '}' : ']', err);
@@ -541,7 +559,7 @@ static silt_status to_string(cast_run *c, vec_str_writer *w, int64_t row, silt_e
 {
     if (col_type_is_nested(c->src->type->id)) {
         buf b = BUF_INIT;
-        silt_status rc = append_text(&b, c->src, row, err);
+        silt_status rc = append_text(&b, c->src, row, c->ctx->zone, err);
         if (rc == SILT_OK)
             rc = vec_str_put(w, row, b.data ? b.data : "", (int64_t)b.len, err);
         buf_clear(&b);
@@ -566,10 +584,14 @@ static silt_status to_string(cast_run *c, vec_str_writer *w, int64_t row, silt_e
                                    sizeof(tmp));
         break;
     case COL_DECIMAL: len = engine_dec_format(vec_get_dec(src, row), src->type->scale, tmp, sizeof(tmp)); break;
-    case COL_DATE: len = time_format_date((int32_t)vec_get_int(src, row), tmp, sizeof(tmp)); break;
+    case COL_DATE: len = text_format_date_spark((int32_t)vec_get_int(src, row), tmp); break;
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
-        len = time_format_timestamp_spark(vec_get_int(src, row), tmp, sizeof(tmp));
+        /* Spark's form: "+10000-01-01 00:00:00" past year 9999, fraction digits as needed */
+        len = text_format_timestamp_spark(src->type->id == COL_TIMESTAMP
+                                              ? time_zone_to_local(c->ctx->zone, vec_get_int(src, row))
+                                              : vec_get_int(src, row),
+                                          ' ', -1, 0, tmp);
         break;
     default: len = (size_t)snprintf(tmp, sizeof(tmp), "%lld", (long long)vec_get_int(src, row)); break;
     }

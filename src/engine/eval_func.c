@@ -28,6 +28,8 @@
 /* From eval_time.c. */
 extern const expr_func_def engine_time_funcs[];
 extern const size_t engine_n_time_funcs;
+extern const expr_func_def engine_random_funcs[];
+extern const size_t engine_n_random_funcs;
 
 #define LIVE_LOOP(...)                                                                             \
     for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
@@ -1939,5 +1941,8 @@ const expr_func_def *expr_func_lookup(const char *name)
     for (idx = 0; idx < engine_n_time_funcs; idx++)
         if (util_str_casecmp(engine_time_funcs[idx].name, name) == 0)
             return &engine_time_funcs[idx];
+    for (idx = 0; idx < engine_n_random_funcs; idx++)
+        if (util_str_casecmp(engine_random_funcs[idx].name, name) == 0)
+            return &engine_random_funcs[idx];
     return NULL;
 }

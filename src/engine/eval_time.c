@@ -1,8 +1,10 @@
 /*
  * eval_time.c - date and time functions with Spark's datetime patterns.
  *
- * Dates are days and timestamps microseconds since the epoch, in UTC: the
- * session time zone of silt is UTC (util/time.h). Patterns follow Spark's
+ * Dates are days and timestamps microseconds since the epoch (UTC
+ * instants); the functions that see a wall clock (hour, date_trunc,
+ * date_format, to_timestamp, ...) read it in the session time zone,
+ * ctx->zone (spark.sql.session.timeZone, docs/time.md). Patterns follow Spark's
  * "Datetime Patterns" page: y, M (MMM/MMMM names), d, D, H, h, m, s,
  * S (fraction), a, E (EEE/EEEE names), Q, Z/X/x (the UTC offset),
  * 'quoted text' and literal punctuation. from_utc_timestamp and
@@ -19,8 +21,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/text/text_datetime.h"
 #include "util/buf.h"
 #include "util/time.h"
+#include "util/time_zone.h"
 
 #define LIVE_LOOP(...)                                                                             \
     for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
@@ -31,12 +35,6 @@
 #define FN_ARGS                                                                                    \
     const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel, int64_t n_sel,             \
         int64_t n_rows, arena *a, col_vec **out, silt_error *err
-
-static const char *const month_names[] = {"January", "February", "March",     "April",
-                                          "May",     "June",     "July",      "August",
-                                          "September", "October", "November", "December"};
-static const char *const day_names[] = {"Monday", "Tuesday",  "Wednesday", "Thursday",
-                                        "Friday", "Saturday", "Sunday"};
 
 /* ---- calendar helpers -------------------------------------------------------- */
 
@@ -82,314 +80,30 @@ static int iso_week(int64_t days)
     return (day_of_year(thursday) - 1) / 7 + 1;
 }
 
-/* ---- patterns ------------------------------------------------------------------ */
+/* ---- patterns (formats/text/text_datetime.h, the one pattern engine) ------------ */
 
-typedef struct pat_tok {
-    char letter; /* 0 = literal */
-    int count;
-    const char *lit;
-    int lit_len;
-} pat_tok;
-
-#define PAT_MAX 64
-
-static int is_pattern_letter(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); }
-
-/* Splits a pattern into tokens; 0 on a pattern silt does not know. */
-static int pat_compile(const char *p, int32_t len, pat_tok *toks, int *n_out, char *bad)
-{
-    int n = 0;
-    int32_t pos = 0;
-    while (pos < len) {
-        if (n >= PAT_MAX)
-            return 0;
-        if (p[pos] == '\'') {
-            int32_t start = ++pos;
-            if (pos < len && p[pos] == '\'') { /* '' is a quote */
-                toks[n++] = (pat_tok){0, 0, p + pos, 1};
-                pos++;
-                continue;
-            }
-            while (pos < len && p[pos] != '\'')
-                pos++;
-            toks[n++] = (pat_tok){0, 0, p + start, pos - start};
-            pos++;
-        } else if (is_pattern_letter(p[pos])) {
-            char ch = p[pos];
-            int count = 0;
-            while (pos < len && p[pos] == ch) {
-                pos++;
-                count++;
-            }
-            if (!strchr("yMdDHhmsSaEQZXxu", ch)) {
-                *bad = ch;
-                return 0;
-            }
-            toks[n++] = (pat_tok){ch, count, NULL, 0};
-        } else {
-            toks[n++] = (pat_tok){0, 0, p + pos, 1};
-            pos++;
-        }
-    }
-    *n_out = n;
-    return 1;
-}
-
-static silt_status put_num(buf *b, int64_t v, int width, silt_error *err)
-{
-    return buf_printf(b, err, "%0*lld", width, (long long)v);
-}
-
-static silt_status pat_format(const pat_tok *toks, int n, int64_t ts, buf *b, silt_error *err)
-{
-    civil c;
-    int idx;
-    int64_t days = time_floor_div(ts, TIME_MICROS_PER_DAY);
-    civil_of(ts, &c);
-    for (idx = 0; idx < n; idx++) {
-        const pat_tok *t = &toks[idx];
-        switch (t->letter) {
-        case 0: SILT_RETURN_IF_ERROR(buf_append(b, t->lit, (size_t)t->lit_len, err)); break;
-        case 'y':
-        case 'u':
-            if (t->count == 2)
-                SILT_RETURN_IF_ERROR(put_num(b, time_floor_mod(c.year, 100), 2, err));
-            else
-                SILT_RETURN_IF_ERROR(put_num(b, c.year, t->count, err));
-            break;
-        case 'M':
-            if (t->count >= 4)
-                SILT_RETURN_IF_ERROR(buf_append_str(b, month_names[c.month - 1], err));
-            else if (t->count == 3)
-                SILT_RETURN_IF_ERROR(buf_append(b, month_names[c.month - 1], 3, err));
-            else
-                SILT_RETURN_IF_ERROR(put_num(b, c.month, t->count, err));
-            break;
-        case 'd': SILT_RETURN_IF_ERROR(put_num(b, c.day, t->count, err)); break;
-        case 'D': SILT_RETURN_IF_ERROR(put_num(b, day_of_year(days), t->count, err)); break;
-        case 'H': SILT_RETURN_IF_ERROR(put_num(b, c.hour, t->count, err)); break;
-        case 'h': SILT_RETURN_IF_ERROR(put_num(b, c.hour % 12 == 0 ? 12 : c.hour % 12, t->count, err)); break;
-        case 'm': SILT_RETURN_IF_ERROR(put_num(b, c.minute, t->count, err)); break;
-        case 's': SILT_RETURN_IF_ERROR(put_num(b, c.second, t->count, err)); break;
-        case 'S': {
-            char frac[8];
-            snprintf(frac, sizeof(frac), "%06lld", (long long)c.micros);
-            SILT_RETURN_IF_ERROR(buf_append(b, frac, (size_t)(t->count < 6 ? t->count : 6), err));
-            if (t->count > 6)
-                SILT_RETURN_IF_ERROR(put_num(b, 0, t->count - 6, err));
-            break;
-        }
-        case 'a': SILT_RETURN_IF_ERROR(buf_append_str(b, c.hour < 12 ? "AM" : "PM", err)); break;
-        case 'E': {
-            const char *name = day_names[iso_weekday(days) - 1];
-            SILT_RETURN_IF_ERROR(buf_append(b, name, t->count >= 4 ? strlen(name) : 3, err));
-            break;
-        }
-        case 'Q': SILT_RETURN_IF_ERROR(put_num(b, (c.month - 1) / 3 + 1, t->count, err)); break;
-        case 'X': SILT_RETURN_IF_ERROR(buf_append_str(b, "Z", err)); break;
-        case 'x':
-        case 'Z': SILT_RETURN_IF_ERROR(buf_append_str(b, "+0000", err)); break;
-        default: break;
-        }
-    }
-    return SILT_OK;
-}
-
-static int is_numeric_tok(const pat_tok *t)
-{
-    return t->letter != 0 && t->letter != 'a' && t->letter != 'E' &&
-           !(t->letter == 'M' && t->count >= 3) && t->letter != 'X' && t->letter != 'x' &&
-           t->letter != 'Z';
-}
-
-static int parse_digits(const char *s, int32_t len, int32_t *pos, int min, int max, int64_t *out)
-{
-    int64_t v = 0;
-    int n = 0;
-    while (*pos < len && n < max && s[*pos] >= '0' && s[*pos] <= '9') {
-        v = v * 10 + (s[*pos] - '0');
-        (*pos)++;
-        n++;
-    }
-    *out = v;
-    return n >= min;
-}
-
-static int match_name(const char *s, int32_t len, int32_t *pos, const char *const *names,
-                      int n_names, int full)
-{
-    int idx;
-    for (idx = 0; idx < n_names; idx++) {
-        size_t nl = full ? strlen(names[idx]) : 3;
-        if ((size_t)(len - *pos) >= nl && util_str_ncasecmp(s + *pos, names[idx], nl) == 0) {
-            *pos += (int32_t)nl;
-            return idx + 1;
-        }
-    }
-    return 0;
-}
-
-/* Parses text by pattern into a timestamp; 0 when the text does not match. */
-static int pat_parse(const pat_tok *toks, int n, const char *s, int32_t len, int64_t *out)
-{
-    int64_t year = 1970, month = 1, day = 1, hour = 0, minute = 0, second = 0, micros = 0;
-    int64_t offset_secs = 0, doy = -1;
-    int pm = -1, hour12 = 0;
-    int32_t pos = 0;
-    int idx;
-    for (idx = 0; idx < n; idx++) {
-        const pat_tok *t = &toks[idx];
-        int fixed = idx + 1 < n && is_numeric_tok(&toks[idx + 1]);
-        int max = fixed ? t->count : 0;
-        int64_t v;
-        switch (t->letter) {
-        case 0:
-            if (len - pos < t->lit_len || memcmp(s + pos, t->lit, (size_t)t->lit_len) != 0)
-                return 0;
-            pos += t->lit_len;
-            break;
-        case 'y':
-        case 'u':
-            if (t->count == 2) {
-                if (!parse_digits(s, len, &pos, 2, 2, &v))
-                    return 0;
-                year = 2000 + v;
-            } else {
-                if (!parse_digits(s, len, &pos, t->count < 4 ? 1 : t->count, max ? max : 6, &v))
-                    return 0;
-                year = v;
-            }
-            break;
-        case 'M':
-            if (t->count >= 3) {
-                month = match_name(s, len, &pos, month_names, 12, t->count >= 4);
-                if (month == 0)
-                    return 0;
-            } else if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &month)) {
-                return 0;
-            }
-            break;
-        case 'd':
-            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &day))
-                return 0;
-            break;
-        case 'D':
-            if (!parse_digits(s, len, &pos, t->count, max ? max : 3, &doy))
-                return 0;
-            break;
-        case 'H':
-            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &hour))
-                return 0;
-            break;
-        case 'h':
-            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &hour))
-                return 0;
-            hour12 = 1;
-            break;
-        case 'm':
-            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &minute))
-                return 0;
-            break;
-        case 's':
-            if (!parse_digits(s, len, &pos, t->count, max ? max : 2, &second))
-                return 0;
-            break;
-        case 'S': {
-            int32_t start = pos;
-            int digits;
-            if (!parse_digits(s, len, &pos, 1, max ? max : 9, &v))
-                return 0;
-            digits = pos - start;
-            while (digits < 6) {
-                v *= 10;
-                digits++;
-            }
-            while (digits > 6) {
-                v /= 10;
-                digits--;
-            }
-            micros = v;
-            break;
-        }
-        case 'a':
-            if (len - pos >= 2 && util_str_ncasecmp(s + pos, "AM", 2) == 0)
-                pm = 0;
-            else if (len - pos >= 2 && util_str_ncasecmp(s + pos, "PM", 2) == 0)
-                pm = 1;
-            else
-                return 0;
-            pos += 2;
-            break;
-        case 'E':
-            if (!match_name(s, len, &pos, day_names, 7, t->count >= 4))
-                return 0;
-            break;
-        case 'Q':
-            if (!parse_digits(s, len, &pos, 1, 1, &v))
-                return 0;
-            break;
-        default: { /* X, x, Z: Z or +hh[:mm] */
-            int64_t oh = 0, om = 0;
-            int sign;
-            if (pos < len && s[pos] == 'Z') {
-                pos++;
-                break;
-            }
-            if (pos >= len || (s[pos] != '+' && s[pos] != '-'))
-                return 0;
-            sign = s[pos++] == '-' ? -1 : 1;
-            if (!parse_digits(s, len, &pos, 2, 2, &oh))
-                return 0;
-            if (pos < len && s[pos] == ':')
-                pos++;
-            parse_digits(s, len, &pos, 0, 2, &om);
-            offset_secs = sign * (oh * 3600 + om * 60);
-            break;
-        }
-        }
-    }
-    if (pos != len)
-        return 0;
-    if (hour12) {
-        if (hour < 1 || hour > 12)
-            return 0;
-        hour = hour % 12 + (pm == 1 ? 12 : 0);
-    } else if (pm == 1 && hour < 12) {
-        hour += 12;
-    }
-    if (doy >= 0) {
-        int64_t d0 = time_days_from_civil(year, 1, 1) + doy - 1;
-        unsigned mm, dd;
-        time_civil_from_days(d0, &year, &mm, &dd);
-        month = mm;
-        day = dd;
-    }
-    if (month < 1 || month > 12 || day < 1 || !time_valid_date(year, (unsigned)month, (unsigned)day) ||
-        hour > 23 || minute > 59 || second > 59)
-        return 0;
-    *out = time_days_from_civil(year, (unsigned)month, (unsigned)day) * TIME_MICROS_PER_DAY +
-           ((hour * 60 + minute) * 60 + second - offset_secs) * TIME_MICROS_PER_SECOND + micros;
-    return 1;
-}
-
-/* A compiled pattern cached while consecutive rows share the pattern text. */
+/* A compiled pattern kept while consecutive rows share the pattern text. */
 typedef struct pat_cache {
-    pat_tok toks[PAT_MAX];
-    int n;
+    const text_dt_pattern *p;
     const char *text;
     int32_t len;
 } pat_cache;
 
-static silt_status pat_get(const expr *e, pat_cache *pc, const char *p, int32_t len,
+static silt_status pat_get(const expr *e, arena *a, pat_cache *pc, const char *p, int32_t len,
                            silt_error *err)
 {
-    char bad = '?';
-    if (pc->text != NULL && pc->len == len && memcmp(pc->text, p, (size_t)len) == 0)
+    silt_status rc;
+    if (pc->p != NULL && pc->len == len && memcmp(pc->text, p, (size_t)len) == 0)
         return SILT_OK;
-    if (!pat_compile(p, len, pc->toks, &pc->n, &bad))
-        return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_DATETIME_PATTERN",
-                          "the datetime pattern \"%.*s\" is not supported (letter '%c' or too "
-                          "long)", (int)(len > 64 ? 64 : len), p, bad);
+    rc = text_dt_compile_n(p, (size_t)len, a, &pc->p, err);
+    if (rc != SILT_OK && rc != SILT_NOMEM) {
+        char msg[SILT_ERROR_MESSAGE_MAX];
+        snprintf(msg, sizeof(msg), "%s", err->message);
+        pc->p = NULL;
+        return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_DATETIME_PATTERN", "%s", msg);
+    }
+    if (rc != SILT_OK)
+        return rc;
     pc->text = p;
     pc->len = len;
     return SILT_OK;
@@ -561,7 +275,8 @@ static silt_status time_part(FN_ARGS, int64_t unit, int64_t modulo)
     int32_t *ov;
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
     ov = o->values;
-    LIVE_LOOP(ov[r] = (int32_t)time_floor_mod(time_floor_div(tv[r], unit), modulo););
+    LIVE_LOOP(ov[r] = (int32_t)time_floor_mod(
+                  time_floor_div(time_zone_to_local(ctx->zone, tv[r]), unit), modulo););
     *out = o;
     return SILT_OK;
 }
@@ -651,11 +366,23 @@ static silt_status fn_interval_add(FN_ARGS)
     ov = o->values;
     LIVE_LOOP({
         int64_t months = vec_get_int(args[1], r), micros = vec_get_int(args[2], r);
-        int64_t days = time_floor_div(tv[r], TIME_MICROS_PER_DAY);
-        int64_t tod = tv[r] - days * TIME_MICROS_PER_DAY, v;
-        days = add_months_days(days, months);
+        /* whole days move the session's wall clock, the rest is elapsed time (Spark's
+         * timestampAddInterval / timestampAddDayTime) */
+        int64_t day_part = micros / TIME_MICROS_PER_DAY, rest = micros - day_part * TIME_MICROS_PER_DAY;
+        int64_t local = time_zone_to_local(ctx->zone, tv[r]);
+        int64_t days = time_floor_div(local, TIME_MICROS_PER_DAY);
+        int64_t tod = local - days * TIME_MICROS_PER_DAY, v;
+        if (months == 0 && day_part == 0) {
+            if (__builtin_add_overflow(tv[r], rest, &v))
+                return expr_eval_error(e, err, SILT_RUNTIME, "DATETIME_OVERFLOW",
+                                       "the timestamp is out of range");
+            ov[r] = v;
+            continue;
+        }
+        days = add_months_days(days, months) + day_part;
         if (__builtin_mul_overflow(days, TIME_MICROS_PER_DAY, &v) ||
-            __builtin_add_overflow(v, tod, &v) || __builtin_add_overflow(v, micros, &v))
+            __builtin_add_overflow(v, tod, &v) ||
+            __builtin_add_overflow(time_zone_from_local(ctx->zone, v), rest, &v))
             return expr_eval_error(e, err, SILT_RUNTIME, "DATETIME_OVERFLOW",
                               "the timestamp is out of range");
         ov[r] = v;
@@ -757,13 +484,19 @@ static silt_status fn_date_trunc(FN_ARGS)
         int64_t ts = tv[r], unit_us = 0;
         switch (unit) {
         case U_NONE: vec_set_null(o, r); continue;
-        case U_HOUR: unit_us = 3600 * TIME_MICROS_PER_SECOND; break;
+        case U_HOUR: /* the hour of the wall clock: offsets of half hours exist */
+            ts = time_zone_to_local(ctx->zone, ts);
+            ov[r] = time_zone_from_local(ctx->zone, time_floor_div(ts, 3600 * TIME_MICROS_PER_SECOND) *
+                                                        3600 * TIME_MICROS_PER_SECOND);
+            continue;
         case U_MINUTE: unit_us = 60 * TIME_MICROS_PER_SECOND; break;
         case U_SECOND: unit_us = TIME_MICROS_PER_SECOND; break;
         case U_MILLI: unit_us = 1000; break;
         case U_MICRO: unit_us = 1; break;
         default:
-            ov[r] = trunc_days(time_floor_div(ts, TIME_MICROS_PER_DAY), unit) * TIME_MICROS_PER_DAY;
+            ts = time_zone_to_local(ctx->zone, ts);
+            ov[r] = time_zone_from_local(
+                ctx->zone, trunc_days(time_floor_div(ts, TIME_MICROS_PER_DAY), unit) * TIME_MICROS_PER_DAY);
             continue;
         }
         ov[r] = time_floor_div(ts, unit_us) * unit_us;
@@ -793,46 +526,71 @@ static silt_status fn_trunc(FN_ARGS)
     return SILT_OK;
 }
 
-/* to_date / to_timestamp / unix_timestamp share one parser loop. */
+/* The instant of a to_date / to_timestamp / unix_timestamp input that is no string. */
+static int64_t instant_of(const engine_ctx *ctx, const col_vec *x, int64_t r)
+{
+    switch (x->type->id) {
+    case COL_DATE: return time_zone_from_local(ctx->zone, vec_get_int(x, r) * TIME_MICROS_PER_DAY);
+    case COL_TIMESTAMP_NTZ: return time_zone_from_local(ctx->zone, vec_get_int(x, r));
+    default: return vec_get_int(x, r);
+    }
+}
+
+/*
+ * to_date / to_timestamp / unix_timestamp share one parser loop. With a
+ * pattern the text is read by it (CANNOT_PARSE_TIMESTAMP); without one it
+ * is Spark's CAST (CAST_INVALID_INPUT): a date for to_date, a timestamp in
+ * the session zone for to_timestamp.
+ */
 static silt_status parse_rows(FN_ARGS, const char *default_pattern)
 {
     col_vec *o, *x = args[0];
-    pat_cache pc;
+    pat_cache pc = {NULL, NULL, 0};
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
-    pc.text = NULL;
     LIVE_LOOP({
         int64_t ts = 0;
         col_type_id in = x->type->id;
-        if (in == COL_DATE) {
-            ts = vec_get_int(x, r) * TIME_MICROS_PER_DAY;
-        } else if (in == COL_TIMESTAMP || in == COL_TIMESTAMP_NTZ) {
-            ts = vec_get_int(x, r);
+        if (in == COL_DATE || in == COL_TIMESTAMP || in == COL_TIMESTAMP_NTZ) {
+            ts = instant_of(ctx, x, r);
         } else {
             int32_t len, pl;
             const char *s = col_vec_str(x, r, &len);
-            int ok;
-            if (e->n_args > 1 || default_pattern != NULL) {
+            int ok, by_pattern = e->n_args > 1 || default_pattern != NULL;
+            if (by_pattern) {
                 const char *p = e->n_args > 1 ? col_vec_str(args[1], r, &pl) : default_pattern;
                 if (e->n_args <= 1)
                     pl = (int32_t)strlen(default_pattern);
-                SILT_RETURN_IF_ERROR(pat_get(e, &pc, p, pl, err));
-                ok = pat_parse(pc.toks, pc.n, s, len, &ts);
+                SILT_RETURN_IF_ERROR(pat_get(e, a, &pc, p, pl, err));
+                ok = text_dt_parse_timestamp_in(pc.p, s, (size_t)len, ctx->zone, &ts);
+            } else if (e->type->id == COL_DATE) {
+                int32_t days;
+                ok = time_string_to_date(s, (size_t)len, &days);
+                if (ok) {
+                    vec_put_int(o, r, days);
+                    continue;
+                }
             } else {
-                ok = time_parse_timestamp(s, (size_t)len, &ts, NULL);
+                ok = time_string_to_timestamp(s, (size_t)len, ctx->zone, ctx->now_micros, &ts);
             }
             if (!ok) {
-                if (ctx->ansi)
+                if (ctx->ansi && by_pattern)
                     return expr_eval_error(e, err, SILT_RUNTIME, "CANNOT_PARSE_TIMESTAMP",
-                                      "the text '%.*s' does not match the datetime pattern",
+                                      "Text '%.*s' could not be parsed",
                                       (int)(len > 64 ? 64 : len), s);
+                if (ctx->ansi)
+                    return expr_eval_error(e, err, SILT_RUNTIME, "CAST_INVALID_INPUT",
+                                           "the value '%.*s' of the type \"STRING\" cannot be "
+                                           "cast to \"%s\" because it is malformed",
+                                           (int)(len > 64 ? 64 : len), s,
+                                           e->type->id == COL_DATE ? "DATE" : "TIMESTAMP");
                 vec_set_null(o, r);
                 continue;
             }
         }
         if (e->type->id == COL_DATE)
-            vec_put_int(o, r, time_floor_div(ts, TIME_MICROS_PER_DAY));
+            vec_put_int(o, r, time_floor_div(time_zone_to_local(ctx->zone, ts), TIME_MICROS_PER_DAY));
         else if (e->type->id == COL_LONG)
-            vec_put_int(o, r, time_floor_div(ts, TIME_MICROS_PER_SECOND));
+            vec_put_int(o, r, ts / TIME_MICROS_PER_SECOND); /* Spark divides toward zero */
         else
             vec_put_int(o, r, ts);
     });
@@ -859,26 +617,26 @@ static silt_status format_rows(FN_ARGS, int64_t scale, const char *default_patte
 {
     col_vec *o;
     vec_str_writer w;
-    pat_cache pc;
+    pat_cache pc = {NULL, NULL, 0};
     buf b = BUF_INIT;
     silt_status rc = SILT_OK;
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
     vec_str_begin(&w, o, a);
-    pc.text = NULL;
     LIVE_LOOP({
         int32_t pl;
         const char *p = e->n_args > 1 ? col_vec_str(args[1], r, &pl) : default_pattern;
-        int64_t ts;
+        int64_t ts, local;
         if (e->n_args <= 1)
             pl = (int32_t)strlen(default_pattern);
         if (__builtin_mul_overflow(vec_get_int(args[0], r), scale, &ts)) {
             vec_set_null(o, r);
             continue;
         }
-        rc = pat_get(e, &pc, p, pl, err);
+        local = time_zone_to_local(ctx->zone, ts);
+        rc = pat_get(e, a, &pc, p, pl, err);
         if (rc == SILT_OK) {
             buf_truncate(&b, 0);
-            rc = pat_format(pc.toks, pc.n, ts, &b, err);
+            rc = text_dt_format(pc.p, local, (int32_t)((local - ts) / TIME_MICROS_PER_SECOND), &b, err);
         }
         if (rc == SILT_OK)
             rc = vec_str_put(&w, r, b.data, (int64_t)b.len, err);
@@ -912,12 +670,13 @@ static silt_status fn_months_between(FN_ARGS)
     ov = o->values;
     LIVE_LOOP({
         civil c1, c2;
-        int64_t months, d1 = time_floor_div(x[r], TIME_MICROS_PER_DAY);
-        int64_t d2 = time_floor_div(y[r], TIME_MICROS_PER_DAY);
+        int64_t lx = time_zone_to_local(ctx->zone, x[r]), ly = time_zone_to_local(ctx->zone, y[r]);
+        int64_t months, d1 = time_floor_div(lx, TIME_MICROS_PER_DAY);
+        int64_t d2 = time_floor_div(ly, TIME_MICROS_PER_DAY);
         int last1, last2, round_off = e->n_args < 3 || vec_get_int(args[2], r);
         double diff;
-        civil_of(x[r], &c1);
-        civil_of(y[r], &c2);
+        civil_of(lx, &c1);
+        civil_of(ly, &c2);
         months = (c1.year * 12 + c1.month) - (c2.year * 12 + c2.month);
         last1 = (int)c1.day == days_in_month(c1.year, c1.month);
         last2 = (int)c2.day == days_in_month(c2.year, c2.month);
@@ -925,14 +684,17 @@ static silt_status fn_months_between(FN_ARGS)
             ov[r] = (double)months;
             continue;
         }
-        diff = (double)months +
-               ((double)((int64_t)c1.day - (int64_t)c2.day) * 86400.0 +
-                (double)(x[r] - d1 * TIME_MICROS_PER_DAY - (y[r] - d2 * TIME_MICROS_PER_DAY)) / 1e6) /
-                   (31.0 * 86400.0);
-        if (round_off) {
-            double scaled = diff * 1e8;
-            diff = (scaled < 0 ? -floor(-scaled + 0.5) : floor(scaled + 0.5)) / 1e8;
+        {
+            /* whole seconds since the local midnight, as Spark (after Hive) */
+            int64_t s1 = (x[r] - time_zone_from_local(ctx->zone, d1 * TIME_MICROS_PER_DAY)) /
+                         TIME_MICROS_PER_SECOND;
+            int64_t s2 = (y[r] - time_zone_from_local(ctx->zone, d2 * TIME_MICROS_PER_DAY)) /
+                         TIME_MICROS_PER_SECOND;
+            diff = (double)months +
+                   (double)(((int64_t)c1.day - (int64_t)c2.day) * 86400 + s1 - s2) / (31.0 * 86400.0);
         }
+        if (round_off)
+            diff = floor(diff * 1e8 + 0.5) / 1e8; /* Math.round */
         ov[r] = diff;
     });
     *out = o;
@@ -943,7 +705,8 @@ static silt_status fn_current_date(FN_ARGS)
 {
     col_vec *o;
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
-    LIVE_LOOP(vec_put_int(o, r, time_floor_div(ctx->now_micros, TIME_MICROS_PER_DAY)););
+    LIVE_LOOP(vec_put_int(o, r, time_floor_div(time_zone_to_local(ctx->zone, ctx->now_micros),
+                                                TIME_MICROS_PER_DAY)););
     *out = o;
     return SILT_OK;
 }
@@ -957,34 +720,10 @@ static silt_status fn_current_timestamp(FN_ARGS)
     return SILT_OK;
 }
 
-/* Offset in seconds of a fixed-offset zone name; 0 when it is not one. */
-static int zone_offset(const char *s, int32_t len, int64_t *secs_out)
-{
-    int32_t pos = 0;
-    int64_t h = 0, m = 0;
-    int sign;
-    if ((len == 3 && (util_str_ncasecmp(s, "UTC", 3) == 0 || util_str_ncasecmp(s, "GMT", 3) == 0)) ||
-        (len == 1 && s[0] == 'Z')) {
-        *secs_out = 0;
-        return 1;
-    }
-    if (len > 3 && (util_str_ncasecmp(s, "UTC", 3) == 0 || util_str_ncasecmp(s, "GMT", 3) == 0))
-        pos = 3;
-    if (pos >= len || (s[pos] != '+' && s[pos] != '-'))
-        return 0;
-    sign = s[pos++] == '-' ? -1 : 1;
-    if (!parse_digits(s, len, &pos, 1, 2, &h))
-        return 0;
-    if (pos < len && s[pos] == ':')
-        pos++;
-    if (pos < len && !parse_digits(s, len, &pos, 2, 2, &m))
-        return 0;
-    if (pos != len || h > 18 || m > 59)
-        return 0;
-    *secs_out = sign * (h * 3600 + m * 60);
-    return 1;
-}
-
+/*
+ * from_utc_timestamp / to_utc_timestamp: Spark's convertTz, the wall clock
+ * of one zone read in another; the session zone plays no part.
+ */
 static silt_status utc_shift(FN_ARGS, int sign)
 {
     col_vec *o;
@@ -992,29 +731,31 @@ static silt_status utc_shift(FN_ARGS, int sign)
     int64_t *ov;
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
     ov = o->values;
-    /* The zone of the previous row, loaded once while the name stays the same. */
+    /* The zone of the previous row, looked up again only when the name changes. */
     const char *last = NULL;
     int32_t last_len = -1;
-    engine_tz *tz = NULL;
+    const time_zone *tz = NULL;
     LIVE_LOOP({
         int32_t len;
         const char *z = col_vec_str(args[1], r, &len);
-        int64_t secs;
-        if (!zone_offset(z, len, &secs)) {
-            int64_t at = time_floor_div(tv[r], TIME_MICROS_PER_SECOND);
-            if (tz == NULL || len != last_len || memcmp(z, last, (size_t)len) != 0) {
-                silt_status rc = engine_tz_load(a, z, len, &tz, err);
-                if (rc != SILT_OK) {
-                    if (rc != SILT_NOMEM)
-                        err_hint(err, "use a region name such as \"Europe/Oslo\", UTC, or a "
-                                 "fixed offset such as \"+08:00\"");
-                    return rc;
-                }
-                last = z;
-                last_len = len;
+        int64_t at = time_floor_div(tv[r], TIME_MICROS_PER_SECOND), secs;
+        if (last == NULL || len != last_len || memcmp(z, last, (size_t)len) != 0) {
+            silt_status rc = time_zone_get(z, (size_t)len, &tz, err);
+            if (rc != SILT_OK && rc != SILT_NOMEM) {
+                char msg[SILT_ERROR_MESSAGE_MAX];
+                size_t skip = strncmp(err->message, TIME_ZONE_INVALID_CLASS,
+                                      strlen(TIME_ZONE_INVALID_CLASS)) == 0
+                                  ? strlen(TIME_ZONE_INVALID_CLASS) : 0;
+                snprintf(msg, sizeof(msg), "%s", err->message + skip);
+                return expr_eval_error(e, err, SILT_RUNTIME, skip ? "INVALID_TIMEZONE" : "CORRUPT",
+                                       "%s", msg);
             }
-            secs = sign > 0 ? engine_tz_offset(tz, at) : engine_tz_offset_local(tz, at);
+            if (rc != SILT_OK)
+                return rc;
+            last = z;
+            last_len = len;
         }
+        secs = sign > 0 ? time_zone_offset(tz, at) : time_zone_offset_local(tz, at);
         ov[r] = tv[r] + sign * secs * TIME_MICROS_PER_SECOND;
     });
     *out = o;
@@ -1054,6 +795,7 @@ const expr_func_def engine_time_funcs[] = {
     {"from_unixtime", 1, 2, res_from_unixtime, fn_from_unixtime, 0},
     {"date_format", 2, 2, res_date_format, fn_date_format, 0},
     {"current_date", 0, 0, res_current_date, fn_current_date, 0},
+    {"curdate", 0, 0, res_current_date, fn_current_date, 0},
     {"current_timestamp", 0, 0, res_current_timestamp, fn_current_timestamp, 0},
     {"now", 0, 0, res_current_timestamp, fn_current_timestamp, 0},
     {"from_utc_timestamp", 2, 2, res_utc_shift, fn_from_utc, 0},

@@ -225,16 +225,6 @@ size_t engine_dec_format(col_int128 x, int32_t scale, char *out, size_t cap);
 /* Parses decimal text into (precision, scale), HALF_UP; 0 = not a number, -1 = overflow. */
 int engine_dec_parse(const char *s, size_t len, int32_t precision, int32_t scale, col_int128 *out);
 
-/* A region time zone from the system's database (tzdb.c). Opaque. */
-typedef struct engine_tz engine_tz;
-/* Loads zone name ("Europe/Oslo") in arena a: SILT_UNSUPPORTED when unknown, SILT_CORRUPT when malformed. */
-silt_status engine_tz_load(arena *a, const char *name, int32_t len, engine_tz **out,
-                           silt_error *err);
-/* The zone's UTC offset in seconds at an instant (seconds since the epoch). */
-int32_t engine_tz_offset(const engine_tz *tz, int64_t utc_secs);
-/* The offset that makes a wall-clock time local_secs (gaps move on, overlaps take the earlier). */
-int32_t engine_tz_offset_local(const engine_tz *tz, int64_t local_secs);
-
 /* XXH64 of bytes (xxhash.c). */
 uint64_t engine_xxh64(const void *data, size_t len, uint64_t seed);
 /* Spark's xxhash64 of one non-null value (its approx_count_distinct hashes with seed 42). */

@@ -32,6 +32,7 @@
 #include "formats/columnar.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/time_zone.h"
 
 /* Room enough for any number these functions write (incl. the NUL). */
 #define TEXT_NUM_MAX 64
@@ -78,6 +79,12 @@ silt_status text_spark_json_string(buf *out, const char *s, size_t len, silt_err
 size_t text_format_date_spark(int32_t days, char *out);
 size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits, int with_zone,
                                    char *out);
+/*
+ * An instant as Spark's default timestampFormat writes it in a session
+ * zone (yyyy-MM-dd'T'HH:mm:ss.SSSXXX): the wall clock of zone (NULL = UTC)
+ * and its offset, "Z" when zero ("2021-09-08T13:11:11.000+02:00").
+ */
+size_t text_format_instant_spark(int64_t micros, const time_zone *zone, char *out);
 
 /*
  * Canonical JSON (conformance README, "Canonical row format"): one value of
@@ -105,6 +112,9 @@ silt_status text_lines_sort(buf *text, silt_error *err);
  * doubles as Java prints them, NaN and infinities quoted.
  */
 silt_status text_spark_json_write_batch(buf *out, const col_batch *batch, silt_error *err);
+/* The same with timestamps in zone (NULL = UTC). */
+silt_status text_spark_json_write_batch_in(buf *out, const col_batch *batch,
+                                           const time_zone *zone, silt_error *err);
 
 /*
  * Appends the text CSV and show() share for a non-null boolean, integer,
@@ -127,6 +137,9 @@ silt_status text_append_plain(buf *out, const col_vec *v, int64_t row, int *done
  */
 silt_status text_csv_write_header(buf *out, const col_type *schema, silt_error *err);
 silt_status text_csv_write_batch(buf *out, const col_batch *batch, silt_error *err);
+/* The same with timestamps in zone (NULL = UTC). */
+silt_status text_csv_write_batch_in(buf *out, const col_batch *batch, const time_zone *zone,
+                                    silt_error *err);
 
 /*
  * The table of Spark's Dataset.show(max_rows, truncate): feed batches with
@@ -154,6 +167,8 @@ typedef struct text_table text_table;
 silt_status text_table_new(text_table **out, const col_type *schema, int64_t max_rows,
                            int32_t truncate, silt_error *err);
 silt_status text_table_add_batch(text_table *t, const col_batch *batch, silt_error *err);
+/* TIMESTAMP cells show the wall clock of zone (Spark's session time zone; NULL = UTC). */
+void text_table_set_zone(text_table *t, const time_zone *zone);
 silt_status text_table_finish(text_table *t, buf *out, silt_error *err);
 /* Lays the table out as show(n, truncate, vertical = true) does: a block per row. */
 void text_table_set_vertical(text_table *t);
@@ -167,6 +182,9 @@ void text_table_free(text_table *t);
  * nested values ("null") and for binary (the raw bytes).
  */
 silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error *err);
+/* The same with TIMESTAMP values on zone's wall clock (NULL = UTC). */
+silt_status text_spark_value_in(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                                silt_error *err);
 
 /*
  * One writer for every output format, for the command line and the API:
@@ -187,9 +205,10 @@ typedef struct text_writer_options {
     text_format format;
     int64_t max_rows; /* TABLE, VERTICAL: rows shown (Spark's default 20); others: ignored */
     int32_t truncate; /* TABLE: Spark's truncate (default 20; 0 = off) */
+    const time_zone *zone; /* TABLE, CSV, JSON: the session time zone of TIMESTAMPs (NULL = UTC) */
 } text_writer_options;
 
-#define TEXT_WRITER_OPTIONS_INIT {1, TEXT_FORMAT_TABLE, 20, 20}
+#define TEXT_WRITER_OPTIONS_INIT {1, TEXT_FORMAT_TABLE, 20, 20, NULL}
 
 /* "table", "csv", "json", "jsonl", "vertical" (ASCII case-insensitive); SILT_INVALID otherwise. */
 silt_status text_format_parse(const char *name, text_format *out, silt_error *err);

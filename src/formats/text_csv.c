@@ -54,7 +54,8 @@ silt_status text_append_plain(buf *out, const col_vec *v, int64_t row, int *done
 }
 
 /* The unquoted text of a non-null value. */
-static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error *err)
+static silt_status csv_text(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                            silt_error *err)
 {
     char text[TEXT_NUM_MAX];
     size_t len;
@@ -73,8 +74,9 @@ static silt_status csv_text(buf *out, const col_vec *v, int64_t row, silt_error 
         return buf_append(out, text, len, err);
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
-        len = text_format_timestamp_spark(((const int64_t *)v->values)[row], 'T', 3,
-                                          v->type->id == COL_TIMESTAMP, text);
+        len = v->type->id == COL_TIMESTAMP
+                  ? text_format_instant_spark(((const int64_t *)v->values)[row], zone, text)
+                  : text_format_timestamp_spark(((const int64_t *)v->values)[row], 'T', 3, 0, text);
         return buf_append(out, text, len, err);
     default:
         return text_json_value(out, v, row, err);
@@ -114,12 +116,13 @@ static silt_status csv_quote_from(buf *out, size_t start, int force, silt_error 
     return SILT_OK;
 }
 
-static silt_status csv_field(buf *out, const col_vec *v, int64_t row, silt_error *err)
+static silt_status csv_field(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                             silt_error *err)
 {
     size_t start = out->len;
     if (v->type->id == COL_NULL || col_vec_is_null(v, row))
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(csv_text(out, v, row, err));
+    SILT_RETURN_IF_ERROR(csv_text(out, v, row, zone, err));
     /* An empty string is "" so that it stays distinct from a null. */
     return csv_quote_from(out, start, out->len == start, err);
 }
@@ -140,13 +143,19 @@ silt_status text_csv_write_header(buf *out, const col_type *schema, silt_error *
 
 silt_status text_csv_write_batch(buf *out, const col_batch *batch, silt_error *err)
 {
+    return text_csv_write_batch_in(out, batch, NULL, err);
+}
+
+silt_status text_csv_write_batch_in(buf *out, const col_batch *batch, const time_zone *zone,
+                                    silt_error *err)
+{
     int64_t row;
     size_t col;
     for (row = 0; row < batch->n_rows; row++) {
         for (col = 0; col < batch->n_cols; col++) {
             if (col > 0)
                 SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
-            SILT_RETURN_IF_ERROR(csv_field(out, batch->cols[col], row, err));
+            SILT_RETURN_IF_ERROR(csv_field(out, batch->cols[col], row, zone, err));
         }
         SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
     }

@@ -387,11 +387,13 @@ static silt_status spark_json_base64(buf *out, const unsigned char *s, size_t le
     return SILT_OK;
 }
 
-static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, silt_error *err);
+static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                                    silt_error *err);
 
 /* Fields of a struct (or the top-level row) with their nulls left out. */
 static silt_status spark_json_fields(buf *out, const col_field *fields, col_vec *const *children,
-                                     size_t n_fields, int64_t row, silt_error *err)
+                                     size_t n_fields, int64_t row, const time_zone *zone,
+                                     silt_error *err)
 {
     size_t idx;
     int first = 1;
@@ -405,13 +407,14 @@ static silt_status spark_json_fields(buf *out, const col_field *fields, col_vec 
         first = 0;
         SILT_RETURN_IF_ERROR(text_spark_json_string(out, fields[idx].name, strlen(fields[idx].name), err));
         SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
-        SILT_RETURN_IF_ERROR(spark_json_value(out, child, row, err));
+        SILT_RETURN_IF_ERROR(spark_json_value(out, child, row, zone, err));
     }
     return buf_append_char(out, '}', err);
 }
 
 /* A map's key as an object key: strings as they are, other types as Spark casts them. */
-static silt_status spark_json_key(buf *out, const col_vec *keys, int64_t idx, silt_error *err)
+static silt_status spark_json_key(buf *out, const col_vec *keys, int64_t idx, const time_zone *zone,
+                                    silt_error *err)
 {
     size_t start = out->len, len;
     char *copy;
@@ -421,7 +424,7 @@ static silt_status spark_json_key(buf *out, const col_vec *keys, int64_t idx, si
         const char *str = col_vec_str(keys, idx, &str_len);
         return text_spark_json_string(out, str, (size_t)str_len, err);
     }
-    SILT_RETURN_IF_ERROR(text_spark_value(out, keys, idx, err));
+    SILT_RETURN_IF_ERROR(text_spark_value_in(out, keys, idx, zone, err));
     /* The key text was written raw at the end of out; move it into a quoted string. */
     len = out->len - start;
     copy = mem_alloc(len ? len : 1);
@@ -434,28 +437,31 @@ static silt_status spark_json_key(buf *out, const col_vec *keys, int64_t idx, si
     return rc;
 }
 
-static silt_status spark_json_nested(buf *out, const col_vec *v, int64_t row, silt_error *err)
+static silt_status spark_json_nested(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                                    silt_error *err)
 {
     int64_t first = v->type->id == COL_STRUCT ? 0 : v->offsets[row];
     int64_t end = v->type->id == COL_STRUCT ? 0 : v->offsets[row + 1], idx;
     if (v->type->id == COL_STRUCT)
-        return spark_json_fields(out, v->type->fields, v->children, v->n_children, row, err);
+        return spark_json_fields(out, v->type->fields, v->children, v->n_children, row, zone,
+                                 err);
     SILT_RETURN_IF_ERROR(buf_append_char(out, v->type->id == COL_ARRAY ? '[' : '{', err));
     for (idx = first; idx < end; idx++) {
         if (idx > first)
             SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
         if (v->type->id == COL_MAP) {
-            SILT_RETURN_IF_ERROR(spark_json_key(out, v->children[0], idx, err));
+            SILT_RETURN_IF_ERROR(spark_json_key(out, v->children[0], idx, zone, err));
             SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
-            SILT_RETURN_IF_ERROR(spark_json_value(out, v->children[1], idx, err));
+            SILT_RETURN_IF_ERROR(spark_json_value(out, v->children[1], idx, zone, err));
         } else {
-            SILT_RETURN_IF_ERROR(spark_json_value(out, v->children[0], idx, err));
+            SILT_RETURN_IF_ERROR(spark_json_value(out, v->children[0], idx, zone, err));
         }
     }
     return buf_append_char(out, v->type->id == COL_ARRAY ? ']' : '}', err);
 }
 
-static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, silt_error *err)
+static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                                    silt_error *err)
 {
     char text[TEXT_NUM_MAX];
     size_t len;
@@ -485,22 +491,29 @@ static silt_status spark_json_value(buf *out, const col_vec *v, int64_t row, sil
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ:
         /* Spark's default timestampFormat keeps milliseconds: yyyy-MM-dd'T'HH:mm:ss.SSSXXX */
-        len = text_format_timestamp_spark(((const int64_t *)v->values)[row], 'T', 3,
-                                          v->type->id == COL_TIMESTAMP, text);
+        len = v->type->id == COL_TIMESTAMP
+                  ? text_format_instant_spark(((const int64_t *)v->values)[row], zone, text)
+                  : text_format_timestamp_spark(((const int64_t *)v->values)[row], 'T', 3, 0, text);
         return json_quoted(out, text, len, err);
     case COL_STRUCT:
     case COL_ARRAY:
-    case COL_MAP: return spark_json_nested(out, v, row, err);
+    case COL_MAP: return spark_json_nested(out, v, row, zone, err);
     default: return json_scalar(out, v, row, err); /* booleans and integers */
     }
 }
 
 silt_status text_spark_json_write_batch(buf *out, const col_batch *batch, silt_error *err)
 {
+    return text_spark_json_write_batch_in(out, batch, NULL, err);
+}
+
+silt_status text_spark_json_write_batch_in(buf *out, const col_batch *batch,
+                                           const time_zone *zone, silt_error *err)
+{
     int64_t row;
     for (row = 0; row < batch->n_rows; row++) {
         SILT_RETURN_IF_ERROR(spark_json_fields(out, batch->schema->fields, batch->cols,
-                                               batch->n_cols, row, err));
+                                               batch->n_cols, row, zone, err));
         SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
     }
     return SILT_OK;

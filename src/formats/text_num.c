@@ -513,6 +513,17 @@ size_t text_format_timestamp_spark(int64_t micros, char sep, int fraction_digits
                                        TEXT_NUM_MAX - len);
 }
 
+size_t text_format_instant_spark(int64_t micros, const time_zone *zone, char *out)
+{
+    int64_t local = time_zone_to_local(zone, micros);
+    int32_t off = (int32_t)((local - micros) / TIME_MICROS_PER_SECOND), mag = off < 0 ? -off : off;
+    size_t len = text_format_timestamp_spark(local, 'T', 3, off == 0, out);
+    if (off != 0) /* XXX: +hh:mm, and :ss when the offset has seconds */
+        len += (size_t)snprintf(out + len, TEXT_NUM_MAX - len, mag % 60 ? "%c%02d:%02d:%02d" : "%c%02d:%02d",
+                                off < 0 ? '-' : '+', (int)(mag / 3600), (int)(mag / 60 % 60), (int)(mag % 60));
+    return len;
+}
+
 /* Decimal digits of an integer, without buf_printf's format parsing (a hot path). */
 static silt_status text_append_int(buf *out, int64_t value, silt_error *err)
 {

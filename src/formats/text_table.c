@@ -51,6 +51,7 @@ struct text_table {
     size_t n_cells;
     size_t cap_cells;
     buf scratch;        /* one value before escaping */
+    const time_zone *zone; /* of TIMESTAMP cells (NULL = UTC) */
 };
 
 /* ---- cell text (Spark's ToPrettyString) ---------------------------------- */
@@ -86,7 +87,8 @@ static silt_status spark_binary(buf *out, const char *bytes, size_t len, silt_er
     return SILT_OK;
 }
 
-static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, silt_error *err)
+static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                                silt_error *err)
 {
     int64_t first, end, idx;
     size_t field;
@@ -96,7 +98,7 @@ static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, silt_er
         for (field = 0; field < v->n_children; field++) {
             if (field > 0)
                 SILT_RETURN_IF_ERROR(buf_append_str(out, ", ", err));
-            SILT_RETURN_IF_ERROR(text_spark_value(out, v->children[field], row, err));
+            SILT_RETURN_IF_ERROR(text_spark_value_in(out, v->children[field], row, zone, err));
         }
         return buf_append_char(out, '}', err);
     case COL_ARRAY:
@@ -106,7 +108,7 @@ static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, silt_er
         for (idx = first; idx < end; idx++) {
             if (idx > first)
                 SILT_RETURN_IF_ERROR(buf_append_str(out, ", ", err));
-            SILT_RETURN_IF_ERROR(text_spark_value(out, v->children[0], idx, err));
+            SILT_RETURN_IF_ERROR(text_spark_value_in(out, v->children[0], idx, zone, err));
         }
         return buf_append_char(out, ']', err);
     default: /* COL_MAP, entries in stored order */
@@ -116,15 +118,21 @@ static silt_status spark_nested(buf *out, const col_vec *v, int64_t row, silt_er
         for (idx = first; idx < end; idx++) {
             if (idx > first)
                 SILT_RETURN_IF_ERROR(buf_append_str(out, ", ", err));
-            SILT_RETURN_IF_ERROR(text_spark_value(out, v->children[0], idx, err));
+            SILT_RETURN_IF_ERROR(text_spark_value_in(out, v->children[0], idx, zone, err));
             SILT_RETURN_IF_ERROR(buf_append_str(out, " -> ", err));
-            SILT_RETURN_IF_ERROR(text_spark_value(out, v->children[1], idx, err));
+            SILT_RETURN_IF_ERROR(text_spark_value_in(out, v->children[1], idx, zone, err));
         }
         return buf_append_char(out, '}', err);
     }
 }
 
 silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error *err)
+{
+    return text_spark_value_in(out, v, row, NULL, err);
+}
+
+silt_status text_spark_value_in(buf *out, const col_vec *v, int64_t row, const time_zone *zone,
+                                silt_error *err)
 {
     int32_t str_len;
     const char *str;
@@ -140,8 +148,9 @@ silt_status text_spark_value(buf *out, const col_vec *v, int64_t row, silt_error
         return spark_binary(out, str, (size_t)str_len, err);
     case COL_DATE: return spark_date(out, ((const int32_t *)v->values)[row], err);
     case COL_TIMESTAMP:
+        return spark_timestamp(out, time_zone_to_local(zone, ((const int64_t *)v->values)[row]), err);
     case COL_TIMESTAMP_NTZ: return spark_timestamp(out, ((const int64_t *)v->values)[row], err);
-    default: return spark_nested(out, v, row, err);
+    default: return spark_nested(out, v, row, zone, err);
     }
 }
 
@@ -337,6 +346,8 @@ silt_status text_table_new(text_table **out, const col_type *schema, int64_t max
     return SILT_OK;
 }
 
+void text_table_set_zone(text_table *t, const time_zone *zone) { t->zone = zone; }
+
 silt_status text_table_add_batch(text_table *t, const col_batch *batch, silt_error *err)
 {
     int64_t row;
@@ -347,7 +358,7 @@ silt_status text_table_add_batch(text_table *t, const col_batch *batch, silt_err
     for (row = 0; row < batch->n_rows && t->rows_kept < t->max_rows; row++) {
         for (col = 0; col < t->n_cols; col++) {
             buf_truncate(&t->scratch, 0);
-            SILT_RETURN_IF_ERROR(text_spark_value(&t->scratch, batch->cols[col], row, err));
+            SILT_RETURN_IF_ERROR(text_spark_value_in(&t->scratch, batch->cols[col], row, t->zone, err));
             SILT_RETURN_IF_ERROR(add_cell(t, t->scratch.data ? t->scratch.data : "",
                                           t->scratch.len, 1, err));
         }

@@ -12,6 +12,7 @@ struct text_writer {
     const col_type *schema;
     int header_done;
     text_table *table; /* TABLE only */
+    const time_zone *zone;
 };
 
 silt_status text_format_parse(const char *name, text_format *out, silt_error *err)
@@ -53,6 +54,7 @@ silt_status text_writer_new(text_writer **out, const col_type *schema,
         return err_nomem(err);
     w->format = opts->format;
     w->schema = schema;
+    w->zone = opts->zone;
     if (w->format == TEXT_FORMAT_TABLE || w->format == TEXT_FORMAT_VERTICAL) {
         rc = text_table_new(&w->table, schema, opts->max_rows, opts->truncate, err);
         if (rc != SILT_OK) {
@@ -61,6 +63,7 @@ silt_status text_writer_new(text_writer **out, const col_type *schema,
         }
         if (w->format == TEXT_FORMAT_VERTICAL)
             text_table_set_vertical(w->table);
+        text_table_set_zone(w->table, opts->zone);
     }
     *out = w;
     return SILT_OK;
@@ -80,8 +83,8 @@ silt_status text_writer_add_batch(text_writer *w, const col_batch *batch, buf *o
             SILT_RETURN_IF_ERROR(text_csv_write_header(out, w->schema, err));
             w->header_done = 1;
         }
-        return text_csv_write_batch(out, batch, err);
-    case TEXT_FORMAT_JSON: return text_spark_json_write_batch(out, batch, err);
+        return text_csv_write_batch_in(out, batch, w->zone, err);
+    case TEXT_FORMAT_JSON: return text_spark_json_write_batch_in(out, batch, w->zone, err);
     default: return text_jsonl_write_batch(out, batch, err);
     }
 }

@@ -550,7 +550,14 @@ static silt_status bind_literal(binder *b, const sql_expr *ast, expr **out, silt
     case SQL_LIT_FLOAT: return expr_lit_double(out, b->a, COL_FLOAT, lit->f64, err);
     case SQL_LIT_STRING: return expr_lit_string(out, b->a, lit->str, lit->str_len, err);
     case SQL_LIT_DATE: return expr_lit_int(out, b->a, COL_DATE, lit->i64, err);
-    case SQL_LIT_TIMESTAMP: return expr_lit_int(out, b->a, COL_TIMESTAMP, lit->i64, err);
+    case SQL_LIT_TIMESTAMP: {
+        /* the parser read it in UTC; a literal without a zone is the session's wall clock */
+        int64_t v = lit->i64;
+        if (lit->str != NULL && b->ctx != NULL &&
+            !time_string_to_timestamp(lit->str, lit->str_len, b->ctx->zone, b->ctx->now_micros, &v))
+            v = lit->i64;
+        return expr_lit_int(out, b->a, COL_TIMESTAMP, v, err);
+    }
     case SQL_LIT_TIMESTAMP_NTZ: return expr_lit_int(out, b->a, COL_TIMESTAMP_NTZ, lit->i64, err);
     case SQL_LIT_DECIMAL: {
         col_int128 v = 0;

@@ -207,6 +207,7 @@ void sql_session_clear_interrupt(sql_session *s)
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }
 int sql_result_has_rows(const sql_result *res) { return res->has_rows; }
 int sql_result_is_text(const sql_result *res) { return res->is_text; }
+const time_zone *sql_result_zone(const sql_result *res) { return res->ctx.zone; }
 
 void sql_result_free(sql_result *res)
 {
@@ -236,6 +237,7 @@ static silt_status result_new(sql_result **out, sql_session *s, silt_error *err)
     ansi = sql_session_get(s, "spark.sql.ansi.enabled");
     if (ansi != NULL)
         res->ctx.ansi = util_str_casecmp(ansi, "false") != 0;
+    res->ctx.zone = sql_session_zone(s);
     sql_settings_apply(&res->ctx, s->budget, sql_session_get(s, "temp_directory"));
     *out = res;
     return SILT_OK;
@@ -560,6 +562,37 @@ static silt_status set_store_key(sql_session *s, sql_result *res, const char *ke
     return string_result(res, names, 2, cells, 1, err);
 }
 
+const time_zone *sql_session_zone(const sql_session *s)
+{
+    const char *id = sql_session_get(s, SQL_SESSION_TIME_ZONE);
+    const time_zone *z = id != NULL ? time_zone_find(id, strlen(id)) : NULL;
+    return z != NULL ? z : time_zone_default(); /* SET checked the id: NULL only on no memory */
+}
+
+/*
+ * spark.sql.session.timeZone takes what Spark's getZoneId takes; SET TIME
+ * ZONE LOCAL is the machine's zone (Spark's JVM default). The interval
+ * forms of SET TIME ZONE are refused by name.
+ */
+static silt_status check_time_zone(const char **value, silt_error *err)
+{
+    const time_zone *z;
+    silt_status rc;
+    if (util_str_casecmp(*value, "LOCAL") == 0) {
+        *value = time_zone_id(time_zone_default());
+        return SILT_OK;
+    }
+    if (util_str_ncasecmp(*value, "INTERVAL", 8) == 0)
+        return err_set(err, SILT_UNSUPPORTED, "SET TIME ZONE INTERVAL is not supported yet; "
+                       "write the offset as a string: SET TIME ZONE '+08:00'");
+    rc = time_zone_get(*value, strlen(*value), &z, err);
+    if (rc == SILT_INVALID)
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.TIME_ZONE] The value '%s' in the "
+                       "config \"%s\" is invalid. Cannot resolve the given timezone.", *value,
+                       SQL_SESSION_TIME_ZONE);
+    return rc;
+}
+
 static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt,
                            silt_error *err)
 {
@@ -589,6 +622,8 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
             util_str_casecmp(value, "false") != 0)
             return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.DEFAULT] the value '%s' of "
                            "the config \"%s\" is invalid: it must be true or false", value, key);
+        if (strcmp(key, SQL_SESSION_TIME_ZONE) == 0)
+            SILT_RETURN_IF_ERROR(check_time_zone(&value, err));
         SILT_RETURN_IF_ERROR(session_set(s, key, value, err));
         apply_memory_limit(s, key, value);
         {
@@ -601,6 +636,8 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         const char *cells[2] = {key, v ? v : "<undefined>"};
         if (v == NULL && strcmp(key, "spark.sql.ansi.enabled") == 0)
             cells[1] = "true";
+        if (v == NULL && strcmp(key, SQL_SESSION_TIME_ZONE) == 0)
+            cells[1] = time_zone_id(time_zone_default());
         const char *shown = sql_settings_effective(key, shown_value(s, key, res->arena), res->arena);
         if (shown != NULL)
             cells[1] = shown;

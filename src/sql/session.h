@@ -28,6 +28,7 @@
 #include "io/store.h"
 #include "util/error.h"
 #include "util/thread.h"
+#include "util/time_zone.h"
 
 typedef struct sql_session sql_session;
 typedef struct sql_result sql_result;
@@ -65,6 +66,10 @@ silt_status sql_session_store_open(sql_session *s, const char *location, int cre
                                    io_store **out, silt_error *err);
 /* The budget the session's statements reserve from (never NULL). */
 mem_budget *sql_session_budget(const sql_session *s);
+
+/* The session time zone's key, and its zone (the machine's until SET; docs/time.md). */
+#define SQL_SESSION_TIME_ZONE "spark.sql.session.timeZone"
+const time_zone *sql_session_zone(const sql_session *s);
 
 /* Value of a setting (NULL when not set). Keys are case-sensitive as in Spark. */
 const char *sql_session_get(const sql_session *s, const char *key);
@@ -151,6 +156,8 @@ const col_type *sql_result_schema(const sql_result *res);
 int sql_result_has_rows(const sql_result *res);
 /* 1 when the result is text to print as is (EXPLAIN): one STRING column. */
 int sql_result_is_text(const sql_result *res);
+/* The session time zone the statement ran in (how its TIMESTAMPs are shown). */
+const time_zone *sql_result_zone(const sql_result *res);
 /*
  * Next batch (dense, no selection) in *out, or *out = NULL at the end. The
  * batch lives until the next call. For an Arrow export,

@@ -851,10 +851,18 @@ static silt_status time_travel(binder *b, const sql_table_version *at, int64_t *
         const sql_expr *t = at->timestamp;
         int has_zone;
         if (t->kind == SQL_EXPR_LITERAL && t->u.lit.kind == SQL_LIT_STRING &&
-            time_parse_timestamp(t->u.lit.str, t->u.lit.str_len, ts, &has_zone))
+            time_parse_timestamp(t->u.lit.str, t->u.lit.str_len, ts, &has_zone)) {
+            /* Spark reads the text in the session time zone */
+            if (b->ctx != NULL)
+                time_string_to_timestamp(t->u.lit.str, t->u.lit.str_len, b->ctx->zone,
+                                         b->ctx->now_micros, ts);
             return SILT_OK;
+        }
         if (t->kind == SQL_EXPR_LITERAL && t->u.lit.kind == SQL_LIT_TIMESTAMP) {
             *ts = t->u.lit.i64;
+            if (t->u.lit.str != NULL && b->ctx != NULL)
+                time_string_to_timestamp(t->u.lit.str, t->u.lit.str_len, b->ctx->zone,
+                                         b->ctx->now_micros, ts);
             return SILT_OK;
         }
         if (t->kind == SQL_EXPR_LITERAL && t->u.lit.kind == SQL_LIT_DATE) {

@@ -8,6 +8,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "util/time.h"
 
+#include "util/time_zone.h"
+
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -53,192 +55,265 @@ int time_valid_date(int64_t year, unsigned month, unsigned day)
     return day <= limit;
 }
 
-typedef struct cursor {
-    const char *s;
-    size_t len;
-    size_t pos;
-} cursor;
+/*
+ * Spark's string forms (SparkDateTimeUtils.stringToDate, parseTimestampString):
+ * the value is trimmed of bytes 0x00-0x20 and 0x7F (UTF8String.trimAll),
+ * then read segment by segment, as Spark reads it, so that the same strings
+ * pass and fail:
+ *   date:      [+-]yyyy*[-[m]m[-[d]d]] and, after a full date, ' ' or 'T'
+ *              and anything (ignored); years of 4 to 7 digits.
+ *   timestamp: [+-]yyyy*[-[m]m[-[d]d]] [' '|'T' [h]h[:[m]m[:[s]s[.fraction]]]][zone]
+ *              or a time alone ([h]h:[m]m..., or 'T' first), on today's date;
+ *              years of 4 to 6 digits, any number of fraction digits (the
+ *              seventh on dropped); the zone is the rest of the text after
+ *              the seconds or the fraction, trimmed, as ZoneId.of reads it
+ *              (util/time_zone.h).
+ */
+typedef struct ts_fields {
+    int32_t seg[7]; /* year, month, day, hour, minute, second, microseconds */
+    int year_sign;
+    int just_time;
+    const char *zone; /* NULL = none */
+    size_t zone_len;
+} ts_fields;
 
-static int peek(const cursor *c) { return c->pos < c->len ? (unsigned char)c->s[c->pos] : -1; }
+static int trim_byte(unsigned char b) { return b <= 0x20 || b == 0x7f; }
 
-static int is_digit(int ch) { return ch >= '0' && ch <= '9'; }
-
-/* Reads between min and max digits; returns the count read (0 = failure). */
-static int read_digits(cursor *c, int min, int max, int64_t *out)
+static void trim_all(const char *s, size_t len, size_t *start, size_t *end)
 {
-    int count = 0;
-    int64_t value = 0;
-    while (count < max && is_digit(peek(c))) {
-        value = value * 10 + (peek(c) - '0');
-        c->pos++;
-        count++;
-    }
-    if (count < min)
-        return 0;
-    *out = value;
-    return count;
+    size_t i = 0, j = len;
+    while (i < j && trim_byte((unsigned char)s[i]))
+        i++;
+    while (j > i && trim_byte((unsigned char)s[j - 1]))
+        j--;
+    *start = i;
+    *end = j;
 }
 
-static void skip_spaces(cursor *c)
+/* Spark's isValidDigits of parseTimestampString (year 4-6 digits, fraction any). */
+static int ts_digits_ok(int segment, int digits)
 {
-    while (peek(c) == ' ' || peek(c) == '\t' || peek(c) == '\n' || peek(c) == '\r')
-        c->pos++;
-}
-
-/* Parses [+-]yyyy[-m[m][-d[d]]]; year has 4 to 7 digits. */
-static int parse_date_part(cursor *c, int64_t *days_out)
-{
-    int64_t year, month = 1, day = 1;
-    int negative = 0;
-    if (peek(c) == '-' || peek(c) == '+') {
-        negative = peek(c) == '-';
-        c->pos++;
-    }
-    if (!read_digits(c, 4, 7, &year))
-        return 0;
-    if (negative)
-        year = -year;
-    if (peek(c) == '-') {
-        c->pos++;
-        if (!read_digits(c, 1, 2, &month))
-            return 0;
-        if (peek(c) == '-') {
-            c->pos++;
-            if (!read_digits(c, 1, 2, &day))
-                return 0;
-        }
-    }
-    if (!time_valid_date(year, (unsigned)month, (unsigned)day))
-        return 0;
-    *days_out = time_days_from_civil(year, (unsigned)month, (unsigned)day);
-    return 1;
-}
-
-/* Parses h[h]:m[m][:s[s][.f{1,9}]] into microseconds of the day. */
-static int parse_time_part(cursor *c, int64_t *micros_out)
-{
-    int64_t hour, minute, second = 0, fraction = 0;
-    int digits;
-    if (!read_digits(c, 1, 2, &hour) || peek(c) != ':')
-        return 0;
-    c->pos++;
-    if (!read_digits(c, 1, 2, &minute))
-        return 0;
-    if (peek(c) == ':') {
-        c->pos++;
-        if (!read_digits(c, 1, 2, &second))
-            return 0;
-        if (peek(c) == '.') {
-            c->pos++;
-            digits = read_digits(c, 0, 9, &fraction);
-            while (digits < 6) {
-                fraction *= 10;
-                digits++;
-            }
-            while (digits > 6) {
-                fraction /= 10; /* sub-microsecond digits are truncated */
-                digits--;
-            }
-            while (is_digit(peek(c)))
-                c->pos++;
-        }
-    }
-    if (hour > 23 || minute > 59 || second > 59)
-        return 0;
-    *micros_out = ((hour * 60 + minute) * 60 + second) * TIME_MICROS_PER_SECOND + fraction;
-    return 1;
-}
-
-/* Parses Z, UTC, GMT, [+-]hh[[:]mm] into an offset in seconds east of UTC. */
-static int parse_zone(cursor *c, int64_t *offset_out)
-{
-    int sign;
-    int64_t hours, minutes = 0;
-    if (peek(c) == 'Z' || peek(c) == 'z') {
-        c->pos++;
-        *offset_out = 0;
+    if (segment == 6)
         return 1;
+    if (segment == 0)
+        return digits >= 4 && digits <= 6;
+    if (segment == 7)
+        return digits <= 2;
+    return digits > 0 && digits <= 2;
+}
+
+/* parseTimestampString: the segments of s, or 0 when it is not of the form. */
+static int ts_scan(const char *s, size_t len, ts_fields *f)
+{
+    int32_t seg[7] = {1, 1, 1, 0, 0, 0, 0};
+    int i = 0, digits = 0, milli_digits = 0, k;
+    int64_t value = 0;
+    size_t j, end;
+    trim_all(s, len, &j, &end);
+    memset(f, 0, sizeof(*f));
+    f->year_sign = 1;
+    if (j == end)
+        return 0;
+    if (s[j] == '-' || s[j] == '+') {
+        f->year_sign = s[j] == '-' ? -1 : 1;
+        f->just_time = -1; /* a sign: not a time alone */
+        j++;
     }
-    if (c->len - c->pos >= 3 && (c->s[c->pos] == 'U' || c->s[c->pos] == 'G')) {
-        const char *z = c->s + c->pos;
-        if ((z[0] == 'U' && z[1] == 'T' && z[2] == 'C') || (z[0] == 'G' && z[1] == 'M' && z[2] == 'T'))
-            c->pos += 3;
-        else
-            return 0;
-        if (peek(c) != '+' && peek(c) != '-') {
-            *offset_out = 0;
-            return 1;
+    for (; j < end; j++) {
+        unsigned char b = (unsigned char)s[j];
+        if (b >= '0' && b <= '9') {
+            if (i == 6)
+                milli_digits++;
+            if (i != 6 || digits < 6)
+                value = value * 10 + (b - '0');
+            digits++;
+            if (value > INT32_MAX)
+                return 0;
+            continue;
         }
-    }
-    if (peek(c) != '+' && peek(c) != '-')
-        return 0;
-    sign = peek(c) == '-' ? -1 : 1;
-    c->pos++;
-    if (!read_digits(c, 1, 2, &hours))
-        return 0;
-    if (peek(c) == ':') {
-        c->pos++;
-        if (!read_digits(c, 2, 2, &minutes))
+        if (j == 0 && b == 'T') {
+            f->just_time = 1;
+            i += 3;
+        } else if (i < 2) {
+            if (b == '-') {
+                if (!ts_digits_ok(i, digits))
+                    return 0;
+                seg[i++] = (int32_t)value;
+            } else if (i == 0 && b == ':' && f->just_time == 0) {
+                f->just_time = 1;
+                if (!ts_digits_ok(3, digits))
+                    return 0;
+                seg[3] = (int32_t)value;
+                i = 4;
+            } else {
+                return 0;
+            }
+        } else if (i == 2) {
+            if (b != ' ' && b != 'T')
+                return 0;
+            if (!ts_digits_ok(i, digits))
+                return 0;
+            seg[i++] = (int32_t)value;
+        } else if (i == 3 || i == 4) {
+            if (b != ':' || !ts_digits_ok(i, digits))
+                return 0;
+            seg[i++] = (int32_t)value;
+        } else if (i == 5 || i == 6) {
+            if (!ts_digits_ok(i, digits))
+                return 0;
+            seg[i] = (int32_t)value;
+            if (b == '.' && i == 5) {
+                i++;
+            } else {
+                /* the rest of the text is the zone */
+                size_t zs = j, ze = end;
+                while (zs < ze && trim_byte((unsigned char)s[zs]))
+                    zs++;
+                f->zone = s + zs;
+                f->zone_len = ze - zs;
+                i = 7;
+                digits = 0;
+                value = 0;
+                j = end;
+                break;
+            }
+        } else {
             return 0;
-    } else if (is_digit(peek(c))) {
-        if (!read_digits(c, 2, 2, &minutes))
-            return 0;
+        }
+        value = 0;
+        digits = 0;
     }
-    if (hours > 18 || minutes > 59)
-        return 0;
-    *offset_out = sign * (hours * 3600 + minutes * 60);
+    if (i < 7) {
+        if (!ts_digits_ok(i, digits))
+            return 0;
+        seg[i] = (int32_t)value;
+    }
+    for (k = milli_digits; k < 6; k++)
+        seg[6] *= 10;
+    if (f->just_time < 0)
+        f->just_time = 0;
+    memcpy(f->seg, seg, sizeof(seg));
     return 1;
 }
 
-int time_parse_date(const char *s, size_t len, int32_t *days_out)
+/* The wall-clock microseconds of the fields (today in zone for a time alone); 0 when no such time. */
+static int ts_local(const ts_fields *f, const time_zone *zone, int64_t now_micros, int64_t *out)
 {
-    cursor c = {s, len, 0};
-    int64_t days, micros;
-    skip_spaces(&c);
-    if (!parse_date_part(&c, &days))
+    int64_t year = (int64_t)f->year_sign * f->seg[0], days;
+    if (f->seg[3] > 23 || f->seg[4] > 59 || f->seg[5] > 59)
         return 0;
-    if (peek(&c) == ' ' || peek(&c) == 'T') {
-        /* A time part may follow, as CAST('2021-01-01 10:00' AS DATE) allows. */
-        c.pos++;
-        if (c.pos < c.len && !parse_time_part(&c, &micros))
+    if (f->just_time) {
+        days = time_floor_div(time_zone_to_local(zone, now_micros), TIME_MICROS_PER_DAY);
+    } else {
+        if (!time_valid_date(year, (unsigned)f->seg[1], (unsigned)f->seg[2]))
             return 0;
+        days = time_days_from_civil(year, (unsigned)f->seg[1], (unsigned)f->seg[2]);
     }
-    skip_spaces(&c);
-    if (c.pos != c.len || days < INT32_MIN || days > INT32_MAX)
+    /* |days| < 106751990 keeps the microseconds (and any offset) in int64 */
+    if (days > INT64_C(106751990) || days < -INT64_C(106751990))
+        return 0;
+    *out = days * TIME_MICROS_PER_DAY +
+           ((int64_t)f->seg[3] * 3600 + f->seg[4] * 60 + f->seg[5]) * TIME_MICROS_PER_SECOND +
+           f->seg[6];
+    return 1;
+}
+
+/* Spark's Instant range check (instantToMicros overflows past about 294247 years). */
+static int in_micros_range(int64_t local, int64_t offset_micros, int64_t *out)
+{
+    if (__builtin_sub_overflow(local, offset_micros, out))
+        return 0;
+    return 1;
+}
+
+int time_string_to_timestamp(const char *s, size_t len, const time_zone *zone,
+                             int64_t now_micros, int64_t *out)
+{
+    ts_fields f;
+    const time_zone *z = zone;
+    int64_t local;
+    if (!ts_scan(s, len, &f))
+        return 0;
+    if (f.zone != NULL && (z = time_zone_find(f.zone, f.zone_len)) == NULL)
+        return 0;
+    if (!ts_local(&f, z, now_micros, &local))
+        return 0;
+    return in_micros_range(local, local - time_zone_from_local(z, local), out);
+}
+
+int time_string_to_timestamp_ntz(const char *s, size_t len, int64_t now_micros, int *has_zone,
+                                 int64_t *out)
+{
+    ts_fields f;
+    const time_zone *z = NULL;
+    if (!ts_scan(s, len, &f))
+        return 0;
+    if (f.zone != NULL && (z = time_zone_find(f.zone, f.zone_len)) == NULL)
+        return 0;
+    *has_zone = f.zone != NULL;
+    if (f.just_time)
+        return 0; /* Spark's stringToTimestampWithoutTimeZone takes no time alone */
+    return ts_local(&f, NULL, now_micros, out);
+}
+
+int time_string_to_date(const char *s, size_t len, int32_t *days_out)
+{
+    int32_t seg[3] = {1, 1, 1};
+    int i = 0, digits = 0, sign = 1;
+    int64_t value = 0, year, days;
+    size_t j, end;
+    trim_all(s, len, &j, &end);
+    if (j == end)
+        return 0;
+    if (s[j] == '-' || s[j] == '+') {
+        sign = s[j] == '-' ? -1 : 1;
+        j++;
+    }
+    for (; j < end && !(s[j] == ' ' || s[j] == 'T'); j++) {
+        unsigned char b = (unsigned char)s[j];
+        if (i < 2 && b == '-') {
+            if (i == 0 ? digits < 4 || digits > 7 : digits < 1 || digits > 2)
+                return 0;
+            seg[i++] = (int32_t)value;
+            value = 0;
+            digits = 0;
+        } else if (b >= '0' && b <= '9') {
+            value = value * 10 + (b - '0');
+            if (value > INT32_MAX)
+                return 0;
+            digits++;
+        } else {
+            return 0;
+        }
+    }
+    if (i == 0 ? digits < 4 || digits > 7 : digits < 1 || digits > 2)
+        return 0;
+    if (i < 2 && j < end) /* yyyy and yyyy-[m]m take the whole text */
+        return 0;
+    seg[i] = (int32_t)value;
+    year = sign * (int64_t)seg[0];
+    if (!time_valid_date(year, (unsigned)seg[1], (unsigned)seg[2]))
+        return 0;
+    days = time_days_from_civil(year, (unsigned)seg[1], (unsigned)seg[2]);
+    if (days < INT32_MIN || days > INT32_MAX)
         return 0;
     *days_out = (int32_t)days;
     return 1;
 }
 
+int time_parse_date(const char *s, size_t len, int32_t *days_out)
+{
+    return time_string_to_date(s, len, days_out);
+}
+
 int time_parse_timestamp(const char *s, size_t len, int64_t *micros_out, int *has_zone_out)
 {
-    cursor c = {s, len, 0};
-    int64_t days, time_micros = 0, offset = 0;
-    int has_zone = 0;
-    skip_spaces(&c);
-    if (!parse_date_part(&c, &days))
+    ts_fields f;
+    if (!ts_scan(s, len, &f))
         return 0;
-    if (peek(&c) == ' ' || peek(&c) == 'T') {
-        c.pos++;
-        if (c.pos < c.len && !parse_time_part(&c, &time_micros))
-            return 0;
-    }
-    skip_spaces(&c);
-    if (c.pos < c.len) {
-        if (!parse_zone(&c, &offset))
-            return 0;
-        has_zone = 1;
-        skip_spaces(&c);
-    }
-    if (c.pos != c.len)
-        return 0;
-    /* Guard the int64 range: |days| < 106751991 keeps micros in range. */
-    if (days > INT64_C(106751990) || days < -INT64_C(106751990))
-        return 0;
-    *micros_out = days * TIME_MICROS_PER_DAY + time_micros - offset * TIME_MICROS_PER_SECOND;
     if (has_zone_out != NULL)
-        *has_zone_out = has_zone;
-    return 1;
+        *has_zone_out = f.zone != NULL;
+    return time_string_to_timestamp(s, len, NULL, time_now_micros(), micros_out);
 }
 
 /*

@@ -3,13 +3,8 @@
  *
  * A date is days since 1970-01-01 (int32 range); a timestamp is microseconds
  * since 1970-01-01T00:00:00Z (int64). The proleptic Gregorian calendar is
- * used throughout, as Spark 3 and Delta do. Parsing accepts the forms Spark
- * accepts for timestampAsOf and for TIMESTAMP literals:
- *   yyyy, yyyy-[m]m, yyyy-[m]m-[d]d, followed optionally by ' ' or 'T' and
- *   [h]h:[m]m[:[s]s[.fraction]] and an optional zone: Z, UTC, +hh, +hh:mm,
- *   +hhmm, -hh:mm, ...
- * A timestamp without a zone is read in UTC (silt's session time zone is
- * UTC; the caller can apply another offset).
+ * used throughout, as Spark 3 and Delta do. Parsing accepts exactly the
+ * forms Spark's CAST accepts (stringToDate, stringToTimestamp; docs/time.md).
  */
 #ifndef SILT_UTIL_TIME_H
 #define SILT_UTIL_TIME_H
@@ -27,13 +22,32 @@ void time_civil_from_days(int64_t days, int64_t *year_out, unsigned *month_out, 
 /* 1 when year/month/day is a real date. */
 int time_valid_date(int64_t year, unsigned month, unsigned day);
 
+typedef struct time_zone time_zone; /* util/time_zone.h */
+
 /*
- * Parses a date "yyyy-mm-dd" (also yyyy and yyyy-mm, and a trailing time part
- * which is ignored as Spark's CAST does). Returns 1 on success.
+ * Spark's CAST of a string to DATE (stringToDate): [+-]yyyy[-[m]m[-[d]d]]
+ * (years of 4 to 7 digits), after a full date ' ' or 'T' and anything
+ * (ignored), the text trimmed of spaces and control bytes. 1 on success.
  */
+int time_string_to_date(const char *s, size_t len, int32_t *days_out);
+/*
+ * Spark's CAST of a string to TIMESTAMP (stringToTimestamp): a date as
+ * above (years of 4 to 6 digits) or a time alone (on today's date, by
+ * now_micros), then [h]h[:[m]m[:[s]s[.fraction]]] after ' ' or 'T', then
+ * an optional zone (Z, +hh:mm, UTC+1, GMT-08:00, Europe/Oslo, a short id),
+ * glued or after a space. Without a zone the time is zone's wall clock
+ * (NULL = UTC). 1 on success.
+ */
+int time_string_to_timestamp(const char *s, size_t len, const time_zone *zone,
+                             int64_t now_micros, int64_t *out);
+/* The same for TIMESTAMP_NTZ: the wall-clock time, a zone in the text read and ignored. */
+int time_string_to_timestamp_ntz(const char *s, size_t len, int64_t now_micros, int *has_zone,
+                                 int64_t *out);
+
+/* time_string_to_date (kept for the callers that read Delta's and Spark's forms). */
 int time_parse_date(const char *s, size_t len, int32_t *days_out);
 /*
- * Parses a timestamp (see above). has_zone_out (may be NULL) tells whether
+ * time_string_to_timestamp in UTC; has_zone_out (may be NULL) tells whether
  * the text carried a zone. Returns 1 on success.
  */
 int time_parse_timestamp(const char *s, size_t len, int64_t *micros_out, int *has_zone_out);

@@ -66,8 +66,8 @@ void test_formats_csv_datetime__patterns(void)
 void test_formats_csv_datetime__bad_patterns_are_refused(void)
 {
     const text_dt_pattern *p;
-    check_fails(SILT_UNSUPPORTED, text_dt_compile("yyyy-QQ", mem, &p, &err));
-    check_contains(err.message, "letter 'Q' at position 6");
+    check_fails(SILT_UNSUPPORTED, text_dt_compile("yyyy-ww", mem, &p, &err));
+    check_contains(err.message, "letter 'w' at position 6");
     check_fails(SILT_INVALID, text_dt_compile("yyyy'-MM", mem, &p, &err));
     check_fails(SILT_INVALID, text_dt_compile("yyyy]", mem, &p, &err));
     check_fails(SILT_INVALID, text_dt_compile("[yyyy", mem, &p, &err));

@@ -131,7 +131,8 @@ static silt_status render(sql_session *s, const char *sql, char **out, silt_erro
         return err_nomem(err);
     }
     if (sql_result_has_rows(res))
-        rc = api_printer_new(&p, to_file, mem, sql_result_schema(res), &opts, err);
+        rc = api_printer_new(&p, to_file, mem, sql_result_schema(res), &opts,
+                             sql_result_zone(res), err);
     while (rc == SILT_OK && p != NULL) {
         rc = sql_result_next(res, &batch, err);
         if (rc != SILT_OK || batch == NULL)

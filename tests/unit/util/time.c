@@ -66,7 +66,9 @@ void test_util_time__parse_timestamps(void)
     check_int(INT64_C(1631059200000000), ts("2021-09-08"));
     check_int(INT64_C(1631099460000000), ts("2021-09-08 11:11"));
     check_int(-1, ts("1969-12-31 23:59:59.999999"));
-    check(time_parse_timestamp("2021-09-08Z", 11, &micros, &has_zone));
+    /* Spark reads a zone only after a time: a date with one is no timestamp */
+    check(!time_parse_timestamp("2021-09-08Z", 11, &micros, &has_zone));
+    check(time_parse_timestamp("2021-09-08 10:00:00Z", 20, &micros, &has_zone));
     check_int(1, has_zone);
     check(time_parse_timestamp("2021-09-08", 10, &micros, &has_zone));
     check_int(0, has_zone);
@@ -121,4 +123,34 @@ void test_util_time__format_edges(void)
     check_str("294247-01-10 04:00:54.775", text);
     time_format_timestamp(INT64_C(1631099471000005), 'T', 6, 0, text, sizeof(text));
     check_str("2021-09-08T11:11:11.000005", text);
+}
+
+/* Spark's stringToDate and stringToTimestamp, form by form. */
+void test_util_time__spark_string_forms(void)
+{
+    int32_t d;
+    int64_t t, now = INT64_C(1631099471000000);
+    int has_zone;
+    check(time_string_to_date("2021-09-08 garbage", 18, &d) && d == 18878);
+    check(time_string_to_date("2021-09-08Tx", 12, &d) && d == 18878);
+    check(time_string_to_date(" 2021-9-8\n", 10, &d) && d == 18878);
+    check(time_string_to_date("2021", 4, &d) && d == 18628);
+    check(!time_string_to_date("2021 x", 6, &d));
+    check(!time_string_to_date("2021-09-08X", 11, &d));
+    check(!time_string_to_date("21-09-08", 8, &d));
+    check(time_string_to_date("1234567-01-01", 13, &d));
+    check(time_string_to_timestamp("2021-09-08 11:11:11.123456789 UTC+2", 35, NULL, now, &t) &&
+          t == INT64_C(1631092271123456));
+    check(time_string_to_timestamp("2021-09-08T11:11:11 America/New_York", 36, NULL, now, &t) &&
+          t == INT64_C(1631113871000000));
+    check(time_string_to_timestamp("11:11:11", 8, NULL, now, &t) && t == now);
+    check(time_string_to_timestamp("T11:11:11", 9, NULL, now, &t) && t == now);
+    check(!time_string_to_timestamp(" T11:11:11", 10, NULL, now, &t));
+    check(!time_string_to_timestamp("2021-09-08 11:11Z", 17, NULL, now, &t));
+    check(!time_string_to_timestamp("2021-09-08T", 11, NULL, now, &t));
+    check(!time_string_to_timestamp("1234567-01-01", 13, NULL, now, &t));
+    check(!time_string_to_timestamp("2021-09-08 11:11:11 Mars/X", 26, NULL, now, &t));
+    check(time_string_to_timestamp_ntz("2021-09-08 11:11:11+05:00", 25, now, &has_zone, &t) &&
+          has_zone && t == INT64_C(1631099471000000));
+    check(!time_string_to_timestamp_ntz("11:11:11", 8, now, &has_zone, &t));
 }

@@ -1,25 +1,24 @@
-/* Unit tests of the time zone database reader (engine/tzdb.c) on TZif files made here. */
+/* Unit tests of util/time_zone: the TZif reader on files made here, Spark's zone ids. */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "engine_test.h"
+#include "test.h"
+#include "util/time.h"
+#include "util/time_zone.h"
 
-static arena *qa;
 static silt_error err;
 
-void test_engine_tzdb__initialize(void)
+void test_util_time_zone__initialize(void)
 {
-    qa = arena_new(NULL, "query");
     err_clear(&err);
     setenv("TZDIR", test_tmpdir(), 1);
 }
 
-void test_engine_tzdb__cleanup(void)
+void test_util_time_zone__cleanup(void)
 {
     unsetenv("TZDIR");
-    arena_free(qa);
 }
 
 static size_t put32(unsigned char *p, uint32_t v)
@@ -84,59 +83,60 @@ static void write_file(const char *name, const unsigned char *data, size_t n)
     fclose(f);
 }
 
-void test_engine_tzdb__offsets(void)
+void test_util_time_zone__offsets(void)
 {
     unsigned char zone[256];
     size_t n = make_zone(zone);
-    engine_tz *tz = NULL;
+    const time_zone *tz = NULL;
     write_file("Test_Zone", zone, n);
-    check_ok(engine_tz_load(qa, "Test_Zone", 9, &tz, &err), &err);
-    check_int(0, engine_tz_offset(tz, -5));
-    check_int(3600, engine_tz_offset(tz, 1000000));
-    check_int(3600, engine_tz_offset(tz, 1999999));
-    check_int(0, engine_tz_offset(tz, 2000000));
-    check_int(0, engine_tz_offset(tz, INT64_C(99999999999)));
+    check_ok(time_zone_get("Test_Zone", 9, &tz, &err), &err);
+    check_int(0, time_zone_offset(tz, -5));
+    check_int(3600, time_zone_offset(tz, 1000000));
+    check_int(3600, time_zone_offset(tz, 1999999));
+    check_int(0, time_zone_offset(tz, 2000000));
+    check_int(0, time_zone_offset(tz, INT64_C(99999999999)));
     /* wall-clock times: one answer, in the gap (clocks forward: moves on), in the overlap (earlier) */
-    check_int(3600, engine_tz_offset_local(tz, 1500000));
-    check_int(0, engine_tz_offset_local(tz, 1001800));
-    check_int(3600, engine_tz_offset_local(tz, 2001800));
-    check_int(0, engine_tz_offset_local(tz, 3000000));
+    check_int(3600, time_zone_offset_local(tz, 1500000));
+    check_int(0, time_zone_offset_local(tz, 1001800));
+    check_int(3600, time_zone_offset_local(tz, 2001800));
+    check_int(0, time_zone_offset_local(tz, 3000000));
 }
 
-void test_engine_tzdb__malformed_files_fail(void)
+void test_util_time_zone__malformed_files_fail(void)
 {
     unsigned char zone[256];
     size_t n = make_zone(zone);
-    engine_tz *tz = NULL;
+    const time_zone *tz = NULL;
     /* truncated in the 64-bit block */
     write_file("Short", zone, n - 20);
-    check_fails(SILT_CORRUPT, engine_tz_load(qa, "Short", 5, &tz, &err));
+    check_fails(SILT_CORRUPT, time_zone_get("Short", 5, &tz, &err));
     check_contains(err.message, "shorter than its header says");
     /* not a TZif file */
     write_file("Text", (const unsigned char *)"hello, this is not a zone file at all......", 44);
-    check_fails(SILT_CORRUPT, engine_tz_load(qa, "Text", 4, &tz, &err));
+    check_fails(SILT_INVALID, time_zone_get("Text", 4, &tz, &err));
+    check_contains(err.message, "[INVALID_TIMEZONE]");
     /* a count far beyond the file */
     put32(zone + 32, 0x7fffffff);
     write_file("Huge", zone, n);
-    check_fails(SILT_CORRUPT, engine_tz_load(qa, "Huge", 4, &tz, &err));
+    check_fails(SILT_CORRUPT, time_zone_get("Huge", 4, &tz, &err));
     check_contains(err.message, "out of range");
     /* names that are not zone names, and zones that do not exist */
-    check_fails(SILT_UNSUPPORTED, engine_tz_load(qa, "../etc/passwd", 13, &tz, &err));
-    check_fails(SILT_UNSUPPORTED, engine_tz_load(qa, "/etc/passwd", 11, &tz, &err));
-    check_fails(SILT_UNSUPPORTED, engine_tz_load(qa, "Mars/Olympus", 12, &tz, &err));
-    check_contains(err.message, "\"Mars/Olympus\" is not known");
+    check_fails(SILT_INVALID, time_zone_get("../etc/passwd", 13, &tz, &err));
+    check_fails(SILT_INVALID, time_zone_get("/etc/passwd", 11, &tz, &err));
+    check_fails(SILT_INVALID, time_zone_get("Mars/Olympus", 12, &tz, &err));
+    check_contains(err.message, "timezone: Mars/Olympus is invalid");
 }
 
 /* Offsets from the system's zone files after their last transition (2037): the footer's rule. */
 static int32_t system_offset(const char *zone, int64_t utc_secs)
 {
-    engine_tz *tz = NULL;
+    const time_zone *tz = NULL;
     setenv("TZDIR", "/usr/share/zoneinfo", 1);
-    check_ok(engine_tz_load(qa, zone, (int32_t)strlen(zone), &tz, &err), &err);
-    return tz == NULL ? INT32_MIN : engine_tz_offset(tz, utc_secs);
+    check_ok(time_zone_get(zone, strlen(zone), &tz, &err), &err);
+    return tz == NULL ? INT32_MIN : time_zone_offset(tz, utc_secs);
 }
 
-void test_engine_tzdb__footer_rule_after_2037(void)
+void test_util_time_zone__footer_rule_after_2037(void)
 {
     /* CET-1CEST,M3.5.0,M10.5.0/3: CEST in July 2050, CET in January, back at 01:00 UTC */
     check_int(7200, system_offset("Europe/Oslo", INT64_C(2540246400)));
@@ -177,26 +177,26 @@ static size_t make_rule_zone(unsigned char *p, const char *footer)
     return n + flen;
 }
 
-void test_engine_tzdb__footer_forms(void)
+void test_util_time_zone__footer_forms(void)
 {
     unsigned char zone[256];
-    engine_tz *tz = NULL;
+    const time_zone *tz = NULL;
     /* XST+3 standard, XDT at -1 (UTC+1), from day J60 (March 1) 00:00 to day 300 (zero-based) 02:00 */
     write_file("Rule_Zone", zone, make_rule_zone(zone, "\nXST3XDT-1,J60/0,300\n"));
-    check_ok(engine_tz_load(qa, "Rule_Zone", 9, &tz, &err), &err);
+    check_ok(time_zone_get("Rule_Zone", 9, &tz, &err), &err);
     /* 2030-01-10 and 2030-06-01 UTC */
-    check_int(-10800, engine_tz_offset(tz, INT64_C(1894233600)));
-    check_int(3600, engine_tz_offset(tz, INT64_C(1906502400)));
+    check_int(-10800, time_zone_offset(tz, INT64_C(1894233600)));
+    check_int(3600, time_zone_offset(tz, INT64_C(1906502400)));
     /* March 1 2030 00:00 local standard time = 03:00 UTC */
-    check_int(-10800, engine_tz_offset(tz, INT64_C(1898564400) - 1));
-    check_int(3600, engine_tz_offset(tz, INT64_C(1898564400)));
+    check_int(-10800, time_zone_offset(tz, INT64_C(1898564400) - 1));
+    check_int(3600, time_zone_offset(tz, INT64_C(1898564400)));
     /* only a standard time */
     write_file("Plain_Zone", zone, make_rule_zone(zone, "\n<+0530>-5:30\n"));
-    check_ok(engine_tz_load(qa, "Plain_Zone", 10, &tz, &err), &err);
-    check_int(19800, engine_tz_offset(tz, INT64_C(1906502400)));
+    check_ok(time_zone_get("Plain_Zone", 10, &tz, &err), &err);
+    check_int(19800, time_zone_offset(tz, INT64_C(1906502400)));
 }
 
-void test_engine_tzdb__malformed_footer_fails(void)
+void test_util_time_zone__malformed_footer_fails(void)
 {
     static const char *const bad[] = {"\nCET-1CEST,M3.5.0\n", "\nCET-1CEST,M13.5.0,M10.5.0\n",
                                       "\nCET-1CEST,M3.6.0,M10.5.0\n", "\nC-1\n",
@@ -205,9 +205,63 @@ void test_engine_tzdb__malformed_footer_fails(void)
     unsigned char zone[256];
     size_t idx;
     for (idx = 0; idx < sizeof(bad) / sizeof(bad[0]); idx++) {
-        engine_tz *tz = NULL;
+        const time_zone *tz = NULL;
         write_file("Bad_Footer", zone, make_rule_zone(zone, bad[idx]));
-        check_fails(SILT_CORRUPT, engine_tz_load(qa, "Bad_Footer", 10, &tz, &err));
+        check_fails(SILT_CORRUPT, time_zone_get("Bad_Footer", 10, &tz, &err));
         check_contains(err.message, "footer");
     }
+}
+
+/* Spark's zone ids (ZoneId.of with SHORT_IDS, getZoneId's rewrites) and the wall-clock conversions. */
+void test_util_time_zone__spark_ids(void)
+{
+    static const struct {
+        const char *id;
+        int32_t off; /* at 2021-01-15 12:00 UTC; INT32_MIN = not a zone */
+    } cases[] = {
+        {"Z", 0}, {"UTC", 0}, {"GMT", 0}, {"UT", 0}, {"+2", 7200}, {"+02", 7200},
+        {"-05:30", -19800}, {"+0530", 19800}, {"+01:02:03", 3723}, {"+010203", 3723},
+        {"+1:30", 5400}, {"+01:3", 3780}, {"UTC+1", 3600}, {"GMT-08:00", -28800},
+        {"UT+03", 10800}, {"EST", -18000}, {"PST", -28800}, {"CTT", 28800},
+        {"Europe/Oslo", 3600}, {"America/New_York", -18000}, {"+18:00", 64800},
+        {"+18:01", INT32_MIN}, {"+19", INT32_MIN}, {"utc", INT32_MIN}, {"UTC+", INT32_MIN},
+        {"Mars/Olympus", INT32_MIN}, {"", INT32_MIN}, {"../zone", INT32_MIN},
+        {"posix/Europe/Oslo", INT32_MIN}, {"Europe", INT32_MIN}, {"+1:3:0", INT32_MIN},
+    };
+    size_t idx;
+    setenv("TZDIR", "/usr/share/zoneinfo", 1);
+    for (idx = 0; idx < sizeof(cases) / sizeof(cases[0]); idx++) {
+        const time_zone *z = time_zone_find(cases[idx].id, strlen(cases[idx].id));
+        if (cases[idx].off == INT32_MIN) {
+            if (z != NULL)
+                test_fail(__FILE__, __LINE__, "\"%s\" should not be a zone", cases[idx].id);
+            continue;
+        }
+        if (z == NULL) {
+            test_fail(__FILE__, __LINE__, "\"%s\" should be a zone", cases[idx].id);
+            continue;
+        }
+        check_int(cases[idx].off, time_zone_offset(z, INT64_C(1610712000)));
+        check_str(cases[idx].id, time_zone_id(z));
+    }
+}
+
+void test_util_time_zone__wall_clock(void)
+{
+    const time_zone *oslo;
+    int64_t us = TIME_MICROS_PER_SECOND;
+    setenv("TZDIR", "/usr/share/zoneinfo", 1);
+    oslo = time_zone_find("Europe/Oslo", 11);
+    check(oslo != NULL);
+    /* 2016-09-30 22:30 UTC is 2016-10-01 00:30 in Oslo (CEST) */
+    check_int(INT64_C(1475281800) * us, time_zone_to_local(oslo, INT64_C(1475274600) * us));
+    check_int(INT64_C(1475274600) * us, time_zone_from_local(oslo, INT64_C(1475281800) * us));
+    /* 2021-03-28 02:30 does not exist in Oslo: it moves on to 03:30 (01:30 UTC) */
+    check_int(INT64_C(1616895000) * us, time_zone_from_local(oslo, INT64_C(1616898600) * us));
+    /* 2021-10-31 02:30 happens twice: the earlier (CEST, 00:30 UTC) wins */
+    check_int(INT64_C(1635640200) * us, time_zone_from_local(oslo, INT64_C(1635647400) * us));
+    check_int(5, time_zone_to_local(NULL, 5));
+    check(time_zone_is_fixed(time_zone_find("+01:00", 6)));
+    check(!time_zone_is_fixed(oslo));
+    check(time_zone_default() != NULL);
 }
