@@ -64,6 +64,7 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
         delta_txn_set_clock(m->txn, opts->now_ms, opts->now_payload);
     if (opts->user_metadata != NULL)
         SILT_RETURN_IF_ERROR(delta_txn_set_user_metadata(m->txn, opts->user_metadata, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_app(m->txn, &opts->app_txn, err));
     return delta_txn_read_whole_table(m->txn, err);
 }
 

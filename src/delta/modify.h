@@ -32,9 +32,11 @@ typedef struct delta_modify_options {
     void *now_payload;
     const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
     const char *compression;   /* codec of the rewritten files (delta_write_options) */
+    delta_app_txn app_txn;     /* the commit's txn action (delta_app_txn); none by default */
 } delta_modify_options;
 
-#define DELTA_MODIFY_OPTIONS_INIT {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL}
+#define DELTA_MODIFY_OPTIONS_INIT                                                                 \
+    {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, DELTA_APP_TXN_NONE}
 
 /* Starts the transaction on snap (it reads the whole table, for conflict checks). */
 silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_snapshot *snap,

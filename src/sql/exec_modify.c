@@ -580,6 +580,7 @@ silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *me
     mo.predicate_text = job->o->predicate_text;
     mo.user_metadata = job->o->user_metadata;
     mo.compression = job->o->compression;
+    mo.app_txn = job->app_txn;
     mo.now_ms = job->o->now_ms;
     mo.now_payload = job->o->now_payload;
     mo.n_workers = b->ctx->pool != NULL ? tpool_width(b->ctx->pool) : 1;

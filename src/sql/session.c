@@ -540,10 +540,6 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         return SILT_OK;
     }
     if (key != NULL && value != NULL) {
-        if (strcmp(key, "spark.sql.ansi.enabled") == 0 && util_str_casecmp(value, "true") != 0 &&
-            util_str_casecmp(value, "false") != 0)
-            return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.DEFAULT] the value '%s' of "
-                           "the config \"%s\" is invalid: it must be true or false", value, key);
         SILT_RETURN_IF_ERROR(session_set(s, key, value, err));
         apply_memory_limit(s, key, value);
         {

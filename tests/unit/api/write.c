@@ -609,7 +609,7 @@ void test_api_write__old_options_struct_is_accepted(void)
     check_int(SILT_INVALID, write_sql(path_in("old"), "SELECT 3L AS id",
                                       (const silt_write_options *)v1));
     check_contains(silt_conn_errmsg(conn), "write options have version 0; this library takes "
-                                           "versions 1 to 3");
+                                           "versions 1 to 4");
     free(v1);
 }
 
