@@ -70,6 +70,8 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
 
 int delta_modify_cdc_on(const delta_modify *m) { return m->cdc_on; }
 
+int64_t delta_modify_n_removed(const delta_modify *m) { return m->n_removed; }
+
 silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_error *err)
 {
     m->n_removed++;

@@ -60,6 +60,9 @@ silt_status delta_modify_changes(delta_modify *m, size_t worker, const col_batch
 /* Counts rows: changed (deleted or updated) and copied unchanged into new files. */
 void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t copied);
 
+/* How many files the statement removed so far (0: it changes nothing). */
+int64_t delta_modify_n_removed(const delta_modify *m);
+
 /* Time spent finding the rows (scanTimeMs) and rewriting files (rewriteTimeMs). */
 void delta_modify_set_times(delta_modify *m, int64_t scan_ns, int64_t rewrite_ns);
 
