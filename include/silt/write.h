@@ -98,11 +98,24 @@ typedef struct silt_write_options {
      * Options version 3: older structs get NULL.
      */
     const char *compression;
+    /**
+     * Delta's txnAppId and txnVersion write options (idempotent writes): with
+     * txn_app_id set, the commit carries a txn action (txn_app_id,
+     * txn_version), and the write is skipped, writing nothing and
+     * succeeding, when the table already records txn_app_id at txn_version
+     * or a newer one. NULL = the connection's
+     * spark.databricks.delta.write.txnAppId / txnVersion, if any. A
+     * txn_version other than 0 without txn_app_id is refused with Delta's
+     * [DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS]. Options version 4: older
+     * structs get NULL and 0.
+     */
+    const char *txn_app_id;
+    int64_t txn_version;
 } silt_write_options;
 
-#define SILT_WRITE_OPTIONS_VERSION 3
+#define SILT_WRITE_OPTIONS_VERSION 4
 #define SILT_WRITE_OPTIONS_INIT {SILT_WRITE_OPTIONS_VERSION, SILT_SAVE_ERROR_IF_EXISTS, 0, 0, \
-                                 NULL, NULL, NULL, 0, NULL, NULL}
+                                 NULL, NULL, NULL, 0, NULL, NULL, NULL, 0}
 
 /**
  * Writes every record batch of stream into the Delta table target, as one

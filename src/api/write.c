@@ -312,6 +312,10 @@ static silt_status check_options(const silt_write_options *o, silt_error *err)
         util_str_casecmp(o->partition_overwrite_mode, "dynamic") != 0)
         return err_set(err, SILT_INVALID, "partitionOverwriteMode is \"%s\"; expected static or "
                        "dynamic", o->partition_overwrite_mode);
+    if (o->txn_app_id == NULL && o->txn_version != 0)
+        return err_set(err, SILT_INVALID, "[DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS] Invalid "
+                       "options for idempotent Dataframe writes: Both txnVersion and txnAppId "
+                       "must be specified for idempotent data frame writes");
     if (o->n_partition_by > 0 && o->partition_by == NULL)
         return err_set(err, SILT_INVALID, "partition_by is NULL but n_partition_by is %zu",
                        o->n_partition_by);
@@ -343,10 +347,11 @@ static silt_status check_one_statement(const char *text, silt_error *err)
 }
 
 /* Session settings a write runs under, restored afterwards. */
-enum { SET_POM, SET_SAVE_MODE, SET_USER_META, SET_CODEC, N_SETTINGS };
+enum { SET_POM, SET_SAVE_MODE, SET_USER_META, SET_CODEC, SET_TXN_APP, SET_TXN_VERSION,
+       N_SETTINGS };
 static const char *const setting_keys[N_SETTINGS] = {
     "spark.sql.sources.partitionOverwriteMode", SQL_SETTING_SAVE_MODE, SQL_SETTING_USER_METADATA,
-    SQL_SETTING_PARQUET_CODEC};
+    SQL_SETTING_PARQUET_CODEC, SQL_SETTING_TXN_APP_ID, SQL_SETTING_TXN_VERSION};
 
 /* Spark's SaveMode names, as history shows them. */
 static const char *save_mode_name(silt_save_mode mode)
@@ -422,14 +427,21 @@ static silt_status write_arrow(silt_conn *conn, const char *target, input *in,
     if (rc == SILT_OK)
         rc = check_one_statement(buf_cstr(&text), err);
     if (rc == SILT_OK) {
-        const char *values[N_SETTINGS] = {NULL, NULL, NULL};
+        const char *values[N_SETTINGS] = {NULL, NULL, NULL, NULL, NULL, NULL};
         values[SET_POM] = o->partition_overwrite_mode;
         /* save(path) of a new or schema-replaced table; saveAsTable keeps the SQL names. */
         if (is_path_target(target) && creates_table(o, exists))
             values[SET_SAVE_MODE] = save_mode_name(o->mode);
         values[SET_USER_META] = o->user_metadata;
         values[SET_CODEC] = o->compression;
-        rc = run_bound(conn, in, buf_cstr(&text), values, err);
+        if (o->txn_app_id != NULL) { /* the options win over the connection's settings */
+            values[SET_TXN_APP] = o->txn_app_id;
+            values[SET_TXN_VERSION] = arena_sprintf(a, "%lld", (long long)o->txn_version);
+            if (values[SET_TXN_VERSION] == NULL)
+                rc = err_nomem(err);
+        }
+        if (rc == SILT_OK)
+            rc = run_bound(conn, in, buf_cstr(&text), values, err);
     }
     if (rc != SILT_OK)
         err_context(err, "while writing the Arrow stream to %s", target);
@@ -446,7 +458,7 @@ SILT_API silt_status silt_conn_write_arrow(silt_conn *conn, const char *target,
     static const silt_write_options defaults = SILT_WRITE_OPTIONS_INIT;
     static const size_t sizes[SILT_WRITE_OPTIONS_VERSION] = {
         offsetof(silt_write_options, user_metadata), offsetof(silt_write_options, compression),
-        sizeof(silt_write_options)};
+        offsetof(silt_write_options, txn_app_id), sizeof(silt_write_options)};
     silt_error err = SILT_ERROR_INIT;
     silt_write_options o;
     input in;

@@ -5,7 +5,8 @@
  * order follows Spark's, so that DESCRIBE HISTORY of a silt table looks
  * like one written by Spark: timestamp, operation, operationParameters
  * (every value a JSON string: "Append", "[]", "[\"p\"]"), readVersion
- * (absent for a new table), isolationLevel, isBlindAppend, operationMetrics
+ * (absent for a new table), isolationLevel (Serializable, as Delta 4.1 writes
+ * it), isBlindAppend, operationMetrics
  * (numbers as strings), engineInfo, txnId. With in-commit timestamps on,
  * inCommitTimestamp comes first and equals timestamp, as the protocol asks
  * that commitInfo be the first action and carry it.
@@ -59,10 +60,11 @@ silt_status delta_txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf
     cJSON_AddItemToObject(ci, "operationParameters", params);
     if (txn->read_version >= 0)
         cJSON_AddNumberToObject(ci, "readVersion", (double)txn->read_version);
-    cJSON_AddStringToObject(ci, "isolationLevel",
-                            txn->isolation == DELTA_SERIALIZABLE         ? "Serializable"
-                            : txn->isolation == DELTA_SNAPSHOT_ISOLATION ? "SnapshotIsolation"
-                                                                         : "WriteSerializable");
+    /* Delta 4.1 records Serializable for every operation (the Spark peer's WRITE, CREATE TABLE
+     * [AS SELECT], UPDATE, DELETE, MERGE, RESTORE, ALTER, ADD CONSTRAINT commits), also where
+     * its conflict checks, like silt's (txn->isolation), treat blind appends as
+     * WriteSerializable does. */
+    cJSON_AddStringToObject(ci, "isolationLevel", "Serializable");
     cJSON_AddBoolToObject(ci, "isBlindAppend", delta_txn_is_blind_append(txn));
     cJSON_AddItemToObject(ci, "operationMetrics", metrics);
     cJSON_AddStringToObject(ci, "engineInfo", "silt/" SILT_VERSION);

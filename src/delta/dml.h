@@ -179,9 +179,10 @@ typedef struct delta_merge_spec {
     const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
     int64_t retry_timeout_ms; /* delta_txn_set_retry_timeout_ms; 0 = the default */
     const char *compression;  /* codec of the written files (delta_write_options) */
+    delta_app_txn app_txn;    /* the commit's txn action (delta_app_txn); none by default */
 } delta_merge_spec;
 
-#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL}
+#define DELTA_MERGE_SPEC_INIT {1, NULL, 0, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, 0, NULL, 0, NULL, 0, NULL, DELTA_APP_TXN_NONE}
 
 typedef struct delta_merge_metrics {
     int64_t num_source_rows;

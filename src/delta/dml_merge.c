@@ -804,6 +804,7 @@ static silt_status run(merge_ctx *ctx, delta_commit_result *result, silt_error *
         SILT_RETURN_IF_ERROR(delta_txn_set_user_metadata(ctx->txn, spec->user_metadata, err));
     if (spec->retry_timeout_ms > 0)
         delta_txn_set_retry_timeout_ms(ctx->txn, spec->retry_timeout_ms);
+    SILT_RETURN_IF_ERROR(delta_txn_set_app(ctx->txn, &spec->app_txn, err));
     SILT_RETURN_IF_ERROR(delta_txn_read_whole_table(ctx->txn, err));
     if (ctx->schema != ctx->snap->schema) /* the new schema is committed even without rows */
         SILT_RETURN_IF_ERROR(ensure_writer(ctx, err));

@@ -15,6 +15,7 @@
 
 #include "util/buf.h"
 #include "util/mem.h"
+#include "util/time.h"
 
 /* Parses exactly n decimal digits at s. */
 static int parse_digits(const char *s, size_t n, int64_t *out)
@@ -118,6 +119,23 @@ static int file_cmp(const void *left, const void *right)
     if (a->part != b->part)
         return a->part < b->part ? -1 : 1;
     return strcmp(a->key, b->key);
+}
+
+void dlog_listing_commit_times(const dlog_listing *listing, int64_t *out_ms)
+{
+    int64_t prev = INT64_MIN;
+    size_t idx;
+    for (idx = 0; idx < listing->n_files; idx++) {
+        const dlog_file *f = &listing->files[idx];
+        int64_t ts;
+        out_ms[idx] = INT64_MIN;
+        if (f->kind != DLOG_FILE_COMMIT)
+            continue;
+        ts = time_floor_div(f->mtime_micros, 1000);
+        if (prev != INT64_MIN && ts <= prev)
+            ts = prev + 1;
+        out_ms[idx] = prev = ts;
+    }
 }
 
 void dlog_listing_clear(dlog_listing *listing)
@@ -354,7 +372,8 @@ static silt_status version_missing(const dlog_listing *listing, int64_t version,
         return err_set(err, SILT_NOTFOUND, "version %lld of the table does not exist; the table "
                        "has no readable version", (long long)version);
     return err_set(err, SILT_NOTFOUND,
-                   "version %lld of the table does not exist; available versions are %lld to %lld",
+                   "[DELTA_VERSION_NOT_FOUND] Cannot time travel Delta table to version %lld. "
+                   "Available versions: [%lld, %lld].",
                    (long long)version, (long long)listing->earliest_version,
                    (long long)listing->latest_version);
 }

@@ -84,6 +84,15 @@ silt_status dlog_list(dlog_listing *out, io_store *store, int64_t start_after_ve
                       silt_error *err);
 void dlog_listing_clear(dlog_listing *listing);
 
+/*
+ * The commit times Delta reads from a listing, in ms: each commit file's
+ * modification time, made monotonic in version order as Delta's history
+ * does when file times go backwards (a copied table): max(own, previous
+ * commit's + 1). out_ms[i] is for listing->files[i] (INT64_MIN for entries
+ * that are not commits). DESCRIBE HISTORY and TIMESTAMP AS OF both use it.
+ */
+void dlog_listing_commit_times(const dlog_listing *listing, int64_t *out_ms);
+
 /* Commit file of a version in a listing, or NULL. */
 const dlog_file *dlog_listing_commit(const dlog_listing *listing, int64_t version);
 
@@ -107,8 +116,8 @@ typedef struct dlog_segment {
 
 /*
  * Picks the segment for version (-1 = latest). SILT_NOTFOUND when the
- * version does not exist or was cleaned up ("available versions are A to
- * B"), SILT_CORRUPT when a commit between the checkpoint and the version is
+ * version does not exist or was cleaned up (Delta's "[DELTA_VERSION_NOT_FOUND]
+ * ... Available versions: [A, B]."), SILT_CORRUPT when a commit between the checkpoint and the version is
  * missing (naming it). With use_checkpoints = 0 the segment is all commits
  * 0..version (for readers without a Parquet checkpoint reader).
  */

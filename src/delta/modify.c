@@ -64,6 +64,7 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
         delta_txn_set_clock(m->txn, opts->now_ms, opts->now_payload);
     if (opts->user_metadata != NULL)
         SILT_RETURN_IF_ERROR(delta_txn_set_user_metadata(m->txn, opts->user_metadata, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_app(m->txn, &opts->app_txn, err));
     if (opts->retry_timeout_ms > 0)
         delta_txn_set_retry_timeout_ms(m->txn, opts->retry_timeout_ms);
     /* A partition-only WHERE reads its partitions only: writers on others do not conflict. */
@@ -74,6 +75,8 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
 }
 
 int delta_modify_cdc_on(const delta_modify *m) { return m->cdc_on; }
+
+int64_t delta_modify_n_removed(const delta_modify *m) { return m->n_removed; }
 
 silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_error *err)
 {

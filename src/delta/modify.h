@@ -37,9 +37,11 @@ typedef struct delta_modify_options {
      * delta_dml_options; NULL = the whole table. */
     delta_file_filter_fn read_predicate;
     void *read_predicate_payload;
+    delta_app_txn app_txn;     /* the commit's txn action (delta_app_txn); none by default */
 } delta_modify_options;
 
-#define DELTA_MODIFY_OPTIONS_INIT {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL}
+#define DELTA_MODIFY_OPTIONS_INIT                                                                 \
+    {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, DELTA_APP_TXN_NONE}
 
 /* Starts the transaction on snap; for conflict checks it read opts->read_predicate's
  * files, or the whole table without one. */
@@ -63,6 +65,9 @@ silt_status delta_modify_changes(delta_modify *m, size_t worker, const col_batch
 
 /* Counts rows: changed (deleted or updated) and copied unchanged into new files. */
 void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t copied);
+
+/* How many files the statement removed so far (0: it changes nothing). */
+int64_t delta_modify_n_removed(const delta_modify *m);
 
 /* Time spent finding the rows (scanTimeMs) and rewriting files (rewriteTimeMs). */
 void delta_modify_set_times(delta_modify *m, int64_t scan_ns, int64_t rewrite_ns);

@@ -24,6 +24,42 @@ int dproto_has_feature(const dlog_protocol *protocol, const char *feature, int w
  */
 silt_status dproto_check_readable(const dlog_protocol *protocol, silt_error *err);
 
+/*
+ * A protocol change asked for by table properties, as Delta takes them from
+ * CREATE TABLE ... TBLPROPERTIES and ALTER TABLE ... SET TBLPROPERTIES:
+ * delta.minReaderVersion (1-3), delta.minWriterVersion (1-7) and
+ * delta.feature.<name> = 'supported' (or 'enabled'). They change the
+ * protocol and are never stored as properties (protocol_change.c).
+ */
+#define DPROTO_MAX_FEATURES 32
+typedef struct dproto_request {
+    int any;            /* some protocol property was given */
+    int reader, writer; /* 0 = not asked */
+    size_t n_features;
+    const char *features[DPROTO_MAX_FEATURES]; /* Delta's names (static strings) */
+} dproto_request;
+
+/* 1 for delta.minReaderVersion, delta.minWriterVersion and delta.feature.* (any case). */
+int dproto_is_request_key(const char *key);
+
+/*
+ * Takes the protocol properties out of props (the others stay, in order)
+ * into req. Errors, as the Spark peer words them: a version out of range
+ * (SILT_INVALID "... needs to be one of 1, 2, 3."), a status other than
+ * supported or enabled ([DELTA_UNSUPPORTED_FEATURE_STATUS]), a feature
+ * Delta does not know ([DELTA_UNSUPPORTED_FEATURES_IN_CONFIG]); a feature
+ * silt cannot write tables with is SILT_UNSUPPORTED, naming it.
+ */
+silt_status dproto_request_take(dlog_map *props, dproto_request *req, silt_error *err);
+
+/*
+ * The lowest legal protocol supporting every feature base supports and
+ * every one req asks for (never a downgrade); *changed = 0 and *out =
+ * *base when that is base's feature set already. Lists live in a.
+ */
+silt_status dproto_request_apply(const dlog_protocol *base, const dproto_request *req, arena *a,
+                                 dlog_protocol *out, int *changed, silt_error *err);
+
 typedef enum dproto_mapping_mode {
     DPROTO_MAPPING_NONE = 0,
     DPROTO_MAPPING_NAME,

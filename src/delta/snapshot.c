@@ -743,33 +743,43 @@ static silt_status search_ict(io_store *store, const dlog_listing *listing, int6
 }
 
 /*
- * Newest version in [lo, hi] whose commit file time is <= ts_ms. File times
- * are made monotonic first, as Delta does: a commit never counts as older
- * than its predecessor (time = max(own, previous + 1 ms)).
+ * Newest version in [lo, hi] whose commit time is <= ts_ms: file times made
+ * monotonic as Delta does (dlog_listing_commit_times). -1 when none;
+ * SILT_NOMEM possible.
  */
-static int64_t search_mtime(const dlog_listing *listing, int64_t lo, int64_t hi, int64_t ts_ms,
-                            int64_t *first_ts_out, int64_t *last_ts_out)
+static silt_status search_mtime(const dlog_listing *listing, int64_t lo, int64_t hi,
+                                int64_t ts_ms, int64_t *found_out, int64_t *first_ts_out,
+                                int64_t *last_ts_out, silt_error *err)
 {
-    int64_t found = -1, prev = INT64_MIN;
+    int64_t *times = mem_calloc(listing->n_files + 1, sizeof(int64_t));
     size_t idx;
+    if (times == NULL)
+        return err_nomem(err);
+    dlog_listing_commit_times(listing, times);
+    *found_out = -1;
     *first_ts_out = INT64_MAX;
+    *last_ts_out = INT64_MIN;
     /* Over the commits that exist (sorted by version), not over version numbers. */
     for (idx = 0; idx < listing->n_files; idx++) {
         const dlog_file *commit = &listing->files[idx];
-        int64_t ts;
         if (commit->kind != DLOG_FILE_COMMIT || commit->version < lo || commit->version > hi)
             continue;
-        ts = time_floor_div(commit->mtime_micros, 1000);
-        if (prev != INT64_MIN && ts <= prev)
-            ts = prev + 1;
-        prev = ts;
         if (*first_ts_out == INT64_MAX)
-            *first_ts_out = ts;
-        if (ts <= ts_ms)
-            found = commit->version;
+            *first_ts_out = times[idx];
+        *last_ts_out = times[idx];
+        if (times[idx] <= ts_ms)
+            *found_out = commit->version;
     }
-    *last_ts_out = prev;
-    return found;
+    mem_free(times);
+    return SILT_OK;
+}
+
+/* A time as Spark's errors print it (java.sql.Timestamp: "2000-01-01 00:00:00.0"). */
+static void spark_timestamp_text(int64_t micros, char *out, size_t cap)
+{
+    size_t len = time_format_timestamp(micros, ' ', 6, 0, out, cap);
+    while (len > 0 && len < cap && out[len - 1] == '0' && out[len - 2] != '.')
+        out[--len] = '\0';
 }
 
 silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *store,
@@ -786,7 +796,7 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
     char when[64];
     silt_status rc;
 
-    time_format_timestamp(timestamp_micros, ' ', 6, 0, when, sizeof(when));
+    spark_timestamp_text(timestamp_micros, when, sizeof(when));
     rc = delta_snapshot_load_ext(&latest, store, -1, opts, err);
     if (rc == SILT_OK)
         rc = dlog_list(&listing, store, -1, err);
@@ -810,12 +820,21 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
         if (rc != SILT_OK)
             goto done;
     }
-    if (found < 0)
-        found = search_mtime(&listing, listing.earliest_version, mtime_hi, ts_ms, &first_ts,
-                             &last_ts);
     if (found < 0) {
-        rc = err_set(err, SILT_NOTFOUND, "timestamp %s UTC is before the earliest available "
-                     "version %lld of the table", when, (long long)listing.earliest_version);
+        rc = search_mtime(&listing, listing.earliest_version, mtime_hi, ts_ms, &found, &first_ts,
+                          &last_ts, err);
+        if (rc != SILT_OK)
+            goto done;
+    }
+    if (found < 0) {
+        char first[64], first_s[64];
+        if (first_ts == INT64_MAX) /* in-commit timestamps from the first version on */
+            first_ts = enable_ts != INT64_MIN ? enable_ts : 0;
+        time_format_timestamp(first_ts * 1000, ' ', 3, 0, first, sizeof(first));
+        time_format_timestamp(first_ts * 1000, ' ', 0, 0, first_s, sizeof(first_s));
+        rc = err_set(err, SILT_NOTFOUND, "[DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION] The "
+                     "provided timestamp (%s) is before the earliest version available to this "
+                     "table (%s). Please use a timestamp after %s.", when, first, first_s);
         goto done;
     }
     if (found == listing.latest_version) {
@@ -828,9 +847,11 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
         }
         if (ts_ms > latest_ts) {
             char latest_when[64];
-            time_format_timestamp(latest_ts * 1000, ' ', 3, 0, latest_when, sizeof(latest_when));
-            rc = err_set(err, SILT_NOTFOUND, "timestamp %s UTC is after the latest version %lld "
-                         "of the table, committed at %s UTC", when, (long long)found, latest_when);
+            time_format_timestamp(latest_ts * 1000, ' ', 0, 0, latest_when, sizeof(latest_when));
+            rc = err_set(err, SILT_NOTFOUND, "[DELTA_TIMESTAMP_GREATER_THAN_COMMIT] The provided "
+                         "timestamp (%s) is after the latest version available to this table "
+                         "(%s). Please use a timestamp before or at %s.", when,
+                         io_store_root(store), latest_when);
             goto done;
         }
     }

@@ -350,6 +350,13 @@ silt_status delta_txn_set_app_txn(delta_txn *txn, const char *app_id, int64_t ve
     return copy_str(txn, app_id, &act->u.txn.app_id, err);
 }
 
+silt_status delta_txn_set_app(delta_txn *txn, const delta_app_txn *t, silt_error *err)
+{
+    if (t == NULL || t->app_id == NULL)
+        return SILT_OK;
+    return delta_txn_set_app_txn(txn, t->app_id, t->version, err);
+}
+
 silt_status delta_txn_set_domain(delta_txn *txn, const char *domain, const char *configuration,
                                  int removed, silt_error *err)
 {

@@ -105,6 +105,24 @@ silt_status delta_metadata_for_new_table(dlog_metadata *out, arena *a, const col
  * Identifiers). A streaming sink skips a batch whose id is not above it. */
 int64_t delta_txn_app_version(const delta_snapshot *snap, const char *app_id);
 
+/*
+ * Delta's idempotent writes (spark.databricks.delta.write.txnAppId and
+ * txnVersion, the txnAppId/txnVersion write options): a write carrying an
+ * application's transaction identifier commits a txn action (appId,
+ * version, lastUpdated) with its data, and is skipped altogether, writing
+ * nothing, when the table already records that appId at this version or a
+ * newer one. app_id NULL = a write without one.
+ */
+typedef struct delta_app_txn {
+    const char *app_id;
+    int64_t version;
+} delta_app_txn;
+
+#define DELTA_APP_TXN_NONE {NULL, 0}
+
+/* 1 when snap (NULL = a new table) records t's appId at t's version or newer: skip the write. */
+int delta_app_txn_done(const delta_snapshot *snap, const delta_app_txn *t);
+
 /* ---- transactions ------------------------------------------------------------------------ */
 
 typedef enum delta_isolation {
@@ -214,6 +232,8 @@ silt_status delta_txn_set_protocol(delta_txn *txn, const dlog_protocol *protocol
 /* A txn action (appId, version) with lastUpdated = now; one per appId. */
 silt_status delta_txn_set_app_txn(delta_txn *txn, const char *app_id, int64_t version,
                                   silt_error *err);
+/* delta_txn_set_app_txn for t when it names an application; nothing otherwise. */
+silt_status delta_txn_set_app(delta_txn *txn, const delta_app_txn *t, silt_error *err);
 silt_status delta_txn_set_domain(delta_txn *txn, const char *domain, const char *configuration,
                                  int removed, silt_error *err);
 /* operationParameters: value is written as a JSON string ("Append", "[]", "[\"p\"]"); NULL as

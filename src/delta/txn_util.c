@@ -226,3 +226,8 @@ int64_t delta_txn_app_version(const delta_snapshot *snap, const char *app_id)
             return snap->txns[idx].version;
     return -1;
 }
+
+int delta_app_txn_done(const delta_snapshot *snap, const delta_app_txn *t)
+{
+    return t != NULL && t->app_id != NULL && delta_txn_app_version(snap, t->app_id) >= t->version;
+}

@@ -38,6 +38,7 @@
 #ifndef SILT_DELTA_WRITE_H
 #define SILT_DELTA_WRITE_H
 
+#include "delta/protocol.h"
 #include "delta/txn.h"
 #include "util/thread.h"
 
@@ -139,9 +140,14 @@ typedef struct delta_commit_options {
     /* Time the commit may spend retrying lost races (delta_txn_set_retry_timeout_ms); 0 =
      * DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS. */
     int64_t retry_timeout_ms;
+    delta_app_txn app_txn; /* the commit's txn action (delta_app_txn); none by default */
+    /* CREATE/CTAS: the protocol the table's protocol properties ask for on top of what its
+     * metadata needs (dproto_request_apply); NULL = none. */
+    const dproto_request *protocol_request;
 } delta_commit_options;
 
-#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0}
+#define DELTA_COMMIT_OPTIONS_INIT                                                                 \
+    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, DELTA_APP_TXN_NONE, NULL}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's

@@ -241,9 +241,13 @@ static silt_status stage(delta_txn *txn, io_store *store, const delta_snapshot *
     int rows = snap != NULL && mode == DELTA_MODE_OVERWRITE && opts->replace_rows != NULL;
     size_t idx;
     if (snap == NULL) {
-        dlog_protocol proto;
+        dlog_protocol proto, asked;
+        int changed = 0;
         SILT_RETURN_IF_ERROR(delta_protocol_for_new_table(out->metadata, 0, a, &proto, err));
-        SILT_RETURN_IF_ERROR(delta_txn_set_protocol(txn, &proto, err));
+        if (opts->protocol_request != NULL)
+            SILT_RETURN_IF_ERROR(
+                dproto_request_apply(&proto, opts->protocol_request, a, &asked, &changed, err));
+        SILT_RETURN_IF_ERROR(delta_txn_set_protocol(txn, changed ? &asked : &proto, err));
     }
     if (out->metadata_changed)
         SILT_RETURN_IF_ERROR(delta_txn_set_metadata(txn, out->metadata, err));
@@ -321,6 +325,8 @@ silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_sna
         rc = delta_txn_set_user_metadata(txn, opts->user_metadata, err);
     if (rc == SILT_OK && opts->retry_timeout_ms > 0)
         delta_txn_set_retry_timeout_ms(txn, opts->retry_timeout_ms);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_app(txn, &opts->app_txn, err);
     if (rc == SILT_OK)
         rc = stage(txn, store, snap, w, mode, opts, &out, a, err);
     if (rc == SILT_OK)

@@ -383,6 +383,15 @@ silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, 
 silt_status sql_source_path(binder *b, const char *format, const char *path, const char **kv,
                         size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,
                         plan *out, uint32_t pos, silt_error *err);
+/*
+ * A Delta source's options (source_options.c): versionAsOf / timestampAsOf
+ * into *version / *ts_micros (left as they are when absent), the change
+ * data feed options refused by name, unknown ones refused.
+ */
+silt_status sql_source_delta_options(const char **kv, size_t n_kv, int64_t *version,
+                                     int64_t *ts_micros, silt_error *err);
+/* A Parquet source's options: path only; any other is refused by name (none is read yet). */
+silt_status sql_source_parquet_options(const char **kv, size_t n_kv, silt_error *err);
 /* count/min/max from the Delta log when exact; *done_out 0 when not possible. */
 silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
                                  silt_error *err);

@@ -130,6 +130,7 @@ typedef struct dml_job {
     int update;
     expr **values; /* UPDATE: per table column the new value, NULL = unchanged */
     const delta_dml_options *o;
+    delta_app_txn app_txn; /* the commit's txn action (sql_exec_app_txn) */
 } dml_job;
 
 silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
@@ -140,13 +141,28 @@ silt_status sql_exec_commit_metrics(binder *b, io_store *store, int64_t version,
                                 const char *const *keys, int64_t *values, size_t n,
                                 silt_error *err);
 
-/* A one-row result of LONG columns (DML's num_affected_rows ...). */
+/* A one-row result of LONG columns (DML's num_affected_rows ...); values NULL = no row, what
+ * Delta returns for a DML skipped as already done (sql_exec_app_txn). */
 silt_status sql_exec_counts_result(binder *b, const char *const *names, const int64_t *values,
                                size_t n, exec_out *out, silt_error *err);
 /* A one-batch result of string columns (cells row-major, NULL = null) in arena a. */
 silt_status sql_exec_strings_op(arena *a, engine_ctx *ctx, const char *const *names,
                                 size_t n_cols, const char *const *cells, size_t n_rows,
                                 const col_type **schema_out, engine_op **op_out, silt_error *err);
+/*
+ * The session's idempotent-write identifier (SQL_SETTING_TXN_APP_ID and
+ * SQL_SETTING_TXN_VERSION, both set; otherwise none) for a write to a
+ * table whose snapshot is snap (NULL = a new table): *skip is 1 when the
+ * table already has it, and the statement then writes nothing.
+ */
+silt_status sql_exec_app_txn(binder *b, const delta_snapshot *snap, delta_app_txn *out,
+                             int *skip, silt_error *err);
+/*
+ * Table properties silt refuses rather than store without acting on them
+ * (delta.compatibility.symlinkFormatManifest.enabled = true: silt writes no
+ * manifests yet), for CREATE TABLE and ALTER TABLE ... SET TBLPROPERTIES.
+ */
+silt_status sql_exec_check_properties(binder *b, const dlog_map *props, silt_error *err);
 /* Whether a session setting is "true" (case-insensitive). */
 int sql_exec_setting_true(const binder *b, const char *key);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "delta/dml.h"
+#include "delta/protocol.h"
 #include "formats/text.h"
 #include "sql/exec.h"
 #include "util/mem.h"
@@ -369,20 +370,60 @@ silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *
 /* ---------------------------------------------------------------- ALTER TABLE */
 
 /* Commits a metadata change as one transaction with the given operation. */
-static silt_status commit_metadata(exec_target *t, const dlog_metadata *md, const char *op,
-                                   const char *const *params, size_t n_params, silt_error *err)
+static silt_status commit_metadata_protocol(exec_target *t, const dlog_metadata *md,
+                                            const dlog_protocol *protocol, const char *op,
+                                            const char *const *params, size_t n_params,
+                                            silt_error *err)
 {
     delta_txn *txn;
     silt_status rc;
     size_t idx;
     SILT_RETURN_IF_ERROR(delta_txn_begin(&txn, t->store, t->snap, op, err));
     rc = delta_txn_set_metadata(txn, md, err);
+    if (rc == SILT_OK && protocol != NULL)
+        rc = delta_txn_set_protocol(txn, protocol, err);
     for (idx = 0; rc == SILT_OK && idx < n_params; idx++)
         rc = delta_txn_set_param(txn, params[2 * idx], params[2 * idx + 1], err);
     if (rc == SILT_OK)
         rc = delta_txn_commit(txn, NULL, err);
     delta_txn_free(txn);
     return rc;
+}
+
+static silt_status commit_metadata(exec_target *t, const dlog_metadata *md, const char *op,
+                                   const char *const *params, size_t n_params, silt_error *err)
+{
+    return commit_metadata_protocol(t, md, NULL, op, params, n_params, err);
+}
+
+/*
+ * SET TBLPROPERTIES' protocol properties (dproto_request_take): the
+ * protocol they ask for, in *out (NULL when it stays), and the other
+ * properties in *rest.
+ */
+static silt_status protocol_properties(binder *b, const sql_kv_list *kv, exec_target *t,
+                                       dlog_map *rest, const dlog_protocol **out,
+                                       silt_error *err)
+{
+    dproto_request req;
+    dlog_protocol *p = arena_calloc(b->a, 1, sizeof(*p));
+    size_t idx;
+    int changed = 0;
+    *out = NULL;
+    rest->n = kv->n;
+    rest->items = arena_calloc(b->a, kv->n + 1, sizeof(dlog_kv));
+    if (p == NULL || rest->items == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < kv->n; idx++) {
+        rest->items[idx].key = kv->items[idx].key;
+        rest->items[idx].value = kv->items[idx].value ? kv->items[idx].value : "";
+    }
+    SILT_RETURN_IF_ERROR(sql_exec_check_properties(b, rest, err));
+    SILT_RETURN_IF_ERROR(dproto_request_take(rest, &req, err));
+    SILT_RETURN_IF_ERROR(dproto_request_apply(&t->snap->protocol, &req, b->a, p, &changed, err));
+    if (changed)
+        *out = p;
+    return SILT_OK;
 }
 
 static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target *t,
@@ -396,6 +437,8 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
     size_t n = 0, idx, k;
     buf params = BUF_INIT;
     const char *p[4];
+    const dlog_protocol *protocol = NULL;
+    dlog_map rest = {0, NULL};
     silt_status rc = SILT_OK;
     if (items == NULL)
         return err_nomem(err);
@@ -412,12 +455,12 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
                                   "[UNSET_NONEXISTENT_PROPERTIES] Attempted to unset non-existent "
                                   "properties [`%s`] in table %s", kv->items[k].key, t->display);
     }
+    if (set)
+        SILT_RETURN_IF_ERROR(protocol_properties(b, kv, t, &rest, &protocol, err));
+    for (k = 0; set && k < rest.n; k++)
+        items[n++] = rest.items[k];
     rc = buf_append_char(&params, set ? '{' : '[', err);
     for (k = 0; rc == SILT_OK && k < kv->n; k++) {
-        if (set) {
-            items[n].key = kv->items[k].key;
-            items[n++].value = kv->items[k].value ? kv->items[k].value : "";
-        }
         if (k > 0)
             rc = buf_append_char(&params, ',', err);
         if (rc == SILT_OK)
@@ -441,8 +484,9 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
     SILT_RETURN_IF_ERROR(rc);
     if (p[1] == NULL)
         return err_nomem(err);
-    return commit_metadata(t, &md, set ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES", p,
-                           set ? 1 : 2, err);
+    return commit_metadata_protocol(t, &md, protocol,
+                                    set ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES", p,
+                                    set ? 1 : 2, err);
 }
 
 static silt_status alter_add_columns(binder *b, const sql_stmt *stmt, exec_target *t,

@@ -448,10 +448,14 @@ silt_status sql_exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt
     delta_dml_metrics m;
     dml_job job;
     int64_t affected;
+    int skip;
     memset(&job, 0, sizeof(job));
     memset(&ev, 0, sizeof(ev));
     memset(&m, 0, sizeof(m));
     SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.delete_.table, &t, &scope, err));
+    SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &job.app_txn, &skip, err));
+    if (skip) /* Delta's idempotent DML: this (appId, version) is already in the table */
+        return sql_exec_counts_result(b, names, NULL, 1, out, err);
     SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.delete_.where, &ev, err));
     o.predicate_text = where_text(b, stmt, stmt->u.delete_.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
@@ -482,11 +486,15 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
     bind_ctx bc;
     dml_job job;
     int64_t affected;
+    int skip;
     size_t idx;
     memset(&job, 0, sizeof(job));
     memset(&ev, 0, sizeof(ev));
     memset(&m, 0, sizeof(m));
     SILT_RETURN_IF_ERROR(dml_target(b, stmt->u.update.table, &t, &scope, err));
+    SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &job.app_txn, &skip, err));
+    if (skip) /* Delta's idempotent DML: this (appId, version) is already in the table */
+        return sql_exec_counts_result(b, names, NULL, 1, out, err);
     SILT_RETURN_IF_ERROR(bind_where(b, &scope, stmt->u.update.where, &ev, err));
     ev.schema = t.snap->schema;
     ev.n_cols = t.snap->schema->n_fields;

@@ -113,14 +113,16 @@ static silt_status put_long(col_builder *b, const cJSON *v, silt_error *err)
 /*
  * The commit's time as Spark shows it and as TIMESTAMP AS OF finds it: the
  * inCommitTimestamp when the table has them, else the commit file's
- * modification time in milliseconds (not commitInfo.timestamp, which the
- * writer took before the file existed).
+ * modification time in milliseconds made monotonic (time_ms,
+ * dlog_listing_commit_times; not commitInfo.timestamp, which the writer
+ * took before the file existed).
  */
-static silt_status add_row(history_rows *h, const dlog_file *f, const cJSON *ci, silt_error *err)
+static silt_status add_row(history_rows *h, const dlog_file *f, int64_t time_ms, const cJSON *ci,
+                           silt_error *err)
 {
     const cJSON *ts = cJSON_GetObjectItemCaseSensitive(ci, "inCommitTimestamp");
     const cJSON *blind = cJSON_GetObjectItemCaseSensitive(ci, "isBlindAppend");
-    int64_t micros = time_floor_div(f->mtime_micros, 1000) * 1000;
+    int64_t micros = time_ms * 1000;
     if (cJSON_IsNumber(ts))
         micros = (int64_t)ts->valuedouble * 1000;
     SILT_RETURN_IF_ERROR(col_builder_append_int(h->cols[H_VERSION], f->version, err));
@@ -160,8 +162,8 @@ static silt_status find_commit_info(const dlog_action *action, void *payload, si
     return SILT_OK;
 }
 
-static silt_status read_commit(binder *b, io_store *store, const dlog_file *f, history_rows *h,
-                               silt_error *err)
+static silt_status read_commit(binder *b, io_store *store, const dlog_file *f, int64_t time_ms,
+                               history_rows *h, silt_error *err)
 {
     cJSON *ci;
     silt_status rc;
@@ -172,7 +174,7 @@ static silt_status read_commit(binder *b, io_store *store, const dlog_file *f, h
     if (rc != SILT_OK)
         return err_context(err, "while reading the history of commit %lld", (long long)f->version);
     ci = h->raw ? cJSON_Parse(h->raw) : NULL;
-    rc = add_row(h, f, ci, err);
+    rc = add_row(h, f, time_ms, ci, err);
     cJSON_Delete(ci);
     return rc;
 }
@@ -200,7 +202,7 @@ silt_status sql_exec_describe_history(binder *b, const sql_stmt *stmt, exec_out 
     dlog_listing listing = DLOG_LISTING_INIT;
     col_batch *batch;
     col_batch **list;
-    int64_t limit, rows = 0;
+    int64_t limit, rows = 0, *times;
     size_t idx;
     silt_status rc = SILT_OK;
     SILT_RETURN_IF_ERROR(history_limit(b, stmt->u.describe.limit, &limit, err));
@@ -214,11 +216,16 @@ silt_status sql_exec_describe_history(binder *b, const sql_stmt *stmt, exec_out 
         SILT_RETURN_IF_ERROR(col_builder_new(&h.cols[idx], b->a, out->schema->fields[idx].type,
                                              err));
     SILT_RETURN_IF_ERROR(dlog_list(&listing, t.store, -1, err));
+    times = arena_calloc(b->a, listing.n_files + 1, sizeof(int64_t));
+    if (times == NULL)
+        rc = err_nomem(err);
+    else
+        dlog_listing_commit_times(&listing, times);
     for (idx = listing.n_files; rc == SILT_OK && idx > 0 && rows < limit; idx--) {
         const dlog_file *f = &listing.files[idx - 1];
         if (f->kind != DLOG_FILE_COMMIT || f->version > t.snap->version)
             continue;
-        rc = read_commit(b, t.store, f, &h, err);
+        rc = read_commit(b, t.store, f, times[idx - 1], &h, err);
         rows++;
     }
     dlog_listing_clear(&listing);

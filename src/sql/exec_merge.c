@@ -791,6 +791,7 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     delta_merge_metrics m;
     merge_prune prune;
     int64_t counts[4];
+    int skip;
     silt_status rc;
     memset(&mb, 0, sizeof(mb));
     memset(&m, 0, sizeof(m));
@@ -803,6 +804,9 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
         return sql_bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");
     SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &tref->u.named.name, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &tref->u.named.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &spec.app_txn, &skip, err));
+    if (skip) /* Delta's idempotent DML: this (appId, version) is already in the table */
+        return sql_exec_counts_result(b, names, NULL, 4, out, err);
     mb.table = t.snap->schema;
     mb.evolve = stmt->u.merge.schema_evolution ||
                 sql_exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");

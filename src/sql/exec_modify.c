@@ -565,6 +565,10 @@ static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
     t1 = time_monotonic_nanos();
     for (idx = 0; idx < fp.n_rewrite; idx++)
         SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[fp.rewrite[idx]], err));
+    /* No row matched: Delta commits nothing, except for an UPDATE that carries an idempotent
+     * write's txn action (what the Spark peer does; its DELETE commits nothing even then). */
+    if (delta_modify_n_removed(m) == 0 && (!job->update || job->app_txn.app_id == NULL))
+        return SILT_OK;
     SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, fp.rewrite, fp.n_rewrite, err));
     delta_modify_set_times(m, t1 - t0, time_monotonic_nanos() - t1);
     return delta_modify_commit(m, metrics, NULL, err);
@@ -580,6 +584,7 @@ silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *me
     mo.predicate_text = job->o->predicate_text;
     mo.user_metadata = job->o->user_metadata;
     mo.compression = job->o->compression;
+    mo.app_txn = job->app_txn;
     mo.now_ms = job->o->now_ms;
     mo.now_payload = job->o->now_payload;
     mo.retry_timeout_ms = job->o->retry_timeout_ms;

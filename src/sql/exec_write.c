@@ -34,6 +34,42 @@ int sql_exec_setting_true(const binder *b, const char *key)
     return v != NULL && util_str_casecmp(v, "true") == 0;
 }
 
+silt_status sql_exec_app_txn(binder *b, const delta_snapshot *snap, delta_app_txn *out,
+                             int *skip, silt_error *err)
+{
+    const char *app = sql_session_get(b->s, SQL_SETTING_TXN_APP_ID);
+    const char *version = sql_session_get(b->s, SQL_SETTING_TXN_VERSION);
+    out->app_id = NULL;
+    out->version = 0;
+    *skip = 0;
+    if (app == NULL && version == NULL)
+        return SILT_OK;
+    if (app == NULL || version == NULL)
+        return err_set(err, SILT_INVALID, "[DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS] Invalid "
+                       "options for idempotent Dataframe writes: Both %s and %s must be "
+                       "specified for idempotent Delta writes", SQL_SETTING_TXN_APP_ID,
+                       SQL_SETTING_TXN_VERSION);
+    /* SET checked the number (sql_settings_normalize); a C API caller's value is checked here */
+    if (!util_str_to_int64(version, strlen(version), &out->version))
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE] the value '%s' of the config "
+                       "\"%s\" is invalid: it must be a whole number", version,
+                       SQL_SETTING_TXN_VERSION);
+    out->app_id = app;
+    *skip = delta_app_txn_done(snap, out);
+    return SILT_OK;
+}
+
+silt_status sql_exec_check_properties(binder *b, const dlog_map *props, silt_error *err)
+{
+    const char *v = dlog_map_get(props, "delta.compatibility.symlinkFormatManifest.enabled", NULL);
+    (void)b;
+    if (v != NULL && util_str_casecmp(v, "false") != 0)
+        return err_set(err, SILT_UNSUPPORTED, "the table property "
+                       "delta.compatibility.symlinkFormatManifest.enabled = %s is not supported: "
+                       "silt does not write symlink manifests yet", v);
+    return SILT_OK;
+}
+
 /* The session's test hook (sql_session_options.wrap_table_store) over a just opened store. */
 static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
 {
@@ -224,13 +260,14 @@ silt_status sql_exec_counts_result(binder *b, const char *const *names, const in
         fields[idx].nullable = 1;
         fields[idx].field_id = -1;
         SILT_RETURN_IF_ERROR(col_builder_new(&bld, b->a, fields[idx].type, err));
-        SILT_RETURN_IF_ERROR(col_builder_append_int(bld, values[idx], err));
+        if (values != NULL)
+            SILT_RETURN_IF_ERROR(col_builder_append_int(bld, values[idx], err));
         SILT_RETURN_IF_ERROR(col_builder_finish(bld, &batch->cols[idx], err));
     }
     if ((out->schema = col_type_struct(b->a, n, fields)) == NULL)
         return err_nomem(err);
     batch->schema = out->schema;
-    batch->n_rows = 1;
+    batch->n_rows = values != NULL ? 1 : 0;
     batch->n_cols = n;
     list[0] = batch;
     return engine_op_values(&out->op, b->ctx, out->schema, list, 1, err);
@@ -355,6 +392,43 @@ static silt_status properties_map(binder *b, const sql_kv_list *kv, dlog_map *ou
         out->items[idx].key = (char *)kv->items[idx].key;
         out->items[idx].value = (char *)(kv->items[idx].value ? kv->items[idx].value : "");
     }
+    return SILT_OK;
+}
+
+/*
+ * Delta's mergeGlobalConfigs: every spark.databricks.delta.properties.defaults.<name>
+ * of the session gives a new table delta.<name> unless its TBLPROPERTIES set that key.
+ */
+static silt_status add_property_defaults(binder *b, dlog_map *conf, silt_error *err)
+{
+    const size_t plen = strlen(SQL_SETTING_PROPERTY_DEFAULTS);
+    const sql_setting *it;
+    size_t n = 0;
+    dlog_kv *items;
+    for (it = b->s->settings; it != NULL; it = it->next)
+        n += strncmp(it->key, SQL_SETTING_PROPERTY_DEFAULTS, plen) == 0;
+    if (n == 0)
+        return SILT_OK;
+    items = arena_calloc(b->a, conf->n + n + 1, sizeof(dlog_kv));
+    if (items == NULL)
+        return err_nomem(err);
+    memcpy(items, conf->items, conf->n * sizeof(dlog_kv));
+    n = conf->n;
+    for (it = b->s->settings; it != NULL; it = it->next) {
+        char *key;
+        int found = 0;
+        if (strncmp(it->key, SQL_SETTING_PROPERTY_DEFAULTS, plen) != 0)
+            continue;
+        if ((key = arena_sprintf(b->a, "delta.%s", it->key + plen)) == NULL)
+            return err_nomem(err);
+        (void)dlog_map_get(conf, key, &found);
+        if (found)
+            continue; /* the table's own property wins */
+        items[n].key = key;
+        items[n++].value = it->value;
+    }
+    conf->items = items;
+    conf->n = n;
     return SILT_OK;
 }
 
@@ -564,8 +638,21 @@ static silt_status replace_params(delta_txn *txn, const exec_target *t, const dl
  * that removes every live file, sets the new schema, partitioning and
  * properties (the table keeps its id) and adds the new rows' files.
  */
+/* REPLACE keeps the table's protocol, upgraded as its protocol properties ask (never down). */
+static silt_status replace_protocol(binder *b, delta_txn *txn, const exec_target *t,
+                                    const dproto_request *req, silt_error *err)
+{
+    dlog_protocol p;
+    int changed = 0;
+    if (req == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(dproto_request_apply(&t->snap->protocol, req, b->a, &p, &changed, err));
+    return changed ? delta_txn_set_protocol(txn, &p, err) : SILT_OK;
+}
+
 static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t,
-                                 delta_writer *w, silt_error *err)
+                                 delta_writer *w, const delta_commit_options *co,
+                                 silt_error *err)
 {
     delta_write_output out;
     dlog_metadata md;
@@ -591,6 +678,10 @@ static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t
     md.id = t->snap->metadata.id;
     SILT_RETURN_IF_ERROR(delta_txn_begin(&txn, t->store, t->snap, op, err));
     rc = delta_txn_read_whole_table(txn, err);
+    if (rc == SILT_OK)
+        rc = delta_txn_set_app(txn, &co->app_txn, err);
+    if (rc == SILT_OK)
+        rc = replace_protocol(b, txn, t, co->protocol_request, err);
     if (rc == SILT_OK)
         rc = delta_txn_set_metadata(txn, &md, err);
     for (idx = 0; rc == SILT_OK && idx < t->snap->n_files; idx++) {
@@ -647,7 +738,9 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
     dlog_map conf;
     const char **part_names;
     size_t idx;
-    int replacing;
+    int replacing, skip;
+    dproto_request preq;
+    (void)out;
     if (stmt->u.create_table.using_fmt != NULL &&
         util_str_casecmp(stmt->u.create_table.using_fmt, "delta") != 0)
         return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "CREATE TABLE USING %s is not "
@@ -706,6 +799,12 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
         return register_table(b, stmt, &t, managed, cat_location, err);
     }
     if (stmt->u.create_table.as_query != NULL) {
+        /* CTAS carries the idempotent write's txn action, and a replace is skipped as a
+         * repeat like any write (Delta's WriteIntoDelta) */
+        SILT_RETURN_IF_ERROR(
+            sql_exec_app_txn(b, replacing ? t.snap : NULL, &co.app_txn, &skip, err));
+        if (skip)
+            return SILT_OK;
         if (stmt->u.create_table.columns.n > 0)
             return sql_bind_error(b, err, stmt->pos, SILT_BIND, "CREATE TABLE AS SELECT cannot "
                               "also list columns");
@@ -728,6 +827,11 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
     for (idx = 0; idx < stmt->u.create_table.partitioned_by.n; idx++)
         part_names[idx] = stmt->u.create_table.partitioned_by.items[idx].name;
     SILT_RETURN_IF_ERROR(properties_map(b, &stmt->u.create_table.properties, &conf, err));
+    SILT_RETURN_IF_ERROR(add_property_defaults(b, &conf, err));
+    SILT_RETURN_IF_ERROR(sql_exec_check_properties(b, &conf, err));
+    /* protocol properties change the protocol and are not stored (Delta) */
+    SILT_RETURN_IF_ERROR(dproto_request_take(&conf, &preq, err));
+    co.protocol_request = &preq;
     wo.n_partition_columns = stmt->u.create_table.partitioned_by.n;
     wo.partition_columns = part_names;
     wo.configuration = &conf;
@@ -740,7 +844,7 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
     if (stmt->u.create_table.as_query != NULL)
         SILT_RETURN_IF_ERROR(pump(b, p.op, NULL, NULL, w, err));
     if (replacing)
-        return replace_table(b, stmt, &t, w, err);
+        return replace_table(b, stmt, &t, w, &co, err);
     co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
     co.save_mode = sql_session_get(b->s, SQL_SETTING_SAVE_MODE);
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
@@ -1025,6 +1129,7 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
     delta_write_mode mode = DELTA_MODE_APPEND;
     delta_commit_options co = DELTA_COMMIT_OPTIONS_INIT;
     const expr *check = NULL;
+    int skip;
     int evolve = stmt->u.insert.schema_evolution ||
                  sql_exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
     (void)out;
@@ -1041,6 +1146,9 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
                           "a table");
     SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &co.app_txn, &skip, err));
+    if (skip) /* Delta's idempotent write: this (appId, version) is already in the table */
+        return SILT_OK;
     if (stmt->u.insert.overwrite) {
         const char *pom = sql_session_get(b->s, "spark.sql.sources.partitionOverwriteMode");
         mode = pom != NULL && util_str_casecmp(pom, "dynamic") == 0 &&

@@ -523,11 +523,9 @@ static silt_status table_clauses(parser *p, sql_stmt *s)
             P_TRY(once(p, &seen_comment, "COMMENT"));
             p_advance(p);
             P_TRY(sql_parser_string(p, &s->u.create_table.comment, NULL));
-        } else if (sql_parser_kw(p, "TBLPROPERTIES") ||
-                   (sql_parser_kw(p, "SET") && sql_parser_kw_at(p, 1, "TBLPROPERTIES"))) {
-            /* "SET TBLPROPERTIES" here is a common slip (seen in tutorials); accept it. */
+        } else if (sql_parser_kw(p, "TBLPROPERTIES")) {
+            /* "SET TBLPROPERTIES" here (a slip seen in tutorials) is Spark's syntax error */
             P_TRY(once(p, &seen_props, "TBLPROPERTIES"));
-            sql_parser_accept_kw(p, "SET");
             p_advance(p);
             P_TRY(kv_list(p, &s->u.create_table.properties, 1));
         } else if (sql_parser_kw(p, "OPTIONS")) {

@@ -94,6 +94,20 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
  * WRITE {mode, partitionBy}, not as CREATE [OR REPLACE] TABLE AS SELECT.
  */
 #define SQL_SETTING_SAVE_MODE "silt.api.saveMode"
+/*
+ * Delta's idempotent writes: with both set, every INSERT, CTAS, UPDATE,
+ * DELETE and MERGE (and the C API's write) commits a txn action (appId,
+ * version) and is skipped when the table already records that appId at
+ * that version or a newer one (delta_app_txn). One of them alone fails
+ * the write, as in Delta ([DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS]).
+ */
+#define SQL_SETTING_TXN_APP_ID "spark.databricks.delta.write.txnAppId"
+#define SQL_SETTING_TXN_VERSION "spark.databricks.delta.write.txnVersion"
+/*
+ * Delta's defaults of new tables' properties: spark.databricks.delta.properties.defaults.X
+ * = v gives every table created afterwards delta.X = v unless it sets delta.X itself.
+ */
+#define SQL_SETTING_PROPERTY_DEFAULTS "spark.databricks.delta.properties.defaults."
 /* Codec of the Parquet files the session's writes produce (Spark's conf; default snappy). */
 #define SQL_SETTING_PARQUET_CODEC "spark.sql.parquet.compression.codec"
 

@@ -26,6 +26,91 @@
 
 const char *const sql_settings_known_keys[] = {"memory_limit", "temp_directory", NULL};
 
+/*
+ * Every key SET accepts and the file that reads it: scripts/check-settings.py
+ * (check.settings) fails when an honoured key is not read in its consumer,
+ * or when a key read by silt is missing here. Keep the columns on one line
+ * per entry: the check reads this table as text.
+ */
+const sql_setting_def sql_settings_registry[] = {
+    {"memory_limit", 0, 1, SQL_SETTING_STRING, "src/sql/session.c",
+     "memory the statements of all connections of the database may hold together before "
+     "sorts, joins and aggregations spill to disk (default 80% of RAM)"},
+    {"temp_directory", 0, 1, SQL_SETTING_STRING, "src/sql/session.c",
+     "directory of spill files, removed when the query ends"},
+    {"spark.sql.ansi.enabled", 0, 1, SQL_SETTING_BOOL, "src/sql/session.c",
+     "ANSI SQL mode: overflow, division by zero and invalid casts are errors"},
+    {"spark.sql.sources.partitionOverwriteMode", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
+     "INSERT OVERWRITE of a partitioned table: static (the whole table) or dynamic (the "
+     "partitions written)"},
+    {"spark.sql.parquet.compression.codec", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
+     "codec of the Parquet files writes produce (default snappy)"},
+    {"spark.databricks.delta.schema.autoMerge.enabled", 0, 1, SQL_SETTING_BOOL,
+     "src/sql/exec_write.c", "INSERT and MERGE add the columns the table lacks"},
+    {"spark.databricks.delta.commitInfo.userMetadata", 0, 1, SQL_SETTING_STRING,
+     "src/sql/exec_write.c", "commitInfo.userMetadata of every commit"},
+    {"spark.databricks.delta.write.txnAppId", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
+     "idempotent writes: the application id of every write's txn action"},
+    {"spark.databricks.delta.write.txnVersion", 0, 1, SQL_SETTING_LONG, "src/sql/exec_write.c",
+     "idempotent writes: the version of every write's txn action; a write whose version the "
+     "table already has is skipped"},
+    {SQL_SETTING_PROPERTY_DEFAULTS, 1, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
+     "the default of table property delta.<name> for every table created afterwards"},
+    {"silt.write.targetFileSize", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
+     "size of the data files writes aim at, unless the table sets delta.targetFileSize"},
+    {"silt.commit.retryTimeout", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
+     "how long a commit retries after losing races to other writers (default 10 minutes)"},
+    {"spark.sql.session.timeZone", 0, SQL_SETTINGS_SESSION_TIME_ZONE_HONOURED, SQL_SETTING_STRING,
+     "src/sql/session.c", "the session time zone: casts from and to string, display, date/time functions"},
+    {"silt.api.saveMode", 0, 0, SQL_SETTING_STRING, "src/sql/exec_write.c",
+     "it is set by the C API's write around its statement only"},
+    {NULL, 0, 0, SQL_SETTING_STRING, NULL, NULL}};
+
+const sql_setting_def *sql_settings_find(const char *key)
+{
+    const sql_setting_def *d;
+    for (d = sql_settings_registry; key != NULL && d->key != NULL; d++) {
+        if (d->prefix ? strncmp(key, d->key, strlen(d->key)) == 0 && key[strlen(d->key)] != '\0'
+                      : strcmp(key, d->key) == 0)
+            return d;
+    }
+    return NULL;
+}
+
+/*
+ * The table properties a properties.defaults.<name> setting may give (Delta
+ * takes only its own properties from there): those silt reads, in
+ * src/delta or src/sql (check.settings checks that each is read). Others
+ * are refused at SET rather than left unread.
+ */
+const char *const sql_settings_default_properties[] = {
+    "appendOnly", "checkpointInterval", "checkpointPolicy", "columnMapping.mode",
+    "dataSkippingNumIndexedCols", "deletedFileRetentionDuration", "enableChangeDataFeed",
+    "enableDeletionVectors", "enableExpiredLogCleanup", "enableInCommitTimestamps",
+    "logRetentionDuration", "targetFileSize", "minReaderVersion", "minWriterVersion", NULL};
+
+static silt_status check_default_property(const char *key, silt_error *err)
+{
+    const char *name = key + strlen(SQL_SETTING_PROPERTY_DEFAULTS);
+    size_t idx;
+    for (idx = 0; sql_settings_default_properties[idx] != NULL; idx++)
+        if (strcmp(name, sql_settings_default_properties[idx]) == 0)
+            return SILT_OK;
+    if (strncmp(name, "feature.", 8) == 0 && name[8] != '\0')
+        return SILT_OK; /* delta.feature.<name>: the protocol checks the feature at CREATE */
+    err_set(err, SILT_UNSUPPORTED, "the setting \"%s\" is not supported: silt does not "
+            "honour the table property delta.%s", key, name);
+    err_hint(err, "the properties.defaults settings silt takes are those of the properties "
+             "it honours (docs/settings.md)");
+    return SILT_UNSUPPORTED;
+}
+
+/* Spark's and silt's own namespaces: a key there that silt does not honour is refused. */
+static int reserved_key(const char *key)
+{
+    return util_str_ncasecmp(key, "spark.", 6) == 0 || util_str_ncasecmp(key, "silt.", 5) == 0;
+}
+
 const char *sql_settings_canonical_key(const char *key)
 {
     if (key == NULL)
@@ -166,6 +251,42 @@ static silt_status normalize_codec(const char *key, const char *value, arena *a,
     return SILT_OK;
 }
 
+/* The registry's word on SET key = value: unknown spark./silt. keys and bad values refused. */
+static silt_status check_registered(const char *key, const char *value, silt_error *err)
+{
+    const sql_setting_def *d = sql_settings_find(key);
+    int64_t n;
+    if (d == NULL && !reserved_key(key))
+        return SILT_OK; /* Spark keeps any other key; nothing reads it */
+    if (d == NULL) {
+        err_set(err, SILT_UNSUPPORTED, "[SQL_CONF_NOT_FOUND] The SQL config \"%s\" cannot be "
+                "found. Please verify that the config exists.", key);
+        err_hint(err, "silt refuses the Spark and silt settings it does not honour rather than "
+                 "ignore them; docs/settings.md lists those it does");
+        return SILT_UNSUPPORTED;
+    }
+    if (!d->honoured)
+        return err_set(err, SILT_UNSUPPORTED, "the setting \"%s\" is not supported by silt yet: "
+                       "%s", key, d->meaning);
+    if (d->prefix && strcmp(d->key, SQL_SETTING_PROPERTY_DEFAULTS) == 0)
+        SILT_RETURN_IF_ERROR(check_default_property(key, err));
+    if (d->type == SQL_SETTING_BOOL && util_str_casecmp(value, "true") != 0 &&
+        util_str_casecmp(value, "false") != 0)
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.TYPE_MISMATCH] The value '%s' in "
+                       "the config \"%s\" is invalid. It should be a/an 'boolean' value.", value,
+                       key);
+    if (strcmp(key, "spark.sql.sources.partitionOverwriteMode") == 0 &&
+        util_str_casecmp(value, "static") != 0 && util_str_casecmp(value, "dynamic") != 0)
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.OUT_OF_RANGE_OF_OPTIONS] The value "
+                       "'%s' in the config \"%s\" is invalid. It should be one of 'STATIC, "
+                       "DYNAMIC'.", value, key);
+    if (d->type == SQL_SETTING_LONG && !util_str_to_int64(value, strlen(value), &n))
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.TYPE_MISMATCH] The value '%s' in "
+                       "the config \"%s\" is invalid. It should be a/an 'long' value.", value,
+                       key);
+    return SILT_OK;
+}
+
 silt_status sql_settings_normalize(const char *key, const char *value, arena *a,
                                const char **key_out, const char **value_out, silt_error *err)
 {
@@ -174,6 +295,7 @@ silt_status sql_settings_normalize(const char *key, const char *value, arena *a,
     *value_out = value;
     if (strcmp(key, SQL_SETTING_PARQUET_CODEC) == 0 || is_zstd_level_key(key))
         return normalize_codec(key, value, a, value_out, err);
+    SILT_RETURN_IF_ERROR(check_registered(canon, value, err));
     if (canon == key)
         return SILT_OK;
     *key_out = canon;
@@ -215,15 +337,8 @@ const char *sql_settings_effective(const char *key, const char *stored, arena *a
 
 const char *sql_settings_meaning(const char *key)
 {
-    const char *canon = sql_settings_canonical_key(key);
-    if (strcmp(canon, "memory_limit") == 0)
-        return "memory the statements of all connections of the database may hold together "
-               "before sorts, joins and aggregations spill to disk (default 80% of RAM)";
-    if (strcmp(canon, "temp_directory") == 0)
-        return "directory of spill files, removed when the query ends";
-    if (strcmp(canon, "spark.sql.ansi.enabled") == 0)
-        return "ANSI SQL mode: overflow, division by zero and invalid casts are errors";
-    return NULL;
+    const sql_setting_def *d = sql_settings_find(sql_settings_canonical_key(key));
+    return d != NULL ? d->meaning : NULL;
 }
 
 void sql_settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory)

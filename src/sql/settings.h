@@ -60,7 +60,7 @@ int64_t sql_settings_default_memory_limit(void);
  */
 const char *sql_settings_effective(const char *key, const char *stored, arena *a);
 
-/* One line of meaning per known key, for SET -v; NULL for others. */
+/* One line of meaning per registered key, for SET -v; NULL for others. */
 const char *sql_settings_meaning(const char *key);
 
 /* The known keys, NULL-terminated (SET -v lists them even when unset). */
@@ -73,5 +73,42 @@ extern const char *const sql_settings_known_keys[];
  * per database, as in DuckDB; SET memory_limit changes the budget).
  */
 void sql_settings_apply(engine_ctx *ctx, mem_budget *budget, const char *temp_directory);
+
+/*
+ * The registry: every key SET accepts, with the file that reads it (the
+ * check.settings test, scripts/check-settings.py, fails when an honoured
+ * key is not read there, or a key read somewhere is not registered).
+ * Rule (docs/settings.md): nothing accepted is ignored. A spark.* or
+ * silt.* key not in the registry, or registered but not honoured yet, is
+ * refused by name with Spark's [SQL_CONF_NOT_FOUND]; other keys (Spark
+ * accepts any) are kept and read by nothing, as in Spark.
+ */
+typedef enum sql_setting_type {
+    SQL_SETTING_STRING = 0,
+    SQL_SETTING_BOOL, /* true or false, case-insensitive */
+    SQL_SETTING_LONG  /* a whole number */
+} sql_setting_type;
+
+typedef struct sql_setting_def {
+    const char *key;      /* the key, or a prefix ending in '.' when prefix */
+    int prefix;           /* every key starting with key (properties.defaults.<property>) */
+    int honoured;         /* 0: known, but refused by name until silt honours it */
+    sql_setting_type type;
+    const char *consumer; /* the source file that reads it */
+    const char *meaning;
+} sql_setting_def;
+
+/* The registry, ending with a NULL key. */
+extern const sql_setting_def sql_settings_registry[];
+
+/* The <name>s of spark.databricks.delta.properties.defaults.<name> SET accepts (also
+ * feature.<name>), NULL-ended. */
+extern const char *const sql_settings_default_properties[];
+
+/* The registry entry of a key (after canonical_key), or NULL. */
+const sql_setting_def *sql_settings_find(const char *key);
+
+/* The session time zone (SQL_SESSION_TIME_ZONE) is honoured by casts, display and the date/time functions. */
+#define SQL_SETTINGS_SESSION_TIME_ZONE_HONOURED 1
 
 #endif

@@ -790,13 +790,19 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
     const char *qual = pd != NULL ? pd->qual : NULL;
     silt_status rc;
     path = io_location_local_path(path); /* file:/p and file:///p, as Spark takes them */
-    if (util_str_casecmp(format, "delta") == 0)
-        rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
+    if (util_str_casecmp(format, "delta") == 0) {
+        rc = sql_source_delta_options(kv, n_kv, &version, &ts_micros, err);
+        if (rc == SILT_OK)
+            rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
+    }
     else if (version >= 0 || ts_micros != INT64_MIN)
         return sql_bind_error(b, err, pos, SILT_BIND,
                           "time travel (VERSION/TIMESTAMP AS OF) needs a Delta table");
-    else if (util_str_casecmp(format, "parquet") == 0)
-        rc = open_parquet(b, path, pd, out, qual, err);
+    else if (util_str_casecmp(format, "parquet") == 0) {
+        rc = sql_source_parquet_options(kv, n_kv, err);
+        if (rc == SILT_OK)
+            rc = open_parquet(b, path, pd, out, qual, err);
+    }
     else if (util_str_casecmp(format, "csv") == 0)
         rc = open_text(b, 1, path, kv, n_kv, out, qual, err);
     else if (util_str_casecmp(format, "json") == 0)

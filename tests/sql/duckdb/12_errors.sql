@@ -65,7 +65,7 @@ SELECT * FROM delta.`/nonexistent/table`
 -- error: (line 1, column 15)
 == err_delta_version_too_new
 SELECT count(*) FROM delta.`{W}/trips_delta` VERSION AS OF 99
--- error: version 99 of the table does not exist; available versions are 0 to 2
+-- error: [DELTA_VERSION_NOT_FOUND] Cannot time travel Delta table to version 99. Available versions: [0, 2].
 -- error: in the delta source at line 1, column 22
 == err_unknown_function
 SELECT nosuch(trip_id) FROM trips

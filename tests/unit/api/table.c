@@ -90,7 +90,7 @@ void test_api_table__time_travel_and_errors(void)
 
     opts.version_as_of = 7;
     check_int(SILT_NOTFOUND, silt_table_open(&table, db, test_tmpdir(), &opts));
-    check_contains(silt_table_errmsg(table), "available versions are 0 to 1");
+    check_contains(silt_table_errmsg(table), "Available versions: [0, 1].");
     check_int(-1, silt_table_version(table));
     check_int(0, silt_table_column_count(table));
     silt_table_close(table);

@@ -609,7 +609,7 @@ void test_api_write__old_options_struct_is_accepted(void)
     check_int(SILT_INVALID, write_sql(path_in("old"), "SELECT 3L AS id",
                                       (const silt_write_options *)v1));
     check_contains(silt_conn_errmsg(conn), "write options have version 0; this library takes "
-                                           "versions 1 to 3");
+                                           "versions 1 to 4");
     free(v1);
 }
 
@@ -656,4 +656,38 @@ void test_api_write__compression_option(void)
         snprintf(q, sizeof(q), "SELECT count(*) FROM delta.`%s`", dir);
         check_str("count(1)\n300\n", rows_of(q));
     }
+}
+
+/* Delta's txnAppId/txnVersion options: a txn action per write, a repeat skipped (Spark's). */
+void test_api_write__idempotent_writes(void)
+{
+    silt_write_options o = SILT_WRITE_OPTIONS_INIT;
+    const char *dir = path_in("idem");
+    char q[4300];
+    open_conn(NULL);
+    o.txn_app_id = "loader";
+    o.txn_version = 3;
+    check_int(SILT_OK, write_sql(dir, "SELECT id FROM range(3)", &o));
+    o.mode = SILT_SAVE_APPEND;
+    check_int(SILT_OK, write_sql(dir, "SELECT id FROM range(3)", &o)); /* skipped */
+    snprintf(q, sizeof(q), "SELECT count(*) FROM delta.`%s`", dir);
+    check_str("count(1)\n3\n", rows_of(q));
+    o.txn_version = 4;
+    check_int(SILT_OK, write_sql(dir, "SELECT id FROM range(2)", &o));
+    check_str("count(1)\n5\n", rows_of(q));
+    snprintf(q, sizeof(q), "SELECT txn.appId, txn.version FROM json.`%s/_delta_log/` WHERE txn IS "
+             "NOT NULL ORDER BY 2", dir);
+    check_str("appId,version\nloader,3\nloader,4\n", rows_of(q));
+    /* the options win over the connection's settings, which apply without them */
+    check_int(SILT_OK, silt_conn_exec(conn, "SET spark.databricks.delta.write.txnAppId = loader; "
+                                            "SET spark.databricks.delta.write.txnVersion = 4",
+                                      NULL));
+    o.txn_app_id = NULL;
+    o.txn_version = 0;
+    check_int(SILT_OK, write_sql(dir, "SELECT id FROM range(2)", &o)); /* skipped: (loader, 4) */
+    snprintf(q, sizeof(q), "SELECT count(*) FROM delta.`%s`", dir);
+    check_str("count(1)\n5\n", rows_of(q));
+    o.txn_version = 9; /* a version without an appId is Delta's error */
+    check_int(SILT_INVALID, write_sql(dir, "SELECT id FROM range(2)", &o));
+    check_contains(silt_conn_errmsg(conn), "[DELTA_INVALID_IDEMPOTENT_WRITES_OPTIONS]");
 }

@@ -275,7 +275,7 @@ void test_delta_checkpoint__snapshot_from_checkpoint_batch(void)
     check_int(2, snap->n_tombstones); /* p=b/f2.parquet and old.parquet */
     delta_snapshot_free(snap);
     check_fails(SILT_NOTFOUND, delta_snapshot_load_ext(&snap, store, 2, &opts, &err));
-    check_contains(err.message, "available versions are 3 to 4");
+    check_contains(err.message, "Available versions: [3, 4].");
     io_store_free(store);
 }
 

@@ -128,7 +128,7 @@ void test_delta_snapshot__missing_version_is_notfound(void)
     write_basic_table();
     check_fails(SILT_NOTFOUND, delta_snapshot_load(&snap, store, 5, &err));
     check_contains(err.message, "version 5");
-    check_contains(err.message, "available versions are 0 to 2");
+    check_contains(err.message, "Available versions: [0, 2].");
     check(snap == NULL);
 }
 
@@ -251,7 +251,7 @@ void test_delta_snapshot__parquet_checkpoint_through_reader(void)
 
     /* Version 0 is older than the checkpoint; it cannot be read. */
     check_fails(SILT_NOTFOUND, delta_snapshot_load(&snap, store, 0, &err));
-    check_contains(err.message, "available versions are 1 to 2");
+    check_contains(err.message, "Available versions: [1, 2].");
 }
 
 void test_delta_snapshot__incomplete_multipart_is_skipped(void)
@@ -315,9 +315,13 @@ void test_delta_snapshot__timestamp_travel_by_file_time(void)
     check_int(2, snap->version);
     delta_snapshot_free(snap);
     check_fails(SILT_NOTFOUND, delta_snapshot_load_at_timestamp(&snap, store, 999 * TIME_MICROS_PER_SECOND, NULL, &err));
-    check_contains(err.message, "before the earliest");
+    check_contains(err.message, "[DELTA_TIMESTAMP_EARLIER_THAN_COMMIT_RETENTION] The provided "
+                                "timestamp (1970-01-01 00:16:39.0) is before the earliest version");
     check_fails(SILT_NOTFOUND, delta_snapshot_load_at_timestamp(&snap, store, 3000 * TIME_MICROS_PER_SECOND, NULL, &err));
-    check_contains(err.message, "after the latest version 2");
+    /* the newest commit counts as 2000 s + 1 ms (monotonic times) */
+    check_contains(err.message, "[DELTA_TIMESTAMP_GREATER_THAN_COMMIT] The provided timestamp "
+                                "(1970-01-01 00:50:00.0) is after the latest version");
+    check_contains(err.message, "Please use a timestamp before or at 1970-01-01 00:33:20.");
 }
 
 void test_delta_snapshot__timestamp_travel_in_commit_timestamps(void)

@@ -153,7 +153,7 @@ void test_delta_txn__create_table(void)
     check_str("[\"p\"]",
               cJSON_GetObjectItem(cJSON_GetObjectItem(ci, "operationParameters"), "partitionBy")
                   ->valuestring);
-    check_str("WriteSerializable", cJSON_GetObjectItem(ci, "isolationLevel")->valuestring);
+    check_str("Serializable", cJSON_GetObjectItem(ci, "isolationLevel")->valuestring);
     check_str("silt/" SILT_VERSION, cJSON_GetObjectItem(ci, "engineInfo")->valuestring);
     check_int(36, strlen(cJSON_GetObjectItem(ci, "txnId")->valuestring));
     cJSON_Delete(root);
