@@ -15,11 +15,13 @@ typedef struct modify_worker {
     dml_cdc cdc;
     arena *a; /* reset per call: the change rows' _change_type column */
     int64_t changed, copied;
+    int64_t merge[DELTA_MERGE_N_COUNTS];
 } modify_worker;
 
 struct delta_modify {
     io_store *store;
     const delta_snapshot *snap;
+    const col_type *schema; /* what is written: the snapshot's, or MERGE's evolved one */
     delta_modify_options o;
     delta_txn *txn;
     modify_worker *workers;
@@ -27,7 +29,13 @@ struct delta_modify {
     int cdc_on;
     int64_t start_ns, scan_ns, rewrite_ns;
     int64_t n_removed, removed_bytes;
+    int64_t source_rows, materialize_ns; /* MERGE */
 };
+
+static const char *op_name(delta_modify_op op)
+{
+    return op == DELTA_MODIFY_UPDATE ? "UPDATE" : op == DELTA_MODIFY_MERGE ? "MERGE" : "DELETE";
+}
 
 silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_snapshot *snap,
                                const delta_modify_options *opts, silt_error *err)
@@ -41,6 +49,7 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
     *out = m;
     m->store = store;
     m->snap = snap;
+    m->schema = opts->schema != NULL ? opts->schema : snap->schema;
     m->o = *opts;
     m->start_ns = time_monotonic_nanos();
     m->n_workers = opts->n_workers ? opts->n_workers : 1;
@@ -48,7 +57,8 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
     if (m->workers == NULL)
         return err_nomem(err);
     for (idx = 0; idx < m->n_workers && rc == SILT_OK; idx++) {
-        delta_dml_cdc_init(&m->workers[idx].cdc, store, snap, NULL);
+        delta_dml_cdc_init(&m->workers[idx].cdc, store, snap,
+                           m->schema != snap->schema ? m->schema : NULL);
         m->workers[idx].a = arena_new(NULL, "modify worker");
         if (m->workers[idx].a == NULL)
             rc = err_nomem(err);
@@ -57,9 +67,9 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
     m->cdc_on = m->workers[0].cdc.on;
     SILT_RETURN_IF_ERROR(delta_check_writable(&snap->protocol, &snap->metadata,
                                               m->cdc_on ? DELTA_REMOVES_WITH_CDC : 1, err));
-    SILT_RETURN_IF_ERROR(delta_txn_begin(&m->txn, store, snap,
-                                         opts->op == DELTA_MODIFY_UPDATE ? "UPDATE" : "DELETE",
-                                         err));
+    SILT_RETURN_IF_ERROR(delta_txn_begin(&m->txn, store, snap, op_name(opts->op), err));
+    if (opts->retry_timeout_ms > 0)
+        delta_txn_set_retry_timeout_ms(m->txn, opts->retry_timeout_ms);
     if (opts->now_ms != NULL)
         delta_txn_set_clock(m->txn, opts->now_ms, opts->now_payload);
     if (opts->user_metadata != NULL)
@@ -98,12 +108,24 @@ static silt_status worker_of(delta_modify *m, size_t worker, modify_worker **out
 static silt_status as_table_rows(const delta_modify *m, const col_batch *rows, col_batch *out,
                                  silt_error *err)
 {
-    if (rows->n_cols != m->snap->schema->n_fields)
+    if (rows->n_cols != m->schema->n_fields)
         return err_set(err, SILT_INVALID, "the rewritten rows have %zu columns, the table %zu",
-                       rows->n_cols, m->snap->schema->n_fields);
+                       rows->n_cols, m->schema->n_fields);
     *out = *rows;
-    out->schema = m->snap->schema;
+    out->schema = m->schema;
     return SILT_OK;
+}
+
+/* Each worker its own writer, encoding on its own thread (no pool). With an evolved schema
+ * the writer appends the new columns and gives the new metadata. */
+static silt_status open_writer(delta_modify *m, modify_worker *mw, silt_error *err)
+{
+    delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
+    if (mw->w != NULL)
+        return SILT_OK;
+    wo.compression = m->o.compression;
+    wo.merge_schema = m->schema != m->snap->schema;
+    return delta_write_open(&mw->w, m->store, m->snap, m->schema, &wo, err);
 }
 
 silt_status delta_modify_write(delta_modify *m, size_t worker, const col_batch *rows,
@@ -115,13 +137,7 @@ silt_status delta_modify_write(delta_modify *m, size_t worker, const col_batch *
         return SILT_OK;
     SILT_RETURN_IF_ERROR(worker_of(m, worker, &mw, err));
     SILT_RETURN_IF_ERROR(as_table_rows(m, rows, &b, err));
-    /* each worker its own writer, encoding on its own thread (no pool) */
-    if (mw->w == NULL) {
-        delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
-        wo.compression = m->o.compression;
-        SILT_RETURN_IF_ERROR(delta_write_open(&mw->w, m->store, m->snap, m->snap->schema, &wo,
-                                              err));
-    }
+    SILT_RETURN_IF_ERROR(open_writer(m, mw, err));
     return delta_write_batch(mw->w, &b, err);
 }
 
@@ -146,6 +162,30 @@ void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t
     m->workers[worker].copied += copied;
 }
 
+void delta_modify_count_merge(delta_modify *m, size_t worker, delta_merge_count what, int64_t n)
+{
+    if (worker < m->n_workers && what < DELTA_MERGE_N_COUNTS)
+        m->workers[worker].merge[what] += n;
+}
+
+void delta_modify_set_source(delta_modify *m, int64_t n_rows, int64_t materialize_ns)
+{
+    m->source_rows = n_rows;
+    m->materialize_ns = materialize_ns;
+}
+
+int64_t delta_modify_merge_changed(const delta_modify *m)
+{
+    int64_t n = 0;
+    size_t wi;
+    for (wi = 0; wi < m->n_workers; wi++)
+        n += m->workers[wi].merge[DELTA_MERGE_MATCHED_UPDATED] +
+             m->workers[wi].merge[DELTA_MERGE_MATCHED_DELETED] +
+             m->workers[wi].merge[DELTA_MERGE_BY_SOURCE_UPDATED] +
+             m->workers[wi].merge[DELTA_MERGE_BY_SOURCE_DELETED];
+    return n;
+}
+
 void delta_modify_set_times(delta_modify *m, int64_t scan_ns, int64_t rewrite_ns)
 {
     m->scan_ns = scan_ns;
@@ -157,6 +197,10 @@ static silt_status add_files(delta_modify *m, delta_dml_metrics *mt, int64_t *n_
                              silt_error *err)
 {
     size_t wi, idx;
+    int metadata_set = 0;
+    /* the new schema is committed even when no row was written */
+    if (m->schema != m->snap->schema)
+        SILT_RETURN_IF_ERROR(open_writer(m, &m->workers[0], err));
     for (wi = 0; wi < m->n_workers; wi++) {
         modify_worker *mw = &m->workers[wi];
         delta_write_output out;
@@ -170,12 +214,27 @@ static silt_status add_files(delta_modify *m, delta_dml_metrics *mt, int64_t *n_
         if (mw->w == NULL)
             continue;
         SILT_RETURN_IF_ERROR(delta_write_finish(mw->w, &out, err));
+        /* every worker's writer evolved the schema alike: one metaData action */
+        if (out.metadata_changed && !metadata_set) {
+            SILT_RETURN_IF_ERROR(delta_txn_set_metadata(m->txn, out.metadata, err));
+            metadata_set = 1;
+        }
         for (idx = 0; idx < out.n_adds; idx++)
             SILT_RETURN_IF_ERROR(delta_txn_add_file(m->txn, &out.adds[idx], err));
         mt->num_added_files += (int64_t)out.n_adds;
         mt->num_added_bytes += out.n_bytes;
     }
     return SILT_OK;
+}
+
+/* The removes counted, every worker's files added: the file metrics in mt. */
+static silt_status finish_files(delta_modify *m, delta_dml_metrics *mt, int64_t *n_cdc,
+                                silt_error *err)
+{
+    memset(mt, 0, sizeof(*mt));
+    mt->num_removed_files = m->n_removed;
+    mt->num_removed_bytes = m->removed_bytes;
+    return add_files(m, mt, n_cdc, err);
 }
 
 static silt_status set_history(delta_modify *m, const delta_dml_metrics *mt, int64_t n_cdc,
@@ -211,14 +270,107 @@ silt_status delta_modify_commit(delta_modify *m, delta_dml_metrics *metrics,
 {
     delta_dml_metrics mt;
     int64_t n_cdc = 0;
-    memset(&mt, 0, sizeof(mt));
-    mt.num_removed_files = m->n_removed;
-    mt.num_removed_bytes = m->removed_bytes;
-    SILT_RETURN_IF_ERROR(add_files(m, &mt, &n_cdc, err));
+    SILT_RETURN_IF_ERROR(finish_files(m, &mt, &n_cdc, err));
     SILT_RETURN_IF_ERROR(set_history(m, &mt, n_cdc, err));
     SILT_RETURN_IF_ERROR(delta_txn_commit(m->txn, result, err));
     if (metrics != NULL)
         *metrics = mt;
+    return SILT_OK;
+}
+
+static silt_status merge_params(delta_modify *m, silt_error *err)
+{
+    const delta_modify_options *o = &m->o;
+    SILT_RETURN_IF_ERROR(dwrite_predicate_param(m->txn, o->predicate_text, err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(m->txn, "matchedPredicates",
+                                             o->matched_json ? o->matched_json : "[]", err));
+    SILT_RETURN_IF_ERROR(delta_txn_set_param(m->txn, "notMatchedPredicates",
+                                             o->not_matched_json ? o->not_matched_json : "[]",
+                                             err));
+    return delta_txn_set_param(m->txn, "notMatchedBySourcePredicates",
+                               o->not_matched_by_source_json ? o->not_matched_by_source_json
+                                                             : "[]",
+                               err);
+}
+
+static void merge_totals(const delta_modify *m, const delta_dml_metrics *mt,
+                         delta_merge_metrics *mm)
+{
+    int64_t c[DELTA_MERGE_N_COUNTS] = {0};
+    size_t wi, k;
+    for (wi = 0; wi < m->n_workers; wi++)
+        for (k = 0; k < DELTA_MERGE_N_COUNTS; k++)
+            c[k] += m->workers[wi].merge[k];
+    memset(mm, 0, sizeof(*mm));
+    mm->num_source_rows = m->source_rows;
+    mm->num_target_rows_matched_updated = c[DELTA_MERGE_MATCHED_UPDATED];
+    mm->num_target_rows_matched_deleted = c[DELTA_MERGE_MATCHED_DELETED];
+    mm->num_target_rows_not_matched_by_source_updated = c[DELTA_MERGE_BY_SOURCE_UPDATED];
+    mm->num_target_rows_not_matched_by_source_deleted = c[DELTA_MERGE_BY_SOURCE_DELETED];
+    mm->num_target_rows_updated = c[DELTA_MERGE_MATCHED_UPDATED] + c[DELTA_MERGE_BY_SOURCE_UPDATED];
+    mm->num_target_rows_deleted = c[DELTA_MERGE_MATCHED_DELETED] + c[DELTA_MERGE_BY_SOURCE_DELETED];
+    mm->num_target_rows_inserted = c[DELTA_MERGE_INSERTED];
+    mm->num_target_rows_copied = c[DELTA_MERGE_COPIED];
+    mm->num_output_rows = mm->num_target_rows_copied + mm->num_target_rows_updated +
+                          mm->num_target_rows_inserted;
+    mm->num_target_files_added = mt->num_added_files;
+    mm->num_target_files_removed = mt->num_removed_files;
+    mm->num_target_bytes_added = mt->num_added_bytes;
+    mm->num_target_bytes_removed = mt->num_removed_bytes;
+}
+
+static silt_status merge_history(delta_modify *m, const delta_merge_metrics *mm, int64_t n_cdc,
+                                 silt_error *err)
+{
+    struct {
+        const char *key;
+        int64_t value;
+    } metrics[] = {
+        {"numSourceRows", mm->num_source_rows},
+        {"numTargetRowsInserted", mm->num_target_rows_inserted},
+        {"numTargetRowsUpdated", mm->num_target_rows_updated},
+        {"numTargetRowsMatchedUpdated", mm->num_target_rows_matched_updated},
+        {"numTargetRowsNotMatchedBySourceUpdated",
+         mm->num_target_rows_not_matched_by_source_updated},
+        {"numTargetRowsDeleted", mm->num_target_rows_deleted},
+        {"numTargetRowsMatchedDeleted", mm->num_target_rows_matched_deleted},
+        {"numTargetRowsNotMatchedBySourceDeleted",
+         mm->num_target_rows_not_matched_by_source_deleted},
+        {"numTargetRowsCopied", mm->num_target_rows_copied},
+        {"numOutputRows", mm->num_output_rows},
+        {"numTargetFilesAdded", mm->num_target_files_added},
+        {"numTargetFilesRemoved", mm->num_target_files_removed},
+        {"numTargetChangeFilesAdded", n_cdc},
+        {"numTargetBytesAdded", mm->num_target_bytes_added},
+        {"numTargetBytesRemoved", mm->num_target_bytes_removed},
+        {"numTargetDeletionVectorsAdded", 0},
+        {"numTargetDeletionVectorsRemoved", 0},
+        {"numTargetDeletionVectorsUpdated", 0},
+        {"executionTimeMs", (time_monotonic_nanos() - m->start_ns) / 1000000},
+        {"scanTimeMs", m->scan_ns / 1000000},
+        {"rewriteTimeMs", m->rewrite_ns / 1000000},
+        {"materializeSourceTimeMs", m->materialize_ns / 1000000},
+    };
+    size_t idx;
+    SILT_RETURN_IF_ERROR(merge_params(m, err));
+    for (idx = 0; idx < sizeof(metrics) / sizeof(metrics[0]); idx++)
+        SILT_RETURN_IF_ERROR(delta_txn_set_metric(m->txn, metrics[idx].key, metrics[idx].value,
+                                                  err));
+    return SILT_OK;
+}
+
+silt_status delta_modify_commit_merge(delta_modify *m, delta_merge_metrics *metrics,
+                                      delta_commit_result *result, silt_error *err)
+{
+    delta_dml_metrics mt;
+    delta_merge_metrics mm;
+    int64_t n_cdc = 0;
+    SILT_RETURN_IF_ERROR(finish_files(m, &mt, &n_cdc, err));
+    merge_totals(m, &mt, &mm);
+    SILT_RETURN_IF_ERROR(merge_history(m, &mm, n_cdc, err));
+    SILT_RETURN_IF_ERROR(delta_txn_commit(m->txn, result, err));
+    if (metrics != NULL)
+        *metrics = mm;
     return SILT_OK;
 }
 

@@ -1,5 +1,5 @@
 /*
- * modify.h - the Delta side of DELETE and UPDATE run by an engine: the
+ * modify.h - the Delta side of DELETE, UPDATE and MERGE run by an engine: the
  * file and commit bookkeeping of a copy-on-write rewrite (docs/dml.md).
  *
  * The engine decides which rows of which files change; this module removes
@@ -21,7 +21,11 @@
 
 typedef struct delta_modify delta_modify;
 
-typedef enum delta_modify_op { DELTA_MODIFY_DELETE = 0, DELTA_MODIFY_UPDATE } delta_modify_op;
+typedef enum delta_modify_op {
+    DELTA_MODIFY_DELETE = 0,
+    DELTA_MODIFY_UPDATE,
+    DELTA_MODIFY_MERGE
+} delta_modify_op;
 
 typedef struct delta_modify_options {
     unsigned version;
@@ -38,10 +42,47 @@ typedef struct delta_modify_options {
     delta_file_filter_fn read_predicate;
     void *read_predicate_payload;
     delta_app_txn app_txn;     /* the commit's txn action (delta_app_txn); none by default */
+    /* MERGE: the table's schema after it (schema evolution: new columns appended, committed
+     * even when no row is written; NULL = the snapshot's), and its clauses for history as JSON
+     * lists ([{"actionType":"update"}]; NULL = []). */
+    const col_type *schema;
+    const char *matched_json, *not_matched_json, *not_matched_by_source_json;
 } delta_modify_options;
 
 #define DELTA_MODIFY_OPTIONS_INIT                                                                 \
-    {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, DELTA_APP_TXN_NONE}
+    {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, DELTA_APP_TXN_NONE, NULL, NULL, NULL, NULL}
+
+/* ---- MERGE ------------------------------------------------------------------------------- */
+
+/* What a MERGE clause does to a target row. */
+typedef enum delta_merge_action {
+    DELTA_MERGE_KEEP = 0, /* no clause applies: the row stays as it is */
+    DELTA_MERGE_UPDATE,
+    DELTA_MERGE_DELETE
+} delta_merge_action;
+
+/* Row counts a MERGE's workers add up (delta_modify_count_merge). */
+typedef enum delta_merge_count {
+    DELTA_MERGE_MATCHED_UPDATED = 0,
+    DELTA_MERGE_MATCHED_DELETED,
+    DELTA_MERGE_BY_SOURCE_UPDATED,
+    DELTA_MERGE_BY_SOURCE_DELETED,
+    DELTA_MERGE_COPIED,
+    DELTA_MERGE_INSERTED,
+    DELTA_MERGE_N_COUNTS
+} delta_merge_count;
+
+/* Delta's MERGE metrics (commitInfo.operationMetrics, camel-cased there). */
+typedef struct delta_merge_metrics {
+    int64_t num_source_rows;
+    int64_t num_target_rows_inserted, num_target_rows_updated, num_target_rows_deleted;
+    int64_t num_target_rows_matched_updated, num_target_rows_matched_deleted;
+    int64_t num_target_rows_not_matched_by_source_updated;
+    int64_t num_target_rows_not_matched_by_source_deleted;
+    int64_t num_target_rows_copied, num_output_rows;
+    int64_t num_target_files_added, num_target_files_removed;
+    int64_t num_target_bytes_added, num_target_bytes_removed;
+} delta_merge_metrics;
 
 /* Starts the transaction on snap; for conflict checks it read opts->read_predicate's
  * files, or the whole table without one. */
@@ -68,6 +109,17 @@ void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t
 
 /* How many files the statement removed so far (0: it changes nothing). */
 int64_t delta_modify_n_removed(const delta_modify *m);
+/* MERGE: adds n to a count of the worker's. */
+void delta_modify_count_merge(delta_modify *m, size_t worker, delta_merge_count what, int64_t n);
+
+/* MERGE: the source's rows and the time it took to materialise them. */
+void delta_modify_set_source(delta_modify *m, int64_t n_rows, int64_t materialize_ns);
+
+/*
+ * MERGE: changed rows so far, all workers (caller thread, between passes): an insert is a
+ * change row too once a target row changed (a commit with cdc files is read from them alone).
+ */
+int64_t delta_modify_merge_changed(const delta_modify *m);
 
 /* Time spent finding the rows (scanTimeMs) and rewriting files (rewriteTimeMs). */
 void delta_modify_set_times(delta_modify *m, int64_t scan_ns, int64_t rewrite_ns);
@@ -75,6 +127,11 @@ void delta_modify_set_times(delta_modify *m, int64_t scan_ns, int64_t rewrite_ns
 /* Finishes the files, adds them, sets the history and commits. metrics/result may be NULL. */
 silt_status delta_modify_commit(delta_modify *m, delta_dml_metrics *metrics,
                                 delta_commit_result *result, silt_error *err);
+
+/* MERGE's commit: history {predicate, matchedPredicates, notMatchedPredicates,
+ * notMatchedBySourcePredicates} and Delta's MERGE metrics. metrics/result may be NULL. */
+silt_status delta_modify_commit_merge(delta_modify *m, delta_merge_metrics *metrics,
+                                      delta_commit_result *result, silt_error *err);
 
 /* Frees everything; files written by a statement that did not commit stay as orphans. */
 void delta_modify_free(delta_modify *m);

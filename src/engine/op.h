@@ -260,6 +260,14 @@ silt_status engine_op_hash_join(engine_op **out, engine_ctx *ctx, engine_op *lef
                                 expr **right_keys, size_t n_keys, const expr *condition,
                                 silt_error *err);
 
+/*
+ * A LEFT join's rows in the order of its probe side: each left row's matches, or the row
+ * with NULL build columns, in its place (instead of a chunk's unmatched rows after its
+ * matched ones). MERGE's rewrite keeps a file's row order this way. Not kept when the build
+ * side spills (grace join: rows come out by partition).
+ */
+void engine_join_set_ordered(engine_op *join);
+
 /* ---- window functions -------------------------------------------------------- */
 
 typedef enum engine_win_kind {

@@ -56,6 +56,8 @@ silt_status engine_op_clone_row_op(engine_op **out, engine_ctx *ctx, const engin
 int engine_join_probe_only(const engine_op *op);
 /* Drains the build side of join now (on the caller), once. */
 silt_status engine_join_build_shared(engine_op *join, silt_error *err);
+/* Whether a built join's build side went to disk (its probe then cannot be cloned). */
+int engine_join_spilled(const engine_op *join);
 /* A join over left probing the build table of join (built), which it only reads. */
 silt_status engine_join_clone_probe(engine_op **out, engine_ctx *ctx, engine_op *join,
                                     engine_op *left, silt_error *err);

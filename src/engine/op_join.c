@@ -68,6 +68,11 @@ typedef struct join_state {
     int spill_level;
     /* Block nested loop (cross_spill.c): a join without keys whose build side went to disk. */
     cross_spill *cross;
+    /* engine_join_set_ordered: a LEFT join's rows come out in probe order, unmatched ones in
+     * their place (emit_k: the chunk's rows before it are out). */
+    int ordered;
+    int64_t emit_k;
+    int keep_built; /* engine_join_build_shared built the table: the next open keeps it */
 } join_state;
 
 /* One integral key (the usual id join): hashed and compared as an int64. */
@@ -538,6 +543,7 @@ static silt_status start_chunk(engine_op *op, join_state *s, engine_chunk *in, s
     arena_reset(s->probe_arena);
     s->cur = in;
     s->cur_k = 0;
+    s->emit_k = 0;
     s->chain = -1;
     s->cur_keys = arena_calloc(s->probe_arena, s->n_keys ? s->n_keys : 1, sizeof(col_vec *));
     s->cur_hash = arena_alloc(s->probe_arena, sizeof(uint64_t) * (size_t)(in->batch.n_rows ? in->batch.n_rows : 1));
@@ -743,6 +749,7 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
     int32_t *pass = sel;
     engine_chunk *c;
     size_t col;
+    int whole;
     *emitted = 0;
     if (bidx == NULL || sel == NULL)
         return err_nomem(err);
@@ -752,11 +759,14 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
         bidx[lrows[i]] = brows[i];
         sel[i] = (int32_t)lrows[i];
     }
+    /* An ordered LEFT join without a condition whose chunk is done: its unmatched rows are
+     * live too, with NULL build columns (gather_build, not scatter_build's entry 0). */
+    whole = s->ordered && s->type == JOIN_LEFT && s->cond == NULL && s->cur_k >= s->cur->n_sel;
     SILT_RETURN_IF_ERROR(engine_chunk_new(&c, op, s->n_left + s->n_right, nr, err));
     for (col = 0; col < s->n_left; col++)
         c->batch.cols[col] = s->cur->batch.cols[col];
     for (col = 0; col < s->n_right; col++) {
-        if (s->bdict != NULL && s->bdict[col] != NULL)
+        if (s->bdict != NULL && s->bdict[col] != NULL && !whole)
             SILT_RETURN_IF_ERROR(scatter_build(op, s, col, nr, lrows, brows, n,
                                                &c->batch.cols[s->n_left + col], err));
         else
@@ -774,6 +784,15 @@ static silt_status scatter_pairs(engine_op *op, join_state *s, const int64_t *lr
     for (i = 0; s->type != JOIN_INNER && i < n_pass; i++) {
         s->lmatched[pass[i]] |= 1;
         s->bmatched[bidx[pass[i]]] = 1;
+    }
+    if (whole) {
+        c->sel = s->cur->sel;
+        c->n_sel = s->cur->n_sel;
+        c->batch.schema = op->schema;
+        s->emit_k = s->cur->n_sel;
+        *out = c;
+        *emitted = 1;
+        return SILT_OK;
     }
     if (s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI || n_pass == 0)
         return SILT_OK;
@@ -876,11 +895,50 @@ static silt_status probe_unique_chunk(engine_op *op, join_state *s, engine_chunk
     return SILT_OK;
 }
 
+/*
+ * An ordered LEFT join's output for the rows of the current chunk finished so far (positions
+ * emit_k .. cur_k) and the passed pairs (lrows/brows at pass, or all n_pass): each row's pairs,
+ * or the row with NULL build columns when it matched nothing, in probe order. The pairs of a
+ * row still in progress (at cur_k) come last; its later pairs follow in the next call.
+ */
+static silt_status ordered_left(engine_op *op, join_state *s, const int64_t *lrows,
+                                const int64_t *brows, const int32_t *pass, int64_t n_pass,
+                                engine_chunk **out, silt_error *err)
+{
+    int64_t end = s->cur_k, max = n_pass + (end - s->emit_k) + 1, n = 0, i = 0;
+    int64_t *ol = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)max);
+    int64_t *ob = arena_alloc(op->batch_arena, sizeof(int64_t) * (size_t)max);
+    *out = NULL;
+    if (ol == NULL || ob == NULL)
+        return err_nomem(err);
+    for (; s->emit_k < end; s->emit_k++) {
+        int64_t r = ENGINE_ROW(s->cur->sel, s->emit_k);
+        for (; i < n_pass && lrows[pass ? pass[i] : i] == r; i++) {
+            ol[n] = r;
+            ob[n++] = brows[pass ? pass[i] : i];
+        }
+        if (!(s->lmatched[r] & 1)) {
+            ol[n] = r;
+            ob[n++] = -1;
+        }
+    }
+    for (; i < n_pass; i++) {
+        ol[n] = lrows[pass ? pass[i] : i];
+        ob[n++] = brows[pass ? pass[i] : i];
+    }
+    if (n == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(joined_chunk(op, s, ol, ob, n, out, err));
+    (*out)->batch.schema = op->schema;
+    return SILT_OK;
+}
+
 static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
 {
     join_state *s = op->state;
     int outer_right = s->type == JOIN_RIGHT || s->type == JOIN_FULL;
     int outer_left = s->type == JOIN_LEFT || s->type == JOIN_FULL;
+    int ordered = s->ordered && s->type == JOIN_LEFT;
     if (!s->built)
         SILT_RETURN_IF_ERROR(build(op, s, err));
     if (s->spill != NULL)
@@ -930,7 +988,8 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
         if (lrows == NULL || brows == NULL)
             return err_nomem(err);
         n = collect_pairs(s, lrows, brows, max_pairs);
-        if (n > 0 && pairs_unique(lrows, n)) {
+        if (n > 0 && pairs_unique(lrows, n) &&
+            (!ordered || (s->cond == NULL && s->cur_k >= s->cur->n_sel))) {
             int emitted = 0;
             SILT_RETURN_IF_ERROR(scatter_pairs(op, s, lrows, brows, n, &c, &emitted, err));
             if (emitted) {
@@ -953,7 +1012,13 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
                 s->lmatched[lrows[p]] |= 1;
                 s->bmatched[brows[p]] = 1;
             }
-            if (s->type != JOIN_LEFT_SEMI && s->type != JOIN_LEFT_ANTI && n_pass > 0) {
+            if (ordered) {
+                SILT_RETURN_IF_ERROR(ordered_left(op, s, lrows, brows, pass, n_pass, &c, err));
+                if (c != NULL) {
+                    *out = c;
+                    return SILT_OK;
+                }
+            } else if (s->type != JOIN_LEFT_SEMI && s->type != JOIN_LEFT_ANTI && n_pass > 0) {
                 c->sel = pass;
                 c->n_sel = n_pass;
                 c->batch.schema = op->schema;
@@ -963,7 +1028,9 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
         }
         if (s->cur_k >= s->cur->n_sel) {
             engine_chunk *rest = NULL;
-            if (outer_left || s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI)
+            if (ordered)
+                SILT_RETURN_IF_ERROR(ordered_left(op, s, NULL, NULL, NULL, 0, &rest, err));
+            else if (outer_left || s->type == JOIN_LEFT_SEMI || s->type == JOIN_LEFT_ANTI)
                 SILT_RETURN_IF_ERROR(chunk_leftovers(op, s, &rest, err));
             s->cur = NULL;
             if (rest != NULL) {
@@ -978,6 +1045,10 @@ static silt_status join_next(engine_op *op, engine_chunk **out, silt_error *err)
 static silt_status join_open(engine_op *op, silt_error *err)
 {
     join_state *s = op->state;
+    if (s->keep_built) { /* engine_run_chain's serial fallback after a shared build */
+        s->keep_built = 0;
+        return SILT_OK;
+    }
     s->build_arena = arena_new(op->op_arena, "join_build");
     s->probe_arena = arena_new(op->op_arena, "join_probe");
     if (s->build_arena == NULL || s->probe_arena == NULL)
@@ -1090,7 +1161,20 @@ silt_status engine_join_build_shared(engine_op *join, silt_error *err)
     SILT_RETURN_IF_ERROR(engine_op_open(right, err));
     rc = build(join, s, err);
     engine_op_close(right);
+    s->keep_built = rc == SILT_OK;
     return rc;
+}
+
+int engine_join_spilled(const engine_op *join)
+{
+    const join_state *s = join->state;
+    return join->vt == &join_vt && (s->spill != NULL || s->cross != NULL);
+}
+
+void engine_join_set_ordered(engine_op *join)
+{
+    if (join->vt == &join_vt)
+        ((join_state *)join->state)->ordered = 1;
 }
 
 /* A probe clone starts with the shared build table and its own probe state. */

@@ -826,6 +826,14 @@ silt_status engine_run_chain(engine_op *top, engine_batch_sink_fn fn, void *arg,
     silt_status rc;
     if (!engine_chain_parallel(top))
         return run_serial(top, fn, arg, err);
+    /* A build side that went to disk is a grace join, which only the chain itself can run
+     * (its partitions read the probe side it owns): then the chain runs on the caller. */
+    for (op = top; op->n_children > 0; op = op->children[0])
+        if (engine_join_probe_only(op)) {
+            SILT_RETURN_IF_ERROR(engine_join_build_shared(op, err));
+            if (engine_join_spilled(op))
+                return run_serial(top, fn, arg, err);
+        }
     SILT_RETURN_IF_ERROR(pipe_new(&op, top->ctx, &collect_vt, top->schema, top, SINK_CALL, err));
     s = op->state;
     s->call = fn;

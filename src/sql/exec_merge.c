@@ -1,126 +1,27 @@
 /*
- * exec_merge.c - MERGE INTO target USING source ON keys WHEN ... onto
- * delta_merge.
+ * exec_merge.c - MERGE INTO target USING source ON ... WHEN ...: binding
+ * (exec_merge_run.c runs it on the engine; merge_int.h has the row layout).
  *
- * The source is planned as any FROM item and collected in memory (the
- * delta layer hashes its keys). The ON condition must be a conjunction of
- * equalities between a target column and a source column: those are the
- * join keys delta_merge takes.
+ * The source is planned as any FROM item. The conjuncts of ON that are an
+ * equality between a target column and a source column are the join keys;
+ * when there is more, the whole ON condition is also the join's condition
+ * over each candidate pair.
  *
  * The clauses of one kind are evaluated in order, first match wins, which
  * is exactly a searched CASE: per batch the engine evaluates
  *   action  = CASE WHEN c1 THEN a1 WHEN c2 THEN a2 ... ELSE 0 END
  *   value_c = CASE WHEN c1 THEN v1c WHEN c2 THEN v2c ... ELSE target.c END
- * over the target columns followed by the source columns (WHEN MATCHED),
- * the target columns (NOT MATCHED BY SOURCE) or the source columns (NOT
- * MATCHED: inserts, with ELSE NULL and rows of action 0 dropped).
+ * over the joined row (WHEN MATCHED), the target columns (NOT MATCHED BY
+ * SOURCE) or the source row (NOT MATCHED: inserts, with ELSE NULL and rows
+ * of action 0 dropped).
  */
 #include <string.h>
 
-#include "delta/dml.h"
 #include "delta/partition.h"
-#include "delta/stats.h"
 #include "engine/engine.h"
 #include "formats/text.h"
 #include "sql/exec.h"
-
-typedef struct merge_side {
-    binder *b;
-    expr *action;          /* INT: 0 none, else a delta_merge_action (1 for inserts) */
-    expr **values;         /* one per table column */
-    size_t n_cols;         /* table columns */
-    const col_type *table;
-    const col_type *input; /* schema of the batch the expressions read */
-    int with_source;       /* matched: target columns then source columns */
-    int with_target;
-    size_t n_source;       /* source columns the expressions see (cast keys follow them) */
-} merge_side;
-
-static silt_status input_batch(const merge_side *m, const col_batch *target,
-                               const col_batch *source, arena *a, col_batch *out,
-                               silt_error *err)
-{
-    size_t n = 0, idx;
-    const col_batch *one = m->with_target ? target : source;
-    out->schema = m->input;
-    out->n_rows = one->n_rows;
-    out->n_cols = (m->with_target ? target->n_cols : 0) + (m->with_source ? m->n_source : 0);
-    out->cols = arena_calloc(a, out->n_cols + 1, sizeof(col_vec *));
-    if (out->cols == NULL)
-        return err_nomem(err);
-    if (m->with_target)
-        for (idx = 0; idx < target->n_cols; idx++)
-            out->cols[n++] = target->cols[idx];
-    if (m->with_source)
-        for (idx = 0; idx < m->n_source; idx++)
-            out->cols[n++] = source->cols[idx];
-    return SILT_OK;
-}
-
-static silt_status eval_values(const merge_side *m, const col_batch *in, arena *a,
-                               col_batch **out, silt_error *err)
-{
-    col_batch *res = arena_calloc(a, 1, sizeof(*res));
-    size_t idx;
-    if (res == NULL || (res->cols = arena_calloc(a, m->n_cols + 1, sizeof(col_vec *))) == NULL)
-        return err_nomem(err);
-    res->schema = m->table;
-    res->n_rows = in->n_rows;
-    res->n_cols = m->n_cols;
-    for (idx = 0; idx < m->n_cols; idx++)
-        SILT_RETURN_IF_ERROR(expr_eval(m->values[idx], m->b->ctx, in, NULL, in->n_rows, a,
-                                       &res->cols[idx], err));
-    *out = res;
-    return SILT_OK;
-}
-
-static silt_status eval_actions(const merge_side *m, const col_batch *in, arena *a,
-                                uint8_t *action, int *any_update, silt_error *err)
-{
-    col_vec *v;
-    int64_t row;
-    *any_update = 0;
-    SILT_RETURN_IF_ERROR(expr_eval(m->action, m->b->ctx, in, NULL, in->n_rows, a, &v, err));
-    for (row = 0; row < in->n_rows; row++) {
-        int32_t code = col_vec_is_null(v, row) ? 0 : ((const int32_t *)v->values)[row];
-        action[row] = (uint8_t)code;
-        if (code == DELTA_MERGE_UPDATE)
-            *any_update = 1;
-    }
-    return SILT_OK;
-}
-
-static silt_status merge_rows(const col_batch *target, const col_batch *source, uint8_t *action,
-                              arena *a, col_batch **updated_out, void *payload, silt_error *err)
-{
-    const merge_side *m = payload;
-    col_batch in;
-    int any_update;
-    *updated_out = NULL;
-    /* the MERGE loop in delta/ calls here for every batch: its interrupt point */
-    SILT_RETURN_IF_ERROR(engine_check_interrupt(m->b->ctx, err));
-    SILT_RETURN_IF_ERROR(input_batch(m, target, source, a, &in, err));
-    SILT_RETURN_IF_ERROR(eval_actions(m, &in, a, action, &any_update, err));
-    if (!any_update)
-        return SILT_OK;
-    return eval_values(m, &in, a, updated_out, err);
-}
-
-static silt_status merge_insert(const col_batch *source, arena *a, col_batch **rows_out,
-                                void *payload, silt_error *err)
-{
-    const merge_side *m = payload;
-    col_batch in, *all;
-    uint8_t *keep = arena_alloc(a, (size_t)source->n_rows + 1);
-    int any;
-    SILT_RETURN_IF_ERROR(engine_check_interrupt(m->b->ctx, err));
-    if (keep == NULL)
-        return err_nomem(err);
-    SILT_RETURN_IF_ERROR(input_batch(m, NULL, source, a, &in, err));
-    SILT_RETURN_IF_ERROR(eval_actions(m, &in, a, keep, &any, err));
-    SILT_RETURN_IF_ERROR(eval_values(m, &in, a, &all, err));
-    return col_batch_filter(rows_out, a, all, keep, err);
-}
+#include "sql/merge_int.h"
 
 /* ---------------------------------------------------------------- binding */
 
@@ -171,15 +72,27 @@ static int is_new_column(const merge_bind *mb, size_t col)
     return mb->evolve && col >= mb->n_old;
 }
 
-static silt_status concat_scopes(binder *b, const bind_scope *x, const bind_scope *y,
-                                 bind_scope *out, silt_error *err)
+/* The joined row's scope (merge_int.h): target, _file, _row_index, source, _src_row; the
+ * identity columns are hidden (not nameable: a source column may be called _file). */
+static silt_status joined_scope(binder *b, const bind_scope *x, const bind_scope *y,
+                                bind_scope *out, silt_error *err)
 {
-    out->n = x->n + y->n;
+    static const char *const names[] = {"_file", "_row_index", "_src_row"};
+    size_t k, at[3];
+    out->n = x->n + y->n + 3;
     out->cols = arena_calloc(b->a, out->n + 1, sizeof(bind_col));
     if (out->cols == NULL)
         return err_nomem(err);
     memcpy(out->cols, x->cols, x->n * sizeof(bind_col));
-    memcpy(out->cols + x->n, y->cols, y->n * sizeof(bind_col));
+    memcpy(out->cols + x->n + 2, y->cols, y->n * sizeof(bind_col));
+    at[0] = x->n;
+    at[1] = x->n + 1;
+    at[2] = x->n + 2 + y->n;
+    for (k = 0; k < 3; k++) {
+        out->cols[at[k]].name = names[k];
+        out->cols[at[k]].type = col_type_primitive(COL_LONG);
+        out->cols[at[k]].hidden = 1;
+    }
     return SILT_OK;
 }
 
@@ -293,30 +206,25 @@ static int clause_action_code(const sql_merge_clause *c)
  * where the source columns start in it, and the CASE expressions.
  * Sets *present 0 when there is no clause of that kind.
  */
-static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side *side,
+static silt_status build_side(merge_bind *mb, sql_merge_match match, sql_merge_side *side,
                               int *present, buf *json, silt_error *err)
 {
     const sql_stmt *stmt = mb->stmt;
     const bind_scope *scope;
-    size_t source_offset, n = 0, idx, col;
+    size_t source_offset, n = 0, idx, col, n_cols = mb->table->n_fields;
     expr **conds, **acts, ***vals;
+    int with_target = match != SQL_MERGE_NOT_MATCHED;
     memset(side, 0, sizeof(*side));
-    side->b = mb->b;
-    side->table = mb->table;
-    side->n_cols = mb->table->n_fields;
-    side->n_source = mb->source.n;
-    side->with_target = match != SQL_MERGE_NOT_MATCHED;
-    side->with_source = match != SQL_MERGE_NOT_MATCHED_BY_SOURCE;
+    side->const_action = -1;
     scope = match == SQL_MERGE_MATCHED ? &mb->both
             : match == SQL_MERGE_NOT_MATCHED ? &mb->source : &mb->target;
-    source_offset = match == SQL_MERGE_MATCHED ? mb->target.n : 0;
-    side->input = sql_scope_schema(mb->b->a, scope);
+    /* the joined row: table columns, _file, _row_index, then the source's */
+    source_offset = match == SQL_MERGE_MATCHED ? mb->target.n + 2 : 0;
     conds = arena_calloc(mb->b->a, stmt->u.merge.n_clauses + 1, sizeof(expr *));
     acts = arena_calloc(mb->b->a, stmt->u.merge.n_clauses + 1, sizeof(expr *));
     vals = arena_calloc(mb->b->a, stmt->u.merge.n_clauses + 1, sizeof(expr **));
-    side->values = arena_calloc(mb->b->a, side->n_cols + 1, sizeof(expr *));
-    if (side->input == NULL || conds == NULL || acts == NULL || vals == NULL ||
-        side->values == NULL)
+    side->values = arena_calloc(mb->b->a, n_cols + 1, sizeof(expr *));
+    if (conds == NULL || acts == NULL || vals == NULL || side->values == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(buf_append_char(json, '[', err));
     for (idx = 0; idx < stmt->u.merge.n_clauses; idx++) {
@@ -331,10 +239,12 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side 
                                   "clause must be a boolean");
         } else {
             SILT_RETURN_IF_ERROR(expr_lit_bool(&conds[n], mb->b->a, 1, err));
+            if (n == 0) /* the first clause applies to every row */
+                side->const_action = clause_action_code(c);
         }
         SILT_RETURN_IF_ERROR(expr_lit_int(&acts[n], mb->b->a, COL_INT, clause_action_code(c),
                                           err));
-        vals[n] = arena_calloc(mb->b->a, side->n_cols + 1, sizeof(expr *));
+        vals[n] = arena_calloc(mb->b->a, n_cols + 1, sizeof(expr *));
         if (vals[n] == NULL)
             return err_nomem(err);
         SILT_RETURN_IF_ERROR(clause_values(mb, c, scope, source_offset, vals[n], err));
@@ -362,21 +272,29 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, merge_side 
         SILT_RETURN_IF_ERROR(expr_lit_int(&zero, mb->b->a, COL_INT, 0, err));
         SILT_RETURN_IF_ERROR(expr_case(&side->action, mb->b->a, n, conds, acts, zero, err));
     }
-    for (col = 0; col < side->n_cols; col++) {
+    for (col = 0; col < n_cols; col++) {
         expr **col_vals = arena_calloc(mb->b->a, n + 1, sizeof(expr *));
         expr *keep_val = NULL;
         size_t k;
+        int set = 0;
         const col_type *ct = mb->table->fields[col].type;
         if (col_vals == NULL)
             return err_nomem(err);
-        if (side->with_target)
+        for (k = 0; k < n; k++)
+            set |= vals[k][col] != NULL;
+        if (!set && with_target)
+            continue; /* NULL: every clause keeps the target's value */
+        if (with_target)
             SILT_RETURN_IF_ERROR(expr_column(&keep_val, mb->b->a, (int64_t)col, ct, err));
         else
             SILT_RETURN_IF_ERROR(expr_lit_null(&keep_val, mb->b->a, ct, err));
         for (k = 0; k < n; k++)
             col_vals[k] = vals[k][col] != NULL ? vals[k][col] : keep_val;
-        SILT_RETURN_IF_ERROR(expr_case(&side->values[col], mb->b->a, n, conds, col_vals,
-                                       keep_val, err));
+        if (n == 1 && side->const_action >= 0) /* one unconditional clause: no CASE */
+            side->values[col] = col_vals[0];
+        else
+            SILT_RETURN_IF_ERROR(expr_case(&side->values[col], mb->b->a, n, conds, col_vals,
+                                           keep_val, err));
         SILT_RETURN_IF_ERROR(expr_coerce(&side->values[col], mb->b->a, ct, err));
     }
     return SILT_OK;
@@ -397,104 +315,47 @@ static int64_t key_col(merge_bind *mb, const bind_scope *scope, const sql_expr *
 }
 
 /*
- * A source key of another type than its target column: the source column
- * cast to the target's type, appended to the source batch after the
- * columns the clauses see. Returns its index.
+ * A source key of another type than its target column: the source column cast to the
+ * target's type (the join compares equal types).
  */
-static silt_status cast_key(merge_bind *mb, col_batch *source, size_t s, const col_type *want,
-                            const sql_expr *at, size_t *out, silt_error *err)
+static silt_status source_key(merge_bind *mb, size_t s, const col_type *want, const sql_expr *at,
+                              expr **out, silt_error *err)
 {
-    expr *e;
-    col_vec **cols;
+    SILT_RETURN_IF_ERROR(expr_column(out, mb->b->a, (int64_t)s, mb->source.cols[s].type, err));
+    if (col_type_equal(mb->source.cols[s].type, want))
+        return SILT_OK;
     if (!expr_cast_allowed(mb->source.cols[s].type, want))
         return sql_bind_error(mb->b, err, at->pos, SILT_BIND, "[DATATYPE_MISMATCH] MERGE key "
                           "`%s` cannot be compared with the target column",
                           mb->source.cols[s].name);
-    SILT_RETURN_IF_ERROR(expr_column(&e, mb->b->a, (int64_t)s, mb->source.cols[s].type, err));
-    SILT_RETURN_IF_ERROR(expr_cast(&e, mb->b->a, e, want, 0, err));
-    cols = arena_calloc(mb->b->a, source->n_cols + 2, sizeof(col_vec *));
-    if (cols == NULL)
-        return err_nomem(err);
-    memcpy(cols, source->cols, source->n_cols * sizeof(col_vec *));
-    SILT_RETURN_IF_ERROR(expr_eval(e, mb->b->ctx, source, NULL, source->n_rows, mb->b->a,
-                                   &cols[source->n_cols], err));
-    source->cols = cols;
-    *out = source->n_cols++;
-    return SILT_OK;
-}
-
-/* The ON condition evaluated over (target row, source row) pairs. */
-typedef struct on_rest_eval {
-    binder *b;
-    expr *cond;
-    const col_type *input; /* target columns, then the source columns the clauses see */
-    size_t n_source;
-} on_rest_eval;
-
-static silt_status eval_on_rest(const col_batch *target, const col_batch *source,
-                                uint8_t *match, arena *a, void *payload, silt_error *err)
-{
-    const on_rest_eval *ev = payload;
-    col_batch in;
-    int32_t *sel = arena_alloc(a, (size_t)(target->n_rows + 1) * sizeof(int32_t));
-    int64_t n_out = 0, idx;
-    size_t col;
-    in.schema = ev->input;
-    in.n_rows = target->n_rows;
-    in.n_cols = target->n_cols + ev->n_source;
-    in.cols = arena_calloc(a, in.n_cols + 1, sizeof(col_vec *));
-    if (sel == NULL || in.cols == NULL)
-        return err_nomem(err);
-    for (col = 0; col < target->n_cols; col++)
-        in.cols[col] = target->cols[col];
-    for (col = 0; col < ev->n_source; col++)
-        in.cols[target->n_cols + col] = source->cols[col];
-    SILT_RETURN_IF_ERROR(expr_filter(ev->cond, ev->b->ctx, &in, NULL, in.n_rows, a, sel, &n_out,
-                                     err));
-    memset(match, 0, (size_t)target->n_rows);
-    for (idx = 0; idx < n_out; idx++)
-        match[sel[idx]] = 1;
-    return SILT_OK;
+    return expr_cast(out, mb->b->a, *out, want, 0, err);
 }
 
 /*
  * An ON condition that is not only key equalities (ranges, OR, expressions): the whole
- * condition is checked for each candidate pair, the candidates being the source rows with
- * the same keys, or every source row when there are no keys (a nested loop, as Spark's
- * MERGE without an equi-join).
+ * condition is the join's condition over each candidate pair, the candidates being the
+ * source rows with the same keys, or every source row when there are no keys (a nested
+ * loop, as Spark's MERGE without an equi-join).
  */
-static silt_status bind_on_rest(merge_bind *mb, delta_merge_spec *spec, silt_error *err)
+static silt_status bind_on_rest(merge_bind *mb, sql_merge_plan *mp, silt_error *err)
 {
-    on_rest_eval *ev = arena_calloc(mb->b->a, 1, sizeof(*ev));
     const sql_expr *on = mb->stmt->u.merge.on;
-    if (ev == NULL)
-        return err_nomem(err);
-    ev->b = mb->b;
-    ev->n_source = mb->source.n;
-    ev->input = sql_scope_schema(mb->b->a, &mb->both);
-    if (ev->input == NULL)
-        return err_nomem(err);
-    SILT_RETURN_IF_ERROR(bind_in(mb, &mb->both, on, &ev->cond, err));
-    if (ev->cond->type->id != COL_BOOLEAN && ev->cond->type->id != COL_NULL)
+    SILT_RETURN_IF_ERROR(bind_in(mb, &mb->both, on, &mp->on_rest, err));
+    if (mp->on_rest->type->id != COL_BOOLEAN && mp->on_rest->type->id != COL_NULL)
         return sql_bind_error(mb->b, err, on->pos, SILT_BIND, "[DATATYPE_MISMATCH] the ON condition "
                           "of MERGE must be a boolean");
-    spec->on_rest = eval_on_rest;
-    spec->on_rest_payload = ev;
     return SILT_OK;
 }
 
-static silt_status merge_keys(merge_bind *mb, col_batch *source, delta_merge_spec *spec,
-                              silt_error *err)
+static silt_status merge_keys(merge_bind *mb, sql_merge_plan *mp, silt_error *err)
 {
     const sql_expr *on = mb->stmt->u.merge.on;
     const sql_expr *conj[64];
     size_t n = 0, idx, n_keys = 0, rest = 0;
-    const char **tkeys;
-    size_t *skeys;
     sql_split_and(on, conj, &n, 64);
-    tkeys = arena_calloc(mb->b->a, n + 1, sizeof(char *));
-    skeys = arena_calloc(mb->b->a, n + 1, sizeof(size_t));
-    if (tkeys == NULL || skeys == NULL)
+    mp->target_key = arena_calloc(mb->b->a, n + 1, sizeof(size_t));
+    mp->source_key = arena_calloc(mb->b->a, n + 1, sizeof(expr *));
+    if (mp->target_key == NULL || mp->source_key == NULL)
         return err_nomem(err);
     for (idx = 0; idx < n; idx++) {
         const sql_expr *e = conj[idx];
@@ -507,130 +368,20 @@ static silt_status merge_keys(merge_bind *mb, col_batch *source, delta_merge_spe
                 s = key_col(mb, &mb->source, e->u.op.left);
             }
         }
-        if (t < 0 || s < 0 || is_new_column(mb, (size_t)t)) {
+        if (t < 0 || s < 0 || is_new_column(mb, (size_t)t) ||
+            col_type_is_nested(mb->target.cols[t].type->id)) {
             rest++; /* checked per candidate pair by the whole ON condition */
             continue;
         }
-        tkeys[n_keys] = mb->target.cols[t].name;
-        skeys[n_keys] = (size_t)s;
-        if (!col_type_equal(mb->target.cols[t].type, mb->source.cols[s].type))
-            SILT_RETURN_IF_ERROR(cast_key(mb, source, (size_t)s, mb->target.cols[t].type, e,
-                                          &skeys[n_keys], err));
+        mp->target_key[n_keys] = (size_t)t;
+        SILT_RETURN_IF_ERROR(source_key(mb, (size_t)s, mb->target.cols[t].type, e,
+                                        &mp->source_key[n_keys], err));
         n_keys++;
     }
     if (n == 64)
         rest++; /* conjuncts past the 64th were not looked at */
-    if (rest > 0)
-        SILT_RETURN_IF_ERROR(bind_on_rest(mb, spec, err));
-    spec->n_keys = n_keys;
-    spec->target_keys = tkeys;
-    spec->source_keys = skeys;
-    return SILT_OK;
-}
-
-/* ---------------------------------------------------------------- target file pruning */
-
-typedef struct merge_prune {
-    const delta_snapshot *snap;
-    uint8_t *keep;
-} merge_prune;
-
-static int merge_filter(const delta_snapshot *snap, const delta_file *file, void *payload)
-{
-    const merge_prune *mp = payload;
-    if (snap != mp->snap || file < snap->files || file >= snap->files + snap->n_files)
-        return 1;
-    return mp->keep[file - snap->files];
-}
-
-/* Byte-wise order of two strings (Delta's order for string statistics). */
-static int bytes_cmp(const char *a, size_t a_len, const char *b, size_t b_len)
-{
-    int c = memcmp(a, b, a_len < b_len ? a_len : b_len);
-    if (c != 0)
-        return c;
-    return a_len < b_len ? -1 : a_len > b_len;
-}
-
-/* Min and max of the non-null values of v (integers, dates, timestamps, strings): 1, or -1
- * when every value is null, 0 for other types. */
-static int key_range(const col_vec *v, int64_t n_rows, delta_value *lo, delta_value *hi)
-{
-    int64_t row;
-    int found = 0;
-    col_type_id id = v->type->id;
-    int is_str = id == COL_STRING;
-    if (!is_str && id != COL_BYTE && id != COL_SHORT && id != COL_INT && id != COL_LONG &&
-        id != COL_DATE && id != COL_TIMESTAMP && id != COL_TIMESTAMP_NTZ)
-        return 0;
-    memset(lo, 0, sizeof(*lo));
-    memset(hi, 0, sizeof(*hi));
-    lo->type = hi->type = id;
-    for (row = 0; row < n_rows; row++) {
-        if (col_vec_is_null(v, row))
-            continue;
-        if (is_str) {
-            int32_t len;
-            const char *str = col_vec_str(v, row, &len);
-            if (!found || bytes_cmp(str, (size_t)len, lo->v.s.ptr, lo->v.s.len) < 0) {
-                lo->v.s.ptr = str;
-                lo->v.s.len = (size_t)len;
-            }
-            if (!found || bytes_cmp(str, (size_t)len, hi->v.s.ptr, hi->v.s.len) > 0) {
-                hi->v.s.ptr = str;
-                hi->v.s.len = (size_t)len;
-            }
-        } else {
-            int64_t x = vec_get_int(v, row);
-            if (!found || x < lo->v.i)
-                lo->v.i = x;
-            if (!found || x > hi->v.i)
-                hi->v.i = x;
-        }
-        found = 1;
-    }
-    return found ? 1 : -1;
-}
-
-/*
- * Without WHEN NOT MATCHED BY SOURCE only target rows a source row matches
- * change, so a target file whose key statistics lie outside the source
- * keys' range is neither read nor rewritten.
- */
-static silt_status plan_merge_pruning(merge_bind *mb, const delta_snapshot *snap,
-                                      const col_batch *source, delta_merge_spec *spec,
-                                      merge_prune *mp, silt_error *err)
-{
-    dpred preds[2 * 8];
-    size_t n = 0, k, kept;
-    for (k = 0; k < spec->n_keys && k < 8; k++) {
-        delta_value lo, hi;
-        int r = key_range(source->cols[spec->source_keys[k]], source->n_rows, &lo, &hi);
-        if (r == 0)
-            continue;
-        memset(&preds[n], 0, 2 * sizeof(dpred));
-        preds[n].kind = preds[n + 1].kind = DPRED_CMP;
-        preds[n].column = preds[n + 1].column = spec->target_keys[k];
-        preds[n].op = DPRED_GE;
-        preds[n + 1].op = DPRED_LE;
-        preds[n].literal = lo;
-        preds[n + 1].literal = hi;
-        if (r < 0) { /* every source key is null: nothing can match */
-            preds[n].kind = DPRED_IS_NULL;
-            preds[n + 1].kind = DPRED_IS_NOT_NULL;
-        }
-        n += 2;
-    }
-    if (n == 0)
-        return SILT_OK;
-    mp->snap = snap;
-    mp->keep = arena_calloc(mb->b->a, snap->n_files + 1, 1);
-    if (mp->keep == NULL)
-        return err_nomem(err);
-    SILT_RETURN_IF_ERROR(dstats_prune_files(snap, preds, n, mp->keep, &kept, err));
-    spec->file_filter = merge_filter;
-    spec->file_filter_payload = mp;
-    return SILT_OK;
+    mp->n_keys = n_keys;
+    return rest > 0 ? bind_on_rest(mb, mp, err) : SILT_OK;
 }
 
 static const char *on_text(binder *b, const sql_stmt *stmt)
@@ -646,7 +397,8 @@ static const char *on_text(binder *b, const sql_stmt *stmt)
     return arena_strndup(b->a, b->text + start, end - start);
 }
 
-static silt_status collect_source(merge_bind *mb, col_batch **out, silt_error *err)
+/* The source's plan: its visible columns, qualified by its alias. */
+static silt_status plan_source(merge_bind *mb, engine_op **out, silt_error *err)
 {
     plan p;
     size_t idx, n = 0;
@@ -665,15 +417,12 @@ static silt_status collect_source(merge_bind *mb, col_batch **out, silt_error *e
                                          p.scope.cols[idx].type, err));
         names[n++] = p.scope.cols[idx].name;
     }
-    {
-        bind_scope keep_scope = p.scope;
-        SILT_RETURN_IF_ERROR(sql_plan_project(mb->b, &p, exprs, names, n, err));
-        for (idx = 0; idx < n; idx++)
-            p.scope.cols[idx].qual = mb->source_qual;
-        (void)keep_scope;
-    }
+    SILT_RETURN_IF_ERROR(sql_plan_project(mb->b, &p, exprs, names, n, err));
+    for (idx = 0; idx < n; idx++)
+        p.scope.cols[idx].qual = mb->source_qual;
     mb->source = p.scope;
-    return engine_collect(p.op, mb->b->a, out, err);
+    *out = p.op;
+    return SILT_OK;
 }
 
 /* ---------------------------------------------------------------- schema evolution */
@@ -776,6 +525,37 @@ static int only_unconditional_delete(const sql_stmt *stmt)
     return n == 1 && ok;
 }
 
+/* The bound statement as a plan for exec_merge_run.c. */
+static silt_status bind_plan(merge_bind *mb, exec_target *t, engine_op *source, sql_merge_plan *mp,
+                             buf *jm, buf *jbs, buf *ji, silt_error *err)
+{
+    binder *b = mb->b;
+    memset(mp, 0, sizeof(*mp));
+    mp->b = b;
+    mp->t = t;
+    mp->source = source;
+    mp->n_source = mb->source.n;
+    SILT_RETURN_IF_ERROR(evolve_schema(mb, err));
+    mp->table = mb->table;
+    mp->n_table = mb->table->n_fields;
+    mp->n_old = t->snap->schema->n_fields;
+    SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, mb->table, mb->target_qual, &mb->target, err));
+    SILT_RETURN_IF_ERROR(joined_scope(b, &mb->target, &mb->source, &mb->both, err));
+    SILT_RETURN_IF_ERROR(merge_keys(mb, mp, err));
+    SILT_RETURN_IF_ERROR(build_side(mb, SQL_MERGE_MATCHED, &mp->matched, &mp->has_matched, jm, err));
+    SILT_RETURN_IF_ERROR(build_side(mb, SQL_MERGE_NOT_MATCHED_BY_SOURCE, &mp->by_source,
+                                    &mp->has_by_source, jbs, err));
+    SILT_RETURN_IF_ERROR(build_side(mb, SQL_MERGE_NOT_MATCHED, &mp->insert, &mp->has_insert, ji,
+                                    err));
+    mp->multiple_matches_ok = only_unconditional_delete(mb->stmt);
+    mp->mo = (delta_modify_options)DELTA_MODIFY_OPTIONS_INIT;
+    mp->mo.schema = mb->table != t->snap->schema ? mb->table : NULL;
+    mp->mo.predicate_text = on_text(b, mb->stmt);
+    mp->mo.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
+    mp->mo.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
+    return sql_exec_commit_retry_timeout(b, &mp->mo.retry_timeout_ms, err);
+}
+
 silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     static const char *const names[] = {"num_affected_rows", "num_updated_rows",
@@ -783,23 +563,16 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     const sql_table_ref *tref = stmt->u.merge.target;
     merge_bind mb;
     exec_target t;
-    col_batch *source;
-    merge_side matched, by_source, insert;
-    int has_m, has_bs, has_i;
+    engine_op *source;
     buf jm = BUF_INIT, jbs = BUF_INIT, ji = BUF_INIT;
-    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
+    sql_merge_plan mp;
     delta_merge_metrics m;
-    merge_prune prune;
     int64_t counts[4];
     int skip;
     silt_status rc;
     memset(&mb, 0, sizeof(mb));
-    memset(&m, 0, sizeof(m));
     mb.b = b;
     mb.stmt = stmt;
-    spec.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
-    spec.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
-    SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &spec.retry_timeout_ms, err));
     if (tref->kind != SQL_TABLE_NAMED)
         return sql_bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");
     SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &tref->u.named.name, &t, err));
@@ -812,33 +585,13 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
                 sql_exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
     mb.target_qual = source_qualifier(tref);
     mb.source_qual = source_qualifier(stmt->u.merge.source);
-    SILT_RETURN_IF_ERROR(collect_source(&mb, &source, err));
-    SILT_RETURN_IF_ERROR(evolve_schema(&mb, err));
-    SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, mb.table, mb.target_qual, &mb.target, err));
-    SILT_RETURN_IF_ERROR(concat_scopes(b, &mb.target, &mb.source, &mb.both, err));
-    SILT_RETURN_IF_ERROR(merge_keys(&mb, source, &spec, err));
-    rc = build_side(&mb, SQL_MERGE_MATCHED, &matched, &has_m, &jm, err);
-    if (rc == SILT_OK)
-        rc = build_side(&mb, SQL_MERGE_NOT_MATCHED_BY_SOURCE, &by_source, &has_bs, &jbs, err);
-    if (rc == SILT_OK)
-        rc = build_side(&mb, SQL_MERGE_NOT_MATCHED, &insert, &has_i, &ji, err);
-    if (rc == SILT_OK && !has_bs)
-        rc = plan_merge_pruning(&mb, t.snap, source, &spec, &prune, err);
+    SILT_RETURN_IF_ERROR(plan_source(&mb, &source, err));
+    rc = bind_plan(&mb, &t, source, &mp, &jm, &jbs, &ji, err);
     if (rc == SILT_OK) {
-        spec.source = source;
-        spec.evolved_schema = mb.table != t.snap->schema ? mb.table : NULL;
-        spec.multiple_matches_ok = only_unconditional_delete(stmt);
-        spec.matched = has_m ? merge_rows : NULL;
-        spec.matched_payload = &matched;
-        spec.not_matched_by_source = has_bs ? merge_rows : NULL;
-        spec.not_matched_by_source_payload = &by_source;
-        spec.insert = has_i ? merge_insert : NULL;
-        spec.insert_payload = &insert;
-        spec.predicate_text = on_text(b, stmt);
-        spec.matched_json = buf_cstr(&jm);
-        spec.not_matched_json = buf_cstr(&ji);
-        spec.not_matched_by_source_json = buf_cstr(&jbs);
-        rc = delta_merge(t.store, t.snap, &spec, &m, NULL, err);
+        mp.mo.matched_json = buf_cstr(&jm);
+        mp.mo.not_matched_json = buf_cstr(&ji);
+        mp.mo.not_matched_by_source_json = buf_cstr(&jbs);
+        rc = sql_merge_run(&mp, &m, err);
     }
     buf_clear(&jm);
     buf_clear(&jbs);

@@ -24,6 +24,7 @@
 #include "delta/stats.h"
 #include "engine/engine.h"
 #include "sql/exec.h"
+#include "sql/modify_int.h"
 #include "util/time.h"
 
 /*
@@ -33,7 +34,7 @@
  * row_index_column.
  */
 
-typedef struct target_scan {
+struct sql_target_scan {
     io_store *store;
     const delta_snapshot *snap;
     const size_t *files; /* per morsel: index into snap->files */
@@ -41,8 +42,11 @@ typedef struct target_scan {
     delta_snapshot *one; /* per morsel: the snapshot with that one file */
     delta_scan **scans;  /* per morsel, open while it is read */
     const col_type *schema;
+    int row_index;       /* _row_index before _file */
     size_t serial_morsel, serial_cursor;
-} target_scan;
+};
+
+typedef sql_target_scan target_scan;
 
 static void target_scan_free(void *p)
 {
@@ -54,14 +58,18 @@ static void target_scan_free(void *p)
     }
 }
 
-static silt_status target_schema(arena *a, const col_type *table, const col_type **out,
-                                 silt_error *err)
+static silt_status target_schema(arena *a, const col_type *table, int row_index,
+                                 const col_type **out, silt_error *err)
 {
     size_t n = table->n_fields;
-    col_field *fields = arena_calloc(a, n + 1, sizeof(col_field));
+    col_field *fields = arena_calloc(a, n + 3, sizeof(col_field));
     if (fields == NULL)
         return err_nomem(err);
     memcpy(fields, table->fields, sizeof(col_field) * n);
+    if (row_index) {
+        fields[n].name = "_row_index";
+        fields[n++].type = col_type_primitive(COL_LONG);
+    }
     fields[n].name = "_file";
     fields[n].type = col_type_primitive(COL_LONG);
     *out = col_type_struct(a, n + 1, fields);
@@ -69,9 +77,9 @@ static silt_status target_schema(arena *a, const col_type *table, const col_type
 }
 
 /* In b's arena: the open scans are freed with it when a statement fails half-way. */
-static silt_status target_scan_new(binder *b, target_scan **out, io_store *store,
-                                   const delta_snapshot *snap, const size_t *files, size_t n,
-                                   silt_error *err)
+silt_status sql_target_scan_new(binder *b, sql_target_scan **out, io_store *store,
+                                const delta_snapshot *snap, const size_t *files, size_t n,
+                                int row_index, silt_error *err)
 {
     target_scan *ts = arena_calloc(b->a, 1, sizeof(*ts));
     size_t idx;
@@ -82,6 +90,7 @@ static silt_status target_scan_new(binder *b, target_scan **out, io_store *store
     ts->snap = snap;
     ts->files = files;
     ts->n = n;
+    ts->row_index = row_index;
     ts->one = arena_calloc(b->a, n + 1, sizeof(delta_snapshot));
     ts->scans = arena_calloc(b->a, n + 1, sizeof(delta_scan *));
     if (ts->one == NULL || ts->scans == NULL)
@@ -93,8 +102,10 @@ static silt_status target_scan_new(binder *b, target_scan **out, io_store *store
     }
     if (arena_on_cleanup(b->a, target_scan_free, ts) == 0)
         return err_nomem(err);
-    return target_schema(b->a, snap->schema, &ts->schema, err);
+    return target_schema(b->a, snap->schema, row_index, &ts->schema, err);
 }
+
+const col_type *sql_target_scan_schema(const sql_target_scan *ts) { return ts->schema; }
 
 /* A file's batches with its index appended as the _file column. */
 static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena *batch_arena,
@@ -106,6 +117,8 @@ static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena 
     col_vec *fv;
     int64_t *fidx, k;
     *out = NULL;
+    if (ts->row_index)
+        so.row_index_column = "_row_index";
     if (*cursor == 0) {
         *cursor = 1;
         delta_scan_free(ts->scans[m]);
@@ -158,7 +171,8 @@ static silt_status target_serial(void *payload, arena *batch_arena, col_batch **
     return SILT_OK;
 }
 
-static silt_status target_op(binder *b, target_scan *ts, engine_op **out, silt_error *err)
+silt_status sql_target_scan_op(binder *b, sql_target_scan *ts, engine_op **out,
+                               silt_error *err)
 {
     SILT_RETURN_IF_ERROR(engine_op_scan(out, b->ctx, ts->schema, target_serial, ts, err));
     engine_op_scan_set_morsels(*out, target_morsel, ts, ts->n);
@@ -172,11 +186,7 @@ static silt_status target_op(binder *b, target_scan *ts, engine_op **out, silt_e
  * context with a root arena of its own (arenas are not thread-safe) and an equal share of
  * the memory the statement has left, as the engine's pipelines do.
  */
-typedef struct worker_ctxs {
-    engine_ctx *ctx;
-    arena **scratch; /* per worker: reset per batch */
-    size_t width;
-} worker_ctxs;
+typedef sql_worker_ctxs worker_ctxs;
 
 static void worker_ctxs_free(void *p)
 {
@@ -188,7 +198,7 @@ static void worker_ctxs_free(void *p)
     }
 }
 
-static silt_status worker_ctxs_new(binder *b, size_t width, worker_ctxs **out, silt_error *err)
+silt_status sql_worker_ctxs_new(binder *b, size_t width, sql_worker_ctxs **out, silt_error *err)
 {
     worker_ctxs *wc = arena_calloc(b->a, 1, sizeof(*wc));
     size_t w;
@@ -240,7 +250,7 @@ static silt_status target_chain(binder *b, const dml_job *job, target_scan *ts, 
     SILT_RETURN_IF_ERROR(matched_expr(b, job, &e[n], err));
     SILT_RETURN_IF_ERROR(expr_column(&e[n + 1], b->a, (int64_t)ts->schema->n_fields - 1,
                                      col_type_primitive(COL_LONG), err));
-    SILT_RETURN_IF_ERROR(target_op(b, ts, &scan, err));
+    SILT_RETURN_IF_ERROR(sql_target_scan_op(b, ts, &scan, err));
     return engine_op_project(out, b->ctx, scan, e, NULL, n + 2, err);
 }
 
@@ -298,12 +308,12 @@ static silt_status count_matches(binder *b, const dml_job *job, const size_t *fi
     count_sink cs;
     if (n == 0)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(target_scan_new(b, &ts, job->store, job->snap, files, n, err));
+    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, 0, err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
     cs.fc = fc;
     cs.n_cols = job->snap->schema->n_fields;
     cs.n_files = job->snap->n_files;
-    SILT_RETURN_IF_ERROR(worker_ctxs_new(b, engine_chain_width(top), &cs.wc, err));
+    SILT_RETURN_IF_ERROR(sql_worker_ctxs_new(b, engine_chain_width(top), &cs.wc, err));
     return engine_run_chain(top, count_batch, &cs, err);
 }
 
@@ -357,9 +367,9 @@ static silt_status patch_fixed(arena *a, const col_vec *old, const col_vec *upd,
  * Column old with the matched rows (match, in order) replaced by the rows of upd: both in
  * one vector, then gathered in the file's order. Any type, nested ones included.
  */
-static silt_status patch_column(arena *a, const col_vec *old, const col_vec *upd,
-                                const uint8_t *match, int64_t n_rows, col_vec **out,
-                                silt_error *err)
+silt_status sql_modify_patch_column(arena *a, const col_vec *old, const col_vec *upd,
+                                    const uint8_t *match, int64_t n_rows, col_vec **out,
+                                    silt_error *err)
 {
     vec_accum acc;
     col_vec *both;
@@ -407,7 +417,7 @@ static silt_status update_batch(modify_sink *ms, size_t worker, arena *a, col_ba
             continue;
         SILT_RETURN_IF_ERROR(expr_eval(v, &ms->wc->ctx[worker], matched, NULL, matched->n_rows,
                                        a, &post->cols[col], err));
-        SILT_RETURN_IF_ERROR(patch_column(a, rows->cols[col], post->cols[col], match,
+        SILT_RETURN_IF_ERROR(sql_modify_patch_column(a, rows->cols[col], post->cols[col], match,
                                           rows->n_rows, &out->cols[col], err));
     }
     SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, out, err));
@@ -461,9 +471,9 @@ static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
     ms.m = m;
     ms.n_cols = job->snap->schema->n_fields;
     ms.cdc = delta_modify_cdc_on(m);
-    SILT_RETURN_IF_ERROR(target_scan_new(b, &ts, job->store, job->snap, files, n, err));
+    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, 0, err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
-    SILT_RETURN_IF_ERROR(worker_ctxs_new(b, engine_chain_width(top), &ms.wc, err));
+    SILT_RETURN_IF_ERROR(sql_worker_ctxs_new(b, engine_chain_width(top), &ms.wc, err));
     return engine_run_chain(top, sink_batch, &ms, err);
 }
 

@@ -21,6 +21,8 @@ is a list of `key: value` lines:
                                     in full (repeatable)
     stderr-contains: text           a fragment expected in stderr (repeatable)
     stderr-empty: true              nothing on stderr
+    max-rss-mib: N                  the process's peak resident memory (ru_maxrss)
+                                    stays at most N MiB
 
 Prints one line per case and "N passed, M failed" at the end.
 """
@@ -30,6 +32,13 @@ import shlex
 import subprocess
 import sys
 import tempfile
+
+
+RSS_WRAPPER = (
+    "import resource, subprocess, sys\n"
+    "rc = subprocess.run(sys.argv[2:]).returncode\n"
+    "open(sys.argv[1], 'w').write(str(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss))\n"
+    "sys.exit(rc)\n")
 
 
 def parse_cases(path):
@@ -75,8 +84,16 @@ def run_case(silt, case, src_dir):
             args = args.replace(k, v)
         argv = [silt] + shlex.split(args)
         stdin = unescape(fields["stdin"][0]) if "stdin" in fields else None
+        rss_file = os.path.join(tmp, ".rss") if "max-rss-mib" in fields else None
+        if rss_file:  # a wrapper process whose only child is silt: its RUSAGE_CHILDREN is silt's
+            argv = [sys.executable, "-c", RSS_WRAPPER, rss_file] + argv
         proc = subprocess.run(argv, input=stdin, capture_output=True, text=True, timeout=300)
         problems = []
+        if rss_file:
+            with open(rss_file, encoding="utf-8") as f:
+                rss_mib = int(f.read()) / 1024
+            if rss_mib > float(fields["max-rss-mib"][0]):
+                problems.append(f"peak RSS {rss_mib:.0f} MiB, at most {fields['max-rss-mib'][0]}")
         want_exit = int(fields.get("exit", ["0"])[0])
         if proc.returncode != want_exit:
             problems.append(f"exit code {proc.returncode}, expected {want_exit}")

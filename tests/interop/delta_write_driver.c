@@ -25,6 +25,8 @@
 
 #include "delta/dml.h"
 #include "delta/scan.h"
+#include "silt.h"
+#include "util/buf.h"
 
 static arena *a;
 
@@ -164,86 +166,64 @@ static silt_status prefix_names(const col_batch *matched, arena *ar, col_batch *
     return SILT_OK;
 }
 
-static const char *const merge_keys[] = {"id"};
-static const size_t merge_source_keys[] = {0};
-
-static silt_status merge_set_name(const col_batch *target, const col_batch *source,
-                                  uint8_t *action, arena *ar, col_batch **updated, void *payload,
-                                  silt_error *err)
+/* A row's field as a SQL literal into t ("null" stays NULL; quotes doubled). */
+static void sql_literal(buf *t, const char *field, size_t len, int quoted, silt_error *err)
 {
-    col_batch *b = arena_memdup(ar, target, sizeof(*target));
-    (void)payload;
-    if (b == NULL || (b->cols = arena_memdup(ar, target->cols,
-                                             target->n_cols * sizeof(col_vec *))) == NULL)
-        return err_nomem(err);
-    b->cols[1] = source->cols[1];
-    memset(action, DELTA_MERGE_UPDATE, (size_t)target->n_rows);
-    *updated = b;
-    return SILT_OK;
-}
-
-static silt_status merge_delete_q(const col_batch *target, const col_batch *source,
-                                  uint8_t *action, arena *ar, col_batch **updated, void *payload,
-                                  silt_error *err)
-{
-    int64_t row;
-    (void)source;
-    (void)ar;
-    (void)updated;
-    (void)payload;
-    (void)err;
-    for (row = 0; row < target->n_rows; row++) {
-        int32_t len = 0;
-        const char *p = col_vec_is_null(target->cols[2], row)
-                            ? NULL
-                            : col_vec_str(target->cols[2], row, &len);
-        action[row] = p != NULL && len == 1 && p[0] == 'q' ? DELTA_MERGE_DELETE : DELTA_MERGE_KEEP;
+    size_t k;
+    if ((len == 4 && memcmp(field, "null", 4) == 0) || !quoted) {
+        buf_append(t, field, len, err);
+        return;
     }
-    return SILT_OK;
-}
-
-/* The source rows as they are; the table may have more columns (null for them). */
-static silt_status merge_insert(const col_batch *source, arena *ar, col_batch **rows,
-                                void *payload, silt_error *err)
-{
-    const col_type *table = payload;
-    col_batch *b = arena_calloc(ar, 1, sizeof(*b));
-    size_t col;
-    if (b == NULL || (b->cols = arena_calloc(ar, table->n_fields, sizeof(col_vec *))) == NULL)
-        return err_nomem(err);
-    b->schema = table;
-    b->n_rows = source->n_rows;
-    b->n_cols = table->n_fields;
-    for (col = 0; col < table->n_fields; col++) {
-        if (col < source->n_cols)
-            b->cols[col] = source->cols[col];
-        else
-            SILT_RETURN_IF_ERROR(col_vec_new_nulls(&b->cols[col], ar, table->fields[col].type,
-                                                   source->n_rows, err));
+    buf_append_char(t, '\'', err);
+    for (k = 0; k < len; k++) {
+        if (field[k] == '\'')
+            buf_append_char(t, '\'', err);
+        buf_append_char(t, field[k], err);
     }
-    *rows = b;
-    return SILT_OK;
+    buf_append_char(t, '\'', err);
 }
 
-static silt_status merge(io_store *store, const delta_snapshot *snap, char **rows, int n_rows,
-                         silt_error *err)
+/*
+ * MERGE runs in the SQL layer (the engine's join, docs/dml.md): the driver gives it the
+ * statement through the public API, the source rows as VALUES.
+ */
+static silt_status merge(const char *root, char **rows, int n_rows, silt_error *err)
 {
-    delta_merge_spec spec = DELTA_MERGE_SPEC_INIT;
-    col_batch *source = NULL;
-    SILT_RETURN_IF_ERROR(make_batch(row_schema(0), rows, n_rows, &source, err));
-    spec.source = source;
-    spec.n_keys = 1;
-    spec.target_keys = merge_keys;
-    spec.source_keys = merge_source_keys;
-    spec.matched = merge_set_name;
-    spec.not_matched_by_source = merge_delete_q;
-    spec.insert = merge_insert;
-    spec.insert_payload = (void *)snap->schema;
-    spec.predicate_text = "(t.id = s.id)";
-    spec.matched_json = "[{\"actionType\":\"update\"}]";
-    spec.not_matched_json = "[{\"actionType\":\"insert\"}]";
-    spec.not_matched_by_source_json = "[{\"actionType\":\"delete\",\"predicate\":\"(t.p = 'q')\"}]";
-    return delta_merge(store, snap, &spec, NULL, NULL, err);
+    buf t = BUF_INIT;
+    silt_db *db = NULL;
+    silt_conn *conn = NULL;
+    silt_status rc;
+    int r;
+    buf_printf(&t, err, "MERGE INTO delta.`%s` t USING (VALUES ", root);
+    for (r = 0; r < n_rows; r++) {
+        const char *f = rows[r], *bar1 = strchr(f, '|'), *bar2 = bar1 ? strchr(bar1 + 1, '|') : NULL;
+        if (bar2 == NULL) {
+            buf_clear(&t);
+            return err_set(err, SILT_INVALID, "row \"%s\" is not id|name|p", f);
+        }
+        buf_append_str(&t, r ? ", (CAST(" : "(CAST(", err);
+        sql_literal(&t, f, (size_t)(bar1 - f), 0, err);
+        buf_append_str(&t, " AS BIGINT), ", err);
+        sql_literal(&t, bar1 + 1, (size_t)(bar2 - bar1 - 1), 1, err);
+        buf_append_str(&t, ", ", err);
+        sql_literal(&t, bar2 + 1, strlen(bar2 + 1), 1, err);
+        buf_append_char(&t, ')', err);
+    }
+    buf_append_str(&t, ") AS s(id, name, p) ON t.id = s.id "
+                       "WHEN MATCHED THEN UPDATE SET name = s.name "
+                       "WHEN NOT MATCHED THEN INSERT (id, name, p) VALUES (s.id, s.name, s.p) "
+                       "WHEN NOT MATCHED BY SOURCE AND t.p = 'q' THEN DELETE", err);
+    rc = silt_db_open(&db, NULL, NULL);
+    if (rc == SILT_OK)
+        rc = silt_conn_open(&conn, db);
+    if (rc == SILT_OK && (rc = silt_conn_exec(conn, buf_cstr(&t), NULL)) != SILT_OK)
+        err_set(err, rc, "%s", silt_conn_errmsg(conn));
+    else if (rc != SILT_OK)
+        err_set(err, rc, "cannot open a database: %s", db ? silt_db_errmsg(db) : "no memory");
+    silt_conn_close(conn);
+    silt_db_close(db);
+    buf_clear(&t);
+    return rc;
 }
 
 static void print_value(const col_vec *v, int64_t row)
@@ -338,7 +318,8 @@ static silt_status typed(io_store *store, silt_error *err)
     return rc;
 }
 
-static silt_status run(const char *cmd, io_store *store, char **args, int n_args, silt_error *err)
+static silt_status run(const char *cmd, const char *root, io_store *store, char **args,
+                       int n_args, silt_error *err)
 {
     delta_snapshot *snap = NULL;
     delta_dml_options opts = DELTA_DML_OPTIONS_INIT;
@@ -364,7 +345,7 @@ static silt_status run(const char *cmd, io_store *store, char **args, int n_args
         opts.partition_only = 1;
         rc = delta_delete(store, snap, &opts, NULL, NULL, err);
     } else if (strcmp(cmd, "merge") == 0)
-        rc = merge(store, snap, args, n_args, err);
+        rc = merge(root, args, n_args, err);
     else if (strcmp(cmd, "restore") == 0 && n_args == 1)
         rc = delta_restore(store, snap, strtoll(args[0], NULL, 10), -1, NULL, NULL, err);
     else if (strcmp(cmd, "dump") == 0)
@@ -388,7 +369,7 @@ int main(int argc, char **argv)
     a = arena_new(NULL, "driver");
     rc = io_local_store_open(&store, argv[2], 1, &err);
     if (rc == SILT_OK)
-        rc = run(argv[1], store, argv + 3, argc - 3, &err);
+        rc = run(argv[1], argv[2], store, argv + 3, argc - 3, &err);
     io_store_free(store);
     arena_free(a);
     if (rc != SILT_OK) {
