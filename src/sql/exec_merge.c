@@ -568,6 +568,7 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     sql_merge_plan mp;
     delta_merge_metrics m;
     int64_t counts[4];
+    delta_app_txn app = DELTA_APP_TXN_NONE;
     int skip;
     silt_status rc;
     memset(&mb, 0, sizeof(mb));
@@ -577,7 +578,7 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
         return sql_bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");
     SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &tref->u.named.name, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &tref->u.named.name, &t, err));
-    SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &spec.app_txn, &skip, err));
+    SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &app, &skip, err));
     if (skip) /* Delta's idempotent DML: this (appId, version) is already in the table */
         return sql_exec_counts_result(b, names, NULL, 4, out, err);
     mb.table = t.snap->schema;
@@ -588,6 +589,7 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     SILT_RETURN_IF_ERROR(plan_source(&mb, &source, err));
     rc = bind_plan(&mb, &t, source, &mp, &jm, &jbs, &ji, err);
     if (rc == SILT_OK) {
+        mp.mo.app_txn = app;
         mp.mo.matched_json = buf_cstr(&jm);
         mp.mo.not_matched_json = buf_cstr(&ji);
         mp.mo.not_matched_by_source_json = buf_cstr(&jbs);
