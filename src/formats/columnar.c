@@ -102,6 +102,33 @@ col_type *col_type_struct(arena *a, size_t n_fields, const col_field *fields)
     return t;
 }
 
+const col_type *col_type_copy(arena *a, const col_type *t)
+{
+    col_type *c;
+    col_field *fields;
+    size_t idx;
+    if (t->id != COL_DECIMAL && t->id != COL_STRUCT && t->id != COL_ARRAY && t->id != COL_MAP)
+        return col_type_primitive(t->id);
+    c = arena_alloc(a, sizeof(*c));
+    fields = arena_calloc(a, t->n_fields ? t->n_fields : 1, sizeof(col_field));
+    if (c == NULL || fields == NULL)
+        return NULL;
+    *c = *t;
+    for (idx = 0; idx < t->n_fields; idx++) {
+        const col_field *f = &t->fields[idx];
+        fields[idx] = *f;
+        fields[idx].name = f->name != NULL ? arena_strdup(a, f->name) : NULL;
+        fields[idx].metadata_json = f->metadata_json != NULL ? arena_strdup(a, f->metadata_json)
+                                                             : NULL;
+        fields[idx].type = col_type_copy(a, f->type);
+        if ((f->name != NULL && fields[idx].name == NULL) || fields[idx].type == NULL ||
+            (f->metadata_json != NULL && fields[idx].metadata_json == NULL))
+            return NULL;
+    }
+    c->fields = fields;
+    return c;
+}
+
 col_type *col_type_array(arena *a, const col_type *element, int contains_null)
 {
     col_field field = {"element", element, contains_null, NULL, -1};

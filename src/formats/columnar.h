@@ -106,6 +106,11 @@ col_type *col_type_struct(arena *a, size_t n_fields, const col_field *fields);
 col_type *col_type_array(arena *a, const col_type *element, int contains_null);
 col_type *col_type_map(arena *a, const col_type *key, const col_type *value,
                        int value_contains_null);
+/*
+ * A deep copy of t in arena a (names and metadata too), for what must
+ * outlive t's owner; primitive types are their shared singletons.
+ */
+const col_type *col_type_copy(arena *a, const col_type *t);
 /* Deep equality (names compared case-sensitively; metadata and ids ignored). */
 int col_type_equal(const col_type *a, const col_type *b);
 /* Delta's type name: "integer", "decimal(10,2)", "struct<a:integer,...>" ... into out. */

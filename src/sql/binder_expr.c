@@ -154,6 +154,24 @@ static int has_window(const sql_expr *ast, int depth)
 
 int sql_bind_has_window(const sql_expr *ast) { return has_window(ast, 0); }
 
+static int has_subquery(const sql_expr *ast, int depth)
+{
+    const sql_expr *kids[64];
+    size_t n, idx;
+    if (ast == NULL || depth > SQL_BIND_MAX_DEPTH)
+        return 0;
+    if (ast->kind == SQL_EXPR_SUBQUERY || ast->kind == SQL_EXPR_EXISTS ||
+        ast->kind == SQL_EXPR_IN_QUERY)
+        return 1;
+    n = ast_children(ast, kids, 64);
+    for (idx = 0; idx < n; idx++)
+        if (has_subquery(kids[idx], depth + 1))
+            return 1;
+    return 0;
+}
+
+int sql_bind_has_subquery(const sql_expr *ast) { return has_subquery(ast, 0); }
+
 static silt_status find_subqueries(binder *b, const sql_expr *ast, const sql_expr ***list,
                                    size_t *n, size_t *cap, int depth, silt_error *err)
 {

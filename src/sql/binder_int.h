@@ -61,6 +61,13 @@ struct sql_session {
     void *wrap_payload;
     /* The parameter values of the prepared statement being bound (prepared.c); NULL = none. */
     const struct sql_param_run *params;
+    /*
+     * The logical plan a prepared statement keeps (plan.h), set by
+     * prepared.c for the time of one execution; NULL = none.
+     */
+    struct sql_plan_keep *keep;
+    /* Counts SET and RESET: a kept plan bound under other settings is bound again. */
+    uint64_t settings_gen;
     /* Set by sql_session_interrupt (any thread), seen by the statements' engine_ctx. */
     atomic_int interrupt;
     mem_budget *budget;     /* the database's (or own_budget) */
@@ -170,6 +177,13 @@ typedef struct binder {
     int defer_subqueries;
     bind_subquery *subqueries;
     int n_subqueries;
+    /* The Delta snapshots this execution loaded (source.c): each table once per execution. */
+    struct sql_snap_entry *snaps;
+    /*
+     * Where this execution's snapshots and stores live when a kept logical
+     * plan is bound into an arena of its own (b->a); NULL: b->a.
+     */
+    arena *exec_a;
 } binder;
 
 typedef struct scalar_subst {
@@ -322,6 +336,8 @@ const char *sql_bind_column_name(binder *b, const sql_expr *ast);
 int sql_bind_is_agg_name(const char *name);
 int sql_bind_has_agg(const sql_expr *ast);
 int sql_bind_has_window(const sql_expr *ast);
+/* 1 when ast holds a subquery (scalar, IN or EXISTS). */
+int sql_bind_has_subquery(const sql_expr *ast);
 /* Resolves a column name in scope: index or -1 with an error set. */
 silt_status sql_bind_resolve_column(binder *b, const bind_scope *scope, const sql_name *name,
                                 int64_t *idx_out, size_t *n_used_out, silt_error *err);
@@ -362,6 +378,20 @@ silt_status sql_plan_query(binder *b, const sql_query *q, plan *out, silt_error 
 silt_status sql_plan_project(binder *b, plan *p, expr **exprs, const char **names, size_t n,
                          silt_error *err);
 silt_status sql_plan_select(binder *b, const sql_query *q, plan *out, silt_error *err);
+/* A select item's column name: its alias, a column's own name, or Spark's generated one. */
+const char *sql_plan_item_name(binder *b, const sql_select_item *it);
+/* LIMIT and OFFSET of q as constants (-1 and 0 when absent); negative or unfoldable ones refused. */
+silt_status sql_plan_limit_values(binder *b, const sql_query *q, int64_t *limit, int64_t *offset,
+                                  silt_error *err);
+/*
+ * WHERE over scope: conj[0..n_conj) bound and ANDed into *pred (the whole
+ * where when n_conj is 0), skipping those skip marks (NULL: none); each
+ * must be boolean. bound (NULL: not wanted) gets each conjunct's
+ * expression. The caller has refused aggregates in WHERE.
+ */
+silt_status sql_plan_bind_where(binder *b, const bind_scope *scope, const sql_expr *where,
+                                const sql_expr **conj, size_t n_conj, const uint8_t *skip,
+                                expr **pred, expr **bound, silt_error *err);
 /* ORDER BY / LIMIT / OFFSET of a non-SELECT query, over its output columns. */
 silt_status sql_plan_order_limit(binder *b, const sql_query *q, plan *p, silt_error *err);
 /* FROM items joined; conj are the WHERE conjuncts (pushdown and comma-join keys). */
@@ -392,6 +422,20 @@ silt_status sql_source_delta_options(const char **kv, size_t n_kv, int64_t *vers
                                      int64_t *ts_micros, silt_error *err);
 /* A Parquet source's options: path only; any other is refused by name (none is read yet). */
 silt_status sql_source_parquet_options(const char **kv, size_t n_kv, silt_error *err);
+ * The schema of the Delta table a FROM item names by path (`delta.`p``
+ * or a path string, with its time travel), through the execution's
+ * snapshot cache (the lowering of the same execution reuses the snapshot);
+ * *schema NULL when ref is not such a table. *version_out: the version read.
+ */
+silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const col_type **schema,
+                                   const char **path_out, int64_t *version_out, silt_error *err);
+/*
+ * The top-level columns of schema the pushdown names, in schema order;
+ * NULL (read all) when it does not know or names all. At least one column
+ * is kept, so that count(*) still sees the rows.
+ */
+const char **sql_source_projected(binder *b, const pushdown *pd, const col_type *schema,
+                                  size_t *n_out);
 /* count/min/max from the Delta log when exact; *done_out 0 when not possible. */
 silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
                                  silt_error *err);

@@ -15,7 +15,7 @@
  */
 #include <string.h>
 
-#include "sql/binder_int.h"
+#include "sql/plan.h"
 
 typedef struct explain_ctx {
     binder *b;
@@ -330,4 +330,60 @@ silt_status sql_explain_plan_analyzed(binder *b, const plan *p, const explain_ru
                                   silt_error *err)
 {
     return explain(b, p, run, out, err);
+}
+
+/* ---------------------------------------------------------------- logical plan */
+
+static silt_status print_scope(const bind_scope *scope, buf *out, silt_error *err)
+{
+    size_t idx;
+    SILT_RETURN_IF_ERROR(buf_append_str(out, " [", err));
+    for (idx = 0; idx < scope->n; idx++)
+        SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s%s", idx ? ", " : "",
+                                        scope->cols[idx].name));
+    return buf_append_str(out, "]", err);
+}
+
+static silt_status print_logical_scan(const lp_scan *sc, int depth, buf *out, silt_error *err)
+{
+    size_t idx, shown = 0;
+    SILT_RETURN_IF_ERROR(buf_printf(out, err, "\n%*s      delta.`%s` (version %lld when bound)",
+                                    depth * 3, "", sc->path, (long long)sc->version));
+    for (idx = 0; idx < sc->n_conj; idx++) {
+        if (sc->bound[idx] == NULL)
+            continue;
+        SILT_RETURN_IF_ERROR(buf_printf(out, err, shown++ ? ", " : "\n%*s      offered for pruning: ",
+                                        depth * 3, ""));
+        SILT_RETURN_IF_ERROR(print_expr(sc->bound[idx], NULL, out, err));
+    }
+    return SILT_OK;
+}
+
+static silt_status print_logical(const lp_node *n, int depth, buf *out, silt_error *err)
+{
+    static const char *const names[] = {"scan", "filter", "project", "limit"};
+    SILT_RETURN_IF_ERROR(indent(out, depth, depth > 0, err));
+    SILT_RETURN_IF_ERROR(buf_append_str(out, names[n->kind], err));
+    SILT_RETURN_IF_ERROR(print_scope(&n->scope, out, err));
+    switch (n->kind) {
+    case LP_SCAN: SILT_RETURN_IF_ERROR(print_logical_scan(&n->u.scan, depth, out, err)); break;
+    case LP_FILTER:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, " ", err));
+        SILT_RETURN_IF_ERROR(print_expr(n->u.filter.pred, NULL, out, err));
+        break;
+    case LP_LIMIT:
+        SILT_RETURN_IF_ERROR(buf_printf(out, err, " %lld offset %lld",
+                                        (long long)n->u.limit.limit, (long long)n->u.limit.offset));
+        break;
+    case LP_PROJECT: break;
+    }
+    SILT_RETURN_IF_ERROR(buf_append_str(out, "\n", err));
+    return n->child != NULL ? print_logical(n->child, depth + 1, out, err) : SILT_OK;
+}
+
+silt_status sql_explain_logical(const lp_node *root, buf *out, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(buf_append_str(out, "== Logical Plan ==\n", err));
+    SILT_RETURN_IF_ERROR(print_logical(root, 0, out, err));
+    return buf_append_str(out, "\n", err);
 }

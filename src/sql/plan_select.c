@@ -40,6 +40,15 @@ typedef struct sel_state {
     size_t n_keys;
 } sel_state;
 
+const char *sql_plan_item_name(binder *b, const sql_select_item *it)
+{
+    if (it->alias != NULL)
+        return it->alias;
+    if (it->expr->kind == SQL_EXPR_COLUMN)
+        return it->expr->u.column.parts[it->expr->u.column.n_parts - 1].name;
+    return sql_bind_column_name(b, it->expr);
+}
+
 /* Expands stars into one item per column. */
 static silt_status expand_items(binder *b, const sql_select *sel, const bind_scope *scope,
                                 sel_state *st, silt_error *err)
@@ -72,13 +81,7 @@ static silt_status expand_items(binder *b, const sql_select *sel, const bind_sco
         st->items[st->n_items].ast = it->expr;
         st->items[st->n_items].star_col = -1;
         st->items[st->n_items].text = sql_bind_expr_text(b, it->expr);
-        if (it->alias != NULL)
-            st->items[st->n_items].name = it->alias;
-        else if (it->expr->kind == SQL_EXPR_COLUMN)
-            st->items[st->n_items].name =
-                it->expr->u.column.parts[it->expr->u.column.n_parts - 1].name;
-        else
-            st->items[st->n_items].name = sql_bind_column_name(b, it->expr);
+        st->items[st->n_items].name = sql_plan_item_name(b, it);
         st->n_items++;
     }
     return SILT_OK;
@@ -663,18 +666,27 @@ static silt_status const_int(binder *b, const sql_expr *e, const char *what, int
                       "be an integer constant", what);
 }
 
+silt_status sql_plan_limit_values(binder *b, const sql_query *q, int64_t *limit, int64_t *offset,
+                                  silt_error *err)
+{
+    *limit = -1;
+    *offset = 0;
+    if (q->limit != NULL)
+        SILT_RETURN_IF_ERROR(const_int(b, q->limit, "limit", limit, err));
+    if (q->offset != NULL)
+        SILT_RETURN_IF_ERROR(const_int(b, q->offset, "offset", offset, err));
+    return SILT_OK;
+}
+
 /* The largest K = limit + offset of a top-N run per worker (every worker may keep K rows). */
 #define PLAN_PARALLEL_TOPN_MAX_ROWS 262144
 
 static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const engine_sort_key *keys,
                                 size_t n_keys, silt_error *err)
 {
-    int64_t limit = -1, offset = 0;
+    int64_t limit, offset;
     engine_op *op;
-    if (q->limit != NULL)
-        SILT_RETURN_IF_ERROR(const_int(b, q->limit, "limit", &limit, err));
-    if (q->offset != NULL)
-        SILT_RETURN_IF_ERROR(const_int(b, q->offset, "offset", &offset, err));
+    SILT_RETURN_IF_ERROR(sql_plan_limit_values(b, q, &limit, &offset, err));
     if (n_keys > 0) {
         engine_op *child = p->op;
         /*
@@ -1499,6 +1511,38 @@ static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, si
     return SILT_OK;
 }
 
+silt_status sql_plan_bind_where(binder *b, const bind_scope *scope, const sql_expr *where,
+                                const sql_expr **conj, size_t n_conj, const uint8_t *skip,
+                                expr **pred, expr **bound, silt_error *err)
+{
+    bind_ctx wc = {scope, NULL, NULL, NULL};
+    size_t idx;
+    *pred = NULL;
+    if (n_conj == 0)
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &wc, where, pred, err));
+    for (idx = 0; idx < n_conj; idx++) {
+        expr *e;
+        if (skip != NULL && skip[idx])
+            continue;
+        SILT_RETURN_IF_ERROR(sql_bind_expr(b, &wc, conj[idx], &e, err));
+        if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
+            return sql_bind_error(b, err, conj[idx]->pos, SILT_BIND,
+                              "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression "
+                              "of type \"%s\" is not a boolean", col_type_id_name(e->type->id));
+        if (bound != NULL)
+            bound[idx] = e;
+        if (*pred == NULL)
+            *pred = e;
+        else
+            SILT_RETURN_IF_ERROR(expr_and(pred, b->a, *pred, e, err));
+    }
+    if (*pred != NULL && (*pred)->type->id != COL_BOOLEAN)
+        return sql_bind_error(b, err, where->pos, SILT_BIND,
+                          "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression of type "
+                          "\"%s\" is not a boolean", col_type_id_name((*pred)->type->id));
+    return SILT_OK;
+}
+
 static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_error *err);
 
 /* Makes the block's WINDOW clause visible to OVER w while it is bound (nested blocks restore). */
@@ -1553,42 +1597,25 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
     SILT_RETURN_IF_ERROR(sql_plan_from(b, sel, conj, n_conj, &want, &p, err));
     SILT_RETURN_IF_ERROR(join_scalars(b, sel, !has_agg && !select_has_agg(sel, q), &p, err));
     if (sel->where != NULL) {
-        bind_ctx wc = {&p.scope, NULL, NULL, NULL};
         expr *pred = NULL;
         engine_op *op;
         semi_join *sj = arena_calloc(b->a, n_conj + 1, sizeof(semi_join));
         if (sj == NULL)
+            return err_nomem(err);
+        uint8_t *skip = arena_calloc(b->a, n_conj + 1, 1);
+        if (skip == NULL)
             return err_nomem(err);
         if (sql_bind_has_agg(sel->where))
             return sql_bind_error(b, err, sel->where->pos, SILT_BIND,
                               "[WHERE_CLAUSE_CANNOT_CONTAIN_AGGREGATE] aggregate functions are "
                               "not allowed in WHERE");
         /* [NOT] EXISTS / IN subqueries correlated by equalities become semi/anti joins. */
-        for (idx = 0; idx < n_conj; idx++)
+        for (idx = 0; idx < n_conj; idx++) {
             SILT_RETURN_IF_ERROR(try_semi_join(b, &p.scope, conj[idx], &sj[idx], err));
-        if (n_conj == 0) {
-            SILT_RETURN_IF_ERROR(sql_bind_expr(b, &wc, sel->where, &pred, err));
-        } else {
-            for (idx = 0; idx < n_conj; idx++) {
-                expr *e;
-                if (sj[idx].kind != 0)
-                    continue;
-                SILT_RETURN_IF_ERROR(sql_bind_expr(b, &wc, conj[idx], &e, err));
-                if (e->type->id != COL_BOOLEAN && e->type->id != COL_NULL)
-                    return sql_bind_error(b, err, conj[idx]->pos, SILT_BIND,
-                                      "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression "
-                                      "of type \"%s\" is not a boolean",
-                                      col_type_id_name(e->type->id));
-                if (pred == NULL)
-                    pred = e;
-                else
-                    SILT_RETURN_IF_ERROR(expr_and(&pred, b->a, pred, e, err));
-            }
+            skip[idx] = sj[idx].kind != 0;
         }
-        if (pred != NULL && pred->type->id != COL_BOOLEAN)
-            return sql_bind_error(b, err, sel->where->pos, SILT_BIND,
-                              "[DATATYPE_MISMATCH.FILTER_NOT_BOOLEAN] filter expression of type "
-                              "\"%s\" is not a boolean", col_type_id_name(pred->type->id));
+        SILT_RETURN_IF_ERROR(sql_plan_bind_where(b, &p.scope, sel->where, conj, n_conj, skip,
+                                                 &pred, NULL, err));
         if (pred != NULL) {
             if (p.morsels.top == p.op) {
                 /* Still a bare scan: the parallel aggregation can filter inside its workers. */

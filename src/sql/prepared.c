@@ -12,6 +12,7 @@
 
 #include "sql/binder_int.h"
 #include "sql/parser.h"
+#include "sql/plan.h"
 #include "sql/prepared.h"
 #include "util/mem.h"
 
@@ -25,6 +26,12 @@ struct sql_prepared {
     size_t n_params;
     const char **names; /* named: distinct names in order of first use */
     atomic_int refs;    /* the statement itself and each live result */
+    /*
+     * The logical plan of a query without parameters, bound once and
+     * lowered again by each execution (plan.h); a statement with
+     * parameters binds at each execution, its values being literals.
+     */
+    sql_plan_keep keep;
 };
 
 /* The values of one execution, as the session hands them to the binder. */
@@ -105,6 +112,7 @@ silt_status sql_prepare(sql_session *s, const char *text, sql_prepared **out, si
         return err_nomem(err);
     }
     p->a = a;
+    p->keep.a = a;
     p->len = strlen(text);
     atomic_init(&p->refs, 1);
     rc = sql_parse_markers(a, p->text, p->len, &stmts, &p->markers, err);
@@ -119,6 +127,8 @@ silt_status sql_prepare(sql_session *s, const char *text, sql_prepared **out, si
 }
 
 size_t sql_prepared_n_params(const sql_prepared *p) { return p->n_params; }
+
+const struct lp_node *sql_prepared_plan(const sql_prepared *p) { return p->keep.root; }
 int sql_prepared_is_named(const sql_prepared *p) { return p->named; }
 
 const char *sql_prepared_param_name(const sql_prepared *p, size_t idx)
@@ -145,8 +155,10 @@ silt_status sql_prepared_execute(sql_session *s, sql_prepared *p, const sql_lite
     sql_session_clear_interrupt(s);
     /* the values are needed while binding only: literals copy them into the plan */
     s->params = &run;
+    s->keep = p->n_params == 0 ? &p->keep : NULL;
     rc = sql_session_run_parsed(s, p->stmt, p->text, p->len, out, err);
     s->params = NULL;
+    s->keep = NULL;
     if (rc != SILT_OK || out == NULL)
         return rc;
     atomic_fetch_add(&p->refs, 1);

@@ -12,9 +12,11 @@
  * text...). A marker without a value fails with [UNBOUND_SQL_PARAMETER],
  * also when a text with markers is run by sql_execute.
  *
- * Only the per-execution step differs from sql_execute: bind with the
- * values, build fresh operators, run. (When the binder gives a logical
- * plan, a prepared statement keeps the plan and rebinds values only.)
+ * A query without parameters that the logical plan covers (plan.h) is
+ * bound once: each execution lowers the kept plan into fresh operators
+ * over the tables as they are then (bound again when a table's columns or
+ * the session's settings changed). Other statements bind at each
+ * execution, with the values, then build fresh operators and run.
  */
 #ifndef SILT_SQL_PREPARED_H
 #define SILT_SQL_PREPARED_H
@@ -42,6 +44,13 @@ const char *sql_prepared_param_name(const sql_prepared *p, size_t idx);
  */
 silt_status sql_prepared_execute(sql_session *s, sql_prepared *p, const sql_literal *values,
                                  const uint8_t *set, sql_result **out, silt_error *err);
+
+/*
+ * The logical plan the statement keeps across executions (plan.h), NULL
+ * before its first execution and for statements it does not keep one for
+ * (parameters, shapes the logical plan does not cover yet).
+ */
+const struct lp_node *sql_prepared_plan(const sql_prepared *p);
 
 /* Frees the statement (results still alive keep what they need). NULL is fine. */
 void sql_prepared_free(sql_prepared *p);

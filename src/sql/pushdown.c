@@ -4,8 +4,9 @@
  * A query's scan of a Delta or Parquet source and DELETE/UPDATE on a Delta
  * table both skip files (or row groups) whose partition values and
  * min/max/null-count statistics refute a conjunct. They share this one
- * translation of simple conjuncts (`column op literal`, either side,
- * `column BETWEEN a AND b`, `column IS [NOT] NULL`) into dpreds, so that
+ * translation of simple conjuncts (`column op literal`, either side, a
+ * parameter marker standing for its value's literal, `column BETWEEN a
+ * AND b`, `column IS [NOT] NULL`) into dpreds, so that
  * what a SELECT prunes and what a DELETE prunes cannot drift apart. A
  * conjunct that does not fit is left out: pruning is only an optimisation
  * and the caller still evaluates every conjunct on the rows.
@@ -13,6 +14,7 @@
 #include <string.h>
 
 #include "sql/binder_int.h"
+#include "sql/prepared.h"
 
 static int qual_ok(const pushdown *pd, const sql_name *n)
 {
@@ -40,6 +42,13 @@ static int literal_value(binder *b, const sql_expr *lit, const col_type *type, d
     const col_type *common;
     expr *e;
     col_vec *v;
+    sql_expr value;
+    /* a parameter marker is its value's literal here too, so pruning follows each value */
+    if (lit->kind == SQL_EXPR_PARAM) {
+        if (sql_param_literal(b->s, lit, &value, &scratch) != SILT_OK)
+            return 0;
+        lit = &value;
+    }
     if (lit->kind != SQL_EXPR_LITERAL || lit->u.lit.kind == SQL_LIT_NULL)
         return 0;
     if (type->id == COL_STRUCT || type->id == COL_ARRAY || type->id == COL_MAP ||

@@ -19,6 +19,7 @@
 #include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/plan.h"
 #include "sql/prepared.h"
 #include "sql/settings.h"
 #include "util/mem.h"
@@ -181,6 +182,7 @@ silt_status sql_session_set(sql_session *s, const char *key, const char *value,
                             silt_error *err)
 {
     sql_setting **slot = &s->settings;
+    s->settings_gen++;
     if (value != NULL)
         return session_set(s, key, value, err);
     while (*slot != NULL) {
@@ -424,9 +426,10 @@ static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q
 {
     binder b;
     plan p;
+    const lp_node *logical;
     binder_init(&b, s, res, text, len);
     b.defer_subqueries = 1;
-    SILT_RETURN_IF_ERROR(sql_plan_statement_query(&b, q, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_statement_logical(&b, q, &p, &logical, err));
     res->op = p.op;
     res->schema = p.op->schema;
     res->has_rows = 1;
@@ -455,6 +458,7 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
 {
     binder b;
     plan p;
+    const lp_node *logical;
     buf out = BUF_INIT;
     const char *name = "plan";
     const char *cell;
@@ -465,14 +469,18 @@ static silt_status run_explain(sql_session *s, sql_result *res, const sql_stmt *
     binder_init(&b, s, res, text, len);
     b.defer_subqueries = 1;
     res->ctx.analyze = stmt->u.explain.mode == SQL_EXPLAIN_ANALYZE;
-    SILT_RETURN_IF_ERROR(sql_plan_statement_query(&b, stmt->u.explain.stmt->u.query, &p, err));
+    SILT_RETURN_IF_ERROR(sql_plan_statement_logical(&b, stmt->u.explain.stmt->u.query, &p,
+                                                    &logical, err));
     if (res->ctx.analyze) {
         explain_run run = {0, 0};
         SILT_RETURN_IF_ERROR(run_to_end(p.op, &run, err));
         rc = sql_explain_plan_analyzed(&b, &p, &run, &out, err);
         res->ctx.analyze = 0;
     } else {
-        rc = sql_explain_plan(&b, &p, &out, err);
+        /* the optimized logical tree, then the operators one lowering of it gave */
+        rc = logical != NULL ? sql_explain_logical(logical, &out, err) : SILT_OK;
+        if (rc == SILT_OK)
+            rc = sql_explain_plan(&b, &p, &out, err);
     }
     cell = rc == SILT_OK ? arena_strdup(res->arena, out.data ? buf_cstr(&out) : "") : NULL;
     buf_clear(&out);
@@ -598,6 +606,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
 {
     static const char *const names[] = {"key", "value"};
     const char *key = stmt->u.set.key, *value = stmt->u.set.value;
+    s->settings_gen++; /* kept plans bind again (plan.h) */
     if (key != NULL && strcmp(key, "-v") == 0 && value == NULL)
         return show_settings_verbose(s, res, err);
     if (key != NULL && value != NULL && is_store_key(key))

@@ -117,8 +117,8 @@ static void note_pushed(binder *b, const char *what, const dpred *preds, size_t 
  * (read all) when the pushdown does not know. At least one column is kept,
  * so that count(*) still sees the rows.
  */
-static const char **projected(binder *b, const pushdown *pd, const col_type *schema,
-                              size_t *n_out)
+const char **sql_source_projected(binder *b, const pushdown *pd, const col_type *schema,
+                                  size_t *n_out)
 {
     const char **cols;
     size_t idx, k, n = 0;
@@ -349,6 +349,66 @@ static silt_status prune_files(binder *b, const delta_snapshot *snap, const dpre
     return SILT_OK;
 }
 
+/*
+ * The Delta tables of one execution, each loaded once (the catalog-like
+ * lookup the logical binder calls for a schema, then the lowering of the
+ * same execution for the files): a kept plan that runs again gets a new
+ * execution and so fresh snapshots.
+ */
+typedef struct sql_snap_entry {
+    const char *path;
+    int64_t version, ts_micros;
+    io_store *store;
+    delta_snapshot *snap;
+    struct sql_snap_entry *next;
+} sql_snap_entry;
+
+static silt_status delta_snapshot_of(binder *b, const char *path, int64_t version,
+                                     int64_t ts_micros, io_store **store_out,
+                                     delta_snapshot **snap_out, silt_error *err)
+{
+    arena *a = b->exec_a != NULL ? b->exec_a : b->a;
+    sql_snap_entry *e;
+    io_store *store;
+    delta_snapshot *snap = NULL;
+    for (e = b->snaps; e != NULL; e = e->next)
+        if (e->version == version && e->ts_micros == ts_micros && strcmp(e->path, path) == 0) {
+            *store_out = e->store;
+            *snap_out = e->snap;
+            return SILT_OK;
+        }
+    e = arena_calloc(a, 1, sizeof(*e));
+    if (e == NULL || (e->path = arena_strdup(a, path)) == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
+    if (b->s->wrap_table_store != NULL &&
+        b->s->wrap_table_store(&store, b->s->wrap_payload, err) != SILT_OK) {
+        io_store_free(store);
+        return err->code;
+    }
+    if (arena_on_cleanup(a, free_store, store) == 0) {
+        io_store_free(store);
+        return err_nomem(err);
+    }
+    if (ts_micros != INT64_MIN)
+        SILT_RETURN_IF_ERROR(delta_snapshot_load_at_timestamp(&snap, store, ts_micros, NULL, err));
+    else
+        SILT_RETURN_IF_ERROR(delta_snapshot_load(&snap, store, version, err));
+    if (arena_on_cleanup(a, free_snapshot, snap) == 0) {
+        delta_snapshot_free(snap);
+        return err_nomem(err);
+    }
+    e->version = version;
+    e->ts_micros = ts_micros;
+    e->store = store;
+    e->snap = snap;
+    e->next = b->snaps;
+    b->snaps = e;
+    *store_out = store;
+    *snap_out = snap;
+    return SILT_OK;
+}
+
 static silt_status open_delta(binder *b, const char *path, int64_t version, int64_t ts_micros,
                               const pushdown *pd, plan *out, const char *qual, silt_error *err)
 {
@@ -360,18 +420,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     size_t n_preds;
     if (src == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
-    if (b->s->wrap_table_store != NULL &&
-        b->s->wrap_table_store(&store, b->s->wrap_payload, err) != SILT_OK) {
-        io_store_free(store);
-        return err->code;
-    }
-    SILT_RETURN_IF_ERROR(on_cleanup(b, free_store, store, err));
-    if (ts_micros != INT64_MIN)
-        SILT_RETURN_IF_ERROR(delta_snapshot_load_at_timestamp(&snap, store, ts_micros, NULL, err));
-    else
-        SILT_RETURN_IF_ERROR(delta_snapshot_load(&snap, store, version, err));
-    SILT_RETURN_IF_ERROR(on_cleanup(b, free_snapshot, snap, err));
+    SILT_RETURN_IF_ERROR(delta_snapshot_of(b, path, version, ts_micros, &store, &snap, err));
     use = snap;
     sql_bind_note(b, "DeltaScan delta.`%s` version %lld", path, (long long)snap->version);
     n_preds = sql_pushdown_preds(b, pd, snap->schema, &preds);
@@ -383,7 +432,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     }
     {
         delta_scan_options so = DELTA_SCAN_OPTIONS_INIT;
-        so.columns = projected(b, pd, snap->schema, &so.n_columns);
+        so.columns = sql_source_projected(b, pd, snap->schema, &so.n_columns);
         so.preds = preds;
         so.n_preds = n_preds;
         if (so.columns != NULL)
@@ -593,7 +642,7 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
     SILT_RETURN_IF_ERROR(pq_file_open(&src->first, src->store, src->keys[0], err));
     src->file_schema = pq_file_schema(src->first);
     src->schema = src->file_schema;
-    src->cols = projected(b, pd, src->file_schema, &src->n_cols);
+    src->cols = sql_source_projected(b, pd, src->file_schema, &src->n_cols);
     if (src->cols != NULL) {
         col_field *fields = arena_calloc(b->a, src->n_cols, sizeof(col_field));
         size_t idx, k = 0;
@@ -783,6 +832,23 @@ static int is_format(const char *name)
            util_str_casecmp(name, "csv") == 0 || util_str_casecmp(name, "json") == 0;
 }
 
+/* Says where a source that failed to open is named in the statement, as binder errors do. */
+static silt_status source_context(binder *b, silt_status rc, const char *format, const char *path,
+                                  uint32_t pos, silt_error *err)
+{
+    int line = 1, col = 1;
+    if (rc == SILT_OK || rc == SILT_NOMEM || err == NULL)
+        return rc;
+    if (b->text != NULL && pos <= b->text_len)
+        sql_line_col_memo(b->line_memo, b->text, b->text_len, pos, &line, &col);
+    if (strstr(err->context, path) == NULL)
+        err_context(err, "while opening %s source \"%s\" (line %d, column %d)", format, path,
+                    line, col);
+    else
+        err_context(err, "in the %s source at line %d, column %d", format, line, col);
+    return rc;
+}
+
 silt_status sql_source_path(binder *b, const char *format, const char *path, const char **kv,
                         size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,
                         plan *out, uint32_t pos, silt_error *err)
@@ -810,18 +876,7 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
     else
         return sql_bind_error(b, err, pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_DATASOURCE] data source \"%s\" is not supported", format);
-    if (rc != SILT_OK && rc != SILT_NOMEM && err != NULL) {
-        /* Where the source is named in the statement, as binder errors say. */
-        int line = 1, col = 1;
-        if (b->text != NULL && pos <= b->text_len)
-            sql_line_col_memo(b->line_memo, b->text, b->text_len, pos, &line, &col);
-        if (strstr(err->context, path) == NULL)
-            err_context(err, "while opening %s source \"%s\" (line %d, column %d)", format, path,
-                        line, col);
-        else
-            err_context(err, "in the %s source at line %d, column %d", format, line, col);
-    }
-    return rc;
+    return source_context(b, rc, format, path, pos, err);
 }
 
 /* Delta's @yyyyMMddHHmmssSSS suffix of a path: a UTC timestamp to the millisecond. */
@@ -1070,6 +1125,31 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
         buf_clear(&full);
         return rc;
     }
+}
+
+silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const col_type **schema,
+                                   const char **path_out, int64_t *version_out, silt_error *err)
+{
+    const sql_name *n = &ref->u.named.name;
+    io_store *store;
+    delta_snapshot *snap;
+    int64_t version, ts;
+    silt_status rc;
+    *schema = NULL;
+    if (ref->kind != SQL_TABLE_NAMED || ref->sample != NULL)
+        return SILT_OK;
+    if (n->is_path)
+        *path_out = n->parts[0].name;
+    else if (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0)
+        *path_out = n->parts[1].name;
+    else
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(time_travel(b, &ref->u.named.at, &version, &ts, err));
+    rc = delta_snapshot_of(b, *path_out, version, ts, &store, &snap, err);
+    SILT_RETURN_IF_ERROR(source_context(b, rc, "delta", *path_out, ref->pos, err));
+    *schema = snap->schema;
+    *version_out = snap->version;
+    return SILT_OK;
 }
 
 /* range(end) / range(start, end[, step]): one LONG column "id", as Spark's. */

@@ -2,7 +2,8 @@
  * Tests of prepared statements (include/silt/stmt.h): parameters by
  * position (?) and by name (:name), re-execution with new values, INSERT
  * with parameters, the types values bind as, type errors, wrong counts,
- * unbound parameters and use after finalize.
+ * unbound parameters and use after finalize; re-executions over a table
+ * that changed (a kept logical plan, a subquery, pruning by each value).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -357,4 +358,108 @@ void test_api_stmt__parameters_in_update_delete_and_limit(void)
     check_int(SILT_BIND, silt_stmt_execute(lim, NULL));
     check_contains(silt_conn_errmsg(conn), "UNBOUND_SQL_PARAMETER");
     check_int(SILT_OK, silt_stmt_finalize(lim));
+}
+
+/* Rows of one execution of stmt. */
+static int64_t count_rows(silt_stmt *stmt)
+{
+    struct ArrowArrayStream stream;
+    struct ArrowArray array;
+    int64_t n = 0;
+    if (silt_stmt_execute(stmt, &stream) != SILT_OK)
+        test_fail(__FILE__, __LINE__, "execute: %s", silt_conn_errmsg(conn));
+    for (;;) {
+        check_int(0, stream.get_next(&stream, &array));
+        if (array.release == NULL)
+            break;
+        n += array.length;
+        array.release(&array);
+    }
+    stream.release(&stream);
+    return n;
+}
+
+/* The one string cell of an execution (EXPLAIN's plan) into out. */
+static void string_cell(silt_stmt *stmt, char *out, size_t cap)
+{
+    struct ArrowArrayStream stream;
+    struct ArrowArray array;
+    const int32_t *offsets;
+    if (silt_stmt_execute(stmt, &stream) != SILT_OK)
+        test_fail(__FILE__, __LINE__, "execute: %s", silt_conn_errmsg(conn));
+    first_batch(&stream, &array);
+    check_int(1, array.length);
+    offsets = array.children[0]->buffers[1];
+    snprintf(out, cap, "%.*s", (int)(offsets[1] - offsets[0]),
+             (const char *)array.children[0]->buffers[2] + offsets[0]);
+    array.release(&array);
+    stream.release(&stream);
+}
+
+void test_api_stmt__subquery_rerun_sees_changed_table(void)
+{
+    silt_stmt *stmt;
+    char sql[8192];
+    snprintf(sql, sizeof(sql), "SELECT count(*), max(id) FROM %s WHERE id > (SELECT max(id) - 5 "
+             "FROM %s)", table, table);
+    check_int(SILT_OK, silt_stmt_prepare(conn, sql, &stmt));
+    check_two(stmt, 5, 99);
+    snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (100, 1000, 'x'), (101, 1010, 'y')", table);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL));
+    /* the subquery and the outer scan both read the new version */
+    check_two(stmt, 5, 101);
+    check_int(SILT_OK, silt_stmt_finalize(stmt));
+}
+
+void test_api_stmt__kept_plan_reruns_over_the_latest_version(void)
+{
+    silt_stmt *stmt;
+    char sql[8192];
+    snprintf(sql, sizeof(sql), "SELECT id, v FROM %s WHERE id >= 98 LIMIT 10", table);
+    check_int(SILT_OK, silt_stmt_prepare(conn, sql, &stmt));
+    check_int(2, count_rows(stmt));
+    snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (100, 1000, 'x')", table);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL));
+    check_int(3, count_rows(stmt));
+    snprintf(sql, sizeof(sql), "DELETE FROM %s WHERE id = 98", table);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL));
+    check_int(2, count_rows(stmt));
+    /* a table that is gone fails at the execution, with the binder's error */
+    snprintf(sql, sizeof(sql), "SELECT id FROM delta.`%s/gone` WHERE id = 1", test_tmpdir());
+    check_int(SILT_OK, silt_stmt_finalize(stmt));
+    check(silt_stmt_prepare(conn, sql, &stmt) == SILT_OK);
+    check(silt_stmt_execute(stmt, NULL) != SILT_OK);
+    check_contains(silt_conn_errmsg(conn), "gone");
+    check_int(SILT_OK, silt_stmt_finalize(stmt));
+}
+
+void test_api_stmt__partition_pruning_follows_each_value(void)
+{
+    silt_stmt *stmt, *query;
+    char sql[8192], plan[16384], parts[4096];
+    snprintf(parts, sizeof(parts), "delta.`%s/parts`", test_tmpdir());
+    snprintf(sql, sizeof(sql), "CREATE TABLE %s USING DELTA PARTITIONED BY (p) AS SELECT id, "
+             "id %% 4 AS p FROM range(40)", parts);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL));
+    snprintf(sql, sizeof(sql), "EXPLAIN SELECT id FROM %s WHERE p = ?", parts);
+    check_int(SILT_OK, silt_stmt_prepare(conn, sql, &stmt));
+    snprintf(sql, sizeof(sql), "SELECT id FROM %s WHERE p = ?", parts);
+    check_int(SILT_OK, silt_stmt_prepare(conn, sql, &query));
+    check_int(SILT_OK, silt_stmt_bind_int32(stmt, 1, 1));
+    string_cell(stmt, plan, sizeof(plan));
+    check_contains(plan, "DeltaScan PushedFilters: [p = 1]");
+    check_contains(plan, "DeltaScan partitions: 1 of 4 read, 3 skipped");
+    check_int(SILT_OK, silt_stmt_bind_int32(query, 1, 1));
+    check_int(10, count_rows(query));
+    /* a new partition value: the next execution prunes by it, over the new version */
+    snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (100, 7), (101, 7)", parts);
+    check_int(SILT_OK, silt_conn_exec(conn, sql, NULL));
+    check_int(SILT_OK, silt_stmt_bind_int32(stmt, 1, 7));
+    string_cell(stmt, plan, sizeof(plan));
+    check_contains(plan, "DeltaScan PushedFilters: [p = 7]");
+    check_contains(plan, "DeltaScan partitions: 1 of 5 read, 4 skipped");
+    check_int(SILT_OK, silt_stmt_bind_int32(query, 1, 7));
+    check_int(2, count_rows(query));
+    check_int(SILT_OK, silt_stmt_finalize(stmt));
+    check_int(SILT_OK, silt_stmt_finalize(query));
 }

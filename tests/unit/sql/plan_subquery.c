@@ -3,7 +3,10 @@
  * EXPLAIN plans them and runs none, so no data file of the table they
  * scan is opened (counted through the session's wrap_table_store hook);
  * running the query runs each once, before the plan, with the values a
- * literal would have had.
+ * literal would have had. The logical plan (sql/plan.h) the same way:
+ * EXPLAIN prints it and the operators lowered from it and reads no data,
+ * and a prepared statement keeps it and lowers it again over the table as
+ * it is at each execution.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -11,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sql/prepared.h"
 #include "sql/session.h"
 #include "test.h"
 #include "util/mem.h"
@@ -198,4 +202,106 @@ void test_sql_plan_subquery__errors_come_when_it_runs(void)
     check_fails(SILT_RUNTIME, sql_execute(s, fill("SELECT (SELECT id FROM {t}) AS v"), NULL, &err));
     check_contains(err.message, "SCALAR_SUBQUERY_TOO_MANY_ROWS");
     check_contains(err.message, "(line 1, column 8)");
+}
+
+/* Rows of a prepared statement's execution. */
+static int64_t prepared_rows(sql_prepared *p)
+{
+    sql_result *res = NULL;
+    col_batch *b;
+    int64_t n = 0;
+    check_ok(sql_prepared_execute(s, p, NULL, NULL, &res, &err), &err);
+    for (;;) {
+        check_ok(sql_result_next(res, &b, &err), &err);
+        if (b == NULL)
+            break;
+        n += b->n_rows;
+    }
+    sql_result_free(res);
+    return n;
+}
+
+void test_sql_plan_subquery__explain_shows_the_logical_and_the_physical_plan(void)
+{
+    static char plan[16384];
+    const char *phys;
+    run_text("EXPLAIN SELECT id, upper(name) AS u FROM {t} WHERE k = 3 AND id < 5000 LIMIT 4",
+             plan, sizeof(plan));
+    check_int(0, data_reads);
+    check_contains(plan, "== Logical Plan ==\nlimit [id, u] 4 offset 0\n");
+    check(strncmp(plan, "== Logical Plan ==", 18) == 0);
+    check_contains(plan, "   +- project [id, u]\n");
+    check_contains(plan, "      +- filter [id, k, name] ((k = 3) AND (id < 5000))\n");
+    check_contains(plan, "         +- scan [id, k, name]\n");
+    check_contains(plan, "offered for pruning: (k = 3), (id < 5000)\n");
+    phys = strstr(plan, "== Physical Plan ==\n");
+    check(phys != NULL);
+    check_contains(phys, "DeltaScan PushedFilters: [k = 3, id < 5000]");
+    check_contains(phys, "         +- scan [id, k, name]\n");
+    check_int(4, run_long("SELECT count(*) FROM (SELECT id FROM {t} WHERE k = 3 LIMIT 4)"));
+}
+
+void test_sql_plan_subquery__kept_plan_sees_each_new_snapshot(void)
+{
+    sql_prepared *p;
+    const void *kept;
+    long before;
+    check_ok(sql_prepare(s, fill("SELECT id, name FROM {t} WHERE id >= 299998"), &p, &err), &err);
+    check(sql_prepared_plan(p) == NULL);
+    check_int(2, prepared_rows(p));
+    kept = sql_prepared_plan(p);
+    check(kept != NULL);
+    check(data_reads > 0);
+    check_ok(sql_execute(s, fill("INSERT INTO {t} VALUES (300000, 0, 'new'), (300001, 1, 'new')"),
+                         NULL, &err), &err);
+    /* the same tree, lowered over the new version: its new file is read too */
+    before = data_reads;
+    check_int(4, prepared_rows(p));
+    check(sql_prepared_plan(p) == kept);
+    check(data_reads > before);
+    check_ok(sql_execute(s, fill("DELETE FROM {t} WHERE id = 299999"), NULL, &err), &err);
+    check_int(3, prepared_rows(p));
+    check(sql_prepared_plan(p) == kept);
+    sql_prepared_free(p);
+}
+
+void test_sql_plan_subquery__kept_plan_binds_again_when_it_must(void)
+{
+    sql_prepared *p;
+    const void *kept;
+    sql_result *res = NULL;
+    col_batch *b;
+    check_ok(sql_prepare(s, fill("SELECT * FROM {t} WHERE id = 7"), &p, &err), &err);
+    check_int(1, prepared_rows(p));
+    kept = sql_prepared_plan(p);
+    check(kept != NULL);
+    /* a new column: SELECT * is bound again and gives it */
+    check_ok(sql_execute(s, fill("ALTER TABLE {t} ADD COLUMNS (extra INT)"), NULL, &err), &err);
+    check_ok(sql_prepared_execute(s, p, NULL, NULL, &res, &err), &err);
+    check_ok(sql_result_next(res, &b, &err), &err);
+    check(b != NULL && b->n_rows == 1);
+    check_int(4, b->n_cols);
+    check(col_vec_is_null(b->cols[3], 0));
+    sql_result_free(res);
+    check(sql_prepared_plan(p) != kept);
+    /* a setting changed: bound again under it */
+    kept = sql_prepared_plan(p);
+    check_ok(sql_execute(s, "SET spark.sql.ansi.enabled = false", NULL, &err), &err);
+    check_int(1, prepared_rows(p));
+    check(sql_prepared_plan(p) != kept);
+    check_ok(sql_execute(s, "RESET spark.sql.ansi.enabled", NULL, &err), &err);
+    sql_prepared_free(p);
+}
+
+void test_sql_plan_subquery__queries_the_plan_does_not_cover_are_not_kept(void)
+{
+    sql_prepared *p;
+    check_ok(sql_prepare(s, fill("SELECT id FROM {t} WHERE id > (SELECT max(id) - 3 FROM {t})"),
+                         &p, &err), &err);
+    check_int(3, prepared_rows(p));
+    check(sql_prepared_plan(p) == NULL);
+    check_ok(sql_execute(s, fill("INSERT INTO {t} VALUES (300000, 0, 'new')"), NULL, &err), &err);
+    /* bound again: the subquery and the outer scan both read the new version */
+    check_int(3, prepared_rows(p));
+    sql_prepared_free(p);
 }
