@@ -422,6 +422,7 @@ silt_status sql_source_delta_options(const char **kv, size_t n_kv, int64_t *vers
                                      int64_t *ts_micros, silt_error *err);
 /* A Parquet source's options: path only; any other is refused by name (none is read yet). */
 silt_status sql_source_parquet_options(const char **kv, size_t n_kv, silt_error *err);
+/*
  * The schema of the Delta table a FROM item names by path (`delta.`p``
  * or a path string, with its time travel), through the execution's
  * snapshot cache (the lowering of the same execution reuses the snapshot);

@@ -125,7 +125,7 @@ silt_status sql_exec_convert(binder *b, const sql_stmt *stmt, exec_out *out, sil
     o.collect_stats = !(sql_session_get(b->s, "spark.databricks.delta.stats.collect") != NULL &&
                         util_str_casecmp(sql_session_get(b->s, "spark.databricks.delta.stats.collect"),
                                          "false") == 0);
-    rc = io_store_open(&store, n->parts[1].name, 0, err);
+    rc = sql_session_store_open(b->s, n->parts[1].name, 0, &store, err);
     if (rc == SILT_OK)
         rc = delta_convert_parquet(store, &o, &n_files, err);
     io_store_free(store);
