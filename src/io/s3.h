@@ -111,6 +111,10 @@ void io_s3_cache_drop(io_s3_cache *cache, const char *key);
 /* A formatted, owned string (mem_free); NULL on OOM. */
 char *io_s3_sprintf(const char *fmt, ...) SILT_PRINTF(1, 2);
 
+/* The SigV4 signature (hex) of a canonical request at stamp (YYYYMMDDTHHMMSSZ); for tests. */
+silt_status io_s3_sign_canonical(const io_s3_conf *conf, const char *stamp, const char *canonical,
+                                 char out[65], silt_error *err);
+
 /* URI-encodes s into out (S3's rules: unreserved kept, '/' kept when keep_slash). */
 silt_status io_s3_uri_encode(buf *out, const char *s, int keep_slash, silt_error *err);
 /* Finds <tag>...</tag> from *pos (moved past it); copies the XML-unescaped text. 0 when absent. */
