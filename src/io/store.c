@@ -2,9 +2,11 @@
  * store.c - store-independent parts of the object store interface: key
  * validation, dispatch to the back end, listings, and the location parser.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "io/store.h"
 
 #include <string.h>
+#include <unistd.h>
 
 #include "io/s3.h"
 #include "util/mem.h"
@@ -73,6 +75,65 @@ char *io_key_join(const char *left, const char *right)
     return out;
 }
 
+const char *io_location_local_path(const char *location)
+{
+    if (util_str_starts_with(location, "file://localhost/"))
+        return location + strlen("file://localhost");
+    if (util_str_starts_with(location, "file:///"))
+        return location + strlen("file://");
+    if (util_str_starts_with(location, "file:/") && location[6] != '/')
+        return location + strlen("file:");
+    return location;
+}
+
+/* Appends the parts of path to out (which starts "/"), resolving "." and "..". */
+static void append_resolved(char *out, const char *path)
+{
+    size_t len = strlen(out);
+    while (*path != '\0') {
+        const char *end = strchr(path, '/');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        if (n == 2 && path[0] == '.' && path[1] == '.') {
+            while (len > 1 && out[len - 1] != '/')
+                len--;
+            if (len > 1)
+                len--;
+        } else if (n > 0 && !(n == 1 && path[0] == '.')) {
+            if (len > 1)
+                out[len++] = '/';
+            memcpy(out + len, path, n);
+            len += n;
+        }
+        out[len] = '\0';
+        path += n;
+        if (*path == '/')
+            path++;
+    }
+}
+
+char *io_location_qualify(const char *location, const char *base)
+{
+    const char *path = io_location_local_path(location);
+    char cwd[4096];
+    char *out;
+    if (strstr(path, "://") != NULL)
+        return mem_strdup(path);
+    if (path[0] != '/' && base == NULL) {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return NULL;
+        base = cwd;
+    }
+    out = mem_alloc(strlen(path) + (path[0] == '/' ? 0 : strlen(base)) + 3);
+    if (out == NULL)
+        return NULL;
+    out[0] = '/';
+    out[1] = '\0';
+    if (path[0] != '/')
+        append_resolved(out, base);
+    append_resolved(out, path);
+    return out;
+}
+
 static int is_s3_location(const char *location)
 {
     return util_str_starts_with(location, "s3://") || util_str_starts_with(location, "s3a://") ||
@@ -99,8 +160,10 @@ static silt_status open_location(io_store **out, const char *location, int creat
                                  const io_store_options *opts, silt_error *err)
 {
     const char *other;
-    if (util_str_starts_with(location, "file://"))
-        return io_local_store_open(out, location + strlen("file://"), create_root, err);
+    location = io_location_local_path(location);
+    if (util_str_starts_with(location, "file:"))
+        return err_set(err, SILT_INVALID, "storage location \"%s\" is not a local file URI "
+                       "(file:/path or file:///path)", location);
     if (is_s3_location(location))
         return io_s3_store_open(out, location, opts, err);
     if ((other = unsupported_store(location)) != NULL)
@@ -288,3 +351,4 @@ void io_writer_abort(io_writer *w)
     if (w != NULL)
         w->ops->abort(w);
 }
+

@@ -93,6 +93,23 @@ struct io_writer {
 };
 
 /*
+ * The local path of a file: URI as Spark writes and accepts them
+ * ("file:/abs", "file:///abs", "file://localhost/abs" -> "/abs"), pointing
+ * into location; any other location is returned as it is.
+ */
+const char *io_location_local_path(const char *location);
+
+/*
+ * A location qualified as Spark qualifies one when a table or database is
+ * created: a file: URI becomes its path, a relative local path is joined to
+ * base (an absolute folder; NULL: the current folder), "." and ".." parts
+ * are resolved, and a trailing '/' is dropped. Other schemes (s3://, ...)
+ * are returned as they are. The result is mem_alloc'd (mem_free); NULL when
+ * out of memory or the current folder cannot be read.
+ */
+char *io_location_qualify(const char *location, const char *base);
+
+/*
  * Opens a store at a location: a local path, a file:// URI or an S3 URI
  * (s3://, s3a://, s3n://). Creates the root directory when it does not
  * exist and create_root is set (local paths only: buckets have no folders).
@@ -190,6 +207,15 @@ char *io_key_join(const char *left, const char *right);
  * object of a dropped managed table was deleted.
  */
 silt_status io_prune_empty_folders(io_store *store, silt_error *err);
+
+/*
+ * The temporary files of writes that died before publishing (a killed writer's
+ * `.silt-tmp-<pid>-...`, anywhere under the root, symlinked folders not followed) that are
+ * provably dead: the pid is not a live process here and the file is over an hour old. Adds
+ * them to out (keys relative to the root) and deletes them unless dry_run. VACUUM calls it;
+ * a store that is not a local folder has none (out unchanged).
+ */
+silt_status io_sweep_dead_temps(io_store *store, int dry_run, io_listing *out, silt_error *err);
 
 /*
  * Writers' folder fsyncs are deferred to the next put or put-if-absent on

@@ -67,7 +67,10 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->store_opts = opts ? opts->store : NULL;
     atomic_init(&s->interrupt, 0);
     if (opts != NULL && opts->warehouse != NULL) {
-        rc = sql_session_store_open(s, opts->warehouse, 0, &s->warehouse, err);
+        /* Spark qualifies the warehouse once and creates it when it is missing. */
+        char *root = io_location_qualify(opts->warehouse, NULL);
+        rc = root != NULL ? sql_session_store_open(s, root, 1, &s->warehouse, err) : err_nomem(err);
+        mem_free(root);
         if (rc == SILT_OK)
             rc = catalog_open(&s->cat, s->warehouse, err);
         if (rc != SILT_OK)
@@ -396,40 +399,9 @@ silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owne
 static silt_status string_result(sql_result *res, const char *const *names, size_t n_cols,
                                  const char *const *cells, size_t n_rows, silt_error *err)
 {
-    col_field *fields = arena_calloc(res->arena, n_cols, sizeof(col_field));
-    col_batch *batch = arena_calloc(res->arena, 1, sizeof(col_batch));
-    col_batch **list = arena_calloc(res->arena, 1, sizeof(col_batch *));
-    size_t c, r;
-    if (fields == NULL || batch == NULL || list == NULL)
-        return err_nomem(err);
-    batch->cols = arena_calloc(res->arena, n_cols, sizeof(col_vec *));
-    if (batch->cols == NULL)
-        return err_nomem(err);
-    for (c = 0; c < n_cols; c++) {
-        col_builder *bld;
-        fields[c].name = names[c];
-        fields[c].type = col_type_primitive(COL_STRING);
-        fields[c].nullable = 1;
-        fields[c].field_id = -1;
-        SILT_RETURN_IF_ERROR(col_builder_new(&bld, res->arena, fields[c].type, err));
-        for (r = 0; r < n_rows; r++) {
-            const char *v = cells[r * n_cols + c];
-            if (v == NULL)
-                SILT_RETURN_IF_ERROR(col_builder_append_null(bld, err));
-            else
-                SILT_RETURN_IF_ERROR(col_builder_append_bytes(bld, v, strlen(v), err));
-        }
-        SILT_RETURN_IF_ERROR(col_builder_finish(bld, &batch->cols[c], err));
-    }
-    res->schema = col_type_struct(res->arena, n_cols, fields);
-    if (res->schema == NULL)
-        return err_nomem(err);
-    batch->schema = res->schema;
-    batch->n_rows = (int64_t)n_rows;
-    batch->n_cols = n_cols;
-    list[0] = batch;
     res->has_rows = 1;
-    return engine_op_values(&res->op, &res->ctx, res->schema, list, 1, err);
+    return sql_exec_strings_op(res->arena, &res->ctx, names, n_cols, cells, n_rows, &res->schema,
+                               &res->op, err);
 }
 
 /* ---------------------------------------------------------------- statements */
@@ -979,6 +951,7 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_DROP: rc = sql_exec_drop(&b, stmt, &out, err); break;
     case SQL_STMT_RESTORE: rc = sql_exec_restore(&b, stmt, &out, err); break;
     case SQL_STMT_ALTER_TABLE: rc = sql_exec_alter_table(&b, stmt, &out, err); break;
+    case SQL_STMT_VACUUM: rc = sql_exec_vacuum(&b, stmt, &out, err); break;
     default:
         rc = stmt->u.describe.what == SQL_DESCRIBE_DETAIL
                  ? sql_exec_describe_detail(&b, stmt, &out, err)
@@ -1004,6 +977,7 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_MERGE:
     case SQL_STMT_CREATE_DATABASE:
     case SQL_STMT_RESTORE:
+    case SQL_STMT_VACUUM:
     case SQL_STMT_ALTER_TABLE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
