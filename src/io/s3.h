@@ -2,6 +2,7 @@
  * s3.h - the S3 back end's internals, shared by its three files:
  *   s3_conf.c   settings: fs.s3a.* store options, AWS_* variables, ~/.aws profiles
  *   s3_http.c   requests: Signature V4, libcurl, retries, error messages
+ *   s3_cache.c  ranges of Parquet objects kept across opens
  *   store_s3.c  the io_store operations over those requests
  * docs/object-storage.md has the design and the settings.
  */
@@ -92,8 +93,27 @@ void io_s3_error_code(const io_s3_resp *resp, char *dst, size_t cap);
 /* The URL of a key (for messages). Owned string, NULL on OOM. */
 char *io_s3_url(io_s3_client *client, const char *key);
 
+/* Ranges of Parquet objects kept across opens (s3_cache.c); every call takes NULL. */
+typedef struct io_s3_cache io_s3_cache;
+io_s3_cache *io_s3_cache_new(void);
+void io_s3_cache_free(io_s3_cache *cache);
+/* 1 for the keys the cache keeps (Parquet files, which Delta never rewrites). */
+int io_s3_cache_wants(const char *key);
+/* 1 when [offset, offset+len) of key is cached, copied to dst. */
+int io_s3_cache_read(io_s3_cache *cache, const char *key, int64_t offset, size_t len, void *dst);
+/* 1 when a range ending at the end of key is cached; *size_out is the object's size. */
+int io_s3_cache_tail(io_s3_cache *cache, const char *key, int64_t *size_out);
+void io_s3_cache_add(io_s3_cache *cache, const char *key, int64_t offset, int64_t object_size,
+                     const void *data, size_t len);
+/* Forgets key's ranges (it is being written or deleted). */
+void io_s3_cache_drop(io_s3_cache *cache, const char *key);
+
 /* A formatted, owned string (mem_free); NULL on OOM. */
 char *io_s3_sprintf(const char *fmt, ...) SILT_PRINTF(1, 2);
+
+/* The SigV4 signature (hex) of a canonical request at stamp (YYYYMMDDTHHMMSSZ); for tests. */
+silt_status io_s3_sign_canonical(const io_s3_conf *conf, const char *stamp, const char *canonical,
+                                 char out[65], silt_error *err);
 
 /* URI-encodes s into out (S3's rules: unreserved kept, '/' kept when keep_slash). */
 silt_status io_s3_uri_encode(buf *out, const char *s, int keep_slash, silt_error *err);

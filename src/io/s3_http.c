@@ -305,6 +305,16 @@ static void signature(const io_s3_conf *conf, const char *stamp, const char *can
     to_hex(sig, 32, out);
 }
 
+silt_status io_s3_sign_canonical(const io_s3_conf *conf, const char *stamp, const char *canonical,
+                                 char out[65], silt_error *err)
+{
+    pthread_once(&lib_once, load_libs);
+    if (!curl_ready)
+        return err_set(err, SILT_IO, "libcurl or libcrypto could not be loaded: %s", lib_error);
+    signature(conf, stamp, canonical, out);
+    return SILT_OK;
+}
+
 static silt_status canonical_uri(io_s3_client *c, const char *key, buf *out, silt_error *err)
 {
     SILT_RETURN_IF_ERROR(buf_append_str(out, c->canon_prefix, err));

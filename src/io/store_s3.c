@@ -14,6 +14,8 @@
  *   equal bytes cannot be another writer's.
  * - Listings are ListObjectsV2 pages with start-after, in byte order, as S3
  *   lists; with recursive = 0 a '/' delimiter keeps them to one folder.
+ * - Ranges of Parquet files fetched are kept for the store's next opens of
+ *   the same files (s3_cache.c).
  * - Files opened for range reads fetch their last TAIL_BYTES with the size
  *   (one suffix-range GET): a Parquet footer, and all of a small file, come
  *   with the open. Small reads elsewhere fetch a COALESCE_BYTES block from
@@ -43,6 +45,7 @@ typedef struct s3_store {
     io_store base;
     io_s3_conf conf;
     io_s3_client *client;
+    io_s3_cache *cache; /* NULL when it could not be made: every read misses */
 } s3_store;
 
 static s3_store *as_s3(io_store *store) { return (s3_store *)store; }
@@ -164,6 +167,7 @@ static silt_status put_key(s3_store *s, const char *bkey, const void *data, size
     io_s3_req req;
     io_s3_resp resp;
     silt_status rc;
+    io_s3_cache_drop(s->cache, bkey);
     req_init(&req, "PUT", bkey);
     req.body = data ? data : "";
     req.body_len = len;
@@ -304,6 +308,7 @@ static silt_status s3_remove(io_store *store, const char *key, silt_error *err)
     silt_status rc;
     if (bkey == NULL)
         return err_nomem(err);
+    io_s3_cache_drop(s->cache, bkey);
     rc = s3_head_key(s, bkey, &resp, err);
     buf_clear(&resp.body);
     if (rc == SILT_OK) {
@@ -382,7 +387,8 @@ static silt_status s3_file_read_at(io_file *file, int64_t offset, size_t len, vo
 {
     s3_file *f = (s3_file *)file;
     silt_status rc = SILT_OK;
-    if (serve(&f->tail, f->tail_off, offset, len, dst))
+    if (serve(&f->tail, f->tail_off, offset, len, dst) ||
+        io_s3_cache_read(f->store->cache, f->bkey, offset, len, dst))
         return SILT_OK;
     if (len >= COALESCE_BYTES / 2)
         return fetch(f, offset, len, NULL, dst, err);
@@ -395,7 +401,10 @@ static silt_status s3_file_read_at(io_file *file, int64_t offset, size_t len, vo
         rc = fetch(f, offset, (size_t)want, &f->block, NULL, err);
         if (rc != SILT_OK)
             buf_truncate(&f->block, 0);
-        else if (!serve(&f->block, f->block_off, offset, len, dst))
+        else
+            io_s3_cache_add(f->store->cache, f->bkey, f->block_off, f->base.size, f->block.data,
+                            f->block.len);
+        if (rc == SILT_OK && !serve(&f->block, f->block_off, offset, len, dst))
             rc = err_set(err, SILT_IO, "S3 read of \"%s\" came back short", f->bkey);
     }
     pthread_mutex_unlock(&f->mutex);
@@ -430,6 +439,8 @@ static silt_status load_tail(s3_file *f, silt_error *err)
         f->base.size = resp.status == 206 && resp.total_size >= 0 ? resp.total_size
                                                                    : (int64_t)f->tail.len;
         f->tail_off = f->base.size - (int64_t)f->tail.len;
+        io_s3_cache_add(f->store->cache, f->bkey, f->tail_off, f->base.size, f->tail.data,
+                        f->tail.len);
     } else if (resp.status == 416) {
         /* An empty object has no last byte to range over. */
         err_clear(err);
@@ -455,7 +466,12 @@ static silt_status s3_open_file(io_store *store, const char *key, io_file **out,
     buf_init(&f->block, 0);
     f->bkey = bucket_key(s, key);
     f->base.key = mem_strdup(key);
-    rc = f->bkey && f->base.key ? load_tail(f, err) : err_nomem(err);
+    if (f->bkey == NULL || f->base.key == NULL)
+        rc = err_nomem(err);
+    else if (io_s3_cache_tail(s->cache, f->bkey, &f->base.size))
+        rc = SILT_OK; /* opened before: its tail is in the store's cache */
+    else
+        rc = load_tail(f, err);
     if (rc != SILT_OK) {
         s3_file_close(&f->base);
         return rc;
@@ -614,6 +630,7 @@ static silt_status s3_writer_commit(io_writer *wr, int if_absent, silt_error *er
 {
     s3_writer *w = (s3_writer *)wr;
     silt_status rc;
+    io_s3_cache_drop(w->store->cache, w->bkey);
     if (w->upload_id == NULL) {
         rc = put_key(w->store, w->bkey, w->part.data, w->part.len, if_absent, err);
     } else {
@@ -663,6 +680,7 @@ static void s3_destroy(io_store *store)
 {
     s3_store *s = as_s3(store);
     io_s3_client_free(s->client);
+    io_s3_cache_free(s->cache);
     io_s3_conf_clear(&s->conf);
     mem_free(s->base.root);
     mem_free(s);
@@ -688,6 +706,8 @@ silt_status io_s3_store_open(io_store **out, const char *location, const io_stor
     rc = s->base.root ? io_s3_conf_resolve(&s->conf, location, opts, err) : err_nomem(err);
     if (rc == SILT_OK)
         rc = io_s3_client_new(&s->client, &s->conf, err);
+    if (rc == SILT_OK)
+        s->cache = io_s3_cache_new();
     if (rc != SILT_OK) {
         io_s3_client_free(s->client);
         if (s->conf.bucket != NULL)

@@ -235,9 +235,15 @@ def warehouse(silt, server):
           [f for f in log if f.endswith(".json") and int(f[:20]) < 6], [])
     check("warehouse: the table reads after log cleanup",
           silt.one("SELECT count(*) FROM events", warehouse=wh), "9")
-    check("warehouse: the managed table's files are on the bucket",
-          len([f for f in objects(server, "wh/sales.db/orders") if f.endswith(".parquet")]) > 0,
-          True)
+    before = len([f for f in objects(server, "wh/sales.db/orders") if f.endswith(".parquet")])
+    check("warehouse: the managed table's files are on the bucket", before > 0, True)
+    silt.run("SET spark.databricks.delta.retentionDurationCheck.enabled = false; "
+             "VACUUM sales.orders RETAIN 0 HOURS", warehouse=wh)
+    after = len([f for f in objects(server, "wh/sales.db/orders") if f.endswith(".parquet")])
+    check("warehouse: VACUUM deleted the files the DML removed", 0 < after < before, True)
+    check("warehouse: rows after VACUUM", silt.rows(
+        "SELECT count(*), sum(amount) FROM sales.orders", warehouse=wh),
+        [["91", str(sum(i * 10 for i in range(10, 90)) + 55 + 5000)]])
     silt.run("DROP TABLE sales.orders", warehouse=wh)
     check("warehouse: DROP TABLE deleted the managed table's objects",
           objects(server, "wh/sales.db/orders"), [])
