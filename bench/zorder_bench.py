@@ -18,7 +18,7 @@ at most 10% of the files read after ZORDER BY (a, b), on either column.
 A benchmark, never a test: nothing fails on a time.
 
     .peers/venv/bin/python bench/zorder_bench.py [--silt build/silt]
-        [--rows 10000000] [--file-size 262144] [--dir /tmp/silt-zbench] [--no-spark]
+        [--rows 10000000] [--file-size 184320] [--dir /tmp/silt-zbench] [--no-spark]
 """
 import argparse
 import os
@@ -66,7 +66,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--silt", default=os.path.join(ROOT, "build", "silt"))
     ap.add_argument("--rows", type=int, default=10_000_000)
-    ap.add_argument("--file-size", type=int, default=262144)
+    ap.add_argument("--file-size", type=int, default=184320)
     ap.add_argument("--dir", default="/tmp/silt-zbench")
     ap.add_argument("--no-spark", action="store_true")
     args = ap.parse_args()
