@@ -64,9 +64,13 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->pool = opts ? opts->pool : NULL;
     s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
     s->wrap_payload = opts ? opts->wrap_payload : NULL;
+    s->store_opts = opts ? opts->store : NULL;
     atomic_init(&s->interrupt, 0);
     if (opts != NULL && opts->warehouse != NULL) {
-        rc = io_store_open(&s->warehouse, opts->warehouse, 0, err);
+        /* Spark qualifies the warehouse once and creates it when it is missing. */
+        char *root = io_location_qualify(opts->warehouse, NULL);
+        rc = root != NULL ? sql_session_store_open(s, root, 1, &s->warehouse, err) : err_nomem(err);
+        mem_free(root);
         if (rc == SILT_OK)
             rc = catalog_open(&s->cat, s->warehouse, err);
         if (rc != SILT_OK)
@@ -93,6 +97,57 @@ void sql_session_free(sql_session *s)
 }
 
 mem_budget *sql_session_budget(const sql_session *s) { return s->budget; }
+
+static int is_store_key(const char *key)
+{
+    return util_str_starts_with(key, "fs.s3a.") || util_str_starts_with(key, "spark.hadoop.fs.s3a.");
+}
+
+/* A SET value without the quotes SET keeps: 'http://host:9000' -> http://host:9000. */
+static const char *unquoted(arena *a, const char *value)
+{
+    size_t len = strlen(value);
+    if (len >= 2 && (value[0] == '\'' || value[0] == '"') && value[len - 1] == value[0])
+        return arena_strndup(a, value + 1, len - 2);
+    return value;
+}
+
+silt_status sql_session_store_open(sql_session *s, const char *location, int create_root,
+                                   io_store **out, silt_error *err)
+{
+    const sql_setting *it;
+    size_t n_db = s->store_opts ? s->store_opts->n : 0, n = n_db, idx;
+    const char **keys, **values;
+    io_store_options opts = IO_STORE_OPTIONS_INIT;
+    silt_status rc;
+    for (it = s->settings; it != NULL; it = it->next)
+        n += is_store_key(it->key);
+    if (n == 0)
+        return io_store_open(out, location, create_root, err);
+    keys = mem_calloc(n, sizeof(char *));
+    values = mem_calloc(n, sizeof(char *));
+    rc = keys && values ? SILT_OK : err_nomem(err);
+    for (idx = 0; rc == SILT_OK && idx < n_db; idx++) {
+        keys[idx] = s->store_opts->keys[idx];
+        values[idx] = s->store_opts->values[idx];
+    }
+    /* The settings list is newest first: lay it out oldest first so the newest wins. */
+    for (idx = n, it = s->settings; rc == SILT_OK && it != NULL; it = it->next) {
+        if (!is_store_key(it->key))
+            continue;
+        idx--;
+        keys[idx] = it->key;
+        values[idx] = it->value;
+    }
+    opts.keys = keys;
+    opts.values = values;
+    opts.n = n;
+    if (rc == SILT_OK)
+        rc = io_store_open_with(out, location, create_root, &opts, err);
+    mem_free(keys);
+    mem_free(values);
+    return rc;
+}
 
 const char *sql_session_get(const sql_session *s, const char *key)
 {
@@ -507,6 +562,12 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         }
         apply_memory_limit(s, key, NULL);
         return SILT_OK;
+    }
+    if (key != NULL && value != NULL && is_store_key(key)) {
+        /* Stored unquoted, checked by the back end that acts on it. */
+        if ((value = unquoted(res->arena, value)) == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(io_store_check_option(key, value, err));
     }
     if (key != NULL && value != NULL) {
         if (strcmp(key, "spark.sql.ansi.enabled") == 0 && util_str_casecmp(value, "true") != 0 &&
