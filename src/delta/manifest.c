@@ -129,7 +129,8 @@ static silt_status collect(const delta_snapshot *snap, const char *root, int onl
             rc = buf_printf(&e->body, err, "%s%s\n", file->path[0] == '/' ? "file:" : "",
                             file->path);
         else
-            rc = buf_printf(&e->body, err, "file:%s/%s\n", root, file->path);
+            rc = buf_printf(&e->body, err, "%s%s/%s\n", strstr(root, "://") ? "" : "file:", root,
+                            file->path);
     }
     buf_clear(&key);
     return rc;

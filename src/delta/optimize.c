@@ -11,8 +11,9 @@
  * interleaved bit by bit, most significant first: rows close in every
  * column land close in the order, so each output file covers a small box
  * of the columns' space and min/max statistics prune on any of them. The
- * rows of a partition are ordered as a whole and written into files of
- * maxFileSize (the partition's rows are held in memory meanwhile;
+ * rows of a partition are ordered as a whole and cut into ranges of equal
+ * row counts, one file each, as many as the partition's bytes make files
+ * of maxFileSize (the partition's rows are held in memory meanwhile;
  * docs/maintenance.md).
  */
 #include <stdlib.h>
@@ -305,53 +306,80 @@ static silt_status z_values(opt_ctx *ctx, const opt_rows *rows, const int64_t *s
     return SILT_OK;
 }
 
-#define ZCHUNK 8192
+/* A row of the z-ordered range being written: its batch, its row there, its z rank. */
+typedef struct zpick {
+    size_t batch;
+    int64_t row, pos;
+} zpick;
 
-/* Writes chunk [from, to) of the z-ordered rows: each batch's rows of the chunk, gathered. */
-static silt_status write_chunk(opt_ctx *ctx, const opt_rows *rows, const int64_t *starts,
-                               const zrow *order, int64_t from, int64_t to, delta_writer *w,
-                               arena *a, silt_error *err)
+static int by_batch(const void *a, const void *b)
 {
-    size_t b;
-    int64_t *take = arena_alloc(a, (size_t)(to - from) * sizeof(int64_t));
-    if (take == NULL)
-        return err_nomem(err);
-    for (b = 0; b < rows->n_batches; b++) {
-        const col_batch *src = rows->batches[b];
-        col_batch out = *src;
-        int64_t n = 0, idx;
-        size_t col;
-        for (idx = from; idx < to; idx++) {
-            size_t ob;
-            int64_t r;
-            locate(starts, rows->n_batches, order[idx].row, &ob, &r);
-            if (ob == b)
-                take[n++] = r;
-        }
-        if (n == 0)
-            continue;
-        out.n_rows = n;
-        out.cols = arena_calloc(a, src->n_cols + 1, sizeof(col_vec *));
-        if (out.cols == NULL)
-            return err_nomem(err);
-        for (col = 0; col < src->n_cols; col++)
-            SILT_RETURN_IF_ERROR(col_vec_take(&out.cols[col], a, src->cols[col], take, n, err));
-        SILT_RETURN_IF_ERROR(delta_write_batch(w, &out, err));
-    }
-    return SILT_OK;
+    const zpick *x = a, *y = b;
+    if (x->batch != y->batch)
+        return x->batch < y->batch ? -1 : 1;
+    return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static silt_status zorder_write(opt_ctx *ctx, const opt_rows *rows, delta_writer *w, arena *a,
+static silt_status stage_outputs(opt_ctx *ctx, const delta_write_output *wo, silt_error *err);
+
+/* Writes picks (sorted by batch) as one file: a gather per source batch. */
+static silt_status write_range(opt_ctx *ctx, const opt_rows *rows, const zpick *picks,
+                               int64_t n, arena *a, silt_error *err)
+{
+    delta_write_options wo = DELTA_WRITE_OPTIONS_INIT;
+    delta_write_output out;
+    delta_writer *w = NULL;
+    int64_t *take = arena_alloc(a, (size_t)(n + 1) * sizeof(int64_t)), at = 0;
+    silt_status rc;
+    if (take == NULL)
+        return err_nomem(err);
+    wo.target_file_size = INT64_C(1) << 62; /* one file per range: the range is the file */
+    wo.compression = ctx->o->compression;
+    rc = delta_write_open(&w, ctx->store, ctx->snap, ctx->snap->schema, &wo, err);
+    while (rc == SILT_OK && at < n) {
+        const col_batch *src = rows->batches[picks[at].batch];
+        col_batch part = *src;
+        int64_t k = 0;
+        size_t col;
+        while (at + k < n && picks[at + k].batch == picks[at].batch) {
+            take[k] = picks[at + k].row;
+            k++;
+        }
+        part.n_rows = k;
+        part.cols = arena_calloc(a, src->n_cols + 1, sizeof(col_vec *));
+        if (part.cols == NULL)
+            rc = err_nomem(err);
+        for (col = 0; rc == SILT_OK && col < src->n_cols; col++)
+            rc = col_vec_take(&part.cols[col], a, src->cols[col], take, k, err);
+        if (rc == SILT_OK)
+            rc = delta_write_batch(w, &part, err);
+        at += k;
+    }
+    if (rc == SILT_OK)
+        rc = delta_write_finish(w, &out, err);
+    if (rc == SILT_OK)
+        rc = stage_outputs(ctx, &out, err);
+    delta_write_free(w);
+    return rc;
+}
+
+/*
+ * The rows ordered by z-value and cut into as many ranges of equal row counts as the bin's
+ * bytes make files of max_size (Delta's approxNumPartitions), each range one file: so every
+ * file is a contiguous stretch of the z-curve, which is what makes min/max prune.
+ */
+static silt_status zorder_write(opt_ctx *ctx, const opt_rows *rows, int64_t bin_bytes, arena *a,
                                 silt_error *err)
 {
     int64_t *starts = arena_calloc(a, rows->n_batches + 1, sizeof(int64_t));
     uint64_t *z = mem_alloc((size_t)(rows->n_rows + 1) * sizeof(uint64_t));
     zrow *order = mem_alloc((size_t)(rows->n_rows + 1) * sizeof(zrow));
-    arena *chunk_a = arena_new(a, "zorder chunk");
-    int64_t idx, total = 0;
+    zpick *picks = NULL;
+    arena *range_a = arena_new(a, "zorder range");
+    int64_t idx, total = 0, n_ranges, per, from;
     size_t b;
     silt_status rc = SILT_OK;
-    if (starts == NULL || z == NULL || order == NULL || chunk_a == NULL)
+    if (starts == NULL || z == NULL || order == NULL || range_a == NULL)
         rc = err_nomem(err);
     for (b = 0; rc == SILT_OK && b < rows->n_batches; b++) {
         starts[b] = total;
@@ -365,11 +393,26 @@ static silt_status zorder_write(opt_ctx *ctx, const opt_rows *rows, delta_writer
     }
     if (rc == SILT_OK)
         qsort(order, (size_t)rows->n_rows, sizeof(zrow), by_key);
-    for (idx = 0; rc == SILT_OK && idx < rows->n_rows; idx += ZCHUNK) {
-        int64_t to = idx + ZCHUNK < rows->n_rows ? idx + ZCHUNK : rows->n_rows;
-        arena_reset(chunk_a);
-        rc = write_chunk(ctx, rows, starts, order, idx, to, w, chunk_a, err);
+    n_ranges = bin_bytes / ctx->max_size + (bin_bytes % ctx->max_size != 0);
+    if (n_ranges < 1)
+        n_ranges = 1;
+    if (n_ranges > rows->n_rows)
+        n_ranges = rows->n_rows;
+    per = (rows->n_rows + n_ranges - 1) / n_ranges;
+    if (rc == SILT_OK && (picks = mem_alloc((size_t)(per + 1) * sizeof(zpick))) == NULL)
+        rc = err_nomem(err);
+    for (from = 0; rc == SILT_OK && from < rows->n_rows; from += per) {
+        int64_t to = from + per < rows->n_rows ? from + per : rows->n_rows;
+        for (idx = from; idx < to; idx++) {
+            locate(starts, rows->n_batches, order[idx].row, &picks[idx - from].batch,
+                   &picks[idx - from].row);
+            picks[idx - from].pos = idx;
+        }
+        qsort(picks, (size_t)(to - from), sizeof(zpick), by_batch);
+        arena_reset(range_a);
+        rc = write_range(ctx, rows, picks, to - from, range_a, err);
     }
+    mem_free(picks);
     mem_free(z);
     mem_free(order);
     return rc;
@@ -407,15 +450,19 @@ static silt_status rewrite_bin(opt_ctx *ctx, const opt_bin *bin, silt_error *err
     wo.target_file_size = ctx->max_size;
     wo.compression = ctx->o->compression;
     wo.pool = ctx->o->pool;
-    rc = delta_write_open(&w, ctx->store, ctx->snap, ctx->snap->schema, &wo, err);
-    if (rc == SILT_OK)
-        rc = scan_bin(ctx, bin, a, w, ctx->o->n_zorder > 0 ? &rows : NULL, err);
-    if (rc == SILT_OK && ctx->o->n_zorder > 0 && rows.n_rows > 0)
-        rc = zorder_write(ctx, &rows, w, a, err);
-    if (rc == SILT_OK)
-        rc = delta_write_finish(w, &out, err);
-    if (rc == SILT_OK)
-        rc = stage_outputs(ctx, &out, err);
+    if (ctx->o->n_zorder > 0) {
+        rc = scan_bin(ctx, bin, a, NULL, &rows, err);
+        if (rc == SILT_OK && rows.n_rows > 0)
+            rc = zorder_write(ctx, &rows, bin->bytes, a, err);
+    } else {
+        rc = delta_write_open(&w, ctx->store, ctx->snap, ctx->snap->schema, &wo, err);
+        if (rc == SILT_OK)
+            rc = scan_bin(ctx, bin, a, w, NULL, err);
+        if (rc == SILT_OK)
+            rc = delta_write_finish(w, &out, err);
+        if (rc == SILT_OK)
+            rc = stage_outputs(ctx, &out, err);
+    }
     for (idx = 0; rc == SILT_OK && idx < bin->n_files; idx++) {
         const delta_file *file = bin->files[idx];
         stats_add(&ctx->m->removed, file->size);

@@ -12,6 +12,9 @@
 #include "sql/settings.h"
 #include "util/time.h"
 
+/* Spark shows local paths as file:/..., others (s3://...) as they are. */
+static const char *scheme_of(const char *path) { return strstr(path, "://") ? "" : "file:"; }
+
 #define SETTING_RETENTION_CHECK "spark.databricks.delta.retentionDurationCheck.enabled"
 
 silt_status sql_exec_strings_op(arena *a, engine_ctx *ctx, const char *const *names,
@@ -130,7 +133,7 @@ silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt
         goto done;
     /* Spark: DRY RUN lists the files it would delete, VACUUM answers the table's path. */
     if (!o.dry_run) {
-        const char *cell = arena_sprintf(b->a, "file:%s", t.path);
+        const char *cell = arena_sprintf(b->a, "%s%s", scheme_of(t.path), t.path);
         rc = cell ? strings_result(b, names, 1, &cell, 1, out, err) : err_nomem(err);
         goto done;
     }
@@ -140,7 +143,8 @@ silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt
         goto done;
     }
     for (idx = 0; idx < r.files.count; idx++)
-        if ((cells[idx] = arena_sprintf(b->a, "file:%s/%s", t.path, r.files.items[idx].key)) ==
+        if ((cells[idx] = arena_sprintf(b->a, "%s%s/%s", scheme_of(t.path), t.path,
+                                           r.files.items[idx].key)) ==
             NULL)
             rc = err_nomem(err);
     if (rc == SILT_OK)
@@ -313,7 +317,7 @@ static silt_status optimize_result(binder *b, const exec_target *t,
     col_field *fields = arena_calloc(b->a, 2, sizeof(col_field));
     col_batch *batch = arena_calloc(b->a, 1, sizeof(col_batch));
     col_batch **list = arena_calloc(b->a, 1, sizeof(col_batch *));
-    const char *path = arena_sprintf(b->a, "file:%s", t->path);
+    const char *path = arena_sprintf(b->a, "%s%s", scheme_of(t->path), t->path);
     col_builder *path_b, *metrics_b;
     mval values[64];
     const mval *cursor = values;
