@@ -563,7 +563,7 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     const sql_table_ref *tref = stmt->u.merge.target;
     merge_bind mb;
     exec_target t;
-    engine_op *source;
+    engine_op *source = NULL;
     buf jm = BUF_INIT, jbs = BUF_INIT, ji = BUF_INIT;
     sql_merge_plan mp;
     delta_merge_metrics m;
