@@ -68,8 +68,6 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
     SILT_RETURN_IF_ERROR(delta_check_writable(&snap->protocol, &snap->metadata,
                                               m->cdc_on ? DELTA_REMOVES_WITH_CDC : 1, err));
     SILT_RETURN_IF_ERROR(delta_txn_begin(&m->txn, store, snap, op_name(opts->op), err));
-    if (opts->retry_timeout_ms > 0)
-        delta_txn_set_retry_timeout_ms(m->txn, opts->retry_timeout_ms);
     if (opts->now_ms != NULL)
         delta_txn_set_clock(m->txn, opts->now_ms, opts->now_payload);
     if (opts->user_metadata != NULL)

@@ -384,9 +384,32 @@ static silt_status merge_keys(merge_bind *mb, sql_merge_plan *mp, silt_error *er
     return rest > 0 ? bind_on_rest(mb, mp, err) : SILT_OK;
 }
 
+/* ')' not opened in text[start, end) outside quotes, minus '(' not closed. */
+static int unopened_parens(const char *text, size_t start, size_t end)
+{
+    int depth = 0, worst = 0;
+    char quote = 0;
+    size_t k;
+    for (k = start; k < end; k++) {
+        char ch = text[k];
+        if (quote != 0) {
+            quote = ch == quote ? 0 : quote;
+            continue;
+        }
+        if (ch == '\'' || ch == '"' || ch == '`')
+            quote = ch;
+        depth += ch == '(' ? 1 : ch == ')' ? -1 : 0;
+        worst = depth < worst ? depth : worst;
+    }
+    return -worst;
+}
+
+/* The ON condition as written: `ON (a = b)` keeps its parentheses (the expression starts
+ * inside them). */
 static const char *on_text(binder *b, const sql_stmt *stmt)
 {
-    size_t start = stmt->u.merge.on->pos, end = stmt->end;
+    size_t start = stmt->u.merge.on->pos, end = stmt->end, open;
+    int missing;
     if (stmt->u.merge.n_clauses > 0 && stmt->u.merge.clauses[0].pos > start)
         end = stmt->u.merge.clauses[0].pos;
     if (end > b->text_len)
@@ -394,6 +417,15 @@ static const char *on_text(binder *b, const sql_stmt *stmt)
     while (end > start && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
                            b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
         end--;
+    for (missing = unopened_parens(b->text, start, end); missing > 0; missing--) {
+        for (open = start; open > 0 && (b->text[open - 1] == ' ' || b->text[open - 1] == '\n' ||
+                                        b->text[open - 1] == '\t' || b->text[open - 1] == '\r');
+             open--)
+            ;
+        if (open == 0 || b->text[open - 1] != '(')
+            break;
+        start = open - 1;
+    }
     return arena_strndup(b->a, b->text + start, end - start);
 }
 
@@ -563,7 +595,7 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     const sql_table_ref *tref = stmt->u.merge.target;
     merge_bind mb;
     exec_target t;
-    engine_op *source;
+    engine_op *source = NULL;
     buf jm = BUF_INIT, jbs = BUF_INIT, ji = BUF_INIT;
     sql_merge_plan mp;
     delta_merge_metrics m;

@@ -216,7 +216,7 @@ static silt_status dense_source(src_store *st, arena *a, const engine_chunk *c, 
 static silt_status store_chunk(sql_merge_plan *p, src_store *st, arena *scratch,
                                const engine_chunk *c, silt_error *err)
 {
-    col_batch *d;
+    col_batch *d = NULL;
     size_t k;
     arena_reset(scratch);
     SILT_RETURN_IF_ERROR(dense_source(st, st->file != NULL ? scratch : st->a, c, &d, err));
@@ -643,7 +643,7 @@ static silt_status rewrite_batch(void *arg, size_t worker, const col_batch *b, s
     const sql_merge_plan *p = r->p;
     arena *a;
     uint8_t *match, *dup, *action;
-    col_batch *old, *out, *kept;
+    col_batch *old = NULL, *out = NULL, *kept = NULL;
     row_masks rm;
     if (worker >= r->wc->width)
         return err_set(err, SILT_INVALID, "MERGE rewrite sink: worker %zu", worker);

@@ -209,7 +209,7 @@ static silt_status merge(const char *root, char **rows, int n_rows, silt_error *
         sql_literal(&t, bar2 + 1, strlen(bar2 + 1), 1, err);
         buf_append_char(&t, ')', err);
     }
-    buf_append_str(&t, ") AS s(id, name, p) ON t.id = s.id "
+    buf_append_str(&t, ") AS s(id, name, p) ON (t.id = s.id) "
                        "WHEN MATCHED THEN UPDATE SET name = s.name "
                        "WHEN NOT MATCHED THEN INSERT (id, name, p) VALUES (s.id, s.name, s.p) "
                        "WHEN NOT MATCHED BY SOURCE AND t.p = 'q' THEN DELETE", err);
