@@ -77,11 +77,12 @@ silt_status delta_check_protocol_covers(const dlog_protocol *protocol,
                                         silt_error *err);
 
 /*
- * The lowest protocol a new table with this metadata needs (PROTOCOL:
- * Table Features): (1,2) normally; (2,5) for column mapping alone; (3,7)
- * with reader and writer features when timestamp_ntz columns, deletion
- * vectors or column mapping need table features; (1,7) with writer features
- * for in-commit timestamps or domain metadata. Lists live in arena a.
+ * The protocol a new table with this metadata needs, as Delta 4.1 writes
+ * it (PROTOCOL: Table Features): (1,2) normally; else table features
+ * listing appendOnly, invariants and what is needed: (1,7) for the change
+ * data feed, in-commit timestamps or domain metadata, (2,7) for column
+ * mapping alone, (3,7) with reader features for timestamp_ntz columns and
+ * deletion vectors. Lists live in arena a.
  * SILT_UNSUPPORTED for properties silt cannot honour (CHECK constraints,
  * row tracking, ...).
  */

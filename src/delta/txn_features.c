@@ -288,8 +288,10 @@ silt_status delta_protocol_for_new_table(const dlog_metadata *md, int uses_domai
     SILT_RETURN_IF_ERROR(mapping_mode(md, &mapping, err));
 
     memset(out, 0, sizeof(*out));
-    if (ntz || dv || ict || uses_domains) {
-        /* Table features: list what version 2 implied, then what is needed. */
+    if (ntz || dv || ict || uses_domains || cdf || mapping) {
+        /* Table features, as Delta 4.1 creates tables (the Spark peer: the change data feed
+         * alone gives (1,7), column mapping alone (2,7)): what version 2 implied, then what
+         * is needed. */
         writer[n_writer++] = "appendOnly";
         writer[n_writer++] = "invariants";
         if (cdf)
@@ -305,7 +307,9 @@ silt_status delta_protocol_for_new_table(const dlog_metadata *md, int uses_domai
             writer[n_writer++] = "inCommitTimestamp";
         if (uses_domains)
             writer[n_writer++] = "domainMetadata";
-        out->min_reader_version = n_reader > 0 ? 3 : 1;
+        if (n_reader == 1 && mapping) /* reader version 2 is column mapping: no list */
+            n_reader = 0;
+        out->min_reader_version = n_reader > 0 ? 3 : mapping ? 2 : 1;
         out->min_writer_version = 7;
         out->has_writer_features = 1;
         out->n_writer_features = n_writer;
@@ -319,12 +323,9 @@ silt_status delta_protocol_for_new_table(const dlog_metadata *md, int uses_domai
         }
         if (out->writer_features == NULL)
             return err_nomem(err);
-    } else if (mapping) {
-        out->min_reader_version = 2;
-        out->min_writer_version = 5;
     } else {
         out->min_reader_version = 1;
-        out->min_writer_version = cdf ? 4 : 2;
+        out->min_writer_version = 2;
     }
     return SILT_OK;
 }

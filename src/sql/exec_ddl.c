@@ -397,6 +397,28 @@ static silt_status commit_metadata(exec_target *t, const dlog_metadata *md, cons
 }
 
 /*
+ * The features the properties being set turn on join the request, so that
+ * enabling one upgrades the protocol in the same commit, as Delta does
+ * (the Spark peer: delta.enableChangeDataFeed = true on (1,2) gives (1,7)
+ * with appendOnly, invariants and changeDataFeed).
+ */
+static void enabled_features(const dlog_map *props, dproto_request *req)
+{
+    static const char *const by_property[][2] = {
+        {"delta.appendOnly", "appendOnly"},
+        {"delta.enableChangeDataFeed", "changeDataFeed"},
+        {"delta.enableDeletionVectors", "deletionVectors"}};
+    size_t idx;
+    for (idx = 0; idx < sizeof(by_property) / sizeof(by_property[0]); idx++) {
+        const char *v = dlog_map_get(props, by_property[idx][0], NULL);
+        if (v == NULL || util_str_casecmp(v, "true") != 0 || req->n_features >= DPROTO_MAX_FEATURES)
+            continue;
+        req->features[req->n_features++] = by_property[idx][1];
+        req->any = 1;
+    }
+}
+
+/*
  * SET TBLPROPERTIES' protocol properties (dproto_request_take): the
  * protocol they ask for, in *out (NULL when it stays), and the other
  * properties in *rest.
@@ -420,6 +442,7 @@ static silt_status protocol_properties(binder *b, const sql_kv_list *kv, exec_ta
     }
     SILT_RETURN_IF_ERROR(sql_exec_check_properties(b, rest, err));
     SILT_RETURN_IF_ERROR(dproto_request_take(rest, &req, err));
+    enabled_features(rest, &req);
     SILT_RETURN_IF_ERROR(dproto_request_apply(&t->snap->protocol, &req, b->a, p, &changed, err));
     if (changed)
         *out = p;

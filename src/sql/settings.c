@@ -56,6 +56,11 @@ const sql_setting_def sql_settings_registry[] = {
      "table already has is skipped"},
     {SQL_SETTING_PROPERTY_DEFAULTS, 1, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
      "the default of table property delta.<name> for every table created afterwards"},
+    {"spark.hadoop.fs.s3a.", 1, 1, SQL_SETTING_STRING, "src/sql/session.c",
+     "an S3A option of the stores statements open (fs.s3a.<name> too), checked by the S3 back "
+     "end"},
+    {"spark.databricks.delta.retentionDurationCheck.enabled", 0, 1, SQL_SETTING_BOOL,
+     "src/sql/exec_maint.c", "VACUUM refuses a retention shorter than the table's"},
     {"silt.write.targetFileSize", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
      "size of the data files writes aim at, unless the table sets delta.targetFileSize"},
     {"silt.commit.retryTimeout", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",

@@ -229,6 +229,9 @@ PROTOCOL_CREATES = [
     "delta.minWriterVersion = 6",
     "delta.minWriterVersion = 4, delta.enableChangeDataFeed = true",
     "delta.enableDeletionVectors = true, delta.minWriterVersion = 3",
+    "delta.enableChangeDataFeed = true",
+    "delta.columnMapping.mode = 'name'",
+    "delta.enableInCommitTimestamps = true",
 ]
 
 
@@ -257,6 +260,15 @@ def scenario_protocol(spark):
         conf_p = stored_config(WORK / ("pc_spark_%d" % idx))
         check("protocol: CREATE with %s stores Spark's configuration" % props, conf_s == conf_p,
               "%s vs %s" % (conf_s, conf_p))
+    # enabling a feature by its property upgrades the protocol in the same commit
+    es, ep = WORK / "enable_silt", WORK / "enable_spark"
+    for stmt in ("CREATE TABLE delta.`%s` (id INT) USING delta",
+                 "ALTER TABLE delta.`%s` SET TBLPROPERTIES (delta.enableChangeDataFeed = true)"):
+        silt(stmt % es)
+        spark.sql(stmt % ep)
+    mine, theirs = protocol_features(last_protocol(es)), protocol_features(last_protocol(ep))
+    check("protocol: enabling the change data feed upgrades the protocol as Spark does",
+          mine == theirs, "silt %s, Spark %s" % (mine, theirs))
     for bad in ["'delta.feature.nosuch' = 'supported'", "'delta.feature.appendOnly' = 'yes'"]:
         alter = "ALTER TABLE delta.`%s` SET TBLPROPERTIES (" + bad + ")"
         mine = silt(alter % ts, ok=False)

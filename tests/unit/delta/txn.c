@@ -607,8 +607,9 @@ void test_delta_txn__protocol_for_new_tables(void)
 
     check_ok(delta_metadata_for_new_table(&md, a, schema_id_p(), 0, NULL, &cdf, &err), &err);
     check_ok(delta_protocol_for_new_table(&md, 0, a, &proto, &err), &err);
-    check_int(1, proto.min_reader_version);
-    check_int(4, proto.min_writer_version);
+    check_int(1, proto.min_reader_version); /* Delta 4.1: (1,7) with changeDataFeed listed */
+    check_int(7, proto.min_writer_version);
+    check(dproto_has_feature(&proto, "changeDataFeed", 1));
 
     check_ok(delta_metadata_for_new_table(&md, a, schema_id_p(), 0, NULL, NULL, &err), &err);
     check_ok(delta_protocol_for_new_table(&md, 1, a, &proto, &err), &err);
@@ -619,11 +620,13 @@ void test_delta_txn__protocol_for_new_tables(void)
     check_fails(SILT_UNSUPPORTED, delta_protocol_for_new_table(&md, 0, a, &proto, &err));
     check_contains(err.message, "delta.enableRowTracking");
 
-    /* Column mapping: (2,5), ids and physical names on every field. */
+    /* Column mapping: (2,7) as Delta 4.1, ids and physical names on every field. */
     check_ok(delta_metadata_for_new_table(&md, a, schema_id_p(), 0, NULL, &mapping, &err), &err);
     check_ok(delta_protocol_for_new_table(&md, 0, a, &proto, &err), &err);
     check_int(2, proto.min_reader_version);
-    check_int(5, proto.min_writer_version);
+    check_int(7, proto.min_writer_version);
+    check(dproto_has_feature(&proto, "columnMapping", 1));
+    check_int(0, (int)proto.n_reader_features);
     check_str("2", dlog_map_get(&md.configuration, "delta.columnMapping.maxColumnId", NULL));
     check_ok(dlog_parse_schema(&parsed, a, md.schema_string, &err), &err);
     check_int(1, parsed->fields[0].field_id);
