@@ -30,6 +30,8 @@ extern const expr_func_def engine_time_funcs[];
 extern const size_t engine_n_time_funcs;
 extern const expr_func_def engine_random_funcs[];
 extern const size_t engine_n_random_funcs;
+extern const expr_func_def engine_scalar_funcs[];
+extern const size_t engine_n_scalar_funcs;
 
 #define LIVE_LOOP(...)                                                                             \
     for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
@@ -1944,5 +1946,8 @@ const expr_func_def *expr_func_lookup(const char *name)
     for (idx = 0; idx < engine_n_random_funcs; idx++)
         if (util_str_casecmp(engine_random_funcs[idx].name, name) == 0)
             return &engine_random_funcs[idx];
+    for (idx = 0; idx < engine_n_scalar_funcs; idx++)
+        if (util_str_casecmp(engine_scalar_funcs[idx].name, name) == 0)
+            return &engine_scalar_funcs[idx];
     return NULL;
 }
