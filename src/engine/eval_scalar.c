@@ -7,7 +7,7 @@
  * timestamp_seconds, dayname, next_day, try_to_timestamp, ...).
  * docs/functions.md lists what Spark has and silt does not.
  */
-#include "engine/expr.h"
+#include "engine/eval_int.h"
 
 #include <math.h>
 #include <string.h>
@@ -19,16 +19,6 @@
 #define SPARK_PI 3.14159265358979323846
 #define SPARK_E 2.7182818284590452354
 
-#define LIVE_LOOP(...)                                                                             \
-    for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
-        const int64_t r = ENGINE_ROW(sel, k_);                                                     \
-        __VA_ARGS__                                                                                \
-    }
-
-#define FN_ARGS                                                                                    \
-    const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel, int64_t n_sel,             \
-        int64_t n_rows, arena *a, col_vec **out, silt_error *err
-#define FN_PASS e, ctx, args, sel, n_sel, n_rows, a, out, err
 
 static silt_status res_args(expr *e, arena *a, col_type_id arg, col_type_id result, silt_error *err)
 {
