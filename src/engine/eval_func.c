@@ -14,7 +14,7 @@
  * such as \d, lookaround and lazy quantifiers is not supported yet
  * (docs/engine.md).
  */
-#include "engine/expr.h"
+#include "engine/eval_int.h"
 
 #include <math.h>
 #include <regex.h>
@@ -25,17 +25,6 @@
 #include "util/buf.h"
 #include "util/time.h"
 
-/* From eval_time.c. */
-extern const expr_func_def engine_time_funcs[];
-extern const size_t engine_n_time_funcs;
-extern const expr_func_def engine_random_funcs[];
-extern const size_t engine_n_random_funcs;
-
-#define LIVE_LOOP(...)                                                                             \
-    for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
-        const int64_t r = ENGINE_ROW(sel, k_);                                                     \
-        __VA_ARGS__                                                                                \
-    }
 
 /* ---- resolvers -------------------------------------------------------------- */
 
@@ -1681,7 +1670,7 @@ static uint32_t fmix(uint32_t h1, uint32_t len)
 
 static uint32_t m3_int(uint32_t v, uint32_t seed) { return fmix(mix_h1(seed, mix_k1(v)), 4); }
 
-static uint32_t m3_long(uint64_t v, uint32_t seed)
+uint32_t expr_murmur3_long(uint64_t v, uint32_t seed)
 {
     uint32_t h1 = mix_h1(seed, mix_k1((uint32_t)v));
     return fmix(mix_h1(h1, mix_k1((uint32_t)(v >> 32))), 8);
@@ -1759,7 +1748,7 @@ static silt_status fn_hash(const expr *e, engine_ctx *ctx, col_vec **args, const
             switch (v->type->id) {
             case COL_LONG:
             case COL_TIMESTAMP:
-            case COL_TIMESTAMP_NTZ: h = m3_long((uint64_t)vec_get_int(v, r), h); break;
+            case COL_TIMESTAMP_NTZ: h = expr_murmur3_long((uint64_t)vec_get_int(v, r), h); break;
             case COL_FLOAT: {
                 float f = (float)vec_get_double(v, r);
                 uint32_t bits;
@@ -1781,13 +1770,13 @@ static silt_status fn_hash(const expr *e, engine_ctx *ctx, col_vec **args, const
                     bits = 0x7ff8000000000000ull;
                 else
                     memcpy(&bits, &d, 8);
-                h = m3_long(bits, h);
+                h = expr_murmur3_long(bits, h);
                 break;
             }
             case COL_DECIMAL: {
                 col_int128 x = vec_get_dec(v, r);
                 if (v->type->precision <= 18) {
-                    h = m3_long((uint64_t)(int64_t)x, h);
+                    h = expr_murmur3_long((uint64_t)(int64_t)x, h);
                 } else {
                     /* BigInteger.toByteArray: minimal big-endian two's complement */
                     unsigned char bytes[17];
@@ -1944,5 +1933,8 @@ const expr_func_def *expr_func_lookup(const char *name)
     for (idx = 0; idx < engine_n_random_funcs; idx++)
         if (util_str_casecmp(engine_random_funcs[idx].name, name) == 0)
             return &engine_random_funcs[idx];
+    for (idx = 0; idx < engine_n_scalar_funcs; idx++)
+        if (util_str_casecmp(engine_scalar_funcs[idx].name, name) == 0)
+            return &engine_scalar_funcs[idx];
     return NULL;
 }

@@ -15,7 +15,7 @@
  * state, behind a mutex.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "engine/expr.h"
+#include "engine/eval_int.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -29,16 +29,6 @@
 #include "util/time.h"
 #include "util/time_zone.h"
 
-#define LIVE_LOOP(...)                                                                             \
-    for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
-        const int64_t r = ENGINE_ROW(sel, k_);                                                     \
-        __VA_ARGS__                                                                                \
-    }
-
-#define FN_ARGS                                                                                    \
-    const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel, int64_t n_sel,             \
-        int64_t n_rows, arena *a, col_vec **out, silt_error *err
-
 /* ---- Spark's XORShiftRandom ------------------------------------------------------ */
 
 typedef struct rng {
@@ -49,38 +39,14 @@ typedef struct rng {
     atomic_llong counter; /* monotonically_increasing_id */
 } rng;
 
-static uint32_t rotl32(uint32_t x, int r) { return (x << r) | (x >> (32 - r)); }
-
-static uint32_t mix_last(uint32_t h, uint32_t k)
-{
-    k *= 0xcc9e2d51u;
-    k = rotl32(k, 15);
-    k *= 0x1b873593u;
-    return h ^ k;
-}
-
-/* scala.util.hashing.MurmurHash3.bytesHash of the 8 big-endian bytes of v. */
+/*
+ * scala.util.hashing.MurmurHash3.bytesHash of the 8 big-endian bytes of v:
+ * Murmur3 x86_32 of those bytes read as little-endian words, which is
+ * Spark's hashLong of the byte-swapped value.
+ */
 static uint32_t bytes_hash(uint64_t v, uint32_t seed)
 {
-    unsigned char b[8];
-    uint32_t h = seed;
-    int i;
-    for (i = 0; i < 8; i++)
-        b[i] = (unsigned char)(v >> (56 - 8 * i));
-    for (i = 0; i < 8; i += 4) {
-        uint32_t k = (uint32_t)b[i] | (uint32_t)b[i + 1] << 8 | (uint32_t)b[i + 2] << 16 |
-                     (uint32_t)b[i + 3] << 24;
-        h = mix_last(h, k);
-        h = rotl32(h, 13);
-        h = h * 5 + 0xe6546b64u;
-    }
-    h ^= 8;
-    h ^= h >> 16;
-    h *= 0x85ebca6bu;
-    h ^= h >> 13;
-    h *= 0xc2b2ae35u;
-    h ^= h >> 16;
-    return h;
+    return expr_murmur3_long(__builtin_bswap64(v), seed);
 }
 
 static void rng_init(rng *g, int64_t seed)

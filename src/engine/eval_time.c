@@ -15,7 +15,7 @@
  * Parse failures of to_date, to_timestamp and unix_timestamp are errors in
  * ANSI mode ([CANNOT_PARSE_TIMESTAMP]) and NULL otherwise, as in Spark 4.
  */
-#include "engine/expr.h"
+#include "engine/eval_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -25,16 +25,6 @@
 #include "util/buf.h"
 #include "util/time.h"
 #include "util/time_zone.h"
-
-#define LIVE_LOOP(...)                                                                             \
-    for (int64_t k_ = 0; k_ < n_sel; k_++) {                                                       \
-        const int64_t r = ENGINE_ROW(sel, k_);                                                     \
-        __VA_ARGS__                                                                                \
-    }
-
-#define FN_ARGS                                                                                    \
-    const expr *e, engine_ctx *ctx, col_vec **args, const int32_t *sel, int64_t n_sel,             \
-        int64_t n_rows, arena *a, col_vec **out, silt_error *err
 
 /* ---- calendar helpers -------------------------------------------------------- */
 

@@ -742,7 +742,7 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
                              size_t n_kv, plan *out, const char *qual, silt_error *err)
 {
     text_src *src = arena_calloc(b->a, 1, sizeof(*src));
-    const char **opts = arena_calloc(b->a, n_kv + 1, sizeof(char *));
+    const char **opts = arena_calloc(b->a, n_kv + 3, sizeof(char *));
     size_t n_opts = 0, idx;
     io_store *store;
     const char *key;
@@ -755,6 +755,13 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
             continue;
         opts[n_opts++] = kv[idx];
         opts[n_opts++] = kv[idx + 1];
+    }
+    /* Spark's readers read timestamps without a zone in the session time zone unless told */
+    for (idx = 0; idx < n_opts && util_str_casecmp(opts[idx], "timeZone") != 0; idx += 2)
+        ;
+    if (idx >= n_opts) {
+        opts[n_opts++] = "timeZone";
+        opts[n_opts++] = time_zone_id(b->ctx->zone);
     }
     kv = opts;
     n_kv = n_opts;

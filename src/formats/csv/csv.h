@@ -65,6 +65,8 @@ typedef struct csv_options {
     /* While inferring, convert chunks up to this many bytes of text, so that a file
      * whose types hold throughout is tokenized once (csv_scan.c, "one pass"); 0 = off. */
     size_t speculate_bytes;
+    /* timeZone: the zone of timestamps written without one (NULL = UTC; SQL passes the session's) */
+    const time_zone *zone;
 } csv_options;
 
 #define CSV_DEFAULT_BATCH_ROWS 4096
@@ -83,7 +85,7 @@ void csv_options_init(csv_options *opts);
  * Recognised: header, sep, delimiter, quote, escape, comment, multiLine,
  * inferSchema, samplingRatio, mode, nullValue, emptyValue, nanValue,
  * positiveInf, negativeInf, columnNameOfCorruptRecord, timestampFormat,
- * dateFormat, maxColumns, encoding/charset (UTF-8 only), lineSep (\n, \r\n, \r only).
+ * dateFormat, timeZone (a Spark zone id; SQL passes the session time zone), maxColumns, encoding/charset (UTF-8 only), lineSep (\n, \r\n, \r only).
  */
 silt_status csv_options_set(csv_options *opts, arena *a, const char *key, const char *value,
                             silt_error *err);

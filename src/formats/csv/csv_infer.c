@@ -254,15 +254,17 @@ int csv_parse_timestamp_memo(const csv_options *opts, csv_date_memo *memo, const
 {
     size_t end = len;
     if (opts->timestamp_pattern != NULL)
-        return text_dt_parse_timestamp(opts->timestamp_pattern, s, len, out);
-    if (fast_timestamp(s, len, memo, out))
+        return text_dt_parse_timestamp_in(opts->timestamp_pattern, s, len, opts->zone, out);
+    if (fast_timestamp(s, len, memo, out)) {
+        *out = time_zone_from_local(opts->zone, *out); /* a wall-clock time in the zone */
         return 1;
+    }
     while (end > 0 && s[end - 1] == ' ')
         end--;
     /* Spark's parser wants a time after the 'T' ("2022-10-01T" is a string). */
     if (end > 0 && s[end - 1] == 'T')
         return 0;
-    return time_parse_timestamp(s, len, out, NULL);
+    return time_string_to_timestamp(s, len, opts->zone, time_now_micros(), out);
 }
 
 int csv_parse_timestamp(const csv_options *opts, const char *s, size_t len, int64_t *out)

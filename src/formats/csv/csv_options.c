@@ -102,6 +102,8 @@ silt_status csv_options_set(csv_options *o, arena *a, const char *key, const cha
         return copy_str(a, value, &o->negative_inf, err);
     if (util_str_casecmp(key, "columnNameOfCorruptRecord") == 0)
         return copy_str(a, value, &o->corrupt_column, err);
+    if (util_str_casecmp(key, "timeZone") == 0)
+        return time_zone_get(value, strlen(value), &o->zone, err);
     if (util_str_casecmp(key, "timestampFormat") == 0) {
         SILT_RETURN_IF_ERROR(text_dt_compile(value, a, &o->timestamp_pattern, err));
         return copy_str(a, value, &o->timestamp_format, err);

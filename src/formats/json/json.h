@@ -54,6 +54,8 @@ typedef struct json_options {
     size_t speculate_bytes;     /* while inferring, convert chunks up to this many bytes of
                                    text and keep their rows for the read (256 MiB; 0 = never) */
     tpool *pool;                /* NULL = parse on the calling thread */
+    /* timeZone: the zone of timestamps written without one (NULL = UTC; SQL passes the session's) */
+    const time_zone *zone;
 } json_options;
 
 #define JSON_DEFAULT_BATCH_ROWS 4096
@@ -65,7 +67,7 @@ void json_options_init(json_options *opts);
 /*
  * Sets one option by its Spark name (case-insensitive): multiLine,
  * samplingRatio, mode, columnNameOfCorruptRecord, primitivesAsString,
- * prefersDecimal, inferTimestamp, dropFieldIfAllNull, timestampFormat, dateFormat, encoding (UTF-8), lineSep (\n), and accepted no-ops
+ * prefersDecimal, inferTimestamp, dropFieldIfAllNull, timestampFormat, dateFormat, timeZone, encoding (UTF-8), lineSep (\n), and accepted no-ops
  * that match Spark's defaults. Strings are copied into arena a.
  */
 silt_status json_options_set(json_options *opts, arena *a, const char *key, const char *value,

@@ -42,6 +42,8 @@ silt_status json_options_set(json_options *o, arena *a, const char *key, const c
         return text_parse_ratio(key, value, &o->sampling_ratio, err);
     if (util_str_casecmp(key, "mode") == 0)
         return text_parse_mode(key, value, &o->mode, err);
+    if (util_str_casecmp(key, "timeZone") == 0)
+        return time_zone_get(value, strlen(value), &o->zone, err);
     if (util_str_casecmp(key, "primitivesAsString") == 0)
         return text_parse_bool(key, value, &o->primitives_as_string, err);
     if (util_str_casecmp(key, "prefersDecimal") == 0)
@@ -588,8 +590,11 @@ static silt_status convert(conv *cv, col_builder *b, const col_type *type, const
     case COL_TIMESTAMP_NTZ:
         if (tok->kind == JT_STRING && !tok->escaped &&
             (cv->s->ts_pattern != NULL
-                 ? text_dt_parse_timestamp(cv->s->ts_pattern, tok->ptr, tok->len, &iv)
-                 : time_parse_timestamp(tok->ptr, tok->len, &iv, NULL)))
+                 ? text_dt_parse_timestamp_in(cv->s->ts_pattern, tok->ptr, tok->len,
+                                              type->id == COL_TIMESTAMP ? cv->s->opts.zone : NULL, &iv)
+                 : time_string_to_timestamp(tok->ptr, tok->len,
+                                            type->id == COL_TIMESTAMP ? cv->s->opts.zone : NULL,
+                                            time_now_micros(), &iv)))
             return b ? col_builder_append_int(b, iv, err) : SILT_OK;
         if (tok->kind == JT_INT && util_str_to_int64(tok->ptr, tok->len, &iv) &&
             iv <= INT64_MAX / TIME_MICROS_PER_SECOND && iv >= INT64_MIN / TIME_MICROS_PER_SECOND)
