@@ -139,9 +139,12 @@ typedef struct delta_commit_options {
     /* Time the commit may spend retrying lost races (delta_txn_set_retry_timeout_ms); 0 =
      * DELTA_TXN_DEFAULT_RETRY_TIMEOUT_MS. */
     int64_t retry_timeout_ms;
+    /* CREATE/CTAS: the table's comment, kept as metaData.description (Spark's COMMENT);
+     * NULL = none. */
+    const char *description;
 } delta_commit_options;
 
-#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0}
+#define DELTA_COMMIT_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's
