@@ -382,6 +382,9 @@ silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, 
 silt_status sql_source_path(binder *b, const char *format, const char *path, const char **kv,
                         size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,
                         plan *out, uint32_t pos, silt_error *err);
+/* A Spark DDL schema string ('a INT, b STRING') as a STRUCT type in b's arena. */
+silt_status sql_source_ddl_schema(binder *b, const char *ddl, const col_type **out,
+                                  silt_error *err);
 /* count/min/max from the Delta log when exact; *done_out 0 when not possible. */
 silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
                                  silt_error *err);

@@ -103,6 +103,23 @@ SCENARIOS = [
         "SELECT * FROM delta.`file://{d}/filet`",
         "SELECT * FROM parquet.`file:{d}/filet`",
     ]),
+    ("item 5: explicit schemas for CSV and JSON", [
+        "FILE:{d}/f.csv:a,b\n1,x\nz,y\n3,w,extra\n4\n",
+        "FILE:{d}/f.json:{\"a\":1,\"b\":\"x\"}\n{\"a\":\"q\",\"b\":\"y\"}\n{bad\n",
+    ], [
+        "CREATE OR REPLACE TEMPORARY VIEW c (a INT, b STRING) USING csv OPTIONS (path '{d}/f.csv', "
+        "header 'true');\nSELECT * FROM c ORDER BY b",
+        "CREATE OR REPLACE TEMPORARY VIEW c (a INT, b STRING) USING csv OPTIONS (path '{d}/f.csv', "
+        "header 'true', mode 'DROPMALFORMED');\nSELECT * FROM c ORDER BY b",
+        "CREATE OR REPLACE TEMPORARY VIEW c (a INT, b STRING) USING csv OPTIONS (path '{d}/f.csv', "
+        "header 'true', mode 'FAILFAST');\nSELECT * FROM c ORDER BY b",
+        "CREATE OR REPLACE TEMPORARY VIEW j (a INT, b STRING) USING json OPTIONS (path '{d}/f.json');\n"
+        "SELECT * FROM j ORDER BY b",
+        "CREATE OR REPLACE TEMPORARY VIEW j (a INT, b STRING) USING json OPTIONS (path '{d}/f.json', "
+        "mode 'DROPMALFORMED');\nSELECT * FROM j ORDER BY b",
+        "CREATE OR REPLACE TEMPORARY VIEW j (a INT, b STRING, _corrupt_record STRING) USING json OPTIONS "
+        "(path '{d}/f.json');\nSELECT * FROM j ORDER BY b",
+    ]),
     ("item 4: vertical output", [], [
         "V:SELECT 1 AS a, 'hello world, this is long text' AS a_very_long_column_name_here, NULL AS c",
         "V:SELECT id, 'x' AS s FROM range(3)",
@@ -188,18 +205,31 @@ def main():
             sd.mkdir()
             td.mkdir()
             silt = Silt(silt_bin, td / "warehouse")
-            rc, _, err = silt.run(";\n".join(s.format(d=td) for s in setup) + ";\n") \
-                if setup else (0, "", "")
+            for s in setup:  # FILE:path:text writes a data file on both sides
+                if s.startswith("FILE:"):
+                    _, path, text = s.split(":", 2)
+                    for side in (sd, td):
+                        Path(path.format(d=side)).write_text(text.replace("\\n", "\n"))
+            sql_setup = [s for s in setup if not s.startswith("FILE:")]
+            rc, _, err = silt.run(";\n".join(s.format(d=td) for s in sql_setup) + ";\n") \
+                if sql_setup else (0, "", "")
             if rc != 0:
                 print(f"FAIL {name}: silt setup failed: {err.strip()}")
                 failures += 1
                 continue
             for s in setup:
-                spark.sql(s.format(d=sd))
+                if not s.startswith("FILE:"):
+                    spark.sql(s.format(d=sd))
             for check in checks:
                 vertical = check.startswith("V:")
                 stmt = check[2:] if vertical else check
-                serr, stext = spark_run(spark, stmt.format(d=sd), vertical)
+                # "A;\nB": A runs unchecked first (temporary views live in one process)
+                *before, last = stmt.format(d=sd).split(";\n")
+                serr = None
+                for pre in before:
+                    serr, _ = spark_run(spark, pre, False)
+                if serr is None:
+                    serr, stext = spark_run(spark, last, vertical)
                 rc, out, err = silt.run(stmt.format(d=td) + ";\n",
                                         "vertical" if vertical else "table")
                 problem = None
