@@ -150,6 +150,7 @@ SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
         sql_session *probe;
         sql_session_options so = SQL_SESSION_OPTIONS_INIT;
         so.warehouse = db->warehouse;
+        so.store = &db->store;
         rc = sql_session_new(&probe, &so, &err);
         if (rc == SILT_OK)
             sql_session_free(probe);
@@ -185,6 +186,7 @@ SILT_API silt_status silt_conn_open(silt_conn **out, silt_db *db)
         return SILT_NOMEM;
     conn->db = db;
     so.warehouse = db->warehouse;
+    so.store = &db->store;
     so.pool = db->pool;
     so.parent = db->arena;
     rc = sql_session_new(&conn->session, &so, &err);

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "io/s3.h"
 #include "util/mem.h"
 
 silt_status io_check_key(const char *key, silt_error *err)
@@ -133,26 +134,62 @@ char *io_location_qualify(const char *location, const char *base)
     return out;
 }
 
-silt_status io_store_open(io_store **out, const char *location, int create_root, silt_error *err)
+static int is_s3_location(const char *location)
 {
+    return util_str_starts_with(location, "s3://") || util_str_starts_with(location, "s3a://") ||
+           util_str_starts_with(location, "s3n://");
+}
+
+/* The object stores silt has no back end for yet, refused by name. */
+static const char *unsupported_store(const char *location)
+{
+    static const struct { const char *scheme; const char *what; } stores[] = {
+        {"abfss://", "Azure Data Lake Storage Gen2"}, {"abfs://", "Azure Data Lake Storage Gen2"},
+        {"wasbs://", "Azure Blob Storage"},           {"wasb://", "Azure Blob Storage"},
+        {"az://", "Azure Blob Storage"},              {"adl://", "Azure Data Lake Storage Gen1"},
+        {"gs://", "Google Cloud Storage"},            {"gcs://", "Google Cloud Storage"},
+    };
+    size_t idx;
+    for (idx = 0; idx < sizeof(stores) / sizeof(stores[0]); idx++)
+        if (util_str_starts_with(location, stores[idx].scheme))
+            return stores[idx].what;
+    return NULL;
+}
+
+static silt_status open_location(io_store **out, const char *location, int create_root,
+                                 const io_store_options *opts, silt_error *err)
+{
+    const char *other;
     location = io_location_local_path(location);
     if (util_str_starts_with(location, "file:"))
         return err_set(err, SILT_INVALID, "storage location \"%s\" is not a local file URI "
                        "(file:/path or file:///path)", location);
+    if (is_s3_location(location))
+        return io_s3_store_open(out, location, opts, err);
+    if ((other = unsupported_store(location)) != NULL)
+        return err_set(err, SILT_UNSUPPORTED, "storage location \"%s\" is on %s, which silt does "
+                       "not support yet: silt reads and writes local files and S3 (s3://, s3a://, "
+                       "s3n://)", location, other);
     if (strstr(location, "://") != NULL)
         return err_set(err, SILT_UNSUPPORTED, "storage location \"%s\" uses a scheme silt cannot "
                        "read yet", location);
     return io_local_store_open(out, location, create_root, err);
 }
 
+silt_status io_store_open(io_store **out, const char *location, int create_root, silt_error *err)
+{
+    return open_location(out, location, create_root, NULL, err);
+}
+
 silt_status io_store_check_option(const char *key, const char *value, silt_error *err)
 {
-    (void)value;
     if (key == NULL || key[0] == '\0')
         return err_set(err, SILT_INVALID, "a store option needs a key");
+    if (io_s3_is_option_key(key))
+        return io_s3_check_option(key, value, err);
     return err_set(err, SILT_INVALID, "store option \"%s\" is not known: the local file system "
-                   "store takes no options, and this build has no object-store back end (S3, "
-                   "ADLS, GCS) whose credentials or endpoints it would set", key);
+                   "store takes no options, the S3 store takes fs.s3a.* keys, and this build has "
+                   "no Azure or GCS back end", key);
 }
 
 silt_status io_store_open_with(io_store **out, const char *location, int create_root,
@@ -162,7 +199,7 @@ silt_status io_store_open_with(io_store **out, const char *location, int create_
     *out = NULL;
     for (idx = 0; opts != NULL && idx < opts->n; idx++)
         SILT_RETURN_IF_ERROR(io_store_check_option(opts->keys[idx], opts->values[idx], err));
-    return io_store_open(out, location, create_root, err);
+    return open_location(out, location, create_root, opts, err);
 }
 
 void io_store_free(io_store *store)
@@ -217,6 +254,27 @@ void io_object_info_clear(io_object_info *info)
         return;
     mem_free(info->key);
     info->key = NULL;
+}
+
+silt_status io_listing_add(io_listing *out, const char *key, int64_t size, int64_t mtime_micros,
+                           silt_error *err)
+{
+    io_object_info *item;
+    if (out->count == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 32;
+        io_object_info *fresh = mem_realloc(out->items, cap * sizeof(*fresh));
+        if (fresh == NULL)
+            return err_nomem(err);
+        out->items = fresh;
+        out->cap = cap;
+    }
+    item = &out->items[out->count];
+    if ((item->key = mem_strdup(key)) == NULL)
+        return err_nomem(err);
+    item->size = size;
+    item->mtime_micros = mtime_micros;
+    out->count++;
+    return SILT_OK;
 }
 
 void io_listing_clear(io_listing *listing)
@@ -293,3 +351,4 @@ void io_writer_abort(io_writer *w)
     if (w != NULL)
         w->ops->abort(w);
 }
+

@@ -103,7 +103,7 @@ static silt_status delete_table_files(binder *b, const char *path, silt_error *e
     size_t idx;
     silt_status rc;
     memset(&listing, 0, sizeof(listing));
-    SILT_RETURN_IF_ERROR(io_store_open(&store, path, 0, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
     rc = io_list(store, "", NULL, 1, &listing, err);
     for (idx = 0; rc == SILT_OK && idx < listing.count; idx++) {
         rc = io_delete(store, listing.items[idx].key, err);

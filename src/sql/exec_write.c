@@ -105,7 +105,7 @@ static silt_status open_store(binder *b, exec_target *t, int create, silt_error 
 {
     if (t->store != NULL)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(io_store_open(&t->store, t->path, create, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, t->path, create, &t->store, err));
     SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
     return keep(b, free_store, t->store, err);
 }
@@ -118,7 +118,7 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
     t->exists = 0;
     t->snap = NULL;
     if (t->store == NULL) {
-        rc = io_store_open(&t->store, t->path, 0, &scratch);
+        rc = sql_session_store_open(b->s, t->path, 0, &t->store, &scratch);
         if (rc == SILT_NOTFOUND || rc == SILT_IO) {
             t->store = NULL;
             return SILT_OK; /* no folder yet: no table */

@@ -75,7 +75,7 @@ static silt_status open_path_store(binder *b, const char *path, io_store **store
     *key_out = arena_strndup(b->a, path + cut, (glob ? strlen(path) : limit) - cut);
     if (*key_out == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(io_store_open(store_out, root, 0, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, root, 0, store_out, err));
     return on_cleanup(b, free_store, *store_out, err);
 }
 
@@ -233,7 +233,9 @@ static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *er
         const char *path = m->one[idx].files[0].path;
         if (path[0] == '/' || strstr(path, "://") != NULL)
             return SILT_OK; /* the scan refuses it by name; cut nothing */
-        SILT_RETURN_IF_ERROR(pq_file_open(&m->files[idx], m->store, path, err));
+        SILT_RETURN_IF_ERROR(delta_scan_missing_file(pq_file_open(&m->files[idx], m->store, path,
+                                                                  err),
+                                                     m->one[idx].version, err));
     }
     SILT_RETURN_IF_ERROR(sql_scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
                                           NULL, 0, &m->units, &m->n, &n_split, err));
@@ -358,7 +360,7 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     size_t n_preds;
     if (src == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(io_store_open(&store, path, 0, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
     if (b->s->wrap_table_store != NULL &&
         b->s->wrap_table_store(&store, b->s->wrap_payload, err) != SILT_OK) {
         io_store_free(store);
@@ -1388,7 +1390,7 @@ silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out
     }
     SILT_RETURN_IF_ERROR(time_travel(b, &ref->u.named.at, &version, &ts, err));
     /* Failures to open are reported by the ordinary scan path: just decline here. */
-    if (io_store_open(&store, n->parts[1].name, 0, NULL) != SILT_OK)
+    if (sql_session_store_open(b->s, n->parts[1].name, 0, &store, NULL) != SILT_OK)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_store, store, err));
     if ((ts != INT64_MIN ? delta_snapshot_load_at_timestamp(&loaded, store, ts, NULL, NULL)
