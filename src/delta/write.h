@@ -144,10 +144,13 @@ typedef struct delta_commit_options {
     /* CREATE/CTAS: the protocol the table's protocol properties ask for on top of what its
      * metadata needs (dproto_request_apply); NULL = none. */
     const dproto_request *protocol_request;
+    /* CREATE/CTAS: the table's comment, kept as metaData.description (Spark's COMMENT);
+     * NULL = none. */
+    const char *description;
 } delta_commit_options;
 
 #define DELTA_COMMIT_OPTIONS_INIT                                                                 \
-    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, DELTA_APP_TXN_NONE, NULL}
+    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, DELTA_APP_TXN_NONE, NULL, NULL}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's

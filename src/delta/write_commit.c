@@ -313,8 +313,15 @@ silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_sna
     silt_status rc;
     if (opts == NULL)
         opts = &defaults;
+    dlog_metadata described;
     SILT_RETURN_IF_ERROR(delta_write_finish(w, &out, err));
     SILT_RETURN_IF_ERROR(check_mode(snap, mode, &out, err));
+    if (opts->description != NULL && (mode == DELTA_MODE_CREATE || mode == DELTA_MODE_CTAS) &&
+        out.metadata != NULL) {
+        described = *out.metadata;
+        described.description = opts->description;
+        out.metadata = &described;
+    }
     a = arena_new(NULL, "write commit");
     if (a == NULL)
         return err_nomem(err);

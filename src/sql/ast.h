@@ -666,6 +666,8 @@ struct sql_stmt {
             sql_name name;
             sql_ident_list columns;
             const char **column_comments; /* columns.n entries, NULL when none */
+            sql_type *column_types;       /* columns.n entries when typed_columns */
+            uint8_t typed_columns;        /* (a INT, b STRING) USING fmt: the schema */
             const char *comment;
             sql_kv_list properties;
             sql_query *query;      /* AS query */

@@ -437,6 +437,9 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
  */
 const char **sql_source_projected(binder *b, const pushdown *pd, const col_type *schema,
                                   size_t *n_out);
+/* A Spark DDL schema string ('a INT, b STRING') as a STRUCT type in b's arena. */
+silt_status sql_source_ddl_schema(binder *b, const char *ddl, const col_type **out,
+                                  silt_error *err);
 /* count/min/max from the Delta log when exact; *done_out 0 when not possible. */
 silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out, int *done_out,
                                  silt_error *err);

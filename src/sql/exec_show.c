@@ -419,7 +419,10 @@ static silt_status detail_rows(binder *b, const exec_target *t, const cat_table 
     /* Spark calls a path table MANAGED: it has no catalog entry to say otherwise. */
     SILT_RETURN_IF_ERROR(put3(c, "Type", entry != NULL && entry->kind == CAT_EXTERNAL
                                              ? "EXTERNAL" : "MANAGED", "", err));
-    if (entry != NULL && entry->comment != NULL)
+    /* Delta keeps the table's comment as its metadata's description. */
+    if (t->snap->metadata.description != NULL)
+        SILT_RETURN_IF_ERROR(put3(c, "Comment", t->snap->metadata.description, "", err));
+    else if (entry != NULL && entry->comment != NULL)
         SILT_RETURN_IF_ERROR(put3(c, "Comment", entry->comment, "", err));
     SILT_RETURN_IF_ERROR(put3(c, "Location", entry != NULL
                                                  ? arena_sprintf(b->a, "file:%s", t->path)

@@ -676,6 +676,7 @@ static silt_status replace_table(binder *b, const sql_stmt *stmt, exec_target *t
     SILT_RETURN_IF_ERROR(delta_write_finish(w, &out, err));
     md = *out.metadata;
     md.id = t->snap->metadata.id;
+    md.description = stmt->u.create_table.comment;
     SILT_RETURN_IF_ERROR(delta_txn_begin(&txn, t->store, t->snap, op, err));
     rc = delta_txn_read_whole_table(txn, err);
     if (rc == SILT_OK)
@@ -846,6 +847,7 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
     if (replacing)
         return replace_table(b, stmt, &t, w, &co, err);
     co.is_managed = managed; /* Spark: true for a catalog table under the warehouse */
+    co.description = stmt->u.create_table.comment;
     co.save_mode = sql_session_get(b->s, SQL_SETTING_SAVE_MODE);
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));

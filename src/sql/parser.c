@@ -570,15 +570,21 @@ static silt_status create_view(parser *p, sql_stmt *s)
     P_TRY(if_not_exists(p, &s->u.create_view.if_not_exists));
     P_TRY(sql_parser_name(p, &s->u.create_view.name));
     if (p_is(p, SQL_TOK_LPAREN)) {
-        /* (a COMMENT 'x', b): names with optional comments. */
-        size_t cap = 0, comment_cap = 0, n_comments = 0;
+        /* (a COMMENT 'x', b): names with optional comments; (a INT, b STRING) before USING. */
+        size_t cap = 0, comment_cap = 0, n_comments = 0, type_cap = 0, n_types = 0;
         sql_ident_list *cols = &s->u.create_view.columns;
         p_advance(p);
         do {
             P_TRY(sql_parser_grow(p, (void **)&cols->items, &cols->n, &cap, sizeof(sql_ident)));
             P_TRY(sql_parser_grow(p, (void **)&s->u.create_view.column_comments, &n_comments,
                          &comment_cap, sizeof(const char *)));
+            P_TRY(sql_parser_grow(p, (void **)&s->u.create_view.column_types, &n_types,
+                         &type_cap, sizeof(sql_type)));
             P_TRY(sql_parser_ident(p, &cols->items[cols->n - 1]));
+            if (!p_is(p, SQL_TOK_COMMA) && !p_is(p, SQL_TOK_RPAREN) && !sql_parser_kw(p, "COMMENT")) {
+                P_TRY(sql_parser_type(p, &s->u.create_view.column_types[n_types - 1]));
+                s->u.create_view.typed_columns = 1;
+            }
             if (sql_parser_accept_kw(p, "COMMENT"))
                 P_TRY(sql_parser_string(p, &s->u.create_view.column_comments[n_comments - 1], NULL));
         } while (sql_parser_accept(p, SQL_TOK_COMMA));
@@ -592,6 +598,9 @@ static silt_status create_view(parser *p, sql_stmt *s)
             P_TRY(kv_list(p, &s->u.create_view.options, 1));
         return SILT_OK;
     }
+    if (s->u.create_view.typed_columns)
+        return sql_parser_fail(p, "expected USING: column types are given only to a view "
+                               "over files (CREATE TEMPORARY VIEW v (a INT) USING csv ...)");
     for (;;) {
         if (sql_parser_accept_kw(p, "COMMENT"))
             P_TRY(sql_parser_string(p, &s->u.create_view.comment, NULL));

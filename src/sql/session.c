@@ -678,6 +678,41 @@ static sql_view **find_view_slot(sql_session *s, const char *name)
     return NULL;
 }
 
+/*
+ * The column list of CREATE TEMPORARY VIEW v (a INT, b STRING) USING fmt: the
+ * reader's schema, as Spark's createTempViewUsing gives it (a DDL string for
+ * the schema option); NULL without a list.
+ */
+static silt_status view_schema_option(sql_session *s, const sql_stmt *stmt, const char **out,
+                                      silt_error *err)
+{
+    const sql_ident_list *cols = &stmt->u.create_view.columns;
+    buf ddl = BUF_INIT;
+    size_t idx;
+    silt_status rc = SILT_OK;
+    *out = NULL;
+    if (cols->n == 0)
+        return SILT_OK;
+    for (idx = 0; idx < stmt->u.create_view.options.n; idx++)
+        if (util_str_casecmp(stmt->u.create_view.options.items[idx].key, "schema") == 0)
+            return err_set(err, SILT_BIND, "a view over files takes its schema once: as the "
+                           "column list or as the schema option, not both");
+    for (idx = 0; rc == SILT_OK && idx < cols->n; idx++) {
+        if (stmt->u.create_view.column_types == NULL ||
+            stmt->u.create_view.column_types[idx].type == NULL)
+            rc = err_set(err, SILT_PARSE, "[PARSE_SYNTAX_ERROR] column `%s` of a view USING %s "
+                         "needs a type", cols->items[idx].name, stmt->u.create_view.using_fmt);
+        if (rc == SILT_OK)
+            rc = buf_printf(&ddl, err, "%s`%s` ", idx ? ", " : "", cols->items[idx].name);
+        if (rc == SILT_OK)
+            rc = sql_spark_type_name(stmt->u.create_view.column_types[idx].type, &ddl, err);
+    }
+    if (rc == SILT_OK && (*out = arena_strdup(s->arena, buf_cstr(&ddl))) == NULL)
+        rc = err_nomem(err);
+    buf_clear(&ddl);
+    return rc;
+}
+
 static silt_status run_create_view(sql_session *s, sql_result *res, const sql_stmt *stmt,
                                    const char *text, size_t len, silt_error *err)
 {
@@ -721,16 +756,22 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
             return err_set(err, SILT_UNSUPPORTED, "column lists on views are not supported yet");
     } else {
         const sql_kv_list *o = &stmt->u.create_view.options;
+        const char *schema_ddl = NULL;
         v->format = arena_strdup(s->arena, stmt->u.create_view.using_fmt
                                                ? stmt->u.create_view.using_fmt : "delta");
-        v->n_options = o->n;
-        v->options = arena_calloc(s->arena, o->n * 2 + 1, sizeof(char *));
+        SILT_RETURN_IF_ERROR(view_schema_option(s, stmt, &schema_ddl, err));
+        v->n_options = o->n + (schema_ddl != NULL);
+        v->options = arena_calloc(s->arena, v->n_options * 2 + 1, sizeof(char *));
         if (v->format == NULL || v->options == NULL)
             return err_nomem(err);
         for (idx = 0; idx < o->n; idx++) {
             v->options[2 * idx] = arena_strdup(s->arena, o->items[idx].key);
             v->options[2 * idx + 1] =
                 arena_strdup(s->arena, o->items[idx].value ? o->items[idx].value : "");
+        }
+        if (schema_ddl != NULL) {
+            v->options[2 * idx] = "schema";
+            v->options[2 * idx + 1] = schema_ddl;
         }
         {
             /* Open it once so that a wrong path or option fails here. */
@@ -749,7 +790,8 @@ static silt_status run_create_view(sql_session *s, sql_result *res, const sql_st
                 if (path == NULL)
                     return err_set(err, SILT_BIND, "CREATE TEMPORARY VIEW %s USING %s needs "
                                    "OPTIONS (path '...')", vname, v->format);
-                SILT_RETURN_IF_ERROR(sql_source_path(&b, v->format, path, v->options, o->n * 2, NULL,
+                SILT_RETURN_IF_ERROR(sql_source_path(&b, v->format, path, v->options,
+                                                     v->n_options * 2, NULL,
                                                  -1, INT64_MIN, &p, stmt->pos, err));
             }
         }

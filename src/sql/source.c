@@ -738,6 +738,41 @@ static silt_status text_next(void *payload, arena *batch_arena, col_batch **out,
     return SILT_OK;
 }
 
+/*
+ * A schema written as Spark's DDL string ('a INT, b STRING'), as the schema
+ * option of read_files and of a text view takes it: the column list of a
+ * CREATE TABLE, parsed by the same grammar.
+ */
+silt_status sql_source_ddl_schema(binder *b, const char *ddl, const col_type **out,
+                                  silt_error *err)
+{
+    const char *text = arena_sprintf(b->a, "CREATE TABLE t (%s) USING delta", ddl);
+    sql_stmt_list *stmts;
+    const sql_column_list *cols;
+    col_field *fields;
+    size_t idx;
+    if (text == NULL)
+        return err_nomem(err);
+    if (sql_parse(b->a, text, &stmts, err) != SILT_OK || stmts->n != 1 ||
+        stmts->items[0]->kind != SQL_STMT_CREATE_TABLE) {
+        err_clear(err);
+        return err_set(err, SILT_PARSE, "[PARSE_SYNTAX_ERROR] the schema \"%s\" is not a "
+                       "list of columns such as 'a INT, b STRING'", ddl);
+    }
+    cols = &stmts->items[0]->u.create_table.columns;
+    fields = arena_calloc(b->a, cols->n + 1, sizeof(col_field));
+    if (fields == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < cols->n; idx++) {
+        fields[idx].name = cols->items[idx].name.name;
+        fields[idx].type = cols->items[idx].type.type;
+        fields[idx].nullable = !cols->items[idx].not_null;
+        fields[idx].field_id = -1;
+    }
+    *out = col_type_struct(b->a, cols->n, fields);
+    return *out != NULL ? SILT_OK : err_nomem(err);
+}
+
 static silt_status open_text(binder *b, int is_csv, const char *path, const char **kv,
                              size_t n_kv, plan *out, const char *qual, silt_error *err)
 {
@@ -749,10 +784,15 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
     const col_type *schema;
     if (src == NULL || opts == NULL)
         return err_nomem(err);
-    /* `path` is the view's, not the reader's. */
+    const col_type *given = NULL;
+    /* `path` is the view's, not the reader's; `schema` is Spark's DataFrameReader.schema. */
     for (idx = 0; idx + 1 < n_kv; idx += 2) {
         if (util_str_casecmp(kv[idx], "path") == 0)
             continue;
+        if (util_str_casecmp(kv[idx], "schema") == 0) {
+            SILT_RETURN_IF_ERROR(sql_source_ddl_schema(b, kv[idx + 1], &given, err));
+            continue;
+        }
         opts[n_opts++] = kv[idx];
         opts[n_opts++] = kv[idx + 1];
     }
@@ -767,12 +807,12 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
     n_kv = n_opts;
     SILT_RETURN_IF_ERROR(open_path_store(b, path, &store, &key, err));
     if (is_csv) {
-        SILT_RETURN_IF_ERROR(csv_scan_open_path(&src->csv, store, key, kv, n_kv / 2, NULL,
+        SILT_RETURN_IF_ERROR(csv_scan_open_path(&src->csv, store, key, kv, n_kv / 2, given,
                                                 b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_csv, src->csv, err));
         schema = csv_scan_schema(src->csv);
     } else {
-        SILT_RETURN_IF_ERROR(json_scan_open_path(&src->json, store, key, kv, n_kv / 2, NULL,
+        SILT_RETURN_IF_ERROR(json_scan_open_path(&src->json, store, key, kv, n_kv / 2, given,
                                                  b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_json, src->json, err));
         schema = json_scan_schema(src->json);

@@ -624,7 +624,7 @@ static silt_status finish_batch(chunk_job *job, col_state *cols, int64_t n_rows,
     return SILT_OK;
 }
 
-/* Reports a malformed record for FAILFAST. */
+/* Reports a malformed record for FAILFAST, with the error class Spark 4 raises for it. */
 static silt_status malformed_error(round_ctx *ctx, const chunk_job *job, const csv_tokenizer *t,
                                    size_t bad_col, const char *why, silt_error *err)
 {
@@ -634,13 +634,13 @@ static silt_status malformed_error(round_ctx *ctx, const chunk_job *job, const c
         const csv_field *f = &t->fields[bad_col];
         const col_field *cf = &s->schema->fields[s->token_col[bad_col]];
         err_set(err, SILT_PARSE,
-                "malformed CSV record at line %lld of \"%s\": field %zu (\"%s\") value \"%.*s\" is "
-                "not a valid %s",
+                "[FAILED_READ_FILE.NO_HINT] malformed CSV record at line %lld of \"%s\": field "
+                "%zu (\"%s\") value \"%.*s\" is not a valid %s",
                 (long long)line, job->chunk.obj->key, bad_col + 1, cf->name,
                 (int)(f->len > 64 ? 64 : f->len), f->ptr, col_type_id_name(cf->type->id));
     } else {
-        err_set(err, SILT_PARSE, "malformed CSV record at line %lld of \"%s\": %s", (long long)line,
-                job->chunk.obj->key, why);
+        err_set(err, SILT_PARSE, "[FAILED_READ_FILE.NO_HINT] malformed CSV record at line %lld "
+                "of \"%s\": %s", (long long)line, job->chunk.obj->key, why);
     }
     err_hint(err, "set mode to PERMISSIVE or DROPMALFORMED to read past malformed records");
     return SILT_PARSE;

@@ -754,7 +754,8 @@ static silt_status convert_record(conv *cv, chunk_job *job, batch_state *bs, con
     if (bad && s->opts.mode == TEXT_MODE_FAILFAST) {
         if (!parsed)
             return syntax_error(job->chunk.obj, t, rec_start, err);
-        err_set(err, SILT_PARSE, "malformed JSON record at line %lld of \"%s\": %s%s%s",
+        err_set(err, SILT_PARSE, "[FAILED_READ_FILE.NO_HINT] malformed JSON record at line "
+                "%lld of \"%s\": %s%s%s",
                 (long long)text_object_line(job->chunk.obj, rec_start), job->chunk.obj->key,
                 cv->bad_field ? "the value of field \"" : "a record must be a JSON object",
                 cv->bad_field ? cv->bad_field : "", cv->bad_field ? "\" does not fit its type" : "");
