@@ -614,6 +614,36 @@ static silt_status list_log(dlog_listing *out, io_store *store, int64_t version,
     return dlog_list(out, store, -1, err);
 }
 
+/*
+ * Lists the log and builds the segment of version. A gap between listed
+ * commits is listed again before it counts as a missing commit: a local
+ * folder's listing is no snapshot (readdir may pass over an entry another
+ * writer creates during the walk yet return a later one), so a commit
+ * landing meanwhile could look like a hole in the log (the crash harness
+ * saw "commit 706 is missing ... to version 707" with 706 on disk). A real
+ * hole stays one on every listing.
+ */
+static silt_status list_segment(dlog_listing *listing, dlog_segment *seg, io_store *store,
+                                int64_t version, silt_error *err)
+{
+    silt_status rc = SILT_OK;
+    int attempt;
+    for (attempt = 0; attempt < 3; attempt++) {
+        if (attempt > 0) {
+            dlog_listing_clear(listing);
+            err_clear(err);
+        }
+        rc = list_log(listing, store, version, err);
+        if (rc != SILT_OK)
+            return rc;
+        /* The partial listing knows nothing older than its checkpoint; enough for latest. */
+        rc = dlog_segment_build(seg, listing, version, 1, err);
+        if (rc != SILT_CORRUPT)
+            return rc;
+    }
+    return rc;
+}
+
 silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64_t version,
                                     const delta_load_options *opts, silt_error *err)
 {
@@ -626,11 +656,7 @@ silt_status delta_snapshot_load_ext(delta_snapshot **out, io_store *store, int64
     silt_status rc;
 
     *out = NULL;
-    rc = list_log(&listing, store, version, err);
-    if (rc != SILT_OK)
-        goto done;
-    /* The partial listing knows nothing older than its checkpoint; that is enough for latest. */
-    rc = dlog_segment_build(&seg, &listing, version, 1, err);
+    rc = list_segment(&listing, &seg, store, version, err);
     if (rc != SILT_OK)
         goto done;
     rc = replay_segment(&snap, store, &listing, &seg, reader, &needs_parquet, err);

@@ -315,17 +315,18 @@ silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_sna
         opts = &defaults;
     dlog_metadata described;
     SILT_RETURN_IF_ERROR(delta_write_finish(w, &out, err));
-    SILT_RETURN_IF_ERROR(check_mode(snap, mode, &out, err));
-    if (opts->description != NULL && (mode == DELTA_MODE_CREATE || mode == DELTA_MODE_CTAS) &&
-        out.metadata != NULL) {
+    a = arena_new(NULL, "write commit");
+    if (a == NULL)
+        return err_nomem(err);
+    rc = check_mode(snap, mode, &out, err);
+    if (rc == SILT_OK && opts->description != NULL &&
+        (mode == DELTA_MODE_CREATE || mode == DELTA_MODE_CTAS) && out.metadata != NULL) {
         described = *out.metadata;
         described.description = opts->description;
         out.metadata = &described;
     }
-    a = arena_new(NULL, "write commit");
-    if (a == NULL)
-        return err_nomem(err);
-    rc = delta_txn_begin(&txn, store, snap, operation_name(mode, opts), err);
+    if (rc == SILT_OK)
+        rc = delta_txn_begin(&txn, store, snap, operation_name(mode, opts), err);
     if (rc == SILT_OK && opts->now_ms != NULL)
         delta_txn_set_clock(txn, opts->now_ms, opts->now_payload);
     if (rc == SILT_OK && opts->user_metadata != NULL)
