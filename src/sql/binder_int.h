@@ -380,6 +380,21 @@ silt_status sql_plan_project(binder *b, plan *p, expr **exprs, const char **name
 silt_status sql_plan_select(binder *b, const sql_query *q, plan *out, silt_error *err);
 /* A select item's column name: its alias, a column's own name, or Spark's generated one. */
 const char *sql_plan_item_name(binder *b, const sql_select_item *it);
+/*
+ * The output column an ORDER BY item names among n select items (names,
+ * and texts: each item's canonical text, NULL for a star's column): an
+ * ordinal, a select item's name, or a select item's expression; -1 when
+ * none (it sorts by a hidden key), -2 for an ordinal out of range.
+ */
+int64_t sql_plan_order_output_col(binder *b, const sql_expr *e, size_t n, const char *const *names,
+                                  const char *const *texts);
+/*
+ * ORDER BY keys over p's columns (none: LIMIT/OFFSET only, or nothing) with
+ * limit (-1: none) and offset: a sort (top-N, parallel per worker when
+ * it is small and p's chain runs on every worker), or a limit.
+ */
+silt_status sql_plan_sort_limit(binder *b, plan *p, const engine_sort_key *keys, size_t n_keys,
+                                int64_t limit, int64_t offset, silt_error *err);
 /* LIMIT and OFFSET of q as constants (-1 and 0 when absent); negative or unfoldable ones refused. */
 silt_status sql_plan_limit_values(binder *b, const sql_query *q, int64_t *limit, int64_t *offset,
                                   silt_error *err);
@@ -423,13 +438,18 @@ silt_status sql_source_delta_options(const char **kv, size_t n_kv, int64_t *vers
 /* A Parquet source's options: path only; any other is refused by name (none is read yet). */
 silt_status sql_source_parquet_options(const char **kv, size_t n_kv, silt_error *err);
 /*
- * The schema of the Delta table a FROM item names by path (`delta.`p``
- * or a path string, with its time travel), through the execution's
- * snapshot cache (the lowering of the same execution reuses the snapshot);
- * *schema NULL when ref is not such a table. *version_out: the version read.
+ * The schema of the Delta table a FROM item names (`delta.`p``, a path
+ * string, or a catalog table of provider delta, with its time travel),
+ * through the execution's snapshot cache (the lowering of the same
+ * execution reuses the snapshot); *schema NULL when ref is not such a
+ * table (a view, a bound source, another format). *version_out: the
+ * version read; *qual_out: what qualifies its columns.
  */
 silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const col_type **schema,
-                                   const char **path_out, int64_t *version_out, silt_error *err);
+                                   const char **path_out, int64_t *version_out,
+                                   const char **qual_out, silt_error *err);
+/* 1 when the session has a bound source of that name (sql_session_bind_source). */
+int sql_source_bound_exists(const sql_session *s, const char *name);
 /*
  * The top-level columns of schema the pushdown names, in schema order;
  * NULL (read all) when it does not know or names all. At least one column

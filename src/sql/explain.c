@@ -359,9 +359,25 @@ static silt_status print_logical_scan(const lp_scan *sc, int depth, buf *out, si
     return SILT_OK;
 }
 
+static silt_status print_logical_sort(const lp_node *n, buf *out, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < n->u.sort.n_keys; idx++) {
+        const engine_sort_key *k = &n->u.sort.keys[idx];
+        SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s%s %s NULLS %s", idx ? ", " : " by ",
+                                        n->scope.cols[k->col_idx].name,
+                                        k->descending ? "DESC" : "ASC",
+                                        k->nulls_first ? "FIRST" : "LAST"));
+    }
+    if (n->u.sort.limit >= 0 || n->u.sort.offset > 0)
+        SILT_RETURN_IF_ERROR(buf_printf(out, err, " limit %lld offset %lld",
+                                        (long long)n->u.sort.limit, (long long)n->u.sort.offset));
+    return SILT_OK;
+}
+
 static silt_status print_logical(const lp_node *n, int depth, buf *out, silt_error *err)
 {
-    static const char *const names[] = {"scan", "filter", "project", "limit"};
+    static const char *const names[] = {"scan", "filter", "project", "limit", "sort"};
     SILT_RETURN_IF_ERROR(indent(out, depth, depth > 0, err));
     SILT_RETURN_IF_ERROR(buf_append_str(out, names[n->kind], err));
     SILT_RETURN_IF_ERROR(print_scope(&n->scope, out, err));
@@ -375,6 +391,7 @@ static silt_status print_logical(const lp_node *n, int depth, buf *out, silt_err
         SILT_RETURN_IF_ERROR(buf_printf(out, err, " %lld offset %lld",
                                         (long long)n->u.limit.limit, (long long)n->u.limit.offset));
         break;
+    case LP_SORT: SILT_RETURN_IF_ERROR(print_logical_sort(n, out, err)); break;
     case LP_PROJECT: break;
     }
     SILT_RETURN_IF_ERROR(buf_append_str(out, "\n", err));

@@ -14,8 +14,9 @@
  * fresh snapshot and new operators, never with state of an earlier run.
  *
  * Built today for one shape (docs/plan.md): SELECT over one Delta table
- * named by path, with WHERE, a select list without aggregates, windows
- * or subqueries, and LIMIT/OFFSET. sql_lplan_bind answers no tree for any
+ * (by path, or a catalog table), with WHERE, a select list without
+ * aggregates, windows or subqueries, ORDER BY of select items, and
+ * LIMIT/OFFSET. sql_lplan_bind answers no tree for any
  * other query, which the binder then plans as before (plan_*.c).
  */
 #ifndef SILT_SQL_PLAN_H
@@ -27,7 +28,8 @@ typedef enum lp_kind {
     LP_SCAN,    /* a table: what it is named, the columns read, the conjuncts offered */
     LP_FILTER,  /* rows where the predicate is true */
     LP_PROJECT, /* expressions over the child's columns */
-    LP_LIMIT    /* LIMIT / OFFSET */
+    LP_LIMIT,   /* LIMIT / OFFSET */
+    LP_SORT     /* ORDER BY over the child's columns, with LIMIT / OFFSET (top-N) */
 } lp_kind;
 
 typedef struct lp_node lp_node;
@@ -65,12 +67,19 @@ struct lp_node {
         struct {
             expr **exprs;
             const char **names;
+            const char **texts; /* each item's canonical SQL text, NULL for a star's column */
             size_t n;
         } project;
         struct {
             int64_t limit; /* -1: none */
             int64_t offset;
         } limit;
+        struct {
+            engine_sort_key *keys;
+            size_t n_keys;
+            int64_t limit; /* -1: none */
+            int64_t offset;
+        } sort;
     } u;
 };
 

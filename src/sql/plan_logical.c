@@ -39,9 +39,15 @@ static int covered(const sql_query *q)
 {
     const sql_select *sel = &q->u.select;
     const sql_table_ref *ref;
-    if (q->kind != SQL_QUERY_SELECT || q->n_ctes > 0 || q->order_by.n > 0 || q->sort_by.n > 0 ||
+    size_t idx;
+    if (q->kind != SQL_QUERY_SELECT || q->n_ctes > 0 || q->sort_by.n > 0 ||
         q->distribute_by.n > 0 || q->cluster_by.n > 0)
         return 0;
+    for (idx = 0; idx < q->order_by.n; idx++) {
+        const sql_expr *e = q->order_by.items[idx].expr;
+        if (sql_bind_has_agg(e) || sql_bind_has_window(e) || sql_bind_has_subquery(e))
+            return 0;
+    }
     if (sel->distinct || sel->n_from != 1 || sel->group_all || sel->n_group > 0 ||
         sel->having != NULL || sel->n_windows > 0 || sel->qualify != NULL ||
         sel->n_lateral_views > 0)
@@ -65,15 +71,6 @@ static lp_node *new_node(binder *b, lp_kind kind, const lp_node *child)
         n->child = child;
     }
     return n;
-}
-
-/* The qualifier of a path-named table's columns, as the direct planner gives it. */
-static const char *scan_qual(const sql_table_ref *ref)
-{
-    const sql_name *n = &ref->u.named.name;
-    if (ref->alias.name != NULL || !n->is_path)
-        return ref->alias.name;
-    return n->parts[n->n_parts - 1].name;
 }
 
 /*
@@ -102,9 +99,10 @@ static silt_status projected_schema(binder *b, const col_type *schema, const cha
     return SILT_OK;
 }
 
-static silt_status bind_scan(binder *b, const sql_select *sel, const lp_node **out,
+static silt_status bind_scan(binder *b, const sql_query *q, const lp_node **out,
                              silt_error *err)
 {
+    const sql_select *sel = &q->u.select;
     const sql_table_ref *ref = sel->from[0];
     const col_type *schema, *read;
     name_set want;
@@ -116,20 +114,21 @@ static silt_status bind_scan(binder *b, const sql_select *sel, const lp_node **o
     if (n == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(sql_source_delta_schema(b, ref, &schema, &n->u.scan.path,
-                                                 &n->u.scan.version, err));
+                                                 &n->u.scan.version, &n->u.scan.qual, err));
     if (schema == NULL)
-        return SILT_OK; /* not a Delta table by path: the direct planner */
+        return SILT_OK; /* not a Delta table: the direct planner */
     /* Projection: the columns the block names (a star: all of them). */
     memset(&want, 0, sizeof(want));
     for (idx = 0; idx < sel->n_items; idx++)
         SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->items[idx].expr, &want, err));
     SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->where, &want, err));
+    for (idx = 0; idx < q->order_by.n; idx++)
+        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, q->order_by.items[idx].expr, &want, err));
     memset(&pd, 0, sizeof(pd));
     pd.all_cols = want.all;
     pd.n_cols = want.n;
     pd.cols = want.names;
     n->u.scan.ref = ref;
-    n->u.scan.qual = scan_qual(ref);
     n->u.scan.cols = sql_source_projected(b, &pd, schema, &n->u.scan.n_cols);
     SILT_RETURN_IF_ERROR(projected_schema(b, schema, n->u.scan.cols, n->u.scan.n_cols, &read,
                                           err));
@@ -192,13 +191,15 @@ static silt_status bind_project(binder *b, const sql_select *sel, const lp_node 
         return err_nomem(err);
     n->u.project.exprs = arena_calloc(b->a, cap, sizeof(expr *));
     n->u.project.names = arena_calloc(b->a, cap, sizeof(char *));
-    if (n->u.project.exprs == NULL || n->u.project.names == NULL)
+    n->u.project.texts = arena_calloc(b->a, cap, sizeof(char *));
+    if (n->u.project.exprs == NULL || n->u.project.names == NULL || n->u.project.texts == NULL)
         return err_nomem(err);
     for (idx = 0; idx < sel->n_items; idx++) {
         const sql_select_item *it = &sel->items[idx];
         size_t k = n->u.project.n;
         if (it->expr->kind != SQL_EXPR_STAR) {
             SILT_RETURN_IF_ERROR(sql_bind_expr(b, &bc, it->expr, &n->u.project.exprs[k], err));
+            n->u.project.texts[k] = sql_bind_expr_text(b, it->expr);
             n->u.project.names[n->u.project.n++] = sql_plan_item_name(b, it);
             continue;
         }
@@ -211,6 +212,41 @@ static silt_status bind_project(binder *b, const sql_select *sel, const lp_node 
         }
     }
     SILT_RETURN_IF_ERROR(project_scope(b, n, err));
+    *node = n;
+    return SILT_OK;
+}
+
+/*
+ * ORDER BY over the select items (ordinals, their names, their
+ * expressions), with LIMIT/OFFSET; *covered 0 when an item sorts by
+ * anything else (a hidden key: the direct planner).
+ */
+static silt_status bind_sort(binder *b, const sql_query *q, const lp_node **node, int *covered,
+                             silt_error *err)
+{
+    const lp_node *proj = *node;
+    lp_node *n = new_node(b, LP_SORT, proj);
+    size_t idx;
+    if (n == NULL)
+        return err_nomem(err);
+    n->u.sort.keys = arena_calloc(b->a, q->order_by.n + 1, sizeof(engine_sort_key));
+    if (n->u.sort.keys == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < q->order_by.n; idx++) {
+        const sql_order_item *it = &q->order_by.items[idx];
+        int64_t col = sql_plan_order_output_col(b, it->expr, proj->u.project.n,
+                                                proj->u.project.names, proj->u.project.texts);
+        if (col < 0) {
+            *covered = 0;
+            return SILT_OK;
+        }
+        n->u.sort.keys[idx] = engine_sort_key_default(col, it->desc);
+        if (it->nulls != 0)
+            n->u.sort.keys[idx].nulls_first = it->nulls == 1;
+    }
+    n->u.sort.n_keys = q->order_by.n;
+    SILT_RETURN_IF_ERROR(sql_plan_limit_values(b, q, &n->u.sort.limit, &n->u.sort.offset, err));
+    n->scope = proj->scope;
     *node = n;
     return SILT_OK;
 }
@@ -236,17 +272,21 @@ silt_status sql_lplan_bind(binder *b, const sql_query *q, const lp_node **out, s
 {
     const sql_select *sel = &q->u.select;
     const lp_node *node;
+    int ok = 1;
     *out = NULL;
     if (!covered(q))
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(bind_scan(b, sel, &node, err));
+    SILT_RETURN_IF_ERROR(bind_scan(b, q, &node, err));
     if (node == NULL)
         return SILT_OK;
     if (sel->where != NULL)
         SILT_RETURN_IF_ERROR(bind_filter(b, sel, &node, err));
     SILT_RETURN_IF_ERROR(bind_project(b, sel, &node, err));
-    SILT_RETURN_IF_ERROR(bind_limit(b, q, &node, err));
-    *out = node;
+    if (q->order_by.n > 0)
+        SILT_RETURN_IF_ERROR(bind_sort(b, q, &node, &ok, err));
+    else
+        SILT_RETURN_IF_ERROR(bind_limit(b, q, &node, err));
+    *out = ok ? node : NULL;
     return SILT_OK;
 }
 
@@ -357,6 +397,9 @@ static silt_status lower(binder *b, const lp_node *n, plan *p, int *stale, silt_
                                              n->u.limit.offset, err));
         p->op = op;
         return SILT_OK;
+    case LP_SORT:
+        return sql_plan_sort_limit(b, p, n->u.sort.keys, n->u.sort.n_keys, n->u.sort.limit,
+                                   n->u.sort.offset, err);
     case LP_SCAN: break;
     }
     return SILT_OK;

@@ -586,6 +586,24 @@ static const sql_expr *subst_aliases(binder *b, const sel_state *st, const sql_e
     }
 }
 
+int64_t sql_plan_order_output_col(binder *b, const sql_expr *e, size_t n, const char *const *names,
+                                  const char *const *texts)
+{
+    const char *text;
+    size_t j;
+    if (is_ordinal(e))
+        return e->u.lit.i64 >= 1 && e->u.lit.i64 <= (int64_t)n ? e->u.lit.i64 - 1 : -2;
+    if (e->kind == SQL_EXPR_COLUMN && e->u.column.n_parts == 1)
+        for (j = 0; j < n; j++)
+            if (util_str_casecmp(names[j], e->u.column.parts[0].name) == 0)
+                return (int64_t)j;
+    text = sql_bind_expr_text(b, e);
+    for (j = 0; j < n && text != NULL; j++)
+        if (texts[j] != NULL && strcmp(texts[j], text) == 0)
+            return (int64_t)j;
+    return -1;
+}
+
 static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, const bind_ctx *bc,
                               silt_error *err)
 {
@@ -594,33 +612,19 @@ static silt_status bind_order(binder *b, const sql_query *q, sel_state *st, cons
     st->keys = arena_calloc(b->a, ol->n + 1, sizeof(engine_sort_key));
     if (st->keys == NULL)
         return err_nomem(err);
+    const char **texts = arena_calloc(b->a, st->n_items + 1, sizeof(char *));
+    if (texts == NULL)
+        return err_nomem(err);
+    for (j = 0; j < st->n_items; j++)
+        texts[j] = st->items[j].text;
     for (idx = 0; idx < ol->n; idx++) {
         const sql_order_item *it = &ol->items[idx];
-        int64_t col = -1;
-        if (is_ordinal(it->expr)) {
-            int64_t ord = it->expr->u.lit.i64;
-            if (ord < 1 || ord > (int64_t)st->n_items)
-                return sql_bind_error(b, err, it->expr->pos, SILT_BIND,
-                                  "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
-                                  "select list (valid range is [1, %zu])", (long long)ord,
-                                  st->n_items);
-            col = ord - 1;
-        }
-        if (col < 0 && it->expr->kind == SQL_EXPR_COLUMN && it->expr->u.column.n_parts == 1) {
-            for (j = 0; j < st->n_items; j++)
-                if (util_str_casecmp(st->names[j], it->expr->u.column.parts[0].name) == 0) {
-                    col = (int64_t)j;
-                    break;
-                }
-        }
-        if (col < 0) {
-            const char *text = sql_bind_expr_text(b, it->expr);
-            for (j = 0; j < st->n_items; j++)
-                if (st->items[j].text != NULL && strcmp(st->items[j].text, text) == 0) {
-                    col = (int64_t)j;
-                    break;
-                }
-        }
+        int64_t col = sql_plan_order_output_col(b, it->expr, st->n_items, st->names, texts);
+        if (col == -2)
+            return sql_bind_error(b, err, it->expr->pos, SILT_BIND,
+                              "[ORDER_BY_POS_OUT_OF_RANGE] ORDER BY position %lld is not in "
+                              "select list (valid range is [1, %zu])",
+                              (long long)it->expr->u.lit.i64, st->n_items);
         if (col < 0) {
             expr *e;
             int changed = 0;
@@ -685,8 +689,14 @@ static silt_status finish_limit(binder *b, const sql_query *q, plan *p, const en
                                 size_t n_keys, silt_error *err)
 {
     int64_t limit, offset;
-    engine_op *op;
     SILT_RETURN_IF_ERROR(sql_plan_limit_values(b, q, &limit, &offset, err));
+    return sql_plan_sort_limit(b, p, keys, n_keys, limit, offset, err);
+}
+
+silt_status sql_plan_sort_limit(binder *b, plan *p, const engine_sort_key *keys, size_t n_keys,
+                                int64_t limit, int64_t offset, silt_error *err)
+{
+    engine_op *op;
     if (n_keys > 0) {
         engine_op *child = p->op;
         /*

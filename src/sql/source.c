@@ -1063,6 +1063,54 @@ static const sql_view *find_view(const sql_session *s, const char *name)
     return NULL;
 }
 
+/*
+ * The catalog table ref names (one or two parts): its location (under the
+ * warehouse when relative) and provider (NULL: delta); *found 0 when the
+ * catalog has no table of that name (views included).
+ */
+static silt_status catalog_location(binder *b, const sql_table_ref *ref, const char **location,
+                                    const char **provider, int *found, silt_error *err)
+{
+    const sql_name *n = &ref->u.named.name;
+    const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
+    cat_state *state = NULL;
+    const cat_table *t;
+    *found = 0;
+    if (b->s->cat == NULL || n->n_parts > 2)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+    t = catalog_state_find_table(state, db, n->parts[n->n_parts - 1].name);
+    if (t == NULL || t->kind == CAT_VIEW) {
+        catalog_state_free(state);
+        return SILT_OK;
+    }
+    *found = 1;
+    *provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
+    *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
+    catalog_state_free(state);
+    return *location != NULL ? SILT_OK : err_nomem(err);
+}
+
+/* A view of the catalog named by ref (catalog_location skips views); *found 0 when none. */
+static silt_status catalog_view(binder *b, const sql_table_ref *ref, const char *db,
+                                const char *name, const pushdown *pd, plan *out, int *found,
+                                silt_error *err)
+{
+    cat_state *state = NULL;
+    const cat_table *t;
+    silt_status rc = SILT_OK;
+    if (b->s->cat == NULL || ref->u.named.name.n_parts > 2)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+    t = catalog_state_find_table(state, db, name);
+    if (t != NULL && t->kind == CAT_VIEW) {
+        *found = 1;
+        rc = catalog_view_source(b, t, ref, pd, out, err);
+    }
+    catalog_state_free(state);
+    return rc;
+}
+
 static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pushdown *pd,
                                   int64_t version, int64_t ts, plan *out, int *found,
                                   silt_error *err)
@@ -1070,32 +1118,11 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const sql_name *n = &ref->u.named.name;
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
     const char *name = n->parts[n->n_parts - 1].name;
-    cat_state *state = NULL;
-    const cat_table *t;
-    const char *location, *provider;
+    const char *location = NULL, *provider = NULL;
     silt_status rc;
-    *found = 0;
-    if (b->s->cat == NULL || n->n_parts > 2)
-        return SILT_OK;
-    SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-    t = catalog_state_find_table(state, db, name);
-    if (t != NULL && t->kind == CAT_VIEW) {
-        *found = 1;
-        rc = catalog_view_source(b, t, ref, pd, out, err);
-        catalog_state_free(state);
-        return rc;
-    }
-    if (t == NULL) {
-        catalog_state_free(state);
-        return SILT_OK;
-    }
-    *found = 1;
-    location = t->location;
-    provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
-    location = catalog_location_path(b->a, io_store_root(b->s->warehouse), location);
-    catalog_state_free(state);
-    if (location == NULL)
-        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, found, err));
+    if (!*found)
+        return catalog_view(b, ref, db, name, pd, out, found, err);
     if (provider == NULL || util_str_casecmp(provider, "delta") == 0) {
         rc = open_delta(b, location, version, ts, pd, out,
                         ref->alias.name ? ref->alias.name : name, err);
@@ -1175,24 +1202,47 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
 }
 
 silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const col_type **schema,
-                                   const char **path_out, int64_t *version_out, silt_error *err)
+                                   const char **path_out, int64_t *version_out,
+                                   const char **qual_out, silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
     io_store *store;
     delta_snapshot *snap;
     int64_t version, ts;
+    int in_catalog = 0;
     silt_status rc;
     *schema = NULL;
     if (ref->kind != SQL_TABLE_NAMED || ref->sample != NULL)
         return SILT_OK;
-    if (n->is_path)
-        *path_out = n->parts[0].name;
-    else if (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0)
-        *path_out = n->parts[1].name;
-    else
-        return SILT_OK;
+    *qual_out = ref->alias.name;
     SILT_RETURN_IF_ERROR(time_travel(b, &ref->u.named.at, &version, &ts, err));
+    if (n->is_path) {
+        *path_out = n->parts[0].name;
+        if (ref->alias.name == NULL)
+            *qual_out = n->parts[0].name;
+    } else if (n->n_parts == 2 && is_format(n->parts[0].name)) {
+        if (util_str_casecmp(n->parts[0].name, "delta") != 0)
+            return SILT_OK;
+        *path_out = n->parts[1].name;
+    } else {
+        const char *provider = NULL;
+        int found = 0;
+        /* a bound source or a temporary view of that name comes first (sql_source_named) */
+        if (n->n_parts == 1 && (find_view(b->s, n->parts[0].name) != NULL ||
+                                sql_source_bound_exists(b->s, n->parts[0].name)))
+            return SILT_OK;
+        SILT_RETURN_IF_ERROR(catalog_location(b, ref, path_out, &provider, &found, err));
+        if (!found || (provider != NULL && util_str_casecmp(provider, "delta") != 0))
+            return SILT_OK;
+        if (ref->alias.name == NULL)
+            *qual_out = n->parts[n->n_parts - 1].name;
+        in_catalog = 1;
+    }
     rc = delta_snapshot_of(b, *path_out, version, ts, &store, &snap, err);
+    if (rc != SILT_OK && in_catalog)
+        return err_context(err, "while reading table \"%s.%s\"",
+                           n->n_parts == 2 ? n->parts[0].name : b->s->database,
+                           n->parts[n->n_parts - 1].name);
     SILT_RETURN_IF_ERROR(source_context(b, rc, "delta", *path_out, ref->pos, err));
     *schema = snap->schema;
     *version_out = snap->version;

@@ -59,6 +59,20 @@ void sql_session_unbind_source(sql_session *s, const char *name)
     }
 }
 
+static const sql_bound_source *find_bound(const sql_session *s, const char *name)
+{
+    const sql_bound_source *src;
+    for (src = s->bound; src != NULL; src = src->next)
+        if (util_str_casecmp(src->name, name) == 0)
+            return src;
+    return NULL;
+}
+
+int sql_source_bound_exists(const sql_session *s, const char *name)
+{
+    return find_bound(s, name) != NULL;
+}
+
 silt_status sql_source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
                          silt_error *err)
 {
@@ -67,9 +81,7 @@ silt_status sql_source_bound(binder *b, const sql_table_ref *ref, plan *out, int
     *found = 0;
     if (n->n_parts != 1 || n->is_path)
         return SILT_OK;
-    for (src = b->s->bound; src != NULL; src = src->next)
-        if (util_str_casecmp(src->name, n->parts[0].name) == 0)
-            break;
+    src = find_bound(b->s, n->parts[0].name);
     if (src == NULL)
         return SILT_OK;
     *found = 1;

@@ -221,3 +221,33 @@ void test_sql_explain__analyze_sums_what_the_workers_of_a_chain_did(void)
     check_contains(plan, " workers)");
     check_after(plan, "scan (every worker)", "summed over ");
 }
+
+void test_sql_explain__catalog_table_in_the_logical_plan(void)
+{
+    const char *plan = explain("SELECT id, v FROM t WHERE p = 1 AND id < 300 ORDER BY id DESC "
+                               "LIMIT 3");
+    sql_result *res = NULL;
+    col_batch *b;
+    check_contains(plan, "== Logical Plan ==\nsort [id, v] by id DESC NULLS LAST limit 3 "
+                   "offset 0\n   +- project [id, v]\n      +- filter [id, p, v] ((p = 1) AND "
+                   "(id < 300))\n         +- scan [id, p, v]\n");
+    check_contains(plan, "/wh/");
+    check_contains(plan, "offered for pruning: (p = 1), (id < 300)\n");
+    check_after(plan, "== Physical Plan ==", "sort [id, v]");
+    check_after(plan, "== Physical Plan ==", "DeltaScan partitions: 1 of 3 read, 2 skipped");
+    check_ok(sql_execute(s, "SELECT t.id FROM t WHERE p = 1 AND id < 300 ORDER BY id DESC LIMIT 3",
+                         &res, &err), &err);
+    check_ok(sql_result_next(res, &b, &err), &err);
+    check(b != NULL && b->n_rows == 3);
+    check_int(298, vec_get_int(b->cols[0], 0));
+    check_int(295, vec_get_int(b->cols[0], 1));
+    check_int(292, vec_get_int(b->cols[0], 2));
+    sql_result_free(res);
+    /* a temporary view of the same name comes first: it is not the table */
+    check_ok(sql_execute(s, "CREATE TEMPORARY VIEW t AS SELECT 7 AS id", NULL, &err), &err);
+    plan = explain("SELECT id FROM t");
+    check(strstr(plan, "== Logical Plan ==") == NULL);
+    check_ok(sql_execute(s, "DROP VIEW t", NULL, &err), &err);
+    plan = explain("SELECT id FROM default.t LIMIT 1");
+    check_contains(plan, "== Logical Plan ==\nlimit [id] 1 offset 0\n");
+}

@@ -305,3 +305,55 @@ void test_sql_plan_subquery__queries_the_plan_does_not_cover_are_not_kept(void)
     check_int(3, prepared_rows(p));
     sql_prepared_free(p);
 }
+
+/* The first column of every row of sql (BIGINTs), into out; the row count. */
+static size_t first_column(const char *tmpl, int64_t *out, size_t cap)
+{
+    sql_result *res = NULL;
+    col_batch *b;
+    size_t n = 0;
+    int64_t row;
+    check_ok(sql_execute(s, fill(tmpl), &res, &err), &err);
+    for (;;) {
+        check_ok(sql_result_next(res, &b, &err), &err);
+        if (b == NULL)
+            break;
+        for (row = 0; row < b->n_rows && n < cap; row++)
+            out[n++] = vec_get_int(b->cols[0], row);
+    }
+    sql_result_free(res);
+    return n;
+}
+
+void test_sql_plan_subquery__order_by_select_items_in_the_logical_plan(void)
+{
+    static char plan[16384];
+    int64_t ids[8];
+    run_text("EXPLAIN SELECT id, k AS kk FROM {t} WHERE k = 3 ORDER BY id DESC LIMIT 3", plan,
+             sizeof(plan));
+    check_contains(plan, "== Logical Plan ==\nsort [id, kk] by id DESC NULLS LAST limit 3 "
+                   "offset 0\n   +- project [id, kk]\n");
+    check_contains(plan, "== Physical Plan ==\nsort [id, kk]");
+    check_int(0, data_reads);
+    check_int(3, first_column("SELECT id, k AS kk FROM {t} WHERE k = 3 ORDER BY id DESC LIMIT 3",
+                              ids, 8));
+    check_int(299003, ids[0]);
+    check_int(298003, ids[1]);
+    check_int(297003, ids[2]);
+    /* an ordinal, an alias and an item's expression are keys of the select list */
+    check_int(2, first_column("SELECT id + 1 AS n FROM {t} WHERE id < 5 ORDER BY 1 DESC LIMIT 2 "
+                              "OFFSET 1", ids, 8));
+    check_int(4, ids[0]);
+    check_int(3, ids[1]);
+    check_int(2, first_column("SELECT id % 7 FROM {t} WHERE id < 10 ORDER BY id % 7 DESC, 1 "
+                              "LIMIT 2", ids, 8));
+    check_int(6, ids[0]);
+    check_int(5, ids[1]);
+    /* a key that is not selected: the direct planner (no logical section) sorts by it */
+    run_text("EXPLAIN SELECT id FROM {t} WHERE k = 3 ORDER BY name LIMIT 1", plan, sizeof(plan));
+    check(strstr(plan, "== Logical Plan ==") == NULL);
+    check_int(1, first_column("SELECT id FROM {t} WHERE k = 3 ORDER BY name LIMIT 1", ids, 8));
+    check_int(100003, ids[0]);
+    check_fails(SILT_BIND, sql_execute(s, fill("SELECT id FROM {t} ORDER BY 2"), NULL, &err));
+    check_contains(err.message, "ORDER_BY_POS_OUT_OF_RANGE");
+}
