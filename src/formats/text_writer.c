@@ -61,9 +61,9 @@ silt_status text_writer_new(text_writer **out, const col_type *schema,
             mem_free(w);
             return rc;
         }
+        text_table_set_zone(w->table, opts->zone);
         if (w->format == TEXT_FORMAT_VERTICAL)
             text_table_set_vertical(w->table);
-        text_table_set_zone(w->table, opts->zone);
     }
     *out = w;
     return SILT_OK;
