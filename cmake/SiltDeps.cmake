@@ -7,12 +7,14 @@ pkg_check_modules(ZLIB REQUIRED IMPORTED_TARGET zlib)
 pkg_check_modules(BROTLI REQUIRED IMPORTED_TARGET libbrotlidec libbrotlienc)
 pkg_check_modules(SNAPPY REQUIRED IMPORTED_TARGET snappy)
 pkg_check_modules(CJSON REQUIRED IMPORTED_TARGET libcjson)
+pkg_check_modules(CURL REQUIRED IMPORTED_TARGET libcurl)
+pkg_check_modules(CRYPTO REQUIRED IMPORTED_TARGET libcrypto)
 find_library(ROARING_LIB roaring REQUIRED)
 find_path(ROARING_INCLUDE roaring/roaring.h REQUIRED)
 
 set(SILT_DEP_LIBS
   PkgConfig::ZSTD PkgConfig::LZ4 PkgConfig::ZLIB PkgConfig::BROTLI PkgConfig::SNAPPY
-  PkgConfig::CJSON ${ROARING_LIB} Threads::Threads m)
+  PkgConfig::CJSON PkgConfig::CURL PkgConfig::CRYPTO ${ROARING_LIB} Threads::Threads m)
 
 # Line editing for `silt shell` (the command only, not the library).
 find_library(READLINE_LIB readline REQUIRED)
@@ -38,6 +40,7 @@ if(SILT_STATIC_CODECS AND NOT SILT_SANITIZE)
   if(SNAPPY_A AND ZSTD_A AND LZ4_A AND Z_A AND BROTLIDEC_A AND BROTLIENC_A AND BROTLICOMMON_A)
     set(SILT_CLI_STATIC ON)
     set(SILT_CLI_DEP_LIBS ${ZSTD_A} ${LZ4_A} ${Z_A} ${BROTLIDEC_A} ${BROTLIENC_A}
-        ${BROTLICOMMON_A} ${SNAPPY_A} PkgConfig::CJSON ${ROARING_LIB} Threads::Threads m)
+        ${BROTLICOMMON_A} ${SNAPPY_A} PkgConfig::CJSON PkgConfig::CURL PkgConfig::CRYPTO ${ROARING_LIB}
+        Threads::Threads m)
   endif()
 endif()

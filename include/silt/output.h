@@ -21,7 +21,8 @@ typedef enum silt_output_format {
     SILT_OUTPUT_TABLE = 0, /**< Spark's show(): borders, truncated cells */
     SILT_OUTPUT_CSV = 1,   /**< header line and RFC 4180 rows, as Spark writes CSV */
     SILT_OUTPUT_JSONL = 2, /**< canonical JSON lines (conformance README format) */
-    SILT_OUTPUT_JSON = 3   /**< Spark's JSON lines (toJSON): nulls left out */
+    SILT_OUTPUT_JSON = 3,  /**< Spark's JSON lines (toJSON): nulls left out */
+    SILT_OUTPUT_VERTICAL = 4 /**< Spark's show(n, truncate, vertical = true). Since 0.1. */
 } silt_output_format;
 
 /**
@@ -36,15 +37,15 @@ typedef int (*silt_text_fn)(void *payload, const char *text, size_t len);
 typedef struct silt_output_options {
     unsigned version;          /**< SILT_OUTPUT_OPTIONS_VERSION (1 up to it is accepted) */
     silt_output_format format; /**< default SILT_OUTPUT_TABLE */
-    int64_t max_rows;          /**< table format: rows shown (default 20); < 0 = all */
-    int32_t truncate;          /**< table format: cut cells to this width (20); 0 = never */
+    int64_t max_rows;          /**< table and vertical formats: rows shown (default 20); < 0 = all */
+    int32_t truncate;          /**< table and vertical formats: cut cells to this width (20); 0 = never */
 } silt_output_options;
 
 #define SILT_OUTPUT_OPTIONS_VERSION 1
 #define SILT_OUTPUT_OPTIONS_INIT {SILT_OUTPUT_OPTIONS_VERSION, SILT_OUTPUT_TABLE, 20, 20}
 
 /**
- * Parses a format name ("table", "csv", "jsonl", "json").
+ * Parses a format name ("table", "vertical", "csv", "jsonl", "json").
  * @return SILT_OK, or SILT_INVALID for another name. Since 0.1.
  */
 SILT_API silt_status silt_output_format_parse(const char *name, silt_output_format *out);

@@ -34,6 +34,7 @@ silt_status silt_output_format_parse(const char *name, silt_output_format *out)
     case TEXT_FORMAT_CSV: *out = SILT_OUTPUT_CSV; break;
     case TEXT_FORMAT_JSON: *out = SILT_OUTPUT_JSON; break;
     case TEXT_FORMAT_JSONL: *out = SILT_OUTPUT_JSONL; break;
+    case TEXT_FORMAT_VERTICAL: *out = SILT_OUTPUT_VERTICAL; break;
     }
     return SILT_OK;
 }
@@ -84,6 +85,7 @@ silt_status api_printer_new(api_printer **out, silt_text_fn fn, void *payload,
     case SILT_OUTPUT_CSV: wopts.format = TEXT_FORMAT_CSV; break;
     case SILT_OUTPUT_JSONL: wopts.format = TEXT_FORMAT_JSONL; break;
     case SILT_OUTPUT_JSON: wopts.format = TEXT_FORMAT_JSON; break;
+    case SILT_OUTPUT_VERTICAL: wopts.format = TEXT_FORMAT_VERTICAL; break;
     default:
         api_printer_free(p);
         return err_set(err, SILT_INVALID, "output format %d does not exist", (int)p->opts.format);
@@ -101,7 +103,8 @@ silt_status api_printer_new(api_printer **out, silt_text_fn fn, void *payload,
 
 int api_printer_full(const api_printer *p)
 {
-    return p->opts.format == SILT_OUTPUT_TABLE && p->opts.max_rows >= 0 &&
+    return (p->opts.format == SILT_OUTPUT_TABLE || p->opts.format == SILT_OUTPUT_VERTICAL) &&
+           p->opts.max_rows >= 0 &&
            p->rows_seen > p->opts.max_rows;
 }
 

@@ -13,6 +13,7 @@
 #include "api/options.h"
 #include "api/output.h"
 #include "formats/arrow.h"
+#include "io/store.h"
 #include "silt/sql.h"
 #include "sql/session.h"
 #include "sql/settings.h"
@@ -136,7 +137,9 @@ SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
     rc = db_options(&o, opts, &err);
     for (idx = 0; rc == SILT_OK && idx < o.n_store_options; idx++)
         rc = keep_store_option(db, o.store_options[idx].key, o.store_options[idx].value, &err);
-    if (rc == SILT_OK && warehouse != NULL && (db->warehouse = mem_strdup(warehouse)) == NULL)
+    /* Qualified now, as Spark does at start: a later chdir does not move it. */
+    if (rc == SILT_OK && warehouse != NULL &&
+        (db->warehouse = io_location_qualify(warehouse, NULL)) == NULL)
         rc = err_nomem(&err);
     if (rc == SILT_OK)
         rc = db_memory(db, &o, &err);
@@ -146,7 +149,8 @@ SILT_API silt_status silt_db_open(silt_db **out, const char *warehouse,
         /* Check the warehouse now, so that a wrong folder fails at open. */
         sql_session *probe;
         sql_session_options so = SQL_SESSION_OPTIONS_INIT;
-        so.warehouse = warehouse;
+        so.warehouse = db->warehouse;
+        so.store = &db->store;
         rc = sql_session_new(&probe, &so, &err);
         if (rc == SILT_OK)
             sql_session_free(probe);
@@ -182,6 +186,7 @@ SILT_API silt_status silt_conn_open(silt_conn **out, silt_db *db)
         return SILT_NOMEM;
     conn->db = db;
     so.warehouse = db->warehouse;
+    so.store = &db->store;
     so.pool = db->pool;
     so.parent = db->arena;
     rc = sql_session_new(&conn->session, &so, &err);

@@ -68,6 +68,24 @@ char *catalog_default_database_location(arena *a, const char *database)
     return arena_sprintf(a, "%s.db", database);
 }
 
+char *catalog_location_path(arena *a, const char *warehouse_root, const char *location)
+{
+    const char *path = io_location_local_path(location);
+    if (path[0] == '/' || strstr(path, "://") != NULL)
+        return arena_strdup(a, path);
+    if (path[0] == '\0')
+        return arena_strdup(a, warehouse_root);
+    return arena_sprintf(a, "%s/%s", warehouse_root, path);
+}
+
+char *catalog_location_uri(arena *a, const char *warehouse_root, const char *location)
+{
+    char *path = catalog_location_path(a, warehouse_root, location);
+    if (path == NULL || path[0] != '/')
+        return path;
+    return arena_sprintf(a, "file:%s", path);
+}
+
 char *catalog_default_table_location(arena *a, const char *database, const char *table)
 {
     if (util_str_casecmp(database, "default") == 0)

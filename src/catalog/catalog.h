@@ -109,6 +109,15 @@ silt_status catalog_state_replace_table(cat_state *state, const cat_table *table
 char *catalog_default_table_location(arena *a, const char *database, const char *table);
 char *catalog_default_database_location(arena *a, const char *database);
 
+/*
+ * A stored location as a path silt opens: relative ones (managed tables and
+ * databases at their default place) are joined to the warehouse root, file:
+ * URIs become their path, anything else is returned as it is.
+ */
+char *catalog_location_path(arena *a, const char *warehouse_root, const char *location);
+/* The same as Spark prints it: "file:/abs" for a local path, other URIs as they are. */
+char *catalog_location_uri(arena *a, const char *warehouse_root, const char *location);
+
 const char *catalog_table_kind_name(cat_table_kind kind); /* "MANAGED", "EXTERNAL", "VIEW" */
 
 #endif

@@ -107,8 +107,8 @@ static int run_cat(int argc, char **argv)
                     return cli_usage_error(CMD, "--limit needs a non-negative number, got '%s'",
                                            value);
             } else if (silt_output_format_parse(value, &opts.format) != SILT_OK) {
-                return cli_usage_error(CMD, "--format must be table, csv, jsonl or json, got '%s'",
-                                       value);
+                return cli_usage_error(CMD, "--format must be table, vertical, csv, jsonl or "
+                                       "json, got '%s'", value);
             }
         } else if (arg[0] == '-' && arg[1] != '\0') {
             return cli_usage_error(CMD, "unrecognised option '%s'", arg);
@@ -140,7 +140,8 @@ const cli_command cli_parquet_command = {
     "parquet", "show the schema, metadata or rows of a Parquet file",
     "usage: silt parquet schema [--parquet] FILE\n"
     "       silt parquet meta FILE\n"
-    "       silt parquet cat [--columns A,B.C] [--limit N] [--format jsonl|csv|table|json] FILE\n"
+    "       silt parquet cat [--columns A,B.C] [--limit N]\n"
+    "                        [--format jsonl|csv|table|vertical|json] FILE\n"
     "\n"
     "schema  prints the columns as silt reads them (Delta types, like Spark's\n"
     "        printSchema); --parquet prints the Parquet schema itself.\n"

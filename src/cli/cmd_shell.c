@@ -33,7 +33,7 @@ static int run_shell(int argc, char **argv);
 
 const cli_command cli_shell_command = {
     "shell", "an interactive SQL shell",
-    "usage: silt shell [--warehouse DIR] [--format table|csv|jsonl|json] [--threads N]\n"
+    "usage: silt shell [--warehouse DIR] [--format table|vertical|csv|jsonl|json] [--threads N]\n"
     "\n"
     "Reads Spark SQL statements, each ended by ';' (a statement may span\n"
     "lines), runs them and prints their results like Spark's show(). With a\n"
@@ -44,7 +44,8 @@ const cli_command cli_shell_command = {
     "\n"
     "  .help               this list\n"
     "  .timer on|off       print how long each statement took\n"
-    "  .format NAME        table, csv, jsonl or json\n"
+    "  .format NAME        table, vertical, csv, jsonl or json\n"
+    "  .mode NAME          the same as .format (.mode vertical: a block per row)\n"
     "  .maxrows N          rows a table shows (default 20)\n"
     "  .quit, .exit        leave (so does end of input, Ctrl-D)\n",
     run_shell};
@@ -232,9 +233,9 @@ static int run_dot_command(shell *sh, const char *line)
     } else if (n == 2 && strcmp(word, "timer") == 0 &&
                (strcmp(arg, "on") == 0 || strcmp(arg, "off") == 0)) {
         sh->timer = strcmp(arg, "on") == 0;
-    } else if (n == 2 && strcmp(word, "format") == 0) {
+    } else if (n == 2 && (strcmp(word, "format") == 0 || strcmp(word, "mode") == 0)) {
         if (silt_output_format_parse(arg, &sh->output.format) != SILT_OK)
-            fprintf(stderr, "Error: .format takes table, csv, jsonl or json\n");
+            fprintf(stderr, "Error: .%s takes table, vertical, csv, jsonl or json\n", word);
     } else if (n == 2 && strcmp(word, "maxrows") == 0) {
         int64_t rows;
         if (util_str_to_int64(arg, strlen(arg), &rows) && rows >= 0)
@@ -343,8 +344,8 @@ static int run_shell(int argc, char **argv)
                 warehouse = argv[arg + 1];
             } else if (strcmp(flag, "--format") == 0) {
                 if (silt_output_format_parse(argv[arg + 1], &sh.output.format) != SILT_OK)
-                    return cli_usage_error("shell", "--format is one of table, csv, jsonl, json; "
-                                           "got '%s'", argv[arg + 1]);
+                    return cli_usage_error("shell", "--format is one of table, vertical, csv, "
+                                           "jsonl, json; got '%s'", argv[arg + 1]);
             } else {
                 int64_t n;
                 if (!util_str_to_int64(argv[arg + 1], strlen(argv[arg + 1]), &n) || n < 0 || n > 1024)

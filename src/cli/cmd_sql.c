@@ -88,8 +88,8 @@ static int run_sql(int argc, char **argv)
                 file = value;
             } else if (strcmp(arg, "--format") == 0) {
                 if (silt_output_format_parse(value, &out.format) != SILT_OK)
-                    return cli_usage_error(CMD, "unknown format '%s' (table, csv, jsonl or json)",
-                                           value);
+                    return cli_usage_error(CMD, "unknown format '%s' (table, vertical, csv, "
+                                           "jsonl or json)", value);
             } else {
                 int64_t n;
                 if (!parse_count(value, &n) || (strcmp(arg, "--threads") == 0 && n > 1024))
@@ -139,7 +139,7 @@ static int run_sql(int argc, char **argv)
 
 const cli_command cli_sql_command = {
     CMD, "run Spark SQL statements and print their results",
-    "usage: silt sql [--warehouse DIR] [--format table|csv|jsonl|json] [--max-rows N]\n"
+    "usage: silt sql [--warehouse DIR] [--format table|vertical|csv|jsonl|json] [--max-rows N]\n"
     "                [--no-truncate] [--threads N] (-f FILE | \"SQL; SQL; ...\")\n"
     "\n"
     "Runs the statements in order and prints each result like Spark's show()\n"

@@ -22,7 +22,8 @@ const cli_command cli_table_command = {
     "table", "show facts about a Delta table, or its rows",
     "usage: silt table info PATH [--version N | --timestamp T]\n"
     "       silt table scan PATH [--version N | --timestamp T]\n"
-    "                            [--format table|csv|jsonl|json] [--max-rows N] [--no-truncate]\n"
+    "                            [--format table|vertical|csv|jsonl|json] [--max-rows N]\n"
+    "                            [--no-truncate]\n"
     "\n"
     "info shows the version, protocol and table features, schema, partition\n"
     "columns, properties, live files and checkpoint of the Delta table in\n"
@@ -133,8 +134,8 @@ static int parse_table_args(int argc, char **argv, int is_scan, table_args *args
             args->open.has_timestamp = 1;
         } else if (is_scan && strcmp(flag, "--format") == 0) {
             if (silt_output_format_parse(argv[arg + 1], &args->output.format) != SILT_OK)
-                return cli_usage_error("table", "--format is one of table, csv, jsonl, json; "
-                                       "got '%s'", argv[arg + 1]);
+                return cli_usage_error("table", "--format is one of table, vertical, csv, "
+                                       "jsonl, json; got '%s'", argv[arg + 1]);
         } else if (is_scan && strcmp(flag, "--max-rows") == 0) {
             if (!parse_version(argv[arg + 1], &args->output.max_rows))
                 return cli_usage_error("table", "--max-rows needs a number, got '%s'",

@@ -64,6 +64,12 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
         delta_txn_set_clock(m->txn, opts->now_ms, opts->now_payload);
     if (opts->user_metadata != NULL)
         SILT_RETURN_IF_ERROR(delta_txn_set_user_metadata(m->txn, opts->user_metadata, err));
+    if (opts->retry_timeout_ms > 0)
+        delta_txn_set_retry_timeout_ms(m->txn, opts->retry_timeout_ms);
+    /* A partition-only WHERE reads its partitions only: writers on others do not conflict. */
+    if (opts->read_predicate != NULL)
+        return delta_txn_read_predicate(m->txn, opts->read_predicate, opts->read_predicate_payload,
+                                        err);
     return delta_txn_read_whole_table(m->txn, err);
 }
 

@@ -32,11 +32,17 @@ typedef struct delta_modify_options {
     void *now_payload;
     const char *user_metadata; /* commitInfo.userMetadata; NULL = none */
     const char *compression;   /* codec of the rewritten files (delta_write_options) */
+    int64_t retry_timeout_ms;  /* delta_txn_set_retry_timeout_ms; 0 = the default */
+    /* What the statement read, for conflicts (delta_txn_read_predicate), as in
+     * delta_dml_options; NULL = the whole table. */
+    delta_file_filter_fn read_predicate;
+    void *read_predicate_payload;
 } delta_modify_options;
 
-#define DELTA_MODIFY_OPTIONS_INIT {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL}
+#define DELTA_MODIFY_OPTIONS_INIT {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL}
 
-/* Starts the transaction on snap (it reads the whole table, for conflict checks). */
+/* Starts the transaction on snap; for conflict checks it read opts->read_predicate's
+ * files, or the whole table without one. */
 silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_snapshot *snap,
                                const delta_modify_options *opts, silt_error *err);
 

@@ -267,7 +267,8 @@ static silt_status open_next_file(delta_scan *scan, silt_error *err)
     if (scan->opts->file != NULL)
         scan->pq = scan->opts->file;
     else
-        SILT_RETURN_IF_ERROR(pq_file_open(&scan->pq, scan->store, file->path, err));
+        SILT_RETURN_IF_ERROR(delta_scan_missing_file(
+            pq_file_open(&scan->pq, scan->store, file->path, err), scan->snap->version, err));
     file_schema = pq_file_schema(scan->pq);
     columns = arena_calloc(scan->file_arena, scan->n_out ? scan->n_out : 1, sizeof(char *));
     if (columns == NULL)
@@ -624,4 +625,14 @@ silt_status delta_scan_next(delta_scan *scan, arena *a, col_batch **out, silt_er
         if (*out != NULL && (*out)->n_rows > 0)
             return SILT_OK;
     }
+}
+
+silt_status delta_scan_missing_file(silt_status rc, int64_t version, silt_error *err)
+{
+    if (rc == SILT_NOTFOUND)
+        err_context(err, "[FAILED_READ_FILE.FILE_NOT_EXIST] a data file of version %lld is gone: "
+                    "VACUUM deletes the files of versions older than the table's retention "
+                    "(delta.deletedFileRetentionDuration), so this version can no longer be read",
+                    (long long)version);
+    return rc;
 }

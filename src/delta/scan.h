@@ -97,4 +97,11 @@ size_t delta_scan_files_read(const delta_scan *scan);
 void delta_scan_get_counters(const delta_scan *scan, dscan_counters *out);
 void delta_scan_free(delta_scan *scan);
 
+/*
+ * A data file the log lists is gone (rc SILT_NOTFOUND from opening it): says so with the
+ * version read, the usual cause being VACUUM after the version's files fell out of the
+ * retention (Spark: FAILED_READ_FILE.FILE_NOT_EXIST). Returns rc.
+ */
+silt_status delta_scan_missing_file(silt_status rc, int64_t version, silt_error *err);
+
 #endif

@@ -675,20 +675,48 @@ static int txn_writes_no_checkpoints(const delta_txn *txn)
     return p != NULL && p->min_writer_version >= 7 && dproto_has_feature(p, "v2Checkpoint", 1);
 }
 
+/* delta.checkpointInterval of md, 10 when absent or not a positive integer (as Delta). */
+static int64_t checkpoint_interval(const dlog_metadata *md)
+{
+    const char *text =
+        md ? dlog_map_get(&md->configuration, "delta.checkpointInterval", NULL) : NULL;
+    int64_t interval = 10;
+    if (text != NULL && (!util_str_to_int64(text, strlen(text), &interval) || interval <= 0))
+        interval = 10;
+    return interval;
+}
+
+/*
+ * A checkpoint that could not be written (or whose writer died) is seen by
+ * the next commit: the newest version due one is past the checkpoint the
+ * read snapshot started from. That commit records the version in its
+ * operationMetrics (checkpointMissingVersion), so DESCRIBE HISTORY shows
+ * it, as the failing commit itself is already written when its checkpoint
+ * fails. A reader is unaffected (it replays the commits instead).
+ */
+static silt_status note_missing_checkpoint(delta_txn *txn, silt_error *err)
+{
+    int64_t interval, due;
+    if (txn->snap == NULL || txn_writes_no_checkpoints(txn))
+        return SILT_OK;
+    interval = checkpoint_interval(&txn->snap->metadata);
+    due = txn->read_version - txn->read_version % interval;
+    if (due <= 0 || txn->snap->checkpoint_version >= due || txn->snap->skipped_checkpoint_version >= due)
+        return SILT_OK;
+    return delta_txn_set_metric(txn, "checkpointMissingVersion", due, err);
+}
+
 /* After the commit: a checkpoint every delta.checkpointInterval versions, then log cleanup. */
 static void maybe_checkpoint(delta_txn *txn, delta_commit_result *res)
 {
     const dlog_metadata *md = txn_metadata(txn);
-    const char *text =
-        md ? dlog_map_get(&md->configuration, "delta.checkpointInterval", NULL) : NULL;
-    int64_t interval = 10, retention = INT64_C(30) * 86400000;
+    const char *text;
+    int64_t interval = checkpoint_interval(md), retention = INT64_C(30) * 86400000;
     delta_snapshot *snap = NULL;
     silt_error cp_err = SILT_ERROR_INIT;
     arena *scratch;
     silt_status rc;
 
-    if (text != NULL && (!util_str_to_int64(text, strlen(text), &interval) || interval <= 0))
-        interval = 10;
     if (res->version == 0 || res->version % interval != 0)
         return;
     /* PROTOCOL: V2 Checkpoint Table Feature. Such a table must only get V2
@@ -736,6 +764,8 @@ silt_status delta_txn_commit(delta_txn *txn, delta_commit_result *result, silt_e
     if (txn->committed)
         return err_set(err, SILT_INVALID, "the transaction was already committed");
     rc = prepare(txn, err);
+    if (rc == SILT_OK)
+        rc = note_missing_checkpoint(txn, err);
     if (rc == SILT_OK)
         rc = serialise_body(txn, &body, err);
     if (rc == SILT_OK)

@@ -155,6 +155,8 @@ silt_status text_table_new(text_table **out, const col_type *schema, int64_t max
                            int32_t truncate, silt_error *err);
 silt_status text_table_add_batch(text_table *t, const col_batch *batch, silt_error *err);
 silt_status text_table_finish(text_table *t, buf *out, silt_error *err);
+/* Lays the table out as show(n, truncate, vertical = true) does: a block per row. */
+void text_table_set_vertical(text_table *t);
 /* Rows seen so far (shown or not). */
 int64_t text_table_rows_seen(const text_table *t);
 void text_table_free(text_table *t);
@@ -176,19 +178,20 @@ typedef enum text_format {
     TEXT_FORMAT_TABLE = 0, /* Spark's show() */
     TEXT_FORMAT_CSV,       /* Spark's CSV with a header, RFC 4180 quotes */
     TEXT_FORMAT_JSON,      /* Spark's JSON lines (toJSON) */
-    TEXT_FORMAT_JSONL      /* canonical JSON lines (the conformance format) */
+    TEXT_FORMAT_JSONL,     /* canonical JSON lines (the conformance format) */
+    TEXT_FORMAT_VERTICAL   /* Spark's show(n, truncate, vertical = true) */
 } text_format;
 
 typedef struct text_writer_options {
     unsigned version;
     text_format format;
-    int64_t max_rows; /* TABLE: rows shown (Spark's default 20); others: ignored */
+    int64_t max_rows; /* TABLE, VERTICAL: rows shown (Spark's default 20); others: ignored */
     int32_t truncate; /* TABLE: Spark's truncate (default 20; 0 = off) */
 } text_writer_options;
 
 #define TEXT_WRITER_OPTIONS_INIT {1, TEXT_FORMAT_TABLE, 20, 20}
 
-/* "table", "csv", "json", "jsonl" (ASCII case-insensitive); SILT_INVALID otherwise. */
+/* "table", "csv", "json", "jsonl", "vertical" (ASCII case-insensitive); SILT_INVALID otherwise. */
 silt_status text_format_parse(const char *name, text_format *out, silt_error *err);
 
 typedef struct text_writer text_writer;

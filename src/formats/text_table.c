@@ -20,6 +20,9 @@
  *     2, and cutting through one leaves a lone surrogate that Java writes
  *     as '?'), plus one for each East Asian full-width character in the
  *     ranges of Spark's Utils.stringHalfWidth;
+ *   - vertical (show(n, truncate, true)): a "-RECORD i---" block per row,
+ *     " name | value " lines, names and values left-aligned to the widest
+ *     of each (at least 3), "(0 rows)" for no rows;
  *   - "only showing top N rows" follows when more rows than shown exist.
  *     Spark's string has no newline after that line; silt ends every line
  *     of output with one.
@@ -29,6 +32,7 @@
  */
 #include "formats/text.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include "util/mem.h"
@@ -38,6 +42,7 @@ struct text_table {
     size_t n_cols;
     int64_t max_rows;
     int32_t truncate;
+    int vertical;       /* show(n, truncate, vertical = true): a block per row */
     int64_t rows_seen;
     int64_t rows_kept;
     buf text;           /* all kept cells, header first, row by row */
@@ -397,11 +402,80 @@ static silt_status put_line(const text_table *t, buf *out, const int64_t *widths
     return buf_append_str(out, "|\n", err);
 }
 
+void text_table_set_vertical(text_table *t) { t->vertical = 1; }
+
+static silt_status put_dashes(buf *out, int64_t count, silt_error *err)
+{
+    if (count <= 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(buf_reserve(out, (size_t)count, err));
+    memset(out->data + out->len, '-', (size_t)count);
+    out->len += (size_t)count;
+    out->data[out->len] = '\0';
+    return SILT_OK;
+}
+
+/* One cell of a vertical block, left-aligned and padded to width. */
+static silt_status put_vertical_cell(const text_table *t, buf *out, size_t cell, int64_t width,
+                                     silt_error *err)
+{
+    size_t start = cell == 0 ? 0 : t->cell_end[cell - 1];
+    SILT_RETURN_IF_ERROR(buf_append(out, t->text.data + start, t->cell_end[cell] - start, err));
+    return put_padding(out, width - t->cell_width[cell], err);
+}
+
+/*
+ * Spark's vertical layout: "-RECORD i" padded with '-' to name width + value
+ * width + 5, then " name | value " a column; "(0 rows)" when none.
+ */
+static silt_status finish_vertical(text_table *t, buf *out, silt_error *err)
+{
+    int64_t name_width = 3, value_width = 3, line;
+    size_t col;
+    silt_status rc = SILT_OK;
+    for (col = 0; col < t->n_cols; col++) {
+        if (t->cell_width[col] > name_width)
+            name_width = t->cell_width[col];
+        for (line = 1; line <= t->rows_kept; line++)
+            if (t->cell_width[(size_t)line * t->n_cols + col] > value_width)
+                value_width = t->cell_width[(size_t)line * t->n_cols + col];
+    }
+    for (line = 1; line <= t->rows_kept && rc == SILT_OK; line++) {
+        char head[48];
+        int len = snprintf(head, sizeof(head), "-RECORD %lld", (long long)(line - 1));
+        rc = buf_append(out, head, (size_t)len, err);
+        if (rc == SILT_OK)
+            rc = put_dashes(out, name_width + value_width + 5 - len, err);
+        if (rc == SILT_OK)
+            rc = buf_append_char(out, '\n', err);
+        for (col = 0; col < t->n_cols && rc == SILT_OK; col++) {
+            rc = buf_append_char(out, ' ', err);
+            if (rc == SILT_OK)
+                rc = put_vertical_cell(t, out, col, name_width, err);
+            if (rc == SILT_OK)
+                rc = buf_append_str(out, " | ", err);
+            if (rc == SILT_OK)
+                rc = put_vertical_cell(t, out, (size_t)line * t->n_cols + col, value_width, err);
+            if (rc == SILT_OK)
+                rc = buf_append_str(out, " \n", err);
+        }
+    }
+    SILT_RETURN_IF_ERROR(rc);
+    if (t->rows_kept == 0)
+        return buf_append_str(out, "(0 rows)\n", err);
+    if (t->rows_seen > t->max_rows)
+        return buf_printf(out, err, "only showing top %lld %s\n", (long long)t->max_rows,
+                          t->max_rows == 1 ? "row" : "rows");
+    return SILT_OK;
+}
+
 silt_status text_table_finish(text_table *t, buf *out, silt_error *err)
 {
     int64_t *widths = NULL, line;
     size_t col;
     silt_status rc = SILT_OK;
+    if (t->vertical)
+        return finish_vertical(t, out, err);
     widths = mem_calloc(t->n_cols ? t->n_cols : 1, sizeof(int64_t));
     if (widths == NULL)
         return err_nomem(err);

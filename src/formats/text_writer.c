@@ -22,7 +22,8 @@ silt_status text_format_parse(const char *name, text_format *out, silt_error *er
     } names[] = {{"table", TEXT_FORMAT_TABLE},
                  {"csv", TEXT_FORMAT_CSV},
                  {"json", TEXT_FORMAT_JSON},
-                 {"jsonl", TEXT_FORMAT_JSONL}};
+                 {"jsonl", TEXT_FORMAT_JSONL},
+                 {"vertical", TEXT_FORMAT_VERTICAL}};
     size_t idx;
     for (idx = 0; idx < sizeof(names) / sizeof(names[0]); idx++) {
         if (util_str_casecmp(name, names[idx].name) == 0) {
@@ -31,7 +32,7 @@ silt_status text_format_parse(const char *name, text_format *out, silt_error *er
         }
     }
     err_set(err, SILT_INVALID, "output format \"%s\" is not one silt writes", name);
-    err_hint(err, "use table, csv, json or jsonl");
+    err_hint(err, "use table, vertical, csv, json or jsonl");
     return SILT_INVALID;
 }
 
@@ -43,7 +44,7 @@ silt_status text_writer_new(text_writer **out, const col_type *schema,
     silt_status rc;
     if (opts == NULL)
         opts = &defaults;
-    if (schema == NULL || schema->id != COL_STRUCT || (unsigned)opts->format > TEXT_FORMAT_JSONL)
+    if (schema == NULL || schema->id != COL_STRUCT || (unsigned)opts->format > TEXT_FORMAT_VERTICAL)
         return err_set(err, SILT_INVALID, "cannot write results with %s",
                        schema == NULL || schema->id != COL_STRUCT ? "a schema that is not a struct"
                                                                   : "an output format out of range");
@@ -52,12 +53,14 @@ silt_status text_writer_new(text_writer **out, const col_type *schema,
         return err_nomem(err);
     w->format = opts->format;
     w->schema = schema;
-    if (w->format == TEXT_FORMAT_TABLE) {
+    if (w->format == TEXT_FORMAT_TABLE || w->format == TEXT_FORMAT_VERTICAL) {
         rc = text_table_new(&w->table, schema, opts->max_rows, opts->truncate, err);
         if (rc != SILT_OK) {
             mem_free(w);
             return rc;
         }
+        if (w->format == TEXT_FORMAT_VERTICAL)
+            text_table_set_vertical(w->table);
     }
     *out = w;
     return SILT_OK;
@@ -70,7 +73,8 @@ silt_status text_writer_add_batch(text_writer *w, const col_batch *batch, buf *o
         return err_set(err, SILT_INVALID, "cannot write a batch of %zu columns as results of %zu",
                        batch->n_cols, w->schema->n_fields);
     switch (w->format) {
-    case TEXT_FORMAT_TABLE: return text_table_add_batch(w->table, batch, err);
+    case TEXT_FORMAT_TABLE:
+    case TEXT_FORMAT_VERTICAL: return text_table_add_batch(w->table, batch, err);
     case TEXT_FORMAT_CSV:
         if (!w->header_done) {
             SILT_RETURN_IF_ERROR(text_csv_write_header(out, w->schema, err));
@@ -84,7 +88,7 @@ silt_status text_writer_add_batch(text_writer *w, const col_batch *batch, buf *o
 
 silt_status text_writer_finish(text_writer *w, buf *out, silt_error *err)
 {
-    if (w->format == TEXT_FORMAT_TABLE)
+    if (w->table != NULL)
         return text_table_finish(w->table, out, err);
     if (w->format == TEXT_FORMAT_CSV && !w->header_done) {
         w->header_done = 1;

@@ -2,10 +2,13 @@
  * store.c - store-independent parts of the object store interface: key
  * validation, dispatch to the back end, listings, and the location parser.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "io/store.h"
 
 #include <string.h>
+#include <unistd.h>
 
+#include "io/s3.h"
 #include "util/mem.h"
 
 silt_status io_check_key(const char *key, silt_error *err)
@@ -72,24 +75,121 @@ char *io_key_join(const char *left, const char *right)
     return out;
 }
 
-silt_status io_store_open(io_store **out, const char *location, int create_root, silt_error *err)
+const char *io_location_local_path(const char *location)
 {
-    if (util_str_starts_with(location, "file://"))
-        return io_local_store_open(out, location + strlen("file://"), create_root, err);
+    if (util_str_starts_with(location, "file://localhost/"))
+        return location + strlen("file://localhost");
+    if (util_str_starts_with(location, "file:///"))
+        return location + strlen("file://");
+    if (util_str_starts_with(location, "file:/") && location[6] != '/')
+        return location + strlen("file:");
+    return location;
+}
+
+/* Appends the parts of path to out (which starts "/"), resolving "." and "..". */
+static void append_resolved(char *out, const char *path)
+{
+    size_t len = strlen(out);
+    while (*path != '\0') {
+        const char *end = strchr(path, '/');
+        size_t n = end ? (size_t)(end - path) : strlen(path);
+        if (n == 2 && path[0] == '.' && path[1] == '.') {
+            while (len > 1 && out[len - 1] != '/')
+                len--;
+            if (len > 1)
+                len--;
+        } else if (n > 0 && !(n == 1 && path[0] == '.')) {
+            if (len > 1)
+                out[len++] = '/';
+            memcpy(out + len, path, n);
+            len += n;
+        }
+        out[len] = '\0';
+        path += n;
+        if (*path == '/')
+            path++;
+    }
+}
+
+char *io_location_qualify(const char *location, const char *base)
+{
+    const char *path = io_location_local_path(location);
+    char cwd[4096];
+    char *out;
+    if (strstr(path, "://") != NULL)
+        return mem_strdup(path);
+    if (path[0] != '/' && base == NULL) {
+        if (getcwd(cwd, sizeof(cwd)) == NULL)
+            return NULL;
+        base = cwd;
+    }
+    out = mem_alloc(strlen(path) + (path[0] == '/' ? 0 : strlen(base)) + 3);
+    if (out == NULL)
+        return NULL;
+    out[0] = '/';
+    out[1] = '\0';
+    if (path[0] != '/')
+        append_resolved(out, base);
+    append_resolved(out, path);
+    return out;
+}
+
+static int is_s3_location(const char *location)
+{
+    return util_str_starts_with(location, "s3://") || util_str_starts_with(location, "s3a://") ||
+           util_str_starts_with(location, "s3n://");
+}
+
+/* The object stores silt has no back end for yet, refused by name. */
+static const char *unsupported_store(const char *location)
+{
+    static const struct { const char *scheme; const char *what; } stores[] = {
+        {"abfss://", "Azure Data Lake Storage Gen2"}, {"abfs://", "Azure Data Lake Storage Gen2"},
+        {"wasbs://", "Azure Blob Storage"},           {"wasb://", "Azure Blob Storage"},
+        {"az://", "Azure Blob Storage"},              {"adl://", "Azure Data Lake Storage Gen1"},
+        {"gs://", "Google Cloud Storage"},            {"gcs://", "Google Cloud Storage"},
+    };
+    size_t idx;
+    for (idx = 0; idx < sizeof(stores) / sizeof(stores[0]); idx++)
+        if (util_str_starts_with(location, stores[idx].scheme))
+            return stores[idx].what;
+    return NULL;
+}
+
+static silt_status open_location(io_store **out, const char *location, int create_root,
+                                 const io_store_options *opts, silt_error *err)
+{
+    const char *other;
+    location = io_location_local_path(location);
+    if (util_str_starts_with(location, "file:"))
+        return err_set(err, SILT_INVALID, "storage location \"%s\" is not a local file URI "
+                       "(file:/path or file:///path)", location);
+    if (is_s3_location(location))
+        return io_s3_store_open(out, location, opts, err);
+    if ((other = unsupported_store(location)) != NULL)
+        return err_set(err, SILT_UNSUPPORTED, "storage location \"%s\" is on %s, which silt does "
+                       "not support yet: silt reads and writes local files and S3 (s3://, s3a://, "
+                       "s3n://)", location, other);
     if (strstr(location, "://") != NULL)
         return err_set(err, SILT_UNSUPPORTED, "storage location \"%s\" uses a scheme silt cannot "
                        "read yet", location);
     return io_local_store_open(out, location, create_root, err);
 }
 
+silt_status io_store_open(io_store **out, const char *location, int create_root, silt_error *err)
+{
+    return open_location(out, location, create_root, NULL, err);
+}
+
 silt_status io_store_check_option(const char *key, const char *value, silt_error *err)
 {
-    (void)value;
     if (key == NULL || key[0] == '\0')
         return err_set(err, SILT_INVALID, "a store option needs a key");
+    if (io_s3_is_option_key(key))
+        return io_s3_check_option(key, value, err);
     return err_set(err, SILT_INVALID, "store option \"%s\" is not known: the local file system "
-                   "store takes no options, and this build has no object-store back end (S3, "
-                   "ADLS, GCS) whose credentials or endpoints it would set", key);
+                   "store takes no options, the S3 store takes fs.s3a.* keys, and this build has "
+                   "no Azure or GCS back end", key);
 }
 
 silt_status io_store_open_with(io_store **out, const char *location, int create_root,
@@ -99,7 +199,7 @@ silt_status io_store_open_with(io_store **out, const char *location, int create_
     *out = NULL;
     for (idx = 0; opts != NULL && idx < opts->n; idx++)
         SILT_RETURN_IF_ERROR(io_store_check_option(opts->keys[idx], opts->values[idx], err));
-    return io_store_open(out, location, create_root, err);
+    return open_location(out, location, create_root, opts, err);
 }
 
 void io_store_free(io_store *store)
@@ -154,6 +254,27 @@ void io_object_info_clear(io_object_info *info)
         return;
     mem_free(info->key);
     info->key = NULL;
+}
+
+silt_status io_listing_add(io_listing *out, const char *key, int64_t size, int64_t mtime_micros,
+                           silt_error *err)
+{
+    io_object_info *item;
+    if (out->count == out->cap) {
+        size_t cap = out->cap ? out->cap * 2 : 32;
+        io_object_info *fresh = mem_realloc(out->items, cap * sizeof(*fresh));
+        if (fresh == NULL)
+            return err_nomem(err);
+        out->items = fresh;
+        out->cap = cap;
+    }
+    item = &out->items[out->count];
+    if ((item->key = mem_strdup(key)) == NULL)
+        return err_nomem(err);
+    item->size = size;
+    item->mtime_micros = mtime_micros;
+    out->count++;
+    return SILT_OK;
 }
 
 void io_listing_clear(io_listing *listing)
@@ -230,3 +351,4 @@ void io_writer_abort(io_writer *w)
     if (w != NULL)
         w->ops->abort(w);
 }
+

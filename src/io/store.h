@@ -93,8 +93,27 @@ struct io_writer {
 };
 
 /*
- * Opens a store at a location: a local path or a file:// URI. Creates the
- * root directory when it does not exist and create_root is set.
+ * The local path of a file: URI as Spark writes and accepts them
+ * ("file:/abs", "file:///abs", "file://localhost/abs" -> "/abs"), pointing
+ * into location; any other location is returned as it is.
+ */
+const char *io_location_local_path(const char *location);
+
+/*
+ * A location qualified as Spark qualifies one when a table or database is
+ * created: a file: URI becomes its path, a relative local path is joined to
+ * base (an absolute folder; NULL: the current folder), "." and ".." parts
+ * are resolved, and a trailing '/' is dropped. Other schemes (s3://, ...)
+ * are returned as they are. The result is mem_alloc'd (mem_free); NULL when
+ * out of memory or the current folder cannot be read.
+ */
+char *io_location_qualify(const char *location, const char *base);
+
+/*
+ * Opens a store at a location: a local path, a file:// URI or an S3 URI
+ * (s3://, s3a://, s3n://). Creates the root directory when it does not
+ * exist and create_root is set (local paths only: buckets have no folders).
+ * Azure and GCS schemes are refused by name (SILT_UNSUPPORTED).
  */
 silt_status io_store_open(io_store **out, const char *location, int create_root,
                           silt_error *err);
@@ -116,8 +135,9 @@ typedef struct io_store_options {
 
 /*
  * SILT_OK when key is an option some back end of this build acts on, else
- * SILT_INVALID naming it. The local file system takes no options and this
- * build has no object-store back end yet, so today every key is refused.
+ * SILT_INVALID naming it. The local file system takes no options; the S3
+ * back end takes fs.s3a.* keys (also spark.hadoop.fs.s3a.*), each value
+ * checked (docs/object-storage.md lists them).
  */
 silt_status io_store_check_option(const char *key, const char *value, silt_error *err);
 
@@ -151,6 +171,9 @@ silt_status io_put_if_absent(io_store *store, const char *key, const void *data,
 silt_status io_list(io_store *store, const char *prefix, const char *start_after, int recursive,
                     io_listing *out, silt_error *err);
 void io_listing_clear(io_listing *listing);
+/* Appends a copy of key with its size and time (back ends building a listing). */
+silt_status io_listing_add(io_listing *out, const char *key, int64_t size, int64_t mtime_micros,
+                           silt_error *err);
 /* Deletes an object; deleting a missing object is SILT_NOTFOUND. */
 silt_status io_delete(io_store *store, const char *key, silt_error *err);
 /* Size and time of an object; out->key is set to a copy of key (free with io_object_info_clear). */
@@ -186,11 +209,28 @@ char *io_key_join(const char *left, const char *right);
 silt_status io_prune_empty_folders(io_store *store, silt_error *err);
 
 /*
+ * The temporary files of writes that died before publishing (a killed writer's
+ * `.silt-tmp-<pid>-...`, anywhere under the root, symlinked folders not followed) that are
+ * provably dead: the pid is not a live process here and the file is over an hour old. Adds
+ * them to out (keys relative to the root) and deletes them unless dry_run. VACUUM calls it;
+ * a store that is not a local folder has none (out unchanged).
+ */
+silt_status io_sweep_dead_temps(io_store *store, int dry_run, io_listing *out, silt_error *err);
+
+/*
  * Writers' folder fsyncs are deferred to the next put or put-if-absent on
  * the same store (or its free): a writer's object is durable, name
  * included, once a later put on the store has returned. Every Delta commit
  * is such a put (store_local.c says why).
  */
+
+/*
+ * S3 back end (s3://, s3a://, s3n://bucket/prefix): settings from opts
+ * (fs.s3a.* keys; NULL = none), the AWS_* variables and ~/.aws profiles
+ * (docs/object-storage.md). Buckets have no folders: nothing is created.
+ */
+silt_status io_s3_store_open(io_store **out, const char *location, const io_store_options *opts,
+                             silt_error *err);
 
 /* Local back end, also used directly by tests. */
 silt_status io_local_store_open(io_store **out, const char *root_dir, int create_root,

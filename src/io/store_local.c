@@ -478,24 +478,10 @@ static silt_status local_get_range(io_store *store, const char *key, int64_t off
 static silt_status listing_add(io_listing *out, const char *key, const struct stat *st,
                                silt_error *err)
 {
-    io_object_info *item;
-    if (out->count == out->cap) {
-        size_t cap = out->cap ? out->cap * 2 : 32;
-        io_object_info *fresh = mem_realloc(out->items, cap * sizeof(*fresh));
-        if (fresh == NULL)
-            return err_nomem(err);
-        out->items = fresh;
-        out->cap = cap;
-    }
-    item = &out->items[out->count];
-    item->key = mem_strdup(key);
-    if (item->key == NULL)
-        return err_nomem(err);
-    item->size = (int64_t)st->st_size;
-    item->mtime_micros = (int64_t)st->st_mtim.tv_sec * TIME_MICROS_PER_SECOND +
-                         st->st_mtim.tv_nsec / 1000;
-    out->count++;
-    return SILT_OK;
+    return io_listing_add(out, key, (int64_t)st->st_size,
+                          (int64_t)st->st_mtim.tv_sec * TIME_MICROS_PER_SECOND +
+                              st->st_mtim.tv_nsec / 1000,
+                          err);
 }
 
 /*
@@ -571,6 +557,62 @@ static int compare_items(const void *a, const void *b)
 {
     return strcmp(((const io_object_info *)a)->key, ((const io_object_info *)b)->key);
 }
+
+/*
+ * Collects (and unless dry_run deletes) the provably dead temporary files under folder
+ * `dir_key` of the store's root, descending into sub-folders but never through a symlink.
+ */
+static silt_status sweep_walk(const char *root, const char *dir_key, int dry_run,
+                              io_listing *out, silt_error *err)
+{
+    char path[4096];
+    DIR *dir;
+    struct dirent *entry;
+    time_t now = time(NULL);
+    silt_status rc = SILT_OK;
+    if (snprintf(path, sizeof(path), "%s%s%s", root, dir_key[0] ? "/" : "", dir_key) >=
+        (int)sizeof(path))
+        return SILT_OK;
+    dir = opendir(path);
+    if (dir == NULL)
+        return SILT_OK; /* best effort, as the commit-time sweep */
+    while (rc == SILT_OK && (entry = readdir(dir)) != NULL) {
+        char key[4096], full[4096];
+        struct stat st;
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        if (snprintf(key, sizeof(key), "%s%s%s", dir_key, dir_key[0] ? "/" : "",
+                     entry->d_name) >= (int)sizeof(key) ||
+            snprintf(full, sizeof(full), "%s/%s", root, key) >= (int)sizeof(full) ||
+            lstat(full, &st) != 0)
+            continue;
+        if (S_ISDIR(st.st_mode)) {
+            rc = sweep_walk(root, key, dry_run, out, err);
+        } else if (S_ISREG(st.st_mode) && util_str_starts_with(entry->d_name, TMP_PREFIX) &&
+                   now - st.st_mtime > TMP_DEAD_AFTER_S && tmp_writer_is_dead(entry->d_name)) {
+            if (dry_run || unlink(full) == 0)
+                rc = listing_add(out, key, &st, err);
+        }
+    }
+    closedir(dir);
+    return rc;
+}
+
+silt_status io_sweep_dead_temps(io_store *store, int dry_run, io_listing *out, silt_error *err)
+{
+    const char *root = io_store_root(store);
+    size_t first = out->count;
+    silt_status rc;
+    if (util_str_starts_with(root, "file://"))
+        root += strlen("file://");
+    if (root[0] != '/')
+        return SILT_OK; /* not a folder of this machine: nothing of ours to sweep */
+    rc = sweep_walk(root, "", dry_run, out, err);
+    if (rc == SILT_OK && out->count > first)
+        qsort(out->items + first, out->count - first, sizeof(io_object_info), compare_items);
+    return rc;
+}
+
 
 static silt_status local_list(io_store *store, const char *prefix, const char *start_after,
                               int recursive, io_listing *out, silt_error *err)

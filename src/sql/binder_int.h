@@ -72,6 +72,7 @@ struct sql_session {
     atomic_int interrupt;
     mem_budget *budget;     /* the database's (or own_budget) */
     mem_budget *own_budget; /* made when the session has no database */
+    const io_store_options *store_opts; /* the database's, borrowed; NULL = none */
 };
 
 typedef struct bind_col {

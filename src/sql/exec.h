@@ -52,6 +52,8 @@ silt_status sql_exec_create_database(binder *b, const sql_stmt *stmt, exec_out *
 silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+/* Table maintenance (exec_maint.c, docs/maintenance.md). */
+silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
 /* DESCRIBE EXTENDED of a Delta table: appends Spark's detail rows (col_name, data_type,
@@ -112,6 +114,10 @@ silt_status sql_exec_commit_metrics(binder *b, io_store *store, int64_t version,
 /* A one-row result of LONG columns (DML's num_affected_rows ...). */
 silt_status sql_exec_counts_result(binder *b, const char *const *names, const int64_t *values,
                                size_t n, exec_out *out, silt_error *err);
+/* A one-batch result of string columns (cells row-major, NULL = null) in arena a. */
+silt_status sql_exec_strings_op(arena *a, engine_ctx *ctx, const char *const *names,
+                                size_t n_cols, const char *const *cells, size_t n_rows,
+                                const col_type **schema_out, engine_op **op_out, silt_error *err);
 /* Whether a session setting is "true" (case-insensitive). */
 int sql_exec_setting_true(const binder *b, const char *key);
 

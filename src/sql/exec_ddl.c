@@ -13,6 +13,7 @@
 #include "delta/dml.h"
 #include "formats/text.h"
 #include "sql/exec.h"
+#include "util/mem.h"
 #include "util/time.h"
 
 static silt_status need_catalog(binder *b, uint32_t pos, const char *what, silt_error *err)
@@ -43,9 +44,15 @@ silt_status sql_exec_create_database(binder *b, const sql_stmt *stmt, exec_out *
                           "name must be a single name");
     memset(&db, 0, sizeof(db));
     db.name = n->parts[0].name;
-    db.location = stmt->u.create_database.location
-                      ? stmt->u.create_database.location
-                      : catalog_default_database_location(b->a, db.name);
+    if (stmt->u.create_database.location != NULL) {
+        /* Spark qualifies a database's LOCATION against the warehouse at CREATE. */
+        char *q = io_location_qualify(stmt->u.create_database.location,
+                                      io_store_root(b->s->warehouse));
+        db.location = q ? arena_strdup(b->a, q) : NULL;
+        mem_free(q);
+    } else {
+        db.location = catalog_default_database_location(b->a, db.name);
+    }
     db.comment = stmt->u.create_database.comment;
     db.created_micros = time_now_micros();
     if (db.location == NULL)
@@ -83,7 +90,7 @@ static silt_status delete_table_files(binder *b, const char *path, silt_error *e
     size_t idx;
     silt_status rc;
     memset(&listing, 0, sizeof(listing));
-    SILT_RETURN_IF_ERROR(io_store_open(&store, path, 0, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
     rc = io_list(store, "", NULL, 1, &listing, err);
     for (idx = 0; rc == SILT_OK && idx < listing.count; idx++) {
         rc = io_delete(store, listing.items[idx].key, err);

@@ -582,6 +582,9 @@ silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *me
     mo.compression = job->o->compression;
     mo.now_ms = job->o->now_ms;
     mo.now_payload = job->o->now_payload;
+    mo.retry_timeout_ms = job->o->retry_timeout_ms;
+    mo.read_predicate = job->o->read_predicate;
+    mo.read_predicate_payload = job->o->read_predicate_payload;
     mo.n_workers = b->ctx->pool != NULL ? tpool_width(b->ctx->pool) : 1;
     memset(metrics, 0, sizeof(*metrics));
     rc = delta_modify_begin(&m, job->store, job->snap, &mo, err);

@@ -12,6 +12,7 @@
 #include "delta/write.h"
 #include "sql/exec.h"
 #include "sql/settings.h"
+#include "util/mem.h"
 #include "util/time.h"
 
 static void free_store(void *p) { io_store_free(p); }
@@ -104,7 +105,7 @@ static silt_status open_store(binder *b, exec_target *t, int create, silt_error 
 {
     if (t->store != NULL)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(io_store_open(&t->store, t->path, create, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, t->path, create, &t->store, err));
     SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
     return keep(b, free_store, t->store, err);
 }
@@ -117,7 +118,7 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
     t->exists = 0;
     t->snap = NULL;
     if (t->store == NULL) {
-        rc = io_store_open(&t->store, t->path, 0, &scratch);
+        rc = sql_session_store_open(b->s, t->path, 0, &t->store, &scratch);
         if (rc == SILT_NOTFOUND || rc == SILT_IO) {
             t->store = NULL;
             return SILT_OK; /* no folder yet: no table */
@@ -142,7 +143,7 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
 {
     memset(out, 0, sizeof(*out));
     if (n->is_path || (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0)) {
-        out->path = n->parts[n->n_parts - 1].name;
+        out->path = io_location_local_path(n->parts[n->n_parts - 1].name);
         out->display = arena_sprintf(b->a, "delta.`%s`", out->path);
     } else if (n->n_parts == 2 && (util_str_casecmp(n->parts[0].name, "parquet") == 0 ||
                                    util_str_casecmp(n->parts[0].name, "csv") == 0 ||
@@ -167,10 +168,7 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
             const char *loc = t->location;
             out->in_catalog = 1;
             out->managed = t->kind == CAT_MANAGED;
-            if (loc[0] != '/' && strstr(loc, "://") == NULL)
-                out->path = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), loc);
-            else
-                out->path = arena_strdup(b->a, loc);
+            out->path = catalog_location_path(b->a, io_store_root(b->s->warehouse), loc);
             if (t->provider != NULL && util_str_casecmp(t->provider, "delta") != 0) {
                 silt_status rc = sql_bind_error(b, err, n->pos, SILT_UNSUPPORTED,
                                             "table %s uses provider \"%s\": silt writes Delta "
@@ -402,6 +400,66 @@ static silt_status check_partition_columns(binder *b, const sql_ident_list *part
     return SILT_OK;
 }
 
+/*
+ * The location of a new catalog table, qualified as Spark's session catalog
+ * does at CREATE: a relative LOCATION is joined to its database's location,
+ * a file: URI becomes its path; a managed table goes to <database
+ * location>/<table>. Locations under the default places stay relative to the
+ * warehouse (so the folder can move); the rest are stored absolute.
+ */
+/* A location stored relative to the warehouse (a default place). */
+static int is_relative(const char *location)
+{
+    return location[0] != '/' && strncmp(location, "file:", 5) != 0 &&
+           strstr(location, "://") == NULL;
+}
+
+static silt_status table_location(binder *b, exec_target *t, const char *loc, uint32_t pos,
+                                  int *managed, const char **cat_location, silt_error *err)
+{
+    const char *root = io_store_root(b->s->warehouse);
+    const cat_database *db;
+    cat_state *state;
+    char *db_path = NULL, *qualified;
+    /* Before any file is written: a table committed but not registered would block
+     * the name's managed folder. */
+    SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+    db = catalog_state_find_database(state, t->database);
+    if (db != NULL)
+        db_path = catalog_location_path(b->a, root, db->location);
+    if (db != NULL && loc == NULL && is_relative(db->location)) {
+        char *rel = db->location[0] ? arena_sprintf(b->a, "%s/%s", db->location, t->name)
+                                    : arena_strdup(b->a, t->name);
+        if (rel != NULL)
+            util_str_ascii_lower(rel + strlen(rel) - strlen(t->name), strlen(t->name));
+        *cat_location = rel;
+    }
+    catalog_state_free(state);
+    if (db == NULL)
+        return sql_bind_error(b, err, pos, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` "
+                              "cannot be found", t->database);
+    if (db_path == NULL)
+        return err_nomem(err);
+    *managed = loc == NULL;
+    if (*cat_location != NULL) { /* managed, in a database at its default place */
+        t->path = catalog_location_path(b->a, root, *cat_location);
+        return t->path != NULL ? SILT_OK : err_nomem(err);
+    }
+    if (loc == NULL)
+        loc = arena_sprintf(b->a, "%s", t->name);
+    qualified = loc ? io_location_qualify(loc, db_path) : NULL;
+    if (qualified == NULL)
+        return err_nomem(err);
+    t->path = arena_strdup(b->a, qualified);
+    mem_free(qualified);
+    if (t->path == NULL)
+        return err_nomem(err);
+    if (*managed) /* names are stored lower-case, and so are their folders */
+        util_str_ascii_lower((char *)t->path + strlen(t->path) - strlen(t->name), strlen(t->name));
+    *cat_location = t->path;
+    return SILT_OK;
+}
+
 /* Where a new table goes: its path target, LOCATION, or the warehouse's managed folder. */
 static silt_status create_target(binder *b, const sql_stmt *stmt, exec_target *t, int *managed,
                                  const char **cat_location, silt_error *err)
@@ -423,28 +481,7 @@ static silt_status create_target(binder *b, const sql_stmt *stmt, exec_target *t
                           t->display);
     if (t->in_catalog)
         return SILT_OK; /* IF NOT EXISTS / OR REPLACE decide */
-    {
-        /* Before any file is written: a table committed but not registered would block
-         * the name's managed folder. */
-        cat_state *state;
-        int found;
-        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
-        found = catalog_state_find_database(state, t->database) != NULL;
-        catalog_state_free(state);
-        if (!found)
-            return sql_bind_error(b, err, n->pos, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` "
-                              "cannot be found", t->database);
-    }
-    if (loc != NULL) {
-        *cat_location = loc;
-        t->path = loc;
-    } else {
-        *managed = 1;
-        *cat_location = catalog_default_table_location(b->a, t->database, t->name);
-        if (*cat_location == NULL)
-            return err_nomem(err);
-        t->path = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), *cat_location);
-    }
+    SILT_RETURN_IF_ERROR(table_location(b, t, loc, n->pos, managed, cat_location, err));
     if (t->path == NULL)
         return err_nomem(err);
     t->store = NULL;

@@ -85,10 +85,39 @@ silt_status sql_parser_table_version(parser *p, sql_table_version *out)
     return SILT_OK;
 }
 
+/* A quoted part names a path when it follows a format (delta.`/p`, parquet.`s3://b@x/p`). */
+static int names_path(const sql_name *name)
+{
+    static const char *const formats[] = {"delta", "parquet", "csv", "json", "text", "orc",
+                                          "avro", "binaryFile"};
+    size_t idx;
+    if (name->n_parts != 2)
+        return 0;
+    for (idx = 0; idx < sizeof(formats) / sizeof(formats[0]); idx++)
+        if (util_str_casecmp(name->parts[0].name, formats[idx]) == 0)
+            return 1;
+    return 0;
+}
+
+/* Delta's time travel in a path: a trailing @v<version> or @<yyyyMMddHHmmssSSS>. */
+static int path_time_travel(const char *suffix)
+{
+    size_t idx, len = strlen(suffix);
+    size_t start = (suffix[0] == 'v' || suffix[0] == 'V') ? 1 : 0;
+    if (len == start || (start == 0 && len != 17))
+        return 0;
+    for (idx = start; idx < len; idx++)
+        if (suffix[idx] < '0' || suffix[idx] > '9')
+            return 0;
+    return 1;
+}
+
 /*
  * A table name with an optional @ref and time travel. The ref is written
- * right after the name (t@v3, t@main) or inside the last backquoted part
- * (`permits@main`, as Nessie users write it).
+ * right after the name (t@v3, t@main) or at the end of the last backquoted
+ * part (`permits@main`, as Nessie users write it). An '@' inside a path
+ * (abfss://container@account..., delta.`/tmp/a@b/t`) is part of the path;
+ * only Delta's trailing @v<n> / @<timestamp> is taken from one.
  */
 static silt_status name_suffix(parser *p, sql_name *name, sql_table_version *at)
 {
@@ -104,8 +133,11 @@ static silt_status name_suffix(parser *p, sql_name *name, sql_table_version *at)
         if (at->ref == NULL)
             return SILT_NOMEM;
         p_advance(p);
-    } else if (last->quoted && (at_sign = strchr(last->name, '@')) != NULL &&
-               at_sign != last->name && at_sign[1] != '\0') {
+    } else if (last->quoted && (at_sign = strrchr(last->name, '@')) != NULL &&
+               at_sign != last->name && at_sign[1] != '\0' &&
+               (names_path(name) ? util_str_casecmp(name->parts[0].name, "delta") == 0 &&
+                                       path_time_travel(at_sign + 1)
+                                 : strpbrk(at_sign + 1, "/:") == NULL)) {
         at->ref = at_sign + 1;
         *at_sign = '\0';
     }

@@ -65,9 +65,13 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->pool = opts ? opts->pool : NULL;
     s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
     s->wrap_payload = opts ? opts->wrap_payload : NULL;
+    s->store_opts = opts ? opts->store : NULL;
     atomic_init(&s->interrupt, 0);
     if (opts != NULL && opts->warehouse != NULL) {
-        rc = io_store_open(&s->warehouse, opts->warehouse, 0, err);
+        /* Spark qualifies the warehouse once and creates it when it is missing. */
+        char *root = io_location_qualify(opts->warehouse, NULL);
+        rc = root != NULL ? sql_session_store_open(s, root, 1, &s->warehouse, err) : err_nomem(err);
+        mem_free(root);
         if (rc == SILT_OK)
             rc = catalog_open(&s->cat, s->warehouse, err);
         if (rc != SILT_OK)
@@ -94,6 +98,57 @@ void sql_session_free(sql_session *s)
 }
 
 mem_budget *sql_session_budget(const sql_session *s) { return s->budget; }
+
+static int is_store_key(const char *key)
+{
+    return util_str_starts_with(key, "fs.s3a.") || util_str_starts_with(key, "spark.hadoop.fs.s3a.");
+}
+
+/* A SET value without the quotes SET keeps: 'http://host:9000' -> http://host:9000. */
+static const char *unquoted(arena *a, const char *value)
+{
+    size_t len = strlen(value);
+    if (len >= 2 && (value[0] == '\'' || value[0] == '"') && value[len - 1] == value[0])
+        return arena_strndup(a, value + 1, len - 2);
+    return value;
+}
+
+silt_status sql_session_store_open(sql_session *s, const char *location, int create_root,
+                                   io_store **out, silt_error *err)
+{
+    const sql_setting *it;
+    size_t n_db = s->store_opts ? s->store_opts->n : 0, n = n_db, idx;
+    const char **keys, **values;
+    io_store_options opts = IO_STORE_OPTIONS_INIT;
+    silt_status rc;
+    for (it = s->settings; it != NULL; it = it->next)
+        n += is_store_key(it->key);
+    if (n == 0)
+        return io_store_open(out, location, create_root, err);
+    keys = mem_calloc(n, sizeof(char *));
+    values = mem_calloc(n, sizeof(char *));
+    rc = keys && values ? SILT_OK : err_nomem(err);
+    for (idx = 0; rc == SILT_OK && idx < n_db; idx++) {
+        keys[idx] = s->store_opts->keys[idx];
+        values[idx] = s->store_opts->values[idx];
+    }
+    /* The settings list is newest first: lay it out oldest first so the newest wins. */
+    for (idx = n, it = s->settings; rc == SILT_OK && it != NULL; it = it->next) {
+        if (!is_store_key(it->key))
+            continue;
+        idx--;
+        keys[idx] = it->key;
+        values[idx] = it->value;
+    }
+    opts.keys = keys;
+    opts.values = values;
+    opts.n = n;
+    if (rc == SILT_OK)
+        rc = io_store_open_with(out, location, create_root, &opts, err);
+    mem_free(keys);
+    mem_free(values);
+    return rc;
+}
 
 const char *sql_session_get(const sql_session *s, const char *key)
 {
@@ -346,40 +401,9 @@ silt_status sql_result_next_owned(sql_result *res, col_batch **out, arena **owne
 static silt_status string_result(sql_result *res, const char *const *names, size_t n_cols,
                                  const char *const *cells, size_t n_rows, silt_error *err)
 {
-    col_field *fields = arena_calloc(res->arena, n_cols, sizeof(col_field));
-    col_batch *batch = arena_calloc(res->arena, 1, sizeof(col_batch));
-    col_batch **list = arena_calloc(res->arena, 1, sizeof(col_batch *));
-    size_t c, r;
-    if (fields == NULL || batch == NULL || list == NULL)
-        return err_nomem(err);
-    batch->cols = arena_calloc(res->arena, n_cols, sizeof(col_vec *));
-    if (batch->cols == NULL)
-        return err_nomem(err);
-    for (c = 0; c < n_cols; c++) {
-        col_builder *bld;
-        fields[c].name = names[c];
-        fields[c].type = col_type_primitive(COL_STRING);
-        fields[c].nullable = 1;
-        fields[c].field_id = -1;
-        SILT_RETURN_IF_ERROR(col_builder_new(&bld, res->arena, fields[c].type, err));
-        for (r = 0; r < n_rows; r++) {
-            const char *v = cells[r * n_cols + c];
-            if (v == NULL)
-                SILT_RETURN_IF_ERROR(col_builder_append_null(bld, err));
-            else
-                SILT_RETURN_IF_ERROR(col_builder_append_bytes(bld, v, strlen(v), err));
-        }
-        SILT_RETURN_IF_ERROR(col_builder_finish(bld, &batch->cols[c], err));
-    }
-    res->schema = col_type_struct(res->arena, n_cols, fields);
-    if (res->schema == NULL)
-        return err_nomem(err);
-    batch->schema = res->schema;
-    batch->n_rows = (int64_t)n_rows;
-    batch->n_cols = n_cols;
-    list[0] = batch;
     res->has_rows = 1;
-    return engine_op_values(&res->op, &res->ctx, res->schema, list, 1, err);
+    return sql_exec_strings_op(res->arena, &res->ctx, names, n_cols, cells, n_rows, &res->schema,
+                               &res->op, err);
 }
 
 /* ---------------------------------------------------------------- statements */
@@ -547,6 +571,12 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         }
         apply_memory_limit(s, key, NULL);
         return SILT_OK;
+    }
+    if (key != NULL && value != NULL && is_store_key(key)) {
+        /* Stored unquoted, checked by the back end that acts on it. */
+        if ((value = unquoted(res->arena, value)) == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(io_store_check_option(key, value, err));
     }
     if (key != NULL && value != NULL) {
         if (strcmp(key, "spark.sql.ansi.enabled") == 0 && util_str_casecmp(value, "true") != 0 &&
@@ -915,6 +945,7 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_DROP: rc = sql_exec_drop(&b, stmt, &out, err); break;
     case SQL_STMT_RESTORE: rc = sql_exec_restore(&b, stmt, &out, err); break;
     case SQL_STMT_ALTER_TABLE: rc = sql_exec_alter_table(&b, stmt, &out, err); break;
+    case SQL_STMT_VACUUM: rc = sql_exec_vacuum(&b, stmt, &out, err); break;
     default:
         rc = stmt->u.describe.what == SQL_DESCRIBE_DETAIL
                  ? sql_exec_describe_detail(&b, stmt, &out, err)
@@ -940,6 +971,7 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_MERGE:
     case SQL_STMT_CREATE_DATABASE:
     case SQL_STMT_RESTORE:
+    case SQL_STMT_VACUUM:
     case SQL_STMT_ALTER_TABLE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);

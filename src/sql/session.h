@@ -48,12 +48,21 @@ typedef struct sql_session_options {
      * still has one budget for all its statements.
      */
     arena *parent;
+    /* The database's store options (credentials, endpoints), borrowed; NULL = none. */
+    const io_store_options *store;
 } sql_session_options;
 
-#define SQL_SESSION_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL}
+#define SQL_SESSION_OPTIONS_INIT {1, NULL, NULL, NULL, NULL, NULL, NULL}
 
 silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err);
 void sql_session_free(sql_session *s);
+/*
+ * Opens the store of a location with the database's store options and then
+ * the session's SET fs.s3a.* keys (a later key wins), as every store a
+ * statement reads or writes is opened (docs/object-storage.md).
+ */
+silt_status sql_session_store_open(sql_session *s, const char *location, int create_root,
+                                   io_store **out, silt_error *err);
 /* The budget the session's statements reserve from (never NULL). */
 mem_budget *sql_session_budget(const sql_session *s);
 

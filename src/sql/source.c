@@ -74,7 +74,7 @@ static silt_status open_path_store(binder *b, const char *path, io_store **store
     *key_out = arena_strndup(b->a, path + cut, (glob ? strlen(path) : limit) - cut);
     if (*key_out == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(io_store_open(store_out, root, 0, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, root, 0, store_out, err));
     return on_cleanup(b, free_store, *store_out, err);
 }
 
@@ -232,7 +232,9 @@ static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *er
         const char *path = m->one[idx].files[0].path;
         if (path[0] == '/' || strstr(path, "://") != NULL)
             return SILT_OK; /* the scan refuses it by name; cut nothing */
-        SILT_RETURN_IF_ERROR(pq_file_open(&m->files[idx], m->store, path, err));
+        SILT_RETURN_IF_ERROR(delta_scan_missing_file(pq_file_open(&m->files[idx], m->store, path,
+                                                                  err),
+                                                     m->one[idx].version, err));
     }
     SILT_RETURN_IF_ERROR(sql_scan_units_split(b->a, tpool_width(b->ctx->pool), m->files, m->n_files,
                                           NULL, 0, &m->units, &m->n, &n_split, err));
@@ -377,7 +379,7 @@ static silt_status delta_snapshot_of(binder *b, const char *path, int64_t versio
     e = arena_calloc(a, 1, sizeof(*e));
     if (e == NULL || (e->path = arena_strdup(a, path)) == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(io_store_open(&store, path, 0, err));
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
     if (b->s->wrap_table_store != NULL &&
         b->s->wrap_table_store(&store, b->s->wrap_payload, err) != SILT_OK) {
         io_store_free(store);
@@ -803,6 +805,7 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
 {
     const char *qual = pd != NULL ? pd->qual : NULL;
     silt_status rc;
+    path = io_location_local_path(path); /* file:/p and file:///p, as Spark takes them */
     if (util_str_casecmp(format, "delta") == 0)
         rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
     else if (version >= 0 || ts_micros != INT64_MIN)
@@ -818,6 +821,20 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
         return sql_bind_error(b, err, pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_DATASOURCE] data source \"%s\" is not supported", format);
     return source_context(b, rc, format, path, pos, err);
+}
+
+/* Delta's @yyyyMMddHHmmssSSS suffix of a path: a UTC timestamp to the millisecond. */
+static silt_status ref_timestamp(binder *b, const char *digits, int64_t *ts, silt_error *err)
+{
+    char text[32];
+    int has_zone;
+    (void)b;
+    snprintf(text, sizeof(text), "%.4s-%.2s-%.2s %.2s:%.2s:%.2s.%.3s", digits, digits + 4,
+             digits + 6, digits + 8, digits + 10, digits + 12, digits + 14);
+    if (!time_parse_timestamp(text, strlen(text), ts, &has_zone))
+        return err_set(err, SILT_BIND, "[INVALID_TIME_TRAVEL_TIMESTAMP_EXPR] \"@%s\" is not "
+                       "a timestamp in the form yyyyMMddHHmmssSSS", digits);
+    return SILT_OK;
 }
 
 /* VERSION AS OF n / TIMESTAMP AS OF '...' / t@v<n>. */
@@ -860,6 +877,8 @@ static silt_status time_travel(binder *b, const sql_table_version *at, int64_t *
             *version = v;
             return SILT_OK;
         }
+        if (strlen(at->ref) == 17 && util_str_to_int64(at->ref, 17, &v))
+            return ref_timestamp(b, at->ref, ts, err);
         return err_set(err, SILT_UNSUPPORTED, "branch and tag references (@%s) are not "
                        "supported by the query engine yet", at->ref);
     }
@@ -956,10 +975,7 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     }
     *found = 1;
     *provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
-    if (t->location[0] != '/' && strstr(t->location, "://") == NULL)
-        *location = arena_sprintf(b->a, "%s/%s", io_store_root(b->s->warehouse), t->location);
-    else
-        *location = arena_strdup(b->a, t->location);
+    *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
     catalog_state_free(state);
     return *location != NULL ? SILT_OK : err_nomem(err);
 }
@@ -1394,7 +1410,7 @@ silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out
     }
     SILT_RETURN_IF_ERROR(time_travel(b, &ref->u.named.at, &version, &ts, err));
     /* Failures to open are reported by the ordinary scan path: just decline here. */
-    if (io_store_open(&store, n->parts[1].name, 0, NULL) != SILT_OK)
+    if (sql_session_store_open(b->s, n->parts[1].name, 0, &store, NULL) != SILT_OK)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_store, store, err));
     if ((ts != INT64_MIN ? delta_snapshot_load_at_timestamp(&loaded, store, ts, NULL, NULL)

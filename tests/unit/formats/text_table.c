@@ -459,3 +459,52 @@ void test_formats_text_table__spark_show_of_random_strings(void)
         mem_free(expected);
     }
 }
+
+/* pyspark 4.1's df.show(n, truncate, vertical=True) of the same rows. */
+static const char SPARK_VERTICAL_2_20[] =
+    "-RECORD 0--------------------------------------------\n"
+    " x                            | a\\nb                 \n"
+    " a_very_long_column_name_here | \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e               \n"
+    "-RECORD 1--------------------------------------------\n"
+    " x                            | hello world, this... \n"
+    " a_very_long_column_name_here | NULL                 \n"
+    "only showing top 2 rows\n";
+static const char SPARK_VERTICAL_1_5[] =
+    "-RECORD 0------------------------------\n"
+    " x                            | a\\nb   \n"
+    " a_very_long_column_name_here | \xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e \n"
+    "only showing top 1 row\n";
+
+static const char *show_vertical(const col_batch *batch, int64_t max_rows, int32_t truncate)
+{
+    text_table *t;
+    buf_truncate(&OUT, 0);
+    check_ok(text_table_new(&t, batch->schema, max_rows, truncate, &ERR), &ERR);
+    text_table_set_vertical(t);
+    check_ok(text_table_add_batch(t, batch, &ERR), &ERR);
+    check_ok(text_table_finish(t, &OUT, &ERR), &ERR);
+    text_table_free(t);
+    return buf_cstr(&OUT);
+}
+
+void test_formats_text_table__vertical_matches_spark(void)
+{
+    const char *names[2] = {"x", "a_very_long_column_name_here"};
+    col_vec *cols[2];
+    col_builder *b = builder(prim(COL_STRING));
+    col_batch *batch;
+    add_str(b, "a\nb");
+    add_str(b, "hello world, this is long text");
+    add_str(b, "z");
+    cols[0] = finish(b);
+    b = builder(prim(COL_STRING));
+    add_str(b, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e");
+    add_null(b);
+    add_str(b, "w");
+    cols[1] = finish(b);
+    batch = make_batch(2, names, cols);
+    check_str(SPARK_VERTICAL_2_20, show_vertical(batch, 2, 20));
+    check_str(SPARK_VERTICAL_1_5, show_vertical(batch, 1, 5));
+    batch->n_rows = 0;
+    check_str("(0 rows)\n", show_vertical(batch, 20, 20));
+}

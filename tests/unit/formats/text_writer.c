@@ -86,9 +86,11 @@ void test_formats_text_writer__format_names(void)
     check_int(TEXT_FORMAT_TABLE, format);
     check_ok(text_format_parse("json", &format, &ERR), &ERR);
     check_int(TEXT_FORMAT_JSON, format);
+    check_ok(text_format_parse("Vertical", &format, &ERR), &ERR);
+    check_int(TEXT_FORMAT_VERTICAL, format);
     check_fails(SILT_INVALID, text_format_parse("xml", &format, &ERR));
     check_str("output format \"xml\" is not one silt writes", ERR.message);
-    check_contains(ERR.hint, "table, csv, json or jsonl");
+    check_contains(ERR.hint, "table, vertical, csv, json or jsonl");
 }
 
 void test_formats_text_writer__misuse_is_refused(void)

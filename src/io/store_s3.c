@@ -1,0 +1,697 @@
+/*
+ * store_s3.c - the S3 store: s3://, s3a:// and s3n:// locations on AWS S3
+ * or an S3-compatible server (docs/object-storage.md).
+ *
+ * - put-if-absent is PUT with If-None-Match: * (412: SILT_EXISTS). When an
+ *   earlier attempt of the same put may have reached the server (a reset or
+ *   a 5xx after the body was sent) and the retry is answered 412, the object
+ *   is read back: if it holds exactly our bytes the put was ours and
+ *   succeeded, so a retried Delta commit is never reported lost (and then
+ *   committed twice under the next version).
+ * - Listings are ListObjectsV2 pages with start-after, in byte order, as S3
+ *   lists; with recursive = 0 a '/' delimiter keeps them to one folder.
+ * - Files opened for range reads fetch their last TAIL_BYTES with the size
+ *   (one suffix-range GET): a Parquet footer, and all of a small file, come
+ *   with the open. Small reads elsewhere fetch a COALESCE_BYTES block from
+ *   their offset and serve the next reads from it, so the column chunks of
+ *   a row group, which lie side by side, are fetched together.
+ * - Writers buffer fs.s3a.multipart.size bytes; a smaller object is one PUT,
+ *   a larger one a multipart upload whose parts are invisible until
+ *   CompleteMultipartUpload, aborted when the writer fails or is aborted.
+ *   A killed writer leaves an incomplete upload (never an object), which a
+ *   bucket lifecycle rule removes.
+ * - S3 has no folders: the root needs no creating, deleting a missing object
+ *   is checked with a HEAD first (the interface says SILT_NOTFOUND).
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "io/s3.h"
+#include "util/mem.h"
+#include "util/time.h"
+
+#define TAIL_BYTES (256 * 1024)
+#define COALESCE_BYTES (1024 * 1024)
+
+typedef struct s3_store {
+    io_store base;
+    io_s3_conf conf;
+    io_s3_client *client;
+} s3_store;
+
+static s3_store *as_s3(io_store *store) { return (s3_store *)store; }
+
+/* The key in the bucket of a store key ("" = the root prefix itself). */
+static char *bucket_key(const s3_store *s, const char *key)
+{
+    if (s->conf.prefix[0] == '\0')
+        return mem_strdup(key);
+    if (key[0] == '\0')
+        return io_s3_sprintf("%s/", s->conf.prefix);
+    return io_key_join(s->conf.prefix, key);
+}
+
+static void req_init(io_s3_req *req, const char *method, const char *key)
+{
+    memset(req, 0, sizeof(*req));
+    req->method = method;
+    req->key = key;
+    req->query = "";
+    req->range_from = -1;
+    req->range_len = -1;
+}
+
+/* The status for a final answer that is not a success, with its message. */
+static silt_status answer_error(s3_store *s, const io_s3_req *req, const io_s3_resp *resp,
+                                silt_error *err)
+{
+    char code[128];
+    io_s3_error_code(resp, code, sizeof(code));
+    /* A missing bucket is never "no such object": a table there would look absent. */
+    if (resp->status == 404 && strcmp(code, "NoSuchBucket") != 0)
+        return io_s3_error(s->client, req, resp, SILT_NOTFOUND, err);
+    if (resp->status == 412)
+        return io_s3_error(s->client, req, resp, SILT_EXISTS, err);
+    return io_s3_error(s->client, req, resp, SILT_IO, err);
+}
+
+static silt_status run(s3_store *s, const io_s3_req *req, io_s3_resp *resp, silt_error *err)
+{
+    memset(resp, 0, sizeof(*resp));
+    buf_init(&resp->body, 0);
+    SILT_RETURN_IF_ERROR(io_s3_request(s->client, req, resp, err));
+    if (resp->status >= 200 && resp->status < 300)
+        return SILT_OK;
+    return answer_error(s, req, resp, err);
+}
+
+/* ---------------------------------------------------------------- reads */
+
+static silt_status s3_head_key(s3_store *s, const char *bkey, io_s3_resp *resp, silt_error *err)
+{
+    io_s3_req req;
+    req_init(&req, "HEAD", bkey);
+    return run(s, &req, resp, err);
+}
+
+static silt_status s3_get_range(io_store *store, const char *key, int64_t offset, int64_t len,
+                                buf *out, silt_error *err)
+{
+    s3_store *s = as_s3(store);
+    char *bkey = bucket_key(s, key);
+    io_s3_req req;
+    io_s3_resp resp;
+    size_t start = out->len;
+    silt_status rc;
+    if (bkey == NULL)
+        return err_nomem(err);
+    req_init(&req, "GET", bkey);
+    req.out = out;
+    if (len == 0) {
+        rc = s3_head_key(s, bkey, &resp, err); /* an empty range still needs the object */
+        if (rc == SILT_OK && offset > resp.content_length)
+            rc = err_set(err, SILT_INVALID, "range %lld+0 is past the end of \"%s\" (%lld "
+                         "bytes)", (long long)offset, key, (long long)resp.content_length);
+    } else {
+        if (offset > 0 || len > 0) {
+            req.range_from = offset;
+            req.range_len = len;
+        }
+        rc = run(s, &req, &resp, err);
+        if (rc != SILT_OK && resp.status == 416)
+            rc = err_set(err, SILT_INVALID, "range %lld+%lld is past the end of \"%s\"",
+                         (long long)offset, (long long)len, key);
+        if (rc == SILT_OK && len > 0 && out->len - start != (size_t)len)
+            rc = err_set(err, SILT_INVALID, "range %lld+%lld is past the end of \"%s\" (%lld "
+                         "bytes)", (long long)offset, (long long)len, key,
+                         (long long)resp.total_size);
+    }
+    buf_clear(&resp.body);
+    mem_free(bkey);
+    if (rc == SILT_OK)
+        rc = buf_append(out, "", 0, err); /* keep the NUL after the contents */
+    return rc;
+}
+
+/* ---------------------------------------------------------------- puts */
+
+/* After an ambiguous attempt answered 412: is the object there our bytes? */
+static int object_is(s3_store *s, const char *bkey, const void *data, size_t len)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    buf got = BUF_INIT;
+    silt_error scratch = SILT_ERROR_INIT;
+    int same;
+    req_init(&req, "GET", bkey);
+    req.out = &got;
+    same = run(s, &req, &resp, &scratch) == SILT_OK && got.len == len &&
+           (len == 0 || memcmp(got.data, data, len) == 0);
+    buf_clear(&resp.body);
+    buf_clear(&got);
+    return same;
+}
+
+static silt_status put_key(s3_store *s, const char *bkey, const void *data, size_t len,
+                           int if_absent, silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    silt_status rc;
+    req_init(&req, "PUT", bkey);
+    req.body = data ? data : "";
+    req.body_len = len;
+    req.if_none_match = if_absent;
+    rc = run(s, &req, &resp, err);
+    if (rc == SILT_EXISTS && resp.ambiguous && object_is(s, bkey, data, len)) {
+        err_clear(err);
+        rc = SILT_OK;
+    }
+    buf_clear(&resp.body);
+    return rc;
+}
+
+static silt_status s3_put(io_store *store, const char *key, const void *data, size_t len,
+                          int if_absent, silt_error *err)
+{
+    s3_store *s = as_s3(store);
+    char *bkey = bucket_key(s, key);
+    silt_status rc;
+    if (bkey == NULL)
+        return err_nomem(err);
+    rc = put_key(s, bkey, data, len, if_absent, err);
+    mem_free(bkey);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- listings */
+
+
+/* Adds the <Contents> of one page; strip is the length of the root prefix and its '/'. */
+static silt_status parse_page(const char *xml, size_t strip, io_listing *out, silt_error *err)
+{
+    const char *pos = xml;
+    buf block = BUF_INIT, key = BUF_INIT, text = BUF_INIT;
+    silt_status rc = SILT_OK;
+    while (rc == SILT_OK && io_s3_xml_next(&pos, "Contents", &block)) {
+        const char *in = buf_cstr(&block);
+        int64_t size = 0, mtime = 0;
+        int has_zone = 0;
+        if (!io_s3_xml_next(&in, "Key", &key) || key.len <= strip) {
+            continue;
+        }
+        in = buf_cstr(&block);
+        if (io_s3_xml_next(&in, "Size", &text))
+            (void)util_str_to_int64(text.data, text.len, &size);
+        in = buf_cstr(&block);
+        if (io_s3_xml_next(&in, "LastModified", &text) && text.len > 0 &&
+            text.data[text.len - 1] == 'Z')
+            (void)time_parse_timestamp(text.data, text.len - 1, &mtime, &has_zone);
+        /* Folder markers ("a/b/", made by consoles and some tools) are not objects. */
+        if (key.data[key.len - 1] != '/')
+            rc = io_listing_add(out, key.data + strip, size, mtime, err);
+    }
+    buf_clear(&block);
+    buf_clear(&key);
+    buf_clear(&text);
+    return rc;
+}
+
+/* The canonical query of one ListObjectsV2 page (parameters in byte order). */
+static silt_status list_query(buf *q, const char *token, int recursive, const char *prefix,
+                              const char *start_after, silt_error *err)
+{
+    buf_truncate(q, 0);
+    if (token != NULL) {
+        SILT_RETURN_IF_ERROR(buf_append_str(q, "continuation-token=", err));
+        SILT_RETURN_IF_ERROR(io_s3_uri_encode(q, token, 0, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(q, '&', err));
+    }
+    if (!recursive)
+        SILT_RETURN_IF_ERROR(buf_append_str(q, "delimiter=%2F&", err));
+    SILT_RETURN_IF_ERROR(buf_append_str(q, "list-type=2&prefix=", err));
+    SILT_RETURN_IF_ERROR(io_s3_uri_encode(q, prefix, 0, err));
+    if (start_after != NULL) {
+        SILT_RETURN_IF_ERROR(buf_append_str(q, "&start-after=", err));
+        SILT_RETURN_IF_ERROR(io_s3_uri_encode(q, start_after, 0, err));
+    }
+    return SILT_OK;
+}
+
+static silt_status list_pages(s3_store *s, const char *prefix, const char *start_after,
+                              int recursive, size_t strip, io_listing *out, silt_error *err)
+{
+    buf q = BUF_INIT, body = BUF_INIT, token = BUF_INIT;
+    silt_status rc = SILT_OK;
+    int more = 1;
+    while (rc == SILT_OK && more) {
+        io_s3_req req;
+        io_s3_resp resp;
+        const char *pos;
+        rc = list_query(&q, token.len ? buf_cstr(&token) : NULL, recursive, prefix, start_after,
+                        err);
+        if (rc != SILT_OK)
+            break;
+        req_init(&req, "GET", "");
+        req.query = buf_cstr(&q);
+        buf_truncate(&body, 0);
+        req.out = &body;
+        rc = run(s, &req, &resp, err);
+        buf_clear(&resp.body);
+        if (rc == SILT_OK && body.len > 0)
+            rc = parse_page(buf_cstr(&body), strip, out, err);
+        pos = buf_cstr(&body);
+        more = rc == SILT_OK && strstr(pos, "<IsTruncated>true</IsTruncated>") != NULL &&
+               io_s3_xml_next(&pos, "NextContinuationToken", &token) && token.len > 0;
+    }
+    buf_clear(&q);
+    buf_clear(&body);
+    buf_clear(&token);
+    return rc;
+}
+
+static silt_status s3_list(io_store *store, const char *prefix, const char *start_after,
+                           int recursive, io_listing *out, silt_error *err)
+{
+    s3_store *s = as_s3(store);
+    char *full = bucket_key(s, prefix);
+    char *after = start_after ? bucket_key(s, start_after) : NULL;
+    size_t strip = s->conf.prefix[0] ? strlen(s->conf.prefix) + 1 : 0;
+    silt_status rc;
+    if (full == NULL || (start_after != NULL && after == NULL))
+        rc = err_nomem(err);
+    else
+        rc = list_pages(s, full, after, recursive, strip, out, err);
+    mem_free(full);
+    mem_free(after);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- deletes and heads */
+
+static silt_status s3_remove(io_store *store, const char *key, silt_error *err)
+{
+    s3_store *s = as_s3(store);
+    char *bkey = bucket_key(s, key);
+    io_s3_req req;
+    io_s3_resp resp;
+    silt_status rc;
+    if (bkey == NULL)
+        return err_nomem(err);
+    rc = s3_head_key(s, bkey, &resp, err);
+    buf_clear(&resp.body);
+    if (rc == SILT_OK) {
+        req_init(&req, "DELETE", bkey);
+        rc = run(s, &req, &resp, err);
+        buf_clear(&resp.body);
+    }
+    mem_free(bkey);
+    return rc;
+}
+
+static silt_status s3_head(io_store *store, const char *key, io_object_info *out,
+                           silt_error *err)
+{
+    s3_store *s = as_s3(store);
+    char *bkey = bucket_key(s, key);
+    io_s3_resp resp;
+    silt_status rc;
+    if (bkey == NULL)
+        return err_nomem(err);
+    rc = s3_head_key(s, bkey, &resp, err);
+    buf_clear(&resp.body);
+    mem_free(bkey);
+    if (rc != SILT_OK)
+        return rc;
+    if ((out->key = mem_strdup(key)) == NULL)
+        return err_nomem(err);
+    out->size = resp.content_length < 0 ? 0 : resp.content_length;
+    out->mtime_micros = resp.mtime_micros;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- open files */
+
+typedef struct s3_file {
+    io_file base;
+    s3_store *store;
+    char *bkey;
+    buf tail; /* the object's last tail.len bytes */
+    int64_t tail_off;
+    pthread_mutex_t mutex; /* guards the block */
+    buf block;
+    int64_t block_off;
+} s3_file;
+
+static int serve(const buf *b, int64_t b_off, int64_t offset, size_t len, void *dst)
+{
+    if (b->len == 0 || offset < b_off || offset + (int64_t)len > b_off + (int64_t)b->len)
+        return 0;
+    memcpy(dst, b->data + (offset - b_off), len);
+    return 1;
+}
+
+static silt_status fetch(s3_file *f, int64_t offset, size_t len, buf *out, char *dst,
+                         silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    silt_status rc;
+    req_init(&req, "GET", f->bkey);
+    req.range_from = offset;
+    req.range_len = (int64_t)len;
+    req.out = out;
+    req.dst = dst;
+    req.dst_len = len;
+    rc = run(f->store, &req, &resp, err);
+    buf_clear(&resp.body);
+    if (rc == SILT_OK && out != NULL && out->len != len)
+        rc = err_set(err, SILT_IO, "S3 GET of \"%s\" returned %zu of %zu bytes", f->bkey,
+                     out->len, len);
+    return rc;
+}
+
+static silt_status s3_file_read_at(io_file *file, int64_t offset, size_t len, void *dst,
+                                   silt_error *err)
+{
+    s3_file *f = (s3_file *)file;
+    silt_status rc = SILT_OK;
+    if (serve(&f->tail, f->tail_off, offset, len, dst))
+        return SILT_OK;
+    if (len >= COALESCE_BYTES / 2)
+        return fetch(f, offset, len, NULL, dst, err);
+    pthread_mutex_lock(&f->mutex);
+    if (!serve(&f->block, f->block_off, offset, len, dst)) {
+        int64_t want = f->base.size - offset < COALESCE_BYTES ? f->base.size - offset
+                                                              : COALESCE_BYTES;
+        buf_truncate(&f->block, 0);
+        f->block_off = offset;
+        rc = fetch(f, offset, (size_t)want, &f->block, NULL, err);
+        if (rc != SILT_OK)
+            buf_truncate(&f->block, 0);
+        else if (!serve(&f->block, f->block_off, offset, len, dst))
+            rc = err_set(err, SILT_IO, "S3 read of \"%s\" came back short", f->bkey);
+    }
+    pthread_mutex_unlock(&f->mutex);
+    return rc;
+}
+
+static void s3_file_close(io_file *file)
+{
+    s3_file *f = (s3_file *)file;
+    buf_clear(&f->tail);
+    buf_clear(&f->block);
+    pthread_mutex_destroy(&f->mutex);
+    mem_free(f->bkey);
+    mem_free(f->base.key);
+    mem_free(f);
+}
+
+static const io_file_ops s3_file_ops = {s3_file_read_at, s3_file_close};
+
+/* The object's size and its last TAIL_BYTES, in one suffix-range GET. */
+static silt_status load_tail(s3_file *f, silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    silt_status rc;
+    req_init(&req, "GET", f->bkey);
+    req.range_from = -2;
+    req.range_len = TAIL_BYTES;
+    req.out = &f->tail;
+    rc = run(f->store, &req, &resp, err);
+    if (rc == SILT_OK) {
+        f->base.size = resp.status == 206 && resp.total_size >= 0 ? resp.total_size
+                                                                   : (int64_t)f->tail.len;
+        f->tail_off = f->base.size - (int64_t)f->tail.len;
+    } else if (resp.status == 416) {
+        /* An empty object has no last byte to range over. */
+        err_clear(err);
+        buf_clear(&resp.body);
+        rc = s3_head_key(f->store, f->bkey, &resp, err);
+        f->base.size = resp.content_length < 0 ? 0 : resp.content_length;
+    }
+    buf_clear(&resp.body);
+    return rc;
+}
+
+static silt_status s3_open_file(io_store *store, const char *key, io_file **out, silt_error *err)
+{
+    s3_store *s = as_s3(store);
+    s3_file *f = mem_calloc(1, sizeof(*f));
+    silt_status rc;
+    if (f == NULL)
+        return err_nomem(err);
+    f->base.ops = &s3_file_ops;
+    f->store = s;
+    pthread_mutex_init(&f->mutex, NULL);
+    buf_init(&f->tail, 0);
+    buf_init(&f->block, 0);
+    f->bkey = bucket_key(s, key);
+    f->base.key = mem_strdup(key);
+    rc = f->bkey && f->base.key ? load_tail(f, err) : err_nomem(err);
+    if (rc != SILT_OK) {
+        s3_file_close(&f->base);
+        return rc;
+    }
+    *out = &f->base;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- writers */
+
+typedef struct s3_writer {
+    io_writer base;
+    s3_store *store;
+    char *bkey;
+    buf part;        /* bytes not yet uploaded */
+    char *upload_id; /* set once a multipart upload began */
+    buf parts_xml;   /* <Part> elements of the uploaded parts */
+    int n_parts;
+} s3_writer;
+
+static silt_status upload_query(buf *q, const char *first, const char *upload_id,
+                                silt_error *err)
+{
+    buf_truncate(q, 0);
+    if (first != NULL)
+        SILT_RETURN_IF_ERROR(buf_append_str(q, first, err));
+    SILT_RETURN_IF_ERROR(buf_append_str(q, "uploadId=", err));
+    return io_s3_uri_encode(q, upload_id, 0, err);
+}
+
+static silt_status begin_upload(s3_writer *w, silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    buf body = BUF_INIT, id = BUF_INIT;
+    const char *pos;
+    silt_status rc;
+    req_init(&req, "POST", w->bkey);
+    req.query = "uploads=";
+    req.out = &body;
+    rc = run(w->store, &req, &resp, err);
+    buf_clear(&resp.body);
+    pos = buf_cstr(&body);
+    if (rc == SILT_OK && !io_s3_xml_next(&pos, "UploadId", &id))
+        rc = err_set(err, SILT_IO, "S3 did not start a multipart upload of \"%s\": no UploadId "
+                     "in its answer", w->bkey);
+    if (rc == SILT_OK && (w->upload_id = buf_detach(&id, NULL)) == NULL)
+        rc = err_nomem(err);
+    buf_clear(&body);
+    buf_clear(&id);
+    return rc;
+}
+
+static silt_status upload_part(s3_writer *w, silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    buf q = BUF_INIT;
+    char first[48];
+    silt_status rc;
+    snprintf(first, sizeof(first), "partNumber=%d&", w->n_parts + 1);
+    rc = upload_query(&q, first, w->upload_id, err);
+    if (rc == SILT_OK) {
+        req_init(&req, "PUT", w->bkey);
+        req.query = buf_cstr(&q);
+        req.body = w->part.data ? w->part.data : "";
+        req.body_len = w->part.len;
+        rc = run(w->store, &req, &resp, err);
+        buf_clear(&resp.body);
+    }
+    if (rc == SILT_OK && resp.etag[0] == '\0')
+        rc = err_set(err, SILT_IO, "S3 answered part %d of \"%s\" without an ETag",
+                     w->n_parts + 1, w->bkey);
+    if (rc == SILT_OK)
+        rc = buf_printf(&w->parts_xml, err, "<Part><PartNumber>%d</PartNumber><ETag>%s</ETag>"
+                        "</Part>", w->n_parts + 1, resp.etag);
+    if (rc == SILT_OK) {
+        w->n_parts++;
+        buf_truncate(&w->part, 0);
+    }
+    buf_clear(&q);
+    return rc;
+}
+
+static silt_status s3_writer_write(io_writer *wr, const void *data, size_t len, silt_error *err)
+{
+    s3_writer *w = (s3_writer *)wr;
+    SILT_RETURN_IF_ERROR(buf_append(&w->part, data, len, err));
+    if ((int64_t)w->part.len < w->store->conf.part_size)
+        return SILT_OK;
+    if (w->upload_id == NULL)
+        SILT_RETURN_IF_ERROR(begin_upload(w, err));
+    return upload_part(w, err);
+}
+
+static silt_status complete_upload(s3_writer *w, int if_absent, silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    buf q = BUF_INIT, body = BUF_INIT, answer = BUF_INIT;
+    silt_status rc = upload_query(&q, NULL, w->upload_id, err);
+    if (rc == SILT_OK)
+        rc = buf_printf(&body, err, "<CompleteMultipartUpload>%s</CompleteMultipartUpload>",
+                        buf_cstr(&w->parts_xml));
+    if (rc == SILT_OK) {
+        req_init(&req, "POST", w->bkey);
+        req.query = buf_cstr(&q);
+        req.body = body.data;
+        req.body_len = body.len;
+        req.if_none_match = if_absent;
+        req.out = &answer;
+        rc = run(w->store, &req, &resp, err);
+        /* S3 can answer 200 and put the failure in the body. */
+        if (rc == SILT_OK && strstr(buf_cstr(&answer), "<Error>") != NULL) {
+            buf_clear(&resp.body);
+            resp.body = answer;
+            answer.data = NULL;
+            rc = io_s3_error(w->store->client, &req, &resp, SILT_IO, err);
+        }
+        buf_clear(&resp.body);
+    }
+    buf_clear(&q);
+    buf_clear(&body);
+    buf_clear(&answer);
+    return rc;
+}
+
+static void abort_upload(s3_writer *w)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    buf q = BUF_INIT;
+    silt_error scratch = SILT_ERROR_INIT;
+    if (w->upload_id == NULL)
+        return;
+    if (upload_query(&q, NULL, w->upload_id, &scratch) == SILT_OK) {
+        req_init(&req, "DELETE", w->bkey);
+        req.query = buf_cstr(&q);
+        (void)run(w->store, &req, &resp, &scratch);
+        buf_clear(&resp.body);
+    }
+    buf_clear(&q);
+}
+
+static void writer_free(s3_writer *w)
+{
+    buf_clear(&w->part);
+    buf_clear(&w->parts_xml);
+    mem_free(w->upload_id);
+    mem_free(w->bkey);
+    mem_free(w->base.key);
+    mem_free(w);
+}
+
+static silt_status s3_writer_commit(io_writer *wr, int if_absent, silt_error *err)
+{
+    s3_writer *w = (s3_writer *)wr;
+    silt_status rc;
+    if (w->upload_id == NULL) {
+        rc = put_key(w->store, w->bkey, w->part.data, w->part.len, if_absent, err);
+    } else {
+        rc = upload_part(w, err);
+        if (rc == SILT_OK)
+            rc = complete_upload(w, if_absent, err);
+        if (rc != SILT_OK)
+            abort_upload(w);
+    }
+    writer_free(w);
+    return rc;
+}
+
+static void s3_writer_abort(io_writer *wr)
+{
+    s3_writer *w = (s3_writer *)wr;
+    abort_upload(w);
+    writer_free(w);
+}
+
+static const io_writer_ops s3_writer_ops = {s3_writer_write, s3_writer_commit, s3_writer_abort};
+
+static silt_status s3_open_writer(io_store *store, const char *key, io_writer **out,
+                                  silt_error *err)
+{
+    s3_store *s = as_s3(store);
+    s3_writer *w = mem_calloc(1, sizeof(*w));
+    if (w == NULL)
+        return err_nomem(err);
+    w->base.ops = &s3_writer_ops;
+    w->store = s;
+    buf_init(&w->part, 0);
+    buf_init(&w->parts_xml, 0);
+    w->bkey = bucket_key(s, key);
+    w->base.key = mem_strdup(key);
+    if (w->bkey == NULL || w->base.key == NULL) {
+        writer_free(w);
+        return err_nomem(err);
+    }
+    *out = &w->base;
+    return SILT_OK;
+}
+
+/* ---------------------------------------------------------------- the store */
+
+static void s3_destroy(io_store *store)
+{
+    s3_store *s = as_s3(store);
+    io_s3_client_free(s->client);
+    io_s3_conf_clear(&s->conf);
+    mem_free(s->base.root);
+    mem_free(s);
+}
+
+static const io_store_ops s3_ops = {
+    "s3",    s3_get_range, s3_put,         s3_list,        s3_remove,
+    s3_head, s3_open_file, s3_open_writer, s3_destroy,
+};
+
+silt_status io_s3_store_open(io_store **out, const char *location, const io_store_options *opts,
+                             silt_error *err)
+{
+    s3_store *s = mem_calloc(1, sizeof(*s));
+    size_t len = strlen(location);
+    silt_status rc;
+    if (s == NULL)
+        return err_nomem(err);
+    s->base.ops = &s3_ops;
+    while (len > 0 && location[len - 1] == '/')
+        len--;
+    s->base.root = mem_strndup(location, len);
+    rc = s->base.root ? io_s3_conf_resolve(&s->conf, location, opts, err) : err_nomem(err);
+    if (rc == SILT_OK)
+        rc = io_s3_client_new(&s->client, &s->conf, err);
+    if (rc != SILT_OK) {
+        io_s3_client_free(s->client);
+        if (s->conf.bucket != NULL)
+            io_s3_conf_clear(&s->conf);
+        mem_free(s->base.root);
+        mem_free(s);
+        return rc;
+    }
+    *out = &s->base;
+    return SILT_OK;
+}
