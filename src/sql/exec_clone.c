@@ -122,9 +122,7 @@ silt_status sql_exec_convert(binder *b, const sql_stmt *stmt, exec_out *out, sil
     o.n_partition_columns = parts->n;
     o.partition_columns = names;
     o.partition_types = types;
-    o.collect_stats = !(sql_session_get(b->s, "spark.databricks.delta.stats.collect") != NULL &&
-                        util_str_casecmp(sql_session_get(b->s, "spark.databricks.delta.stats.collect"),
-                                         "false") == 0);
+    o.collect_stats = 1; /* spark.databricks.delta.stats.collect is not a setting silt takes (docs/settings.md) */
     rc = sql_session_store_open(b->s, n->parts[1].name, 0, &store, err);
     if (rc == SILT_OK)
         rc = delta_convert_parquet(store, &o, &n_files, err);
