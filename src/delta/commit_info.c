@@ -64,7 +64,10 @@ silt_status delta_txn_commit_info_json(const delta_txn *txn, int64_t ict_ms, buf
      * [AS SELECT], UPDATE, DELETE, MERGE, RESTORE, ALTER, ADD CONSTRAINT commits), also where
      * its conflict checks, like silt's (txn->isolation), treat blind appends as
      * WriteSerializable does. */
-    cJSON_AddStringToObject(ci, "isolationLevel", "Serializable");
+    /* OPTIMIZE commits with SnapshotIsolation, as Delta's compaction does (maint's peer check). */
+    cJSON_AddStringToObject(ci, "isolationLevel", txn->isolation == DELTA_SNAPSHOT_ISOLATION
+                                                      ? "SnapshotIsolation"
+                                                      : "Serializable");
     cJSON_AddBoolToObject(ci, "isBlindAppend", delta_txn_is_blind_append(txn));
     cJSON_AddItemToObject(ci, "operationMetrics", metrics);
     cJSON_AddStringToObject(ci, "engineInfo", "silt/" SILT_VERSION);

@@ -157,12 +157,6 @@ silt_status sql_exec_strings_op(arena *a, engine_ctx *ctx, const char *const *na
  */
 silt_status sql_exec_app_txn(binder *b, const delta_snapshot *snap, delta_app_txn *out,
                              int *skip, silt_error *err);
-/*
- * Table properties silt refuses rather than store without acting on them
- * (delta.compatibility.symlinkFormatManifest.enabled = true: silt writes no
- * manifests yet), for CREATE TABLE and ALTER TABLE ... SET TBLPROPERTIES.
- */
-silt_status sql_exec_check_properties(binder *b, const dlog_map *props, silt_error *err);
 /* Whether a session setting is "true" (case-insensitive). */
 int sql_exec_setting_true(const binder *b, const char *key);
 

@@ -440,7 +440,6 @@ static silt_status protocol_properties(binder *b, const sql_kv_list *kv, exec_ta
         rest->items[idx].key = kv->items[idx].key;
         rest->items[idx].value = kv->items[idx].value ? kv->items[idx].value : "";
     }
-    SILT_RETURN_IF_ERROR(sql_exec_check_properties(b, rest, err));
     SILT_RETURN_IF_ERROR(dproto_request_take(rest, &req, err));
     enabled_features(rest, &req);
     SILT_RETURN_IF_ERROR(dproto_request_apply(&t->snap->protocol, &req, b->a, p, &changed, err));

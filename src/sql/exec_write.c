@@ -59,17 +59,6 @@ silt_status sql_exec_app_txn(binder *b, const delta_snapshot *snap, delta_app_tx
     return SILT_OK;
 }
 
-silt_status sql_exec_check_properties(binder *b, const dlog_map *props, silt_error *err)
-{
-    const char *v = dlog_map_get(props, "delta.compatibility.symlinkFormatManifest.enabled", NULL);
-    (void)b;
-    if (v != NULL && util_str_casecmp(v, "false") != 0)
-        return err_set(err, SILT_UNSUPPORTED, "the table property "
-                       "delta.compatibility.symlinkFormatManifest.enabled = %s is not supported: "
-                       "silt does not write symlink manifests yet", v);
-    return SILT_OK;
-}
-
 /* The session's test hook (sql_session_options.wrap_table_store) over a just opened store. */
 static silt_status wrap_store(binder *b, io_store **store, silt_error *err)
 {
@@ -829,7 +818,6 @@ silt_status sql_exec_create_table(binder *b, const sql_stmt *stmt, exec_out *out
         part_names[idx] = stmt->u.create_table.partitioned_by.items[idx].name;
     SILT_RETURN_IF_ERROR(properties_map(b, &stmt->u.create_table.properties, &conf, err));
     SILT_RETURN_IF_ERROR(add_property_defaults(b, &conf, err));
-    SILT_RETURN_IF_ERROR(sql_exec_check_properties(b, &conf, err));
     /* protocol properties change the protocol and are not stored (Delta) */
     SILT_RETURN_IF_ERROR(dproto_request_take(&conf, &preq, err));
     co.protocol_request = &preq;

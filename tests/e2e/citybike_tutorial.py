@@ -61,6 +61,16 @@ RIDERS = EVOLVED + ["count(rider_type)", "sum(length(rider_type))"]  # after the
 passed = failed = 0
 
 
+def describe_columns(silt, t):
+    """The column names DESCRIBE lists, before Spark's '# Partition Information' section."""
+    names = []
+    for r in silt.rows(f"DESCRIBE {t}"):
+        if r[0] == "" or r[0].startswith("#"):
+            break
+        names.append(r[0])
+    return names
+
+
 def check(name, got, want):
     global passed, failed
     if got == want:
@@ -218,7 +228,7 @@ def main():
           [(h["operation"], dict(json.loads(h["operationParameters"])).get("mode"))
            for h in silt.history(capi_t)][0], ("WRITE", "Append"))
     compare_with_spark(peer, silt, capi_t, capi_path, 1, "the C API mergeSchema append")
-    columns = [r[0] for r in silt.rows(f"DESCRIBE {t}")]
+    columns = describe_columns(silt, t)
     check("v1: the new columns come after the old ones",
           columns[:7] + columns[7:9], ["started_at", "ended_at", "start_year", "start_month",
                                        "api_version", "start_station_id", "end_station_id",
@@ -328,7 +338,7 @@ def more_silt_writes(peer, silt, t, path):
     june = silt.rows(f"SELECT count(*) FROM {t} WHERE api_version = 2 AND start_month = 6")
     check("MERGE updates every June v2 trip and inserts the new station",
           merged[0][1:] if merged else None, [june[0][0], "0", "1"])
-    check("the MERGE added rider_type at the end", [r[0] for r in silt.rows(f"DESCRIBE {t}")][-1],
+    check("the MERGE added rider_type at the end", describe_columns(silt, t)[-1],
           "rider_type")
     check("the inserted row's partition values are null", silt.rows(
         f"SELECT start_year, start_month, rider_type FROM {t} WHERE start_station_id = 9999"),

@@ -123,7 +123,7 @@ def test_features(work):
         ("ntz", json.dumps({"type": "struct", "fields": [
             {"name": "t", "type": "timestamp_ntz", "nullable": True, "metadata": {}}]}), [], (3, 7),
          "timestampNtz"),
-        ("mapping", SCHEMA, ["delta.columnMapping.mode=name"], (2, 5), None),
+        ("mapping", SCHEMA, ["delta.columnMapping.mode=name"], (2, 7), "columnMapping"),
     ]
     for name, schema, props, versions, feature in cases:
         root = work / f"feature-{name}"
