@@ -185,8 +185,11 @@ static silt_status add_file(conv_ctx *ctx, const io_object_info *item, silt_erro
     if (rc != SILT_OK)
         return err_context(err, "while converting \"%s\" to Delta", item->key);
     if (ctx->file_schema == NULL) {
-        ctx->file_schema = pq_file_schema(file);
+        /* copied: the schema lives in the file's arena, freed below */
+        ctx->file_schema = col_type_copy(ctx->a, pq_file_schema(file));
         ctx->first_key = arena_strdup(ctx->a, item->key);
+        if (ctx->file_schema == NULL || ctx->first_key == NULL)
+            rc = err_nomem(err);
     } else if (!col_type_equal(ctx->file_schema, pq_file_schema(file))) {
         rc = err_set(err, SILT_UNSUPPORTED,
                      "[DELTA_FAILED_TO_MERGE_FIELDS] the Parquet files \"%s\" and \"%s\" have "

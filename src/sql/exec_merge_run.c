@@ -217,7 +217,7 @@ static silt_status store_chunk(sql_merge_plan *p, src_store *st, arena *scratch,
                                const engine_chunk *c, silt_error *err)
 {
     col_batch *d = NULL;
-    size_t k;
+    size_t k, n_rows;
     arena_reset(scratch);
     SILT_RETURN_IF_ERROR(dense_source(st, st->file != NULL ? scratch : st->a, c, &d, err));
     for (k = 0; k < p->n_keys; k++) {
@@ -226,8 +226,9 @@ static silt_status store_chunk(sql_merge_plan *p, src_store *st, arena *scratch,
                                        &kv, err));
         SILT_RETURN_IF_ERROR(range_add(p->b, &st->ranges[k], kv, d->n_rows, err));
     }
+    n_rows = d->n_rows; /* store_add may spill and free d's arena (store_to_disk) */
     SILT_RETURN_IF_ERROR(store_add(p->b, st, d, err));
-    st->n_rows += d->n_rows;
+    st->n_rows += n_rows;
     return SILT_OK;
 }
 

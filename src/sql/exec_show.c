@@ -139,6 +139,7 @@ static silt_status find_entry(binder *b, const sql_name *n, cat_table **out, sil
             copy->location = t->location ? arena_strdup(b->a, t->location) : NULL;
             copy->comment = t->comment ? arena_strdup(b->a, t->comment) : NULL;
             copy->view_text = t->view_text ? arena_strdup(b->a, t->view_text) : NULL;
+            copy->view_schema = t->view_schema ? arena_strdup(b->a, t->view_schema) : NULL;
             copy->provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
             copy->properties = arena_calloc(b->a, t->n_properties + 1, sizeof(cat_property));
             for (idx = 0; copy->properties != NULL && idx < t->n_properties; idx++) {
