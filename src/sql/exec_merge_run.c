@@ -481,6 +481,29 @@ static silt_status batch_actions(merge_run *r, size_t worker, const col_batch *b
     return side_actions(&p->by_source, &r->wc->ctx[worker], a, b, want_s, n_s, action, err);
 }
 
+/*
+ * What both passes' sinks do first with a worker's batch: check the worker and the
+ * interrupt, reset its scratch arena, and mark the batch's matched and duplicated rows
+ * (mark_rows); action gets room for batch_actions.
+ */
+static silt_status sink_begin(merge_run *r, size_t worker, const col_batch *b, const char *what,
+                               arena **a_out, uint8_t **match, uint8_t **dup, uint8_t **action,
+                               silt_error *err)
+{
+    arena *a;
+    if (worker >= r->wc->width)
+        return err_set(err, SILT_INVALID, "MERGE %s sink: worker %zu", what, worker);
+    SILT_RETURN_IF_ERROR(engine_check_interrupt(&r->wc->ctx[worker], err));
+    a = *a_out = r->wc->scratch[worker];
+    arena_reset(a);
+    *match = arena_alloc(a, (size_t)b->n_rows + 1);
+    *dup = arena_alloc(a, (size_t)b->n_rows + 1);
+    *action = arena_alloc(a, (size_t)b->n_rows + 1);
+    if (*match == NULL || *dup == NULL || *action == NULL)
+        return err_nomem(err);
+    return mark_rows(r, worker, b, *match, *dup, err);
+}
+
 /* ---- find: matches, the multiple-match check, changes per file ------------------------- */
 
 static silt_status find_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
@@ -490,17 +513,7 @@ static silt_status find_batch(void *arg, size_t worker, const col_batch *b, silt
     arena *a;
     uint8_t *match, *dup, *action;
     int64_t row;
-    if (worker >= r->wc->width)
-        return err_set(err, SILT_INVALID, "MERGE find sink: worker %zu", worker);
-    SILT_RETURN_IF_ERROR(engine_check_interrupt(&r->wc->ctx[worker], err));
-    a = r->wc->scratch[worker];
-    arena_reset(a);
-    match = arena_alloc(a, (size_t)b->n_rows + 1);
-    dup = arena_alloc(a, (size_t)b->n_rows + 1);
-    action = arena_alloc(a, (size_t)b->n_rows + 1);
-    if (match == NULL || dup == NULL || action == NULL)
-        return err_nomem(err);
-    SILT_RETURN_IF_ERROR(mark_rows(r, worker, b, match, dup, err));
+    SILT_RETURN_IF_ERROR(sink_begin(r, worker, b, "find", &a, &match, &dup, &action, err));
     if (!p->has_matched && !p->has_by_source)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(batch_actions(r, worker, b, match, dup, action, err));
@@ -646,17 +659,7 @@ static silt_status rewrite_batch(void *arg, size_t worker, const col_batch *b, s
     uint8_t *match, *dup, *action;
     col_batch *old = NULL, *out = NULL, *kept = NULL;
     row_masks rm;
-    if (worker >= r->wc->width)
-        return err_set(err, SILT_INVALID, "MERGE rewrite sink: worker %zu", worker);
-    SILT_RETURN_IF_ERROR(engine_check_interrupt(&r->wc->ctx[worker], err));
-    a = r->wc->scratch[worker];
-    arena_reset(a);
-    match = arena_alloc(a, (size_t)b->n_rows + 1);
-    dup = arena_alloc(a, (size_t)b->n_rows + 1);
-    action = arena_alloc(a, (size_t)b->n_rows + 1);
-    if (match == NULL || dup == NULL || action == NULL)
-        return err_nomem(err);
-    SILT_RETURN_IF_ERROR(mark_rows(r, worker, b, match, dup, err));
+    SILT_RETURN_IF_ERROR(sink_begin(r, worker, b, "rewrite", &a, &match, &dup, &action, err));
     SILT_RETURN_IF_ERROR(batch_actions(r, worker, b, match, dup, action, err));
     SILT_RETURN_IF_ERROR(masks_of(a, b->n_rows, match, dup, action, &rm, err));
     SILT_RETURN_IF_ERROR(table_rows(a, b, p->table, &old, err));
