@@ -321,9 +321,10 @@ static silt_status range_times(delta_cdf *c, const dlog_listing *listing, silt_e
         const dlog_file *commit = dlog_listing_commit(listing, v);
         int64_t ms;
         if (commit == NULL)
-            return err_set(err, SILT_NOTFOUND, "[DELTA_VERSION_NOT_FOUND] Cannot time travel "
-                           "Delta table to version %lld. Available versions: [%lld, %lld].",
-                           (long long)v, (long long)listing->earliest_version,
+            return err_set(err, SILT_NOTFOUND, "[DELTA_LOG_FILE_NOT_FOUND] Unable to retrieve "
+                           "the delta log files to construct table version %lld (its commit was "
+                           "cleaned up; available versions: [%lld, %lld]).", (long long)v,
+                           (long long)listing->earliest_version,
                            (long long)listing->latest_version);
         ms = time_floor_div(commit->mtime_micros, 1000);
         if (prev != INT64_MIN && ms <= prev)
