@@ -73,6 +73,10 @@ struct sql_session {
     mem_budget *budget;     /* the database's (or own_budget) */
     mem_budget *own_budget; /* made when the session has no database */
     const io_store_options *store_opts; /* the database's, borrowed; NULL = none */
+    arena *parent;          /* sql_session_options.parent, for sql_session_new_sibling */
+    /* Runs the streaming statements (sql_session_set_stream_runner); NULL = none. */
+    sql_stream_fn stream_fn;
+    void *stream_payload;
 };
 
 typedef struct bind_col {

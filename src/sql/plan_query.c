@@ -552,6 +552,11 @@ silt_status sql_plan_table_ref(binder *b, const sql_table_ref *ref, const pushdo
 {
     scan_note *mark;
     memset(out, 0, sizeof(*out));
+    if (ref->stream)
+        /* Spark's words; the stream layer replaces the source before it binds a batch */
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "Queries with streaming sources must "
+                              "be executed with writeStream.start(): in silt, CREATE STREAMING "
+                              "TABLE ... AS SELECT or `silt stream`");
     switch (ref->kind) {
     case SQL_TABLE_NAMED:
         if (ref->u.named.name.n_parts == 1 && !ref->u.named.name.is_path &&

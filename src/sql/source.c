@@ -753,21 +753,27 @@ static silt_status text_next(void *payload, arena *batch_arena, col_batch **out,
 silt_status sql_source_ddl_schema(binder *b, const char *ddl, const col_type **out,
                                   silt_error *err)
 {
-    const char *text = arena_sprintf(b->a, "CREATE TABLE t (%s) USING delta", ddl);
+    return sql_parse_ddl_schema(b->a, ddl, out, err);
+}
+
+silt_status sql_parse_ddl_schema(arena *a, const char *ddl, const col_type **out,
+                                 silt_error *err)
+{
+    const char *text = arena_sprintf(a, "CREATE TABLE t (%s) USING delta", ddl);
     sql_stmt_list *stmts;
     const sql_column_list *cols;
     col_field *fields;
     size_t idx;
     if (text == NULL)
         return err_nomem(err);
-    if (sql_parse(b->a, text, &stmts, err) != SILT_OK || stmts->n != 1 ||
+    if (sql_parse(a, text, &stmts, err) != SILT_OK || stmts->n != 1 ||
         stmts->items[0]->kind != SQL_STMT_CREATE_TABLE) {
         err_clear(err);
         return err_set(err, SILT_PARSE, "[PARSE_SYNTAX_ERROR] the schema \"%s\" is not a "
                        "list of columns such as 'a INT, b STRING'", ddl);
     }
     cols = &stmts->items[0]->u.create_table.columns;
-    fields = arena_calloc(b->a, cols->n + 1, sizeof(col_field));
+    fields = arena_calloc(a, cols->n + 1, sizeof(col_field));
     if (fields == NULL)
         return err_nomem(err);
     for (idx = 0; idx < cols->n; idx++) {
@@ -776,7 +782,7 @@ silt_status sql_source_ddl_schema(binder *b, const char *ddl, const col_type **o
         fields[idx].nullable = !cols->items[idx].not_null;
         fields[idx].field_id = -1;
     }
-    *out = col_type_struct(b->a, cols->n, fields);
+    *out = col_type_struct(a, cols->n, fields);
     return *out != NULL ? SILT_OK : err_nomem(err);
 }
 
