@@ -197,14 +197,14 @@ static int text_is(const char *s, size_t len, const char *text)
 }
 
 /*
- * Values an integer or timestamp column's fields were parsed into while
- * their type was being confirmed, so that the conversion does not parse
- * them again: ok[r] says record r's value is in values[r] (int64_t; an int
- * widened), parsed as kind. A column whose type changes after its first
+ * Values an integer, double or timestamp column's fields were parsed into
+ * while their type was being confirmed, so that the conversion does not
+ * parse them again: ok[r] says record r's value is in values[r] (int64_t;
+ * an int widened, a double's bits), parsed as kind. A column whose type changes after its first
  * value was kept drops them all (its conversion type is another one).
  */
 typedef struct col_capture {
-    csv_kind kind; /* CSV_K_INT or CSV_K_TIMESTAMP; CSV_K_NULL: nothing kept */
+    csv_kind kind; /* CSV_K_INT, CSV_K_DOUBLE or CSV_K_TIMESTAMP; CSV_K_NULL: nothing kept */
     int dead;      /* the type changed, or no memory: nothing is used */
     buf values;    /* int64_t per record */
     buf ok;        /* uint8_t per record */
@@ -411,6 +411,7 @@ static inline void infer_and_capture(csv_infer_type *type, csv_date_memo *memo,
 {
     int32_t small;
     int64_t ts;
+    double d;
     csv_kind before = type->kind;
     if (len == 0 || (o->null_value[0] != '\0' && text_is(p, len, o->null_value)))
         return;
@@ -420,6 +421,12 @@ static inline void infer_and_capture(csv_infer_type *type, csv_date_memo *memo,
     }
     if (cap != NULL && before == CSV_K_TIMESTAMP && csv_parse_timestamp_memo(o, memo, p, len, &ts)) {
         capture_put(cap, CSV_K_TIMESTAMP, rec, ts);
+        return;
+    }
+    /* A double column stays one exactly when the field parses (try_double). */
+    if (cap != NULL && before == CSV_K_DOUBLE && csv_parse_double(o, p, len, &d)) {
+        memcpy(&ts, &d, sizeof(d));
+        capture_put(cap, CSV_K_DOUBLE, rec, ts);
         return;
     }
     csv_infer_field(type, memo, o, p, len);
@@ -773,6 +780,29 @@ static void convert_ints(const csv_options *o, col_state *cs, size_t idx, const 
     }
 }
 
+static void convert_doubles(const csv_options *o, col_state *cs, size_t idx, const batch_recs *b)
+{
+    col_vec *v = cs->vec;
+    double *values = v->values;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        const int64_t *kept = captured(b, row);
+        if (kept != NULL) {
+            memcpy(&values[row], kept, sizeof(double));
+            col_bit_set(v->validity, row);
+        } else if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii)) {
+            col_bit_clear(v->validity, row);
+        } else if (csv_parse_double(o, p, len, &values[row])) {
+            col_bit_set(v->validity, row);
+        } else {
+            values[row] = 0;
+            col_bit_clear(v->validity, row);
+        }
+    }
+}
+
 static void convert_timestamps(const csv_options *o, col_state *cs, size_t idx,
                                const batch_recs *b)
 {
@@ -803,6 +833,7 @@ static silt_status convert_column(const csv_options *o, col_state *cs, size_t id
     switch (cs->vec->type->id) {
     case COL_STRING: return convert_strings(o, cs, idx, b, err);
     case COL_INT: convert_ints(o, cs, idx, b); return SILT_OK;
+    case COL_DOUBLE: convert_doubles(o, cs, idx, b); return SILT_OK;
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ: convert_timestamps(o, cs, idx, b); return SILT_OK;
     default: break;
@@ -822,7 +853,8 @@ static const col_capture *usable_capture(const col_capture *c, col_type_id id)
 {
     if (c->dead)
         return NULL;
-    if ((c->kind == CSV_K_INT && id == COL_INT) || (c->kind == CSV_K_TIMESTAMP && id == COL_TIMESTAMP))
+    if ((c->kind == CSV_K_INT && id == COL_INT) || (c->kind == CSV_K_DOUBLE && id == COL_DOUBLE) ||
+        (c->kind == CSV_K_TIMESTAMP && id == COL_TIMESTAMP))
         return c;
     return NULL;
 }
