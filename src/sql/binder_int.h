@@ -427,7 +427,9 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
 /* A bound source named by ref (*found = 0 when there is none of that name). */
 silt_status sql_source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
                          silt_error *err);
-silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err);
+/* pd (may be NULL): the columns the query names, so a CSV source reads only those */
+silt_status sql_source_function(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                                silt_error *err);
 /* A source over a format and path with string options (views USING, read_files). */
 silt_status sql_source_path(binder *b, const char *format, const char *path, const char **kv,
                         size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,

@@ -729,6 +729,9 @@ silt_status sql_source_parquet_note(const engine_op *op, void *payload, buf *out
 typedef struct text_src {
     csv_scan *csv;
     json_scan *json;
+    /* The columns the query reads, when the CSV reader was told to skip the others. */
+    const col_type *schema;
+    size_t *pick;
 } text_src;
 
 static silt_status text_next(void *payload, arena *batch_arena, col_batch **out, silt_error *err)
@@ -741,7 +744,46 @@ static silt_status text_next(void *payload, arena *batch_arena, col_batch **out,
         SILT_RETURN_IF_ERROR(csv_scan_next(src->csv, batch_arena, batch, err));
     else
         SILT_RETURN_IF_ERROR(json_scan_next(src->json, batch_arena, batch, err));
+    if (src->pick != NULL && batch->n_rows > 0) {
+        col_vec **cols = arena_calloc(batch_arena, src->schema->n_fields + 1, sizeof(col_vec *));
+        if (cols == NULL)
+            return err_nomem(err);
+        for (size_t idx = 0; idx < src->schema->n_fields; idx++)
+            cols[idx] = batch->cols[src->pick[idx]];
+        batch->cols = cols;
+        batch->n_cols = src->schema->n_fields;
+        batch->schema = src->schema;
+    }
     *out = batch->n_rows > 0 ? batch : NULL;
+    return SILT_OK;
+}
+
+/*
+ * The CSV scan's columns the query reads (pd), as a schema and the index
+ * of each in the scan's: the scope then names only those, so a column the
+ * pushdown missed is an unknown column, never a column of nulls.
+ */
+static silt_status project_text(binder *b, text_src *src, const pushdown *pd,
+                                const col_type **schema, silt_error *err)
+{
+    size_t n = 0, idx, k = 0;
+    const char **names = sql_source_projected(b, pd, *schema, &n);
+    col_field *fields;
+    if (names == NULL)
+        return SILT_OK;
+    fields = arena_calloc(b->a, n, sizeof(col_field));
+    src->pick = arena_calloc(b->a, n, sizeof(size_t));
+    if (fields == NULL || src->pick == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < (*schema)->n_fields && k < n; idx++)
+        if ((*schema)->fields[idx].name == names[k]) {
+            fields[k] = (*schema)->fields[idx];
+            src->pick[k++] = idx;
+        }
+    src->schema = col_type_struct(b->a, n, fields);
+    if (src->schema == NULL)
+        return err_nomem(err);
+    *schema = src->schema;
     return SILT_OK;
 }
 
@@ -787,8 +829,18 @@ silt_status sql_parse_ddl_schema(arena *a, const char *ddl, const col_type **out
 }
 
 static silt_status open_text(binder *b, int is_csv, const char *path, const char **kv,
-                             size_t n_kv, plan *out, const char *qual, silt_error *err)
+                             size_t n_kv, const pushdown *pd, plan *out, const char *qual,
+                             silt_error *err)
 {
+    /* The CSV reader skips the columns the query never names (csv_options.read_columns);
+     * count(*) names none, and NULL would mean all. */
+    static const char *const no_columns[1] = {NULL};
+    const char *const *read_cols = NULL;
+    size_t n_read_cols = 0;
+    if (pd != NULL && !pd->all_cols) {
+        read_cols = pd->n_cols > 0 ? pd->cols : no_columns;
+        n_read_cols = pd->n_cols;
+    }
     text_src *src = arena_calloc(b->a, 1, sizeof(*src));
     const char **opts = arena_calloc(b->a, n_kv + 3, sizeof(char *));
     size_t n_opts = 0, idx;
@@ -821,9 +873,11 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
     SILT_RETURN_IF_ERROR(open_path_store(b, path, &store, &key, err));
     if (is_csv) {
         SILT_RETURN_IF_ERROR(csv_scan_open_path(&src->csv, store, key, kv, n_kv / 2, given,
-                                                b->s->pool, err));
+                                                read_cols, n_read_cols, b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_csv, src->csv, err));
         schema = csv_scan_schema(src->csv);
+        if (read_cols != NULL)
+            SILT_RETURN_IF_ERROR(project_text(b, src, pd, &schema, err));
     } else {
         SILT_RETURN_IF_ERROR(json_scan_open_path(&src->json, store, key, kv, n_kv / 2, given,
                                                  b->s->pool, err));
@@ -937,9 +991,9 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
             rc = open_parquet(b, path, pd, out, qual, err);
     }
     else if (util_str_casecmp(format, "csv") == 0)
-        rc = open_text(b, 1, path, kv, n_kv, out, qual, err);
+        rc = open_text(b, 1, path, kv, n_kv, pd, out, qual, err);
     else if (util_str_casecmp(format, "json") == 0)
-        rc = open_text(b, 0, path, kv, n_kv, out, qual, err);
+        rc = open_text(b, 0, path, kv, n_kv, pd, out, qual, err);
     else
         return sql_bind_error(b, err, pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_DATASOURCE] data source \"%s\" is not supported", format);
@@ -1359,8 +1413,10 @@ static silt_status source_range(binder *b, const sql_table_ref *ref, plan *out, 
 }
 
 /* read_files('path', format => 'csv', header => true, ...) */
-silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err)
+silt_status sql_source_function(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                                silt_error *err)
 {
+    pushdown cols;
     const sql_name *n = &ref->u.func.name;
     const sql_expr_list *args = &ref->u.func.args;
     const char *path = NULL, *format = NULL;
@@ -1415,7 +1471,15 @@ silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, 
         else
             format = "parquet";
     }
-    return sql_source_path(b, format, path, kv, n_kv, NULL, -1, INT64_MIN, out, ref->pos, err);
+    /* Only the column names: the alias is applied by the caller, and no filter is pushed here. */
+    memset(&cols, 0, sizeof(cols));
+    if (pd != NULL) {
+        cols.all_cols = pd->all_cols;
+        cols.n_cols = pd->n_cols;
+        cols.cols = pd->cols;
+    }
+    return sql_source_path(b, format, path, kv, n_kv, pd != NULL ? &cols : NULL, -1, INT64_MIN,
+                           out, ref->pos, err);
 }
 
 /* ---------------------------------------------------------------- answers from statistics */
