@@ -235,10 +235,100 @@ static silt_status bind_stored(binder *b, const col_type *schema, bound_constrai
     return bind_refs(b, schema, ast, out, err);
 }
 
+/*
+ * The order in which Delta checks the constraints: its configuration is a Scala
+ * immutable Map, kept in insertion (log) order up to 4 entries and a CHAMP hash
+ * trie beyond, which iterates each node's single entries by their 5 hash bits,
+ * then its sub-nodes, depth first. The hash is Scala's improve(String.hashCode).
+ * When one row violates several constraints, the first in this order is reported.
+ */
+static uint32_t java_string_hash(const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    uint32_t h = 0;
+    while (*c) {
+        uint32_t cp = *c++;
+        int more = cp >= 0xF0 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC0 ? 1 : 0;
+        cp &= more == 3 ? 0x07u : more == 2 ? 0x0Fu : more == 1 ? 0x1Fu : 0x7Fu;
+        for (; more > 0 && (*c & 0xC0) == 0x80; more--)
+            cp = (cp << 6) | (*c++ & 0x3Fu);
+        if (cp >= 0x10000) { /* a surrogate pair in UTF-16 */
+            h = 31 * h + (0xD800u + ((cp - 0x10000) >> 10));
+            cp = 0xDC00u + ((cp - 0x10000) & 0x3FFu);
+        }
+        h = 31 * h + cp;
+    }
+    return h;
+}
+
+static uint32_t scala_improve(uint32_t h)
+{
+    h = h + ~(h << 9);
+    h = h ^ (h >> 14);
+    h = h + (h << 4);
+    return h ^ (h >> 10);
+}
+
+/* Appends keys[0..n) (hashes in hs) to out in CHAMP iteration order at bit shift. */
+static void champ_order(const char **keys, const uint32_t *hs, size_t n, unsigned shift,
+                        const char **out, size_t *n_out, arena *a)
+{
+    unsigned m;
+    size_t idx, k;
+    if (n <= 1 || shift >= 32) {
+        for (idx = 0; idx < n; idx++)
+            out[(*n_out)++] = keys[idx];
+        return;
+    }
+    for (m = 0; m < 32; m++) { /* the single entries of this node first */
+        size_t count = 0, last = 0;
+        for (idx = 0; idx < n; idx++)
+            if (((hs[idx] >> shift) & 31u) == m) {
+                count++;
+                last = idx;
+            }
+        if (count == 1)
+            out[(*n_out)++] = keys[last];
+    }
+    for (m = 0; m < 32; m++) { /* then the sub-nodes */
+        const char **sub = arena_calloc(a, n, sizeof(*sub));
+        uint32_t *sub_h = arena_calloc(a, n, sizeof(*sub_h));
+        if (sub == NULL || sub_h == NULL)
+            return;
+        for (idx = 0, k = 0; idx < n; idx++)
+            if (((hs[idx] >> shift) & 31u) == m) {
+                sub[k] = keys[idx];
+                sub_h[k++] = hs[idx];
+            }
+        if (k > 1)
+            champ_order(sub, sub_h, k, shift + 5, out, n_out, a);
+    }
+}
+
+/* The configuration's keys in the order Delta iterates them; NULL when out of memory. */
+static const char **delta_config_order(arena *a, const dlog_map *conf)
+{
+    const char **keys = arena_calloc(a, conf->n + 1, sizeof(*keys));
+    const char **out = arena_calloc(a, conf->n + 1, sizeof(*out));
+    uint32_t *hs = arena_calloc(a, conf->n + 1, sizeof(*hs));
+    size_t idx, n_out = 0;
+    if (keys == NULL || out == NULL || hs == NULL)
+        return NULL;
+    for (idx = 0; idx < conf->n; idx++) {
+        keys[idx] = conf->items[idx].key;
+        hs[idx] = scala_improve(java_string_hash(keys[idx]));
+    }
+    if (conf->n <= 4)
+        return keys;
+    champ_order(keys, hs, conf->n, 0, out, &n_out, a);
+    return n_out == conf->n ? out : keys;
+}
+
 silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_type *schema,
                                 sql_constraints **out, silt_error *err)
 {
     sql_constraints *c;
+    const char **order;
     size_t idx, n = 0;
     *out = NULL;
     for (idx = 0; idx < md->configuration.n; idx++)
@@ -250,14 +340,16 @@ silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_ty
     if (c == NULL || (c->items = arena_calloc(b->a, n, sizeof(bound_constraint))) == NULL ||
         arena_on_cleanup(b->a, constraints_free, c) == 0)
         return err_nomem(err);
+    if ((order = delta_config_order(b->a, &md->configuration)) == NULL)
+        return err_nomem(err);
     for (idx = 0; idx < md->configuration.n; idx++) {
-        const dlog_kv *kv = &md->configuration.items[idx];
+        const char *value = dlog_map_get(&md->configuration, order[idx], NULL);
         bound_constraint *bc;
-        if (util_str_ncasecmp(kv->key, "delta.constraints.", 18) != 0)
+        if (util_str_ncasecmp(order[idx], "delta.constraints.", 18) != 0)
             continue;
         bc = &c->items[c->n++];
-        bc->name = kv->key + 18;
-        bc->text = kv->value ? kv->value : "";
+        bc->name = order[idx] + 18;
+        bc->text = value ? value : "";
         SILT_RETURN_IF_ERROR(bind_stored(b, schema, bc, err));
     }
     c->schema = schema;
