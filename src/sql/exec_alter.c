@@ -100,7 +100,8 @@ static silt_status edit_at(binder *b, const col_type *st, const sql_ident *parts
     int64_t at = field_index(st, parts[0].name);
     if (fields == NULL)
         return err_nomem(err);
-    memcpy(fields, st->fields, st->n_fields * sizeof(col_field));
+    if (st->n_fields > 0) /* memcpy from a NULL source is undefined even for 0 bytes */
+        memcpy(fields, st->fields, st->n_fields * sizeof(col_field));
     if (n_parts == 1) {
         SILT_RETURN_IF_ERROR(fn(b, payload, fields, &n, at, err));
     } else {
@@ -436,7 +437,8 @@ static silt_status map_new_fields(binder *b, exec_target *t, dlog_metadata *md,
     items = arena_calloc(b->a, md->configuration.n + 1, sizeof(dlog_kv));
     if (items == NULL)
         return err_nomem(err);
-    memcpy(items, md->configuration.items, md->configuration.n * sizeof(dlog_kv));
+    if (md->configuration.n > 0) /* memcpy from a NULL source is undefined even for 0 bytes */
+        memcpy(items, md->configuration.items, md->configuration.n * sizeof(dlog_kv));
     for (idx = 0; idx < md->configuration.n &&
                   strcmp(items[idx].key, "delta.columnMapping.maxColumnId") != 0;
          idx++)
@@ -464,7 +466,8 @@ static silt_status alter_add(binder *b, const sql_stmt *stmt, exec_target *t, si
         sql_ident *path = arena_calloc(b->a, c->parent.n_parts + 1, sizeof(sql_ident));
         if (path == NULL)
             return err_nomem(err);
-        memcpy(path, c->parent.parts, c->parent.n_parts * sizeof(sql_ident));
+        if (c->parent.n_parts > 0) /* memcpy from a NULL source is undefined even for 0 bytes */
+            memcpy(path, c->parent.parts, c->parent.n_parts * sizeof(sql_ident));
         path[c->parent.n_parts] = c->name;
         ae.c = c;
         SILT_RETURN_IF_ERROR(new_field(b, c, &ae.field, err));
