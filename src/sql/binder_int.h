@@ -335,6 +335,8 @@ silt_status sql_bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, ex
                       silt_error *err);
 /* Canonical text of an expression (for matching GROUP BY keys). */
 const char *sql_bind_expr_text(binder *b, const sql_expr *ast);
+/* A binary operator as Spark writes it in a name or an expression's sql ("+", "div", "AND"). */
+const char *sql_op_spark_symbol(sql_op op);
 /* Spark's generated column name for a select item without alias. */
 const char *sql_bind_column_name(binder *b, const sql_expr *ast);
 int sql_bind_is_agg_name(const char *name);

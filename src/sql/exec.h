@@ -84,6 +84,14 @@ silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_ty
                                 sql_constraints **out, silt_error *err);
 /* delta_batch_check_fn: [DELTA_VIOLATE_CONSTRAINT_WITH_VALUES] at the first violating row. */
 silt_status sql_constraints_check(void *payload, const col_batch *batch, silt_error *err);
+/* The constraint's expression as Delta's messages print it (Spark's sql form). */
+const char *sql_constraint_shown(binder *b, const sql_expr *ast);
+/* spark_sql_text.c: e as Spark's Expression.sql prints it after Spark's parser; SILT_UNSUPPORTED
+ * for a form whose Spark text silt does not know. */
+silt_status sql_expr_spark_sql(const sql_expr *e, buf *out, silt_error *err);
+/* A constraint's text as Delta stores it: its tokens joined by one space; NULL on a lexical
+ * error or no memory. */
+const char *sql_constraint_tokens_text(arena *a, const char *text, size_t len);
 /* Table maintenance (exec_maint.c, docs/maintenance.md). */
 silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);

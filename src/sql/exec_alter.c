@@ -720,7 +720,8 @@ static silt_status alter_change(binder *b, const sql_stmt *stmt, exec_target *t,
 
 /* ---------------------------------------------------------------- constraints */
 
-/* The CHECK text as written: from the expression to the parenthesis closing CHECK (. */
+/* The CHECK text as Delta stores it, its tokens joined by one space: from the expression to
+ * the parenthesis closing CHECK (. */
 static const char *check_text(binder *b, const sql_expr *e)
 {
     size_t at = e->pos, end;
@@ -739,10 +740,7 @@ static const char *check_text(binder *b, const sql_expr *e)
             break;
         }
     }
-    while (end > at && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
-                        b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
-        end--;
-    return arena_strndup(b->a, b->text + at, end - at);
+    return sql_constraint_tokens_text(b->a, b->text + at, end - at);
 }
 
 /* Rows of the table where e is not TRUE. */

@@ -29,7 +29,8 @@ typedef struct bound_constraint {
     const char *shown; /* the expression as printed in messages */
     expr *e;
     size_t n_refs;
-    int64_t *refs; /* referenced table columns, in order of appearance */
+    const char **ref_names; /* referenced columns as written ("s.x"), sorted as Delta lists them */
+    expr **refs;            /* each one bound over the table schema */
 } bound_constraint;
 
 struct sql_constraints {
@@ -69,29 +70,119 @@ silt_status sql_constraint_parse(arena *a, const char *text, sql_expr **out, sil
     return SILT_OK;
 }
 
-static void add_ref(arena *a, bound_constraint *bc, int64_t col)
+/* The column references of ast by their written path, once each. */
+static void collect_names(arena *a, const sql_expr *e, bound_constraint *bc, const sql_expr **asts,
+                          size_t cap);
+
+static void add_name(arena *a, const sql_expr *e, bound_constraint *bc, const sql_expr **asts,
+                     size_t cap)
 {
+    buf name = BUF_INIT;
+    silt_error err = SILT_ERROR_INIT;
     size_t idx;
-    int64_t *grown;
-    for (idx = 0; idx < bc->n_refs; idx++)
-        if (bc->refs[idx] == col)
-            return;
-    grown = arena_alloc(a, (bc->n_refs + 1) * sizeof(int64_t));
-    if (grown == NULL)
+    const char *text;
+    for (idx = 0; idx < e->u.column.n_parts; idx++)
+        if ((idx > 0 && buf_append_char(&name, '.', &err) != SILT_OK) ||
+            buf_append_str(&name, e->u.column.parts[idx].name, &err) != SILT_OK)
+            break;
+    text = idx == e->u.column.n_parts ? arena_strdup(a, buf_cstr(&name)) : NULL;
+    buf_clear(&name);
+    err_clear(&err);
+    if (text == NULL || bc->n_refs == cap)
         return; /* the message then lists fewer values; the check itself is unaffected */
-    if (bc->n_refs > 0)
-        memcpy(grown, bc->refs, bc->n_refs * sizeof(int64_t));
-    grown[bc->n_refs++] = col;
-    bc->refs = grown;
+    for (idx = 0; idx < bc->n_refs; idx++)
+        if (strcmp(bc->ref_names[idx], text) == 0)
+            return;
+    bc->ref_names[bc->n_refs] = text;
+    asts[bc->n_refs++] = e;
 }
 
-static void collect_refs(arena *a, const expr *e, bound_constraint *bc)
+static void collect_names(arena *a, const sql_expr *e, bound_constraint *bc, const sql_expr **asts,
+                          size_t cap)
 {
     size_t idx;
-    if (e->kind == EXPR_COLUMN)
-        add_ref(a, bc, e->col_idx);
-    for (idx = 0; idx < e->n_args; idx++)
-        collect_refs(a, e->args[idx], bc);
+    if (e == NULL)
+        return;
+    switch (e->kind) {
+    case SQL_EXPR_COLUMN: add_name(a, e, bc, asts, cap); return;
+    case SQL_EXPR_UNARY: collect_names(a, e->u.op.left, bc, asts, cap); return;
+    case SQL_EXPR_BINARY:
+        collect_names(a, e->u.op.left, bc, asts, cap);
+        collect_names(a, e->u.op.right, bc, asts, cap);
+        return;
+    case SQL_EXPR_IS: collect_names(a, e->u.is.arg, bc, asts, cap); return;
+    case SQL_EXPR_BETWEEN:
+        collect_names(a, e->u.between.arg, bc, asts, cap);
+        collect_names(a, e->u.between.low, bc, asts, cap);
+        collect_names(a, e->u.between.high, bc, asts, cap);
+        return;
+    case SQL_EXPR_IN_LIST:
+        collect_names(a, e->u.in.arg, bc, asts, cap);
+        for (idx = 0; idx < e->u.in.list.n; idx++)
+            collect_names(a, e->u.in.list.items[idx], bc, asts, cap);
+        return;
+    case SQL_EXPR_LIKE:
+        collect_names(a, e->u.like.arg, bc, asts, cap);
+        for (idx = 0; idx < e->u.like.patterns.n; idx++)
+            collect_names(a, e->u.like.patterns.items[idx], bc, asts, cap);
+        return;
+    case SQL_EXPR_CASE:
+        collect_names(a, e->u.case_.operand, bc, asts, cap);
+        for (idx = 0; idx < e->u.case_.n_whens; idx++) {
+            collect_names(a, e->u.case_.whens[idx].cond, bc, asts, cap);
+            collect_names(a, e->u.case_.whens[idx].result, bc, asts, cap);
+        }
+        collect_names(a, e->u.case_.else_result, bc, asts, cap);
+        return;
+    case SQL_EXPR_CAST: collect_names(a, e->u.cast.arg, bc, asts, cap); return;
+    case SQL_EXPR_FUNC:
+        for (idx = 0; idx < e->u.func.args.n; idx++)
+            collect_names(a, e->u.func.args.items[idx], bc, asts, cap);
+        return;
+    case SQL_EXPR_FIELD: collect_names(a, e->u.access.base, bc, asts, cap); return;
+    case SQL_EXPR_SUBSCRIPT:
+        collect_names(a, e->u.access.base, bc, asts, cap);
+        collect_names(a, e->u.access.index, bc, asts, cap);
+        return;
+    default: return;
+    }
+}
+
+static silt_status bind_value(binder *b, const col_type *schema, const sql_expr *ast, expr **out,
+                              silt_error *err)
+{
+    bind_scope scope;
+    bind_ctx bc = {NULL, NULL, NULL, NULL};
+    SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, schema, NULL, &scope, err));
+    bc.scope = &scope;
+    return sql_bind_expr(b, &bc, ast, out, err);
+}
+
+#define MAX_REFS 64
+
+/* The referenced columns, sorted by name as Delta lists them, each bound for its value. */
+static silt_status bind_refs(binder *b, const col_type *schema, const sql_expr *ast,
+                             bound_constraint *bc, silt_error *err)
+{
+    const sql_expr **asts = arena_calloc(b->a, MAX_REFS, sizeof(*asts));
+    size_t i, j;
+    bc->ref_names = arena_calloc(b->a, MAX_REFS, sizeof(*bc->ref_names));
+    bc->refs = arena_calloc(b->a, MAX_REFS, sizeof(*bc->refs));
+    if (asts == NULL || bc->ref_names == NULL || bc->refs == NULL)
+        return err_nomem(err);
+    collect_names(b->a, ast, bc, asts, MAX_REFS);
+    for (i = 1; i < bc->n_refs; i++) /* insertion sort: a handful of names */
+        for (j = i; j > 0 && strcmp(bc->ref_names[j - 1], bc->ref_names[j]) > 0; j--) {
+            const char *n = bc->ref_names[j];
+            const sql_expr *x = asts[j];
+            bc->ref_names[j] = bc->ref_names[j - 1];
+            asts[j] = asts[j - 1];
+            bc->ref_names[j - 1] = n;
+            asts[j - 1] = x;
+        }
+    for (i = 0; i < bc->n_refs; i++)
+        SILT_RETURN_IF_ERROR(bind_value(b, schema, asts[i], &bc->refs[i], err));
+    return SILT_OK;
 }
 
 silt_status sql_constraint_bind(binder *b, const col_type *schema, const char *name,
@@ -107,6 +198,18 @@ silt_status sql_constraint_bind(binder *b, const col_type *schema, const char *n
         return err_set(err, SILT_BIND, "[DELTA_NON_BOOLEAN_CHECK_CONSTRAINT] CHECK constraint "
                        "'%s' (%s) should be a boolean expression.", name, text);
     return SILT_OK;
+}
+
+const char *sql_constraint_shown(binder *b, const sql_expr *ast)
+{
+    buf t = BUF_INIT;
+    silt_error err = SILT_ERROR_INIT;
+    const char *out = NULL;
+    if (sql_expr_spark_sql(ast, &t, &err) == SILT_OK)
+        out = arena_strdup(b->a, buf_cstr(&t));
+    buf_clear(&t);
+    err_clear(&err);
+    return out != NULL ? out : sql_bind_expr_text(b, ast);
 }
 
 /* Binds one stored constraint; positions in its errors are in its own text. */
@@ -128,17 +231,104 @@ static silt_status bind_stored(binder *b, const col_type *schema, bound_constrai
     if (rc != SILT_OK)
         return err_context(err, "while binding the CHECK constraint %s (%s) of the table",
                            out->name, out->text);
-    out->shown = sql_bind_expr_text(b, ast);
-    if (out->shown == NULL)
-        out->shown = out->text;
-    collect_refs(b->a, out->e, out);
-    return SILT_OK;
+    out->shown = sql_constraint_shown(b, ast);
+    return bind_refs(b, schema, ast, out, err);
+}
+
+/*
+ * The order in which Delta checks the constraints: its configuration is a Scala
+ * immutable Map, kept in insertion (log) order up to 4 entries and a CHAMP hash
+ * trie beyond, which iterates each node's single entries by their 5 hash bits,
+ * then its sub-nodes, depth first. The hash is Scala's improve(String.hashCode).
+ * When one row violates several constraints, the first in this order is reported.
+ */
+static uint32_t java_string_hash(const char *s)
+{
+    const unsigned char *c = (const unsigned char *)s;
+    uint32_t h = 0;
+    while (*c) {
+        uint32_t cp = *c++;
+        int more = cp >= 0xF0 ? 3 : cp >= 0xE0 ? 2 : cp >= 0xC0 ? 1 : 0;
+        cp &= more == 3 ? 0x07u : more == 2 ? 0x0Fu : more == 1 ? 0x1Fu : 0x7Fu;
+        for (; more > 0 && (*c & 0xC0) == 0x80; more--)
+            cp = (cp << 6) | (*c++ & 0x3Fu);
+        if (cp >= 0x10000) { /* a surrogate pair in UTF-16 */
+            h = 31 * h + (0xD800u + ((cp - 0x10000) >> 10));
+            cp = 0xDC00u + ((cp - 0x10000) & 0x3FFu);
+        }
+        h = 31 * h + cp;
+    }
+    return h;
+}
+
+static uint32_t scala_improve(uint32_t h)
+{
+    h = h + ~(h << 9);
+    h = h ^ (h >> 14);
+    h = h + (h << 4);
+    return h ^ (h >> 10);
+}
+
+/* Appends keys[0..n) (hashes in hs) to out in CHAMP iteration order at bit shift. */
+static void champ_order(const char **keys, const uint32_t *hs, size_t n, unsigned shift,
+                        const char **out, size_t *n_out, arena *a)
+{
+    unsigned m;
+    size_t idx, k;
+    if (n <= 1 || shift >= 32) {
+        for (idx = 0; idx < n; idx++)
+            out[(*n_out)++] = keys[idx];
+        return;
+    }
+    for (m = 0; m < 32; m++) { /* the single entries of this node first */
+        size_t count = 0, last = 0;
+        for (idx = 0; idx < n; idx++)
+            if (((hs[idx] >> shift) & 31u) == m) {
+                count++;
+                last = idx;
+            }
+        if (count == 1)
+            out[(*n_out)++] = keys[last];
+    }
+    for (m = 0; m < 32; m++) { /* then the sub-nodes */
+        const char **sub = arena_calloc(a, n, sizeof(*sub));
+        uint32_t *sub_h = arena_calloc(a, n, sizeof(*sub_h));
+        if (sub == NULL || sub_h == NULL)
+            return;
+        for (idx = 0, k = 0; idx < n; idx++)
+            if (((hs[idx] >> shift) & 31u) == m) {
+                sub[k] = keys[idx];
+                sub_h[k++] = hs[idx];
+            }
+        if (k > 1)
+            champ_order(sub, sub_h, k, shift + 5, out, n_out, a);
+    }
+}
+
+/* The configuration's keys in the order Delta iterates them; NULL when out of memory. */
+static const char **delta_config_order(arena *a, const dlog_map *conf)
+{
+    const char **keys = arena_calloc(a, conf->n + 1, sizeof(*keys));
+    const char **out = arena_calloc(a, conf->n + 1, sizeof(*out));
+    uint32_t *hs = arena_calloc(a, conf->n + 1, sizeof(*hs));
+    size_t idx, n_out = 0;
+    if (keys == NULL || out == NULL || hs == NULL)
+        return NULL;
+    for (idx = 0; idx < conf->n; idx++) {
+        keys[idx] = conf->items[idx].key;
+        hs[idx] = scala_improve(java_string_hash(keys[idx]));
+    }
+    if (conf->n <= 4)
+        return keys;
+    champ_order(keys, hs, conf->n, 0, out, &n_out, a);
+    return n_out == conf->n ? out : keys;
 }
 
 silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_type *schema,
                                 sql_constraints **out, silt_error *err)
 {
     sql_constraints *c;
+    const char **order;
     size_t idx, n = 0;
     *out = NULL;
     for (idx = 0; idx < md->configuration.n; idx++)
@@ -150,14 +340,16 @@ silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_ty
     if (c == NULL || (c->items = arena_calloc(b->a, n, sizeof(bound_constraint))) == NULL ||
         arena_on_cleanup(b->a, constraints_free, c) == 0)
         return err_nomem(err);
+    if ((order = delta_config_order(b->a, &md->configuration)) == NULL)
+        return err_nomem(err);
     for (idx = 0; idx < md->configuration.n; idx++) {
-        const dlog_kv *kv = &md->configuration.items[idx];
+        const char *value = dlog_map_get(&md->configuration, order[idx], NULL);
         bound_constraint *bc;
-        if (util_str_ncasecmp(kv->key, "delta.constraints.", 18) != 0)
+        if (util_str_ncasecmp(order[idx], "delta.constraints.", 18) != 0)
             continue;
         bc = &c->items[c->n++];
-        bc->name = kv->key + 18;
-        bc->text = kv->value ? kv->value : "";
+        bc->name = order[idx] + 18;
+        bc->text = value ? value : "";
         SILT_RETURN_IF_ERROR(bind_stored(b, schema, bc, err));
     }
     c->schema = schema;
@@ -176,8 +368,8 @@ silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_ty
 }
 
 /* [DELTA_VIOLATE_CONSTRAINT_WITH_VALUES] for row `row` of batch. */
-static silt_status violation(const bound_constraint *bc, const col_batch *batch, int64_t row,
-                             silt_error *err)
+static silt_status violation(sql_constraints *c, const bound_constraint *bc,
+                             const col_batch *batch, int64_t row, silt_error *err)
 {
     buf msg = BUF_INIT;
     silt_status rc = buf_printf(&msg, err, "[DELTA_VIOLATE_CONSTRAINT_WITH_VALUES] CHECK "
@@ -185,8 +377,10 @@ static silt_status violation(const bound_constraint *bc, const col_batch *batch,
                                 bc->shown);
     size_t idx;
     for (idx = 0; rc == SILT_OK && idx < bc->n_refs; idx++) {
-        const col_vec *v = batch->cols[bc->refs[idx]];
-        rc = buf_printf(&msg, err, "\n - %s : ", batch->schema->fields[bc->refs[idx]].name);
+        col_vec *v = NULL;
+        rc = expr_eval(bc->refs[idx], &c->ctx, batch, NULL, batch->n_rows, c->scratch, &v, err);
+        if (rc == SILT_OK)
+            rc = buf_printf(&msg, err, "\n - %s : ", bc->ref_names[idx]);
         if (rc == SILT_OK)
             rc = col_vec_is_null(v, row) ? buf_append_str(&msg, "null", err)
                                          : text_spark_value(&msg, v, row, err);
@@ -234,7 +428,7 @@ silt_status sql_constraints_check(void *payload, const col_batch *batch, silt_er
         arena_reset(c->scratch);
         rc = first_violation(c, &c->items[idx], &view, &row, err);
         if (rc == SILT_OK && row >= 0)
-            rc = violation(&c->items[idx], &view, row, err);
+            rc = violation(c, &c->items[idx], &view, row, err);
     }
     arena_reset(c->scratch);
     pthread_mutex_unlock(&c->lock);
