@@ -1,0 +1,295 @@
+/*
+ * eval_cond.c - Spark's conditional and bit functions: nvl2, zeroifnull,
+ * nullifzero, equal_null, negative, positive (which Spark itself replaces
+ * by CASE, COALESCE, <=> and arithmetic: here the resolver builds the same
+ * expression and the kernel hands its value on), factorial, shiftleft,
+ * shiftright, shiftrightunsigned, bit_count and bit_get/getbit.
+ * Also expr_func_lookup_more, the lookup over the newer tables.
+ */
+#include "engine/eval_int.h"
+
+#include "util/buf.h"
+
+/* ---- replaced by another expression ---------------------------------------------------- */
+
+/* The call's value is that of its one (rewritten) argument. */
+static silt_status fn_pass(FN_ARGS)
+{
+    (void)ctx, (void)sel, (void)n_sel, (void)n_rows, (void)a, (void)err;
+    *out = args[0];
+    return SILT_OK;
+}
+
+static silt_status replace_with(expr *e, expr *by)
+{
+    e->args[0] = by;
+    e->n_args = 1;
+    e->type = by->type;
+    return SILT_OK;
+}
+
+/* nvl2(x, a, b): CASE WHEN x IS NOT NULL THEN a ELSE b END. */
+static silt_status res_nvl2(expr *e, arena *a, silt_error *err)
+{
+    expr *test, *by;
+    SILT_RETURN_IF_ERROR(expr_is_null(&test, a, e->args[0], 1, err));
+    SILT_RETURN_IF_ERROR(expr_case(&by, a, 1, &test, &e->args[1], e->args[2], err));
+    return replace_with(e, by);
+}
+
+/* zeroifnull(x): coalesce(x, 0). */
+static silt_status res_zeroifnull(expr *e, arena *a, silt_error *err)
+{
+    expr *pair[2], *by;
+    pair[0] = e->args[0];
+    SILT_RETURN_IF_ERROR(expr_lit_int(&pair[1], a, COL_INT, 0, err));
+    SILT_RETURN_IF_ERROR(expr_coalesce(&by, a, pair, 2, err));
+    return replace_with(e, by);
+}
+
+/* nullifzero(x): CASE WHEN x = 0 THEN NULL ELSE x END, of x's type. */
+static silt_status res_nullifzero(expr *e, arena *a, silt_error *err)
+{
+    expr *zero, *test, *null_val, *by;
+    SILT_RETURN_IF_ERROR(expr_lit_int(&zero, a, COL_INT, 0, err));
+    SILT_RETURN_IF_ERROR(expr_compare(&test, a, EXPR_EQ, e->args[0], zero, err));
+    SILT_RETURN_IF_ERROR(expr_lit_null(&null_val, a, e->args[0]->type, err));
+    SILT_RETURN_IF_ERROR(expr_case(&by, a, 1, &test, &null_val, e->args[0], err));
+    return replace_with(e, by);
+}
+
+/* equal_null(a, b): a <=> b. */
+static silt_status res_equal_null(expr *e, arena *a, silt_error *err)
+{
+    expr *by;
+    SILT_RETURN_IF_ERROR(expr_distinct_from(&by, a, e->args[0], e->args[1], 1, err));
+    return replace_with(e, by);
+}
+
+static int is_integral(col_type_id id)
+{
+    return id == COL_BYTE || id == COL_SHORT || id == COL_INT || id == COL_LONG;
+}
+
+/* negative and positive take numbers; a STRING is cast to DOUBLE as Spark does. */
+static silt_status numeric_only(expr *e, arena *a, silt_error *err)
+{
+    col_type_id id = e->args[0]->type->id;
+    if (id == COL_STRING || id == COL_NULL)
+        return expr_coerce(&e->args[0], a, col_type_primitive(COL_DOUBLE), err);
+    if (!is_integral(id) && id != COL_FLOAT && id != COL_DOUBLE && id != COL_DECIMAL)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "
+                       "\"%s\" due to data type mismatch: The first parameter requires the "
+                       "(\"NUMERIC\" or \"INTERVAL DAY TO SECOND\" or \"INTERVAL YEAR TO MONTH\" "
+                       "or \"INTERVAL\") type, however it has the type \"%s\".", e->func->name,
+                       col_type_id_name(id));
+    return SILT_OK;
+}
+
+/* negative(x): x * -1 in x's own type (so -0.0 stays Java's, and MIN overflows as in Spark). */
+static silt_status res_negative(expr *e, arena *a, silt_error *err)
+{
+    const col_type *t;
+    expr *minus_one, *by;
+    SILT_RETURN_IF_ERROR(numeric_only(e, a, err));
+    t = e->args[0]->type;
+    if (is_integral(t->id))
+        SILT_RETURN_IF_ERROR(expr_lit_int(&minus_one, a, t->id, -1, err));
+    else if (t->id == COL_DECIMAL)
+        SILT_RETURN_IF_ERROR(expr_lit_decimal(&minus_one, a, 1, 0, -1, err));
+    else
+        SILT_RETURN_IF_ERROR(expr_lit_double(&minus_one, a, t->id, -1.0, err));
+    SILT_RETURN_IF_ERROR(expr_arith(&by, a, EXPR_MUL, e->args[0], minus_one, err));
+    SILT_RETURN_IF_ERROR(expr_coerce(&by, a, t, err));
+    return replace_with(e, by);
+}
+
+static silt_status res_positive(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(numeric_only(e, a, err));
+    return replace_with(e, e->args[0]);
+}
+
+/* ---- factorial and bits ------------------------------------------------------------------ */
+
+static silt_status res_factorial(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id types[] = {COL_INT};
+    return expr_resolve_args(e, a, types, 1, COL_LONG, err);
+}
+
+/* factorial(n): BIGINT for 0..20, NULL otherwise. */
+static silt_status fn_factorial(FN_ARGS)
+{
+    col_vec *o;
+    (void)ctx;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        int64_t n = vec_get_int(args[0], r), f = 1, k;
+        if (n < 0 || n > 20) {
+            vec_set_null(o, r);
+            continue;
+        }
+        for (k = 2; k <= n; k++)
+            f *= k;
+        vec_put_int(o, r, f);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+/* shiftleft & co.: a BIGINT stays one, anything else is an INT; the amount is an INT. */
+static silt_status res_shift(expr *e, arena *a, silt_error *err)
+{
+    col_type_id id = e->args[0]->type->id == COL_LONG ? COL_LONG : COL_INT;
+    col_type_id types[2] = {COL_INT, COL_INT};
+    types[0] = id;
+    return expr_resolve_args(e, a, types, 2, id, err);
+}
+
+enum { SHIFT_LEFT, SHIFT_RIGHT, SHIFT_RIGHT_UNSIGNED };
+
+/* Java's shifts: the amount is taken modulo the width. */
+static int64_t java_shift(int64_t x, int64_t n, int is_long, int which)
+{
+    if (is_long) {
+        uint64_t u = (uint64_t)x;
+        unsigned s = (unsigned)(n & 63);
+        if (which == SHIFT_LEFT)
+            return (int64_t)(u << s);
+        if (which == SHIFT_RIGHT_UNSIGNED)
+            return (int64_t)(u >> s);
+        return x < 0 ? (int64_t)~(~u >> s) : (int64_t)(u >> s);
+    } else {
+        uint32_t u = (uint32_t)(int32_t)x;
+        unsigned s = (unsigned)(n & 31);
+        if (which == SHIFT_LEFT)
+            return (int32_t)(u << s);
+        if (which == SHIFT_RIGHT_UNSIGNED)
+            return (int32_t)(u >> s);
+        return (int32_t)x < 0 ? (int32_t)~(~u >> s) : (int32_t)(u >> s);
+    }
+}
+
+static silt_status shift_fn(FN_ARGS, int which)
+{
+    col_vec *o;
+    int is_long = e->type->id == COL_LONG;
+    (void)ctx;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP(vec_put_int(o, r, java_shift(vec_get_int(args[0], r), vec_get_int(args[1], r),
+                                           is_long, which)););
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status fn_shiftleft(FN_ARGS) { return shift_fn(FN_PASS, SHIFT_LEFT); }
+static silt_status fn_shiftright(FN_ARGS) { return shift_fn(FN_PASS, SHIFT_RIGHT); }
+static silt_status fn_shiftrightunsigned(FN_ARGS) { return shift_fn(FN_PASS, SHIFT_RIGHT_UNSIGNED); }
+
+static silt_status integral_arg(expr *e, int allow_bool)
+{
+    col_type_id id = e->args[0]->type->id;
+    if (is_integral(id) || id == COL_NULL || (allow_bool && id == COL_BOOLEAN))
+        return SILT_OK;
+    return SILT_BIND;
+}
+
+static silt_status res_bit_count(expr *e, arena *a, silt_error *err)
+{
+    if (integral_arg(e, 1) != SILT_OK)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "
+                       "\"bit_count\" due to data type mismatch: The first parameter requires the "
+                       "(\"INTEGRAL\" or \"BOOLEAN\") type, however it has the type \"%s\".",
+                       col_type_id_name(e->args[0]->type->id));
+    if (e->args[0]->type->id == COL_NULL)
+        SILT_RETURN_IF_ERROR(expr_coerce(&e->args[0], a, col_type_primitive(COL_LONG), err));
+    e->type = col_type_primitive(COL_INT);
+    return SILT_OK;
+}
+
+/* bit_count(x): Long.bitCount of x widened to a long (so -1 of any width has 64). */
+static silt_status fn_bit_count(FN_ARGS)
+{
+    col_vec *o;
+    (void)ctx;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        uint64_t u = (uint64_t)vec_get_int(args[0], r);
+        int bits = 0;
+        while (u != 0) {
+            u &= u - 1;
+            bits++;
+        }
+        vec_put_int(o, r, bits);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+static silt_status res_bit_get(expr *e, arena *a, silt_error *err)
+{
+    if (integral_arg(e, 0) != SILT_OK)
+        return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot resolve "
+                       "\"%s\" due to data type mismatch: The first parameter requires the "
+                       "\"INTEGRAL\" type, however it has the type \"%s\".", e->func->name,
+                       col_type_id_name(e->args[0]->type->id));
+    if (e->args[0]->type->id == COL_NULL)
+        SILT_RETURN_IF_ERROR(expr_coerce(&e->args[0], a, col_type_primitive(COL_LONG), err));
+    SILT_RETURN_IF_ERROR(expr_coerce(&e->args[1], a, col_type_primitive(COL_INT), err));
+    e->type = col_type_primitive(COL_BYTE);
+    return SILT_OK;
+}
+
+/* bit_get(x, pos): bit pos of x; pos outside the width is an error even without ANSI. */
+static silt_status fn_bit_get(FN_ARGS)
+{
+    col_vec *o;
+    col_type_id id = e->args[0]->type->id;
+    int64_t width = id == COL_BYTE ? 8 : id == COL_SHORT ? 16 : id == COL_INT ? 32 : 64;
+    (void)ctx;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        int64_t pos = vec_get_int(args[1], r);
+        if (pos < 0 || pos >= width)
+            return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE",
+                                   "The value of parameter(s) `pos` in `%s` is invalid: expects "
+                                   "an integer value in [0, %lld), but got %lld.", e->func->name,
+                                   (long long)width, (long long)pos);
+        vec_put_int(o, r, (int64_t)(((uint64_t)vec_get_int(args[0], r) >> pos) & 1));
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+const expr_func_def engine_cond_funcs[] = {
+    {"nvl2", 3, 3, res_nvl2, fn_pass, 1},
+    {"zeroifnull", 1, 1, res_zeroifnull, fn_pass, 1},
+    {"nullifzero", 1, 1, res_nullifzero, fn_pass, 1},
+    {"equal_null", 2, 2, res_equal_null, fn_pass, 1},
+    {"negative", 1, 1, res_negative, fn_pass, 1},
+    {"positive", 1, 1, res_positive, fn_pass, 1},
+    {"factorial", 1, 1, res_factorial, fn_factorial, 0},
+    {"shiftleft", 2, 2, res_shift, fn_shiftleft, 0},
+    {"shiftright", 2, 2, res_shift, fn_shiftright, 0},
+    {"shiftrightunsigned", 2, 2, res_shift, fn_shiftrightunsigned, 0},
+    {"bit_count", 1, 1, res_bit_count, fn_bit_count, 0},
+    {"bit_get", 2, 2, res_bit_get, fn_bit_get, 0},
+    {"getbit", 2, 2, res_bit_get, fn_bit_get, 0},
+};
+const size_t engine_n_cond_funcs = sizeof(engine_cond_funcs) / sizeof(engine_cond_funcs[0]);
+
+const expr_func_def *expr_func_lookup_more(const char *name)
+{
+    static const struct { const expr_func_def *defs; const size_t *n; } tables[] = {
+        {engine_codec_funcs, &engine_n_codec_funcs},
+        {engine_text_funcs, &engine_n_text_funcs},
+        {engine_cond_funcs, &engine_n_cond_funcs},
+    };
+    size_t t, idx;
+    for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)
+        for (idx = 0; idx < *tables[t].n; idx++)
+            if (util_str_casecmp(tables[t].defs[idx].name, name) == 0)
+                return &tables[t].defs[idx];
+    return NULL;
+}
