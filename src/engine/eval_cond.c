@@ -110,6 +110,105 @@ static silt_status res_positive(expr *e, arena *a, silt_error *err)
     return replace_with(e, e->args[0]);
 }
 
+/* ---- casts by a type's name, typeof, like / ilike ------------------------------------------ */
+
+/* int(x), bigint(x), ... : CAST(x AS type), one argument, as Spark's cast aliases. */
+static silt_status cast_to(expr *e, arena *a, const col_type *t, silt_error *err)
+{
+    expr *by;
+    if (t == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(expr_cast(&by, a, e->args[0], t, 0, err));
+    return replace_with(e, by);
+}
+
+#define CAST_FN(NAME, ID)                                                                          \
+    static silt_status NAME(expr *e, arena *a, silt_error *err)                                    \
+    {                                                                                              \
+        return cast_to(e, a, col_type_primitive(ID), err);                                         \
+    }
+CAST_FN(res_cast_boolean, COL_BOOLEAN)
+CAST_FN(res_cast_tinyint, COL_BYTE)
+CAST_FN(res_cast_smallint, COL_SHORT)
+CAST_FN(res_cast_int, COL_INT)
+CAST_FN(res_cast_bigint, COL_LONG)
+CAST_FN(res_cast_float, COL_FLOAT)
+CAST_FN(res_cast_double, COL_DOUBLE)
+CAST_FN(res_cast_string, COL_STRING)
+CAST_FN(res_cast_binary, COL_BINARY)
+CAST_FN(res_cast_date, COL_DATE)
+CAST_FN(res_cast_timestamp, COL_TIMESTAMP)
+
+/* decimal(x): DECIMAL(10,0), Spark's DecimalType.USER_DEFAULT. */
+static silt_status res_cast_decimal(expr *e, arena *a, silt_error *err)
+{
+    return cast_to(e, a, col_type_decimal(a, 10, 0), err);
+}
+
+/* Spark's DataType.simpleString: int, bigint, decimal(10,2), array<int>, struct<a:int> ... */
+static silt_status simple_string(const col_type *t, buf *out, silt_error *err)
+{
+    size_t idx;
+    switch (t->id) {
+    case COL_NULL: return buf_append_str(out, "void", err);
+    case COL_BYTE: return buf_append_str(out, "tinyint", err);
+    case COL_SHORT: return buf_append_str(out, "smallint", err);
+    case COL_INT: return buf_append_str(out, "int", err);
+    case COL_LONG: return buf_append_str(out, "bigint", err);
+    case COL_DECIMAL: return buf_printf(out, err, "decimal(%d,%d)", t->precision, t->scale);
+    case COL_ARRAY:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "array<", err));
+        SILT_RETURN_IF_ERROR(simple_string(t->fields[0].type, out, err));
+        return buf_append_char(out, '>', err);
+    case COL_MAP:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "map<", err));
+        SILT_RETURN_IF_ERROR(simple_string(t->fields[0].type, out, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ',', err));
+        SILT_RETURN_IF_ERROR(simple_string(t->fields[1].type, out, err));
+        return buf_append_char(out, '>', err);
+    case COL_STRUCT:
+        SILT_RETURN_IF_ERROR(buf_append_str(out, "struct<", err));
+        for (idx = 0; idx < t->n_fields; idx++) {
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "%s%s:", idx ? "," : "", t->fields[idx].name));
+            SILT_RETURN_IF_ERROR(simple_string(t->fields[idx].type, out, err));
+        }
+        return buf_append_char(out, '>', err);
+    default: return buf_append_str(out, col_type_id_name(t->id), err);
+    }
+}
+
+/* typeof(x): the type's name, known when the call is bound (x is not evaluated). */
+static silt_status res_typeof(expr *e, arena *a, silt_error *err)
+{
+    buf b = BUF_INIT;
+    expr *by = NULL;
+    silt_status rc = simple_string(e->args[0]->type, &b, err);
+    if (rc == SILT_OK)
+        rc = expr_lit_string(&by, a, b.data != NULL ? b.data : "", b.len, err);
+    buf_clear(&b);
+    return rc != SILT_OK ? rc : replace_with(e, by);
+}
+
+/* like(s, pattern[, escape]) and ilike: the operators, the escape a one-character constant. */
+static silt_status like_fn(expr *e, arena *a, int ilike, silt_error *err)
+{
+    expr *by;
+    char escape = 0;
+    if (e->n_args > 2) {
+        const expr *x = e->args[2];
+        if (x->kind != EXPR_LITERAL || x->type->id != COL_STRING || x->lit.is_null ||
+            x->lit.str_len != 1)
+            return err_set(err, SILT_BIND, "[INVALID_ESCAPE_CHAR] The escape character of %s must "
+                           "be a string literal of length one", e->func->name);
+        escape = x->lit.str[0];
+    }
+    SILT_RETURN_IF_ERROR(expr_like(&by, a, e->args[0], e->args[1], escape, ilike, 0, err));
+    return replace_with(e, by);
+}
+
+static silt_status res_like(expr *e, arena *a, silt_error *err) { return like_fn(e, a, 0, err); }
+static silt_status res_ilike(expr *e, arena *a, silt_error *err) { return like_fn(e, a, 1, err); }
+
 /* ---- factorial and bits ------------------------------------------------------------------ */
 
 static silt_status res_factorial(expr *e, arena *a, silt_error *err)
@@ -269,6 +368,21 @@ const expr_func_def engine_cond_funcs[] = {
     {"equal_null", 2, 2, res_equal_null, fn_pass, 1},
     {"negative", 1, 1, res_negative, fn_pass, 1},
     {"positive", 1, 1, res_positive, fn_pass, 1},
+    {"boolean", 1, 1, res_cast_boolean, fn_pass, 1},
+    {"tinyint", 1, 1, res_cast_tinyint, fn_pass, 1},
+    {"smallint", 1, 1, res_cast_smallint, fn_pass, 1},
+    {"int", 1, 1, res_cast_int, fn_pass, 1},
+    {"bigint", 1, 1, res_cast_bigint, fn_pass, 1},
+    {"float", 1, 1, res_cast_float, fn_pass, 1},
+    {"double", 1, 1, res_cast_double, fn_pass, 1},
+    {"decimal", 1, 1, res_cast_decimal, fn_pass, 1},
+    {"string", 1, 1, res_cast_string, fn_pass, 1},
+    {"binary", 1, 1, res_cast_binary, fn_pass, 1},
+    {"date", 1, 1, res_cast_date, fn_pass, 1},
+    {"timestamp", 1, 1, res_cast_timestamp, fn_pass, 1},
+    {"typeof", 1, 1, res_typeof, fn_pass, 1},
+    {"like", 2, 3, res_like, fn_pass, 1},
+    {"ilike", 2, 3, res_ilike, fn_pass, 1},
     {"factorial", 1, 1, res_factorial, fn_factorial, 0},
     {"shiftleft", 2, 2, res_shift, fn_shiftleft, 0},
     {"shiftright", 2, 2, res_shift, fn_shiftright, 0},

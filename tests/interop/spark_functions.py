@@ -119,6 +119,31 @@ GROUPS = {
         "bit_get(11, 0)", "bit_get(11, 2)", "getbit(11, 3)", "bit_get(-1L, 63)",
         "bit_get(CAST(-1 AS TINYINT), 7)", "bit_get(NULL, 1)", "bit_get(1, NULL)",
     ],
+    "casts": [
+        "int('12')", "bigint(3.7)", "smallint(1)", "tinyint(-1)", "double('1.5')", "float(2)",
+        "decimal('3.14')", "decimal(1234567890)", "string(12)", "string(NULL)", "boolean('true')",
+        "boolean(0)", "date('2020-01-02')", "timestamp('2020-01-02 03:04:05')", "hex(binary('ab'))",
+        "int(NULL)", "int(2.9D)", "bigint('-7')", "date(TIMESTAMP'2020-01-02 23:00:00')",
+        "like('abc', 'a%')", "ilike('ABC', 'a%')", "like('a_c', 'a/_c', '/')", "like(NULL, 'a')",
+        "like('abc', 'b%')", "ilike('xAbC', '_aB%')",
+    ],
+    "types": [
+        "typeof(decimal(1))", "typeof(1)", "typeof(1L)", "typeof('a')", "typeof(1.5)",
+        "typeof(CAST(1 AS DOUBLE))", "typeof(NULL)", "typeof(DATE'2020-01-01')", "typeof(X'01')",
+        "typeof(TIMESTAMP_NTZ'2020-01-01 00:00:00')", "typeof(split('a,b', ','))",
+        "typeof(struct(1, 'x'))", "typeof(CAST(1 AS TINYINT))", "typeof(CAST(1 AS SMALLINT))",
+        "typeof(CAST(1 AS FLOAT))", "typeof(true)", "typeof(TIMESTAMP'2020-01-01 00:00:00')",
+        "typeof(CAST(1 AS DECIMAL(38,7)))", "typeof(zeroifnull(NULL))",
+        "typeof(zeroifnull(CAST(NULL AS SMALLINT)))", "typeof(nullifzero(CAST(1 AS TINYINT)))",
+        "typeof(nullifzero('0'))", "typeof(nvl2(1, 1, 2L))", "typeof(negative(CAST(1 AS TINYINT)))",
+        "typeof(negative(-2.5))", "typeof(negative('5'))", "typeof(positive(1.5))",
+        "typeof(factorial(3))", "typeof(shiftleft(CAST(1 AS TINYINT), 3))", "typeof(shiftleft(1L, 3))",
+        "typeof(bit_count(1))", "typeof(bit_get(1, 0))", "typeof(crc32('a'))", "typeof(md5('a'))",
+        "typeof(unhex('a'))", "typeof(unbase64('a'))", "typeof(base64('a'))", "typeof(hex(1))",
+        "typeof(levenshtein('a', 'b'))", "typeof(find_in_set('a', 'b'))", "typeof(len('a'))",
+        "typeof(luhn_check('1'))", "typeof(btrim(X'01'))", "typeof(equal_null(1, 2))",
+        "typeof(int('1'))", "typeof(like('a', 'b'))",
+    ],
 }
 
 # Refused by Spark: the error class both must give ("" = an error without a class).
@@ -140,6 +165,9 @@ ERRORS = [
     ("negative(-9223372036854775808)", "ARITHMETIC_OVERFLOW"),
     ("nvl2(1, 'x', 2)", "CAST_INVALID_INPUT"),
     ("zeroifnull('a')", "CAST_INVALID_INPUT"),
+    ("int('x')", "CAST_INVALID_INPUT"),
+    ("date('2020-13-01')", "CAST_INVALID_INPUT"),
+    ("tinyint(200)", "CAST_OVERFLOW"),
     ("hex(unbase64('U'))", ""),
     ("hex(unbase64('U3BhcmsgU1FM====='))", ""),
     ("hex(unbase64('U3Bh=Bh'))", ""),
@@ -148,7 +176,8 @@ ERRORS = [
 # (nvl2(1, 'x', 2) and zeroifnull('a') are left out: Spark's non-ANSI coercion of a STRING
 # with a number to STRING is not silt's yet, for CASE and COALESCE alike; docs/functions.md.)
 NON_ANSI = ["negative(CAST(-128 AS TINYINT))", "negative(-9223372036854775808)",
-            "negative(CAST(-32768 AS SMALLINT))", "factorial(25)", "nullifzero(0)"]
+            "negative(CAST(-32768 AS SMALLINT))", "factorial(25)", "nullifzero(0)", "int('x')",
+            "tinyint(200)", "date('2020-13-01')"]
 NON_ANSI_ERRORS = [("split_part('a.b', '.', 0)", "INVALID_INDEX_OF_ZERO"),
                    ("bit_get(11, 32)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE")]
 
