@@ -8,6 +8,8 @@
  */
 #include "engine/eval_int.h"
 
+#include <string.h>
+
 #include "util/buf.h"
 
 /* ---- replaced by another expression ---------------------------------------------------- */
@@ -209,6 +211,48 @@ static silt_status like_fn(expr *e, arena *a, int ilike, silt_error *err)
 static silt_status res_like(expr *e, arena *a, silt_error *err) { return like_fn(e, a, 0, err); }
 static silt_status res_ilike(expr *e, arena *a, silt_error *err) { return like_fn(e, a, 1, err); }
 
+/*
+ * date_part(field, x) / datepart: the function of the field, with Spark's
+ * synonyms (YEARS, Y, MON, DOW, ...). The field must be a string constant.
+ * SECOND (a DECIMAL(8,6) with the fraction in Spark) is refused by name
+ * until silt has it.
+ */
+static silt_status res_date_part(expr *e, arena *a, silt_error *err)
+{
+    static const struct { const char *names; const char *func; } fields[] = {
+        {"|year|y|years|yr|yrs|", "year"},          {"|quarter|qtr|", "quarter"},
+        {"|month|mon|mons|months|", "month"},       {"|week|w|weeks|", "weekofyear"},
+        {"|day|d|days|", "day"},                    {"|dayofweek|dow|", "dayofweek"},
+        {"|doy|", "dayofyear"},                     {"|hour|h|hours|hr|hrs|", "hour"},
+        {"|minute|m|min|mins|minutes|", "minute"},
+    };
+    const expr *f = e->args[0];
+    char key[40];
+    size_t idx;
+    expr *by;
+    if (f->kind != EXPR_LITERAL || f->type->id != COL_STRING || f->lit.is_null)
+        return err_set(err, SILT_BIND, "[NON_FOLDABLE_ARGUMENT] The function `%s` requires the "
+                       "parameter `field` to be a foldable expression of the type \"STRING\"",
+                       e->func->name);
+    if (f->lit.str_len > 0 && (size_t)f->lit.str_len + 3 <= sizeof(key)) {
+        key[0] = '|';
+        for (idx = 0; idx < (size_t)f->lit.str_len; idx++)
+            key[idx + 1] = (char)(f->lit.str[idx] >= 'A' && f->lit.str[idx] <= 'Z'
+                                      ? f->lit.str[idx] + 32 : f->lit.str[idx]);
+        key[idx + 1] = '|';
+        key[idx + 2] = 0;
+        for (idx = 0; idx < sizeof(fields) / sizeof(fields[0]); idx++)
+            if (strstr(fields[idx].names, key) != NULL) {
+                SILT_RETURN_IF_ERROR(expr_func(&by, a, fields[idx].func, &e->args[1], 1, err));
+                return replace_with(e, by);
+            }
+    }
+    return err_set(err, SILT_BIND, "[INVALID_EXTRACT_FIELD] Cannot extract %.*s from the %s "
+                   "(silt's %s knows YEAR, QUARTER, MONTH, WEEK, DAY, DAYOFWEEK, DOY, HOUR and "
+                   "MINUTE; SECOND is not supported yet).", (int)f->lit.str_len, f->lit.str,
+                   col_type_id_name(e->args[1]->type->id), e->func->name);
+}
+
 /* ---- factorial and bits ------------------------------------------------------------------ */
 
 static silt_status res_factorial(expr *e, arena *a, silt_error *err)
@@ -381,6 +425,8 @@ const expr_func_def engine_cond_funcs[] = {
     {"date", 1, 1, res_cast_date, fn_pass, 1},
     {"timestamp", 1, 1, res_cast_timestamp, fn_pass, 1},
     {"typeof", 1, 1, res_typeof, fn_pass, 1},
+    {"date_part", 2, 2, res_date_part, fn_pass, 1},
+    {"datepart", 2, 2, res_date_part, fn_pass, 1},
     {"like", 2, 3, res_like, fn_pass, 1},
     {"ilike", 2, 3, res_ilike, fn_pass, 1},
     {"factorial", 1, 1, res_factorial, fn_factorial, 0},

@@ -772,6 +772,7 @@ const expr_func_def engine_time_funcs[] = {
     {"dateadd", 2, 2, res_date_int, fn_date_add, 0},
     {"date_sub", 2, 2, res_date_int, fn_date_sub, 0},
     {"datediff", 2, 2, res_datediff, fn_datediff, 0},
+    {"date_diff", 2, 2, res_datediff, fn_datediff, 0},
     {"add_months", 2, 2, res_date_int, fn_add_months, 0},
     {"make_date", 3, 3, res_make_date, fn_make_date, 0},
     {"last_day", 1, 1, res_last_day, fn_last_day, 0},

@@ -127,6 +127,15 @@ GROUPS = {
         "like('abc', 'a%')", "ilike('ABC', 'a%')", "like('a_c', 'a/_c', '/')", "like(NULL, 'a')",
         "like('abc', 'b%')", "ilike('xAbC', '_aB%')",
     ],
+    "dates": [
+        "date_part('YEAR', TIMESTAMP'2019-08-12 01:00:00.123456')", "datepart('mon', DATE'2019-08-12')",
+        "date_part('doy', DATE'2019-08-12')", "date_part('dow', DATE'2019-08-12')",
+        "date_part('week', DATE'2019-01-01')", "date_part('h', TIMESTAMP'2019-08-12 01:00:00')",
+        "date_part('qtr', DATE'2019-08-12')", "date_part('Minutes', TIMESTAMP'2019-08-12 01:02:03')",
+        "date_part('days', DATE'2019-08-12')", "date_part('yrs', NULL)",
+        "date_diff(DATE'2019-08-12', DATE'2019-08-01')", "date_diff('2019-08-01', '2019-08-12')",
+        "date_diff(NULL, DATE'2019-08-01')", "date_diff(TIMESTAMP'2019-08-12 23:00:00', DATE'2019-08-01')",
+    ],
     "types": [
         "typeof(decimal(1))", "typeof(1)", "typeof(1L)", "typeof('a')", "typeof(1.5)",
         "typeof(CAST(1 AS DOUBLE))", "typeof(NULL)", "typeof(DATE'2020-01-01')", "typeof(X'01')",
@@ -166,6 +175,7 @@ ERRORS = [
     ("nvl2(1, 'x', 2)", "CAST_INVALID_INPUT"),
     ("zeroifnull('a')", "CAST_INVALID_INPUT"),
     ("int('x')", "CAST_INVALID_INPUT"),
+    ("date_part('xx', DATE'2019-08-12')", "INVALID_EXTRACT_FIELD"),
     ("date('2020-13-01')", "CAST_INVALID_INPUT"),
     ("tinyint(200)", "CAST_OVERFLOW"),
     ("hex(unbase64('U'))", ""),
