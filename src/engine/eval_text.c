@@ -473,6 +473,397 @@ static silt_status fn_luhn_check(FN_ARGS)
     return SILT_OK;
 }
 
+/* ---- elt, quote, overlay, mask, url_encode / url_decode ------------------------------------ */
+
+/* elt(n, a, b, ...): the n-th value; all BINARY stay BINARY, else STRINGs. */
+static silt_status res_elt(expr *e, arena *a, silt_error *err)
+{
+    size_t idx;
+    int all_binary = 1;
+    col_type_id to;
+    SILT_RETURN_IF_ERROR(expr_coerce(&e->args[0], a, col_type_primitive(COL_INT), err));
+    for (idx = 1; idx < e->n_args; idx++)
+        all_binary &= e->args[idx]->type->id == COL_BINARY;
+    to = all_binary ? COL_BINARY : COL_STRING;
+    for (idx = 1; idx < e->n_args; idx++)
+        SILT_RETURN_IF_ERROR(expr_coerce(&e->args[idx], a, col_type_primitive(to), err));
+    e->type = col_type_primitive(to);
+    return SILT_OK;
+}
+
+/* Out of range is [INVALID_ARRAY_INDEX] in ANSI mode and NULL without it; only the pick's NULL counts. */
+static silt_status fn_elt(FN_ARGS)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    int64_t n_vals = (int64_t)e->n_args - 1;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int64_t n = vec_get_int(args[0], r);
+        int32_t len;
+        const char *s;
+        if (args[0]->type->id == COL_NULL || !vec_is_valid(args[0], r)) {
+            vec_set_null(o, r);
+            continue;
+        }
+        if (n < 1 || n > n_vals) {
+            if (ctx->ansi) {
+                rc = expr_eval_error(e, err, SILT_RUNTIME, "INVALID_ARRAY_INDEX",
+                                     "The index %lld is out of bounds. The array has %lld "
+                                     "elements. Use the SQL function `get()` to tolerate "
+                                     "accessing element at invalid index and return NULL "
+                                     "instead.", (long long)n, (long long)n_vals);
+                break;
+            }
+            vec_set_null(o, r);
+            continue;
+        }
+        if (args[n]->type->id == COL_NULL || !vec_is_valid(args[n], r)) {
+            vec_set_null(o, r);
+            continue;
+        }
+        s = col_vec_str(args[n], r, &len);
+        rc = vec_str_put(&w, r, s, len, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+/* quote(s): s in single quotes, each ' in it preceded by a backslash (and nothing else escaped). */
+static silt_status fn_quote(FN_ARGS)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int32_t len, i, j = 0;
+        const char *s = col_vec_str(args[0], r, &len);
+        char *dst;
+        rc = vec_str_reserve(&w, 2 * (int64_t)len + 2, &dst, err);
+        if (rc != SILT_OK)
+            break;
+        dst[j++] = '\'';
+        for (i = 0; i < len; i++) {
+            if (s[i] == '\'')
+                dst[j++] = '\\';
+            dst[j++] = s[i];
+        }
+        dst[j++] = '\'';
+        rc = vec_str_commit(&w, r, j, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+static silt_status res_overlay(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id types[] = {COL_STRING, COL_STRING, COL_INT, COL_INT};
+    return expr_resolve_args(e, a, types, 4, COL_STRING, err);
+}
+
+/* Spark's UTF8String.substringSQL(pos, length) as a [from, to) range of n characters. */
+static void substring_sql(int64_t n, int64_t pos, int64_t length, int64_t *from, int64_t *to)
+{
+    int64_t start = pos > 0 ? pos - 1 : pos < 0 ? n + pos : 0;
+    int64_t end = start + length;
+    if (start < 0)
+        start = 0;
+    if (end > n)
+        end = n;
+    *from = start;
+    *to = start >= end ? start : end;
+}
+
+/* The byte offset of character k of s. */
+static int32_t cp_offset(const char *s, int32_t len, int64_t k)
+{
+    int32_t pos = 0;
+    uint32_t cp;
+    while (k-- > 0 && pos < len)
+        pos = next_cp(s, len, pos, &cp);
+    return pos;
+}
+
+static int64_t cp_count(const char *s, int32_t len)
+{
+    int64_t n = 0;
+    int32_t pos = 0;
+    uint32_t cp;
+    while (pos < len) {
+        pos = next_cp(s, len, pos, &cp);
+        n++;
+    }
+    return n;
+}
+
+/* overlay(s, r, pos[, len]): s before pos, r, then s from pos + len (len defaults to r's length). */
+static silt_status fn_overlay(FN_ARGS)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int32_t ls, lr;
+        const char *s = col_vec_str(args[0], r, &ls), *rep = col_vec_str(args[1], r, &lr);
+        int64_t pos = vec_get_int(args[2], r), n = cp_count(s, ls), f1, t1, f2, t2;
+        int64_t len = e->n_args > 3 ? vec_get_int(args[3], r) : -1;
+        int32_t b1, b2, b3, b4;
+        char *dst;
+        if (len < 0)
+            len = cp_count(rep, lr);
+        substring_sql(n, 1, pos - 1, &f1, &t1);
+        substring_sql(n, pos + len, (int64_t)INT32_MAX, &f2, &t2);
+        b1 = cp_offset(s, ls, f1);
+        b2 = cp_offset(s, ls, t1);
+        b3 = cp_offset(s, ls, f2);
+        b4 = cp_offset(s, ls, t2);
+        rc = vec_str_reserve(&w, (int64_t)(b2 - b1) + lr + (b4 - b3), &dst, err);
+        if (rc != SILT_OK)
+            break;
+        memcpy(dst, s + b1, (size_t)(b2 - b1));
+        memcpy(dst + (b2 - b1), rep, (size_t)lr);
+        memcpy(dst + (b2 - b1) + lr, s + b3, (size_t)(b4 - b3));
+        rc = vec_str_commit(&w, r, (int64_t)(b2 - b1) + lr + (b4 - b3), err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+/*
+ * mask(s[, upper[, lower[, digit[, other]]]]): defaults X, x, n and none;
+ * each a one-character string constant or NULL (that class unchanged).
+ */
+typedef struct mask_state {
+    const char *with[4]; /* upper, lower, digit, other: UTF-8 text or NULL */
+    int32_t len[4];
+} mask_state;
+
+static silt_status res_mask(expr *e, arena *a, silt_error *err)
+{
+    static const char *const names[] = {"upperChar", "lowerChar", "digitChar", "otherChar"};
+    static const char *const defaults[] = {"X", "x", "n", NULL};
+    static const char *const ordinals[] = {"second", "third", "fourth", "fifth"};
+    mask_state *st = arena_calloc(a, 1, sizeof(*st));
+    size_t idx;
+    if (st == NULL)
+        return err_nomem(err);
+    SILT_RETURN_IF_ERROR(str_args(e, a, 1, err));
+    for (idx = 0; idx < 4; idx++) {
+        const expr *x = idx + 1 < e->n_args ? e->args[idx + 1] : NULL;
+        st->with[idx] = defaults[idx];
+        st->len[idx] = defaults[idx] != NULL ? 1 : 0;
+        if (x == NULL)
+            continue;
+        if (x->kind != EXPR_LITERAL || (x->type->id != COL_STRING && x->type->id != COL_NULL))
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE] Cannot "
+                           "resolve \"mask\" due to data type mismatch: The %s parameter requires "
+                           "the \"STRING\" type (a constant), however it has the type \"%s\".",
+                           ordinals[idx], col_type_id_name(x->type->id));
+        st->with[idx] = x->lit.is_null || x->type->id == COL_NULL ? NULL : x->lit.str;
+        st->len[idx] = st->with[idx] != NULL ? x->lit.str_len : 0;
+        if (st->with[idx] != NULL && cp_count(st->with[idx], st->len[idx]) != 1)
+            return err_set(err, SILT_BIND, "[DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE] Cannot resolve "
+                           "\"mask\" due to data type mismatch: Length of %s should be 1.",
+                           names[idx]);
+    }
+    e->state = st;
+    e->n_args = 1;
+    e->type = col_type_primitive(COL_STRING);
+    return SILT_OK;
+}
+
+/* Java's Character.isUpperCase / isLowerCase over ASCII, Latin-1, Greek and Cyrillic. */
+static int char_class(uint32_t c)
+{
+    if ((c >= 'A' && c <= 'Z') || (c >= 0xC0 && c <= 0xDE && c != 0xD7) ||
+        (c >= 0x391 && c <= 0x3A9) || (c >= 0x410 && c <= 0x42F))
+        return 0;
+    if ((c >= 'a' && c <= 'z') || (c >= 0xDF && c <= 0xFF && c != 0xF7) ||
+        (c >= 0x3B1 && c <= 0x3C9) || (c >= 0x430 && c <= 0x44F))
+        return 1;
+    if (c >= '0' && c <= '9')
+        return 2;
+    return 3;
+}
+
+static silt_status fn_mask(FN_ARGS)
+{
+    const mask_state *st = e->state;
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int32_t len, pos = 0, j = 0;
+        const char *s = col_vec_str(args[0], r, &len);
+        char *dst;
+        rc = vec_str_reserve(&w, (int64_t)len * 4, &dst, err);
+        if (rc != SILT_OK)
+            break;
+        while (pos < len) {
+            uint32_t cp;
+            int32_t at = pos, k;
+            pos = next_cp(s, len, pos, &cp);
+            k = char_class(cp);
+            if (st->with[k] != NULL) {
+                memcpy(dst + j, st->with[k], (size_t)st->len[k]);
+                j += st->len[k];
+            } else {
+                memcpy(dst + j, s + at, (size_t)(pos - at));
+                j += pos - at;
+            }
+        }
+        rc = vec_str_commit(&w, r, j, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+/* url_encode(s): java.net.URLEncoder with UTF-8 (space is '+'; a-z A-Z 0-9 . - * _ kept). */
+static silt_status fn_url_encode(FN_ARGS)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int32_t len, i, j = 0;
+        const unsigned char *s = (const unsigned char *)col_vec_str(args[0], r, &len);
+        char *dst;
+        rc = vec_str_reserve(&w, 3 * (int64_t)len, &dst, err);
+        if (rc != SILT_OK)
+            break;
+        for (i = 0; i < len; i++) {
+            unsigned char c = s[i];
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                c == '.' || c == '-' || c == '*' || c == '_')
+                dst[j++] = (char)c;
+            else if (c == ' ')
+                dst[j++] = '+';
+            else {
+                dst[j++] = '%';
+                dst[j++] = "0123456789ABCDEF"[c >> 4];
+                dst[j++] = "0123456789ABCDEF"[c & 15];
+            }
+        }
+        rc = vec_str_commit(&w, r, j, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+static int hex_val(unsigned char c)
+{
+    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+         : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* Whether s[i..] starts a valid UTF-8 sequence; its length, or 0. */
+static int utf8_seq(const unsigned char *s, int32_t n, int32_t i)
+{
+    int k, need;
+    if (s[i] < 0x80)
+        return 1;
+    need = s[i] >= 0xC2 && s[i] < 0xE0 ? 1 : s[i] >= 0xE0 && s[i] < 0xF0 ? 2
+         : s[i] >= 0xF0 && s[i] < 0xF5 ? 3 : -1;
+    if (need < 0 || i + need >= n)
+        return 0;
+    for (k = 1; k <= need; k++)
+        if ((s[i + k] & 0xC0) != 0x80)
+            return 0;
+    return need + 1;
+}
+
+/*
+ * URLDecoder.decode with UTF-8: '+' is a space, %XX a byte; a bad escape is
+ * [CANNOT_DECODE_URL] (NULL for try_url_decode); bytes that are not UTF-8
+ * become U+FFFD, as Java's decoder replaces them.
+ */
+static silt_status url_decode(FN_ARGS, int try_only)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int32_t len, i, n = 0, j = 0, bad = 0;
+        const unsigned char *s = (const unsigned char *)col_vec_str(args[0], r, &len);
+        unsigned char *bytes = arena_alloc(a, (size_t)len + 1);
+        char *dst;
+        if (bytes == NULL)
+            return err_nomem(err);
+        for (i = 0; i < len && !bad; i++) {
+            if (s[i] == '+')
+                bytes[n++] = ' ';
+            else if (s[i] != '%')
+                bytes[n++] = s[i];
+            else if (i + 2 < len && hex_val(s[i + 1]) >= 0 && hex_val(s[i + 2]) >= 0) {
+                bytes[n++] = (unsigned char)(hex_val(s[i + 1]) * 16 + hex_val(s[i + 2]));
+                i += 2;
+            } else
+                bad = 1;
+        }
+        if (bad && !try_only) {
+            rc = expr_eval_error(e, err, SILT_RUNTIME, "CANNOT_DECODE_URL",
+                                 "The provided URL cannot be decoded: %.*s. Please ensure that "
+                                 "the URL is properly formatted and try again.", (int)len, s);
+            break;
+        }
+        if (bad) {
+            vec_set_null(o, r);
+            continue;
+        }
+        rc = vec_str_reserve(&w, 3 * (int64_t)n, &dst, err);
+        if (rc != SILT_OK)
+            break;
+        for (i = 0; i < n;) {
+            int k = utf8_seq(bytes, n, i);
+            if (k == 0) {
+                memcpy(dst + j, "\xEF\xBF\xBD", 3);
+                j += 3;
+                i++;
+            } else {
+                memcpy(dst + j, bytes + i, (size_t)k);
+                j += k;
+                i += k;
+            }
+        }
+        rc = vec_str_commit(&w, r, j, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+static silt_status fn_url_decode(FN_ARGS) { return url_decode(FN_PASS, 0); }
+static silt_status fn_try_url_decode(FN_ARGS) { return url_decode(FN_PASS, 1); }
+
 const expr_func_def engine_text_funcs[] = {
     {"levenshtein", 2, 3, res_levenshtein, fn_levenshtein, 0},
     {"soundex", 1, 1, res_soundex, fn_soundex, 0},
@@ -482,5 +873,12 @@ const expr_func_def engine_text_funcs[] = {
     {"find_in_set", 2, 2, res_strs_to_int, fn_find_in_set, 0},
     {"btrim", 1, 2, res_strs_to_str, fn_btrim, 0},
     {"luhn_check", 1, 1, res_luhn, fn_luhn_check, 0},
+    {"elt", 2, -1, res_elt, fn_elt, 1},
+    {"quote", 1, 1, res_strs_to_str, fn_quote, 0},
+    {"overlay", 3, 4, res_overlay, fn_overlay, 0},
+    {"mask", 1, 5, res_mask, fn_mask, 0},
+    {"url_encode", 1, 1, res_strs_to_str, fn_url_encode, 0},
+    {"url_decode", 1, 1, res_strs_to_str, fn_url_decode, 0},
+    {"try_url_decode", 1, 1, res_strs_to_str, fn_try_url_decode, 0},
 };
 const size_t engine_n_text_funcs = sizeof(engine_text_funcs) / sizeof(engine_text_funcs[0]);

@@ -95,6 +95,27 @@ GROUPS = {
         "luhn_check('')", "luhn_check('a1')", "luhn_check('0')", "luhn_check(' 1')",
         "luhn_check(NULL)", "luhn_check('4111111111111111')", "luhn_check('-1')", "luhn_check(18)",
     ],
+    "more text": [
+        "elt(1, 'scala', 'java')", "elt(2, 'a', NULL)", "elt(NULL, 'a')", "elt(1, 1, 2)",
+        "elt('2', 'a', 'b')", "elt(1, 'a', NULL)", "hex(elt(2, X'01', X'02'))",
+        "typeof(elt(1, X'01', X'02'))", "typeof(elt(1, 1, 2))",
+        "quote('Don\\'t')", "quote('a\\\\b')", "quote(NULL)", "quote('')", "quote(12)",
+        "url_encode('https://spark.apache.org/a b?x=1&y=\u00e4~*._-')",
+        "url_decode('https%3A%2F%2Fspark.apache.org+a%20b')", "url_decode('%e4')",
+        "url_decode(NULL)", "url_encode(NULL)", "try_url_decode('%zz')", "url_encode('')",
+        "url_decode('%c3%a4 x')", "try_url_decode('a%2')", "url_decode('%E2%82%AC%41')",
+        "overlay('Spark SQL', '_', 6)", "overlay('Spark SQL', 'CORE', 7)",
+        "overlay('Spark SQL', 'ANSI ', 7, 0)", "overlay('Spark SQL', 'tructured', 2, 4)",
+        "overlay('Spark SQL', 'x', 1)", "overlay('abc', 'x', 10)", "overlay('abc', 'x', 0)",
+        "overlay('abc', 'x', -1)", "overlay('abc', 'x', 2, -1)", "overlay('\u00e4bc', 'x', 2)",
+        "overlay(NULL, 'x', 1)", "overlay('abc', 'x', 1, 5)", "overlay('abcdef', 'XY', -3)",
+        "overlay('abc', '', 2, 1)",
+        "mask('abcd-EFGH-8765-4321')", "mask('abcd-EFGH-8765-4321', 'Q')",
+        "mask('AbCD123-@$#', 'Q', 'q')", "mask('AbCD123-@$#', 'Q', 'q', 'd')",
+        "mask('AbCD123-@$#', 'Q', 'q', 'd', 'o')", "mask('AbCD123-@$#', NULL, 'q', 'd', 'o')",
+        "mask('AbCD123-@$#', NULL, NULL, NULL, NULL)", "mask(NULL)", "mask('\u00e4\u00c41')",
+        "mask('ab', '\u20ac', '\u00e4')",
+    ],
     "conditional": [
         "nvl2(NULL, 2, 1)", "nvl2('a', 2, 1)", "nvl2(NULL, 'x', 'y')", "nvl2(1, NULL, 2)",
         "zeroifnull(NULL)", "zeroifnull(CAST(NULL AS INT))", "zeroifnull(1.5)",
@@ -175,6 +196,13 @@ ERRORS = [
     ("nvl2(1, 'x', 2)", "CAST_INVALID_INPUT"),
     ("zeroifnull('a')", "CAST_INVALID_INPUT"),
     ("int('x')", "CAST_INVALID_INPUT"),
+    ("elt(3, 'a', 'b')", "INVALID_ARRAY_INDEX"),
+    ("elt(0, 'a', 'b')", "INVALID_ARRAY_INDEX"),
+    ("url_decode('%zz')", "CANNOT_DECODE_URL"),
+    ("url_decode('%')", "CANNOT_DECODE_URL"),
+    ("mask('abc', 'QQ')", "DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE"),
+    ("mask('abc', 'Q', 'q', 'd', 'oo')", "DATATYPE_MISMATCH.INPUT_SIZE_NOT_ONE"),
+    ("mask('abc', 1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
     ("date_part('xx', DATE'2019-08-12')", "INVALID_EXTRACT_FIELD"),
     ("date('2020-13-01')", "CAST_INVALID_INPUT"),
     ("tinyint(200)", "CAST_OVERFLOW"),
@@ -187,7 +215,7 @@ ERRORS = [
 # with a number to STRING is not silt's yet, for CASE and COALESCE alike; docs/functions.md.)
 NON_ANSI = ["negative(CAST(-128 AS TINYINT))", "negative(-9223372036854775808)",
             "negative(CAST(-32768 AS SMALLINT))", "factorial(25)", "nullifzero(0)", "int('x')",
-            "tinyint(200)", "date('2020-13-01')"]
+            "tinyint(200)", "date('2020-13-01')", "elt(3, 'a', 'b')"]
 NON_ANSI_ERRORS = [("split_part('a.b', '.', 0)", "INVALID_INDEX_OF_ZERO"),
                    ("bit_get(11, 32)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE")]
 
