@@ -9,6 +9,8 @@
 
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 /* ---- typing ------------------------------------------------------------------------------ */
 
 static silt_status str_args(expr *e, arena *a, size_t n, silt_error *err)
@@ -864,6 +866,26 @@ static silt_status url_decode(FN_ARGS, int try_only)
 static silt_status fn_url_decode(FN_ARGS) { return url_decode(FN_PASS, 0); }
 static silt_status fn_try_url_decode(FN_ARGS) { return url_decode(FN_PASS, 1); }
 
+/* json_array_length(s): the top-level elements of a JSON array (text after it is ignored, as
+ * Jackson stops there); NULL for anything else or invalid JSON. */
+static silt_status fn_json_array_length(FN_ARGS)
+{
+    col_vec *o;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        int32_t len;
+        const char *s = col_vec_str(args[0], r, &len), *end = NULL;
+        cJSON *doc = cJSON_ParseWithLengthOpts(s, (size_t)len, &end, 0);
+        if (doc == NULL || !cJSON_IsArray(doc))
+            vec_set_null(o, r);
+        else
+            vec_put_int(o, r, cJSON_GetArraySize(doc));
+        cJSON_Delete(doc);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
 const expr_func_def engine_text_funcs[] = {
     {"levenshtein", 2, 3, res_levenshtein, fn_levenshtein, 0},
     {"soundex", 1, 1, res_soundex, fn_soundex, 0},
@@ -880,5 +902,6 @@ const expr_func_def engine_text_funcs[] = {
     {"url_encode", 1, 1, res_strs_to_str, fn_url_encode, 0},
     {"url_decode", 1, 1, res_strs_to_str, fn_url_decode, 0},
     {"try_url_decode", 1, 1, res_strs_to_str, fn_try_url_decode, 0},
+    {"json_array_length", 1, 1, res_strs_to_int, fn_json_array_length, 0},
 };
 const size_t engine_n_text_funcs = sizeof(engine_text_funcs) / sizeof(engine_text_funcs[0]);
