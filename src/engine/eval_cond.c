@@ -8,6 +8,7 @@
  */
 #include "engine/eval_int.h"
 
+#include <math.h>
 #include <string.h>
 
 #include "util/buf.h"
@@ -405,6 +406,77 @@ static silt_status fn_bit_get(FN_ARGS)
     return SILT_OK;
 }
 
+/* bin(x): Long.toBinaryString of x as a BIGINT (two's complement, no leading zeros). */
+static silt_status res_bin(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id types[] = {COL_LONG};
+    return expr_resolve_args(e, a, types, 1, COL_STRING, err);
+}
+
+static silt_status fn_bin(FN_ARGS)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    (void)ctx;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        uint64_t u = (uint64_t)vec_get_int(args[0], r);
+        char text[64];
+        int n = 0, k;
+        do {
+            text[63 - n++] = (char)('0' + (u & 1));
+            u >>= 1;
+        } while (u != 0);
+        k = 64 - n;
+        rc = vec_str_put(&w, r, text + k, n, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+static silt_status res_width_bucket(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id types[] = {COL_DOUBLE, COL_DOUBLE, COL_DOUBLE, COL_LONG};
+    return expr_resolve_args(e, a, types, 4, COL_LONG, err);
+}
+
+/* Spark's WidthBucket.computeBucketNumber: NULL for no buckets, equal or non-finite bounds, NaN. */
+static int width_bucket(double v, double lo, double hi, int64_t n, int64_t *out)
+{
+    double lower = lo < hi ? lo : hi, upper = lo < hi ? hi : lo;
+    if (n <= 0 || n == INT64_MAX || isnan(v) || lo == hi || !isfinite(lo) || !isfinite(hi))
+        return 0;
+    if (lo < hi)
+        *out = v < lower ? 0 : v >= upper ? n + 1
+                             : (int64_t)((double)n * (v - lower) / (upper - lower)) + 1;
+    else
+        *out = v > upper ? 0 : v <= lower ? n + 1
+                             : (int64_t)((double)n * (upper - v) / (upper - lower)) + 1;
+    return 1;
+}
+
+static silt_status fn_width_bucket(FN_ARGS)
+{
+    col_vec *o;
+    (void)ctx;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        int64_t b;
+        if (width_bucket(vec_get_double(args[0], r), vec_get_double(args[1], r),
+                         vec_get_double(args[2], r), vec_get_int(args[3], r), &b))
+            vec_put_int(o, r, b);
+        else
+            vec_set_null(o, r);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
 const expr_func_def engine_cond_funcs[] = {
     {"nvl2", 3, 3, res_nvl2, fn_pass, 1},
     {"zeroifnull", 1, 1, res_zeroifnull, fn_pass, 1},
@@ -436,6 +508,8 @@ const expr_func_def engine_cond_funcs[] = {
     {"bit_count", 1, 1, res_bit_count, fn_bit_count, 0},
     {"bit_get", 2, 2, res_bit_get, fn_bit_get, 0},
     {"getbit", 2, 2, res_bit_get, fn_bit_get, 0},
+    {"bin", 1, 1, res_bin, fn_bin, 0},
+    {"width_bucket", 4, 4, res_width_bucket, fn_width_bucket, 0},
 };
 const size_t engine_n_cond_funcs = sizeof(engine_cond_funcs) / sizeof(engine_cond_funcs[0]);
 
