@@ -477,6 +477,98 @@ static silt_status fn_width_bucket(FN_ARGS)
     return SILT_OK;
 }
 
+/* ---- conv ---------------------------------------------------------------------------------- */
+
+static silt_status res_conv(expr *e, arena *a, silt_error *err)
+{
+    static const col_type_id types[] = {COL_STRING, COL_INT, COL_INT};
+    return expr_resolve_args(e, a, types, 3, COL_STRING, err);
+}
+
+static int digit_of(unsigned char c, int radix)
+{
+    int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'z' ? c - 'a' + 10
+          : c >= 'A' && c <= 'Z' ? c - 'A' + 10 : 99;
+    return d < radix ? d : -1;
+}
+
+/* Spark's NumberConverter.encode: the leading digits of s as an unsigned 64-bit value; 1 on overflow. */
+static int conv_encode(const char *s, int32_t len, int radix, uint64_t *out)
+{
+    uint64_t v = 0, bound = (UINT64_MAX - (uint64_t)radix) / (uint64_t)radix;
+    int32_t i;
+    for (i = 0; i < len; i++) {
+        int d = digit_of((unsigned char)s[i], radix);
+        if (d < 0)
+            break;
+        if (v >= bound && (UINT64_MAX - (uint64_t)d) / (uint64_t)radix < v)
+            return 1;
+        v = v * (uint64_t)radix + (uint64_t)d;
+    }
+    *out = v;
+    return 0;
+}
+
+/* conv(s, from, to): s read in base from, written in base |to| (signed when to < 0). */
+static silt_status fn_conv(FN_ARGS)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int32_t len;
+        const char *s = col_vec_str(args[0], r, &len);
+        int64_t from = vec_get_int(args[1], r), to = vec_get_int(args[2], r), v;
+        uint64_t u = 0;
+        int64_t radix = to < 0 ? -to : to;
+        int negative, k = 66;
+        uint64_t q;
+        char text[66];
+        while (len > 0 && s[0] == ' ') { /* Spark trims the spaces first */
+            s++;
+            len--;
+        }
+        while (len > 0 && s[len - 1] == ' ')
+            len--;
+        if (from < 2 || from > 36 || radix < 2 || radix > 36 || len == 0) {
+            vec_set_null(o, r);
+            continue;
+        }
+        negative = s[0] == '-';
+        if (conv_encode(s + negative, len - negative, (int)from, &u)) {
+            if (ctx->ansi) {
+                rc = expr_eval_error(e, err, SILT_RUNTIME, "ARITHMETIC_OVERFLOW",
+                                     "Overflow in function conv(). If necessary set "
+                                     "\"spark.sql.ansi.enabled\" to \"false\" to bypass this error.");
+                break;
+            }
+            u = UINT64_MAX;
+        }
+        v = (int64_t)u;
+        if (negative && to > 0)
+            v = v < 0 ? -1 : -v;
+        if (to < 0 && v < 0) {
+            v = (int64_t)(0 - (uint64_t)v);
+            negative = 1;
+        }
+        q = (uint64_t)v;
+        do {
+            text[--k] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"[q % (uint64_t)radix];
+            q /= (uint64_t)radix;
+        } while (q != 0);
+        if (negative && to < 0)
+            text[--k] = '-';
+        rc = vec_str_put(&w, r, text + k, 66 - k, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
 const expr_func_def engine_cond_funcs[] = {
     {"nvl2", 3, 3, res_nvl2, fn_pass, 1},
     {"zeroifnull", 1, 1, res_zeroifnull, fn_pass, 1},
@@ -509,6 +601,7 @@ const expr_func_def engine_cond_funcs[] = {
     {"bit_get", 2, 2, res_bit_get, fn_bit_get, 0},
     {"getbit", 2, 2, res_bit_get, fn_bit_get, 0},
     {"bin", 1, 1, res_bin, fn_bin, 0},
+    {"conv", 3, 3, res_conv, fn_conv, 0},
     {"width_bucket", 4, 4, res_width_bucket, fn_width_bucket, 0},
 };
 const size_t engine_n_cond_funcs = sizeof(engine_cond_funcs) / sizeof(engine_cond_funcs[0]);

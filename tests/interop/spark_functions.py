@@ -162,6 +162,13 @@ GROUPS = {
         "width_bucket(10, 0, 10, 3)", "width_bucket(0, 0, 10, 3)", "width_bucket(3.3333, 0, 10, 3)",
         "width_bucket(5, 0, 10, 9223372036854775807)", "typeof(width_bucket(1, 0, 2, 2))",
         "typeof(bin(1))",
+        "conv('100', 2, 10)", "conv(-10, 16, -10)", "conv('-10', 16, 10)", "conv('ff', 16, 2)",
+        "conv('FF', 16, 36)", "conv('zz', 36, 10)", "conv('12xyz', 10, 16)", "conv('xyz', 10, 16)",
+        "conv('', 10, 2)", "conv('-', 10, 2)", "conv('10', 1, 2)", "conv('10', 10, 37)",
+        "conv('10', 10, -1)", "conv(NULL, 10, 2)", "conv('10', NULL, 2)", "conv('0', 10, 2)",
+        "conv('-1', 10, 16)", "conv('-1', 10, -16)", "conv('18446744073709551615', 10, 16)",
+        "conv('9223372036854775808', 10, -10)", "conv('-9223372036854775808', 10, -10)",
+        "conv('7fffffffffffffff', 16, 10)", "conv('  10', 10, 2)", "conv('1.5', 10, 2)",
     ],
     "casts": [
         "int('12')", "bigint(3.7)", "smallint(1)", "tinyint(-1)", "double('1.5')", "float(2)",
@@ -219,6 +226,8 @@ ERRORS = [
     ("nvl2(1, 'x', 2)", "CAST_INVALID_INPUT"),
     ("zeroifnull('a')", "CAST_INVALID_INPUT"),
     ("int('x')", "CAST_INVALID_INPUT"),
+    ("conv('18446744073709551616', 10, 16)", "ARITHMETIC_OVERFLOW"),
+    ("conv('-99999999999999999999', 10, 10)", "ARITHMETIC_OVERFLOW"),
     ("(SELECT any(x) FROM VALUES (1) AS t(x))", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
     ("elt(3, 'a', 'b')", "INVALID_ARRAY_INDEX"),
     ("elt(0, 'a', 'b')", "INVALID_ARRAY_INDEX"),
@@ -239,7 +248,9 @@ ERRORS = [
 # with a number to STRING is not silt's yet, for CASE and COALESCE alike; docs/functions.md.)
 NON_ANSI = ["negative(CAST(-128 AS TINYINT))", "negative(-9223372036854775808)",
             "negative(CAST(-32768 AS SMALLINT))", "factorial(25)", "nullifzero(0)", "int('x')",
-            "tinyint(200)", "date('2020-13-01')", "elt(3, 'a', 'b')"]
+            "tinyint(200)", "date('2020-13-01')", "elt(3, 'a', 'b')",
+            "conv('18446744073709551616', 10, 16)", "conv('-99999999999999999999', 10, 10)",
+            "conv('99999999999999999999', 10, -10)"]
 NON_ANSI_ERRORS = [("split_part('a.b', '.', 0)", "INVALID_INDEX_OF_ZERO"),
                    ("bit_get(11, 32)", "INVALID_PARAMETER_VALUE.BIT_POSITION_RANGE")]
 
