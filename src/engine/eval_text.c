@@ -7,6 +7,7 @@
  */
 #include "engine/eval_int.h"
 
+#include <stdio.h>
 #include <string.h>
 
 #include <cjson/cJSON.h>
@@ -886,6 +887,113 @@ static silt_status fn_json_array_length(FN_ARGS)
     return SILT_OK;
 }
 
+/* ---- UTF-8 validation ------------------------------------------------------------------------ */
+
+/*
+ * The length of the well-formed UTF-8 sequence at s[i] (Unicode table 3-7:
+ * no overlong forms, no surrogates, nothing past U+10FFFF), or minus the
+ * length of its maximal invalid subpart (at least 1), which one U+FFFD
+ * replaces.
+ */
+static int utf8_well_formed(const unsigned char *s, int32_t n, int32_t i)
+{
+    unsigned char c = s[i], lo = 0x80, hi = 0xBF;
+    int need, k;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        need = 1;
+    else if (c >= 0xE0 && c <= 0xEF)
+        need = 2, lo = c == 0xE0 ? 0xA0 : 0x80, hi = c == 0xED ? 0x9F : 0xBF;
+    else if (c >= 0xF0 && c <= 0xF4)
+        need = 3, lo = c == 0xF0 ? 0x90 : 0x80, hi = c == 0xF4 ? 0x8F : 0xBF;
+    else
+        return -1;
+    for (k = 1; k <= need; k++) {
+        if (i + k >= n || s[i + k] < (k == 1 ? lo : 0x80) || s[i + k] > (k == 1 ? hi : 0xBF))
+            return -k;
+    }
+    return need + 1;
+}
+
+static silt_status res_str_to_bool(expr *e, arena *a, silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(str_args(e, a, 1, err));
+    e->type = col_type_primitive(COL_BOOLEAN);
+    return SILT_OK;
+}
+
+static silt_status fn_is_valid_utf8(FN_ARGS)
+{
+    col_vec *o;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    LIVE_LOOP({
+        int32_t len, i = 0, k = 1;
+        const unsigned char *s = (const unsigned char *)col_vec_str(args[0], r, &len);
+        while (i < len && (k = utf8_well_formed(s, len, i)) > 0)
+            i += k;
+        vec_put_int(o, r, i >= len);
+    });
+    *out = o;
+    return SILT_OK;
+}
+
+enum { UTF8_MAKE_VALID, UTF8_VALIDATE, UTF8_TRY_VALIDATE };
+
+/* make_valid_utf8 replaces each maximal invalid subpart by U+FFFD; validate_utf8 refuses. */
+static silt_status utf8_fn(FN_ARGS, int mode)
+{
+    col_vec *o;
+    vec_str_writer w;
+    silt_status rc = SILT_OK;
+    SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
+    vec_str_begin(&w, o, a);
+    LIVE_LOOP({
+        int32_t len, i = 0, j = 0, bad = 0;
+        const unsigned char *s = (const unsigned char *)col_vec_str(args[0], r, &len);
+        char *dst;
+        rc = vec_str_reserve(&w, 3 * (int64_t)len, &dst, err);
+        if (rc != SILT_OK)
+            break;
+        while (i < len) {
+            int k = utf8_well_formed(s, len, i);
+            if (k > 0) {
+                memcpy(dst + j, s + i, (size_t)k);
+                j += k;
+                i += k;
+            } else {
+                bad = 1;
+                memcpy(dst + j, "\xEF\xBF\xBD", 3);
+                j += 3;
+                i -= k;
+            }
+        }
+        if (bad && mode == UTF8_VALIDATE) {
+            char shown[4 * 64 + 4];
+            int32_t b, at = 0;
+            for (b = 0; b < len && b < 64; b++) /* Spark shows the bytes as \xHH */
+                at += snprintf(shown + at, sizeof(shown) - (size_t)at, "\\x%02X", s[b]);
+            rc = expr_eval_error(e, err, SILT_RUNTIME, "INVALID_UTF8_STRING",
+                                 "Invalid UTF8 byte sequence found in string: %s%s.", shown,
+                                 len > 64 ? "..." : "");
+            break;
+        }
+        if (bad && mode == UTF8_TRY_VALIDATE)
+            vec_set_null(o, r);
+        else
+            rc = vec_str_commit(&w, r, j, err);
+        if (rc != SILT_OK)
+            break;
+    });
+    vec_str_end(&w);
+    *out = o;
+    return rc;
+}
+
+static silt_status fn_make_valid_utf8(FN_ARGS) { return utf8_fn(FN_PASS, UTF8_MAKE_VALID); }
+static silt_status fn_validate_utf8(FN_ARGS) { return utf8_fn(FN_PASS, UTF8_VALIDATE); }
+static silt_status fn_try_validate_utf8(FN_ARGS) { return utf8_fn(FN_PASS, UTF8_TRY_VALIDATE); }
+
 const expr_func_def engine_text_funcs[] = {
     {"levenshtein", 2, 3, res_levenshtein, fn_levenshtein, 0},
     {"soundex", 1, 1, res_soundex, fn_soundex, 0},
@@ -903,5 +1011,9 @@ const expr_func_def engine_text_funcs[] = {
     {"url_decode", 1, 1, res_strs_to_str, fn_url_decode, 0},
     {"try_url_decode", 1, 1, res_strs_to_str, fn_try_url_decode, 0},
     {"json_array_length", 1, 1, res_strs_to_int, fn_json_array_length, 0},
+    {"is_valid_utf8", 1, 1, res_str_to_bool, fn_is_valid_utf8, 0},
+    {"make_valid_utf8", 1, 1, res_strs_to_str, fn_make_valid_utf8, 0},
+    {"validate_utf8", 1, 1, res_strs_to_str, fn_validate_utf8, 0},
+    {"try_validate_utf8", 1, 1, res_strs_to_str, fn_try_validate_utf8, 0},
 };
 const size_t engine_n_text_funcs = sizeof(engine_text_funcs) / sizeof(engine_text_funcs[0]);

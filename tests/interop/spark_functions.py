@@ -129,6 +129,18 @@ GROUPS = {
         "to_timestamp_ltz('2016-12-31 00:12:00')", "to_timestamp_ltz('2016-12-31', 'yyyy-MM-dd')",
         "typeof(to_timestamp_ltz('2016-12-31'))", "to_timestamp_ltz(NULL)",
     ],
+    "utf8": [
+        "is_valid_utf8('Spark')", "is_valid_utf8(CAST(X'80' AS STRING))", "is_valid_utf8(NULL)",
+        "is_valid_utf8(CAST(X'C3A4' AS STRING))", "is_valid_utf8(CAST(X'C0AF' AS STRING))",
+        "is_valid_utf8(CAST(X'EDA080' AS STRING))", "is_valid_utf8(CAST(X'F4908080' AS STRING))",
+        "is_valid_utf8(CAST(X'E282' AS STRING))", "is_valid_utf8('')",
+        "hex(make_valid_utf8(CAST(X'61F1' AS STRING)))", "hex(make_valid_utf8(CAST(X'80' AS STRING)))",
+        "hex(make_valid_utf8(CAST(X'E28261' AS STRING)))", "hex(make_valid_utf8(CAST(X'C0AF' AS STRING)))",
+        "hex(make_valid_utf8(CAST(X'EDA080' AS STRING)))", "hex(make_valid_utf8(CAST(X'F09080' AS STRING)))",
+        "hex(make_valid_utf8(CAST(X'FF61FE' AS STRING)))", "make_valid_utf8('Spark')",
+        "validate_utf8('Spark')", "try_validate_utf8(CAST(X'61F1' AS STRING))",
+        "try_validate_utf8('ok')", "make_valid_utf8(NULL)",
+    ],
     "conditional": [
         "nvl2(NULL, 2, 1)", "nvl2('a', 2, 1)", "nvl2(NULL, 'x', 'y')", "nvl2(1, NULL, 2)",
         "zeroifnull(NULL)", "zeroifnull(CAST(NULL AS INT))", "zeroifnull(1.5)",
@@ -226,6 +238,7 @@ ERRORS = [
     ("nvl2(1, 'x', 2)", "CAST_INVALID_INPUT"),
     ("zeroifnull('a')", "CAST_INVALID_INPUT"),
     ("int('x')", "CAST_INVALID_INPUT"),
+    ("validate_utf8(CAST(X'61F1' AS STRING))", "INVALID_UTF8_STRING"),
     ("conv('18446744073709551616', 10, 16)", "ARITHMETIC_OVERFLOW"),
     ("conv('-99999999999999999999', 10, 10)", "ARITHMETIC_OVERFLOW"),
     ("(SELECT any(x) FROM VALUES (1) AS t(x))", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
@@ -286,7 +299,7 @@ def compare_values(spark, what, exprs, settings):
 
 
 def error_class(text):
-    m = re.search(r"\[([A-Z_]+(?:\.[A-Z_]+)*)\]", text or "")
+    m = re.search(r"\[([A-Z0-9_]+(?:\.[A-Z0-9_]+)*)\]", text or "")
     return m.group(1) if m else ""
 
 
