@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "delta/cdf.h"
 #include "formats/csv/csv.h"
 #include "formats/json/json.h"
 #include "formats/parquet/parquet.h"
@@ -407,6 +408,12 @@ static silt_status delta_snapshot_of(binder *b, const char *path, int64_t versio
     *store_out = store;
     *snap_out = snap;
     return SILT_OK;
+}
+
+silt_status sql_source_delta_snapshot(binder *b, const char *path, io_store **store_out,
+                                      delta_snapshot **snap_out, silt_error *err)
+{
+    return delta_snapshot_of(b, path, -1, INT64_MIN, store_out, snap_out, err);
 }
 
 static silt_status open_delta(binder *b, const char *path, int64_t version, int64_t ts_micros,
@@ -910,9 +917,16 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
     silt_status rc;
     path = io_location_local_path(path); /* file:/p and file:///p, as Spark takes them */
     if (util_str_casecmp(format, "delta") == 0) {
-        rc = sql_source_delta_options(kv, n_kv, &version, &ts_micros, err);
-        if (rc == SILT_OK)
+        sql_cdf_read cdf;
+        rc = sql_source_delta_options(kv, n_kv, &version, &ts_micros, &cdf, err);
+        if (rc == SILT_OK && cdf.on) {
+            delta_cdf_bound start, end;
+            rc = sql_source_cdf_bounds(b, &cdf, &start, &end, err);
+            if (rc == SILT_OK)
+                rc = sql_source_cdf(b, path, &start, &end, out, qual, err);
+        } else if (rc == SILT_OK) {
             rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
+        }
     }
     else if (version >= 0 || ts_micros != INT64_MIN)
         return sql_bind_error(b, err, pos, SILT_BIND,
@@ -1354,6 +1368,10 @@ silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, 
     size_t n_kv = 0, idx;
     if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "range") == 0)
         return source_range(b, ref, out, err);
+    if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "table_changes") == 0)
+        return sql_source_table_changes(b, ref, 0, out, err);
+    if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "table_changes_by_path") == 0)
+        return sql_source_table_changes(b, ref, 1, out, err);
     if (n->n_parts != 1 || util_str_casecmp(n->parts[0].name, "read_files") != 0)
         return sql_bind_error(b, err, ref->pos, SILT_BIND,
                           "[UNRESOLVABLE_TABLE_VALUED_FUNCTION] table function \"%s\" does not "
