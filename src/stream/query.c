@@ -89,7 +89,7 @@ static const char *delta_path(const sql_name *n)
 }
 
 /* The location of a table by name (DESCRIBE DETAIL), or NULL when it does not exist. */
-static silt_status table_location(stream_query *q, const sql_name *n, char **out,
+silt_status stream_table_location(sql_session *s, arena *a, const sql_name *n, char **out,
                                   silt_error *err)
 {
     const char *path = delta_path(n);
@@ -103,24 +103,24 @@ static silt_status table_location(stream_query *q, const sql_name *n, char **out
     if (path != NULL) {
         io_store *st = NULL;
         io_listing l = IO_LISTING_INIT;
-        rc = sql_session_store_open(q->s, path, 0, &st, err);
+        rc = sql_session_store_open(s, path, 0, &st, err);
         if (rc == SILT_OK)
             rc = io_list(st, "_delta_log/", NULL, 0, &l, err);
         if (rc == SILT_NOTFOUND || (rc == SILT_OK && l.count == 0)) {
             err_clear(err);
             rc = SILT_OK;
         } else if (rc == SILT_OK) {
-            *out = arena_strdup(q->a, io_location_local_path(path));
+            *out = arena_strdup(a, io_location_local_path(path));
             rc = *out != NULL ? SILT_OK : err_nomem(err);
         }
         io_listing_clear(&l);
         io_store_free(st);
         return rc;
     }
-    text = arena_sprintf(q->a, "DESCRIBE DETAIL %s", name_sql(q->a, n));
+    text = arena_sprintf(a, "DESCRIBE DETAIL %s", name_sql(a, n));
     if (text == NULL)
         return err_nomem(err);
-    rc = sql_execute(q->s, text, &res, err);
+    rc = sql_execute(s, text, &res, err);
     if (rc == SILT_NOTFOUND || (rc != SILT_OK && strstr(err->message, "TABLE_OR_VIEW_NOT_FOUND"))) {
         err_clear(err);
         return SILT_OK;
@@ -137,14 +137,20 @@ static silt_status table_location(stream_query *q, const sql_name *n, char **out
         if (strcmp(schema->fields[idx].name, "location") != 0 || col_vec_is_null(v, 0))
             continue;
         str = col_vec_str(v, 0, &str_len);
-        *out = arena_strndup(q->a, str, (size_t)str_len);
+        *out = arena_strndup(a, str, (size_t)str_len);
         if (*out == NULL)
             rc = err_nomem(err);
     }
     sql_result_free(res);
     if (rc == SILT_OK && *out != NULL)
-        *out = arena_strdup(q->a, io_location_local_path(*out));
+        *out = arena_strdup(a, io_location_local_path(*out));
     return rc;
+}
+
+static silt_status table_location(stream_query *q, const sql_name *n, char **out,
+                                  silt_error *err)
+{
+    return stream_table_location(q->s, q->a, n, out, err);
 }
 
 /* The arguments of a STREAM reference as name/value pairs (a positional first one: *pos). */
@@ -288,6 +294,7 @@ silt_status stream_source_open(stream_source **out, sql_session *s, arena *a,
                                const sql_table_ref *ref, silt_error *err)
 {
     const char *pos = NULL, **kv = NULL, *format = NULL;
+    char *location = NULL;
     size_t n = 0, idx, k = 0;
     SILT_RETURN_IF_ERROR(ref_args(a, ref, &pos, &kv, &n, err));
     if (ref->kind == SQL_TABLE_FUNC) {
@@ -320,7 +327,15 @@ silt_status stream_source_open(stream_source **out, sql_session *s, arena *a,
     }
     if (ref->kind != SQL_TABLE_NAMED)
         return err_set(err, SILT_BIND, "STREAM takes a table, read_files(...) or rate(...)");
-    return stream_delta_source_new(out, s, a, NULL, kv, n, err);
+    if (ref->u.named.at.version != NULL || ref->u.named.at.timestamp != NULL ||
+        ref->u.named.at.ref != NULL)
+        return err_set(err, SILT_BIND, "a streaming Delta source does not travel in time: use "
+                       "WITH (startingVersion = n) or WITH (startingTimestamp = '...')");
+    SILT_RETURN_IF_ERROR(stream_table_location(s, a, &ref->u.named.name, &location, err));
+    if (location == NULL)
+        return err_set(err, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The table or view %s "
+                       "cannot be found", name_sql(a, &ref->u.named.name));
+    return stream_delta_source_new(out, s, a, location, kv, n, err);
 }
 
 static silt_status check_mode(stream_query *q, int agg, silt_error *err)

@@ -91,6 +91,10 @@ silt_status stream_delta_source_new(stream_source **out, sql_session *s, arena *
                                     const char *location, const char *const *kv, size_t n_kv,
                                     silt_error *err);
 
+/* The location of a Delta table by name (delta.`p` or a catalog name); *out NULL when absent. */
+silt_status stream_table_location(sql_session *s, arena *a, const sql_name *n, char **out,
+                                  silt_error *err);
+
 /* One batch's rows counted as a bound source pulls them. */
 typedef struct stream_counted {
     sql_batch_fn fn;

@@ -218,6 +218,84 @@ def options_and_formats():
           run.returncode == 1 and "Complete output mode not supported" in run.stderr, run.stderr)
 
 
+def delta_source_flow():
+    """The Delta source: snapshot then new commits, removes by the options, startingVersion."""
+    src = os.path.join(WORK, "dsrc")
+    ref = f"delta.`{src}`"
+    silt("sql", f"CREATE TABLE {ref} (id INT, name STRING) USING delta")
+    silt("sql", f"INSERT INTO {ref} VALUES (1, 'a'), (2, 'b')")
+    silt("sql", f"INSERT INTO {ref} VALUES (3, 'c')")
+    ckpt = os.path.join(WORK, "cd1")
+    stmt = f"SELECT * FROM STREAM {ref} WITH (maxFilesPerTrigger = 1)"
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("Delta source, maxFilesPerTrigger 1: one batch per file",
+          run.stdout.count("Batch: ") == 2 and "|  3|   c|" in run.stdout.split("Batch: 1")[1],
+          run.stdout + run.stderr)
+    silt("sql", f"INSERT INTO {ref} VALUES (4, 'd')")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("Delta source follows a new commit only",
+          run.stdout.count("Batch: ") == 1 and "Batch: 2" in run.stdout and
+          "|  4|   d|" in run.stdout and "|  1|" not in run.stdout, run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd4"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 3)")
+    check("startingVersion: no snapshot, changes from that version on",
+          run.returncode == 0 and "|  4|   d|" in run.stdout and "|  1|" not in run.stdout,
+          run.stdout + run.stderr)
+    silt("sql", f"UPDATE {ref} SET name = 'z' WHERE id = 3")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt, ok=False)
+    check("an UPDATE in the source fails with DELTA_SOURCE_TABLE_IGNORE_CHANGES",
+          run.returncode == 1 and "DELTA_SOURCE_TABLE_IGNORE_CHANGES" in run.stderr and
+          "version 4" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd2"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 4, ignoreChanges = true)")
+    check("ignoreChanges across an UPDATE re-emits the rewritten file's rows",
+          run.returncode == 0 and "|  3|   z|" in run.stdout and "|  4|" not in run.stdout,
+          run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd3"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 4, skipChangeCommits = true)")
+    check("skipChangeCommits skips the UPDATE commit",
+          run.returncode == 0 and "|  3|" not in run.stdout, run.stdout + run.stderr)
+    silt("sql", f"DELETE FROM {ref} WHERE id = 4")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd5"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 5)", ok=False)
+    check("a DELETE of a whole file fails with DELTA_SOURCE_IGNORE_DELETE",
+          run.returncode == 1 and "DELTA_SOURCE_IGNORE_DELETE" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd6"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 5, ignoreDeletes = true)")
+    check("ignoreDeletes passes a DELETE of a whole file", run.returncode == 0, run.stderr)
+    silt("sql", f"DELETE FROM {ref} WHERE id = 1")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd7"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 6, ignoreDeletes = true)",
+               ok=False)
+    check("ignoreDeletes does not cover a DELETE that rewrites a file",
+          run.returncode == 1 and "DELTA_SOURCE_TABLE_IGNORE_CHANGES" in run.stderr, run.stderr)
+    # a streaming table fed by the Delta source, with the sink's txn actions
+    out = os.path.join(WORK, "dout")
+    run = silt("sql", f"CREATE STREAMING TABLE delta.`{out}` AS SELECT id, name FROM STREAM "
+               f"{ref} WITH (startingVersion = 0, maxFilesPerTrigger = 1, skipChangeCommits = true)")
+    check("a streaming table from a Delta source", run.returncode == 0 and
+          scalar(f"SELECT count(*) FROM delta.`{out}`") == "4", run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (startingVersion = -1)"])
+    check("a negative startingVersion is refused", run.returncode == 1 and
+          "startingVersion" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (ignoreChanges = true, "
+                 "skipChangeCommits = true)"])
+    check("ignoreChanges with skipChangeCommits is refused", run.returncode == 1, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true)"])
+    check("readChangeFeed is refused by name",
+          run.returncode == 1 and "readChangeFeed" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (excludeRegex = 'x')"])
+    check("an unknown Delta source option is refused by name",
+          run.returncode == 1 and "excludeRegex" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM delta.`{os.path.join(WORK, 'nope')}`"])
+    check("a missing source table is refused", run.returncode == 1, run.stderr)
+
+
 def main():
     if os.path.exists(WORK):
         shutil.rmtree(WORK)
@@ -226,6 +304,7 @@ def main():
     src = three_files_three_batches()
     continuous_stream(src)
     options_and_formats()
+    delta_source_flow()
     print(f"{PASSED} passed, {FAILED} failed")
     sys.exit(1 if FAILED else 0)
 
