@@ -188,6 +188,12 @@ typedef struct binder {
      * plan is bound into an arena of its own (b->a); NULL: b->a.
      */
     arena *exec_a;
+    /*
+     * The columns the enclosing block names from the FROM subquery about to
+     * be planned (plan_query.c), taken by that subquery's SELECT block: a
+     * star there need not read the rest. NULL: every column.
+     */
+    const struct pushdown *derived_want;
 } binder;
 
 typedef struct scalar_subst {

@@ -520,7 +520,7 @@ static const sql_cte *find_cte(binder *b, const char *name)
 }
 
 static silt_status plan_cte_ref(binder *b, const sql_cte *cte, const sql_table_ref *ref,
-                                plan *out, silt_error *err)
+                                const pushdown *pd, plan *out, silt_error *err)
 {
     sql_alias alias = {ref->alias.name ? ref->alias.name : cte->name, cte->columns};
     bind_cte *saved = b->ctes;
@@ -530,7 +530,11 @@ static silt_status plan_cte_ref(binder *b, const sql_cte *cte, const sql_table_r
     for (c = b->ctes; c != NULL && c->cte != cte; c = c->next)
         ;
     b->ctes = c != NULL ? c->next : NULL;
+    /* Each reference plans the CTE again: it reads what this one names (as a FROM subquery). */
+    b->derived_want = pd != NULL && !pd->all_cols && cte->columns.n == 0 &&
+                      ref->alias.columns.n == 0 ? pd : NULL;
     rc = sql_plan_query(b, cte->query, out, err);
+    b->derived_want = NULL;
     b->ctes = saved;
     SILT_RETURN_IF_ERROR(rc);
     SILT_RETURN_IF_ERROR(apply_alias(b, out, &alias, ref->pos, err));
@@ -563,7 +567,7 @@ silt_status sql_plan_table_ref(binder *b, const sql_table_ref *ref, const pushdo
             ref->u.named.at.version == NULL && ref->u.named.at.timestamp == NULL) {
             const sql_cte *cte = find_cte(b, ref->u.named.name.parts[0].name);
             if (cte != NULL)
-                return plan_cte_ref(b, cte, ref, out, err);
+                return plan_cte_ref(b, cte, ref, pd, out, err);
         }
         mark = sql_bind_note_last(b);
         SILT_RETURN_IF_ERROR(sql_source_named(b, ref, pd, out, err));
@@ -573,9 +577,18 @@ silt_status sql_plan_table_ref(binder *b, const sql_table_ref *ref, const pushdo
             engine_op_scan_set_morsels(out->morsels.top, out->morsels.fn, out->morsels.payload,
                                        out->morsels.n);
         return SILT_OK;
-    case SQL_TABLE_SUBQUERY:
-        SILT_RETURN_IF_ERROR(sql_plan_query(b, ref->u.subquery.query, out, err));
+    case SQL_TABLE_SUBQUERY: {
+        /*
+         * The outer block names some of the subquery's columns; a column
+         * list on the alias renames them by position, so it needs them all.
+         */
+        silt_status rc;
+        b->derived_want = pd != NULL && !pd->all_cols && ref->alias.columns.n == 0 ? pd : NULL;
+        rc = sql_plan_query(b, ref->u.subquery.query, out, err);
+        b->derived_want = NULL;
+        SILT_RETURN_IF_ERROR(rc);
         return apply_alias(b, out, &ref->alias, ref->pos, err);
+    }
     case SQL_TABLE_JOIN: return plan_join(b, ref, pd, out, err);
     case SQL_TABLE_FUNC:
         mark = sql_bind_note_last(b);
@@ -835,6 +848,9 @@ silt_status sql_plan_query(binder *b, const sql_query *q, plan *out, silt_error 
     silt_status rc = SILT_OK;
     size_t idx;
     memset(out, 0, sizeof(*out));
+    /* Only a SELECT block (or one in parentheses) takes the outer block's columns. */
+    if (q->kind != SQL_QUERY_SELECT && q->kind != SQL_QUERY_NESTED)
+        b->derived_want = NULL;
     if (++b->depth > SQL_BIND_MAX_DEPTH) {
         b->depth--;
         return sql_bind_error(b, err, q->pos, SILT_BIND, "query nested too deeply");

@@ -1487,13 +1487,72 @@ static silt_status ref_names(binder *b, const sql_table_ref *ref, name_set *set,
     return ref_names(b, ref->u.join.right, set, err);
 }
 
-/* Every column name the SELECT block mentions, so that scans read only those. */
-static silt_status wanted_names(binder *b, const sql_query *q, name_set *set, silt_error *err)
+static int is_ordinal_list(const sql_order_list *l)
+{
+    size_t idx;
+    for (idx = 0; idx < l->n; idx++)
+        if (l->items[idx].expr->kind == SQL_EXPR_LITERAL)
+            return 1;
+    return 0;
+}
+
+/*
+ * Whether a star in this block may expand to only the columns the outer
+ * block names (outer: the FROM subquery's pushdown, NULL at the top). Not
+ * when the rows depend on every column (DISTINCT, grouping) or a position
+ * in the select list does (ORDER BY 1 counts the star's columns).
+ */
+static int star_follows_outer(const sql_query *q, const pushdown *outer)
+{
+    const sql_select *sel = &q->u.select;
+    size_t idx;
+    if (outer == NULL || sel->distinct || sel->n_group > 0 || sel->group_all ||
+        sel->having != NULL || is_ordinal_list(&q->order_by) || is_ordinal_list(&q->sort_by))
+        return 0;
+    for (idx = 0; idx < q->distribute_by.n; idx++)
+        if (q->distribute_by.items[idx]->kind == SQL_EXPR_LITERAL)
+            return 0;
+    for (idx = 0; idx < q->cluster_by.n; idx++)
+        if (q->cluster_by.items[idx]->kind == SQL_EXPR_LITERAL)
+            return 0;
+    return 1;
+}
+
+static silt_status add_outer_names(binder *b, const pushdown *outer, name_set *set,
+                                   silt_error *err)
+{
+    size_t idx;
+    sql_ident part;
+    sql_expr col;
+    memset(&col, 0, sizeof(col));
+    col.kind = SQL_EXPR_COLUMN;
+    col.u.column.n_parts = 1;
+    col.u.column.parts = &part;
+    for (idx = 0; idx < outer->n_cols; idx++) {
+        memset(&part, 0, sizeof(part));
+        part.name = outer->cols[idx];
+        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, &col, set, err));
+    }
+    return SILT_OK;
+}
+
+/*
+ * Every column name the SELECT block mentions, so that scans read only
+ * those; a star names every column, or, in a FROM subquery whose outer
+ * block names only some (star_follows_outer), those.
+ */
+static silt_status wanted_names(binder *b, const sql_query *q, const pushdown *outer,
+                                name_set *set, silt_error *err)
 {
     const sql_select *sel = &q->u.select;
     size_t idx, s, e;
-    for (idx = 0; idx < sel->n_items; idx++)
-        SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->items[idx].expr, set, err));
+    int follow = star_follows_outer(q, outer);
+    for (idx = 0; idx < sel->n_items; idx++) {
+        if (follow && sel->items[idx].expr->kind == SQL_EXPR_STAR)
+            SILT_RETURN_IF_ERROR(add_outer_names(b, outer, set, err));
+        else
+            SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->items[idx].expr, set, err));
+    }
     SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->where, set, err));
     SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, sel->having, set, err));
     for (idx = 0; idx < sel->n_group; idx++) {
@@ -1584,6 +1643,8 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
     size_t n_sets = 0, n_visible;
     name_set want;
     expr *qualify = NULL;
+    const pushdown *outer = b->derived_want;
+    b->derived_want = NULL; /* blocks nested in this one have outer blocks of their own */
     memset(&p, 0, sizeof(p));
     memset(&want, 0, sizeof(want));
     memset(&st, 0, sizeof(st));
@@ -1603,7 +1664,7 @@ static silt_status select_block(binder *b, const sql_query *q, plan *out, silt_e
         if (done)
             return sql_plan_order_limit(b, q, out, err);
     }
-    SILT_RETURN_IF_ERROR(wanted_names(b, q, &want, err));
+    SILT_RETURN_IF_ERROR(wanted_names(b, q, outer, &want, err));
     SILT_RETURN_IF_ERROR(sql_plan_from(b, sel, conj, n_conj, &want, &p, err));
     SILT_RETURN_IF_ERROR(join_scalars(b, sel, !has_agg && !select_has_agg(sel, q), &p, err));
     if (sel->where != NULL) {

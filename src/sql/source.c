@@ -1111,7 +1111,10 @@ static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref
             b->text_len = strlen(v->query_text);
             b->ctes = NULL;
             b->views = &frame;
+            /* As a FROM subquery: a star in the view reads what the outer block names. */
+            b->derived_want = pd != NULL && !pd->all_cols ? pd : NULL;
             rc = sql_plan_query(b, stmts->items[0]->u.query, out, err);
+            b->derived_want = NULL;
             b->views = frame.next;
             b->text = saved_text;
             b->text_len = saved_len;
