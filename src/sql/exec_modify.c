@@ -240,7 +240,7 @@ static silt_status target_chain(binder *b, const dml_job *job, target_scan *ts, 
                                 silt_error *err)
 {
     size_t n = job->snap->schema->n_fields, col;
-    expr **e = arena_calloc(b->a, n + 2, sizeof(expr *));
+    expr **e = arena_calloc(b->a, n + 3, sizeof(expr *));
     engine_op *scan;
     if (e == NULL)
         return err_nomem(err);
@@ -250,8 +250,11 @@ static silt_status target_chain(binder *b, const dml_job *job, target_scan *ts, 
     SILT_RETURN_IF_ERROR(matched_expr(b, job, &e[n], err));
     SILT_RETURN_IF_ERROR(expr_column(&e[n + 1], b->a, (int64_t)ts->schema->n_fields - 1,
                                      col_type_primitive(COL_LONG), err));
+    if (ts->row_index) /* deletion vectors: the row's position in its data file */
+        SILT_RETURN_IF_ERROR(expr_column(&e[n + 2], b->a, (int64_t)ts->schema->n_fields - 2,
+                                         col_type_primitive(COL_LONG), err));
     SILT_RETURN_IF_ERROR(sql_target_scan_op(b, ts, &scan, err));
-    return engine_op_project(out, b->ctx, scan, e, NULL, n + 2, err);
+    return engine_op_project(out, b->ctx, scan, e, NULL, n + 2 + (size_t)ts->row_index, err);
 }
 
 /* Per row of b: matched (out), their count. */
@@ -324,8 +327,21 @@ typedef struct modify_sink {
     delta_modify *m;
     size_t n_cols; /* table columns */
     int cdc;
+    int dv; /* mark the removed rows in deletion vectors, write only the updated rows */
     worker_ctxs *wc;
 } modify_sink;
+
+/* Deletion vectors: the matched rows of b (one file's) marked deleted by their position. */
+static silt_status mark_matched(modify_sink *ms, size_t worker, const col_batch *b,
+                                const uint8_t *match, silt_error *err)
+{
+    const col_vec *pos = b->cols[ms->n_cols + 2];
+    int64_t f = vec_get_int(b->cols[ms->n_cols + 1], 0);
+    if (pos->type->id != COL_LONG || pos->dictionary != NULL)
+        return err_set(err, SILT_INVALID, "the DML scan's row positions are not plain longs");
+    return delta_modify_mark_deleted(ms->m, worker, (size_t)f, pos->values, match,
+                                     (size_t)b->n_rows, err);
+}
 
 static col_batch *table_part(arena *a, const col_batch *b, size_t n_cols)
 {
@@ -401,7 +417,7 @@ static silt_status update_batch(modify_sink *ms, size_t worker, arena *a, col_ba
     col_batch *matched, *post, *out;
     size_t col;
     if (n_match == 0)
-        return delta_modify_write(ms->m, worker, rows, err);
+        return ms->dv ? SILT_OK : delta_modify_write(ms->m, worker, rows, err);
     SILT_RETURN_IF_ERROR(col_batch_filter(&matched, a, rows, match, err));
     post = table_part(a, matched, ms->n_cols);
     out = table_part(a, rows, ms->n_cols);
@@ -417,10 +433,12 @@ static silt_status update_batch(modify_sink *ms, size_t worker, arena *a, col_ba
             continue;
         SILT_RETURN_IF_ERROR(expr_eval(v, &ms->wc->ctx[worker], matched, NULL, matched->n_rows,
                                        a, &post->cols[col], err));
-        SILT_RETURN_IF_ERROR(sql_modify_patch_column(a, rows->cols[col], post->cols[col], match,
+        if (!ms->dv)
+            SILT_RETURN_IF_ERROR(sql_modify_patch_column(a, rows->cols[col], post->cols[col], match,
                                           rows->n_rows, &out->cols[col], err));
     }
-    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, out, err));
+    /* with deletion vectors the old rows stay in their file, marked; the new ones go apart */
+    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, ms->dv ? post : out, err));
     if (!ms->cdc)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_modify_changes(ms->m, worker, matched, "update_preimage", err));
@@ -445,13 +463,17 @@ static silt_status sink_batch(void *arg, size_t worker, const col_batch *b, silt
     if (match == NULL || keep == NULL || rows == NULL)
         return err_nomem(err);
     n_match = match_mask(b, ms->n_cols, match);
-    delta_modify_count(ms->m, worker, n_match, b->n_rows - n_match);
+    delta_modify_count(ms->m, worker, n_match, ms->dv ? 0 : b->n_rows - n_match);
+    if (ms->dv && n_match > 0)
+        SILT_RETURN_IF_ERROR(mark_matched(ms, worker, b, match, err));
     if (ms->job->update)
         return update_batch(ms, worker, a, rows, match, n_match, err);
-    for (row = 0; row < b->n_rows; row++)
+    for (row = 0; row < b->n_rows && !ms->dv; row++)
         keep[row] = !match[row];
-    SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, keep, err));
-    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, sel, err));
+    if (!ms->dv) {
+        SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, keep, err));
+        SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, sel, err));
+    }
     if (!ms->cdc || n_match == 0)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, match, err));
@@ -471,7 +493,9 @@ static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
     ms.m = m;
     ms.n_cols = job->snap->schema->n_fields;
     ms.cdc = delta_modify_cdc_on(m);
-    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, 0, err));
+    ms.dv = delta_modify_dv_on(m);
+    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, ms.dv,
+                                             err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
     SILT_RETURN_IF_ERROR(sql_worker_ctxs_new(b, engine_chain_width(top), &ms.wc, err));
     return engine_run_chain(top, sink_batch, &ms, err);
@@ -573,11 +597,13 @@ static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
     SILT_RETURN_IF_ERROR(count_matches(b, job, fp.look, fp.n_look, &fp.fc, err));
     SILT_RETURN_IF_ERROR(after_count(job, m, &fp, err));
     t1 = time_monotonic_nanos();
-    for (idx = 0; idx < fp.n_rewrite; idx++)
+    /* with deletion vectors the commit removes the touched files (delta_modify_dv_on) */
+    for (idx = 0; idx < fp.n_rewrite && !delta_modify_dv_on(m); idx++)
         SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[fp.rewrite[idx]], err));
     /* No row matched: Delta commits nothing, except for an UPDATE that carries an idempotent
      * write's txn action (what the Spark peer does; its DELETE commits nothing even then). */
-    if (delta_modify_n_removed(m) == 0 && (!job->update || job->app_txn.app_id == NULL))
+    if (delta_modify_n_removed(m) == 0 && fp.n_rewrite == 0 &&
+        (!job->update || job->app_txn.app_id == NULL))
         return SILT_OK;
     SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, fp.rewrite, fp.n_rewrite, err));
     delta_modify_set_times(m, t1 - t0, time_monotonic_nanos() - t1);
