@@ -179,10 +179,12 @@ static silt_status replace_file(dml_dv *d, delta_txn *txn, size_t f, const ddv_b
     buf_clear(&stats);
     if (rc != SILT_OK)
         return rc;
-    if (file->dv.storage_type != 0)
+    res->n_dv_added++;
+    res->n_touched++;
+    if (file->dv.storage_type != 0) {
         res->n_dv_updated++;
-    else
-        res->n_dv_added++;
+        res->n_dv_removed++;
+    }
     res->n_dv_rows += ddv_cardinality(dv) - file->dv.cardinality;
     return SILT_OK;
 }

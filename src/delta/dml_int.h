@@ -49,9 +49,10 @@ void delta_dml_cdc_clear(dml_cdc *c);
 typedef struct dml_dv dml_dv;
 
 typedef struct dml_dv_result {
-    int64_t n_dv_added;   /* files that had no vector and got one */
-    int64_t n_dv_updated; /* files whose vector grew */
-    int64_t n_dv_removed; /* vectors dropped with their file (no live row left) */
+    /* Delta's numDeletionVectors* (the Spark peer): every vector written is added, every old
+     * one replaced or dropped with its file removed, a file whose vector was replaced updated */
+    int64_t n_dv_added, n_dv_updated, n_dv_removed;
+    int64_t n_touched;    /* files that got a (new) vector */
     int64_t n_dv_rows;    /* rows newly marked deleted in the vectors written */
     int64_t n_removed_files, removed_bytes; /* files removed whole */
 } dml_dv_result;

@@ -32,6 +32,7 @@ struct delta_modify {
     int64_t source_rows, materialize_ns; /* MERGE */
     dml_dv *dv;        /* deletion vectors instead of rewrites (delta.enableDeletionVectors) */
     dml_dv_result dvr; /* what the commit's vectors did */
+    int64_t dv_dropped; /* vectors removed with files delta_modify_remove removed */
 };
 
 static const char *op_name(delta_modify_op op)
@@ -108,6 +109,7 @@ silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_er
 {
     m->n_removed++;
     m->removed_bytes += file->size;
+    m->dv_dropped += file->dv.storage_type != 0;
     return delta_txn_remove_file(m->txn, file, 1, err);
 }
 
@@ -252,9 +254,16 @@ static silt_status finish_files(delta_modify *m, delta_dml_metrics *mt, int64_t 
     memset(mt, 0, sizeof(*mt));
     if (m->dv != NULL) {
         SILT_RETURN_IF_ERROR(delta_dml_dv_commit(m->dv, m->store, m->txn, &m->dvr, err));
+        /* the change data feed reads a DELETE's rows from the vectors' difference */
+        delta_txn_set_changes_are_files(m->txn);
         m->n_removed += m->dvr.n_removed_files;
-        m->removed_bytes += m->dvr.removed_bytes;
+        /* as the Spark peer counts: an UPDATE's files with a new vector are removed files,
+         * a DELETE's and a MERGE's are not; no bytes are counted removed */
+        if (m->o.op == DELTA_MODIFY_UPDATE)
+            m->n_removed += m->dvr.n_touched;
+        m->removed_bytes = 0;
     }
+    m->dvr.n_dv_removed += m->dv_dropped;
     mt->num_removed_files = m->n_removed;
     mt->num_removed_bytes = m->removed_bytes;
     return add_files(m, mt, n_cdc, err);

@@ -322,6 +322,16 @@ static silt_status count_matches(binder *b, const dml_job *job, const size_t *fi
 
 /* ---- pass 2: the modify sink ---------------------------------------------------------- */
 
+/*
+ * Whether the statement writes change data files. A DELETE with deletion vectors writes none,
+ * as the Spark peer: the change data feed reads its deleted rows from the vectors' difference
+ * (and a removed file's rows as deletes); an UPDATE writes its pre- and post-images.
+ */
+static int writes_changes(const dml_job *job, const delta_modify *m)
+{
+    return delta_modify_cdc_on(m) && (job->update || !delta_modify_dv_on(m));
+}
+
 typedef struct modify_sink {
     const dml_job *job;
     delta_modify *m;
@@ -492,7 +502,7 @@ static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
     ms.job = job;
     ms.m = m;
     ms.n_cols = job->snap->schema->n_fields;
-    ms.cdc = delta_modify_cdc_on(m);
+    ms.cdc = writes_changes(job, m);
     ms.dv = delta_modify_dv_on(m);
     SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, ms.dv,
                                              err));
@@ -535,7 +545,7 @@ static silt_status plan_files(binder *b, const dml_job *job, delta_modify *m, fi
     const delta_snapshot *snap = job->snap;
     const delta_dml_options *o = job->o;
     int whole = job->pred == NULL || o->partition_only;
-    int cdc = delta_modify_cdc_on(m);
+    int cdc = writes_changes(job, m);
     size_t idx, n = snap->n_files;
     fp->look = arena_calloc(b->a, n + 1, sizeof(size_t));
     fp->rewrite = arena_calloc(b->a, n + 1, sizeof(size_t));
@@ -575,7 +585,7 @@ static silt_status after_count(const dml_job *job, delta_modify *m, file_plan *f
         size_t f = fp->look[idx];
         if (fp->fc.match[f] == 0)
             continue;
-        if (!job->update && !delta_modify_cdc_on(m) && fp->fc.match[f] == fp->fc.rows[f]) {
+        if (!job->update && !writes_changes(job, m) && fp->fc.match[f] == fp->fc.rows[f]) {
             delta_modify_count(m, 0, fp->fc.rows[f], 0);
             SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[f], err));
             continue;
