@@ -38,8 +38,9 @@ def statements(t, rows):
     return {
         "DELETE": "DELETE FROM delta.`%s` WHERE id IN (%s)" % (t, ids),
         "UPDATE": "UPDATE delta.`%s` SET amount = -1 WHERE id IN (%s)" % (t, ids),
-        "MERGE": "MERGE INTO delta.`%s` t USING (SELECT explode(array(%s)) AS id) s "
-                 "ON t.id = s.id WHEN MATCHED THEN UPDATE SET amount = -2" % (t, ids),
+        "MERGE": "MERGE INTO delta.`%s` t USING (SELECT * FROM VALUES %s AS v(id)) s "
+                 "ON t.id = s.id WHEN MATCHED THEN UPDATE SET amount = -2"
+                 % (t, ", ".join("(%s)" % i for i in ids.split(", "))),
     }
 
 

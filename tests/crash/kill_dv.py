@@ -9,10 +9,14 @@ fresh copy for every call k, killed just before it and just after it. Killed bef
 commit's link(), the table must be exactly as before (same versions, same rows; the vector
 file written so far is an orphan for VACUUM); killed after it, exactly the clean run's state.
 Either way the log replays and silt reads the table, and a DELETE after it works.
+Then two DELETEs on one file, one held before its commit while the other commits: the held one
+fails with Delta's exception name.
 """
 import os
 import shutil
+import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from io_faults import run, shim_env, state  # noqa: E402
@@ -36,6 +40,33 @@ def commit_link(calls):
         if op in ("link", "rename") and name.endswith(".json") and name[:20].isdigit():
             return k
     return None
+
+
+def concurrent_deletes(silt, work, shim):
+    """Two DELETEs of rows of one file: the first held before its commit's link() while the
+    second commits; the first then fails as Delta's conflict checker does (the winner re-added
+    the file with its vector: an added file the loser should have read, ConcurrentAppend)."""
+    t = os.path.join(work, "concurrent")
+    for sql in SETUP[:2]:
+        run(silt, sql.format(t=t))
+    fired, release = t + ".fired", t + ".release"
+    held = subprocess.Popen(
+        [silt, "sql", "DELETE FROM delta.`%s` WHERE id = 1" % t], stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE, text=True,
+        env=shim_env(shim, SILT_FAULT="link:1:wait:%s/_delta_log/*.json" % t,
+                     SILT_FAULT_WAIT=release, SILT_FAULT_FIRED=fired))
+    deadline = time.monotonic() + 60
+    while not os.path.exists(fired) and time.monotonic() < deadline and held.poll() is None:
+        time.sleep(0.05)
+    winner = run(silt, "DELETE FROM delta.`%s` WHERE id = 2" % t)
+    open(release, "w").close()
+    _, err = held.communicate(timeout=60)
+    rows = run(silt, "SELECT count(*) FROM delta.`%s`" % t).stdout.split()
+    ok = (os.path.exists(fired) and winner.returncode == 0 and held.returncode != 0 and
+          "ConcurrentAppendException" in err and rows[-1] == "49")
+    print("%s concurrent DELETEs on one file: the loser fails with ConcurrentAppendException%s"
+          % ("ok  " if ok else "FAIL", "" if ok else ": %s %r %s" % (winner.returncode, err, rows)))
+    return 0 if ok else 1
 
 
 def main():
@@ -94,6 +125,7 @@ def main():
                     os.remove(fired)
         print("ok   %s: %d calls, %d of them the vector file's, killed before and after each"
               % (kind, len(calls), len(dv_calls)))
+    failures += concurrent_deletes(silt, work, shim)
     print("%d runs, %d failure(s)" % (runs, failures))
     return 1 if failures else 0
 
