@@ -110,6 +110,9 @@ silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_er
     m->n_removed++;
     m->removed_bytes += file->size;
     m->dv_dropped += file->dv.storage_type != 0;
+    /* a file removed whole: rows marked in it before (a DELETE's pass 1) do not count */
+    if (m->dv != NULL && file >= m->snap->files && file < m->snap->files + m->snap->n_files)
+        delta_dml_dv_drop(m->dv, (size_t)(file - m->snap->files));
     return delta_txn_remove_file(m->txn, file, 1, err);
 }
 

@@ -280,7 +280,11 @@ typedef struct count_sink {
     file_counts *fc;
     size_t n_cols, n_files;
     worker_ctxs *wc;
+    delta_modify *m; /* a DELETE with deletion vectors marks its rows here, in one pass */
 } count_sink;
+
+static silt_status count_marks(count_sink *cs, size_t worker, const col_batch *b,
+                               const uint8_t *match, silt_error *err);
 
 /* A batch comes from one file (one morsel), which one worker reads: its counters are its own. */
 static silt_status count_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
@@ -300,19 +304,28 @@ static silt_status count_batch(void *arg, size_t worker, const col_batch *b, sil
         return err_nomem(err);
     cs->fc->match[f] += match_mask(b, cs->n_cols, match);
     cs->fc->rows[f] += b->n_rows;
-    return SILT_OK;
+    return cs->m != NULL ? count_marks(cs, worker, b, match, err) : SILT_OK;
 }
 
-static silt_status count_matches(binder *b, const dml_job *job, const size_t *files, size_t n,
-                                 file_counts *fc, silt_error *err)
+/* A DELETE with deletion vectors: pass 1 marks the rows too, and there is no pass 2. */
+static int marks_in_pass1(const dml_job *job, const delta_modify *m)
+{
+    return !job->update && delta_modify_dv_on(m);
+}
+
+static silt_status count_matches(binder *b, const dml_job *job, delta_modify *m,
+                                 const size_t *files, size_t n, file_counts *fc, silt_error *err)
 {
     target_scan *ts;
     engine_op *top;
     count_sink cs;
+    int marks = marks_in_pass1(job, m);
     if (n == 0)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, 0, err));
+    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, marks,
+                                             err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
+    cs.m = marks ? m : NULL;
     cs.fc = fc;
     cs.n_cols = job->snap->schema->n_fields;
     cs.n_files = job->snap->n_files;
@@ -342,15 +355,31 @@ typedef struct modify_sink {
 } modify_sink;
 
 /* Deletion vectors: the matched rows of b (one file's) marked deleted by their position. */
+static silt_status mark_rows(delta_modify *m, size_t n_cols, size_t worker, const col_batch *b,
+                             const uint8_t *match, silt_error *err)
+{
+    const col_vec *pos = b->cols[n_cols + 2];
+    int64_t f = vec_get_int(b->cols[n_cols + 1], 0);
+    if (pos->type->id != COL_LONG || pos->dictionary != NULL)
+        return err_set(err, SILT_INVALID, "the DML scan's row positions are not plain longs");
+    return delta_modify_mark_deleted(m, worker, (size_t)f, pos->values, match,
+                                     (size_t)b->n_rows, err);
+}
+
 static silt_status mark_matched(modify_sink *ms, size_t worker, const col_batch *b,
                                 const uint8_t *match, silt_error *err)
 {
-    const col_vec *pos = b->cols[ms->n_cols + 2];
-    int64_t f = vec_get_int(b->cols[ms->n_cols + 1], 0);
-    if (pos->type->id != COL_LONG || pos->dictionary != NULL)
-        return err_set(err, SILT_INVALID, "the DML scan's row positions are not plain longs");
-    return delta_modify_mark_deleted(ms->m, worker, (size_t)f, pos->values, match,
-                                     (size_t)b->n_rows, err);
+    return mark_rows(ms->m, ms->n_cols, worker, b, match, err);
+}
+
+static silt_status count_marks(count_sink *cs, size_t worker, const col_batch *b,
+                               const uint8_t *match, silt_error *err)
+{
+    int64_t row;
+    for (row = 0; row < b->n_rows; row++)
+        if (match[row])
+            return mark_rows(cs->m, cs->n_cols, worker, b, match, err);
+    return SILT_OK;
 }
 
 static col_batch *table_part(arena *a, const col_batch *b, size_t n_cols)
@@ -590,6 +619,8 @@ static silt_status after_count(const dml_job *job, delta_modify *m, file_plan *f
             SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[f], err));
             continue;
         }
+        if (marks_in_pass1(job, m)) /* its rows are marked already */
+            delta_modify_count(m, 0, fp->fc.match[f], 0);
         fp->rewrite[fp->n_rewrite++] = f;
     }
     return SILT_OK;
@@ -604,7 +635,7 @@ static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
     memset(&fp, 0, sizeof(fp));
     SILT_RETURN_IF_ERROR(plan_files(b, job, m, &fp, err));
     t0 = time_monotonic_nanos();
-    SILT_RETURN_IF_ERROR(count_matches(b, job, fp.look, fp.n_look, &fp.fc, err));
+    SILT_RETURN_IF_ERROR(count_matches(b, job, m, fp.look, fp.n_look, &fp.fc, err));
     SILT_RETURN_IF_ERROR(after_count(job, m, &fp, err));
     t1 = time_monotonic_nanos();
     /* with deletion vectors the commit removes the touched files (delta_modify_dv_on) */
@@ -615,7 +646,8 @@ static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
     if (delta_modify_n_removed(m) == 0 && fp.n_rewrite == 0 &&
         (!job->update || job->app_txn.app_id == NULL))
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, fp.rewrite, fp.n_rewrite, err));
+    if (!marks_in_pass1(job, m))
+        SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, fp.rewrite, fp.n_rewrite, err));
     delta_modify_set_times(m, t1 - t0, time_monotonic_nanos() - t1);
     return delta_modify_commit(m, metrics, NULL, err);
 }
