@@ -105,6 +105,15 @@ silt_status delta_modify_mark_deleted(delta_modify *m, size_t worker, size_t fil
 
 int64_t delta_modify_n_removed(const delta_modify *m) { return m->n_removed; }
 
+int64_t delta_modify_n_changed(const delta_modify *m)
+{
+    int64_t n = 0;
+    size_t wi;
+    for (wi = 0; wi < m->n_workers; wi++)
+        n += m->workers[wi].changed;
+    return n;
+}
+
 silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_error *err)
 {
     m->n_removed++;

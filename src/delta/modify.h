@@ -122,6 +122,8 @@ silt_status delta_modify_changes(delta_modify *m, size_t worker, const col_batch
 /* Counts rows: changed (deleted or updated) and copied unchanged into new files. */
 void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t copied);
 
+/* Rows counted changed so far, all workers (caller thread, between passes). */
+int64_t delta_modify_n_changed(const delta_modify *m);
 /* How many files the statement removed so far (0: it changes nothing). */
 int64_t delta_modify_n_removed(const delta_modify *m);
 /* MERGE: adds n to a count of the worker's. */

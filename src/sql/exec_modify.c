@@ -626,6 +626,29 @@ static silt_status after_count(const dml_job *job, delta_modify *m, file_plan *f
     return SILT_OK;
 }
 
+/*
+ * An UPDATE with deletion vectors in one pass over the candidate files: the sink marks the
+ * matched rows and writes their new values; a file without a match gets no vector, and
+ * nothing matched commits nothing (unless a txn action asks, as below).
+ */
+static silt_status update_with_dv(binder *b, const dml_job *job, delta_modify *m,
+                                  const file_plan *fp, delta_dml_metrics *metrics,
+                                  silt_error *err)
+{
+    size_t n = fp->n_look + fp->n_rewrite;
+    size_t *files = arena_calloc(b->a, n + 1, sizeof(size_t));
+    int64_t t0 = time_monotonic_nanos();
+    if (files == NULL)
+        return err_nomem(err);
+    memcpy(files, fp->look, fp->n_look * sizeof(size_t));
+    memcpy(files + fp->n_look, fp->rewrite, fp->n_rewrite * sizeof(size_t));
+    SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, files, n, err));
+    if (delta_modify_n_changed(m) == 0 && job->app_txn.app_id == NULL)
+        return SILT_OK;
+    delta_modify_set_times(m, 0, time_monotonic_nanos() - t0);
+    return delta_modify_commit(m, metrics, NULL, err);
+}
+
 static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
                            delta_dml_metrics *metrics, silt_error *err)
 {
@@ -634,6 +657,8 @@ static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
     int64_t t0, t1;
     memset(&fp, 0, sizeof(fp));
     SILT_RETURN_IF_ERROR(plan_files(b, job, m, &fp, err));
+    if (job->update && delta_modify_dv_on(m))
+        return update_with_dv(b, job, m, &fp, metrics, err);
     t0 = time_monotonic_nanos();
     SILT_RETURN_IF_ERROR(count_matches(b, job, m, fp.look, fp.n_look, &fp.fc, err));
     SILT_RETURN_IF_ERROR(after_count(job, m, &fp, err));

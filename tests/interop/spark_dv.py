@@ -13,7 +13,8 @@
    (numDeletionVectors*, numRemovedFiles, numDeletedRows/numUpdatedRows) are
    Spark's.
 3. Spark DELETEs on a silt-written DV table and silt DELETEs on a Spark-written
-   one: both read the other's vectors (rows compared).
+   one: both read the other's vectors (rows compared); silt's REORG ... APPLY
+   (PURGE) of the latter leaves no vector and Spark reads the rows.
 DuckDB's delta extension is not available offline here, so DuckDB is not a peer.
 
 Runs under <repo>/.peers/venv/bin/python (re-executing itself there).
@@ -145,6 +146,12 @@ def cross_writes(spark):
     silt("UPDATE delta.`%s` SET v = 'x' WHERE id = 100" % t)
     check("silt DELETE over a Spark vector: Spark reads it", silt_rows(t) == spark_rows(spark, t)
           and len(silt_rows(t)) == 100)
+    silt("REORG TABLE delta.`%s` APPLY (PURGE)" % t)
+    acts = last_commit(t)
+    check("silt REORG: no vector left, Spark reads the rows",
+          silt_rows(t) == spark_rows(spark, t) and len(silt_rows(t)) == 100 and
+          not any("deletionVector" in a.get("add", {}) for a in acts) and
+          all(not a[k]["dataChange"] for a in acts for k in ("add", "remove") if k in a), acts)
 
 
 def main():
