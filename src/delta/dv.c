@@ -308,11 +308,40 @@ int ddv_contains(const ddv_bitmap *dv, uint64_t row)
     return bucket != NULL && roaring_bitmap_contains(bucket, (uint32_t)row);
 }
 
-void ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows, uint8_t *deleted_out)
+/* The set rows of bucket in [lo, hi) (32-bit row numbers, hi <= 2^32) marked in out[row - lo]. */
+static size_t mark_bucket(const roaring_bitmap_t *bucket, uint64_t lo, uint64_t hi, uint8_t *out)
 {
-    size_t idx;
-    for (idx = 0; idx < n_rows; idx++)
-        deleted_out[idx] = (uint8_t)ddv_contains(dv, start_row + idx);
+    roaring_uint32_iterator_t it;
+    size_t n = 0;
+    if (roaring_bitmap_range_cardinality(bucket, lo, hi) == 0) /* the usual case: skip */
+        return 0;
+    roaring_init_iterator(bucket, &it);
+    if (!roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)lo))
+        return 0;
+    for (; it.has_value && it.current_value < hi; roaring_advance_uint32_iterator(&it)) {
+        out[it.current_value - lo] = 1;
+        n++;
+    }
+    return n;
+}
+
+size_t ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows,
+                      uint8_t *deleted_out)
+{
+    uint64_t row = start_row, end = start_row + n_rows;
+    size_t n = 0;
+    memset(deleted_out, 0, n_rows);
+    /* bucket by bucket (rows of one 32-bit high key), each by its set bits in the range */
+    while (dv != NULL && row < end) {
+        uint64_t key = row >> 32, next = (key + 1) << 32;
+        uint64_t stop = end < next ? end : next;
+        const roaring_bitmap_t *bucket = find_bucket(dv, (uint32_t)key);
+        if (bucket != NULL)
+            n += mark_bucket(bucket, row & 0xffffffffu, (row & 0xffffffffu) + (stop - row),
+                             deleted_out + (row - start_row));
+        row = stop;
+    }
+    return n;
 }
 
 /* ---- writing ------------------------------------------------------------------------------ */

@@ -49,8 +49,10 @@ void ddv_free(ddv_bitmap *dv);
 int64_t ddv_cardinality(const ddv_bitmap *dv);
 /* 1 when row index `row` of the data file is deleted. */
 int ddv_contains(const ddv_bitmap *dv, uint64_t row);
-/* Sets deleted_out[i] = 1 for each deleted row start_row + i, i < n_rows (0 otherwise). */
-void ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows, uint8_t *deleted_out);
+/* Sets deleted_out[i] = 1 for each deleted row start_row + i, i < n_rows (0 otherwise);
+ * returns how many were set. */
+size_t ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows,
+                      uint8_t *deleted_out);
 
 /* ---- writing (PROTOCOL: Deletion Vector Format, Deletion Vector File Storage Format) ------ */
 
