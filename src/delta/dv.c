@@ -54,6 +54,17 @@ silt_status ddv_z85_decode(const char *text, size_t len, uint8_t *out, silt_erro
     return SILT_OK;
 }
 
+/* "deletion_vector_<uuid>.bin" into name (56 bytes at least); returns name. */
+static const char *uuid_name(const uint8_t *uuid, char *name)
+{
+    snprintf(name, 64,
+             "deletion_vector_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
+             "%02x%02x%02x%02x%02x%02x.bin",
+             uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7], uuid[8],
+             uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14], uuid[15]);
+    return name;
+}
+
 /* PROTOCOL: Derived Fields, absolutePath. */
 silt_status ddv_file_key(const dlog_dv *dv, const char *table_root, buf *out, silt_error *err)
 {
@@ -62,6 +73,7 @@ silt_status ddv_file_key(const dlog_dv *dv, const char *table_root, buf *out, si
     buf_truncate(out, 0);
     if (dv->storage_type == 'u') {
         uint8_t uuid[16];
+        char name[64];
         if (len < 20)
             return err_set(err, SILT_CORRUPT, "deletion vector path \"%s\" is shorter than its "
                            "20-character UUID", text);
@@ -70,12 +82,7 @@ silt_status ddv_file_key(const dlog_dv *dv, const char *table_root, buf *out, si
             SILT_RETURN_IF_ERROR(buf_append(out, text, len - 20, err));
             SILT_RETURN_IF_ERROR(buf_append_char(out, '/', err));
         }
-        return buf_printf(out, err,
-                          "deletion_vector_%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
-                          "%02x%02x%02x%02x%02x%02x.bin",
-                          uuid[0], uuid[1], uuid[2], uuid[3], uuid[4], uuid[5], uuid[6], uuid[7],
-                          uuid[8], uuid[9], uuid[10], uuid[11], uuid[12], uuid[13], uuid[14],
-                          uuid[15]);
+        return buf_append_str(out, uuid_name(uuid, name), err);
     }
     if (dv->storage_type == 'p') {
         /* An absolute URI: usable when it points inside the table's folder. */
@@ -301,9 +308,203 @@ int ddv_contains(const ddv_bitmap *dv, uint64_t row)
     return bucket != NULL && roaring_bitmap_contains(bucket, (uint32_t)row);
 }
 
-void ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows, uint8_t *deleted_out)
+/* The set rows of bucket in [lo, hi) (32-bit row numbers, hi <= 2^32) marked in out[row - lo]. */
+static size_t mark_bucket(const roaring_bitmap_t *bucket, uint64_t lo, uint64_t hi, uint8_t *out)
+{
+    roaring_uint32_iterator_t it;
+    size_t n = 0;
+    if (roaring_bitmap_range_cardinality(bucket, lo, hi) == 0) /* the usual case: skip */
+        return 0;
+    roaring_init_iterator(bucket, &it);
+    if (!roaring_move_uint32_iterator_equalorlarger(&it, (uint32_t)lo))
+        return 0;
+    for (; it.has_value && it.current_value < hi; roaring_advance_uint32_iterator(&it)) {
+        out[it.current_value - lo] = 1;
+        n++;
+    }
+    return n;
+}
+
+size_t ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows,
+                      uint8_t *deleted_out)
+{
+    uint64_t row = start_row, end = start_row + n_rows;
+    size_t n = 0;
+    memset(deleted_out, 0, n_rows);
+    /* bucket by bucket (rows of one 32-bit high key), each by its set bits in the range */
+    while (dv != NULL && row < end) {
+        uint64_t key = row >> 32, next = (key + 1) << 32;
+        uint64_t stop = end < next ? end : next;
+        const roaring_bitmap_t *bucket = find_bucket(dv, (uint32_t)key);
+        if (bucket != NULL)
+            n += mark_bucket(bucket, row & 0xffffffffu, (row & 0xffffffffu) + (stop - row),
+                             deleted_out + (row - start_row));
+        row = stop;
+    }
+    return n;
+}
+
+/* ---- writing ------------------------------------------------------------------------------ */
+
+void ddv_z85_encode(const uint8_t *data, size_t len, char *out)
+{
+    size_t idx, pos;
+    for (idx = 0; idx + 4 <= len; idx += 4) {
+        uint32_t value = (uint32_t)data[idx] << 24 | (uint32_t)data[idx + 1] << 16 |
+                         (uint32_t)data[idx + 2] << 8 | (uint32_t)data[idx + 3];
+        for (pos = 5; pos > 0; pos--) {
+            out[idx / 4 * 5 + pos - 1] = z85_chars[value % 85];
+            value /= 85;
+        }
+    }
+    out[len / 4 * 5] = '\0';
+}
+
+void ddv_file_name(const uint8_t uuid[16], char *name, char *z85)
+{
+    uuid_name(uuid, name);
+    ddv_z85_encode(uuid, 16, z85);
+}
+
+silt_status ddv_new(ddv_bitmap **out, silt_error *err)
+{
+    *out = mem_calloc(1, sizeof(ddv_bitmap));
+    return *out != NULL ? SILT_OK : err_nomem(err);
+}
+
+/* The bucket of key, created (in key order) when missing. */
+static silt_status bucket_of(ddv_bitmap *dv, uint32_t key, roaring_bitmap_t **out,
+                             silt_error *err)
+{
+    size_t lo = 0, hi = dv->n_buckets;
+    uint32_t *keys;
+    roaring_bitmap_t **buckets;
+    if (dv->n_buckets > 0 && dv->keys[dv->n_buckets - 1] == key) { /* rows mostly ascend */
+        *out = dv->buckets[dv->n_buckets - 1];
+        return SILT_OK;
+    }
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (dv->keys[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo < dv->n_buckets && dv->keys[lo] == key) {
+        *out = dv->buckets[lo];
+        return SILT_OK;
+    }
+    keys = mem_realloc(dv->keys, (dv->n_buckets + 1) * sizeof(uint32_t));
+    if (keys == NULL)
+        return err_nomem(err);
+    dv->keys = keys;
+    buckets = mem_realloc(dv->buckets, (dv->n_buckets + 1) * sizeof(roaring_bitmap_t *));
+    if (buckets == NULL)
+        return err_nomem(err);
+    dv->buckets = buckets;
+    memmove(keys + lo + 1, keys + lo, (dv->n_buckets - lo) * sizeof(uint32_t));
+    memmove(buckets + lo + 1, buckets + lo, (dv->n_buckets - lo) * sizeof(roaring_bitmap_t *));
+    keys[lo] = key;
+    buckets[lo] = roaring_bitmap_create();
+    dv->n_buckets++;
+    if (buckets[lo] == NULL)
+        return err_nomem(err);
+    *out = buckets[lo];
+    return SILT_OK;
+}
+
+silt_status ddv_add_rows(ddv_bitmap *dv, const int64_t *rows, const uint8_t *sel, size_t n_rows,
+                         silt_error *err)
 {
     size_t idx;
-    for (idx = 0; idx < n_rows; idx++)
-        deleted_out[idx] = (uint8_t)ddv_contains(dv, start_row + idx);
+    for (idx = 0; idx < n_rows; idx++) {
+        roaring_bitmap_t *bucket;
+        uint64_t row;
+        if (sel != NULL && !sel[idx])
+            continue;
+        if (rows[idx] < 0)
+            return err_set(err, SILT_INVALID, "row index %lld cannot be marked deleted",
+                           (long long)rows[idx]);
+        row = (uint64_t)rows[idx];
+        SILT_RETURN_IF_ERROR(bucket_of(dv, (uint32_t)(row >> 32), &bucket, err));
+        if (roaring_bitmap_add_checked(bucket, (uint32_t)row))
+            dv->cardinality++;
+    }
+    return SILT_OK;
+}
+
+silt_status ddv_union(ddv_bitmap *dst, const ddv_bitmap *src, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; src != NULL && idx < src->n_buckets; idx++) {
+        roaring_bitmap_t *bucket;
+        uint64_t before;
+        SILT_RETURN_IF_ERROR(bucket_of(dst, src->keys[idx], &bucket, err));
+        before = roaring_bitmap_get_cardinality(bucket);
+        roaring_bitmap_or_inplace(bucket, src->buckets[idx]);
+        dst->cardinality += (int64_t)(roaring_bitmap_get_cardinality(bucket) - before);
+    }
+    return SILT_OK;
+}
+
+static void put_le32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)v;
+    p[1] = (uint8_t)(v >> 8);
+    p[2] = (uint8_t)(v >> 16);
+    p[3] = (uint8_t)(v >> 24);
+}
+
+static void put_be32(uint8_t *p, uint32_t v)
+{
+    p[0] = (uint8_t)(v >> 24);
+    p[1] = (uint8_t)(v >> 16);
+    p[2] = (uint8_t)(v >> 8);
+    p[3] = (uint8_t)v;
+}
+
+/* PROTOCOL: Deletion Vector Format: RoaringBitmapArray in its portable serialisation. */
+silt_status ddv_serialize(const ddv_bitmap *dv, buf *out, silt_error *err)
+{
+    uint8_t head[12];
+    size_t idx, n = 0;
+    for (idx = 0; idx < dv->n_buckets; idx++)
+        n += !roaring_bitmap_is_empty(dv->buckets[idx]);
+    put_le32(head, DDV_MAGIC);
+    put_le32(head + 4, (uint32_t)n);
+    put_le32(head + 8, (uint32_t)((uint64_t)n >> 32));
+    SILT_RETURN_IF_ERROR(buf_append(out, head, sizeof(head), err));
+    for (idx = 0; idx < dv->n_buckets; idx++) {
+        size_t size;
+        if (roaring_bitmap_is_empty(dv->buckets[idx]))
+            continue;
+        put_le32(head, dv->keys[idx]);
+        SILT_RETURN_IF_ERROR(buf_append(out, head, 4, err));
+        roaring_bitmap_run_optimize(dv->buckets[idx]);
+        size = roaring_bitmap_portable_size_in_bytes(dv->buckets[idx]);
+        SILT_RETURN_IF_ERROR(buf_reserve(out, size, err));
+        out->len += roaring_bitmap_portable_serialize(dv->buckets[idx], out->data + out->len);
+    }
+    return SILT_OK;
+}
+
+silt_status ddv_file_append(buf *file, const ddv_bitmap *dv, int64_t *offset_out,
+                            int32_t *size_out, silt_error *err)
+{
+    uint8_t word[4];
+    size_t start, size;
+    if (file->len == 0)
+        SILT_RETURN_IF_ERROR(buf_append_char(file, 1, err)); /* format version */
+    *offset_out = (int64_t)file->len;
+    SILT_RETURN_IF_ERROR(buf_append(file, word, 4, err)); /* the size, set below */
+    start = file->len;
+    SILT_RETURN_IF_ERROR(ddv_serialize(dv, file, err));
+    size = file->len - start;
+    if (size > INT32_MAX)
+        return err_set(err, SILT_INVALID, "a deletion vector of %zu bytes is too large", size);
+    put_be32((uint8_t *)file->data + start - 4, (uint32_t)size);
+    put_be32(word, (uint32_t)crc32(0L, (const uint8_t *)file->data + start, (uInt)size));
+    SILT_RETURN_IF_ERROR(buf_append(file, word, 4, err));
+    *size_out = (int32_t)size;
+    return SILT_OK;
 }

@@ -49,7 +49,34 @@ void ddv_free(ddv_bitmap *dv);
 int64_t ddv_cardinality(const ddv_bitmap *dv);
 /* 1 when row index `row` of the data file is deleted. */
 int ddv_contains(const ddv_bitmap *dv, uint64_t row);
-/* Sets deleted_out[i] = 1 for each deleted row start_row + i, i < n_rows (0 otherwise). */
-void ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows, uint8_t *deleted_out);
+/* Sets deleted_out[i] = 1 for each deleted row start_row + i, i < n_rows (0 otherwise);
+ * returns how many were set. */
+size_t ddv_mark_range(const ddv_bitmap *dv, uint64_t start_row, size_t n_rows,
+                      uint8_t *deleted_out);
+
+/* ---- writing (PROTOCOL: Deletion Vector Format, Deletion Vector File Storage Format) ------ */
+
+/* Z85 text of len bytes (a multiple of 4) into out (len / 4 * 5 characters and a NUL). */
+void ddv_z85_encode(const uint8_t *data, size_t len, char *out);
+
+/* An empty vector, to fill with ddv_add (ddv_free frees it). */
+silt_status ddv_new(ddv_bitmap **out, silt_error *err);
+/* Marks rows deleted: rows[i] for each i < n_rows with sel == NULL or sel[i] != 0. */
+silt_status ddv_add_rows(ddv_bitmap *dv, const int64_t *rows, const uint8_t *sel, size_t n_rows,
+                         silt_error *err);
+/* dst |= src. */
+silt_status ddv_union(ddv_bitmap *dst, const ddv_bitmap *src, silt_error *err);
+/* The serialised RoaringBitmapArray (magic, bucket count, buckets by key) appended to out. */
+silt_status ddv_serialize(const ddv_bitmap *dv, buf *out, silt_error *err);
+/*
+ * Appends dv to a deletion vector file being built in file (the version byte first when file
+ * is empty): its size (big-endian), the bitmap, its CRC-32 (big-endian). The descriptor's
+ * offset and sizeInBytes come back in offset_out and size_out.
+ */
+silt_status ddv_file_append(buf *file, const ddv_bitmap *dv, int64_t *offset_out,
+                            int32_t *size_out, silt_error *err);
+/* "deletion_vector_<uuid>.bin" of a 'u' descriptor's 16 UUID bytes, and its 20-character
+ * pathOrInlineDv (Z85 of the bytes, no prefix). name needs 56 bytes, z85 21. */
+void ddv_file_name(const uint8_t uuid[16], char *name, char *z85);
 
 #endif

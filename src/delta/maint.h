@@ -74,9 +74,12 @@ typedef struct delta_optimize_options {
     tpool *pool;
     int64_t retry_timeout_ms;
     const char *user_metadata;
+    /* REORG ... APPLY (PURGE): only the files with a deletion vector, each rewritten without
+     * it whatever its size (bins as OPTIMIZE's); operation REORG, {predicate, applyPurge} */
+    int purge;
 } delta_optimize_options;
 
-#define DELTA_OPTIMIZE_OPTIONS_INIT {1, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, NULL}
+#define DELTA_OPTIMIZE_OPTIONS_INIT {1, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, NULL, 0}
 
 typedef struct delta_file_set_stats {
     int64_t min, max, total_files, total_size; /* min/max 0 when no file */

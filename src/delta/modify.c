@@ -30,6 +30,9 @@ struct delta_modify {
     int64_t start_ns, scan_ns, rewrite_ns;
     int64_t n_removed, removed_bytes;
     int64_t source_rows, materialize_ns; /* MERGE */
+    dml_dv *dv;        /* deletion vectors instead of rewrites (delta.enableDeletionVectors) */
+    dml_dv_result dvr; /* what the commit's vectors did */
+    int64_t dv_dropped; /* vectors removed with files delta_modify_remove removed */
 };
 
 static const char *op_name(delta_modify_op op)
@@ -41,6 +44,7 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
                                const delta_modify_options *opts, silt_error *err)
 {
     delta_modify *m = mem_calloc(1, sizeof(*m));
+    const char *dv_prop;
     size_t idx;
     silt_status rc = SILT_OK;
     *out = NULL;
@@ -65,6 +69,10 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
     }
     SILT_RETURN_IF_ERROR(rc);
     m->cdc_on = m->workers[0].cdc.on;
+    /* PROTOCOL: Deletion Vectors: writers may mark rows deleted once the table turns them on. */
+    dv_prop = dlog_map_get(&snap->metadata.configuration, "delta.enableDeletionVectors", NULL);
+    if (dv_prop != NULL && util_str_casecmp(dv_prop, "true") == 0)
+        SILT_RETURN_IF_ERROR(delta_dml_dv_new(&m->dv, snap, m->n_workers, err));
     SILT_RETURN_IF_ERROR(delta_check_writable(&snap->protocol, &snap->metadata,
                                               m->cdc_on ? DELTA_REMOVES_WITH_CDC : 1, err));
     SILT_RETURN_IF_ERROR(delta_txn_begin(&m->txn, store, snap, op_name(opts->op), err));
@@ -84,12 +92,36 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
 
 int delta_modify_cdc_on(const delta_modify *m) { return m->cdc_on; }
 
+int delta_modify_dv_on(const delta_modify *m) { return m->dv != NULL; }
+
+silt_status delta_modify_mark_deleted(delta_modify *m, size_t worker, size_t file_idx,
+                                      const int64_t *rows, const uint8_t *sel, size_t n_rows,
+                                      silt_error *err)
+{
+    if (m->dv == NULL)
+        return err_set(err, SILT_INVALID, "the table does not use deletion vectors");
+    return delta_dml_dv_mark(m->dv, worker, file_idx, rows, sel, n_rows, err);
+}
+
 int64_t delta_modify_n_removed(const delta_modify *m) { return m->n_removed; }
+
+int64_t delta_modify_n_changed(const delta_modify *m)
+{
+    int64_t n = 0;
+    size_t wi;
+    for (wi = 0; wi < m->n_workers; wi++)
+        n += m->workers[wi].changed;
+    return n;
+}
 
 silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_error *err)
 {
     m->n_removed++;
     m->removed_bytes += file->size;
+    m->dv_dropped += file->dv.storage_type != 0;
+    /* a file removed whole: rows marked in it before (a DELETE's pass 1) do not count */
+    if (m->dv != NULL && file >= m->snap->files && file < m->snap->files + m->snap->n_files)
+        delta_dml_dv_drop(m->dv, (size_t)(file - m->snap->files));
     return delta_txn_remove_file(m->txn, file, 1, err);
 }
 
@@ -232,6 +264,18 @@ static silt_status finish_files(delta_modify *m, delta_dml_metrics *mt, int64_t 
                                 silt_error *err)
 {
     memset(mt, 0, sizeof(*mt));
+    if (m->dv != NULL) {
+        SILT_RETURN_IF_ERROR(delta_dml_dv_commit(m->dv, m->store, m->txn, &m->dvr, err));
+        /* the change data feed reads a DELETE's rows from the vectors' difference */
+        delta_txn_set_changes_are_files(m->txn);
+        m->n_removed += m->dvr.n_removed_files;
+        /* as the Spark peer counts: an UPDATE's files with a new vector are removed files,
+         * a DELETE's and a MERGE's are not; no bytes are counted removed */
+        if (m->o.op == DELTA_MODIFY_UPDATE)
+            m->n_removed += m->dvr.n_touched;
+        m->removed_bytes = 0;
+    }
+    m->dvr.n_dv_removed += m->dv_dropped;
     mt->num_removed_files = m->n_removed;
     mt->num_removed_bytes = m->removed_bytes;
     return add_files(m, mt, n_cdc, err);
@@ -242,6 +286,7 @@ static silt_status set_history(delta_modify *m, const delta_dml_metrics *mt, int
 {
     static const char *const dv_metrics[] = {"numDeletionVectorsAdded", "numDeletionVectorsRemoved",
                                              "numDeletionVectorsUpdated"};
+    const int64_t dv_values[] = {m->dvr.n_dv_added, m->dvr.n_dv_removed, m->dvr.n_dv_updated};
     delta_txn *txn = m->txn;
     int64_t exec_ns = time_monotonic_nanos() - m->start_ns;
     size_t idx;
@@ -256,7 +301,7 @@ static silt_status set_history(delta_modify *m, const delta_dml_metrics *mt, int
             delta_txn_set_metric(txn, "numUpdatedRows", mt->num_updated_rows, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numCopiedRows", mt->num_copied_rows, err));
     for (idx = 0; idx < sizeof(dv_metrics) / sizeof(dv_metrics[0]); idx++)
-        SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, dv_metrics[idx], 0, err));
+        SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, dv_metrics[idx], dv_values[idx], err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedChangeFiles", n_cdc, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedBytes", mt->num_removed_bytes, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numAddedBytes", mt->num_added_bytes, err));
@@ -343,9 +388,9 @@ static silt_status merge_history(delta_modify *m, const delta_merge_metrics *mm,
         {"numTargetChangeFilesAdded", n_cdc},
         {"numTargetBytesAdded", mm->num_target_bytes_added},
         {"numTargetBytesRemoved", mm->num_target_bytes_removed},
-        {"numTargetDeletionVectorsAdded", 0},
-        {"numTargetDeletionVectorsRemoved", 0},
-        {"numTargetDeletionVectorsUpdated", 0},
+        {"numTargetDeletionVectorsAdded", m->dvr.n_dv_added},
+        {"numTargetDeletionVectorsRemoved", m->dvr.n_dv_removed},
+        {"numTargetDeletionVectorsUpdated", m->dvr.n_dv_updated},
         {"executionTimeMs", (time_monotonic_nanos() - m->start_ns) / 1000000},
         {"scanTimeMs", m->scan_ns / 1000000},
         {"rewriteTimeMs", m->rewrite_ns / 1000000},
@@ -385,6 +430,7 @@ void delta_modify_free(delta_modify *m)
         arena_free(m->workers[idx].a);
     }
     mem_free(m->workers);
+    delta_dml_dv_free(m->dv);
     delta_txn_free(m->txn);
     mem_free(m);
 }

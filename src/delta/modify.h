@@ -95,6 +95,18 @@ silt_status delta_modify_begin(delta_modify **out, io_store *store, const delta_
 /* Whether change rows are wanted (the table's delta.enableChangeDataFeed). */
 int delta_modify_cdc_on(const delta_modify *m);
 
+/*
+ * Whether the statement marks removed rows in deletion vectors instead of rewriting their
+ * files (the table's delta.enableDeletionVectors). Then a touched file is not passed to
+ * delta_modify_remove: its removed rows are marked, by position in the data file, and the
+ * commit writes remove + add(same path, new vector), or a remove when no row is left.
+ */
+int delta_modify_dv_on(const delta_modify *m);
+/* Marks rows[i] (i < n_rows, sel NULL or set) of snapshot file file_idx deleted. */
+silt_status delta_modify_mark_deleted(delta_modify *m, size_t worker, size_t file_idx,
+                                      const int64_t *rows, const uint8_t *sel, size_t n_rows,
+                                      silt_error *err);
+
 /* Removes a data file of the snapshot (rewritten or dropped whole). */
 silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_error *err);
 
@@ -110,6 +122,8 @@ silt_status delta_modify_changes(delta_modify *m, size_t worker, const col_batch
 /* Counts rows: changed (deleted or updated) and copied unchanged into new files. */
 void delta_modify_count(delta_modify *m, size_t worker, int64_t changed, int64_t copied);
 
+/* Rows counted changed so far, all workers (caller thread, between passes). */
+int64_t delta_modify_n_changed(const delta_modify *m);
 /* How many files the statement removed so far (0: it changes nothing). */
 int64_t delta_modify_n_removed(const delta_modify *m);
 /* MERGE: adds n to a count of the worker's. */

@@ -492,7 +492,9 @@ static silt_status optimize_group(opt_ctx *ctx, opt_group *g, silt_error *err)
     for (idx = 0; idx < g->n_files; idx++) {
         const delta_file *f = g->files[idx];
         ctx->m->total_considered_files++;
-        if (ctx->o->n_zorder > 0 || f->size < ctx->min_size || f->dv.storage_type != 0)
+        if (ctx->o->purge ? f->dv.storage_type != 0
+                          : ctx->o->n_zorder > 0 || f->size < ctx->min_size ||
+                                f->dv.storage_type != 0)
             cand[n_cand++] = f;
         else
             ctx->m->total_files_skipped++;
@@ -551,6 +553,9 @@ static silt_status json_names(opt_ctx *ctx, buf *out, silt_error *err)
     return buf_append_str(out, "]", err);
 }
 
+static silt_status optimize_metrics(opt_ctx *ctx, delta_txn *txn, const delta_optimize_metrics *m,
+                                    silt_error *err);
+
 static silt_status history(opt_ctx *ctx, silt_error *err)
 {
     delta_txn *txn = ctx->txn;
@@ -564,6 +569,11 @@ static silt_status history(opt_ctx *ctx, silt_error *err)
         rc = buf_append_str(&text, "[]", err);
     if (rc == SILT_OK)
         rc = delta_txn_set_param(txn, "predicate", buf_cstr(&text), err);
+    if (rc == SILT_OK && ctx->o->purge) {
+        buf_clear(&text);
+        SILT_RETURN_IF_ERROR(delta_txn_set_param(txn, "applyPurge", "true", err));
+        return optimize_metrics(ctx, txn, m, err);
+    }
     buf_truncate(&text, 0);
     if (rc == SILT_OK)
         rc = json_names(ctx, &text, err);
@@ -575,6 +585,13 @@ static silt_status history(opt_ctx *ctx, silt_error *err)
         rc = delta_txn_set_param(txn, "auto", "false", err);
     buf_clear(&text);
     SILT_RETURN_IF_ERROR(rc);
+    return optimize_metrics(ctx, txn, m, err);
+}
+
+/* The metrics of OPTIMIZE and REORG (the Spark peer writes the same set for both). */
+static silt_status optimize_metrics(opt_ctx *ctx, delta_txn *txn, const delta_optimize_metrics *m,
+                                    silt_error *err)
+{
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedFiles", m->removed.total_files, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "numRemovedBytes", m->removed.total_size, err));
     SILT_RETURN_IF_ERROR(delta_txn_set_metric(txn, "p25FileSize",
@@ -628,7 +645,8 @@ static silt_status run(opt_ctx *ctx, silt_error *err)
     silt_status rc = group_files(ctx, &index, err);
     hashmap_clear(&index);
     if (rc == SILT_OK)
-        rc = delta_txn_begin(&ctx->txn, ctx->store, ctx->snap, "OPTIMIZE", err);
+        rc = delta_txn_begin(&ctx->txn, ctx->store, ctx->snap,
+                             ctx->o->purge ? "REORG" : "OPTIMIZE", err);
     if (rc != SILT_OK)
         return rc;
     delta_txn_set_isolation(ctx->txn, DELTA_SNAPSHOT_ISOLATION);

@@ -546,19 +546,21 @@ static silt_status apply_dv(delta_scan *scan, arena *a, const int64_t *pos, col_
                             silt_error *err)
 {
     int64_t n = (*batch)->n_rows, row, run;
+    size_t n_deleted = 0;
     uint8_t *keep;
     if (scan->dv == NULL || n == 0)
         return SILT_OK;
     keep = arena_alloc(a, (size_t)n);
     if (keep == NULL)
         return err_nomem(err);
-    memset(keep, 0, (size_t)n);
     /* Runs of consecutive positions are marked at once (pages skipped break runs). */
     for (row = 0; row < n; row += run) {
         for (run = 1; row + run < n && pos[row + run] == pos[row] + run; run++)
             ;
-        ddv_mark_range(scan->dv, (uint64_t)pos[row], (size_t)run, keep + row);
+        n_deleted += ddv_mark_range(scan->dv, (uint64_t)pos[row], (size_t)run, keep + row);
     }
+    if (n_deleted == 0) /* most batches of a file with a few deleted rows: no copy */
+        return SILT_OK;
     for (row = 0; row < n; row++)
         keep[row] = !keep[row];
     return col_batch_filter(batch, a, *batch, keep, err);

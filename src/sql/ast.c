@@ -1140,6 +1140,7 @@ static void pr_stmt_body(printer *w, const sql_stmt *s)
         pr_name(w, &s->u.optimize.name);
         pr_opt_expr(w, "where", s->u.optimize.where);
         pr_opt_idents(w, "zorder-by", &s->u.optimize.zorder_by);
+        pr_flag(w, s->u.optimize.purge, "purge");
         break;
     case SQL_STMT_GENERATE:
         pr(w, "generate %s ", s->u.generate.mode);

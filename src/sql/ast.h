@@ -768,6 +768,7 @@ struct sql_stmt {
             sql_name name;
             sql_expr *where;
             sql_ident_list zorder_by;
+            uint8_t purge; /* REORG TABLE ... APPLY (PURGE) */
         } optimize;
         struct {
             const char *mode;

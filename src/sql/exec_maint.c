@@ -385,7 +385,7 @@ static silt_status optimize_sizes(binder *b, const delta_snapshot *snap,
     return SILT_OK;
 }
 
-/* The WHERE's text as written, for history: up to ZORDER BY or the statement's end. */
+/* The WHERE's text as written, for history: up to ZORDER BY, APPLY or the statement's end. */
 static const char *where_text(binder *b, const sql_stmt *stmt, const sql_expr *where)
 {
     size_t end = stmt->end, at;
@@ -398,6 +398,11 @@ static const char *where_text(binder *b, const sql_stmt *stmt, const sql_expr *w
                 end = at - 6;
                 break;
             }
+    for (at = end; stmt->u.optimize.purge && at > where->pos + 5; at--) /* REORG: ... APPLY */
+        if (util_str_ncasecmp(b->text + at - 5, "APPLY", 5) == 0) {
+            end = at - 5;
+            break;
+        }
     while (end > where->pos && (b->text[end - 1] == ' ' || b->text[end - 1] == '\n' ||
                                 b->text[end - 1] == '\t' || b->text[end - 1] == '\r'))
         end--;
@@ -452,6 +457,7 @@ silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, si
     o.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     o.pool = b->ctx->pool;
+    o.purge = stmt->u.optimize.purge;
     SILT_RETURN_IF_ERROR(delta_optimize(t.store, t.snap, &o, &m, err));
     return optimize_result(b, &t, &m, z->n > 0, out, err);
 }

@@ -420,6 +420,7 @@ typedef struct merge_run {
     atomic_uchar *src_matched; /* per source row */
     int64_t *changed;        /* per snapshot file: rows a clause changes (find) */
     int cdc, insert_cdc;
+    int dv; /* deletion vectors: mark changed rows, write only the updated ones */
 } merge_run;
 
 /*
@@ -651,6 +652,31 @@ static silt_status rewrite_changes(merge_run *r, size_t worker, const col_batch 
     return delta_modify_changes(r->m, worker, sel, "update_postimage", err);
 }
 
+/*
+ * Deletion vectors: the target rows a clause updates or deletes marked by their position in
+ * their file (_file and _row_index after the table columns), a run of one file at a time.
+ */
+static silt_status mark_changed(merge_run *r, size_t worker, const col_batch *b,
+                                const row_masks *rm, uint8_t *chg, silt_error *err)
+{
+    const col_vec *fv = b->cols[r->p->n_table], *pv = b->cols[r->p->n_table + 1];
+    int64_t row, start = 0;
+    if (pv->type->id != COL_LONG || pv->dictionary != NULL || fv->dictionary != NULL)
+        return err_set(err, SILT_INVALID, "the MERGE scan's row positions are not plain longs");
+    for (row = 0; row < b->n_rows; row++)
+        chg[row] = (uint8_t)(rm->upd[row] || rm->del[row]);
+    for (row = 1; row <= b->n_rows; row++) {
+        int64_t f = vec_get_int(fv, start);
+        if (row < b->n_rows && vec_get_int(fv, row) == f)
+            continue;
+        SILT_RETURN_IF_ERROR(delta_modify_mark_deleted(r->m, worker, (size_t)f,
+                                                       (const int64_t *)pv->values + start,
+                                                       chg + start, (size_t)(row - start), err));
+        start = row;
+    }
+    return SILT_OK;
+}
+
 static silt_status rewrite_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
 {
     merge_run *r = arg;
@@ -666,6 +692,15 @@ static silt_status rewrite_batch(void *arg, size_t worker, const col_batch *b, s
     SILT_RETURN_IF_ERROR(table_rows(a, b, p->table, &out, err));
     SILT_RETURN_IF_ERROR(patch_side(r, worker, &p->matched, b, rm.upd_m, rm.n_upd_m, out, err));
     SILT_RETURN_IF_ERROR(patch_side(r, worker, &p->by_source, b, rm.upd_s, rm.n_upd_s, out, err));
+    if (r->dv) { /* the old rows stay in their files, marked; only the updated ones are new */
+        uint8_t *chg = arena_alloc(a, (size_t)b->n_rows + 1);
+        if (chg == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(mark_changed(r, worker, b, &rm, chg, err));
+        rm.keep = rm.upd;
+        rm.n_keep = rm.n_upd;
+        rm.n_copied = 0;
+    }
     count_rewrite(r, worker, b, match, &rm);
     SILT_RETURN_IF_ERROR(rewrite_changes(r, worker, old, out, &rm, err));
     SILT_RETURN_IF_ERROR(rows_where(a, out, rm.keep, rm.n_keep, &kept, err));
@@ -800,7 +835,8 @@ static silt_status rewrite_pass(merge_run *r, const size_t *files, size_t n, sil
     size_t idx;
     if (n == 0)
         return SILT_OK;
-    for (idx = 0; idx < n; idx++)
+    /* with deletion vectors the commit removes the touched files (delta_modify_dv_on) */
+    for (idx = 0; idx < n && !r->dv; idx++)
         SILT_RETURN_IF_ERROR(delta_modify_remove(r->m, &r->p->t->snap->files[files[idx]], err));
     SILT_RETURN_IF_ERROR(join_chain(r->p, r->st, files, n, JOIN_LEFT, &top, err));
     return run_sink_chain(r, top, rewrite_batch, err);
@@ -860,6 +896,7 @@ silt_status sql_merge_run(sql_merge_plan *p, delta_merge_metrics *metrics, silt_
         r.st = st;
         r.m = m;
         r.cdc = delta_modify_cdc_on(m);
+        r.dv = delta_modify_dv_on(m);
         rc = run_passes(&r, err);
     }
     if (rc == SILT_OK)

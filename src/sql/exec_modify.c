@@ -240,7 +240,7 @@ static silt_status target_chain(binder *b, const dml_job *job, target_scan *ts, 
                                 silt_error *err)
 {
     size_t n = job->snap->schema->n_fields, col;
-    expr **e = arena_calloc(b->a, n + 2, sizeof(expr *));
+    expr **e = arena_calloc(b->a, n + 3, sizeof(expr *));
     engine_op *scan;
     if (e == NULL)
         return err_nomem(err);
@@ -250,8 +250,11 @@ static silt_status target_chain(binder *b, const dml_job *job, target_scan *ts, 
     SILT_RETURN_IF_ERROR(matched_expr(b, job, &e[n], err));
     SILT_RETURN_IF_ERROR(expr_column(&e[n + 1], b->a, (int64_t)ts->schema->n_fields - 1,
                                      col_type_primitive(COL_LONG), err));
+    if (ts->row_index) /* deletion vectors: the row's position in its data file */
+        SILT_RETURN_IF_ERROR(expr_column(&e[n + 2], b->a, (int64_t)ts->schema->n_fields - 2,
+                                         col_type_primitive(COL_LONG), err));
     SILT_RETURN_IF_ERROR(sql_target_scan_op(b, ts, &scan, err));
-    return engine_op_project(out, b->ctx, scan, e, NULL, n + 2, err);
+    return engine_op_project(out, b->ctx, scan, e, NULL, n + 2 + (size_t)ts->row_index, err);
 }
 
 /* Per row of b: matched (out), their count. */
@@ -277,7 +280,11 @@ typedef struct count_sink {
     file_counts *fc;
     size_t n_cols, n_files;
     worker_ctxs *wc;
+    delta_modify *m; /* a DELETE with deletion vectors marks its rows here, in one pass */
 } count_sink;
+
+static silt_status count_marks(count_sink *cs, size_t worker, const col_batch *b,
+                               const uint8_t *match, silt_error *err);
 
 /* A batch comes from one file (one morsel), which one worker reads: its counters are its own. */
 static silt_status count_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
@@ -297,19 +304,28 @@ static silt_status count_batch(void *arg, size_t worker, const col_batch *b, sil
         return err_nomem(err);
     cs->fc->match[f] += match_mask(b, cs->n_cols, match);
     cs->fc->rows[f] += b->n_rows;
-    return SILT_OK;
+    return cs->m != NULL ? count_marks(cs, worker, b, match, err) : SILT_OK;
 }
 
-static silt_status count_matches(binder *b, const dml_job *job, const size_t *files, size_t n,
-                                 file_counts *fc, silt_error *err)
+/* A DELETE with deletion vectors: pass 1 marks the rows too, and there is no pass 2. */
+static int marks_in_pass1(const dml_job *job, const delta_modify *m)
+{
+    return !job->update && delta_modify_dv_on(m);
+}
+
+static silt_status count_matches(binder *b, const dml_job *job, delta_modify *m,
+                                 const size_t *files, size_t n, file_counts *fc, silt_error *err)
 {
     target_scan *ts;
     engine_op *top;
     count_sink cs;
+    int marks = marks_in_pass1(job, m);
     if (n == 0)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, 0, err));
+    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, marks,
+                                             err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
+    cs.m = marks ? m : NULL;
     cs.fc = fc;
     cs.n_cols = job->snap->schema->n_fields;
     cs.n_files = job->snap->n_files;
@@ -319,13 +335,52 @@ static silt_status count_matches(binder *b, const dml_job *job, const size_t *fi
 
 /* ---- pass 2: the modify sink ---------------------------------------------------------- */
 
+/*
+ * Whether the statement writes change data files. A DELETE with deletion vectors writes none,
+ * as the Spark peer: the change data feed reads its deleted rows from the vectors' difference
+ * (and a removed file's rows as deletes); an UPDATE writes its pre- and post-images.
+ */
+static int writes_changes(const dml_job *job, const delta_modify *m)
+{
+    return delta_modify_cdc_on(m) && (job->update || !delta_modify_dv_on(m));
+}
+
 typedef struct modify_sink {
     const dml_job *job;
     delta_modify *m;
     size_t n_cols; /* table columns */
     int cdc;
+    int dv; /* mark the removed rows in deletion vectors, write only the updated rows */
     worker_ctxs *wc;
 } modify_sink;
+
+/* Deletion vectors: the matched rows of b (one file's) marked deleted by their position. */
+static silt_status mark_rows(delta_modify *m, size_t n_cols, size_t worker, const col_batch *b,
+                             const uint8_t *match, silt_error *err)
+{
+    const col_vec *pos = b->cols[n_cols + 2];
+    int64_t f = vec_get_int(b->cols[n_cols + 1], 0);
+    if (pos->type->id != COL_LONG || pos->dictionary != NULL)
+        return err_set(err, SILT_INVALID, "the DML scan's row positions are not plain longs");
+    return delta_modify_mark_deleted(m, worker, (size_t)f, pos->values, match,
+                                     (size_t)b->n_rows, err);
+}
+
+static silt_status mark_matched(modify_sink *ms, size_t worker, const col_batch *b,
+                                const uint8_t *match, silt_error *err)
+{
+    return mark_rows(ms->m, ms->n_cols, worker, b, match, err);
+}
+
+static silt_status count_marks(count_sink *cs, size_t worker, const col_batch *b,
+                               const uint8_t *match, silt_error *err)
+{
+    int64_t row;
+    for (row = 0; row < b->n_rows; row++)
+        if (match[row])
+            return mark_rows(cs->m, cs->n_cols, worker, b, match, err);
+    return SILT_OK;
+}
 
 static col_batch *table_part(arena *a, const col_batch *b, size_t n_cols)
 {
@@ -401,7 +456,7 @@ static silt_status update_batch(modify_sink *ms, size_t worker, arena *a, col_ba
     col_batch *matched, *post, *out;
     size_t col;
     if (n_match == 0)
-        return delta_modify_write(ms->m, worker, rows, err);
+        return ms->dv ? SILT_OK : delta_modify_write(ms->m, worker, rows, err);
     SILT_RETURN_IF_ERROR(col_batch_filter(&matched, a, rows, match, err));
     post = table_part(a, matched, ms->n_cols);
     out = table_part(a, rows, ms->n_cols);
@@ -417,10 +472,12 @@ static silt_status update_batch(modify_sink *ms, size_t worker, arena *a, col_ba
             continue;
         SILT_RETURN_IF_ERROR(expr_eval(v, &ms->wc->ctx[worker], matched, NULL, matched->n_rows,
                                        a, &post->cols[col], err));
-        SILT_RETURN_IF_ERROR(sql_modify_patch_column(a, rows->cols[col], post->cols[col], match,
+        if (!ms->dv)
+            SILT_RETURN_IF_ERROR(sql_modify_patch_column(a, rows->cols[col], post->cols[col], match,
                                           rows->n_rows, &out->cols[col], err));
     }
-    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, out, err));
+    /* with deletion vectors the old rows stay in their file, marked; the new ones go apart */
+    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, ms->dv ? post : out, err));
     if (!ms->cdc)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(delta_modify_changes(ms->m, worker, matched, "update_preimage", err));
@@ -445,13 +502,17 @@ static silt_status sink_batch(void *arg, size_t worker, const col_batch *b, silt
     if (match == NULL || keep == NULL || rows == NULL)
         return err_nomem(err);
     n_match = match_mask(b, ms->n_cols, match);
-    delta_modify_count(ms->m, worker, n_match, b->n_rows - n_match);
+    delta_modify_count(ms->m, worker, n_match, ms->dv ? 0 : b->n_rows - n_match);
+    if (ms->dv && n_match > 0)
+        SILT_RETURN_IF_ERROR(mark_matched(ms, worker, b, match, err));
     if (ms->job->update)
         return update_batch(ms, worker, a, rows, match, n_match, err);
-    for (row = 0; row < b->n_rows; row++)
+    for (row = 0; row < b->n_rows && !ms->dv; row++)
         keep[row] = !match[row];
-    SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, keep, err));
-    SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, sel, err));
+    if (!ms->dv) {
+        SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, keep, err));
+        SILT_RETURN_IF_ERROR(delta_modify_write(ms->m, worker, sel, err));
+    }
     if (!ms->cdc || n_match == 0)
         return SILT_OK;
     SILT_RETURN_IF_ERROR(col_batch_filter(&sel, a, rows, match, err));
@@ -470,8 +531,10 @@ static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
     ms.job = job;
     ms.m = m;
     ms.n_cols = job->snap->schema->n_fields;
-    ms.cdc = delta_modify_cdc_on(m);
-    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, 0, err));
+    ms.cdc = writes_changes(job, m);
+    ms.dv = delta_modify_dv_on(m);
+    SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, ms.dv,
+                                             err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
     SILT_RETURN_IF_ERROR(sql_worker_ctxs_new(b, engine_chain_width(top), &ms.wc, err));
     return engine_run_chain(top, sink_batch, &ms, err);
@@ -511,7 +574,7 @@ static silt_status plan_files(binder *b, const dml_job *job, delta_modify *m, fi
     const delta_snapshot *snap = job->snap;
     const delta_dml_options *o = job->o;
     int whole = job->pred == NULL || o->partition_only;
-    int cdc = delta_modify_cdc_on(m);
+    int cdc = writes_changes(job, m);
     size_t idx, n = snap->n_files;
     fp->look = arena_calloc(b->a, n + 1, sizeof(size_t));
     fp->rewrite = arena_calloc(b->a, n + 1, sizeof(size_t));
@@ -551,14 +614,39 @@ static silt_status after_count(const dml_job *job, delta_modify *m, file_plan *f
         size_t f = fp->look[idx];
         if (fp->fc.match[f] == 0)
             continue;
-        if (!job->update && !delta_modify_cdc_on(m) && fp->fc.match[f] == fp->fc.rows[f]) {
+        if (!job->update && !writes_changes(job, m) && fp->fc.match[f] == fp->fc.rows[f]) {
             delta_modify_count(m, 0, fp->fc.rows[f], 0);
             SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[f], err));
             continue;
         }
+        if (marks_in_pass1(job, m)) /* its rows are marked already */
+            delta_modify_count(m, 0, fp->fc.match[f], 0);
         fp->rewrite[fp->n_rewrite++] = f;
     }
     return SILT_OK;
+}
+
+/*
+ * An UPDATE with deletion vectors in one pass over the candidate files: the sink marks the
+ * matched rows and writes their new values; a file without a match gets no vector, and
+ * nothing matched commits nothing (unless a txn action asks, as below).
+ */
+static silt_status update_with_dv(binder *b, const dml_job *job, delta_modify *m,
+                                  const file_plan *fp, delta_dml_metrics *metrics,
+                                  silt_error *err)
+{
+    size_t n = fp->n_look + fp->n_rewrite;
+    size_t *files = arena_calloc(b->a, n + 1, sizeof(size_t));
+    int64_t t0 = time_monotonic_nanos();
+    if (files == NULL)
+        return err_nomem(err);
+    memcpy(files, fp->look, fp->n_look * sizeof(size_t));
+    memcpy(files + fp->n_look, fp->rewrite, fp->n_rewrite * sizeof(size_t));
+    SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, files, n, err));
+    if (delta_modify_n_changed(m) == 0 && job->app_txn.app_id == NULL)
+        return SILT_OK;
+    delta_modify_set_times(m, 0, time_monotonic_nanos() - t0);
+    return delta_modify_commit(m, metrics, NULL, err);
 }
 
 static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
@@ -569,17 +657,22 @@ static silt_status run_job(binder *b, const dml_job *job, delta_modify *m,
     int64_t t0, t1;
     memset(&fp, 0, sizeof(fp));
     SILT_RETURN_IF_ERROR(plan_files(b, job, m, &fp, err));
+    if (job->update && delta_modify_dv_on(m))
+        return update_with_dv(b, job, m, &fp, metrics, err);
     t0 = time_monotonic_nanos();
-    SILT_RETURN_IF_ERROR(count_matches(b, job, fp.look, fp.n_look, &fp.fc, err));
+    SILT_RETURN_IF_ERROR(count_matches(b, job, m, fp.look, fp.n_look, &fp.fc, err));
     SILT_RETURN_IF_ERROR(after_count(job, m, &fp, err));
     t1 = time_monotonic_nanos();
-    for (idx = 0; idx < fp.n_rewrite; idx++)
+    /* with deletion vectors the commit removes the touched files (delta_modify_dv_on) */
+    for (idx = 0; idx < fp.n_rewrite && !delta_modify_dv_on(m); idx++)
         SILT_RETURN_IF_ERROR(delta_modify_remove(m, &job->snap->files[fp.rewrite[idx]], err));
     /* No row matched: Delta commits nothing, except for an UPDATE that carries an idempotent
      * write's txn action (what the Spark peer does; its DELETE commits nothing even then). */
-    if (delta_modify_n_removed(m) == 0 && (!job->update || job->app_txn.app_id == NULL))
+    if (delta_modify_n_removed(m) == 0 && fp.n_rewrite == 0 &&
+        (!job->update || job->app_txn.app_id == NULL))
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, fp.rewrite, fp.n_rewrite, err));
+    if (!marks_in_pass1(job, m))
+        SILT_RETURN_IF_ERROR(rewrite_files(b, job, m, fp.rewrite, fp.n_rewrite, err));
     delta_modify_set_times(m, t1 - t0, time_monotonic_nanos() - t1);
     return delta_modify_commit(m, metrics, NULL, err);
 }

@@ -1267,6 +1267,23 @@ static silt_status vacuum_stmt(parser *p, sql_stmt *s)
     return SILT_OK;
 }
 
+/* REORG TABLE t [WHERE partition predicate] APPLY (PURGE): OPTIMIZE of the files with
+ * deletion vectors (docs/dv.md); other APPLY forms are refused as syntax errors. */
+static silt_status reorg_stmt(parser *p, sql_stmt *s)
+{
+    s->kind = SQL_STMT_OPTIMIZE;
+    s->u.optimize.purge = 1;
+    p_advance(p);
+    P_TRY(sql_parser_expect_kw(p, "TABLE"));
+    P_TRY(utility_target(p, &s->u.optimize.name));
+    if (sql_parser_accept_kw(p, "WHERE"))
+        P_TRY(sql_parser_expr(p, &s->u.optimize.where));
+    P_TRY(sql_parser_expect_kw(p, "APPLY"));
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect_kw(p, "PURGE"));
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
+}
+
 static silt_status optimize_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_OPTIMIZE;
@@ -1563,6 +1580,8 @@ static silt_status dispatch(parser *p, sql_stmt *s)
         return vacuum_stmt(p, s);
     if (sql_parser_kw(p, "OPTIMIZE"))
         return optimize_stmt(p, s);
+    if (sql_parser_kw(p, "REORG"))
+        return reorg_stmt(p, s);
     if (sql_parser_kw(p, "GENERATE"))
         return generate_stmt(p, s);
     if (sql_parser_kw(p, "CONVERT"))

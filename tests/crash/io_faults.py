@@ -63,6 +63,15 @@ KINDS = {
               "MERGE INTO delta.`{t}` AS d USING (SELECT 1 AS id, 'm' AS s UNION ALL "
               "SELECT 5 AS id, 'n' AS s) AS src ON d.id = src.id "
               "WHEN MATCHED THEN UPDATE SET * WHEN NOT MATCHED THEN INSERT *"),
+    # Deletion vectors (docs/dv.md): the vector file is written before the commit.
+    "delete_dv": (["CREATE TABLE delta.`{t}` (id INT, s STRING) USING DELTA "
+                   "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
+                   "INSERT INTO delta.`{t}` VALUES (1, 'a'), (2, 'b'), (3, 'c')"],
+                  "DELETE FROM delta.`{t}` WHERE id = 1"),
+    "update_dv": (["CREATE TABLE delta.`{t}` (id INT, s STRING) USING DELTA "
+                   "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true')",
+                   "INSERT INTO delta.`{t}` VALUES (1, 'a'), (2, 'b'), (3, 'c')"],
+                  "UPDATE delta.`{t}` SET s = 'z' WHERE id = 1"),
     # The commit of version 2 writes a checkpoint (interval 2): its writes are in the list too.
     "checkpoint": (["CREATE TABLE delta.`{t}` (id INT, s STRING) USING DELTA "
                     "TBLPROPERTIES ('delta.checkpointInterval' = '2')",
