@@ -70,6 +70,8 @@ static silt_status keep_path(vacuum_ctx *ctx, const char *path, const dlog_dv *d
     const char *key = relative_key(path, ctx->root);
     if (key != NULL)
         SILT_RETURN_IF_ERROR(hashmap_put_str(&ctx->keep, key, (void *)key, err));
+    if (dv->storage_type == 'p' && relative_key(dv->path_or_inline_dv, ctx->root) == NULL)
+        return SILT_OK; /* a shallow clone's vector, in the source table: never vacuumed here */
     if (dv->storage_type == 'u' || dv->storage_type == 'p') {
         buf dv_key = BUF_INIT;
         silt_status rc = ddv_file_key(dv, ctx->root, &dv_key, err);

@@ -235,6 +235,12 @@ silt_status io_s3_store_open(io_store **out, const char *location, const io_stor
 /* Local back end, also used directly by tests. */
 silt_status io_local_store_open(io_store **out, const char *root_dir, int create_root,
                                 silt_error *err);
+/*
+ * The local file system's root ("/") as a store, opened once and kept for the
+ * life of the process (never freed): where the absolute paths a table's log
+ * may name (a shallow clone's files, delta/scan.h delta_file_locate) are read.
+ */
+silt_status io_local_root_store(io_store **out, silt_error *err);
 /* Folder fsyncs the local back end made so far in this process (tests). */
 unsigned long io_local_folder_syncs(void);
 

@@ -954,3 +954,19 @@ silt_status io_local_store_open(io_store **out, const char *root_dir, int create
     *out = &store->base;
     return SILT_OK;
 }
+
+static pthread_once_t root_once = PTHREAD_ONCE_INIT;
+static io_store *root_store;
+static silt_error root_error = SILT_ERROR_INIT;
+
+static void open_root(void) { io_local_store_open(&root_store, "/", 0, &root_error); }
+
+silt_status io_local_root_store(io_store **out, silt_error *err)
+{
+    pthread_once(&root_once, open_root);
+    *out = root_store;
+    if (root_store == NULL)
+        return err_set(err, root_error.code != SILT_OK ? root_error.code : SILT_IO, "%s",
+                       root_error.message);
+    return SILT_OK;
+}
