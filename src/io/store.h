@@ -207,6 +207,13 @@ char *io_key_join(const char *left, const char *right);
  * object of a dropped managed table was deleted.
  */
 silt_status io_prune_empty_folders(io_store *store, silt_error *err);
+/*
+ * Removes the folders of key (a deleted object) that are left empty, from its
+ * own folder up, stopping at the first that is not empty and never removing
+ * the root (a local store; other stores have no folders). Only rmdir():
+ * VACUUM's removal of emptied partition folders, as Delta's VACUUM does.
+ */
+silt_status io_prune_empty_parents(io_store *store, const char *key, silt_error *err);
 
 /*
  * The temporary files of writes that died before publishing (a killed writer's
