@@ -1074,16 +1074,36 @@ static char *uri_encode(const char *s)
     return out;
 }
 
+/* The scheme and authority of an absolute URI ("file:", "s3://bucket"), kept as they are. */
+static size_t uri_prefix_len(const char *path)
+{
+    const char *sep = strstr(path, "://");
+    if (strncmp(path, "file:", 5) == 0 && (sep == NULL || sep != path + 4))
+        return 5;
+    if (sep == NULL || strcspn(path, "/") < (size_t)(sep - path))
+        return 0;
+    return (size_t)(sep + 3 - path) + strcspn(sep + 3, "/");
+}
+
 static int add_path(cJSON *obj, const char *raw_path, const char *path)
 {
-    char *encoded;
+    size_t keep = uri_prefix_len(path);
+    char *encoded, *joined;
     int ok;
     if (raw_path != NULL)
         return add_str(obj, "path", raw_path);
-    encoded = uri_encode(path);
+    encoded = uri_encode(path + keep);
     if (encoded == NULL)
         return 0;
-    ok = add_str(obj, "path", encoded);
+    joined = mem_alloc(keep + strlen(encoded) + 1);
+    if (joined == NULL) {
+        mem_free(encoded);
+        return 0;
+    }
+    memcpy(joined, path, keep);
+    memcpy(joined + keep, encoded, strlen(encoded) + 1);
+    ok = add_str(obj, "path", joined);
+    mem_free(joined);
     mem_free(encoded);
     return ok;
 }

@@ -7,7 +7,9 @@
  * a copy of every live data file (with its deletion vector file) at the same
  * relative path, its add keeping partition values, statistics and vector.
  * One commit, operation CLONE {source, sourceVersion, isShallow} with
- * Delta's metrics. LIKE: the same metadata, no files, operation CREATE TABLE.
+ * Delta's metrics. SHALLOW CLONE: the same, but the adds name the source's
+ * files by absolute URI and nothing is copied (numCopiedFiles 0). LIKE: the
+ * same metadata, no files, operation CREATE TABLE.
  */
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -15,6 +17,7 @@
 
 #include "delta/dv.h"
 #include "delta/maint.h"
+#include "delta/scan.h"
 #include "util/time.h"
 
 #define COPY_CHUNK ((size_t)8 << 20)
@@ -117,6 +120,35 @@ static silt_status create_params(delta_txn *txn, const dlog_metadata *md, int is
     return delta_txn_set_param(txn, "isManaged", is_managed ? "true" : "false", err);
 }
 
+/*
+ * SHALLOW CLONE's add of a source file, as Delta's CloneTableBase writes it:
+ * the file by absolute URI ("file:/src/part-0.parquet"; add_path encodes
+ * after the scheme) and a vector in a file by absolute path ('p'), so that
+ * the clone reads the source's files and its VACUUM, which lists only the
+ * clone's folder, can never delete them.
+ */
+static silt_status shallow_paths(const char *root, const delta_file *f, arena *a, dlog_add *add,
+                                 silt_error *err)
+{
+    if (!delta_path_is_absolute(f->path)) {
+        add->path = arena_sprintf(a, "file:%s/%s", root, f->path);
+        if (add->path == NULL)
+            return err_nomem(err);
+    }
+    if (f->dv.storage_type == 'u') {
+        buf key = BUF_INIT;
+        silt_status rc = ddv_file_key(&f->dv, root, &key, err);
+        add->dv.storage_type = 'p';
+        add->dv.path_or_inline_dv = rc == SILT_OK ? arena_sprintf(a, "file:%s/%s", root,
+                                                                  buf_cstr(&key)) : NULL;
+        buf_clear(&key);
+        if (rc == SILT_OK && add->dv.path_or_inline_dv == NULL)
+            rc = err_nomem(err);
+        return rc;
+    }
+    return SILT_OK;
+}
+
 /* The deletion vector's file, copied when it lives in the table folder. */
 static silt_status copy_dv(io_store *src, io_store *dst, const delta_file *f, int64_t *bytes,
                            silt_error *err)
@@ -166,14 +198,11 @@ silt_status delta_clone(io_store *target, io_store *source, const delta_snapshot
         const delta_file *f = &src->files[idx];
         dlog_add add;
         int64_t copied = 0;
-        if (f->path[0] == '/' || strstr(f->path, "://") != NULL) {
+        if (!o->shallow && delta_path_is_absolute(f->path)) {
             rc = err_set(err, SILT_UNSUPPORTED, "DEEP CLONE of a table with data files outside "
                          "its folder (\"%s\") is not supported yet", f->path);
             break;
         }
-        rc = copy_object(source, target, f->path, &copied, err);
-        if (rc == SILT_OK)
-            rc = copy_dv(source, target, f, &copied, err);
         memset(&add, 0, sizeof(add));
         add.path = f->path;
         add.partition_values = f->partition_values;
@@ -182,10 +211,17 @@ silt_status delta_clone(io_store *target, io_store *source, const delta_snapshot
         add.data_change = 1;
         add.stats = f->stats;
         add.dv = f->dv;
+        if (o->shallow)
+            rc = shallow_paths(io_store_root(source), f, a, &add, err);
+        else {
+            rc = copy_object(source, target, f->path, &copied, err);
+            if (rc == SILT_OK)
+                rc = copy_dv(source, target, f, &copied, err);
+            m->num_copied_files++;
+            m->copied_files_size += copied;
+        }
         if (rc == SILT_OK)
             rc = delta_txn_add_file(txn, &add, err);
-        m->num_copied_files++;
-        m->copied_files_size += copied;
     }
     m->source_num_of_files = (int64_t)src->n_files;
     m->source_table_size = src->total_size;
@@ -197,7 +233,7 @@ silt_status delta_clone(io_store *target, io_store *source, const delta_snapshot
         if (rc == SILT_OK)
             rc = delta_txn_set_param(txn, "sourceVersion", text, err);
         if (rc == SILT_OK)
-            rc = delta_txn_set_param(txn, "isShallow", "false", err);
+            rc = delta_txn_set_param(txn, "isShallow", o->shallow ? "true" : "false", err);
         if (rc == SILT_OK)
             rc = delta_txn_set_metric(txn, "sourceTableSize", m->source_table_size, err);
         if (rc == SILT_OK)

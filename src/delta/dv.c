@@ -12,6 +12,7 @@
 #include <string.h>
 #include <zlib.h>
 
+#include "delta/scan.h"
 #include "util/mem.h"
 
 struct ddv_bitmap {
@@ -216,7 +217,14 @@ static silt_status load_file(ddv_bitmap **out, io_store *store, const dlog_dv *d
     buf key = BUF_INIT, data = BUF_INIT;
     int64_t offset = dv->offset < 0 ? 1 : dv->offset;
     silt_status rc;
-    rc = ddv_file_key(dv, io_store_root(store), &key, err);
+    if (dv->storage_type == 'p') {
+        /* an absolute path: a shallow clone's vectors are the source table's files */
+        const char *located;
+        rc = delta_file_locate(store, dv->path_or_inline_dv, &store, &located, err);
+        if (rc == SILT_OK)
+            rc = buf_append_str(&key, located, err);
+    } else
+        rc = ddv_file_key(dv, io_store_root(store), &key, err);
     if (rc != SILT_OK)
         goto done;
     /* Version byte, then at `offset`: big-endian size, the bitmap, its CRC-32. */

@@ -162,6 +162,7 @@ silt_status delta_convert_parquet(io_store *store, const delta_convert_options *
 typedef struct delta_clone_options {
     unsigned version;
     int like;                 /* CREATE TABLE ... LIKE: metadata only */
+    int shallow;              /* SHALLOW CLONE: the adds name the source's files, nothing copied */
     const char *source_name;  /* for history (CLONE's "source") */
     const dlog_map *properties; /* TBLPROPERTIES of the statement, over the source's; may be NULL */
     int is_managed;
@@ -172,8 +173,9 @@ typedef struct delta_clone_metrics {
 } delta_clone_metrics;
 
 /*
- * DEEP CLONE (like = 0) or LIKE of snapshot src (of the table at source) into a
- * new table at target: one commit at version 0 (see clone.c).
+ * DEEP CLONE (like = 0), SHALLOW CLONE (shallow = 1) or LIKE of snapshot src
+ * (of the table at source) into a new table at target: one commit at version
+ * 0 (see clone.c).
  */
 silt_status delta_clone(io_store *target, io_store *source, const delta_snapshot *src,
                         const delta_clone_options *o, delta_clone_metrics *m, silt_error *err);

@@ -261,14 +261,15 @@ static silt_status open_next_file(delta_scan *scan, silt_error *err)
     scan->file = file;
     scan->files_read++;
     scan->row_in_file = 0;
-    if (file->path[0] == '/' || strstr(file->path, "://") != NULL)
-        return err_set(err, SILT_UNSUPPORTED, "data file \"%s\" is outside the table folder; "
-                       "absolute paths are not supported yet", file->path);
     if (scan->opts->file != NULL)
         scan->pq = scan->opts->file;
-    else
-        SILT_RETURN_IF_ERROR(delta_scan_missing_file(
-            pq_file_open(&scan->pq, scan->store, file->path, err), scan->snap->version, err));
+    else {
+        io_store *store;
+        const char *key;
+        SILT_RETURN_IF_ERROR(delta_file_locate(scan->store, file->path, &store, &key, err));
+        SILT_RETURN_IF_ERROR(delta_scan_missing_file(pq_file_open(&scan->pq, store, key, err),
+                                                     scan->snap->version, err));
+    }
     file_schema = pq_file_schema(scan->pq);
     columns = arena_calloc(scan->file_arena, scan->n_out ? scan->n_out : 1, sizeof(char *));
     if (columns == NULL)

@@ -104,6 +104,20 @@ void delta_scan_free(delta_scan *scan);
  */
 silt_status delta_scan_missing_file(silt_status rc, int64_t version, silt_error *err);
 
+/* Whether an action's path is absolute ("/x", "file:/x", "s3://b/x"): not a key of the table. */
+int delta_path_is_absolute(const char *path);
+
+/*
+ * Where the file an action names lives (paths.c): *store and *key to read it
+ * with. A relative path is a key of table; an absolute local path ("/x",
+ * "file:/x", "file:///x") a key of table when it lies in the table's folder,
+ * else of the local root store (a shallow clone's source files), when the
+ * table is local; "." and ".." segments are refused either way, and absolute
+ * URIs of other stores are refused by name. *key points into path.
+ */
+silt_status delta_file_locate(io_store *table, const char *path, io_store **store,
+                              const char **key, silt_error *err);
+
 /* A Parquet statistic as a delta_value of the leaf's type; 0 for types pruning does not use. */
 int delta_scan_stat_value(const pq_stat_value *s, const col_type *t, delta_value *out);
 

@@ -12,7 +12,8 @@
  * orphans of failed or killed writers, change data files past the
  * retention. Files younger than the retention are never deleted, so a
  * writer still writing its files before its commit is safe whatever the
- * log says. Folders are counted, not removed (docs/maintenance.md).
+ * log says. Folders are counted, and those the deletes leave empty removed
+ * (docs/maintenance.md).
  */
 #include <stdio.h>
 #include <string.h>
@@ -70,6 +71,8 @@ static silt_status keep_path(vacuum_ctx *ctx, const char *path, const dlog_dv *d
     const char *key = relative_key(path, ctx->root);
     if (key != NULL)
         SILT_RETURN_IF_ERROR(hashmap_put_str(&ctx->keep, key, (void *)key, err));
+    if (dv->storage_type == 'p' && relative_key(dv->path_or_inline_dv, ctx->root) == NULL)
+        return SILT_OK; /* a shallow clone's vector, in the source table: never vacuumed here */
     if (dv->storage_type == 'u' || dv->storage_type == 'p') {
         buf dv_key = BUF_INIT;
         silt_status rc = ddv_file_key(dv, ctx->root, &dv_key, err);
@@ -95,6 +98,14 @@ static silt_status collect_keep(vacuum_ctx *ctx, int64_t delete_before_ms, silt_
                                                   &tombstones, &n_tombstones, err));
     for (idx = 0; idx < n_tombstones; idx++)
         SILT_RETURN_IF_ERROR(keep_path(ctx, tombstones[idx].path, &tombstones[idx].dv, err));
+    /*
+     * HOOK (issue 19, "not referenced by any branch or tag"): catalog branches
+     * and tags are being built (catalog references, another engineer). When
+     * they land, the files of every snapshot a branch or tag of this table
+     * pins must be kept here too: keep_path over that snapshot's files and
+     * vectors, before find_garbage runs. Today no reference exists, so the
+     * live files and the retention's tombstones are all a reader can need.
+     */
     return SILT_OK;
 }
 
@@ -249,8 +260,8 @@ static silt_status log_end(io_store *store, int64_t start_version, int64_t n_del
     return rc;
 }
 
-static silt_status delete_all(io_store *store, const io_listing *files, int64_t *n_deleted,
-                              silt_error *err)
+static silt_status delete_files(io_store *store, const io_listing *files, int64_t *n_deleted,
+                                silt_error *err)
 {
     size_t idx;
     for (idx = 0; idx < files->count; idx++) {
@@ -262,6 +273,21 @@ static silt_status delete_all(io_store *store, const io_listing *files, int64_t 
         SILT_RETURN_IF_ERROR(rc);
         (*n_deleted)++;
     }
+    return SILT_OK;
+}
+
+/*
+ * Deletes the files, then the folders the first n_garbage of them (the data
+ * files, not the temps) leave empty, as Delta's VACUUM deletes empty folders
+ * (their parents stop at the first folder still holding something).
+ */
+static silt_status delete_all(io_store *store, const io_listing *files, size_t n_garbage,
+                              int64_t *n_deleted, silt_error *err)
+{
+    size_t idx;
+    SILT_RETURN_IF_ERROR(delete_files(store, files, n_deleted, err));
+    for (idx = 0; idx < n_garbage && idx < files->count; idx++)
+        SILT_RETURN_IF_ERROR(io_prune_empty_parents(store, files->items[idx].key, err));
     return SILT_OK;
 }
 
@@ -297,7 +323,7 @@ silt_status delta_vacuum(io_store *store, const delta_snapshot *snap,
     if (rc == SILT_OK && !opts->dry_run) {
         rc = log_start(store, snap, opts, table_ms, out, &start_version, err);
         if (rc == SILT_OK)
-            rc = delete_all(store, &out->files, &n_deleted, err);
+            rc = delete_all(store, &out->files, n_garbage, &n_deleted, err);
         if (rc == SILT_OK)
             rc = log_end(store, start_version, n_deleted, out->n_dirs, err);
     }

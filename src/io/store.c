@@ -68,7 +68,8 @@ char *io_key_join(const char *left, const char *right)
     if (out == NULL)
         return NULL;
     memcpy(out, left, left_len);
-    if (left_len > 0 && right_len > 0)
+    /* "/" joined with "k" is "/k" (the local root store, io_local_root_store), not "k" */
+    if ((left_len > 0 || left[0] == '/') && right_len > 0)
         out[left_len++] = '/';
     memcpy(out + left_len, right, right_len);
     out[left_len + right_len] = '\0';

@@ -207,6 +207,13 @@ char *io_key_join(const char *left, const char *right);
  * object of a dropped managed table was deleted.
  */
 silt_status io_prune_empty_folders(io_store *store, silt_error *err);
+/*
+ * Removes the folders of key (a deleted object) that are left empty, from its
+ * own folder up, stopping at the first that is not empty and never removing
+ * the root (a local store; other stores have no folders). Only rmdir():
+ * VACUUM's removal of emptied partition folders, as Delta's VACUUM does.
+ */
+silt_status io_prune_empty_parents(io_store *store, const char *key, silt_error *err);
 
 /*
  * The temporary files of writes that died before publishing (a killed writer's
@@ -235,6 +242,12 @@ silt_status io_s3_store_open(io_store **out, const char *location, const io_stor
 /* Local back end, also used directly by tests. */
 silt_status io_local_store_open(io_store **out, const char *root_dir, int create_root,
                                 silt_error *err);
+/*
+ * The local file system's root ("/") as a store, opened once and kept for the
+ * life of the process (never freed): where the absolute paths a table's log
+ * may name (a shallow clone's files, delta/scan.h delta_file_locate) are read.
+ */
+silt_status io_local_root_store(io_store **out, silt_error *err);
 /* Folder fsyncs the local back end made so far in this process (tests). */
 unsigned long io_local_folder_syncs(void);
 

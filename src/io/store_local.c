@@ -303,6 +303,16 @@ static silt_status open_tmp(local_store *store, char *final_path, char **tmp_out
     if (tmp == NULL)
         return err_nomem(err);
     fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    if (fd < 0 && errno == ENOENT) {
+        /* A concurrent VACUUM removed the folder, empty, between its mkdir and this open
+         * (io_prune_empty_parents): make it again, once. */
+        silt_status rc = make_parent_dirs(store, final_path, err);
+        if (rc != SILT_OK) {
+            mem_free(tmp);
+            return rc;
+        }
+        fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0666);
+    }
     if (fd < 0) {
         silt_status rc = errno_status(err, errno, "create", tmp);
         mem_free(tmp);
@@ -889,6 +899,28 @@ static void prune_folder(const char *path, int depth)
     (void)rmdir(path);
 }
 
+silt_status io_prune_empty_parents(io_store *store, const char *key, silt_error *err)
+{
+    char *path;
+    size_t root_len = strlen(store->root);
+    (void)err;
+    if (strcmp(store->ops->scheme, "file") != 0)
+        return SILT_OK; /* object stores have no folders */
+    path = full_path(store, key);
+    if (path == NULL)
+        return err_nomem(err);
+    for (;;) {
+        char *slash = strrchr(path, '/');
+        if (slash == NULL || (size_t)(slash - path) <= root_len)
+            break; /* never the root itself */
+        *slash = '\0';
+        if (rmdir(path) != 0)
+            break; /* not empty (or not removable): its parents are not empty either */
+    }
+    mem_free(path);
+    return SILT_OK;
+}
+
 silt_status io_prune_empty_folders(io_store *store, silt_error *err)
 {
     struct stat st;
@@ -952,5 +984,21 @@ silt_status io_local_store_open(io_store **out, const char *root_dir, int create
     store->base.root = root;
     pthread_mutex_init(&store->sync_mutex, NULL);
     *out = &store->base;
+    return SILT_OK;
+}
+
+static pthread_once_t root_once = PTHREAD_ONCE_INIT;
+static io_store *root_store;
+static silt_error root_error = SILT_ERROR_INIT;
+
+static void open_root(void) { io_local_store_open(&root_store, "/", 0, &root_error); }
+
+silt_status io_local_root_store(io_store **out, silt_error *err)
+{
+    pthread_once(&root_once, open_root);
+    *out = root_store;
+    if (root_store == NULL)
+        return err_set(err, root_error.code != SILT_OK ? root_error.code : SILT_IO, "%s",
+                       root_error.message);
     return SILT_OK;
 }

@@ -1,6 +1,6 @@
 /*
- * exec_clone.c - CONVERT TO DELTA, CREATE TABLE ... DEEP CLONE and CREATE
- * TABLE ... LIKE (delta/maint.h; docs/maintenance.md).
+ * exec_clone.c - CONVERT TO DELTA, CREATE TABLE ... SHALLOW | DEEP CLONE and
+ * CREATE TABLE ... LIKE (delta/maint.h; docs/maintenance.md).
  */
 #include <string.h>
 
@@ -54,7 +54,7 @@ silt_status sql_exec_create_copy(binder *b, const sql_stmt *stmt, io_store *targ
     static const char *const names[] = {"source_table_size", "source_num_of_files",
                                         "num_removed_files", "num_copied_files",
                                         "removed_files_size", "copied_files_size"};
-    delta_clone_options o = {1, 0, NULL, NULL, 0};
+    delta_clone_options o = {1, 0, 0, NULL, NULL, 0};
     delta_clone_metrics m;
     const sql_kv_list *kv = &stmt->u.create_table.properties;
     dlog_map props;
@@ -63,10 +63,7 @@ silt_status sql_exec_create_copy(binder *b, const sql_stmt *stmt, io_store *targ
     int64_t values[6];
     size_t idx;
     o.like = stmt->u.create_table.like.n_parts > 0;
-    if (stmt->u.create_table.clone == 1)
-        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "SHALLOW CLONE is not supported "
-                          "yet: silt does not read data files outside a table's folder; use DEEP "
-                          "CLONE");
+    o.shallow = stmt->u.create_table.clone == 1;
     if (stmt->u.create_table.partitioned_by.n > 0 || stmt->u.create_table.columns.n > 0)
         return sql_bind_error(b, err, stmt->pos, SILT_BIND, "CREATE TABLE ... %s takes its columns "
                           "and partitioning from the source table", o.like ? "LIKE" : "CLONE");
@@ -82,6 +79,12 @@ silt_status sql_exec_create_copy(binder *b, const sql_stmt *stmt, io_store *targ
         props.items[idx].key = (char *)kv->items[idx].key;
         props.items[idx].value = (char *)(kv->items[idx].value ? kv->items[idx].value : "");
     }
+    if (o.shallow && (strstr(io_store_root(src.store), "://") != NULL ||
+                      strstr(io_store_root(target), "://") != NULL))
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "SHALLOW CLONE of or into a "
+                          "table on object storage is not supported yet: silt reads absolute "
+                          "paths on the local file system only (docs/maintenance.md); use DEEP "
+                          "CLONE");
     o.properties = &props;
     o.source_name = src.display;
     o.is_managed = managed;

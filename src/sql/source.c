@@ -231,10 +231,11 @@ static silt_status delta_units_split(binder *b, delta_morsels *m, silt_error *er
     if (m->files == NULL)
         return err_nomem(err);
     for (idx = 0; idx < m->n_files; idx++) {
-        const char *path = m->one[idx].files[0].path;
-        if (path[0] == '/' || strstr(path, "://") != NULL)
-            return SILT_OK; /* the scan refuses it by name; cut nothing */
-        SILT_RETURN_IF_ERROR(delta_scan_missing_file(pq_file_open(&m->files[idx], m->store, path,
+        io_store *store;
+        const char *key;
+        SILT_RETURN_IF_ERROR(delta_file_locate(m->store, m->one[idx].files[0].path, &store, &key,
+                                               err));
+        SILT_RETURN_IF_ERROR(delta_scan_missing_file(pq_file_open(&m->files[idx], store, key,
                                                                   err),
                                                      m->one[idx].version, err));
     }

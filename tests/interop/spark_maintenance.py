@@ -20,6 +20,9 @@
 5. silt's CONVERT TO DELTA of a Parquet folder Spark wrote (partitioned),
    read by Spark with silt's footer statistics; silt's DEEP CLONE of it, read
    by Spark, unchanged by a later DELETE on the source.
+6. SHALLOW CLONE both ways: Spark reads silt's (absolute file: paths, the
+   source's deletion vectors by absolute path) and its CLONE history; silt
+   reads Spark's; silt's VACUUM of either clone deletes no source file.
 
 Runs under <repo>/.peers/venv/bin/python (re-executing itself there).
 Without the venv it exits 77 (skip), or 1 when CI=true.
@@ -239,6 +242,37 @@ def convert_clone_case(spark):
     check(spark_rows(spark, clone) == want, "the clone keeps its rows when the source changes")
 
 
+def shallow_clone_case(spark):
+    src = WORK / "shsrc"
+    silt(f"CREATE TABLE delta.`{src}` (id INT, p INT) USING DELTA PARTITIONED BY (p) "
+         "TBLPROPERTIES ('delta.enableDeletionVectors' = 'true'); "
+         f"INSERT INTO delta.`{src}` SELECT id, id % 2 FROM range(0, 40); "
+         f"INSERT INTO delta.`{src}` SELECT id, id % 2 FROM range(40, 60)")
+    spark.sql(f"DELETE FROM delta.`{src}` WHERE id % 5 = 0")
+    want = spark_rows(spark, src)
+    mine = WORK / "shsilt"
+    silt(f"CREATE TABLE delta.`{mine}` SHALLOW CLONE delta.`{src}`")
+    adds = [a["add"] for a in commit(mine, 0) if "add" in a]
+    check(adds and all(a["path"].startswith("file:/") for a in adds)
+          and not list(mine.glob("p=*")), "silt's SHALLOW CLONE names the source's files, copies none")
+    check(any(a.get("deletionVector", {}).get("storageType") == "p" for a in adds),
+          "silt's SHALLOW CLONE names the source's vectors by absolute path")
+    check(spark_rows(spark, mine) == want, "Spark reads silt's SHALLOW CLONE (deletion vectors applied)")
+    hist = spark.sql(f"DESCRIBE HISTORY delta.`{mine}`").collect()[0]
+    check(hist["operation"] == "CLONE" and hist["operationParameters"]["isShallow"] == "true"
+          and hist["operationMetrics"]["numCopiedFiles"] == "0",
+          "Spark's history of silt's clone: CLONE, isShallow true, nothing copied: %s"
+          % dict(hist["operationMetrics"]))
+    theirs = WORK / "shspark"
+    spark.sql(f"CREATE TABLE delta.`{theirs}` SHALLOW CLONE delta.`{src}` VERSION AS OF 1")
+    got = sorted(tuple(int(v) for v in line.split(",")) for line in silt_rows(theirs, "id, p"))
+    check(got == spark_rows(spark, src, 1), "silt reads Spark's SHALLOW CLONE (version 1)")
+    silt(f"DELETE FROM delta.`{theirs}` WHERE p = 0; VACUUM delta.`{theirs}` RETAIN 0 HOURS; "
+         f"VACUUM delta.`{mine}` RETAIN 0 HOURS")
+    check(spark_rows(spark, src) == want and spark_rows(spark, src, 1) == spark_rows(spark, theirs, 0),
+          "silt's VACUUM of both clones deletes none of the source's files")
+
+
 def main():
     from peers import spark_session
     shutil.rmtree(WORK, ignore_errors=True)
@@ -247,7 +281,8 @@ def main():
     # VACUUM and CONVERT list folders with this many tasks (10,000 by default): minutes locally
     spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    cases = (optimize_case, vacuum_case, interleave_case, manifest_case, convert_clone_case)
+    cases = (optimize_case, vacuum_case, interleave_case, manifest_case, convert_clone_case,
+             shallow_clone_case)
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None  # to rerun some by name
     for case in cases:
         if only is not None and case.__name__ not in only:

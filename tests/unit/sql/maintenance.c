@@ -157,3 +157,19 @@ void test_sql_maintenance__vacuum_sweeps_dead_temp_files_only(void)
     delta_snapshot_free(snap);
     io_store_free(store);
 }
+
+/* VACUUM removes the partition folders its deletes leave empty (Delta's VACUUM deletes empty folders). */
+void test_sql_maintenance__vacuum_removes_emptied_partition_folders(void)
+{
+    run2("CREATE TABLE", "(a INT, p INT, q INT) USING DELTA PARTITIONED BY (p, q)");
+    run2("INSERT INTO", "VALUES (1, 0, 0), (2, 1, 0), (3, 1, 1)");
+    run2("DELETE FROM", "WHERE p = 0 OR q = 1");
+    check_int(1, exists("p=0/q=0"));
+    check_ok(sql_execute(s, "SET spark.databricks.delta.retentionDurationCheck.enabled = false",
+                         NULL, &err), &err);
+    run2("VACUUM", "RETAIN 0 HOURS");
+    check_int(0, exists("p=0")); /* both levels went */
+    check_int(0, exists("p=1/q=1"));
+    check_int(1, exists("p=1/q=0")); /* its file is live */
+    check_int(1, exists("_delta_log"));
+}
