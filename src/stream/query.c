@@ -599,6 +599,9 @@ silt_status stream_query_open(stream_query **out, sql_session *s, const char *te
         rc = parse_one(q, text, &st, err);
     if (rc == SILT_OK)
         rc = open_statement(q, st, &ckpt, err);
+    if (rc == SILT_OK)
+        q->src->until_now = q->o.trigger == STREAM_TRIGGER_AVAILABLE_NOW ||
+                            q->o.trigger == STREAM_TRIGGER_ONCE;
     desc = rc == SILT_OK ? arena_sprintf(a, "%s -> %s", q->src->desc, q->sink_desc) : NULL;
     if (rc == SILT_OK && desc == NULL)
         rc = err_nomem(err);

@@ -37,6 +37,10 @@ silt_status stream_ckpt_read(stream_ckpt *c, const char *dir, int64_t n, buf *ou
 silt_status stream_ckpt_write(stream_ckpt *c, const char *dir, int64_t n, const char *data,
                               size_t len, int if_absent, silt_error *err);
 
+/* The source offset of offsets/n (its last line, one source) into *out (in a). */
+silt_status stream_ckpt_source_offset(stream_ckpt *c, int64_t n, arena *a, char **out,
+                                      silt_error *err);
+
 /* Small readers of the JSON silt writes in its checkpoint: 1 when found. */
 int stream_json_int(const char *json, const char *key, int64_t *out);
 int stream_json_str(const char *json, const char *key, arena *a, char **out);
@@ -73,6 +77,12 @@ struct stream_source {
     const col_type *schema; /* the rows' STRUCT */
     char *desc;             /* FileStreamSource[file:/in] */
     char *start_json;       /* the committed offset ("null" at first) */
+    /*
+     * Set by the query under availableNow and once: a source whose input
+     * grows with time (rate) ends its range where the clock was at the
+     * first plan, as Spark's AvailableNowDataStreamWrapper does.
+     */
+    int until_now;
 };
 
 /*

@@ -12,6 +12,7 @@ query, a batch query over STREAM, options that do not apply).
 Prints one line per check and "N passed, M failed".
 """
 import json
+import math
 import os
 import shutil
 import signal
@@ -295,6 +296,81 @@ def delta_source_flow():
                *[f"SELECT * FROM STREAM delta.`{os.path.join(WORK, 'nope')}`"])
     check("a missing source table is refused", run.returncode == 1, run.stderr)
 
+def rate_value_at(seconds, rps, ramp):
+    """Spark's RateStreamProvider.valueAtSecond: rows made in the first `seconds` seconds."""
+    delta = rps // (ramp + 1)
+    if seconds <= ramp:
+        return (seconds + 1) // 2 * delta * seconds if seconds % 2 == 1 \
+            else seconds // 2 * delta * (seconds + 1)
+    return rate_value_at(ramp, rps, ramp) + (seconds - ramp) * rps
+
+
+def rate_rows(creation_ms, s0, s1, rps, ramp, parts):
+    """Spark's rate source rows of a batch over seconds (s0, s1]: (timestamp in us, value),
+    partition 0 first (RateStreamMicroBatchStream.planInputPartitions and its reader)."""
+    start, end = rate_value_at(s0, rps, ramp), rate_value_at(s1, rps, ramp)
+    if start == end:
+        return []
+    local = creation_ms + s0 * 1000
+    per = (s1 - s0) * 1000 / (end - start)
+    return [((int(math.floor((v - start) * per + 0.5)) + local) * 1000, v)
+            for p in range(parts) for v in range(start + p, end, parts)]
+
+
+def rate_source_flow():
+    table, ckpt = os.path.join(WORK, "rate_t"), os.path.join(WORK, "rate_ck")
+    silt("sql", f"CREATE TABLE delta.`{table}` (timestamp TIMESTAMP, value BIGINT) USING delta")
+    stmt = (f"INSERT INTO delta.`{table}` SELECT * FROM STREAM "
+            "rate(rowsPerSecond => 10, rampUpTime => '2s', numPartitions => 3)")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    start_file = os.path.join(ckpt, "sources", "0", "0")
+    text = open(start_file).read() if os.path.exists(start_file) else ""
+    check("rate: the first start records its start time as Spark does (sources/0/0)",
+          run.returncode == 0 and text.startswith("v1\n") and text[3:].isdigit(),
+          run.stderr + repr(text))
+    check("rate: availableNow at the first start has no whole second yet: no batch",
+          not os.path.exists(os.path.join(ckpt, "offsets")), run.stderr)
+    # the stream started 4.5 seconds ago: the next availableNow run takes seconds (0, 4]
+    creation = int(time.time() * 1000) - 4500
+    open(start_file, "w").write(f"v1\n{creation}")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    offsets = sorted(os.listdir(os.path.join(ckpt, "offsets"))) \
+        if os.path.exists(os.path.join(ckpt, "offsets")) else []
+    end = int(open(os.path.join(ckpt, "offsets", "0")).read().splitlines()[2]) if offsets else -1
+    check("rate: availableNow runs one batch up to the second reached at its start",
+          run.returncode == 0 and offsets == ["0"] and end in (4, 5), run.stderr + str(offsets))
+    got = silt("sql", "--format", "csv",
+               f"SELECT unix_micros(timestamp), value FROM delta.`{table}`").stdout
+    got = [tuple(int(x) for x in line.split(",")) for line in got.strip().splitlines()[1:]]
+    want = rate_rows(creation, 0, end, 10, 2, 3)
+    check("rate: the batch's rows are Spark's (ramp-up, partitions, timestamps)",
+          got == want and len(want) == rate_value_at(end, 10, 2), f"{got[:5]} vs {want[:5]}")
+    # the console sink; a batch replayed after a crash gives the same rows
+    cck = os.path.join(WORK, "rate_cck")
+    query = "SELECT value, unix_millis(timestamp) AS ms FROM STREAM rate(rowsPerSecond => 3)"
+    silt("stream", "--trigger", "once", "--checkpoint", cck, query)
+    open(os.path.join(cck, "sources", "0", "0"), "w").write(f"v1\n{creation}")
+    first = silt("stream", "--trigger", "once", "--checkpoint", cck, query).stdout
+    os.remove(os.path.join(cck, "commits", "0"))
+    again = silt("stream", "--trigger", "once", "--checkpoint", cck, query).stdout
+    check("rate: a replayed batch gives the same rows", first == again and "Batch: 0" in first
+          and f"|    0|{creation}|" in first, repr(first) + repr(again))
+    for opts, needle in [("rowsPerSecond => 0", "'rowsPerSecond' must be positive"),
+                         ("numPartitions => -2", "'numPartitions' must be positive"),
+                         ("rampUpTime => '-3s'", "'rampUpTime' must not be negative"),
+                         ("rampUpTime => '5 parsecs'", "Failed to parse time string"),
+                         ("rampUpTime => '5w'", "Invalid suffix: \"w\""),
+                         ("rowsPerSecond => 'ten'", "For input string: \"ten\""),
+                         ("rowsPerSecond => 4611686018427387904, rampUpTime => '3s'",
+                          "INCORRECT_RAMP_UP_RATE"),
+                         ("useManualClock => true", "useManualClock")]:
+        run = silt("stream", "--trigger", "once", f"SELECT * FROM STREAM rate({opts})", ok=False)
+        check(f"rate: {opts} is refused", run.returncode == 1 and needle in run.stderr,
+              run.stderr)
+    run = silt("stream", "--trigger", "once", "SELECT * FROM STREAM rate(5)", ok=False)
+    check("rate: a positional argument is refused", run.returncode == 1 and
+          "named arguments" in run.stderr, run.stderr)
+
 
 def main():
     if os.path.exists(WORK):
@@ -305,6 +381,7 @@ def main():
     continuous_stream(src)
     options_and_formats()
     delta_source_flow()
+    rate_source_flow()
     print(f"{PASSED} passed, {FAILED} failed")
     sys.exit(1 if FAILED else 0)
 
