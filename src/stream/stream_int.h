@@ -114,6 +114,28 @@ typedef struct stream_counted {
 silt_status stream_counted_next(void *payload, arena *batch_arena, col_batch **out,
                                 silt_error *err);
 
+/* ---- aggregate.c: stateful aggregation (complete and update modes) */
+
+typedef struct stream_agg stream_agg;
+/*
+ * Checks that qr (whose STREAM reference is already the bound batch_name)
+ * is an aggregation silt keeps state for, and prepares its statements
+ * (src is bound empty once to learn the schemas). Lives in arena a; free
+ * with stream_agg_free.
+ */
+silt_status stream_agg_open(stream_agg **out, sql_session *s, arena *a, sql_query *qr,
+                            stream_source *src, const char *batch_name, const char *text,
+                            size_t len, silt_error *err);
+void stream_agg_free(stream_agg *g);
+/* Loads the state after batch (state/batch of the checkpoint); batch -1: empty. */
+silt_status stream_agg_load(stream_agg *g, stream_ckpt *c, int64_t batch, silt_error *err);
+/* With the batch bound: merges its rows into the state and writes state/batch. */
+silt_status stream_agg_batch(stream_agg *g, stream_ckpt *c, int64_t batch, silt_error *err);
+/* The query's output over the bound state (touched_only: the groups of the last batch). */
+silt_status stream_agg_output_sql(stream_agg *g, int touched_only, buf *out, silt_error *err);
+silt_status stream_agg_bind_output(stream_agg *g, silt_error *err);
+void stream_agg_unbind_output(stream_agg *g);
+
 /* ---- console.c: Spark's console sink */
 
 silt_status stream_console_batch(sql_result *res, int64_t batch_id, int64_t max_rows,
