@@ -487,6 +487,7 @@ silt_status stream_agg_open(stream_agg **out, sql_session *s, arena *a, sql_quer
 {
     stream_agg *g = arena_calloc(a, 1, sizeof(*g));
     sql_stmt whole;
+    size_t idx;
     silt_status rc;
     *out = NULL;
     if (g == NULL)
@@ -514,6 +515,11 @@ silt_status stream_agg_open(stream_agg **out, sql_session *s, arena *a, sql_quer
     if (g->out_schema->n_fields != g->n_out)
         return err_set(err, SILT_RUNTIME, "the streaming aggregation has %zu columns, its "
                        "query %zu", g->n_out, g->out_schema->n_fields);
+    for (idx = 0; idx < g->n_out; idx++)
+        if (g->out[idx].is_agg && g->out[idx].kind == SA_AVG &&
+            g->out_schema->fields[idx].type->id == COL_DECIMAL)
+            return err_set(err, SILT_UNSUPPORTED, "avg of a DECIMAL over a stream is not "
+                           "supported yet (its state would lose Spark's decimal result)");
     SILT_RETURN_IF_ERROR(build_merge(g, err));
     *out = g;
     return SILT_OK;
@@ -538,7 +544,14 @@ static silt_status write_state(stream_agg *g, stream_ckpt *c, int64_t batch, sil
     if (c->store == NULL)
         return SILT_OK; /* no checkpoint: the state lives as long as the stream */
     snprintf(key, sizeof(key), "state/%lld", (long long)batch);
-    rc = pqw_writer_open(&w, c->store, key, g->state_schema, NULL, err);
+    /* a batch replayed after a crash writes its state again (the same rows) */
+    rc = io_delete(c->store, key, err);
+    if (rc == SILT_NOTFOUND) {
+        err_clear(err);
+        rc = SILT_OK;
+    }
+    if (rc == SILT_OK)
+        rc = pqw_writer_open(&w, c->store, key, g->state_schema, NULL, err);
     for (idx = 0; rc == SILT_OK && idx < g->state.n; idx++) {
         col_batch b = *g->state.items[idx];
         b.schema = g->state_schema;

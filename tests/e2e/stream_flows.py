@@ -371,6 +371,87 @@ def rate_source_flow():
     check("rate: a positional argument is refused", run.returncode == 1 and
           "named arguments" in run.stderr, run.stderr)
 
+def csv_rows(sql):
+    out = silt("sql", "--format", "csv", sql).stdout.strip().splitlines()
+    return sorted(out[1:])
+
+
+def aggregation_flow():
+    src, agg = os.path.join(WORK, "agg_src"), os.path.join(WORK, "agg_t")
+    s_sql, a_sql = f"delta.`{src}`", f"delta.`{agg}`"
+    silt("sql", f"CREATE TABLE {s_sql} (id INT, route STRING, fare INT) USING delta")
+    for values in ["(1,'a',10),(2,'b',20)", "(3,'a',5),(4,NULL,7)", "(5,'c',NULL)"]:
+        silt("sql", f"INSERT INTO {s_sql} VALUES {values}")
+    cols = "route, count(*) AS n, sum(fare) AS total, min(fare) AS lo, max(fare) AS hi, avg(fare)"
+    batch_answer = f"SELECT {cols} FROM {s_sql} GROUP BY route"
+    create = (f"CREATE STREAMING TABLE {a_sql} AS SELECT {cols} FROM STREAM {s_sql} "
+              "WITH (maxFilesPerTrigger = 1) GROUP BY route")
+    run = silt("sql", create)
+    ckpt = os.path.join(agg, "_silt_stream", "checkpoint")
+    commits = sorted(os.listdir(os.path.join(ckpt, "commits"))) if run.returncode == 0 else []
+    check("aggregation: a Delta source group-by, one batch per commit", commits == ["0", "1", "2"],
+          run.stderr + str(commits))
+    check("aggregation: complete mode equals the batch answer after several batches",
+          csv_rows(f"SELECT * FROM {a_sql}") == csv_rows(batch_answer),
+          f"{csv_rows(f'SELECT * FROM {a_sql}')} vs {csv_rows(batch_answer)}")
+    check("aggregation: the state of every batch is in the checkpoint",
+          sorted(os.listdir(os.path.join(ckpt, "state"))) == ["0", "1", "2"])
+    last = log_actions(agg)[-1]
+    check("aggregation: the Delta sink replaces the table each batch, with its txn",
+          any("remove" in a for a in last) and any("txn" in a for a in last), str(last)[:300])
+    silt("sql", f"INSERT INTO {s_sql} VALUES (6,'a',1),(7,'d',3)")
+    # a crash after the sink's commit and before commits/3: the replay writes nothing
+    run = silt("sql", f"REFRESH STREAMING TABLE {a_sql}")
+    os.remove(os.path.join(ckpt, "commits", "3"))
+    n_log = len(log_actions(agg))
+    run = silt("sql", f"REFRESH STREAMING TABLE {a_sql}")
+    check("aggregation: a replayed batch writes nothing and the state goes on",
+          run.returncode == 0 and len(log_actions(agg)) == n_log and
+          os.path.exists(os.path.join(ckpt, "commits", "3")), run.stderr)
+    silt("sql", f"INSERT INTO {s_sql} VALUES (8,'b',2)")
+    run = silt("sql", f"REFRESH STREAMING TABLE {a_sql}")
+    check("aggregation: after a restart the state carries on (equals the batch answer)",
+          run.returncode == 0 and csv_rows(f"SELECT * FROM {a_sql}") == csv_rows(batch_answer),
+          run.stderr + str(csv_rows(f"SELECT * FROM {a_sql}")))
+    # INSERT INTO with --output-mode complete, a global aggregate
+    tot = os.path.join(WORK, "agg_total")
+    silt("sql", f"CREATE TABLE delta.`{tot}` (n BIGINT, total BIGINT) USING delta")
+    run = silt("stream", "--trigger", "availableNow", "--output-mode", "complete", "--checkpoint",
+               os.path.join(WORK, "agg_ck"), f"INSERT INTO delta.`{tot}` SELECT count(*), "
+               f"sum(fare) FROM STREAM {s_sql} WITH (maxFilesPerTrigger = 2)")
+    check("aggregation: INSERT INTO in complete mode (a global aggregate)",
+          run.returncode == 0 and csv_rows(f"SELECT * FROM delta.`{tot}`") == ["8,48"],
+          run.stderr + str(csv_rows(f"SELECT * FROM delta.`{tot}`")))
+    # update mode on the console: the groups each batch touched
+    run = silt("stream", "--trigger", "availableNow", "--output-mode", "update", "--checkpoint",
+               os.path.join(WORK, "agg_upd"), "SELECT route, count(*) AS n, avg(fare) AS a "
+               f"FROM STREAM {s_sql} WITH (maxFilesPerTrigger = 1) WHERE route IS NOT NULL "
+               "GROUP BY route")
+    batches = run.stdout.split("Batch: ")[1:]
+    check("aggregation: update mode prints the touched groups with their new values",
+          len(batches) == 5 and "|    a|  1|10.0|" in batches[0] and "|    b|" in batches[0]
+          and "|    a|  2|7.5|" in batches[1] and "|    b|" not in batches[1]
+          and "|    c|  1|NULL|" in batches[2] and "|    a|  3|5.333333333333333|" in batches[3]
+          and "|    d|  1|              3.0|" in batches[3] and "|    b|  2|11.0|" in batches[4]
+          and "|    a|" not in batches[4], run.stdout + run.stderr)
+    q = f"FROM STREAM {s_sql} GROUP BY route"
+    for mode, stmt, needle in [
+            ("append", f"SELECT route, count(*) {q}",
+             "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK"),
+            ("complete", f"SELECT route, count(DISTINCT id) {q}", "Distinct aggregations"),
+            ("complete", f"SELECT route, count(*) {q} HAVING count(*) > 1", "HAVING"),
+            ("complete", f"SELECT route, count(*) + 1 {q}", "expression over aggregates"),
+            ("complete", f"SELECT route, count(*) {q} ORDER BY route", "ORDER BY"),
+            ("complete", f"SELECT route, avg(CAST(fare AS DECIMAL(10,2))) {q}", "DECIMAL")]:
+        run = silt("stream", "--trigger", "once", "--output-mode", mode, stmt, ok=False)
+        check(f"aggregation: refused: {stmt[:60]}", run.returncode == 1 and needle in run.stderr,
+              run.stderr)
+    run = silt("stream", "--trigger", "once", "--output-mode", "update", "--checkpoint",
+               os.path.join(WORK, "agg_u2"), f"INSERT INTO delta.`{tot}` SELECT count(*), "
+               f"sum(fare) FROM STREAM {s_sql}", ok=False)
+    check("aggregation: update mode into Delta is refused", run.returncode == 1 and
+          "does not support Update output mode" in run.stderr, run.stderr)
+
 
 def main():
     if os.path.exists(WORK):
@@ -382,6 +463,7 @@ def main():
     options_and_formats()
     delta_source_flow()
     rate_source_flow()
+    aggregation_flow()
     print(f"{PASSED} passed, {FAILED} failed")
     sys.exit(1 if FAILED else 0)
 
