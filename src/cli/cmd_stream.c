@@ -143,9 +143,11 @@ const cli_command cli_stream_command = {
     "  INSERT INTO t SELECT ... FROM STREAM <source>        (needs --checkpoint)\n"
     "  SELECT ... FROM STREAM <source>                      (the console sink)\n"
     "Sources: read_files('dir', format => 'csv', schema => '...', maxFilesPerTrigger\n"
-    "=> n, ...). Without --trigger a batch runs as soon as input arrives. Each batch\n"
-    "prints one progress line on stderr (--progress json: Spark's\n"
-    "StreamingQueryProgress); the console sink prints its batches on stdout.\n"
+    "=> n, ...), a Delta table (STREAM delta.`p` WITH (startingVersion = 0, ...)),\n"
+    "rate(rowsPerSecond => n, rampUpTime => '5s', numPartitions => p). Without\n"
+    "--trigger a batch runs as soon as input arrives. Each batch prints one\n"
+    "progress line on stderr (--progress json: Spark's StreamingQueryProgress);\n"
+    "the console sink prints its batches on stdout.\n"
     "\n"
     "Exit status: 0 the stream ended, 1 it failed (error on stderr), 2 usage error.\n",
     run_stream};

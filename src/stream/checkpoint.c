@@ -231,3 +231,24 @@ silt_status stream_ckpt_write(stream_ckpt *c, const char *dir, int64_t n, const 
     }
     return rc;
 }
+
+silt_status stream_ckpt_source_offset(stream_ckpt *c, int64_t n, arena *a, char **out,
+                                      silt_error *err)
+{
+    buf b;
+    const char *line;
+    silt_status rc;
+    buf_init(&b, 0);
+    rc = stream_ckpt_read(c, "offsets", n, &b, err);
+    /* the source offset is the last line (Spark's OffsetSeqLog with one source) */
+    while (rc == SILT_OK && b.len > 0 && (b.data[b.len - 1] == '\n' || b.data[b.len - 1] == '\0'))
+        b.data[--b.len] = '\0';
+    line = rc == SILT_OK ? strrchr(b.data, '\n') : NULL;
+    if (rc == SILT_OK && line == NULL)
+        rc = err_set(err, SILT_CORRUPT, "offsets/%lld of the checkpoint has no source offset",
+                     (long long)n);
+    if (rc == SILT_OK && (*out = arena_strdup(a, line + 1)) == NULL)
+        rc = err_nomem(err);
+    buf_clear(&b);
+    return rc;
+}

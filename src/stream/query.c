@@ -54,6 +54,12 @@ struct stream_query {
     pthread_mutex_t mu;      /* guards progress */
     buf progress;
     int64_t last_end_ms;     /* when the previous batch ended, for inputRowsPerSecond */
+    /* a stateful aggregation: its state and the statement each batch's output runs */
+    sql_query *agg_query;
+    stream_agg *agg;
+    const sql_name *target;  /* the Delta sink's table */
+    sql_stmt *out_stmt;
+    char *out_text;
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -338,12 +344,23 @@ silt_status stream_source_open(stream_source **out, sql_session *s, arena *a,
     return stream_delta_source_new(out, s, a, location, kv, n, err);
 }
 
-static silt_status check_mode(stream_query *q, int agg, silt_error *err)
+static silt_status check_mode(stream_query *q, sql_query *qr, silt_error *err)
 {
     stream_output_mode m = q->o.mode;
-    if (agg)
-        return err_set(err, SILT_UNSUPPORTED, "stateful aggregation over a stream (GROUP BY, "
-                       "aggregate functions) is not supported yet");
+    if (aggregates(qr)) {
+        if (m == STREAM_MODE_APPEND)
+            return err_set(err, SILT_BIND, "[UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK] "
+                           "Append output mode not supported for streaming aggregations on "
+                           "streaming DataFrames/DataSets without watermark.");
+        if (m == STREAM_MODE_UPDATE && q->sink == SINK_DELTA)
+            return err_set(err, SILT_UNSUPPORTED, "Data source delta does not support Update "
+                           "output mode");
+        if (m == STREAM_MODE_DEFAULT)
+            q->o.mode = STREAM_MODE_COMPLETE; /* stream.h: complete for an aggregation */
+        q->agg_query = qr;
+        return stream_agg_open(&q->agg, q->s, q->a, qr, q->src, BATCH_SOURCE, q->text, q->len,
+                               err);
+    }
     if (m == STREAM_MODE_COMPLETE)
         return err_set(err, SILT_BIND, "Complete output mode not supported when there are no "
                        "streaming aggregations on streaming DataFrames/Datasets");
@@ -382,7 +399,7 @@ static silt_status take_source(stream_query *q, sql_query *qr, silt_error *err)
     q->ref->u.named.name.n_parts = 1;
     q->ref->u.named.name.parts = part;
     q->ref->stream = 0;
-    return check_mode(q, aggregates(qr), err);
+    return check_mode(q, qr, err);
 }
 
 /* INSERT INTO target <query>: the statement every batch of a Delta sink runs. */
@@ -398,6 +415,7 @@ static silt_status insert_stmt(stream_query *q, const sql_name *target, sql_quer
     st->u.insert.table = *target;
     st->u.insert.query = qr;
     q->stmt = st;
+    q->target = &st->u.insert.table;
     return SILT_OK;
 }
 
@@ -552,7 +570,13 @@ static silt_status open_statement(stream_query *q, sql_stmt *st, const char **ck
                            "--output-mode complete with an aggregation");
         q->sink = SINK_DELTA;
         q->stmt = st;
+        q->target = &st->u.insert.table;
         SILT_RETURN_IF_ERROR(take_source(q, st->u.insert.query, err));
+        if (q->agg != NULL && (st->u.insert.columns.n > 0 || st->u.insert.by_name ||
+                               st->u.insert.n_partition > 0 || st->u.insert.replace_where))
+            return err_set(err, SILT_UNSUPPORTED, "INSERT INTO of a streaming aggregation "
+                           "with a column list, BY NAME, PARTITION or REPLACE WHERE is not "
+                           "supported yet");
         SILT_RETURN_IF_ERROR(table_location(q, &st->u.insert.table, &location, err));
         if (location == NULL)
             return err_set(err, SILT_NOTFOUND, "[TABLE_OR_VIEW_NOT_FOUND] The table or view %s "
@@ -570,6 +594,32 @@ static silt_status open_statement(stream_query *q, sql_stmt *st, const char **ck
     return err_set(err, SILT_INVALID, "not a streaming statement: a stream runs CREATE [OR "
                    "REFRESH] STREAMING TABLE, REFRESH STREAMING TABLE, INSERT INTO ... SELECT "
                    "... FROM STREAM ... or SELECT ... FROM STREAM ...");
+}
+
+/*
+ * The statement each batch of an aggregation runs over its state: the
+ * query's rows into the console (the touched groups in update mode), or
+ * INSERT OVERWRITE of the Delta sink's table (complete mode: Spark's
+ * DeltaSink replaces the table's rows every batch).
+ */
+static silt_status agg_output_stmt(stream_query *q, silt_error *err)
+{
+    buf b;
+    sql_stmt_list *list = NULL;
+    silt_status rc = SILT_OK;
+    buf_init(&b, 0);
+    if (q->sink == SINK_DELTA)
+        rc = buf_printf(&b, err, "INSERT OVERWRITE %s ", name_sql(q->a, q->target));
+    if (rc == SILT_OK)
+        rc = stream_agg_output_sql(q->agg, q->o.mode == STREAM_MODE_UPDATE, &b, err);
+    if (rc == SILT_OK && (q->out_text = arena_strdup(q->a, buf_cstr(&b))) == NULL)
+        rc = err_nomem(err);
+    if (rc == SILT_OK)
+        rc = sql_parse(q->a, q->out_text, &list, err);
+    if (rc == SILT_OK)
+        q->out_stmt = list->items[0];
+    buf_clear(&b);
+    return rc;
 }
 
 silt_status stream_query_open(stream_query **out, sql_session *s, const char *text,
@@ -599,11 +649,18 @@ silt_status stream_query_open(stream_query **out, sql_session *s, const char *te
         rc = parse_one(q, text, &st, err);
     if (rc == SILT_OK)
         rc = open_statement(q, st, &ckpt, err);
+    if (rc == SILT_OK && q->agg != NULL)
+        rc = agg_output_stmt(q, err);
+    if (rc == SILT_OK)
+        q->src->until_now = q->o.trigger == STREAM_TRIGGER_AVAILABLE_NOW ||
+                            q->o.trigger == STREAM_TRIGGER_ONCE;
     desc = rc == SILT_OK ? arena_sprintf(a, "%s -> %s", q->src->desc, q->sink_desc) : NULL;
     if (rc == SILT_OK && desc == NULL)
         rc = err_nomem(err);
     if (rc == SILT_OK)
         rc = stream_ckpt_open(&q->ckpt, q->s, ckpt, desc, err);
+    if (rc == SILT_OK && q->agg != NULL)
+        rc = stream_agg_load(q->agg, &q->ckpt, q->ckpt.last_commit, err);
     if (rc != SILT_OK) {
         stream_query_free(q);
         return rc;
@@ -618,6 +675,7 @@ void stream_query_free(stream_query *q)
         return;
     if (q->src != NULL)
         q->src->ops->release(q->src);
+    stream_agg_free(q->agg);
     stream_ckpt_close(&q->ckpt);
     sql_session_free(q->s);
     buf_clear(&q->progress);
@@ -692,9 +750,12 @@ static silt_status run_sink(stream_query *q, int64_t batch, silt_error *err)
 {
     char version[32];
     sql_result *res = NULL;
+    const sql_stmt *st = q->agg != NULL ? q->out_stmt : q->stmt;
+    const char *text = q->agg != NULL ? q->out_text : q->text;
+    size_t len = strlen(text);
     silt_status rc;
     if (q->sink == SINK_CONSOLE) {
-        rc = sql_session_run_parsed(q->s, q->stmt, q->text, q->len, &res, err);
+        rc = sql_session_run_parsed(q->s, st, text, len, &res, err);
         if (rc == SILT_OK)
             rc = stream_console_batch(res, batch, q->o.console_rows, q->o.console, q->o.payload,
                                       err);
@@ -706,7 +767,7 @@ static silt_status run_sink(stream_query *q, int64_t batch, silt_error *err)
     if (rc == SILT_OK)
         rc = sql_session_set(q->s, SQL_SETTING_TXN_VERSION, version, err);
     if (rc == SILT_OK)
-        rc = sql_session_run_parsed(q->s, q->stmt, q->text, q->len, NULL, err);
+        rc = sql_session_run_parsed(q->s, st, text, len, NULL, err);
     sql_session_set(q->s, SQL_SETTING_TXN_APP_ID, NULL, NULL);
     sql_session_set(q->s, SQL_SETTING_TXN_VERSION, NULL, NULL);
     return rc;
@@ -746,8 +807,18 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
         goto done;
     t1 = time_monotonic_nanos();
     rc = q->src->ops->bind(q->src, q->s, BATCH_SOURCE, 0, err);
-    if (rc == SILT_OK)
+    if (rc == SILT_OK && q->agg != NULL) {
+        /* the state after this batch is in the checkpoint before the sink runs */
+        rc = stream_agg_batch(q->agg, &q->ckpt, batch, err);
+        sql_session_unbind_source(q->s, BATCH_SOURCE);
+        if (rc == SILT_OK)
+            rc = stream_agg_bind_output(q->agg, err);
+        if (rc == SILT_OK)
+            rc = run_sink(q, batch, err);
+        stream_agg_unbind_output(q->agg);
+    } else if (rc == SILT_OK) {
         rc = run_sink(q, batch, err);
+    }
     sql_session_unbind_source(q->s, BATCH_SOURCE);
     if (rc == SILT_OK)
         rc = stream_ckpt_write(&q->ckpt, "commits", batch, commit, sizeof(commit) - 1, 1, err);
@@ -777,7 +848,7 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
     p.start_offset = q->src->start_json;
     p.end_offset = buf_cstr(&end);
     p.sink = q->sink_desc;
-    p.num_output_rows = q->sink == SINK_CONSOLE ? p.num_input_rows : -1;
+    p.num_output_rows = q->sink == SINK_CONSOLE && q->agg == NULL ? p.num_input_rows : -1;
     rc = report(q, &p, err);
     q->src->start_json = arena_strdup(q->a, buf_cstr(&end));
     if (rc == SILT_OK && q->src->start_json == NULL)

@@ -285,26 +285,16 @@ static silt_status collect_range(delta_src *d, dpos pos, int limit, const dpos *
 
 static silt_status start_pos(delta_src *d, stream_ckpt *c, int64_t batch_id, silt_error *err)
 {
-    buf b;
-    const char *line;
-    silt_status rc = SILT_OK;
+    char *line = NULL;
     if (d->have_start)
         return SILT_OK;
     initial_pos(d, &d->start);
     if (batch_id > 0) {
-        buf_init(&b, 0);
-        rc = stream_ckpt_read(c, "offsets", batch_id - 1, &b, err);
-        /* the source offset is the last line (Spark's OffsetSeqLog with one source) */
-        while (rc == SILT_OK && b.len > 0 && b.data[b.len - 1] == '\n')
-            b.data[--b.len] = '\0';
-        line = rc == SILT_OK ? strrchr(b.data, '\n') : NULL;
-        line = line != NULL ? line + 1 : NULL;
-        if (rc == SILT_OK)
-            rc = parse_pos(d, line != NULL ? line : "", &d->start, err);
-        buf_clear(&b);
+        SILT_RETURN_IF_ERROR(stream_ckpt_source_offset(c, batch_id - 1, d->a, &line, err));
+        SILT_RETURN_IF_ERROR(parse_pos(d, line, &d->start, err));
     }
-    d->have_start = rc == SILT_OK;
-    return rc;
+    d->have_start = 1;
+    return SILT_OK;
 }
 
 static int same_pos(const dpos *a, const dpos *b)

@@ -37,6 +37,10 @@ silt_status stream_ckpt_read(stream_ckpt *c, const char *dir, int64_t n, buf *ou
 silt_status stream_ckpt_write(stream_ckpt *c, const char *dir, int64_t n, const char *data,
                               size_t len, int if_absent, silt_error *err);
 
+/* The source offset of offsets/n (its last line, one source) into *out (in a). */
+silt_status stream_ckpt_source_offset(stream_ckpt *c, int64_t n, arena *a, char **out,
+                                      silt_error *err);
+
 /* Small readers of the JSON silt writes in its checkpoint: 1 when found. */
 int stream_json_int(const char *json, const char *key, int64_t *out);
 int stream_json_str(const char *json, const char *key, arena *a, char **out);
@@ -73,6 +77,12 @@ struct stream_source {
     const col_type *schema; /* the rows' STRUCT */
     char *desc;             /* FileStreamSource[file:/in] */
     char *start_json;       /* the committed offset ("null" at first) */
+    /*
+     * Set by the query under availableNow and once: a source whose input
+     * grows with time (rate) ends its range where the clock was at the
+     * first plan, as Spark's AvailableNowDataStreamWrapper does.
+     */
+    int until_now;
 };
 
 /*
@@ -103,6 +113,28 @@ typedef struct stream_counted {
 } stream_counted;
 silt_status stream_counted_next(void *payload, arena *batch_arena, col_batch **out,
                                 silt_error *err);
+
+/* ---- aggregate.c: stateful aggregation (complete and update modes) */
+
+typedef struct stream_agg stream_agg;
+/*
+ * Checks that qr (whose STREAM reference is already the bound batch_name)
+ * is an aggregation silt keeps state for, and prepares its statements
+ * (src is bound empty once to learn the schemas). Lives in arena a; free
+ * with stream_agg_free.
+ */
+silt_status stream_agg_open(stream_agg **out, sql_session *s, arena *a, sql_query *qr,
+                            stream_source *src, const char *batch_name, const char *text,
+                            size_t len, silt_error *err);
+void stream_agg_free(stream_agg *g);
+/* Loads the state after batch (state/batch of the checkpoint); batch -1: empty. */
+silt_status stream_agg_load(stream_agg *g, stream_ckpt *c, int64_t batch, silt_error *err);
+/* With the batch bound: merges its rows into the state and writes state/batch. */
+silt_status stream_agg_batch(stream_agg *g, stream_ckpt *c, int64_t batch, silt_error *err);
+/* The query's output over the bound state (touched_only: the groups of the last batch). */
+silt_status stream_agg_output_sql(stream_agg *g, int touched_only, buf *out, silt_error *err);
+silt_status stream_agg_bind_output(stream_agg *g, silt_error *err);
+void stream_agg_unbind_output(stream_agg *g);
 
 /* ---- console.c: Spark's console sink */
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Crash test of streaming (docs/streaming.md, "Checkpoint"): SIGKILL at random moments.
 
-    kill_stream.py SILT_BIN WORK_DIR [KILLS [SEED]]
+    kill_stream.py SILT_BIN WORK_DIR [KILLS [SEED [aggregate]]]
 
 100 CSV files (rows numbered uniquely) arrive in a folder a few at a time; a
 streaming table reads them with maxFilesPerTrigger 3 through `silt stream
@@ -9,7 +9,10 @@ streaming table reads them with maxFilesPerTrigger 3 through `silt stream
 KILLS times at least (default 30) while it is running, and restarted. At
 the end every input row is in the table exactly once, the checkpoint's
 commits match its offsets, and every Delta commit of the stream carries a
-distinct txn version. Prints what it did and exits 1 on any failure.
+distinct txn version. With `aggregate` the streaming table is a stateful
+aggregation (GROUP BY id % 7 with count, sum, min, max, avg; complete mode,
+its state in the checkpoint) and at the end it equals the batch answer.
+Prints what it did and exits 1 on any failure.
 """
 import json
 import os
@@ -22,6 +25,7 @@ import time
 SILT, WORK = sys.argv[1], sys.argv[2]
 KILLS = int(sys.argv[3]) if len(sys.argv) > 3 else 30
 SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 17
+AGGREGATE = len(sys.argv) > 5 and sys.argv[5] == "aggregate"
 N_FILES, ROWS = 100, 2000
 
 
@@ -41,9 +45,12 @@ def main():
         shutil.rmtree(WORK)
     src, table = os.path.join(WORK, "in"), os.path.join(WORK, "t")
     os.makedirs(src)
-    stmt = (f"CREATE OR REFRESH STREAMING TABLE delta.`{table}` AS SELECT * FROM STREAM "
+    what = ("id % 7 AS k, count(*) AS n, sum(id) AS s, min(id) AS lo, max(id) AS hi, "
+            "avg(id) AS a" if AGGREGATE else "*")
+    stmt = (f"CREATE OR REFRESH STREAMING TABLE delta.`{table}` AS SELECT {what} FROM STREAM "
             f"read_files('{src}', format => 'csv', header => true, "
-            f"schema => 'id BIGINT, payload STRING', maxFilesPerTrigger => 3)")
+            f"schema => 'id BIGINT, payload STRING', maxFilesPerTrigger => 3)"
+            + (" GROUP BY id % 7" if AGGREGATE else ""))
     # The table exists before the first kill (a kill inside CREATE is a plain Delta write).
     subprocess.run([SILT, "sql", stmt], check=True, capture_output=True)
     added, kills, runs, mid_batch, mtime = 0, 0, 0, 0, 1_000_000
@@ -81,10 +88,20 @@ def main():
     if final.returncode != 0:
         print(f"FAIL the final run: {final.stderr}")
         return 1
-    out = subprocess.run([SILT, "sql", "--format", "csv", "SELECT count(*), count(DISTINCT id), "
-                          f"min(id), max(id) FROM delta.`{table}`"],
-                         capture_output=True, text=True, check=True).stdout.splitlines()[1]
-    want = f"{N_FILES * ROWS},{N_FILES * ROWS},0,{N_FILES * ROWS - 1}"
+    if AGGREGATE:
+        rows = subprocess.run([SILT, "sql", "--format", "csv", "SELECT k, n, s, lo, hi, "
+                               f"CAST(a * 2 AS BIGINT) FROM delta.`{table}` ORDER BY k"],
+                              capture_output=True, text=True, check=True).stdout.splitlines()[1:]
+        out = ";".join(rows)
+        ids = range(N_FILES * ROWS)
+        want = ";".join(
+            f"{k},{len(g)},{sum(g)},{g[0]},{g[-1]},{sum(g) * 2 // len(g)}"
+            for k in range(7) for g in [[i for i in ids if i % 7 == k]])
+    else:
+        out = subprocess.run([SILT, "sql", "--format", "csv", "SELECT count(*), count(DISTINCT "
+                              f"id), min(id), max(id) FROM delta.`{table}`"],
+                             capture_output=True, text=True, check=True).stdout.splitlines()[1]
+        want = f"{N_FILES * ROWS},{N_FILES * ROWS},0,{N_FILES * ROWS - 1}"
     ok = out == want
     ckpt = os.path.join(table, "_silt_stream", "checkpoint")
     offsets = sorted(int(n) for n in os.listdir(os.path.join(ckpt, "offsets")) if n.isdigit())
@@ -99,7 +116,7 @@ def main():
                     versions.append(json.loads(line)["txn"]["version"])
     ok = ok and versions == sorted(set(versions)) and len(versions) == len(commits)
     print(f"{runs} runs, {kills} killed ({mid_batch} between a batch's offsets and its commit "
-          f"mark), {len(commits)} batches, rows {out} (want {want}), "
+          f"mark), {len(commits)} batches, rows {out[:200]} (want {want[:200]}), "
           f"{len(versions)} txn versions")
     print("ok" if ok else "FAIL")
     return 0 if ok else 1

@@ -12,6 +12,7 @@ query, a batch query over STREAM, options that do not apply).
 Prints one line per check and "N passed, M failed".
 """
 import json
+import math
 import os
 import shutil
 import signal
@@ -295,6 +296,162 @@ def delta_source_flow():
                *[f"SELECT * FROM STREAM delta.`{os.path.join(WORK, 'nope')}`"])
     check("a missing source table is refused", run.returncode == 1, run.stderr)
 
+def rate_value_at(seconds, rps, ramp):
+    """Spark's RateStreamProvider.valueAtSecond: rows made in the first `seconds` seconds."""
+    delta = rps // (ramp + 1)
+    if seconds <= ramp:
+        return (seconds + 1) // 2 * delta * seconds if seconds % 2 == 1 \
+            else seconds // 2 * delta * (seconds + 1)
+    return rate_value_at(ramp, rps, ramp) + (seconds - ramp) * rps
+
+
+def rate_rows(creation_ms, s0, s1, rps, ramp, parts):
+    """Spark's rate source rows of a batch over seconds (s0, s1]: (timestamp in us, value),
+    partition 0 first (RateStreamMicroBatchStream.planInputPartitions and its reader)."""
+    start, end = rate_value_at(s0, rps, ramp), rate_value_at(s1, rps, ramp)
+    if start == end:
+        return []
+    local = creation_ms + s0 * 1000
+    per = (s1 - s0) * 1000 / (end - start)
+    return [((int(math.floor((v - start) * per + 0.5)) + local) * 1000, v)
+            for p in range(parts) for v in range(start + p, end, parts)]
+
+
+def rate_source_flow():
+    table, ckpt = os.path.join(WORK, "rate_t"), os.path.join(WORK, "rate_ck")
+    silt("sql", f"CREATE TABLE delta.`{table}` (timestamp TIMESTAMP, value BIGINT) USING delta")
+    stmt = (f"INSERT INTO delta.`{table}` SELECT * FROM STREAM "
+            "rate(rowsPerSecond => 10, rampUpTime => '2s', numPartitions => 3)")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    start_file = os.path.join(ckpt, "sources", "0", "0")
+    text = open(start_file).read() if os.path.exists(start_file) else ""
+    check("rate: the first start records its start time as Spark does (sources/0/0)",
+          run.returncode == 0 and text.startswith("v1\n") and text[3:].isdigit(),
+          run.stderr + repr(text))
+    check("rate: availableNow at the first start has no whole second yet: no batch",
+          not os.path.exists(os.path.join(ckpt, "offsets")), run.stderr)
+    # the stream started 4.5 seconds ago: the next availableNow run takes seconds (0, 4]
+    creation = int(time.time() * 1000) - 4500
+    open(start_file, "w").write(f"v1\n{creation}")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    offsets = sorted(os.listdir(os.path.join(ckpt, "offsets"))) \
+        if os.path.exists(os.path.join(ckpt, "offsets")) else []
+    end = int(open(os.path.join(ckpt, "offsets", "0")).read().splitlines()[2]) if offsets else -1
+    check("rate: availableNow runs one batch up to the second reached at its start",
+          run.returncode == 0 and offsets == ["0"] and end in (4, 5), run.stderr + str(offsets))
+    got = silt("sql", "--format", "csv",
+               f"SELECT unix_micros(timestamp), value FROM delta.`{table}`").stdout
+    got = [tuple(int(x) for x in line.split(",")) for line in got.strip().splitlines()[1:]]
+    want = rate_rows(creation, 0, end, 10, 2, 3)
+    check("rate: the batch's rows are Spark's (ramp-up, partitions, timestamps)",
+          got == want and len(want) == rate_value_at(end, 10, 2), f"{got[:5]} vs {want[:5]}")
+    # the console sink; a batch replayed after a crash gives the same rows
+    cck = os.path.join(WORK, "rate_cck")
+    query = "SELECT value, unix_millis(timestamp) AS ms FROM STREAM rate(rowsPerSecond => 3)"
+    silt("stream", "--trigger", "once", "--checkpoint", cck, query)
+    open(os.path.join(cck, "sources", "0", "0"), "w").write(f"v1\n{creation}")
+    first = silt("stream", "--trigger", "once", "--checkpoint", cck, query).stdout
+    os.remove(os.path.join(cck, "commits", "0"))
+    again = silt("stream", "--trigger", "once", "--checkpoint", cck, query).stdout
+    check("rate: a replayed batch gives the same rows", first == again and "Batch: 0" in first
+          and f"|    0|{creation}|" in first, repr(first) + repr(again))
+    for opts, needle in [("rowsPerSecond => 0", "'rowsPerSecond' must be positive"),
+                         ("numPartitions => -2", "'numPartitions' must be positive"),
+                         ("rampUpTime => '-3s'", "'rampUpTime' must not be negative"),
+                         ("rampUpTime => '5 parsecs'", "Failed to parse time string"),
+                         ("rampUpTime => '5w'", "Invalid suffix: \"w\""),
+                         ("rowsPerSecond => 'ten'", "For input string: \"ten\""),
+                         ("rowsPerSecond => 4611686018427387904, rampUpTime => '3s'",
+                          "INCORRECT_RAMP_UP_RATE"),
+                         ("useManualClock => true", "useManualClock")]:
+        run = silt("stream", "--trigger", "once", f"SELECT * FROM STREAM rate({opts})", ok=False)
+        check(f"rate: {opts} is refused", run.returncode == 1 and needle in run.stderr,
+              run.stderr)
+    run = silt("stream", "--trigger", "once", "SELECT * FROM STREAM rate(5)", ok=False)
+    check("rate: a positional argument is refused", run.returncode == 1 and
+          "named arguments" in run.stderr, run.stderr)
+
+def csv_rows(sql):
+    out = silt("sql", "--format", "csv", sql).stdout.strip().splitlines()
+    return sorted(out[1:])
+
+
+def aggregation_flow():
+    src, agg = os.path.join(WORK, "agg_src"), os.path.join(WORK, "agg_t")
+    s_sql, a_sql = f"delta.`{src}`", f"delta.`{agg}`"
+    silt("sql", f"CREATE TABLE {s_sql} (id INT, route STRING, fare INT) USING delta")
+    for values in ["(1,'a',10),(2,'b',20)", "(3,'a',5),(4,NULL,7)", "(5,'c',NULL)"]:
+        silt("sql", f"INSERT INTO {s_sql} VALUES {values}")
+    cols = "route, count(*) AS n, sum(fare) AS total, min(fare) AS lo, max(fare) AS hi, avg(fare)"
+    batch_answer = f"SELECT {cols} FROM {s_sql} GROUP BY route"
+    create = (f"CREATE STREAMING TABLE {a_sql} AS SELECT {cols} FROM STREAM {s_sql} "
+              "WITH (maxFilesPerTrigger = 1) GROUP BY route")
+    run = silt("sql", create)
+    ckpt = os.path.join(agg, "_silt_stream", "checkpoint")
+    commits = sorted(os.listdir(os.path.join(ckpt, "commits"))) if run.returncode == 0 else []
+    check("aggregation: a Delta source group-by, one batch per commit", commits == ["0", "1", "2"],
+          run.stderr + str(commits))
+    check("aggregation: complete mode equals the batch answer after several batches",
+          csv_rows(f"SELECT * FROM {a_sql}") == csv_rows(batch_answer),
+          f"{csv_rows(f'SELECT * FROM {a_sql}')} vs {csv_rows(batch_answer)}")
+    check("aggregation: the state of every batch is in the checkpoint",
+          sorted(os.listdir(os.path.join(ckpt, "state"))) == ["0", "1", "2"])
+    last = log_actions(agg)[-1]
+    check("aggregation: the Delta sink replaces the table each batch, with its txn",
+          any("remove" in a for a in last) and any("txn" in a for a in last), str(last)[:300])
+    silt("sql", f"INSERT INTO {s_sql} VALUES (6,'a',1),(7,'d',3)")
+    # a crash after the sink's commit and before commits/3: the replay writes nothing
+    run = silt("sql", f"REFRESH STREAMING TABLE {a_sql}")
+    os.remove(os.path.join(ckpt, "commits", "3"))
+    n_log = len(log_actions(agg))
+    run = silt("sql", f"REFRESH STREAMING TABLE {a_sql}")
+    check("aggregation: a replayed batch writes nothing and the state goes on",
+          run.returncode == 0 and len(log_actions(agg)) == n_log and
+          os.path.exists(os.path.join(ckpt, "commits", "3")), run.stderr)
+    silt("sql", f"INSERT INTO {s_sql} VALUES (8,'b',2)")
+    run = silt("sql", f"REFRESH STREAMING TABLE {a_sql}")
+    check("aggregation: after a restart the state carries on (equals the batch answer)",
+          run.returncode == 0 and csv_rows(f"SELECT * FROM {a_sql}") == csv_rows(batch_answer),
+          run.stderr + str(csv_rows(f"SELECT * FROM {a_sql}")))
+    # INSERT INTO with --output-mode complete, a global aggregate
+    tot = os.path.join(WORK, "agg_total")
+    silt("sql", f"CREATE TABLE delta.`{tot}` (n BIGINT, total BIGINT) USING delta")
+    run = silt("stream", "--trigger", "availableNow", "--output-mode", "complete", "--checkpoint",
+               os.path.join(WORK, "agg_ck"), f"INSERT INTO delta.`{tot}` SELECT count(*), "
+               f"sum(fare) FROM STREAM {s_sql} WITH (maxFilesPerTrigger = 2)")
+    check("aggregation: INSERT INTO in complete mode (a global aggregate)",
+          run.returncode == 0 and csv_rows(f"SELECT * FROM delta.`{tot}`") == ["8,48"],
+          run.stderr + str(csv_rows(f"SELECT * FROM delta.`{tot}`")))
+    # update mode on the console: the groups each batch touched
+    run = silt("stream", "--trigger", "availableNow", "--output-mode", "update", "--checkpoint",
+               os.path.join(WORK, "agg_upd"), "SELECT route, count(*) AS n, avg(fare) AS a "
+               f"FROM STREAM {s_sql} WITH (maxFilesPerTrigger = 1) WHERE route IS NOT NULL "
+               "GROUP BY route")
+    batches = run.stdout.split("Batch: ")[1:]
+    check("aggregation: update mode prints the touched groups with their new values",
+          len(batches) == 5 and "|    a|  1|10.0|" in batches[0] and "|    b|" in batches[0]
+          and "|    a|  2|7.5|" in batches[1] and "|    b|" not in batches[1]
+          and "|    c|  1|NULL|" in batches[2] and "|    a|  3|5.333333333333333|" in batches[3]
+          and "|    d|  1|              3.0|" in batches[3] and "|    b|  2|11.0|" in batches[4]
+          and "|    a|" not in batches[4], run.stdout + run.stderr)
+    q = f"FROM STREAM {s_sql} GROUP BY route"
+    for mode, stmt, needle in [
+            ("append", f"SELECT route, count(*) {q}",
+             "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK"),
+            ("complete", f"SELECT route, count(DISTINCT id) {q}", "Distinct aggregations"),
+            ("complete", f"SELECT route, count(*) {q} HAVING count(*) > 1", "HAVING"),
+            ("complete", f"SELECT route, count(*) + 1 {q}", "expression over aggregates"),
+            ("complete", f"SELECT route, count(*) {q} ORDER BY route", "ORDER BY"),
+            ("complete", f"SELECT route, avg(CAST(fare AS DECIMAL(10,2))) {q}", "DECIMAL")]:
+        run = silt("stream", "--trigger", "once", "--output-mode", mode, stmt, ok=False)
+        check(f"aggregation: refused: {stmt[:60]}", run.returncode == 1 and needle in run.stderr,
+              run.stderr)
+    run = silt("stream", "--trigger", "once", "--output-mode", "update", "--checkpoint",
+               os.path.join(WORK, "agg_u2"), f"INSERT INTO delta.`{tot}` SELECT count(*), "
+               f"sum(fare) FROM STREAM {s_sql}", ok=False)
+    check("aggregation: update mode into Delta is refused", run.returncode == 1 and
+          "does not support Update output mode" in run.stderr, run.stderr)
+
 
 def main():
     if os.path.exists(WORK):
@@ -305,6 +462,8 @@ def main():
     continuous_stream(src)
     options_and_formats()
     delta_source_flow()
+    rate_source_flow()
+    aggregation_flow()
     print(f"{PASSED} passed, {FAILED} failed")
     sys.exit(1 if FAILED else 0)
 
