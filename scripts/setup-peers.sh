@@ -125,7 +125,7 @@ for line in open(sys.argv[1]):
         have = None
     if have != want:
         bad.append(f"{name}: want {want}, have {have}")
-import duckdb, pyarrow, deltalake, pyspark, delta  # noqa: F401  the peers import
+import duckdb, pyarrow, deltalake, pyspark, delta, pandas, scikit_build_core  # noqa: F401  the peers import
 if bad:
     sys.exit("version mismatch:\n  " + "\n  ".join(bad))
 EOF

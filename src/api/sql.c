@@ -224,7 +224,11 @@ static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out
 {
     stream_state *st = s->private_data;
     silt_error err = SILT_ERROR_INIT;
-    silt_status rc = arrow_export_schema(out, sql_result_schema(st->res), &err);
+    /* A statement without rows (DDL, INSERT) has no schema: it is a stream of
+     * zero columns (silt_conn_exec's contract), not a NULL type. */
+    static const col_type no_columns = {COL_STRUCT, 0, 0, 0, NULL};
+    const col_type *schema = sql_result_schema(st->res);
+    silt_status rc = arrow_export_schema(out, schema != NULL ? schema : &no_columns, &err);
     keep_error(st->errmsg, rc, &err);
     return rc == SILT_OK ? 0 : (rc == SILT_NOMEM ? 12 /* ENOMEM */ : 5 /* EIO */);
 }
