@@ -29,6 +29,7 @@ PREFIXES = {
     "catalog": ["catalog_"],
     "sql": ["sql_"],
     "api": ["api_"],
+    "server": ["srv_"],
 }
 PUBLIC = "silt_"
 

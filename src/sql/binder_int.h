@@ -73,6 +73,8 @@ struct sql_session {
     mem_budget *budget;     /* the database's (or own_budget) */
     mem_budget *own_budget; /* made when the session has no database */
     const io_store_options *store_opts; /* the database's, borrowed; NULL = none */
+    /* sql_session_set_read_only: statements that write or change the catalog are refused. */
+    int read_only;
 };
 
 typedef struct bind_col {
