@@ -14,5 +14,6 @@
 #include "silt/sql.h"
 #include "silt/write.h"
 #include "silt/stmt.h"
+#include "silt/stream.h"
 
 #endif

@@ -28,6 +28,7 @@ PREFIXES = {
     "engine": ["engine_", "expr_", "vec_"],
     "catalog": ["catalog_"],
     "sql": ["sql_"],
+    "stream": ["stream_"],
     "api": ["api_"],
     "server": ["srv_"],
 }

@@ -17,6 +17,7 @@
 #include "silt/sql.h"
 #include "sql/session.h"
 #include "sql/settings.h"
+#include "stream/stream.h"
 #include "util/mem.h"
 
 static silt_status keep_error(char *dst, silt_status rc, const silt_error *err)
@@ -195,6 +196,8 @@ SILT_API silt_status silt_conn_open(silt_conn **out, silt_db *db)
         mem_free(conn);
         return rc;
     }
+    /* CREATE STREAMING TABLE and REFRESH STREAMING TABLE run in stream/ */
+    sql_session_set_stream_runner(conn->session, stream_run_statement, NULL);
     *out = conn;
     return SILT_OK;
 }

@@ -38,6 +38,7 @@ static const cli_command version_command = {
 extern const cli_command cli_table_command;
 extern const cli_command cli_sql_command;
 extern const cli_command cli_shell_command;
+extern const cli_command cli_stream_command;
 
 /* The sub-commands, in the order `silt --help` lists them. */
 static const cli_command *const cli_commands[] = {
@@ -45,6 +46,7 @@ static const cli_command *const cli_commands[] = {
     &version_command,
     &cli_sql_command,
     &cli_shell_command,
+    &cli_stream_command,
     &cli_table_command,
     &cli_parquet_command,
     NULL,

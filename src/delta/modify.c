@@ -123,6 +123,8 @@ static silt_status open_writer(delta_modify *m, modify_worker *mw, silt_error *e
         return SILT_OK;
     wo.compression = m->o.compression;
     wo.merge_schema = m->schema != m->snap->schema;
+    wo.check = m->o.check;
+    wo.check_payload = m->o.check_payload;
     return delta_write_open(&mw->w, m->store, m->snap, m->schema, &wo, err);
 }
 

@@ -47,10 +47,13 @@ typedef struct delta_modify_options {
      * lists ([{"actionType":"update"}]; NULL = []). */
     const col_type *schema;
     const char *matched_json, *not_matched_json, *not_matched_by_source_json;
+    /* The rows written pass this check first (delta_write_options.check); NULL = none. */
+    delta_batch_check_fn check;
+    void *check_payload;
 } delta_modify_options;
 
 #define DELTA_MODIFY_OPTIONS_INIT                                                                 \
-    {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, DELTA_APP_TXN_NONE, NULL, NULL, NULL, NULL}
+    {1, DELTA_MODIFY_DELETE, NULL, 0, NULL, NULL, NULL, NULL, 0, NULL, NULL, DELTA_APP_TXN_NONE, NULL, NULL, NULL, NULL, NULL, NULL}
 
 /* ---- MERGE ------------------------------------------------------------------------------- */
 

@@ -709,9 +709,8 @@ silt_status delta_snapshot_load(delta_snapshot **out, io_store *store, int64_t v
 
 /* ---- time travel by timestamp ----------------------------------------------------------- */
 
-/* inCommitTimestamp of one commit (its first commitInfo), in ms. */
-static silt_status commit_ict(io_store *store, const dlog_file *commit, int64_t *out,
-                              silt_error *err)
+silt_status delta_snapshot_commit_ict(io_store *store, const char *key, int64_t *out,
+                                     silt_error *err)
 {
     buf data = BUF_INIT;
     arena *scratch = arena_new(NULL, "ict");
@@ -722,7 +721,7 @@ static silt_status commit_ict(io_store *store, const dlog_file *commit, int64_t 
     if (scratch == NULL)
         return err_nomem(err);
     buf_init(&data, COMMIT_MAX_BYTES);
-    rc = io_get(store, commit->key, &data, err);
+    rc = io_get(store, key, &data, err);
     if (rc != SILT_OK)
         goto done;
     /* PROTOCOL: with in-commit timestamps, commitInfo is the first action of a commit. */
@@ -733,7 +732,7 @@ static silt_status commit_ict(io_store *store, const dlog_file *commit, int64_t 
         goto done;
     if (action.type != DLOG_COMMIT_INFO || !action.u.commit_info.has_in_commit_timestamp) {
         rc = err_set(err, SILT_CORRUPT, "commit \"%s\" does not start with a commitInfo holding "
-                     "inCommitTimestamp, although in-commit timestamps are enabled", commit->key);
+                     "inCommitTimestamp, although in-commit timestamps are enabled", key);
         goto done;
     }
     *out = action.u.commit_info.in_commit_timestamp;
@@ -757,7 +756,7 @@ static silt_status search_ict(io_store *store, const dlog_listing *listing, int6
         if (commit == NULL)
             return err_set(err, SILT_CORRUPT, "commit %lld is missing from the log",
                            (long long)mid);
-        SILT_RETURN_IF_ERROR(commit_ict(store, commit, &ict, err));
+        SILT_RETURN_IF_ERROR(delta_snapshot_commit_ict(store, commit->key, &ict, err));
         if (ict <= ts_ms) {
             *out = mid;
             lo = mid + 1;
@@ -867,7 +866,8 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
         /* Like Spark: a time after the newest commit is an error, not "the latest version". */
         int64_t latest_ts = last_ts;
         if (ict && found >= enable_version) {
-            rc = commit_ict(store, dlog_listing_commit(&listing, found), &latest_ts, err);
+            rc = delta_snapshot_commit_ict(store, dlog_listing_commit(&listing, found)->key,
+                                           &latest_ts, err);
             if (rc != SILT_OK)
                 goto done;
         }

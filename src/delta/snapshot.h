@@ -101,6 +101,14 @@ silt_status delta_snapshot_load_at_timestamp(delta_snapshot **out, io_store *sto
 void delta_snapshot_free(delta_snapshot *snap);
 
 /*
+ * The inCommitTimestamp (ms) of the commit file at key: its first action,
+ * a commitInfo (PROTOCOL: In-Commit Timestamps). SILT_CORRUPT when the
+ * commit does not start with one, SILT_NOTFOUND when it is gone.
+ */
+silt_status delta_snapshot_commit_ict(io_store *store, const char *key, int64_t *out,
+                                      silt_error *err);
+
+/*
  * Typed value of partition column `column` (logical name) of a file: the
  * raw string is looked up under the column's physical name when column
  * mapping is on, then parsed per PROTOCOL: Partition Value Serialization.

@@ -102,6 +102,16 @@ silt_status delta_metadata_for_new_table(dlog_metadata *out, arena *a, const col
                                          const char *const *partition_columns,
                                          const dlog_map *configuration, silt_error *err);
 
+/*
+ * Column mapping ids and physical names for every field of schema that has
+ * none yet (PROTOCOL: Column Mapping, Writer Requirements), numbered in
+ * preorder from *max_id + 1 (*max_id is left at the last one). Physical
+ * names are "col-<uuid>", or the logical name with keep_names (how Delta
+ * upgrades an existing table, whose files hold the logical names).
+ */
+silt_status delta_mapping_assign(arena *a, const col_type *schema, int keep_names,
+                                 int64_t *max_id, const col_type **out, silt_error *err);
+
 /* The version of the newest txn action of app_id in a snapshot, or -1 (PROTOCOL: Transaction
  * Identifiers). A streaming sink skips a batch whose id is not above it. */
 int64_t delta_txn_app_version(const delta_snapshot *snap, const char *app_id);

@@ -100,8 +100,8 @@ static silt_status check_feature(const char *feature, const dlog_metadata *md, i
         if (field_meta_has(schema, "delta.invariants"))
             return refuse(err, feature, "silt does not enforce column invariants");
     } else if (strcmp(feature, "checkConstraints") == 0) {
-        if (has_constraints(md))
-            return refuse(err, feature, "silt does not enforce CHECK constraints");
+        /* CHECK constraints are enforced above this layer: the sql layer binds them and every
+         * writer of new rows checks its batches (delta_write_options.check, exec_constraints.c) */
     } else if (strcmp(feature, "changeDataFeed") == 0) {
         if (removes_data == 1 && property_true(md, "delta.enableChangeDataFeed"))
             return refuse(err, feature,
@@ -335,6 +335,7 @@ silt_status delta_protocol_for_new_table(const dlog_metadata *md, int uses_domai
 typedef struct mapping_ctx {
     arena *a;
     int64_t next_id;
+    int keep_names; /* physical name = logical name (an existing table's upgrade) */
     silt_error *err;
 } mapping_ctx;
 
@@ -346,19 +347,28 @@ static silt_status map_field(mapping_ctx *ctx, const col_field *in, col_field *o
     cJSON *meta = in->metadata_json ? cJSON_Parse(in->metadata_json) : cJSON_CreateObject();
     char uuid[37], physical[48];
     char *text;
-    int64_t id = ++ctx->next_id;
+    int64_t id;
     *out = *in;
     if (meta == NULL)
         return err_nomem(ctx->err);
-    if (delta_uuid_v4(uuid, ctx->err) != SILT_OK) {
+    if (cJSON_IsNumber(cJSON_GetObjectItemCaseSensitive(meta, "delta.columnMapping.id"))) {
+        cJSON_Delete(meta); /* mapped already (ALTER ADD COLUMNS): only new fields get ids */
+        return map_type(ctx, in->type, &out->type);
+    }
+    id = ++ctx->next_id;
+    if (ctx->keep_names) {
+        physical[0] = '\0';
+    } else if (delta_uuid_v4(uuid, ctx->err) != SILT_OK) {
         cJSON_Delete(meta);
         return ctx->err ? ctx->err->code : SILT_IO;
+    } else {
+        snprintf(physical, sizeof(physical), "col-%s", uuid);
     }
-    snprintf(physical, sizeof(physical), "col-%s", uuid);
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "delta.columnMapping.id");
     cJSON_DeleteItemFromObjectCaseSensitive(meta, "delta.columnMapping.physicalName");
     cJSON_AddNumberToObject(meta, "delta.columnMapping.id", (double)id);
-    cJSON_AddStringToObject(meta, "delta.columnMapping.physicalName", physical);
+    cJSON_AddStringToObject(meta, "delta.columnMapping.physicalName",
+                            ctx->keep_names ? in->name : physical);
     text = cJSON_PrintUnformatted(meta);
     cJSON_Delete(meta);
     if (text == NULL)
@@ -394,6 +404,19 @@ static silt_status map_type(mapping_ctx *ctx, const col_type *in, const col_type
     return SILT_OK;
 }
 
+silt_status delta_mapping_assign(arena *a, const col_type *schema, int keep_names,
+                                 int64_t *max_id, const col_type **out, silt_error *err)
+{
+    mapping_ctx ctx;
+    ctx.a = a;
+    ctx.next_id = *max_id;
+    ctx.keep_names = keep_names;
+    ctx.err = err;
+    SILT_RETURN_IF_ERROR(map_type(&ctx, schema, out));
+    *max_id = ctx.next_id;
+    return SILT_OK;
+}
+
 static silt_status check_partition_columns(const col_type *schema, size_t n,
                                            const char *const *names, silt_error *err)
 {
@@ -425,7 +448,7 @@ silt_status delta_metadata_for_new_table(dlog_metadata *out, arena *a, const col
     size_t idx;
     int mapping = 0;
     silt_status rc;
-    mapping_ctx ctx = {a, 0, err};
+    mapping_ctx ctx = {a, 0, 0, err};
 
     memset(out, 0, sizeof(*out));
     SILT_RETURN_IF_ERROR(

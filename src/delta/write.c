@@ -240,6 +240,8 @@ silt_status delta_write_open(delta_writer **out, io_store *store, const delta_sn
     }
     setup_sizes(w, opts);
     w->pool = opts->pool;
+    w->check = opts->check;
+    w->check_payload = opts->check_payload;
     *out = w;
     return SILT_OK;
 }
@@ -805,6 +807,16 @@ silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_erro
     if (batch->n_rows == 0)
         return SILT_OK;
     rc = conform(w, batch, &cols, err);
+    if (rc == SILT_OK)
+        rc = dwrite_check_not_null(w->table_schema, cols, batch->n_rows, err);
+    if (rc == SILT_OK && w->check != NULL) {
+        col_batch table_rows;
+        table_rows.schema = w->table_schema;
+        table_rows.cols = cols;
+        table_rows.n_cols = w->table_schema->n_fields;
+        table_rows.n_rows = batch->n_rows;
+        rc = w->check(w->check_payload, &table_rows, err);
+    }
     for (idx = 0; rc == SILT_OK && idx < w->n_part; idx++) /* strings give 0 (col_vec_str) */
         w->part_width[idx] = col_type_value_width(cols[w->part_cols[idx]]->type->id);
     if (rc == SILT_OK && w->n_part == 1 && w->part_width[0] == 0 && w->memo == NULL &&

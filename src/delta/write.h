@@ -44,6 +44,16 @@
 
 typedef struct delta_writer delta_writer;
 
+/*
+ * A check every batch must pass before it is written (the table's CHECK
+ * constraints, bound by the sql layer): batch has the writer's table schema
+ * (delta_write_table_schema), logical names, table order. An error stops
+ * the write, and the writer fails. Called from the writer's caller thread;
+ * writers of one statement on several workers call it concurrently.
+ */
+typedef silt_status (*delta_batch_check_fn)(void *payload, const col_batch *batch,
+                                            silt_error *err);
+
 typedef struct delta_write_options {
     unsigned version;
     /* New tables only: partition columns and table properties. */
@@ -62,9 +72,13 @@ typedef struct delta_write_options {
     /* Spark's Parquet codec name (spark.sql.parquet.compression.codec, case-insensitive:
      * none, uncompressed, snappy, gzip, lz4, lz4_raw, zstd; lzo and brotli are refused); NULL = snappy. */
     const char *compression;
+    /* NULL = none. NOT NULL columns are always enforced by the writer itself
+     * ([DELTA_NOT_NULL_CONSTRAINT_VIOLATED]), before check. */
+    delta_batch_check_fn check;
+    void *check_payload;
 } delta_write_options;
 
-#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0, 0, NULL, NULL}
+#define DELTA_WRITE_OPTIONS_INIT {1, 0, NULL, NULL, 0, 0, 0, NULL, NULL, NULL, NULL}
 
 /* What a writer produced. Everything lives in the writer (valid until delta_write_free). */
 typedef struct delta_write_output {

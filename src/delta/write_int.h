@@ -83,6 +83,8 @@ struct delta_writer {
     int md_changed;
     dproto_mapping_mode mode;
     int *src_cols;       /* per table column: batch column or -1 */
+    delta_batch_check_fn check; /* delta_write_options.check */
+    void *check_payload;
     size_t n_part;
     size_t *part_cols;   /* table column of each partition column, in partition order */
     const char **part_phys;
@@ -163,6 +165,10 @@ silt_status dwrite_partition_text(const col_vec *v, int64_t row, buf *out, int *
 silt_status dwrite_escape_path(const char *s, size_t len, buf *out, silt_error *err);
 
 /* SILT_OK when a column of this type may partition a table (not nested, not binary). */
+/* [DELTA_NOT_NULL_CONSTRAINT_VIOLATED] when a NOT NULL field of table (nested ones inside a
+ * present struct) is null in cols (the batch in table order). */
+silt_status dwrite_check_not_null(const col_type *table, col_vec *const *cols, int64_t n_rows,
+                                  silt_error *err);
 silt_status dwrite_check_partition_type(const col_field *field, silt_error *err);
 
 /*

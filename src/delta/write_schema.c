@@ -151,3 +151,50 @@ silt_status dwrite_match_schema(const col_type *table, const col_type *data, int
     *src_cols_out = src;
     return SILT_OK;
 }
+
+/*
+ * The first row where a NOT NULL field is null, where its parent is not
+ * (Delta checks a nested field only inside a present struct), or -1; the
+ * field's dotted path into path.
+ */
+static int64_t first_null(const col_type *type, col_vec *const *vecs, const col_vec *parent,
+                          int64_t n_rows, buf *path, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < type->n_fields; idx++) {
+        const col_field *f = &type->fields[idx];
+        const col_vec *v = vecs[idx];
+        size_t at = path->len;
+        int64_t row, found = -1;
+        if (v == NULL)
+            continue;
+        if (buf_printf(path, err, "%s%s", at ? "." : "", f->name) != SILT_OK)
+            return -2;
+        for (row = 0; !f->nullable && v->null_count != 0 && row < n_rows; row++)
+            if (col_vec_is_null(v, row) && (parent == NULL || !col_vec_is_null(parent, row))) {
+                found = row;
+                break;
+            }
+        if (found < 0 && f->type->id == COL_STRUCT && v->n_children == f->type->n_fields)
+            found = first_null(f->type, v->children, v, n_rows, path, err);
+        if (found != -1)
+            return found;
+        buf_truncate(path, at);
+    }
+    return -1;
+}
+
+silt_status dwrite_check_not_null(const col_type *table, col_vec *const *cols, int64_t n_rows,
+                                  silt_error *err)
+{
+    buf path = BUF_INIT;
+    int64_t row = first_null(table, cols, NULL, n_rows, &path, err);
+    silt_status rc = SILT_OK;
+    if (row == -2)
+        rc = err->code;
+    else if (row >= 0)
+        rc = err_set(err, SILT_RUNTIME, "[DELTA_NOT_NULL_CONSTRAINT_VIOLATED] NOT NULL constraint "
+                     "violated for column: %s.", buf_cstr(&path));
+    buf_clear(&path);
+    return rc;
+}

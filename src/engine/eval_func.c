@@ -1866,6 +1866,7 @@ static const expr_func_def funcs[] = {
     {"length", 1, 1, res_length, fn_length, 0},
     {"char_length", 1, 1, res_length, fn_length, 0},
     {"character_length", 1, 1, res_length, fn_length, 0},
+    {"len", 1, 1, res_length, fn_length, 0},
     {"substring", 2, 3, res_substr, fn_substr, 0},
     {"substr", 2, 3, res_substr, fn_substr, 0},
     {"concat", 1, -1, res_str_to_str, fn_concat, 0},
@@ -1936,5 +1937,5 @@ const expr_func_def *expr_func_lookup(const char *name)
     for (idx = 0; idx < engine_n_scalar_funcs; idx++)
         if (util_str_casecmp(engine_scalar_funcs[idx].name, name) == 0)
             return &engine_scalar_funcs[idx];
-    return NULL;
+    return expr_func_lookup_more(name);
 }

@@ -31,5 +31,13 @@ extern const expr_func_def engine_random_funcs[];
 extern const size_t engine_n_random_funcs;
 extern const expr_func_def engine_scalar_funcs[];
 extern const size_t engine_n_scalar_funcs;
+extern const expr_func_def engine_codec_funcs[];
+extern const size_t engine_n_codec_funcs;
+extern const expr_func_def engine_text_funcs[];
+extern const size_t engine_n_text_funcs;
+extern const expr_func_def engine_cond_funcs[];
+extern const size_t engine_n_cond_funcs;
+/* The codec, text and cond tables by name (eval_cond.c); NULL if none has it. */
+const expr_func_def *expr_func_lookup_more(const char *name);
 
 #endif

@@ -772,6 +772,7 @@ const expr_func_def engine_time_funcs[] = {
     {"dateadd", 2, 2, res_date_int, fn_date_add, 0},
     {"date_sub", 2, 2, res_date_int, fn_date_sub, 0},
     {"datediff", 2, 2, res_datediff, fn_datediff, 0},
+    {"date_diff", 2, 2, res_datediff, fn_datediff, 0},
     {"add_months", 2, 2, res_date_int, fn_add_months, 0},
     {"make_date", 3, 3, res_make_date, fn_make_date, 0},
     {"last_day", 1, 1, res_last_day, fn_last_day, 0},
@@ -780,6 +781,8 @@ const expr_func_def engine_time_funcs[] = {
     {"trunc", 2, 2, res_trunc, fn_trunc, 0},
     {"to_date", 1, 2, res_to_date, fn_to_date, 0},
     {"to_timestamp", 1, 2, res_to_timestamp, fn_to_timestamp, 0},
+    /* Spark's to_timestamp is to_timestamp_ltz while spark.sql.timestampType is TIMESTAMP_LTZ */
+    {"to_timestamp_ltz", 1, 2, res_to_timestamp, fn_to_timestamp, 0},
     {"unix_timestamp", 0, 2, res_unix_timestamp, fn_unix_timestamp, 0},
     {"to_unix_timestamp", 1, 2, res_unix_timestamp, fn_unix_timestamp, 0},
     {"from_unixtime", 1, 2, res_from_unixtime, fn_from_unixtime, 0},

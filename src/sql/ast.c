@@ -489,6 +489,8 @@ static void pr_version(printer *w, const sql_table_version *at)
 static void pr_table(printer *w, const sql_table_ref *r)
 {
     static const char *const joins[] = {"inner", "left", "right", "full", "cross", "semi", "anti"};
+    if (r->stream)
+        pr(w, "(stream ");
     switch (r->kind) {
     case SQL_TABLE_NAMED:
         pr(w, "(table ");
@@ -560,6 +562,13 @@ static void pr_table(printer *w, const sql_table_ref *r)
     }
     pr_alias(w, &r->alias);
     pr(w, ")");
+    if (r->stream) {
+        size_t idx;
+        for (idx = 0; idx < r->stream_options.n; idx++)
+            pr(w, " (%s %s)", r->stream_options.items[idx].key,
+               r->stream_options.items[idx].value ? r->stream_options.items[idx].value : "");
+        pr(w, ")");
+    }
 }
 
 static void pr_select(printer *w, const sql_select *s)
@@ -883,6 +892,7 @@ static void pr_create_table(printer *w, const sql_stmt *s)
 {
     pr(w, "%s", s->u.create_table.replace ? "replace-table" : "create-table");
     pr_flag(w, s->u.create_table.or_replace, "or-replace");
+    pr_flag(w, s->u.create_table.streaming, "streaming");
     pr_flag(w, s->u.create_table.temporary, "temporary");
     pr_flag(w, s->u.create_table.external, "external");
     pr_flag(w, s->u.create_table.if_not_exists, "if-not-exists");
@@ -1171,7 +1181,10 @@ static void pr_stmt_body(printer *w, const sql_stmt *s)
     case SQL_STMT_MERGE_BRANCH: pr_ref(w, "merge", s); break;
     case SQL_STMT_REFRESH:
     case SQL_STMT_TRUNCATE:
-        pr(w, "%s ", s->kind == SQL_STMT_REFRESH ? "refresh" : "truncate");
+    case SQL_STMT_REFRESH_STREAMING:
+        pr(w, "%s ", s->kind == SQL_STMT_REFRESH ? "refresh" : s->kind == SQL_STMT_TRUNCATE
+                                                                  ? "truncate"
+                                                                  : "refresh-streaming-table");
         pr_name(w, &s->u.truncate.name);
         if (s->u.truncate.n_partition > 0)
             pr_assignments(w, "partition", s->u.truncate.partition, s->u.truncate.n_partition);

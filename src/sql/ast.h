@@ -324,11 +324,25 @@ typedef struct sql_table_version {
     const char *ref;     /* t@ref (branch, tag or v<n>), NULL when none */
 } sql_table_version;
 
+typedef struct sql_kv {
+    const char *key;   /* dotted keys joined with '.', or a string */
+    const char *value; /* the literal as text (strings decoded); NULL when absent */
+    uint32_t pos;
+} sql_kv;
+
+typedef struct sql_kv_list {
+    size_t n;
+    sql_kv *items;
+} sql_kv_list;
+
 struct sql_table_ref {
     sql_table_kind kind;
     uint32_t pos;
     sql_alias alias;
     sql_sample *sample;  /* NAMED, SUBQUERY: TABLESAMPLE, NULL when none */
+    /* STREAM name [WITH (options)] / STREAM read_files(...): a streaming source (stream/) */
+    uint8_t stream;
+    sql_kv_list stream_options;
     union {
         struct {
             sql_name name;
@@ -465,16 +479,6 @@ struct sql_query {
 
 /* ---------------------------------------------------------------- statements */
 
-typedef struct sql_kv {
-    const char *key;   /* dotted keys joined with '.', or a string */
-    const char *value; /* the literal as text (strings decoded); NULL when absent */
-    uint32_t pos;
-} sql_kv;
-
-typedef struct sql_kv_list {
-    size_t n;
-    sql_kv *items;
-} sql_kv_list;
 
 typedef enum sql_column_position {
     SQL_POSITION_DEFAULT, /* appended at the end */
@@ -566,7 +570,8 @@ typedef enum sql_stmt_kind {
     SQL_STMT_LIST_REFS,
     SQL_STMT_MERGE_BRANCH,
     SQL_STMT_REFRESH,      /* REFRESH [TABLE] t */
-    SQL_STMT_TRUNCATE      /* TRUNCATE TABLE t [PARTITION (...)] */
+    SQL_STMT_TRUNCATE,     /* TRUNCATE TABLE t [PARTITION (...)] */
+    SQL_STMT_REFRESH_STREAMING /* REFRESH STREAMING TABLE t (truncate.name) */
 } sql_stmt_kind;
 
 typedef enum sql_object_kind {
@@ -641,6 +646,8 @@ struct sql_stmt {
         sql_query *query;
         struct {
             uint8_t or_replace, replace, if_not_exists, external, temporary;
+            /* CREATE [OR REFRESH] STREAMING TABLE (or_replace: OR REFRESH); run by stream/ */
+            uint8_t streaming;
             sql_name name;
             sql_column_list columns;
             const char *using_fmt;

@@ -95,7 +95,7 @@ static const char *const agg_names[] = {
     "count", "sum", "avg", "mean", "min", "max", "first", "first_value", "last", "last_value",
     "any_value", "stddev", "std", "stddev_samp", "stddev_pop", "variance", "var_samp", "var_pop",
     "collect_list", "array_agg", "collect_set", "approx_count_distinct", "percentile_approx",
-    "approx_percentile", "count_if", "bool_and", "every", "bool_or", "some", "max_by", "min_by",
+    "approx_percentile", "count_if", "bool_and", "every", "bool_or", "some", "any", "max_by", "min_by",
     "median", "percentile", NULL};
 
 int sql_bind_is_agg_name(const char *name)
@@ -750,7 +750,8 @@ static silt_status agg_kind_of(binder *b, const sql_expr *ast, engine_agg *agg, 
                {"bool_and", AGG_MIN},
                {"every", AGG_MIN},
                {"bool_or", AGG_MAX},
-               {"some", AGG_MAX}};
+               {"some", AGG_MAX},
+               {"any", AGG_MAX}};
     size_t idx;
     int max_args = 1;
     memset(agg, 0, sizeof(*agg));
@@ -909,7 +910,8 @@ static silt_status bool_agg_arg(binder *b, const sql_expr *ast, expr **arg, silt
     int count_if = util_str_casecmp(name, "count_if") == 0;
     expr *yes, *cond = *arg;
     if (!count_if && util_str_casecmp(name, "bool_and") != 0 && util_str_casecmp(name, "every") != 0 &&
-        util_str_casecmp(name, "bool_or") != 0 && util_str_casecmp(name, "some") != 0)
+        util_str_casecmp(name, "bool_or") != 0 && util_str_casecmp(name, "some") != 0 &&
+        util_str_casecmp(name, "any") != 0)
         return SILT_OK;
     if ((*arg)->type->id != COL_BOOLEAN && (*arg)->type->id != COL_NULL)
         return sql_bind_error(b, err, ast->pos, SILT_BIND,

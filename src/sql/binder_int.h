@@ -75,6 +75,10 @@ struct sql_session {
     const io_store_options *store_opts; /* the database's, borrowed; NULL = none */
     /* sql_session_set_read_only: statements that write or change the catalog are refused. */
     int read_only;
+    arena *parent;          /* sql_session_options.parent, for sql_session_new_sibling */
+    /* Runs the streaming statements (sql_session_set_stream_runner); NULL = none. */
+    sql_stream_fn stream_fn;
+    void *stream_payload;
 };
 
 typedef struct bind_col {
@@ -333,6 +337,8 @@ silt_status sql_bind_expr(binder *b, const bind_ctx *bc, const sql_expr *ast, ex
                       silt_error *err);
 /* Canonical text of an expression (for matching GROUP BY keys). */
 const char *sql_bind_expr_text(binder *b, const sql_expr *ast);
+/* A binary operator as Spark writes it in a name or an expression's sql ("+", "div", "AND"). */
+const char *sql_op_spark_symbol(sql_op op);
 /* Spark's generated column name for a select item without alias. */
 const char *sql_bind_column_name(binder *b, const sql_expr *ast);
 int sql_bind_is_agg_name(const char *name);
@@ -425,18 +431,43 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
 /* A bound source named by ref (*found = 0 when there is none of that name). */
 silt_status sql_source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
                          silt_error *err);
-silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err);
+/* pd (may be NULL): the columns the query names, so a CSV source reads only those */
+silt_status sql_source_function(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                                silt_error *err);
 /* A source over a format and path with string options (views USING, read_files). */
 silt_status sql_source_path(binder *b, const char *format, const char *path, const char **kv,
                         size_t n_kv, const pushdown *pd, int64_t version, int64_t ts_micros,
                         plan *out, uint32_t pos, silt_error *err);
+/* The change data feed options of a Delta source (readChangeFeed and its bounds). */
+typedef struct sql_cdf_read {
+    int on;                        /* readChangeFeed (or readChangeData) 'true' */
+    int64_t start_version, end_version;  /* -1 when not given */
+    const char *start_timestamp, *end_timestamp; /* the option texts, NULL when not given */
+} sql_cdf_read;
 /*
  * A Delta source's options (source_options.c): versionAsOf / timestampAsOf
  * into *version / *ts_micros (left as they are when absent), the change
- * data feed options refused by name, unknown ones refused.
+ * data feed options into *cdf (Delta's checks of their values and
+ * combinations), unknown ones refused.
  */
 silt_status sql_source_delta_options(const char **kv, size_t n_kv, int64_t *version,
-                                     int64_t *ts_micros, silt_error *err);
+                                     int64_t *ts_micros, sql_cdf_read *cdf, silt_error *err);
+/* The latest snapshot of the Delta table at path, through the execution's snapshot cache. */
+silt_status sql_source_delta_snapshot(binder *b, const char *path, io_store **store_out,
+                                      delta_snapshot **snap_out, silt_error *err);
+/* ---- the change data feed (source_cdf.c) ---- */
+struct delta_cdf_bound;
+/* The bounds of cdf's options (timestamps read in the session time zone). */
+silt_status sql_source_cdf_bounds(binder *b, const sql_cdf_read *cdf,
+                                  struct delta_cdf_bound *start, struct delta_cdf_bound *end,
+                                  silt_error *err);
+/* A scan of the changes of the Delta table at path between the bounds (resolved as Delta). */
+silt_status sql_source_cdf(binder *b, const char *path, const struct delta_cdf_bound *start,
+                           const struct delta_cdf_bound *end, plan *out, const char *qual,
+                           silt_error *err);
+/* table_changes('t', start [, end]) / table_changes_by_path('/p', ...) (by_path 1). */
+silt_status sql_source_table_changes(binder *b, const sql_table_ref *ref, int by_path, plan *out,
+                                     silt_error *err);
 /* A Parquet source's options: path only; any other is refused by name (none is read yet). */
 silt_status sql_source_parquet_options(const char **kv, size_t n_kv, silt_error *err);
 /*

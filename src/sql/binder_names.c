@@ -51,7 +51,7 @@ static void name_list(namer *w, const sql_expr_list *list)
     }
 }
 
-static const char *op_text(sql_op op)
+const char *sql_op_spark_symbol(sql_op op)
 {
     switch (op) {
     case SQL_OP_ADD: return "+";
@@ -244,7 +244,7 @@ static void name_expr_node(namer *w, const sql_expr *e)
         if (e->u.op.op == SQL_OP_DISTINCT_FROM)
             put(w, " IS DISTINCT FROM ");
         else
-            put(w, " %s ", op_text(e->u.op.op));
+            put(w, " %s ", sql_op_spark_symbol(e->u.op.op));
         name_expr(w, e->u.op.right);
         put(w, ")");
         break;

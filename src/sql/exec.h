@@ -52,6 +52,46 @@ silt_status sql_exec_create_database(binder *b, const sql_stmt *stmt, exec_out *
 silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+
+/* ---- table evolution (exec_alter.c, docs/evolve.md) ---- */
+/* Commits md (and protocol when not NULL) as one transaction of operation op with
+ * params (name, value pairs) in its commitInfo.operationParameters. */
+silt_status sql_exec_commit_metadata(exec_target *t, const dlog_metadata *md,
+                                     const dlog_protocol *protocol, const char *op,
+                                     const char *const *params, size_t n_params,
+                                     silt_error *err);
+/* ALTER TABLE ADD/DROP COLUMNS, RENAME COLUMN, ALTER COLUMN, ADD/DROP CONSTRAINT. */
+silt_status sql_exec_alter_schema(binder *b, const sql_stmt *stmt, exec_target *t,
+                                  silt_error *err);
+/* SET TBLPROPERTIES of delta.columnMapping.mode: the schema md gets (ids, physical names
+ * kept as the logical ones, maxColumnId in conf), or a refusal in Delta's words; *changed
+ * = 0 when the mode stays. */
+silt_status sql_exec_mapping_upgrade(binder *b, exec_target *t, const char *mode,
+                                     dlog_metadata *md, dlog_map *conf, int *changed,
+                                     silt_error *err);
+
+/* ---- CHECK constraints (exec_constraints.c) ---- */
+typedef struct sql_constraints sql_constraints;
+/* The expression of a constraint's text, parsed in a. */
+silt_status sql_constraint_parse(arena *a, const char *text, sql_expr **out, silt_error *err);
+/* Binds ast over schema; [DELTA_NON_BOOLEAN_CHECK_CONSTRAINT] unless it is BOOLEAN. */
+silt_status sql_constraint_bind(binder *b, const col_type *schema, const char *name,
+                                const char *text, const sql_expr *ast, expr **out,
+                                silt_error *err);
+/* The table's delta.constraints.* bound over schema (the writer's table schema); *out =
+ * NULL when there is none. Lives with the binder's arena. */
+silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_type *schema,
+                                sql_constraints **out, silt_error *err);
+/* delta_batch_check_fn: [DELTA_VIOLATE_CONSTRAINT_WITH_VALUES] at the first violating row. */
+silt_status sql_constraints_check(void *payload, const col_batch *batch, silt_error *err);
+/* The constraint's expression as Delta's messages print it (Spark's sql form). */
+const char *sql_constraint_shown(binder *b, const sql_expr *ast);
+/* spark_sql_text.c: e as Spark's Expression.sql prints it after Spark's parser; SILT_UNSUPPORTED
+ * for a form whose Spark text silt does not know. */
+silt_status sql_expr_spark_sql(const sql_expr *e, buf *out, silt_error *err);
+/* A constraint's text as Delta stores it: its tokens joined by one space; NULL on a lexical
+ * error or no memory. */
+const char *sql_constraint_tokens_text(arena *a, const char *text, size_t len);
 /* Table maintenance (exec_maint.c, docs/maintenance.md). */
 silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);

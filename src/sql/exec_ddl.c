@@ -370,10 +370,10 @@ silt_status sql_exec_describe_detail(binder *b, const sql_stmt *stmt, exec_out *
 /* ---------------------------------------------------------------- ALTER TABLE */
 
 /* Commits a metadata change as one transaction with the given operation. */
-static silt_status commit_metadata_protocol(exec_target *t, const dlog_metadata *md,
-                                            const dlog_protocol *protocol, const char *op,
-                                            const char *const *params, size_t n_params,
-                                            silt_error *err)
+silt_status sql_exec_commit_metadata(exec_target *t, const dlog_metadata *md,
+                                     const dlog_protocol *protocol, const char *op,
+                                     const char *const *params, size_t n_params,
+                                     silt_error *err)
 {
     delta_txn *txn;
     silt_status rc;
@@ -390,12 +390,6 @@ static silt_status commit_metadata_protocol(exec_target *t, const dlog_metadata 
     return rc;
 }
 
-static silt_status commit_metadata(exec_target *t, const dlog_metadata *md, const char *op,
-                                   const char *const *params, size_t n_params, silt_error *err)
-{
-    return commit_metadata_protocol(t, md, NULL, op, params, n_params, err);
-}
-
 /*
  * The features the properties being set turn on join the request, so that
  * enabling one upgrades the protocol in the same commit, as Delta does
@@ -407,7 +401,8 @@ static void enabled_features(const dlog_map *props, dproto_request *req)
     static const char *const by_property[][2] = {
         {"delta.appendOnly", "appendOnly"},
         {"delta.enableChangeDataFeed", "changeDataFeed"},
-        {"delta.enableDeletionVectors", "deletionVectors"}};
+        {"delta.enableDeletionVectors", "deletionVectors"},
+        {"delta.enableTypeWidening", "typeWidening"}};
     size_t idx;
     for (idx = 0; idx < sizeof(by_property) / sizeof(by_property[0]); idx++) {
         const char *v = dlog_map_get(props, by_property[idx][0], NULL);
@@ -424,8 +419,8 @@ static void enabled_features(const dlog_map *props, dproto_request *req)
  * properties in *rest.
  */
 static silt_status protocol_properties(binder *b, const sql_kv_list *kv, exec_target *t,
-                                       dlog_map *rest, const dlog_protocol **out,
-                                       silt_error *err)
+                                       int mapping_on, dlog_map *rest,
+                                       const dlog_protocol **out, silt_error *err)
 {
     dproto_request req;
     dlog_protocol *p = arena_calloc(b->a, 1, sizeof(*p));
@@ -442,6 +437,10 @@ static silt_status protocol_properties(binder *b, const sql_kv_list *kv, exec_ta
     }
     SILT_RETURN_IF_ERROR(dproto_request_take(rest, &req, err));
     enabled_features(rest, &req);
+    if (mapping_on && req.n_features < DPROTO_MAX_FEATURES) {
+        req.features[req.n_features++] = "columnMapping";
+        req.any = 1;
+    }
     SILT_RETURN_IF_ERROR(dproto_request_apply(&t->snap->protocol, &req, b->a, p, &changed, err));
     if (changed)
         *out = p;
@@ -455,12 +454,13 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
     int set = stmt->u.alter.what == SQL_ALTER_SET_PROPERTIES;
     dlog_metadata md = t->snap->metadata;
     const dlog_map *old = &t->snap->metadata.configuration;
-    dlog_kv *items = arena_calloc(b->a, old->n + kv->n + 1, sizeof(dlog_kv));
+    dlog_kv *items = arena_calloc(b->a, old->n + kv->n + 2, sizeof(dlog_kv));
     size_t n = 0, idx, k;
     buf params = BUF_INIT;
     const char *p[4];
     const dlog_protocol *protocol = NULL;
-    dlog_map rest = {0, NULL};
+    dlog_map rest = {0, NULL}, extra = {0, NULL};
+    int mapping_on = 0;
     silt_status rc = SILT_OK;
     if (items == NULL)
         return err_nomem(err);
@@ -477,10 +477,21 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
                                   "[UNSET_NONEXISTENT_PROPERTIES] Attempted to unset non-existent "
                                   "properties [`%s`] in table %s", kv->items[k].key, t->display);
     }
+    for (k = 0; set && k < kv->n; k++)
+        if (strcmp(kv->items[k].key, "delta.columnMapping.mode") == 0)
+            SILT_RETURN_IF_ERROR(sql_exec_mapping_upgrade(b, t, kv->items[k].value, &md,
+                                                          &extra, &mapping_on, err));
     if (set)
-        SILT_RETURN_IF_ERROR(protocol_properties(b, kv, t, &rest, &protocol, err));
+        SILT_RETURN_IF_ERROR(protocol_properties(b, kv, t, mapping_on, &rest, &protocol, err));
     for (k = 0; set && k < rest.n; k++)
         items[n++] = rest.items[k];
+    for (k = 0; k < extra.n; k++) { /* maxColumnId after the mode, as Delta writes them */
+        for (idx = 0; idx < n && strcmp(items[idx].key, extra.items[k].key) != 0; idx++)
+            ;
+        items[idx] = extra.items[k];
+        if (idx == n)
+            n++;
+    }
     rc = buf_append_char(&params, set ? '{' : '[', err);
     for (k = 0; rc == SILT_OK && k < kv->n; k++) {
         if (k > 0)
@@ -506,104 +517,23 @@ static silt_status alter_properties(binder *b, const sql_stmt *stmt, exec_target
     SILT_RETURN_IF_ERROR(rc);
     if (p[1] == NULL)
         return err_nomem(err);
-    return commit_metadata_protocol(t, &md, protocol,
+    return sql_exec_commit_metadata(t, &md, protocol,
                                     set ? "SET TBLPROPERTIES" : "UNSET TBLPROPERTIES", p,
                                     set ? 1 : 2, err);
-}
-
-static silt_status alter_add_columns(binder *b, const sql_stmt *stmt, exec_target *t,
-                                     silt_error *err)
-{
-    const sql_column_list *cols = &stmt->u.alter.columns;
-    const col_type *old = t->snap->schema;
-    col_field *fields = arena_calloc(b->a, old->n_fields + cols->n + 1, sizeof(col_field));
-    dlog_metadata md = t->snap->metadata;
-    buf json = BUF_INIT, params = BUF_INIT;
-    const char *p[2];
-    size_t idx, k;
-    silt_status rc = SILT_OK;
-    if (fields == NULL)
-        return err_nomem(err);
-    memcpy(fields, old->fields, old->n_fields * sizeof(col_field));
-    for (idx = 0; idx < cols->n; idx++) {
-        const sql_column_def *c = &cols->items[idx];
-        if (c->parent.n_parts > 0 || c->position != SQL_POSITION_DEFAULT || c->generated ||
-            c->default_value || c->identity)
-            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "ADD COLUMNS with nested "
-                              "fields, FIRST/AFTER, defaults or generated columns is not "
-                              "supported yet");
-        if (c->not_null)
-            return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[DELTA_NOT_NULL_COLUMN_NOT_"
-                              "ALLOWED] cannot add NOT NULL column `%s` to an existing table",
-                              c->name.name);
-        for (k = 0; k < old->n_fields + idx; k++)
-            if (util_str_casecmp(fields[k].name, c->name.name) == 0)
-                return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[FIELD_ALREADY_EXISTS] Cannot "
-                                  "add column, because `%s` already exists in the table",
-                                  c->name.name);
-        fields[old->n_fields + idx].name = c->name.name;
-        fields[old->n_fields + idx].type = c->type.type;
-        fields[old->n_fields + idx].nullable = 1;
-        fields[old->n_fields + idx].field_id = -1;
-    }
-    if (t->snap->metadata.configuration.n > 0 &&
-        dlog_map_get(&t->snap->metadata.configuration, "delta.columnMapping.mode", NULL) != NULL &&
-        util_str_casecmp(dlog_map_get(&t->snap->metadata.configuration, "delta.columnMapping.mode",
-                                 NULL), "none") != 0)
-        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "ADD COLUMNS on a table with "
-                          "column mapping is not supported yet");
-    md.schema = col_type_struct(b->a, old->n_fields + cols->n, fields);
-    if (md.schema == NULL)
-        return err_nomem(err);
-    rc = delta_schema_to_json(md.schema, &json, err);
-    if (rc == SILT_OK)
-        md.schema_string = arena_strdup(b->a, buf_cstr(&json));
-    buf_clear(&json);
-    SILT_RETURN_IF_ERROR(rc);
-    /* History: columns as [{"column":{field JSON}}], the field as the new schema writes it. */
-    {
-        col_type *one;
-        rc = buf_append_char(&params, '[', err);
-        for (idx = 0; rc == SILT_OK && idx < cols->n; idx++) {
-            buf f = BUF_INIT;
-            const char *start, *end;
-            one = col_type_struct(b->a, 1, &fields[old->n_fields + idx]);
-            rc = one ? delta_schema_to_json(one, &f, err) : err_nomem(err);
-            if (rc == SILT_OK) {
-                /* {"type":"struct","fields":[X]} -> X */
-                start = strchr(buf_cstr(&f), '[');
-                end = strrchr(buf_cstr(&f), ']');
-                if (start != NULL && end != NULL && end > start)
-                    rc = buf_printf(&params, err, "%s{\"column\":%.*s}", idx ? "," : "",
-                                    (int)(end - start - 1), start + 1);
-            }
-            buf_clear(&f);
-        }
-        if (rc == SILT_OK)
-            rc = buf_append_char(&params, ']', err);
-    }
-    p[0] = "columns";
-    p[1] = rc == SILT_OK ? arena_strdup(b->a, buf_cstr(&params)) : NULL;
-    buf_clear(&params);
-    SILT_RETURN_IF_ERROR(rc);
-    if (md.schema_string == NULL || p[1] == NULL)
-        return err_nomem(err);
-    return commit_metadata(t, &md, "ADD COLUMNS", p, 1, err);
 }
 
 silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     exec_target t;
+    sql_alter_kind what = stmt->u.alter.what;
     (void)out;
-    if (stmt->u.alter.what != SQL_ALTER_SET_PROPERTIES &&
-        stmt->u.alter.what != SQL_ALTER_UNSET_PROPERTIES &&
-        stmt->u.alter.what != SQL_ALTER_ADD_COLUMNS)
-        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "this ALTER TABLE is not "
-                          "supported yet (ADD COLUMNS, SET TBLPROPERTIES and UNSET TBLPROPERTIES "
-                          "are)");
+    if (what == SQL_ALTER_RENAME_TO || what == SQL_ALTER_SET_LOCATION)
+        return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "ALTER TABLE %s is not "
+                          "supported yet", what == SQL_ALTER_RENAME_TO ? "RENAME TO"
+                                                                        : "SET LOCATION");
     SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &stmt->u.alter.name, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &stmt->u.alter.name, &t, err));
-    if (stmt->u.alter.what == SQL_ALTER_ADD_COLUMNS)
-        return alter_add_columns(b, stmt, &t, err);
-    return alter_properties(b, stmt, &t, err);
+    if (what == SQL_ALTER_SET_PROPERTIES || what == SQL_ALTER_UNSET_PROPERTIES)
+        return alter_properties(b, stmt, &t, err);
+    return sql_exec_alter_schema(b, stmt, &t, err);
 }

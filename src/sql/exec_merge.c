@@ -585,6 +585,13 @@ static silt_status bind_plan(merge_bind *mb, exec_target *t, engine_op *source, 
     mp->mo.predicate_text = on_text(b, mb->stmt);
     mp->mo.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     mp->mo.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
+    {
+        sql_constraints *cons = NULL; /* written rows obey the CHECK constraints */
+        SILT_RETURN_IF_ERROR(sql_constraints_new(b, &t->snap->metadata, t->snap->schema, &cons,
+                                                 err));
+        mp->mo.check = cons != NULL ? sql_constraints_check : NULL;
+        mp->mo.check_payload = cons;
+    }
     return sql_exec_commit_retry_timeout(b, &mp->mo.retry_timeout_ms, err);
 }
 

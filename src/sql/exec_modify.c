@@ -602,6 +602,13 @@ silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *me
     mo.read_predicate_payload = job->o->read_predicate_payload;
     mo.n_workers = b->ctx->pool != NULL ? tpool_width(b->ctx->pool) : 1;
     memset(metrics, 0, sizeof(*metrics));
+    if (mo.op == DELTA_MODIFY_UPDATE) { /* updated rows obey the CHECK constraints */
+        sql_constraints *cons = NULL;
+        SILT_RETURN_IF_ERROR(sql_constraints_new(b, &job->snap->metadata, job->snap->schema,
+                                                 &cons, err));
+        mo.check = cons != NULL ? sql_constraints_check : NULL;
+        mo.check_payload = cons;
+    }
     rc = delta_modify_begin(&m, job->store, job->snap, &mo, err);
     if (rc == SILT_OK)
         rc = run_job(b, job, m, metrics, err);

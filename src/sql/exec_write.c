@@ -1161,6 +1161,13 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(
         session_target_size(b, &t.snap->metadata.configuration, &wo.target_file_size, err));
     wo.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
+    {
+        sql_constraints *cons = NULL; /* the table's CHECK constraints hold for every row */
+        SILT_RETURN_IF_ERROR(sql_constraints_new(b, &t.snap->metadata, t.snap->schema, &cons,
+                                                 err));
+        wo.check = cons != NULL ? sql_constraints_check : NULL;
+        wo.check_payload = cons;
+    }
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
     SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));

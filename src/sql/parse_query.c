@@ -316,6 +316,30 @@ static silt_status unpivot_clause(parser *p, sql_table_ref **inout)
 /* A FROM item followed by PIVOT/UNPIVOT clauses. */
 static silt_status table_primary_pivoted(parser *p, sql_table_ref **out);
 
+/*
+ * Databricks SQL's streaming source: `STREAM name`, `STREAM read_files(...)` or
+ * `STREAM(name)` (stream 2: a closing parenthesis follows). STREAM is a name
+ * when a clause word, a comma or the end follows it (`FROM stream WHERE ...`).
+ */
+static silt_status stream_prefix(parser *p, sql_table_ref *r)
+{
+    const sql_token *next = p_peek(p, 1);
+    if (!sql_parser_kw(p, "STREAM"))
+        return SILT_OK;
+    if (next->kind == SQL_TOK_LPAREN) {
+        p_advance(p);
+        p_advance(p);
+        r->stream = 2;
+        return SILT_OK;
+    }
+    if (next->kind != SQL_TOK_QUOTED &&
+        (next->kind != SQL_TOK_WORD || sql_parser_is_clause_word(p, next)))
+        return SILT_OK;
+    p_advance(p);
+    r->stream = 1;
+    return SILT_OK;
+}
+
 static silt_status table_primary(parser *p, sql_table_ref **out)
 {
     uint32_t pos = p_tok(p)->off;
@@ -362,6 +386,7 @@ static silt_status table_primary(parser *p, sql_table_ref **out)
     r = new_ref(p, SQL_TABLE_NAMED, pos);
     if (r == NULL)
         return SILT_NOMEM;
+    P_TRY(stream_prefix(p, r));
     if (!sql_parser_at_ident(p))
         return sql_parser_fail(p, "expected a table name or a subquery");
     P_TRY(sql_parser_name(p, &r->u.named.name));
@@ -372,6 +397,12 @@ static silt_status table_primary(parser *p, sql_table_ref **out)
         if (sql_parser_kw(p, "TABLESAMPLE"))
             P_TRY(table_sample(p, &r->sample));
     }
+    if (r->stream && sql_parser_kw(p, "WITH") && p_peek(p, 1)->kind == SQL_TOK_LPAREN) {
+        p_advance(p);
+        P_TRY(sql_parser_kv_list(p, &r->stream_options));
+    }
+    if (r->stream == 2)
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
     P_TRY(sql_parser_alias(p, &r->alias, 1));
     *out = r;
     return SILT_OK;

@@ -331,6 +331,8 @@ static silt_status kv_list(parser *p, sql_kv_list *out, int with_values)
     return sql_parser_expect(p, SQL_TOK_RPAREN);
 }
 
+silt_status sql_parser_kv_list(parser *p, sql_kv_list *out) { return kv_list(p, out, 1); }
+
 /* ------------------------------------------------------------------ CREATE */
 
 static silt_status column_position(parser *p, sql_column_def *c, int *found);
@@ -656,6 +658,19 @@ static silt_status create_stmt(parser *p, sql_stmt *s)
 {
     uint8_t or_replace = 0, temporary = 0, global = 0, external = 0;
     p_advance(p);
+    if (sql_parser_kw(p, "OR") && sql_parser_kw_at(p, 1, "REFRESH") &&
+        sql_parser_kw_at(p, 2, "STREAMING")) {
+        p_advance(p);
+        p_advance(p);
+        s->u.create_table.or_replace = 1;
+    }
+    if (sql_parser_kw(p, "STREAMING") && sql_parser_kw_at(p, 1, "TABLE")) {
+        /* Databricks SQL's streaming tables: stream/ runs them (docs/streaming.md) */
+        p_advance(p);
+        p_advance(p);
+        s->u.create_table.streaming = 1;
+        return create_table(p, s);
+    }
     if (sql_parser_kw(p, "OR")) {
         p_advance(p);
         P_TRY(sql_parser_expect_kw(p, "REPLACE"));
@@ -1454,6 +1469,12 @@ static silt_status refresh_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_REFRESH;
     p_advance(p);
+    if (sql_parser_kw(p, "STREAMING") && sql_parser_kw_at(p, 1, "TABLE")) {
+        s->kind = SQL_STMT_REFRESH_STREAMING;
+        p_advance(p);
+        p_advance(p);
+        return sql_parser_name(p, &s->u.truncate.name);
+    }
     sql_parser_accept_kw(p, "TABLE");
     return utility_target(p, &s->u.truncate.name);
 }

@@ -552,6 +552,11 @@ silt_status sql_plan_table_ref(binder *b, const sql_table_ref *ref, const pushdo
 {
     scan_note *mark;
     memset(out, 0, sizeof(*out));
+    if (ref->stream)
+        /* Spark's words; the stream layer replaces the source before it binds a batch */
+        return sql_bind_error(b, err, ref->pos, SILT_BIND, "Queries with streaming sources must "
+                              "be executed with writeStream.start(): in silt, CREATE STREAMING "
+                              "TABLE ... AS SELECT or `silt stream`");
     switch (ref->kind) {
     case SQL_TABLE_NAMED:
         if (ref->u.named.name.n_parts == 1 && !ref->u.named.name.is_path &&
@@ -574,7 +579,7 @@ silt_status sql_plan_table_ref(binder *b, const sql_table_ref *ref, const pushdo
     case SQL_TABLE_JOIN: return plan_join(b, ref, pd, out, err);
     case SQL_TABLE_FUNC:
         mark = sql_bind_note_last(b);
-        SILT_RETURN_IF_ERROR(sql_source_function(b, ref, out, err));
+        SILT_RETURN_IF_ERROR(sql_source_function(b, ref, pd, out, err));
         sql_bind_note_attach(b, mark, leaf_op(out->op), out->morsels.payload);
         return apply_alias(b, out, &ref->alias, ref->pos, err);
     default:

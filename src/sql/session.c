@@ -66,6 +66,7 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
     s->wrap_table_store = opts ? opts->wrap_table_store : NULL;
     s->wrap_payload = opts ? opts->wrap_payload : NULL;
     s->store_opts = opts ? opts->store : NULL;
+    s->parent = opts ? opts->parent : NULL;
     atomic_init(&s->interrupt, 0);
     if (opts != NULL && opts->warehouse != NULL) {
         /* Spark qualifies the warehouse once and creates it when it is missing. */
@@ -98,6 +99,50 @@ void sql_session_free(sql_session *s)
 }
 
 mem_budget *sql_session_budget(const sql_session *s) { return s->budget; }
+
+void sql_session_set_stream_runner(sql_session *s, sql_stream_fn fn, void *payload)
+{
+    s->stream_fn = fn;
+    s->stream_payload = payload;
+}
+
+static silt_status session_set(sql_session *s, const char *key, const char *value,
+                               silt_error *err);
+
+/* Copies the settings list from the oldest setting on, so the copy lists them alike. */
+static silt_status copy_settings(sql_session *t, const sql_setting *it, silt_error *err)
+{
+    if (it == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(copy_settings(t, it->next, err));
+    return session_set(t, it->key, it->value, err);
+}
+
+silt_status sql_session_new_sibling(sql_session *s, sql_session **out, silt_error *err)
+{
+    sql_session_options o = SQL_SESSION_OPTIONS_INIT;
+    sql_session *t = NULL;
+    silt_status rc;
+    o.warehouse = s->warehouse != NULL ? io_store_root(s->warehouse) : NULL;
+    o.pool = s->pool;
+    o.wrap_table_store = s->wrap_table_store;
+    o.wrap_payload = s->wrap_payload;
+    o.parent = s->parent;
+    o.store = s->store_opts;
+    rc = sql_session_new(&t, &o, err);
+    if (rc == SILT_OK && (t->database = arena_strdup(t->arena, s->database)) == NULL)
+        rc = err_nomem(err);
+    if (rc == SILT_OK)
+        rc = copy_settings(t, s->settings, err);
+    if (rc != SILT_OK) {
+        sql_session_free(t);
+        return rc;
+    }
+    t->stream_fn = s->stream_fn;
+    t->stream_payload = s->stream_payload;
+    *out = t;
+    return SILT_OK;
+}
 
 static int is_store_key(const char *key)
 {
@@ -1068,7 +1113,7 @@ static const char *stmt_name(sql_stmt_kind k)
         "DESCRIBE", "INSERT", "UPDATE", "DELETE", "MERGE", "ALTER TABLE", "RESTORE", "VACUUM",
         "OPTIMIZE", "GENERATE", "CONVERT", "SET", "RESET", "EXPLAIN", "CACHE", "UNCACHE",
         "CREATE BRANCH/TAG", "DROP BRANCH/TAG", "USE REFERENCE", "LIST REFERENCES",
-        "MERGE BRANCH", "REFRESH", "TRUNCATE"};
+        "MERGE BRANCH", "REFRESH", "TRUNCATE", "REFRESH STREAMING TABLE"};
     return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "statement";
 }
 
@@ -1135,6 +1180,13 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     if (s->read_only && stmt_writes(stmt))
         return err_set(err, SILT_INVALID, "cannot execute %s in a read-only session",
                        stmt_name(stmt->kind));
+    if ((stmt->kind == SQL_STMT_CREATE_TABLE && stmt->u.create_table.streaming) ||
+        stmt->kind == SQL_STMT_REFRESH_STREAMING) {
+        if (s->stream_fn == NULL)
+            return err_set(err, SILT_UNSUPPORTED, "streaming tables need the stream layer, which "
+                           "this session was opened without");
+        return s->stream_fn(s->stream_payload, s, stmt, text, len, err);
+    }
     switch (stmt->kind) {
     case SQL_STMT_CREATE_TABLE:
     case SQL_STMT_INSERT:

@@ -175,6 +175,32 @@ silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt
 silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn each_fn,
                              void *payload, silt_error *err);
 
+/*
+ * Streaming statements (CREATE [OR REFRESH] STREAMING TABLE, REFRESH
+ * STREAMING TABLE) belong to the stream layer above this one: the layer
+ * that opens sessions (api/) hands its runner here, and the statements
+ * fail as unsupported in a session without one. The runner is called with
+ * the session, the parsed statement and the whole text; it runs its
+ * micro-batches in sessions of its own (sql_session_new_sibling), never in
+ * s while s is running the statement.
+ */
+typedef silt_status (*sql_stream_fn)(void *payload, sql_session *s, const sql_stmt *stmt,
+                                     const char *text, size_t len, silt_error *err);
+void sql_session_set_stream_runner(sql_session *s, sql_stream_fn fn, void *payload);
+/*
+ * A new session of the same database as s: its warehouse, pool, store
+ * options, budget, test hooks, stream runner, current database and SET
+ * settings (copied now; temporary views are not). Freed with
+ * sql_session_free.
+ */
+silt_status sql_session_new_sibling(sql_session *s, sql_session **out, silt_error *err);
+/*
+ * A schema written as Spark's DDL string ('a INT, b STRING') as a STRUCT in
+ * arena a; SILT_PARSE naming the text when it is not a column list.
+ */
+silt_status sql_parse_ddl_schema(arena *a, const char *ddl, const col_type **out,
+                                 silt_error *err);
+
 /* The STRUCT type of a result's rows (Spark's column names). */
 const col_type *sql_result_schema(const sql_result *res);
 /* 1 for a query (or a statement that returns rows to show), 0 for a status only. */

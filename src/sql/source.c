@@ -20,6 +20,7 @@
  */
 #include <string.h>
 
+#include "delta/cdf.h"
 #include "formats/csv/csv.h"
 #include "formats/json/json.h"
 #include "formats/parquet/parquet.h"
@@ -409,6 +410,12 @@ static silt_status delta_snapshot_of(binder *b, const char *path, int64_t versio
     return SILT_OK;
 }
 
+silt_status sql_source_delta_snapshot(binder *b, const char *path, io_store **store_out,
+                                      delta_snapshot **snap_out, silt_error *err)
+{
+    return delta_snapshot_of(b, path, -1, INT64_MIN, store_out, snap_out, err);
+}
+
 static silt_status open_delta(binder *b, const char *path, int64_t version, int64_t ts_micros,
                               const pushdown *pd, plan *out, const char *qual, silt_error *err)
 {
@@ -722,6 +729,9 @@ silt_status sql_source_parquet_note(const engine_op *op, void *payload, buf *out
 typedef struct text_src {
     csv_scan *csv;
     json_scan *json;
+    /* The columns the query reads, when the CSV reader was told to skip the others. */
+    const col_type *schema;
+    size_t *pick;
 } text_src;
 
 static silt_status text_next(void *payload, arena *batch_arena, col_batch **out, silt_error *err)
@@ -734,7 +744,46 @@ static silt_status text_next(void *payload, arena *batch_arena, col_batch **out,
         SILT_RETURN_IF_ERROR(csv_scan_next(src->csv, batch_arena, batch, err));
     else
         SILT_RETURN_IF_ERROR(json_scan_next(src->json, batch_arena, batch, err));
+    if (src->pick != NULL && batch->n_rows > 0) {
+        col_vec **cols = arena_calloc(batch_arena, src->schema->n_fields + 1, sizeof(col_vec *));
+        if (cols == NULL)
+            return err_nomem(err);
+        for (size_t idx = 0; idx < src->schema->n_fields; idx++)
+            cols[idx] = batch->cols[src->pick[idx]];
+        batch->cols = cols;
+        batch->n_cols = src->schema->n_fields;
+        batch->schema = src->schema;
+    }
     *out = batch->n_rows > 0 ? batch : NULL;
+    return SILT_OK;
+}
+
+/*
+ * The CSV scan's columns the query reads (pd), as a schema and the index
+ * of each in the scan's: the scope then names only those, so a column the
+ * pushdown missed is an unknown column, never a column of nulls.
+ */
+static silt_status project_text(binder *b, text_src *src, const pushdown *pd,
+                                const col_type **schema, silt_error *err)
+{
+    size_t n = 0, idx, k = 0;
+    const char **names = sql_source_projected(b, pd, *schema, &n);
+    col_field *fields;
+    if (names == NULL)
+        return SILT_OK;
+    fields = arena_calloc(b->a, n, sizeof(col_field));
+    src->pick = arena_calloc(b->a, n, sizeof(size_t));
+    if (fields == NULL || src->pick == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < (*schema)->n_fields && k < n; idx++)
+        if ((*schema)->fields[idx].name == names[k]) {
+            fields[k] = (*schema)->fields[idx];
+            src->pick[k++] = idx;
+        }
+    src->schema = col_type_struct(b->a, n, fields);
+    if (src->schema == NULL)
+        return err_nomem(err);
+    *schema = src->schema;
     return SILT_OK;
 }
 
@@ -746,21 +795,27 @@ static silt_status text_next(void *payload, arena *batch_arena, col_batch **out,
 silt_status sql_source_ddl_schema(binder *b, const char *ddl, const col_type **out,
                                   silt_error *err)
 {
-    const char *text = arena_sprintf(b->a, "CREATE TABLE t (%s) USING delta", ddl);
+    return sql_parse_ddl_schema(b->a, ddl, out, err);
+}
+
+silt_status sql_parse_ddl_schema(arena *a, const char *ddl, const col_type **out,
+                                 silt_error *err)
+{
+    const char *text = arena_sprintf(a, "CREATE TABLE t (%s) USING delta", ddl);
     sql_stmt_list *stmts;
     const sql_column_list *cols;
     col_field *fields;
     size_t idx;
     if (text == NULL)
         return err_nomem(err);
-    if (sql_parse(b->a, text, &stmts, err) != SILT_OK || stmts->n != 1 ||
+    if (sql_parse(a, text, &stmts, err) != SILT_OK || stmts->n != 1 ||
         stmts->items[0]->kind != SQL_STMT_CREATE_TABLE) {
         err_clear(err);
         return err_set(err, SILT_PARSE, "[PARSE_SYNTAX_ERROR] the schema \"%s\" is not a "
                        "list of columns such as 'a INT, b STRING'", ddl);
     }
     cols = &stmts->items[0]->u.create_table.columns;
-    fields = arena_calloc(b->a, cols->n + 1, sizeof(col_field));
+    fields = arena_calloc(a, cols->n + 1, sizeof(col_field));
     if (fields == NULL)
         return err_nomem(err);
     for (idx = 0; idx < cols->n; idx++) {
@@ -769,13 +824,23 @@ silt_status sql_source_ddl_schema(binder *b, const char *ddl, const col_type **o
         fields[idx].nullable = !cols->items[idx].not_null;
         fields[idx].field_id = -1;
     }
-    *out = col_type_struct(b->a, cols->n, fields);
+    *out = col_type_struct(a, cols->n, fields);
     return *out != NULL ? SILT_OK : err_nomem(err);
 }
 
 static silt_status open_text(binder *b, int is_csv, const char *path, const char **kv,
-                             size_t n_kv, plan *out, const char *qual, silt_error *err)
+                             size_t n_kv, const pushdown *pd, plan *out, const char *qual,
+                             silt_error *err)
 {
+    /* The CSV reader skips the columns the query never names (csv_options.read_columns);
+     * count(*) names none, and NULL would mean all. */
+    static const char *const no_columns[1] = {NULL};
+    const char *const *read_cols = NULL;
+    size_t n_read_cols = 0;
+    if (pd != NULL && !pd->all_cols) {
+        read_cols = pd->n_cols > 0 ? pd->cols : no_columns;
+        n_read_cols = pd->n_cols;
+    }
     text_src *src = arena_calloc(b->a, 1, sizeof(*src));
     const char **opts = arena_calloc(b->a, n_kv + 3, sizeof(char *));
     size_t n_opts = 0, idx;
@@ -808,9 +873,11 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
     SILT_RETURN_IF_ERROR(open_path_store(b, path, &store, &key, err));
     if (is_csv) {
         SILT_RETURN_IF_ERROR(csv_scan_open_path(&src->csv, store, key, kv, n_kv / 2, given,
-                                                b->s->pool, err));
+                                                read_cols, n_read_cols, b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_csv, src->csv, err));
         schema = csv_scan_schema(src->csv);
+        if (read_cols != NULL)
+            SILT_RETURN_IF_ERROR(project_text(b, src, pd, &schema, err));
     } else {
         SILT_RETURN_IF_ERROR(json_scan_open_path(&src->json, store, key, kv, n_kv / 2, given,
                                                  b->s->pool, err));
@@ -904,9 +971,16 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
     silt_status rc;
     path = io_location_local_path(path); /* file:/p and file:///p, as Spark takes them */
     if (util_str_casecmp(format, "delta") == 0) {
-        rc = sql_source_delta_options(kv, n_kv, &version, &ts_micros, err);
-        if (rc == SILT_OK)
+        sql_cdf_read cdf;
+        rc = sql_source_delta_options(kv, n_kv, &version, &ts_micros, &cdf, err);
+        if (rc == SILT_OK && cdf.on) {
+            delta_cdf_bound start, end;
+            rc = sql_source_cdf_bounds(b, &cdf, &start, &end, err);
+            if (rc == SILT_OK)
+                rc = sql_source_cdf(b, path, &start, &end, out, qual, err);
+        } else if (rc == SILT_OK) {
             rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
+        }
     }
     else if (version >= 0 || ts_micros != INT64_MIN)
         return sql_bind_error(b, err, pos, SILT_BIND,
@@ -917,9 +991,9 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
             rc = open_parquet(b, path, pd, out, qual, err);
     }
     else if (util_str_casecmp(format, "csv") == 0)
-        rc = open_text(b, 1, path, kv, n_kv, out, qual, err);
+        rc = open_text(b, 1, path, kv, n_kv, pd, out, qual, err);
     else if (util_str_casecmp(format, "json") == 0)
-        rc = open_text(b, 0, path, kv, n_kv, out, qual, err);
+        rc = open_text(b, 0, path, kv, n_kv, pd, out, qual, err);
     else
         return sql_bind_error(b, err, pos, SILT_UNSUPPORTED,
                           "[UNSUPPORTED_DATASOURCE] data source \"%s\" is not supported", format);
@@ -1339,8 +1413,10 @@ static silt_status source_range(binder *b, const sql_table_ref *ref, plan *out, 
 }
 
 /* read_files('path', format => 'csv', header => true, ...) */
-silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, silt_error *err)
+silt_status sql_source_function(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
+                                silt_error *err)
 {
+    pushdown cols;
     const sql_name *n = &ref->u.func.name;
     const sql_expr_list *args = &ref->u.func.args;
     const char *path = NULL, *format = NULL;
@@ -1348,6 +1424,10 @@ silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, 
     size_t n_kv = 0, idx;
     if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "range") == 0)
         return source_range(b, ref, out, err);
+    if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "table_changes") == 0)
+        return sql_source_table_changes(b, ref, 0, out, err);
+    if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "table_changes_by_path") == 0)
+        return sql_source_table_changes(b, ref, 1, out, err);
     if (n->n_parts != 1 || util_str_casecmp(n->parts[0].name, "read_files") != 0)
         return sql_bind_error(b, err, ref->pos, SILT_BIND,
                           "[UNRESOLVABLE_TABLE_VALUED_FUNCTION] table function \"%s\" does not "
@@ -1391,7 +1471,15 @@ silt_status sql_source_function(binder *b, const sql_table_ref *ref, plan *out, 
         else
             format = "parquet";
     }
-    return sql_source_path(b, format, path, kv, n_kv, NULL, -1, INT64_MIN, out, ref->pos, err);
+    /* Only the column names: the alias is applied by the caller, and no filter is pushed here. */
+    memset(&cols, 0, sizeof(cols));
+    if (pd != NULL) {
+        cols.all_cols = pd->all_cols;
+        cols.n_cols = pd->n_cols;
+        cols.cols = pd->cols;
+    }
+    return sql_source_path(b, format, path, kv, n_kv, pd != NULL ? &cols : NULL, -1, INT64_MIN,
+                           out, ref->pos, err);
 }
 
 /* ---------------------------------------------------------------- answers from statistics */

@@ -4,6 +4,7 @@
 #include "util/buf.h"
 
 #include <errno.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,6 +178,81 @@ int util_str_to_int64(const char *s, size_t len, int64_t *out)
     return 1;
 }
 
+static const double exact_pow10[23] = {1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+                                       1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+                                       1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22};
+
+static int is_digit(char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+/*
+ * Reads up to 15 significant digits into *m, with *exp10 lowered once per
+ * digit after a point; leading zeros are not significant. Returns the
+ * position after the digits, or SIZE_MAX when there are too many digits.
+ */
+static size_t fast_digits(const char *s, size_t len, size_t i, int fraction, uint64_t *m,
+                          int *n_sig, int *exp10, int *any)
+{
+    for (; i < len && is_digit(s[i]); i++) {
+        *any = 1;
+        if (fraction)
+            (*exp10)--;
+        if (*m == 0 && s[i] == '0')
+            continue;
+        if (++*n_sig > 15)
+            return SIZE_MAX;
+        *m = *m * 10 + (uint64_t)(s[i] - '0');
+    }
+    return i;
+}
+
+/*
+ * Clinger's fast path: text [+-]digits[.digits][e[+-]digits] with at most
+ * 15 significant digits and a decimal exponent within +-22 is m * 10^e (or
+ * m / 10^-e) of two exact doubles, which one IEEE operation rounds
+ * correctly, so the result is strtod's (and Java's Double.parseDouble's).
+ * 0 means "not this shape": the caller asks strtod, which also decides
+ * every error.
+ */
+int util_str_to_double_fast(const char *s, size_t len, double *out)
+{
+    size_t i = 0;
+    uint64_t m = 0;
+    int negative = 0, n_sig = 0, exp10 = 0, any = 0;
+    double v;
+    if (i < len && (s[i] == '+' || s[i] == '-'))
+        negative = s[i++] == '-';
+    i = fast_digits(s, len, i, 0, &m, &n_sig, &exp10, &any);
+    if (i != SIZE_MAX && i < len && s[i] == '.')
+        i = fast_digits(s, len, i + 1, 1, &m, &n_sig, &exp10, &any);
+    if (i == SIZE_MAX || !any)
+        return 0;
+    if (i < len && (s[i] == 'e' || s[i] == 'E')) {
+        int e_negative = 0, e = 0, e_digits = 0;
+        i++;
+        if (i < len && (s[i] == '+' || s[i] == '-'))
+            e_negative = s[i++] == '-';
+        for (; i < len && is_digit(s[i]) && e_digits < 4; i++, e_digits++)
+            e = e * 10 + (s[i] - '0');
+        if (e_digits == 0)
+            return 0;
+        exp10 += e_negative ? -e : e;
+    }
+    if (i != len)
+        return 0;
+    if (m == 0) {
+        *out = negative ? -0.0 : 0.0;
+        return 1;
+    }
+    if (exp10 < -22 || exp10 > 22)
+        return 0;
+    v = exp10 < 0 ? (double)m / exact_pow10[-exp10] : (double)m * exact_pow10[exp10];
+    *out = negative ? -v : v;
+    return 1;
+}
+
 int util_str_to_double(const char *s, size_t len, double *out)
 {
     char tmp[128];
@@ -184,6 +260,8 @@ int util_str_to_double(const char *s, size_t len, double *out)
     double value;
     if (len == 0 || len >= sizeof(tmp))
         return 0;
+    if (util_str_to_double_fast(s, len, out))
+        return 1;
     memcpy(tmp, s, len);
     tmp[len] = '\0';
     errno = 0;

@@ -52,5 +52,12 @@ void util_str_ascii_lower(char *s, size_t len);
 int util_str_to_int64(const char *s, size_t len, int64_t *out);
 /* Parses a whole string as a double (strtod rules, locale-independent "C"). */
 int util_str_to_double(const char *s, size_t len, double *out);
+/*
+ * Only the common shape [+-]digits[.digits][e[+-]digits] with at most 15
+ * significant digits and a decimal exponent within +-22, which has one
+ * correctly rounded value in every language: 1 and *out, else 0 (the text
+ * may still be a number in some other grammar).
+ */
+int util_str_to_double_fast(const char *s, size_t len, double *out);
 
 #endif

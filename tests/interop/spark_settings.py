@@ -318,11 +318,11 @@ def scenario_options(spark):
         check("options: %s fails with Spark's error class" % sql[-30:],
               mine.returncode != 0 and "[%s]" % error_class(theirs) in mine.stderr,
               "silt %r, Spark %r" % (mine.stderr.strip()[:200], (theirs or "")[:200]))
-    # Spark ignores a change data feed option without readChangeFeed; silt refuses them all
+    # readChangeFeed acts (tests/interop/spark_cdf.py compares the rows with Spark's)
     view = ("CREATE OR REPLACE TEMPORARY VIEW v USING delta OPTIONS (path '%s', "
-            "readChangeFeed 'true', startingVersion '0')" % table)
-    check("options: the change data feed options are refused by name",
-          "readChangeFeed" in silt(view, ok=False).stderr)
+            "readChangeFeed 'true', startingVersion '0', endingVersion 'x')" % table)
+    check("options: a bad endingVersion is Delta's DELTA_VERSION_INVALID",
+          "[DELTA_VERSION_INVALID]" in silt(view + "; SELECT * FROM v", ok=False).stderr)
 
 
 def scenario_history(spark):

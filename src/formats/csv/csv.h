@@ -67,6 +67,17 @@ typedef struct csv_options {
     size_t speculate_bytes;
     /* timeZone: the zone of timestamps written without one (NULL = UTC; SQL passes the session's) */
     const time_zone *zone;
+    /*
+     * The columns the caller reads (names, case-insensitive; a superset is
+     * fine), or NULL for all: Spark's CSV column pruning. Unless the
+     * corrupt-record column is filled, the others are neither inferred
+     * (they are typed string) nor converted (their vectors are all null),
+     * and, as in Spark, a row is malformed (DROPMALFORMED drops it,
+     * FAILFAST fails) only for a bad value in a column read, never for its
+     * number of fields; when every column is read the whole row counts.
+     */
+    const char *const *read_columns;
+    size_t n_read_columns;
 } csv_options;
 
 #define CSV_DEFAULT_BATCH_ROWS 4096
@@ -114,10 +125,11 @@ void csv_scan_free(csv_scan *scan);
  * resolves path (file, folder or glob, text_resolve_path), applies n_kv
  * key/value option pairs (kv[2i] = name, kv[2i+1] = value) over the
  * defaults (header and inferSchema start false, as in Spark), and opens the scan with an
- * optional explicit schema and pool. Errors are those of the three steps.
+ * optional explicit schema, the columns read (csv_options.read_columns) and pool. Errors are those of the three steps.
  */
 silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path,
                                const char *const *kv, size_t n_kv, const col_type *schema,
+                               const char *const *read_columns, size_t n_read_columns,
                                tpool *pool, silt_error *err);
 
 /*

@@ -69,7 +69,10 @@ int csv_parse_int32(const char *s, size_t len, int32_t *out)
 
 static int equals(const char *s, size_t len, const char *text)
 {
-    return text != NULL && strlen(text) == len && memcmp(s, text, len) == 0;
+    /* The first byte first: this runs for every number, and options are rarely numbers. */
+    if (text == NULL || (len > 0 && text[0] != s[0]))
+        return 0;
+    return strlen(text) == len && memcmp(s, text, len) == 0;
 }
 
 int csv_parse_bool(const char *s, size_t len, int *out)
@@ -86,15 +89,16 @@ int csv_parse_bool(const char *s, size_t len, int *out)
 /* Java's Double.parseDouble on decimal text (hex floats are not accepted). */
 static int java_double(const char *s, size_t len, double *out)
 {
-    char tmp[400];
     size_t start = 0, end = len, pos, n_digits = 0;
+    if (util_str_to_double_fast(s, len, out)) /* plain decimals: Java's value, no checks */
+        return 1;
     while (start < end && (unsigned char)s[start] <= ' ')
         start++;
     while (end > start && (unsigned char)s[end - 1] <= ' ')
         end--;
     if (end > start && strchr("dDfF", s[end - 1]) != NULL)
         end--;
-    if (end == start || end - start >= sizeof(tmp))
+    if (end == start || end - start >= 400)
         return 0;
     pos = start;
     int negative = 0;
@@ -117,11 +121,9 @@ static int java_double(const char *s, size_t len, double *out)
     }
     if (n_digits == 0)
         return 0;
-    memcpy(tmp, s + start, end - start);
-    tmp[end - start] = '\0';
     /* strtod accepts a subset-compatible grammar once the characters are
      * restricted as above; it also rejects "1e" and "." forms as Java does. */
-    return util_str_to_double(tmp, end - start, out);
+    return util_str_to_double(s + start, end - start, out);
 }
 
 int csv_parse_double(const csv_options *opts, const char *s, size_t len, double *out)
@@ -219,22 +221,82 @@ static int fast_date_part(const char *s, csv_date_memo *memo, int64_t *days_out)
     return 1;
 }
 
+static int digit_at(const char *s, size_t pos)
+{
+    return s[pos] >= '0' && s[pos] <= '9';
+}
+
 /*
- * "yyyy-MM-dd HH:mm:ss" (or with 'T'), the form almost every file uses,
- * without the general parser's branches: three word loads, and the date
- * part from the memo when it repeats the last row's (rows of a file are
- * often in time order). Anything else returns 0 and goes the general way,
+ * The optional ".f" (1 to 6 digits) after the seconds, as microseconds; the
+ * position after it, or 0 when the text is not this shape (more digits
+ * than a microsecond holds go the general way).
+ */
+static size_t fast_fraction(const char *s, size_t len, size_t pos, int64_t *micros)
+{
+    int n = 0;
+    *micros = 0;
+    if (pos == len || s[pos] != '.')
+        return pos;
+    for (pos++; pos < len && digit_at(s, pos) && n < 6; pos++, n++)
+        *micros = *micros * 10 + (s[pos] - '0');
+    if (n == 0 || (pos < len && digit_at(s, pos)))
+        return 0;
+    for (; n < 6; n++)
+        *micros *= 10;
+    return pos;
+}
+
+/*
+ * The optional zone after the time: "Z" or "+HH:mm"/"-HH:mm" (offsets
+ * below 18 hours) as microseconds east of UTC. 1 and *zoned when there is
+ * one, 1 when the text simply ends, 0 for any other suffix.
+ */
+static int fast_offset(const char *s, size_t len, size_t pos, int *zoned, int64_t *offset)
+{
+    unsigned hours, minutes;
+    *zoned = 0;
+    *offset = 0;
+    if (pos == len)
+        return 1;
+    if (s[pos] == 'Z' && pos + 1 == len) {
+        *zoned = 1;
+        return 1;
+    }
+    if ((s[pos] != '+' && s[pos] != '-') || len - pos != 6 || !digit_at(s, pos + 1) ||
+        !digit_at(s, pos + 2) || s[pos + 3] != ':' || !digit_at(s, pos + 4) ||
+        !digit_at(s, pos + 5))
+        return 0;
+    hours = (unsigned)(s[pos + 1] - '0') * 10 + (unsigned)(s[pos + 2] - '0');
+    minutes = (unsigned)(s[pos + 4] - '0') * 10 + (unsigned)(s[pos + 5] - '0');
+    if (hours > 17 || minutes > 59)
+        return 0;
+    *zoned = 1;
+    *offset = ((int64_t)hours * 3600 + minutes * 60) * TIME_MICROS_PER_SECOND;
+    if (s[pos] == '-')
+        *offset = -*offset;
+    return 1;
+}
+
+/*
+ * "yyyy-MM-dd HH:mm:ss" (or with 'T'), with an optional fraction of up to
+ * six digits and an optional "Z" or "+HH:mm" offset: the forms almost every
+ * file uses, without the general parser's branches: word loads, and the
+ * date part from the memo when it repeats the last row's (rows of a file
+ * are often in time order). *zoned says the text named its offset (then
+ * *out is UTC already). Anything else returns 0 and goes the general way,
  * which accepts every text this accepts with the same value (tested).
  */
-static int fast_timestamp(const char *s, size_t len, csv_date_memo *memo, int64_t *out)
+static int fast_timestamp(const char *s, size_t len, csv_date_memo *memo, int64_t *out,
+                          int *zoned)
 {
     /* "HH:mm:ss" in a word: digits at bytes 0-1, 3-4, 6-7, ':' at 2 and 5. */
     static const uint64_t hms_digits = UINT64_C(0xFFFF00FFFF00FFFF);
     static const uint64_t hms_fixed = (uint64_t)':' << 16 | (uint64_t)':' << 40;
     uint64_t w;
     unsigned hour, minute, second;
-    int64_t days;
-    if (len != 19 || (s[10] != ' ' && s[10] != 'T') || !is_little_endian())
+    int64_t days, micros, offset;
+    size_t pos;
+    if (len < 19 || (s[10] != ' ' && s[10] != 'T') || !is_little_endian())
         return 0;
     w = load8(s + 11);
     if (!layout_ok(w, hms_digits, hms_fixed))
@@ -242,10 +304,14 @@ static int fast_timestamp(const char *s, size_t len, csv_date_memo *memo, int64_
     hour = two_digits(w, 0);
     minute = two_digits(w, 3);
     second = two_digits(w, 6);
+    pos = fast_fraction(s, len, 19, &micros);
+    if (pos == 0 || !fast_offset(s, len, pos, zoned, &offset))
+        return 0;
     if (hour > 23 || minute > 59 || second > 59 || !fast_date_part(s, memo, &days))
         return 0;
     *out = days * TIME_MICROS_PER_DAY +
-           ((int64_t)hour * 3600 + minute * 60 + second) * TIME_MICROS_PER_SECOND;
+           ((int64_t)hour * 3600 + minute * 60 + second) * TIME_MICROS_PER_SECOND + micros -
+           offset;
     return 1;
 }
 
@@ -253,10 +319,12 @@ int csv_parse_timestamp_memo(const csv_options *opts, csv_date_memo *memo, const
                              size_t len, int64_t *out)
 {
     size_t end = len;
+    int zoned;
     if (opts->timestamp_pattern != NULL)
         return text_dt_parse_timestamp_in(opts->timestamp_pattern, s, len, opts->zone, out);
-    if (fast_timestamp(s, len, memo, out)) {
-        *out = time_zone_from_local(opts->zone, *out); /* a wall-clock time in the zone */
+    if (fast_timestamp(s, len, memo, out, &zoned)) {
+        if (!zoned)
+            *out = time_zone_from_local(opts->zone, *out); /* a wall-clock time in the zone */
         return 1;
     }
     while (end > 0 && s[end - 1] == ' ')

@@ -45,6 +45,8 @@ struct csv_scan {
     size_t n_token_cols; /* schema columns filled from tokens, in order */
     size_t *token_col;   /* token index -> schema column */
     int64_t corrupt_idx; /* schema column of the corrupt record, -1 */
+    uint8_t *unread;     /* per schema column: not read (csv_options.read_columns), or NULL */
+    uint8_t *infer_unread; /* the same per column while inferring, or NULL */
     /* the objects being read */
     text_reader *reader; /* on the heap: chunk tasks copy the scan while the caller reads ahead */
     text_batch_queue queue; /* batches parsed and not yet handed out */
@@ -197,14 +199,14 @@ static int text_is(const char *s, size_t len, const char *text)
 }
 
 /*
- * Values an integer or timestamp column's fields were parsed into while
- * their type was being confirmed, so that the conversion does not parse
- * them again: ok[r] says record r's value is in values[r] (int64_t; an int
- * widened), parsed as kind. A column whose type changes after its first
+ * Values an integer, double or timestamp column's fields were parsed into
+ * while their type was being confirmed, so that the conversion does not
+ * parse them again: ok[r] says record r's value is in values[r] (int64_t;
+ * an int widened, a double's bits), parsed as kind. A column whose type changes after its first
  * value was kept drops them all (its conversion type is another one).
  */
 typedef struct col_capture {
-    csv_kind kind; /* CSV_K_INT or CSV_K_TIMESTAMP; CSV_K_NULL: nothing kept */
+    csv_kind kind; /* CSV_K_INT, CSV_K_DOUBLE or CSV_K_TIMESTAMP; CSV_K_NULL: nothing kept */
     int dead;      /* the type changed, or no memory: nothing is used */
     buf values;    /* int64_t per record */
     buf ok;        /* uint8_t per record */
@@ -411,6 +413,7 @@ static inline void infer_and_capture(csv_infer_type *type, csv_date_memo *memo,
 {
     int32_t small;
     int64_t ts;
+    double d;
     csv_kind before = type->kind;
     if (len == 0 || (o->null_value[0] != '\0' && text_is(p, len, o->null_value)))
         return;
@@ -420,6 +423,12 @@ static inline void infer_and_capture(csv_infer_type *type, csv_date_memo *memo,
     }
     if (cap != NULL && before == CSV_K_TIMESTAMP && csv_parse_timestamp_memo(o, memo, p, len, &ts)) {
         capture_put(cap, CSV_K_TIMESTAMP, rec, ts);
+        return;
+    }
+    /* A double column stays one exactly when the field parses (try_double). */
+    if (cap != NULL && before == CSV_K_DOUBLE && csv_parse_double(o, p, len, &d)) {
+        memcpy(&ts, &d, sizeof(d));
+        capture_put(cap, CSV_K_DOUBLE, rec, ts);
         return;
     }
     csv_infer_field(type, memo, o, p, len);
@@ -773,6 +782,29 @@ static void convert_ints(const csv_options *o, col_state *cs, size_t idx, const 
     }
 }
 
+static void convert_doubles(const csv_options *o, col_state *cs, size_t idx, const batch_recs *b)
+{
+    col_vec *v = cs->vec;
+    double *values = v->values;
+    for (int64_t row = 0; row < b->n; row++) {
+        const char *p;
+        size_t len;
+        int ascii;
+        const int64_t *kept = captured(b, row);
+        if (kept != NULL) {
+            memcpy(&values[row], kept, sizeof(double));
+            col_bit_set(v->validity, row);
+        } else if (field_text(o, b->fields[row], b->n_fields[row], idx, &p, &len, &ascii)) {
+            col_bit_clear(v->validity, row);
+        } else if (csv_parse_double(o, p, len, &values[row])) {
+            col_bit_set(v->validity, row);
+        } else {
+            values[row] = 0;
+            col_bit_clear(v->validity, row);
+        }
+    }
+}
+
 static void convert_timestamps(const csv_options *o, col_state *cs, size_t idx,
                                const batch_recs *b)
 {
@@ -795,6 +827,17 @@ static void convert_timestamps(const csv_options *o, col_state *cs, size_t idx,
     }
 }
 
+/* A column the caller does not read: every row null, nothing parsed. */
+static void convert_unread(col_state *cs, int64_t n_rows)
+{
+    col_vec *v = cs->vec;
+    for (int64_t row = 0; row < n_rows; row++) {
+        col_bit_clear(v->validity, row);
+        if (v->type->id == COL_STRING)
+            v->offsets[row + 1] = (int32_t)cs->text.len;
+    }
+}
+
 /* One column of a batch: a loop of its type, or put_value's switch for the rarer types. */
 static silt_status convert_column(const csv_options *o, col_state *cs, size_t idx,
                                   const batch_recs *b, silt_error *err)
@@ -803,6 +846,7 @@ static silt_status convert_column(const csv_options *o, col_state *cs, size_t id
     switch (cs->vec->type->id) {
     case COL_STRING: return convert_strings(o, cs, idx, b, err);
     case COL_INT: convert_ints(o, cs, idx, b); return SILT_OK;
+    case COL_DOUBLE: convert_doubles(o, cs, idx, b); return SILT_OK;
     case COL_TIMESTAMP:
     case COL_TIMESTAMP_NTZ: convert_timestamps(o, cs, idx, b); return SILT_OK;
     default: break;
@@ -822,7 +866,8 @@ static const col_capture *usable_capture(const col_capture *c, col_type_id id)
 {
     if (c->dead)
         return NULL;
-    if ((c->kind == CSV_K_INT && id == COL_INT) || (c->kind == CSV_K_TIMESTAMP && id == COL_TIMESTAMP))
+    if ((c->kind == CSV_K_INT && id == COL_INT) || (c->kind == CSV_K_DOUBLE && id == COL_DOUBLE) ||
+        (c->kind == CSV_K_TIMESTAMP && id == COL_TIMESTAMP))
         return c;
     return NULL;
 }
@@ -860,6 +905,10 @@ static silt_status parse_saved_columns(round_ctx *ctx, chunk_job *job, const sav
         rc = new_batch(s, job, cols, err);
         for (size_t idx = 0; idx < s->n_token_cols && rc == SILT_OK; idx++) {
             col_state *cs = &cols[s->token_col[idx]];
+            if (s->unread != NULL && s->unread[s->token_col[idx]]) {
+                convert_unread(cs, b.n);
+                continue;
+            }
             b.cap = idx < sv->n_caps ? usable_capture(&sv->caps[idx], cs->vec->type->id) : NULL;
             rc = convert_column(o, cs, idx, &b, err);
         }
@@ -905,13 +954,15 @@ static silt_status parse_rows(round_ctx *ctx, chunk_job *job, const saved_record
                 break;
         }
         size_t bad_col = SIZE_MAX;
-        int malformed = t.n_fields != s->n_token_cols;
+        /* Pruned (Spark's columnPruning): only a bad value in a column read makes a row
+         * malformed, not its number of fields. */
+        int malformed = s->unread == NULL && t.n_fields != s->n_token_cols;
         for (size_t idx = 0; idx < s->n_token_cols && rc == SILT_OK; idx++) {
             col_state *cs = &cols[s->token_col[idx]];
             const char *p = "";
             size_t len = 0;
             int is_null = 1, ascii = 0;
-            if (idx < t.n_fields) {
+            if (idx < t.n_fields && (s->unread == NULL || !s->unread[s->token_col[idx]])) {
                 const csv_field *f = &t.fields[idx];
                 p = f->ptr;
                 len = f->len;
@@ -1039,6 +1090,9 @@ static silt_status round_begin(csv_scan *s, const text_chunk *chunks, size_t n, 
             job->types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
             if (job->types == NULL)
                 rc = err_nomem(err);
+            for (size_t c = 0; rc == SILT_OK && s->infer_unread != NULL && c < n_cols; c++)
+                if (s->infer_unread[c])
+                    job->types[c].kind = CSV_K_STRING;
             job->speculate = s->speculate && s->opts.sampling_ratio >= 1.0 &&
                              text_spec_has_room(s->spec, s->opts.speculate_bytes);
         } else {
@@ -1218,6 +1272,24 @@ static silt_status first_record(csv_scan *s, csv_tokenizer *t, const char **key_
     return SILT_OK;
 }
 
+/*
+ * Whether columns can be left unread here (see csv_options.read_columns):
+ * not when the corrupt-record column is filled, which needs the whole row.
+ */
+static int may_skip_columns(const csv_scan *s)
+{
+    return s->opts.read_columns != NULL && s->corrupt_idx < 0;
+}
+
+/* 1 when the column named name is not among the columns the caller reads. */
+static int column_unread(const csv_scan *s, const char *name)
+{
+    for (size_t idx = 0; idx < s->opts.n_read_columns; idx++)
+        if (util_str_casecmp(s->opts.read_columns[idx], name) == 0)
+            return 0;
+    return 1;
+}
+
 static silt_status infer_schema(csv_scan *s, silt_error *err)
 {
     csv_tokenizer t;
@@ -1246,6 +1318,15 @@ static silt_status infer_schema(csv_scan *s, silt_error *err)
         types = mem_calloc(n_cols ? n_cols : 1, sizeof(csv_infer_type));
         if (types == NULL)
             rc = err_nomem(err);
+    }
+    /* Columns nobody reads start at the top of the lattice: inference skips them. */
+    if (rc == SILT_OK && found && may_skip_columns(s)) {
+        s->infer_unread = arena_calloc(s->arena, n_cols ? n_cols : 1, 1);
+        if (s->infer_unread == NULL)
+            rc = err_nomem(err);
+        for (size_t idx = 0; rc == SILT_OK && idx < n_cols; idx++)
+            if ((s->infer_unread[idx] = (uint8_t)column_unread(s, names[idx])) != 0)
+                types[idx].kind = CSV_K_STRING;
     }
     text_reader_rewind(s->reader);
     infer_pass pass = {s, types, n_cols};
@@ -1300,6 +1381,17 @@ static silt_status bind_schema(csv_scan *s, silt_error *err)
                            f->name, col_type_id_name(f->type->id));
         s->token_col[s->n_token_cols++] = idx;
     }
+    s->unread = NULL;
+    if (may_skip_columns(s)) {
+        size_t n_unread = 0;
+        s->unread = arena_calloc(s->arena, n ? n : 1, 1);
+        if (s->unread == NULL)
+            return err_nomem(err);
+        for (size_t idx = 0; idx < n; idx++)
+            n_unread += s->unread[idx] = (uint8_t)column_unread(s, s->schema->fields[idx].name);
+        if (n_unread == 0)
+            s->unread = NULL; /* every column read: a row is checked whole */
+    }
     if (n > 0 && s->opts.batch_rows * (int64_t)n > CSV_MAX_BATCH_CELLS)
         s->opts.batch_rows = CSV_MAX_BATCH_CELLS / (int64_t)n > 0 ? CSV_MAX_BATCH_CELLS / (int64_t)n : 1;
     return SILT_OK;
@@ -1316,6 +1408,15 @@ static silt_status copy_options(csv_scan *s, const csv_options *opts, silt_error
         *strs[idx] = arena_strdup(s->arena, *strs[idx]);
         if (*strs[idx] == NULL)
             return err_nomem(err);
+    }
+    if (s->opts.read_columns != NULL) {
+        char **names = arena_calloc(s->arena, s->opts.n_read_columns + 1, sizeof(char *));
+        if (names == NULL)
+            return err_nomem(err);
+        for (size_t idx = 0; idx < s->opts.n_read_columns; idx++)
+            if ((names[idx] = arena_strdup(s->arena, s->opts.read_columns[idx])) == NULL)
+                return err_nomem(err);
+        s->opts.read_columns = (const char *const *)names;
     }
     if (s->opts.timestamp_format != NULL &&
         (s->opts.timestamp_format = arena_strdup(s->arena, s->opts.timestamp_format)) == NULL)
@@ -1353,6 +1454,7 @@ silt_status csv_scan_open(csv_scan **out, io_store *store, const char *const *ke
     silt_status rc = SILT_OK;
     if (s == NULL)
         return err_nomem(err);
+    s->corrupt_idx = -1;
     s->store = store;
     s->arena = arena_new(NULL, "csv scan");
     if (s->arena == NULL)
@@ -1465,6 +1567,7 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
 
 silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path,
                                const char *const *kv, size_t n_kv, const col_type *schema,
+                               const char *const *read_columns, size_t n_read_columns,
                                tpool *pool, silt_error *err)
 {
     arena *tmp = arena_new(NULL, "csv options");
@@ -1479,6 +1582,8 @@ silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path
         rc = csv_options_set(&opts, tmp, kv[2 * idx], kv[2 * idx + 1], err);
     opts.schema = schema;
     opts.pool = pool;
+    opts.read_columns = read_columns;
+    opts.n_read_columns = n_read_columns;
     if (rc == SILT_OK)
         rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
     /* The scan copies the keys and every option string it keeps. */

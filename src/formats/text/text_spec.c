@@ -4,6 +4,8 @@
  */
 #include "formats/text/text_spec.h"
 
+#include "util/arena.h"
+
 #include <string.h>
 
 #include "util/mem.h"
@@ -19,7 +21,7 @@ silt_status text_spec_converted(silt_status rc, int *converted, text_batch_list 
 
 int text_spec_has_room(const text_spec *sp, size_t budget_bytes)
 {
-    return sp->text_bytes < budget_bytes;
+    return sp->held_bytes < budget_bytes;
 }
 
 void text_spec_mark_partial(text_spec *sp) { sp->partial = 1; }
@@ -50,7 +52,12 @@ silt_status text_spec_keep(text_spec *sp, const text_chunk *chunk, int converted
     c->batches = *batches;
     *a = NULL;
     memset(batches, 0, sizeof(*batches));
-    sp->text_bytes += chunk->end - chunk->start;
+    /* The budget is the memory the rows hold, not their text: a read of a few of many
+     * columns (CSV column pruning) keeps far less than it parsed. */
+    sp->held_bytes += c->a != NULL ? arena_bytes_used(c->a) : 0;
+    for (size_t idx = 0; idx < c->batches.n; idx++)
+        sp->held_bytes += c->batches.items[idx].a != NULL ? arena_bytes_used(c->batches.items[idx].a) : 0;
+    (void)chunk;
     return SILT_OK;
 }
 

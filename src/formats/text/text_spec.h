@@ -42,7 +42,7 @@ typedef struct text_spec {
     text_spec_chunk *items;
     size_t n, cap;
     size_t next;       /* read pass: the first chunk not yet matched */
-    size_t text_bytes; /* text whose rows are held */
+    size_t held_bytes; /* memory of the rows held (their arenas) */
     int partial;       /* some text was inferred without being converted */
 } text_spec;
 
@@ -55,7 +55,7 @@ typedef struct text_spec {
 silt_status text_spec_converted(silt_status rc, int *converted, text_batch_list *batches,
                                 silt_error *err);
 
-/* 1 while the rows held come from less than budget_bytes of text. */
+/* 1 while the rows held take less than budget_bytes of memory. */
 int text_spec_has_room(const text_spec *sp, size_t budget_bytes);
 
 /*

@@ -348,3 +348,49 @@ void test_api_sql__read_only_connection(void)
     silt_conn_set_read_only(conn, 0);
     check_int(SILT_OK, silt_conn_exec(conn, "INSERT INTO t VALUES (2)", NULL));
 }
+
+/* The change data feed is a query: table_changes through silt_conn_exec (docs/cdf.md). */
+void test_api_sql__change_data_feed(void)
+{
+    struct ArrowArrayStream stream;
+    struct ArrowSchema schema;
+    struct ArrowArray array;
+    char sql[8192];
+    int64_t rows = 0, deletes = 0;
+    check_int(SILT_OK, silt_db_open(&db, NULL, NULL));
+    check_int(SILT_OK, silt_conn_open(&conn, db));
+    snprintf(sql, sizeof(sql), "SELECT * FROM table_changes_by_path('%s', 0, 4)",
+             table_path("cdf-table-with-dv"));
+    check_int(SILT_OK, silt_conn_exec(conn, sql, &stream));
+    check_int(0, stream.get_schema(&stream, &schema));
+    check_int(4, schema.n_children);
+    check_str("value", schema.children[0]->name);
+    check_str("_change_type", schema.children[1]->name);
+    check_str("_commit_version", schema.children[2]->name);
+    check_str("l", schema.children[2]->format);
+    check_str("_commit_timestamp", schema.children[3]->name);
+    check(strncmp(schema.children[3]->format, "tsu:", 4) == 0);
+    schema.release(&schema);
+    for (;;) {
+        check_int(0, stream.get_next(&stream, &array));
+        if (array.release == NULL)
+            break;
+        rows += array.length;
+        array.release(&array);
+    }
+    stream.release(&stream);
+    check_int(20, rows); /* inserts and deletes of the deletion vector updates, versions 0..4 */
+    snprintf(sql, sizeof(sql), "SELECT count(*) FROM table_changes_by_path('%s', 0, 4) "
+             "WHERE _change_type = 'delete'", table_path("cdf-table-with-dv"));
+    check_int(SILT_OK, silt_conn_exec(conn, sql, &stream));
+    check_int(0, stream.get_next(&stream, &array));
+    deletes = ((const int64_t *)array.children[0]->buffers[1])[array.children[0]->offset];
+    array.release(&array);
+    stream.release(&stream);
+    check_int(6, deletes);
+    /* A start after the latest version: Delta's error class on the connection. */
+    snprintf(sql, sizeof(sql), "SELECT * FROM table_changes_by_path('%s', 99)",
+             table_path("cdf-table-with-dv"));
+    check(silt_conn_exec(conn, sql, NULL) != SILT_OK);
+    check_str("DELTA_INVALID_CDC_RANGE", silt_conn_error_class(conn));
+}

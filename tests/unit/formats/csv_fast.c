@@ -13,6 +13,7 @@
 #include "test.h"
 #include "util/buf.h"
 #include "util/time.h"
+#include "util/time_zone.h"
 
 static const int paths[] = {CSV_PATH_FAST, CSV_PATH_WORDS, CSV_PATH_GENERAL};
 
@@ -238,6 +239,52 @@ void test_formats_csv_fast__date_memo_across_rows(void)
                      (unsigned)(seed >> 28) % 60, (unsigned)(seed >> 34) % 61);
         }
         check_timestamp(&memo, text);
+    }
+}
+
+/*
+ * Fractions of 0 to 9 digits and offsets (Z, +hh:mm of every hour up to 19,
+ * odd minutes, malformed ones) in UTC and in a zone with summer time: the
+ * fast path's value is the general parser's, accepted or not.
+ */
+void test_formats_csv_fast__fractions_and_offsets_agree(void)
+{
+    static const char *const zones[] = {"UTC", "Europe/Oslo", "America/St_Johns"};
+    static const char *const suffixes[] = {"", "Z", "+00:00", "-00:00", "+02:00", "-08:00",
+                                           "+05:45", "-03:30", "+17:59", "+18:00", "+19:00",
+                                           "+1:00", "+01:0", "+0100", "+01:60", "z", " Z",
+                                           "+01:00 ", "UTC"};
+    uint64_t seed = 11;
+    for (size_t zi = 0; zi < sizeof(zones) / sizeof(zones[0]); zi++) {
+        csv_options o;
+        csv_date_memo memo;
+        csv_options_init(&o);
+        o.zone = time_zone_find(zones[zi], strlen(zones[zi]));
+        check(o.zone != NULL);
+        memset(&memo, 0, sizeof(memo));
+        for (int row = 0; row < 6000; row++) {
+            char text[64];
+            int n, digits;
+            int64_t fast = 0, slow = 0;
+            int fast_ok, slow_ok;
+            seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+            n = snprintf(text, sizeof(text), "20%02u-%02u-%02u %02u:%02u:%02u",
+                         (unsigned)(seed >> 58) % 40, 1 + (unsigned)(seed >> 50) % 12,
+                         1 + (unsigned)(seed >> 45) % 28, (unsigned)(seed >> 40) % 24,
+                         (unsigned)(seed >> 34) % 60, (unsigned)(seed >> 28) % 60);
+            digits = (int)((seed >> 20) % 11) - 1; /* -1: no point at all */
+            if (digits >= 0)
+                text[n++] = '.';
+            for (int d = 0; d < digits; d++)
+                text[n++] = (char)('0' + (seed >> (d * 2)) % 10);
+            text[n] = '\0';
+            strcat(text, suffixes[(seed >> 10) % (sizeof(suffixes) / sizeof(suffixes[0]))]);
+            fast_ok = csv_parse_timestamp_memo(&o, &memo, text, strlen(text), &fast);
+            slow_ok = time_string_to_timestamp(text, strlen(text), o.zone, 0, &slow);
+            if (fast_ok != slow_ok || (fast_ok && fast != slow))
+                test_fail(__FILE__, __LINE__, "\"%s\" in %s: fast %d %lld, general %d %lld", text,
+                          zones[zi], fast_ok, (long long)fast, slow_ok, (long long)slow);
+        }
     }
 }
 

@@ -397,7 +397,7 @@ void test_formats_csv_source__open_by_path_with_string_options(void)
     buf schema = BUF_INIT, rows = BUF_INIT;
     check_ok(io_put(store, "p/a.csv", "d,n\n05/01/2022,1\n", 17, &err), &err);
     check_ok(io_put(store, "p/b.csv", "d,n\n06/01/2022,2\n", 17, &err), &err);
-    check_ok(csv_scan_open_path(&cscan, store, "p", csv_kv, 3, NULL, NULL, &err), &err);
+    check_ok(csv_scan_open_path(&cscan, store, "p", csv_kv, 3, NULL, NULL, 0, NULL, &err), &err);
     check_ok(col_type_format(csv_scan_schema(cscan), &schema, &err), &err);
     check_str("struct<d:timestamp,n:integer>", buf_cstr(&schema));
     check_ok(render_scan(&rows, cscan, render_csv_next, mem, -1, &err), &err);
@@ -410,9 +410,10 @@ void test_formats_csv_source__open_by_path_with_string_options(void)
     check_str("struct<x:long>", buf_cstr(&schema));
     json_scan_free(jscan);
     static const char *const bad_kv[] = {"header", "maybe"};
-    check_fails(SILT_INVALID, csv_scan_open_path(&cscan, store, "p", bad_kv, 1, NULL, NULL, &err));
+    check_fails(SILT_INVALID,
+                csv_scan_open_path(&cscan, store, "p", bad_kv, 1, NULL, NULL, 0, NULL, &err));
     check_fails(SILT_NOTFOUND, csv_scan_open_path(&cscan, store, "nothing/*.csv", NULL, 0, NULL,
-                                                  NULL, &err));
+                                                  NULL, 0, NULL, &err));
     buf_clear(&schema);
     buf_clear(&rows);
 }

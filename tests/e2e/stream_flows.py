@@ -1,0 +1,313 @@
+#!/usr/bin/env python3
+"""End-to-end tests of streaming (docs/streaming.md), driven through the `silt` command.
+
+    stream_flows.py SILT_BIN WORK_DIR
+
+The tutorials' flows: a folder of CSV files streamed into a streaming table
+(200 rows, then a file of 100 more, maxFilesPerTrigger 1: two batches,
+counts 200 then 300), the txn actions of the sink, a replayed batch that
+writes nothing, the console sink, `silt stream` triggers and progress, and
+the refusals (a second stream on one checkpoint, a checkpoint of another
+query, a batch query over STREAM, options that do not apply).
+Prints one line per check and "N passed, M failed".
+"""
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+SILT = sys.argv[1]
+WORK = sys.argv[2]
+PASSED, FAILED = 0, 0
+
+
+def check(name, ok, detail=""):
+    global PASSED, FAILED
+    if ok:
+        PASSED += 1
+        print(f"ok   {name}")
+    else:
+        FAILED += 1
+        print(f"FAIL {name} {detail}")
+
+
+def silt(*args, ok=True):
+    run = subprocess.run([SILT, *args], capture_output=True, text=True, timeout=120)
+    if ok and run.returncode != 0:
+        print(run.stdout, run.stderr)
+    return run
+
+
+def scalar(sql):
+    run = silt("sql", "--format", "csv", sql)
+    lines = run.stdout.strip().splitlines()
+    return lines[1] if len(lines) > 1 else None
+
+
+def write_csv(path, first, n, mtime=None):
+    with open(path, "w") as f:
+        f.write("id,name\n")
+        for i in range(first, first + n):
+            f.write(f"{i},n{i}\n")
+    if mtime is not None:
+        os.utime(path, (mtime, mtime))
+
+
+def log_actions(table):
+    out = []
+    log = os.path.join(table, "_delta_log")
+    for name in sorted(os.listdir(log)):
+        if name.endswith(".json"):
+            with open(os.path.join(log, name)) as f:
+                out.append([json.loads(line) for line in f if line.strip()])
+    return out
+
+
+SCHEMA = "schema => 'id INT, name STRING', header => true"
+
+
+def csv_folder_flow():
+    src, table = os.path.join(WORK, "in"), os.path.join(WORK, "t")
+    os.makedirs(src)
+    write_csv(os.path.join(src, "a.csv"), 0, 200, mtime=1000)
+    open(os.path.join(src, "_ignored.csv"), "w").write("id,name\n-1,x\n")
+    open(os.path.join(src, ".hidden.csv"), "w").write("id,name\n-2,y\n")
+    create = (f"CREATE STREAMING TABLE delta.`{table}` AS SELECT * FROM STREAM "
+              f"read_files('{src}', format => 'csv', {SCHEMA}, maxFilesPerTrigger => 1)")
+    run = silt("sql", create)
+    check("create streaming table", run.returncode == 0, run.stderr)
+    check("first count is 200", scalar(f"SELECT count(*) FROM delta.`{table}`") == "200")
+    write_csv(os.path.join(src, "b.csv"), 200, 100, mtime=2000)
+    run = silt("sql", f"REFRESH STREAMING TABLE delta.`{table}`")
+    check("refresh streaming table", run.returncode == 0, run.stderr)
+    check("second count is 300", scalar(f"SELECT count(*) FROM delta.`{table}`") == "300")
+    check("rows exactly once",
+          scalar(f"SELECT count(DISTINCT id) FROM delta.`{table}` WHERE id >= 0") == "300")
+    ckpt = os.path.join(table, "_silt_stream", "checkpoint")
+    check("two batches committed", sorted(os.listdir(os.path.join(ckpt, "commits"))) == ["0", "1"])
+    query_id = json.load(open(os.path.join(ckpt, "metadata")))["id"]
+    txns = [a["txn"] for commit in log_actions(table) for a in commit if "txn" in a]
+    check("txn actions carry the query id and batch ids",
+          [(t["appId"], t["version"]) for t in txns] == [(query_id, 0), (query_id, 1)], str(txns))
+    # A crash after the sink's commit and before commits/1: the batch runs again, writes nothing.
+    os.remove(os.path.join(ckpt, "commits", "1"))
+    n_commits = len(log_actions(table))
+    run = silt("sql", f"REFRESH STREAMING TABLE delta.`{table}`")
+    check("replayed batch succeeds", run.returncode == 0, run.stderr)
+    check("replayed batch writes nothing", len(log_actions(table)) == n_commits and
+          scalar(f"SELECT count(*) FROM delta.`{table}`") == "300")
+    check("replayed batch is committed again", os.path.exists(os.path.join(ckpt, "commits", "1")))
+    run = silt("sql", create, ok=False)
+    check("CREATE of an existing streaming table is refused",
+          run.returncode == 1 and "TABLE_OR_VIEW_ALREADY_EXISTS" in run.stderr, run.stderr)
+    run = silt("sql", create.replace("CREATE STREAMING", "CREATE OR REFRESH STREAMING"))
+    check("CREATE OR REFRESH of an existing streaming table", run.returncode == 0, run.stderr)
+    run = silt("sql", f"SELECT * FROM STREAM read_files('{src}')", ok=False)
+    check("a batch query over STREAM is refused",
+          run.returncode == 1 and "writeStream.start()" in run.stderr, run.stderr)
+    return src, table
+
+
+def three_files_three_batches():
+    src, table = os.path.join(WORK, "in3"), os.path.join(WORK, "t3")
+    os.makedirs(src)
+    for k in range(3):
+        write_csv(os.path.join(src, f"f{k}.csv"), k * 10, 10, mtime=1000 + (2 - k))
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "c3"),
+               f"SELECT * FROM STREAM read_files('{src}', {SCHEMA}, maxFilesPerTrigger => 1)")
+    check("availableNow: one batch per file", run.stdout.count("Batch: ") == 3, run.stdout)
+    # modification-time order: f2 is the oldest file
+    first = run.stdout.split("Batch: 1")[0]
+    check("files taken in modification-time order", "| 20|" in first and "|  0|" not in first,
+          first)
+    check("a progress line per batch", run.stderr.count("input rows") == 3, run.stderr)
+    run = silt("stream", "--trigger", "once", "--checkpoint", os.path.join(WORK, "c3b"),
+               "--progress", "json",
+               f"SELECT * FROM STREAM read_files('{src}', {SCHEMA}, maxFilesPerTrigger => 1)")
+    prog = [json.loads(line) for line in run.stderr.splitlines() if line.startswith("{")]
+    check("once: all files in one batch", run.stdout.count("Batch: ") == 1 and len(prog) == 1 and
+          prog[0]["numInputRows"] == 30, run.stderr)
+    check("progress JSON has Spark's fields",
+          prog and {"id", "runId", "batchId", "numInputRows", "sources", "sink", "durationMs"} <=
+          set(prog[0]), str(prog))
+    # the console output of a batch, exactly as Spark prints it
+    run = silt("stream", "--trigger", "once",
+               f"SELECT id FROM STREAM read_files('{src}', {SCHEMA}) WHERE id = 5")
+    check("console sink output", run.stdout == "-------------------------------------------\n"
+          "Batch: 0\n-------------------------------------------\n+---+\n| id|\n+---+\n"
+          "|  5|\n+---+\n\n", repr(run.stdout))
+    # INSERT INTO a table with a checkpoint; the same checkpoint for another query is refused
+    table_sql = f"delta.`{table}`"
+    silt("sql", f"CREATE TABLE {table_sql} (id INT, name STRING) USING delta")
+    ckpt = os.path.join(WORK, "c3i")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt,
+               f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{src}', {SCHEMA})")
+    check("INSERT INTO stream", run.returncode == 0 and
+          scalar(f"SELECT count(*) FROM {table_sql}") == "30", run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, ok=False,
+               *[f"SELECT * FROM STREAM read_files('{src}', {SCHEMA})"])
+    check("a checkpoint of another query is refused",
+          run.returncode == 1 and "belongs to another query" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "availableNow", ok=False,
+               *[f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{src}', {SCHEMA})"])
+    check("INSERT INTO stream without a checkpoint is refused",
+          run.returncode == 1 and "checkpointLocation must be specified" in run.stderr, run.stderr)
+    return src
+
+
+def continuous_stream(src):
+    """A stream with the default trigger runs until SIGTERM; a second one on its checkpoint fails."""
+    ckpt = os.path.join(WORK, "cc")
+    stmt = f"SELECT * FROM STREAM read_files('{src}', {SCHEMA})"
+    proc = subprocess.Popen([SILT, "stream", "--trigger", "200 ms", "--checkpoint", ckpt, stmt],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not os.path.exists(os.path.join(ckpt, "commits", "0")):
+        time.sleep(0.05)
+    run = silt("stream", "--trigger", "once", "--checkpoint", ckpt, stmt, ok=False)
+    check("a second stream on a running checkpoint is refused",
+          run.returncode == 1 and "CONCURRENT_QUERY" in run.stderr, run.stderr)
+    write_csv(os.path.join(src, "late.csv"), 100, 5)
+    while time.time() < deadline and not os.path.exists(os.path.join(ckpt, "commits", "1")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGTERM)
+    out, err = proc.communicate(timeout=60)
+    check("a running stream takes new files", "Batch: 1" in out and "|104|" in out, out)
+    check("SIGTERM stops the stream cleanly", proc.returncode == 0, err)
+
+
+def options_and_formats():
+    src = os.path.join(WORK, "inj")
+    os.makedirs(src)
+    with open(os.path.join(src, "e.json"), "w") as f:
+        f.write('{"device":"Dev1","status":"ok"}\n{"device":"Dev2","status":"error"}\n')
+    run = silt("stream", "--trigger", "once",
+               f"SELECT device FROM STREAM read_files('{src}', format => 'json', "
+               "schema => 'device STRING, status STRING') WHERE status = 'error'")
+    check("json folder source", "|  Dev2|" in run.stdout, run.stdout + run.stderr)
+    bad = os.path.join(WORK, "bad")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "x.csv"), "w") as f:
+        f.write("id,name\n1,a\nnotanumber,b\n3,c\n")
+    run = silt("stream", "--trigger", "once",
+               f"SELECT count(*) AS n FROM (SELECT * FROM STREAM read_files('{bad}', {SCHEMA}, "
+               "mode => 'FAILFAST'))", ok=False)
+    check("FAILFAST on a malformed row", run.returncode == 1, run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "once",
+               f"SELECT id FROM STREAM read_files('{bad}', {SCHEMA}, mode => 'DROPMALFORMED')")
+    check("DROPMALFORMED drops the malformed row",
+          "|  1|" in run.stdout and "|  3|" in run.stdout and "NULL" not in run.stdout,
+          run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM read_files('{bad}', {SCHEMA}, latestFirst => true)"])
+    check("an unsupported file-source option is refused by name",
+          run.returncode == 1 and "latestFirst" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM read_files('{bad}', {SCHEMA}, maxFilesPerTrigger => 0)"])
+    check("maxFilesPerTrigger 0 is refused", run.returncode == 1 and
+          "maxFilesPerTrigger" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "sometimes", "SELECT 1", ok=False)
+    check("a trigger that is not one is refused", run.returncode == 1 and "trigger" in run.stderr,
+          run.stderr)
+    run = silt("stream", "--trigger", "once", "--output-mode", "complete", ok=False,
+               *[f"SELECT * FROM STREAM read_files('{bad}', {SCHEMA})"])
+    check("complete mode without aggregation is refused",
+          run.returncode == 1 and "Complete output mode not supported" in run.stderr, run.stderr)
+
+
+def delta_source_flow():
+    """The Delta source: snapshot then new commits, removes by the options, startingVersion."""
+    src = os.path.join(WORK, "dsrc")
+    ref = f"delta.`{src}`"
+    silt("sql", f"CREATE TABLE {ref} (id INT, name STRING) USING delta")
+    silt("sql", f"INSERT INTO {ref} VALUES (1, 'a'), (2, 'b')")
+    silt("sql", f"INSERT INTO {ref} VALUES (3, 'c')")
+    ckpt = os.path.join(WORK, "cd1")
+    stmt = f"SELECT * FROM STREAM {ref} WITH (maxFilesPerTrigger = 1)"
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("Delta source, maxFilesPerTrigger 1: one batch per file",
+          run.stdout.count("Batch: ") == 2 and "|  3|   c|" in run.stdout.split("Batch: 1")[1],
+          run.stdout + run.stderr)
+    silt("sql", f"INSERT INTO {ref} VALUES (4, 'd')")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("Delta source follows a new commit only",
+          run.stdout.count("Batch: ") == 1 and "Batch: 2" in run.stdout and
+          "|  4|   d|" in run.stdout and "|  1|" not in run.stdout, run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd4"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 3)")
+    check("startingVersion: no snapshot, changes from that version on",
+          run.returncode == 0 and "|  4|   d|" in run.stdout and "|  1|" not in run.stdout,
+          run.stdout + run.stderr)
+    silt("sql", f"UPDATE {ref} SET name = 'z' WHERE id = 3")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt, ok=False)
+    check("an UPDATE in the source fails with DELTA_SOURCE_TABLE_IGNORE_CHANGES",
+          run.returncode == 1 and "DELTA_SOURCE_TABLE_IGNORE_CHANGES" in run.stderr and
+          "version 4" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd2"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 4, ignoreChanges = true)")
+    check("ignoreChanges across an UPDATE re-emits the rewritten file's rows",
+          run.returncode == 0 and "|  3|   z|" in run.stdout and "|  4|" not in run.stdout,
+          run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd3"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 4, skipChangeCommits = true)")
+    check("skipChangeCommits skips the UPDATE commit",
+          run.returncode == 0 and "|  3|" not in run.stdout, run.stdout + run.stderr)
+    silt("sql", f"DELETE FROM {ref} WHERE id = 4")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd5"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 5)", ok=False)
+    check("a DELETE of a whole file fails with DELTA_SOURCE_IGNORE_DELETE",
+          run.returncode == 1 and "DELTA_SOURCE_IGNORE_DELETE" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd6"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 5, ignoreDeletes = true)")
+    check("ignoreDeletes passes a DELETE of a whole file", run.returncode == 0, run.stderr)
+    silt("sql", f"DELETE FROM {ref} WHERE id = 1")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", os.path.join(WORK, "cd7"),
+               f"SELECT * FROM STREAM {ref} WITH (startingVersion = 6, ignoreDeletes = true)",
+               ok=False)
+    check("ignoreDeletes does not cover a DELETE that rewrites a file",
+          run.returncode == 1 and "DELTA_SOURCE_TABLE_IGNORE_CHANGES" in run.stderr, run.stderr)
+    # a streaming table fed by the Delta source, with the sink's txn actions
+    out = os.path.join(WORK, "dout")
+    run = silt("sql", f"CREATE STREAMING TABLE delta.`{out}` AS SELECT id, name FROM STREAM "
+               f"{ref} WITH (startingVersion = 0, maxFilesPerTrigger = 1, skipChangeCommits = true)")
+    check("a streaming table from a Delta source", run.returncode == 0 and
+          scalar(f"SELECT count(*) FROM delta.`{out}`") == "4", run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (startingVersion = -1)"])
+    check("a negative startingVersion is refused", run.returncode == 1 and
+          "startingVersion" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (ignoreChanges = true, "
+                 "skipChangeCommits = true)"])
+    check("ignoreChanges with skipChangeCommits is refused", run.returncode == 1, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true)"])
+    check("readChangeFeed is refused by name",
+          run.returncode == 1 and "readChangeFeed" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (excludeRegex = 'x')"])
+    check("an unknown Delta source option is refused by name",
+          run.returncode == 1 and "excludeRegex" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM delta.`{os.path.join(WORK, 'nope')}`"])
+    check("a missing source table is refused", run.returncode == 1, run.stderr)
+
+
+def main():
+    if os.path.exists(WORK):
+        shutil.rmtree(WORK)
+    os.makedirs(WORK)
+    csv_folder_flow()
+    src = three_files_three_batches()
+    continuous_stream(src)
+    options_and_formats()
+    delta_source_flow()
+    print(f"{PASSED} passed, {FAILED} failed")
+    sys.exit(1 if FAILED else 0)
+
+
+if __name__ == "__main__":
+    main()
