@@ -1,4 +1,5 @@
 /* Unit tests of server/values: PostgreSQL text and binary forms of result values. */
+#include "server/sqlstate.h"
 #include "server/values.h"
 #include "test.h"
 
@@ -75,4 +76,15 @@ void test_server_values__fields(void)
     check_int(123, b.data[13]);
     check_int(4500, ((uint8_t)b.data[14] << 8) | (uint8_t)b.data[15]);
     buf_clear(&b);
+}
+
+void test_server_values__sqlstates(void)
+{
+    check_str("42P01", srv_sqlstate(SILT_NOTFOUND, "TABLE_OR_VIEW_NOT_FOUND", "x"));
+    check_str("42601", srv_sqlstate(SILT_PARSE, "PARSE_SYNTAX_ERROR", "x"));
+    check_str("0A000", srv_sqlstate(SILT_UNSUPPORTED, "UNSUPPORTED_FEATURE.X", "x"));
+    check_str("57014", srv_sqlstate(SILT_INTERRUPTED, "OPERATION_CANCELED", "x"));
+    check_str("25006", srv_sqlstate(SILT_INVALID, "", "cannot execute INSERT in a read-only session"));
+    check_str("22023", srv_sqlstate(SILT_INVALID, "", "bad option"));
+    check_str("40001", srv_sqlstate(SILT_CONFLICT, "DELTA_CONCURRENT_APPEND", "x"));
 }
