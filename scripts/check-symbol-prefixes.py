@@ -30,6 +30,7 @@ PREFIXES = {
     "sql": ["sql_"],
     "stream": ["stream_"],
     "api": ["api_"],
+    "server": ["srv_"],
 }
 PUBLIC = "silt_"
 

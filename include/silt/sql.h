@@ -117,6 +117,18 @@ SILT_API silt_status silt_conn_open(silt_conn **out, silt_db *db);
 SILT_API void silt_conn_close(silt_conn *conn);
 
 /**
+ * Makes conn read-only (on != 0) or read-write again: while it is read-only,
+ * every statement that writes a table or changes the catalog (CREATE,
+ * DROP, ALTER, INSERT, UPDATE, DELETE, MERGE, RESTORE, VACUUM, OPTIMIZE,
+ * GENERATE, CONVERT, TRUNCATE, branch and tag statements, persistent
+ * views) fails with SILT_INVALID and the message "cannot execute
+ * <STATEMENT> in a read-only session", before it reads or writes
+ * anything; queries, EXPLAIN, DESCRIBE, SHOW, SET, USE and temporary views
+ * run. silt serve uses it for its read-only users. Since 0.1.
+ */
+SILT_API void silt_conn_set_read_only(silt_conn *conn, int on);
+
+/**
  * Runs every statement of sql (separated by ';') in order. When out is
  * not NULL it receives the result of the last statement as an Arrow
  * stream (rows are computed as the consumer pulls them; a statement

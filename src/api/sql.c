@@ -213,6 +213,12 @@ SILT_API void silt_conn_close(silt_conn *conn)
 
 SILT_API const char *silt_conn_errmsg(const silt_conn *conn) { return conn ? conn->errmsg : ""; }
 
+SILT_API void silt_conn_set_read_only(silt_conn *conn, int on)
+{
+    if (conn != NULL)
+        sql_session_set_read_only(conn->session, on);
+}
+
 /* ---------------------------------------------------------------- Arrow stream */
 
 typedef struct stream_state {

@@ -73,6 +73,8 @@ struct sql_session {
     mem_budget *budget;     /* the database's (or own_budget) */
     mem_budget *own_budget; /* made when the session has no database */
     const io_store_options *store_opts; /* the database's, borrowed; NULL = none */
+    /* sql_session_set_read_only: statements that write or change the catalog are refused. */
+    int read_only;
     arena *parent;          /* sql_session_options.parent, for sql_session_new_sibling */
     /* Runs the streaming statements (sql_session_set_stream_runner); NULL = none. */
     sql_stream_fn stream_fn;

@@ -249,6 +249,11 @@ void sql_session_clear_interrupt(sql_session *s)
     atomic_store_explicit(&s->interrupt, 0, memory_order_relaxed);
 }
 
+void sql_session_set_read_only(sql_session *s, int on)
+{
+    s->read_only = on != 0;
+}
+
 /* ---------------------------------------------------------------- results */
 
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }
@@ -1148,9 +1153,33 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     return rc;
 }
 
+/* Whether stmt may write a table or change the catalog (sql_session_set_read_only). */
+static int stmt_writes(const sql_stmt *stmt)
+{
+    switch (stmt->kind) {
+    case SQL_STMT_QUERY:
+    case SQL_STMT_EXPLAIN:
+    case SQL_STMT_SET:
+    case SQL_STMT_RESET:
+    case SQL_STMT_USE:
+    case SQL_STMT_SHOW:
+    case SQL_STMT_DESCRIBE:
+    case SQL_STMT_LIST_REFS:
+    case SQL_STMT_USE_REF:
+    case SQL_STMT_CACHE:
+    case SQL_STMT_UNCACHE:
+    case SQL_STMT_REFRESH: return 0;
+    case SQL_STMT_CREATE_VIEW: return !stmt->u.create_view.temporary;
+    default: return 1;
+    }
+}
+
 static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stmt,
                             const char *text, size_t len, silt_error *err)
 {
+    if (s->read_only && stmt_writes(stmt))
+        return err_set(err, SILT_INVALID, "cannot execute %s in a read-only session",
+                       stmt_name(stmt->kind));
     if ((stmt->kind == SQL_STMT_CREATE_TABLE && stmt->u.create_table.streaming) ||
         stmt->kind == SQL_STMT_REFRESH_STREAMING) {
         if (s->stream_fn == NULL)

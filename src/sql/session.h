@@ -124,6 +124,17 @@ void sql_session_interrupt(sql_session *s);
 void sql_session_clear_interrupt(sql_session *s);
 
 /*
+ * Read-only sessions (the server's read-only users): from then on every
+ * statement that writes a table or changes the catalog (CREATE, DROP,
+ * ALTER, INSERT, UPDATE, DELETE, MERGE, RESTORE, VACUUM, OPTIMIZE,
+ * GENERATE, CONVERT, TRUNCATE, branch statements, persistent views) fails
+ * with SILT_INVALID and "cannot execute <statement> in a read-only
+ * session" before it reads anything. Queries, EXPLAIN, DESCRIBE, SHOW,
+ * SET, USE and temporary views still run.
+ */
+void sql_session_set_read_only(sql_session *s, int on);
+
+/*
  * Binds a source of batches to a table name for the statements run next,
  * until sql_session_unbind_source: `FROM name` reads it through fn, which
  * gives batches of schema (a STRUCT, borrowed until unbound) in

@@ -332,6 +332,23 @@ void test_api_sql__store_options_are_refused_by_name(void)
     check_contains(silt_db_error_message(db), "the S3 store acts on fs.s3a.access.key");
 }
 
+/* silt_conn_set_read_only: writes and catalog changes are refused, reads and temp views run. */
+void test_api_sql__read_only_connection(void)
+{
+    check_int(SILT_OK, silt_db_open(&db, test_tmpdir(), NULL));
+    check_int(SILT_OK, silt_conn_open(&conn, db));
+    check_int(SILT_OK, silt_conn_exec(conn, "CREATE TABLE t USING delta AS SELECT 1 AS id", NULL));
+    silt_conn_set_read_only(conn, 1);
+    check_int(SILT_INVALID, silt_conn_exec(conn, "INSERT INTO t VALUES (2)", NULL));
+    check_contains(silt_conn_error_message(conn), "in a read-only session");
+    check_int(SILT_INVALID, silt_conn_exec(conn, "DROP TABLE t", NULL));
+    check_int(SILT_INVALID, silt_conn_exec(conn, "CREATE VIEW v AS SELECT 1", NULL));
+    check_int(SILT_OK, silt_conn_exec(conn, "CREATE TEMPORARY VIEW tv AS SELECT * FROM t", NULL));
+    check_int(SILT_OK, silt_conn_exec(conn, "SELECT count(*) FROM tv", NULL));
+    silt_conn_set_read_only(conn, 0);
+    check_int(SILT_OK, silt_conn_exec(conn, "INSERT INTO t VALUES (2)", NULL));
+}
+
 /* The change data feed is a query: table_changes through silt_conn_exec (docs/cdf.md). */
 void test_api_sql__change_data_feed(void)
 {
