@@ -6,8 +6,11 @@
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "catalog/catalog_int.h"
+#include "io/digest.h"
 #include "util/buf.h"
 #include "util/mem.h"
 #include "util/time.h"
@@ -16,10 +19,6 @@
 #define CATALOG_FORMAT_VERSION 1
 #define CATALOG_MAX_RETRIES 100
 #define CATALOG_MAX_FILE_BYTES ((size_t)256 << 20)
-
-struct catalog {
-    io_store *store;
-};
 
 silt_status catalog_open(catalog **out, io_store *store, silt_error *err)
 {
@@ -31,7 +30,14 @@ silt_status catalog_open(catalog **out, io_store *store, silt_error *err)
     return SILT_OK;
 }
 
-void catalog_free(catalog *cat) { mem_free(cat); }
+void catalog_free(catalog *cat)
+{
+    if (cat == NULL)
+        return;
+    mem_free(cat->ref);
+    mem_free(cat->hash);
+    mem_free(cat);
+}
 
 void catalog_state_free(cat_state *state)
 {
@@ -148,6 +154,26 @@ static silt_status copy_database(arena *a, const cat_database *src, cat_database
     return copy_properties(a, src->n_properties, src->properties, &dst->properties, err);
 }
 
+static silt_status copy_segments(arena *a, const cat_table *src, cat_table *dst,
+                                 silt_error *err)
+{
+    size_t idx;
+    dst->on_ref = src->on_ref;
+    dst->fork = src->fork;
+    dst->pin = src->pin;
+    dst->n_segments = src->n_segments;
+    dst->segments = arena_calloc(a, src->n_segments + 1, sizeof(cat_segment));
+    if (dst->segments == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < src->n_segments; idx++) {
+        dst->segments[idx].last = src->segments[idx].last;
+        dst->segments[idx].id = arena_strdup(a, src->segments[idx].id);
+        if (dst->segments[idx].id == NULL)
+            return err_nomem(err);
+    }
+    return SILT_OK;
+}
+
 static silt_status copy_table(arena *a, const cat_table *src, cat_table *dst, silt_error *err)
 {
     memset(dst, 0, sizeof(*dst));
@@ -163,6 +189,7 @@ static silt_status copy_table(arena *a, const cat_table *src, cat_table *dst, si
     dst->n_properties = src->n_properties;
     if (dst->database == NULL || dst->name == NULL)
         return err_nomem(err);
+    SILT_RETURN_IF_ERROR(copy_segments(a, src, dst, err));
     return copy_properties(a, src->n_properties, src->properties, &dst->properties, err);
 }
 
@@ -246,6 +273,12 @@ silt_status catalog_state_add_table(cat_state *state, const cat_table *table, si
         return err_nomem(err);
     state->tables = grown;
     SILT_RETURN_IF_ERROR(copy_table(state->arena, table, &grown[state->n_tables], err));
+    if (state->ref_id != NULL && table->kind != CAT_VIEW && !table->on_ref) {
+        /* created on a branch: every version of it is branch-local */
+        grown[state->n_tables].on_ref = 1;
+        grown[state->n_tables].fork = -1;
+        grown[state->n_tables].pin = -1;
+    }
     state->n_tables++;
     return SILT_OK;
 }
@@ -273,7 +306,16 @@ silt_status catalog_state_replace_table(cat_state *state, const cat_table *table
         return err_set(err, SILT_NOTFOUND,
                        "[TABLE_OR_VIEW_NOT_FOUND] The table or view `%s`.`%s` cannot be found",
                        table->database, table->name);
-    return copy_table(state->arena, table, &state->tables[old - state->tables], err);
+    cat_table merged = *table;
+    if (!table->on_ref && old->on_ref) {
+        /* a caller that rebuilt the entry keeps the table's state on the reference */
+        merged.on_ref = 1;
+        merged.fork = old->fork;
+        merged.pin = old->pin;
+        merged.n_segments = old->n_segments;
+        merged.segments = old->segments;
+    }
+    return copy_table(state->arena, &merged, &state->tables[old - state->tables], err);
 }
 
 /* ---- serialisation ----------------------------------------------------- */
@@ -294,6 +336,49 @@ static int add_opt_string(cJSON *obj, const char *key, const char *value)
 {
     return value ? cJSON_AddStringToObject(obj, key, value) != NULL
                  : cJSON_AddNullToObject(obj, key) != NULL;
+}
+
+/* "branch": {"fork": F, "pin": P, "segments": [{"id": .., "last": ..}]} */
+static int add_branch_json(cJSON *item, const cat_table *t)
+{
+    cJSON *br = cJSON_AddObjectToObject(item, "branch");
+    cJSON *segs = br ? cJSON_AddArrayToObject(br, "segments") : NULL;
+    size_t idx;
+    int ok = segs != NULL && cJSON_AddNumberToObject(br, "fork", (double)t->fork) != NULL &&
+             cJSON_AddNumberToObject(br, "pin", (double)t->pin) != NULL;
+    for (idx = 0; ok && idx < t->n_segments; idx++) {
+        cJSON *seg = cJSON_CreateObject();
+        ok = seg != NULL && cJSON_AddStringToObject(seg, "id", t->segments[idx].id) != NULL &&
+             cJSON_AddNumberToObject(seg, "last", (double)t->segments[idx].last) != NULL;
+        if (seg != NULL)
+            cJSON_AddItemToArray(segs, seg);
+    }
+    return ok;
+}
+
+/* "ref" (not on main) and "commit": who changed what, for SHOW LOG. */
+static int add_ref_json(cJSON *root, const cat_state *state)
+{
+    cJSON *commit = cJSON_AddObjectToObject(root, "commit");
+    cJSON *touched = commit ? cJSON_AddArrayToObject(commit, "tables") : NULL;
+    const cat_commit_info *c = &state->commit;
+    size_t idx;
+    int ok = touched != NULL && add_opt_string(commit, "parent", c->parent) &&
+             add_opt_string(commit, "author", c->author) &&
+             add_opt_string(commit, "message", c->message) &&
+             cJSON_AddNumberToObject(commit, "time", (double)c->time_ms) != NULL;
+    for (idx = 0; ok && idx < c->n_touched; idx++)
+        ok = cJSON_AddItemToArray(touched, cJSON_CreateString(c->touched[idx]));
+    if (ok && state->ref_id != NULL) {
+        cJSON *ref = cJSON_AddObjectToObject(root, "ref");
+        ok = ref != NULL &&
+             cJSON_AddStringToObject(ref, "type",
+                                     state->ref_type == CAT_REF_TAG ? "TAG" : "BRANCH") != NULL &&
+             cJSON_AddStringToObject(ref, "id", state->ref_id) != NULL &&
+             cJSON_AddNumberToObject(ref, "base", (double)state->base_version) != NULL &&
+             cJSON_AddBoolToObject(ref, "dropped", state->dropped) != NULL;
+    }
+    return ok;
 }
 
 static silt_status state_to_json(const cat_state *state, int64_t version, char **out,
@@ -341,9 +426,11 @@ static silt_status state_to_json(const cat_state *state, int64_t version, char *
             cJSON_AddItemToObject(item, "properties", props);
         else
             cJSON_Delete(props);
+        ok = ok && (!t->on_ref || add_branch_json(item, t));
         if (item != NULL)
             cJSON_AddItemToArray(tables, item);
     }
+    ok = ok && add_ref_json(root, state);
     if (ok)
         *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -398,6 +485,78 @@ static silt_status kind_from_name(const char *name, cat_table_kind *out, silt_er
     else
         return err_set(err, SILT_CORRUPT, "catalog table type \"%s\" is not one silt knows",
                        name ? name : "(missing)");
+    return SILT_OK;
+}
+
+static int64_t json_int(const cJSON *obj, const char *key, int64_t dflt)
+{
+    const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+    return cJSON_IsNumber(item) ? (int64_t)item->valuedouble : dflt;
+}
+
+static silt_status branch_from_json(arena *a, const cJSON *br, cat_table *t, silt_error *err)
+{
+    const cJSON *segs, *seg;
+    if (br == NULL)
+        return SILT_OK;
+    segs = cJSON_GetObjectItemCaseSensitive(br, "segments");
+    if (!cJSON_IsObject(br) || !cJSON_IsArray(segs))
+        return err_set(err, SILT_CORRUPT, "catalog table %s.%s has a malformed branch state",
+                       t->database, t->name);
+    t->on_ref = 1;
+    t->fork = json_int(br, "fork", -1);
+    t->pin = json_int(br, "pin", -1);
+    t->segments = arena_calloc(a, (size_t)cJSON_GetArraySize(segs) + 1, sizeof(cat_segment));
+    if (t->segments == NULL)
+        return err_nomem(err);
+    cJSON_ArrayForEach(seg, segs)
+    {
+        cat_segment *out = &t->segments[t->n_segments++];
+        out->id = arena_strdup(a, json_string(seg, "id"));
+        out->last = json_int(seg, "last", -1);
+        if (out->id == NULL)
+            return err_set(err, SILT_CORRUPT, "catalog table %s.%s has a segment without id",
+                           t->database, t->name);
+    }
+    return SILT_OK;
+}
+
+static silt_status ref_from_json(cat_state *state, const cJSON *root, silt_error *err)
+{
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(root, "ref");
+    const cJSON *commit = cJSON_GetObjectItemCaseSensitive(root, "commit");
+    const cJSON *touched, *item;
+    const char *hash = json_string(root, "hash");
+    arena *a = state->arena;
+    if (hash != NULL && strlen(hash) == 64)
+        memcpy(state->hash, hash, 65);
+    if (cJSON_IsObject(ref)) {
+        const char *type = json_string(ref, "type");
+        state->ref_type = type && strcmp(type, "TAG") == 0 ? CAT_REF_TAG : CAT_REF_BRANCH;
+        state->ref_id = arena_strdup(a, json_string(ref, "id"));
+        state->base_version = json_int(ref, "base", -1);
+        state->dropped = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(ref, "dropped"));
+        if (state->ref_id == NULL)
+            return err_set(err, SILT_CORRUPT, "catalog reference state lacks its id");
+    }
+    if (!cJSON_IsObject(commit))
+        return SILT_OK;
+    state->commit.parent = arena_strdup(a, json_string(commit, "parent"));
+    state->commit.author = arena_strdup(a, json_string(commit, "author"));
+    state->commit.message = arena_strdup(a, json_string(commit, "message"));
+    state->commit.time_ms = json_int(commit, "time", 0);
+    touched = cJSON_GetObjectItemCaseSensitive(commit, "tables");
+    state->commit.touched = arena_calloc(a, (size_t)cJSON_GetArraySize(touched) + 1,
+                                         sizeof(char *));
+    if (state->commit.touched == NULL)
+        return err_nomem(err);
+    cJSON_ArrayForEach(item, touched)
+    {
+        if (cJSON_IsString(item) &&
+            (state->commit.touched[state->commit.n_touched++] =
+                 arena_strdup(a, item->valuestring)) == NULL)
+            return err_nomem(err);
+    }
     return SILT_OK;
 }
 
@@ -464,15 +623,20 @@ static silt_status state_from_json(cat_state *state, const char *text, size_t le
             rc = properties_from_json(state->arena,
                                       cJSON_GetObjectItemCaseSensitive(item, "properties"),
                                       &t->n_properties, &t->properties, err);
+        if (rc == SILT_OK)
+            rc = branch_from_json(state->arena, cJSON_GetObjectItemCaseSensitive(item, "branch"),
+                                  t, err);
         state->n_tables++;
     }
+    if (rc == SILT_OK)
+        rc = ref_from_json(state, root, err);
     cJSON_Delete(root);
     return rc;
 }
 
 /* ---- loading and committing --------------------------------------------- */
 
-static silt_status new_state(cat_state **out, silt_error *err)
+silt_status catalog_new_state(cat_state **out, silt_error *err)
 {
     arena *a = arena_new(NULL, "catalog state");
     cat_state *state;
@@ -485,6 +649,8 @@ static silt_status new_state(cat_state **out, silt_error *err)
     }
     state->arena = a;
     state->version = -1;
+    state->base_version = -1;
+    state->ref_name = CATALOG_MAIN;
     *out = state;
     return SILT_OK;
 }
@@ -497,51 +663,99 @@ static silt_status initial_state(cat_state *state, silt_error *err)
     db.name = "default";
     db.location = "";
     db.comment = "default database";
+    /* SHA-256 of nothing: main before its first commit */
+    snprintf(state->hash, sizeof(state->hash), "%s",
+             "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
     return catalog_state_add_database(state, &db, err);
 }
 
-static silt_status parse_version(const char *key, int64_t *out)
+int catalog_is_main(const char *ref) { return ref == NULL || strcmp(ref, CATALOG_MAIN) == 0; }
+
+/* A reference's log folder ("_silt_catalog/log/" for main), mem_alloc'd. */
+static char *log_prefix(const char *ref)
 {
-    const char *name = key + strlen(CATALOG_LOG_PREFIX);
+    size_t len = catalog_is_main(ref) ? 0 : strlen(ref);
+    char *out = mem_alloc(len + sizeof(CATALOG_REFS_PREFIX) + 2);
+    if (out == NULL)
+        return NULL;
+    if (catalog_is_main(ref))
+        snprintf(out, len + sizeof(CATALOG_REFS_PREFIX) + 2, "%s", CATALOG_LOG_PREFIX);
+    else
+        snprintf(out, len + sizeof(CATALOG_REFS_PREFIX) + 2, CATALOG_REFS_PREFIX "%s/", ref);
+    return out;
+}
+
+static char *log_key(const char *ref, int64_t version)
+{
+    char *prefix = log_prefix(ref);
+    char *out = prefix ? mem_alloc(strlen(prefix) + 32) : NULL;
+    if (out != NULL)
+        snprintf(out, strlen(prefix) + 32, "%s%020lld.json", prefix, (long long)version);
+    mem_free(prefix);
+    return out;
+}
+
+static silt_status parse_version(const char *key, size_t prefix_len, int64_t *out)
+{
+    const char *name = key + prefix_len;
     size_t len = strlen(name);
     if (len != 25 || strcmp(name + 20, ".json") != 0)
         return SILT_NOTFOUND;
     return util_str_to_int64(name, 20, out) ? SILT_OK : SILT_NOTFOUND;
 }
 
-static silt_status newest_version(catalog *cat, int64_t *out, silt_error *err)
+silt_status catalog_log_newest(catalog *cat, const char *ref, int64_t *out, silt_error *err)
 {
     io_listing listing = IO_LISTING_INIT;
+    char *prefix = log_prefix(ref);
     size_t idx;
-    silt_status rc = io_list(cat->store, CATALOG_LOG_PREFIX, NULL, 0, &listing, err);
+    silt_status rc = prefix ? io_list(cat->store, prefix, NULL, 0, &listing, err) : err_nomem(err);
     *out = -1;
     for (idx = 0; rc == SILT_OK && idx < listing.count; idx++) {
         int64_t version;
-        if (parse_version(listing.items[idx].key, &version) == SILT_OK && version > *out)
+        if (parse_version(listing.items[idx].key, strlen(prefix), &version) == SILT_OK &&
+            version > *out)
             *out = version;
     }
+    if (rc == SILT_NOTFOUND) { /* no folder: an empty log */
+        err_clear(err);
+        rc = SILT_OK;
+    }
     io_listing_clear(&listing);
+    mem_free(prefix);
     return rc;
 }
 
-static silt_status load_version(catalog *cat, int64_t version, cat_state **out, silt_error *err)
+silt_status catalog_log_read(catalog *cat, const char *ref, int64_t version, cat_state **out,
+                             silt_error *err)
 {
     cat_state *state = NULL;
     buf text;
-    char key[64];
+    char *key;
     silt_status rc;
-    SILT_RETURN_IF_ERROR(new_state(&state, err));
-    if (version < 0) {
+    SILT_RETURN_IF_ERROR(catalog_new_state(&state, err));
+    if (!catalog_is_main(ref) && (state->ref_name = arena_strdup(state->arena, ref)) == NULL) {
+        catalog_state_free(state);
+        return err_nomem(err);
+    }
+    if (version < 0 && catalog_is_main(ref)) {
         rc = initial_state(state, err);
+    } else if (version < 0) {
+        rc = err_set(err, SILT_NOTFOUND, "reference \"%s\" does not exist", ref);
     } else {
-        snprintf(key, sizeof(key), CATALOG_LOG_PREFIX "%020lld.json", (long long)version);
+        key = log_key(ref, version);
         buf_init(&text, CATALOG_MAX_FILE_BYTES);
-        rc = io_get(cat->store, key, &text, err);
+        rc = key ? io_get(cat->store, key, &text, err) : err_nomem(err);
         if (rc == SILT_OK)
             rc = state_from_json(state, buf_cstr(&text), text.len, err);
-        if (rc != SILT_OK)
-            err_context(err, "while reading catalog version %lld", (long long)version);
+        /* written before commits carried their hash: the hash of the file */
+        if (rc == SILT_OK && state->hash[0] == '\0')
+            rc = io_sha256_hex(text.data, text.len, state->hash, err);
+        if (rc != SILT_OK && rc != SILT_NOTFOUND)
+            err_context(err, "while reading catalog version %lld of %s", (long long)version,
+                        state->ref_name);
         buf_clear(&text);
+        mem_free(key);
         state->version = version;
     }
     if (rc != SILT_OK) {
@@ -552,42 +766,190 @@ static silt_status load_version(catalog *cat, int64_t version, cat_state **out, 
     return SILT_OK;
 }
 
+silt_status catalog_log_publish(catalog *cat, const char *ref, cat_state *state, int64_t next,
+                                silt_error *err)
+{
+    char *text = NULL, *key = NULL, *file = NULL;
+    char hash[65];
+    size_t len;
+    silt_status rc = state_to_json(state, next, &text, err);
+    if (rc != SILT_OK)
+        return rc;
+    /*
+     * The commit's hash is the SHA-256 of its state without the hash, and is
+     * stored in the file, so that readers never hash (nor load libcrypto).
+     */
+    len = strlen(text);
+    rc = io_sha256_hex(text, len, hash, err);
+    if (rc == SILT_OK && (file = mem_alloc(len + 80)) == NULL)
+        rc = err_nomem(err);
+    if (rc == SILT_OK) {
+        memcpy(file, text, len - 1); /* all but the closing brace */
+        snprintf(file + len - 1, 81, ",\"hash\":\"%s\"}", hash);
+        key = log_key(ref, next);
+        rc = key ? io_put_if_absent(cat->store, key, file, strlen(file), err) : err_nomem(err);
+    }
+    if (rc == SILT_OK)
+        memcpy(state->hash, hash, sizeof(hash));
+    mem_free(key);
+    mem_free(file);
+    cJSON_free(text);
+    return rc;
+}
+
+silt_status catalog_state_copy(const cat_state *src, cat_state **out, silt_error *err)
+{
+    cat_state *dst = NULL;
+    size_t idx;
+    silt_status rc;
+    SILT_RETURN_IF_ERROR(catalog_new_state(&dst, err));
+    rc = SILT_OK;
+    dst->version = src->version;
+    dst->ref_type = src->ref_type;
+    dst->base_version = src->base_version;
+    memcpy(dst->hash, src->hash, sizeof(dst->hash));
+    dst->ref_name = arena_strdup(dst->arena, src->ref_name);
+    dst->ref_id = src->ref_id ? arena_strdup(dst->arena, src->ref_id) : NULL;
+    dst->databases = arena_calloc(dst->arena, src->n_databases + 1, sizeof(cat_database));
+    dst->tables = arena_calloc(dst->arena, src->n_tables + 1, sizeof(cat_table));
+    if (dst->ref_name == NULL || dst->databases == NULL || dst->tables == NULL)
+        rc = err_nomem(err);
+    for (idx = 0; rc == SILT_OK && idx < src->n_databases; idx++, dst->n_databases++)
+        rc = copy_database(dst->arena, &src->databases[idx], &dst->databases[idx], err);
+    for (idx = 0; rc == SILT_OK && idx < src->n_tables; idx++, dst->n_tables++)
+        rc = copy_table(dst->arena, &src->tables[idx], &dst->tables[idx], err);
+    if (rc != SILT_OK) {
+        catalog_state_free(dst);
+        return rc;
+    }
+    *out = dst;
+    return SILT_OK;
+}
+
 silt_status catalog_load(catalog *cat, cat_state **out, silt_error *err)
 {
-    int64_t version;
-    SILT_RETURN_IF_ERROR(newest_version(cat, &version, err));
-    return load_version(cat, version, out, err);
+    return catalog_load_ref(cat, NULL, NULL, out, err);
+}
+
+/* One entry's JSON text, to tell which tables a change touched. */
+static char *table_text(const cat_table *t)
+{
+    cat_state one;
+    char *text = NULL;
+    memset(&one, 0, sizeof(one));
+    one.tables = (cat_table *)t;
+    one.n_tables = 1;
+    if (state_to_json(&one, 0, &text, NULL) != SILT_OK)
+        return NULL;
+    return text;
+}
+
+static int same_table(const cat_table *a, const cat_table *b)
+{
+    char *ta = table_text(a), *tb = table_text(b);
+    int same = ta != NULL && tb != NULL && strcmp(ta, tb) == 0;
+    cJSON_free(ta);
+    cJSON_free(tb);
+    return same;
+}
+
+static silt_status add_touched(cat_state *state, const cat_table *t, silt_error *err)
+{
+    const char **grown = arena_realloc(state->arena, state->commit.touched,
+                                       state->commit.n_touched * sizeof(char *),
+                                       (state->commit.n_touched + 1) * sizeof(char *));
+    if (grown == NULL)
+        return err_nomem(err);
+    state->commit.touched = grown;
+    grown[state->commit.n_touched] = arena_sprintf(state->arena, "%s.%s", t->database, t->name);
+    return grown[state->commit.n_touched++] ? SILT_OK : err_nomem(err);
+}
+
+/* The commit record of a change from before to after: parent, author, time, tables. */
+static silt_status fill_commit(const cat_state *before, cat_state *after, silt_error *err)
+{
+    const char *user = getenv("USER");
+    size_t idx;
+    after->commit.parent = before->version >= 0 || !catalog_is_main(before->ref_name)
+                               ? arena_strdup(after->arena, before->hash) : NULL;
+    after->commit.author = arena_strdup(after->arena, user && *user ? user : "silt");
+    after->commit.time_ms = time_now_micros() / 1000;
+    after->commit.n_touched = 0;
+    after->commit.touched = NULL;
+    for (idx = 0; idx < after->n_tables; idx++) {
+        const cat_table *t = &after->tables[idx];
+        const cat_table *old = catalog_state_find_table(before, t->database, t->name);
+        if (old == NULL || !same_table(old, t))
+            SILT_RETURN_IF_ERROR(add_touched(after, t, err));
+    }
+    for (idx = 0; idx < before->n_tables; idx++) {
+        const cat_table *t = &before->tables[idx];
+        if (catalog_state_find_table(after, t->database, t->name) == NULL)
+            SILT_RETURN_IF_ERROR(add_touched(after, t, err));
+    }
+    if (after->commit.message == NULL)
+        after->commit.message =
+            after->commit.n_touched == 1
+                ? arena_sprintf(after->arena, "update %s", after->commit.touched[0])
+                : arena_sprintf(after->arena, "update %zu tables", after->commit.n_touched);
+    return after->commit.message ? SILT_OK : err_nomem(err);
 }
 
 silt_status catalog_commit(catalog *cat, cat_change_fn change, void *payload,
                            int64_t *version_out, silt_error *err)
 {
+    if (cat->hash != NULL)
+        return err_set(err, SILT_INVALID, "reference \"%s\" is in use at commit %s, which "
+                       "cannot be written: USE REFERENCE %s without AT to write",
+                       catalog_current_ref(cat), cat->hash, catalog_current_ref(cat));
+    return catalog_commit_ref(cat, cat->ref, change, payload, version_out, err);
+}
+
+static silt_status commit_once(catalog *cat, const char *ref, cat_change_fn change,
+                               void *payload, int64_t *next, int *lost, silt_error *err)
+{
+    cat_state *before = NULL, *state = NULL;
+    silt_status rc;
+    SILT_RETURN_IF_ERROR(catalog_log_newest(cat, ref, next, err));
+    SILT_RETURN_IF_ERROR(catalog_log_read(cat, ref, *next, &before, err));
+    if (before->dropped || (before->ref_id != NULL && before->ref_type == CAT_REF_TAG)) {
+        rc = before->dropped ? err_set(err, SILT_NOTFOUND, "[REFERENCE_NOT_FOUND] reference "
+                                       "\"%s\" does not exist", ref)
+                             : err_set(err, SILT_INVALID, "tag \"%s\" cannot be written: "
+                                       "only branches take commits", ref);
+        catalog_state_free(before);
+        return rc;
+    }
+    rc = catalog_state_copy(before, &state, err);
+    (*next)++;
+    if (rc == SILT_OK)
+        rc = change(state, payload, err);
+    if (rc == SILT_OK)
+        rc = fill_commit(before, state, err);
+    if (rc == SILT_OK) {
+        rc = catalog_log_publish(cat, ref, state, *next, err);
+        *lost = rc == SILT_EXISTS;
+    }
+    catalog_state_free(before);
+    catalog_state_free(state);
+    return rc;
+}
+
+silt_status catalog_commit_ref(catalog *cat, const char *ref, cat_change_fn change,
+                               void *payload, int64_t *version_out, silt_error *err)
+{
     int attempt;
     for (attempt = 0; attempt < CATALOG_MAX_RETRIES; attempt++) {
-        cat_state *state = NULL;
-        char *text = NULL;
-        char key[64];
-        int64_t next;
-        silt_status rc = catalog_load(cat, &state, err);
-        if (rc != SILT_OK)
-            return rc;
-        next = state->version + 1;
-        rc = change(state, payload, err);
-        if (rc == SILT_OK)
-            rc = state_to_json(state, next, &text, err);
-        catalog_state_free(state);
-        if (rc != SILT_OK)
-            return rc;
-        snprintf(key, sizeof(key), CATALOG_LOG_PREFIX "%020lld.json", (long long)next);
-        rc = io_put_if_absent(cat->store, key, text, strlen(text), err);
-        cJSON_free(text);
+        int64_t next = -1;
+        int lost = 0;
+        silt_status rc = commit_once(cat, ref, change, payload, &next, &lost, err);
         if (rc == SILT_OK) {
             if (version_out != NULL)
                 *version_out = next;
             return SILT_OK;
         }
-        if (rc != SILT_EXISTS)
-            return err_context(err, "while publishing catalog version %lld", (long long)next);
+        if (!lost)
+            return rc; /* the change refused, or the store failed */
         err_clear(err); /* another writer won version `next`: replay on its state */
     }
     return err_set(err, SILT_CONFLICT, "could not update the catalog: %d concurrent changes won "

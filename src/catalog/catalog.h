@@ -41,6 +41,16 @@ typedef struct cat_database {
     int64_t created_micros;
 } cat_database;
 
+/*
+ * A run of branch-local commits of a table (docs/branches.md): versions after
+ * the previous run (or the fork) up to `last`, kept in
+ * `_delta_log/_staged_commits/<id>/`.
+ */
+typedef struct cat_segment {
+    const char *id;
+    int64_t last;
+} cat_segment;
+
 typedef struct cat_table {
     const char *database;
     const char *name;
@@ -55,12 +65,46 @@ typedef struct cat_table {
     size_t n_properties;
     cat_property *properties;
     int64_t created_micros;
+    /*
+     * The table's Delta state on a branch or tag (docs/branches.md). On main
+     * on_ref is 0: the table is its `_delta_log/` as any Delta reader sees it.
+     * Elsewhere: versions up to fork come from `_delta_log/` (-1: the table
+     * was created off main), later ones from the segments, and the
+     * reference reads version pin (-1: the newest there is).
+     */
+    int on_ref;
+    int64_t fork;
+    int64_t pin;
+    size_t n_segments;
+    cat_segment *segments;
 } cat_table;
+
+typedef enum cat_ref_type { CAT_REF_BRANCH = 0, CAT_REF_TAG = 1 } cat_ref_type;
+
+/* What a reference commit records (SHOW LOG). */
+typedef struct cat_commit_info {
+    const char *parent;  /* hash of the previous commit of the reference, NULL for the first */
+    const char *author;
+    const char *message;
+    int64_t time_ms;
+    size_t n_touched;
+    const char **touched; /* "db.table" names the commit changed */
+} cat_commit_info;
 
 /* An immutable state of the catalog. Everything lives in its arena. */
 typedef struct cat_state {
     arena *arena;
     int64_t version; /* -1 before the first commit */
+    /* The reference this state is the head (or a commit) of. */
+    const char *ref_name; /* "main" for the warehouse's own log */
+    cat_ref_type ref_type;
+    /* NULL on main; else the id of the reference's own segments, new on CREATE and ASSIGN */
+    const char *ref_id;
+    int64_t base_version; /* the main catalog version the reference was made from (-1: none) */
+    char hash[65];        /* SHA-256 of the published state file */
+    int dropped;          /* a reference's tombstone: DROP BRANCH/TAG */
+    /* what the next commit records; a change function may set message */
+    cat_commit_info commit;
     size_t n_databases;
     cat_database *databases;
     size_t n_tables;
@@ -122,5 +166,77 @@ char *catalog_location_path(arena *a, const char *warehouse_root, const char *lo
 char *catalog_location_uri(arena *a, const char *warehouse_root, const char *location);
 
 const char *catalog_table_kind_name(cat_table_kind kind); /* "MANAGED", "EXTERNAL", "VIEW" */
+
+/* ---- references: branches and tags (docs/branches.md) --------------------------------- */
+
+#define CATALOG_MAIN "main"
+
+/*
+ * Makes ref (NULL or "main": the warehouse's own catalog) the reference
+ * that catalog_load and catalog_commit use from now on, at its head or,
+ * with hash, at that commit of it (read-only then). SILT_NOTFOUND when the
+ * reference or the hash does not exist.
+ */
+silt_status catalog_use_ref(catalog *cat, const char *ref, const char *hash, silt_error *err);
+/* The reference in use ("main" by default) and its pinned hash (NULL: the head). */
+const char *catalog_current_ref(const catalog *cat);
+const char *catalog_current_hash(const catalog *cat);
+
+/* Loads a reference's head (hash NULL) or one of its commits. NULL ref: the one in use. */
+silt_status catalog_load_ref(catalog *cat, const char *ref, const char *hash, cat_state **out,
+                             silt_error *err);
+/* catalog_commit on a named reference (a branch; tags and main-at-a-hash are read-only). */
+silt_status catalog_commit_ref(catalog *cat, const char *ref, cat_change_fn change,
+                               void *payload, int64_t *version_out, silt_error *err);
+
+/*
+ * The newest version of the Delta table at a catalog location, -1 when it
+ * has no log yet: a new reference pins every table of main at it, so the
+ * reference keeps reading what main had when it was made.
+ */
+typedef silt_status (*cat_pin_fn)(const cat_table *table, int64_t *version, void *payload,
+                                  silt_error *err);
+
+/*
+ * CREATE BRANCH|TAG name FROM from [AT hash]: a new reference whose first
+ * commit is from's state (main's tables pinned through pin_fn). SILT_EXISTS
+ * when the name is taken (nothing done with if_not_exists: *created 0).
+ * The new head is returned in *out (free it) when out is not NULL.
+ */
+silt_status catalog_ref_create(catalog *cat, cat_ref_type type, const char *name,
+                               const char *from, const char *hash, int if_not_exists,
+                               cat_pin_fn pin_fn, void *pin_payload, int *created,
+                               cat_state **out, silt_error *err);
+/* DROP BRANCH|TAG: SILT_NOTFOUND when there is none of that type (nothing with if_exists). */
+silt_status catalog_ref_drop(catalog *cat, cat_ref_type type, const char *name, int if_exists,
+                             silt_error *err);
+/* ASSIGN BRANCH|TAG name TO to [AT hash]: name's head becomes to's state. */
+silt_status catalog_ref_assign(catalog *cat, cat_ref_type type, const char *name,
+                               const char *to, const char *hash, cat_pin_fn pin_fn,
+                               void *pin_payload, cat_state **out, silt_error *err);
+
+typedef struct cat_ref_info {
+    const char *name;
+    cat_ref_type type;
+    char hash[65];
+} cat_ref_info;
+
+/* Every reference, main included, sorted by name; in arena a. */
+silt_status catalog_ref_list(catalog *cat, arena *a, cat_ref_info **out, size_t *n_out,
+                             silt_error *err);
+
+typedef struct cat_log_entry {
+    char hash[65];
+    cat_commit_info commit;
+    int64_t version;
+} cat_log_entry;
+
+/* A reference's commits, newest first; in arena a. */
+silt_status catalog_ref_log(catalog *cat, const char *ref, arena *a, cat_log_entry **out,
+                            size_t *n_out, silt_error *err);
+
+/* SILT_INVALID unless name can name a reference (letters, digits, _ - . and no "main"
+ * confusion); the message names it. */
+silt_status catalog_check_ref_name(const char *name, silt_error *err);
 
 #endif
