@@ -38,4 +38,22 @@ int cli_workers_for_threads(long n);
  */
 int cli_write_file(void *payload, const char *text, size_t len);
 
+/*
+ * T-SQL's batch separator (script.c): 1 when line[0..len) is `GO` alone.
+ * cli_script_batches returns a copy of text (free it with mem_free; NULL
+ * when out of memory) in which every such line outside strings and comments
+ * is ';' and blanks.
+ */
+int cli_line_is_go(const char *line, size_t len);
+char *cli_script_batches(const char *text);
+
+/*
+ * T-SQL's batch separator (script.c): 1 when line[0..len) is `GO` alone.
+ * cli_script_batches returns a copy of text (free it with mem_free; NULL
+ * when out of memory) in which every such line outside strings and comments
+ * is ';' and blanks.
+ */
+int cli_line_is_go(const char *line, size_t len);
+char *cli_script_batches(const char *text);
+
 #endif

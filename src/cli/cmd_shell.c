@@ -113,6 +113,22 @@ static int statement_complete(const char *text)
     return last_semicolon && quote == 0 && depth == 0;
 }
 
+/* 1 when text ends inside a string, a quoted name or a block comment (GO is text there). */
+static int statement_open(const char *text)
+{
+    char *probe;
+    int open;
+    size_t len = strlen(text);
+    probe = mem_alloc(len + 3);
+    if (probe == NULL)
+        return 0;
+    memcpy(probe, text, len);
+    memcpy(probe + len, "\n;", 3); /* complete unless a quote or comment swallows the ';' */
+    open = !statement_complete(probe) && len > 0;
+    mem_free(probe);
+    return open;
+}
+
 /* ---- progress ----------------------------------------------------------------- */
 
 typedef struct progress {
@@ -303,6 +319,17 @@ static void shell_loop(shell *sh)
         }
         if (pending.len == 0 && trimmed[0] == '\0') {
             mem_free(line);
+            continue;
+        }
+        if (cli_line_is_go(line, strlen(line)) && !statement_open(buf_cstr(&pending))) {
+            /* T-SQL's batch separator ends what is pending, as ';' would */
+            mem_free(line);
+            if (pending.len > 0) {
+                if (sh->interactive)
+                    add_history(buf_cstr(&pending));
+                run_statement(sh, buf_cstr(&pending));
+                buf_truncate(&pending, 0);
+            }
             continue;
         }
         if (pending.len > 0)

@@ -17,6 +17,7 @@
 #include "cli.h"
 #include "silt.h"
 #include "util/buf.h"
+#include "util/mem.h"
 
 #define CMD "sql"
 #define MAX_SQL_FILE (64 << 20)
@@ -66,6 +67,7 @@ static int run_sql(int argc, char **argv)
     silt_db *db = NULL;
     silt_conn *conn = NULL;
     buf sql = BUF_INIT;
+    char *batches = NULL;
     silt_status rc;
     int idx, code = 0;
     /* Queries use every core unless told otherwise. */
@@ -117,7 +119,14 @@ static int run_sql(int argc, char **argv)
             buf_clear(&sql);
             return 1;
         }
-        text = buf_cstr(&sql);
+        /* a script file may separate its batches with GO lines (T-SQL tools' convention) */
+        batches = cli_script_batches(buf_cstr(&sql));
+        if (batches == NULL) {
+            fprintf(stderr, "silt: out of memory reading %s\n", file);
+            buf_clear(&sql);
+            return 1;
+        }
+        text = batches;
     }
     rc = silt_db_open(&db, warehouse, &dbo);
     if (rc != SILT_OK) {
@@ -134,6 +143,7 @@ static int run_sql(int argc, char **argv)
     silt_conn_close(conn);
     silt_db_close(db);
     buf_clear(&sql);
+    mem_free(batches);
     return code;
 }
 

@@ -475,6 +475,8 @@ struct sql_query {
     sql_expr_list cluster_by;
     sql_expr *limit;   /* NULL = none (also LIMIT ALL) */
     sql_expr *offset;
+    /* limit came from T-SQL's SELECT TOP n: an ORDER BY after the block sorts before it */
+    uint8_t limit_from_top;
 };
 
 /* ---------------------------------------------------------------- statements */

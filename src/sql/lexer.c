@@ -24,6 +24,10 @@ typedef struct lexer {
     size_t n_toks;
     size_t cap;
     int space;
+    /* T-SQL brackets: parentheses open, and the depth a TOP ( opened at (-1: none) */
+    int paren_depth;
+    int top_paren_depth;
+    int after_top_paren; /* the last token closed TOP ( n ) */
     size_t *error_offset;
     silt_error *err;
 } lexer;
@@ -168,6 +172,7 @@ static silt_status lex_push(lexer *lx, sql_tok_kind kind, size_t start, size_t e
     }
     lx->toks[lx->n_toks].kind = (uint8_t)kind;
     lx->toks[lx->n_toks].space_before = (uint8_t)lx->space;
+    lx->toks[lx->n_toks].bracket = 0;
     lx->toks[lx->n_toks].off = (uint32_t)start;
     lx->toks[lx->n_toks].len = (uint32_t)(end - start);
     lx->n_toks++;
@@ -370,6 +375,97 @@ static int lex_punct(const char *s, size_t avail, sql_tok_kind *kind_out)
     }
 }
 
+static int word_eq(const lexer *lx, const sql_token *t, const char *kw)
+{
+    size_t n = strlen(kw);
+    if (t->kind != SQL_TOK_WORD || t->len != n)
+        return 0;
+    for (size_t idx = 0; idx < n; idx++) {
+        char c = lx->text[t->off + idx];
+        if (c >= 'a' && c <= 'z')
+            c = (char)(c - 'a' + 'A');
+        if (c != kw[idx])
+            return 0;
+    }
+    return 1;
+}
+
+/*
+ * Whether a '[' here starts a T-SQL bracketed name rather than Spark's
+ * subscript. Spark has '[' only right after an operand (a[0], m['k'],
+ * f(x)[1]), so after anything that cannot end an operand it is a name;
+ * after a word it is a name only when the word is a keyword that a name
+ * follows (FROM [t], AS [r]); after a number only in TOP 10 [c], after ')'
+ * only in TOP (10) [c]. Everything else keeps Spark's meaning.
+ */
+static int bracket_starts_name(const lexer *lx)
+{
+    static const char *const before_name[] = {
+        "SELECT", "FROM", "JOIN", "AS", "ON", "WHERE", "AND", "OR", "NOT", "BY", "TABLE",
+        "VIEW", "INTO", "UPDATE", "DISTINCT", "ALL", "WHEN", "THEN", "ELSE", "CASE", "SET",
+        "USE", "DATABASE", "SCHEMA", "HAVING", "EXISTS", "SOURCE", "FORMAT", "DESCRIBE", "DESC",
+        "WITH", "APPLY", "TOP", "PERCENT", "TIES", "DELETE", "INSERT", "MERGE", "USING", "IS",
+        "BETWEEN", "LIKE", "IN", "OVER", "PARTITION"};
+    const sql_token *prev;
+    sql_tok_kind k;
+    if (lx->n_toks == 0)
+        return 1;
+    prev = &lx->toks[lx->n_toks - 1];
+    k = (sql_tok_kind)prev->kind;
+    if (k == SQL_TOK_WORD) {
+        for (size_t idx = 0; idx < sizeof(before_name) / sizeof(before_name[0]); idx++)
+            if (word_eq(lx, prev, before_name[idx]))
+                return 1;
+        return 0;
+    }
+    if (k == SQL_TOK_NUMBER)
+        return lx->n_toks >= 2 && word_eq(lx, &lx->toks[lx->n_toks - 2], "TOP");
+    if (k == SQL_TOK_RPAREN)
+        return lx->after_top_paren;
+    return k != SQL_TOK_QUOTED && k != SQL_TOK_RBRACKET && k != SQL_TOK_STRING &&
+           k != SQL_TOK_RAW_STRING && k != SQL_TOK_BINARY;
+}
+
+/* [name]: up to the first ']' not doubled; a QUOTED token marked bracket. */
+static silt_status lex_bracketed(lexer *lx, size_t start)
+{
+    const char *s = lx->text;
+    size_t pos = start + 1;
+    while (pos < lx->len) {
+        if (s[pos] == ']') {
+            if (pos + 1 < lx->len && s[pos + 1] == ']') {
+                pos += 2;
+                continue;
+            }
+            if (pos == start + 1)
+                return lex_fail(lx, start, 2, "a bracketed identifier cannot be empty");
+            SILT_RETURN_IF_ERROR(lex_push(lx, SQL_TOK_QUOTED, start, pos + 1));
+            lx->toks[lx->n_toks - 1].bracket = 1;
+            return SILT_OK;
+        }
+        pos++;
+    }
+    return lex_fail(lx, start, lx->len - start, "unterminated bracketed identifier");
+}
+
+/* Keeps what bracket_starts_name needs to know about parentheses after TOP. */
+static void track_parens(lexer *lx)
+{
+    const sql_token *t = &lx->toks[lx->n_toks - 1];
+    lx->after_top_paren = 0;
+    if (t->kind == SQL_TOK_LPAREN) {
+        if (lx->n_toks >= 2 && word_eq(lx, &lx->toks[lx->n_toks - 2], "TOP"))
+            lx->top_paren_depth = lx->paren_depth;
+        lx->paren_depth++;
+    } else if (t->kind == SQL_TOK_RPAREN) {
+        lx->paren_depth--;
+        if (lx->paren_depth == lx->top_paren_depth) {
+            lx->after_top_paren = 1;
+            lx->top_paren_depth = -1;
+        }
+    }
+}
+
 static silt_status lex_one(lexer *lx)
 {
     const char *s = lx->text;
@@ -396,10 +492,14 @@ static silt_status lex_one(lexer *lx)
         return lex_quoted(lx, SQL_TOK_STRING, start, start + 1, (char)c);
     if (c == '`')
         return lex_quoted(lx, SQL_TOK_QUOTED, start, start + 1, '`');
+    if (c == '[' && bracket_starts_name(lx))
+        return lex_bracketed(lx, start);
     n = lex_punct(s + start, lx->len - start, &kind);
     if (n == 0)
         return lex_fail(lx, start, 1, "unexpected character");
-    return lex_push(lx, kind, start, start + (size_t)n);
+    SILT_RETURN_IF_ERROR(lex_push(lx, kind, start, start + (size_t)n));
+    track_parens(lx);
+    return SILT_OK;
 }
 
 silt_status sql_lex_heap(const char *text, size_t len, sql_token_list *out,
@@ -412,6 +512,7 @@ silt_status sql_lex_heap(const char *text, size_t len, sql_token_list *out,
     lx.len = len;
     lx.error_offset = error_offset;
     lx.err = err;
+    lx.top_paren_depth = -1;
     out->tokens = NULL;
     out->n_tokens = 0;
     if (len > SQL_TEXT_MAX) {

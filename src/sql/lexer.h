@@ -12,6 +12,10 @@
  * Lexical rules (Spark SQL reference, "Literals" and "Identifiers"):
  *   words        [A-Za-z_0-9]+ not starting with a digit, plus any byte >= 0x80
  *   `quoted`     backquotes, `` inside stands for one backquote
+ *   [quoted]     T-SQL brackets, ]] inside stands for one ], only where a name
+ *                can start (docs/serverless.md): after nothing, '(', ',', '.',
+ *                an operator, or a keyword such as FROM, SELECT, AS, JOIN; after
+ *                a name, ')' or ']' a '[' stays Spark's subscript (a[0])
  *   'str' "str"  backslash escapes as Spark (decoded by the parser)
  *   r'str'       a raw string: backslashes are plain characters
  *   X'0AFF'      a binary literal (SQL_TOK_BINARY)
@@ -32,7 +36,7 @@
 typedef enum sql_tok_kind {
     SQL_TOK_EOF = 0,
     SQL_TOK_WORD,       /* identifier or keyword */
-    SQL_TOK_QUOTED,     /* `identifier` (offset/len include the backquotes) */
+    SQL_TOK_QUOTED,     /* `identifier` or [identifier] (offset/len include the quotes) */
     SQL_TOK_STRING,     /* '...' or "..." (including the quotes) */
     SQL_TOK_RAW_STRING, /* r'...' or R"..." (including r and the quotes): no escapes */
     SQL_TOK_BINARY,     /* X'...' (including X and the quotes) */
@@ -77,6 +81,7 @@ typedef enum sql_tok_kind {
 typedef struct sql_token {
     uint8_t kind;     /* sql_tok_kind */
     uint8_t space_before; /* whitespace or a comment precedes the token */
+    uint8_t bracket;  /* a QUOTED token written [like this] (T-SQL) */
     uint32_t off;     /* byte offset in the statement text */
     uint32_t len;     /* bytes */
 } sql_token;

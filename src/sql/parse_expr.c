@@ -226,6 +226,13 @@ static silt_status number_literal(parser *p, sql_expr **out, int negative, uint3
     return SILT_OK;
 }
 
+silt_status sql_parser_number(parser *p, sql_expr **out)
+{
+    if (!p_is(p, SQL_TOK_NUMBER))
+        return sql_parser_fail(p, "expected a number");
+    return number_literal(p, out, 0, p_tok(p)->off);
+}
+
 /* ------------------------------------------------------------------ strings */
 
 static int hex_val(char c)
@@ -564,11 +571,12 @@ static const col_type *primitive_type(const parser *p, const sql_token *t, uint8
         {"DATE", COL_DATE},       {"TIMESTAMP", COL_TIMESTAMP},
         {"TIMESTAMP_LTZ", COL_TIMESTAMP}, {"TIMESTAMP_NTZ", COL_TIMESTAMP_NTZ},
         {"VOID", COL_NULL}};
-    if (sql_parser_word_is(p, t, "VARCHAR")) {
+    if (sql_parser_word_is(p, t, "VARCHAR") || sql_parser_word_is(p, t, "NVARCHAR")) {
         *is_char = 1;
         return col_type_primitive(COL_STRING);
     }
-    if (sql_parser_word_is(p, t, "CHAR") || sql_parser_word_is(p, t, "CHARACTER")) {
+    if (sql_parser_word_is(p, t, "CHAR") || sql_parser_word_is(p, t, "CHARACTER") ||
+        sql_parser_word_is(p, t, "NCHAR")) {
         *is_char = 2;
         return col_type_primitive(COL_STRING);
     }
@@ -641,11 +649,78 @@ static silt_status struct_type(parser *p, sql_type *out)
 }
 
 /*
+ * T-SQL type names with an exact Delta equivalent (docs/serverless.md): BIT
+ * is boolean, DATETIME2[(p)] timestamp_ntz, MONEY decimal(19,4), SMALLMONEY
+ * decimal(10,4), FLOAT(n) float for n <= 24 and double above (T-SQL's
+ * float(n)), VARBINARY(n|MAX) binary; NVARCHAR/NCHAR are VARCHAR/CHAR and
+ * (MAX) is a plain string. Names Spark already has keep Spark's meaning
+ * (FLOAT alone is 4 bytes, TINYINT signed). *handled 0 when t is none of them.
+ */
+static silt_status tsql_type(parser *p, const sql_token *t, sql_type *out, int *handled)
+{
+    static const char *const refused[] = {
+        "UNIQUEIDENTIFIER", "DATETIME", "SMALLDATETIME", "DATETIMEOFFSET", "TIME", "SQL_VARIANT",
+        "XML", "TEXT", "NTEXT", "IMAGE", "HIERARCHYID", "GEOGRAPHY", "GEOMETRY", "ROWVERSION"};
+    *handled = 1;
+    for (size_t idx = 0; idx < sizeof(refused) / sizeof(refused[0]); idx++)
+        if (sql_parser_word_is(p, t, refused[idx]))
+            return sql_parser_error_at(p, t->off, "[UNSUPPORTED_DATATYPE] the T-SQL type %s has "
+                                       "no exact Delta equivalent; declare the column as one of "
+                                       "Delta's types (string, timestamp_ntz, ...)", refused[idx]);
+    if (sql_parser_word_is(p, t, "BIT")) {
+        out->type = col_type_primitive(COL_BOOLEAN);
+        p_advance(p);
+    } else if (sql_parser_word_is(p, t, "DATETIME2")) {
+        int32_t precision = 7;
+        p_advance(p);
+        if (sql_parser_accept(p, SQL_TOK_LPAREN)) {
+            P_TRY(type_int_param(p, &precision));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+        }
+        if (precision > 7)
+            return sql_parser_error_at(p, t->off, "could not use type datetime2(%d): the "
+                                       "precision is 0 to 7", (int)precision);
+        out->type = col_type_primitive(COL_TIMESTAMP_NTZ);
+    } else if (sql_parser_word_is(p, t, "MONEY") || sql_parser_word_is(p, t, "SMALLMONEY")) {
+        int small = sql_parser_word_is(p, t, "SMALLMONEY");
+        p_advance(p);
+        out->type = col_type_decimal(p->a, small ? 10 : 19, 4);
+        if (out->type == NULL)
+            return err_nomem(p->err);
+    } else if (sql_parser_word_is(p, t, "FLOAT") && p_peek(p, 1)->kind == SQL_TOK_LPAREN) {
+        int32_t bits = 53;
+        p_advance(p);
+        p_advance(p);
+        P_TRY(type_int_param(p, &bits));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+        if (bits < 1 || bits > 53)
+            return sql_parser_error_at(p, t->off, "could not use type float(%d): n is 1 to 53",
+                                       (int)bits);
+        out->type = col_type_primitive(bits <= 24 ? COL_FLOAT : COL_DOUBLE);
+    } else if (sql_parser_word_is(p, t, "VARBINARY") ||
+               (sql_parser_word_is(p, t, "BINARY") && p_peek(p, 1)->kind == SQL_TOK_LPAREN)) {
+        int32_t n = 0;
+        p_advance(p);
+        if (sql_parser_accept(p, SQL_TOK_LPAREN)) {
+            if (!sql_parser_accept_kw(p, "MAX"))
+                P_TRY(type_int_param(p, &n));
+            P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+        }
+        out->type = col_type_primitive(COL_BINARY);
+    } else {
+        *handled = 0;
+    }
+    return SILT_OK;
+}
+
+/*
  * A type: primitive names, DECIMAL(p,s)/DEC/NUMERIC, VARCHAR(n), CHAR(n),
- * ARRAY<T>, MAP<K,V>, STRUCT<a: T, ...>. `>>` closing two levels is split.
+ * ARRAY<T>, MAP<K,V>, STRUCT<a: T, ...>, and T-SQL's names (tsql_type).
+ * `>>` closing two levels is split.
  */
 silt_status sql_parser_type(parser *p, sql_type *out)
 {
+    int handled = 0;
     const sql_token *t = p_tok(p);
     memset(out, 0, sizeof(*out));
     out->pos = t->off;
@@ -694,6 +769,11 @@ silt_status sql_parser_type(parser *p, sql_type *out)
         p_advance(p);
         P_TRY(struct_type(p, out));
     } else {
+        P_TRY(tsql_type(p, t, out, &handled));
+        if (handled) {
+            p_leave(p);
+            return SILT_OK;
+        }
         out->type = primitive_type(p, t, &out->is_char);
         if (out->type == NULL)
             return sql_parser_error_at(p, t->off,
@@ -702,7 +782,10 @@ silt_status sql_parser_type(parser *p, sql_type *out)
         p_advance(p);
         if (out->is_char) {
             P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
-            P_TRY(type_int_param(p, &out->char_len));
+            if (sql_parser_accept_kw(p, "MAX"))
+                out->is_char = 0; /* T-SQL's varchar(max): a string of any length */
+            else
+                P_TRY(type_int_param(p, &out->char_len));
             P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
         }
     }

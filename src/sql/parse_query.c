@@ -654,6 +654,35 @@ static silt_status from_list(parser *p, sql_select *s)
     return SILT_OK;
 }
 
+/*
+ * T-SQL's TOP n | TOP (expr) after SELECT [DISTINCT] (docs/serverless.md):
+ * the block's LIMIT. TOP is a keyword only when a number or '(' follows, so
+ * a column called top still reads as one (SELECT top, x FROM t).
+ */
+static int at_top(const parser *p)
+{
+    return sql_parser_kw(p, "TOP") &&
+           (p_peek(p, 1)->kind == SQL_TOK_NUMBER || p_peek(p, 1)->kind == SQL_TOK_LPAREN);
+}
+
+static silt_status top_clause(parser *p, sql_query *q)
+{
+    p_advance(p);
+    if (sql_parser_accept(p, SQL_TOK_LPAREN)) {
+        P_TRY(sql_parser_expr(p, &q->limit));
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    } else {
+        /* a bare number only: TOP 10 * must not read as 10 * ... */
+        P_TRY(sql_parser_number(p, &q->limit));
+    }
+    if (sql_parser_kw(p, "PERCENT"))
+        return sql_parser_fail(p, "TOP ... PERCENT is not supported; give a number of rows");
+    if (sql_parser_kw(p, "WITH") && sql_parser_kw_at(p, 1, "TIES"))
+        return sql_parser_fail(p, "TOP ... WITH TIES is not supported");
+    q->limit_from_top = 1;
+    return SILT_OK;
+}
+
 static silt_status select_query(parser *p, sql_query **out)
 {
     sql_query *q = new_query(p, SQL_QUERY_SELECT, p_tok(p)->off);
@@ -671,6 +700,8 @@ static silt_status select_query(parser *p, sql_query **out)
         s->distinct = 1;
     else
         sql_parser_accept_kw(p, "ALL");
+    if (at_top(p))
+        P_TRY(top_clause(p, q));
     P_TRY(select_items(p, s));
     if (!from_first && sql_parser_accept_kw(p, "FROM"))
         P_TRY(from_list(p, s));
@@ -868,12 +899,19 @@ static silt_status outer_query(parser *p, sql_query **q, int need)
 silt_status sql_parser_query(parser *p, sql_query **out)
 {
     sql_query *q;
+    sql_expr *top = NULL;
     size_t n_ctes = 0;
     sql_cte *with = NULL;
     P_TRY(sql_parser_enter(p));
     if (sql_parser_accept_kw(p, "WITH"))
         P_TRY(sql_parser_ctes(p, &n_ctes, &with));
     P_TRY(set_level(p, 0, &q));
+    if (q->limit_from_top) {
+        /* kept aside so that WITH and ORDER BY of this level go under it */
+        top = q->limit;
+        q->limit = NULL;
+        q->limit_from_top = 0;
+    }
     if (n_ctes > 0) {
         P_TRY(outer_query(p, &q, 1));
         q->n_ctes = n_ctes;
@@ -890,6 +928,15 @@ silt_status sql_parser_query(parser *p, sql_query **out)
             q->sort_by.n > 0 || q->distribute_by.n > 0 || q->cluster_by.n > 0)
             P_TRY(outer_query(p, &q, 1));
         P_TRY(partition_clauses(p, q));
+    }
+    if (top != NULL) {
+        /* SELECT TOP n ... ORDER BY k sorts, then takes n (T-SQL): ORDER BY k LIMIT n */
+        if (sql_parser_kw(p, "LIMIT") || sql_parser_kw(p, "OFFSET"))
+            return sql_parser_fail(p, "a query cannot have both TOP and %s",
+                                   sql_parser_kw(p, "LIMIT") ? "LIMIT" : "OFFSET");
+        P_TRY(outer_query(p, &q, q->limit != NULL || q->offset != NULL));
+        q->limit = top;
+        q->limit_from_top = 1;
     }
     if (sql_parser_accept_kw(p, "LIMIT")) {
         if (q->limit != NULL || q->offset != NULL)

@@ -201,22 +201,23 @@ silt_status sql_parser_ident(parser *p, sql_ident *out)
     memset(out, 0, sizeof(*out));
     out->pos = t->off;
     if (t->kind == SQL_TOK_QUOTED) {
-        /* `a``b` is a`b: drop the quotes and halve the doubled backquotes. */
+        /* `a``b` is a`b and [a]]b] is a]b: drop the quotes and halve the doubled closer. */
         const char *s = p->text + t->off + 1;
         size_t n = t->len - 2;
+        char closer = t->bracket ? ']' : '`';
         char *name = sql_parser_alloc(p, n + 1);
         size_t used = 0;
         if (name == NULL)
             return SILT_NOMEM;
         for (size_t idx = 0; idx < n; idx++) {
             name[used++] = s[idx];
-            if (s[idx] == '`')
+            if (s[idx] == closer)
                 idx++;
         }
         if (used == 0)
             return sql_parser_fail(p, "an identifier cannot be empty");
         out->name = name;
-        out->quoted = 1;
+        out->quoted = t->bracket ? 2 : 1;
     } else if (t->kind == SQL_TOK_WORD && !p_is_reserved(p, t)) {
         out->name = sql_parser_strndup(p, p->text + t->off, t->len);
         if (out->name == NULL)
@@ -249,6 +250,26 @@ silt_status sql_parser_ident_after_dot(parser *p, sql_ident *out)
     return SILT_OK;
 }
 
+/*
+ * T-SQL's schema `dbo` (docs/serverless.md): silt's databases have no
+ * schemas, so `dbo.t` is t of the current database and `db.dbo.t` is db.t.
+ * Only a dbo written as a word or [dbo] is the schema; `dbo` in backquotes
+ * names a database called dbo.
+ */
+static void drop_dbo_schema(sql_name *n)
+{
+    size_t at;
+    if (n->n_parts < 2 || n->n_parts > 3)
+        return;
+    at = n->n_parts - 2;
+    if (n->parts[at].quoted == 1 || util_str_casecmp(n->parts[at].name, "dbo") != 0)
+        return;
+    memmove(&n->parts[at], &n->parts[at + 1], sizeof(sql_ident));
+    n->n_parts--;
+    if (at == 0)
+        n->pos = n->parts[0].pos;
+}
+
 silt_status sql_parser_name(parser *p, sql_name *out)
 {
     size_t cap = 0;
@@ -261,6 +282,7 @@ silt_status sql_parser_name(parser *p, sql_name *out)
         else
             P_TRY(sql_parser_ident_after_dot(p, &out->parts[out->n_parts - 1]));
     } while (sql_parser_accept(p, SQL_TOK_DOT));
+    drop_dbo_schema(out);
     return SILT_OK;
 }
 
@@ -1615,6 +1637,32 @@ static silt_status statement(parser *p, sql_stmt **out)
     return SILT_OK;
 }
 
+/*
+ * T-SQL ends statements without ';' (docs/serverless.md): a statement that
+ * parsed completely is followed by another when the next token starts a new
+ * line and is a word only a statement starts with here. Spark has no
+ * statement these tokens could continue, so nothing Spark accepts changes.
+ */
+static int at_tsql_next_statement(const parser *p)
+{
+    static const char *const starts[] = {"SELECT", "CREATE", "DROP", "USE", "INSERT",
+                                         "UPDATE", "DELETE", "MERGE", "ALTER"};
+    const sql_token *t = p_tok(p);
+    const sql_token *prev = p->i > 0 ? &p->toks[p->i - 1] : NULL;
+    int new_line = 0;
+    if (prev == NULL)
+        return 0;
+    for (size_t off = prev->off + prev->len; off < t->off; off++)
+        if (p->text[off] == '\n')
+            new_line = 1;
+    if (!new_line)
+        return 0;
+    for (size_t idx = 0; idx < sizeof(starts) / sizeof(starts[0]); idx++)
+        if (sql_parser_word_is(p, t, starts[idx]))
+            return 1;
+    return 0;
+}
+
 static silt_status parse_statements(parser *p, sql_stmt_list **out)
 {
     sql_stmt_list *list = sql_parser_alloc(p, sizeof(*list));
@@ -1628,7 +1676,7 @@ static silt_status parse_statements(parser *p, sql_stmt_list **out)
             break;
         P_TRY(sql_parser_grow(p, (void **)&list->items, &list->n, &cap, sizeof(sql_stmt *)));
         P_TRY(statement(p, &list->items[list->n - 1]));
-        if (!p_is(p, SQL_TOK_SEMI) && !p_is(p, SQL_TOK_EOF))
+        if (!p_is(p, SQL_TOK_SEMI) && !p_is(p, SQL_TOK_EOF) && !at_tsql_next_statement(p))
             return sql_parser_fail(p, "expected ';' or the end of the statement");
     }
     *out = list;
