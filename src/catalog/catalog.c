@@ -246,6 +246,19 @@ silt_status catalog_state_drop_database(cat_state *state, const char *name, int 
         state->tables[kept++] = state->tables[idx];
     }
     state->n_tables = kept;
+    kept = 0;
+    for (idx = 0; idx < state->n_objects; idx++) {
+        if (util_str_casecmp(state->objects[idx].database, name) == 0) {
+            if (!cascade)
+                return err_set(err, SILT_INVALID,
+                               "[SCHEMA_NOT_EMPTY] Cannot drop a schema `%s` because it contains "
+                               "objects; use DROP SCHEMA ... CASCADE",
+                               name);
+            continue;
+        }
+        state->objects[kept++] = state->objects[idx];
+    }
+    state->n_objects = kept;
     idx = (size_t)(db - state->databases);
     memmove(&state->databases[idx], &state->databases[idx + 1],
             (state->n_databases - idx - 1) * sizeof(cat_database));
@@ -316,6 +329,79 @@ silt_status catalog_state_replace_table(cat_state *state, const cat_table *table
         merged.segments = old->segments;
     }
     return copy_table(state->arena, &merged, &state->tables[old - state->tables], err);
+}
+
+/* ---- external data sources and file formats (docs/serverless.md) ---------- */
+
+const char *catalog_object_kind_name(cat_object_kind kind)
+{
+    return kind == CAT_DATA_SOURCE ? "EXTERNAL DATA SOURCE" : "EXTERNAL FILE FORMAT";
+}
+
+const cat_object *catalog_state_find_object(const cat_state *state, cat_object_kind kind,
+                                            const char *database, const char *name)
+{
+    for (size_t idx = 0; idx < state->n_objects; idx++) {
+        const cat_object *o = &state->objects[idx];
+        if (o->kind == kind && util_str_casecmp(o->database, database) == 0 &&
+            util_str_casecmp(o->name, name) == 0)
+            return o;
+    }
+    return NULL;
+}
+
+const char *catalog_object_property(const cat_object *obj, const char *key)
+{
+    for (size_t idx = 0; idx < obj->n_properties; idx++)
+        if (strcmp(obj->properties[idx].key, key) == 0)
+            return obj->properties[idx].value;
+    return NULL;
+}
+
+static silt_status copy_object(arena *a, const cat_object *src, cat_object *dst, silt_error *err)
+{
+    *dst = *src;
+    dst->database = lower_dup(a, src->database);
+    dst->name = arena_strdup(a, src->name);
+    if (dst->database == NULL || dst->name == NULL)
+        return err_nomem(err);
+    return copy_properties(a, src->n_properties, src->properties, &dst->properties, err);
+}
+
+silt_status catalog_state_add_object(cat_state *state, const cat_object *obj, silt_error *err)
+{
+    cat_object *grown;
+    if (!valid_name(obj->name))
+        return err_set(err, SILT_INVALID, "name \"%s\" is not valid", obj->name ? obj->name : "");
+    if (catalog_state_find_database(state, obj->database) == NULL)
+        return err_set(err, SILT_NOTFOUND, "[SCHEMA_NOT_FOUND] The schema `%s` cannot be found",
+                       obj->database);
+    if (catalog_state_find_object(state, obj->kind, obj->database, obj->name) != NULL)
+        return err_set(err, SILT_EXISTS, "there is already an %s named \"%s\" in database \"%s\"",
+                       catalog_object_kind_name(obj->kind), obj->name, obj->database);
+    grown = arena_realloc(state->arena, state->objects, state->n_objects * sizeof(*grown),
+                          (state->n_objects + 1) * sizeof(*grown));
+    if (grown == NULL)
+        return err_nomem(err);
+    state->objects = grown;
+    SILT_RETURN_IF_ERROR(copy_object(state->arena, obj, &grown[state->n_objects], err));
+    state->n_objects++;
+    return SILT_OK;
+}
+
+silt_status catalog_state_drop_object(cat_state *state, cat_object_kind kind,
+                                      const char *database, const char *name, silt_error *err)
+{
+    const cat_object *o = catalog_state_find_object(state, kind, database, name);
+    size_t idx;
+    if (o == NULL)
+        return err_set(err, SILT_NOTFOUND, "%s \"%s\" does not exist in database \"%s\"",
+                       catalog_object_kind_name(kind), name, database);
+    idx = (size_t)(o - state->objects);
+    memmove(&state->objects[idx], &state->objects[idx + 1],
+            (state->n_objects - idx - 1) * sizeof(cat_object));
+    state->n_objects--;
+    return SILT_OK;
 }
 
 /* ---- serialisation ----------------------------------------------------- */
@@ -429,6 +515,27 @@ static silt_status state_to_json(const cat_state *state, int64_t version, char *
         ok = ok && (!t->on_ref || add_branch_json(item, t));
         if (item != NULL)
             cJSON_AddItemToArray(tables, item);
+    }
+    if (ok && state->n_objects > 0) {
+        /* written only when there are some, so states without them stay as they were */
+        cJSON *objs = cJSON_AddArrayToObject(root, "externalObjects");
+        ok = objs != NULL;
+        for (idx = 0; ok && idx < state->n_objects; idx++) {
+            const cat_object *o = &state->objects[idx];
+            cJSON *item = cJSON_CreateObject();
+            cJSON *props = properties_to_json(o->n_properties, o->properties);
+            ok = item != NULL && props != NULL;
+            ok = ok && cJSON_AddStringToObject(item, "database", o->database) != NULL;
+            ok = ok && cJSON_AddStringToObject(item, "name", o->name) != NULL;
+            ok = ok && cJSON_AddStringToObject(item, "type", catalog_object_kind_name(o->kind)) != NULL;
+            ok = ok && cJSON_AddNumberToObject(item, "createdTime", (double)(o->created_micros / 1000)) != NULL;
+            if (ok)
+                cJSON_AddItemToObject(item, "properties", props);
+            else
+                cJSON_Delete(props);
+            if (item != NULL)
+                cJSON_AddItemToArray(objs, item);
+        }
     }
     ok = ok && add_ref_json(root, state);
     if (ok)
@@ -560,6 +667,42 @@ static silt_status ref_from_json(cat_state *state, const cJSON *root, silt_error
     return SILT_OK;
 }
 
+static silt_status objects_from_json(cat_state *state, const cJSON *objs, silt_error *err)
+{
+    const cJSON *item;
+    if (objs == NULL)
+        return SILT_OK;
+    if (!cJSON_IsArray(objs))
+        return err_set(err, SILT_CORRUPT, "catalog externalObjects is not an array");
+    state->objects = arena_calloc(state->arena, (size_t)cJSON_GetArraySize(objs) + 1,
+                                  sizeof(cat_object));
+    if (state->objects == NULL)
+        return err_nomem(err);
+    cJSON_ArrayForEach(item, objs)
+    {
+        cat_object *o = &state->objects[state->n_objects];
+        const char *type = json_string(item, "type");
+        o->database = arena_strdup(state->arena, json_string(item, "database"));
+        o->name = arena_strdup(state->arena, json_string(item, "name"));
+        o->created_micros = json_int(item, "createdTime", 0) * 1000;
+        if (o->database == NULL || o->name == NULL || type == NULL)
+            return err_set(err, SILT_CORRUPT, "catalog external object lacks a database, name "
+                           "or type");
+        if (strcmp(type, catalog_object_kind_name(CAT_DATA_SOURCE)) == 0)
+            o->kind = CAT_DATA_SOURCE;
+        else if (strcmp(type, catalog_object_kind_name(CAT_FILE_FORMAT)) == 0)
+            o->kind = CAT_FILE_FORMAT;
+        else
+            return err_set(err, SILT_CORRUPT, "catalog external object type \"%s\" is not one "
+                           "silt knows", type);
+        SILT_RETURN_IF_ERROR(properties_from_json(state->arena,
+                                                  cJSON_GetObjectItemCaseSensitive(item, "properties"),
+                                                  &o->n_properties, &o->properties, err));
+        state->n_objects++;
+    }
+    return SILT_OK;
+}
+
 static silt_status state_from_json(cat_state *state, const char *text, size_t len,
                                    silt_error *err)
 {
@@ -628,6 +771,8 @@ static silt_status state_from_json(cat_state *state, const char *text, size_t le
                                   t, err);
         state->n_tables++;
     }
+    if (rc == SILT_OK)
+        rc = objects_from_json(state, cJSON_GetObjectItemCaseSensitive(root, "externalObjects"), err);
     if (rc == SILT_OK)
         rc = ref_from_json(state, root, err);
     cJSON_Delete(root);
@@ -818,6 +963,13 @@ silt_status catalog_state_copy(const cat_state *src, cat_state **out, silt_error
         rc = copy_database(dst->arena, &src->databases[idx], &dst->databases[idx], err);
     for (idx = 0; rc == SILT_OK && idx < src->n_tables; idx++, dst->n_tables++)
         rc = copy_table(dst->arena, &src->tables[idx], &dst->tables[idx], err);
+    if (rc == SILT_OK && src->n_objects > 0) {
+        dst->objects = arena_calloc(dst->arena, src->n_objects, sizeof(cat_object));
+        if (dst->objects == NULL)
+            rc = err_nomem(err);
+    }
+    for (idx = 0; rc == SILT_OK && idx < src->n_objects; idx++, dst->n_objects++)
+        rc = copy_object(dst->arena, &src->objects[idx], &dst->objects[idx], err);
     if (rc != SILT_OK) {
         catalog_state_free(dst);
         return rc;

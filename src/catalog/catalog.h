@@ -79,6 +79,22 @@ typedef struct cat_table {
     cat_segment *segments;
 } cat_table;
 
+/*
+ * T-SQL's database-scoped objects (docs/serverless.md): an external data
+ * source (property LOCATION) or an external file format (FORMAT_TYPE and
+ * its FORMAT_OPTIONS.*), kept as they were written, keys upper-case.
+ */
+typedef enum cat_object_kind { CAT_DATA_SOURCE = 0, CAT_FILE_FORMAT = 1 } cat_object_kind;
+
+typedef struct cat_object {
+    const char *database;
+    const char *name;
+    cat_object_kind kind;
+    size_t n_properties;
+    cat_property *properties;
+    int64_t created_micros;
+} cat_object;
+
 typedef enum cat_ref_type { CAT_REF_BRANCH = 0, CAT_REF_TAG = 1 } cat_ref_type;
 
 /* What a reference commit records (SHOW LOG). */
@@ -109,6 +125,8 @@ typedef struct cat_state {
     cat_database *databases;
     size_t n_tables;
     cat_table *tables;
+    size_t n_objects; /* "externalObjects" in the state file; absent in older ones */
+    cat_object *objects;
 } cat_state;
 
 typedef struct catalog catalog;
@@ -151,6 +169,18 @@ silt_status catalog_state_drop_table(cat_state *state, const char *database, con
                                  silt_error *err);
 /* Replaces the table of the same name (kept in place). */
 silt_status catalog_state_replace_table(cat_state *state, const cat_table *table, silt_error *err);
+
+/* External data sources and file formats (names compared case-insensitively). */
+const cat_object *catalog_state_find_object(const cat_state *state, cat_object_kind kind,
+                                            const char *database, const char *name);
+/* SILT_EXISTS when one of that kind and name is in the database already. */
+silt_status catalog_state_add_object(cat_state *state, const cat_object *obj, silt_error *err);
+/* SILT_NOTFOUND when there is none. */
+silt_status catalog_state_drop_object(cat_state *state, cat_object_kind kind,
+                                      const char *database, const char *name, silt_error *err);
+/* The value of key in obj (compared exactly), NULL when absent. */
+const char *catalog_object_property(const cat_object *obj, const char *key);
+const char *catalog_object_kind_name(cat_object_kind kind); /* "EXTERNAL DATA SOURCE", ... */
 
 /* Default location of a managed table or a database, relative to the warehouse. */
 char *catalog_default_table_location(arena *a, const char *database, const char *table);

@@ -486,6 +486,8 @@ static void pr_version(printer *w, const sql_table_version *at)
     }
 }
 
+static void pr_columns(printer *w, const char *head, const sql_column_list *l);
+
 static void pr_table(printer *w, const sql_table_ref *r)
 {
     static const char *const joins[] = {"inner", "left", "right", "full", "cross", "semi", "anti"};
@@ -501,6 +503,8 @@ static void pr_table(printer *w, const sql_table_ref *r)
         pr(w, "(tvf ");
         pr_name(w, &r->u.func.name);
         pr_exprs(w, &r->u.func.args);
+        if (r->u.func.with_cols != NULL)
+            pr_columns(w, "with", r->u.func.with_cols);
         break;
     case SQL_TABLE_SUBQUERY:
         pr(w, "(derived%s ", r->u.subquery.lateral ? " lateral" : "");
@@ -835,6 +839,10 @@ static void pr_columns(printer *w, const char *head, const sql_column_list *l)
             pr(w, " (identity %s %lld %lld)", c->identity_always ? "always" : "by-default",
                (long long)c->identity_start, (long long)c->identity_step);
         pr_position(w, c);
+        pr_opt_str(w, "collate", c->collate);
+        if (c->ordinal > 0)
+            pr(w, " (ordinal %d)", (int)c->ordinal);
+        pr_opt_str(w, "path", c->json_path);
         pr(w, ")");
     }
     pr(w, ")");
@@ -1075,7 +1083,8 @@ static void pr_ref(printer *w, const char *head, const sql_stmt *s)
 
 static void pr_stmt_body(printer *w, const sql_stmt *s)
 {
-    static const char *const objs[] = {"table", "view", "database", "branch", "tag", "reference"};
+    static const char *const objs[] = {"table", "view", "database", "branch", "tag", "reference",
+                                       "external-data-source", "external-file-format"};
     static const char *const explain[] = {"", " extended", " formatted", " codegen", " cost",
                                           " analyze"};
     switch (s->kind) {
@@ -1093,6 +1102,13 @@ static void pr_stmt_body(printer *w, const sql_stmt *s)
         pr_opt_str(w, "location", s->u.create_database.location);
         pr_opt_str(w, "comment", s->u.create_database.comment);
         pr_kvs(w, "properties", &s->u.create_database.properties);
+        break;
+    case SQL_STMT_CREATE_EXTERNAL:
+        pr(w, "create-external %s ", s->u.create_external.what == SQL_OBJ_TABLE
+                                         ? "table" : objs[s->u.create_external.what]);
+        pr_name(w, &s->u.create_external.name);
+        pr_columns(w, "columns", &s->u.create_external.columns);
+        pr_kvs(w, "with", &s->u.create_external.with);
         break;
     case SQL_STMT_DROP:
     case SQL_STMT_DROP_REF:

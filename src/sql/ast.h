@@ -351,6 +351,9 @@ struct sql_table_ref {
         struct {
             sql_name name;
             sql_expr_list args; /* named arguments are SQL_EXPR_NAMED_ARG */
+            /* T-SQL's OPENROWSET(BULK ...): rowset 1, its WITH (...) columns when given */
+            uint8_t rowset;
+            struct sql_column_list *with_cols;
         } func;
         struct {
             sql_query *query;
@@ -501,6 +504,10 @@ typedef struct sql_column_def {
     int64_t identity_start, identity_step;
     sql_column_position position; /* ADD COLUMNS / ALTER COLUMN: FIRST or AFTER x */
     sql_ident after;
+    /* OPENROWSET ... WITH (c type [COLLATE x] [n | 'path']): T-SQL only */
+    const char *collate;
+    int32_t ordinal;        /* 0 when none */
+    const char *json_path;
 } sql_column_def;
 
 typedef struct sql_column_list {
@@ -573,7 +580,8 @@ typedef enum sql_stmt_kind {
     SQL_STMT_MERGE_BRANCH,
     SQL_STMT_REFRESH,      /* REFRESH [TABLE] t */
     SQL_STMT_TRUNCATE,     /* TRUNCATE TABLE t [PARTITION (...)] */
-    SQL_STMT_REFRESH_STREAMING /* REFRESH STREAMING TABLE t (truncate.name) */
+    SQL_STMT_REFRESH_STREAMING, /* REFRESH STREAMING TABLE t (truncate.name) */
+    SQL_STMT_CREATE_EXTERNAL   /* T-SQL: CREATE EXTERNAL DATA SOURCE | FILE FORMAT | TABLE ... WITH */
 } sql_stmt_kind;
 
 typedef enum sql_object_kind {
@@ -582,7 +590,9 @@ typedef enum sql_object_kind {
     SQL_OBJ_DATABASE,
     SQL_OBJ_BRANCH,
     SQL_OBJ_TAG,
-    SQL_OBJ_REFERENCE
+    SQL_OBJ_REFERENCE,
+    SQL_OBJ_EXTERNAL_DATA_SOURCE, /* T-SQL's database-scoped objects (docs/serverless.md) */
+    SQL_OBJ_EXTERNAL_FILE_FORMAT
 } sql_object_kind;
 
 typedef enum sql_show_kind {
@@ -690,6 +700,14 @@ struct sql_stmt {
             const char *comment;
             sql_kv_list properties;
         } create_database;
+        struct {
+            sql_object_kind what;  /* EXTERNAL_DATA_SOURCE, EXTERNAL_FILE_FORMAT or TABLE */
+            sql_name name;
+            sql_column_list columns; /* TABLE */
+            /* WITH ( KEY = value, ... ): keys upper-case as written, FORMAT_OPTIONS (...)
+             * flattened to FORMAT_OPTIONS.KEY; values decoded strings or the word/number */
+            sql_kv_list with;
+        } create_external;
         struct {
             sql_object_kind what;
             uint8_t if_exists, cascade, purge;

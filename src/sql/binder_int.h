@@ -438,6 +438,9 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
 silt_status sql_source_bound(binder *b, const sql_table_ref *ref, plan *out, int *found,
                          silt_error *err);
 /* pd (may be NULL): the columns the query names, so a CSV source reads only those */
+/* T-SQL's OPENROWSET(BULK ...) [WITH (...)] (tsql.c, docs/serverless.md). */
+silt_status sql_source_openrowset(binder *b, const sql_table_ref *ref, const pushdown *pd,
+                                  plan *out, silt_error *err);
 silt_status sql_source_function(binder *b, const sql_table_ref *ref, const pushdown *pd, plan *out,
                                 silt_error *err);
 /* A source over a format and path with string options (views USING, read_files). */

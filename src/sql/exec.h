@@ -50,6 +50,12 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
 silt_status sql_exec_create_database(binder *b, const sql_stmt *stmt, exec_out *out,
                                  silt_error *err);
 silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+/* T-SQL (tsql.c, docs/serverless.md): CREATE EXTERNAL DATA SOURCE | FILE FORMAT | TABLE, and
+ * DROP EXTERNAL DATA SOURCE | FILE FORMAT */
+silt_status sql_exec_create_external(binder *b, const sql_stmt *stmt, exec_out *out,
+                                     silt_error *err);
+silt_status sql_exec_drop_external(binder *b, const sql_stmt *stmt, exec_out *out,
+                                   silt_error *err);
 silt_status sql_exec_restore(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_alter_table(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 

@@ -160,6 +160,16 @@ silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_e
                                                                  : b->s->database,
                                           n->parts[n->n_parts - 1].name);
             is_view = ct != NULL && ct->kind == CAT_VIEW;
+            if (ct != NULL && ct->kind == CAT_EXTERNAL && ct->provider != NULL &&
+                util_str_casecmp(ct->provider, "delta") != 0) {
+                /* an external table of files (CSV, Parquet): the entry goes, the files stay */
+                d.database = arena_strdup(b->a, ct->database);
+                d.name = arena_strdup(b->a, ct->name);
+                catalog_state_free(state);
+                if (d.database == NULL || d.name == NULL)
+                    return err_nomem(err);
+                return catalog_commit(b->s->cat, drop_table_change, &d, NULL, err);
+            }
             catalog_state_free(state);
             if (is_view)
                 return sql_bind_error(b, err, n->pos, SILT_BIND, "[WRONG_COMMAND_FOR_OBJECT_TYPE] "

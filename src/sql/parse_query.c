@@ -340,6 +340,122 @@ static silt_status stream_prefix(parser *p, sql_table_ref *r)
     return SILT_OK;
 }
 
+static sql_expr *string_lit(parser *p, const char *text, uint32_t pos)
+{
+    sql_expr *e = sql_parser_new_expr(p, SQL_EXPR_LITERAL, pos);
+    if (e != NULL) {
+        e->u.lit.kind = SQL_LIT_STRING;
+        e->u.lit.str = text;
+        e->u.lit.str_len = strlen(text);
+    }
+    return e;
+}
+
+/* Appends name => 'value' to a rowset's arguments. */
+static silt_status rowset_arg(parser *p, sql_table_ref *r, size_t *cap, const char *name,
+                              const char *value, uint32_t pos)
+{
+    sql_expr *named = sql_parser_new_expr(p, SQL_EXPR_NAMED_ARG, pos);
+    if (named == NULL)
+        return SILT_NOMEM;
+    named->u.named.name.name = name;
+    named->u.named.name.pos = pos;
+    named->u.named.value = string_lit(p, value, pos);
+    if (named->u.named.value == NULL)
+        return SILT_NOMEM;
+    P_TRY(sql_parser_grow(p, (void **)&r->u.func.args.items, &r->u.func.args.n, cap,
+                          sizeof(sql_expr *)));
+    r->u.func.args.items[r->u.func.args.n - 1] = named;
+    return SILT_OK;
+}
+
+/* WITH ( name type [COLLATE c] [ordinal | 'json path'], ... ) of OPENROWSET */
+static silt_status rowset_columns(parser *p, sql_table_ref *r)
+{
+    sql_column_list *cols = sql_parser_alloc(p, sizeof(*cols));
+    size_t cap = 0;
+    if (cols == NULL)
+        return SILT_NOMEM;
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    do {
+        sql_column_def *c;
+        P_TRY(sql_parser_grow(p, (void **)&cols->items, &cols->n, &cap, sizeof(*c)));
+        c = &cols->items[cols->n - 1];
+        P_TRY(sql_parser_ident(p, &c->name));
+        P_TRY(sql_parser_type(p, &c->type));
+        if (sql_parser_accept_kw(p, "COLLATE")) {
+            sql_ident coll;
+            P_TRY(sql_parser_ident(p, &coll));
+            c->collate = coll.name;
+        }
+        if (p_is(p, SQL_TOK_NUMBER)) {
+            sql_expr *n;
+            size_t tok = p->i;
+            P_TRY(sql_parser_number(p, &n));
+            if (n->u.lit.kind != SQL_LIT_INT || n->u.lit.i64 < 1)
+                return sql_parser_fail_at(p, tok, "expected a column ordinal (1, 2, ...)");
+            c->ordinal = (int32_t)n->u.lit.i64;
+        } else if (p_at_string(p)) {
+            P_TRY(sql_parser_string_one(p, &c->json_path));
+        }
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    r->u.func.with_cols = cols;
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
+}
+
+/*
+ * T-SQL's OPENROWSET ( BULK 'path' [, 'path' ...], OPTION = value, ... )
+ * [WITH ( columns )]: a table function "openrowset" whose arguments are
+ * named (bulk => 'path', format => 'DELTA', ...; option names lower-cased),
+ * bound by source_rowset.c (docs/serverless.md).
+ */
+static silt_status openrowset(parser *p, sql_table_ref *r)
+{
+    size_t cap = 0;
+    int n_paths = 0;
+    r->kind = SQL_TABLE_FUNC;
+    r->u.func.rowset = 1;
+    r->u.func.name.n_parts = 1;
+    r->u.func.name.parts = sql_parser_alloc(p, sizeof(sql_ident));
+    if (r->u.func.name.parts == NULL)
+        return SILT_NOMEM;
+    r->u.func.name.parts[0].name = "openrowset";
+    r->u.func.name.parts[0].pos = p_tok(p)->off;
+    r->u.func.name.pos = p_tok(p)->off;
+    p_advance(p);
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    P_TRY(sql_parser_expect_kw(p, "BULK"));
+    do {
+        const sql_token *t = p_tok(p);
+        char *key;
+        const char *value;
+        if (n_paths > 0 && !p_at_string(p) &&
+            !(sql_parser_kw(p, "N") && p_is_string_kind(p_peek(p, 1)->kind))) {
+            if (t->kind != SQL_TOK_WORD)
+                return sql_parser_fail(p, "expected an OPENROWSET option such as FORMAT");
+            key = sql_parser_strndup(p, p->text + t->off, t->len);
+            if (key == NULL)
+                return SILT_NOMEM;
+            for (char *c = key; *c; c++)
+                if (*c >= 'A' && *c <= 'Z')
+                    *c = (char)(*c - 'A' + 'a');
+            p_advance(p);
+            P_TRY(sql_parser_expect(p, SQL_TOK_EQ));
+        } else {
+            key = "bulk";
+            n_paths++;
+        }
+        P_TRY(sql_parser_tsql_value(p, &value));
+        P_TRY(rowset_arg(p, r, &cap, key, value, t->off));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    if (sql_parser_kw(p, "WITH") && p_peek(p, 1)->kind == SQL_TOK_LPAREN) {
+        p_advance(p);
+        P_TRY(rowset_columns(p, r));
+    }
+    return SILT_OK;
+}
+
 static silt_status table_primary(parser *p, sql_table_ref **out)
 {
     uint32_t pos = p_tok(p)->off;
@@ -387,6 +503,13 @@ static silt_status table_primary(parser *p, sql_table_ref **out)
     if (r == NULL)
         return SILT_NOMEM;
     P_TRY(stream_prefix(p, r));
+    if (!r->stream && sql_parser_kw(p, "OPENROWSET") && p_peek(p, 1)->kind == SQL_TOK_LPAREN &&
+        sql_parser_kw_at(p, 2, "BULK")) {
+        P_TRY(openrowset(p, r));
+        P_TRY(sql_parser_alias(p, &r->alias, 1));
+        *out = r;
+        return SILT_OK;
+    }
     if (!sql_parser_at_ident(p))
         return sql_parser_fail(p, "expected a table name or a subquery");
     P_TRY(sql_parser_name(p, &r->u.named.name));

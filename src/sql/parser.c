@@ -383,6 +383,9 @@ static silt_status column_def(parser *p, sql_column_def *c, int allow_constraint
             p_advance(p);
             p_advance(p);
             c->not_null = 1;
+        } else if (sql_parser_kw(p, "NULL")) {
+            /* T-SQL spells out the default: the column is nullable */
+            p_advance(p);
         } else if (sql_parser_accept_kw(p, "COMMENT")) {
             P_TRY(sql_parser_string(p, &c->comment, NULL));
         } else if (allow_constraints && sql_parser_accept_kw(p, "DEFAULT")) {
@@ -562,6 +565,8 @@ static silt_status table_clauses(parser *p, sql_stmt *s)
     }
 }
 
+static silt_status tsql_with_list(parser *p, sql_kv_list *out, const char *outer);
+
 static silt_status create_table(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_CREATE_TABLE;
@@ -582,6 +587,22 @@ static silt_status create_table(parser *p, sql_stmt *s)
     }
     if (p_is(p, SQL_TOK_LPAREN) && !sql_parser_at_query(p))
         P_TRY(column_list(p, &s->u.create_table.columns, 1));
+    if (s->u.create_table.external && sql_parser_kw(p, "WITH") &&
+        p_peek(p, 1)->kind == SQL_TOK_LPAREN) {
+        /* T-SQL's CREATE EXTERNAL TABLE t (cols) WITH (LOCATION = ..., ...): Spark has no
+         * WITH here, so the two forms cannot be confused */
+        sql_name name = s->u.create_table.name;
+        sql_column_list cols = s->u.create_table.columns;
+        if (s->u.create_table.if_not_exists)
+            return sql_parser_fail(p, "CREATE EXTERNAL TABLE ... WITH takes no IF NOT EXISTS");
+        memset(&s->u, 0, sizeof(s->u));
+        s->kind = SQL_STMT_CREATE_EXTERNAL;
+        s->u.create_external.what = SQL_OBJ_TABLE;
+        s->u.create_external.name = name;
+        s->u.create_external.columns = cols;
+        p_advance(p);
+        return tsql_with_list(p, &s->u.create_external.with, NULL);
+    }
     P_TRY(table_clauses(p, s));
     if (sql_parser_accept_kw(p, "AS") || sql_parser_at_query(p))
         P_TRY(sql_parser_query(p, &s->u.create_table.as_query));
@@ -676,6 +697,76 @@ static silt_status create_ref(parser *p, sql_stmt *s)
     }
 }
 
+/* A T-SQL option value: a string (N'...' too), a number, TRUE/FALSE or a word. */
+silt_status sql_parser_tsql_value(parser *p, const char **out)
+{
+    if (sql_parser_kw(p, "N") && p_is_string_kind(p_peek(p, 1)->kind) && !p_peek(p, 1)->space_before)
+        p_advance(p);
+    return sql_parser_literal_text(p, out);
+}
+
+/*
+ * T-SQL's WITH ( KEY = value, ..., FORMAT_OPTIONS ( KEY = value, ... ) ):
+ * keys upper-cased, nested lists flattened to OUTER.KEY. A key given twice
+ * is refused.
+ */
+static silt_status tsql_with_list(parser *p, sql_kv_list *out, const char *outer)
+{
+    size_t cap = out->n;
+    P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+    do {
+        const sql_token *t = p_tok(p);
+        char *key;
+        sql_kv *kv;
+        if (t->kind != SQL_TOK_WORD)
+            return sql_parser_fail(p, "expected an option name");
+        key = outer ? arena_sprintf(p->a, "%s.%.*s", outer, (int)t->len, p->text + t->off)
+                    : sql_parser_strndup(p, p->text + t->off, t->len);
+        if (key == NULL)
+            return err_nomem(p->err);
+        for (char *c = key; *c; c++)
+            if (*c >= 'a' && *c <= 'z')
+                *c = (char)(*c - 'a' + 'A');
+        for (size_t idx = 0; idx < out->n; idx++)
+            if (strcmp(out->items[idx].key, key) == 0)
+                return sql_parser_fail(p, "option %s given twice", key);
+        p_advance(p);
+        if (outer == NULL && p_is(p, SQL_TOK_LPAREN)) {
+            /* FORMAT_OPTIONS ( ... ) */
+            P_TRY(tsql_with_list(p, out, key));
+            cap = out->n;
+            continue;
+        }
+        P_TRY(sql_parser_grow(p, (void **)&out->items, &out->n, &cap, sizeof(*kv)));
+        kv = &out->items[out->n - 1];
+        kv->pos = t->off;
+        kv->key = key;
+        P_TRY(sql_parser_expect(p, SQL_TOK_EQ));
+        P_TRY(sql_parser_tsql_value(p, &kv->value));
+    } while (sql_parser_accept(p, SQL_TOK_COMMA));
+    return sql_parser_expect(p, SQL_TOK_RPAREN);
+}
+
+/*
+ * After CREATE EXTERNAL: DATA SOURCE name WITH (...) | FILE FORMAT name WITH
+ * (...) | TABLE name (cols) WITH (...), the T-SQL forms (docs/serverless.md).
+ */
+static silt_status create_external(parser *p, sql_stmt *s)
+{
+    s->kind = SQL_STMT_CREATE_EXTERNAL;
+    if (sql_parser_kw(p, "DATA") && sql_parser_kw_at(p, 1, "SOURCE"))
+        s->u.create_external.what = SQL_OBJ_EXTERNAL_DATA_SOURCE;
+    else if (sql_parser_kw(p, "FILE") && sql_parser_kw_at(p, 1, "FORMAT"))
+        s->u.create_external.what = SQL_OBJ_EXTERNAL_FILE_FORMAT;
+    else
+        return sql_parser_fail(p, "expected TABLE, DATA SOURCE or FILE FORMAT");
+    p_advance(p);
+    p_advance(p);
+    P_TRY(sql_parser_name(p, &s->u.create_external.name));
+    P_TRY(sql_parser_expect_kw(p, "WITH"));
+    return tsql_with_list(p, &s->u.create_external.with, NULL);
+}
+
 static silt_status create_stmt(parser *p, sql_stmt *s)
 {
     uint8_t or_replace = 0, temporary = 0, global = 0, external = 0;
@@ -706,6 +797,8 @@ static silt_status create_stmt(parser *p, sql_stmt *s)
         return sql_parser_fail(p, "expected TEMPORARY");
     if (sql_parser_accept_kw(p, "EXTERNAL"))
         external = 1;
+    if (external && !or_replace && !temporary && !sql_parser_kw(p, "TABLE"))
+        return create_external(p, s);
     if (sql_parser_accept_kw(p, "TABLE")) {
         s->u.create_table.or_replace = or_replace;
         s->u.create_table.temporary = temporary;
@@ -747,6 +840,23 @@ static silt_status drop_stmt(parser *p, sql_stmt *s)
         s->u.drop.what = SQL_OBJ_BRANCH;
     else if (sql_parser_accept_kw(p, "TAG"))
         s->u.drop.what = SQL_OBJ_TAG;
+    else if (sql_parser_accept_kw(p, "EXTERNAL")) {
+        /* T-SQL: DROP EXTERNAL TABLE | DATA SOURCE | FILE FORMAT name */
+        if (sql_parser_accept_kw(p, "TABLE")) {
+            s->u.drop.what = SQL_OBJ_TABLE;
+        } else if (sql_parser_kw(p, "DATA") && sql_parser_kw_at(p, 1, "SOURCE")) {
+            s->u.drop.what = SQL_OBJ_EXTERNAL_DATA_SOURCE;
+        } else if (sql_parser_kw(p, "FILE") && sql_parser_kw_at(p, 1, "FORMAT")) {
+            s->u.drop.what = SQL_OBJ_EXTERNAL_FILE_FORMAT;
+        } else {
+            return sql_parser_fail(p, "expected TABLE, DATA SOURCE or FILE FORMAT");
+        }
+        if (s->u.drop.what != SQL_OBJ_TABLE) {
+            p_advance(p);
+            p_advance(p);
+        }
+        return sql_parser_name(p, &s->u.drop.name);
+    }
     else
         return sql_parser_fail(p, "expected TABLE, VIEW, DATABASE, SCHEMA, BRANCH or TAG");
     if (s->u.drop.what == SQL_OBJ_BRANCH || s->u.drop.what == SQL_OBJ_TAG)
@@ -1646,7 +1756,8 @@ static silt_status statement(parser *p, sql_stmt **out)
 static int at_tsql_next_statement(const parser *p)
 {
     static const char *const starts[] = {"SELECT", "CREATE", "DROP", "USE", "INSERT",
-                                         "UPDATE", "DELETE", "MERGE", "ALTER"};
+                                         "UPDATE", "DELETE", "MERGE", "ALTER", "SHOW",
+                                         "DESCRIBE"};
     const sql_token *t = p_tok(p);
     const sql_token *prev = p->i > 0 ? &p->toks[p->i - 1] : NULL;
     int new_line = 0;

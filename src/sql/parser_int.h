@@ -89,7 +89,8 @@ silt_status sql_parser_type(parser *p, sql_type *out);
 silt_status sql_parser_order_list(parser *p, sql_order_list *out); /* after ORDER BY */
 silt_status sql_parser_window_spec(parser *p, sql_window **out);   /* ( ... ) */
 silt_status sql_parser_literal_text(parser *p, const char **out);  /* property values */
-silt_status sql_parser_number(parser *p, sql_expr **out);          /* one numeric literal */
+silt_status sql_parser_number(parser *p, sql_expr **out);
+silt_status sql_parser_tsql_value(parser *p, const char **out);    /* T-SQL option values */          /* one numeric literal */
 /* ( key [=] value, ... ) as TBLPROPERTIES takes them */
 silt_status sql_parser_kv_list(parser *p, sql_kv_list *out);
 sql_expr *sql_parser_new_expr(parser *p, sql_expr_kind kind, uint32_t pos);

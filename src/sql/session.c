@@ -1113,7 +1113,7 @@ static const char *stmt_name(sql_stmt_kind k)
         "DESCRIBE", "INSERT", "UPDATE", "DELETE", "MERGE", "ALTER TABLE", "RESTORE", "VACUUM",
         "OPTIMIZE", "GENERATE", "CONVERT", "SET", "RESET", "EXPLAIN", "CACHE", "UNCACHE",
         "CREATE BRANCH/TAG", "DROP BRANCH/TAG", "USE REFERENCE", "LIST REFERENCES",
-        "MERGE BRANCH", "REFRESH", "TRUNCATE", "REFRESH STREAMING TABLE"};
+        "MERGE BRANCH", "REFRESH", "TRUNCATE", "REFRESH STREAMING TABLE", "CREATE EXTERNAL"};
     return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "statement";
 }
 
@@ -1132,7 +1132,13 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_UPDATE: rc = sql_exec_update(&b, stmt, &out, err); break;
     case SQL_STMT_MERGE: rc = sql_exec_merge(&b, stmt, &out, err); break;
     case SQL_STMT_CREATE_DATABASE: rc = sql_exec_create_database(&b, stmt, &out, err); break;
-    case SQL_STMT_DROP: rc = sql_exec_drop(&b, stmt, &out, err); break;
+    case SQL_STMT_DROP:
+        rc = stmt->u.drop.what == SQL_OBJ_EXTERNAL_DATA_SOURCE ||
+                     stmt->u.drop.what == SQL_OBJ_EXTERNAL_FILE_FORMAT
+                 ? sql_exec_drop_external(&b, stmt, &out, err)
+                 : sql_exec_drop(&b, stmt, &out, err);
+        break;
+    case SQL_STMT_CREATE_EXTERNAL: rc = sql_exec_create_external(&b, stmt, &out, err); break;
     case SQL_STMT_RESTORE: rc = sql_exec_restore(&b, stmt, &out, err); break;
     case SQL_STMT_ALTER_TABLE: rc = sql_exec_alter_table(&b, stmt, &out, err); break;
     case SQL_STMT_VACUUM: rc = sql_exec_vacuum(&b, stmt, &out, err); break;
@@ -1199,6 +1205,7 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_OPTIMIZE:
     case SQL_STMT_GENERATE:
     case SQL_STMT_CONVERT:
+    case SQL_STMT_CREATE_EXTERNAL:
     case SQL_STMT_ALTER_TABLE: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
@@ -1217,7 +1224,9 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_DROP:
         if (stmt->u.drop.what == SQL_OBJ_VIEW)
             return run_drop_view(s, res, stmt, text, len, err);
-        if (stmt->u.drop.what == SQL_OBJ_TABLE || stmt->u.drop.what == SQL_OBJ_DATABASE)
+        if (stmt->u.drop.what == SQL_OBJ_TABLE || stmt->u.drop.what == SQL_OBJ_DATABASE ||
+            stmt->u.drop.what == SQL_OBJ_EXTERNAL_DATA_SOURCE ||
+            stmt->u.drop.what == SQL_OBJ_EXTERNAL_FILE_FORMAT)
             return run_exec(s, res, stmt, text, len, err);
         break;
     default: break;

@@ -1147,7 +1147,8 @@ static const sql_view *find_view(const sql_session *s, const char *name)
  * catalog has no table of that name (views included).
  */
 static silt_status catalog_location(binder *b, const sql_table_ref *ref, const char **location,
-                                    const char **provider, int *found, silt_error *err)
+                                    const char **provider, const char ***kv_out, size_t *n_kv,
+                                    int *found, silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
@@ -1164,6 +1165,19 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     }
     *found = 1;
     *provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
+    /* a file table's reader options (CSV of a T-SQL external table: docs/serverless.md) */
+    *kv_out = arena_calloc(b->a, 2 * t->n_properties + 1, sizeof(char *));
+    if (*kv_out == NULL) {
+        catalog_state_free(state);
+        return err_nomem(err);
+    }
+    *n_kv = 0;
+    for (size_t idx = 0; idx < t->n_properties; idx++) {
+        if (strncmp(t->properties[idx].key, "option.", 7) != 0)
+            continue;
+        (*kv_out)[(*n_kv)++] = arena_strdup(b->a, t->properties[idx].key + 7);
+        (*kv_out)[(*n_kv)++] = arena_strdup(b->a, t->properties[idx].value);
+    }
     *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
     catalog_state_free(state);
     return *location != NULL ? SILT_OK : err_nomem(err);
@@ -1197,8 +1211,10 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
     const char *name = n->parts[n->n_parts - 1].name;
     const char *location = NULL, *provider = NULL;
+    const char **kv = NULL;
+    size_t n_kv = 0;
     silt_status rc;
-    SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, found, err));
+    SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, &kv, &n_kv, found, err));
     if (!*found)
         return catalog_view(b, ref, db, name, pd, out, found, err);
     if (provider == NULL || util_str_casecmp(provider, "delta") == 0) {
@@ -1211,7 +1227,8 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
         if (pd != NULL)
             local = *pd;
         local.qual = ref->alias.name ? ref->alias.name : name;
-        rc = sql_source_path(b, provider, location, NULL, 0, &local, version, ts, out, ref->pos, err);
+        rc = sql_source_path(b, provider, location, kv, n_kv, &local, version, ts, out, ref->pos,
+                             err);
     }
     if (rc != SILT_OK)
         err_context(err, "while reading table \"%s.%s\"", db, name);
@@ -1304,12 +1321,15 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
         *path_out = n->parts[1].name;
     } else {
         const char *provider = NULL;
+        const char **kv = NULL;
+        size_t n_kv = 0;
         int found = 0;
         /* a bound source or a temporary view of that name comes first (sql_source_named) */
         if (n->n_parts == 1 && (find_view(b->s, n->parts[0].name) != NULL ||
                                 sql_source_bound_exists(b->s, n->parts[0].name)))
             return SILT_OK;
-        SILT_RETURN_IF_ERROR(catalog_location(b, ref, path_out, &provider, &found, err));
+        SILT_RETURN_IF_ERROR(catalog_location(b, ref, path_out, &provider, &kv, &n_kv, &found,
+                                              err));
         if (!found || (provider != NULL && util_str_casecmp(provider, "delta") != 0))
             return SILT_OK;
         if (ref->alias.name == NULL)
@@ -1426,6 +1446,8 @@ silt_status sql_source_function(binder *b, const sql_table_ref *ref, const pushd
     const char *path = NULL, *format = NULL;
     const char **kv;
     size_t n_kv = 0, idx;
+    if (ref->u.func.rowset)
+        return sql_source_openrowset(b, ref, pd, out, err);
     if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "range") == 0)
         return source_range(b, ref, out, err);
     if (n->n_parts == 1 && util_str_casecmp(n->parts[0].name, "table_changes") == 0)
