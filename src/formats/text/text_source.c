@@ -116,9 +116,12 @@ int text_glob_match(const char *p, size_t p_len, const char *s, size_t s_len)
     /* Iterative matcher with one backtrack point for the last '*': linear
      * in practice, never exponential on hostile patterns. */
     size_t pi = 0, si = 0, star_p = (size_t)-1, star_s = 0;
+    int star_cross = 0; /* the star is '**', which also matches '/' (Synapse's folder/ and two stars) */
     while (si < s_len) {
         if (pi < p_len && p[pi] == '*') {
-            star_p = pi++;
+            star_cross = pi + 1 < p_len && p[pi + 1] == '*';
+            star_p = pi;
+            pi += star_cross ? 2 : 1;
             star_s = si;
             continue;
         }
@@ -143,8 +146,8 @@ int text_glob_match(const char *p, size_t p_len, const char *s, size_t s_len)
             si++;
             continue;
         }
-        if (star_p != (size_t)-1 && s[star_s] != '/') {
-            pi = star_p + 1;
+        if (star_p != (size_t)-1 && (star_cross || s[star_s] != '/')) {
+            pi = star_p + (star_cross ? 2 : 1);
             si = ++star_s;
             continue;
         }
@@ -216,7 +219,8 @@ static silt_status resolve_glob(io_store *store, const char *path, arena *a, cha
     char *prefix = arena_strndup(a, path, base_len);
     if (prefix == NULL)
         return err_nomem(err);
-    rc = io_list(store, prefix, NULL, depth > 0, &listing, err);
+    rc = io_list(store, prefix, NULL, depth > 0 || strstr(path + base_len, "**") != NULL,
+                 &listing, err);
     for (size_t idx = 0; rc == SILT_OK && idx < listing.count; idx++) {
         const char *key = listing.items[idx].key;
         if (is_hidden_segment_in(key, base_len))

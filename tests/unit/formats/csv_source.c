@@ -76,6 +76,11 @@ void test_formats_csv_source__glob_matcher(void)
     check(text_glob_match("[", 1, "[", 1)); /* an unclosed bracket is literal */
     check(!text_glob_match("a", 1, "", 0));
     check(text_glob_match("**", 2, "", 0));
+    /* a double star crosses folders (as in Synapse), a single one does not */
+    check(text_glob_match("d/**", 4, "d/a/b.parquet", 13));
+    check(text_glob_match("d/**.csv", 8, "d/x/y.csv", 9));
+    check(!text_glob_match("d/**.csv", 8, "d/x/y.txt", 9));
+    check(!text_glob_match("d/*", 3, "d/a/b", 5));
 }
 
 void test_formats_csv_source__csv_scan_over_a_folder_skips_each_header(void)
