@@ -400,12 +400,14 @@ static int word_eq(const lexer *lx, const sql_token *t, const char *kw)
  */
 static int bracket_starts_name(const lexer *lx)
 {
+    /* Spark's reserved words, and statement words no one names an array column after;
+     * not FORMAT, SOURCE, SCHEMA, TOP, ...: source[0] over a column called source stays
+     * a subscript */
     static const char *const before_name[] = {
         "SELECT", "FROM", "JOIN", "AS", "ON", "WHERE", "AND", "OR", "NOT", "BY", "TABLE",
         "VIEW", "INTO", "UPDATE", "DISTINCT", "ALL", "WHEN", "THEN", "ELSE", "CASE", "SET",
-        "USE", "DATABASE", "SCHEMA", "HAVING", "EXISTS", "SOURCE", "FORMAT", "DESCRIBE", "DESC",
-        "WITH", "APPLY", "TOP", "PERCENT", "TIES", "DELETE", "INSERT", "MERGE", "USING", "IS",
-        "BETWEEN", "LIKE", "IN", "OVER", "PARTITION"};
+        "USE", "DATABASE", "HAVING", "DESCRIBE", "WITH", "DELETE", "INSERT", "MERGE", "USING",
+        "IS", "IN"};
     const sql_token *prev;
     sql_tok_kind k;
     if (lx->n_toks == 0)

@@ -191,6 +191,12 @@ static silt_status rowset_option(binder *b, rowset *rs, const char *key, const c
                                  uint32_t pos, silt_error *err)
 {
     int csv = strcmp(rs->format, "csv") == 0;
+    char *name = arena_strdup(b->a, key); /* as T-SQL writes it, for messages */
+    if (name == NULL)
+        return err_nomem(err);
+    for (char *c = name; *c; c++)
+        if (*c >= 'a' && *c <= 'z')
+            *c = (char)(*c - 'a' + 'A');
     static const char *const csv_only[] = {"header_row", "fieldterminator", "fieldquote",
                                            "escapechar", "escape_char", "rowterminator",
                                            "firstrow", "parser_version", "codepage",
@@ -198,7 +204,7 @@ static silt_status rowset_option(binder *b, rowset *rs, const char *key, const c
     for (size_t idx = 0; idx < sizeof(csv_only) / sizeof(csv_only[0]); idx++)
         if (!csv && strcmp(key, csv_only[idx]) == 0)
             return sql_bind_error(b, err, pos, SILT_BIND, "OPENROWSET option %s is for FORMAT = "
-                                  "'CSV', not '%s'", key, rs->format);
+                                  "'CSV', not '%s'", name, rs->format);
     if (strcmp(key, "header_row") == 0) {
         rs->header = is_true(v);
         return SILT_OK;
@@ -244,8 +250,8 @@ static silt_status rowset_option(binder *b, rowset *rs, const char *key, const c
         strcmp(key, "errorfile_location") == 0 || strcmp(key, "errorfile_data_source") == 0 ||
         strcmp(key, "rowset_options") == 0 || strcmp(key, "fieldterminator_hex") == 0)
         return sql_bind_error(b, err, pos, SILT_UNSUPPORTED, "OPENROWSET option %s is not "
-                              "supported", key);
-    return sql_bind_error(b, err, pos, SILT_BIND, "OPENROWSET has no option %s", key);
+                              "supported", name);
+    return sql_bind_error(b, err, pos, SILT_BIND, "OPENROWSET has no option %s", name);
 }
 
 static silt_status rowset_resolve(binder *b, const sql_table_ref *ref, rowset *rs, silt_error *err)
