@@ -2,14 +2,16 @@
  * csv_token.c - splits CSV text into records and fields the way Spark's
  * univocity parser does with Spark's default settings (see csv_int.h).
  *
- * The fast path is a line without a quote character (without multiLine):
- * one pass over it classifies 16 bytes at a time (SSE2; 8 with portable
- * word arithmetic elsewhere) into bit masks of separators, quotes, line
- * breaks and bytes >= 0x80, and the fields fall out of the separator bits.
- * A line with a quote anywhere goes the general way: unquoted fields are
- * found with memchr, quoted fields run a byte loop because they must
- * handle escapes. Values that need rewriting (escaped quotes) are built in
- * the scratch buffer; all others point into the input.
+ * The fast path takes a line (without multiLine) by byte masks: one pass
+ * classifies 16 bytes at a time (SSE2; 8 with portable word arithmetic
+ * elsewhere) into bit masks of separators, quotes, line breaks, bytes >=
+ * 0x80 and the characters that matter inside quotes, and the fields fall
+ * out of the bits. Quoted fields in their plain form are taken there too
+ * (see line_state); a line with anything else inside quotes goes the
+ * general way: unquoted fields are found with memchr, quoted fields run a
+ * byte loop because they must handle escapes. Values that need rewriting
+ * (escaped quotes) are built in the scratch buffer; all others point into
+ * the input.
  */
 #include <string.h>
 
@@ -152,6 +154,7 @@ static size_t skip_eol(const char *data, size_t len, size_t pos)
 /* Bit i is set when byte i of a block is of the class. */
 typedef struct byte_masks {
     uint32_t sep, quote, eol, high;
+    uint32_t special; /* '\r' and the escape character: inside quotes the line goes the general way */
 } byte_masks;
 
 #define WORD_ONES UINT64_C(0x0101010101010101)
@@ -172,69 +175,130 @@ static uint32_t word_high_bits(uint64_t w)
     return (uint32_t)((((w & WORD_HIGH) >> 7) * UINT64_C(0x0102040810204080)) >> 56);
 }
 
-/* Portable classification of 8 bytes (little-endian load: byte i is bits 8i..8i+7). */
-static void classify_word(const csv_tokenizer *t, const unsigned char *p, byte_masks *m)
+/*
+ * The byte classes of a tokenizer's options, made once per line rather
+ * than once per block: the per-block work is then only compares.
+ */
+typedef struct classifier {
+    int words;    /* CSV_PATH_WORDS, or no SSE2: 8-byte portable words */
+    int specials; /* quoting is on: '\r' and the escape character are classified */
+    int escape;   /* the escape character is classified (it is set and not the quote) */
+    unsigned char sep, quote, eol, esc;
+#if defined(__SSE2__)
+    __m128i v_sep, v_quote, v_eol, v_cr, v_esc;
+#endif
+} classifier;
+
+static void classifier_init(const csv_tokenizer *t, classifier *c)
 {
-    uint64_t w = 0;
-    for (unsigned idx = 0; idx < 8; idx++)
-        w |= (uint64_t)p[idx] << (8 * idx);
-    m->sep = word_equal_bits(w, (unsigned char)t->opts->sep);
-    m->quote = t->opts->quote != '\0' ? word_equal_bits(w, (unsigned char)t->opts->quote) : 0;
-    m->eol = word_equal_bits(w, (unsigned char)t->eol);
+    const csv_options *o = t->opts;
+    memset(c, 0, sizeof(*c));
+    c->sep = (unsigned char)o->sep;
+    c->quote = (unsigned char)o->quote;
+    c->eol = (unsigned char)t->eol;
+    c->esc = (unsigned char)o->escape;
+    c->specials = o->quote != '\0';
+    c->escape = c->specials && o->escape != '\0' && o->escape != o->quote;
+#if defined(__SSE2__)
+    c->words = t->path == CSV_PATH_WORDS;
+    c->v_sep = _mm_set1_epi8(o->sep);
+    c->v_quote = _mm_set1_epi8(o->quote);
+    c->v_eol = _mm_set1_epi8(t->eol);
+    c->v_cr = _mm_set1_epi8('\r');
+    c->v_esc = _mm_set1_epi8(o->escape);
+#else
+    c->words = 1;
+#endif
+}
+
+/* Portable classification of 8 bytes (little-endian load: byte i is bits 8i..8i+7). */
+static void classify_word(const classifier *c, const unsigned char *p, byte_masks *m)
+{
+    uint64_t w;
+    memcpy(&w, p, sizeof(w));
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    m->sep = word_equal_bits(w, c->sep);
+    m->quote = c->specials ? word_equal_bits(w, c->quote) : 0;
+    m->eol = word_equal_bits(w, c->eol);
     m->high = word_high_bits(w);
+    m->special = 0;
+    if (c->specials) { /* every block: a quoted field may span blocks */
+        m->special = word_equal_bits(w, '\r');
+        if (c->escape)
+            m->special |= word_equal_bits(w, c->esc);
+    }
 }
 
 #if defined(__SSE2__)
-static void classify_sse2(const csv_tokenizer *t, const unsigned char *p, byte_masks *m)
+static void classify_sse2(const classifier *c, const unsigned char *p, byte_masks *m)
 {
     __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
-    m->sep = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(t->opts->sep)));
-    m->quote = t->opts->quote != '\0'
-                   ? (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(t->opts->quote)))
-                   : 0;
-    m->eol = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(t->eol)));
+    m->sep = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, c->v_sep));
+    m->eol = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, c->v_eol));
     m->high = (uint32_t)_mm_movemask_epi8(v);
+    m->quote = 0;
+    m->special = 0;
+    if (c->specials) { /* every block: a quoted field may span blocks */
+        __m128i special = _mm_cmpeq_epi8(v, c->v_cr);
+        m->quote = (uint32_t)_mm_movemask_epi8(_mm_cmpeq_epi8(v, c->v_quote));
+        if (c->escape)
+            special = _mm_or_si128(special, _mm_cmpeq_epi8(v, c->v_esc));
+        m->special = (uint32_t)_mm_movemask_epi8(special);
+    }
 }
 #define BLOCK_BYTES 16
 #else
 #define BLOCK_BYTES 8
 #endif
 
+static size_t block_width(const classifier *c) { return c->words ? 8 : BLOCK_BYTES; }
+
+/* Classifies a whole block at p (block_width bytes of text). */
+static void classify_block(const classifier *c, const unsigned char *p, byte_masks *m)
+{
+#if defined(__SSE2__)
+    if (!c->words) {
+        classify_sse2(c, p, m);
+        return;
+    }
+#endif
+    classify_word(c, p, m);
+}
+
 /*
  * Classifies the block at p, of which avail bytes are text (a shorter tail
  * is copied into a zeroed block and its masks cut to avail); returns the
  * block's width.
  */
-static size_t classify(const csv_tokenizer *t, const char *p, size_t avail, byte_masks *m)
+static size_t classify(const classifier *c, const char *p, size_t avail, byte_masks *m)
 {
     unsigned char tail[BLOCK_BYTES];
-    const unsigned char *bytes = (const unsigned char *)p;
-    size_t width = t->path == CSV_PATH_WORDS ? 8 : BLOCK_BYTES;
-    if (avail < width) {
-        memset(tail, 0, sizeof(tail));
-        memcpy(tail, p, avail);
-        bytes = tail;
+    size_t width = block_width(c);
+    if (avail >= width) {
+        classify_block(c, (const unsigned char *)p, m);
+        return width;
     }
-#if defined(__SSE2__)
-    if (t->path != CSV_PATH_WORDS)
-        classify_sse2(t, bytes, m);
-    else
-#endif
-        classify_word(t, bytes, m);
-    if (avail < width) {
-        uint32_t keep = ((uint32_t)1 << avail) - 1;
-        m->sep &= keep;
-        m->quote &= keep;
-        m->eol &= keep;
-        m->high &= keep;
-    }
+    memset(tail, 0, sizeof(tail));
+    memcpy(tail, p, avail);
+    classify_block(c, tail, m);
+    uint32_t keep = ((uint32_t)1 << avail) - 1;
+    m->sep &= keep;
+    m->quote &= keep;
+    m->eol &= keep;
+    m->high &= keep;
+    m->special &= keep;
     return width;
 }
 
 static int lowest_bit(uint32_t x) { return __builtin_ctz(x); }
 
-/* Appends an unquoted field [from, to) that points into the input; ascii as in csv_field. */
-static silt_status add_plain_field(csv_tokenizer *t, const char *from, const char *to, int ascii,
+/*
+ * Appends an unquoted field [from, to) that points into the input; ascii as
+ * in csv_field. Inlined: it runs once per field of every line.
+ */
+static inline __attribute__((always_inline)) silt_status add_plain_field(csv_tokenizer *t, const char *from, const char *to, int ascii,
                                    silt_error *err)
 {
     csv_field *f = NULL;
@@ -251,43 +315,157 @@ static silt_status add_plain_field(csv_tokenizer *t, const char *from, const cha
     return SILT_OK;
 }
 
+/* Appends a quoted field [from, to) (the text between its quotes, which needed no rewriting). */
+static silt_status add_quoted_field(csv_tokenizer *t, const char *from, const char *to, int ascii,
+                                    silt_error *err)
+{
+    SILT_RETURN_IF_ERROR(add_plain_field(t, from, to, ascii, err));
+    t->fields[t->n_fields - 1].quoted = 1;
+    return SILT_OK;
+}
+
 /*
- * Tokenizes the record at t->pos when its line holds no quote character
- * (*done = 1); otherwise leaves t as it was apart from the fields (*done =
- * 0) for the general path. Same records and fields as the general path:
- * fields end at separators, the line at the first line break, one '\r'
- * before it is dropped.
+ * Where the line path stands between blocks. A quoted field is taken here
+ * only in its plain form: an opening quote at the field's start, text
+ * without the escape character or '\r', and a closing quote followed by the
+ * separator or the line's end. It turns raw (univocity's STOP_AT_DELIMITER)
+ * when the closing quote is followed by anything else, and that too is
+ * taken here while no separator fell inside the quotes. Everything else
+ * (escapes, doubled quotes when the escape is the quote, a quote left open
+ * at the line's end, a lone '\r') goes back to the general path, which
+ * gives the same fields for all of it.
+ */
+typedef struct line_state {
+    const char *field;     /* start of the current field (its opening quote if it has one) */
+    const char *open;      /* inside a quoted field: just past its opening quote; else NULL */
+    const char *skip_sep;  /* the separator right after a closing quote: it ends no new field */
+    int closed;            /* the line's last field ended at its closing quote */
+    int sep_in_quotes;     /* a separator fell inside the open quoted field */
+    uint32_t high;         /* a byte >= 0x80 was seen before the current block */
+} line_state;
+
+/* Quotes are taken on the line path only with a '\n' line break and a quote unlike the rest. */
+static int quotes_on_line_path(const csv_tokenizer *t)
+{
+    const csv_options *o = t->opts;
+    return t->eol == '\n' && o->quote != o->sep && o->quote != '\n' && o->quote != '\r';
+}
+
+/*
+ * The closing quote at q of the open field: emits the field, or turns it
+ * raw. *bail is set when the general path must take the line.
+ */
+static silt_status close_quote(csv_tokenizer *t, line_state *st, const char *q, int ascii,
+                               int *bail, silt_error *err)
+{
+    const char *end = t->data + t->len;
+    const csv_options *o = t->opts;
+    char next = q + 1 < end ? q[1] : '\n';
+    if (next == o->sep || next == '\n' ||
+        (next == '\r' && (q + 2 >= end || q[2] == '\n'))) {
+        SILT_RETURN_IF_ERROR(add_quoted_field(t, st->open, q, ascii, err));
+        st->open = NULL;
+        if (next == o->sep)
+            st->skip_sep = q + 1;
+        else
+            st->closed = 1;
+        return SILT_OK;
+    }
+    if (next == '\r' || (next == o->quote && o->escape == o->quote) || st->sep_in_quotes) {
+        *bail = 1;
+        return SILT_OK;
+    }
+    st->open = NULL; /* raw: the field runs on, from its opening quote, to the next separator */
+    return SILT_OK;
+}
+
+/* The events (separators, quotes, specials) of one block that is not quote-free. */
+static silt_status line_events(csv_tokenizer *t, line_state *st, const char *block,
+                               const byte_masks *m, uint32_t before, int *bail, silt_error *err)
+{
+    uint32_t events = (m->sep | m->quote | m->special) & before;
+    while (events != 0) {
+        int pos = lowest_bit(events);
+        uint32_t bit = (uint32_t)1 << pos;
+        const char *at = block + pos;
+        int ascii = (st->high | (m->high & (bit - 1))) == 0;
+        events &= events - 1;
+        if (st->open != NULL) {
+            if (m->quote & bit) {
+                SILT_RETURN_IF_ERROR(close_quote(t, st, at, ascii, bail, err));
+                if (*bail)
+                    return SILT_OK;
+            } else if (m->sep & bit) {
+                st->sep_in_quotes = 1;
+            } else {
+                *bail = 1; /* '\r' or the escape character inside quotes */
+                return SILT_OK;
+            }
+        } else if (m->sep & bit) {
+            if (at != st->skip_sep)
+                SILT_RETURN_IF_ERROR(add_plain_field(t, st->field, at, ascii, err));
+            st->skip_sep = NULL;
+            st->field = at + 1;
+        } else if ((m->quote & bit) && at == st->field && st->skip_sep == NULL) {
+            if (!quotes_on_line_path(t)) {
+                *bail = 1;
+                return SILT_OK;
+            }
+            st->open = at + 1;
+            st->sep_in_quotes = 0;
+        }
+        /* a quote inside an unquoted field is text, and so are specials outside quotes */
+    }
+    return SILT_OK;
+}
+
+/*
+ * Tokenizes the record at t->pos by byte masks (*done = 1), or leaves it
+ * to the general path (*done = 0, fields to be rebuilt there) when its
+ * quoting is not of the plain form line_state describes. Same records and
+ * fields as the general path: fields end at separators, the line at the
+ * first line break, one '\r' before it is dropped.
  */
 static silt_status tokenize_line(csv_tokenizer *t, int *done, silt_error *err)
 {
     const char *base = t->data, *end = base + t->len, *rec = base + t->pos;
-    const char *field = rec, *block = rec, *line_end = end;
-    uint32_t high = 0;
+    const char *block = rec, *line_end = end;
+    line_state st = {rec, NULL, NULL, 0, 0, 0};
+    classifier c;
+    classifier_init(t, &c);
     *done = 0;
     t->n_fields = 0;
     while (block < end) {
         byte_masks m;
-        size_t width = classify(t, block, (size_t)(end - block), &m);
+        int bail = 0;
+        size_t width = classify(&c, block, (size_t)(end - block), &m);
         uint32_t before = m.eol ? (m.eol & (0u - m.eol)) - 1 : ~(uint32_t)0;
-        if (m.quote & before)
-            return SILT_OK;
-        for (uint32_t seps = m.sep & before; seps != 0; seps &= seps - 1) {
-            int pos = lowest_bit(seps);
-            /* ASCII when no byte of the line so far is >= 0x80 (a field after the
-             * first such byte is not marked, and is validated by the conversion) */
-            int ascii = (high | (m.high & (((uint32_t)1 << pos) - 1))) == 0;
-            SILT_RETURN_IF_ERROR(add_plain_field(t, field, block + pos, ascii, err));
-            field = block + pos + 1;
+        if (st.open == NULL && st.skip_sep == NULL && (m.quote & before) == 0) {
+            for (uint32_t seps = m.sep & before; seps != 0; seps &= seps - 1) {
+                int pos = lowest_bit(seps);
+                /* ASCII when no byte of the line so far is >= 0x80 (a field after the
+                 * first such byte is not marked, and is validated by the conversion) */
+                int ascii = (st.high | (m.high & (((uint32_t)1 << pos) - 1))) == 0;
+                SILT_RETURN_IF_ERROR(add_plain_field(t, st.field, block + pos, ascii, err));
+                st.field = block + pos + 1;
+            }
+        } else {
+            SILT_RETURN_IF_ERROR(line_events(t, &st, block, &m, before, &bail, err));
+            if (bail)
+                return SILT_OK;
         }
-        high |= m.high & before;
+        st.high |= m.high & before;
         if (m.eol) {
             line_end = block + lowest_bit(m.eol);
             break;
         }
         block += width;
     }
+    if (st.open != NULL)
+        return SILT_OK; /* a quote still open at the line's end */
     const char *stop = line_end > rec && line_end[-1] == '\r' ? line_end - 1 : line_end;
-    SILT_RETURN_IF_ERROR(add_plain_field(t, field, stop, high == 0, err));
+    if (!st.closed)
+        SILT_RETURN_IF_ERROR(add_plain_field(t, st.field, stop, st.high == 0, err));
     t->rec_start = t->pos;
     t->rec_len = (size_t)(stop - rec);
     t->pos = line_end < end ? (size_t)(line_end - base) + 1 : t->len;
