@@ -33,6 +33,9 @@ typedef struct exec_target {
     int managed;            /* a managed catalog table */
     io_store *store;        /* owned by the binder's arena */
     delta_snapshot *snap;   /* latest version when exists; owned by the arena */
+    /* the table on the session's branch or tag (branch.c); NULL on main */
+    const struct dbranch_view *view;
+    const char *ref;        /* the reference the target is on, NULL: main */
 } exec_target;
 
 /* Resolves a table name and loads its latest snapshot when there is one. */
@@ -199,5 +202,12 @@ silt_status sql_exec_app_txn(binder *b, const delta_snapshot *snap, delta_app_tx
                              int *skip, silt_error *err);
 /* Whether a session setting is "true" (case-insensitive). */
 int sql_exec_setting_true(const binder *b, const char *key);
+
+/* ---- exec_refs.c: CREATE/DROP/ASSIGN BRANCH|TAG, USE/SHOW REFERENCE, LIST REFERENCES,
+ * SHOW LOG, MERGE BRANCH (docs/branches.md) ---- */
+silt_status sql_exec_ref(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+/* exec_branch_merge.c: MERGE BRANCH b [INTO main] [DRY RUN]. */
+silt_status sql_exec_merge_branch(binder *b, const sql_stmt *stmt, exec_out *out,
+                                  silt_error *err);
 
 #endif

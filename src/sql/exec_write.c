@@ -132,6 +132,7 @@ static silt_status open_store(binder *b, exec_target *t, int create, silt_error 
         return SILT_OK;
     SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, t->path, create, &t->store, err));
     SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
+    SILT_RETURN_IF_ERROR(sql_branch_wrap(t->view, &t->store, err));
     return keep(b, free_store, t->store, err);
 }
 
@@ -151,6 +152,7 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
         if (rc != SILT_OK)
             return err_set(err, rc, "%s", scratch.message);
         SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
+        SILT_RETURN_IF_ERROR(sql_branch_wrap(t->view, &t->store, err));
         SILT_RETURN_IF_ERROR(keep(b, free_store, t->store, err));
     }
     rc = delta_snapshot_load(&t->snap, t->store, -1, err);
@@ -189,8 +191,16 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
             return SILT_OK; /* not in a catalog: callers say "not found" or "needs a warehouse" */
         SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
         t = catalog_state_find_table(state, out->database, out->name);
+        if (state->ref_id != NULL)
+            out->ref = arena_strdup(b->a, state->ref_name);
         if (t != NULL && t->kind != CAT_VIEW) {
             const char *loc = t->location;
+            silt_status vrc = sql_branch_view(b, state, t, sql_branch_state_is_head(b, state),
+                                              (struct dbranch_view **)&out->view, NULL, err);
+            if (vrc != SILT_OK) {
+                catalog_state_free(state);
+                return vrc;
+            }
             out->in_catalog = 1;
             out->managed = t->kind == CAT_MANAGED;
             out->path = catalog_location_path(b->a, io_store_root(b->s->warehouse), loc);
@@ -205,6 +215,22 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
             catalog_state_free(state);
             return sql_bind_error(b, err, n->pos, SILT_BIND, "[EXPECT_TABLE_NOT_VIEW] %s is a view, "
                               "not a table", out->display);
+        } else if (state->ref_id != NULL) {
+            /* a table made on the reference: every version of it is branch-local */
+            cat_table fresh;
+            silt_status vrc;
+            memset(&fresh, 0, sizeof(fresh));
+            fresh.database = out->database;
+            fresh.name = out->name;
+            fresh.on_ref = 1;
+            fresh.fork = -1;
+            fresh.pin = -1;
+            vrc = sql_branch_view(b, state, &fresh, sql_branch_state_is_head(b, state),
+                                  (struct dbranch_view **)&out->view, NULL, err);
+            if (vrc != SILT_OK) {
+                catalog_state_free(state);
+                return vrc;
+            }
         }
         catalog_state_free(state);
         if (out->path == NULL)
