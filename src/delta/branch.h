@@ -57,6 +57,10 @@ int dbranch_store_is(const io_store *store);
 /* The store under a branch view (store itself when it is none). */
 io_store *dbranch_store_inner(io_store *store);
 
+/* The key version v's commit is read from on a branch view (a staged key past the fork). */
+silt_status dbranch_store_source_key(io_store *store, int64_t version, char *out, size_t cap,
+                                     silt_error *err);
+
 /* The staged key of version v of a reference id: `_delta_log/_staged_commits/<v>.<id>.<rest>`. */
 void dbranch_staged_key(int64_t version, const char *id, const char *rest, char *out,
                         size_t cap);

@@ -442,3 +442,19 @@ io_store *dbranch_store_inner(io_store *store)
 {
     return dbranch_store_is(store) ? ((branch_store *)store)->inner : store;
 }
+
+silt_status dbranch_store_source_key(io_store *store, int64_t version, char *out, size_t cap,
+                                     silt_error *err)
+{
+    char key[64];
+    const char *mapped;
+    if (!dbranch_store_is(store))
+        return err_set(err, SILT_INVALID, "not a branch view");
+    snprintf(key, sizeof(key), DLOG_DIR "%020lld.json", (long long)version);
+    map_read((const branch_store *)store, key, out, cap, &mapped);
+    if (mapped == NULL)
+        return not_found(key, err);
+    if (mapped != out)
+        snprintf(out, cap, "%s", mapped);
+    return SILT_OK;
+}
