@@ -535,6 +535,12 @@ silt_status sql_branch_view(binder *b, const cat_state *state, const cat_table *
 silt_status sql_branch_wrap(const struct dbranch_view *view, io_store **store, silt_error *err);
 /* Records this statement's branch-local commits in their references (one catalog commit each). */
 silt_status sql_branch_record(binder *b, silt_error *err);
+/* The snapshots of the table at `path` at the head of every branch and tag (VACUUM keeps
+ * their files); in b->a. */
+struct delta_snapshot;
+silt_status sql_branch_snapshots(binder *b, const char *path,
+                                 const struct delta_snapshot *const **out, size_t *n_out,
+                                 silt_error *err);
 /* *held 1 when a live branch or tag has a table at catalog location `location`. */
 silt_status sql_branch_refs_hold(binder *b, const char *location, int *held, silt_error *err);
 /* The session's catalog state at its reference: 1 when it is a branch head that takes commits. */

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "delta/branch.h"
+#include "delta/snapshot.h"
 #include "sql/binder_int.h"
 #include "util/mem.h"
 #include "util/buf.h"
@@ -181,5 +182,75 @@ silt_status sql_branch_refs_hold(binder *b, const char *location, int *held, sil
                     strcmp(state->tables[t].location, location) == 0;
         catalog_state_free(state);
     }
+    return SILT_OK;
+}
+
+static void free_store_cb(void *p) { io_store_free(p); }
+static void free_snap_cb(void *p) { delta_snapshot_free(p); }
+
+/* The table at path on one reference's head: *snap NULL when the reference does not hold it. */
+static silt_status ref_snapshot(binder *b, const char *ref, const char *path,
+                                const delta_snapshot **snap, silt_error *err)
+{
+    cat_state *state = NULL;
+    const cat_table *t = NULL;
+    dbranch_view *view = NULL;
+    io_store *store = NULL;
+    delta_snapshot *loaded = NULL;
+    size_t idx;
+    silt_status rc;
+    *snap = NULL;
+    SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, ref, NULL, &state, err));
+    for (idx = 0; idx < state->n_tables && t == NULL; idx++) {
+        const char *p = state->tables[idx].kind == CAT_VIEW ? NULL
+                        : catalog_location_path(b->a, io_store_root(b->s->warehouse),
+                                                state->tables[idx].location);
+        if (p != NULL && strcmp(p, path) == 0)
+            t = &state->tables[idx];
+    }
+    rc = t != NULL ? sql_branch_view(b, state, t, 0, &view, NULL, err) : SILT_OK;
+    catalog_state_free(state);
+    if (rc != SILT_OK || view == NULL)
+        return rc;
+    view->follow_own = 1; /* the head, with commits not recorded yet */
+    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
+    SILT_RETURN_IF_ERROR(sql_branch_wrap(view, &store, err));
+    if (arena_on_cleanup(b->a, free_store_cb, store) == 0) {
+        io_store_free(store);
+        return err_nomem(err);
+    }
+    rc = delta_snapshot_load(&loaded, store, -1, err);
+    if (rc == SILT_NOTFOUND) {
+        err_clear(err);
+        return SILT_OK;
+    }
+    SILT_RETURN_IF_ERROR(rc);
+    if (arena_on_cleanup(b->a, free_snap_cb, loaded) == 0) {
+        delta_snapshot_free(loaded);
+        return err_nomem(err);
+    }
+    *snap = loaded;
+    return SILT_OK;
+}
+
+silt_status sql_branch_snapshots(binder *b, const char *path,
+                                 const struct delta_snapshot *const **out, size_t *n_out,
+                                 silt_error *err)
+{
+    cat_ref_info *refs = NULL;
+    size_t n = 0, idx, count = 0;
+    const delta_snapshot **snaps;
+    SILT_RETURN_IF_ERROR(catalog_ref_list(b->s->cat, b->a, &refs, &n, err));
+    snaps = arena_calloc(b->a, n + 1, sizeof(*snaps));
+    if (snaps == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        if (strcmp(refs[idx].name, CATALOG_MAIN) == 0)
+            continue;
+        SILT_RETURN_IF_ERROR(ref_snapshot(b, refs[idx].name, path, &snaps[count], err));
+        count += snaps[count] != NULL;
+    }
+    *out = snaps;
+    *n_out = count;
     return SILT_OK;
 }
