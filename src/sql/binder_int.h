@@ -198,6 +198,8 @@ typedef struct binder {
     const struct pushdown *derived_want;
     /* Branch-local commits this statement made (branch.c), recorded in the reference after it. */
     struct sql_branch_write *branch_writes;
+    /* INSERT INTO t@ref[#hash]: the reference the target is resolved on (NULL: the session's) */
+    const char *target_ref;
 } binder;
 
 typedef struct scalar_subst {

@@ -29,6 +29,9 @@ static void note_commit(void *payload, int64_t version)
 
 int sql_branch_state_is_head(const binder *b, const cat_state *state)
 {
+    if (b->target_ref != NULL)
+        return state->ref_id != NULL && state->ref_type == CAT_REF_BRANCH &&
+               strchr(b->target_ref, '#') == NULL;
     return state->ref_id != NULL && state->ref_type == CAT_REF_BRANCH &&
            catalog_current_hash(b->s->cat) == NULL;
 }

@@ -41,6 +41,10 @@ typedef struct exec_target {
 /* Resolves a table name and loads its latest snapshot when there is one. */
 silt_status sql_exec_resolve_target(binder *b, const sql_name *name, exec_target *out,
                                 silt_error *err);
+/* The target of a write with its @ref (t@etl: on that branch); time travel is refused. */
+silt_status sql_exec_resolve_target_at(binder *b, const sql_name *name,
+                                       const sql_table_version *at, uint32_t pos,
+                                       exec_target *out, silt_error *err);
 /* SILT_NOTFOUND in Spark's words when the target is not a Delta table. */
 silt_status sql_exec_require_table(binder *b, const sql_name *name, const exec_target *t,
                                silt_error *err);

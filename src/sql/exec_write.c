@@ -166,9 +166,24 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
     return keep(b, free_snapshot, t->snap, err);
 }
 
+/* Delta's time travel written as @v<n> or @<yyyyMMddHHmmssSSS>. */
+static int is_time_ref(const char *ref)
+{
+    int64_t v;
+    if ((ref[0] == 'v' || ref[0] == 'V') && util_str_to_int64(ref + 1, strlen(ref + 1), &v))
+        return 1;
+    return strlen(ref) == 17 && util_str_to_int64(ref, 17, &v);
+}
+
 silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *out, silt_error *err)
 {
     memset(out, 0, sizeof(*out));
+    if (b->target_ref != NULL && (n->is_path || n->n_parts > 2 ||
+                                  b->s->cat == NULL ||
+                                  (n->n_parts == 2 && (util_str_casecmp(n->parts[0].name, "delta") == 0 ||
+                                                       util_str_casecmp(n->parts[0].name, "parquet") == 0))))
+        return sql_bind_error(b, err, n->pos, SILT_BIND, "a branch or tag reference (@%s) names a "
+                              "table of the warehouse's catalog, not a path", b->target_ref);
     if (n->is_path || (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0)) {
         out->path = io_location_local_path(n->parts[n->n_parts - 1].name);
         out->display = arena_sprintf(b->a, "delta.`%s`", out->path);
@@ -189,7 +204,19 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
         out->display = arena_sprintf(b->a, "%s.%s", out->database, out->name);
         if (b->s->cat == NULL)
             return SILT_OK; /* not in a catalog: callers say "not found" or "needs a warehouse" */
-        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        if (b->target_ref != NULL) {
+            const char *hash = strchr(b->target_ref, '#');
+            char *ref = arena_strndup(b->a, b->target_ref,
+                                      hash ? (size_t)(hash - b->target_ref) : strlen(b->target_ref));
+            if (ref == NULL)
+                return err_nomem(err);
+            SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, ref, hash ? hash + 1 : NULL, &state,
+                                                  err));
+            if (hash != NULL && state->ref_id != NULL)
+                state->ref_type = CAT_REF_TAG; /* a fixed commit: read-only, as a tag */
+        } else {
+            SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        }
         t = catalog_state_find_table(state, out->database, out->name);
         if (state->ref_id != NULL)
             out->ref = arena_strdup(b->a, state->ref_name);
@@ -239,6 +266,19 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
     if (out->display == NULL || out->path == NULL)
         return err_nomem(err);
     return load_snapshot(b, out, err);
+}
+
+silt_status sql_exec_resolve_target_at(binder *b, const sql_name *n, const sql_table_version *at,
+                                       uint32_t pos, exec_target *out, silt_error *err)
+{
+    silt_status rc;
+    if (at->version != NULL || at->timestamp != NULL || (at->ref != NULL && is_time_ref(at->ref)))
+        return sql_bind_error(b, err, pos, SILT_BIND, "cannot change an old version of a table "
+                              "(VERSION/TIMESTAMP AS OF, @v<n>)");
+    b->target_ref = at->ref; /* INSERT INTO t@etl: the table on branch etl */
+    rc = sql_exec_resolve_target(b, n, out, err);
+    b->target_ref = NULL;
+    return rc;
 }
 
 silt_status sql_exec_require_table(binder *b, const sql_name *n, const exec_target *t,
@@ -1157,10 +1197,7 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
          stmt->u.insert.replace_where != NULL))
         return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "a PARTITION clause together "
                           "with a column list, BY NAME or REPLACE WHERE is not supported yet");
-    if (stmt->u.insert.at.version != NULL || stmt->u.insert.at.timestamp != NULL)
-        return sql_bind_error(b, err, stmt->pos, SILT_BIND, "cannot INSERT INTO an old version of "
-                          "a table");
-    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target_at(b, n, &stmt->u.insert.at, stmt->pos, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, n, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &co.app_txn, &skip, err));
     if (skip) /* Delta's idempotent write: this (appId, version) is already in the table */
