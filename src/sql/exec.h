@@ -214,4 +214,8 @@ silt_status sql_exec_ref(binder *b, const sql_stmt *stmt, exec_out *out, silt_er
 silt_status sql_exec_merge_branch(binder *b, const sql_stmt *stmt, exec_out *out,
                                   silt_error *err);
 
+/* source_meta.c: db.t.history, .files, .snapshots, .refs; *found 0 when ref names none. */
+silt_status sql_source_meta(binder *b, const sql_table_ref *ref, plan *out, int *found,
+                            silt_error *err);
+
 #endif

@@ -1318,6 +1318,9 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
             return SILT_OK;
         }
     }
+    SILT_RETURN_IF_ERROR(sql_source_meta(b, ref, out, &found, err));
+    if (found)
+        return SILT_OK;
     SILT_RETURN_IF_ERROR(catalog_source(b, ref, pd, version, ts, out, &found, err));
     if (found)
         return SILT_OK;

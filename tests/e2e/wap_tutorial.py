@@ -13,7 +13,8 @@ on a generated 1,000-row permits data set of the tutorial's shape (Manhattan 463
            the branch with an UPDATE; the audit passes
   publish  MERGE BRANCH etl_job_42 INTO main IN spark_catalog (a fast-forward)
   main     the audited counts in silt and in Spark reading the folder; Spark's history has
-           the branch's DELETE and UPDATEs; SHOW LOG lists the merge
+           the branch's DELETE and UPDATEs; SHOW LOG lists the merge; the metadata tables
+           permits.history, .snapshots, .files and .refs show it
 
     wap_tutorial.py SILT_BIN WORKDIR
 
@@ -141,6 +142,18 @@ def main():
     run.check("main has the audited data (USE REFERENCE main)",
               counts_of(run.rows("USE REFERENCE main IN spark_catalog; " +
                                  by_borough.format(t="permits"))), audited)
+    history = run.sql("SELECT version, operation FROM default.permits.history").stdout.splitlines()
+    run.check("permits.history shows the published history", history,
+              ["version,operation", "3,UPDATE", "2,UPDATE", "1,DELETE",
+               "0,CREATE TABLE AS SELECT"])
+    snaps = run.sql("SELECT count(*) AS n FROM default.permits.snapshots").stdout.split()
+    run.check("permits.snapshots has a row per version", snaps, ["n", "4"])
+    files = run.sql("SELECT sum(CAST(record_count AS BIGINT)) AS n FROM "
+                    "default.permits.files").stdout.split()
+    run.check("permits.files counts the audited rows", files, ["n", str(sum(audited.values()))])
+    refs = run.sql("SELECT name, version FROM default.permits.refs").stdout.split()
+    run.check("permits.refs: the branch starts again at main's new version", refs,
+              ["name,version", f"{BRANCH},3", "main,3"])
     log = run.sql("SHOW LOG main").stdout
     run.check("SHOW LOG main lists the merge", f"merge branch {BRANCH}" in log, True)
     if peer is not None:
