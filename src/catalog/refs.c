@@ -79,7 +79,8 @@ static silt_status copy_pending(catalog *cat, const cat_pending *p, silt_error *
     if (rc == SILT_EXISTS) {
         err_clear(err);
         rc = io_get(store, key, &there, err);
-        if (rc == SILT_OK && (there.len != body.len || memcmp(there.data, body.data, body.len) != 0))
+        if (rc == SILT_OK &&
+            (there.len != body.len || memcmp(there.data, body.data, body.len) != 0))
             rc = err_set(err, SILT_CONFLICT, "a merge into main could not complete: version %lld "
                          "of table %s was taken by another writer (the merge's commit is %s)",
                          (long long)p->version, p->table, p->source);

@@ -29,46 +29,46 @@
 #include "io/store.h"
 #include "util/error.h"
 
-#define DBRANCH_STAGED_DIR "_delta_log/_staged_commits/"
+#define DELTA_BRANCH_STAGED_DIR "_delta_log/_staged_commits/"
 
-typedef struct dbranch_segment {
+typedef struct delta_branch_segment {
     const char *id;
     int64_t last;
-} dbranch_segment;
+} delta_branch_segment;
 
-typedef struct dbranch_view {
+typedef struct delta_branch_view {
     const char *ref_name; /* for messages */
     int64_t fork;         /* newest version of `_delta_log/` in the chain; -1: none */
     int64_t pin;          /* read-only views: newest version seen (-1: the chain's) */
     size_t n_segments;
-    const dbranch_segment *segments;
+    const delta_branch_segment *segments;
     const char *own_id;   /* the reference's id: where writes go; NULL = read-only */
     int follow_own;       /* a head: own commits past the recorded last count too */
     /* Called after each branch-local commit (version v) was published; may be NULL. */
     void (*on_commit)(void *payload, int64_t version);
     void *payload;
-} dbranch_view;
+} delta_branch_view;
 
 /* Wraps inner (owned from now on, freed with the wrapper) in view (copied). */
-silt_status dbranch_store_wrap(io_store **out, io_store *inner, const dbranch_view *view,
+silt_status delta_branch_store_wrap(io_store **out, io_store *inner, const delta_branch_view *view,
                                silt_error *err);
 /* 1 when store is a branch view. */
-int dbranch_store_is(const io_store *store);
+int delta_branch_store_is(const io_store *store);
 /* The store under a branch view (store itself when it is none). */
-io_store *dbranch_store_inner(io_store *store);
+io_store *delta_branch_store_inner(io_store *store);
 
 /* The key version v's commit is read from on a branch view (a staged key past the fork). */
-silt_status dbranch_store_source_key(io_store *store, int64_t version, char *out, size_t cap,
+silt_status delta_branch_store_source_key(io_store *store, int64_t version, char *out, size_t cap,
                                      silt_error *err);
 
 /* The staged key of version v of a reference id: `_delta_log/_staged_commits/<v>.<id>.<rest>`. */
-void dbranch_staged_key(int64_t version, const char *id, const char *rest, char *out,
+void delta_branch_staged_key(int64_t version, const char *id, const char *rest, char *out,
                         size_t cap);
 /*
- * Parses a staged name (the part after DBRANCH_STAGED_DIR): version, id
+ * Parses a staged name (the part after DELTA_BRANCH_STAGED_DIR): version, id
  * (copied into id_out, 64 bytes) and the rest ("json", "crc", ...). 0 when
  * it is not one.
  */
-int dbranch_parse_staged(const char *name, int64_t *version, char *id_out, const char **rest);
+int delta_branch_parse_staged(const char *name, int64_t *version, char *id_out, const char **rest);
 
 #endif

@@ -16,7 +16,7 @@ typedef struct branch_store {
     char *ref_name;
     int64_t fork, pin;
     size_t n_segments;
-    dbranch_segment *segments; /* ids owned */
+    delta_branch_segment *segments; /* ids owned */
     char *own_id;
     int follow_own;
     void (*on_commit)(void *payload, int64_t version);
@@ -26,15 +26,15 @@ typedef struct branch_store {
 static const io_store_ops branch_ops;
 
 #define LOG_DIR_LEN (sizeof(DLOG_DIR) - 1)
-#define STAGED_LEN (sizeof(DBRANCH_STAGED_DIR) - 1)
+#define STAGED_LEN (sizeof(DELTA_BRANCH_STAGED_DIR) - 1)
 
-void dbranch_staged_key(int64_t version, const char *id, const char *rest, char *out,
+void delta_branch_staged_key(int64_t version, const char *id, const char *rest, char *out,
                         size_t cap)
 {
-    snprintf(out, cap, DBRANCH_STAGED_DIR "%020lld.%s.%s", (long long)version, id, rest);
+    snprintf(out, cap, DELTA_BRANCH_STAGED_DIR "%020lld.%s.%s", (long long)version, id, rest);
 }
 
-int dbranch_parse_staged(const char *name, int64_t *version, char *id_out, const char **rest)
+int delta_branch_parse_staged(const char *name, int64_t *version, char *id_out, const char **rest)
 {
     const char *dot;
     size_t idx;
@@ -139,7 +139,7 @@ static void map_read(const branch_store *bs, const char *key, char *dst, size_t 
         *mapped = NULL;
         return;
     }
-    dbranch_staged_key(v, id, rest, dst, cap);
+    delta_branch_staged_key(v, id, rest, dst, cap);
     *mapped = dst;
 }
 
@@ -220,7 +220,7 @@ static silt_status map_write(branch_store *bs, const char *key, char *dst, size_
     if (v <= bs->fork || segment_owner(bs, v) != NULL)
         return err_set(err, SILT_EXISTS, "version %lld of the table already exists on "
                        "reference '%s'", (long long)v, bs->ref_name);
-    dbranch_staged_key(v, bs->own_id, rest, dst, cap);
+    delta_branch_staged_key(v, bs->own_id, rest, dst, cap);
     *mapped = dst;
     if (strcmp(rest, "json") == 0)
         *version = v;
@@ -297,7 +297,8 @@ static silt_status add_staged(branch_store *bs, const char *prefix, const char *
     io_listing staged = IO_LISTING_INIT;
     int64_t newest = recorded_last(bs);
     size_t idx;
-    silt_status rc = bs->inner->ops->list(bs->inner, DBRANCH_STAGED_DIR, NULL, 0, &staged, err);
+    silt_status rc =
+        bs->inner->ops->list(bs->inner, DELTA_BRANCH_STAGED_DIR, NULL, 0, &staged, err);
     if (rc == SILT_NOTFOUND) {
         err_clear(err);
         return SILT_OK;
@@ -309,7 +310,7 @@ static silt_status add_staged(branch_store *bs, const char *prefix, const char *
         for (;;) {
             char key[256];
             int found = 0;
-            dbranch_staged_key(newest + 1, bs->own_id, "json", key, sizeof(key));
+            delta_branch_staged_key(newest + 1, bs->own_id, "json", key, sizeof(key));
             for (idx = 0; idx < staged.count && !found; idx++)
                 found = strcmp(staged.items[idx].key, key) == 0;
             if (!found)
@@ -324,7 +325,7 @@ static silt_status add_staged(branch_store *bs, const char *prefix, const char *
         char id[64], key[256];
         const char *rest, *owner;
         int64_t v;
-        if (!dbranch_parse_staged(it->key + STAGED_LEN, &v, id, &rest) || v <= bs->fork ||
+        if (!delta_branch_parse_staged(it->key + STAGED_LEN, &v, id, &rest) || v <= bs->fork ||
             v > newest)
             continue;
         owner = segment_owner(bs, v);
@@ -359,7 +360,7 @@ static silt_status branch_list(io_store *store, const char *prefix, const char *
         int64_t v;
         const char *rest;
         if (is_log_key(it->key)) {
-            if (strncmp(it->key, DBRANCH_STAGED_DIR, STAGED_LEN) == 0 ||
+            if (strncmp(it->key, DELTA_BRANCH_STAGED_DIR, STAGED_LEN) == 0 ||
                 strcmp(it->key, DLOG_DIR "_last_checkpoint") == 0)
                 continue;
             if (log_version(it->key, &v, &rest) &&
@@ -398,7 +399,7 @@ static const io_store_ops branch_ops = {"branch",          branch_get_range, bra
                                         branch_open_file,  branch_open_writer,
                                         branch_destroy};
 
-silt_status dbranch_store_wrap(io_store **out, io_store *inner, const dbranch_view *view,
+silt_status delta_branch_store_wrap(io_store **out, io_store *inner, const delta_branch_view *view,
                                silt_error *err)
 {
     branch_store *bs = mem_calloc(1, sizeof(*bs));
@@ -415,7 +416,7 @@ silt_status dbranch_store_wrap(io_store **out, io_store *inner, const dbranch_vi
         bs->payload = view->payload;
         bs->ref_name = mem_strdup(view->ref_name ? view->ref_name : "?");
         bs->own_id = view->own_id ? mem_strdup(view->own_id) : NULL;
-        bs->segments = mem_calloc(view->n_segments + 1, sizeof(dbranch_segment));
+        bs->segments = mem_calloc(view->n_segments + 1, sizeof(delta_branch_segment));
         ok = bs->ref_name != NULL && (view->own_id == NULL || bs->own_id != NULL) &&
              bs->segments != NULL;
         for (idx = 0; ok && idx < view->n_segments; idx++) {
@@ -436,19 +437,22 @@ silt_status dbranch_store_wrap(io_store **out, io_store *inner, const dbranch_vi
     return SILT_OK;
 }
 
-int dbranch_store_is(const io_store *store) { return store != NULL && store->ops == &branch_ops; }
-
-io_store *dbranch_store_inner(io_store *store)
+int delta_branch_store_is(const io_store *store)
 {
-    return dbranch_store_is(store) ? ((branch_store *)store)->inner : store;
+    return store != NULL && store->ops == &branch_ops;
 }
 
-silt_status dbranch_store_source_key(io_store *store, int64_t version, char *out, size_t cap,
+io_store *delta_branch_store_inner(io_store *store)
+{
+    return delta_branch_store_is(store) ? ((branch_store *)store)->inner : store;
+}
+
+silt_status delta_branch_store_source_key(io_store *store, int64_t version, char *out, size_t cap,
                                      silt_error *err)
 {
     char key[64];
     const char *mapped;
-    if (!dbranch_store_is(store))
+    if (!delta_branch_store_is(store))
         return err_set(err, SILT_INVALID, "not a branch view");
     snprintf(key, sizeof(key), DLOG_DIR "%020lld.json", (long long)version);
     map_read((const branch_store *)store, key, out, cap, &mapped);

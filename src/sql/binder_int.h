@@ -524,7 +524,7 @@ silt_status sql_scope_from_schema(arena *a, const col_type *schema, const char *
                               bind_scope *out, silt_error *err);
 
 /* ---- branch.c: tables on a branch or tag (docs/branches.md) ---- */
-struct dbranch_view;
+struct delta_branch_view;
 /*
  * How table t of catalog state looks on state's reference: *out NULL on main
  * (or for a view, or a table that is not Delta), else a view in b->a; writable
@@ -532,9 +532,10 @@ struct dbranch_view;
  * is a branch. *key_out names the reference and commit ("" on main) for caches.
  */
 silt_status sql_branch_view(binder *b, const cat_state *state, const cat_table *t, int head,
-                            struct dbranch_view **out, const char **key_out, silt_error *err);
+                            struct delta_branch_view **out, const char **key_out, silt_error *err);
 /* Wraps *store (owned) in view; nothing when view is NULL. */
-silt_status sql_branch_wrap(const struct dbranch_view *view, io_store **store, silt_error *err);
+silt_status sql_branch_wrap(const struct delta_branch_view *view, io_store **store,
+                            silt_error *err);
 /* Records this statement's branch-local commits in their references (one catalog commit each). */
 silt_status sql_branch_record(binder *b, silt_error *err);
 /* The snapshots of the table at `path` at the head of every branch and tag (VACUUM keeps

@@ -37,10 +37,10 @@ int sql_branch_state_is_head(const binder *b, const cat_state *state)
 }
 
 silt_status sql_branch_view(binder *b, const cat_state *state, const cat_table *t, int head,
-                            dbranch_view **out, const char **key_out, silt_error *err)
+                            delta_branch_view **out, const char **key_out, silt_error *err)
 {
-    dbranch_view *v;
-    dbranch_segment *segs;
+    delta_branch_view *v;
+    delta_branch_segment *segs;
     size_t idx;
     *out = NULL;
     if (key_out != NULL)
@@ -87,13 +87,13 @@ silt_status sql_branch_view(binder *b, const cat_state *state, const cat_table *
     return SILT_OK;
 }
 
-silt_status sql_branch_wrap(const dbranch_view *view, io_store **store, silt_error *err)
+silt_status sql_branch_wrap(const delta_branch_view *view, io_store **store, silt_error *err)
 {
     io_store *wrapped = NULL;
     silt_status rc;
     if (view == NULL)
         return SILT_OK;
-    rc = dbranch_store_wrap(&wrapped, *store, view, err);
+    rc = delta_branch_store_wrap(&wrapped, *store, view, err);
     *store = wrapped; /* NULL on failure: the wrapper freed the store */
     return rc;
 }
@@ -197,7 +197,7 @@ static silt_status ref_snapshot(binder *b, const char *ref, const char *path,
 {
     cat_state *state = NULL;
     const cat_table *t = NULL;
-    dbranch_view *view = NULL;
+    delta_branch_view *view = NULL;
     io_store *store = NULL;
     delta_snapshot *loaded = NULL;
     size_t idx;

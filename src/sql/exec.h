@@ -34,7 +34,7 @@ typedef struct exec_target {
     io_store *store;        /* owned by the binder's arena */
     delta_snapshot *snap;   /* latest version when exists; owned by the arena */
     /* the table on the session's branch or tag (branch.c); NULL on main */
-    const struct dbranch_view *view;
+    const struct delta_branch_view *view;
     const char *ref;        /* the reference the target is on, NULL: main */
 } exec_target;
 

@@ -123,7 +123,7 @@ static silt_status fast_forward(merge_ctx *m, merge_table *t, io_store *bstore, 
     t->last = t->tip;
     for (v = from; v <= t->tip; v++) {
         char key[256];
-        SILT_RETURN_IF_ERROR(dbranch_store_source_key(bstore, v, key, sizeof(key), err));
+        SILT_RETURN_IF_ERROR(delta_branch_store_source_key(bstore, v, key, sizeof(key), err));
         SILT_RETURN_IF_ERROR(add_pending(m, t, v, key, err));
     }
     return SILT_OK;
@@ -133,7 +133,8 @@ static int same_metadata(const dlog_metadata *a, const dlog_metadata *b)
 {
     size_t idx;
     if (strcmp(a->schema_string, b->schema_string) != 0 ||
-        a->n_partition_columns != b->n_partition_columns || a->configuration.n != b->configuration.n)
+        a->n_partition_columns != b->n_partition_columns ||
+        a->configuration.n != b->configuration.n)
         return 0;
     for (idx = 0; idx < a->configuration.n; idx++) {
         const char *other = dlog_map_get(&b->configuration, a->configuration.items[idx].key, NULL);
@@ -200,7 +201,7 @@ static silt_status rebase(merge_ctx *m, merge_table *t, const char *path,
                           const delta_snapshot *tip, silt_error *err)
 {
     binder *b = m->b;
-    dbranch_view view;
+    delta_branch_view view;
     io_store *store = NULL;
     delta_snapshot *base = NULL;
     delta_txn *txn = NULL;
@@ -217,7 +218,7 @@ static silt_status rebase(merge_ctx *m, merge_table *t, const char *path,
     view.on_commit = note_version;
     view.payload = &committed;
     SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
-    SILT_RETURN_IF_ERROR(dbranch_store_wrap(&store, store, &view, err));
+    SILT_RETURN_IF_ERROR(delta_branch_store_wrap(&store, store, &view, err));
     SILT_RETURN_IF_ERROR(keep_store(b, store, err));
     SILT_RETURN_IF_ERROR(load_snap(b, store, t->fork, &base, err));
     rc = delta_txn_begin(&txn, store, base, "MERGE BRANCH", err);
@@ -238,7 +239,7 @@ static silt_status rebase(merge_ctx *m, merge_table *t, const char *path,
     buf_clear(&removed);
     SILT_RETURN_IF_ERROR(rc);
     t->first = t->last = committed;
-    dbranch_staged_key(committed, m->merge_id, "json", key, sizeof(key));
+    delta_branch_staged_key(committed, m->merge_id, "json", key, sizeof(key));
     return add_pending(m, t, committed, key, err);
 }
 
@@ -248,7 +249,7 @@ static silt_status judge_table(merge_ctx *m, const cat_table *bt, merge_table *t
     binder *b = m->b;
     const char *path = catalog_location_path(b->a, io_store_root(b->s->warehouse), bt->location);
     const cat_table *mt = catalog_state_find_table(m->mstate, bt->database, bt->name);
-    dbranch_view *view = NULL;
+    delta_branch_view *view = NULL;
     io_store *bstore = NULL;
     delta_snapshot *tip = NULL;
     silt_error scratch = SILT_ERROR_INIT;

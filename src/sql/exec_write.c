@@ -178,10 +178,10 @@ static int is_time_ref(const char *ref)
 silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *out, silt_error *err)
 {
     memset(out, 0, sizeof(*out));
-    if (b->target_ref != NULL && (n->is_path || n->n_parts > 2 ||
-                                  b->s->cat == NULL ||
-                                  (n->n_parts == 2 && (util_str_casecmp(n->parts[0].name, "delta") == 0 ||
-                                                       util_str_casecmp(n->parts[0].name, "parquet") == 0))))
+    if (b->target_ref != NULL &&
+        (n->is_path || n->n_parts > 2 || b->s->cat == NULL ||
+         (n->n_parts == 2 && (util_str_casecmp(n->parts[0].name, "delta") == 0 ||
+                              util_str_casecmp(n->parts[0].name, "parquet") == 0))))
         return sql_bind_error(b, err, n->pos, SILT_BIND, "a branch or tag reference (@%s) names a "
                               "table of the warehouse's catalog, not a path", b->target_ref);
     if (n->is_path || (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0)) {
@@ -206,8 +206,8 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
             return SILT_OK; /* not in a catalog: callers say "not found" or "needs a warehouse" */
         if (b->target_ref != NULL) {
             const char *hash = strchr(b->target_ref, '#');
-            char *ref = arena_strndup(b->a, b->target_ref,
-                                      hash ? (size_t)(hash - b->target_ref) : strlen(b->target_ref));
+            size_t len = hash ? (size_t)(hash - b->target_ref) : strlen(b->target_ref);
+            char *ref = arena_strndup(b->a, b->target_ref, len);
             if (ref == NULL)
                 return err_nomem(err);
             SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, ref, hash ? hash + 1 : NULL, &state,
@@ -223,7 +223,7 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
         if (t != NULL && t->kind != CAT_VIEW) {
             const char *loc = t->location;
             silt_status vrc = sql_branch_view(b, state, t, sql_branch_state_is_head(b, state),
-                                              (struct dbranch_view **)&out->view, NULL, err);
+                                              (struct delta_branch_view **)&out->view, NULL, err);
             if (vrc != SILT_OK) {
                 catalog_state_free(state);
                 return vrc;
@@ -253,7 +253,7 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
             fresh.fork = -1;
             fresh.pin = -1;
             vrc = sql_branch_view(b, state, &fresh, sql_branch_state_is_head(b, state),
-                                  (struct dbranch_view **)&out->view, NULL, err);
+                                  (struct delta_branch_view **)&out->view, NULL, err);
             if (vrc != SILT_OK) {
                 catalog_state_free(state);
                 return vrc;

@@ -367,7 +367,7 @@ typedef struct sql_snap_entry {
 } sql_snap_entry;
 
 static silt_status delta_snapshot_of(binder *b, const char *path,
-                                     const struct dbranch_view *view, const char *view_key,
+                                     const struct delta_branch_view *view, const char *view_key,
                                      int64_t version, int64_t ts_micros, io_store **store_out,
                                      delta_snapshot **snap_out, silt_error *err)
 {
@@ -422,7 +422,7 @@ silt_status sql_source_delta_snapshot(binder *b, const char *path, io_store **st
     return delta_snapshot_of(b, path, NULL, "", -1, INT64_MIN, store_out, snap_out, err);
 }
 
-static silt_status open_delta(binder *b, const char *path, const struct dbranch_view *view,
+static silt_status open_delta(binder *b, const char *path, const struct delta_branch_view *view,
                               const char *view_key, int64_t version, int64_t ts_micros,
                               const pushdown *pd, plan *out, const char *qual, silt_error *err)
 {
@@ -1175,7 +1175,7 @@ static const sql_view *find_view(const sql_session *s, const char *name)
  */
 static silt_status catalog_location(binder *b, const sql_table_ref *ref, const char **location,
                                     const char **provider, int *found,
-                                    const struct dbranch_view **view, const char **view_key,
+                                    const struct delta_branch_view **view, const char **view_key,
                                     silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
@@ -1211,7 +1211,7 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     *found = 1;
     *provider = t->provider ? arena_strdup(b->a, t->provider) : NULL;
     *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
-    rc = sql_branch_view(b, state, t, head, (struct dbranch_view **)view, view_key, err);
+    rc = sql_branch_view(b, state, t, head, (struct delta_branch_view **)view, view_key, err);
     catalog_state_free(state);
     SILT_RETURN_IF_ERROR(rc);
     return *location != NULL ? SILT_OK : err_nomem(err);
@@ -1245,7 +1245,7 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
     const char *name = n->parts[n->n_parts - 1].name;
     const char *location = NULL, *provider = NULL, *view_key = "";
-    const struct dbranch_view *view = NULL;
+    const struct delta_branch_view *view = NULL;
     silt_status rc;
     SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, found, &view, &view_key,
                                           err));
@@ -1348,7 +1348,7 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
     delta_snapshot *snap;
     int64_t version, ts;
     int in_catalog = 0;
-    const struct dbranch_view *view = NULL;
+    const struct delta_branch_view *view = NULL;
     const char *view_key = "";
     silt_status rc;
     *schema = NULL;

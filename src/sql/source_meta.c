@@ -159,7 +159,7 @@ static silt_status refs_rows(binder *b, const exec_target *t, exec_out *out, sil
             /* the version the reference reads: its chain's newest, main's newest on main */
             io_store *store = NULL;
             dlog_listing listing = DLOG_LISTING_INIT;
-            dbranch_view *view = NULL;
+            delta_branch_view *view = NULL;
             rc = sql_branch_view(b, state, ct, 0, &view, NULL, err);
             if (rc == SILT_OK)
                 rc = sql_session_store_open(b->s, t->path, 0, &store, err);
