@@ -538,6 +538,20 @@ static silt_status state_to_json(const cat_state *state, int64_t version, char *
         }
     }
     ok = ok && add_ref_json(root, state);
+    if (ok && state->n_pending > 0) {
+        cJSON *pend = cJSON_AddArrayToObject(root, "pending");
+        ok = pend != NULL;
+        for (idx = 0; ok && idx < state->n_pending; idx++) {
+            const cat_pending *p = &state->pending[idx];
+            cJSON *item = cJSON_CreateObject();
+            ok = item != NULL && cJSON_AddStringToObject(item, "table", p->table) != NULL &&
+                 cJSON_AddStringToObject(item, "location", p->location) != NULL &&
+                 cJSON_AddNumberToObject(item, "version", (double)p->version) != NULL &&
+                 cJSON_AddStringToObject(item, "source", p->source) != NULL;
+            if (item != NULL)
+                cJSON_AddItemToArray(pend, item);
+        }
+    }
     if (ok)
         *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -703,6 +717,28 @@ static silt_status objects_from_json(cat_state *state, const cJSON *objs, silt_e
     return SILT_OK;
 }
 
+static silt_status pending_from_json(cat_state *state, const cJSON *pend, silt_error *err)
+{
+    const cJSON *item;
+    if (!cJSON_IsArray(pend))
+        return SILT_OK;
+    state->pending = arena_calloc(state->arena, (size_t)cJSON_GetArraySize(pend) + 1,
+                                  sizeof(cat_pending));
+    if (state->pending == NULL)
+        return err_nomem(err);
+    cJSON_ArrayForEach(item, pend)
+    {
+        cat_pending *p = &state->pending[state->n_pending++];
+        p->table = arena_strdup(state->arena, json_string(item, "table"));
+        p->location = arena_strdup(state->arena, json_string(item, "location"));
+        p->source = arena_strdup(state->arena, json_string(item, "source"));
+        p->version = json_int(item, "version", -1);
+        if (p->table == NULL || p->location == NULL || p->source == NULL || p->version < 0)
+            return err_set(err, SILT_CORRUPT, "catalog state has a malformed pending commit");
+    }
+    return SILT_OK;
+}
+
 static silt_status state_from_json(cat_state *state, const char *text, size_t len,
                                    silt_error *err)
 {
@@ -775,6 +811,8 @@ static silt_status state_from_json(cat_state *state, const char *text, size_t le
         rc = objects_from_json(state, cJSON_GetObjectItemCaseSensitive(root, "externalObjects"), err);
     if (rc == SILT_OK)
         rc = ref_from_json(state, root, err);
+    if (rc == SILT_OK)
+        rc = pending_from_json(state, cJSON_GetObjectItemCaseSensitive(root, "pending"), err);
     cJSON_Delete(root);
     return rc;
 }
@@ -1064,6 +1102,14 @@ static silt_status commit_once(catalog *cat, const char *ref, cat_change_fn chan
     silt_status rc;
     SILT_RETURN_IF_ERROR(catalog_log_newest(cat, ref, next, err));
     SILT_RETURN_IF_ERROR(catalog_log_read(cat, ref, *next, &before, err));
+    if (before->n_pending > 0) {
+        /* a merge not finished: finish it first, then replay the change on the result */
+        catalog_state_free(before);
+        SILT_RETURN_IF_ERROR(catalog_finish_pending(cat, err));
+        *lost = 1;
+        return err_set(err, SILT_EXISTS, "catalog version %lld had a merge to finish",
+                       (long long)*next);
+    }
     if (before->dropped || (before->ref_id != NULL && before->ref_type == CAT_REF_TAG)) {
         rc = before->dropped ? err_set(err, SILT_NOTFOUND, "[REFERENCE_NOT_FOUND] reference "
                                        "\"%s\" does not exist", ref)

@@ -107,6 +107,19 @@ typedef struct cat_commit_info {
     const char **touched; /* "db.table" names the commit changed */
 } cat_commit_info;
 
+/*
+ * A Delta commit a MERGE BRANCH published into main's catalog but may not
+ * have copied into the table's log yet (docs/branches.md, "Merging"): the
+ * bytes of `source` (a key under the table's root) become
+ * `_delta_log/<version>.json` with put-if-absent.
+ */
+typedef struct cat_pending {
+    const char *table;    /* "db.t", for messages */
+    const char *location; /* as the catalog stores it */
+    int64_t version;
+    const char *source;
+} cat_pending;
+
 /* An immutable state of the catalog. Everything lives in its arena. */
 typedef struct cat_state {
     arena *arena;
@@ -127,6 +140,9 @@ typedef struct cat_state {
     cat_table *tables;
     size_t n_objects; /* "externalObjects" in the state file; absent in older ones */
     cat_object *objects;
+    /* main only: a merge's commits still to copy (finished by the next load or commit) */
+    size_t n_pending;
+    cat_pending *pending;
 } cat_state;
 
 typedef struct catalog catalog;
@@ -215,6 +231,9 @@ const char *catalog_current_hash(const catalog *cat);
 /* Loads a reference's head (hash NULL) or one of its commits. NULL ref: the one in use. */
 silt_status catalog_load_ref(catalog *cat, const char *ref, const char *hash, cat_state **out,
                              silt_error *err);
+/* Version `version` of a reference's log (main: -1 is the empty initial state). */
+silt_status catalog_load_version(catalog *cat, const char *ref, int64_t version, cat_state **out,
+                                 silt_error *err);
 /* catalog_commit on a named reference (a branch; tags and main-at-a-hash are read-only). */
 silt_status catalog_commit_ref(catalog *cat, const char *ref, cat_change_fn change,
                                void *payload, int64_t *version_out, silt_error *err);
@@ -264,6 +283,20 @@ typedef struct cat_log_entry {
 /* A reference's commits, newest first; in arena a. */
 silt_status catalog_ref_log(catalog *cat, const char *ref, arena *a, cat_log_entry **out,
                             size_t *n_out, silt_error *err);
+
+/* Sets a change's pending commits (copied into state's arena). */
+silt_status catalog_state_set_pending(cat_state *state, const cat_pending *items, size_t n,
+                                      silt_error *err);
+/*
+ * Finishes a merge main's head records as pending: copies each commit into
+ * its table's log (put-if-absent; a copy already there with the same bytes
+ * counts as done) and publishes main's next state without them. Loading or
+ * committing main does this first, so a merge killed after its catalog
+ * commit is completed by whoever comes next, and one killed before it left
+ * nothing behind but unreferenced staged files. SILT_CONFLICT when another
+ * writer took one of the versions (the merge cannot complete).
+ */
+silt_status catalog_finish_pending(catalog *cat, silt_error *err);
 
 /* SILT_INVALID unless name can name a reference (letters, digits, _ - . and no "main"
  * confusion); the message names it. */

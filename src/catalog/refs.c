@@ -40,6 +40,99 @@ static silt_status not_found(const char *ref, silt_error *err)
     return err_set(err, SILT_NOTFOUND, "[REFERENCE_NOT_FOUND] Named reference '%s' not found", ref);
 }
 
+/* ---- a merge's pending commits (catalog.h, catalog_finish_pending) ------------------- */
+
+silt_status catalog_state_set_pending(cat_state *state, const cat_pending *items, size_t n,
+                                      silt_error *err)
+{
+    size_t idx;
+    state->pending = arena_calloc(state->arena, n + 1, sizeof(cat_pending));
+    if (state->pending == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n; idx++) {
+        cat_pending *p = &state->pending[idx];
+        p->table = arena_strdup(state->arena, items[idx].table);
+        p->location = arena_strdup(state->arena, items[idx].location);
+        p->source = arena_strdup(state->arena, items[idx].source);
+        p->version = items[idx].version;
+        if (p->table == NULL || p->location == NULL || p->source == NULL)
+            return err_nomem(err);
+    }
+    state->n_pending = n;
+    return SILT_OK;
+}
+
+/* One pending commit into its table's log; already there with the same bytes is done. */
+static silt_status copy_pending(catalog *cat, const cat_pending *p, silt_error *err)
+{
+    arena *a = arena_new(NULL, "pending commit");
+    const char *path = a ? catalog_location_path(a, io_store_root(cat->store), p->location) : NULL;
+    io_store *store = NULL;
+    buf body = BUF_INIT, there = BUF_INIT;
+    char key[64];
+    silt_status rc = path ? io_store_open(&store, path, 0, err) : err_nomem(err);
+    snprintf(key, sizeof(key), "_delta_log/%020lld.json", (long long)p->version);
+    if (rc == SILT_OK)
+        rc = io_get(store, p->source, &body, err);
+    if (rc == SILT_OK)
+        rc = io_put_if_absent(store, key, body.data, body.len, err);
+    if (rc == SILT_EXISTS) {
+        err_clear(err);
+        rc = io_get(store, key, &there, err);
+        if (rc == SILT_OK &&
+            (there.len != body.len || memcmp(there.data, body.data, body.len) != 0))
+            rc = err_set(err, SILT_CONFLICT, "a merge into main could not complete: version %lld "
+                         "of table %s was taken by another writer (the merge's commit is %s)",
+                         (long long)p->version, p->table, p->source);
+    }
+    buf_clear(&body);
+    buf_clear(&there);
+    io_store_free(store);
+    arena_free(a);
+    return rc;
+}
+
+silt_status catalog_finish_pending(catalog *cat, silt_error *err)
+{
+    int attempt;
+    for (attempt = 0; attempt < REF_MAX_RETRIES; attempt++) {
+        int64_t newest;
+        cat_state *state = NULL, *next = NULL;
+        size_t idx;
+        silt_status rc;
+        SILT_RETURN_IF_ERROR(catalog_log_newest(cat, CATALOG_MAIN, &newest, err));
+        SILT_RETURN_IF_ERROR(catalog_log_read(cat, CATALOG_MAIN, newest, &state, err));
+        rc = SILT_OK;
+        for (idx = 0; rc == SILT_OK && idx < state->n_pending; idx++)
+            rc = copy_pending(cat, &state->pending[idx], err);
+        if (rc == SILT_OK && state->n_pending > 0)
+            rc = catalog_state_copy(state, &next, err); /* the copy has no pending commits */
+        if (rc == SILT_OK && next != NULL) {
+            const char *user = getenv("USER");
+            next->commit.parent = arena_strdup(next->arena, state->hash);
+            next->commit.author = arena_strdup(next->arena, user && *user ? user : "silt");
+            next->commit.message = "finish merge";
+            next->commit.time_ms = time_now_micros() / 1000;
+            rc = catalog_log_publish(cat, CATALOG_MAIN, next, newest + 1, err);
+        }
+        catalog_state_free(state);
+        catalog_state_free(next);
+        if (rc == SILT_EXISTS) {
+            err_clear(err);
+            continue; /* someone else finished it (or committed after it): look again */
+        }
+        return rc;
+    }
+    return err_set(err, SILT_CONFLICT, "could not finish a merge into main: %d concurrent "
+                   "changes won in a row", REF_MAX_RETRIES);
+}
+
+silt_status catalog_load_version(catalog *cat, const char *ref, int64_t version, cat_state **out,
+                                 silt_error *err)
+{
+    return catalog_log_read(cat, catalog_is_main(ref) ? CATALOG_MAIN : ref, version, out, err);
+}
+
 /* A reference's head; dropped or never made: SILT_NOTFOUND. */
 static silt_status load_head(catalog *cat, const char *ref, cat_state **out, silt_error *err)
 {
@@ -48,6 +141,14 @@ static silt_status load_head(catalog *cat, const char *ref, cat_state **out, sil
     if (version < 0 && !catalog_is_main(ref))
         return not_found(ref, err);
     SILT_RETURN_IF_ERROR(catalog_log_read(cat, ref, version, out, err));
+    if ((*out)->n_pending > 0) {
+        /* a merge's commits not copied yet (its writer died): finish it before reading */
+        catalog_state_free(*out);
+        *out = NULL;
+        SILT_RETURN_IF_ERROR(catalog_finish_pending(cat, err));
+        SILT_RETURN_IF_ERROR(catalog_log_newest(cat, ref, &version, err));
+        SILT_RETURN_IF_ERROR(catalog_log_read(cat, ref, version, out, err));
+    }
     if ((*out)->dropped) {
         catalog_state_free(*out);
         *out = NULL;

@@ -21,9 +21,12 @@ typedef struct delta_vacuum_options {
     int dry_run;
     int check_retention; /* spark.databricks.delta.retentionDurationCheck.enabled */
     int64_t now_ms;      /* 0 = the wall clock */
+    /* the table's states on the catalog's branches and tags: their files are kept too */
+    size_t n_also_keep;
+    const struct delta_snapshot *const *also_keep;
 } delta_vacuum_options;
 
-#define DELTA_VACUUM_OPTIONS_INIT {1, 0, 0, 0, 1, 0}
+#define DELTA_VACUUM_OPTIONS_INIT {1, 0, 0, 0, 1, 0, 0, NULL}
 
 typedef struct delta_vacuum_result {
     io_listing files;       /* what was (dry run: would be) deleted, keys under the root */

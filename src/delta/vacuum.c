@@ -63,6 +63,8 @@ typedef struct vacuum_ctx {
     const char *root;
     hashmap keep;
     arena *a;
+    size_t n_also_keep;
+    const delta_snapshot *const *also_keep;
 } vacuum_ctx;
 
 static silt_status keep_path(vacuum_ctx *ctx, const char *path, const dlog_dv *dv,
@@ -98,14 +100,14 @@ static silt_status collect_keep(vacuum_ctx *ctx, int64_t delete_before_ms, silt_
                                                   &tombstones, &n_tombstones, err));
     for (idx = 0; idx < n_tombstones; idx++)
         SILT_RETURN_IF_ERROR(keep_path(ctx, tombstones[idx].path, &tombstones[idx].dv, err));
-    /*
-     * HOOK (issue 19, "not referenced by any branch or tag"): catalog branches
-     * and tags are being built (catalog references, another engineer). When
-     * they land, the files of every snapshot a branch or tag of this table
-     * pins must be kept here too: keep_path over that snapshot's files and
-     * vectors, before find_garbage runs. Today no reference exists, so the
-     * live files and the retention's tombstones are all a reader can need.
-     */
+    /* every branch and tag of the catalog holding the table (docs/branches.md): a file a
+     * reference reads is live, whatever main's log says of it */
+    for (idx = 0; idx < ctx->n_also_keep; idx++) {
+        const delta_snapshot *other = ctx->also_keep[idx];
+        size_t f;
+        for (f = 0; f < other->n_files; f++)
+            SILT_RETURN_IF_ERROR(keep_path(ctx, other->files[f].path, &other->files[f].dv, err));
+    }
     return SILT_OK;
 }
 
@@ -306,6 +308,8 @@ silt_status delta_vacuum(io_store *store, const delta_snapshot *snap,
     memset(&ctx, 0, sizeof(ctx));
     ctx.store = store;
     ctx.snap = snap;
+    ctx.n_also_keep = opts->n_also_keep;
+    ctx.also_keep = opts->also_keep;
     ctx.root = io_store_root(store);
     if (util_str_starts_with(ctx.root, "file://"))
         ctx.root += strlen("file://");

@@ -1079,6 +1079,8 @@ static void pr_ref(printer *w, const char *head, const sql_stmt *s)
     pr_opt_name(w, "from", &s->u.ref.from);
     pr_opt_name(w, "into", &s->u.ref.into);
     pr_opt_name(w, "in", &s->u.ref.in);
+    pr_opt_str(w, "at", s->u.ref.hash);
+    pr_flag(w, s->u.ref.dry_run, "dry-run");
 }
 
 static void pr_stmt_body(printer *w, const sql_stmt *s)
@@ -1196,6 +1198,9 @@ static void pr_stmt_body(printer *w, const sql_stmt *s)
     case SQL_STMT_USE_REF: pr_ref(w, "use", s); break;
     case SQL_STMT_LIST_REFS: pr_ref(w, "list", s); break;
     case SQL_STMT_MERGE_BRANCH: pr_ref(w, "merge", s); break;
+    case SQL_STMT_ASSIGN_REF: pr_ref(w, "assign", s); break;
+    case SQL_STMT_SHOW_REF: pr_ref(w, "show", s); break;
+    case SQL_STMT_SHOW_LOG: pr_ref(w, "log", s); break;
     case SQL_STMT_REFRESH:
     case SQL_STMT_TRUNCATE:
     case SQL_STMT_REFRESH_STREAMING:

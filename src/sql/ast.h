@@ -581,7 +581,10 @@ typedef enum sql_stmt_kind {
     SQL_STMT_REFRESH,      /* REFRESH [TABLE] t */
     SQL_STMT_TRUNCATE,     /* TRUNCATE TABLE t [PARTITION (...)] */
     SQL_STMT_REFRESH_STREAMING, /* REFRESH STREAMING TABLE t (truncate.name) */
-    SQL_STMT_CREATE_EXTERNAL   /* T-SQL: CREATE EXTERNAL DATA SOURCE | FILE FORMAT | TABLE ... WITH */
+    SQL_STMT_CREATE_EXTERNAL,  /* T-SQL: CREATE EXTERNAL DATA SOURCE | FILE FORMAT | TABLE ... WITH */
+    SQL_STMT_ASSIGN_REF,   /* ASSIGN BRANCH|TAG x [TO ref [AT hash]] */
+    SQL_STMT_SHOW_REF,     /* SHOW REFERENCE */
+    SQL_STMT_SHOW_LOG      /* SHOW LOG [ref] */
 } sql_stmt_kind;
 
 typedef enum sql_object_kind {
@@ -818,6 +821,8 @@ struct sql_stmt {
             sql_name from;         /* FROM ref */
             sql_name in;           /* IN catalog */
             sql_name into;         /* MERGE BRANCH b INTO main */
+            const char *hash;      /* USE REFERENCE r AT hash; FROM/TO r AT hash */
+            uint8_t dry_run;       /* MERGE BRANCH ... DRY RUN */
         } ref;
         struct {
             sql_name name;

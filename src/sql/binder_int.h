@@ -196,6 +196,10 @@ typedef struct binder {
      * star there need not read the rest. NULL: every column.
      */
     const struct pushdown *derived_want;
+    /* Branch-local commits this statement made (branch.c), recorded in the reference after it. */
+    struct sql_branch_write *branch_writes;
+    /* INSERT INTO t@ref[#hash]: the reference the target is resolved on (NULL: the session's) */
+    const char *target_ref;
 } binder;
 
 typedef struct scalar_subst {
@@ -521,5 +525,31 @@ silt_status sql_explain_plan_analyzed(binder *b, const plan *p, const explain_ru
 const col_type *sql_scope_schema(arena *a, const bind_scope *scope);
 silt_status sql_scope_from_schema(arena *a, const col_type *schema, const char *qual,
                               bind_scope *out, silt_error *err);
+
+/* ---- branch.c: tables on a branch or tag (docs/branches.md) ---- */
+struct delta_branch_view;
+/*
+ * How table t of catalog state looks on state's reference: *out NULL on main
+ * (or for a view, or a table that is not Delta), else a view in b->a; writable
+ * (commits recorded by sql_branch_record) when head is set and the reference
+ * is a branch. *key_out names the reference and commit ("" on main) for caches.
+ */
+silt_status sql_branch_view(binder *b, const cat_state *state, const cat_table *t, int head,
+                            struct delta_branch_view **out, const char **key_out, silt_error *err);
+/* Wraps *store (owned) in view; nothing when view is NULL. */
+silt_status sql_branch_wrap(const struct delta_branch_view *view, io_store **store,
+                            silt_error *err);
+/* Records this statement's branch-local commits in their references (one catalog commit each). */
+silt_status sql_branch_record(binder *b, silt_error *err);
+/* The snapshots of the table at `path` at the head of every branch and tag (VACUUM keeps
+ * their files); in b->a. */
+struct delta_snapshot;
+silt_status sql_branch_snapshots(binder *b, const char *path,
+                                 const struct delta_snapshot *const **out, size_t *n_out,
+                                 silt_error *err);
+/* *held 1 when a live branch or tag has a table at catalog location `location`. */
+silt_status sql_branch_refs_hold(binder *b, const char *location, int *held, silt_error *err);
+/* The session's catalog state at its reference: 1 when it is a branch head that takes commits. */
+int sql_branch_state_is_head(const binder *b, const cat_state *state);
 
 #endif

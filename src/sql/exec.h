@@ -33,11 +33,18 @@ typedef struct exec_target {
     int managed;            /* a managed catalog table */
     io_store *store;        /* owned by the binder's arena */
     delta_snapshot *snap;   /* latest version when exists; owned by the arena */
+    /* the table on the session's branch or tag (branch.c); NULL on main */
+    const struct delta_branch_view *view;
+    const char *ref;        /* the reference the target is on, NULL: main */
 } exec_target;
 
 /* Resolves a table name and loads its latest snapshot when there is one. */
 silt_status sql_exec_resolve_target(binder *b, const sql_name *name, exec_target *out,
                                 silt_error *err);
+/* The target of a write with its @ref (t@etl: on that branch); time travel is refused. */
+silt_status sql_exec_resolve_target_at(binder *b, const sql_name *name,
+                                       const sql_table_version *at, uint32_t pos,
+                                       exec_target *out, silt_error *err);
 /* SILT_NOTFOUND in Spark's words when the target is not a Delta table. */
 silt_status sql_exec_require_table(binder *b, const sql_name *name, const exec_target *t,
                                silt_error *err);
@@ -205,5 +212,16 @@ silt_status sql_exec_app_txn(binder *b, const delta_snapshot *snap, delta_app_tx
                              int *skip, silt_error *err);
 /* Whether a session setting is "true" (case-insensitive). */
 int sql_exec_setting_true(const binder *b, const char *key);
+
+/* ---- exec_refs.c: CREATE/DROP/ASSIGN BRANCH|TAG, USE/SHOW REFERENCE, LIST REFERENCES,
+ * SHOW LOG, MERGE BRANCH (docs/branches.md) ---- */
+silt_status sql_exec_ref(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
+/* exec_branch_merge.c: MERGE BRANCH b [INTO main] [DRY RUN]. */
+silt_status sql_exec_merge_branch(binder *b, const sql_stmt *stmt, exec_out *out,
+                                  silt_error *err);
+
+/* source_meta.c: db.t.history, .files, .snapshots, .refs; *found 0 when ref names none. */
+silt_status sql_source_meta(binder *b, const sql_table_ref *ref, plan *out, int *found,
+                            silt_error *err);
 
 #endif

@@ -188,6 +188,18 @@ silt_status sql_exec_drop(binder *b, const sql_stmt *stmt, exec_out *out, silt_e
         SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
         ct = catalog_state_find_table(state, t.database, t.name);
         managed = ct != NULL && ct->kind == CAT_MANAGED;
+        if (managed && state->ref_id != NULL)
+            managed = 0; /* on a branch: the files are main's, or other references' */
+        else if (managed) {
+            /* a branch or tag holding the table keeps its files (docs/branches.md) */
+            int held = 0;
+            silt_status hrc = sql_branch_refs_hold(b, ct->location, &held, err);
+            if (hrc != SILT_OK) {
+                catalog_state_free(state);
+                return hrc;
+            }
+            managed = !held;
+        }
         catalog_state_free(state);
         d.database = t.database;
         d.name = t.name;

@@ -333,10 +333,7 @@ static silt_status dml_target(binder *b, const sql_table_ref *ref, exec_target *
     if (ref->kind != SQL_TABLE_NAMED)
         return sql_bind_error(b, err, ref->pos, SILT_BIND, "the target of DELETE or UPDATE must be "
                           "a table");
-    if (ref->u.named.at.version != NULL || ref->u.named.at.timestamp != NULL)
-        return sql_bind_error(b, err, ref->pos, SILT_BIND, "cannot change an old version of a "
-                          "table (VERSION/TIMESTAMP AS OF)");
-    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target_at(b, n, &ref->u.named.at, ref->pos, t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, n, t, err));
     qual = ref->alias.name ? ref->alias.name : n->parts[n->n_parts - 1].name;
     return sql_scope_from_schema(b->a, t->snap->schema, qual, scope, err);

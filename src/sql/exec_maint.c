@@ -122,6 +122,13 @@ silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt
     silt_status rc;
     SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &stmt->u.vacuum.name, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &stmt->u.vacuum.name, &t, err));
+    if (t.ref != NULL)
+        return sql_bind_error(b, err, stmt->u.vacuum.name.pos, SILT_UNSUPPORTED, "VACUUM on "
+                              "reference '%s' is not supported: a branch's files may be main's "
+                              "or another reference's; VACUUM the table on main, which keeps "
+                              "every file a branch or tag reads", t.ref);
+    if (t.in_catalog)
+        SILT_RETURN_IF_ERROR(sql_branch_snapshots(b, t.path, &o.also_keep, &o.n_also_keep, err));
     SILT_RETURN_IF_ERROR(bool_setting(b, SETTING_RETENTION_CHECK, 1, &o.check_retention, err));
     if (stmt->u.vacuum.retain_hours != NULL) {
         o.has_retention = 1;

@@ -615,7 +615,8 @@ silt_status sql_exec_merge(binder *b, const sql_stmt *stmt, exec_out *out, silt_
     mb.stmt = stmt;
     if (tref->kind != SQL_TABLE_NAMED)
         return sql_bind_error(b, err, tref->pos, SILT_BIND, "the target of MERGE must be a table");
-    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, &tref->u.named.name, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target_at(b, &tref->u.named.name, &tref->u.named.at,
+                                                    tref->pos, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, &tref->u.named.name, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &app, &skip, err));
     if (skip) /* Delta's idempotent DML: this (appId, version) is already in the table */

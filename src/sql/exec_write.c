@@ -132,6 +132,7 @@ static silt_status open_store(binder *b, exec_target *t, int create, silt_error 
         return SILT_OK;
     SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, t->path, create, &t->store, err));
     SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
+    SILT_RETURN_IF_ERROR(sql_branch_wrap(t->view, &t->store, err));
     return keep(b, free_store, t->store, err);
 }
 
@@ -151,6 +152,7 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
         if (rc != SILT_OK)
             return err_set(err, rc, "%s", scratch.message);
         SILT_RETURN_IF_ERROR(wrap_store(b, &t->store, err));
+        SILT_RETURN_IF_ERROR(sql_branch_wrap(t->view, &t->store, err));
         SILT_RETURN_IF_ERROR(keep(b, free_store, t->store, err));
     }
     rc = delta_snapshot_load(&t->snap, t->store, -1, err);
@@ -164,9 +166,24 @@ static silt_status load_snapshot(binder *b, exec_target *t, silt_error *err)
     return keep(b, free_snapshot, t->snap, err);
 }
 
+/* Delta's time travel written as @v<n> or @<yyyyMMddHHmmssSSS>. */
+static int is_time_ref(const char *ref)
+{
+    int64_t v;
+    if ((ref[0] == 'v' || ref[0] == 'V') && util_str_to_int64(ref + 1, strlen(ref + 1), &v))
+        return 1;
+    return strlen(ref) == 17 && util_str_to_int64(ref, 17, &v);
+}
+
 silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *out, silt_error *err)
 {
     memset(out, 0, sizeof(*out));
+    if (b->target_ref != NULL &&
+        (n->is_path || n->n_parts > 2 || b->s->cat == NULL ||
+         (n->n_parts == 2 && (util_str_casecmp(n->parts[0].name, "delta") == 0 ||
+                              util_str_casecmp(n->parts[0].name, "parquet") == 0))))
+        return sql_bind_error(b, err, n->pos, SILT_BIND, "a branch or tag reference (@%s) names a "
+                              "table of the warehouse's catalog, not a path", b->target_ref);
     if (n->is_path || (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "delta") == 0)) {
         out->path = io_location_local_path(n->parts[n->n_parts - 1].name);
         out->display = arena_sprintf(b->a, "delta.`%s`", out->path);
@@ -187,10 +204,30 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
         out->display = arena_sprintf(b->a, "%s.%s", out->database, out->name);
         if (b->s->cat == NULL)
             return SILT_OK; /* not in a catalog: callers say "not found" or "needs a warehouse" */
-        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        if (b->target_ref != NULL) {
+            const char *hash = strchr(b->target_ref, '#');
+            size_t len = hash ? (size_t)(hash - b->target_ref) : strlen(b->target_ref);
+            char *ref = arena_strndup(b->a, b->target_ref, len);
+            if (ref == NULL)
+                return err_nomem(err);
+            SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, ref, hash ? hash + 1 : NULL, &state,
+                                                  err));
+            if (hash != NULL && state->ref_id != NULL)
+                state->ref_type = CAT_REF_TAG; /* a fixed commit: read-only, as a tag */
+        } else {
+            SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        }
         t = catalog_state_find_table(state, out->database, out->name);
+        if (state->ref_id != NULL)
+            out->ref = arena_strdup(b->a, state->ref_name);
         if (t != NULL && t->kind != CAT_VIEW) {
             const char *loc = t->location;
+            silt_status vrc = sql_branch_view(b, state, t, sql_branch_state_is_head(b, state),
+                                              (struct delta_branch_view **)&out->view, NULL, err);
+            if (vrc != SILT_OK) {
+                catalog_state_free(state);
+                return vrc;
+            }
             out->in_catalog = 1;
             out->managed = t->kind == CAT_MANAGED;
             out->path = catalog_location_path(b->a, io_store_root(b->s->warehouse), loc);
@@ -205,6 +242,22 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
             catalog_state_free(state);
             return sql_bind_error(b, err, n->pos, SILT_BIND, "[EXPECT_TABLE_NOT_VIEW] %s is a view, "
                               "not a table", out->display);
+        } else if (state->ref_id != NULL) {
+            /* a table made on the reference: every version of it is branch-local */
+            cat_table fresh;
+            silt_status vrc;
+            memset(&fresh, 0, sizeof(fresh));
+            fresh.database = out->database;
+            fresh.name = out->name;
+            fresh.on_ref = 1;
+            fresh.fork = -1;
+            fresh.pin = -1;
+            vrc = sql_branch_view(b, state, &fresh, sql_branch_state_is_head(b, state),
+                                  (struct delta_branch_view **)&out->view, NULL, err);
+            if (vrc != SILT_OK) {
+                catalog_state_free(state);
+                return vrc;
+            }
         }
         catalog_state_free(state);
         if (out->path == NULL)
@@ -213,6 +266,19 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
     if (out->display == NULL || out->path == NULL)
         return err_nomem(err);
     return load_snapshot(b, out, err);
+}
+
+silt_status sql_exec_resolve_target_at(binder *b, const sql_name *n, const sql_table_version *at,
+                                       uint32_t pos, exec_target *out, silt_error *err)
+{
+    silt_status rc;
+    if (at->version != NULL || at->timestamp != NULL || (at->ref != NULL && is_time_ref(at->ref)))
+        return sql_bind_error(b, err, pos, SILT_BIND, "cannot change an old version of a table "
+                              "(VERSION/TIMESTAMP AS OF, @v<n>)");
+    b->target_ref = at->ref; /* INSERT INTO t@etl: the table on branch etl */
+    rc = sql_exec_resolve_target(b, n, out, err);
+    b->target_ref = NULL;
+    return rc;
 }
 
 silt_status sql_exec_require_table(binder *b, const sql_name *n, const exec_target *t,
@@ -1131,10 +1197,7 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
          stmt->u.insert.replace_where != NULL))
         return sql_bind_error(b, err, stmt->pos, SILT_UNSUPPORTED, "a PARTITION clause together "
                           "with a column list, BY NAME or REPLACE WHERE is not supported yet");
-    if (stmt->u.insert.at.version != NULL || stmt->u.insert.at.timestamp != NULL)
-        return sql_bind_error(b, err, stmt->pos, SILT_BIND, "cannot INSERT INTO an old version of "
-                          "a table");
-    SILT_RETURN_IF_ERROR(sql_exec_resolve_target(b, n, &t, err));
+    SILT_RETURN_IF_ERROR(sql_exec_resolve_target_at(b, n, &stmt->u.insert.at, stmt->pos, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_require_table(b, n, &t, err));
     SILT_RETURN_IF_ERROR(sql_exec_app_txn(b, t.snap, &co.app_txn, &skip, err));
     if (skip) /* Delta's idempotent write: this (appId, version) is already in the table */

@@ -679,7 +679,59 @@ static silt_status create_database(parser *p, sql_stmt *s)
     }
 }
 
-/* CREATE BRANCH|TAG [IF NOT EXISTS] name [IN catalog] [FROM ref] (either order). */
+/*
+ * A commit hash after AT: a word, a number run into words (1a2b3c4d lexes as
+ * several adjacent tokens), a quoted string or a backquoted name.
+ */
+static silt_status ref_hash(parser *p, const char **out)
+{
+    const sql_token *first = p_tok(p);
+    size_t end;
+    if (p_at_string(p))
+        return sql_parser_string(p, out, NULL);
+    if (first->kind == SQL_TOK_QUOTED) {
+        sql_ident id;
+        P_TRY(sql_parser_ident(p, &id));
+        *out = id.name;
+        return SILT_OK;
+    }
+    if (first->kind != SQL_TOK_WORD && first->kind != SQL_TOK_NUMBER)
+        return sql_parser_fail(p, "expected a commit hash");
+    end = first->off + first->len;
+    p_advance(p);
+    while ((p_is(p, SQL_TOK_WORD) || p_is(p, SQL_TOK_NUMBER)) && !p_tok(p)->space_before &&
+           p_tok(p)->off == end) {
+        end = p_tok(p)->off + p_tok(p)->len;
+        p_advance(p);
+    }
+    *out = sql_parser_strndup(p, p->text + first->off, end - first->off);
+    return *out != NULL ? SILT_OK : SILT_NOMEM;
+}
+
+/* The optional clauses of the reference statements, in any order: IN catalog, and the
+ * one of FROM/TO/INTO ref that `target` names (NULL: none), each ref with [AT hash]. */
+static silt_status ref_clauses(parser *p, sql_stmt *s, const char *target)
+{
+    for (;;) {
+        if (sql_parser_accept_kw(p, "IN")) {
+            P_TRY(sql_parser_name(p, &s->u.ref.in));
+        } else if (target != NULL && sql_parser_accept_kw(p, target)) {
+            P_TRY(sql_parser_name(p, strcmp(target, "INTO") == 0 ? &s->u.ref.into
+                                                                : &s->u.ref.from));
+        } else if (s->kind != SQL_STMT_MERGE_BRANCH && sql_parser_accept_kw(p, "AT")) {
+            P_TRY(ref_hash(p, &s->u.ref.hash));
+        } else if (s->kind == SQL_STMT_MERGE_BRANCH && sql_parser_kw(p, "DRY") &&
+                   sql_parser_kw_at(p, 1, "RUN")) {
+            p_advance(p);
+            p_advance(p);
+            s->u.ref.dry_run = 1;
+        } else {
+            return SILT_OK;
+        }
+    }
+}
+
+/* CREATE BRANCH|TAG [IF NOT EXISTS] name [IN catalog] [FROM ref [AT hash]] (either order). */
 static silt_status create_ref(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_CREATE_REF;
@@ -687,14 +739,22 @@ static silt_status create_ref(parser *p, sql_stmt *s)
     p_advance(p);
     P_TRY(if_not_exists(p, &s->u.ref.if_not_exists));
     P_TRY(sql_parser_name(p, &s->u.ref.name));
-    for (;;) {
-        if (sql_parser_accept_kw(p, "IN"))
-            P_TRY(sql_parser_name(p, &s->u.ref.in));
-        else if (sql_parser_accept_kw(p, "FROM") || sql_parser_accept_kw(p, "AT"))
-            P_TRY(sql_parser_name(p, &s->u.ref.from));
-        else
-            return SILT_OK;
-    }
+    return ref_clauses(p, s, "FROM");
+}
+
+/* ASSIGN BRANCH|TAG name [TO ref [AT hash]] [IN catalog]. */
+static silt_status assign_ref(parser *p, sql_stmt *s)
+{
+    s->kind = SQL_STMT_ASSIGN_REF;
+    p_advance(p);
+    if (sql_parser_accept_kw(p, "BRANCH"))
+        s->u.ref.what = SQL_OBJ_BRANCH;
+    else if (sql_parser_accept_kw(p, "TAG"))
+        s->u.ref.what = SQL_OBJ_TAG;
+    else
+        return sql_parser_fail(p, "expected BRANCH or TAG");
+    P_TRY(sql_parser_name(p, &s->u.ref.name));
+    return ref_clauses(p, s, "TO");
 }
 
 /* A T-SQL option value: a string (N'...' too), a number, TRUE/FALSE or a word. */
@@ -888,9 +948,7 @@ static silt_status use_stmt(parser *p, sql_stmt *s)
                         : sql_parser_kw(p, "TAG") ? SQL_OBJ_TAG : SQL_OBJ_REFERENCE;
         p_advance(p);
         P_TRY(sql_parser_name(p, &s->u.ref.name));
-        if (sql_parser_accept_kw(p, "IN"))
-            P_TRY(sql_parser_name(p, &s->u.ref.in));
-        return SILT_OK;
+        return ref_clauses(p, s, NULL);
     }
     s->kind = SQL_STMT_USE;
     if ((sql_parser_kw(p, "DATABASE") || sql_parser_kw(p, "SCHEMA") ||
@@ -904,6 +962,16 @@ static silt_status show_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_SHOW;
     p_advance(p);
+    if (sql_parser_kw(p, "REFERENCE") || sql_parser_kw(p, "LOG")) {
+        /* Nessie's SHOW REFERENCE [IN catalog] and SHOW LOG [ref [AT hash]] [IN catalog] */
+        s->kind = sql_parser_kw(p, "LOG") ? SQL_STMT_SHOW_LOG : SQL_STMT_SHOW_REF;
+        s->u.ref.what = SQL_OBJ_REFERENCE;
+        p_advance(p);
+        if (s->kind == SQL_STMT_SHOW_LOG && sql_parser_at_ident(p) && !sql_parser_kw(p, "IN") &&
+            !sql_parser_kw(p, "AT"))
+            P_TRY(sql_parser_name(p, &s->u.ref.name));
+        return ref_clauses(p, s, NULL);
+    }
     if (sql_parser_accept_kw(p, "DATABASES") || sql_parser_accept_kw(p, "SCHEMAS") ||
         sql_parser_accept_kw(p, "NAMESPACES")) {
         s->u.show.what = SQL_SHOW_DATABASES;
@@ -1603,15 +1671,13 @@ static silt_status merge_branch_stmt(parser *p, sql_stmt *s)
     s->u.ref.what = SQL_OBJ_BRANCH;
     p_advance(p);
     p_advance(p);
-    P_TRY(sql_parser_name(p, &s->u.ref.name));
-    for (;;) {
-        if (sql_parser_accept_kw(p, "INTO"))
-            P_TRY(sql_parser_name(p, &s->u.ref.into));
-        else if (sql_parser_accept_kw(p, "IN"))
-            P_TRY(sql_parser_name(p, &s->u.ref.in));
-        else
-            return SILT_OK;
+    if (sql_parser_kw(p, "DRY") && sql_parser_kw_at(p, 1, "RUN")) {
+        p_advance(p);
+        p_advance(p);
+        s->u.ref.dry_run = 1;
     }
+    P_TRY(sql_parser_name(p, &s->u.ref.name));
+    return ref_clauses(p, s, "INTO");
 }
 
 static silt_status refresh_stmt(parser *p, sql_stmt *s)
@@ -1728,6 +1794,9 @@ static silt_status dispatch(parser *p, sql_stmt *s)
         return cache_stmt(p, s);
     if (sql_parser_kw(p, "LIST"))
         return list_refs_stmt(p, s);
+    if (sql_parser_kw(p, "ASSIGN") && (sql_parser_kw_at(p, 1, "BRANCH") ||
+                                       sql_parser_kw_at(p, 1, "TAG")))
+        return assign_ref(p, s);
     if (sql_parser_kw(p, "REFRESH"))
         return refresh_stmt(p, s);
     if (sql_parser_kw(p, "TRUNCATE"))

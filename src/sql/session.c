@@ -1113,7 +1113,8 @@ static const char *stmt_name(sql_stmt_kind k)
         "DESCRIBE", "INSERT", "UPDATE", "DELETE", "MERGE", "ALTER TABLE", "RESTORE", "VACUUM",
         "OPTIMIZE", "GENERATE", "CONVERT", "SET", "RESET", "EXPLAIN", "CACHE", "UNCACHE",
         "CREATE BRANCH/TAG", "DROP BRANCH/TAG", "USE REFERENCE", "LIST REFERENCES",
-        "MERGE BRANCH", "REFRESH", "TRUNCATE", "REFRESH STREAMING TABLE", "CREATE EXTERNAL"};
+        "MERGE BRANCH", "REFRESH", "TRUNCATE", "REFRESH STREAMING TABLE", "CREATE EXTERNAL",
+        "ASSIGN BRANCH/TAG", "SHOW REFERENCE", "SHOW LOG"};
     return (size_t)k < sizeof(names) / sizeof(names[0]) ? names[k] : "statement";
 }
 
@@ -1145,12 +1146,23 @@ static silt_status run_exec(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_OPTIMIZE: rc = sql_exec_optimize(&b, stmt, &out, err); break;
     case SQL_STMT_GENERATE: rc = sql_exec_generate(&b, stmt, &out, err); break;
     case SQL_STMT_CONVERT: rc = sql_exec_convert(&b, stmt, &out, err); break;
+    case SQL_STMT_CREATE_REF:
+    case SQL_STMT_DROP_REF:
+    case SQL_STMT_ASSIGN_REF:
+    case SQL_STMT_USE_REF:
+    case SQL_STMT_SHOW_REF:
+    case SQL_STMT_LIST_REFS:
+    case SQL_STMT_SHOW_LOG:
+    case SQL_STMT_MERGE_BRANCH: rc = sql_exec_ref(&b, stmt, &out, err); break;
     default:
         rc = stmt->u.describe.what == SQL_DESCRIBE_DETAIL
                  ? sql_exec_describe_detail(&b, stmt, &out, err)
                  : sql_exec_describe_history(&b, stmt, &out, err);
         break;
     }
+    /* branch-local commits the statement made: recorded in their references (branch.c) */
+    if (rc == SILT_OK)
+        rc = sql_branch_record(&b, err);
     if (rc == SILT_OK && out.op != NULL) {
         res->op = out.op;
         res->schema = out.schema;
@@ -1172,6 +1184,8 @@ static int stmt_writes(const sql_stmt *stmt)
     case SQL_STMT_DESCRIBE:
     case SQL_STMT_LIST_REFS:
     case SQL_STMT_USE_REF:
+    case SQL_STMT_SHOW_REF:
+    case SQL_STMT_SHOW_LOG:
     case SQL_STMT_CACHE:
     case SQL_STMT_UNCACHE:
     case SQL_STMT_REFRESH: return 0;
@@ -1206,7 +1220,15 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     case SQL_STMT_GENERATE:
     case SQL_STMT_CONVERT:
     case SQL_STMT_CREATE_EXTERNAL:
-    case SQL_STMT_ALTER_TABLE: return run_exec(s, res, stmt, text, len, err);
+    case SQL_STMT_ALTER_TABLE:
+    case SQL_STMT_CREATE_REF:
+    case SQL_STMT_DROP_REF:
+    case SQL_STMT_ASSIGN_REF:
+    case SQL_STMT_USE_REF:
+    case SQL_STMT_SHOW_REF:
+    case SQL_STMT_LIST_REFS:
+    case SQL_STMT_SHOW_LOG:
+    case SQL_STMT_MERGE_BRANCH: return run_exec(s, res, stmt, text, len, err);
     case SQL_STMT_QUERY: return run_query(s, res, stmt->u.query, text, len, err);
     case SQL_STMT_EXPLAIN: return run_explain(s, res, stmt, text, len, err);
     case SQL_STMT_SET:

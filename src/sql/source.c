@@ -359,14 +359,16 @@ static silt_status prune_files(binder *b, const delta_snapshot *snap, const dpre
  */
 typedef struct sql_snap_entry {
     const char *path;
+    const char *view_key; /* the reference and commit the table is read on; "" main */
     int64_t version, ts_micros;
     io_store *store;
     delta_snapshot *snap;
     struct sql_snap_entry *next;
 } sql_snap_entry;
 
-static silt_status delta_snapshot_of(binder *b, const char *path, int64_t version,
-                                     int64_t ts_micros, io_store **store_out,
+static silt_status delta_snapshot_of(binder *b, const char *path,
+                                     const struct delta_branch_view *view, const char *view_key,
+                                     int64_t version, int64_t ts_micros, io_store **store_out,
                                      delta_snapshot **snap_out, silt_error *err)
 {
     arena *a = b->exec_a != NULL ? b->exec_a : b->a;
@@ -374,13 +376,15 @@ static silt_status delta_snapshot_of(binder *b, const char *path, int64_t versio
     io_store *store;
     delta_snapshot *snap = NULL;
     for (e = b->snaps; e != NULL; e = e->next)
-        if (e->version == version && e->ts_micros == ts_micros && strcmp(e->path, path) == 0) {
+        if (e->version == version && e->ts_micros == ts_micros && strcmp(e->path, path) == 0 &&
+            strcmp(e->view_key, view_key) == 0) {
             *store_out = e->store;
             *snap_out = e->snap;
             return SILT_OK;
         }
     e = arena_calloc(a, 1, sizeof(*e));
-    if (e == NULL || (e->path = arena_strdup(a, path)) == NULL)
+    if (e == NULL || (e->path = arena_strdup(a, path)) == NULL ||
+        (e->view_key = arena_strdup(a, view_key)) == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
     if (b->s->wrap_table_store != NULL &&
@@ -388,6 +392,7 @@ static silt_status delta_snapshot_of(binder *b, const char *path, int64_t versio
         io_store_free(store);
         return err->code;
     }
+    SILT_RETURN_IF_ERROR(sql_branch_wrap(view, &store, err));
     if (arena_on_cleanup(a, free_store, store) == 0) {
         io_store_free(store);
         return err_nomem(err);
@@ -414,10 +419,11 @@ static silt_status delta_snapshot_of(binder *b, const char *path, int64_t versio
 silt_status sql_source_delta_snapshot(binder *b, const char *path, io_store **store_out,
                                       delta_snapshot **snap_out, silt_error *err)
 {
-    return delta_snapshot_of(b, path, -1, INT64_MIN, store_out, snap_out, err);
+    return delta_snapshot_of(b, path, NULL, "", -1, INT64_MIN, store_out, snap_out, err);
 }
 
-static silt_status open_delta(binder *b, const char *path, int64_t version, int64_t ts_micros,
+static silt_status open_delta(binder *b, const char *path, const struct delta_branch_view *view,
+                              const char *view_key, int64_t version, int64_t ts_micros,
                               const pushdown *pd, plan *out, const char *qual, silt_error *err)
 {
     io_store *store;
@@ -428,7 +434,8 @@ static silt_status open_delta(binder *b, const char *path, int64_t version, int6
     size_t n_preds;
     if (src == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(delta_snapshot_of(b, path, version, ts_micros, &store, &snap, err));
+    SILT_RETURN_IF_ERROR(delta_snapshot_of(b, path, view, view_key, version, ts_micros, &store,
+                                           &snap, err));
     use = snap;
     sql_bind_note(b, "DeltaScan delta.`%s` version %lld", path, (long long)snap->version);
     n_preds = sql_pushdown_preds(b, pd, snap->schema, &preds);
@@ -980,7 +987,7 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
             if (rc == SILT_OK)
                 rc = sql_source_cdf(b, path, &start, &end, out, qual, err);
         } else if (rc == SILT_OK) {
-            rc = open_delta(b, path, version, ts_micros, pd, out, qual, err);
+            rc = open_delta(b, path, NULL, "", version, ts_micros, pd, out, qual, err);
         }
     }
     else if (version >= 0 || ts_micros != INT64_MIN)
@@ -1065,10 +1072,30 @@ static silt_status time_travel(binder *b, const sql_table_version *at, int64_t *
         }
         if (strlen(at->ref) == 17 && util_str_to_int64(at->ref, 17, &v))
             return ref_timestamp(b, at->ref, ts, err);
-        return err_set(err, SILT_UNSUPPORTED, "branch and tag references (@%s) are not "
-                       "supported by the query engine yet", at->ref);
+        /* a branch or tag: catalog_location reads the table on it */
     }
     return SILT_OK;
+}
+
+/* The branch or tag an @ref names (t@etl, `t@etl#1a2b3c4d`); NULL for none or time travel. */
+static const char *branch_ref(const sql_table_version *at)
+{
+    int64_t v;
+    if (at->ref == NULL)
+        return NULL;
+    if ((at->ref[0] == 'v' || at->ref[0] == 'V') &&
+        util_str_to_int64(at->ref + 1, strlen(at->ref + 1), &v) && v >= 0)
+        return NULL;
+    if (strlen(at->ref) == 17 && util_str_to_int64(at->ref, 17, &v))
+        return NULL;
+    return at->ref;
+}
+
+static silt_status not_catalog_ref(binder *b, const sql_table_ref *ref, silt_error *err)
+{
+    return sql_bind_error(b, err, ref->pos, SILT_BIND, "a branch or tag reference (@%s) names a "
+                          "table of the warehouse's catalog, not a path, a file source or a "
+                          "temporary view", ref->u.named.at.ref);
 }
 
 static silt_status view_source(binder *b, const sql_view *v, const sql_table_ref *ref,
@@ -1148,16 +1175,34 @@ static const sql_view *find_view(const sql_session *s, const char *name)
  */
 static silt_status catalog_location(binder *b, const sql_table_ref *ref, const char **location,
                                     const char **provider, const char ***kv_out, size_t *n_kv,
-                                    int *found, silt_error *err)
+                                    int *found, const struct delta_branch_view **view,
+                                    const char **view_key, silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
+    const char *at_ref = branch_ref(&ref->u.named.at);
     cat_state *state = NULL;
     const cat_table *t;
+    silt_status rc;
+    int head;
     *found = 0;
+    *view = NULL;
+    *view_key = "";
     if (b->s->cat == NULL || n->n_parts > 2)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+    if (at_ref != NULL) {
+        /* t@ref or t@ref#hash: the table on that reference, whatever the session uses */
+        const char *hash = strchr(at_ref, '#');
+        char *name = arena_strndup(b->a, at_ref, hash ? (size_t)(hash - at_ref) : strlen(at_ref));
+        if (name == NULL)
+            return err_nomem(err);
+        SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, name, hash ? hash + 1 : NULL, &state,
+                                              err));
+        head = hash == NULL;
+    } else {
+        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        head = catalog_current_hash(b->s->cat) == NULL;
+    }
     t = catalog_state_find_table(state, db, n->parts[n->n_parts - 1].name);
     if (t == NULL || t->kind == CAT_VIEW) {
         catalog_state_free(state);
@@ -1179,7 +1224,9 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
         (*kv_out)[(*n_kv)++] = arena_strdup(b->a, t->properties[idx].value);
     }
     *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
+    rc = sql_branch_view(b, state, t, head, (struct delta_branch_view **)view, view_key, err);
     catalog_state_free(state);
+    SILT_RETURN_IF_ERROR(rc);
     return *location != NULL ? SILT_OK : err_nomem(err);
 }
 
@@ -1210,15 +1257,20 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const sql_name *n = &ref->u.named.name;
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
     const char *name = n->parts[n->n_parts - 1].name;
-    const char *location = NULL, *provider = NULL;
+    const char *location = NULL, *provider = NULL, *view_key = "";
+    const struct delta_branch_view *view = NULL;
     const char **kv = NULL;
     size_t n_kv = 0;
     silt_status rc;
-    SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, &kv, &n_kv, found, err));
-    if (!*found)
+    SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, &kv, &n_kv, found, &view,
+                                          &view_key, err));
+    if (!*found) {
+        if (branch_ref(&ref->u.named.at) != NULL)
+            return SILT_OK; /* views are read on the session's reference only */
         return catalog_view(b, ref, db, name, pd, out, found, err);
+    }
     if (provider == NULL || util_str_casecmp(provider, "delta") == 0) {
-        rc = open_delta(b, location, version, ts, pd, out,
+        rc = open_delta(b, location, view, view_key, version, ts, pd, out,
                         ref->alias.name ? ref->alias.name : name, err);
     } else {
         pushdown local;
@@ -1244,6 +1296,10 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
     SILT_RETURN_IF_ERROR(time_travel(b, &ref->u.named.at, &version, &ts, err));
     if (ref->sample != NULL)
         return sql_bind_error(b, err, ref->pos, SILT_UNSUPPORTED, "TABLESAMPLE is not supported yet");
+    if (branch_ref(&ref->u.named.at) != NULL &&
+        (n->is_path || n->n_parts > 2 || (n->n_parts == 2 && is_format(n->parts[0].name)) ||
+         b->s->cat == NULL))
+        return not_catalog_ref(b, ref, err);
     if (n->n_parts == 2 && is_format(n->parts[0].name)) {
         pushdown local;
         if (pd != NULL) {
@@ -1263,7 +1319,7 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
     if (n->is_path)
         return sql_source_path(b, "delta", n->parts[0].name, NULL, 0, pd, version, ts, out, ref->pos,
                            err);
-    if (n->n_parts == 1) {
+    if (n->n_parts == 1 && branch_ref(&ref->u.named.at) == NULL) {
         const sql_view *v = find_view(b->s, n->parts[0].name);
         SILT_RETURN_IF_ERROR(sql_source_bound(b, ref, out, &found, err));
         if (found)
@@ -1278,6 +1334,9 @@ silt_status sql_source_named(binder *b, const sql_table_ref *ref, const pushdown
             return SILT_OK;
         }
     }
+    SILT_RETURN_IF_ERROR(sql_source_meta(b, ref, out, &found, err));
+    if (found)
+        return SILT_OK;
     SILT_RETURN_IF_ERROR(catalog_source(b, ref, pd, version, ts, out, &found, err));
     if (found)
         return SILT_OK;
@@ -1305,6 +1364,8 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
     delta_snapshot *snap;
     int64_t version, ts;
     int in_catalog = 0;
+    const struct delta_branch_view *view = NULL;
+    const char *view_key = "";
     silt_status rc;
     *schema = NULL;
     if (ref->kind != SQL_TABLE_NAMED || ref->sample != NULL)
@@ -1325,18 +1386,21 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
         size_t n_kv = 0;
         int found = 0;
         /* a bound source or a temporary view of that name comes first (sql_source_named) */
-        if (n->n_parts == 1 && (find_view(b->s, n->parts[0].name) != NULL ||
+        if (n->n_parts == 1 && branch_ref(&ref->u.named.at) == NULL &&
+            (find_view(b->s, n->parts[0].name) != NULL ||
                                 sql_source_bound_exists(b->s, n->parts[0].name)))
             return SILT_OK;
         SILT_RETURN_IF_ERROR(catalog_location(b, ref, path_out, &provider, &kv, &n_kv, &found,
-                                              err));
+                                              &view, &view_key, err));
         if (!found || (provider != NULL && util_str_casecmp(provider, "delta") != 0))
             return SILT_OK;
         if (ref->alias.name == NULL)
             *qual_out = n->parts[n->n_parts - 1].name;
         in_catalog = 1;
     }
-    rc = delta_snapshot_of(b, *path_out, version, ts, &store, &snap, err);
+    if (branch_ref(&ref->u.named.at) != NULL && !in_catalog)
+        return not_catalog_ref(b, ref, err);
+    rc = delta_snapshot_of(b, *path_out, view, view_key, version, ts, &store, &snap, err);
     if (rc != SILT_OK && in_catalog)
         return err_context(err, "while reading table \"%s.%s\"",
                            n->n_parts == 2 ? n->parts[0].name : b->s->database,
@@ -1654,6 +1718,8 @@ silt_status sql_source_try_stats_agg(binder *b, const sql_select *sel, plan *out
             return SILT_OK;
     }
     SILT_RETURN_IF_ERROR(time_travel(b, &ref->u.named.at, &version, &ts, err));
+    if (branch_ref(&ref->u.named.at) != NULL)
+        return SILT_OK; /* the ordinary scan path refuses it */
     /* Failures to open are reported by the ordinary scan path: just decline here. */
     if (sql_session_store_open(b->s, n->parts[1].name, 0, &store, NULL) != SILT_OK)
         return SILT_OK;

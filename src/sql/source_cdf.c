@@ -179,6 +179,11 @@ silt_status sql_source_table_changes(binder *b, const sql_table_ref *ref, int by
             return err_nomem(err);
         path = io_location_local_path(path);
     } else {
+        if (b->s->cat != NULL && strcmp(catalog_current_ref(b->s->cat), CATALOG_MAIN) != 0)
+            /* the feed of a table's branch-local commits is not read yet: refused, not main's */
+            return sql_bind_error(b, err, ref->pos, SILT_UNSUPPORTED, "table_changes on "
+                                  "reference '%s' is not supported: USE REFERENCE main, or "
+                                  "read the branch's table", catalog_current_ref(b->s->cat));
         SILT_RETURN_IF_ERROR(named_table_path(b, first, &path, &qual, err));
     }
     rc = sql_source_cdf(b, path, &start, &end, out, ref->alias.name, err);
