@@ -61,7 +61,7 @@ static struct {
     ssl_io_fn read;
     ssl_wio_fn write;
     ssl_int_fn shutdown;
-    ssl_free_fn free;
+    ssl_free_fn ssl_free;
 } ossl;
 
 static pthread_once_t ossl_once = PTHREAD_ONCE_INIT;
@@ -96,7 +96,7 @@ static void ossl_load(void)
     LOAD(ssl, read, "SSL_read");
     LOAD(ssl, write, "SSL_write");
     LOAD(ssl, shutdown, "SSL_shutdown");
-    LOAD(ssl, free, "SSL_free");
+    LOAD(ssl, ssl_free, "SSL_free");
 }
 
 static silt_status need_crypto(silt_error *err)
@@ -226,7 +226,7 @@ silt_status srv_tls_accept(srv_tls **out, srv_tls_ctx *ctx, int fd, silt_error *
     }
     if (ossl.accept(t->ssl) != 1) {
         /* no close_notify after a failed handshake */
-        ossl.free(t->ssl);
+        ossl.ssl_free(t->ssl);
         mem_free(t);
         return tls_fail(err, "TLS handshake failed");
     }
@@ -252,7 +252,7 @@ void srv_tls_free(srv_tls *tls)
         return;
     if (tls->ssl != NULL) {
         ossl.shutdown(tls->ssl);
-        ossl.free(tls->ssl);
+        ossl.ssl_free(tls->ssl);
     }
     mem_free(tls);
 }

@@ -61,6 +61,7 @@ typedef struct srv_portal {
     char tag[64];
     int count_tag; /* UPDATE/DELETE/MERGE: the count is the value of the result's first cell */
     int64_t rows_sent;
+    int64_t run_rows; /* rows of the last Execute: its CommandComplete count */
     int done;
     struct srv_portal *next;
 } srv_portal;
@@ -517,6 +518,9 @@ static silt_status read_count(srv_portal *p, int64_t *out, silt_error *err)
     return SILT_OK;
 }
 
+static silt_status portal_send(srv_session *s, srv_portal *p, int32_t max_rows, int *suspended,
+                               int64_t *sent_out, silt_error *err);
+
 /*
  * Sends up to max_rows rows (0 = all) of p as DataRow messages; *suspended
  * says whether rows are left. Stream errors come back as SILT_* with err.
@@ -525,14 +529,24 @@ static silt_status portal_run(srv_session *s, srv_portal *p, int32_t max_rows, i
                               silt_error *err)
 {
     int64_t sent = 0;
+    silt_status rc;
     *suspended = 0;
+    p->run_rows = 0;
     if (p->done)
         return SILT_OK;
+    rc = portal_send(s, p, max_rows, suspended, &sent, err);
+    p->run_rows = sent;
+    return rc;
+}
+
+static silt_status portal_send(srv_session *s, srv_portal *p, int32_t max_rows, int *suspended,
+                               int64_t *sent_out, silt_error *err)
+{
     if (p->kind == 1) {
         while (p->table_row < p->table.n_rows) {
             size_t start;
             int col;
-            if (max_rows > 0 && sent == max_rows) {
+            if (max_rows > 0 && *sent_out == max_rows) {
                 *suspended = 1;
                 return SILT_OK;
             }
@@ -548,7 +562,7 @@ static silt_status portal_run(srv_session *s, srv_portal *p, int32_t max_rows, i
             srv_msg_end(&s->out, start);
             p->table_row++;
             p->rows_sent++;
-            sent++;
+            (*sent_out)++;
         }
         p->done = 1;
         return SILT_OK;
@@ -596,7 +610,7 @@ static silt_status portal_run(srv_session *s, srv_portal *p, int32_t max_rows, i
         while (p->batch_row < p->batch.length) {
             size_t start;
             int col;
-            if (max_rows > 0 && sent == max_rows) {
+            if (max_rows > 0 && *sent_out == max_rows) {
                 *suspended = 1;
                 return SILT_OK;
             }
@@ -611,12 +625,13 @@ static silt_status portal_run(srv_session *s, srv_portal *p, int32_t max_rows, i
             srv_msg_end(&s->out, start);
             p->batch_row++;
             p->rows_sent++;
-            sent++;
+            (*sent_out)++;
             if (s->out.len >= FLUSH_AT && flush_out(s) != 0)
                 return err_set(err, SILT_IO, "the client went away");
         }
     }
 }
+
 
 static silt_status send_complete(srv_session *s, srv_portal *p)
 {
@@ -626,12 +641,12 @@ static silt_status send_complete(srv_session *s, srv_portal *p)
     if (portal_has_rows(p) && p->kind == 0) {
         char w1[32], w2[32];
         first_words(p->tag, w1, w2, sizeof(w1));
-        snprintf(tag, sizeof(tag), "SELECT %lld", (long long)p->rows_sent);
+        snprintf(tag, sizeof(tag), "SELECT %lld", (long long)p->run_rows);
     } else if (p->kind == 1) {
         if (strncmp(p->tag, "SHOW", 4) == 0)
             snprintf(tag, sizeof(tag), "SHOW");
         else
-            snprintf(tag, sizeof(tag), "SELECT %lld", (long long)p->rows_sent);
+            snprintf(tag, sizeof(tag), "SELECT %lld", (long long)p->run_rows);
     } else if (p->count_tag) {
         snprintf(tag, sizeof(tag), "%s %lld", p->tag, (long long)p->rows_sent);
     } else {
