@@ -184,13 +184,43 @@ static void send_conn_error(srv_session *s, const char *base, size_t base_offset
             snprintf(hint, sizeof(hint), "%.*s", (int)(len - 6), line + 6);
         nl = end;
     }
-    send_error(s, "ERROR", srv_sqlstate(code, cls, msg), msg[0] ? msg : full, detail, hint,
-               position);
+    {
+        /* the primary message is the first line */
+        const char *primary = msg[0] ? msg : full;
+        const char *cut = strchr(primary, '\n');
+        char first[SILT_ERROR_MESSAGE_MAX + 64];
+        snprintf(first, sizeof(first), "%.*s", cut ? (int)(cut - primary) : (int)strlen(primary),
+                 primary);
+        send_error(s, "ERROR", srv_sqlstate(code, cls, msg), first, detail, hint, position);
+    }
 }
 
+/*
+ * An error whose message may be a whole silt_conn_errmsg text (a result
+ * stream's last error): the first line is the message, DETAIL: and HINT:
+ * lines go to their fields, CONTEXT: lines are dropped.
+ */
 static void send_silt_error(srv_session *s, const char *state, const silt_error *err)
 {
-    send_error(s, "ERROR", state, err->message, err->detail, err->hint, 0);
+    const char *nl = strchr(err->message, '\n');
+    char first[SILT_ERROR_MESSAGE_MAX], detail[SILT_ERROR_MESSAGE_MAX], hint[SILT_ERROR_MESSAGE_MAX];
+    if (nl == NULL) {
+        send_error(s, "ERROR", state, err->message, err->detail, err->hint, 0);
+        return;
+    }
+    snprintf(first, sizeof(first), "%.*s", (int)(nl - err->message), err->message);
+    snprintf(detail, sizeof(detail), "%s", err->detail);
+    snprintf(hint, sizeof(hint), "%s", err->hint);
+    while (nl != NULL) {
+        const char *line = nl + 1, *end = strchr(line, '\n');
+        size_t len = end ? (size_t)(end - line) : strlen(line);
+        if (strncmp(line, "DETAIL: ", 8) == 0)
+            snprintf(detail, sizeof(detail), "%.*s", (int)(len - 8), line + 8);
+        else if (strncmp(line, "HINT: ", 6) == 0)
+            snprintf(hint, sizeof(hint), "%.*s", (int)(len - 6), line + 6);
+        nl = end;
+    }
+    send_error(s, "ERROR", state, first, detail, hint, 0);
 }
 
 static silt_status send_ready(srv_session *s)
