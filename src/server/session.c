@@ -1678,9 +1678,8 @@ void *srv_session_main(void *payload)
             *pp = s->next;
             break;
         }
-    srv->n_sessions--;
-    pthread_cond_broadcast(&srv->gone);
     pthread_mutex_unlock(&srv->lock);
+    /* off the list, so no cancel reaches the connection while it closes */
     silt_conn_close(s->conn);
     srv_tls_free(s->tls);
     close(s->fd);
@@ -1689,5 +1688,10 @@ void *srv_session_main(void *payload)
     for (int k = 0; k < SRV_N_PARAMS; k++)
         mem_free(s->params[k]);
     mem_free(s);
+    /* counted out last: shutdown closes the warehouse once every session is gone */
+    pthread_mutex_lock(&srv->lock);
+    srv->n_sessions--;
+    pthread_cond_broadcast(&srv->gone);
+    pthread_mutex_unlock(&srv->lock);
     return NULL;
 }

@@ -52,21 +52,29 @@ def passwd(cfg, name, pw, *extra):
 
 class Server:
     def __init__(self, wh, *args):
+        # stderr to a file: a sanitizer report at exit must not fill a pipe nobody reads
+        self.err = tempfile.TemporaryFile(mode="w+")
         self.proc = subprocess.Popen([SILT, "serve", "--warehouse", wh, "--listen", "127.0.0.1:0",
                                       "--threads", "2", *args],
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+                                     stdout=subprocess.PIPE, stderr=self.err, text=True)
         line = self.proc.stdout.readline()
         if "listening on" not in line:
-            raise RuntimeError("silt serve did not start: " + line + self.proc.stderr.read())
+            self.proc.wait(30)
+            self.err.seek(0)
+            raise RuntimeError("silt serve did not start: " + line + self.err.read())
         self.port = int(line.split("listening on ")[1].split()[0].rsplit(":", 1)[1])
 
     def stop(self):
         self.proc.send_signal(signal.SIGTERM)
         try:
-            return self.proc.wait(30)
+            code = self.proc.wait(60)
         except subprocess.TimeoutExpired:
             self.proc.kill()
-            return -1
+            code = -1
+        if code != 0:
+            self.err.seek(0)
+            print(self.err.read()[-4000:])
+        return code
 
 
 def setup(tmp):
