@@ -627,6 +627,71 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
     return SILT_OK;
 }
 
+/* ---------------------------------------------------------------- database restrictions */
+
+static int ident_char(char c)
+{
+    return (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+}
+
+/* Does normalized text n name database db as a qualifier (db. or `db`.) or after IN/FROM? */
+static int names_database(const char *n, const char *db)
+{
+    char lower[SRV_MAX_NAME * 2];
+    size_t len = strlen(db), idx;
+    const char *p;
+    char quote = 0;
+    if (len >= sizeof(lower))
+        return 0;
+    for (idx = 0; idx <= len; idx++)
+        lower[idx] = (char)(db[idx] >= 'A' && db[idx] <= 'Z' ? db[idx] + 32 : db[idx]);
+    for (p = n; *p; p++) {
+        if (quote) {
+            if (*p == quote)
+                quote = 0;
+            continue;
+        }
+        if (*p == '\'' || *p == '"') {
+            quote = *p;
+            continue;
+        }
+        if (p > n && (ident_char(p[-1]) || p[-1] == '.'))
+            continue;
+        if (*p == '`' && strncmp(p + 1, lower, len) == 0 && p[len + 1] == '`' &&
+            (p[len + 2] == '.' || p - n >= 3))
+            return 1;
+        if (strncmp(p, lower, len) == 0 && !ident_char(p[len]) &&
+            (p[len] == '.' || (p - n >= 3 && (strncmp(p - 3, "in ", 3) == 0 ||
+                                              (p - n >= 5 && strncmp(p - 5, "from ", 5) == 0)))))
+            return 1;
+    }
+    return 0;
+}
+
+/*
+ * A user limited to some databases may not name another one in a statement
+ * (db.table, SHOW TABLES IN db). Found in the text, so an alias spelled like
+ * a forbidden database is refused too: the safe side.
+ */
+static silt_status check_databases(srv_session *s, const char *n, const char **state,
+                                   silt_error *err)
+{
+    name_list dbs;
+    size_t k;
+    silt_status rc;
+    if (s->user == NULL || s->user->n_databases == 0)
+        return SILT_OK;
+    rc = read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
+    for (k = 0; rc == SILT_OK && k < dbs.n; k++)
+        if (!srv_user_may_use(s->user, dbs.names[k]) && names_database(n, dbs.names[k])) {
+            *state = "42501";
+            rc = err_set(err, SILT_INVALID, "permission denied for database \"%s\"",
+                         dbs.names[k]);
+        }
+    names_clear(&dbs);
+    return rc;
+}
+
 /* ---------------------------------------------------------------- functions */
 
 /* Replaces version(), current_database(), current_schema() outside quotes with literals. */
@@ -689,6 +754,9 @@ silt_status srv_compat_look(srv_session *s, const char *sql, srv_compat *out, co
     if (n == NULL)
         return err_nomem(err);
     *state = "0A000";
+    rc = check_databases(s, n, state, err);
+    if (rc != SILT_OK)
+        goto finish;
     rc = txn_statement(s, n, out, &done);
     if (done || rc != SILT_OK)
         goto finish;

@@ -85,7 +85,8 @@ def setup(tmp):
                  "INSERT INTO t VALUES (1, 'x', 1.5, 12.34, DATE'2024-01-02', "
                  "TIMESTAMP'2024-01-02 03:04:05', true, X'0102', 9000000000), "
                  "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); "
-                 "CREATE DATABASE other; CREATE TABLE c (v BIGINT) USING DELTA")
+                 "CREATE DATABASE other; CREATE TABLE other.t2 (a INT) USING DELTA; "
+                 "CREATE TABLE c (v BIGINT) USING DELTA")
     passwd(cfg, "alice", "secret1")
     passwd(cfg, "bob", "bobpw", "--read-only", "--databases", "default")
     return wh, cfg
@@ -209,6 +210,16 @@ def group_auth(srv):
             check("database restriction on USE", False)
         except psycopg.Error as e:
             check("database restriction on USE", e.sqlstate == "42501", e.sqlstate)
+        c.rollback()
+        for sql in ("SELECT * FROM other.t2", "SELECT * FROM `other`.t2", "SHOW TABLES IN other"):
+            try:
+                c.execute(sql)
+                check(f"database restriction: {sql}", False)
+            except psycopg.Error as e:
+                check(f"database restriction: {sql}", e.sqlstate == "42501", e.sqlstate)
+            c.rollback()
+        check("allowed database by name", c.execute("SELECT count(*) FROM default.t").fetchone()
+              == (2,))
     try:
         pg(srv.port, user="bob", password="bobpw", db="other").close()
         check("database restriction at connect", False)
