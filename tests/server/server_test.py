@@ -249,7 +249,7 @@ def read_until_ready(s):
     return data
 
 
-def group_robust(srv, trust):
+def group_robust(srv, trust, limited):
     # a client that vanishes mid-result
     s = startup(trust.port)
     read_until_ready(s)
@@ -304,6 +304,32 @@ def group_robust(srv, trust):
     s.close()
     check("Execute row limit gives PortalSuspended", b"s\0\0\0\4" in data and
           data.count(b"D\0\0\0") == 10 and b"SELECT 7\0" in data, data[:200])
+    # idle connections up to the limit; one more is refused with 53300; then room again
+    idle = [startup(limited.port) for _ in range(20)]
+    for s in idle:
+        read_until_ready(s)
+    extra = startup(limited.port)
+    reply = extra.recv(4096)
+    extra.close()
+    check("connection over --max-connections refused", b"53300" in reply, reply)
+    s = idle.pop()
+    q = b"SELECT 41 + 1\0"
+    s.sendall(b"Q" + struct.pack("!i", len(q) + 4) + q)
+    check("idle sessions keep serving", b"42" in read_until_ready(s))
+    for s in idle + [s]:
+        s.close()
+    data = b""
+    for _ in range(100):
+        try:
+            s = startup(limited.port)
+            data = read_until_ready(s)
+            s.close()
+            if b"53300" not in data:
+                break
+        except OSError:
+            pass
+        time.sleep(0.05)  # the closed sessions' threads finish; not a timing assertion
+    check("room again after idle clients leave", b"Z\0\0\0\5I" in data, data[:100])
     # the server still serves
     with pg(srv.port) as c:
         check("still serving after bad clients", c.execute("SELECT 1").fetchone() == (1,))
@@ -398,6 +424,7 @@ def main():
         else:
             srv = Server(wh, "--config", cfg)
             trust = Server(wh, "--trust") if GROUP == "robust" else None
+            limited = Server(wh, "--trust", "--max-connections", "20") if GROUP == "robust" else None
             try:
                 if GROUP == "psql":
                     group_psql(srv)
@@ -406,7 +433,7 @@ def main():
                 elif GROUP == "auth":
                     group_auth(srv)
                 elif GROUP == "robust":
-                    group_robust(srv, trust)
+                    group_robust(srv, trust, limited)
                 elif GROUP == "concurrency":
                     group_concurrency(srv)
                 else:
@@ -415,6 +442,7 @@ def main():
                 check("SIGTERM stops the server", srv.stop() == 0)
                 if trust:
                     check("SIGTERM stops the trust server", trust.stop() == 0)
+                    check("SIGTERM stops the limited server", limited.stop() == 0)
     print(f"{RESULTS['passed']} passed, {RESULTS['failed']} failed")
     return 1 if RESULTS["failed"] else 0
 
