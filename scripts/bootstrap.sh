@@ -10,6 +10,8 @@ PACKAGES=(
   libcurl4-openssl-dev libssl-dev
   clang libclang-rt-14-dev valgrind
   openjdk-17-jre-headless maven
+  # silt serve: psql for tests/server, openssl for their certificate, PostgreSQL for bench/server_bench.py
+  postgresql-client-15 openssl postgresql-15
 )
 
 missing=()

@@ -39,6 +39,8 @@ extern const cli_command cli_table_command;
 extern const cli_command cli_sql_command;
 extern const cli_command cli_shell_command;
 extern const cli_command cli_stream_command;
+extern const cli_command cli_serve_command;
+extern const cli_command cli_passwd_command;
 
 /* The sub-commands, in the order `silt --help` lists them. */
 static const cli_command *const cli_commands[] = {
@@ -47,6 +49,8 @@ static const cli_command *const cli_commands[] = {
     &cli_sql_command,
     &cli_shell_command,
     &cli_stream_command,
+    &cli_serve_command,
+    &cli_passwd_command,
     &cli_table_command,
     &cli_parquet_command,
     NULL,

@@ -1,0 +1,112 @@
+/*
+ * server_int.h - what the files of silt serve share: the server, the
+ * session of one connection, synthetic result tables (compat.c).
+ */
+#ifndef SILT_SERVER_SERVER_INT_H
+#define SILT_SERVER_SERVER_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "server/crypto.h"
+#include "server/server.h"
+#include "server/users.h"
+#include "server/values.h"
+#include "silt.h"
+#include "util/buf.h"
+
+typedef struct srv_session srv_session;
+
+typedef struct srv_server {
+    srv_options opts;
+    silt_db *db;
+    srv_users users;
+    srv_tls_ctx *tls;
+    int loopback; /* the listen address is a loopback one */
+    pthread_mutex_t lock; /* sessions, n_sessions, stopping */
+    pthread_cond_t gone;
+    srv_session *sessions;
+    int n_sessions;
+    int stopping;
+    int32_t next_pid;
+} srv_server;
+
+/* A result the server makes itself (catalog queries, SHOW of a client parameter). */
+#define SRV_TABLE_MAX_COLS 16
+typedef struct srv_table {
+    int n_cols;
+    char names[SRV_TABLE_MAX_COLS][64];
+    uint32_t oids[SRV_TABLE_MAX_COLS];
+    buf cells; /* per row, per column: Int32 length (-1 = NULL) and the text */
+    int64_t n_rows;
+} srv_table;
+
+void srv_table_init(srv_table *t, int n_cols, const char *const *names, const uint32_t *oids);
+silt_status srv_table_cell(srv_table *t, const char *text, silt_error *err); /* NULL = SQL NULL */
+void srv_table_clear(srv_table *t);
+
+/* PostgreSQL's client parameters a session keeps (SET/SHOW/RESET). */
+#define SRV_N_PARAMS 10
+typedef struct srv_param {
+    const char *name;   /* lower case */
+    const char *report; /* the ParameterStatus name, or NULL when not reported */
+    const char *initial;
+} srv_param;
+extern const srv_param srv_params[SRV_N_PARAMS];
+
+/* What compat.c made of a statement. */
+typedef enum srv_compat_kind {
+    SRV_C_NONE,    /* not a client statement: run it through silt */
+    SRV_C_TABLE,   /* answer with table */
+    SRV_C_COMMAND, /* answer with tag only */
+    SRV_C_SILT     /* run rewritten through silt, then answer with tag */
+} srv_compat_kind;
+
+typedef struct srv_compat {
+    srv_compat_kind kind;
+    srv_table table;
+    char tag[64];
+    buf rewritten;
+} srv_compat;
+
+struct srv_session {
+    srv_server *srv;
+    int fd;
+    srv_tls *tls;
+    int32_t pid, key;
+    silt_conn *conn;
+    const srv_user *user;
+    char user_name[SRV_MAX_NAME];
+    char database[SRV_MAX_NAME];
+    char peer[64];
+    buf out;
+    buf in;
+    char txn;     /* 'I', 'T' or 'E' */
+    int txn_wrote;
+    int broken;   /* the socket failed: stop */
+    char *params[SRV_N_PARAMS];
+    struct srv_prep *preps;
+    struct srv_portal *portals;
+    srv_session *next;
+};
+
+/*
+ * Looks at one statement (trimmed, no trailing ';'): client statements
+ * (transactions, SET/SHOW of client parameters, DEALLOCATE, DISCARD) and
+ * the catalog queries of psql's \dt, \d, \l, \dn; anything else naming
+ * pg_catalog or information_schema is refused (0A000). SILT_C_NONE for
+ * the rest. Errors are set on err with a SQLSTATE in *state.
+ */
+silt_status srv_compat_look(srv_session *s, const char *sql, srv_compat *out, const char **state,
+                       silt_error *err);
+void srv_compat_clear(srv_compat *c);
+
+/* session.c helpers compat.c uses */
+silt_status srv_send_parameter_status(srv_session *s, const char *name, const char *value);
+void srv_session_drop_preps(srv_session *s, const char *name); /* NULL = all */
+int srv_session_has_prep(srv_session *s, const char *name);
+
+/* The whole session of an accepted socket (a thread). */
+void *srv_session_main(void *session);
+
+#endif
