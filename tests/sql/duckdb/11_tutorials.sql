@@ -60,7 +60,6 @@ GROUP BY borough
 == t002_permits_by_borough
 SELECT borough, count(*) permit_cnt FROM rmoff.permits GROUP BY borough
 == t002_permits_at_main
--- known-failure: branch references (table@main) are not supported by the query engine yet
 SELECT borough, count(*) permit_cnt FROM rmoff.`permits@main` GROUP BY borough
 -- duckdb
 SELECT borough, count(*) permit_cnt FROM rmoff.permits GROUP BY borough
