@@ -95,6 +95,14 @@ def render(sql, resolve):
     return _REF.sub(lambda m: resolve(int(m.group(1)), m.group(2)), sql)
 
 
+def spark_name(col, fn, *args):
+    """Spark's name of fn(col, args...) when col is a bare column (else None: silt's)."""
+    bare = col._bare_name() if col._name is None else col._name
+    if bare is None:
+        return None
+    return "%s(%s)" % (fn, ", ".join([bare] + [str(a) for a in args]))
+
+
 def plain(df_id, name):
     return _name_sql(name)
 
@@ -114,10 +122,13 @@ def _rbinop(op):
 class Column:
     """An expression of silt SQL; see the module's doc."""
 
-    def __init__(self, sql, alias=None, sort=None):
+    def __init__(self, sql, alias=None, sort=None, name=None):
         self._sql = sql
         self._alias = alias
         self._sort = sort
+        # Spark's name for the column where it differs from the name silt gives the SQL
+        # text (FLOOR(x), CAST keeping x's name...); used only when nothing aliases it.
+        self._name = name
 
     @classmethod
     def _bound(cls, df_id, name):
@@ -130,13 +141,16 @@ class Column:
     __truediv__ = _binop("/")
     __div__ = __truediv__
     __mod__ = _binop("%")
-    __radd__ = _rbinop("+")
+    __radd__ = _binop("+")  # Spark names 1 + c as (c + 1)
     __rsub__ = _rbinop("-")
-    __rmul__ = _rbinop("*")
+    __rmul__ = _binop("*")
     __rtruediv__ = _rbinop("/")
     __rmod__ = _rbinop("%")
     __eq__ = _binop("=")
-    __ne__ = _binop("!=")
+
+    def __ne__(self, other):
+        return Column("(NOT (%s = %s))" % (self._sql, _v(other)._sql))
+
     __lt__ = _binop("<")
     __le__ = _binop("<=")
     __gt__ = _binop(">")
@@ -154,7 +168,7 @@ class Column:
         return Column("POWER(%s, %s)" % (self._sql, _v(other)._sql))
 
     def __neg__(self):
-        return Column("(- %s)" % self._sql)
+        return Column("negative(%s)" % self._sql)
 
     def __invert__(self):
         return Column("(NOT %s)" % self._sql)
@@ -213,7 +227,7 @@ class Column:
         return Column("contains(%s, %s)" % (self._sql, _v(other)._sql))
 
     def substr(self, startPos, length):
-        return Column("substring(%s, %s, %s)" % (self._sql, _v(startPos)._sql, _v(length)._sql))
+        return Column("substr(%s, %s, %s)" % (self._sql, _v(startPos)._sql, _v(length)._sql))
 
     def getItem(self, key):
         return Column("%s[%s]" % (self._sql, _v(key)._sql))
@@ -235,7 +249,8 @@ class Column:
     def cast(self, dataType):
         if not isinstance(dataType, str):
             dataType = dataType.sqlName()
-        return Column("CAST(%s AS %s)" % (self._sql, dataType.upper()))
+        return Column("CAST(%s AS %s)" % (self._sql, dataType.upper()),
+                      name=self._bare_name() or self._name)
 
     astype = cast
 
@@ -250,28 +265,28 @@ class Column:
         if len(alias) != 1:
             raise NotImplementedError("silt.pyspark: alias() of several names (a generator's "
                                       "columns) is not supported")
-        return Column(self._sql, alias[0], self._sort)
+        return Column(self._sql, alias[0], self._sort, self._name)
 
     name = alias
 
     # ordering
     def asc(self):
-        return Column(self._sql, self._alias, "ASC NULLS FIRST")
+        return Column(self._sql, self._alias, "ASC NULLS FIRST", self._name)
 
     def asc_nulls_first(self):
-        return Column(self._sql, self._alias, "ASC NULLS FIRST")
+        return Column(self._sql, self._alias, "ASC NULLS FIRST", self._name)
 
     def asc_nulls_last(self):
-        return Column(self._sql, self._alias, "ASC NULLS LAST")
+        return Column(self._sql, self._alias, "ASC NULLS LAST", self._name)
 
     def desc(self):
-        return Column(self._sql, self._alias, "DESC NULLS LAST")
+        return Column(self._sql, self._alias, "DESC NULLS LAST", self._name)
 
     def desc_nulls_first(self):
-        return Column(self._sql, self._alias, "DESC NULLS FIRST")
+        return Column(self._sql, self._alias, "DESC NULLS FIRST", self._name)
 
     def desc_nulls_last(self):
-        return Column(self._sql, self._alias, "DESC NULLS LAST")
+        return Column(self._sql, self._alias, "DESC NULLS LAST", self._name)
 
     # CASE WHEN and windows
     def when(self, condition, value):
@@ -297,6 +312,8 @@ class Column:
         text = render(self._sql, resolve)
         if self._alias is not None:
             return "%s AS %s" % (text, quote_ident(self._alias))
+        if self._name is not None:
+            return "%s AS %s" % (text, quote_ident(self._name))
         return text
 
     def _order_sql(self, resolve=plain, ascending=True):

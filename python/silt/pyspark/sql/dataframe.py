@@ -436,7 +436,13 @@ class DataFrame:
         if isinstance(on, (list, tuple)) and on and all(isinstance(x, str) for x in on):
             if kind == "CROSS JOIN":
                 kind = "JOIN"
-            text = "SELECT * FROM %s %s %s USING (%s)" % (left, kind, right,
+            items = "*"
+            if "SEMI" in kind or "ANTI" in kind:
+                # Spark puts the USING keys first for semi and anti joins too.
+                low = {k.lower() for k in on}
+                items = ", ".join([quote_ident(k) for k in on] + [
+                    "%s.%s" % (lq, quote_ident(n)) for n in self.columns if n.lower() not in low])
+            text = "SELECT %s FROM %s %s %s USING (%s)" % (items, left, kind, right,
                                                            ", ".join(quote_ident(k) for k in on))
             return DataFrame(self._session, text, [self, other])
         sides = [(lq, self), (rq, other)]

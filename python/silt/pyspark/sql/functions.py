@@ -5,7 +5,7 @@ have raises NotImplementedError naming it."""
 
 import builtins as _builtins
 
-from .column import Column, _c, _v, lit_sql, _name_sql, quote_ident, _sql_string
+from .column import Column, _c, _v, lit_sql, _name_sql, quote_ident, _sql_string, spark_name
 
 
 def col(name):
@@ -105,12 +105,17 @@ def abs(c):
     return _fn("abs", c)
 
 
+def _upper_fn(name, c):
+    c = _c(c)
+    return Column("%s(%s)" % (name.lower(), c._sql), name=spark_name(c, name))
+
+
 def sqrt(c):
-    return Column("SQRT(%s)" % _c(c)._sql)
+    return _upper_fn("SQRT", c)
 
 
 def exp(c):
-    return Column("EXP(%s)" % _c(c)._sql)
+    return _upper_fn("EXP", c)
 
 
 def log(arg1, arg2=None):
@@ -120,23 +125,27 @@ def log(arg1, arg2=None):
 
 
 def pow(c1, c2):
-    return Column("POWER(%s, %s)" % (_v(c1)._sql if not isinstance(c1, str) else _c(c1)._sql,
-                                     _v(c2)._sql if not isinstance(c2, str) else _c(c2)._sql))
+    a = _c(c1) if isinstance(c1, str) else _v(c1)
+    b = _c(c2) if isinstance(c2, str) else _v(c2)
+    name = None
+    if a._bare_name() is not None and not isinstance(c2, (str, Column)):
+        name = "POWER(%s, %s)" % (a._bare_name(), c2)
+    return Column("power(%s, %s)" % (a._sql, b._sql), name=name)
 
 
 power = pow
 
 
 def floor(c):
-    return Column("FLOOR(%s)" % _c(c)._sql)
+    return _upper_fn("FLOOR", c)
 
 
 def ceil(c):
-    return Column("CEIL(%s)" % _c(c)._sql)
+    return _upper_fn("CEIL", c)
 
 
 def signum(c):
-    return Column("SIGNUM(%s)" % _c(c)._sql)
+    return _upper_fn("SIGNUM", c)
 
 
 # -- aggregates
@@ -272,13 +281,22 @@ def substring(c, pos, len):
 
 
 def split(c, pattern, limit=-1):
-    return Column("split(%s, %s, %s)" % (_c(c)._sql, _sql_string(pattern), lit_sql(limit)))
+    if limit != -1:
+        raise NotImplementedError("silt.pyspark: split() with a limit needs the 3-argument SQL "
+                                  "split(), which silt does not have yet")
+    c = _c(c)
+    return Column("split(%s, %s)" % (c._sql, _sql_string(pattern)),
+                  name=spark_name(c, "split", pattern, -1))
 
 
 def regexp_replace(string, pattern, replacement):
     p = _v(pattern)._sql
     r = _v(replacement)._sql
-    return Column("regexp_replace(%s, %s, %s, 1)" % (_c(string)._sql, p, r))
+    c = _c(string)
+    name = None
+    if not isinstance(pattern, Column) and not isinstance(replacement, Column):
+        name = spark_name(c, "regexp_replace", pattern, replacement, 1)
+    return Column("regexp_replace(%s, %s, %s)" % (c._sql, p, r), name=name)
 
 
 def regexp_extract(c, pattern, idx):
