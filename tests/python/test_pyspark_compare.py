@@ -425,26 +425,41 @@ def _rows(df):
     return sorted((tuple(_norm(v) for v in r) for r in df.collect()), key=repr)
 
 
-def _shown(df):
+def _shown(df, label):
+    if label == "spark":  # redirect_stdout is not for threads; print(showString) is show()
+        return df._show_string(20, True, False) + "\n"
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         df.show()
     return buf.getvalue()
 
 
-def run_all(spark, F, T, W, Row, label):
+def run_all(spark, F, T, W, Row, label, threads=1):
     env = env_for(spark, F, T, W, Row)
-    out = {}
-    for name, fn, show in PROGRAMS:
+
+    def one(program):
+        name, fn, show = program
         try:
             df = fn(env)
             res = {"columns": list(df.columns), "dtypes": [t for _, t in df.dtypes],
                    "rows": _rows(df)}
             if show:
-                res["show"] = _shown(df)
+                res["show"] = _shown(df, label)
         except Exception as e:  # noqa: BLE001 - recorded and compared
             res = {"error": "%s: %s" % (type(e).__name__, str(e).splitlines()[0][:200])}
-        out[name] = res
+        return name, res
+
+    if threads == 1:
+        return dict(one(p) for p in PROGRAMS)
+    # Spark runs jobs of several threads at once: its per-job latency, not the work,
+    # is most of its time here. (Temporary views are made by name, so those
+    # programs run first, alone.)
+    from concurrent.futures import ThreadPoolExecutor
+    views = [p for p in PROGRAMS if "TempView" in p[1].__code__.co_names or "view" in p[0]]
+    rest = [p for p in PROGRAMS if p not in views]
+    out = dict(one(p) for p in views)
+    with ThreadPoolExecutor(threads) as pool:
+        out.update(pool.map(one, rest))
     return out
 
 
@@ -465,6 +480,8 @@ def write_inputs(spark):
 
 # Programs whose answers differ today, with the reason.
 KNOWN = {
+    "fn_split_size": "silt's SQL split() has no limit argument, so a split inside another "
+                     "expression is named split(name, a), not Spark's split(name, a, -1)",
 }
 
 
@@ -477,7 +494,7 @@ def main():
     from pyspark.sql import Window as SW
     write_inputs(spark)
     t0 = time.time()
-    want = run_all(spark, SF, ST, SW, SRow, "spark")
+    want = run_all(spark, SF, ST, SW, SRow, "spark", threads=4)
     t1 = time.time()
 
     cwd = os.getcwd()
