@@ -55,7 +55,10 @@ def main():
         env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
         env["PYTHONPATH"] = target
         probe = ("import silt, sys; assert silt.__file__.startswith(sys.argv[1]), silt.__file__; "
-                 "print(silt.connect().sql('SELECT sum(id) AS s FROM range(10)').fetchall())")
+                 "print(silt.connect().sql('SELECT sum(id) AS s FROM range(10)').fetchall()); "
+                 "from silt.pyspark.sql import SparkSession; from silt.delta.tables import "
+                 "DeltaTable; s = SparkSession.builder.getOrCreate(); "
+                 "assert s.range(10).groupBy().sum('id').collect()[0][0] == 45")
         r = subprocess.run([venv_python, "-c", probe, target], capture_output=True, text=True,
                            env=env, cwd=tmp)
         if r.returncode != 0 or r.stdout.strip() != "[(45,)]":

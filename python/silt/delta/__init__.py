@@ -1,0 +1,1 @@
+"""silt.delta: delta-spark's Python API (delta.tables) over silt's SQL."""
