@@ -655,7 +655,9 @@ static silt_status agg_output_stmt(stream_query *q, silt_error *err)
     silt_status rc = SILT_OK;
     buf_init(&b, 0);
     if (q->sink == SINK_DELTA)
-        rc = buf_printf(&b, err, "INSERT OVERWRITE %s ", name_sql(q->a, q->target));
+        rc = buf_printf(&b, err, "INSERT %s %s ",
+                        q->o.mode == STREAM_MODE_COMPLETE ? "OVERWRITE" : "INTO",
+                        name_sql(q->a, q->target));
     if (rc == SILT_OK)
         rc = stream_agg_output_sql(q->agg, q->o.mode == STREAM_MODE_UPDATE, &b, err);
     if (rc == SILT_OK && (q->out_text = arena_strdup(q->a, buf_cstr(&b))) == NULL)
