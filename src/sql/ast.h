@@ -343,6 +343,13 @@ struct sql_table_ref {
     /* STREAM name [WITH (options)] / STREAM read_files(...): a streaming source (stream/) */
     uint8_t stream;
     sql_kv_list stream_options;
+    /*
+     * STREAM ... WATERMARK expr [AS name] DELAY OF interval (Databricks SQL's
+     * watermark clause): the event-time expression (an ALIAS node when named)
+     * and the delay (an interval literal); NULL when absent.
+     */
+    sql_expr *watermark;
+    sql_expr *watermark_delay;
     union {
         struct {
             sql_name name;

@@ -456,6 +456,27 @@ static silt_status openrowset(parser *p, sql_table_ref *r)
     return SILT_OK;
 }
 
+/*
+ * WATERMARK named_expression DELAY OF interval (Databricks SQL's watermark
+ * clause, on a streaming source): `ts`, or `to_timestamp(s) AS ts`.
+ */
+static silt_status watermark_clause(parser *p, sql_table_ref *r)
+{
+    p_advance(p);
+    P_TRY(sql_parser_expr(p, &r->watermark));
+    if (sql_parser_accept_kw(p, "AS")) {
+        sql_expr *alias = sql_parser_new_expr(p, SQL_EXPR_ALIAS, r->watermark->pos);
+        if (alias == NULL)
+            return SILT_NOMEM;
+        P_TRY(sql_parser_ident(p, &alias->u.named.name));
+        alias->u.named.value = r->watermark;
+        r->watermark = alias;
+    }
+    P_TRY(sql_parser_expect_kw(p, "DELAY"));
+    P_TRY(sql_parser_expect_kw(p, "OF"));
+    return sql_parser_expr(p, &r->watermark_delay);
+}
+
 static silt_status table_primary(parser *p, sql_table_ref **out)
 {
     uint32_t pos = p_tok(p)->off;
@@ -526,6 +547,8 @@ static silt_status table_primary(parser *p, sql_table_ref **out)
     }
     if (r->stream == 2)
         P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    if (r->stream && sql_parser_kw(p, "WATERMARK"))
+        P_TRY(watermark_clause(p, r));
     P_TRY(sql_parser_alias(p, &r->alias, 1));
     *out = r;
     return SILT_OK;

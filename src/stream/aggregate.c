@@ -29,6 +29,7 @@
 #include "sql/parser.h"
 #include "sql/prepared.h"
 #include "stream/stream_int.h"
+#include "util/mem.h"
 
 #define STATE_NAME "__silt_stream_state"
 #define PART_NAME "__silt_stream_part"
@@ -36,6 +37,7 @@
 enum { SA_COUNT, SA_SUM, SA_MIN, SA_MAX, SA_AVG };
 
 typedef struct out_col {
+    int is_window; /* the window's struct over key __g<first> */
     int is_agg;
     int kind;      /* SA_* */
     size_t first;  /* the partial column (__p), or the plain one (__s) */
@@ -71,6 +73,14 @@ struct stream_agg {
     rowset state;            /* M's rows, __new included */
     rowset part;
     rowset_cursor state_cur, part_cur;
+    /* event time (append and update modes with a watermark) */
+    const stream_window *win;
+    stream_output_mode mode;
+    int wm_key;              /* the key the watermark bounds, -1: none */
+    int64_t late_us, evict_us;
+    rowset kept;             /* the state after eviction (what state/N holds) */
+    rowset emit;             /* append: the evicted groups, the batch's output */
+    int split;               /* kept and emit are set for this batch */
 };
 
 /* ---------------------------------------------------------------- rowsets */
@@ -81,12 +91,14 @@ static void rowset_clear(rowset *r)
     memset(r, 0, sizeof(*r));
 }
 
-static silt_status rowset_add(rowset *r, const col_batch *b, silt_error *err)
+/* Appends rows (indexes into b; NULL: all of them) of b to r, copied. */
+static silt_status rowset_add_rows(rowset *r, const col_batch *b, const int64_t *pick,
+                                   int64_t n_pick, silt_error *err)
 {
     col_batch *copy;
-    int64_t *rows, idx;
+    int64_t *rows, idx, n = pick != NULL ? n_pick : b->n_rows;
     size_t c;
-    if (b->n_rows == 0)
+    if (n == 0)
         return SILT_OK;
     if (r->a == NULL && (r->a = arena_new(NULL, "stream state")) == NULL)
         return err_nomem(err);
@@ -99,23 +111,71 @@ static silt_status rowset_add(rowset *r, const col_batch *b, silt_error *err)
         r->cap = ncap;
     }
     copy = arena_calloc(r->a, 1, sizeof(*copy));
-    rows = arena_alloc(r->a, (size_t)b->n_rows * sizeof(int64_t));
+    rows = arena_alloc(r->a, (size_t)n * sizeof(int64_t));
     if (copy == NULL || rows == NULL ||
         (copy->cols = arena_calloc(r->a, b->n_cols, sizeof(col_vec *))) == NULL)
         return err_nomem(err);
-    for (idx = 0; idx < b->n_rows; idx++)
-        rows[idx] = idx;
+    for (idx = 0; idx < n; idx++)
+        rows[idx] = pick != NULL ? pick[idx] : idx;
     for (c = 0; c < b->n_cols; c++) {
         col_vec *flat;
         /* a deep copy: the result's (or the file's) buffers do not outlive the statement */
         SILT_RETURN_IF_ERROR(col_vec_flatten(&flat, r->a, b->cols[c], err));
-        SILT_RETURN_IF_ERROR(col_vec_take(&copy->cols[c], r->a, flat, rows, b->n_rows, err));
+        SILT_RETURN_IF_ERROR(col_vec_take(&copy->cols[c], r->a, flat, rows, n, err));
     }
     copy->schema = NULL; /* the binder or the writer gives each use its schema */
-    copy->n_rows = b->n_rows;
+    copy->n_rows = n;
     copy->n_cols = b->n_cols;
     r->items[r->n++] = copy;
     return SILT_OK;
+}
+
+static silt_status rowset_add(rowset *r, const col_batch *b, silt_error *err)
+{
+    return rowset_add_rows(r, b, NULL, 0, err);
+}
+
+/*
+ * Splits in by the watermark: rows whose key's end (key + size) is at most
+ * limit_us go to past (when not NULL), the others to rest (when not NULL).
+ * A null key is never past (Spark's predicate is then null, not true).
+ */
+static silt_status rowset_split(const rowset *in, size_t key, int64_t size_us, int64_t limit_us,
+                                rowset *rest, rowset *past, silt_error *err)
+{
+    size_t idx;
+    int64_t *a_rows = NULL, *b_rows = NULL, cap = 0;
+    silt_status rc = SILT_OK;
+    for (idx = 0; rc == SILT_OK && idx < in->n; idx++) {
+        const col_batch *b = in->items[idx];
+        const col_vec *v = b->cols[key];
+        const int64_t *vals = v->values;
+        int64_t row, n_a = 0, n_b = 0;
+        if (b->n_rows > cap) {
+            mem_free(a_rows);
+            mem_free(b_rows);
+            cap = b->n_rows;
+            a_rows = mem_alloc((size_t)cap * sizeof(int64_t));
+            b_rows = mem_alloc((size_t)cap * sizeof(int64_t));
+            if (a_rows == NULL || b_rows == NULL) {
+                rc = err_nomem(err);
+                break;
+            }
+        }
+        for (row = 0; row < b->n_rows; row++) {
+            if (!col_vec_is_null(v, row) && vals[row] + size_us <= limit_us)
+                b_rows[n_b++] = row;
+            else
+                a_rows[n_a++] = row;
+        }
+        if (rest != NULL && n_a > 0)
+            rc = rowset_add_rows(rest, b, a_rows, n_a, err);
+        if (rc == SILT_OK && past != NULL && n_b > 0)
+            rc = rowset_add_rows(past, b, b_rows, n_b, err);
+    }
+    mem_free(a_rows);
+    mem_free(b_rows);
+    return rc;
 }
 
 static silt_status rowset_next(void *payload, arena *a, col_batch **out, silt_error *err)
@@ -321,6 +381,15 @@ static silt_status add_item(stream_agg *g, sql_select_item **items, size_t *n, s
     return SILT_OK;
 }
 
+static int is_window_item(const stream_agg *g, const sql_expr *e)
+{
+    size_t idx;
+    for (idx = 0; g->win != NULL && idx < g->win->n_items; idx++)
+        if (g->win->items[idx] == e)
+            return 1;
+    return 0;
+}
+
 /* P: the batch's partial aggregates by every GROUP BY expression and plain item. */
 static silt_status build_partial(stream_agg *g, const sql_query *qr, silt_error *err)
 {
@@ -345,6 +414,12 @@ static silt_status build_partial(stream_agg *g, const sql_query *qr, silt_error 
         if (e->kind == SQL_EXPR_STAR)
             return err_set(err, SILT_UNSUPPORTED, "* in a streaming aggregation's select list "
                            "is not supported");
+        if (is_window_item(g, e)) {
+            /* shown from the key (the window's start), not kept as a value of its own */
+            o->is_window = 1;
+            o->first = g->win->group_idx;
+            continue;
+        }
         if (kind < 0 && has_agg_below(e))
             return err_set(err, SILT_UNSUPPORTED, "an expression over aggregates in a streaming "
                            "aggregation is not supported yet: select the aggregates themselves "
@@ -451,7 +526,11 @@ silt_status stream_agg_output_sql(stream_agg *g, int touched_only, buf *out, sil
         const out_col *o = &g->out[idx];
         if (idx > 0)
             SILT_RETURN_IF_ERROR(buf_append_str(out, ", ", err));
-        if (!o->is_agg)
+        if (o->is_window)
+            SILT_RETURN_IF_ERROR(buf_printf(out, err, "named_struct('start', __g%zu, 'end', "
+                                            "timestamp_micros(unix_micros(__g%zu) + %lld))",
+                                            o->first, o->first, (long long)g->win->size_us));
+        else if (!o->is_agg)
             SILT_RETURN_IF_ERROR(buf_printf(out, err, "__s%zu", o->first));
         else if (o->kind == SA_AVG)
             SILT_RETURN_IF_ERROR(buf_printf(out, err, "CASE WHEN __p%zu = 0 THEN CAST(NULL AS "
@@ -483,7 +562,7 @@ static const col_type *with_new(arena *a, const col_type *st)
 
 silt_status stream_agg_open(stream_agg **out, sql_session *s, arena *a, sql_query *qr,
                             stream_source *src, const char *batch_name, const char *text,
-                            size_t len, silt_error *err)
+                            size_t len, const stream_window *win, silt_error *err)
 {
     stream_agg *g = arena_calloc(a, 1, sizeof(*g));
     sql_stmt whole;
@@ -496,6 +575,8 @@ silt_status stream_agg_open(stream_agg **out, sql_session *s, arena *a, sql_quer
     g->s = s;
     g->text = text;
     g->len = len;
+    g->win = win != NULL && win->size_us > 0 ? win : NULL;
+    g->wm_key = -1;
     SILT_RETURN_IF_ERROR(check_shape(qr, err));
     SILT_RETURN_IF_ERROR(build_partial(g, qr, err));
     /* the schemas: P's (the state's) and the query's own, from an empty batch */
@@ -531,6 +612,33 @@ void stream_agg_free(stream_agg *g)
         return;
     rowset_clear(&g->state);
     rowset_clear(&g->part);
+    rowset_clear(&g->kept);
+    rowset_clear(&g->emit);
+}
+
+int stream_agg_watermark_key(const stream_agg *g, const stream_watermark *wm,
+                             const stream_window *win)
+{
+    (void)g;
+    if (!wm->active)
+        return -1;
+    if (win != NULL && win->size_us > 0)
+        return util_str_casecmp(win->ts_name, wm->column) == 0 ? (int)win->group_idx : -1;
+    return -2; /* the caller looks for the column among the GROUP BY items */
+}
+
+void stream_agg_set_watermark(stream_agg *g, stream_output_mode mode, int key, int64_t late_us,
+                              int64_t evict_us)
+{
+    g->mode = mode;
+    g->wm_key = key;
+    g->late_us = late_us;
+    g->evict_us = evict_us;
+}
+
+static int64_t key_size(const stream_agg *g)
+{
+    return g->win != NULL && (size_t)g->wm_key == g->win->group_idx ? g->win->size_us : 0;
 }
 
 /* ---------------------------------------------------------------- the state in the checkpoint */
@@ -552,8 +660,8 @@ static silt_status write_state(stream_agg *g, stream_ckpt *c, int64_t batch, sil
     }
     if (rc == SILT_OK)
         rc = pqw_writer_open(&w, c->store, key, g->state_schema, NULL, err);
-    for (idx = 0; rc == SILT_OK && idx < g->state.n; idx++) {
-        col_batch b = *g->state.items[idx];
+    for (idx = 0; rc == SILT_OK && idx < (g->split ? g->kept.n : g->state.n); idx++) {
+        col_batch b = *(g->split ? g->kept.items[idx] : g->state.items[idx]);
         b.schema = g->state_schema;
         b.n_cols = g->state_schema->n_fields;
         rc = pqw_writer_write_batch(w, &b, err);
@@ -631,7 +739,19 @@ silt_status stream_agg_batch(stream_agg *g, stream_ckpt *c, int64_t batch, silt_
     silt_status rc;
     memset(&merged, 0, sizeof(merged));
     rowset_clear(&g->part);
+    rowset_clear(&g->kept);
+    rowset_clear(&g->emit);
+    g->split = 0;
     rc = run_into(g, g->partial, &g->part, NULL, err);
+    if (rc == SILT_OK && g->wm_key >= 0 && g->mode != STREAM_MODE_COMPLETE) {
+        /* late rows: the groups the previous batch's watermark closed (Spark drops them) */
+        rowset fresh;
+        memset(&fresh, 0, sizeof(fresh));
+        rc = rowset_split(&g->part, (size_t)g->wm_key, key_size(g), g->late_us, &fresh, NULL,
+                          err);
+        rowset_clear(&g->part);
+        g->part = fresh;
+    }
     if (rc == SILT_OK)
         rc = parse_query(g, g->merge_sql, &m, err);
     if (rc == SILT_OK)
@@ -649,12 +769,33 @@ silt_status stream_agg_batch(stream_agg *g, stream_ckpt *c, int64_t batch, silt_
     }
     rowset_clear(&g->state);
     g->state = merged;
+    if (g->wm_key >= 0 && g->mode != STREAM_MODE_COMPLETE) {
+        /* eviction: the groups this batch's watermark closed leave the state */
+        rc = rowset_split(&g->state, (size_t)g->wm_key, key_size(g), g->evict_us, &g->kept,
+                          g->mode == STREAM_MODE_APPEND ? &g->emit : NULL, err);
+        if (rc != SILT_OK)
+            return rc;
+        g->split = 1;
+    }
     return write_state(g, c, batch, err);
 }
 
 silt_status stream_agg_bind_output(stream_agg *g, silt_error *err)
 {
-    return bind_rows(g, &g->state_cur, &g->state, STATE_NAME, g->full_schema, err);
+    /* append with a watermark: the evicted groups are the output, each once */
+    const rowset *rows = g->split && g->mode == STREAM_MODE_APPEND ? &g->emit : &g->state;
+    return bind_rows(g, &g->state_cur, rows, STATE_NAME, g->full_schema, err);
 }
 
-void stream_agg_unbind_output(stream_agg *g) { sql_session_unbind_source(g->s, STATE_NAME); }
+void stream_agg_unbind_output(stream_agg *g)
+{
+    sql_session_unbind_source(g->s, STATE_NAME);
+    if (g->split) {
+        /* the state goes on without the evicted groups */
+        rowset_clear(&g->state);
+        rowset_clear(&g->emit);
+        g->state = g->kept;
+        memset(&g->kept, 0, sizeof(g->kept));
+        g->split = 0;
+    }
+}

@@ -14,6 +14,22 @@
 #include "formats/text.h"
 #include "stream/stream_int.h"
 
+/* The largest event time of a batch's column (Spark's EventTimeStats.max; nulls skipped). */
+static void observe(stream_evtime *ev, const col_vec *v, int64_t n_rows)
+{
+    const int64_t *vals = v->values;
+    int64_t row;
+    if (v->dictionary != NULL || vals == NULL)
+        return;
+    for (row = 0; row < n_rows && row < v->length; row++) {
+        if (col_vec_is_null(v, row))
+            continue;
+        if (!ev->seen || vals[row] > ev->max_us)
+            ev->max_us = vals[row];
+        ev->seen = 1;
+    }
+}
+
 silt_status stream_counted_next(void *payload, arena *batch_arena, col_batch **out,
                                 silt_error *err)
 {
@@ -21,6 +37,8 @@ silt_status stream_counted_next(void *payload, arena *batch_arena, col_batch **o
     SILT_RETURN_IF_ERROR(c->fn(c->payload, batch_arena, out, err));
     if (*out != NULL)
         c->rows += (*out)->n_rows;
+    if (*out != NULL && c->ev != NULL && c->ev->col >= 0 && (size_t)c->ev->col < (*out)->n_cols)
+        observe(c->ev, (*out)->cols[c->ev->col], (*out)->n_rows);
     return SILT_OK;
 }
 

@@ -60,6 +60,14 @@ struct stream_query {
     const sql_name *target;  /* the Delta sink's table */
     sql_stmt *out_stmt;
     char *out_text;
+    int table;               /* a streaming table (its default output mode differs) */
+    /* event time: the WATERMARK clause, the window, what the batch saw */
+    stream_watermark wm;
+    stream_window win;
+    stream_evtime ev;
+    int wm_key;              /* the group key the watermark bounds, -1: none */
+    int64_t wm_ms;           /* the watermark the next batch runs with (batchWatermarkMs) */
+    int need_nodata;         /* the watermark moved: evict in a batch without new data */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -344,23 +352,53 @@ silt_status stream_source_open(stream_source **out, sql_session *s, arena *a,
     return stream_delta_source_new(out, s, a, location, kv, n, err);
 }
 
+/* The GROUP BY item the watermark bounds: the window over its column, or the column. */
+static int watermark_key(const stream_query *q, const sql_query *qr)
+{
+    size_t idx;
+    if (!q->wm.active)
+        return -1;
+    if (q->win.size_us > 0)
+        return util_str_casecmp(q->win.ts_name, q->wm.column) == 0 ? (int)q->win.group_idx : -1;
+    for (idx = 0; idx < qr->u.select.n_group; idx++) {
+        const sql_group_item *gi = &qr->u.select.group[idx];
+        if (gi->kind == SQL_GROUP_EXPR && gi->expr->kind == SQL_EXPR_COLUMN &&
+            util_str_casecmp(gi->expr->u.column.parts[gi->expr->u.column.n_parts - 1].name,
+                             q->wm.column) == 0)
+            return (int)idx;
+    }
+    return -1;
+}
+
 static silt_status check_mode(stream_query *q, sql_query *qr, silt_error *err)
 {
     stream_output_mode m = q->o.mode;
     if (aggregates(qr)) {
-        if (m == STREAM_MODE_APPEND)
-            return err_set(err, SILT_BIND, "[UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK] "
-                           "Append output mode not supported for streaming aggregations on "
-                           "streaming DataFrames/DataSets without watermark.");
+        q->wm_key = qr->kind == SQL_QUERY_SELECT ? watermark_key(q, qr) : -1;
+        /*
+         * Spark's default is append, which an aggregation without a watermark
+         * cannot use. A streaming table's statement has no output mode to
+         * give, so one without a watermark replaces its rows (complete), as
+         * silt's streaming tables always did (docs/streaming.md).
+         */
+        if (m == STREAM_MODE_DEFAULT)
+            m = q->table && q->wm_key < 0 ? STREAM_MODE_COMPLETE : STREAM_MODE_APPEND;
+        if (m == STREAM_MODE_APPEND && q->wm_key < 0)
+            return err_set(err, SILT_BIND, "[STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION] "
+                           "Invalid streaming output mode: append. This output mode is not "
+                           "supported for streaming aggregations without watermark on "
+                           "streaming DataFrames/DataSets.");
         if (m == STREAM_MODE_UPDATE && q->sink == SINK_DELTA)
             return err_set(err, SILT_UNSUPPORTED, "Data source delta does not support Update "
                            "output mode");
-        if (m == STREAM_MODE_DEFAULT)
-            q->o.mode = STREAM_MODE_COMPLETE; /* stream.h: complete for an aggregation */
+        q->o.mode = m;
         q->agg_query = qr;
         return stream_agg_open(&q->agg, q->s, q->a, qr, q->src, BATCH_SOURCE, q->text, q->len,
-                               err);
+                               &q->win, err);
     }
+    if (q->win.size_us > 0)
+        return err_set(err, SILT_UNSUPPORTED, "window() over a stream needs a streaming "
+                       "aggregation (GROUP BY window(...))");
     if (m == STREAM_MODE_COMPLETE)
         return err_set(err, SILT_BIND, "Complete output mode not supported when there are no "
                        "streaming aggregations on streaming DataFrames/Datasets");
@@ -399,6 +437,13 @@ static silt_status take_source(stream_query *q, sql_query *qr, silt_error *err)
     q->ref->u.named.name.n_parts = 1;
     q->ref->u.named.name.parts = part;
     q->ref->stream = 0;
+    SILT_RETURN_IF_ERROR(stream_watermark_open(&q->wm, q->ref, q->src->schema, err));
+    if (q->wm.active) {
+        q->ev.col = q->wm.col;
+        q->src->evtime = &q->ev;
+    }
+    if (aggregates(qr))
+        SILT_RETURN_IF_ERROR(stream_window_rewrite(q->a, qr, q->ref, BATCH_SOURCE, &q->win, err));
     return check_mode(q, qr, err);
 }
 
@@ -497,6 +542,7 @@ static silt_status open_streaming_table(stream_query *q, sql_stmt *st, int refre
         return err_set(err, SILT_PARSE, "CREATE STREAMING TABLE needs AS SELECT ... FROM STREAM "
                        "...");
     q->sink = SINK_DELTA;
+    q->table = 1;
     SILT_RETURN_IF_ERROR(take_source(q, st->u.create_table.as_query, err));
     SILT_RETURN_IF_ERROR(table_location(q, name, &location, err));
     if (location != NULL)
@@ -609,7 +655,9 @@ static silt_status agg_output_stmt(stream_query *q, silt_error *err)
     silt_status rc = SILT_OK;
     buf_init(&b, 0);
     if (q->sink == SINK_DELTA)
-        rc = buf_printf(&b, err, "INSERT OVERWRITE %s ", name_sql(q->a, q->target));
+        rc = buf_printf(&b, err, "INSERT %s %s ",
+                        q->o.mode == STREAM_MODE_COMPLETE ? "OVERWRITE" : "INTO",
+                        name_sql(q->a, q->target));
     if (rc == SILT_OK)
         rc = stream_agg_output_sql(q->agg, q->o.mode == STREAM_MODE_UPDATE, &b, err);
     if (rc == SILT_OK && (q->out_text = arena_strdup(q->a, buf_cstr(&b))) == NULL)
@@ -620,6 +668,47 @@ static silt_status agg_output_stmt(stream_query *q, silt_error *err)
         q->out_stmt = list->items[0];
     buf_clear(&b);
     return rc;
+}
+
+/* The watermark field of offsets/N ("batchWatermarkMs") or commits/N; 0 when absent. */
+static silt_status read_wm(stream_query *q, const char *dir, int64_t n, const char *key,
+                           int64_t *out, silt_error *err)
+{
+    buf b;
+    silt_status rc;
+    *out = 0;
+    if (n < 0)
+        return SILT_OK;
+    buf_init(&b, 0);
+    rc = stream_ckpt_read(&q->ckpt, dir, n, &b, err);
+    if (rc == SILT_OK && buf_append_char(&b, '\0', err) == SILT_OK)
+        stream_json_int(b.data, key, out);
+    buf_clear(&b);
+    return rc;
+}
+
+static int evicts(const stream_query *q)
+{
+    return q->agg != NULL && q->wm_key >= 0 && q->o.mode != STREAM_MODE_COMPLETE;
+}
+
+/*
+ * After a restart: the watermark the last committed batch handed on
+ * (commits/N nextBatchWatermarkMs, as Spark's MicroBatchExecution takes
+ * it), and whether it moved past that batch's, so a batch without new data
+ * still evicts.
+ */
+static silt_status restore_watermark(stream_query *q, silt_error *err)
+{
+    int64_t before = 0;
+    if (q->ckpt.last_commit < 0 || q->ckpt.store == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(read_wm(q, "commits", q->ckpt.last_commit, "nextBatchWatermarkMs",
+                                 &q->wm_ms, err));
+    SILT_RETURN_IF_ERROR(read_wm(q, "offsets", q->ckpt.last_commit, "batchWatermarkMs", &before,
+                                 err));
+    q->need_nodata = evicts(q) && q->wm_ms > before;
+    return SILT_OK;
 }
 
 silt_status stream_query_open(stream_query **out, sql_session *s, const char *text,
@@ -639,6 +728,8 @@ silt_status stream_query_open(stream_query **out, sql_session *s, const char *te
     q->a = a;
     q->o = opts != NULL ? *opts : defaults;
     q->ckpt.lock_fd = -1;
+    q->ev.col = -1;
+    q->wm_key = -1;
     atomic_init(&q->stop, 0);
     pthread_mutex_init(&q->mu, NULL);
     buf_init(&q->progress, 0);
@@ -661,6 +752,8 @@ silt_status stream_query_open(stream_query **out, sql_session *s, const char *te
         rc = stream_ckpt_open(&q->ckpt, q->s, ckpt, desc, err);
     if (rc == SILT_OK && q->agg != NULL)
         rc = stream_agg_load(q->agg, &q->ckpt, q->ckpt.last_commit, err);
+    if (rc == SILT_OK)
+        rc = restore_watermark(q, err);
     if (rc != SILT_OK) {
         stream_query_free(q);
         return rc;
@@ -708,12 +801,31 @@ static silt_status offset_line(const char *text, int64_t n, const char **out, si
     return SILT_OK;
 }
 
+/* A batch's source offset equal to the one before it: a batch without new data. */
+static silt_status same_as_previous(stream_query *q, int64_t batch, const char *line,
+                                    int *out, silt_error *err)
+{
+    char *prev = NULL;
+    *out = 0;
+    if (batch == 0)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(stream_ckpt_source_offset(&q->ckpt, batch - 1, q->a, &prev, err));
+    *out = strncmp(prev, line, strcspn(line, "\n")) == 0 && prev[strcspn(line, "\n")] == '\0';
+    return SILT_OK;
+}
+
+/*
+ * Plans batch N: *nodata 1 for a batch without new input that runs because
+ * the watermark moved (Spark's no-data batch: append and update modes
+ * evict the windows it closed); its offset is the previous batch's.
+ */
 static silt_status plan_batch(stream_query *q, int64_t batch, int64_t now_ms, buf *end,
-                              int *empty, silt_error *err)
+                              int *empty, int *nodata, silt_error *err)
 {
     buf b;
     silt_status rc;
     const char *line = NULL;
+    *nodata = 0;
     if (q->ckpt.last_offset >= batch) {
         /* planned before a crash and not committed: the same range again */
         buf_init(&b, 0);
@@ -721,6 +833,10 @@ static silt_status plan_batch(stream_query *q, int64_t batch, int64_t now_ms, bu
         if (rc == SILT_OK)
             rc = offset_line(b.data, batch, &line, err);
         if (rc == SILT_OK)
+            stream_json_int(b.data, "batchWatermarkMs", &q->wm_ms);
+        if (rc == SILT_OK)
+            rc = same_as_previous(q, batch, line, nodata, err);
+        if (rc == SILT_OK && !*nodata)
             rc = q->src->ops->replan(q->src, &q->ckpt, batch, line, err);
         if (rc == SILT_OK) {
             buf_truncate(end, 0);
@@ -733,11 +849,20 @@ static silt_status plan_batch(stream_query *q, int64_t batch, int64_t now_ms, bu
     SILT_RETURN_IF_ERROR(q->src->ops->plan(q->src, &q->ckpt, batch,
                                            q->o.trigger != STREAM_TRIGGER_ONCE, end, empty,
                                            err));
+    if (*empty && q->need_nodata && batch > 0 && q->o.trigger != STREAM_TRIGGER_ONCE) {
+        char *prev = NULL;
+        SILT_RETURN_IF_ERROR(stream_ckpt_source_offset(&q->ckpt, batch - 1, q->a, &prev, err));
+        buf_truncate(end, 0);
+        SILT_RETURN_IF_ERROR(buf_append_str(end, prev, err));
+        *empty = 0;
+        *nodata = 1;
+    }
     if (*empty)
         return SILT_OK;
     buf_init(&b, 0);
-    rc = buf_printf(&b, err, "v1\n{\"batchWatermarkMs\":0,\"batchTimestampMs\":%lld,\"conf\":{}}"
-                    "\n%s\n", (long long)now_ms, buf_cstr(end));
+    rc = buf_printf(&b, err, "v1\n{\"batchWatermarkMs\":%lld,\"batchTimestampMs\":%lld,"
+                    "\"conf\":{}}\n%s\n", (long long)q->wm_ms, (long long)now_ms,
+                    buf_cstr(end));
     if (rc == SILT_OK)
         rc = stream_ckpt_write(&q->ckpt, "offsets", batch, b.data, b.len, 1, err);
     if (rc == SILT_OK)
@@ -797,16 +922,26 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
     int64_t t0 = time_monotonic_nanos(), now_ms = time_now_micros() / 1000, t1, t2;
     stream_progress p;
     buf end;
-    int empty = 0;
+    int empty = 0, nodata = 0;
+    int64_t late_ms = 0, batch_wm, next_wm;
+    char commit[96];
     silt_status rc;
-    static const char commit[] = "v1\n{\"nextBatchWatermarkMs\":0}\n";
     buf_init(&end, 0);
     *ran = 0;
-    rc = plan_batch(q, batch, now_ms, &end, &empty, err);
+    rc = plan_batch(q, batch, now_ms, &end, &empty, &nodata, err);
     if (rc != SILT_OK || empty)
         goto done;
+    batch_wm = q->wm_ms;
+    /* late rows are judged by the previous batch's watermark (Spark's propagation) */
+    if (evicts(q) && batch > 0)
+        rc = read_wm(q, "offsets", batch - 1, "batchWatermarkMs", &late_ms, err);
+    if (rc != SILT_OK)
+        goto done;
+    if (q->agg != NULL)
+        stream_agg_set_watermark(q->agg, q->o.mode, q->wm_key, late_ms * 1000, batch_wm * 1000);
+    q->ev.seen = 0;
     t1 = time_monotonic_nanos();
-    rc = q->src->ops->bind(q->src, q->s, BATCH_SOURCE, 0, err);
+    rc = q->src->ops->bind(q->src, q->s, BATCH_SOURCE, nodata, err);
     if (rc == SILT_OK && q->agg != NULL) {
         /* the state after this batch is in the checkpoint before the sink runs */
         rc = stream_agg_batch(q->agg, &q->ckpt, batch, err);
@@ -820,15 +955,24 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
         rc = run_sink(q, batch, err);
     }
     sql_session_unbind_source(q->s, BATCH_SOURCE);
+    /* the next watermark: max event time seen - delay, never moving back (WatermarkTracker) */
+    next_wm = batch_wm;
+    if (q->wm.active && q->ev.seen && q->ev.max_us / 1000 - q->wm.delay_ms > next_wm)
+        next_wm = q->ev.max_us / 1000 - q->wm.delay_ms;
+    snprintf(commit, sizeof(commit), "v1\n{\"nextBatchWatermarkMs\":%lld}\n",
+             (long long)next_wm);
     if (rc == SILT_OK)
-        rc = stream_ckpt_write(&q->ckpt, "commits", batch, commit, sizeof(commit) - 1, 1, err);
+        rc = stream_ckpt_write(&q->ckpt, "commits", batch, commit, strlen(commit), 1, err);
     if (rc != SILT_OK) {
         err_context(err, "while running batch %lld of the stream", (long long)batch);
         goto done;
     }
     t2 = time_monotonic_nanos();
     q->ckpt.last_commit = batch;
-    q->src->ops->commit(q->src);
+    if (!nodata)
+        q->src->ops->commit(q->src);
+    q->wm_ms = next_wm;
+    q->need_nodata = evicts(q) && next_wm > batch_wm;
     *ran = 1;
     memset(&p, 0, sizeof(p));
     memcpy(p.id, q->ckpt.id, sizeof(p.id));

@@ -357,6 +357,7 @@ static silt_status dsrc_bind(stream_source *src, sql_session *s, const char *nam
         d->batch_snap.n_files = d->n_files;
         SILT_RETURN_IF_ERROR(delta_scan_open(&d->scan, d->store, &d->batch_snap, NULL, err));
     }
+    d->cnt.ev = d->base.evtime;
     return sql_session_bind_source(s, name, d->base.schema, stream_counted_next, &d->cnt, err);
 }
 

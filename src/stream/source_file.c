@@ -173,6 +173,7 @@ static silt_status file_bind(stream_source *src, sql_session *s, const char *nam
             return err_set(err, SILT_BIND, "the files of the batch read with another schema "
                            "than the stream's");
     }
+    f->cnt.ev = f->base.evtime;
     return sql_session_bind_source(s, name, f->base.schema, stream_counted_next, &f->cnt, err);
 }
 
@@ -244,6 +245,12 @@ static silt_status read_log(file_src *f, stream_ckpt *c, int64_t n, int keep, si
     size_t cap = 0;
     buf_init(&b, 0);
     rc = stream_ckpt_read(c, "sources/0", n, &b, err);
+    if (rc == SILT_NOTFOUND && !keep) {
+        /* a no-data batch (a watermark's eviction) took no files */
+        err_clear(err);
+        buf_clear(&b);
+        return SILT_OK;
+    }
     if (rc == SILT_OK && !util_str_starts_with(b.data, "v1\n"))
         rc = err_set(err, SILT_CORRUPT, "source log sources/0/%lld does not start with v1",
                      (long long)n);

@@ -247,6 +247,7 @@ static silt_status rate_bind(stream_source *src, sql_session *s, const char *nam
     r->cnt.fn = rate_next;
     r->cnt.payload = r;
     r->cnt.rows = 0;
+    r->cnt.ev = r->base.evtime;
     return sql_session_bind_source(s, name, r->base.schema, stream_counted_next, &r->cnt, err);
 }
 

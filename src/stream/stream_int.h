@@ -45,6 +45,45 @@ silt_status stream_ckpt_source_offset(stream_ckpt *c, int64_t n, arena *a, char 
 int stream_json_int(const char *json, const char *key, int64_t *out);
 int stream_json_str(const char *json, const char *key, arena *a, char **out);
 
+/* ---- window.c: event time (the WATERMARK clause) and time windows */
+
+/* The event time a batch's rows carried (EventTimeWatermarkExec's statistics). */
+typedef struct stream_evtime {
+    int col;          /* the source column, -1 when the query has no watermark */
+    int seen;         /* a non-null event time went by */
+    int64_t max_us;
+} stream_evtime;
+
+typedef struct stream_watermark {
+    int active;
+    int col;              /* the event-time column of the source */
+    const char *column;
+    int64_t delay_ms;     /* Spark's delayMs */
+} stream_watermark;
+
+typedef struct stream_window {
+    int64_t size_us, slide_us, start_us; /* size_us 0: the query has no window */
+    const char *ts_sql;   /* the time column as SQL */
+    const char *ts_name;  /* its last name part */
+    sql_expr **items;     /* the select-list nodes that show the window */
+    size_t n_items;
+    size_t group_idx;     /* the GROUP BY item holding the window's start */
+} stream_window;
+
+/* A duration ('10 minutes') in microseconds; what names it in errors. */
+silt_status stream_duration_micros(const char *text, const char *what, int64_t *out,
+                                   silt_error *err);
+/* The WATERMARK clause of ref over the source's schema (w->active 0 when none). */
+silt_status stream_watermark_open(stream_watermark *w, const sql_table_ref *ref,
+                                  const col_type *schema, silt_error *err);
+/*
+ * Rewrites window(...) in qr's GROUP BY and select list, and ref (the
+ * stream's reference, already the bound batch_name) into the subquery that
+ * adds each row's window start. w->size_us 0 when qr has no window.
+ */
+silt_status stream_window_rewrite(arena *a, sql_query *qr, sql_table_ref *ref,
+                                  const char *batch_name, stream_window *w, silt_error *err);
+
 /* ---- sources */
 
 typedef struct stream_source stream_source;
@@ -83,6 +122,8 @@ struct stream_source {
      * first plan, as Spark's AvailableNowDataStreamWrapper does.
      */
     int until_now;
+    /* the query's event-time statistics, NULL without a watermark (sources hand it to cnt) */
+    stream_evtime *evtime;
 };
 
 /*
@@ -110,6 +151,7 @@ typedef struct stream_counted {
     sql_batch_fn fn;
     void *payload;
     int64_t rows;
+    stream_evtime *ev;  /* NULL, or the event time to observe */
 } stream_counted;
 silt_status stream_counted_next(void *payload, arena *batch_arena, col_batch **out,
                                 silt_error *err);
@@ -125,7 +167,21 @@ typedef struct stream_agg stream_agg;
  */
 silt_status stream_agg_open(stream_agg **out, sql_session *s, arena *a, sql_query *qr,
                             stream_source *src, const char *batch_name, const char *text,
-                            size_t len, silt_error *err);
+                            size_t len, const stream_window *win, silt_error *err);
+/*
+ * The group key the watermark bounds: the window's start (end = start +
+ * size) or the event-time column itself; -1 when no GROUP BY item is either.
+ */
+int stream_agg_watermark_key(const stream_agg *g, const stream_watermark *wm,
+                             const stream_window *win);
+/*
+ * Event time for the next stream_agg_batch: mode append or update (complete
+ * keeps everything), groups whose window ended by late_us dropped from the
+ * batch's input, those ended by evict_us evicted (append: they are the
+ * output). key -1: no eviction.
+ */
+void stream_agg_set_watermark(stream_agg *g, stream_output_mode mode, int key, int64_t late_us,
+                              int64_t evict_us);
 void stream_agg_free(stream_agg *g);
 /* Loads the state after batch (state/batch of the checkpoint); batch -1: empty. */
 silt_status stream_agg_load(stream_agg *g, stream_ckpt *c, int64_t batch, silt_error *err);

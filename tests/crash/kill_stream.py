@@ -26,6 +26,11 @@ SILT, WORK = sys.argv[1], sys.argv[2]
 KILLS = int(sys.argv[3]) if len(sys.argv) > 3 else 30
 SEED = int(sys.argv[4]) if len(sys.argv) > 4 else 17
 AGGREGATE = len(sys.argv) > 5 and sys.argv[5] == "aggregate"
+# window: GROUP BY window(ts, '1 hour') with WATERMARK ts DELAY OF INTERVAL 10 MINUTES in
+# append mode (row id has event time 2024-01-01 + id seconds); the table ends with every
+# hour the final watermark closed, each once, with its exact count and sum
+WINDOW = len(sys.argv) > 5 and sys.argv[5] == "window"
+BASE = 1704067200
 N_FILES, ROWS = 100, 2000
 
 
@@ -46,11 +51,14 @@ def main():
     src, table = os.path.join(WORK, "in"), os.path.join(WORK, "t")
     os.makedirs(src)
     what = ("id % 7 AS k, count(*) AS n, sum(id) AS s, min(id) AS lo, max(id) AS hi, "
-            "avg(id) AS a" if AGGREGATE else "*")
+            "avg(id) AS a" if AGGREGATE else
+            "window(ts, '1 hour') AS w, count(*) AS n, sum(id) AS s" if WINDOW else "*")
     stmt = (f"CREATE OR REFRESH STREAMING TABLE delta.`{table}` AS SELECT {what} FROM STREAM "
             f"read_files('{src}', format => 'csv', header => true, "
-            f"schema => 'id BIGINT, payload STRING', maxFilesPerTrigger => 3)"
-            + (" GROUP BY id % 7" if AGGREGATE else ""))
+            f"schema => 'id BIGINT, payload STRING, ts TIMESTAMP', maxFilesPerTrigger => 3)"
+            + (" GROUP BY id % 7" if AGGREGATE else "")
+            + (" WATERMARK ts DELAY OF INTERVAL 10 MINUTES GROUP BY window(ts, '1 hour')"
+               if WINDOW else ""))
     # The table exists before the first kill (a kill inside CREATE is a plain Delta write).
     subprocess.run([SILT, "sql", stmt], check=True, capture_output=True)
     added, kills, runs, mid_batch, mtime = 0, 0, 0, 0, 1_000_000
@@ -60,9 +68,10 @@ def main():
                 break
             path = os.path.join(src, f"part-{added:03d}.csv")
             with open(path + ".tmp", "w") as f:
-                f.write("id,payload\n")
+                f.write("id,payload,ts\n")
                 for r in range(ROWS):
-                    f.write(f"{added * ROWS + r},p{r}\n")
+                    i = added * ROWS + r
+                    f.write(f"{i},p{r},{time.strftime('%Y-%m-%d %H:%M:%S', time.gmtime(BASE + i))}\n")
             os.utime(path + ".tmp", (mtime, mtime))
             os.rename(path + ".tmp", path)  # a file appears whole, as uploads do
             added += 1
@@ -97,6 +106,15 @@ def main():
         want = ";".join(
             f"{k},{len(g)},{sum(g)},{g[0]},{g[-1]},{sum(g) * 2 // len(g)}"
             for k in range(7) for g in [[i for i in ids if i % 7 == k]])
+    elif WINDOW:
+        rows = subprocess.run([SILT, "sql", "--format", "csv", "SELECT unix_seconds(w.start) - "
+                               f"{BASE}, n, s FROM delta.`{table}` ORDER BY 1"],
+                              capture_output=True, text=True, check=True).stdout.splitlines()[1:]
+        out = ";".join(rows)
+        last = N_FILES * ROWS - 1
+        hours = [h for h in range(last // 3600 + 1) if (h + 1) * 3600 <= last - 600]
+        want = ";".join(f"{h * 3600},3600,{sum(range(h * 3600, h * 3600 + 3600))}"
+                        for h in hours)
     else:
         out = subprocess.run([SILT, "sql", "--format", "csv", "SELECT count(*), count(DISTINCT "
                               f"id), min(id), max(id) FROM delta.`{table}`"],
@@ -114,7 +132,9 @@ def main():
             for line in open(os.path.join(log, name)):
                 if '"txn"' in line:
                     versions.append(json.loads(line)["txn"]["version"])
-    ok = ok and versions == sorted(set(versions)) and len(versions) == len(commits)
+    # a windowed batch that closes no window writes no commit
+    ok = ok and versions == sorted(set(versions)) and (
+        len(versions) <= len(commits) if WINDOW else len(versions) == len(commits))
     print(f"{runs} runs, {kills} killed ({mid_batch} between a batch's offsets and its commit "
           f"mark), {len(commits)} batches, rows {out[:200]} (want {want[:200]}), "
           f"{len(versions)} txn versions")

@@ -437,7 +437,8 @@ def aggregation_flow():
     q = f"FROM STREAM {s_sql} GROUP BY route"
     for mode, stmt, needle in [
             ("append", f"SELECT route, count(*) {q}",
-             "UNSUPPORTED_STREAMING_OPERATOR_WITHOUT_WATERMARK"),
+             "[STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION] Invalid streaming output mode: "
+             "append"),
             ("complete", f"SELECT route, count(DISTINCT id) {q}", "Distinct aggregations"),
             ("complete", f"SELECT route, count(*) {q} HAVING count(*) > 1", "HAVING"),
             ("complete", f"SELECT route, count(*) + 1 {q}", "expression over aggregates"),
@@ -453,6 +454,81 @@ def aggregation_flow():
           "does not support Update output mode" in run.stderr, run.stderr)
 
 
+WINDOW_FILES = [["2024-01-01 00:00:01,a", "2024-01-01 00:25:00,a"],
+                ["2024-01-01 00:05:00,a", "2024-01-01 00:12:00,b"],
+                ["2024-01-01 00:13:00,a", "2024-01-01 00:41:00,b", ",c"]]
+# What Spark 4 emits for these three files (maxFilesPerTrigger 1, availableNow), by batch
+WINDOW_SPARK = {
+    "append": [[], [("00:00", 2, "a")], [], [("00:10", 2, "b"), ("00:20", 1, "a")]],
+    "update": [[("00:00", 1, "a"), ("00:20", 1, "a")], [("00:00", 2, "a"), ("00:10", 1, "b")],
+               [("00:10", 2, "b"), ("00:40", 1, "b")], []],
+    "complete": [[("00:00", 1, "a"), ("00:20", 1, "a")],
+                 [("00:00", 2, "a"), ("00:10", 1, "b"), ("00:20", 1, "a")],
+                 [("00:00", 2, "a"), ("00:10", 2, "b"), ("00:20", 1, "a"), ("00:40", 1, "b")]],
+}
+
+
+def console_batches(text):
+    """The rows of each console batch: (window start HH:MM, n, mk)."""
+    out = []
+    for part in text.split("Batch: ")[1:]:
+        rows = []
+        for line in part.splitlines():
+            cells = [c.strip() for c in line.strip().strip("|").split("|")]
+            if len(cells) == 3 and cells[0].startswith("{2024"):
+                rows.append((cells[0][12:17], int(cells[1]), cells[2]))
+        out.append(sorted(rows))
+    return out
+
+
+def window_flow():
+    """GROUP BY window(...) with a WATERMARK in the three modes, as Spark emits it."""
+    src = os.path.join(WORK, "win_in")
+    os.makedirs(src)
+    for idx, rows in enumerate(WINDOW_FILES[:2]):
+        path = os.path.join(src, "f%d.csv" % idx)
+        with open(path, "w") as f:
+            f.write("\n".join(rows) + "\n")
+        os.utime(path, (1000 + idx, 1000 + idx))
+    stmt = ("SELECT window(ts, '10 minutes') AS w, count(*) AS n, max(k) AS mk FROM STREAM "
+            f"read_files('{src}', format => 'csv', schema => 'ts TIMESTAMP, k STRING', "
+            "maxFilesPerTrigger => 1) WATERMARK ts DELAY OF INTERVAL 10 MINUTES "
+            "GROUP BY window(ts, '10 minutes')")
+    first = {}
+    for mode in WINDOW_SPARK:
+        run = silt("stream", "--trigger", "availableNow", "--output-mode", mode, "--checkpoint",
+                   os.path.join(WORK, "win_" + mode), stmt)
+        first[mode] = console_batches(run.stdout)
+    path = os.path.join(src, "f2.csv")
+    with open(path, "w") as f:
+        f.write("\n".join(WINDOW_FILES[2]) + "\n")
+    os.utime(path, (1002, 1002))
+    for mode, want in WINDOW_SPARK.items():
+        # a restart: the state and the watermark come back from the checkpoint
+        run = silt("stream", "--trigger", "availableNow", "--output-mode", mode, "--checkpoint",
+                   os.path.join(WORK, "win_" + mode), stmt)
+        got = first[mode] + console_batches(run.stdout)
+        check(f"window: {mode} mode over a restart emits Spark's rows batch by batch",
+              got == [sorted(b) for b in want], "%r\n%s" % (got, run.stderr))
+    with open(os.path.join(WORK, "win_append", "offsets", "3")) as f:
+        check("window: offsets/3 of the eviction batch carries the watermark",
+              '"batchWatermarkMs":1704069060000' in f.read())
+    run = silt("stream", "--trigger", "once", stmt.replace("GROUP BY window(ts, '10 minutes')",
+               "GROUP BY window(ts, '10 minutes')").replace("WATERMARK ts DELAY OF INTERVAL 10 "
+               "MINUTES ", ""), ok=False)
+    check("window: the default (append) without a watermark is refused as Spark refuses it",
+          run.returncode == 1 and "STREAMING_OUTPUT_MODE.UNSUPPORTED_OPERATION" in run.stderr,
+          run.stderr)
+    run = silt("stream", "--trigger", "once", stmt.replace("window(ts, '10 minutes') AS w",
+               "window(ts, '5 minutes') AS w"), ok=False)
+    check("window: two different windows are refused", run.returncode == 1 and
+          "Multiple time/session window" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", stmt.replace("'10 minutes'", "'10 months'"),
+               ok=False)
+    check("window: a window in months is refused", run.returncode == 1 and "months" in
+          run.stderr, run.stderr)
+
+
 def main():
     if os.path.exists(WORK):
         shutil.rmtree(WORK)
@@ -464,6 +540,7 @@ def main():
     delta_source_flow()
     rate_source_flow()
     aggregation_flow()
+    window_flow()
     print(f"{PASSED} passed, {FAILED} failed")
     sys.exit(1 if FAILED else 0)
 
