@@ -47,6 +47,13 @@ int expr_cast_allowed(const col_type *from, const col_type *to)
         return 1;
     if (col_type_is_nested(f) && t == COL_STRING)
         return 1; /* Spark's "[1, 2]", "{a -> 1}", "{1, x}" */
+    if (col_type_is_nested(f) && f == t && from->n_fields == to->n_fields) {
+        size_t idx;
+        for (idx = 0; idx < from->n_fields; idx++)
+            if (!expr_cast_allowed(from->fields[idx].type, to->fields[idx].type))
+                return 0;
+        return 1; /* part by part, as Spark's Cast.canCast */
+    }
     if (col_type_is_nested(f) || col_type_is_nested(t) || t == COL_NULL)
         return 0;
     if (t == COL_STRING)
@@ -636,6 +643,37 @@ static int cast_fast(const col_vec *src, col_vec *o, const int32_t *sel, int64_t
     return 0;
 }
 
+/*
+ * An array, map or struct cast to another of its kind: the same rows and
+ * offsets over children cast to the target's parts (every element of an
+ * array or map, the live rows of a struct's fields).
+ */
+static silt_status cast_nested(const expr *e, engine_ctx *ctx, const col_vec *src,
+                               const int32_t *sel, int64_t n_sel, arena *a, col_vec **out,
+                               silt_error *err)
+{
+    col_vec *o = arena_alloc(a, sizeof(*o));
+    col_vec **kids = arena_calloc(a, src->n_children + 1, sizeof(col_vec *));
+    size_t idx;
+    if (o == NULL || kids == NULL)
+        return err_nomem(err);
+    *o = *src;
+    o->type = e->type;
+    o->children = kids;
+    for (idx = 0; idx < src->n_children; idx++) {
+        expr part = *e;
+        const col_vec *child = src->children[idx];
+        part.type = e->type->fields[idx].type;
+        if (src->type->id == COL_STRUCT)
+            SILT_RETURN_IF_ERROR(expr_eval_cast(&part, ctx, child, sel, n_sel, a, &kids[idx], err));
+        else
+            SILT_RETURN_IF_ERROR(expr_eval_cast(&part, ctx, child, NULL, child->length, a,
+                                                &kids[idx], err));
+    }
+    *out = o;
+    return SILT_OK;
+}
+
 silt_status expr_eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, const int32_t *sel,
                       int64_t n_sel, arena *a, col_vec **out, silt_error *err)
 {
@@ -648,6 +686,8 @@ silt_status expr_eval_cast(const expr *e, engine_ctx *ctx, const col_vec *src, c
         *out = (col_vec *)src;
         return SILT_OK;
     }
+    if (col_type_is_nested(t) && src->type->id == t)
+        return cast_nested(e, ctx, src, sel, n_sel, a, out, err);
     SILT_RETURN_IF_ERROR(vec_new(&o, a, e->type, n_rows, err));
     if (src->type->id == COL_NULL) {
         memset(o->validity, 0, (size_t)(n_rows + 7) / 8);

@@ -612,6 +612,7 @@ const expr_func_def *expr_func_lookup_more(const char *name)
         {engine_codec_funcs, &engine_n_codec_funcs},
         {engine_text_funcs, &engine_n_text_funcs},
         {engine_cond_funcs, &engine_n_cond_funcs},
+        {engine_array_funcs, &engine_n_array_funcs},
     };
     size_t t, idx;
     for (t = 0; t < sizeof(tables) / sizeof(tables[0]); t++)

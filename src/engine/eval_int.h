@@ -37,6 +37,8 @@ extern const expr_func_def engine_text_funcs[];
 extern const size_t engine_n_text_funcs;
 extern const expr_func_def engine_cond_funcs[];
 extern const size_t engine_n_cond_funcs;
+extern const expr_func_def engine_array_funcs[];
+extern const size_t engine_n_array_funcs;
 /* The codec, text and cond tables by name (eval_cond.c); NULL if none has it. */
 const expr_func_def *expr_func_lookup_more(const char *name);
 

@@ -247,6 +247,36 @@ static const col_type *wider_decimal(arena *a, const col_type *x, const col_type
     return col_type_decimal(a, precision, scale);
 }
 
+/*
+ * The common type of two arrays, two maps or two structs (of as many fields
+ * with the same names): that of their parts, as Spark's findWiderCommonType
+ * goes into complex types; the values are then cast part by part (eval_cast.c).
+ */
+static const col_type *nested_common_type(arena *a, const col_type *x, const col_type *y)
+{
+    col_field *fields;
+    size_t idx;
+    if (x->n_fields != y->n_fields)
+        return NULL;
+    fields = arena_calloc(a, x->n_fields + 1, sizeof(col_field));
+    if (fields == NULL)
+        return NULL;
+    for (idx = 0; idx < x->n_fields; idx++) {
+        if (x->id == COL_STRUCT && util_str_casecmp(x->fields[idx].name, y->fields[idx].name) != 0)
+            return NULL;
+        fields[idx] = x->fields[idx];
+        fields[idx].type = expr_common_type(a, x->fields[idx].type, y->fields[idx].type);
+        if (fields[idx].type == NULL)
+            return NULL;
+        fields[idx].nullable = x->fields[idx].nullable || y->fields[idx].nullable;
+    }
+    if (x->id == COL_ARRAY)
+        return col_type_array(a, fields[0].type, fields[0].nullable);
+    if (x->id == COL_MAP)
+        return col_type_map(a, fields[0].type, fields[1].type, fields[1].nullable);
+    return col_type_struct(a, x->n_fields, fields);
+}
+
 const col_type *expr_common_type(arena *a, const col_type *x, const col_type *y)
 {
     if (x->id == COL_NULL)
@@ -274,6 +304,8 @@ const col_type *expr_common_type(arena *a, const col_type *x, const col_type *y)
         return y;
     if (y->id == COL_STRING && !col_type_is_nested(x->id))
         return x;
+    if (x->id == y->id && col_type_is_nested(x->id))
+        return nested_common_type(a, x, y);
     return NULL;
 }
 

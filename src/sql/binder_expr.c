@@ -441,8 +441,11 @@ static silt_status bind_field(binder *b, expr *base, const sql_ident *field, exp
 /*
  * arr[i] (0-based), element_at(arr, i) (1-based, negative from the end) and
  * map[k] / element_at(map, k). Out-of-range array indexes are
- * [INVALID_ARRAY_INDEX] in ANSI mode and NULL otherwise, as in Spark; a
- * missing map key is NULL. e->lit.i: 0 for [], 1 for element_at.
+ * [INVALID_ARRAY_INDEX] ([INVALID_ARRAY_INDEX_IN_ELEMENT_AT] for
+ * element_at) in ANSI mode and NULL otherwise, as in Spark; a missing map
+ * key is NULL. e->lit.i: 0 for [], 1 for element_at, 2 for try_element_at
+ * (1-based, NULL out of range, index 0 still refused), 3 for get
+ * (0-based, NULL out of range).
  */
 static silt_status subscript_eval(const expr *e, engine_ctx *ctx, col_vec **args,
                                   const int32_t *sel, int64_t n_sel, int64_t n_rows, arena *a,
@@ -469,7 +472,7 @@ static silt_status subscript_eval(const expr *e, engine_ctx *ctx, col_vec **args
         }
         {
             int64_t i = vec_get_int(args[1], row);
-            if (e->lit.i == 1) {
+            if (e->lit.i == 1 || e->lit.i == 2) {
                 if (i == 0)
                     return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_INDEX_OF_ZERO",
                                       "the index 0 is invalid: element_at counts from 1");
@@ -477,8 +480,9 @@ static silt_status subscript_eval(const expr *e, engine_ctx *ctx, col_vec **args
             }
             if (i >= 0 && i < len)
                 idx[row] = start + i;
-            else if (ctx->ansi)
-                return expr_eval_error(e, err, SILT_RUNTIME, "INVALID_ARRAY_INDEX",
+            else if (ctx->ansi && e->lit.i < 2)
+                return expr_eval_error(e, err, SILT_RUNTIME, e->lit.i == 1
+                                  ? "INVALID_ARRAY_INDEX_IN_ELEMENT_AT" : "INVALID_ARRAY_INDEX",
                                   "the index %lld is out of bounds: the array has %lld elements",
                                   (long long)vec_get_int(args[1], row), (long long)len);
         }
@@ -1826,6 +1830,15 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
     }
     if (util_str_casecmp(name, "element_at") == 0 && n == 2)
         return bind_subscript(b, args[0], args[1], 1, ast->pos, out, err);
+    if (util_str_casecmp(name, "try_element_at") == 0 && n == 2)
+        return bind_subscript(b, args[0], args[1], 2, ast->pos, out, err);
+    if (util_str_casecmp(name, "get") == 0 && n == 2) {
+        if (args[0]->type->id != COL_ARRAY)
+            return sql_bind_error(b, err, ast->pos, SILT_BIND, "[DATATYPE_MISMATCH.UNEXPECTED_"
+                                  "INPUT_TYPE] \"get\" needs an array, not \"%s\"",
+                                  col_type_id_name(args[0]->type->id));
+        return bind_subscript(b, args[0], args[1], 3, ast->pos, out, err);
+    }
     if ((util_str_casecmp(name, "isnull") == 0 || util_str_casecmp(name, "isnotnull") == 0) && n == 1)
         return expr_is_null(out, b->a, args[0], util_str_casecmp(name, "isnotnull") == 0, err);
     if (util_str_casecmp(name, "nvl2") == 0 && n == 3) {

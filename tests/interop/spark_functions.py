@@ -1,15 +1,16 @@
 #!/usr/bin/env python3
 """Spark SQL built-in functions: silt against the Spark peer.
 
-    spark_functions.py SILT_BIN
+    spark_functions.py SILT_BIN [GROUP...]
 
-Every function silt added in session 10 (docs/functions.md) is called on
+Every function silt added in sessions 10 and 12 (docs/functions.md) is called on
 ordinary, NULL and edge inputs; each group of expressions is one query,
 run by both engines and compared value by value as text
 (CAST(... AS STRING); binaries through hex()), NULL told apart from ''.
 The inputs Spark refuses (an analysis error or a runtime error) must be
 refused by silt with the same error class, each in ANSI mode and with
-spark.sql.ansi.enabled = false where the function looks at it.
+spark.sql.ansi.enabled = false where the function looks at it. Naming
+groups runs only those (and every error case), for work on one family.
 
 Runs under <repo>/.peers/venv/bin/python (re-executing itself there).
 Without the venv it exits 77 (skip), or 1 when CI=true.
@@ -216,6 +217,86 @@ GROUPS = {
         "typeof(luhn_check('1'))", "typeof(btrim(X'01'))", "typeof(equal_null(1, 2))",
         "typeof(int('1'))", "typeof(like('a', 'b'))",
     ],
+    # Session 12: constructors of complex values and the array and map functions.
+    "constructors": [
+        "array(1, 2, NULL)", "array()", "array(1, 2L)", "array(1, 2.5)", "array('a', NULL)",
+        "array(NULL)", "array(array(1), array(2L, 3))", "typeof(array(1, 2L))", "typeof(array())",
+        "typeof(array(NULL))", "typeof(array(1, 2.5))", "typeof(array(1.5, 2.25))",
+        "array(DATE'2020-01-01', TIMESTAMP'2020-01-02 03:04:05')",
+        "map('a', 1, 'b', 2)", "map()", "map(1, NULL)", "map(1, 'x', 2L, 'y')", "typeof(map())",
+        "typeof(map(1, 'x', 2L, 'y'))", "map('a', array(1))", "map(array(1), 'x')",
+        "named_struct('x', 1, 'y', 'z')", "named_struct('a', NULL)", "typeof(named_struct('x', 1, 'y', 'z'))",
+        "named_struct('a', named_struct('b', 2))", "struct(1, 'x')",
+        "str_to_map('a:1,b:2,c')", "str_to_map('a=1;b=2', ';', '=')", "str_to_map('')",
+        "str_to_map('a')", "str_to_map('a:1:2')", "str_to_map(NULL)", "str_to_map('a:1,', ',', ':')",
+        "str_to_map('k1=v1||k2=v2', '[|][|]', '=')", "str_to_map('a:b', NULL)",
+        "typeof(str_to_map('a:1'))",
+        "sequence(1, 5)", "sequence(5, 1)", "sequence(1, 10, 3)", "sequence(10, 1, -3)",
+        "sequence(1, 1)", "sequence(1, 1, 0)", "sequence(-2, 2)", "sequence(1L, 3)",
+        "typeof(sequence(1L, 3))", "typeof(sequence(CAST(1 AS TINYINT), CAST(3 AS TINYINT)))",
+        "sequence(DATE'2020-01-30', DATE'2020-02-02')", "sequence(DATE'2020-02-02', DATE'2020-01-31')",
+        "sequence(NULL, 3)", "sequence(1, NULL)", "sequence(1, 3, NULL)",
+    ],
+    "arrays": [
+        "array_contains(array(1, 2), 2)", "array_contains(array(1, NULL), 3)",
+        "array_contains(array(1, NULL), 1)", "array_contains(CAST(NULL AS ARRAY<INT>), 1)", "array_contains(array(1, 2), 2L)",
+        "array_contains(array(1.5D, CAST('NaN' AS DOUBLE)), CAST('NaN' AS DOUBLE))",
+        "array_contains(array('a', 'b'), 'b')", "array_contains(array(), 1)",
+        "array_position(array(3, 2, 1), 1)", "array_position(array(3, 2, 1), 4)",
+        "array_position(array(3, NULL, 1), NULL)", "array_position(array(1, 1), 1)",
+        "typeof(array_position(array(1), 1))",
+        "array_distinct(array(1, 1, NULL, NULL, 2))", "array_distinct(array())",
+        "array_distinct(array(0.0D, -0.0D, CAST('NaN' AS DOUBLE), CAST('NaN' AS DOUBLE)))",
+        "array_union(array(1, 2), array(2, 3))", "array_union(array(1, NULL), array(NULL, 2))",
+        "array_union(array(1), array(2L))", "array_union(array(1, 1), array())",
+        "array_intersect(array(1, 2, 2, 3), array(2, 3, 3))", "array_intersect(array(1, NULL), array(NULL))",
+        "array_intersect(array(1), array())", "array_except(array(1, 2, 3, 2), array(2))",
+        "array_except(array(1, NULL, NULL), array(3))", "array_except(array(1, NULL), array(NULL))",
+        "arrays_overlap(array(1, 2), array(2))", "arrays_overlap(array(1, 2), array(3))",
+        "arrays_overlap(array(1, NULL), array(3))", "arrays_overlap(array(), array(NULL))",
+        "arrays_overlap(array(1, NULL), array(1))", "arrays_overlap(array(NULL), array(NULL))",
+        "array_append(array(1), 2)", "array_append(array(1), NULL)", "array_append(CAST(NULL AS ARRAY<INT>), 1)",
+        "array_append(array(1), 2L)", "array_prepend(array(1), 0)", "array_prepend(array('b'), NULL)",
+        "array_insert(array(1, 2, 3), 2, 9)", "array_insert(array(1, 2, 3), 4, 9)",
+        "array_insert(array(1, 2, 3), 6, 9)", "array_insert(array(1, 2, 3), -1, 9)",
+        "array_insert(array(1, 2, 3), -3, 9)", "array_insert(array(1, 2, 3), -4, 9)",
+        "array_insert(array(1, 2, 3), -6, 9)", "array_insert(array(1), CAST(NULL AS INT), 9)",
+        "array_insert(array(1), 1, NULL)", "array_insert(CAST(NULL AS ARRAY<INT>), 1, 2)",
+        "slice(array(1, 2, 3, 4), 2, 2)", "slice(array(1, 2, 3, 4), -2, 5)", "slice(array(1, 2, 3, 4), 5, 1)",
+        "slice(array(1, 2, 3, 4), -5, 2)", "slice(array(1, 2), 1, 0)", "slice(array(1, 2), NULL, 1)",
+        "flatten(array(array(1), array(2, 3)))", "flatten(array(array(1), NULL))", "flatten(array(array()))",
+        "flatten(array(array(), array(NULL)))",
+        "array_max(array(1, 3, NULL))", "array_min(array(1, 3, NULL))", "array_max(array())",
+        "array_max(array(NULL))", "array_max(array('b', 'a'))", "array_min(array(DATE'2020-01-02', DATE'2020-01-01'))",
+        "array_max(array(1.0D, CAST('NaN' AS DOUBLE)))", "array_min(array(1.0D, CAST('NaN' AS DOUBLE)))",
+        "array_join(array('a', NULL, 'b'), ',')", "array_join(array('a', NULL, 'b'), ',', '?')",
+        "array_join(array(), ',')", "array_join(array('a'), NULL)", "array_join(array(NULL, NULL), '-')",
+        "array_repeat('x', 3)", "array_repeat('x', 0)", "array_repeat('x', -1)", "array_repeat(NULL, 2)",
+        "array_repeat(1, NULL)", "typeof(array_repeat(1L, 2))",
+        "array_compact(array(1, NULL, 2, NULL))", "array_compact(array(NULL))",
+        "array_remove(array(1, 2, 1, NULL), 1)", "array_remove(array(1, 2), NULL)",
+        "array_remove(array(1), 1L)", "array_remove(array(1L), 1)", "array_contains(array(1.5), 1)",
+        "array_remove(array(1), 1.5D)", "array_remove(array(DATE'2020-01-01'), TIMESTAMP'2020-01-01 00:00:00')",
+        "element_at(array(1, 2, 3), 1)", "element_at(array(1, 2, 3), -1)",
+        "element_at(map('a', 1), 'a')", "element_at(map('a', 1), 'b')",
+        "try_element_at(array(1, 2), 5)", "try_element_at(array(1, 2), -1)",
+        "try_element_at(map(1, 'x'), 2)", "get(array(1, 2), 0)", "get(array(1, 2), 2)",
+        "get(array(1, 2), -1)", "get(array(1, 2), NULL)",
+    ],
+    "maps": [
+        "map_keys(map('a', 1, 'b', 2))", "map_values(map('a', 1, 'b', NULL))",
+        "map_entries(map('a', 1))", "map_keys(map())", "typeof(map_entries(map('a', 1)))",
+        "map_contains_key(map('a', 1), 'a')", "map_contains_key(map('a', 1), 'b')",
+        "map_contains_key(map(1L, 'x'), 1)",
+        "map_from_arrays(array(1, 2), array('x', 'y'))", "map_from_arrays(array(), array())",
+        "map_from_arrays(array(1), array(NULL))", "map_from_arrays(array(1), NULL)",
+        "map_from_entries(array(struct(1, 'a'), struct(2, 'b')))",
+        "map_from_entries(array(named_struct('k', 1, 'v', 'a')))",
+        "map_from_entries(array(struct(1, 'a'), NULL))",
+        "map_concat(map(1, 'a'), map(2, 'b'))", "map_concat()",
+        "map_concat(map(1, 'a'), map(2L, 'b'))", "typeof(map_concat(map(1, 'a'), map(2L, 'b')))",
+        "size(map('a', 1, 'b', 2))", "cardinality(array(1, 2))",
+    ],
 }
 
 # Refused by Spark: the error class both must give ("" = an error without a class).
@@ -255,6 +336,47 @@ ERRORS = [
     ("hex(unbase64('U'))", ""),
     ("hex(unbase64('U3BhcmsgU1FM====='))", ""),
     ("hex(unbase64('U3Bh=Bh'))", ""),
+    ("map(1)", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("map(1, 'a', 1, 'b')", "DUPLICATED_MAP_KEY"),
+    ("map(NULL, 'a')", "NULL_MAP_KEY"),
+    ("map(CAST(NULL AS INT), 'a')", "NULL_MAP_KEY"),
+    ("named_struct('a')", "WRONG_NUM_ARGS.WITHOUT_SUGGESTION"),
+    ("named_struct(1, 2)", "DATATYPE_MISMATCH.CREATE_NAMED_STRUCT_WITHOUT_FOLDABLE_STRING"),
+    ("str_to_map('a:1,a:2')", "DUPLICATED_MAP_KEY"),
+    ("sequence(1, 5, -1)", ""),
+    ("sequence(5, 1, 1)", ""),
+    ("sequence(1, 5, 0)", ""),
+    ("sequence('a', 'b')", "DATATYPE_MISMATCH.SEQUENCE_WRONG_INPUT_TYPES"),
+    ("array_contains(1, 1)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+    ("array_insert(array(1), 0, 2)", "INVALID_INDEX_OF_ZERO"),
+    ("slice(array(1), 0, 1)", "INVALID_PARAMETER_VALUE.START"),
+    ("slice(array(1), 1, -1)", "INVALID_PARAMETER_VALUE.LENGTH"),
+    ("flatten(array(1))", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+    ("element_at(array(1), 0)", "INVALID_INDEX_OF_ZERO"),
+    ("element_at(array(1), 3)", "INVALID_ARRAY_INDEX_IN_ELEMENT_AT"),
+    ("try_element_at(array(1), 0)", "INVALID_INDEX_OF_ZERO"),
+    ("map_from_arrays(array(1, 2), array('x'))", ""),
+    ("array_contains(array(1), 'a')", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+    ("array_remove(array('a'), 1)", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+    ("get(1, 0)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+    ("map_from_arrays(array(1, 1), array('x', 'y'))", "DUPLICATED_MAP_KEY"),
+    ("map_from_arrays(array(1, NULL), array('x', 'y'))", "NULL_MAP_KEY"),
+    ("map_concat(map(1, 'a'), map(1, 'b'))", "DUPLICATED_MAP_KEY"),
+    ("map_contains_key(map(1, 'x'), 'a')", "DATATYPE_MISMATCH.MAP_FUNCTION_DIFF_TYPES"),
+    ("map_keys(array(1))", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+    ("array_contains(array(1, 2), NULL)", "DATATYPE_MISMATCH.NULL_TYPE"),
+    ("map_contains_key(map(1, 'x'), NULL)", "DATATYPE_MISMATCH.NULL_TYPE"),
+    ("array_union(array(1, 2), array(2.5))", "DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES"),
+    ("array_union(array(1), NULL)", "DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES"),
+    ("arrays_overlap(array(1), array(1.5))", "DATATYPE_MISMATCH.BINARY_ARRAY_DIFF_TYPES"),
+    ("array_remove(array(1.0, 2.0), 1)", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+    ("array_remove(array(1.5), 1.25)", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+    ("array_position(array(1), 1.5)", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+    ("array_append(array(1.5), 1)", "DATATYPE_MISMATCH.ARRAY_FUNCTION_DIFF_TYPES"),
+    ("array_insert(array(1), NULL, 9)", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+    ("flatten(array())", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+    ("map_from_entries(array())", "DATATYPE_MISMATCH.UNEXPECTED_INPUT_TYPE"),
+    ("map_concat(map(1, 'a'), NULL)", "DATATYPE_MISMATCH.MAP_CONCAT_DIFF_TYPES"),
 ]
 # With spark.sql.ansi.enabled = false: values (compared) and errors that stay errors.
 # (nvl2(1, 'x', 2) and zeroifnull('a') are left out: Spark's non-ANSI coercion of a STRING
@@ -325,7 +447,10 @@ def main():
     spark = spark_session()
     ansi = ["SET spark.sql.ansi.enabled = true"]
     n = 0
+    only = sys.argv[2:]  # group names: run those and their errors only (while working on one)
     for name, exprs in GROUPS.items():
+        if only and name not in only:
+            continue
         compare_values(spark, name, exprs, ansi)
         n += len(exprs)
     compare_errors(spark, ERRORS, ansi)
