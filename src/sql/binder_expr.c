@@ -1738,47 +1738,6 @@ static int is_window_only(const char *name)
     return 0;
 }
 
-/*
- * named_struct('a', x, 'b', y): Spark's CreateNamedStruct, the engine's
- * struct of the values with the names given (string literals).
- */
-static silt_status bind_named_struct(binder *b, const sql_expr *ast, expr **args, size_t n,
-                                     expr **out, silt_error *err)
-{
-    expr **vals;
-    col_field *fields;
-    const col_type *t;
-    size_t idx;
-    if (n == 0 || n % 2 != 0)
-        return sql_bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] "
-                              "The `named_struct` requires an even number of arguments > 0, "
-                              "but it got %zu", n);
-    vals = arena_calloc(b->a, n / 2, sizeof(*vals));
-    fields = arena_calloc(b->a, n / 2, sizeof(*fields));
-    if (vals == NULL || fields == NULL)
-        return err_nomem(err);
-    for (idx = 0; idx < n / 2; idx++) {
-        const sql_expr *key = ast->u.func.args.items[idx * 2];
-        if (key->kind != SQL_EXPR_LITERAL || key->u.lit.kind != SQL_LIT_STRING)
-            return sql_bind_error(b, err, key->pos, SILT_BIND, "[DATATYPE_MISMATCH."
-                                  "CREATE_NAMED_STRUCT_WITHOUT_FOLDABLE_STRING] Only foldable "
-                                  "STRING expressions are allowed to appear at odd position");
-        vals[idx] = args[idx * 2 + 1];
-        fields[idx].name = arena_strndup(b->a, key->u.lit.str, key->u.lit.str_len);
-        if (fields[idx].name == NULL)
-            return err_nomem(err);
-    }
-    SILT_RETURN_IF_ERROR(expr_func(out, b->a, "struct", vals, n / 2, err));
-    t = (*out)->type;
-    for (idx = 0; idx < n / 2; idx++) {
-        fields[idx].type = t->fields[idx].type;
-        fields[idx].nullable = 1;
-        fields[idx].field_id = -1;
-    }
-    (*out)->type = col_type_struct(b->a, n / 2, fields);
-    return (*out)->type == NULL ? err_nomem(err) : SILT_OK;
-}
-
 static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                              silt_error *err)
 {
@@ -1807,8 +1766,6 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
     /* TRIM(LEADING|TRAILING chars FROM s) is ltrim / rtrim (the parser keeps the side). */
     if (ast->u.func.trim == 2 || ast->u.func.trim == 3)
         name = ast->u.func.trim == 2 ? "ltrim" : "rtrim";
-    if (ast->u.func.name.n_parts == 1 && util_str_casecmp(name, "named_struct") == 0)
-        return bind_named_struct(b, ast, args, n, out, err);
     if (util_str_casecmp(name, "if") == 0 || util_str_casecmp(name, "iff") == 0) {
         if (n != 3)
             return sql_bind_error(b, err, ast->pos, SILT_BIND,
