@@ -50,6 +50,8 @@ static silt_status files_rows(binder *b, const exec_target *t, exec_out *out, si
                                                                : "null");
         if (rc == SILT_OK)
             rc = buf_append_char(&pv, '}', err);
+        /* before numRecords is deleted from stats (n points into it) */
+        cells[5 * idx + 3] = cJSON_IsNumber(n) ? arena_sprintf(b->a, "%.0f", n->valuedouble) : "";
         if (stats != NULL) {
             cJSON_DeleteItemFromObjectCaseSensitive(stats, "numRecords");
             rest = cJSON_PrintUnformatted(stats);
@@ -57,7 +59,6 @@ static silt_status files_rows(binder *b, const exec_target *t, exec_out *out, si
         cells[5 * idx] = f->path;
         cells[5 * idx + 1] = rc == SILT_OK ? arena_strdup(b->a, buf_cstr(&pv)) : NULL;
         cells[5 * idx + 2] = arena_sprintf(b->a, "%lld", (long long)f->size);
-        cells[5 * idx + 3] = cJSON_IsNumber(n) ? arena_sprintf(b->a, "%.0f", n->valuedouble) : "";
         cells[5 * idx + 4] = arena_strdup(b->a, rest ? rest : "");
         cJSON_free(rest);
         cJSON_Delete(stats);
