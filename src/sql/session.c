@@ -12,6 +12,7 @@
  * statements that write tables or the catalog go to exec_*.c (run_exec).
  * Anything else is SILT_UNSUPPORTED naming the statement.
  */
+#include <regex.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -569,6 +570,71 @@ static void apply_memory_limit(sql_session *s, const char *key, const char *valu
         mem_budget_reset_limit(s->budget);
 }
 
+/*
+ * Redaction of SET's output, as Spark's SQLConf.redactOptions: a value is
+ * shown as REDACTED when its key or the value itself matches the session's
+ * spark.sql.redaction.options.regex or Spark's spark.redaction.regex (a
+ * core setting that SET cannot change, as in Spark). Spark writes them as
+ * Java regexes; silt reads them as POSIX extended ones with Java's leading
+ * "(?i)" flag, and SET refuses a pattern that does not compile.
+ */
+#define REDACTED "*********(redacted)"
+#define REDACTION_OPTIONS_KEY "spark.sql.redaction.options.regex"
+#define REDACTION_SECRETS_KEY "spark.redaction.regex"
+#define REDACTION_OPTIONS_DEFAULT "(?i)url"
+#define REDACTION_SECRETS_DEFAULT "(?i)secret|password|token|access[.]?key"
+
+static int redaction_compile(const char *pattern, regex_t *re)
+{
+    int flags = REG_EXTENDED | REG_NOSUB;
+    if (strncmp(pattern, "(?i)", 4) == 0) {
+        flags |= REG_ICASE;
+        pattern += 4;
+    }
+    return regcomp(re, pattern, flags) == 0;
+}
+
+static silt_status check_redaction_setting(const char *key, const char *value, silt_error *err)
+{
+    regex_t re;
+    if (strcmp(key, REDACTION_SECRETS_KEY) == 0)
+        return err_set(err, SILT_INVALID, "[CANNOT_MODIFY_CONFIG] Cannot modify the value of the "
+                       "Spark config: \"%s\".", key);
+    if (strcmp(key, REDACTION_OPTIONS_KEY) != 0)
+        return SILT_OK;
+    if (!redaction_compile(value, &re))
+        return err_set(err, SILT_INVALID, "[INVALID_CONF_VALUE.DEFAULT] the value '%s' of the "
+                       "config \"%s\" is invalid: it must be a regular expression (silt reads it "
+                       "as a POSIX extended one, with Java's leading (?i))", value, key);
+    regfree(&re);
+    return SILT_OK;
+}
+
+/* Whether SET shows value of key as REDACTED. */
+static int redacts(sql_session *s, const char *key, const char *value)
+{
+    const char *options = sql_session_get(s, REDACTION_OPTIONS_KEY);
+    const char *patterns[2] = {options != NULL ? options : REDACTION_OPTIONS_DEFAULT,
+                               REDACTION_SECRETS_DEFAULT};
+    for (size_t idx = 0; idx < 2; idx++) {
+        regex_t re;
+        int hit;
+        if (!redaction_compile(patterns[idx], &re))
+            return 1; /* SET checked it: only on no memory */
+        hit = regexec(&re, key, 0, NULL, 0) == 0 ||
+              (value != NULL && regexec(&re, value, 0, NULL, 0) == 0);
+        regfree(&re);
+        if (hit)
+            return 1;
+    }
+    return 0;
+}
+
+static const char *shown_redacted(sql_session *s, const char *key, const char *value)
+{
+    return value != NULL && redacts(s, key, value) ? REDACTED : value;
+}
+
 static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_error *err)
 {
     static const char *const names[] = {"key", "value", "meaning"};
@@ -592,7 +658,7 @@ static silt_status show_settings_verbose(sql_session *s, sql_result *res, silt_e
         if (sql_settings_canonical_key(it->key) != it->key)
             continue; /* listed above */
         cells[idx++] = it->key;
-        cells[idx++] = it->value;
+        cells[idx++] = shown_redacted(s, it->key, it->value);
         cells[idx++] = sql_settings_meaning(it->key) ? sql_settings_meaning(it->key) : "";
     }
     for (known = 0; known < idx; known++)
@@ -661,8 +727,10 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         return show_settings_verbose(s, res, err);
     if (key != NULL && value != NULL && is_store_key(key))
         return set_store_key(s, res, key, value, err);
-    if (key != NULL && value != NULL)
+    if (key != NULL && value != NULL) {
+        SILT_RETURN_IF_ERROR(check_redaction_setting(key, value, err));
         SILT_RETURN_IF_ERROR(sql_settings_normalize(key, value, res->arena, &key, &value, err));
+    }
     else if (key != NULL)
         key = sql_settings_canonical_key(key);
     if (stmt->kind == SQL_STMT_RESET) {
@@ -700,6 +768,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
         const char *shown = sql_settings_effective(key, shown_value(s, key, res->arena), res->arena);
         if (shown != NULL)
             cells[1] = shown;
+        cells[1] = shown_redacted(s, key, cells[1]);
         return string_result(res, names, 2, cells, 1, err);
     }
     {
@@ -713,7 +782,7 @@ static silt_status run_set(sql_session *s, sql_result *res, const sql_stmt *stmt
             return err_nomem(err);
         for (it = s->settings; it != NULL; it = it->next) {
             cells[idx++] = it->key;
-            cells[idx++] = it->value;
+            cells[idx++] = shown_redacted(s, it->key, it->value);
         }
         return string_result(res, names, 2, cells, n, err);
     }

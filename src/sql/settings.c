@@ -71,6 +71,8 @@ const sql_setting_def sql_settings_registry[] = {
      "how long a commit retries after losing races to other writers (default 10 minutes)"},
     {"spark.sql.session.timeZone", 0, SQL_SETTINGS_SESSION_TIME_ZONE_HONOURED, SQL_SETTING_STRING,
      "src/sql/session.c", "the session time zone: casts from and to string, display, date/time functions"},
+    {"spark.sql.redaction.options.regex", 0, 1, SQL_SETTING_STRING, "src/sql/session.c",
+     "SET shows the values of keys (or values) matching it as redacted (default (?i)url)"},
     {"silt.api.saveMode", 0, 0, SQL_SETTING_STRING, "src/sql/exec_write.c",
      "it is set by the C API's write around its statement only"},
     {NULL, 0, 0, SQL_SETTING_STRING, NULL, NULL}};

@@ -23,6 +23,8 @@ comparing what each wrote or answered:
              timestamps and TIMESTAMP AS OF agree with Spark's
   isolation  commitInfo.isolationLevel of each operation: same as Spark's
   order      UPDATE keeps the file's row order: same first rows as Spark's
+  redaction  SET key / SET show secret-looking keys and values (and the
+             session's own redaction patterns) redacted as Spark does
 
 Runs under <repo>/.peers/venv/bin/python (re-executing itself there).
 Without the venv it exits 77 (skip), or 1 when CI=true.
@@ -393,6 +395,49 @@ def scenario_order(spark):
           "silt %s, Spark %s, Spark on silt's %s" % (mine, theirs, spark_reads_silt))
 
 
+REDACTION_STEPS = [
+    "SET spark.hadoop.fs.s3a.secret.key = abc123",
+    "SET spark.hadoop.fs.s3a.secret.key",
+    "SET t14.password",
+    "SET t14.url = http://x",
+    "SET t14.url",
+    "SET t14.b = my_Token_1",
+    "SET t14.b",
+    "SET t14.accesskey = z",
+    "SET t14.accesskey",
+    "SET t14.access.key = z",
+    "SET t14.access.key",
+    "SET t14.access_key = z",
+    "SET t14.access_key",
+    "SET spark.sql.redaction.options.regex = foo",
+    "SET t14.url",
+    "SET t14.foo = 1",
+    "SET t14.foo",
+    "SET spark.redaction.regex = (?i)plain",
+    "SET spark.hadoop.fs.s3a.secret.key",
+]
+
+
+def scenario_redaction(spark):
+    """SET's answers for secret-looking keys and values, and the patterns set in the session."""
+    mine, theirs = [], []
+    done = []
+    for stmt in REDACTION_STEPS:
+        proc = silt("; ".join(done + [stmt]), ok=False)
+        if proc.returncode == 0:
+            mine.append(tuple(list(csv.reader(io.StringIO(proc.stdout.strip())))[-1]))
+            done.append(stmt)
+        else:
+            mine.append(("error", error_class(proc.stderr)))
+        err = spark_error(spark, stmt)
+        theirs.append(("error", error_class(err)) if err is not None else
+                      tuple(str(v) for v in spark.sql(stmt).collect()[0]))
+    spark.sql("RESET")
+    check("redaction: SET shows what Spark shows, redacted where Spark redacts", mine == theirs,
+          "\n".join("%s: silt %s, Spark %s" % (st, m, t)
+                    for st, m, t in zip(REDACTION_STEPS, mine, theirs) if m != t))
+
+
 def main():
     from peers import spark_session
     if WORK.exists():
@@ -401,7 +446,7 @@ def main():
     spark = spark_session()
     for scenario in (scenario_txn, scenario_refusals, scenario_defaults, scenario_protocol,
                      scenario_syntax, scenario_options, scenario_history, scenario_isolation,
-                     scenario_order):
+                     scenario_order, scenario_redaction):
         scenario(spark)
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0
