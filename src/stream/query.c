@@ -754,6 +754,11 @@ silt_status stream_query_open(stream_query **out, sql_session *s, const char *te
         rc = stream_agg_load(q->agg, &q->ckpt, q->ckpt.last_commit, err);
     if (rc == SILT_OK)
         rc = restore_watermark(q, err);
+    /* the first batch after a restart starts where the last committed one ended (Spark's
+     * startOffset), not at "null" */
+    if (rc == SILT_OK && q->ckpt.last_commit >= 0 && q->ckpt.store != NULL)
+        rc = stream_ckpt_source_offset(&q->ckpt, q->ckpt.last_commit, q->a, &q->src->start_json,
+                                       err);
     if (rc != SILT_OK) {
         stream_query_free(q);
         return rc;
@@ -962,7 +967,7 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
     snprintf(commit, sizeof(commit), "v1\n{\"nextBatchWatermarkMs\":%lld}\n",
              (long long)next_wm);
     if (rc == SILT_OK)
-        rc = stream_ckpt_write(&q->ckpt, "commits", batch, commit, strlen(commit), 1, err);
+        rc = stream_ckpt_write_commit(&q->ckpt, batch, commit, strlen(commit), err);
     if (rc != SILT_OK) {
         err_context(err, "while running batch %lld of the stream", (long long)batch);
         goto done;

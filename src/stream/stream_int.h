@@ -19,6 +19,10 @@ typedef struct stream_ckpt {
     char id[40];          /* the query's id (metadata) */
     int64_t last_offset;  /* newest offsets/N, -1 when none */
     int64_t last_commit;  /* newest commits/N, -1 when none */
+    /* a write staged to go out with the next stream_ckpt_write (sources/0/N with offsets/N) */
+    char staged_key[96];
+    buf staged;
+    int has_staged;
 } stream_ckpt;
 
 /*
@@ -33,9 +37,31 @@ void stream_ckpt_close(stream_ckpt *c);
 /* Reads dir/N (dir: "offsets", "commits", "sources/0", "state") into out; NOTFOUND when absent. */
 silt_status stream_ckpt_read(stream_ckpt *c, const char *dir, int64_t n, buf *out,
                              silt_error *err);
-/* Writes dir/N durably; if_absent: CONFLICT (another writer) when it exists. */
+/*
+ * Writes dir/N durably; if_absent: CONFLICT (another writer) when it exists.
+ * A staged write goes out at the same time, on a second thread: the two
+ * files' fsyncs share the file system's journal commits instead of paying
+ * one each, and either may be published first (readers of the staged file
+ * cope with its absence, see stream_ckpt_stage).
+ */
 silt_status stream_ckpt_write(stream_ckpt *c, const char *dir, int64_t n, const char *data,
                               size_t len, int if_absent, silt_error *err);
+/*
+ * Stages dir/N (a plain put) to be written with the next stream_ckpt_write:
+ * the file source's sources/0/N goes out with offsets/N. A crash between
+ * the two publications may leave offsets/N without sources/0/N; the batch
+ * had not started then (the sink runs after both are durable), so the file
+ * source plans it again.
+ */
+silt_status stream_ckpt_stage(stream_ckpt *c, const char *dir, int64_t n, const char *data,
+                              size_t len, silt_error *err);
+/*
+ * Writes commits/N without syncing it (io_put_lazy): the sink's commit is
+ * durable before it, so a commits/N lost to a machine crash only makes the
+ * batch run again, and its txn makes that write nothing.
+ */
+silt_status stream_ckpt_write_commit(stream_ckpt *c, int64_t n, const char *data, size_t len,
+                                     silt_error *err);
 
 /* The source offset of offsets/n (its last line, one source) into *out (in a). */
 silt_status stream_ckpt_source_offset(stream_ckpt *c, int64_t n, arena *a, char **out,
