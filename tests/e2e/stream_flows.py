@@ -296,6 +296,113 @@ def delta_source_flow():
                *[f"SELECT * FROM STREAM delta.`{os.path.join(WORK, 'nope')}`"])
     check("a missing source table is refused", run.returncode == 1, run.stderr)
 
+def progress_lines(stderr):
+    return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+
+
+def recovery_and_limits():
+    """Restarts (startOffset, torn checkpoint files), byte limits, modes, schema changes, SIGINT."""
+    src, table = os.path.join(WORK, "inr"), os.path.join(WORK, "tr")
+    os.makedirs(src)
+    for k in range(4):
+        write_csv(os.path.join(src, f"r{k}.csv"), k * 50, 50, mtime=1000 + k)
+    # r0 and r1 fit in the limit, r1 and r2 do not; r2 and r3 do
+    limit = sum(os.path.getsize(os.path.join(src, f"r{k}.csv")) for k in (2, 3))
+    table_sql = f"delta.`{table}`"
+    silt("sql", f"CREATE TABLE {table_sql} (id INT, name STRING) USING delta")
+    ckpt = os.path.join(WORK, "cr")
+    stmt = (f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{src}', {SCHEMA}, "
+            f"maxBytesPerTrigger => '{limit}b')")
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--checkpoint", ckpt,
+               stmt)
+    prog = progress_lines(run.stderr)
+    check("read_files maxBytesPerTrigger: two files of the size a batch",
+          [p["numInputRows"] for p in prog] == [100, 100], run.stderr)
+    check("progress: startOffset of a batch is the previous batch's endOffset",
+          len(prog) == 2 and prog[0]["sources"][0]["startOffset"] is None and
+          prog[1]["sources"][0]["startOffset"] == prog[0]["sources"][0]["endOffset"], str(prog))
+    write_csv(os.path.join(src, "r4.csv"), 200, 50, mtime=2000)
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--checkpoint", ckpt,
+               stmt)
+    prog2 = progress_lines(run.stderr)
+    check("progress after a restart: startOffset is the last committed endOffset (Spark's)",
+          len(prog2) == 1 and prog2[0]["batchId"] == 2 and
+          prog2[0]["sources"][0]["startOffset"] == {"logOffset": 1} and
+          prog2[0]["sources"][0]["endOffset"] == {"logOffset": 2}, run.stderr)
+    # a machine crash may leave commits/N empty (it is written without a sync): not a commit
+    n_log = len(log_actions(table))
+    open(os.path.join(ckpt, "commits", "2"), "w").close()
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("an empty commits/N is not a commit: the batch runs again and writes nothing",
+          run.returncode == 0 and len(log_actions(table)) == n_log and
+          open(os.path.join(ckpt, "commits", "2")).read().startswith("v1\n") and
+          scalar(f"SELECT count(*) FROM {table_sql}") == "250", run.stderr)
+    # offsets/N out and sources/0/N not (a crash between the two): the batch picks its files
+    write_csv(os.path.join(src, "r5.csv"), 250, 50, mtime=3000)
+    with open(os.path.join(ckpt, "offsets", "3"), "w") as f:
+        f.write('v1\n{"batchWatermarkMs":0,"batchTimestampMs":1,"conf":{}}\n{"logOffset":3}\n')
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("offsets/N without sources/0/N: the batch takes the new files, once",
+          run.returncode == 0 and os.path.exists(os.path.join(ckpt, "sources", "0", "3")) and
+          scalar(f"SELECT count(*) FROM {table_sql}") == "300" and
+          scalar(f"SELECT count(DISTINCT id) FROM {table_sql}") == "300", run.stderr)
+    # PERMISSIVE (the default): the malformed field is null, the row stays, as the batch reader
+    bad = os.path.join(WORK, "badp")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "x.csv"), "w") as f:
+        f.write("id,name\n1,a\nnotanumber,b\n3,c\n")
+    for mode in ("PERMISSIVE", "DROPMALFORMED"):
+        run = silt("stream", "--trigger", "once", f"SELECT * FROM STREAM read_files('{bad}', "
+                   f"format => 'csv', {SCHEMA}, mode => '{mode}')")
+        batch = silt("sql", f"SELECT * FROM read_files('{bad}', format => 'csv', {SCHEMA}, "
+                     f"mode => '{mode}')")
+        want = batch.stdout.strip().splitlines()
+        got = run.stdout.strip().splitlines()[3:]
+        check(f"{mode}: the stream's rows are the batch reader's", got == want and
+              len(want) == (7 if mode == "PERMISSIVE" else 6), repr(got) + repr(want))
+    # the Delta source: maxBytesPerTrigger, and a schema change of the source stops the stream
+    dsrc = os.path.join(WORK, "dsb")
+    ref = f"delta.`{dsrc}`"
+    silt("sql", f"CREATE TABLE {ref} (id INT, name STRING) USING delta")
+    for k in range(3):
+        silt("sql", f"INSERT INTO {ref} VALUES ({k}, 'x{k}')")
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--checkpoint",
+               os.path.join(WORK, "cdb"), f"SELECT * FROM STREAM {ref} WITH (maxBytesPerTrigger = 1)")
+    check("Delta source maxBytesPerTrigger: at least one file, one file a batch here",
+          [p["numInputRows"] for p in progress_lines(run.stderr)] == [1, 1, 1], run.stderr)
+    # a schema change while the stream runs stops it (a restart reads the new schema, as Delta)
+    sc_ckpt = os.path.join(WORK, "cds")
+    proc = subprocess.Popen([SILT, "stream", "--checkpoint", sc_ckpt, f"SELECT * FROM STREAM {ref}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not os.path.exists(os.path.join(sc_ckpt, "commits", "0")):
+        time.sleep(0.05)
+    silt("sql", f"ALTER TABLE {ref} ADD COLUMNS (extra STRING)")
+    silt("sql", f"INSERT INTO {ref} VALUES (9, 'y', 'z')")
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    check("a schema change of the Delta source stops the running stream with Delta's error",
+          proc.returncode == 1 and "DELTA_SCHEMA_CHANGED_WITH_VERSION" in err and
+          "version 4" in err, err)
+    # SIGINT stops a running stream after the batch in flight, as SIGTERM does
+    ick = os.path.join(WORK, "ci")
+    proc = subprocess.Popen([SILT, "stream", "--checkpoint", ick,
+                             f"SELECT * FROM STREAM read_files('{src}', {SCHEMA})"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not os.path.exists(os.path.join(ick, "commits", "0")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    check("SIGINT stops the stream after its batch, exit 0",
+          proc.returncode == 0 and out.count("Batch: ") == 1 and
+          sorted(os.listdir(os.path.join(ick, "offsets"))) ==
+          sorted(os.listdir(os.path.join(ick, "commits"))), err)
+
+
 def rate_value_at(seconds, rps, ramp):
     """Spark's RateStreamProvider.valueAtSecond: rows made in the first `seconds` seconds."""
     delta = rps // (ramp + 1)
@@ -538,6 +645,7 @@ def main():
     continuous_stream(src)
     options_and_formats()
     delta_source_flow()
+    recovery_and_limits()
     rate_source_flow()
     aggregation_flow()
     window_flow()
