@@ -285,9 +285,35 @@ def delta_source_flow():
                  "skipChangeCommits = true)"])
     check("ignoreChanges with skipChangeCommits is refused", run.returncode == 1, run.stderr)
     run = silt("stream", "--trigger", "once", ok=False,
-               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true)"])
-    check("readChangeFeed is refused by name",
-          run.returncode == 1 and "readChangeFeed" in run.stderr, run.stderr)
+               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true, startingVersion = 1)"])
+    check("readChangeFeed on a table without the change data feed fails with Delta's error",
+          run.returncode == 1 and "DELTA_MISSING_CHANGE_DATA" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true, "
+                 "skipChangeCommits = true)"])
+    check("readChangeFeed with skipChangeCommits is refused",
+          run.returncode == 1 and "skipChangeCommits" in run.stderr, run.stderr)
+    cdf = os.path.join(WORK, "dcdf")
+    cref = f"delta.`{cdf}`"
+    silt("sql", f"CREATE TABLE {cref} (id INT, name STRING) USING delta "
+         "TBLPROPERTIES (delta.enableChangeDataFeed = true)")
+    silt("sql", f"INSERT INTO {cref} VALUES (1, 'a'), (2, 'b')")
+    cck = os.path.join(WORK, "cdfck")
+    cstmt = (f"SELECT id, name, _change_type, _commit_version FROM STREAM {cref} "
+             "WITH (readChangeFeed = true)")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", cck, cstmt)
+    check("readChangeFeed: the initial snapshot as inserts at its version",
+          "|  1|   a|      insert|              1|" in run.stdout and
+          "|  2|   b|      insert|              1|" in run.stdout, run.stdout + run.stderr)
+    silt("sql", f"UPDATE {cref} SET name = 'z' WHERE id = 2")
+    silt("sql", f"DELETE FROM {cref} WHERE id = 1")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", cck, cstmt)
+    check("readChangeFeed: then the changes of each new commit, UPDATE and DELETE included",
+          run.returncode == 0 and "Batch: 1" in run.stdout and "Batch: 2" not in run.stdout and
+          "|  2|   b| update_preimage|              2|" in run.stdout and
+          "|  2|   z|update_postimage|              2|" in run.stdout and
+          "|  1|   a|          delete|              3|" in run.stdout and
+          "insert" not in run.stdout, run.stdout + run.stderr)
     run = silt("stream", "--trigger", "once", ok=False,
                *[f"SELECT * FROM STREAM {ref} WITH (excludeRegex = 'x')"])
     check("an unknown Delta source option is refused by name",

@@ -8,6 +8,12 @@
    a copy of silt's checkpoint with that batch uncommitted, so it replays the
    batch from silt's recorded start time and offsets, and its rows (values,
    timestamps, order) equal the rows silt wrote.
+2. Windows with a watermark: silt's appended windows equal Spark's.
+3. Spark streams a silt streaming table (every row once, silt's txn
+   actions); silt's Delta source follows the commits Spark appends.
+4. readChangeFeed: silt's Delta source streams the change feed of a table
+   Spark wrote (snapshot, startingVersion, maxFilesPerTrigger) with Spark's
+   rows, batch by batch.
 
 Runs under <repo>/.peers/venv/bin/python (re-executing itself there).
 Without the venv it exits 77 (skip), or 1 when CI=true.
@@ -175,6 +181,48 @@ def spark_reads_silt_table(spark):
     check("silt's Delta source follows a new commit Spark wrote", n == [(357, 357)], str(n))
 
 
+def change_feed(spark):
+    """readChangeFeed on the Delta source: silt's rows and batches equal Spark's on one table."""
+    table = WORK / "cdf_t"
+    spark.sql("CREATE TABLE delta.`%s` (id INT, name STRING) USING delta "
+              "TBLPROPERTIES (delta.enableChangeDataFeed = true)" % table)
+    # one file a commit: silt admits whole commits where Delta splits one by its files
+    # (docs/streaming.md), so with maxFilesPerTrigger 1 the batches agree on such commits
+    spark.createDataFrame([(1, "a"), (2, "b")], "id INT, name STRING").coalesce(1) \
+        .write.format("delta").mode("append").save(str(table))
+    spark.sql("INSERT INTO delta.`%s` VALUES (3, 'c')" % table)
+    spark.sql("UPDATE delta.`%s` SET name = 'z' WHERE id = 2" % table)
+    spark.sql("DELETE FROM delta.`%s` WHERE id = 1" % table)
+    spark.sql("INSERT INTO delta.`%s` VALUES (4, 'd')" % table)
+    cols = ["id", "name", "_change_type", "_commit_version"]
+    for opts in ({}, {"startingVersion": "1"}, {"startingVersion": "1", "maxFilesPerTrigger": "1"}):
+        tag = ", ".join("%s = %s" % kv for kv in opts.items()) or "from the snapshot"
+        reader = spark.readStream.format("delta").option("readChangeFeed", "true")
+        for k, v in opts.items():
+            reader = reader.option(k, v)
+        theirs = spark_batches(spark, reader.load(str(table)),
+                               WORK / ("cdf_spark_ck_%d" % len(opts)), cols)
+        with_opts = ", ".join("%s = %s" % kv for kv in opts.items())
+        run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--checkpoint",
+                   str(WORK / ("cdf_silt_ck_%d" % len(opts))),
+                   "SELECT %s FROM STREAM delta.`%s` WITH (readChangeFeed = true%s)"
+                   % (", ".join(cols), table, ", " + with_opts if with_opts else ""))
+        ours = {}
+        for block in run.stdout.split("Batch: ")[1:]:
+            batch_id = int(block.split("\n")[0])
+            rows = [line.strip("|").split("|") for line in block.splitlines()
+                    if line.startswith("|") and "_change_type" not in line]
+            ours[batch_id] = sorted((int(r[0]), r[1].strip(), r[2].strip(), int(r[3]))
+                                    for r in rows)
+        theirs = {b: sorted(rows) for b, rows in theirs.items() if rows}
+        check("readChangeFeed (%s): silt's rows equal Spark's" % tag,
+              sorted(r for b in ours.values() for r in b) ==
+              sorted(r for b in theirs.values() for r in b), "%s vs %s" % (ours, theirs))
+        check("readChangeFeed (%s): batch by batch as Spark" % tag,
+              list(ours.values()) == [theirs[b] for b in sorted(theirs)],
+              "%s vs %s" % (ours, theirs))
+
+
 def main():
     shutil.rmtree(WORK, ignore_errors=True)
     WORK.mkdir(parents=True)
@@ -183,6 +231,7 @@ def main():
     rate_replay(spark)
     windows(spark)
     spark_reads_silt_table(spark)
+    change_feed(spark)
     print("%d failed" % failures)
     return 1 if failures else 0
 
