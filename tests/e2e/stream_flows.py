@@ -322,6 +322,29 @@ def delta_source_flow():
                *[f"SELECT * FROM STREAM delta.`{os.path.join(WORK, 'nope')}`"])
     check("a missing source table is refused", run.returncode == 1, run.stderr)
 
+def catalog_streaming_table():
+    """CREATE STREAMING TABLE by catalog name, with columns, PARTITIONED BY and TBLPROPERTIES."""
+    wh, src = os.path.join(WORK, "wh"), os.path.join(WORK, "inc")
+    os.makedirs(src)
+    write_csv(os.path.join(src, "a.csv"), 0, 3, mtime=1000)
+    w = ["--warehouse", wh, "--format", "csv"]
+    run = silt("sql", *w, "CREATE STREAMING TABLE trips (id INT, name STRING) PARTITIONED BY "
+               "(name) TBLPROPERTIES ('delta.appendOnly' = 'true') AS SELECT * FROM STREAM "
+               f"read_files('{src}', {SCHEMA})")
+    check("catalog streaming table with columns, PARTITIONED BY, TBLPROPERTIES",
+          run.returncode == 0, run.stderr)
+    write_csv(os.path.join(src, "b.csv"), 3, 2, mtime=2000)
+    run = silt("sql", *w, "REFRESH STREAMING TABLE trips; SELECT count(*) FROM trips; "
+               "DESCRIBE DETAIL trips; SHOW TBLPROPERTIES trips")
+    check("REFRESH STREAMING TABLE by name: partitioned, its properties kept",
+          run.returncode == 0 and "\n5\n" in run.stdout and ',"[""name""]",' in run.stdout and
+          "delta.appendOnly,true" in run.stdout, run.stdout + run.stderr)
+    run = silt("sql", *w, "CREATE STREAMING TABLE ids AS SELECT id FROM STREAM trips WITH "
+               "(maxFilesPerTrigger = 1); SELECT count(*), count(DISTINCT id) FROM ids")
+    check("a streaming table over a catalog table's stream (STREAM name WITH (...))",
+          run.returncode == 0 and "\n5,5\n" in run.stdout, run.stdout + run.stderr)
+
+
 def progress_lines(stderr):
     return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
 
@@ -672,6 +695,7 @@ def main():
     options_and_formats()
     delta_source_flow()
     recovery_and_limits()
+    catalog_streaming_table()
     rate_source_flow()
     aggregation_flow()
     window_flow()
