@@ -78,6 +78,9 @@ typedef struct stream_evtime {
     int col;          /* the source column, -1 when the query has no watermark */
     int seen;         /* a non-null event time went by */
     int64_t max_us;
+    int64_t min_us;   /* and min, sum and count for the progress's eventTime (avg) */
+    double sum_ms;
+    int64_t count;
 } stream_evtime;
 
 typedef struct stream_watermark {
@@ -216,6 +219,8 @@ silt_status stream_agg_batch(stream_agg *g, stream_ckpt *c, int64_t batch, silt_
 /* The query's output over the bound state (touched_only: the groups of the last batch). */
 silt_status stream_agg_output_sql(stream_agg *g, int touched_only, buf *out, silt_error *err);
 silt_status stream_agg_bind_output(stream_agg *g, silt_error *err);
+/* After stream_agg_batch: the state's rows, the rows the batch updated and those it evicted. */
+void stream_agg_stats(const stream_agg *g, int64_t *total, int64_t *updated, int64_t *removed);
 void stream_agg_unbind_output(stream_agg *g);
 
 /* ---- console.c: Spark's console sink */

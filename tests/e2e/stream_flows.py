@@ -436,6 +436,28 @@ def recovery_and_limits():
     check("a schema change of the Delta source stops the running stream with Delta's error",
           proc.returncode == 1 and "DELTA_SCHEMA_CHANGED_WITH_VERSION" in err and
           "version 4" in err, err)
+    # a windowed console stream without a checkpoint: its eviction batch needs none
+    win = os.path.join(WORK, "winc")
+    os.makedirs(win)
+    with open(os.path.join(win, "a.csv"), "w") as f:
+        f.write("2024-01-01 10:01:00,a\n2024-01-01 10:25:00,b\n")
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--output-mode",
+               "append", "SELECT window(ts, '10 minutes') AS w, count(*) AS n FROM STREAM "
+               f"read_files('{win}', format => 'csv', schema => 'ts TIMESTAMP, k STRING') "
+               "WATERMARK ts DELAY OF INTERVAL 10 MINUTES GROUP BY window(ts, '10 minutes')")
+    prog = progress_lines(run.stderr)
+    check("a windowed console stream without a checkpoint runs its eviction batch",
+          run.returncode == 0 and run.stdout.count("Batch: ") == 2 and
+          "|{2024-01-01 10:00...|  1|" in run.stdout.split("Batch: 1")[1], run.stdout + run.stderr)
+    check("progress JSON: eventTime and stateOperators as Spark's",
+          len(prog) == 2 and prog[0]["eventTime"] == {
+              "avg": "2024-01-01T10:13:00.000Z", "max": "2024-01-01T10:25:00.000Z",
+              "min": "2024-01-01T10:01:00.000Z", "watermark": "1970-01-01T00:00:00.000Z"} and
+          prog[1]["eventTime"] == {"watermark": "2024-01-01T10:15:00.000Z"} and
+          prog[0]["stateOperators"][0]["numRowsTotal"] == 2 and
+          prog[1]["stateOperators"][0]["numRowsRemoved"] == 1 and
+          set(prog[0]["durationMs"]) == {"addBatch", "commitOffsets", "getBatch", "latestOffset",
+                                         "triggerExecution", "walCommit"}, str(prog))
     # SIGINT stops a running stream after the batch in flight, as SIGTERM does
     ick = os.path.join(WORK, "ci")
     proc = subprocess.Popen([SILT, "stream", "--checkpoint", ick,
