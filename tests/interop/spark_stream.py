@@ -101,6 +101,45 @@ WINDOW_FILES = [["2024-01-01 00:00:01,a", "2024-01-01 00:25:00,a"],
                 ["2024-01-01 00:02:00,a", "2024-01-01 01:30:00,c"]]
 
 
+def key_paths(obj, prefix=""):
+    """The key paths of a progress JSON (a list's first element stands for all)."""
+    out = set()
+    if isinstance(obj, list):
+        return key_paths(obj[0], prefix + "[]") if obj else {prefix + "[]"}
+    if isinstance(obj, dict):
+        for k, v in obj.items():
+            out.add(prefix + "." + k)
+            out |= key_paths(v, prefix + "." + k)
+    return out
+
+
+# Spark's progress fields silt does not fill (docs/streaming.md, "progress"): the planning
+# time (silt plans the batch's statement in addBatch), the state store's internals, metrics
+SPARK_ONLY = {".durationMs.queryPlanning", ".observedMetrics"}
+SPARK_ONLY_PREFIXES = (".stateOperators[].", ".sources[].metrics", ".sink.metrics")
+
+
+def progress_shape(q, src, w):
+    """silt's StreamingQueryProgress JSON has Spark's fields, named and nested as Spark's."""
+    theirs = [p for p in q.recentProgress if p["numInputRows"] > 0][-1]
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--output-mode",
+               "append", "--checkpoint", str(WORK / "progress_ck"),
+               "SELECT %s AS w, count(*) AS n FROM STREAM read_files('%s', format => 'csv', "
+               "schema => 'ts TIMESTAMP, k STRING', maxFilesPerTrigger => 1) WATERMARK ts DELAY "
+               "OF INTERVAL 10 MINUTES GROUP BY %s" % (w, src, w))
+    ours = [json.loads(l) for l in run.stderr.splitlines() if l.startswith("{")]
+    ours = [p for p in ours if p["numInputRows"] > 0][-1]
+    mine, spark = key_paths(ours), key_paths(theirs)
+    missing = {k for k in spark - mine
+               if k not in SPARK_ONLY and not k.startswith(SPARK_ONLY_PREFIXES)}
+    check("progress JSON: every field silt writes is Spark's, nested as Spark's",
+          mine <= spark, "silt only: %s" % sorted(mine - spark))
+    check("progress JSON: silt writes Spark's fields (all but the documented few)",
+          not missing, "missing: %s" % sorted(missing))
+    check("progress JSON: Spark's field order at the top", [k for k in theirs if k in ours] ==
+          [k for k in ours if k in theirs], "%s vs %s" % (list(ours), list(theirs)))
+
+
 def windows(spark):
     """Windowed aggregation with a watermark into Delta (append): silt's table equals Spark's."""
     src = WORK / "win_in"
@@ -125,6 +164,8 @@ def windows(spark):
              .option("checkpointLocation", str(WORK / ("win_ck_%s" % bool(slide))))
              .trigger(availableNow=True).start(str(theirs_t)))
         q.awaitTermination()
+        if slide is None:
+            progress_shape(q, src, w)
         sel = "unix_micros(w.start), unix_micros(w.end), n, mk"
         ours = sorted(tuple(r) for r in spark.read.format("delta").load(str(ours_t))
                       .selectExpr(*sel.split(", ")).collect())
