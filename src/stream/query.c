@@ -425,6 +425,12 @@ static silt_status take_source(stream_query *q, sql_query *qr, silt_error *err)
                        "this one reads %zu", n);
     q->ref = refs[0];
     SILT_RETURN_IF_ERROR(stream_source_open(&q->src, q->s, q->a, q->ref, err));
+    if (q->ref->watermark != NULL && q->ref->watermark->kind == SQL_EXPR_ALIAS) {
+        stream_source *inner = q->src;
+        q->src = NULL;
+        SILT_RETURN_IF_ERROR(stream_expr_source_new(&q->src, q->s, q->a, inner, q->ref, q->text,
+                                                    err));
+    }
     part = arena_calloc(q->a, 1, sizeof(*part));
     if (part == NULL)
         return err_nomem(err);

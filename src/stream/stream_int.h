@@ -171,6 +171,15 @@ silt_status stream_delta_source_new(stream_source **out, sql_session *s, arena *
                                     const char *location, const char *const *kv, size_t n_kv,
                                     silt_error *err);
 
+/*
+ * `WATERMARK expr AS name`: inner's rows with the column name = expr (its
+ * SQL in text, the statement ref was parsed from); takes inner over, also
+ * on failure.
+ */
+silt_status stream_expr_source_new(stream_source **out, sql_session *s, arena *a,
+                                   stream_source *inner, const sql_table_ref *ref,
+                                   const char *text, silt_error *err);
+
 /* The location of a Delta table by name (delta.`p` or a catalog name); *out NULL when absent. */
 silt_status stream_table_location(sql_session *s, arena *a, const sql_name *n, char **out,
                                   silt_error *err);

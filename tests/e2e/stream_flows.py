@@ -458,6 +458,28 @@ def recovery_and_limits():
           prog[1]["stateOperators"][0]["numRowsRemoved"] == 1 and
           set(prog[0]["durationMs"]) == {"addBatch", "commitOffsets", "getBatch", "latestOffset",
                                          "triggerExecution", "walCommit"}, str(prog))
+    # WATERMARK expr AS name: the source gains the column, the watermark tracks it
+    wx = os.path.join(WORK, "winx")
+    os.makedirs(wx)
+    with open(os.path.join(wx, "a.csv"), "w") as f:
+        f.write("2024-01-01 10:01:00,a\n2024-01-01 10:05:00,b\n2024-01-01 10:25:00,c\n")
+    src_x = (f"STREAM read_files('{wx}', format => 'csv', schema => 's STRING, k STRING') "
+             "WATERMARK to_timestamp(s) AS t DELAY OF INTERVAL 10 MINUTES")
+    run = silt("stream", "--trigger", "availableNow", "--output-mode", "append",
+               "--checkpoint", os.path.join(WORK, "cwx"),
+               f"SELECT window(t, '10 minutes') AS w, count(*) AS n, max(k) AS mk FROM {src_x} "
+               "GROUP BY window(t, '10 minutes')")
+    check("WATERMARK expr AS name: windows over the named expression, evicted by its watermark",
+          run.returncode == 0 and run.stdout.count("Batch: ") == 2 and
+          "|{2024-01-01 10:00...|  2|  b|" in run.stdout.split("Batch: 1")[1], run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "once", f"SELECT k, t FROM {src_x} WHERE k = 'c'")
+    check("WATERMARK expr AS name: the named column is the source's",
+          "|  c|2024-01-01 10:25:00|" in run.stdout, run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM read_files('{wx}', format => 'csv', schema => "
+                 "'s STRING, k STRING') WATERMARK k AS t DELAY OF INTERVAL 1 MINUTE"])
+    check("WATERMARK expr AS name over a string is refused as Spark refuses it",
+          run.returncode == 1 and "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE" in run.stderr, run.stderr)
     # SIGINT stops a running stream after the batch in flight, as SIGTERM does
     ick = os.path.join(WORK, "ci")
     proc = subprocess.Popen([SILT, "stream", "--checkpoint", ick,
