@@ -182,6 +182,33 @@ def windows(spark):
               sum(by_version(ours_t)) == len(ours), str(by_version(ours_t)))
 
 
+def watermark_expression(spark):
+    """WATERMARK expr AS name: silt's windows equal Spark's withColumn + withWatermark."""
+    src = WORK / "win_in"
+    ours_t, theirs_t = WORK / "winx_silt", WORK / "winx_spark"
+    silt("sql", "CREATE STREAMING TABLE delta.`%s` AS SELECT window(t, '10 minutes') AS w, "
+         "count(*) AS n FROM STREAM read_files('%s', format => 'csv', schema => 's STRING, "
+         "k STRING', maxFilesPerTrigger => 1) WATERMARK to_timestamp(s) + INTERVAL 1 MINUTE AS t "
+         "DELAY OF INTERVAL 10 MINUTES GROUP BY window(t, '10 minutes')" % (ours_t, src))
+    from pyspark.sql import functions as F
+    df = (spark.readStream.format("csv").schema("s STRING, k STRING")
+          .option("maxFilesPerTrigger", 1).load(str(src))
+          .withColumn("t", F.expr("to_timestamp(s) + INTERVAL 1 MINUTE")))
+    agg = (df.withWatermark("t", "10 minutes").groupBy(F.window("t", "10 minutes").alias("w"))
+           .agg(F.count("*").alias("n")))
+    q = (agg.writeStream.format("delta").outputMode("append")
+         .option("checkpointLocation", str(WORK / "winx_ck")).trigger(availableNow=True)
+         .start(str(theirs_t)))
+    q.awaitTermination()
+    sel = ["unix_micros(w.start)", "n"]
+    ours = sorted(tuple(r) for r in spark.read.format("delta").load(str(ours_t))
+                  .selectExpr(*sel).collect())
+    theirs = sorted(tuple(r) for r in spark.read.format("delta").load(str(theirs_t))
+                    .selectExpr(*sel).collect())
+    check("WATERMARK expr AS name: silt's appended windows equal Spark's",
+          ours == theirs and len(ours) > 0, "%s vs %s" % (ours, theirs))
+
+
 def spark_reads_silt_table(spark):
     """Spark Structured Streaming reads a silt streaming table: every row once, silt's txns."""
     src, table = WORK / "st_in", WORK / "st_t"
@@ -271,6 +298,7 @@ def main():
     spark = spark_session()
     rate_replay(spark)
     windows(spark)
+    watermark_expression(spark)
     spark_reads_silt_table(spark)
     change_feed(spark)
     print("%d failed" % failures)
