@@ -150,7 +150,13 @@ def three_files_three_batches():
           scalar(f"SELECT count(*) FROM {table_sql}") == "30", run.stderr)
     run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, ok=False,
                *[f"SELECT * FROM STREAM read_files('{src}', {SCHEMA})"])
-    check("a checkpoint of another query is refused",
+    check("a checkpoint of another query (another sink) is refused",
+          run.returncode == 1 and "belongs to another query" in run.stderr, run.stderr)
+    other = os.path.join(WORK, "in3other")
+    os.makedirs(other)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, ok=False,
+               *[f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{other}', {SCHEMA})"])
+    check("a checkpoint of another query (another source, same sink) is refused",
           run.returncode == 1 and "belongs to another query" in run.stderr, run.stderr)
     run = silt("stream", "--trigger", "availableNow", ok=False,
                *[f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{src}', {SCHEMA})"])
