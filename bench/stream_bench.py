@@ -89,7 +89,7 @@ def small_file_latency(src, table, n=9):
         while line and not line.startswith("{"):
             line = proc.stderr.readline()
         if not line:
-            raise SystemExit("the silt stream ended early: %s" % proc.stderr.read())
+            raise SystemExit("the silt stream ended early (exit %s): %s" % (proc.wait(), proc.stderr.read()))
         got.append(json.loads(line)["durationMs"])
     proc.terminate()
     proc.wait()
