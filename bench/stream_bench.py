@@ -9,8 +9,9 @@ silt (`silt stream --trigger availableNow`) and by Spark Structured Streaming
 (local[2], availableNow, Delta sink) in the same run over the same files:
 total rows per second and per-batch latency (each engine's own progress:
 silt's StreamingQueryProgress JSON, Spark's lastProgress per batch). Then one
-small file (100 rows) arriving at a running silt stream: its micro-batch's
-durationMs. Not a test: nothing is asserted (docs/benchmarks.md has figures).
+small file (100 rows) arriving at a running silt stream, 9 times: its
+micro-batch's durationMs (median, and the medians of its phases). Not a test:
+nothing is asserted (docs/benchmarks.md has figures).
 """
 import json
 import os
@@ -70,8 +71,8 @@ def spark_run(src, table):
     return wall, lat
 
 
-def small_file_latency(src, table):
-    """One 100-row file into a running silt stream: the batch's durationMs (median of 5)."""
+def small_file_latency(src, table, n=9):
+    """One 100-row file into a running silt stream, n times: each batch's durationMs."""
     stmt = ("INSERT INTO delta.`%s` SELECT * FROM STREAM read_files('%s', format => 'csv', "
             "header => true, schema => '%s')" % (table, src, SCHEMA))
     subprocess.run([SILT, "sql", "CREATE TABLE delta.`%s` (%s) USING delta" % (table, SCHEMA)],
@@ -79,7 +80,7 @@ def small_file_latency(src, table):
     proc = subprocess.Popen([SILT, "stream", "--progress", "json", "--checkpoint",
                              str(table) + "_ck", stmt], stderr=subprocess.PIPE, text=True)
     got = []
-    for idx in range(5):
+    for idx in range(n):
         time.sleep(0.5)
         trips_data.write_csv_rows(str(src / ("small-%d.csv.tmp" % idx)), idx * 100, 100,
                                   trips_data.DEST)
@@ -87,10 +88,12 @@ def small_file_latency(src, table):
         line = proc.stderr.readline()
         while line and not line.startswith("{"):
             line = proc.stderr.readline()
-        got.append(json.loads(line)["durationMs"]["triggerExecution"])
+        if not line:
+            raise SystemExit("the silt stream ended early (exit %s): %s" % (proc.wait(), proc.stderr.read()))
+        got.append(json.loads(line)["durationMs"])
     proc.terminate()
     proc.wait()
-    return statistics.median(got), got
+    return got
 
 
 def main():
@@ -108,8 +111,15 @@ def main():
     print("throughput ratio silt/spark: %.1f" % (k_wall / s_wall))
     small = WORK / "small_in"
     small.mkdir()
-    med, all_ms = small_file_latency(small, WORK / "small_t")
-    print("silt one small file micro-batch: median %s ms (%s)" % (med, all_ms))
+    got = small_file_latency(small, WORK / "small_t")
+    total = [d["triggerExecution"] for d in got]
+    print("silt one small file micro-batch: median %s ms (%s)" % (statistics.median(total), total))
+    # where the time goes: the checkpoint's write-ahead (walCommit), the Delta commit
+    # (addBatch), the commit mark (commitOffsets); the rest is listing and binding
+    print("  medians: " + ", ".join("%s %s ms" % (k, statistics.median(d[k] for d in got))
+                                    for k in ("latestOffset", "walCommit", "getBatch", "addBatch",
+                                              "commitOffsets")))
+    print("  load average at the end: %.1f" % os.getloadavg()[0])
 
 
 if __name__ == "__main__":

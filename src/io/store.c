@@ -242,6 +242,17 @@ silt_status io_put_if_absent(io_store *store, const char *key, const void *data,
     return store->ops->put(store, key, data, len, 1, err);
 }
 
+silt_status io_put_lazy(io_store *store, const char *key, const void *data, size_t len,
+                        int if_absent, silt_error *err)
+{
+    int flags = if_absent ? 1 : 0;
+    SILT_RETURN_IF_ERROR(io_check_key(key, err));
+    /* only the local store knows the lazy bit (IO_PUT_LAZY); the others take 0 or 1 */
+    if (strcmp(store->ops->scheme, "file") == 0)
+        flags |= IO_PUT_LAZY;
+    return store->ops->put(store, key, data, len, flags, err);
+}
+
 silt_status io_list(io_store *store, const char *prefix, const char *start_after, int recursive,
                     io_listing *out, silt_error *err)
 {

@@ -44,6 +44,9 @@ typedef struct io_listing {
 
 #define IO_LISTING_INIT {NULL, 0, 0}
 
+/* The put op's flags: bit 0 if_absent; IO_PUT_LAZY (local folders only, io_put_lazy): no fsyncs. */
+#define IO_PUT_LAZY 2
+
 /* Back-end operations; a store is a vtable plus its state. */
 typedef struct io_store_ops {
     const char *scheme;
@@ -162,6 +165,16 @@ silt_status io_put(io_store *store, const char *key, const void *data, size_t le
 /* Writes an object only if it does not exist; SILT_EXISTS when it does. */
 silt_status io_put_if_absent(io_store *store, const char *key, const void *data, size_t len,
                              silt_error *err);
+/*
+ * io_put (if_absent 0) or io_put_if_absent (1) without making the object
+ * durable: it is still published whole or not at all, so a crash of the
+ * process (SIGKILL) never leaves it partial, but a crash of the machine may
+ * lose it or leave it empty. For records that are cheaper to redo than to
+ * sync (a stream's commits/N, which a replayed batch writes again). On
+ * stores other than local folders it is io_put / io_put_if_absent.
+ */
+silt_status io_put_lazy(io_store *store, const char *key, const void *data, size_t len,
+                        int if_absent, silt_error *err);
 /*
  * Lists objects whose key starts with prefix and sorts after start_after
  * (NULL = from the beginning), in byte order. With recursive = 0 only the

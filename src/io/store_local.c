@@ -293,6 +293,23 @@ static silt_status publish(local_store *store, int is_writer, int fd, const char
     return rc;
 }
 
+/* io_put_lazy's publication: the temp file's name moved to final_path, nothing fsynced. */
+static silt_status publish_lazy(const char *tmp_path, const char *final_path, int if_absent,
+                                silt_error *err)
+{
+    int saved;
+    if (if_absent ? link(tmp_path, final_path) == 0 : rename(tmp_path, final_path) == 0) {
+        if (if_absent)
+            unlink(tmp_path);
+        return SILT_OK;
+    }
+    saved = errno;
+    unlink(tmp_path);
+    if (if_absent && saved == EEXIST)
+        return err_set(err, SILT_EXISTS, "object \"%s\" already exists", final_path);
+    return errno_status(err, saved, "publish", final_path);
+}
+
 static silt_status open_tmp(local_store *store, char *final_path, char **tmp_out, int *fd_out,
                             silt_error *err)
 {
@@ -415,14 +432,18 @@ static silt_status local_put(io_store *store, const char *key, const void *data,
     char *tmp = NULL;
     int fd = -1;
     silt_status rc;
+    int lazy = (if_absent & IO_PUT_LAZY) != 0;
     if (path == NULL)
         return err_nomem(err);
+    if_absent &= 1;
     if (if_absent)
         sweep_once((local_store *)store, path);
     rc = open_tmp((local_store *)store, path, &tmp, &fd, err);
     if (rc == SILT_OK)
         rc = write_all(fd, data, len, tmp, err);
-    if (rc == SILT_OK)
+    if (rc == SILT_OK && lazy)
+        rc = publish_lazy(tmp, path, if_absent, err);
+    else if (rc == SILT_OK)
         rc = publish((local_store *)store, 0, fd, tmp, path, if_absent, err);
     /* publish's own failures before the link (a failed fsync) left the temp file too */
     if (rc != SILT_OK && rc != SILT_DURABILITY_UNKNOWN && tmp != NULL)

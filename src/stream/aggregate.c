@@ -780,6 +780,32 @@ silt_status stream_agg_batch(stream_agg *g, stream_ckpt *c, int64_t batch, silt_
     return write_state(g, c, batch, err);
 }
 
+static int64_t rowset_rows(const rowset *r)
+{
+    int64_t n = 0;
+    size_t idx;
+    for (idx = 0; idx < r->n; idx++)
+        n += r->items[idx]->n_rows;
+    return n;
+}
+
+void stream_agg_stats(const stream_agg *g, int64_t *total, int64_t *updated, int64_t *removed)
+{
+    size_t idx, col = g->full_schema->n_fields - 1; /* __new */
+    int64_t row;
+    *updated = 0;
+    for (idx = 0; idx < g->state.n; idx++) {
+        const col_batch *b = g->state.items[idx];
+        const col_vec *v = col < b->n_cols ? b->cols[col] : NULL;
+        if (v == NULL || v->values == NULL || v->dictionary != NULL || v->type->id != COL_INT)
+            continue;
+        for (row = 0; row < b->n_rows; row++)
+            *updated += !col_vec_is_null(v, row) && ((const int32_t *)v->values)[row] == 1;
+    }
+    *total = g->split ? rowset_rows(&g->kept) : rowset_rows(&g->state);
+    *removed = g->split ? rowset_rows(&g->state) - *total : 0;
+}
+
 silt_status stream_agg_bind_output(stream_agg *g, silt_error *err)
 {
     /* append with a watermark: the evicted groups are the output, each once */

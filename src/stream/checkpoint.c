@@ -18,6 +18,7 @@
  */
 #define _DEFAULT_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -162,6 +163,48 @@ done:
     return rc;
 }
 
+/*
+ * commits/N is written without a sync (stream_ckpt_write_commit): after a
+ * machine crash the newest ones may be empty. Such a batch is not
+ * committed: its file is removed and the batch runs again.
+ */
+static silt_status drop_torn_commits(stream_ckpt *c, silt_error *err)
+{
+    buf b;
+    silt_status rc = SILT_OK;
+    buf_init(&b, 0);
+    while (rc == SILT_OK && c->last_commit >= 0) {
+        char key[96];
+        rc = stream_ckpt_read(c, "commits", c->last_commit, &b, err);
+        if (rc != SILT_OK || util_str_starts_with(b.data ? b.data : "", "v1\n"))
+            break;
+        snprintf(key, sizeof(key), "commits/%lld", (long long)c->last_commit);
+        rc = io_delete(c->store, key, err);
+        if (rc == SILT_OK)
+            rc = newest(c->store, "commits", &c->last_commit, err);
+    }
+    buf_clear(&b);
+    return rc;
+}
+
+silt_status stream_ckpt_write_commit(stream_ckpt *c, int64_t n, const char *data, size_t len,
+                                     silt_error *err)
+{
+    char key[96];
+    silt_status rc;
+    if (c->store == NULL)
+        return SILT_OK;
+    snprintf(key, sizeof(key), "commits/%lld", (long long)n);
+    rc = io_put_lazy(c->store, key, data, len, 1, err);
+    if (rc == SILT_EXISTS) {
+        err_clear(err);
+        return err_set(err, SILT_CONFLICT, "[CONCURRENT_QUERY] another stream wrote %s of this "
+                       "checkpoint at the same time: only one stream may run on a checkpoint",
+                       key);
+    }
+    return rc;
+}
+
 silt_status stream_ckpt_open(stream_ckpt *c, sql_session *s, const char *location,
                              const char *desc, silt_error *err)
 {
@@ -180,6 +223,8 @@ silt_status stream_ckpt_open(stream_ckpt *c, sql_session *s, const char *locatio
         rc = newest(c->store, "offsets", &c->last_offset, err);
     if (rc == SILT_OK)
         rc = newest(c->store, "commits", &c->last_commit, err);
+    if (rc == SILT_OK)
+        rc = drop_torn_commits(c, err);
     if (rc == SILT_OK && c->last_commit > c->last_offset)
         rc = err_set(err, SILT_CORRUPT, "checkpoint \"%s\" commits batch %lld that it has no "
                      "offsets for", location, (long long)c->last_commit);
@@ -197,6 +242,8 @@ void stream_ckpt_close(stream_ckpt *c)
     c->lock_fd = -1;
     io_store_free(c->store);
     c->store = NULL;
+    buf_clear(&c->staged);
+    c->has_staged = 0;
 }
 
 silt_status stream_ckpt_read(stream_ckpt *c, const char *dir, int64_t n, buf *out,
@@ -213,16 +260,65 @@ silt_status stream_ckpt_read(stream_ckpt *c, const char *dir, int64_t n, buf *ou
     return SILT_OK;
 }
 
+silt_status stream_ckpt_stage(stream_ckpt *c, const char *dir, int64_t n, const char *data,
+                              size_t len, silt_error *err)
+{
+    if (c->store == NULL)
+        return SILT_OK;
+    snprintf(c->staged_key, sizeof(c->staged_key), "%s/%lld", dir, (long long)n);
+    buf_truncate(&c->staged, 0);
+    SILT_RETURN_IF_ERROR(buf_append(&c->staged, data, len, err));
+    c->has_staged = 1;
+    return SILT_OK;
+}
+
+typedef struct staged_put {
+    stream_ckpt *c;
+    silt_status rc;
+    silt_error err;
+} staged_put;
+
+static void *put_staged(void *payload)
+{
+    staged_put *sp = payload;
+    sp->rc = io_put(sp->c->store, sp->c->staged_key, sp->c->staged.data, sp->c->staged.len,
+                    &sp->err);
+    return NULL;
+}
+
 silt_status stream_ckpt_write(stream_ckpt *c, const char *dir, int64_t n, const char *data,
                               size_t len, int if_absent, silt_error *err)
 {
     char key[96];
     silt_status rc;
+    staged_put sp;
+    pthread_t th;
+    int threaded = 0;
     if (c->store == NULL)
         return SILT_OK;
     snprintf(key, sizeof(key), "%s/%lld", dir, (long long)n);
+    if (c->has_staged) {
+        c->has_staged = 0;
+        sp.c = c;
+        sp.rc = SILT_OK;
+        err_clear(&sp.err);
+        threaded = pthread_create(&th, NULL, put_staged, &sp) == 0;
+        if (!threaded)
+            put_staged(&sp); /* no thread: one after the other, still correct */
+        if (!threaded && sp.rc != SILT_OK) {
+            err_copy(err, &sp.err);
+            return sp.rc;
+        }
+    }
     rc = if_absent ? io_put_if_absent(c->store, key, data, len, err)
                    : io_put(c->store, key, data, len, err);
+    if (threaded) {
+        pthread_join(th, NULL);
+        if (sp.rc != SILT_OK && (rc == SILT_OK || rc == SILT_EXISTS)) {
+            err_copy(err, &sp.err);
+            return sp.rc;
+        }
+    }
     if (rc == SILT_EXISTS) {
         err_clear(err);
         return err_set(err, SILT_CONFLICT, "[CONCURRENT_QUERY] another stream wrote %s of this "

@@ -14,7 +14,7 @@
 #include "formats/text.h"
 #include "stream/stream_int.h"
 
-/* The largest event time of a batch's column (Spark's EventTimeStats.max; nulls skipped). */
+/* The event times of a batch's column (Spark's EventTimeStats: max, min, avg; nulls skipped). */
 static void observe(stream_evtime *ev, const col_vec *v, int64_t n_rows)
 {
     const int64_t *vals = v->values;
@@ -26,6 +26,10 @@ static void observe(stream_evtime *ev, const col_vec *v, int64_t n_rows)
             continue;
         if (!ev->seen || vals[row] > ev->max_us)
             ev->max_us = vals[row];
+        if (!ev->seen || vals[row] < ev->min_us)
+            ev->min_us = vals[row];
+        ev->sum_ms += (double)(vals[row] / 1000);
+        ev->count++;
         ev->seen = 1;
     }
 }

@@ -68,6 +68,8 @@ struct stream_query {
     int wm_key;              /* the group key the watermark bounds, -1: none */
     int64_t wm_ms;           /* the watermark the next batch runs with (batchWatermarkMs) */
     int need_nodata;         /* the watermark moved: evict in a batch without new data */
+    int64_t wal_ns;          /* the last plan's offsets/N write (walCommit) */
+    int64_t last_batch_wm;   /* batchWatermarkMs of the last committed batch (late rows) */
 };
 
 /* ---------------------------------------------------------------- helpers */
@@ -423,6 +425,12 @@ static silt_status take_source(stream_query *q, sql_query *qr, silt_error *err)
                        "this one reads %zu", n);
     q->ref = refs[0];
     SILT_RETURN_IF_ERROR(stream_source_open(&q->src, q->s, q->a, q->ref, err));
+    if (q->ref->watermark != NULL && q->ref->watermark->kind == SQL_EXPR_ALIAS) {
+        stream_source *inner = q->src;
+        q->src = NULL;
+        SILT_RETURN_IF_ERROR(stream_expr_source_new(&q->src, q->s, q->a, inner, q->ref, q->text,
+                                                    err));
+    }
     part = arena_calloc(q->a, 1, sizeof(*part));
     if (part == NULL)
         return err_nomem(err);
@@ -708,6 +716,7 @@ static silt_status restore_watermark(stream_query *q, silt_error *err)
     SILT_RETURN_IF_ERROR(read_wm(q, "offsets", q->ckpt.last_commit, "batchWatermarkMs", &before,
                                  err));
     q->need_nodata = evicts(q) && q->wm_ms > before;
+    q->last_batch_wm = before;
     return SILT_OK;
 }
 
@@ -754,6 +763,11 @@ silt_status stream_query_open(stream_query **out, sql_session *s, const char *te
         rc = stream_agg_load(q->agg, &q->ckpt, q->ckpt.last_commit, err);
     if (rc == SILT_OK)
         rc = restore_watermark(q, err);
+    /* the first batch after a restart starts where the last committed one ended (Spark's
+     * startOffset), not at "null" */
+    if (rc == SILT_OK && q->ckpt.last_commit >= 0 && q->ckpt.store != NULL)
+        rc = stream_ckpt_source_offset(&q->ckpt, q->ckpt.last_commit, q->a, &q->src->start_json,
+                                       err);
     if (rc != SILT_OK) {
         stream_query_free(q);
         return rc;
@@ -850,10 +864,9 @@ static silt_status plan_batch(stream_query *q, int64_t batch, int64_t now_ms, bu
                                            q->o.trigger != STREAM_TRIGGER_ONCE, end, empty,
                                            err));
     if (*empty && q->need_nodata && batch > 0 && q->o.trigger != STREAM_TRIGGER_ONCE) {
-        char *prev = NULL;
-        SILT_RETURN_IF_ERROR(stream_ckpt_source_offset(&q->ckpt, batch - 1, q->a, &prev, err));
+        /* the previous batch's end offset (kept in memory: a console stream has no checkpoint) */
         buf_truncate(end, 0);
-        SILT_RETURN_IF_ERROR(buf_append_str(end, prev, err));
+        SILT_RETURN_IF_ERROR(buf_append_str(end, q->src->start_json, err));
         *empty = 0;
         *nodata = 1;
     }
@@ -863,8 +876,10 @@ static silt_status plan_batch(stream_query *q, int64_t batch, int64_t now_ms, bu
     rc = buf_printf(&b, err, "v1\n{\"batchWatermarkMs\":%lld,\"batchTimestampMs\":%lld,"
                     "\"conf\":{}}\n%s\n", (long long)q->wm_ms, (long long)now_ms,
                     buf_cstr(end));
+    q->wal_ns = time_monotonic_nanos();
     if (rc == SILT_OK)
         rc = stream_ckpt_write(&q->ckpt, "offsets", batch, b.data, b.len, 1, err);
+    q->wal_ns = time_monotonic_nanos() - q->wal_ns;
     if (rc == SILT_OK)
         q->ckpt.last_offset = batch;
     buf_clear(&b);
@@ -919,7 +934,8 @@ static silt_status report(stream_query *q, stream_progress *p, silt_error *err)
 static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
 {
     int64_t batch = q->ckpt.last_commit + 1;
-    int64_t t0 = time_monotonic_nanos(), now_ms = time_now_micros() / 1000, t1, t2;
+    int64_t t0 = time_monotonic_nanos(), now_ms = time_now_micros() / 1000, t1, t2, tb, tc;
+    int64_t st_total = 0, st_updated = 0, st_removed = 0;
     stream_progress p;
     buf end;
     int empty = 0, nodata = 0;
@@ -928,23 +944,27 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
     silt_status rc;
     buf_init(&end, 0);
     *ran = 0;
+    q->wal_ns = 0;
     rc = plan_batch(q, batch, now_ms, &end, &empty, &nodata, err);
     if (rc != SILT_OK || empty)
         goto done;
     batch_wm = q->wm_ms;
     /* late rows are judged by the previous batch's watermark (Spark's propagation) */
     if (evicts(q) && batch > 0)
-        rc = read_wm(q, "offsets", batch - 1, "batchWatermarkMs", &late_ms, err);
-    if (rc != SILT_OK)
-        goto done;
+        late_ms = q->last_batch_wm;
     if (q->agg != NULL)
         stream_agg_set_watermark(q->agg, q->o.mode, q->wm_key, late_ms * 1000, batch_wm * 1000);
     q->ev.seen = 0;
+    q->ev.count = 0;
+    q->ev.sum_ms = 0;
     t1 = time_monotonic_nanos();
     rc = q->src->ops->bind(q->src, q->s, BATCH_SOURCE, nodata, err);
+    tb = time_monotonic_nanos();
     if (rc == SILT_OK && q->agg != NULL) {
         /* the state after this batch is in the checkpoint before the sink runs */
         rc = stream_agg_batch(q->agg, &q->ckpt, batch, err);
+        if (rc == SILT_OK)
+            stream_agg_stats(q->agg, &st_total, &st_updated, &st_removed);
         sql_session_unbind_source(q->s, BATCH_SOURCE);
         if (rc == SILT_OK)
             rc = stream_agg_bind_output(q->agg, err);
@@ -961,8 +981,9 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
         next_wm = q->ev.max_us / 1000 - q->wm.delay_ms;
     snprintf(commit, sizeof(commit), "v1\n{\"nextBatchWatermarkMs\":%lld}\n",
              (long long)next_wm);
+    tc = time_monotonic_nanos();
     if (rc == SILT_OK)
-        rc = stream_ckpt_write(&q->ckpt, "commits", batch, commit, strlen(commit), 1, err);
+        rc = stream_ckpt_write_commit(&q->ckpt, batch, commit, strlen(commit), err);
     if (rc != SILT_OK) {
         err_context(err, "while running batch %lld of the stream", (long long)batch);
         goto done;
@@ -972,6 +993,7 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
     if (!nodata)
         q->src->ops->commit(q->src);
     q->wm_ms = next_wm;
+    q->last_batch_wm = batch_wm;
     q->need_nodata = evicts(q) && next_wm > batch_wm;
     *ran = 1;
     memset(&p, 0, sizeof(p));
@@ -981,8 +1003,25 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
     p.timestamp_ms = now_ms;
     p.num_input_rows = q->src->ops->rows(q->src);
     p.duration_ms = (t2 - t0) / 1000000;
-    p.plan_ms = (t1 - t0) / 1000000;
-    p.run_ms = (t2 - t1) / 1000000;
+    p.plan_ms = (t1 - t0 - q->wal_ns) / 1000000; /* latestOffset without the walCommit */
+    p.run_ms = (tc - tb) / 1000000;
+    p.wal_ms = q->wal_ns / 1000000;
+    p.get_batch_ms = (tb - t1) / 1000000;
+    p.commit_ms = (t2 - tc) / 1000000;
+    if (q->wm.active) {
+        p.has_event_time = 1;
+        p.watermark_ms = batch_wm;
+        p.event_rows = q->ev.seen;
+        p.evt_max_ms = q->ev.max_us / 1000;
+        p.evt_min_ms = q->ev.min_us / 1000;
+        p.evt_avg_ms = q->ev.count > 0 ? (int64_t)(q->ev.sum_ms / (double)q->ev.count) : 0;
+    }
+    if (q->agg != NULL) {
+        p.has_state = 1;
+        p.state_rows = st_total;
+        p.state_updated = st_updated;
+        p.state_removed = st_removed;
+    }
     p.processed_rows_per_second = (double)p.num_input_rows * 1e9 / (double)(t2 - t0 + 1);
     p.input_rows_per_second =
         q->last_end_ms > 0 && now_ms > q->last_end_ms

@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "delta/cdf.h"
 #include "delta/log.h"
 #include "delta/scan.h"
 #include "delta/snapshot.h"
@@ -47,6 +48,18 @@ typedef struct delta_src {
     int64_t starting_version;    /* -1: from a snapshot */
     int64_t max_files, max_bytes;
     int ignore_deletes, ignore_changes, skip_changes;
+    /*
+     * readChangeFeed: the rows are the change feed's (the table's columns,
+     * _change_type, _commit_version, _commit_timestamp): the initial
+     * snapshot's files as inserts, then whole commits through delta/cdf.h
+     * (commits cdf_from..cdf_to of the planned range, -1 none).
+     */
+    int cdf;
+    int64_t cdf_from, cdf_to, n_cdf_files;
+    delta_cdf *cdf_reader;
+    delta_snapshot *cdf_snap;   /* the schema snapshot of the reader (version >= cdf_to) */
+    int snapshot_done;          /* the bound batch's snapshot files are read */
+    int64_t snap_version, snap_ts_ms;
     dpos start, end;             /* the planned range (start exclusive) */
     int have_start;
     arena *plan_a;               /* the planned files' actions */
@@ -62,6 +75,8 @@ static void dsrc_release(stream_source *src)
 {
     delta_src *d = (delta_src *)src;
     delta_scan_free(d->scan);
+    delta_cdf_free(d->cdf_reader);
+    delta_snapshot_free(d->cdf_snap);
     delta_snapshot_free(d->initial);
     delta_snapshot_free(d->first);
     arena_free(d->plan_a);
@@ -181,7 +196,7 @@ static silt_status read_commit(delta_src *d, int64_t v, collect *c, int *found, 
                        "change in version %lld of the streaming source %s: the stream reads the "
                        "schema it started with. Please try restarting the query (with a new "
                        "checkpoint if the change is incompatible)", (long long)v, d->location);
-    if (!c->has_remove || d->skip_changes || d->ignore_changes)
+    if (!c->has_remove || d->skip_changes || d->ignore_changes || d->cdf)
         return SILT_OK;
     if (!c->has_add && d->ignore_deletes)
         return SILT_OK;
@@ -213,15 +228,48 @@ static silt_status load_initial(delta_src *d, int64_t version, silt_error *err)
     d->initial = NULL;
     SILT_RETURN_IF_ERROR(delta_snapshot_load(&d->initial, d->store, version, err));
     qsort(d->initial->files, d->initial->n_files, sizeof(delta_file), by_mtime_path);
+    d->snap_version = d->initial->version;
+    d->snap_ts_ms = d->initial->timestamp_ms;
     return SILT_OK;
 }
 
 static int full(const delta_src *d, int64_t bytes, int limit)
 {
     int64_t max_files = d->max_files > 0 ? d->max_files : 1000; /* Delta's default */
-    if (!limit || d->n_files == 0)
+    int64_t n = (int64_t)d->n_files + d->n_cdf_files;
+    if (!limit || n == 0)
         return 0;
-    return (int64_t)d->n_files >= max_files || (d->max_bytes > 0 && bytes >= d->max_bytes);
+    return n >= max_files || (d->max_bytes > 0 && bytes >= d->max_bytes);
+}
+
+/*
+ * readChangeFeed: whole commits from pos.version up to the limits (at least
+ * one; a commit's files count as its adds), or up to stop, as
+ * cdf_from..cdf_to. The end is the next commit's start.
+ */
+static silt_status collect_commits(delta_src *d, dpos pos, int limit, const dpos *stop,
+                                   dpos *end, int64_t bytes, silt_error *err)
+{
+    for (;;) {
+        collect c;
+        int found;
+        size_t idx;
+        if (stop != NULL ? stop->starting || pos.version >= stop->version : full(d, bytes, limit))
+            break;
+        SILT_RETURN_IF_ERROR(read_commit(d, pos.version, &c, &found, err));
+        if (!found)
+            break;
+        for (idx = 0; idx < c.n_adds; idx++)
+            bytes += c.adds[idx].size;
+        d->n_cdf_files += c.n_adds > 0 ? (int64_t)c.n_adds : 1;
+        if (d->cdf_from < 0)
+            d->cdf_from = pos.version;
+        d->cdf_to = pos.version;
+        pos.version++;
+    }
+    pos.index = -1;
+    *end = pos;
+    return SILT_OK;
 }
 
 /* Takes files after pos up to the limits (or up to stop when given) into d->files. */
@@ -232,6 +280,8 @@ static silt_status collect_range(delta_src *d, dpos pos, int limit, const dpos *
     arena_reset(d->plan_a);
     d->files = NULL;
     d->n_files = d->cap_files = 0;
+    d->cdf_from = d->cdf_to = -1;
+    d->n_cdf_files = 0;
     if (pos.starting) {
         int64_t idx;
         SILT_RETURN_IF_ERROR(load_initial(d, pos.version, err));
@@ -251,6 +301,8 @@ static silt_status collect_range(delta_src *d, dpos pos, int limit, const dpos *
         pos.index = -1;
         pos.starting = 0;
     }
+    if (d->cdf)
+        return collect_commits(d, pos, limit, stop, end, bytes, err);
     for (;;) {
         collect c;
         int found;
@@ -332,13 +384,77 @@ static void dsrc_commit(stream_source *src)
 
 /* ---------------------------------------------------------------- reading */
 
+/* A snapshot file's rows as change rows: inserts at the snapshot's version and time. */
+static silt_status as_inserts(delta_src *d, arena *a, col_batch *in, col_batch **out,
+                              silt_error *err)
+{
+    col_batch *b = arena_calloc(a, 1, sizeof(*b));
+    col_builder *type = NULL, *ver = NULL, *ts = NULL;
+    const col_type *schema = d->base.schema;
+    int64_t row;
+    size_t n = in->n_cols;
+    if (b == NULL || (b->cols = arena_calloc(a, n + 3, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    memcpy(b->cols, in->cols, n * sizeof(col_vec *));
+    SILT_RETURN_IF_ERROR(col_builder_new(&type, a, schema->fields[n].type, err));
+    SILT_RETURN_IF_ERROR(col_builder_new(&ver, a, schema->fields[n + 1].type, err));
+    SILT_RETURN_IF_ERROR(col_builder_new(&ts, a, schema->fields[n + 2].type, err));
+    for (row = 0; row < in->n_rows; row++) {
+        SILT_RETURN_IF_ERROR(col_builder_append_bytes(type, "insert", 6, err));
+        SILT_RETURN_IF_ERROR(col_builder_append_int(ver, d->snap_version, err));
+        SILT_RETURN_IF_ERROR(col_builder_append_int(ts, d->snap_ts_ms * 1000, err));
+    }
+    SILT_RETURN_IF_ERROR(col_builder_finish(type, &b->cols[n], err));
+    SILT_RETURN_IF_ERROR(col_builder_finish(ver, &b->cols[n + 1], err));
+    SILT_RETURN_IF_ERROR(col_builder_finish(ts, &b->cols[n + 2], err));
+    b->schema = schema;
+    b->n_rows = in->n_rows;
+    b->n_cols = n + 3;
+    *out = b;
+    return SILT_OK;
+}
+
 static silt_status dsrc_next(void *payload, arena *a, col_batch **out, silt_error *err)
 {
     delta_src *d = payload;
     *out = NULL;
     if (d->empty)
         return SILT_OK;
-    return delta_scan_next(d->scan, a, out, err);
+    if (!d->cdf)
+        return delta_scan_next(d->scan, a, out, err);
+    while (!d->snapshot_done && d->scan != NULL) {
+        col_batch *in = NULL;
+        SILT_RETURN_IF_ERROR(delta_scan_next(d->scan, a, &in, err));
+        if (in == NULL)
+            break;
+        if (in->n_rows > 0)
+            return as_inserts(d, a, in, out, err);
+    }
+    d->snapshot_done = 1;
+    return d->cdf_reader != NULL ? delta_cdf_next(d->cdf_reader, a, out, err) : SILT_OK;
+}
+
+/* readChangeFeed: the reader of the planned commits (the snapshot's schema at their end). */
+static silt_status open_cdf_reader(delta_src *d, silt_error *err)
+{
+    delta_cdf_options o = DELTA_CDF_OPTIONS_INIT;
+    delta_cdf_free(d->cdf_reader);
+    d->cdf_reader = NULL;
+    if (d->cdf_from < 0)
+        return SILT_OK;
+    if (d->cdf_snap == NULL || d->cdf_snap->version < d->cdf_to) {
+        delta_snapshot_free(d->cdf_snap);
+        d->cdf_snap = NULL;
+        SILT_RETURN_IF_ERROR(delta_snapshot_load(&d->cdf_snap, d->store, d->cdf_to, err));
+    }
+    o.start_version = d->cdf_from;
+    o.end_version = d->cdf_to;
+    SILT_RETURN_IF_ERROR(delta_cdf_open(&d->cdf_reader, d->store, d->cdf_snap, &o, err));
+    if (!col_type_equal(delta_cdf_schema(d->cdf_reader), d->base.schema))
+        return err_set(err, SILT_BIND, "[DELTA_SCHEMA_CHANGED_WITH_VERSION] the change feed of "
+                       "versions %lld to %lld of the streaming source %s has another schema than "
+                       "the stream's", (long long)d->cdf_from, (long long)d->cdf_to, d->location);
+    return SILT_OK;
 }
 
 static silt_status dsrc_bind(stream_source *src, sql_session *s, const char *name,
@@ -347,16 +463,19 @@ static silt_status dsrc_bind(stream_source *src, sql_session *s, const char *nam
     delta_src *d = (delta_src *)src;
     delta_scan_free(d->scan);
     d->scan = NULL;
-    d->empty = empty_range || d->n_files == 0;
     d->cnt.fn = dsrc_next;
     d->cnt.payload = d;
     d->cnt.rows = 0;
-    if (!d->empty) {
+    d->empty = empty_range || (d->n_files == 0 && d->cdf_from < 0);
+    d->snapshot_done = 0;
+    if (!d->empty && d->n_files > 0) {
         d->batch_snap = *d->meta;
         d->batch_snap.files = d->files;
         d->batch_snap.n_files = d->n_files;
         SILT_RETURN_IF_ERROR(delta_scan_open(&d->scan, d->store, &d->batch_snap, NULL, err));
     }
+    if (!d->empty && d->cdf)
+        SILT_RETURN_IF_ERROR(open_cdf_reader(d, err));
     d->cnt.ev = d->base.evtime;
     return sql_session_bind_source(s, name, d->base.schema, stream_counted_next, &d->cnt, err);
 }
@@ -440,12 +559,7 @@ static silt_status options(delta_src *d, const char *const *kv, size_t n, silt_e
         } else if (util_str_casecmp(k, "skipChangeCommits") == 0) {
             rc = bool_option(k, v, &d->skip_changes, err);
         } else if (util_str_casecmp(k, "readChangeFeed") == 0) {
-            int on = 0;
-            rc = bool_option(k, v, &on, err);
-            if (rc == SILT_OK && on)
-                rc = err_set(err, SILT_UNSUPPORTED, "option \"readChangeFeed\" of the Delta "
-                             "stream source is not supported yet (silt has no change data feed "
-                             "reader)");
+            rc = bool_option(k, v, &d->cdf, err);
         } else {
             rc = err_set(err, SILT_UNSUPPORTED, "option \"%s\" of the Delta stream source is "
                          "not supported", k);
@@ -455,6 +569,9 @@ static silt_status options(delta_src *d, const char *const *kv, size_t n, silt_e
     if (d->ignore_changes && d->skip_changes)
         return err_set(err, SILT_INVALID, "ignoreChanges and skipChangeCommits cannot both be "
                        "set");
+    if (d->cdf && d->skip_changes)
+        return err_set(err, SILT_UNSUPPORTED, "skipChangeCommits with readChangeFeed is not "
+                       "supported: the change feed streams every change");
     return SILT_OK;
 }
 
@@ -471,14 +588,27 @@ silt_status stream_delta_source_new(stream_source **out, sql_session *s, arena *
     d->a = a;
     d->location = arena_strdup(a, location);
     d->starting_version = -1;
+    d->cdf_from = d->cdf_to = -1;
     rc = sql_session_store_open(s, location, 0, &d->store, err);
     if (rc == SILT_OK)
         rc = delta_snapshot_load(&d->first, d->store, -1, err);
     if (rc == SILT_OK)
         rc = options(d, kv, n_kv, err);
+    if (rc == SILT_OK && d->cdf)
+        rc = delta_cdf_row_schema(a, d->first->schema, &d->base.schema, err);
+    if (rc == SILT_OK && d->cdf && d->starting_version >= 0) {
+        /* the feed must be on at the starting version: checked now, not at the first batch */
+        delta_cdf *probe = NULL;
+        delta_cdf_options o = DELTA_CDF_OPTIONS_INIT;
+        o.start_version = o.end_version = d->starting_version;
+        if (d->starting_version <= d->first->version)
+            rc = delta_cdf_open(&probe, d->store, d->first, &o, err);
+        delta_cdf_free(probe);
+    }
     if (rc == SILT_OK) {
         d->meta = d->first;
-        d->base.schema = d->first->schema;
+        if (!d->cdf)
+            d->base.schema = d->first->schema;
         d->base.desc = arena_sprintf(a, "DeltaSource[%s]", location);
         d->base.start_json = "null";
         if (d->base.desc == NULL || d->location == NULL)

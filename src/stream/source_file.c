@@ -297,7 +297,9 @@ static silt_status load_history(file_src *f, stream_ckpt *c, int64_t upto, silt_
     return SILT_OK;
 }
 
-static silt_status write_log(file_src *f, stream_ckpt *c, int64_t batch_id, silt_error *err)
+/* Writes sources/0/N: staged to go out with offsets/N, or now (staged 0). */
+static silt_status write_log(file_src *f, stream_ckpt *c, int64_t batch_id, int staged,
+                             silt_error *err)
 {
     buf b, q;
     size_t idx;
@@ -315,21 +317,22 @@ static silt_status write_log(file_src *f, stream_ckpt *c, int64_t batch_id, silt
                             (long long)(it->mtime_micros / 1000), (long long)batch_id,
                             (long long)it->size);
     }
-    if (rc == SILT_OK)
+    if (rc == SILT_OK && staged)
+        rc = stream_ckpt_stage(c, "sources/0", batch_id, b.data, b.len, err);
+    else if (rc == SILT_OK)
         rc = stream_ckpt_write(c, "sources/0", batch_id, b.data, b.len, 0, err);
     buf_clear(&b);
     buf_clear(&q);
     return rc;
 }
 
-static silt_status file_plan(stream_source *src, stream_ckpt *c, int64_t batch_id, int limit,
-                             buf *end, int *empty, silt_error *err)
+/* Picks the batch's files (f->planned) and records them in sources/0/N. */
+static silt_status pick_files(file_src *f, stream_ckpt *c, int64_t batch_id, int limit,
+                              int staged, int *empty, silt_error *err)
 {
-    file_src *f = (file_src *)src;
     io_object_info *all;
     size_t n_all, idx;
     int64_t bytes = 0;
-    SILT_RETURN_IF_ERROR(load_history(f, c, batch_id, err));
     f->n_planned = 0;
     SILT_RETURN_IF_ERROR(list_files(f, f->a, &all, &n_all, err));
     f->planned = all; /* taken in place: all[0..n_planned) */
@@ -349,9 +352,29 @@ static silt_status file_plan(stream_source *src, stream_ckpt *c, int64_t batch_i
     for (idx = 0; idx < f->n_planned; idx++)
         SILT_RETURN_IF_ERROR(take(f, f->planned[idx].key, err));
     f->loaded = batch_id + 1;
-    SILT_RETURN_IF_ERROR(write_log(f, c, batch_id, err));
+    return write_log(f, c, batch_id, staged, err);
+}
+
+static silt_status file_plan(stream_source *src, stream_ckpt *c, int64_t batch_id, int limit,
+                             buf *end, int *empty, silt_error *err)
+{
+    file_src *f = (file_src *)src;
+    SILT_RETURN_IF_ERROR(load_history(f, c, batch_id, err));
+    SILT_RETURN_IF_ERROR(pick_files(f, c, batch_id, limit, 1, empty, err));
+    if (*empty)
+        return SILT_OK;
     buf_truncate(end, 0);
     return buf_printf(end, err, "{\"logOffset\":%lld}", (long long)batch_id);
+}
+
+static int log_exists(stream_ckpt *c, int64_t batch_id)
+{
+    buf b;
+    silt_status rc;
+    buf_init(&b, 0);
+    rc = stream_ckpt_read(c, "sources/0", batch_id, &b, NULL);
+    buf_clear(&b);
+    return rc != SILT_NOTFOUND;
 }
 
 static silt_status file_replan(stream_source *src, stream_ckpt *c, int64_t batch_id,
@@ -365,6 +388,12 @@ static silt_status file_replan(stream_source *src, stream_ckpt *c, int64_t batch
     SILT_RETURN_IF_ERROR(load_history(f, c, batch_id, err));
     f->n_planned = 0;
     f->planned = NULL;
+    if (!log_exists(c, batch_id)) {
+        /* offsets/N went out before sources/0/N and a crash came between: the batch had not
+         * started (stream_ckpt_stage), so its files are picked now */
+        int empty = 0;
+        return pick_files(f, c, batch_id, 1, 0, &empty, err);
+    }
     SILT_RETURN_IF_ERROR(read_log(f, c, batch_id, 1, err));
     f->loaded = batch_id + 1;
     return SILT_OK;

@@ -57,6 +57,15 @@ typedef struct stream_progress {
     double processed_rows_per_second; /* rows over this batch's duration */
     int64_t duration_ms;      /* the batch, planning to commit mark */
     int64_t plan_ms, run_ms;  /* latestOffset and addBatch */
+    int64_t wal_ms;           /* walCommit: offsets/N (and sources/0/N) written */
+    int64_t get_batch_ms;     /* getBatch: the batch's input bound */
+    int64_t commit_ms;        /* commitOffsets: commits/N written */
+    /* eventTime (a query with a watermark): the batch's watermark, its rows' max/min/avg */
+    int has_event_time, event_rows;
+    int64_t watermark_ms, evt_max_ms, evt_min_ms, evt_avg_ms;
+    /* stateOperators (an aggregation): Spark's stateStoreSave numbers */
+    int has_state;
+    int64_t state_rows, state_updated, state_removed;
     const char *source;       /* description, e.g. FileStreamSource[file:/in] */
     const char *start_offset; /* JSON, "null" before the first batch */
     const char *end_offset;

@@ -19,6 +19,10 @@ typedef struct stream_ckpt {
     char id[40];          /* the query's id (metadata) */
     int64_t last_offset;  /* newest offsets/N, -1 when none */
     int64_t last_commit;  /* newest commits/N, -1 when none */
+    /* a write staged to go out with the next stream_ckpt_write (sources/0/N with offsets/N) */
+    char staged_key[96];
+    buf staged;
+    int has_staged;
 } stream_ckpt;
 
 /*
@@ -33,9 +37,31 @@ void stream_ckpt_close(stream_ckpt *c);
 /* Reads dir/N (dir: "offsets", "commits", "sources/0", "state") into out; NOTFOUND when absent. */
 silt_status stream_ckpt_read(stream_ckpt *c, const char *dir, int64_t n, buf *out,
                              silt_error *err);
-/* Writes dir/N durably; if_absent: CONFLICT (another writer) when it exists. */
+/*
+ * Writes dir/N durably; if_absent: CONFLICT (another writer) when it exists.
+ * A staged write goes out at the same time, on a second thread: the two
+ * files' fsyncs share the file system's journal commits instead of paying
+ * one each, and either may be published first (readers of the staged file
+ * cope with its absence, see stream_ckpt_stage).
+ */
 silt_status stream_ckpt_write(stream_ckpt *c, const char *dir, int64_t n, const char *data,
                               size_t len, int if_absent, silt_error *err);
+/*
+ * Stages dir/N (a plain put) to be written with the next stream_ckpt_write:
+ * the file source's sources/0/N goes out with offsets/N. A crash between
+ * the two publications may leave offsets/N without sources/0/N; the batch
+ * had not started then (the sink runs after both are durable), so the file
+ * source plans it again.
+ */
+silt_status stream_ckpt_stage(stream_ckpt *c, const char *dir, int64_t n, const char *data,
+                              size_t len, silt_error *err);
+/*
+ * Writes commits/N without syncing it (io_put_lazy): the sink's commit is
+ * durable before it, so a commits/N lost to a machine crash only makes the
+ * batch run again, and its txn makes that write nothing.
+ */
+silt_status stream_ckpt_write_commit(stream_ckpt *c, int64_t n, const char *data, size_t len,
+                                     silt_error *err);
 
 /* The source offset of offsets/n (its last line, one source) into *out (in a). */
 silt_status stream_ckpt_source_offset(stream_ckpt *c, int64_t n, arena *a, char **out,
@@ -52,6 +78,9 @@ typedef struct stream_evtime {
     int col;          /* the source column, -1 when the query has no watermark */
     int seen;         /* a non-null event time went by */
     int64_t max_us;
+    int64_t min_us;   /* and min, sum and count for the progress's eventTime (avg) */
+    double sum_ms;
+    int64_t count;
 } stream_evtime;
 
 typedef struct stream_watermark {
@@ -142,6 +171,15 @@ silt_status stream_delta_source_new(stream_source **out, sql_session *s, arena *
                                     const char *location, const char *const *kv, size_t n_kv,
                                     silt_error *err);
 
+/*
+ * `WATERMARK expr AS name`: inner's rows with the column name = expr (its
+ * SQL in text, the statement ref was parsed from); takes inner over, also
+ * on failure.
+ */
+silt_status stream_expr_source_new(stream_source **out, sql_session *s, arena *a,
+                                   stream_source *inner, const sql_table_ref *ref,
+                                   const char *text, silt_error *err);
+
 /* The location of a Delta table by name (delta.`p` or a catalog name); *out NULL when absent. */
 silt_status stream_table_location(sql_session *s, arena *a, const sql_name *n, char **out,
                                   silt_error *err);
@@ -190,6 +228,8 @@ silt_status stream_agg_batch(stream_agg *g, stream_ckpt *c, int64_t batch, silt_
 /* The query's output over the bound state (touched_only: the groups of the last batch). */
 silt_status stream_agg_output_sql(stream_agg *g, int touched_only, buf *out, silt_error *err);
 silt_status stream_agg_bind_output(stream_agg *g, silt_error *err);
+/* After stream_agg_batch: the state's rows, the rows the batch updated and those it evicted. */
+void stream_agg_stats(const stream_agg *g, int64_t *total, int64_t *updated, int64_t *removed);
 void stream_agg_unbind_output(stream_agg *g);
 
 /* ---- console.c: Spark's console sink */

@@ -143,14 +143,12 @@ silt_status stream_watermark_open(stream_watermark *w, const sql_table_ref *ref,
     w->col = -1;
     if (e == NULL)
         return SILT_OK;
-    if (e->kind == SQL_EXPR_ALIAS)
-        return err_set(err, SILT_UNSUPPORTED, "a WATERMARK over an expression (%s) is not "
-                       "supported yet: name a TIMESTAMP column of the source",
-                       e->u.named.name.name);
-    if (e->kind != SQL_EXPR_COLUMN)
+    if (e->kind != SQL_EXPR_COLUMN && e->kind != SQL_EXPR_ALIAS)
         return err_set(err, SILT_BIND, "[REQUIRES_EXPLICIT_NAME_IN_WATERMARK_CLAUSE] The "
                        "watermark clause requires an explicit name if expression is specified");
-    name = e->u.column.parts[e->u.column.n_parts - 1].name;
+    /* expr AS name: the source already carries the column name (source_expr.c) */
+    name = e->kind == SQL_EXPR_ALIAS ? e->u.named.name.name
+                                     : e->u.column.parts[e->u.column.n_parts - 1].name;
     for (idx = 0; idx < schema->n_fields; idx++)
         if (util_str_casecmp(schema->fields[idx].name, name) == 0)
             break;

@@ -150,7 +150,13 @@ def three_files_three_batches():
           scalar(f"SELECT count(*) FROM {table_sql}") == "30", run.stderr)
     run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, ok=False,
                *[f"SELECT * FROM STREAM read_files('{src}', {SCHEMA})"])
-    check("a checkpoint of another query is refused",
+    check("a checkpoint of another query (another sink) is refused",
+          run.returncode == 1 and "belongs to another query" in run.stderr, run.stderr)
+    other = os.path.join(WORK, "in3other")
+    os.makedirs(other)
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, ok=False,
+               *[f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{other}', {SCHEMA})"])
+    check("a checkpoint of another query (another source, same sink) is refused",
           run.returncode == 1 and "belongs to another query" in run.stderr, run.stderr)
     run = silt("stream", "--trigger", "availableNow", ok=False,
                *[f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{src}', {SCHEMA})"])
@@ -285,9 +291,35 @@ def delta_source_flow():
                  "skipChangeCommits = true)"])
     check("ignoreChanges with skipChangeCommits is refused", run.returncode == 1, run.stderr)
     run = silt("stream", "--trigger", "once", ok=False,
-               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true)"])
-    check("readChangeFeed is refused by name",
-          run.returncode == 1 and "readChangeFeed" in run.stderr, run.stderr)
+               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true, startingVersion = 1)"])
+    check("readChangeFeed on a table without the change data feed fails with Delta's error",
+          run.returncode == 1 and "DELTA_MISSING_CHANGE_DATA" in run.stderr, run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM {ref} WITH (readChangeFeed = true, "
+                 "skipChangeCommits = true)"])
+    check("readChangeFeed with skipChangeCommits is refused",
+          run.returncode == 1 and "skipChangeCommits" in run.stderr, run.stderr)
+    cdf = os.path.join(WORK, "dcdf")
+    cref = f"delta.`{cdf}`"
+    silt("sql", f"CREATE TABLE {cref} (id INT, name STRING) USING delta "
+         "TBLPROPERTIES (delta.enableChangeDataFeed = true)")
+    silt("sql", f"INSERT INTO {cref} VALUES (1, 'a'), (2, 'b')")
+    cck = os.path.join(WORK, "cdfck")
+    cstmt = (f"SELECT id, name, _change_type, _commit_version FROM STREAM {cref} "
+             "WITH (readChangeFeed = true)")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", cck, cstmt)
+    check("readChangeFeed: the initial snapshot as inserts at its version",
+          "|  1|   a|      insert|              1|" in run.stdout and
+          "|  2|   b|      insert|              1|" in run.stdout, run.stdout + run.stderr)
+    silt("sql", f"UPDATE {cref} SET name = 'z' WHERE id = 2")
+    silt("sql", f"DELETE FROM {cref} WHERE id = 1")
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", cck, cstmt)
+    check("readChangeFeed: then the changes of each new commit, UPDATE and DELETE included",
+          run.returncode == 0 and "Batch: 1" in run.stdout and "Batch: 2" not in run.stdout and
+          "|  2|   b| update_preimage|              2|" in run.stdout and
+          "|  2|   z|update_postimage|              2|" in run.stdout and
+          "|  1|   a|          delete|              3|" in run.stdout and
+          "insert" not in run.stdout, run.stdout + run.stderr)
     run = silt("stream", "--trigger", "once", ok=False,
                *[f"SELECT * FROM STREAM {ref} WITH (excludeRegex = 'x')"])
     check("an unknown Delta source option is refused by name",
@@ -295,6 +327,180 @@ def delta_source_flow():
     run = silt("stream", "--trigger", "once", ok=False,
                *[f"SELECT * FROM STREAM delta.`{os.path.join(WORK, 'nope')}`"])
     check("a missing source table is refused", run.returncode == 1, run.stderr)
+
+def catalog_streaming_table():
+    """CREATE STREAMING TABLE by catalog name, with columns, PARTITIONED BY and TBLPROPERTIES."""
+    wh, src = os.path.join(WORK, "wh"), os.path.join(WORK, "inc")
+    os.makedirs(src)
+    write_csv(os.path.join(src, "a.csv"), 0, 3, mtime=1000)
+    w = ["--warehouse", wh, "--format", "csv"]
+    run = silt("sql", *w, "CREATE STREAMING TABLE trips (id INT, name STRING) PARTITIONED BY "
+               "(name) TBLPROPERTIES ('delta.appendOnly' = 'true') AS SELECT * FROM STREAM "
+               f"read_files('{src}', {SCHEMA})")
+    check("catalog streaming table with columns, PARTITIONED BY, TBLPROPERTIES",
+          run.returncode == 0, run.stderr)
+    write_csv(os.path.join(src, "b.csv"), 3, 2, mtime=2000)
+    run = silt("sql", *w, "REFRESH STREAMING TABLE trips; SELECT count(*) FROM trips; "
+               "DESCRIBE DETAIL trips; SHOW TBLPROPERTIES trips")
+    check("REFRESH STREAMING TABLE by name: partitioned, its properties kept",
+          run.returncode == 0 and "\n5\n" in run.stdout and ',"[""name""]",' in run.stdout and
+          "delta.appendOnly,true" in run.stdout, run.stdout + run.stderr)
+    run = silt("sql", *w, "CREATE STREAMING TABLE ids AS SELECT id FROM STREAM trips WITH "
+               "(maxFilesPerTrigger = 1); SELECT count(*), count(DISTINCT id) FROM ids")
+    check("a streaming table over a catalog table's stream (STREAM name WITH (...))",
+          run.returncode == 0 and "\n5,5\n" in run.stdout, run.stdout + run.stderr)
+
+
+def progress_lines(stderr):
+    return [json.loads(line) for line in stderr.splitlines() if line.startswith("{")]
+
+
+def recovery_and_limits():
+    """Restarts (startOffset, torn checkpoint files), byte limits, modes, schema changes, SIGINT."""
+    src, table = os.path.join(WORK, "inr"), os.path.join(WORK, "tr")
+    os.makedirs(src)
+    for k in range(4):
+        write_csv(os.path.join(src, f"r{k}.csv"), k * 50, 50, mtime=1000 + k)
+    # r0 and r1 fit in the limit, r1 and r2 do not; r2 and r3 do
+    limit = sum(os.path.getsize(os.path.join(src, f"r{k}.csv")) for k in (2, 3))
+    table_sql = f"delta.`{table}`"
+    silt("sql", f"CREATE TABLE {table_sql} (id INT, name STRING) USING delta")
+    ckpt = os.path.join(WORK, "cr")
+    stmt = (f"INSERT INTO {table_sql} SELECT * FROM STREAM read_files('{src}', {SCHEMA}, "
+            f"maxBytesPerTrigger => '{limit}b')")
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--checkpoint", ckpt,
+               stmt)
+    prog = progress_lines(run.stderr)
+    check("read_files maxBytesPerTrigger: two files of the size a batch",
+          [p["numInputRows"] for p in prog] == [100, 100], run.stderr)
+    check("progress: startOffset of a batch is the previous batch's endOffset",
+          len(prog) == 2 and prog[0]["sources"][0]["startOffset"] is None and
+          prog[1]["sources"][0]["startOffset"] == prog[0]["sources"][0]["endOffset"], str(prog))
+    write_csv(os.path.join(src, "r4.csv"), 200, 50, mtime=2000)
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--checkpoint", ckpt,
+               stmt)
+    prog2 = progress_lines(run.stderr)
+    check("progress after a restart: startOffset is the last committed endOffset (Spark's)",
+          len(prog2) == 1 and prog2[0]["batchId"] == 2 and
+          prog2[0]["sources"][0]["startOffset"] == {"logOffset": 1} and
+          prog2[0]["sources"][0]["endOffset"] == {"logOffset": 2}, run.stderr)
+    # a machine crash may leave commits/N empty (it is written without a sync): not a commit
+    n_log = len(log_actions(table))
+    open(os.path.join(ckpt, "commits", "2"), "w").close()
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("an empty commits/N is not a commit: the batch runs again and writes nothing",
+          run.returncode == 0 and len(log_actions(table)) == n_log and
+          open(os.path.join(ckpt, "commits", "2")).read().startswith("v1\n") and
+          scalar(f"SELECT count(*) FROM {table_sql}") == "250", run.stderr)
+    # offsets/N out and sources/0/N not (a crash between the two): the batch picks its files
+    write_csv(os.path.join(src, "r5.csv"), 250, 50, mtime=3000)
+    with open(os.path.join(ckpt, "offsets", "3"), "w") as f:
+        f.write('v1\n{"batchWatermarkMs":0,"batchTimestampMs":1,"conf":{}}\n{"logOffset":3}\n')
+    run = silt("stream", "--trigger", "availableNow", "--checkpoint", ckpt, stmt)
+    check("offsets/N without sources/0/N: the batch takes the new files, once",
+          run.returncode == 0 and os.path.exists(os.path.join(ckpt, "sources", "0", "3")) and
+          scalar(f"SELECT count(*) FROM {table_sql}") == "300" and
+          scalar(f"SELECT count(DISTINCT id) FROM {table_sql}") == "300", run.stderr)
+    # PERMISSIVE (the default): the malformed field is null, the row stays, as the batch reader
+    bad = os.path.join(WORK, "badp")
+    os.makedirs(bad)
+    with open(os.path.join(bad, "x.csv"), "w") as f:
+        f.write("id,name\n1,a\nnotanumber,b\n3,c\n")
+    for mode in ("PERMISSIVE", "DROPMALFORMED"):
+        run = silt("stream", "--trigger", "once", f"SELECT * FROM STREAM read_files('{bad}', "
+                   f"format => 'csv', {SCHEMA}, mode => '{mode}')")
+        batch = silt("sql", f"SELECT * FROM read_files('{bad}', format => 'csv', {SCHEMA}, "
+                     f"mode => '{mode}')")
+        want = batch.stdout.strip().splitlines()
+        got = run.stdout.strip().splitlines()[3:]
+        check(f"{mode}: the stream's rows are the batch reader's", got == want and
+              len(want) == (7 if mode == "PERMISSIVE" else 6), repr(got) + repr(want))
+    # the Delta source: maxBytesPerTrigger, and a schema change of the source stops the stream
+    dsrc = os.path.join(WORK, "dsb")
+    ref = f"delta.`{dsrc}`"
+    silt("sql", f"CREATE TABLE {ref} (id INT, name STRING) USING delta")
+    for k in range(3):
+        silt("sql", f"INSERT INTO {ref} VALUES ({k}, 'x{k}')")
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--checkpoint",
+               os.path.join(WORK, "cdb"), f"SELECT * FROM STREAM {ref} WITH (maxBytesPerTrigger = 1)")
+    check("Delta source maxBytesPerTrigger: at least one file, one file a batch here",
+          [p["numInputRows"] for p in progress_lines(run.stderr)] == [1, 1, 1], run.stderr)
+    # a schema change while the stream runs stops it (a restart reads the new schema, as Delta)
+    sc_ckpt = os.path.join(WORK, "cds")
+    proc = subprocess.Popen([SILT, "stream", "--checkpoint", sc_ckpt, f"SELECT * FROM STREAM {ref}"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not os.path.exists(os.path.join(sc_ckpt, "commits", "0")):
+        time.sleep(0.05)
+    silt("sql", f"ALTER TABLE {ref} ADD COLUMNS (extra STRING)")
+    silt("sql", f"INSERT INTO {ref} VALUES (9, 'y', 'z')")
+    try:
+        out, err = proc.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        out, err = proc.communicate()
+    check("a schema change of the Delta source stops the running stream with Delta's error",
+          proc.returncode == 1 and "DELTA_SCHEMA_CHANGED_WITH_VERSION" in err and
+          "version 4" in err, err)
+    # a windowed console stream without a checkpoint: its eviction batch needs none
+    win = os.path.join(WORK, "winc")
+    os.makedirs(win)
+    with open(os.path.join(win, "a.csv"), "w") as f:
+        f.write("2024-01-01 10:01:00,a\n2024-01-01 10:25:00,b\n")
+    run = silt("stream", "--trigger", "availableNow", "--progress", "json", "--output-mode",
+               "append", "SELECT window(ts, '10 minutes') AS w, count(*) AS n FROM STREAM "
+               f"read_files('{win}', format => 'csv', schema => 'ts TIMESTAMP, k STRING') "
+               "WATERMARK ts DELAY OF INTERVAL 10 MINUTES GROUP BY window(ts, '10 minutes')")
+    prog = progress_lines(run.stderr)
+    check("a windowed console stream without a checkpoint runs its eviction batch",
+          run.returncode == 0 and run.stdout.count("Batch: ") == 2 and
+          "|{2024-01-01 10:00...|  1|" in run.stdout.split("Batch: 1")[1], run.stdout + run.stderr)
+    check("progress JSON: eventTime and stateOperators as Spark's",
+          len(prog) == 2 and prog[0]["eventTime"] == {
+              "avg": "2024-01-01T10:13:00.000Z", "max": "2024-01-01T10:25:00.000Z",
+              "min": "2024-01-01T10:01:00.000Z", "watermark": "1970-01-01T00:00:00.000Z"} and
+          prog[1]["eventTime"] == {"watermark": "2024-01-01T10:15:00.000Z"} and
+          prog[0]["stateOperators"][0]["numRowsTotal"] == 2 and
+          prog[1]["stateOperators"][0]["numRowsRemoved"] == 1 and
+          set(prog[0]["durationMs"]) == {"addBatch", "commitOffsets", "getBatch", "latestOffset",
+                                         "triggerExecution", "walCommit"}, str(prog))
+    # WATERMARK expr AS name: the source gains the column, the watermark tracks it
+    wx = os.path.join(WORK, "winx")
+    os.makedirs(wx)
+    with open(os.path.join(wx, "a.csv"), "w") as f:
+        f.write("2024-01-01 10:01:00,a\n2024-01-01 10:05:00,b\n2024-01-01 10:25:00,c\n")
+    src_x = (f"STREAM read_files('{wx}', format => 'csv', schema => 's STRING, k STRING') "
+             "WATERMARK to_timestamp(s) AS t DELAY OF INTERVAL 10 MINUTES")
+    run = silt("stream", "--trigger", "availableNow", "--output-mode", "append",
+               "--checkpoint", os.path.join(WORK, "cwx"),
+               f"SELECT window(t, '10 minutes') AS w, count(*) AS n, max(k) AS mk FROM {src_x} "
+               "GROUP BY window(t, '10 minutes')")
+    check("WATERMARK expr AS name: windows over the named expression, evicted by its watermark",
+          run.returncode == 0 and run.stdout.count("Batch: ") == 2 and
+          "|{2024-01-01 10:00...|  2|  b|" in run.stdout.split("Batch: 1")[1], run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "once", f"SELECT k, t FROM {src_x} WHERE k = 'c'")
+    check("WATERMARK expr AS name: the named column is the source's",
+          "|  c|2024-01-01 10:25:00|" in run.stdout, run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT * FROM STREAM read_files('{wx}', format => 'csv', schema => "
+                 "'s STRING, k STRING') WATERMARK k AS t DELAY OF INTERVAL 1 MINUTE"])
+    check("WATERMARK expr AS name over a string is refused as Spark refuses it",
+          run.returncode == 1 and "EVENT_TIME_IS_NOT_ON_TIMESTAMP_TYPE" in run.stderr, run.stderr)
+    # SIGINT stops a running stream after the batch in flight, as SIGTERM does
+    ick = os.path.join(WORK, "ci")
+    proc = subprocess.Popen([SILT, "stream", "--checkpoint", ick,
+                             f"SELECT * FROM STREAM read_files('{src}', {SCHEMA})"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.time() + 60
+    while time.time() < deadline and not os.path.exists(os.path.join(ick, "commits", "0")):
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    check("SIGINT stops the stream after its batch, exit 0",
+          proc.returncode == 0 and out.count("Batch: ") == 1 and
+          sorted(os.listdir(os.path.join(ick, "offsets"))) ==
+          sorted(os.listdir(os.path.join(ick, "commits"))), err)
+
 
 def rate_value_at(seconds, rps, ramp):
     """Spark's RateStreamProvider.valueAtSecond: rows made in the first `seconds` seconds."""
@@ -538,6 +744,8 @@ def main():
     continuous_stream(src)
     options_and_formats()
     delta_source_flow()
+    recovery_and_limits()
+    catalog_streaming_table()
     rate_source_flow()
     aggregation_flow()
     window_flow()

@@ -462,3 +462,25 @@ void test_io_store_local__dead_temp_files_swept_beside_data_files(void)
     check(tmp_exists_in("p=a", dead_young));
     check(tmp_exists_in("p=a", alive_old));
 }
+
+/* io_put_lazy publishes whole objects (temp file, link/rename) without a folder fsync. */
+void test_io_store_local__put_lazy(void)
+{
+    unsigned long before;
+    check_ok(io_put(store, "commits/keep", "x", 1, &err), &err);
+    before = io_local_folder_syncs();
+    check_ok(io_put_lazy(store, "commits/0", "v1\nzero\n", 8, 1, &err), &err);
+    check_str("v1\nzero\n", get_text("commits/0"));
+    check_fails(SILT_EXISTS, io_put_lazy(store, "commits/0", "other", 5, 1, &err));
+    check_contains(err.message, "already exists");
+    check_str("v1\nzero\n", get_text("commits/0"));
+    check_ok(io_put_lazy(store, "commits/0", "v1\nnew\n", 7, 0, &err), &err);
+    check_str("v1\nnew\n", get_text("commits/0"));
+    check_int(0, (long long)(io_local_folder_syncs() - before));
+    /* no temporary file is left behind: the folder holds what was put */
+    {
+        char path[4096];
+        snprintf(path, sizeof(path), "%s/commits", test_tmpdir());
+        check_int(2, test_dir_entries(path));
+    }
+}
