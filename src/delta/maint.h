@@ -33,9 +33,10 @@ typedef struct delta_vacuum_result {
     int64_t bytes;          /* their size */
     int64_t n_dirs;         /* directories listed, the root included (Delta's count) */
     int64_t n_temps;        /* of files: dead `.silt-tmp-*` files of killed writers */
+    io_listing folders;     /* the empty folders deleted (dry run: to delete), sorted */
 } delta_vacuum_result;
 
-#define DELTA_VACUUM_RESULT_INIT {IO_LISTING_INIT, 0, 0, 0}
+#define DELTA_VACUUM_RESULT_INIT {IO_LISTING_INIT, 0, 0, 0, IO_LISTING_INIT}
 void delta_vacuum_result_clear(delta_vacuum_result *r);
 
 /* The table's delta.deletedFileRetentionDuration in ms (7 days when unset). */

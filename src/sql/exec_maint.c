@@ -144,18 +144,21 @@ silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt
         rc = cell ? strings_result(b, names, 1, &cell, 1, out, err) : err_nomem(err);
         goto done;
     }
-    cells = arena_calloc(b->a, r.files.count + 1, sizeof(char *));
+    /* the files, then the empty folders, as Delta's DRY RUN lists both */
+    cells = arena_calloc(b->a, r.files.count + r.folders.count + 1, sizeof(char *));
     if (cells == NULL) {
         rc = err_nomem(err);
         goto done;
     }
-    for (idx = 0; idx < r.files.count; idx++)
+    for (idx = 0; idx < r.files.count + r.folders.count; idx++) {
+        const io_listing *from = idx < r.files.count ? &r.files : &r.folders;
+        size_t at = idx < r.files.count ? idx : idx - r.files.count;
         if ((cells[idx] = arena_sprintf(b->a, "%s%s/%s", scheme_of(t.path), t.path,
-                                           r.files.items[idx].key)) ==
-            NULL)
+                                        from->items[at].key)) == NULL)
             rc = err_nomem(err);
+    }
     if (rc == SILT_OK)
-        rc = strings_result(b, names, 1, cells, r.files.count, out, err);
+        rc = strings_result(b, names, 1, cells, r.files.count + r.folders.count, out, err);
 done:
     delta_vacuum_result_clear(&r);
     return rc;

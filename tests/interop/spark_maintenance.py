@@ -23,6 +23,10 @@
 6. SHALLOW CLONE both ways: Spark reads silt's (absolute file: paths, the
    source's deletion vectors by absolute path) and its CLONE history; silt
    reads Spark's; silt's VACUUM of either clone deletes no source file.
+8. Empty folders: the same layout (empty partition and other folders,
+   nested ones, a hidden one, one holding a hidden file) vacuumed twice by
+   silt and by Spark: the same DRY RUN lists, START/END metrics and trees
+   after each of two VACUUMs.
 7. CONVERT of Parquet files of differing schemas (new columns, nested
    fields, a short beside an int, names differing in case): silt merges them
    to Spark's columns, rows and statistics; int and bigint fail in both.
@@ -140,6 +144,61 @@ def vacuum_case(spark):
     check(ops == ["VACUUM END", "VACUUM START"], "Spark's history shows VACUUM START/END: %s" % ops)
     left = spark.sql(f"VACUUM delta.`{t}` RETAIN 0 HOURS DRY RUN").collect()
     check(len(left) == 0, "Spark's VACUUM DRY RUN finds nothing silt left: %s" % left)
+
+
+def vacuum_folders_case(spark):
+    """Empty folders: the same layout vacuumed twice by each side gives Delta's lists, metrics, trees."""
+    import re
+    import time
+
+    def layout(t):
+        # no nested empty folders: Delta deletes in no set order, so x/ of an empty x/y/ goes
+        # in the same VACUUM or the next (silt deletes deepest first: in the same)
+        for d in ("p=9", "junk", "_tmp", "q", "p=0/sub"):
+            (t / d).mkdir(parents=True, exist_ok=True)
+        (t / "q" / ".hidden").write_text("h")  # a folder of hidden files only: not removable
+
+    def tree(t):
+        out = []
+        for root, dirs, files in os.walk(t):
+            dirs[:] = [d for d in dirs if d != "_delta_log"]
+            names = sorted("part" if f.startswith("part-") else f for f in files
+                           if not f.endswith(".crc"))
+            out.append("%s/ %s" % (os.path.relpath(root, t), names))
+        return sorted(out)
+
+    def metrics(t):
+        v = latest(t)
+        return [(c["commitInfo"]["operation"], {k: m for k, m in
+                 c["commitInfo"]["operationMetrics"].items() if k != "sizeOfDataToDelete"})
+                for version in (v - 1, v) for c in commit(t, version) if "commitInfo" in c]
+
+    def rel(t, paths):
+        return sorted(re.sub(r"part-[^/]*$", "part", p.replace("file:%s/" % t, "")) for p in paths)
+
+    mine, theirs = WORK / "vacdir_silt", WORK / "vacdir_spark"
+    silt(f"CREATE TABLE delta.`{mine}` (id INT, p INT) USING DELTA PARTITIONED BY (p); "
+         f"INSERT INTO delta.`{mine}` VALUES (1, 0), (2, 1), (3, 2)")
+    spark.sql(f"CREATE TABLE delta.`{theirs}` (id INT, p INT) USING DELTA PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO delta.`{theirs}` VALUES (1, 0), (2, 1), (3, 2)")
+    for t in (mine, theirs):
+        layout(t)
+    silt(f"DELETE FROM delta.`{mine}` WHERE p = 1")
+    spark.sql(f"DELETE FROM delta.`{theirs}` WHERE p = 1")
+    time.sleep(1.1)  # every file older than RETAIN 0 HOURS' horizon
+    for run in (1, 2):
+        dry_mine = rel(mine, silt(f"VACUUM delta.`{mine}` RETAIN 0 HOURS DRY RUN").stdout
+                       .splitlines()[3:])
+        dry_theirs = rel(theirs, [r[0] for r in spark.sql(
+            f"VACUUM delta.`{theirs}` RETAIN 0 HOURS DRY RUN").collect()])
+        check(dry_mine == dry_theirs, "VACUUM %d: silt's DRY RUN lists Delta's files and empty "
+              "folders: %s vs %s" % (run, dry_mine, dry_theirs))
+        silt(f"VACUUM delta.`{mine}` RETAIN 0 HOURS")
+        spark.sql(f"VACUUM delta.`{theirs}` RETAIN 0 HOURS")
+        check(metrics(mine) == metrics(theirs), "VACUUM %d: silt's START/END metrics are Delta's: "
+              "%s vs %s" % (run, metrics(mine), metrics(theirs)))
+        check(tree(mine) == tree(theirs), "VACUUM %d: the folders left are Delta's: %s vs %s"
+              % (run, tree(mine), tree(theirs)))
 
 
 def interleave_case(spark):
@@ -344,7 +403,7 @@ def main():
     # VACUUM and CONVERT list folders with this many tasks (10,000 by default): minutes locally
     spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    cases = (optimize_case, vacuum_case, interleave_case, manifest_case, convert_clone_case,
+    cases = (optimize_case, vacuum_case, vacuum_folders_case, interleave_case, manifest_case, convert_clone_case,
              convert_merge_case, shallow_clone_case)
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None  # to rerun some by name
     for case in cases:

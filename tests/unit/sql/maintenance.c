@@ -158,18 +158,35 @@ void test_sql_maintenance__vacuum_sweeps_dead_temp_files_only(void)
     io_store_free(store);
 }
 
-/* VACUUM removes the partition folders its deletes leave empty (Delta's VACUUM deletes empty folders). */
-void test_sql_maintenance__vacuum_removes_emptied_partition_folders(void)
+/*
+ * Delta 4's VACUUM deletes the folders that are empty when it lists them; a
+ * folder its own deletes empty stays until the next VACUUM (checked against
+ * the peer in interop.spark_maintenance, vacuum_folders_case).
+ */
+void test_sql_maintenance__vacuum_removes_empty_folders_as_delta(void)
 {
+    char dir[2048];
     run2("CREATE TABLE", "(a INT, p INT, q INT) USING DELTA PARTITIONED BY (p, q)");
     run2("INSERT INTO", "VALUES (1, 0, 0), (2, 1, 0), (3, 1, 1)");
     run2("DELETE FROM", "WHERE p = 0 OR q = 1");
     check_int(1, exists("p=0/q=0"));
+    snprintf(dir, sizeof(dir), "%s/empty", path);
+    check_int(0, mkdir(dir, 0755));
+    snprintf(dir, sizeof(dir), "%s/empty/deeper", path);
+    check_int(0, mkdir(dir, 0755));
+    snprintf(dir, sizeof(dir), "%s/_hidden", path);
+    check_int(0, mkdir(dir, 0755));
     check_ok(sql_execute(s, "SET spark.databricks.delta.retentionDurationCheck.enabled = false",
                          NULL, &err), &err);
     run2("VACUUM", "RETAIN 0 HOURS");
-    check_int(0, exists("p=0")); /* both levels went */
+    check_int(0, exists("empty")); /* empty when listed: both levels went */
+    check_int(1, exists("p=0/q=0")); /* emptied by this VACUUM: stays, as in Delta */
+    check_int(1, exists("p=1/q=1"));
+    check_int(1, exists("_hidden")); /* hidden folders are never VACUUM's */
+    run2("VACUUM", "RETAIN 0 HOURS");
+    check_int(0, exists("p=0"));
     check_int(0, exists("p=1/q=1"));
     check_int(1, exists("p=1/q=0")); /* its file is live */
+    check_int(1, exists("_hidden"));
     check_int(1, exists("_delta_log"));
 }
