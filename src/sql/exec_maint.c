@@ -10,6 +10,7 @@
 #include "sql/exec.h"
 #include "sql/session.h"
 #include "sql/settings.h"
+#include "util/budget.h"
 #include "util/time.h"
 
 /* Spark shows local paths as file:/..., others (s3://...) as they are. */
@@ -468,6 +469,8 @@ silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, si
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     o.pool = b->ctx->pool;
     o.purge = stmt->u.optimize.purge;
+    /* ZORDER's rows are bounded by half the memory limit (docs/maintenance.md) */
+    o.zorder_memory = mem_budget_limit(sql_session_budget(b->s)) / 2;
     SILT_RETURN_IF_ERROR(delta_optimize(t.store, t.snap, &o, &m, err));
     return optimize_result(b, &t, &m, z->n > 0, out, err);
 }
