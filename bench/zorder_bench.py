@@ -19,6 +19,12 @@ A benchmark, never a test: nothing fails on a time.
 
     .peers/venv/bin/python bench/zorder_bench.py [--silt build/silt]
         [--rows 10000000] [--file-size 184320] [--dir /tmp/silt-zbench] [--no-spark]
+        [--memory-limit 256MB]
+
+silt runs OPTIMIZE twice, on two copies: with the default memory_limit and
+with --memory-limit (ZORDER holds at most half of it in decoded rows per
+pass, docs/maintenance.md), each with its peak RSS (the process's
+ru_maxrss), to show that the bounded run needs less memory than the table.
 """
 import argparse
 import os
@@ -39,6 +45,20 @@ def silt(binary, sql):
     if proc.returncode != 0:
         raise SystemExit("silt failed on %s:\n%s" % (sql[:200], proc.stderr))
     return proc.stdout, time.monotonic() - start
+
+
+def silt_rss(binary, sql):
+    """Runs silt in a child of a small Python wrapper: wall time and the peak RSS in MiB."""
+    wrapper = ("import resource, subprocess, sys\n"
+               "rc = subprocess.run(sys.argv[1:], stdout=subprocess.DEVNULL).returncode\n"
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)\n"
+               "sys.exit(rc)\n")
+    start = time.monotonic()
+    proc = subprocess.run([sys.executable, "-c", wrapper, binary, "sql", "--format", "csv", sql],
+                          capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise SystemExit("silt failed on %s:\n%s" % (sql[:200], proc.stderr))
+    return time.monotonic() - start, int(proc.stdout.strip()) / 1024.0
 
 
 def files_read(binary, table, pred):
@@ -69,6 +89,7 @@ def main():
     ap.add_argument("--file-size", type=int, default=184320)
     ap.add_argument("--dir", default="/tmp/silt-zbench")
     ap.add_argument("--no-spark", action="store_true")
+    ap.add_argument("--memory-limit", default="256MB")
     args = ap.parse_args()
     shutil.rmtree(args.dir, ignore_errors=True)
     os.makedirs(args.dir)
@@ -85,10 +106,20 @@ def main():
     report(args.silt, "before OPTIMIZE", base, preds)
     spark_copy = os.path.join(args.dir, "spark_t")
     shutil.copytree(base, spark_copy)
+    bounded = os.path.join(args.dir, "silt_bounded")
+    shutil.copytree(base, bounded)
+    table_mib = sum(os.path.getsize(os.path.join(r, f)) for r, _, fs in os.walk(base)
+                    for f in fs) / 1048576.0
 
-    _, t_silt = silt(args.silt, f"OPTIMIZE delta.`{base}` ZORDER BY (a, b)")
-    print("silt OPTIMIZE ZORDER BY (a, b): %.1f s" % t_silt)
+    t_silt, rss = silt_rss(args.silt, f"OPTIMIZE delta.`{base}` ZORDER BY (a, b)")
+    print("silt OPTIMIZE ZORDER BY (a, b): %.1f s, peak RSS %.0f MiB (table %.0f MiB on disk)"
+          % (t_silt, rss, table_mib))
     report(args.silt, "after silt's ZORDER", base, preds)
+    t_bounded, rss_bounded = silt_rss(args.silt, f"SET memory_limit = '{args.memory_limit}'; "
+                                      f"OPTIMIZE delta.`{bounded}` ZORDER BY (a, b)")
+    print("silt OPTIMIZE ZORDER BY (a, b) with memory_limit %s: %.1f s, peak RSS %.0f MiB"
+          % (args.memory_limit, t_bounded, rss_bounded))
+    report(args.silt, "after bounded ZORDER", bounded, preds)
 
     if not args.no_spark:
         from peers import spark_session

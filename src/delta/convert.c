@@ -21,8 +21,7 @@ typedef struct conv_ctx {
     io_store *store;
     const delta_convert_options *o;
     arena *a;
-    const col_type *file_schema; /* of the first file */
-    const char *first_key;
+    const col_type *file_schema; /* the files' schemas merged (Delta's mergeSchemas) */
     delta_txn *txn;
     int64_t n_files;
 } conv_ctx;
@@ -112,12 +111,207 @@ static silt_status partition_values(conv_ctx *ctx, const char *key, dlog_map *ou
     return SILT_OK;
 }
 
+/*
+ * Delta's SchemaMergingUtils.mergeSchemas, as ConvertUtils.mergeSchemasInParallel
+ * folds it over the files' schemas (made nullable): struct fields matched by
+ * name ignoring case keep the first file's name and place, new fields come
+ * after them; arrays and maps merge their parts; byte, short and int widen to
+ * the wider; any other pair of different types fails by Delta's name.
+ */
+static int int_rank(col_type_id id)
+{
+    return id == COL_BYTE ? 1 : id == COL_SHORT ? 2 : id == COL_INT ? 3 : 0;
+}
+
+static silt_status merge_type(arena *a, const char *name, const col_type *cur,
+                              const col_type *upd, const col_type **out, silt_error *err);
+
+static silt_status merge_struct(arena *a, const col_type *cur, const col_type *upd,
+                                const col_type **out, silt_error *err)
+{
+    size_t n = 0, i, j;
+    col_field *fields = arena_calloc(a, cur->n_fields + upd->n_fields + 1, sizeof(col_field));
+    if (fields == NULL)
+        return err_nomem(err);
+    for (i = 0; i < cur->n_fields; i++) {
+        fields[n] = cur->fields[i];
+        fields[n].nullable = 1;
+        for (j = 0; j < upd->n_fields; j++)
+            if (util_str_casecmp(cur->fields[i].name, upd->fields[j].name) == 0)
+                SILT_RETURN_IF_ERROR(merge_type(a, cur->fields[i].name, cur->fields[i].type,
+                                                upd->fields[j].type, &fields[n].type, err));
+        n++;
+    }
+    for (j = 0; j < upd->n_fields; j++) {
+        for (i = 0; i < cur->n_fields; i++)
+            if (util_str_casecmp(cur->fields[i].name, upd->fields[j].name) == 0)
+                break;
+        if (i < cur->n_fields)
+            continue;
+        fields[n] = upd->fields[j];
+        fields[n].nullable = 1;
+        fields[n].metadata_json = NULL;
+        fields[n].field_id = -1;
+        n++;
+    }
+    *out = col_type_struct(a, n, fields);
+    return *out ? SILT_OK : err_nomem(err);
+}
+
+static silt_status merge_type(arena *a, const char *name, const col_type *cur,
+                              const col_type *upd, const col_type **out, silt_error *err)
+{
+    const col_type *k, *v;
+    *out = cur;
+    if (cur->id == COL_STRUCT && upd->id == COL_STRUCT)
+        return merge_struct(a, cur, upd, out, err);
+    if (cur->id == COL_ARRAY && upd->id == COL_ARRAY) {
+        SILT_RETURN_IF_ERROR(merge_type(a, name, cur->fields[0].type, upd->fields[0].type, &v,
+                                        err));
+        *out = col_type_array(a, v, 1);
+        return *out ? SILT_OK : err_nomem(err);
+    }
+    if (cur->id == COL_MAP && upd->id == COL_MAP) {
+        SILT_RETURN_IF_ERROR(merge_type(a, name, cur->fields[0].type, upd->fields[0].type, &k,
+                                        err));
+        SILT_RETURN_IF_ERROR(merge_type(a, name, cur->fields[1].type, upd->fields[1].type, &v,
+                                        err));
+        *out = col_type_map(a, k, v, 1);
+        return *out ? SILT_OK : err_nomem(err);
+    }
+    if (int_rank(cur->id) && int_rank(upd->id)) {
+        *out = int_rank(cur->id) >= int_rank(upd->id) ? cur : upd;
+        return SILT_OK;
+    }
+    if (col_type_equal(cur, upd))
+        return SILT_OK;
+    return err_set(err, SILT_INVALID, "[DELTA_FAILED_TO_MERGE_FIELDS] Failed to merge fields "
+                   "'%s' and '%s'", name, name);
+}
+
+/* Pass one: every file's footer schema folded into ctx->file_schema. */
+static silt_status merge_file_schema(conv_ctx *ctx, const char *key, silt_error *err)
+{
+    pq_file *file = NULL;
+    const col_type *merged = NULL, *own, *cur = ctx->file_schema;
+    silt_status rc = pq_file_open(&file, ctx->store, key, err);
+    if (rc != SILT_OK)
+        return err_context(err, "while converting \"%s\" to Delta", key);
+    /* copied: the file's schema lives in its arena, freed below */
+    own = col_type_copy(ctx->a, pq_file_schema(file));
+    if (cur == NULL)
+        cur = col_type_struct(ctx->a, 0, NULL);
+    rc = own == NULL || cur == NULL ? err_nomem(err)
+                                    : merge_struct(ctx->a, cur, own, &merged, err);
+    if (rc == SILT_OK)
+        ctx->file_schema = merged;
+    else
+        err_context(err, "while merging the schema of \"%s\" into the files' schema", key);
+    pq_file_free(file);
+    return rc;
+}
+
+/*
+ * The table's spelling and type of a file's leaf path ("S.x" -> "s.x"):
+ * names match ignoring case, as the merged schema took them. NULL when a
+ * segment is not a field of a struct (the leaf gets no statistics then).
+ */
+static const char *table_leaf(arena *a, const col_type *schema, const char *file_path,
+                              const col_type **type_out)
+{
+    buf out = BUF_INIT;
+    silt_error ignored = SILT_ERROR_INIT;
+    const col_type *t = schema;
+    const char *seg = file_path, *res = NULL;
+    for (;;) {
+        const char *dot = strchr(seg, '.');
+        size_t len = dot ? (size_t)(dot - seg) : strlen(seg), idx;
+        if (t == NULL || t->id != COL_STRUCT)
+            break;
+        for (idx = 0; idx < t->n_fields; idx++)
+            if (strlen(t->fields[idx].name) == len &&
+                util_str_ncasecmp(t->fields[idx].name, seg, len) == 0)
+                break;
+        if (idx == t->n_fields)
+            break;
+        if (buf_printf(&out, &ignored, "%s%s", out.len ? "." : "", t->fields[idx].name) !=
+            SILT_OK)
+            break;
+        t = t->fields[idx].type;
+        if (dot == NULL) {
+            *type_out = t;
+            res = arena_strdup(a, buf_cstr(&out));
+            break;
+        }
+        seg = dot + 1;
+    }
+    buf_clear(&out);
+    return res;
+}
+
+/* Byte/short leaves of a file whose merged column is wider take the column's type. */
+static int conform_stat(delta_col_stats *c, const col_type *table_type)
+{
+    if (table_type == NULL || col_type_is_nested(table_type->id))
+        return 0;
+    if (c->type->id != table_type->id) {
+        if (!int_rank(c->type->id) || !int_rank(table_type->id))
+            return 0;
+        c->min.type = c->max.type = table_type->id;
+    }
+    c->type = table_type;
+    return 1;
+}
+
+/*
+ * Leaves of the merged schema the file lacks: all null, as Delta's stats of
+ * a converted file count them (nullCount = numRecords, no min/max).
+ */
+static silt_status absent_leaves(arena *a, const col_type *t, buf *path, delta_col_stats *cols,
+                                 size_t *n, size_t cap, int64_t n_rows, silt_error *err)
+{
+    size_t idx, k, at = path->len;
+    for (idx = 0; idx < t->n_fields; idx++) {
+        const col_type *ft = t->fields[idx].type;
+        SILT_RETURN_IF_ERROR(buf_printf(path, err, "%s%s", at ? "." : "", t->fields[idx].name));
+        if (ft->id == COL_STRUCT) {
+            SILT_RETURN_IF_ERROR(absent_leaves(a, ft, path, cols, n, cap, n_rows, err));
+        } else if (!col_type_is_nested(ft->id) && *n < cap) {
+            for (k = 0; k < *n; k++)
+                if (strcmp(cols[k].path, buf_cstr(path)) == 0)
+                    break;
+            if (k == *n) {
+                memset(&cols[*n], 0, sizeof(cols[*n]));
+                cols[*n].path = arena_strdup(a, buf_cstr(path));
+                if (cols[*n].path == NULL)
+                    return err_nomem(err);
+                cols[*n].type = ft;
+                cols[*n].has_null_count = 1;
+                cols[*n].null_count = n_rows;
+                (*n)++;
+            }
+        }
+        buf_truncate(path, at);
+    }
+    return SILT_OK;
+}
+
+static size_t count_leaves(const col_type *t)
+{
+    size_t idx, n = 0;
+    for (idx = 0; idx < t->n_fields; idx++)
+        n += t->fields[idx].type->id == COL_STRUCT ? count_leaves(t->fields[idx].type) : 1;
+    return n;
+}
+
 /* Footer statistics of every flat leaf, aggregated over the row groups. */
 static silt_status footer_stats(conv_ctx *ctx, pq_file *file, const char **out, silt_error *err)
 {
     const pq_file_meta *meta = pq_file_metadata(file);
     size_t n_leaves = pq_file_n_leaves(file), leaf, rg, n = 0;
-    delta_col_stats *cols = arena_calloc(ctx->a, n_leaves + 1, sizeof(*cols));
+    size_t cap = n_leaves + count_leaves(ctx->file_schema) + 1;
+    delta_col_stats *cols = arena_calloc(ctx->a, cap, sizeof(*cols));
+    buf path = BUF_INIT;
     buf text = BUF_INIT;
     silt_status rc;
     if (cols == NULL)
@@ -162,12 +356,21 @@ static silt_status footer_stats(conv_ctx *ctx, pq_file *file, const char **out, 
         }
         if (!seen)
             c->has_min_max = 0;
-        if (ok && c->path != NULL && c->type != NULL)
+        if (ok && c->path != NULL && c->type != NULL) {
+            const col_type *table_type = NULL;
+            c->path = table_leaf(ctx->a, ctx->file_schema, c->path, &table_type);
+            ok = c->path != NULL && conform_stat(c, table_type);
+        }
+        if (ok)
             n++;
         else
             memset(c, 0, sizeof(*c));
     }
-    rc = delta_stats_to_json(pq_file_num_rows(file), ctx->file_schema, -1, cols, n, &text, err);
+    rc = absent_leaves(ctx->a, ctx->file_schema, &path, cols, &n, cap, pq_file_num_rows(file),
+                       err);
+    buf_clear(&path);
+    if (rc == SILT_OK)
+        rc = delta_stats_to_json(pq_file_num_rows(file), ctx->file_schema, -1, cols, n, &text, err);
     if (rc == SILT_OK && (*out = arena_strdup(ctx->a, buf_cstr(&text))) == NULL)
         rc = err_nomem(err);
     buf_clear(&text);
@@ -184,18 +387,6 @@ static silt_status add_file(conv_ctx *ctx, const io_object_info *item, silt_erro
     rc = pq_file_open(&file, ctx->store, item->key, err);
     if (rc != SILT_OK)
         return err_context(err, "while converting \"%s\" to Delta", item->key);
-    if (ctx->file_schema == NULL) {
-        /* copied: the schema lives in the file's arena, freed below */
-        ctx->file_schema = col_type_copy(ctx->a, pq_file_schema(file));
-        ctx->first_key = arena_strdup(ctx->a, item->key);
-        if (ctx->file_schema == NULL || ctx->first_key == NULL)
-            rc = err_nomem(err);
-    } else if (!col_type_equal(ctx->file_schema, pq_file_schema(file))) {
-        rc = err_set(err, SILT_UNSUPPORTED,
-                     "[DELTA_FAILED_TO_MERGE_FIELDS] the Parquet files \"%s\" and \"%s\" have "
-                     "different schemas; silt converts files of one schema only",
-                     ctx->first_key, item->key);
-    }
     add.path = item->key;
     add.size = item->size;
     add.modification_time = item->mtime_micros / 1000;
@@ -244,6 +435,10 @@ static silt_status stage(conv_ctx *ctx, const io_listing *files, silt_error *err
     buf parts = BUF_INIT;
     size_t idx;
     silt_status rc = SILT_OK;
+    /* Two passes: the statistics are written against the merged schema. */
+    for (idx = 0; rc == SILT_OK && idx < files->count; idx++)
+        if (!hidden_segment(files->items[idx].key))
+            rc = merge_file_schema(ctx, files->items[idx].key, err);
     for (idx = 0; rc == SILT_OK && idx < files->count; idx++)
         if (!hidden_segment(files->items[idx].key))
             rc = add_file(ctx, &files->items[idx], err);

@@ -33,9 +33,10 @@ typedef struct delta_vacuum_result {
     int64_t bytes;          /* their size */
     int64_t n_dirs;         /* directories listed, the root included (Delta's count) */
     int64_t n_temps;        /* of files: dead `.silt-tmp-*` files of killed writers */
+    io_listing folders;     /* the empty folders deleted (dry run: to delete), sorted */
 } delta_vacuum_result;
 
-#define DELTA_VACUUM_RESULT_INIT {IO_LISTING_INIT, 0, 0, 0}
+#define DELTA_VACUUM_RESULT_INIT {IO_LISTING_INIT, 0, 0, 0, IO_LISTING_INIT}
 void delta_vacuum_result_clear(delta_vacuum_result *r);
 
 /* The table's delta.deletedFileRetentionDuration in ms (7 days when unset). */
@@ -80,9 +81,16 @@ typedef struct delta_optimize_options {
     /* REORG ... APPLY (PURGE): only the files with a deletion vector, each rewritten without
      * it whatever its size (bins as OPTIMIZE's); operation REORG, {predicate, applyPurge} */
     int purge;
+    /*
+     * ZORDER BY: the most bytes of decoded rows one pass over a bin holds
+     * (0 = DELTA_ZORDER_MEMORY_DEFAULT). A bin larger than this is ordered
+     * in several passes, each reading the bin again (optimize.c).
+     */
+    int64_t zorder_memory;
 } delta_optimize_options;
 
-#define DELTA_OPTIMIZE_OPTIONS_INIT {1, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, NULL, 0}
+#define DELTA_OPTIMIZE_OPTIONS_INIT {1, NULL, NULL, NULL, 0, NULL, 0, 0, NULL, NULL, 0, NULL, 0, 0}
+#define DELTA_ZORDER_MEMORY_DEFAULT (INT64_C(256) << 20)
 
 typedef struct delta_file_set_stats {
     int64_t min, max, total_files, total_size; /* min/max 0 when no file */
@@ -94,6 +102,7 @@ typedef struct delta_optimize_metrics {
     int64_t dv_removed, dv_rows_removed;
     int64_t num_table_columns, num_table_columns_with_stats;
     int64_t start_ms, version; /* version -1 when nothing was committed */
+    int64_t zorder_passes;     /* ZORDER BY: passes over bins that wrote files */
 } delta_optimize_metrics;
 
 /*

@@ -258,54 +258,6 @@ static void locate(const int64_t *starts, size_t n, int64_t g, size_t *batch, in
     *row = g - starts[lo];
 }
 
-/*
- * The z-value of every row: per column the rank of the row's key (ties share the lowest
- * rank) scaled to `width` bits, the columns' bits interleaved from the top.
- */
-static silt_status z_values(opt_ctx *ctx, const opt_rows *rows, const int64_t *starts,
-                            uint64_t *z, silt_error *err)
-{
-    size_t n_cols = ctx->o->n_zorder, col;
-    int64_t n = rows->n_rows, idx;
-    unsigned width = (unsigned)(64 / n_cols), bit;
-    zrow *tmp = mem_alloc((size_t)n * sizeof(zrow));
-    uint64_t *rank = mem_alloc((size_t)n * sizeof(uint64_t));
-    if (tmp == NULL || rank == NULL) {
-        mem_free(tmp);
-        mem_free(rank);
-        return err_nomem(err);
-    }
-    memset(z, 0, (size_t)n * sizeof(uint64_t));
-    for (col = 0; col < n_cols; col++) {
-        for (idx = 0; idx < n; idx++) {
-            size_t b;
-            int64_t r;
-            locate(starts, rows->n_batches, idx, &b, &r);
-            tmp[idx].key = value_key(rows->batches[b]->cols[ctx->zcol[col]], r);
-            tmp[idx].row = idx;
-        }
-        qsort(tmp, (size_t)n, sizeof(zrow), by_key);
-        for (idx = 0; idx < n; idx++) {
-            int64_t first = idx > 0 && tmp[idx].key == tmp[idx - 1].key
-                                ? (int64_t)rank[tmp[idx - 1].row]
-                                : idx;
-            rank[tmp[idx].row] = (uint64_t)first;
-        }
-        for (idx = 0; idx < n; idx++) {
-            /* rank / n scaled to width bits */
-            uint64_t scaled = (uint64_t)((long double)rank[idx] / (long double)n *
-                                         (long double)(width == 64 ? 18446744073709551615.0L
-                                                                   : (long double)((UINT64_C(1) << width) - 1)));
-            for (bit = 0; bit < width; bit++)
-                if ((scaled >> (width - 1 - bit)) & 1)
-                    z[idx] |= UINT64_C(1) << (63 - (bit * n_cols + col));
-        }
-    }
-    mem_free(tmp);
-    mem_free(rank);
-    return SILT_OK;
-}
-
 /* A row of the z-ordered range being written: its batch, its row there, its z rank. */
 typedef struct zpick {
     size_t batch;
@@ -364,57 +316,332 @@ static silt_status write_range(opt_ctx *ctx, const opt_rows *rows, const zpick *
 }
 
 /*
- * The rows ordered by z-value and cut into as many ranges of equal row counts as the bin's
- * bytes make files of max_size (Delta's approxNumPartitions), each range one file: so every
- * file is a contiguous stretch of the z-curve, which is what makes min/max prune.
+ * Z-order in bounded memory. Pass one reads the bin and keeps a uniform
+ * sample of the rows' z-order keys (reservoir sampling, at most ZSAMPLE
+ * rows); each column's sorted sample gives a row's rank in that column
+ * (the position of its key among the sample's, as Delta's range ids come
+ * from sampled range boundaries; with a sample of every row it is the
+ * exact rank), and the sample's z-values give the cuts between the output
+ * files, at equal sample counts. Then every pass reads the bin again and
+ * keeps only the rows of a run of consecutive ranges, as many as the memory
+ * bound holds (estimated from pass one's decoded bytes per row), orders
+ * them by z-value and writes each range as one file. So memory is bounded
+ * by zorder_memory plus the sample (ZSAMPLE x columns x 16 bytes), whatever
+ * the size of the partition; a big bin costs more passes, not more memory.
  */
-static silt_status zorder_write(opt_ctx *ctx, const opt_rows *rows, int64_t bin_bytes, arena *a,
+#define ZSAMPLE (1 << 17)
+
+typedef silt_status (*batch_fn)(void *payload, const col_batch *b, arena *batch_a,
+                                silt_error *err);
+
+typedef struct zplan {
+    opt_ctx *ctx;
+    size_t n_cols;
+    uint64_t *sample; /* n_sample tuples of n_cols keys */
+    uint64_t *sorted; /* per column, its n_sample keys sorted */
+    size_t n_sample;
+    int64_t n_rows, decoded_bytes;
+    uint64_t rng;
+    uint64_t *cuts; /* range i holds z in [cuts[i], cuts[i + 1]); cuts[0] = 0 */
+    int64_t n_ranges, lo, hi; /* the ranges of the current pass: [lo, hi) */
+    opt_rows rows;            /* the pass's rows, compacted */
+    uint64_t *z;              /* their z-values */
+    size_t n_z, cap_z;
+    arena *pass_a;
+} zplan;
+
+static uint64_t splitmix(uint64_t *state)
+{
+    uint64_t x = (*state += UINT64_C(0x9E3779B97F4A7C15));
+    x = (x ^ (x >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    x = (x ^ (x >> 27)) * UINT64_C(0x94D049BB133111EB);
+    return x ^ (x >> 31);
+}
+
+/* Reads the bin's files batch by batch (each in a fresh arena) through fn. */
+static silt_status scan_each(opt_ctx *ctx, const opt_bin *bin, arena *a, batch_fn fn,
+                             void *payload, silt_error *err)
+{
+    delta_snapshot one = *ctx->snap;
+    delta_file *files = arena_calloc(a, bin->n_files, sizeof(delta_file));
+    arena *batch_a = arena_new(a, "zorder batch");
+    delta_scan *scan = NULL;
+    size_t idx;
+    silt_status rc;
+    if (files == NULL || batch_a == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < bin->n_files; idx++)
+        files[idx] = *bin->files[idx];
+    one.files = files;
+    one.n_files = bin->n_files;
+    rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
+    while (rc == SILT_OK) {
+        col_batch *b = NULL;
+        arena_reset(batch_a);
+        rc = delta_scan_next(scan, batch_a, &b, err);
+        if (rc != SILT_OK || b == NULL)
+            break;
+        b->schema = ctx->snap->schema;
+        rc = fn(payload, b, batch_a, err);
+    }
+    delta_scan_free(scan);
+    arena_free(batch_a);
+    return rc;
+}
+
+static silt_status sample_batch(void *payload, const col_batch *b, arena *batch_a,
                                 silt_error *err)
 {
-    int64_t *starts = arena_calloc(a, rows->n_batches + 1, sizeof(int64_t));
-    uint64_t *z = mem_alloc((size_t)(rows->n_rows + 1) * sizeof(uint64_t));
-    zrow *order = mem_alloc((size_t)(rows->n_rows + 1) * sizeof(zrow));
-    zpick *picks = NULL;
+    zplan *p = payload;
+    int64_t row;
+    size_t col;
+    (void)err;
+    for (row = 0; row < b->n_rows; row++) {
+        int64_t seen = p->n_rows++;
+        uint64_t slot = seen < ZSAMPLE ? (uint64_t)seen : splitmix(&p->rng) % (uint64_t)(seen + 1);
+        if (slot >= ZSAMPLE)
+            continue;
+        for (col = 0; col < p->n_cols; col++)
+            p->sample[slot * p->n_cols + col] = value_key(b->cols[p->ctx->zcol[col]], row);
+    }
+    p->decoded_bytes += (int64_t)arena_bytes_used(batch_a);
+    return SILT_OK;
+}
+
+static int by_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Keys before key in a sorted array (the rank of key; ties share the lowest). */
+static size_t lower_bound(const uint64_t *sorted, size_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sorted[mid] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The z-value of a row's keys: ranks scaled to 64 / n bits, interleaved from the top. */
+static uint64_t z_of(const zplan *p, const uint64_t *keys)
+{
+    unsigned width = (unsigned)(64 / p->n_cols), bit;
+    long double top = width == 64 ? 18446744073709551615.0L
+                                  : (long double)((UINT64_C(1) << width) - 1);
+    uint64_t z = 0;
+    size_t col;
+    for (col = 0; col < p->n_cols; col++) {
+        size_t rank = lower_bound(p->sorted + col * p->n_sample, p->n_sample, keys[col]);
+        uint64_t scaled = (uint64_t)((long double)rank / (long double)p->n_sample * top);
+        for (bit = 0; bit < width; bit++)
+            if ((scaled >> (width - 1 - bit)) & 1)
+                z |= UINT64_C(1) << (63 - (bit * p->n_cols + col));
+    }
+    return z;
+}
+
+static uint64_t row_z(const zplan *p, const col_batch *b, int64_t row)
+{
+    uint64_t keys[64];
+    size_t col;
+    for (col = 0; col < p->n_cols; col++)
+        keys[col] = value_key(b->cols[p->ctx->zcol[col]], row);
+    return z_of(p, keys);
+}
+
+/* The range of a z-value: the last i with cuts[i] <= z. */
+static int64_t range_of(const zplan *p, uint64_t z)
+{
+    int64_t lo = 0, hi = p->n_ranges;
+    while (hi - lo > 1) {
+        int64_t mid = lo + (hi - lo) / 2;
+        if (p->cuts[mid] <= z)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* The sorted columns of the sample and the cuts between the n_ranges files. */
+static silt_status plan_cuts(zplan *p, int64_t bin_bytes, silt_error *err)
+{
+    size_t n = p->n_sample, col, idx;
+    uint64_t *zs;
+    p->sorted = mem_alloc((n * p->n_cols + 1) * sizeof(uint64_t));
+    zs = mem_alloc((n + 1) * sizeof(uint64_t));
+    if (p->sorted == NULL || zs == NULL) {
+        mem_free(zs);
+        return err_nomem(err);
+    }
+    for (col = 0; col < p->n_cols; col++) {
+        for (idx = 0; idx < n; idx++)
+            p->sorted[col * n + idx] = p->sample[idx * p->n_cols + col];
+        qsort(p->sorted + col * n, n, sizeof(uint64_t), by_u64);
+    }
+    for (idx = 0; idx < n; idx++)
+        zs[idx] = z_of(p, p->sample + idx * p->n_cols);
+    qsort(zs, n, sizeof(uint64_t), by_u64);
+    p->n_ranges = bin_bytes / p->ctx->max_size + (bin_bytes % p->ctx->max_size != 0);
+    if (p->n_ranges < 1)
+        p->n_ranges = 1;
+    if (p->n_ranges > p->n_rows)
+        p->n_ranges = p->n_rows;
+    p->cuts = mem_alloc((size_t)(p->n_ranges + 1) * sizeof(uint64_t));
+    if (p->cuts == NULL) {
+        mem_free(zs);
+        return err_nomem(err);
+    }
+    p->cuts[0] = 0;
+    for (idx = 1; idx < (size_t)p->n_ranges; idx++)
+        p->cuts[idx] = zs[idx * n / (size_t)p->n_ranges];
+    mem_free(zs);
+    return SILT_OK;
+}
+
+/* Gives a taken vector its own values: dictionaries (kept by col_vec_take) die with the batch. */
+static silt_status own_values(col_vec **v, arena *a, silt_error *err)
+{
+    size_t idx;
+    if ((*v)->dictionary != NULL)
+        SILT_RETURN_IF_ERROR(col_vec_flatten(v, a, *v, err));
+    for (idx = 0; idx < (*v)->n_children; idx++)
+        SILT_RETURN_IF_ERROR(own_values(&(*v)->children[idx], a, err));
+    return SILT_OK;
+}
+
+/* Keeps the rows of the pass's ranges, compacted into the pass arena, with their z-values. */
+static silt_status collect_batch(void *payload, const col_batch *b, arena *batch_a,
+                                 silt_error *err)
+{
+    zplan *p = payload;
+    int64_t *take = arena_alloc(batch_a, (size_t)(b->n_rows + 1) * sizeof(int64_t)), row, k = 0;
+    col_batch *kept;
+    size_t col;
+    if (take == NULL)
+        return err_nomem(err);
+    for (row = 0; row < b->n_rows; row++) {
+        uint64_t z = row_z(p, b, row);
+        int64_t r = range_of(p, z);
+        if (r < p->lo || r >= p->hi)
+            continue;
+        take[k++] = row;
+        SILT_RETURN_IF_ERROR(grow((void **)&p->z, &p->cap_z, p->n_z, sizeof(uint64_t), err));
+        p->z[p->n_z++] = z;
+    }
+    if (k == 0)
+        return SILT_OK;
+    kept = arena_calloc(p->pass_a, 1, sizeof(*kept));
+    if (kept == NULL || (kept->cols = arena_calloc(p->pass_a, b->n_cols + 1,
+                                                   sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    *kept = (col_batch){.schema = b->schema, .n_rows = k, .n_cols = b->n_cols,
+                        .cols = kept->cols};
+    for (col = 0; col < b->n_cols; col++) {
+        SILT_RETURN_IF_ERROR(col_vec_take(&kept->cols[col], p->pass_a, b->cols[col], take, k, err));
+        SILT_RETURN_IF_ERROR(own_values(&kept->cols[col], p->pass_a, err));
+    }
+    SILT_RETURN_IF_ERROR(
+        grow((void **)&p->rows.batches, &p->rows.cap, p->rows.n_batches, sizeof(col_batch *), err));
+    p->rows.batches[p->rows.n_batches++] = kept;
+    p->rows.n_rows += k;
+    return SILT_OK;
+}
+
+/* Orders the pass's rows by z-value and writes each of its ranges as one file. */
+static silt_status write_pass(zplan *p, arena *a, silt_error *err)
+{
+    int64_t n = p->rows.n_rows, idx, from, total = 0;
+    int64_t *starts = arena_calloc(a, p->rows.n_batches + 1, sizeof(int64_t));
+    zrow *order = mem_alloc((size_t)(n + 1) * sizeof(zrow));
+    zpick *picks = mem_alloc((size_t)(n + 1) * sizeof(zpick));
     arena *range_a = arena_new(a, "zorder range");
-    int64_t idx, total = 0, n_ranges, per, from;
     size_t b;
     silt_status rc = SILT_OK;
-    if (starts == NULL || z == NULL || order == NULL || range_a == NULL)
+    if (starts == NULL || order == NULL || picks == NULL || range_a == NULL)
         rc = err_nomem(err);
-    for (b = 0; rc == SILT_OK && b < rows->n_batches; b++) {
+    for (b = 0; rc == SILT_OK && b < p->rows.n_batches; b++) {
         starts[b] = total;
-        total += rows->batches[b]->n_rows;
+        total += p->rows.batches[b]->n_rows;
     }
-    if (rc == SILT_OK)
-        rc = z_values(ctx, rows, starts, z, err);
-    for (idx = 0; rc == SILT_OK && idx < rows->n_rows; idx++) {
-        order[idx].key = z[idx];
+    for (idx = 0; rc == SILT_OK && idx < n; idx++) {
+        order[idx].key = p->z[idx];
         order[idx].row = idx;
     }
     if (rc == SILT_OK)
-        qsort(order, (size_t)rows->n_rows, sizeof(zrow), by_key);
-    n_ranges = bin_bytes / ctx->max_size + (bin_bytes % ctx->max_size != 0);
-    if (n_ranges < 1)
-        n_ranges = 1;
-    if (n_ranges > rows->n_rows)
-        n_ranges = rows->n_rows;
-    per = (rows->n_rows + n_ranges - 1) / n_ranges;
-    if (rc == SILT_OK && (picks = mem_alloc((size_t)(per + 1) * sizeof(zpick))) == NULL)
-        rc = err_nomem(err);
-    for (from = 0; rc == SILT_OK && from < rows->n_rows; from += per) {
-        int64_t to = from + per < rows->n_rows ? from + per : rows->n_rows;
+        qsort(order, (size_t)n, sizeof(zrow), by_key);
+    for (from = 0; rc == SILT_OK && from < n;) {
+        int64_t r = range_of(p, order[from].key), to = from;
+        while (to < n && range_of(p, order[to].key) == r)
+            to++;
         for (idx = from; idx < to; idx++) {
-            locate(starts, rows->n_batches, order[idx].row, &picks[idx - from].batch,
+            locate(starts, p->rows.n_batches, order[idx].row, &picks[idx - from].batch,
                    &picks[idx - from].row);
             picks[idx - from].pos = idx;
         }
         qsort(picks, (size_t)(to - from), sizeof(zpick), by_batch);
         arena_reset(range_a);
-        rc = write_range(ctx, rows, picks, to - from, range_a, err);
+        rc = write_range(p->ctx, &p->rows, picks, to - from, range_a, err);
+        from = to;
     }
-    mem_free(picks);
-    mem_free(z);
     mem_free(order);
+    mem_free(picks);
+    return rc;
+}
+
+/* How many consecutive ranges one pass holds within the memory bound (at least one). */
+static int64_t ranges_per_pass(const zplan *p)
+{
+    int64_t bound = p->ctx->o->zorder_memory > 0 ? p->ctx->o->zorder_memory
+                                                 : DELTA_ZORDER_MEMORY_DEFAULT;
+    int64_t row_bytes = p->decoded_bytes / (p->n_rows > 0 ? p->n_rows : 1) + 32;
+    int64_t rows_per_range = p->n_rows / p->n_ranges + 1;
+    int64_t n = bound / row_bytes / rows_per_range;
+    return n < 1 ? 1 : n;
+}
+
+static silt_status zorder_bin(opt_ctx *ctx, const opt_bin *bin, arena *a, silt_error *err)
+{
+    zplan p;
+    int64_t step;
+    silt_status rc;
+    memset(&p, 0, sizeof(p));
+    p.ctx = ctx;
+    p.n_cols = ctx->o->n_zorder;
+    p.rng = UINT64_C(0x5EED);
+    p.sample = mem_alloc((size_t)ZSAMPLE * p.n_cols * sizeof(uint64_t));
+    p.pass_a = arena_new(a, "zorder pass");
+    if (p.sample == NULL || p.pass_a == NULL) {
+        mem_free(p.sample);
+        return err_nomem(err);
+    }
+    rc = scan_each(ctx, bin, a, sample_batch, &p, err);
+    p.n_sample = p.n_rows < ZSAMPLE ? (size_t)p.n_rows : ZSAMPLE;
+    if (rc == SILT_OK && p.n_rows > 0)
+        rc = plan_cuts(&p, bin->bytes, err);
+    step = rc == SILT_OK && p.n_rows > 0 ? ranges_per_pass(&p) : 0;
+    for (p.lo = 0; rc == SILT_OK && p.n_rows > 0 && p.lo < p.n_ranges; p.lo += step) {
+        p.hi = p.lo + step < p.n_ranges ? p.lo + step : p.n_ranges;
+        ctx->m->zorder_passes++;
+        arena_reset(p.pass_a);
+        p.rows.n_batches = 0;
+        p.rows.n_rows = 0;
+        p.n_z = 0;
+        rc = scan_each(ctx, bin, a, collect_batch, &p, err);
+        if (rc == SILT_OK && p.rows.n_rows > 0)
+            rc = write_pass(&p, a, err);
+    }
+    mem_free(p.sample);
+    mem_free(p.sorted);
+    mem_free(p.cuts);
+    mem_free(p.z);
+    mem_free(p.rows.batches);
     return rc;
 }
 
@@ -451,9 +678,7 @@ static silt_status rewrite_bin(opt_ctx *ctx, const opt_bin *bin, silt_error *err
     wo.compression = ctx->o->compression;
     wo.pool = ctx->o->pool;
     if (ctx->o->n_zorder > 0) {
-        rc = scan_bin(ctx, bin, a, NULL, &rows, err);
-        if (rc == SILT_OK && rows.n_rows > 0)
-            rc = zorder_write(ctx, &rows, bin->bytes, a, err);
+        rc = zorder_bin(ctx, bin, a, err);
     } else {
         rc = delta_write_open(&w, ctx->store, ctx->snap, ctx->snap->schema, &wo, err);
         if (rc == SILT_OK)
@@ -615,6 +840,9 @@ static silt_status resolve_zorder(opt_ctx *ctx, silt_error *err)
     ctx->zcol = arena_calloc(ctx->a, ctx->o->n_zorder + 1, sizeof(int));
     if (ctx->zcol == NULL)
         return err_nomem(err);
+    if (ctx->o->n_zorder > 64) /* each column gets 64 / n bits of the z-value: at least one */
+        return err_set(err, SILT_UNSUPPORTED, "ZORDER BY takes at most 64 columns (%zu given): "
+                       "silt interleaves one bit or more of each", ctx->o->n_zorder);
     for (idx = 0; idx < ctx->o->n_zorder; idx++) {
         const char *name = ctx->o->zorder[idx];
         for (p = 0; p < md->n_partition_columns; p++)

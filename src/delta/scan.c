@@ -300,20 +300,8 @@ static silt_status open_next_file(delta_scan *scan, silt_error *err)
         return SILT_OK;
     }
     SILT_RETURN_IF_ERROR(build_filter(scan, columns, err));
-    /* The reader returns columns in file order; map output columns to them. */
-    {
-        int *order = arena_calloc(scan->file_arena, n_columns, sizeof(int));
-        size_t pos = 0, field;
-        if (order == NULL)
-            return err_nomem(err);
-        for (field = 0; field < file_schema->n_fields; field++)
-            for (idx = 0; idx < n_columns; idx++)
-                if (columns[idx] == file_schema->fields[field].name)
-                    order[idx] = (int)pos++;
-        for (idx = 0; idx < scan->n_out; idx++)
-            if (scan->src_col[idx] >= 0)
-                scan->src_col[idx] = order[scan->src_col[idx]];
-    }
+    /* The reader returns columns in the order named (pq_read_options), so src_col
+     * already indexes its batch, whatever the file's own column order. */
     opts.columns = columns;
     opts.n_columns = n_columns;
     opts.batch_rows = scan->batch_rows;

@@ -12,8 +12,8 @@
  * orphans of failed or killed writers, change data files past the
  * retention. Files younger than the retention are never deleted, so a
  * writer still writing its files before its commit is safe whatever the
- * log says. Folders are counted, and those the deletes leave empty removed
- * (docs/maintenance.md).
+ * log says. Folders are counted, and the empty ones removed as Delta's
+ * VACUUM removes them (find_folders, docs/maintenance.md).
  */
 #include <stdio.h>
 #include <string.h>
@@ -27,7 +27,10 @@
 void delta_vacuum_result_clear(delta_vacuum_result *r)
 {
     if (r != NULL)
+    {
         io_listing_clear(&r->files);
+        io_listing_clear(&r->folders);
+    }
 }
 
 silt_status delta_deleted_file_retention_ms(const delta_snapshot *snap, int64_t *out,
@@ -163,11 +166,60 @@ static silt_status count_dirs(const char *key, hashmap *dirs, arena *a, int64_t 
 }
 
 
+/*
+ * The folders to delete, as Delta 4's VacuumCommand.gc finds them: every
+ * listed folder outside hidden ones counts in numVacuumedDirectories (with
+ * the root), and a folder goes when nothing holds it, that is when no file
+ * older than the horizon lies anywhere under it (an old file, kept or not,
+ * counts for each folder above it) and no file the log keeps (added, or
+ * removed within the retention, whether on disk or not) lies under it. So a
+ * folder is deleted when it is already empty as VACUUM lists it; one that
+ * this VACUUM's own deletes empty stays until the next, as in Delta. Files
+ * younger than the horizon do not hold a folder (Delta filters them before
+ * counting): removing it then fails, as it does for a folder holding hidden
+ * files only, and it is neither deleted nor counted.
+ */
+static silt_status find_folders(vacuum_ctx *ctx, const io_listing *all, int64_t delete_before_ms,
+                                delta_vacuum_result *out, silt_error *err)
+{
+    io_listing folders = IO_LISTING_INIT;
+    hashmap busy = HASHMAP_INIT, seen = HASHMAP_INIT;
+    const hashmap_entry *entry;
+    int64_t ignored = 0;
+    size_t idx, it = 0;
+    silt_status rc = io_list_folders(ctx->store, &folders, err);
+    for (idx = 0; rc == SILT_OK && idx < all->count; idx++)
+        if (all->items[idx].mtime_micros / 1000 < delete_before_ms)
+            rc = count_dirs(all->items[idx].key, &busy, ctx->a, &ignored, err);
+    while (rc == SILT_OK && hashmap_next(&ctx->keep, &it, &entry))
+        rc = count_dirs((const char *)entry->value, &busy, ctx->a, &ignored, err);
+    for (idx = 0; rc == SILT_OK && idx < folders.count; idx++) {
+        const char *key = folders.items[idx].key;
+        char *slashed;
+        if (util_str_starts_with(key, "_delta_log") || hidden_key(&ctx->snap->metadata, key))
+            continue;
+        /* "dir/x" names dir and its parents for count_dirs */
+        slashed = arena_alloc(ctx->a, strlen(key) + 3);
+        if (slashed == NULL) {
+            rc = err_nomem(err);
+            break;
+        }
+        snprintf(slashed, strlen(key) + 3, "%s/x", key);
+        rc = count_dirs(slashed, &seen, ctx->a, &out->n_dirs, err);
+        if (rc == SILT_OK && hashmap_get_str(&busy, key) == NULL)
+            rc = io_listing_add(&out->folders, key, 0, folders.items[idx].mtime_micros, err);
+    }
+    hashmap_clear(&busy);
+    hashmap_clear(&seen);
+    io_listing_clear(&folders);
+    return rc;
+}
+
 /* The files to delete: listed, not hidden, not kept, older than the horizon. */
 static silt_status find_garbage(vacuum_ctx *ctx, int64_t delete_before_ms,
                                 delta_vacuum_result *out, silt_error *err)
 {
-    io_listing all = IO_LISTING_INIT;
+    io_listing all = IO_LISTING_INIT, visible = IO_LISTING_INIT;
     hashmap dirs = HASHMAP_INIT;
     size_t idx;
     silt_status rc = io_list(ctx->store, "", NULL, 1, &all, err);
@@ -177,6 +229,8 @@ static silt_status find_garbage(vacuum_ctx *ctx, int64_t delete_before_ms,
         if (util_str_starts_with(item->key, DLOG_DIR) || hidden_key(&ctx->snap->metadata, item->key))
             continue;
         rc = count_dirs(item->key, &dirs, ctx->a, &out->n_dirs, err);
+        if (rc == SILT_OK)
+            rc = io_listing_add(&visible, item->key, item->size, item->mtime_micros, err);
         if (rc != SILT_OK || hashmap_get_str(&ctx->keep, item->key) != NULL ||
             item->mtime_micros / 1000 >= delete_before_ms)
             continue;
@@ -184,6 +238,12 @@ static silt_status find_garbage(vacuum_ctx *ctx, int64_t delete_before_ms,
         out->bytes += item->size;
     }
     hashmap_clear(&dirs);
+    /* A local store lists its folders: count them all, as Delta, and find the empty ones. */
+    if (rc == SILT_OK) {
+        out->n_dirs = 1;
+        rc = find_folders(ctx, &visible, delete_before_ms, out, err);
+    }
+    io_listing_clear(&visible);
     io_listing_clear(&all);
     return rc;
 }
@@ -229,7 +289,8 @@ static silt_status log_start(io_store *store, const delta_snapshot *snap,
         rc = delta_txn_set_param(txn, "defaultRetentionMillis", text, err);
     }
     if (rc == SILT_OK)
-        rc = delta_txn_set_metric(txn, "numFilesToDelete", (int64_t)r->files.count, err);
+        rc = delta_txn_set_metric(txn, "numFilesToDelete",
+                                  (int64_t)(r->files.count + r->folders.count), err);
     if (rc == SILT_OK)
         rc = delta_txn_set_metric(txn, "sizeOfDataToDelete", r->bytes, err);
     if (rc == SILT_OK)
@@ -279,17 +340,17 @@ static silt_status delete_files(io_store *store, const io_listing *files, int64_
 }
 
 /*
- * Deletes the files, then the folders the first n_garbage of them (the data
- * files, not the temps) leave empty, as Delta's VACUUM deletes empty folders
- * (their parents stop at the first folder still holding something).
+ * Deletes the files, then the empty folders (deepest first, so a folder
+ * holding only empty folders goes too); a folder that is not empty any more
+ * stays and is not counted, as Delta's tryDeleteNonRecursive.
  */
-static silt_status delete_all(io_store *store, const io_listing *files, size_t n_garbage,
-                              int64_t *n_deleted, silt_error *err)
+static silt_status delete_all(io_store *store, const delta_vacuum_result *r, int64_t *n_deleted,
+                              silt_error *err)
 {
     size_t idx;
-    SILT_RETURN_IF_ERROR(delete_files(store, files, n_deleted, err));
-    for (idx = 0; idx < n_garbage && idx < files->count; idx++)
-        SILT_RETURN_IF_ERROR(io_prune_empty_parents(store, files->items[idx].key, err));
+    SILT_RETURN_IF_ERROR(delete_files(store, &r->files, n_deleted, err));
+    for (idx = r->folders.count; idx > 0; idx--)
+        *n_deleted += io_remove_empty_folder(store, r->folders.items[idx - 1].key);
     return SILT_OK;
 }
 
@@ -327,7 +388,7 @@ silt_status delta_vacuum(io_store *store, const delta_snapshot *snap,
     if (rc == SILT_OK && !opts->dry_run) {
         rc = log_start(store, snap, opts, table_ms, out, &start_version, err);
         if (rc == SILT_OK)
-            rc = delete_all(store, &out->files, n_garbage, &n_deleted, err);
+            rc = delete_all(store, out, &n_deleted, err);
         if (rc == SILT_OK)
             rc = log_end(store, start_version, n_deleted, out->n_dirs, err);
     }

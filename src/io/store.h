@@ -229,6 +229,16 @@ silt_status io_prune_empty_folders(io_store *store, silt_error *err);
 silt_status io_prune_empty_parents(io_store *store, const char *key, silt_error *err);
 
 /*
+ * Every folder under the root of a local store (keys relative to the root,
+ * sorted, with their times; symbolic links neither listed nor followed),
+ * appended to out; nothing for object stores, which have no folders.
+ * VACUUM lists them to delete the empty ones, as Delta's does.
+ */
+silt_status io_list_folders(io_store *store, io_listing *out, silt_error *err);
+/* rmdir() of the folder key of a local store: 1 when it was empty and is gone, else 0. */
+int io_remove_empty_folder(io_store *store, const char *key);
+
+/*
  * The temporary files of writes that died before publishing (a killed writer's
  * `.silt-tmp-<pid>-...`, anywhere under the root, symlinked folders not followed) that are
  * provably dead: the pid is not a live process here and the file is over an hour old. Adds

@@ -683,6 +683,66 @@ silt_status io_sweep_dead_temps(io_store *store, int dry_run, io_listing *out, s
 }
 
 
+/* Every folder under folder `dir_key` of root (symlinked folders neither listed nor followed). */
+static silt_status folder_walk(const char *root, const char *dir_key, int depth, io_listing *out,
+                               silt_error *err)
+{
+    char path[4096];
+    DIR *dir;
+    struct dirent *entry;
+    silt_status rc = SILT_OK;
+    if (depth > 64 || snprintf(path, sizeof(path), "%s%s%s", root, dir_key[0] ? "/" : "",
+                               dir_key) >= (int)sizeof(path))
+        return SILT_OK;
+    dir = opendir(path);
+    if (dir == NULL)
+        return SILT_OK; /* gone meanwhile (a concurrent VACUUM): nothing under it */
+    while (rc == SILT_OK && (entry = readdir(dir)) != NULL) {
+        char key[4096], full[4096];
+        struct stat st;
+        if (strcmp(entry->d_name, ".") == 0 || strcmp(entry->d_name, "..") == 0)
+            continue;
+        if (snprintf(key, sizeof(key), "%s%s%s", dir_key, dir_key[0] ? "/" : "",
+                     entry->d_name) >= (int)sizeof(key) ||
+            snprintf(full, sizeof(full), "%s/%s", root, key) >= (int)sizeof(full) ||
+            lstat(full, &st) != 0 || !S_ISDIR(st.st_mode))
+            continue;
+        rc = listing_add(out, key, &st, err);
+        if (rc == SILT_OK)
+            rc = folder_walk(root, key, depth + 1, out, err);
+    }
+    closedir(dir);
+    return rc;
+}
+
+silt_status io_list_folders(io_store *store, io_listing *out, silt_error *err)
+{
+    const char *root = io_store_root(store);
+    size_t first = out->count;
+    silt_status rc;
+    if (util_str_starts_with(root, "file://"))
+        root += strlen("file://");
+    if (root[0] != '/')
+        return SILT_OK; /* an object store: no folders */
+    rc = folder_walk(root, "", 0, out, err);
+    if (rc == SILT_OK && out->count > first)
+        qsort(out->items + first, out->count - first, sizeof(io_object_info), compare_items);
+    return rc;
+}
+
+int io_remove_empty_folder(io_store *store, const char *key)
+{
+    const char *root = io_store_root(store);
+    char full[4096];
+    if (util_str_starts_with(root, "file://"))
+        root += strlen("file://");
+    if (root[0] != '/' || key[0] == '\0' ||
+        snprintf(full, sizeof(full), "%s/%s", root, key) >= (int)sizeof(full))
+        return 0;
+    return rmdir(full) == 0;
+}
+
+
 static silt_status local_list(io_store *store, const char *prefix, const char *start_after,
                               int recursive, io_listing *out, silt_error *err)
 {

@@ -10,6 +10,7 @@
 #include "sql/exec.h"
 #include "sql/session.h"
 #include "sql/settings.h"
+#include "util/budget.h"
 #include "util/time.h"
 
 /* Spark shows local paths as file:/..., others (s3://...) as they are. */
@@ -144,18 +145,21 @@ silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt
         rc = cell ? strings_result(b, names, 1, &cell, 1, out, err) : err_nomem(err);
         goto done;
     }
-    cells = arena_calloc(b->a, r.files.count + 1, sizeof(char *));
+    /* the files, then the empty folders, as Delta's DRY RUN lists both */
+    cells = arena_calloc(b->a, r.files.count + r.folders.count + 1, sizeof(char *));
     if (cells == NULL) {
         rc = err_nomem(err);
         goto done;
     }
-    for (idx = 0; idx < r.files.count; idx++)
+    for (idx = 0; idx < r.files.count + r.folders.count; idx++) {
+        const io_listing *from = idx < r.files.count ? &r.files : &r.folders;
+        size_t at = idx < r.files.count ? idx : idx - r.files.count;
         if ((cells[idx] = arena_sprintf(b->a, "%s%s/%s", scheme_of(t.path), t.path,
-                                           r.files.items[idx].key)) ==
-            NULL)
+                                        from->items[at].key)) == NULL)
             rc = err_nomem(err);
+    }
     if (rc == SILT_OK)
-        rc = strings_result(b, names, 1, cells, r.files.count, out, err);
+        rc = strings_result(b, names, 1, cells, r.files.count + r.folders.count, out, err);
 done:
     delta_vacuum_result_clear(&r);
     return rc;
@@ -465,6 +469,8 @@ silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, si
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     o.pool = b->ctx->pool;
     o.purge = stmt->u.optimize.purge;
+    /* ZORDER's rows are bounded by half the memory limit (docs/maintenance.md) */
+    o.zorder_memory = mem_budget_limit(sql_session_budget(b->s)) / 2;
     SILT_RETURN_IF_ERROR(delta_optimize(t.store, t.snap, &o, &m, err));
     return optimize_result(b, &t, &m, z->n > 0, out, err);
 }

@@ -23,6 +23,13 @@
 6. SHALLOW CLONE both ways: Spark reads silt's (absolute file: paths, the
    source's deletion vectors by absolute path) and its CLONE history; silt
    reads Spark's; silt's VACUUM of either clone deletes no source file.
+8. Empty folders: the same layout (empty partition and other folders,
+   nested ones, a hidden one, one holding a hidden file) vacuumed twice by
+   silt and by Spark: the same DRY RUN lists, START/END metrics and trees
+   after each of two VACUUMs.
+7. CONVERT of Parquet files of differing schemas (new columns, nested
+   fields, a short beside an int, names differing in case): silt merges them
+   to Spark's columns, rows and statistics; int and bigint fail in both.
 
 Runs under <repo>/.peers/venv/bin/python (re-executing itself there).
 Without the venv it exits 77 (skip), or 1 when CI=true.
@@ -139,6 +146,61 @@ def vacuum_case(spark):
     check(len(left) == 0, "Spark's VACUUM DRY RUN finds nothing silt left: %s" % left)
 
 
+def vacuum_folders_case(spark):
+    """Empty folders: the same layout vacuumed twice by each side gives Delta's lists, metrics, trees."""
+    import re
+    import time
+
+    def layout(t):
+        # no nested empty folders: Delta deletes in no set order, so x/ of an empty x/y/ goes
+        # in the same VACUUM or the next (silt deletes deepest first: in the same)
+        for d in ("p=9", "junk", "_tmp", "q", "p=0/sub"):
+            (t / d).mkdir(parents=True, exist_ok=True)
+        (t / "q" / ".hidden").write_text("h")  # a folder of hidden files only: not removable
+
+    def tree(t):
+        out = []
+        for root, dirs, files in os.walk(t):
+            dirs[:] = [d for d in dirs if d != "_delta_log"]
+            names = sorted("part" if f.startswith("part-") else f for f in files
+                           if not f.endswith(".crc"))
+            out.append("%s/ %s" % (os.path.relpath(root, t), names))
+        return sorted(out)
+
+    def metrics(t):
+        v = latest(t)
+        return [(c["commitInfo"]["operation"], {k: m for k, m in
+                 c["commitInfo"]["operationMetrics"].items() if k != "sizeOfDataToDelete"})
+                for version in (v - 1, v) for c in commit(t, version) if "commitInfo" in c]
+
+    def rel(t, paths):
+        return sorted(re.sub(r"part-[^/]*$", "part", p.replace("file:%s/" % t, "")) for p in paths)
+
+    mine, theirs = WORK / "vacdir_silt", WORK / "vacdir_spark"
+    silt(f"CREATE TABLE delta.`{mine}` (id INT, p INT) USING DELTA PARTITIONED BY (p); "
+         f"INSERT INTO delta.`{mine}` VALUES (1, 0), (2, 1), (3, 2)")
+    spark.sql(f"CREATE TABLE delta.`{theirs}` (id INT, p INT) USING DELTA PARTITIONED BY (p)")
+    spark.sql(f"INSERT INTO delta.`{theirs}` VALUES (1, 0), (2, 1), (3, 2)")
+    for t in (mine, theirs):
+        layout(t)
+    silt(f"DELETE FROM delta.`{mine}` WHERE p = 1")
+    spark.sql(f"DELETE FROM delta.`{theirs}` WHERE p = 1")
+    time.sleep(1.1)  # every file older than RETAIN 0 HOURS' horizon
+    for run in (1, 2):
+        dry_mine = rel(mine, silt(f"VACUUM delta.`{mine}` RETAIN 0 HOURS DRY RUN").stdout
+                       .splitlines()[3:])
+        dry_theirs = rel(theirs, [r[0] for r in spark.sql(
+            f"VACUUM delta.`{theirs}` RETAIN 0 HOURS DRY RUN").collect()])
+        check(dry_mine == dry_theirs, "VACUUM %d: silt's DRY RUN lists Delta's files and empty "
+              "folders: %s vs %s" % (run, dry_mine, dry_theirs))
+        silt(f"VACUUM delta.`{mine}` RETAIN 0 HOURS")
+        spark.sql(f"VACUUM delta.`{theirs}` RETAIN 0 HOURS")
+        check(metrics(mine) == metrics(theirs), "VACUUM %d: silt's START/END metrics are Delta's: "
+              "%s vs %s" % (run, metrics(mine), metrics(theirs)))
+        check(tree(mine) == tree(theirs), "VACUUM %d: the folders left are Delta's: %s vs %s"
+              % (run, tree(mine), tree(theirs)))
+
+
 def interleave_case(spark):
     t = WORK / "mix"
     silt(f"CREATE TABLE delta.`{t}` (id BIGINT, p INT) USING DELTA PARTITIONED BY (p) "
@@ -242,6 +304,66 @@ def convert_clone_case(spark):
     check(spark_rows(spark, clone) == want, "the clone keeps its rows when the source changes")
 
 
+def convert_merge_case(spark):
+    """CONVERT of Parquet files whose schemas differ: merged as Delta merges them."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    i64, i32 = pa.int64(), pa.int32()
+    folders = {
+        "merge": [("p=1/f1.parquet", pa.table({"id": pa.array([1, 2], i64), "A": pa.array([10, 20], i32),
+                                               "s": pa.array([{"x": 1}, None], pa.struct([("x", i32)]))})),
+                  ("p=1/f2.parquet", pa.table({"a": pa.array([30], pa.int16()), "id": pa.array([3], i64)})),
+                  ("p=2/f3.parquet", pa.table({"b": pa.array(["x"]), "id": pa.array([4], i64),
+                                               "s": pa.array([{"y": "q"}], pa.struct([("y", pa.string())]))}))],
+        "clash": [("f1.parquet", pa.table({"a": pa.array([1], i32)})),
+                  ("f2.parquet", pa.table({"a": pa.array([2], i64)}))],
+    }
+    for name, files in folders.items():
+        for side in ("silt", "spark"):
+            for rel, tbl in files:
+                path = WORK / ("conv_%s_%s" % (name, side)) / rel
+                path.parent.mkdir(parents=True, exist_ok=True)
+                pq.write_table(tbl, str(path))
+    part = "PARTITIONED BY (p INT)"
+    mine, theirs = WORK / "conv_merge_silt", WORK / "conv_merge_spark"
+    silt(f"CONVERT TO DELTA parquet.`{mine}` {part}")
+    spark.sql(f"CONVERT TO DELTA parquet.`{theirs}` {part}")
+    # Spark folds the files' schemas in the order its parallel footer reads return;
+    # silt in listing order: the columns are the same, their order may differ.
+    def norm(v):  # struct fields sorted by name at every depth, names lower-cased
+        if isinstance(v, dict):
+            v = {k.lower(): norm(x) for k, x in v.items() if x != {}}  # Spark writes "s": {} for none
+            if "fields" in v:
+                v["fields"] = sorted(v["fields"], key=lambda f: f["name"])
+            return v
+        if isinstance(v, list):
+            return [norm(x) for x in v]
+        return v.lower() if isinstance(v, str) else v
+    fields = lambda t: norm(spark.read.format("delta").load(str(t)).schema.jsonValue())  # noqa: E731
+    check(fields(mine) == fields(theirs), "silt's merged CONVERT schema has Spark's columns and "
+          "types: %s vs %s" % (fields(mine), fields(theirs)))
+    # names compared ignoring case: each side keeps the spelling of the file it merged first
+    by_name = lambda t: sorted(json.dumps(r.asDict(recursive=True), sort_keys=True).lower()  # noqa: E731
+                               for r in spark.read.format("delta").load(str(t)).collect())
+    check(by_name(mine) == by_name(theirs), "Spark reads silt's merged CONVERT as its own")
+    stats = lambda t: sorted(json.dumps(norm(json.loads(a["add"]["stats"])), sort_keys=True)  # noqa: E731
+                             for a in commit(t, 0) if "add" in a)
+    check(stats(mine) == stats(theirs), "silt's statistics of the merged files are Spark's: %s vs %s"
+          % (stats(mine), stats(theirs)))
+    got = silt(f"SELECT id, a, b, s.x, s.y, p FROM delta.`{mine}` ORDER BY id").stdout
+    check(got.splitlines()[-4:] == ["1,10,,1,,1", "2,20,,,,1", "3,30,,,,1", "4,,x,,q,2"],
+          "silt reads its merged CONVERT: %r" % got)
+    refused = silt(f"CONVERT TO DELTA parquet.`{WORK / 'conv_clash_silt'}`", ok=False)
+    try:
+        spark.sql(f"CONVERT TO DELTA parquet.`{WORK / 'conv_clash_spark'}`")
+        spark_err = ""
+    except Exception as e:  # noqa: BLE001 - the error class is compared
+        spark_err = str(e)
+    check(refused.returncode != 0 and "[DELTA_FAILED_TO_MERGE_FIELDS]" in refused.stderr
+          and "[DELTA_FAILED_TO_MERGE_FIELDS]" in spark_err,
+          "int and bigint files fail to merge in both: %r / %r" % (refused.stderr[:200], spark_err[:200]))
+
+
 def shallow_clone_case(spark):
     src = WORK / "shsrc"
     silt(f"CREATE TABLE delta.`{src}` (id INT, p INT) USING DELTA PARTITIONED BY (p) "
@@ -281,8 +403,8 @@ def main():
     # VACUUM and CONVERT list folders with this many tasks (10,000 by default): minutes locally
     spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
-    cases = (optimize_case, vacuum_case, interleave_case, manifest_case, convert_clone_case,
-             shallow_clone_case)
+    cases = (optimize_case, vacuum_case, vacuum_folders_case, interleave_case, manifest_case, convert_clone_case,
+             convert_merge_case, shallow_clone_case)
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None  # to rerun some by name
     for case in cases:
         if only is not None and case.__name__ not in only:

@@ -8,6 +8,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -158,18 +159,109 @@ void test_sql_maintenance__vacuum_sweeps_dead_temp_files_only(void)
     io_store_free(store);
 }
 
-/* VACUUM removes the partition folders its deletes leave empty (Delta's VACUUM deletes empty folders). */
-void test_sql_maintenance__vacuum_removes_emptied_partition_folders(void)
+/*
+ * Delta 4's VACUUM deletes the folders that are empty when it lists them; a
+ * folder its own deletes empty stays until the next VACUUM (checked against
+ * the peer in interop.spark_maintenance, vacuum_folders_case).
+ */
+void test_sql_maintenance__vacuum_removes_empty_folders_as_delta(void)
 {
+    char dir[2048];
     run2("CREATE TABLE", "(a INT, p INT, q INT) USING DELTA PARTITIONED BY (p, q)");
     run2("INSERT INTO", "VALUES (1, 0, 0), (2, 1, 0), (3, 1, 1)");
     run2("DELETE FROM", "WHERE p = 0 OR q = 1");
     check_int(1, exists("p=0/q=0"));
+    snprintf(dir, sizeof(dir), "%s/empty", path);
+    check_int(0, mkdir(dir, 0755));
+    snprintf(dir, sizeof(dir), "%s/empty/deeper", path);
+    check_int(0, mkdir(dir, 0755));
+    snprintf(dir, sizeof(dir), "%s/_hidden", path);
+    check_int(0, mkdir(dir, 0755));
     check_ok(sql_execute(s, "SET spark.databricks.delta.retentionDurationCheck.enabled = false",
                          NULL, &err), &err);
     run2("VACUUM", "RETAIN 0 HOURS");
-    check_int(0, exists("p=0")); /* both levels went */
+    check_int(0, exists("empty")); /* empty when listed: both levels went */
+    check_int(1, exists("p=0/q=0")); /* emptied by this VACUUM: stays, as in Delta */
+    check_int(1, exists("p=1/q=1"));
+    check_int(1, exists("_hidden")); /* hidden folders are never VACUUM's */
+    run2("VACUUM", "RETAIN 0 HOURS");
+    check_int(0, exists("p=0"));
     check_int(0, exists("p=1/q=1"));
     check_int(1, exists("p=1/q=0")); /* its file is live */
+    check_int(1, exists("_hidden"));
     check_int(1, exists("_delta_log"));
+}
+
+/* The stats of a table's live files, sorted, joined: the layout without the file names. */
+static void layout_of(const char *table, buf *out)
+{
+    io_store *store = NULL;
+    delta_snapshot *snap;
+    const char **stats;
+    size_t idx, j;
+    check_ok(io_store_open(&store, table, 0, &err), &err);
+    snap = load(store);
+    stats = calloc(snap->n_files + 1, sizeof(char *));
+    for (idx = 0; idx < snap->n_files; idx++)
+        stats[idx] = snap->files[idx].stats;
+    for (idx = 1; idx < snap->n_files; idx++) /* insertion sort: a few dozen files */
+        for (j = idx; j > 0 && strcmp(stats[j - 1], stats[j]) > 0; j--) {
+            const char *t = stats[j];
+            stats[j] = stats[j - 1];
+            stats[j - 1] = t;
+        }
+    for (idx = 0; idx < snap->n_files; idx++)
+        check_ok(buf_printf(out, &err, "%s\n", stats[idx]), &err);
+    free(stats);
+    delta_snapshot_free(snap);
+    io_store_free(store);
+}
+
+static void zorder(const char *table, int64_t memory, delta_optimize_metrics *m)
+{
+    static const char *const cols[] = {"a", "b"};
+    io_store *store = NULL;
+    delta_snapshot *snap;
+    delta_optimize_options o = DELTA_OPTIMIZE_OPTIONS_INIT;
+    o.n_zorder = 2;
+    o.zorder = cols;
+    o.max_file_size = 64 * 1024;
+    o.zorder_memory = memory;
+    check_ok(io_store_open(&store, table, 0, &err), &err);
+    snap = load(store);
+    check_ok(delta_optimize(store, snap, &o, m, &err), &err);
+    delta_snapshot_free(snap);
+    io_store_free(store);
+}
+
+/*
+ * ZORDER BY in bounded memory: a bin bigger than the bound is ordered in
+ * several passes, and the files are the same as those of one pass (the cuts
+ * come from the same sample; a pass only keeps fewer ranges).
+ */
+void test_sql_maintenance__zorder_in_bounded_memory_writes_the_same_files(void)
+{
+    char other[1100];
+    delta_optimize_metrics one, many;
+    const char *ctas = "USING DELTA TBLPROPERTIES ('delta.targetFileSize' = '16384') AS "
+                       "SELECT id, (id * 2654435761) % 1000003 AS a, (id * 40503) % 999983 AS b, "
+                       "'s' || (id % 97) AS s FROM range(60000)";
+    run2("CREATE TABLE", ctas);
+    snprintf(other, sizeof(other), "%s2", path);
+    snprintf(sql, sizeof(sql), "CREATE TABLE delta.`%s` %s", other, ctas);
+    check_ok(sql_execute(s, sql, NULL, &err), &err);
+    zorder(path, INT64_C(1) << 40, &one);
+    zorder(other, 200 * 1024, &many);
+    check_int(1, one.zorder_passes);
+    check_int(1, many.zorder_passes > 3);
+    check_int(one.added.total_files, many.added.total_files);
+    check_int(1, one.added.total_files > 5);
+    {
+        buf x = BUF_INIT, y = BUF_INIT;
+        layout_of(path, &x);
+        layout_of(other, &y);
+        check_str(buf_cstr(&x), buf_cstr(&y));
+        buf_clear(&x);
+        buf_clear(&y);
+    }
 }
