@@ -513,6 +513,7 @@ silt_status io_s3_conf_resolve(io_s3_conf *out, const char *location,
 
 void io_s3_conf_clear(io_s3_conf *conf)
 {
+    mem_free(conf->account);
     mem_free(conf->bucket);
     mem_free(conf->prefix);
     mem_free(conf->access_key);
