@@ -995,6 +995,9 @@ silt_status io_s3_error(io_s3_client *client, const io_s3_req *req, const io_s3_
     else if (strcmp(server_code, "ContainerNotFound") == 0)
         err_hint(err, "container \"%s\" does not exist in account \"%s\" at %s",
                  client->conf->bucket, client->conf->account, client->conf->endpoint);
+    else if (client->conf->dialect == IO_DIALECT_GCS && resp->status == 404 && req->key[0] == '\0')
+        err_hint(err, "bucket \"%s\" does not exist at %s", client->conf->bucket,
+                 client->conf->endpoint);
     else if (client->conf->dialect == IO_DIALECT_GCS && resp->status == 401)
         err_hint(err, "check the GCS credentials (GOOGLE_OAUTH_ACCESS_TOKEN or "
                       "fs.gs.auth.access.token)");

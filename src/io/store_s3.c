@@ -79,9 +79,13 @@ static silt_status answer_error(s3_store *s, const io_s3_req *req, const io_s3_r
 {
     char code[128];
     io_s3_error_code(resp, code, sizeof(code));
-    /* A missing bucket is never "no such object": a table there would look absent. */
+    /*
+     * A missing bucket is never "no such object": a table there would look
+     * absent. GCS names no code for it, but a listing (key "") answered 404
+     * can only mean the bucket.
+     */
     if (resp->status == 404 && strcmp(code, "NoSuchBucket") != 0 &&
-        strcmp(code, "ContainerNotFound") != 0)
+        strcmp(code, "ContainerNotFound") != 0 && !(is_gcs(s) && req->key[0] == '\0'))
         return io_s3_error(s->client, req, resp, SILT_NOTFOUND, err);
     /* Azurite answers a conditional put of an existing blob 409 BlobAlreadyExists. */
     if (resp->status == 412 || (resp->status == 409 && strcmp(code, "BlobAlreadyExists") == 0))
