@@ -49,3 +49,25 @@ else
   echo "$AZURITE_VERSION" > "$AZ/azurite.version"
   log "azurite installed in $((SECONDS - start)) s"
 fi
+
+# Spark's S3A connector, for tests/s3/spark_s3.py (Spark reading and writing silt's S3
+# tables): hadoop-aws matching the hadoop-client jars of the pyspark in .peers/venv
+# (3.4.2) and the AWS SDK v2 bundle its pom names (hadoop-project 3.4.2:
+# aws-java-sdk-v2.version). Kept apart from .peers/jars so that the other Spark tests
+# do not carry the 640 MB bundle, and here rather than in setup-peers.sh so that a
+# change of them does not rebuild the venv.
+S3A_JARS="$ROOT/.peers/jars-s3"
+S3A_COORDS=(org.apache.hadoop:hadoop-aws:3.4.2 software.amazon.awssdk:bundle:2.29.52)
+for c in "${S3A_COORDS[@]}"; do
+  IFS=: read -r _ a v <<<"$c"
+  if [ -s "$S3A_JARS/$a-$v.jar" ]; then
+    log "$a $v up to date ($S3A_JARS)"
+    continue
+  fi
+  command -v mvn >/dev/null || { echo "setup-servers: ERROR: mvn not on PATH" >&2; exit 1; }
+  mkdir -p "$S3A_JARS"
+  log "fetching $c"
+  mvn -B -q -ntp -C dependency:copy -Dartifact="$c" -DoutputDirectory="$S3A_JARS" \
+    > "$S3A_JARS/mvn.log" 2>&1 || { cat "$S3A_JARS/mvn.log" >&2; exit 1; }
+  [ -s "$S3A_JARS/$a-$v.jar" ] || { echo "setup-servers: ERROR: no $a-$v.jar" >&2; exit 1; }
+done
