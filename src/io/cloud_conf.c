@@ -315,6 +315,7 @@ silt_status io_cloud_conf_resolve(io_s3_conf *out, const char *location,
     out->connect_timeout_ms = 30000;
     out->stall_timeout_ms = 200000;
     out->path_style = 1;
+    out->ranged_reads = 4;
     rc = out->dialect == IO_DIALECT_GCS ? resolve_gcs(out, location, opts, err)
                                         : resolve_azure(out, location, opts, err);
     if (rc == SILT_OK && (out->region = mem_strdup("")) == NULL)

@@ -41,6 +41,7 @@ typedef struct io_s3_conf {
     int64_t part_size;       /* multipart part size, bytes */
     int64_t connect_timeout_ms;
     int64_t stall_timeout_ms; /* a transfer moving no byte for this long fails (and is retried) */
+    int ranged_reads;         /* ranges of one file fetched at once by a prefetch (1: in turn) */
 } io_s3_conf;
 
 /* Resolves an Azure (abfss, abfs, wasbs, wasb, az) or GCS (gs) location (cloud_conf.c). */
@@ -123,6 +124,8 @@ void io_s3_cache_free(io_s3_cache *cache);
 int io_s3_cache_wants(const char *key);
 /* 1 when [offset, offset+len) of key is cached, copied to dst. */
 int io_s3_cache_read(io_s3_cache *cache, const char *key, int64_t offset, size_t len, void *dst);
+/* 1 when [offset, offset+len) of key is cached (nothing copied). */
+int io_s3_cache_has(io_s3_cache *cache, const char *key, int64_t offset, size_t len);
 /* 1 when a range ending at the end of key is cached; *size_out is the object's size. */
 int io_s3_cache_tail(io_s3_cache *cache, const char *key, int64_t *size_out);
 void io_s3_cache_add(io_s3_cache *cache, const char *key, int64_t offset, int64_t object_size,

@@ -309,6 +309,13 @@ silt_status io_file_open(io_store *store, const char *key, io_file **out, silt_e
     return store->ops->open_file(store, key, out, err);
 }
 
+silt_status io_file_prefetch(io_file *file, const io_range *ranges, size_t n, silt_error *err)
+{
+    if (file->ops->prefetch == NULL || n == 0)
+        return SILT_OK;
+    return file->ops->prefetch(file, ranges, n, err);
+}
+
 silt_status io_file_read_at(io_file *file, int64_t offset, size_t len, void *dst,
                             silt_error *err)
 {

@@ -672,7 +672,118 @@ static void s3_file_close(io_file *file)
     mem_free(f);
 }
 
-static const io_file_ops s3_file_ops = {s3_file_read_at, s3_file_close};
+/* ---------------------------------------------------------------- prefetch */
+
+#define PREFETCH_GAP (64 * 1024)          /* ranges closer than this are fetched as one */
+#define PREFETCH_MERGED ((int64_t)8 << 20) /* at most this much in one request */
+#define PREFETCH_BUDGET ((int64_t)32 << 20) /* at most this much per prefetch (the cache's half) */
+#define PREFETCH_MAX 64
+
+typedef struct prefetch_job {
+    s3_file *file;
+    const io_range *ranges;
+    size_t n;
+    size_t next; /* the next range a worker takes, under mutex */
+    pthread_mutex_t mutex;
+} prefetch_job;
+
+/* A worker: fetches ranges until none is left; each lands in the store's range cache. */
+static void *prefetch_worker(void *payload)
+{
+    prefetch_job *job = payload;
+    buf got = BUF_INIT;
+    for (;;) {
+        size_t idx;
+        silt_error scratch = SILT_ERROR_INIT;
+        pthread_mutex_lock(&job->mutex);
+        idx = job->next++;
+        pthread_mutex_unlock(&job->mutex);
+        if (idx >= job->n)
+            break;
+        buf_truncate(&got, 0);
+        /* A failed fetch is left to read_at, which reports it with its context. */
+        if (fetch(job->file, job->ranges[idx].offset, (size_t)job->ranges[idx].len, &got, NULL,
+                  &scratch) == SILT_OK)
+            io_s3_cache_add(job->file->store->cache, job->file->bkey, job->ranges[idx].offset,
+                            job->file->base.size, got.data, got.len);
+        err_clear(&scratch);
+    }
+    buf_clear(&got);
+    return NULL;
+}
+
+/* Sorts ranges by offset and merges those PREFETCH_GAP apart; returns how many are left. */
+static size_t merge_ranges(io_range *r, size_t n)
+{
+    size_t idx, jdx, out = 0;
+    for (idx = 1; idx < n; idx++)
+        for (jdx = idx; jdx > 0 && r[jdx - 1].offset > r[jdx].offset; jdx--) {
+            io_range tmp = r[jdx];
+            r[jdx] = r[jdx - 1];
+            r[jdx - 1] = tmp;
+        }
+    for (idx = 0; idx < n; idx++) {
+        int64_t end = r[idx].offset + r[idx].len;
+        if (out > 0 && r[idx].offset <= r[out - 1].offset + r[out - 1].len + PREFETCH_GAP &&
+            end - r[out - 1].offset <= PREFETCH_MERGED) {
+            if (end > r[out - 1].offset + r[out - 1].len)
+                r[out - 1].len = end - r[out - 1].offset;
+        } else {
+            r[out++] = r[idx];
+        }
+    }
+    return out;
+}
+
+/*
+ * The ranges a reader asks for next (a row group's column chunks): merged
+ * when close, those not cached fetched by up to fs.s3a.vectored.active.ranged.reads
+ * requests in flight at once, into the range cache that read_at serves from.
+ */
+static silt_status s3_file_prefetch(io_file *file, const io_range *ranges, size_t n,
+                                    silt_error *err)
+{
+    s3_file *f = (s3_file *)file;
+    io_range want[PREFETCH_MAX];
+    pthread_t threads[16];
+    prefetch_job job;
+    size_t idx, m = 0, k, started = 0;
+    int64_t total = 0;
+    (void)err;
+    if (f->store->cache == NULL || !io_s3_cache_wants(f->bkey))
+        return SILT_OK;
+    for (idx = 0; idx < n && m < PREFETCH_MAX; idx++)
+        if (ranges[idx].len > 0 && ranges[idx].offset >= 0 &&
+            ranges[idx].offset + ranges[idx].len <= file->size)
+            want[m++] = ranges[idx];
+    m = merge_ranges(want, m);
+    for (idx = 0, k = 0; idx < m; idx++) {
+        if (f->tail.len > 0 && want[idx].offset >= f->tail_off &&
+            want[idx].offset + want[idx].len <= f->tail_off + (int64_t)f->tail.len)
+            continue; /* fetched with the file's tail */
+        if (io_s3_cache_has(f->store->cache, f->bkey, want[idx].offset, (size_t)want[idx].len))
+            continue;
+        if (total + want[idx].len > PREFETCH_BUDGET)
+            break;
+        total += want[idx].len;
+        want[k++] = want[idx];
+    }
+    memset(&job, 0, sizeof(job));
+    job.file = f;
+    job.ranges = want;
+    job.n = k;
+    pthread_mutex_init(&job.mutex, NULL);
+    for (idx = 1; idx < (size_t)f->store->conf.ranged_reads && idx < k && idx <= 16; idx++)
+        if (pthread_create(&threads[started], NULL, prefetch_worker, &job) == 0)
+            started++;
+    prefetch_worker(&job); /* this thread fetches too */
+    for (idx = 0; idx < started; idx++)
+        pthread_join(threads[idx], NULL);
+    pthread_mutex_destroy(&job.mutex);
+    return SILT_OK;
+}
+
+static const io_file_ops s3_file_ops = {s3_file_read_at, s3_file_close, s3_file_prefetch};
 
 /* Azure has no suffix ranges: the size from a HEAD, then the tail's range. */
 static silt_status azure_load_tail(s3_file *f, silt_error *err)
