@@ -675,8 +675,9 @@ static void s3_file_close(io_file *file)
 /* ---------------------------------------------------------------- prefetch */
 
 #define PREFETCH_GAP (64 * 1024)          /* ranges closer than this are fetched as one */
-#define PREFETCH_MERGED ((int64_t)8 << 20) /* at most this much in one request */
-#define PREFETCH_BUDGET ((int64_t)32 << 20) /* at most this much per prefetch (the cache's half) */
+#define PREFETCH_MERGED ((int64_t)8 << 20) /* ranges merged up to this much in one request */
+#define PREFETCH_BUDGET ((int64_t)40 << 20) /* at most this much per prefetch (the cache: 64 MiB) */
+#define PREFETCH_LARGEST ((int64_t)16 << 20) /* the cache keeps no larger range */
 #define PREFETCH_MAX 64
 
 typedef struct prefetch_job {
@@ -761,8 +762,9 @@ static silt_status s3_file_prefetch(io_file *file, const io_range *ranges, size_
         if (f->tail.len > 0 && want[idx].offset >= f->tail_off &&
             want[idx].offset + want[idx].len <= f->tail_off + (int64_t)f->tail.len)
             continue; /* fetched with the file's tail */
-        if (io_s3_cache_has(f->store->cache, f->bkey, want[idx].offset, (size_t)want[idx].len))
-            continue;
+        if (want[idx].len > PREFETCH_LARGEST ||
+            io_s3_cache_has(f->store->cache, f->bkey, want[idx].offset, (size_t)want[idx].len))
+            continue; /* too large to keep (its windows stream in), or kept already */
         if (total + want[idx].len > PREFETCH_BUDGET)
             break;
         total += want[idx].len;
