@@ -89,12 +89,41 @@ def pyarrow_scan(server, prefix, files, selective):
             pc.sum(pc.utf8_length(table["destination"])).as_py()]
 
 
+WIDE_COLS = 12
+WIDE = ("SELECT count(*), sum(a), " + ", ".join(f"sum(length(h{i}))" for i in range(WIDE_COLS))
+        + " FROM {t}")
+
+
+def prefetch_bench(silt, server, repeat, rows):
+    """A wide table in a few large files: a row group's column chunks fetched in turn
+    (fs.s3a.vectored.active.ranged.reads = 1) against several at once (4, the default)."""
+    t = f"delta.`s3://{BUCKET}/wide`"
+    cols = ", ".join(f"CAST(xxhash64(id + {i}) AS STRING) AS h{i}" for i in range(WIDE_COLS))
+    silt.run(f"SET silt.write.targetFileSize = '512m'; CREATE TABLE {t} USING delta AS "
+             f"SELECT id AS a, {cols} FROM range({rows})")
+    files = data_files(server, "wide")
+    total = sum((server.data / BUCKET / "wide" / f).stat().st_size for f in files)
+    raw_s, _ = best(lambda: raw_get(server, "wide", files), repeat)
+    print(f"wide table: {rows} rows, {len(files)} data files, {total / 1e6:.1f} MB; raw GET "
+          f"{raw_s:.3f} s ({total / raw_s / 1e6:.1f} MB/s)")
+    for n in (1, 4):
+        sql = f"SET fs.s3a.vectored.active.ranged.reads = {n}; " + WIDE.format(t=t)
+        s_s, s_out = best(lambda: silt.rows(sql), repeat)
+        proxy = FaultProxy(server.port).start()
+        silt.rows(sql, env=dict(silt.env, AWS_ENDPOINT_URL=f"http://127.0.0.1:{proxy.port}"))
+        proxy.stop()
+        print(f"wide full scan, {n} ranged read(s) at once: {s_s:.3f} s  {s_out[-1]}  "
+              f"{len(proxy.requests)} requests, {proxy.bytes_out / 1e6:.1f} MB fetched, "
+              f"{total / s_s / (total / raw_s) * 100:.0f}% of raw GET")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--silt", default=str(REPO / "build" / "silt"))
     ap.add_argument("--dir", default="/tmp/silt-s3bench")
     ap.add_argument("--rows", type=int, default=2_000_000)
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--wide-rows", type=int, default=150_000)
     args = ap.parse_args()
     work = Path(args.dir)
     shutil.rmtree(work, ignore_errors=True)
@@ -129,6 +158,8 @@ def main():
             print(f"{name:9s} pyarrow:   {p_s:.3f} s  {p_out}")
             if ["" if v is None else str(v) for v in p_out] != s_out[-1]:
                 print(f"          MISMATCH: silt {s_out[-1]} pyarrow {p_out}")
+        if args.wide_rows > 0:
+            prefetch_bench(silt, server, args.repeat, args.wide_rows)
     finally:
         server.stop()
     shutil.rmtree(work, ignore_errors=True)

@@ -38,7 +38,7 @@ static silt_status mem_read_at(io_file *file, int64_t offset, size_t len, void *
 
 static void mem_close(io_file *file) { mem_free(file); }
 
-static const io_file_ops mem_file_ops = {mem_read_at, mem_close};
+static const io_file_ops mem_file_ops = {mem_read_at, mem_close, NULL};
 
 static silt_status mem_open_file(io_store *store, const char *key, io_file **out,
                                  silt_error *err)

@@ -95,6 +95,17 @@ int io_s3_cache_read(io_s3_cache *c, const char *key, int64_t offset, size_t len
     return r != NULL;
 }
 
+int io_s3_cache_has(io_s3_cache *c, const char *key, int64_t offset, size_t len)
+{
+    int found;
+    if (c == NULL || !io_s3_cache_wants(key))
+        return 0;
+    pthread_mutex_lock(&c->mutex);
+    found = find_range(c, key, offset, len, 0) != NULL;
+    pthread_mutex_unlock(&c->mutex);
+    return found;
+}
+
 int io_s3_cache_tail(io_s3_cache *c, const char *key, int64_t *size_out)
 {
     const cached_range *r;

@@ -39,6 +39,7 @@ static const s3_option s3_options[] = {
     {"multipart.size", OPT_SIZE},
     {"connection.establish.timeout", OPT_MILLIS},
     {"connection.timeout", OPT_MILLIS},
+    {"vectored.active.ranged.reads", OPT_COUNT},
 };
 
 #define S3A_PREFIX "fs.s3a."
@@ -490,6 +491,9 @@ static silt_status resolve(lookup *lk, io_s3_conf *c, const char *location, silt
                                      &c->part_size, err));
     SILT_RETURN_IF_ERROR(pick_number(lk, "connection.establish.timeout", OPT_MILLIS, 30000,
                                      &c->connect_timeout_ms, err));
+    SILT_RETURN_IF_ERROR(pick_number(lk, "vectored.active.ranged.reads", OPT_COUNT, 4, &retries,
+                                     err));
+    c->ranged_reads = retries < 1 ? 1 : (int)retries;
     return pick_number(lk, "connection.timeout", OPT_MILLIS, 200000, &c->stall_timeout_ms, err);
 }
 
@@ -513,6 +517,7 @@ silt_status io_s3_conf_resolve(io_s3_conf *out, const char *location,
 
 void io_s3_conf_clear(io_s3_conf *conf)
 {
+    mem_free(conf->account);
     mem_free(conf->bucket);
     mem_free(conf->prefix);
     mem_free(conf->access_key);

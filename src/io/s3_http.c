@@ -71,6 +71,8 @@ typedef struct s3_lib {
     unsigned char *(*hmac_fn)(const EVP_MD *md, const void *key, int key_len,
                               const unsigned char *data, size_t data_len, unsigned char *md_out,
                               unsigned int *md_len);
+    int (*b64_encode)(unsigned char *t, const unsigned char *f, int n);
+    int (*b64_decode)(unsigned char *t, const unsigned char *f, int n);
 } s3_lib;
 
 static s3_lib lib;
@@ -109,7 +111,9 @@ static void load_libs(void)
          load_symbol(curl, "curl_slist_free_all", &lib.slist_free_all) &&
          load_symbol(crypto, "EVP_Digest", &lib.evp_Digest) &&
          load_symbol(crypto, "EVP_sha256", &lib.evp_sha256) &&
-         load_symbol(crypto, "HMAC", &lib.hmac_fn);
+         load_symbol(crypto, "HMAC", &lib.hmac_fn) &&
+         load_symbol(crypto, "EVP_EncodeBlock", &lib.b64_encode) &&
+         load_symbol(crypto, "EVP_DecodeBlock", &lib.b64_decode);
     if (ok && lib.global_init(CURL_GLOBAL_DEFAULT) == CURLE_OK)
         curl_ready = 1;
     else if (ok)
@@ -147,7 +151,17 @@ silt_status io_s3_client_new(io_s3_client **out, const io_s3_conf *conf, silt_er
         return err_nomem(err);
     c->conf = conf;
     pthread_mutex_init(&c->mutex, NULL);
-    if (conf->path_style) {
+    if (conf->dialect == IO_DIALECT_AZURE) {
+        /* endpoint[/account for Azurite]/container/key; SharedKey signs /account + that path. */
+        const char *path = after_scheme + strcspn(after_scheme, "/");
+        c->host = mem_strndup(after_scheme, strcspn(after_scheme, "/"));
+        c->base_url = io_s3_sprintf("%s/%s", conf->endpoint, conf->bucket);
+        c->canon_prefix = io_s3_sprintf("/%s%s/%s", conf->account, path, conf->bucket);
+    } else if (conf->dialect == IO_DIALECT_GCS) {
+        c->host = mem_strndup(after_scheme, strcspn(after_scheme, "/"));
+        c->base_url = io_s3_sprintf("%s/storage/v1/b/%s/o", conf->endpoint, conf->bucket);
+        c->canon_prefix = mem_strdup("");
+    } else if (conf->path_style) {
         c->host = mem_strndup(after_scheme, strcspn(after_scheme, "/"));
         c->base_url = io_s3_sprintf("%s/%s", conf->endpoint, conf->bucket);
         c->canon_prefix = io_s3_sprintf("/%s", conf->bucket);
@@ -252,12 +266,19 @@ char *io_s3_url(io_s3_client *client, const char *key)
     if (rc == SILT_OK && key[0] != '\0')
         rc = buf_append_char(&b, '/', NULL);
     if (rc == SILT_OK)
-        rc = io_s3_uri_encode(&b, key, 1, NULL);
+        rc = io_s3_uri_encode(&b, key, client->conf->dialect != IO_DIALECT_GCS, NULL);
     if (rc != SILT_OK) {
         buf_clear(&b);
         return NULL;
     }
     return buf_detach(&b, NULL);
+}
+
+/* A human name of the store's service, for messages. */
+static const char *service_name(const io_s3_client *c)
+{
+    return c->conf->dialect == IO_DIALECT_AZURE ? "Azure" : c->conf->dialect == IO_DIALECT_GCS
+                                                                ? "GCS" : "S3";
 }
 
 /* ---------------------------------------------------------------- signing */
@@ -323,7 +344,7 @@ static silt_status canonical_uri(io_s3_client *c, const char *key, buf *out, sil
     return io_s3_uri_encode(out, key, 1, err);
 }
 
-static silt_status sign(io_s3_client *c, const io_s3_req *req, signed_req *s, silt_error *err)
+static silt_status sign_s3(io_s3_client *c, const io_s3_req *req, signed_req *s, silt_error *err)
 {
     const io_s3_conf *conf = c->conf;
     char payload[65], stamp[32], sig[65];
@@ -369,9 +390,207 @@ static silt_status sign(io_s3_client *c, const io_s3_req *req, signed_req *s, si
     return rc;
 }
 
-static silt_status other_headers(const io_s3_req *req, signed_req *s, silt_error *err)
+/* ---------------------------------------------------------------- Azure and GCS */
+
+/* The range a request asks for, as "bytes=a-b" (HTTP's form), "" for none. */
+static void range_text(const io_s3_req *req, char *out, size_t cap)
+{
+    out[0] = '\0';
+    if (req->range_from == -2)
+        snprintf(out, cap, "bytes=-%lld", (long long)req->range_len);
+    else if (req->range_from >= 0 && req->range_len < 0)
+        snprintf(out, cap, "bytes=%lld-", (long long)req->range_from);
+    else if (req->range_from >= 0)
+        snprintf(out, cap, "bytes=%lld-%lld", (long long)req->range_from,
+                 (long long)(req->range_from + req->range_len - 1));
+}
+
+static int hex_value(char ch)
+{
+    return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+           : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : -1;
+}
+
+/* Appends s with its %XX escapes decoded (SharedKey signs query values decoded). */
+static silt_status append_decoded(buf *out, const char *s, size_t len, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < len; idx++) {
+        char ch = s[idx];
+        if (ch == '%' && idx + 2 < len && hex_value(s[idx + 1]) >= 0 &&
+            hex_value(s[idx + 2]) >= 0) {
+            ch = (char)(hex_value(s[idx + 1]) * 16 + hex_value(s[idx + 2]));
+            idx += 2;
+        }
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ch, err));
+    }
+    return SILT_OK;
+}
+
+/* "\nname:value" for each query parameter, names in byte order (SharedKey's resource). */
+static silt_status canonical_query(buf *out, const char *query, silt_error *err)
+{
+    const char *params[32];
+    size_t n = 0, idx, jdx;
+    const char *p = query;
+    while (*p != '\0' && n < 32) {
+        params[n++] = p;
+        p += strcspn(p, "&");
+        if (*p == '&')
+            p++;
+    }
+    for (idx = 1; idx < n; idx++) /* a handful of parameters: insertion sort */
+        for (jdx = idx; jdx > 0 && strcmp(params[jdx - 1], params[jdx]) > 0; jdx--) {
+            const char *tmp = params[jdx];
+            params[jdx] = params[jdx - 1];
+            params[jdx - 1] = tmp;
+        }
+    for (idx = 0; idx < n; idx++) {
+        size_t len = strcspn(params[idx], "&"), name = strcspn(params[idx], "=&");
+        SILT_RETURN_IF_ERROR(buf_append_char(out, '\n', err));
+        SILT_RETURN_IF_ERROR(append_decoded(out, params[idx], name, err));
+        SILT_RETURN_IF_ERROR(buf_append_char(out, ':', err));
+        if (name < len)
+            SILT_RETURN_IF_ERROR(append_decoded(out, params[idx] + name + 1, len - name - 1,
+                                                err));
+    }
+    return SILT_OK;
+}
+
+/* Base64 of HMAC-SHA256(base64-decoded key, text): SharedKey's signature. */
+static silt_status shared_key_signature(const char *key_b64, const char *text, char out[64],
+                                        silt_error *err)
+{
+    unsigned char key[256], mac[32];
+    size_t klen = strlen(key_b64);
+    int n, pad = 0;
+    if (klen == 0 || klen % 4 != 0 || klen / 4 * 3 > sizeof(key))
+        return err_set(err, SILT_INVALID, "the Azure storage account key is not base64 "
+                       "(AZURE_STORAGE_KEY or fs.azure.account.key)");
+    n = lib.b64_decode(key, (const unsigned char *)key_b64, (int)klen);
+    if (n < 0)
+        return err_set(err, SILT_INVALID, "the Azure storage account key is not base64 "
+                       "(AZURE_STORAGE_KEY or fs.azure.account.key)");
+    pad = key_b64[klen - 1] == '=' ? (key_b64[klen - 2] == '=' ? 2 : 1) : 0;
+    hmac(key, (size_t)(n - pad), text, mac);
+    memset(key, 0, sizeof(key));
+    lib.b64_encode((unsigned char *)out, mac, 32);
+    return SILT_OK;
+}
+
+static silt_status azure_url(io_s3_client *c, const io_s3_req *req, signed_req *s,
+                             silt_error *err)
+{
+    const char *sas = c->conf->access_key == NULL ? c->conf->token : NULL;
+    buf url = BUF_INIT;
+    silt_status rc = buf_append_str(&url, c->base_url, err);
+    if (rc == SILT_OK && req->key[0] != '\0')
+        rc = buf_append_char(&url, '/', err);
+    if (rc == SILT_OK)
+        rc = io_s3_uri_encode(&url, req->key, 1, err);
+    if (rc == SILT_OK && (req->query[0] || sas))
+        rc = buf_printf(&url, err, "?%s%s%s", req->query, req->query[0] && sas ? "&" : "",
+                        sas ? sas : "");
+    if (rc == SILT_OK && url.len >= sizeof(s->url))
+        rc = err_set(err, SILT_INVALID, "Azure request URL for key \"%s\" is too long", req->key);
+    if (rc == SILT_OK)
+        snprintf(s->url, sizeof(s->url), "%s", buf_cstr(&url));
+    buf_clear(&url);
+    return rc;
+}
+
+/* Azure Blob: the x-ms-* headers and SharedKey (or a SAS token in the URL). */
+static silt_status sign_azure(io_s3_client *c, const io_s3_req *req, signed_req *s,
+                              silt_error *err)
+{
+    char date[64], range[64], length[32], sig[64];
+    time_t now = time(NULL);
+    struct tm tm;
+    buf text = BUF_INIT;
+    silt_status rc = azure_url(c, req, s, err);
+    gmtime_r(&now, &tm);
+    strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S GMT", &tm);
+    range_text(req, range, sizeof(range));
+    length[0] = '\0';
+    if (req->body != NULL && req->body_len > 0)
+        snprintf(length, sizeof(length), "%zu", req->body_len);
+    if (rc == SILT_OK && req->azure_blob_put)
+        rc = add_header(s, err, "x-ms-blob-type: BlockBlob");
+    if (rc == SILT_OK)
+        rc = add_header(s, err, "x-ms-date: %s", date);
+    if (rc == SILT_OK && range[0])
+        rc = add_header(s, err, "x-ms-range: %s", range);
+    if (rc == SILT_OK)
+        rc = add_header(s, err, "x-ms-version: 2021-12-02");
+    if (rc != SILT_OK || c->conf->access_key == NULL)
+        return rc;
+    rc = buf_printf(&text, err, "%s\n\n\n%s\n\n%s\n\n\n\n%s\n\n\n%sx-ms-date:%s\n%s%s%s"
+                    "x-ms-version:2021-12-02\n%s", req->method, length,
+                    req->body ? "application/octet-stream" : "", req->if_none_match ? "*" : "",
+                    req->azure_blob_put ? "x-ms-blob-type:BlockBlob\n" : "", date,
+                    range[0] ? "x-ms-range:" : "", range, range[0] ? "\n" : "", c->canon_prefix);
+    if (rc == SILT_OK && req->key[0] != '\0')
+        rc = buf_append_char(&text, '/', err);
+    if (rc == SILT_OK)
+        rc = io_s3_uri_encode(&text, req->key, 1, err);
+    if (rc == SILT_OK)
+        rc = canonical_query(&text, req->query, err);
+    if (rc == SILT_OK)
+        rc = shared_key_signature(c->conf->secret_key, buf_cstr(&text), sig, err);
+    if (rc == SILT_OK)
+        rc = add_header(s, err, "Authorization: SharedKey %s:%s", c->conf->account, sig);
+    buf_clear(&text);
+    return rc;
+}
+
+/* GCS's JSON API: objects under /storage/v1/b/B/o/<name, '/' encoded>, uploads apart. */
+static silt_status sign_gcs(io_s3_client *c, const io_s3_req *req, signed_req *s,
+                            silt_error *err)
+{
+    buf url = BUF_INIT;
+    silt_status rc;
+    if (req->gcs_upload) {
+        rc = buf_printf(&url, err, "%s/upload/storage/v1/b/%s/o?%s", c->conf->endpoint,
+                        c->conf->bucket, req->query);
+    } else {
+        rc = buf_append_str(&url, c->base_url, err);
+        if (rc == SILT_OK && req->key[0] != '\0')
+            rc = buf_append_char(&url, '/', err);
+        if (rc == SILT_OK)
+            rc = io_s3_uri_encode(&url, req->key, 0, err);
+        if (rc == SILT_OK && req->query[0])
+            rc = buf_printf(&url, err, "?%s", req->query);
+    }
+    if (rc == SILT_OK && url.len >= sizeof(s->url))
+        rc = err_set(err, SILT_INVALID, "GCS request URL for key \"%s\" is too long", req->key);
+    if (rc == SILT_OK)
+        snprintf(s->url, sizeof(s->url), "%s", buf_cstr(&url));
+    buf_clear(&url);
+    if (rc == SILT_OK && c->conf->token != NULL)
+        rc = add_header(s, err, "Authorization: Bearer %s", c->conf->token);
+    return rc;
+}
+
+static silt_status sign(io_s3_client *c, const io_s3_req *req, signed_req *s, silt_error *err)
+{
+    if (c->conf->dialect == IO_DIALECT_AZURE)
+        return sign_azure(c, req, s, err);
+    if (c->conf->dialect == IO_DIALECT_GCS)
+        return sign_gcs(c, req, s, err);
+    return sign_s3(c, req, s, err);
+}
+
+static silt_status other_headers(const io_s3_client *c, const io_s3_req *req, signed_req *s,
+                                 silt_error *err)
 {
     silt_status rc = add_header(s, err, "Expect:"); /* no 100-continue round trip */
+    if (c->conf->dialect == IO_DIALECT_AZURE) {
+        if (rc == SILT_OK && req->if_none_match)
+            rc = add_header(s, err, "If-None-Match: *");
+        if (rc == SILT_OK && req->body != NULL)
+            rc = add_header(s, err, "Content-Type: application/octet-stream");
+        return rc; /* the range went into x-ms-range, which SharedKey signs */
+    }
     if (rc == SILT_OK && req->if_none_match)
         rc = add_header(s, err, "If-None-Match: *");
     if (rc == SILT_OK && req->body != NULL)
@@ -428,7 +647,7 @@ static int64_t header_number(const char *v)
     return out;
 }
 
-static int64_t http_date_micros(const char *v)
+int64_t io_s3_http_date_micros(const char *v)
 {
     /* "Thu, 03 Dec 2026 05:34:41 GMT" (RFC 7231's IMF-fixdate). */
     static const char months[] = "JanFebMarAprMayJunJulAugSepOctNovDec";
@@ -459,6 +678,7 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
         const char *sp = strchr(line, ' ');
         s->resp->status = sp ? strtol(sp + 1, NULL, 10) : 0;
         s->resp->etag[0] = '\0';
+        s->resp->error_code[0] = '\0';
         s->resp->content_length = s->resp->total_size = -1;
         return len;
     }
@@ -475,8 +695,10 @@ static size_t on_header(char *data, size_t size, size_t n, void *payload)
         s->resp->content_length = header_number(colon);
     else if (util_str_casecmp(line, "Content-Range") == 0 && strchr(colon, '/') != NULL)
         s->resp->total_size = header_number(strchr(colon, '/') + 1);
+    else if (util_str_casecmp(line, "x-ms-error-code") == 0)
+        snprintf(s->resp->error_code, sizeof(s->resp->error_code), "%s", colon);
     else if (util_str_casecmp(line, "Last-Modified") == 0)
-        s->resp->mtime_micros = http_date_micros(colon);
+        s->resp->mtime_micros = io_s3_http_date_micros(colon);
     return len;
 }
 
@@ -527,10 +749,11 @@ static int retryable_curl(CURLcode rc)
     }
 }
 
-static int retryable_status(long status)
+/* 409 is S3's answer to two conditional writes of one key at once; Azure's 409 is final. */
+static int retryable_status(const io_s3_client *c, long status)
 {
     return status == 500 || status == 502 || status == 503 || status == 504 || status == 429 ||
-           status == 409;
+           (status == 409 && c->conf->dialect == IO_DIALECT_S3);
 }
 
 static void backoff(const io_s3_conf *conf, int attempt)
@@ -568,7 +791,7 @@ static silt_status attempt(io_s3_client *c, const io_s3_req *req, io_s3_resp *re
     buf_truncate(&resp->body, 0);
     rc = sign(c, req, &s, err);
     if (rc == SILT_OK)
-        rc = other_headers(req, &s, err);
+        rc = other_headers(c, req, &s, err);
     if (rc == SILT_OK && (h = take_handle(c)) == NULL)
         rc = err_nomem(err);
     if (rc == SILT_OK) {
@@ -608,7 +831,7 @@ silt_status io_s3_request(io_s3_client *client, const io_s3_req *req, io_s3_resp
         SILT_RETURN_IF_ERROR(attempt(client, req, resp, &curl_rc, errbuf, &overflow, err));
         if (overflow)
             break;
-        if (curl_rc == CURLE_OK && !retryable_status(resp->status))
+        if (curl_rc == CURLE_OK && !retryable_status(client, resp->status))
             return SILT_OK;
         if (tries >= client->conf->retry_limit ||
             (curl_rc != CURLE_OK && !retryable_curl(curl_rc)))
@@ -622,8 +845,8 @@ silt_status io_s3_request(io_s3_client *client, const io_s3_req *req, io_s3_resp
         return SILT_OK; /* a retryable status, retries spent: the caller reports it */
     {
         char *url = io_s3_url(client, req->key);
-        silt_status rc = err_set(err, SILT_IO, "S3 %s %s%s%s failed after %d attempt%s: %s%s%s",
-                                 req->method, url ? url : req->key, req->query[0] ? "?" : "",
+        silt_status rc = err_set(err, SILT_IO, "%s %s %s%s%s failed after %d attempt%s: %s%s%s",
+                                 service_name(client), req->method, url ? url : req->key, req->query[0] ? "?" : "",
                                  req->query, tries + 1, tries ? "s" : "",
                                  overflow ? "the server sent more bytes than asked for"
                                           : lib.easy_strerror(curl_rc),
@@ -678,6 +901,55 @@ int io_s3_xml_next(const char **pos, const char *tag, buf *text)
     return 1;
 }
 
+/* The string value of the first "name": "..." in JSON text, unescaped; 0 when absent. */
+int io_s3_json_field(const char *json, const char *name, buf *out)
+{
+    char pattern[64];
+    const char *p;
+    snprintf(pattern, sizeof(pattern), "\"%s\"", name);
+    p = strstr(json, pattern);
+    if (p == NULL)
+        return 0;
+    p += strlen(pattern);
+    p += strspn(p, " \t\r\n");
+    if (*p++ != ':')
+        return 0;
+    p += strspn(p, " \t\r\n");
+    if (*p++ != '"')
+        return 0;
+    buf_truncate(out, 0);
+    for (; *p != '\0' && *p != '"'; p++) {
+        char ch = *p;
+        if (ch == '\\' && p[1] != '\0') {
+            p++;
+            ch = *p == 'n' ? '\n' : *p == 't' ? '\t' : *p == 'r' ? '\r' : *p;
+            if (*p == 'u' && strspn(p + 1, "0123456789abcdefABCDEF") >= 4) {
+                long code = strtol((char[5]){p[1], p[2], p[3], p[4], '\0'}, NULL, 16);
+                ch = code < 128 ? (char)code : '?'; /* object keys silt writes are ASCII */
+                p += 4;
+            }
+        }
+        if (buf_append_char(out, ch, NULL) != SILT_OK)
+            return 0;
+    }
+    return 1;
+}
+
+static int json_string_field(const char *json, const char *name, char *dst, size_t cap)
+{
+    buf text = BUF_INIT;
+    int found = io_s3_json_field(json, name, &text);
+    if (found)
+        snprintf(dst, cap, "%s", buf_cstr(&text));
+    buf_clear(&text);
+    return found;
+}
+
+void io_s3_base64(const void *data, size_t len, char *out)
+{
+    lib.b64_encode((unsigned char *)out, data, (int)len);
+}
+
 void io_s3_error_code(const io_s3_resp *resp, char *dst, size_t cap)
 {
     buf text = BUF_INIT;
@@ -685,6 +957,10 @@ void io_s3_error_code(const io_s3_resp *resp, char *dst, size_t cap)
     dst[0] = '\0';
     if (resp->body.len > 0 && io_s3_xml_next(&pos, "Code", &text))
         snprintf(dst, cap, "%s", buf_cstr(&text));
+    else if (resp->error_code[0] != '\0') /* Azure's answers to HEAD have no body */
+        snprintf(dst, cap, "%s", resp->error_code);
+    else if (resp->body.len > 0 && buf_cstr(&resp->body)[0] == '{') /* GCS: errors[].reason */
+        (void)json_string_field(buf_cstr(&resp->body), "reason", dst, cap);
     buf_clear(&text);
 }
 
@@ -697,15 +973,35 @@ silt_status io_s3_error(io_s3_client *client, const io_s3_req *req, const io_s3_
     const char *pos = buf_cstr(&resp->body);
     silt_status rc;
     io_s3_error_code(resp, server_code, sizeof(server_code));
-    if (resp->body.len > 0)
-        (void)io_s3_xml_next(&pos, "Message", &msg);
-    rc = err_set(err, code, "S3 %s %s%s%s failed%s: HTTP %ld%s%s%s%s", req->method,
+    if (resp->body.len > 0 && !io_s3_xml_next(&pos, "Message", &msg) && pos[0] == '{') {
+        char text[512];
+        if (json_string_field(pos, "message", text, sizeof(text)))
+            (void)buf_append_str(&msg, text, NULL);
+    }
+    rc = err_set(err, code, "%s %s %s%s%s failed%s: HTTP %ld%s%s%s%s", service_name(client),
+                 req->method,
                  url ? url : req->key, req->query[0] ? "?" : "", req->query,
                  resp->attempts > 1 ? " after retries" : "", resp->status,
                  server_code[0] ? " " : "", server_code, msg.len ? ": " : "", buf_cstr(&msg));
     if (resp->attempts > 1)
-        err_detail(err, "after %d attempts (fs.s3a.retry.limit)", resp->attempts);
-    if (strcmp(server_code, "SignatureDoesNotMatch") == 0 ||
+        err_detail(err, "after %d attempts (%s)", resp->attempts,
+                   client->conf->dialect == IO_DIALECT_AZURE ? "fs.azure.io.retry.max.retries"
+                   : client->conf->dialect == IO_DIALECT_GCS ? "fs.gs.http.max.retry"
+                                                             : "fs.s3a.retry.limit");
+    if (strcmp(server_code, "AuthenticationFailed") == 0 ||
+        strcmp(server_code, "AuthorizationFailure") == 0)
+        err_hint(err, "check the Azure credentials (AZURE_STORAGE_KEY or "
+                      "fs.azure.account.key, AZURE_STORAGE_SAS_TOKEN or fs.azure.sas.fixed.token)");
+    else if (strcmp(server_code, "ContainerNotFound") == 0)
+        err_hint(err, "container \"%s\" does not exist in account \"%s\" at %s",
+                 client->conf->bucket, client->conf->account, client->conf->endpoint);
+    else if (client->conf->dialect == IO_DIALECT_GCS && resp->status == 404 && req->key[0] == '\0')
+        err_hint(err, "bucket \"%s\" does not exist at %s", client->conf->bucket,
+                 client->conf->endpoint);
+    else if (client->conf->dialect == IO_DIALECT_GCS && resp->status == 401)
+        err_hint(err, "check the GCS credentials (GOOGLE_OAUTH_ACCESS_TOKEN or "
+                      "fs.gs.auth.access.token)");
+    else if (strcmp(server_code, "SignatureDoesNotMatch") == 0 ||
         strcmp(server_code, "InvalidAccessKeyId") == 0)
         err_hint(err, "check the S3 credentials (fs.s3a.access.key and fs.s3a.secret.key, "
                       "AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, or the AWS profile)");

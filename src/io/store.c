@@ -145,10 +145,7 @@ static int is_s3_location(const char *location)
 static const char *unsupported_store(const char *location)
 {
     static const struct { const char *scheme; const char *what; } stores[] = {
-        {"abfss://", "Azure Data Lake Storage Gen2"}, {"abfs://", "Azure Data Lake Storage Gen2"},
-        {"wasbs://", "Azure Blob Storage"},           {"wasb://", "Azure Blob Storage"},
-        {"az://", "Azure Blob Storage"},              {"adl://", "Azure Data Lake Storage Gen1"},
-        {"gs://", "Google Cloud Storage"},            {"gcs://", "Google Cloud Storage"},
+        {"adl://", "Azure Data Lake Storage Gen1"},
     };
     size_t idx;
     for (idx = 0; idx < sizeof(stores) / sizeof(stores[0]); idx++)
@@ -165,12 +162,13 @@ static silt_status open_location(io_store **out, const char *location, int creat
     if (util_str_starts_with(location, "file:"))
         return err_set(err, SILT_INVALID, "storage location \"%s\" is not a local file URI "
                        "(file:/path or file:///path)", location);
-    if (is_s3_location(location))
+    if (is_s3_location(location) || io_cloud_is_location(location))
         return io_s3_store_open(out, location, opts, err);
     if ((other = unsupported_store(location)) != NULL)
         return err_set(err, SILT_UNSUPPORTED, "storage location \"%s\" is on %s, which silt does "
-                       "not support yet: silt reads and writes local files and S3 (s3://, s3a://, "
-                       "s3n://)", location, other);
+                       "not support yet: silt reads and writes local files, S3 (s3://, s3a://, "
+                       "s3n://), Azure Blob and ADLS Gen2 (abfss://, abfs://, wasbs://, wasb://, "
+                       "az://) and GCS (gs://, gcs://)", location, other);
     if (strstr(location, "://") != NULL)
         return err_set(err, SILT_UNSUPPORTED, "storage location \"%s\" uses a scheme silt cannot "
                        "read yet", location);
@@ -188,9 +186,11 @@ silt_status io_store_check_option(const char *key, const char *value, silt_error
         return err_set(err, SILT_INVALID, "a store option needs a key");
     if (io_s3_is_option_key(key))
         return io_s3_check_option(key, value, err);
+    if (io_cloud_is_option_key(key))
+        return io_cloud_check_option(key, value, err);
     return err_set(err, SILT_INVALID, "store option \"%s\" is not known: the local file system "
-                   "store takes no options, the S3 store takes fs.s3a.* keys, and this build has "
-                   "no Azure or GCS back end", key);
+                   "store takes no options, the S3 store takes fs.s3a.* keys, the Azure store "
+                   "fs.azure.* keys and the GCS store fs.gs.* keys", key);
 }
 
 silt_status io_store_open_with(io_store **out, const char *location, int create_root,
@@ -318,6 +318,13 @@ silt_status io_file_open(io_store *store, const char *key, io_file **out, silt_e
 {
     SILT_RETURN_IF_ERROR(io_check_key(key, err));
     return store->ops->open_file(store, key, out, err);
+}
+
+silt_status io_file_prefetch(io_file *file, const io_range *ranges, size_t n, silt_error *err)
+{
+    if (file->ops->prefetch == NULL || n == 0)
+        return SILT_OK;
+    return file->ops->prefetch(file, ranges, n, err);
 }
 
 silt_status io_file_read_at(io_file *file, int64_t offset, size_t len, void *dst,

@@ -69,11 +69,24 @@ struct io_store {
     char *root; /* the location as given, normalised (no trailing '/') */
 };
 
+/* A byte range of an open file. */
+typedef struct io_range {
+    int64_t offset;
+    int64_t len;
+} io_range;
+
 /* An open object for repeated range reads (a Parquet file being scanned). */
 typedef struct io_file_ops {
     silt_status (*read_at)(io_file *file, int64_t offset, size_t len, void *dst,
                            silt_error *err);
     void (*close)(io_file *file);
+    /*
+     * Optional (NULL: nothing to do): the ranges the next reads will ask for,
+     * so that an object store fetches them at once, several in flight. Only
+     * a hint: a range it could not fetch is read (and its error reported) by
+     * read_at; it fails only with SILT_NOMEM.
+     */
+    silt_status (*prefetch)(io_file *file, const io_range *ranges, size_t n, silt_error *err);
 } io_file_ops;
 
 struct io_file {
@@ -198,6 +211,8 @@ silt_status io_file_open(io_store *store, const char *key, io_file **out, silt_e
 silt_status io_file_read_at(io_file *file, int64_t offset, size_t len, void *dst,
                             silt_error *err);
 void io_file_close(io_file *file);
+/* Hints the ranges the next reads of file will ask for (io_file_ops.prefetch). */
+silt_status io_file_prefetch(io_file *file, const io_range *ranges, size_t n, silt_error *err);
 
 silt_status io_writer_open(io_store *store, const char *key, io_writer **out, silt_error *err);
 silt_status io_writer_write(io_writer *w, const void *data, size_t len, silt_error *err);

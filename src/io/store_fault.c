@@ -118,7 +118,7 @@ static void fault_file_close(io_file *file)
     mem_free(ff);
 }
 
-static const io_file_ops fault_file_ops = {fault_file_read_at, fault_file_close};
+static const io_file_ops fault_file_ops = {fault_file_read_at, fault_file_close, NULL};
 
 static silt_status fault_open_file(io_store *store, const char *key, io_file **out,
                                    silt_error *err)

@@ -811,7 +811,7 @@ static void local_file_close(io_file *file)
     mem_free(lf);
 }
 
-static const io_file_ops local_file_ops = {local_file_read_at, local_file_close};
+static const io_file_ops local_file_ops = {local_file_read_at, local_file_close, NULL};
 
 static silt_status local_open_file(io_store *store, const char *key, io_file **out,
                                    silt_error *err)

@@ -50,6 +50,9 @@ typedef struct s3_store {
 
 static s3_store *as_s3(io_store *store) { return (s3_store *)store; }
 
+static int is_azure(const s3_store *s) { return s->conf.dialect == IO_DIALECT_AZURE; }
+static int is_gcs(const s3_store *s) { return s->conf.dialect == IO_DIALECT_GCS; }
+
 /* The key in the bucket of a store key ("" = the root prefix itself). */
 static char *bucket_key(const s3_store *s, const char *key)
 {
@@ -76,10 +79,16 @@ static silt_status answer_error(s3_store *s, const io_s3_req *req, const io_s3_r
 {
     char code[128];
     io_s3_error_code(resp, code, sizeof(code));
-    /* A missing bucket is never "no such object": a table there would look absent. */
-    if (resp->status == 404 && strcmp(code, "NoSuchBucket") != 0)
+    /*
+     * A missing bucket is never "no such object": a table there would look
+     * absent. GCS names no code for it, but a listing (key "") answered 404
+     * can only mean the bucket.
+     */
+    if (resp->status == 404 && strcmp(code, "NoSuchBucket") != 0 &&
+        strcmp(code, "ContainerNotFound") != 0 && !(is_gcs(s) && req->key[0] == '\0'))
         return io_s3_error(s->client, req, resp, SILT_NOTFOUND, err);
-    if (resp->status == 412)
+    /* Azurite answers a conditional put of an existing blob 409 BlobAlreadyExists. */
+    if (resp->status == 412 || (resp->status == 409 && strcmp(code, "BlobAlreadyExists") == 0))
         return io_s3_error(s->client, req, resp, SILT_EXISTS, err);
     return io_s3_error(s->client, req, resp, SILT_IO, err);
 }
@@ -96,11 +105,46 @@ static silt_status run(s3_store *s, const io_s3_req *req, io_s3_resp *resp, silt
 
 /* ---------------------------------------------------------------- reads */
 
+/* GCS has no HEAD of an object: its metadata (JSON) has the size and the time. */
+static silt_status gcs_head_key(s3_store *s, const char *bkey, io_s3_resp *resp, silt_error *err)
+{
+    io_s3_req req;
+    buf body = BUF_INIT, text = BUF_INIT;
+    silt_status rc;
+    req_init(&req, "GET", bkey);
+    req.out = &body;
+    rc = run(s, &req, resp, err);
+    if (rc == SILT_OK) {
+        int has_zone = 0;
+        resp->content_length = -1;
+        if (io_s3_json_field(buf_cstr(&body), "size", &text))
+            (void)util_str_to_int64(text.data, text.len, &resp->content_length);
+        if (io_s3_json_field(buf_cstr(&body), "updated", &text) && text.len > 0 &&
+            text.data[text.len - 1] == 'Z')
+            (void)time_parse_timestamp(text.data, text.len - 1, &resp->mtime_micros, &has_zone);
+        if (resp->content_length < 0)
+            rc = err_set(err, SILT_IO, "GCS metadata of \"%s\" has no size", bkey);
+    }
+    buf_clear(&body);
+    buf_clear(&text);
+    return rc;
+}
+
 static silt_status s3_head_key(s3_store *s, const char *bkey, io_s3_resp *resp, silt_error *err)
 {
     io_s3_req req;
+    if (is_gcs(s))
+        return gcs_head_key(s, bkey, resp, err);
     req_init(&req, "HEAD", bkey);
     return run(s, &req, resp, err);
+}
+
+/* A GET of an object's bytes (GCS: its media, not its metadata). */
+static void get_init(const s3_store *s, io_s3_req *req, const char *bkey)
+{
+    req_init(req, "GET", bkey);
+    if (is_gcs(s))
+        req->query = "alt=media";
 }
 
 static silt_status s3_get_range(io_store *store, const char *key, int64_t offset, int64_t len,
@@ -114,7 +158,7 @@ static silt_status s3_get_range(io_store *store, const char *key, int64_t offset
     silt_status rc;
     if (bkey == NULL)
         return err_nomem(err);
-    req_init(&req, "GET", bkey);
+    get_init(s, &req, bkey);
     req.out = out;
     if (len == 0) {
         rc = s3_head_key(s, bkey, &resp, err); /* an empty range still needs the object */
@@ -152,7 +196,7 @@ static int object_is(s3_store *s, const char *bkey, const void *data, size_t len
     buf got = BUF_INIT;
     silt_error scratch = SILT_ERROR_INIT;
     int same;
-    req_init(&req, "GET", bkey);
+    get_init(s, &req, bkey);
     req.out = &got;
     same = run(s, &req, &resp, &scratch) == SILT_OK && got.len == len &&
            (len == 0 || memcmp(got.data, data, len) == 0);
@@ -167,17 +211,36 @@ static silt_status put_key(s3_store *s, const char *bkey, const void *data, size
     io_s3_req req;
     io_s3_resp resp;
     silt_status rc;
+    buf q = BUF_INIT;
     io_s3_cache_drop(s->cache, bkey);
     req_init(&req, "PUT", bkey);
     req.body = data ? data : "";
     req.body_len = len;
     req.if_none_match = if_absent;
+    req.azure_blob_put = is_azure(s);
+    if (is_gcs(s)) {
+        /* A media upload; ifGenerationMatch=0 makes it put-if-absent (412 when taken). */
+        req.method = "POST";
+        req.if_none_match = 0;
+        req.gcs_upload = 1;
+        rc = buf_append_str(&q, if_absent ? "ifGenerationMatch=0&name=" : "name=", err);
+        if (rc == SILT_OK)
+            rc = io_s3_uri_encode(&q, bkey, 0, err);
+        if (rc == SILT_OK)
+            rc = buf_append_str(&q, "&uploadType=media", err);
+        if (rc != SILT_OK) {
+            buf_clear(&q);
+            return rc;
+        }
+        req.query = buf_cstr(&q);
+    }
     rc = run(s, &req, &resp, err);
     if (rc == SILT_EXISTS && object_is(s, bkey, data, len)) {
         err_clear(err);
         rc = SILT_OK;
     }
     buf_clear(&resp.body);
+    buf_clear(&q);
     return rc;
 }
 
@@ -280,6 +343,187 @@ static silt_status list_pages(s3_store *s, const char *prefix, const char *start
     return rc;
 }
 
+/* Adds one listed object unless it is a folder marker or not after start_after. */
+static silt_status add_listed(const buf *key, size_t strip, const char *after, int64_t size,
+                              int64_t mtime, io_listing *out, silt_error *err)
+{
+    if (key->len <= strip || key->data[key->len - 1] == '/')
+        return SILT_OK;
+    if (after != NULL && strcmp(key->data, after) <= 0)
+        return SILT_OK;
+    return io_listing_add(out, key->data + strip, size, mtime, err);
+}
+
+/*
+ * Azure's List Blobs: <Blob><Name>, <Content-Length>, <Last-Modified>, paged by
+ * NextMarker, in byte order. It has no start-after: the names up to it are
+ * skipped here (a log listing reads its folder's names, not the objects).
+ */
+static silt_status azure_list_pages(s3_store *s, const char *prefix, const char *after,
+                                    int recursive, size_t strip, io_listing *out, silt_error *err)
+{
+    buf q = BUF_INIT, body = BUF_INIT, marker = BUF_INIT, block = BUF_INIT, key = BUF_INIT,
+        text = BUF_INIT;
+    silt_status rc = SILT_OK;
+    int more = 1;
+    while (rc == SILT_OK && more) {
+        io_s3_req req;
+        io_s3_resp resp;
+        const char *pos;
+        buf_truncate(&q, 0);
+        rc = buf_append_str(&q, recursive ? "comp=list" : "comp=list&delimiter=%2F", err);
+        if (rc == SILT_OK && marker.len > 0) {
+            rc = buf_append_str(&q, "&marker=", err);
+            if (rc == SILT_OK)
+                rc = io_s3_uri_encode(&q, buf_cstr(&marker), 0, err);
+        }
+        if (rc == SILT_OK)
+            rc = buf_append_str(&q, "&prefix=", err);
+        if (rc == SILT_OK)
+            rc = io_s3_uri_encode(&q, prefix, 0, err);
+        if (rc == SILT_OK)
+            rc = buf_append_str(&q, "&restype=container", err);
+        if (rc != SILT_OK)
+            break;
+        req_init(&req, "GET", "");
+        req.query = buf_cstr(&q);
+        buf_truncate(&body, 0);
+        req.out = &body;
+        rc = run(s, &req, &resp, err);
+        buf_clear(&resp.body);
+        pos = buf_cstr(&body);
+        while (rc == SILT_OK && io_s3_xml_next(&pos, "Blob", &block)) {
+            const char *in = buf_cstr(&block);
+            int64_t size = 0, mtime = 0;
+            if (!io_s3_xml_next(&in, "Name", &key))
+                continue;
+            in = buf_cstr(&block);
+            if (io_s3_xml_next(&in, "Content-Length", &text))
+                (void)util_str_to_int64(text.data, text.len, &size);
+            in = buf_cstr(&block);
+            if (io_s3_xml_next(&in, "Last-Modified", &text))
+                mtime = io_s3_http_date_micros(buf_cstr(&text));
+            rc = add_listed(&key, strip, after, size, mtime, out, err);
+        }
+        pos = buf_cstr(&body);
+        more = rc == SILT_OK && io_s3_xml_next(&pos, "NextMarker", &marker) && marker.len > 0;
+    }
+    buf_clear(&q);
+    buf_clear(&body);
+    buf_clear(&marker);
+    buf_clear(&block);
+    buf_clear(&key);
+    buf_clear(&text);
+    return rc;
+}
+
+/* The end of the JSON value starting at p (an object, array, string or scalar). */
+static const char *json_skip(const char *p)
+{
+    int depth = 0;
+    do {
+        if (*p == '"') {
+            for (p++; *p != '\0' && *p != '"'; p++)
+                if (*p == '\\' && p[1] != '\0')
+                    p++;
+        } else if (*p == '{' || *p == '[') {
+            depth++;
+        } else if (*p == '}' || *p == ']') {
+            depth--;
+        } else if (depth == 0) {
+            while (*p != '\0' && *p != ',' && *p != '}' && *p != ']')
+                p++;
+            return p;
+        }
+        if (*p != '\0')
+            p++;
+    } while (*p != '\0' && depth > 0);
+    return p;
+}
+
+/* Adds the objects of one GCS listing page ("items": [{"name", "size", "updated"}]). */
+static silt_status gcs_parse_page(const char *json, size_t strip, const char *after,
+                                  io_listing *out, silt_error *err)
+{
+    const char *p = strstr(json, "\"items\"");
+    buf item = BUF_INIT, key = BUF_INIT, text = BUF_INIT;
+    silt_status rc = SILT_OK;
+    if (p == NULL || (p = strchr(p, '[')) == NULL)
+        return SILT_OK;
+    for (p++; rc == SILT_OK && *p != '\0' && *p != ']'; ) {
+        const char *end;
+        int64_t size = 0, mtime = 0;
+        int has_zone = 0;
+        p += strspn(p, " \t\r\n,");
+        if (*p != '{')
+            break;
+        end = json_skip(p);
+        buf_truncate(&item, 0);
+        rc = buf_append(&item, p, (size_t)(end - p), err);
+        p = end;
+        if (rc != SILT_OK || !io_s3_json_field(buf_cstr(&item), "name", &key))
+            continue;
+        if (io_s3_json_field(buf_cstr(&item), "size", &text))
+            (void)util_str_to_int64(text.data, text.len, &size);
+        if (io_s3_json_field(buf_cstr(&item), "updated", &text) && text.len > 0 &&
+            text.data[text.len - 1] == 'Z')
+            (void)time_parse_timestamp(text.data, text.len - 1, &mtime, &has_zone);
+        rc = add_listed(&key, strip, after, size, mtime, out, err);
+        p += strspn(p, " \t\r\n");
+    }
+    buf_clear(&item);
+    buf_clear(&key);
+    buf_clear(&text);
+    return rc;
+}
+
+/* GCS's objects.list: prefix, delimiter, startOffset (inclusive: the equal name is skipped). */
+static silt_status gcs_list_pages(s3_store *s, const char *prefix, const char *after,
+                                  int recursive, size_t strip, io_listing *out, silt_error *err)
+{
+    buf q = BUF_INIT, body = BUF_INIT, token = BUF_INIT;
+    silt_status rc = SILT_OK;
+    int more = 1;
+    while (rc == SILT_OK && more) {
+        io_s3_req req;
+        io_s3_resp resp;
+        buf_truncate(&q, 0);
+        rc = buf_append_str(&q, recursive ? "" : "delimiter=%2F&", err);
+        if (rc == SILT_OK && token.len > 0) {
+            rc = buf_append_str(&q, "pageToken=", err);
+            if (rc == SILT_OK)
+                rc = io_s3_uri_encode(&q, buf_cstr(&token), 0, err);
+            if (rc == SILT_OK)
+                rc = buf_append_char(&q, '&', err);
+        }
+        if (rc == SILT_OK)
+            rc = buf_append_str(&q, "prefix=", err);
+        if (rc == SILT_OK)
+            rc = io_s3_uri_encode(&q, prefix, 0, err);
+        if (rc == SILT_OK && after != NULL) {
+            rc = buf_append_str(&q, "&startOffset=", err);
+            if (rc == SILT_OK)
+                rc = io_s3_uri_encode(&q, after, 0, err);
+        }
+        if (rc != SILT_OK)
+            break;
+        req_init(&req, "GET", "");
+        req.query = buf_cstr(&q);
+        buf_truncate(&body, 0);
+        req.out = &body;
+        rc = run(s, &req, &resp, err);
+        buf_clear(&resp.body);
+        if (rc == SILT_OK && body.len > 0)
+            rc = gcs_parse_page(buf_cstr(&body), strip, after, out, err);
+        more = rc == SILT_OK && body.len > 0 &&
+               io_s3_json_field(buf_cstr(&body), "nextPageToken", &token) && token.len > 0;
+    }
+    buf_clear(&q);
+    buf_clear(&body);
+    buf_clear(&token);
+    return rc;
+}
+
 static silt_status s3_list(io_store *store, const char *prefix, const char *start_after,
                            int recursive, io_listing *out, silt_error *err)
 {
@@ -290,6 +534,10 @@ static silt_status s3_list(io_store *store, const char *prefix, const char *star
     silt_status rc;
     if (full == NULL || (start_after != NULL && after == NULL))
         rc = err_nomem(err);
+    else if (is_azure(s))
+        rc = azure_list_pages(s, full, after, recursive, strip, out, err);
+    else if (is_gcs(s))
+        rc = gcs_list_pages(s, full, after, recursive, strip, out, err);
     else
         rc = list_pages(s, full, after, recursive, strip, out, err);
     mem_free(full);
@@ -309,8 +557,10 @@ static silt_status s3_remove(io_store *store, const char *key, silt_error *err)
     if (bkey == NULL)
         return err_nomem(err);
     io_s3_cache_drop(s->cache, bkey);
-    rc = s3_head_key(s, bkey, &resp, err);
-    buf_clear(&resp.body);
+    /* S3's DELETE answers 204 for a missing key; Azure's and GCS's answer 404. */
+    rc = is_azure(s) || is_gcs(s) ? SILT_OK : s3_head_key(s, bkey, &resp, err);
+    if (!is_azure(s) && !is_gcs(s))
+        buf_clear(&resp.body);
     if (rc == SILT_OK) {
         req_init(&req, "DELETE", bkey);
         rc = run(s, &req, &resp, err);
@@ -368,7 +618,7 @@ static silt_status fetch(s3_file *f, int64_t offset, size_t len, buf *out, char 
     io_s3_req req;
     io_s3_resp resp;
     silt_status rc;
-    req_init(&req, "GET", f->bkey);
+    get_init(f->store, &req, f->bkey);
     req.range_from = offset;
     req.range_len = (int64_t)len;
     req.out = out;
@@ -422,7 +672,141 @@ static void s3_file_close(io_file *file)
     mem_free(f);
 }
 
-static const io_file_ops s3_file_ops = {s3_file_read_at, s3_file_close};
+/* ---------------------------------------------------------------- prefetch */
+
+#define PREFETCH_GAP (64 * 1024)          /* ranges closer than this are fetched as one */
+#define PREFETCH_MERGED ((int64_t)8 << 20) /* ranges merged up to this much in one request */
+#define PREFETCH_BUDGET ((int64_t)40 << 20) /* at most this much per prefetch (the cache: 64 MiB) */
+#define PREFETCH_LARGEST ((int64_t)16 << 20) /* the cache keeps no larger range */
+#define PREFETCH_MAX 64
+
+typedef struct prefetch_job {
+    s3_file *file;
+    const io_range *ranges;
+    size_t n;
+    size_t next; /* the next range a worker takes, under mutex */
+    pthread_mutex_t mutex;
+} prefetch_job;
+
+/* A worker: fetches ranges until none is left; each lands in the store's range cache. */
+static void *prefetch_worker(void *payload)
+{
+    prefetch_job *job = payload;
+    buf got = BUF_INIT;
+    for (;;) {
+        size_t idx;
+        silt_error scratch = SILT_ERROR_INIT;
+        pthread_mutex_lock(&job->mutex);
+        idx = job->next++;
+        pthread_mutex_unlock(&job->mutex);
+        if (idx >= job->n)
+            break;
+        buf_truncate(&got, 0);
+        /* A failed fetch is left to read_at, which reports it with its context. */
+        if (fetch(job->file, job->ranges[idx].offset, (size_t)job->ranges[idx].len, &got, NULL,
+                  &scratch) == SILT_OK)
+            io_s3_cache_add(job->file->store->cache, job->file->bkey, job->ranges[idx].offset,
+                            job->file->base.size, got.data, got.len);
+        err_clear(&scratch);
+    }
+    buf_clear(&got);
+    return NULL;
+}
+
+/* Sorts ranges by offset and merges those PREFETCH_GAP apart; returns how many are left. */
+static size_t merge_ranges(io_range *r, size_t n)
+{
+    size_t idx, jdx, out = 0;
+    for (idx = 1; idx < n; idx++)
+        for (jdx = idx; jdx > 0 && r[jdx - 1].offset > r[jdx].offset; jdx--) {
+            io_range tmp = r[jdx];
+            r[jdx] = r[jdx - 1];
+            r[jdx - 1] = tmp;
+        }
+    for (idx = 0; idx < n; idx++) {
+        int64_t end = r[idx].offset + r[idx].len;
+        if (out > 0 && r[idx].offset <= r[out - 1].offset + r[out - 1].len + PREFETCH_GAP &&
+            end - r[out - 1].offset <= PREFETCH_MERGED) {
+            if (end > r[out - 1].offset + r[out - 1].len)
+                r[out - 1].len = end - r[out - 1].offset;
+        } else {
+            r[out++] = r[idx];
+        }
+    }
+    return out;
+}
+
+/*
+ * The ranges a reader asks for next (a row group's column chunks): merged
+ * when close, those not cached fetched by up to fs.s3a.vectored.active.ranged.reads
+ * requests in flight at once, into the range cache that read_at serves from.
+ */
+static silt_status s3_file_prefetch(io_file *file, const io_range *ranges, size_t n,
+                                    silt_error *err)
+{
+    s3_file *f = (s3_file *)file;
+    io_range want[PREFETCH_MAX];
+    pthread_t threads[16];
+    prefetch_job job;
+    size_t idx, m = 0, k, started = 0;
+    int64_t total = 0;
+    (void)err;
+    if (f->store->cache == NULL || !io_s3_cache_wants(f->bkey))
+        return SILT_OK;
+    for (idx = 0; idx < n && m < PREFETCH_MAX; idx++)
+        if (ranges[idx].len > 0 && ranges[idx].offset >= 0 &&
+            ranges[idx].offset + ranges[idx].len <= file->size)
+            want[m++] = ranges[idx];
+    m = merge_ranges(want, m);
+    for (idx = 0, k = 0; idx < m; idx++) {
+        if (f->tail.len > 0 && want[idx].offset >= f->tail_off &&
+            want[idx].offset + want[idx].len <= f->tail_off + (int64_t)f->tail.len)
+            continue; /* fetched with the file's tail */
+        if (want[idx].len > PREFETCH_LARGEST ||
+            io_s3_cache_has(f->store->cache, f->bkey, want[idx].offset, (size_t)want[idx].len))
+            continue; /* too large to keep (its windows stream in), or kept already */
+        if (total + want[idx].len > PREFETCH_BUDGET)
+            break;
+        total += want[idx].len;
+        want[k++] = want[idx];
+    }
+    memset(&job, 0, sizeof(job));
+    job.file = f;
+    job.ranges = want;
+    job.n = k;
+    pthread_mutex_init(&job.mutex, NULL);
+    for (idx = 1; idx < (size_t)f->store->conf.ranged_reads && idx < k && idx <= 16; idx++)
+        if (pthread_create(&threads[started], NULL, prefetch_worker, &job) == 0)
+            started++;
+    prefetch_worker(&job); /* this thread fetches too */
+    for (idx = 0; idx < started; idx++)
+        pthread_join(threads[idx], NULL);
+    pthread_mutex_destroy(&job.mutex);
+    return SILT_OK;
+}
+
+static const io_file_ops s3_file_ops = {s3_file_read_at, s3_file_close, s3_file_prefetch};
+
+/* Azure has no suffix ranges: the size from a HEAD, then the tail's range. */
+static silt_status azure_load_tail(s3_file *f, silt_error *err)
+{
+    io_s3_resp resp;
+    silt_status rc = s3_head_key(f->store, f->bkey, &resp, err);
+    buf_clear(&resp.body);
+    if (rc != SILT_OK)
+        return rc;
+    f->base.size = resp.content_length < 0 ? 0 : resp.content_length;
+    f->tail_off = f->base.size > TAIL_BYTES ? f->base.size - TAIL_BYTES : 0;
+    if (f->base.size == 0)
+        return SILT_OK;
+    rc = fetch(f, f->tail_off, (size_t)(f->base.size - f->tail_off), &f->tail, NULL, err);
+    if (rc == SILT_OK)
+        io_s3_cache_add(f->store->cache, f->bkey, f->tail_off, f->base.size, f->tail.data,
+                        f->tail.len);
+    else
+        buf_truncate(&f->tail, 0);
+    return rc;
+}
 
 /* The object's size and its last TAIL_BYTES, in one suffix-range GET. */
 static silt_status load_tail(s3_file *f, silt_error *err)
@@ -430,7 +814,9 @@ static silt_status load_tail(s3_file *f, silt_error *err)
     io_s3_req req;
     io_s3_resp resp;
     silt_status rc;
-    req_init(&req, "GET", f->bkey);
+    if (is_azure(f->store))
+        return azure_load_tail(f, err);
+    get_init(f->store, &req, f->bkey);
     req.range_from = -2;
     req.range_len = TAIL_BYTES;
     req.out = &f->tail;
@@ -502,6 +888,60 @@ static silt_status upload_query(buf *q, const char *first, const char *upload_id
     return io_s3_uri_encode(q, upload_id, 0, err);
 }
 
+/* Azure: block IDs are base64 of equal-length names; no upload to begin. */
+static silt_status azure_put_block(s3_writer *w, silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    buf q = BUF_INIT;
+    char name[16], id[32];
+    silt_status rc;
+    snprintf(name, sizeof(name), "silt%08d", w->n_parts + 1);
+    io_s3_base64(name, 12, id);
+    rc = buf_append_str(&q, "blockid=", err);
+    if (rc == SILT_OK)
+        rc = io_s3_uri_encode(&q, id, 0, err);
+    if (rc == SILT_OK)
+        rc = buf_append_str(&q, "&comp=block", err);
+    if (rc == SILT_OK) {
+        req_init(&req, "PUT", w->bkey);
+        req.query = buf_cstr(&q);
+        req.body = w->part.data ? w->part.data : "";
+        req.body_len = w->part.len;
+        rc = run(w->store, &req, &resp, err);
+        buf_clear(&resp.body);
+    }
+    if (rc == SILT_OK)
+        rc = buf_printf(&w->parts_xml, err, "<Latest>%s</Latest>", id);
+    if (rc == SILT_OK) {
+        w->n_parts++;
+        buf_truncate(&w->part, 0);
+    }
+    buf_clear(&q);
+    return rc;
+}
+
+/* Azure: Put Block List makes the blob, conditional like a put (If-None-Match: *). */
+static silt_status azure_commit_blocks(s3_writer *w, int if_absent, silt_error *err)
+{
+    io_s3_req req;
+    io_s3_resp resp;
+    buf body = BUF_INIT;
+    silt_status rc = buf_printf(&body, err, "<?xml version=\"1.0\" encoding=\"utf-8\"?>"
+                                "<BlockList>%s</BlockList>", buf_cstr(&w->parts_xml));
+    if (rc == SILT_OK) {
+        req_init(&req, "PUT", w->bkey);
+        req.query = "comp=blocklist";
+        req.body = body.data;
+        req.body_len = body.len;
+        req.if_none_match = if_absent;
+        rc = run(w->store, &req, &resp, err);
+        buf_clear(&resp.body);
+    }
+    buf_clear(&body);
+    return rc;
+}
+
 static silt_status begin_upload(s3_writer *w, silt_error *err)
 {
     io_s3_req req;
@@ -562,6 +1002,8 @@ static silt_status s3_writer_write(io_writer *wr, const void *data, size_t len, 
     SILT_RETURN_IF_ERROR(buf_append(&w->part, data, len, err));
     if ((int64_t)w->part.len < w->store->conf.part_size)
         return SILT_OK;
+    if (is_azure(w->store))
+        return azure_put_block(w, err);
     if (w->upload_id == NULL)
         SILT_RETURN_IF_ERROR(begin_upload(w, err));
     return upload_part(w, err);
@@ -631,7 +1073,12 @@ static silt_status s3_writer_commit(io_writer *wr, int if_absent, silt_error *er
     s3_writer *w = (s3_writer *)wr;
     silt_status rc;
     io_s3_cache_drop(w->store->cache, w->bkey);
-    if (w->upload_id == NULL) {
+    if (is_azure(w->store) && w->n_parts > 0) {
+        /* Uncommitted blocks are never visible; Azure drops them after a week. */
+        rc = azure_put_block(w, err);
+        if (rc == SILT_OK)
+            rc = azure_commit_blocks(w, if_absent, err);
+    } else if (w->upload_id == NULL) {
         rc = put_key(w->store, w->bkey, w->part.data, w->part.len, if_absent, err);
     } else {
         rc = upload_part(w, err);
@@ -703,7 +1150,12 @@ silt_status io_s3_store_open(io_store **out, const char *location, const io_stor
     while (len > 0 && location[len - 1] == '/')
         len--;
     s->base.root = mem_strndup(location, len);
-    rc = s->base.root ? io_s3_conf_resolve(&s->conf, location, opts, err) : err_nomem(err);
+    if (s->base.root == NULL)
+        rc = err_nomem(err);
+    else if (io_cloud_is_location(location))
+        rc = io_cloud_conf_resolve(&s->conf, location, opts, err);
+    else
+        rc = io_s3_conf_resolve(&s->conf, location, opts, err);
     if (rc == SILT_OK)
         rc = io_s3_client_new(&s->client, &s->conf, err);
     if (rc == SILT_OK)

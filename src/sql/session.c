@@ -145,9 +145,13 @@ silt_status sql_session_new_sibling(sql_session *s, sql_session **out, silt_erro
     return SILT_OK;
 }
 
+/* The object stores' keys (S3A, ABFS and GCS connector names), checked by io/. */
 static int is_store_key(const char *key)
 {
-    return util_str_starts_with(key, "fs.s3a.") || util_str_starts_with(key, "spark.hadoop.fs.s3a.");
+    if (util_str_starts_with(key, "spark.hadoop."))
+        key += strlen("spark.hadoop.");
+    return util_str_starts_with(key, "fs.s3a.") || util_str_starts_with(key, "fs.azure.") ||
+           util_str_starts_with(key, "fs.gs.");
 }
 
 /* A SET value without the quotes SET keeps: 'http://host:9000' -> http://host:9000. */

@@ -59,6 +59,11 @@ const sql_setting_def sql_settings_registry[] = {
     {"spark.hadoop.fs.s3a.", 1, 1, SQL_SETTING_STRING, "src/sql/session.c",
      "an S3A option of the stores statements open (fs.s3a.<name> too), checked by the S3 back "
      "end"},
+    {"spark.hadoop.fs.azure.", 1, 1, SQL_SETTING_STRING, "src/sql/session.c",
+     "an Azure option of the stores statements open (fs.azure.<name> too), checked by the Azure "
+     "back end"},
+    {"spark.hadoop.fs.gs.", 1, 1, SQL_SETTING_STRING, "src/sql/session.c",
+     "a GCS option of the stores statements open (fs.gs.<name> too), checked by the GCS back end"},
     {"spark.databricks.delta.retentionDurationCheck.enabled", 0, 1, SQL_SETTING_BOOL,
      "src/sql/exec_maint.c", "VACUUM refuses a retention shorter than the table's"},
     {"spark.databricks.delta.optimize.maxFileSize", 0, 1, SQL_SETTING_STRING,

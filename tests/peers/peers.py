@@ -71,8 +71,11 @@ def delta_jars() -> list[Path]:
     return jars
 
 
-def spark_session():
+def spark_session(extra_jars=(), conf=None):
     """A local SparkSession with Delta configured, created once per process.
+
+    extra_jars: more jars for spark.jars (tests/s3/spark_s3.py: the S3A
+    connector); conf: more settings. Both only act on the first call.
 
     local[2], 2 shuffle partitions, no UI, quiet logs, session time zone UTC,
     in-memory catalog, warehouse in a temporary directory. Delta's SQL
@@ -97,7 +100,7 @@ def spark_session():
     builder = (
         SparkSession.builder.master("local[2]")
         .appName("silt-peers")
-        .config("spark.jars", ",".join(str(j) for j in jars))
+        .config("spark.jars", ",".join(str(j) for j in list(jars) + list(extra_jars)))
         .config("spark.sql.extensions", "io.delta.sql.DeltaSparkSessionExtension")
         .config("spark.sql.catalog.spark_catalog", "org.apache.spark.sql.delta.catalog.DeltaCatalog")
         .config("spark.sql.catalogImplementation", "in-memory")
@@ -115,6 +118,8 @@ def spark_session():
         .config("spark.driver.extraJavaOptions", java_opts)
         .config("spark.executor.extraJavaOptions", java_opts)
     )
+    for key, value in (conf or {}).items():
+        builder = builder.config(key, value)
     _spark = builder.getOrCreate()
     _spark.sparkContext.setLogLevel("ERROR")
     atexit.register(stop_spark)
