@@ -1738,6 +1738,35 @@ static int is_window_only(const char *name)
     return 0;
 }
 
+/*
+ * input_file_name(): the hidden file name column of the file source or
+ * Delta table in scope (source_files.h), one per row's file as Spark's; a
+ * scope without one (a subquery, a join of two sources, range) is refused
+ * rather than answered with Spark's empty string where silt cannot tell.
+ */
+static silt_status bind_input_file_name(binder *b, const bind_ctx *bc, const sql_expr *ast,
+                                        size_t n, expr **out, silt_error *err)
+{
+    int64_t found = -1;
+    size_t idx, n_found = 0;
+    if (n != 0)
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] "
+                              "The `input_file_name` requires 0 parameters but the actual number "
+                              "is %zu.", n);
+    for (idx = 0; bc->scope != NULL && idx < bc->scope->n; idx++)
+        if (bc->scope->cols[idx].hidden &&
+            strcmp(bc->scope->cols[idx].name, "input_file_name()") == 0) {
+            found = (int64_t)idx;
+            n_found++;
+        }
+    if (n_found != 1)
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED, "input_file_name() is "
+                              "supported only over one file source or Delta table read directly "
+                              "in FROM (not over %s)", n_found ? "a join of several" :
+                              "a subquery, a view of a query, or a source without files");
+    return expr_column(out, b->a, (size_t)found, bc->scope->cols[found].type, err);
+}
+
 static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                              silt_error *err)
 {
@@ -1798,6 +1827,18 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
     }
     if ((util_str_casecmp(name, "isnull") == 0 || util_str_casecmp(name, "isnotnull") == 0) && n == 1)
         return expr_is_null(out, b->a, args[0], util_str_casecmp(name, "isnotnull") == 0, err);
+    /* The session's current database (USE): the engine knows no session, so a constant here. */
+    if ((util_str_casecmp(name, "current_database") == 0 ||
+         util_str_casecmp(name, "current_schema") == 0) && ast->u.func.name.n_parts == 1) {
+        const char *db = b->s->database != NULL ? b->s->database : "default";
+        if (n != 0)
+            return sql_bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION]"
+                                  " The `%s` requires 0 parameters but the actual number is %zu.",
+                                  name, n);
+        return expr_lit_string(out, b->a, db, strlen(db), err);
+    }
+    if (util_str_casecmp(name, "input_file_name") == 0 && ast->u.func.name.n_parts == 1)
+        return bind_input_file_name(b, bc, ast, n, out, err);
     if (util_str_casecmp(name, "nvl2") == 0 && n == 3) {
         expr *cond;
         SILT_RETURN_IF_ERROR(expr_is_null(&cond, b->a, args[0], 1, err));
