@@ -265,13 +265,32 @@ static int64_t field_index(const col_type *s, const char *name)
     return -1;
 }
 
-/* The file: URI of a key, as Spark's input_file_name() gives it. */
+/*
+ * The file: URI of a key, as Spark's input_file_name() gives it (Hadoop's
+ * Path.toUri): the characters a URI path may not hold are %-encoded ('%'
+ * itself, so a folder "s=a%20b" reads "s=a%2520b"), bytes of other
+ * scripts are kept.
+ */
 static const char *file_uri(binder *b, const sql_files *f, const char *key)
 {
     const char *root = io_store_root(f->store);
+    const char *raw = root[0] == '/' ? arena_sprintf(b->a, "%s/%s", root, key)
+                                     : arena_sprintf(b->a, "%s/%s", root, key);
+    buf out = BUF_INIT;
+    const char *res;
+    if (raw == NULL)
+        return NULL;
     if (root[0] == '/')
-        return arena_sprintf(b->a, "file://%s/%s", root, key);
-    return arena_sprintf(b->a, "%s/%s", root, key);
+        buf_printf(&out, NULL, "file://");
+    for (const unsigned char *c = (const unsigned char *)raw; *c != '\0'; c++) {
+        if (*c < 0x21 || *c == 0x7F || strchr("%\"<>#?[]\\^`{|}", *c) != NULL)
+            buf_printf(&out, NULL, "%%%02X", *c);
+        else
+            buf_printf(&out, NULL, "%c", *c);
+    }
+    res = out.data != NULL ? arena_strdup(b->a, buf_cstr(&out)) : NULL;
+    buf_clear(&out);
+    return res;
 }
 
 silt_status sql_files_layout(binder *b, sql_files *f, const char *what,
