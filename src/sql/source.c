@@ -149,12 +149,41 @@ const char **sql_source_projected(binder *b, const pushdown *pd, const col_type 
 typedef struct delta_src {
     delta_scan *scan;
     const dscan_counters *morsels; /* the morsels' counts, when the scan has morsels */
+    /* input_file_name(): the scan's schema with the hidden file name column after it */
+    const col_type *named;
+    const char *root; /* the table's folder */
 } delta_src;
+
+/* The input_file_name() column after a Delta batch: the URI of the file the scan is reading. */
+static silt_status delta_add_name(const delta_src *src, const delta_scan *scan, arena *a,
+                                  col_batch **out, silt_error *err)
+{
+    const char *path = delta_scan_current_path(scan), *uri;
+    col_batch *o = arena_calloc(a, 1, sizeof(*o));
+    size_t n = (*out)->n_cols;
+    if (o == NULL || path == NULL || (o->cols = arena_calloc(a, n + 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    if (strncmp(path, "file:", 5) == 0)
+        path = io_location_local_path(path); /* a shallow clone's absolute path */
+    uri = sql_file_uri(a, src->root, path, 0);
+    if (uri == NULL)
+        return err_nomem(err);
+    memcpy(o->cols, (*out)->cols, n * sizeof(col_vec *));
+    SILT_RETURN_IF_ERROR(sql_file_name_column(a, uri, (*out)->n_rows, &o->cols[n], err));
+    o->n_cols = n + 1;
+    o->n_rows = (*out)->n_rows;
+    o->schema = src->named;
+    *out = o;
+    return SILT_OK;
+}
 
 static silt_status delta_next(void *payload, arena *batch_arena, col_batch **out, silt_error *err)
 {
     delta_src *src = payload;
-    return delta_scan_next(src->scan, batch_arena, out, err);
+    SILT_RETURN_IF_ERROR(delta_scan_next(src->scan, batch_arena, out, err));
+    if (*out != NULL && src->named != NULL)
+        return delta_add_name(src, src->scan, batch_arena, out, err);
+    return SILT_OK;
 }
 
 /*
@@ -167,6 +196,7 @@ static silt_status delta_next(void *payload, arena *batch_arena, col_batch **out
  * waits in scans[morsel] between calls.
  */
 typedef struct delta_morsels {
+    const delta_src *src;
     io_store *store;
     delta_snapshot *one; /* one-file snapshots, one per file */
     size_t n_files;
@@ -221,6 +251,8 @@ static silt_status delta_morsel_next(void *payload, size_t morsel_idx, size_t *c
     SILT_RETURN_IF_ERROR(delta_scan_next(m->scans[morsel_idx], batch_arena, out, err));
     if (*out == NULL)
         delta_morsel_done(m, morsel_idx);
+    else if (m->src->named != NULL)
+        return delta_add_name(m->src, m->scans[morsel_idx], batch_arena, out, err);
     return SILT_OK;
 }
 
@@ -257,6 +289,7 @@ static silt_status delta_morsels_new(binder *b, io_store *store, const delta_sna
     size_t idx, width = tpool_width(b->ctx->pool);
     if (m == NULL)
         return err_nomem(err);
+    m->src = src;
     m->store = store;
     m->n_files = snap->n_files;
     m->opts = *opts;
@@ -423,6 +456,22 @@ silt_status sql_source_delta_snapshot(binder *b, const char *path, io_store **st
     return delta_snapshot_of(b, path, NULL, "", -1, INT64_MIN, store_out, snap_out, err);
 }
 
+/* The scan's schema with the hidden input_file_name() column after it (source_files.h). */
+static silt_status delta_named_schema(binder *b, delta_src *src, io_store *store, silt_error *err)
+{
+    const col_type *s = delta_scan_schema(src->scan);
+    col_field *fields = arena_calloc(b->a, s->n_fields + 1, sizeof(col_field));
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, s->fields, s->n_fields * sizeof(col_field));
+    fields[s->n_fields].name = SQL_FILE_NAME_COL;
+    fields[s->n_fields].type = col_type_primitive(COL_STRING);
+    fields[s->n_fields].field_id = -1;
+    src->named = col_type_struct(b->a, s->n_fields + 1, fields);
+    src->root = io_store_root(store);
+    return src->named != NULL ? SILT_OK : err_nomem(err);
+}
+
 static silt_status open_delta(binder *b, const char *path, const struct delta_branch_view *view,
                               const char *view_key, int64_t version, int64_t ts_micros,
                               const pushdown *pd, plan *out, const char *qual, silt_error *err)
@@ -456,12 +505,20 @@ static silt_status open_delta(binder *b, const char *path, const struct delta_br
                       snap->schema->n_fields);
         SILT_RETURN_IF_ERROR(delta_scan_open(&src->scan, store, use, &so, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
-        SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
+        if (b->want_file_name)
+            SILT_RETURN_IF_ERROR(delta_named_schema(b, src, store, err));
+        SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx,
+                                            src->named ? src->named : delta_scan_schema(src->scan),
                                             delta_next, src, err));
         engine_op_set_note(out->op, sql_source_delta_note, src);
         memset(&out->morsels, 0, sizeof(out->morsels));
         if (b->ctx->pool != NULL && use->n_files > 0)
             SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, src, out, err));
+    }
+    if (src->named != NULL) {
+        SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, src->named, qual, &out->scope, err));
+        out->scope.cols[out->scope.n - 1].hidden = 1;
+        return SILT_OK;
     }
     return sql_scope_from_schema(b->a, delta_scan_schema(src->scan), qual, &out->scope, err);
 }

@@ -271,26 +271,50 @@ static int64_t field_index(const col_type *s, const char *name)
  * itself, so a folder "s=a%20b" reads "s=a%2520b"), bytes of other
  * scripts are kept.
  */
-static const char *file_uri(binder *b, const sql_files *f, const char *key)
+const char *sql_file_uri(arena *a, const char *root, const char *key, int authority)
 {
-    const char *root = io_store_root(f->store);
-    const char *raw = root[0] == '/' ? arena_sprintf(b->a, "%s/%s", root, key)
-                                     : arena_sprintf(b->a, "%s/%s", root, key);
+    const char *raw = key[0] == '/' ? key : arena_sprintf(a, "%s/%s", root, key);
     buf out = BUF_INIT;
     const char *res;
     if (raw == NULL)
         return NULL;
-    if (root[0] == '/')
-        buf_printf(&out, NULL, "file://");
+    if (raw[0] == '/')
+        buf_printf(&out, NULL, authority ? "file://" : "file:");
     for (const unsigned char *c = (const unsigned char *)raw; *c != '\0'; c++) {
         if (*c < 0x21 || *c == 0x7F || strchr("%\"<>#?[]\\^`{|}", *c) != NULL)
             buf_printf(&out, NULL, "%%%02X", *c);
         else
             buf_printf(&out, NULL, "%c", *c);
     }
-    res = out.data != NULL ? arena_strdup(b->a, buf_cstr(&out)) : NULL;
+    res = out.data != NULL ? arena_strdup(a, buf_cstr(&out)) : NULL;
     buf_clear(&out);
     return res;
+}
+
+static const char *file_uri(binder *b, const sql_files *f, const char *key)
+{
+    return sql_file_uri(b->a, io_store_root(f->store), key, 1);
+}
+
+silt_status sql_file_name_column(arena *a, const char *uri, int64_t n_rows, col_vec **out,
+                                 silt_error *err)
+{
+    text_files one;
+    col_builder *bld;
+    col_vec *name, *vals[1];
+    col_field field;
+    memset(&field, 0, sizeof(field));
+    field.type = col_type_primitive(COL_STRING);
+    SILT_RETURN_IF_ERROR(col_builder_new(&bld, a, field.type, err));
+    SILT_RETURN_IF_ERROR(col_builder_append_bytes(bld, uri, strlen(uri), err));
+    SILT_RETURN_IF_ERROR(col_builder_finish(bld, &name, err));
+    vals[0] = name;
+    memset(&one, 0, sizeof(one));
+    one.parts = col_type_struct(a, 1, &field);
+    one.values = vals;
+    if (one.parts == NULL)
+        return err_nomem(err);
+    return text_files_fill(out, a, &one, 0, 0, n_rows, err);
 }
 
 silt_status sql_files_layout(binder *b, sql_files *f, const char *what,
@@ -429,23 +453,8 @@ silt_status sql_files_assemble(const sql_files *f, size_t key_idx, const col_bat
                                                  (size_t)f->from_part[idx], f->value_row[key_idx],
                                                  in->n_rows, err));
         } else {
-            text_files one;
-            col_builder *bld;
-            col_vec *name, *vals[1];
-            col_field field;
-            memset(&field, 0, sizeof(field));
-            field.type = col_type_primitive(COL_STRING);
-            SILT_RETURN_IF_ERROR(col_builder_new(&bld, a, field.type, err));
-            SILT_RETURN_IF_ERROR(col_builder_append_bytes(bld, f->uris[key_idx],
-                                                          strlen(f->uris[key_idx]), err));
-            SILT_RETURN_IF_ERROR(col_builder_finish(bld, &name, err));
-            vals[0] = name;
-            memset(&one, 0, sizeof(one));
-            one.parts = col_type_struct(a, 1, &field);
-            one.values = vals;
-            if (one.parts == NULL)
-                return err_nomem(err);
-            SILT_RETURN_IF_ERROR(text_files_fill(&o->cols[idx], a, &one, 0, 0, in->n_rows, err));
+            SILT_RETURN_IF_ERROR(sql_file_name_column(a, f->uris[key_idx], in->n_rows,
+                                                      &o->cols[idx], err));
         }
     }
     *out = o;

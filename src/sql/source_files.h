@@ -70,6 +70,18 @@ void sql_files_reindex(sql_files *f, const col_type *batch_schema);
 silt_status sql_files_assemble(const sql_files *f, size_t key_idx, const col_batch *in, arena *a,
                                col_batch **out, silt_error *err);
 
+/*
+ * The file: URI of key under root as Spark's input_file_name() gives it
+ * (Hadoop's Path.toUri: the characters a URI path may not hold %-encoded,
+ * '%' itself too; bytes of other scripts kept), in a; an absolute key is
+ * taken as it is. authority: "file:///p" as Spark gives it for plain files;
+ * 0: "file:/p", as for the files of a Delta table (Delta's absolute paths).
+ */
+const char *sql_file_uri(arena *a, const char *root, const char *key, int authority);
+/* The file name column of n_rows rows of uri, in a. */
+silt_status sql_file_name_column(arena *a, const char *uri, int64_t n_rows, col_vec **out,
+                                 silt_error *err);
+
 /* Scope of the scan's output: sql_scope_from_schema with the file name column hidden. */
 silt_status sql_files_scope(binder *b, const sql_files *f, const char *qual, bind_scope *out,
                             silt_error *err);

@@ -22,7 +22,8 @@ command) and in the Spark peer on the same folders, and compares the rows
   mixed      files in the base folder beside partition folders (not read)
   conflicts  conflicting folder names / structures: both fail, same class
   text       CSV and JSON folders, and a temporary view USING csv with basePath
-  filename   input_file_name() over Parquet and CSV folders: the same URIs
+  filename   input_file_name() over Parquet and CSV folders and a Delta table
+             Spark wrote: the same URIs; Spark 4's _metadata.file_path
   catalog    current_database(), current_schema(), current_catalog() before
              and after USE
 
@@ -242,8 +243,16 @@ def main():
     same(spark, "json", "SELECT a, b, k, typeof(k) FROM json.`%s`" % j)
     same(spark, "filename.parquet",
          "SELECT x, input_file_name() FROM parquet.`%s` WHERE month = 1" % y)
+    same(spark, "metadata.file_path",
+         "SELECT x, _metadata.file_path FROM parquet.`%s` WHERE month = 1" % y)
     same(spark, "filename.csv", view + "; SELECT x, input_file_name() FROM c",
          spark_sql="SELECT x, input_file_name() FROM c")
+    dt = WORK / "delta"
+    spark.sql("CREATE TABLE delta.`%s` (x INT, p STRING) USING delta PARTITIONED BY (p)" % dt)
+    spark.sql("INSERT INTO delta.`%s` VALUES (1, 'a b'), (2, 'c:d'), (3, NULL), (4, 'e%%f')" % dt)
+    same(spark, "filename.delta", "SELECT x, p, input_file_name() FROM delta.`%s`" % dt)
+    same(spark, "filename.delta.where",
+         "SELECT count(*) FROM delta.`%s` WHERE input_file_name() LIKE '%%c%%253Ad%%'" % dt)
     wh = WORK / "warehouse"
     os.makedirs(wh, exist_ok=True)
     cat = "SELECT current_database(), current_schema(), current_catalog()"
