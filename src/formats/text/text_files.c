@@ -431,6 +431,14 @@ static silt_status list_glob(io_store *store, const char *path, const text_files
         const char *root;
         if (hidden_below(key, base_len) || !name_matches(o, key))
             continue;
+        if (strstr(path + base_len, "**") != NULL) {
+            /* Synapse's ** crosses folders: it matches files, each its own root */
+            if (text_glob_match(path, path_len, key, strlen(key))) {
+                const char *dir = parent_of(a, key);
+                rc = dir == NULL ? err_nomem(err) : add_file(a, l, key, dir, err);
+            }
+            continue;
+        }
         /* the key's first `depth` segments after the prefix */
         while (seg < depth) {
             const char *slash = strchr(key + cut, '/');
