@@ -79,6 +79,11 @@ const col_type *delta_scan_schema(const delta_scan *scan) { return scan->out_sch
 
 size_t delta_scan_files_read(const delta_scan *scan) { return scan->files_read; }
 
+const char *delta_scan_current_path(const delta_scan *scan)
+{
+    return scan->file != NULL ? scan->file->path : NULL;
+}
+
 void delta_scan_get_counters(const delta_scan *scan, dscan_counters *out)
 {
     *out = scan->counters;

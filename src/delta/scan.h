@@ -93,6 +93,8 @@ const col_type *delta_scan_schema(const delta_scan *scan);
 silt_status delta_scan_next(delta_scan *scan, arena *a, col_batch **out, silt_error *err);
 /* Files opened so far. */
 size_t delta_scan_files_read(const delta_scan *scan);
+/* The data file the last batch came from (its log path, decoded), or NULL before the first. */
+const char *delta_scan_current_path(const delta_scan *scan);
 /* The counters so far (files finished and the one being read). */
 void delta_scan_get_counters(const delta_scan *scan, dscan_counters *out);
 void delta_scan_free(delta_scan *scan);

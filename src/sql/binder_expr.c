@@ -531,6 +531,42 @@ static int scope_has(const bind_scope *scope, const char *qual, const char *name
     return 0;
 }
 
+/* The hidden input_file_name() column of scope (source_files.h): its index, -1 none, -2 several. */
+static int64_t file_name_col(const bind_scope *scope)
+{
+    int64_t found = -1;
+    for (size_t idx = 0; scope != NULL && idx < scope->n; idx++)
+        if (scope->cols[idx].hidden && strcmp(scope->cols[idx].name, "input_file_name()") == 0)
+            found = found == -1 ? (int64_t)idx : -2;
+    return found;
+}
+
+/*
+ * Spark 4's _metadata.file_path of a file source or Delta table: the file
+ * name column's URI in its "file:/path" form. The other _metadata fields
+ * are refused by name.
+ */
+static silt_status bind_metadata(binder *b, const bind_scope *scope, const sql_name *n,
+                                 expr **out, silt_error *err)
+{
+    int64_t col = file_name_col(scope);
+    const char *field = n->parts[n->n_parts - 1].name;
+    expr *args[3], *name;
+    if (util_str_casecmp(field, "file_path") != 0)
+        return sql_bind_error(b, err, n->pos, SILT_UNSUPPORTED, "_metadata.%s is not supported "
+                              "(of the _metadata fields silt gives file_path)", field);
+    if (col < 0)
+        return sql_bind_error(b, err, n->pos, SILT_UNSUPPORTED, "_metadata.file_path is "
+                              "supported only over one file source or Delta table read directly "
+                              "in FROM");
+    /* input_file_name() is file:///p, file_path file:/p */
+    SILT_RETURN_IF_ERROR(expr_column(&name, b->a, col, scope->cols[col].type, err));
+    args[0] = name;
+    SILT_RETURN_IF_ERROR(expr_lit_string(&args[1], b->a, "^file://", 8, err));
+    SILT_RETURN_IF_ERROR(expr_lit_string(&args[2], b->a, "file:", 5, err));
+    return expr_func(out, b->a, "regexp_replace", args, 3, err);
+}
+
 static silt_status bind_column(binder *b, const bind_scope *scope, const sql_expr *ast,
                                expr **out, silt_error *err)
 {
@@ -539,6 +575,9 @@ static silt_status bind_column(binder *b, const bind_scope *scope, const sql_exp
     size_t first_field = n->n_parts, idx;
     int64_t col;
     expr *e;
+    if (n->n_parts == 2 && util_str_casecmp(n->parts[0].name, "_metadata") == 0 &&
+        !scope_has(scope, NULL, n->parts[0].name))
+        return bind_metadata(b, scope, n, out, err);
     /* a.b.c: table a, column b, field c; or column a with fields b.c. */
     if (n->n_parts > 2 && scope_has(scope, n->parts[0].name, n->parts[1].name)) {
         base.n_parts = 2;
@@ -1738,6 +1777,28 @@ static int is_window_only(const char *name)
     return 0;
 }
 
+/*
+ * input_file_name(): the hidden file name column of the file source or
+ * Delta table in scope (source_files.h), one per row's file as Spark's; a
+ * scope without one (a subquery, a join of two sources, range) is refused
+ * rather than answered with Spark's empty string where silt cannot tell.
+ */
+static silt_status bind_input_file_name(binder *b, const bind_ctx *bc, const sql_expr *ast,
+                                        size_t n, expr **out, silt_error *err)
+{
+    int64_t found = file_name_col(bc->scope);
+    if (n != 0)
+        return sql_bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION] "
+                              "The `input_file_name` requires 0 parameters but the actual number "
+                              "is %zu.", n);
+    if (found < 0)
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED, "input_file_name() is "
+                              "supported only over one file source or Delta table read directly "
+                              "in FROM (not over %s)", found == -2 ? "a join of several" :
+                              "a subquery, a view of a query, or a source without files");
+    return expr_column(out, b->a, (size_t)found, bc->scope->cols[found].type, err);
+}
+
 static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast, expr **out,
                              silt_error *err)
 {
@@ -1798,6 +1859,18 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
     }
     if ((util_str_casecmp(name, "isnull") == 0 || util_str_casecmp(name, "isnotnull") == 0) && n == 1)
         return expr_is_null(out, b->a, args[0], util_str_casecmp(name, "isnotnull") == 0, err);
+    /* The session's current database (USE): the engine knows no session, so a constant here. */
+    if ((util_str_casecmp(name, "current_database") == 0 ||
+         util_str_casecmp(name, "current_schema") == 0) && ast->u.func.name.n_parts == 1) {
+        const char *db = b->s->database != NULL ? b->s->database : "default";
+        if (n != 0)
+            return sql_bind_error(b, err, ast->pos, SILT_BIND, "[WRONG_NUM_ARGS.WITHOUT_SUGGESTION]"
+                                  " The `%s` requires 0 parameters but the actual number is %zu.",
+                                  name, n);
+        return expr_lit_string(out, b->a, db, strlen(db), err);
+    }
+    if (util_str_casecmp(name, "input_file_name") == 0 && ast->u.func.name.n_parts == 1)
+        return bind_input_file_name(b, bc, ast, n, out, err);
     if (util_str_casecmp(name, "nvl2") == 0 && n == 3) {
         expr *cond;
         SILT_RETURN_IF_ERROR(expr_is_null(&cond, b->a, args[0], 1, err));

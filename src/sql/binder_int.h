@@ -200,6 +200,11 @@ typedef struct binder {
     struct sql_branch_write *branch_writes;
     /* INSERT INTO t@ref[#hash]: the reference the target is resolved on (NULL: the session's) */
     const char *target_ref;
+    /*
+     * The statement calls input_file_name(): file sources and Delta scans
+     * add their hidden file name column (source_files.h).
+     */
+    int want_file_name;
 } binder;
 
 typedef struct scalar_subst {

@@ -180,6 +180,8 @@ static void name_func(namer *w, const sql_expr *e)
     for (idx = 0; name[idx] != '\0' && idx + 1 < sizeof(lower); idx++)
         lower[idx] = (char)tolower((unsigned char)name[idx]);
     lower[idx] = '\0';
+    if (strcmp(lower, "current_database") == 0)
+        snprintf(lower, sizeof(lower), "current_schema"); /* Spark 4 names both so */
     if (e->u.func.star) {
         put(w, "%s(1)", lower);
     } else {

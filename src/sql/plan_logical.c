@@ -110,6 +110,8 @@ static silt_status bind_scan(binder *b, const sql_query *q, const lp_node **out,
     lp_node *n;
     size_t idx;
     *out = NULL;
+    if (b->want_file_name)
+        return SILT_OK; /* the hidden file name column: the direct planner */
     n = new_node(b, LP_SCAN, NULL);
     if (n == NULL)
         return err_nomem(err);

@@ -474,6 +474,11 @@ static void binder_init(binder *b, sql_session *s, sql_result *res, const char *
     b->text = text;
     b->text_len = len;
     b->line_memo = &s->line_memo;
+    /* The text, not the tree: a view's text is bound later, its scans read the flag then. */
+    for (size_t idx = 0; text != NULL && idx + 9 <= len && !b->want_file_name; idx++)
+        b->want_file_name = (idx + 15 <= len &&
+                             util_str_ncasecmp(text + idx, "input_file_name", 15) == 0) ||
+                            util_str_ncasecmp(text + idx, "_metadata", 9) == 0;
 }
 
 static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q,

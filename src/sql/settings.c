@@ -43,6 +43,8 @@ const sql_setting_def sql_settings_registry[] = {
     {"spark.sql.sources.partitionOverwriteMode", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
      "INSERT OVERWRITE of a partitioned table: static (the whole table) or dynamic (the "
      "partitions written)"},
+    {"spark.sql.sources.partitionColumnTypeInference.enabled", 0, 1, SQL_SETTING_BOOL, "src/sql/source_files.c",
+     "types of the partition columns plain file sources discover (false: strings)"},
     {"spark.sql.parquet.compression.codec", 0, 1, SQL_SETTING_STRING, "src/sql/exec_write.c",
      "codec of the Parquet files writes produce (default snappy)"},
     {"spark.databricks.delta.schema.autoMerge.enabled", 0, 1, SQL_SETTING_BOOL,

@@ -29,6 +29,7 @@
 #include "sql/exec.h"
 #include "sql/lexer.h"
 #include "sql/parser.h"
+#include "sql/source_files.h"
 #include "sql/source_int.h"
 #include "util/hashmap.h"
 #include "util/time.h"
@@ -51,8 +52,8 @@ static silt_status on_cleanup(binder *b, void (*fn)(void *), void *obj, silt_err
 }
 
 /* Opens a store for a path: its folder (before any glob) is the root, the rest the key. */
-static silt_status open_path_store(binder *b, const char *path, io_store **store_out,
-                                   const char **key_out, silt_error *err)
+silt_status sql_source_path_store(binder *b, const char *path, io_store **store_out,
+                                  const char **key_out, silt_error *err)
 {
     const char *glob = strpbrk(path, "*?[");
     size_t limit = glob ? (size_t)(glob - path) : strlen(path);
@@ -148,12 +149,41 @@ const char **sql_source_projected(binder *b, const pushdown *pd, const col_type 
 typedef struct delta_src {
     delta_scan *scan;
     const dscan_counters *morsels; /* the morsels' counts, when the scan has morsels */
+    /* input_file_name(): the scan's schema with the hidden file name column after it */
+    const col_type *named;
+    const char *root; /* the table's folder */
 } delta_src;
+
+/* The input_file_name() column after a Delta batch: the URI of the file the scan is reading. */
+static silt_status delta_add_name(const delta_src *src, const delta_scan *scan, arena *a,
+                                  col_batch **out, silt_error *err)
+{
+    const char *path = delta_scan_current_path(scan), *uri;
+    col_batch *o = arena_calloc(a, 1, sizeof(*o));
+    size_t n = (*out)->n_cols;
+    if (o == NULL || path == NULL || (o->cols = arena_calloc(a, n + 1, sizeof(col_vec *))) == NULL)
+        return err_nomem(err);
+    if (strncmp(path, "file:", 5) == 0)
+        path = io_location_local_path(path); /* a shallow clone's absolute path */
+    uri = sql_file_uri(a, src->root, path, 0);
+    if (uri == NULL)
+        return err_nomem(err);
+    memcpy(o->cols, (*out)->cols, n * sizeof(col_vec *));
+    SILT_RETURN_IF_ERROR(sql_file_name_column(a, uri, (*out)->n_rows, &o->cols[n], err));
+    o->n_cols = n + 1;
+    o->n_rows = (*out)->n_rows;
+    o->schema = src->named;
+    *out = o;
+    return SILT_OK;
+}
 
 static silt_status delta_next(void *payload, arena *batch_arena, col_batch **out, silt_error *err)
 {
     delta_src *src = payload;
-    return delta_scan_next(src->scan, batch_arena, out, err);
+    SILT_RETURN_IF_ERROR(delta_scan_next(src->scan, batch_arena, out, err));
+    if (*out != NULL && src->named != NULL)
+        return delta_add_name(src, src->scan, batch_arena, out, err);
+    return SILT_OK;
 }
 
 /*
@@ -166,6 +196,7 @@ static silt_status delta_next(void *payload, arena *batch_arena, col_batch **out
  * waits in scans[morsel] between calls.
  */
 typedef struct delta_morsels {
+    const delta_src *src;
     io_store *store;
     delta_snapshot *one; /* one-file snapshots, one per file */
     size_t n_files;
@@ -220,6 +251,8 @@ static silt_status delta_morsel_next(void *payload, size_t morsel_idx, size_t *c
     SILT_RETURN_IF_ERROR(delta_scan_next(m->scans[morsel_idx], batch_arena, out, err));
     if (*out == NULL)
         delta_morsel_done(m, morsel_idx);
+    else if (m->src->named != NULL)
+        return delta_add_name(m->src, m->scans[morsel_idx], batch_arena, out, err);
     return SILT_OK;
 }
 
@@ -256,6 +289,7 @@ static silt_status delta_morsels_new(binder *b, io_store *store, const delta_sna
     size_t idx, width = tpool_width(b->ctx->pool);
     if (m == NULL)
         return err_nomem(err);
+    m->src = src;
     m->store = store;
     m->n_files = snap->n_files;
     m->opts = *opts;
@@ -422,6 +456,22 @@ silt_status sql_source_delta_snapshot(binder *b, const char *path, io_store **st
     return delta_snapshot_of(b, path, NULL, "", -1, INT64_MIN, store_out, snap_out, err);
 }
 
+/* The scan's schema with the hidden input_file_name() column after it (source_files.h). */
+static silt_status delta_named_schema(binder *b, delta_src *src, io_store *store, silt_error *err)
+{
+    const col_type *s = delta_scan_schema(src->scan);
+    col_field *fields = arena_calloc(b->a, s->n_fields + 1, sizeof(col_field));
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, s->fields, s->n_fields * sizeof(col_field));
+    fields[s->n_fields].name = SQL_FILE_NAME_COL;
+    fields[s->n_fields].type = col_type_primitive(COL_STRING);
+    fields[s->n_fields].field_id = -1;
+    src->named = col_type_struct(b->a, s->n_fields + 1, fields);
+    src->root = io_store_root(store);
+    return src->named != NULL ? SILT_OK : err_nomem(err);
+}
+
 static silt_status open_delta(binder *b, const char *path, const struct delta_branch_view *view,
                               const char *view_key, int64_t version, int64_t ts_micros,
                               const pushdown *pd, plan *out, const char *qual, silt_error *err)
@@ -455,12 +505,20 @@ static silt_status open_delta(binder *b, const char *path, const struct delta_br
                       snap->schema->n_fields);
         SILT_RETURN_IF_ERROR(delta_scan_open(&src->scan, store, use, &so, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_delta_scan, src->scan, err));
-        SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, delta_scan_schema(src->scan),
+        if (b->want_file_name)
+            SILT_RETURN_IF_ERROR(delta_named_schema(b, src, store, err));
+        SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx,
+                                            src->named ? src->named : delta_scan_schema(src->scan),
                                             delta_next, src, err));
         engine_op_set_note(out->op, sql_source_delta_note, src);
         memset(&out->morsels, 0, sizeof(out->morsels));
         if (b->ctx->pool != NULL && use->n_files > 0)
             SILT_RETURN_IF_ERROR(delta_morsels_new(b, store, use, &so, src, out, err));
+    }
+    if (src->named != NULL) {
+        SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, src->named, qual, &out->scope, err));
+        out->scope.cols[out->scope.n - 1].hidden = 1;
+        return SILT_OK;
     }
     return sql_scope_from_schema(b->a, delta_scan_schema(src->scan), qual, &out->scope, err);
 }
@@ -469,7 +527,9 @@ static silt_status open_delta(binder *b, const char *path, const struct delta_br
 
 typedef struct pq_src {
     io_store *store;
-    char **keys;
+    sql_files *files; /* the keys, their partition values and what the scan adds */
+    int first_read;   /* first is keys[0] (pruning may have dropped the schema's file) */
+    const char *const *keys;
     size_t n_keys, next_key;
     pq_file *first;  /* kept open: the schema lives in it */
     pq_file *file;   /* the file being read when not the first */
@@ -503,7 +563,7 @@ static silt_status pq_open_next(pq_src *src, silt_error *err)
     src->reader = NULL;
     pq_file_free(src->file);
     src->file = NULL;
-    if (key_idx > 0) {
+    if (key_idx > 0 || !src->first_read) {
         SILT_RETURN_IF_ERROR(pq_file_open(&src->file, src->store, key, err));
         file = src->file;
         if (!col_type_equal(pq_file_schema(file), src->file_schema))
@@ -523,6 +583,9 @@ static silt_status pq_next(void *payload, arena *batch_arena, col_batch **out, s
     for (;;) {
         if (src->reader != NULL) {
             SILT_RETURN_IF_ERROR(pq_reader_next(src->reader, batch_arena, out, err));
+            if (*out != NULL && src->files->adds)
+                return sql_files_assemble(src->files, src->next_key - 1, *out, batch_arena, out,
+                                          err);
             if (*out != NULL)
                 return SILT_OK;
         }
@@ -557,7 +620,7 @@ static void free_pq_morsels(void *p)
     size_t idx;
     for (idx = 0; m->readers != NULL && idx < m->n; idx++)
         pq_reader_free(m->readers[idx]);
-    for (idx = 1; idx < m->n_files; idx++) /* files[0] is the source's first file */
+    for (idx = m->src->first_read; idx < m->n_files; idx++) /* files[0] may be the source's first */
         pq_file_free(m->files[idx]);
 }
 
@@ -598,6 +661,9 @@ static silt_status pq_morsel_next(void *payload, size_t morsel_idx, size_t *curs
     SILT_RETURN_IF_ERROR(pq_reader_next(m->readers[morsel_idx], batch_arena, out, err));
     if (*out == NULL)
         pq_morsel_done(m, morsel_idx);
+    else if (m->src->files->adds)
+        return sql_files_assemble(m->src->files, m->units[morsel_idx].file_idx, *out, batch_arena,
+                                  out, err);
     return SILT_OK;
 }
 
@@ -611,10 +677,11 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
     m->files = arena_calloc(b->a, src->n_keys, sizeof(pq_file *));
     if (m->files == NULL)
         return err_nomem(err);
-    m->files[0] = src->first;
+    if (src->first_read)
+        m->files[0] = src->first;
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_pq_morsels, m, err));
     for (idx = 0; idx < src->n_keys; idx++) {
-        if (idx > 0) {
+        if (idx > 0 || !src->first_read) {
             SILT_RETURN_IF_ERROR(pq_file_open(&m->files[idx], src->store, src->keys[idx], err));
             m->n_files = idx + 1;
             if (!col_type_equal(pq_file_schema(m->files[idx]), src->file_schema))
@@ -643,21 +710,29 @@ static silt_status pq_morsels_new(binder *b, pq_src *src, plan *out, silt_error 
     return SILT_OK;
 }
 
-static silt_status open_parquet(binder *b, const char *path, const pushdown *pd, plan *out,
-                                const char *qual, silt_error *err)
+static silt_status open_parquet(binder *b, const char *path, const char **kv, size_t n_kv,
+                                const pushdown *pd, plan *out, const char *qual, silt_error *err)
 {
     pq_src *src = arena_calloc(b->a, 1, sizeof(*src));
-    const char *key;
+    const char **rest;
+    size_t n_rest;
     dpred *preds;
     if (src == NULL)
         return err_nomem(err);
-    SILT_RETURN_IF_ERROR(open_path_store(b, path, &src->store, &key, err));
-    SILT_RETURN_IF_ERROR(text_resolve_path(src->store, key, b->a, &src->keys, &src->n_keys, err));
+    SILT_RETURN_IF_ERROR(sql_files_open(b, path, kv, n_kv, &rest, &n_rest, &src->files, err));
+    SILT_RETURN_IF_ERROR(sql_source_parquet_options(rest, n_rest, err));
+    src->store = src->files->store;
     SILT_RETURN_IF_ERROR(on_cleanup(b, free_pq_src, src, err));
-    SILT_RETURN_IF_ERROR(pq_file_open(&src->first, src->store, src->keys[0], err));
+    SILT_RETURN_IF_ERROR(pq_file_open(&src->first, src->store, src->files->keys[0], err));
     src->file_schema = pq_file_schema(src->first);
+    SILT_RETURN_IF_ERROR(sql_files_layout(b, src->files, "ParquetScan", src->file_schema, pd,
+                                          &src->cols, &src->n_cols, &preds, &src->n_preds, err));
+    src->keys = src->files->keys;
+    src->n_keys = src->files->n_keys;
+    src->first_read = src->n_keys > 0 && src->keys[0] == src->files->found.keys[0];
+    if (!src->files->adds)
+        src->cols = sql_source_projected(b, pd, src->file_schema, &src->n_cols);
     src->schema = src->file_schema;
-    src->cols = sql_source_projected(b, pd, src->file_schema, &src->n_cols);
     if (src->cols != NULL) {
         col_field *fields = arena_calloc(b->a, src->n_cols, sizeof(col_field));
         size_t idx, k = 0;
@@ -670,7 +745,6 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
         if (src->schema == NULL)
             return err_nomem(err);
     }
-    src->n_preds = sql_pushdown_preds(b, pd, src->file_schema, &preds);
     src->filter.preds = preds;
     src->filter.n_preds = src->n_preds;
     if (src->n_preds > 0) {
@@ -685,11 +759,15 @@ static silt_status open_parquet(binder *b, const char *path, const pushdown *pd,
     sql_bind_note(b, "ParquetScan parquet.`%s`: %zu file%s", path, src->n_keys,
               src->n_keys == 1 ? "" : "s");
     note_pushed(b, "ParquetScan", preds, src->n_preds);
-    SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, src->schema, pq_next, src, err));
+    SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx,
+                                        src->files->adds ? src->files->schema : src->schema,
+                                        pq_next, src, err));
     engine_op_set_note(out->op, sql_source_parquet_note, src);
     memset(&out->morsels, 0, sizeof(out->morsels));
-    if (b->ctx->pool != NULL)
+    if (b->ctx->pool != NULL && src->n_keys > 0)
         SILT_RETURN_IF_ERROR(pq_morsels_new(b, src, out, err));
+    if (src->files->adds)
+        return sql_files_scope(b, src->files, qual, &out->scope, err);
     return sql_scope_from_schema(b->a, src->schema, qual, &out->scope, err);
 }
 
@@ -737,6 +815,8 @@ silt_status sql_source_parquet_note(const engine_op *op, void *payload, buf *out
 typedef struct text_src {
     csv_scan *csv;
     json_scan *json;
+    sql_files *files; /* partition values and the file name, when the scan adds them */
+    int empty;        /* partition pruning kept no file */
     /* The columns the query reads, when the CSV reader was told to skip the others. */
     const col_type *schema;
     size_t *pick;
@@ -748,10 +828,19 @@ static silt_status text_next(void *payload, arena *batch_arena, col_batch **out,
     col_batch *batch = arena_calloc(batch_arena, 1, sizeof(col_batch));
     if (batch == NULL)
         return err_nomem(err);
+    if (src->empty) {
+        *out = NULL;
+        return SILT_OK;
+    }
     if (src->csv != NULL)
         SILT_RETURN_IF_ERROR(csv_scan_next(src->csv, batch_arena, batch, err));
     else
         SILT_RETURN_IF_ERROR(json_scan_next(src->json, batch_arena, batch, err));
+    if (src->files != NULL && batch->n_rows > 0) {
+        size_t key = src->csv != NULL ? csv_scan_batch_key(src->csv)
+                                      : json_scan_batch_key(src->json);
+        return sql_files_assemble(src->files, key, batch, batch_arena, out, err);
+    }
     if (src->pick != NULL && batch->n_rows > 0) {
         col_vec **cols = arena_calloc(batch_arena, src->schema->n_fields + 1, sizeof(col_vec *));
         if (cols == NULL)
@@ -836,6 +925,31 @@ silt_status sql_parse_ddl_schema(arena *a, const char *ddl, const col_type **out
     return *out != NULL ? SILT_OK : err_nomem(err);
 }
 
+/*
+ * Opens the scan of src again over the files partition pruning kept, with
+ * the schema inferred over all of them (as Spark infers it before pruning).
+ */
+static silt_status text_scan_reopen(binder *b, int is_csv, text_src *src, io_store *store,
+                                    const sql_files *files, const char **kv, size_t n_kv,
+                                    const col_type *given, const char *const *read_cols,
+                                    size_t n_read_cols, silt_error *err)
+{
+    const col_type *schema = is_csv ? csv_scan_schema(src->csv) : json_scan_schema(src->json);
+    if (given == NULL && (schema = col_type_copy(b->a, schema)) == NULL)
+        return err_nomem(err);
+    if (given != NULL)
+        schema = given;
+    if (is_csv) {
+        SILT_RETURN_IF_ERROR(csv_scan_open_keys(&src->csv, store, files->keys, files->n_keys, kv,
+                                                n_kv / 2, schema, read_cols, n_read_cols,
+                                                b->s->pool, err));
+        return on_cleanup(b, free_csv, src->csv, err);
+    }
+    SILT_RETURN_IF_ERROR(json_scan_open_keys(&src->json, store, files->keys, files->n_keys, kv,
+                                             n_kv / 2, schema, b->s->pool, err));
+    return on_cleanup(b, free_json, src->json, err);
+}
+
 static silt_status open_text(binder *b, int is_csv, const char *path, const char **kv,
                              size_t n_kv, const pushdown *pd, plan *out, const char *qual,
                              silt_error *err)
@@ -853,8 +967,10 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
     const char **opts = arena_calloc(b->a, n_kv + 3, sizeof(char *));
     size_t n_opts = 0, idx;
     io_store *store;
-    const char *key;
     const col_type *schema;
+    sql_files *files;
+    const char **rest;
+    size_t n_rest;
     if (src == NULL || opts == NULL)
         return err_nomem(err);
     const col_type *given = NULL;
@@ -878,22 +994,46 @@ static silt_status open_text(binder *b, int is_csv, const char *path, const char
     }
     kv = opts;
     n_kv = n_opts;
-    SILT_RETURN_IF_ERROR(open_path_store(b, path, &store, &key, err));
+    SILT_RETURN_IF_ERROR(sql_files_open(b, path, kv, n_kv, &rest, &n_rest, &files, err));
+    store = files->store;
     if (is_csv) {
-        SILT_RETURN_IF_ERROR(csv_scan_open_path(&src->csv, store, key, kv, n_kv / 2, given,
+        SILT_RETURN_IF_ERROR(csv_scan_open_keys(&src->csv, store, (const char *const *)files->found.keys,
+                                                files->found.n_keys, rest, n_rest / 2, given,
                                                 read_cols, n_read_cols, b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_csv, src->csv, err));
         schema = csv_scan_schema(src->csv);
-        if (read_cols != NULL)
-            SILT_RETURN_IF_ERROR(project_text(b, src, pd, &schema, err));
     } else {
-        SILT_RETURN_IF_ERROR(json_scan_open_path(&src->json, store, key, kv, n_kv / 2, given,
+        SILT_RETURN_IF_ERROR(json_scan_open_keys(&src->json, store, (const char *const *)files->found.keys,
+                                                 files->found.n_keys, rest, n_rest / 2, given,
                                                  b->s->pool, err));
         SILT_RETURN_IF_ERROR(on_cleanup(b, free_json, src->json, err));
         schema = json_scan_schema(src->json);
     }
+    {
+        const char **cols;
+        size_t n_cols, n_preds;
+        dpred *preds;
+        SILT_RETURN_IF_ERROR(sql_files_layout(b, files, is_csv ? "CsvScan" : "JsonScan", schema,
+                                              pd, &cols, &n_cols, &preds, &n_preds, err));
+        if (files->adds) {
+            if (files->n_keys < files->found.n_keys && files->n_keys > 0)
+                SILT_RETURN_IF_ERROR(text_scan_reopen(b, is_csv, src, store, files, rest, n_rest,
+                                                      given, read_cols, n_read_cols, err));
+            if (files->n_keys == 0)
+                src->empty = 1;
+            src->files = files;
+            schema = files->schema;
+            /* the CSV reader's own projection picks by the data schema, not the output */
+            sql_files_reindex(files, is_csv ? csv_scan_schema(src->csv)
+                                            : json_scan_schema(src->json));
+        } else if (is_csv && read_cols != NULL) {
+            SILT_RETURN_IF_ERROR(project_text(b, src, pd, &schema, err));
+        }
+    }
     sql_bind_note(b, "%sScan %s.`%s`", is_csv ? "Csv" : "Json", is_csv ? "csv" : "json", path);
     SILT_RETURN_IF_ERROR(engine_op_scan(&out->op, b->ctx, schema, text_next, src, err));
+    if (files->adds)
+        return sql_files_scope(b, files, qual, &out->scope, err);
     return sql_scope_from_schema(b->a, schema, qual, &out->scope, err);
 }
 
@@ -994,9 +1134,7 @@ silt_status sql_source_path(binder *b, const char *format, const char *path, con
         return sql_bind_error(b, err, pos, SILT_BIND,
                           "time travel (VERSION/TIMESTAMP AS OF) needs a Delta table");
     else if (util_str_casecmp(format, "parquet") == 0) {
-        rc = sql_source_parquet_options(kv, n_kv, err);
-        if (rc == SILT_OK)
-            rc = open_parquet(b, path, pd, out, qual, err);
+        rc = open_parquet(b, path, kv, n_kv, pd, out, qual, err);
     }
     else if (util_str_casecmp(format, "csv") == 0)
         rc = open_text(b, 1, path, kv, n_kv, pd, out, qual, err);

@@ -132,6 +132,14 @@ silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path
                                const char *const *read_columns, size_t n_read_columns,
                                tpool *pool, silt_error *err);
 
+/* csv_scan_open_path over keys already resolved (a partitioned folder: sql/source_files.c). */
+silt_status csv_scan_open_keys(csv_scan **out, io_store *store, const char *const *keys,
+                              size_t n_keys, const char *const *kv, size_t n_kv,
+                              const col_type *schema, const char *const *read_columns,
+                              size_t n_read_columns, tpool *pool, silt_error *err);
+/* The index (into the scan's keys) of the object the last batch csv_scan_next gave comes from. */
+size_t csv_scan_batch_key(const csv_scan *scan);
+
 /*
  * Infers column names and types of a CSV text in memory (used by the scan
  * and the fuzz target); the schema is made in arena a.

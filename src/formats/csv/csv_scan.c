@@ -600,6 +600,7 @@ static silt_status new_batch(csv_scan *s, chunk_job *job, col_state *cols, silt_
 {
     text_batch *ob;
     SILT_RETURN_IF_ERROR(text_batch_list_add(&job->batches, "csv batch", &ob, err));
+    ob->key_idx = job->chunk.obj->key_idx;
     ob->batch.schema = s->schema;
     ob->batch.n_cols = s->schema->n_fields;
     ob->batch.cols = arena_calloc(ob->a, ob->batch.n_cols ? ob->batch.n_cols : 1, sizeof(col_vec *));
@@ -1511,6 +1512,8 @@ static silt_status parse_round(void *payload, const text_chunk *chunks, size_t n
     return rc;
 }
 
+size_t csv_scan_batch_key(const csv_scan *s) { return s->queue.last_key_idx; }
+
 silt_status csv_scan_next(csv_scan *s, arena *a, col_batch *out, silt_error *err)
 {
     return text_batch_queue_next(&s->queue, s->reader, round_size(s), parse_round, s, s->schema,
@@ -1565,15 +1568,13 @@ silt_status csv_infer_text(const char *data, size_t len, const csv_options *opts
     return rc;
 }
 
-silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path,
-                               const char *const *kv, size_t n_kv, const col_type *schema,
-                               const char *const *read_columns, size_t n_read_columns,
-                               tpool *pool, silt_error *err)
+silt_status csv_scan_open_keys(csv_scan **out, io_store *store, const char *const *keys,
+                              size_t n_keys, const char *const *kv, size_t n_kv,
+                              const col_type *schema, const char *const *read_columns,
+                              size_t n_read_columns, tpool *pool, silt_error *err)
 {
     arena *tmp = arena_new(NULL, "csv options");
     csv_options opts;
-    char **keys = NULL;
-    size_t n_keys = 0;
     silt_status rc = SILT_OK;
     if (tmp == NULL)
         return err_nomem(err);
@@ -1584,11 +1585,28 @@ silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path
     opts.pool = pool;
     opts.read_columns = read_columns;
     opts.n_read_columns = n_read_columns;
-    if (rc == SILT_OK)
-        rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
     /* The scan copies the keys and every option string it keeps. */
     if (rc == SILT_OK)
-        rc = csv_scan_open(out, store, (const char *const *)keys, n_keys, &opts, err);
+        rc = csv_scan_open(out, store, keys, n_keys, &opts, err);
+    arena_free(tmp);
+    return rc;
+}
+
+silt_status csv_scan_open_path(csv_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               const char *const *read_columns, size_t n_read_columns,
+                               tpool *pool, silt_error *err)
+{
+    arena *tmp = arena_new(NULL, "csv keys");
+    char **keys = NULL;
+    size_t n_keys = 0;
+    silt_status rc;
+    if (tmp == NULL)
+        return err_nomem(err);
+    rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
+    if (rc == SILT_OK)
+        rc = csv_scan_open_keys(out, store, (const char *const *)keys, n_keys, kv, n_kv, schema,
+                                read_columns, n_read_columns, pool, err);
     arena_free(tmp);
     return rc;
 }

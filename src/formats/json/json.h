@@ -94,6 +94,13 @@ silt_status json_scan_open_path(json_scan **out, io_store *store, const char *pa
                                const char *const *kv, size_t n_kv, const col_type *schema,
                                tpool *pool, silt_error *err);
 
+/* json_scan_open_path over keys already resolved (a partitioned folder: sql/source_files.c). */
+silt_status json_scan_open_keys(json_scan **out, io_store *store, const char *const *keys,
+                               size_t n_keys, const char *const *kv, size_t n_kv,
+                               const col_type *schema, tpool *pool, silt_error *err);
+/* The index (into the scan's keys) of the object the last batch json_scan_next gave comes from. */
+size_t json_scan_batch_key(const json_scan *scan);
+
 /* Infers the schema of JSON text in memory (tests, fuzzing), made in arena a. */
 silt_status json_infer_text(const char *data, size_t len, const json_options *opts, arena *a,
                             const col_type **schema_out, silt_error *err);

@@ -671,6 +671,7 @@ typedef struct batch_state {
 static silt_status start_batch(json_scan *s, chunk_job *job, batch_state *bs, silt_error *err)
 {
     SILT_RETURN_IF_ERROR(text_batch_list_add(&job->batches, "json batch", &bs->ob, err));
+    bs->ob->key_idx = job->chunk.obj->key_idx;
     size_t n = s->schema->n_fields;
     bs->cols = arena_calloc(bs->ob->a, n ? n : 1, sizeof(col_builder *));
     bs->ob->batch.cols = arena_calloc(bs->ob->a, n ? n : 1, sizeof(col_vec *));
@@ -1251,14 +1252,12 @@ silt_status json_infer_text(const char *data, size_t len, const json_options *op
     return rc;
 }
 
-silt_status json_scan_open_path(json_scan **out, io_store *store, const char *path,
-                               const char *const *kv, size_t n_kv, const col_type *schema,
-                               tpool *pool, silt_error *err)
+silt_status json_scan_open_keys(json_scan **out, io_store *store, const char *const *keys,
+                               size_t n_keys, const char *const *kv, size_t n_kv,
+                               const col_type *schema, tpool *pool, silt_error *err)
 {
     arena *tmp = arena_new(NULL, "json options");
     json_options opts;
-    char **keys = NULL;
-    size_t n_keys = 0;
     silt_status rc = SILT_OK;
     if (tmp == NULL)
         return err_nomem(err);
@@ -1267,11 +1266,29 @@ silt_status json_scan_open_path(json_scan **out, io_store *store, const char *pa
         rc = json_options_set(&opts, tmp, kv[2 * idx], kv[2 * idx + 1], err);
     opts.schema = schema;
     opts.pool = pool;
-    if (rc == SILT_OK)
-        rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
     /* The scan copies the keys and every option string it keeps. */
     if (rc == SILT_OK)
-        rc = json_scan_open(out, store, (const char *const *)keys, n_keys, &opts, err);
+        rc = json_scan_open(out, store, keys, n_keys, &opts, err);
     arena_free(tmp);
     return rc;
 }
+
+silt_status json_scan_open_path(json_scan **out, io_store *store, const char *path,
+                               const char *const *kv, size_t n_kv, const col_type *schema,
+                               tpool *pool, silt_error *err)
+{
+    arena *tmp = arena_new(NULL, "json keys");
+    char **keys = NULL;
+    size_t n_keys = 0;
+    silt_status rc;
+    if (tmp == NULL)
+        return err_nomem(err);
+    rc = text_resolve_path(store, path, tmp, &keys, &n_keys, err);
+    if (rc == SILT_OK)
+        rc = json_scan_open_keys(out, store, (const char *const *)keys, n_keys, kv, n_kv, schema,
+                                 pool, err);
+    arena_free(tmp);
+    return rc;
+}
+
+size_t json_scan_batch_key(const json_scan *s) { return s->queue.last_key_idx; }

@@ -101,6 +101,7 @@ silt_status text_batch_queue_next(text_batch_queue *q, text_reader *r, size_t ro
     if (!arena_on_cleanup(a, free_arena_cb, tb->a))
         return err_nomem(err);
     *out = tb->batch;
+    q->last_key_idx = tb->key_idx;
     tb->a = NULL;
     q->pos++;
     return SILT_OK;

@@ -19,6 +19,7 @@
 typedef struct text_batch {
     col_batch batch;
     arena *a; /* owns the batch; NULL once handed on */
+    size_t key_idx; /* the object its rows come from (a batch never spans two) */
 } text_batch;
 
 /* The batches one chunk writes, in order. Zero-initialised is empty. */
@@ -42,6 +43,7 @@ void text_batch_list_clear(text_batch_list *l);
 typedef struct text_batch_queue {
     text_batch *items;
     size_t len, pos, cap;
+    size_t last_key_idx; /* key_idx of the batch handed out last */
 } text_batch_queue;
 
 /* Moves the batches of a list to the end of the queue (the list keeps none it moved). */

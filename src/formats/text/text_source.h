@@ -50,6 +50,37 @@ silt_status text_resolve_path(io_store *store, const char *path, arena *a, char 
                               size_t *n_out, silt_error *err);
 
 /*
+ * The files of a plain file source with Spark's partition discovery
+ * (text_files.c says the rules): the keys to read, sorted, and the
+ * partition columns their folders give.
+ */
+typedef struct text_files_options {
+    const char *base_key;  /* basePath as a key of the store ("" its root); NULL = none */
+    int recursive_lookup;  /* recursiveFileLookup: every file below, no partition columns */
+    int infer_types;       /* spark.sql.sources.partitionColumnTypeInference.enabled */
+    const char *glob_filter; /* pathGlobFilter on file names; NULL = none */
+    const struct time_zone *zone; /* of timestamp values (the session's); NULL = UTC */
+} text_files_options;
+
+typedef struct text_files {
+    char **keys;
+    size_t n_keys;
+    const col_type *parts; /* STRUCT of the partition columns; NULL = none */
+    col_vec **values;      /* per partition column, n_keys rows: row k is keys[k]'s value */
+} text_files;
+
+/*
+ * Lists path (a file, a folder, a glob) and discovers its partitions, all
+ * in arena a. SILT_NOTFOUND when nothing matches; SILT_INVALID for
+ * conflicting folder structures (Spark's messages).
+ */
+silt_status text_files_discover(io_store *store, const char *path, const text_files_options *o,
+                                arena *a, text_files *out, silt_error *err);
+/* A vector of n_rows copies of partition column col's value for keys[key_idx], in arena a. */
+silt_status text_files_fill(col_vec **out, arena *a, const text_files *f, size_t col,
+                            size_t key_idx, int64_t n_rows, silt_error *err);
+
+/*
  * Objects being read and their chunks. A reader reads objects in key order
  * through windows of at most window_bytes (0 = whole objects), so a file
  * of any size is read in bounded memory: a window ends at the last record
