@@ -505,6 +505,7 @@ typedef struct sql_column_def {
     uint8_t not_null;
     const char *comment;
     sql_expr *generated;  /* GENERATED ALWAYS AS (expr) */
+    const char *generated_text; /* ... its text as written (delta.generationExpression) */
     sql_expr *default_value;
     uint8_t identity;     /* GENERATED ... AS IDENTITY */
     uint8_t identity_always;

@@ -105,6 +105,24 @@ silt_status sql_expr_spark_sql(const sql_expr *e, buf *out, silt_error *err);
 /* A constraint's text as Delta stores it: its tokens joined by one space; NULL on a lexical
  * error or no memory. */
 const char *sql_constraint_tokens_text(arena *a, const char *text, size_t len);
+/* ---- generated columns (exec_generated.c) ---- */
+/* Field f's delta.generationExpression in a, or NULL when f is not generated. */
+const char *sql_generation_expression(arena *a, const col_field *f);
+int sql_schema_has_generated(const col_type *schema);
+/* vals[i] = the new value of column i of schema (NULL = none given); each generated column
+ * without one gets its expression over the new values: columns without a value read NULL
+ * (missing_null, an insert) or their old value (column i of the row, an update; a generated
+ * column none of whose inputs change keeps its value). */
+silt_status sql_generated_fill(binder *b, const col_type *schema, expr **vals, int missing_null,
+                               silt_error *err);
+/* INSERT with a column list: p becomes the table's columns with the generated ones computed
+ * (and the unlisted others NULL) when a generated column is not listed. */
+silt_status sql_generated_insert_project(binder *b, const col_type *table, plan *p,
+                                         silt_error *err);
+/* CREATE TABLE: checks column `at`'s generation expression as Delta does and records it in
+ * f's metadata. */
+silt_status sql_generated_create_field(binder *b, const sql_column_list *cols, size_t at,
+                                       const col_type *schema, col_field *f, silt_error *err);
 /* Table maintenance (exec_maint.c, docs/maintenance.md). */
 silt_status sql_exec_vacuum(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);
 silt_status sql_exec_optimize(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err);

@@ -529,6 +529,8 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
         }
         ev.values[col] = e;
     }
+    /* a generated column follows the columns it reads (Delta recomputes it) */
+    SILT_RETURN_IF_ERROR(sql_generated_fill(b, t.snap->schema, ev.values, 0, err));
     o.predicate_text = where_text(b, stmt, stmt->u.update.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     o.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);

@@ -167,7 +167,9 @@ static silt_status clause_values(merge_bind *mb, const sql_merge_clause *c,
             SILT_RETURN_IF_ERROR(bind_in(mb, scope, c->set.items[idx].value, &vals[f], err));
             SILT_RETURN_IF_ERROR(expr_coerce(&vals[f], mb->b->a, t->fields[f].type, err));
         }
-        return SILT_OK;
+        /* generated columns follow the columns they read (the target's come first in the
+         * row, so column i of the table is column i here) */
+        return sql_generated_fill(mb->b, t, vals, 0, err);
     }
     if (c->action == SQL_MERGE_INSERT) {
         if (c->insert_cols.n != c->insert_values.n)
@@ -189,6 +191,7 @@ static silt_status clause_values(merge_bind *mb, const sql_merge_clause *c,
             SILT_RETURN_IF_ERROR(bind_in(mb, scope, c->insert_values.items[idx], &vals[f], err));
             SILT_RETURN_IF_ERROR(expr_coerce(&vals[f], mb->b->a, t->fields[f].type, err));
         }
+        return sql_generated_fill(mb->b, t, vals, 1, err);
     }
     return SILT_OK;
 }

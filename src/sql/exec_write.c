@@ -496,10 +496,9 @@ static silt_status schema_of_columns(binder *b, const sql_column_list *cols, con
         return err_nomem(err);
     for (idx = 0; idx < cols->n; idx++) {
         const sql_column_def *c = &cols->items[idx];
-        if (c->generated != NULL || c->identity || c->default_value != NULL)
-            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "generated, identity and "
-                              "default columns are not supported yet (column \"%s\")",
-                              c->name.name);
+        if (c->identity || c->default_value != NULL)
+            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "identity and default "
+                              "columns are not supported yet (column \"%s\")", c->name.name);
         for (other = 0; other < idx; other++)
             if (util_str_casecmp(fields[other].name, c->name.name) == 0)
                 return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
@@ -510,7 +509,14 @@ static silt_status schema_of_columns(binder *b, const sql_column_list *cols, con
         fields[idx].field_id = -1;
     }
     *out = col_type_struct(b->a, cols->n, fields);
-    return *out ? SILT_OK : err_nomem(err);
+    if (*out == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < cols->n; idx++)
+        if (cols->items[idx].generated != NULL)
+            SILT_RETURN_IF_ERROR(
+                sql_generated_create_field(b, cols, idx, *out, (col_field *)&(*out)->fields[idx],
+                                           err));
+    return SILT_OK;
 }
 
 static silt_status check_partition_columns(binder *b, const sql_ident_list *parts,
@@ -1212,6 +1218,7 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(sql_plan_query(b, stmt->u.insert.query, &p, err));
     SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
     SILT_RETURN_IF_ERROR(map_insert_columns(b, stmt, t.snap->schema, evolve, &p, err));
+    SILT_RETURN_IF_ERROR(sql_generated_insert_project(b, t.snap->schema, &p, err));
     if (stmt->u.insert.replace_where != NULL)
         SILT_RETURN_IF_ERROR(replace_where(b, stmt, stmt->u.insert.replace_where, &t, &p, &co,
                                            &check, err));

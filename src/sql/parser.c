@@ -428,8 +428,14 @@ static silt_status column_def(parser *p, sql_column_def *c, int allow_constraint
             } else {
                 if (!c->identity_always)
                     return sql_parser_fail(p, "expected IDENTITY");
+                size_t from;
                 P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+                from = p_tok(p)->off;
                 P_TRY(sql_parser_expr(p, &c->generated));
+                /* Delta keeps the expression as written */
+                c->generated_text = arena_strndup(p->a, p->text + from, p_tok(p)->off - from);
+                if (c->generated_text == NULL)
+                    return SILT_NOMEM;
                 P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
             }
         } else if (allow_constraints == 2 && (sql_parser_kw(p, "FIRST") || sql_parser_kw(p, "AFTER"))) {
