@@ -161,10 +161,16 @@ typedef struct delta_commit_options {
     /* CREATE/CTAS: the table's comment, kept as metaData.description (Spark's COMMENT);
      * NULL = none. */
     const char *description;
+    /* An INSERT that assigned identity values: the column (top level) whose metadata's
+     * delta.identity.highWaterMark becomes identity_high_water_mark in this commit's
+     * metaData (PROTOCOL: Identity Columns). NULL = none. */
+    const char *identity_column;
+    int64_t identity_high_water_mark;
 } delta_commit_options;
 
 #define DELTA_COMMIT_OPTIONS_INIT                                                                 \
-    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, DELTA_APP_TXN_NONE, NULL, NULL}
+    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, DELTA_APP_TXN_NONE, NULL, NULL, \
+     NULL, 0}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's

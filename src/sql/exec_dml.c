@@ -516,6 +516,13 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
         if (ev.values[col] != NULL)
             return sql_bind_error(b, err, as->target.pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] The "
                               "column `%s` is assigned more than once", scope.cols[col].name);
+        {
+            sql_identity id;
+            if (sql_identity_column(&t.snap->schema->fields[col], &id))
+                return sql_bind_error(b, err, as->target.pos, SILT_BIND, "[DELTA_IDENTITY_COLUMNS_"
+                                      "UPDATE_NOT_SUPPORTED] UPDATE on IDENTITY column %s is not "
+                                      "supported.", scope.cols[col].name);
+        }
         if (sql_bind_has_agg(as->value) || sql_bind_has_window(as->value))
             return sql_bind_error(b, err, as->value->pos, SILT_BIND, "aggregate and window functions "
                               "are not allowed in UPDATE SET");

@@ -14,6 +14,8 @@
  */
 #include <cjson/cJSON.h>
 #include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "sql/exec.h"
@@ -138,7 +140,8 @@ silt_status sql_generated_insert_project(binder *b, const col_type *table, plan 
     expr **vals, **exprs;
     const char **names;
     int missing = 0;
-    if (!sql_schema_has_generated(table))
+    sql_identity ident;
+    if (!sql_schema_has_generated(table) && sql_schema_identity_column(table, &ident) < 0)
         return SILT_OK;
     vals = arena_calloc(b->a, n_table + 1, sizeof(expr *));
     exprs = arena_calloc(b->a, n_table + p->scope.n + 1, sizeof(expr *));
@@ -155,6 +158,8 @@ silt_status sql_generated_insert_project(binder *b, const col_type *table, plan 
                                              err));
         else if (sql_generation_expression(b->a, f) != NULL)
             missing = 1;
+        else if (sql_identity_column(f, &ident) && (missing = 1))
+            SILT_RETURN_IF_ERROR(expr_lit_null(&vals[idx], b->a, f->type, err)); /* filled later */
         else
             SILT_RETURN_IF_ERROR(expr_lit_null(&vals[idx], b->a, f->type, err));
     }
@@ -305,6 +310,100 @@ silt_status sql_generated_create_field(binder *b, const sql_column_list *cols, s
     if (meta == NULL || cJSON_AddStringToObject(meta, "delta.generationExpression", text) == NULL) {
         cJSON_Delete(meta);
         return err_nomem(err);
+    }
+    json = cJSON_PrintUnformatted(meta);
+    cJSON_Delete(meta);
+    if (json == NULL)
+        return err_nomem(err);
+    f->metadata_json = arena_strdup(b->a, json);
+    cJSON_free(json);
+    return f->metadata_json != NULL ? SILT_OK : err_nomem(err);
+}
+
+/* ---- identity columns (PROTOCOL: Identity Columns) ------------------------------------- */
+
+/* A number of f's metadata (delta.identity.<key>); 0 when absent. */
+static int meta_number(const col_field *f, const char *key, int64_t *out)
+{
+    cJSON *meta, *v;
+    int found = 0;
+    if (f->metadata_json == NULL || strstr(f->metadata_json, key) == NULL ||
+        (meta = cJSON_Parse(f->metadata_json)) == NULL)
+        return 0;
+    v = cJSON_GetObjectItemCaseSensitive(meta, key);
+    if (cJSON_IsNumber(v)) {
+        *out = (int64_t)v->valuedouble;
+        /* past 2^53 a double loses digits: read the printed number */
+        if (v->valuestring == NULL) {
+            char *text = cJSON_PrintUnformatted(v);
+            if (text != NULL)
+                *out = strtoll(text, NULL, 10);
+            cJSON_free(text);
+        }
+        found = 1;
+    }
+    cJSON_Delete(meta);
+    return found;
+}
+
+int sql_identity_column(const col_field *f, sql_identity *out)
+{
+    cJSON *meta, *allow;
+    memset(out, 0, sizeof(*out));
+    if (f->metadata_json == NULL || strstr(f->metadata_json, "delta.identity.start") == NULL)
+        return 0;
+    if (!meta_number(f, "delta.identity.start", &out->start) ||
+        !meta_number(f, "delta.identity.step", &out->step))
+        return 0;
+    out->has_hwm = meta_number(f, "delta.identity.highWaterMark", &out->hwm);
+    if ((meta = cJSON_Parse(f->metadata_json)) != NULL) {
+        allow = cJSON_GetObjectItemCaseSensitive(meta, "delta.identity.allowExplicitInsert");
+        out->allow_explicit = cJSON_IsTrue(allow);
+        cJSON_Delete(meta);
+    }
+    return 1;
+}
+
+int64_t sql_schema_identity_column(const col_type *schema, sql_identity *out)
+{
+    size_t idx;
+    for (idx = 0; schema != NULL && idx < schema->n_fields; idx++)
+        if (sql_identity_column(&schema->fields[idx], out))
+            return (int64_t)idx;
+    return -1;
+}
+
+silt_status sql_identity_create_field(binder *b, const sql_column_def *c, col_field *f,
+                                      silt_error *err)
+{
+    cJSON *meta;
+    char *json;
+    if (f->type->id != COL_LONG) {
+        buf t = BUF_INIT;
+        silt_status rc;
+        type_words(f->type, &t, err);
+        rc = sql_bind_error(b, err, c->name.pos, SILT_BIND, "[DELTA_IDENTITY_COLUMNS_UNSUPPORTED_"
+                            "DATA_TYPE] DataType %s is not supported for IDENTITY columns.",
+                            buf_cstr(&t));
+        buf_clear(&t);
+        return rc;
+    }
+    if (c->identity_step == 0)
+        return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[DELTA_IDENTITY_COLUMNS_ILLEGAL_"
+                              "STEP] IDENTITY column step cannot be 0.");
+    {
+        /* raw numbers: exact past 2^53, as Delta writes longs */
+        char start[32], step[32];
+        snprintf(start, sizeof(start), "%lld", (long long)c->identity_start);
+        snprintf(step, sizeof(step), "%lld", (long long)c->identity_step);
+        meta = f->metadata_json ? cJSON_Parse(f->metadata_json) : cJSON_CreateObject();
+        if (meta == NULL || cJSON_AddRawToObject(meta, "delta.identity.start", start) == NULL ||
+            cJSON_AddRawToObject(meta, "delta.identity.step", step) == NULL ||
+            cJSON_AddBoolToObject(meta, "delta.identity.allowExplicitInsert",
+                                  !c->identity_always) == NULL) {
+            cJSON_Delete(meta);
+            return err_nomem(err);
+        }
     }
     json = cJSON_PrintUnformatted(meta);
     cJSON_Delete(meta);
