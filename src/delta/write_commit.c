@@ -233,58 +233,6 @@ static silt_status replace_rows(delta_txn *txn, io_store *store, const delta_sna
     return delta_txn_set_metric(txn, "numAddedChangeFiles", 0, err);
 }
 
-/*
- * The table's metadata with the identity column's delta.identity.highWaterMark set, as the
- * commit's metaData: an INSERT that assigned identity values records the last one (PROTOCOL:
- * Identity Columns; Delta writes it in the same commit).
- */
-static silt_status with_high_water_mark(delta_txn *txn, const dlog_metadata *md,
-                                        const delta_commit_options *opts, arena *a,
-                                        silt_error *err)
-{
-    dlog_metadata copy = *md;
-    col_field *fields = arena_calloc(a, md->schema->n_fields + 1, sizeof(col_field));
-    buf json = BUF_INIT;
-    size_t idx;
-    int found = 0;
-    silt_status rc = SILT_OK;
-    if (fields == NULL)
-        return err_nomem(err);
-    memcpy(fields, md->schema->fields, md->schema->n_fields * sizeof(col_field));
-    for (idx = 0; idx < md->schema->n_fields && rc == SILT_OK; idx++) {
-        cJSON *meta;
-        char mark[32], *text;
-        if (strcmp(fields[idx].name, opts->identity_column) != 0)
-            continue;
-        snprintf(mark, sizeof(mark), "%lld", (long long)opts->identity_high_water_mark);
-        meta = fields[idx].metadata_json ? cJSON_Parse(fields[idx].metadata_json) : NULL;
-        if (meta == NULL)
-            return err_set(err, SILT_INVALID, "the identity column %s has no metadata",
-                           opts->identity_column);
-        cJSON_DeleteItemFromObjectCaseSensitive(meta, "delta.identity.highWaterMark");
-        text = cJSON_AddRawToObject(meta, "delta.identity.highWaterMark", mark) != NULL
-                   ? cJSON_PrintUnformatted(meta)
-                   : NULL;
-        cJSON_Delete(meta);
-        if (text == NULL || (fields[idx].metadata_json = arena_strdup(a, text)) == NULL)
-            rc = err_nomem(err);
-        cJSON_free(text);
-        found = 1;
-    }
-    SILT_RETURN_IF_ERROR(rc);
-    if (!found)
-        return err_set(err, SILT_INVALID, "no identity column %s in the table",
-                       opts->identity_column);
-    if ((copy.schema = col_type_struct(a, md->schema->n_fields, fields)) == NULL)
-        return err_nomem(err);
-    rc = delta_schema_to_json(copy.schema, &json, err);
-    if (rc == SILT_OK && (copy.schema_string = arena_strdup(a, buf_cstr(&json))) == NULL)
-        rc = err_nomem(err);
-    buf_clear(&json);
-    SILT_RETURN_IF_ERROR(rc);
-    return delta_txn_set_metadata(txn, &copy, err);
-}
-
 static silt_status stage(delta_txn *txn, io_store *store, const delta_snapshot *snap,
                          const delta_writer *w, delta_write_mode mode,
                          const delta_commit_options *opts, const delta_write_output *out,
@@ -302,8 +250,12 @@ static silt_status stage(delta_txn *txn, io_store *store, const delta_snapshot *
                 dproto_request_apply(&proto, opts->protocol_request, a, &asked, &changed, err));
         SILT_RETURN_IF_ERROR(delta_txn_set_protocol(txn, changed ? &asked : &proto, err));
     }
-    if (opts->identity_column != NULL)
-        SILT_RETURN_IF_ERROR(with_high_water_mark(txn, out->metadata, opts, a, err));
+    if (opts->identity_column != NULL) {
+        dlog_metadata marked;
+        SILT_RETURN_IF_ERROR(delta_metadata_with_high_water_mark(
+            out->metadata, opts->identity_column, opts->identity_high_water_mark, a, &marked, err));
+        SILT_RETURN_IF_ERROR(delta_txn_set_metadata(txn, &marked, err));
+    }
     else if (out->metadata_changed)
         SILT_RETURN_IF_ERROR(delta_txn_set_metadata(txn, out->metadata, err));
     if (snap != NULL && mode != DELTA_MODE_APPEND && !rows)

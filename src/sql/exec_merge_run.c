@@ -421,6 +421,7 @@ typedef struct merge_run {
     int64_t *changed;        /* per snapshot file: rows a clause changes (find) */
     int cdc, insert_cdc;
     int dv; /* deletion vectors: mark changed rows, write only the updated ones */
+    atomic_llong ident_used; /* identity values reserved so far */
 } merge_run;
 
 /*
@@ -709,6 +710,26 @@ static silt_status rewrite_batch(void *arg, size_t worker, const col_batch *b, s
 
 /* ---- insert: the source rows no target row matched ------------------------------------ */
 
+/* The identity values of one batch of inserted rows: a range reserved for it (workers insert
+ * at once; values are unique, a step apart, as Delta's are per task). */
+static silt_status assign_identity(merge_run *r, col_batch *rows, arena *a, silt_error *err)
+{
+    const sql_merge_plan *p = r->p;
+    long long base = atomic_fetch_add(&r->ident_used, (long long)rows->n_rows);
+    col_vec *v;
+    int64_t k, value;
+    SILT_RETURN_IF_ERROR(col_vec_new(&v, a, col_type_primitive(COL_LONG), rows->n_rows, 0, err));
+    for (k = 0; k < rows->n_rows; k++) {
+        if (__builtin_mul_overflow((int64_t)base + k, p->ident_step, &value) ||
+            __builtin_add_overflow(value, p->ident_first, &value))
+            return err_set(err, SILT_RUNTIME, "[ARITHMETIC_OVERFLOW] the identity column's next "
+                           "value overflows BIGINT");
+        ((int64_t *)v->values)[k] = value;
+    }
+    rows->cols[p->ident_col] = v;
+    return SILT_OK;
+}
+
 static silt_status insert_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
 {
     merge_run *r = arg;
@@ -756,6 +777,8 @@ static silt_status insert_batch(void *arg, size_t worker, const col_batch *b, si
     for (col = 0; col < p->n_table; col++)
         SILT_RETURN_IF_ERROR(expr_eval(p->insert.values[col], &r->wc->ctx[worker], in, NULL,
                                        in->n_rows, a, &rows->cols[col], err));
+    if (p->ident_col >= 0)
+        SILT_RETURN_IF_ERROR(assign_identity(r, rows, a, err));
     delta_modify_count_merge(r->m, worker, DELTA_MERGE_INSERTED, rows->n_rows);
     /* A commit with cdc files is read from them alone, so once the MERGE changed a target row
      * its inserts are change rows too; an insert-only MERGE writes none and its add files are
@@ -899,6 +922,11 @@ silt_status sql_merge_run(sql_merge_plan *p, delta_merge_metrics *metrics, silt_
         r.dv = delta_modify_dv_on(m);
         rc = run_passes(&r, err);
     }
+    if (rc == SILT_OK && p->ident_col >= 0 && atomic_load(&r.ident_used) > 0)
+        delta_modify_set_identity_mark(m, p->table->fields[p->ident_col].name,
+                                       p->ident_first +
+                                           (int64_t)(atomic_load(&r.ident_used) - 1) *
+                                               p->ident_step);
     if (rc == SILT_OK)
         rc = delta_modify_commit_merge(m, metrics, NULL, err);
     delta_modify_free(m);
