@@ -215,6 +215,13 @@ typedef struct dml_job {
     expr **values; /* UPDATE: per table column the new value, NULL = unchanged */
     const delta_dml_options *o;
     delta_app_txn app_txn; /* the commit's txn action (sql_exec_app_txn) */
+    /* With deletion vectors only (rows left unread stay in their file): the WHERE conjuncts
+     * the scan may skip row groups and pages by, and for a DELETE the columns the WHERE
+     * reads (the others are not read; NULL = all). */
+    const dpred *scan_preds;
+    size_t n_scan_preds;
+    const char *const *pred_columns;
+    size_t n_pred_columns;
 } dml_job;
 
 silt_status sql_exec_modify(binder *b, const dml_job *job, delta_dml_metrics *metrics,
