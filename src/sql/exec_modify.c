@@ -114,6 +114,12 @@ silt_status sql_target_scan_new(binder *b, sql_target_scan **out, io_store *stor
 
 const col_type *sql_target_scan_schema(const sql_target_scan *ts) { return ts->schema; }
 
+void sql_target_scan_set_preds(sql_target_scan *ts, const dpred *preds, size_t n)
+{
+    ts->preds = preds;
+    ts->n_preds = n;
+}
+
 /*
  * A scan that reads less, for the deletion-vector paths only: rows it does not read stay in
  * their file as they are. Row groups and pages the conjuncts refute are skipped (the row
