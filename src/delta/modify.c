@@ -271,7 +271,8 @@ static silt_status add_files(delta_modify *m, delta_dml_metrics *mt, int64_t *n_
         dlog_metadata marked;
         arena *a = arena_new(NULL, "identity mark");
         silt_status rc = a ? delta_metadata_with_high_water_mark(
-                                 last_md ? last_md : &m->snap->metadata, m->ident_col,
+                                 last_md ? last_md : &m->snap->metadata,
+                                 &m->snap->protocol, m->ident_col,
                                  m->ident_mark, a, &marked, err)
                            : err_nomem(err);
         if (rc == SILT_OK)

@@ -183,10 +183,13 @@ typedef struct delta_commit_options {
  * snapshot the writer was opened with (NULL for CREATE/CTAS). opts and
  * result may be NULL. On error the table is unchanged.
  */
-/* md with the top-level identity column's delta.identity.highWaterMark = mark (in a). */
-silt_status delta_metadata_with_high_water_mark(const dlog_metadata *md, const char *column,
-                                                int64_t mark, arena *a, dlog_metadata *out,
-                                                silt_error *err);
+/* md with the top-level identity column's delta.identity.highWaterMark = mark (in a); on a
+ * protocol without identityColumns, the column's identity keys dropped (as Delta 4.1).
+ * protocol NULL: supported. */
+silt_status delta_metadata_with_high_water_mark(const dlog_metadata *md,
+                                                const dlog_protocol *protocol,
+                                                const char *column, int64_t mark, arena *a,
+                                                dlog_metadata *out, silt_error *err);
 
 silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_snapshot *snap,
                                delta_write_mode mode, const delta_commit_options *opts,

@@ -253,7 +253,8 @@ static silt_status stage(delta_txn *txn, io_store *store, const delta_snapshot *
     if (opts->identity_column != NULL) {
         dlog_metadata marked;
         SILT_RETURN_IF_ERROR(delta_metadata_with_high_water_mark(
-            out->metadata, opts->identity_column, opts->identity_high_water_mark, a, &marked, err));
+            out->metadata, snap != NULL ? &snap->protocol : NULL, opts->identity_column,
+            opts->identity_high_water_mark, a, &marked, err));
         SILT_RETURN_IF_ERROR(delta_txn_set_metadata(txn, &marked, err));
     }
     else if (out->metadata_changed)
