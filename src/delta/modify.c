@@ -33,7 +33,15 @@ struct delta_modify {
     dml_dv *dv;        /* deletion vectors instead of rewrites (delta.enableDeletionVectors) */
     dml_dv_result dvr; /* what the commit's vectors did */
     int64_t dv_dropped; /* vectors removed with files delta_modify_remove removed */
+    const char *ident_col; /* MERGE assigned identity values: the column, its new mark */
+    int64_t ident_mark;
 };
+
+void delta_modify_set_identity_mark(delta_modify *m, const char *column, int64_t mark)
+{
+    m->ident_col = column;
+    m->ident_mark = mark;
+}
 
 static const char *op_name(delta_modify_op op)
 {
@@ -230,6 +238,7 @@ static silt_status add_files(delta_modify *m, delta_dml_metrics *mt, int64_t *n_
 {
     size_t wi, idx;
     int metadata_set = 0;
+    const dlog_metadata *last_md = NULL;
     /* the new schema is committed even when no row was written */
     if (m->schema != m->snap->schema)
         SILT_RETURN_IF_ERROR(open_writer(m, &m->workers[0], err));
@@ -255,6 +264,21 @@ static silt_status add_files(delta_modify *m, delta_dml_metrics *mt, int64_t *n_
             SILT_RETURN_IF_ERROR(delta_txn_add_file(m->txn, &out.adds[idx], err));
         mt->num_added_files += (int64_t)out.n_adds;
         mt->num_added_bytes += out.n_bytes;
+        if (last_md == NULL || out.metadata_changed)
+            last_md = out.metadata;
+    }
+    if (m->ident_col != NULL) { /* the high-water mark moves in this commit (a metaData) */
+        dlog_metadata marked;
+        arena *a = arena_new(NULL, "identity mark");
+        silt_status rc = a ? delta_metadata_with_high_water_mark(
+                                 last_md ? last_md : &m->snap->metadata,
+                                 &m->snap->protocol, m->ident_col,
+                                 m->ident_mark, a, &marked, err)
+                           : err_nomem(err);
+        if (rc == SILT_OK)
+            rc = delta_txn_set_metadata(m->txn, &marked, err);
+        arena_free(a);
+        return rc;
     }
     return SILT_OK;
 }

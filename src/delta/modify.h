@@ -110,6 +110,10 @@ silt_status delta_modify_mark_deleted(delta_modify *m, size_t worker, size_t fil
 /* Removes a data file of the snapshot (rewritten or dropped whole). */
 silt_status delta_modify_remove(delta_modify *m, const delta_file *file, silt_error *err);
 
+/* MERGE inserted rows with identity values up to mark: the commit's metaData sets the
+ * column's delta.identity.highWaterMark (column borrowed until the commit). */
+void delta_modify_set_identity_mark(delta_modify *m, const char *column, int64_t mark);
+
 /* Writes rows of the table's logical schema (matched by position) into new files. */
 silt_status delta_modify_write(delta_modify *m, size_t worker, const col_batch *rows,
                                silt_error *err);

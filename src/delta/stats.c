@@ -240,6 +240,13 @@ static silt_status on_partition(prune_ctx *ctx, const dpred *pred, const col_fie
 
 int dstats_bounds_may_match(const dpred *pred, const dstats_bounds *bounds)
 {
+    /* AND/OR over one column (the node names it): the same bounds decide each side */
+    if (pred->kind == DPRED_AND)
+        return dstats_bounds_may_match(pred->left, bounds) &&
+               dstats_bounds_may_match(pred->right, bounds);
+    if (pred->kind == DPRED_OR)
+        return dstats_bounds_may_match(pred->left, bounds) ||
+               dstats_bounds_may_match(pred->right, bounds);
     int all_null = bounds->has_null_count && bounds->has_rows &&
                    bounds->null_count >= bounds->rows;
     int c_lo = 0, c_hi = 0;

@@ -54,7 +54,9 @@ typedef enum dpred_kind {
 
 typedef enum dpred_op { DPRED_EQ, DPRED_NE, DPRED_LT, DPRED_LE, DPRED_GT, DPRED_GE } dpred_op;
 
-/* column op literal | column IS [NOT] NULL | left AND/OR right. */
+/* column op literal | column IS [NOT] NULL | left AND/OR right. An AND/OR node names a
+ * column only when every leaf under it is on that column: then the statistics of that one
+ * column (a row group's, a page's) can refute it; else its column is NULL. */
 typedef struct dpred {
     dpred_kind kind;
     dpred_op op;

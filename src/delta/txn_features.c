@@ -108,11 +108,12 @@ static silt_status check_feature(const char *feature, const dlog_metadata *md, i
                           "the change data feed is on and this commit removes rows without "
                           "writing change data files");
     } else if (strcmp(feature, "generatedColumns") == 0) {
-        if (field_meta_has(schema, "delta.generationExpression"))
-            return refuse(err, feature, "silt does not compute generated columns");
+        /* computed and checked above this layer, as CHECK constraints: the sql layer fills the
+         * values a statement does not give and checks `c <=> (expr)` on every written batch
+         * (exec_generated.c, exec_constraints.c) */
     } else if (strcmp(feature, "identityColumns") == 0) {
-        if (field_meta_has(schema, "delta.identity."))
-            return refuse(err, feature, "silt does not assign identity column values");
+        /* assigned above this layer: INSERT gives the values and moves the high-water mark
+         * (exec_write.c); UPDATE and MERGE refuse to set them, as Delta does */
     } else {
         const char *const *known;
         for (known = writer_features; *known != NULL; known++)
@@ -237,6 +238,12 @@ silt_status delta_check_protocol_covers(const dlog_protocol *p, const dlog_metad
     if (mapping && (!supports_writer_feature(p, "columnMapping") ||
                     !supports_reader_feature(p, "columnMapping")))
         return not_covered(err, p, "delta.columnMapping.mode", "columnMapping");
+    if (field_meta_has(md->schema, "delta.generationExpression") &&
+        !supports_writer_feature(p, "generatedColumns"))
+        return not_covered(err, p, "a generated column", "generatedColumns");
+    if (field_meta_has(md->schema, "delta.identity.") &&
+        !supports_writer_feature(p, "identityColumns"))
+        return not_covered(err, p, "an identity column", "identityColumns");
     if (has_constraints(md) && !supports_writer_feature(p, "checkConstraints"))
         return not_covered(err, p, "a CHECK constraint", "checkConstraints");
     if (uses_domains && !supports_writer_feature(p, "domainMetadata"))
@@ -270,6 +277,8 @@ silt_status delta_protocol_for_new_table(const dlog_metadata *md, int uses_domai
     int dv = property_true(md, "delta.enableDeletionVectors");
     int ict = property_true(md, "delta.enableInCommitTimestamps");
     int cdf = property_true(md, "delta.enableChangeDataFeed");
+    int generated = field_meta_has(md->schema, "delta.generationExpression");
+    int identity = field_meta_has(md->schema, "delta.identity.");
     int mapping = 0;
 
     if (has_constraints(md))
@@ -279,19 +288,19 @@ silt_status delta_protocol_for_new_table(const dlog_metadata *md, int uses_domai
     if (dlog_map_get(&md->configuration, "delta.checkpointPolicy", NULL) != NULL &&
         strcmp(dlog_map_get(&md->configuration, "delta.checkpointPolicy", NULL), "classic") != 0)
         return unsupported_property(err, "delta.checkpointPolicy");
-    if (field_meta_has(md->schema, "delta.generationExpression"))
-        return unsupported_property(err, "generated columns");
-    if (field_meta_has(md->schema, "delta.identity."))
-        return unsupported_property(err, "identity columns");
     if (field_meta_has(md->schema, "delta.invariants"))
         return unsupported_property(err, "column invariants");
     SILT_RETURN_IF_ERROR(mapping_mode(md, &mapping, err));
 
     memset(out, 0, sizeof(*out));
-    if (ntz || dv || ict || uses_domains || cdf || mapping) {
+    if (ntz || dv || ict || uses_domains || cdf || mapping || generated || identity) {
         /* Table features, as Delta 4.1 creates tables (the Spark peer: the change data feed
          * alone gives (1,7), column mapping alone (2,7)): what version 2 implied, then what
-         * is needed. */
+         * is needed; a generated column lists generatedColumns first, as the peer). */
+        if (identity)
+            writer[n_writer++] = "identityColumns";
+        if (generated)
+            writer[n_writer++] = "generatedColumns";
         writer[n_writer++] = "appendOnly";
         writer[n_writer++] = "invariants";
         if (cdf)

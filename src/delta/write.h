@@ -161,10 +161,16 @@ typedef struct delta_commit_options {
     /* CREATE/CTAS: the table's comment, kept as metaData.description (Spark's COMMENT);
      * NULL = none. */
     const char *description;
+    /* An INSERT that assigned identity values: the column (top level) whose metadata's
+     * delta.identity.highWaterMark becomes identity_high_water_mark in this commit's
+     * metaData (PROTOCOL: Identity Columns). NULL = none. */
+    const char *identity_column;
+    int64_t identity_high_water_mark;
 } delta_commit_options;
 
 #define DELTA_COMMIT_OPTIONS_INIT                                                                 \
-    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, DELTA_APP_TXN_NONE, NULL, NULL}
+    {1, NULL, NULL, NULL, NULL, NULL, 0, NULL, NULL, NULL, NULL, 0, DELTA_APP_TXN_NONE, NULL, NULL, \
+     NULL, 0}
 
 /*
  * Finishes a writer and commits its files as one transaction with Spark's
@@ -177,6 +183,14 @@ typedef struct delta_commit_options {
  * snapshot the writer was opened with (NULL for CREATE/CTAS). opts and
  * result may be NULL. On error the table is unchanged.
  */
+/* md with the top-level identity column's delta.identity.highWaterMark = mark (in a); on a
+ * protocol without identityColumns, the column's identity keys dropped (as Delta 4.1).
+ * protocol NULL: supported. */
+silt_status delta_metadata_with_high_water_mark(const dlog_metadata *md,
+                                                const dlog_protocol *protocol,
+                                                const char *column, int64_t mark, arena *a,
+                                                dlog_metadata *out, silt_error *err);
+
 silt_status delta_write_commit(delta_writer *w, io_store *store, const delta_snapshot *snap,
                                delta_write_mode mode, const delta_commit_options *opts,
                                delta_commit_result *result, silt_error *err);

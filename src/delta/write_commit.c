@@ -27,6 +27,7 @@
  * expression) does that check.
  */
 #include <cjson/cJSON.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "delta/dml.h"
@@ -249,7 +250,14 @@ static silt_status stage(delta_txn *txn, io_store *store, const delta_snapshot *
                 dproto_request_apply(&proto, opts->protocol_request, a, &asked, &changed, err));
         SILT_RETURN_IF_ERROR(delta_txn_set_protocol(txn, changed ? &asked : &proto, err));
     }
-    if (out->metadata_changed)
+    if (opts->identity_column != NULL) {
+        dlog_metadata marked;
+        SILT_RETURN_IF_ERROR(delta_metadata_with_high_water_mark(
+            out->metadata, snap != NULL ? &snap->protocol : NULL, opts->identity_column,
+            opts->identity_high_water_mark, a, &marked, err));
+        SILT_RETURN_IF_ERROR(delta_txn_set_metadata(txn, &marked, err));
+    }
+    else if (out->metadata_changed)
         SILT_RETURN_IF_ERROR(delta_txn_set_metadata(txn, out->metadata, err));
     if (snap != NULL && mode != DELTA_MODE_APPEND && !rows)
         SILT_RETURN_IF_ERROR(remove_replaced(txn, snap, mode, opts, out, a, &tot, err));

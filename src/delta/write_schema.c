@@ -8,9 +8,11 @@
  * types with type widening on, which silt does not write). Column names
  * match case-insensitively, as Spark's default spark.sql.caseSensitive.
  */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <string.h>
 
+#include "delta/protocol.h"
 #include "delta/write_int.h"
 
 static int find_field(const col_type *schema, const char *name)
@@ -197,4 +199,74 @@ silt_status dwrite_check_not_null(const col_type *table, col_vec *const *cols, i
                      "violated for column: %s.", buf_cstr(&path));
     buf_clear(&path);
     return rc;
+}
+
+/*
+ * md with the identity column's delta.identity.highWaterMark set: a write that assigned
+ * identity values records the last one in its commit's metaData (PROTOCOL: Identity Columns).
+ * On a table whose protocol does not support identityColumns (older tables carry the
+ * metadata at writer version 2) the column's delta.identity.* keys are dropped instead, as
+ * Delta 4.1 does when it writes such a table: the column is a plain column from then on.
+ */
+silt_status delta_metadata_with_high_water_mark(const dlog_metadata *md,
+                                                const dlog_protocol *protocol,
+                                                const char *column, int64_t mark_value,
+                                                arena *a, dlog_metadata *out, silt_error *err)
+{
+    static const char *const keys[] = {"delta.identity.start", "delta.identity.step",
+                                       "delta.identity.highWaterMark",
+                                       "delta.identity.allowExplicitInsert"};
+    int supported = protocol == NULL ||
+                    (protocol->min_writer_version >= 7
+                         ? dproto_has_feature(protocol, "identityColumns", 1)
+                         : protocol->min_writer_version >= 6);
+    dlog_metadata copy = *md;
+    col_field *fields = arena_calloc(a, md->schema->n_fields + 1, sizeof(col_field));
+    buf json = BUF_INIT;
+    size_t idx;
+    int found = 0;
+    silt_status rc = SILT_OK;
+    if (fields == NULL)
+        return err_nomem(err);
+    memcpy(fields, md->schema->fields, md->schema->n_fields * sizeof(col_field));
+    for (idx = 0; idx < md->schema->n_fields && rc == SILT_OK; idx++) {
+        cJSON *meta;
+        char mark[32], *text;
+        if (strcmp(fields[idx].name, column) != 0)
+            continue;
+        snprintf(mark, sizeof(mark), "%lld", (long long)mark_value);
+        meta = fields[idx].metadata_json ? cJSON_Parse(fields[idx].metadata_json) : NULL;
+        if (meta == NULL)
+            return err_set(err, SILT_INVALID, "the identity column %s has no metadata",
+                           column);
+        cJSON_DeleteItemFromObjectCaseSensitive(meta, "delta.identity.highWaterMark");
+        if (!supported) {
+            size_t k;
+            for (k = 0; k < sizeof(keys) / sizeof(keys[0]); k++)
+                cJSON_DeleteItemFromObjectCaseSensitive(meta, keys[k]);
+            text = cJSON_PrintUnformatted(meta);
+        } else {
+            text = cJSON_AddRawToObject(meta, "delta.identity.highWaterMark", mark) != NULL
+                       ? cJSON_PrintUnformatted(meta)
+                       : NULL;
+        }
+        cJSON_Delete(meta);
+        if (text == NULL || (fields[idx].metadata_json = arena_strdup(a, text)) == NULL)
+            rc = err_nomem(err);
+        cJSON_free(text);
+        found = 1;
+    }
+    SILT_RETURN_IF_ERROR(rc);
+    if (!found)
+        return err_set(err, SILT_INVALID, "no identity column %s in the table",
+                       column);
+    if ((copy.schema = col_type_struct(a, md->schema->n_fields, fields)) == NULL)
+        return err_nomem(err);
+    rc = delta_schema_to_json(copy.schema, &json, err);
+    if (rc == SILT_OK && (copy.schema_string = arena_strdup(a, buf_cstr(&json))) == NULL)
+        rc = err_nomem(err);
+    buf_clear(&json);
+    SILT_RETURN_IF_ERROR(rc);
+    *out = copy;
+    return SILT_OK;
 }

@@ -1050,8 +1050,13 @@ static void pr_alter(printer *w, const sql_stmt *s)
         pr_columns(w, "columns", &s->u.alter.columns);
     }
     if (s->u.alter.drop_columns.n > 0) {
-        pr(w, " ");
-        pr_idents(w, &s->u.alter.drop_columns);
+        pr(w, " (");
+        for (size_t k = 0; k < s->u.alter.drop_columns.n; k++) {
+            if (k > 0)
+                pr(w, " ");
+            pr_name(w, &s->u.alter.drop_paths[k]);
+        }
+        pr(w, ")");
     }
     if (s->u.alter.new_name.n_parts > 0) {
         pr(w, " ");

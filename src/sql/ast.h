@@ -505,6 +505,7 @@ typedef struct sql_column_def {
     uint8_t not_null;
     const char *comment;
     sql_expr *generated;  /* GENERATED ALWAYS AS (expr) */
+    const char *generated_text; /* ... its text as written (delta.generationExpression) */
     sql_expr *default_value;
     uint8_t identity;     /* GENERATED ... AS IDENTITY */
     uint8_t identity_always;
@@ -774,7 +775,8 @@ struct sql_stmt {
             uint8_t if_exists;
             sql_name name;
             sql_column_list columns;  /* ADD COLUMNS; ALTER COLUMN (one, type/comment) */
-            sql_ident_list drop_columns;
+            sql_ident_list drop_columns; /* DROP COLUMN(S): each path's first part */
+            sql_name *drop_paths;        /* ... and each whole path (s.y), drop_columns.n */
             sql_name column;          /* RENAME/ALTER COLUMN target */
             sql_name new_name;        /* RENAME TO, RENAME COLUMN ... TO */
             sql_kv_list properties;

@@ -293,6 +293,54 @@ static silt_status drop_fields(binder *b, void *payload, col_field *fields, size
     return SILT_OK;
 }
 
+/* UNRESOLVED_COLUMN for a nested path, as Delta words it: `s`.`nope`, the top-level names. */
+static silt_status unresolved_path(binder *b, const sql_name *path, const col_type *top,
+                                   silt_error *err)
+{
+    buf names = BUF_INIT, shown = BUF_INIT;
+    size_t idx;
+    silt_status rc = SILT_OK;
+    for (idx = 0; rc == SILT_OK && idx < path->n_parts; idx++)
+        rc = buf_printf(&shown, err, "%s`%s`", idx ? "." : "", path->parts[idx].name);
+    for (idx = 0; rc == SILT_OK && idx < top->n_fields; idx++)
+        rc = buf_printf(&names, err, "%s`%s`", idx ? ", " : "", top->fields[idx].name);
+    if (rc == SILT_OK)
+        rc = sql_bind_error(b, err, path->pos, SILT_BIND, "[UNRESOLVED_COLUMN.WITH_SUGGESTION] A "
+                            "column, variable, or function parameter with name %s cannot be "
+                            "resolved. Did you mean one of the following? [%s].",
+                            buf_cstr(&shown), buf_cstr(&names));
+    buf_clear(&names);
+    buf_clear(&shown);
+    return rc;
+}
+
+/*
+ * DROP COLUMN s.y: the field goes from its struct. A struct would be left without
+ * fields: refused as Delta refuses it (DELTA_DROP_COLUMN_ON_SINGLE_FIELD_SCHEMA).
+ * With IF EXISTS a missing field or parent drops nothing.
+ */
+static silt_status drop_nested(binder *b, const sql_name *path, drop_edit *de,
+                               const col_type **schema, silt_error *err)
+{
+    const col_type *st = *schema;
+    size_t k;
+    for (k = 0; k < path->n_parts; k++) {
+        int64_t at = field_index(st, path->parts[k].name);
+        if (at < 0 || (k + 1 < path->n_parts && st->fields[at].type->id != COL_STRUCT)) {
+            if (de->if_exists)
+                return SILT_OK;
+            return unresolved_path(b, path, *schema, err);
+        }
+        if (k + 1 < path->n_parts)
+            st = st->fields[at].type;
+    }
+    if (st->n_fields == 1)
+        return sql_bind_error(b, err, path->pos, SILT_BIND, "[DELTA_DROP_COLUMN_ON_SINGLE_FIELD_"
+                              "SCHEMA] Cannot drop column from a schema with a single column. "
+                              "Schema: struct<%s>", st->fields[0].name);
+    return edit_at(b, *schema, path->parts, path->n_parts, drop_fields, de, schema, err);
+}
+
 static silt_status alter_drop(binder *b, const sql_stmt *stmt, exec_target *t, silt_error *err)
 {
     const sql_ident_list *cols = &stmt->u.alter.drop_columns;
@@ -308,9 +356,15 @@ static silt_status alter_drop(binder *b, const sql_stmt *stmt, exec_target *t, s
                               "column mapping (ALTER TABLE ... SET TBLPROPERTIES "
                               "('delta.columnMapping.mode' = 'name')).");
     for (idx = 0; idx < cols->n; idx++) {
-        const sql_ident *id = &cols->items[idx];
+        const sql_name *path = &stmt->u.alter.drop_paths[idx];
+        const sql_ident *id = &path->parts[path->n_parts - 1];
+        const char *shown = dotted(b, path->parts, path->n_parts);
         drop_edit de = {id, stmt->u.alter.if_exists, 0};
-        if (is_partition_column(t->snap, id->name))
+        if (path->n_parts > 1) {
+            rc = drop_nested(b, path, &de, &schema, err);
+            if (rc != SILT_OK)
+                return rc;
+        } else if (is_partition_column(t->snap, id->name))
             return sql_bind_error(b, err, id->pos, SILT_BIND, "[DELTA_UNSUPPORTED_DROP_PARTITION_"
                                   "COLUMN] Dropping partition columns (%s) is not allowed.",
                                   id->name);
@@ -320,12 +374,14 @@ static silt_status alter_drop(binder *b, const sql_stmt *stmt, exec_target *t, s
                                   "_CHANGE] Cannot drop column %s because this column is "
                                   "referenced by the following check constraint(s): %s",
                                   id->name, dep);
-        SILT_RETURN_IF_ERROR(edit_at(b, schema, id, 1, drop_fields, &de, &schema, err));
+        if (path->n_parts == 1)
+            SILT_RETURN_IF_ERROR(edit_at(b, schema, id, 1, drop_fields, &de, &schema, err));
         if (!de.dropped)
             continue;
-        rc = text_spark_json_string(&params, id->name, strlen(id->name), err);
-        if (rc == SILT_OK && idx + 1 < cols->n)
+        if (n_dropped > 0)
             rc = buf_append_char(&params, ',', err);
+        if (rc == SILT_OK)
+            rc = text_spark_json_string(&params, shown, strlen(shown), err);
         n_dropped++;
         if (rc != SILT_OK)
             break;

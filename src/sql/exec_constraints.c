@@ -16,6 +16,7 @@
  * at once: it evaluates under a mutex, on an engine context and arena of
  * its own (arenas are not thread-safe).
  */
+#include <ctype.h>
 #include <pthread.h>
 #include <string.h>
 
@@ -324,6 +325,30 @@ static const char **delta_config_order(arena *a, const dlog_map *conf)
     return n_out == conf->n ? out : keys;
 }
 
+/* A column name as SQL text: bare when it is a plain identifier, else in backticks. */
+static const char *quoted_name(arena *a, const char *name)
+{
+    const char *c;
+    buf t = BUF_INIT;
+    silt_error e = SILT_ERROR_INIT;
+    const char *out;
+    int plain = (name[0] == '_' || isalpha((unsigned char)name[0]));
+    for (c = name; plain && *c; c++)
+        plain = *c == '_' || isalnum((unsigned char)*c);
+    if (plain)
+        return name;
+    (void)buf_append_char(&t, '`', &e);
+    for (c = name; *c; c++) {
+        if (*c == '`')
+            (void)buf_append_char(&t, '`', &e);
+        (void)buf_append_char(&t, *c, &e);
+    }
+    (void)buf_append_char(&t, '`', &e);
+    out = e.code == SILT_OK ? arena_strdup(a, buf_cstr(&t)) : NULL;
+    buf_clear(&t);
+    return out != NULL ? out : name;
+}
+
 silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_type *schema,
                                 sql_constraints **out, silt_error *err)
 {
@@ -334,6 +359,8 @@ silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_ty
     for (idx = 0; idx < md->configuration.n; idx++)
         if (util_str_ncasecmp(md->configuration.items[idx].key, "delta.constraints.", 18) == 0)
             n++;
+    for (idx = 0; idx < schema->n_fields; idx++)
+        n += sql_generation_expression(b->a, &schema->fields[idx]) != NULL;
     if (n == 0)
         return SILT_OK;
     c = arena_calloc(b->a, 1, sizeof(*c));
@@ -350,6 +377,21 @@ silt_status sql_constraints_new(binder *b, const dlog_metadata *md, const col_ty
         bc = &c->items[c->n++];
         bc->name = order[idx] + 18;
         bc->text = value ? value : "";
+        SILT_RETURN_IF_ERROR(bind_stored(b, schema, bc, err));
+    }
+    /* After the CHECK constraints, as Delta's TransactionalWrite lists them: each generated
+     * column as the constraint `c <=> (expr)` named "Generated Column". */
+    for (idx = 0; idx < schema->n_fields; idx++) {
+        const char *gen = sql_generation_expression(b->a, &schema->fields[idx]);
+        bound_constraint *bc;
+        if (gen == NULL)
+            continue;
+        bc = &c->items[c->n++];
+        bc->name = "Generated Column";
+        bc->text = arena_sprintf(b->a, "%s <=> (%s)", quoted_name(b->a, schema->fields[idx].name),
+                                 gen);
+        if (bc->text == NULL)
+            return err_nomem(err);
         SILT_RETURN_IF_ERROR(bind_stored(b, schema, bc, err));
     }
     c->schema = schema;

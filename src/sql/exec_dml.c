@@ -403,6 +403,55 @@ static int conj_read_predicate(const delta_snapshot *snap, const delta_file *fil
  * statement read the whole table. Conjuncts past split_conj's bound are
  * left out, which only widens what was read (more conflicts, never fewer).
  */
+/*
+ * What a deletion-vector DELETE/UPDATE needs to read (dml_job.scan_preds, pred_columns): the
+ * WHERE conjuncts as stats predicates (row groups and pages they refute are skipped: their
+ * rows stay in the file untouched), and the top-level columns the WHERE reads. Pruning is
+ * optional: when the WHERE names something else (a nested field, a star), every column.
+ */
+static silt_status plan_dv_scan(binder *b, const delta_snapshot *snap, const char *qual,
+                                const sql_expr *where, dml_job *job, silt_error *err)
+{
+    const sql_expr *conj[32];
+    pushdown pd;
+    dpred *preds = NULL;
+    name_set names;
+    size_t idx, f;
+    if (where == NULL)
+        return SILT_OK;
+    memset(&pd, 0, sizeof(pd));
+    pd.conj = conj;
+    pd.qual = qual;
+    split_conj(where, conj, &pd.n, 32);
+    job->n_scan_preds = sql_pushdown_preds(b, &pd, snap->schema, &preds);
+    job->scan_preds = job->n_scan_preds > 0 ? preds : NULL;
+    memset(&names, 0, sizeof(names));
+    SILT_RETURN_IF_ERROR(sql_bind_collect_names(b, where, &names, err));
+    if (names.all || names.n == 0)
+        return SILT_OK;
+    {
+        const char **cols = arena_calloc(b->a, names.n + 1, sizeof(char *));
+        size_t n = 0, k;
+        if (cols == NULL)
+            return err_nomem(err);
+        for (idx = 0; idx < names.n; idx++) {
+            for (f = 0; f < snap->schema->n_fields; f++)
+                if (util_str_casecmp(snap->schema->fields[f].name, names.names[idx]) == 0)
+                    break;
+            if (f == snap->schema->n_fields)
+                return SILT_OK;
+            for (k = 0; k < n; k++) /* once each: the scan reads a column once */
+                if (util_str_casecmp(cols[k], snap->schema->fields[f].name) == 0)
+                    break;
+            if (k == n)
+                cols[n++] = snap->schema->fields[f].name;
+        }
+        job->pred_columns = cols;
+        job->n_pred_columns = n;
+    }
+    return SILT_OK;
+}
+
 static silt_status plan_read_conjuncts(binder *b, const delta_snapshot *snap,
                                        const bind_scope *scope, const sql_expr *where,
                                        delta_dml_options *o, silt_error *err)
@@ -461,6 +510,8 @@ silt_status sql_exec_delete(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.delete_.where, &ev, &pp, &o, err));
     SILT_RETURN_IF_ERROR(plan_read_conjuncts(b, t.snap, &scope, stmt->u.delete_.where, &o, err));
+    SILT_RETURN_IF_ERROR(plan_dv_scan(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
+                                      stmt->u.delete_.where, &job, err));
     job.store = t.store;
     job.snap = t.snap;
     job.pred = ev.pred;
@@ -516,6 +567,13 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
         if (ev.values[col] != NULL)
             return sql_bind_error(b, err, as->target.pos, SILT_BIND, "[DUPLICATE_ASSIGNMENTS] The "
                               "column `%s` is assigned more than once", scope.cols[col].name);
+        {
+            sql_identity id;
+            if (sql_identity_column(&t.snap->schema->fields[col], &id))
+                return sql_bind_error(b, err, as->target.pos, SILT_BIND, "[DELTA_IDENTITY_COLUMNS_"
+                                      "UPDATE_NOT_SUPPORTED] UPDATE on IDENTITY column %s is not "
+                                      "supported.", scope.cols[col].name);
+        }
         if (sql_bind_has_agg(as->value) || sql_bind_has_window(as->value))
             return sql_bind_error(b, err, as->value->pos, SILT_BIND, "aggregate and window functions "
                               "are not allowed in UPDATE SET");
@@ -529,6 +587,8 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
         }
         ev.values[col] = e;
     }
+    /* a generated column follows the columns it reads (Delta recomputes it) */
+    SILT_RETURN_IF_ERROR(sql_generated_fill(b, t.snap->schema, ev.values, 0, err));
     o.predicate_text = where_text(b, stmt, stmt->u.update.where);
     o.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     o.compression = sql_session_get(b->s, SQL_SETTING_PARQUET_CODEC);
@@ -536,6 +596,8 @@ silt_status sql_exec_update(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(plan_pruning(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
                                       stmt->u.update.where, &ev, &pp, &o, err));
     SILT_RETURN_IF_ERROR(plan_read_conjuncts(b, t.snap, &scope, stmt->u.update.where, &o, err));
+    SILT_RETURN_IF_ERROR(plan_dv_scan(b, t.snap, scope.n ? scope.cols[0].qual : NULL,
+                                      stmt->u.update.where, &job, err));
     job.store = t.store;
     job.snap = t.snap;
     job.pred = ev.pred;

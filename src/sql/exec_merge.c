@@ -64,6 +64,9 @@ typedef struct merge_bind {
     size_t n_old;          /* columns of the snapshot's schema */
     bind_scope target, source, both;
     const char *target_qual, *source_qual;
+    int64_t ident_col;         /* the table's identity column, or -1 */
+    sql_identity ident;
+    int ident_given, ident_missing; /* INSERT clauses that give it / leave it to be assigned */
 } merge_bind;
 
 /* A column the schema evolution added (not in the snapshot the files were written with). */
@@ -126,8 +129,10 @@ static silt_status source_by_name(merge_bind *mb, const sql_merge_clause *c, con
         return expr_coerce(out, mb->b->a, want, err);
     }
     /* Delta with schema evolution: a target column the source lacks keeps its value
-     * (UPDATE SET *) or is null (INSERT *); NULL here means exactly that. */
-    if (mb->evolve) {
+     * (UPDATE SET *) or is null (INSERT *); NULL here means exactly that. An identity column
+     * the source lacks is assigned. */
+    if (mb->evolve || (mb->ident_col >= 0 &&
+                       util_str_casecmp(mb->table->fields[mb->ident_col].name, name) == 0)) {
         *out = NULL;
         return SILT_OK;
     }
@@ -167,7 +172,9 @@ static silt_status clause_values(merge_bind *mb, const sql_merge_clause *c,
             SILT_RETURN_IF_ERROR(bind_in(mb, scope, c->set.items[idx].value, &vals[f], err));
             SILT_RETURN_IF_ERROR(expr_coerce(&vals[f], mb->b->a, t->fields[f].type, err));
         }
-        return SILT_OK;
+        /* generated columns follow the columns they read (the target's come first in the
+         * row, so column i of the table is column i here) */
+        return sql_generated_fill(mb->b, t, vals, 0, err);
     }
     if (c->action == SQL_MERGE_INSERT) {
         if (c->insert_cols.n != c->insert_values.n)
@@ -189,7 +196,41 @@ static silt_status clause_values(merge_bind *mb, const sql_merge_clause *c,
             SILT_RETURN_IF_ERROR(bind_in(mb, scope, c->insert_values.items[idx], &vals[f], err));
             SILT_RETURN_IF_ERROR(expr_coerce(&vals[f], mb->b->a, t->fields[f].type, err));
         }
+        return sql_generated_fill(mb->b, t, vals, 1, err);
     }
+    return SILT_OK;
+}
+
+/*
+ * Identity columns in a clause, as Delta: an UPDATE may not set one
+ * ([DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED]); an INSERT gives a GENERATED ALWAYS one no
+ * value ([DELTA_IDENTITY_COLUMNS_EXPLICIT_INSERT_NOT_SUPPORTED]) and leaves it to be assigned.
+ */
+static silt_status identity_clause(merge_bind *mb, const sql_merge_clause *c, expr **vals,
+                                   silt_error *err)
+{
+    int insert = c->action == SQL_MERGE_INSERT || c->action == SQL_MERGE_INSERT_ALL;
+    const char *name;
+    if (mb->ident_col < 0 || c->action == SQL_MERGE_DELETE)
+        return SILT_OK;
+    name = mb->table->fields[mb->ident_col].name;
+    if (!insert && vals[mb->ident_col] != NULL)
+        return sql_bind_error(mb->b, err, c->pos, SILT_BIND, "[DELTA_IDENTITY_COLUMNS_UPDATE_NOT_"
+                              "SUPPORTED] UPDATE on IDENTITY column %s is not supported.", name);
+    if (!insert)
+        return SILT_OK;
+    if (vals[mb->ident_col] != NULL && !mb->ident.allow_explicit)
+        return sql_bind_error(mb->b, err, c->pos, SILT_BIND, "[DELTA_IDENTITY_COLUMNS_EXPLICIT_"
+                              "INSERT_NOT_SUPPORTED] Providing values for GENERATED ALWAYS AS "
+                              "IDENTITY column %s is not supported.", name);
+    if (vals[mb->ident_col] != NULL)
+        mb->ident_given = 1;
+    else
+        mb->ident_missing = 1;
+    if (mb->ident_given && mb->ident_missing)
+        return sql_bind_error(mb->b, err, c->pos, SILT_UNSUPPORTED, "MERGE with INSERT clauses "
+                              "that give the identity column %s and others that do not is not "
+                              "supported yet", name);
     return SILT_OK;
 }
 
@@ -248,6 +289,7 @@ static silt_status build_side(merge_bind *mb, sql_merge_match match, sql_merge_s
         if (vals[n] == NULL)
             return err_nomem(err);
         SILT_RETURN_IF_ERROR(clause_values(mb, c, scope, source_offset, vals[n], err));
+        SILT_RETURN_IF_ERROR(identity_clause(mb, c, vals[n], err));
         kind = c->action == SQL_MERGE_DELETE ? "delete"
                : c->action == SQL_MERGE_INSERT || c->action == SQL_MERGE_INSERT_ALL ? "insert"
                                                                                    : "update";
@@ -571,6 +613,8 @@ static silt_status bind_plan(merge_bind *mb, exec_target *t, engine_op *source, 
     mp->table = mb->table;
     mp->n_table = mb->table->n_fields;
     mp->n_old = t->snap->schema->n_fields;
+    mp->ident_col = -1;
+    mb->ident_col = sql_schema_identity_column(mb->table, &mb->ident);
     SILT_RETURN_IF_ERROR(sql_scope_from_schema(b->a, mb->table, mb->target_qual, &mb->target, err));
     SILT_RETURN_IF_ERROR(joined_scope(b, &mb->target, &mb->source, &mb->both, err));
     SILT_RETURN_IF_ERROR(merge_keys(mb, mp, err));
@@ -579,6 +623,15 @@ static silt_status bind_plan(merge_bind *mb, exec_target *t, engine_op *source, 
                                     &mp->has_by_source, jbs, err));
     SILT_RETURN_IF_ERROR(build_side(mb, SQL_MERGE_NOT_MATCHED, &mp->insert, &mp->has_insert, ji,
                                     err));
+    if (mb->ident_missing && mp->has_insert) { /* the inserted rows get identity values */
+        mp->ident_col = mb->ident_col;
+        mp->ident_step = mb->ident.step;
+        mp->ident_first = mb->ident.start;
+        if (mb->ident.has_hwm &&
+            __builtin_add_overflow(mb->ident.hwm, mb->ident.step, &mp->ident_first))
+            return err_set(err, SILT_RUNTIME, "[ARITHMETIC_OVERFLOW] the identity column's next "
+                           "value overflows BIGINT");
+    }
     mp->multiple_matches_ok = only_unconditional_delete(mb->stmt);
     mp->mo = (delta_modify_options)DELTA_MODIFY_OPTIONS_INIT;
     mp->mo.schema = mb->table != t->snap->schema ? mb->table : NULL;

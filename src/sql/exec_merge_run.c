@@ -39,9 +39,15 @@
 
 /* ---- the source, materialised --------------------------------------------------------- */
 
+#define FEW_KEYS 64
+
 typedef struct key_range {
     int kind;           /* 0 unusable type, -1 every value null so far, 1 lo/hi hold */
     delta_value lo, hi;
+    /* the non-null values themselves while there are at most FEW_KEYS (page skipping) */
+    delta_value *few;
+    size_t n_few;
+    int many;
 } key_range;
 
 typedef struct src_store {
@@ -52,6 +58,8 @@ typedef struct src_store {
     spill_file *file;       /* set once the source went to disk */
     int64_t n_rows, charged;
     key_range *ranges;      /* per key: the source key values' range (file pruning) */
+    /* deletion vectors: the target scans skip pages no source key can be in (NULL = none) */
+    const dpred *scan_pred;
 } src_store;
 
 static void src_store_free(void *p)
@@ -90,6 +98,72 @@ static int range_type(col_type_id id)
            id == COL_LONG || id == COL_DATE || id == COL_TIMESTAMP || id == COL_TIMESTAMP_NTZ;
 }
 
+/* Keeps row's value of v among r's few values (until there are more than FEW_KEYS). */
+static silt_status few_add(binder *b, key_range *r, const col_vec *v, int64_t row,
+                           silt_error *err)
+{
+    delta_value *x;
+    if (r->many)
+        return SILT_OK;
+    if (r->n_few == FEW_KEYS) {
+        r->many = 1;
+        return SILT_OK;
+    }
+    if (r->few == NULL && (r->few = arena_calloc(b->a, FEW_KEYS, sizeof(delta_value))) == NULL)
+        return err_nomem(err);
+    x = &r->few[r->n_few++];
+    x->type = r->lo.type;
+    if (v->type->id == COL_STRING) {
+        int32_t len;
+        const char *s = col_vec_str(v, row, &len);
+        if ((x->v.s.ptr = arena_strndup(b->a, s, (size_t)len)) == NULL)
+            return err_nomem(err);
+        x->v.s.len = (size_t)len;
+    } else {
+        x->v.i = vec_get_int(v, row);
+    }
+    return SILT_OK;
+}
+
+/*
+ * With deletion vectors and no WHEN NOT MATCHED BY SOURCE: the target rows a MERGE changes
+ * have one of the few source key values, so the scans may skip the row groups and pages
+ * whose statistics hold none of them (key = v1 OR key = v2 ...); their rows stay as they are.
+ */
+static silt_status plan_scan_pred(sql_merge_plan *p, src_store *st, silt_error *err)
+{
+    size_t k, i;
+    for (k = 0; k < p->n_keys; k++) {
+        const key_range *r = &st->ranges[k];
+        dpred *chain = NULL;
+        if (r->kind != 1 || r->many || r->n_few == 0)
+            continue;
+        for (i = 0; i < r->n_few; i++) {
+            dpred *eq = arena_calloc(p->b->a, 1, sizeof(*eq));
+            if (eq == NULL)
+                return err_nomem(err);
+            eq->kind = DPRED_CMP;
+            eq->op = DPRED_EQ;
+            eq->column = p->table->fields[p->target_key[k]].name;
+            eq->literal = r->few[i];
+            if (chain != NULL) {
+                dpred *or = arena_calloc(p->b->a, 1, sizeof(*or));
+                if (or == NULL)
+                    return err_nomem(err);
+                or->kind = DPRED_OR;
+                or->column = eq->column; /* one column: pages can refute it */
+                or->left = chain;
+                or->right = eq;
+                eq = or;
+            }
+            chain = eq;
+        }
+        st->scan_pred = chain;
+        return SILT_OK;
+    }
+    return SILT_OK;
+}
+
 /* Widens r by the non-null values of v (strings copied into a when they become a bound). */
 static silt_status range_add(binder *b, key_range *r, const col_vec *v, int64_t n_rows,
                              silt_error *err)
@@ -123,6 +197,7 @@ static silt_status range_add(binder *b, key_range *r, const col_vec *v, int64_t 
                 r->hi.v.i = x;
         }
         r->kind = 1;
+        SILT_RETURN_IF_ERROR(few_add(b, r, v, row, err));
     }
     return SILT_OK;
 }
@@ -338,6 +413,8 @@ static silt_status join_chain(sql_merge_plan *p, src_store *st, const size_t *fi
     if (e == NULL || lk == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, p->t->store, p->t->snap, files, n, 1, err));
+    if (st->scan_pred != NULL)
+        sql_target_scan_set_preds(ts, st->scan_pred, 1);
     sch = sql_target_scan_schema(ts);
     for (col = 0; col < p->n_table; col++) {
         const col_type *ct = p->table->fields[col].type;
@@ -421,6 +498,7 @@ typedef struct merge_run {
     int64_t *changed;        /* per snapshot file: rows a clause changes (find) */
     int cdc, insert_cdc;
     int dv; /* deletion vectors: mark changed rows, write only the updated ones */
+    atomic_llong ident_used; /* identity values reserved so far */
 } merge_run;
 
 /*
@@ -709,6 +787,26 @@ static silt_status rewrite_batch(void *arg, size_t worker, const col_batch *b, s
 
 /* ---- insert: the source rows no target row matched ------------------------------------ */
 
+/* The identity values of one batch of inserted rows: a range reserved for it (workers insert
+ * at once; values are unique, a step apart, as Delta's are per task). */
+static silt_status assign_identity(merge_run *r, col_batch *rows, arena *a, silt_error *err)
+{
+    const sql_merge_plan *p = r->p;
+    long long base = atomic_fetch_add(&r->ident_used, (long long)rows->n_rows);
+    col_vec *v;
+    int64_t k, value;
+    SILT_RETURN_IF_ERROR(col_vec_new(&v, a, col_type_primitive(COL_LONG), rows->n_rows, 0, err));
+    for (k = 0; k < rows->n_rows; k++) {
+        if (__builtin_mul_overflow((int64_t)base + k, p->ident_step, &value) ||
+            __builtin_add_overflow(value, p->ident_first, &value))
+            return err_set(err, SILT_RUNTIME, "[ARITHMETIC_OVERFLOW] the identity column's next "
+                           "value overflows BIGINT");
+        ((int64_t *)v->values)[k] = value;
+    }
+    rows->cols[p->ident_col] = v;
+    return SILT_OK;
+}
+
 static silt_status insert_batch(void *arg, size_t worker, const col_batch *b, silt_error *err)
 {
     merge_run *r = arg;
@@ -756,6 +854,8 @@ static silt_status insert_batch(void *arg, size_t worker, const col_batch *b, si
     for (col = 0; col < p->n_table; col++)
         SILT_RETURN_IF_ERROR(expr_eval(p->insert.values[col], &r->wc->ctx[worker], in, NULL,
                                        in->n_rows, a, &rows->cols[col], err));
+    if (p->ident_col >= 0)
+        SILT_RETURN_IF_ERROR(assign_identity(r, rows, a, err));
     delta_modify_count_merge(r->m, worker, DELTA_MERGE_INSERTED, rows->n_rows);
     /* A commit with cdc files is read from them alone, so once the MERGE changed a target row
      * its inserts are change rows too; an insert-only MERGE writes none and its add files are
@@ -865,6 +965,8 @@ static silt_status run_passes(merge_run *r, silt_error *err)
     if (keep == NULL || r->changed == NULL || r->src_matched == NULL)
         return err_nomem(err);
     SILT_RETURN_IF_ERROR(prune_files(p, r->st, keep, err));
+    if (r->dv && !p->has_by_source)
+        SILT_RETURN_IF_ERROR(plan_scan_pred(p, r->st, err));
     SILT_RETURN_IF_ERROR(files_where(b, keep, NULL, n_files, &look, &n_look, err));
     t0 = time_monotonic_nanos();
     SILT_RETURN_IF_ERROR(find_pass(r, look, n_look, err));
@@ -899,6 +1001,11 @@ silt_status sql_merge_run(sql_merge_plan *p, delta_merge_metrics *metrics, silt_
         r.dv = delta_modify_dv_on(m);
         rc = run_passes(&r, err);
     }
+    if (rc == SILT_OK && p->ident_col >= 0 && atomic_load(&r.ident_used) > 0)
+        delta_modify_set_identity_mark(m, p->table->fields[p->ident_col].name,
+                                       p->ident_first +
+                                           (int64_t)(atomic_load(&r.ident_used) - 1) *
+                                               p->ident_step);
     if (rc == SILT_OK)
         rc = delta_modify_commit_merge(m, metrics, NULL, err);
     delta_modify_free(m);

@@ -44,6 +44,13 @@ struct sql_target_scan {
     const col_type *schema;
     int row_index;       /* _row_index before _file */
     size_t serial_morsel, serial_cursor;
+    /* Deletion vectors: skip what the conjuncts refute, read only these columns (the
+     * others are nulls; NULL = all). */
+    const dpred *preds;
+    size_t n_preds;
+    const char *const *columns;
+    size_t n_columns;
+    int64_t *col_at; /* per table column: its index among columns, -1 = not read */
 };
 
 typedef sql_target_scan target_scan;
@@ -107,6 +114,61 @@ silt_status sql_target_scan_new(binder *b, sql_target_scan **out, io_store *stor
 
 const col_type *sql_target_scan_schema(const sql_target_scan *ts) { return ts->schema; }
 
+void sql_target_scan_set_preds(sql_target_scan *ts, const dpred *preds, size_t n)
+{
+    ts->preds = preds;
+    ts->n_preds = n;
+}
+
+/*
+ * A scan that reads less, for the deletion-vector paths only: rows it does not read stay in
+ * their file as they are. Row groups and pages the conjuncts refute are skipped (the row
+ * index still counts them); with columns, only those are read and the rest are nulls.
+ */
+static silt_status target_scan_prune(binder *b, target_scan *ts, const dml_job *job,
+                                     int columns, silt_error *err)
+{
+    const col_type *schema = job->snap->schema;
+    size_t idx, k;
+    ts->preds = job->scan_preds;
+    ts->n_preds = job->n_scan_preds;
+    if (!columns || job->pred_columns == NULL)
+        return SILT_OK;
+    ts->col_at = arena_calloc(b->a, schema->n_fields + 1, sizeof(int64_t));
+    if (ts->col_at == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < schema->n_fields; idx++) {
+        ts->col_at[idx] = -1;
+        for (k = 0; k < job->n_pred_columns; k++)
+            if (util_str_casecmp(job->pred_columns[k], schema->fields[idx].name) == 0)
+                ts->col_at[idx] = (int64_t)k;
+    }
+    ts->columns = job->pred_columns;
+    ts->n_columns = job->n_pred_columns;
+    return SILT_OK;
+}
+
+/* The pruned scan's batch widened to the table's columns: the unread ones all null. */
+static silt_status widen(const target_scan *ts, col_batch *src, arena *a, silt_error *err)
+{
+    size_t n_table = ts->snap->schema->n_fields, idx, extra = src->n_cols - ts->n_columns;
+    col_vec **cols = arena_calloc(a, n_table + extra + 1, sizeof(col_vec *));
+    if (cols == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < n_table; idx++) {
+        if (ts->col_at[idx] >= 0)
+            cols[idx] = src->cols[ts->col_at[idx]];
+        else
+            SILT_RETURN_IF_ERROR(col_vec_new_nulls(&cols[idx], a, ts->snap->schema->fields[idx].type,
+                                                   src->n_rows, err));
+    }
+    for (idx = 0; idx < extra; idx++) /* _row_index */
+        cols[n_table + idx] = src->cols[ts->n_columns + idx];
+    src->cols = cols;
+    src->n_cols = n_table + extra;
+    return SILT_OK;
+}
+
 /* A file's batches with its index appended as the _file column. */
 static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena *batch_arena,
                                  col_batch **out, silt_error *err)
@@ -119,6 +181,10 @@ static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena 
     *out = NULL;
     if (ts->row_index)
         so.row_index_column = "_row_index";
+    so.preds = ts->preds;
+    so.n_preds = ts->n_preds;
+    so.columns = ts->columns;
+    so.n_columns = ts->n_columns;
     if (*cursor == 0) {
         *cursor = 1;
         delta_scan_free(ts->scans[m]);
@@ -133,6 +199,8 @@ static silt_status target_morsel(void *payload, size_t m, size_t *cursor, arena 
         ts->scans[m] = NULL;
         return SILT_OK;
     }
+    if (ts->columns != NULL)
+        SILT_RETURN_IF_ERROR(widen(ts, src, batch_arena, err));
     b = arena_calloc(batch_arena, 1, sizeof(*b));
     fv = arena_calloc(batch_arena, 1, sizeof(*fv));
     fidx = arena_alloc(batch_arena, sizeof(int64_t) * (size_t)src->n_rows);
@@ -281,6 +349,7 @@ typedef struct count_sink {
     size_t n_cols, n_files;
     worker_ctxs *wc;
     delta_modify *m; /* a DELETE with deletion vectors marks its rows here, in one pass */
+    int pruned;      /* pages were skipped: the rows read are not the file's */
 } count_sink;
 
 static silt_status count_marks(count_sink *cs, size_t worker, const col_batch *b,
@@ -303,7 +372,8 @@ static silt_status count_batch(void *arg, size_t worker, const col_batch *b, sil
     if ((match = arena_alloc(cs->wc->scratch[worker], (size_t)b->n_rows)) == NULL)
         return err_nomem(err);
     cs->fc->match[f] += match_mask(b, cs->n_cols, match);
-    cs->fc->rows[f] += b->n_rows;
+    if (!cs->pruned) /* else the vectors' commit removes a file left without a live row */
+        cs->fc->rows[f] += b->n_rows;
     return cs->m != NULL ? count_marks(cs, worker, b, match, err) : SILT_OK;
 }
 
@@ -324,8 +394,11 @@ static silt_status count_matches(binder *b, const dml_job *job, delta_modify *m,
         return SILT_OK;
     SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, marks,
                                              err));
+    if (marks) /* a DELETE with deletion vectors reads only what can match */
+        SILT_RETURN_IF_ERROR(target_scan_prune(b, ts, job, 1, err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
     cs.m = marks ? m : NULL;
+    cs.pruned = ts->n_preds > 0;
     cs.fc = fc;
     cs.n_cols = job->snap->schema->n_fields;
     cs.n_files = job->snap->n_files;
@@ -535,6 +608,8 @@ static silt_status rewrite_files(binder *b, const dml_job *job, delta_modify *m,
     ms.dv = delta_modify_dv_on(m);
     SILT_RETURN_IF_ERROR(sql_target_scan_new(b, &ts, job->store, job->snap, files, n, ms.dv,
                                              err));
+    if (ms.dv) /* an UPDATE with deletion vectors writes the matched rows only */
+        SILT_RETURN_IF_ERROR(target_scan_prune(b, ts, job, 0, err));
     SILT_RETURN_IF_ERROR(target_chain(b, job, ts, &top, err));
     SILT_RETURN_IF_ERROR(sql_worker_ctxs_new(b, engine_chain_width(top), &ms.wc, err));
     return engine_run_chain(top, sink_batch, &ms, err);

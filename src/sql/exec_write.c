@@ -350,8 +350,51 @@ static silt_status check_rows(binder *b, const expr *check, const char *check_te
     return SILT_OK;
 }
 
+/* INSERT into a table with an identity column the rows do not give: its values, in order. */
+typedef struct ident_fill {
+    int64_t col;   /* in the written rows */
+    int64_t next;  /* the value of the next row */
+    int64_t step;
+    int64_t count; /* values assigned */
+    int64_t last;  /* the last value assigned */
+    int exhausted; /* the next value would overflow */
+} ident_fill;
+
+/* Replaces column idf->col of rows by the next identity values. */
+static silt_status fill_identity(ident_fill *idf, col_batch *rows, arena *a, silt_error *err)
+{
+    col_vec **cols = arena_calloc(a, rows->n_cols + 1, sizeof(col_vec *));
+    col_vec *v;
+    int64_t r;
+    if (cols == NULL)
+        return err_nomem(err);
+    memcpy(cols, rows->cols, rows->n_cols * sizeof(col_vec *));
+    SILT_RETURN_IF_ERROR(col_vec_new(&v, a, col_type_primitive(COL_LONG), rows->n_rows, 0, err));
+    for (r = 0; r < rows->n_rows; r++) {
+        if (idf->exhausted)
+            return err_set(err, SILT_RUNTIME, "[ARITHMETIC_OVERFLOW] the identity column's next "
+                           "value overflows BIGINT");
+        ((int64_t *)v->values)[r] = idf->next;
+        idf->last = idf->next;
+        idf->count++;
+        idf->exhausted = __builtin_add_overflow(idf->next, idf->step, &idf->next);
+    }
+    cols[idf->col] = v;
+    rows->cols = cols;
+    return SILT_OK;
+}
+
+static silt_status pump_ident(binder *b, engine_op *op, const expr *check, const char *check_text,
+                              delta_writer *w, ident_fill *idf, silt_error *err);
+
 static silt_status pump(binder *b, engine_op *op, const expr *check, const char *check_text,
                         delta_writer *w, silt_error *err)
+{
+    return pump_ident(b, op, check, check_text, w, NULL, err);
+}
+
+static silt_status pump_ident(binder *b, engine_op *op, const expr *check, const char *check_text,
+                              delta_writer *w, ident_fill *idf, silt_error *err)
 {
     arena *scratch = arena_new(b->a, "write batch");
     silt_status rc;
@@ -379,6 +422,8 @@ static silt_status pump(binder *b, engine_op *op, const expr *check, const char 
                                  chunk->n_sel, err);
         }
         dense.schema = op->schema;
+        if (rc == SILT_OK && idf != NULL)
+            rc = fill_identity(idf, &dense, scratch, err);
         if (rc == SILT_OK && check != NULL)
             rc = check_rows(b, check, check_text, &dense, scratch, err);
         if (rc == SILT_OK)
@@ -491,15 +536,17 @@ static silt_status schema_of_columns(binder *b, const sql_column_list *cols, con
                                      silt_error *err)
 {
     col_field *fields = arena_calloc(b->a, cols->n + 1, sizeof(col_field));
-    size_t idx, other;
+    size_t idx, other, n_identity = 0;
     if (fields == NULL)
         return err_nomem(err);
     for (idx = 0; idx < cols->n; idx++) {
         const sql_column_def *c = &cols->items[idx];
-        if (c->generated != NULL || c->identity || c->default_value != NULL)
-            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "generated, identity and "
-                              "default columns are not supported yet (column \"%s\")",
-                              c->name.name);
+        if (c->default_value != NULL)
+            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "column defaults are not "
+                              "supported yet (column \"%s\")", c->name.name);
+        if (c->identity && n_identity++ > 0)
+            return sql_bind_error(b, err, c->name.pos, SILT_UNSUPPORTED, "silt supports one "
+                              "identity column per table (column \"%s\")", c->name.name);
         for (other = 0; other < idx; other++)
             if (util_str_casecmp(fields[other].name, c->name.name) == 0)
                 return sql_bind_error(b, err, c->name.pos, SILT_BIND, "[COLUMN_ALREADY_EXISTS] The "
@@ -510,7 +557,17 @@ static silt_status schema_of_columns(binder *b, const sql_column_list *cols, con
         fields[idx].field_id = -1;
     }
     *out = col_type_struct(b->a, cols->n, fields);
-    return *out ? SILT_OK : err_nomem(err);
+    if (*out == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < cols->n; idx++)
+        if (cols->items[idx].generated != NULL)
+            SILT_RETURN_IF_ERROR(
+                sql_generated_create_field(b, cols, idx, *out, (col_field *)&(*out)->fields[idx],
+                                           err));
+        else if (cols->items[idx].identity)
+            SILT_RETURN_IF_ERROR(sql_identity_create_field(b, &cols->items[idx],
+                                                           (col_field *)&(*out)->fields[idx], err));
+    return SILT_OK;
 }
 
 static silt_status check_partition_columns(binder *b, const sql_ident_list *parts,
@@ -1175,6 +1232,48 @@ static silt_status overwrite_static(binder *b, const sql_stmt *stmt, exec_target
     return replace_where(b, stmt, pred, t, p, co, check_out, err);
 }
 
+static int given_column(const plan *p, const char *name)
+{
+    size_t k;
+    for (k = 0; k < p->scope.n; k++)
+        if (!p->scope.cols[k].hidden && util_str_casecmp(p->scope.cols[k].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/*
+ * The identity values an INSERT assigns (PROTOCOL: Identity Columns): from the high-water
+ * mark plus one step, or the start when no value was assigned yet, a step apart, in row
+ * order. *use = 0 when the table has no identity column or the rows give it (BY DEFAULT).
+ */
+static silt_status identity_plan(binder *b, const col_type *table, const plan *p,
+                                 ident_fill *idf, int *use, silt_error *err)
+{
+    sql_identity id;
+    int64_t col = sql_schema_identity_column(table, &id);
+    size_t k;
+    memset(idf, 0, sizeof(*idf));
+    if (!*use || col < 0) {
+        *use = 0;
+        return SILT_OK;
+    }
+    for (k = 0; k < p->scope.n; k++)
+        if (util_str_casecmp(p->scope.cols[k].name, table->fields[col].name) == 0)
+            break;
+    if (k == p->scope.n)
+        return err_set(err, SILT_INVALID, "the rows to insert lack the identity column %s",
+                       table->fields[col].name);
+    idf->col = (int64_t)k;
+    idf->step = id.step;
+    if (id.has_hwm && __builtin_add_overflow(id.hwm, id.step, &idf->next))
+        return err_set(err, SILT_RUNTIME, "[ARITHMETIC_OVERFLOW] the identity column's next "
+                       "value overflows BIGINT");
+    if (!id.has_hwm)
+        idf->next = id.start;
+    (void)b;
+    return SILT_OK;
+}
+
 silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt_error *err)
 {
     const sql_name *n = &stmt->u.insert.table;
@@ -1185,6 +1284,10 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
     delta_write_mode mode = DELTA_MODE_APPEND;
     delta_commit_options co = DELTA_COMMIT_OPTIONS_INIT;
     const expr *check = NULL;
+    ident_fill idf;
+    int use_idf = 0;
+    int64_t ident_col;
+    sql_identity ident;
     int skip;
     int evolve = stmt->u.insert.schema_evolution ||
                  sql_exec_setting_true(b, "spark.databricks.delta.schema.autoMerge.enabled");
@@ -1212,6 +1315,15 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
     SILT_RETURN_IF_ERROR(sql_plan_query(b, stmt->u.insert.query, &p, err));
     SILT_RETURN_IF_ERROR(visible_columns(b, &p, err));
     SILT_RETURN_IF_ERROR(map_insert_columns(b, stmt, t.snap->schema, evolve, &p, err));
+    ident_col = sql_schema_identity_column(t.snap->schema, &ident);
+    if (ident_col >= 0 && !ident.allow_explicit &&
+        given_column(&p, t.snap->schema->fields[ident_col].name))
+        return sql_bind_error(b, err, stmt->pos, SILT_BIND, "[DELTA_IDENTITY_COLUMNS_EXPLICIT_"
+                              "INSERT_NOT_SUPPORTED] Providing values for GENERATED ALWAYS AS "
+                              "IDENTITY column %s is not supported.",
+                              t.snap->schema->fields[ident_col].name);
+    use_idf = ident_col >= 0 && !given_column(&p, t.snap->schema->fields[ident_col].name);
+    SILT_RETURN_IF_ERROR(sql_generated_insert_project(b, t.snap->schema, &p, err));
     if (stmt->u.insert.replace_where != NULL)
         SILT_RETURN_IF_ERROR(replace_where(b, stmt, stmt->u.insert.replace_where, &t, &p, &co,
                                            &check, err));
@@ -1231,9 +1343,15 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
         wo.check = cons != NULL ? sql_constraints_check : NULL;
         wo.check_payload = cons;
     }
+    SILT_RETURN_IF_ERROR(identity_plan(b, t.snap->schema, &p, &idf, &use_idf, err));
     SILT_RETURN_IF_ERROR(delta_write_open(&w, t.store, t.snap, p.op->schema, &wo, err));
     SILT_RETURN_IF_ERROR(keep(b, free_writer, w, err));
-    SILT_RETURN_IF_ERROR(pump(b, p.op, check, co.predicate_text, w, err));
+    SILT_RETURN_IF_ERROR(pump_ident(b, p.op, check, co.predicate_text, w, use_idf ? &idf : NULL,
+                                    err));
+    if (use_idf && idf.count > 0) { /* the high-water mark moves in the same commit */
+        co.identity_column = t.snap->schema->fields[ident_col].name;
+        co.identity_high_water_mark = idf.last;
+    }
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
     return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);

@@ -43,6 +43,9 @@ typedef struct sql_merge_plan {
     int has_matched, has_by_source, has_insert;
     int multiple_matches_ok; /* the only WHEN MATCHED clause is an unconditional DELETE */
     delta_modify_options mo; /* history texts, codec, user metadata, retry bound, schema */
+    /* Inserted rows get identity values in column ident_col (-1 = none): ident_first, then a
+     * step apart, reserved batch by batch by the workers. */
+    int64_t ident_col, ident_first, ident_step;
 } sql_merge_plan;
 
 /* Layout of the joined row (above). */

@@ -22,6 +22,9 @@ silt_status sql_target_scan_new(binder *b, sql_target_scan **out, io_store *stor
                                 const delta_snapshot *snap, const size_t *files, size_t n,
                                 int row_index, silt_error *err);
 const col_type *sql_target_scan_schema(const sql_target_scan *ts);
+/* Deletion vectors only: skips the row groups and pages preds (a conjunction, borrowed)
+ * refute; their rows stay in their files untouched. */
+void sql_target_scan_set_preds(sql_target_scan *ts, const dpred *preds, size_t n);
 /* The scan as an operator readable in morsels (one chain copy per worker). */
 silt_status sql_target_scan_op(binder *b, sql_target_scan *ts, engine_op **out,
                                silt_error *err);

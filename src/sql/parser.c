@@ -428,8 +428,14 @@ static silt_status column_def(parser *p, sql_column_def *c, int allow_constraint
             } else {
                 if (!c->identity_always)
                     return sql_parser_fail(p, "expected IDENTITY");
+                size_t from;
                 P_TRY(sql_parser_expect(p, SQL_TOK_LPAREN));
+                from = p_tok(p)->off;
                 P_TRY(sql_parser_expr(p, &c->generated));
+                /* Delta keeps the expression as written */
+                c->generated_text = arena_strndup(p->a, p->text + from, p_tok(p)->off - from);
+                if (c->generated_text == NULL)
+                    return SILT_NOMEM;
                 P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
             }
         } else if (allow_constraints == 2 && (sql_parser_kw(p, "FIRST") || sql_parser_kw(p, "AFTER"))) {
@@ -1334,6 +1340,30 @@ static silt_status alter_column(parser *p, sql_stmt *s)
     return sql_parser_fail(p, "expected TYPE, COMMENT, FIRST, AFTER, SET or DROP");
 }
 
+
+/* DROP COLUMN(S) targets: one dotted path, or a parenthesised list of them (s.y drops a
+ * nested field, as Delta does). drop_columns keeps each path's first part. */
+static silt_status drop_column_paths(parser *p, sql_stmt *s)
+{
+    size_t cap = 0, n = 0, idx;
+    int paren = sql_parser_accept(p, SQL_TOK_LPAREN);
+    sql_name *paths = NULL;
+    do {
+        P_TRY(sql_parser_grow(p, (void **)&paths, &n, &cap, sizeof(sql_name)));
+        P_TRY(sql_parser_name(p, &paths[n - 1]));
+    } while (paren && sql_parser_accept(p, SQL_TOK_COMMA));
+    if (paren)
+        P_TRY(sql_parser_expect(p, SQL_TOK_RPAREN));
+    s->u.alter.drop_columns.items = sql_parser_alloc(p, n * sizeof(sql_ident));
+    if (s->u.alter.drop_columns.items == NULL)
+        return SILT_NOMEM;
+    for (idx = 0; idx < n; idx++)
+        s->u.alter.drop_columns.items[idx] = paths[idx].parts[0];
+    s->u.alter.drop_columns.n = n;
+    s->u.alter.drop_paths = paths;
+    return SILT_OK;
+}
+
 static silt_status alter_stmt(parser *p, sql_stmt *s)
 {
     s->kind = SQL_STMT_ALTER_TABLE;
@@ -1379,13 +1409,7 @@ static silt_status alter_stmt(parser *p, sql_stmt *s)
         if (!sql_parser_accept_kw(p, "COLUMNS"))
             P_TRY(sql_parser_expect_kw(p, "COLUMN"));
         P_TRY(if_exists(p, &s->u.alter.if_exists));
-        if (p_is(p, SQL_TOK_LPAREN))
-            return sql_parser_ident_list_paren(p, &s->u.alter.drop_columns);
-        s->u.alter.drop_columns.items = sql_parser_alloc(p, sizeof(sql_ident));
-        if (s->u.alter.drop_columns.items == NULL)
-            return SILT_NOMEM;
-        s->u.alter.drop_columns.n = 1;
-        return sql_parser_ident(p, &s->u.alter.drop_columns.items[0]);
+        return drop_column_paths(p, s);
     }
     if (sql_parser_accept_kw(p, "RENAME")) {
         if (sql_parser_accept_kw(p, "COLUMN")) {

@@ -121,6 +121,63 @@ static int add_cmp(binder *b, const pushdown *pd, const col_type *schema, const 
     return 1;
 }
 
+static int one_pred(binder *b, const pushdown *pd, const col_type *schema, const sql_expr *c,
+                    dpred *out, int depth);
+
+/* `a OR b` over one column, each side a comparison (or another such OR): a DPRED_OR that
+ * names the column, so row group and page statistics can refute it too. */
+static int or_pred(binder *b, const pushdown *pd, const col_type *schema, const sql_expr *c,
+                   dpred *out, int depth)
+{
+    dpred *l = arena_calloc(b->a, 2, sizeof(dpred));
+    if (l == NULL || depth > 64 || !one_pred(b, pd, schema, c->u.op.left, &l[0], depth + 1) ||
+        !one_pred(b, pd, schema, c->u.op.right, &l[1], depth + 1) || l[0].column == NULL ||
+        l[1].column == NULL || strcmp(l[0].column, l[1].column) != 0)
+        return 0;
+    memset(out, 0, sizeof(*out));
+    out->kind = DPRED_OR;
+    out->column = l[0].column;
+    out->left = &l[0];
+    out->right = &l[1];
+    return 1;
+}
+
+/* `col IN (literals)`: the OR of col = each (only when every literal converts). */
+static int in_pred(binder *b, const pushdown *pd, const col_type *schema, const sql_expr *c,
+                   dpred *out)
+{
+    size_t k, n = c->u.in.list.n;
+    dpred *eq;
+    if (c->u.in.negated || n == 0 || n > 1000 || (eq = arena_calloc(b->a, 2 * n, sizeof(dpred))) == NULL)
+        return 0;
+    for (k = 0; k < n; k++)
+        if (!add_cmp(b, pd, schema, c->u.in.arg, DPRED_EQ, c->u.in.list.items[k], &eq[k]))
+            return 0;
+    for (k = 1; k < n; k++) { /* eq[n + k - 1] = (previous OR eq[k]) */
+        dpred *or = &eq[n + k - 1];
+        or->kind = DPRED_OR;
+        or->column = eq[0].column;
+        or->left = k == 1 ? &eq[0] : &eq[n + k - 2];
+        or->right = &eq[k];
+    }
+    *out = n == 1 ? eq[0] : eq[2 * n - 2];
+    return 1;
+}
+
+static int one_pred(binder *b, const pushdown *pd, const col_type *schema, const sql_expr *c,
+                    dpred *out, int depth)
+{
+    dpred_op op;
+    if (c->kind == SQL_EXPR_BINARY && cmp_op(c->u.op.op, &op))
+        return add_cmp(b, pd, schema, c->u.op.left, op, c->u.op.right, out) ||
+               add_cmp(b, pd, schema, c->u.op.right, flip(op), c->u.op.left, out);
+    if (c->kind == SQL_EXPR_BINARY && c->u.op.op == SQL_OP_OR)
+        return or_pred(b, pd, schema, c, out, depth);
+    if (c->kind == SQL_EXPR_IN_LIST)
+        return in_pred(b, pd, schema, c, out);
+    return 0;
+}
+
 size_t sql_pushdown_preds(binder *b, const pushdown *pd, const col_type *schema, dpred **out)
 {
     size_t idx, n = 0;
@@ -137,6 +194,10 @@ size_t sql_pushdown_preds(binder *b, const pushdown *pd, const col_type *schema,
         if (c->kind == SQL_EXPR_BINARY && cmp_op(c->u.op.op, &op)) {
             if (add_cmp(b, pd, schema, c->u.op.left, op, c->u.op.right, &preds[n]) ||
                 add_cmp(b, pd, schema, c->u.op.right, flip(op), c->u.op.left, &preds[n]))
+                n++;
+        } else if ((c->kind == SQL_EXPR_BINARY && c->u.op.op == SQL_OP_OR) ||
+                   c->kind == SQL_EXPR_IN_LIST) {
+            if (one_pred(b, pd, schema, c, &preds[n], 0))
                 n++;
         } else if (c->kind == SQL_EXPR_BETWEEN && !c->u.between.negated) {
             if (add_cmp(b, pd, schema, c->u.between.arg, DPRED_GE, c->u.between.low, &preds[n]))

@@ -911,7 +911,9 @@ static silt_status write_slice(pqw_writer *w, const col_batch *batch, int64_t ro
             /* Too many distinct values to pay off: PLAIN from the next page on. */
             SILT_RETURN_IF_ERROR(flush_page(w, leaf, err));
             leaf->dict_mode = 0;
-        } else if (page_estimate(leaf) >= w->opts.page_bytes) {
+        } else if (page_estimate(leaf) >= w->opts.page_bytes ||
+                   (w->opts.page_rows > 0 &&
+                    leaf->chunk_rows - leaf->page_first_row >= w->opts.page_rows)) {
             /* Wide values overshoot the page target: check more often. */
             if (page_estimate(leaf) > 2 * w->opts.page_bytes && w->slice_rows > 1)
                 w->slice_rows /= 2;
@@ -1020,6 +1022,7 @@ static silt_status check_options(const pqw_options *o, silt_error *err)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: codec %d is not "
                        "one of UNCOMPRESSED, SNAPPY, GZIP, BROTLI, LZ4, ZSTD, LZ4_RAW", o->codec);
     if (o->row_group_bytes <= 0 || o->page_bytes <= 0 || o->row_group_rows < 0 ||
+        o->page_rows < 0 ||
         o->dictionary_max_bytes < 0 || o->dictionary_max_entries < 0)
         return err_set(err, SILT_INVALID, "could not open a Parquet writer: sizes must be "
                        "positive");

@@ -68,11 +68,18 @@ typedef struct pqw_options {
      * has no defined sort order, so its chunks carry no min/max.
      */
     int timestamp_int96;
+    /*
+     * At most about this many rows per data page (cut at the next slice boundary), as
+     * parquet-mr's parquet.page.row.count.limit (20,000 in the Parquet versions Spark 3.2+
+     * writes with): readers then skip pages finely by the page index (a deletion-vector
+     * DELETE of a few rows reads a few pages). 0 = no limit.
+     */
+    int64_t page_rows;
 } pqw_options;
 
 #define PQW_OPTIONS_INIT                                                                           \
     {1, PQW_CODEC_SNAPPY, 0, (int64_t)128 << 20, 0, (int64_t)1 << 20, 1, (int64_t)1 << 20,     \
-     (int64_t)1 << 20, 0, NULL, 0, 64, NULL, 0}
+     (int64_t)1 << 20, 0, NULL, 0, 64, NULL, 0, 20000}
 
 /* A typed min or max of a leaf column, in the column's Delta type. */
 typedef struct pqw_value {

@@ -1091,6 +1091,7 @@ static void dict_probe_pages(const char *key, int64_t distinct, int *dict_pages,
     pqw_writer *w;
     static page_info pages[200];
     opts.codec = PQW_CODEC_UNCOMPRESSED;
+    opts.page_rows = 0; /* pages cut by bytes only: walk_pages stops at the page index by guess */
     check_ok(pqw_writer_open(&w, store, key, schema, &opts, &err), &err);
     check_ok(pqw_writer_write_batch(w, long_batch(schema, 50000, distinct, 0), &err), &err);
     check_ok(pqw_writer_close(w, NULL, &err), &err);
