@@ -147,6 +147,10 @@ typedef struct cat_state {
 
 typedef struct catalog catalog;
 
+/* Opens the store of a table's folder (a merge's pending copies: catalog_finish_pending). */
+typedef silt_status (*cat_store_open_fn)(void *payload, const char *location, io_store **out,
+                                         silt_error *err);
+
 /* Opens the catalog of the warehouse behind store (borrowed; must outlive it). */
 silt_status catalog_open(catalog **out, io_store *store, silt_error *err);
 void catalog_free(catalog *cat);
@@ -297,6 +301,23 @@ silt_status catalog_state_set_pending(cat_state *state, const cat_pending *items
  * writer took one of the versions (the merge cannot complete).
  */
 silt_status catalog_finish_pending(catalog *cat, silt_error *err);
+/*
+ * How catalog_finish_pending opens a table's folder: with the session's
+ * store options (S3 credentials, endpoint), as every other table access.
+ */
+void catalog_set_store_opener(catalog *cat, cat_store_open_fn fn, void *payload);
+
+/*
+ * A reader's cross-table isolation on main (docs/branches.md, "Readers"): a
+ * statement pins main's catalog version `pinned` once; a merge published
+ * after it (in versions pinned+1 onwards) may be copying its commits into
+ * the tables' logs while the statement reads. *cap is the newest version of
+ * the table at `location` the pinned state holds: one before the first
+ * version a later merge publishes in it, -1 when no later merge touches it
+ * (read its newest). Costs one failed read when main's catalog did not move.
+ */
+silt_status catalog_main_cap(catalog *cat, int64_t pinned, const char *location, int64_t *cap,
+                             silt_error *err);
 
 /* SILT_INVALID unless name can name a reference (letters, digits, _ - . and no "main"
  * confusion); the message names it. */

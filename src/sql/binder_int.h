@@ -200,6 +200,12 @@ typedef struct binder {
     struct sql_branch_write *branch_writes;
     /* INSERT INTO t@ref[#hash]: the reference the target is resolved on (NULL: the session's) */
     const char *target_ref;
+    /*
+     * The catalog states this statement reads tables on, loaded once
+     * (source.c, docs/branches.md "Readers"): the session's reference and
+     * main's head, so every table of one statement comes from one state.
+     */
+    struct cat_state *cat_pin, *main_pin;
 } binder;
 
 typedef struct scalar_subst {

@@ -1168,15 +1168,66 @@ static const sql_view *find_view(const sql_session *s, const char *name)
     return NULL;
 }
 
+static void free_cat_state(void *p) { catalog_state_free(p); }
+
+/* Keeps a state for the rest of the statement (freed with the binder's arena). */
+static silt_status keep_pin(binder *b, cat_state *state, cat_state **slot, silt_error *err)
+{
+    if (arena_on_cleanup(b->a, free_cat_state, state) == 0) {
+        catalog_state_free(state);
+        return err_nomem(err);
+    }
+    *slot = state;
+    return SILT_OK;
+}
+
+/*
+ * The catalog state a table of this statement is resolved on: the session's
+ * reference (ref NULL) or main's head are loaded once per statement and kept
+ * (*owned 0), so a merge published while the statement binds is seen by all
+ * of its tables or by none; any other reference is loaded now (*owned 1).
+ */
+static silt_status statement_state(binder *b, const char *ref, const char *hash,
+                                   cat_state **out, int *owned, silt_error *err)
+{
+    int session_main = strcmp(catalog_current_ref(b->s->cat), CATALOG_MAIN) == 0 &&
+                       catalog_current_hash(b->s->cat) == NULL;
+    *owned = 0;
+    if (ref == NULL || (hash == NULL && strcmp(ref, CATALOG_MAIN) == 0 && session_main)) {
+        if (b->cat_pin == NULL) {
+            cat_state *state = NULL;
+            SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+            SILT_RETURN_IF_ERROR(keep_pin(b, state, &b->cat_pin, err));
+        }
+        *out = b->cat_pin;
+        return SILT_OK;
+    }
+    if (hash == NULL && strcmp(ref, CATALOG_MAIN) == 0) {
+        if (b->main_pin == NULL) {
+            cat_state *state = NULL;
+            SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, CATALOG_MAIN, NULL, &state, err));
+            SILT_RETURN_IF_ERROR(keep_pin(b, state, &b->main_pin, err));
+        }
+        *out = b->main_pin;
+        return SILT_OK;
+    }
+    *owned = 1;
+    return catalog_load_ref(b->s->cat, ref, hash, out, err);
+}
+
 /*
  * The catalog table ref names (one or two parts): its location (under the
  * warehouse when relative) and provider (NULL: delta); *found 0 when the
- * catalog has no table of that name (views included).
+ * catalog has no table of that name (views included). *cap (-1: none) is the
+ * newest version of a main table the statement's catalog state holds: a
+ * merge published after that state may be copying its commits into several
+ * tables while this statement reads them, and capping each at the version
+ * before that merge's keeps the statement on one side of it.
  */
 static silt_status catalog_location(binder *b, const sql_table_ref *ref, const char **location,
                                     const char **provider, const char ***kv_out, size_t *n_kv,
                                     int *found, const struct delta_branch_view **view,
-                                    const char **view_key, silt_error *err)
+                                    const char **view_key, int64_t *cap, silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
@@ -1184,10 +1235,11 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     cat_state *state = NULL;
     const cat_table *t;
     silt_status rc;
-    int head;
+    int head, owned;
     *found = 0;
     *view = NULL;
     *view_key = "";
+    *cap = -1;
     if (b->s->cat == NULL || n->n_parts > 2)
         return SILT_OK;
     if (at_ref != NULL) {
@@ -1196,16 +1248,17 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
         char *name = arena_strndup(b->a, at_ref, hash ? (size_t)(hash - at_ref) : strlen(at_ref));
         if (name == NULL)
             return err_nomem(err);
-        SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, name, hash ? hash + 1 : NULL, &state,
-                                              err));
+        SILT_RETURN_IF_ERROR(statement_state(b, name, hash ? hash + 1 : NULL, &state, &owned,
+                                             err));
         head = hash == NULL;
     } else {
-        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        SILT_RETURN_IF_ERROR(statement_state(b, NULL, NULL, &state, &owned, err));
         head = catalog_current_hash(b->s->cat) == NULL;
     }
     t = catalog_state_find_table(state, db, n->parts[n->n_parts - 1].name);
     if (t == NULL || t->kind == CAT_VIEW) {
-        catalog_state_free(state);
+        if (owned)
+            catalog_state_free(state);
         return SILT_OK;
     }
     *found = 1;
@@ -1213,7 +1266,8 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     /* a file table's reader options (CSV of a T-SQL external table: docs/serverless.md) */
     *kv_out = arena_calloc(b->a, 2 * t->n_properties + 1, sizeof(char *));
     if (*kv_out == NULL) {
-        catalog_state_free(state);
+        if (owned)
+            catalog_state_free(state);
         return err_nomem(err);
     }
     *n_kv = 0;
@@ -1225,7 +1279,10 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     }
     *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
     rc = sql_branch_view(b, state, t, head, (struct delta_branch_view **)view, view_key, err);
-    catalog_state_free(state);
+    if (rc == SILT_OK && state->ref_id == NULL && !owned)
+        rc = catalog_main_cap(b->s->cat, state->version, t->location, cap, err);
+    if (owned)
+        catalog_state_free(state);
     SILT_RETURN_IF_ERROR(rc);
     return *location != NULL ? SILT_OK : err_nomem(err);
 }
@@ -1237,17 +1294,16 @@ static silt_status catalog_view(binder *b, const sql_table_ref *ref, const char 
 {
     cat_state *state = NULL;
     const cat_table *t;
-    silt_status rc = SILT_OK;
+    int owned;
     if (b->s->cat == NULL || ref->u.named.name.n_parts > 2)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+    SILT_RETURN_IF_ERROR(statement_state(b, NULL, NULL, &state, &owned, err));
     t = catalog_state_find_table(state, db, name);
     if (t != NULL && t->kind == CAT_VIEW) {
         *found = 1;
-        rc = catalog_view_source(b, t, ref, pd, out, err);
+        return catalog_view_source(b, t, ref, pd, out, err);
     }
-    catalog_state_free(state);
-    return rc;
+    return SILT_OK;
 }
 
 static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pushdown *pd,
@@ -1261,9 +1317,12 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const struct delta_branch_view *view = NULL;
     const char **kv = NULL;
     size_t n_kv = 0;
+    int64_t cap;
     silt_status rc;
     SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, &kv, &n_kv, found, &view,
-                                          &view_key, err));
+                                          &view_key, &cap, err));
+    if (cap >= 0 && version < 0 && ts == INT64_MIN)
+        version = cap;
     if (!*found) {
         if (branch_ref(&ref->u.named.at) != NULL)
             return SILT_OK; /* views are read on the session's reference only */
@@ -1384,6 +1443,7 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
         const char *provider = NULL;
         const char **kv = NULL;
         size_t n_kv = 0;
+        int64_t cap;
         int found = 0;
         /* a bound source or a temporary view of that name comes first (sql_source_named) */
         if (n->n_parts == 1 && branch_ref(&ref->u.named.at) == NULL &&
@@ -1391,7 +1451,9 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
                                 sql_source_bound_exists(b->s, n->parts[0].name)))
             return SILT_OK;
         SILT_RETURN_IF_ERROR(catalog_location(b, ref, path_out, &provider, &kv, &n_kv, &found,
-                                              &view, &view_key, err));
+                                              &view, &view_key, &cap, err));
+        if (cap >= 0 && version < 0 && ts == INT64_MIN)
+            version = cap;
         if (!found || (provider != NULL && util_str_casecmp(provider, "delta") != 0))
             return SILT_OK;
         if (ref->alias.name == NULL)
