@@ -120,6 +120,19 @@ typedef struct cat_pending {
     const char *source;
 } cat_pending;
 
+/*
+ * Main only: how far a branch's table is already in main (docs/branches.md,
+ * "Merging"): version `tip` of the table on branch `branch` (while its
+ * reference id is `id`) became main's version `main`. The next merge of the
+ * branch judges only what came after tip, from main's version main, even
+ * when the branch could not start again from main (it took commits while
+ * being merged, or the merger died before) or two merges of it raced.
+ */
+typedef struct cat_merged {
+    const char *branch, *id, *table; /* table: "db.t" */
+    int64_t tip, main;
+} cat_merged;
+
 /* An immutable state of the catalog. Everything lives in its arena. */
 typedef struct cat_state {
     arena *arena;
@@ -143,6 +156,8 @@ typedef struct cat_state {
     /* main only: a merge's commits still to copy (finished by the next load or commit) */
     size_t n_pending;
     cat_pending *pending;
+    size_t n_merged;
+    cat_merged *merged;
 } cat_state;
 
 typedef struct catalog catalog;
@@ -287,6 +302,12 @@ typedef struct cat_log_entry {
 /* A reference's commits, newest first; in arena a. */
 silt_status catalog_ref_log(catalog *cat, const char *ref, arena *a, cat_log_entry **out,
                             size_t *n_out, silt_error *err);
+
+/* The record of how far branch's table db.t (at reference id) is in main; NULL: none. */
+const cat_merged *catalog_state_find_merged(const cat_state *state, const char *branch,
+                                            const char *id, const char *table);
+/* Records (or moves) it; the branch's records under other ids are dropped. */
+silt_status catalog_state_set_merged(cat_state *state, const cat_merged *m, silt_error *err);
 
 /* Sets a change's pending commits (copied into state's arena). */
 silt_status catalog_state_set_pending(cat_state *state, const cat_pending *items, size_t n,

@@ -206,6 +206,7 @@ typedef struct binder {
      * main's head, so every table of one statement comes from one state.
      */
     struct cat_state *cat_pin, *main_pin;
+    struct sql_main_table *main_tables; /* the main tables resolved on them (source.c) */
 } binder;
 
 typedef struct scalar_subst {

@@ -32,6 +32,10 @@ typedef struct merge_table {
     const char *action;  /* fast-forward, commit, create */
     const char *conflict;
     int64_t fork, tip, main_version, first, last; /* first..last: main's new versions */
+    /* what main already has of the table: the branch's version base_branch is main's
+     * base_main (the fork, or a main merge record: catalog.h cat_merged) */
+    int64_t base_branch, base_main;
+    int recorded;
 } merge_table;
 
 typedef struct merge_ctx {
@@ -147,6 +151,25 @@ static int same_metadata(const dlog_metadata *a, const dlog_metadata *b)
 
 static void note_version(void *payload, int64_t version) { *(int64_t *)payload = version; }
 
+/* The same file with the same deletion vector: a DV-only change is a remove and an add. */
+static int same_file(const delta_file *a, const delta_file *b)
+{
+    const dlog_dv *x = &a->dv, *y = &b->dv;
+    if (x->storage_type != y->storage_type)
+        return 0;
+    if (x->storage_type == 0)
+        return 1;
+    return x->offset == y->offset && x->size_in_bytes == y->size_in_bytes &&
+           x->cardinality == y->cardinality && x->path_or_inline_dv != NULL &&
+           y->path_or_inline_dv != NULL && strcmp(x->path_or_inline_dv, y->path_or_inline_dv) == 0;
+}
+
+static int kept_in(const hashmap *other, const delta_file *f)
+{
+    const delta_file *there = hashmap_get_str(other, f->path);
+    return there != NULL && same_file(there, f);
+}
+
 /* The branch's net changes as one transaction that read main at the fork. */
 static silt_status stage_changes(delta_txn *txn, const delta_snapshot *base,
                                  const delta_snapshot *tip, buf *removed, silt_error *err)
@@ -161,7 +184,7 @@ static silt_status stage_changes(delta_txn *txn, const delta_snapshot *base,
     for (idx = 0; rc == SILT_OK && idx < tip->n_files; idx++) {
         const delta_file *f = &tip->files[idx];
         dlog_add add;
-        if (hashmap_get_str(&in_base, f->path) != NULL)
+        if (kept_in(&in_base, f))
             continue;
         memset(&add, 0, sizeof(add));
         add.path = f->path;
@@ -175,7 +198,7 @@ static silt_status stage_changes(delta_txn *txn, const delta_snapshot *base,
     }
     for (idx = 0; rc == SILT_OK && idx < base->n_files; idx++) {
         const delta_file *f = &base->files[idx];
-        if (hashmap_get_str(&in_tip, f->path) != NULL)
+        if (kept_in(&in_tip, f))
             continue;
         /* the branch rewrote f: it read f and its partition, as its UPDATE/DELETE did */
         rc = delta_txn_read_file(txn, f->path, err);
@@ -197,13 +220,13 @@ static silt_status stage_changes(delta_txn *txn, const delta_snapshot *base,
 }
 
 /* Main moved: one new commit on main, judged by Delta's conflict rules. */
-static silt_status rebase(merge_ctx *m, merge_table *t, const char *path,
+static silt_status rebase(merge_ctx *m, merge_table *t, const char *path, io_store *bstore,
                           const delta_snapshot *tip, silt_error *err)
 {
     binder *b = m->b;
     delta_branch_view view;
     io_store *store = NULL;
-    delta_snapshot *base = NULL;
+    delta_snapshot *base = NULL, *from = NULL;
     delta_txn *txn = NULL;
     buf removed = BUF_INIT;
     int64_t committed = -1;
@@ -220,12 +243,15 @@ static silt_status rebase(merge_ctx *m, merge_table *t, const char *path,
     SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
     SILT_RETURN_IF_ERROR(delta_branch_store_wrap(&store, store, &view, err));
     SILT_RETURN_IF_ERROR(keep_store(b, store, err));
-    SILT_RETURN_IF_ERROR(load_snap(b, store, t->fork, &base, err));
+    SILT_RETURN_IF_ERROR(load_snap(b, store, t->base_main, &base, err));
+    from = base;
+    if (t->recorded) /* main's base_main holds the branch's base_branch: diff from there */
+        SILT_RETURN_IF_ERROR(load_snap(b, bstore, t->base_branch, &from, err));
     rc = delta_txn_begin(&txn, store, base, "MERGE BRANCH", err);
     if (rc == SILT_OK)
         rc = delta_txn_set_param(txn, "branch", m->branch, err);
     if (rc == SILT_OK)
-        rc = stage_changes(txn, base, tip, &removed, err);
+        rc = stage_changes(txn, from, tip, &removed, err);
     if (rc == SILT_OK)
         rc = delta_txn_commit(txn, NULL, err);
     delta_txn_free(txn);
@@ -275,10 +301,17 @@ static silt_status judge_table(merge_ctx *m, const cat_table *bt, merge_table *t
     }
     SILT_RETURN_IF_ERROR(rc);
     t->tip = tip->version;
-    if (bt->fork >= 0 && t->tip == bt->fork)
-        return SILT_OK; /* not changed on the branch */
+    {
+        const cat_merged *rec = catalog_state_find_merged(m->mstate, m->branch,
+                                                          m->bstate->ref_id, t->display);
+        t->recorded = rec != NULL;
+        t->base_branch = rec ? rec->tip : bt->fork;
+        t->base_main = rec ? rec->main : bt->fork;
+    }
+    if (t->base_branch >= 0 && t->tip == t->base_branch)
+        return SILT_OK; /* not changed on the branch since the fork or its last merge */
     SILT_RETURN_IF_ERROR(main_version(b, path, &t->main_version, err));
-    if (bt->fork < 0) {
+    if (bt->fork < 0 && !t->recorded) {
         t->action = "create";
         if (mt != NULL || t->main_version >= 0) {
             t->conflict = "the table was created on the branch and also on main";
@@ -291,12 +324,12 @@ static silt_status judge_table(merge_ctx *m, const cat_table *bt, merge_table *t
         t->conflict = "the table was dropped on main and changed on the branch";
         return SILT_OK;
     }
-    if (t->main_version == bt->fork) {
+    if (!t->recorded && t->main_version == bt->fork) {
         t->action = "fast-forward";
         return fast_forward(m, t, bstore, bt->fork + 1, err);
     }
     t->action = "commit";
-    return rebase(m, t, path, tip, err);
+    return rebase(m, t, path, bstore, tip, err);
 }
 
 /* The catalog change that publishes the merge on main. */
@@ -321,7 +354,17 @@ static silt_status publish_change(cat_state *state, void *payload, silt_error *e
     }
     for (idx = 0; idx < m->n_tables; idx++) {
         const merge_table *t = &m->tables[idx];
-        if (t->action != NULL && strcmp(t->action, "create") == 0) {
+        cat_merged rec;
+        if (t->action == NULL)
+            continue;
+        /* how far the branch is in main now, whether or not the branch restarts from it */
+        rec.branch = m->branch;
+        rec.id = m->bstate->ref_id;
+        rec.table = t->display;
+        rec.tip = t->tip;
+        rec.main = t->last;
+        SILT_RETURN_IF_ERROR(catalog_state_set_merged(state, &rec, err));
+        if (strcmp(t->action, "create") == 0) {
             cat_table entry = *t->bt;
             entry.on_ref = 0;
             entry.fork = entry.pin = -1;

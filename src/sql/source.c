@@ -366,6 +366,60 @@ typedef struct sql_snap_entry {
     struct sql_snap_entry *next;
 } sql_snap_entry;
 
+/*
+ * A table of main this statement resolved on its pinned catalog state
+ * (docs/branches.md, "Readers"): a merge published after that state may be
+ * copying its commits into several tables while the statement opens them.
+ */
+typedef struct sql_main_table {
+    const char *path, *location;
+    int64_t pinned; /* main's catalog version the statement reads */
+    struct sql_main_table *next;
+} sql_main_table;
+
+static silt_status note_main_table(binder *b, const char *path, const char *location,
+                                   int64_t pinned, silt_error *err)
+{
+    sql_main_table *t;
+    for (t = b->main_tables; t != NULL; t = t->next)
+        if (strcmp(t->path, path) == 0)
+            return SILT_OK;
+    t = arena_calloc(b->a, 1, sizeof(*t));
+    if (t == NULL || (t->path = arena_strdup(b->a, path)) == NULL ||
+        (t->location = arena_strdup(b->a, location)) == NULL)
+        return err_nomem(err);
+    t->pinned = pinned;
+    t->next = b->main_tables;
+    b->main_tables = t;
+    return SILT_OK;
+}
+
+/*
+ * The newest snapshot of a main table, as the statement's pinned catalog
+ * state has it. Checked after the log was listed: a merge's copy the
+ * listing saw was published in the catalog before it, so a later merge in
+ * this table is always found and the table is read at the version before it
+ * (each table of the statement on the same side of every merge).
+ */
+static silt_status cap_snapshot(binder *b, const char *path, io_store *store,
+                                delta_snapshot **snap, silt_error *err)
+{
+    const sql_main_table *t;
+    delta_snapshot *older = NULL;
+    int64_t cap = -1;
+    for (t = b->main_tables; t != NULL && strcmp(t->path, path) != 0; t = t->next)
+        ;
+    if (t == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(catalog_main_cap(b->s->cat, t->pinned, t->location, &cap, err));
+    if (cap < 0 || cap >= (*snap)->version)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(delta_snapshot_load(&older, store, cap, err));
+    delta_snapshot_free(*snap);
+    *snap = older;
+    return SILT_OK;
+}
+
 static silt_status delta_snapshot_of(binder *b, const char *path,
                                      const struct delta_branch_view *view, const char *view_key,
                                      int64_t version, int64_t ts_micros, io_store **store_out,
@@ -401,6 +455,13 @@ static silt_status delta_snapshot_of(binder *b, const char *path,
         SILT_RETURN_IF_ERROR(delta_snapshot_load_at_timestamp(&snap, store, ts_micros, NULL, err));
     else
         SILT_RETURN_IF_ERROR(delta_snapshot_load(&snap, store, version, err));
+    if (view == NULL && version < 0 && ts_micros == INT64_MIN) {
+        silt_status rc = cap_snapshot(b, path, store, &snap, err);
+        if (rc != SILT_OK) {
+            delta_snapshot_free(snap);
+            return rc;
+        }
+    }
     if (arena_on_cleanup(a, free_snapshot, snap) == 0) {
         delta_snapshot_free(snap);
         return err_nomem(err);
@@ -1218,16 +1279,13 @@ static silt_status statement_state(binder *b, const char *ref, const char *hash,
 /*
  * The catalog table ref names (one or two parts): its location (under the
  * warehouse when relative) and provider (NULL: delta); *found 0 when the
- * catalog has no table of that name (views included). *cap (-1: none) is the
- * newest version of a main table the statement's catalog state holds: a
- * merge published after that state may be copying its commits into several
- * tables while this statement reads them, and capping each at the version
- * before that merge's keeps the statement on one side of it.
+ * catalog has no table of that name (views included). A table of main read
+ * on the statement's pinned state is noted for delta_snapshot_of's cap.
  */
 static silt_status catalog_location(binder *b, const sql_table_ref *ref, const char **location,
                                     const char **provider, const char ***kv_out, size_t *n_kv,
                                     int *found, const struct delta_branch_view **view,
-                                    const char **view_key, int64_t *cap, silt_error *err)
+                                    const char **view_key, silt_error *err)
 {
     const sql_name *n = &ref->u.named.name;
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
@@ -1239,7 +1297,6 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     *found = 0;
     *view = NULL;
     *view_key = "";
-    *cap = -1;
     if (b->s->cat == NULL || n->n_parts > 2)
         return SILT_OK;
     if (at_ref != NULL) {
@@ -1279,8 +1336,8 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     }
     *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
     rc = sql_branch_view(b, state, t, head, (struct delta_branch_view **)view, view_key, err);
-    if (rc == SILT_OK && state->ref_id == NULL && !owned)
-        rc = catalog_main_cap(b->s->cat, state->version, t->location, cap, err);
+    if (rc == SILT_OK && state->ref_id == NULL && !owned && *location != NULL)
+        rc = note_main_table(b, *location, t->location, state->version, err);
     if (owned)
         catalog_state_free(state);
     SILT_RETURN_IF_ERROR(rc);
@@ -1317,12 +1374,9 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const struct delta_branch_view *view = NULL;
     const char **kv = NULL;
     size_t n_kv = 0;
-    int64_t cap;
     silt_status rc;
     SILT_RETURN_IF_ERROR(catalog_location(b, ref, &location, &provider, &kv, &n_kv, found, &view,
-                                          &view_key, &cap, err));
-    if (cap >= 0 && version < 0 && ts == INT64_MIN)
-        version = cap;
+                                          &view_key, err));
     if (!*found) {
         if (branch_ref(&ref->u.named.at) != NULL)
             return SILT_OK; /* views are read on the session's reference only */
@@ -1443,7 +1497,6 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
         const char *provider = NULL;
         const char **kv = NULL;
         size_t n_kv = 0;
-        int64_t cap;
         int found = 0;
         /* a bound source or a temporary view of that name comes first (sql_source_named) */
         if (n->n_parts == 1 && branch_ref(&ref->u.named.at) == NULL &&
@@ -1451,9 +1504,7 @@ silt_status sql_source_delta_schema(binder *b, const sql_table_ref *ref, const c
                                 sql_source_bound_exists(b->s, n->parts[0].name)))
             return SILT_OK;
         SILT_RETURN_IF_ERROR(catalog_location(b, ref, path_out, &provider, &kv, &n_kv, &found,
-                                              &view, &view_key, &cap, err));
-        if (cap >= 0 && version < 0 && ts == INT64_MIN)
-            version = cap;
+                                              &view, &view_key, err));
         if (!found || (provider != NULL && util_str_casecmp(provider, "delta") != 0))
             return SILT_OK;
         if (ref->alias.name == NULL)
