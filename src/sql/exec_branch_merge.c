@@ -397,30 +397,6 @@ static silt_status publish_change(cat_state *state, void *payload, silt_error *e
     return catalog_state_set_pending(state, m->pending, m->n_pending, err);
 }
 
-/* After the merge the branch starts again from main: its merged tables fork at main's new
- * versions, under a new id (its old staged names stay its history's). */
-static silt_status refork_change(cat_state *state, void *payload, silt_error *err)
-{
-    merge_ctx *m = payload;
-    size_t idx;
-    char id[37];
-    if (state->version != m->bstate->version)
-        return err_set(err, SILT_CONFLICT, "the branch moved during the merge");
-    SILT_RETURN_IF_ERROR(delta_uuid_v4(id, err));
-    if ((state->ref_id = arena_strdup(state->arena, id)) == NULL)
-        return err_nomem(err);
-    for (idx = 0; idx < m->n_tables; idx++) {
-        const merge_table *t = &m->tables[idx];
-        cat_table *bt = (cat_table *)catalog_state_find_table(state, t->bt->database, t->bt->name);
-        if (t->action == NULL || bt == NULL)
-            continue;
-        bt->fork = bt->pin = t->last;
-        bt->n_segments = 0;
-    }
-    state->commit.message = arena_sprintf(state->arena, "merged into main");
-    return state->commit.message ? SILT_OK : err_nomem(err);
-}
-
 static silt_status dry_run_rows(merge_ctx *m, exec_out *out, silt_error *err)
 {
     static const char *const cols[] = {"table", "action", "versions", "conflict"};
@@ -491,11 +467,9 @@ static silt_status run_merge(merge_ctx *m, const sql_stmt *stmt, exec_out *out, 
                                             err));
     /* published: from here the merge is done; copying its commits finishes it */
     SILT_RETURN_IF_ERROR(catalog_finish_pending(m->b->s->cat, err));
-    rc = catalog_commit_ref(m->b->s->cat, m->branch, refork_change, m, NULL, err);
-    if (rc == SILT_CONFLICT)
-        err_clear(err); /* the branch took commits meanwhile: it keeps them, unmerged */
-    else
-        SILT_RETURN_IF_ERROR(rc);
+    /* The branch stays as it is (as Nessie's): main's merge record says how far it is in main.
+     * Moving it to main's new versions under a new id would race with a writer whose staged
+     * commit is not recorded in the branch yet: that commit would be lost. */
     SILT_RETURN_IF_ERROR(catalog_load_ref(m->b->s->cat, CATALOG_MAIN, NULL, &after, err));
     cells = arena_calloc(m->b->a, 2, sizeof(char *));
     rc = cells ? SILT_OK : err_nomem(err);
