@@ -154,6 +154,16 @@ def into_branch(silt, wh, c):
                                  "SELECT count(*) AS n FROM fresh")
     c.check("then MERGE BRANCH dev INTO main publishes all of it",
             rc == 0 and out.split()[-7:] == ["id", "1", "2", "3", "4", "n", "1"], out + err)
+    rc, out, err = sql(silt, wh, "USE REFERENCE feat; UPDATE m SET id = id + 10 WHERE id = 3; "
+                                 "USE REFERENCE dev; UPDATE m SET id = id + 20 WHERE id = 3; "
+                                 "USE REFERENCE main; MERGE BRANCH feat INTO dev DRY RUN")
+    c.check("MERGE BRANCH feat INTO dev DRY RUN reports the conflict of both updating one file",
+            rc == 0 and "default.m,commit" in out and "Concurrent" in out, out + err)
+    rc, out, err = sql(silt, wh, "MERGE BRANCH feat INTO dev")
+    c.check("and the merge conflicts, naming the table, nothing published",
+            rc != 0 and "MERGE BRANCH feat INTO dev conflicts" in err and "default.m" in err, err)
+    _, out, _ = sql(silt, wh, "SELECT id FROM `m@dev` ORDER BY id")
+    c.check("the target branch is as it was", out.split() == ["id", "1", "2", "4", "23"], out)
 
 
 def main():
@@ -162,7 +172,7 @@ def main():
     os.makedirs(work)
     c = Checks()
     for k, fn in enumerate((hash_refs, alter_on_branch, dv_only, created_both_sides,
-                            drop_on_branch)):
+                            drop_on_branch, into_branch)):
         fn(silt, os.path.join(work, "w%d" % k), c)
     print("%d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed or not c.passed else 0
