@@ -275,6 +275,23 @@ static silt_status rebase(merge_ctx *m, merge_table *t, const char *path, io_sto
     return add_pending(m, t, committed, key, err);
 }
 
+/* Databases made on the branch come with it; one the branch dropped since `base` goes too. */
+static silt_status merge_databases(const cat_state *bstate, const cat_state *base,
+                                   cat_state *state, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; idx < bstate->n_databases; idx++)
+        if (catalog_state_find_database(state, bstate->databases[idx].name) == NULL)
+            SILT_RETURN_IF_ERROR(catalog_state_add_database(state, &bstate->databases[idx], err));
+    for (idx = 0; base != NULL && idx < base->n_databases; idx++) {
+        const char *name = base->databases[idx].name;
+        if (catalog_state_find_database(bstate, name) == NULL &&
+            catalog_state_find_database(state, name) != NULL)
+            SILT_RETURN_IF_ERROR(catalog_state_drop_database(state, name, 0, err));
+    }
+    return SILT_OK;
+}
+
 /* ---- MERGE BRANCH b INTO another branch ------------------------------------------- */
 
 static int64_t chain_last(const cat_table *t)
@@ -496,6 +513,7 @@ static silt_status publish_into_branch(cat_state *state, void *payload, silt_err
         strcmp(state->ref_id, m->mstate->ref_id) != 0)
         return err_set(err, SILT_CONFLICT, "branch %s changed while MERGE BRANCH %s ran; "
                        "nothing was published: run it again", m->into, m->branch);
+    SILT_RETURN_IF_ERROR(merge_databases(m->bstate, NULL, state, err));
     for (idx = 0; idx < m->n_tables; idx++) {
         const merge_table *t = &m->tables[idx];
         cat_table entry;
@@ -627,6 +645,7 @@ static silt_status publish_change(cat_state *state, void *payload, silt_error *e
             return err_set(err, SILT_CONFLICT, "table %s moved on main while MERGE BRANCH %s "
                            "ran; nothing was published: run it again", t->display, m->branch);
     }
+    SILT_RETURN_IF_ERROR(merge_databases(m->bstate, NULL, state, err));
     for (idx = 0; idx < m->n_tables; idx++) {
         const merge_table *t = &m->tables[idx];
         cat_merged rec;
@@ -666,6 +685,7 @@ static silt_status publish_change(cat_state *state, void *payload, silt_error *e
         else if (there->kind == CAT_VIEW)
             SILT_RETURN_IF_ERROR(catalog_state_replace_table(state, v, err));
     }
+    SILT_RETURN_IF_ERROR(merge_databases(m->bstate, m->base, state, err));
     state->commit.message = arena_sprintf(state->arena, "merge branch %s", m->branch);
     if (state->commit.message == NULL)
         return err_nomem(err);

@@ -380,13 +380,14 @@ typedef struct sql_main_table {
 static silt_status note_main_table(binder *b, const char *path, const char *location,
                                    int64_t pinned, silt_error *err)
 {
+    arena *a = b->exec_a != NULL ? b->exec_a : b->a;
     sql_main_table *t;
     for (t = b->main_tables; t != NULL; t = t->next)
         if (strcmp(t->path, path) == 0)
             return SILT_OK;
-    t = arena_calloc(b->a, 1, sizeof(*t));
-    if (t == NULL || (t->path = arena_strdup(b->a, path)) == NULL ||
-        (t->location = arena_strdup(b->a, location)) == NULL)
+    t = arena_calloc(a, 1, sizeof(*t));
+    if (t == NULL || (t->path = arena_strdup(a, path)) == NULL ||
+        (t->location = arena_strdup(a, location)) == NULL)
         return err_nomem(err);
     t->pinned = pinned;
     t->next = b->main_tables;
@@ -1234,7 +1235,8 @@ static void free_cat_state(void *p) { catalog_state_free(p); }
 /* Keeps a state for the rest of the statement (freed with the binder's arena). */
 static silt_status keep_pin(binder *b, cat_state *state, cat_state **slot, silt_error *err)
 {
-    if (arena_on_cleanup(b->a, free_cat_state, state) == 0) {
+    /* the execution's arena: a kept plan's arena outlives many executions */
+    if (arena_on_cleanup(b->exec_a != NULL ? b->exec_a : b->a, free_cat_state, state) == 0) {
         catalog_state_free(state);
         return err_nomem(err);
     }

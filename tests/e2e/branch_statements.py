@@ -11,7 +11,8 @@
   of the same path with a vector) merged after main moved: main loses that row;
 - a table created on the branch and on main: the merge conflicts and publishes nothing;
 - DROP TABLE on a branch, merged: main no longer lists it;
-- MERGE BRANCH into another branch, fast-forward and rebased, the target's readers and main.
+- MERGE BRANCH into another branch, fast-forward and rebased, a conflict there, then main;
+- databases and views made (and a database dropped) on a branch: not on main until merged.
 """
 import json
 import os
@@ -166,13 +167,32 @@ def into_branch(silt, wh, c):
     c.check("the target branch is as it was", out.split() == ["id", "1", "2", "4", "23"], out)
 
 
+def databases_views(silt, wh, c):
+    rc, out, err = sql(silt, wh, "CREATE TABLE t (id INT) USING delta; INSERT INTO t VALUES (1); "
+                                 "CREATE DATABASE old; CREATE BRANCH b; USE REFERENCE b; "
+                                 "CREATE DATABASE sales; CREATE TABLE sales.o (id INT) USING "
+                                 "delta; INSERT INTO sales.o VALUES (5); DROP DATABASE old; "
+                                 "CREATE VIEW v AS SELECT id * 2 AS d FROM t; "
+                                 "USE REFERENCE main; SHOW DATABASES")
+    c.check("a database and a view made on a branch are not on main",
+            rc == 0 and out.split()[-3:] == ["namespace", "default", "old"], out + err)
+    rc, out, err = sql(silt, wh, "SELECT * FROM v")
+    c.check("main does not resolve the branch's view", rc != 0 and "`v`" in err, out + err)
+    rc, out, err = sql(silt, wh, "MERGE BRANCH b; SHOW DATABASES; SELECT * FROM sales.o; "
+                                 "SELECT * FROM v")
+    c.check("MERGE BRANCH brings the database, its table and the view, and drops the database "
+            "the branch dropped", rc == 0 and out.split()[-7:] == ["namespace", "default",
+                                                                   "sales", "id", "5", "d", "2"],
+            out + err)
+
+
 def main():
     silt, work = sys.argv[1:3]
     shutil.rmtree(work, ignore_errors=True)
     os.makedirs(work)
     c = Checks()
     for k, fn in enumerate((hash_refs, alter_on_branch, dv_only, created_both_sides,
-                            drop_on_branch, into_branch)):
+                            drop_on_branch, into_branch, databases_views)):
         fn(silt, os.path.join(work, "w%d" % k), c)
     print("%d passed, %d failed" % (c.passed, c.failed))
     return 1 if c.failed or not c.passed else 0
