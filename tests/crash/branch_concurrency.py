@@ -8,7 +8,9 @@
    before the merge, so it reads both tables as before, although the second one's log already
    has the merged commit when it is listed. A reader that starts after reads both as after.
    Table a is rebased (main moved), table b fast-forwarded: both kinds of published commit.
-2. 8 processes commit on 4 branches (two per branch) and merge their branch into main over
+2. A writer on a branch killed after its staged commit, before the catalog records it: the
+   merge publishes its row.
+3. 8 processes commit on 4 branches (two per branch) and merge their branch into main over
    and over while 2 readers read main: every row committed on a branch is in main exactly once
    at the end (no lost commit, none published twice), and every read of main by a reader is a
    state made of whole merges: each writer inserts into a then into b, so for every writer b's
@@ -71,6 +73,28 @@ def held_reader(silt, work, shim):
                      .replace("FROM b", "FROM delta.`%s/b`" % wh))
     if spark_like.stdout.split() != ["a,b", "3,2"]:
         problems.append("the folders read %r after the merge (want 3,2)" % spark_like.stdout)
+    return problems
+
+
+def unrecorded_commit(silt, work, shim):
+    """A writer on a branch killed right after its staged commit, before the branch's catalog
+    records it: the branch reads the row (a head follows its own commits) and MERGE BRANCH
+    publishes it, whatever shortcut it takes for tables it thinks unchanged."""
+    wh = os.path.join(work, "unrecorded")
+    if sql(silt, wh, "CREATE TABLE a (id INT) USING delta; INSERT INTO a VALUES (1); "
+                     "CREATE BRANCH k").returncode != 0:
+        return ["setup failed"]
+    fired = os.path.join(work, "unrecorded.fired")
+    env = shim_env(shim, SILT_FAULT="link:1:killafter:%s/a/_delta_log/_staged_commits/*" % wh,
+                   SILT_FAULT_FIRED=fired)
+    killed = sql(silt, wh, "USE REFERENCE k; INSERT INTO a VALUES (2)", env=env)
+    problems = []
+    if killed.returncode != -9 or not os.path.exists(fired):
+        problems.append("the writer was not killed after its staged commit (exit %d)" %
+                        killed.returncode)
+    merged = sql(silt, wh, "MERGE BRANCH k INTO main; SELECT id FROM a ORDER BY id")
+    if merged.returncode != 0 or merged.stdout.split()[-3:] != ["id", "1", "2"]:
+        problems.append("main after the merge: %r %s" % (merged.stdout, merged.stderr.strip()))
     return problems
 
 
@@ -182,6 +206,10 @@ def main():
     failures += bool(problems)
     print(("FAIL held reader: " + "; ".join(problems)) if problems else
           "ok   a reader held between two tables during MERGE BRANCH reads both as before")
+    problems = unrecorded_commit(silt, work, shim)
+    failures += bool(problems)
+    print(("FAIL unrecorded commit: " + "; ".join(problems)) if problems else
+          "ok   a branch commit killed before the catalog recorded it is merged all the same")
     problems, n_reads = many_writers(silt, work)
     failures += bool(problems)
     for p in problems[:20]:
