@@ -552,6 +552,21 @@ static silt_status state_to_json(const cat_state *state, int64_t version, char *
                 cJSON_AddItemToArray(pend, item);
         }
     }
+    if (ok && state->n_merged > 0) {
+        cJSON *arr = cJSON_AddArrayToObject(root, "merged");
+        ok = arr != NULL;
+        for (idx = 0; ok && idx < state->n_merged; idx++) {
+            const cat_merged *m = &state->merged[idx];
+            cJSON *item = cJSON_CreateObject();
+            ok = item != NULL && cJSON_AddStringToObject(item, "branch", m->branch) != NULL &&
+                 cJSON_AddStringToObject(item, "id", m->id) != NULL &&
+                 cJSON_AddStringToObject(item, "table", m->table) != NULL &&
+                 cJSON_AddNumberToObject(item, "tip", (double)m->tip) != NULL &&
+                 cJSON_AddNumberToObject(item, "main", (double)m->main) != NULL;
+            if (item != NULL)
+                cJSON_AddItemToArray(arr, item);
+        }
+    }
     if (ok)
         *out = cJSON_PrintUnformatted(root);
     cJSON_Delete(root);
@@ -717,6 +732,69 @@ static silt_status objects_from_json(cat_state *state, const cJSON *objs, silt_e
     return SILT_OK;
 }
 
+static silt_status merged_from_json(cat_state *state, const cJSON *arr, silt_error *err)
+{
+    const cJSON *item;
+    if (!cJSON_IsArray(arr))
+        return SILT_OK;
+    state->merged = arena_calloc(state->arena, (size_t)cJSON_GetArraySize(arr) + 1,
+                                 sizeof(cat_merged));
+    if (state->merged == NULL)
+        return err_nomem(err);
+    cJSON_ArrayForEach(item, arr)
+    {
+        cat_merged *m = &state->merged[state->n_merged++];
+        m->branch = arena_strdup(state->arena, json_string(item, "branch"));
+        m->id = arena_strdup(state->arena, json_string(item, "id"));
+        m->table = arena_strdup(state->arena, json_string(item, "table"));
+        m->tip = json_int(item, "tip", -1);
+        m->main = json_int(item, "main", -1);
+        if (m->branch == NULL || m->id == NULL || m->table == NULL || m->tip < 0 || m->main < 0)
+            return err_set(err, SILT_CORRUPT, "catalog state has a malformed merge record");
+    }
+    return SILT_OK;
+}
+
+const cat_merged *catalog_state_find_merged(const cat_state *state, const char *branch,
+                                            const char *id, const char *table)
+{
+    size_t idx;
+    if (id == NULL)
+        return NULL;
+    for (idx = 0; idx < state->n_merged; idx++) {
+        const cat_merged *m = &state->merged[idx];
+        if (strcmp(m->branch, branch) == 0 && strcmp(m->id, id) == 0 &&
+            strcmp(m->table, table) == 0)
+            return m;
+    }
+    return NULL;
+}
+
+silt_status catalog_state_set_merged(cat_state *state, const cat_merged *m, silt_error *err)
+{
+    cat_merged *grown = arena_calloc(state->arena, state->n_merged + 2, sizeof(cat_merged));
+    size_t idx, n = 0;
+    if (grown == NULL)
+        return err_nomem(err);
+    for (idx = 0; idx < state->n_merged; idx++) {
+        const cat_merged *old = &state->merged[idx];
+        if (strcmp(old->branch, m->branch) == 0 &&
+            (strcmp(old->id, m->id) != 0 || strcmp(old->table, m->table) == 0))
+            continue; /* an older id's record, or this table's previous one */
+        grown[n++] = *old;
+    }
+    grown[n].branch = arena_strdup(state->arena, m->branch);
+    grown[n].id = arena_strdup(state->arena, m->id);
+    grown[n].table = arena_strdup(state->arena, m->table);
+    grown[n].tip = m->tip;
+    grown[n].main = m->main;
+    if (grown[n].branch == NULL || grown[n].id == NULL || grown[n].table == NULL)
+        return err_nomem(err);
+    state->merged = grown;
+    state->n_merged = n + 1;
+    return SILT_OK;
+}
+
 static silt_status pending_from_json(cat_state *state, const cJSON *pend, silt_error *err)
 {
     const cJSON *item;
@@ -813,6 +891,8 @@ static silt_status state_from_json(cat_state *state, const char *text, size_t le
         rc = ref_from_json(state, root, err);
     if (rc == SILT_OK)
         rc = pending_from_json(state, cJSON_GetObjectItemCaseSensitive(root, "pending"), err);
+    if (rc == SILT_OK)
+        rc = merged_from_json(state, cJSON_GetObjectItemCaseSensitive(root, "merged"), err);
     cJSON_Delete(root);
     return rc;
 }
@@ -1008,6 +1088,8 @@ silt_status catalog_state_copy(const cat_state *src, cat_state **out, silt_error
     }
     for (idx = 0; rc == SILT_OK && idx < src->n_objects; idx++, dst->n_objects++)
         rc = copy_object(dst->arena, &src->objects[idx], &dst->objects[idx], err);
+    for (idx = 0; rc == SILT_OK && idx < src->n_merged; idx++)
+        rc = catalog_state_set_merged(dst, &src->merged[idx], err);
     if (rc != SILT_OK) {
         catalog_state_free(dst);
         return rc;

@@ -120,6 +120,19 @@ typedef struct cat_pending {
     const char *source;
 } cat_pending;
 
+/*
+ * Main only: how far a branch's table is already in main (docs/branches.md,
+ * "Merging"): version `tip` of the table on branch `branch` (while its
+ * reference id is `id`) became main's version `main`. The next merge of the
+ * branch judges only what came after tip, from main's version main, even
+ * when the branch could not start again from main (it took commits while
+ * being merged, or the merger died before) or two merges of it raced.
+ */
+typedef struct cat_merged {
+    const char *branch, *id, *table; /* table: "db.t" */
+    int64_t tip, main;
+} cat_merged;
+
 /* An immutable state of the catalog. Everything lives in its arena. */
 typedef struct cat_state {
     arena *arena;
@@ -143,9 +156,15 @@ typedef struct cat_state {
     /* main only: a merge's commits still to copy (finished by the next load or commit) */
     size_t n_pending;
     cat_pending *pending;
+    size_t n_merged;
+    cat_merged *merged;
 } cat_state;
 
 typedef struct catalog catalog;
+
+/* Opens the store of a table's folder (a merge's pending copies: catalog_finish_pending). */
+typedef silt_status (*cat_store_open_fn)(void *payload, const char *location, io_store **out,
+                                         silt_error *err);
 
 /* Opens the catalog of the warehouse behind store (borrowed; must outlive it). */
 silt_status catalog_open(catalog **out, io_store *store, silt_error *err);
@@ -284,6 +303,12 @@ typedef struct cat_log_entry {
 silt_status catalog_ref_log(catalog *cat, const char *ref, arena *a, cat_log_entry **out,
                             size_t *n_out, silt_error *err);
 
+/* The record of how far branch's table db.t (at reference id) is in main; NULL: none. */
+const cat_merged *catalog_state_find_merged(const cat_state *state, const char *branch,
+                                            const char *id, const char *table);
+/* Records (or moves) it; the branch's records under other ids are dropped. */
+silt_status catalog_state_set_merged(cat_state *state, const cat_merged *m, silt_error *err);
+
 /* Sets a change's pending commits (copied into state's arena). */
 silt_status catalog_state_set_pending(cat_state *state, const cat_pending *items, size_t n,
                                       silt_error *err);
@@ -297,6 +322,23 @@ silt_status catalog_state_set_pending(cat_state *state, const cat_pending *items
  * writer took one of the versions (the merge cannot complete).
  */
 silt_status catalog_finish_pending(catalog *cat, silt_error *err);
+/*
+ * How catalog_finish_pending opens a table's folder: with the session's
+ * store options (S3 credentials, endpoint), as every other table access.
+ */
+void catalog_set_store_opener(catalog *cat, cat_store_open_fn fn, void *payload);
+
+/*
+ * A reader's cross-table isolation on main (docs/branches.md, "Readers"): a
+ * statement pins main's catalog version `pinned` once; a merge published
+ * after it (in versions pinned+1 onwards) may be copying its commits into
+ * the tables' logs while the statement reads. *cap is the newest version of
+ * the table at `location` the pinned state holds: one before the first
+ * version a later merge publishes in it, -1 when no later merge touches it
+ * (read its newest). Costs one failed read when main's catalog did not move.
+ */
+silt_status catalog_main_cap(catalog *cat, int64_t pinned, const char *location, int64_t *cap,
+                             silt_error *err);
 
 /* SILT_INVALID unless name can name a reference (letters, digits, _ - . and no "main"
  * confusion); the message names it. */

@@ -13,6 +13,9 @@ struct catalog {
     io_store *store;
     char *ref;  /* reference in use; NULL = main */
     char *hash; /* pinned commit of it; NULL = head */
+    /* opens a table's store with the session's options (NULL: plain io_store_open) */
+    cat_store_open_fn open_store;
+    void *open_payload;
 };
 
 #define CATALOG_REFS_PREFIX "_silt_catalog/refs/"

@@ -70,7 +70,9 @@ static silt_status copy_pending(catalog *cat, const cat_pending *p, silt_error *
     io_store *store = NULL;
     buf body = BUF_INIT, there = BUF_INIT;
     char key[64];
-    silt_status rc = path ? io_store_open(&store, path, 0, err) : err_nomem(err);
+    silt_status rc = path == NULL            ? err_nomem(err)
+                     : cat->open_store != NULL ? cat->open_store(cat->open_payload, path, &store, err)
+                                               : io_store_open(&store, path, 0, err);
     snprintf(key, sizeof(key), "_delta_log/%020lld.json", (long long)p->version);
     if (rc == SILT_OK)
         rc = io_get(store, p->source, &body, err);
@@ -125,6 +127,38 @@ silt_status catalog_finish_pending(catalog *cat, silt_error *err)
     }
     return err_set(err, SILT_CONFLICT, "could not finish a merge into main: %d concurrent "
                    "changes won in a row", REF_MAX_RETRIES);
+}
+
+void catalog_set_store_opener(catalog *cat, cat_store_open_fn fn, void *payload)
+{
+    cat->open_store = fn;
+    cat->open_payload = payload;
+}
+
+silt_status catalog_main_cap(catalog *cat, int64_t pinned, const char *location, int64_t *cap,
+                             silt_error *err)
+{
+    int64_t v;
+    *cap = -1;
+    /* main's log grows by put-if-absent one version at a time: walk until the first gap */
+    for (v = pinned + 1;; v++) {
+        cat_state *state = NULL;
+        size_t idx;
+        silt_status rc = catalog_log_read(cat, CATALOG_MAIN, v, &state, err);
+        if (rc == SILT_NOTFOUND) {
+            err_clear(err);
+            return SILT_OK;
+        }
+        SILT_RETURN_IF_ERROR(rc);
+        for (idx = 0; idx < state->n_pending; idx++) {
+            const cat_pending *p = &state->pending[idx];
+            if (strcmp(p->location, location) == 0 && (*cap < 0 || p->version - 1 < *cap))
+                *cap = p->version - 1;
+        }
+        catalog_state_free(state);
+        if (*cap >= 0)
+            return SILT_OK; /* the first later merge that touches the table bounds it */
+    }
 }
 
 silt_status catalog_load_version(catalog *cat, const char *ref, int64_t version, cat_state **out,

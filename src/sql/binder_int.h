@@ -205,6 +205,13 @@ typedef struct binder {
      * add their hidden file name column (source_files.h).
      */
     int want_file_name;
+    /*
+     * The catalog states this statement reads tables on, loaded once
+     * (source.c, docs/branches.md "Readers"): the session's reference and
+     * main's head, so every table of one statement comes from one state.
+     */
+    struct cat_state *cat_pin, *main_pin;
+    struct sql_main_table *main_tables; /* the main tables resolved on them (source.c) */
 } binder;
 
 typedef struct scalar_subst {

@@ -39,6 +39,13 @@ struct sql_result {
 
 /* ---------------------------------------------------------------- sessions */
 
+/* A table's folder as the session opens it (its S3 options): a merge's pending copies. */
+static silt_status open_table_store(void *payload, const char *location, io_store **out,
+                                    silt_error *err)
+{
+    return sql_session_store_open(payload, location, 0, out, err);
+}
+
 silt_status sql_session_new(sql_session **out, const sql_session_options *opts, silt_error *err)
 {
     arena *a = arena_new(opts ? opts->parent : NULL, "sql session");
@@ -76,6 +83,8 @@ silt_status sql_session_new(sql_session **out, const sql_session_options *opts, 
         mem_free(root);
         if (rc == SILT_OK)
             rc = catalog_open(&s->cat, s->warehouse, err);
+        if (rc == SILT_OK)
+            catalog_set_store_opener(s->cat, open_table_store, s);
         if (rc != SILT_OK)
             err_context(err, "while opening warehouse \"%s\"", opts->warehouse);
     }

@@ -400,6 +400,61 @@ typedef struct sql_snap_entry {
     struct sql_snap_entry *next;
 } sql_snap_entry;
 
+/*
+ * A table of main this statement resolved on its pinned catalog state
+ * (docs/branches.md, "Readers"): a merge published after that state may be
+ * copying its commits into several tables while the statement opens them.
+ */
+typedef struct sql_main_table {
+    const char *path, *location;
+    int64_t pinned; /* main's catalog version the statement reads */
+    struct sql_main_table *next;
+} sql_main_table;
+
+static silt_status note_main_table(binder *b, const char *path, const char *location,
+                                   int64_t pinned, silt_error *err)
+{
+    arena *a = b->exec_a != NULL ? b->exec_a : b->a;
+    sql_main_table *t;
+    for (t = b->main_tables; t != NULL; t = t->next)
+        if (strcmp(t->path, path) == 0)
+            return SILT_OK;
+    t = arena_calloc(a, 1, sizeof(*t));
+    if (t == NULL || (t->path = arena_strdup(a, path)) == NULL ||
+        (t->location = arena_strdup(a, location)) == NULL)
+        return err_nomem(err);
+    t->pinned = pinned;
+    t->next = b->main_tables;
+    b->main_tables = t;
+    return SILT_OK;
+}
+
+/*
+ * The newest snapshot of a main table, as the statement's pinned catalog
+ * state has it. Checked after the log was listed: a merge's copy the
+ * listing saw was published in the catalog before it, so a later merge in
+ * this table is always found and the table is read at the version before it
+ * (each table of the statement on the same side of every merge).
+ */
+static silt_status cap_snapshot(binder *b, const char *path, io_store *store,
+                                delta_snapshot **snap, silt_error *err)
+{
+    const sql_main_table *t;
+    delta_snapshot *older = NULL;
+    int64_t cap = -1;
+    for (t = b->main_tables; t != NULL && strcmp(t->path, path) != 0; t = t->next)
+        ;
+    if (t == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(catalog_main_cap(b->s->cat, t->pinned, t->location, &cap, err));
+    if (cap < 0 || cap >= (*snap)->version)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(delta_snapshot_load(&older, store, cap, err));
+    delta_snapshot_free(*snap);
+    *snap = older;
+    return SILT_OK;
+}
+
 static silt_status delta_snapshot_of(binder *b, const char *path,
                                      const struct delta_branch_view *view, const char *view_key,
                                      int64_t version, int64_t ts_micros, io_store **store_out,
@@ -435,6 +490,13 @@ static silt_status delta_snapshot_of(binder *b, const char *path,
         SILT_RETURN_IF_ERROR(delta_snapshot_load_at_timestamp(&snap, store, ts_micros, NULL, err));
     else
         SILT_RETURN_IF_ERROR(delta_snapshot_load(&snap, store, version, err));
+    if (view == NULL && version < 0 && ts_micros == INT64_MIN) {
+        silt_status rc = cap_snapshot(b, path, store, &snap, err);
+        if (rc != SILT_OK) {
+            delta_snapshot_free(snap);
+            return rc;
+        }
+    }
     if (arena_on_cleanup(a, free_snapshot, snap) == 0) {
         delta_snapshot_free(snap);
         return err_nomem(err);
@@ -1306,10 +1368,59 @@ static const sql_view *find_view(const sql_session *s, const char *name)
     return NULL;
 }
 
+static void free_cat_state(void *p) { catalog_state_free(p); }
+
+/* Keeps a state for the rest of the statement (freed with the binder's arena). */
+static silt_status keep_pin(binder *b, cat_state *state, cat_state **slot, silt_error *err)
+{
+    /* the execution's arena: a kept plan's arena outlives many executions */
+    if (arena_on_cleanup(b->exec_a != NULL ? b->exec_a : b->a, free_cat_state, state) == 0) {
+        catalog_state_free(state);
+        return err_nomem(err);
+    }
+    *slot = state;
+    return SILT_OK;
+}
+
+/*
+ * The catalog state a table of this statement is resolved on: the session's
+ * reference (ref NULL) or main's head are loaded once per statement and kept
+ * (*owned 0), so a merge published while the statement binds is seen by all
+ * of its tables or by none; any other reference is loaded now (*owned 1).
+ */
+static silt_status statement_state(binder *b, const char *ref, const char *hash,
+                                   cat_state **out, int *owned, silt_error *err)
+{
+    int session_main = strcmp(catalog_current_ref(b->s->cat), CATALOG_MAIN) == 0 &&
+                       catalog_current_hash(b->s->cat) == NULL;
+    *owned = 0;
+    if (ref == NULL || (hash == NULL && strcmp(ref, CATALOG_MAIN) == 0 && session_main)) {
+        if (b->cat_pin == NULL) {
+            cat_state *state = NULL;
+            SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+            SILT_RETURN_IF_ERROR(keep_pin(b, state, &b->cat_pin, err));
+        }
+        *out = b->cat_pin;
+        return SILT_OK;
+    }
+    if (hash == NULL && strcmp(ref, CATALOG_MAIN) == 0) {
+        if (b->main_pin == NULL) {
+            cat_state *state = NULL;
+            SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, CATALOG_MAIN, NULL, &state, err));
+            SILT_RETURN_IF_ERROR(keep_pin(b, state, &b->main_pin, err));
+        }
+        *out = b->main_pin;
+        return SILT_OK;
+    }
+    *owned = 1;
+    return catalog_load_ref(b->s->cat, ref, hash, out, err);
+}
+
 /*
  * The catalog table ref names (one or two parts): its location (under the
  * warehouse when relative) and provider (NULL: delta); *found 0 when the
- * catalog has no table of that name (views included).
+ * catalog has no table of that name (views included). A table of main read
+ * on the statement's pinned state is noted for delta_snapshot_of's cap.
  */
 static silt_status catalog_location(binder *b, const sql_table_ref *ref, const char **location,
                                     const char **provider, const char ***kv_out, size_t *n_kv,
@@ -1322,7 +1433,7 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     cat_state *state = NULL;
     const cat_table *t;
     silt_status rc;
-    int head;
+    int head, owned;
     *found = 0;
     *view = NULL;
     *view_key = "";
@@ -1334,16 +1445,17 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
         char *name = arena_strndup(b->a, at_ref, hash ? (size_t)(hash - at_ref) : strlen(at_ref));
         if (name == NULL)
             return err_nomem(err);
-        SILT_RETURN_IF_ERROR(catalog_load_ref(b->s->cat, name, hash ? hash + 1 : NULL, &state,
-                                              err));
+        SILT_RETURN_IF_ERROR(statement_state(b, name, hash ? hash + 1 : NULL, &state, &owned,
+                                             err));
         head = hash == NULL;
     } else {
-        SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+        SILT_RETURN_IF_ERROR(statement_state(b, NULL, NULL, &state, &owned, err));
         head = catalog_current_hash(b->s->cat) == NULL;
     }
     t = catalog_state_find_table(state, db, n->parts[n->n_parts - 1].name);
     if (t == NULL || t->kind == CAT_VIEW) {
-        catalog_state_free(state);
+        if (owned)
+            catalog_state_free(state);
         return SILT_OK;
     }
     *found = 1;
@@ -1351,7 +1463,8 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     /* a file table's reader options (CSV of a T-SQL external table: docs/serverless.md) */
     *kv_out = arena_calloc(b->a, 2 * t->n_properties + 1, sizeof(char *));
     if (*kv_out == NULL) {
-        catalog_state_free(state);
+        if (owned)
+            catalog_state_free(state);
         return err_nomem(err);
     }
     *n_kv = 0;
@@ -1363,7 +1476,10 @@ static silt_status catalog_location(binder *b, const sql_table_ref *ref, const c
     }
     *location = catalog_location_path(b->a, io_store_root(b->s->warehouse), t->location);
     rc = sql_branch_view(b, state, t, head, (struct delta_branch_view **)view, view_key, err);
-    catalog_state_free(state);
+    if (rc == SILT_OK && state->ref_id == NULL && !owned && *location != NULL)
+        rc = note_main_table(b, *location, t->location, state->version, err);
+    if (owned)
+        catalog_state_free(state);
     SILT_RETURN_IF_ERROR(rc);
     return *location != NULL ? SILT_OK : err_nomem(err);
 }
@@ -1375,17 +1491,16 @@ static silt_status catalog_view(binder *b, const sql_table_ref *ref, const char 
 {
     cat_state *state = NULL;
     const cat_table *t;
-    silt_status rc = SILT_OK;
+    int owned;
     if (b->s->cat == NULL || ref->u.named.name.n_parts > 2)
         return SILT_OK;
-    SILT_RETURN_IF_ERROR(catalog_load(b->s->cat, &state, err));
+    SILT_RETURN_IF_ERROR(statement_state(b, NULL, NULL, &state, &owned, err));
     t = catalog_state_find_table(state, db, name);
     if (t != NULL && t->kind == CAT_VIEW) {
         *found = 1;
-        rc = catalog_view_source(b, t, ref, pd, out, err);
+        return catalog_view_source(b, t, ref, pd, out, err);
     }
-    catalog_state_free(state);
-    return rc;
+    return SILT_OK;
 }
 
 static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pushdown *pd,

@@ -7,7 +7,7 @@
  * dying disk or a power cut at that instant shows.
  *
  *   SILT_FAULT=OP:N:ACTION:GLOB
- *     OP      open | write | fsync | link | rename | any
+ *     OP      open | write | fsync | link | rename | any | opendir
  *     N       the Nth call of OP whose path matches GLOB (1-based)
  *     ACTION  eio | enospc | short | kill | killafter | wait
  *             eio, enospc: the call does nothing and fails with that errno;
@@ -16,6 +16,8 @@
  *             kill: SIGKILL before the call; killafter: after it returned;
  *             wait: before the call, wait until the file SILT_FAULT_WAIT
  *             exists (a test holds a writer there while another commits).
+ *             opendir (a listing: a reader between two tables) is never
+ *             part of "any" and is seen only when named.
  *     GLOB    fnmatch(3) pattern of the path: for open, write and fsync the
  *             file's (or folder's) path, for link and rename the new name.
  *   SILT_FAULT_LOG=FILE  appends "OP PATH" for every call matching GLOB
@@ -29,6 +31,7 @@
 /* The plain names, defined here: open64 is interposed by its own name below. */
 #undef _FILE_OFFSET_BITS
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -268,4 +271,18 @@ SHIM_EXPORT int link(const char *from, const char *to) { return shim_publish("li
 SHIM_EXPORT int rename(const char *from, const char *to)
 {
     return shim_publish("rename", from, to);
+}
+
+/* A listing, only when the plan names opendir: a test holds a reader between two tables. */
+SHIM_EXPORT DIR *opendir(const char *name)
+{
+    DIR *(*next)(const char *) = (DIR * (*)(const char *)) real("opendir");
+    if (plan.ready && strcmp(plan.op, "opendir") == 0) {
+        int action = decide("opendir", name);
+        if (action == ACT_EIO || action == ACT_ENOSPC || action == ACT_SHORT) {
+            errno = EIO;
+            return NULL;
+        }
+    }
+    return next(name);
 }
