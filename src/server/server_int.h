@@ -101,6 +101,22 @@ silt_status srv_compat_look(srv_session *s, const char *sql, srv_compat *out, co
                        silt_error *err);
 void srv_compat_clear(srv_compat *c);
 
+/* Names a statement of silt gives (compat.c): column 1 (or 0) in names, column 0 in extra. */
+typedef struct srv_name_list {
+    size_t n;
+    char (*names)[SRV_MAX_NAME * 2];
+    char (*extra)[SRV_MAX_NAME * 2];
+} srv_name_list;
+/* Reads string columns 0 and (want_two) 1 of sql's result; rows whose boolean column skip_col is true are left. */
+silt_status srv_read_names(srv_session *s, const char *sql, int want_two, int skip_col,
+                           srv_name_list *out, silt_error *err);
+void srv_names_clear(srv_name_list *l);
+/* The made-up, stable oid of a table (a hash of database and name). */
+uint32_t srv_table_oid(const char *db, const char *table);
+/* The DatabaseMetaData queries of the PostgreSQL JDBC driver 42.7 (jdbc.c); *done = answered. */
+silt_status srv_jdbc_query(srv_session *s, const char *n, srv_compat *out, int *done,
+                           silt_error *err);
+
 /* session.c helpers compat.c uses */
 silt_status srv_send_parameter_status(srv_session *s, const char *name, const char *value);
 void srv_session_drop_preps(srv_session *s, const char *name); /* NULL = all */

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """silt serve with real clients (issue 22): psql, psycopg 3, pg8000 and raw sockets.
 
-usage: server_test.py SILT_BIN GROUP   (GROUP: psql, clients, auth, robust, concurrency, tls)
+usage: server_test.py SILT_BIN GROUP   (GROUP: psql, clients, auth, robust, concurrency, tls, jdbc,
+                                               idle)
 
 Each group starts its own `silt serve --listen 127.0.0.1:0` on a fresh warehouse
 and reads the port it prints. Ends with 'N passed, N failed'. Exit 77 (skip) when
@@ -157,7 +158,9 @@ def group_clients(srv):
         check("psycopg SET/SHOW", c.execute("SHOW application_name").fetchone() == ("silt-test",))
         c.rollback()
         # a transaction as psycopg drives it (not autocommit)
-        c.execute("INSERT INTO c VALUES (1), (-1)")
+        cur = c.execute("INSERT INTO c VALUES (1), (-1)")
+        check("psycopg INSERT rowcount (INSERT 0 n)", cur.rowcount == 2 and
+              cur.statusmessage == "INSERT 0 2", (cur.rowcount, cur.statusmessage))
         c.commit()
         check("psycopg insert in transaction",
               c.execute("SELECT count(*), sum(v) FROM c").fetchone() == (2, 0))
@@ -416,11 +419,50 @@ def group_tls(tmp, wh, cfg):
         check("SIGTERM stops the server", srv.stop() == 0)
 
 
+JDBC_JAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".peers", "jdbc",
+                        "postgresql-42.7.14.jar")
+
+
+def group_jdbc(tmp, wh, cfg):
+    """The PostgreSQL JDBC driver (tests/server/JdbcCheck.java) over TLS with SCRAM."""
+    import shutil
+    if not os.path.exists(JDBC_JAR) or shutil.which("javac") is None:
+        print(f"no {JDBC_JAR} or javac (scripts/setup-peers.sh fetches the driver)")
+        sys.exit(1 if os.environ.get("CI") == "true" else 77)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "JdbcCheck.java")
+    subprocess.run(["javac", "-d", tmp, "-cp", JDBC_JAR, src], check=True)
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "2", "-subj", "/CN=localhost"], check=True,
+                   capture_output=True)
+    srv = Server(wh, "--config", cfg, "--tls-cert", cert, "--tls-key", key)
+    try:
+        url = f"jdbc:postgresql://127.0.0.1:{srv.port}/default?sslmode=require"
+        r = subprocess.run(["java", "-cp", JDBC_JAR + os.pathsep + tmp, "JdbcCheck", url, "alice",
+                            "secret1"], capture_output=True, text=True, timeout=120)
+        for line in r.stdout.splitlines():
+            if line.startswith("ok   "):
+                check("jdbc " + line[5:], True)
+            elif line.startswith("FAIL "):
+                check("jdbc " + line[5:], False)
+        check("jdbc program ran to the end", "jdbc: " in r.stdout, r.stdout[-2000:] + r.stderr[-3000:])
+        # without TLS the password is refused (as for every client)
+        r = subprocess.run(["java", "-cp", JDBC_JAR + os.pathsep + tmp, "JdbcCheck",
+                            f"jdbc:postgresql://127.0.0.1:{srv.port}/default?sslmode=disable",
+                            "alice", "secret1"], capture_output=True, text=True, timeout=120)
+        check("jdbc password without TLS refused", r.returncode != 0 and
+              "sslmode=require" in r.stderr, r.stderr[-1000:])
+    finally:
+        check("SIGTERM stops the server", srv.stop() == 0)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         wh, cfg = setup(tmp)
         if GROUP == "tls":
             group_tls(tmp, wh, cfg)
+        elif GROUP == "jdbc":
+            group_jdbc(tmp, wh, cfg)
         else:
             srv = Server(wh, "--config", cfg)
             trust = Server(wh, "--trust") if GROUP == "robust" else None
