@@ -87,6 +87,7 @@ struct srv_session {
     char *params[SRV_N_PARAMS];
     struct srv_prep *preps;
     struct srv_portal *portals;
+    int http;     /* a connection to the --http listener (http.c) */
     srv_session *next;
 };
 
@@ -124,5 +125,10 @@ int srv_session_has_prep(srv_session *s, const char *name);
 
 /* The whole session of an accepted socket (a thread). */
 void *srv_session_main(void *session);
+/* session.c's socket I/O, TLS or not: 0 when all was written, -1 (s->broken) when not. */
+int srv_sock_write(srv_session *s, const void *data, size_t len);
+long srv_sock_read_some(srv_session *s, void *data, size_t len);
+/* One connection to the --http listener: HTTP/1.1 requests until the client closes (http.c). */
+void srv_http_serve(srv_session *s);
 
 #endif

@@ -71,7 +71,7 @@ typedef struct srv_portal {
 
 /* ---------------------------------------------------------------- I/O */
 
-static int sock_write(srv_session *s, const void *data, size_t len)
+int srv_sock_write(srv_session *s, const void *data, size_t len)
 {
     const char *p = data;
     while (len > 0 && !s->broken) {
@@ -93,9 +93,20 @@ static int flush_out(srv_session *s)
 {
     int rc = 0;
     if (s->out.len > 0)
-        rc = sock_write(s, s->out.data, s->out.len);
+        rc = srv_sock_write(s, s->out.data, s->out.len);
     buf_truncate(&s->out, 0);
     return rc;
+}
+
+/* Up to len bytes, as recv: the count, 0 at the end of the stream or on failure. */
+long srv_sock_read_some(srv_session *s, void *data, size_t len)
+{
+    for (;;) {
+        long n = s->tls ? srv_tls_read(s->tls, data, len) : (long)recv(s->fd, data, len, 0);
+        if (n < 0 && errno == EINTR && !s->tls)
+            continue;
+        return n > 0 ? n : 0;
+    }
 }
 
 /* 1 read, 0 end of stream or failure */
@@ -1572,7 +1583,7 @@ static int start_session(srv_session *s)
         }
         if (st.code == SRV_SSL_REQUEST && !tls_done) {
             char answer = s->srv->tls ? 'S' : 'N';
-            if (sock_write(s, &answer, 1) != 0)
+            if (srv_sock_write(s, &answer, 1) != 0)
                 return 0;
             if (s->srv->tls) {
                 if (srv_tls_accept(&s->tls, s->srv->tls, s->fd, &err) != SILT_OK)
@@ -1582,7 +1593,7 @@ static int start_session(srv_session *s)
             continue;
         }
         if (st.code == SRV_GSSENC_REQUEST) {
-            if (sock_write(s, "N", 1) != 0)
+            if (srv_sock_write(s, "N", 1) != 0)
                 return 0;
             continue;
         }
@@ -1729,7 +1740,9 @@ void *srv_session_main(void *payload)
     srv_session *s = payload;
     srv_server *srv = s->srv;
     srv_session **pp;
-    if (start_session(s)) {
+    if (s->http) {
+        srv_http_serve(s);
+    } else if (start_session(s)) {
         serve_messages(s);
         pthread_mutex_lock(&srv->lock);
         if (srv->stopping && !s->broken)

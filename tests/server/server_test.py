@@ -2,7 +2,7 @@
 """silt serve with real clients (issue 22): psql, psycopg 3, pg8000 and raw sockets.
 
 usage: server_test.py SILT_BIN GROUP   (GROUP: psql, clients, auth, robust, concurrency, tls, jdbc,
-                                               idle)
+                                               http, idle)
 
 Each group starts its own `silt serve --listen 127.0.0.1:0` on a fresh warehouse
 and reads the port it prints. Ends with 'N passed, N failed'. Exit 77 (skip) when
@@ -456,6 +456,99 @@ def group_jdbc(tmp, wh, cfg):
         check("SIGTERM stops the server", srv.stop() == 0)
 
 
+def group_http(tmp, wh, cfg):
+    """--http: the Trino client protocol, through the `trino` package, over HTTPS with the users."""
+    try:
+        import trino
+        from trino.auth import BasicAuthentication
+    except ImportError as e:
+        print(f"trino missing ({e}); scripts/setup-peers.sh installs it")
+        sys.exit(1 if os.environ.get("CI") == "true" else 77)
+    import http.client
+    import ssl
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "2", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    os.environ["REQUESTS_CA_BUNDLE"] = cert  # the client checks the server's certificate
+    srv = Server(wh, "--config", cfg, "--tls-cert", cert, "--tls-key", key, "--http",
+                 "127.0.0.1:0")
+    line = srv.proc.stdout.readline()
+    hport = int(line.split("http on ")[1].split()[0].rsplit(":", 1)[1])
+    def connect(user, pw, schema="default"):
+        return trino.dbapi.connect(host="127.0.0.1", port=hport, user=user,
+                                   auth=BasicAuthentication(user, pw), http_scheme="https",
+                                   catalog="silt", schema=schema)
+    try:
+        cur = connect("alice", "secret1").cursor()
+        cur.execute("SELECT * FROM t ORDER BY a")
+        check("trino rows of every type", cur.fetchall() == [list(ROW1), [2] + [None] * 8])
+        check("trino column types", [d[1] for d in cur.description] ==
+              ["integer", "varchar", "double", "decimal(10,2)", "date",
+               "timestamp(6) with time zone", "boolean", "varbinary", "bigint"],
+              cur.description)
+        cur.execute("INSERT INTO c VALUES (5), (-5)")
+        cur.fetchall()
+        check("trino INSERT updateCount", cur.rowcount == 2, cur.rowcount)
+        cur.execute("SELECT count(*) FROM range(0, 200000)")
+        check("trino aggregate", cur.fetchall() == [[200000]])
+        cur.execute("SELECT id FROM range(0, 50000)")
+        check("trino result streamed in chunks", len(cur.fetchall()) == 50000)
+        try:
+            cur.execute("SELECT nope FROM t")
+            cur.fetchall()
+            check("trino error", False)
+        except trino.exceptions.TrinoUserError as e:
+            check("trino error", e.error_name.startswith("UNRESOLVED_COLUMN"), e)
+        try:
+            connect("alice", "wrong").cursor().execute("SELECT 1")
+            check("trino wrong password refused", False)
+        except trino.exceptions.HttpError as e:
+            check("trino wrong password refused", "401" in str(e), e)
+        ro = connect("bob", "bobpw").cursor()
+        ro.execute("SELECT count(*) FROM t")
+        check("trino read-only user reads", ro.fetchall() == [[2]])
+        try:
+            ro.execute("DELETE FROM t")
+            ro.fetchall()
+            check("trino read-only user refused (25006)", False)
+        except trino.exceptions.TrinoUserError as e:
+            check("trino read-only user refused (25006)", e.error_name == "25006" or
+                  "read-only" in e.message, e)
+        try:
+            connect("bob", "bobpw", schema="other").cursor().execute("SELECT 1")
+            check("trino databases= restriction", False)
+        except trino.exceptions.HttpError as e:
+            check("trino databases= restriction", "403" in str(e), e)
+        ctx = ssl.create_default_context(cafile=cert)
+        def raw(method, path, body=None, headers=None):
+            h = http.client.HTTPSConnection("127.0.0.1", hport, context=ctx, timeout=30)
+            h.request(method, path, body=body, headers=headers or {})
+            r = h.getresponse()
+            data = r.read()
+            h.close()
+            return r.status, data
+        check("GET refused (405)", raw("GET", "/v1/statement")[0] == 405)
+        check("unknown path (404)", raw("POST", "/nope", b"SELECT 1")[0] == 404)
+        check("no credentials (401)", raw("POST", "/v1/statement", b"SELECT 1")[0] == 401)
+        s = socket.create_connection(("127.0.0.1", hport), timeout=30)
+        t = ctx.wrap_socket(s, server_hostname="127.0.0.1")
+        t.sendall(b"POST /v1/statement HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n")
+        check("oversized body refused (413)", b" 413 " in t.recv(4096))
+        t.close()
+        try:
+            plain = http.client.HTTPConnection("127.0.0.1", hport, timeout=10)
+            plain.request("POST", "/v1/statement", body=b"SELECT 1")
+            plain.getresponse()
+            check("plain HTTP refused when TLS is on", False)
+        except (OSError, http.client.HTTPException):
+            check("plain HTTP refused when TLS is on", True)
+        cur.execute("SELECT 1")
+        check("still serving", cur.fetchall() == [[1]])
+    finally:
+        check("SIGTERM stops the server", srv.stop() == 0)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         wh, cfg = setup(tmp)
@@ -463,6 +556,8 @@ def main():
             group_tls(tmp, wh, cfg)
         elif GROUP == "jdbc":
             group_jdbc(tmp, wh, cfg)
+        elif GROUP == "http":
+            group_http(tmp, wh, cfg)
         else:
             srv = Server(wh, "--config", cfg)
             trust = Server(wh, "--trust") if GROUP == "robust" else None
