@@ -2,7 +2,7 @@
 """silt serve with real clients (issue 22): psql, psycopg 3, pg8000 and raw sockets.
 
 usage: server_test.py SILT_BIN GROUP   (GROUP: psql, clients, auth, robust, concurrency, tls, jdbc,
-                                               http, idle)
+                                               http, idle, load)
 
 Each group starts its own `silt serve --listen 127.0.0.1:0` on a fresh warehouse
 and reads the port it prints. Ends with 'N passed, N failed'. Exit 77 (skip) when
@@ -386,6 +386,85 @@ def group_concurrency(srv):
         check("writer committed while readers ran", cnt > 0 and cnt % 2 == 0, cnt)
 
 
+def rss_mib(pid, field="VmRSS"):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) // 1024
+    return -1
+
+
+# Memory bounds for the RSS checks; a sanitizer build (ASAN_OPTIONS set by `make asan`) keeps
+# shadow memory and quarantined blocks, so it gets four times as much.
+RSS_SCALE = 4 if os.environ.get("ASAN_OPTIONS") else 1
+
+
+def group_idle(srv):
+    """1,000 idle connections: each has its session, the server keeps serving others."""
+    socks = []
+    for _ in range(1000):
+        socks.append(startup(srv.port))
+    ready = sum(1 for s in socks if read_until_ready(s).endswith(b"Z\0\0\0\5I"))
+    check("1,000 idle sessions started", ready == 1000, ready)
+    with pg(srv.port) as c:
+        check("a client is served beside 1,000 idle ones",
+              c.execute("SELECT count(*) FROM range(0, 100000)").fetchone() == (100000,))
+    rss = rss_mib(srv.proc.pid)
+    print(f"info RSS of silt serve with 1,000 idle sessions: {rss} MiB")
+    check("RSS with 1,000 idle sessions under 1 GiB", 0 < rss < 1024 * RSS_SCALE, rss)
+    for s in socks[:500]:
+        s.close()
+    # half of them vanish without a Terminate; the others still answer
+    q = b"SELECT 6 * 7\0"
+    s = socks[-1]
+    s.sendall(b"Q" + struct.pack("!i", len(q) + 4) + q)
+    check("an idle session answers after 500 others vanished", b"42" in read_until_ready(s))
+    for s in socks[500:]:
+        s.close()
+    with pg(srv.port) as c:
+        check("still serving after the idle clients left", c.execute("SELECT 1").fetchone() == (1,))
+
+
+def group_load(srv):
+    """50 clients x 200 queries while a writer appends and updates: every snapshot consistent."""
+    stop = threading.Event()
+    errors, done = [], []
+    def writer():
+        with pg(srv.port, autocommit=True) as c:
+            k = 1
+            while not stop.is_set():
+                c.execute(f"INSERT INTO c VALUES ({k}), ({-k})")
+                if k % 5 == 0:  # an update that keeps the invariant: count even, sum 0
+                    c.execute("UPDATE c SET v = -v WHERE v % 3 = 0")
+                k += 1
+    def reader(n):
+        try:
+            with pg(srv.port, autocommit=True) as c:
+                for _ in range(200):
+                    cnt, total = c.execute("SELECT count(*), coalesce(sum(v), 0) FROM c").fetchone()
+                    if cnt % 2 != 0 or total != 0:
+                        errors.append((n, cnt, total))
+                done.append(n)
+        except Exception as e:  # noqa: BLE001 - reported as a failure
+            errors.append((n, repr(e)))
+    w = threading.Thread(target=writer)
+    w.start()
+    readers = [threading.Thread(target=reader, args=(n,)) for n in range(50)]
+    for r in readers:
+        r.start()
+    for r in readers:
+        r.join()
+    stop.set()
+    w.join()
+    check("50 clients x 200 queries all succeeded", len(done) == 50 and not errors, errors[:5])
+    peak = rss_mib(srv.proc.pid, "VmHWM")
+    print(f"info peak RSS of silt serve under load: {peak} MiB")
+    check("peak RSS under load below 1 GiB", 0 < peak < 1024 * RSS_SCALE, peak)
+    with pg(srv.port) as c:
+        cnt = c.execute("SELECT count(*) FROM c").fetchone()[0]
+        check("the writer committed during the load", cnt > 0 and cnt % 2 == 0, cnt)
+
+
 def group_tls(tmp, wh, cfg):
     cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
@@ -559,7 +638,8 @@ def main():
         elif GROUP == "http":
             group_http(tmp, wh, cfg)
         else:
-            srv = Server(wh, "--config", cfg)
+            extra = ["--trust", "--max-connections", "1100"] if GROUP == "idle" else []
+            srv = Server(wh, "--config", cfg, *extra)
             trust = Server(wh, "--trust") if GROUP == "robust" else None
             limited = Server(wh, "--trust", "--max-connections", "20") if GROUP == "robust" else None
             try:
@@ -573,6 +653,10 @@ def main():
                     group_robust(srv, trust, limited)
                 elif GROUP == "concurrency":
                     group_concurrency(srv)
+                elif GROUP == "idle":
+                    group_idle(srv)
+                elif GROUP == "load":
+                    group_load(srv)
                 else:
                     raise SystemExit(f"no group {GROUP}")
             finally:
