@@ -660,8 +660,16 @@ static silt_status portal_send(srv_session *s, srv_portal *p, int32_t max_rows, 
                 *suspended = 1;
                 return SILT_OK;
             }
-            SILT_RETURN_IF_ERROR(srv_msg_begin(&s->out, 'D', &start, err));
-            SILT_RETURN_IF_ERROR(srv_put_i16(&s->out, (int16_t)p->n_cols, err));
+            /* DataRow head (type, length to fill in, column count) in one reserve */
+            SILT_RETURN_IF_ERROR(buf_reserve(&s->out, 7, err));
+            {
+                uint8_t *h = (uint8_t *)s->out.data + s->out.len;
+                h[0] = 'D';
+                h[5] = (uint8_t)((unsigned)p->n_cols >> 8);
+                h[6] = (uint8_t)p->n_cols;
+                start = s->out.len + 1;
+                s->out.len += 7;
+            }
             for (col = 0; col < p->n_cols; col++)
                 SILT_RETURN_IF_ERROR(srv_put_field(&s->out, &p->cols[col],
                                                    p->schema.children[col],
