@@ -206,6 +206,7 @@ int srv_serve(const srv_options *opts)
         fprintf(stderr, "silt: %s\n", err.message);
         goto done;
     }
+    srv_crypto_warm();
     lfd = open_listener(opts->listen, &srv.loopback, shown, sizeof(shown));
     if (lfd < 0)
         goto done;
