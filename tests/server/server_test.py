@@ -333,6 +333,15 @@ def group_robust(srv, trust, limited):
             pass
         time.sleep(0.05)  # the closed sessions' threads finish; not a timing assertion
     check("room again after idle clients leave", b"Z\0\0\0\5I" in data, data[:100])
+    # a slow client: asks for a big result and does not read it; others are served meanwhile
+    slow = startup(trust.port)
+    read_until_ready(slow)
+    q = b"SELECT id, repeat('y', 200) FROM range(0, 2000000)\0"
+    slow.sendall(b"Q" + struct.pack("!i", len(q) + 4) + q)
+    with pg(srv.port) as c:
+        check("a client that does not read blocks no other",
+              [c.execute("SELECT count(*) FROM t").fetchone() for _ in range(20)] == [(2,)] * 20)
+    slow.close()
     # the server still serves
     with pg(srv.port) as c:
         check("still serving after bad clients", c.execute("SELECT 1").fetchone() == (1,))
@@ -397,6 +406,27 @@ def rss_mib(pid, field="VmRSS"):
 # Memory bounds for the RSS checks; a sanitizer build (ASAN_OPTIONS set by `make asan`) keeps
 # shadow memory and quarantined blocks, so it gets four times as much.
 RSS_SCALE = 4 if os.environ.get("ASAN_OPTIONS") else 1
+
+
+def idle_timeout(wh):
+    """--idle-timeout: a session silent that long is closed by the server (not a timing check:
+    the client waits up to 60 s for the close)."""
+    srv = Server(wh, "--trust", "--idle-timeout", "1")
+    try:
+        s = startup(srv.port)
+        read_until_ready(s)
+        s.settimeout(60)
+        try:
+            closed = s.recv(4096) == b""
+        except OSError:
+            closed = True
+        s.close()
+        check("an idle session is closed after --idle-timeout", closed)
+        with pg(srv.port) as c:
+            check("the server serves after closing idle sessions",
+                  c.execute("SELECT 1").fetchone() == (1,))
+    finally:
+        check("SIGTERM stops the idle-timeout server", srv.stop() == 0)
 
 
 def group_idle(srv):
@@ -491,6 +521,12 @@ def group_tls(tmp, wh, cfg):
                             "sslmode=require", "-X", "-c", "\\dt"], env=env, capture_output=True,
                            text=True, timeout=60)
         check("psql over TLS", r.returncode == 0 and "table" in r.stdout, r.stderr)
+        r = subprocess.run(["psql", f"host=127.0.0.1 port={srv.port} user=alice dbname=default "
+                            "sslmode=require", "-X", "-c", "SELECT 1"],
+                           env=dict(os.environ, PGPASSWORD="wrong"), capture_output=True,
+                           text=True, timeout=60)
+        check("psql wrong password refused", r.returncode != 0 and
+              "password authentication failed" in r.stderr, r.stderr)
         import ssl
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
@@ -660,6 +696,7 @@ def main():
                     group_concurrency(srv)
                 elif GROUP == "idle":
                     group_idle(srv)
+                    idle_timeout(wh)
                 elif GROUP == "load":
                     group_load(srv)
                 else:
