@@ -154,6 +154,13 @@ def group_clients(srv):
         check("psycopg prepared statement", r == [])
         check("psycopg current_database", c.execute("SELECT current_database()").fetchone() ==
               ("default",))
+        # the serverless (T-SQL) statements through the server too (docs/serverless.md)
+        path = os.path.join(WAREHOUSE[0], "t")  # BULK takes a literal, not a parameter
+        got = c.execute(f"SELECT TOP 1 r.a, r.b FROM OPENROWSET(BULK '{path}', FORMAT = 'DELTA') "
+                        "AS r ORDER BY r.a").fetchall()
+        check("psycopg OPENROWSET and TOP", got == [(1, "x")], got)
+        check("psycopg [bracket].[dbo] names",
+              c.execute("SELECT count(*) FROM [default].[dbo].[t]").fetchone() == (2,))
         c.execute("SET application_name = 'silt-test'")
         check("psycopg SET/SHOW", c.execute("SHOW application_name").fetchone() == ("silt-test",))
         c.rollback()
@@ -539,6 +546,8 @@ def group_tls(tmp, wh, cfg):
         check("SIGTERM stops the server", srv.stop() == 0)
 
 
+WAREHOUSE = [None]  # the warehouse folder of the run, for groups that name paths in it
+
 JDBC_JAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".peers", "jdbc",
                         "postgresql-42.7.14.jar")
 
@@ -672,6 +681,7 @@ def group_http(tmp, wh, cfg):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         wh, cfg = setup(tmp)
+        WAREHOUSE[0] = wh
         if GROUP == "tls":
             group_tls(tmp, wh, cfg)
         elif GROUP == "jdbc":
