@@ -3,7 +3,8 @@
 #
 #   make demo    build silt and run the walkthrough
 #   make test    build everything and run every test (CI runs this)
-#   make asan    sanitizer build (ASan + UBSan) and its unit tests
+#   make asan    sanitizer build (ASan + UBSan): unit, e2e, fuzz, conformance and the
+#                tests labelled asan (silt serve with its clients, tests/server)
 
 BUILD ?= build
 ASAN_BUILD ?= build-asan
@@ -42,7 +43,8 @@ $(ASAN_BUILD)/build.ninja:
 asan: setup $(ASAN_BUILD)/build.ninja
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && SILT_TEST_PEERS=off ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-		ctest --output-on-failure -L 'unit|conformance|fuzz|e2e' -j $(JOBS)
+		LSAN_OPTIONS=suppressions=$(CURDIR)/tests/lsan.supp \
+		ctest --output-on-failure -L 'unit|conformance|fuzz|e2e|asan' -j $(JOBS)
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD)

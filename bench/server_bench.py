@@ -77,10 +77,37 @@ def round_trips(conn, sql, n):
     return statistics.median(times) * 1e6, times[int(len(times) * 0.99) - 1] * 1e6
 
 
-def stream(conn, sql):
+def stream(conn, sql, split=None):
+    """rows/s of execute + fetchall; split (a list) also gets the rows/s of execute alone:
+    psycopg's execute receives the whole result (libpq), fetchall then converts it in Python,
+    so the first is what the server delivers, the whole what the client sees."""
     t0 = time.perf_counter()
-    rows = conn.execute(sql).fetchall()
+    cur = conn.execute(sql)
+    t1 = time.perf_counter()
+    rows = cur.fetchall()
+    if split is not None:
+        split.append(len(rows) / (t1 - t0))
     return len(rows), len(rows) / (time.perf_counter() - t0)
+
+
+def cpu_seconds(pid):
+    """user + system CPU of a process (all its threads) from /proc."""
+    f = open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()
+    return (int(f[11]) + int(f[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def stream_rounds(conns, rounds):
+    """Alternates the servers round by round (the machine is shared: a burst of load hits
+    both), and measures each server's own CPU time per round besides the client's rows/s."""
+    got = {name: ([], [], []) for name in conns}
+    for _ in range(rounds):
+        for name, (conn, pid) in conns.items():
+            c0 = cpu_seconds(pid)
+            n, rps = stream(conn, "SELECT id, v, s FROM big", got[name][2])
+            got[name][0].append(rps)
+            got[name][1].append((cpu_seconds(pid) - c0) / n * 1e9)
+    return {name: (n, statistics.median(r), statistics.median(c), statistics.median(x))
+            for name, (r, c, x) in got.items()}
 
 
 def load(port, clients, queries):
@@ -131,6 +158,7 @@ def main():
     ap.add_argument("--round-trips", type=int, default=2000)
     ap.add_argument("--clients", type=int, default=50)
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--stream-rounds", type=int, default=5)
     a = ap.parse_args()
     tmp = tempfile.mkdtemp(prefix="silt-server-bench-")
     wh = os.path.join(tmp, "wh")
@@ -150,15 +178,21 @@ def main():
                       f"{a.rows - 1}) i")
             c.execute("VACUUM ANALYZE big")
         results = {}
+        conns = {}
         for name, port, user, db in (("silt serve", sport, "bench", "default"),
                                      ("PostgreSQL 15", pport, "postgres", "postgres")):
-            with psycopg.connect(host="127.0.0.1", port=port, user=user, dbname=db,
-                                 autocommit=True) as c:
-                r1 = round_trips(c, "SELECT 1", a.round_trips)
-                r2 = round_trips(c, f"SELECT v FROM big WHERE id = {a.rows // 2}",
-                                 max(a.round_trips // 10, 10))
-                n, rps = stream(c, "SELECT id, v, s FROM big")
-                results[name] = (r1, r2, n, rps)
+            c = psycopg.connect(host="127.0.0.1", port=port, user=user, dbname=db,
+                                autocommit=True)
+            r1 = round_trips(c, "SELECT 1", a.round_trips)
+            r2 = round_trips(c, f"SELECT v FROM big WHERE id = {a.rows // 2}",
+                             max(a.round_trips // 10, 10))
+            pid = silt_proc.pid if name == "silt serve" else \
+                c.execute("SELECT pg_backend_pid()").fetchone()[0]
+            conns[name] = (c, pid)
+            results[name] = (r1, r2)
+        streamed = stream_rounds(conns, a.stream_rounds)
+        for name, (c, _) in conns.items():
+            c.close()
         import duckdb
         d = duckdb.connect()
         d.execute(f"CREATE TABLE big AS SELECT range AS id, range * 2 AS v, 'row' || range AS s "
@@ -172,12 +206,21 @@ def main():
         rows = d.execute("SELECT id, v, s FROM big").fetchall()
         duck_rps = len(rows) / (time.perf_counter() - t0)
         print(f"{'':16} {'SELECT 1 median/p99 us':>24} {'point query median/p99 us':>27} "
-              f"{'rows/s streamed':>16}")
-        for name, (r1, r2, n, rps) in results.items():
+              f"{'rows/s streamed':>16} {'rows/s received':>16} {'server CPU ns/row':>18}")
+        for name, (r1, r2) in results.items():
+            n, rps, cpu, recv = streamed[name]
             print(f"{name:16} {r1[0]:11.0f} /{r1[1]:9.0f}  {r2[0]:13.0f} /{r2[1]:9.0f}  "
-                  f"{rps:16,.0f}")
+                  f"{rps:16,.0f} {recv:16,.0f} {cpu:18,.0f}")
         print(f"{'DuckDB (in-proc)':16} {statistics.median(t) * 1e6:11.0f} /{'':9}  {'':13}  "
               f"{'':9}  {duck_rps:16,.0f}")
+        s_rps, p_rps = streamed["silt serve"][1], streamed["PostgreSQL 15"][1]
+        s_rt, p_rt = results["silt serve"][0][0], results["PostgreSQL 15"][0][0]
+        print(f"ratios: SELECT 1 round trip silt/PostgreSQL {s_rt / p_rt:.2f} (goal <= 2); "
+              f"streaming rows/s silt/PostgreSQL {s_rps / p_rps:.2f} (goal >= 1, median of "
+              f"{a.stream_rounds} alternated rounds), received (libpq alone) "
+              f"{streamed['silt serve'][3] / streamed['PostgreSQL 15'][3]:.2f}; "
+              f"server CPU per row silt/PostgreSQL "
+              f"{streamed['silt serve'][2] / streamed['PostgreSQL 15'][2]:.2f}")
         done, bad, secs = load(sport, a.clients, a.queries)
         print(f"load: {a.clients} clients x {a.queries} queries with a writer: {done} done in "
               f"{secs:.1f} s, {len(bad)} failed or inconsistent {bad[:3]}")

@@ -4,6 +4,7 @@
 #
 #   <repo>/.peers/venv   Python venv with tests/peers/requirements.txt
 #   <repo>/.peers/jars   the Delta jars for Spark, from tests/peers/jars.txt
+#   <repo>/.peers/jdbc   the PostgreSQL JDBC driver for tests/server (pinned, checksum)
 #   <repo>/.peers/stamp  written last, when everything above checked out
 #
 # Idempotent: when the stamp matches the inputs (requirements.txt, jars.txt,
@@ -59,6 +60,23 @@ in_place() {
   local c
   for c in "${COORDS[@]}"; do [ -s "$JARS/$(jar_file "$c")" ] || return 1; done
 }
+
+# 0. The PostgreSQL JDBC driver that tests/server runs (server.jdbc), in its own folder:
+# everything in .peers/jars goes on Spark's classpath. Checked on every run, so an
+# up-to-date venv does not have to be rebuilt for it.
+JDBC_COORD=org.postgresql:postgresql:42.7.14
+JDBC_SHA256=73914527305a40cce504b0d3d90b23caf565136912d607ae8ae7c5895512332c
+JDBC_JAR="$PEERS/jdbc/postgresql-42.7.14.jar"
+if [ ! -s "$JDBC_JAR" ] || [ "$(sha256sum "$JDBC_JAR" | cut -d' ' -f1)" != "$JDBC_SHA256" ]; then
+  command -v mvn >/dev/null || die "mvn not on PATH (needed to fetch the JDBC driver)"
+  mkdir -p "$PEERS/jdbc"
+  rm -f "$JDBC_JAR"
+  log "fetching $JDBC_COORD"
+  mvn -B -q -ntp -C dependency:copy -Dartifact="$JDBC_COORD" -DoutputDirectory="$PEERS/jdbc" \
+    >"$PEERS/mvn.log" 2>&1 || { cat "$PEERS/mvn.log" >&2; die "mvn could not fetch $JDBC_COORD"; }
+  [ "$(sha256sum "$JDBC_JAR" | cut -d' ' -f1)" = "$JDBC_SHA256" ] \
+    || die "$JDBC_JAR does not have the pinned checksum $JDBC_SHA256"
+fi
 
 if [ "$force" = 0 ] && [ -f "$STAMP" ] && [ "$(cat "$STAMP")" = "$WANT" ] && in_place; then
   log "up to date ($PEERS)"

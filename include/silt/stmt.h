@@ -34,6 +34,14 @@ extern "C" {
  */
 SILT_API void silt_conn_interrupt(silt_conn *conn);
 
+/**
+ * The rows that INSERT statements committed on conn since it was opened, a
+ * running total (read it before and after a statement for that statement's
+ * count, as the server's `INSERT 0 n` does). UPDATE, DELETE and MERGE report
+ * theirs in their result (num_affected_rows). Since 0.1.
+ */
+SILT_API int64_t silt_conn_rows_written(const silt_conn *conn);
+
 /* ---- a caller's Arrow stream as a table ----------------------------------------- */
 
 /**

@@ -26,6 +26,11 @@ SILT_API void silt_conn_interrupt(silt_conn *conn)
         sql_session_interrupt(conn->session);
 }
 
+SILT_API int64_t silt_conn_rows_written(const silt_conn *conn)
+{
+    return conn != NULL ? sql_session_rows_written(conn->session) : 0;
+}
+
 /* ---------------------------------------------------------------- prepared statements */
 
 struct silt_stmt {

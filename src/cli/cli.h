@@ -39,20 +39,14 @@ int cli_workers_for_threads(long n);
 int cli_write_file(void *payload, const char *text, size_t len);
 
 /*
- * T-SQL's batch separator (script.c): 1 when line[0..len) is `GO` alone.
+ * T-SQL's batch separator (script.c): cli_line_go_count is 1 when
+ * line[0..len) is `GO` alone, n for `GO n` (the batch runs n times), 0 when
+ * it is no GO line; cli_line_is_go says whether it is one.
  * cli_script_batches returns a copy of text (free it with mem_free; NULL
  * when out of memory) in which every such line outside strings and comments
- * is ';' and blanks.
+ * is ';' and blanks, followed for `GO n` by n - 1 more copies of its batch.
  */
-int cli_line_is_go(const char *line, size_t len);
-char *cli_script_batches(const char *text);
-
-/*
- * T-SQL's batch separator (script.c): 1 when line[0..len) is `GO` alone.
- * cli_script_batches returns a copy of text (free it with mem_free; NULL
- * when out of memory) in which every such line outside strings and comments
- * is ';' and blanks.
- */
+long cli_line_go_count(const char *line, size_t len);
 int cli_line_is_go(const char *line, size_t len);
 char *cli_script_batches(const char *text);
 

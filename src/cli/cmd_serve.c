@@ -48,6 +48,8 @@ static int run_serve(int argc, char **argv)
             o.warehouse = val;
         else if (strcmp(arg, "--listen") == 0)
             o.listen = val;
+        else if (strcmp(arg, "--http") == 0)
+            o.http = val;
         else if (strcmp(arg, "--config") == 0)
             o.config = val;
         else if (strcmp(arg, "--tls-cert") == 0)
@@ -75,7 +77,8 @@ static int run_serve(int argc, char **argv)
 
 const cli_command cli_serve_command = {
     CMD, "serve a warehouse over the PostgreSQL protocol (psql, psycopg, ...)",
-    "usage: silt serve --warehouse DIR [--listen HOST:PORT] [--config FILE] [--trust]\n"
+    "usage: silt serve --warehouse DIR [--listen HOST:PORT] [--http HOST:PORT]\n"
+    "                  [--config FILE] [--trust]\n"
     "                  [--tls-cert PEM --tls-key PEM] [--max-connections N]\n"
     "                  [--idle-timeout SECONDS] [--max-message BYTES] [--threads N]\n"
     "\n"
@@ -85,6 +88,8 @@ const cli_command cli_serve_command = {
     "address is printed). Users come from --config FILE (silt passwd); --trust lets\n"
     "anyone in without a password, on a loopback address only. With --tls-cert the\n"
     "server accepts sslmode=require and refuses password logins without TLS.\n"
+    "--http adds the HTTP endpoint: POST /v1/statement with JSON results in the\n"
+    "Trino client protocol (HTTPS with --tls-cert), the same users.\n"
     "Defaults: 100 connections, 3600 s idle timeout, 64 MiB messages. SIGTERM or\n"
     "SIGINT stop it: running statements are cancelled and sessions closed.\n"
     "docs/server.md has the details.\n",

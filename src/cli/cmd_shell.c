@@ -322,12 +322,14 @@ static void shell_loop(shell *sh)
             continue;
         }
         if (cli_line_is_go(line, strlen(line)) && !statement_open(buf_cstr(&pending))) {
-            /* T-SQL's batch separator ends what is pending, as ';' would */
+            /* T-SQL's batch separator ends what is pending, as ';' would; GO n runs it n times */
+            long times = cli_line_go_count(line, strlen(line));
             mem_free(line);
             if (pending.len > 0) {
                 if (sh->interactive)
                     add_history(buf_cstr(&pending));
-                run_statement(sh, buf_cstr(&pending));
+                for (long k = 0; k < times; k++)
+                    run_statement(sh, buf_cstr(&pending));
                 buf_truncate(&pending, 0);
             }
             continue;

@@ -12,12 +12,18 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "util/buf.h"
 #include "util/mem.h"
 
-/* 1 when line[0..len) is GO alone; blanks and a trailing -- comment allowed. */
-int cli_line_is_go(const char *line, size_t len)
+/*
+ * The count of a GO line: 1 for `GO`, n for `GO n` (run the batch n times,
+ * 1 <= n <= 100000), 0 when line[0..len) is not a GO line. Blanks and a
+ * trailing -- comment allowed.
+ */
+long cli_line_go_count(const char *line, size_t len)
 {
     size_t pos = 0;
+    long n = 1;
     while (pos < len && (line[pos] == ' ' || line[pos] == '\t'))
         pos++;
     if (pos + 2 > len || (line[pos] != 'g' && line[pos] != 'G') ||
@@ -26,8 +32,21 @@ int cli_line_is_go(const char *line, size_t len)
     pos += 2;
     while (pos < len && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\r'))
         pos++;
-    return pos == len || (pos + 1 < len && line[pos] == '-' && line[pos + 1] == '-');
+    if (pos < len && line[pos] >= '0' && line[pos] <= '9') {
+        if (pos > 2 && line[pos - 1] != ' ' && line[pos - 1] != '\t')
+            return 0; /* GO5 is a name, not a GO line */
+        n = 0;
+        while (pos < len && line[pos] >= '0' && line[pos] <= '9' && n <= 100000)
+            n = n * 10 + (line[pos++] - '0');
+        if (n < 1 || n > 100000)
+            return 0;
+        while (pos < len && (line[pos] == ' ' || line[pos] == '\t' || line[pos] == '\r'))
+            pos++;
+    }
+    return pos == len || (pos + 1 < len && line[pos] == '-' && line[pos + 1] == '-') ? n : 0;
 }
+
+int cli_line_is_go(const char *line, size_t len) { return cli_line_go_count(line, len) > 0; }
 
 /* Scanner state carried across lines: inside a quote (its character) or block comments. */
 typedef struct scan_state {
@@ -68,25 +87,39 @@ static void scan_line(scan_state *st, const char *p, const char *end)
 
 char *cli_script_batches(const char *text)
 {
-    size_t len = strlen(text);
-    char *out = mem_alloc(len + 1);
+    buf out = BUF_INIT;
     scan_state st = {0, 0};
-    const char *line = text;
-    if (out == NULL)
-        return NULL;
-    memcpy(out, text, len + 1);
-    while (*line) {
+    const char *line = text, *batch = text;
+    silt_status rc = buf_append(&out, "", 0, NULL);
+    while (*line && rc == SILT_OK) {
         const char *nl = strchr(line, '\n');
         const char *end = nl ? nl : line + strlen(line);
-        if (st.quote == 0 && st.depth == 0 && cli_line_is_go(line, (size_t)(end - line))) {
-            /* ";" then blanks, so byte offsets in error messages stay those of the file */
-            char *dst = out + (line - text);
-            memset(dst, ' ', (size_t)(end - line));
-            dst[0] = ';';
+        long n = st.quote == 0 && st.depth == 0 ? cli_line_go_count(line, (size_t)(end - line)) : 0;
+        if (n > 0) {
+            /* ";" then blanks, so byte offsets in error messages stay those of the file
+             * (up to the first GO n, whose repeats of its batch follow it) */
+            rc = buf_append_char(&out, ';', NULL);
+            for (size_t k = 1; rc == SILT_OK && k < (size_t)(end - line); k++)
+                rc = buf_append_char(&out, ' ', NULL);
+            for (long k = 1; rc == SILT_OK && k < n; k++) {
+                rc = buf_append_char(&out, '\n', NULL);
+                if (rc == SILT_OK)
+                    rc = buf_append(&out, batch, (size_t)(line - batch), NULL);
+                if (rc == SILT_OK)
+                    rc = buf_append_char(&out, ';', NULL);
+            }
+            batch = nl ? nl + 1 : end;
         } else {
             scan_line(&st, line, end);
+            rc = buf_append(&out, line, (size_t)(end - line), NULL);
         }
+        if (rc == SILT_OK && nl)
+            rc = buf_append_char(&out, '\n', NULL);
         line = nl ? nl + 1 : end;
     }
-    return out;
+    if (rc != SILT_OK) {
+        buf_clear(&out);
+        return NULL;
+    }
+    return buf_detach(&out, NULL);
 }

@@ -834,6 +834,11 @@ silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_erro
     return rc;
 }
 
+int64_t delta_write_rows(const delta_writer *w)
+{
+    return w != NULL ? w->n_rows : 0;
+}
+
 silt_status delta_write_finish(delta_writer *w, delta_write_output *out, silt_error *err)
 {
     size_t iter = 0;

@@ -107,6 +107,8 @@ silt_status delta_write_batch(delta_writer *w, const col_batch *batch, silt_erro
 silt_status delta_write_finish(delta_writer *w, delta_write_output *out, silt_error *err);
 /* Frees the writer; files not finished are dropped. NULL is fine. */
 void delta_write_free(delta_writer *w);
+/* The rows written so far (what numOutputRows of the commit will say). */
+int64_t delta_write_rows(const delta_writer *w);
 
 /* The table schema the writer writes (logical names; the evolved one with merge_schema). */
 const col_type *delta_write_table_schema(const delta_writer *w);

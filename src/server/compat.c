@@ -263,13 +263,7 @@ static silt_status txn_statement(srv_session *s, const char *n, srv_compat *out,
 
 /* ---------------------------------------------------------------- catalog queries */
 
-typedef struct name_list {
-    size_t n;
-    char (*names)[SRV_MAX_NAME * 2];
-    char (*extra)[SRV_MAX_NAME * 2];
-} name_list;
-
-static void names_clear(name_list *l)
+void srv_names_clear(srv_name_list *l)
 {
     mem_free(l->names);
     mem_free(l->extra);
@@ -279,8 +273,8 @@ static void names_clear(name_list *l)
 }
 
 /* Reads string columns 0 and (want_two) 1 of a query's result. Rows with col1 "true" in skip_col are left. */
-static silt_status read_names(srv_session *s, const char *sql, int want_two, int skip_col,
-                              name_list *out, silt_error *err)
+silt_status srv_read_names(srv_session *s, const char *sql, int want_two, int skip_col,
+                              srv_name_list *out, silt_error *err)
 {
     struct ArrowArrayStream st;
     struct ArrowSchema schema;
@@ -348,11 +342,11 @@ static silt_status read_names(srv_session *s, const char *sql, int want_two, int
         schema.release(&schema);
     st.release(&st);
     if (rc != SILT_OK)
-        names_clear(out);
+        srv_names_clear(out);
     return rc;
 }
 
-static uint32_t table_oid(const char *db, const char *table)
+uint32_t srv_table_oid(const char *db, const char *table)
 {
     uint32_t h = 2166136261u;
     const char *p;
@@ -416,9 +410,9 @@ static silt_status list_tables(srv_session *s, const char *pattern, srv_compat *
                                silt_error *err)
 {
     static const char *const cols[] = {"Schema", "Name", "Type", "Owner"};
-    name_list tables;
+    srv_name_list tables;
     size_t k;
-    silt_status rc = read_names(s, "SHOW TABLES", 1, 2, &tables, err);
+    silt_status rc = srv_read_names(s, "SHOW TABLES", 1, 2, &tables, err);
     if (rc != SILT_OK)
         return rc;
     srv_table_init(&out->table, 4, cols, NULL);
@@ -436,7 +430,7 @@ static silt_status list_tables(srv_session *s, const char *pattern, srv_compat *
             rc = srv_table_cell(&out->table, "silt", err);
         out->table.n_rows++;
     }
-    names_clear(&tables);
+    srv_names_clear(&tables);
     return rc;
 }
 
@@ -444,19 +438,19 @@ static silt_status list_tables(srv_session *s, const char *pattern, srv_compat *
 static silt_status table_of_oid(srv_session *s, const char *oid_text, char *db, char *table,
                                 silt_error *err)
 {
-    name_list tables;
+    srv_name_list tables;
     size_t k;
     int64_t oid = -1;
     silt_status rc;
     util_str_to_int64(oid_text, strlen(oid_text), &oid);
-    rc = read_names(s, "SHOW TABLES", 1, 2, &tables, err);
+    rc = srv_read_names(s, "SHOW TABLES", 1, 2, &tables, err);
     table[0] = '\0';
     for (k = 0; rc == SILT_OK && k < tables.n; k++)
-        if ((int64_t)table_oid(tables.extra[k], tables.names[k]) == oid) {
+        if ((int64_t)srv_table_oid(tables.extra[k], tables.names[k]) == oid) {
             snprintf(db, SRV_MAX_NAME * 2, "%s", tables.extra[k]);
             snprintf(table, SRV_MAX_NAME * 2, "%s", tables.names[k]);
         }
-    names_clear(&tables);
+    srv_names_clear(&tables);
     return rc;
 }
 
@@ -478,10 +472,10 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
     if (util_str_starts_with(n, "select c.oid, n.nspname, c.relname from pg_catalog.pg_class c")) {
         static const char *const cols[] = {"oid", "nspname", "relname"};
         static const uint32_t oids[] = {26, 19, 19};
-        name_list tables;
+        srv_name_list tables;
         int has = literal_after(n, "c.relname operator(pg_catalog.~) '", pattern,
                                 sizeof(pattern));
-        rc = read_names(s, "SHOW TABLES", 1, 2, &tables, err);
+        rc = srv_read_names(s, "SHOW TABLES", 1, 2, &tables, err);
         if (rc != SILT_OK)
             return rc;
         srv_table_init(&out->table, 3, cols, oids);
@@ -491,7 +485,7 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
             char o[16];
             if (!name_matches(has ? pattern : NULL, tables.names[k]))
                 continue;
-            snprintf(o, sizeof(o), "%u", table_oid(tables.extra[k], tables.names[k]));
+            snprintf(o, sizeof(o), "%u", srv_table_oid(tables.extra[k], tables.names[k]));
             rc = srv_table_cell(&out->table, o, err);
             if (rc == SILT_OK)
                 rc = srv_table_cell(&out->table, tables.extra[k], err);
@@ -499,7 +493,7 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
                 rc = srv_table_cell(&out->table, tables.names[k], err);
             out->table.n_rows++;
         }
-        names_clear(&tables);
+        srv_names_clear(&tables);
         return rc;
     }
     /* \d NAME: the relation's flags */
@@ -530,7 +524,7 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
                                            "attnotnull", "attcollation", "attidentity",
                                            "attgenerated"};
         static const uint32_t oids[] = {19, 25, 25, 16, 19, 18, 18};
-        name_list desc;
+        srv_name_list desc;
         buf q = BUF_INIT;
         if (strstr(n, "a.attstorage") != NULL) {
             *done = 0;
@@ -544,7 +538,7 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
             return SILT_OK;
         rc = buf_printf(&q, err, "DESCRIBE `%s`.`%s`", db, table);
         if (rc == SILT_OK)
-            rc = read_names(s, buf_cstr(&q), 1, -1, &desc, err);
+            rc = srv_read_names(s, buf_cstr(&q), 1, -1, &desc, err);
         buf_clear(&q);
         if (rc != SILT_OK)
             return rc;
@@ -567,7 +561,7 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
                 rc = srv_table_cell(&out->table, "", err);
             out->table.n_rows++;
         }
-        names_clear(&desc);
+        srv_names_clear(&desc);
         return rc;
     }
     /* \d NAME footers: silt tables have no policies, statistics objects, publications or parents */
@@ -584,8 +578,8 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
     if (strstr(n, "from pg_catalog.pg_database d") && strstr(n, "d.datname as")) {
         static const char *const cols[] = {"Name", "Owner", "Encoding", "Collate", "Ctype",
                                            "ICU Locale", "Locale Provider", "Access privileges"};
-        name_list dbs;
-        rc = read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
+        srv_name_list dbs;
+        rc = srv_read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
         if (rc != SILT_OK)
             return rc;
         srv_table_init(&out->table, 8, cols, NULL);
@@ -599,14 +593,14 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
                 rc = srv_table_cell(&out->table, vals[c], err);
             out->table.n_rows++;
         }
-        names_clear(&dbs);
+        srv_names_clear(&dbs);
         return rc;
     }
     /* \dn */
     if (strstr(n, "from pg_catalog.pg_namespace n") && strstr(n, "pg_get_userbyid(n.nspowner)")) {
         static const char *const cols[] = {"Name", "Owner"};
-        name_list dbs;
-        rc = read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
+        srv_name_list dbs;
+        rc = srv_read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
         if (rc != SILT_OK)
             return rc;
         srv_table_init(&out->table, 2, cols, NULL);
@@ -620,7 +614,7 @@ static silt_status catalog_query(srv_session *s, const char *n, srv_compat *out,
                 rc = srv_table_cell(&out->table, "silt", err);
             out->table.n_rows++;
         }
-        names_clear(&dbs);
+        srv_names_clear(&dbs);
         return rc;
     }
     *done = 0;
@@ -676,19 +670,19 @@ static int names_database(const char *n, const char *db)
 static silt_status check_databases(srv_session *s, const char *n, const char **state,
                                    silt_error *err)
 {
-    name_list dbs;
+    srv_name_list dbs;
     size_t k;
     silt_status rc;
     if (s->user == NULL || s->user->n_databases == 0)
         return SILT_OK;
-    rc = read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
+    rc = srv_read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
     for (k = 0; rc == SILT_OK && k < dbs.n; k++)
         if (!srv_user_may_use(s->user, dbs.names[k]) && names_database(n, dbs.names[k])) {
             *state = "42501";
             rc = err_set(err, SILT_INVALID, "permission denied for database \"%s\"",
                          dbs.names[k]);
         }
-    names_clear(&dbs);
+    srv_names_clear(&dbs);
     return rc;
 }
 
@@ -927,6 +921,9 @@ silt_status srv_compat_look(srv_session *s, const char *sql, srv_compat *out, co
         goto finish;
     }
     rc = catalog_query(s, n, out, &done, err);
+    if (done || rc != SILT_OK)
+        goto finish;
+    rc = srv_jdbc_query(s, n, out, &done, err);
     if (done || rc != SILT_OK)
         goto finish;
     if (strstr(n, "pg_catalog.") != NULL || strstr(n, "information_schema.") != NULL) {

@@ -109,6 +109,17 @@ static silt_status need_crypto(silt_error *err)
     return SILT_OK;
 }
 
+void srv_crypto_warm(void)
+{
+    uint8_t out[SRV_SHA256_LEN];
+    if (need_crypto(NULL) != SILT_OK)
+        return;
+    srv_sha256("", 0, out, NULL);
+    srv_hmac_sha256("k", 1, "", 0, out, NULL);
+    srv_pbkdf2_sha256("p", 1, (const uint8_t *)"salt", 4, 1, out, NULL);
+    srv_random(out, sizeof(out), NULL);
+}
+
 silt_status srv_sha256(const void *data, size_t len, uint8_t out[SRV_SHA256_LEN],
                        silt_error *err)
 {

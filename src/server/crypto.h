@@ -25,6 +25,13 @@ silt_status srv_hmac_sha256(const void *key, size_t key_len, const void *data, s
 silt_status srv_pbkdf2_sha256(const char *pass, size_t pass_len, const uint8_t *salt,
                               size_t salt_len, int iterations, uint8_t out[SRV_SHA256_LEN],
                               silt_error *err);
+/*
+ * Runs each primitive once, on the calling thread: OpenSSL 3 sets up its
+ * providers and method caches lazily, and two sessions doing that at once
+ * leak what the loser built (LeakSanitizer found it). The server calls it
+ * before it accepts anyone.
+ */
+void srv_crypto_warm(void);
 /* n bytes from OpenSSL's CSPRNG. */
 silt_status srv_random(uint8_t *out, size_t n, silt_error *err);
 

@@ -93,6 +93,18 @@ static silt_status derive_keys(srv_verifier *v, const char *password, size_t len
     return srv_hmac_sha256(salted, sizeof(salted), "Server Key", 10, v->server_key, err);
 }
 
+int srv_scram_check_password(const srv_verifier *v, const char *password, size_t len)
+{
+    srv_verifier got;
+    uint8_t diff = 0;
+    memcpy(&got, v, sizeof(got));
+    if (derive_keys(&got, password, len, NULL) != SILT_OK)
+        return 0;
+    for (size_t k = 0; k < SRV_SHA256_LEN; k++) /* constant time */
+        diff |= (uint8_t)(got.stored_key[k] ^ v->stored_key[k]);
+    return diff == 0;
+}
+
 silt_status srv_scram_make_verifier(buf *out, const char *password, size_t len, silt_error *err)
 {
     srv_verifier v;

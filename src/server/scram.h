@@ -42,6 +42,8 @@ silt_status srv_base64_decode(const char *text, size_t text_len, uint8_t *out, s
 silt_status srv_scram_make_verifier(buf *out, const char *password, size_t len, silt_error *err);
 /* Parses the text form; SILT_CORRUPT naming what is wrong. */
 silt_status srv_scram_parse_verifier(srv_verifier *out, const char *text, silt_error *err);
+/* 1 when password gives v's StoredKey (HTTP Basic authentication: the password itself is sent). */
+int srv_scram_check_password(const srv_verifier *v, const char *password, size_t len);
 
 /*
  * One exchange. srv_scram_first takes the client-first-message (gs2 header

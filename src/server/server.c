@@ -105,7 +105,7 @@ static void refuse(int fd, const char *state, const char *msg)
     close(fd);
 }
 
-static void accept_one(srv_server *srv, int lfd)
+static void accept_one(srv_server *srv, int lfd, int http)
 {
     int fd = accept(lfd, NULL, NULL), one = 1;
     srv_session *s;
@@ -135,6 +135,7 @@ static void accept_one(srv_server *srv, int lfd)
     }
     s->srv = srv;
     s->fd = fd;
+    s->http = http;
     s->txn = 'I';
     memcpy(&s->key, key, 4);
     pthread_mutex_lock(&srv->lock);
@@ -183,7 +184,8 @@ int srv_serve(const srv_options *opts)
     silt_db_options dbo = SILT_DB_OPTIONS_INIT;
     silt_error err = SILT_ERROR_INIT;
     char shown[128];
-    int lfd = -1, code = 1;
+    int lfd = -1, hfd = -1, code = 1, http_loopback = 0;
+    char http_shown[128];
     struct sigaction sa;
     memset(&srv, 0, sizeof(srv));
     srv.opts = *opts;
@@ -204,10 +206,16 @@ int srv_serve(const srv_options *opts)
         fprintf(stderr, "silt: %s\n", err.message);
         goto done;
     }
+    srv_crypto_warm();
     lfd = open_listener(opts->listen, &srv.loopback, shown, sizeof(shown));
     if (lfd < 0)
         goto done;
-    if (opts->trust && !srv.loopback) {
+    if (opts->http != NULL) {
+        hfd = open_listener(opts->http, &http_loopback, http_shown, sizeof(http_shown));
+        if (hfd < 0)
+            goto done;
+    }
+    if (opts->trust && (!srv.loopback || (hfd >= 0 && !http_loopback))) {
         fprintf(stderr, "silt: --trust is only allowed on a loopback listen address\n");
         code = 2;
         goto done;
@@ -230,19 +238,26 @@ int srv_serve(const srv_options *opts)
     sigaction(SIGPIPE, &sa, NULL);
     printf("silt serve: listening on %s (warehouse %s%s)\n", shown, opts->warehouse,
            srv.tls ? ", TLS" : "");
+    if (hfd >= 0)
+        printf("silt serve: http on %s%s\n", http_shown, srv.tls ? " (https)" : "");
     fflush(stdout);
     for (;;) {
-        struct pollfd fds[2] = {{lfd, POLLIN, 0}, {srv_stop_pipe[0], POLLIN, 0}};
-        int n = poll(fds, 2, -1);
+        struct pollfd fds[3] = {{lfd, POLLIN, 0}, {srv_stop_pipe[0], POLLIN, 0}, {hfd, POLLIN, 0}};
+        int n = poll(fds, hfd >= 0 ? 3 : 2, -1);
         if (n < 0 && errno == EINTR)
             continue;
         if (n < 0 || (fds[1].revents & POLLIN))
             break;
         if (fds[0].revents & POLLIN)
-            accept_one(&srv, lfd);
+            accept_one(&srv, lfd, 0);
+        if (hfd >= 0 && (fds[2].revents & POLLIN))
+            accept_one(&srv, hfd, 1);
     }
     close(lfd);
     lfd = -1;
+    if (hfd >= 0)
+        close(hfd);
+    hfd = -1;
     stop_sessions(&srv);
     printf("silt serve: stopped\n");
     fflush(stdout);
@@ -250,6 +265,8 @@ int srv_serve(const srv_options *opts)
 done:
     if (lfd >= 0)
         close(lfd);
+    if (hfd >= 0)
+        close(hfd);
     silt_db_close(srv.db);
     srv_tls_ctx_free(srv.tls);
     srv_users_clear(&srv.users);

@@ -10,6 +10,7 @@
 typedef struct srv_options {
     const char *warehouse;
     const char *listen;   /* host:port; port 0 picks a free one (printed on stdout) */
+    const char *http;     /* host:port of the HTTP endpoint (http.c), or NULL */
     const char *config;   /* users file, or NULL (then trust is needed) */
     const char *tls_cert; /* PEM files; both or neither */
     const char *tls_key;

@@ -87,6 +87,7 @@ struct srv_session {
     char *params[SRV_N_PARAMS];
     struct srv_prep *preps;
     struct srv_portal *portals;
+    int http;     /* a connection to the --http listener (http.c) */
     srv_session *next;
 };
 
@@ -101,6 +102,22 @@ silt_status srv_compat_look(srv_session *s, const char *sql, srv_compat *out, co
                        silt_error *err);
 void srv_compat_clear(srv_compat *c);
 
+/* Names a statement of silt gives (compat.c): column 1 (or 0) in names, column 0 in extra. */
+typedef struct srv_name_list {
+    size_t n;
+    char (*names)[SRV_MAX_NAME * 2];
+    char (*extra)[SRV_MAX_NAME * 2];
+} srv_name_list;
+/* Reads string columns 0 and (want_two) 1 of sql's result; rows whose boolean column skip_col is true are left. */
+silt_status srv_read_names(srv_session *s, const char *sql, int want_two, int skip_col,
+                           srv_name_list *out, silt_error *err);
+void srv_names_clear(srv_name_list *l);
+/* The made-up, stable oid of a table (a hash of database and name). */
+uint32_t srv_table_oid(const char *db, const char *table);
+/* The DatabaseMetaData queries of the PostgreSQL JDBC driver 42.7 (jdbc.c); *done = answered. */
+silt_status srv_jdbc_query(srv_session *s, const char *n, srv_compat *out, int *done,
+                           silt_error *err);
+
 /* session.c helpers compat.c uses */
 silt_status srv_send_parameter_status(srv_session *s, const char *name, const char *value);
 void srv_session_drop_preps(srv_session *s, const char *name); /* NULL = all */
@@ -108,5 +125,10 @@ int srv_session_has_prep(srv_session *s, const char *name);
 
 /* The whole session of an accepted socket (a thread). */
 void *srv_session_main(void *session);
+/* session.c's socket I/O, TLS or not: 0 when all was written, -1 (s->broken) when not. */
+int srv_sock_write(srv_session *s, const void *data, size_t len);
+long srv_sock_read_some(srv_session *s, void *data, size_t len);
+/* One connection to the --http listener: HTTP/1.1 requests until the client closes (http.c). */
+void srv_http_serve(srv_session *s);
 
 #endif

@@ -59,7 +59,10 @@ typedef struct srv_portal {
     size_t cell_pos;
     int64_t table_row;
     char tag[64];
-    int count_tag; /* UPDATE/DELETE/MERGE: the count is the value of the result's first cell */
+    /* 1 UPDATE/DELETE/MERGE: the count is the value of the result's first cell;
+     * 2 INSERT: the count is what silt_conn_rows_written grew by */
+    int count_tag;
+    int64_t written_before;
     int64_t rows_sent;
     int64_t run_rows; /* rows of the last Execute: its CommandComplete count */
     int done;
@@ -68,7 +71,7 @@ typedef struct srv_portal {
 
 /* ---------------------------------------------------------------- I/O */
 
-static int sock_write(srv_session *s, const void *data, size_t len)
+int srv_sock_write(srv_session *s, const void *data, size_t len)
 {
     const char *p = data;
     while (len > 0 && !s->broken) {
@@ -90,9 +93,20 @@ static int flush_out(srv_session *s)
 {
     int rc = 0;
     if (s->out.len > 0)
-        rc = sock_write(s, s->out.data, s->out.len);
+        rc = srv_sock_write(s, s->out.data, s->out.len);
     buf_truncate(&s->out, 0);
     return rc;
+}
+
+/* Up to len bytes, as recv: the count, 0 at the end of the stream or on failure. */
+long srv_sock_read_some(srv_session *s, void *data, size_t len)
+{
+    for (;;) {
+        long n = s->tls ? srv_tls_read(s->tls, data, len) : (long)recv(s->fd, data, len, 0);
+        if (n < 0 && errno == EINTR && !s->tls)
+            continue;
+        return n > 0 ? n : 0;
+    }
 }
 
 /* 1 read, 0 end of stream or failure */
@@ -362,7 +376,8 @@ static void command_tag(const char *sql, char *tag, size_t cap, int *count_tag)
     first_words(sql, w1, w2, sizeof(w1));
     *count_tag = 0;
     if (strcmp(w1, "INSERT") == 0) {
-        snprintf(tag, cap, "INSERT 0 0");
+        snprintf(tag, cap, "INSERT 0");
+        *count_tag = 2;
     } else if (strcmp(w1, "UPDATE") == 0 || strcmp(w1, "DELETE") == 0 ||
                strcmp(w1, "MERGE") == 0) {
         snprintf(tag, cap, "%s", w1);
@@ -530,15 +545,15 @@ static silt_status read_count(srv_portal *p, int64_t *out, silt_error *err)
     struct ArrowArray a;
     *out = 0;
     memset(&a, 0, sizeof(a));
-    if (p->n_cols == 0)
-        return SILT_OK;
+    /* pulled even without columns: a statement may do its work as it is pulled */
     if (p->stream.get_next(&p->stream, &a) != 0) {
         const char *m = p->stream.get_last_error(&p->stream);
         return err_set(err, SILT_IO, "%s", m ? m : "the statement failed");
     }
     if (a.release != NULL) {
         const struct ArrowArray *c = a.n_children > 0 ? a.children[0] : NULL;
-        if (c != NULL && a.length > 0 && strcmp(p->schema.children[0]->format, "l") == 0 &&
+        if (c != NULL && p->n_cols > 0 && a.length > 0 &&
+            strcmp(p->schema.children[0]->format, "l") == 0 &&
             c->n_buffers > 1)
             *out = ((const int64_t *)c->buffers[1])[c->offset + a.offset];
         a.release(&a);
@@ -601,7 +616,8 @@ static silt_status portal_send(srv_session *s, srv_portal *p, int32_t max_rows, 
         if (p->kind == 0 && p->count_tag) {
             int64_t n = 0;
             SILT_RETURN_IF_ERROR(read_count(p, &n, err));
-            p->rows_sent = n;
+            p->rows_sent = p->count_tag == 2
+                               ? silt_conn_rows_written(s->conn) - p->written_before : n;
         } else if (p->kind == 0) {
             /* drain a statement without columns (it may still do its work as it is pulled) */
             struct ArrowArray a;
@@ -644,8 +660,16 @@ static silt_status portal_send(srv_session *s, srv_portal *p, int32_t max_rows, 
                 *suspended = 1;
                 return SILT_OK;
             }
-            SILT_RETURN_IF_ERROR(srv_msg_begin(&s->out, 'D', &start, err));
-            SILT_RETURN_IF_ERROR(srv_put_i16(&s->out, (int16_t)p->n_cols, err));
+            /* DataRow head (type, length to fill in, column count) in one reserve */
+            SILT_RETURN_IF_ERROR(buf_reserve(&s->out, 7, err));
+            {
+                uint8_t *h = (uint8_t *)s->out.data + s->out.len;
+                h[0] = 'D';
+                h[5] = (uint8_t)((unsigned)p->n_cols >> 8);
+                h[6] = (uint8_t)p->n_cols;
+                start = s->out.len + 1;
+                s->out.len += 7;
+            }
             for (col = 0; col < p->n_cols; col++)
                 SILT_RETURN_IF_ERROR(srv_put_field(&s->out, &p->cols[col],
                                                    p->schema.children[col],
@@ -745,6 +769,7 @@ static srv_portal *start_statement(srv_session *s, const char *sql, size_t base_
         srv_compat_clear(&c);
         return p;
     }
+    p->written_before = silt_conn_rows_written(s->conn);
     if (c.kind == SRV_C_SILT)
         rc = silt_conn_exec(s->conn, buf_cstr(&c.rewritten), &p->stream);
     else if (stmt != NULL)
@@ -1049,6 +1074,57 @@ static silt_status bind_param(silt_stmt *st, int idx, uint32_t oid, int format,
     }
 }
 
+/*
+ * A client statement (a catalog query, SET ...) with parameters: JDBC's
+ * DatabaseMetaData sends its patterns as $1, $2. They become quoted
+ * literals in its text (compat.c reads the text); text values, or binary
+ * integers.
+ */
+static silt_status inline_params(const char *sql, const srv_bind_msg *m, const uint32_t *oids,
+                                 buf *out, silt_error *err)
+{
+    size_t p = 0;
+    while (sql[p]) {
+        size_t next = skip_token(sql, p);
+        if (sql[p] == '$' && sql[p + 1] >= '1' && sql[p + 1] <= '9') {
+            long n = 0;
+            size_t q = p + 1;
+            while (sql[q] >= '0' && sql[q] <= '9' && n < 100000)
+                n = n * 10 + (sql[q++] - '0');
+            if (n > m->n_params)
+                return err_set(err, SILT_PARSE, "there is no parameter $%ld", n);
+            {
+                const uint8_t *v = m->values[n - 1];
+                int32_t len = m->lengths[n - 1];
+                if (v == NULL) {
+                    SILT_RETURN_IF_ERROR(buf_append(out, "NULL", 4, err));
+                } else if (srv_bind_param_format(m, (int)n - 1) != 0) {
+                    uint32_t oid = oids[n - 1];
+                    if (!((oid == SRV_OID_INT4 && len == 4) || (oid == SRV_OID_INT8 && len == 8) ||
+                          (oid == SRV_OID_INT2 && len == 2)))
+                        return err_set(err, SILT_UNSUPPORTED, "a binary parameter of type %u "
+                                       "in a client statement", oid);
+                    SILT_RETURN_IF_ERROR(buf_printf(out, err, "%lld",
+                                                    (long long)be_int(v, (int)len)));
+                } else {
+                    SILT_RETURN_IF_ERROR(buf_append_char(out, '\'', err));
+                    for (int32_t k = 0; k < len; k++) {
+                        if (v[k] == '\'')
+                            SILT_RETURN_IF_ERROR(buf_append_char(out, '\'', err));
+                        SILT_RETURN_IF_ERROR(buf_append_char(out, (char)v[k], err));
+                    }
+                    SILT_RETURN_IF_ERROR(buf_append_char(out, '\'', err));
+                }
+            }
+            p = q;
+            continue;
+        }
+        SILT_RETURN_IF_ERROR(buf_append(out, sql + p, next - p, err));
+        p = next;
+    }
+    return buf_append(out, "", 0, err);
+}
+
 static silt_status bind_all(srv_session *s, srv_prep *pr, const srv_bind_msg *m,
                             silt_error *err)
 {
@@ -1058,9 +1134,7 @@ static silt_status bind_all(srv_session *s, srv_prep *pr, const srv_bind_msg *m,
         return err_set(err, SILT_INVALID, "bind message supplies %d parameters, but prepared "
                        "statement \"%s\" requires %d", m->n_params, pr->name, pr->n_params);
     if (pr->stmt == NULL)
-        return m->n_params == 0 ? SILT_OK
-                                : err_set(err, SILT_UNSUPPORTED, "this statement takes no "
-                                          "parameters in silt serve");
+        return SILT_OK; /* inlined by msg_bind */
     for (k = 0; k < m->n_params; k++) {
         int idx;
         silt_status rc;
@@ -1176,10 +1250,22 @@ static void msg_bind(srv_session *s, const uint8_t *body, size_t len, int *faile
         send_silt_error(s, srv_sqlstate(err.code, err.error_class, err.message), &err);
         *failed = 1;
     } else {
+        buf inl = BUF_INIT;
+        const char *sql = pr->sql;
         if (m.portal[0] == '\0')
             portal_free(portal_find(s, "", 1));
-        p = start_statement(s, pr->sql, 0, pr->sql, pr->stmt, m.n_result_formats,
-                            m.result_formats);
+        if (pr->stmt == NULL && m.n_params > 0) {
+            if (inline_params(pr->sql, &m, pr->oids, &inl, &err) != SILT_OK) {
+                send_silt_error(s, srv_sqlstate(err.code, err.error_class, err.message), &err);
+                buf_clear(&inl);
+                *failed = 1;
+                srv_bind_msg_clear(&m);
+                return;
+            }
+            sql = buf_cstr(&inl);
+        }
+        p = start_statement(s, sql, 0, sql, pr->stmt, m.n_result_formats, m.result_formats);
+        buf_clear(&inl);
         if (p == NULL) {
             *failed = 1;
             fail_statement(s);
@@ -1505,7 +1591,7 @@ static int start_session(srv_session *s)
         }
         if (st.code == SRV_SSL_REQUEST && !tls_done) {
             char answer = s->srv->tls ? 'S' : 'N';
-            if (sock_write(s, &answer, 1) != 0)
+            if (srv_sock_write(s, &answer, 1) != 0)
                 return 0;
             if (s->srv->tls) {
                 if (srv_tls_accept(&s->tls, s->srv->tls, s->fd, &err) != SILT_OK)
@@ -1515,7 +1601,7 @@ static int start_session(srv_session *s)
             continue;
         }
         if (st.code == SRV_GSSENC_REQUEST) {
-            if (sock_write(s, "N", 1) != 0)
+            if (srv_sock_write(s, "N", 1) != 0)
                 return 0;
             continue;
         }
@@ -1662,7 +1748,9 @@ void *srv_session_main(void *payload)
     srv_session *s = payload;
     srv_server *srv = s->srv;
     srv_session **pp;
-    if (start_session(s)) {
+    if (s->http) {
+        srv_http_serve(s);
+    } else if (start_session(s)) {
         serve_messages(s);
         pthread_mutex_lock(&srv->lock);
         if (srv->stopping && !s->broken)

@@ -105,6 +105,40 @@ static int64_t get_int(const struct ArrowArray *a, srv_kind kind, int64_t row)
     }
 }
 
+/* Decimal digits of v into out (24 bytes); the length. printf costs 10x this per value. */
+static size_t format_int(int64_t v, char *out)
+{
+    char rev[24];
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    size_t n = 0, k = 0;
+    do {
+        rev[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u != 0);
+    if (v < 0)
+        out[k++] = '-';
+    while (n > 0)
+        out[k++] = rev[--n];
+    return k;
+}
+
+/* Length (big-endian Int32) and bytes, with one reserve. */
+static silt_status put_sized(buf *b, const char *data, size_t len, silt_error *err)
+{
+    uint8_t *p;
+    SILT_RETURN_IF_ERROR(buf_reserve(b, 4 + len, err));
+    p = (uint8_t *)b->data + b->len;
+    p[0] = (uint8_t)(len >> 24);
+    p[1] = (uint8_t)(len >> 16);
+    p[2] = (uint8_t)(len >> 8);
+    p[3] = (uint8_t)len;
+    if (len > 0)
+        memcpy(p + 4, data, len);
+    b->len += 4 + len;
+    b->data[b->len] = '\0';
+    return SILT_OK;
+}
+
 /* Bytes of a string or binary value. */
 static const char *get_bytes(const struct ArrowArray *a, int64_t row, size_t *len)
 {
@@ -380,7 +414,9 @@ static silt_status put_scalar_text(buf *b, srv_kind kind, int scale, const struc
     case SRV_K_INT8:
     case SRV_K_INT16:
     case SRV_K_INT32:
-    case SRV_K_INT64: return buf_printf(b, err, "%lld", (long long)get_int(a, kind, row));
+    case SRV_K_INT64:
+        len = format_int(get_int(a, kind, row), text);
+        return buf_append(b, text, len, err);
     case SRV_K_FLOAT:
     case SRV_K_DOUBLE: {
         double v = kind == SRV_K_FLOAT ? VALUE_AT(float, a, row) : VALUE_AT(double, a, row);
@@ -526,6 +562,22 @@ silt_status srv_put_field(buf *b, const srv_column *col, const struct ArrowSchem
     uint32_t n;
     if (col->kind == SRV_K_NULL || is_null(array, row))
         return put_be(b, 0xffffffffu, 4, err);
+    /* the common text cases straight into the buffer (the streaming path, docs/server.md) */
+    if (format == 0) {
+        char text[24];
+        size_t len;
+        const char *bytes;
+        switch (col->kind) {
+        case SRV_K_INT8: case SRV_K_INT16: case SRV_K_INT32: case SRV_K_INT64:
+            len = format_int(get_int(array, col->kind, row), text);
+            return put_sized(b, text, len, err);
+        case SRV_K_STRING:
+            bytes = get_bytes(array, row, &len);
+            return put_sized(b, bytes, len, err);
+        default:
+            break;
+        }
+    }
     SILT_RETURN_IF_ERROR(put_be(b, 0, 4, err));
     if (col->kind == SRV_K_STRUCT || col->kind == SRV_K_LIST || col->kind == SRV_K_MAP)
         SILT_RETURN_IF_ERROR(put_json(b, schema, array, row, err));

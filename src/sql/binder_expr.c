@@ -1816,6 +1816,11 @@ static silt_status bind_func(binder *b, const bind_ctx *bc, const sql_expr *ast,
         return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[UNSUPPORTED_EXPR_FOR_OPERATOR] aggregate function \"%s\" is not "
                           "allowed here", name);
+    if (util_str_casecmp(name, "filename") == 0 || util_str_casecmp(name, "filepath") == 0)
+        /* T-SQL's rowset functions (docs/serverless.md): named, not "does not exist" */
+        return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED,
+                          "OPENROWSET's %s() (the file a row came from) is not supported yet",
+                          util_str_casecmp(name, "filename") == 0 ? "filename" : "filepath");
     if (ast->u.func.name.n_parts == 1 && is_window_only(name))
         return sql_bind_error(b, err, ast->pos, SILT_BIND,
                           "[WINDOW_FUNCTION_WITHOUT_OVER_CLAUSE] window function \"%s\" requires "

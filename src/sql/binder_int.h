@@ -75,6 +75,8 @@ struct sql_session {
     const io_store_options *store_opts; /* the database's, borrowed; NULL = none */
     /* sql_session_set_read_only: statements that write or change the catalog are refused. */
     int read_only;
+    /* Rows INSERT statements wrote on the session, a running total (sql_session_rows_written). */
+    int64_t rows_written;
     arena *parent;          /* sql_session_options.parent, for sql_session_new_sibling */
     /* Runs the streaming statements (sql_session_set_stream_runner); NULL = none. */
     sql_stream_fn stream_fn;

@@ -1354,5 +1354,7 @@ silt_status sql_exec_insert(binder *b, const sql_stmt *stmt, exec_out *out, silt
     }
     co.user_metadata = sql_session_get(b->s, SQL_SETTING_USER_METADATA);
     SILT_RETURN_IF_ERROR(sql_exec_commit_retry_timeout(b, &co.retry_timeout_ms, err));
-    return delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err);
+    SILT_RETURN_IF_ERROR(delta_write_commit(w, t.store, t.snap, mode, &co, NULL, err));
+    b->s->rows_written += delta_write_rows(w);
+    return SILT_OK;
 }

@@ -607,7 +607,12 @@ static silt_status create_table(parser *p, sql_stmt *s)
         s->u.create_external.name = name;
         s->u.create_external.columns = cols;
         p_advance(p);
-        return tsql_with_list(p, &s->u.create_external.with, NULL);
+        P_TRY(tsql_with_list(p, &s->u.create_external.with, NULL));
+        if (sql_parser_kw(p, "AS"))
+            return sql_parser_fail(p, "CREATE EXTERNAL TABLE ... AS SELECT (CETAS) is not "
+                                   "supported yet: write the rows with CREATE TABLE ... AS SELECT "
+                                   "(a Delta table), then read it by name or with OPENROWSET");
+        return SILT_OK;
     }
     P_TRY(table_clauses(p, s));
     if (sql_parser_accept_kw(p, "AS") || sql_parser_at_query(p))
@@ -861,6 +866,13 @@ static silt_status create_stmt(parser *p, sql_stmt *s)
         temporary = 1;
     else if (global)
         return sql_parser_fail(p, "expected TEMPORARY");
+    if ((sql_parser_kw(p, "DATABASE") && sql_parser_kw_at(p, 1, "SCOPED")) ||
+        (sql_parser_kw(p, "MASTER") && sql_parser_kw_at(p, 1, "KEY")))
+        /* T-SQL's credentials for external data sources (docs/serverless.md) */
+        return sql_parser_fail(p, "CREATE %s is not supported: silt reads storage with the "
+                               "credentials of the database handle's options",
+                               sql_parser_kw(p, "MASTER") ? "MASTER KEY"
+                                                          : "DATABASE SCOPED CREDENTIAL");
     if (sql_parser_accept_kw(p, "EXTERNAL"))
         external = 1;
     if (external && !or_replace && !temporary && !sql_parser_kw(p, "TABLE"))

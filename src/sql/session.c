@@ -268,6 +268,11 @@ void sql_session_set_read_only(sql_session *s, int on)
     s->read_only = on != 0;
 }
 
+int64_t sql_session_rows_written(const sql_session *s)
+{
+    return s->rows_written;
+}
+
 /* ---------------------------------------------------------------- results */
 
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }

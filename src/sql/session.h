@@ -135,6 +135,13 @@ void sql_session_clear_interrupt(sql_session *s);
 void sql_session_set_read_only(sql_session *s, int on);
 
 /*
+ * The rows that INSERT statements (and INSERT OVERWRITE) committed on s, a
+ * running total: the server reports a statement's count (INSERT 0 n) as the
+ * difference before and after it. Spark's INSERT gives no result to read it from.
+ */
+int64_t sql_session_rows_written(const sql_session *s);
+
+/*
  * Binds a source of batches to a table name for the statements run next,
  * until sql_session_unbind_source: `FROM name` reads it through fn, which
  * gives batches of schema (a STRUCT, borrowed until unbound) in

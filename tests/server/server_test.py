@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """silt serve with real clients (issue 22): psql, psycopg 3, pg8000 and raw sockets.
 
-usage: server_test.py SILT_BIN GROUP   (GROUP: psql, clients, auth, robust, concurrency, tls)
+usage: server_test.py SILT_BIN GROUP   (GROUP: psql, clients, auth, robust, concurrency, tls, jdbc,
+                                               http, idle, load)
 
 Each group starts its own `silt serve --listen 127.0.0.1:0` on a fresh warehouse
 and reads the port it prints. Ends with 'N passed, N failed'. Exit 77 (skip) when
@@ -153,11 +154,20 @@ def group_clients(srv):
         check("psycopg prepared statement", r == [])
         check("psycopg current_database", c.execute("SELECT current_database()").fetchone() ==
               ("default",))
+        # the serverless (T-SQL) statements through the server too (docs/serverless.md)
+        path = os.path.join(WAREHOUSE[0], "t")  # BULK takes a literal, not a parameter
+        got = c.execute(f"SELECT TOP 1 r.a, r.b FROM OPENROWSET(BULK '{path}', FORMAT = 'DELTA') "
+                        "AS r ORDER BY r.a").fetchall()
+        check("psycopg OPENROWSET and TOP", got == [(1, "x")], got)
+        check("psycopg [bracket].[dbo] names",
+              c.execute("SELECT count(*) FROM [default].[dbo].[t]").fetchone() == (2,))
         c.execute("SET application_name = 'silt-test'")
         check("psycopg SET/SHOW", c.execute("SHOW application_name").fetchone() == ("silt-test",))
         c.rollback()
         # a transaction as psycopg drives it (not autocommit)
-        c.execute("INSERT INTO c VALUES (1), (-1)")
+        cur = c.execute("INSERT INTO c VALUES (1), (-1)")
+        check("psycopg INSERT rowcount (INSERT 0 n)", cur.rowcount == 2 and
+              cur.statusmessage == "INSERT 0 2", (cur.rowcount, cur.statusmessage))
         c.commit()
         check("psycopg insert in transaction",
               c.execute("SELECT count(*), sum(v) FROM c").fetchone() == (2, 0))
@@ -330,6 +340,15 @@ def group_robust(srv, trust, limited):
             pass
         time.sleep(0.05)  # the closed sessions' threads finish; not a timing assertion
     check("room again after idle clients leave", b"Z\0\0\0\5I" in data, data[:100])
+    # a slow client: asks for a big result and does not read it; others are served meanwhile
+    slow = startup(trust.port)
+    read_until_ready(slow)
+    q = b"SELECT id, repeat('y', 200) FROM range(0, 2000000)\0"
+    slow.sendall(b"Q" + struct.pack("!i", len(q) + 4) + q)
+    with pg(srv.port) as c:
+        check("a client that does not read blocks no other",
+              [c.execute("SELECT count(*) FROM t").fetchone() for _ in range(20)] == [(2,)] * 20)
+    slow.close()
     # the server still serves
     with pg(srv.port) as c:
         check("still serving after bad clients", c.execute("SELECT 1").fetchone() == (1,))
@@ -383,6 +402,111 @@ def group_concurrency(srv):
         check("writer committed while readers ran", cnt > 0 and cnt % 2 == 0, cnt)
 
 
+def rss_mib(pid, field="VmRSS"):
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1]) // 1024
+    return -1
+
+
+# Memory bounds for the RSS checks; a sanitizer build (ASAN_OPTIONS set by `make asan`) keeps
+# shadow memory and quarantined blocks, so it gets four times as much.
+RSS_SCALE = 4 if os.environ.get("ASAN_OPTIONS") else 1
+
+
+def idle_timeout(wh):
+    """--idle-timeout: a session silent that long is closed by the server (not a timing check:
+    the client waits up to 60 s for the close)."""
+    srv = Server(wh, "--trust", "--idle-timeout", "1")
+    try:
+        s = startup(srv.port)
+        read_until_ready(s)
+        s.settimeout(60)
+        try:
+            closed = s.recv(4096) == b""
+        except OSError:
+            closed = True
+        s.close()
+        check("an idle session is closed after --idle-timeout", closed)
+        with pg(srv.port) as c:
+            check("the server serves after closing idle sessions",
+                  c.execute("SELECT 1").fetchone() == (1,))
+    finally:
+        check("SIGTERM stops the idle-timeout server", srv.stop() == 0)
+
+
+def group_idle(srv):
+    """1,000 idle connections: each has its session, the server keeps serving others."""
+    socks = []
+    for _ in range(1000):
+        socks.append(startup(srv.port))
+    ready = sum(1 for s in socks if read_until_ready(s).endswith(b"Z\0\0\0\5I"))
+    check("1,000 idle sessions started", ready == 1000, ready)
+    with pg(srv.port) as c:
+        check("a client is served beside 1,000 idle ones",
+              c.execute("SELECT count(*) FROM range(0, 100000)").fetchone() == (100000,))
+    rss = rss_mib(srv.proc.pid)
+    print(f"info RSS of silt serve with 1,000 idle sessions: {rss} MiB")
+    check("RSS with 1,000 idle sessions under 1 GiB", 0 < rss < 1024 * RSS_SCALE, rss)
+    for s in socks[:500]:
+        s.close()
+    # half of them vanish without a Terminate; the others still answer
+    q = b"SELECT 6 * 7\0"
+    s = socks[-1]
+    s.sendall(b"Q" + struct.pack("!i", len(q) + 4) + q)
+    check("an idle session answers after 500 others vanished", b"42" in read_until_ready(s))
+    for s in socks[500:]:
+        s.close()
+    with pg(srv.port) as c:
+        check("still serving after the idle clients left", c.execute("SELECT 1").fetchone() == (1,))
+
+
+# 200 queries a client; the sanitizer build (10x slower) runs 20: it is there to find leaks and
+# races, the release build proves the load.
+LOAD_QUERIES = 20 if os.environ.get("ASAN_OPTIONS") else 200
+
+
+def group_load(srv):
+    """50 clients x 200 queries while a writer appends and updates: every snapshot consistent."""
+    stop = threading.Event()
+    errors, done = [], []
+    def writer():
+        with pg(srv.port, autocommit=True) as c:
+            k = 1
+            while not stop.is_set():
+                c.execute(f"INSERT INTO c VALUES ({k}), ({-k})")
+                if k % 5 == 0:  # an update that keeps the invariant: count even, sum 0
+                    c.execute("UPDATE c SET v = -v WHERE v % 3 = 0")
+                k += 1
+    def reader(n):
+        try:
+            with pg(srv.port, autocommit=True) as c:
+                for _ in range(LOAD_QUERIES):
+                    cnt, total = c.execute("SELECT count(*), coalesce(sum(v), 0) FROM c").fetchone()
+                    if cnt % 2 != 0 or total != 0:
+                        errors.append((n, cnt, total))
+                done.append(n)
+        except Exception as e:  # noqa: BLE001 - reported as a failure
+            errors.append((n, repr(e)))
+    w = threading.Thread(target=writer)
+    w.start()
+    readers = [threading.Thread(target=reader, args=(n,)) for n in range(50)]
+    for r in readers:
+        r.start()
+    for r in readers:
+        r.join()
+    stop.set()
+    w.join()
+    check(f"50 clients x {LOAD_QUERIES} queries all succeeded", len(done) == 50 and not errors, errors[:5])
+    peak = rss_mib(srv.proc.pid, "VmHWM")
+    print(f"info peak RSS of silt serve under load: {peak} MiB")
+    check("peak RSS under load below 1 GiB", 0 < peak < 1024 * RSS_SCALE, peak)
+    with pg(srv.port) as c:
+        cnt = c.execute("SELECT count(*) FROM c").fetchone()[0]
+        check("the writer committed during the load", cnt > 0 and cnt % 2 == 0, cnt)
+
+
 def group_tls(tmp, wh, cfg):
     cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
     subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
@@ -404,6 +528,12 @@ def group_tls(tmp, wh, cfg):
                             "sslmode=require", "-X", "-c", "\\dt"], env=env, capture_output=True,
                            text=True, timeout=60)
         check("psql over TLS", r.returncode == 0 and "table" in r.stdout, r.stderr)
+        r = subprocess.run(["psql", f"host=127.0.0.1 port={srv.port} user=alice dbname=default "
+                            "sslmode=require", "-X", "-c", "SELECT 1"],
+                           env=dict(os.environ, PGPASSWORD="wrong"), capture_output=True,
+                           text=True, timeout=60)
+        check("psql wrong password refused", r.returncode != 0 and
+              "password authentication failed" in r.stderr, r.stderr)
         import ssl
         ctx = ssl.create_default_context()
         ctx.check_hostname = False
@@ -416,13 +546,151 @@ def group_tls(tmp, wh, cfg):
         check("SIGTERM stops the server", srv.stop() == 0)
 
 
+WAREHOUSE = [None]  # the warehouse folder of the run, for groups that name paths in it
+
+JDBC_JAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", ".peers", "jdbc",
+                        "postgresql-42.7.14.jar")
+
+
+def group_jdbc(tmp, wh, cfg):
+    """The PostgreSQL JDBC driver (tests/server/JdbcCheck.java) over TLS with SCRAM."""
+    import shutil
+    if not os.path.exists(JDBC_JAR) or shutil.which("javac") is None:
+        print(f"no {JDBC_JAR} or javac (scripts/setup-peers.sh fetches the driver)")
+        sys.exit(1 if os.environ.get("CI") == "true" else 77)
+    src = os.path.join(os.path.dirname(os.path.abspath(__file__)), "JdbcCheck.java")
+    subprocess.run(["javac", "-d", tmp, "-cp", JDBC_JAR, src], check=True)
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "2", "-subj", "/CN=localhost"], check=True,
+                   capture_output=True)
+    srv = Server(wh, "--config", cfg, "--tls-cert", cert, "--tls-key", key)
+    try:
+        url = f"jdbc:postgresql://127.0.0.1:{srv.port}/default?sslmode=require"
+        r = subprocess.run(["java", "-cp", JDBC_JAR + os.pathsep + tmp, "JdbcCheck", url, "alice",
+                            "secret1"], capture_output=True, text=True, timeout=120)
+        for line in r.stdout.splitlines():
+            if line.startswith("ok   "):
+                check("jdbc " + line[5:], True)
+            elif line.startswith("FAIL "):
+                check("jdbc " + line[5:], False)
+        check("jdbc program ran to the end", "jdbc: " in r.stdout, r.stdout[-2000:] + r.stderr[-3000:])
+        # without TLS the password is refused (as for every client)
+        r = subprocess.run(["java", "-cp", JDBC_JAR + os.pathsep + tmp, "JdbcCheck",
+                            f"jdbc:postgresql://127.0.0.1:{srv.port}/default?sslmode=disable",
+                            "alice", "secret1"], capture_output=True, text=True, timeout=120)
+        check("jdbc password without TLS refused", r.returncode != 0 and
+              "sslmode=require" in r.stderr, r.stderr[-1000:])
+    finally:
+        check("SIGTERM stops the server", srv.stop() == 0)
+
+
+def group_http(tmp, wh, cfg):
+    """--http: the Trino client protocol, through the `trino` package, over HTTPS with the users."""
+    try:
+        import trino
+        from trino.auth import BasicAuthentication
+    except ImportError as e:
+        print(f"trino missing ({e}); scripts/setup-peers.sh installs it")
+        sys.exit(1 if os.environ.get("CI") == "true" else 77)
+    import http.client
+    import ssl
+    cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                    "-out", cert, "-days", "2", "-subj", "/CN=localhost", "-addext",
+                    "subjectAltName=IP:127.0.0.1"], check=True, capture_output=True)
+    os.environ["REQUESTS_CA_BUNDLE"] = cert  # the client checks the server's certificate
+    srv = Server(wh, "--config", cfg, "--tls-cert", cert, "--tls-key", key, "--http",
+                 "127.0.0.1:0")
+    line = srv.proc.stdout.readline()
+    hport = int(line.split("http on ")[1].split()[0].rsplit(":", 1)[1])
+    def connect(user, pw, schema="default"):
+        return trino.dbapi.connect(host="127.0.0.1", port=hport, user=user,
+                                   auth=BasicAuthentication(user, pw), http_scheme="https",
+                                   catalog="silt", schema=schema)
+    try:
+        cur = connect("alice", "secret1").cursor()
+        cur.execute("SELECT * FROM t ORDER BY a")
+        check("trino rows of every type", cur.fetchall() == [list(ROW1), [2] + [None] * 8])
+        check("trino column types", [d[1] for d in cur.description] ==
+              ["integer", "varchar", "double", "decimal(10,2)", "date",
+               "timestamp(6) with time zone", "boolean", "varbinary", "bigint"],
+              cur.description)
+        cur.execute("INSERT INTO c VALUES (5), (-5)")
+        cur.fetchall()
+        check("trino INSERT updateCount", cur.rowcount == 2, cur.rowcount)
+        cur.execute("SELECT count(*) FROM range(0, 200000)")
+        check("trino aggregate", cur.fetchall() == [[200000]])
+        cur.execute("SELECT id FROM range(0, 50000)")
+        check("trino result streamed in chunks", len(cur.fetchall()) == 50000)
+        try:
+            cur.execute("SELECT nope FROM t")
+            cur.fetchall()
+            check("trino error", False)
+        except trino.exceptions.TrinoUserError as e:
+            check("trino error", e.error_name.startswith("UNRESOLVED_COLUMN"), e)
+        try:
+            connect("alice", "wrong").cursor().execute("SELECT 1")
+            check("trino wrong password refused", False)
+        except trino.exceptions.HttpError as e:
+            check("trino wrong password refused", "401" in str(e), e)
+        ro = connect("bob", "bobpw").cursor()
+        ro.execute("SELECT count(*) FROM t")
+        check("trino read-only user reads", ro.fetchall() == [[2]])
+        try:
+            ro.execute("DELETE FROM t")
+            ro.fetchall()
+            check("trino read-only user refused (25006)", False)
+        except trino.exceptions.TrinoUserError as e:
+            check("trino read-only user refused (25006)", e.error_name == "25006" or
+                  "read-only" in e.message, e)
+        try:
+            connect("bob", "bobpw", schema="other").cursor().execute("SELECT 1")
+            check("trino databases= restriction", False)
+        except trino.exceptions.HttpError as e:
+            check("trino databases= restriction", "403" in str(e), e)
+        ctx = ssl.create_default_context(cafile=cert)
+        def raw(method, path, body=None, headers=None):
+            h = http.client.HTTPSConnection("127.0.0.1", hport, context=ctx, timeout=30)
+            h.request(method, path, body=body, headers=headers or {})
+            r = h.getresponse()
+            data = r.read()
+            h.close()
+            return r.status, data
+        check("GET refused (405)", raw("GET", "/v1/statement")[0] == 405)
+        check("unknown path (404)", raw("POST", "/nope", b"SELECT 1")[0] == 404)
+        check("no credentials (401)", raw("POST", "/v1/statement", b"SELECT 1")[0] == 401)
+        s = socket.create_connection(("127.0.0.1", hport), timeout=30)
+        t = ctx.wrap_socket(s, server_hostname="127.0.0.1")
+        t.sendall(b"POST /v1/statement HTTP/1.1\r\nHost: x\r\nContent-Length: 99999999999\r\n\r\n")
+        check("oversized body refused (413)", b" 413 " in t.recv(4096))
+        t.close()
+        try:
+            plain = http.client.HTTPConnection("127.0.0.1", hport, timeout=10)
+            plain.request("POST", "/v1/statement", body=b"SELECT 1")
+            plain.getresponse()
+            check("plain HTTP refused when TLS is on", False)
+        except (OSError, http.client.HTTPException):
+            check("plain HTTP refused when TLS is on", True)
+        cur.execute("SELECT 1")
+        check("still serving", cur.fetchall() == [[1]])
+    finally:
+        check("SIGTERM stops the server", srv.stop() == 0)
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         wh, cfg = setup(tmp)
+        WAREHOUSE[0] = wh
         if GROUP == "tls":
             group_tls(tmp, wh, cfg)
+        elif GROUP == "jdbc":
+            group_jdbc(tmp, wh, cfg)
+        elif GROUP == "http":
+            group_http(tmp, wh, cfg)
         else:
-            srv = Server(wh, "--config", cfg)
+            extra = ["--trust", "--max-connections", "1100"] if GROUP == "idle" else []
+            srv = Server(wh, "--config", cfg, *extra)
             trust = Server(wh, "--trust") if GROUP == "robust" else None
             limited = Server(wh, "--trust", "--max-connections", "20") if GROUP == "robust" else None
             try:
@@ -436,6 +704,11 @@ def main():
                     group_robust(srv, trust, limited)
                 elif GROUP == "concurrency":
                     group_concurrency(srv)
+                elif GROUP == "idle":
+                    group_idle(srv)
+                    idle_timeout(wh)
+                elif GROUP == "load":
+                    group_load(srv)
                 else:
                     raise SystemExit(f"no group {GROUP}")
             finally:

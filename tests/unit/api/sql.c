@@ -349,6 +349,25 @@ void test_api_sql__read_only_connection(void)
     check_int(SILT_OK, silt_conn_exec(conn, "INSERT INTO t VALUES (2)", NULL));
 }
 
+/* silt_conn_rows_written: the running total of rows INSERT committed (the server's INSERT 0 n). */
+void test_api_sql__rows_written(void)
+{
+    check_int(SILT_OK, silt_db_open(&db, test_tmpdir(), NULL));
+    check_int(SILT_OK, silt_conn_open(&conn, db));
+    check(silt_conn_rows_written(conn) == 0);
+    check_int(SILT_OK, silt_conn_exec(conn, "CREATE TABLE t (a INT) USING delta", NULL));
+    check_int(SILT_OK, silt_conn_exec(conn, "INSERT INTO t VALUES (1), (2), (3)", NULL));
+    check(silt_conn_rows_written(conn) == 3);
+    check_int(SILT_OK, silt_conn_exec(conn, "INSERT INTO t SELECT id FROM range(10)", NULL));
+    check(silt_conn_rows_written(conn) == 13);
+    /* UPDATE and DELETE report theirs in their result, not here; a failed INSERT adds none */
+    check_int(SILT_OK, silt_conn_exec(conn, "DELETE FROM t WHERE a = 1", NULL));
+    check(silt_conn_rows_written(conn) == 13);
+    check(silt_conn_exec(conn, "INSERT INTO t VALUES (1, 2)", NULL) != SILT_OK);
+    check(silt_conn_rows_written(conn) == 13);
+    check(silt_conn_rows_written(NULL) == 0);
+}
+
 /* The change data feed is a query: table_changes through silt_conn_exec (docs/cdf.md). */
 void test_api_sql__change_data_feed(void)
 {
