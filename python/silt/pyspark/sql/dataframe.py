@@ -140,7 +140,11 @@ class DataFrame:
         self._join = join
         self._alias_name = alias
         self._desc = None
-        self._streaming = streaming  # a streaming source: readStream's DataFrame
+        if streaming is None:
+            streaming = next((p._streaming for p in parents if p._streaming is not None), None)
+        # a streaming source (readStream's DataFrame and those built over it):
+        # {"stream": its STREAM reference, "batch": the batch twin, "agg": grouped}
+        self._streaming = streaming
         self.na = DataFrameNaFunctions(self)
 
     # -- the SQL behind the operations
@@ -224,7 +228,7 @@ class DataFrame:
                 self._desc = []
             else:
                 stream = self._session._conn._run(
-                    "SELECT * FROM (%s) AS _s LIMIT 0" % self._sql, None)
+                    "SELECT * FROM (%s) AS _s LIMIT 0" % self._batch_sql(), None)
                 self._desc = stream.schema()[4]
         return self._desc
 
@@ -276,13 +280,38 @@ class DataFrame:
         except Exception:  # noqa: BLE001 - repr must not fail
             return "DataFrame[...]"
 
+    def _batch_sql(self):
+        """The text with a stream's source replaced by its batch twin (for the schema)."""
+        s = self._streaming
+        if s is None:
+            return self._sql
+        return self._sql.replace(s["stream"], s["batch"])
+
     # -- transformations
     def _check_batch(self, what):
         if self._streaming is not None:
-            raise NotImplementedError(
-                "silt.pyspark: %s of a streaming DataFrame is not supported: a stream is a "
-                "source with select/filter/withColumn/groupBy.count, written by writeStream"
-                % what)
+            if what == "write":
+                raise _analysis_error("'write' can not be called on streaming "
+                                      "Dataset/DataFrame")
+            raise _analysis_error("Queries with streaming sources must be executed with "
+                                  "writeStream.start();")
+
+    def withWatermark(self, eventTime, delayThreshold):
+        """Spark's watermark as silt's WATERMARK clause on the stream's source
+        (docs/streaming.md): eventTime must be a TIMESTAMP column of the source."""
+        s = self._streaming
+        if s is None:
+            raise _analysis_error("withWatermark is for streaming DataFrames (a batch "
+                                  "DataFrame has no watermark)")
+        if "WATERMARK" in s["stream"]:
+            raise NotImplementedError("silt.pyspark: one withWatermark per stream")
+        if not isinstance(delayThreshold, str) or not delayThreshold.strip():
+            raise ValueError("delayThreshold should be provided")
+        ref = "%s WATERMARK %s DELAY OF INTERVAL %s" % (
+            s["stream"], quote_ident(eventTime), delayThreshold.strip())
+        df = DataFrame(self._session, self._sql.replace(s["stream"], ref), [self], self._join,
+                       self._alias_name, streaming=dict(s, stream=ref))
+        return df
 
     def select(self, *cols):
         cols = _flatten(cols)
@@ -688,11 +717,17 @@ class GroupedData:
         items, group = self._keys()
         resolve = self._df._resolver()
         items += [e._select_sql(resolve) for e in exprs]
-        return self._df._new(self._df._query(items, group=group))
+        return self._grouped(self._df._query(items, group=group))
+
+    def _grouped(self, sql):
+        df = self._df._new(sql)
+        if df._streaming is not None:
+            df._streaming = dict(df._streaming, agg=True)
+        return df
 
     def count(self):
         items, group = self._keys()
-        return self._df._new(self._df._query(items + ["count(1) AS `count`"], group=group))
+        return self._grouped(self._df._query(items + ["count(1) AS `count`"], group=group))
 
     def _simple(self, fn, cols):
         if not cols:
