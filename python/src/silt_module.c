@@ -1287,7 +1287,24 @@ static PyObject *query_last_progress(PyObject *self_, PyObject *unused)
     return out;
 }
 
+/* close(): frees the ended stream (its checkpoint lock goes with it). The
+ * handle is taken under the GIL, which stop() and last_progress() hold for
+ * their whole call, so neither sees it freed. */
+static PyObject *query_close(PyObject *self_, PyObject *unused)
+{
+    QueryObject *q = (QueryObject *)self_;
+    silt_stream *s = q->stream;
+    q->stream = NULL;
+    if (s != NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        silt_stream_free(s);
+        Py_END_ALLOW_THREADS
+    }
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef query_methods[] = {
+    {"close", query_close, METH_NOARGS, "Stops, waits for and frees the stream."},
     {"wait", query_wait, METH_NOARGS, "Waits until the stream ends; raises its error."},
     {"stop", query_stop, METH_NOARGS, "Asks the stream to stop after the batch in flight."},
     {"last_progress", query_last_progress, METH_NOARGS, "The last batch's progress JSON or None."},

@@ -115,12 +115,19 @@ class DataStreamReader:
             args.append(arg)
             if k not in _STREAM_ONLY:
                 batch.append(arg)
-        if self._schema is not None:
+        items = "*"
+        if self._schema is not None and fmt == "parquet":
+            # Parquet files carry their schema: the given one is a cast of its columns.
+            items = ", ".join("CAST(%s AS %s) AS %s" % (quote_ident(f.name),
+                                                       f.dataType.sqlName(),
+                                                       quote_ident(f.name))
+                              for f in self._schema.fields)
+        elif self._schema is not None:
             s = "schema => %s" % _sql_string(self._schema.ddl())
             args.append(s)
             batch.append(s)
         return _stream_df(self._session, "STREAM read_files(%s)" % ", ".join(args),
-                          "read_files(%s)" % ", ".join(batch))
+                          "read_files(%s)" % ", ".join(batch), items)
 
     def _delta(self, ref):
         if self._schema is not None:
@@ -163,9 +170,9 @@ class DataStreamReader:
         return self._delta(tableName)
 
 
-def _stream_df(session, stream_ref, batch_ref):
+def _stream_df(session, stream_ref, batch_ref, items="*"):
     from .dataframe import DataFrame
-    return DataFrame(session, "SELECT * FROM %s" % stream_ref,
+    return DataFrame(session, "SELECT %s FROM %s" % (items, stream_ref),
                      streaming={"stream": stream_ref, "batch": batch_ref, "agg": False})
 
 
@@ -375,6 +382,8 @@ class StreamingQuery:
             self._error = StreamingQueryException(str(e), getattr(e, "error_class", ""))
             self._error.__cause__ = e
         finally:
+            # The ended stream is freed now, so its checkpoint is free for the next start.
+            self._raw.close()
             self._done.set()
             try:
                 self._session._streams.remove(self)
