@@ -645,6 +645,89 @@ def run_one(tutorial, folder):
     return out
 
 
+# --- show() layout against the notebook's own outputs ---------------------------------
+# Tutorial 001 is the one notebook whose outputs hold show() tables (002's cells cannot run
+# yet). Every table a cell printed must have the notebook's columns in the notebook's order;
+# the tables whose data is the same in both (not scaled, not clock-dependent) must be equal
+# line for line once timestamps are masked (the notebook ran at another time) and Spark 3's
+# "null" is Spark 4's "NULL".
+NOTEBOOK_001 = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
+                            "shared", "tutorials", "001_7f61e7eb7ca43da3.txt")
+SAME_TABLES = {("c12", 0): "trips 0-19 as generated", ("c26", 3): "the ten route ids",
+               ("c63", 0): "the 20 Syracuse rows of version 1"}
+HEADER_DIFFERS = {"c25": "SHOW TABLES: Spark 4 names the first column namespace; the notebook's "
+                         "Spark 3 named it database"}
+
+
+def _tables(text):
+    out, cur = [], []
+    for line in text.splitlines():
+        if line.startswith("+-") or (line.startswith("|") and cur):
+            cur.append(line)
+        elif cur:
+            out.append(cur)
+            cur = []
+    if cur:
+        out.append(cur)
+    return [t for t in out if len(t) >= 3]
+
+
+def _masked(table):
+    import re
+    return [re.sub(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d(\.\d+)?", "<timestamp>", l)
+            .replace("|null", "|NULL").replace(" null|", " NULL|") for l in table]
+
+
+def layout_check(stdout, bad):
+    """Compares the show() tables silt printed for 001's cells with the notebook's."""
+    if not os.path.exists(NOTEBOOK_001):
+        print("layout: no %s, not compared" % NOTEBOOK_001)
+        return
+    with open(NOTEBOOK_001) as f:
+        nb = json.loads(f.read().split("\n", 1)[1])
+    want = {}
+    for i, c in enumerate(nb["cells"]):
+        if c["cell_type"] == "code":
+            want["c%d" % i] = _tables("".join("".join(o.get("text", "")) for o in
+                                              c.get("outputs", []) if o.get("output_type") ==
+                                              "stream"))
+    got, cell = {}, None
+    for line in stdout.splitlines():
+        if line.startswith("=== 001 "):
+            cell = line.split()[2]
+            got[cell] = []
+        elif cell is not None:
+            got[cell].append(line)
+    compared = same = 0
+    for cell, lines in got.items():
+        mine, theirs = _tables("\n".join(lines)), want.get(cell, [])
+        if not theirs:
+            continue
+        if len(mine) != len(theirs):
+            bad.append("layout 001 %s: %d tables, the notebook has %d" % (cell, len(mine),
+                                                                         len(theirs)))
+            continue
+        for n, (a, b) in enumerate(zip(mine, theirs)):
+            compared += 1
+            ha = [x.strip() for x in a[1].split("|")]
+            hb = [x.strip() for x in b[1].split("|")]
+            if ha != hb and cell not in HEADER_DIFFERS:
+                bad.append("layout 001 %s table %d: columns %s, the notebook's %s" % (
+                    cell, n, ha, hb))
+            if (cell, n) in SAME_TABLES:
+                if _masked(a) != _masked(b):
+                    bad.append("layout 001 %s table %d (%s) differs:\n%s\nthe notebook's:\n%s"
+                               % (cell, n, SAME_TABLES[(cell, n)], "\n".join(a),
+                                  "\n".join(b)))
+                else:
+                    same += 1
+    print("layout: %d show() tables of 001 compared with the notebook's, %d equal line for line"
+          % (compared, same))
+    if same != len(SAME_TABLES):
+        bad.append("layout: %d of the %d tables expected equal were compared equal" % (
+            same, len(SAME_TABLES)))
+
+
 def main():
     if len(sys.argv) == 3:
         res = run_one(sys.argv[1], sys.argv[2])
@@ -662,6 +745,8 @@ def main():
                     tutorial, p.returncode, p.stdout[-3000:], p.stderr[-3000:]))
                 continue
             res = json.loads(lines[-1][len("@@RESULT "):])
+            if tutorial == "001":
+                layout_check(p.stdout, bad)
             for cell, err in res.items():
                 ran += 1
                 why = EXPECTED.get((tutorial, cell))
