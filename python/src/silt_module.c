@@ -1112,7 +1112,211 @@ static PyType_Slot stmt_slots[] = {
 static PyType_Spec stmt_spec = {"silt._silt.Statement", sizeof(StmtObject), 0,
                                 Py_TPFLAGS_DEFAULT, stmt_slots};
 
+/* ---- StreamingQuery ----------------------------------------------------------- */
+
+/*
+ * One silt_stream (include/silt/stream.h). The stream runs on its own
+ * thread; the console sink's text and each batch's progress reach Python
+ * callables there, under the GIL (PyGILState_Ensure). So every call that
+ * waits for that thread (wait, stop-and-free in dealloc) releases the GIL
+ * first, or the stream's thread could wait for the GIL forever.
+ */
+typedef struct {
+    PyObject_HEAD
+    silt_stream *stream;
+    PyObject *conn;     /* the Connection: the stream runs on its database */
+    PyObject *console;  /* callable(str) or None */
+    PyObject *progress; /* callable(json, line) or None */
+    int waited;
+} QueryObject;
+
+static PyObject *g_query_type;
+
+static int query_console(void *payload, const char *text, size_t len)
+{
+    QueryObject *q = payload;
+    int rc = 0;
+    if (q->console == NULL)
+        return 0;
+    PyGILState_STATE gs = PyGILState_Ensure();
+    PyObject *piece = PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "surrogateescape");
+    PyObject *r = piece != NULL ? PyObject_CallFunctionObjArgs(q->console, piece, NULL) : NULL;
+    if (r == NULL) {
+        PyErr_Print(); /* the stream's thread has no caller to raise to */
+        rc = 1;        /* and the stream stops, as the API says */
+    }
+    Py_XDECREF(piece);
+    Py_XDECREF(r);
+    PyGILState_Release(gs);
+    return rc;
+}
+
+static void query_progress(void *payload, const char *json, const char *line)
+{
+    QueryObject *q = payload;
+    if (q->progress == NULL)
+        return;
+    PyGILState_STATE gs = PyGILState_Ensure();
+    PyObject *r = PyObject_CallFunction(q->progress, "ss", json, line);
+    if (r == NULL)
+        PyErr_Print();
+    Py_XDECREF(r);
+    PyGILState_Release(gs);
+}
+
+static void query_dealloc(PyObject *self_)
+{
+    QueryObject *q = (QueryObject *)self_;
+    PyTypeObject *tp = Py_TYPE(self_);
+    if (q->stream != NULL) {
+        silt_stream *s = q->stream;
+        q->stream = NULL;
+        Py_BEGIN_ALLOW_THREADS
+        silt_stream_free(s);
+        Py_END_ALLOW_THREADS
+    }
+    Py_XDECREF(q->console);
+    Py_XDECREF(q->progress);
+    Py_XDECREF(q->conn);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self_);
+    Py_DECREF(tp);
+}
+
+/* conn.stream(sql, trigger, checkpoint, output_mode, console, progress): a StreamingQuery. */
+static PyObject *conn_stream(PyObject *self_, PyObject *args)
+{
+    ConnObject *self = (ConnObject *)self_;
+    const char *sql, *trigger = NULL, *checkpoint = NULL, *mode = NULL;
+    PyObject *console = Py_None, *progress = Py_None;
+    if (!PyArg_ParseTuple(args, "s|zzzOO", &sql, &trigger, &checkpoint, &mode, &console,
+                          &progress) || !conn_usable(self))
+        return NULL;
+    QueryObject *q = PyObject_New(QueryObject, (PyTypeObject *)g_query_type);
+    if (q == NULL)
+        return NULL;
+    q->stream = NULL;
+    q->waited = 0;
+    Py_INCREF(self_);
+    q->conn = self_;
+    q->console = console != Py_None ? new_ref(console) : NULL;
+    q->progress = progress != Py_None ? new_ref(progress) : NULL;
+    silt_stream_options o = SILT_STREAM_OPTIONS_INIT;
+    o.trigger = trigger;
+    o.checkpoint = checkpoint;
+    o.output_mode = mode;
+    o.console = query_console;
+    o.progress = query_progress;
+    o.payload = q;
+    silt_status st;
+    Py_BEGIN_ALLOW_THREADS
+    conn_lock(self);
+    st = silt_stream_start(&q->stream, self->conn, sql, &o);
+    conn_unlock(self);
+    Py_END_ALLOW_THREADS
+    if (st != SILT_OK) {
+        PyObject *r = raise_conn(self->conn, st);
+        Py_DECREF(q);
+        return r;
+    }
+    return (PyObject *)q;
+}
+
+/* wait(): blocks (GIL released) until the stream ends; raises its error. */
+static PyObject *query_wait(PyObject *self_, PyObject *unused)
+{
+    QueryObject *q = (QueryObject *)self_;
+    silt_status st;
+    if (q->stream == NULL)
+        Py_RETURN_NONE;
+    Py_BEGIN_ALLOW_THREADS
+    st = silt_stream_wait(q->stream);
+    Py_END_ALLOW_THREADS
+    q->waited = 1;
+    if (st == SILT_OK)
+        Py_RETURN_NONE;
+    const char *why = silt_stream_errmsg(q->stream);
+    char cls[128] = "";
+    const char *end = why[0] == '[' ? strchr(why, ']') : NULL;
+    if (end != NULL && (size_t)(end - why - 1) < sizeof cls) {
+        memcpy(cls, why + 1, (size_t)(end - why - 1));
+        cls[end - why - 1] = '\0';
+    }
+    /* the primary line: the message up to its first newline */
+    size_t n = strcspn(why, "\n");
+    char *first = malloc(n + 1);
+    if (first == NULL)
+        return PyErr_NoMemory();
+    memcpy(first, why, n);
+    first[n] = '\0';
+    raise_parts(st, cls, first, why);
+    free(first);
+    return NULL;
+}
+
+static PyObject *query_stop(PyObject *self_, PyObject *unused)
+{
+    QueryObject *q = (QueryObject *)self_;
+    if (q->stream != NULL)
+        silt_stream_stop(q->stream); /* async: the caller waits with wait() */
+    Py_RETURN_NONE;
+}
+
+static int collect_text(void *payload, const char *text, size_t len)
+{
+    PyObject **out = payload;
+    *out = PyUnicode_DecodeUTF8(text, (Py_ssize_t)len, "surrogateescape");
+    return *out == NULL;
+}
+
+/* last_progress(): the last batch's StreamingQueryProgress JSON, or None. */
+static PyObject *query_last_progress(PyObject *self_, PyObject *unused)
+{
+    QueryObject *q = (QueryObject *)self_;
+    PyObject *out = NULL;
+    if (q->stream == NULL)
+        Py_RETURN_NONE;
+    silt_status st = silt_stream_last_progress(q->stream, collect_text, &out);
+    if (out == NULL && PyErr_Occurred())
+        return NULL;
+    if (st != SILT_OK && out == NULL)
+        return raise_parts(st, "", "the stream's progress could not be read",
+                           "the stream's progress could not be read");
+    if (out == NULL)
+        Py_RETURN_NONE;
+    return out;
+}
+
+/* close(): frees the ended stream (its checkpoint lock goes with it). The
+ * handle is taken under the GIL, which stop() and last_progress() hold for
+ * their whole call, so neither sees it freed. */
+static PyObject *query_close(PyObject *self_, PyObject *unused)
+{
+    QueryObject *q = (QueryObject *)self_;
+    silt_stream *s = q->stream;
+    q->stream = NULL;
+    if (s != NULL) {
+        Py_BEGIN_ALLOW_THREADS
+        silt_stream_free(s);
+        Py_END_ALLOW_THREADS
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef query_methods[] = {
+    {"close", query_close, METH_NOARGS, "Stops, waits for and frees the stream."},
+    {"wait", query_wait, METH_NOARGS, "Waits until the stream ends; raises its error."},
+    {"stop", query_stop, METH_NOARGS, "Asks the stream to stop after the batch in flight."},
+    {"last_progress", query_last_progress, METH_NOARGS, "The last batch's progress JSON or None."},
+    {NULL, NULL, 0, NULL}};
+static PyType_Slot query_slots[] = {
+    {Py_tp_dealloc, (void *)query_dealloc}, {Py_tp_methods, query_methods}, {0, NULL}};
+static PyType_Spec query_spec = {"silt._silt.StreamingQuery", sizeof(QueryObject), 0,
+                                 Py_TPFLAGS_DEFAULT, query_slots};
+
 static PyMethodDef conn_methods[] = {
+    {"stream", conn_stream, METH_VARARGS,
+     "stream(sql, trigger, checkpoint, output_mode, console, progress): a StreamingQuery."},
     {"exec", conn_exec, METH_VARARGS, "exec(sql): runs every statement; the last one's Stream."},
     {"format", conn_format, METH_VARARGS, "format(sql, fn, max_rows, truncate, vertical)."},
     {"prepare", conn_prepare, METH_VARARGS, "prepare(sql): a Statement."},
@@ -1269,7 +1473,8 @@ PyMODINIT_FUNC PyInit__silt(void)
     if (add_type(m, &db_spec, &g_db_type, "Database") != 0 ||
         add_type(m, &conn_spec, &g_conn_type, "Connection") != 0 ||
         add_type(m, &stream_spec, &g_stream_type, "Stream") != 0 ||
-        add_type(m, &stmt_spec, &g_stmt_type, "Statement") != 0) {
+        add_type(m, &stmt_spec, &g_stmt_type, "Statement") != 0 ||
+        add_type(m, &query_spec, &g_query_type, "StreamingQuery") != 0) {
         Py_DECREF(m);
         return NULL;
     }

@@ -78,6 +78,15 @@ class ArrowTest(unittest.TestCase):
         self.assertEqual(duckdb.sql("SELECT sum(id), sum(half), max(name) FROM rel").fetchall(),
                          [(499500, 249750.0, "n999")])
 
+    def test_duckdb_pulls_silts_stream(self):
+        # DuckDB's replacement scan takes the PyCapsule itself: the spy sees DuckDB pull
+        # silt's own batches (no pyarrow table in between). What DuckDB does with the
+        # buffers inside its scan is not visible from Python.
+        src, seen = self.spied(self.con.sql(Q))  # noqa: F841  DuckDB finds src by name
+        self.assertEqual(duckdb.sql("SELECT sum(id), sum(half) FROM src").fetchall(),
+                         [(499500, 249750.0)])
+        self.assertEqual(len(seen), 3)
+
     def test_stream_once(self):
         rel = self.con.sql(Q)
         cap = rel._fresh().__arrow_c_stream__()

@@ -247,6 +247,69 @@ add("fn_lpad", lambda e: e["p"].select(e["F"].lpad("name", 8, "*"), e["F"].rpad(
 add("fn_instr", lambda e: e["p"].select(e["F"].instr("name", "a")))
 add("fn_md5", lambda e: e["p"].select(e["F"].md5("name")))
 add("fn_nullif_nvl", lambda e: e["p"].select(e["F"].nvl("dept", e["F"].lit("none"))))
+# --- arrays, maps, structs (the engine's functions of session 12) ------------------
+add("fn_array", lambda e: e["n"].select(e["F"].array("i", "g"), e["F"].array(e["F"].lit(1),
+                                                                              "i")))
+add("fn_lit_list", lambda e: e["n"].select("i", e["F"].lit([1, 2, 3])).limit(2), True)
+add("fn_create_map", lambda e: e["n"].select(e["F"].create_map("k", "i")))
+add("fn_struct", lambda e: e["p"].select(e["F"].struct("id", "name")))
+add("fn_struct_alias", lambda e: e["p"].select(e["F"].struct(e["F"].col("id").alias("x"),
+                                                            "dept").alias("s")))
+add("fn_struct_field", lambda e: e["p"].select(e["F"].struct("id", "dept").alias("s"))
+    .select("s.dept", e["F"].col("s").getField("id")))
+add("fn_sequence", lambda e: e["n"].select(e["F"].sequence(e["F"].lit(1), "g")))
+add("fn_sequence_step", lambda e: e["n"].select(e["F"].sequence("g", "i", e["F"].lit(2))))
+add("fn_str_to_map", lambda e: e["n"].select(e["F"].str_to_map(
+    e["F"].concat(e["F"].lit("a:"), "k", e["F"].lit(",b:x")))))
+add("fn_collect_list_sorted", lambda e: e["n"].groupBy("g").agg(
+    e["F"].sort_array(e["F"].collect_list("i")).alias("l")))
+add("fn_collect_set_size", lambda e: e["n"].groupBy("g").agg(
+    e["F"].size(e["F"].collect_set("k")).alias("n")))
+add("fn_array_set_ops", lambda e: e["n"].select(
+    e["F"].array_distinct(e["F"].array("g", "g", "i")),
+    e["F"].array_union(e["F"].array("g"), e["F"].array("i")),
+    e["F"].array_intersect(e["F"].array("g", "i"), e["F"].array("i")),
+    e["F"].array_except(e["F"].array("g", "i"), e["F"].array("g"))))
+add("fn_array_contains_position", lambda e: e["n"].select(
+    e["F"].array_contains(e["F"].array("g", "i"), 2),
+    e["F"].array_position(e["F"].array("g", "i"), 2),
+    e["F"].array_remove(e["F"].array("g", "i", "g"), 1)))
+add("fn_array_misc", lambda e: e["n"].select(
+    e["F"].array_max(e["F"].array("g", "i")), e["F"].array_min(e["F"].array("g", "i")),
+    e["F"].slice(e["F"].array("g", "i", "g"), 2, 2),
+    e["F"].array_join(e["F"].array("k", "k"), "/"),
+    e["F"].array_repeat("g", 2), e["F"].flatten(e["F"].array(e["F"].array("g"),
+                                                             e["F"].array("i")))))
+add("fn_sort_array_desc", lambda e: e["n"].select(e["F"].sort_array(e["F"].array("g", "i"),
+                                                                    asc=False)))
+add("fn_element_at", lambda e: e["n"].select(e["F"].element_at(e["F"].array("g", "i"), 2),
+                                            e["F"].element_at(e["F"].create_map("k", "i"),
+                                                              "k1")))
+add("fn_map_keys_values", lambda e: e["n"].select(
+    e["F"].map_keys(e["F"].create_map("k", "i")), e["F"].map_values(e["F"].create_map("k", "i")),
+    e["F"].map_contains_key(e["F"].create_map("k", "i"), "k2")))
+add("fn_arrays_overlap", lambda e: e["n"].select(
+    e["F"].arrays_overlap(e["F"].array("g"), e["F"].array("i", "g"))))
+add("fn_max_by_min_by", lambda e: e["p"].groupBy("dept").agg(e["F"].max_by("name", "id"),
+                                                             e["F"].min_by("name", "id")))
+add("fn_bool_and_or", lambda e: e["p"].groupBy("dept").agg(
+    e["F"].bool_and(e["F"].col("age") > 30).alias("all_old"),
+    e["F"].bool_or(e["F"].col("age") > 40).alias("any_old")))
+add("fn_percentile_approx", lambda e: e["n"].groupBy("g").agg(
+    e["F"].percentile_approx("i", 0.5).alias("med")))
+# --- describe, summary, pivot, sample -------------------------------------------------
+add("describe_all", lambda e: e["n"].describe(), True)
+add("describe_cols", lambda e: e["p"].describe("age", "name"), True)
+add("summary_default", lambda e: e["n"].select("i", "f").summary(), True)
+add("summary_some", lambda e: e["p"].select("age", "dept").summary("count", "min", "max"), True)
+add("pivot_sum", lambda e: e["n"].groupBy("g").pivot("k").sum("i"))
+add("pivot_values_count", lambda e: e["p"].groupBy("dept").pivot("age", [34, 45, 99]).count())
+add("pivot_count_null_value", lambda e: e["p"].groupBy("age").pivot("dept").count())
+add("pivot_multi_agg", lambda e: e["n"].groupBy("g").pivot("k", ["k0", "k1"]).agg(
+    e["F"].sum("i"), e["F"].max("f").alias("mx")))
+add("pivot_no_group", lambda e: e["n"].groupBy().pivot("g").avg("f"))
+add("sample_one_partition", lambda e: e["n"].coalesce(1).sample(0.5, 7), True)
+add("sample_fraction_seed", lambda e: e["n"].coalesce(1).sample(False, 0.3, 11), True)
 # --- casts ----------------------------------------------------------------------
 add("cast_str", lambda e: e["p"].select(e["F"].col("id").cast("string")))
 add("cast_int", lambda e: e["p"].select(e["F"].col("salary").cast("int")))
@@ -596,6 +659,9 @@ KNOWN = {
 
 def main():
     os.environ.setdefault("TZ", "UTC")
+    only = os.environ.get("SILT_COMPARE_ONLY")  # comma-separated name prefixes (development)
+    if only:
+        PROGRAMS[:] = [p for p in PROGRAMS if p[0].startswith(tuple(only.split(",")))]
     spark = peers.spark_session()
     import pyspark.sql.functions as SF
     import pyspark.sql.types as ST

@@ -63,13 +63,10 @@ def lit_sql(value):
     if isinstance(value, (bytes, bytearray)):
         return "X'%s'" % bytes(value).hex()
     if isinstance(value, (list, tuple)):
-        raise NotImplementedError(
-            "silt.pyspark: lit() of a list needs the SQL function array(), which silt does not "
-            "have yet")
+        return "array(%s)" % ", ".join(lit_sql(v) for v in value)
     if isinstance(value, dict):
-        raise NotImplementedError(
-            "silt.pyspark: lit() of a dict needs the SQL function map(), which silt does not "
-            "have yet")
+        return "map(%s)" % ", ".join("%s, %s" % (lit_sql(k), lit_sql(v))
+                                     for k, v in value.items())
     raise TypeError("silt.pyspark: unsupported literal type %s" % type(value).__name__)
 
 
@@ -233,7 +230,10 @@ class Column:
         return Column("%s[%s]" % (self._sql, _v(key)._sql))
 
     def getField(self, name):
-        return Column("%s.%s" % (self._sql, quote_ident(name)))
+        # Spark names a field of a bare column "s.f" (silt's SQL names it f)
+        base = self._bare_name() or self._name
+        return Column("%s.%s" % (self._sql, quote_ident(name)),
+                      name="%s.%s" % (base, name) if base else None)
 
     def __getitem__(self, key):
         if isinstance(key, slice):

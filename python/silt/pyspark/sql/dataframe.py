@@ -12,6 +12,7 @@ as Spark tells them apart by plan ids."""
 
 import datetime as _dt
 import itertools as _itertools
+import re as _re
 
 from .column import Column, _c, _v, quote_ident, render, plain, lit_sql, _name_sql, _REF
 from . import types as T
@@ -140,7 +141,11 @@ class DataFrame:
         self._join = join
         self._alias_name = alias
         self._desc = None
-        self._streaming = streaming  # a streaming source: readStream's DataFrame
+        if streaming is None:
+            streaming = next((p._streaming for p in parents if p._streaming is not None), None)
+        # a streaming source (readStream's DataFrame and those built over it):
+        # {"stream": its STREAM reference, "batch": the batch twin, "agg": grouped}
+        self._streaming = streaming
         self.na = DataFrameNaFunctions(self)
 
     # -- the SQL behind the operations
@@ -224,7 +229,7 @@ class DataFrame:
                 self._desc = []
             else:
                 stream = self._session._conn._run(
-                    "SELECT * FROM (%s) AS _s LIMIT 0" % self._sql, None)
+                    "SELECT * FROM (%s) AS _s LIMIT 0" % self._batch_sql(), None)
                 self._desc = stream.schema()[4]
         return self._desc
 
@@ -276,13 +281,38 @@ class DataFrame:
         except Exception:  # noqa: BLE001 - repr must not fail
             return "DataFrame[...]"
 
+    def _batch_sql(self):
+        """The text with a stream's source replaced by its batch twin (for the schema)."""
+        s = self._streaming
+        if s is None:
+            return self._sql
+        return self._sql.replace(s["stream"], s["batch"])
+
     # -- transformations
     def _check_batch(self, what):
         if self._streaming is not None:
-            raise NotImplementedError(
-                "silt.pyspark: %s of a streaming DataFrame is not supported: a stream is a "
-                "source with select/filter/withColumn/groupBy.count, written by writeStream"
-                % what)
+            if what == "write":
+                raise _analysis_error("'write' can not be called on streaming "
+                                      "Dataset/DataFrame")
+            raise _analysis_error("Queries with streaming sources must be executed with "
+                                  "writeStream.start();")
+
+    def withWatermark(self, eventTime, delayThreshold):
+        """Spark's watermark as silt's WATERMARK clause on the stream's source
+        (docs/streaming.md): eventTime must be a TIMESTAMP column of the source."""
+        s = self._streaming
+        if s is None:
+            raise _analysis_error("withWatermark is for streaming DataFrames (a batch "
+                                  "DataFrame has no watermark)")
+        if "WATERMARK" in s["stream"]:
+            raise NotImplementedError("silt.pyspark: one withWatermark per stream")
+        if not isinstance(delayThreshold, str) or not delayThreshold.strip():
+            raise ValueError("delayThreshold should be provided")
+        ref = "%s WATERMARK %s DELAY OF INTERVAL %s" % (
+            s["stream"], quote_ident(eventTime), delayThreshold.strip())
+        df = DataFrame(self._session, self._sql.replace(s["stream"], ref), [self], self._join,
+                       self._alias_name, streaming=dict(s, stream=ref))
+        return df
 
     def select(self, *cols):
         cols = _flatten(cols)
@@ -513,9 +543,21 @@ class DataFrame:
         return DataFrame(self._session, "SELECT * FROM (%s) AS _u1 EXCEPT SELECT * FROM (%s) "
                          "AS _u2" % (self._sql, other._sql), [self, other])
 
-    def sample(self, *args, **kwargs):
-        raise NotImplementedError("silt.pyspark: DataFrame.sample is not supported "
-                                  "(TABLESAMPLE over a query)")
+    def sample(self, withReplacement=None, fraction=None, seed=None):
+        """Spark's Bernoulli sample: a row is kept when the next draw of rand(seed) is below
+        fraction, Spark's BernoulliCellSampler over Spark's generator (docs/python.md: the
+        same rows as Spark's for a one-partition input)."""
+        if isinstance(withReplacement, float) and fraction is None:
+            withReplacement, fraction = None, withReplacement
+        elif isinstance(withReplacement, float) and isinstance(fraction, int):
+            withReplacement, fraction, seed = None, withReplacement, fraction
+        if withReplacement:
+            raise NotImplementedError("silt.pyspark: sample(withReplacement=True) (Poisson "
+                                      "sampling) is not supported")
+        if not isinstance(fraction, (int, float)) or fraction < 0:
+            raise ValueError("fraction must be a non-negative number, got %r" % (fraction,))
+        draw = "rand(%dL)" % int(seed) if seed is not None else "rand()"
+        return self._new(self._query([self._star()], where=["%s < %r" % (draw, float(fraction))]))
 
     def repartition(self, *args, **kwargs):
         """Spark's partitioning of a DataFrame has no meaning in silt: the same DataFrame."""
@@ -624,9 +666,52 @@ class DataFrame:
         print(self._show_string(n, truncate, vertical))
 
     def describe(self, *cols):
-        raise NotImplementedError("silt.pyspark: DataFrame.describe/summary is not supported")
+        """count, mean, stddev, min, max of the numeric and string columns, as strings."""
+        cols = _flatten(cols)
+        df = self.select(*cols) if cols else self
+        return df.summary("count", "mean", "stddev", "min", "max")
 
-    summary = describe
+    def summary(self, *statistics):
+        """Spark's summary(): one row a statistic, a string column per numeric or string
+        column (percentiles are percentile_approx with Spark's accuracy, 10000)."""
+        stats = list(statistics) or ["count", "mean", "stddev", "min", "25%", "50%", "75%",
+                                     "max"]
+        numeric = (T.ByteType, T.ShortType, T.IntegerType, T.LongType, T.FloatType,
+                   T.DoubleType, T.DecimalType)
+        fields = [f for f in self.schema.fields
+                  if isinstance(f.dataType, numeric + (T.StringType,))]
+        rows = []
+        for i, st in enumerate(stats):
+            items = ["%s AS `summary`" % lit_sql(st)]
+            for f in fields:
+                c = quote_ident(f.name)
+                num = isinstance(f.dataType, numeric)
+                if st == "count":
+                    e = "count(%s)" % c
+                elif st == "count_distinct":
+                    e = "count(DISTINCT %s)" % c
+                elif st == "approx_count_distinct":
+                    e = "approx_count_distinct(%s)" % c
+                elif st == "mean":
+                    e = "avg(%s)" % c if num else "NULL"
+                elif st == "stddev":
+                    e = "stddev(%s)" % c if num else "NULL"
+                elif st in ("min", "max"):
+                    e = "%s(%s)" % (st, c)
+                elif st.endswith("%"):
+                    try:
+                        pct = float(st[:-1]) / 100
+                    except ValueError:
+                        raise ValueError("Unable to parse %s as a percentile" % st) from None
+                    e = "percentile_approx(%s, %r, 10000)" % (c, pct) if num else "NULL"
+                else:
+                    raise ValueError("%s is not a recognised statistic" % st)
+                items.append("CAST(%s AS STRING) AS %s" % (e, c))
+            items.append("%d AS `__silt_ord`" % i)
+            rows.append("SELECT %s FROM (%s) AS _s%d" % (", ".join(items), self._sql, i))
+        names = ", ".join(["`summary`"] + [quote_ident(f.name) for f in fields])
+        return DataFrame(self._session, "SELECT %s FROM (%s) AS _sum ORDER BY `__silt_ord`"
+                         % (names, " UNION ALL ".join(rows)), [self])
 
     def explain(self, extended=None, mode=None):
         for (line,) in self._session._conn.sql("EXPLAIN %s" % self._sql).fetchall():
@@ -688,11 +773,17 @@ class GroupedData:
         items, group = self._keys()
         resolve = self._df._resolver()
         items += [e._select_sql(resolve) for e in exprs]
-        return self._df._new(self._df._query(items, group=group))
+        return self._grouped(self._df._query(items, group=group))
+
+    def _grouped(self, sql):
+        df = self._df._new(sql)
+        if df._streaming is not None:
+            df._streaming = dict(df._streaming, agg=True)
+        return df
 
     def count(self):
         items, group = self._keys()
-        return self._df._new(self._df._query(items + ["count(1) AS `count`"], group=group))
+        return self._grouped(self._df._query(items + ["count(1) AS `count`"], group=group))
 
     def _simple(self, fn, cols):
         if not cols:
@@ -718,7 +809,115 @@ class GroupedData:
         return self._simple("max", cols)
 
     def pivot(self, pivot_col, values=None):
-        raise NotImplementedError("silt.pyspark: GroupedData.pivot is not supported (PIVOT)")
+        """Spark's pivot: one column per value (and aggregate), each aggregate's arguments
+        taken where the pivot column equals the value (<=>), as Spark rewrites them. Without
+        values, the distinct values are read first, sorted, as Spark does."""
+        return PivotedData(self, _c(pivot_col), values)
+
+
+_AGG_CALL = _re.compile(r"^\s*(\w+)\((DISTINCT\s+)?(.*)\)\s*$", _re.S | _re.I)
+_CONST = _re.compile(r"^(-?\d+(\.\d*)?[LDS]?|'.*'|true|false|NULL)$", _re.I)
+
+
+def _split_args(text):
+    out, depth, cur, quote = [], 0, "", None
+    for ch in text:
+        if quote:
+            cur += ch
+            if ch == quote:
+                quote = None
+            continue
+        if ch in "'`\"":
+            quote = ch
+        elif ch == "(":
+            depth += 1
+        elif ch == ")":
+            depth -= 1
+        elif ch == "," and depth == 0:
+            out.append(cur.strip())
+            cur = ""
+            continue
+        cur += ch
+    if cur.strip():
+        out.append(cur.strip())
+    return out
+
+
+def _pivot_value_name(v):
+    if v is None:
+        return "null"
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+class PivotedData:
+    """df.groupBy(...).pivot(col[, values]): agg / count / sum / avg / min / max."""
+
+    def __init__(self, grouped, pivot, values):
+        self._g = grouped
+        self._pivot = pivot
+        self._values = values
+
+    def _vals(self):
+        if self._values is not None:
+            return list(self._values)
+        df = self._g._df
+        key = self._pivot._sql
+        rows = df._session._conn.execute(
+            "SELECT DISTINCT %s FROM (%s) AS _pv ORDER BY 1 ASC NULLS FIRST"
+            % (render(key, df._resolver()) if df._join is None else key, df._sql)).fetchall()
+        return [r[0] for r in rows]
+
+    def agg(self, *exprs):
+        df = self._g._df
+        resolve = df._resolver()
+        key = render(self._pivot._sql, resolve)
+        names = df._new(df._query([e._select_sql(resolve) for e in exprs])).columns
+        items, group = self._g._keys()
+        single = len(exprs) == 1
+        for v in self._vals():
+            cond = "%s <=> %s" % (key, lit_sql(v))
+            for e, aname in zip(exprs, names):
+                m = _AGG_CALL.match(render(e._sql, resolve))
+                if m is None:
+                    raise NotImplementedError("silt.pyspark: pivot takes aggregate function "
+                                              "calls, not %s" % e._sql)
+                args = [a if _CONST.match(a) and not a.upper() == "NULL" and
+                        m.group(1).lower() != "count" else
+                        "CASE WHEN %s THEN %s END" % (cond, "1" if a == "*" else a)
+                        for a in _split_args(m.group(3))]
+                if m.group(1).lower() == "count" and args == []:
+                    args = ["CASE WHEN %s THEN 1 END" % cond]
+                text = "%s(%s%s)" % (m.group(1), m.group(2) or "", ", ".join(args))
+                if m.group(1).lower() == "count":
+                    # Spark's PivotFirst: a (group, value) without rows is NULL, not 0
+                    text = "CASE WHEN count(CASE WHEN %s THEN 1 END) > 0 THEN %s END" % (
+                        cond, text)
+                name = _pivot_value_name(v) if single else "%s_%s" % (_pivot_value_name(v),
+                                                                      aname)
+                items.append("%s AS %s" % (text, quote_ident(name)))
+        return self._g._grouped(df._query(items, group=group))
+
+    def count(self):
+        return self.agg(Column("count(1)"))
+
+    def _simple(self, fn, cols):
+        return self.agg(*[Column("%s(%s)" % (fn, _name_sql(c))) for c in cols])
+
+    def sum(self, *cols):
+        return self._simple("sum", cols)
+
+    def avg(self, *cols):
+        return self._simple("avg", cols)
+
+    mean = avg
+
+    def min(self, *cols):
+        return self._simple("min", cols)
+
+    def max(self, *cols):
+        return self._simple("max", cols)
 
 
 class DataFrameNaFunctions:
@@ -780,4 +979,4 @@ def _fill_applies(value, dtype):
     return False
 
 
-__all__ = ["DataFrame", "GroupedData", "Row", "DataFrameNaFunctions"]
+__all__ = ["DataFrame", "GroupedData", "PivotedData", "Row", "DataFrameNaFunctions"]

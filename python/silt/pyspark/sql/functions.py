@@ -231,8 +231,51 @@ def var_pop(c):
     return _fn("var_pop", c)
 
 
-collect_list = _missing("collect_list", "collect_list")
-collect_set = _missing("collect_set", "collect_set")
+def collect_list(c):
+    return _fn("collect_list", c)
+
+
+def collect_set(c):
+    return _fn("collect_set", c)
+
+
+def max_by(c, ord):
+    return _fn("max_by", c, ord)
+
+
+def min_by(c, ord):
+    return _fn("min_by", c, ord)
+
+
+def bool_and(c):
+    return _fn("bool_and", c)
+
+
+def bool_or(c):
+    return _fn("bool_or", c)
+
+
+every = bool_and
+some = bool_or
+
+
+def count_if(c):
+    return _fn("count_if", c)
+
+
+def any_value(c, ignoreNulls=None):
+    if ignoreNulls:
+        return Column("any_value(%s, true)" % _c(c)._sql)
+    return _fn("any_value", c)
+
+
+def percentile_approx(c, percentage, accuracy=10000):
+    pct = _v(list(percentage)) if isinstance(percentage, (list, tuple)) else _v(percentage)
+    return Column("percentile_approx(%s, %s, %s)" % (_c(c)._sql, pct._sql, _v(accuracy)._sql))
+
+
+def median(c):
+    return _fn("median", c)
 
 
 # -- strings
@@ -540,12 +583,122 @@ def broadcast(df):
     return df
 
 
-# -- needing SQL functions silt does not have yet (another change adds them)
-array = _missing("array", "array")
-create_map = _missing("map", "create_map")
-struct = _missing("named_struct", "struct")
-sequence = _missing("sequence", "sequence")
-str_to_map = _missing("str_to_map", "str_to_map")
+# -- arrays, maps and structs (the engine's, docs/functions.md "Added in session 12")
+def _cols(cols):
+    if len(cols) == 1 and isinstance(cols[0], (list, tuple, set)):
+        return list(cols[0])
+    return list(cols)
+
+
+def array(*cols):
+    return _fn("array", *_cols(cols))
+
+
+def create_map(*cols):
+    return _fn("map", *_cols(cols))
+
+
+def struct(*cols):
+    """named_struct with Spark's field names: a column's name, an alias, else colN."""
+    cols = _cols(cols)
+    parts, names = [], []
+    for i, c in enumerate(cols):
+        col_ = _c(c)
+        field = col_._alias or col_._bare_name() or col_._name
+        shown = col_._bare_name() or col_._name
+        if col_._alias:
+            shown = "%s AS %s" % (shown, col_._alias) if shown else None
+        names.append(shown)
+        parts.append("%s, %s" % (_sql_string(field or "col%d" % (i + 1)), col_._sql))
+    name = "struct(%s)" % ", ".join(names) if all(n is not None for n in names) else None
+    return Column("named_struct(%s)" % ", ".join(parts), name=name)
+
+
+def named_struct(*cols):
+    return _fn("named_struct", *cols)
+
+
+def sequence(start, stop, step=None):
+    if step is None:
+        return _fn("sequence", start, stop)
+    return _fn("sequence", start, stop, step)
+
+
+def str_to_map(text, pairDelim=None, keyValueDelim=None):
+    return Column("str_to_map(%s, %s, %s)" % (
+        _c(text)._sql, _v(pairDelim if pairDelim is not None else ",")._sql,
+        _v(keyValueDelim if keyValueDelim is not None else ":")._sql))
+
+
+def _col_fn(name, n_cols=1):
+    """fn(col..., value...): the first n_cols arguments are columns (names), the rest values."""
+    def f(*args):
+        parts = [_c(a) for a in args[:n_cols]] + [_v(a) for a in args[n_cols:]]
+        return Column("%s(%s)" % (name, ", ".join(p._sql for p in parts)))
+    f.__name__ = name
+    return f
+
+
+for _n in ("array_distinct", "array_compact", "flatten", "array_max", "array_min",
+           "map_keys", "map_values", "map_entries", "map_from_entries", "cardinality",
+           "array_size"):
+    globals()[_n] = _col_fn(_n)
+for _n in ("array_union", "array_intersect", "array_except", "arrays_overlap",
+           "map_from_arrays"):
+    globals()[_n] = _col_fn(_n, 2)
+for _n in ("array_position", "array_remove", "array_append", "array_prepend",
+           "map_contains_key", "try_element_at", "get"):
+    globals()[_n] = _col_fn(_n)
+del _n
+
+
+def array_insert(arr, pos, value):
+    return Column("array_insert(%s, %s, %s)" % (_c(arr)._sql, _v(pos)._sql, _v(value)._sql))
+
+
+def array_repeat(c, count):
+    return Column("array_repeat(%s, %s)" % (_c(c)._sql, _v(count)._sql))
+
+
+def slice(x, start, length):
+    return Column("slice(%s, %s, %s)" % (_c(x)._sql, _v(start)._sql, _v(length)._sql))
+
+
+def array_join(c, delimiter, null_replacement=None):
+    if null_replacement is None:
+        return Column("array_join(%s, %s)" % (_c(c)._sql, _v(delimiter)._sql))
+    return Column("array_join(%s, %s, %s)" % (_c(c)._sql, _v(delimiter)._sql,
+                                              _v(null_replacement)._sql))
+
+
+def sort_array(c, asc=True):
+    return Column("sort_array(%s, %s)" % (_c(c)._sql, "true" if asc else "false"))
+
+
+def map_concat(*cols):
+    return _fn("map_concat", *_cols(cols))
+
+
+def udf(f=None, returnType=None, useArrow=None):
+    raise NotImplementedError("silt.pyspark: Python UDFs are not supported: a silt DataFrame "
+                              "runs as one SQL query in the engine, with no Python code per "
+                              "row (write the logic with functions/expr)")
+
+
+def pandas_udf(f=None, returnType=None, functionType=None):
+    raise NotImplementedError("silt.pyspark: pandas UDFs are not supported: a silt DataFrame "
+                              "runs as one SQL query in the engine, with no Python code per "
+                              "row (write the logic with functions/expr)")
+
+
+def window(timeColumn, windowDuration, slideDuration=None, startTime=None):
+    """Spark's time window: silt's window() of streaming aggregations (docs/streaming.md)."""
+    args = [_c(timeColumn)._sql, _sql_string(windowDuration)]
+    if slideDuration is not None or startTime is not None:
+        args.append(_sql_string(slideDuration or windowDuration))
+    if startTime is not None:
+        args.append(_sql_string(startTime))
+    return Column("window(%s)" % ", ".join(args), name="window")
 
 
 def _passthrough(name):
