@@ -49,6 +49,10 @@ typedef struct sql_setting {
 
 struct sql_session {
     sql_line_memo line_memo; /* positions in the script being run (reset per script) */
+    /* Whether the text last scanned for input_file_name/_metadata names one (binder_init). */
+    const char *file_name_text;
+    size_t file_name_len;
+    int file_name_wanted;
     arena *arena;            /* settings, views: live with the session */
     char *database;
     sql_setting *settings;

@@ -479,6 +479,29 @@ static silt_status string_result(sql_result *res, const char *const *names, size
 
 /* ---------------------------------------------------------------- statements */
 
+/*
+ * Whether text names input_file_name or _metadata, so that scans add their
+ * hidden file name column. The text, not the tree: a view's text is bound
+ * later, its scans read the flag then. Every statement of a script binds
+ * with the whole script's text, so the answer is kept for the last text
+ * scanned: a script of many statements is scanned once, not once each.
+ */
+static int text_wants_file_name(sql_session *s, const char *text, size_t len)
+{
+    int want = 0;
+    if (text == NULL)
+        return 0;
+    if (text == s->file_name_text && len == s->file_name_len)
+        return s->file_name_wanted;
+    for (size_t idx = 0; idx + 9 <= len && !want; idx++)
+        want = (idx + 15 <= len && util_str_ncasecmp(text + idx, "input_file_name", 15) == 0) ||
+               util_str_ncasecmp(text + idx, "_metadata", 9) == 0;
+    s->file_name_text = text;
+    s->file_name_len = len;
+    s->file_name_wanted = want;
+    return want;
+}
+
 static void binder_init(binder *b, sql_session *s, sql_result *res, const char *text, size_t len)
 {
     memset(b, 0, sizeof(*b));
@@ -488,11 +511,7 @@ static void binder_init(binder *b, sql_session *s, sql_result *res, const char *
     b->text = text;
     b->text_len = len;
     b->line_memo = &s->line_memo;
-    /* The text, not the tree: a view's text is bound later, its scans read the flag then. */
-    for (size_t idx = 0; text != NULL && idx + 9 <= len && !b->want_file_name; idx++)
-        b->want_file_name = (idx + 15 <= len &&
-                             util_str_ncasecmp(text + idx, "input_file_name", 15) == 0) ||
-                            util_str_ncasecmp(text + idx, "_metadata", 9) == 0;
+    b->want_file_name = text_wants_file_name(s, text, len);
 }
 
 static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q,
@@ -1368,6 +1387,7 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
         return err_nomem(err);
     sql_session_clear_interrupt(s); /* a new call: an earlier request is spent */
     sql_line_memo_clear(&s->line_memo); /* a new text, maybe at an old address */
+    s->file_name_text = NULL;
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;
@@ -1429,6 +1449,7 @@ silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt
     if (a == NULL)
         return err_nomem(err);
     sql_line_memo_clear(&s->line_memo); /* a new text, maybe at an old address */
+    s->file_name_text = NULL;
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;
