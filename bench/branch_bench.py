@@ -12,8 +12,10 @@ of 5 runs:
     commits published);
   - the same when main appended to hot after the fork (the branch's 100 appends become one
     rebased commit, judged by Delta's conflict rules);
-  - the peer: a copy of the warehouse folder (shutil.copytree), what creating a branch costs
-    when a branch copies the data.
+  - the peer: a copy of hot's folder (shutil.copytree), what creating a branch costs when a
+    branch copies the data (of one table only: a lower bound).
+The sizes are set up first and then measured in turns (run 1 of each size, run 2 of each, ...)
+so that the load of a shared machine weighs on both alike.
 The claim: the branch and merge figures do not grow with SIZE (the copy does).
 """
 import argparse
@@ -44,31 +46,21 @@ def setup(root, tables, size):
     return wh, con, time.perf_counter() - start
 
 
-def bench_size(root, tables, size, runs):
-    wh, con, setup_s = setup(root, tables, size)
-    create, ff, rebased, copy = [], [], [], []
-    for r in range(runs):
-        create.append(timed(lambda: con.execute("CREATE BRANCH c%d" % r)))
-        for kind, out in (("ff", ff), ("rb", rebased)):
-            name = "%s%d" % (kind, r)
-            con.execute("CREATE BRANCH %s" % name)
-            con.execute("USE REFERENCE %s" % name)
-            for i in range(100):
-                con.execute("INSERT INTO hot VALUES (%d, 'b')" % (-1 - i))
-            con.execute("USE REFERENCE main")
-            if kind == "rb":
-                con.execute("INSERT INTO hot VALUES (-1000, 'main')")
-            out.append(timed(lambda: con.execute("MERGE BRANCH %s INTO main" % name)))
-        dest = os.path.join(root, "copy-%d-%d" % (size, r))
-        copy.append(timed(lambda: shutil.copytree(wh, dest)))
-        shutil.rmtree(dest)
-    want = size + runs * 201
-    got = con.execute("SELECT count(*) FROM hot").fetchall()[0][0]
-    if got != want:
-        sys.exit("hot has %d rows after the merges, not %d" % (got, want))
-    return {"setup_s": setup_s, "create": statistics.median(create),
-            "ff": statistics.median(ff), "rebased": statistics.median(rebased),
-            "copy": statistics.median(copy)}
+def one_run(con, wh, root, size, r, m):
+    m["create"].append(timed(lambda: con.execute("CREATE BRANCH c%d" % r)))
+    for kind in ("ff", "rebased"):
+        name = "%s%d" % (kind[:2], r)
+        con.execute("CREATE BRANCH %s" % name)
+        con.execute("USE REFERENCE %s" % name)
+        for i in range(100):
+            con.execute("INSERT INTO hot VALUES (%d, 'b')" % (-1 - i))
+        con.execute("USE REFERENCE main")
+        if kind == "rebased":
+            con.execute("INSERT INTO hot VALUES (-1000, 'main')")
+        m[kind].append(timed(lambda: con.execute("MERGE BRANCH %s INTO main" % name)))
+    dest = os.path.join(root, "copy-%d-%d" % (size, r))
+    m["copy"].append(timed(lambda: shutil.copytree(os.path.join(wh, "hot"), dest)))
+    shutil.rmtree(dest)
 
 
 def main():
@@ -81,14 +73,23 @@ def main():
     try:
         print("%d tables + hot; medians of %d runs; ms" % (args.tables, args.runs))
         print("%10s %10s %12s %14s %10s %12s %s" % ("hot rows", "CREATE BR", "MERGE ff100",
-                                                   "MERGE rebased", "copy wh", "create/copy",
+                                                   "MERGE rebased", "copy hot", "create/copy",
                                                    "(setup s)"))
-        for size in [int(s) for s in args.sizes.split(",")]:
-            m = bench_size(root, args.tables, size, args.runs)
+        sizes = [int(s) for s in args.sizes.split(",")]
+        setups = [setup(root, args.tables, size) for size in sizes]
+        runs = [{"create": [], "ff": [], "rebased": [], "copy": []} for _ in sizes]
+        for r in range(args.runs):  # the sizes alternate, so the machine's load hits both alike
+            for k, size in enumerate(sizes):
+                one_run(setups[k][1], setups[k][0], root, size, r, runs[k])
+        for k, size in enumerate(sizes):
+            m = {key: statistics.median(v) for key, v in runs[k].items()}
+            want = size + args.runs * 201
+            got = setups[k][1].execute("SELECT count(*) FROM hot").fetchall()[0][0]
+            if got != want:
+                sys.exit("hot has %d rows after the merges, not %d" % (got, want))
             print("%10d %10.2f %12.2f %14.2f %10.2f %12.4f (%.1f)" % (
                 size, m["create"] * 1e3, m["ff"] * 1e3, m["rebased"] * 1e3, m["copy"] * 1e3,
-                m["create"] / m["copy"], m["setup_s"]))
-            sys.stdout.flush()
+                m["create"] / m["copy"], setups[k][2]))
     finally:
         shutil.rmtree(root, ignore_errors=True)
 
