@@ -157,10 +157,14 @@ silt_status sql_session_new_sibling(sql_session *s, sql_session **out, silt_erro
 /* The object stores' keys (S3A, ABFS and GCS connector names), checked by io/. */
 static int is_store_key(const char *key)
 {
-    if (util_str_starts_with(key, "spark.hadoop."))
-        key += strlen("spark.hadoop.");
-    return util_str_starts_with(key, "fs.s3a.") || util_str_starts_with(key, "fs.azure.") ||
-           util_str_starts_with(key, "fs.gs.");
+    static const char *const prefixes[] = {"fs.s3a.", "spark.hadoop.fs.s3a.", "fs.azure.",
+                                           "spark.hadoop.fs.azure.", "fs.gs.",
+                                           "spark.hadoop.fs.gs."};
+    size_t idx;
+    for (idx = 0; idx < sizeof(prefixes) / sizeof(prefixes[0]); idx++)
+        if (util_str_starts_with(key, prefixes[idx]))
+            return 1;
+    return 0;
 }
 
 /* A SET value without the quotes SET keeps: 'http://host:9000' -> http://host:9000. */

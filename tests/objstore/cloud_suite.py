@@ -18,7 +18,7 @@ On Azure also: silt and delta-rs appending at once, delta-rs reading silt's
 table; a SAS token instead of the key; a large file written as blocks, and a
 failing block list publishing nothing; kill -9 while a block is uploaded;
 injected 503s, resets and dropped answers retried; a wrong key and a missing
-container named. On GCS: a missing bucket named.
+container named. On GCS: a missing bucket named; injected faults retried.
 
 Without the servers the test is skipped (exit 77), except with CI=true.
 Prints one line per check and "N passed, M failed".
@@ -315,6 +315,30 @@ def gcs_checks(silt, work):
         silt.one(f"SELECT count(*) FROM {table}"))
 
 
+def gcs_faults(silt, server):
+    """503s, resets and answers dropped after forwarding, between silt and fake-gcs-server."""
+    proxy = FaultProxy(server.port, {"503": 3, "drop": 5, "reset": 7}).start()
+    env = dict(silt.env, STORAGE_EMULATOR_HOST=f"http://127.0.0.1:{proxy.port}")
+    fast = "SET fs.gs.http.retry.interval = '10ms'; "
+    table = f"delta.`gs://{CONTAINER}/faulty`"
+    try:
+        silt.run(fast + f"CREATE TABLE {table} (id BIGINT) USING delta", env=env)
+        acked = [i for i in range(8) if silt.run(
+            fast + f"INSERT INTO {table} VALUES ({i})", ok=False, env=env).returncode == 0]
+        s3.check("gcs: every append through 503s, resets and dropped answers succeeds",
+                 len(acked), 8)
+        s3.check("gcs: the proxy injected each kind",
+                 all(proxy.faults[k] > 0 for k in ("503", "drop", "reset")), True)
+        s3.dense_and_once(silt, table, acked, "gcs: faults")
+        proxy.set_plan({"503": 1})
+        p = silt.run("SET fs.gs.http.max.retry = 1; " + fast + f"SELECT count(*) FROM {table}",
+                     ok=False, env=env)
+        s3.check_in("gcs: bounded retries: the error names the status", "HTTP 503", p.stderr)
+        s3.check_in("gcs: ... and counts the attempts", "after 2 attempts", p.stderr)
+    finally:
+        proxy.stop()
+
+
 def run_backend(name, silt, server, work, uri, extra):
     print(f"--- {name}", flush=True)
     steps = [("trips", lambda: s3.trips_flow(silt, work, uri=f"{uri}/trips", label=name,
@@ -366,7 +390,8 @@ def main():
         silt = silt_for(sys.argv[1], work / "home", {"STORAGE_EMULATOR_HOST": gcs.endpoint})
         (work / "gs").mkdir()
         run_backend("GCS", silt, gcs, work / "gs", f"gs://{CONTAINER}",
-                    [("gcs", lambda: gcs_checks(silt, work))])
+                    [("gcs", lambda: gcs_checks(silt, work)),
+                     ("faults", lambda: gcs_faults(silt, gcs))])
     finally:
         for server in servers:
             server.stop()

@@ -315,7 +315,18 @@ void test_api_sql__store_options_are_refused_by_name(void)
     check_int(SILT_OK, silt_db_set_option(db, "fs.s3a.bucket.my.bucket.access.key", "AKIA"));
     check_int(SILT_INVALID, silt_db_set_option(db, "azure.account.key", "x"));
     check_contains(silt_db_errmsg(db), "store option \"azure.account.key\" is not known");
-    check_contains(silt_db_errmsg(db), "no Azure or GCS back end");
+    check_contains(silt_db_errmsg(db), "the Azure store fs.azure.* keys");
+    /* The Azure and GCS back ends' keys (Hadoop ABFS and GCS connector names). */
+    check_int(SILT_OK, silt_db_set_option(db, "fs.azure.account.key.acct.blob.core.windows.net",
+                                          "a2V5"));
+    check_int(SILT_OK, silt_db_set_option(db, "spark.hadoop.fs.gs.storage.root.url",
+                                          "http://127.0.0.1:4443"));
+    check_int(SILT_INVALID, silt_db_set_option(db, "fs.azure.acount.key", "x"));
+    check_contains(silt_db_errmsg(db), "store option \"fs.azure.acount.key\" is not known");
+    check_int(SILT_INVALID, silt_db_set_option(db, "fs.gs.http.max.retry", "many"));
+    check_contains(silt_db_errmsg(db), "expected a count from 0 to 100");
+    check_int(SILT_INVALID, silt_db_set_option(db, "fs.azure.write.request.size", "1k"));
+    check_contains(silt_db_errmsg(db), "a size of 64k or more");
     check_int(SILT_INVALID, silt_db_set_option(db, "fs.s3a.multipart.size", "1k"));
     check_contains(silt_db_errmsg(db), "expected a size from 5M to 5G");
     check_int(SILT_INVALID, silt_db_set_option(db, "fs.s3a.path.style.access", "yes"));

@@ -203,3 +203,89 @@ void test_io_s3__bad_locations_and_values(void)
     check_ok(io_s3_check_option("fs.s3a.bucket.a.b.endpoint.region", "x", &err), &err);
     check_fails(SILT_INVALID, io_s3_check_option("fs.s3a.bucket.a.b.nothing", "x", &err));
 }
+
+static void unset_cloud_vars(void)
+{
+    static const char *const vars[] = {"AZURE_STORAGE_ACCOUNT", "AZURE_STORAGE_ACCOUNT_NAME",
+                                       "AZURE_STORAGE_KEY", "AZURE_STORAGE_ACCOUNT_KEY",
+                                       "AZURE_STORAGE_SAS_TOKEN", "AZURE_STORAGE_ENDPOINT",
+                                       "AZURE_STORAGE_USE_EMULATOR", "STORAGE_EMULATOR_HOST",
+                                       "GOOGLE_OAUTH_ACCESS_TOKEN"};
+    size_t idx;
+    for (idx = 0; idx < sizeof(vars) / sizeof(vars[0]); idx++)
+        unsetenv(vars[idx]);
+}
+
+void test_io_s3__azure_locations_and_settings(void)
+{
+    static const char *const keys[] = {"fs.azure.account.key", "fs.azure.account.key.acct.dfs."
+                                       "core.windows.net", "fs.azure.write.request.size"};
+    static const char *const values[] = {"Z2VuZXJhbA==", "c3BlY2lmaWM=", "1m"};
+    io_store_options opts = {keys, values, 3};
+    io_s3_conf c;
+    silt_error err = SILT_ERROR_INIT;
+    unset_cloud_vars();
+    setenv("AZURE_STORAGE_KEY", "ZW52", 1);
+    check_ok(io_cloud_conf_resolve(&c, "abfss://data@acct.dfs.core.windows.net/a/t/", &opts,
+                                   &err), &err);
+    check_int(IO_DIALECT_AZURE, c.dialect);
+    check_str("acct", c.account);
+    check_str("data", c.bucket);
+    check_str("a/t", c.prefix);
+    check_str("c3BlY2lmaWM=", c.secret_key); /* the account's key wins over the general one */
+    check_str("https://acct.blob.core.windows.net", c.endpoint);
+    check_int(1 << 20, (int)c.part_size);
+    io_s3_conf_clear(&c);
+    /* az:// takes the account from the variables; a SAS token replaces the key. */
+    setenv("AZURE_STORAGE_ACCOUNT", "other", 1);
+    setenv("AZURE_STORAGE_SAS_TOKEN", "?sv=2021&sig=x", 1);
+    setenv("AZURE_STORAGE_ENDPOINT", "127.0.0.1:10000/other/", 1);
+    check_ok(io_cloud_conf_resolve(&c, "az://box/t", NULL, &err), &err);
+    check_str("other", c.account);
+    check_str("sv=2021&sig=x", c.token);
+    check(c.secret_key == NULL && c.access_key == NULL);
+    check_str("http://127.0.0.1:10000/other", c.endpoint);
+    io_s3_conf_clear(&c);
+    unset_cloud_vars();
+    check_fails(SILT_INVALID, io_cloud_conf_resolve(&c, "az://box/t", NULL, &err));
+    check_contains(err.message, "names no Azure storage account");
+    check_fails(SILT_INVALID, io_cloud_conf_resolve(&c, "wasbs://@acct.blob.core.windows.net/t",
+                                                    NULL, &err));
+    check_contains(err.message, "names no container");
+    setenv("AZURE_STORAGE_USE_EMULATOR", "true", 1);
+    check_ok(io_cloud_conf_resolve(&c, "az://box", NULL, &err), &err);
+    check_str("devstoreaccount1", c.account);
+    check_str("http://127.0.0.1:10000/devstoreaccount1", c.endpoint);
+    check(c.secret_key != NULL);
+    io_s3_conf_clear(&c);
+    unset_cloud_vars();
+}
+
+void test_io_s3__gcs_locations_and_settings(void)
+{
+    static const char *const keys[] = {"spark.hadoop.fs.gs.http.max.retry"};
+    static const char *const values[] = {"2"};
+    io_store_options opts = {keys, values, 1};
+    io_s3_conf c;
+    silt_error err = SILT_ERROR_INIT;
+    unset_cloud_vars();
+    check_ok(io_cloud_conf_resolve(&c, "gs://bkt/w/h", &opts, &err), &err);
+    check_int(IO_DIALECT_GCS, c.dialect);
+    check_str("bkt", c.bucket);
+    check_str("w/h", c.prefix);
+    check_str("https://storage.googleapis.com", c.endpoint);
+    check(c.token == NULL);
+    check_int(2, c.retry_limit);
+    io_s3_conf_clear(&c);
+    setenv("STORAGE_EMULATOR_HOST", "localhost:4443", 1);
+    setenv("GOOGLE_OAUTH_ACCESS_TOKEN", "ya29.token", 1);
+    check_ok(io_cloud_conf_resolve(&c, "gcs://bkt", NULL, &err), &err);
+    check_str("http://localhost:4443", c.endpoint);
+    check_str("ya29.token", c.token);
+    io_s3_conf_clear(&c);
+    check_fails(SILT_INVALID, io_cloud_conf_resolve(&c, "gs://bkt@host/t", NULL, &err));
+    check_contains(err.message, "gs://bucket/path");
+    check_fails(SILT_INVALID, io_cloud_check_option("fs.gs.nothing", "x", &err));
+    check_contains(err.message, "store option \"fs.gs.nothing\" is not known");
+    unset_cloud_vars();
+}
