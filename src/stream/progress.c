@@ -87,7 +87,8 @@ silt_status stream_progress_json(const stream_progress *p, buf *out, silt_error 
                         "\"latestOffset\":%s,\"numInputRows\":%lld,\"inputRowsPerSecond\":%.1f,"
                         "\"processedRowsPerSecond\":%.1f}],\"sink\":{\"description\":%s,"
                         "\"numOutputRows\":%lld}}",
-                        buf_cstr(&src), p->start_offset, p->end_offset, p->end_offset,
+                        buf_cstr(&src), p->start_offset, p->end_offset,
+                        p->latest_offset != NULL ? p->latest_offset : "null",
                         (long long)p->num_input_rows, p->input_rows_per_second,
                         p->processed_rows_per_second, buf_cstr(&sink),
                         (long long)p->num_output_rows);

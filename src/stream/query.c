@@ -1030,6 +1030,7 @@ static silt_status run_batch(stream_query *q, int *ran, silt_error *err)
     p.source = q->src->desc;
     p.start_offset = q->src->start_json;
     p.end_offset = buf_cstr(&end);
+    p.latest_offset = q->src->reports_latest ? p.end_offset : "null";
     p.sink = q->sink_desc;
     p.num_output_rows = q->sink == SINK_CONSOLE && q->agg == NULL ? p.num_input_rows : -1;
     rc = report(q, &p, err);

@@ -611,6 +611,7 @@ silt_status stream_delta_source_new(stream_source **out, sql_session *s, arena *
             d->base.schema = d->first->schema;
         d->base.desc = arena_sprintf(a, "DeltaSource[%s]", location);
         d->base.start_json = "null";
+        d->base.reports_latest = 1;
         if (d->base.desc == NULL || d->location == NULL)
             rc = err_nomem(err);
     }

@@ -136,6 +136,7 @@ silt_status stream_expr_source_new(stream_source **out, sql_session *s, arena *a
     x->inner = inner;
     x->base.desc = inner->desc;
     x->base.start_json = inner->start_json;
+    x->base.reports_latest = inner->reports_latest;
     x->sql = arena_sprintf(a, "SELECT *, %s AS `%s` FROM " RAW_NAME "%s%s%s", expr_sql,
                            alias->u.named.name.name, ref->alias.name ? " AS `" : "",
                            ref->alias.name ? ref->alias.name : "", ref->alias.name ? "`" : "");

@@ -69,6 +69,7 @@ typedef struct stream_progress {
     const char *source;       /* description, e.g. FileStreamSource[file:/in] */
     const char *start_offset; /* JSON, "null" before the first batch */
     const char *end_offset;
+    const char *latest_offset; /* JSON, "null" when the source does not report it */
     const char *sink;         /* description, e.g. DeltaSink[/t] */
     int64_t num_output_rows;  /* -1 when the sink does not know */
 } stream_progress;

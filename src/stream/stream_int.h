@@ -145,6 +145,9 @@ struct stream_source {
     const col_type *schema; /* the rows' STRUCT */
     char *desc;             /* FileStreamSource[file:/in] */
     char *start_json;       /* the committed offset ("null" at first) */
+    /* the progress's latestOffset is the batch's end (the Delta source), else null as Spark's
+     * file and rate sources report it */
+    int reports_latest;
     /*
      * Set by the query under availableNow and once: a source whose input
      * grows with time (rate) ends its range where the clock was at the

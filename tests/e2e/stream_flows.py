@@ -425,6 +425,19 @@ def recovery_and_limits():
                os.path.join(WORK, "cdb"), f"SELECT * FROM STREAM {ref} WITH (maxBytesPerTrigger = 1)")
     check("Delta source maxBytesPerTrigger: at least one file, one file a batch here",
           [p["numInputRows"] for p in progress_lines(run.stderr)] == [1, 1, 1], run.stderr)
+    # startingTimestamp: the first commit at or after it (the timestamp of version 2 here)
+    hist = silt("sql", "--format", "csv", f"DESCRIBE HISTORY {ref}").stdout.splitlines()
+    ts2 = [l.split(",")[1] for l in hist[1:] if l.split(",")[0] == "2"][0]
+    ts2 = ts2.replace("T", " ").rstrip("Z")
+    run = silt("stream", "--trigger", "once", f"SELECT id FROM STREAM {ref} WITH "
+               f"(startingTimestamp = '{ts2}')")
+    check("startingTimestamp: the commits from the one at that time on",
+          "|  1|" in run.stdout and "|  2|" in run.stdout and "|  0|" not in run.stdout,
+          run.stdout + run.stderr)
+    run = silt("stream", "--trigger", "once", ok=False,
+               *[f"SELECT id FROM STREAM {ref} WITH (startingTimestamp = '2099-01-01 00:00:00')"])
+    check("startingTimestamp after the latest commit fails with Delta's error",
+          run.returncode == 1 and "DELTA_TIMESTAMP_GREATER_THAN_COMMIT" in run.stderr, run.stderr)
     # a schema change while the stream runs stops it (a restart reads the new schema, as Delta)
     sc_ckpt = os.path.join(WORK, "cds")
     proc = subprocess.Popen([SILT, "stream", "--checkpoint", sc_ckpt, f"SELECT * FROM STREAM {ref}"],
