@@ -230,6 +230,21 @@ def group_auth(srv):
             c.rollback()
         check("allowed database by name", c.execute("SELECT count(*) FROM default.t").fetchone()
               == (2,))
+        # a path reaches another database's files: refused to a user limited to databases
+        t2 = os.path.join(WAREHOUSE[0], "other.db", "t2")
+        for sql in (f"SELECT * FROM delta.`{t2}`",
+                    f"SELECT * FROM OPENROWSET(BULK '{t2}', FORMAT = 'DELTA') AS r",
+                    f"SELECT * FROM read_files('{t2}')",
+                    f"CREATE TABLE z (a INT) USING DELTA LOCATION '{t2}'"):
+            try:
+                c.execute(sql)
+                check(f"path refused to a restricted user: {sql[:40]}", False)
+            except psycopg.Error as e:
+                check(f"path refused to a restricted user: {sql[:40]}", e.sqlstate == "42501",
+                      e.sqlstate)
+            c.rollback()
+        check("a column called location is no path",
+              c.execute("SELECT 'x' AS location").fetchone() == ("x",))
     try:
         pg(srv.port, user="bob", password="bobpw", db="other").close()
         check("database restriction at connect", False)
