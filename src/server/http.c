@@ -292,8 +292,9 @@ static silt_status put_value(buf *b, buf *scratch, const srv_column *c,
         if (n > 40)
             return buf_append(b, "null", 4, err);
         frac = dot ? (int32_t)(t + n - dot - 1) : 0;
-        snprintf(out, sizeof(out), "%.*s%s%.*s%s", (int)n, t, dot ? "" : ".", 6 - frac,
-                 "000000", c->kind == SRV_K_TIMESTAMP ? " UTC" : "");
+        snprintf(out, sizeof(out), "%.*s%s%.*s%s", (int)n, t, dot ? "" : ".",
+                 frac < 6 ? (int)(6 - frac) : 0, "000000",
+                 c->kind == SRV_K_TIMESTAMP ? " UTC" : "");
         json_str(b, out, strlen(out));
         return SILT_OK;
     }
