@@ -562,6 +562,10 @@ static int open_conn(srv_session *s, const http_req *r)
     }
     if (s->user != NULL && s->user->read_only)
         silt_conn_set_read_only(s->conn, 1);
+    if (srv_limit_databases(s) != SILT_OK) {
+        send_plain(s, 503, "Service Unavailable", NULL, "out of memory");
+        return 0;
+    }
     buf_printf(&use, NULL, "USE `%s`", s->database);
     if (silt_conn_exec(s->conn, buf_cstr(&use), NULL) != SILT_OK) {
         snprintf(msg, sizeof(msg), "database \"%s\" does not exist", s->database);

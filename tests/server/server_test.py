@@ -87,7 +87,8 @@ def setup(tmp):
                  "TIMESTAMP'2024-01-02 03:04:05', true, X'0102', 9000000000), "
                  "(2, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL); "
                  "CREATE DATABASE other; CREATE TABLE other.t2 (a INT) USING DELTA; "
-                 "CREATE TABLE c (v BIGINT) USING DELTA")
+                 "CREATE TABLE c (v BIGINT) USING DELTA; "
+                 "CREATE VIEW v_other AS SELECT * FROM other.t2")
     passwd(cfg, "alice", "secret1")
     passwd(cfg, "bob", "bobpw", "--read-only", "--databases", "default")
     return wh, cfg
@@ -243,6 +244,13 @@ def group_auth(srv):
                 check(f"path refused to a restricted user: {sql[:40]}", e.sqlstate == "42501",
                       e.sqlstate)
             c.rollback()
+        # a view in an allowed database over a forbidden one: caught in the binder
+        try:
+            c.execute("SELECT * FROM v_other")
+            check("database restriction through a view", False)
+        except psycopg.Error as e:
+            check("database restriction through a view", e.sqlstate == "42501", e.sqlstate)
+        c.rollback()
         check("a column called location is no path",
               c.execute("SELECT 'x' AS location").fetchone() == ("x",))
     try:
