@@ -6,13 +6,17 @@
  * packet, Parse, Bind, Describe, Close, Execute, SASLInitialResponse), as
  * the server does from a message's type byte. Whatever the bytes, a parser
  * must end in SILT_OK, SILT_CORRUPT, SILT_UNSUPPORTED or SILT_NOMEM, and
- * what it returns must lie inside the input.
+ * what it returns must lie inside the input. A first byte of 0x80 or more
+ * sends the rest to the --http endpoint's request head parser (http.h):
+ * every field it fills must stay a terminated string of its size.
  */
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 
+#include "server/http.h"
 #include "server/wire.h"
+#include "util/mem.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -45,6 +49,32 @@ static void fuzz_bind(const uint8_t *body, size_t len)
     srv_bind_msg_clear(&m);
 }
 
+static void check_field(const char *f, size_t cap)
+{
+    if (memchr(f, '\0', cap) == NULL)
+        __builtin_trap();
+}
+
+static void fuzz_http(const uint8_t *body, size_t len)
+{
+    char *head = mem_alloc(len + 1);
+    srv_http_req r;
+    if (head == NULL)
+        return;
+    memcpy(head, body, len);
+    head[len] = '\0';
+    if (srv_http_parse_head(head, &r)) {
+        check_field(r.method, sizeof(r.method));
+        check_field(r.path, sizeof(r.path));
+        check_field(r.auth, sizeof(r.auth));
+        check_field(r.user, sizeof(r.user));
+        check_field(r.schema, sizeof(r.schema));
+        if (r.content_length < -1)
+            __builtin_trap();
+    }
+    mem_free(head);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     silt_error err = SILT_ERROR_INIT;
@@ -53,6 +83,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (size == 0)
         return 0;
     len = size - 1;
+    if (data[0] >= 0x80) {
+        fuzz_http(body, len);
+        return 0;
+    }
     switch (data[0] % 7) {
     case 0: {
         srv_startup s;

@@ -129,6 +129,17 @@ SILT_API void silt_conn_close(silt_conn *conn);
 SILT_API void silt_conn_set_read_only(silt_conn *conn, int on);
 
 /**
+ * Limits conn to the n databases named (copied; n 0 lifts the limit): a
+ * statement that reads or writes a catalog table or view of another
+ * database, also through a view, fails with SILT_INVALID and "permission
+ * denied for database "x"". silt serve uses it for its users with
+ * databases= (docs/server.md). Since 0.1.
+ * @return SILT_OK, or SILT_NOMEM.
+ */
+SILT_API silt_status silt_conn_set_databases(silt_conn *conn, const char *const *names,
+                                             size_t n);
+
+/**
  * Runs every statement of sql (separated by ';') in order. When out is
  * not NULL it receives the result of the last statement as an Arrow
  * stream (rows are computed as the consumer pulls them; a statement

@@ -219,6 +219,16 @@ SILT_API void silt_conn_set_read_only(silt_conn *conn, int on)
         sql_session_set_read_only(conn->session, on);
 }
 
+SILT_API silt_status silt_conn_set_databases(silt_conn *conn, const char *const *names,
+                                             size_t n)
+{
+    silt_error err = SILT_ERROR_INIT;
+    if (conn == NULL)
+        return SILT_INVALID;
+    return api_keep_error(conn->errmsg, sql_session_set_databases(conn->session, names, n, &err),
+                          &err);
+}
+
 /* ---------------------------------------------------------------- Arrow stream */
 
 typedef struct stream_state {

@@ -667,14 +667,79 @@ static int names_database(const char *n, const char *db)
  * (db.table, SHOW TABLES IN db). Found in the text, so an alias spelled like
  * a forbidden database is refused too: the safe side.
  */
+/*
+ * The statement reads or names files by path rather than through the
+ * catalog: delta.`/p` and the other path tables, read_files(),
+ * table_changes_by_path(), OPENROWSET, a LOCATION clause (CREATE TABLE,
+ * external tables and data sources). Looked for outside string literals;
+ * the name of what was found goes to *what.
+ */
+static int names_path(const char *n, const char **what)
+{
+    static const char *const words[] = {"openrowset", "read_files", "table_changes_by_path"};
+    static const char *const formats[] = {"delta", "parquet", "csv", "json", "text", "orc",
+                                          "avro", "binaryfile"};
+    const char *p;
+    char quote = 0;
+    if (strncmp(n, "create external ", 16) == 0) { /* data sources and external tables */
+        *what = "CREATE EXTERNAL";
+        return 1;
+    }
+    for (p = n; *p; p++) {
+        size_t k;
+        if (quote) {
+            if (*p == quote)
+                quote = 0;
+            continue;
+        }
+        if (*p == '\'' || *p == '"') {
+            quote = *p;
+            continue;
+        }
+        if (p > n && (ident_char(p[-1]) || p[-1] == '`'))
+            continue;
+        for (k = 0; k < sizeof(words) / sizeof(words[0]); k++) {
+            size_t len = strlen(words[k]);
+            if (strncmp(p, words[k], len) == 0 && !ident_char(p[len])) {
+                *what = words[k];
+                return 1;
+            }
+        }
+        if (strncmp(p, "location", 8) == 0 && (p[8] == ' ' || p[8] == '\'')) {
+            const char *q = p + 8; /* LOCATION 'path' (a column called location is no path) */
+            while (*q == ' ')
+                q++;
+            if (*q == '\'') {
+                *what = "LOCATION";
+                return 1;
+            }
+        }
+        for (k = 0; k < sizeof(formats) / sizeof(formats[0]); k++) {
+            size_t len = strlen(formats[k]);
+            if (strncmp(p, formats[k], len) == 0 && p[len] == '.' && p[len + 1] == '`') {
+                *what = "a path table";
+                return 1;
+            }
+        }
+    }
+    return 0;
+}
+
 static silt_status check_databases(srv_session *s, const char *n, const char **state,
                                    silt_error *err)
 {
     srv_name_list dbs;
     size_t k;
     silt_status rc;
+    const char *what = NULL;
     if (s->user == NULL || s->user->n_databases == 0)
         return SILT_OK;
+    if (names_path(n, &what)) {
+        /* a path reaches any table's files, whatever its database: the safe side */
+        *state = "42501";
+        return err_set(err, SILT_INVALID, "permission denied: %s reads files by path, outside "
+                       "the databases this user may use", what);
+    }
     rc = srv_read_names(s, "SHOW DATABASES", 0, -1, &dbs, err);
     for (k = 0; rc == SILT_OK && k < dbs.n; k++)
         if (!srv_user_may_use(s->user, dbs.names[k]) && names_database(n, dbs.names[k])) {

@@ -27,6 +27,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "server/http.h"
 #include "server/scram.h"
 #include "server/server_int.h"
 #include "server/sqlstate.h"
@@ -37,16 +38,7 @@
 /* appends a string literal */
 #define LIT(b, text) buf_append((b), (text), sizeof(text) - 1, NULL)
 
-typedef struct http_req {
-    char method[16];
-    char path[512];
-    char auth[512];
-    char user[SRV_MAX_NAME];
-    char schema[SRV_MAX_NAME];
-    long content_length;
-    int chunked;
-    char *body;
-} http_req;
+typedef srv_http_req http_req;
 
 /* ---------------------------------------------------------------- reading */
 
@@ -78,11 +70,36 @@ static int header(const char *head, const char *name, char *out, size_t cap)
     return 0;
 }
 
+int srv_http_parse_head(const char *head, srv_http_req *r)
+{
+    char cl[32];
+    memset(r, 0, sizeof(*r));
+    if (sscanf(head, "%15s %511s", r->method, r->path) != 2)
+        return 0;
+    if (!header(head, "Authorization", r->auth, sizeof(r->auth)))
+        r->auth[0] = '\0';
+    if (!header(head, "X-Trino-User", r->user, sizeof(r->user)))
+        r->user[0] = '\0';
+    if (!header(head, "X-Trino-Schema", r->schema, sizeof(r->schema)))
+        snprintf(r->schema, sizeof(r->schema), "default");
+    if (header(head, "Transfer-Encoding", cl, sizeof(cl)))
+        r->chunked = 1;
+    r->content_length = -1;
+    if (header(head, "Content-Length", cl, sizeof(cl))) {
+        char *end = NULL;
+        long v = strtol(cl, &end, 10);
+        if (end == cl || *end != '\0' || v < 0)
+            return 0;
+        r->content_length = v;
+    }
+    return 1;
+}
+
 /* Reads one request into s->in (head, then body). 1 read, 0 the client is gone, -1 bad (code set). */
 static int read_request(srv_session *s, http_req *r, int *code)
 {
     size_t have = 0, head_len = 0;
-    char *end = NULL, cl[32];
+    char *end = NULL;
     memset(r, 0, sizeof(*r));
     buf_truncate(&s->in, 0);
     while (end == NULL) {
@@ -99,18 +116,11 @@ static int read_request(srv_session *s, http_req *r, int *code)
         end = strstr(s->in.data, "\r\n\r\n");
     }
     head_len = (size_t)(end - s->in.data) + 4;
-    if (sscanf(s->in.data, "%15s %511s", r->method, r->path) != 2) {
+    end[2] = '\0'; /* the head alone; the body is read over it below */
+    if (!srv_http_parse_head(s->in.data, r)) {
         *code = 400;
         return -1;
     }
-    header(s->in.data, "Authorization", r->auth, sizeof(r->auth));
-    if (!header(s->in.data, "X-Trino-User", r->user, sizeof(r->user)))
-        r->user[0] = '\0';
-    if (!header(s->in.data, "X-Trino-Schema", r->schema, sizeof(r->schema)))
-        snprintf(r->schema, sizeof(r->schema), "default");
-    if (header(s->in.data, "Transfer-Encoding", cl, sizeof(cl)))
-        r->chunked = 1;
-    r->content_length = header(s->in.data, "Content-Length", cl, sizeof(cl)) ? atol(cl) : -1;
     if (strcmp(r->method, "POST") != 0)
         return 1;
     if (r->chunked || r->content_length < 0) {
@@ -282,8 +292,9 @@ static silt_status put_value(buf *b, buf *scratch, const srv_column *c,
         if (n > 40)
             return buf_append(b, "null", 4, err);
         frac = dot ? (int32_t)(t + n - dot - 1) : 0;
-        snprintf(out, sizeof(out), "%.*s%s%.*s%s", (int)n, t, dot ? "" : ".", 6 - frac,
-                 "000000", c->kind == SRV_K_TIMESTAMP ? " UTC" : "");
+        snprintf(out, sizeof(out), "%.*s%s%.*s%s", (int)n, t, dot ? "" : ".",
+                 frac < 6 ? (int)(6 - frac) : 0, "000000",
+                 c->kind == SRV_K_TIMESTAMP ? " UTC" : "");
         json_str(b, out, strlen(out));
         return SILT_OK;
     }
@@ -551,6 +562,10 @@ static int open_conn(srv_session *s, const http_req *r)
     }
     if (s->user != NULL && s->user->read_only)
         silt_conn_set_read_only(s->conn, 1);
+    if (srv_limit_databases(s) != SILT_OK) {
+        send_plain(s, 503, "Service Unavailable", NULL, "out of memory");
+        return 0;
+    }
     buf_printf(&use, NULL, "USE `%s`", s->database);
     if (silt_conn_exec(s->conn, buf_cstr(&use), NULL) != SILT_OK) {
         snprintf(msg, sizeof(msg), "database \"%s\" does not exist", s->database);

@@ -128,6 +128,8 @@ void *srv_session_main(void *session);
 /* session.c's socket I/O, TLS or not: 0 when all was written, -1 (s->broken) when not. */
 int srv_sock_write(srv_session *s, const void *data, size_t len);
 long srv_sock_read_some(srv_session *s, void *data, size_t len);
+/* The user's databases= on the session's connection (silt_conn_set_databases). */
+silt_status srv_limit_databases(srv_session *s);
 /* One connection to the --http listener: HTTP/1.1 requests until the client closes (http.c). */
 void srv_http_serve(srv_session *s);
 

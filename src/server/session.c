@@ -1661,6 +1661,11 @@ static int start_session(srv_session *s)
     }
     if (s->user != NULL && s->user->read_only)
         silt_conn_set_read_only(s->conn, 1);
+    if (s->user != NULL && srv_limit_databases(s) != SILT_OK) {
+        send_fatal(s, "53200", "out of memory");
+        buf_clear(&use);
+        return 0;
+    }
     buf_printf(&use, NULL, "USE `%s`", s->database);
     if (silt_conn_exec(s->conn, buf_cstr(&use), NULL) != SILT_OK) {
         char msg[200];
@@ -1741,6 +1746,17 @@ static void serve_messages(srv_session *s)
         if (s->out.len >= FLUSH_AT)
             flush_out(s);
     }
+}
+
+silt_status srv_limit_databases(srv_session *s)
+{
+    const char *names[SRV_MAX_USER_DBS];
+    size_t k;
+    if (s->user == NULL || s->user->n_databases == 0)
+        return SILT_OK;
+    for (k = 0; k < s->user->n_databases; k++)
+        names[k] = s->user->databases[k];
+    return silt_conn_set_databases(s->conn, names, s->user->n_databases);
 }
 
 void *srv_session_main(void *payload)

@@ -41,6 +41,8 @@ const char *srv_sqlstate(silt_status code, const char *error_class, const char *
     }
     if (code == SILT_INVALID && message != NULL && strstr(message, "in a read-only session"))
         return "25006";
+    if (code == SILT_INVALID && message != NULL && strstr(message, "permission denied for database"))
+        return "42501";
     switch (code) {
     case SILT_NOMEM: return "53200";
     case SILT_IO: return "58030";

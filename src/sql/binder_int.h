@@ -79,6 +79,9 @@ struct sql_session {
     const io_store_options *store_opts; /* the database's, borrowed; NULL = none */
     /* sql_session_set_read_only: statements that write or change the catalog are refused. */
     int read_only;
+    /* sql_session_set_databases: the only databases statements may name; n 0 = any. */
+    char **allowed_dbs;
+    size_t n_allowed_dbs;
     /* Rows INSERT statements wrote on the session, a running total (sql_session_rows_written). */
     int64_t rows_written;
     arena *parent;          /* sql_session_options.parent, for sql_session_new_sibling */

@@ -202,6 +202,11 @@ silt_status sql_exec_resolve_target(binder *b, const sql_name *n, exec_target *o
         out->database = n->n_parts == 2 ? n->parts[0].name : b->s->database;
         out->name = n->parts[n->n_parts - 1].name;
         out->display = arena_sprintf(b->a, "%s.%s", out->database, out->name);
+        {
+            silt_error denied = SILT_ERROR_INIT;
+            if (sql_session_check_database(b->s, out->database, &denied) != SILT_OK)
+                return sql_bind_error(b, err, n->pos, SILT_INVALID, "%s", denied.message);
+        }
         if (b->s->cat == NULL)
             return SILT_OK; /* not in a catalog: callers say "not found" or "needs a warehouse" */
         if (b->target_ref != NULL) {

@@ -277,6 +277,30 @@ int64_t sql_session_rows_written(const sql_session *s)
     return s->rows_written;
 }
 
+silt_status sql_session_set_databases(sql_session *s, const char *const *names, size_t n,
+                                      silt_error *err)
+{
+    char **copy = n ? arena_calloc(s->arena, n, sizeof(char *)) : NULL;
+    if (n && copy == NULL)
+        return err_nomem(err);
+    for (size_t k = 0; k < n; k++)
+        if ((copy[k] = arena_strdup(s->arena, names[k])) == NULL)
+            return err_nomem(err);
+    s->allowed_dbs = copy;
+    s->n_allowed_dbs = n;
+    return SILT_OK;
+}
+
+silt_status sql_session_check_database(const sql_session *s, const char *db, silt_error *err)
+{
+    if (s->n_allowed_dbs == 0 || db == NULL)
+        return SILT_OK;
+    for (size_t k = 0; k < s->n_allowed_dbs; k++)
+        if (util_str_casecmp(s->allowed_dbs[k], db) == 0)
+            return SILT_OK;
+    return err_set(err, SILT_INVALID, "permission denied for database \"%s\"", db);
+}
+
 /* ---------------------------------------------------------------- results */
 
 const col_type *sql_result_schema(const sql_result *res) { return res->schema; }

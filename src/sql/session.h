@@ -142,6 +142,17 @@ void sql_session_set_read_only(sql_session *s, int on);
 int64_t sql_session_rows_written(const sql_session *s);
 
 /*
+ * Limits s to databases (n names, copied; n 0 lifts the limit): a catalog
+ * table or view of another database, read or written, directly or through a
+ * view, fails with SILT_INVALID and "permission denied for database "x"".
+ * silt serve sets it for its users with databases=.
+ */
+silt_status sql_session_set_databases(sql_session *s, const char *const *names, size_t n,
+                                      silt_error *err);
+/* SILT_OK when s may use database db, else the error above set on err. */
+silt_status sql_session_check_database(const sql_session *s, const char *db, silt_error *err);
+
+/*
  * Binds a source of batches to a table name for the statements run next,
  * until sql_session_unbind_source: `FROM name` reads it through fn, which
  * gives batches of schema (a STRUCT, borrowed until unbound) in

@@ -1511,6 +1511,12 @@ static silt_status catalog_source(binder *b, const sql_table_ref *ref, const pus
     const char *db = n->n_parts == 2 ? n->parts[0].name : b->s->database;
     const char *name = n->parts[n->n_parts - 1].name;
     const char *location = NULL, *provider = NULL, *view_key = "";
+    /* a session limited to some databases (a server user's databases=), views' bodies too */
+    if (b->s->cat != NULL && n->n_parts <= 2) {
+        silt_error denied = SILT_ERROR_INIT;
+        if (sql_session_check_database(b->s, db, &denied) != SILT_OK)
+            return sql_bind_error(b, err, n->pos, SILT_INVALID, "%s", denied.message);
+    }
     const struct delta_branch_view *view = NULL;
     const char **kv = NULL;
     size_t n_kv = 0;

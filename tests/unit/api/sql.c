@@ -360,6 +360,25 @@ void test_api_sql__read_only_connection(void)
     check_int(SILT_OK, silt_conn_exec(conn, "INSERT INTO t VALUES (2)", NULL));
 }
 
+/* silt_conn_set_databases: tables and views of other databases refused, through views too. */
+void test_api_sql__database_limit(void)
+{
+    static const char *const only[] = {"default"};
+    check_int(SILT_OK, silt_db_open(&db, test_tmpdir(), NULL));
+    check_int(SILT_OK, silt_conn_open(&conn, db));
+    check_int(SILT_OK, silt_conn_exec(conn, "CREATE DATABASE other; CREATE TABLE other.t (a INT) "
+                                            "USING delta; CREATE TABLE t (a INT) USING delta; "
+                                            "CREATE VIEW v AS SELECT * FROM other.t", NULL));
+    check_int(SILT_OK, silt_conn_set_databases(conn, only, 1));
+    check_int(SILT_OK, silt_conn_exec(conn, "SELECT count(*) FROM t", NULL));
+    check_int(SILT_INVALID, silt_conn_exec(conn, "SELECT count(*) FROM other.t", NULL));
+    check_contains(silt_conn_error_message(conn), "permission denied for database \"other\"");
+    check_int(SILT_INVALID, silt_conn_exec(conn, "SELECT count(*) FROM v", NULL));
+    check_int(SILT_INVALID, silt_conn_exec(conn, "INSERT INTO other.t VALUES (1)", NULL));
+    check_int(SILT_OK, silt_conn_set_databases(conn, NULL, 0));
+    check_int(SILT_OK, silt_conn_exec(conn, "SELECT count(*) FROM v", NULL));
+}
+
 /* silt_conn_rows_written: the running total of rows INSERT committed (the server's INSERT 0 n). */
 void test_api_sql__rows_written(void)
 {
