@@ -27,6 +27,9 @@
    nested ones, a hidden one, one holding a hidden file) vacuumed twice by
    silt and by Spark: the same DRY RUN lists, START/END metrics and trees
    after each of two VACUUMs.
+9. Liquid clustering (not implemented): silt reads Spark's clustered table
+   and shows its clustering columns in DESCRIBE DETAIL; OPTIMIZE is refused
+   by the writer feature's name.
 7. CONVERT of Parquet files of differing schemas (new columns, nested
    fields, a short beside an int, names differing in case): silt merges them
    to Spark's columns, rows and statistics; int and bigint fail in both.
@@ -364,6 +367,22 @@ def convert_merge_case(spark):
           "int and bigint files fail to merge in both: %r / %r" % (refused.stderr[:200], spark_err[:200]))
 
 
+def liquid_case(spark):
+    """Liquid clustering is not implemented: Spark's clustered table reads, writes are refused."""
+    t = WORK / "liquid"
+    spark.sql(f"CREATE TABLE delta.`{t}` (a INT, b STRING) USING DELTA CLUSTER BY (a, b)")
+    spark.sql(f"INSERT INTO delta.`{t}` VALUES (1, 'x'), (2, 'y')")
+    got = sorted(silt_rows(t, "a, b"))
+    check(got == ["1,x", "2,y"], "silt reads Spark's clustered table: %s" % got)
+    theirs = list(spark.sql(f"DESCRIBE DETAIL delta.`{t}`").collect()[0]["clusteringColumns"])
+    out = silt(f"DESCRIBE DETAIL delta.`{t}`").stdout
+    check(theirs == ["a", "b"] and '"[""a"",""b""]"' in out,
+          "DESCRIBE DETAIL shows Spark's clustering columns %s: %s" % (theirs, out[-300:]))
+    refused = silt(f"OPTIMIZE delta.`{t}`", ok=False)
+    check(refused.returncode != 0 and 'writer feature "clustering"' in refused.stderr,
+          "silt's OPTIMIZE of a clustered table is refused by name: %r" % refused.stderr[:200])
+
+
 def shallow_clone_case(spark):
     src = WORK / "shsrc"
     silt(f"CREATE TABLE delta.`{src}` (id INT, p INT) USING DELTA PARTITIONED BY (p) "
@@ -404,7 +423,7 @@ def main():
     spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
     cases = (optimize_case, vacuum_case, vacuum_folders_case, interleave_case, manifest_case, convert_clone_case,
-             convert_merge_case, shallow_clone_case)
+             convert_merge_case, liquid_case, shallow_clone_case)
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None  # to rerun some by name
     for case in cases:
         if only is not None and case.__name__ not in only:
