@@ -396,10 +396,14 @@ static silt_status detail_row(binder *b, const exec_target *t, col_builder **c, 
     const dlog_metadata *md = &snap->metadata;
     const dlog_protocol *pr = &snap->protocol;
     size_t idx, n_features = 0;
-    const char **features = arena_calloc(b->a, pr->n_reader_features + pr->n_writer_features + 1,
+    const char **features = arena_calloc(b->a, pr->n_reader_features + pr->n_writer_features + 16,
                                          sizeof(char *));
     if (features == NULL)
         return err_nomem(err);
+    /* a legacy protocol names no features: Spark lists those its versions imply */
+    if (pr->min_writer_version < 7 && pr->min_reader_version < 3)
+        n_features = dproto_legacy_features(pr->min_reader_version, pr->min_writer_version,
+                                            features, 15);
     for (idx = 0; idx < pr->n_writer_features; idx++)
         features[n_features++] = pr->writer_features[idx];
     for (idx = 0; idx < pr->n_reader_features; idx++) {
