@@ -11,10 +11,10 @@
  * interleaved bit by bit, most significant first: rows close in every
  * column land close in the order, so each output file covers a small box
  * of the columns' space and min/max statistics prune on any of them. The
- * rows of a partition are ordered as a whole and cut into ranges of equal
- * row counts, one file each, as many as the partition's bytes make files
- * of maxFileSize (the partition's rows are held in memory meanwhile;
- * docs/maintenance.md).
+ * z-curve of a partition is cut into ranges of equal (sampled) row counts,
+ * one file each, as many as the partition's bytes make files of
+ * maxFileSize; the rows are ordered in passes that each hold a bounded part
+ * of them (zorder_bin; docs/maintenance.md).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -142,14 +142,14 @@ typedef struct opt_rows {
     int64_t n_rows;
 } opt_rows;
 
-/* Scans the bin's files in one scan over a snapshot copy that holds just them. */
+/* Scans the bin's files in one scan over a snapshot copy that holds just them, into w. */
 static silt_status scan_bin(opt_ctx *ctx, const opt_bin *bin, arena *a, delta_writer *w,
-                            opt_rows *rows, silt_error *err)
+                            silt_error *err)
 {
     delta_snapshot one = *ctx->snap;
     delta_file *files = arena_calloc(a, bin->n_files, sizeof(delta_file));
     delta_scan *scan = NULL;
-    arena *batch_a = rows == NULL ? arena_new(a, "optimize batch") : a;
+    arena *batch_a = arena_new(a, "optimize batch");
     size_t idx;
     silt_status rc;
     if (files == NULL || batch_a == NULL)
@@ -161,21 +161,12 @@ static silt_status scan_bin(opt_ctx *ctx, const opt_bin *bin, arena *a, delta_wr
     rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
     while (rc == SILT_OK) {
         col_batch *b = NULL;
-        if (rows == NULL)
-            arena_reset(batch_a);
+        arena_reset(batch_a);
         rc = delta_scan_next(scan, batch_a, &b, err);
         if (rc != SILT_OK || b == NULL)
             break;
         b->schema = ctx->snap->schema; /* the scan's schema dies with the scan */
-        if (rows == NULL) {
-            rc = delta_write_batch(w, b, err);
-            continue;
-        }
-        rc = grow((void **)&rows->batches, &rows->cap, rows->n_batches, sizeof(col_batch *), err);
-        if (rc == SILT_OK) {
-            rows->batches[rows->n_batches++] = b;
-            rows->n_rows += b->n_rows;
-        }
+        rc = delta_write_batch(w, b, err);
     }
     delta_scan_free(scan);
     return rc;
@@ -668,12 +659,10 @@ static silt_status rewrite_bin(opt_ctx *ctx, const opt_bin *bin, silt_error *err
     delta_write_output out;
     delta_writer *w = NULL;
     arena *a = arena_new(NULL, "optimize bin");
-    opt_rows rows;
     size_t idx;
     silt_status rc;
     if (a == NULL)
         return err_nomem(err);
-    memset(&rows, 0, sizeof(rows));
     wo.target_file_size = ctx->max_size;
     wo.compression = ctx->o->compression;
     wo.pool = ctx->o->pool;
@@ -682,7 +671,7 @@ static silt_status rewrite_bin(opt_ctx *ctx, const opt_bin *bin, silt_error *err
     } else {
         rc = delta_write_open(&w, ctx->store, ctx->snap, ctx->snap->schema, &wo, err);
         if (rc == SILT_OK)
-            rc = scan_bin(ctx, bin, a, w, NULL, err);
+            rc = scan_bin(ctx, bin, a, w, err);
         if (rc == SILT_OK)
             rc = delta_write_finish(w, &out, err);
         if (rc == SILT_OK)
@@ -700,7 +689,6 @@ static silt_status rewrite_bin(opt_ctx *ctx, const opt_bin *bin, silt_error *err
             rc = delta_txn_remove_file(ctx->txn, file, 0, err);
     }
     delta_write_free(w);
-    mem_free(rows.batches);
     arena_free(a);
     return rc;
 }

@@ -41,6 +41,12 @@ typedef struct dproto_request {
 
 /* 1 for delta.minReaderVersion, delta.minWriterVersion and delta.feature.* (any case). */
 int dproto_is_request_key(const char *key);
+/*
+ * The features a legacy protocol (reader, writer) implies, in Delta's order
+ * (appendOnly, invariants for (1, 2), ...), at most cap of them into out;
+ * their count. DESCRIBE DETAIL lists them as Spark does.
+ */
+size_t dproto_legacy_features(int reader, int writer, const char **out, size_t cap);
 
 /*
  * Takes the protocol properties out of props (the others stay, in order)

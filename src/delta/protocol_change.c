@@ -148,6 +148,16 @@ static void legacy_set(int reader, int writer, feature_set *out)
             out->on[idx] = 1;
 }
 
+size_t dproto_legacy_features(int reader, int writer, const char **out, size_t cap)
+{
+    size_t idx, n = 0;
+    for (idx = 0; idx < N_FEATURES; idx++)
+        if (features[idx].legacy && features[idx].min_reader <= reader &&
+            features[idx].min_writer <= writer && n < cap)
+            out[n++] = features[idx].name;
+    return n;
+}
+
 static silt_status add_named(feature_set *set, const char *name, silt_error *err)
 {
     const feature_def *f = find_feature(name);

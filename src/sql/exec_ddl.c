@@ -10,6 +10,8 @@
  */
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 #include "delta/dml.h"
 #include "delta/protocol.h"
 #include "formats/text.h"
@@ -316,16 +318,92 @@ static silt_status put_list(col_builder *bld, const char *const *items, size_t n
     return col_builder_append_list(bld, (int64_t)n, err);
 }
 
+
+/* The logical name of the field whose physical name is phys (column mapping), or NULL. */
+static const col_field *field_by_physical(binder *b, const col_type *t, dproto_mapping_mode mode,
+                                          const char *phys, silt_error *err)
+{
+    size_t idx;
+    for (idx = 0; t != NULL && t->id == COL_STRUCT && idx < t->n_fields; idx++) {
+        const char *name = NULL;
+        if (dproto_physical_name(&t->fields[idx], mode, b->a, &name, err) != SILT_OK) {
+            err_clear(err);
+            continue;
+        }
+        if (strcmp(name, phys) == 0)
+            return &t->fields[idx];
+    }
+    return NULL;
+}
+
+/*
+ * DESCRIBE DETAIL's clusteringColumns: the delta.clustering domain's
+ * clusteringColumns (physical name paths, as Delta stores them) in logical
+ * dotted names, as Spark shows them; none without the domain.
+ */
+static silt_status clustering_columns(binder *b, const delta_snapshot *snap, const char ***out,
+                                      size_t *n_out, silt_error *err)
+{
+    const char *text = NULL;
+    dproto_mapping_mode mode;
+    cJSON *root, *cols, *path;
+    size_t idx;
+    *out = NULL;
+    *n_out = 0;
+    for (idx = 0; idx < snap->n_domains; idx++)
+        if (strcmp(snap->domains[idx].domain, "delta.clustering") == 0 && !snap->domains[idx].removed)
+            text = snap->domains[idx].configuration;
+    if (text == NULL)
+        return SILT_OK;
+    SILT_RETURN_IF_ERROR(dproto_get_mapping_mode(&snap->metadata, &mode, err));
+    root = cJSON_Parse(text);
+    cols = cJSON_GetObjectItemCaseSensitive(root, "clusteringColumns");
+    *out = arena_calloc(b->a, (size_t)cJSON_GetArraySize(cols) + 1, sizeof(char *));
+    if (*out == NULL) {
+        cJSON_Delete(root);
+        return err_nomem(err);
+    }
+    cJSON_ArrayForEach(path, cols) {
+        buf name = BUF_INIT;
+        const col_type *t = snap->schema;
+        cJSON *seg;
+        silt_status rc = SILT_OK;
+        cJSON_ArrayForEach(seg, path) {
+            const col_field *f = cJSON_IsString(seg)
+                                     ? field_by_physical(b, t, mode, seg->valuestring, err) : NULL;
+            rc = buf_printf(&name, err, "%s%s", name.len ? "." : "",
+                            f ? f->name : cJSON_IsString(seg) ? seg->valuestring : "?");
+            t = f ? f->type : NULL;
+            if (rc != SILT_OK)
+                break;
+        }
+        if (rc == SILT_OK && ((*out)[*n_out] = arena_strdup(b->a, buf_cstr(&name))) == NULL)
+            rc = err_nomem(err);
+        buf_clear(&name);
+        if (rc != SILT_OK) {
+            cJSON_Delete(root);
+            return rc;
+        }
+        (*n_out)++;
+    }
+    cJSON_Delete(root);
+    return SILT_OK;
+}
+
 static silt_status detail_row(binder *b, const exec_target *t, col_builder **c, silt_error *err)
 {
     const delta_snapshot *snap = t->snap;
     const dlog_metadata *md = &snap->metadata;
     const dlog_protocol *pr = &snap->protocol;
     size_t idx, n_features = 0;
-    const char **features = arena_calloc(b->a, pr->n_reader_features + pr->n_writer_features + 1,
+    const char **features = arena_calloc(b->a, pr->n_reader_features + pr->n_writer_features + 16,
                                          sizeof(char *));
     if (features == NULL)
         return err_nomem(err);
+    /* a legacy protocol names no features: Spark lists those its versions imply */
+    if (pr->min_writer_version < 7 && pr->min_reader_version < 3)
+        n_features = dproto_legacy_features(pr->min_reader_version, pr->min_writer_version,
+                                            features, 15);
     for (idx = 0; idx < pr->n_writer_features; idx++)
         features[n_features++] = pr->writer_features[idx];
     for (idx = 0; idx < pr->n_reader_features; idx++) {
@@ -347,7 +425,12 @@ static silt_status detail_row(binder *b, const exec_target *t, col_builder **c, 
     SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_MODIFIED], snap->timestamp_ms * 1000, err));
     SILT_RETURN_IF_ERROR(put_list(c[D_PARTITIONS], md->partition_columns,
                                   md->n_partition_columns, err));
-    SILT_RETURN_IF_ERROR(put_list(c[D_CLUSTERING], NULL, 0, err));
+    {
+        const char **clustering;
+        size_t n_clustering;
+        SILT_RETURN_IF_ERROR(clustering_columns(b, snap, &clustering, &n_clustering, err));
+        SILT_RETURN_IF_ERROR(put_list(c[D_CLUSTERING], clustering, n_clustering, err));
+    }
     SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_NUM_FILES], (int64_t)snap->n_files, err));
     SILT_RETURN_IF_ERROR(col_builder_append_int(c[D_SIZE], snap->total_size, err));
     for (idx = 0; idx < md->configuration.n; idx++) {

@@ -27,6 +27,12 @@
    nested ones, a hidden one, one holding a hidden file) vacuumed twice by
    silt and by Spark: the same DRY RUN lists, START/END metrics and trees
    after each of two VACUUMs.
+9. Liquid clustering (not implemented): silt reads Spark's clustered table
+   and shows its clustering columns in DESCRIBE DETAIL; OPTIMIZE is refused
+   by the writer feature's name.
+10. DESCRIBE DETAIL: silt's equals Spark's of the same table after INSERT,
+   OPTIMIZE, ZORDER BY, VACUUM, GENERATE, DEEP and SHALLOW CLONE, LIKE and
+   CONVERT (all but the times).
 7. CONVERT of Parquet files of differing schemas (new columns, nested
    fields, a short beside an int, names differing in case): silt merges them
    to Spark's columns, rows and statistics; int and bigint fail in both.
@@ -364,6 +370,75 @@ def convert_merge_case(spark):
           "int and bigint files fail to merge in both: %r / %r" % (refused.stderr[:200], spark_err[:200]))
 
 
+def liquid_case(spark):
+    """Liquid clustering is not implemented: Spark's clustered table reads, writes are refused."""
+    t = WORK / "liquid"
+    spark.sql(f"CREATE TABLE delta.`{t}` (a INT, b STRING) USING DELTA CLUSTER BY (a, b)")
+    spark.sql(f"INSERT INTO delta.`{t}` VALUES (1, 'x'), (2, 'y')")
+    got = sorted(silt_rows(t, "a, b"))
+    check(got == ["1,x", "2,y"], "silt reads Spark's clustered table: %s" % got)
+    theirs = list(spark.sql(f"DESCRIBE DETAIL delta.`{t}`").collect()[0]["clusteringColumns"])
+    out = silt(f"DESCRIBE DETAIL delta.`{t}`").stdout
+    check(theirs == ["a", "b"] and '"[""a"",""b""]"' in out,
+          "DESCRIBE DETAIL shows Spark's clustering columns %s: %s" % (theirs, out[-300:]))
+    refused = silt(f"OPTIMIZE delta.`{t}`", ok=False)
+    check(refused.returncode != 0 and 'writer feature "clustering"' in refused.stderr,
+          "silt's OPTIMIZE of a clustered table is refused by name: %r" % refused.stderr[:200])
+
+
+def detail_case(spark):
+    """DESCRIBE DETAIL by silt equals Spark's of the same table after each maintenance statement."""
+    keys = ("format", "id", "location", "partitionColumns", "clusteringColumns", "numFiles",
+            "sizeInBytes", "properties", "minReaderVersion", "minWriterVersion", "tableFeatures")
+
+    def both(t, what):
+        row = spark.sql(f"DESCRIBE DETAIL delta.`{t}`").collect()[0].asDict()
+        theirs = {k: row[k] for k in keys}
+        theirs["location"] = str(theirs["location"]).rstrip("/")
+        theirs["properties"] = dict(theirs["properties"] or {})
+        out = silt(f"DESCRIBE DETAIL delta.`{t}`").stdout
+        import csv
+        import io
+        rows = list(csv.DictReader(io.StringIO(out[out.index("format,"):])))
+        mine = {k: rows[0][k] for k in keys}
+        for k in ("numFiles", "sizeInBytes", "minReaderVersion", "minWriterVersion"):
+            mine[k] = int(mine[k])
+        for k in ("partitionColumns", "clusteringColumns", "tableFeatures"):
+            mine[k] = json.loads(mine[k])
+            theirs[k] = list(theirs[k] or [])
+        mine["properties"] = dict(json.loads(mine["properties"]) or [])
+        mine["tableFeatures"], theirs["tableFeatures"] = (sorted(mine["tableFeatures"]),
+                                                          sorted(theirs["tableFeatures"]))
+        check(mine == theirs, "DESCRIBE DETAIL after %s is Spark's: %s vs %s" % (what, mine, theirs))
+
+    t = WORK / "detail"
+    silt(f"CREATE TABLE delta.`{t}` (id BIGINT, p INT) USING DELTA PARTITIONED BY (p) "
+         "TBLPROPERTIES ('delta.appendOnly' = 'false')")
+    for k in range(3):
+        silt(f"INSERT INTO delta.`{t}` SELECT id, CAST(id % 2 AS INT) FROM range({k * 50}, {k * 50 + 50})")
+    both(t, "INSERTs")
+    silt(f"OPTIMIZE delta.`{t}`")
+    both(t, "OPTIMIZE")
+    silt(f"OPTIMIZE delta.`{t}` ZORDER BY (id)")
+    both(t, "OPTIMIZE ZORDER BY")
+    silt(f"VACUUM delta.`{t}` RETAIN 0 HOURS")
+    both(t, "VACUUM")
+    silt(f"GENERATE symlink_format_manifest FOR TABLE delta.`{t}`")
+    both(t, "GENERATE")
+    for kind in ("DEEP", "SHALLOW"):
+        c = WORK / ("detail_%s" % kind.lower())
+        silt(f"CREATE TABLE delta.`{c}` {kind} CLONE delta.`{t}`")
+        both(c, "%s CLONE" % kind)
+    like = WORK / "detail_like"
+    silt(f"CREATE TABLE delta.`{like}` LIKE delta.`{t}`")
+    both(like, "CREATE TABLE LIKE")
+    pq_dir = WORK / "detail_pq"
+    spark.range(0, 20).selectExpr("id", "cast(id % 2 as int) as p").write.partitionBy("p") \
+        .parquet(str(pq_dir))
+    silt(f"CONVERT TO DELTA parquet.`{pq_dir}` PARTITIONED BY (p INT)")
+    both(pq_dir, "CONVERT TO DELTA")
+
+
 def shallow_clone_case(spark):
     src = WORK / "shsrc"
     silt(f"CREATE TABLE delta.`{src}` (id INT, p INT) USING DELTA PARTITIONED BY (p) "
@@ -404,7 +479,7 @@ def main():
     spark.conf.set("spark.sql.sources.parallelPartitionDiscovery.parallelism", "4")
     spark.conf.set("spark.databricks.delta.retentionDurationCheck.enabled", "false")
     cases = (optimize_case, vacuum_case, vacuum_folders_case, interleave_case, manifest_case, convert_clone_case,
-             convert_merge_case, shallow_clone_case)
+             convert_merge_case, liquid_case, detail_case, shallow_clone_case)
     only = sys.argv[3].split(",") if len(sys.argv) > 3 else None  # to rerun some by name
     for case in cases:
         if only is not None and case.__name__ not in only:
