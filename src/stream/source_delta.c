@@ -444,8 +444,8 @@ static silt_status options(delta_src *d, const char *const *kv, size_t n, silt_e
             rc = bool_option(k, v, &on, err);
             if (rc == SILT_OK && on)
                 rc = err_set(err, SILT_UNSUPPORTED, "option \"readChangeFeed\" of the Delta "
-                             "stream source is not supported yet (silt has no change data feed "
-                             "reader)");
+                             "stream source is not supported yet (the change data feed is read "
+                             "in batch: table_changes, or readChangeFeed on a Delta view)");
         } else {
             rc = err_set(err, SILT_UNSUPPORTED, "option \"%s\" of the Delta stream source is "
                          "not supported", k);
