@@ -109,6 +109,10 @@ const char *sql_constraint_tokens_text(arena *a, const char *text, size_t len);
 /* Field f's delta.generationExpression in a, or NULL when f is not generated. */
 const char *sql_generation_expression(arena *a, const col_field *f);
 int sql_schema_has_generated(const col_type *schema);
+/* The generated columns that read top-level `column`, as Delta lists them ("b -> a * 2", one
+ * a line), or *out = NULL. */
+silt_status sql_generated_dependents(binder *b, const col_type *schema, const char *column,
+                                     const char **out, silt_error *err);
 /* vals[i] = the new value of column i of schema (NULL = none given); each generated column
  * without one gets its expression over the new values: columns without a value read NULL
  * (missing_null, an insert) or their old value (column i of the row, an update; a generated

@@ -199,6 +199,19 @@ static silt_status constraint_on_column(binder *b, const exec_target *t, const c
     return SILT_OK;
 }
 
+/* A column a generation expression reads cannot be renamed or dropped (Delta's error). */
+static silt_status generated_dependents(binder *b, const exec_target *t, const char *col,
+                                        uint32_t pos, silt_error *err)
+{
+    const char *deps = NULL;
+    SILT_RETURN_IF_ERROR(sql_generated_dependents(b, t->snap->schema, col, &deps, err));
+    if (deps == NULL)
+        return SILT_OK;
+    return sql_bind_error(b, err, pos, SILT_BIND, "[DELTA_GENERATED_COLUMNS_DEPENDENT_COLUMN_"
+                          "CHANGE] Cannot alter column %s because this column is referenced by "
+                          "the following generated column(s):\n%s", col, deps);
+}
+
 /* ---------------------------------------------------------------- RENAME COLUMN */
 
 typedef struct rename_edit {
@@ -245,6 +258,8 @@ static silt_status alter_rename(binder *b, const sql_stmt *stmt, exec_target *t,
         return sql_bind_error(b, err, col->pos, SILT_BIND, "[DELTA_CONSTRAINT_DEPENDENT_COLUMN_"
                               "CHANGE] Cannot rename column %s because this column is referenced "
                               "by the following check constraint(s): %s", col->parts[0].name, dep);
+    if (col->n_parts == 1)
+        SILT_RETURN_IF_ERROR(generated_dependents(b, t, col->parts[0].name, col->pos, err));
     SILT_RETURN_IF_ERROR(edit_at(b, t->snap->schema, col->parts, col->n_parts, rename_fields,
                                  &re, &schema, err));
     SILT_RETURN_IF_ERROR(schema_json(b, &md, schema, err));
@@ -341,13 +356,31 @@ static silt_status drop_nested(binder *b, const sql_name *path, drop_edit *de,
     return edit_at(b, *schema, path->parts, path->n_parts, drop_fields, de, schema, err);
 }
 
+/* What keeps a top-level column from being dropped: a partition column, a CHECK constraint
+ * or a generated column reading it, each refused with Delta's error. */
+static silt_status drop_checks(binder *b, const exec_target *t, const sql_ident *id,
+                               silt_error *err)
+{
+    const char *dep = NULL;
+    if (is_partition_column(t->snap, id->name))
+        return sql_bind_error(b, err, id->pos, SILT_BIND, "[DELTA_UNSUPPORTED_DROP_PARTITION_"
+                              "COLUMN] Dropping partition columns (%s) is not allowed.", id->name);
+    SILT_RETURN_IF_ERROR(constraint_on_column(b, t, id->name, &dep, err));
+    if (dep != NULL)
+        return sql_bind_error(b, err, id->pos, SILT_BIND, "[DELTA_CONSTRAINT_DEPENDENT_COLUMN"
+                              "_CHANGE] Cannot drop column %s because this column is "
+                              "referenced by the following check constraint(s): %s",
+                              id->name, dep);
+    return generated_dependents(b, t, id->name, id->pos, err);
+}
+
 static silt_status alter_drop(binder *b, const sql_stmt *stmt, exec_target *t, silt_error *err)
 {
     const sql_ident_list *cols = &stmt->u.alter.drop_columns;
     dlog_metadata md = t->snap->metadata;
     const col_type *schema = t->snap->schema;
     buf params = BUF_INIT;
-    const char *p[2], *dep = NULL;
+    const char *p[2];
     size_t idx, n_dropped = 0;
     silt_status rc = SILT_OK;
     if (!mapped(t))
@@ -361,21 +394,11 @@ static silt_status alter_drop(binder *b, const sql_stmt *stmt, exec_target *t, s
         const char *shown = dotted(b, path->parts, path->n_parts);
         drop_edit de = {id, stmt->u.alter.if_exists, 0};
         if (path->n_parts > 1) {
-            rc = drop_nested(b, path, &de, &schema, err);
-            if (rc != SILT_OK)
-                return rc;
-        } else if (is_partition_column(t->snap, id->name))
-            return sql_bind_error(b, err, id->pos, SILT_BIND, "[DELTA_UNSUPPORTED_DROP_PARTITION_"
-                                  "COLUMN] Dropping partition columns (%s) is not allowed.",
-                                  id->name);
-        SILT_RETURN_IF_ERROR(constraint_on_column(b, t, id->name, &dep, err));
-        if (dep != NULL)
-            return sql_bind_error(b, err, id->pos, SILT_BIND, "[DELTA_CONSTRAINT_DEPENDENT_COLUMN"
-                                  "_CHANGE] Cannot drop column %s because this column is "
-                                  "referenced by the following check constraint(s): %s",
-                                  id->name, dep);
-        if (path->n_parts == 1)
+            SILT_RETURN_IF_ERROR(drop_nested(b, path, &de, &schema, err));
+        } else {
+            SILT_RETURN_IF_ERROR(drop_checks(b, t, id, err));
             SILT_RETURN_IF_ERROR(edit_at(b, schema, id, 1, drop_fields, &de, &schema, err));
+        }
         if (!de.dropped)
             continue;
         if (n_dropped > 0)

@@ -136,7 +136,7 @@ silt_status sql_generated_fill(binder *b, const col_type *schema, expr **vals, i
 silt_status sql_generated_insert_project(binder *b, const col_type *table, plan *p,
                                          silt_error *err)
 {
-    size_t n_table = table->n_fields, idx, k, n_extra = 0, n;
+    size_t n_table = table->n_fields, idx, k, n;
     expr **vals, **exprs;
     const char **names;
     int missing = 0;
@@ -179,7 +179,6 @@ silt_status sql_generated_insert_project(binder *b, const col_type *table, plan 
             continue;
         SILT_RETURN_IF_ERROR(expr_column(&exprs[n], b->a, (int64_t)k, p->scope.cols[k].type, err));
         names[n++] = p->scope.cols[k].name;
-        n_extra++;
     }
     return sql_plan_project(b, p, exprs, names, n, err);
 }
@@ -412,4 +411,43 @@ silt_status sql_identity_create_field(binder *b, const sql_column_def *c, col_fi
     f->metadata_json = arena_strdup(b->a, json);
     cJSON_free(json);
     return f->metadata_json != NULL ? SILT_OK : err_nomem(err);
+}
+
+/* 1 when e reads column col. */
+static int reads_column(const expr *e, int64_t col)
+{
+    size_t k;
+    if (e->kind == EXPR_COLUMN)
+        return e->col_idx == col;
+    for (k = 0; k < e->n_args; k++)
+        if (reads_column(e->args[k], col))
+            return 1;
+    return 0;
+}
+
+silt_status sql_generated_dependents(binder *b, const col_type *schema, const char *column,
+                                     const char **out, silt_error *err)
+{
+    buf t = BUF_INIT;
+    size_t idx;
+    int64_t col = -1;
+    silt_status rc = SILT_OK;
+    *out = NULL;
+    for (idx = 0; idx < schema->n_fields; idx++)
+        if (util_str_casecmp(schema->fields[idx].name, column) == 0)
+            col = (int64_t)idx;
+    for (idx = 0; col >= 0 && rc == SILT_OK && idx < schema->n_fields; idx++) {
+        const char *text = sql_generation_expression(b->a, &schema->fields[idx]);
+        expr *e = NULL;
+        if (text == NULL)
+            continue;
+        rc = bind_generation(b, schema, &schema->fields[idx], text, &e, err);
+        if (rc == SILT_OK && reads_column(e, col))
+            rc = buf_printf(&t, err, "%s%s -> %s", t.len ? "\n" : "", schema->fields[idx].name,
+                            text);
+    }
+    if (rc == SILT_OK && t.len > 0 && (*out = arena_strdup(b->a, buf_cstr(&t))) == NULL)
+        rc = err_nomem(err);
+    buf_clear(&t);
+    return rc;
 }

@@ -878,13 +878,14 @@ void test_delta_txn__shared_tables_writability(void)
     static const char *const writable[] = {"simple_table", "cdf-table", "cdf-table-with-dv",
                                            "table-with-columnmapping-mode-name",
                                            "data-reader-timestamp_ntz-id-mode", "cdc_ict_table",
-                                           "delta-0.1.0", "type-widening", "v2-checkpoint-json"};
+                                           "delta-0.1.0", "type-widening", "v2-checkpoint-json",
+                                           /* identity values are assigned by the sql layer */
+                                           "checkpoint-v2-table",
+                                           "identity_test_written_by_version_5"};
     static const struct {
         const char *table, *feature;
-    } refused[] = {{"checkpoint-v2-table", "\"identityColumns\""},
-                   {"table_with_liquid_clustering", "\"rowTracking\""},
-                   {"crc-full", "\"clustering\""},
-                   {"identity_test_written_by_version_5", "\"identityColumns\""}};
+    } refused[] = {{"table_with_liquid_clustering", "\"rowTracking\""},
+                   {"crc-full", "\"clustering\""}};
     size_t idx;
     for (idx = 0; idx < sizeof(writable) / sizeof(writable[0]); idx++)
         check_ok(begin_on_shared(writable[idx]), &err);
