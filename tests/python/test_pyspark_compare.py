@@ -589,6 +589,47 @@ _w("dt_versions", _then(
     lambda e, p: e["spark"].read.format("delta").option("versionAsOf", 0).load(p)
     .groupBy("g").count()))
 
+_w("write_saveAsTable", _then(
+    lambda e, p: e["d"].write.format("delta").saveAsTable("cmp_managed"),
+    lambda e, p: e["spark"].table("cmp_managed")))
+_w("write_saveAsTable_path_forName", _then(
+    lambda e, p: e["n"].write.format("delta").partitionBy("g").option("path", p)
+    .saveAsTable("cmp_external"),
+    lambda e, p: e["DT"].forName(e["spark"], "cmp_external").toDF()))
+_w("dt_optimize_compaction", _then(
+    lambda e, p: e["n"].filter("i <= 10").write.format("delta").save(p),
+    lambda e, p: e["n"].filter("i > 10").write.format("delta").mode("append").save(p),
+    lambda e, p: e["DT"].forPath(e["spark"], p).optimize().executeCompaction(),
+    # version 0 is left out: silt records the creating save(path) as CREATE TABLE AS SELECT
+    # (KNOWN dt_history_ops)
+    lambda e, p: e["DT"].forPath(e["spark"], p).history().filter("version > 0")
+    .select("version", "operation")))
+_w("dt_optimize_zorder_where", _then(
+    lambda e, p: e["n"].write.format("delta").partitionBy("g").save(p),
+    lambda e, p: e["n"].filter("g = 1").write.format("delta").mode("append").save(p),
+    lambda e, p: e["DT"].forPath(e["spark"], p).optimize().where("g = 1")
+    .executeZOrderBy("i"),
+    lambda e, p: _read(e, p).select("i", "g", "k")))
+_w("dt_vacuum", _then(
+    lambda e, p: e["n"].write.format("delta").save(p),
+    lambda e, p: e["DT"].forPath(e["spark"], p).delete("i > 3"),
+    lambda e, p: e["DT"].forPath(e["spark"], p).vacuum(),
+    _read))
+_w("dt_restore_timestamp", _then(
+    lambda e, p: e["n"].write.format("delta").save(p),
+    lambda e, p: time.sleep(1.1),
+    lambda e, p: e["DT"].forPath(e["spark"], p).delete("i > 5"),
+    lambda e, p: e["DT"].forPath(e["spark"], p).restoreToTimestamp(
+        str(e["DT"].forPath(e["spark"], p).history().filter("version = 0")
+            .select("timestamp").collect()[0][0])),
+    _read))
+_w("dt_generate_manifest", _then(
+    lambda e, p: e["n"].write.format("delta").save(p),
+    lambda e, p: e["DT"].forPath(e["spark"], p).generate("symlink_format_manifest"),
+    lambda e, p: e["spark"].createDataFrame(
+        [(os.path.isfile(os.path.join(p, "_symlink_format_manifest", "manifest")),)],
+        "made BOOLEAN")))
+
 
 def _norm(v):
     if isinstance(v, float):
