@@ -79,6 +79,8 @@ struct sql_session {
     /* Runs the streaming statements (sql_session_set_stream_runner); NULL = none. */
     sql_stream_fn stream_fn;
     void *stream_payload;
+    /* The statement being run calls input_file_name() (session.c, binder.want_file_name). */
+    int stmt_file_name;
 };
 
 typedef struct bind_col {

@@ -469,11 +469,23 @@ static void binder_init(binder *b, sql_session *s, sql_result *res, const char *
     b->text = text;
     b->text_len = len;
     b->line_memo = &s->line_memo;
-    /* The text, not the tree: a view's text is bound later, its scans read the flag then. */
-    for (size_t idx = 0; text != NULL && idx + 9 <= len && !b->want_file_name; idx++)
-        b->want_file_name = (idx + 15 <= len &&
-                             util_str_ncasecmp(text + idx, "input_file_name", 15) == 0) ||
-                            util_str_ncasecmp(text + idx, "_metadata", 9) == 0;
+    b->want_file_name = s->stmt_file_name;
+}
+
+/*
+ * Whether the statement's own text calls input_file_name() or names
+ * _metadata (binder.want_file_name): the text, not the tree, so a view's
+ * text bound later finds the flag set; only the statement's span, so a
+ * script of many statements is not read again for each.
+ */
+static int stmt_wants_file_name(const sql_stmt *stmt, const char *text, size_t len)
+{
+    size_t end = stmt->end > stmt->pos && stmt->end <= len ? stmt->end : len;
+    for (size_t idx = stmt->pos; text != NULL && idx + 9 <= end; idx++)
+        if ((idx + 15 <= end && util_str_ncasecmp(text + idx, "input_file_name", 15) == 0) ||
+            util_str_ncasecmp(text + idx, "_metadata", 9) == 0)
+            return 1;
+    return 0;
 }
 
 static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q,
@@ -1205,6 +1217,7 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     if (s->read_only && stmt_writes(stmt))
         return err_set(err, SILT_INVALID, "cannot execute %s in a read-only session",
                        stmt_name(stmt->kind));
+    s->stmt_file_name = stmt_wants_file_name(stmt, text, len);
     if ((stmt->kind == SQL_STMT_CREATE_TABLE && stmt->u.create_table.streaming) ||
         stmt->kind == SQL_STMT_REFRESH_STREAMING) {
         if (s->stream_fn == NULL)
