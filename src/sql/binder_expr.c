@@ -1793,9 +1793,10 @@ static silt_status bind_input_file_name(binder *b, const bind_ctx *bc, const sql
                               "is %zu.", n);
     if (found < 0)
         return sql_bind_error(b, err, ast->pos, SILT_UNSUPPORTED, "input_file_name() is "
-                              "supported only over one file source or Delta table read directly "
-                              "in FROM (not over %s)", found == -2 ? "a join of several" :
-                              "a subquery, a view of a query, or a source without files");
+                              "supported only in a query over one file source or Delta table "
+                              "read directly in FROM (not %s)", found == -2 ? "over a join of "
+                              "several" : "in UPDATE, DELETE or MERGE, over a subquery, a view of "
+                              "a query or a source without files such as range()");
     return expr_column(out, b->a, (size_t)found, bc->scope->cols[found].type, err);
 }
 

@@ -49,10 +49,6 @@ typedef struct sql_setting {
 
 struct sql_session {
     sql_line_memo line_memo; /* positions in the script being run (reset per script) */
-    /* Whether the text last scanned for input_file_name/_metadata names one (binder_init). */
-    const char *file_name_text;
-    size_t file_name_len;
-    int file_name_wanted;
     arena *arena;            /* settings, views: live with the session */
     char *database;
     sql_setting *settings;
@@ -88,6 +84,8 @@ struct sql_session {
     /* Runs the streaming statements (sql_session_set_stream_runner); NULL = none. */
     sql_stream_fn stream_fn;
     void *stream_payload;
+    /* The statement being run calls input_file_name() (session.c, binder.want_file_name). */
+    int stmt_file_name;
 };
 
 typedef struct bind_col {

@@ -507,29 +507,6 @@ static silt_status string_result(sql_result *res, const char *const *names, size
 
 /* ---------------------------------------------------------------- statements */
 
-/*
- * Whether text names input_file_name or _metadata, so that scans add their
- * hidden file name column. The text, not the tree: a view's text is bound
- * later, its scans read the flag then. Every statement of a script binds
- * with the whole script's text, so the answer is kept for the last text
- * scanned: a script of many statements is scanned once, not once each.
- */
-static int text_wants_file_name(sql_session *s, const char *text, size_t len)
-{
-    int want = 0;
-    if (text == NULL)
-        return 0;
-    if (text == s->file_name_text && len == s->file_name_len)
-        return s->file_name_wanted;
-    for (size_t idx = 0; idx + 9 <= len && !want; idx++)
-        want = (idx + 15 <= len && util_str_ncasecmp(text + idx, "input_file_name", 15) == 0) ||
-               util_str_ncasecmp(text + idx, "_metadata", 9) == 0;
-    s->file_name_text = text;
-    s->file_name_len = len;
-    s->file_name_wanted = want;
-    return want;
-}
-
 static void binder_init(binder *b, sql_session *s, sql_result *res, const char *text, size_t len)
 {
     memset(b, 0, sizeof(*b));
@@ -539,7 +516,23 @@ static void binder_init(binder *b, sql_session *s, sql_result *res, const char *
     b->text = text;
     b->text_len = len;
     b->line_memo = &s->line_memo;
-    b->want_file_name = text_wants_file_name(s, text, len);
+    b->want_file_name = s->stmt_file_name;
+}
+
+/*
+ * Whether the statement's own text calls input_file_name() or names
+ * _metadata (binder.want_file_name): the text, not the tree, so a view's
+ * text bound later finds the flag set; only the statement's span, so a
+ * script of many statements is not read again for each.
+ */
+static int stmt_wants_file_name(const sql_stmt *stmt, const char *text, size_t len)
+{
+    size_t end = stmt->end > stmt->pos && stmt->end <= len ? stmt->end : len;
+    for (size_t idx = stmt->pos; text != NULL && idx + 9 <= end; idx++)
+        if ((idx + 15 <= end && util_str_ncasecmp(text + idx, "input_file_name", 15) == 0) ||
+            util_str_ncasecmp(text + idx, "_metadata", 9) == 0)
+            return 1;
+    return 0;
 }
 
 static silt_status run_query(sql_session *s, sql_result *res, const sql_query *q,
@@ -1339,6 +1332,7 @@ static silt_status run_stmt(sql_session *s, sql_result *res, const sql_stmt *stm
     if (s->read_only && stmt_writes(stmt))
         return err_set(err, SILT_INVALID, "cannot execute %s in a read-only session",
                        stmt_name(stmt->kind));
+    s->stmt_file_name = stmt_wants_file_name(stmt, text, len);
     if ((stmt->kind == SQL_STMT_CREATE_TABLE && stmt->u.create_table.streaming) ||
         stmt->kind == SQL_STMT_REFRESH_STREAMING) {
         if (s->stream_fn == NULL)
@@ -1415,7 +1409,6 @@ silt_status sql_execute_each(sql_session *s, const char *text, sql_result_fn eac
         return err_nomem(err);
     sql_session_clear_interrupt(s); /* a new call: an earlier request is spent */
     sql_line_memo_clear(&s->line_memo); /* a new text, maybe at an old address */
-    s->file_name_text = NULL;
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;
@@ -1477,7 +1470,6 @@ silt_status sql_execute(sql_session *s, const char *text, sql_result **out, silt
     if (a == NULL)
         return err_nomem(err);
     sql_line_memo_clear(&s->line_memo); /* a new text, maybe at an old address */
-    s->file_name_text = NULL;
     rc = sql_parse(a, text, &stmts, err);
     for (idx = 0; rc == SILT_OK && idx < stmts->n; idx++) {
         sql_result *res = NULL;

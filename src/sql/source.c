@@ -2,7 +2,10 @@
  * source.c - table sources of a query: `delta.`path`` (with VERSION AS
  * OF, TIMESTAMP AS OF and t@v<n>), `parquet.`path``, `csv.`path``,
  * `json.`path`` (files, folders, globs), read_files(...), temporary views
- * and catalog tables.
+ * and catalog tables. The files of a plain file source and their partition
+ * columns are Spark's file index (source_files.c, formats/text/text_files.c):
+ * partition values, and the hidden input_file_name() column of a statement
+ * that calls it, are added to the reader's batches.
  *
  * Pushdown: WHERE conjuncts `column op literal`, `column BETWEEN a AND b`
  * and `column IS [NOT] NULL` over the source's own columns become dpred

@@ -212,9 +212,11 @@ static silt_status count_dirs(const char *const *keys, size_t n, size_t *out, si
     *out = 0;
     for (idx = 0; idx < n && rc == SILT_OK; idx++) {
         const char *slash = strrchr(keys[idx], '/');
-        size_t len = slash ? (size_t)(slash - keys[idx]) : 0;
-        if (!hashmap_get(&seen, keys[idx], len, NULL)) {
-            rc = hashmap_put(&seen, keys[idx], len, NULL, NULL, err);
+        /* the folder with its slash ("/" for the top): never an empty key */
+        const char *dir = slash ? keys[idx] : "/";
+        size_t len = slash ? (size_t)(slash - keys[idx]) + 1 : 1;
+        if (!hashmap_get(&seen, dir, len, NULL)) {
+            rc = hashmap_put(&seen, dir, len, NULL, NULL, err);
             (*out)++;
         }
     }

@@ -35,6 +35,7 @@
 #include <string.h>
 
 #include "formats/text/text_source.h"
+#include "util/hashmap.h"
 #include "util/time.h"
 
 #define TF_DEFAULT_PARTITION "__HIVE_DEFAULT_PARTITION__"
@@ -496,17 +497,14 @@ static silt_status list_files(io_store *store, const char *path, const text_file
 
 /* ---------------------------------------------------------------- partitions */
 
-static int is_base(const char *dir, const char *const *bases, size_t n_bases)
+/* The base folders (a set: a glob may give thousands of roots). */
+static int is_base(const char *dir, const hashmap *bases)
 {
-    for (size_t idx = 0; idx < n_bases; idx++)
-        if (strcmp(dir, bases[idx]) == 0)
-            return 1;
-    return 0;
+    return hashmap_get(bases, dir, strlen(dir) + 1, NULL); /* with the NUL: "" is a key too */
 }
 
 /* Spark's parsePartition over the folders of f, from its own up to a base. */
-static silt_status parse_file(arena *a, tf_file *f, const char *const *bases, size_t n_bases,
-                              silt_error *err)
+static silt_status parse_file(arena *a, tf_file *f, const hashmap *bases, silt_error *err)
 {
     const char *leaf = parent_of(a, f->key), *cur = leaf;
     const char *names[64], *raws[64];
@@ -515,7 +513,7 @@ static silt_status parse_file(arena *a, tf_file *f, const char *const *bases, si
         return err_nomem(err);
     for (;;) {
         const char *slash, *seg, *eq;
-        if (is_base(cur, bases, n_bases))
+        if (is_base(cur, bases))
             break;
         slash = strrchr(cur, '/');
         seg = slash ? slash + 1 : cur;
@@ -693,8 +691,8 @@ silt_status text_files_discover(io_store *store, const char *path, const text_fi
 {
     tf_list l = {NULL, 0, 0};
     size_t len = strlen(path), idx;
-    const char **bases;
-    size_t n_bases = 0;
+    hashmap bases = HASHMAP_INIT;
+    silt_status rc = SILT_OK;
     char *clean;
     int partitioned = 0;
     memset(out, 0, sizeof(*out));
@@ -707,20 +705,20 @@ silt_status text_files_discover(io_store *store, const char *path, const text_fi
     if (l.n == 0)
         return err_set(err, SILT_NOTFOUND, "path \"%s\" matches no files", path);
     qsort(l.files, l.n, sizeof(tf_file), cmp_files);
-    bases = arena_calloc(a, l.n + 1, sizeof(char *));
-    if (bases == NULL)
-        return err_nomem(err);
     if (o->base_key != NULL) {
-        bases[n_bases++] = o->base_key;
+        rc = hashmap_put(&bases, o->base_key, strlen(o->base_key) + 1, NULL, NULL, err);
     } else {
-        for (idx = 0; idx < l.n; idx++)
-            if (!is_base(l.files[idx].root, bases, n_bases))
-                bases[n_bases++] = l.files[idx].root;
+        for (idx = 0; rc == SILT_OK && idx < l.n; idx++)
+            if (!is_base(l.files[idx].root, &bases))
+                rc = hashmap_put(&bases, l.files[idx].root, strlen(l.files[idx].root) + 1, NULL,
+                                 NULL, err);
     }
-    for (idx = 0; !o->recursive_lookup && idx < l.n; idx++) {
-        SILT_RETURN_IF_ERROR(parse_file(a, &l.files[idx], bases, n_bases, err));
+    for (idx = 0; rc == SILT_OK && !o->recursive_lookup && idx < l.n; idx++) {
+        rc = parse_file(a, &l.files[idx], &bases, err);
         partitioned |= l.files[idx].n_cols > 0;
     }
+    hashmap_clear(&bases);
+    SILT_RETURN_IF_ERROR(rc);
     if (partitioned)
         return resolve_partitions(a, store, &l, o, out, err);
     out->keys = arena_calloc(a, l.n + 1, sizeof(char *));
