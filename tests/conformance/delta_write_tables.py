@@ -120,7 +120,28 @@ def new_value(dtype, old):
     return 424242 if old != 424242 else 424243
 
 
-def pick_column(case, rows):
+def identity_columns(path, always_only):
+    """Top-level identity columns (GENERATED ALWAYS only, when always_only) of the table's
+    latest metaData in its JSON commits: an append cannot give ALWAYS ones values (Delta's
+    DELTA_IDENTITY_COLUMNS_EXPLICIT_INSERT_NOT_SUPPORTED), and no UPDATE may set any
+    (DELTA_IDENTITY_COLUMNS_UPDATE_NOT_SUPPORTED)."""
+    meta = None
+    for name in sorted(os.listdir(os.path.join(path, "_delta_log"))):
+        if not re.fullmatch(r"\d{20}\.json", name):
+            continue
+        with open(os.path.join(path, "_delta_log", name)) as f:
+            for line in f:
+                if '"metaData"' in line:
+                    meta = json.loads(line).get("metaData") or meta
+    if meta is None or not meta.get("schemaString"):
+        return []
+    fields = json.loads(meta["schemaString"]).get("fields", [])
+    return [fl["name"] for fl in fields
+            if "delta.identity.start" in fl.get("metadata", {})
+            and not (always_only and fl["metadata"].get("delta.identity.allowExplicitInsert"))]
+
+
+def pick_column(case, rows, exclude=()):
     """The column UPDATE and DELETE work on: a top-level column of a simple type with
     two distinct usable values, else one (data columns before partition columns; for
     a table without rows any such column). Returns (name, type, update value, delete value)
@@ -131,7 +152,7 @@ def pick_column(case, rows):
     one_value = None  # a column with a single value: DELETE then removes the updated rows
     for field in ordered:
         dtype = field["type"]
-        if not usable_type(dtype):
+        if not usable_type(dtype) or field["name"] in exclude:
             continue
         if not rows:
             return field["name"], dtype, new_value(dtype, None), new_value(dtype, None)
@@ -315,7 +336,14 @@ def run_case(silt, conformance, name, workdir, peer_ok):
     peer_why = DELTARS_OK.get(path, "no peer")
 
     table = quote_path(path)
-    rc, _, err = run_silt(silt, "sql", "INSERT INTO %s SELECT * FROM %s" % (table, table))
+    identity = identity_columns(path, True)
+    if identity:  # the append lets the identity columns take new values
+        cols = ", ".join(quote_name(f["name"]) for f in case["schema"]
+                         if f["name"] not in identity)
+        append = "INSERT INTO %s (%s) SELECT %s FROM %s" % (table, cols, cols, table)
+    else:
+        append = "INSERT INTO %s SELECT * FROM %s" % (table, table)
+    rc, _, err = run_silt(silt, "sql", append)
     if rc != 0:
         feature = refused_by_name(err)
         if feature is None:
@@ -325,10 +353,23 @@ def run_case(silt, conformance, name, workdir, peer_ok):
         return "refused", feature
     original = sorted((canonical(r) for r in rows), key=lambda l: l.encode())
     rows = rows + rows
-    expect_equal("after the append", scan_lines(silt, path), sorted(
-        (canonical(r) for r in rows), key=lambda l: l.encode()))
+    if identity:
+        got = [json.loads(l) for l in scan_lines(silt, path)]
 
-    picked = pick_column(case, rows)
+        def aside(rs):
+            return sorted((canonical({k: v for k, v in r.items() if k not in identity})
+                           for r in rs), key=lambda l: l.encode())
+        expect_equal("after the append (identity columns aside)", aside(got), aside(rows))
+        for col in identity:
+            values = [r.get(col) for r in got]
+            if None in values or len(set(values)) != len(values):
+                raise Failure("identity column %s is not unique after the append" % col)
+        rows = got
+    else:
+        expect_equal("after the append", scan_lines(silt, path), sorted(
+            (canonical(r) for r in rows), key=lambda l: l.encode()))
+
+    picked = pick_column(case, rows, identity_columns(path, False))
     if picked is None:
         raise Failure("no column of a simple type with two values to UPDATE and DELETE on")
     column, dtype, old, gone = picked
