@@ -34,6 +34,7 @@
 #include "util/mem.h"
 
 #define FLUSH_AT (64 * 1024)
+#define FLUSH_BEFORE_FETCH (8 * 1024)
 
 typedef struct srv_prep {
     char *name;
@@ -641,7 +642,11 @@ static silt_status portal_send(srv_session *s, srv_portal *p, int32_t max_rows, 
                 p->batch.release(&p->batch);
             memset(&p->batch, 0, sizeof(p->batch));
             p->batch_row = 0;
-            if (flush_out(s) != 0)
+            /* What is buffered goes out before a wait for the next batch once it is
+             * worth a packet; a small result waits for ReadyForQuery, so that a short
+             * query's RowDescription, rows and CommandComplete leave in one send, as
+             * PostgreSQL's 8 KB output buffer does. */
+            if (s->out.len >= FLUSH_BEFORE_FETCH && flush_out(s) != 0)
                 return err_set(err, SILT_IO, "the client went away");
             if (p->stream.get_next(&p->stream, &p->batch) != 0) {
                 const char *m = p->stream.get_last_error(&p->stream);
