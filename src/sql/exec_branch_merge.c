@@ -225,33 +225,32 @@ static silt_status stage_changes(delta_txn *txn, const delta_snapshot *base,
     return rc;
 }
 
-/* Main moved: one new commit on main, judged by Delta's conflict rules. */
-static silt_status rebase(merge_ctx *m, merge_table *t, const char *path, io_store *bstore,
-                          const delta_snapshot *tip, silt_error *err)
+/*
+ * The branch's net changes since its base (tip against the table's base on
+ * the target, or against the branch's recorded base when an earlier merge
+ * took part of it) staged as one commit through the target's view, judged
+ * by Delta's conflict rules. A conflict is no error: it is kept in
+ * t->conflict (naming the files the branch rewrote) and nothing is
+ * committed; otherwise t->first and t->last are the committed version.
+ */
+static silt_status commit_on_view(merge_ctx *m, merge_table *t, const char *path,
+                                  io_store *bstore, const delta_snapshot *tip,
+                                  delta_branch_view *view, int64_t *committed, silt_error *err)
 {
     binder *b = m->b;
-    delta_branch_view view;
     io_store *store = NULL;
     delta_snapshot *base = NULL, *from = NULL;
     delta_txn *txn = NULL;
     buf removed = BUF_INIT;
-    int64_t committed = -1;
-    char key[256];
     silt_status rc;
-    memset(&view, 0, sizeof(view));
-    view.ref_name = CATALOG_MAIN;
-    view.fork = t->main_version; /* main's log as it is; the merge's commit goes to a staged name */
-    view.pin = -1;
-    view.own_id = m->merge_id;
-    view.follow_own = 1;
-    view.on_commit = note_version;
-    view.payload = &committed;
+    view->on_commit = note_version;
+    view->payload = committed;
     SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
-    SILT_RETURN_IF_ERROR(delta_branch_store_wrap(&store, store, &view, err));
+    SILT_RETURN_IF_ERROR(delta_branch_store_wrap(&store, store, view, err));
     SILT_RETURN_IF_ERROR(keep_store(b, store, err));
     SILT_RETURN_IF_ERROR(load_snap(b, store, t->base_main, &base, err));
     from = base;
-    if (t->recorded) /* main's base_main holds the branch's base_branch: diff from there */
+    if (t->recorded) /* the target's base_main holds the branch's base_branch: diff from there */
         SILT_RETURN_IF_ERROR(load_snap(b, bstore, t->base_branch, &from, err));
     rc = delta_txn_begin(&txn, store, base, "MERGE BRANCH", err);
     if (rc == SILT_OK)
@@ -270,7 +269,26 @@ static silt_status rebase(merge_ctx *m, merge_table *t, const char *path, io_sto
     }
     buf_clear(&removed);
     SILT_RETURN_IF_ERROR(rc);
-    t->first = t->last = committed;
+    t->first = t->last = *committed;
+    return SILT_OK;
+}
+
+/* Main moved: one new commit on main, judged by Delta's conflict rules. */
+static silt_status rebase(merge_ctx *m, merge_table *t, const char *path, io_store *bstore,
+                          const delta_snapshot *tip, silt_error *err)
+{
+    delta_branch_view view;
+    int64_t committed = -1;
+    char key[256];
+    memset(&view, 0, sizeof(view));
+    view.ref_name = CATALOG_MAIN;
+    view.fork = t->main_version; /* main's log as it is; the merge's commit goes to a staged name */
+    view.pin = -1;
+    view.own_id = m->merge_id;
+    view.follow_own = 1;
+    SILT_RETURN_IF_ERROR(commit_on_view(m, t, path, bstore, tip, &view, &committed, err));
+    if (t->conflict != NULL)
+        return SILT_OK;
     delta_branch_staged_key(committed, m->merge_id, "json", key, sizeof(key));
     return add_pending(m, t, committed, key, err);
 }
@@ -382,13 +400,8 @@ static silt_status rebase_into_branch(merge_ctx *m, merge_table *t, const char *
     binder *b = m->b;
     delta_branch_view view;
     delta_branch_segment *vsegs;
-    io_store *store = NULL;
-    delta_snapshot *base = NULL, *from = NULL;
-    delta_txn *txn = NULL;
-    buf removed = BUF_INIT;
     int64_t committed = -1;
     size_t idx;
-    silt_status rc;
     SILT_RETURN_IF_ERROR(chain_to(b->a, ct, m->mstate->ref_id, ttip, &t->new_segments,
                                   &t->n_new_segments, err));
     vsegs = arena_calloc(b->a, t->n_new_segments + 1, sizeof(*vsegs));
@@ -406,33 +419,9 @@ static silt_status rebase_into_branch(merge_ctx *m, merge_table *t, const char *
     view.n_segments = t->n_new_segments;
     view.own_id = m->merge_id;
     view.follow_own = 1;
-    view.on_commit = note_version;
-    view.payload = &committed;
-    SILT_RETURN_IF_ERROR(sql_session_store_open(b->s, path, 0, &store, err));
-    SILT_RETURN_IF_ERROR(delta_branch_store_wrap(&store, store, &view, err));
-    SILT_RETURN_IF_ERROR(keep_store(b, store, err));
-    SILT_RETURN_IF_ERROR(load_snap(b, store, t->base_main, &base, err));
-    from = base;
-    if (t->recorded)
-        SILT_RETURN_IF_ERROR(load_snap(b, bstore, t->base_branch, &from, err));
-    rc = delta_txn_begin(&txn, store, base, "MERGE BRANCH", err);
-    if (rc == SILT_OK)
-        rc = delta_txn_set_param(txn, "branch", m->branch, err);
-    if (rc == SILT_OK)
-        rc = stage_changes(txn, from, tip, &removed, err);
-    if (rc == SILT_OK)
-        rc = delta_txn_commit(txn, NULL, err);
-    delta_txn_free(txn);
-    if (rc == SILT_CONFLICT) {
-        t->conflict = arena_sprintf(b->a, "%s (files the branch rewrote: %s)", err->message,
-                                    removed.len ? buf_cstr(&removed) : "none");
-        buf_clear(&removed);
-        err_clear(err);
-        return t->conflict ? SILT_OK : err_nomem(err);
-    }
-    buf_clear(&removed);
-    SILT_RETURN_IF_ERROR(rc);
-    t->first = t->last = committed;
+    SILT_RETURN_IF_ERROR(commit_on_view(m, t, path, bstore, tip, &view, &committed, err));
+    if (t->conflict != NULL)
+        return SILT_OK;
     t->new_fork = ct->fork;
     /* the merge's commit is one more run of the target's chain */
     t->new_segments[t->n_new_segments].id = arena_strdup(b->a, m->merge_id);
