@@ -142,36 +142,6 @@ typedef struct opt_rows {
     int64_t n_rows;
 } opt_rows;
 
-/* Scans the bin's files in one scan over a snapshot copy that holds just them, into w. */
-static silt_status scan_bin(opt_ctx *ctx, const opt_bin *bin, arena *a, delta_writer *w,
-                            silt_error *err)
-{
-    delta_snapshot one = *ctx->snap;
-    delta_file *files = arena_calloc(a, bin->n_files, sizeof(delta_file));
-    delta_scan *scan = NULL;
-    arena *batch_a = arena_new(a, "optimize batch");
-    size_t idx;
-    silt_status rc;
-    if (files == NULL || batch_a == NULL)
-        return err_nomem(err);
-    for (idx = 0; idx < bin->n_files; idx++)
-        files[idx] = *bin->files[idx];
-    one.files = files;
-    one.n_files = bin->n_files;
-    rc = delta_scan_open(&scan, ctx->store, &one, NULL, err);
-    while (rc == SILT_OK) {
-        col_batch *b = NULL;
-        arena_reset(batch_a);
-        rc = delta_scan_next(scan, batch_a, &b, err);
-        if (rc != SILT_OK || b == NULL)
-            break;
-        b->schema = ctx->snap->schema; /* the scan's schema dies with the scan */
-        rc = delta_write_batch(w, b, err);
-    }
-    delta_scan_free(scan);
-    return rc;
-}
-
 /* ---- Z-order ------------------------------------------------------------------------------ */
 
 #define SIGN64 (UINT64_C(1) << 63)
@@ -378,6 +348,13 @@ static silt_status scan_each(opt_ctx *ctx, const opt_bin *bin, arena *a, batch_f
     delta_scan_free(scan);
     arena_free(batch_a);
     return rc;
+}
+
+/* scan_each's callback that writes each batch of a bin being compacted (payload: the writer). */
+static silt_status write_each(void *payload, const col_batch *b, arena *batch_a, silt_error *err)
+{
+    (void)batch_a;
+    return delta_write_batch(payload, b, err);
 }
 
 static silt_status sample_batch(void *payload, const col_batch *b, arena *batch_a,
@@ -671,7 +648,7 @@ static silt_status rewrite_bin(opt_ctx *ctx, const opt_bin *bin, silt_error *err
     } else {
         rc = delta_write_open(&w, ctx->store, ctx->snap, ctx->snap->schema, &wo, err);
         if (rc == SILT_OK)
-            rc = scan_bin(ctx, bin, a, w, err);
+            rc = scan_each(ctx, bin, a, write_each, w, err);
         if (rc == SILT_OK)
             rc = delta_write_finish(w, &out, err);
         if (rc == SILT_OK)
