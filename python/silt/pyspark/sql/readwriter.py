@@ -19,16 +19,8 @@ def _path_sql(path):
     return "`%s`" % str(path).replace("`", "``")
 
 
-class DataFrameReader:
-    def __init__(self, session):
-        self._session = session
-        self._format = None
-        self._options = {}
-        self._schema = None
-
-    def format(self, source):
-        self._format = source.lower()
-        return self
+class _OptionsBuilder:
+    """option/options of the readers and writers (batch and streaming): values as Spark's strings."""
 
     def option(self, key, value):
         self._options[key] = _opt_value(value)
@@ -37,6 +29,28 @@ class DataFrameReader:
     def options(self, **options):
         for k, v in options.items():
             self.option(k, v)
+        return self
+
+
+class _PartitionedWriter(_OptionsBuilder):
+    """partitionBy of the batch and the streaming writer."""
+
+    def partitionBy(self, *cols):
+        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
+            cols = cols[0]
+        self._partition_by = list(cols)
+        return self
+
+
+class DataFrameReader(_OptionsBuilder):
+    def __init__(self, session):
+        self._session = session
+        self._format = None
+        self._options = {}
+        self._schema = None
+
+    def format(self, source):
+        self._format = source.lower()
         return self
 
     def schema(self, schema):
@@ -172,7 +186,7 @@ def _analysis(msg):
     return AnalysisException(msg)
 
 
-class DataFrameWriter:
+class DataFrameWriter(_PartitionedWriter):
     """df.write: each save is one SQL statement (docs/c-api-write.md's mapping)."""
 
     _MODES = {"append": "append", "overwrite": "overwrite", "error": "error",
@@ -197,21 +211,6 @@ class DataFrameWriter:
             raise ValueError("Unknown save mode: %s. Accepted save modes are 'overwrite', "
                              "'append', 'ignore', 'error', 'errorifexists', 'default'." % saveMode)
         self._mode = self._MODES[key]
-        return self
-
-    def option(self, key, value):
-        self._options[key] = _opt_value(value)
-        return self
-
-    def options(self, **options):
-        for k, v in options.items():
-            self.option(k, v)
-        return self
-
-    def partitionBy(self, *cols):
-        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
-            cols = cols[0]
-        self._partition_by = list(cols)
         return self
 
     def bucketBy(self, *args, **kwargs):

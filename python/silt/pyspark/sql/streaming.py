@@ -23,6 +23,7 @@ import uuid as _uuid
 
 from .column import quote_ident, _sql_string
 from . import types as T
+from .readwriter import _OptionsBuilder, _PartitionedWriter, _path_sql
 from .utils import AnalysisException, StreamingQueryException
 
 _FILE_FORMATS = ("csv", "json", "parquet")
@@ -32,17 +33,9 @@ _STREAM_ONLY = ("maxFilesPerTrigger", "maxBytesPerTrigger", "latestFirst", "maxF
                 "discardCachedInputRatio")
 
 
-def _opt_value(v):
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    return str(v)
 
 
-def _path_sql(path):
-    return "`%s`" % str(path).replace("`", "``")
-
-
-class DataStreamReader:
+class DataStreamReader(_OptionsBuilder):
     """spark.readStream: a streaming DataFrame over one source."""
 
     def __init__(self, session):
@@ -53,15 +46,6 @@ class DataStreamReader:
 
     def format(self, source):
         self._format = source.lower()
-        return self
-
-    def option(self, key, value):
-        self._options[key] = _opt_value(value)
-        return self
-
-    def options(self, **options):
-        for k, v in options.items():
-            self.option(k, v)
         return self
 
     def schema(self, schema):
@@ -179,7 +163,7 @@ def _stream_df(session, stream_ref, batch_ref, items="*"):
 _TRIGGER_KEYS = ("processingTime", "once", "continuous", "availableNow")
 
 
-class DataStreamWriter:
+class DataStreamWriter(_PartitionedWriter):
     """df.writeStream: the sink, output mode, trigger and checkpoint of one stream."""
 
     def __init__(self, df):
@@ -204,21 +188,6 @@ class DataStreamWriter:
             raise AnalysisException("Unknown output mode %s. Accepted output modes are "
                                     "'append', 'complete', 'update'" % outputMode)
         self._mode = outputMode.lower()
-        return self
-
-    def option(self, key, value):
-        self._options[key] = _opt_value(value)
-        return self
-
-    def options(self, **options):
-        for k, v in options.items():
-            self.option(k, v)
-        return self
-
-    def partitionBy(self, *cols):
-        if len(cols) == 1 and isinstance(cols[0], (list, tuple)):
-            cols = cols[0]
-        self._partition_by = list(cols)
         return self
 
     def queryName(self, queryName):
